@@ -19,7 +19,7 @@ import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { jsonRequested, Output } from './output.js';
-import { redactSecrets } from './secrets.js';
+import { redactError } from './secrets.js';
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<
@@ -75,14 +75,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   override async catch(error: Error): Promise<never> {
     if (isOclifExit(error)) throw error;
     const failure = toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`);
-    const secrets = [this.tokenFromArgv(), process.env.SERVICE_TOKEN];
-    const redacted = new CliError(redactSecrets(failure.message, secrets), {
-      exitCode: failure.exitCode,
-      code: failure.code,
-      suggestion: failure.suggestion,
-      details: failure.details,
-    });
-    (this.out ?? new Output({ json: jsonRequested(this.argv) })).error(redacted);
+    (this.out ?? new Output({ json: jsonRequested(this.argv) })).error(redactError(failure, this.argv));
     this.exit(failure.exitCode);
   }
 
@@ -96,12 +89,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private commandWords(): string {
     return (this.id ?? '').split(':').join(' ');
-  }
-
-  private tokenFromArgv(): string | undefined {
-    const index = this.argv.indexOf('--token');
-    if (index !== -1) return this.argv[index + 1];
-    return this.argv.find((a) => a.startsWith('--token='))?.slice('--token='.length);
   }
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { jsonRequested, Output } from './output.js';
+import { redactError } from './secrets.js';
 
 const notFoundPlugin = '@oclif/plugin-not-found';
 const notFoundExit = 127;
@@ -40,7 +41,7 @@ export async function main(argv: string[], root: string, options: MainOptions = 
     await run(argv, { root, pjson, userPlugins: false, devPlugins: false });
     await flush();
   } catch (error) {
-    process.exitCode = exitAfter(error, json);
+    process.exitCode = exitAfter(error, argv, json);
   }
 }
 
@@ -51,7 +52,7 @@ export function userAgent(pjson: Interfaces.PJSON): string {
   return `${pjson.name}/${pjson.version} ${os}-${cpu} node-${process.version}`;
 }
 
-function exitAfter(error: unknown, json: boolean): number {
+function exitAfter(error: unknown, argv: readonly string[], json: boolean): number {
   const shape = error as { oclif?: { exit?: unknown }; code?: unknown; message?: unknown };
   if (shape.code === 'EEXIT' && typeof shape.oclif?.exit === 'number') return shape.oclif.exit;
   const unknownCommand = /^command (.+) not found$/.exec(String(shape.message));
@@ -68,6 +69,6 @@ function exitAfter(error: unknown, json: boolean): number {
   } else {
     failure = toCliError(error, 'See `gds --help`.');
   }
-  new Output({ json }).error(failure);
+  new Output({ json }).error(redactError(failure, argv));
   return failure.exitCode;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, exitCodeForStatus, toCliError } from '../../src/cli/errors.js';
-import { maskToken, redactSecrets } from '../../src/cli/secrets.js';
+import { maskToken, redactError, redactSecrets, secretsFrom } from '../../src/cli/secrets.js';
 
 describe('exit codes', () => {
   it('are the ones DESIGN.md fixes', () => {
@@ -82,5 +82,27 @@ describe('secrets', () => {
     expect(redactSecrets(text, ['cli_secretvalue', undefined])).toBe(
       'Unexpected argument: cli_…**** (cli_…****)',
     );
+  });
+
+  it('finds the secrets of a process in --token, --token= and SERVICE_TOKEN', () => {
+    expect(secretsFrom(['x', '--token', 'cli_aaaa'], {})).toEqual(['cli_aaaa']);
+    expect(secretsFrom(['--token=cli_bbbb'], { SERVICE_TOKEN: 'cli_cccc' })).toEqual([
+      'cli_bbbb',
+      'cli_cccc',
+    ]);
+    expect(secretsFrom(['x'], {})).toEqual([]);
+  });
+
+  it('masks them in an error message and keeps the rest of the error', () => {
+    const error = new CliError('bad value cli_aaaa1234', {
+      exitCode: ExitCode.Usage,
+      suggestion: 'see help',
+    });
+    expect(redactError(error, ['--token', 'cli_aaaa1234'])).toMatchObject({
+      message: 'bad value cli_…****',
+      exitCode: 2,
+      code: 'usage',
+      suggestion: 'see help',
+    });
   });
 });
