@@ -17,15 +17,18 @@ function sqlParser(): Promise<SqlParser> {
   return parserPromise;
 }
 
-const PARSE_OPTIONS = { database: 'PostgreSQL', parseOptions: { includeLocations: true } };
+const PARSE_OPTIONS = { database: 'PostgreSQL', trimQuery: false, parseOptions: { includeLocations: true } };
 const VIEW_SHAPE = 'one `CREATE [OR REPLACE] VIEW <name> AS SELECT …` statement';
 const IDENTIFIER = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
-const VIEW_HEADER = new RegExp(
-  String.raw`\bcreate\s+(?:or\s+replace\s+)?(?:(?:temp|temporary)\s+)?(?:recursive\s+)?view\s+(${IDENTIFIER}(?:\s*\.\s*${IDENTIFIER})*)`,
+/** `CREATE [OR REPLACE] [TEMP] VIEW name [(columns)] AS`, matched on the masked text: groups temp, name, columns. */
+const VIEW_PREFIX = new RegExp(
+  String.raw`^\s*create\s+(?:or\s+replace\s+)?(?:(temp|temporary)\s+)?(?:recursive\s+)?view\s+` +
+    String.raw`(${IDENTIFIER}(?:\s*\.\s*${IDENTIFIER})*)\s*(?:\(([^()]*)\)\s*)?as\b`,
   'i',
 );
 
 type AstNode = Record<string, unknown>;
+type Statements = { ok: true; statements: AstNode[] } | { ok: false; message: string; offset?: number };
 
 /**
  * Reads a SQL governance artifact: exactly one view definition. The table is the view's name; a schema-qualified
@@ -39,20 +42,10 @@ export async function readSql(content: string): Promise<ParseResult> {
     error: { code, message, ...(typeof at === 'number' ? positionAt(content, at) : at) },
   });
 
-  let ast: unknown;
-  try {
-    ast = (await sqlParser()).astify(content, PARSE_OPTIONS);
-  } catch (err) {
-    const { message, location } = err as {
-      message?: unknown;
-      location?: { start?: { line?: number; column?: number } };
-    };
-    const at = location?.start;
-    const position = at?.line && at.column ? { line: at.line, column: at.column } : undefined;
-    return fail('syntax_error', `SQL syntax error: ${describeSyntaxError(String(message))}`, position);
-  }
-
-  const statements = [ast].flat(2).filter((s): s is AstNode => isNode(s));
+  const prefix = VIEW_PREFIX.exec(masked);
+  const parsed = await parseStatements(content, masked, prefix);
+  if (!parsed.ok) return fail('syntax_error', `SQL syntax error: ${parsed.message}`, parsed.offset);
+  const { statements } = parsed;
   const firstStatement = masked.search(/\S/);
   if (statements.length === 0)
     return fail('empty_file', `the file holds no SQL statement: write ${VIEW_SHAPE}`);
@@ -80,18 +73,17 @@ export async function readSql(content: string): Promise<ParseResult> {
     );
   }
 
-  const header = VIEW_HEADER.exec(masked);
-  const nameParts = header?.[1] ? parseDottedName(header[1]) : undefined;
+  const nameParts = prefix?.[2] ? parseDottedName(prefix[2]) : undefined;
   const view = nameParts ?? viewNameFromAst(statement['view']);
   const table = view.at(-1) ?? '';
-  const nameAt = header ? header.index + header[0].length - (header[1]?.length ?? 0) : firstStatement;
+  const nameAt = prefix ? masked.indexOf(prefix[2] ?? '', firstStatement) : firstStatement;
   const problem = nameProblem(table);
   if (problem) return fail('invalid_table', `the view name ${problem}`, nameAt);
   const source: SourceRef | undefined = view.length >= 2 ? { schema: view.at(-2) ?? '', table } : undefined;
   if (source && nameProblem(source.schema))
     return fail('invalid_source', `the view's schema ${nameProblem(source.schema)}`, nameAt);
 
-  const bodyStart = header ? header.index + header[0].length : 0;
+  const bodyStart = prefix ? prefix[0].length : 0;
   const columns = readSelectColumns(statement, content);
   if (!columns.ok) {
     const at =
@@ -108,6 +100,62 @@ export async function readSql(content: string): Promise<ParseResult> {
       columns: columns.columns,
     },
   };
+}
+
+/**
+ * The statements of the file. node-sql-parser's grammar has no set operation (UNION, INTERSECT, EXCEPT) in a view
+ * body, PostgreSQL has: when the whole file does not parse, starts with a view header and has a set operation, the
+ * body is parsed alone.
+ */
+async function parseStatements(
+  content: string,
+  masked: string,
+  prefix: RegExpExecArray | null,
+): Promise<Statements> {
+  const parser = await sqlParser();
+  const whole = astify(parser, content);
+  if (whole.ok || !prefix) return whole;
+  const bodyOffset = prefix[0].length;
+  if (!/\b(?:union|intersect|except)\b/i.test(masked.slice(bodyOffset))) return whole;
+  const body = astify(parser, content.slice(bodyOffset));
+  if (!body.ok)
+    return { ...body, ...(body.offset === undefined ? {} : { offset: bodyOffset + body.offset }) };
+  const [query, ...rest] = body.statements;
+  if (query?.['type'] !== 'select') return whole;
+  const columns = prefix[3]
+    ?.split(',')
+    .map((c) => ({ type: 'double_quote_string', value: parseDottedName(c)?.[0] ?? '' }));
+  return {
+    ok: true,
+    statements: [
+      { type: 'create', keyword: 'view', temporary: prefix[1] ?? null, columns, select: query },
+      ...rest,
+    ],
+  };
+}
+
+function astify(parser: SqlParser, sql: string): Statements {
+  try {
+    const ast = parser.astify(sql, PARSE_OPTIONS);
+    return { ok: true, statements: [ast].flat(2).filter((s): s is AstNode => isNode(s)) };
+  } catch (err) {
+    const { message, location } = err as { message?: unknown; location?: { start?: { offset?: unknown } } };
+    if (message === 'double quoted not match') {
+      // Thrown from inside the grammar without a location.
+      const offset = unclosedQuoteOffset(sql);
+      return {
+        ok: false,
+        message: 'a double quote is never closed',
+        ...(offset === undefined ? {} : { offset }),
+      };
+    }
+    const offset = location?.start?.offset;
+    return {
+      ok: false,
+      message: describeSyntaxError(String(message)),
+      ...(typeof offset === 'number' ? { offset } : {}),
+    };
+  }
 }
 
 type Located = { star: true } | { name: string; occurrence: number } | undefined;
@@ -283,10 +331,19 @@ function describeSyntaxError(message: string): string {
  */
 export function maskCommentsAndStrings(sql: string): string {
   const blank = (s: string) => s.replace(/[^\n]/g, ' ');
-  return sql.replace(
-    /"(?:[^"]|"")*"?|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|'(?:[^']|'')*'?|\$([A-Za-z_]*)\$[\s\S]*?(?:\$\1\$|$)/g,
-    (token) => (token.startsWith('"') ? token : blank(token)),
-  );
+  return sql.replace(SQL_LEXEMES, (token) => (token.startsWith('"') ? token : blank(token)));
+}
+
+/** Quoted identifiers, comments, string literals and dollar-quoted bodies (each may run to the end of the text). */
+const SQL_LEXEMES =
+  /"(?:[^"]|"")*"?|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|'(?:[^']|'')*'?|\$([A-Za-z_]*)\$[\s\S]*?(?:\$\1\$|$)/g;
+
+/** Offset of a double quote that opens an identifier and is never closed. */
+function unclosedQuoteOffset(sql: string): number | undefined {
+  for (const match of sql.matchAll(SQL_LEXEMES)) {
+    if (match[0].startsWith('"') && !/^"(?:[^"]|"")*"$/.test(match[0])) return match.index;
+  }
+  return undefined;
 }
 
 function isNode(value: unknown): value is AstNode {

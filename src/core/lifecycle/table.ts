@@ -67,6 +67,26 @@ const contract = (action: string): AuditRecord => ({ action, resource: 'semantic
 const artifact = (action: string): AuditRecord => ({ action, resource: 'governance_artifact' });
 const stateOf = (state: LifecycleState | null) => state ?? 'not registered';
 
+const nameConflict: Refusal = {
+  refuse: {
+    status: 409,
+    code: 'name_conflict',
+    message: (ctx) => `A governance artifact named '${ctx.tableName ?? ''}' already exists`,
+  },
+  audit: artifact('DEFINITION_REFUSED'),
+};
+
+/** Certify on a PENDING_REVIEW table that a check blocks: 422 with the cause, state unchanged, audited. */
+function certifyBlocked(code: string, when: GuardName, message: Message): TransitionRow {
+  return {
+    id: `certify.blocked.${code}`,
+    from: ['PENDING_REVIEW'],
+    trigger: 'certify',
+    when,
+    outcome: { refuse: { status: 422, code, message }, audit: contract('CERTIFICATION_BLOCKED') },
+  };
+}
+
 /**
  * The table lifecycle of spec §3, one row per line of its table (refusals split by cause). Rows are tried in
  * order and the first whose state, trigger and guard match decides, so a refusal row precedes the row it guards.
@@ -77,14 +97,7 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     from: 'none',
     trigger: 'registered',
     when: 'nameTaken',
-    outcome: {
-      refuse: {
-        status: 409,
-        code: 'name_conflict',
-        message: (ctx) => `A governance artifact named '${ctx.tableName ?? ''}' already exists`,
-      },
-      audit: artifact('DEFINITION_REFUSED'),
-    },
+    outcome: nameConflict,
   },
   {
     id: 'register.source_conflict',
@@ -117,14 +130,7 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     id: 'register.exists',
     from: 'any',
     trigger: 'registered',
-    outcome: {
-      refuse: {
-        status: 409,
-        code: 'name_conflict',
-        message: (ctx) => `A governance artifact named '${ctx.tableName ?? ''}' already exists`,
-      },
-      audit: artifact('DEFINITION_REFUSED'),
-    },
+    outcome: nameConflict,
   },
   {
     id: 'replace.not_found',
@@ -191,68 +197,26 @@ export const TRANSITIONS: readonly TransitionRow[] = [
       audit: { action: 'GATE1_SUBMITTED', resource: 'gate_proof' },
     },
   },
-  {
-    id: 'certify.blocked.stale_proof',
-    from: ['PENDING_REVIEW'],
-    trigger: 'certify',
-    when: 'proofMissingOrStale',
-    outcome: {
-      refuse: {
-        status: 422,
-        code: 'stale_proof',
-        message: (ctx) =>
-          ctx.certification?.proof
-            ? 'Certification blocked: the review proof is stale (the definition, gate1.yml or the data changed after it); run gate submit again'
-            : 'Certification blocked: the table has no review proof; run gate submit first',
-      },
-      audit: contract('CERTIFICATION_BLOCKED'),
-    },
-  },
-  {
-    id: 'certify.blocked.predicates_failed',
-    from: ['PENDING_REVIEW'],
-    trigger: 'certify',
-    when: 'predicatesFailed',
-    outcome: {
-      refuse: {
-        status: 422,
-        code: 'predicates_failed',
-        message: (ctx) =>
-          `Certification blocked: Gate 1 predicates failed: ${(ctx.certification?.proof?.failedPredicates ?? []).join(', ')}`,
-      },
-      audit: contract('CERTIFICATION_BLOCKED'),
-    },
-  },
-  {
-    id: 'certify.blocked.gate3_required',
-    from: ['PENDING_REVIEW'],
-    trigger: 'certify',
-    when: 'gate3RequiredUnsatisfied',
-    outcome: {
-      refuse: {
-        status: 422,
-        code: 'gate3_required',
-        message:
-          'Certification blocked: the workspace requires a passing Gate 3 run (gate run --gate 3 --baseline <reportId>)',
-      },
-      audit: contract('CERTIFICATION_BLOCKED'),
-    },
-  },
-  {
-    id: 'certify.blocked.inspection_policy',
-    from: ['PENDING_REVIEW'],
-    trigger: 'certify',
-    when: 'inspectionPolicyUnmet',
-    outcome: {
-      refuse: {
-        status: 422,
-        code: 'inspection_policy_unmet',
-        message: (ctx) =>
-          `Certification blocked: the inspection policy is not met${ctx.certification?.inspectionPolicyDetail ? ` (${ctx.certification.inspectionPolicyDetail})` : ''}`,
-      },
-      audit: contract('CERTIFICATION_BLOCKED'),
-    },
-  },
+  certifyBlocked('stale_proof', 'proofMissingOrStale', (ctx) =>
+    ctx.certification?.proof
+      ? 'Certification blocked: the review proof is stale (the definition, gate1.yml or the data changed after it); run gate submit again'
+      : 'Certification blocked: the table has no review proof; run gate submit first',
+  ),
+  certifyBlocked(
+    'predicates_failed',
+    'predicatesFailed',
+    (ctx) =>
+      `Certification blocked: Gate 1 predicates failed: ${(ctx.certification?.proof?.failedPredicates ?? []).join(', ')}`,
+  ),
+  certifyBlocked(
+    'gate3_required',
+    'gate3RequiredUnsatisfied',
+    'Certification blocked: the workspace requires a passing Gate 3 run (gate run --gate 3 --baseline <reportId>)',
+  ),
+  certifyBlocked('inspection_policy_unmet', 'inspectionPolicyUnmet', (ctx) => {
+    const detail = ctx.certification?.inspectionPolicyDetail;
+    return `Certification blocked: the inspection policy is not met${detail ? ` (${detail})` : ''}`;
+  }),
   {
     id: 'certify',
     from: ['PENDING_REVIEW'],

@@ -291,7 +291,7 @@ const CASES: Case[] = [
     },
   },
   {
-    row: 'certify.blocked.inspection_policy',
+    row: 'certify.blocked.inspection_policy_unmet',
     title: 'certify with the inspection policy unmet is 422 with its detail',
     state: 'PENDING_REVIEW',
     trigger: 'certify',
