@@ -9,7 +9,7 @@ export type DocumentPath = ReadonlyArray<string | number>;
 export interface LocatedDocument {
   value: unknown;
   /** Position of the map key (or list item) the path ends at; the nearest located ancestor when the path goes further. */
-  locate(path: DocumentPath): Position | undefined;
+  locate(path: DocumentPath): Position;
 }
 
 type Loaded = { ok: true; document: LocatedDocument } | { ok: false; error: ArtifactError };

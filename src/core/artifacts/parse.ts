@@ -17,11 +17,21 @@ export function artifactKindOf(fileName: string): ArtifactKind | undefined {
 }
 
 /**
- * Parses a governance artifact (spec §2.10) without any I/O. Never throws: a file that cannot be read as an
+ * Parses a governance artifact (spec §2.10) without any I/O. The kind is the declared one (a definition's
+ * `mimeType`) or else the file name's extension; a declared kind that contradicts the extension is refused. Never throws: a file that cannot be read as an
  * artifact gives `{ok: false, error}` with the position of the problem when there is one.
  */
-export async function parseArtifact({ fileName, content }: ArtifactFile): Promise<ParseResult> {
-  const kind = artifactKindOf(fileName);
+export async function parseArtifact({
+  fileName,
+  content,
+  kind: declared,
+}: ArtifactFile): Promise<ParseResult> {
+  const named = artifactKindOf(fileName);
+  if (declared && named && declared !== named) {
+    const message = `the file name says ${named} but the declared type is ${declared}`;
+    return { ok: false, error: { code: 'kind_mismatch', message } };
+  }
+  const kind = declared ?? named;
   if (!kind) return { ok: false, error: { code: 'unsupported_file_type', message: 'Unsupported file type' } };
   const text = content.startsWith('\uFEFF') ? content.slice(1) : content;
   if (text.trim() === '') return { ok: false, error: { code: 'empty_file', message: 'the file is empty' } };

@@ -140,6 +140,8 @@ function astify(parser: SqlParser, sql: string): Statements {
     return { ok: true, statements: [ast].flat(2).filter((s): s is AstNode => isNode(s)) };
   } catch (err) {
     const { message, location } = err as { message?: unknown; location?: { start?: { offset?: unknown } } };
+    if (err instanceof RangeError)
+      return { ok: false, message: 'the statement is nested too deeply to read' };
     if (message === 'double quoted not match') {
       // Thrown from inside the grammar without a location.
       const offset = unclosedQuoteOffset(sql);
@@ -329,7 +331,7 @@ function describeSyntaxError(message: string): string {
  * The text with comments and string literals blanked out (same length, newlines kept), so that searching it
  * for keywords and names never lands inside them. Quoted identifiers are kept.
  */
-export function maskCommentsAndStrings(sql: string): string {
+function maskCommentsAndStrings(sql: string): string {
   const blank = (s: string) => s.replace(/[^\n]/g, ' ');
   return sql.replace(SQL_LEXEMES, (token) => (token.startsWith('"') ? token : blank(token)));
 }

@@ -25,6 +25,7 @@ export interface GovernanceArtifact {
 
 export type ArtifactErrorCode =
   | 'unsupported_file_type'
+  | 'kind_mismatch'
   | 'empty_file'
   | 'syntax_error'
   | 'not_a_mapping'
@@ -56,6 +57,8 @@ export type ParseResult = { ok: true; artifact: GovernanceArtifact } | { ok: fal
 export interface ArtifactFile {
   fileName: string;
   content: string;
+  /** The declared kind (`mimeType` of `POST /api/workspace/definitions`); absent: the file name's extension decides. */
+  kind?: ArtifactKind;
 }
 
 export interface Position {

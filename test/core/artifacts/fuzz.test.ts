@@ -219,6 +219,17 @@ describe('artifact parsing never throws and keeps its promises (fast-check)', ()
     LONG,
   );
 
+  it.each([
+    ['sql', `CREATE VIEW v AS SELECT ${'('.repeat(5000)}1${')'.repeat(5000)} AS x`],
+    ['yaml', `table: t\ncolumns: ${'['.repeat(5000)}a${']'.repeat(5000)}\n`],
+    ['json', `{"table": "t", "columns": ${'['.repeat(5000)}"a"${']'.repeat(5000)}}`],
+  ] as const)('nesting 5000 deep in %s is an error, not a crash', async (kind, content) => {
+    expect(await parseArtifact({ fileName: FILE_OF[kind], content })).toMatchObject({
+      ok: false,
+      error: { code: kind === 'json' ? 'invalid_column' : 'syntax_error' },
+    });
+  });
+
   it(
     'random bytes decoded as UTF-8, under each extension',
     async () => {

@@ -117,6 +117,22 @@ describe('file types', () => {
     expect(artifactKindOf(fileName)).toBe(kind);
   });
 
+  it('a declared kind (a definition mimeType) reads a file whose name has no extension', async () => {
+    const result = await parseArtifact({
+      fileName: 'orders',
+      kind: 'yaml',
+      content: 'table: orders\ncolumns: [id]\n',
+    });
+    expect(result).toMatchObject({ ok: true, artifact: { kind: 'yaml', table: 'orders' } });
+  });
+
+  it('a declared kind that contradicts the extension is refused', async () => {
+    expect(await parseArtifact({ fileName: 'orders.sql', kind: 'json', content: '{}' })).toEqual({
+      ok: false,
+      error: { code: 'kind_mismatch', message: 'the file name says sql but the declared type is json' },
+    });
+  });
+
   it('an error reads as file:line:column: message', () => {
     expect(
       formatArtifactError('orders.yml', {
