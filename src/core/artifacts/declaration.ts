@@ -1,0 +1,164 @@
+import type { DocumentPath, LocatedDocument } from './document.js';
+import { nameProblem, parseSourceRef } from './identifiers.js';
+import type {
+  ArtifactColumn,
+  ArtifactError,
+  ArtifactErrorCode,
+  GovernanceArtifact,
+  ParseResult,
+} from './types.js';
+
+/** A declarative artifact (YAML or JSON) turned into a governance artifact, or the first thing wrong with it. */
+export function readDeclaration(kind: 'yaml' | 'json', doc: LocatedDocument): ParseResult {
+  const fail = (code: ArtifactErrorCode, message: string, path: DocumentPath = []): ParseResult => ({
+    ok: false,
+    error: { code, message, ...doc.locate(path) } satisfies ArtifactError,
+  });
+  const root = doc.value;
+  if (!isRecord(root)) {
+    return fail(
+      'not_a_mapping',
+      'the file must be a mapping with a `table` (or `name`) key and a `columns` (or `fields`) key',
+    );
+  }
+
+  const tableKey = pickKey(root, 'table', 'name');
+  if (tableKey === 'both')
+    return fail('ambiguous_key', 'both `table` and `name` are set and differ: keep one', ['name']);
+  if (tableKey === undefined) return fail('missing_table', 'no table name: add a `table` (or `name`) key');
+  const table = root[tableKey];
+  if (typeof table !== 'string')
+    return fail('invalid_table', `\`${tableKey}\` must be a text value`, [tableKey]);
+  const tableProblem = nameProblem(table);
+  if (tableProblem) return fail('invalid_table', `the table name ${tableProblem}`, [tableKey]);
+
+  const columnsKey = pickKey(root, 'columns', 'fields');
+  if (columnsKey === 'both')
+    return fail('ambiguous_key', 'both `columns` and `fields` are set: keep one', ['fields']);
+  const columns = readColumns(
+    kind,
+    columnsKey === undefined ? undefined : root[columnsKey],
+    columnsKey ?? 'columns',
+  );
+  if (!columns.ok) return fail(columns.code, columns.message, columns.path);
+
+  const artifact: GovernanceArtifact = { kind, mimeType: kind, table, columns: columns.columns };
+
+  const source = root['source'];
+  if (source !== undefined && source !== null) {
+    const ref = typeof source === 'string' ? parseSourceRef(source) : undefined;
+    if (!ref) return fail('invalid_source', sourceMessage('`source`'), ['source']);
+    artifact.source = ref;
+  }
+  const decisionContext = root['decision_context'];
+  if (decisionContext !== undefined && decisionContext !== null) {
+    if (typeof decisionContext !== 'string') {
+      return fail('invalid_decision_context', '`decision_context` must be text', ['decision_context']);
+    }
+    artifact.decisionContext = decisionContext;
+  }
+  return { ok: true, artifact };
+}
+
+export function sourceMessage(what: string): string {
+  return `${what} must be a schema-qualified name \`schema.table\` (e.g. analytics.orders; quote a part with "" when it has other characters)`;
+}
+
+type Columns =
+  | { ok: true; columns: ArtifactColumn[] }
+  | { ok: false; code: ArtifactErrorCode; message: string; path: DocumentPath };
+
+function readColumns(kind: 'yaml' | 'json', value: unknown, key: string): Columns {
+  const entries: Array<[DocumentPath, unknown, string | undefined]> = Array.isArray(value)
+    ? value.map((item, i) => [[key, i], item, undefined])
+    : isRecord(value)
+      ? Object.entries(value).map(([name, item]) => [[key, name], item, name])
+      : [];
+  if (entries.length === 0) {
+    return {
+      ok: false,
+      code: 'no_columns',
+      message:
+        'no columns: add a `columns` (or `fields`) key with a list of columns or a map of column name to type',
+      path: value === undefined ? [] : [key],
+    };
+  }
+  const columns: ArtifactColumn[] = [];
+  const seen = new Set<string>();
+  for (const [path, item, mapKey] of entries) {
+    const column = readColumn(item, mapKey);
+    const invalid = (code: ArtifactErrorCode, message: string): Columns => ({
+      ok: false,
+      code,
+      message,
+      path,
+    });
+    if (typeof column === 'string') return invalid('invalid_column', column);
+    const problem = nameProblem(column.name);
+    if (problem) return invalid('invalid_column', `column name ${JSON.stringify(column.name)} ${problem}`);
+    if (seen.has(column.name))
+      return invalid('duplicate_column', `duplicate column ${JSON.stringify(column.name)}`);
+    if (kind === 'json' && column.type === undefined) {
+      return invalid(
+        'missing_column_type',
+        `column ${JSON.stringify(column.name)} has no type: a JSON artifact declares a type for each column`,
+      );
+    }
+    seen.add(column.name);
+    columns.push(column);
+  }
+  return { ok: true, columns };
+}
+
+/** One column from a list item (`name` or `{name, type?, required?}`) or a map entry (`name: type` or `name: {type?, required?}`). */
+function readColumn(item: unknown, mapKey: string | undefined): ArtifactColumn | string {
+  if (mapKey !== undefined && (item === null || typeof item === 'string')) {
+    return item === null ? { name: mapKey } : withType({ name: mapKey }, item);
+  }
+  if (mapKey === undefined && typeof item === 'string') return { name: item };
+  if (!isRecord(item)) {
+    return mapKey === undefined
+      ? 'a column must be a name or a mapping with `name` and optional `type` and `required`'
+      : `column ${JSON.stringify(mapKey)} must map to a type or to a mapping with optional \`type\` and \`required\``;
+  }
+  const name = mapKey ?? item['name'];
+  if (typeof name !== 'string') return 'a column mapping needs a `name` text value';
+  const column: ArtifactColumn = { name };
+  const type = item['type'];
+  if (type !== undefined && type !== null) {
+    if (typeof type !== 'string') return `the type of column ${JSON.stringify(name)} must be text`;
+    const typed = withType(column, type);
+    if (typeof typed === 'string') return typed;
+  }
+  const required = item['required'];
+  if (required !== undefined && required !== null) {
+    if (typeof required !== 'boolean')
+      return `\`required\` of column ${JSON.stringify(name)} must be true or false`;
+    column.required = required;
+  }
+  return column;
+}
+
+function withType(column: ArtifactColumn, type: string): ArtifactColumn | string {
+  if (type.trim() === '') return `the type of column ${JSON.stringify(column.name)} is empty`;
+  column.type = type.trim();
+  return column;
+}
+
+/** Which of two synonymous keys is set; 'both' when both are set to different values. */
+function pickKey<K extends string>(
+  root: Record<string, unknown>,
+  primary: K,
+  synonym: K,
+): K | 'both' | undefined {
+  const has = (k: string) => root[k] !== undefined && root[k] !== null;
+  if (has(primary) && has(synonym)) {
+    return JSON.stringify(root[primary]) === JSON.stringify(root[synonym]) ? primary : 'both';
+  }
+  if (has(primary)) return primary;
+  return has(synonym) ? synonym : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}

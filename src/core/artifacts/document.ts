@@ -1,0 +1,99 @@
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { positionAt } from './position.js';
+import type { ArtifactError, Position } from './types.js';
+
+export type DocumentPath = ReadonlyArray<string | number>;
+
+/** A parsed YAML or JSON document: its plain value, and where each part of it was written. */
+export interface LocatedDocument {
+  value: unknown;
+  /** Position of the map key (or list item) the path ends at; the nearest located ancestor when the path goes further. */
+  locate(path: DocumentPath): Position;
+}
+
+type Loaded = { ok: true; document: LocatedDocument } | { ok: false; error: ArtifactError };
+
+/** Aliases let a small file expand into a huge value; this bounds it. */
+const MAX_ALIAS_COUNT = 100;
+
+export function loadYaml(content: string): Loaded {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const [first] = doc.errors;
+  if (first) {
+    const { line, col } = lineCounter.linePos(first.pos[0]);
+    return {
+      ok: false,
+      error: { code: 'syntax_error', message: `YAML syntax error: ${first.message}`, line, column: col },
+    };
+  }
+  try {
+    const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    return { ok: true, document: { value, locate: locatorOf(doc, lineCounter) } };
+  } catch (err) {
+    return { ok: false, error: { code: 'syntax_error', message: `YAML error: ${(err as Error).message}` } };
+  }
+}
+
+/** JSON is checked by the strict JSON parser; positions of its parts come from reading it again as YAML (a superset). */
+export function loadJson(content: string): Loaded {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch (err) {
+    return { ok: false, error: jsonSyntaxError(content, (err as Error).message) };
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
+  if (duplicate) {
+    const { line, col } = lineCounter.linePos(duplicate.pos[0]);
+    return {
+      ok: false,
+      error: { code: 'syntax_error', message: 'JSON error: duplicate key in an object', line, column: col },
+    };
+  }
+  return { ok: true, document: { value, locate: locatorOf(doc, lineCounter) } };
+}
+
+function jsonSyntaxError(content: string, parserMessage: string): ArtifactError {
+  const at = /at position (\d+)/.exec(parserMessage);
+  const offset = at ? Number(at[1]) : content.length;
+  const reason = parserMessage
+    .replace(/\s*in JSON at position \d+.*$/s, '')
+    .replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '')
+    .replace(/^Unexpected end of JSON input$/, 'unexpected end of input');
+  return { code: 'syntax_error', message: `JSON syntax error: ${reason}`, ...positionAt(content, offset) };
+}
+
+function locatorOf(doc: Document, lineCounter: LineCounter): LocatedDocument['locate'] {
+  const at = (node: unknown): Position | undefined => {
+    const offset = (node as Node | null)?.range?.[0];
+    if (offset === undefined) return undefined;
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  return (path) => {
+    let node: unknown = doc.contents;
+    let found = at(node) ?? { line: 1, column: 1 };
+    for (const segment of path) {
+      if (isAlias(node)) break;
+      let next: unknown;
+      let mark: unknown;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+        next = pair?.value;
+        mark = pair?.key;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        next = node.items[segment];
+        mark = next;
+      }
+      const position = at(mark);
+      if (!position) break;
+      found = position;
+      node = next;
+    }
+    return found;
+  };
+}

@@ -1,0 +1,65 @@
+import { readDeclaration } from './declaration.js';
+import { loadJson, loadYaml } from './document.js';
+import type { ArtifactError, ArtifactFile, ArtifactKind, ParseResult } from './types.js';
+
+const KIND_BY_EXTENSION: Readonly<Record<string, ArtifactKind>> = {
+  sql: 'sql',
+  yml: 'yaml',
+  yaml: 'yaml',
+  json: 'json',
+};
+
+/** The artifact kind named by a file's extension (case-insensitive), or undefined when the service does not take it. */
+export function artifactKindOf(fileName: string): ArtifactKind | undefined {
+  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? KIND_BY_EXTENSION[base.slice(dot + 1).toLowerCase()] : undefined;
+}
+
+/**
+ * Parses a governance artifact (spec §2.10) without any I/O. The kind is the declared one (a definition's
+ * `mimeType`) or else the file name's extension; a declared kind that contradicts the extension is refused. Never throws: a file that cannot be read as an
+ * artifact gives `{ok: false, error}` with the position of the problem when there is one.
+ */
+export async function parseArtifact({
+  fileName,
+  content,
+  kind: declared,
+}: ArtifactFile): Promise<ParseResult> {
+  const named = artifactKindOf(fileName);
+  if (declared && named && declared !== named) {
+    const message = `the file name says ${named} but the declared type is ${declared}`;
+    return { ok: false, error: { code: 'kind_mismatch', message } };
+  }
+  const kind = declared ?? named;
+  if (!kind) return { ok: false, error: { code: 'unsupported_file_type', message: 'Unsupported file type' } };
+  const text = content.startsWith('\uFEFF') ? content.slice(1) : content;
+  if (text.trim() === '') return { ok: false, error: { code: 'empty_file', message: 'the file is empty' } };
+  try {
+    if (kind === 'sql') {
+      const { readSql } = await import('./sql.js');
+      return await readSql(text);
+    }
+    const loaded = kind === 'yaml' ? loadYaml(text) : loadJson(text);
+    return loaded.ok ? readDeclaration(kind, loaded.document) : loaded;
+  } catch (err) {
+    return { ok: false, error: unreadable(kind, err) };
+  }
+}
+
+/** A parser failure that is not a syntax error (e.g. a grammar recursing too deep on pathological input). */
+function unreadable(kind: ArtifactKind, err: unknown): ArtifactError {
+  return {
+    code: 'syntax_error',
+    message: `the ${kind.toUpperCase()} file cannot be read: ${(err as Error)?.message ?? String(err)}`,
+  };
+}
+
+/** `file:line:column: message`, the way compilers point at a problem. */
+export function formatArtifactError(fileName: string, error: ArtifactError): string {
+  const where =
+    error.line === undefined
+      ? fileName
+      : `${fileName}:${error.line}${error.column === undefined ? '' : `:${error.column}`}`;
+  return `${where}: ${error.message}`;
+}
