@@ -1,4 +1,6 @@
 #!/usr/bin/env -S node --import tsx
-import { execute } from '@oclif/core';
+// Development entry: the TypeScript sources through tsx, no build needed (`node --import tsx bin/dev.js …`).
+import { fileURLToPath } from 'node:url';
+import { main } from '../src/cli/main.ts';
 
-await execute({ development: true, dir: import.meta.url });
+void main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), { development: true });

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
+// Production entry: the compiled CLI in dist/ (`npm run build`). Not awaited: when stdout closes early
+// (`gds --help | head -1`) oclif's final flush never settles, and the process should still just end.
+import { fileURLToPath } from 'node:url';
+import { main } from '../dist/cli/main.js';
 
-await execute({ dir: import.meta.url });
+void main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)));

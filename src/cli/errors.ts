@@ -1,0 +1,104 @@
+// Exit codes and the one error type commands throw. The codes are DESIGN.md's; `gate diff` uses 1 for "different".
+
+export const ExitCode = {
+  Ok: 0,
+  Failure: 1,
+  Usage: 2,
+  Unauthenticated: 3,
+  Forbidden: 4,
+  NotFound: 5,
+  Conflict: 6,
+  Refused: 7,
+  RateLimited: 8,
+  Unavailable: 9,
+  Interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface CliErrorOptions {
+  exitCode: ExitCodeValue;
+  /** snake_case, the `code` of the `{"error":{…}}` line; defaults from the exit code. */
+  code?: string;
+  /** What to do next, printed under the error in human mode. */
+  suggestion?: string;
+  details?: unknown;
+}
+
+const defaultCodes: Record<ExitCodeValue, string> = {
+  0: 'ok',
+  1: 'failed',
+  2: 'usage',
+  3: 'unauthenticated',
+  4: 'forbidden',
+  5: 'not_found',
+  6: 'conflict',
+  7: 'refused',
+  8: 'rate_limited',
+  9: 'unavailable',
+  130: 'interrupted',
+};
+
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly code: string;
+  readonly suggestion: string | undefined;
+  readonly details: unknown;
+
+  constructor(message: string, options: CliErrorOptions) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = options.exitCode;
+    this.code = options.code ?? defaultCodes[options.exitCode];
+    this.suggestion = options.suggestion;
+    this.details = options.details;
+  }
+}
+
+/** Maps an HTTP status of the service (e.g. `ApiError.status`) to the exit code a command ends with. */
+export function exitCodeForStatus(status: number): ExitCodeValue {
+  switch (status) {
+    case 400:
+    case 422:
+      return ExitCode.Refused;
+    case 401:
+      return ExitCode.Unauthenticated;
+    case 403:
+      return ExitCode.Forbidden;
+    case 404:
+      return ExitCode.NotFound;
+    case 409:
+      return ExitCode.Conflict;
+    case 429:
+      return ExitCode.RateLimited;
+    default:
+      if (status >= 500 || status === 0) return ExitCode.Unavailable;
+      if (status >= 200 && status < 300) return ExitCode.Ok;
+      return ExitCode.Failure;
+  }
+}
+
+/** The shape oclif gives its own errors: parse errors carry `parse`, every CLIError may carry `oclif.exit`. */
+interface OclifErrorShape {
+  oclif?: { exit?: number | false };
+  parse?: unknown;
+  code?: unknown;
+}
+
+const knownExitCodes = new Set<number>(Object.values(ExitCode));
+
+/** Any error that reached the top of a command, as the CliError it is rendered as. */
+export function toCliError(error: unknown, usageHint: string): CliError {
+  if (error instanceof CliError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as OclifErrorShape;
+  if (shape.parse !== undefined || shape.oclif?.exit === ExitCode.Usage) {
+    const reason = message.replace(/\n*See more help with --help\s*$/, '');
+    return new CliError(reason, { exitCode: ExitCode.Usage, suggestion: usageHint });
+  }
+  const exit = shape.oclif?.exit;
+  if (typeof exit === 'number' && knownExitCodes.has(exit)) {
+    return new CliError(message, { exitCode: exit as ExitCodeValue });
+  }
+  return new CliError(message, { exitCode: ExitCode.Failure, code: 'internal' });
+}

@@ -1,0 +1,57 @@
+// The process entry behind bin/run.js and bin/dev.js: runs oclif and renders the errors that never reach
+// a command (unknown command, a bad topic) the same way BaseCommand renders its own: exit 2 for usage,
+// and under --json one `{"error":{…}}` line on stderr with nothing else printed.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { flush, run } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
+import { CliError, ExitCode, toCliError } from './errors.js';
+import { jsonRequested, Output } from './output.js';
+
+const notFoundPlugin = '@oclif/plugin-not-found';
+const notFoundExit = 127;
+const devCommands = {
+  strategy: 'explicit',
+  target: './src/commands/index.ts',
+  identifier: 'COMMANDS',
+} as const;
+
+export interface MainOptions {
+  /** bin/dev.js: load the command map from src/ (TypeScript through tsx) instead of dist/. */
+  development?: boolean;
+}
+
+export async function main(argv: string[], root: string, options: MainOptions = {}): Promise<void> {
+  const json = jsonRequested(argv);
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON;
+  if (options.development) pjson.oclif.commands = { ...devCommands };
+  // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
+  if (json) pjson.oclif.plugins = (pjson.oclif.plugins ?? []).filter((p) => p !== notFoundPlugin);
+  try {
+    await run(argv, { root, pjson, userPlugins: false, devPlugins: false });
+    await flush();
+  } catch (error) {
+    process.exitCode = exitAfter(error, json);
+  }
+}
+
+function exitAfter(error: unknown, json: boolean): number {
+  const shape = error as { oclif?: { exit?: unknown }; code?: unknown; message?: unknown };
+  if (shape.code === 'EEXIT' && typeof shape.oclif?.exit === 'number') return shape.oclif.exit;
+  const unknownCommand = /^command (.+) not found$/.exec(String(shape.message));
+  let failure: CliError;
+  if (unknownCommand !== null) {
+    failure = new CliError(`Unknown command: ${unknownCommand[1]?.replaceAll(':', ' ')}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'command_not_found',
+      suggestion: 'Run `gds --help` for the list of commands.',
+    });
+  } else if (shape.oclif?.exit === notFoundExit) {
+    // plugin-not-found has already said which command is unknown; its message says where to look.
+    failure = new CliError(String(shape.message), { exitCode: ExitCode.Usage, code: 'command_not_found' });
+  } else {
+    failure = toCliError(error, 'See `gds --help`.');
+  }
+  new Output({ json }).error(failure);
+  return failure.exitCode;
+}

@@ -1,0 +1,203 @@
+// The one place a command writes to the terminal. Under --json stdout carries NDJSON only (one compact
+// object per line) and everything human goes nowhere; otherwise text, tables and colour. Messages,
+// warnings, spinners and errors go to stderr. Every string is stripped of terminal control characters
+// before it is written; the colour codes this module adds itself are the only escapes that get out.
+import { styleText } from 'node:util';
+import type { CliError } from './errors.js';
+import { stripControlCharacters } from './terminal-text.js';
+
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export type Style = Parameters<typeof styleText>[0];
+
+/** A piece of a printed line: plain strings are stripped of control characters, styled ones coloured too. */
+export type Segment = string | { readonly text: string; readonly style: Style };
+
+export interface Column<Row> {
+  header: string;
+  value: (row: Row) => unknown;
+}
+
+export interface Spinner {
+  update(text: string): void;
+  /** Ends the spinner with a success line (printed as a plain line on stderr when no spinner is shown). */
+  succeed(text?: string): void;
+  fail(text?: string): void;
+  stop(): void;
+}
+
+export interface OutputOptions {
+  json: boolean;
+  stdout?: OutputStream;
+  stderr?: OutputStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `--json` before any `--`, or GDS_CONTENT_TYPE=json. Read from raw argv so even a parse error is JSON. */
+export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.GDS_CONTENT_TYPE?.toLowerCase() === 'json') return true;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on); else only on a TTY. */
+export function colorEnabled(stream: OutputStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.toLowerCase());
+  if (env.TERM === 'dumb') return false;
+  return stream.isTTY === true;
+}
+
+const showCursor = '\u001B[?25h';
+
+export class Output {
+  readonly json: boolean;
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  private readonly env: NodeJS.ProcessEnv;
+  private activeSpinner: { stop(): unknown } | undefined;
+
+  constructor(options: OutputOptions) {
+    this.json = options.json;
+    this.stdout = options.stdout ?? process.stdout;
+    this.stderr = options.stderr ?? process.stderr;
+    this.env = options.env ?? process.env;
+  }
+
+  get colorOnStdout(): boolean {
+    return colorEnabled(this.stdout, this.env);
+  }
+
+  get colorOnStderr(): boolean {
+    return colorEnabled(this.stderr, this.env);
+  }
+
+  style(style: Style, text: string): Segment {
+    return { text, style };
+  }
+
+  /** One NDJSON line on stdout. Lossless: C1 and DEL are escaped (JSON already escapes C0), not stripped. */
+  record(value: object): void {
+    const line = JSON.stringify(value).replace(
+      /[\u007f-\u009f\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    this.stdout.write(`${line}\n`);
+  }
+
+  /** A human line on stdout; nothing under --json (stdout is NDJSON only there). */
+  print(...segments: Segment[]): void {
+    if (this.json) return;
+    this.stdout.write(`${this.render(segments, this.colorOnStdout)}\n`);
+  }
+
+  /** A message for the person at the terminal, on stderr. */
+  info(...segments: Segment[]): void {
+    this.stderr.write(`${this.render(segments, this.colorOnStderr)}\n`);
+  }
+
+  warn(message: string): void {
+    this.info(this.style('yellow', 'Warning:'), ` ${message}`);
+  }
+
+  /**
+   * A list: under --json one NDJSON line per row (the row itself), else a table on stdout.
+   * cli-table3 loads only here.
+   */
+  async table<Row extends object>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>): Promise<void> {
+    if (this.json) {
+      for (const row of rows) this.record(row);
+      return;
+    }
+    const { default: Table } = await import('cli-table3');
+    const color = this.colorOnStdout;
+    const table = new Table({
+      head: columns.map((c) => this.render([this.style('bold', c.header)], color)),
+      style: { head: [], border: [] },
+    });
+    for (const row of rows) table.push(columns.map((c) => cellText(c.value(row))));
+    this.stdout.write(`${table.toString()}\n`);
+  }
+
+  /** A spinner on stderr when it is a TTY and --json is off (ora loads only then). */
+  async spinner(text: string): Promise<Spinner> {
+    if (this.json || this.stderr.isTTY !== true) return this.plainProgress();
+    const { default: ora } = await import('ora');
+    const spinner = ora({
+      text: stripControlCharacters(text),
+      stream: this.stderr as NodeJS.WritableStream,
+      isEnabled: true,
+      discardStdin: false,
+      color: this.colorOnStderr ? 'cyan' : false,
+    }).start();
+    this.activeSpinner = spinner;
+    const end = () => {
+      this.activeSpinner = undefined;
+    };
+    return {
+      update: (t) => {
+        spinner.text = stripControlCharacters(t);
+      },
+      succeed: (t) => {
+        spinner.succeed(t === undefined ? undefined : stripControlCharacters(t));
+        end();
+      },
+      fail: (t) => {
+        spinner.fail(t === undefined ? undefined : stripControlCharacters(t));
+        end();
+      },
+      stop: () => {
+        spinner.stop();
+        end();
+      },
+    };
+  }
+
+  /** Human: a red `Error:` line and the suggestion on stderr. --json: one `{"error":{…}}` line on stderr. */
+  error(error: CliError): void {
+    this.stopSpinner();
+    if (this.json) {
+      const body = { error: { code: error.code, message: error.message, details: error.details ?? null } };
+      this.stderr.write(`${JSON.stringify(body)}\n`);
+      return;
+    }
+    this.info(this.style(['bold', 'red'], 'Error:'), ` ${error.message}`);
+    if (error.suggestion !== undefined) this.info(error.suggestion);
+  }
+
+  /** Ctrl-C: stop any spinner and give the terminal its cursor back before the process exits. */
+  interrupted(): void {
+    this.stopSpinner();
+    if (this.stderr.isTTY === true) this.stderr.write(`${showCursor}\n`);
+  }
+
+  private stopSpinner(): void {
+    this.activeSpinner?.stop();
+    this.activeSpinner = undefined;
+  }
+
+  private plainProgress(): Spinner {
+    const line = (text: string | undefined) => {
+      if (!this.json && text !== undefined) this.info(text);
+    };
+    return { update: () => undefined, succeed: line, fail: line, stop: () => undefined };
+  }
+
+  private render(segments: readonly Segment[], color: boolean): string {
+    return segments
+      .map((s) => {
+        if (typeof s === 'string') return stripControlCharacters(s);
+        const text = stripControlCharacters(s.text);
+        return color ? styleText(s.style, text, { validateStream: false }) : text;
+      })
+      .join('');
+  }
+}
+
+function cellText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return stripControlCharacters(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
