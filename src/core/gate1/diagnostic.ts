@@ -16,11 +16,17 @@ export interface Diagnostic {
 
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+/** The three parts of a compiler-style line (location, severity, the rest), for callers that colour the severity. */
+export function diagnosticParts(d: Diagnostic): [location: string, severity: string, rest: string] {
+  const clean = (s: string) => s.replace(CONTROL_CHARACTERS, '?').replaceAll('\n', ' ');
+  const where = d.path ? ` ${d.path}` : '';
+  return [clean(`${d.file}:${d.line}:${d.column}`), d.severity, clean(`${where}: ${d.message} (${d.code})`)];
+}
+
 /** A compiler-style line: `gate1.yml:12:9 error customPredicates[1].sql: message (code)`. */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = d.path ? ` ${d.path}` : '';
-  const text = `${d.file}:${d.line}:${d.column} ${d.severity}${where}: ${d.message} (${d.code})`;
-  return text.replace(CONTROL_CHARACTERS, '?').replaceAll('\n', ' ');
+  const [location, severity, rest] = diagnosticParts(d);
+  return `${location} ${severity}${rest}`;
 }
 
 export function countDiagnostics(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {

@@ -1,6 +1,6 @@
 // The gate1.yml language: schema, validation with positions, and the checks the server reuses.
 export type { Diagnostic } from './diagnostic.js';
-export { countDiagnostics, formatDiagnostic } from './diagnostic.js';
+export { countDiagnostics, diagnosticParts, formatDiagnostic } from './diagnostic.js';
 export type { Finding } from './finding.js';
 export type { PredicateCheckOptions } from './predicate-sql.js';
 export { ALLOWED_CAST_TYPES, ALLOWED_FUNCTIONS, checkPredicateSql } from './predicate-sql.js';
