@@ -70,7 +70,7 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** Functions that return boolean, so they may stand alone as a predicate. */
-const BOOLEAN_FUNCTIONS = new Set(['starts_with', 'isfinite']);
+const BOOLEAN_FUNCTIONS = new Set(['starts_with', 'isfinite', 'not']);
 
 /** Cast targets a predicate may use (the parser's upper-case spelling). Excludes regclass, oid, regproc and friends, which read the catalog. */
 export const ALLOWED_CAST_TYPES: ReadonlySet<string> = new Set([
@@ -188,8 +188,10 @@ class PredicateWalker {
     private readonly columns?: ReadonlySet<string>,
   ) {}
 
-  private refuse(code: string, message: string): void {
-    this.findings.push({ code, severity: 'error', message });
+  /** `near`: a word of the predicate to point at (its first occurrence, any case). */
+  private refuse(code: string, message: string, near?: string): void {
+    const index = near ? this.sql.toLowerCase().indexOf(near.toLowerCase()) : -1;
+    this.findings.push({ code, severity: 'error', message, ...(index >= 0 ? { index } : {}) });
   }
 
   walk(node: unknown): void {
@@ -201,6 +203,7 @@ class PredicateWalker {
       this.refuse(
         'sql-subquery',
         'subqueries (SELECT, EXISTS, ARRAY(SELECT …)) are not allowed: a predicate tests one row of the table by its own columns',
+        'select',
       );
       return;
     }
@@ -240,6 +243,7 @@ class PredicateWalker {
         this.refuse(
           'sql-aggregate',
           `the aggregate ${String(node.name)}() is not allowed: a predicate is tested row by row; declare a fieldOverride or a baseline check for table-wide figures`,
+          String(node.name),
         );
         return;
       case 'var':
@@ -317,6 +321,7 @@ class PredicateWalker {
       this.refuse(
         'sql-qualified-name',
         `"${String(node.table)}.…" names another table or schema; a predicate refers to the table's own columns by their plain names`,
+        String(node.table),
       );
       return;
     }
@@ -333,11 +338,12 @@ class PredicateWalker {
       this.refuse(
         'sql-session-value',
         `${name} is a value of the database session, not a column; a predicate tests the table's own columns`,
+        name,
       );
       return;
     }
     if (this.columns && !this.columns.has(name)) {
-      this.refuse('sql-unknown-column', `the table has no column ${JSON.stringify(name)}`);
+      this.refuse('sql-unknown-column', `the table has no column ${JSON.stringify(name)}`, name);
     }
   }
 
@@ -347,11 +353,22 @@ class PredicateWalker {
     const first = parts[0];
     const raw = typeof first?.value === 'string' ? first.value : '';
     const name = raw.toLowerCase();
+    const args = node.args as AstNode | undefined;
+    const values = isObject(args) && Array.isArray(args.value) ? (args.value as AstNode[]) : [];
+    if (values.some((arg) => isObject(arg) && 'ast' in arg)) {
+      this.walk(values.find((arg) => 'ast' in arg));
+      return;
+    }
+    if (name === 'not' && first?.type === 'default' && values.length === 1) {
+      this.walk(values[0]); // the parser reads `NOT (x)` as a call
+      return;
+    }
     if (nameNode?.schema || parts.length !== 1) {
       const schema = typeof nameNode?.schema?.value === 'string' ? `${nameNode.schema.value}.` : '';
       this.refuse(
         'sql-function-not-allowed',
         `${schema}${raw}() is schema-qualified; only the plain names of allowed functions may be called${dangerHint(name)}`,
+        schema || raw,
       );
       return;
     }
@@ -359,6 +376,7 @@ class PredicateWalker {
       this.refuse(
         'sql-function-not-allowed',
         `the quoted function name "${raw}" is not allowed; call allowed functions by their plain name`,
+        `"${raw}"`,
       );
       return;
     }
@@ -366,6 +384,7 @@ class PredicateWalker {
       this.refuse(
         'sql-function-not-allowed',
         `${raw}() is not on the allow-list of functions${dangerHint(name)}; use comparisons and the allowed functions (lower, upper, length, trim, substring, coalesce, date_trunc, now, … listed in the README)`,
+        raw,
       );
       return;
     }
@@ -375,8 +394,6 @@ class PredicateWalker {
         'window functions (OVER …) are not allowed: a predicate tests one row at a time',
       );
     }
-    const args = node.args as AstNode | undefined;
-    const values = isObject(args) && Array.isArray(args.value) ? (args.value as AstNode[]) : [];
     for (const arg of values) {
       if (arg.type === 'origin' && ARGUMENT_KEYWORDS.has(String(arg.value).toLowerCase())) continue;
       this.walk(arg);
@@ -393,6 +410,7 @@ class PredicateWalker {
         this.refuse(
           'sql-cast-not-allowed',
           `casting to ${[base, suffix].filter(Boolean).join(' ')}${target.array ? '[]' : ''} is not allowed (casts to regclass, oid and other catalog types read the database catalog); cast to a plain type such as text, integer, numeric, date or timestamp`,
+          base,
         );
       }
     }

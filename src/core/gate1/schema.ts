@@ -15,7 +15,7 @@ export const MAX_COLUMN_LENGTH = 63;
 export const MAX_REGEX_LENGTH = 1000;
 export const MAX_SQL_LENGTH = 4000;
 
-const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]+$';
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]*$';
 
 export const gate1Schema = {
   $id: 'https://gds.example/schemas/gate1.json',
