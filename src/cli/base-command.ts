@@ -58,7 +58,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.out = new Output({ json: jsonRequested(this.argv) });
     process.once('SIGINT', () => this.interrupt());
     this.debug('interrupt handler installed');
-    const { args, flags } = await this.parse(this.ctor);
+    // oclif would fill a missing argument from piped stdin; stdin belongs to `-f -` alone.
+    const argDefinitions = Object.fromEntries(
+      Object.entries(this.ctor.args).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]),
+    );
+    const { args, flags } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: this.ctor.baseFlags,
+      args: argDefinitions,
+      strict: this.ctor.strict,
+    });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;
   }

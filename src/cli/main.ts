@@ -2,8 +2,8 @@
 // a command (unknown command, a bad topic) the same way BaseCommand renders its own: exit 2 for usage,
 // and under --json one `{"error":{…}}` line on stderr with nothing else printed.
 import { readFileSync } from 'node:fs';
+import { arch, platform, release } from 'node:os';
 import { join } from 'node:path';
-import { flush, run } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { jsonRequested, Output } from './output.js';
@@ -24,15 +24,31 @@ export interface MainOptions {
 export async function main(argv: string[], root: string, options: MainOptions = {}): Promise<void> {
   const json = jsonRequested(argv);
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON;
+  // Loading oclif is most of the start-up time, and `--version` does not need it: same line as oclif's.
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${userAgent(pjson)}\n`);
+    return;
+  }
+  const { flush, run, settings } = await import('@oclif/core');
   if (options.development) pjson.oclif.commands = { ...devCommands };
   // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
   if (json) pjson.oclif.plugins = (pjson.oclif.plugins ?? []).filter((p) => p !== notFoundPlugin);
+  // Never map dist/ to src/ through tsconfig (oclif does when NODE_ENV is test or development): dev.js
+  // names the TypeScript map itself, and production must run what was built.
+  settings.enableAutoTranspile = false;
   try {
     await run(argv, { root, pjson, userPlugins: false, devPlugins: false });
     await flush();
   } catch (error) {
     process.exitCode = exitAfter(error, json);
   }
+}
+
+/** oclif's `config.userAgent`: `gds/0.1.0 linux-x64 node-v24.21.0`. */
+export function userAgent(pjson: Interfaces.PJSON): string {
+  const os = platform() === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : platform();
+  const cpu = arch() === 'ia32' ? 'x86' : arch();
+  return `${pjson.name}/${pjson.version} ${os}-${cpu} node-${process.version}`;
 }
 
 function exitAfter(error: unknown, json: boolean): number {

@@ -1,0 +1,256 @@
+// The oclif base as a real process (node bin/run.js over dist/): version, help, topics, usage errors,
+// unknown commands, --json errors, lazy loading of heavy modules, colour on a terminal, Ctrl-C, completion.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { arch, platform, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  cliEntry,
+  cliEnv,
+  ensureBuilt,
+  node24,
+  repoRoot,
+  runCli,
+  runInTerminal,
+} from './helpers/cli-process.js';
+
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'gds-base-'));
+  await writeFile(join(dir, 'a.yml'), 'a: 1\n');
+  await writeFile(join(dir, 'b.yml'), 'a: 2\n');
+});
+
+function errorLines(stderr: string): unknown[] {
+  const lines = stderr.split('\n').filter((l) => l !== '');
+  return lines.map((l) => JSON.parse(l) as unknown);
+}
+
+describe('version and help', () => {
+  it('--version prints name/version platform-arch node-version, the same line oclif prints', async () => {
+    const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const fast = await runCli(['--version']);
+    // Any argument after --version takes oclif's own path: both must agree.
+    const oclif = await runCli(['--version', '--json']);
+    expect(fast).toMatchObject({ code: 0, stderr: '' });
+    expect(fast.stdout).toBe(`gds/${pkg.version} ${platform()}-${arch()} node-${process.version}\n`);
+    expect(oclif.stdout).toBe(fast.stdout);
+  });
+
+  it('--help (and no arguments) lists topics and commands on stdout', async () => {
+    for (const args of [['--help'], []]) {
+      const r = await runCli(args);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('$ gds [COMMAND]');
+      expect(r.stdout).toMatch(/TOPICS\n\s+gate\s+Gate 1 rules/);
+      expect(r.stdout).toMatch(/autocomplete\s+Display autocomplete/);
+    }
+  });
+
+  it("topic help lists the topic's commands with a space separator", async () => {
+    const r = await runCli(['gate', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('$ gds gate COMMAND');
+    expect(r.stdout).toMatch(/gate diff\s+Show how a gate1\.yml differs/);
+  });
+
+  it('command help shows the global flags every command accepts', async () => {
+    const r = await runCli(['gate', 'diff', '--help']);
+    expect(r.code).toBe(0);
+    const global = r.stdout.slice(r.stdout.indexOf('GLOBAL FLAGS'));
+    for (const flag of ['--base=<value>', '--json', '--profile=<value>', '--token=<value>']) {
+      expect(global).toContain(flag);
+    }
+  });
+});
+
+describe('usage errors (exit 2)', () => {
+  it('a bad flag: human message and suggestion on stderr, nothing on stdout', async () => {
+    const r = await runCli(['gate', 'diff', '--nope']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('Error: Nonexistent flag: --nope\nSee `gds gate diff --help`.\n');
+  });
+
+  it('a bad flag under --json, or GDS_CONTENT_TYPE=json: exactly one JSON error line on stderr', async () => {
+    const withFlag = await runCli(['gate', 'diff', '--nope', '--json']);
+    const withEnv = await runCli(['gate', 'diff', '--nope'], { env: { GDS_CONTENT_TYPE: 'json' } });
+    for (const r of [withFlag, withEnv]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(errorLines(r.stderr)).toEqual([
+        { error: { code: 'usage', message: 'Nonexistent flag: --nope', details: null } },
+      ]);
+    }
+  });
+
+  it('an unknown command', async () => {
+    const human = await runCli(['gate', 'dif']);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toContain('gate dif is not a gds command.');
+    expect(human.stderr).toContain('Error: Run gds help gate for a list of available commands.');
+    const json = await runCli(['nope', '--json']);
+    expect(json.code).toBe(2);
+    expect(json.stdout).toBe('');
+    expect(errorLines(json.stderr)).toEqual([
+      { error: { code: 'command_not_found', message: 'Unknown command: nope.', details: null } },
+    ]);
+  });
+
+  it('never echoes a --token value whole in an error', async () => {
+    const token = 'cli_0123456789secret';
+    const r = await runCli(['gate', 'diff', 't_1', token, '--token', token]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Unexpected argument: cli_…****');
+    expect(r.stderr).not.toContain('0123456789secret');
+  });
+});
+
+describe('start-up loads no heavy module', () => {
+  const heavy = /\/node_modules\/(ajv|yaml|node-sql-parser|openid-client|ora|cli-table3|diff)\//;
+  const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
+
+  async function loadedModules(args: string[]): Promise<string[]> {
+    const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
+    const r = await runCli(args, {
+      nodeArgs: ['--import', preload],
+      env: { GDS_TEST_LOADED_MODULES: record },
+    });
+    expect(r.code).not.toBeNull();
+    return JSON.parse(await readFile(record, 'utf8')) as string[];
+  }
+
+  it.each([[['--version']], [['--help']], [['gate', '--help']], [['gate', 'diff', '--help']]])(
+    'gds %j',
+    async (args) => {
+      const modules = await loadedModules(args);
+      expect(modules.filter((m) => heavy.test(m))).toEqual([]);
+    },
+  );
+
+  it('while the command that needs them does load them (the check can fail)', async () => {
+    const modules = await loadedModules([
+      'gate',
+      'diff',
+      '-f',
+      join(dir, 'a.yml'),
+      '--against',
+      join(dir, 'b.yml'),
+      '--semantic',
+    ]);
+    const names = new Set(modules.map((m) => heavy.exec(m)?.[1]).filter(Boolean));
+    expect([...names].sort()).toEqual(['diff', 'yaml']);
+  });
+});
+
+describe('on a terminal', () => {
+  it('colours the diff on a TTY', async () => {
+    const { result } = runInTerminal(
+      `${node24} ${cliEntry} gate diff -f ${join(dir, 'b.yml')} --against ${join(dir, 'a.yml')}`,
+    );
+    const r = await result;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('\u001b[31m-a: 1\u001b[39m');
+    expect(r.stdout).toContain('\u001b[32m+a: 2\u001b[39m');
+  });
+
+  it('prints no colour with NO_COLOR, even on a TTY', async () => {
+    const { result } = runInTerminal(
+      `${node24} ${cliEntry} gate diff -f ${join(dir, 'b.yml')} --against ${join(dir, 'a.yml')}`,
+      { NO_COLOR: '1' },
+    );
+    const r = await result;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('-a: 1');
+    expect(r.stdout).not.toContain('\u001b[');
+  });
+
+  it('refuses -f - when stdin is the terminal instead of waiting', async () => {
+    const { result } = runInTerminal(`${node24} ${cliEntry} gate diff -f - --against ${join(dir, 'a.yml')}`);
+    const r = await result;
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('stdin is a terminal with nothing piped in');
+  });
+
+  it('Ctrl-C exits 130 and shows the cursor again', async () => {
+    // `cat` keeps gds waiting on stdin; ^C on the terminal interrupts both.
+    const { child, result } = runInTerminal(
+      `cat | ${node24} ${cliEntry} gate diff -f - --against ${join(dir, 'a.yml')}`,
+      { DEBUG: 'oclif:gds:gate:diff' },
+    );
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('interrupt handler installed')) resolve();
+      });
+      child.on('close', () => resolve());
+    });
+    child.stdin?.write('\u0003');
+    const r = await result;
+    expect(r.code).toBe(130);
+    expect(seen + r.stdout).toContain('\u001b[?25h');
+  });
+});
+
+describe('interrupted under --json', () => {
+  it('SIGINT: exit 130 with one JSON error line on stderr', async () => {
+    const child = spawn(
+      node24,
+      [cliEntry, 'gate', 'diff', '-f', '-', '--against', join(dir, 'a.yml'), '--json'],
+      {
+        env: cliEnv({ DEBUG: 'oclif:gds:gate:diff' }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('interrupt handler installed')) resolve();
+      });
+      child.on('close', () => resolve());
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stdout).toBe('');
+    const jsonLines = stderr.split('\n').filter((l) => l.startsWith('{'));
+    expect(jsonLines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { error: { code: 'interrupted', message: 'Interrupted.', details: null } },
+    ]);
+  });
+});
+
+describe('shell completion', () => {
+  it('`gds autocomplete script bash` loads in bash and completes `gds gate ` to `diff`', async () => {
+    const env = { GDS_CACHE_DIR: join(dir, 'cache') };
+    const refresh = await runCli(['autocomplete', '--refresh-cache'], { env });
+    expect(refresh.code).toBe(0);
+    const script = await runCli(['autocomplete', 'script', 'bash'], { env });
+    expect(script.code).toBe(0);
+    await writeFile(join(dir, 'completion.bash'), script.stdout);
+    const check = spawn(
+      'bash',
+      [
+        '-c',
+        `source ${join(dir, 'completion.bash')}; complete -p gds;` +
+          'COMP_WORDS=(gds gate ""); COMP_CWORD=2; COMP_LINE="gds gate "; COMP_POINT=${#COMP_LINE};' +
+          '_gds_autocomplete; echo "reply: ${COMPREPLY[*]}"',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    check.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => check.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain('complete -F _gds_autocomplete gds');
+    expect(out).toContain('reply: diff');
+  });
+});

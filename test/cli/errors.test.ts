@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { CliError, ExitCode, exitCodeForStatus, toCliError } from '../../src/cli/errors.js';
+import { maskToken, redactSecrets } from '../../src/cli/secrets.js';
+
+describe('exit codes', () => {
+  it('are the ones DESIGN.md fixes', () => {
+    expect(ExitCode).toEqual({
+      Ok: 0,
+      Failure: 1,
+      Usage: 2,
+      Unauthenticated: 3,
+      Forbidden: 4,
+      NotFound: 5,
+      Conflict: 6,
+      Refused: 7,
+      RateLimited: 8,
+      Unavailable: 9,
+      Interrupted: 130,
+    });
+  });
+
+  it.each([
+    [200, 0],
+    [204, 0],
+    [400, 7],
+    [401, 3],
+    [403, 4],
+    [404, 5],
+    [409, 6],
+    [422, 7],
+    [429, 8],
+    [500, 9],
+    [502, 9],
+    [503, 9],
+    [0, 9],
+    [418, 1],
+  ])('HTTP %i -> exit %i', (status, exit) => {
+    expect(exitCodeForStatus(status)).toBe(exit);
+  });
+});
+
+describe('CliError', () => {
+  it('takes its code from the exit code unless given one', () => {
+    expect(new CliError('x', { exitCode: ExitCode.Conflict }).code).toBe('conflict');
+    expect(new CliError('x', { exitCode: ExitCode.Usage, code: 'input_not_found' }).code).toBe(
+      'input_not_found',
+    );
+  });
+});
+
+describe('toCliError', () => {
+  it("turns an oclif parse error into a usage error without oclif's own help line", () => {
+    const parseError = Object.assign(new Error('Nonexistent flag: --nope\nSee more help with --help'), {
+      parse: {},
+      oclif: { exit: 2 },
+    });
+    const mapped = toCliError(parseError, 'See `gds x --help`.');
+    expect(mapped).toMatchObject({ exitCode: 2, code: 'usage', message: 'Nonexistent flag: --nope' });
+    expect(mapped.suggestion).toBe('See `gds x --help`.');
+  });
+
+  it('keeps a CliError as it is and makes anything unexpected a failure (exit 1)', () => {
+    const own = new CliError('conflict', { exitCode: ExitCode.Conflict });
+    expect(toCliError(own, '')).toBe(own);
+    expect(toCliError(new TypeError('boom'), '')).toMatchObject({
+      exitCode: 1,
+      code: 'internal',
+      message: 'boom',
+    });
+    expect(toCliError('text', '')).toMatchObject({ exitCode: 1, message: 'text' });
+  });
+});
+
+describe('secrets', () => {
+  it('masks a token to its prefix', () => {
+    expect(maskToken('cli_0123456789abcdef')).toBe('cli_…****');
+    expect(maskToken('opaque')).toBe('…****');
+  });
+
+  it('removes every occurrence of each secret from a text', () => {
+    const text = 'Unexpected argument: cli_secretvalue (cli_secretvalue)';
+    expect(redactSecrets(text, ['cli_secretvalue', undefined])).toBe(
+      'Unexpected argument: cli_…**** (cli_…****)',
+    );
+  });
+});

@@ -1,0 +1,122 @@
+// Runs the real CLI as a child process: `node bin/run.js …` on Node 24 (node_modules/.bin/node), over the
+// compiled dist/. ensureBuilt() runs `tsc -p tsconfig.build.json` once when dist/ is older than src/
+// (`npm test` has built already, so it is a no-op there); parallel test files share one build via a lock.
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const node24 = join(repoRoot, 'node_modules/.bin/node');
+export const cliEntry = join(repoRoot, 'bin/run.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Written to stdin, then closed. Without it stdin is empty (/dev/null). */
+  input?: string;
+  /** Added to (or, when undefined, removed from) a clean environment. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Options for node itself, before bin/run.js (e.g. `--import` a preload). */
+  nodeArgs?: string[];
+}
+
+/** Variables of the parent (vitest, a developer's shell) that would change what the CLI prints. */
+const inheritedNoise = ['NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'GDS_CONTENT_TYPE', 'SERVICE_TOKEN', 'DEBUG'];
+
+export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of inheritedNoise) delete env[name];
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const child = spawn(node24, [...(options.nodeArgs ?? []), cliEntry, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: cliEnv(options.env),
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  return collect(child);
+}
+
+export function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Runs a shell command line under a pseudo-terminal (util-linux `script`), so the CLI sees TTYs. */
+export function runInTerminal(commandLine: string, env: Record<string, string | undefined> = {}) {
+  const child = spawn('script', ['-qec', commandLine, '/dev/null'], {
+    cwd: repoRoot,
+    env: cliEnv({ TERM: 'xterm-256color', ...env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  return { child, result: collect(child) };
+}
+
+export async function ensureBuilt(): Promise<void> {
+  if (await distIsFresh()) return;
+  const lock = join(repoRoot, '.gds-tmp', 'build.lock');
+  await mkdir(join(repoRoot, '.gds-tmp'), { recursive: true });
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch {
+      if (attempt > 600) throw new Error(`build lock ${lock} held for over a minute: remove it if stale`);
+      await sleep(100);
+    }
+  }
+  try {
+    if (await distIsFresh()) return;
+    const build = spawn(
+      node24,
+      [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const result = await collect(build);
+    if (result.code !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+  } finally {
+    await rmdir(lock);
+  }
+}
+
+async function distIsFresh(): Promise<boolean> {
+  const sources = await listTypeScript(join(repoRoot, 'src'));
+  for (const source of sources) {
+    const rel = relative(join(repoRoot, 'src'), source);
+    if (rel.startsWith('server')) continue;
+    const built = join(repoRoot, 'dist', rel.replace(/\.ts$/, '.js'));
+    const [src, out] = await Promise.all([stat(source), stat(built).catch(() => undefined)]);
+    if (out === undefined || out.mtimeMs < src.mtimeMs) return false;
+  }
+  return true;
+}
+
+async function listTypeScript(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => join(e.parentPath, e.name));
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { colorEnabled, jsonRequested, Output } from '../../src/cli/output.js';
+
+class Capture {
+  text = '';
+  constructor(readonly isTTY: boolean) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+  // What a TTY stream offers ora; positions do not matter here, the text does.
+  cursorTo(): boolean {
+    return true;
+  }
+  moveCursor(): boolean {
+    return true;
+  }
+  clearLine(): boolean {
+    return true;
+  }
+  get lines(): string[] {
+    return this.text.split('\n').slice(0, -1);
+  }
+}
+
+function output(options: { json?: boolean; tty?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+  const stdout = new Capture(options.tty ?? false);
+  const stderr = new Capture(options.tty ?? false);
+  const out = new Output({ json: options.json ?? false, stdout, stderr, env: options.env ?? {} });
+  return { out, stdout, stderr };
+}
+
+const hostile = 'name\u001b]0;owned\u0007\u001b[2J\r\u009b31m';
+const ansi = /[\u001b\u009b]/;
+
+describe('Output under --json', () => {
+  it('writes one compact, parseable object per line on stdout and nothing human there', async () => {
+    const { out, stdout, stderr } = output({ json: true });
+    out.record({ id: 't_1', state: 'DRAFT' });
+    out.print('a human line');
+    await out.table([{ id: 't_2' }, { id: 't_3' }], [{ header: 'ID', value: (r: { id: string }) => r.id }]);
+    expect(stdout.lines).toEqual(['{"id":"t_1","state":"DRAFT"}', '{"id":"t_2"}', '{"id":"t_3"}']);
+    for (const line of stdout.lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(stderr.text).toBe('');
+  });
+
+  it('keeps data lossless but escapes C1 and DEL so no raw control byte reaches a terminal', () => {
+    const { out, stdout } = output({ json: true });
+    out.record({ name: hostile });
+    expect(stdout.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(stdout.lines[0] ?? '')).toEqual({ name: hostile });
+  });
+
+  it('renders an error as exactly one {"error":{code,message,details}} line on stderr', () => {
+    const { out, stdout, stderr } = output({ json: true });
+    out.error(new CliError('Table not found', { exitCode: ExitCode.NotFound, details: { id: 't_9' } }));
+    expect(stdout.text).toBe('');
+    expect(stderr.lines).toHaveLength(1);
+    expect(JSON.parse(stderr.lines[0] ?? '')).toEqual({
+      error: { code: 'not_found', message: 'Table not found', details: { id: 't_9' } },
+    });
+  });
+
+  it('shows no spinner and prints no progress line', async () => {
+    const { out, stdout, stderr } = output({ json: true, tty: true });
+    const spinner = await out.spinner('waiting');
+    spinner.succeed('done');
+    expect(stdout.text + stderr.text).toBe('');
+  });
+});
+
+describe('Output for people', () => {
+  it('strips control characters from every printed string, table cell, message and error', async () => {
+    const { out, stdout, stderr } = output({ tty: true });
+    out.print(hostile);
+    out.print(out.style('green', hostile));
+    await out.table([{ name: hostile }], [{ header: hostile, value: (r: { name: string }) => r.name }]);
+    out.info(hostile);
+    out.error(new CliError(hostile, { exitCode: ExitCode.Failure, suggestion: hostile }));
+    const visible = (stdout.text + stderr.text).replace(/\u001b\[[0-9;]*m/g, '');
+    expect(visible).not.toMatch(ansi);
+    expect(visible).not.toMatch(/[\r\u0007]/);
+    expect(visible).toContain('name');
+    expect(visible).not.toContain('owned');
+  });
+
+  it('colours on a TTY, and only with our own SGR sequences', () => {
+    const { out, stdout } = output({ tty: true });
+    out.print(out.style('red', '-removed'), ' rest');
+    expect(stdout.text).toBe('\u001b[31m-removed\u001b[39m rest\n');
+  });
+
+  it('prints plain text when stdout is not a TTY', () => {
+    const { out, stdout } = output({ tty: false });
+    out.print(out.style('red', '-removed'));
+    expect(stdout.text).toBe('-removed\n');
+  });
+
+  it('renders a table with headers and one row per item', async () => {
+    const { out, stdout } = output();
+    await out.table(
+      [
+        { id: 't_1', state: 'DRAFT' },
+        { id: 't_2', state: null },
+      ],
+      [
+        { header: 'ID', value: (r) => r.id },
+        { header: 'STATE', value: (r) => r.state },
+      ],
+    );
+    const rows = stdout.lines.filter((l) => l.includes('t_'));
+    expect(stdout.text).toMatch(/ID\s+│\s+STATE/);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/t_1\s+│\s+DRAFT/);
+  });
+
+  it('sends messages, warnings and errors to stderr, with the suggestion under the error', () => {
+    const { out, stdout, stderr } = output();
+    out.info('Pushed.');
+    out.warn('token expires soon');
+    out.error(new CliError('No such file: x', { exitCode: ExitCode.Usage, suggestion: 'Check the path.' }));
+    expect(stdout.text).toBe('');
+    expect(stderr.lines).toEqual([
+      'Pushed.',
+      'Warning: token expires soon',
+      'Error: No such file: x',
+      'Check the path.',
+    ]);
+  });
+
+  it('without a TTY on stderr shows no spinner, only the final line', async () => {
+    const { out, stderr } = output({ tty: false });
+    const spinner = await out.spinner('waiting for the baseline job');
+    spinner.update('still waiting');
+    spinner.succeed('Baseline done');
+    expect(stderr.lines).toEqual(['Baseline done']);
+  });
+
+  it('shows a spinner on a TTY stderr, ends it with the final line, and keeps stdout clean', async () => {
+    const { out, stdout, stderr } = output({ tty: true });
+    const spinner = await out.spinner('waiting for the baseline job');
+    spinner.update('still waiting\u001b]0;x\u0007');
+    spinner.succeed('Baseline done');
+    expect(stdout.text).toBe('');
+    expect(stderr.text).toContain('waiting for the baseline job');
+    expect(stderr.text).toContain('Baseline done');
+    expect(stderr.text).not.toContain('\u001b]0;x');
+  });
+
+  it('gives the cursor back when interrupted on a TTY', () => {
+    const { out, stderr } = output({ tty: true });
+    out.interrupted();
+    expect(stderr.text).toContain('\u001b[?25h');
+  });
+});
+
+describe('colour decision', () => {
+  const tty = { isTTY: true, write: () => true };
+  const pipe = { isTTY: false, write: () => true };
+  it.each([
+    ['a TTY', tty, {}, true],
+    ['a pipe', pipe, {}, false],
+    ['NO_COLOR on a TTY', tty, { NO_COLOR: '1' }, false],
+    ['NO_COLOR beats FORCE_COLOR', tty, { NO_COLOR: '1', FORCE_COLOR: '1' }, false],
+    ['FORCE_COLOR on a pipe', pipe, { FORCE_COLOR: '1' }, true],
+    ['FORCE_COLOR=0 on a TTY', tty, { FORCE_COLOR: '0' }, false],
+    ['TERM=dumb', tty, { TERM: 'dumb' }, false],
+  ])('%s', (_name, stream, env, expected) => {
+    expect(colorEnabled(stream, env)).toBe(expected);
+  });
+});
+
+describe('jsonRequested', () => {
+  it('is on with --json before --, or GDS_CONTENT_TYPE=json', () => {
+    expect(jsonRequested(['gate', 'diff', '--json'], {})).toBe(true);
+    expect(jsonRequested(['x', '--', '--json'], {})).toBe(false);
+    expect(jsonRequested(['x'], { GDS_CONTENT_TYPE: 'JSON' })).toBe(true);
+    expect(jsonRequested(['x'], {})).toBe(false);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { stripControlCharacters } from '../../src/cli/terminal-text.js';
+
+describe('stripControlCharacters', () => {
+  it.each([
+    ['CSI colour', 'a\u001b[31mred\u001b[0m b', 'ared b'],
+    ['CSI cursor movement and erase', 'x\u001b[2J\u001b[10;5Hy\u001b[K', 'xy'],
+    ['OSC window title ended by BEL', '\u001b]0;pwned title\u0007ok', 'ok'],
+    ['OSC 8 hyperlink ended by ST', '\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\', 'click'],
+    ['OSC 52 clipboard write', 'safe\u001b]52;c;ZWNobyBydW0=\u0007', 'safe'],
+    ['8-bit CSI (C1)', 'a\u009b31mb', 'ab'],
+    ['8-bit OSC ended by 8-bit ST', 'a\u009d0;title\u009cb', 'ab'],
+    ['DCS string', 'a\u001bPq#0;2;0;0;0\u001b\\b', 'ab'],
+    ['short escapes (charset, keypad)', 'a\u001b(0b\u001b=c', 'abc'],
+    ['carriage return overwrite', 'good\rbad', 'goodbad'],
+    ['backspace, bell, NUL, DEL', 'a\bb\u0007c\u0000d\u007fe', 'abcde'],
+    ['a lone trailing ESC', 'end\u001b', 'end'],
+  ])('removes %s', (_name, input, expected) => {
+    expect(stripControlCharacters(input)).toBe(expected);
+  });
+
+  it('keeps newlines, tabs and non-ASCII text', () => {
+    const text = 'línea 1\n\tcolumn: naïve ✓ 表\n';
+    expect(stripControlCharacters(text)).toBe(text);
+  });
+
+  it('leaves no control character behind whatever the input', () => {
+    let all = '';
+    for (let code = 0; code < 0xa0; code += 1) all += String.fromCharCode(code);
+    const stripped = stripControlCharacters(all + all);
+    expect(stripped).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { diffGateTexts, GateYamlError } from '../../src/core/gate-diff.js';
+
+const original = `patternChecks:
+  - name: email_format
+    column: email
+    regex: '^[^@]+@[^@]+$'
+    severity: error
+fieldOverrides:
+  - field: email
+    nullRate: { warn: 0.05, fail: 0.1 }
+`;
+
+// The same document: keys reordered, other quoting, block style, a comment, 0.10 for 0.1.
+const reformatted = `# owned by the data team
+fieldOverrides:
+- nullRate:
+    fail: 0.10
+    warn: 0.05
+  field: "email"
+patternChecks:
+- severity: error
+  regex: "^[^@]+@[^@]+$"
+  column: email
+  name: email_format
+`;
+
+const side = (name: string, text: string) => ({ name, text });
+
+describe('diffGateTexts, text mode', () => {
+  it('finds no difference between equal texts', () => {
+    expect(diffGateTexts(side('a', original), side('b', original), { semantic: false })).toEqual({
+      identical: true,
+      semantic: false,
+      hunks: [],
+      unified: '',
+    });
+  });
+
+  it('gives a unified diff from before to after', () => {
+    const after = original.replace('severity: error', 'severity: warn');
+    const result = diffGateTexts(side('server', original), side('gate1.yml', after), { semantic: false });
+    expect(result.identical).toBe(false);
+    expect(result.hunks).toHaveLength(1);
+    expect(result.hunks[0]?.lines).toContain('-    severity: error');
+    expect(result.hunks[0]?.lines).toContain('+    severity: warn');
+    expect(result.unified.split('\n').slice(0, 3)).toEqual([
+      '--- server',
+      '+++ gate1.yml',
+      '@@ -2,7 +2,7 @@',
+    ]);
+  });
+
+  it('counts formatting as a difference', () => {
+    expect(diffGateTexts(side('a', original), side('b', reformatted), { semantic: false }).identical).toBe(
+      false,
+    );
+  });
+});
+
+describe('diffGateTexts, semantic mode', () => {
+  it('ignores key order, quoting, comments, layout and number spelling', () => {
+    const result = diffGateTexts(side('a', original), side('b', reformatted), { semantic: true });
+    expect(result).toMatchObject({ identical: true, semantic: true, hunks: [] });
+  });
+
+  it('still sees a changed value, and shows it in the normalised form', () => {
+    const after = reformatted.replace('fail: 0.10', 'fail: 0.2');
+    const result = diffGateTexts(side('a', original), side('b', after), { semantic: true });
+    expect(result.identical).toBe(false);
+    expect(result.hunks.flatMap((h) => h.lines)).toEqual(
+      expect.arrayContaining(['-      fail: 0.1', '+      fail: 0.2']),
+    );
+  });
+
+  it('keeps list order significant', () => {
+    const two = 'patternChecks:\n  - name: a\n  - name: b\n';
+    const swapped = 'patternChecks:\n  - name: b\n  - name: a\n';
+    expect(diffGateTexts(side('a', two), side('b', swapped), { semantic: true }).identical).toBe(false);
+  });
+
+  it('reports invalid YAML with the file and the 1-based position', () => {
+    const broken = 'patternChecks:\n  - name: a\n  name: b\n';
+    let error: unknown;
+    try {
+      diffGateTexts(side('ok.yml', original), side('broken.yml', broken), { semantic: true });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GateYamlError);
+    expect(error).toMatchObject({ source: 'broken.yml', line: 3, col: 1 });
+    expect((error as Error).message).toMatch(
+      /^broken\.yml:3:1: All mapping items must start at the same column/,
+    );
+  });
+
+  it('refuses duplicate keys rather than silently keeping one', () => {
+    expect(() => diffGateTexts(side('a', 'x: 1\nx: 2\n'), side('b', 'x: 2\n'), { semantic: true })).toThrow(
+      /^a:2:1: Map keys must be unique/,
+    );
+  });
+});
