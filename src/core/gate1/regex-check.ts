@@ -327,7 +327,7 @@ class RegexScanner {
         return 'char';
       case 'B':
         this.warn(
-          'regex-backslash-B',
+          'regex-backslash-capital-b',
           '\\B means a literal backslash in PostgreSQL, not a non-word-boundary; use \\Y for a non-word-boundary or \\\\ for a backslash',
           start,
         );
@@ -360,7 +360,7 @@ class RegexScanner {
       }
       if (c === 'Z') {
         this.warn(
-          'regex-backslash-Z',
+          'regex-backslash-capital-z',
           '\\Z in PostgreSQL matches only at the very end of the string (PCRE also accepts a final newline; JavaScript reads a literal Z); use $ if that is what you mean',
           start,
         );
