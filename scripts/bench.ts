@@ -1,18 +1,26 @@
-// `npm run bench`: runs every bench module in turn and prints one table. Not a test: figures, no assertions.
+// `npm run bench [name…]`: runs every module of scripts/bench/ (or the named ones) and prints one table.
+// Not a test: figures, no assertions. A module exports `run: BenchModule` (scripts/bench/types.ts).
+import { readdirSync } from 'node:fs';
 import type { BenchModule, BenchRow } from './bench/types.js';
 
-const modules: Array<[string, () => Promise<{ run: BenchModule }>]> = [
-  ['startup', () => import('./bench/startup.js')],
-  ['core', () => import('./bench/governance-core.js')],
-];
+const benchDir = new URL('./bench/', import.meta.url);
+const order = ['startup', 'validate', 'core'];
+
+function moduleNames(): string[] {
+  const names = readdirSync(benchDir)
+    .filter((file) => file.endsWith('.ts') && file !== 'types.ts')
+    .map((file) => file.slice(0, -'.ts'.length));
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  return names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
   const rows: BenchRow[] = [];
-  for (const [name, load] of modules) {
+  for (const name of moduleNames()) {
     if (only.length > 0 && !only.includes(name)) continue;
     process.stderr.write(`bench: ${name}…\n`);
-    const { run } = await load();
+    const { run } = (await import(new URL(`${name}.ts`, benchDir).href)) as { run: BenchModule };
     rows.push(...(await run()));
   }
   printTable(rows);
