@@ -19,6 +19,11 @@ export interface AuthProvider {
   onUnauthorized?(): Promise<string | undefined>;
 }
 
+/** Auth with a fixed token (a static `cli_` token or `SERVICE_TOKEN`): nothing to refresh. */
+export function staticToken(token: string): AuthProvider {
+  return { getToken: async () => token };
+}
+
 export interface TransportTimeouts {
   /** TCP and TLS connect (default 10 s). */
   connectMs: number;
@@ -43,9 +48,15 @@ export interface TransportOptions {
   random?: () => number;
 }
 
+/** Per-call options every area method takes last. */
+export interface CallOptions {
+  /** Aborts the request and any retry wait (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
 export type QueryValue = string | number | boolean | undefined;
 
-export interface RequestOptions {
+export interface RequestOptions extends CallOptions {
   method: HttpMethod;
   /** Path from `/api` on, parameters already filled in (use `pathOf`). */
   path: string;
@@ -54,7 +65,6 @@ export interface RequestOptions {
   body?: unknown;
   /** Send the bearer token (default true; false for the refresh endpoint). */
   authenticated?: boolean;
-  signal?: AbortSignal;
 }
 
 export interface ApiResponse<T> {
@@ -72,6 +82,8 @@ export interface TransportStats {
 
 export interface Transport {
   request<T>(options: RequestOptions): Promise<ApiResponse<T>>;
+  /** `request` reduced to the parsed body. */
+  send<T>(options: RequestOptions): Promise<T>;
   readonly stats: Readonly<TransportStats>;
   /** Closes the keep-alive pool. */
   close(): Promise<void>;
@@ -196,6 +208,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     request,
+    send: async <T>(req: RequestOptions) => (await request<T>(req)).data,
     stats,
     close: () => agent.close(),
   };
