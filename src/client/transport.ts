@@ -118,12 +118,20 @@ export function createTransport(options: TransportOptions): Transport {
   const write = options.logger ?? (process.env.GDS_DEBUG === '1' ? stderrLogger : undefined);
   const log = (line: string) => write?.(redactSecrets(line, tokensSeen));
   let refreshing: Promise<string | undefined> | undefined;
+  let lastRefresh: { stale: string; fresh: string } | undefined;
 
-  // Concurrent 401s share one refresh.
-  function refreshOnce(auth: AuthProvider): Promise<string | undefined> {
-    refreshing ??= Promise.resolve(auth.onUnauthorized?.()).finally(() => {
-      refreshing = undefined;
-    });
+  // One refresh per stale token: concurrent 401s share it, and a later 401 for the same stale
+  // token (a request sent before the refresh ended) reuses its result.
+  function renew(auth: AuthProvider, stale: string): Promise<string | undefined> {
+    if (lastRefresh?.stale === stale) return Promise.resolve(lastRefresh.fresh);
+    refreshing ??= Promise.resolve(auth.onUnauthorized?.())
+      .then((fresh) => {
+        if (fresh !== undefined) lastRefresh = { stale, fresh };
+        return fresh;
+      })
+      .finally(() => {
+        refreshing = undefined;
+      });
     return refreshing;
   }
 
@@ -182,7 +190,7 @@ export function createTransport(options: TransportOptions): Transport {
         if (res.status === 401 && token !== undefined && !refreshed && options.auth?.onUnauthorized) {
           refreshed = true;
           log(`401 on ${req.method} ${url}: refreshing the access token once`);
-          const fresh = await refreshOnce(options.auth);
+          const fresh = await renew(options.auth, token);
           if (fresh !== undefined) {
             remember(fresh);
             token = fresh;

@@ -30,10 +30,10 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
  * The text with every bearer token, JWT, `cli_`/`tf_` token, secret JSON field and each of
  * `knownSecrets` replaced by its mask. For log lines, error messages and anything else shown.
  */
-export function redactSecrets(text: string, knownSecrets: readonly string[] = []): string {
+export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of knownSecrets) {
-    if (secret.length >= 8) out = out.split(secret).join(maskToken(secret));
+    if (secret !== undefined && secret.length >= 4) out = out.split(secret).join(maskToken(secret));
   }
   for (const [pattern, replace] of SECRET_PATTERNS) out = out.replace(pattern, replace);
   return out;

@@ -403,6 +403,24 @@ describe('refresh on 401', () => {
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
     expect(api.seen).toHaveLength(6);
   });
+  it('reuses a finished refresh for a later 401 on the same stale token', async () => {
+    api.use(
+      http.get(URL_OF('/api/x'), ({ request }) =>
+        request.headers.get('authorization') === `Bearer ${FRESH}` ? HttpResponse.json({}) : unauthorized(),
+      ),
+    );
+    const onUnauthorized = vi.fn(async () => FRESH);
+    const { transport } = track(setup({ auth: { getToken: async () => TOKEN, onUnauthorized } }));
+    await transport.request({ method: 'GET', path: '/api/x' });
+    await transport.request({ method: 'GET', path: '/api/x' });
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    expect(api.seen.map((r) => r.headers.get('authorization'))).toEqual([
+      `Bearer ${TOKEN}`,
+      `Bearer ${FRESH}`,
+      `Bearer ${TOKEN}`,
+      `Bearer ${FRESH}`,
+    ]);
+  });
 });
 
 describe('secrets', () => {
