@@ -106,7 +106,7 @@ export function createTransport(options: TransportOptions): Transport {
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const userAgent = `gds/${options.version ?? 'dev'}`;
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const baseUrl = checkedBaseUrl(options.baseUrl);
   const agent = new Agent({
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
@@ -235,6 +235,22 @@ async function exchange(
     if (signal?.aborted) throw signal.reason;
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+function checkedBaseUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new Error(
+      `The API base URL ${JSON.stringify(raw)} is not an http(s) address; ` +
+        'pass --base https://host[/stage] or set SERVICE_API_URL.',
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
 }
 
 function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValue> | undefined): string {

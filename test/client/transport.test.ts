@@ -109,6 +109,22 @@ describe('requests', () => {
   });
 });
 
+describe('base URL', () => {
+  it.each(['127.0.0.1:8787', 'ftp://host/x', 'http://host/api?x=1', ''])(
+    'refuses %j with what to do',
+    (baseUrl) => {
+      expect(() => createTransport({ baseUrl })).toThrow(/is not an http\(s\) address; pass --base/);
+    },
+  );
+
+  it('keeps the stage segment and drops a trailing slash', async () => {
+    api.use(http.get(URL_OF('/api/x'), () => HttpResponse.json({})));
+    const { transport } = track(setup({ baseUrl: `${BASE}/` }));
+    await transport.request({ method: 'GET', path: '/api/x' });
+    expect(api.seen[0]?.url.pathname).toBe('/stage/api/x');
+  });
+});
+
 describe('error mapping', () => {
   it('builds an ApiError from the error body and the request id', async () => {
     api.use(
