@@ -44,7 +44,7 @@ export interface AuditQuery {
 }
 
 interface AuditRow {
-  seq: string;
+  cursor_seq: string;
   id: string;
   user_id: string | null;
   table_id: string | null;
@@ -90,7 +90,7 @@ export async function listAudit(
   if (query.since !== undefined) add('created_at >= ?::timestamptz', query.since);
   params.push(query.limit + 1);
   const rows = await q.query<AuditRow>(
-    `SELECT seq::text AS seq, id, user_id, table_id, action, resource, environment_label, gate_mode, details,
+    `SELECT seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode, details,
             created_at
        FROM gds.audit_log WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
     params,
@@ -99,7 +99,7 @@ export async function listAudit(
   const last = page.at(-1);
   return {
     entries: page.map(toEntry),
-    nextCursor: rows.length > query.limit && last ? encodeCursor(last.seq) : null,
+    nextCursor: rows.length > query.limit && last ? encodeCursor(last.cursor_seq) : null,
   };
 }
 

@@ -305,13 +305,21 @@ async function seedWorkspace(tx: Queryable, clock: Clock, seed: SeedWorkspace, o
     );
   }
   const connectors = new Map<string, { id: string; schema: string; env: string }>();
-  for (const connector of seed.connectors) {
+  for (const [index, connector] of seed.connectors.entries()) {
     const id = newId('con');
     connectors.set(connector.name, { id, schema: connector.schema, env: connector.environmentLabel });
     await tx.query(
       `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
        VALUES ($1, $2, $3, 'postgres', 'ACTIVE', $4, $5, $6)`,
-      [id, workspaceId, connector.name, connector.environmentLabel, connector.schema, createdAt],
+      // Listed in seed order (dev, staging, production): one millisecond apart.
+      [
+        id,
+        workspaceId,
+        connector.name,
+        connector.environmentLabel,
+        connector.schema,
+        new Date(Date.parse(createdAt) + index),
+      ],
     );
     await createWarehouseSchema(tx, connector);
   }
