@@ -1,7 +1,9 @@
 // `npm run bench`: runs every bench module in turn and prints one table. Not a test: figures, no assertions.
 import type { BenchModule, BenchRow } from './bench/types.js';
 
-const modules: Array<[string, () => Promise<{ run: BenchModule }>]> = [];
+const modules: Array<[string, () => Promise<{ run: BenchModule }>]> = [
+  ['server', () => import('./bench/server.js')],
+];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
