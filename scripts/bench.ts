@@ -3,6 +3,7 @@ import type { BenchModule, BenchRow } from './bench/types.js';
 
 const modules: Array<[string, () => Promise<{ run: BenchModule }>]> = [
   ['server', () => import('./bench/server.js')],
+  ['paging', () => import('./bench/paging.js')],
 ];
 
 async function main(): Promise<void> {
