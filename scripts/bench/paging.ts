@@ -110,7 +110,7 @@ function rowsOf(
       section,
       name: 'RSS MiB: before / peak',
       value: `${mib(walk.rssBefore)} / ${mib(walk.peakRss)}`,
-      note: 'client process (tsx alone is ~74 MiB)',
+      note: 'client process; mostly left by the 10,000 seeding POSTs (Node fetch), tsx alone ~74',
     },
   ];
 }

@@ -1,5 +1,4 @@
 // The two ways a call to the service fails: the service answered with an error, or it could not be reached.
-import { STATUS_CODES } from 'node:http';
 import { redactSecrets } from '../core/redact.js';
 
 export interface ApiErrorInit {
@@ -83,14 +82,18 @@ export function networkErrorFrom(err: unknown, method: string, url: string): Net
 
 /** An ApiError from an error response's status, headers and raw body text, with secrets masked. */
 export function apiErrorFrom(
-  res: { status: number; requestId: string | undefined; retryAfterSeconds: number | undefined },
+  res: {
+    status: number;
+    statusText: string;
+    requestId: string | undefined;
+    retryAfterSeconds: number | undefined;
+  },
   bodyText: string,
   request: { method: string; url: string },
   knownSecrets: readonly string[],
 ): ApiError {
   const envelope = parseErrorEnvelope(bodyText);
-  const reason = STATUS_CODES[res.status] ?? 'Unknown Status';
-  const message = envelope.message ?? `The service answered ${res.status} ${reason}`;
+  const message = envelope.message ?? `The service answered ${res.status} ${res.statusText}`.trimEnd();
   return new ApiError({
     status: res.status,
     code: envelope.code ?? `http_${res.status}`,

@@ -1,7 +1,7 @@
 // The one way the client talks HTTP: global fetch over an undici 7 keep-alive Agent (so msw sees every
 // request), bearer auth, JSON in and out, typed errors, retries, one token refresh on 401, abort.
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { maskToken, redactSecrets } from '../core/redact.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
@@ -107,12 +107,18 @@ export function createTransport(options: TransportOptions): Transport {
   const random = options.random ?? Math.random;
   const userAgent = `gds/${options.version ?? 'dev'}`;
   const baseUrl = checkedBaseUrl(options.baseUrl);
-  const agent = new Agent({
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 10_000,
-  });
+  // undici takes ~65 ms to load: only on the first request, so building a client costs nothing.
+  let agent: Promise<Agent> | undefined;
+  const pool = () =>
+    (agent ??= import('undici').then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { timeout: timeouts.connectMs },
+          headersTimeout: timeouts.headersMs,
+          bodyTimeout: timeouts.bodyMs,
+          keepAliveTimeout: 10_000,
+        }),
+    ));
   const stats: TransportStats = { requests: 0, retries: 0 };
   const tokensSeen: string[] = [];
   const write = options.logger ?? (process.env.GDS_DEBUG === '1' ? stderrLogger : undefined);
@@ -163,7 +169,7 @@ export function createTransport(options: TransportOptions): Transport {
       const started = Date.now();
       stats.requests += 1;
       log(`→ ${req.method} ${url}${token ? ` (token ${maskToken(token)})` : ''}`);
-      const init = { method: req.method, headers, body, signal: req.signal, dispatcher: agent };
+      const init = { method: req.method, headers, body, signal: req.signal, dispatcher: await pool() };
       const answer = await exchange(url, init as RequestInit, req.signal);
       let outcome: AttemptOutcome;
       let failure: Error;
@@ -197,7 +203,7 @@ export function createTransport(options: TransportOptions): Transport {
             continue;
           }
         }
-        const context = { status: res.status, requestId, retryAfterSeconds };
+        const context = { status: res.status, statusText: res.statusText, requestId, retryAfterSeconds };
         failure = apiErrorFrom(context, text, { method: req.method, url }, tokensSeen);
         outcome = { kind: 'status', status: res.status, retryAfterSeconds };
       }
@@ -218,7 +224,9 @@ export function createTransport(options: TransportOptions): Transport {
     request,
     send: async <T>(req: RequestOptions) => (await request<T>(req)).data,
     stats,
-    close: () => agent.close(),
+    close: async () => {
+      await (await agent)?.close();
+    },
   };
 }
 

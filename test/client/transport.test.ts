@@ -109,6 +109,12 @@ describe('requests', () => {
   });
 });
 
+describe('lifecycle', () => {
+  it('closes cleanly when no request was ever sent', async () => {
+    await expect(createTransport({ baseUrl: BASE }).close()).resolves.toBeUndefined();
+  });
+});
+
 describe('base URL', () => {
   it.each(['127.0.0.1:8787', 'ftp://host/x', 'http://host/api?x=1', ''])(
     'refuses %j with what to do',
