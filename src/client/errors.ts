@@ -44,40 +44,58 @@ export type NetworkFailure = 'connection' | 'timeout';
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly failure: NetworkFailure;
+  /** The system or undici error code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), when known. */
+  readonly code: string | undefined;
   readonly method: string;
   readonly url: string;
 
   constructor(init: {
     failure: NetworkFailure;
+    code?: string;
     method: string;
     url: string;
-    detail: string;
+    reason: string;
     cause: unknown;
   }) {
-    const what = init.failure === 'timeout' ? 'timed out' : 'could not be completed';
-    super(`${init.method} ${init.url} ${what}: ${init.detail}`, { cause: init.cause });
+    super(`${init.method} ${init.url} failed: ${init.reason}`, { cause: init.cause });
     this.failure = init.failure;
+    this.code = init.code;
     this.method = init.method;
     this.url = init.url;
   }
 }
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'ETIMEDOUT',
-]);
+const REASONS: Record<string, [NetworkFailure, string]> = {
+  ECONNREFUSED: ['connection', 'connection refused; is the service running at that address?'],
+  ENOTFOUND: ['connection', 'host not found; check the API base URL'],
+  EAI_AGAIN: ['connection', 'host name lookup failed; check your network'],
+  ECONNRESET: ['connection', 'the connection was closed before the answer arrived'],
+  EPIPE: ['connection', 'the connection was closed before the answer arrived'],
+  UND_ERR_SOCKET: ['connection', 'the connection was closed before the answer arrived'],
+  UND_ERR_CONNECT_TIMEOUT: ['timeout', 'no connection could be made in time'],
+  UND_ERR_HEADERS_TIMEOUT: ['timeout', 'the service did not answer in time'],
+  UND_ERR_BODY_TIMEOUT: ['timeout', 'the answer stopped arriving'],
+  ETIMEDOUT: ['timeout', 'the connection timed out'],
+};
 
 /** A NetworkError describing what `fetch` (or reading its body) threw. */
 export function networkErrorFrom(err: unknown, method: string, url: string): NetworkError {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-  const code = (cause as { code?: unknown } | undefined)?.code;
-  const failure: NetworkFailure =
-    typeof code === 'string' && TIMEOUT_CODES.has(code) ? 'timeout' : 'connection';
-  const detail =
-    typeof code === 'string' ? code : cause instanceof Error ? cause.message : 'the connection failed';
-  return new NetworkError({ failure, method, url, detail, cause: err });
+  const raw = (cause as { code?: unknown } | undefined)?.code;
+  const code = typeof raw === 'string' ? raw : undefined;
+  const known = code === undefined ? undefined : REASONS[code];
+  const [failure, reason] = known ?? [
+    'connection',
+    cause instanceof Error ? cause.message : 'the connection failed',
+  ];
+  return new NetworkError({
+    failure,
+    code,
+    method,
+    url,
+    reason: code === undefined ? reason : `${reason} (${code})`,
+    cause: err,
+  });
 }
 
 /** An ApiError from an error response's status, headers and raw body text, with secrets masked. */
