@@ -24,7 +24,7 @@ export type AttemptOutcome =
 
 export type RetryDecision = { retry: false } | { retry: true; delayMs: number; reason: string };
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
 /**
