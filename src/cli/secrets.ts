@@ -1,20 +1,6 @@
 // A token is never printed whole: errors that echo user input pass through redactError first.
+import { redactSecrets } from '../core/redact.js';
 import { CliError } from './errors.js';
-
-/** `cli_abcdef…` -> `cli_…****`: enough to recognise which token, never enough to use it. */
-export function maskToken(token: string): string {
-  const prefix = /^[a-z]+_/i.exec(token)?.[0] ?? '';
-  return `${prefix}…****`;
-}
-
-export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let redacted = text;
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length < 4) continue;
-    redacted = redacted.split(secret).join(maskToken(secret));
-  }
-  return redacted;
-}
 
 /** The secrets a process was given: the `--token` value and SERVICE_TOKEN. */
 export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {

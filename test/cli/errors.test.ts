@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, exitCodeForStatus, toCliError } from '../../src/cli/errors.js';
-import { maskToken, redactError, redactSecrets, secretsFrom } from '../../src/cli/secrets.js';
+import { redactError, secretsFrom } from '../../src/cli/secrets.js';
+import { maskToken, redactSecrets } from '../../src/core/redact.js';
 
 describe('exit codes', () => {
   it('are the ones DESIGN.md fixes', () => {
@@ -74,7 +75,7 @@ describe('toCliError', () => {
 describe('secrets', () => {
   it('masks a token to its prefix', () => {
     expect(maskToken('cli_0123456789abcdef')).toBe('cli_…****');
-    expect(maskToken('opaque')).toBe('…****');
+    expect(maskToken('opaque')).toBe('****');
   });
 
   it('removes every occurrence of each secret from a text', () => {
@@ -94,11 +95,11 @@ describe('secrets', () => {
   });
 
   it('masks them in an error message and keeps the rest of the error', () => {
-    const error = new CliError('bad value cli_aaaa1234', {
+    const error = new CliError('bad value cli_aaaa1234bbbb5678', {
       exitCode: ExitCode.Usage,
       suggestion: 'see help',
     });
-    expect(redactError(error, ['--token', 'cli_aaaa1234'])).toMatchObject({
+    expect(redactError(error, ['--token', 'cli_aaaa1234bbbb5678'])).toMatchObject({
       message: 'bad value cli_…****',
       exitCode: 2,
       code: 'usage',

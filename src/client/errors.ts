@@ -1,0 +1,141 @@
+// The two ways a call to the service fails: the service answered with an error, or it could not be reached.
+import { redactSecrets } from '../core/redact.js';
+
+export interface ApiErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  details?: unknown;
+  requestId?: string;
+  retryAfterSeconds?: number;
+  method: string;
+  url: string;
+}
+
+/** The service answered with a non-2xx status (or with a body the client cannot read). */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  /** The service's snake_case error code, or `http_<status>` when the body carried none. */
+  readonly code: string;
+  readonly details: unknown;
+  /** The `x-request-id` of the response, to quote when reporting a problem. */
+  readonly requestId: string | undefined;
+  /** Seconds the service asked to wait (`Retry-After`), when it said. */
+  readonly retryAfterSeconds: number | undefined;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(init: ApiErrorInit) {
+    super(init.message);
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details;
+    this.requestId = init.requestId;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.method = init.method;
+    this.url = init.url;
+  }
+}
+
+export type NetworkFailure = 'connection' | 'timeout';
+
+/** No usable answer: refused or reset connection, DNS failure, or a connect/headers/body timeout. */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  readonly failure: NetworkFailure;
+  /** The system or undici error code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), when known. */
+  readonly code: string | undefined;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(init: {
+    failure: NetworkFailure;
+    code?: string;
+    method: string;
+    url: string;
+    reason: string;
+    cause: unknown;
+  }) {
+    super(`${init.method} ${init.url} failed: ${init.reason}`, { cause: init.cause });
+    this.failure = init.failure;
+    this.code = init.code;
+    this.method = init.method;
+    this.url = init.url;
+  }
+}
+
+const REASONS: Record<string, [NetworkFailure, string]> = {
+  ECONNREFUSED: ['connection', 'connection refused; is the service running at that address?'],
+  ENOTFOUND: ['connection', 'host not found; check the API base URL'],
+  EAI_AGAIN: ['connection', 'host name lookup failed; check your network'],
+  ECONNRESET: ['connection', 'the connection was closed before the answer arrived'],
+  EPIPE: ['connection', 'the connection was closed before the answer arrived'],
+  UND_ERR_SOCKET: ['connection', 'the connection was closed before the answer arrived'],
+  UND_ERR_CONNECT_TIMEOUT: ['timeout', 'no connection could be made in time'],
+  UND_ERR_HEADERS_TIMEOUT: ['timeout', 'the service did not answer in time'],
+  UND_ERR_BODY_TIMEOUT: ['timeout', 'the answer stopped arriving'],
+  ETIMEDOUT: ['timeout', 'the connection timed out'],
+};
+
+/** A NetworkError describing what `fetch` (or reading its body) threw. */
+export function networkErrorFrom(err: unknown, method: string, url: string): NetworkError {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const raw = (cause as { code?: unknown } | undefined)?.code;
+  const code = typeof raw === 'string' ? raw : undefined;
+  const known = code === undefined ? undefined : REASONS[code];
+  const [failure, reason] = known ?? [
+    'connection',
+    cause instanceof Error ? cause.message : 'the connection failed',
+  ];
+  return new NetworkError({
+    failure,
+    code,
+    method,
+    url,
+    reason: code === undefined ? reason : `${reason} (${code})`,
+    cause: err,
+  });
+}
+
+/** An ApiError from an error response's status, headers and raw body text, with secrets masked. */
+export function apiErrorFrom(
+  res: {
+    status: number;
+    statusText: string;
+    requestId: string | undefined;
+    retryAfterSeconds: number | undefined;
+  },
+  bodyText: string,
+  request: { method: string; url: string },
+  knownSecrets: readonly string[],
+): ApiError {
+  const envelope = parseErrorEnvelope(bodyText);
+  const message = envelope.message ?? `The service answered ${res.status} ${res.statusText}`.trimEnd();
+  return new ApiError({
+    status: res.status,
+    code: envelope.code ?? `http_${res.status}`,
+    message: redactSecrets(message, knownSecrets),
+    details: envelope.details,
+    requestId: res.requestId,
+    retryAfterSeconds: res.retryAfterSeconds,
+    ...request,
+  });
+}
+
+function parseErrorEnvelope(text: string): { code?: string; message?: string; details?: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  const error = (parsed as { error?: unknown } | null)?.error;
+  if (typeof error !== 'object' || error === null) return {};
+  const { code, message, details } = error as Record<string, unknown>;
+  return {
+    code: typeof code === 'string' ? code : undefined,
+    message: typeof message === 'string' ? message : undefined,
+    details,
+  };
+}

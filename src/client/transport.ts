@@ -1,0 +1,294 @@
+// The one way the client talks HTTP: global fetch over an undici 7 keep-alive Agent (so msw sees every
+// request), bearer auth, JSON in and out, typed errors, retries, one token refresh on 401, abort.
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { Agent } from 'undici';
+import { maskToken, redactSecrets } from '../core/redact.js';
+import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
+import type { AttemptOutcome, RetryPolicy } from './retry.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Where the bearer token comes from. `getToken` is asked before every attempt (it may refresh a
+ * token about to expire). On a 401, `onUnauthorized` is called once and, when it returns a new
+ * token, the request is sent once more with it; a second 401 is final.
+ */
+export interface AuthProvider {
+  getToken(): Promise<string>;
+  onUnauthorized?(): Promise<string | undefined>;
+}
+
+/** Auth with a fixed token (a static `cli_` token or `SERVICE_TOKEN`): nothing to refresh. */
+export function staticToken(token: string): AuthProvider {
+  return { getToken: async () => token };
+}
+
+export interface TransportTimeouts {
+  /** TCP and TLS connect (default 10 s). */
+  connectMs: number;
+  /** From sending the request to the end of the response headers (default 30 s). */
+  headersMs: number;
+  /** Longest silence while reading a response body (default 30 s). */
+  bodyMs: number;
+}
+
+export interface TransportOptions {
+  /** The REST base URL, stage segment included; request paths (`/api/...`) are appended to it. */
+  baseUrl: string;
+  auth?: AuthProvider;
+  /** Version in the `User-Agent: gds/<version>` header. */
+  version?: string;
+  timeouts?: Partial<TransportTimeouts>;
+  retry?: Partial<RetryPolicy>;
+  /** Debug lines (no token in them). Default: stderr when `GDS_DEBUG=1`, else silent. */
+  logger?: (line: string) => void;
+  /** Injected for tests; default real timers and Math.random. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+/** Per-call options every area method takes last. */
+export interface CallOptions {
+  /** Aborts the request and any retry wait (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface RequestOptions extends CallOptions {
+  method: HttpMethod;
+  /** Path from `/api` on, parameters already filled in (use `pathOf`). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** Sent as JSON when present. */
+  body?: unknown;
+  /** Send the bearer token (default true; false for the refresh endpoint). */
+  authenticated?: boolean;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  data: T;
+  headers: Headers;
+  requestId: string | undefined;
+}
+
+export interface TransportStats {
+  /** HTTP attempts sent, retries included. */
+  requests: number;
+  retries: number;
+}
+
+export interface Transport {
+  request<T>(options: RequestOptions): Promise<ApiResponse<T>>;
+  /** `request` reduced to the parsed body. */
+  send<T>(options: RequestOptions): Promise<T>;
+  readonly stats: Readonly<TransportStats>;
+  /** Closes the keep-alive pool. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
+
+/** A path with each `{name}` replaced by its URL-encoded value. */
+export function pathOf(template: string, params: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(value);
+  });
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  const userAgent = `gds/${options.version ?? 'dev'}`;
+  const baseUrl = checkedBaseUrl(options.baseUrl);
+  // undici takes ~65 ms to load: only on the first request, so building a client costs nothing.
+  let agent: Promise<Agent> | undefined;
+  const pool = () =>
+    (agent ??= import('undici').then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { timeout: timeouts.connectMs },
+          headersTimeout: timeouts.headersMs,
+          bodyTimeout: timeouts.bodyMs,
+          keepAliveTimeout: 10_000,
+        }),
+    ));
+  const stats: TransportStats = { requests: 0, retries: 0 };
+  const tokensSeen: string[] = [];
+  const write = options.logger ?? (process.env.GDS_DEBUG === '1' ? stderrLogger : undefined);
+  const log = (line: string) => write?.(redactSecrets(line, tokensSeen));
+  let refreshing: Promise<string | undefined> | undefined;
+  let lastRefresh: { stale: string; fresh: string } | undefined;
+
+  // One refresh per stale token: concurrent 401s share it, and a later 401 for the same stale
+  // token (a request sent before the refresh ended) reuses its result.
+  function renew(auth: AuthProvider, stale: string): Promise<string | undefined> {
+    if (lastRefresh?.stale === stale) return Promise.resolve(lastRefresh.fresh);
+    refreshing ??= Promise.resolve(auth.onUnauthorized?.())
+      .then((fresh) => {
+        if (fresh !== undefined) lastRefresh = { stale, fresh };
+        return fresh;
+      })
+      .finally(() => {
+        refreshing = undefined;
+      });
+    return refreshing;
+  }
+
+  async function tokenFor(authenticated: boolean): Promise<string | undefined> {
+    if (!authenticated || !options.auth) return undefined;
+    const token = await options.auth.getToken();
+    remember(token);
+    return token;
+  }
+
+  function remember(token: string) {
+    if (!tokensSeen.includes(token)) tokensSeen.push(token);
+  }
+
+  async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
+    const url = buildUrl(baseUrl, req.path, req.query);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const authenticated = req.authenticated ?? true;
+    let token = await tokenFor(authenticated);
+    let retries = 0;
+    let refreshed = false;
+
+    for (;;) {
+      req.signal?.throwIfAborted();
+      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+
+      const started = Date.now();
+      stats.requests += 1;
+      log(`→ ${req.method} ${url}${token ? ` (token ${maskToken(token)})` : ''}`);
+      const init = { method: req.method, headers, body, signal: req.signal, dispatcher: await pool() };
+      const answer = await exchange(url, init as RequestInit, req.signal);
+      let outcome: AttemptOutcome;
+      let failure: Error;
+      if (answer instanceof Error) {
+        failure = networkErrorFrom(answer, req.method, url);
+        log(`✗ ${req.method} ${url} ${Date.now() - started}ms: ${failure.message}`);
+        outcome = { kind: 'network' };
+      } else {
+        const { res, text } = answer;
+        const requestId = res.headers.get('x-request-id') ?? undefined;
+        const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'), Date.now());
+        const elapsed = Date.now() - started;
+        log(
+          `← ${res.status} ${req.method} ${url} ${elapsed}ms${requestId ? ` request-id=${requestId}` : ''}`,
+        );
+        if (res.ok) {
+          return {
+            status: res.status,
+            data: parseBody<T>(text, res, req, url),
+            headers: res.headers,
+            requestId,
+          };
+        }
+        if (res.status === 401 && token !== undefined && !refreshed && options.auth?.onUnauthorized) {
+          refreshed = true;
+          log(`401 on ${req.method} ${url}: refreshing the access token once`);
+          const fresh = await renew(options.auth, token);
+          if (fresh !== undefined) {
+            remember(fresh);
+            token = fresh;
+            continue;
+          }
+        }
+        const context = { status: res.status, statusText: res.statusText, requestId, retryAfterSeconds };
+        failure = apiErrorFrom(context, text, { method: req.method, url }, tokensSeen);
+        outcome = { kind: 'status', status: res.status, retryAfterSeconds };
+      }
+
+      const decision = decideRetry(req.method, outcome, retries, policy, random);
+      if (!decision.retry) throw failure;
+      retries += 1;
+      stats.retries += 1;
+      log(
+        `retry ${retries}/${policy.maxRetries} of ${req.method} ${url} in ${decision.delayMs}ms (${decision.reason})`,
+      );
+      await sleep(decision.delayMs, req.signal);
+      token = await tokenFor(authenticated);
+    }
+  }
+
+  return {
+    request,
+    send: async <T>(req: RequestOptions) => (await request<T>(req)).data,
+    stats,
+    close: async () => {
+      await (await agent)?.close();
+    },
+  };
+}
+
+/** The response and its body text, or what fetch threw (rethrowing an abort as is). */
+async function exchange(
+  url: string,
+  init: RequestInit,
+  signal: AbortSignal | undefined,
+): Promise<{ res: Response; text: string } | Error> {
+  try {
+    const res = await fetch(url, init);
+    return { res, text: await res.text() };
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+function checkedBaseUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new Error(
+      `The API base URL ${JSON.stringify(raw)} is not an http(s) address; ` +
+        'pass --base https://host[/stage] or set SERVICE_API_URL.',
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValue> | undefined): string {
+  const url = new URL(baseUrl + path);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url.toString();
+}
+
+function parseBody<T>(text: string, res: Response, req: RequestOptions, url: string): T {
+  if (text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError({
+      status: res.status,
+      code: 'invalid_response',
+      message: `The service answered ${req.method} ${req.path} with a body that is not JSON`,
+      requestId: res.headers.get('x-request-id') ?? undefined,
+      method: req.method,
+      url,
+    });
+  }
+}
+
+function stderrLogger(line: string): void {
+  process.stderr.write(`gds: ${line}\n`);
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleepFor(ms, undefined, { signal });
+}

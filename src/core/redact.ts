@@ -1,0 +1,40 @@
+// Masking of secrets for display and logs. A token is never shown whole: at most its kind.
+
+const MASK = '****';
+const KNOWN_PREFIXES = ['cli_', 'tf_', 'eyJ'] as const;
+
+/**
+ * A token reduced to its kind: `cli_…****` for a static CLI token, `tf_…****` for a client token,
+ * `eyJ…****` for a JWT, `****` for anything else (nothing of an unknown secret is shown).
+ */
+export function maskToken(token: string): string {
+  const prefix = KNOWN_PREFIXES.find((p) => token.startsWith(p) && token.length > p.length + 8);
+  return prefix ? `${prefix}…${MASK}` : MASK;
+}
+
+const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => string]> = [
+  // Authorization header values, whatever the token looks like.
+  [/\b(Bearer)\s+[^\s"',;)]+/gi, (_match, scheme) => `${scheme} ${MASK}`],
+  // JWTs: three base64url segments, the first one a JSON header.
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, maskToken],
+  // Static CLI tokens and client tokens.
+  [/\b(?:cli|tf)_[A-Za-z0-9_-]{8,}/g, maskToken],
+  // Refresh tokens and other secrets carried as JSON fields.
+  [
+    /("(?:refreshToken|accessToken|token|secret|password)"\s*:\s*")[^"]*(")/gi,
+    (_match, head, tail) => `${head}${MASK}${tail}`,
+  ],
+];
+
+/**
+ * The text with every bearer token, JWT, `cli_`/`tf_` token, secret JSON field and each of
+ * `knownSecrets` replaced by its mask. For log lines, error messages and anything else shown.
+ */
+export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {
+  let out = text;
+  for (const secret of knownSecrets) {
+    if (secret !== undefined && secret.length >= 4) out = out.split(secret).join(maskToken(secret));
+  }
+  for (const [pattern, replace] of SECRET_PATTERNS) out = out.replace(pattern, replace);
+  return out;
+}

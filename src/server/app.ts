@@ -1,0 +1,133 @@
+// The reference server: `createServer(options)` opens the database (PGlite or PostgreSQL), applies
+// migrations, seeds on first start, listens, and returns its URL, ready info and a close function.
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import type { FastifyServerOptions } from 'fastify';
+import { Authenticator } from './auth/caller.js';
+import { loadSigningKeys } from './auth/keys.js';
+import { TokenSigner } from './auth/tokens.js';
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import type { AppContext } from './context.js';
+import { ContractChecker } from './contract-check.js';
+import { openDb } from './db/index.js';
+import { migrate } from './db/migrations.js';
+import { errorBody, handleError } from './errors.js';
+import { RateLimiter } from './rate-limit.js';
+import type { ReadyInfo } from './ready.js';
+import { buildReadyInfo } from './ready.js';
+import { integrationRoutes } from './routes/integration.js';
+import { recordRoutes } from './routes/records.js';
+import { wellKnownRoutes } from './routes/well-known.js';
+import { workspaceRoutes } from './routes/workspace.js';
+import { seedIfEmpty } from './seed.js';
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_RATE_LIMIT = 200;
+
+export interface ServerOptions {
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** PGlite data directory (state survives restarts); in memory when absent. */
+  dataDir?: string;
+  /** A PostgreSQL connection string; used instead of PGlite. */
+  databaseUrl?: string;
+  /** Requests per minute per token on table endpoints; default 200. */
+  rateLimit?: number;
+  /** "Now" in epoch ms; tests inject a movable clock (token expiry, rate windows). */
+  clock?: Clock;
+  /** Check every response against openapi.yaml and record violations in `contract`. */
+  contractCheck?: boolean;
+  /** Fastify logger options; off by default. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface RunningServer {
+  url: string;
+  ready: ReadyInfo;
+  /** Present when `contractCheck` is on: the violations recorded so far. */
+  contract: ContractChecker | null;
+  close(): Promise<void>;
+}
+
+export async function createServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const db = await openDb({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+  });
+  try {
+    await migrate(db);
+    await seedIfEmpty(db, clock);
+    const keys = await loadSigningKeys(db, clock);
+    let baseUrl = '';
+    const signer = new TokenSigner(keys, () => baseUrl, clock);
+    const ctx: AppContext = {
+      db,
+      clock,
+      keys,
+      signer,
+      auth: new Authenticator(db, signer),
+      limiter: new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
+      baseUrl: () => baseUrl,
+    };
+    const contract = options.contractCheck ? new ContractChecker() : null;
+    const app = buildApp(ctx, options.logger ?? false, contract);
+    await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
+    baseUrl = urlOf(app.server.address() as AddressInfo);
+    const ready = await buildReadyInfo(ctx);
+    return {
+      url: baseUrl,
+      ready,
+      contract,
+      close: async () => {
+        await app.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contract: ContractChecker | null) {
+  const app = Fastify({ logger, exposeHeadRoutes: false, genReqId: () => randomUUID() });
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(errorBody('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+  if (contract) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      contract.check({
+        method: request.method,
+        url: request.url,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        headers: reply.getHeaders(),
+        body: typeof payload === 'string' ? payload : payload == null ? undefined : String(payload),
+      });
+      return payload;
+    });
+  }
+  wellKnownRoutes(app, ctx);
+  integrationRoutes(app, ctx);
+  recordRoutes(app, ctx);
+  workspaceRoutes(app, ctx);
+  return app;
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}

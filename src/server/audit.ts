@@ -1,0 +1,119 @@
+// The audit trail: every action of the server writes an entry in the same transaction as the action.
+import type { Clock } from './clock.js';
+import type { Queryable } from './db/index.js';
+import { badRequest } from './errors.js';
+import { newId } from './ids.js';
+import type { AuditEntry } from '../contract/types.js';
+
+export interface AuditInput {
+  workspaceId: string;
+  userId: string | null;
+  tableId?: string | null;
+  action: string;
+  resource: string;
+  environmentLabel?: string | null;
+  gateMode?: 'ENFORCING' | 'ADVISORY' | null;
+  details?: Record<string, unknown>;
+}
+
+export async function recordAudit(q: Queryable, clock: Clock, entry: AuditInput): Promise<void> {
+  await q.query(
+    `INSERT INTO gds.audit_log (id, workspace_id, user_id, table_id, action, resource, environment_label,
+       gate_mode, details, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      newId('aud'),
+      entry.workspaceId,
+      entry.userId,
+      entry.tableId ?? null,
+      entry.action,
+      entry.resource,
+      entry.environmentLabel ?? null,
+      entry.gateMode ?? null,
+      entry.details ? JSON.stringify(entry.details) : null,
+      new Date(clock()).toISOString(),
+    ],
+  );
+}
+
+export interface AuditQuery {
+  limit: number;
+  cursor?: string;
+  eventType?: string;
+  since?: string;
+}
+
+interface AuditRow {
+  cursor_seq: string;
+  id: string;
+  user_id: string | null;
+  table_id: string | null;
+  action: string;
+  resource: string;
+  environment_label: string | null;
+  gate_mode: 'ENFORCING' | 'ADVISORY' | null;
+  details: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+export function encodeCursor(seq: string): string {
+  return Buffer.from(JSON.stringify({ before: seq })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const before = (parsed as { before?: unknown }).before;
+    if (typeof before === 'string' && /^\d+$/.test(before)) return before;
+  } catch {
+    // falls through to the error below
+  }
+  throw badRequest('invalid_cursor', 'cursor is not a nextCursor this server gave; start again without it.', {
+    parameter: 'cursor',
+  });
+}
+
+/** Newest first; `nextCursor` is null on the last page. */
+export async function listAudit(
+  q: Queryable,
+  workspaceId: string,
+  query: AuditQuery,
+): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
+  const where = ['workspace_id = $1'];
+  const params: unknown[] = [workspaceId];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where.push(clause.replace('?', `$${params.length}`));
+  };
+  if (query.cursor !== undefined) add('seq < ?::bigint', decodeCursor(query.cursor));
+  if (query.eventType !== undefined) add('action = ?', query.eventType);
+  if (query.since !== undefined) add('created_at >= ?::timestamptz', query.since);
+  params.push(query.limit + 1);
+  const rows = await q.query<AuditRow>(
+    `SELECT seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode, details,
+            created_at
+       FROM gds.audit_log WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
+    params,
+  );
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    entries: page.map(toEntry),
+    nextCursor: rows.length > query.limit && last ? encodeCursor(last.cursor_seq) : null,
+  };
+}
+
+function toEntry(row: AuditRow): AuditEntry {
+  const entry: AuditEntry = {
+    id: row.id,
+    userId: row.user_id,
+    tableId: row.table_id,
+    action: row.action,
+    resource: row.resource,
+    environmentLabel: row.environment_label,
+    gateModeAtEvaluation: row.gate_mode,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+  if (row.details) entry.details = row.details;
+  return entry;
+}

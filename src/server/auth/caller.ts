@@ -1,0 +1,141 @@
+// Who is calling: verifies the bearer credential and resolves it against the database (membership
+// still active, integration token not revoked). Guards below say which callers an endpoint takes.
+import type { Audience, Role, WorkspaceScope } from '../../core/scopes.js';
+import { isRole } from '../../core/scopes.js';
+import type { Db } from '../db/index.js';
+import { forbidden, unauthorized } from '../errors.js';
+import { sha256 } from '../ids.js';
+import type { TokenSigner } from './tokens.js';
+
+/** A person: a signed-in session (JWT, audience `session`) or a static CLI token (`cli_…`). */
+export interface SessionCaller {
+  kind: 'session';
+  via: 'jwt' | 'cli_token';
+  userId: string;
+  workspaceId: string;
+  role: Role;
+  envScope: string[];
+}
+
+/** An integration token (DATA-API or MANAGEMENT audience). */
+export interface IntegrationCaller {
+  kind: 'integration';
+  audience: Audience;
+  tokenId: string;
+  userId: string;
+  workspaceId: string;
+  scopes: string[];
+  env: string;
+}
+
+export type Caller = SessionCaller | IntegrationCaller;
+
+export const CLI_TOKEN_PREFIX = 'cli_';
+export const CLIENT_TOKEN_PREFIX = 'tf_';
+
+interface MemberRow {
+  role: string;
+  env_scope: string[];
+}
+
+export class Authenticator {
+  constructor(
+    private readonly db: Db,
+    private readonly signer: TokenSigner,
+  ) {}
+
+  /** The caller behind an Authorization header value; 401 when there is none or it is not valid. */
+  async identify(authorization: string | undefined): Promise<Caller> {
+    const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+    const credential = match?.[1];
+    if (!credential) {
+      throw unauthorized('missing_token', 'Send an access token as "Authorization: Bearer <token>".');
+    }
+    if (credential.startsWith(CLIENT_TOKEN_PREFIX)) {
+      throw unauthorized(
+        'client_token_not_accepted',
+        'Client tokens (tf_…) only label an integration; send its access token (tokens.accessToken) instead.',
+      );
+    }
+    if (credential.startsWith(CLI_TOKEN_PREFIX)) return this.cliTokenCaller(credential);
+    const claims = await this.signer.verify(credential);
+    if (claims.audience === 'session') {
+      return this.session('jwt', claims.userId, claims.workspaceId);
+    }
+    const [live] = await this.db.query<{ revoked: boolean }>(
+      `SELECT (t.revoked_at IS NOT NULL) AS revoked FROM gds.integration_tokens t
+         JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id AND m.active
+        WHERE t.id = $1 AND t.workspace_id = $2`,
+      [claims.tokenId, claims.workspaceId],
+    );
+    if (!live || live.revoked)
+      throw unauthorized('token_revoked', 'This token has been revoked; issue a new one.');
+    return { kind: 'integration', ...claims };
+  }
+
+  private async cliTokenCaller(token: string): Promise<SessionCaller> {
+    const [row] = await this.db.query<{ user_id: string; workspace_id: string }>(
+      'SELECT user_id, workspace_id FROM gds.cli_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+      [sha256(token)],
+    );
+    if (!row) throw unauthorized('invalid_token', 'This CLI token is unknown or revoked; create a new one.');
+    return this.session('cli_token', row.user_id, row.workspace_id);
+  }
+
+  private async session(
+    via: SessionCaller['via'],
+    userId: string,
+    workspaceId: string,
+  ): Promise<SessionCaller> {
+    const [member] = await this.db.query<MemberRow>(
+      'SELECT role, env_scope FROM gds.memberships WHERE user_id = $1 AND workspace_id = $2 AND active',
+      [userId, workspaceId],
+    );
+    if (!member || !isRole(member.role)) {
+      throw unauthorized('not_a_member', 'This account is not an active member of the workspace.');
+    }
+    return { kind: 'session', via, userId, workspaceId, role: member.role, envScope: member.env_scope };
+  }
+}
+
+function describe(caller: Caller): string {
+  return caller.kind === 'session' ? 'a personal session' : `a ${caller.audience} token`;
+}
+
+/** Table endpoints: DATA-API tokens only (machines; a MANAGEMENT token cannot touch rows). */
+export function requireDataApi(caller: Caller): IntegrationCaller {
+  if (caller.kind === 'integration' && caller.audience === 'DATA-API') return caller;
+  throw unauthorized('wrong_audience', `Table endpoints take a DATA-API token; this is ${describe(caller)}.`);
+}
+
+/** Endpoints a person calls (issuing tokens, …): a session JWT or a static CLI token. */
+export function requireSession(caller: Caller): SessionCaller {
+  if (caller.kind === 'session') return caller;
+  throw unauthorized(
+    'wrong_audience',
+    `This endpoint takes a personal sign-in; this is ${describe(caller)}.`,
+  );
+}
+
+/**
+ * Management endpoints: a MANAGEMENT token holding `scope`, or (when `sessionAllowed`) any active
+ * member's session. A DATA-API token is refused with 401 before its scopes are looked at.
+ */
+export function requireManagement(caller: Caller, scope: WorkspaceScope, sessionAllowed: boolean): Caller {
+  if (caller.kind === 'session') {
+    if (sessionAllowed) return caller;
+  } else if (caller.audience === 'MANAGEMENT') {
+    if (caller.scopes.includes(scope)) return caller;
+    throw forbidden(
+      'missing_scope',
+      `This token lacks the scope ${scope}; issue a MANAGEMENT token with it.`,
+      {
+        requiredScope: scope,
+      },
+    );
+  }
+  throw unauthorized(
+    'wrong_audience',
+    `This endpoint takes a MANAGEMENT token; this is ${describe(caller)}.`,
+  );
+}

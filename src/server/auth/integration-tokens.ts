@@ -1,0 +1,179 @@
+// Integration credentials (spec §2.1, §4.1, §4.2): a `tf_` client token (a label, never accepted),
+// 60-minute JWT access tokens and 30-day single-use refresh tokens `<tokenId>.<secret>`, stored
+// hashed. The integration token's id names the family: reusing a spent refresh token revokes it.
+import type { Audience } from '../../core/scopes.js';
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import type { HttpError } from '../errors.js';
+import { unauthorized } from '../errors.js';
+import { newId, newSecret, sha256 } from '../ids.js';
+import type { TokenBundle } from '../../contract/types.js';
+import { CLIENT_TOKEN_PREFIX } from './caller.js';
+
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface NewIntegrationToken {
+  workspaceId: string;
+  userId: string;
+  name: string;
+  audience: Audience;
+  env: string;
+  scopes: string[];
+}
+
+export interface IssuedCredentials {
+  id: string;
+  clientToken: string;
+  tokens: TokenBundle;
+}
+
+export async function issueIntegrationToken(
+  ctx: AppContext,
+  spec: NewIntegrationToken,
+): Promise<IssuedCredentials> {
+  const id = newId('itk');
+  const clientToken = `${CLIENT_TOKEN_PREFIX}${newSecret(24)}`;
+  const now = new Date(ctx.clock()).toISOString();
+  const refresh = await ctx.db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO gds.integration_tokens (id, workspace_id, user_id, name, audience, env, scopes, client_token_hash, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        id,
+        spec.workspaceId,
+        spec.userId,
+        spec.name,
+        spec.audience,
+        spec.env,
+        JSON.stringify(spec.scopes),
+        sha256(clientToken),
+        now,
+      ],
+    );
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: spec.workspaceId,
+      userId: spec.userId,
+      action: 'INTEGRATION_TOKEN_ISSUED',
+      resource: 'integration_token',
+      environmentLabel: spec.env,
+      details: { tokenId: id, name: spec.name, audience: spec.audience, scopes: spec.scopes },
+    });
+    return createRefreshToken(tx, ctx, id);
+  });
+  const access = await ctx.signer.sign({ ...spec, tokenId: id });
+  return {
+    id,
+    clientToken,
+    tokens: { accessToken: access.token, expiresAt: access.expiresAt, ...refresh },
+  };
+}
+
+async function createRefreshToken(q: Queryable, ctx: AppContext, familyId: string) {
+  const id = newId('rt');
+  const secret = newSecret();
+  const now = ctx.clock();
+  const expiresAt = new Date(now + REFRESH_TOKEN_TTL_MS).toISOString();
+  await q.query(
+    'INSERT INTO gds.refresh_tokens (id, family_id, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+    [id, familyId, sha256(secret), new Date(now).toISOString(), expiresAt],
+  );
+  return { refreshToken: `${id}.${secret}`, refreshExpiresAt: expiresAt };
+}
+
+interface RefreshRow {
+  id: string;
+  family_id: string;
+  secret_hash: string;
+  expires_at: Date;
+  used_at: Date | null;
+  workspace_id: string;
+  user_id: string;
+  audience: Audience;
+  env: string;
+  scopes: string[];
+  revoked_at: Date | null;
+  member_active: boolean | null;
+}
+
+const INVALID = () =>
+  unauthorized('invalid_refresh_token', 'This refresh token is not valid; issue a new integration token.');
+
+/** Spends a refresh token and returns a new access and refresh token of the same family. */
+export async function refreshIntegrationToken(ctx: AppContext, presented: string): Promise<TokenBundle> {
+  const [id, secret, extra] = presented.split('.');
+  if (!id || !secret || extra !== undefined) throw INVALID();
+  const [row] = await ctx.db.query<RefreshRow>(
+    `SELECT r.id, r.family_id, r.secret_hash, r.expires_at, r.used_at, t.workspace_id, t.user_id, t.audience,
+            t.env, t.scopes, t.revoked_at, m.active AS member_active
+       FROM gds.refresh_tokens r
+       JOIN gds.integration_tokens t ON t.id = r.family_id
+       LEFT JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
+      WHERE r.id = $1`,
+    [id],
+  );
+  if (!row || row.secret_hash !== sha256(secret)) throw INVALID();
+  if (row.revoked_at)
+    throw unauthorized('token_revoked', 'This token family has been revoked; issue a new one.');
+  if (row.used_at) throw await revokeFamilyOnReuse(ctx, row);
+  if (new Date(row.expires_at).getTime() <= ctx.clock()) {
+    throw unauthorized('refresh_token_expired', 'This refresh token has expired (30 days); issue a new one.');
+  }
+  if (!row.member_active)
+    throw unauthorized('not_a_member', 'The token owner is no longer an active member.');
+  const now = new Date(ctx.clock()).toISOString();
+  const refresh = await ctx.db.transaction(async (tx) => {
+    const spent = await tx.query(
+      'UPDATE gds.refresh_tokens SET used_at = $2 WHERE id = $1 AND used_at IS NULL RETURNING id',
+      [row.id, now],
+    );
+    if (spent.length === 0) return null;
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: row.workspace_id,
+      userId: row.user_id,
+      action: 'INTEGRATION_TOKEN_REFRESHED',
+      resource: 'integration_token',
+      environmentLabel: row.env,
+      details: { tokenId: row.family_id },
+    });
+    return createRefreshToken(tx, ctx, row.family_id);
+  });
+  // Lost a race with another refresh of the same token: that is reuse too.
+  if (!refresh) throw await revokeFamilyOnReuse(ctx, row);
+  const access = await ctx.signer.sign({
+    audience: row.audience,
+    userId: row.user_id,
+    workspaceId: row.workspace_id,
+    tokenId: row.family_id,
+    scopes: row.scopes,
+    env: row.env,
+  });
+  return { accessToken: access.token, expiresAt: access.expiresAt, ...refresh };
+}
+
+/** Revokes the family of a reused refresh token and returns the 401 to throw. */
+async function revokeFamilyOnReuse(ctx: AppContext, row: RefreshRow): Promise<HttpError> {
+  const now = new Date(ctx.clock()).toISOString();
+  await ctx.db.transaction(async (tx) => {
+    await tx.query('UPDATE gds.integration_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
+      row.family_id,
+      now,
+    ]);
+    await tx.query('UPDATE gds.refresh_tokens SET used_at = coalesce(used_at, $2) WHERE family_id = $1', [
+      row.family_id,
+      now,
+    ]);
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: row.workspace_id,
+      userId: row.user_id,
+      action: 'INTEGRATION_TOKEN_REVOKED',
+      resource: 'integration_token',
+      environmentLabel: row.env,
+      details: { tokenId: row.family_id, reason: 'refresh_token_reused' },
+    });
+  });
+  return unauthorized(
+    'refresh_token_reused',
+    'This refresh token was already used; every token of its family is now revoked. Issue a new integration token.',
+  );
+}

@@ -1,0 +1,49 @@
+// The one error type routes throw, and the handler that turns any failure into the contract's body
+// `{"error":{"code","message","details"}}`.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (code: string, message: string, details?: unknown) =>
+  new HttpError(400, code, message, details);
+export const unauthorized = (code: string, message: string) => new HttpError(401, code, message);
+export const forbidden = (code: string, message: string, details?: unknown) =>
+  new HttpError(403, code, message, details);
+export const notFound = (code: string, message: string, details?: unknown) =>
+  new HttpError(404, code, message, details);
+
+export function errorBody(code: string, message: string, details?: unknown) {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+/** Maps Fastify's own failures (bad JSON, body too large, …) and stray exceptions onto the error body. */
+export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof HttpError) {
+    return reply
+      .code(error.status)
+      .headers(error.headers)
+      .send(errorBody(error.code, error.message, error.details));
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) {
+    return reply.code(413).send(errorBody('payload_too_large', 'The request body is over the size limit.'));
+  }
+  if (status === 415) {
+    return reply.code(415).send(errorBody('unsupported_media_type', 'Send the body as application/json.'));
+  }
+  if (status >= 400 && status < 500) {
+    return reply.code(400).send(errorBody('invalid_request', `The request is malformed: ${error.message}`));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send(errorBody('internal_error', 'The server failed; see its log.'));
+}

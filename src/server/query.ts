@@ -1,0 +1,58 @@
+// Strict query-string parsing: unknown parameters and malformed values are a 400 naming the parameter.
+import { badRequest } from './errors.js';
+
+export type Query = Record<string, string | string[] | undefined>;
+
+export function rejectUnknownParams(query: Query, allowed: string[]): void {
+  const unknown = Object.keys(query).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    throw badRequest(
+      'invalid_query',
+      `Unknown query parameters: ${unknown.join(', ')}. Allowed: ${allowed.join(', ')}.`,
+      {
+        unknown,
+        allowed,
+      },
+    );
+  }
+}
+
+export function stringParam(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value) || value === '') {
+    throw badRequest('invalid_query', `${name} must be given once, with a value.`, { parameter: name });
+  }
+  return value;
+}
+
+export function intParam(query: Query, name: string, min: number, max: number, fallback: number): number {
+  const raw = stringParam(query, name);
+  if (raw === undefined) return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw badRequest('invalid_query', `${name} must be an integer from ${min} to ${max}; got "${raw}".`, {
+      parameter: name,
+      min,
+      max,
+    });
+  }
+  return value;
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+export function timestampParam(query: Query, name: string): string | undefined {
+  const raw = stringParam(query, name);
+  if (raw === undefined) return undefined;
+  if (!ISO_TIMESTAMP.test(raw) || Number.isNaN(Date.parse(raw))) {
+    throw badRequest(
+      'invalid_query',
+      `${name} must be an ISO-8601 timestamp such as 2026-01-31T12:00:00Z; got "${raw}".`,
+      {
+        parameter: name,
+      },
+    );
+  }
+  return new Date(raw).toISOString();
+}

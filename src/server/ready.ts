@@ -1,0 +1,122 @@
+// The ready file: what tests and scripts need to talk to a running server (base URL, ready-made
+// tokens per role, connectors, tables, warehouse objects). Written only once the server listens.
+import type { Role } from '../core/scopes.js';
+import type { AppContext } from './context.js';
+import { newId, newSecret, sha256 } from './ids.js';
+import { CLI_TOKEN_PREFIX } from './auth/caller.js';
+import type { WarehouseObject } from './warehouse.js';
+import { listWarehouseObjects } from './warehouse.js';
+
+export interface ReadyUser {
+  userId: string;
+  email: string;
+  /** The workspace role; a platform operator (never in member lists) shows as PLATFORM_OPERATOR. */
+  role: Role | 'PLATFORM_OPERATOR';
+  /** A session JWT (audience `session`), valid 60 minutes from start. */
+  accessToken: string;
+  /** A static CLI token (`cli_…`), valid until revoked. */
+  cliToken: string;
+}
+
+export interface ReadyConnector {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  environmentLabel: string;
+  /** The warehouse schema this connector points at. */
+  schema: string;
+}
+
+export interface ReadyTable {
+  id: string;
+  name: string;
+  slug: string;
+  mode: 'MODE_A' | 'MODE_B';
+  state: string;
+  gateMode: 'ENFORCING' | 'ADVISORY';
+  environmentLabel: string;
+  connectorId: string | null;
+  /** `schema.table` of the warehouse object (Mode A). */
+  source: string | null;
+  ownerId: string;
+  /** Inactive tables answer 404 on every endpoint. */
+  active: boolean;
+}
+
+export interface ReadyWorkspace {
+  workspaceId: string;
+  name: string;
+  users: ReadyUser[];
+  connectors: ReadyConnector[];
+  tables: ReadyTable[];
+  warehouseObjects: WarehouseObject[];
+}
+
+export interface ReadyInfo extends ReadyWorkspace {
+  baseUrl: string;
+  /** A second workspace, to prove isolation. */
+  otherWorkspace: ReadyWorkspace;
+}
+
+export async function buildReadyInfo(ctx: AppContext): Promise<ReadyInfo> {
+  const workspaces = await ctx.db.query<{ id: string; name: string }>(
+    'SELECT id, name FROM gds.workspaces ORDER BY created_at, id',
+  );
+  const [main, other] = await Promise.all(workspaces.slice(0, 2).map((w) => describeWorkspace(ctx, w)));
+  if (!main || !other) throw new Error('the database holds fewer than two workspaces');
+  return { baseUrl: ctx.baseUrl(), ...main, otherWorkspace: other };
+}
+
+async function describeWorkspace(
+  ctx: AppContext,
+  workspace: { id: string; name: string },
+): Promise<ReadyWorkspace> {
+  const members = await ctx.db.query<{ id: string; email: string; role: Role; platform_operator: boolean }>(
+    `SELECT u.id, u.email, m.role, u.platform_operator FROM gds.memberships m JOIN gds.users u ON u.id = m.user_id
+      WHERE m.workspace_id = $1 AND m.active
+      ORDER BY u.platform_operator, CASE m.role WHEN 'OWNER' THEN 1 WHEN 'ADMIN' THEN 2 WHEN 'STEWARD' THEN 3 ELSE 4 END`,
+    [workspace.id],
+  );
+  const users: ReadyUser[] = [];
+  for (const member of members) {
+    const session = await ctx.signer.sign({
+      audience: 'session',
+      userId: member.id,
+      workspaceId: workspace.id,
+    });
+    users.push({
+      userId: member.id,
+      email: member.email,
+      role: member.platform_operator ? 'PLATFORM_OPERATOR' : member.role,
+      accessToken: session.token,
+      cliToken: await createCliToken(ctx, workspace.id, member.id),
+    });
+  }
+  const connectors = await ctx.db.query<ReadyConnector>(
+    `SELECT id, name, type, status, environment_label AS "environmentLabel", warehouse_schema AS schema
+       FROM gds.connectors WHERE workspace_id = $1 ORDER BY created_at, name`,
+    [workspace.id],
+  );
+  const tables = await ctx.db.query<ReadyTable>(
+    `SELECT id, name, slug, mode, state, gate_mode AS "gateMode", environment_label AS "environmentLabel",
+            connector_id AS "connectorId", source, owner_id AS "ownerId", active
+       FROM gds.tables WHERE workspace_id = $1 ORDER BY created_at, name`,
+    [workspace.id],
+  );
+  const warehouseObjects = await listWarehouseObjects(
+    ctx.db,
+    connectors.map((c) => ({ id: c.id, schema: c.schema })),
+  );
+  return { workspaceId: workspace.id, name: workspace.name, users, connectors, tables, warehouseObjects };
+}
+
+/** A new static CLI token for the user; only its hash is stored. */
+export async function createCliToken(ctx: AppContext, workspaceId: string, userId: string): Promise<string> {
+  const token = `${CLI_TOKEN_PREFIX}${newSecret()}`;
+  await ctx.db.query(
+    'INSERT INTO gds.cli_tokens (id, workspace_id, user_id, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)',
+    [newId('clt'), workspaceId, userId, sha256(token), new Date(ctx.clock()).toISOString()],
+  );
+  return token;
+}

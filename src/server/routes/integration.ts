@@ -1,0 +1,72 @@
+// POST /api/integration/tokens (§4.1) and POST /api/integration/refresh (§4.2).
+import type { FastifyInstance } from 'fastify';
+import type { TableGrantRequest } from '../../core/scopes.js';
+import { ANY_ENVIRONMENT, planMint } from '../../core/scopes.js';
+import type { IssuedToken, IssueTokenRequest, RefreshResponse } from '../../contract/types.js';
+import { requireSession } from '../auth/caller.js';
+import { issueIntegrationToken, refreshIntegrationToken } from '../auth/integration-tokens.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { parseBody } from '../contract.js';
+import { badRequest, HttpError } from '../errors.js';
+
+export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api/integration/tokens', async (request, reply) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const body = parseBody<IssueTokenRequest>('IssueTokenRequest', request.body);
+    await checkEnvironment(ctx, caller.workspaceId, body.env);
+    const grants = body.scopes.filter((s): s is TableGrantRequest => typeof s === 'object');
+    const tables = await ctx.db.query<{ id: string; slug: string; owner_id: string }>(
+      'SELECT id, slug, owner_id FROM gds.tables WHERE workspace_id = $1 AND id = ANY($2::text[]) AND active',
+      [caller.workspaceId, grants.map((g) => g.tableId)],
+    );
+    const plan = planMint(
+      caller,
+      body.scopes,
+      new Map(tables.map((t) => [t.id, { id: t.id, slug: t.slug, ownerId: t.owner_id }])),
+    );
+    if (!plan.ok) throw new HttpError(plan.status, plan.code, plan.message, plan.details);
+    const issued = await issueIntegrationToken(ctx, {
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      name: body.name,
+      audience: plan.audience,
+      env: body.env,
+      scopes: plan.scopes,
+    });
+    const response: IssuedToken = {
+      id: issued.id,
+      name: body.name,
+      clientToken: issued.clientToken,
+      audience: plan.audience,
+      env: body.env,
+      scopes: plan.scopes,
+      tokens: issued.tokens,
+    };
+    return reply.code(201).send(response);
+  });
+
+  app.post('/api/integration/refresh', async (request) => {
+    const body = parseBody<{ refreshToken: string }>('RefreshRequest', request.body);
+    const response: RefreshResponse = { tokens: await refreshIntegrationToken(ctx, body.refreshToken) };
+    return response;
+  });
+}
+
+/** `*` or an environment the workspace has (a connector's or a table's label). */
+async function checkEnvironment(ctx: AppContext, workspaceId: string, env: string): Promise<void> {
+  if (env === ANY_ENVIRONMENT) return;
+  const rows = await ctx.db.query<{ label: string }>(
+    `SELECT environment_label AS label FROM gds.connectors WHERE workspace_id = $1
+     UNION SELECT environment_label FROM gds.tables WHERE workspace_id = $1`,
+    [workspaceId],
+  );
+  const known = rows.map((r) => r.label).sort();
+  if (!known.includes(env)) {
+    throw badRequest(
+      'unknown_environment',
+      `env "${env}" is not an environment of this workspace; use "*" (any environment) or one of: ${known.join(', ')}.`,
+      { env, known },
+    );
+  }
+}

@@ -1,0 +1,245 @@
+// Data plane (§4.3, §7.1, §8): records list/create/patch/delete, bulk-update and import. DATA-API
+// tokens only; rate limited per token with X-RateLimit-* headers on every response.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TablePermission } from '../../core/scopes.js';
+import type {
+  BulkUpdateRequest,
+  BulkUpdateResult,
+  ImportRequest,
+  ImportResult,
+  RecordPage,
+  RecordValues,
+} from '../../contract/types.js';
+import type { Caller } from '../auth/caller.js';
+import { requireDataApi } from '../auth/caller.js';
+import { recordAudit } from '../audit.js';
+import type { AuditInput } from '../audit.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { parseBody } from '../contract.js';
+import { badRequest, HttpError } from '../errors.js';
+import { sha256 } from '../ids.js';
+import type { Query } from '../query.js';
+import { intParam, rejectUnknownParams, stringParam } from '../query.js';
+import { rateLimitHeaders } from '../rate-limit.js';
+import {
+  assertValues,
+  deleteRecord,
+  insertRecord,
+  listRecords,
+  updateByKey,
+  updateRecord,
+} from '../records/store.js';
+import type { GovernedTable } from '../records/tables.js';
+import { authorizeTable, loadActiveTable } from '../records/tables.js';
+
+type TableRequest = FastifyRequest<{ Params: { tableId: string; recordId?: string }; Querystring: Query }>;
+
+export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.register(async (scope) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      let caller: Caller | undefined;
+      let failure: unknown;
+      try {
+        caller = await ctx.auth.identify(request.headers.authorization);
+      } catch (error) {
+        failure = error;
+      }
+      const key =
+        caller?.kind === 'integration'
+          ? `token:${caller.tokenId}`
+          : `other:${sha256(request.headers.authorization ?? request.ip)}`;
+      const state = ctx.limiter.take(key);
+      const headers = rateLimitHeaders(state, ctx.clock());
+      reply.headers(headers);
+      if (!state.allowed) {
+        throw new HttpError(
+          429,
+          'rate_limited',
+          `Rate limit of ${state.limit} requests per minute reached; retry after ${headers['retry-after']} seconds.`,
+          { limit: state.limit },
+          headers,
+        );
+      }
+      if (failure) throw failure;
+      request.caller = caller ?? null;
+    });
+
+    scope.get('/api/tables/:tableId/records', async (request: TableRequest) => {
+      const { table } = await tableFor(ctx, request, 'read');
+      const query = request.query;
+      rejectUnknownParams(query, ['page', 'limit', 'search']);
+      const page = intParam(query, 'page', 1, 1_000_000, 1);
+      const limit = intParam(query, 'limit', 1, 100, 50);
+      const search = stringParam(query, 'search');
+      const result = await listRecords(ctx.db, table, {
+        page,
+        limit,
+        ...(search === undefined ? {} : { search }),
+      });
+      const response: RecordPage = { ...result, page, limit };
+      return response;
+    });
+
+    scope.post('/api/tables/:tableId/records', async (request: TableRequest, reply) => {
+      const { table, caller } = await writableTable(ctx, request);
+      const values = parseBody<RecordValues>('RecordValues', request.body);
+      assertValues(table, values, false);
+      const record = await ctx.db.transaction(async (tx) => {
+        const created = await insertRecord(tx, table, values, now(ctx));
+        await recordAudit(
+          tx,
+          ctx.clock,
+          audit(caller.userId, table, 'RECORD_CREATED', { recordId: created.id }),
+        );
+        return created;
+      });
+      return reply.code(201).send(record);
+    });
+
+    scope.patch('/api/tables/:tableId/records/:recordId', async (request: TableRequest) => {
+      const { table, caller } = await writableTable(ctx, request);
+      const recordId = request.params.recordId ?? '';
+      const values = parseBody<RecordValues>('RecordValues', request.body);
+      assertValues(table, values, true);
+      return ctx.db.transaction(async (tx) => {
+        const updated = await updateRecord(tx, table, recordId, values, now(ctx));
+        await recordAudit(
+          tx,
+          ctx.clock,
+          audit(caller.userId, table, 'RECORD_UPDATED', { recordId, columns: Object.keys(values) }),
+        );
+        return updated;
+      });
+    });
+
+    scope.delete('/api/tables/:tableId/records/:recordId', async (request: TableRequest, reply) => {
+      const { table, caller } = await writableTable(ctx, request);
+      const recordId = request.params.recordId ?? '';
+      await ctx.db.transaction(async (tx) => {
+        await deleteRecord(tx, table, recordId);
+        await recordAudit(tx, ctx.clock, audit(caller.userId, table, 'RECORD_DELETED', { recordId }));
+      });
+      return reply.code(204).send();
+    });
+
+    scope.post('/api/tables/:tableId/bulk-update', async (request: TableRequest) => {
+      const { table, caller } = await writableTable(ctx, request);
+      const body = parseBody<BulkUpdateRequest>('BulkUpdateRequest', request.body);
+      body.records.forEach((item, index) => assertValues(table, item.data, item.id !== undefined, index));
+      return ctx.db.transaction(async (tx) => {
+        const result: BulkUpdateResult = { created: 0, updated: 0, records: [] };
+        const at = now(ctx);
+        for (const item of body.records) {
+          if (item.id === undefined) {
+            result.records.push(await insertRecord(tx, table, item.data, at));
+            result.created += 1;
+          } else {
+            result.records.push(await updateRecord(tx, table, item.id, item.data, at));
+            result.updated += 1;
+          }
+        }
+        await recordAudit(
+          tx,
+          ctx.clock,
+          audit(caller.userId, table, 'RECORDS_BULK_UPDATED', {
+            created: result.created,
+            updated: result.updated,
+          }),
+        );
+        return result;
+      });
+    });
+
+    scope.post('/api/tables/:tableId/import', async (request: TableRequest) => {
+      const { table, caller } = await writableTable(ctx, request);
+      rejectUnknownParams(request.query, ['mode', 'key']);
+      const mode = stringParam(request.query, 'mode');
+      const key = stringParam(request.query, 'key');
+      if (mode !== 'upsert') {
+        throw badRequest(
+          'invalid_query',
+          `mode must be "upsert"; got ${mode === undefined ? 'none' : `"${mode}"`}.`,
+          {
+            parameter: 'mode',
+          },
+        );
+      }
+      if (key === undefined || !table.columns.some((c) => c.name === key)) {
+        throw badRequest(
+          'invalid_query',
+          `key must name a column of table ${table.name} (${table.columns.map((c) => c.name).join(', ')}).`,
+          { parameter: 'key' },
+        );
+      }
+      const body = parseBody<ImportRequest>('ImportRequest', request.body);
+      body.rows.forEach((row, index) => {
+        if (row[key] === undefined || row[key] === null) {
+          throw badRequest('invalid_record', `Row ${index} has no value for the key column ${key}.`, {
+            index,
+            key,
+          });
+        }
+        assertValues(table, row, true, index);
+      });
+      return ctx.db.transaction(async (tx) => {
+        const result: ImportResult = { inserted: 0, updated: 0 };
+        const at = now(ctx);
+        for (const [index, row] of body.rows.entries()) {
+          const matched = await updateByKey(tx, table, key, row, at);
+          if (matched > 0) {
+            result.updated += matched;
+          } else {
+            assertValues(table, row, false, index);
+            await insertRecord(tx, table, row, at);
+            result.inserted += 1;
+          }
+        }
+        await recordAudit(tx, ctx.clock, audit(caller.userId, table, 'RECORDS_IMPORTED', { key, ...result }));
+        return result;
+      });
+    });
+  });
+}
+
+function now(ctx: AppContext): string {
+  return new Date(ctx.clock()).toISOString();
+}
+
+async function tableFor(ctx: AppContext, request: TableRequest, permission: TablePermission) {
+  const caller = requireDataApi(await callerOf(ctx, request));
+  const table = await loadActiveTable(ctx.db, caller.workspaceId, request.params.tableId);
+  authorizeTable(caller, table, permission);
+  return { table, caller };
+}
+
+/** A table the caller may write: write scope, and Mode B (Mode A rows live in the warehouse). */
+async function writableTable(ctx: AppContext, request: TableRequest) {
+  const { table, caller } = await tableFor(ctx, request, 'write');
+  if (table.mode === 'MODE_A') {
+    throw badRequest(
+      'read_only_table',
+      `Table ${table.name} is a Mode A (connector-backed) table: its rows are read from the warehouse object ${table.source} and the service never writes them. Change the data in the warehouse.`,
+      { tableId: table.id, mode: table.mode, source: table.source },
+    );
+  }
+  return { table, caller };
+}
+
+function audit(
+  userId: string,
+  table: GovernedTable,
+  action: string,
+  details: Record<string, unknown>,
+): AuditInput {
+  return {
+    workspaceId: table.workspaceId,
+    userId,
+    tableId: table.id,
+    action,
+    resource: 'record',
+    environmentLabel: table.environmentLabel,
+    gateMode: table.gateMode,
+    details,
+  };
+}

@@ -1,0 +1,50 @@
+// msw for the client tests: unexpected requests fail the call and the test, every handler must be
+// used, and every request that went out is recorded (method, URL, headers) for assertions.
+import { setupServer } from 'msw/node';
+import type { RequestHandler } from 'msw';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+
+export const BASE = 'http://api.test/stage';
+
+export interface SeenRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+}
+
+export function useMockApi() {
+  const server = setupServer();
+  const seen: SeenRequest[] = [];
+  const unhandled: string[] = [];
+
+  beforeAll(() => {
+    server.listen({ onUnhandledFrame: 'error' });
+    server.events.on('request:start', ({ request }) => {
+      seen.push({ method: request.method, url: new URL(request.url), headers: request.headers });
+    });
+    server.events.on('request:unhandled', ({ request }) => {
+      unhandled.push(`${request.method} ${request.url}`);
+    });
+  });
+
+  afterEach(() => {
+    const unused = server
+      .listHandlers()
+      .filter((h): h is RequestHandler => 'isUsed' in h && !h.isUsed)
+      .map((h) => h.info.header);
+    server.resetHandlers();
+    seen.length = 0;
+    const strays = unhandled.splice(0);
+    expect(strays, 'requests no handler expected').toEqual([]);
+    expect(unused, 'handlers never used').toEqual([]);
+  });
+
+  afterAll(() => server.close());
+
+  return {
+    /** Handlers for one test; each must be hit before the test ends. */
+    use: (...handlers: RequestHandler[]) => server.use(...handlers),
+    /** Requests sent so far in this test, in order. */
+    seen,
+  };
+}

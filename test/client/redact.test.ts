@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { maskToken, redactSecrets } from '../../src/core/redact.js';
+
+const JWT = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEiLCJzY29wZSI6InJlYWQifQ.MEUCIQDx5w1-abc_def';
+
+describe('maskToken', () => {
+  it.each([
+    ['cli_9f8e7d6c5b4a39281706', 'cli_…****'],
+    ['tf_9f8e7d6c5b4a39281706', 'tf_…****'],
+    [JWT, 'eyJ…****'],
+    ['3f2a9c.d8e7f6a5b4c3d2e1', '****'],
+    ['cli_short', '****'],
+    ['', '****'],
+  ])('masks %s as %s', (token, masked) => {
+    expect(maskToken(token)).toBe(masked);
+  });
+
+  it('never returns more than the kind of any token', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (token) => {
+        const masked = maskToken(token);
+        expect(masked.replace(/…\*{4}$|\*{4}$/, '').length).toBeLessThanOrEqual(4);
+      }),
+    );
+  });
+});
+
+describe('redactSecrets', () => {
+  it('masks bearer headers, JWTs, cli_ and tf_ tokens and secret JSON fields', () => {
+    const text = [
+      'Authorization: Bearer abc.def-123',
+      `jwt=${JWT}`,
+      'static cli_9f8e7d6c5b4a39281706 and client tf_0011223344556677',
+      '{"refreshToken":"tok1.s3cr3t","name":"keep me"}',
+    ].join('\n');
+    expect(redactSecrets(text)).toBe(
+      [
+        'Authorization: Bearer ****',
+        'jwt=eyJ…****',
+        'static cli_…**** and client tf_…****',
+        '{"refreshToken":"****","name":"keep me"}',
+      ].join('\n'),
+    );
+  });
+
+  it('masks a known secret of any shape wherever it appears', () => {
+    expect(redactSecrets('refresh 3f2a9c.d8e7f6a5 failed (3f2a9c.d8e7f6a5)', ['3f2a9c.d8e7f6a5'])).toBe(
+      'refresh **** failed (****)',
+    );
+  });
+
+  it('leaves text without secrets unchanged', () => {
+    const text = 'GET http://127.0.0.1:8787/api/tables/t_42/records?page=2 → 200 request-id=req-9';
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it('is idempotent', () => {
+    const once = redactSecrets(`Bearer ${JWT} and cli_9f8e7d6c5b4a39281706`);
+    expect(redactSecrets(once)).toBe(once);
+  });
+});

@@ -1,0 +1,171 @@
+// Starts the reference server in this process for a test file, with contract checking on.
+//
+//   const server = await startTestServer();          // in beforeAll (one server per file)
+//   server.url, server.ready                          // base URL and the ready-file JSON
+//   server.user('OWNER').accessToken / .cliToken      // a person's session JWT / static CLI token
+//   await server.issueToken('OWNER', { name, env, scopes })   // an integration token (201 body)
+//   await server.request('GET', `/api/tables/${id}/records`, { token })   // {status, headers, body}
+//   server.clock.advance(61 * 60_000)                 // move the server's clock (token expiry)
+//   await server.close()                              // in afterAll: stops it, then FAILS if any
+//                                                     // response broke openapi.yaml
+//
+// Options: `rateLimit` (per token per minute), `database: 'postgres'` (runs on a fresh database
+// created from GDS_TEST_DATABASE_URL; see `postgresTestUrl` for why such tests may skip).
+import pg from 'pg';
+import type { ServerOptions } from '../../src/server/app.js';
+import { createServer } from '../../src/server/app.js';
+import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js';
+import type { ContractViolation } from '../../src/server/contract-check.js';
+import type { ReadyInfo, ReadyTable, ReadyUser } from '../../src/server/ready.js';
+
+export type { ReadyInfo, ReadyTable, ReadyUser };
+
+export interface TestClock {
+  now(): number;
+  /** Moves the server's clock forward (or back, with a negative value). */
+  advance(ms: number): void;
+  /** Back to real time. */
+  reset(): void;
+}
+
+export interface TestServer {
+  url: string;
+  ready: ReadyInfo;
+  clock: TestClock;
+  /** A seeded user of the main workspace by role (PLATFORM_OPERATOR included). */
+  user(role: ReadyUser['role']): ReadyUser;
+  /** A table of the main workspace by name (e.g. `crm_contacts`, `customers`, `orders`). */
+  table(name: string): ReadyTable;
+  /** One HTTP call: `token` goes into `Authorization: Bearer`, `body` is sent as JSON. */
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Issues an integration token as the user of `role` (session JWT); throws unless 201. */
+  issueToken(role: ReadyUser['role'], request: IssueTokenRequest): Promise<IssuedToken>;
+  /** Stops the server; throws when any response broke the contract. */
+  close(): Promise<void>;
+  /** Responses that broke the contract so far. */
+  violations(): ContractViolation[];
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body; undefined when there is none. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into bodies freely
+  body: any;
+}
+
+export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit'> {
+  database?: 'pglite' | 'postgres';
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  let offset = 0;
+  const clock: TestClock = {
+    now: () => Date.now() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+    reset: () => {
+      offset = 0;
+    },
+  };
+  const database = options.database === 'postgres' ? await createPostgresDatabase() : null;
+  const running = await createServer({
+    port: 0,
+    contractCheck: true,
+    clock: clock.now,
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(database ? { databaseUrl: database.url } : {}),
+  });
+  const contract = running.contract;
+  if (!contract) throw new Error('test server: contract checking is off');
+  const find = <T>(items: T[], match: (item: T) => boolean, what: string): T => {
+    const found = items.find(match);
+    if (!found) throw new Error(`test server: no ${what}`);
+    return found;
+  };
+  const server: TestServer = {
+    url: running.url,
+    ready: running.ready,
+    clock,
+    user: (role) => find(running.ready.users, (u) => u.role === role, `user with role ${role}`),
+    table: (name) => find(running.ready.tables, (t) => t.name === name, `table ${name}`),
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${running.url}${path}`, {
+        method,
+        headers,
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text ? JSON.parse(text) : undefined,
+      };
+    },
+    async issueToken(role, request) {
+      const response = await server.request('POST', '/api/integration/tokens', {
+        token: server.user(role).accessToken,
+        body: request,
+      });
+      if (response.status !== 201)
+        throw new Error(`issueToken: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body as IssuedToken;
+    },
+    violations: () => contract.violations,
+    async close() {
+      await running.close();
+      await database?.drop();
+      if (contract.violations.length > 0) {
+        const lines = contract.violations.map(
+          (v) => `${v.method} ${v.url} -> ${v.status}: ${v.problems.join('; ')}`,
+        );
+        throw new Error(`responses that break src/contract/openapi.yaml:\n${lines.join('\n')}`);
+      }
+    },
+  };
+  return server;
+}
+
+/**
+ * The PostgreSQL to run database tests on, or why there is none. CI (`.ci/run`) sets
+ * GDS_TEST_DATABASE_URL to a loopback PostgreSQL; without it those tests are skipped, saying so.
+ */
+export function postgresTestUrl(): { url: string } | { skip: string } {
+  const url = process.env.GDS_TEST_DATABASE_URL;
+  return url
+    ? { url }
+    : {
+        skip: 'GDS_TEST_DATABASE_URL is not set, so no PostgreSQL is reachable (CI sets it; .ci/run shows how)',
+      };
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const target = postgresTestUrl();
+  if ('skip' in target) throw new Error(target.skip);
+  const name = `gds_test_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: target.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(target.url);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// `npm run server` as a real process: it writes the ready file (0600), serves, prints its URL
+// without whole tokens, and stops cleanly on SIGTERM.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ReadyInfo } from '../helpers/server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gds-main-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[]) {
+  const child = spawn('npm', ['run', '--silent', 'server', '--', ...args], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: npm runs the script through `sh -c`, which does not pass signals on,
+    // so the group is signalled, as a terminal does on Ctrl-C.
+    detached: true,
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close' fires once every process holding the output pipes (npm, sh, tsx, the server) is gone.
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const signal = (name: NodeJS.Signals) => process.kill(-(child.pid ?? 0), name);
+  return { child, output, exited, closed, signal };
+}
+
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i += 1) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('npm run server', () => {
+  it('writes the ready file once it listens, serves, and stops on SIGTERM', { timeout: 90_000 }, async () => {
+    const readyFile = join(dir, 'ready.json');
+    const server = run(['--ready-file', readyFile, '--port', '0']);
+    let baseUrl: string | undefined;
+    try {
+      await waitFor(
+        () => existsSync(readyFile) && server.output.stdout.includes('whole tokens'),
+        'the ready file',
+      );
+      expect(statSync(readyFile).mode & 0o777).toBe(0o600);
+      const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+      baseUrl = ready.baseUrl;
+      expect(ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(ready.users.map((u) => u.role)).toEqual([
+        'OWNER',
+        'ADMIN',
+        'STEWARD',
+        'MEMBER',
+        'PLATFORM_OPERATOR',
+      ]);
+      expect(ready.connectors.map((c) => c.environmentLabel)).toEqual(['dev', 'staging', 'production']);
+      expect(new Set(ready.tables.map((t) => t.mode))).toEqual(new Set(['MODE_A', 'MODE_B']));
+      expect(ready.warehouseObjects.map((o) => o.source)).toContain('analytics_dev.customers');
+      const members = await fetch(`${ready.baseUrl}/api/workspace/members`, {
+        headers: { authorization: `Bearer ${ready.users[0]?.cliToken}` },
+      });
+      expect(members.status).toBe(200);
+      expect(server.output.stdout).toContain(`listening on ${ready.baseUrl}`);
+      for (const user of ready.users) {
+        expect(server.output.stdout).not.toContain(user.cliToken);
+        expect(server.output.stdout).not.toContain(user.accessToken);
+      }
+    } finally {
+      server.signal('SIGTERM');
+    }
+    // npm itself dies of the signal; the server's clean stop shows in what it leaves behind.
+    await server.closed;
+    expect(server.output.stderr).toContain('SIGTERM: stopping');
+    expect(server.output.stderr).not.toContain('failed to stop cleanly');
+    expect(existsSync(readyFile)).toBe(false);
+    await expect(fetch(`${baseUrl}/.well-known/jwks.json`)).rejects.toThrow();
+  });
+
+  it('refuses a bad option with exit code 2 and the usage', { timeout: 60_000 }, async () => {
+    const server = run(['--port', 'eighty']);
+    expect(await server.exited).toBe(2);
+    expect(server.output.stderr).toContain('--port must be an integer');
+    expect(server.output.stderr).toContain('usage: npm run server');
+  });
+});

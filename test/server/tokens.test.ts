@@ -1,0 +1,210 @@
+// Integration tokens (§2.1, §2.2, §4.1, §4.2, §5): what is issued, how access tokens are signed,
+// and refresh with single-use rotation and reuse detection.
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let crm: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  crm = server.table('crm_contacts').id;
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const readGrant = () => [{ tableId: crm, permissions: ['read' as const] }];
+const listCrm = (token: string) => server.request('GET', `/api/tables/${crm}/records?limit=1`, { token });
+const refresh = (refreshToken: unknown) =>
+  server.request('POST', '/api/integration/refresh', { body: { refreshToken } });
+
+describe('issuing', () => {
+  it('returns a tf_ client token, a JWT access token and a <tokenId>.<secret> refresh token', async () => {
+    const issued = await server.issueToken('ADMIN', { name: 'loader', env: 'dev', scopes: readGrant() });
+    expect(issued).toMatchObject({
+      name: 'loader',
+      audience: 'DATA-API',
+      env: 'dev',
+      scopes: ['tables:crm_contacts:read'],
+    });
+    expect(issued.clientToken).toMatch(/^tf_[A-Za-z0-9_-]{20,}$/);
+    expect(issued.tokens.refreshToken).toMatch(/^rt_[0-9a-f]+\.[A-Za-z0-9_-]{40,}$/);
+    const expiresIn = Date.parse(issued.tokens.expiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(59 * 60_000);
+    expect(expiresIn).toBeLessThanOrEqual(60 * 60_000);
+    const refreshIn = Date.parse(issued.tokens.refreshExpiresAt) - Date.now();
+    expect(Math.round(refreshIn / 86_400_000)).toBe(30);
+  });
+
+  it('signs access tokens with EdDSA under a key published at /.well-known/jwks.json', async () => {
+    const issued = await server.issueToken('OWNER', {
+      name: 'verify',
+      env: '*',
+      scopes: ['workspace:read:audit'],
+    });
+    const jwt = issued.tokens.accessToken;
+    expect(decodeProtectedHeader(jwt).alg).toBe('EdDSA');
+    const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(jwt, jwks, {
+      algorithms: ['EdDSA'],
+      issuer: server.url,
+      audience: 'MANAGEMENT',
+    });
+    expect(payload).toMatchObject({
+      sub: server.user('OWNER').userId,
+      ws: server.ready.workspaceId,
+      scope: 'workspace:read:audit',
+      env: '*',
+      tid: issued.id,
+    });
+    expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(3600);
+  });
+
+  it('mints a MANAGEMENT token from workspace scope strings, one audience per token', async () => {
+    const issued = await server.issueToken('STEWARD', {
+      name: 'pipeline',
+      env: 'staging',
+      scopes: ['workspace:write:definition', 'workspace:write:recertify'],
+    });
+    expect(issued.audience).toBe('MANAGEMENT');
+    expect(issued.scopes).toEqual(['workspace:write:definition', 'workspace:write:recertify']);
+  });
+
+  it.each([
+    ['env missing', { name: 'x', scopes: [{ tableId: 'x', permissions: ['read'] }] }, 'invalid_body'],
+    [
+      'env not an environment of the workspace',
+      { name: 'x', env: 'qa', scopes: ['workspace:read:audit'] },
+      'unknown_environment',
+    ],
+    ['no scopes', { name: 'x', env: '*', scopes: [] }, 'invalid_body'],
+    [
+      'an unknown scope string',
+      { name: 'x', env: '*', scopes: ['workspace:write:everything'] },
+      'invalid_body',
+    ],
+    [
+      'a permission other than read/write',
+      { name: 'x', env: '*', scopes: [{ tableId: 'x', permissions: ['certify'] }] },
+      'invalid_body',
+    ],
+    [
+      'table grants mixed with workspace scopes',
+      { name: 'x', env: '*', scopes: ['workspace:read:audit', { tableId: 'T', permissions: ['read'] }] },
+      'mixed_audiences',
+    ],
+  ])('refuses %s with 400', async (_case, body, code) => {
+    const payload = JSON.parse(JSON.stringify(body).replaceAll('"T"', JSON.stringify(crm)));
+    const response = await server.request('POST', '/api/integration/tokens', {
+      token: server.user('OWNER').accessToken,
+      body: payload,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe(code);
+  });
+
+  it('answers 404 for a table that is unknown, inactive or in another workspace', async () => {
+    const ids = ['tbl_missing', server.table('legacy_leads').id, server.ready.otherWorkspace.tables[0]?.id];
+    for (const tableId of ids) {
+      const response = await server.request('POST', '/api/integration/tokens', {
+        token: server.user('OWNER').accessToken,
+        body: { name: 'x', env: '*', scopes: [{ tableId, permissions: ['read'] }] },
+      });
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('table_not_found');
+    }
+  });
+
+  it('records the issue in the audit log without the secrets', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'audited', env: '*', scopes: readGrant() });
+    const log = await server.request(
+      'GET',
+      '/api/workspace/audit-log?eventType=INTEGRATION_TOKEN_ISSUED&limit=200',
+      {
+        token: server.user('OWNER').accessToken,
+      },
+    );
+    const entry = log.body.entries.find(
+      (e: { details: { tokenId: string } }) => e.details.tokenId === issued.id,
+    );
+    expect(entry).toMatchObject({ userId: server.user('OWNER').userId, resource: 'integration_token' });
+    const text = JSON.stringify(log.body);
+    expect(text).not.toContain(issued.clientToken);
+    expect(text).not.toContain(issued.tokens.refreshToken.split('.')[1]);
+  });
+});
+
+describe('refresh', () => {
+  it('rotates: a new access and refresh token, and the old refresh token is spent', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'rotate', env: '*', scopes: readGrant() });
+    const first = await refresh(issued.tokens.refreshToken);
+    expect(first.status).toBe(200);
+    const { accessToken, refreshToken } = first.body.tokens;
+    expect(refreshToken).not.toBe(issued.tokens.refreshToken);
+    expect((await listCrm(accessToken)).status).toBe(200);
+    const second = await refresh(refreshToken);
+    expect(second.status).toBe(200);
+    expect((await listCrm(second.body.tokens.accessToken)).status).toBe(200);
+  });
+
+  it('treats a spent refresh token as reuse: 401, and every token of the family is revoked', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'stolen', env: '*', scopes: readGrant() });
+    const rotated = await refresh(issued.tokens.refreshToken);
+    expect(rotated.status).toBe(200);
+    const reused = await refresh(issued.tokens.refreshToken);
+    expect(reused.status).toBe(401);
+    expect(reused.body.error.code).toBe('refresh_token_reused');
+    // The legitimate holder's newer tokens die with the family, the original access token too.
+    expect((await refresh(rotated.body.tokens.refreshToken)).status).toBe(401);
+    for (const token of [rotated.body.tokens.accessToken, issued.tokens.accessToken]) {
+      const response = await listCrm(token);
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('token_revoked');
+    }
+    const log = await server.request('GET', '/api/workspace/audit-log?eventType=INTEGRATION_TOKEN_REVOKED', {
+      token: server.user('ADMIN').accessToken,
+    });
+    expect(log.body.entries.map((e: { details: { tokenId: string } }) => e.details.tokenId)).toContain(
+      issued.id,
+    );
+  });
+
+  it('refuses a wrong secret with 401 without revoking the family', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'guess', env: '*', scopes: readGrant() });
+    const [id] = issued.tokens.refreshToken.split('.');
+    const guessed = await refresh(`${id}.not-the-secret`);
+    expect(guessed.status).toBe(401);
+    expect(guessed.body.error.code).toBe('invalid_refresh_token');
+    expect((await refresh(issued.tokens.refreshToken)).status).toBe(200);
+  });
+
+  it.each([['garbage'], ['rt_unknown.secret'], ['a.b.c']])('refuses %s with 401', async (token) => {
+    expect((await refresh(token)).status).toBe(401);
+  });
+
+  it('answers 400 when the body has no refreshToken', async () => {
+    const response = await server.request('POST', '/api/integration/refresh', { body: {} });
+    expect(response.status).toBe(400);
+  });
+
+  it('lets an expired access token be replaced, and refuses a refresh token after 30 days', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'ageing', env: '*', scopes: readGrant() });
+    server.clock.advance(61 * 60_000);
+    try {
+      expect((await listCrm(issued.tokens.accessToken)).body.error.code).toBe('token_expired');
+      const renewed = await refresh(issued.tokens.refreshToken);
+      expect(renewed.status).toBe(200);
+      expect((await listCrm(renewed.body.tokens.accessToken)).status).toBe(200);
+      server.clock.advance(30 * 24 * 60 * 60_000);
+      const late = await refresh(renewed.body.tokens.refreshToken);
+      expect(late.status).toBe(401);
+      expect(late.body.error.code).toBe('refresh_token_expired');
+    } finally {
+      server.clock.reset();
+    }
+  });
+});
