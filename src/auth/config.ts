@@ -40,13 +40,12 @@ export interface StaticProfile extends ProfileCommon {
   kind: 'static';
 }
 
-/** A browser sign-in. Non-secret fields beside the ones named here are kept as they are. */
+/** A browser sign-in. Fields the file holds beside the ones named here are kept as they are. */
 export interface SessionProfile extends ProfileCommon {
   kind: 'session';
   issuer?: string;
   /** ISO 8601 instant at which the access token expires. */
   expiresAt?: string;
-  [field: string]: unknown;
 }
 
 export type Profile = StaticProfile | SessionProfile;
@@ -179,8 +178,9 @@ async function ensureConfigDir(env: Env | undefined): Promise<string> {
 
 const lockOptions = {
   realpath: false,
-  stale: 10_000,
-  update: 2_000,
+  // A killed holder blocks others for this long; a live one refreshes its lock every `update` ms.
+  stale: 5_000,
+  update: 1_000,
   // About 20 s of waiting in all: enough for many parallel CI jobs, bounded when a lock is stuck.
   retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
 } as const;

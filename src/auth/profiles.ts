@@ -21,7 +21,11 @@ export interface ProfileOptions {
 }
 
 /** A profile's non-secret fields: everything but the secrets and where they are. */
-export type ProfileFields = Omit<Profile, 'secretRef' | 'token' | 'accessToken' | 'refreshToken'>;
+export type ProfileFields = Profile extends infer P
+  ? P extends Profile
+    ? Omit<P, 'secretRef' | 'token' | 'accessToken' | 'refreshToken'>
+    : never
+  : never;
 
 export interface SavedProfile {
   name: string;

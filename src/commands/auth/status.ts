@@ -39,10 +39,11 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     if (status.storageLocation !== null) {
       this.out.print(this.out.style('bold', 'Stored in: '), status.storageLocation);
     }
-    this.out.print(
-      this.out.style('bold', 'Profiles: '),
-      status.profiles.length === 0 ? `none (${status.configPath})` : '',
-    );
+    if (status.profiles.length === 0) {
+      this.out.print(this.out.style('bold', 'Profiles: '), `none (${status.configPath})`);
+    } else {
+      this.out.print(this.out.style('bold', 'Profiles:'));
+    }
     for (const p of status.profiles) {
       this.out.print(`  ${p.active ? '*' : ' '} ${p.name}  ${p.base}  ${p.kind}  token in ${p.storage}`);
     }
