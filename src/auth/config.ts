@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { lock } from 'proper-lockfile';
 import { CliError, ExitCode } from '../cli/errors.js';
 
 export const configVersion = 1;
@@ -193,6 +192,8 @@ async function withLock<T>(
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   try {
+    // Loaded on the first write only: reading the config (every API command) does not need it.
+    const { lock } = await import('proper-lockfile');
     release = await lock(target, {
       ...lockOptions,
       lockfilePath,

@@ -44,14 +44,18 @@ export async function saveProfile(
   secrets: ProfileSecrets,
   options: ProfileOptions = {},
 ): Promise<SavedProfile> {
-  const setting = secretStorageSetting(await loadConfig(options), options.env);
-  const placement = await placeSecrets(name, secrets, setting, options);
+  const before = await loadConfig(options);
+  const placement = await placeSecrets(name, secrets, secretStorageSetting(before, options.env), options);
   const profile = { ...fields, ...placement.fields } as Profile;
   const active = await updateConfig((config) => {
     config.profiles[name] = profile;
     config.activeProfile ??= name;
     return config.activeProfile === name;
   }, options);
+  // The secrets moved to the file: the keychain must not keep an older copy.
+  const previous = before.profiles[name];
+  if (previous?.secretRef !== undefined && placement.storage === 'file')
+    await forget(name, previous, options);
   return { name, profile, storage: placement.storage, active };
 }
 

@@ -139,6 +139,22 @@ describe.skipIf(noSecretService !== undefined)('with a Secret Service answering'
     expect(await lookup(`c@${cfg}`)).toBeNull();
   });
 
+  it('setting the profile again with GDS_SECRET_STORAGE=file removes the older copy from the keychain', async () => {
+    const cfg = freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example']);
+    expect(await lookup(`default@${cfg}`)).not.toBeNull();
+    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example'], {
+      env: { GDS_SECRET_STORAGE: 'file' },
+    });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(await lookup(`default@${cfg}`)).toBeNull();
+    expect(JSON.parse(await readConfig(cfg)).profiles.default).toEqual({
+      kind: 'static',
+      base: 'https://k.example',
+      token,
+    });
+  });
+
   it('a Secret Service that stops answering: after the timeout, the file (auto) or a clear error (keychain)', async () => {
     const proxy = await freezingBusProxy('CreateItem');
     try {

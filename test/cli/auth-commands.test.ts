@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from './helpers/cli-process.js';
-import { ensureBuilt, runCli } from './helpers/cli-process.js';
+import { ensureBuilt, repoRoot, runCli } from './helpers/cli-process.js';
 
 const token = 'cli_S3cretValueNeverPrinted';
 const otherToken = 'cli_AnotherSecretValue42';
@@ -306,6 +306,41 @@ describe('gds auth logout', () => {
     const r = await gds(cfg, ['auth', 'logout']);
     expect(r).toMatchObject({ code: 0, stdout: `Removed ${join(cfg, 'config.json')}.\n` });
     await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('what loads when', () => {
+  const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
+  const watched = /\/(node_modules\/(proper-lockfile|@napi-rs\/keyring)|dist\/auth)\//;
+
+  async function loaded(cfg: string, args: string[], env: Record<string, string> = {}): Promise<string[]> {
+    folders += 1;
+    const record = join(dir, `modules-${folders}.json`);
+    const r = await gds(cfg, args, {
+      nodeArgs: ['--import', preload],
+      env: { GDS_TEST_LOADED_MODULES: record, ...env },
+    });
+    expect(r.code).toBe(0);
+    const modules = JSON.parse(await readFile(record, 'utf8')) as string[];
+    return [...new Set(modules.map((m) => watched.exec(m)?.[1]).filter((m) => m !== undefined))].sort();
+  }
+
+  it('start-up loads none of the credentials layer; reading credentials takes no lock; only a write locks', async () => {
+    const cfg = await freshConfigDir();
+    expect(await loaded(cfg, ['auth', '--help'])).toEqual([]);
+    const ci = { SERVICE_TOKEN: envToken, SERVICE_API_URL: 'https://ci.example' };
+    expect(await loaded(cfg, ['auth', 'status'], ci)).toEqual(['dist/auth']);
+    expect(await loaded(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example'])).toEqual([
+      'dist/auth',
+      'node_modules/proper-lockfile',
+    ]);
+    // The addon loads only when the storage setting lets a secret go to the keychain.
+    expect(
+      await loaded(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example'], {
+        GDS_SECRET_STORAGE: 'auto',
+        DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`,
+      }),
+    ).toEqual(['dist/auth', 'node_modules/@napi-rs/keyring', 'node_modules/proper-lockfile']);
   });
 });
 

@@ -1,7 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
-import { removeAllProfiles, removeProfile } from '../../auth/profiles.js';
 import type { RemovedProfile } from '../../auth/profiles.js';
-import { configPath } from '../../auth/config.js';
 
 export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
   static override summary = 'Forget one profile, or every profile and the config file.';
@@ -17,6 +15,8 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
 
   async run(): Promise<void> {
     const { profile } = this.flags;
+    const { removeAllProfiles, removeProfile } = await import('../../auth/profiles.js');
+    const { configPath } = await import('../../auth/config.js');
     const options = { warn: (m: string) => this.out.warn(m) };
     const result =
       profile === undefined ? await removeAllProfiles(options) : await removeProfile(profile, options);

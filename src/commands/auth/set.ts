@@ -2,8 +2,6 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
 import { maskToken } from '../../cli/secrets.js';
-import { setStaticProfile } from '../../auth/profiles.js';
-import { describeStorage } from '../../auth/secret-store.js';
 
 export default class AuthSet extends BaseCommand<typeof AuthSet> {
   static override summary = 'Store a CLI token and the API base URL in a profile.';
@@ -28,6 +26,8 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
         suggestion: 'Run: gds auth set --token <t> --base <url> [--profile <name>]',
       });
     }
+    const { setStaticProfile } = await import('../../auth/profiles.js');
+    const { describeStorage } = await import('../../auth/secret-store.js');
     const secret = token === '-' ? (await readTextInput('-', { flag: '--token' })).text : token;
     const saved = await setStaticProfile(
       { name: profile ?? 'default', token: secret, base },

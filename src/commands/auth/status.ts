@@ -1,5 +1,4 @@
 import { BaseCommand } from '../../cli/base-command.js';
-import { credentialStatus } from '../../auth/credentials.js';
 import type { CredentialSource } from '../../auth/credentials.js';
 
 export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
@@ -17,6 +16,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
 
   async run(): Promise<void> {
     const { token, base, profile } = this.flags;
+    const { credentialStatus } = await import('../../auth/credentials.js');
     const status = await credentialStatus({ token, base, profile }, process.env, {
       warn: (m) => this.out.warn(m),
     });
