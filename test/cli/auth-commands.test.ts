@@ -1,7 +1,7 @@
 // gds auth set / status / logout as real processes (node bin/run.js over dist/), each with its own
 // GDS_CONFIG_DIR and the file storage (the keychain has its own test file). Every output of every run is
 // collected, and no run may print a token whole.
-import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -243,6 +243,19 @@ describe('gds auth status', () => {
         details: { profile: 'prod', known: ['default'] },
       },
     });
+  });
+
+  it('a config file readable by others is set back to 0600, with a warning on stderr', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await chmod(join(cfg, 'config.json'), 0o644);
+    const r = await gds(cfg, ['auth', 'status', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `Warning: ${join(cfg, 'config.json')} had mode 644; it may hold tokens, so it is now 600.\n`,
+    );
+    expect(jsonLine(r.stdout)).toMatchObject({ signedIn: true });
+    expect((await stat(join(cfg, 'config.json'))).mode & 0o777).toBe(0o600);
   });
 
   it('a damaged config: exit 2 naming the file and what to do, no stack trace', async () => {
