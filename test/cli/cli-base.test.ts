@@ -45,7 +45,7 @@ describe('version and help', () => {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('$ gds [COMMAND]');
-      expect(r.stdout).toMatch(/TOPICS\n\s+gate\s+Gate 1 rules/);
+      expect(r.stdout).toMatch(/TOPICS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
       expect(r.stdout).toMatch(/autocomplete\s+Display autocomplete/);
     }
   });

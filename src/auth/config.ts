@@ -1,0 +1,353 @@
+// The one config file of gds: `$XDG_CONFIG_HOME/gds/config.json` (default `~/.config/gds`; GDS_CONFIG_DIR
+// overrides the folder). Folder 0700, file 0600. Every write happens under a cross-process lock
+// (proper-lockfile), re-reads the file first, and replaces it atomically (temp file in the same folder,
+// fsync, rename), so parallel processes never lose each other's changes and a killed writer never leaves
+// a half-written file. Secrets live here only when no keychain is used (see secret-store.ts).
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { CliError, ExitCode } from '../cli/errors.js';
+
+export const configVersion = 1;
+
+export type SecretStorageSetting = 'auto' | 'keychain' | 'file';
+export const secretStorageSettings: readonly SecretStorageSetting[] = ['auto', 'keychain', 'file'];
+
+/** Where a profile's secrets are when they are not in this file. */
+export interface KeychainRef {
+  store: 'keychain';
+  service: string;
+  account: string;
+}
+
+/** The secret fields of a profile; in the file only when the secret storage is the file. */
+export interface ProfileSecrets {
+  /** A static CLI token (`gds auth set`). */
+  token?: string;
+  /** A session's tokens (`gds auth login`). */
+  accessToken?: string;
+  refreshToken?: string;
+}
+
+interface ProfileCommon extends ProfileSecrets {
+  base: string;
+  secretRef?: KeychainRef;
+}
+
+export interface StaticProfile extends ProfileCommon {
+  kind: 'static';
+}
+
+/** A browser sign-in. Fields the file holds beside the ones named here are kept as they are. */
+export interface SessionProfile extends ProfileCommon {
+  kind: 'session';
+  issuer?: string;
+  /** ISO 8601 instant at which the access token expires. */
+  expiresAt?: string;
+}
+
+export type Profile = StaticProfile | SessionProfile;
+export type ProfileKind = Profile['kind'];
+
+export interface GdsConfig {
+  version: typeof configVersion;
+  activeProfile: string | null;
+  secretStorage?: SecretStorageSetting;
+  profiles: Record<string, Profile>;
+}
+
+export type Env = NodeJS.ProcessEnv;
+
+const fileName = 'config.json';
+const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function configDir(env: Env = process.env): string {
+  if (env.GDS_CONFIG_DIR) return env.GDS_CONFIG_DIR;
+  const xdg = env.XDG_CONFIG_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'gds');
+}
+
+export function configPath(env: Env = process.env): string {
+  return join(configDir(env), fileName);
+}
+
+export function emptyConfig(): GdsConfig {
+  return { version: configVersion, activeProfile: null, profiles: {} };
+}
+
+/** A profile name is used in lock file names and keychain accounts: letters, digits, `.`, `_`, `-`. */
+export function checkProfileName(name: string): string {
+  if (!profileNamePattern.test(name)) {
+    throw new CliError(`Invalid profile name: ${JSON.stringify(name)}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_profile_name',
+      suggestion: 'Use up to 64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+    });
+  }
+  return name;
+}
+
+export interface LoadOptions {
+  env?: Env;
+  /** Told when the file's mode was looser than 0600 and has been set back. */
+  warn?: (message: string) => void;
+}
+
+/** The config as on disk (an empty one when there is no file). Never creates anything. */
+export async function loadConfig(options: LoadOptions = {}): Promise<GdsConfig> {
+  const path = configPath(options.env);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    throw unreadable(path, error);
+  }
+  await tightenMode(path, options.warn);
+  return parseConfig(text, path);
+}
+
+export interface UpdateOptions {
+  env?: Env;
+  warn?: (message: string) => void;
+}
+
+/**
+ * Locks the file, re-reads it, lets `change` edit the config in place, and writes it back atomically.
+ * A config left with no profile and no setting is removed instead. Returns what `change` returned.
+ */
+export async function updateConfig<T>(
+  change: (config: GdsConfig) => T | Promise<T>,
+  options: UpdateOptions = {},
+): Promise<T> {
+  const dir = await ensureConfigDir(options.env);
+  const path = join(dir, fileName);
+  return withLock(path, `${path}.lock`, async (lockLost) => {
+    const config = await loadConfig(options);
+    const result = await change(config);
+    lockLost();
+    await removeAbandonedTempFiles(dir);
+    if (isEmpty(config)) {
+      await rm(path, { force: true });
+    } else {
+      await writeAtomically(dir, path, `${JSON.stringify(config, null, 2)}\n`);
+    }
+    return result;
+  });
+}
+
+/** A config with no profile and no setting: updateConfig removes the file rather than write it. */
+export function isEmpty(config: GdsConfig): boolean {
+  return Object.keys(config.profiles).length === 0 && config.secretStorage === undefined;
+}
+
+/** Deletes the config file (under the lock). Returns whether there was one. */
+export async function removeConfigFile(options: { env?: Env } = {}): Promise<boolean> {
+  const dir = await ensureConfigDir(options.env);
+  const path = join(dir, fileName);
+  return withLock(path, `${path}.lock`, async () => {
+    const existed = await stat(path).then(
+      () => true,
+      () => false,
+    );
+    await rm(path, { force: true });
+    await removeAbandonedTempFiles(dir);
+    return existed;
+  });
+}
+
+/**
+ * Runs `fn` holding a cross-process lock on one profile (not re-entrant). The token refresh takes it,
+ * re-reads the profile with loadConfig(), and refreshes only if nobody else did meanwhile.
+ */
+export async function withProfileLock<T>(name: string, fn: () => Promise<T>, options: { env?: Env } = {}) {
+  const dir = await ensureConfigDir(options.env);
+  const target = join(dir, `profile-${checkProfileName(name)}`);
+  return withLock(target, `${target}.lock`, () => fn());
+}
+
+async function ensureConfigDir(env: Env | undefined): Promise<string> {
+  const dir = configDir(env);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const mode = (await stat(dir)).mode & 0o777;
+  if (mode !== 0o700) await chmod(dir, 0o700);
+  return dir;
+}
+
+const lockOptions = {
+  realpath: false,
+  // A killed holder blocks others for this long; a live one refreshes its lock every `update` ms.
+  stale: 5_000,
+  update: 1_000,
+  // About 20 s of waiting in all: enough for many parallel CI jobs, bounded when a lock is stuck.
+  retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
+} as const;
+
+async function withLock<T>(
+  target: string,
+  lockfilePath: string,
+  fn: (assertHeld: () => void) => Promise<T>,
+): Promise<T> {
+  let compromised: Error | undefined;
+  let release: () => Promise<void>;
+  try {
+    // Loaded on the first write only: reading the config (every API command) does not need it.
+    const { lock } = await import('proper-lockfile');
+    release = await lock(target, {
+      ...lockOptions,
+      lockfilePath,
+      onCompromised: (error) => {
+        compromised = error;
+      },
+    });
+  } catch (error) {
+    throw lockError(lockfilePath, error);
+  }
+  const assertHeld = () => {
+    if (compromised !== undefined) {
+      throw new CliError(`Lost the lock ${lockfilePath} while working (${compromised.message}).`, {
+        exitCode: ExitCode.Failure,
+        code: 'config_lock_lost',
+        suggestion: 'Nothing was written. Run the command again.',
+      });
+    }
+  };
+  try {
+    return await fn(assertHeld);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+async function writeAtomically(dir: string, path: string, text: string): Promise<void> {
+  const temp = join(dir, `${fileName}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+  const folder = await open(dir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+/** Temp files of writers killed before their rename; only the lock holder writes one, so none is live. */
+async function removeAbandonedTempFiles(dir: string): Promise<void> {
+  const names = await readdir(dir);
+  const temps = names.filter((n) => n.startsWith(`${fileName}.`) && n.endsWith('.tmp'));
+  await Promise.all(temps.map((n) => rm(join(dir, n), { force: true })));
+}
+
+async function tightenMode(path: string, warn: LoadOptions['warn']): Promise<void> {
+  const mode = (await stat(path)).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  try {
+    await chmod(path, 0o600);
+  } catch (error) {
+    throw new CliError(
+      `${path} is readable by others (mode ${mode.toString(8)}) and its mode cannot be changed.`,
+      {
+        exitCode: ExitCode.Failure,
+        code: 'config_mode_unsafe',
+        suggestion: `Make it private (chmod 600 ${path}) as its owner. (${(error as Error).message})`,
+      },
+    );
+  }
+  warn?.(`${path} had mode ${mode.toString(8)}; it may hold tokens, so it is now 600.`);
+}
+
+export function parseConfig(text: string, path: string): GdsConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalid(path, `it is not valid JSON (${(error as Error).message})`);
+  }
+  if (!isObject(value)) throw invalid(path, 'it is not a JSON object');
+  if (typeof value.version === 'number' && value.version > configVersion) {
+    throw new CliError(`${path} was written by a newer gds (config version ${value.version}).`, {
+      exitCode: ExitCode.Usage,
+      code: 'config_too_new',
+      suggestion: 'Upgrade gds, or point GDS_CONFIG_DIR at another folder.',
+    });
+  }
+  if (value.version !== configVersion) throw invalid(path, `"version" is not ${configVersion}`);
+  if (!isObject(value.profiles)) throw invalid(path, '"profiles" is not an object');
+  for (const [name, profile] of Object.entries(value.profiles)) {
+    const problem = profileProblem(profile);
+    if (problem !== undefined) throw invalid(path, `profile ${JSON.stringify(name)} ${problem}`);
+  }
+  const active = value.activeProfile ?? null;
+  if (active !== null && (typeof active !== 'string' || !(active in value.profiles))) {
+    throw invalid(path, `"activeProfile" names no profile of the file`);
+  }
+  const storage = value.secretStorage;
+  if (storage !== undefined && !secretStorageSettings.includes(storage as SecretStorageSetting)) {
+    throw invalid(path, `"secretStorage" is not one of ${secretStorageSettings.join(', ')}`);
+  }
+  return { ...value, activeProfile: active } as unknown as GdsConfig;
+}
+
+function profileProblem(profile: unknown): string | undefined {
+  if (!isObject(profile)) return 'is not an object';
+  if (typeof profile.base !== 'string') return 'has no "base" URL';
+  if (profile.kind !== 'static' && profile.kind !== 'session')
+    return 'has a "kind" other than static or session';
+  const ref = profile.secretRef;
+  if (ref !== undefined) {
+    if (!isObject(ref) || ref.store !== 'keychain')
+      return 'has a "secretRef" that is not a keychain reference';
+    if (typeof ref.service !== 'string' || typeof ref.account !== 'string') {
+      return 'has a "secretRef" without service and account';
+    }
+  }
+  for (const field of ['token', 'accessToken', 'refreshToken']) {
+    if (profile[field] !== undefined && typeof profile[field] !== 'string')
+      return `has a non-string "${field}"`;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(path: string, reason: string): CliError {
+  return new CliError(`The gds config file ${path} is damaged: ${reason}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'config_invalid',
+    suggestion:
+      `Fix it by hand, or start again: \`gds auth logout\` removes it (and its keychain entries when it ` +
+      `can read them), then \`gds auth set --token <t> --base <url>\`.`,
+  });
+}
+
+function unreadable(path: string, error: unknown): CliError {
+  return new CliError(`Cannot read the gds config file ${path}: ${(error as Error).message}`, {
+    exitCode: ExitCode.Failure,
+    code: 'config_unreadable',
+    suggestion: 'Check its owner and permissions, or point GDS_CONFIG_DIR at another folder.',
+  });
+}
+
+function lockError(lockfilePath: string, error: unknown): CliError {
+  if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+    return new CliError(`Another gds process has held the lock ${lockfilePath} for too long.`, {
+      exitCode: ExitCode.Failure,
+      code: 'config_locked',
+      suggestion: `Run the command again. If no other gds is running, remove the folder ${lockfilePath}.`,
+    });
+  }
+  return new CliError(`Cannot lock ${lockfilePath}: ${(error as Error).message}`, {
+    exitCode: ExitCode.Failure,
+    code: 'config_lock_failed',
+    suggestion: 'Check the permissions of the config folder, or point GDS_CONFIG_DIR at another folder.',
+  });
+}

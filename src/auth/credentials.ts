@@ -1,0 +1,278 @@
+// The credentials a command calls the API with. First match wins, for the token and the base each on
+// its own: the --token/--base flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile named by
+// --profile (else the active one). The config and the keychain are read only when a flag or variable
+// leaves something missing, so a CI job with SERVICE_TOKEN and SERVICE_API_URL touches neither.
+import { CliError, ExitCode } from '../cli/errors.js';
+import { maskToken } from '../core/redact.js';
+import type { Env, GdsConfig, Profile, ProfileKind, SecretStorageSetting } from './config.js';
+import { configPath, loadConfig } from './config.js';
+import type { SecretStorage } from './secret-store.js';
+import {
+  describeStorage,
+  KeychainUnavailableError,
+  readSecrets,
+  secretStorageSetting,
+} from './secret-store.js';
+
+export interface CredentialFlags {
+  token?: string | undefined;
+  base?: string | undefined;
+  profile?: string | undefined;
+}
+
+/** `flag`, `env` (SERVICE_TOKEN / SERVICE_API_URL), or `profile:<name>`. */
+export type CredentialSource = 'flag' | 'env' | `profile:${string}`;
+
+export interface ResolvedCredentials {
+  token: string;
+  baseUrl: string;
+  tokenSource: CredentialSource;
+  baseSource: CredentialSource;
+  /** The profile that gave the token or the base, if one did. */
+  profileName?: string;
+  /** `session` only for a token of a browser sign-in; flags, SERVICE_TOKEN and `auth set` are static. */
+  tokenKind: ProfileKind;
+  /** Where the token is kept: `none` when it came from a flag or the environment. */
+  storage: SecretStorage | 'none';
+  /** The profile's entry (no secrets in it when they are in the keychain), for the refresh of a session. */
+  profile?: Profile;
+}
+
+export interface CredentialOptions {
+  warn?: (message: string) => void;
+}
+
+interface Found {
+  value: string;
+  source: CredentialSource;
+}
+
+interface Resolution {
+  token?: Found;
+  base?: Found;
+  profileName?: string;
+  profile?: Profile;
+  storage: SecretStorage | 'none';
+  /** Why the profile's token could not be read (keychain silent, entry gone). */
+  tokenProblem?: string;
+  config?: GdsConfig;
+}
+
+/** The credentials for an API call, or a CliError that says how to get them (exit 3; 2 for bad input). */
+export async function resolveCredentials(
+  flags: CredentialFlags,
+  env: Env = process.env,
+  options: CredentialOptions = {},
+): Promise<ResolvedCredentials> {
+  const r = await resolve(flags, env, options);
+  if (r.base === undefined) throw missing('API base URL', r, env);
+  if (r.token === undefined) throw missing('API token', r, env);
+  return {
+    token: r.token.value,
+    baseUrl: r.base.value,
+    tokenSource: r.token.source,
+    baseSource: r.base.source,
+    ...(r.profileName === undefined ? {} : { profileName: r.profileName, profile: r.profile }),
+    tokenKind: r.token.source.startsWith('profile:') && r.profile?.kind === 'session' ? 'session' : 'static',
+    storage: r.storage,
+  };
+}
+
+export interface ProfileSummary {
+  name: string;
+  base: string;
+  kind: ProfileKind;
+  storage: SecretStorage | 'none';
+  active: boolean;
+}
+
+export interface CredentialStatus {
+  signedIn: boolean;
+  baseUrl: string | null;
+  baseSource: CredentialSource | null;
+  /** Masked: `cli_…****`. */
+  token: string | null;
+  tokenSource: CredentialSource | null;
+  storage: SecretStorage | 'none';
+  /** The keychain entry or the config file path; null when the token is not stored. */
+  storageLocation: string | null;
+  profile: string | null;
+  activeProfile: string | null;
+  profiles: ProfileSummary[];
+  configPath: string;
+  secretStorage: SecretStorageSetting;
+  /** What is missing or unreadable, each with what to do. Empty when signed in. */
+  problems: string[];
+}
+
+/** `gds auth status`: what resolveCredentials would use, and why not when it would fail. Never throws for
+ *  missing credentials (signedIn: false); still exit 2 for an unknown --profile or a bad base URL. */
+export async function credentialStatus(
+  flags: CredentialFlags,
+  env: Env = process.env,
+  options: CredentialOptions = {},
+): Promise<CredentialStatus> {
+  const config = await loadConfig({ env, warn: options.warn });
+  const r = await resolve(flags, env, options, config);
+  const problems: string[] = [];
+  if (r.token === undefined) problems.push(missing('API token', r, env).message);
+  if (r.base === undefined) problems.push(missing('API base URL', r, env).message);
+  const stored = r.storage !== 'none';
+  return {
+    signedIn: problems.length === 0,
+    baseUrl: r.base?.value ?? null,
+    baseSource: r.base?.source ?? null,
+    token: r.token === undefined ? null : maskToken(r.token.value),
+    tokenSource: r.token?.source ?? null,
+    storage: r.storage,
+    storageLocation: stored ? describeStorage(r.storage as SecretStorage, r.profile?.secretRef, env) : null,
+    profile: r.profileName ?? null,
+    activeProfile: config.activeProfile,
+    profiles: Object.entries(config.profiles)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, p]) => ({
+        name,
+        base: p.base,
+        kind: p.kind,
+        storage: storageOf(p),
+        active: name === config.activeProfile,
+      })),
+    configPath: configPath(env),
+    secretStorage: secretStorageSetting(config, env),
+    problems,
+  };
+}
+
+/** An http(s) URL without credentials in it, without a trailing slash. Exit 2 naming where it came from. */
+export function checkBaseUrl(value: string, from: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new CliError(`The API base URL from ${from} is not an http(s) URL: ${value}`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_base_url',
+      suggestion: 'Give the full address of the service, e.g. https://gds.example.com',
+    });
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new CliError(`The API base URL from ${from} contains a user name or password.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_base_url',
+      suggestion: 'Give the address alone (https://host/path) and the token with --token.',
+    });
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+async function resolve(
+  flags: CredentialFlags,
+  env: Env,
+  options: CredentialOptions,
+  loaded?: GdsConfig,
+): Promise<Resolution> {
+  const r: Resolution = {
+    token: nonEmpty(flags.token, 'flag') ?? nonEmpty(env.SERVICE_TOKEN, 'env'),
+    base:
+      checked(nonEmpty(flags.base, 'flag'), '--base') ??
+      checked(nonEmpty(env.SERVICE_API_URL, 'env'), 'SERVICE_API_URL'),
+    storage: 'none',
+  };
+  if (flags.profile === undefined && r.token !== undefined && r.base !== undefined) return r;
+  const config = loaded ?? (await loadConfig({ env, warn: options.warn }));
+  r.config = config;
+  const name = flags.profile ?? config.activeProfile ?? undefined;
+  if (name === undefined) return r;
+  const profile = config.profiles[name];
+  if (profile === undefined) throw unknownProfile(name, config);
+  const source: CredentialSource = `profile:${name}`;
+  if (r.base === undefined) {
+    r.base = checked({ value: profile.base, source }, `profile ${name} (${configPath(env)})`);
+    r.profileName = name;
+    r.profile = profile;
+  }
+  if (r.token === undefined) {
+    r.profileName = name;
+    r.profile = profile;
+    await readProfileToken(r, name, profile, env, options);
+  }
+  return r;
+}
+
+async function readProfileToken(
+  r: Resolution,
+  name: string,
+  profile: Profile,
+  env: Env,
+  options: CredentialOptions,
+): Promise<void> {
+  try {
+    const { secrets, storage } = await readSecrets(profile, { env, warn: options.warn });
+    const token = profile.kind === 'session' ? secrets.accessToken : secrets.token;
+    if (token !== undefined && token !== '') {
+      r.token = { value: token, source: `profile:${name}` };
+      r.storage = storage;
+    } else if (profile.secretRef !== undefined) {
+      r.tokenProblem = `its keychain entry (service ${profile.secretRef.service}, account ${profile.secretRef.account}) is gone`;
+    }
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    r.tokenProblem = `its token is in the OS keychain, and ${error.message}`;
+  }
+}
+
+function nonEmpty(value: string | undefined, source: CredentialSource): Found | undefined {
+  return value === undefined || value === '' ? undefined : { value, source };
+}
+
+function checked(found: Found | undefined, from: string): Found | undefined {
+  return found === undefined ? undefined : { ...found, value: checkBaseUrl(found.value, from) };
+}
+
+function storageOf(profile: Profile): SecretStorage | 'none' {
+  if (profile.secretRef !== undefined) return 'keychain';
+  return [profile.token, profile.accessToken, profile.refreshToken].some((s) => s !== undefined)
+    ? 'file'
+    : 'none';
+}
+
+const howToSignIn = [
+  'Get credentials with one of:',
+  '  gds auth set --token <t> --base <url>      store a CLI token in a profile',
+  '  gds auth login                             sign in with the browser',
+  '  SERVICE_TOKEN=<t> SERVICE_API_URL=<url>    in CI, nothing stored',
+].join('\n');
+
+function missing(what: 'API token' | 'API base URL', r: Resolution, env: Env): CliError {
+  const [flag, variable] =
+    what === 'API token' ? ['--token', 'SERVICE_TOKEN'] : ['--base', 'SERVICE_API_URL'];
+  let profilePart: string;
+  if (r.profileName !== undefined && what === 'API token' && r.tokenProblem !== undefined) {
+    profilePart = `profile ${r.profileName}: ${r.tokenProblem}`;
+  } else if (r.profileName !== undefined) {
+    profilePart = `profile ${r.profileName} has none`;
+  } else {
+    profilePart = `no profile is configured in ${configPath(env)}`;
+  }
+  return new CliError(`No ${what}: no ${flag} flag, no ${variable}, and ${profilePart}.`, {
+    exitCode: ExitCode.Unauthenticated,
+    code: what === 'API token' ? 'no_token' : 'no_base_url',
+    suggestion: howToSignIn,
+  });
+}
+
+function unknownProfile(name: string, config: GdsConfig): CliError {
+  const known = Object.keys(config.profiles).sort();
+  return new CliError(
+    `No profile named ${name}. ${known.length === 0 ? 'No profile is configured.' : `Known profiles: ${known.join(', ')}.`}`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'unknown_profile',
+      suggestion: `Create it with: gds auth set --profile ${name} --token <t> --base <url>`,
+      details: { profile: name, known },
+    },
+  );
+}

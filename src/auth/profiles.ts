@@ -1,0 +1,158 @@
+// Writing and removing profiles: the secrets go where the secret storage setting says (secret-store.ts),
+// the rest into the config file (config.ts). `gds auth set`, `gds auth logout`, and later the browser
+// sign-in and the token refresh write through here.
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { Env, GdsConfig, Profile, ProfileSecrets } from './config.js';
+import {
+  checkProfileName,
+  isEmpty,
+  loadConfig,
+  removeConfigFile,
+  updateConfig,
+  withProfileLock,
+} from './config.js';
+import { checkBaseUrl } from './credentials.js';
+import type { SecretStorage } from './secret-store.js';
+import { deleteKeychainEntry, placeSecrets, secretStorageSetting } from './secret-store.js';
+
+export interface ProfileOptions {
+  env?: Env;
+  warn?: (message: string) => void;
+}
+
+/** A profile's non-secret fields: everything but the secrets and where they are. */
+export type ProfileFields = Profile extends infer P
+  ? P extends Profile
+    ? Omit<P, 'secretRef' | 'token' | 'accessToken' | 'refreshToken'>
+    : never
+  : never;
+
+export interface SavedProfile {
+  name: string;
+  profile: Profile;
+  storage: SecretStorage;
+  active: boolean;
+}
+
+/**
+ * Stores a profile's secrets (keychain or file, by the setting) and its entry in the config file; it
+ * becomes the active profile when there is none. Call it inside withProfileLock(name, …).
+ */
+export async function saveProfile(
+  name: string,
+  fields: ProfileFields,
+  secrets: ProfileSecrets,
+  options: ProfileOptions = {},
+): Promise<SavedProfile> {
+  const before = await loadConfig(options);
+  const placement = await placeSecrets(name, secrets, secretStorageSetting(before, options.env), options);
+  const profile = { ...fields, ...placement.fields } as Profile;
+  const active = await updateConfig((config) => {
+    config.profiles[name] = profile;
+    config.activeProfile ??= name;
+    return config.activeProfile === name;
+  }, options);
+  // The secrets moved to the file: the keychain must not keep an older copy.
+  const previous = before.profiles[name];
+  if (previous?.secretRef !== undefined && placement.storage === 'file')
+    await forget(name, previous, options);
+  return { name, profile, storage: placement.storage, active };
+}
+
+export interface StaticProfileInput {
+  name: string;
+  token: string;
+  base: string;
+}
+
+/** `gds auth set`: a static CLI token and its API base, checked first; nothing changes when they are bad. */
+export async function setStaticProfile(input: StaticProfileInput, options: ProfileOptions = {}) {
+  const name = checkProfileName(input.name);
+  const token = checkToken(input.token);
+  const base = checkBaseUrl(input.base, '--base');
+  return withProfileLock(
+    name,
+    () => saveProfile(name, { kind: 'static', base }, { token }, options),
+    options,
+  );
+}
+
+export interface RemovedProfile {
+  name: string;
+  /** True when its keychain entry was deleted; a string says why it could not be. */
+  keychainEntry: boolean | string;
+}
+
+export interface LogoutResult {
+  removed: RemovedProfile[];
+  /** The profile active now, when a removed one was active and another remains. */
+  activeProfile: string | null;
+  configFileRemoved: boolean;
+}
+
+/** `gds auth logout --profile <name>`: that profile and its keychain entry; nothing when it is absent. */
+export async function removeProfile(name: string, options: ProfileOptions = {}): Promise<LogoutResult> {
+  checkProfileName(name);
+  return withProfileLock(
+    name,
+    async () => {
+      let removedProfile: Profile | undefined;
+      const { activeProfile, configFileRemoved } = await updateConfig((config) => {
+        removedProfile = config.profiles[name];
+        delete config.profiles[name];
+        if (config.activeProfile === name) config.activeProfile = firstProfile(config);
+        return { activeProfile: config.activeProfile, configFileRemoved: isEmpty(config) };
+      }, options);
+      const removed = removedProfile === undefined ? [] : [await forget(name, removedProfile, options)];
+      return { removed, activeProfile, configFileRemoved: removed.length > 0 && configFileRemoved };
+    },
+    options,
+  );
+}
+
+/** `gds auth logout`: every profile's keychain entry, then the config file itself. */
+export async function removeAllProfiles(options: ProfileOptions = {}): Promise<LogoutResult> {
+  let config: GdsConfig | undefined;
+  try {
+    config = await loadConfig(options);
+  } catch (error) {
+    // A damaged file is removed all the same: logging out is the way out of it.
+    if (!(error instanceof CliError && error.code === 'config_invalid')) throw error;
+  }
+  const removed: RemovedProfile[] = [];
+  for (const [name, profile] of Object.entries(config?.profiles ?? {})) {
+    removed.push(await forget(name, profile, options));
+  }
+  const configFileRemoved = await removeConfigFile(options);
+  return { removed, activeProfile: null, configFileRemoved };
+}
+
+async function forget(name: string, profile: Profile, options: ProfileOptions): Promise<RemovedProfile> {
+  if (profile.secretRef === undefined) return { name, keychainEntry: false };
+  try {
+    return { name, keychainEntry: await deleteKeychainEntry(profile, options) };
+  } catch (error) {
+    const ref = profile.secretRef;
+    options.warn?.(
+      `Could not remove the keychain entry of profile ${name} (${(error as Error).message}). ` +
+        `Remove it later with: secret-tool clear service ${ref.service} username ${ref.account}`,
+    );
+    return { name, keychainEntry: (error as Error).message };
+  }
+}
+
+function firstProfile(config: GdsConfig): string | null {
+  return Object.keys(config.profiles).sort()[0] ?? null;
+}
+
+function checkToken(token: string): string {
+  const trimmed = token.trim();
+  if (trimmed === '' || /[\s\p{Cc}]/u.test(trimmed)) {
+    throw new CliError('The token is empty or contains spaces or control characters.', {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_token',
+      suggestion: 'Pass the token exactly as issued: gds auth set --token <t> --base <url>',
+    });
+  }
+  return trimmed;
+}

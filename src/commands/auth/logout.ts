@@ -1,0 +1,49 @@
+import { BaseCommand } from '../../cli/base-command.js';
+import type { RemovedProfile } from '../../auth/profiles.js';
+
+export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
+  static override summary = 'Forget one profile, or every profile and the config file.';
+  static override description =
+    'With --profile: removes that profile and its keychain entry. Without: removes every keychain entry the ' +
+    'config file refers to, then the file itself (a damaged file too). Running it again changes nothing and ' +
+    'succeeds. It does not revoke tokens on the server.';
+  static override examples = [
+    '<%= config.bin %> auth logout --profile staging',
+    '<%= config.bin %> auth logout',
+    '<%= config.bin %> auth logout --json',
+  ];
+
+  async run(): Promise<void> {
+    const { profile } = this.flags;
+    const { removeAllProfiles, removeProfile } = await import('../../auth/profiles.js');
+    const { configPath } = await import('../../auth/config.js');
+    const options = { warn: (m: string) => this.out.warn(m) };
+    const result =
+      profile === undefined ? await removeAllProfiles(options) : await removeProfile(profile, options);
+    const path = configPath();
+    if (this.out.json) {
+      this.out.record({ ...result, configPath: path });
+      return;
+    }
+    if (result.removed.length === 0 && !result.configFileRemoved) {
+      this.out.print(
+        profile === undefined
+          ? 'Nothing to remove: no config file.'
+          : `No profile ${profile}: nothing removed.`,
+      );
+      return;
+    }
+    for (const removed of result.removed) this.out.print(removedLine(removed));
+    if (result.configFileRemoved) this.out.print(`Removed ${path}.`);
+    if (profile !== undefined && result.activeProfile !== null) {
+      this.out.print(`Active profile: ${result.activeProfile}.`);
+    }
+  }
+}
+
+function removedLine({ name, keychainEntry }: RemovedProfile): string {
+  if (keychainEntry === true) return `Removed profile ${name} and its keychain entry.`;
+  if (typeof keychainEntry === 'string')
+    return `Removed profile ${name}; its keychain entry could not be removed.`;
+  return `Removed profile ${name}.`;
+}

@@ -1,0 +1,53 @@
+import { BaseCommand } from '../../cli/base-command.js';
+import { CliError, ExitCode } from '../../cli/errors.js';
+import { readTextInput } from '../../cli/input.js';
+import { maskToken } from '../../core/redact.js';
+
+export default class AuthSet extends BaseCommand<typeof AuthSet> {
+  static override summary = 'Store a CLI token and the API base URL in a profile.';
+  static override description =
+    'The token goes to the OS keychain when one answers, else to the config file (mode 600), and stderr ' +
+    'says so. Set GDS_SECRET_STORAGE (or "secretStorage" in the config file) to keychain to refuse the ' +
+    'file, or to file to skip the keychain. The profile (default: "default") becomes the active one when ' +
+    'none is. `--token -` reads the token from stdin, keeping it out of the shell history. The token is ' +
+    'never printed.';
+  static override examples = [
+    '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com',
+    'printf %s "$GDS_TOKEN" | <%= config.bin %> auth set --token - --base https://gds.example.com --profile staging',
+    '<%= config.bin %> auth set --token cli_abc123 --base http://127.0.0.1:8080 --profile local --json',
+  ];
+
+  async run(): Promise<void> {
+    const { token, base, profile } = this.flags;
+    if (token === undefined || base === undefined) {
+      throw new CliError('gds auth set needs both --token and --base.', {
+        exitCode: ExitCode.Usage,
+        code: 'missing_flag',
+        suggestion: 'Run: gds auth set --token <t> --base <url> [--profile <name>]',
+      });
+    }
+    const { setStaticProfile } = await import('../../auth/profiles.js');
+    const { describeStorage } = await import('../../auth/secret-store.js');
+    const secret = token === '-' ? (await readTextInput('-', { flag: '--token' })).text : token;
+    const saved = await setStaticProfile(
+      { name: profile ?? 'default', token: secret, base },
+      { warn: (m) => this.out.warn(m) },
+    );
+    const where = describeStorage(saved.storage, saved.profile.secretRef);
+    if (this.out.json) {
+      this.out.record({
+        profile: saved.name,
+        base: saved.profile.base,
+        token: maskToken(secret),
+        storage: saved.storage,
+        storageLocation: where,
+        active: saved.active,
+      });
+      return;
+    }
+    this.out.print(`Saved profile ${saved.name}: ${saved.profile.base} with token ${maskToken(secret)}.`);
+    this.out.print(`The token is stored in ${where}.`);
+    if (saved.active) this.out.print(`${saved.name} is the active profile.`);
+    else this.out.print(`Use it with --profile ${saved.name}.`);
+  }
+}

@@ -1,0 +1,252 @@
+// Which token and base a command uses: flags, then SERVICE_TOKEN/SERVICE_API_URL, then --profile or the
+// active profile, each value on its own; and the errors when something is missing, unknown or malformed.
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { configDir, configPath, loadConfig } from '../../src/auth/config.js';
+import type { CredentialFlags } from '../../src/auth/credentials.js';
+import { checkBaseUrl, credentialStatus, resolveCredentials } from '../../src/auth/credentials.js';
+import { saveProfile, setStaticProfile } from '../../src/auth/profiles.js';
+
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  env = {
+    GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-cred-')), 'gds'),
+    GDS_SECRET_STORAGE: 'file',
+  };
+});
+
+async function twoProfiles(): Promise<void> {
+  await setStaticProfile({ name: 'default', token: 'cli_default', base: 'https://default.example' }, { env });
+  await setStaticProfile({ name: 'other', token: 'cli_other', base: 'https://other.example/api/' }, { env });
+}
+
+async function failure(flags: CredentialFlags, extraEnv: NodeJS.ProcessEnv = {}): Promise<CliError> {
+  const error = await resolveCredentials(flags, { ...env, ...extraEnv }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+describe('precedence, first match wins, token and base each on their own', () => {
+  beforeEach(twoProfiles);
+
+  it('the active profile when nothing else is given', async () => {
+    expect(await resolveCredentials({}, env)).toEqual({
+      token: 'cli_default',
+      baseUrl: 'https://default.example',
+      tokenSource: 'profile:default',
+      baseSource: 'profile:default',
+      profileName: 'default',
+      profile: { kind: 'static', base: 'https://default.example', token: 'cli_default' },
+      tokenKind: 'static',
+      storage: 'file',
+    });
+  });
+
+  it('--profile selects another profile', async () => {
+    const r = await resolveCredentials({ profile: 'other' }, env);
+    expect(r).toMatchObject({
+      token: 'cli_other',
+      baseUrl: 'https://other.example/api',
+      tokenSource: 'profile:other',
+      baseSource: 'profile:other',
+      profileName: 'other',
+    });
+  });
+
+  it('SERVICE_TOKEN beats the profile for the token; the base still comes from the profile', async () => {
+    const r = await resolveCredentials({ profile: 'other' }, { ...env, SERVICE_TOKEN: 'svc_env' });
+    expect(r).toMatchObject({ token: 'svc_env', tokenSource: 'env', storage: 'none' });
+    expect(r).toMatchObject({ baseUrl: 'https://other.example/api', baseSource: 'profile:other' });
+  });
+
+  it('SERVICE_API_URL beats the profile for the base; the token still comes from the profile', async () => {
+    const r = await resolveCredentials({}, { ...env, SERVICE_API_URL: 'http://127.0.0.1:9/' });
+    expect(r).toMatchObject({ baseUrl: 'http://127.0.0.1:9', baseSource: 'env' });
+    expect(r).toMatchObject({ token: 'cli_default', tokenSource: 'profile:default', storage: 'file' });
+  });
+
+  it('flags beat the environment, each one alone', async () => {
+    const both = { ...env, SERVICE_TOKEN: 'svc_env', SERVICE_API_URL: 'https://env.example' };
+    expect(await resolveCredentials({ token: 'cli_flag' }, both)).toMatchObject({
+      token: 'cli_flag',
+      tokenSource: 'flag',
+      baseUrl: 'https://env.example',
+      baseSource: 'env',
+    });
+    expect(await resolveCredentials({ base: 'https://flag.example' }, both)).toMatchObject({
+      token: 'svc_env',
+      tokenSource: 'env',
+      baseUrl: 'https://flag.example',
+      baseSource: 'flag',
+    });
+  });
+
+  it('--token with the base of the profile', async () => {
+    const r = await resolveCredentials({ token: 'cli_flag', profile: 'other' }, env);
+    expect(r).toMatchObject({
+      token: 'cli_flag',
+      tokenSource: 'flag',
+      baseSource: 'profile:other',
+      profileName: 'other',
+    });
+  });
+
+  it('an empty variable counts as unset', async () => {
+    const r = await resolveCredentials({}, { ...env, SERVICE_TOKEN: '', SERVICE_API_URL: '' });
+    expect(r).toMatchObject({ tokenSource: 'profile:default', baseSource: 'profile:default' });
+  });
+
+  it('an unknown --profile is exit 2 naming the known profiles, even when flags give everything', async () => {
+    for (const flags of [
+      { profile: 'prod' },
+      { profile: 'prod', token: 'cli_f', base: 'https://f.example' },
+    ]) {
+      const error = await failure(flags);
+      expect(error).toMatchObject({ exitCode: 2, code: 'unknown_profile' });
+      expect(error.message).toBe('No profile named prod. Known profiles: default, other.');
+      expect(error.suggestion).toContain('gds auth set --profile prod');
+    }
+  });
+
+  it('a session profile gives its access token, marked as a session', async () => {
+    await saveProfile(
+      'web',
+      {
+        kind: 'session',
+        base: 'https://s.example',
+        issuer: 'https://s.example',
+        expiresAt: '2030-01-01T00:00:00Z',
+      },
+      { accessToken: 'at_1', refreshToken: 'rt_1' },
+      { env },
+    );
+    const r = await resolveCredentials({ profile: 'web' }, env);
+    expect(r).toMatchObject({ token: 'at_1', tokenKind: 'session', storage: 'file' });
+    expect(r.profile).toMatchObject({ kind: 'session', issuer: 'https://s.example', refreshToken: 'rt_1' });
+  });
+});
+
+describe('a CI job with SERVICE_TOKEN and SERVICE_API_URL', () => {
+  it('reads no config at all: even a damaged one does not matter', async () => {
+    await mkdir(configDir(env), { recursive: true });
+    await writeFile(configPath(env), '{oops');
+    const r = await resolveCredentials(
+      {},
+      { ...env, SERVICE_TOKEN: 'svc_ci', SERVICE_API_URL: 'https://ci.example' },
+    );
+    expect(r).toEqual({
+      token: 'svc_ci',
+      baseUrl: 'https://ci.example',
+      tokenSource: 'env',
+      baseSource: 'env',
+      tokenKind: 'static',
+      storage: 'none',
+    });
+  });
+});
+
+describe('missing credentials: exit 3, saying exactly how to get them', () => {
+  it('no token anywhere', async () => {
+    const error = await failure({ base: 'https://b.example' });
+    expect(error).toMatchObject({ exitCode: 3, code: 'no_token' });
+    expect(error.message).toBe(
+      `No API token: no --token flag, no SERVICE_TOKEN, and no profile is configured in ${configPath(env)}.`,
+    );
+    expect(error.suggestion).toContain('gds auth set --token <t> --base <url>');
+    expect(error.suggestion).toContain('gds auth login');
+    expect(error.suggestion).toContain('SERVICE_TOKEN=<t> SERVICE_API_URL=<url>');
+  });
+
+  it('no base anywhere', async () => {
+    const error = await failure({}, { SERVICE_TOKEN: 'svc_x' });
+    expect(error).toMatchObject({ exitCode: 3, code: 'no_base_url' });
+    expect(error.message).toContain('No API base URL: no --base flag, no SERVICE_API_URL');
+    expect(error.suggestion).toContain('gds auth set --token <t> --base <url>');
+  });
+
+  it('a profile whose keychain token cannot be read (entry gone, or no keychain answering)', async () => {
+    await mkdir(configDir(env), { recursive: true });
+    const ref = { store: 'keychain', service: 'gds-cli', account: 'k@nowhere' };
+    await writeFile(
+      configPath(env),
+      JSON.stringify({
+        version: 1,
+        activeProfile: 'k',
+        profiles: { k: { kind: 'static', base: 'https://k', secretRef: ref } },
+      }),
+    );
+    const error = await failure({});
+    expect(error).toMatchObject({ exitCode: 3, code: 'no_token' });
+    expect(error.message).toMatch(/^No API token: no --token flag, no SERVICE_TOKEN, and profile k: /);
+  });
+});
+
+describe('base URLs', () => {
+  it('http(s) only, exit 2 naming where the value came from; a trailing slash is dropped', async () => {
+    expect(checkBaseUrl('https://a.example/x/', '--base')).toBe('https://a.example/x');
+    expect(checkBaseUrl('http://127.0.0.1:8080', '--base')).toBe('http://127.0.0.1:8080');
+    const fromEnv = await failure({ token: 'cli_t' }, { SERVICE_API_URL: 'ftp://files.example' });
+    expect(fromEnv).toMatchObject({ exitCode: 2, code: 'invalid_base_url' });
+    expect(fromEnv.message).toBe(
+      'The API base URL from SERVICE_API_URL is not an http(s) URL: ftp://files.example',
+    );
+    const fromFlag = await failure({ token: 'cli_t', base: 'gds.example.com' });
+    expect(fromFlag.message).toBe('The API base URL from --base is not an http(s) URL: gds.example.com');
+  });
+
+  it('a URL carrying a password is refused without echoing it', async () => {
+    const error = await failure({ token: 'cli_t', base: 'https://me:hunter2@gds.example' });
+    expect(error).toMatchObject({ exitCode: 2, code: 'invalid_base_url' });
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('auth set refuses a bad base and a bad token and writes nothing', async () => {
+    await expect(
+      setStaticProfile({ name: 'x', token: 'cli_t', base: 'mailto:a@b' }, { env }),
+    ).rejects.toMatchObject({ exitCode: 2, code: 'invalid_base_url' });
+    await expect(
+      setStaticProfile({ name: 'x', token: 'cli t', base: 'https://a' }, { env }),
+    ).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'invalid_token',
+    });
+    await expect(
+      setStaticProfile({ name: 'a/b', token: 'cli_t', base: 'https://a' }, { env }),
+    ).rejects.toMatchObject({ exitCode: 2, code: 'invalid_profile_name' });
+    expect(await loadConfig({ env })).toEqual({ version: 1, activeProfile: null, profiles: {} });
+  });
+});
+
+describe('status', () => {
+  it('nothing configured: not signed in, with both problems, no throw', async () => {
+    const s = await credentialStatus({}, env);
+    expect(s).toMatchObject({ signedIn: false, token: null, baseUrl: null, profile: null, profiles: [] });
+    expect(s.problems).toHaveLength(2);
+  });
+
+  it('masks the token and lists every profile with where its secret is', async () => {
+    await twoProfiles();
+    const s = await credentialStatus({}, { ...env, SERVICE_TOKEN: 'svc_abcdef' });
+    expect(s).toMatchObject({
+      signedIn: true,
+      token: '****',
+      tokenSource: 'env',
+      baseSource: 'profile:default',
+      storage: 'none',
+      storageLocation: null,
+      activeProfile: 'default',
+      secretStorage: 'file',
+    });
+    expect(s.profiles).toEqual([
+      { name: 'default', base: 'https://default.example', kind: 'static', storage: 'file', active: true },
+      { name: 'other', base: 'https://other.example/api', kind: 'static', storage: 'file', active: false },
+    ]);
+  });
+});

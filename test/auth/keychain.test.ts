@@ -1,0 +1,293 @@
+// The OS keychain for real. With a Secret Service answering (CI runs this file under dbus-run-session with
+// an unlocked gnome-keyring), `gds auth set` puts the token there and not in the file, and logout removes
+// it; a Secret Service that stops answering falls back after the timeout. Without one, those tests skip
+// and say why. The fallback to the 0600 file runs everywhere: no D-Bus at all.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import type { Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
+import { collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { resolveCredentials } from '../../src/auth/credentials.js';
+
+const token = 'cli_KeychainTokenNeverPrinted';
+const outputs: string[] = [];
+let dir: string;
+let folders = 0;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'gds-keychain-'));
+});
+
+afterAll(() => {
+  for (const output of outputs) expect(output).not.toContain(token);
+});
+
+function freshConfigDir(): string {
+  folders += 1;
+  return join(dir, `c${folders}`, 'gds');
+}
+
+async function gds(configDir: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const result = await runCli(args, {
+    ...options,
+    env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: undefined, ...options.env },
+  });
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+function readConfig(configDir: string): Promise<string> {
+  return readFile(join(configDir, 'config.json'), 'utf8');
+}
+
+function secretTool(args: string[], input = ''): Promise<CliResult> {
+  const child = spawn('secret-tool', args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 5_000 });
+  child.stdin.end(input);
+  return collect(child);
+}
+
+/** `secret-tool lookup`: the stored secret, or null when there is no such item (exit 1). */
+async function lookup(account: string): Promise<string | null> {
+  const r = await secretTool(['lookup', 'service', 'gds-cli', 'username', account]);
+  if (r.code === 0) return r.stdout;
+  if (r.code === 1 && r.stderr === '') return null;
+  throw new Error(`secret-tool lookup failed: ${r.stderr}`);
+}
+
+/** Why the real keychain tests cannot run here, or undefined when they can. */
+async function whyNoSecretService(): Promise<string | undefined> {
+  if (!process.env.DBUS_SESSION_BUS_ADDRESS) {
+    return 'DBUS_SESSION_BUS_ADDRESS is not set (run under dbus-run-session with gnome-keyring unlocked)';
+  }
+  const probe = ['service', 'gds-cli', 'username', `probe-${process.pid}`];
+  const stored = await secretTool(['store', '--label=gds probe', ...probe], 'x').catch((e: Error) => e);
+  if (stored instanceof Error)
+    return `secret-tool cannot run (${stored.message}; apt-get install libsecret-tools)`;
+  if (stored.code !== 0) return `no Secret Service answered secret-tool store (${stored.stderr.trim()})`;
+  await secretTool(['clear', ...probe]);
+  return undefined;
+}
+
+const noSecretService = await whyNoSecretService();
+if (noSecretService !== undefined) {
+  console.warn(`keychain.test.ts: real keychain tests skipped: ${noSecretService}.`);
+}
+
+describe.skipIf(noSecretService !== undefined)('with a Secret Service answering', () => {
+  it('auth set puts the token in the keychain, not in the file; status and commands read it back', async () => {
+    const cfg = freshConfigDir();
+    const account = `default@${cfg}`;
+    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain(
+      `The token is stored in the OS keychain (service gds-cli, account ${account}).`,
+    );
+    expect(JSON.parse((await lookup(account)) ?? 'null')).toEqual({ token });
+    const file = await readConfig(cfg);
+    expect(file).not.toContain(token);
+    expect(JSON.parse(file)).toEqual({
+      version: 1,
+      activeProfile: 'default',
+      profiles: {
+        default: {
+          kind: 'static',
+          base: 'https://k.example',
+          secretRef: { store: 'keychain', service: 'gds-cli', account },
+        },
+      },
+    });
+    const status = await gds(cfg, ['auth', 'status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      signedIn: true,
+      token: 'cli_…****',
+      storage: 'keychain',
+      storageLocation: `the OS keychain (service gds-cli, account ${account})`,
+    });
+    const resolved = await resolveCredentials({}, { GDS_CONFIG_DIR: cfg });
+    expect(resolved).toMatchObject({ token, storage: 'keychain', tokenSource: 'profile:default' });
+  });
+
+  it('GDS_SECRET_STORAGE=keychain stores there too; logout removes the entries, one profile or all', async () => {
+    const cfg = freshConfigDir();
+    const keychainOnly = { env: { GDS_SECRET_STORAGE: 'keychain' } };
+    for (const profile of ['a', 'b', 'c']) {
+      const r = await gds(
+        cfg,
+        ['auth', 'set', '--token', token, '--base', 'https://k.example', '--profile', profile],
+        keychainOnly,
+      );
+      expect(r.code).toBe(0);
+    }
+    const one = await gds(cfg, ['auth', 'logout', '--profile', 'a']);
+    expect(one.stdout).toBe('Removed profile a and its keychain entry.\nActive profile: b.\n');
+    expect(await lookup(`a@${cfg}`)).toBeNull();
+    expect(await lookup(`b@${cfg}`)).not.toBeNull();
+    const all = await gds(cfg, ['auth', 'logout', '--json']);
+    expect(JSON.parse(all.stdout)).toMatchObject({
+      removed: [
+        { name: 'b', keychainEntry: true },
+        { name: 'c', keychainEntry: true },
+      ],
+      configFileRemoved: true,
+    });
+    expect(await lookup(`b@${cfg}`)).toBeNull();
+    expect(await lookup(`c@${cfg}`)).toBeNull();
+  });
+
+  it('setting the profile again with GDS_SECRET_STORAGE=file removes the older copy from the keychain', async () => {
+    const cfg = freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example']);
+    expect(await lookup(`default@${cfg}`)).not.toBeNull();
+    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example'], {
+      env: { GDS_SECRET_STORAGE: 'file' },
+    });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(await lookup(`default@${cfg}`)).toBeNull();
+    expect(JSON.parse(await readConfig(cfg)).profiles.default).toEqual({
+      kind: 'static',
+      base: 'https://k.example',
+      token,
+    });
+  });
+
+  it('a Secret Service that stops answering: after the timeout, the file (auto) or a clear error (keychain)', async () => {
+    const proxy = await freezingBusProxy('CreateItem');
+    try {
+      const env = { DBUS_SESSION_BUS_ADDRESS: proxy.address, GDS_KEYCHAIN_TIMEOUT_MS: '300' };
+      const cfg = freshConfigDir();
+      const refused = await gds(
+        cfg,
+        ['auth', 'set', '--token', token, '--base', 'https://k.example', '--json'],
+        {
+          env: { ...env, GDS_SECRET_STORAGE: 'keychain' },
+        },
+      );
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toMatchObject({
+        error: {
+          code: 'keychain_unavailable',
+          message:
+            'The secret storage is set to keychain, but the OS keychain did not answer: no answer within 300 ms (is it locked?).',
+        },
+      });
+      await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+      const fallback = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example'], {
+        env,
+      });
+      expect(fallback.code).toBe(0);
+      expect(fallback.stderr).toMatch(
+        /^Warning: No OS keychain answered \(no answer within 300 ms \(is it locked\?\)\)/,
+      );
+      expect(JSON.parse(await readConfig(cfg)).profiles.default.token).toBe(token);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('no keychain answering (no D-Bus session bus)', () => {
+  const noBus = () => ({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus-here')}` });
+
+  it('auto: the token goes to the 0600 file and stderr says so exactly once', async () => {
+    const cfg = freshConfigDir();
+    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], {
+      env: noBus(),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`The token is stored in the config file ${join(cfg, 'config.json')}.`);
+    const warnings = r.stderr.split('\n').filter((l) => l !== '');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^Warning: No OS keychain answered \\(.+\\), so the token is stored in ${join(cfg, 'config.json')} \\(mode 600\\)\\.`,
+      ),
+    );
+    expect((await stat(join(cfg, 'config.json'))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readConfig(cfg)).profiles.default).toEqual({
+      kind: 'static',
+      base: 'https://f.example',
+      token,
+    });
+  });
+
+  it('keychain: refuses with a clear error and writes nothing; file: no warning', async () => {
+    const cfg = freshConfigDir();
+    const refused = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], {
+      env: { ...noBus(), GDS_SECRET_STORAGE: 'keychain' },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^Error: The secret storage is set to keychain, but the OS keychain did not answer: /,
+    );
+    expect(refused.stderr).toContain('GDS_SECRET_STORAGE=auto (or file)');
+    await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const file = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], {
+      env: { ...noBus(), GDS_SECRET_STORAGE: 'file' },
+    });
+    expect(file).toMatchObject({ code: 0, stderr: '' });
+    const bad = await gds(cfg, ['auth', 'status'], { env: { GDS_SECRET_STORAGE: 'cloud' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('GDS_SECRET_STORAGE=cloud is not a secret storage.');
+  });
+
+  it('a profile kept in an unreachable keychain: status explains, logout still forgets it and says how to clean up', async () => {
+    const cfg = freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], { env: noBus() });
+    const config = JSON.parse(await readConfig(cfg)) as { profiles: { default: Record<string, unknown> } };
+    config.profiles.default = {
+      kind: 'static',
+      base: 'https://f.example',
+      secretRef: { store: 'keychain', service: 'gds-cli', account: 'default@elsewhere' },
+    };
+    await writeFile(join(cfg, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+    const status = await gds(cfg, ['auth', 'status', '--json'], { env: noBus() });
+    expect(status.code).toBe(0);
+    const body = JSON.parse(status.stdout) as { signedIn: boolean; problems: string[] };
+    expect(body.signedIn).toBe(false);
+    expect(body.problems[0]).toMatch(
+      /^No API token: .* profile default: its token is in the OS keychain, and the OS keychain did not answer: /,
+    );
+    const logout = await gds(cfg, ['auth', 'logout'], { env: noBus() });
+    expect(logout.code).toBe(0);
+    expect(logout.stdout).toContain('Removed profile default; its keychain entry could not be removed.');
+    expect(logout.stderr).toContain('secret-tool clear service gds-cli username default@elsewhere');
+  });
+});
+
+/** A D-Bus session socket that forwards to the real bus until the client sends `trigger`, then goes silent. */
+async function freezingBusProxy(trigger: string): Promise<{ address: string; close(): Promise<void> }> {
+  const real = /unix:(path|abstract)=([^,]+)/.exec(process.env.DBUS_SESSION_BUS_ADDRESS ?? '');
+  if (real === null)
+    throw new Error(`cannot proxy DBUS_SESSION_BUS_ADDRESS=${process.env.DBUS_SESSION_BUS_ADDRESS}`);
+  const target = real[1] === 'abstract' ? `\0${real[2]}` : (real[2] ?? '');
+  const path = join(dir, `bus-${folders}.sock`);
+  const sockets = new Set<{ destroy(): void }>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(target);
+    sockets.add(client).add(upstream);
+    let frozen = false;
+    client.on('data', (data) => {
+      if (frozen || data.includes(trigger)) frozen = true;
+      else upstream.write(data);
+    });
+    upstream.on('data', (data) => {
+      if (!frozen) client.write(data);
+    });
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return {
+    address: `unix:path=${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

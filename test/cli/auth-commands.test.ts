@@ -1,0 +1,373 @@
+// gds auth set / status / logout as real processes (node bin/run.js over dist/), each with its own
+// GDS_CONFIG_DIR and the file storage (the keychain has its own test file). Every output of every run is
+// collected, and no run may print a token whole.
+import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult, RunOptions } from './helpers/cli-process.js';
+import { ensureBuilt, repoRoot, runCli } from './helpers/cli-process.js';
+
+const token = 'cli_S3cretValueNeverPrinted';
+const otherToken = 'cli_AnotherSecretValue42';
+const envToken = 'svc_FromTheEnvironment77';
+const outputs: string[] = [];
+
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'gds-auth-cli-'));
+});
+
+afterAll(() => {
+  for (const output of outputs) {
+    for (const secret of [token, otherToken, envToken]) expect(output).not.toContain(secret);
+  }
+});
+
+let folders = 0;
+async function freshConfigDir(): Promise<string> {
+  folders += 1;
+  return join(dir, `c${folders}`, 'gds');
+}
+
+async function gds(configDir: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const result = await runCli(args, {
+    ...options,
+    env: {
+      GDS_CONFIG_DIR: configDir,
+      GDS_SECRET_STORAGE: 'file',
+      SERVICE_API_URL: undefined,
+      ...options.env,
+    },
+  });
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+function jsonLine(stdout: string): Record<string, unknown> {
+  const lines = stdout.split('\n').filter((l) => l !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+}
+
+function config(
+  configDir: string,
+): Promise<{ activeProfile: string | null; profiles: Record<string, unknown> }> {
+  return readFile(join(configDir, 'config.json'), 'utf8').then((t) => JSON.parse(t) as never);
+}
+
+describe('gds auth set', () => {
+  it('stores the token in the 0600 file of a 0700 folder, says where, and never prints the token', async () => {
+    const cfg = await freshConfigDir();
+    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://gds.example.com/']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      'Saved profile default: https://gds.example.com with token cli_…****.\n' +
+        `The token is stored in the config file ${join(cfg, 'config.json')}.\n` +
+        'default is the active profile.\n',
+    );
+    expect((await stat(cfg)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(cfg, 'config.json'))).mode & 0o777).toBe(0o600);
+    expect(await config(cfg)).toEqual({
+      version: 1,
+      activeProfile: 'default',
+      profiles: { default: { kind: 'static', base: 'https://gds.example.com', token } },
+    });
+  });
+
+  it('--json: one line; a second profile does not take over the active one', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    const r = await gds(cfg, [
+      'auth',
+      'set',
+      '--token',
+      otherToken,
+      '--base',
+      'http://127.0.0.1:8080',
+      '--profile',
+      'local',
+      '--json',
+    ]);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(jsonLine(r.stdout)).toEqual({
+      profile: 'local',
+      base: 'http://127.0.0.1:8080',
+      token: 'cli_…****',
+      storage: 'file',
+      storageLocation: `the config file ${join(cfg, 'config.json')}`,
+      active: false,
+    });
+    expect((await config(cfg)).activeProfile).toBe('default');
+  });
+
+  it('--token - reads the token from stdin', async () => {
+    const cfg = await freshConfigDir();
+    const r = await gds(cfg, ['auth', 'set', '--token', '-', '--base', 'https://a.example'], {
+      input: `${token}\n`,
+    });
+    expect(r.code).toBe(0);
+    expect((await config(cfg)).profiles.default).toEqual({
+      kind: 'static',
+      base: 'https://a.example',
+      token,
+    });
+  });
+
+  it('bad input is exit 2 with a clear message, the token masked, and nothing written', async () => {
+    const cfg = await freshConfigDir();
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ['--token', token, '--base', 'ftp://x.example'],
+        /^Error: The API base URL from --base is not an http\(s\) URL: ftp:\/\/x\.example\n/,
+      ],
+      [['--token', token], /^Error: gds auth set needs both --token and --base\.\n/],
+      [
+        ['--token', token, '--base', 'https://a', '--profile', 'a b'],
+        /^Error: Invalid profile name: "a b"\.\n/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await gds(cfg, ['auth', 'set', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    const json = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'nope', '--json']);
+    expect(json.code).toBe(2);
+    expect(jsonLine(json.stderr)).toMatchObject({ error: { code: 'invalid_base_url' } });
+    await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('16 processes setting 16 profiles at once leave one valid config holding all 16', async () => {
+    const cfg = await freshConfigDir();
+    const names = Array.from({ length: 16 }, (_, i) => `ci-${i}`);
+    const results = await Promise.all(
+      names.map((name, i) =>
+        gds(cfg, [
+          'auth',
+          'set',
+          '--token',
+          `${token}${i}`,
+          '--base',
+          `https://h${i}.example`,
+          '--profile',
+          name,
+          '--json',
+        ]),
+      ),
+    );
+    for (const r of results) expect(r).toMatchObject({ code: 0, stderr: '' });
+    const written = await config(cfg);
+    expect(Object.keys(written.profiles).sort()).toEqual([...names].sort());
+    names.forEach((name, i) =>
+      expect(written.profiles[name]).toEqual({
+        kind: 'static',
+        base: `https://h${i}.example`,
+        token: `${token}${i}`,
+      }),
+    );
+    expect(names).toContain(written.activeProfile);
+    expect(results.filter((r) => jsonLine(r.stdout).active === true)).toHaveLength(1);
+  });
+});
+
+describe('gds auth status', () => {
+  it('nothing configured: exit 0, not signed in, says how to sign in; --json one line', async () => {
+    const cfg = await freshConfigDir();
+    const human = await gds(cfg, ['auth', 'status']);
+    expect(human).toMatchObject({ code: 0, stderr: '' });
+    expect(human.stdout).toContain('Not signed in:');
+    expect(human.stdout).toContain('gds auth set --token <t> --base <url>');
+    const json = await gds(cfg, ['auth', 'status', '--json']);
+    expect(json.code).toBe(0);
+    expect(jsonLine(json.stdout)).toMatchObject({
+      signedIn: false,
+      token: null,
+      baseUrl: null,
+      profiles: [],
+    });
+    await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('shows the masked token, the source of each value, the storage, and every profile', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, ['auth', 'set', '--token', otherToken, '--base', 'https://b.example', '--profile', 'b']);
+    const human = await gds(cfg, ['auth', 'status']);
+    expect(human).toMatchObject({ code: 0, stderr: '' });
+    expect(human.stdout).toBe(
+      'API base: https://a.example (from profile default)\n' +
+        'Token:    cli_…**** (from profile default)\n' +
+        `Stored in: the config file ${join(cfg, 'config.json')}\n` +
+        'Profiles:\n' +
+        '    b  https://b.example  static  token in file\n' +
+        '  * default  https://a.example  static  token in file\n',
+    );
+    const fromEnv = await gds(cfg, ['auth', 'status', '--profile', 'b'], {
+      env: { SERVICE_TOKEN: envToken },
+    });
+    expect(fromEnv.stdout).toContain('API base: https://b.example (from profile b)\n');
+    expect(fromEnv.stdout).toContain('Token:    **** (from SERVICE_TOKEN)\n');
+    const fromFlags = await gds(
+      cfg,
+      ['auth', 'status', '--json', '--token', envToken, '--base', 'https://f.example'],
+      {
+        env: { SERVICE_TOKEN: token },
+      },
+    );
+    expect(jsonLine(fromFlags.stdout)).toMatchObject({
+      signedIn: true,
+      token: '****',
+      tokenSource: 'flag',
+      baseUrl: 'https://f.example',
+      baseSource: 'flag',
+      storage: 'none',
+      activeProfile: 'default',
+      profiles: [{ name: 'b' }, { name: 'default' }],
+    });
+  });
+
+  it('an unknown --profile is exit 2 naming the known ones; under --json one error line', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    const r = await gds(cfg, ['auth', 'status', '--profile', 'prod', '--token', otherToken, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(jsonLine(r.stderr)).toEqual({
+      error: {
+        code: 'unknown_profile',
+        message: 'No profile named prod. Known profiles: default.',
+        details: { profile: 'prod', known: ['default'] },
+      },
+    });
+  });
+
+  it('a config file readable by others is set back to 0600, with a warning on stderr', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await chmod(join(cfg, 'config.json'), 0o644);
+    const r = await gds(cfg, ['auth', 'status', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `Warning: ${join(cfg, 'config.json')} had mode 644; it may hold tokens, so it is now 600.\n`,
+    );
+    expect(jsonLine(r.stdout)).toMatchObject({ signedIn: true });
+    expect((await stat(join(cfg, 'config.json'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('a damaged config: exit 2 naming the file and what to do, no stack trace', async () => {
+    const cfg = await freshConfigDir();
+    await mkdir(cfg, { recursive: true });
+    await writeFile(join(cfg, 'config.json'), '{"version":1,"profiles":{"a":', { mode: 0o600 });
+    const r = await gds(cfg, ['auth', 'status']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`^Error: The gds config file ${join(cfg, 'config.json')} is damaged: it is not valid JSON`),
+    );
+    expect(r.stderr).toContain('`gds auth logout` removes it');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('gds auth logout', () => {
+  it('--profile removes one profile; the active one passes to a remaining profile; again is a no-op', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, ['auth', 'set', '--token', otherToken, '--base', 'https://b.example', '--profile', 'b']);
+    const r = await gds(cfg, ['auth', 'logout', '--profile', 'default']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe('Removed profile default.\nActive profile: b.\n');
+    expect(await config(cfg)).toMatchObject({ activeProfile: 'b', profiles: { b: { token: otherToken } } });
+    expect(Object.keys((await config(cfg)).profiles)).toEqual(['b']);
+    const again = await gds(cfg, ['auth', 'logout', '--profile', 'default', '--json']);
+    expect(again.code).toBe(0);
+    expect(jsonLine(again.stdout)).toEqual({
+      removed: [],
+      activeProfile: 'b',
+      configFileRemoved: false,
+      configPath: join(cfg, 'config.json'),
+    });
+  });
+
+  it('without --profile removes the whole file; again is a no-op', async () => {
+    const cfg = await freshConfigDir();
+    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, ['auth', 'set', '--token', otherToken, '--base', 'https://b.example', '--profile', 'b']);
+    const r = await gds(cfg, ['auth', 'logout', '--json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(jsonLine(r.stdout)).toMatchObject({
+      removed: [
+        { name: 'default', keychainEntry: false },
+        { name: 'b', keychainEntry: false },
+      ],
+      configFileRemoved: true,
+    });
+    await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const again = await gds(cfg, ['auth', 'logout']);
+    expect(again).toMatchObject({ code: 0, stdout: 'Nothing to remove: no config file.\n', stderr: '' });
+    const status = await gds(cfg, ['auth', 'status', '--json']);
+    expect(jsonLine(status.stdout)).toMatchObject({ signedIn: false });
+  });
+
+  it('removes a damaged config file too: the way out of it', async () => {
+    const cfg = await freshConfigDir();
+    await mkdir(cfg, { recursive: true });
+    await writeFile(join(cfg, 'config.json'), '{"half');
+    const r = await gds(cfg, ['auth', 'logout']);
+    expect(r).toMatchObject({ code: 0, stdout: `Removed ${join(cfg, 'config.json')}.\n` });
+    await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('what loads when', () => {
+  const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
+  const watched = /\/(node_modules\/(proper-lockfile|@napi-rs\/keyring)|dist\/auth)\//;
+
+  async function loaded(cfg: string, args: string[], env: Record<string, string> = {}): Promise<string[]> {
+    folders += 1;
+    const record = join(dir, `modules-${folders}.json`);
+    const r = await gds(cfg, args, {
+      nodeArgs: ['--import', preload],
+      env: { GDS_TEST_LOADED_MODULES: record, ...env },
+    });
+    expect(r.code).toBe(0);
+    const modules = JSON.parse(await readFile(record, 'utf8')) as string[];
+    return [...new Set(modules.map((m) => watched.exec(m)?.[1]).filter((m) => m !== undefined))].sort();
+  }
+
+  it('start-up loads none of the credentials layer; reading credentials takes no lock; only a write locks', async () => {
+    const cfg = await freshConfigDir();
+    expect(await loaded(cfg, ['auth', '--help'])).toEqual([]);
+    const ci = { SERVICE_TOKEN: envToken, SERVICE_API_URL: 'https://ci.example' };
+    expect(await loaded(cfg, ['auth', 'status'], ci)).toEqual(['dist/auth']);
+    expect(await loaded(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example'])).toEqual([
+      'dist/auth',
+      'node_modules/proper-lockfile',
+    ]);
+    // The addon loads only when the storage setting lets a secret go to the keychain.
+    expect(
+      await loaded(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example'], {
+        GDS_SECRET_STORAGE: 'auto',
+        DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`,
+      }),
+    ).toEqual(['dist/auth', 'node_modules/@napi-rs/keyring', 'node_modules/proper-lockfile']);
+  });
+});
+
+describe('help', () => {
+  it('the auth topic lists its commands, and each has examples', async () => {
+    const topic = await runCli(['auth', '--help']);
+    expect(topic.code).toBe(0);
+    expect(topic.stdout).toMatch(/auth logout\s+Forget one profile/);
+    expect(topic.stdout).toMatch(/auth set\s+Store a CLI token/);
+    expect(topic.stdout).toMatch(/auth status\s+Show which API base and token/);
+    for (const command of ['set', 'status', 'logout']) {
+      const help = await runCli(['auth', command, '--help']);
+      expect(help.stdout).toContain(`$ gds auth ${command}`);
+      expect(help.stdout).toContain('EXAMPLES');
+    }
+  });
+});
