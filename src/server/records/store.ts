@@ -151,20 +151,68 @@ export async function deleteRecord(q: Queryable, table: GovernedTable, recordId:
   if (rows.length === 0) throw recordNotFound(table, recordId);
 }
 
-/** Updates every record whose `key` column equals the row's; returns how many matched. */
-export async function updateByKey(
+/**
+ * Upserts rows on a key column, set-based (one read, one insert, one update), with the semantics of
+ * applying the rows in order: a row updates every record whose key equals its own (including one
+ * inserted by an earlier row of the same import), else it is inserted and must then hold every
+ * required column. The caller runs it in a transaction.
+ */
+export async function upsertByKey(
   q: Queryable,
   table: GovernedTable,
   key: string,
-  values: Record<string, unknown>,
+  rows: Array<Record<string, unknown>>,
   now: string,
-): Promise<number> {
-  const rows = await q.query(
-    `UPDATE gds.records SET data = data || $4::jsonb, updated_at = $5
-      WHERE table_id = $1 AND data -> $2 = $3::jsonb RETURNING id`,
-    [table.id, key, JSON.stringify(values[key]), JSON.stringify(values), now],
+): Promise<{ inserted: number; updated: number }> {
+  const keys = [...new Set(rows.map((row) => JSON.stringify(row[key])))];
+  const existing = await q.query<{ id: string; data: Record<string, unknown> }>(
+    `SELECT id, data FROM gds.records
+      WHERE table_id = $1 AND data -> $2 IN (SELECT jsonb_array_elements($3::jsonb)) ORDER BY seq FOR UPDATE`,
+    [table.id, key, `[${keys.join(',')}]`],
   );
-  return rows.length;
+  const byKey = new Map<string, Array<{ id: string; data: Record<string, unknown> }>>();
+  for (const record of existing) {
+    const k = JSON.stringify(record.data[key]);
+    byKey.set(k, [...(byKey.get(k) ?? []), record]);
+  }
+  const inserted: Array<{ id: string; data: Record<string, unknown> }> = [];
+  const touched = new Set<{ id: string; data: Record<string, unknown> }>();
+  let updated = 0;
+  for (const [index, row] of rows.entries()) {
+    const k = JSON.stringify(row[key]);
+    const matches = byKey.get(k);
+    if (matches) {
+      for (const record of matches) {
+        record.data = { ...record.data, ...row };
+        touched.add(record);
+      }
+      updated += matches.length;
+    } else {
+      assertValues(table, row, false, index);
+      const record = { id: newId('rec'), data: row };
+      inserted.push(record);
+      byKey.set(k, [record]);
+    }
+  }
+  const fresh = new Set(inserted);
+  const changed = [...touched].filter((record) => !fresh.has(record));
+  if (inserted.length > 0) {
+    await q.query(
+      `INSERT INTO gds.records (table_id, id, data, created_at, updated_at)
+       SELECT $1, e.value ->> 'id', e.value -> 'data', $3, $3
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, n) ORDER BY e.n`,
+      [table.id, JSON.stringify(inserted), now],
+    );
+  }
+  if (changed.length > 0) {
+    await q.query(
+      `UPDATE gds.records r SET data = e.value -> 'data', updated_at = $3
+         FROM jsonb_array_elements($2::jsonb) AS e(value)
+        WHERE r.table_id = $1 AND r.id = e.value ->> 'id'`,
+      [table.id, JSON.stringify(changed), now],
+    );
+  }
+  return { inserted: inserted.length, updated };
 }
 
 function recordNotFound(table: GovernedTable, recordId: string) {
