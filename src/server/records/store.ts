@@ -55,13 +55,13 @@ async function listWarehouseRows(
   const hasId = table.columns.some((c) => c.name === 'id');
   // A row's record id is its `id` column when the object has one, else its physical row id.
   const idExpr = hasId ? 't.id::text' : `'row:' || t.ctid::text`;
-  const [count] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${from}`, params);
-  const rows = await q.query<{ rid: string; row: Record<string, unknown> }>(
-    `SELECT ${idExpr} AS rid, to_jsonb(t) AS row FROM ${from} ORDER BY ${hasId ? 't.id' : 't.ctid'}
-      LIMIT ${options.limit} OFFSET ${(options.page - 1) * options.limit}`,
+  const { rows, total } = await pageOf<{ rid: string; row: Record<string, unknown> }>(q, options, {
+    select: `${idExpr} AS rid, to_jsonb(t) AS row`,
+    from,
+    orderBy: hasId ? 't.id' : 't.ctid',
     params,
-  );
-  return { records: rows.map((r) => ({ ...r.row, id: r.rid })), total: count?.n ?? 0 };
+  });
+  return { records: rows.map((r) => ({ ...r.row, id: r.rid })), total };
 }
 
 async function listStoredRecords(
@@ -76,16 +76,31 @@ async function listStoredRecords(
     params.push(likePattern(options.search), searchable);
     filter = `AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS c(name) WHERE data->>c.name ILIKE $2)`;
   }
-  const [count] = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1 ${filter}`,
+  const { rows, total } = await pageOf<{ id: string; data: Record<string, unknown> }>(q, options, {
+    select: 'id, data',
+    from: `gds.records WHERE table_id = $1 ${filter}`,
+    orderBy: 'seq',
     params,
-  );
-  const rows = await q.query<{ id: string; data: Record<string, unknown> }>(
-    `SELECT id, data FROM gds.records WHERE table_id = $1 ${filter} ORDER BY seq
+  });
+  return { records: rows.map(toRecord), total };
+}
+
+/** One page and the number of matching rows, in one query unless the page is past the end. */
+async function pageOf<T>(
+  q: Queryable,
+  options: ListOptions,
+  sql: { select: string; from: string; orderBy: string; params: unknown[] },
+): Promise<{ rows: T[]; total: number }> {
+  const rows = await q.query<T & { total: number }>(
+    `SELECT ${sql.select}, count(*) OVER ()::int AS total FROM ${sql.from} ORDER BY ${sql.orderBy}
       LIMIT ${options.limit} OFFSET ${(options.page - 1) * options.limit}`,
-    params,
+    sql.params,
   );
-  return { records: rows.map(toRecord), total: count?.n ?? 0 };
+  const first = rows[0];
+  if (first) return { rows, total: first.total };
+  if (options.page === 1) return { rows: [], total: 0 };
+  const [count] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from}`, sql.params);
+  return { rows: [], total: count?.n ?? 0 };
 }
 
 function toRecord(row: { id: string; data: Record<string, unknown> }): TableRecord {
