@@ -125,7 +125,7 @@ export const run: BenchModule = async () => {
         section: 'server',
         name: 'peak RSS (MiB)',
         value: memoryMiB(server.pid ?? 0, 'VmHWM'),
-        note: "includes PGlite's initdb at start",
+        note: 'over the whole run, start-up included (PGlite migrating and seeding)',
       },
     );
   } finally {

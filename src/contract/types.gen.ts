@@ -581,6 +581,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Body over the size limit (25 MiB). */
+        TablePayloadTooLarge: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Rate limit exceeded; retry after `Retry-After` seconds. */
         TableTooManyRequests: {
             headers: {
@@ -761,6 +773,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
+            413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
         };
     };
@@ -862,6 +875,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
+            413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
         };
     };
@@ -901,6 +915,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
+            413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
         };
     };

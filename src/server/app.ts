@@ -26,6 +26,8 @@ import { seedIfEmpty } from './seed.js';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_RATE_LIMIT = 200;
+/** The largest body the spec names (recertify, §8); data-plane imports of 10,000 rows fit too. */
+export const BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
 export interface ServerOptions {
   /** Default 8787; 0 picks a free port. */
@@ -96,7 +98,12 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
 }
 
 function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contract: ContractChecker | null) {
-  const app = Fastify({ logger, exposeHeadRoutes: false, genReqId: () => randomUUID() });
+  const app = Fastify({
+    logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    exposeHeadRoutes: false,
+    genReqId: () => randomUUID(),
+  });
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

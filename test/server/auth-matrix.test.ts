@@ -139,23 +139,38 @@ const endpoints: Endpoint[] = [
       body: { name: 'matrix', env: '*', scopes: [{ tableId: crm, permissions: ['read'] }] },
     }),
   },
+  {
+    // Takes no Authorization header: whatever bearer comes along is ignored, the body decides.
+    name: 'refresh',
+    request: async () => ({
+      method: 'POST',
+      path: '/api/integration/refresh',
+      body: {
+        refreshToken: (
+          await server.issueToken('OWNER', { name: 'r', env: '*', scopes: ['workspace:read:audit'] })
+        ).tokens.refreshToken,
+      },
+    }),
+  },
+  { name: 'JWKS', request: async () => ({ method: 'GET', path: '/.well-known/jwks.json' }) },
 ];
 
-// Columns follow `endpoints`: GET, POST, PATCH, DELETE, bulk, import, audit-log, members, issue.
+// Columns follow `endpoints`: GET, POST, PATCH, DELETE, bulk, import, audit-log, members, issue,
+// refresh, JWKS.
 const matrix: Record<string, number[]> = {
-  'no token': [401, 401, 401, 401, 401, 401, 401, 401, 401],
-  'tf_ client token': [401, 401, 401, 401, 401, 401, 401, 401, 401],
-  'expired JWT': [401, 401, 401, 401, 401, 401, 401, 401, 401],
-  'tampered JWT': [401, 401, 401, 401, 401, 401, 401, 401, 401],
-  'alg none JWT': [401, 401, 401, 401, 401, 401, 401, 401, 401],
-  'DATA-API read': [200, 403, 403, 403, 403, 403, 401, 401, 401],
-  'DATA-API write': [403, 201, 200, 204, 200, 200, 401, 401, 401],
-  'MANAGEMENT with scope': [401, 401, 401, 401, 401, 401, 200, 200, 401],
-  'MANAGEMENT without scope': [401, 401, 401, 401, 401, 401, 403, 403, 401],
-  'DATA-API wrong environment': [403, 403, 403, 403, 403, 403, 401, 401, 401],
-  'DATA-API of another workspace': [404, 404, 404, 404, 404, 404, 401, 401, 401],
-  'session JWT': [401, 401, 401, 401, 401, 401, 200, 200, 201],
-  'static CLI token': [401, 401, 401, 401, 401, 401, 200, 200, 201],
+  'no token': [401, 401, 401, 401, 401, 401, 401, 401, 401, 200, 200],
+  'tf_ client token': [401, 401, 401, 401, 401, 401, 401, 401, 401, 200, 200],
+  'expired JWT': [401, 401, 401, 401, 401, 401, 401, 401, 401, 200, 200],
+  'tampered JWT': [401, 401, 401, 401, 401, 401, 401, 401, 401, 200, 200],
+  'alg none JWT': [401, 401, 401, 401, 401, 401, 401, 401, 401, 200, 200],
+  'DATA-API read': [200, 403, 403, 403, 403, 403, 401, 401, 401, 200, 200],
+  'DATA-API write': [403, 201, 200, 204, 200, 200, 401, 401, 401, 200, 200],
+  'MANAGEMENT with scope': [401, 401, 401, 401, 401, 401, 200, 200, 401, 200, 200],
+  'MANAGEMENT without scope': [401, 401, 401, 401, 401, 401, 403, 403, 401, 200, 200],
+  'DATA-API wrong environment': [403, 403, 403, 403, 403, 403, 401, 401, 401, 200, 200],
+  'DATA-API of another workspace': [404, 404, 404, 404, 404, 404, 401, 401, 401, 200, 200],
+  'session JWT': [401, 401, 401, 401, 401, 401, 200, 200, 201, 200, 200],
+  'static CLI token': [401, 401, 401, 401, 401, 401, 200, 200, 201, 200, 200],
 };
 
 function nth(statuses: number[], i: number): number {

@@ -223,6 +223,20 @@ describe('writing a Mode B table', () => {
     expect(grace.body.records.map((r: { company: string }) => r.company)).toEqual(['Yale', 'Yale']);
   });
 
+  it('import applies rows in order: a key repeated in one import is inserted, then updated', async () => {
+    const response = await call('POST', `/api/tables/${crm}/import?mode=upsert&key=email`, {
+      rows: [
+        { email: 'twice@example.com', full_name: 'First' },
+        { email: 'twice@example.com', company: 'Second' },
+      ],
+    });
+    expect(response.body).toEqual({ inserted: 1, updated: 1 });
+    const found = await list(crm, '?search=twice%40example.com');
+    expect(found.body.records).toEqual([
+      { id: expect.any(String), email: 'twice@example.com', full_name: 'First', company: 'Second' },
+    ]);
+  });
+
   it.each([
     ['?mode=replace&key=email', { rows: [{ email: 'a@example.com', full_name: 'A' }] }],
     ['?mode=upsert&key=shoe_size', { rows: [{ email: 'a@example.com', full_name: 'A' }] }],
@@ -235,6 +249,25 @@ describe('writing a Mode B table', () => {
     const response = await call('POST', `/api/tables/${crm}/import${query}`, body);
     expect(response.status).toBe(400);
     expect((await list(crm)).body.total).toBe(before);
+  });
+
+  it('accepts an import body over 1 MiB, and answers 413 over 25 MiB', async () => {
+    const filler = 'x'.repeat(800);
+    const rows = Array.from({ length: 1500 }, (_, i) => ({
+      email: `big${i}@example.com`,
+      full_name: filler,
+    }));
+    expect(JSON.stringify({ rows }).length).toBeGreaterThan(1024 * 1024);
+    const big = await call('POST', `/api/tables/${crm}/import?mode=upsert&key=email`, { rows });
+    expect(big.status).toBe(200);
+    expect(big.body).toEqual({ inserted: 1500, updated: 0 });
+    const huge = await call('POST', `/api/tables/${crm}/records`, {
+      email: 'huge@example.com',
+      full_name: 'x'.repeat(26 * 1024 * 1024),
+    });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe('payload_too_large');
+    expect(huge.headers.get('x-ratelimit-limit')).toBe('200');
   });
 
   it('writes an audit entry for every write, with table, environment and gate mode', async () => {

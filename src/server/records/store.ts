@@ -55,13 +55,13 @@ async function listWarehouseRows(
   const hasId = table.columns.some((c) => c.name === 'id');
   // A row's record id is its `id` column when the object has one, else its physical row id.
   const idExpr = hasId ? 't.id::text' : `'row:' || t.ctid::text`;
-  const [count] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${from}`, params);
-  const rows = await q.query<{ rid: string; row: Record<string, unknown> }>(
-    `SELECT ${idExpr} AS rid, to_jsonb(t) AS row FROM ${from} ORDER BY ${hasId ? 't.id' : 't.ctid'}
-      LIMIT ${options.limit} OFFSET ${(options.page - 1) * options.limit}`,
+  const { rows, total } = await pageOf<{ rid: string; row: Record<string, unknown> }>(q, options, {
+    select: `${idExpr} AS rid, to_jsonb(t) AS row`,
+    from,
+    orderBy: hasId ? 't.id' : 't.ctid',
     params,
-  );
-  return { records: rows.map((r) => ({ ...r.row, id: r.rid })), total: count?.n ?? 0 };
+  });
+  return { records: rows.map((r) => ({ ...r.row, id: r.rid })), total };
 }
 
 async function listStoredRecords(
@@ -76,16 +76,31 @@ async function listStoredRecords(
     params.push(likePattern(options.search), searchable);
     filter = `AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS c(name) WHERE data->>c.name ILIKE $2)`;
   }
-  const [count] = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1 ${filter}`,
+  const { rows, total } = await pageOf<{ id: string; data: Record<string, unknown> }>(q, options, {
+    select: 'id, data',
+    from: `gds.records WHERE table_id = $1 ${filter}`,
+    orderBy: 'seq',
     params,
-  );
-  const rows = await q.query<{ id: string; data: Record<string, unknown> }>(
-    `SELECT id, data FROM gds.records WHERE table_id = $1 ${filter} ORDER BY seq
+  });
+  return { records: rows.map(toRecord), total };
+}
+
+/** One page and the number of matching rows, in one query unless the page is past the end. */
+async function pageOf<T>(
+  q: Queryable,
+  options: ListOptions,
+  sql: { select: string; from: string; orderBy: string; params: unknown[] },
+): Promise<{ rows: T[]; total: number }> {
+  const rows = await q.query<T & { total: number }>(
+    `SELECT ${sql.select}, count(*) OVER ()::int AS total FROM ${sql.from} ORDER BY ${sql.orderBy}
       LIMIT ${options.limit} OFFSET ${(options.page - 1) * options.limit}`,
-    params,
+    sql.params,
   );
-  return { records: rows.map(toRecord), total: count?.n ?? 0 };
+  const first = rows[0];
+  if (first) return { rows, total: first.total };
+  if (options.page === 1) return { rows: [], total: 0 };
+  const [count] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from}`, sql.params);
+  return { rows: [], total: count?.n ?? 0 };
 }
 
 function toRecord(row: { id: string; data: Record<string, unknown> }): TableRecord {
@@ -151,20 +166,68 @@ export async function deleteRecord(q: Queryable, table: GovernedTable, recordId:
   if (rows.length === 0) throw recordNotFound(table, recordId);
 }
 
-/** Updates every record whose `key` column equals the row's; returns how many matched. */
-export async function updateByKey(
+/**
+ * Upserts rows on a key column, set-based (one read, one insert, one update), with the semantics of
+ * applying the rows in order: a row updates every record whose key equals its own (including one
+ * inserted by an earlier row of the same import), else it is inserted and must then hold every
+ * required column. The caller runs it in a transaction.
+ */
+export async function upsertByKey(
   q: Queryable,
   table: GovernedTable,
   key: string,
-  values: Record<string, unknown>,
+  rows: Array<Record<string, unknown>>,
   now: string,
-): Promise<number> {
-  const rows = await q.query(
-    `UPDATE gds.records SET data = data || $4::jsonb, updated_at = $5
-      WHERE table_id = $1 AND data -> $2 = $3::jsonb RETURNING id`,
-    [table.id, key, JSON.stringify(values[key]), JSON.stringify(values), now],
+): Promise<{ inserted: number; updated: number }> {
+  const keys = [...new Set(rows.map((row) => JSON.stringify(row[key])))];
+  const existing = await q.query<{ id: string; data: Record<string, unknown> }>(
+    `SELECT id, data FROM gds.records
+      WHERE table_id = $1 AND data -> $2 IN (SELECT jsonb_array_elements($3::jsonb)) ORDER BY seq FOR UPDATE`,
+    [table.id, key, `[${keys.join(',')}]`],
   );
-  return rows.length;
+  const byKey = new Map<string, Array<{ id: string; data: Record<string, unknown> }>>();
+  for (const record of existing) {
+    const k = JSON.stringify(record.data[key]);
+    byKey.set(k, [...(byKey.get(k) ?? []), record]);
+  }
+  const inserted: Array<{ id: string; data: Record<string, unknown> }> = [];
+  const touched = new Set<{ id: string; data: Record<string, unknown> }>();
+  let updated = 0;
+  for (const [index, row] of rows.entries()) {
+    const k = JSON.stringify(row[key]);
+    const matches = byKey.get(k);
+    if (matches) {
+      for (const record of matches) {
+        record.data = { ...record.data, ...row };
+        touched.add(record);
+      }
+      updated += matches.length;
+    } else {
+      assertValues(table, row, false, index);
+      const record = { id: newId('rec'), data: row };
+      inserted.push(record);
+      byKey.set(k, [record]);
+    }
+  }
+  const fresh = new Set(inserted);
+  const changed = [...touched].filter((record) => !fresh.has(record));
+  if (inserted.length > 0) {
+    await q.query(
+      `INSERT INTO gds.records (table_id, id, data, created_at, updated_at)
+       SELECT $1, e.value ->> 'id', e.value -> 'data', $3, $3
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, n) ORDER BY e.n`,
+      [table.id, JSON.stringify(inserted), now],
+    );
+  }
+  if (changed.length > 0) {
+    await q.query(
+      `UPDATE gds.records r SET data = e.value -> 'data', updated_at = $3
+         FROM jsonb_array_elements($2::jsonb) AS e(value)
+        WHERE r.table_id = $1 AND r.id = e.value ->> 'id'`,
+      [table.id, JSON.stringify(changed), now],
+    );
+  }
+  return { inserted: inserted.length, updated };
 }
 
 function recordNotFound(table: GovernedTable, recordId: string) {

@@ -27,7 +27,7 @@ import {
   deleteRecord,
   insertRecord,
   listRecords,
-  updateByKey,
+  upsertByKey,
   updateRecord,
 } from '../records/store.js';
 import type { GovernedTable } from '../records/tables.js';
@@ -183,18 +183,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
         assertValues(table, row, true, index);
       });
       return ctx.db.transaction(async (tx) => {
-        const result: ImportResult = { inserted: 0, updated: 0 };
-        const at = now(ctx);
-        for (const [index, row] of body.rows.entries()) {
-          const matched = await updateByKey(tx, table, key, row, at);
-          if (matched > 0) {
-            result.updated += matched;
-          } else {
-            assertValues(table, row, false, index);
-            await insertRecord(tx, table, row, at);
-            result.inserted += 1;
-          }
-        }
+        const result: ImportResult = await upsertByKey(tx, table, key, body.rows, now(ctx));
         await recordAudit(tx, ctx.clock, audit(caller.userId, table, 'RECORDS_IMPORTED', { key, ...result }));
         return result;
       });
