@@ -3,6 +3,7 @@ import type { BenchModule, BenchRow } from './bench/types.js';
 
 const modules: Array<[string, () => Promise<{ run: BenchModule }>]> = [
   ['startup', () => import('./bench/startup.js')],
+  ['validate', () => import('./bench/validate.js')],
 ];
 
 async function main(): Promise<void> {

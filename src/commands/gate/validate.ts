@@ -1,0 +1,49 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { ExitCode } from '../../cli/errors.js';
+import { readTextInput } from '../../cli/input.js';
+
+export default class GateValidate extends BaseCommand<typeof GateValidate> {
+  static override summary = 'Check a gate1.yml offline (exit 0 valid, 2 invalid; warnings alone keep 0).';
+  static override description =
+    'Reports every problem as a compiler-style line on stdout (file:line:col severity path: message (code)) ' +
+    'and a summary on stderr. Needs no config and no network. Under --json: one line per diagnostic ' +
+    '{file,line,column,path,severity,code,message}, then one summary line {valid,file,errors,warnings}.';
+  static override examples = [
+    '<%= config.bin %> gate validate -f gate1.yml',
+    'cat gate1.yml | <%= config.bin %> gate validate -f -',
+    '<%= config.bin %> gate validate -f gate1.yml --json',
+  ];
+  static override flags = {
+    file: Flags.string({ char: 'f', description: 'The gate1.yml to check, or - for stdin.', required: true }),
+  };
+
+  async run(): Promise<void> {
+    const input = await readTextInput(this.flags.file, { flag: '-f' });
+    const gate1 = await import('../../core/gate1/index.js');
+    const { diagnostics } = gate1.validateGate1(input.text, { fileName: input.name });
+    const { errors, warnings } = gate1.countDiagnostics(diagnostics);
+    if (this.out.json) {
+      for (const d of diagnostics) this.out.record(d);
+      this.out.record({ valid: errors === 0, file: input.name, errors, warnings });
+    } else {
+      for (const d of diagnostics) {
+        const [location, severity, rest] = gate1.diagnosticParts(d);
+        this.out.print(
+          location,
+          ' ',
+          this.out.style(severity === 'error' ? 'red' : 'yellow', severity),
+          rest,
+        );
+      }
+      this.out.info(summary(input.name, errors, warnings));
+    }
+    if (errors > 0) process.exitCode = ExitCode.Usage;
+  }
+}
+
+function summary(file: string, errors: number, warnings: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (errors === 0) return `${file}: valid${warnings > 0 ? ` (${plural(warnings, 'warning')})` : ''}`;
+  return `${file}: invalid, ${plural(errors, 'error')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`;
+}

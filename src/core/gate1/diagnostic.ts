@@ -1,0 +1,40 @@
+/** One problem in a gate1.yml file, placed in its source. */
+export interface Diagnostic {
+  file: string;
+  /** 1-based line and column in the YAML source. */
+  line: number;
+  column: number;
+  /** Where in the document, e.g. `customPredicates[1].sql`; empty for the document itself. */
+  path: string;
+  /** `error` makes the file invalid; `warning` does not. */
+  severity: 'error' | 'warning';
+  /** Stable kebab-case code, e.g. `sql-function-not-allowed`, `regex-named-group`, `schema-required`. */
+  code: string;
+  /** Why, and what to do. */
+  message: string;
+}
+
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** The three parts of a compiler-style line (location, severity, the rest), for callers that colour the severity. */
+export function diagnosticParts(d: Diagnostic): [location: string, severity: string, rest: string] {
+  const clean = (s: string) => s.replace(CONTROL_CHARACTERS, '?').replaceAll('\n', ' ');
+  const where = d.path ? ` ${d.path}` : '';
+  return [clean(`${d.file}:${d.line}:${d.column}`), d.severity, clean(`${where}: ${d.message} (${d.code})`)];
+}
+
+/** A compiler-style line: `gate1.yml:12:9 error customPredicates[1].sql: message (code)`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const [location, severity, rest] = diagnosticParts(d);
+  return `${location} ${severity}${rest}`;
+}
+
+export function countDiagnostics(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  return { errors, warnings: diagnostics.length - errors };
+}
+
+/** Orders diagnostics as they appear in the file. */
+export function byPosition(a: Diagnostic, b: Diagnostic): number {
+  return a.line - b.line || a.column - b.column;
+}

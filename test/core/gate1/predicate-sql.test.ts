@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { checkPredicateSql } from '../../../src/core/gate1/index.js';
+
+const errorsOf = (sql: string) => checkPredicateSql(sql).filter((f) => f.severity === 'error');
+
+// Each attack must be refused, and with the reason named here (the finding's code).
+const attacks: Array<[sql: string, code: string]> = [
+  // stacked statements and statement keywords
+  ['amount > 0; DROP TABLE orders', 'sql-semicolon'],
+  ['amount > 0;', 'sql-semicolon'],
+  ["amount > 0; COPY orders TO '/tmp/x'", 'sql-semicolon'],
+  ['SELECT 1', 'sql-subquery'],
+  ['DELETE FROM orders', 'sql-syntax'],
+  ["COPY orders TO PROGRAM 'id'", 'sql-syntax'],
+  ['amount > 0 UNION SELECT 1', 'sql-statement'],
+  ['amount > 0 GROUP BY amount', 'sql-statement'],
+  ['amount > 0 ORDER BY 1', 'sql-statement'],
+  ['amount > 0 LIMIT 1', 'sql-statement'],
+  ['amount > 0 FOR UPDATE', 'sql-syntax'],
+  // escaping the WHERE wrapper
+  ['amount > 0) OR (1=1', 'sql-unbalanced'],
+  ['amount > 0) --', 'sql-unbalanced'],
+  ['(amount > 0', 'sql-unbalanced'],
+  // comment tricks
+  ['amount > 0 -- AND status = 1', 'sql-comment'],
+  ['amount > 0 /* hidden */ OR true', 'sql-comment'],
+  ['amount > 0 /* unterminated', 'sql-comment'],
+  ["status = 'x' --'", 'sql-comment'],
+  // string and quoting tricks
+  ["status = '\\' OR pg_sleep(5) IS NULL --'", 'sql-backslash-quote'],
+  ["status = 'a\\'' OR pg_sleep(1) IS NULL OR status = ''", 'sql-backslash-quote'],
+  ["status = E'\\x27 OR true'", 'sql-escape-string'],
+  ["status = e'it\\'s'", 'sql-escape-string'],
+  ['U&"d\\0061ta" = 1', 'sql-unicode-escape'],
+  ["status = U&'\\0027'", 'sql-unicode-escape'],
+  ['status = $$x$$', 'sql-dollar'],
+  ['status = $tag$x$tag$', 'sql-dollar'],
+  ['status = $1', 'sql-dollar'],
+  ["status = 'never closed", 'sql-unterminated'],
+  ['"never closed = 1', 'sql-unterminated'],
+  ['amount \\ 2 > 0', 'sql-backslash'],
+  ['amount > 0\u0000', 'sql-control-character'],
+  // dangerous functions, in any spelling
+  ['pg_sleep(10) IS NULL', 'sql-function-not-allowed'],
+  ['PG_SLEEP(10) IS NULL', 'sql-function-not-allowed'],
+  ['Pg_Sleep(10) IS NULL', 'sql-function-not-allowed'],
+  ['pg_catalog.pg_sleep(10) IS NULL', 'sql-function-not-allowed'],
+  ['pg_catalog.lower(status) = status', 'sql-function-not-allowed'],
+  ['"pg_sleep"(1) IS NULL', 'sql-function-not-allowed'],
+  ['"lower"(status) = status', 'sql-function-not-allowed'],
+  ["length(pg_read_file('/etc/passwd')) > 0", 'sql-function-not-allowed'],
+  ["pg_read_binary_file('/etc/passwd') IS NULL", 'sql-function-not-allowed'],
+  ["pg_ls_dir('.') IS NULL", 'sql-function-not-allowed'],
+  ["dblink('host=evil', 'select 1') IS NULL", 'sql-function-not-allowed'],
+  ["dblink_exec('host=evil', 'drop table t') IS NULL", 'sql-function-not-allowed'],
+  ['lo_import(status) > 0', 'sql-function-not-allowed'],
+  ["lo_export(1, '/tmp/x') > 0", 'sql-function-not-allowed'],
+  ["set_config('statement_timeout', '0', false) IS NULL", 'sql-function-not-allowed'],
+  ["current_setting('data_directory') = 'x'", 'sql-function-not-allowed'],
+  ["lower(current_setting('is_superuser')) = 'on'", 'sql-function-not-allowed'],
+  ['generate_series(1, 1000000000) > 0', 'sql-function-not-allowed'],
+  ["unnest(string_to_array(status, ',')) = 'x'", 'sql-function-not-allowed'],
+  ["nextval('orders_id_seq') > 0", 'sql-function-not-allowed'],
+  ['pg_terminate_backend(1) IS NULL', 'sql-function-not-allowed'],
+  ["query_to_xml('select 1', true, true, '') IS NULL", 'sql-function-not-allowed'],
+  ['version() IS NULL', 'sql-function-not-allowed'],
+  ['lower(md5(status)) = status', 'sql-function-not-allowed'],
+  ['amount = ANY(ARRAY[1, 2])', 'sql-function-not-allowed'],
+  ['sum(amount) OVER () > 0', 'sql-aggregate'],
+  ['count(*) > 0', 'sql-aggregate'],
+  ['max(amount) > 0', 'sql-aggregate'],
+  // subqueries
+  ['amount IN (SELECT amount FROM other)', 'sql-subquery'],
+  ['EXISTS (SELECT 1 FROM pg_user)', 'sql-subquery'],
+  ['(SELECT count(*) FROM pg_shadow) > 0', 'sql-subquery'],
+  ['amount = (SELECT max(amount) FROM orders)', 'sql-subquery'],
+  ['amount = ARRAY(SELECT 1)', 'sql-subquery'],
+  // catalog casts and session values
+  ["'pg_sleep'::regproc IS NULL", 'sql-cast-not-allowed'],
+  ["'orders'::regclass::oid > 0", 'sql-cast-not-allowed'],
+  ['status::oid > 0', 'sql-cast-not-allowed'],
+  ['CAST(status AS regclass) IS NULL', 'sql-cast-not-allowed'],
+  ['status::int[] IS NULL', 'sql-cast-not-allowed'],
+  ['session_user = status', 'sql-syntax'],
+  ['user = status', 'sql-session-value'],
+  ['current_role = status', 'sql-session-value'],
+  ['current_schema = status', 'sql-session-value'],
+  ['pg_user.usename = status', 'sql-qualified-name'],
+  ['orders.amount > 0', 'sql-qualified-name'],
+  ['public.orders.amount > 0', 'sql-qualified-name'],
+  ['current_user = status', 'sql-syntax'],
+  // not a boolean expression
+  ['amount', 'sql-not-boolean-or-bare'],
+  ['42', 'sql-not-boolean'],
+  ["'yes'", 'sql-not-boolean'],
+  ['NULL', 'sql-not-boolean'],
+  ['amount + 1', 'sql-not-boolean'],
+  ["status || 'x'", 'sql-not-boolean'],
+  ['lower(status)', 'sql-not-boolean'],
+  ['amount::text', 'sql-not-boolean'],
+  ["CASE WHEN amount > 0 THEN 'big' ELSE 'small' END", 'sql-not-boolean'],
+  // regexes PostgreSQL would refuse inside a predicate
+  ["email ~ '(?<user>[a-z]+)@'", 'regex-named-group'],
+  ["email ~ '\\p{L}+'", 'regex-unicode-property'],
+  // empty and oversized
+  ['', 'sql-empty'],
+  ['   ', 'sql-empty'],
+  [`amount > 0${' AND amount > 0'.repeat(400)}`, 'sql-too-long'],
+];
+
+describe('checkPredicateSql refuses every attack, each with its reason', () => {
+  it.each(attacks.filter(([, code]) => code !== 'sql-not-boolean-or-bare'))(
+    'refuses %j (%s)',
+    (sql, code) => {
+      const errors = errorsOf(sql);
+      expect(errors.map((e) => e.code)).toContain(code);
+      for (const e of errors) expect(e.message.length).toBeGreaterThan(20);
+    },
+  );
+
+  it('flags a bare column as possibly not boolean (a warning: it may be a boolean column)', () => {
+    const findings = checkPredicateSql('amount');
+    expect(findings).toEqual([expect.objectContaining({ code: 'sql-bare-column', severity: 'warning' })]);
+  });
+
+  it('names the danger of a refused function in its reason', () => {
+    expect(errorsOf('pg_sleep(1) IS NULL')[0]?.message).toMatch(/stalls the warehouse/);
+    expect(errorsOf("pg_read_file('/etc/passwd') IS NULL")[0]?.message).toMatch(/reads files/);
+    expect(errorsOf('generate_series(1,2) = 1')[0]?.message).toMatch(/set of rows/);
+  });
+
+  it('checks only the given columns when the table is known', () => {
+    expect(checkPredicateSql('amount > 0 AND status = 1', { columns: ['amount', 'status'] })).toEqual([]);
+    expect(checkPredicateSql('secret > 0', { columns: ['amount'] }).map((f) => f.code)).toEqual([
+      'sql-unknown-column',
+    ]);
+  });
+
+  it('points lexical refusals at the offending character', () => {
+    const [semicolon] = errorsOf('amount > 0; DROP TABLE t');
+    expect(semicolon?.index).toBe(10);
+  });
+});
+
+const honest = [
+  'amount > 0',
+  'amount >= 0 AND amount <= 1000000',
+  'amount <> 0 OR status != 1',
+  'amount BETWEEN 1 AND 100',
+  'amount NOT BETWEEN -5 AND -1',
+  "status IN ('open', 'closed', 'it''s')",
+  'status NOT IN (1, 2, 3)',
+  'email IS NOT NULL',
+  'deleted_at IS NULL OR deleted_at > created_at',
+  'is_active IS TRUE',
+  'NOT (amount < 0)',
+  'NOT amount < 0 AND NOT (status IS NULL)',
+  "email LIKE '%@%'",
+  "email NOT LIKE '%@example.com'",
+  "email ILIKE '%@EXAMPLE.COM'",
+  "code SIMILAR TO '[A-Z]{3}'",
+  "email ~ '^[^@]+@[^@]+\\.[a-z]{2,}$'",
+  "email ~* '^[A-Z0-9._%+-]+@'",
+  "phone !~ '[^0-9+ ]'",
+  "CASE WHEN status = 'closed' THEN closed_at IS NOT NULL ELSE true END",
+  'coalesce(discount, 0) <= amount',
+  "nullif(trim(name), '') IS NOT NULL",
+  'lower(email) = email AND upper(country) = country',
+  'length(postcode) BETWEEN 4 AND 10',
+  "char_length(trim(both ' ' from name)) > 0",
+  "substring(sku, 1, 3) = 'ABC'",
+  "position('@' in email) > 1",
+  "split_part(email, '@', 2) <> ''",
+  "date_trunc('day', created_at) <= now()",
+  'created_at <= current_timestamp',
+  'birth_date < current_date',
+  "created_at > now() - interval '30 days'",
+  'extract(year from created_at) >= 2000',
+  "date_part('month', created_at) BETWEEN 1 AND 12",
+  'abs(balance) < 1000000 AND round(rate, 2) = rate',
+  'greatest(a, b) - least(a, b) < 10',
+  'amount::numeric(12, 2) >= 0',
+  'CAST(quantity AS integer) > 0',
+  "created_at::date >= '2020-01-01'",
+  'created_at::timestamp with time zone < now()',
+  'is_active::boolean',
+  '"Order Total" >= 0',
+  'amount * quantity = total AND total / quantity = amount',
+  "starts_with(sku, 'SKU-')",
+  "(status = 'open' AND amount > 0) OR (status = 'void' AND amount = 0)",
+  "note = 'semicolons; -- and /* are fine inside a string'",
+  "price_tag ~ '^\\$[0-9]+$'",
+];
+
+describe('checkPredicateSql lets honest predicates through', () => {
+  it.each(honest)('accepts %j', (sql) => {
+    expect(checkPredicateSql(sql)).toEqual([]);
+  });
+});
