@@ -3,22 +3,24 @@
 //   2. ajv standalone: the gate1.yml schema validator compiled now, not at run time;
 //   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
-//   4. the SEA blob (code cache on) with the keychain addon as an asset;
-//   5. a copy of Node 24's own binary, stripped, with the blob injected by postject.
-// Options: --no-minify; --snapshot (a V8 startup snapshot instead of the code cache: measured, not used);
-// --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
+//   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts);
+//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache and the keychain addon as assets;
+//   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
+// Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
+import { bundleWrapper } from './sea/bundle-script.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 // Under dist/ (ignored by git, eslint and prettier): the bundle, its metafile, the SEA blob.
@@ -32,7 +34,6 @@ export interface BinaryOptions {
   output: string;
   tsc: boolean;
   minify: boolean;
-  snapshot: boolean;
 }
 
 interface PluginEntries {
@@ -42,53 +43,55 @@ interface PluginEntries {
 
 export async function buildBinary(options: BinaryOptions): Promise<void> {
   const started = performance.now();
-  if (options.tsc)
+  if (options.tsc) {
     await exec(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+  }
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
-  const validator = await writeGate1Validator();
   const keyring = keyringAddon();
   const bundle = join(work, 'gds.cjs');
   const { metafile } = await build({
+    ...scriptOptions(options),
     entryPoints: [join(root, 'scripts/sea/entry.ts')],
     outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    minify: options.minify,
-    legalComments: 'none',
+    banner: { js: bundleWrapper.head },
+    footer: { js: bundleWrapper.tail },
     // oclif reaches for the TypeScript compiler only to run uncompiled sources, which the bundle never does.
     external: ['typescript'],
-    logLevel: 'error',
     define: { GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }) },
     metafile: true,
-    plugins: [bundleModules(validator)],
+    plugins: [bundleModules(await writeGate1Validator())],
   });
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
+  const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
+  await build({ ...scriptOptions(options), entryPoints: [join(root, 'scripts/sea/boot.ts')], outfile: boot });
+  await build({
+    ...scriptOptions(options),
+    entryPoints: [join(root, 'scripts/sea/train.ts')],
+    outfile: trainer,
+  });
+  const codeCache = join(work, 'gds.cache');
+  await trainCodeCache(trainer, bundle, codeCache);
   const blob = join(work, 'gds.blob');
   const seaConfig = join(work, 'sea-config.json');
   await writeFile(
     seaConfig,
     JSON.stringify({
-      main: bundle,
+      main: boot,
       output: blob,
       disableExperimentalSEAWarning: true,
-      useCodeCache: !options.snapshot,
-      useSnapshot: options.snapshot,
-      assets: { 'keyring.node': keyring.path },
+      useCodeCache: true,
+      assets: { 'gds.cjs': bundle, 'gds.cache': codeCache, 'keyring.node': keyring.path },
     }),
   );
-  await exec(node, ['--experimental-sea-config', seaConfig]);
+  await exec(node, ['--experimental-sea-config', seaConfig], { quiet: true });
   const temp = join(work, 'gds');
   await copyFile(nodeBinary(), temp);
   await chmod(temp, 0o755);
   if (await commandExists('strip')) await exec('strip', [temp]);
   else
     process.stderr.write('build:binary: `strip` not found (Debian: binutils); the executable stays larger\n');
-  await exec(node, [postjectCli(), temp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', seaFuse], {
-    quiet: true,
-  });
+  await exec(node, [postjectCli(), temp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', seaFuse], { quiet: true });
   await mkdir(dirname(options.output), { recursive: true });
   // A copy, not a rename: postject wrote the file in one piece, which leaves it in the page cache as large
   // folios that every run then maps whole (measured here: 67 MiB peak for `--version` instead of 47).
@@ -98,6 +101,52 @@ export async function buildBinary(options: BinaryOptions): Promise<void> {
   const mib = (statSync(options.output).size / 2 ** 20).toFixed(0);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(`build:binary: ${relative(root, options.output)} (${mib} MiB) in ${seconds} s\n`);
+}
+
+function scriptOptions(options: BinaryOptions): BuildOptions {
+  return {
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    // ASCII only (esbuild's default): boot.ts reads the bundle as latin1, one byte per character.
+    charset: 'ascii',
+    minify: options.minify,
+    legalComments: 'none',
+    logLevel: 'error',
+  };
+}
+
+/**
+ * What the code cache is trained on: the start-up paths every command shares (help of each command in the
+ * map, a flag error, a --json run) and the offline commands of the start-up budget. A profile, not a list
+ * of commands: a command not run here works the same, its own code compiles on first call.
+ */
+async function trainCodeCache(trainer: string, bundle: string, cacheFile: string): Promise<void> {
+  const { COMMANDS } = await import('../src/commands/index.js');
+  const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
+  try {
+    const gate1 = 'patternChecks:\n  - {name: code, column: code, regex: "^[A-Z]+$", severity: WARN}\n';
+    await writeFile(join(scratch, 'a.yml'), gate1);
+    await writeFile(join(scratch, 'b.yml'), gate1.replace('WARN', 'HARD_FAIL'));
+    const runs = [
+      ['--help'],
+      ...Object.keys(COMMANDS).map((id) => [...id.split(':'), '--help']),
+      ['gate', 'validate', '-f', 'a.yml'],
+      ['gate', 'validate', '-f', 'a.yml', '--json'],
+      ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
+      ['gate', 'diff', '--nope'],
+      ['gate', 'diff', '--nope', '--json'],
+    ];
+    await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs)], {
+      quiet: true,
+      cwd: scratch,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
+    });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  if (!existsSync(cacheFile)) throw new Error('The code cache training wrote no cache.');
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */
@@ -114,6 +163,21 @@ function bundleModules(gate1Validator: string): Plugin {
         loader: 'js',
       }));
       b.onResolve({ filter: /^gds:gate1-standalone-validator$/ }, () => ({ path: gate1Validator }));
+      // plugin-not-found asks `Did you mean …?` with `confirm` from @inquirer/prompts, whose index re-exports
+      // every prompt; in a lazily loaded module esbuild keeps them all (the editor prompt alone brings
+      // iconv-lite, a third of the bundle). If the plugin ever imports another prompt, the build fails here.
+      b.onResolve({ filter: /^@inquirer\/prompts$/ }, async (args) => {
+        if (!/[\\/]@oclif[\\/]plugin-not-found[\\/]/.test(args.importer) || args.pluginData === 'real')
+          return;
+        const { kind, resolveDir, importer } = args;
+        const real = await b.resolve(args.path, { kind, resolveDir, importer, pluginData: 'real' });
+        return { path: 'confirm-prompt', namespace: 'gds', pluginData: dirname(real.path) };
+      });
+      b.onLoad({ filter: /^confirm-prompt$/, namespace: 'gds' }, (args) => ({
+        contents: "export { default as confirm } from '@inquirer/confirm';",
+        resolveDir: args.pluginData as string,
+        loader: 'js',
+      }));
       b.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: keyringShim }));
       b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
@@ -224,13 +288,17 @@ async function commandExists(name: string): Promise<boolean> {
   return (await exec('sh', ['-c', `command -v ${name}`], { quiet: true, allowFailure: true })) === 0;
 }
 
-function exec(
-  command: string,
-  args: string[],
-  { quiet = false, allowFailure = false } = {},
-): Promise<number> {
+interface ExecOptions {
+  quiet?: boolean;
+  allowFailure?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+function exec(command: string, args: string[], options: ExecOptions = {}): Promise<number> {
+  const { quiet = false, allowFailure = false, cwd = root, env = process.env } = options;
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', quiet ? 'pipe' : 'inherit', 'pipe'] });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', quiet ? 'pipe' : 'inherit', 'pipe'] });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', fail);
@@ -247,6 +315,5 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     output: join(root, 'dist/gds'),
     tsc: !flags.has('--skip-tsc'),
     minify: !flags.has('--no-minify'),
-    snapshot: flags.has('--snapshot'),
   });
 }

@@ -2,13 +2,13 @@
 // a command (unknown command, a bad topic) the same way BaseCommand renders its own: exit 2 for usage,
 // and under --json one `{"error":{…}}` line on stderr with nothing else printed.
 import { readFileSync } from 'node:fs';
-import { arch, platform, release } from 'node:os';
 import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
+import { answeredVersion } from './version.js';
 
 const notFoundPlugin = '@oclif/plugin-not-found';
 const notFoundExit = 127;
@@ -36,11 +36,7 @@ export async function main(argv: string[], root: string, options: MainOptions = 
   const pjson =
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
-  // Loading oclif is most of the start-up time, and `--version` does not need it: same line as oclif's.
-  if (argv.length === 1 && argv[0] === '--version') {
-    process.stdout.write(`${userAgent(pjson)}\n`);
-    return;
-  }
+  if (answeredVersion(argv, pjson)) return;
   const { flush, run, settings } = await importOclif();
   await options.bundle?.prepare();
   if (options.development) pjson.oclif.commands = { ...devCommands };
@@ -83,13 +79,6 @@ async function importOclif(): Promise<typeof OclifCore> {
 function withoutCommandNotFoundHook(pjson: Interfaces.PJSON): void {
   pjson.oclif.plugins = (pjson.oclif.plugins ?? []).filter((p) => p !== notFoundPlugin);
   if (pjson.oclif.hooks !== undefined) delete pjson.oclif.hooks.command_not_found;
-}
-
-/** oclif's `config.userAgent`: `gds/0.1.0 linux-x64 node-v24.21.0`. */
-export function userAgent(pjson: Interfaces.PJSON): string {
-  const os = platform() === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : platform();
-  const cpu = arch() === 'ia32' ? 'x86' : arch();
-  return `${pjson.name}/${pjson.version} ${os}-${cpu} node-${process.version}`;
 }
 
 function exitAfter(error: unknown, argv: readonly string[], json: boolean): number {
