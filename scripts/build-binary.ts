@@ -80,6 +80,9 @@ export async function buildBinary(options: BinaryOptions): Promise<void> {
       main: boot,
       output: blob,
       disableExperimentalSEAWarning: true,
+      // NODE_OPTIONS belongs to the user's Node, not to gds: a `--require` or `--import` meant for it
+      // would otherwise run inside (or break) the executable. Child processes still see it.
+      execArgvExtension: 'none',
       useCodeCache: true,
       assets: { 'gds.cjs': bundle, 'gds.cache': codeCache, 'keyring.node': keyring.path },
     }),

@@ -86,6 +86,12 @@ describe.skipIf(missingTools.length > 0)('dist/gds, copied alone to a temp folde
     expect(binary.stdout).toBe(viaNode.stdout);
   });
 
+  it('ignores NODE_OPTIONS meant for a Node installation', async () => {
+    const r = await runBinary(['--help'], { NODE_OPTIONS: `--require ${join(dir, 'missing.cjs')}` });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('$ gds [COMMAND]');
+  });
+
   it('--help lists the topics and commands, as node bin/run.js does', async () => {
     const [binary, viaNode] = await Promise.all([runBinary(['--help']), runNode(['--help'])]);
     expect(binary).toMatchObject({ code: 0, stderr: '' });
