@@ -218,10 +218,14 @@ class PredicateWalker {
       case 'column_ref':
         return this.column(node);
       case 'number':
+      case 'bigint':
       case 'bool':
       case 'null':
         return;
       case 'single_quote_string':
+      case 'date': // typed literals: date '2020-01-01', time '…', timestamp '…'
+      case 'time':
+      case 'timestamp':
         this.literals.push(String(node.value));
         return;
       case 'function':

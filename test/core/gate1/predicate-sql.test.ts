@@ -182,6 +182,8 @@ const honest = [
   'amount::numeric(12, 2) >= 0',
   'CAST(quantity AS integer) > 0',
   "created_at::date >= '2020-01-01'",
+  "created_at >= date '2020-01-01' AND updated_at < timestamp '2030-01-01 00:00:00'",
+  'amount < 1e9 AND ratio <= 1.5 AND delta > -1',
   'created_at::timestamp with time zone < now()',
   'is_active::boolean',
   '"Order Total" >= 0',
