@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
@@ -189,7 +189,8 @@ function bundleModules(gate1Validator: string): Plugin {
       );
       // Each package module records that it ran, for the start-up test; nothing is written unless asked.
       b.onLoad({ filter: markedModules }, async (args) => {
-        const id = `/${relative(root, args.path).split('\\').join('/')}`;
+        const path = args.path.split(sep).join('/');
+        const id = path.slice(path.indexOf('/node_modules/'));
         const contents = await readFile(args.path, 'utf8');
         return {
           contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,

@@ -3,6 +3,7 @@
 // oclif reads its command map and hooks through the embedded `require` (embedded-require.ts), so the
 // root plugin is oclif's own, built from package.json, with no plugin discovery and no file read.
 import type { Interfaces } from '@oclif/core';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -53,15 +54,22 @@ if (loadedModulesFile !== undefined) {
 }
 
 /**
- * GDS_TEST_KEYRING_PROBE=1: load the keychain addon the way the credential store does and call into it
- * once, then print what happened as one JSON line; test/binary checks the addon works inside the executable.
+ * GDS_TEST_KEYRING_PROBE=1: load the keychain addon the way the credential store does and make a round trip
+ * through it (store, read back, delete a random secret under a probe account), then print the outcome as
+ * one JSON line: test/binary checks that the addon works inside the executable.
  */
 async function probeKeyring(): Promise<void> {
   const { AsyncEntry } = await import('@napi-rs/keyring');
+  const secret = randomUUID();
   let call: string;
   try {
-    await new AsyncEntry('gds-binary-probe', 'probe', { linux: { store: 'secret-service' } }).getPassword();
-    call = 'answered';
+    const entry = new AsyncEntry('gds-binary-probe', `probe-${process.pid}`, {
+      linux: { store: 'secret-service' },
+    });
+    await entry.setPassword(secret);
+    const readBack = await entry.getPassword();
+    await entry.deletePassword();
+    call = readBack === secret ? 'round trip' : 'read back something else';
   } catch (error) {
     call = `refused: ${(error as Error).message}`;
   }
