@@ -47,8 +47,22 @@ function spawnTimed({ command, args }: Invocation): Promise<number> {
   });
 }
 
+/** GNU time (Debian package `time`), installed when missing and the bench runs as root with apt-get. */
+async function ensureGnuTime(): Promise<void> {
+  if (existsSync(gnuTime) || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return;
+  const install = 'apt-get install -y -qq time || (apt-get update -qq && apt-get install -y -qq time)';
+  await new Promise<void>((resolve) => {
+    const child = spawn('sh', ['-c', install], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+}
+
 async function peakRssMiB({ command, args }: Invocation, scratch: string): Promise<string> {
-  if (!existsSync(gnuTime)) return 'n/a';
+  if (!existsSync(gnuTime)) return 'n/a (no /usr/bin/time)';
   const out = join(scratch, 'rss');
   await spawnTimed({ command: gnuTime, args: ['-f', '%M', '-o', out, command, ...args] });
   const kib = Number((await readFile(out, 'utf8')).trim().split('\n').pop());
@@ -77,6 +91,7 @@ async function ensureBuilt(): Promise<void> {
 
 export const run: BenchModule = async () => {
   await ensureBuilt();
+  await ensureGnuTime();
   const scratch = await mkdtemp(join(tmpdir(), 'gds-bench-startup-'));
   const a = join(scratch, 'a.yml');
   const b = join(scratch, 'b.yml');
