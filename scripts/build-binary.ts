@@ -30,7 +30,7 @@ const seaFuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Packages whose evaluation the executable reports under GDS_TEST_LOADED_MODULES (test/binary). */
 const markedModules = /[\\/]node_modules[\\/].+\.[cm]?js$/;
 
-export interface BinaryOptions {
+interface BinaryOptions {
   output: string;
   tsc: boolean;
   minify: boolean;
@@ -41,7 +41,7 @@ interface PluginEntries {
   hooks: Array<[event: string, file: string, identifier: string]>;
 }
 
-export async function buildBinary(options: BinaryOptions): Promise<void> {
+async function buildBinary(options: BinaryOptions): Promise<void> {
   const started = performance.now();
   if (options.tsc) {
     await exec(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
