@@ -167,6 +167,31 @@ describe.skipIf(missingTools.length > 0)('dist/gds, copied alone to a temp folde
     expect(r.stderr).toContain('Run gds help gate for a list of available commands.');
   });
 
+  it('SIGINT: exit 130 with one JSON error line on stderr under --json', async () => {
+    const child = spawn(gds, ['gate', 'diff', '-f', '-', '--against', 'a.yml', '--json'], {
+      cwd: dir,
+      env: { PATH: emptyPath, HOME: home, DEBUG: 'oclif:gds:gate:diff' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const result = collect(child);
+    let stderr = '';
+    await new Promise<void>((resolve) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('interrupt handler installed')) resolve();
+      });
+      child.on('close', () => resolve());
+    });
+    child.kill('SIGINT');
+    const r = await result;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    const errors = r.stderr.split('\n').filter((line) => line.startsWith('{'));
+    expect(errors.map((line) => JSON.parse(line) as unknown)).toEqual([
+      { error: { code: 'interrupted', message: 'Interrupted.', details: null } },
+    ]);
+  });
+
   it('the bash completion script loads and completes `gds gate ` to the gate commands', async () => {
     const refresh = await runBinary(['autocomplete', '--refresh-cache']);
     expect(refresh.code).toBe(0);
