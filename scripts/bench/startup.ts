@@ -1,7 +1,8 @@
-// Cold start of `node bin/run.js …` against bare `node -e 0`, both on Node 24 from node_modules/.bin.
-// One warm-up round, then RUNS rounds; each round runs the baseline and every command once, back to back,
-// so each ratio is paired with the baseline of its own round (the machine's load drifts between rounds).
-// Peak memory comes from `/usr/bin/time -f %M` in separate runs, so its fork does not touch the timings.
+// Cold start of the single executable (dist/gds) and of `node bin/run.js` against bare `node -e 0`, all on
+// Node 24 from node_modules. One warm-up round, then RUNS rounds; each round runs the baseline and every
+// command once, back to back, so each ratio is paired with the baseline of its own round (the machine's
+// load drifts between rounds). Peak memory comes from `/usr/bin/time -f %M` in separate runs, so its fork
+// does not touch the timings. Builds dist/ and dist/gds first when they are missing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,16 +13,28 @@ import type { BenchModule, BenchRow } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
-const cli = join(root, 'bin/run.js');
-const runs = Number(process.env.GDS_BENCH_RUNS ?? 15);
+const binary = join(root, 'dist/gds');
+const runs = Math.max(10, Number(process.env.GDS_BENCH_RUNS ?? 15));
 const gnuTime = '/usr/bin/time';
 
-interface Case {
-  name: string;
+interface Invocation {
+  command: string;
   args: string[];
 }
 
-function spawnTimed(command: string, args: string[]): Promise<number> {
+interface Case extends Invocation {
+  name: string;
+}
+
+/** The same gds arguments, once per way of running gds. */
+function runners(gdsArgs: string[]): Array<{ label: string } & Invocation> {
+  return [
+    { label: 'dist/gds', command: binary, args: gdsArgs },
+    { label: 'node bin/run.js', command: node, args: [join(root, 'bin/run.js'), ...gdsArgs] },
+  ];
+}
+
+function spawnTimed({ command, args }: Invocation): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(command, args, { cwd: root, stdio: 'ignore' });
@@ -34,10 +47,24 @@ function spawnTimed(command: string, args: string[]): Promise<number> {
   });
 }
 
-async function peakRssMiB(args: string[], scratch: string): Promise<string> {
-  if (!existsSync(gnuTime)) return 'n/a';
+/** GNU time (Debian package `time`), installed when missing and the bench runs as root with apt-get. */
+async function ensureGnuTime(): Promise<void> {
+  if (existsSync(gnuTime) || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return;
+  const install = 'apt-get install -y -qq time || (apt-get update -qq && apt-get install -y -qq time)';
+  await new Promise<void>((resolve) => {
+    const child = spawn('sh', ['-c', install], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+}
+
+async function peakRssMiB({ command, args }: Invocation, scratch: string): Promise<string> {
+  if (!existsSync(gnuTime)) return 'n/a (no /usr/bin/time)';
   const out = join(scratch, 'rss');
-  await spawnTimed(gnuTime, ['-f', '%M', '-o', out, node, ...args]);
+  await spawnTimed({ command: gnuTime, args: ['-f', '%M', '-o', out, command, ...args] });
   const kib = Number((await readFile(out, 'utf8')).trim().split('\n').pop());
   return `${(kib / 1024).toFixed(0)} MiB`;
 }
@@ -49,45 +76,52 @@ function median(values: number[]): number {
 }
 
 async function ensureBuilt(): Promise<void> {
-  if (existsSync(join(root, 'dist/cli/main.js'))) return;
-  await new Promise<void>((resolve, reject) => {
-    const build = spawn('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
-    build.on('close', (code) => (code === 0 ? resolve() : reject(new Error('npm run build failed'))));
-  });
+  const missing: string[][] = [];
+  if (!existsSync(join(root, 'dist/cli/main.js'))) missing.push(['run', 'build']);
+  if (!existsSync(binary)) missing.push(['run', 'build:binary']);
+  for (const args of missing) {
+    await new Promise<void>((resolve, reject) => {
+      const build = spawn('npm', args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+      build.on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`npm ${args.join(' ')} failed`)),
+      );
+    });
+  }
 }
 
 export const run: BenchModule = async () => {
   await ensureBuilt();
+  await ensureGnuTime();
   const scratch = await mkdtemp(join(tmpdir(), 'gds-bench-startup-'));
-  await writeFile(join(scratch, 'a.yml'), 'patternChecks:\n  - name: a\n    severity: error\n');
-  await writeFile(join(scratch, 'b.yml'), 'patternChecks:\n  - name: a\n    severity: warn\n');
-  const baseline: Case = { name: 'node -e 0', args: ['-e', '0'] };
-  const cases: Case[] = [
-    { name: 'gds --version', args: [cli, '--version'] },
-    { name: 'gds --help', args: [cli, '--help'] },
-    {
-      name: 'gds gate diff --semantic',
-      args: [
-        cli,
-        'gate',
-        'diff',
-        '-f',
-        join(scratch, 'b.yml'),
-        '--against',
-        join(scratch, 'a.yml'),
-        '--semantic',
-      ],
-    },
+  const a = join(scratch, 'a.yml');
+  const b = join(scratch, 'b.yml');
+  await writeFile(
+    a,
+    'patternChecks:\n  - name: a\n    column: code\n    regex: "^[A-Z]+$"\n    severity: WARN\n',
+  );
+  await writeFile(
+    b,
+    'patternChecks:\n  - name: a\n    column: code\n    regex: "^[A-Z]+$"\n    severity: HARD_FAIL\n',
+  );
+  const baseline: Case = { name: 'node -e 0', command: node, args: ['-e', '0'] };
+  const commands: Array<[string, string[]]> = [
+    ['gds --version', ['--version']],
+    ['gds --help', ['--help']],
+    ['gds gate validate (small file)', ['gate', 'validate', '-f', b]],
+    ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
   ];
+  const cases: Case[] = commands.flatMap(([name, gdsArgs]) =>
+    runners(gdsArgs).map((r) => ({ name: `${name} (${r.label})`, command: r.command, args: r.args })),
+  );
   try {
     const base: number[] = [];
     const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
     const ratios = new Map<string, number[]>(cases.map((c) => [c.name, []]));
     for (let round = -1; round < runs; round += 1) {
-      const baseMs = await spawnTimed(node, baseline.args);
+      const baseMs = await spawnTimed(baseline);
       for (const c of cases) {
-        const ms = await spawnTimed(node, c.args);
-        if (round < 0) continue; // warm-up: fills the page cache, discarded
+        const ms = await spawnTimed(c);
+        if (round < 0) continue; // warm-up: fills the page cache (and the addon/code caches), discarded
         times.get(c.name)?.push(ms);
         ratios.get(c.name)?.push(ms / baseMs);
       }
@@ -98,15 +132,15 @@ export const run: BenchModule = async () => {
         section: 'startup',
         name: baseline.name,
         value: `${median(base).toFixed(1)} ms`,
-        note: `median of ${runs}, peak ${await peakRssMiB(baseline.args, scratch)}`,
+        note: `median of ${runs}, peak ${await peakRssMiB(baseline, scratch)}`,
       },
     ];
     for (const c of cases) {
       rows.push({
         section: 'startup',
-        name: `${c.name} (node bin/run.js)`,
+        name: c.name,
         value: `${median(ratios.get(c.name) ?? []).toFixed(2)}x`,
-        note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, ratio paired per round, peak ${await peakRssMiB(c.args, scratch)}`,
+        note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, ratio paired per round, peak ${await peakRssMiB(c, scratch)}`,
       });
     }
     return rows;

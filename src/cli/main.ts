@@ -2,12 +2,13 @@
 // a command (unknown command, a bad topic) the same way BaseCommand renders its own: exit 2 for usage,
 // and under --json one `{"error":{…}}` line on stderr with nothing else printed.
 import { readFileSync } from 'node:fs';
-import { arch, platform, release } from 'node:os';
 import { join } from 'node:path';
+import type * as OclifCore from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
+import { answeredVersion } from './version.js';
 
 const notFoundPlugin = '@oclif/plugin-not-found';
 const notFoundExit = 127;
@@ -20,36 +21,64 @@ const devCommands = {
 export interface MainOptions {
   /** bin/dev.js: load the command map from src/ (TypeScript through tsx) instead of dist/. */
   development?: boolean;
+  /** The single executable: package.json comes inline and nothing is read from disk (see scripts/sea/). */
+  bundle?: BundleOptions;
+}
+
+export interface BundleOptions {
+  pjson: Interfaces.PJSON;
+  /** Runs once, only when oclif is needed (never for a bare `--version`): makes the bundled modules loadable. */
+  prepare(): Promise<void>;
 }
 
 export async function main(argv: string[], root: string, options: MainOptions = {}): Promise<void> {
   const json = jsonRequested(argv);
-  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON;
-  // Loading oclif is most of the start-up time, and `--version` does not need it: same line as oclif's.
-  if (argv.length === 1 && argv[0] === '--version') {
-    process.stdout.write(`${userAgent(pjson)}\n`);
-    return;
-  }
-  const { flush, run, settings } = await import('@oclif/core');
+  const pjson =
+    options.bundle?.pjson ??
+    (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
+  if (answeredVersion(argv, pjson)) return;
+  const { flush, run, settings } = await importOclif();
+  await options.bundle?.prepare();
   if (options.development) pjson.oclif.commands = { ...devCommands };
   // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
-  if (json) pjson.oclif.plugins = (pjson.oclif.plugins ?? []).filter((p) => p !== notFoundPlugin);
+  if (json) withoutCommandNotFoundHook(pjson);
   // Never map dist/ to src/ through tsconfig (oclif does when NODE_ENV is test or development): dev.js
   // names the TypeScript map itself, and production must run what was built.
   settings.enableAutoTranspile = false;
   try {
-    await run(argv, { root, pjson, userPlugins: false, devPlugins: false });
+    await run(argv, {
+      root,
+      pjson,
+      userPlugins: false,
+      devPlugins: false,
+      // A bundle has no manifest on disk; one found next to the executable would belong to something else.
+      ignoreManifest: options.bundle !== undefined,
+    });
     await flush();
   } catch (error) {
     process.exitCode = exitAfter(error, argv, json);
   }
 }
 
-/** oclif's `config.userAgent`: `gds/0.1.0 linux-x64 node-v24.21.0`. */
-export function userAgent(pjson: Interfaces.PJSON): string {
-  const os = platform() === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : platform();
-  const cpu = arch() === 'ia32' ? 'x86' : arch();
-  return `${pjson.name}/${pjson.version} ${os}-${cpu} node-${process.version}`;
+/**
+ * @oclif/core checks the Node version against its own `engines` as it loads, through `semver` (about 50
+ * files, a tenth of the start-up); our package.json's `engines` already says which Node gds needs.
+ */
+async function importOclif(): Promise<typeof OclifCore> {
+  const engineWarning = 'OCLIF_DISABLE_ENGINE_WARNING';
+  const before = process.env[engineWarning];
+  process.env[engineWarning] = 'true';
+  try {
+    return await import('@oclif/core');
+  } finally {
+    if (before === undefined) delete process.env[engineWarning];
+    else process.env[engineWarning] = before;
+  }
+}
+
+function withoutCommandNotFoundHook(pjson: Interfaces.PJSON): void {
+  pjson.oclif.plugins = (pjson.oclif.plugins ?? []).filter((p) => p !== notFoundPlugin);
+  if (pjson.oclif.hooks !== undefined) delete pjson.oclif.hooks.command_not_found;
 }
 
 function exitAfter(error: unknown, argv: readonly string[], json: boolean): number {

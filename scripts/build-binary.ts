@@ -1,0 +1,323 @@
+// `npm run build:binary`: dist/gds, the whole CLI as one Node 24 single executable application.
+//   1. tsc (dist/ for `node bin/run.js`, and the type check);
+//   2. ajv standalone: the gate1.yml schema validator compiled now, not at run time;
+//   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
+//      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
+//   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts);
+//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache and the keychain addon as assets;
+//   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
+// Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import standalone from 'ajv/dist/standalone/index.js';
+import { build } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
+import { gate1Schema } from '../src/core/gate1/schema.js';
+import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
+import { bundleWrapper } from './sea/bundle-script.js';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+// Under dist/ (ignored by git, eslint and prettier): the bundle, its metafile, the SEA blob.
+const work = join(root, 'dist/sea-build');
+const node = join(root, 'node_modules/.bin/node');
+const seaFuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+/** Packages whose evaluation the executable reports under GDS_TEST_LOADED_MODULES (test/binary). */
+const markedModules = /[\\/]node_modules[\\/].+\.[cm]?js$/;
+
+interface BinaryOptions {
+  output: string;
+  tsc: boolean;
+  minify: boolean;
+}
+
+interface PluginEntries {
+  commands: Array<[id: string, file: string]>;
+  hooks: Array<[event: string, file: string, identifier: string]>;
+}
+
+async function buildBinary(options: BinaryOptions): Promise<void> {
+  const started = performance.now();
+  if (options.tsc) {
+    await exec(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+  }
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const keyring = keyringAddon();
+  const bundle = join(work, 'gds.cjs');
+  const { metafile } = await build({
+    ...scriptOptions(options),
+    entryPoints: [join(root, 'scripts/sea/entry.ts')],
+    outfile: bundle,
+    banner: { js: bundleWrapper.head },
+    footer: { js: bundleWrapper.tail },
+    // oclif reaches for the TypeScript compiler only to run uncompiled sources, which the bundle never does.
+    external: ['typescript'],
+    define: { GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }) },
+    metafile: true,
+    plugins: [bundleModules(await writeGate1Validator())],
+  });
+  await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
+  const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
+  await build({ ...scriptOptions(options), entryPoints: [join(root, 'scripts/sea/boot.ts')], outfile: boot });
+  await build({
+    ...scriptOptions(options),
+    entryPoints: [join(root, 'scripts/sea/train.ts')],
+    outfile: trainer,
+  });
+  const codeCache = join(work, 'gds.cache');
+  await trainCodeCache(trainer, bundle, codeCache);
+  const blob = join(work, 'gds.blob');
+  const seaConfig = join(work, 'sea-config.json');
+  await writeFile(
+    seaConfig,
+    JSON.stringify({
+      main: boot,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      // NODE_OPTIONS belongs to the user's Node, not to gds: a `--require` or `--import` meant for it
+      // would otherwise run inside (or break) the executable. Child processes still see it.
+      execArgvExtension: 'none',
+      useCodeCache: true,
+      assets: { 'gds.cjs': bundle, 'gds.cache': codeCache, 'keyring.node': keyring.path },
+    }),
+  );
+  await exec(node, ['--experimental-sea-config', seaConfig], { quiet: true });
+  const temp = join(work, 'gds');
+  await copyFile(nodeBinary(), temp);
+  await chmod(temp, 0o755);
+  if (await commandExists('strip')) await exec('strip', [temp]);
+  else
+    process.stderr.write('build:binary: `strip` not found (Debian: binutils); the executable stays larger\n');
+  await exec(node, [postjectCli(), temp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', seaFuse], { quiet: true });
+  await mkdir(dirname(options.output), { recursive: true });
+  // A copy, not a rename: postject wrote the file in one piece, which leaves it in the page cache as large
+  // folios that every run then maps whole (measured here: 67 MiB peak for `--version` instead of 47).
+  await rm(options.output, { force: true });
+  await copyFile(temp, options.output);
+  await rm(temp);
+  const mib = (statSync(options.output).size / 2 ** 20).toFixed(0);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  process.stderr.write(`build:binary: ${relative(root, options.output)} (${mib} MiB) in ${seconds} s\n`);
+}
+
+function scriptOptions(options: BinaryOptions): BuildOptions {
+  return {
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    // ASCII only (esbuild's default): boot.ts reads the bundle as latin1, one byte per character.
+    charset: 'ascii',
+    minify: options.minify,
+    legalComments: 'none',
+    logLevel: 'error',
+  };
+}
+
+/**
+ * What the code cache is trained on: the start-up paths every command shares (help of each command in the
+ * map, a flag error, a --json run) and the offline commands of the start-up budget. A profile, not a list
+ * of commands: a command not run here works the same, its own code compiles on first call.
+ */
+async function trainCodeCache(trainer: string, bundle: string, cacheFile: string): Promise<void> {
+  const { COMMANDS } = await import('../src/commands/index.js');
+  const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
+  try {
+    const gate1 = 'patternChecks:\n  - {name: code, column: code, regex: "^[A-Z]+$", severity: WARN}\n';
+    await writeFile(join(scratch, 'a.yml'), gate1);
+    await writeFile(join(scratch, 'b.yml'), gate1.replace('WARN', 'HARD_FAIL'));
+    const runs = [
+      ['--help'],
+      ...Object.keys(COMMANDS).map((id) => [...id.split(':'), '--help']),
+      ['gate', 'validate', '-f', 'a.yml'],
+      ['gate', 'validate', '-f', 'a.yml', '--json'],
+      ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
+      ['gate', 'diff', '--nope'],
+      ['gate', 'diff', '--nope', '--json'],
+    ];
+    await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs)], {
+      quiet: true,
+      cwd: scratch,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
+    });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  if (!existsSync(cacheFile)) throw new Error('The code cache training wrote no cache.');
+}
+
+/** Every module that exists only in the bundle, and the redirects that put them in place. */
+function bundleModules(gate1Validator: string): Plugin {
+  const keyringShim = join(root, 'scripts/sea/keyring.ts');
+  const schemaValidator = join(root, 'src/core/gate1/schema-validator.ts');
+  return {
+    name: 'gds-bundle-modules',
+    setup(b) {
+      b.onResolve({ filter: /^gds:embedded-plugins$/ }, () => ({ path: 'plugins', namespace: 'gds' }));
+      b.onLoad({ filter: /^plugins$/, namespace: 'gds' }, () => ({
+        contents: embeddedPluginsSource(pluginEntries()),
+        resolveDir: root,
+        loader: 'js',
+      }));
+      b.onResolve({ filter: /^gds:gate1-standalone-validator$/ }, () => ({ path: gate1Validator }));
+      // plugin-not-found asks `Did you mean …?` with `confirm` from @inquirer/prompts, whose index re-exports
+      // every prompt; in a lazily loaded module esbuild keeps them all (the editor prompt alone brings
+      // iconv-lite, a third of the bundle). If the plugin ever imports another prompt, the build fails here.
+      b.onResolve({ filter: /^@inquirer\/prompts$/ }, async (args) => {
+        if (!/[\\/]@oclif[\\/]plugin-not-found[\\/]/.test(args.importer) || args.pluginData === 'real')
+          return;
+        const { kind, resolveDir, importer } = args;
+        const real = await b.resolve(args.path, { kind, resolveDir, importer, pluginData: 'real' });
+        return { path: 'confirm-prompt', namespace: 'gds', pluginData: dirname(real.path) };
+      });
+      b.onLoad({ filter: /^confirm-prompt$/, namespace: 'gds' }, (args) => ({
+        contents: "export { default as confirm } from '@inquirer/confirm';",
+        resolveDir: args.pluginData as string,
+        loader: 'js',
+      }));
+      b.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: keyringShim }));
+      b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
+          ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
+          : undefined,
+      );
+      // Each package module records that it ran, for the start-up test; nothing is written unless asked.
+      b.onLoad({ filter: markedModules }, async (args) => {
+        const path = args.path.split(sep).join('/');
+        const id = path.slice(path.indexOf('/node_modules/'));
+        const contents = await readFile(args.path, 'utf8');
+        return {
+          contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
+/** Commands (from each plugin's manifest) and hooks of the plugins package.json's oclif section lists. */
+function pluginEntries(): PluginEntries {
+  const pjson = readJson(join(root, 'package.json')) as { oclif: { plugins?: string[] } };
+  const entries: PluginEntries = { commands: [], hooks: [] };
+  for (const name of pjson.oclif.plugins ?? []) {
+    const dir = join(root, 'node_modules', name);
+    const plugin = readJson(join(dir, 'package.json')) as {
+      oclif?: { hooks?: Record<string, HookSpec | HookSpec[]> };
+    };
+    const manifestFile = join(dir, 'oclif.manifest.json');
+    if (!existsSync(manifestFile))
+      throw new Error(`${name} ships no oclif.manifest.json: cannot list its commands`);
+    const manifest = readJson(manifestFile) as { commands: Record<string, { relativePath?: string[] }> };
+    for (const [id, command] of Object.entries(manifest.commands)) {
+      if (command.relativePath === undefined) throw new Error(`${name}'s manifest has no path for ${id}`);
+      entries.commands.push([id, join(dir, ...command.relativePath)]);
+    }
+    for (const [event, specs] of Object.entries(plugin.oclif?.hooks ?? {})) {
+      for (const spec of [specs].flat()) {
+        const { target, identifier } =
+          typeof spec === 'string' ? { target: spec, identifier: 'default' } : spec;
+        entries.hooks.push([event, moduleFile(join(dir, target)), identifier ?? 'default']);
+      }
+    }
+  }
+  return entries;
+}
+
+type HookSpec = string | { target: string; identifier?: string };
+
+function embeddedPluginsSource({ commands, hooks }: PluginEntries): string {
+  const lines = commands.map(([, file], i) => `import * as command${i} from ${JSON.stringify(file)};`);
+  const commandMap = commands.map(([id], i) => `${JSON.stringify(id)}: command${i}.default`);
+  lines.push(`export const PLUGIN_COMMANDS = { ${commandMap.join(', ')} };`);
+  const events = new Map<string, string[]>();
+  for (const [event, file, identifier] of hooks) {
+    const loader = `() => import(${JSON.stringify(file)}).then((m) => m[${JSON.stringify(identifier)}])`;
+    events.set(event, [...(events.get(event) ?? []), loader]);
+  }
+  const hookMap = [...events].map(([event, loaders]) => `${JSON.stringify(event)}: [${loaders.join(', ')}]`);
+  lines.push(`export const PLUGIN_HOOKS = { ${hookMap.join(', ')} };`);
+  return lines.join('\n');
+}
+
+async function writeGate1Validator(): Promise<string> {
+  const ajv = new Ajv({ ...gate1AjvOptions, code: { source: true, esm: false } });
+  const file = join(work, 'gate1-validator.cjs');
+  await writeFile(file, standalone.default(ajv, ajv.compile(gate1Schema)));
+  return file;
+}
+
+function keyringAddon(): { path: string; sha256: string } {
+  const scope = join(root, 'node_modules/@napi-rs');
+  const platform = `${process.platform}-${process.arch}`;
+  for (const pkg of readdirSync(scope).filter((d) => d.startsWith(`keyring-${platform}`))) {
+    const file = readdirSync(join(scope, pkg)).find((f) => f.endsWith('.node'));
+    if (file === undefined) continue;
+    const path = join(scope, pkg, file);
+    return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+  }
+  throw new Error(`No @napi-rs/keyring addon for ${platform} in node_modules: run npm ci on this platform.`);
+}
+
+function moduleFile(target: string): string {
+  const candidates = [target, `${target}.js`, join(target, 'index.js')];
+  const found = candidates.find((c) => existsSync(c) && statSync(c).isFile());
+  if (found === undefined) throw new Error(`No module at ${target}`);
+  return found;
+}
+
+function nodeBinary(): string {
+  const binary = join(root, 'node_modules/node/bin/node');
+  if (!existsSync(binary))
+    throw new Error('Node 24 is missing from node_modules (the `node` package): run npm ci.');
+  return binary;
+}
+
+function postjectCli(): string {
+  const pkg = join(root, 'node_modules/postject');
+  const { bin } = readJson(join(pkg, 'package.json')) as { bin: Record<string, string> };
+  return join(pkg, bin.postject ?? 'dist/cli.js');
+}
+
+function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+async function commandExists(name: string): Promise<boolean> {
+  return (await exec('sh', ['-c', `command -v ${name}`], { quiet: true, allowFailure: true })) === 0;
+}
+
+interface ExecOptions {
+  quiet?: boolean;
+  allowFailure?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+function exec(command: string, args: string[], options: ExecOptions = {}): Promise<number> {
+  const { quiet = false, allowFailure = false, cwd = root, env = process.env } = options;
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', quiet ? 'pipe' : 'inherit', 'pipe'] });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (code === 0 || allowFailure) done(code ?? 1);
+      else fail(new Error(`${command} ${args.join(' ')} exited ${code}\n${stderr}`));
+    });
+  });
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const flags = new Set(process.argv.slice(2));
+  await buildBinary({
+    output: join(root, 'dist/gds'),
+    tsc: !flags.has('--skip-tsc'),
+    minify: !flags.has('--no-minify'),
+  });
+}

@@ -1,0 +1,39 @@
+// A `.node` addon travels inside the single executable as a SEA asset. dlopen needs a real file, so the
+// asset is written once to $XDG_CACHE_HOME/gds/native/<name>-<sha>.node (temp file, then rename: a
+// concurrent or interrupted run never sees half a file) and loaded from there on every later run.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { getRawAsset } from 'node:sea';
+
+/** Filled in by scripts/build-binary.ts: asset key -> sha256 of the file, known at build time. */
+declare const GDS_NATIVE_ADDONS: Record<string, string>;
+
+export function nativeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+  return join(base, 'gds', 'native');
+}
+
+export function loadEmbeddedAddon(name: string): unknown {
+  const sha = GDS_NATIVE_ADDONS[name];
+  if (sha === undefined) throw new Error(`No native addon named ${name} in this executable.`);
+  const dir = nativeCacheDir();
+  const file = join(dir, `${name}-${sha.slice(0, 16)}.node`);
+  if (!existsSync(file)) writeAddon(name, sha, dir, file);
+  const module = { exports: {} as unknown };
+  process.dlopen(module, file);
+  return module.exports;
+}
+
+function writeAddon(name: string, sha: string, dir: string, file: string): void {
+  const bytes = new Uint8Array(getRawAsset(`${name}.node`));
+  if (createHash('sha256').update(bytes).digest('hex') !== sha) {
+    throw new Error(`The embedded ${name} addon does not match its checksum: rebuild the executable.`);
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, bytes, { mode: 0o700 });
+  renameSync(temp, file);
+}

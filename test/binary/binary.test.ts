@@ -1,0 +1,341 @@
+// Smoke test of the single executable: builds dist/gds once (npm run build:binary without its tsc step,
+// which ensureBuilt() shares with the other test files), copies it to a temp folder and runs it there with
+// an empty environment: no node_modules, no Node on the PATH, HOME in the temp folder. Where the answer is
+// the same by design, the binary's output is compared with `node bin/run.js`'s.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/commands/index.js';
+import { collect, ensureBuilt, node24, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+
+const buildTools = [
+  join(repoRoot, 'node_modules/node/bin/node'),
+  join(repoRoot, 'node_modules/postject/package.json'),
+  join(repoRoot, 'node_modules/esbuild/package.json'),
+];
+const missingTools = buildTools.filter((tool) => !existsSync(tool));
+if (missingTools.length > 0) {
+  process.stderr.write(`test/binary skipped: build tools missing (run npm ci): ${missingTools.join(', ')}\n`);
+}
+const golden = join(repoRoot, 'test/core/gate1/golden');
+
+let dir: string;
+let gds: string;
+let home: string;
+/** A PATH with nothing on it: the binary must need no `node` (nor anything else) from the PATH. */
+let emptyPath: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  const build = spawn(node24, ['--import', 'tsx', 'scripts/build-binary.ts', '--skip-tsc'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const built = await collect(build);
+  if (built.code !== 0) throw new Error(`build:binary failed:\n${built.stdout}${built.stderr}`);
+  dir = await mkdtemp(join(tmpdir(), 'gds-binary-'));
+  gds = join(dir, 'gds');
+  home = join(dir, 'home');
+  emptyPath = join(dir, 'empty-path');
+  await Promise.all([mkdir(home), mkdir(emptyPath)]);
+  await copyFile(join(repoRoot, 'dist/gds'), gds);
+  await writeFile(
+    join(dir, 'a.yml'),
+    'patternChecks:\n  - {name: a, column: c, regex: "^x$", severity: WARN}\n',
+  );
+  await writeFile(
+    join(dir, 'b.yml'),
+    'patternChecks:\n  - {name: a, column: c, regex: "^y$", severity: WARN}\n',
+  );
+}, 90_000);
+
+afterAll(async () => {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+function runBinary(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(gds, args, {
+    cwd: dir,
+    env: { PATH: emptyPath, HOME: home, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
+/** The same arguments through `node bin/run.js`, run from the same folder. */
+function runNode(args: string[]): Promise<CliResult> {
+  return runCli(args, { cwd: dir, env: { HOME: home } });
+}
+
+function jsonLines(text: string): unknown[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as unknown);
+}
+
+describe.skipIf(missingTools.length > 0)('dist/gds, copied alone to a temp folder, empty environment', () => {
+  it('--version prints the same line as node bin/run.js', async () => {
+    const [binary, viaNode] = await Promise.all([runBinary(['--version']), runNode(['--version'])]);
+    expect(binary).toMatchObject({ code: 0, stderr: '' });
+    expect(binary.stdout).toMatch(/^gds\/\d+\.\d+\.\d+ linux-x64 node-v24\.\d+\.\d+\n$/);
+    expect(binary.stdout).toBe(viaNode.stdout);
+  });
+
+  it('ignores NODE_OPTIONS meant for a Node installation', async () => {
+    const r = await runBinary(['--help'], { NODE_OPTIONS: `--require ${join(dir, 'missing.cjs')}` });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('$ gds [COMMAND]');
+  });
+
+  it('--help lists the topics and commands, as node bin/run.js does', async () => {
+    const [binary, viaNode] = await Promise.all([runBinary(['--help']), runNode(['--help'])]);
+    expect(binary).toMatchObject({ code: 0, stderr: '' });
+    expect(binary.stdout).toMatch(/TOPICS\n\s+gate\s+Gate 1 rules/);
+    expect(binary.stdout).toMatch(/autocomplete\s+Display autocomplete/);
+    expect(binary.stdout).toBe(viaNode.stdout);
+  });
+
+  it('topic help lists every command of the topic', async () => {
+    const r = await runBinary(['gate', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('$ gds gate COMMAND');
+    const gateCommands = Object.keys(COMMANDS).filter((id) => id.startsWith('gate:'));
+    expect(gateCommands.length).toBeGreaterThan(0);
+    for (const id of gateCommands) expect(r.stdout).toMatch(new RegExp(`${id.replace(':', ' ')}\\s+\\S`));
+  });
+
+  it('every command of the command map answers --help in the binary', async () => {
+    for (const id of Object.keys(COMMANDS)) {
+      const r = await runBinary([...id.split(':'), '--help']);
+      expect(r.code, id).toBe(0);
+      expect(r.stdout, id).toContain(`$ gds ${id.split(':').join(' ')}`);
+      expect(r.stdout, id).toContain('GLOBAL FLAGS');
+    }
+  });
+
+  it('--json: gate diff of two files prints NDJSON only, every line parsing, and exits 1 (different)', async () => {
+    const r = await runBinary(['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    const lines = jsonLines(r.stdout);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ identical: false, semantic: true });
+  });
+
+  it('gate validate prints the golden diagnostics of every golden gate1.yml (ajv standalone, built in)', async () => {
+    const inputs = (await readdir(golden)).filter((f) => f.endsWith('.input'));
+    expect(inputs.length).toBeGreaterThan(5);
+    for (const input of inputs) {
+      const name = input.replace(/\.input$/, '');
+      await copyFile(join(golden, input), join(dir, `${name}.yml`));
+      const expected = (await readFile(join(golden, `${name}.expected`), 'utf8')).split('\n');
+      const valid = expected.at(-2) === 'valid: true';
+      const r = await runBinary(['gate', 'validate', '-f', `${name}.yml`]);
+      expect(r.code, name).toBe(valid ? 0 : 2);
+      expect(r.stdout, name).toBe(
+        expected
+          .slice(0, -2)
+          .map((line) => `${line}\n`)
+          .join(''),
+      );
+      const json = await runBinary(['gate', 'validate', '-f', `${name}.yml`, '--json']);
+      expect(jsonLines(json.stdout).at(-1), name).toMatchObject({ valid, file: `${name}.yml` });
+    }
+  });
+
+  it('a flag error exits 2: a human message, or one JSON error line under --json', async () => {
+    const human = await runBinary(['gate', 'diff', '--nope']);
+    expect(human).toMatchObject({ code: 2, stdout: '' });
+    expect(human.stderr).toBe('Error: Nonexistent flag: --nope\nSee `gds gate diff --help`.\n');
+    const json = await runBinary(['gate', 'diff', '--nope', '--json']);
+    expect(json).toMatchObject({ code: 2, stdout: '' });
+    expect(jsonLines(json.stderr)).toEqual([
+      { error: { code: 'usage', message: 'Nonexistent flag: --nope', details: null } },
+    ]);
+  });
+
+  it('an unknown command goes through plugin-not-found (a bundled hook) and exits 2', async () => {
+    const r = await runBinary(['gate', 'dif']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('gate dif is not a gds command.');
+    expect(r.stderr).toContain('Run gds help gate for a list of available commands.');
+  });
+
+  it('SIGINT: exit 130 with one JSON error line on stderr under --json', async () => {
+    const child = spawn(gds, ['gate', 'diff', '-f', '-', '--against', 'a.yml', '--json'], {
+      cwd: dir,
+      env: { PATH: emptyPath, HOME: home, DEBUG: 'oclif:gds:gate:diff' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const result = collect(child);
+    let stderr = '';
+    await new Promise<void>((resolve) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('interrupt handler installed')) resolve();
+      });
+      child.on('close', () => resolve());
+    });
+    child.kill('SIGINT');
+    const r = await result;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    const errors = r.stderr.split('\n').filter((line) => line.startsWith('{'));
+    expect(errors.map((line) => JSON.parse(line) as unknown)).toEqual([
+      { error: { code: 'interrupted', message: 'Interrupted.', details: null } },
+    ]);
+  });
+
+  it('the bash completion script loads and completes `gds gate ` to the gate commands', async () => {
+    const refresh = await runBinary(['autocomplete', '--refresh-cache']);
+    expect(refresh.code).toBe(0);
+    const script = await runBinary(['autocomplete', 'script', 'bash']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toContain(join(home, '.cache/gds/autocomplete'));
+    await writeFile(join(dir, 'completion.bash'), script.stdout);
+    const check = spawn(
+      '/bin/bash',
+      [
+        '-c',
+        `source ${join(dir, 'completion.bash')}; complete -p gds;` +
+          'COMP_WORDS=(gds gate ""); COMP_CWORD=2; COMP_LINE="gds gate "; COMP_POINT=${#COMP_LINE};' +
+          '_gds_autocomplete; echo "reply: ${COMPREPLY[*]}"',
+      ],
+      { env: { PATH: '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const r = await collect(check);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('complete -F _gds_autocomplete gds');
+    const words = Object.keys(COMMANDS)
+      .filter((id) => id.startsWith('gate:'))
+      .map((id) => id.split(':')[1]);
+    expect(r.stdout).toContain(`reply: ${words.sort().join(' ')}`);
+  });
+});
+
+describe.skipIf(missingTools.length > 0)('on a terminal, colour is decided at run time', () => {
+  function inTerminal(env: Record<string, string>): Promise<CliResult> {
+    const child = spawn(
+      '/usr/bin/script',
+      ['-qec', `${gds} gate diff -f b.yml --against a.yml`, '/dev/null'],
+      {
+        cwd: dir,
+        env: { PATH: '/usr/bin:/bin', HOME: home, TERM: 'xterm-256color', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    child.stdin?.end();
+    return collect(child);
+  }
+
+  it('colours the diff on a TTY, and not with NO_COLOR', async () => {
+    const [tty, noColor] = await Promise.all([inTerminal({}), inTerminal({ NO_COLOR: '1' })]);
+    expect(tty.code).toBe(1);
+    expect(tty.stdout).toContain('\u001b[32m+');
+    expect(noColor.code).toBe(1);
+    expect(noColor.stdout).toContain('+++ b.yml');
+    expect(noColor.stdout).not.toContain('\u001b[');
+  });
+});
+
+describe.skipIf(missingTools.length > 0)('dist/gds start-up', () => {
+  it('compiles the bundle with the code cache trained at build time (V8 accepts it)', async () => {
+    const r = await runBinary(['gate', '--help'], { GDS_TEST_CODE_CACHE: '1' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('code cache: accepted\n');
+  });
+});
+
+describe.skipIf(missingTools.length > 0)('dist/gds start-up loads no heavy module', () => {
+  const heavy = /\/node_modules\/(ajv|yaml|node-sql-parser|openid-client|ora|cli-table3|diff|@napi-rs)\//;
+
+  async function evaluated(args: string[]): Promise<string[]> {
+    const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
+    const r = await runBinary(args, { GDS_TEST_LOADED_MODULES: record });
+    expect(r.code).not.toBeNull();
+    return JSON.parse(await readFile(record, 'utf8')) as string[];
+  }
+
+  it('gds --version answers from the boot script: the bundle is not even compiled', async () => {
+    const record = join(dir, 'modules-version.json');
+    const r = await runBinary(['--version'], { GDS_TEST_LOADED_MODULES: record, GDS_TEST_CODE_CACHE: '1' });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(record)).toBe(false);
+  });
+
+  it.each([[['--help']], [['gate', '--help']], [['gate', 'diff', '--help']]])('gds %j', async (args) => {
+    const modules = await evaluated(args);
+    expect(modules.filter((m) => heavy.test(m))).toEqual([]);
+  });
+
+  it('while the commands that need them do load them (the check can fail)', async () => {
+    const diff = await evaluated(['gate', 'diff', '-f', 'a.yml', '--against', 'b.yml', '--semantic']);
+    const names = new Set(diff.map((m) => heavy.exec(m)?.[1]).filter(Boolean));
+    expect([...names].sort()).toEqual(['diff', 'yaml']);
+  });
+
+  it('gate validate runs the build-time validator: ajv itself (its compiler) never loads', async () => {
+    const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
+    expect(modules.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
+    expect(
+      modules.filter((m) => m.includes('/node_modules/ajv/') && !m.includes('/ajv/dist/runtime/')),
+    ).toEqual([]);
+  });
+});
+
+describe.skipIf(missingTools.length > 0)('the keychain addon inside the binary', () => {
+  it('is written once to $XDG_CACHE_HOME/gds/native and loaded from there', async () => {
+    const cache = join(dir, 'xdg-cache');
+    const env = { GDS_TEST_KEYRING_PROBE: '1', XDG_CACHE_HOME: cache };
+    const first = await runBinary([], env);
+    expect(first.code).toBe(0);
+    // The native code ran: with no D-Bus session in this environment it answers with its own error.
+    expect(jsonLines(first.stdout)).toEqual([
+      { asyncEntry: 'function', call: expect.stringMatching(/^refused: .*DBus/) as unknown },
+    ]);
+    const native = join(cache, 'gds/native');
+    const files = await readdir(native);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^keyring-[0-9a-f]{16}\.node$/);
+    const addon = join(native, files[0] ?? '');
+    const shipped = (await readdir(join(repoRoot, 'node_modules/@napi-rs'), { recursive: true })).find((f) =>
+      f.endsWith('.node'),
+    );
+    expect(await readFile(addon)).toEqual(
+      await readFile(join(repoRoot, 'node_modules/@napi-rs', shipped ?? '')),
+    );
+    const written = (await stat(addon)).mtimeMs;
+    const second = await runBinary([], env);
+    expect(second.stdout).toBe(first.stdout);
+    expect((await stat(addon)).mtimeMs).toBe(written);
+    expect(await readdir(native)).toEqual(files);
+  });
+
+  it('stores, reads back and deletes a secret in a real Secret Service (gnome-keyring on a private bus)', async () => {
+    // dbus-run-session and gnome-keyring-daemon: Debian packages dbus-daemon and gnome-keyring.
+    const session =
+      'echo -n probe | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ' +
+      `GDS_TEST_KEYRING_PROBE=1 HOME=${home} PATH=${emptyPath} ${gds}`;
+    const child = spawn('/usr/bin/dbus-run-session', ['--', '/bin/sh', '-c', session], {
+      env: { PATH: '/usr/bin:/bin', HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const r = await collect(child);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonLines(r.stdout)).toEqual([{ asyncEntry: 'function', call: 'round trip' }]);
+  });
+
+  it('goes to ~/.cache/gds/native without XDG_CACHE_HOME', async () => {
+    const r = await runBinary([], { GDS_TEST_KEYRING_PROBE: '1' });
+    expect(r.code).toBe(0);
+    expect(await readdir(join(home, '.cache/gds/native'))).toEqual([
+      expect.stringMatching(/^keyring-.+\.node$/),
+    ]);
+  });
+});
