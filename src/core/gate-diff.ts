@@ -59,7 +59,7 @@ export function diffGateTexts(before: DiffSide, after: DiffSide, options: { sema
 
 /** The canonical YAML text of a document: what semantic mode compares. */
 export function normaliseGateYaml(side: DiffSide): string {
-  const document = parseDocument(side.text);
+  const document = parseDocument(side.text, { logLevel: 'error' });
   const [problem] = document.errors;
   if (problem !== undefined) {
     const position = problem.linePos?.[0] ?? { line: 1, col: 1 };

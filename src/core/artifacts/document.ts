@@ -19,7 +19,12 @@ const MAX_ALIAS_COUNT = 100;
 
 export function loadYaml(content: string): Loaded {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(content, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    logLevel: 'error',
+  });
   const [first] = doc.errors;
   if (first) {
     const { line, col } = lineCounter.linePos(first.pos[0]);
@@ -45,7 +50,12 @@ export function loadJson(content: string): Loaded {
     return { ok: false, error: jsonSyntaxError(content, (err as Error).message) };
   }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(content, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    logLevel: 'error',
+  });
   const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
   if (duplicate) {
     const { line, col } = lineCounter.linePos(duplicate.pos[0]);

@@ -115,7 +115,12 @@ class Gate1Validator {
 
   run(): ValidationResult {
     const lines = new LineCounter();
-    const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+    const doc = parseDocument(this.text, {
+      lineCounter: lines,
+      prettyErrors: false,
+      uniqueKeys: true,
+      logLevel: 'error',
+    });
     this.map = new SourceMap(doc, lines, this.text);
     for (const [list, severity] of [
       [doc.errors, 'error'],
