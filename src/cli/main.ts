@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
-import { jsonRequested, Output } from './output.js';
+import { colorEnabled, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
 import { answeredVersion } from './version.js';
 
@@ -37,6 +37,7 @@ export async function main(argv: string[], root: string, options: MainOptions = 
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
   if (answeredVersion(argv, pjson)) return;
+  colourOnlyOnTerminals();
   const { flush, run, settings } = await importOclif();
   await options.bundle?.prepare();
   if (options.development) pjson.oclif.commands = { ...devCommands };
@@ -74,6 +75,14 @@ async function importOclif(): Promise<typeof OclifCore> {
     if (before === undefined) delete process.env[engineWarning];
     else process.env[engineWarning] = before;
   }
+}
+
+/**
+ * oclif and its plugins colour through ansis, which also colours in CI (a `CI` variable) when no
+ * terminal is attached; gds colours only on a terminal, so without one ansis is told so before it loads.
+ */
+function colourOnlyOnTerminals(): void {
+  if (!colorEnabled(process.stdout) && !colorEnabled(process.stderr)) process.env.FORCE_COLOR = '0';
 }
 
 function withoutCommandNotFoundHook(pjson: Interfaces.PJSON): void {

@@ -147,6 +147,15 @@ describe('start-up loads no heavy module', () => {
   });
 });
 
+describe('without a terminal', () => {
+  it('prints no colour, even in CI where oclif would colour its own messages', async () => {
+    for (const args of [['gate', 'dif'], ['--help'], ['gate', 'diff', '--nope']]) {
+      const r = await runCli(args, { env: { CI: 'true', GITHUB_ACTIONS: 'true' } });
+      expect(r.stdout + r.stderr).not.toContain('\u001b[');
+    }
+  });
+});
+
 describe('on a terminal', () => {
   it('colours the diff on a TTY', async () => {
     const { result } = runInTerminal(
