@@ -20,7 +20,11 @@ import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { definitionRoutes } from './routes/definitions.js';
 import { integrationRoutes } from './routes/integration.js';
+import { recertificationRoutes } from './routes/recertification.js';
+import { tableRoutes } from './routes/tables.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
@@ -144,6 +148,10 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  definitionRoutes(app, ctx);
+  tableRoutes(app, ctx);
+  connectorRoutes(app, ctx);
+  recertificationRoutes(app, ctx);
   return app;
 }
 
