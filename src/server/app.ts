@@ -11,13 +11,20 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { AppContext } from './context.js';
 import { ContractChecker } from './contract-check.js';
+import type { Queryable } from './db/index.js';
 import { openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
 import { errorBody, handleError } from './errors.js';
+import type { JobControl, JobsMode } from './governance/jobs.js';
+import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { definitionRoutes } from './routes/definitions.js';
 import { integrationRoutes } from './routes/integration.js';
+import { recertificationRoutes } from './routes/recertification.js';
+import { tableRoutes } from './routes/tables.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
@@ -46,6 +53,8 @@ export interface ServerOptions {
   contractCheck?: boolean;
   /** Fastify logger options; off by default. */
   logger?: FastifyServerOptions['logger'];
+  /** `auto` (default): a worker runs queued jobs; `manual`: only `jobs.runPending()` runs them (tests). */
+  jobs?: JobsMode;
 }
 
 export interface RunningServer {
@@ -53,6 +62,10 @@ export interface RunningServer {
   ready: ReadyInfo;
   /** Present when `contractCheck` is on: the violations recorded so far. */
   contract: ContractChecker | null;
+  /** The job worker: tests started with `jobs: 'manual'` drive it. */
+  jobs: JobControl;
+  /** The server's database (tests read and arrange state through it). */
+  db: Queryable;
   close(): Promise<void>;
 }
 
@@ -82,12 +95,16 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
     baseUrl = urlOf(app.server.address() as AddressInfo);
     const ready = await buildReadyInfo(ctx);
+    const jobs = new JobRunner({ db, clock }, options.jobs ?? 'auto');
     return {
       url: baseUrl,
       ready,
       contract,
+      jobs,
+      db,
       close: async () => {
         await app.close();
+        await jobs.stop();
         await db.close();
       },
     };
@@ -131,6 +148,10 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  definitionRoutes(app, ctx);
+  tableRoutes(app, ctx);
+  connectorRoutes(app, ctx);
+  recertificationRoutes(app, ctx);
   return app;
 }
 
