@@ -98,7 +98,8 @@ export function sessionFailure(
   return error;
 }
 
-function apiFailure(error: ApiError, session: Pick<Session, 'credentials'>): CliError {
+function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credentials'>): CliError {
+  const path = pathAfterBase(error.url, session.baseUrl);
   const exitCode = exitCodeForStatus(error.status);
   const details = compact({
     status: error.status,
@@ -106,15 +107,19 @@ function apiFailure(error: ApiError, session: Pick<Session, 'credentials'>): Cli
     retryAfterSeconds: error.retryAfterSeconds,
     server: error.details,
   });
-  return new CliError(`${error.message} (${error.status} on ${error.method} ${pathOf(error.url)})`, {
+  return new CliError(`${error.message} (${error.status} on ${error.method} ${path})`, {
     exitCode,
     code: error.code,
-    suggestion: suggestionFor(error, session.credentials),
+    suggestion: suggestionFor(error, path, session.credentials),
     details,
   });
 }
 
-function suggestionFor(error: ApiError, credentials: ResolvedCredentials | undefined): string | undefined {
+function suggestionFor(
+  error: ApiError,
+  path: string,
+  credentials: ResolvedCredentials | undefined,
+): string | undefined {
   switch (error.status) {
     case 401:
       if (credentials === undefined) return undefined;
@@ -135,7 +140,7 @@ function suggestionFor(error: ApiError, credentials: ResolvedCredentials | undef
       return 'Your role or token does not allow this. Ask a workspace admin for the role, or use a token with the permission.';
     }
     case 404:
-      return `Nothing at ${error.method} ${pathOf(error.url)}: check the id or path (ids are listed by the matching list command).`;
+      return `Nothing at ${error.method} ${path}: check the id or path (ids are listed by the matching list command).`;
     case 409:
       return 'The state changed on the service. Look at the current state, then try again.';
     case 429:
@@ -172,7 +177,9 @@ function requiredScope(details: unknown): string | undefined {
   return typeof scope === 'string' ? scope : undefined;
 }
 
-function pathOf(url: string): string {
+/** The request path as the user gave it: the URL without the API base (which may carry a stage path). */
+function pathAfterBase(url: string, baseUrl: string): string {
+  if (url.startsWith(`${baseUrl}/`)) return url.slice(baseUrl.length);
   const parsed = new URL(url);
   return parsed.pathname + parsed.search;
 }

@@ -46,9 +46,10 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   async run(): Promise<void> {
     const { issueToken } = await import('../../services/tokens.js');
     const { name, env, table, scope } = this.flags;
-    const issued = await this.withClient((client) =>
-      issueToken(client, { name, env, tables: table, scopes: scope }),
-    );
+    // A repeatable flag read from GDS_TABLE or GDS_SCOPE arrives as one value, not a list.
+    const tables = table === undefined ? undefined : [table].flat();
+    const scopes = scope === undefined ? undefined : [scope].flat();
+    const issued = await this.withClient((client) => issueToken(client, { name, env, tables, scopes }));
     if (this.out.json) {
       this.out.record(issued);
       return;
