@@ -100,7 +100,8 @@ export function sessionFailure(
 
 function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credentials'>): CliError {
   const path = pathAfterBase(error.url, session.baseUrl);
-  const exitCode = exitCodeForStatus(error.status);
+  // Below 400 the answer itself was unreadable (a 2xx body that is not JSON): the service misbehaved.
+  const exitCode = error.status < 400 ? ExitCode.Unavailable : exitCodeForStatus(error.status);
   const details = compact({
     status: error.status,
     requestId: error.requestId,

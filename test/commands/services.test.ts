@@ -299,6 +299,18 @@ describe('callApi', () => {
     },
   );
 
+  it('the client sets Authorization itself even when a header of that name is handed in', async () => {
+    api.use(http.get(at('/api/x'), () => HttpResponse.json({})));
+    await callApi(newClient(), BASE, { path: '/api/x', headers: [['Authorization', 'Bearer other']] });
+    expect(api.seen[0]?.headers.get('authorization')).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('a 200 whose body is not JSON is thrown (the session makes it exit 9), not printed as a success', async () => {
+    api.use(http.get(at('/api/x'), () => new HttpResponse('<html>', { status: 200 })));
+    const failure = await callApi(newClient(), BASE, { path: '/api/x' }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'ApiError', status: 200, code: 'invalid_response' });
+  });
+
   it.each(['https://elsewhere.example/api/x', 'api/x', '//elsewhere.example/api/x'])(
     'refuses %s before sending anything (the token never leaves the service host)',
     async (path) => {

@@ -113,6 +113,13 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(mapped(apiError(429, 'rate_limited')).suggestion).toContain('Wait a minute');
   });
 
+  it('a 2xx the client could not read (invalid_response): exit 9, never 0', () => {
+    expect(mapped(apiError(200, 'invalid_response'))).toMatchObject({
+      exitCode: 9,
+      code: 'invalid_response',
+    });
+  });
+
   it('5xx: exit 9 with the request id to quote', () => {
     const failure = mapped(apiError(503, 'http_503', { requestId: 'req_9' }));
     expect(failure).toMatchObject({ exitCode: 9 });
