@@ -41,12 +41,14 @@ export default class Api extends ApiCommand<typeof Api> {
     field: Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'f',
       description: 'A string field key=value (repeatable).',
+      env: 'GDS_FIELD',
       multiple: true,
       parse: async (input) => parseField(input, false),
     })(),
     'typed-field': Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'F',
       description: 'A typed field key=value: true, false, null and numbers keep their type (repeatable).',
+      env: 'GDS_TYPED_FIELD',
       multiple: true,
       parse: async (input) => parseField(input, true),
     })(),
@@ -57,6 +59,7 @@ export default class Api extends ApiCommand<typeof Api> {
     header: Flags.custom<readonly [string, string]>({
       char: 'H',
       description: "An extra request header 'Name: value' (repeatable).",
+      env: 'GDS_HEADER',
       multiple: true,
       parse: async (input) => parseHeader(input),
     })(),
@@ -66,9 +69,10 @@ export default class Api extends ApiCommand<typeof Api> {
     const { callApi } = await import('../services/api-call.js');
     const { input, method, header } = this.flags;
     const body = input === undefined ? undefined : await this.readJsonBody(input);
-    const fields = [...(this.flags.field ?? []), ...(this.flags['typed-field'] ?? [])];
+    const fields = [...pairs(this.flags.field), ...pairs(this.flags['typed-field'])];
+    const headers = pairs(header);
     const result = await this.withClient((client, session) =>
-      callApi(client, session.baseUrl, { path: this.args.path, method, fields, body, headers: header ?? [] }),
+      callApi(client, session.baseUrl, { path: this.args.path, method, fields, body, headers }),
     );
     if (result.exitCode !== 0) {
       this.printErrorBody(result.body);
@@ -99,4 +103,13 @@ export default class Api extends ApiCommand<typeof Api> {
     if (this.out.json) this.out.stderr.write(`${JSON.stringify(body)}\n`);
     else this.out.info(JSON.stringify(body, null, 2));
   }
+}
+
+/** A repeatable key/value flag: a list from the command line, one pair when read from its GDS_ variable. */
+function pairs<V>(
+  value: ReadonlyArray<readonly [string, V]> | undefined,
+): ReadonlyArray<readonly [string, V]> {
+  if (value === undefined) return [];
+  const one = typeof value[0] === 'string';
+  return one ? [value as unknown as readonly [string, V]] : value;
 }

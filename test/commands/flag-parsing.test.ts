@@ -134,6 +134,15 @@ describe('gds api', () => {
     expect(await usageError(Api, argv)).toContain(message);
   });
 
+  it('GDS_FIELD, GDS_TYPED_FIELD and GDS_HEADER each give one pair', async () => {
+    setEnv({ GDS_FIELD: 'a=1', GDS_TYPED_FIELD: 'b=2', GDS_HEADER: 'X-A: b' });
+    expect(await flagsOf(Api, ['/x'])).toMatchObject({
+      field: ['a', '1'],
+      'typed-field': ['b', 2],
+      header: ['X-A', 'b'],
+    });
+  });
+
   it('reads GDS_METHOD and GDS_INPUT; the flag wins over the variable', async () => {
     setEnv({ GDS_METHOD: 'delete', GDS_INPUT: '-' });
     expect(await flagsOf(Api, ['/x'])).toMatchObject({ method: 'DELETE', input: '-' });

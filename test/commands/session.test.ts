@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
+import { Output } from '../../src/cli/output.js';
 import { openSession, sessionFailure, withSession } from '../../src/cli/session.js';
 import type { Session } from '../../src/cli/session.js';
 import { ApiError, NetworkError } from '../../src/client/index.js';
@@ -124,6 +125,20 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     const failure = mapped(apiError(503, 'http_503', { requestId: 'req_9' }));
     expect(failure).toMatchObject({ exitCode: 9 });
     expect(failure.suggestion).toContain('request id req_9');
+  });
+});
+
+describe('server strings reach a terminal without control characters', () => {
+  it('a message that would retitle the window and clear the screen is printed as plain text', () => {
+    let stderr = '';
+    const out = new Output({
+      json: false,
+      stdout: { write: () => true },
+      stderr: { write: (c) => (stderr += c) },
+    });
+    out.error(mapped(apiError(404, 'x', { message: '\u001b]0;pwned\u0007Gone\u001b[2J\u009b1m.' })));
+    expect(stderr).toContain('Error: Gone. (404 on GET /api/x?a=1)');
+    expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 });
 

@@ -141,6 +141,19 @@ describe('gds api', () => {
     expect(page?.entries).toHaveLength(2);
   });
 
+  it('GDS_TYPED_FIELD and GDS_HEADER stand for one -F and one -H', async () => {
+    const r = await gds(['api', '/api/workspace/audit-log', '-X', 'GET', '--json'], {
+      env: {
+        SERVICE_TOKEN: server.user('OWNER').cliToken,
+        GDS_TYPED_FIELD: 'limit=1',
+        GDS_HEADER: 'X-Trace: e2e',
+      },
+    });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const [page] = lines(r.stdout) as Array<{ entries: unknown[] }>;
+    expect(page?.entries).toHaveLength(1);
+  });
+
   it('fields make a POST with a JSON body: the record exists on the server afterwards', async () => {
     const token = (await dataToken(['read', 'write'])).tokens.accessToken;
     const r = await gds(
