@@ -45,6 +45,13 @@ export async function callApi(
   const path = checkPath(input.path, baseUrl);
   const fields = input.fields ?? [];
   const method = input.method ?? (fields.length > 0 || input.body !== undefined ? 'POST' : 'GET');
+  if (method === 'GET' && input.body !== undefined) {
+    throw new CliError('A GET request carries no body, and --input gives one.', {
+      exitCode: ExitCode.Usage,
+      code: 'body_on_get',
+      suggestion: 'Use -X POST (or PUT, PATCH) with --input, or give the values as -f fields for the query.',
+    });
+  }
   const fieldsInBody = input.body === undefined && ['POST', 'PUT', 'PATCH'].includes(method);
   const fieldObject = Object.fromEntries(fields);
   const query = fieldsInBody ? undefined : queryOf(fields);

@@ -273,6 +273,14 @@ describe('callApi', () => {
     expect(api.seen[0]?.url.search).toBe('?mode=upsert&key=email');
   });
 
+  it('a body on a GET is a usage error before any request', async () => {
+    const failure = await callApi(newClient(), BASE, { path: '/api/x', method: 'GET', body: {} }).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toMatchObject({ exitCode: 2, code: 'body_on_get' });
+    expect(api.seen).toEqual([]);
+  });
+
   it('a 204 gives no body', async () => {
     api.use(http.delete(at('/api/tables/t_1/records/r_1'), () => new HttpResponse(null, { status: 204 })));
     const result = await callApi(newClient(), BASE, {

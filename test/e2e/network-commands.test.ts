@@ -358,6 +358,13 @@ describe('gds tokens issue and refresh', () => {
     expect(r.stderr).toContain('Shown once: gds has not stored these tokens and cannot show them again.');
   });
 
+  it('refresh with nothing on stdin: exit 2 saying how to give the token', async () => {
+    const r = await gds(['tokens', 'refresh'], { input: '' });
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('No refresh token on stdin.');
+    expect(r.stderr).toContain('printf %s "$REFRESH_TOKEN" | gds tokens refresh');
+  });
+
   it('a MEMBER may not grant a table it does not own: exit 4', async () => {
     const r = await gds(['tokens', 'issue', '--name', 'x', '--env', 'dev', '--table', `${crm}:read`], {
       env: { SERVICE_TOKEN: server.user('MEMBER').cliToken },

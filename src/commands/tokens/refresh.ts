@@ -38,13 +38,21 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   private async readRefreshToken(): Promise<string> {
     const { readTextInput } = await import('../../cli/input.js');
     const { CliError, ExitCode } = await import('../../cli/errors.js');
+    const howTo =
+      'Pipe it in (printf %s "$REFRESH_TOKEN" | gds tokens refresh) or pass --refresh-token <value>.';
+    if (process.stdin.isTTY === true) {
+      throw new CliError('gds tokens refresh reads the refresh token from stdin, and stdin is a terminal.', {
+        exitCode: ExitCode.Usage,
+        code: 'stdin_is_terminal',
+        suggestion: howTo,
+      });
+    }
     const text = (await readTextInput('-', { flag: '--refresh-token' })).text.trim();
     if (text === '') {
       throw new CliError('No refresh token on stdin.', {
         exitCode: ExitCode.Usage,
         code: 'missing_refresh_token',
-        suggestion:
-          'Pipe it in (printf %s "$REFRESH_TOKEN" | gds tokens refresh) or pass --refresh-token <value>.',
+        suggestion: howTo,
       });
     }
     return text;
