@@ -7,6 +7,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
-    reporters: ['default', ['json', { outputFile: '.gds-tmp/vitest-report.json' }]],
+    reporters: [
+      'default',
+      ['json', { outputFile: process.env.GDS_VITEST_REPORT ?? '.gds-tmp/vitest-report.json' }],
+    ],
   },
 });

@@ -9,15 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cliEntry,
-  cliEnv,
-  collect,
-  ensureBuilt,
-  node24,
-  repoRoot,
-  runCli,
-} from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 
 const token = 'cli_InterruptTestToken0001';
 let stub: Server;
@@ -57,7 +49,8 @@ afterAll(async () => {
 describe('Ctrl-C during audit list --all', () => {
   it('exits 130; every line already written is whole and parses; one interrupted line on stderr', async () => {
     const configDir = join(await mkdtemp(join(tmpdir(), 'gds-int-')), 'gds');
-    const child = spawn(node24, [cliEntry, 'audit', 'list', '--all', '--json'], {
+    const [command, argv] = cliCommand(['audit', 'list', '--all', '--json']);
+    const child = spawn(command, argv, {
       cwd: repoRoot,
       env: cliEnv({ GDS_CONFIG_DIR: configDir, SERVICE_API_URL: base, SERVICE_TOKEN: token }),
       stdio: ['ignore', 'pipe', 'pipe'],

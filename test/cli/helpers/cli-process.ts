@@ -29,7 +29,20 @@ export interface RunOptions {
 }
 
 /** Variables of the parent (vitest, a developer's shell) that would change what the CLI prints. */
-const inheritedNoise = ['NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'GDS_CONTENT_TYPE', 'SERVICE_TOKEN', 'DEBUG'];
+const inheritedNoise = [
+  'NODE_ENV',
+  'FORCE_COLOR',
+  'NO_COLOR',
+  'GDS_CONTENT_TYPE',
+  'GDS_JSON',
+  'GDS_PROFILE',
+  'SERVICE_TOKEN',
+  'SERVICE_API_URL',
+  'DEBUG',
+];
+
+/** Another executable to test instead of `node bin/run.js`: CI runs the end-to-end suite against dist/gds. */
+export const cliUnderTest = process.env.GDS_TEST_CLI;
 
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -42,13 +55,22 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 }
 
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const child = spawn(node24, [...(options.nodeArgs ?? []), cliEntry, ...args], {
+  if (cliUnderTest !== undefined && options.nodeArgs !== undefined) {
+    throw new Error('node options cannot apply to GDS_TEST_CLI, a single executable');
+  }
+  const [command, argv] = cliCommand(args, options.nodeArgs);
+  const child = spawn(command, argv, {
     cwd: options.cwd ?? repoRoot,
     env: cliEnv(options.env),
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (options.input !== undefined) child.stdin?.end(options.input);
   return collect(child);
+}
+
+/** The executable and arguments that run the CLI under test with `args`. */
+export function cliCommand(args: string[], nodeArgs: string[] = []): [string, string[]] {
+  return cliUnderTest === undefined ? [node24, [...nodeArgs, cliEntry, ...args]] : [cliUnderTest, args];
 }
 
 export function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
