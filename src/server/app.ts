@@ -20,6 +20,7 @@ import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { certificationRoutes } from './certification/routes.js';
 import { integrationRoutes } from './routes/integration.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
@@ -144,6 +145,7 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  certificationRoutes(app, ctx);
   return app;
 }
 
