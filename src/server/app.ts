@@ -11,9 +11,12 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { AppContext } from './context.js';
 import { ContractChecker } from './contract-check.js';
+import type { Queryable } from './db/index.js';
 import { openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
 import { errorBody, handleError } from './errors.js';
+import type { JobControl, JobsMode } from './governance/jobs.js';
+import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
@@ -46,6 +49,8 @@ export interface ServerOptions {
   contractCheck?: boolean;
   /** Fastify logger options; off by default. */
   logger?: FastifyServerOptions['logger'];
+  /** `auto` (default): a worker runs queued jobs; `manual`: only `jobs.runPending()` runs them (tests). */
+  jobs?: JobsMode;
 }
 
 export interface RunningServer {
@@ -53,6 +58,10 @@ export interface RunningServer {
   ready: ReadyInfo;
   /** Present when `contractCheck` is on: the violations recorded so far. */
   contract: ContractChecker | null;
+  /** The job worker: tests started with `jobs: 'manual'` drive it. */
+  jobs: JobControl;
+  /** The server's database (tests read and arrange state through it). */
+  db: Queryable;
   close(): Promise<void>;
 }
 
@@ -82,12 +91,16 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
     baseUrl = urlOf(app.server.address() as AddressInfo);
     const ready = await buildReadyInfo(ctx);
+    const jobs = new JobRunner({ db, clock }, options.jobs ?? 'auto');
     return {
       url: baseUrl,
       ready,
       contract,
+      jobs,
+      db,
       close: async () => {
         await app.close();
+        await jobs.stop();
         await db.close();
       },
     };

@@ -397,8 +397,8 @@ async function insertTable(tx: Queryable, t: TableRow): Promise<string> {
   const id = newId('tbl');
   await tx.query(
     `INSERT INTO gds.tables (id, workspace_id, slug, name, mode, state, gate_mode, environment_label,
-       connector_id, source, owner_id, columns, active, created_at, updated_at)
-     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+       connector_id, source, owner_id, columns, active, created_at, updated_at, governance_id)
+     VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $1)`,
     [
       id,
       t.workspaceId,

@@ -10,11 +10,20 @@
 //                                                     // response broke openapi.yaml
 //
 // Options: `rateLimit` (per token per minute), `database: 'postgres'` (runs on a fresh database
-// created from GDS_TEST_DATABASE_URL; see `postgresTestUrl` for why such tests may skip).
+// created from GDS_TEST_DATABASE_URL; see `postgresTestUrl` for why such tests may skip),
+// `jobs: 'manual'` (gate jobs stay QUEUED until the test runs them):
+//
+//   const server = await startTestServer({ jobs: 'manual' });
+//   ...push...                                        // the job is QUEUED
+//   await server.jobs.startPending()                  // every QUEUED job is now RUNNING (not run)
+//   await server.jobs.runPending()                    // runs them to SUCCEEDED/FAILED (CANCELLED stays)
+//   await server.sql('UPDATE gds.tables SET state = $2 WHERE id = $1', [id, 'CERTIFIED'])
+//                                                     // arrange or read server state directly
 import pg from 'pg';
 import type { ServerOptions } from '../../src/server/app.js';
 import { createServer } from '../../src/server/app.js';
 import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js';
+import type { JobControl } from '../../src/server/governance/jobs.js';
 import type { ContractViolation } from '../../src/server/contract-check.js';
 import type { ReadyInfo, ReadyTable, ReadyUser } from '../../src/server/ready.js';
 
@@ -44,6 +53,11 @@ export interface TestServer {
   close(): Promise<void>;
   /** Responses that broke the contract so far. */
   violations(): ContractViolation[];
+  /** The job worker (drive it with `jobs: 'manual'`). */
+  jobs: JobControl;
+  /** A query on the server's database: arranges state no endpoint of this area sets, or reads it back. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into rows freely
+  sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
 }
 
 export interface RequestOptions {
@@ -60,7 +74,7 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit'> {
+export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit' | 'jobs'> {
   database?: 'pglite' | 'postgres';
 }
 
@@ -81,6 +95,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     contractCheck: true,
     clock: clock.now,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
   });
   const contract = running.contract;
@@ -122,6 +137,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return response.body as IssuedToken;
     },
     violations: () => contract.violations,
+    jobs: running.jobs,
+    sql: (query, params) => running.db.query(query, params),
     async close() {
       await running.close();
       await database?.drop();

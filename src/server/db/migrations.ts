@@ -123,6 +123,61 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 2,
+    name: 'governance: table versions, jobs, recertification requests, notifications',
+    sql: `
+      ALTER TABLE gds.tables
+        ADD COLUMN definition_version integer NOT NULL DEFAULT 1,
+        ADD COLUMN gate1_version integer NOT NULL DEFAULT 0,
+        ADD COLUMN data_version integer NOT NULL DEFAULT 0,
+        ADD COLUMN governance_id text,
+        ADD COLUMN grain text,
+        ADD COLUMN grain_key_columns jsonb,
+        ADD COLUMN deleted_at timestamptz,
+        ADD COLUMN artifact jsonb,
+        ADD COLUMN definition_checksum text;
+      UPDATE gds.tables SET governance_id = id WHERE governance_id IS NULL;
+      CREATE TABLE gds.jobs (
+        id text PRIMARY KEY,
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        table_id text REFERENCES gds.tables(id),
+        type text NOT NULL,
+        status text NOT NULL CHECK (status IN ('QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED')),
+        params jsonb NOT NULL DEFAULT '{}',
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL,
+        started_at timestamptz,
+        finished_at timestamptz,
+        result jsonb,
+        error jsonb
+      );
+      CREATE INDEX jobs_queued ON gds.jobs (created_at, id) WHERE status = 'QUEUED';
+      CREATE INDEX jobs_by_table ON gds.jobs (table_id, created_at);
+      CREATE TABLE gds.recertification_requests (
+        id text PRIMARY KEY,
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        table_id text NOT NULL REFERENCES gds.tables(id),
+        cause text NOT NULL CHECK (cause IN ('drift', 'schema_change', 'ingest', 'manual')),
+        status text NOT NULL CHECK (status IN ('OPEN', 'DISMISSED', 'RESOLVED')),
+        details jsonb,
+        created_by text,
+        created_at timestamptz NOT NULL,
+        dismissed_by text,
+        dismissed_at timestamptz
+      );
+      CREATE INDEX recertification_open ON gds.recertification_requests (workspace_id, created_at)
+        WHERE status = 'OPEN';
+      CREATE TABLE gds.notifications (
+        id text PRIMARY KEY,
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        table_id text REFERENCES gds.tables(id),
+        recipient_role text NOT NULL,
+        kind text NOT NULL,
+        message text NOT NULL,
+        details jsonb,
+        created_at timestamptz NOT NULL,
+        read_at timestamptz
+      );
     version: 3,
     name: 'gates: gate1.yml versions and persisted gate proofs',
     sql: `

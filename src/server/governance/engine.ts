@@ -1,0 +1,202 @@
+// The lifecycle engine: applies a trigger to a table through the transition table of src/core/lifecycle,
+// writes the new state and the audit entry, and turns a refusal into the HTTP error. Routes then carry
+// out the returned effects, in order, in the same transaction.
+import { transition } from '../../core/lifecycle/index.js';
+import type {
+  Effect,
+  NextState,
+  RecertificationCause,
+  RecertifyOutcome,
+  TransitionContext,
+  Trigger,
+} from '../../core/lifecycle/index.js';
+import type { Caller } from '../auth/caller.js';
+import type { AuditInput } from '../audit.js';
+import { recordAudit } from '../audit.js';
+import type { Clock } from '../clock.js';
+import type { Db, Queryable } from '../db/index.js';
+import { HttpError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { TableRow } from './tables.js';
+
+export interface ApplyInput {
+  /** The table the trigger acts on; null when there is none yet (a registration) or none was found. */
+  table: TableRow | null;
+  trigger: Trigger;
+  context: TransitionContext;
+  actor: Caller;
+  clock: Clock;
+  /** Stamped on the audit entry. */
+  details?: Record<string, unknown>;
+  /**
+   * When `table` is null: who the audit entry is about (a registration knows the id, environment and gate
+   * mode of the table it is about to insert).
+   */
+  subject?: { tableId?: string; environmentLabel?: string; gateMode?: 'ENFORCING' | 'ADVISORY' };
+}
+
+export interface ApplyResult {
+  next: NextState;
+  effects: Effect[];
+  /** The transition row that matched (its id in src/core/lifecycle/table.ts). */
+  row: string;
+  /** 202 where the spec fixes it (registration, replacement). */
+  status?: 202;
+  recertifyOutcome?: RecertifyOutcome;
+}
+
+/** A refused transition: the HTTP error, plus the audit entry to keep even though the transaction rolls back. */
+export class LifecycleRefusal extends HttpError {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly audit: AuditInput | null,
+    details?: unknown,
+  ) {
+    super(status, code, message, details);
+  }
+}
+
+/**
+ * Applies `trigger`. On success: updates `gds.tables.state` (when the table exists and the state changes),
+ * writes the transition's audit entry and returns the effects for the caller to carry out. On a refusal:
+ * throws a `LifecycleRefusal` whose audit entry `governedTransaction` writes after the rollback.
+ */
+export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<ApplyResult> {
+  const { table, trigger, context, actor, clock } = input;
+  const result = transition(table?.state ?? null, trigger, context);
+  const audit = (action: string, resource: string, details: Record<string, unknown>): AuditInput => ({
+    workspaceId: actor.workspaceId,
+    userId: actor.userId,
+    tableId: table?.id ?? input.subject?.tableId ?? null,
+    action,
+    resource,
+    environmentLabel: table?.environmentLabel ?? input.subject?.environmentLabel ?? null,
+    gateMode: table?.gateMode ?? input.subject?.gateMode ?? null,
+    details: { ...input.details, ...details, trigger, transition: result.row },
+  });
+  if (!result.ok) {
+    const refusalAudit = result.audit
+      ? audit(result.audit.action, result.audit.resource, {
+          refused: { status: result.status, code: result.code, message: result.message },
+        })
+      : null;
+    throw new LifecycleRefusal(
+      result.status,
+      result.code,
+      result.message,
+      refusalAudit,
+      table ? { tableId: table.id, state: table.state } : undefined,
+    );
+  }
+  if (table && result.next !== table.state) {
+    await tx.query('UPDATE gds.tables SET state = $2, updated_at = $3 WHERE id = $1', [
+      table.id,
+      result.next,
+      new Date(clock()).toISOString(),
+    ]);
+  }
+  await recordAudit(
+    tx,
+    clock,
+    audit(result.audit.action, result.audit.resource, { from: table?.state ?? null, to: result.next }),
+  );
+  return {
+    next: result.next,
+    effects: result.effects,
+    row: result.row,
+    ...(result.status ? { status: result.status } : {}),
+    ...(result.recertifyOutcome ? { recertifyOutcome: result.recertifyOutcome } : {}),
+  };
+}
+
+/**
+ * Runs `fn` in one transaction. When it throws a `LifecycleRefusal`, the transaction is rolled back and the
+ * refusal's audit entry is written on its own, so the trail shows refused attempts. Use it around every
+ * `applyTrigger`.
+ */
+export async function governedTransaction<T>(
+  db: Db,
+  clock: Clock,
+  fn: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  try {
+    return await db.transaction(fn);
+  } catch (error) {
+    if (error instanceof LifecycleRefusal && error.audit) await recordAudit(db, clock, error.audit);
+    throw error;
+  }
+}
+
+export interface RecertificationRequestInput {
+  tableId: string;
+  cause: RecertificationCause;
+  details?: Record<string, unknown>;
+  actor: Caller;
+  clock: Clock;
+}
+
+/**
+ * Files an OPEN recertification request on the table (the effect `file_recertification`), with its own audit
+ * entry `RECERTIFICATION_REQUESTED`, and returns the request id. The table's state is left as it is.
+ */
+export async function fileRecertificationRequest(
+  tx: Queryable,
+  input: RecertificationRequestInput,
+): Promise<string> {
+  const id = newId('rcr');
+  const now = new Date(input.clock()).toISOString();
+  const [table] = await tx.query<{
+    workspace_id: string;
+    environment_label: string;
+    gate_mode: 'ENFORCING' | 'ADVISORY';
+  }>('SELECT workspace_id, environment_label, gate_mode FROM gds.tables WHERE id = $1', [input.tableId]);
+  if (!table) throw new Error(`fileRecertificationRequest: no table ${input.tableId}`);
+  await tx.query(
+    `INSERT INTO gds.recertification_requests (id, workspace_id, table_id, cause, status, details, created_by, created_at)
+     VALUES ($1, $2, $3, $4, 'OPEN', $5, $6, $7)`,
+    [
+      id,
+      table.workspace_id,
+      input.tableId,
+      input.cause,
+      JSON.stringify(input.details ?? {}),
+      input.actor.userId,
+      now,
+    ],
+  );
+  await recordAudit(tx, input.clock, {
+    workspaceId: table.workspace_id,
+    userId: input.actor.userId,
+    tableId: input.tableId,
+    action: 'RECERTIFICATION_REQUESTED',
+    resource: 'semantic_contract',
+    environmentLabel: table.environment_label,
+    gateMode: table.gate_mode,
+    details: { requestId: id, cause: input.cause, ...input.details },
+  });
+  return id;
+}
+
+/** Records a steward notification (the effect `notify_steward`): a row the dashboard would show. */
+export async function notifySteward(
+  tx: Queryable,
+  input: { table: TableRow; kind: string; message: string; details?: Record<string, unknown>; clock: Clock },
+): Promise<string> {
+  const id = newId('ntf');
+  await tx.query(
+    `INSERT INTO gds.notifications (id, workspace_id, table_id, recipient_role, kind, message, details, created_at)
+     VALUES ($1, $2, $3, 'STEWARD', $4, $5, $6, $7)`,
+    [
+      id,
+      input.table.workspaceId,
+      input.table.id,
+      input.kind,
+      input.message,
+      JSON.stringify(input.details ?? {}),
+      new Date(input.clock()).toISOString(),
+    ],
+  );
+  return id;
+}

@@ -1,0 +1,256 @@
+// Detached gate jobs (gds.jobs): enqueued inside a route's transaction, run by a worker inside the server.
+// A job moves QUEUED -> RUNNING -> SUCCEEDED | FAILED, or to CANCELLED while queued or running; a cancelled
+// job is never overwritten by its handler's outcome.
+import type { Clock } from '../clock.js';
+import type { Db, Queryable } from '../db/index.js';
+import { newId } from '../ids.js';
+
+export const JOB_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export type JobType = 'gate-baseline-auto' | 'gate2' | 'gate3';
+
+export interface Job {
+  id: string;
+  workspaceId: string;
+  tableId: string | null;
+  type: JobType;
+  status: JobStatus;
+  /** What the job was asked to do (e.g. Gate 3's baseline report id). */
+  params: Record<string, unknown>;
+  createdBy: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  result: unknown;
+  error: { message: string } | null;
+}
+
+/** What a handler gets: the job and the database (outside any transaction) and clock of its server. */
+export interface JobEnv {
+  db: Db;
+  clock: Clock;
+}
+
+/** Runs a job; the value it resolves to is stored as the job's result. Throwing fails the job. */
+export type JobHandler = (job: Job, env: JobEnv) => Promise<unknown>;
+
+const handlers = new Map<JobType, JobHandler>();
+
+/** Registers the handler for a job type (one per type, process-wide; registering again replaces it). */
+export function registerJobHandler(type: JobType, handler: JobHandler): void {
+  handlers.set(type, handler);
+}
+
+interface JobRowDb {
+  id: string;
+  workspace_id: string;
+  table_id: string | null;
+  type: JobType;
+  status: JobStatus;
+  params: Record<string, unknown>;
+  created_by: string;
+  created_at: Date | string;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
+  result: unknown;
+  error: { message: string } | null;
+}
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+function toJob(row: JobRowDb): Job {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    tableId: row.table_id,
+    type: row.type,
+    status: row.status,
+    params: row.params,
+    createdBy: row.created_by,
+    createdAt: iso(row.created_at) ?? '',
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    result: row.result,
+    error: row.error,
+  };
+}
+
+export interface EnqueueInput {
+  workspaceId: string;
+  tableId: string | null;
+  type: JobType;
+  createdBy: string;
+  clock: Clock;
+  params?: Record<string, unknown>;
+}
+
+/** Adds a QUEUED job; it runs once the surrounding transaction commits. */
+export async function enqueueJob(tx: Queryable, input: EnqueueInput): Promise<Job> {
+  const [row] = await tx.query<JobRowDb>(
+    `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, params, created_by, created_at)
+     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7) RETURNING *`,
+    [
+      newId('job'),
+      input.workspaceId,
+      input.tableId,
+      input.type,
+      JSON.stringify(input.params ?? {}),
+      input.createdBy,
+      new Date(input.clock()).toISOString(),
+    ],
+  );
+  if (!row) throw new Error('enqueueJob: no row returned');
+  return toJob(row);
+}
+
+/** A job of the workspace, or null. */
+export async function getJob(q: Queryable, workspaceId: string, jobId: string): Promise<Job | null> {
+  const [row] = await q.query<JobRowDb>('SELECT * FROM gds.jobs WHERE id = $1 AND workspace_id = $2', [
+    jobId,
+    workspaceId,
+  ]);
+  return row ? toJob(row) : null;
+}
+
+/** QUEUED or RUNNING jobs of a table, oldest first. */
+export async function activeJobs(q: Queryable, tableId: string): Promise<Job[]> {
+  const rows = await q.query<JobRowDb>(
+    `SELECT * FROM gds.jobs WHERE table_id = $1 AND status IN ('QUEUED', 'RUNNING') ORDER BY created_at, id`,
+    [tableId],
+  );
+  return rows.map(toJob);
+}
+
+/**
+ * Cancels a QUEUED or RUNNING job; returns the job after the attempt (its status says whether it was
+ * cancelled: a terminal job stays as it was), or null when the workspace has no such job.
+ */
+export async function cancelJob(
+  q: Queryable,
+  workspaceId: string,
+  jobId: string,
+  clock: Clock,
+): Promise<Job | null> {
+  await q.query(
+    `UPDATE gds.jobs SET status = 'CANCELLED', finished_at = $3
+      WHERE id = $1 AND workspace_id = $2 AND status IN ('QUEUED', 'RUNNING')`,
+    [jobId, workspaceId, new Date(clock()).toISOString()],
+  );
+  return getJob(q, workspaceId, jobId);
+}
+
+/** `auto`: a worker polls for queued jobs; `manual`: jobs run only when a test calls `runPending`. */
+export type JobsMode = 'auto' | 'manual';
+
+export interface JobControl {
+  /** Marks every QUEUED job RUNNING without running it (to observe RUNNING); returns their ids. */
+  startPending(): Promise<string[]>;
+  /** Runs every started and every QUEUED job to a terminal status; returns their ids. */
+  runPending(): Promise<string[]>;
+}
+
+const POLL_MS = 200;
+
+/** The worker inside a server. `stop()` waits for the job in hand, then stops polling. */
+export class JobRunner implements JobControl {
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private busy: Promise<unknown> = Promise.resolve();
+  private readonly started = new Set<string>();
+
+  constructor(
+    private readonly env: JobEnv,
+    mode: JobsMode,
+  ) {
+    if (mode === 'auto') this.schedule();
+  }
+
+  async startPending(): Promise<string[]> {
+    const ids: string[] = [];
+    for (let job = await this.claim(); job; job = await this.claim()) {
+      this.started.add(job.id);
+      ids.push(job.id);
+    }
+    return ids;
+  }
+
+  runPending(): Promise<string[]> {
+    const run = this.busy.then(() => this.drain());
+    this.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.busy;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.runPending()
+        .catch(() => undefined)
+        .finally(() => this.schedule());
+    }, POLL_MS);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<string[]> {
+    const ids: string[] = [];
+    for (const id of [...this.started]) {
+      this.started.delete(id);
+      const [row] = await this.env.db.query<JobRowDb>(
+        `SELECT * FROM gds.jobs WHERE id = $1 AND status = 'RUNNING'`,
+        [id],
+      );
+      if (row) await this.execute(toJob(row));
+      ids.push(id);
+    }
+    while (!this.stopped) {
+      const job = await this.claim();
+      if (!job) break;
+      await this.execute(job);
+      ids.push(job.id);
+    }
+    return ids;
+  }
+
+  /** The oldest QUEUED job, now RUNNING; null when none is queued. */
+  private async claim(): Promise<Job | null> {
+    const [row] = await this.env.db.query<JobRowDb>(
+      `UPDATE gds.jobs SET status = 'RUNNING', started_at = $1
+        WHERE id = (SELECT id FROM gds.jobs WHERE status = 'QUEUED' ORDER BY created_at, id LIMIT 1
+                     FOR UPDATE SKIP LOCKED)
+          AND status = 'QUEUED'
+        RETURNING *`,
+      [new Date(this.env.clock()).toISOString()],
+    );
+    return row ? toJob(row) : null;
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const handler = handlers.get(job.type);
+    let status: JobStatus = 'SUCCEEDED';
+    let result: unknown = null;
+    let error: { message: string } | null = null;
+    try {
+      if (!handler) throw new Error(`no handler registered for job type ${job.type}`);
+      result = (await handler(job, this.env)) ?? null;
+    } catch (failure) {
+      status = 'FAILED';
+      error = { message: failure instanceof Error ? failure.message : String(failure) };
+    }
+    await this.env.db.query(
+      `UPDATE gds.jobs SET status = $2, result = $3, error = $4, finished_at = $5
+        WHERE id = $1 AND status = 'RUNNING'`,
+      [
+        job.id,
+        status,
+        JSON.stringify(result),
+        error ? JSON.stringify(error) : null,
+        new Date(this.env.clock()).toISOString(),
+      ],
+    );
+  }
+}

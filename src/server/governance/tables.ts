@@ -1,0 +1,128 @@
+// A governed table as the governance engine sees it: one row of gds.tables with its lifecycle state
+// and the three versions a review proof is checked against (definition, gate1.yml, data).
+import type { GovernanceArtifact } from '../../core/artifacts/index.js';
+import type { LifecycleState } from '../../core/lifecycle/index.js';
+import type { Queryable } from '../db/index.js';
+import { notFound } from '../errors.js';
+import type { Column } from '../records/columns.js';
+
+export interface TableRow {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  name: string;
+  mode: 'MODE_A' | 'MODE_B';
+  state: LifecycleState;
+  gateMode: 'ENFORCING' | 'ADVISORY';
+  environmentLabel: string;
+  connectorId: string | null;
+  /** `schema.table` of the warehouse object (Mode A). */
+  source: string | null;
+  ownerId: string;
+  columns: Column[];
+  /** Stable across pushes (the `replaceId` of later pushes). */
+  governanceId: string;
+  definitionVersion: number;
+  gate1Version: number;
+  dataVersion: number;
+  grain: string | null;
+  grainKeyColumns: string[] | null;
+  /** The parsed artifact last pushed (Mode A); null for seeded and Mode B tables. */
+  artifact: (GovernanceArtifact & { fileName: string }) | null;
+  /** The dbt manifest checksum seen on the last recertification signal (drift detection). */
+  definitionChecksum: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  mode: 'MODE_A' | 'MODE_B';
+  state: LifecycleState;
+  gate_mode: 'ENFORCING' | 'ADVISORY';
+  environment_label: string;
+  connector_id: string | null;
+  source: string | null;
+  owner_id: string;
+  columns: Column[];
+  governance_id: string | null;
+  definition_version: number;
+  gate1_version: number;
+  data_version: number;
+  grain: string | null;
+  grain_key_columns: string[] | null;
+  artifact: TableRow['artifact'];
+  definition_checksum: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The select list that `toTableRow` reads; usable with a table alias prefix. */
+export const TABLE_COLUMNS = `id, workspace_id, slug, name, mode, state, gate_mode, environment_label, connector_id,
+  source, owner_id, columns, governance_id, definition_version, gate1_version, data_version, grain,
+  grain_key_columns, artifact, definition_checksum, created_at, updated_at`;
+
+export function toTableRow(row: Row): TableRow {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    slug: row.slug,
+    name: row.name,
+    mode: row.mode,
+    state: row.state,
+    gateMode: row.gate_mode,
+    environmentLabel: row.environment_label,
+    connectorId: row.connector_id,
+    source: row.source,
+    ownerId: row.owner_id,
+    columns: row.columns,
+    governanceId: row.governance_id ?? row.id,
+    definitionVersion: Number(row.definition_version),
+    gate1Version: Number(row.gate1_version),
+    dataVersion: Number(row.data_version),
+    grain: row.grain,
+    grainKeyColumns: row.grain_key_columns,
+    artifact: row.artifact,
+    definitionChecksum: row.definition_checksum,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** An active table of the workspace, or null (unknown, soft-deleted, inactive or another workspace's). */
+export async function findTable(
+  q: Queryable,
+  workspaceId: string,
+  tableId: string,
+): Promise<TableRow | null> {
+  const [row] = await q.query<Row>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE id = $1 AND workspace_id = $2 AND active`,
+    [tableId, workspaceId],
+  );
+  return row ? toTableRow(row) : null;
+}
+
+/** Like `findTable`, but 404 `table_not_found` when there is no such active table. */
+export async function loadTable(q: Queryable, workspaceId: string, tableId: string): Promise<TableRow> {
+  const table = await findTable(q, workspaceId, tableId);
+  if (!table) {
+    throw notFound('table_not_found', `Table not found: ${tableId} (list tables with \`gds list\`)`, {
+      tableId,
+    });
+  }
+  return table;
+}
+
+/** Active tables of the workspace, oldest first, optionally in one state. */
+export async function listTables(q: Queryable, workspaceId: string, state?: string): Promise<TableRow[]> {
+  const rows = await q.query<Row>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables
+      WHERE workspace_id = $1 AND active AND ($2::text IS NULL OR state = $2)
+      ORDER BY created_at, name`,
+    [workspaceId, state ?? null],
+  );
+  return rows.map(toTableRow);
+}
