@@ -178,6 +178,9 @@ export const MIGRATIONS: Migration[] = [
         created_at timestamptz NOT NULL,
         read_at timestamptz
       );
+    `,
+  },
+  {
     version: 3,
     name: 'gates: gate1.yml versions and persisted gate proofs',
     sql: `
