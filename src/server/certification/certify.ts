@@ -5,7 +5,7 @@ import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
-import { latestSubmitProof } from '../gates/proofs.js';
+import { isProofFresh, latestSubmitProof } from '../gates/proofs.js';
 import { applyTrigger } from '../governance/engine.js';
 import type { TableRow } from '../governance/tables.js';
 import { getWorkspaceConfig } from './config.js';
@@ -103,10 +103,9 @@ export async function certificationContext(
       ...(proof
         ? {
             proof: {
-              fresh:
-                proof.definitionVersion === table.definitionVersion &&
-                proof.gate1Version === table.gate1Version &&
-                proof.dataVersion === table.dataVersion,
+              fresh: isProofFresh(proof, {
+                versions: { definition: table.definitionVersion, gate1: table.gate1Version, data: table.dataVersion },
+              }),
               failedPredicates: proof.failedPredicates,
             },
           }
