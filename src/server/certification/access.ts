@@ -66,7 +66,11 @@ export function requireCertifier(caller: Caller): Caller {
  * issuer could grant table write today (§2.2: the table owner or a workspace admin), so a token never
  * reaches further than the person who holds it.
  */
-export async function requireTokenTableWrite(q: Queryable, caller: Caller, table: TableSubject): Promise<void> {
+export async function requireTokenTableWrite(
+  q: Queryable,
+  caller: Caller,
+  table: TableSubject,
+): Promise<void> {
   if (caller.kind === 'session') return;
   requireEnvironment(caller, table.environmentLabel);
   const [member] = await q.query<{ role: string }>(

@@ -33,7 +33,8 @@ const SHA256_HEX = /^[a-fA-F0-9]{64}$/;
 /** The optional body, or 400 naming the field that is wrong. */
 export function parseCertifyBody(body: unknown): CertifyBody {
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_body', 'Send a JSON object.');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('invalid_body', 'Send a JSON object.');
   const input = body as Record<string, unknown>;
   const unknown = Object.keys(input).filter(
     (k) => !['note', 'evidenceFileName', 'evidenceHash', 'evidenceSize'].includes(k),
@@ -56,9 +57,13 @@ export function parseCertifyBody(body: unknown): CertifyBody {
   if (evidenceFileName !== undefined) parsed.evidenceFileName = evidenceFileName;
   if (evidenceHash !== undefined) {
     if (!SHA256_HEX.test(evidenceHash)) {
-      throw badRequest('invalid_evidence_hash', 'evidenceHash must be a SHA-256 digest: 64 hexadecimal characters.', {
-        field: 'evidenceHash',
-      });
+      throw badRequest(
+        'invalid_evidence_hash',
+        'evidenceHash must be a SHA-256 digest: 64 hexadecimal characters.',
+        {
+          field: 'evidenceHash',
+        },
+      );
     }
     parsed.evidenceHash = evidenceHash.toLowerCase();
   }
@@ -104,7 +109,11 @@ export async function certificationContext(
         ? {
             proof: {
               fresh: isProofFresh(proof, {
-                versions: { definition: table.definitionVersion, gate1: table.gate1Version, data: table.dataVersion },
+                versions: {
+                  definition: table.definitionVersion,
+                  gate1: table.gate1Version,
+                  data: table.dataVersion,
+                },
               }),
               failedPredicates: proof.failedPredicates,
             },
@@ -115,7 +124,9 @@ export async function certificationContext(
       inspectionPolicyMet,
       ...(inspectionPolicyMet
         ? {}
-        : { inspectionPolicyDetail: `the workspace requires evidence: send ${missingEvidence.join(' and ')}` }),
+        : {
+            inspectionPolicyDetail: `the workspace requires evidence: send ${missingEvidence.join(' and ')}`,
+          }),
     },
   };
 }

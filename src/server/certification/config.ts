@@ -146,7 +146,11 @@ export async function setConfig(
   };
 }
 
-export async function configHistory(q: Queryable, workspaceId: string, key: ConfigKey): Promise<ConfigChange[]> {
+export async function configHistory(
+  q: Queryable,
+  workspaceId: string,
+  key: ConfigKey,
+): Promise<ConfigChange[]> {
   const rows = await q.query<{
     old_value: string;
     new_value: string;

@@ -92,7 +92,13 @@ export async function liveContract(
   await q.query(
     `INSERT INTO gds.contracts (table_id, id, grain, grain_key_columns, updated_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (table_id) DO NOTHING`,
-    [table.id, newId('ctr'), table.grain ?? '', JSON.stringify(table.grainKeyColumns ?? []), iso(new Date(clock()))],
+    [
+      table.id,
+      newId('ctr'),
+      table.grain ?? '',
+      JSON.stringify(table.grainKeyColumns ?? []),
+      iso(new Date(clock())),
+    ],
   );
   const [row] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1 FOR UPDATE', [
     table.id,
@@ -179,10 +185,14 @@ export async function getVersion(q: Queryable, tableId: string, version: number)
     [tableId, version],
   );
   if (!row) {
-    throw notFound('version_not_found', `Table ${tableId} has no contract version ${version}; see versions list.`, {
-      tableId,
-      version,
-    });
+    throw notFound(
+      'version_not_found',
+      `Table ${tableId} has no contract version ${version}; see versions list.`,
+      {
+        tableId,
+        version,
+      },
+    );
   }
   return toVersion(row);
 }

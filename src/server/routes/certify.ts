@@ -35,9 +35,13 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
     requireRole(caller, 'STEWARD', 'reject a table');
     const reason = (request.body as { reason?: unknown } | undefined)?.reason;
     if (typeof reason !== 'string' || reason.trim() === '') {
-      throw badRequest('reason_required', 'Say why the table is rejected: send {"reason": "<text>"} (--reason).', {
-        field: 'reason',
-      });
+      throw badRequest(
+        'reason_required',
+        'Say why the table is rejected: send {"reason": "<text>"} (--reason).',
+        {
+          field: 'reason',
+        },
+      );
     }
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTable(tx, caller.workspaceId, request.params.tableId);

@@ -3,7 +3,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
-import { appendVersion, getVersion, listVersions, liveContract, updateContract } from '../certification/contracts.js';
+import {
+  appendVersion,
+  getVersion,
+  listVersions,
+  liveContract,
+  updateContract,
+} from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
