@@ -2,6 +2,7 @@
 // contract as JSON, sealed with a sha256 over a canonical serialisation of everything else.
 import { createHash } from 'node:crypto';
 import { badRequest } from '../errors.js';
+import type { ContractFields } from './contracts.js';
 
 export const BUNDLE_FORMAT = 'gds-bundle';
 export const BUNDLE_FORMAT_VERSION = 1;
@@ -18,7 +19,7 @@ export interface BundleBody {
   table: { name: string; mode: 'MODE_A' | 'MODE_B'; environmentLabel: string; source: string | null };
   artifact: BundleArtifact;
   gate1?: { version: number; content: string };
-  contract?: Record<string, unknown>;
+  contract?: ContractFields;
   createdAt: string;
 }
 

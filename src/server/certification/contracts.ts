@@ -80,6 +80,12 @@ export function fieldsOf(contract: ContractFields): ContractFields {
   };
 }
 
+/** The table's live contract, or null while it has none (never certified, no intent set). */
+export async function findContract(q: Queryable, tableId: string): Promise<LiveContract | null> {
+  const [row] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1', [tableId]);
+  return row ? toContract(row) : null;
+}
+
 /**
  * The table's live contract, created the first time it is needed with the grain the definition
  * declared (if any) and no intent.
