@@ -21,7 +21,11 @@ import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
 import { certificationRoutes } from './certification/routes.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { definitionRoutes } from './routes/definitions.js';
 import { integrationRoutes } from './routes/integration.js';
+import { recertificationRoutes } from './routes/recertification.js';
+import { tableRoutes } from './routes/tables.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
@@ -146,6 +150,10 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
   certificationRoutes(app, ctx);
+  definitionRoutes(app, ctx);
+  tableRoutes(app, ctx);
+  connectorRoutes(app, ctx);
+  recertificationRoutes(app, ctx);
   return app;
 }
 
