@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { certifyRoutes } from '../routes/certify.js';
 import { configRoutes } from '../routes/config.js';
 import { contractRoutes } from '../routes/contract.js';
+import { promotionRoutes } from '../routes/promotions.js';
 import { versionRoutes } from '../routes/versions.js';
 
 export function certificationRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -11,4 +12,5 @@ export function certificationRoutes(app: FastifyInstance, ctx: AppContext): void
   versionRoutes(app, ctx);
   configRoutes(app, ctx);
   contractRoutes(app, ctx);
+  promotionRoutes(app, ctx);
 }
