@@ -20,6 +20,8 @@ import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { gateJobRoutes } from './routes/gate-jobs.js';
+import { gateRoutes } from './routes/gates.js';
 import { integrationRoutes } from './routes/integration.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
@@ -144,6 +146,8 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  gateRoutes(app, ctx);
+  gateJobRoutes(app, ctx);
   return app;
 }
 
