@@ -7,6 +7,8 @@ import { checkPredicateSql, checkRegex } from '../../core/gate1/index.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { quoteIdent, quoteSource } from '../warehouse.js';
+import { percent, plural } from './format.js';
+import { currentGate1, rulesOf } from './gate1-store.js';
 import type { Relation } from './relation.js';
 import { Params, resolveRelation } from './relation.js';
 import { attempt, DEFAULT_STATEMENT_TIMEOUT_MS, readOnly } from './read-only.js';
@@ -64,21 +66,30 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-export async function runGate1(
-  db: Db,
-  table: GateTable,
-  document: Gate1Document,
-  options: RunOptions,
-): Promise<Gate1Proof> {
+/**
+ * Runs Gate 1 on one snapshot: the table's versions and its current gate1.yml are read in the same
+ * read-only transaction as the rows, so the proof's `tableVersion` is exactly what was checked.
+ */
+export async function runGate1(db: Db, table: GateTable, options: RunOptions): Promise<Gate1Proof> {
   const seed = options.sample?.kind === 'random' ? newSampleSeed() : undefined;
-  const results = await readOnly(db, options.timeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, async (tx) => {
-    const relation = await resolveRelation(tx, table, {
-      ...(options.sample ? { sample: options.sample } : {}),
-      ...(seed ? { seed } : {}),
-    });
-    const run = new CheckRun(tx, table, relation);
-    return run.all(document);
-  });
+  const { results, versions } = await readOnly(
+    db,
+    options.timeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    async (tx) => {
+      const versions = await versionsOf(tx, table.id);
+      const current = await currentGate1(tx, table.id);
+      const document = rulesOf(
+        current?.content ?? null,
+        table.columns.map((c) => c.name),
+      );
+      const relation = await resolveRelation(tx, table, {
+        ...(options.sample ? { sample: options.sample } : {}),
+        ...(seed ? { seed } : {}),
+      });
+      const results = await new CheckRun(tx, table, relation).all(document);
+      return { results, versions };
+    },
+  );
   const checked = results.rows;
   const failedPredicates = results.checks
     .filter((r) => !r.passed && r.severity === 'HARD_FAIL')
@@ -91,9 +102,18 @@ export async function runGate1(
     failedPredicates,
     rowsChecked: checked,
     sample: options.sample ? sampleInfo(options.sample, seed) : null,
-    tableVersion: table.versions,
+    tableVersion: versions,
     ranAt: new Date(options.clock()).toISOString(),
   };
+}
+
+async function versionsOf(tx: Queryable, tableId: string): Promise<TableVersions> {
+  const [row] = await tx.query<{ definition: number; gate1: number; data: number }>(
+    'SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data FROM gds.tables WHERE id = $1',
+    [tableId],
+  );
+  if (!row) throw new Error(`runGate1: no table ${tableId}`);
+  return row;
 }
 
 function sampleInfo(sample: SampleSpec, seed: string | undefined): SampleInfo {
@@ -105,9 +125,6 @@ function sampleInfo(sample: SampleSpec, seed: string | undefined): SampleInfo {
     ...(seed ? { seed } : {}),
   };
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const percent = (rate: number) => `${(rate * 100).toFixed(1).replace(/\.0$/, '')}%`;
 
 class CheckRun {
   readonly checks: CheckResult[] = [];
@@ -327,7 +344,7 @@ class CheckRun {
               outcome.n,
               outcome.n === 0
                 ? `Every non-null ${column.name} exists in ${column.references}.`
-                : `${plural(outcome.n, 'row')} have a ${column.name} not found in ${column.references}.`,
+                : `Rows whose ${column.name} is not in ${column.references}: ${outcome.n}.`,
             )
           : baseline(
               name,
@@ -374,7 +391,7 @@ class CheckRun {
               outcome.n,
               outcome.n === 0
                 ? `Every ${column.name} is within ${range}.`
-                : `${plural(outcome.n, 'row')} have a ${column.name} outside ${range}.`,
+                : `Rows whose ${column.name} is outside ${range}: ${outcome.n}.`,
             )
           : baseline(name, false, null, `Could not check the bounds of ${column.name}: ${outcome.error}`)),
         column: column.name,
@@ -407,7 +424,7 @@ class CheckRun {
             detail:
               outcome.n === 0
                 ? `Every non-null ${check.column} matches the pattern.`
-                : `${plural(outcome.n, 'row')} have a ${check.column} that does not match the pattern.`,
+                : `Rows whose ${check.column} does not match the pattern: ${outcome.n}.`,
           }
         : { ...base, passed: false, failingRows: null, detail: `The check failed to run: ${outcome.error}` },
     );
@@ -438,7 +455,7 @@ class CheckRun {
             detail:
               outcome.n === 0
                 ? 'No row breaks the predicate.'
-                : `${plural(outcome.n, 'row')} break the predicate.`,
+                : `Rows that break the predicate: ${outcome.n}.`,
           }
         : {
             ...base,

@@ -6,6 +6,7 @@ import type { CustomPredicate, FieldOverride, Gate1Document, PatternCheck } from
 import { checkPredicateSql, validateGate1 } from '../../core/gate1/index.js';
 import type { Db } from '../db/index.js';
 import { quoteIdent } from '../warehouse.js';
+import { percent } from './format.js';
 import { Params, resolveRelation } from './relation.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, readOnly } from './read-only.js';
 import type { GateTable } from './table.js';
@@ -92,7 +93,7 @@ function toProfile(name: string, numeric: boolean, row: Record<string, number | 
   return profile;
 }
 
-const pct = (n: number, of: number) => `${((n / of) * 100).toFixed(1).replace(/\.0$/, '')}%`;
+const pct = (n: number, of: number) => percent(n / of);
 const roundUp = (rate: number) => Math.min(1, Math.ceil(rate * 100) / 100);
 
 function propose(table: GateTable, profile: ColumnProfile[]): SuggestionSet {

@@ -1,7 +1,8 @@
-// What the gates need of a governed table: where its rows live, its declared columns (with the
-// optional referential-integrity and bounds declarations), its grain keys and its three versions.
+// What the gates need of a governed table: gov's table row, plus the optional referential-integrity
+// and bounds declarations of its columns, its three versions, and where a reference may point.
 import type { Queryable } from '../db/index.js';
-import { notFound } from '../errors.js';
+import type { TableRow } from '../governance/tables.js';
+import { loadTable } from '../governance/tables.js';
 import type { Column } from '../records/columns.js';
 
 /**
@@ -21,17 +22,7 @@ export interface TableVersions {
   data: number;
 }
 
-export interface GateTable {
-  id: string;
-  workspaceId: string;
-  name: string;
-  mode: 'MODE_A' | 'MODE_B';
-  state: string;
-  gateMode: 'ENFORCING' | 'ADVISORY';
-  environmentLabel: string;
-  /** `schema.table` of the warehouse object (Mode A). */
-  source: string | null;
-  ownerId: string;
+export interface GateTable extends Omit<TableRow, 'columns' | 'grainKeyColumns'> {
   columns: GateColumn[];
   grainKeyColumns: string[];
   versions: TableVersions;
@@ -39,63 +30,24 @@ export interface GateTable {
   warehouseSchemas: string[];
 }
 
-interface Row {
-  id: string;
-  workspace_id: string;
-  name: string;
-  mode: 'MODE_A' | 'MODE_B';
-  state: string;
-  gate_mode: 'ENFORCING' | 'ADVISORY';
-  environment_label: string;
-  source: string | null;
-  owner_id: string;
-  columns: GateColumn[];
-  grain_key_columns: string[] | null;
-  definition_version: number;
-  gate1_version: number;
-  data_version: number;
-  warehouse_schemas: string[];
+export function toGateTable(table: TableRow, warehouseSchemas: string[]): GateTable {
+  return {
+    ...table,
+    grainKeyColumns: table.grainKeyColumns ?? [],
+    versions: { definition: table.definitionVersion, gate1: table.gate1Version, data: table.dataVersion },
+    warehouseSchemas,
+  };
 }
 
-/** An active table of the workspace; 404 `table_not_found` otherwise. `forUpdate` locks its row. */
-export async function loadGateTable(
-  q: Queryable,
-  workspaceId: string,
-  tableId: string,
-  forUpdate = false,
-): Promise<GateTable> {
-  const [row] = await q.query<Row>(
-    `SELECT t.id, t.workspace_id, t.name, t.mode, t.state, t.gate_mode, t.environment_label, t.source,
-            t.owner_id, t.columns, t.grain_key_columns, t.definition_version, t.gate1_version, t.data_version,
-            ARRAY(SELECT c.warehouse_schema FROM gds.connectors c WHERE c.workspace_id = t.workspace_id)
-              AS warehouse_schemas
-       FROM gds.tables t
-      WHERE t.id = $1 AND t.workspace_id = $2 AND t.active AND t.deleted_at IS NULL
-      ${forUpdate ? 'FOR UPDATE OF t' : ''}`,
-    [tableId, workspaceId],
+/** An active table of the workspace (404 `table_not_found` otherwise), as the gates read it. */
+export async function loadGateTable(q: Queryable, workspaceId: string, tableId: string): Promise<GateTable> {
+  const table = await loadTable(q, workspaceId, tableId);
+  const schemas = await q.query<{ warehouse_schema: string }>(
+    'SELECT warehouse_schema FROM gds.connectors WHERE workspace_id = $1',
+    [workspaceId],
   );
-  if (!row) {
-    throw notFound(
-      'table_not_found',
-      `Table ${tableId} does not exist or is not active; check the id with gds tables.`,
-      {
-        tableId,
-      },
-    );
-  }
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    name: row.name,
-    mode: row.mode,
-    state: row.state,
-    gateMode: row.gate_mode,
-    environmentLabel: row.environment_label,
-    source: row.source,
-    ownerId: row.owner_id,
-    columns: row.columns,
-    grainKeyColumns: row.grain_key_columns ?? [],
-    versions: { definition: row.definition_version, gate1: row.gate1_version, data: row.data_version },
-    warehouseSchemas: row.warehouse_schemas,
-  };
+  return toGateTable(
+    table,
+    schemas.map((s) => s.warehouse_schema),
+  );
 }
