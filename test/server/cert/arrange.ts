@@ -1,31 +1,21 @@
-// Arranging review state directly in the server's database: a table moved to PENDING_REVIEW with a
-// persisted submit proof taken at its current versions (what `gate submit` leaves behind).
+// Reaching review state: the real `gate submit` (a full Gate 1 scan on the warehouse), and what no
+// endpoint of these tests can produce cheaply, arranged in the database: a Gate 3 job that SUCCEEDED.
+import { expect } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 
-export interface ProofOptions {
-  /** Names of failed HARD_FAIL predicates; none by default (a passing proof). */
-  failed?: string[];
-  /** Takes the proof one data version behind the table (newer data was ingested after it). */
-  stale?: boolean;
-}
-
-export async function pendingReview(
+/** `gate submit` as the steward: the table goes to PENDING_REVIEW with a persisted proof (returned). */
+export async function submit(
   server: TestServer,
   tableId: string,
-  options: ProofOptions = {},
-): Promise<void> {
-  const failed = options.failed ?? [];
-  await server.sql("UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1", [tableId]);
-  await server.sql(
-    `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, definition_version,
-       gate1_version, data_version, created_by, created_at)
-     SELECT 'prf_' || md5(random()::text), id, 'submit', $2, '[]', $3, definition_version, gate1_version,
-            data_version, owner_id, $4
-       FROM gds.tables WHERE id = $1`,
-    [tableId, failed.length === 0, JSON.stringify(failed), new Date(server.clock.now()).toISOString()],
-  );
-  if (options.stale)
-    await server.sql('UPDATE gds.tables SET data_version = data_version + 1 WHERE id = $1', [tableId]);
+): Promise<{ passed: boolean; failedPredicates: string[] }> {
+  server.clock.advance(1000);
+  const response = await server.request('POST', `/api/tables/${tableId}/gate-submissions`, {
+    token: server.user('STEWARD').accessToken,
+    body: {},
+  });
+  expect(response.status).toBe(201);
+  expect(response.body.state).toBe('PENDING_REVIEW');
+  return response.body;
 }
 
 /** A Gate 3 job that SUCCEEDED now (after any proof taken before this call). */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
-import { pendingReview, succeededGate3 } from './arrange.js';
+import { submit, succeededGate3 } from './arrange.js';
 
 type Role = 'OWNER' | 'ADMIN' | 'STEWARD' | 'MEMBER';
 let server: TestServer;
@@ -40,7 +40,7 @@ const setConfig = (key: string, value: string) =>
 
 describe('certify: who may call it', () => {
   it('401 without a valid credential, with a static CLI token (interactive sign-in only) and a DATA-API token', async () => {
-    await pendingReview(server, orders);
+    await submit(server, orders);
     expect((await certify(orders, 'not-a-token')).status).toBe(401);
     const cli = await certify(orders, server.user('STEWARD').cliToken);
     expect(cli.status).toBe(401);
@@ -114,37 +114,70 @@ describe('certify: who may call it', () => {
 });
 
 describe('certify: blocked (422), state unchanged', () => {
-  it('blocks a table with no proof, and a stale proof (newer data after it)', async () => {
+  const applyGate1 = async (content: string) => {
+    const applied = await server.request('PUT', `/api/tables/${crm}/gate1`, {
+      token: session('STEWARD'),
+      body: { content },
+    });
+    expect(applied.status).toBe(200);
+  };
+
+  it('blocks a table with no review proof', async () => {
     await server.sql("UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1", [crm]);
     const none = await certify(crm, session('ADMIN'));
     expect(none.status).toBe(422);
     expect(none.body.error.code).toBe('stale_proof');
     expect(none.body.error.message).toContain('no review proof');
-    await pendingReview(server, crm, { stale: true });
+    expect(await stateOf(crm)).toBe('PENDING_REVIEW');
+    expect(await latestAudit('CERTIFICATION_BLOCKED')).toMatchObject({ tableId: crm });
+  });
+
+  it('blocks a proof whose predicates failed on the data, naming them', async () => {
+    // Most seeded contacts have no phone number: the baseline null-rate predicate fails for real.
+    const proof = await submit(server, crm);
+    expect(proof.failedPredicates).toEqual(['null_rate.phone']);
+    const response = await certify(crm, session('ADMIN'));
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('predicates_failed');
+    expect(response.body.error.message).toContain('null_rate.phone');
+  });
+
+  it('blocks a stale proof: gate1.yml changed after it', async () => {
+    await applyGate1('fieldOverrides:\n  - field: phone\n    nullRate: { warn: 0.8, fail: 0.95 }\n');
     const stale = await certify(crm, session('ADMIN'));
     expect(stale.status).toBe(422);
     expect(stale.body.error.code).toBe('stale_proof');
     expect(stale.body.error.message).toContain('stale');
     expect(await stateOf(crm)).toBe('PENDING_REVIEW');
-    expect(await latestAudit('CERTIFICATION_BLOCKED')).toMatchObject({ tableId: crm });
   });
 
-  it('blocks a proof whose HARD_FAIL predicates failed, naming them', async () => {
-    await pendingReview(server, crm, { failed: ['grain_uniqueness', 'email_format'] });
-    const response = await certify(crm, session('ADMIN'));
-    expect(response.status).toBe(422);
-    expect(response.body.error.code).toBe('predicates_failed');
-    expect(response.body.error.message).toContain('grain_uniqueness, email_format');
+  it('blocks a stale proof: newer data was ingested after it (the pipeline recertification signal)', async () => {
+    expect((await submit(server, orders)).passed).toBe(true);
+    const pipeline = await server.issueToken('ADMIN', {
+      name: 'pipeline',
+      env: 'dev',
+      scopes: ['workspace:write:recertify'],
+    });
+    const signal = await server.request('POST', '/api/workspace/recertify', {
+      token: pipeline.tokens.accessToken,
+      body: { tables: ['orders'] },
+    });
+    expect(signal.status).toBe(200);
+    const stale = await certify(orders, session('STEWARD'));
+    expect(stale.status).toBe(422);
+    expect(stale.body.error.code).toBe('stale_proof');
+    expect(await stateOf(orders)).toBe('PENDING_REVIEW');
   });
 
   it('blocks until a Gate 3 job has SUCCEEDED since the proof when the workspace requires Gate 3', async () => {
+    expect((await submit(server, crm)).passed).toBe(true);
     expect((await setConfig('gate3_required', 'true')).status).toBe(200);
-    await pendingReview(server, crm);
+    await submit(server, crm);
     const blocked = await certify(crm, session('ADMIN'));
     expect(blocked.status).toBe(422);
     expect(blocked.body.error.code).toBe('gate3_required');
     await succeededGate3(server, crm);
-    await pendingReview(server, crm);
+    await submit(server, crm);
     expect((await certify(crm, session('ADMIN'))).body.error.code).toBe('gate3_required');
     expect(await stateOf(crm)).toBe('PENDING_REVIEW');
   });
@@ -172,7 +205,7 @@ describe('certify: blocked (422), state unchanged', () => {
 
 describe('certify: success', () => {
   it('certifies, snapshots version 1, audits TABLE_CERTIFIED with the note and evidence, and publishes the view', async () => {
-    await pendingReview(server, orders);
+    expect((await submit(server, orders)).passed).toBe(true);
     const response = await certify(orders, session('STEWARD'), {
       note: 'Reviewed with finance',
       ...EVIDENCE,
@@ -229,7 +262,7 @@ describe('reject', () => {
     server.request('POST', `/api/tables/${tableId}/reject`, { token: session(role), body });
 
   it('sends a PENDING_REVIEW table back to QUARANTINED with the reason in the audit trail', async () => {
-    await pendingReview(server, orders);
+    await submit(server, orders);
     expect((await reject(orders, {})).status).toBe(400);
     expect((await reject(orders, { reason: '  ' })).status).toBe(400);
     expect((await reject(orders, { reason: 'nulls' }, 'MEMBER')).status).toBe(403);

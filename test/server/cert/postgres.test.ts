@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { postgresTestUrl, startTestServer } from '../../helpers/server.js';
-import { pendingReview } from './arrange.js';
+import { submit } from './arrange.js';
 
 const target = postgresTestUrl();
 const title =
@@ -31,11 +31,11 @@ describe.skipIf('skip' in target)(title, () => {
     });
 
   it('certifies twice, publishing a view that SQL reads, and restores version 1 as version 3', async () => {
-    await pendingReview(server, orders);
+    await submit(server, orders);
     expect((await certify()).status).toBe(200);
     const rows = await server.sql<{ id: string }>('SELECT id FROM certified_dev.orders ORDER BY id');
     expect(rows.map((r) => r.id)).toEqual(['o01', 'o02', 'o03', 'o04', 'o05', 'o06', 'o07', 'o08']);
-    await pendingReview(server, orders);
+    await submit(server, orders);
     expect((await certify()).status).toBe(200);
     const restored = await server.request('POST', `/api/tables/${orders}/versions/restore`, {
       token: server.user('STEWARD').accessToken,

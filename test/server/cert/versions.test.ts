@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
-import { pendingReview } from './arrange.js';
+import { submit } from './arrange.js';
 
 let server: TestServer;
 let orders: string;
@@ -18,7 +18,7 @@ beforeAll(async () => {
       body: { grain },
     });
     expect(patched.status).toBe(200);
-    await pendingReview(server, orders);
+    await submit(server, orders);
     server.clock.advance(1000);
     const certified = await server.request('POST', `/api/tables/${orders}/semantic-contract/certify`, {
       token: steward(),
@@ -156,7 +156,7 @@ describe('versions restore', () => {
   });
 
   it('refuses a table that is not CERTIFIED (400)', async () => {
-    await pendingReview(server, orders);
+    await submit(server, orders);
     const response = await restore({ to: 1, reason: 'x' });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('not_certified');
