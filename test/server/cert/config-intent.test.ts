@@ -83,7 +83,7 @@ describe('workspace config', () => {
     expect(unknownHistory.status).toBe(400);
   });
 
-  it('copies gate_mode onto every table and later audit entries, and keeps the history of each change', async () => {
+  it('copies gate_mode onto every table, tables registered later and later audit entries, with the history of each change', async () => {
     const customers = server.table('customers').id;
     const advisory = await setConfig('gate_mode', 'ADVISORY', 'ADMIN');
     expect(advisory.status).toBe(200);
@@ -102,6 +102,23 @@ describe('workspace config', () => {
       [server.ready.otherWorkspace.workspaceId],
     );
     expect(other.map((r) => r.gate_mode)).toEqual(['ADVISORY', 'ENFORCING']);
+    const pushed = await server.request('POST', '/api/artifacts', {
+      token: token('STEWARD'),
+      body: {
+        filename: 'products.json',
+        content: JSON.stringify({
+          table: 'products',
+          source: 'analytics_dev.products',
+          columns: [{ name: 'sku', type: 'text' }],
+        }),
+        connectorId: server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id,
+      },
+    });
+    expect(pushed.status).toBe(202);
+    const [registered] = await server.sql('SELECT gate_mode FROM gds.tables WHERE id = $1', [
+      pushed.body.governanceId,
+    ]);
+    expect(registered).toEqual({ gate_mode: 'ADVISORY' });
 
     const gateModeOfNextAudit = async () => {
       const patched = await server.request('PATCH', `/api/tables/${customers}/semantic-contract`, {
