@@ -202,8 +202,15 @@ export interface paths {
         put?: never;
         /**
          * Certify a PENDING_REVIEW table (§4.6)
-         * @description MANAGEMENT token with `workspace:write:certify` and write permission on the table, or a
-         *     browser-session caller with role STEWARD or above (not a static CLI token).
+         * @description A browser-session caller (session JWT) with role STEWARD or above, acting in an environment of
+         *     their scope; or a MANAGEMENT token with `workspace:write:certify` whose environment covers the
+         *     table's and whose issuer has write permission on the table (owns it, or is ADMIN/OWNER: who
+         *     could grant `tables:<slug>:write`). A static CLI token (`cli_…`) is 401
+         *     `interactive_login_required` (run `gds auth login`). 422 causes: `stale_proof` (no proof, or the
+         *     definition, gate1.yml or data changed after it), `predicates_failed`, `gate3_required` (workspace
+         *     `gate3_required` and no SUCCEEDED Gate 3 job since the proof), `inspection_policy_unmet`
+         *     (workspace `inspection_policy: evidence_required` and no `evidenceFileName` + `evidenceHash`).
+         *     On success the view `certified_<env>.<table>` is (re)published and version N is snapshotted.
          */
         post: operations["certifyTable"];
         delete?: never;
