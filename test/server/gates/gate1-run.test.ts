@@ -18,6 +18,7 @@ interface Result {
   passed: boolean;
   failingRows: number | null;
   severity: string;
+  detail: string;
   skipped?: boolean;
 }
 
@@ -139,6 +140,25 @@ describe('Gate 1 on the seeded warehouse rows', () => {
       `UPDATE gds.tables SET columns = columns - (jsonb_array_length(columns) - 1) WHERE id = $1`,
       [orders],
     );
+  });
+
+  it('a predicate failing at run time fails that check only, with the database error', async () => {
+    const contacts = server.table('crm_contacts').id;
+    const rules = `customPredicates:\n  - name: score_ratio\n    sql: 100 / (score - score) > 1\n    severity: SOFT_FAIL\n`;
+    expect(
+      (await server.request('PUT', `/api/tables/${contacts}/gate1`, { token, body: { content: rules } }))
+        .status,
+    ).toBe(200);
+    const response = await run(contacts);
+    expect(response.status).toBe(200);
+    expect(resultOf(response.body, 'score_ratio')).toMatchObject({
+      passed: false,
+      failingRows: null,
+      severity: 'SOFT_FAIL',
+    });
+    expect(resultOf(response.body, 'score_ratio').detail).toContain('division by zero');
+    expect(response.body.failedPredicates).not.toContain('score_ratio');
+    expect(resultOf(response.body, 'record_count')).toMatchObject({ passed: true });
   });
 
   it('runs on a Mode B table over the service rows', async () => {
