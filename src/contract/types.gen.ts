@@ -246,6 +246,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `push`: register or replace a Mode A definition; the rules of /api/workspace/definitions
+         * @description A person's session JWT or `cli_` token. `mimeType` is optional here (the file name's extension decides); the source comes from `source`, else the artifact's own, never the file name.
+         */
+        post: operations["pushArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `list` / `quarantine list`: active tables of the workspace (§2.9)
+         * @description A person's session JWT or `cli_` token.
+         */
+        get: operations["listTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * `delete`: soft-delete a Mode A governance artifact (the warehouse object is untouched)
+         * @description A person's session JWT or `cli_` token; the table owner or a workspace admin.
+         */
+        delete: operations["deleteTable"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * `status`: state, certification, live schema drift, active jobs
+         * @description A person's session JWT or `cli_` token.
+         */
+        get: operations["getTableStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/ddl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * `quarantine open`: the table's DDL and the file name to save it under
+         * @description A person's session JWT or `cli_` token.
+         */
+        get: operations["getTableDdl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `connectors list` (§2.8)
+         * @description A person's session JWT or `cli_` token.
+         */
+        get: operations["listConnectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recertification-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `recertification list`: OPEN requests (causes drift, schema_change, ingest, manual)
+         * @description A person's session JWT or `cli_` token.
+         */
+        get: operations["listRecertificationRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recertification-requests/{requestId}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `recertification dismiss`: acknowledge without certifying or rejecting
+         * @description A person's session JWT or `cli_` token; the table owner or a STEWARD and above.
+         */
+        post: operations["dismissRecertificationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tables/{tableId}/gate1": {
         parameters: {
             query?: never;
@@ -641,6 +812,133 @@ export interface components {
                 type: string;
                 status: string;
             };
+            tableId?: string;
+            state?: components["schemas"]["LifecycleState"];
+            definitionVersion?: number;
+            /** @description On a replacement, the columns the new definition added and removed. */
+            columns?: {
+                added: string[];
+                removed: string[];
+            };
+        };
+        ArtifactPushRequest: {
+            filename: string;
+            content: string;
+            /** @enum {string} */
+            mimeType?: "sql" | "yaml" | "json";
+            connectorId: string;
+            replaceId?: string;
+            source?: string;
+        };
+        /** @enum {string} */
+        LifecycleState: "QUARANTINED" | "PENDING_REVIEW" | "CERTIFIED" | "BASELINE_VERIFIED" | "CORE";
+        /** @enum {string} */
+        GateMode: "ENFORCING" | "ADVISORY";
+        TableListRow: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            mode: "MODE_A" | "MODE_B";
+            state: components["schemas"]["LifecycleState"];
+            gate: components["schemas"]["GateMode"];
+            environmentLabel: string;
+        };
+        TableList: {
+            tables: components["schemas"]["TableListRow"][];
+        };
+        JobSummary: {
+            id: string;
+            type: string;
+            /** @enum {string} */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SchemaDrift: {
+            /** @description false for a Mode B table (no warehouse object) */
+            checked: boolean;
+            drifted: boolean;
+            objectMissing: boolean;
+            /** @description in the warehouse object */
+            added: string[];
+            /** @description registered */
+            removed: string[];
+            typeChanged: {
+                column: string;
+                registered: string;
+                warehouse: string;
+            }[];
+        };
+        TableStatus: {
+            id: string;
+            governanceId: string;
+            name: string;
+            /** @enum {string} */
+            mode: "MODE_A" | "MODE_B";
+            state: components["schemas"]["LifecycleState"];
+            gate: components["schemas"]["GateMode"];
+            environmentLabel: string;
+            source: string | null;
+            definitionVersion: number;
+            gate1Version: number;
+            dataVersion: number;
+            /** @description The latest certification; null when the table was never certified. */
+            certification: null | {
+                version: number;
+                /** Format: date-time */
+                certifiedAt: string;
+                certifiedBy: string | null;
+            };
+            schemaDrift: components["schemas"]["SchemaDrift"];
+            activeJobs: components["schemas"]["JobSummary"][];
+        };
+        TableDdl: {
+            tableId: string;
+            name: string;
+            /** @enum {string} */
+            mode: "MODE_A" | "MODE_B";
+            state: components["schemas"]["LifecycleState"];
+            /** @description `<slug>.sql` */
+            fileName: string;
+            ddl: string;
+        };
+        DeletedTable: {
+            id: string;
+            governanceId: string;
+            /** @enum {string} */
+            state: "SOFT_DELETED";
+            /** Format: date-time */
+            deletedAt: string;
+        };
+        Connector: {
+            id: string;
+            name: string;
+            type: string;
+            status: string;
+            environmentLabel: string;
+        };
+        ConnectorList: {
+            connectors: components["schemas"]["Connector"][];
+        };
+        RecertificationRequest: {
+            id: string;
+            tableId: string;
+            tableName: string;
+            environmentLabel: string;
+            /** @enum {string} */
+            cause: "drift" | "schema_change" | "ingest" | "manual";
+            /** @enum {string} */
+            status: "OPEN" | "DISMISSED" | "RESOLVED";
+            details: Record<string, never>;
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            dismissedBy: string | null;
+            /** Format: date-time */
+            dismissedAt: string | null;
+        };
+        RecertificationRequestList: {
+            requests: components["schemas"]["RecertificationRequest"][];
         };
         RecertifyTable: string | {
             name: string;
@@ -1434,6 +1732,215 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    pushArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactPushRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered or replaced; the auto-baseline gate job is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listTables: {
+        parameters: {
+            query?: {
+                state?: components["schemas"]["LifecycleState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tables, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    deleteTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The governance record is soft-deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedTable"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getTableStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The table's status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getTableDdl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DDL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableDdl"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listConnectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's connectors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listRecertificationRequests: {
+        parameters: {
+            query?: {
+                tableId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open requests, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecertificationRequestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    dismissRecertificationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The dismissed request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        request: components["schemas"]["RecertificationRequest"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getGate1: {

@@ -141,7 +141,8 @@ export const SEED: SeedWorkspace[] = [
         name: 'warehouse-dev',
         environmentLabel: 'dev',
         schema: 'analytics_dev',
-        objects: ['customers', 'orders', 'products'],
+        // categorydim, productsdim and stg_pipedrive__stages are models of the dbt fixtures (recertify).
+        objects: ['customers', 'orders', 'products', 'categorydim', 'productsdim', 'stg_pipedrive__stages'],
       },
       {
         name: 'warehouse-staging',
@@ -240,6 +241,9 @@ const WAREHOUSE_DDL: Record<string, string> = {
   orders: `(id text PRIMARY KEY, order_id integer, customer_id integer, amount numeric(12,2), status text,
     ordered_on date)`,
   products: `(id text PRIMARY KEY, sku text, name text, price numeric(10,2))`,
+  categorydim: `(category_id integer PRIMARY KEY, category_name text)`,
+  productsdim: `(product_id integer PRIMARY KEY, product_name text, category_id integer, price numeric(10,2))`,
+  stg_pipedrive__stages: `(stage_id integer PRIMARY KEY, stage_name text, pipeline_id integer)`,
 };
 
 // Nulls, a duplicated customer_id (1004), malformed e-mails, an orphan order and a negative amount.
@@ -270,6 +274,21 @@ const WAREHOUSE_ROWS: Record<string, unknown[][]> = {
     ['p01', 'SKU-001', 'Widget', 9.99],
     ['p02', 'SKU-002', 'Gadget', 24.5],
     ['p03', 'SKU-003', null, 3.25],
+  ],
+  categorydim: [
+    [1, 'Electronics'],
+    [2, 'Books'],
+    [3, null],
+  ],
+  productsdim: [
+    [10, 'Laptop', 1, 999.9],
+    [11, 'Novel', 2, 12.5],
+    [12, 'Cable', 1, null],
+    [13, 'Atlas', 2, 40],
+  ],
+  stg_pipedrive__stages: [
+    [1, 'Qualified', 1],
+    [2, 'Contact made', 1],
   ],
 };
 

@@ -74,7 +74,7 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
     resource,
     environmentLabel: table?.environmentLabel ?? input.subject?.environmentLabel ?? null,
     gateMode: table?.gateMode ?? input.subject?.gateMode ?? null,
-    details: { ...input.details, ...details, trigger, transition: result.row },
+    details: { ...input.details, ...details, lifecycleTrigger: trigger, transition: result.row },
   });
   if (!result.ok) {
     const refusalAudit = result.audit

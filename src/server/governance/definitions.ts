@@ -1,0 +1,451 @@
+// Registering and replacing a Mode A definition (spec §4.7, `push`): parse the artifact, resolve its source
+// on the connector's warehouse, check collisions through the lifecycle table, then carry out the effects
+// (reconcile columns, file a recertification, enqueue the auto-baseline job).
+import type { ArtifactKind, GovernanceArtifact } from '../../core/artifacts/index.js';
+import { formatArtifactError, parseArtifact, resolveSource } from '../../core/artifacts/index.js';
+import type { Effect } from '../../core/lifecycle/index.js';
+import { environmentAllows } from '../../core/scopes.js';
+import type { Caller } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Column, ColumnType } from '../records/columns.js';
+import { describeWarehouseObject } from '../warehouse.js';
+import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
+import type { Job } from './jobs.js';
+import { enqueueJob } from './jobs.js';
+import type { TableRow } from './tables.js';
+import { TABLE_COLUMNS, toTableRow } from './tables.js';
+
+export const BASELINE_JOB = 'gate-baseline-auto';
+
+export interface DefinitionInput {
+  filename: string;
+  content: string;
+  /** Required on `POST /api/workspace/definitions`; on the CLI path the file name's extension may decide. */
+  mimeType?: string;
+  connectorId: string;
+  replaceId?: string;
+  source?: string;
+}
+
+export interface ConnectorRow {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  environmentLabel: string;
+  schema: string;
+}
+
+export interface RegistrationOutcome {
+  status: 200 | 202;
+  body: {
+    governanceId: string;
+    trackingUrl: string;
+    job: { id: string; type: string; status: string };
+    tableId: string;
+    state: string;
+    definitionVersion: number;
+    columns?: { added: string[]; removed: string[] };
+  };
+}
+
+const KINDS: readonly string[] = ['sql', 'yaml', 'json'];
+
+/** Reads the JSON body into a definition, 400 naming the first field that is missing or of the wrong type. */
+export function readDefinitionBody(body: unknown, mimeTypeRequired: boolean): DefinitionInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(
+      'invalid_request',
+      'Send a JSON object with filename, content, mimeType and connectorId.',
+    );
+  }
+  const fields = body as Record<string, unknown>;
+  const allowed = ['filename', 'content', 'mimeType', 'connectorId', 'replaceId', 'source'];
+  const unknown = Object.keys(fields).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    throw badRequest(
+      'invalid_request',
+      `Unknown fields: ${unknown.join(', ')}. Allowed: ${allowed.join(', ')}.`,
+      {
+        unknown,
+      },
+    );
+  }
+  const text = (name: string, required: boolean, allowEmpty = false): string | undefined => {
+    const value = fields[name];
+    if (value === undefined && !required) return undefined;
+    if (typeof value !== 'string' || (!allowEmpty && value.trim() === '')) {
+      throw badRequest('invalid_request', `${name} is required and must be a non-empty string.`, {
+        field: name,
+      });
+    }
+    return value;
+  };
+  const input: DefinitionInput = {
+    filename: text('filename', true) ?? '',
+    content: text('content', true, true) ?? '',
+    connectorId: text('connectorId', true) ?? '',
+  };
+  const mimeType = text('mimeType', mimeTypeRequired);
+  const replaceId = text('replaceId', false);
+  const source = text('source', false);
+  if (mimeType !== undefined) {
+    if (!KINDS.includes(mimeType))
+      throw badRequest('unsupported_file_type', 'Unsupported file type', { mimeType });
+    input.mimeType = mimeType;
+  }
+  if (replaceId !== undefined) input.replaceId = replaceId;
+  if (source !== undefined) input.source = source;
+  return input;
+}
+
+/** A connector of the workspace; 404 `Connector not found` for unknown ids and other workspaces' connectors. */
+export async function loadConnector(
+  q: Queryable,
+  workspaceId: string,
+  connectorId: string,
+): Promise<ConnectorRow> {
+  const [row] = await q.query<ConnectorRow>(
+    `SELECT id, name, type, status, environment_label AS "environmentLabel", warehouse_schema AS schema
+       FROM gds.connectors WHERE id = $1 AND workspace_id = $2`,
+    [connectorId, workspaceId],
+  );
+  if (!row) throw notFound('connector_not_found', 'Connector not found', { connectorId });
+  return row;
+}
+
+/** Refuses a connector in an environment the caller cannot act in (403). */
+function checkEnvironment(caller: Caller, connector: ConnectorRow): void {
+  const allowed =
+    caller.kind === 'integration'
+      ? environmentAllows(caller.env, connector.environmentLabel)
+      : caller.envScope.includes(connector.environmentLabel);
+  if (allowed) return;
+  const held =
+    caller.kind === 'integration'
+      ? `This token is scoped to environment ${caller.env}`
+      : `Your environment scope is ${caller.envScope.join(', ') || 'empty'}`;
+  throw forbidden(
+    'environment_mismatch',
+    `${held}; connector ${connector.name} is in ${connector.environmentLabel}, which the table would inherit.`,
+    { connectorEnvironment: connector.environmentLabel },
+  );
+}
+
+async function parse(input: DefinitionInput): Promise<GovernanceArtifact> {
+  const parsed = await parseArtifact({
+    fileName: input.filename,
+    content: input.content,
+    ...(input.mimeType ? { kind: input.mimeType as ArtifactKind } : {}),
+  });
+  if (parsed.ok) return parsed.artifact;
+  const { error } = parsed;
+  if (error.code === 'unsupported_file_type')
+    throw badRequest('unsupported_file_type', 'Unsupported file type');
+  throw badRequest('invalid_artifact', formatArtifactError(input.filename, error), {
+    code: error.code,
+    ...(error.line === undefined ? {} : { line: error.line }),
+    ...(error.column === undefined ? {} : { column: error.column }),
+  });
+}
+
+const DECLARED_TYPES: Record<string, ColumnType> = {
+  text: 'text',
+  string: 'text',
+  varchar: 'text',
+  char: 'text',
+  integer: 'integer',
+  int: 'integer',
+  bigint: 'integer',
+  smallint: 'integer',
+  numeric: 'numeric',
+  decimal: 'numeric',
+  number: 'numeric',
+  float: 'numeric',
+  double: 'numeric',
+  real: 'numeric',
+  boolean: 'boolean',
+  bool: 'boolean',
+  date: 'date',
+  timestamp: 'timestamp',
+  timestamptz: 'timestamp',
+  datetime: 'timestamp',
+};
+
+/** The artifact's columns, typed by the warehouse object where it has the column, else by the declared type. */
+function columnsOf(artifact: GovernanceArtifact, warehouse: Column[]): Column[] {
+  return artifact.columns.map((column) => {
+    const live = warehouse.find((c) => c.name === column.name);
+    const declared = column.type?.toLowerCase().replace(/\(.*$/, '').trim() ?? '';
+    return {
+      name: column.name,
+      type: live?.type ?? DECLARED_TYPES[declared] ?? 'text',
+      required: column.required ?? false,
+    };
+  });
+}
+
+export function slugOf(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+interface Prepared {
+  artifact: GovernanceArtifact;
+  connector: ConnectorRow;
+  source: string;
+  columns: Column[];
+}
+
+async function prepare(ctx: AppContext, caller: Caller, input: DefinitionInput): Promise<Prepared> {
+  const connector = await loadConnector(ctx.db, caller.workspaceId, input.connectorId);
+  checkEnvironment(caller, connector);
+  const artifact = await parse(input);
+  const resolved = resolveSource(artifact, input.source);
+  if (!resolved.ok) throw badRequest(resolved.error.code, resolved.error.message);
+  const source = `${resolved.source.schema}.${resolved.source.table}`;
+  const warehouse =
+    resolved.source.schema === connector.schema ? await describeWarehouseObject(ctx.db, source) : null;
+  if (!warehouse) {
+    throw badRequest(
+      'unknown_source',
+      `Source '${source}' is not a warehouse object on connector ${connector.name} (schema ${connector.schema}): pass --source / source naming one of its tables`,
+      { source, connectorId: connector.id, schema: connector.schema },
+    );
+  }
+  return { artifact, connector, source, columns: columnsOf(artifact, warehouse) };
+}
+
+/** The active table (other than `except`) that already uses this name or source, with which. */
+async function findCollision(
+  q: Queryable,
+  workspaceId: string,
+  name: string,
+  source: string,
+  except: string | null,
+): Promise<{ kind: 'name' } | { kind: 'source'; source: string } | null> {
+  const rows = await q.query<{ by_name: boolean }>(
+    `SELECT (lower(name) = lower($2) OR slug = $3) AS by_name FROM gds.tables
+      WHERE workspace_id = $1 AND active AND id IS DISTINCT FROM $5
+        AND (lower(name) = lower($2) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
+      ORDER BY 1 DESC LIMIT 1`,
+    [workspaceId, name, slugOf(name), source, except],
+  );
+  const [row] = rows;
+  if (!row) return null;
+  return row.by_name ? { kind: 'name' } : { kind: 'source', source };
+}
+
+async function findByGovernanceId(q: Queryable, workspaceId: string, id: string): Promise<TableRow | null> {
+  const [row] = await q.query<Parameters<typeof toTableRow>[0]>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables
+      WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2)`,
+    [workspaceId, id],
+  );
+  return row ? toTableRow(row) : null;
+}
+
+const trackingUrl = (ctx: AppContext, tableId: string) => `${ctx.baseUrl()}/dashboard/tables/${tableId}`;
+
+/** Registers (202) or replaces (202, with the reconciled columns) a Mode A definition. */
+export async function registerDefinition(
+  ctx: AppContext,
+  caller: Caller,
+  input: DefinitionInput,
+  via: 'definitions' | 'push',
+): Promise<RegistrationOutcome> {
+  const prepared = await prepare(ctx, caller, input);
+  return governedTransaction(ctx.db, ctx.clock, (tx) =>
+    input.replaceId === undefined
+      ? register(ctx, tx, caller, prepared, input, via)
+      : replace(ctx, tx, caller, prepared, input, input.replaceId, via),
+  );
+}
+
+const storedArtifact = (prepared: Prepared, input: DefinitionInput) =>
+  JSON.stringify({ ...prepared.artifact, fileName: input.filename });
+
+async function register(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: Caller,
+  prepared: Prepared,
+  input: DefinitionInput,
+  via: string,
+): Promise<RegistrationOutcome> {
+  const { artifact, connector, source, columns } = prepared;
+  const tableId = newId('tbl');
+  const gateMode = 'ENFORCING';
+  const conflict = await findCollision(tx, caller.workspaceId, artifact.table, source, null);
+  const result = await applyTrigger(tx, {
+    table: null,
+    trigger: 'registered',
+    context: { mode: 'MODE_A', tableName: artifact.table, ...(conflict ? { conflict } : {}) },
+    actor: caller,
+    clock: ctx.clock,
+    subject: { tableId, environmentLabel: connector.environmentLabel, gateMode },
+    details: {
+      via,
+      fileName: input.filename,
+      source,
+      connectorId: connector.id,
+      columns: columns.map((c) => c.name),
+    },
+  });
+  const now = new Date(ctx.clock()).toISOString();
+  await tx.query(
+    `INSERT INTO gds.tables (id, workspace_id, slug, name, mode, state, gate_mode, environment_label, connector_id,
+       source, owner_id, columns, active, created_at, updated_at, governance_id, artifact)
+     VALUES ($1, $2, $3, $4, 'MODE_A', $5, $6, $7, $8, $9, $10, $11, true, $12, $12, $1, $13)`,
+    [
+      tableId,
+      caller.workspaceId,
+      slugOf(artifact.table),
+      artifact.table,
+      result.next,
+      gateMode,
+      connector.environmentLabel,
+      connector.id,
+      source,
+      caller.userId,
+      JSON.stringify(columns),
+      now,
+      storedArtifact(prepared, input),
+    ],
+  );
+  const job = await carryOut(ctx, tx, caller, result.effects, { tableId, source, columns });
+  return {
+    status: 202,
+    body: {
+      governanceId: tableId,
+      trackingUrl: trackingUrl(ctx, tableId),
+      job: jobSummary(job),
+      tableId,
+      state: result.next,
+      definitionVersion: 1,
+    },
+  };
+}
+
+async function replace(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: Caller,
+  prepared: Prepared,
+  input: DefinitionInput,
+  replaceId: string,
+  via: string,
+): Promise<RegistrationOutcome> {
+  const { artifact, connector, source, columns } = prepared;
+  const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
+  const added = columns.filter((c) => !table?.columns.some((o) => o.name === c.name)).map((c) => c.name);
+  const removed = (table?.columns ?? [])
+    .filter((o) => !columns.some((c) => c.name === o.name))
+    .map((o) => o.name);
+  const result = await applyTrigger(tx, {
+    table,
+    trigger: 'replaced',
+    context: { mode: table?.mode ?? 'MODE_A', tableName: artifact.table },
+    actor: caller,
+    clock: ctx.clock,
+    details: { via, replaceId, fileName: input.filename, source, columns: { added, removed } },
+  });
+  if (!table) throw new Error('replace: the lifecycle table accepted a missing table');
+  if (await findCollision(tx, caller.workspaceId, artifact.table, source, table.id)) {
+    throw new HttpError(
+      409,
+      'name_conflict',
+      `A governance artifact named '${artifact.table}' already exists`,
+      {
+        hint: 'replaceId replaces one artifact; another already holds this name or source',
+      },
+    );
+  }
+  const definitionVersion = table.definitionVersion + 1;
+  await tx.query(
+    `UPDATE gds.tables SET name = $2, connector_id = $3, environment_label = $4, source = $5, artifact = $6,
+       updated_at = $7 WHERE id = $1`,
+    [
+      table.id,
+      artifact.table,
+      connector.id,
+      connector.environmentLabel,
+      source,
+      storedArtifact(prepared, input),
+      new Date(ctx.clock()).toISOString(),
+    ],
+  );
+  const job = await carryOut(ctx, tx, caller, result.effects, {
+    tableId: table.id,
+    source,
+    columns,
+    reconcile: { added, removed, definitionVersion },
+  });
+  return {
+    status: 202,
+    body: {
+      governanceId: table.governanceId,
+      trackingUrl: trackingUrl(ctx, table.id),
+      job: jobSummary(job),
+      tableId: table.id,
+      state: result.next,
+      definitionVersion,
+      columns: { added, removed },
+    },
+  };
+}
+
+interface EffectTarget {
+  tableId: string;
+  source: string;
+  columns: Column[];
+  reconcile?: { added: string[]; removed: string[]; definitionVersion: number };
+}
+
+/** Carries out a registration's or replacement's effects in order; returns the baseline job. */
+async function carryOut(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: Caller,
+  effects: Effect[],
+  target: EffectTarget,
+): Promise<Job> {
+  let job: Job | null = null;
+  for (const effect of effects) {
+    if (effect.type === 'reconcile_columns') {
+      await tx.query('UPDATE gds.tables SET columns = $2, definition_version = $3 WHERE id = $1', [
+        target.tableId,
+        JSON.stringify(target.columns),
+        target.reconcile?.definitionVersion ?? 1,
+      ]);
+    } else if (effect.type === 'file_recertification') {
+      await fileRecertificationRequest(tx, {
+        tableId: target.tableId,
+        cause: effect.cause,
+        details: { ...target.reconcile },
+        actor: caller,
+        clock: ctx.clock,
+      });
+    } else if (effect.type === 'enqueue_baseline_job') {
+      job = await enqueueJob(tx, {
+        workspaceId: caller.workspaceId,
+        tableId: target.tableId,
+        type: BASELINE_JOB,
+        createdBy: caller.userId,
+        clock: ctx.clock,
+        params: { source: target.source, columns: target.columns.map((c) => c.name) },
+      });
+    } else {
+      throw new Error(`definitions: unexpected effect ${effect.type}`);
+    }
+  }
+  if (!job) throw new Error('definitions: the lifecycle table enqueued no baseline job');
+  return job;
+}
+
+const jobSummary = (job: Job) => ({ id: job.id, type: job.type, status: job.status });

@@ -1,0 +1,135 @@
+// Recertification requests (`recertification list` / `dismiss`): filed by the engine's
+// `file_recertification` effect (drift, schema change, ingest, manual), listed while OPEN, and dismissed
+// (acknowledged without certifying or rejecting) with an audit entry.
+import type { RecertificationCause } from '../../core/lifecycle/index.js';
+import type { SessionCaller } from '../auth/caller.js';
+import { recordAudit } from '../audit.js';
+import type { Clock } from '../clock.js';
+import type { Db, Queryable } from '../db/index.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
+import { roleAtLeast } from '../../core/scopes.js';
+
+export interface RecertificationRequest {
+  id: string;
+  tableId: string;
+  tableName: string;
+  environmentLabel: string;
+  cause: RecertificationCause;
+  status: 'OPEN' | 'DISMISSED' | 'RESOLVED';
+  details: Record<string, unknown>;
+  createdBy: string | null;
+  createdAt: string;
+  dismissedBy: string | null;
+  dismissedAt: string | null;
+}
+
+interface Row {
+  id: string;
+  table_id: string;
+  table_name: string;
+  environment_label: string;
+  gate_mode: 'ENFORCING' | 'ADVISORY';
+  owner_id: string;
+  cause: RecertificationCause;
+  status: RecertificationRequest['status'];
+  details: Record<string, unknown> | null;
+  created_by: string | null;
+  created_at: Date | string;
+  dismissed_by: string | null;
+  dismissed_at: Date | string | null;
+}
+
+const SELECT = `SELECT r.id, r.table_id, t.name AS table_name, t.environment_label, t.gate_mode, t.owner_id, r.cause,
+    r.status, r.details, r.created_by, r.created_at, r.dismissed_by, r.dismissed_at
+  FROM gds.recertification_requests r JOIN gds.tables t ON t.id = r.table_id`;
+
+function toRequest(row: Row): RecertificationRequest {
+  return {
+    id: row.id,
+    tableId: row.table_id,
+    tableName: row.table_name,
+    environmentLabel: row.environment_label,
+    cause: row.cause,
+    status: row.status,
+    details: row.details ?? {},
+    createdBy: row.created_by,
+    createdAt: new Date(row.created_at).toISOString(),
+    dismissedBy: row.dismissed_by,
+    dismissedAt: row.dismissed_at === null ? null : new Date(row.dismissed_at).toISOString(),
+  };
+}
+
+/** OPEN requests of the workspace's active tables, oldest first; optionally of one table. */
+export async function listOpenRequests(
+  db: Db,
+  workspaceId: string,
+  tableId?: string,
+): Promise<RecertificationRequest[]> {
+  const rows = await db.query<Row>(
+    `${SELECT} WHERE r.workspace_id = $1 AND r.status = 'OPEN' AND t.active AND ($2::text IS NULL OR r.table_id = $2)
+      ORDER BY r.created_at, r.id`,
+    [workspaceId, tableId ?? null],
+  );
+  return rows.map(toRequest);
+}
+
+/**
+ * Dismisses an OPEN request: the table's owner or a STEWARD and above. 404 for unknown requests and other
+ * workspaces'; 400 when it is no longer open.
+ */
+export async function dismissRequest(
+  db: Db,
+  clock: Clock,
+  caller: SessionCaller,
+  requestId: string,
+  reason: string | undefined,
+): Promise<RecertificationRequest> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<Row>(`${SELECT} WHERE r.id = $1 AND r.workspace_id = $2 FOR UPDATE OF r`, [
+      requestId,
+      caller.workspaceId,
+    ]);
+    if (!row)
+      throw notFound('recertification_request_not_found', `Recertification request not found: ${requestId}`);
+    if (row.owner_id !== caller.userId && !roleAtLeast(caller.role, 'STEWARD')) {
+      throw forbidden(
+        'dismiss_forbidden',
+        'Only the table owner or a steward, admin or owner of the workspace can dismiss a recertification request',
+      );
+    }
+    if (row.status !== 'OPEN') {
+      throw badRequest(
+        'not_open',
+        `Recertification request ${requestId} is ${row.status}, not OPEN: nothing to dismiss`,
+      );
+    }
+    const now = new Date(clock()).toISOString();
+    await tx.query(
+      `UPDATE gds.recertification_requests SET status = 'DISMISSED', dismissed_by = $2, dismissed_at = $3 WHERE id = $1`,
+      [requestId, caller.userId, now],
+    );
+    await recordAudit(tx, clock, {
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      tableId: row.table_id,
+      action: 'RECERTIFICATION_DISMISSED',
+      resource: 'semantic_contract',
+      environmentLabel: row.environment_label,
+      gateMode: row.gate_mode,
+      details: { requestId, cause: row.cause, ...(reason ? { reason } : {}) },
+    });
+    return toRequest({ ...row, status: 'DISMISSED', dismissed_by: caller.userId, dismissed_at: now });
+  });
+}
+
+/**
+ * Marks the table's OPEN requests RESOLVED (certification answers them); returns their ids. For cert's
+ * certify route, in its transaction.
+ */
+export async function resolveOpenRequests(q: Queryable, tableId: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `UPDATE gds.recertification_requests SET status = 'RESOLVED' WHERE table_id = $1 AND status = 'OPEN' RETURNING id`,
+    [tableId],
+  );
+  return rows.map((r) => r.id);
+}

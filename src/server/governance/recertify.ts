@@ -1,0 +1,370 @@
+// The pipeline recertification signal (spec §4.8): reads the batch of rebuilt tables from `tables` or from
+// dbt run results (schema v4-v6, optionally resolved through a manifest), resolves the environment, and
+// applies `recertify_signal` to each governed table it names. Names matching no governed table are a
+// silent `not_governed`.
+import { parseDottedName } from '../../core/artifacts/identifiers.js';
+import type { IntegrationCaller } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest, forbidden } from '../errors.js';
+import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
+import type { TableRow } from './tables.js';
+import { listTables } from './tables.js';
+
+export const MAX_TABLES = 500;
+const RUN_RESULTS_VERSIONS = [4, 5, 6];
+
+/** One rebuilt table as submitted: its name, and what identifies its definition when known. */
+export interface BatchEntry {
+  name: string;
+  schema?: string;
+  /** A definition hash (`tables[].definitionHash`) or the manifest node's checksum. */
+  definitionHash?: string;
+}
+
+export interface RecertifyResponse {
+  environmentLabel: string;
+  submitted: number;
+  governed: number;
+  outcomes: Array<{ table: string; outcome: string; driftDetected: boolean }>;
+}
+
+type Body = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const WRAPPED_FIELDS = ['tables', 'runResults', 'manifest', 'environmentLabel', 'trigger', 'evidence'];
+
+interface Signal {
+  batch: BatchEntry[];
+  raw: boolean;
+  environmentLabel?: string;
+  trigger: string;
+  evidence?: Body;
+  /** Run-results summary stamped on the audit event (invocation id, dbt version). */
+  run?: Record<string, unknown>;
+}
+
+/** Reads the body into a batch; 400 for every malformed shape §7.2 lists. */
+export function readSignal(body: unknown): Signal {
+  if (!isObject(body)) throw badRequest('invalid_request', 'Send a JSON object with tables or runResults.');
+  const hasTables = 'tables' in body;
+  const hasRun = 'runResults' in body;
+  const raw = !hasTables && !hasRun && isObject(body['metadata']) && Array.isArray(body['results']);
+  if (raw) return { ...fromRunResults(body, undefined), raw: true, trigger: 'PIPELINE_RUN' };
+  if (hasTables === hasRun) {
+    throw badRequest(
+      'invalid_request',
+      hasTables
+        ? 'Send exactly one of tables or runResults, not both.'
+        : 'Send exactly one of tables (names of rebuilt tables) or runResults (a dbt run_results.json).',
+    );
+  }
+  const unknown = Object.keys(body).filter((k) => !WRAPPED_FIELDS.includes(k));
+  if (unknown.length > 0) {
+    throw badRequest(
+      'invalid_request',
+      `Unknown fields: ${unknown.join(', ')}. Allowed: ${WRAPPED_FIELDS.join(', ')}.`,
+      {
+        unknown,
+      },
+    );
+  }
+  const environmentLabel = body['environmentLabel'];
+  if (environmentLabel !== undefined && (typeof environmentLabel !== 'string' || environmentLabel === '')) {
+    throw badRequest('invalid_request', 'environmentLabel must be a non-empty string.', {
+      field: 'environmentLabel',
+    });
+  }
+  const trigger = body['trigger'] ?? 'PIPELINE_RUN';
+  if (typeof trigger !== 'string' || trigger === '') {
+    throw badRequest('invalid_request', 'trigger must be a non-empty string.', { field: 'trigger' });
+  }
+  const evidence = body['evidence'];
+  if (evidence !== undefined && !isObject(evidence)) {
+    throw badRequest('invalid_request', 'evidence must be an object (kind, runId, summary).', {
+      field: 'evidence',
+    });
+  }
+  const read = hasTables
+    ? { batch: fromTables(body['tables']) }
+    : fromRunResults(body['runResults'], body['manifest']);
+  return {
+    ...read,
+    raw: false,
+    trigger,
+    ...(environmentLabel === undefined ? {} : { environmentLabel }),
+    ...(evidence === undefined ? {} : { evidence }),
+  };
+}
+
+function fromTables(tables: unknown): BatchEntry[] {
+  if (!Array.isArray(tables) || tables.length === 0) {
+    throw badRequest(
+      'invalid_tables',
+      `tables must be an array of 1-${MAX_TABLES} table names or {name, schema?, definitionHash?} objects.`,
+      {
+        field: 'tables',
+      },
+    );
+  }
+  if (tables.length > MAX_TABLES) throw tooMany(tables.length);
+  return tables.map((entry, index) => {
+    if (typeof entry === 'string' && entry.trim() !== '') return { name: entry.trim() };
+    const invalid = () =>
+      badRequest('invalid_tables', `tables[${index}] must be a table name or an object with a string name.`, {
+        field: `tables[${index}]`,
+      });
+    if (!isObject(entry) || typeof entry['name'] !== 'string' || entry['name'].trim() === '') throw invalid();
+    const { schema, definitionHash } = entry;
+    if (
+      (schema !== undefined && typeof schema !== 'string') ||
+      (definitionHash !== undefined && typeof definitionHash !== 'string')
+    ) {
+      throw invalid();
+    }
+    return {
+      name: entry['name'].trim(),
+      ...(schema ? { schema } : {}),
+      ...(definitionHash ? { definitionHash } : {}),
+    };
+  });
+}
+
+const tooMany = (count: number) =>
+  badRequest(
+    'too_many_tables',
+    `A signal names at most ${MAX_TABLES} tables; this one names ${count}. Split the batch.`,
+    {
+      count,
+      max: MAX_TABLES,
+    },
+  );
+
+const malformed = (why: string) =>
+  badRequest('malformed_run_results', `runResults is not a dbt run_results.json (schema v4-v6): ${why}.`);
+
+interface ManifestNode {
+  name?: unknown;
+  alias?: unknown;
+  schema?: unknown;
+  resource_type?: unknown;
+  checksum?: { checksum?: unknown };
+}
+
+/** The manifest's nodes when it looks like a dbt manifest; anything else is ignored (never an error). */
+function manifestNodes(manifest: unknown): Record<string, ManifestNode> | null {
+  if (!isObject(manifest) || !isObject(manifest['nodes'])) return null;
+  return manifest['nodes'] as Record<string, ManifestNode>;
+}
+
+function fromRunResults(
+  runResults: unknown,
+  manifest: unknown,
+): { batch: BatchEntry[]; run: Record<string, unknown> } {
+  if (!isObject(runResults)) throw malformed('it is not an object');
+  const metadata = runResults['metadata'];
+  const results = runResults['results'];
+  if (!isObject(metadata)) throw malformed('metadata is missing');
+  if (!Array.isArray(results)) throw malformed('results is not an array');
+  const version = /\/run-results\/v(\d+)\.json$/.exec(String(metadata['dbt_schema_version'] ?? ''))?.[1];
+  if (!version || !RUN_RESULTS_VERSIONS.includes(Number(version))) {
+    throw malformed(
+      `metadata.dbt_schema_version is ${JSON.stringify(metadata['dbt_schema_version'] ?? null)}`,
+    );
+  }
+  const nodes = manifestNodes(manifest);
+  const seen = new Map<string, BatchEntry>();
+  for (const [index, result] of results.entries()) {
+    if (
+      !isObject(result) ||
+      typeof result['status'] !== 'string' ||
+      typeof result['unique_id'] !== 'string'
+    ) {
+      throw malformed(`results[${index}] has no status or unique_id`);
+    }
+    const uniqueId = result['unique_id'];
+    if (result['status'] !== 'success' || !uniqueId.startsWith('model.')) continue;
+    const entry = resolveModel(uniqueId, result['relation_name'], nodes?.[uniqueId]);
+    if (entry && !seen.has(entry.name.toLowerCase())) seen.set(entry.name.toLowerCase(), entry);
+  }
+  if (seen.size === 0) {
+    throw badRequest(
+      'nothing_built',
+      'The run built nothing: no model result has status success, so there is nothing to recertify.',
+    );
+  }
+  if (seen.size > MAX_TABLES) throw tooMany(seen.size);
+  return {
+    batch: [...seen.values()],
+    run: {
+      schemaVersion: Number(version),
+      invocationId: metadata['invocation_id'] ?? null,
+      dbtVersion: metadata['dbt_version'] ?? null,
+      manifestUsed: nodes !== null,
+    },
+  };
+}
+
+/** A model's table name: the manifest node's alias/name, else the relation name's last part, else the unique id's. */
+function resolveModel(
+  uniqueId: string,
+  relationName: unknown,
+  node: ManifestNode | undefined,
+): BatchEntry | null {
+  const checksum = typeof node?.checksum?.checksum === 'string' ? node.checksum.checksum : undefined;
+  const fromNode =
+    typeof node?.alias === 'string' ? node.alias : typeof node?.name === 'string' ? node.name : undefined;
+  const relation = typeof relationName === 'string' ? parseDottedName(relationName) : undefined;
+  const name = fromNode ?? relation?.at(-1) ?? uniqueId.split('.')[2];
+  if (!name) return null;
+  const schema = typeof node?.schema === 'string' ? node.schema : relation?.at(-2);
+  return { name, ...(schema ? { schema } : {}), ...(checksum ? { definitionHash: checksum } : {}) };
+}
+
+/** The environment the signal acts in (§4.8 "Environment resolution"), with its 400 and 403 cases. */
+async function resolveEnvironment(
+  ctx: AppContext,
+  caller: IntegrationCaller,
+  signal: Signal,
+): Promise<string> {
+  let label: string;
+  if (caller.env !== '*') {
+    if (signal.environmentLabel !== undefined && signal.environmentLabel !== caller.env) {
+      throw forbidden(
+        'environment_mismatch',
+        `This token is scoped to environment ${caller.env}; the body names ${signal.environmentLabel}.`,
+        { tokenEnv: caller.env, environmentLabel: signal.environmentLabel },
+      );
+    }
+    label = caller.env;
+  } else if (signal.raw) {
+    throw badRequest(
+      'environment_required',
+      'A raw run-results body carries no environmentLabel: send it with an environment-scoped token, or wrap it as {"runResults": …, "environmentLabel": …}.',
+    );
+  } else if (signal.environmentLabel === undefined) {
+    throw badRequest(
+      'environment_required',
+      'environmentLabel is required with an environment-agnostic token.',
+      {
+        field: 'environmentLabel',
+      },
+    );
+  } else {
+    label = signal.environmentLabel;
+  }
+  const [tier] = await ctx.db.query(
+    'SELECT 1 FROM gds.connectors WHERE workspace_id = $1 AND environment_label = $2 LIMIT 1',
+    [caller.workspaceId, label],
+  );
+  if (!tier) {
+    throw badRequest(
+      'unknown_environment',
+      `Environment ${label} is not configured in this workspace (no connector serves it).`,
+      {
+        environmentLabel: label,
+      },
+    );
+  }
+  return label;
+}
+
+function matchTable(tables: TableRow[], entry: BatchEntry, byExplicitSchema: boolean): TableRow | undefined {
+  const name = entry.name.toLowerCase();
+  return tables.find((t) => {
+    const [schema, object] = t.source ? (t.source.split('.') as [string, string]) : [undefined, undefined];
+    const named = t.name.toLowerCase() === name || object?.toLowerCase() === name;
+    const inSchema =
+      !byExplicitSchema || !entry.schema || schema?.toLowerCase() === entry.schema.toLowerCase();
+    return named && inSchema;
+  });
+}
+
+export async function recertify(
+  ctx: AppContext,
+  caller: IntegrationCaller,
+  body: unknown,
+): Promise<RecertifyResponse> {
+  const signal = readSignal(body);
+  const environmentLabel = await resolveEnvironment(ctx, caller, signal);
+  const explicit = !signal.run;
+  return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+    const tables = (await listTables(tx, caller.workspaceId)).filter(
+      (t) => t.mode === 'MODE_A' && t.environmentLabel === environmentLabel,
+    );
+    const outcomes: RecertifyResponse['outcomes'] = [];
+    for (const entry of signal.batch) {
+      const table = matchTable(tables, entry, explicit);
+      if (!table) {
+        outcomes.push({ table: entry.name, outcome: 'not_governed', driftDetected: false });
+        continue;
+      }
+      outcomes.push(await signalTable(ctx, tx, caller, signal, table, entry, environmentLabel));
+    }
+    return {
+      environmentLabel,
+      submitted: signal.batch.length,
+      governed: outcomes.filter((o) => o.outcome !== 'not_governed').length,
+      outcomes,
+    };
+  });
+}
+
+async function signalTable(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: IntegrationCaller,
+  signal: Signal,
+  table: TableRow,
+  entry: BatchEntry,
+  environmentLabel: string,
+): Promise<RecertifyResponse['outcomes'][number]> {
+  const driftDetected =
+    entry.definitionHash !== undefined &&
+    table.definitionChecksum !== null &&
+    table.definitionChecksum !== entry.definitionHash;
+  const result = await applyTrigger(tx, {
+    table,
+    trigger: 'recertify_signal',
+    context: { mode: table.mode, driftDetected },
+    actor: caller,
+    clock: ctx.clock,
+    details: {
+      trigger: signal.trigger,
+      environmentLabel,
+      submittedAs: entry.name,
+      driftDetected,
+      ...(signal.evidence ? { evidence: signal.evidence } : {}),
+      ...(signal.run ? { runResults: signal.run } : {}),
+      ...(entry.definitionHash ? { definitionHash: entry.definitionHash } : {}),
+    },
+  });
+  const outcome = result.recertifyOutcome ?? 'not_governed';
+  if (outcome === 'not_governed') return { table: entry.name, outcome, driftDetected: false };
+  for (const effect of result.effects) {
+    if (effect.type === 'record_ingest') {
+      await tx.query(
+        `UPDATE gds.tables SET data_version = data_version + 1, definition_checksum = COALESCE($2, definition_checksum)
+          WHERE id = $1`,
+        [table.id, entry.definitionHash ?? null],
+      );
+    } else if (effect.type === 'file_recertification') {
+      await fileRecertificationRequest(tx, {
+        tableId: table.id,
+        cause: effect.cause,
+        details: {
+          trigger: signal.trigger,
+          ...(signal.evidence ? { evidence: signal.evidence } : {}),
+          ...(entry.definitionHash ? { definitionHash: entry.definitionHash } : {}),
+        },
+        actor: caller,
+        clock: ctx.clock,
+      });
+    } else {
+      throw new Error(`recertify: unexpected effect ${effect.type}`);
+    }
+  }
+  return { table: entry.name, outcome, driftDetected };
+}

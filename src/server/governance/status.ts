@@ -1,0 +1,84 @@
+// What `status` and `quarantine open` show about a table: certification info from the audit trail,
+// schema drift computed live against the warehouse object, and the table's DDL.
+import type { Queryable } from '../db/index.js';
+import type { Column } from '../records/columns.js';
+import { describeWarehouseObject, quoteIdent, quoteSource } from '../warehouse.js';
+import type { TableRow } from './tables.js';
+
+export interface Certification {
+  /** How many times the table reached CERTIFIED (its latest contract version number). */
+  version: number;
+  certifiedAt: string;
+  certifiedBy: string | null;
+}
+
+/** The latest certification of the table, or null when it was never certified. */
+export async function latestCertification(q: Queryable, tableId: string): Promise<Certification | null> {
+  const [row] = await q.query<{ version: number; created_at: Date | string; user_id: string | null }>(
+    `SELECT count(*) OVER ()::int AS version, created_at, user_id FROM gds.audit_log
+      WHERE table_id = $1 AND action = 'TABLE_CERTIFIED' ORDER BY seq DESC LIMIT 1`,
+    [tableId],
+  );
+  return row
+    ? { version: row.version, certifiedAt: new Date(row.created_at).toISOString(), certifiedBy: row.user_id }
+    : null;
+}
+
+export interface SchemaDrift {
+  /** False for a Mode B table: it has no warehouse object to compare with. */
+  checked: boolean;
+  drifted: boolean;
+  /** The warehouse object no longer exists. */
+  objectMissing: boolean;
+  /** In the warehouse object, not registered. */
+  added: string[];
+  /** Registered, gone from the warehouse object. */
+  removed: string[];
+  typeChanged: Array<{ column: string; registered: string; warehouse: string }>;
+}
+
+export async function schemaDrift(q: Queryable, table: TableRow): Promise<SchemaDrift> {
+  const none = { added: [], removed: [], typeChanged: [] };
+  if (table.mode !== 'MODE_A' || !table.source)
+    return { checked: false, drifted: false, objectMissing: false, ...none };
+  const live = await describeWarehouseObject(q, table.source);
+  if (!live) {
+    return {
+      checked: true,
+      drifted: true,
+      objectMissing: true,
+      ...none,
+      removed: table.columns.map((c) => c.name),
+    };
+  }
+  const added = live.filter((c) => !table.columns.some((r) => r.name === c.name)).map((c) => c.name);
+  const removed = table.columns.filter((r) => !live.some((c) => c.name === r.name)).map((r) => r.name);
+  const typeChanged = table.columns.flatMap((r) => {
+    const c = live.find((l) => l.name === r.name);
+    return c && c.type !== r.type ? [{ column: r.name, registered: r.type, warehouse: c.type }] : [];
+  });
+  const drifted = added.length + removed.length + typeChanged.length > 0;
+  return { checked: true, drifted, objectMissing: false, added, removed, typeChanged };
+}
+
+const SQL_TYPES: Record<Column['type'], string> = {
+  text: 'text',
+  integer: 'bigint',
+  numeric: 'numeric',
+  boolean: 'boolean',
+  date: 'date',
+  timestamp: 'timestamptz',
+};
+
+/** The table's DDL: a view over its source for Mode A, the custody table's definition for Mode B. */
+export function tableDdl(table: TableRow): string {
+  const name = quoteIdent(table.name);
+  if (table.mode === 'MODE_A' && table.source) {
+    const select = table.columns.map((c) => `  ${quoteIdent(c.name)}`).join(',\n');
+    return `CREATE OR REPLACE VIEW ${name} AS\nSELECT\n${select}\nFROM ${quoteSource(table.source)};\n`;
+  }
+  const columns = table.columns
+    .map((c) => `  ${quoteIdent(c.name)} ${SQL_TYPES[c.type]}${c.required ? ' NOT NULL' : ''}`)
+    .join(',\n');
+  return `CREATE TABLE ${name} (\n  "id" text PRIMARY KEY,\n${columns}\n);\n`;
+}

@@ -1,0 +1,30 @@
+// Registering definitions: the spec's `POST /api/workspace/definitions` (§4.7, a MANAGEMENT token with
+// `workspace:write:definition`, no session branch) and the CLI's `POST /api/artifacts` (`push`: the same
+// rules for a person's session JWT or `cli_` token). Also registers the auto-baseline job handler.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { requireManagement, requireSession } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { runBaselineJob } from '../governance/baseline.js';
+import type { RegistrationOutcome } from '../governance/definitions.js';
+import { BASELINE_JOB, readDefinitionBody, registerDefinition } from '../governance/definitions.js';
+import { registerJobHandler } from '../governance/jobs.js';
+
+export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
+  registerJobHandler(BASELINE_JOB, runBaselineJob);
+
+  const send = (reply: FastifyReply, outcome: RegistrationOutcome) =>
+    reply.code(outcome.status).send(outcome.body);
+
+  app.post('/api/workspace/definitions', async (request, reply) => {
+    const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:definition', false);
+    const input = readDefinitionBody(request.body, true);
+    return send(reply, await registerDefinition(ctx, caller, input, 'definitions'));
+  });
+
+  app.post('/api/artifacts', async (request, reply) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const input = readDefinitionBody(request.body, false);
+    return send(reply, await registerDefinition(ctx, caller, input, 'push'));
+  });
+}

@@ -1,0 +1,107 @@
+// The CLI's table paths: list (`list`, `quarantine list`), status, DDL (`quarantine open`) and soft delete.
+// A person's session JWT or `cli_` token; always the caller's own workspace.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
+import { requireSession } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { badRequest } from '../errors.js';
+import { applyTrigger, governedTransaction } from '../governance/engine.js';
+import { activeJobs } from '../governance/jobs.js';
+import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
+import { listTables, loadTable } from '../governance/tables.js';
+import type { Query } from '../query.js';
+import { rejectUnknownParams, stringParam } from '../query.js';
+import { slugOf } from '../governance/definitions.js';
+
+type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
+
+export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/api/tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    rejectUnknownParams(request.query, ['state']);
+    const state = stringParam(request.query, 'state');
+    if (state !== undefined && !(LIFECYCLE_STATES as readonly string[]).includes(state)) {
+      throw badRequest(
+        'invalid_query',
+        `state must be one of ${LIFECYCLE_STATES.join(', ')}; got "${state}".`,
+        {
+          parameter: 'state',
+        },
+      );
+    }
+    const tables = await listTables(ctx.db, caller.workspaceId, state);
+    return {
+      tables: tables.map((t) => ({
+        id: t.id,
+        name: t.name,
+        mode: t.mode,
+        state: t.state,
+        gate: t.gateMode,
+        environmentLabel: t.environmentLabel,
+      })),
+    };
+  });
+
+  app.get('/api/tables/:tableId/status', async (request: TableRequest) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const jobs = await activeJobs(ctx.db, table.id);
+    return {
+      id: table.id,
+      governanceId: table.governanceId,
+      name: table.name,
+      mode: table.mode,
+      state: table.state,
+      gate: table.gateMode,
+      environmentLabel: table.environmentLabel,
+      source: table.source,
+      definitionVersion: table.definitionVersion,
+      gate1Version: table.gate1Version,
+      dataVersion: table.dataVersion,
+      certification: await latestCertification(ctx.db, table.id),
+      schemaDrift: await schemaDrift(ctx.db, table),
+      activeJobs: jobs.map((j) => ({ id: j.id, type: j.type, status: j.status, createdAt: j.createdAt })),
+    };
+  });
+
+  app.get('/api/tables/:tableId/ddl', async (request: TableRequest) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    return {
+      tableId: table.id,
+      name: table.name,
+      mode: table.mode,
+      state: table.state,
+      fileName: `${slugOf(table.name) || table.id}.sql`,
+      ddl: tableDdl(table),
+    };
+  });
+
+  app.delete('/api/tables/:tableId', async (request: TableRequest) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
+      const result = await applyTrigger(tx, {
+        table,
+        trigger: 'deleted',
+        context: {
+          mode: table.mode,
+          actor: { role: caller.role, isTableOwner: table.ownerId === caller.userId },
+        },
+        actor: caller,
+        clock: ctx.clock,
+        details: { source: table.source },
+      });
+      const deletedAt = new Date(ctx.clock()).toISOString();
+      for (const effect of result.effects) {
+        if (effect.type !== 'soft_delete') throw new Error(`delete: unexpected effect ${effect.type}`);
+        await tx.query(
+          'UPDATE gds.tables SET active = false, deleted_at = $2, updated_at = $2 WHERE id = $1',
+          [table.id, deletedAt],
+        );
+      }
+      return { id: table.id, governanceId: table.governanceId, state: result.next, deletedAt };
+    });
+  });
+}
