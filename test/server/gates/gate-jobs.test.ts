@@ -178,6 +178,44 @@ describe('Gate 3', () => {
     const [table] = await server.sql('SELECT state FROM gds.tables WHERE id = $1', [orders]);
     expect(table.state).toBe('QUARANTINED');
   });
+
+  it('runs against the auto-baseline of a pushed definition, and sees drift once the warehouse grows', async () => {
+    const pushed = await server.request('POST', '/api/artifacts', {
+      token,
+      body: {
+        filename: 'products.yml',
+        content: 'table: products\nsource: analytics_dev.products\ncolumns: [id, sku, name, price]\n',
+        connectorId: server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id,
+      },
+    });
+    expect(pushed.status).toBe(202);
+    const products = pushed.body.governanceId as string;
+    const baseline = pushed.body.job.id as string;
+    const early = await server.request('POST', `/api/tables/${products}/gate-runs`, {
+      token,
+      body: { gate: 3, baseline },
+    });
+    expect(early.status).toBe(409);
+    await server.jobs.runPending();
+    expect((await job(baseline, '', 1)).body.status).toBe('SUCCEEDED');
+
+    const gate3 = () =>
+      server.request('POST', `/api/tables/${products}/gate-runs`, { token, body: { gate: 3, baseline } });
+    const steady = await gate3();
+    await server.jobs.runPending();
+    expect((await job(steady.body.job.id, '/result', 3)).body.result.passed).toBe(true);
+    await server.sql(
+      `INSERT INTO analytics_dev.products VALUES ('p04', 'SKU-004', NULL, 1), ('p05', 'SKU-005', NULL, 2)`,
+    );
+    const grown = await gate3();
+    await server.jobs.runPending();
+    const drift = (await job(grown.body.job.id, '/result', 3)).body.result;
+    expect(drift.passed).toBe(false);
+    const failed = drift.checks
+      .filter((c: { passed: boolean }) => !c.passed)
+      .map((c: { name: string }) => c.name);
+    expect(failed).toEqual(['row_count_drift', 'null_rate_drift.name']);
+  });
 });
 
 describe('job lookups', () => {
