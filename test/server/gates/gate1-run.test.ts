@@ -49,10 +49,10 @@ const db = (): Queryable => ({
 });
 const versionsOf = async (tableId: string) => {
   const [row] = await server.sql(
-    'SELECT definition_version, gate1_version, data_version FROM gds.tables WHERE id = $1',
+    'SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data FROM gds.tables WHERE id = $1',
     [tableId],
   );
-  return row as { definition_version: number; gate1_version: number; data_version: number };
+  return { versions: row as { definition: number; gate1: number; data: number } };
 };
 const proofCount = async () =>
   (await server.sql<{ n: number }>('SELECT count(*)::int AS n FROM gds.gate_proofs'))[0]?.n;
@@ -254,11 +254,7 @@ describe('dry run and submission', () => {
       failedPredicates: response.body.failedPredicates,
     });
     const versions = await versionsOf(orders);
-    expect(stored?.tableVersion).toEqual({
-      definition: versions.definition_version,
-      gate1: versions.gate1_version,
-      data: versions.data_version,
-    });
+    expect(stored?.tableVersion).toEqual(versions.versions);
     expect(stored && isProofFresh(stored, versions)).toBe(true);
   });
 
