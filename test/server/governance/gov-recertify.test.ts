@@ -114,6 +114,17 @@ describe('tables', () => {
     expect(audit?.details.trigger).toBe('MANUAL_BACKFILL');
   });
 
+  it('signals a table named twice in one batch once', async () => {
+    const before = (await openRequests('categorydim')).length;
+    const response = await signal({ tables: ['categorydim', 'CATEGORYDIM'], environmentLabel: 'dev' });
+    expect(response.body).toMatchObject({ submitted: 2, governed: 2 });
+    expect(response.body.outcomes.map((o: { table: string }) => o.table)).toEqual([
+      'categorydim',
+      'CATEGORYDIM',
+    ]);
+    expect(await openRequests('categorydim')).toHaveLength(before + 1);
+  });
+
   it('matches only tables of the resolved environment', async () => {
     const response = await signal({ tables: ['categorydim'], environmentLabel: 'production' });
     expect(response.body).toMatchObject({ environmentLabel: 'production', governed: 0 });
