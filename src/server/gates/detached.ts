@@ -2,6 +2,7 @@
 // handler reads the table's rows in a read-only transaction and returns a report stored as the
 // job's result. They change no state and certify nothing.
 import type { Db, Queryable } from '../db/index.js';
+import type { BaselineReport } from '../governance/baseline.js';
 import type { Job, JobEnv } from '../governance/jobs.js';
 import { registerJobHandler } from '../governance/jobs.js';
 import type { ColumnType } from '../records/columns.js';
@@ -30,12 +31,6 @@ export interface EvidenceReport {
   tableVersion: TableVersions;
   baselineReportId?: string;
   finishedAt: string;
-}
-
-/** What Gate 3 reads of a `gate-baseline-auto` job's result (gov's baseline report). */
-export interface BaselineReport {
-  rowCount: number;
-  columns: Array<{ name: string; nullCount: number }>;
 }
 
 /** Gate 3 drift limits: relative row-count change, and absolute null-rate change per column. */

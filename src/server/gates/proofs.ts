@@ -97,13 +97,9 @@ export async function latestSubmitProof(q: Queryable, tableId: string): Promise<
 /** Fresh when the proof's three versions equal the table's current ones. */
 export function isProofFresh(
   proof: { tableVersion: TableVersions },
-  table:
-    { versions: TableVersions } | { definition_version: number; gate1_version: number; data_version: number },
+  table: { versions: TableVersions },
 ): boolean {
-  const current =
-    'versions' in table
-      ? table.versions
-      : { definition: table.definition_version, gate1: table.gate1_version, data: table.data_version };
+  const current = table.versions;
   return (
     proof.tableVersion.definition === current.definition &&
     proof.tableVersion.gate1 === current.gate1 &&

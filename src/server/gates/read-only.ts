@@ -4,6 +4,7 @@
 import type { Db, Queryable } from '../db/index.js';
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const WORK_MEM = '64MB';
 
 export async function readOnly<T>(db: Db, timeoutMs: number, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)
@@ -11,6 +12,8 @@ export async function readOnly<T>(db: Db, timeoutMs: number, fn: (tx: Queryable)
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
+    // Samples number rows with a window over the whole object: sort in memory, not in temp files.
+    await tx.query(`SET LOCAL work_mem = '${WORK_MEM}'`);
     return fn(tx);
   });
 }

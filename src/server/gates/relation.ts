@@ -126,7 +126,12 @@ function rowsCte(
 ): string {
   const columns = present.map(quoteIdent).join(', ') || 'NULL AS __gds_none';
   if (!options.sample) return `WITH gate_rows AS (SELECT ${columns} FROM ${from})`;
-  const filter = sampleFilter(options.sample, options.seed ?? '', params.add);
+  const filter = sampleFilter(
+    options.sample,
+    options.seed ?? '',
+    params.add,
+    `(SELECT count(*) FROM ${from})`,
+  );
   return `WITH src AS (
       SELECT ${present.map((c) => `b.${quoteIdent(c)}`).join(', ') || 'NULL AS __gds_none'},
              row_number() OVER (ORDER BY ${order || 'true'}) AS __gds_ord, count(*) OVER () AS __gds_total

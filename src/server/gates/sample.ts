@@ -43,9 +43,15 @@ export function newSampleSeed(): string {
 
 /**
  * The WHERE/ORDER/LIMIT tail that keeps a sample's rows of `src` (which has `__gds_ord`, the row
- * number, and `__gds_total`). `param` binds a value and returns its placeholder.
+ * number, and `__gds_total`). `param` binds a value and returns its placeholder; `totalSql` is a
+ * scalar subquery counting the rows (chunks need the total outside the per-row scan).
  */
-export function sampleFilter(sample: SampleSpec, seed: string, param: (value: unknown) => string): string {
+export function sampleFilter(
+  sample: SampleSpec,
+  seed: string,
+  param: (value: unknown) => string,
+  totalSql: string,
+): string {
   switch (sample.kind) {
     case 'head':
       return `WHERE __gds_ord <= ${param(sample.rows)}::bigint`;
@@ -54,11 +60,12 @@ export function sampleFilter(sample: SampleSpec, seed: string, param: (value: un
     case 'random':
       return `ORDER BY md5(${param(seed)}::text || __gds_ord::text) LIMIT ${param(sample.rows)}::bigint`;
     case 'chunks': {
+      // Uncorrelated, so PostgreSQL builds the set of row numbers once and probes it per row.
       const k = `${param(sample.chunks)}::bigint`;
       const n = `${param(sample.rows)}::bigint`;
-      const start = `1 + CASE WHEN ${k} = 1 THEN 0 ELSE floor(g.i * GREATEST(__gds_total - ${n}, 0)::numeric / (${k} - 1))::bigint END`;
-      return `WHERE EXISTS (SELECT 1 FROM generate_series(0, ${k} - 1) AS g(i)
-                     WHERE __gds_ord BETWEEN ${start} AND ${start} + ${n} - 1)`;
+      const total = totalSql;
+      const start = `1 + CASE WHEN ${k} = 1 THEN 0 ELSE floor(g.i * GREATEST(${total} - ${n}, 0)::numeric / (${k} - 1))::bigint END`;
+      return `WHERE __gds_ord IN (SELECT ${start} + o.j FROM generate_series(0, ${k} - 1) AS g(i), generate_series(0, ${n} - 1) AS o(j))`;
     }
   }
 }

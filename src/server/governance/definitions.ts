@@ -119,21 +119,19 @@ export async function loadConnector(
 }
 
 /** Refuses a connector in an environment the caller cannot act in (403). */
-function checkEnvironment(caller: Caller, connector: ConnectorRow): void {
+function checkEnvironment(caller: Caller, environmentLabel: string, what: string): void {
   const allowed =
     caller.kind === 'integration'
-      ? environmentAllows(caller.env, connector.environmentLabel)
-      : caller.envScope.includes(connector.environmentLabel);
+      ? environmentAllows(caller.env, environmentLabel)
+      : caller.envScope.includes(environmentLabel);
   if (allowed) return;
   const held =
     caller.kind === 'integration'
       ? `This token is scoped to environment ${caller.env}`
       : `Your environment scope is ${caller.envScope.join(', ') || 'empty'}`;
-  throw forbidden(
-    'environment_mismatch',
-    `${held}; connector ${connector.name} is in ${connector.environmentLabel}, which the table would inherit.`,
-    { connectorEnvironment: connector.environmentLabel },
-  );
+  throw forbidden('environment_mismatch', `${held}; ${what} is in ${environmentLabel}.`, {
+    environmentLabel,
+  });
 }
 
 async function parse(input: DefinitionInput): Promise<GovernanceArtifact> {
@@ -205,7 +203,11 @@ interface Prepared {
 
 async function prepare(ctx: AppContext, caller: Caller, input: DefinitionInput): Promise<Prepared> {
   const connector = await loadConnector(ctx.db, caller.workspaceId, input.connectorId);
-  checkEnvironment(caller, connector);
+  checkEnvironment(
+    caller,
+    connector.environmentLabel,
+    `connector ${connector.name}, whose environment the table inherits,`,
+  );
   const artifact = await parse(input);
   const resolved = resolveSource(artifact, input.source);
   if (!resolved.ok) throw badRequest(resolved.error.code, resolved.error.message);
@@ -344,6 +346,7 @@ async function replace(
 ): Promise<RegistrationOutcome> {
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
+  if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
   const added = columns.filter((c) => !table?.columns.some((o) => o.name === c.name)).map((c) => c.name);
   const removed = (table?.columns ?? [])
     .filter((o) => !columns.some((c) => c.name === o.name))

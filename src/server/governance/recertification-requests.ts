@@ -5,7 +5,7 @@ import type { RecertificationCause } from '../../core/lifecycle/index.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/index.js';
+import type { Db, Queryable } from '../db/index.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { roleAtLeast } from '../../core/scopes.js';
 
@@ -120,4 +120,16 @@ export async function dismissRequest(
     });
     return toRequest({ ...row, status: 'DISMISSED', dismissed_by: caller.userId, dismissed_at: now });
   });
+}
+
+/**
+ * Marks the table's OPEN requests RESOLVED (certification answers them); returns their ids. For cert's
+ * certify route, in its transaction.
+ */
+export async function resolveOpenRequests(q: Queryable, tableId: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `UPDATE gds.recertification_requests SET status = 'RESOLVED' WHERE table_id = $1 AND status = 'OPEN' RETURNING id`,
+    [tableId],
+  );
+  return rows.map((r) => r.id);
 }

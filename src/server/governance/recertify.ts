@@ -295,13 +295,18 @@ export async function recertify(
       (t) => t.mode === 'MODE_A' && t.environmentLabel === environmentLabel,
     );
     const outcomes: RecertifyResponse['outcomes'] = [];
+    // A table named twice in one batch is signalled once; both entries report that outcome.
+    const signalled = new Map<string, RecertifyResponse['outcomes'][number]>();
     for (const entry of signal.batch) {
       const table = matchTable(tables, entry, explicit);
       if (!table) {
         outcomes.push({ table: entry.name, outcome: 'not_governed', driftDetected: false });
         continue;
       }
-      outcomes.push(await signalTable(ctx, tx, caller, signal, table, entry, environmentLabel));
+      const earlier = signalled.get(table.id);
+      const outcome = earlier ?? (await signalTable(ctx, tx, caller, signal, table, entry, environmentLabel));
+      signalled.set(table.id, outcome);
+      outcomes.push({ ...outcome, table: entry.name });
     }
     return {
       environmentLabel,

@@ -53,15 +53,13 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
           }
           return cancelled ?? job;
         });
-    if (after.status !== 'CANCELLED') {
+    // A job that had ended before this call (or ended while it ran) is not cancelled by it.
+    if (after === job || after.status !== 'CANCELLED') {
       throw new HttpError(
         409,
         'job_terminal',
         `Job ${job.id} already ended (${after.status}); there is nothing to cancel.`,
-        {
-          jobId: job.id,
-          status: after.status,
-        },
+        { jobId: job.id, status: after.status },
       );
     }
     return jobBody(after);

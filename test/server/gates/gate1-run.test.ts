@@ -18,6 +18,7 @@ interface Result {
   passed: boolean;
   failingRows: number | null;
   severity: string;
+  detail: string;
   skipped?: boolean;
 }
 
@@ -48,10 +49,10 @@ const db = (): Queryable => ({
 });
 const versionsOf = async (tableId: string) => {
   const [row] = await server.sql(
-    'SELECT definition_version, gate1_version, data_version FROM gds.tables WHERE id = $1',
+    'SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data FROM gds.tables WHERE id = $1',
     [tableId],
   );
-  return row as { definition_version: number; gate1_version: number; data_version: number };
+  return { versions: row as { definition: number; gate1: number; data: number } };
 };
 const proofCount = async () =>
   (await server.sql<{ n: number }>('SELECT count(*)::int AS n FROM gds.gate_proofs'))[0]?.n;
@@ -139,6 +140,25 @@ describe('Gate 1 on the seeded warehouse rows', () => {
       `UPDATE gds.tables SET columns = columns - (jsonb_array_length(columns) - 1) WHERE id = $1`,
       [orders],
     );
+  });
+
+  it('a predicate failing at run time fails that check only, with the database error', async () => {
+    const contacts = server.table('crm_contacts').id;
+    const rules = `customPredicates:\n  - name: score_ratio\n    sql: 100 / (score - score) > 1\n    severity: SOFT_FAIL\n`;
+    expect(
+      (await server.request('PUT', `/api/tables/${contacts}/gate1`, { token, body: { content: rules } }))
+        .status,
+    ).toBe(200);
+    const response = await run(contacts);
+    expect(response.status).toBe(200);
+    expect(resultOf(response.body, 'score_ratio')).toMatchObject({
+      passed: false,
+      failingRows: null,
+      severity: 'SOFT_FAIL',
+    });
+    expect(resultOf(response.body, 'score_ratio').detail).toContain('division by zero');
+    expect(response.body.failedPredicates).not.toContain('score_ratio');
+    expect(resultOf(response.body, 'record_count')).toMatchObject({ passed: true });
   });
 
   it('runs on a Mode B table over the service rows', async () => {
@@ -234,11 +254,7 @@ describe('dry run and submission', () => {
       failedPredicates: response.body.failedPredicates,
     });
     const versions = await versionsOf(orders);
-    expect(stored?.tableVersion).toEqual({
-      definition: versions.definition_version,
-      gate1: versions.gate1_version,
-      data: versions.data_version,
-    });
+    expect(stored?.tableVersion).toEqual(versions.versions);
     expect(stored && isProofFresh(stored, versions)).toBe(true);
   });
 

@@ -367,6 +367,22 @@ describe('replacing a definition', () => {
     expect(count?.n).toBe(1);
   });
 
+  it('403 when the table being replaced is outside an environment-scoped token', async () => {
+    const response = await define(
+      {
+        filename: 'categories.yml',
+        content: yaml('categorydim', ['category_id'], 'analytics_prod.customers'),
+        mimeType: 'yaml',
+        connectorId: prodConnector,
+        replaceId: governanceId,
+      },
+      prodDefiner,
+    );
+    expect(response.status).toBe(403);
+    expect(response.body.error.message).toContain('the table being replaced (categorydim) is in dev');
+    expect((await tableRow(governanceId))?.definition_version).toBe(3);
+  });
+
   it('409 when the replacement takes the name of another artifact', async () => {
     const response = await push({
       filename: 'orders.yml',

@@ -12,6 +12,7 @@ import {
   LifecycleRefusal,
 } from '../../../src/server/governance/engine.js';
 import { cancelJob, enqueueJob, getJob, registerJobHandler } from '../../../src/server/governance/jobs.js';
+import { resolveOpenRequests } from '../../../src/server/governance/recertification-requests.js';
 import { findTable, loadTable } from '../../../src/server/governance/tables.js';
 import type { Db } from '../../../src/server/db/index.js';
 
@@ -155,6 +156,13 @@ describe('applyTrigger', () => {
       requestId,
       cause: 'manual',
     });
+    expect(await resolveOpenRequests(db, id)).toEqual([requestId]);
+    expect(await resolveOpenRequests(db, id)).toEqual([]);
+    const [resolved] = await db.query<{ status: string }>(
+      'SELECT status FROM gds.recertification_requests WHERE id = $1',
+      [requestId],
+    );
+    expect(resolved?.status).toBe('RESOLVED');
   });
 });
 

@@ -1,0 +1,359 @@
+// The recertification signal (§4.8) with the real dbt artifacts of ../shared/fixtures/dbt and a v5 run
+// written here: outcomes per table (recert_filed on a CERTIFIED table, not_certified, silent
+// not_governed), drift from manifest checksums, environment resolution, and every status of §7.2.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSharedFixture } from '../../helpers/fixtures.js';
+import type { TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+
+let server: TestServer;
+let anyEnv: string;
+let devOnly: string;
+const ids: Record<string, string> = {};
+
+const duckdbRun = () => JSON.parse(readSharedFixture('dbt/duckdb-v6-run_results.json'));
+const duckdbManifest = () => JSON.parse(readSharedFixture('dbt/duckdb-v12-manifest.json'));
+
+const signal = (body: unknown, token = anyEnv) =>
+  server.request('POST', '/api/workspace/recertify', { token, body });
+
+const tableState = async (name: string) =>
+  (
+    await server.sql<{ state: string; data_version: number; definition_checksum: string | null }>(
+      'SELECT state, data_version, definition_checksum FROM gds.tables WHERE id = $1',
+      [ids[name]],
+    )
+  )[0];
+
+const openRequests = (name: string) =>
+  server.sql<{ cause: string; details: Record<string, unknown> }>(
+    `SELECT cause, details FROM gds.recertification_requests WHERE table_id = $1 AND status = 'OPEN' ORDER BY created_at`,
+    [ids[name]],
+  );
+
+/** Registers a governed Mode A table through the push path, then sets its state directly. */
+async function govern(name: string, state: string): Promise<void> {
+  const devConnector = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id;
+  const response = await server.request('POST', '/api/artifacts', {
+    token: server.user('ADMIN').cliToken,
+    body: {
+      filename: `${name}.yml`,
+      content: `table: ${name}\nsource: analytics_dev.${name}\ncolumns:\n  - name: ${name === 'categorydim' ? 'category_id' : name === 'productsdim' ? 'product_id' : 'stage_id'}\n`,
+      connectorId: devConnector,
+    },
+  });
+  expect(response.status).toBe(202);
+  ids[name] = response.body.governanceId;
+  await server.sql('UPDATE gds.tables SET state = $2 WHERE id = $1', [ids[name], state]);
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ jobs: 'manual' });
+  await govern('categorydim', 'CERTIFIED');
+  await govern('productsdim', 'QUARANTINED');
+  await govern('stg_pipedrive__stages', 'CERTIFIED');
+  const issue = async (env: string, scope: string) =>
+    (await server.issueToken('ADMIN', { name: `r-${env}`, env, scopes: [scope] as never })).tokens
+      .accessToken;
+  anyEnv = await issue('*', 'workspace:write:recertify');
+  devOnly = await issue('dev', 'workspace:write:recertify');
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('tables', () => {
+  it('files a recertification for a CERTIFIED table, bumps data versions, and is silent on names it does not govern', async () => {
+    const before = await tableState('categorydim');
+    const response = await signal({
+      tables: ['CategoryDim', { name: 'productsdim', schema: 'analytics_dev' }, 'no_such_table'],
+      environmentLabel: 'dev',
+      evidence: { kind: 'dbt', runId: 'run-42', summary: { models: 3 } },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      environmentLabel: 'dev',
+      submitted: 3,
+      governed: 2,
+      outcomes: [
+        { table: 'CategoryDim', outcome: 'recert_filed', driftDetected: false },
+        { table: 'productsdim', outcome: 'not_certified', driftDetected: false },
+        { table: 'no_such_table', outcome: 'not_governed', driftDetected: false },
+      ],
+    });
+    expect((await tableState('categorydim'))?.data_version).toBe((before?.data_version ?? 0) + 1);
+    expect((await tableState('categorydim'))?.state).toBe('CERTIFIED');
+    expect((await tableState('productsdim'))?.data_version).toBe(1);
+    expect((await openRequests('categorydim')).map((r) => r.cause)).toEqual(['ingest']);
+    expect(await openRequests('productsdim')).toEqual([]);
+    const audit = await server.sql(
+      `SELECT table_id, details FROM gds.audit_log WHERE action = 'RECERTIFY_SIGNAL' ORDER BY seq`,
+    );
+    expect(audit.map((a) => a.table_id)).toEqual([ids.categorydim, ids.productsdim]);
+    expect(audit[0]?.details).toMatchObject({
+      trigger: 'PIPELINE_RUN',
+      evidence: { kind: 'dbt', runId: 'run-42', summary: { models: 3 } },
+      environmentLabel: 'dev',
+    });
+  });
+
+  it('stamps a given trigger; a Mode B table of the same name is not governed by the signal', async () => {
+    const response = await signal({
+      tables: ['categorydim', 'crm_contacts'],
+      environmentLabel: 'dev',
+      trigger: 'MANUAL_BACKFILL',
+    });
+    expect(response.body.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual([
+      'recert_filed',
+      'not_governed',
+    ]);
+    const [audit] = await server.sql(
+      `SELECT details FROM gds.audit_log WHERE action = 'RECERTIFY_SIGNAL' ORDER BY seq DESC LIMIT 1`,
+    );
+    expect(audit?.details.trigger).toBe('MANUAL_BACKFILL');
+  });
+
+  it('signals a table named twice in one batch once', async () => {
+    const before = (await openRequests('categorydim')).length;
+    const response = await signal({ tables: ['categorydim', 'CATEGORYDIM'], environmentLabel: 'dev' });
+    expect(response.body).toMatchObject({ submitted: 2, governed: 2 });
+    expect(response.body.outcomes.map((o: { table: string }) => o.table)).toEqual([
+      'categorydim',
+      'CATEGORYDIM',
+    ]);
+    expect(await openRequests('categorydim')).toHaveLength(before + 1);
+  });
+
+  it('matches only tables of the resolved environment', async () => {
+    const response = await signal({ tables: ['categorydim'], environmentLabel: 'production' });
+    expect(response.body).toMatchObject({ environmentLabel: 'production', governed: 0 });
+    expect(response.body.outcomes[0].outcome).toBe('not_governed');
+  });
+
+  it('detects drift from a changed definitionHash', async () => {
+    await signal({
+      tables: [{ name: 'stg_pipedrive__stages', definitionHash: 'a1' }],
+      environmentLabel: 'dev',
+    });
+    const changed = await signal({
+      tables: [{ name: 'stg_pipedrive__stages', definitionHash: 'b2' }],
+      environmentLabel: 'dev',
+    });
+    expect(changed.body.outcomes[0]).toEqual({
+      table: 'stg_pipedrive__stages',
+      outcome: 'recert_filed',
+      driftDetected: true,
+    });
+    expect((await openRequests('stg_pipedrive__stages')).map((r) => r.cause)).toEqual(['ingest', 'drift']);
+  });
+});
+
+describe('runResults', () => {
+  it('takes the successful models of a dbt v6 run, resolved through the v12 manifest', async () => {
+    const response = await signal({
+      runResults: duckdbRun(),
+      manifest: duckdbManifest(),
+      environmentLabel: 'dev',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ environmentLabel: 'dev', submitted: 4, governed: 2 });
+    expect(response.body.outcomes).toEqual([
+      { table: 'categorydim', outcome: 'recert_filed', driftDetected: false },
+      { table: 'productsdim', outcome: 'not_certified', driftDetected: false },
+      { table: 'userdim', outcome: 'not_governed', driftDetected: false },
+      { table: 'fact_userproducts', outcome: 'not_governed', driftDetected: false },
+    ]);
+    const manifest = duckdbManifest();
+    expect((await tableState('categorydim'))?.definition_checksum).toBe(
+      manifest.nodes['model.new_project.categorydim'].checksum.checksum,
+    );
+    const [audit] = await server.sql(
+      `SELECT details FROM gds.audit_log WHERE action = 'RECERTIFY_SIGNAL' AND table_id = $1 ORDER BY seq DESC LIMIT 1`,
+      [ids.categorydim],
+    );
+    expect(audit?.details.runResults).toMatchObject({
+      schemaVersion: 6,
+      invocationId: 'e3531b20-c442-4cbf-99cc-ba17377c7f3d',
+      manifestUsed: true,
+    });
+  });
+
+  it('reports drift when the manifest checksum of a governed model changed since the last signal', async () => {
+    const manifest = duckdbManifest();
+    manifest.nodes['model.new_project.categorydim'].checksum.checksum = 'edited-model-sql';
+    const response = await signal({ runResults: duckdbRun(), manifest, environmentLabel: 'dev' });
+    expect(response.body.outcomes[0]).toEqual({
+      table: 'categorydim',
+      outcome: 'recert_filed',
+      driftDetected: true,
+    });
+    expect((await openRequests('categorydim')).at(-1)?.cause).toBe('drift');
+  });
+
+  it('ignores a bad manifest and still answers from the run results', async () => {
+    for (const manifest of ['not a manifest', { nodes: 7 }, null]) {
+      const response = await signal({ runResults: duckdbRun(), manifest, environmentLabel: 'dev' });
+      expect(response.status).toBe(200);
+      expect(response.body.outcomes[0]).toEqual({
+        table: 'categorydim',
+        outcome: 'recert_filed',
+        driftDetected: false,
+      });
+    }
+  });
+
+  it('skips the tests of a docs-generate run and matches models by relation name', async () => {
+    const run = JSON.parse(readSharedFixture('dbt/postgres-v6-run_results-docs-generate.json'));
+    const response = await signal({ runResults: run, environmentLabel: 'dev' });
+    expect(response.status).toBe(200);
+    expect(response.body.submitted).toBe(8);
+    expect(response.body.outcomes.filter((o: { outcome: string }) => o.outcome !== 'not_governed')).toEqual([
+      { table: 'stg_pipedrive__stages', outcome: 'recert_filed', driftDetected: false },
+    ]);
+  });
+
+  it('reads a v5 run: only successful models count', async () => {
+    const v5 = {
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v5.json',
+        dbt_version: '1.5.0',
+      },
+      results: [
+        {
+          status: 'success',
+          unique_id: 'model.shop.categorydim',
+          relation_name: '"warehouse"."analytics"."categorydim"',
+        },
+        {
+          status: 'error',
+          unique_id: 'model.shop.productsdim',
+          relation_name: '"warehouse"."analytics"."productsdim"',
+        },
+        { status: 'pass', unique_id: 'test.shop.not_null_categorydim_category_id', relation_name: null },
+      ],
+      elapsed_time: 1.5,
+    };
+    const response = await signal({ runResults: v5, environmentLabel: 'dev' });
+    expect(response.body).toMatchObject({ submitted: 1, governed: 1 });
+    expect(response.body.outcomes[0].table).toBe('categorydim');
+  });
+
+  it('reads the v4 run (no relation_name) by unique id; a v4 run whose models all errored built nothing (400)', async () => {
+    const v4 = JSON.parse(readSharedFixture('dbt/postgres-v4-run_results-all-errors.json'));
+    const accepted = await signal({ runResults: v4, environmentLabel: 'dev' });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.outcomes.map((o: { table: string }) => o.table)).toEqual([
+      'customer_order_rank',
+      'order_dynamics',
+    ]);
+    v4.results = v4.results.map((r: object) => ({ ...r, status: 'error' }));
+    const failed = await signal({ runResults: v4, environmentLabel: 'dev' });
+    expect(failed.status).toBe(400);
+    expect(failed.body.error.code).toBe('nothing_built');
+  });
+
+  it('recognises a raw run-results body by shape; it needs an environment-scoped token', async () => {
+    const raw = await signal(duckdbRun(), devOnly);
+    expect(raw.status).toBe(200);
+    expect(raw.body).toMatchObject({ environmentLabel: 'dev', submitted: 4, governed: 2 });
+    const agnostic = await signal(duckdbRun(), anyEnv);
+    expect(agnostic.status).toBe(400);
+    expect(agnostic.body.error.code).toBe('environment_required');
+  });
+});
+
+describe('refusals (§7.2)', () => {
+  it('401 for a DATA-API token, a session or a CLI token; 403 for a MANAGEMENT token without the scope', async () => {
+    const dataApi = await server.issueToken('ADMIN', {
+      name: 'd',
+      env: '*',
+      scopes: [{ tableId: server.table('crm_contacts').id, permissions: ['read'] }],
+    });
+    const certifier = await server.issueToken('ADMIN', {
+      name: 'c',
+      env: '*',
+      scopes: ['workspace:write:certify'] as never,
+    });
+    const body = { tables: ['categorydim'], environmentLabel: 'dev' };
+    for (const token of [
+      dataApi.tokens.accessToken,
+      server.user('OWNER').accessToken,
+      server.user('OWNER').cliToken,
+    ]) {
+      expect((await signal(body, token)).status).toBe(401);
+    }
+    const missing = await signal(body, certifier.tokens.accessToken);
+    expect(missing.status).toBe(403);
+    expect(missing.body.error.code).toBe('missing_scope');
+  });
+
+  it('403 when the body names another environment than the token’s; the token’s own is used when none is named', async () => {
+    const mismatch = await signal({ tables: ['categorydim'], environmentLabel: 'production' }, devOnly);
+    expect(mismatch.status).toBe(403);
+    const own = await signal({ tables: ['categorydim'] }, devOnly);
+    expect(own.status).toBe(200);
+    expect(own.body.environmentLabel).toBe('dev');
+  });
+
+  it('400 without environmentLabel for an environment-agnostic token, and for an unconfigured environment', async () => {
+    const missing = await signal({ tables: ['categorydim'] });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain('environmentLabel');
+    const unknown = await signal({ tables: ['categorydim'], environmentLabel: 'qa' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe('unknown_environment');
+  });
+
+  it('400 for neither or both of tables / runResults, and for invalid tables arrays', async () => {
+    const cases: unknown[] = [
+      { environmentLabel: 'dev' },
+      { tables: ['a'], runResults: duckdbRun(), environmentLabel: 'dev' },
+      { tables: [], environmentLabel: 'dev' },
+      { tables: [5], environmentLabel: 'dev' },
+      { tables: [{ schema: 'x' }], environmentLabel: 'dev' },
+      { tables: 'categorydim', environmentLabel: 'dev' },
+      { tables: Array.from({ length: 501 }, (_, i) => `t${i}`), environmentLabel: 'dev' },
+    ];
+    const codes = [];
+    for (const body of cases) {
+      const response = await signal(body);
+      expect(response.status).toBe(400);
+      codes.push(response.body.error.code);
+    }
+    expect(codes.at(-1)).toBe('too_many_tables');
+    const atLimit = await signal({
+      tables: Array.from({ length: 500 }, (_, i) => `t${i}`),
+      environmentLabel: 'dev',
+    });
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body.submitted).toBe(500);
+  });
+
+  it('400 for malformed run results', async () => {
+    const noResults = { metadata: duckdbRun().metadata };
+    const v7 = {
+      ...duckdbRun(),
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v7.json' },
+    };
+    const v3 = {
+      ...duckdbRun(),
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v3.json' },
+    };
+    for (const runResults of [noResults, v7, v3, 'run', { metadata: {}, results: [1] }]) {
+      const response = await signal({ runResults, environmentLabel: 'dev' });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('malformed_run_results');
+    }
+  });
+
+  it('413 for a body over 25 MB', async () => {
+    const filler = 'x'.repeat(25 * 1024 * 1024);
+    const response = await signal({
+      tables: ['categorydim'],
+      environmentLabel: 'dev',
+      evidence: { summary: filler },
+    });
+    expect(response.status).toBe(413);
+  });
+});
