@@ -202,8 +202,15 @@ export interface paths {
         put?: never;
         /**
          * Certify a PENDING_REVIEW table (§4.6)
-         * @description MANAGEMENT token with `workspace:write:certify` and write permission on the table, or a
-         *     browser-session caller with role STEWARD or above (not a static CLI token).
+         * @description A browser-session caller (session JWT) with role STEWARD or above, acting in an environment of
+         *     their scope; or a MANAGEMENT token with `workspace:write:certify` whose environment covers the
+         *     table's and whose issuer has write permission on the table (owns it, or is ADMIN/OWNER: who
+         *     could grant `tables:<slug>:write`). A static CLI token (`cli_…`) is 401
+         *     `interactive_login_required` (run `gds auth login`). 422 causes: `stale_proof` (no proof, or the
+         *     definition, gate1.yml or data changed after it), `predicates_failed`, `gate3_required` (workspace
+         *     `gate3_required` and no SUCCEEDED Gate 3 job since the proof), `inspection_policy_unmet`
+         *     (workspace `inspection_policy: evidence_required` and no `evidenceFileName` + `evidenceHash`).
+         *     On success the view `certified_<env>.<table>` is (re)published and version N is snapshotted.
          */
         post: operations["certifyTable"];
         delete?: never;
@@ -411,6 +418,428 @@ export interface paths {
          * @description A person's session JWT or `cli_` token; the table owner or a STEWARD and above.
          */
         post: operations["dismissRecertificationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a PENDING_REVIEW table back to QUARANTINED (`gds reject --reason`)
+         * @description A person (session or CLI token) with role STEWARD or above, in an environment of theirs.
+         */
+        post: operations["rejectTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** Certification history of the contract, oldest first (`gds versions list`) */
+        get: operations["listContractVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/versions/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an earlier certified contract back as a new forward version (`gds versions restore`)
+         * @description CERTIFIED tables only. Cuts a new version of kind RESTORE (history is never rewritten) and
+         *     files a recertification request instead of a new certification; the state is unchanged.
+         *     `env` asserts the table's environment (400 on mismatch); a version certified in another
+         *     environment cannot be restored (400). STEWARD or above.
+         */
+        post: operations["restoreContractVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workspace configuration, every key with its value (defaults included) */
+        get: operations["listConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Set one configuration key (ADMIN or OWNER) */
+        put: operations["setConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/{key}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        /** Every change of one key, oldest first, with actor and time */
+        get: operations["configHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/semantic-contract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above.
+         */
+        patch: operations["setContractIntent"];
+        trace?: never;
+    };
+    "/api/tables/{tableId}/promotions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register the table's artifact on another environment's connector (`gds env promote`) */
+        post: operations["promoteTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** A portable JSON bundle of the table (`gds env promote --bundle-out`) */
+        get: operations["exportBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bundles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a bundle's artifact on a connector (`gds env promote --bundle-in`)
+         * @description 400 when the sha256 does not match (tampered) or the format version is unknown.
+         */
+        post: operations["importBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The table's current gate1.yml (`gate get`)
+         * @description A person's session or CLI token; 404 `gate1_not_found` when none was ever applied.
+         */
+        get: operations["getGate1"];
+        /**
+         * Validate and store gate1.yml as the next version (`gate apply`)
+         * @description Validated against the shared schema with the table's columns (400 `invalid_gate1`, the
+         *     diagnostics in `details.diagnostics`, nothing stored). Bumps the table's gate1 version (so
+         *     earlier proofs go stale); on a CERTIFIED table files a `manual` recertification request.
+         *     Never notifies the steward.
+         */
+        put: operations["applyGate1"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** Every stored gate1.yml version, newest first (without content) */
+        get: operations["listGate1Versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+                /** @description The version number (`3` or `v3`). */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /** One stored gate1.yml version (`gate diff --from/--to`) */
+        get: operations["getGate1Version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predicate stubs proposed from profiling the rows (`gate suggest`)
+         * @description The rows are profiled with SQL (value patterns, null rates, distinct counts, numeric
+         *     ranges); `yaml` is a valid gate1.yml, each stub justified by the figures in `suggestions`.
+         */
+        post: operations["suggestGate1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gate 1 dry run (200, a proof, nothing persisted) or a detached Gate 2/3 job (202)
+         * @description `sample` (Gate 1 only): `head:N` (first N rows in natural order), `tail:N` (last N),
+         *     `random:N` (N rows chosen by a per-run seed, returned in the proof), `chunks:K@N` (K runs of
+         *     N consecutive rows spread evenly). Natural order: the grain key columns when declared, else
+         *     physical order (ctid; insertion order for Mode B). Gate 3 needs `baseline` (the id of a
+         *     `gate-baseline-auto` job): 400 `--baseline <reportId> is required for Gate 3`, 404 when it
+         *     is unknown, 409 while it has not succeeded. Gate 2 and 3 jobs certify nothing.
+         */
+        post: operations["runGate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate-submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Gate 1 full scan, proof persisted, table to PENDING_REVIEW, steward notified (`gate submit`) */
+        post: operations["submitGate1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gate-jobs/{jobId}": {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /** Status of a gate job (`gate status`); `gate` must match the job's gate (400) */
+        get: operations["getGateJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gate-jobs/{jobId}/result": {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /** The report of a terminal gate job (`gate result`); 409 `job_not_terminal` before */
+        get: operations["getGateJobResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gate-jobs/{jobId}/cancel": {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a QUEUED or RUNNING gate job (`gate cancel`); 409 `job_terminal` when it has ended */
+        post: operations["cancelGateJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -759,6 +1188,313 @@ export interface components {
             governed: number;
             outcomes: components["schemas"]["RecertifyOutcome"][];
         };
+        TableStateChange: {
+            tableId: string;
+            state: string;
+        };
+        RejectRequest: {
+            reason: string;
+        };
+        ContractFields: {
+            intent: components["schemas"]["Intent"] | null;
+            allowedConsumers: components["schemas"]["ConsumerClass"][];
+            grain: string;
+            grainType: string | null;
+            grainKeyColumns: string[];
+            meaning: string;
+        };
+        /** @enum {string} */
+        Intent: "METRIC" | "DECISION" | "OPERATIONAL" | "EXPLORATORY";
+        /** @enum {string} */
+        ConsumerClass: "HUMAN" | "AI" | "AUTOMATION" | "EXTERNAL";
+        ContractVersion: {
+            version: number;
+            /**
+             * @description RESTORE versions put an earlier version's contract back (`restoredFrom`).
+             * @enum {string}
+             */
+            kind: "CERTIFICATION" | "RESTORE";
+            environmentLabel: string;
+            /**
+             * Format: date-time
+             * @description When it was certified (or restored).
+             */
+            certifiedAt: string;
+            /** @description User id of who certified (or restored). */
+            certifiedBy: string;
+            grain: string;
+            contract: components["schemas"]["ContractFields"];
+            restoredFrom: number | null;
+            reason: string | null;
+        };
+        ContractVersionList: {
+            tableId: string;
+            versions: components["schemas"]["ContractVersion"][];
+        };
+        RestoreRequest: {
+            to: number;
+            reason: string;
+            env?: string;
+        };
+        RestoreResult: {
+            tableId: string;
+            state: string;
+            version: components["schemas"]["ContractVersion"];
+            recertificationRequestId: string;
+        };
+        ConfigEntry: {
+            key: string;
+            value: string;
+            allowedValues: string[];
+            /**
+             * Format: date-time
+             * @description Null while the default holds.
+             */
+            updatedAt: string | null;
+            updatedBy: string | null;
+        };
+        ConfigList: {
+            config: components["schemas"]["ConfigEntry"][];
+        };
+        ConfigSetRequest: {
+            value: string | boolean;
+        };
+        ConfigChange: {
+            key: string;
+            oldValue: string;
+            newValue: string;
+            changedBy: string;
+            /** Format: date-time */
+            changedAt: string;
+        };
+        ConfigHistory: {
+            key: string;
+            changes: components["schemas"]["ConfigChange"][];
+        };
+        ContractIntentRequest: {
+            intent?: components["schemas"]["Intent"];
+            allowedConsumers?: components["schemas"]["ConsumerClass"][];
+            grainType?: string;
+            grainKeyColumns?: string[];
+            grain?: string;
+            meaning?: string;
+        };
+        LiveContract: {
+            id: string;
+            /** @description The table's lifecycle state. */
+            status: string;
+            /** Format: date-time */
+            certifiedAt: string | null;
+            grain: string;
+            grainType: string | null;
+            grainKeyColumns: string[];
+            intent: components["schemas"]["Intent"] | null;
+            allowedConsumers: components["schemas"]["ConsumerClass"][];
+            meaning: string;
+        };
+        LiveContractResponse: {
+            contract: components["schemas"]["LiveContract"];
+        };
+        PromotionRequest: {
+            /** @description Target environment label. */
+            to: string;
+            /** @description Default: the target environment's connector. */
+            connectorId?: string;
+        };
+        PromotionResult: {
+            tableId: string;
+            environmentLabel: string;
+            connectorId: string;
+            governanceId: string;
+            trackingUrl: string;
+            job: {
+                id: string;
+                type: string;
+                status: string;
+            };
+        };
+        BundleBody: {
+            /** @constant */
+            format: "gds-bundle";
+            formatVersion: number;
+            table: {
+                name: string;
+                /** @enum {string} */
+                mode: "MODE_A" | "MODE_B";
+                environmentLabel: string;
+                source: string | null;
+            };
+            artifact: {
+                filename: string;
+                content: string;
+                /** @enum {string} */
+                mimeType: "sql" | "yaml" | "json";
+            };
+            gate1?: {
+                version: number;
+                content: string;
+            };
+            contract?: components["schemas"]["ContractFields"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A portable bundle; `sha256` is over the canonical JSON (keys sorted, no spaces) of everything else. */
+        Bundle: components["schemas"]["BundleBody"] & {
+            sha256: string;
+        };
+        /** @description A bundle as exported, plus the connector to register it on. */
+        ImportBundleRequest: components["schemas"]["Bundle"] & {
+            connectorId: string;
+        };
+        Gate1Version: {
+            tableId: string;
+            version: number;
+            /** @description The gate1.yml text as applied. */
+            content: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Gate1VersionList: {
+            tableId: string;
+            versions: {
+                version: number;
+                createdBy: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+        };
+        Gate1ApplyRequest: {
+            /** @description The gate1.yml text. */
+            content: string;
+        };
+        Gate1ApplyResult: {
+            tableId: string;
+            version: number;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Validator diagnostics of severity warning (errors are a 400). */
+            warnings: Record<string, never>[];
+            /** @description The recertification request filed because the table is CERTIFIED. */
+            recertificationRequestId: string | null;
+        };
+        GateRunRequest: {
+            /** @enum {integer} */
+            gate?: 1 | 2 | 3;
+            /** @description Gate 3 only */
+            baseline?: string;
+            /** @description Gate 1 only: head:N, tail:N, random:N or chunks:K@N. */
+            sample?: string;
+        };
+        /** @description Empty; a submission is always a full scan. */
+        GateSubmitRequest: Record<string, never>;
+        GateCheckResult: {
+            /** @description Baseline checks: record_count, column_presence, grain_uniqueness, null_rate.<column>, referential_integrity[.<column>], numeric_bounds[.<column>]; declared checks keep their names. */
+            name: string;
+            /** @enum {string} */
+            kind: "baseline" | "pattern" | "custom";
+            /** @enum {string} */
+            severity: "HARD_FAIL" | "SOFT_FAIL" | "WARN";
+            passed: boolean;
+            failingRows: number | null;
+            detail: string;
+            /**
+             * @description The check did not run; `detail` says why.
+             * @constant
+             */
+            skipped?: true;
+            column?: string;
+        };
+        TableVersion: {
+            definition: number;
+            gate1: number;
+            data: number;
+        };
+        Gate1Proof: {
+            /** @description The stored proof's id; null for a dry run. */
+            id: string | null;
+            /** @enum {string} */
+            kind: "run" | "submit";
+            /** @constant */
+            gate: 1;
+            tableId: string;
+            /** @description No HARD_FAIL check failed. */
+            passed: boolean;
+            results: components["schemas"]["GateCheckResult"][];
+            failedPredicates: string[];
+            rowsChecked: number;
+            sample: null | {
+                spec: string;
+                /** @enum {string} */
+                kind: "head" | "tail" | "random" | "chunks";
+                rows: number;
+                chunks?: number;
+                seed?: string;
+            };
+            tableVersion: components["schemas"]["TableVersion"];
+            /** Format: date-time */
+            ranAt: string;
+            /** @description Submissions: the table state after it (PENDING_REVIEW). */
+            state?: string;
+            /** @description Submissions */
+            notificationId?: string;
+        };
+        GateJob: {
+            id: string;
+            tableId: string | null;
+            /** @enum {string} */
+            type: "gate-baseline-auto" | "gate2" | "gate3";
+            /** @enum {integer} */
+            gate: 1 | 2 | 3;
+            /** @enum {string} */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            params: {
+                [key: string]: unknown;
+            };
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description The report of a terminal job (result endpoint only). */
+            result?: unknown;
+            error?: {
+                message?: string;
+            } | null;
+        };
+        GateJobAccepted: {
+            job: components["schemas"]["GateJob"];
+        };
+        Gate1Suggestions: {
+            tableId: string;
+            /** @description A gate1.yml that validates; review it before applying. */
+            yaml: string;
+            suggestions: {
+                /** @enum {string} */
+                kind: "pattern" | "custom" | "fieldOverride";
+                name: string;
+                column: string;
+                justification: string;
+            }[];
+            notes: {
+                column: string;
+                note: string;
+            }[];
+            profile: {
+                name: string;
+                rows: number;
+                nulls: number;
+                distinct: number;
+                matches?: {
+                    [key: string]: number;
+                };
+                min?: number;
+                max?: number;
+            }[];
+        };
     };
     responses: {
         /** @description Invalid body, query or state; `details` says which. */
@@ -908,7 +1644,13 @@ export interface components {
     parameters: {
         /** @description The table's id (not its slug). */
         TableId: string;
+        /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+        ConfigKey: string;
         RecordId: string;
+        /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+        JobId: string;
+        /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+        GateQuery: "1" | "2" | "3";
     };
     requestBodies: never;
     headers: {
@@ -1575,6 +2317,592 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    rejectTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectRequest"];
+            };
+        };
+        responses: {
+            /** @description The table is QUARANTINED; the reason is in the audit trail. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableStateChange"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listContractVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every version; restores are versions of kind RESTORE. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractVersionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    restoreContractVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreRequest"];
+            };
+        };
+        responses: {
+            /** @description The new version and the recertification request filed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    configHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setContractIntent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractIntentRequest"];
+            };
+        };
+        responses: {
+            /** @description The live contract after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveContractResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    promoteTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered in the target environment, QUARANTINED, auto-baseline queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    exportBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle, sealed with a sha256 over its canonical serialisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bundle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    importBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportBundleRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered, QUARANTINED, auto-baseline queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Version"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    applyGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Gate1ApplyRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1ApplyResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listGate1Versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1VersionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getGate1Version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+                /** @description The version number (`3` or `v3`). */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description That version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Version"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    suggestGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stubs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Suggestions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    runGate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GateRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The Gate 1 proof of the dry run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Proof"];
+                };
+            };
+            /** @description The Gate 2/3 job, QUEUED. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJobAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    submitGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GateSubmitRequest"];
+            };
+        };
+        responses: {
+            /** @description The persisted proof. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Proof"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getGateJob: {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getGateJobResult: {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job with its result (or error). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    cancelGateJob: {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, CANCELLED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
 }

@@ -20,8 +20,11 @@ import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { certificationRoutes } from './certification/routes.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { definitionRoutes } from './routes/definitions.js';
+import { gateJobRoutes } from './routes/gate-jobs.js';
+import { gateRoutes } from './routes/gates.js';
 import { integrationRoutes } from './routes/integration.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
@@ -148,10 +151,13 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  certificationRoutes(app, ctx);
   definitionRoutes(app, ctx);
   tableRoutes(app, ctx);
   connectorRoutes(app, ctx);
   recertificationRoutes(app, ctx);
+  gateRoutes(app, ctx);
+  gateJobRoutes(app, ctx);
   return app;
 }
 
