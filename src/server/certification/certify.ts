@@ -91,7 +91,7 @@ export async function certificationContext(
   if (proof) {
     const [job] = await q.query(
       `SELECT 1 FROM gds.jobs WHERE table_id = $1 AND type = 'gate3' AND status = 'SUCCEEDED'
-          AND finished_at >= $2 LIMIT 1`,
+          AND (result->>'passed')::boolean IS TRUE AND finished_at >= $2 LIMIT 1`,
       [table.id, proof.createdAt],
     );
     gate3Satisfied = job !== undefined;

@@ -15,6 +15,7 @@ import { requireDataApi } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AuditInput } from '../audit.js';
 import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, HttpError } from '../errors.js';
@@ -87,11 +88,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       assertValues(table, values, false);
       const record = await ctx.db.transaction(async (tx) => {
         const created = await insertRecord(tx, table, values, now(ctx));
-        await recordAudit(
-          tx,
-          ctx.clock,
-          audit(caller.userId, table, 'RECORD_CREATED', { recordId: created.id }),
-        );
+        await recordWrite(tx, ctx, audit(caller.userId, table, 'RECORD_CREATED', { recordId: created.id }));
         return created;
       });
       return reply.code(201).send(record);
@@ -104,9 +101,9 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       assertValues(table, values, true);
       return ctx.db.transaction(async (tx) => {
         const updated = await updateRecord(tx, table, recordId, values, now(ctx));
-        await recordAudit(
+        await recordWrite(
           tx,
-          ctx.clock,
+          ctx,
           audit(caller.userId, table, 'RECORD_UPDATED', { recordId, columns: Object.keys(values) }),
         );
         return updated;
@@ -118,7 +115,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       const recordId = request.params.recordId ?? '';
       await ctx.db.transaction(async (tx) => {
         await deleteRecord(tx, table, recordId);
-        await recordAudit(tx, ctx.clock, audit(caller.userId, table, 'RECORD_DELETED', { recordId }));
+        await recordWrite(tx, ctx, audit(caller.userId, table, 'RECORD_DELETED', { recordId }));
       });
       return reply.code(204).send();
     });
@@ -139,9 +136,9 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
             result.updated += 1;
           }
         }
-        await recordAudit(
+        await recordWrite(
           tx,
-          ctx.clock,
+          ctx,
           audit(caller.userId, table, 'RECORDS_BULK_UPDATED', {
             created: result.created,
             updated: result.updated,
@@ -184,11 +181,17 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       });
       return ctx.db.transaction(async (tx) => {
         const result: ImportResult = await upsertByKey(tx, table, key, body.rows, now(ctx));
-        await recordAudit(tx, ctx.clock, audit(caller.userId, table, 'RECORDS_IMPORTED', { key, ...result }));
+        await recordWrite(tx, ctx, audit(caller.userId, table, 'RECORDS_IMPORTED', { key, ...result }));
         return result;
       });
     });
   });
+}
+
+/** Every data-plane write is audited and is an ingest: it makes the table's review proof stale. */
+async function recordWrite(tx: Queryable, ctx: AppContext, entry: AuditInput): Promise<void> {
+  await recordAudit(tx, ctx.clock, entry);
+  await tx.query('UPDATE gds.tables SET data_version = data_version + 1 WHERE id = $1', [entry.tableId]);
 }
 
 function now(ctx: AppContext): string {

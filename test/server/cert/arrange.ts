@@ -19,13 +19,15 @@ export async function submit(
 }
 
 /** A Gate 3 job that SUCCEEDED now (after any proof taken before this call). */
-export async function succeededGate3(server: TestServer, tableId: string): Promise<void> {
+/** A finished Gate 3 job for the table; `passed: false` is one whose statistical comparison failed. */
+export async function succeededGate3(server: TestServer, tableId: string, passed = true): Promise<void> {
   server.clock.advance(1000);
   const now = new Date(server.clock.now()).toISOString();
   await server.sql(
-    `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, created_by, created_at, started_at, finished_at)
-     SELECT 'job_' || md5(random()::text), workspace_id, id, 'gate3', 'SUCCEEDED', owner_id, $2, $2, $2
+    `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, created_by, created_at, started_at, finished_at, result)
+     SELECT 'job_' || md5(random()::text), workspace_id, id, 'gate3', 'SUCCEEDED', owner_id, $2, $2, $2,
+            jsonb_build_object('passed', $3::boolean)
        FROM gds.tables WHERE id = $1`,
-    [tableId, now],
+    [tableId, now, passed],
   );
 }

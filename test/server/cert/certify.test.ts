@@ -169,13 +169,37 @@ describe('certify: blocked (422), state unchanged', () => {
     expect(await stateOf(orders)).toBe('PENDING_REVIEW');
   });
 
-  it('blocks until a Gate 3 job has SUCCEEDED since the proof when the workspace requires Gate 3', async () => {
+  it('422 stale_proof after a data-plane write to a Mode B table (an ingest) since the proof', async () => {
+    expect((await submit(server, crm)).passed).toBe(true);
+    const writer = await server.issueToken('ADMIN', {
+      name: 'crm-writer',
+      env: 'dev',
+      scopes: [{ tableId: crm, permissions: ['read', 'write'] }],
+    });
+    const token = writer.tokens.accessToken;
+    const page = await server.request('GET', `/api/tables/${crm}/records?limit=1`, { token });
+    const record = page.body.records[0];
+    const patched = await server.request('PATCH', `/api/tables/${crm}/records/${record.id}`, {
+      token,
+      body: { email: record.email },
+    });
+    expect(patched.status).toBe(200);
+    const stale = await certify(crm, session('ADMIN'));
+    expect(stale.status).toBe(422);
+    expect(stale.body.error.code).toBe('stale_proof');
+    expect(await stateOf(crm)).toBe('PENDING_REVIEW');
+  });
+
+  it('blocks until a Gate 3 job has SUCCEEDED and passed since the proof when the workspace requires Gate 3', async () => {
     expect((await submit(server, crm)).passed).toBe(true);
     expect((await setConfig('gate3_required', 'true')).status).toBe(200);
     await submit(server, crm);
     const blocked = await certify(crm, session('ADMIN'));
     expect(blocked.status).toBe(422);
     expect(blocked.body.error.code).toBe('gate3_required');
+    await succeededGate3(server, crm, false);
+    const failedGate3 = await certify(crm, session('ADMIN'));
+    expect(failedGate3.body.error.code).toBe('gate3_required');
     await succeededGate3(server, crm);
     await submit(server, crm);
     expect((await certify(crm, session('ADMIN'))).body.error.code).toBe('gate3_required');
