@@ -18,6 +18,9 @@ import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
 import { integrationRoutes } from './routes/integration.js';
+import { meRoutes } from './routes/me.js';
+import { oauthRoutes } from './routes/oauth.js';
+import type { DeviceFlowOptions } from './oauth/settings.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
@@ -46,6 +49,8 @@ export interface ServerOptions {
   contractCheck?: boolean;
   /** Fastify logger options; off by default. */
   logger?: FastifyServerOptions['logger'];
+  /** Device sign-in: poll interval and code lifetime (tests shorten them). */
+  deviceFlow?: DeviceFlowOptions;
 }
 
 export interface RunningServer {
@@ -79,6 +84,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const app = buildApp(ctx, options.logger ?? false, contract);
+    oauthRoutes(app, ctx, options.deviceFlow);
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
     baseUrl = urlOf(app.server.address() as AddressInfo);
     const ready = await buildReadyInfo(ctx);
@@ -131,6 +137,7 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  meRoutes(app, ctx);
   return app;
 }
 
