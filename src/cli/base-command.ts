@@ -39,12 +39,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       description: 'API base URL (before SERVICE_API_URL and the profile).',
       helpGroup: globalGroup,
     }),
+    // GDS_PROFILE and GDS_JSON as for every flag; no GDS_TOKEN or GDS_BASE: SERVICE_TOKEN and SERVICE_API_URL
+    // already follow the flags in the one precedence of src/auth, and a second variable would confuse it.
     profile: Flags.string({
       description: 'Profile to use instead of the active one.',
+      env: 'GDS_PROFILE',
       helpGroup: globalGroup,
     }),
     json: Flags.boolean({
-      description: 'NDJSON on stdout, errors as one JSON line on stderr (also GDS_CONTENT_TYPE=json).',
+      description:
+        'NDJSON on stdout, errors as one JSON line on stderr (also GDS_CONTENT_TYPE=json or GDS_JSON=1).',
+      env: 'GDS_JSON',
       helpGroup: globalGroup,
     }),
   };

@@ -36,9 +36,13 @@ export interface OutputOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** `--json` before any `--`, or GDS_CONTENT_TYPE=json. Read from raw argv so even a parse error is JSON. */
+/**
+ * `--json` before any `--`, GDS_CONTENT_TYPE=json, or GDS_JSON set to what oclif reads as true for a
+ * boolean flag (1, true, y, yes). Read from raw argv so even a parse error is JSON.
+ */
 export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.GDS_CONTENT_TYPE?.toLowerCase() === 'json') return true;
+  if (['1', 'true', 'y', 'yes'].includes(env.GDS_JSON?.toLowerCase() ?? '')) return true;
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }

@@ -65,6 +65,8 @@ export interface RequestOptions extends CallOptions {
   body?: unknown;
   /** Send the bearer token (default true; false for the refresh endpoint). */
   authenticated?: boolean;
+  /** Extra request headers (`gds api -H`); the client's own accept, content-type and authorization win. */
+  headers?: Record<string, string>;
 }
 
 export interface ApiResponse<T> {
@@ -162,7 +164,11 @@ export function createTransport(options: TransportOptions): Transport {
 
     for (;;) {
       req.signal?.throwIfAborted();
-      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
+      const headers: Record<string, string> = {
+        ...lowerCaseKeys(req.headers),
+        accept: 'application/json',
+        'user-agent': userAgent,
+      };
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
 
@@ -243,6 +249,12 @@ async function exchange(
     if (signal?.aborted) throw signal.reason;
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+function lowerCaseKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
 }
 
 function checkedBaseUrl(raw: string): string {

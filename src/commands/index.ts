@@ -1,16 +1,26 @@
 // The explicit command map oclif loads (package.json oclif.commands, identifier COMMANDS): one entry per
 // command, keyed by its id with `:` between words (`gds gate diff` is 'gate:diff'). A command module
 // must not import heavy libraries at its top: importing this map is part of every start-up.
+import Api from './api.js';
+import AuditList from './audit/list.js';
 import AuthLogout from './auth/logout.js';
 import AuthSet from './auth/set.js';
 import AuthStatus from './auth/status.js';
 import GateDiff from './gate/diff.js';
 import GateValidate from './gate/validate.js';
+import MembersList from './members/list.js';
+import TokensIssue from './tokens/issue.js';
+import TokensRefresh from './tokens/refresh.js';
 
 export const COMMANDS = {
+  api: Api,
+  'audit:list': AuditList,
   'auth:logout': AuthLogout,
   'auth:set': AuthSet,
   'auth:status': AuthStatus,
   'gate:diff': GateDiff,
   'gate:validate': GateValidate,
+  'members:list': MembersList,
+  'tokens:issue': TokensIssue,
+  'tokens:refresh': TokensRefresh,
 };

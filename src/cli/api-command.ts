@@ -1,0 +1,53 @@
+// The base of every command that calls the service. It adds --max-retry-after to the global flags and
+// `withClient`, which runs the command's one service call in a session (session.ts):
+//
+//   export default class MembersList extends ApiCommand<typeof MembersList> {
+//     static override summary = 'List the members of your workspace.';
+//     static override examples = ['<%= config.bin %> members list --json'];
+//     async run(): Promise<void> {
+//       const { listMembers } = await import('../../services/members.js');
+//       const members = await this.withClient((client) => listMembers(client));
+//       await this.out.table(members, memberColumns);
+//     }
+//   }
+import type { Command } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import type { ApiClient } from '../client/index.js';
+import { BaseCommand } from './base-command.js';
+import type { Session } from './session.js';
+
+export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
+  static override baseFlags = {
+    ...BaseCommand.baseFlags,
+    'max-retry-after': Flags.integer({
+      description:
+        'Longest Retry-After (seconds) gds waits out on a 429 before giving up with exit 8 (default 60).',
+      env: 'GDS_MAX_RETRY_AFTER',
+      min: 0,
+      helpGroup: 'GLOBAL',
+    }),
+  };
+
+  /** Runs `work` with a client holding the resolved credentials; client errors become CliErrors. */
+  protected async withClient<R>(
+    work: (client: ApiClient, session: Session) => Promise<R>,
+    options: { authenticated?: boolean } = {},
+  ): Promise<R> {
+    const { withSession } = await import('./session.js');
+    const flags = this.flags as typeof this.flags & { 'max-retry-after'?: number };
+    return withSession(
+      {
+        flags: {
+          token: flags.token,
+          base: flags.base,
+          profile: flags.profile,
+          'max-retry-after': flags['max-retry-after'],
+        },
+        version: this.config.version,
+        warn: (message) => this.out.warn(message),
+        ...options,
+      },
+      (session) => work(session.client, session),
+    );
+  }
+}

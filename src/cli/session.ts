@@ -1,0 +1,194 @@
+// The glue between a command and the service: resolve the credentials (src/auth), build the typed client
+// (src/client), run the command's one service call, close the client, and turn what the client threw
+// (ApiError, NetworkError) into the CliError a person can act on, with the exit code of its status.
+//
+//   const members = await withSession(
+//     { flags: this.flags, version: this.config.version, warn: (m) => this.out.warn(m) },
+//     ({ client }) => listMembers(client),
+//   );
+//
+// Commands extending ApiCommand (api-command.ts) call `this.withClient(...)`, which is this with the
+// command's own flags. Server strings are not cleaned here: Output strips them when they are printed.
+import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
+import type { ApiClient, ApiError, NetworkError } from '../client/index.js';
+import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
+
+export interface SessionInput {
+  flags: CredentialFlags & { 'max-retry-after'?: number | undefined };
+  /** The CLI's version, sent in `User-Agent: gds/<version>`. */
+  version: string;
+  env?: NodeJS.ProcessEnv;
+  warn?: (message: string) => void;
+  /** false: the call sends no token (the refresh endpoint), so only the API base URL is resolved. */
+  authenticated?: boolean;
+}
+
+export interface Session {
+  client: ApiClient;
+  baseUrl: string;
+  /** Where the base URL came from, for the message when the service cannot be reached. */
+  baseSource: CredentialSource;
+  /** Absent when the session sends no token. */
+  credentials?: ResolvedCredentials;
+}
+
+/** Opens a session, runs `work` with it, closes the client, and maps client errors to CliErrors. */
+export async function withSession<T>(
+  input: SessionInput,
+  work: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = await openSession(input);
+  try {
+    return await work(session);
+  } catch (error) {
+    throw sessionFailure(error, session);
+  } finally {
+    await session.client.close();
+  }
+}
+
+export async function openSession(input: SessionInput): Promise<Session> {
+  const env = input.env ?? process.env;
+  const options = input.warn === undefined ? {} : { warn: input.warn };
+  const { createApiClient, staticToken } = await import('../client/index.js');
+  const retry =
+    input.flags['max-retry-after'] === undefined
+      ? {}
+      : { retry: { maxRetryAfterSeconds: input.flags['max-retry-after'] } };
+  if (input.authenticated === false) {
+    const { baseUrl, baseSource } = await resolveBaseOnly(input.flags, env, options);
+    return { client: createApiClient({ baseUrl, version: input.version, ...retry }), baseUrl, baseSource };
+  }
+  const { resolveCredentials } = await import('../auth/credentials.js');
+  const credentials = await resolveCredentials(input.flags, env, options);
+  const client = createApiClient({
+    baseUrl: credentials.baseUrl,
+    auth: staticToken(credentials.token),
+    version: input.version,
+    ...retry,
+  });
+  return { client, baseUrl: credentials.baseUrl, baseSource: credentials.baseSource, credentials };
+}
+
+async function resolveBaseOnly(
+  flags: CredentialFlags,
+  env: NodeJS.ProcessEnv,
+  options: { warn?: (message: string) => void },
+): Promise<{ baseUrl: string; baseSource: CredentialSource }> {
+  const { credentialStatus } = await import('../auth/credentials.js');
+  const status = await credentialStatus(flags, env, options);
+  if (status.baseUrl === null || status.baseSource === null) {
+    throw new CliError('No API base URL: no --base flag, no SERVICE_API_URL, and no profile with one.', {
+      exitCode: ExitCode.Unauthenticated,
+      code: 'no_base_url',
+      suggestion:
+        'Pass --base https://gds.example.com, set SERVICE_API_URL, or store a profile with gds auth set.',
+    });
+  }
+  return { baseUrl: status.baseUrl, baseSource: status.baseSource };
+}
+
+/** What a client failure means for the person running the command; anything else is returned as is. */
+export function sessionFailure(
+  error: unknown,
+  session: Pick<Session, 'baseUrl' | 'baseSource' | 'credentials'>,
+) {
+  if (isNamed<ApiError>(error, 'ApiError')) return apiFailure(error, session);
+  if (isNamed<NetworkError>(error, 'NetworkError')) return networkFailure(error, session);
+  return error;
+}
+
+function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credentials'>): CliError {
+  const path = pathAfterBase(error.url, session.baseUrl);
+  const exitCode = exitCodeForStatus(error.status);
+  const details = compact({
+    status: error.status,
+    requestId: error.requestId,
+    retryAfterSeconds: error.retryAfterSeconds,
+    server: error.details,
+  });
+  return new CliError(`${error.message} (${error.status} on ${error.method} ${path})`, {
+    exitCode,
+    code: error.code,
+    suggestion: suggestionFor(error, path, session.credentials),
+    details,
+  });
+}
+
+function suggestionFor(
+  error: ApiError,
+  path: string,
+  credentials: ResolvedCredentials | undefined,
+): string | undefined {
+  switch (error.status) {
+    case 401:
+      if (credentials === undefined) return undefined;
+      if (error.code === 'wrong_audience') {
+        return 'This call takes another kind of token (the message says which): a MANAGEMENT token (gds tokens issue --scope …), a DATA-API token (gds tokens issue --table …), or your own sign-in (gds auth set, gds auth login).';
+      }
+      return [
+        `The token from ${describeSource(credentials.tokenSource, 'SERVICE_TOKEN')} was refused. Use one the service accepts:`,
+        '  gds auth set --token <t> --base <url>      store a CLI token in a profile',
+        '  gds auth login                             sign in with the browser',
+        '  SERVICE_TOKEN=<t>                          in CI, nothing stored',
+      ].join('\n');
+    case 403: {
+      const scope = requiredScope(error.details);
+      if (scope !== undefined) {
+        return `This call needs the scope ${scope}: issue a MANAGEMENT token that holds it (gds tokens issue --scope ${scope} --env '*' --name <n>), or use a person's sign-in.`;
+      }
+      return 'Your role or token does not allow this. Ask a workspace admin for the role, or use a token with the permission.';
+    }
+    case 404:
+      return `Nothing at ${error.method} ${path}: check the id or path (ids are listed by the matching list command).`;
+    case 409:
+      return 'The state changed on the service. Look at the current state, then try again.';
+    case 429:
+      return error.retryAfterSeconds === undefined
+        ? 'Rate limited after the retries gds makes. Wait a minute and try again.'
+        : `Rate limited. Try again in ${error.retryAfterSeconds} s (Retry-After); gds waits by itself up to --max-retry-after seconds.`;
+    default:
+      if (error.status >= 500) {
+        return `The service failed${error.requestId === undefined ? '' : ` (request id ${error.requestId})`}. Try again later; quote the request id when reporting it.`;
+      }
+      return undefined;
+  }
+}
+
+function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 'baseSource'>): CliError {
+  return new CliError(`Could not reach the service at ${session.baseUrl}: ${error.message}`, {
+    exitCode: ExitCode.Unavailable,
+    code: error.failure === 'timeout' ? 'timeout' : 'unreachable',
+    suggestion:
+      `The API base URL came from ${describeSource(session.baseSource, 'SERVICE_API_URL')}. ` +
+      'Check that the service runs there, or point gds elsewhere with --base <url> or SERVICE_API_URL.',
+    details: compact({ url: session.baseUrl, cause: error.code }),
+  });
+}
+
+function describeSource(source: CredentialSource, variable: string): string {
+  if (source === 'flag') return 'the command line';
+  if (source === 'env') return variable;
+  return `profile ${source.slice('profile:'.length)}`;
+}
+
+function requiredScope(details: unknown): string | undefined {
+  const scope = (details as { requiredScope?: unknown } | null | undefined)?.requiredScope;
+  return typeof scope === 'string' ? scope : undefined;
+}
+
+/** The request path as the user gave it: the URL without the API base (which may carry a stage path). */
+function pathAfterBase(url: string, baseUrl: string): string {
+  if (url.startsWith(`${baseUrl}/`)) return url.slice(baseUrl.length);
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}
+
+function compact(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+}
+
+// The client loads lazily, so its classes are recognised by name rather than by instanceof.
+function isNamed<T extends Error>(error: unknown, name: string): error is T {
+  return error instanceof Error && error.name === name;
+}

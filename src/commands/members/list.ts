@@ -1,0 +1,29 @@
+import type { Column } from '../../cli/output.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import type { Member } from '../../contract/types.js';
+
+const columns: ReadonlyArray<Column<Member>> = [
+  { header: 'Email', value: (m) => m.email },
+  { header: 'Role', value: (m) => m.role },
+  { header: 'Environments', value: (m) => m.envScope.join(', ') },
+  { header: 'User id', value: (m) => m.userId },
+];
+
+export default class MembersList extends ApiCommand<typeof MembersList> {
+  static override summary = 'List the active members of your workspace.';
+  static override description =
+    "Management plane (§4.5): a MANAGEMENT token with workspace:read:members, or any member's own sign-in. " +
+    'Owners first, then admins, stewards and members, each by e-mail; platform operators never show. ' +
+    'Under --json one line per member.';
+  static override examples = [
+    '<%= config.bin %> members list',
+    '<%= config.bin %> members list --json | jq -r \'select(.role == "OWNER") | .email\'',
+    'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> members list --json',
+  ];
+
+  async run(): Promise<void> {
+    const { listMembers } = await import('../../services/members.js');
+    const members = await this.withClient((client) => listMembers(client));
+    await this.out.table(members, columns);
+  }
+}

@@ -1,0 +1,66 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import type { TableGrant, WorkspaceScope } from '../../contract/types.js';
+import { parseTableGrant, workspaceScopes } from '../../services/tokens.js';
+import { printTokenBundle } from '../../cli/token-bundle.js';
+
+export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
+  static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
+  static override description =
+    'Needs your own sign-in (a CLI token or a browser session) as the table owner or a workspace admin (§4.1). ' +
+    '--table grants give a DATA-API token for the table endpoints; --scope gives a MANAGEMENT token for the ' +
+    'audit log, members, certification, definitions or recertification. One token holds one kind. --env names ' +
+    'the environment the token works in, or * for every one. The access token (60 minutes) and the refresh ' +
+    'token (30 days, single use) are shown once: gds does not store them and cannot show them again.';
+  static override examples = [
+    '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
+    "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",
+  ];
+  static override flags = {
+    name: Flags.string({
+      description: 'A name that says what the token is for.',
+      env: 'GDS_NAME',
+      required: true,
+    }),
+    env: Flags.string({
+      description: 'Environment label the token works in (dev, staging, production, …), or * for any.',
+      env: 'GDS_ENV',
+      required: true,
+    }),
+    table: Flags.custom<TableGrant>({
+      description: 'A table grant <tableId>:read, :write or :read,write (repeatable): a DATA-API token.',
+      env: 'GDS_TABLE',
+      multiple: true,
+      exactlyOne: ['table', 'scope'],
+      parse: async (input) => parseTableGrant(input),
+    })(),
+    scope: Flags.custom<WorkspaceScope>({
+      description: 'A workspace scope (repeatable): a MANAGEMENT token.',
+      env: 'GDS_SCOPE',
+      multiple: true,
+      options: [...workspaceScopes],
+      exactlyOne: ['table', 'scope'],
+    })(),
+  };
+
+  async run(): Promise<void> {
+    const { issueToken } = await import('../../services/tokens.js');
+    const { name, env, table, scope } = this.flags;
+    // A repeatable flag read from GDS_TABLE or GDS_SCOPE arrives as one value, not a list.
+    const tables = table === undefined ? undefined : [table].flat();
+    const scopes = scope === undefined ? undefined : [scope].flat();
+    const issued = await this.withClient((client) => issueToken(client, { name, env, tables, scopes }));
+    if (this.out.json) {
+      this.out.record(issued);
+      return;
+    }
+    this.out.print(
+      `Issued ${issued.audience} token ${issued.id} "${issued.name}" for environment ${issued.env}.`,
+    );
+    this.out.print(`Scopes:        ${issued.scopes.join(' ')}`);
+    this.out.print(
+      `Client token:  ${issued.clientToken}  (a label for audits and revocation; the API never accepts it)`,
+    );
+    printTokenBundle(this.out, issued.tokens);
+  }
+}

@@ -1,0 +1,101 @@
+// `gds tokens issue` / `gds tokens refresh`: integration tokens (§4.1, §4.2). A request carries table
+// grants (a DATA-API token) or workspace scopes (a MANAGEMENT token), never both (DESIGN.md).
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type {
+  IssuedToken,
+  IssueTokenRequest,
+  RefreshResponse,
+  TableGrant,
+  WorkspaceScope,
+} from '../contract/types.js';
+
+export type TokensClient = Pick<ApiClient, 'tokens'>;
+
+export const workspaceScopes: readonly WorkspaceScope[] = [
+  'workspace:read:audit',
+  'workspace:read:members',
+  'workspace:write:certify',
+  'workspace:write:definition',
+  'workspace:write:recertify',
+];
+
+const permissions: readonly TableGrant['permissions'][number][] = ['read', 'write'];
+
+/** `t_42:read,write` as a table grant; throws an Error saying what is wrong (the flag parser shows it). */
+export function parseTableGrant(text: string): TableGrant {
+  const colon = text.lastIndexOf(':');
+  const tableId = colon === -1 ? '' : text.slice(0, colon).trim();
+  const asked =
+    colon === -1
+      ? []
+      : text
+          .slice(colon + 1)
+          .split(',')
+          .map((p) => p.trim());
+  if (tableId === '' || asked.length === 0 || asked.some((p) => p === '')) {
+    throw new Error(
+      `${JSON.stringify(text)} is not <tableId>:<permissions>, e.g. t_42:read or t_42:read,write`,
+    );
+  }
+  const unknown = asked.filter((p) => !permissions.includes(p as TableGrant['permissions'][number]));
+  if (unknown.length > 0) {
+    throw new Error(
+      `Unknown permission ${unknown.join(', ')} in ${JSON.stringify(text)}: use read, write or read,write`,
+    );
+  }
+  return { tableId, permissions: [...new Set(asked)] as TableGrant['permissions'] };
+}
+
+export interface IssueTokenInput {
+  name: string;
+  /** An environment label, or `*` for an environment-agnostic token. */
+  env: string;
+  tables?: readonly TableGrant[] | undefined;
+  scopes?: readonly WorkspaceScope[] | undefined;
+}
+
+/** The request of §4.1: table grants of the same table are merged, so one table appears once. */
+export function issueRequest(input: IssueTokenInput): IssueTokenRequest {
+  const hasTables = (input.tables?.length ?? 0) > 0;
+  if (hasTables === (input.scopes?.length ?? 0) > 0) {
+    throw new CliError(
+      'A token holds either table grants (--table) or workspace scopes (--scope): give one kind.',
+      {
+        exitCode: ExitCode.Usage,
+        code: 'token_audience',
+        suggestion:
+          'A DATA-API token: --table t_42:read,write. A MANAGEMENT token: --scope workspace:read:audit. Issue two tokens for both.',
+      },
+    );
+  }
+  const merged = new Map<string, Set<TableGrant['permissions'][number]>>();
+  for (const grant of input.tables ?? []) {
+    const set = merged.get(grant.tableId) ?? new Set();
+    for (const p of grant.permissions) set.add(p);
+    merged.set(grant.tableId, set);
+  }
+  const grants = [...merged].map(([tableId, set]) => ({
+    tableId,
+    permissions: permissions.filter((p) => set.has(p)) as TableGrant['permissions'],
+  }));
+  const scopes = [...new Set(input.scopes ?? [])];
+  return { name: input.name, env: input.env, scopes: grants.length > 0 ? grants : scopes };
+}
+
+export async function issueToken(
+  client: TokensClient,
+  input: IssueTokenInput,
+  options: { signal?: AbortSignal } = {},
+): Promise<IssuedToken> {
+  return client.tokens.issue(issueRequest(input), options);
+}
+
+/** Spends `refreshToken` (single use) for a new access and refresh token. */
+export async function refreshToken(
+  client: TokensClient,
+  refreshToken: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<RefreshResponse> {
+  return client.tokens.refresh(refreshToken.trim(), options);
+}

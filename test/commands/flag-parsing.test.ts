@@ -1,0 +1,284 @@
+// Each network command's flags and arguments, parsed by oclif with the project's config, apart from what
+// the command does: a probe subclass records what run() would receive. Bad values end as exit 2 with
+// nothing sent (the probe never runs), and every flag also reads its GDS_<FLAG> variable.
+import { Config } from '@oclif/core';
+import type { Command } from '@oclif/core';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import Api from '../../src/commands/api.js';
+import AuditList from '../../src/commands/audit/list.js';
+import MembersList from '../../src/commands/members/list.js';
+import TokensIssue from '../../src/commands/tokens/issue.js';
+import TokensRefresh from '../../src/commands/tokens/refresh.js';
+import { repoRoot } from '../cli/helpers/cli-process.js';
+
+let config: Config;
+beforeAll(async () => {
+  config = await Config.load(repoRoot);
+});
+
+const envNames: string[] = [];
+afterEach(() => {
+  for (const name of envNames.splice(0)) delete process.env[name];
+  vi.restoreAllMocks();
+});
+
+function setEnv(values: Record<string, string>): void {
+  for (const [name, value] of Object.entries(values)) {
+    envNames.push(name);
+    process.env[name] = value;
+  }
+}
+
+type Parsed = { flags: Record<string, unknown>; args: Record<string, unknown> };
+interface Outcome {
+  parsed?: Parsed;
+  exit?: number;
+  stderr: string;
+}
+type CommandClass = (new (argv: string[], config: Config) => Command) & {
+  run(argv: string[], config: Config): Promise<unknown>;
+};
+
+/** Parses `argv` as `command` would; `run()` is replaced, so nothing is sent anywhere. */
+async function parse(command: typeof Command, argv: string[]): Promise<Outcome> {
+  let parsed: Parsed | undefined;
+  const Probe = class extends (command as unknown as CommandClass) {
+    override async run() {
+      const self = this as unknown as Parsed;
+      parsed = { flags: self.flags, args: self.args };
+    }
+  } as unknown as CommandClass;
+  let stderr = '';
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  const sigint = process.listeners('SIGINT');
+  try {
+    await Probe.run(argv, config);
+  } catch (error) {
+    const exit = (error as { oclif?: { exit?: number } }).oclif?.exit;
+    if (typeof exit !== 'number') throw error;
+    return { exit, stderr };
+  } finally {
+    for (const listener of process.listeners('SIGINT')) {
+      if (!sigint.includes(listener)) process.removeListener('SIGINT', listener);
+    }
+  }
+  if (parsed === undefined) throw new Error('the probe did not run');
+  return { parsed, stderr };
+}
+
+async function flagsOf(command: typeof Command, argv: string[]): Promise<Record<string, unknown>> {
+  const outcome = await parse(command, argv);
+  expect(outcome.exit, outcome.exit === undefined ? '' : outcome.stderr).toBeUndefined();
+  return outcome.parsed?.flags ?? {};
+}
+
+async function usageError(command: typeof Command, argv: string[]): Promise<string> {
+  const outcome = await parse(command, argv);
+  expect(outcome.exit).toBe(2);
+  return outcome.stderr;
+}
+
+describe('gds api', () => {
+  it('parses method, string and typed fields, headers and input', async () => {
+    const outcome = await parse(Api, [
+      '/api/x?y=1',
+      '-X',
+      'patch',
+      '-f',
+      'name=Ada',
+      '-f',
+      'n=5',
+      '-F',
+      'n2=5',
+      '-F',
+      'ok=true',
+      '-F',
+      'none=null',
+      '-F',
+      'word=abc',
+      '-H',
+      'X-Trace: a:b',
+      '--input',
+      'body.json',
+    ]);
+    expect(outcome.parsed?.args).toEqual({ path: '/api/x?y=1' });
+    expect(outcome.parsed?.flags).toMatchObject({
+      method: 'PATCH',
+      field: [
+        ['name', 'Ada'],
+        ['n', '5'],
+      ],
+      'typed-field': [
+        ['n2', 5],
+        ['ok', true],
+        ['none', null],
+        ['word', 'abc'],
+      ],
+      header: [['X-Trace', 'a:b']],
+      input: 'body.json',
+    });
+  });
+
+  it.each([
+    [['/x', '-X', 'FETCH'], 'Expected one of GET, POST, PUT, PATCH, DELETE, got FETCH'],
+    [['/x', '-f', 'novalue'], '"novalue" is not key=value'],
+    [['/x', '-f', '=v'], '"=v" is not key=value'],
+    [['/x', '-H', 'NoColon'], '"NoColon" is not "Name: value"'],
+    [['/x', '-H', 'Authorization: Bearer other'], 'Authorization is set by gds itself'],
+    [['/x', '-H', 'host: evil.example'], 'host is set by gds itself'],
+    [[], 'Missing 1 required arg'],
+  ])('%j is a usage error', async (argv, message) => {
+    expect(await usageError(Api, argv)).toContain(message);
+  });
+
+  it('reads GDS_METHOD and GDS_INPUT; the flag wins over the variable', async () => {
+    setEnv({ GDS_METHOD: 'delete', GDS_INPUT: '-' });
+    expect(await flagsOf(Api, ['/x'])).toMatchObject({ method: 'DELETE', input: '-' });
+    expect(await flagsOf(Api, ['/x', '-X', 'GET'])).toMatchObject({ method: 'GET' });
+  });
+});
+
+describe('gds audit list', () => {
+  it('parses the filters; --since becomes a full ISO time', async () => {
+    const flags = await flagsOf(AuditList, [
+      '--event-type',
+      'TABLE_CERTIFIED',
+      '--since',
+      '2026-01-31',
+      '--limit',
+      '7',
+    ]);
+    expect(flags).toMatchObject({
+      'event-type': 'TABLE_CERTIFIED',
+      since: '2026-01-31T00:00:00.000Z',
+      limit: 7,
+    });
+  });
+
+  it.each([
+    [['--since', 'yesterday'], 'yesterday is not an ISO-8601 time'],
+    [['--limit', '0'], 'greater than or equal to 1'],
+    [['--limit', '201'], 'less than or equal to 200'],
+    [['--limit', 'ten'], 'Expected an integer'],
+    [['--all', '--limit', '5'], 'cannot also be provided when using'],
+    [['extra'], 'Unexpected argument: extra'],
+  ])('%j is a usage error', async (argv, message) => {
+    expect(await usageError(AuditList, argv)).toContain(message);
+  });
+
+  it('reads GDS_EVENT_TYPE, GDS_SINCE, GDS_LIMIT and GDS_ALL', async () => {
+    setEnv({ GDS_EVENT_TYPE: 'RECORD_CREATED', GDS_SINCE: '2026-02-01T10:00:00+02:00', GDS_LIMIT: '9' });
+    expect(await flagsOf(AuditList, [])).toMatchObject({
+      'event-type': 'RECORD_CREATED',
+      since: '2026-02-01T08:00:00.000Z',
+      limit: 9,
+    });
+    delete process.env.GDS_LIMIT;
+    setEnv({ GDS_ALL: 'yes' });
+    expect(await flagsOf(AuditList, [])).toMatchObject({ all: true });
+  });
+
+  it('a bad GDS_SINCE is a usage error too', async () => {
+    setEnv({ GDS_SINCE: 'soon' });
+    expect(await usageError(AuditList, [])).toContain('soon is not an ISO-8601 time');
+  });
+});
+
+describe('gds members list', () => {
+  it('takes no argument', async () => {
+    expect(await flagsOf(MembersList, [])).toMatchObject({});
+    expect(await usageError(MembersList, ['everyone'])).toContain('Unexpected argument: everyone');
+  });
+});
+
+describe('gds tokens issue', () => {
+  it('parses table grants into the request shape', async () => {
+    const flags = await flagsOf(TokensIssue, [
+      '--name',
+      'nightly',
+      '--env',
+      'production',
+      '--table',
+      't_42:read,write',
+      '--table',
+      't_43:read',
+    ]);
+    expect(flags).toMatchObject({
+      name: 'nightly',
+      env: 'production',
+      table: [
+        { tableId: 't_42', permissions: ['read', 'write'] },
+        { tableId: 't_43', permissions: ['read'] },
+      ],
+    });
+  });
+
+  it('parses workspace scopes', async () => {
+    const flags = await flagsOf(TokensIssue, [
+      '--name',
+      'a',
+      '--env',
+      '*',
+      '--scope',
+      'workspace:read:audit',
+    ]);
+    expect(flags).toMatchObject({ env: '*', scope: ['workspace:read:audit'] });
+  });
+
+  it.each([
+    [['--env', 'dev', '--table', 't:read'], 'Missing required flag name'],
+    [['--name', 'a', '--table', 't:read'], 'Missing required flag env'],
+    [['--name', 'a', '--env', 'dev'], 'Exactly one of the following must be provided: --scope, --table'],
+    [
+      ['--name', 'a', '--env', 'dev', '--table', 't:read', '--scope', 'workspace:read:audit'],
+      'cannot also be provided',
+    ],
+    [['--name', 'a', '--env', 'dev', '--table', 't:admin'], 'Unknown permission admin'],
+    [['--name', 'a', '--env', 'dev', '--table', 't'], 'is not <tableId>:<permissions>'],
+    [['--name', 'a', '--env', 'dev', '--table', 't:'], 'is not <tableId>:<permissions>'],
+    [
+      ['--name', 'a', '--env', 'dev', '--scope', 'workspace:read:everything'],
+      'Expected --scope=workspace:read:everything to be one of',
+    ],
+  ])('%j is a usage error', async (argv, message) => {
+    expect(await usageError(TokensIssue, argv)).toContain(message);
+  });
+
+  it('reads GDS_NAME, GDS_ENV and GDS_TABLE (one grant: a repeatable flag reads one value from its variable)', async () => {
+    setEnv({ GDS_NAME: 'from-env', GDS_ENV: 'staging', GDS_TABLE: 't_9:write' });
+    expect(await flagsOf(TokensIssue, [])).toMatchObject({
+      name: 'from-env',
+      env: 'staging',
+      table: { tableId: 't_9', permissions: ['write'] },
+    });
+  });
+});
+
+describe('gds tokens refresh', () => {
+  it('takes the refresh token from the flag or GDS_REFRESH_TOKEN', async () => {
+    expect(await flagsOf(TokensRefresh, ['--refresh-token', '-'])).toMatchObject({ 'refresh-token': '-' });
+    setEnv({ GDS_REFRESH_TOKEN: 'rt_1.secret' });
+    expect(await flagsOf(TokensRefresh, [])).toMatchObject({ 'refresh-token': 'rt_1.secret' });
+  });
+});
+
+describe('global flags of the network commands', () => {
+  it('--max-retry-after takes whole seconds from 0 (or GDS_MAX_RETRY_AFTER); GDS_PROFILE names the profile', async () => {
+    expect(await flagsOf(MembersList, ['--max-retry-after', '0'])).toMatchObject({ 'max-retry-after': 0 });
+    expect(await usageError(MembersList, ['--max-retry-after', '-1'])).toContain(
+      'greater than or equal to 0',
+    );
+    setEnv({ GDS_MAX_RETRY_AFTER: '3', GDS_PROFILE: 'staging' });
+    expect(await flagsOf(MembersList, [])).toMatchObject({ 'max-retry-after': 3, profile: 'staging' });
+  });
+
+  it('GDS_TOKEN and GDS_BASE are not read: SERVICE_TOKEN and SERVICE_API_URL are the variables', async () => {
+    setEnv({ GDS_TOKEN: 'cli_fromGdsToken00000', GDS_BASE: 'http://elsewhere.example' });
+    const flags = await flagsOf(MembersList, []);
+    expect(flags.token).toBeUndefined();
+    expect(flags.base).toBeUndefined();
+  });
+});

@@ -1,0 +1,246 @@
+// The session glue: credentials → client → CliError. Which token and base a session uses (msw sees the
+// requests), and what each client failure becomes: exit code, code, message and what to do next.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { http, HttpResponse } from 'msw';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { openSession, sessionFailure, withSession } from '../../src/cli/session.js';
+import type { Session } from '../../src/cli/session.js';
+import { ApiError, NetworkError } from '../../src/client/index.js';
+import { BASE, useMockApi } from '../client/mock-api.js';
+
+const api = useMockApi();
+const TOKEN = 'cli_sessionTestToken00001';
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gds-session-'));
+  env = { GDS_CONFIG_DIR: join(dir, 'gds'), GDS_SECRET_STORAGE: 'file' };
+});
+
+const fromEnv = { baseUrl: BASE, baseSource: 'env' as const };
+const withToken = (
+  tokenSource: 'flag' | 'env' | 'profile:ci',
+): Pick<Session, 'baseUrl' | 'baseSource' | 'credentials'> => ({
+  ...fromEnv,
+  credentials: {
+    token: TOKEN,
+    baseUrl: BASE,
+    tokenSource,
+    baseSource: 'env',
+    tokenKind: 'static',
+    storage: 'none',
+  },
+});
+
+function apiError(
+  status: number,
+  code: string,
+  extra: Partial<ConstructorParameters<typeof ApiError>[0]> = {},
+) {
+  return new ApiError({
+    status,
+    code,
+    message: `Server says ${code}.`,
+    method: 'GET',
+    url: `${BASE}/api/x?a=1`,
+    ...extra,
+  });
+}
+
+function mapped(error: unknown, session = withToken('env')): CliError {
+  const result = sessionFailure(error, session);
+  expect(result).toBeInstanceOf(CliError);
+  return result as CliError;
+}
+
+describe('sessionFailure: an ApiError becomes the exit code of its status and a next step', () => {
+  it('401: the server message, where the refused token came from, how to get one', () => {
+    const failure = mapped(apiError(401, 'invalid_token', { requestId: 'req_1' }));
+    expect(failure).toMatchObject({
+      exitCode: 3,
+      code: 'invalid_token',
+      message: 'Server says invalid_token. (401 on GET /api/x?a=1)',
+      details: { status: 401, requestId: 'req_1' },
+    });
+    expect(failure.suggestion).toContain('The token from SERVICE_TOKEN was refused');
+    expect(failure.suggestion).toContain('gds auth set --token <t> --base <url>');
+    expect(mapped(apiError(401, 'invalid_token'), withToken('profile:ci')).suggestion).toContain(
+      'The token from profile ci was refused',
+    );
+    expect(mapped(apiError(401, 'invalid_token'), withToken('flag')).suggestion).toContain(
+      'from the command line',
+    );
+  });
+
+  it('401 wrong_audience: says which kinds of token there are', () => {
+    expect(mapped(apiError(401, 'wrong_audience')).suggestion).toContain('gds tokens issue --scope');
+  });
+
+  it('401 without credentials (the refresh call): the server message alone', () => {
+    const failure = mapped(apiError(401, 'refresh_token_reused'), fromEnv);
+    expect(failure).toMatchObject({ exitCode: 3, code: 'refresh_token_reused', suggestion: undefined });
+  });
+
+  it('403 naming the scope: how to get a token holding it', () => {
+    const failure = mapped(
+      apiError(403, 'missing_scope', { details: { requiredScope: 'workspace:read:audit' } }),
+    );
+    expect(failure).toMatchObject({ exitCode: 4, code: 'missing_scope' });
+    expect(failure.details).toEqual({ status: 403, server: { requiredScope: 'workspace:read:audit' } });
+    expect(failure.suggestion).toContain('needs the scope workspace:read:audit');
+    expect(failure.suggestion).toContain("gds tokens issue --scope workspace:read:audit --env '*'");
+  });
+
+  it('403 without a scope: a role or permission problem', () => {
+    expect(mapped(apiError(403, 'forbidden')).suggestion).toContain('Ask a workspace admin');
+  });
+
+  it('404, 409, 400 and 422', () => {
+    expect(mapped(apiError(404, 'table_not_found'))).toMatchObject({ exitCode: 5, code: 'table_not_found' });
+    expect(mapped(apiError(404, 'table_not_found')).suggestion).toContain('Nothing at GET /api/x?a=1');
+    expect(mapped(apiError(409, 'conflict'))).toMatchObject({ exitCode: 6 });
+    expect(mapped(apiError(409, 'conflict')).suggestion).toContain('try again');
+    expect(mapped(apiError(400, 'invalid_request'))).toMatchObject({ exitCode: 7, suggestion: undefined });
+    expect(mapped(apiError(422, 'predicates_failed'))).toMatchObject({ exitCode: 7 });
+  });
+
+  it('429 after the retries: when to try again', () => {
+    const failure = mapped(apiError(429, 'rate_limited', { retryAfterSeconds: 42 }));
+    expect(failure).toMatchObject({ exitCode: 8, details: { status: 429, retryAfterSeconds: 42 } });
+    expect(failure.suggestion).toContain('Try again in 42 s (Retry-After)');
+    expect(mapped(apiError(429, 'rate_limited')).suggestion).toContain('Wait a minute');
+  });
+
+  it('5xx: exit 9 with the request id to quote', () => {
+    const failure = mapped(apiError(503, 'http_503', { requestId: 'req_9' }));
+    expect(failure).toMatchObject({ exitCode: 9 });
+    expect(failure.suggestion).toContain('request id req_9');
+  });
+});
+
+describe('sessionFailure: a NetworkError', () => {
+  it('exit 9 naming the base URL, where it came from, and --base / SERVICE_API_URL', () => {
+    const error = new NetworkError({
+      failure: 'connection',
+      code: 'ECONNREFUSED',
+      method: 'GET',
+      url: `${BASE}/api/x`,
+      reason: 'connection refused',
+      cause: new Error('x'),
+    });
+    const failure = mapped(error);
+    expect(failure).toMatchObject({
+      exitCode: 9,
+      code: 'unreachable',
+      details: { url: BASE, cause: 'ECONNREFUSED' },
+    });
+    expect(failure.message).toContain(`Could not reach the service at ${BASE}`);
+    expect(failure.suggestion).toContain('The API base URL came from SERVICE_API_URL');
+    expect(failure.suggestion).toContain('--base <url> or SERVICE_API_URL');
+  });
+
+  it('a timeout has its own code', () => {
+    const error = new NetworkError({
+      failure: 'timeout',
+      method: 'GET',
+      url: BASE,
+      reason: 'slow',
+      cause: null,
+    });
+    expect(mapped(error).code).toBe('timeout');
+  });
+
+  it('anything else passes through unchanged', () => {
+    const other = new Error('boom');
+    expect(sessionFailure(other, fromEnv)).toBe(other);
+  });
+});
+
+describe('openSession and withSession', () => {
+  it('uses the --token flag over SERVICE_TOKEN, and sends the version in User-Agent', async () => {
+    api.use(http.get(`${BASE}/api/workspace/members`, () => HttpResponse.json({ members: [] })));
+    const members = await withSession(
+      {
+        flags: { token: TOKEN },
+        version: '9.8.7',
+        env: { ...env, SERVICE_TOKEN: 'cli_notThisOneToken000', SERVICE_API_URL: BASE },
+      },
+      ({ client, credentials }) => {
+        expect(credentials?.tokenSource).toBe('flag');
+        return client.members.list();
+      },
+    );
+    expect(members).toEqual({ members: [] });
+    expect(api.seen[0]?.headers.get('authorization')).toBe(`Bearer ${TOKEN}`);
+    expect(api.seen[0]?.headers.get('user-agent')).toBe('gds/9.8.7');
+  });
+
+  it('maps what the work threw', async () => {
+    api.use(
+      http.get(`${BASE}/api/workspace/members`, () =>
+        HttpResponse.json({ error: { code: 'missing_scope', message: 'No.' } }, { status: 403 }),
+      ),
+    );
+    const failure = await withSession(
+      { flags: {}, version: '1', env: { ...env, SERVICE_TOKEN: TOKEN, SERVICE_API_URL: BASE } },
+      ({ client }) => client.members.list(),
+    ).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(CliError);
+    expect(failure).toMatchObject({ exitCode: 4, code: 'missing_scope' });
+  });
+
+  it('no token anywhere: exit 3 saying how to get one, before any request', async () => {
+    const failure = await openSession({
+      flags: {},
+      version: '1',
+      env: { ...env, SERVICE_API_URL: BASE },
+    }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ exitCode: 3, code: 'no_token' });
+    expect((failure as CliError).suggestion).toContain('gds auth set --token <t> --base <url>');
+  });
+
+  it('authenticated: false needs only the base and sends no Authorization header', async () => {
+    api.use(
+      http.post(`${BASE}/api/integration/refresh`, () =>
+        HttpResponse.json({ error: { code: 'x', message: 'y' } }, { status: 401 }),
+      ),
+    );
+    const failure = await withSession(
+      { flags: {}, version: '1', env: { ...env, SERVICE_API_URL: BASE }, authenticated: false },
+      ({ client }) => client.tokens.refresh('rt_1.x'),
+    ).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ exitCode: 3, code: 'x' });
+    expect(api.seen[0]?.headers.get('authorization')).toBeNull();
+  });
+
+  it('authenticated: false without any base: exit 3 naming --base and SERVICE_API_URL', async () => {
+    const failure = await openSession({ flags: {}, version: '1', env, authenticated: false }).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toMatchObject({ exitCode: 3, code: 'no_base_url' });
+    expect((failure as CliError).suggestion).toContain('SERVICE_API_URL');
+  });
+
+  it('max-retry-after 0: a 429 asking for a wait fails at once (one request) with exit 8', async () => {
+    api.use(
+      http.get(`${BASE}/api/workspace/members`, () =>
+        HttpResponse.json(
+          { error: { code: 'rate_limited', message: 'Slow down.' } },
+          { status: 429, headers: { 'retry-after': '30' } },
+        ),
+      ),
+    );
+    const failure = await withSession(
+      {
+        flags: { 'max-retry-after': 0 },
+        version: '1',
+        env: { ...env, SERVICE_TOKEN: TOKEN, SERVICE_API_URL: BASE },
+      },
+      ({ client }) => client.members.list(),
+    ).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ exitCode: 8, code: 'rate_limited', details: { retryAfterSeconds: 30 } });
+    expect(api.seen).toHaveLength(1);
+  });
+});
