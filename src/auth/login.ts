@@ -127,7 +127,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       (device.verification_uri_complete
         ? `(or open ${stripControlCharacters(device.verification_uri_complete)})\n`
         : '') +
-      `Waiting for the approval (the code expires in ${Math.round(device.expires_in / 60) || 1} min)…`,
+      `Waiting for the approval (the code expires in ${describeSeconds(device.expires_in)})…`,
   );
   options.onVerificationUri?.(
     stripControlCharacters(device.verification_uri_complete ?? device.verification_uri),
@@ -221,6 +221,10 @@ function describeOAuthError(error: unknown): string {
   }
   const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
   return stripControlCharacters(`${String(e.message ?? error)}${cause}`);
+}
+
+function describeSeconds(seconds: number): string {
+  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 }
 
 function describeLive(profile: Profile | undefined): string {

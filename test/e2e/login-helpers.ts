@@ -14,7 +14,11 @@ export interface Workspace {
   outputs: string[];
   run(args: string[], extraEnv?: Record<string, string | undefined>): Promise<CliResult>;
   /** Starts `gds args…`; resolves the user code once it is on stderr, and the result at exit. */
-  start(args: string[]): { code: Promise<string>; result: Promise<CliResult> };
+  start(args: string[]): {
+    code: Promise<string>;
+    result: Promise<CliResult>;
+    kill(signal: NodeJS.Signals): void;
+  };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into the config freely
   config(): Promise<any>;
   remove(): Promise<void>;
@@ -51,7 +55,8 @@ export async function newWorkspace(): Promise<Workspace> {
           reject(new Error(`gds ended (${r.code}) before showing a code:\n${r.stderr}`)),
         );
       });
-      return { code, result };
+      code.catch(() => undefined);
+      return { code, result, kill: (signal) => child.kill(signal) };
     },
     async config() {
       return JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8'));

@@ -3,7 +3,7 @@
 // records exactly ONE refresh per round; when the refresh token is refused, gds says to sign in again
 // and leaves the profile as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withProfileLock } from '../../src/auth/config.js';
+import { loadConfig, withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
@@ -121,5 +121,23 @@ describe('parallel refresh', () => {
     expect(result.stdout).toBe('');
     const kept = await storedProfile();
     expect([kept.accessToken, kept.refreshToken]).toEqual([first.access_token, first.refresh_token]);
+  }, 60_000);
+
+  it('processes killed in the middle of a refresh leave a config that still loads', async () => {
+    await signIn('owner@example.com');
+    const before = await storedProfile();
+    await writeProfile(before.accessToken, before.refreshToken, new Date(Date.now() - 60_000).toISOString());
+    const runs = Array.from({ length: 6 }, (_, i) => {
+      const run = w.start(['whoami', '--json']);
+      setTimeout(() => run.kill('SIGKILL'), 150 * (i + 1));
+      return run.result;
+    });
+    await Promise.all(runs);
+    const config = await loadConfig({ env: w.env });
+    expect(config.profiles.default).toMatchObject({ kind: 'session', base: server.url });
+    expect(typeof config.profiles.default?.accessToken).toBe('string');
+    const after = await w.run(['auth', 'status', '--json']);
+    expect(after.code).toBe(0);
+    expect(ndjson(after.stdout)[0]).toMatchObject({ profile: 'default', storage: 'file' });
   }, 60_000);
 });
