@@ -119,7 +119,7 @@ export async function refreshUnderLock(
       }
       const { profile } = stored;
       const expiresAt = expiresAtFrom(tokens.expiresIn, now());
-      const fields = { ...withoutSecrets(profile), ...(expiresAt === undefined ? {} : { expiresAt }) };
+      const fields = { ...renewableFields(profile), ...(expiresAt === undefined ? {} : { expiresAt }) };
       await saveProfile(
         profileName,
         fields,
@@ -146,8 +146,9 @@ async function readSession(profileName: string, options: SessionAuthOptions): Pr
   };
 }
 
-function withoutSecrets(profile: SessionProfile & SessionExtras): ProfileFields & SessionExtras {
-  const { secretRef: _ref, token: _t, accessToken: _a, refreshToken: _r, ...fields } = profile;
+/** What a refresh keeps of the profile: everything but the secrets, where they were, and the old expiry. */
+function renewableFields(profile: SessionProfile & SessionExtras): ProfileFields & SessionExtras {
+  const { secretRef: _ref, token: _t, accessToken: _a, refreshToken: _r, expiresAt: _e, ...fields } = profile;
   return fields;
 }
 
