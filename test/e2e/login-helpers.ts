@@ -24,9 +24,15 @@ export interface Workspace {
   remove(): Promise<void>;
 }
 
-export async function newWorkspace(): Promise<Workspace> {
+/** A fresh config folder; secrets in the file unless `overrides` says otherwise. */
+export async function newWorkspace(overrides: Record<string, string | undefined> = {}): Promise<Workspace> {
   const configDir = await mkdtemp(join(tmpdir(), 'gds-login-'));
-  const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file', SERVICE_API_URL: undefined };
+  const env = {
+    GDS_CONFIG_DIR: configDir,
+    GDS_SECRET_STORAGE: 'file',
+    SERVICE_API_URL: undefined,
+    ...overrides,
+  };
   const outputs: string[] = [];
   const keep = (result: CliResult) => {
     outputs.push(result.stdout, result.stderr);
