@@ -20,9 +20,12 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override flags = {
     force: Flags.boolean({ description: 'Sign in again even though the profile holds a live token.' }),
     browser: Flags.boolean({
-      description: 'Open the verification page in a browser (on a desktop terminal).',
+      description:
+        'Open the verification page in a browser (on a desktop terminal). --no-browser (or GDS_BROWSER=false) ' +
+        'only prints the address and the code, and works without a terminal.',
       default: true,
       allowNo: true,
+      env: 'GDS_BROWSER',
     }),
   };
 
