@@ -5,13 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig, withProfileLock } from '../../src/auth/config.js';
+import { loadConfig } from '../../src/auth/config.js';
 import type { ResolvedCredentials } from '../../src/auth/credentials.js';
-import { saveProfile } from '../../src/auth/profiles.js';
 import { authProviderFor, refreshUnderLock, sessionAuthProvider } from '../../src/auth/refresh.js';
 import { CliError } from '../../src/cli/errors.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
-import { startOAuthServer } from '../server/oauth/oauth-server.js';
+import { startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
 
 let server: OAuthTestServer;
 let env: NodeJS.ProcessEnv;
@@ -34,26 +33,10 @@ const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).t
 async function signIn(expiresAt: string, secrets?: { accessToken: string; refreshToken?: string }) {
   let tokens = secrets;
   if (tokens === undefined) {
-    const device = (await server.post('/oauth/device/code', { client_id: 'gds-cli' })).body;
-    await server.decide(device.user_code, 'owner@example.com', 'approve');
-    const body = (
-      await server.post('/oauth/token', {
-        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-        device_code: device.device_code,
-        client_id: 'gds-cli',
-      })
-    ).body;
-    tokens = { accessToken: body.access_token, refreshToken: body.refresh_token };
+    const issued = await server.signIn('owner@example.com');
+    tokens = { accessToken: issued.access_token, refreshToken: issued.refresh_token };
   }
-  const fields = {
-    kind: 'session' as const,
-    base: server.url,
-    issuer: server.url,
-    tokenEndpoint: `${server.url}/oauth/token`,
-    expiresAt,
-  };
-  const written = tokens;
-  await withProfileLock('work', () => saveProfile('work', fields, written, { env }), { env });
+  await writeSessionProfile(env, 'work', server.url, tokens, expiresAt);
   return tokens;
 }
 

@@ -3,11 +3,10 @@
 // records exactly ONE refresh per round; when the refresh token is refused, gds says to sign in again
 // and leaves the profile as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, withProfileLock } from '../../src/auth/config.js';
-import { saveProfile } from '../../src/auth/profiles.js';
+import { loadConfig } from '../../src/auth/config.js';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
-import { startOAuthServer } from '../server/oauth/oauth-server.js';
+import { startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
 import type { Workspace } from './login-helpers.js';
 import { ndjson, newWorkspace } from './login-helpers.js';
 
@@ -27,40 +26,20 @@ afterAll(async () => {
   await server.close();
 });
 
-/** A device sign-in over HTTP, as `gds auth login` does it; the profile written as login writes it. */
+/** A device sign-in over HTTP, then the profile written as `gds auth login` writes it. */
 async function signIn(email: string) {
-  const device = (await server.post('/oauth/device/code', { client_id: 'gds-cli' })).body;
-  await server.decide(device.user_code, email, 'approve');
-  const tokens = (
-    await server.post('/oauth/token', {
-      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-      device_code: device.device_code,
-      client_id: 'gds-cli',
-    })
-  ).body;
+  const tokens = await server.signIn(email);
   await writeProfile(
     tokens.access_token,
     tokens.refresh_token,
     new Date(Date.now() + 3600_000).toISOString(),
   );
-  return tokens as { access_token: string; refresh_token: string };
+  return tokens;
 }
 
 async function writeProfile(accessToken: string, refreshToken: string, expiresAt: string) {
   tokensSeen.push(accessToken, refreshToken);
-  const fields = {
-    kind: 'session' as const,
-    base: server.url,
-    issuer: server.url,
-    tokenEndpoint: `${server.url}/oauth/token`,
-    clientId: 'gds-cli',
-    expiresAt,
-  };
-  await withProfileLock(
-    'default',
-    () => saveProfile('default', fields, { accessToken, refreshToken }, { env: w.env }),
-    { env: w.env },
-  );
+  await writeSessionProfile(w.env, 'default', server.url, { accessToken, refreshToken }, expiresAt);
 }
 
 async function storedProfile() {

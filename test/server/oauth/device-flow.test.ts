@@ -33,14 +33,6 @@ async function me(token: string) {
   return { status: response.status, body: (await response.json()) as Schema<'Me'> };
 }
 
-async function signIn(email = 'owner@example.com') {
-  const device = await startDevice();
-  expect((await server.decide(device.user_code, email, 'approve')).status).toBe(200);
-  const { status, body } = await poll(device.device_code);
-  expect(status).toBe(200);
-  return body as { access_token: string; refresh_token: string; expires_in: number };
-}
-
 describe('discovery', () => {
   it('names the issuer, the device and token endpoints, the JWKS, grants and a public client', async () => {
     const response = await fetch(`${server.url}/.well-known/openid-configuration`);
@@ -181,7 +173,7 @@ describe('refresh-token grant', () => {
 
   it('rotates single-use refresh tokens; reuse revokes the whole family', async () => {
     const refreshedBefore = await server.auditCount('session.refreshed');
-    const first = await signIn('steward@example.com');
+    const first = await server.signIn('steward@example.com');
     const second = await refresh(first.refresh_token);
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
@@ -201,7 +193,7 @@ describe('refresh-token grant', () => {
     expect((await refresh('gdsr_unknown')).body.error).toBe('invalid_grant');
     const missing = await server.post('/oauth/token', { grant_type: 'refresh_token', client_id: 'gds-cli' });
     expect(missing.body.error).toBe('invalid_request');
-    const tokens = await signIn();
+    const tokens = await server.signIn('owner@example.com');
     server.clock.advance(31 * 24 * 60 * 60 * 1000);
     const expired = await refresh(tokens.refresh_token);
     expect([expired.status, expired.body.error]).toEqual([400, 'invalid_grant']);

@@ -1,5 +1,7 @@
 // The reference server for sign-in tests: contract checking on, a movable clock, a short device-flow
 // interval, and helpers to talk OAuth (form bodies) and to play the person on the verification page.
+import { withProfileLock } from '../../../src/auth/config.js';
+import { saveProfile } from '../../../src/auth/profiles.js';
 import { createServer } from '../../../src/server/app.js';
 import type { DeviceFlowOptions } from '../../../src/server/oauth/settings.js';
 import type { ReadyUser } from '../../../src/server/ready.js';
@@ -18,10 +20,18 @@ export interface OAuthTestServer {
     email: string,
     action: 'approve' | 'deny',
   ): Promise<{ status: number; html: string }>;
+  /** A whole device sign-in over HTTP (code, approval, token exchange) as the member with this e-mail. */
+  signIn(email: string): Promise<IssuedSession>;
   /** Audit entries of the main workspace with this action. */
   auditCount(action: string): Promise<number>;
   /** Stops the server; throws when any response broke openapi.yaml. */
   close(): Promise<void>;
+}
+
+export interface IssuedSession {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
 }
 
 export async function startOAuthServer(deviceFlow: DeviceFlowOptions = {}): Promise<OAuthTestServer> {
@@ -62,6 +72,19 @@ export async function startOAuthServer(deviceFlow: DeviceFlowOptions = {}): Prom
       const { status, body } = await server.post('/device', { user_code: userCode, email, action });
       return { status, html: String(body) };
     },
+    async signIn(email) {
+      const device = (await server.post('/oauth/device/code', { client_id: 'gds-cli' })).body;
+      const decided = await server.decide(device.user_code, email, 'approve');
+      const tokens = await server.post('/oauth/token', {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: device.device_code,
+        client_id: 'gds-cli',
+      });
+      if (decided.status !== 200 || tokens.status !== 200) {
+        throw new Error(`signIn: ${decided.status} ${tokens.status} ${JSON.stringify(tokens.body)}`);
+      }
+      return tokens.body as IssuedSession;
+    },
     async auditCount(action) {
       const response = await fetch(
         `${running.url}/api/workspace/audit-log?eventType=${encodeURIComponent(action)}&limit=200`,
@@ -80,4 +103,23 @@ export async function startOAuthServer(deviceFlow: DeviceFlowOptions = {}): Prom
     },
   };
   return server;
+}
+
+/** Writes a session profile as `gds auth login` does (the secrets where env's GDS_SECRET_STORAGE says). */
+export async function writeSessionProfile(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  serverUrl: string,
+  secrets: { accessToken: string; refreshToken?: string },
+  expiresAt: string,
+): Promise<void> {
+  const fields = {
+    kind: 'session' as const,
+    base: serverUrl,
+    issuer: serverUrl,
+    tokenEndpoint: `${serverUrl}/oauth/token`,
+    clientId: 'gds-cli',
+    expiresAt,
+  };
+  await withProfileLock(name, () => saveProfile(name, fields, secrets, { env }), { env });
 }
