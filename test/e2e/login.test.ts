@@ -139,6 +139,16 @@ describe('gds auth login', () => {
     expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
   }, 60_000);
 
+  it('stops with exit 130 on Ctrl-C while waiting, and writes nothing', async () => {
+    const w = await workspace();
+    const login = w.start(['auth', 'login', '--base', server.url, '--no-browser']);
+    await login.code;
+    login.kill('SIGINT');
+    const result = await login.result;
+    expect(result.code).toBe(130);
+    expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
+  }, 60_000);
+
   it('without a terminal and without --no-browser, refuses and says how CI authenticates', async () => {
     const w = await workspace();
     const result = await w.run(['auth', 'login', '--base', server.url]);
