@@ -50,7 +50,7 @@ export async function withSession<T>(
 export async function openSession(input: SessionInput): Promise<Session> {
   const env = input.env ?? process.env;
   const options = input.warn === undefined ? {} : { warn: input.warn };
-  const { createApiClient, staticToken } = await import('../client/index.js');
+  const { createApiClient } = await import('../client/index.js');
   const retry =
     input.flags['max-retry-after'] === undefined
       ? {}
@@ -61,9 +61,10 @@ export async function openSession(input: SessionInput): Promise<Session> {
   }
   const { resolveCredentials } = await import('../auth/credentials.js');
   const credentials = await resolveCredentials(input.flags, env, options);
+  const { authProviderFor } = await import('../auth/refresh.js');
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
-    auth: staticToken(credentials.token),
+    auth: authProviderFor(credentials, { env, ...options }),
     version: input.version,
     ...retry,
   });

@@ -3,6 +3,7 @@
 // must not import heavy libraries at its top: importing this map is part of every start-up.
 import Api from './api.js';
 import AuditList from './audit/list.js';
+import AuthLogin from './auth/login.js';
 import AuthLogout from './auth/logout.js';
 import AuthSet from './auth/set.js';
 import AuthStatus from './auth/status.js';
@@ -11,10 +12,12 @@ import GateValidate from './gate/validate.js';
 import MembersList from './members/list.js';
 import TokensIssue from './tokens/issue.js';
 import TokensRefresh from './tokens/refresh.js';
+import Whoami from './whoami.js';
 
 export const COMMANDS = {
   api: Api,
   'audit:list': AuditList,
+  'auth:login': AuthLogin,
   'auth:logout': AuthLogout,
   'auth:set': AuthSet,
   'auth:status': AuthStatus,
@@ -23,4 +26,5 @@ export const COMMANDS = {
   'members:list': MembersList,
   'tokens:issue': TokensIssue,
   'tokens:refresh': TokensRefresh,
+  whoami: Whoami,
 };

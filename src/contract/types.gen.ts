@@ -846,6 +846,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414 / OpenID discovery) for the device sign-in
+         * @description The issuer is the server's base URL. The one client is `gds-cli`, public (no secret,
+         *     `token_endpoint_auth_methods_supported: [none]`), with the scopes `openid offline_access`.
+         */
+        get: operations["getOpenIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/device/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a device sign-in (RFC 8628 §3.1) */
+        post: operations["startDeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token endpoint (RFC 8628 §3.4 device-code grant, RFC 6749 §6 refresh)
+         * @description Device code: `authorization_pending` until the person decides, `slow_down` when polled sooner
+         *     than the interval (which then grows by 5 s), `access_denied`, `expired_token`; approved, the
+         *     code is spent and the answer is the person's session JWT and a refresh token. Refresh tokens
+         *     are single-use: each refresh spends the token and returns the next one; presenting a spent
+         *     one is `invalid_grant` and revokes every refresh token of that sign-in.
+         */
+        post: operations["requestToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verification page (RFC 8628 §3.3)
+         * @description An HTML form for the user code, the e-mail of a member and approve / deny.
+         */
+        get: operations["showDeviceVerification"];
+        put?: never;
+        /** Approve or deny a device sign-in */
+        post: operations["decideDeviceVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's identity (for `gds whoami`)
+         * @description Any credential: a session JWT, a static CLI token or an integration token. The effective
+         *     environment scope is the member's for a session or an environment-agnostic token, and the
+         *     token's own environment (within the member's) for an environment-scoped one.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1495,8 +1600,76 @@ export interface components {
                 max?: number;
             }[];
         };
+        OpenIdConfiguration: {
+            issuer: string;
+            device_authorization_endpoint: string;
+            token_endpoint: string;
+            jwks_uri: string;
+            grant_types_supported: string[];
+            scopes_supported?: string[];
+            response_types_supported?: string[];
+            token_endpoint_auth_methods_supported: string[];
+        };
+        DeviceAuthorization: {
+            device_code: string;
+            user_code: string;
+            verification_uri: string;
+            verification_uri_complete: string;
+            expires_in: number;
+            interval: number;
+        };
+        OAuthTokenResponse: {
+            /** @description The session JWT (audience `session`). */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            expires_in: number;
+            /** @description Single-use; the next one comes with each refresh. */
+            refresh_token: string;
+            scope: string;
+        };
+        OAuthError: {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+            error_description?: string;
+        };
+        Me: {
+            user: {
+                id: string;
+                email: string;
+                displayName: string;
+            };
+            workspace: {
+                id: string;
+                name: string;
+            };
+            role: components["schemas"]["Role"];
+            token: {
+                /**
+                 * @description `session`: a browser sign-in (JWT); `cli_token`: a static CLI token; `integration`: an integration token.
+                 * @enum {string}
+                 */
+                kind: "session" | "cli_token" | "integration";
+                /** @enum {string} */
+                audience: "session" | "DATA-API" | "MANAGEMENT";
+                /** @description An integration token's scopes; empty for a person (the role decides). */
+                scopes: string[];
+                /** @description An integration token's `env` (`*` for environment-agnostic); null for a person. */
+                environment: string | null;
+            };
+            effectiveEnvironmentScope: string[];
+        };
     };
     responses: {
+        /** @description An RFC 6749 §5.2 error (`invalid_request`, `invalid_client`, `invalid_grant`, `invalid_scope`, `unsupported_grant_type`, `authorization_pending`, `slow_down`, `access_denied`, `expired_token`). */
+        OAuthError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description Invalid body, query or state; `details` says which. */
         BadRequest: {
             headers: {
@@ -2903,6 +3076,169 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    getOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenIdConfiguration"];
+                };
+            };
+        };
+    };
+    startDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @constant */
+                    client_id: "gds-cli";
+                    /** @description Space-separated; default `openid offline_access`. */
+                    scope?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The codes; the person enters `user_code` at `verification_uri`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceAuthorization"];
+                };
+            };
+            400: components["responses"]["OAuthError"];
+        };
+    };
+    requestToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type: "urn:ietf:params:oauth:grant-type:device_code" | "refresh_token";
+                    /** @constant */
+                    client_id: "gds-cli";
+                    device_code?: string;
+                    refresh_token?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Tokens (never cached) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenResponse"];
+                };
+            };
+            400: components["responses"]["OAuthError"];
+        };
+    };
+    showDeviceVerification: {
+        parameters: {
+            query?: {
+                user_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    decideDeviceVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    user_code: string;
+                    email: string;
+                    /** @enum {string} */
+                    action: "approve" | "deny";
+                };
+            };
+        };
+        responses: {
+            /** @description Decided; the page says so. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown, used or expired code, unknown e-mail, or a missing field; the form again. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is calling */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
 }

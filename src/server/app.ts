@@ -28,6 +28,9 @@ import { gateRoutes } from './routes/gates.js';
 import { integrationRoutes } from './routes/integration.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
+import { meRoutes } from './routes/me.js';
+import { oauthRoutes } from './routes/oauth.js';
+import type { DeviceFlowOptions } from './oauth/settings.js';
 import { recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
@@ -58,6 +61,8 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** `auto` (default): a worker runs queued jobs; `manual`: only `jobs.runPending()` runs them (tests). */
   jobs?: JobsMode;
+  /** Device sign-in: poll interval and code lifetime (tests shorten them). */
+  deviceFlow?: DeviceFlowOptions;
 }
 
 export interface RunningServer {
@@ -95,6 +100,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const app = buildApp(ctx, options.logger ?? false, contract);
+    oauthRoutes(app, ctx, options.deviceFlow);
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
     baseUrl = urlOf(app.server.address() as AddressInfo);
     const ready = await buildReadyInfo(ctx);
@@ -158,6 +164,7 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   recertificationRoutes(app, ctx);
   gateRoutes(app, ctx);
   gateJobRoutes(app, ctx);
+  meRoutes(app, ctx);
   return app;
 }
 

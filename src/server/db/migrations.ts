@@ -212,6 +212,39 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   CERTIFICATION_MIGRATION,
+  {
+    version: 5,
+    name: 'device authorization codes, session refresh tokens',
+    sql: `
+      CREATE TABLE gds.device_codes (
+        device_code_hash text PRIMARY KEY,
+        user_code text NOT NULL UNIQUE,
+        client_id text NOT NULL,
+        scope text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'consumed')),
+        user_id text REFERENCES gds.users(id),
+        workspace_id text REFERENCES gds.workspaces(id),
+        interval_seconds integer NOT NULL,
+        last_polled_at timestamptz,
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      CREATE TABLE gds.session_refresh_tokens (
+        id text PRIMARY KEY,
+        family_id text NOT NULL,
+        token_hash text NOT NULL UNIQUE,
+        client_id text NOT NULL,
+        scope text NOT NULL,
+        user_id text NOT NULL REFERENCES gds.users(id),
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        used_at timestamptz,
+        revoked_at timestamptz,
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX session_refresh_tokens_by_family ON gds.session_refresh_tokens (family_id);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -1,0 +1,233 @@
+// `gds auth login`: OAuth 2.0 device authorization (RFC 8628) against whatever authorization server the
+// service's discovery document names (RFC 8414 / OpenID discovery at {base}/.well-known/openid-configuration),
+// through openid-client. The tokens land in a `session` profile; the token endpoint is kept beside them
+// so a refresh (refresh.ts) needs no discovery round trip. openid-client loads only inside login().
+import type * as OpenIdClient from 'openid-client';
+import { CliError, ExitCode } from '../cli/errors.js';
+import { stripControlCharacters } from '../cli/terminal-text.js';
+import type { Env, Profile } from './config.js';
+import { checkProfileName, loadConfig, withProfileLock } from './config.js';
+import { checkBaseUrl } from './credentials.js';
+import type { ProfileFields, SavedProfile } from './profiles.js';
+import { saveProfile } from './profiles.js';
+import type { SessionExtras } from './refresh.js';
+import { expiresAtFrom } from './refresh.js';
+
+export const DEFAULT_CLIENT_ID = 'gds-cli';
+export const LOGIN_SCOPE = 'openid offline_access';
+
+export interface LoginOptions {
+  profile: string;
+  /** The service's base URL (already checked: http(s), no credentials). */
+  base: string;
+  /** Sign in again even though the profile holds a live token. */
+  force: boolean;
+  env?: Env;
+  warn?: (message: string) => void;
+  /** Shown to the person (stderr): the code and where to enter it. */
+  tell: (text: string) => void;
+  /** Called with the verification address once the code is shown (the command opens a browser). */
+  onVerificationUri?: (uri: string) => void;
+  /** Aborts the wait (Ctrl-C); the code's own lifetime bounds it otherwise. */
+  signal?: AbortSignal;
+}
+
+export interface LoginResult {
+  saved: SavedProfile;
+  issuer: string;
+  expiresAt: string;
+}
+
+/** Client id of the CLI: GDS_CLIENT_ID, else `gds-cli`. */
+export function clientIdFrom(env: Env): string {
+  return env.GDS_CLIENT_ID || DEFAULT_CLIENT_ID;
+}
+
+/** The service to sign in to: --base, else SERVICE_API_URL, else the profile's base; exit 2 when none. */
+export async function loginBaseUrl(
+  profile: string,
+  flag: string | undefined,
+  env: Env,
+  warn?: (message: string) => void,
+): Promise<string> {
+  if (flag) return checkBaseUrl(flag, '--base');
+  if (env.SERVICE_API_URL) return checkBaseUrl(env.SERVICE_API_URL, 'SERVICE_API_URL');
+  const existing = (await loadConfig({ env, warn })).profiles[checkProfileName(profile)];
+  if (existing) return checkBaseUrl(existing.base, `profile ${profile}`);
+  throw new CliError('gds auth login needs the address of the service.', {
+    exitCode: ExitCode.Usage,
+    code: 'no_base_url',
+    suggestion: `Run: gds auth login --base https://gds.example.com${profile === 'default' ? '' : ` --profile ${profile}`}`,
+  });
+}
+
+/** Loopback hosts are the only ones plain http is allowed for (a local reference server). */
+export function isLoopbackUrl(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/** True when plain http is in use (and allowed); a CliError (exit 2) for http to any other host. */
+export function insecureAllowed(url: URL, what: string): boolean {
+  if (url.protocol === 'https:') return false;
+  if (isLoopbackUrl(url)) return true;
+  throw new CliError(`Refusing to sign in over plain http to ${url.host}: ${what} must use https.`, {
+    exitCode: ExitCode.Usage,
+    code: 'insecure_url',
+    suggestion: 'Use the https address of the service (plain http is allowed only for localhost/127.0.0.1).',
+  });
+}
+
+/** A profile holds a live token: a static token (no expiry known), or a session token not yet expired. */
+export function liveToken(profile: Profile | undefined, now = Date.now()): boolean {
+  if (profile === undefined) return false;
+  if (profile.kind === 'static') return true;
+  return profile.expiresAt !== undefined && Date.parse(profile.expiresAt) > now;
+}
+
+export async function login(options: LoginOptions): Promise<LoginResult> {
+  const env = options.env ?? process.env;
+  const name = checkProfileName(options.profile);
+  const existing = (await loadConfig({ env, warn: options.warn })).profiles[name];
+  if (!options.force && liveToken(existing)) {
+    throw new CliError(`Profile ${name} already holds a live token (${describeLive(existing)}).`, {
+      exitCode: ExitCode.Usage,
+      code: 'already_signed_in',
+      suggestion: `Use it as it is, or sign in again with: gds auth login --profile ${name} --force`,
+    });
+  }
+  const server = new URL(options.base);
+  const insecure = insecureAllowed(server, 'the service');
+  const clientId = clientIdFrom(env);
+  const oidc = await import('openid-client');
+  const config = await discover(oidc, server, clientId, insecure);
+  const metadata = config.serverMetadata();
+  if (metadata.token_endpoint === undefined || metadata.device_authorization_endpoint === undefined) {
+    throw new CliError(`The authorization server of ${options.base} does not offer the device sign-in.`, {
+      exitCode: ExitCode.Failure,
+      code: 'device_flow_unsupported',
+      suggestion: 'Ask the service operator, or use a CLI token: gds auth set --token <t> --base <url>',
+    });
+  }
+  for (const endpoint of [metadata.token_endpoint, metadata.device_authorization_endpoint]) {
+    const url = new URL(endpoint);
+    if (url.protocol !== 'https:' && !isLoopbackUrl(url)) {
+      throw new CliError(`The authorization server names a plain http endpoint: ${endpoint}.`, {
+        exitCode: ExitCode.Failure,
+        code: 'insecure_url',
+        suggestion: 'Ask the service operator to serve every sign-in endpoint over https.',
+      });
+    }
+  }
+  const device = await oauthCall(() => oidc.initiateDeviceAuthorization(config, { scope: LOGIN_SCOPE }));
+  const code = stripControlCharacters(device.user_code);
+  const uri = stripControlCharacters(device.verification_uri);
+  options.tell(
+    `To sign in, open ${uri} and enter the code ${code}\n` +
+      (device.verification_uri_complete
+        ? `(or open ${stripControlCharacters(device.verification_uri_complete)})\n`
+        : '') +
+      `Waiting for the approval (the code expires in ${describeSeconds(device.expires_in)})…`,
+  );
+  options.onVerificationUri?.(
+    stripControlCharacters(device.verification_uri_complete ?? device.verification_uri),
+  );
+  // The server decides expiry (expired_token); this only bounds a server that never says so.
+  const deadline = AbortSignal.timeout((device.expires_in + (device.interval ?? 5) + 30) * 1000);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const tokens = await oauthCall(() =>
+    oidc.pollDeviceAuthorizationGrant(config, device, undefined, { signal }),
+  );
+  if (tokens.refresh_token === undefined) {
+    options.warn?.('The authorization server gave no refresh token: sign in again when the session expires.');
+  }
+  const expiresAt = expiresAtFrom(tokens.expires_in);
+  const fields: ProfileFields & SessionExtras = {
+    kind: 'session',
+    base: options.base,
+    issuer: metadata.issuer,
+    tokenEndpoint: metadata.token_endpoint,
+    clientId,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  };
+  const secrets = {
+    accessToken: tokens.access_token,
+    ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
+  };
+  const saved = await withProfileLock(
+    name,
+    () => saveProfile(name, fields, secrets, { env, warn: options.warn }),
+    {
+      env,
+    },
+  );
+  return { saved, issuer: metadata.issuer, expiresAt: expiresAt ?? 'unknown' };
+}
+
+async function discover(oidc: typeof OpenIdClient, server: URL, clientId: string, insecure: boolean) {
+  try {
+    return await oidc.discovery(server, clientId, undefined, oidc.None(), {
+      ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      timeout: 30,
+    });
+  } catch (error) {
+    throw new CliError(
+      `Could not read the sign-in settings of ${server.href.replace(/\/$/, '')} (${describeOAuthError(error)}).`,
+      {
+        exitCode: ExitCode.Unavailable,
+        code: 'discovery_failed',
+        suggestion:
+          'Check the address (--base, SERVICE_API_URL or the profile): it must serve ' +
+          '/.well-known/openid-configuration. In CI, use SERVICE_TOKEN and SERVICE_API_URL instead of signing in.',
+      },
+    );
+  }
+}
+
+/** Runs one OAuth exchange; the RFC 8628 outcomes a person must hear about become exit 3. */
+async function oauthCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const code = (error as { error?: unknown }).error;
+    if (code === 'access_denied') {
+      throw new CliError('The sign-in was denied on the verification page; nothing was saved.', {
+        exitCode: ExitCode.Unauthenticated,
+        code: 'login_denied',
+        suggestion: 'Run gds auth login again and approve it.',
+      });
+    }
+    if (code === 'expired_token' || (error as Error).name === 'TimeoutError') {
+      throw new CliError('The code expired before anyone approved it; nothing was saved.', {
+        exitCode: ExitCode.Unauthenticated,
+        code: 'login_expired',
+        suggestion: 'Run gds auth login again and approve it within the time shown.',
+      });
+    }
+    throw new CliError(`The sign-in failed: ${describeOAuthError(error)}.`, {
+      exitCode: ExitCode.Unauthenticated,
+      code: 'login_failed',
+      suggestion:
+        'Run gds auth login again; if it keeps failing, use a CLI token: gds auth set --token <t> --base <url>',
+    });
+  }
+}
+
+function describeOAuthError(error: unknown): string {
+  const e = error as { error?: unknown; error_description?: unknown; message?: unknown; cause?: unknown };
+  if (typeof e.error === 'string') {
+    const description = typeof e.error_description === 'string' ? `: ${e.error_description}` : '';
+    return stripControlCharacters(`${e.error}${description}`);
+  }
+  const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
+  return stripControlCharacters(`${String(e.message ?? error)}${cause}`);
+}
+
+function describeSeconds(seconds: number): string {
+  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+}
+
+function describeLive(profile: Profile | undefined): string {
+  if (profile?.kind === 'session') return `a session valid until ${profile.expiresAt ?? 'unknown'}`;
+  return 'a static CLI token';
+}

@@ -1,0 +1,104 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { CliError, ExitCode } from '../../cli/errors.js';
+
+export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
+  static override summary =
+    'Sign in with the browser (OAuth device authorization) and save the session in a profile.';
+  static override description =
+    'Reads the sign-in settings from {base}/.well-known/openid-configuration (base: --base, SERVICE_API_URL or ' +
+    'the profile), prints a code and an address on stderr, opens the browser on a desktop terminal, and ' +
+    'waits until the code is approved, denied (exit 3) or expires (exit 3). The tokens go to the OS keychain ' +
+    '(else the 0600 config file) and are renewed automatically. Refuses to replace a profile that holds a ' +
+    'live token unless --force. Without a terminal, pass --no-browser to get the code, or authenticate CI ' +
+    'with SERVICE_TOKEN and SERVICE_API_URL. GDS_CLIENT_ID overrides the client id (gds-cli).';
+  static override examples = [
+    '<%= config.bin %> auth login --base https://gds.example.com',
+    '<%= config.bin %> auth login --profile staging --no-browser',
+    '<%= config.bin %> auth login --force --json',
+  ];
+  static override flags = {
+    force: Flags.boolean({ description: 'Sign in again even though the profile holds a live token.' }),
+    browser: Flags.boolean({
+      description:
+        'Open the verification page in a browser (on a desktop terminal). --no-browser (or GDS_BROWSER=false) ' +
+        'only prints the address and the code, and works without a terminal.',
+      default: true,
+      allowNo: true,
+      env: 'GDS_BROWSER',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { base, force, browser, profile } = this.flags;
+    const terminal = process.stderr.isTTY === true;
+    if (browser && !terminal) {
+      throw new CliError('gds auth login needs a terminal to show the sign-in code, and stderr is not one.', {
+        exitCode: ExitCode.Usage,
+        code: 'not_interactive',
+        suggestion:
+          'In CI, do not sign in: set SERVICE_TOKEN and SERVICE_API_URL (a CLI token or an integration ' +
+          'token). To sign in from here anyway, run gds auth login --no-browser and open the address it prints.',
+      });
+    }
+    const { login, loginBaseUrl } = await import('../../auth/login.js');
+    const { describeStorage } = await import('../../auth/secret-store.js');
+    const name = profile ?? 'default';
+    const warn = (m: string) => this.out.warn(m);
+    const serviceUrl = await loginBaseUrl(name, base, process.env, warn);
+    const desktop = browser && terminal && process.stdout.isTTY === true && hasDesktop();
+    const result = await login({
+      profile: name,
+      base: serviceUrl,
+      force,
+      warn,
+      tell: (text) => this.out.info(text),
+      ...(desktop ? { onVerificationUri: openBrowser } : {}),
+    });
+    const { saved } = result;
+    const where = describeStorage(saved.storage, saved.profile.secretRef);
+    if (this.out.json) {
+      this.out.record({
+        profile: saved.name,
+        base: saved.profile.base,
+        kind: saved.profile.kind,
+        issuer: result.issuer,
+        expiresAt: result.expiresAt,
+        storage: saved.storage,
+        storageLocation: where,
+        active: saved.active,
+      });
+      return;
+    }
+    this.out.print(`Signed in: profile ${saved.name} (${saved.profile.base}), tokens stored in ${where}.`);
+    this.out.print(
+      saved.active
+        ? `${saved.name} is the active profile. Run gds whoami to see who you are.`
+        : `Use it with --profile ${saved.name}.`,
+    );
+  }
+}
+
+function hasDesktop(): boolean {
+  if (process.platform === 'darwin' || process.platform === 'win32') return true;
+  return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+}
+
+/** Best effort: no opener, or one that fails, leaves the printed address as the way in. */
+function openBrowser(uri: string): void {
+  void import('node:child_process').then(({ spawn }) => {
+    const [command, args] =
+      process.platform === 'darwin'
+        ? ['open', [uri]]
+        : process.platform === 'win32'
+          ? ['rundll32', ['url.dll,FileProtocolHandler', uri]]
+          : ['xdg-open', [uri]];
+    try {
+      const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+      child.on('error', () => undefined);
+      child.unref();
+    } catch {
+      // no opener: the address is on stderr already
+    }
+  });
+}

@@ -1,0 +1,55 @@
+// The authorization-server half of the reference server (RFC 8628 device authorization, RFC 8414
+// metadata): its one public client, its scopes, and the lifetimes tests may shorten.
+
+/** The CLI: a public client (no secret), RFC 8628's typical device client. */
+export const CLI_CLIENT_ID = 'gds-cli';
+export const SUPPORTED_SCOPES = ['openid', 'offline_access'] as const;
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+export const REFRESH_TOKEN_GRANT = 'refresh_token';
+/** Spec §2: a refresh token lives 30 days. */
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface DeviceFlowOptions {
+  /** Seconds a client waits between polls (RFC 8628 `interval`); default 5. */
+  intervalSeconds?: number;
+  /** Seconds a device code stays usable; default 600. */
+  expiresInSeconds?: number;
+}
+
+export interface DeviceFlowSettings {
+  intervalSeconds: number;
+  expiresInSeconds: number;
+}
+
+export function deviceFlowSettings(options: DeviceFlowOptions = {}): DeviceFlowSettings {
+  return { intervalSeconds: options.intervalSeconds ?? 5, expiresInSeconds: options.expiresInSeconds ?? 600 };
+}
+
+export const paths = {
+  discovery: '/.well-known/openid-configuration',
+  jwks: '/.well-known/jwks.json',
+  deviceAuthorization: '/oauth/device/code',
+  token: '/oauth/token',
+  verification: '/device',
+} as const;
+
+/** The RFC 8414 / OpenID discovery document; the issuer is the server's base URL. */
+export function discoveryDocument(base: string) {
+  return {
+    issuer: base,
+    device_authorization_endpoint: `${base}${paths.deviceAuthorization}`,
+    token_endpoint: `${base}${paths.token}`,
+    jwks_uri: `${base}${paths.jwks}`,
+    grant_types_supported: [DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT],
+    scopes_supported: [...SUPPORTED_SCOPES],
+    response_types_supported: [],
+    token_endpoint_auth_methods_supported: ['none'],
+  };
+}
+
+/** The requested scopes, or null when one is not supported. Absent means all of them. */
+export function grantedScope(requested: string | undefined): string | null {
+  const scopes = (requested ?? SUPPORTED_SCOPES.join(' ')).split(' ').filter((s) => s !== '');
+  if (!scopes.every((s) => (SUPPORTED_SCOPES as readonly string[]).includes(s))) return null;
+  return scopes.length === 0 ? SUPPORTED_SCOPES.join(' ') : scopes.join(' ');
+}

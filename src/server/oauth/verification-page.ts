@@ -1,0 +1,41 @@
+// The verification page of RFC 8628 §3.3: a form for the user code, the e-mail of a seeded user (the
+// reference server has no passwords) and approve / deny. Plain HTML, every value escaped.
+
+const STYLE =
+  'body{font:16px system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}' +
+  'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;padding:.4rem}' +
+  'button{font:inherit;margin:1rem .5rem 0 0;padding:.4rem 1rem}.code{letter-spacing:.15em}';
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+}
+
+function page(title: string, body: string): string {
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
+    `<meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>` +
+    `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>\n`
+  );
+}
+
+export function verificationForm(userCode: string, problem?: string): string {
+  const notice = problem === undefined ? '' : `<p role="alert">${escapeHtml(problem)}</p>`;
+  return page(
+    'Sign in to gds',
+    `${notice}<p>Check that the code matches the one your terminal shows.</p>` +
+      `<form method="post" action="/device">` +
+      `<label for="user_code">Code</label>` +
+      `<input id="user_code" name="user_code" class="code" required autocomplete="off" value="${escapeHtml(userCode)}">` +
+      `<label for="email">E-mail</label>` +
+      `<input id="email" name="email" type="email" required autocomplete="username">` +
+      `<button name="action" value="approve">Approve</button>` +
+      `<button name="action" value="deny">Deny</button></form>`,
+  );
+}
+
+export function outcomePage(message: string): string {
+  return page('gds sign-in', `<p>${escapeHtml(message)}</p>`);
+}

@@ -1,0 +1,117 @@
+// The authorization-server endpoints: discovery (RFC 8414), device authorization and the token
+// endpoint (RFC 8628, RFC 6749 §6 refresh), and the verification page. Requests are form-encoded,
+// errors are RFC 6749 bodies, token responses are never cached.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Decision } from '../oauth/device-codes.js';
+import { createDeviceCode, decideDeviceCode, redeemDeviceCode } from '../oauth/device-codes.js';
+import { OAuthError } from '../oauth/errors.js';
+import { issueSessionTokens, rotateRefreshToken } from '../oauth/session-tokens.js';
+import type { DeviceFlowOptions } from '../oauth/settings.js';
+import {
+  CLI_CLIENT_ID,
+  DEVICE_CODE_GRANT,
+  deviceFlowSettings,
+  discoveryDocument,
+  grantedScope,
+  paths,
+  REFRESH_TOKEN_GRANT,
+} from '../oauth/settings.js';
+import { outcomePage, verificationForm } from '../oauth/verification-page.js';
+
+type Form = Record<string, string | undefined>;
+
+export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: DeviceFlowOptions = {}): void {
+  const settings = deviceFlowSettings(options);
+  void app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+
+    scope.get(paths.discovery, async () => discoveryDocument(ctx.baseUrl()));
+
+    scope.post<{ Body: Form }>(paths.deviceAuthorization, async (request, reply) => {
+      const form = request.body ?? {};
+      const failure = clientProblem(form.client_id);
+      if (failure) return sendOAuthError(reply, failure);
+      const scopeGranted = grantedScope(form.scope);
+      if (scopeGranted === null) {
+        return sendOAuthError(
+          reply,
+          new OAuthError('invalid_scope', `Only these scopes exist: openid offline_access.`),
+        );
+      }
+      noStore(reply);
+      return createDeviceCode(ctx, settings, CLI_CLIENT_ID, scopeGranted);
+    });
+
+    scope.post<{ Body: Form }>(paths.token, async (request, reply) => {
+      const form = request.body ?? {};
+      const result = await tokenGrant(ctx, form);
+      if (result instanceof OAuthError) return sendOAuthError(reply, result);
+      noStore(reply);
+      return result;
+    });
+
+    scope.get<{ Querystring: Form }>(paths.verification, async (request, reply) =>
+      reply.type('text/html; charset=utf-8').send(verificationForm(request.query.user_code ?? '')),
+    );
+
+    scope.post<{ Body: Form }>(paths.verification, async (request, reply) => {
+      const form = request.body ?? {};
+      const decision = form.action;
+      if ((decision !== 'approve' && decision !== 'deny') || !form.user_code || !form.email) {
+        return reply
+          .code(400)
+          .type('text/html; charset=utf-8')
+          .send(
+            verificationForm(form.user_code ?? '', 'Enter the code and your e-mail, then approve or deny.'),
+          );
+      }
+      const result = await decideDeviceCode(ctx, form.user_code, form.email, decision as Decision);
+      return reply
+        .code(result.ok ? 200 : 400)
+        .type('text/html; charset=utf-8')
+        .send(result.ok ? outcomePage(result.message) : verificationForm(form.user_code, result.message));
+    });
+  });
+}
+
+async function tokenGrant(ctx: AppContext, form: Form) {
+  const failure = clientProblem(form.client_id);
+  if (failure) return failure;
+  if (form.grant_type === DEVICE_CODE_GRANT) {
+    const deviceCode = form.device_code;
+    if (!deviceCode) return new OAuthError('invalid_request', 'device_code is missing.');
+    return ctx.db.transaction(async (tx) => {
+      const approved = await redeemDeviceCode(tx, ctx, deviceCode, CLI_CLIENT_ID);
+      return approved instanceof OAuthError ? approved : issueSessionTokens(tx, ctx, approved);
+    });
+  }
+  if (form.grant_type === REFRESH_TOKEN_GRANT) {
+    const refreshToken = form.refresh_token;
+    if (!refreshToken) return new OAuthError('invalid_request', 'refresh_token is missing.');
+    return ctx.db.transaction((tx) => rotateRefreshToken(tx, ctx, refreshToken, CLI_CLIENT_ID));
+  }
+  if (!form.grant_type) return new OAuthError('invalid_request', 'grant_type is missing.');
+  return new OAuthError(
+    'unsupported_grant_type',
+    `This server grants ${DEVICE_CODE_GRANT} and ${REFRESH_TOKEN_GRANT} only.`,
+  );
+}
+
+function clientProblem(clientId: string | undefined): OAuthError | undefined {
+  if (clientId === CLI_CLIENT_ID) return undefined;
+  return new OAuthError('invalid_client', clientId ? `Unknown client ${clientId}.` : 'client_id is missing.');
+}
+
+function noStore(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError) {
+  noStore(reply);
+  return reply.code(400).send(error.body());
+}

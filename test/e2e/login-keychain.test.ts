@@ -1,0 +1,94 @@
+// Sign-in with the OS keychain for real (CI runs the tests inside dbus-run-session with an unlocked
+// gnome-keyring; elsewhere this file skips and says why): the session's tokens go to the Secret
+// Service and never into the config file, parallel whoami processes refresh them there exactly once,
+// and logout removes the entry.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateConfig } from '../../src/auth/config.js';
+import { collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
+import { startOAuthServer } from '../server/oauth/oauth-server.js';
+import type { Workspace } from './login-helpers.js';
+import { ndjson, newWorkspace } from './login-helpers.js';
+
+function secretTool(...args: string[]) {
+  return collect(spawn('secret-tool', args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5_000 }));
+}
+
+async function keychainProblem(): Promise<string | undefined> {
+  if (!process.env.DBUS_SESSION_BUS_ADDRESS)
+    return 'no D-Bus session (CI runs the tests under dbus-run-session)';
+  const probe = await secretTool('search', 'service', 'gds-cli').catch((error: Error) => error);
+  if (probe instanceof Error) return `secret-tool cannot run (${probe.message})`;
+  return probe.code === 0 ? undefined : `the Secret Service did not answer (${probe.stderr.trim()})`;
+}
+
+const problem = await keychainProblem();
+if (problem !== undefined) console.warn(`login-keychain.test.ts skipped: ${problem}.`);
+
+describe.skipIf(problem !== undefined)('sign-in with the keychain', () => {
+  let server: OAuthTestServer;
+  let w: Workspace;
+  const secretsSeen: string[] = [];
+
+  beforeAll(async () => {
+    [server, w] = await Promise.all([
+      startOAuthServer(),
+      newWorkspace({ GDS_SECRET_STORAGE: undefined }),
+      ensureBuilt(),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    const outputs = w.outputs.join('\n');
+    for (const secret of secretsSeen) expect(outputs).not.toContain(secret);
+    await w.remove();
+    await server.close();
+  });
+
+  const account = () => `default@${w.configDir}`;
+  const keychainSecrets = async () => {
+    const found = await secretTool('lookup', 'service', 'gds-cli', 'username', account());
+    if (found.code !== 0) return null;
+    const secrets = JSON.parse(found.stdout) as { accessToken: string; refreshToken: string };
+    secretsSeen.push(secrets.accessToken, secrets.refreshToken);
+    return secrets;
+  };
+
+  it('keeps the tokens in the keychain, refreshes them there once for 16 processes, and logout removes them', async () => {
+    const login = w.start(['auth', 'login', '--base', server.url, '--no-browser', '--json']);
+    await server.decide(await login.code, 'owner@example.com', 'approve');
+    const result = await login.result;
+    expect(result.code).toBe(0);
+    expect(ndjson(result.stdout)[0]).toMatchObject({ storage: 'keychain' });
+    const first = await keychainSecrets();
+    expect(first?.refreshToken).toMatch(/^gdsr_/);
+    const file = JSON.stringify(await w.config());
+    expect(file).not.toContain(first?.accessToken);
+    expect(file).not.toContain(first?.refreshToken);
+    expect((await w.config()).profiles.default.secretRef).toEqual({
+      store: 'keychain',
+      service: 'gds-cli',
+      account: account(),
+    });
+
+    await updateConfig(
+      (config) => {
+        const profile = config.profiles.default;
+        if (profile?.kind === 'session') profile.expiresAt = new Date(Date.now() - 60_000).toISOString();
+      },
+      { env: w.env },
+    );
+    const refreshes = await server.auditCount('session.refreshed');
+    const runs = await Promise.all(Array.from({ length: 16 }, () => w.run(['whoami', '--json'])));
+    for (const run of runs) expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(await server.auditCount('session.refreshed')).toBe(refreshes + 1);
+    const second = await keychainSecrets();
+    expect(second?.refreshToken).not.toBe(first?.refreshToken);
+    expect(JSON.stringify(await w.config())).not.toContain(second?.accessToken);
+
+    const logout = await w.run(['auth', 'logout', '--profile', 'default']);
+    expect(logout.code).toBe(0);
+    expect(await keychainSecrets()).toBeNull();
+  }, 120_000);
+});
