@@ -13,6 +13,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-control-regex': 'off',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportExpression[source.value=/^node:/]',
+          message:
+            'A dynamic import() of a Node builtin fails inside the single executable (no module loader): use process.getBuiltinModule or a static import.',
+        },
+      ],
     },
   },
 );

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
@@ -77,28 +78,4 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
         : `Use it with --profile ${saved.name}.`,
     );
   }
-}
-
-function hasDesktop(): boolean {
-  if (process.platform === 'darwin' || process.platform === 'win32') return true;
-  return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
-}
-
-/** Best effort: no opener, or one that fails, leaves the printed address as the way in. */
-function openBrowser(uri: string): void {
-  void import('node:child_process').then(({ spawn }) => {
-    const [command, args] =
-      process.platform === 'darwin'
-        ? ['open', [uri]]
-        : process.platform === 'win32'
-          ? ['rundll32', ['url.dll,FileProtocolHandler', uri]]
-          : ['xdg-open', [uri]];
-    try {
-      const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
-      child.on('error', () => undefined);
-      child.unref();
-    } catch {
-      // no opener: the address is on stderr already
-    }
-  });
 }
