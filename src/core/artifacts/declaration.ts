@@ -110,7 +110,7 @@ function readColumns(kind: 'yaml' | 'json', value: unknown, key: string): Column
   return { ok: true, columns };
 }
 
-/** One column from a list item (`name` or `{name, type?, required?}`) or a map entry (`name: type` or `name: {type?, required?}`). */
+/** One column from a list item (`name` or `{name, type?, required?, references?, min?, max?}`) or a map entry (`name: type` or `name: {type?, …}`). */
 function readColumn(item: unknown, mapKey: string | undefined): ArtifactColumn | string {
   if (mapKey !== undefined && (item === null || typeof item === 'string')) {
     return item === null ? { name: mapKey } : withType({ name: mapKey }, item);
@@ -136,6 +136,29 @@ function readColumn(item: unknown, mapKey: string | undefined): ArtifactColumn |
       return `\`required\` of column ${JSON.stringify(name)} must be true or false`;
     column.required = required;
   }
+  return withChecks(column, item);
+}
+
+const QUALIFIED_COLUMN = /^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*$/;
+
+/** The declarations Gate 1's baseline checks read: `references: schema.table.column`, `min`, `max`. */
+function withChecks(column: ArtifactColumn, item: Record<string, unknown>): ArtifactColumn | string {
+  const name = JSON.stringify(column.name);
+  const references = item['references'];
+  if (references !== undefined && references !== null) {
+    if (typeof references !== 'string' || !QUALIFIED_COLUMN.test(references))
+      return `\`references\` of column ${name} must be schema.table.column`;
+    column.references = references;
+  }
+  for (const bound of ['min', 'max'] as const) {
+    const value = item[bound];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      return `\`${bound}\` of column ${name} must be a number`;
+    column[bound] = value;
+  }
+  if (column.min !== undefined && column.max !== undefined && column.min > column.max)
+    return `\`min\` of column ${name} is above its \`max\``;
   return column;
 }
 

@@ -11,6 +11,11 @@ export interface ArtifactColumn {
   name: string;
   type?: string;
   required?: boolean;
+  /** Declares a foreign key, `schema.table.column`: Gate 1's referential-integrity check reads it. */
+  references?: string;
+  /** Declared numeric bounds: Gate 1's numeric-bounds check reads them. */
+  min?: number;
+  max?: number;
 }
 
 /** What a governance artifact declares once parsed: the table, its columns and, when declared, its source. */

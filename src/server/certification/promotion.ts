@@ -2,6 +2,7 @@
 // registered on a connector of another environment through the same rules as a push, then its
 // gate1.yml and contract fields follow it.
 import { parseArtifact } from '../../core/artifacts/index.js';
+import type { ArtifactColumn } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
@@ -29,13 +30,13 @@ export interface PromotionResult {
 function renderArtifact(
   name: string,
   source: string,
-  columns: Array<{ name: string; type?: string; required?: boolean }>,
+  columns: ArtifactColumn[],
   decisionContext?: string,
 ): BundleArtifact {
   const document = {
     table: name,
     source,
-    columns: columns.map((c) => ({ name: c.name, type: c.type ?? 'text', required: c.required ?? false })),
+    columns: columns.map((c) => ({ ...c, type: c.type ?? 'text', required: c.required ?? false })),
     ...(decisionContext === undefined ? {} : { decision_context: decisionContext }),
   };
   return { filename: `${name}.json`, content: `${JSON.stringify(document, null, 2)}\n`, mimeType: 'json' };

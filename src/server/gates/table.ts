@@ -10,11 +10,8 @@ import type { Column } from '../records/columns.js';
  * `references: "schema.table.column"` (referential integrity) and `min` / `max` (numeric bounds);
  * Gate 1 checks only what is declared here, never what a column's name suggests.
  */
-export interface GateColumn extends Column {
-  references?: string;
-  min?: number;
-  max?: number;
-}
+/** A registered column with the declarations Gate 1 reads (`references`, `min`, `max`). */
+export type GateColumn = Column;
 
 export interface TableVersions {
   definition: number;

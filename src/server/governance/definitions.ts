@@ -183,6 +183,9 @@ function columnsOf(artifact: GovernanceArtifact, warehouse: Column[]): Column[] 
       name: column.name,
       type: live?.type ?? DECLARED_TYPES[declared] ?? 'text',
       required: column.required ?? false,
+      ...(column.references === undefined ? {} : { references: column.references }),
+      ...(column.min === undefined ? {} : { min: column.min }),
+      ...(column.max === undefined ? {} : { max: column.max }),
     };
   });
 }

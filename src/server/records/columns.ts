@@ -6,6 +6,10 @@ export interface Column {
   name: string;
   type: ColumnType;
   required: boolean;
+  /** Declared by the artifact: a foreign key `schema.table.column`, and numeric bounds (Gate 1 checks them). */
+  references?: string;
+  min?: number;
+  max?: number;
 }
 
 export interface ValueProblems {

@@ -91,6 +91,39 @@ describe('YAML artifacts: what a file declares', () => {
   });
 });
 
+describe('YAML artifacts: declarations for Gate 1', () => {
+  it('a column may declare references (schema.table.column) and numeric bounds', async () => {
+    const result = await parseYaml(
+      lines(
+        'table: orders',
+        'columns:',
+        '  - name: customer_id',
+        '    references: analytics_dev.customers.customer_id',
+        '  - name: amount',
+        '    type: numeric',
+        '    min: 0',
+        '    max: 10000',
+      ),
+    );
+    expect(result.ok && result.artifact.columns).toEqual([
+      { name: 'customer_id', references: 'analytics_dev.customers.customer_id' },
+      { name: 'amount', type: 'numeric', min: 0, max: 10000 },
+    ]);
+  });
+
+  it.each([
+    ['references: customers.customer_id', '`references` of column "c" must be schema.table.column'],
+    ['references: a.b.c; drop table x', '`references` of column "c" must be schema.table.column'],
+    ['min: "0"', '`min` of column "c" must be a number'],
+    ['max: .nan', '`max` of column "c" must be a number'],
+    ['min: 5\n    max: 1', '`min` of column "c" is above its `max`'],
+  ])('refuses %s', async (declaration, message) => {
+    const result = await parseYaml(lines('table: t', 'columns:', '  - name: c', `    ${declaration}`));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error.message).toContain(message);
+  });
+});
+
 describe('YAML artifacts: what is refused, and where', () => {
   it('a syntax error carries the position the YAML parser reports', async () => {
     expect(await parseYaml(lines('table: orders', 'columns:', '  - id', ' - amount'))).toEqual({

@@ -62,17 +62,28 @@ beforeAll(async () => {
   token = server.user('OWNER').accessToken;
   customers = server.table('customers').id;
   orders = server.table('orders').id;
-  // Declarations a definition carries (grain keys; references and bounds on columns).
+  // Declarations a definition carries: grain keys, and references and bounds on columns, which the
+  // orders definition declares through a real push (a JSON artifact replacing the seeded one).
   await server.sql(`UPDATE gds.tables SET grain_key_columns = '["customer_id"]' WHERE id = $1`, [customers]);
-  await server.sql(
-    `UPDATE gds.tables SET columns = (
-       SELECT jsonb_agg(CASE c->>'name'
-         WHEN 'customer_id' THEN c || '{"references": "analytics_dev.customers.customer_id"}'
-         WHEN 'amount' THEN c || '{"min": 0, "max": 10000}'
-         ELSE c END ORDER BY ord)
-       FROM jsonb_array_elements(columns) WITH ORDINALITY AS e(c, ord)) WHERE id = $1`,
-    [orders],
-  );
+  const seeded = server.table('orders');
+  const [registered] = await server.sql<{
+    columns: Array<{ name: string; type: string; required: boolean }>;
+  }>('SELECT columns FROM gds.tables WHERE id = $1', [orders]);
+  const declared = registered!.columns.map((c) => ({
+    ...c,
+    ...(c.name === 'customer_id' ? { references: 'analytics_dev.customers.customer_id' } : {}),
+    ...(c.name === 'amount' ? { min: 0, max: 10000 } : {}),
+  }));
+  const pushed = await server.request('POST', '/api/artifacts', {
+    token,
+    body: {
+      filename: 'orders.json',
+      content: JSON.stringify({ table: 'orders', source: seeded.source, columns: declared }),
+      connectorId: seeded.connectorId,
+      replaceId: orders,
+    },
+  });
+  expect(pushed.status).toBe(202);
   for (const [table, rules] of [
     [customers, EMAIL_RULES],
     [orders, AMOUNT_RULES],
