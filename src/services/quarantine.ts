@@ -16,9 +16,10 @@ import type { TableDdl } from '../client/areas/tables.js';
 export function safeSqlFileName(suggested: string, fallback: string): string {
   const lastSegment = suggested.split(/[\\/]/).pop() ?? '';
   const cleaned = stripControlCharacters(lastSegment)
+    .replace(/[\n\t]/g, '')
     .replace(/[^A-Za-z0-9._-]/g, '_')
-    .replace(/^[.]+/, '')
-    .replace(/\.sql$/i, '');
+    .replace(/\.sql$/i, '')
+    .replace(/^[.]+/, '');
   const stem = cleaned.replace(/\.+$/, '') || fallback.replace(/[^A-Za-z0-9_-]/g, '_') || 'table';
   return `${stem}.sql`;
 }

@@ -12,7 +12,17 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import {
+  cliCommand,
+  cliEntry,
+  cliEnv,
+  collect,
+  ensureBuilt,
+  node24,
+  repoRoot,
+  runCli,
+  runInTerminal,
+} from '../cli/helpers/cli-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -529,5 +539,97 @@ describe('gds recertify and gds recertification', () => {
     expect(r.stdout).toMatch(/categorydim .*recert_filed/);
     expect(r.stdout).toMatch(/no_such_table .*not_governed/);
     expect(r.stderr).toContain('Environment dev: 2 submitted, 1 governed.');
+  });
+});
+
+/** gds on a pseudo-terminal; `until` waits (at most 15 s) for text on it, `type` writes keys. */
+function inTerminal(args: string[], options: GdsOptions = {}) {
+  // A pty of `script` without a terminal above it is 0 columns wide, which sends ora's redraw into a loop.
+  const line = `stty cols 100 rows 40; ${[node24, cliEntry, ...args].map((a) => `'${a}'`).join(' ')}`;
+  const { child, result } = runInTerminal(line, gdsEnv(options));
+  let seen = '';
+  child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+  const done = result.then((r) => {
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  });
+  return {
+    done,
+    async until(text: string) {
+      for (let i = 0; i < 300 && !seen.includes(text); i += 1) await sleep(50);
+      expect(seen).toContain(text);
+    },
+    type: (keys: string) => child.stdin?.write(keys),
+  };
+}
+
+describe('on a terminal', () => {
+  let queuedTable = '';
+  beforeAll(async () => {
+    const registered = await server.request('POST', '/api/artifacts', {
+      token: server.user('ADMIN').accessToken,
+      body: {
+        filename: 'terminal.yml',
+        content: `table: terminal_orders\nsource: analytics_staging.customers\ncolumns:\n  - name: ${warehouseColumns('analytics_staging.customers')[0] ?? ''}\n`,
+        connectorId: server.ready.connectors.find((c) => c.environmentLabel === 'staging')?.id,
+      },
+    });
+    expect(registered.status).toBe(202);
+    queuedTable = registered.body.governanceId as string;
+  });
+
+  it('status --watch: a spinner while a job is QUEUED; Ctrl-C exits 130 with the cursor shown', async () => {
+    const watch = inTerminal(['status', queuedTable, '--watch', '--interval', '0.2']);
+    await watch.until('Waiting for 1 active job');
+    watch.type('\u0003');
+    const r = await watch.done;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toContain(`terminal_orders (${queuedTable})`);
+    expect(r.stdout).toContain('\u001b[?25h');
+    expect((await jobsOf(queuedTable)).map((j) => j.status)).toEqual(['QUEUED']);
+  });
+
+  it('delete asks on the terminal: n keeps the table (exit 1), y deletes it', async () => {
+    const no = inTerminal(['delete', queuedTable]);
+    await no.until('[y/N]');
+    no.type('n\r');
+    expect((await no.done).code).toBe(1);
+    expect(await tableRow(queuedTable)).toMatchObject({ active: true });
+    const yes = inTerminal(['delete', queuedTable]);
+    await yes.until(`Delete terminal_orders (${queuedTable}, QUARANTINED)?`);
+    yes.type('y\r');
+    const r = await yes.done;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Deleted ${queuedTable}`);
+    expect(await tableRow(queuedTable)).toMatchObject({ active: false });
+  });
+});
+
+describe('help that teaches', () => {
+  it.each([
+    'list',
+    'status',
+    'push',
+    'delete',
+    'connectors list',
+    'quarantine list',
+    'quarantine open',
+    'recertification list',
+    'recertification dismiss',
+    'definitions push',
+    'recertify',
+  ])('gds %s --help: description and examples', async (command) => {
+    const r = await runCli([...command.split(' '), '--help']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('DESCRIPTION');
+    expect(r.stdout).toMatch(new RegExp(`EXAMPLES\\n[\\s\\S]*gds ${command}\\b`));
+  });
+
+  it('gds --help lists the new topics and commands', async () => {
+    const r = await runCli(['--help']);
+    for (const topic of ['connectors', 'definitions', 'quarantine', 'recertification'])
+      expect(r.stdout).toMatch(new RegExp(`\\n {2}${topic} +\\S`));
+    for (const command of ['list', 'status', 'push', 'delete', 'recertify'])
+      expect(r.stdout).toMatch(new RegExp(`\\n {2}${command} +\\S`));
   });
 });
