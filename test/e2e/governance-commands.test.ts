@@ -14,11 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import {
   cliCommand,
-  cliEntry,
   cliEnv,
   collect,
   ensureBuilt,
-  node24,
   repoRoot,
   runCli,
   runInTerminal,
@@ -98,7 +96,7 @@ function lines(text: string): Array<Record<string, unknown>> {
 function startGds(args: string[], options: GdsOptions = {}) {
   const [command, argv] = cliCommand(args);
   const child = spawn(command, argv, {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: cliEnv(gdsEnv(options)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -254,6 +252,73 @@ describe('gds push', () => {
     const [result, ...rest] = lines(r.stdout);
     expect(rest).toEqual([]);
     expect(result).toMatchObject({ job: { id: jobs[0]?.id, status: 'SUCCEEDED', gate: 1 } });
+  });
+});
+
+describe('gds push --wait when the baseline job does not succeed', () => {
+  const production = () => server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
+
+  async function pushAndWait(table: string) {
+    const folder = await freshFolder();
+    const column = warehouseColumns('analytics_prod.orders')[0] ?? '';
+    await writeFile(
+      join(folder, 'p.yml'),
+      `table: ${table}\nsource: analytics_prod.orders\ncolumns:\n  - name: ${column}\n`,
+    );
+    const run = startGds(
+      ['push', 'p.yml', '--connector', production(), '--wait', '--interval', '0.1', '--json'],
+      {
+        as: 'OWNER',
+        cwd: folder,
+      },
+    );
+    let jobs: Array<{ id: string; status: string }> = [];
+    for (let i = 0; i < 300 && jobs.length === 0; i += 1) {
+      await sleep(50);
+      jobs = await server.sql(
+        `SELECT j.id, j.status FROM gds.jobs j JOIN gds.tables t ON t.id = j.table_id WHERE t.name = $1 AND t.active`,
+        [table],
+      );
+    }
+    expect(jobs, jobs.length === 0 ? (await run.done).stderr : '').toHaveLength(1);
+    return { run, jobId: jobs[0]?.id ?? '' };
+  }
+
+  it('FAILED (the warehouse object went away before it ran): exit 1, the job as it ended on stdout', async () => {
+    const { run, jobId } = await pushAndWait('prod_orders_failing');
+    await server.sql('ALTER TABLE analytics_prod.orders RENAME TO orders_away');
+    try {
+      await server.jobs.runPending();
+    } finally {
+      await server.sql('ALTER TABLE analytics_prod.orders_away RENAME TO orders');
+    }
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout)).toEqual([
+      expect.objectContaining({ job: expect.objectContaining({ id: jobId, status: 'FAILED' }) }),
+    ]);
+    expect(lines(r.stderr)).toEqual([
+      {
+        error: {
+          code: 'job_failed',
+          message: expect.stringContaining(`The baseline job ${jobId} ended FAILED`),
+          details: { jobId, status: 'FAILED' },
+        },
+      },
+    ]);
+    await server.sql('UPDATE gds.tables SET active = false WHERE name = $1', ['prod_orders_failing']);
+  });
+
+  it('CANCELLED: exit 1', async () => {
+    const { run, jobId } = await pushAndWait('prod_orders_cancelled');
+    const cancelled = await server.request('POST', `/api/gate-jobs/${jobId}/cancel`, {
+      token: server.user('OWNER').accessToken,
+    });
+    expect(cancelled.status).toBe(200);
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)[0]).toMatchObject({ error: { code: 'job_cancelled' } });
+    await server.sql('UPDATE gds.tables SET active = false WHERE name = $1', ['prod_orders_cancelled']);
   });
 });
 
@@ -545,7 +610,8 @@ describe('gds recertify and gds recertification', () => {
 /** gds on a pseudo-terminal; `until` waits (at most 15 s) for text on it, `type` writes keys. */
 function inTerminal(args: string[], options: GdsOptions = {}) {
   // A pty of `script` without a terminal above it is 0 columns wide, which sends ora's redraw into a loop.
-  const line = `stty cols 100 rows 40; ${[node24, cliEntry, ...args].map((a) => `'${a}'`).join(' ')}`;
+  const [command, argv] = cliCommand(args);
+  const line = `stty cols 100 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
   const { child, result } = runInTerminal(line, gdsEnv(options));
   let seen = '';
   child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
@@ -602,6 +668,28 @@ describe('on a terminal', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Deleted ${queuedTable}`);
     expect(await tableRow(queuedTable)).toMatchObject({ active: false });
+  });
+});
+
+describe('push --wait on a terminal', () => {
+  it('a spinner on stderr while the job is QUEUED, then the SUCCEEDED line; exit 0', async () => {
+    const folder = await freshFolder();
+    const column = warehouseColumns('analytics_staging.customers')[0] ?? '';
+    const file = join(folder, 'tty.yml');
+    await writeFile(
+      file,
+      `table: tty_customers\nsource: analytics_staging.customers\ncolumns:\n  - name: ${column}\n`,
+    );
+    const staging = server.ready.connectors.find((c) => c.environmentLabel === 'staging')?.id ?? '';
+    const push = inTerminal(['push', file, '--connector', staging, '--wait', '--interval', '0.1']);
+    await push.until('QUEUED');
+    await server.jobs.runPending();
+    const r = await push.done;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Registered tbl_\w+ \(QUARANTINED\)/);
+    expect(r.stdout).toMatch(/Baseline job job_\w+ SUCCEEDED/);
+    // ora hid the cursor while it spun, and showed it again when it stopped.
+    expect(r.stdout).toMatch(/\u001b\[\?25l[\s\S]*Baseline job job_\w+ QUEUED[\s\S]*\u001b\[\?25h/);
   });
 });
 
