@@ -21,7 +21,10 @@ const RECORDS = 2_000;
 const CONCURRENCY = 8;
 const RUNS = 5;
 
-async function timedRun(args: string[], env: Record<string, string>): Promise<{ ms: number; lines: number }> {
+export async function timedRun(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ ms: number; lines: number }> {
   const started = performance.now();
   const child = spawn(node24, [cliEntry, ...args], {
     cwd: repoRoot,
@@ -34,7 +37,7 @@ async function timedRun(args: string[], env: Record<string, string>): Promise<{ 
   return { ms, lines: result.stdout.split('\n').filter((l) => l !== '').length };
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }

@@ -1,10 +1,14 @@
 // The typed client of the service: one transport, one object per API area.
+import { artifactsApi } from './areas/artifacts.js';
 import { auditLogApi } from './areas/audit-log.js';
+import { connectorsApi } from './areas/connectors.js';
 import { contractsApi } from './areas/contracts.js';
 import { definitionsApi } from './areas/definitions.js';
+import { gateJobsApi } from './areas/gate-jobs.js';
 import { membersApi } from './areas/members.js';
 import { recertificationApi } from './areas/recertification.js';
 import { recordsApi } from './areas/records.js';
+import { tablesApi } from './areas/tables.js';
 import { tokensApi } from './areas/tokens.js';
 import { createTransport } from './transport.js';
 import type { Transport, TransportOptions } from './transport.js';
@@ -21,6 +25,10 @@ export function createApiClient(options: ApiClientOptions) {
     contracts: contractsApi(transport),
     definitions: definitionsApi(transport),
     recertification: recertificationApi(transport),
+    tables: tablesApi(transport),
+    artifacts: artifactsApi(transport),
+    connectors: connectorsApi(transport),
+    gateJobs: gateJobsApi(transport),
     /** A raw call for paths without an area method (`gds api`); same auth, retries and errors. */
     request: transport.request,
     /** Requests and retries sent so far. */

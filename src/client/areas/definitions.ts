@@ -3,7 +3,8 @@ import type { DefinitionRequest, RegistrationResult } from '../../contract/types
 import type { CallOptions, Transport } from '../transport.js';
 
 export interface DefinitionRegistration extends RegistrationResult {
-  /** True when `replaceId` replaced an existing definition (200), false for a new one (202). */
+  /** True when `replaceId` replaced an existing definition, false for a new one. The request decides: the
+   * reference server answers 202 to both, the contract also allows 200 for a replacement. */
   replaced: boolean;
 }
 
@@ -20,7 +21,7 @@ export function definitionsApi(transport: Transport): DefinitionsApi {
         body: request,
         ...options,
       });
-      return { ...res.data, replaced: res.status === 200 };
+      return { ...res.data, replaced: res.status === 200 || request.replaceId !== undefined };
     },
   };
 }

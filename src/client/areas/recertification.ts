@@ -1,10 +1,21 @@
-// The pipeline recertification signal (§4.8).
-import type { RecertifyRequest, RecertifyResponse } from '../../contract/types.js';
+// Recertification: the pipeline signal (§4.8, MANAGEMENT token) and the open requests a person lists or
+// dismisses (`recertification list` / `dismiss`).
+import type { RecertifyRequest, RecertifyResponse, Schema } from '../../contract/types.js';
+import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
+
+export type RecertificationRequest = Schema<'RecertificationRequest'>;
 
 export interface RecertificationApi {
   /** Tell the service which tables a pipeline rebuilt (`tables`, or dbt `runResults`). */
   signal(request: RecertifyRequest, options?: CallOptions): Promise<RecertifyResponse>;
+  /** OPEN requests of the workspace, oldest first; `tableId` keeps one table's. */
+  listRequests(
+    query?: { tableId?: string | undefined },
+    options?: CallOptions,
+  ): Promise<RecertificationRequest[]>;
+  /** Acknowledges a request without certifying or rejecting; returns it DISMISSED. */
+  dismiss(requestId: string, reason?: string, options?: CallOptions): Promise<RecertificationRequest>;
 }
 
 export function recertificationApi(transport: Transport): RecertificationApi {
@@ -16,6 +27,24 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         body: request,
         ...options,
       });
+    },
+    async listRequests(query = {}, options) {
+      const { requests } = await transport.send<Schema<'RecertificationRequestList'>>({
+        method: 'GET',
+        path: '/api/recertification-requests',
+        query: { tableId: query.tableId },
+        ...options,
+      });
+      return requests;
+    },
+    async dismiss(requestId, reason, options) {
+      const { request } = await transport.send<{ request: RecertificationRequest }>({
+        method: 'POST',
+        path: pathOf('/api/recertification-requests/{requestId}/dismiss', { requestId }),
+        body: reason === undefined ? {} : { reason },
+        ...options,
+      });
+      return request;
     },
   };
 }

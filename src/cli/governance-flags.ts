@@ -1,0 +1,41 @@
+// Flags shared by the governance commands: where an artifact goes (push, definitions push) and how often
+// long work is polled (push --wait, status --watch). Each also reads its GDS_<FLAG> variable.
+import { Flags } from '@oclif/core';
+
+export const connectorFlag = Flags.string({
+  description:
+    'Connector the table lives behind (gds connectors list); Gate 1 predicates and live preview run through it.',
+  env: 'GDS_CONNECTOR',
+  required: true,
+});
+
+export const sourceFlag = Flags.custom<string>({
+  description:
+    'Warehouse object schema.table the artifact governs; required unless the file declares it (no fallback to the file name).',
+  env: 'GDS_SOURCE',
+  parse: async (input) => {
+    if (!/^[^.\s]+\.[^.\s]+$/.test(input))
+      throw new Error(`${input} is not schema.table, e.g. analytics.orders`);
+    return input;
+  },
+})();
+
+export const replaceFlag = Flags.string({
+  description: 'Governance id of the artifact this file replaces (required when the name is taken).',
+  env: 'GDS_REPLACE',
+});
+
+/** Seconds between two polls, decimals allowed; parsed to milliseconds. */
+export const intervalFlag = Flags.custom<number>({
+  description: 'Seconds between two polls (default 3).',
+  env: 'GDS_INTERVAL',
+  default: 3000,
+  defaultHelp: async () => '3',
+  parse: async (input) => {
+    const seconds = Number(input);
+    if (!Number.isFinite(seconds) || seconds < 0.05 || seconds > 3600) {
+      throw new Error(`${input} is not a number of seconds between 0.05 and 3600`);
+    }
+    return Math.round(seconds * 1000);
+  },
+})();

@@ -1,0 +1,92 @@
+// How the governance commands show tables, status and registrations to a person (human mode only;
+// --json writes the service's objects as they are).
+import type { Column, Output } from './output.js';
+import type { Connector } from '../client/areas/connectors.js';
+import type { RecertificationRequest } from '../client/areas/recertification.js';
+import type { JobSummary, TableListRow, TableStatus } from '../client/areas/tables.js';
+import type { RecertifyOutcome } from '../services/recertification.js';
+import type { RegistrationResult } from '../contract/types.js';
+
+export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
+  { header: 'Id', value: (t) => t.id },
+  { header: 'Name', value: (t) => t.name },
+  { header: 'Mode', value: (t) => t.mode },
+  { header: 'State', value: (t) => t.state },
+  { header: 'Gate', value: (t) => t.gate },
+  { header: 'Env', value: (t) => t.environmentLabel },
+];
+
+export const connectorColumns: ReadonlyArray<Column<Connector>> = [
+  { header: 'Id', value: (c) => c.id },
+  { header: 'Name', value: (c) => c.name },
+  { header: 'Type', value: (c) => c.type },
+  { header: 'Status', value: (c) => c.status },
+  { header: 'Env', value: (c) => c.environmentLabel },
+];
+
+export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
+  { header: 'Id', value: (r) => r.id },
+  { header: 'Table', value: (r) => `${r.tableName} (${r.tableId})` },
+  { header: 'Cause', value: (r) => r.cause },
+  { header: 'Env', value: (r) => r.environmentLabel },
+  { header: 'Opened', value: (r) => r.createdAt },
+];
+
+export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [
+  { header: 'Table', value: (o) => o.table },
+  { header: 'Outcome', value: (o) => o.outcome },
+  { header: 'Drift', value: (o) => (o.driftDetected ? 'yes' : 'no') },
+];
+
+export function describeJobs(jobs: readonly JobSummary[]): string {
+  if (jobs.length === 0) return 'none active';
+  return jobs.map((j) => `${j.id} ${j.type} ${j.status}`).join('; ');
+}
+
+function describeDrift(drift: TableStatus['schemaDrift']): string {
+  if (!drift.checked) return 'not checked (no warehouse object)';
+  if (drift.objectMissing) return 'the warehouse object is missing';
+  if (!drift.drifted) return 'none';
+  const parts = [
+    drift.added.length > 0 ? `added ${drift.added.join(', ')}` : '',
+    drift.removed.length > 0 ? `removed ${drift.removed.join(', ')}` : '',
+    drift.typeChanged.length > 0
+      ? `type changed ${drift.typeChanged.map((c) => `${c.column} (${c.registered} -> ${c.warehouse})`).join(', ')}`
+      : '',
+  ];
+  return parts.filter((p) => p !== '').join('; ');
+}
+
+export function printStatus(out: Output, status: TableStatus): void {
+  const certification = status.certification;
+  const rows: Array<[string, string]> = [
+    ['Table', `${status.name} (${status.id})`],
+    ['Governance id', status.governanceId],
+    ['Mode', `${status.mode}, gate ${status.gate}, environment ${status.environmentLabel}`],
+    ['State', status.state],
+    ['Source', status.source ?? '-'],
+    [
+      'Versions',
+      `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,
+    ],
+    [
+      'Certified',
+      certification === null
+        ? 'never'
+        : `version ${certification.version} at ${certification.certifiedAt}${certification.certifiedBy === null ? '' : ` by ${certification.certifiedBy}`}`,
+    ],
+    ['Schema drift', describeDrift(status.schemaDrift)],
+    ['Jobs', describeJobs(status.activeJobs)],
+  ];
+  for (const [label, value] of rows) out.print(out.style('bold', `${label}:`.padEnd(15)), value);
+}
+
+export function printRegistration(out: Output, result: RegistrationResult, verb: string): void {
+  out.print(`${verb} ${result.governanceId}${result.state === undefined ? '' : ` (${result.state})`}`);
+  out.print(`Tracking: ${result.trackingUrl}`);
+  out.print(`Status:   baseline job ${result.job.id} ${result.job.status}`);
+  if (result.columns !== undefined) {
+    const { added, removed } = result.columns;
+    out.print(`Columns:  added ${added.join(', ') || 'none'}; removed ${removed.join(', ') || 'none'}`);
+  }
+}

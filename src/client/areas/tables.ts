@@ -1,0 +1,56 @@
+// Governance tables, the CLI's paths (DESIGN.md wire map): list, status, DDL, soft delete.
+import type { Schema } from '../../contract/types.js';
+import { pathOf } from '../transport.js';
+import type { CallOptions, Transport } from '../transport.js';
+
+export type TableListRow = Schema<'TableListRow'>;
+export type TableStatus = Schema<'TableStatus'>;
+export type TableDdl = Schema<'TableDdl'>;
+export type DeletedTable = Schema<'DeletedTable'>;
+export type LifecycleState = Schema<'LifecycleState'>;
+export type JobSummary = Schema<'JobSummary'>;
+
+export interface TablesApi {
+  /** Active tables of the caller's workspace, oldest first; `state` filters by lifecycle state. */
+  list(query?: { state?: LifecycleState | undefined }, options?: CallOptions): Promise<TableListRow[]>;
+  status(tableId: string, options?: CallOptions): Promise<TableStatus>;
+  ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
+  /** Soft-deletes a Mode A governance artifact; the warehouse object stays. */
+  remove(tableId: string, options?: CallOptions): Promise<DeletedTable>;
+}
+
+export function tablesApi(transport: Transport): TablesApi {
+  const table = (template: string, tableId: string) => pathOf(template, { tableId });
+  return {
+    async list(query = {}, options) {
+      const { tables } = await transport.send<Schema<'TableList'>>({
+        method: 'GET',
+        path: '/api/tables',
+        query: { state: query.state },
+        ...options,
+      });
+      return tables;
+    },
+    async status(tableId, options) {
+      return transport.send<TableStatus>({
+        method: 'GET',
+        path: table('/api/tables/{tableId}/status', tableId),
+        ...options,
+      });
+    },
+    async ddl(tableId, options) {
+      return transport.send<TableDdl>({
+        method: 'GET',
+        path: table('/api/tables/{tableId}/ddl', tableId),
+        ...options,
+      });
+    },
+    async remove(tableId, options) {
+      return transport.send<DeletedTable>({
+        method: 'DELETE',
+        path: table('/api/tables/{tableId}', tableId),
+        ...options,
+      });
+    },
+  };
+}

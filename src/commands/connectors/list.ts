@@ -1,0 +1,18 @@
+import { ApiCommand } from '../../cli/api-command.js';
+import { connectorColumns } from '../../cli/governance-views.js';
+
+export default class ConnectorsList extends ApiCommand<typeof ConnectorsList> {
+  static override summary = 'List the warehouse connectors of your workspace.';
+  static override description =
+    'The ids to pass to `gds push --connector`, with their type, status and environment. Under --json one line per connector.';
+  static override examples = [
+    '<%= config.bin %> connectors list',
+    '<%= config.bin %> connectors list --json | jq -r \'select(.environmentLabel == "dev") | .id\'',
+  ];
+
+  async run(): Promise<void> {
+    const { listConnectors } = await import('../../services/connectors.js');
+    const connectors = await this.withClient((client) => listConnectors(client));
+    await this.out.table(connectors, connectorColumns);
+  }
+}

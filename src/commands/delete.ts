@@ -1,0 +1,50 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+import { CliError, ExitCode } from '../cli/errors.js';
+
+export default class Delete extends ApiCommand<typeof Delete> {
+  static override summary = 'Soft-delete a governance artifact; the warehouse object is left as it is.';
+  static override description =
+    'Mode A only (a Mode B table is refused, exit 7); the table owner or a workspace admin (else exit 4). ' +
+    'Asks for confirmation on a terminal; without a terminal it refuses (exit 2) unless --yes. Under --json ' +
+    'one line: id, governanceId, state SOFT_DELETED, deletedAt.';
+  static override examples = [
+    '<%= config.bin %> delete tbl_42',
+    '<%= config.bin %> delete tbl_42 --yes --json',
+  ];
+  static override args = {
+    id: Args.string({ description: 'The table id or governance id.', required: true }),
+  };
+  static override flags = {
+    yes: Flags.boolean({ char: 'y', description: 'Delete without asking.', env: 'GDS_YES' }),
+  };
+
+  async run(): Promise<void> {
+    const { canAsk, confirm } = await import('../cli/prompt.js');
+    const { yes } = this.flags;
+    if (!yes && !canAsk()) {
+      throw new CliError('gds delete asks for confirmation, and there is no terminal to ask on.', {
+        exitCode: ExitCode.Usage,
+        code: 'confirmation_required',
+        suggestion: `Pass --yes to delete ${this.args.id} without asking.`,
+      });
+    }
+    const { deleteTable } = await import('../services/tables.js');
+    const deleted = await this.withClient((client) =>
+      deleteTable(
+        client,
+        this.args.id,
+        async (t) =>
+          yes ||
+          confirm(
+            `Delete ${t.name} (${t.id}, ${t.state})? Its governance record goes; the warehouse object ${t.source ?? ''} stays.`,
+          ),
+      ),
+    );
+    if (this.out.json) {
+      this.out.record(deleted);
+      return;
+    }
+    this.out.print(`Deleted ${deleted.id} (governance id ${deleted.governanceId}) at ${deleted.deletedAt}.`);
+  }
+}

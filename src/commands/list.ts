@@ -1,0 +1,28 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+import { tableColumns } from '../cli/governance-views.js';
+import { LIFECYCLE_STATES } from '../core/lifecycle/types.js';
+
+export default class List extends ApiCommand<typeof List> {
+  static override summary = 'List the governed tables of your workspace.';
+  static override description =
+    'Every active table, oldest first: id, name, custody mode (MODE_A warehouse-connected, MODE_B managed), ' +
+    'lifecycle state, gate mode and environment. --state keeps one lifecycle state. Under --json one line per table.';
+  static override examples = [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --state CERTIFIED --json | jq -r .id',
+  ];
+  static override flags = {
+    state: Flags.option({
+      description: 'Only tables in this lifecycle state.',
+      env: 'GDS_STATE',
+      options: LIFECYCLE_STATES,
+    })(),
+  };
+
+  async run(): Promise<void> {
+    const { listTables } = await import('../services/tables.js');
+    const tables = await this.withClient((client) => listTables(client, { state: this.flags.state }));
+    await this.out.table(tables, tableColumns);
+  }
+}

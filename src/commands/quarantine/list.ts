@@ -1,0 +1,19 @@
+import { ApiCommand } from '../../cli/api-command.js';
+import { tableColumns } from '../../cli/governance-views.js';
+
+export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
+  static override summary = 'List the QUARANTINED tables of your workspace.';
+  static override description =
+    'Tables registered but not yet through Gate 1, or sent back by a steward: open one with ' +
+    '`gds quarantine open <tableId>`. Under --json one line per table.';
+  static override examples = [
+    '<%= config.bin %> quarantine list',
+    '<%= config.bin %> quarantine list --json | jq -r .id',
+  ];
+
+  async run(): Promise<void> {
+    const { listTables } = await import('../../services/tables.js');
+    const tables = await this.withClient((client) => listTables(client, { state: 'QUARANTINED' }));
+    await this.out.table(tables, tableColumns);
+  }
+}

@@ -1,0 +1,40 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
+  static override summary = "Fetch a table's DDL into a local .sql file.";
+  static override description =
+    'Writes <table>.sql in the current folder (the name the service suggests, reduced to a plain file name ' +
+    'so it can never land elsewhere), or the file given with -o. An existing file is kept unless --force; the ' +
+    'file is written whole or not at all. Prints the path (under --json one line with path, tableId, name, state).';
+  static override examples = [
+    '<%= config.bin %> quarantine open tbl_42',
+    '<%= config.bin %> quarantine open tbl_42 -o sql/orders.sql --force',
+  ];
+  static override args = {
+    tableId: Args.string({ description: 'The table id (gds quarantine list).', required: true }),
+  };
+  static override flags = {
+    output: Flags.string({
+      char: 'o',
+      description: 'File to write instead of <table>.sql in the current folder.',
+      env: 'GDS_OUTPUT',
+    }),
+    force: Flags.boolean({ description: 'Overwrite the file when it exists.', env: 'GDS_FORCE' }),
+  };
+
+  async run(): Promise<void> {
+    const { openQuarantinedDdl } = await import('../../services/quarantine.js');
+    const { output, force } = this.flags;
+    const opened = await this.withClient((client) =>
+      openQuarantinedDdl(client, this.args.tableId, { output, force }),
+    );
+    const { table } = opened;
+    if (this.out.json) {
+      this.out.record({ path: opened.path, tableId: table.tableId, name: table.name, state: table.state });
+      return;
+    }
+    this.out.print(opened.path);
+    this.out.info(`DDL of ${table.name} (${table.tableId}, ${table.state}) written.`);
+  }
+}

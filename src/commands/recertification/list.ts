@@ -1,0 +1,26 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import { requestColumns } from '../../cli/governance-views.js';
+
+export default class RecertificationList extends ApiCommand<typeof RecertificationList> {
+  static override summary = 'List the open recertification requests of your workspace.';
+  static override description =
+    'Requests filed by drift, a schema change, an ingest or by hand, oldest first. Act on one by certifying ' +
+    'or rejecting its table, or acknowledge it with `gds recertification dismiss <requestId>`. Under --json ' +
+    'one line per request.';
+  static override examples = [
+    '<%= config.bin %> recertification list',
+    '<%= config.bin %> recertification list --table tbl_42 --json',
+  ];
+  static override flags = {
+    table: Flags.string({ description: "Only this table's requests.", env: 'GDS_TABLE' }),
+  };
+
+  async run(): Promise<void> {
+    const { listRecertificationRequests } = await import('../../services/recertification.js');
+    const requests = await this.withClient((client) =>
+      listRecertificationRequests(client, { tableId: this.flags.table }),
+    );
+    await this.out.table(requests, requestColumns);
+  }
+}

@@ -1,0 +1,74 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+import { outcomeColumns } from '../cli/governance-views.js';
+
+export default class Recertify extends ApiCommand<typeof Recertify> {
+  static override summary =
+    'Tell the service which tables a pipeline run rebuilt (§4.8), e.g. after dbt run.';
+  static override description =
+    "A MANAGEMENT token with workspace:write:recertify (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
+    'target/run_results.json, with --manifest to match models by definition) or --tables a,b. --env names ' +
+    'the environment; an environment-agnostic token needs it, an environment-scoped one may omit it. Shows ' +
+    'what was filed per table. Under --json ONE line: the whole response (environmentLabel, submitted, ' +
+    'governed, outcomes[]); `jq -c ".outcomes[]"` gives one line per table.';
+  static override examples = [
+    '<%= config.bin %> recertify --run-results target/run_results.json --manifest target/manifest.json --env production',
+    '<%= config.bin %> recertify --tables orders,customers --env staging --trigger NIGHTLY_LOAD',
+    '<%= config.bin %> recertify --run-results target/run_results.json --evidence-run-id "$CI_PIPELINE_ID" --json',
+  ];
+  static override flags = {
+    'run-results': Flags.string({
+      description: "dbt's run_results.json.",
+      env: 'GDS_RUN_RESULTS',
+      exactlyOne: ['run-results', 'tables'],
+    }),
+    manifest: Flags.string({
+      description: "dbt's manifest.json, alongside --run-results.",
+      env: 'GDS_MANIFEST',
+      dependsOn: ['run-results'],
+    }),
+    tables: Flags.custom<string[]>({
+      description: 'Comma-separated names of the tables rebuilt (1-500).',
+      env: 'GDS_TABLES',
+      exactlyOne: ['run-results', 'tables'],
+      parse: async (input) => {
+        const names = input.split(',').map((n) => n.trim());
+        if (names.some((n) => n === '')) throw new Error(`${JSON.stringify(input)} has an empty table name`);
+        if (names.length > 500) throw new Error(`${names.length} tables: at most 500 per call`);
+        return names;
+      },
+    })(),
+    env: Flags.string({
+      description: 'Environment label of the run (dev, staging, production, …).',
+      env: 'GDS_ENV',
+    }),
+    trigger: Flags.string({ description: 'What ran (default PIPELINE_RUN).', env: 'GDS_TRIGGER' }),
+    'evidence-run-id': Flags.string({
+      description: 'Id of the pipeline run, stamped on the audit event as evidence.',
+      env: 'GDS_EVIDENCE_RUN_ID',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { recertify } = await import('../services/recertification.js');
+    const flags = this.flags;
+    const response = await this.withClient((client) =>
+      recertify(client, {
+        runResults: flags['run-results'],
+        manifest: flags.manifest,
+        tables: flags.tables,
+        environmentLabel: flags.env,
+        trigger: flags.trigger,
+        evidenceRunId: flags['evidence-run-id'],
+      }),
+    );
+    if (this.out.json) {
+      this.out.record(response);
+      return;
+    }
+    await this.out.table(response.outcomes, outcomeColumns);
+    this.out.info(
+      `Environment ${response.environmentLabel}: ${response.submitted} submitted, ${response.governed} governed.`,
+    );
+  }
+}

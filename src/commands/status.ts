@@ -1,0 +1,57 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+import { intervalFlag } from '../cli/governance-flags.js';
+import { describeJobs, printStatus } from '../cli/governance-views.js';
+import type { Spinner } from '../cli/output.js';
+import type { TableStatus } from '../client/areas/tables.js';
+
+export default class Status extends ApiCommand<typeof Status> {
+  static override summary = "Show a table's lifecycle state, certification, schema drift and active jobs.";
+  static override description =
+    '--watch polls (every --interval seconds, default 3) until no job of the table is active: the status ' +
+    'first, then a line each time it changes; a spinner on a terminal while jobs run. Under --json one line ' +
+    'per status (the first, then each change; the last has no active job). Ctrl-C stops with exit 130.';
+  static override examples = [
+    '<%= config.bin %> status tbl_42',
+    '<%= config.bin %> status tbl_42 --watch',
+    "<%= config.bin %> status tbl_42 --watch --json | jq -c '{state, jobs: [.activeJobs[].status]}'",
+  ];
+  static override args = {
+    tableId: Args.string({ description: 'The table id (gds list).', required: true }),
+  };
+  static override flags = {
+    watch: Flags.boolean({ description: 'Poll until no job is active.', env: 'GDS_WATCH' }),
+    interval: intervalFlag,
+  };
+
+  async run(): Promise<void> {
+    const { tableStatus, watchTableStatus } = await import('../services/tables.js');
+    const { tableId } = this.args;
+    if (!this.flags.watch) {
+      const status = await this.withClient((client) => tableStatus(client, tableId));
+      if (this.out.json) this.out.record(status);
+      else printStatus(this.out, status);
+      return;
+    }
+    let spinner: Spinner | undefined;
+    let first = true;
+    const show = async (status: TableStatus) => {
+      spinner?.stop();
+      if (this.out.json) this.out.record(status);
+      else if (first) printStatus(this.out, status);
+      else
+        this.out.print(
+          `${new Date().toISOString()}  ${status.state}  jobs: ${describeJobs(status.activeJobs)}`,
+        );
+      first = false;
+      const active = status.activeJobs.length;
+      if (active > 0)
+        spinner = await this.out.spinner(`Waiting for ${active} active job${active === 1 ? '' : 's'}…`);
+    };
+    await this.withClient((client) =>
+      watchTableStatus(client, tableId, { intervalMs: this.flags.interval }, show),
+    );
+    spinner?.stop();
+    this.out.info('No active job.');
+  }
+}

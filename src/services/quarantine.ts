@@ -1,0 +1,82 @@
+// `gds quarantine open`: the table's DDL into a local file. The file name the service suggests is reduced
+// to a safe base name (it can never point outside the folder), an existing file is kept unless `force`,
+// and the file appears whole or not at all (temporary file, then link or rename).
+import { randomBytes } from 'node:crypto';
+import { link, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CliError, ExitCode } from '../cli/errors.js';
+import { stripControlCharacters } from '../cli/terminal-text.js';
+import type { ApiClient } from '../client/index.js';
+import type { TableDdl } from '../client/areas/tables.js';
+
+/**
+ * A plain `<name>.sql` from whatever the service sent: the last path segment only, no control or
+ * path characters, no leading dots; `fallback` (the table id) when nothing usable is left.
+ */
+export function safeSqlFileName(suggested: string, fallback: string): string {
+  const lastSegment = suggested.split(/[\\/]/).pop() ?? '';
+  const cleaned = stripControlCharacters(lastSegment)
+    .replace(/[\n\t]/g, '')
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/\.sql$/i, '')
+    .replace(/^[.]+/, '');
+  const stem = cleaned.replace(/\.+$/, '') || fallback.replace(/[^A-Za-z0-9_-]/g, '_') || 'table';
+  return `${stem}.sql`;
+}
+
+export interface OpenDdlOptions {
+  /** `-o`: the path to write, as the user gave it; else the safe name in `cwd`. */
+  output?: string | undefined;
+  force?: boolean | undefined;
+  cwd?: string;
+}
+
+export interface OpenedDdl {
+  path: string;
+  table: TableDdl;
+}
+
+export async function openQuarantinedDdl(
+  client: Pick<ApiClient, 'tables'>,
+  tableId: string,
+  options: OpenDdlOptions = {},
+): Promise<OpenedDdl> {
+  const table = await client.tables.ddl(tableId);
+  const cwd = options.cwd ?? process.cwd();
+  const path = resolve(cwd, options.output ?? safeSqlFileName(table.fileName, table.tableId));
+  const content = table.ddl.endsWith('\n') ? table.ddl : `${table.ddl}\n`;
+  await writeAtomically(path, content, options.force === true);
+  return { path, table };
+}
+
+async function writeAtomically(path: string, content: string, overwrite: boolean): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(temporary, content, { flag: 'wx', mode: 0o644 });
+  } catch (error) {
+    throw writeFailure(path, error);
+  }
+  try {
+    // link() fails when the target exists, so a file that appeared meanwhile is never overwritten.
+    await (overwrite ? rename(temporary, path) : link(temporary, path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new CliError(`${path} already exists; it was left as it is.`, {
+        exitCode: ExitCode.Usage,
+        code: 'file_exists',
+        suggestion: 'Pass --force to overwrite it, or -o <file> to write elsewhere.',
+      });
+    }
+    throw writeFailure(path, error);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+function writeFailure(path: string, error: unknown): CliError {
+  return new CliError(`Cannot write ${path}: ${(error as Error).message}`, {
+    exitCode: ExitCode.Usage,
+    code: 'output_unwritable',
+    suggestion: 'Check that the folder exists and is writable, or pass -o <file>.',
+  });
+}

@@ -1,0 +1,68 @@
+// `gds list`, `gds quarantine list`, `gds status [--watch]` and `gds delete`: the governance tables of the
+// workspace (§4.9), through the CLI's table paths.
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type { DeletedTable, LifecycleState, TableListRow, TableStatus } from '../client/areas/tables.js';
+
+export type TablesClient = Pick<ApiClient, 'tables'>;
+
+export function listTables(
+  client: TablesClient,
+  options: { state?: LifecycleState | undefined; signal?: AbortSignal } = {},
+): Promise<TableListRow[]> {
+  return client.tables.list({ state: options.state }, { signal: options.signal });
+}
+
+export function tableStatus(client: TablesClient, tableId: string): Promise<TableStatus> {
+  return client.tables.status(tableId);
+}
+
+export interface WatchOptions {
+  /** Time between two polls. */
+  intervalMs: number;
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+}
+
+/**
+ * Polls the table's status until no job is active. `onChange` gets the first status and then each one
+ * that differs from the one before; the last status (no active job) is returned.
+ */
+export async function watchTableStatus(
+  client: TablesClient,
+  tableId: string,
+  options: WatchOptions,
+  onChange: (status: TableStatus) => void | Promise<void>,
+): Promise<TableStatus> {
+  const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
+  let previous: string | undefined;
+  for (;;) {
+    const status = await client.tables.status(tableId, { signal: options.signal });
+    const fingerprint = JSON.stringify(status);
+    if (fingerprint !== previous) await onChange(status);
+    previous = fingerprint;
+    if (status.activeJobs.length === 0) return status;
+    await sleep(options.intervalMs, options.signal);
+  }
+}
+
+/**
+ * Soft-deletes a table after `confirm` agreed, shown the table's status first (name, state, source). A Mode
+ * B table is sent without asking: the service refuses it (400, §7.3), and that refusal is what to show.
+ */
+export async function deleteTable(
+  client: TablesClient,
+  tableId: string,
+  confirm: (table: TableStatus) => Promise<boolean>,
+): Promise<DeletedTable> {
+  const table = await client.tables.status(tableId);
+  if (table.mode !== 'MODE_B' && !(await confirm(table))) {
+    throw new CliError(`Not deleted: ${table.name} (${table.id}) is unchanged.`, {
+      exitCode: ExitCode.Failure,
+      code: 'not_confirmed',
+      suggestion: `Answer y to delete, or pass --yes to skip the question.`,
+    });
+  }
+  return client.tables.remove(tableId);
+}

@@ -1,0 +1,489 @@
+// The service functions of the governance commands, each with a real client over msw stubs (every stub must
+// be used, any other request fails the test): what goes over the wire, what comes back, and the local
+// refusals that send nothing at all.
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { http, HttpResponse } from 'msw';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ApiClient } from '../../src/client/index.js';
+import type { TableStatus } from '../../src/client/areas/tables.js';
+import type { GateJobBody } from '../../src/contract/types.js';
+import {
+  jobOutcomeFailure,
+  pushArtifact,
+  pushDefinition,
+  readArtifact,
+  waitForBaselineJob,
+} from '../../src/services/artifacts.js';
+import type { LocalArtifact } from '../../src/services/artifacts.js';
+import { listConnectors } from '../../src/services/connectors.js';
+import { openQuarantinedDdl, safeSqlFileName } from '../../src/services/quarantine.js';
+import {
+  dismissRecertificationRequest,
+  listRecertificationRequests,
+  recertify,
+} from '../../src/services/recertification.js';
+import { deleteTable, listTables, watchTableStatus } from '../../src/services/tables.js';
+import { BASE, useMockApi } from '../client/mock-api.js';
+
+const api = useMockApi();
+const at = (path: string) => `${BASE}${path}`;
+
+let client: ApiClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+function newClient(): ApiClient {
+  client = createApiClient({
+    baseUrl: BASE,
+    auth: staticToken('cli_governanceServicesTest01'),
+    sleep: async () => {},
+    logger: () => {},
+  });
+  return client;
+}
+
+const apiError = (status: number, code: string, message: string) =>
+  HttpResponse.json({ error: { code, message, details: null } }, { status });
+
+async function rejection(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+async function folderWith(files: Record<string, string>): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'gds-gov-svc-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(folder, name), text);
+  return folder;
+}
+
+const registration = {
+  governanceId: 'tbl_1',
+  trackingUrl: 'http://x/dashboard/tables/tbl_1',
+  job: { id: 'job_1', type: 'gate-baseline-auto', status: 'QUEUED' },
+  tableId: 'tbl_1',
+  state: 'QUARANTINED' as const,
+  definitionVersion: 1,
+};
+
+const artifact: LocalArtifact = {
+  filename: 'orders.sql',
+  content: 'CREATE VIEW analytics.orders AS SELECT id FROM raw.orders',
+  mimeType: 'sql',
+  table: 'orders',
+  source: 'analytics.orders',
+};
+
+describe('readArtifact (local, before any request)', () => {
+  it('an unsupported extension: exit 2, Unsupported file type, the file not even read', async () => {
+    const error = await rejection(readArtifact('/nowhere/notes.txt', {}));
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'unsupported_file_type',
+      message: 'Unsupported file type',
+    });
+  });
+
+  it('a malformed file: exit 2 with file:line:col', async () => {
+    const folder = await folderWith({ 'bad.json': '{\n  "table": "t",\n  "columns": [\n}' });
+    const error = await rejection(readArtifact(join(folder, 'bad.json'), {}));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(new RegExp(`^${join(folder, 'bad.json')}:4:\\d+: `));
+  });
+
+  it('no declared source and no --source: exit 2 naming --source; with it, the flag is kept to send', async () => {
+    const folder = await folderWith({ 't.yml': 'table: t\ncolumns:\n  - name: id\n' });
+    const error = await rejection(readArtifact(join(folder, 't.yml'), {}));
+    expect(error).toMatchObject({ exitCode: 2, code: 'source_required' });
+    expect(error.message).toContain('--source <schema.table> is required');
+    expect(await readArtifact(join(folder, 't.yml'), { source: 'analytics.t' })).toEqual({
+      filename: 't.yml',
+      content: 'table: t\ncolumns:\n  - name: id\n',
+      mimeType: 'yaml',
+      table: 't',
+      source: 'analytics.t',
+      sourceFlag: 'analytics.t',
+    });
+  });
+
+  it('a missing file: exit 2', async () => {
+    expect(await rejection(readArtifact('/nowhere/x.sql', {}))).toMatchObject({ exitCode: 2 });
+  });
+});
+
+describe('pushArtifact', () => {
+  it('sends the base name, kind, connector and replace id; the declared source is not repeated', async () => {
+    let body: unknown;
+    api.use(
+      http.post(at('/api/artifacts'), async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json(registration, { status: 202 });
+      }),
+    );
+    expect(await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' })).toEqual(
+      registration,
+    );
+    expect(body).toEqual({
+      filename: 'orders.sql',
+      content: artifact.content,
+      mimeType: 'sql',
+      connectorId: 'con_1',
+      replaceId: 'tbl_0',
+    });
+  });
+
+  it('409: exit 6 with the message verbatim and the id of the table holding the name in the hint', async () => {
+    api.use(
+      http.post(at('/api/artifacts'), () =>
+        apiError(409, 'name_conflict', "A governance artifact named 'orders' already exists"),
+      ),
+      http.get(at('/api/tables'), () =>
+        HttpResponse.json({
+          tables: [
+            {
+              id: 'tbl_x',
+              name: 'other',
+              mode: 'MODE_A',
+              state: 'CERTIFIED',
+              gate: 'ENFORCING',
+              environmentLabel: 'dev',
+            },
+            {
+              id: 'tbl_7',
+              name: 'Orders',
+              mode: 'MODE_A',
+              state: 'CERTIFIED',
+              gate: 'ENFORCING',
+              environmentLabel: 'dev',
+            },
+          ],
+        }),
+      ),
+    );
+    const error = await rejection(pushArtifact(newClient(), artifact, { connectorId: 'con_1' }));
+    expect(error).toMatchObject({
+      exitCode: 6,
+      code: 'name_conflict',
+      message: "A governance artifact named 'orders' already exists",
+    });
+    expect(error.suggestion).toContain('--replace tbl_7');
+  });
+
+  it('404 connector_not_found: exit 5, Connector not found, pointing at gds connectors list', async () => {
+    api.use(
+      http.post(at('/api/artifacts'), () => apiError(404, 'connector_not_found', 'Connector not found')),
+    );
+    const error = await rejection(pushArtifact(newClient(), artifact, { connectorId: 'con_x' }));
+    expect(error).toMatchObject({ exitCode: 5, message: 'Connector not found' });
+    expect(error.suggestion).toContain('gds connectors list');
+  });
+
+  it('any other refusal goes on unchanged to the session mapping', async () => {
+    api.use(http.post(at('/api/artifacts'), () => apiError(400, 'unknown_source', "Source 'a.b' is not…")));
+    await expect(pushArtifact(newClient(), artifact, { connectorId: 'c' })).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 400,
+    });
+  });
+});
+
+describe('pushDefinition', () => {
+  it('sends the mimeType; replaced follows --replace; a 409 hint asks for the governance id (no lookup)', async () => {
+    const bodies: unknown[] = [];
+    let calls = 0;
+    api.use(
+      http.post(at('/api/workspace/definitions'), async ({ request }) => {
+        bodies.push(await request.json());
+        calls += 1;
+        return calls === 1
+          ? HttpResponse.json(registration, { status: 202 })
+          : apiError(409, 'name_conflict', "A governance artifact named 'orders' already exists");
+      }),
+    );
+    const c = newClient();
+    expect(await pushDefinition(c, artifact, { connectorId: 'c', replaceId: 'tbl_1' })).toMatchObject({
+      replaced: true,
+    });
+    const error = await rejection(pushDefinition(c, artifact, { connectorId: 'c' }));
+    expect(error).toMatchObject({ exitCode: 6 });
+    expect(error.suggestion).toContain('--replace <governanceId>');
+    expect(bodies[0]).toMatchObject({ mimeType: 'sql', replaceId: 'tbl_1' });
+  });
+});
+
+function job(status: GateJobBody['status'], error: GateJobBody['error'] = null): GateJobBody {
+  return {
+    id: 'job_1',
+    tableId: 'tbl_1',
+    type: 'gate-baseline-auto',
+    gate: 1,
+    status,
+    params: {},
+    createdBy: 'usr_1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    startedAt: null,
+    finishedAt: null,
+    error,
+  };
+}
+
+describe('waitForBaselineJob', () => {
+  it('polls ?gate=1 until the job ends, reporting each new status once', async () => {
+    const answers = [job('QUEUED'), job('QUEUED'), job('RUNNING'), job('SUCCEEDED')];
+    api.use(http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(answers.shift())));
+    const sleeps: number[] = [];
+    const seen: string[] = [];
+    const ended = await waitForBaselineJob(
+      newClient(),
+      'job_1',
+      { intervalMs: 250, sleep: async (ms) => sleeps.push(ms) },
+      (j) => void seen.push(j.status),
+    );
+    expect(ended.status).toBe('SUCCEEDED');
+    expect(seen).toEqual(['QUEUED', 'RUNNING', 'SUCCEEDED']);
+    expect(sleeps).toEqual([250, 250, 250]);
+    expect(api.seen.map((r) => r.url.searchParams.get('gate'))).toEqual(['1', '1', '1', '1']);
+  });
+
+  it('the outcome as an exit: SUCCEEDED none, FAILED and CANCELLED exit 1 with the reason', () => {
+    expect(jobOutcomeFailure(job('SUCCEEDED'))).toBeUndefined();
+    expect(jobOutcomeFailure(job('FAILED', { message: 'the warehouse object is gone' }))).toMatchObject({
+      exitCode: 1,
+      code: 'job_failed',
+      message: 'The baseline job job_1 ended FAILED: the warehouse object is gone',
+    });
+    expect(jobOutcomeFailure(job('CANCELLED'))).toMatchObject({ exitCode: 1, code: 'job_cancelled' });
+  });
+});
+
+function status(jobs: TableStatus['activeJobs'], mode: TableStatus['mode'] = 'MODE_A'): TableStatus {
+  return {
+    id: 'tbl_1',
+    governanceId: 'tbl_1',
+    name: 'orders',
+    mode,
+    state: 'QUARANTINED',
+    gate: 'ENFORCING',
+    environmentLabel: 'dev',
+    source: 'analytics.orders',
+    definitionVersion: 1,
+    gate1Version: 0,
+    dataVersion: 0,
+    certification: null,
+    schemaDrift: {
+      checked: true,
+      drifted: false,
+      objectMissing: false,
+      added: [],
+      removed: [],
+      typeChanged: [],
+    },
+    activeJobs: jobs,
+  };
+}
+const active = (s: 'QUEUED' | 'RUNNING') => [
+  { id: 'job_1', type: 'gate-baseline-auto', status: s, createdAt: '2026-01-01T00:00:00.000Z' },
+];
+
+describe('watchTableStatus', () => {
+  it('hands on the first status and each change, and stops when no job is active', async () => {
+    const answers = [
+      status(active('QUEUED')),
+      status(active('QUEUED')),
+      status(active('RUNNING')),
+      status([]),
+    ];
+    api.use(http.get(at('/api/tables/tbl_1/status'), () => HttpResponse.json(answers.shift())));
+    const seen: string[] = [];
+    const last = await watchTableStatus(
+      newClient(),
+      'tbl_1',
+      { intervalMs: 10, sleep: async () => undefined },
+      (s) => void seen.push(s.activeJobs.map((j) => j.status).join() || 'none'),
+    );
+    expect(seen).toEqual(['QUEUED', 'RUNNING', 'none']);
+    expect(last.activeJobs).toEqual([]);
+    expect(api.seen).toHaveLength(4);
+  });
+});
+
+describe('deleteTable', () => {
+  it('asks with the table in hand; a no sends no DELETE and exits 1', async () => {
+    api.use(http.get(at('/api/tables/tbl_1/status'), () => HttpResponse.json(status([]))));
+    const asked: string[] = [];
+    const error = await rejection(
+      deleteTable(newClient(), 'tbl_1', async (t) => {
+        asked.push(t.name);
+        return false;
+      }),
+    );
+    expect(asked).toEqual(['orders']);
+    expect(error).toMatchObject({ exitCode: 1, code: 'not_confirmed' });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('a Mode B table is sent without asking, so the service refusal is what shows', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_1/status'), () => HttpResponse.json(status([], 'MODE_B'))),
+      http.delete(at('/api/tables/tbl_1'), () =>
+        apiError(
+          400,
+          'mode_b_delete',
+          'CLI delete is restricted to warehouse-connected governance artifacts',
+        ),
+      ),
+    );
+    await expect(
+      deleteTable(newClient(), 'tbl_1', async () => {
+        throw new Error('asked');
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: 'CLI delete is restricted to warehouse-connected governance artifacts',
+    });
+  });
+});
+
+describe('quarantine open', () => {
+  it.each([
+    ['orders.sql', 'orders.sql'],
+    ['../../etc/passwd', 'passwd.sql'],
+    ['/etc/cron.d/evil.sql', 'evil.sql'],
+    ['..\\..\\win.ini', 'win.ini.sql'],
+    ['..', 'tbl_1.sql'],
+    ['.sql', 'tbl_1.sql'],
+    ['', 'tbl_1.sql'],
+    ['.hidden.sql', 'hidden.sql'],
+    ['na\u001b]0;pwned\u0007me\r\n.SQL', 'name.sql'],
+    ['a b;rm -rf.sql', 'a_b_rm_-rf.sql'],
+  ])('%j is written as %s', (suggested, expected) => {
+    expect(safeSqlFileName(suggested, 'tbl_1')).toBe(expected);
+  });
+
+  it('a malicious name from the service lands inside the folder; a second open refuses; --force replaces', async () => {
+    const folder = await folderWith({});
+    const ddl = {
+      tableId: 'tbl_1',
+      name: 'orders',
+      mode: 'MODE_A',
+      state: 'QUARANTINED',
+      ddl: 'CREATE VIEW x AS SELECT 1',
+    };
+    api.use(
+      http.get(at('/api/tables/tbl_1/ddl'), () =>
+        HttpResponse.json({ ...ddl, fileName: '../../../tmp/\u001b[2Jowned.sql' }),
+      ),
+    );
+    const c = newClient();
+    const opened = await openQuarantinedDdl(c, 'tbl_1', { cwd: folder });
+    expect(opened.path).toBe(join(folder, 'owned.sql'));
+    expect(await readFile(opened.path, 'utf8')).toBe('CREATE VIEW x AS SELECT 1\n');
+    await writeFile(opened.path, 'mine\n');
+    const error = await rejection(openQuarantinedDdl(c, 'tbl_1', { cwd: folder }));
+    expect(error).toMatchObject({ exitCode: 2, code: 'file_exists' });
+    expect(error.message).toContain(opened.path);
+    expect(await readFile(opened.path, 'utf8')).toBe('mine\n');
+    await openQuarantinedDdl(c, 'tbl_1', { cwd: folder, force: true });
+    expect(await readFile(opened.path, 'utf8')).toBe('CREATE VIEW x AS SELECT 1\n');
+    expect(await readdir(folder)).toEqual(['owned.sql']);
+  });
+});
+
+describe('lists and recertification', () => {
+  it('listTables sends the state; listConnectors; requests by table; dismiss with a reason', async () => {
+    const request = {
+      id: 'rcr_1',
+      tableId: 'tbl_1',
+      tableName: 'orders',
+      environmentLabel: 'dev',
+      cause: 'ingest',
+      status: 'OPEN',
+      details: {},
+      createdBy: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      dismissedBy: null,
+      dismissedAt: null,
+    };
+    let dismissBody: unknown;
+    api.use(
+      http.get(at('/api/tables'), () => HttpResponse.json({ tables: [] })),
+      http.get(at('/api/connectors'), () =>
+        HttpResponse.json({
+          connectors: [{ id: 'c1', name: 'w', type: 'postgres', status: 'ACTIVE', environmentLabel: 'dev' }],
+        }),
+      ),
+      http.get(at('/api/recertification-requests'), () => HttpResponse.json({ requests: [request] })),
+      http.post(at('/api/recertification-requests/rcr_1/dismiss'), async ({ request: r }) => {
+        dismissBody = await r.json();
+        return HttpResponse.json({ request: { ...request, status: 'DISMISSED' } });
+      }),
+    );
+    const c = newClient();
+    expect(await listTables(c, { state: 'QUARANTINED' })).toEqual([]);
+    expect((await listConnectors(c)).map((x) => x.id)).toEqual(['c1']);
+    expect(await listRecertificationRequests(c, { tableId: 'tbl_1' })).toEqual([request]);
+    expect((await dismissRecertificationRequest(c, 'rcr_1', 'no change')).status).toBe('DISMISSED');
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?state=QUARANTINED', '', '?tableId=tbl_1', '']);
+    expect(dismissBody).toEqual({ reason: 'no change' });
+  });
+});
+
+describe('recertify', () => {
+  it('sends the parsed run results and manifest with the environment, trigger and evidence', async () => {
+    const folder = await folderWith({ 'rr.json': '{"results":[],"metadata":{}}', 'm.json': '{"nodes":{}}' });
+    let body: unknown;
+    const answer = { environmentLabel: 'dev', submitted: 0, governed: 0, outcomes: [] };
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json(answer);
+      }),
+    );
+    const response = await recertify(newClient(), {
+      runResults: join(folder, 'rr.json'),
+      manifest: join(folder, 'm.json'),
+      environmentLabel: 'dev',
+      trigger: 'NIGHTLY',
+      evidenceRunId: 'r1',
+    });
+    expect(response).toEqual(answer);
+    expect(body).toEqual({
+      runResults: { results: [], metadata: {} },
+      manifest: { nodes: {} },
+      environmentLabel: 'dev',
+      trigger: 'NIGHTLY',
+      evidence: { kind: 'dbt', runId: 'r1' },
+    });
+  });
+
+  it('--tables sends the names', async () => {
+    let body: unknown;
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json({ environmentLabel: 'dev', submitted: 2, governed: 0, outcomes: [] });
+      }),
+    );
+    await recertify(newClient(), { tables: ['a', 'b'] });
+    expect(body).toEqual({ tables: ['a', 'b'] });
+  });
+
+  it('a run results file that is not a JSON object: exit 2, nothing sent', async () => {
+    const folder = await folderWith({ 'rr.json': 'not json', 'arr.json': '[]' });
+    expect(await rejection(recertify(newClient(), { runResults: join(folder, 'rr.json') }))).toMatchObject({
+      exitCode: 2,
+      code: 'invalid_json',
+    });
+    expect(await rejection(recertify(newClient(), { runResults: join(folder, 'arr.json') }))).toMatchObject({
+      exitCode: 2,
+    });
+  });
+});
