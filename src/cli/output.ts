@@ -128,7 +128,9 @@ export class Output {
 
   /** A spinner on stderr when it is a TTY and --json is off (ora loads only then). */
   async spinner(text: string): Promise<Spinner> {
-    if (this.json || this.stderr.isTTY !== true) return this.plainProgress();
+    // A terminal that reports no width (a bare pty) makes ora redraw without end: plain lines instead.
+    const width = (this.stderr as { columns?: number }).columns;
+    if (this.json || this.stderr.isTTY !== true || !width) return this.plainProgress();
     const { default: ora } = await import('ora');
     const spinner = ora({
       text: stripControlCharacters(text),

@@ -4,7 +4,10 @@ import { colorEnabled, jsonRequested, Output } from '../../src/cli/output.js';
 
 class Capture {
   text = '';
-  constructor(readonly isTTY: boolean) {}
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns = isTTY ? 80 : undefined,
+  ) {}
   write(chunk: string): boolean {
     this.text += chunk;
     return true;
@@ -24,9 +27,9 @@ class Capture {
   }
 }
 
-function output(options: { json?: boolean; tty?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+function output(options: { json?: boolean; tty?: boolean; columns?: number; env?: NodeJS.ProcessEnv } = {}) {
   const stdout = new Capture(options.tty ?? false);
-  const stderr = new Capture(options.tty ?? false);
+  const stderr = new Capture(options.tty ?? false, options.columns);
   const out = new Output({ json: options.json ?? false, stdout, stderr, env: options.env ?? {} });
   return { out, stdout, stderr };
 }
@@ -146,6 +149,14 @@ describe('Output for people', () => {
     expect(stderr.text).toContain('waiting for the baseline job');
     expect(stderr.text).toContain('Baseline done');
     expect(stderr.text).not.toContain('\u001b]0;x');
+  });
+
+  it('on a TTY that reports no width (a bare pty), prints plain lines instead of a spinner', async () => {
+    const { out, stderr } = output({ tty: true, columns: 0 });
+    const spinner = await out.spinner('waiting for the baseline job');
+    spinner.update('still waiting');
+    spinner.succeed('Baseline done');
+    expect(stderr.lines).toEqual(['Baseline done']);
   });
 
   it('gives the cursor back when interrupted on a TTY', () => {
