@@ -9,22 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { updateConfig } from '../../src/auth/config.js';
 import { resolveCredentials } from '../../src/auth/credentials.js';
 import { setStaticProfile } from '../../src/auth/profiles.js';
+import { medianMs } from './lib/measure.js';
 import type { BenchModule } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 const rounds = 50;
-
-async function medianMs(fn: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < rounds; i += 1) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? 0;
-}
 
 function gdsSet(env: NodeJS.ProcessEnv, i: number): Promise<void> {
   const args = ['bin/run.js', 'auth', 'set', '--token', `cli_bench${i}`, '--base', 'https://b.example'];
@@ -41,8 +31,8 @@ export const run: BenchModule = async () => {
     GDS_SECRET_STORAGE: 'file',
   };
   await setStaticProfile({ name: 'default', token: 'cli_bench', base: 'https://b.example' }, { env });
-  const write = await medianMs(() => updateConfig(() => undefined, { env }));
-  const read = await medianMs(() => resolveCredentials({}, env));
+  const write = await medianMs(rounds, () => updateConfig(() => undefined, { env }));
+  const read = await medianMs(rounds, () => resolveCredentials({}, env));
   const started = performance.now();
   await Promise.all(Array.from({ length: 16 }, (_, i) => gdsSet({ ...process.env, ...env }, i)));
   const parallel = performance.now() - started;

@@ -15,6 +15,7 @@ import {
   repoRoot,
 } from '../../test/cli/helpers/cli-process.js';
 import { startTestServer } from '../../test/helpers/server.js';
+import { median } from './lib/measure.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const RECORDS = 2_000;
@@ -35,11 +36,6 @@ export async function timedRun(
   const ms = performance.now() - started;
   if (result.code !== 0) throw new Error(`gds ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return { ms, lines: result.stdout.split('\n').filter((l) => l !== '').length };
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 export const run: BenchModule = async () => {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from '../../test/cli/helpers/cli-process.js';
 import { startTestServer } from '../../test/helpers/server.js';
-import { median, timedRun } from './commands.js';
+import { timedRun } from './commands.js';
+import { median } from './lib/measure.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const RUNS = 5;

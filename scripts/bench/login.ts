@@ -11,22 +11,12 @@ import { loadConfig, withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
 import { refreshUnderLock } from '../../src/auth/refresh.js';
 import { createServer } from '../../src/server/app.js';
+import { medianMs } from './lib/measure.js';
 import type { BenchModule } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 const rounds = 20;
-
-async function medianMs(fn: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < rounds; i += 1) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? 0;
-}
 
 function whoami(env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -72,9 +62,9 @@ export const run: BenchModule = async () => {
     await withProfileLock('default', () => saveProfile('default', fields, secrets, { env }), { env });
   };
   try {
-    const signInMs = await medianMs(signIn);
+    const signInMs = await medianMs(rounds, signIn);
     await save(await signIn(), new Date(Date.now() + 3600_000).toISOString());
-    const refreshMs = await medianMs(async () => {
+    const refreshMs = await medianMs(rounds, async () => {
       const profile = (await loadConfig({ env })).profiles.default;
       await refreshUnderLock('default', profile?.accessToken ?? '', true, { env });
     });

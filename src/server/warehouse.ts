@@ -18,7 +18,8 @@ export function splitSource(source: string): [string, string] {
   return [source.slice(0, dot), source.slice(dot + 1)];
 }
 
-const TYPE_OF: Record<string, ColumnType> = {
+/** PostgreSQL type names (information_schema / format_type, typmods stripped) as registered column types. */
+export const COLUMN_TYPE_OF: Record<string, ColumnType> = {
   text: 'text',
   'character varying': 'text',
   character: 'text',
@@ -55,7 +56,7 @@ async function columnsOf(q: Queryable, schemas: string[]): Promise<ColumnInfo[]>
 function toColumn(info: ColumnInfo): Column {
   return {
     name: info.column_name,
-    type: TYPE_OF[info.data_type] ?? 'text',
+    type: COLUMN_TYPE_OF[info.data_type] ?? 'text',
     required: info.is_nullable === 'NO',
   };
 }

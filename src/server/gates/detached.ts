@@ -6,7 +6,7 @@ import type { BaselineReport } from '../governance/baseline.js';
 import type { Job, JobEnv } from '../governance/jobs.js';
 import { registerJobHandler } from '../governance/jobs.js';
 import type { ColumnType } from '../records/columns.js';
-import { quoteIdent } from '../warehouse.js';
+import { COLUMN_TYPE_OF, quoteIdent } from '../warehouse.js';
 import { percent, plural } from './format.js';
 import type { Relation } from './relation.js';
 import { Params, resolveRelation } from './relation.js';
@@ -75,23 +75,6 @@ async function withTable(
   };
 }
 
-/** PostgreSQL type names (format_type, typmods stripped) as the registered column types. */
-const TYPE_OF: Record<string, ColumnType> = {
-  text: 'text',
-  'character varying': 'text',
-  character: 'text',
-  integer: 'integer',
-  bigint: 'integer',
-  smallint: 'integer',
-  numeric: 'numeric',
-  real: 'numeric',
-  'double precision': 'numeric',
-  boolean: 'boolean',
-  date: 'date',
-  'timestamp with time zone': 'timestamp',
-  'timestamp without time zone': 'timestamp',
-};
-
 const JSON_TYPE: Record<ColumnType, string[]> = {
   text: ['string'],
   integer: ['number'],
@@ -115,7 +98,7 @@ async function gate2(tx: Queryable, table: GateTable, relation: Relation): Promi
   });
   const live = new Map(relation.warehouseColumns.map((c) => [c.name, c.dataType.replace(/\(.*\)$/, '')]));
   const mismatched = table.columns
-    .filter((c) => live.has(c.name) && TYPE_OF[live.get(c.name) ?? ''] !== c.type)
+    .filter((c) => live.has(c.name) && COLUMN_TYPE_OF[live.get(c.name) ?? ''] !== c.type)
     .map((c) => `${c.name} (registered ${c.type}, warehouse ${live.get(c.name) ?? '?'})`);
   checks.push({
     name: 'column_types',
