@@ -417,6 +417,219 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tables/{tableId}/gate1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The table's current gate1.yml (`gate get`)
+         * @description A person's session or CLI token; 404 `gate1_not_found` when none was ever applied.
+         */
+        get: operations["getGate1"];
+        /**
+         * Validate and store gate1.yml as the next version (`gate apply`)
+         * @description Validated against the shared schema with the table's columns (400 `invalid_gate1`, the
+         *     diagnostics in `details.diagnostics`, nothing stored). Bumps the table's gate1 version (so
+         *     earlier proofs go stale); on a CERTIFIED table files a `manual` recertification request.
+         *     Never notifies the steward.
+         */
+        put: operations["applyGate1"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** Every stored gate1.yml version, newest first (without content) */
+        get: operations["listGate1Versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+                /** @description The version number (`3` or `v3`). */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /** One stored gate1.yml version (`gate diff --from/--to`) */
+        get: operations["getGate1Version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate1/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predicate stubs proposed from profiling the rows (`gate suggest`)
+         * @description The rows are profiled with SQL (value patterns, null rates, distinct counts, numeric
+         *     ranges); `yaml` is a valid gate1.yml, each stub justified by the figures in `suggestions`.
+         */
+        post: operations["suggestGate1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gate 1 dry run (200, a proof, nothing persisted) or a detached Gate 2/3 job (202)
+         * @description `sample` (Gate 1 only): `head:N` (first N rows in natural order), `tail:N` (last N),
+         *     `random:N` (N rows chosen by a per-run seed, returned in the proof), `chunks:K@N` (K runs of
+         *     N consecutive rows spread evenly). Natural order: the grain key columns when declared, else
+         *     physical order (ctid; insertion order for Mode B). Gate 3 needs `baseline` (the id of a
+         *     `gate-baseline-auto` job): 400 `--baseline <reportId> is required for Gate 3`, 404 when it
+         *     is unknown, 409 while it has not succeeded. Gate 2 and 3 jobs certify nothing.
+         */
+        post: operations["runGate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/gate-submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Gate 1 full scan, proof persisted, table to PENDING_REVIEW, steward notified (`gate submit`) */
+        post: operations["submitGate1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gate-jobs/{jobId}": {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /** Status of a gate job (`gate status`); `gate` must match the job's gate (400) */
+        get: operations["getGateJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gate-jobs/{jobId}/result": {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /** The report of a terminal gate job (`gate result`); 409 `job_not_terminal` before */
+        get: operations["getGateJobResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gate-jobs/{jobId}/cancel": {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a QUEUED or RUNNING gate job (`gate cancel`); 409 `job_terminal` when it has ended */
+        post: operations["cancelGateJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -759,6 +972,155 @@ export interface components {
             governed: number;
             outcomes: components["schemas"]["RecertifyOutcome"][];
         };
+        Gate1Version: {
+            tableId: string;
+            version: number;
+            /** @description The gate1.yml text as applied. */
+            content: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Gate1VersionList: {
+            tableId: string;
+            versions: {
+                version: number;
+                createdBy: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+        };
+        Gate1ApplyRequest: {
+            /** @description The gate1.yml text. */
+            content: string;
+        };
+        Gate1ApplyResult: {
+            tableId: string;
+            version: number;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Validator diagnostics of severity warning (errors are a 400). */
+            warnings: Record<string, never>[];
+            /** @description The recertification request filed because the table is CERTIFIED. */
+            recertificationRequestId: string | null;
+        };
+        GateRunRequest: {
+            /** @enum {integer} */
+            gate?: 1 | 2 | 3;
+            /** @description Gate 3 only */
+            baseline?: string;
+            /** @description Gate 1 only: head:N, tail:N, random:N or chunks:K@N. */
+            sample?: string;
+        };
+        /** @description Empty; a submission is always a full scan. */
+        GateSubmitRequest: Record<string, never>;
+        GateCheckResult: {
+            /** @description Baseline checks: record_count, column_presence, grain_uniqueness, null_rate.<column>, referential_integrity[.<column>], numeric_bounds[.<column>]; declared checks keep their names. */
+            name: string;
+            /** @enum {string} */
+            kind: "baseline" | "pattern" | "custom";
+            /** @enum {string} */
+            severity: "HARD_FAIL" | "SOFT_FAIL" | "WARN";
+            passed: boolean;
+            failingRows: number | null;
+            detail: string;
+            /**
+             * @description The check did not run; `detail` says why.
+             * @constant
+             */
+            skipped?: true;
+            column?: string;
+        };
+        TableVersion: {
+            definition: number;
+            gate1: number;
+            data: number;
+        };
+        Gate1Proof: {
+            /** @description The stored proof's id; null for a dry run. */
+            id: string | null;
+            /** @enum {string} */
+            kind: "run" | "submit";
+            /** @constant */
+            gate: 1;
+            tableId: string;
+            /** @description No HARD_FAIL check failed. */
+            passed: boolean;
+            results: components["schemas"]["GateCheckResult"][];
+            failedPredicates: string[];
+            rowsChecked: number;
+            sample: null | {
+                spec: string;
+                /** @enum {string} */
+                kind: "head" | "tail" | "random" | "chunks";
+                rows: number;
+                chunks?: number;
+                seed?: string;
+            };
+            tableVersion: components["schemas"]["TableVersion"];
+            /** Format: date-time */
+            ranAt: string;
+            /** @description Submissions: the table state after it (PENDING_REVIEW). */
+            state?: string;
+            /** @description Submissions */
+            notificationId?: string;
+        };
+        GateJob: {
+            id: string;
+            tableId: string | null;
+            /** @enum {string} */
+            type: "gate-baseline-auto" | "gate2" | "gate3";
+            /** @enum {integer} */
+            gate: 1 | 2 | 3;
+            /** @enum {string} */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            params: {
+                [key: string]: unknown;
+            };
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description The report of a terminal job (result endpoint only). */
+            result?: unknown;
+            error?: {
+                message?: string;
+            } | null;
+        };
+        GateJobAccepted: {
+            job: components["schemas"]["GateJob"];
+        };
+        Gate1Suggestions: {
+            tableId: string;
+            /** @description A gate1.yml that validates; review it before applying. */
+            yaml: string;
+            suggestions: {
+                /** @enum {string} */
+                kind: "pattern" | "custom" | "fieldOverride";
+                name: string;
+                column: string;
+                justification: string;
+            }[];
+            notes: {
+                column: string;
+                note: string;
+            }[];
+            profile: {
+                name: string;
+                rows: number;
+                nulls: number;
+                distinct: number;
+                matches?: {
+                    [key: string]: number;
+                };
+                min?: number;
+                max?: number;
+            }[];
+        };
     };
     responses: {
         /** @description Invalid body, query or state; `details` says which. */
@@ -908,6 +1270,10 @@ export interface components {
     parameters: {
         /** @description The table's id (not its slug). */
         TableId: string;
+        /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+        JobId: string;
+        /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+        GateQuery: "1" | "2" | "3";
         RecordId: string;
     };
     requestBodies: never;
@@ -1575,6 +1941,309 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Version"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    applyGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Gate1ApplyRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1ApplyResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listGate1Versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1VersionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getGate1Version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+                /** @description The version number (`3` or `v3`). */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description That version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Version"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    suggestGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stubs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Suggestions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    runGate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GateRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The Gate 1 proof of the dry run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Proof"];
+                };
+            };
+            /** @description The Gate 2/3 job, QUEUED. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJobAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    submitGate1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GateSubmitRequest"];
+            };
+        };
+        responses: {
+            /** @description The persisted proof. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Proof"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getGateJob: {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getGateJobResult: {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job with its result (or error). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    cancelGateJob: {
+        parameters: {
+            query?: {
+                /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
+                gate?: components["parameters"]["GateQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, CANCELLED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
 }

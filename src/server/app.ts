@@ -22,6 +22,8 @@ import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { definitionRoutes } from './routes/definitions.js';
+import { gateJobRoutes } from './routes/gate-jobs.js';
+import { gateRoutes } from './routes/gates.js';
 import { integrationRoutes } from './routes/integration.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
@@ -152,6 +154,8 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   tableRoutes(app, ctx);
   connectorRoutes(app, ctx);
   recertificationRoutes(app, ctx);
+  gateRoutes(app, ctx);
+  gateJobRoutes(app, ctx);
   return app;
 }
 

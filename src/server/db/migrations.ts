@@ -180,6 +180,36 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'gates: gate1.yml versions and persisted gate proofs',
+    sql: `
+      CREATE TABLE gds.gate1_versions (
+        table_id text NOT NULL REFERENCES gds.tables(id),
+        version integer NOT NULL,
+        content text NOT NULL,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (table_id, version)
+      );
+      CREATE TABLE gds.gate_proofs (
+        id text PRIMARY KEY,
+        seq bigserial,
+        table_id text NOT NULL REFERENCES gds.tables(id),
+        kind text NOT NULL CHECK (kind IN ('run', 'submit')),
+        passed boolean NOT NULL,
+        results jsonb NOT NULL,
+        failed_predicates jsonb NOT NULL,
+        sample jsonb,
+        definition_version integer NOT NULL,
+        gate1_version integer NOT NULL,
+        data_version integer NOT NULL,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX gate_proofs_latest ON gds.gate_proofs (table_id, seq DESC);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

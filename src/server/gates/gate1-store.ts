@@ -1,0 +1,95 @@
+// gate1.yml per table, as numbered versions (1, 2, …): each apply stores the next one and sets
+// gds.tables.gate1_version, which makes every earlier proof stale.
+import type { Gate1Document } from '../../core/gate1/index.js';
+import { validateGate1 } from '../../core/gate1/index.js';
+import type { Queryable } from '../db/index.js';
+
+export interface Gate1Version {
+  version: number;
+  content: string;
+  createdBy: string;
+  createdAt: string;
+}
+
+interface Row {
+  version: number;
+  content: string;
+  created_by: string;
+  created_at: Date | string;
+}
+
+const toVersion = (row: Row): Gate1Version => ({
+  version: row.version,
+  content: row.content,
+  createdBy: row.created_by,
+  createdAt: new Date(row.created_at).toISOString(),
+});
+
+const COLUMNS = 'version, content, created_by, created_at';
+
+/** The newest version, or null when none was ever applied. */
+export async function currentGate1(q: Queryable, tableId: string): Promise<Gate1Version | null> {
+  const [row] = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM gds.gate1_versions WHERE table_id = $1 ORDER BY version DESC LIMIT 1`,
+    [tableId],
+  );
+  return row ? toVersion(row) : null;
+}
+
+export async function gate1Version(
+  q: Queryable,
+  tableId: string,
+  version: number,
+): Promise<Gate1Version | null> {
+  const [row] = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM gds.gate1_versions WHERE table_id = $1 AND version = $2`,
+    [tableId, version],
+  );
+  return row ? toVersion(row) : null;
+}
+
+/** Every version, newest first, without content. */
+export async function listGate1Versions(
+  q: Queryable,
+  tableId: string,
+): Promise<Array<Omit<Gate1Version, 'content'>>> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM gds.gate1_versions WHERE table_id = $1 ORDER BY version DESC`,
+    [tableId],
+  );
+  return rows.map((r) => {
+    const { content: _content, ...rest } = toVersion(r);
+    return rest;
+  });
+}
+
+/** Stores `content` as the next version and bumps the table's gate1_version; returns the version. */
+export async function storeGate1Version(
+  q: Queryable,
+  input: { tableId: string; content: string; createdBy: string; createdAt: string },
+): Promise<number> {
+  const [row] = await q.query<{ version: number }>(
+    `UPDATE gds.tables SET gate1_version = gate1_version + 1, updated_at = $2 WHERE id = $1 RETURNING gate1_version AS version`,
+    [input.tableId, input.createdAt],
+  );
+  if (!row) throw new Error(`storeGate1Version: no table ${input.tableId}`);
+  await q.query(
+    `INSERT INTO gds.gate1_versions (table_id, version, content, created_by, created_at) VALUES ($1, $2, $3, $4, $5)`,
+    [input.tableId, row.version, input.content, input.createdBy, input.createdAt],
+  );
+  return row.version;
+}
+
+/**
+ * The rules Gate 1 runs: the current version parsed against the table's columns today, or no
+ * declared check when none was applied. A stored version that no longer validates (a column was
+ * dropped by a replace) still runs what it can; the runner reports checks it cannot run.
+ */
+export function rulesOf(content: string | null, columns: string[]): Gate1Document {
+  if (content === null) return {};
+  return (
+    validateGate1(content, { fileName: 'gate1.yml', columns }).document ??
+    validateGate1(content, { fileName: 'gate1.yml' }).document ??
+    {}
+  );
+}

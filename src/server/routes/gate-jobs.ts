@@ -1,0 +1,101 @@
+// Gate jobs (Gate 2/3 and the auto-baseline job): status, result of a terminal job, cancel. A
+// person's session or CLI token; `?gate=` (the CLI's --gate) must match the job's gate.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GateJobBody } from '../../contract/types.js';
+import type { SessionCaller } from '../auth/caller.js';
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import type { Job } from '../governance/jobs.js';
+import { cancelJob, getJob } from '../governance/jobs.js';
+import { assertEnvironment, gateCaller } from '../gates/access.js';
+import { GATE_OF, jobBody, TERMINAL_STATUSES } from '../gates/job-body.js';
+import type { Query } from '../query.js';
+import { rejectUnknownParams, stringParam } from '../query.js';
+
+type JobRequest = FastifyRequest<{ Params: { jobId: string }; Querystring: Query }>;
+
+export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/api/gate-jobs/:jobId', async (request: JobRequest) => {
+    const { job } = await jobFor(ctx, request);
+    return jobBody(job);
+  });
+
+  app.get('/api/gate-jobs/:jobId/result', async (request: JobRequest) => {
+    const { job } = await jobFor(ctx, request);
+    if (!TERMINAL_STATUSES.has(job.status)) {
+      throw new HttpError(
+        409,
+        'job_not_terminal',
+        `Job ${job.id} is ${job.status}; its result exists once it ends (follow it with gds gate status ${job.id} --gate ${GATE_OF[job.type]}).`,
+        { jobId: job.id, status: job.status },
+      );
+    }
+    const body: GateJobBody = { ...jobBody(job), result: job.result };
+    return body;
+  });
+
+  app.post('/api/gate-jobs/:jobId/cancel', async (request: JobRequest) => {
+    const { caller, job } = await jobFor(ctx, request);
+    const after = TERMINAL_STATUSES.has(job.status)
+      ? job
+      : await ctx.db.transaction(async (tx) => {
+          const cancelled = await cancelJob(tx, caller.workspaceId, job.id, ctx.clock);
+          if (cancelled?.status === 'CANCELLED') {
+            await recordAudit(tx, ctx.clock, {
+              workspaceId: caller.workspaceId,
+              userId: caller.userId,
+              tableId: job.tableId,
+              action: 'GATE_JOB_CANCELLED',
+              resource: 'gate_job',
+              details: { jobId: job.id, type: job.type, from: job.status },
+            });
+          }
+          return cancelled ?? job;
+        });
+    // A job that had ended before this call (or ended while it ran) is not cancelled by it.
+    if (after === job || after.status !== 'CANCELLED') {
+      throw new HttpError(
+        409,
+        'job_terminal',
+        `Job ${job.id} already ended (${after.status}); there is nothing to cancel.`,
+        { jobId: job.id, status: after.status },
+      );
+    }
+    return jobBody(after);
+  });
+}
+
+async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: SessionCaller; job: Job }> {
+  const caller = await gateCaller(ctx, request);
+  rejectUnknownParams(request.query, ['gate']);
+  const gateParam = stringParam(request.query, 'gate');
+  if (gateParam !== undefined && !['1', '2', '3'].includes(gateParam)) {
+    throw badRequest('invalid_query', `gate must be 1, 2 or 3; got "${gateParam}".`, { parameter: 'gate' });
+  }
+  const job = await getJob(ctx.db, caller.workspaceId, request.params.jobId);
+  if (!job) {
+    throw notFound(
+      'job_not_found',
+      `No gate job ${request.params.jobId} exists in this workspace; check the id gds printed.`,
+      {
+        jobId: request.params.jobId,
+      },
+    );
+  }
+  const [table] = job.tableId
+    ? await ctx.db.query<{ environment_label: string }>(
+        'SELECT environment_label FROM gds.tables WHERE id = $1',
+        [job.tableId],
+      )
+    : [];
+  if (table && job.tableId) assertEnvironment(caller, table.environment_label, job.tableId);
+  if (gateParam !== undefined && Number(gateParam) !== GATE_OF[job.type]) {
+    throw badRequest(
+      'gate_mismatch',
+      `Job ${job.id} is a Gate ${GATE_OF[job.type]} job, not Gate ${gateParam}; pass --gate ${GATE_OF[job.type]}.`,
+      { jobId: job.id, gate: GATE_OF[job.type] },
+    );
+  }
+  return { caller, job };
+}

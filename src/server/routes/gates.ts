@@ -1,0 +1,329 @@
+// Gate endpoints of a table: gate1.yml (get, apply, versions), Gate 1 dry runs and Gate 2/3 jobs
+// (gate-runs), submissions (the steward handoff) and suggestions. A person's session or CLI token.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  Gate1ApplyRequest,
+  Gate1ApplyResult,
+  Gate1ProofBody,
+  Gate1Suggestions,
+  Gate1Version,
+  Gate1VersionList,
+  GateRunRequest,
+} from '../../contract/types.js';
+import { validateGate1 } from '../../core/gate1/index.js';
+import type { SessionCaller } from '../auth/caller.js';
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import { parseBody } from '../contract.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import {
+  applyTrigger,
+  fileRecertificationRequest,
+  governedTransaction,
+  notifySteward,
+} from '../governance/engine.js';
+import type { Job } from '../governance/jobs.js';
+import { enqueueJob } from '../governance/jobs.js';
+import { gateTableFor } from '../gates/access.js';
+import { registerGateJobHandlers } from '../gates/detached.js';
+import type { Gate1Proof } from '../gates/gate1-runner.js';
+import { runGate1 } from '../gates/gate1-runner.js';
+import { currentGate1, gate1Version, listGate1Versions, storeGate1Version } from '../gates/gate1-store.js';
+import { jobBody } from '../gates/job-body.js';
+import { isProofFresh, persistSubmitProof } from '../gates/proofs.js';
+import { parseSample } from '../gates/sample.js';
+import { suggestGate1 } from '../gates/suggest.js';
+import type { GateTable } from '../gates/table.js';
+import { loadGateTable } from '../gates/table.js';
+
+type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
+type VersionRequest = FastifyRequest<{ Params: { tableId: string; version: string } }>;
+
+export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
+  registerGateJobHandlers();
+
+  app.get('/api/tables/:tableId/gate1', async (request: TableRequest) => {
+    const { table } = await gateTableFor(ctx, request);
+    const current = await currentGate1(ctx.db, table.id);
+    if (!current) {
+      throw notFound(
+        'gate1_not_found',
+        `No gate1.yml has been applied to table ${table.id} yet; draft one with gds gate suggest ${table.id} and apply it with gds gate apply ${table.id} -f gate1.yml.`,
+        { tableId: table.id },
+      );
+    }
+    const body: Gate1Version = { tableId: table.id, ...current };
+    return body;
+  });
+
+  app.put('/api/tables/:tableId/gate1', async (request: TableRequest) => {
+    const { caller, table } = await gateTableFor(ctx, request);
+    const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
+    const { diagnostics } = validateGate1(content, {
+      fileName: 'gate1.yml',
+      columns: table.columns.map((c) => c.name),
+    });
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) {
+      throw badRequest(
+        'invalid_gate1',
+        `gate1.yml has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was stored. Fix them (gds gate validate -f gate1.yml shows them offline) and apply again.`,
+        { diagnostics },
+      );
+    }
+    return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const locked = await loadGateTable(tx, caller.workspaceId, table.id);
+      const { effects } = await applyTrigger(tx, {
+        table: locked,
+        trigger: 'gate_applied',
+        context: { mode: locked.mode, tableName: locked.name },
+        actor: caller,
+        clock: ctx.clock,
+        details: { gate1Version: locked.versions.gate1 + 1 },
+      });
+      const createdAt = new Date(ctx.clock()).toISOString();
+      let version = locked.versions.gate1;
+      let recertificationRequestId: string | null = null;
+      for (const effect of effects) {
+        if (effect.type === 'store_gate_rules_version') {
+          version = await storeGate1Version(tx, {
+            tableId: locked.id,
+            content,
+            createdBy: caller.userId,
+            createdAt,
+          });
+        } else if (effect.type === 'file_recertification') {
+          recertificationRequestId = await fileRecertificationRequest(tx, {
+            tableId: locked.id,
+            cause: effect.cause,
+            details: { reason: 'gate1.yml applied', gate1Version: version },
+            actor: caller,
+            clock: ctx.clock,
+          });
+        }
+      }
+      const body: Gate1ApplyResult = {
+        tableId: locked.id,
+        version,
+        createdBy: caller.userId,
+        createdAt,
+        warnings: diagnostics.filter(
+          (d) => d.severity === 'warning',
+        ) as unknown as Gate1ApplyResult['warnings'],
+        recertificationRequestId,
+      };
+      return body;
+    });
+  });
+
+  app.get('/api/tables/:tableId/gate1/versions', async (request: TableRequest) => {
+    const { table } = await gateTableFor(ctx, request);
+    const body: Gate1VersionList = { tableId: table.id, versions: await listGate1Versions(ctx.db, table.id) };
+    return body;
+  });
+
+  app.get('/api/tables/:tableId/gate1/versions/:version', async (request: VersionRequest) => {
+    const { table } = await gateTableFor(ctx, request);
+    const match = /^v?(\d{1,9})$/.exec(request.params.version);
+    if (!match) {
+      throw badRequest(
+        'invalid_version',
+        `"${request.params.version}" is not a version; write a number such as 3 or v3.`,
+        {
+          version: request.params.version,
+        },
+      );
+    }
+    const found = await gate1Version(ctx.db, table.id, Number(match[1]));
+    if (!found) {
+      throw notFound(
+        'gate1_version_not_found',
+        `Table ${table.id} has no gate1.yml version ${match[1]}; it has ${table.versions.gate1} (v1 to v${table.versions.gate1}).`,
+        { tableId: table.id, version: Number(match[1]), latest: table.versions.gate1 },
+      );
+    }
+    const body: Gate1Version = { tableId: table.id, ...found };
+    return body;
+  });
+
+  app.post('/api/tables/:tableId/gate1/suggestions', async (request: TableRequest) => {
+    const { table } = await gateTableFor(ctx, request);
+    const body: Gate1Suggestions = await suggestGate1(ctx.db, table);
+    return body;
+  });
+
+  app.post('/api/tables/:tableId/gate-runs', async (request: TableRequest, reply) => {
+    const body = parseBody<GateRunRequest>('GateRunRequest', request.body ?? {});
+    const gate = body.gate ?? 1;
+    if (gate !== 1 && body.sample !== undefined) {
+      throw badRequest('sample_gate1_only', `--sample applies to Gate 1 only; drop it for Gate ${gate}.`, {
+        gate,
+      });
+    }
+    if (gate !== 3 && body.baseline !== undefined) {
+      throw badRequest(
+        'baseline_gate3_only',
+        `--baseline applies to Gate 3 only; drop it for Gate ${gate}.`,
+        { gate },
+      );
+    }
+    const sample = body.sample === undefined ? undefined : parseSample(body.sample);
+    const { caller, table } = await gateTableFor(ctx, request);
+    if (gate === 1) {
+      await governedTransaction(ctx.db, ctx.clock, (tx) =>
+        applyTrigger(tx, {
+          table,
+          trigger: 'gate_run',
+          context: { mode: table.mode, tableName: table.name },
+          actor: caller,
+          clock: ctx.clock,
+          details: { sample: body.sample ?? null },
+        }),
+      );
+      const proof = await runGate1(ctx.db, table, { clock: ctx.clock, ...(sample ? { sample } : {}) });
+      return reply.code(200).send(proofBody(proof, { id: null, kind: 'run' }));
+    }
+    const job = await governedTransaction(ctx.db, ctx.clock, (tx) =>
+      enqueueGateJob(ctx, tx, caller, table, gate, body.baseline),
+    );
+    return reply.code(202).send({ job: jobBody(job) });
+  });
+
+  app.post('/api/tables/:tableId/gate-submissions', async (request: TableRequest, reply) => {
+    parseBody('GateSubmitRequest', request.body ?? {});
+    const { caller, table } = await gateTableFor(ctx, request);
+    const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
+    const body = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const current = await loadGateTable(tx, caller.workspaceId, table.id);
+      if (!isProofFresh(proof, current)) {
+        throw new HttpError(
+          409,
+          'table_changed',
+          `Table ${table.id}'s definition, gate1.yml or data changed during the scan; nothing was submitted. Submit again.`,
+          { tableId: table.id, scanned: proof.tableVersion, current: current.versions },
+        );
+      }
+      const { effects, next } = await applyTrigger(tx, {
+        table: current,
+        trigger: 'gate_submitted',
+        context: { mode: current.mode, tableName: current.name },
+        actor: caller,
+        clock: ctx.clock,
+        details: {
+          passed: proof.passed,
+          failedPredicates: proof.failedPredicates,
+          tableVersion: proof.tableVersion,
+        },
+      });
+      let proofId: string | null = null;
+      let notificationId: string | undefined;
+      for (const effect of effects) {
+        if (effect.type === 'persist_proof')
+          proofId = (await persistSubmitProof(tx, proof, caller.userId)).id;
+        else if (effect.type === 'notify_steward')
+          notificationId = await notifyOfSubmission(ctx, tx, caller, current, proof, proofId);
+      }
+      return {
+        ...proofBody(proof, { id: proofId, kind: 'submit' }),
+        state: next,
+        ...(notificationId ? { notificationId } : {}),
+      };
+    });
+    return reply.code(201).send(body);
+  });
+}
+
+function proofBody(proof: Gate1Proof, stored: { id: string | null; kind: 'run' | 'submit' }): Gate1ProofBody {
+  return { ...stored, ...proof };
+}
+
+async function notifyOfSubmission(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: SessionCaller,
+  table: GateTable,
+  proof: Gate1Proof,
+  proofId: string | null,
+): Promise<string> {
+  const outcome = proof.passed ? 'Gate 1 passed' : `Gate 1 failed (${proof.failedPredicates.join(', ')})`;
+  const notificationId = await notifySteward(tx, {
+    table,
+    kind: 'gate_submitted',
+    message: `Table ${table.name} was submitted for review: ${outcome}.`,
+    details: { proofId, submittedBy: caller.userId },
+    clock: ctx.clock,
+  });
+  await recordAudit(tx, ctx.clock, {
+    workspaceId: table.workspaceId,
+    userId: caller.userId,
+    tableId: table.id,
+    action: 'STEWARD_NOTIFIED',
+    resource: 'gate_proof',
+    environmentLabel: table.environmentLabel,
+    gateMode: table.gateMode,
+    details: { notificationId, proofId },
+  });
+  return notificationId;
+}
+
+async function enqueueGateJob(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: SessionCaller,
+  table: GateTable,
+  gate: 2 | 3,
+  baseline: string | undefined,
+): Promise<Job> {
+  const { effects } = await applyTrigger(tx, {
+    table,
+    trigger: 'gate_run_detached',
+    context: {
+      mode: table.mode,
+      tableName: table.name,
+      gate,
+      ...(baseline ? { baselineReportId: baseline } : {}),
+    },
+    actor: caller,
+    clock: ctx.clock,
+    details: { gate, ...(baseline ? { baselineReportId: baseline } : {}) },
+  });
+  if (gate === 3 && baseline) await assertBaselineReady(tx, table, baseline);
+  let job: Job | null = null;
+  for (const effect of effects) {
+    if (effect.type !== 'enqueue_detached_job') continue;
+    job = await enqueueJob(tx, {
+      workspaceId: table.workspaceId,
+      tableId: table.id,
+      type: gate === 2 ? 'gate2' : 'gate3',
+      createdBy: caller.userId,
+      clock: ctx.clock,
+      params: gate === 3 && baseline ? { baselineReportId: baseline } : {},
+    });
+  }
+  if (!job) throw new Error('gate_run_detached enqueued no job');
+  return job;
+}
+
+/** A Gate 3 baseline is a SUCCEEDED auto-baseline job of this table: 404 when unknown, 409 until it succeeds. */
+async function assertBaselineReady(tx: Queryable, table: GateTable, baseline: string): Promise<void> {
+  const [row] = await tx.query<{ status: string }>(
+    `SELECT status FROM gds.jobs WHERE id = $1 AND table_id = $2 AND type = 'gate-baseline-auto'`,
+    [baseline, table.id],
+  );
+  if (!row) {
+    throw notFound(
+      'baseline_not_found',
+      `No baseline report ${baseline} exists for table ${table.id}; use the id of its gate-baseline-auto job (shown by gds push and gds status).`,
+      { tableId: table.id, baseline },
+    );
+  }
+  if (row.status !== 'SUCCEEDED') {
+    throw new HttpError(
+      409,
+      'baseline_not_ready',
+      `The baseline report ${baseline} is ${row.status}, not SUCCEEDED; wait for it (gds gate status ${baseline} --gate 1) or use another.`,
+      { baseline, status: row.status },
+    );
+  }
+}
