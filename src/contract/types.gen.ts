@@ -202,8 +202,15 @@ export interface paths {
         put?: never;
         /**
          * Certify a PENDING_REVIEW table (§4.6)
-         * @description MANAGEMENT token with `workspace:write:certify` and write permission on the table, or a
-         *     browser-session caller with role STEWARD or above (not a static CLI token).
+         * @description A browser-session caller (session JWT) with role STEWARD or above, acting in an environment of
+         *     their scope; or a MANAGEMENT token with `workspace:write:certify` whose environment covers the
+         *     table's and whose issuer has write permission on the table (owns it, or is ADMIN/OWNER: who
+         *     could grant `tables:<slug>:write`). A static CLI token (`cli_…`) is 401
+         *     `interactive_login_required` (run `gds auth login`). 422 causes: `stale_proof` (no proof, or the
+         *     definition, gate1.yml or data changed after it), `predicates_failed`, `gate3_required` (workspace
+         *     `gate3_required` and no SUCCEEDED Gate 3 job since the proof), `inspection_policy_unmet`
+         *     (workspace `inspection_policy: evidence_required` and no `evidenceFileName` + `evidenceHash`).
+         *     On success the view `certified_<env>.<table>` is (re)published and version N is snapshotted.
          */
         post: operations["certifyTable"];
         delete?: never;
@@ -411,6 +418,215 @@ export interface paths {
          * @description A person's session JWT or `cli_` token; the table owner or a STEWARD and above.
          */
         post: operations["dismissRecertificationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a PENDING_REVIEW table back to QUARANTINED (`gds reject --reason`)
+         * @description A person (session or CLI token) with role STEWARD or above, in an environment of theirs.
+         */
+        post: operations["rejectTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** Certification history of the contract, oldest first (`gds versions list`) */
+        get: operations["listContractVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/versions/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an earlier certified contract back as a new forward version (`gds versions restore`)
+         * @description CERTIFIED tables only. Cuts a new version of kind RESTORE (history is never rewritten) and
+         *     files a recertification request instead of a new certification; the state is unchanged.
+         *     `env` asserts the table's environment (400 on mismatch); a version certified in another
+         *     environment cannot be restored (400). STEWARD or above.
+         */
+        post: operations["restoreContractVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workspace configuration, every key with its value (defaults included) */
+        get: operations["listConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Set one configuration key (ADMIN or OWNER) */
+        put: operations["setConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/{key}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        /** Every change of one key, oldest first, with actor and time */
+        get: operations["configHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/semantic-contract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above.
+         */
+        patch: operations["setContractIntent"];
+        trace?: never;
+    };
+    "/api/tables/{tableId}/promotions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register the table's artifact on another environment's connector (`gds env promote`) */
+        post: operations["promoteTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** A portable JSON bundle of the table (`gds env promote --bundle-out`) */
+        get: operations["exportBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bundles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a bundle's artifact on a connector (`gds env promote --bundle-in`)
+         * @description 400 when the sha256 does not match (tampered) or the format version is unknown.
+         */
+        post: operations["importBundle"];
         delete?: never;
         options?: never;
         head?: never;
@@ -972,6 +1188,164 @@ export interface components {
             governed: number;
             outcomes: components["schemas"]["RecertifyOutcome"][];
         };
+        TableStateChange: {
+            tableId: string;
+            state: string;
+        };
+        RejectRequest: {
+            reason: string;
+        };
+        ContractFields: {
+            intent: components["schemas"]["Intent"] | null;
+            allowedConsumers: components["schemas"]["ConsumerClass"][];
+            grain: string;
+            grainType: string | null;
+            grainKeyColumns: string[];
+            meaning: string;
+        };
+        /** @enum {string} */
+        Intent: "METRIC" | "DECISION" | "OPERATIONAL" | "EXPLORATORY";
+        /** @enum {string} */
+        ConsumerClass: "HUMAN" | "AI" | "AUTOMATION" | "EXTERNAL";
+        ContractVersion: {
+            version: number;
+            /**
+             * @description RESTORE versions put an earlier version's contract back (`restoredFrom`).
+             * @enum {string}
+             */
+            kind: "CERTIFICATION" | "RESTORE";
+            environmentLabel: string;
+            /**
+             * Format: date-time
+             * @description When it was certified (or restored).
+             */
+            certifiedAt: string;
+            /** @description User id of who certified (or restored). */
+            certifiedBy: string;
+            grain: string;
+            contract: components["schemas"]["ContractFields"];
+            restoredFrom: number | null;
+            reason: string | null;
+        };
+        ContractVersionList: {
+            tableId: string;
+            versions: components["schemas"]["ContractVersion"][];
+        };
+        RestoreRequest: {
+            to: number;
+            reason: string;
+            env?: string;
+        };
+        RestoreResult: {
+            tableId: string;
+            state: string;
+            version: components["schemas"]["ContractVersion"];
+            recertificationRequestId: string;
+        };
+        ConfigEntry: {
+            key: string;
+            value: string;
+            allowedValues: string[];
+            /**
+             * Format: date-time
+             * @description Null while the default holds.
+             */
+            updatedAt: string | null;
+            updatedBy: string | null;
+        };
+        ConfigList: {
+            config: components["schemas"]["ConfigEntry"][];
+        };
+        ConfigSetRequest: {
+            value: string | boolean;
+        };
+        ConfigChange: {
+            key: string;
+            oldValue: string;
+            newValue: string;
+            changedBy: string;
+            /** Format: date-time */
+            changedAt: string;
+        };
+        ConfigHistory: {
+            key: string;
+            changes: components["schemas"]["ConfigChange"][];
+        };
+        ContractIntentRequest: {
+            intent?: components["schemas"]["Intent"];
+            allowedConsumers?: components["schemas"]["ConsumerClass"][];
+            grainType?: string;
+            grainKeyColumns?: string[];
+            grain?: string;
+            meaning?: string;
+        };
+        LiveContract: {
+            id: string;
+            /** @description The table's lifecycle state. */
+            status: string;
+            /** Format: date-time */
+            certifiedAt: string | null;
+            grain: string;
+            grainType: string | null;
+            grainKeyColumns: string[];
+            intent: components["schemas"]["Intent"] | null;
+            allowedConsumers: components["schemas"]["ConsumerClass"][];
+            meaning: string;
+        };
+        LiveContractResponse: {
+            contract: components["schemas"]["LiveContract"];
+        };
+        PromotionRequest: {
+            /** @description Target environment label. */
+            to: string;
+            /** @description Default: the target environment's connector. */
+            connectorId?: string;
+        };
+        PromotionResult: {
+            tableId: string;
+            environmentLabel: string;
+            connectorId: string;
+            governanceId: string;
+            trackingUrl: string;
+            job: {
+                id: string;
+                type: string;
+                status: string;
+            };
+        };
+        BundleBody: {
+            /** @constant */
+            format: "gds-bundle";
+            formatVersion: number;
+            table: {
+                name: string;
+                /** @enum {string} */
+                mode: "MODE_A" | "MODE_B";
+                environmentLabel: string;
+                source: string | null;
+            };
+            artifact: {
+                filename: string;
+                content: string;
+                /** @enum {string} */
+                mimeType: "sql" | "yaml" | "json";
+            };
+            gate1?: {
+                version: number;
+                content: string;
+            };
+            contract?: components["schemas"]["ContractFields"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A portable bundle; `sha256` is over the canonical JSON (keys sorted, no spaces) of everything else. */
+        Bundle: components["schemas"]["BundleBody"] & {
+            sha256: string;
+        };
+        /** @description A bundle as exported, plus the connector to register it on. */
+        ImportBundleRequest: components["schemas"]["Bundle"] & {
+            connectorId: string;
+        };
         Gate1Version: {
             tableId: string;
             version: number;
@@ -1270,11 +1644,13 @@ export interface components {
     parameters: {
         /** @description The table's id (not its slug). */
         TableId: string;
+        /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+        ConfigKey: string;
+        RecordId: string;
         /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
         JobId: string;
         /** @description The gate the caller expects the job to be (1 = the auto-baseline job); 400 on a mismatch. */
         GateQuery: "1" | "2" | "3";
-        RecordId: string;
     };
     requestBodies: never;
     headers: {
@@ -1941,6 +2317,289 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    rejectTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectRequest"];
+            };
+        };
+        responses: {
+            /** @description The table is QUARANTINED; the reason is in the audit trail. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableStateChange"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listContractVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every version; restores are versions of kind RESTORE. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractVersionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    restoreContractVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreRequest"];
+            };
+        };
+        responses: {
+            /** @description The new version and the recertification request filed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    configHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                key: components["parameters"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setContractIntent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractIntentRequest"];
+            };
+        };
+        responses: {
+            /** @description The live contract after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveContractResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    promoteTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered in the target environment, QUARANTINED, auto-baseline queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    exportBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle, sealed with a sha256 over its canonical serialisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bundle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    importBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportBundleRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered, QUARANTINED, auto-baseline queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
     getGate1: {

@@ -20,6 +20,7 @@ import { JobRunner } from './governance/jobs.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { certificationRoutes } from './certification/routes.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { definitionRoutes } from './routes/definitions.js';
 import { gateJobRoutes } from './routes/gate-jobs.js';
@@ -150,6 +151,7 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   integrationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
+  certificationRoutes(app, ctx);
   definitionRoutes(app, ctx);
   tableRoutes(app, ctx);
   connectorRoutes(app, ctx);

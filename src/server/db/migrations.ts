@@ -1,5 +1,6 @@
 // The service's own schema (`gds`), as an ordered list of migrations applied once each. Later
 // issues append migrations here; never edit one that has shipped.
+import { CERTIFICATION_MIGRATION } from '../certification/schema.js';
 import type { Db } from './index.js';
 
 export interface Migration {
@@ -210,6 +211,7 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX gate_proofs_latest ON gds.gate_proofs (table_id, seq DESC);
     `,
   },
+  CERTIFICATION_MIGRATION,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

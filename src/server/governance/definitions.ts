@@ -6,6 +6,7 @@ import { formatArtifactError, parseArtifact, resolveSource } from '../../core/ar
 import type { Effect } from '../../core/lifecycle/index.js';
 import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
+import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
@@ -282,7 +283,7 @@ async function register(
 ): Promise<RegistrationOutcome> {
   const { artifact, connector, source, columns } = prepared;
   const tableId = newId('tbl');
-  const gateMode = 'ENFORCING';
+  const { gateMode } = await getWorkspaceConfig(tx, caller.workspaceId);
   const conflict = await findCollision(tx, caller.workspaceId, artifact.table, source, null);
   const result = await applyTrigger(tx, {
     table: null,

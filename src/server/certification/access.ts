@@ -1,0 +1,87 @@
+// Who may act on the certification side. CLI paths take a person (session JWT or static CLI token);
+// certify (§4.6) also takes a MANAGEMENT token, and refuses static CLI tokens (interactive sign-in only).
+import type { Role } from '../../core/scopes.js';
+import { environmentAllows, isRole, roleAtLeast } from '../../core/scopes.js';
+import type { Caller, SessionCaller } from '../auth/caller.js';
+import { requireManagement, requireSession } from '../auth/caller.js';
+import type { Queryable } from '../db/index.js';
+import { forbidden, unauthorized } from '../errors.js';
+
+export interface TableSubject {
+  id: string;
+  ownerId: string;
+  environmentLabel: string;
+}
+
+/** 403 unless the person's role is at least `minimum` (for `what`, used in the message). */
+export function requireRole(caller: SessionCaller, minimum: Role, what: string): void {
+  if (!roleAtLeast(caller.role, minimum)) {
+    throw forbidden('role_too_low', `Only ${minimum} or above can ${what}; your role is ${caller.role}.`, {
+      requiredRole: minimum,
+      role: caller.role,
+    });
+  }
+}
+
+/** §5.6: a caller scoped to some environments acts only in those (403 otherwise). */
+export function requireEnvironment(caller: Caller, environmentLabel: string): void {
+  const allowed =
+    caller.kind === 'session'
+      ? caller.envScope.includes(environmentLabel)
+      : environmentAllows(caller.env, environmentLabel);
+  if (!allowed) {
+    throw forbidden(
+      'environment_forbidden',
+      `You may act only in ${caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env}; this table is in ${environmentLabel}.`,
+      { environmentLabel },
+    );
+  }
+}
+
+/** A person on a CLI path: session JWT or static CLI token, never an integration token (401). */
+export function requirePerson(caller: Caller): SessionCaller {
+  return requireSession(caller);
+}
+
+/**
+ * Certify's caller check before the table is known: a browser session of STEWARD or above, or a
+ * MANAGEMENT token with `workspace:write:certify`. A static CLI token is 401 (run `gds auth login`).
+ */
+export function requireCertifier(caller: Caller): Caller {
+  if (caller.kind === 'session') {
+    if (caller.via === 'cli_token') {
+      throw unauthorized(
+        'interactive_login_required',
+        'Certification needs an interactive sign-in, not a static CLI token: run `gds auth login` and try again.',
+      );
+    }
+    requireRole(caller, 'STEWARD', 'certify a table');
+    return caller;
+  }
+  return requireManagement(caller, 'workspace:write:certify', false);
+}
+
+/**
+ * A MANAGEMENT token has write permission on a table when its issuer could grant table write today
+ * (§2.2: the table owner or a workspace admin), so a token never reaches further than the person who
+ * holds it. (Its environment is checked apart, by `requireEnvironment`.)
+ */
+export async function requireTokenTableWrite(
+  q: Queryable,
+  caller: Caller,
+  table: TableSubject,
+): Promise<void> {
+  if (caller.kind === 'session') return;
+  const [member] = await q.query<{ role: string }>(
+    'SELECT role FROM gds.memberships WHERE workspace_id = $1 AND user_id = $2 AND active',
+    [caller.workspaceId, caller.userId],
+  );
+  const isAdmin = member !== undefined && isRole(member.role) && roleAtLeast(member.role, 'ADMIN');
+  if (!isAdmin && table.ownerId !== caller.userId) {
+    throw forbidden(
+      'table_write_forbidden',
+      `This token has no write permission on table ${table.id}: its issuer must own the table or be a workspace admin.`,
+      { tableId: table.id },
+    );
+  }
+}

@@ -1,0 +1,175 @@
+// Certification (§4.6): what certify checks (fresh proof, predicates, Gate 3, inspection policy)
+// and what it does on success (version snapshot, live contract stamped, certified view published).
+import type { TransitionContext } from '../../core/lifecycle/index.js';
+import type { Caller } from '../auth/caller.js';
+import type { Clock } from '../clock.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest } from '../errors.js';
+import { isProofFresh, latestSubmitProof } from '../gates/proofs.js';
+import { applyTrigger } from '../governance/engine.js';
+import type { TableRow } from '../governance/tables.js';
+import { getWorkspaceConfig } from './config.js';
+import { appendVersion, fieldsOf, liveContract, updateContract } from './contracts.js';
+import { certifiedSchema, publishCertifiedView } from './view.js';
+
+export interface CertifyBody {
+  note?: string;
+  evidenceFileName?: string;
+  evidenceHash?: string;
+  evidenceSize?: number;
+}
+
+export interface CertifiedContract {
+  id: string;
+  status: 'CERTIFIED';
+  certifiedAt: string;
+  grain: string;
+  grainType: string | null;
+  grainKeyColumns: string[];
+}
+
+const SHA256_HEX = /^[a-fA-F0-9]{64}$/;
+
+/** The optional body, or 400 naming the field that is wrong. */
+export function parseCertifyBody(body: unknown): CertifyBody {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('invalid_body', 'Send a JSON object.');
+  const input = body as Record<string, unknown>;
+  const unknown = Object.keys(input).filter(
+    (k) => !['note', 'evidenceFileName', 'evidenceHash', 'evidenceSize'].includes(k),
+  );
+  if (unknown.length > 0) {
+    throw badRequest('invalid_body', `Unknown fields: ${unknown.join(', ')}.`, { unknown });
+  }
+  const text = (name: string) => {
+    const value = input[name];
+    if (value !== undefined && typeof value !== 'string') {
+      throw badRequest('invalid_body', `${name} must be a string.`, { field: name });
+    }
+    return value;
+  };
+  const parsed: CertifyBody = {};
+  const note = text('note');
+  const evidenceFileName = text('evidenceFileName');
+  const evidenceHash = text('evidenceHash');
+  if (note !== undefined) parsed.note = note;
+  if (evidenceFileName !== undefined) parsed.evidenceFileName = evidenceFileName;
+  if (evidenceHash !== undefined) {
+    if (!SHA256_HEX.test(evidenceHash)) {
+      throw badRequest(
+        'invalid_evidence_hash',
+        'evidenceHash must be a SHA-256 digest: 64 hexadecimal characters.',
+        {
+          field: 'evidenceHash',
+        },
+      );
+    }
+    parsed.evidenceHash = evidenceHash.toLowerCase();
+  }
+  const size = input.evidenceSize;
+  if (size !== undefined) {
+    if (typeof size !== 'number' || !Number.isFinite(size) || size < 0) {
+      throw badRequest('invalid_body', 'evidenceSize must be a number of bytes, 0 or more.', {
+        field: 'evidenceSize',
+      });
+    }
+    parsed.evidenceSize = size;
+  }
+  return parsed;
+}
+
+/** What the certify transition's guards read, from the proof, the jobs and the workspace config. */
+export async function certificationContext(
+  q: Queryable,
+  table: TableRow,
+  body: CertifyBody,
+): Promise<TransitionContext> {
+  const config = await getWorkspaceConfig(q, table.workspaceId);
+  const proof = await latestSubmitProof(q, table.id);
+  let gate3Satisfied = false;
+  if (proof) {
+    const [job] = await q.query(
+      `SELECT 1 FROM gds.jobs WHERE table_id = $1 AND type = 'gate3' AND status = 'SUCCEEDED'
+          AND finished_at >= $2 LIMIT 1`,
+      [table.id, proof.createdAt],
+    );
+    gate3Satisfied = job !== undefined;
+  }
+  const missingEvidence = [
+    ...(body.evidenceFileName ? [] : ['evidenceFileName']),
+    ...(body.evidenceHash ? [] : ['evidenceHash']),
+  ];
+  const inspectionPolicyMet = config.inspectionPolicy === 'none' || missingEvidence.length === 0;
+  return {
+    mode: table.mode,
+    tableName: table.name,
+    certification: {
+      ...(proof
+        ? {
+            proof: {
+              fresh: isProofFresh(proof, {
+                versions: {
+                  definition: table.definitionVersion,
+                  gate1: table.gate1Version,
+                  data: table.dataVersion,
+                },
+              }),
+              failedPredicates: proof.failedPredicates,
+            },
+          }
+        : {}),
+      gate3Required: config.gate3Required,
+      gate3Satisfied,
+      inspectionPolicyMet,
+      ...(inspectionPolicyMet
+        ? {}
+        : {
+            inspectionPolicyDetail: `the workspace requires evidence: send ${missingEvidence.join(' and ')}`,
+          }),
+    },
+  };
+}
+
+/** Certifies a PENDING_REVIEW table through the lifecycle engine and carries out its effects. */
+export async function certify(
+  tx: Queryable,
+  clock: Clock,
+  input: { table: TableRow; caller: Caller; body: CertifyBody },
+): Promise<CertifiedContract> {
+  const { table, caller, body } = input;
+  const context = await certificationContext(tx, table, body);
+  const { effects } = await applyTrigger(tx, {
+    table,
+    trigger: 'certify',
+    context,
+    actor: caller,
+    clock,
+    details: { ...body, certifiedView: `${certifiedSchema(table.environmentLabel)}.${table.name}` },
+  });
+  const certifiedAt = new Date(clock()).toISOString();
+  let contract = await liveContract(tx, clock, table);
+  for (const effect of effects) {
+    if (effect.type === 'write_version_snapshot') {
+      await appendVersion(tx, {
+        tableId: table.id,
+        kind: 'CERTIFICATION',
+        environmentLabel: table.environmentLabel,
+        contract,
+        at: certifiedAt,
+        by: caller.userId,
+      });
+      contract = await updateContract(tx, clock, table.id, fieldsOf(contract), caller.userId, certifiedAt);
+    } else if (effect.type === 'publish_certified_view') {
+      await publishCertifiedView(tx, table);
+    }
+  }
+  return {
+    id: contract.id,
+    status: 'CERTIFIED',
+    certifiedAt,
+    grain: contract.grain,
+    grainType: contract.grainType,
+    grainKeyColumns: contract.grainKeyColumns,
+  };
+}

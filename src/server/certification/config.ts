@@ -1,0 +1,171 @@
+// Workspace configuration: a fixed set of keys with their allowed values and defaults, the current
+// values (defaults until first set) and the history of every change (actor, time, old and new value).
+import type { Clock } from '../clock.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest } from '../errors.js';
+
+export const CONFIG_KEYS = {
+  /** How gate results count; copied onto every table's gate column when set. */
+  gate_mode: { allowed: ['ENFORCING', 'ADVISORY'], default: 'ENFORCING' },
+  /** Certification needs a SUCCEEDED Gate 3 job since the review proof. */
+  gate3_required: { allowed: ['true', 'false'], default: 'false' },
+  /** `evidence_required`: certify must name its evidence (evidenceFileName and evidenceHash). */
+  inspection_policy: { allowed: ['none', 'evidence_required'], default: 'none' },
+} as const satisfies Record<string, { allowed: readonly string[]; default: string }>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+export interface WorkspaceConfig {
+  gateMode: 'ENFORCING' | 'ADVISORY';
+  gate3Required: boolean;
+  inspectionPolicy: 'none' | 'evidence_required';
+}
+
+export interface ConfigEntry {
+  key: ConfigKey;
+  value: string;
+  allowedValues: string[];
+  /** Null while the key still holds its default. */
+  updatedAt: string | null;
+  updatedBy: string | null;
+}
+
+export interface ConfigChange {
+  key: ConfigKey;
+  oldValue: string;
+  newValue: string;
+  changedBy: string;
+  changedAt: string;
+}
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return Object.hasOwn(CONFIG_KEYS, key);
+}
+
+/** The key, or 400 naming the known keys. */
+export function requireConfigKey(key: string): ConfigKey {
+  if (isConfigKey(key)) return key;
+  const keys = Object.keys(CONFIG_KEYS);
+  throw badRequest('unknown_config_key', `Unknown configuration key '${key}'. Keys: ${keys.join(', ')}.`, {
+    key,
+    allowedKeys: keys,
+  });
+}
+
+/** The value for `key`, or 400 naming the key's allowed values. */
+export function requireConfigValue(key: ConfigKey, value: unknown): string {
+  const allowed: readonly string[] = CONFIG_KEYS[key].allowed;
+  // JSON booleans are accepted for true|false keys: `{"value": true}` means "true".
+  const text = typeof value === 'boolean' ? String(value) : value;
+  if (typeof text !== 'string' || !allowed.includes(text)) {
+    throw badRequest(
+      'invalid_config_value',
+      `${key} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value ?? null)}.`,
+      { key, allowedValues: allowed },
+    );
+  }
+  return text;
+}
+
+interface ConfigRow {
+  key: string;
+  value: string;
+  updated_at: Date;
+  updated_by: string;
+}
+
+export async function listConfig(q: Queryable, workspaceId: string): Promise<ConfigEntry[]> {
+  const rows = await q.query<ConfigRow>(
+    'SELECT key, value, updated_at, updated_by FROM gds.workspace_config WHERE workspace_id = $1',
+    [workspaceId],
+  );
+  const stored = new Map(rows.map((r) => [r.key, r]));
+  return (Object.keys(CONFIG_KEYS) as ConfigKey[]).map((key) => {
+    const row = stored.get(key);
+    return {
+      key,
+      value: row?.value ?? CONFIG_KEYS[key].default,
+      allowedValues: [...CONFIG_KEYS[key].allowed],
+      updatedAt: row ? new Date(row.updated_at).toISOString() : null,
+      updatedBy: row?.updated_by ?? null,
+    };
+  });
+}
+
+/** The workspace's configuration as typed values (defaults for keys never set). */
+export async function getWorkspaceConfig(q: Queryable, workspaceId: string): Promise<WorkspaceConfig> {
+  const values = new Map((await listConfig(q, workspaceId)).map((e) => [e.key, e.value]));
+  return {
+    gateMode: values.get('gate_mode') === 'ADVISORY' ? 'ADVISORY' : 'ENFORCING',
+    gate3Required: values.get('gate3_required') === 'true',
+    inspectionPolicy: values.get('inspection_policy') === 'evidence_required' ? 'evidence_required' : 'none',
+  };
+}
+
+/**
+ * Sets `key` and records the change; returns the previous value. Setting `gate_mode` also sets every
+ * table's gate column, so lists and later audit entries (gateModeAtEvaluation) show it.
+ */
+export async function setConfig(
+  q: Queryable,
+  clock: Clock,
+  input: { workspaceId: string; key: ConfigKey; value: string; actor: string },
+): Promise<{ oldValue: string; entry: ConfigEntry }> {
+  const now = new Date(clock()).toISOString();
+  const [previous] = await q.query<{ value: string }>(
+    'SELECT value FROM gds.workspace_config WHERE workspace_id = $1 AND key = $2 FOR UPDATE',
+    [input.workspaceId, input.key],
+  );
+  const oldValue = previous?.value ?? CONFIG_KEYS[input.key].default;
+  await q.query(
+    `INSERT INTO gds.workspace_config (workspace_id, key, value, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (workspace_id, key) DO UPDATE SET value = $3, updated_at = $4, updated_by = $5`,
+    [input.workspaceId, input.key, input.value, now, input.actor],
+  );
+  await q.query(
+    `INSERT INTO gds.workspace_config_history (workspace_id, key, old_value, new_value, changed_by, changed_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [input.workspaceId, input.key, oldValue, input.value, input.actor, now],
+  );
+  if (input.key === 'gate_mode') {
+    await q.query('UPDATE gds.tables SET gate_mode = $2, updated_at = $3 WHERE workspace_id = $1', [
+      input.workspaceId,
+      input.value,
+      now,
+    ]);
+  }
+  return {
+    oldValue,
+    entry: {
+      key: input.key,
+      value: input.value,
+      allowedValues: [...CONFIG_KEYS[input.key].allowed],
+      updatedAt: now,
+      updatedBy: input.actor,
+    },
+  };
+}
+
+export async function configHistory(
+  q: Queryable,
+  workspaceId: string,
+  key: ConfigKey,
+): Promise<ConfigChange[]> {
+  const rows = await q.query<{
+    old_value: string;
+    new_value: string;
+    changed_by: string;
+    changed_at: Date;
+  }>(
+    `SELECT old_value, new_value, changed_by, changed_at FROM gds.workspace_config_history
+      WHERE workspace_id = $1 AND key = $2 ORDER BY seq`,
+    [workspaceId, key],
+  );
+  return rows.map((r) => ({
+    key,
+    oldValue: r.old_value,
+    newValue: r.new_value,
+    changedBy: r.changed_by,
+    changedAt: new Date(r.changed_at).toISOString(),
+  }));
+}

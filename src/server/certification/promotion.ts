@@ -1,0 +1,203 @@
+// Environment promotion and portable bundles (`gds env promote`): a Mode A table's definition is
+// registered on a connector of another environment through the same rules as a push, then its
+// gate1.yml and contract fields follow it.
+import { parseArtifact } from '../../core/artifacts/index.js';
+import type { Caller } from '../auth/caller.js';
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { badRequest } from '../errors.js';
+import { currentGate1, storeGate1Version } from '../gates/gate1-store.js';
+import type { ConnectorRow } from '../governance/definitions.js';
+import { loadConnector, registerDefinition } from '../governance/definitions.js';
+import type { TableRow } from '../governance/tables.js';
+import { splitSource } from '../warehouse.js';
+import type { BundleArtifact, BundleBody } from './bundle.js';
+import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.js';
+import { fieldsOf, findContract, liveContract, updateContract } from './contracts.js';
+
+export interface PromotionResult {
+  tableId: string;
+  environmentLabel: string;
+  connectorId: string;
+  governanceId: string;
+  trackingUrl: string;
+  job: { id: string; type: string; status: string };
+}
+
+/** The definition as a JSON artifact: the table name, its source and its registered columns. */
+function renderArtifact(
+  name: string,
+  source: string,
+  columns: Array<{ name: string; type?: string; required?: boolean }>,
+  decisionContext?: string,
+): BundleArtifact {
+  const document = {
+    table: name,
+    source,
+    columns: columns.map((c) => ({ name: c.name, type: c.type ?? 'text', required: c.required ?? false })),
+    ...(decisionContext === undefined ? {} : { decision_context: decisionContext }),
+  };
+  return { filename: `${name}.json`, content: `${JSON.stringify(document, null, 2)}\n`, mimeType: 'json' };
+}
+
+/** Everything a bundle carries, read from the table (Mode A only: a Mode B table has no definition to port). */
+export async function bundleOf(q: Queryable, table: TableRow, createdAt: string): Promise<BundleBody> {
+  if (table.mode !== 'MODE_A' || !table.source) {
+    throw badRequest(
+      'not_promotable',
+      `Table ${table.name} is a Mode B (custody) table: only warehouse-connected (Mode A) definitions can be promoted or bundled.`,
+    );
+  }
+  const gate1 = await currentGate1(q, table.id);
+  const contract = await findContract(q, table.id);
+  return {
+    format: BUNDLE_FORMAT,
+    formatVersion: BUNDLE_FORMAT_VERSION,
+    table: {
+      name: table.name,
+      mode: table.mode,
+      environmentLabel: table.environmentLabel,
+      source: table.source,
+    },
+    artifact: renderArtifact(table.name, table.source, table.columns, table.artifact?.decisionContext),
+    ...(gate1 ? { gate1: { version: gate1.version, content: gate1.content } } : {}),
+    ...(contract ? { contract: { ...fieldsOf(contract) } } : {}),
+    createdAt,
+  };
+}
+
+/**
+ * The name in the target environment: unchanged in the same environment, else the name without its
+ * source-environment suffix plus the target's (`customers` in dev -> `customers_staging`), since a
+ * table name is unique in a workspace.
+ */
+export function promotedName(name: string, fromEnv: string, toEnv: string): string {
+  if (fromEnv === toEnv) return name;
+  const base = name.endsWith(`_${fromEnv}`) ? name.slice(0, -(fromEnv.length + 1)) : name;
+  return `${base}_${toEnv}`;
+}
+
+/** The connector to promote onto: the one named, or the target environment's (400 when it has none). */
+export async function targetConnector(
+  q: Queryable,
+  workspaceId: string,
+  to: string,
+  connectorId: string | undefined,
+): Promise<ConnectorRow> {
+  if (connectorId !== undefined) {
+    const connector = await loadConnector(q, workspaceId, connectorId);
+    if (connector.environmentLabel !== to) {
+      throw badRequest(
+        'connector_environment_mismatch',
+        `Connector ${connector.name} is in ${connector.environmentLabel}, not ${to}: name a connector of ${to}.`,
+        { connectorId, environmentLabel: connector.environmentLabel },
+      );
+    }
+    return connector;
+  }
+  const [row] = await q.query<{ id: string }>(
+    `SELECT id FROM gds.connectors WHERE workspace_id = $1 AND environment_label = $2 AND status = 'ACTIVE'
+      ORDER BY created_at, id LIMIT 1`,
+    [workspaceId, to],
+  );
+  if (!row) {
+    throw badRequest(
+      'no_connector_for_environment',
+      `Environment ${to} has no connector: add one, or name it with connectorId.`,
+      {
+        environmentLabel: to,
+      },
+    );
+  }
+  return loadConnector(q, workspaceId, row.id);
+}
+
+/**
+ * Registers the bundle's definition on `connector` as a push would (replacing the table of the same
+ * name already in that environment, an earlier promotion), then stores its gate1.yml and contract
+ * and audits the landing as `audit.action`.
+ */
+export async function landBundle(
+  ctx: AppContext,
+  caller: Caller,
+  bundle: BundleBody,
+  connector: ConnectorRow,
+  audit: { action: 'TABLE_PROMOTED' | 'BUNDLE_IMPORTED'; details: Record<string, unknown> },
+): Promise<PromotionResult> {
+  const parsed = await parseArtifact({
+    fileName: bundle.artifact.filename,
+    content: bundle.artifact.content,
+    kind: bundle.artifact.mimeType,
+  });
+  if (!parsed.ok) {
+    throw badRequest('invalid_artifact', `The bundle's artifact does not parse: ${parsed.error.message}`);
+  }
+  const sourceTable = bundle.table.source ? splitSource(bundle.table.source)[1] : parsed.artifact.table;
+  const name = promotedName(parsed.artifact.table, bundle.table.environmentLabel, connector.environmentLabel);
+  const source = `${connector.schema}.${sourceTable}`;
+  const [existing] = await ctx.db.query<{ governance_id: string }>(
+    `SELECT governance_id FROM gds.tables
+      WHERE workspace_id = $1 AND active AND lower(name) = lower($2) AND environment_label = $3 AND mode = 'MODE_A'`,
+    [caller.workspaceId, name, connector.environmentLabel],
+  );
+  const artifact = renderArtifact(name, source, parsed.artifact.columns, parsed.artifact.decisionContext);
+  const outcome = await registerDefinition(
+    ctx,
+    caller,
+    {
+      filename: artifact.filename,
+      content: artifact.content,
+      mimeType: artifact.mimeType,
+      connectorId: connector.id,
+      source,
+      ...(existing ? { replaceId: existing.governance_id } : {}),
+    },
+    'push',
+  );
+  const { tableId } = outcome.body;
+  await ctx.db.transaction(async (tx) => {
+    const now = new Date(ctx.clock()).toISOString();
+    if (bundle.gate1) {
+      await storeGate1Version(tx, {
+        tableId,
+        content: bundle.gate1.content,
+        createdBy: caller.userId,
+        createdAt: now,
+      });
+    }
+    if (bundle.contract) {
+      const [table] = await tx.query<{ grain: string | null; grain_key_columns: string[] | null }>(
+        'SELECT grain, grain_key_columns FROM gds.tables WHERE id = $1',
+        [tableId],
+      );
+      await liveContract(tx, ctx.clock, {
+        id: tableId,
+        grain: table?.grain ?? null,
+        grainKeyColumns: table?.grain_key_columns ?? null,
+      });
+      await updateContract(tx, ctx.clock, tableId, bundle.contract, caller.userId);
+    }
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      tableId,
+      action: audit.action,
+      resource: 'governance_artifact',
+      environmentLabel: connector.environmentLabel,
+      details: {
+        ...audit.details,
+        gate1: bundle.gate1 !== undefined,
+        contract: bundle.contract !== undefined,
+      },
+    });
+  });
+  return {
+    tableId,
+    environmentLabel: connector.environmentLabel,
+    connectorId: connector.id,
+    governanceId: outcome.body.governanceId,
+    trackingUrl: outcome.body.trackingUrl,
+    job: outcome.body.job,
+  };
+}

@@ -1,0 +1,60 @@
+// Certify (§4.6, §7.2) and reject (`gds reject --reason`): the two ways out of PENDING_REVIEW.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CertifyResponse } from '../../contract/types.js';
+import {
+  requireCertifier,
+  requireEnvironment,
+  requirePerson,
+  requireRole,
+  requireTokenTableWrite,
+} from '../certification/access.js';
+import { certify, parseCertifyBody } from '../certification/certify.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { badRequest } from '../errors.js';
+import { applyTrigger, governedTransaction } from '../governance/engine.js';
+import { loadTable } from '../governance/tables.js';
+
+type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
+
+export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api/tables/:tableId/semantic-contract/certify', async (request: TableRequest) => {
+    const caller = requireCertifier(await callerOf(ctx, request));
+    const body = parseCertifyBody(request.body);
+    const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
+      requireEnvironment(caller, table.environmentLabel);
+      await requireTokenTableWrite(tx, caller, table);
+      return { contract: await certify(tx, ctx.clock, { table, caller, body }) };
+    });
+    return response;
+  });
+
+  app.post('/api/tables/:tableId/reject', async (request: TableRequest) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    requireRole(caller, 'STEWARD', 'reject a table');
+    const reason = (request.body as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason !== 'string' || reason.trim() === '') {
+      throw badRequest(
+        'reason_required',
+        'Say why the table is rejected: send {"reason": "<text>"} (--reason).',
+        {
+          field: 'reason',
+        },
+      );
+    }
+    return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
+      requireEnvironment(caller, table.environmentLabel);
+      const { next } = await applyTrigger(tx, {
+        table,
+        trigger: 'rejected',
+        context: { mode: table.mode, tableName: table.name },
+        actor: caller,
+        clock: ctx.clock,
+        details: { reason },
+      });
+      return { tableId: table.id, state: next };
+    });
+  });
+}

@@ -1,0 +1,70 @@
+// Contract intent (`gds contract set-intent`): decision class, consumer classes and structured grain.
+// Every field not given carries forward unchanged.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Schema } from '../../contract/types.js';
+import { roleAtLeast } from '../../core/scopes.js';
+import { recordAudit } from '../audit.js';
+import { requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
+import type { ContractFields } from '../certification/contracts.js';
+import { fieldsOf, liveContract, updateContract } from '../certification/contracts.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { parseBody } from '../contract.js';
+import { badRequest } from '../errors.js';
+import { loadTable } from '../governance/tables.js';
+
+type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
+
+export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.patch('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const body = parseBody<Schema<'ContractIntentRequest'>>('ContractIntentRequest', request.body);
+    if ((body.grainType === undefined) !== (body.grainKeyColumns === undefined)) {
+      throw badRequest(
+        'grain_incomplete',
+        'A structured grain needs both grainType and grainKeyColumns (--grain-type with --grain-key).',
+        { fields: ['grainType', 'grainKeyColumns'] },
+      );
+    }
+    const response: Schema<'LiveContractResponse'> = await ctx.db.transaction(async (tx) => {
+      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
+      if (table.ownerId !== caller.userId && !roleAtLeast(caller.role, 'STEWARD')) {
+        requireRole(caller, 'STEWARD', "set the intent of a table you don't own");
+      }
+      requireEnvironment(caller, table.environmentLabel);
+      const registered = new Set(table.columns.map((c) => c.name));
+      const unknown = (body.grainKeyColumns ?? []).filter((c) => !registered.has(c));
+      if (unknown.length > 0) {
+        throw badRequest(
+          'unknown_grain_columns',
+          `Grain key columns must be registered columns of ${table.name}; not registered: ${unknown.join(', ')}.`,
+          { unknown, columns: [...registered] },
+        );
+      }
+      const before = await liveContract(tx, ctx.clock, table);
+      const fields: ContractFields = {
+        ...fieldsOf(before),
+        ...(body.intent === undefined ? {} : { intent: body.intent }),
+        ...(body.allowedConsumers === undefined ? {} : { allowedConsumers: body.allowedConsumers }),
+        ...(body.grainType === undefined ? {} : { grainType: body.grainType }),
+        ...(body.grainKeyColumns === undefined ? {} : { grainKeyColumns: body.grainKeyColumns }),
+        ...(body.grain === undefined ? {} : { grain: body.grain }),
+        ...(body.meaning === undefined ? {} : { meaning: body.meaning }),
+      };
+      const after = await updateContract(tx, ctx.clock, table.id, fields, caller.userId);
+      await recordAudit(tx, ctx.clock, {
+        workspaceId: caller.workspaceId,
+        userId: caller.userId,
+        tableId: table.id,
+        action: 'CONTRACT_INTENT_SET',
+        resource: 'semantic_contract',
+        environmentLabel: table.environmentLabel,
+        gateMode: table.gateMode,
+        details: { changed: Object.keys(body), before: fieldsOf(before), after: fieldsOf(after) },
+      });
+      const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = after;
+      return { contract: { ...contract, status: table.state } };
+    });
+    return response;
+  });
+}

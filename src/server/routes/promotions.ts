@@ -1,0 +1,66 @@
+// Environment promotion and portable bundles (`gds env promote --to`, `--bundle-out`, `--bundle-in`).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Schema } from '../../contract/types.js';
+import { requireEnvironment, requirePerson } from '../certification/access.js';
+import type { Bundle } from '../certification/bundle.js';
+import { openBundle, sealBundle } from '../certification/bundle.js';
+import type { PromotionResult } from '../certification/promotion.js';
+import { bundleOf, landBundle, targetConnector } from '../certification/promotion.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { parseBody } from '../contract.js';
+import { badRequest } from '../errors.js';
+import { loadConnector } from '../governance/definitions.js';
+import { loadTable } from '../governance/tables.js';
+
+type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
+
+export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/api/tables/:tableId/bundle', async (request: TableRequest) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const bundle: Bundle = sealBundle(await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString()));
+    return bundle;
+  });
+
+  app.post('/api/tables/:tableId/promotions', async (request: TableRequest, reply: FastifyReply) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    requireEnvironment(caller, table.environmentLabel);
+    if (body.to === table.environmentLabel) {
+      throw badRequest(
+        'same_environment',
+        `Table ${table.name} is already in ${body.to}: promote it to another environment.`,
+        { environmentLabel: body.to },
+      );
+    }
+    const bundle = await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString());
+    const connector = await targetConnector(ctx.db, caller.workspaceId, body.to, body.connectorId);
+    const result: PromotionResult = await landBundle(ctx, caller, bundle, connector, {
+      action: 'TABLE_PROMOTED',
+      details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
+    });
+    return reply.code(202).send(result);
+  });
+
+  app.post('/api/bundles', async (request: FastifyRequest<{ Body: unknown }>, reply: FastifyReply) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const input = request.body;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw badRequest(
+        'invalid_body',
+        'Send a bundle (as exported by GET /api/tables/{id}/bundle) plus connectorId.',
+      );
+    }
+    const { connectorId, ...sealed } = input as Record<string, unknown>;
+    const bundle = openBundle(sealed);
+    parseBody<Schema<'ImportBundleRequest'>>('ImportBundleRequest', input);
+    const connector = await loadConnector(ctx.db, caller.workspaceId, String(connectorId));
+    const result: PromotionResult = await landBundle(ctx, caller, bundle, connector, {
+      action: 'BUNDLE_IMPORTED',
+      details: { bundleSha256: sealed.sha256, from: bundle.table },
+    });
+    return reply.code(202).send(result);
+  });
+}

@@ -1,0 +1,50 @@
+// Certification on a real PostgreSQL (`--database-url`): certify publishes the certified view, the
+// view reads the warehouse rows, restore cuts a forward version, and history stays immutable. CI sets
+// GDS_TEST_DATABASE_URL (.ci/run starts a loopback PostgreSQL); without it this file is skipped and
+// its title says why.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import { postgresTestUrl, startTestServer } from '../../helpers/server.js';
+import { submit } from './arrange.js';
+
+const target = postgresTestUrl();
+const title =
+  'skip' in target ? `certification on PostgreSQL (skipped: ${target.skip})` : 'certification on PostgreSQL';
+
+describe.skipIf('skip' in target)(title, () => {
+  let server: TestServer;
+  let orders: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ database: 'postgres', jobs: 'manual' });
+    orders = server.table('orders').id;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const certify = () =>
+    server.request('POST', `/api/tables/${orders}/semantic-contract/certify`, {
+      token: server.user('STEWARD').accessToken,
+      body: { note: 'on postgres' },
+    });
+
+  it('certifies twice, publishing a view that SQL reads, and restores version 1 as version 3', async () => {
+    await submit(server, orders);
+    expect((await certify()).status).toBe(200);
+    const rows = await server.sql<{ id: string }>('SELECT id FROM certified_dev.orders ORDER BY id');
+    expect(rows.map((r) => r.id)).toEqual(['o01', 'o02', 'o03', 'o04', 'o05', 'o06', 'o07', 'o08']);
+    await submit(server, orders);
+    expect((await certify()).status).toBe(200);
+    const restored = await server.request('POST', `/api/tables/${orders}/versions/restore`, {
+      token: server.user('STEWARD').accessToken,
+      body: { to: 1, reason: 'back to the first contract' },
+    });
+    expect(restored.status).toBe(200);
+    expect(restored.body.version).toMatchObject({ version: 3, kind: 'RESTORE', restoredFrom: 1 });
+    await expect(
+      server.sql('DELETE FROM gds.contract_versions WHERE table_id = $1', [orders]),
+    ).rejects.toThrow(/immutable/);
+  });
+});

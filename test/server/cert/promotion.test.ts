@@ -1,0 +1,176 @@
+// Environment promotion and portable bundles: a Mode A definition registered in another environment
+// through the push rules, carrying its gate1.yml and contract; bundles sealed by sha256.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+
+let server: TestServer;
+let orders: string;
+const GATE1 =
+  'patternChecks:\n  - name: status_known\n    column: status\n    regex: "^(SHIPPED|PENDING|REFUNDED)$"\n    severity: HARD_FAIL\n';
+
+beforeAll(async () => {
+  server = await startTestServer({ jobs: 'manual' });
+  orders = server.table('orders').id;
+  await server.sql(
+    `INSERT INTO gds.gate1_versions (table_id, version, content, created_by, created_at) VALUES ($1, 1, $2, $3, now())`,
+    [orders, GATE1, server.user('STEWARD').userId],
+  );
+  await server.sql('UPDATE gds.tables SET gate1_version = 1 WHERE id = $1', [orders]);
+  const intent = await server.request('PATCH', `/api/tables/${orders}/semantic-contract`, {
+    token: server.user('STEWARD').accessToken,
+    body: {
+      intent: 'METRIC',
+      grain: 'one row per order',
+      grainType: 'ONE_PER_ENTITY',
+      grainKeyColumns: ['order_id'],
+    },
+  });
+  expect(intent.status).toBe(200);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const connector = (name: string) => server.ready.connectors.find((c) => c.name === name)?.id ?? '';
+const bundleOf = async (tableId: string) =>
+  (await server.request('GET', `/api/tables/${tableId}/bundle`, { token: server.user('STEWARD').cliToken }))
+    .body;
+const importBundle = (body: unknown, role: 'OWNER' | 'STEWARD' = 'STEWARD') =>
+  server.request('POST', '/api/bundles', { token: server.user(role).accessToken, body });
+const canonical = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : value !== null && typeof value === 'object'
+      ? `{${Object.keys(value)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(value);
+
+describe('bundles', () => {
+  it('exports the definition, gate1.yml and contract, sealed by a sha256 over the canonical JSON of the rest', async () => {
+    const bundle = await bundleOf(orders);
+    expect(bundle).toMatchObject({
+      format: 'gds-bundle',
+      formatVersion: 1,
+      table: { name: 'orders', mode: 'MODE_A', environmentLabel: 'dev', source: 'analytics_dev.orders' },
+      artifact: { filename: 'orders.json', mimeType: 'json' },
+      gate1: { version: 1, content: GATE1 },
+      contract: { intent: 'METRIC', grain: 'one row per order', grainKeyColumns: ['order_id'] },
+    });
+    const { sha256, ...rest } = bundle;
+    expect(sha256).toBe(createHash('sha256').update(canonical(rest)).digest('hex'));
+    expect(JSON.parse(bundle.artifact.content).columns.map((c: { name: string }) => c.name)).toEqual([
+      'id',
+      'order_id',
+      'customer_id',
+      'amount',
+      'status',
+      'ordered_on',
+    ]);
+  });
+
+  it('refuses a tampered bundle and an unknown format version (400), registering nothing', async () => {
+    const bundle = await bundleOf(orders);
+    const before = await server.sql('SELECT count(*)::int AS n FROM gds.tables');
+    const tampered = await importBundle({
+      ...bundle,
+      artifact: { ...bundle.artifact, content: bundle.artifact.content.replace('"status"', '"state"') },
+      connectorId: connector('warehouse-staging'),
+    });
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.error.code).toBe('bundle_tampered');
+    const future = await importBundle({
+      ...bundle,
+      formatVersion: 2,
+      connectorId: connector('warehouse-staging'),
+    });
+    expect(future.status).toBe(400);
+    expect(future.body.error.code).toBe('unsupported_bundle_format');
+    expect(await server.sql('SELECT count(*)::int AS n FROM gds.tables')).toEqual(before);
+  });
+
+  it('round-trips: importing on the staging connector registers orders_staging with its rules and contract', async () => {
+    const bundle = await bundleOf(orders);
+    const response = await importBundle({ ...bundle, connectorId: connector('warehouse-staging') });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({
+      environmentLabel: 'staging',
+      connectorId: connector('warehouse-staging'),
+      job: { type: 'gate-baseline-auto', status: 'QUEUED' },
+    });
+    const [table] = await server.sql(
+      'SELECT name, state, environment_label, source, grain_key_columns, gate1_version FROM gds.tables WHERE id = $1',
+      [response.body.tableId],
+    );
+    expect(table).toEqual({
+      name: 'orders_staging',
+      state: 'QUARANTINED',
+      environment_label: 'staging',
+      source: 'analytics_staging.orders',
+      grain_key_columns: ['order_id'],
+      gate1_version: 1,
+    });
+    const exported = await bundleOf(response.body.tableId);
+    expect(exported.gate1.content).toBe(GATE1);
+    expect(exported.contract).toEqual(bundle.contract);
+  });
+});
+
+describe('promotion', () => {
+  const promote = (tableId: string, body: unknown, role: 'OWNER' | 'STEWARD' | 'MEMBER' = 'OWNER') =>
+    server.request('POST', `/api/tables/${tableId}/promotions`, {
+      token: server.user(role).accessToken,
+      body,
+    });
+
+  it('registers the table on the target environment connector, replacing an earlier promotion there', async () => {
+    const customers = server.table('customers').id;
+    const production = server.table('customers_production');
+    const response = await promote(customers, { to: 'production' });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({
+      tableId: production.id,
+      environmentLabel: 'production',
+      connectorId: connector('warehouse-production'),
+    });
+    const [table] = await server.sql('SELECT name, state, source FROM gds.tables WHERE id = $1', [
+      production.id,
+    ]);
+    expect(table).toEqual({
+      name: 'customers_production',
+      state: 'QUARANTINED',
+      source: 'analytics_prod.customers',
+    });
+    const audit = await server.request('GET', '/api/workspace/audit-log?eventType=TABLE_PROMOTED&limit=1', {
+      token: server.user('ADMIN').accessToken,
+    });
+    expect(audit.body.entries[0]).toMatchObject({ tableId: production.id, environmentLabel: 'production' });
+  });
+
+  it('refuses the same environment, an environment without connector, and a connector of another environment (400)', async () => {
+    const same = await promote(orders, { to: 'dev' });
+    expect(same.status).toBe(400);
+    expect(same.body.error.code).toBe('same_environment');
+    const none = await promote(orders, { to: 'qa' });
+    expect(none.status).toBe(400);
+    expect(none.body.error.code).toBe('no_connector_for_environment');
+    const wrong = await promote(orders, { to: 'staging', connectorId: connector('warehouse-production') });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.code).toBe('connector_environment_mismatch');
+    const modeB = await promote(server.table('crm_contacts').id, { to: 'staging' });
+    expect(modeB.status).toBe(400);
+    expect(modeB.body.error.code).toBe('not_promotable');
+  });
+
+  it('keeps callers to their environments (403), and answers 404 for an unknown table', async () => {
+    const member = await promote(orders, { to: 'staging' }, 'MEMBER');
+    expect(member.status).toBe(403);
+    const steward = await promote(server.table('customers_production').id, { to: 'staging' }, 'STEWARD');
+    expect(steward.status).toBe(403);
+    expect((await promote('tbl_none', { to: 'staging' })).status).toBe(404);
+  });
+});
