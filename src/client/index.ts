@@ -1,11 +1,15 @@
 // The typed client of the service: one transport, one object per API area.
 import { auditLogApi } from './areas/audit-log.js';
+import { configApi } from './areas/config.js';
 import { contractsApi } from './areas/contracts.js';
 import { definitionsApi } from './areas/definitions.js';
+import { gatesApi } from './areas/gates.js';
 import { membersApi } from './areas/members.js';
+import { promotionsApi } from './areas/promotions.js';
 import { recertificationApi } from './areas/recertification.js';
 import { recordsApi } from './areas/records.js';
 import { tokensApi } from './areas/tokens.js';
+import { versionsApi } from './areas/versions.js';
 import { createTransport } from './transport.js';
 import type { Transport, TransportOptions } from './transport.js';
 
@@ -21,6 +25,10 @@ export function createApiClient(options: ApiClientOptions) {
     contracts: contractsApi(transport),
     definitions: definitionsApi(transport),
     recertification: recertificationApi(transport),
+    gates: gatesApi(transport),
+    versions: versionsApi(transport),
+    config: configApi(transport),
+    promotions: promotionsApi(transport),
     /** A raw call for paths without an area method (`gds api`); same auth, retries and errors. */
     request: transport.request,
     /** Requests and retries sent so far. */

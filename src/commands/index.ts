@@ -6,11 +6,28 @@ import AuditList from './audit/list.js';
 import AuthLogout from './auth/logout.js';
 import AuthSet from './auth/set.js';
 import AuthStatus from './auth/status.js';
+import Certify from './certify.js';
+import ConfigHistory from './config/history.js';
+import ConfigList from './config/list.js';
+import ConfigSet from './config/set.js';
+import ContractSetIntent from './contract/set-intent.js';
+import EnvPromote from './env/promote.js';
+import GateApply from './gate/apply.js';
+import GateCancel from './gate/cancel.js';
 import GateDiff from './gate/diff.js';
+import GateGet from './gate/get.js';
+import GateResult from './gate/result.js';
+import GateRun from './gate/run.js';
+import GateStatus from './gate/status.js';
+import GateSubmit from './gate/submit.js';
+import GateSuggest from './gate/suggest.js';
 import GateValidate from './gate/validate.js';
 import MembersList from './members/list.js';
+import Reject from './reject.js';
 import TokensIssue from './tokens/issue.js';
 import TokensRefresh from './tokens/refresh.js';
+import VersionsList from './versions/list.js';
+import VersionsRestore from './versions/restore.js';
 
 export const COMMANDS = {
   api: Api,
@@ -18,9 +35,26 @@ export const COMMANDS = {
   'auth:logout': AuthLogout,
   'auth:set': AuthSet,
   'auth:status': AuthStatus,
+  certify: Certify,
+  'config:history': ConfigHistory,
+  'config:list': ConfigList,
+  'config:set': ConfigSet,
+  'contract:set-intent': ContractSetIntent,
+  'env:promote': EnvPromote,
+  'gate:apply': GateApply,
+  'gate:cancel': GateCancel,
   'gate:diff': GateDiff,
+  'gate:get': GateGet,
+  'gate:result': GateResult,
+  'gate:run': GateRun,
+  'gate:status': GateStatus,
+  'gate:submit': GateSubmit,
+  'gate:suggest': GateSuggest,
   'gate:validate': GateValidate,
   'members:list': MembersList,
+  reject: Reject,
   'tokens:issue': TokensIssue,
   'tokens:refresh': TokensRefresh,
+  'versions:list': VersionsList,
+  'versions:restore': VersionsRestore,
 };

@@ -260,6 +260,6 @@ describe('shell completion', () => {
     const code = await new Promise<number | null>((resolve) => check.on('close', resolve));
     expect(code).toBe(0);
     expect(out).toContain('complete -F _gds_autocomplete gds');
-    expect(out).toContain('reply: diff');
+    expect(out).toMatch(/reply: (?:\S+ )*diff\b/);
   });
 });
