@@ -419,7 +419,7 @@ describe('promotion and bundles', () => {
       ['{"format":"gds-bundle"}', 'bundle_tampered'],
       ['not json', 'invalid_bundle'],
       ['[1]', 'invalid_bundle'],
-    ]) {
+    ] as const) {
       let error: CliError | undefined;
       try {
         parseBundle(text, 'b.json');
