@@ -107,7 +107,7 @@ async function storedGate(tableId: string) {
 }
 
 /** A session profile (as `gds auth login` leaves it) holding a seeded user's session JWT. */
-async function sessionProfile(role: 'STEWARD' | 'ADMIN'): Promise<string> {
+async function sessionProfile(role: 'STEWARD' | 'MEMBER'): Promise<string> {
   const configDir = freshConfigDir();
   const env = { ...process.env, GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
   await withProfileLock(
@@ -472,5 +472,34 @@ describe('gate suggest | gate apply', () => {
     const justifications = await readFile(file('justifications.txt'), 'utf8');
     expect(justifications).toMatch(/^# /);
     expect(stored.body.content).not.toContain('# ');
+  });
+});
+
+describe('certify refusals from the service', () => {
+  it('a MEMBER session is forbidden (exit 4); a stale proof is refused with its reason (exit 7)', async () => {
+    const orders = server.table('orders').id;
+    expect((await gds(['gate', 'submit', orders])).code).toBe(0);
+    expect(await state(orders)).toBe('PENDING_REVIEW');
+
+    const member = await gds(['certify', orders], {
+      configDir: await sessionProfile('MEMBER'),
+      owner: false,
+    });
+    expect(member.code).toBe(4);
+
+    // A new gate1.yml version after the submission makes its proof stale.
+    const ordersGate =
+      'customPredicates:\n  - name: amount_known\n    sql: amount IS NOT NULL\n    severity: WARN\n';
+    expect((await gds(['gate', 'apply', orders, '-f', '-'], { input: ordersGate })).code).toBe(0);
+    const stale = await gds(['certify', orders, '--json'], {
+      configDir: await sessionProfile('STEWARD'),
+      owner: false,
+    });
+    expect(stale.code).toBe(7);
+    expect(stale.stdout).toBe('');
+    const error = lines(stale.stderr)[0] as { error: { message: string; details: { status: number } } };
+    expect(error.error.details.status).toBe(422);
+    expect(error.error.message).toMatch(/stale|fresh/i);
+    expect(await state(orders)).toBe('PENDING_REVIEW');
   });
 });
