@@ -19,7 +19,7 @@ function usage(message: string, suggestion: string): CliError {
 
 export default class GateDiff extends ApiCommand<typeof GateDiff> {
   static override summary =
-    "Show how a gate1.yml differs from the server's or another (exit 0 identical, 1 different).";
+    "Compare a gate1.yml with the server's, two server versions, or two files (exit 0 identical, 1 different).";
   static override description =
     "With a table id: the -f file (after) against the server's current gate1.yml (before), or two stored " +
     'versions with --from vN --to vM. With --against: two local files, no network. Prints a unified diff from before to after. With --semantic both ' +
