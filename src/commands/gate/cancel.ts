@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { gateFlag } from './gate-flag.js';
+import { gateFlag } from '../../cli/gate-flag.js';
 
 export default class GateCancel extends ApiCommand<typeof GateCancel> {
   static override summary = 'Cancel a queued or running gate job (default Gate 1).';

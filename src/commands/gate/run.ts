@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { ExitCode } from '../../cli/errors.js';
-import type { GateNumber } from '../../client/areas/gates.js';
+import { gateFlag } from '../../cli/gate-flag.js';
 import { parseSampleSpec } from '../../services/gates.js';
 
 export default class GateRun extends ApiCommand<typeof GateRun> {
@@ -19,13 +19,7 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
   static override flags = {
-    gate: Flags.custom<GateNumber>({
-      description: 'Which gate: 1 (dry run, default), 2 or 3 (a detached job).',
-      env: 'GDS_GATE',
-      options: ['1', '2', '3'],
-      default: 1,
-      parse: async (input) => Number(input) as GateNumber,
-    })(),
+    gate: gateFlag({ description: 'Which gate: 1 (dry run, default), 2 or 3 (a detached job).', default: 1 }),
     baseline: Flags.string({
       description: 'Gate 3 only: the baseline report (job) id.',
       env: 'GDS_BASELINE',

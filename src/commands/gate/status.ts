@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { gateFlag } from './gate-flag.js';
+import { gateFlag } from '../../cli/gate-flag.js';
 
 export default class GateStatus extends ApiCommand<typeof GateStatus> {
   static override summary = 'Show the status of a gate job (--gate is required).';

@@ -1,6 +1,6 @@
-// `--gate <n>` of the gate job commands (not a command: src/commands/index.ts lists the commands).
+// `--gate <n>` of the gate job commands (gate status, gate cancel).
 import { Flags } from '@oclif/core';
-import type { GateNumber } from '../../client/areas/gates.js';
+import type { GateNumber } from '../client/areas/gates.js';
 
 export const gateFlag = Flags.custom<GateNumber>({
   description: 'The gate of the job: 1 (the auto-baseline job), 2 or 3.',
