@@ -1,8 +1,10 @@
 // The typed client of the service: one transport, one object per API area.
 import { auditLogApi } from './areas/audit-log.js';
 import { configApi } from './areas/config.js';
+import { connectorsApi } from './areas/connectors.js';
 import { contractsApi } from './areas/contracts.js';
 import { definitionsApi } from './areas/definitions.js';
+import { gateJobsApi } from './areas/gate-jobs.js';
 import { gatesApi } from './areas/gates.js';
 import { membersApi } from './areas/members.js';
 import { promotionsApi } from './areas/promotions.js';
@@ -25,6 +27,8 @@ export function createApiClient(options: ApiClientOptions) {
     contracts: contractsApi(transport),
     definitions: definitionsApi(transport),
     recertification: recertificationApi(transport),
+    connectors: connectorsApi(transport),
+    gateJobs: gateJobsApi(transport),
     gates: gatesApi(transport),
     versions: versionsApi(transport),
     config: configApi(transport),

@@ -14,7 +14,7 @@ import type {
 } from '../contract/types.js';
 import type { DiffSide, GateDiff } from '../core/gate-diff.js';
 
-export type GatesClient = Pick<ApiClient, 'gates'>;
+export type GatesClient = Pick<ApiClient, 'gates' | 'gateJobs'>;
 type Call = { signal?: AbortSignal };
 
 export const SAMPLE_SHAPE = /^(?:(?:head|tail|random):[1-9]\d*|chunks:[1-9]\d*@[1-9]\d*)$/;
@@ -150,7 +150,7 @@ export async function gateJobStatus(
   gate: GateNumber,
   call: Call = {},
 ): Promise<GateJobBody> {
-  return client.gates.job(jobId, gate, call);
+  return client.gateJobs.get(jobId, { gate }, call);
 }
 
 /** The report of a terminal job (409 `job_not_terminal` before it ends). */

@@ -5,7 +5,7 @@ import type { ApiClient } from '../client/index.js';
 import type { Bundle, PromotionResult } from '../client/areas/promotions.js';
 import { isSealIntact } from '../core/bundle-seal.js';
 
-export type PromotionsClient = Pick<ApiClient, 'promotions'>;
+export type PromotionsClient = Pick<ApiClient, 'promotions' | 'connectors'>;
 type Call = { signal?: AbortSignal };
 
 export async function promoteTable(
@@ -68,7 +68,7 @@ export async function importBundle(
   to: string,
   call: Call = {},
 ): Promise<PromotionResult> {
-  const connectors = await client.promotions.connectors(call);
+  const connectors = await client.connectors.list(call);
   const connector = connectors.find((c) => c.environmentLabel === to && c.status === 'ACTIVE');
   if (connector === undefined) {
     throw new CliError(`Environment ${to} has no active connector to register the bundle on.`, {

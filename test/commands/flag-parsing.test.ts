@@ -1,13 +1,85 @@
 // Each network command's flags and arguments, parsed by oclif with the project's config, apart from what
 // the command does: a probe subclass records what run() would receive. Bad values end as exit 2 with
 // nothing sent (the probe never runs), and every flag also reads its GDS_<FLAG> variable.
-import { describe, expect, it } from 'vitest';
+import { Config } from '@oclif/core';
+import type { Command } from '@oclif/core';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import Api from '../../src/commands/api.js';
 import AuditList from '../../src/commands/audit/list.js';
 import MembersList from '../../src/commands/members/list.js';
 import TokensIssue from '../../src/commands/tokens/issue.js';
 import TokensRefresh from '../../src/commands/tokens/refresh.js';
-import { flagsOf, parse, setEnv, usageError } from './helpers/parse-command.js';
+import { repoRoot } from '../cli/helpers/cli-process.js';
+
+let config: Config;
+beforeAll(async () => {
+  config = await Config.load(repoRoot);
+});
+
+const envNames: string[] = [];
+afterEach(() => {
+  for (const name of envNames.splice(0)) delete process.env[name];
+  vi.restoreAllMocks();
+});
+
+function setEnv(values: Record<string, string>): void {
+  for (const [name, value] of Object.entries(values)) {
+    envNames.push(name);
+    process.env[name] = value;
+  }
+}
+
+type Parsed = { flags: Record<string, unknown>; args: Record<string, unknown> };
+interface Outcome {
+  parsed?: Parsed;
+  exit?: number;
+  stderr: string;
+}
+type CommandClass = (new (argv: string[], config: Config) => Command) & {
+  run(argv: string[], config: Config): Promise<unknown>;
+};
+
+/** Parses `argv` as `command` would; `run()` is replaced, so nothing is sent anywhere. */
+async function parse(command: typeof Command, argv: string[]): Promise<Outcome> {
+  let parsed: Parsed | undefined;
+  const Probe = class extends (command as unknown as CommandClass) {
+    override async run() {
+      const self = this as unknown as Parsed;
+      parsed = { flags: self.flags, args: self.args };
+    }
+  } as unknown as CommandClass;
+  let stderr = '';
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  const sigint = process.listeners('SIGINT');
+  try {
+    await Probe.run(argv, config);
+  } catch (error) {
+    const exit = (error as { oclif?: { exit?: number } }).oclif?.exit;
+    if (typeof exit !== 'number') throw error;
+    return { exit, stderr };
+  } finally {
+    for (const listener of process.listeners('SIGINT')) {
+      if (!sigint.includes(listener)) process.removeListener('SIGINT', listener);
+    }
+  }
+  if (parsed === undefined) throw new Error('the probe did not run');
+  return { parsed, stderr };
+}
+
+async function flagsOf(command: typeof Command, argv: string[]): Promise<Record<string, unknown>> {
+  const outcome = await parse(command, argv);
+  expect(outcome.exit, outcome.exit === undefined ? '' : outcome.stderr).toBeUndefined();
+  return outcome.parsed?.flags ?? {};
+}
+
+async function usageError(command: typeof Command, argv: string[]): Promise<string> {
+  const outcome = await parse(command, argv);
+  expect(outcome.exit).toBe(2);
+  return outcome.stderr;
+}
 
 describe('gds api', () => {
   it('parses method, string and typed fields, headers and input', async () => {

@@ -1,4 +1,5 @@
-// Gate 1 rules and gate runs: gate1.yml versions, suggestions, dry runs, submissions and gate jobs.
+// Gate 1 rules and gate runs: gate1.yml versions, suggestions, dry runs, submissions, and the result and
+// cancellation of gate jobs (their status is in gate-jobs.ts).
 import type {
   Gate1ApplyResult,
   Gate1ProofBody,
@@ -29,7 +30,6 @@ export interface GatesApi {
   suggest(tableId: string, options?: CallOptions): Promise<Gate1Suggestions>;
   run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
   submit(tableId: string, options?: CallOptions): Promise<Gate1ProofBody>;
-  job(jobId: string, gate: GateNumber | undefined, options?: CallOptions): Promise<GateJobBody>;
   /** 409 `job_not_terminal` while the job is queued or running. */
   result(jobId: string, gate: GateNumber | undefined, options?: CallOptions): Promise<GateJobBody>;
   /** 409 `job_terminal` once it has ended. */
@@ -88,14 +88,6 @@ export function gatesApi(transport: Transport): GatesApi {
         method: 'POST',
         path: table(tableId, '/gate-submissions'),
         body: {},
-        ...options,
-      });
-    },
-    async job(jobId, gate, options) {
-      return transport.send<GateJobBody>({
-        method: 'GET',
-        path: job(jobId),
-        query: gateQuery(gate),
         ...options,
       });
     },

@@ -5,7 +5,6 @@ import type { CallOptions, Transport } from '../transport.js';
 
 export type PromotionResult = Schema<'PromotionResult'>;
 export type Bundle = Schema<'Bundle'>;
-export type Connector = Schema<'Connector'>;
 
 export interface PromotionsApi {
   /** Registers the table's artifact on `to`'s connector (the first active one unless `connectorId`). */
@@ -18,8 +17,6 @@ export interface PromotionsApi {
   exportBundle(tableId: string, options?: CallOptions): Promise<Bundle>;
   /** 400 when the bundle does not match its sha256. */
   importBundle(bundle: Bundle, connectorId: string, options?: CallOptions): Promise<PromotionResult>;
-  /** The workspace's connectors: where a bundle can land. */
-  connectors(options?: CallOptions): Promise<Connector[]>;
 }
 
 export function promotionsApi(transport: Transport): PromotionsApi {
@@ -46,14 +43,6 @@ export function promotionsApi(transport: Transport): PromotionsApi {
         body: { ...bundle, connectorId },
         ...options,
       });
-    },
-    async connectors(options) {
-      const { connectors } = await transport.send<Schema<'ConnectorList'>>({
-        method: 'GET',
-        path: '/api/connectors',
-        ...options,
-      });
-      return connectors;
     },
   };
 }

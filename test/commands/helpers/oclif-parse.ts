@@ -1,5 +1,9 @@
-// Parses a command's argv with the project's oclif config, apart from what the command does: a probe
-// subclass records what run() would receive, so nothing is sent anywhere. Bad values end as exit 2.
+// oclif parsing of a command apart from what it does: a probe subclass records what run() would receive, so
+// nothing is sent anywhere. Bad values end as exit 2 with the probe never run.
+//
+//   const flags = await flagsOf(Push, ['f.sql', '--connector', 'c1']);
+//   expect(await usageError(Push, ['f.sql'])).toContain('Missing required flag connector');
+//   setEnv({ GDS_CONNECTOR: 'c1' });                   // undone after each test
 import { Config } from '@oclif/core';
 import type { Command } from '@oclif/core';
 import { afterEach, beforeAll, expect, vi } from 'vitest';

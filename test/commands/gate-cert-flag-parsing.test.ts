@@ -19,7 +19,7 @@ import GateSuggest from '../../src/commands/gate/suggest.js';
 import Reject from '../../src/commands/reject.js';
 import VersionsList from '../../src/commands/versions/list.js';
 import VersionsRestore from '../../src/commands/versions/restore.js';
-import { flagsOf, parse, setEnv, usageError } from './helpers/parse-command.js';
+import { flagsOf, parse, setEnv, usageError } from './helpers/oclif-parse.js';
 
 async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
   const outcome = await parse(command, argv);
