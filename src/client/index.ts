@@ -1,15 +1,19 @@
 // The typed client of the service: one transport, one object per API area.
 import { artifactsApi } from './areas/artifacts.js';
 import { auditLogApi } from './areas/audit-log.js';
+import { configApi } from './areas/config.js';
 import { connectorsApi } from './areas/connectors.js';
 import { contractsApi } from './areas/contracts.js';
 import { definitionsApi } from './areas/definitions.js';
 import { gateJobsApi } from './areas/gate-jobs.js';
+import { gatesApi } from './areas/gates.js';
 import { membersApi } from './areas/members.js';
+import { promotionsApi } from './areas/promotions.js';
 import { recertificationApi } from './areas/recertification.js';
 import { recordsApi } from './areas/records.js';
 import { tablesApi } from './areas/tables.js';
 import { tokensApi } from './areas/tokens.js';
+import { versionsApi } from './areas/versions.js';
 import { createTransport } from './transport.js';
 import type { Transport, TransportOptions } from './transport.js';
 
@@ -29,6 +33,10 @@ export function createApiClient(options: ApiClientOptions) {
     artifacts: artifactsApi(transport),
     connectors: connectorsApi(transport),
     gateJobs: gateJobsApi(transport),
+    gates: gatesApi(transport),
+    versions: versionsApi(transport),
+    config: configApi(transport),
+    promotions: promotionsApi(transport),
     /** A raw call for paths without an area method (`gds api`); same auth, retries and errors. */
     request: transport.request,
     /** Requests and retries sent so far. */

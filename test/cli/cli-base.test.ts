@@ -54,7 +54,20 @@ describe('version and help', () => {
     const r = await runCli(['gate', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('$ gds gate COMMAND');
-    expect(r.stdout).toMatch(/gate diff\s+Show how a gate1\.yml differs/);
+    expect(r.stdout).toMatch(/gate diff\s+Compare a gate1\.yml with the server's/);
+    for (const command of [
+      'apply',
+      'cancel',
+      'get',
+      'result',
+      'run',
+      'status',
+      'submit',
+      'suggest',
+      'validate',
+    ]) {
+      expect(r.stdout).toMatch(new RegExp(`gate ${command}\\s+\\S`));
+    }
   });
 
   it('command help shows the global flags every command accepts', async () => {
@@ -260,6 +273,6 @@ describe('shell completion', () => {
     const code = await new Promise<number | null>((resolve) => check.on('close', resolve));
     expect(code).toBe(0);
     expect(out).toContain('complete -F _gds_autocomplete gds');
-    expect(out).toContain('reply: diff');
+    expect(out).toMatch(/reply: (?:\S+ )*diff\b/);
   });
 });

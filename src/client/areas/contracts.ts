@@ -1,10 +1,18 @@
-// Semantic contracts (§4.6): certification of a PENDING_REVIEW table.
-import type { CertifyRequest, CertifyResponse } from '../../contract/types.js';
+// Semantic contracts (§4.6): certification of a PENDING_REVIEW table, rejection, and the contract's intent.
+import type { CertifyRequest, CertifyResponse, Schema } from '../../contract/types.js';
 import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
+export type TableStateChange = Schema<'TableStateChange'>;
+export type ContractIntentRequest = Schema<'ContractIntentRequest'>;
+export type LiveContract = Schema<'LiveContract'>;
+
 export interface ContractsApi {
   certify(tableId: string, request?: CertifyRequest, options?: CallOptions): Promise<CertifyResponse>;
+  /** PENDING_REVIEW back to QUARANTINED; the reason goes into the audit trail. */
+  reject(tableId: string, reason: string, options?: CallOptions): Promise<TableStateChange>;
+  /** Fields not given carry forward unchanged; answers the live contract after the change. */
+  setIntent(tableId: string, request: ContractIntentRequest, options?: CallOptions): Promise<LiveContract>;
 }
 
 export function contractsApi(transport: Transport): ContractsApi {
@@ -16,6 +24,23 @@ export function contractsApi(transport: Transport): ContractsApi {
         body: request,
         ...options,
       });
+    },
+    async reject(tableId, reason, options) {
+      return transport.send<TableStateChange>({
+        method: 'POST',
+        path: pathOf('/api/tables/{tableId}/reject', { tableId }),
+        body: { reason },
+        ...options,
+      });
+    },
+    async setIntent(tableId, request, options) {
+      const { contract } = await transport.send<Schema<'LiveContractResponse'>>({
+        method: 'PATCH',
+        path: pathOf('/api/tables/{tableId}/semantic-contract', { tableId }),
+        body: request,
+        ...options,
+      });
+      return contract;
     },
   };
 }

@@ -1,20 +1,33 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { ApiCommand } from '../../cli/api-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
 import type { Segment } from '../../cli/output.js';
+import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
+import type { DiffTarget } from '../../services/gates.js';
+import { parseGateVersion } from '../../services/gates.js';
 
-const serverComparisonUnavailable =
-  'Comparing with the server needs a table id and a signed-in profile, which arrive with the command tree; ' +
-  'this version compares two local files only.';
+const localFix = 'Run: gds gate diff -f gate1.yml --against other.yml';
+const serverFix = 'Run: gds gate diff t_42 -f gate1.yml, or gds gate diff t_42 --from v1 --to v2';
+const mixedSides =
+  'Compare one pair: a table with -f or --from/--to, or two local files with -f and --against.';
+const mixedSidesFix = `${serverFix}, or ${localFix.slice(5)}`;
 
-export default class GateDiff extends BaseCommand<typeof GateDiff> {
-  static override summary = 'Show how a gate1.yml differs from another (exit 0 identical, 1 different).';
+function usage(message: string, suggestion: string): CliError {
+  return new CliError(message, { exitCode: ExitCode.Usage, suggestion });
+}
+
+export default class GateDiff extends ApiCommand<typeof GateDiff> {
+  static override summary =
+    "Compare a gate1.yml with the server's, two server versions, or two files (exit 0 identical, 1 different).";
   static override description =
-    'Prints a unified diff from the --against file (before) to the -f file (after). With --semantic both ' +
+    "With a table id: the -f file (after) against the server's current gate1.yml (before), or two stored " +
+    'versions with --from vN --to vM. With --against: two local files, no network. Prints a unified diff from before to after. With --semantic both ' +
     'are parsed and compared as normalised documents, so key order, quoting, comments and formatting ' +
     'alone are not a difference. Under --json: one line {"identical","semantic","hunks"}.';
   static override examples = [
+    '<%= config.bin %> gate diff t_42 -f gate1.yml',
+    '<%= config.bin %> gate diff t_42 --from v1 --to v3',
     '<%= config.bin %> gate diff -f gate1.yml --against gate1.old.yml',
     '<%= config.bin %> gate diff -f gate1.yml --against gate1.old.yml --semantic --json',
     'cat gate1.yml | <%= config.bin %> gate diff -f - --against gate1.old.yml',
@@ -26,43 +39,82 @@ export default class GateDiff extends BaseCommand<typeof GateDiff> {
     }),
   };
   static override flags = {
-    file: Flags.string({ char: 'f', description: 'The gate1.yml to compare (after), or - for stdin.' }),
-    against: Flags.string({ description: 'A second local gate1.yml to compare with (before).' }),
-    from: Flags.string({ description: 'Server version to compare from (vN).', dependsOn: ['to'] }),
-    to: Flags.string({ description: 'Server version to compare to (vM).', dependsOn: ['from'] }),
+    file: Flags.string({
+      char: 'f',
+      description: 'The gate1.yml to compare (after), or - for stdin.',
+      env: 'GDS_FILE',
+    }),
+    against: Flags.string({
+      description: 'A second local gate1.yml to compare with (before).',
+      env: 'GDS_AGAINST',
+    }),
+    from: Flags.custom<string>({
+      description: 'Server version to compare from (vN).',
+      dependsOn: ['to'],
+      env: 'GDS_FROM',
+      parse: async (input) => parseGateVersion(input),
+    })(),
+    to: Flags.custom<string>({
+      description: 'Server version to compare to (vM).',
+      dependsOn: ['from'],
+      env: 'GDS_TO',
+      parse: async (input) => parseGateVersion(input),
+    })(),
     semantic: Flags.boolean({
       description: 'Compare normalised documents instead of texts.',
+      env: 'GDS_SEMANTIC',
       default: false,
     }),
   };
 
   async run(): Promise<void> {
-    const { file, against, from, semantic } = this.flags;
-    if (from !== undefined || against === undefined) {
-      throw new CliError(serverComparisonUnavailable, {
-        exitCode: ExitCode.Usage,
-        code: 'server_comparison_unavailable',
-        suggestion: 'Compare two local files: gds gate diff -f gate1.yml --against other.yml',
-      });
+    const { tableId } = this.args;
+    const { file, against, from, to, semantic } = this.flags;
+    let result: GateDiffResult;
+    if (against !== undefined) {
+      if (tableId !== undefined || from !== undefined) throw usage(mixedSides, mixedSidesFix);
+      if (file === undefined)
+        throw usage('--against needs -f <file>: the file to compare with it.', localFix);
+      if (file === '-' && against === '-') {
+        throw usage('Only one side can be read from stdin.', 'Give a file path to -f or to --against.');
+      }
+      const after = await readTextInput(file, { flag: '-f' });
+      const before = await readTextInput(against, { flag: '--against' });
+      result = await this.diffLocally(before, after, semantic);
+    } else {
+      if (tableId === undefined)
+        throw usage('Name the table to compare with, or give --against <file>.', serverFix);
+      if (from !== undefined && file !== undefined) throw usage(mixedSides, mixedSidesFix);
+      if (from === undefined && file === undefined) {
+        throw usage('Give -f <file> to compare with the server, or --from vN --to vM.', serverFix);
+      }
+      const target: DiffTarget =
+        from !== undefined && to !== undefined
+          ? { kind: 'versions', from, to }
+          : { kind: 'current', after: await readTextInput(file ?? '-', { flag: '-f' }) };
+      const { diffWithServer } = await import('../../services/gates.js');
+      result = await this.withClient((client) =>
+        this.yamlErrors(() => diffWithServer(client, tableId, target, { semantic })),
+      );
     }
-    if (file === undefined) {
-      throw new CliError('--against needs -f <file>: the file to compare with it.', {
-        exitCode: ExitCode.Usage,
-        suggestion: 'Run: gds gate diff -f gate1.yml --against other.yml',
-      });
+    if (this.out.json) {
+      this.out.record({ identical: result.identical, semantic: result.semantic, hunks: result.hunks });
+    } else {
+      for (const line of result.unified.split('\n').slice(0, -1)) this.out.print(this.styled(line));
     }
-    if (file === '-' && against === '-') {
-      throw new CliError('Only one side can be read from stdin.', {
-        exitCode: ExitCode.Usage,
-        suggestion: 'Give a file path to -f or to --against.',
-      });
-    }
-    const after = await readTextInput(file, { flag: '-f' });
-    const before = await readTextInput(against, { flag: '--against' });
-    const { diffGateTexts, GateYamlError } = await import('../../core/gate-diff.js');
-    let result;
+    if (!result.identical) process.exitCode = ExitCode.Failure;
+  }
+
+  private async diffLocally(before: DiffSide, after: DiffSide, semantic: boolean): Promise<GateDiffResult> {
+    const { diffGateTexts } = await import('../../core/gate-diff.js');
+    return this.yamlErrors(async () => diffGateTexts(before, after, { semantic }));
+  }
+
+  /** A side that is not YAML under --semantic is bad input (exit 2), wherever it came from. */
+  private async yamlErrors(work: () => Promise<GateDiffResult>): Promise<GateDiffResult> {
+    const { GateYamlError } = await import('../../core/gate-diff.js');
     try {
-      result = diffGateTexts(before, after, { semantic });
+      return await work();
     } catch (error) {
       if (!(error instanceof GateYamlError)) throw error;
       throw new CliError(error.message, {
@@ -72,12 +124,6 @@ export default class GateDiff extends BaseCommand<typeof GateDiff> {
         details: { file: error.source, line: error.line, col: error.col },
       });
     }
-    if (this.out.json) {
-      this.out.record({ identical: result.identical, semantic: result.semantic, hunks: result.hunks });
-    } else {
-      for (const line of result.unified.split('\n').slice(0, -1)) this.out.print(this.styled(line));
-    }
-    if (!result.identical) process.exitCode = ExitCode.Failure;
   }
 
   private styled(line: string): Segment {

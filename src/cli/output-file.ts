@@ -1,0 +1,58 @@
+// Writes a file a command produces (`gate get -o`, `env promote --bundle-out`) atomically: the text goes
+// to a temporary file beside the target, which is then linked (no --force: fails if the target exists,
+// so nothing is overwritten even in a race) or renamed (--force) into place. A reader never sees half.
+import { randomBytes } from 'node:crypto';
+import { chmod, link, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { CliError, ExitCode } from './errors.js';
+
+export interface WriteOptions {
+  force: boolean;
+  /** Permission bits of the new file (default 0644). */
+  mode?: number;
+  /** The flag that named the file, for messages (`-o`, `--bundle-out`). */
+  flag: string;
+}
+
+export async function writeOutputFile(path: string, text: string, options: WriteOptions): Promise<void> {
+  const mode = options.mode ?? 0o644;
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  let handle;
+  try {
+    handle = await open(temp, 'wx', mode);
+  } catch (error) {
+    throw writeError(path, options.flag, error);
+  }
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+    await handle.close();
+    await chmod(temp, mode);
+    if (options.force) {
+      await rename(temp, path);
+    } else {
+      await link(temp, path);
+      await rm(temp, { force: true });
+    }
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw writeError(path, options.flag, error);
+  }
+}
+
+function writeError(path: string, flag: string, error: unknown): CliError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST') {
+    return new CliError(`${path} already exists; it was left as it is.`, {
+      exitCode: ExitCode.Usage,
+      code: 'output_exists',
+      suggestion: `Pass --force to replace it, or give ${flag} another path.`,
+    });
+  }
+  return new CliError(`Cannot write ${path}: ${(error as Error).message}`, {
+    exitCode: ExitCode.Usage,
+    code: 'output_unwritable',
+    suggestion: `Check that the folder of ${flag} exists and is writable.`,
+  });
+}

@@ -1,0 +1,111 @@
+// Gate 1 rules and gate runs: gate1.yml versions, suggestions, dry runs, submissions, and the result and
+// cancellation of gate jobs (their status is in gate-jobs.ts).
+import type {
+  Gate1ApplyResult,
+  Gate1ProofBody,
+  Gate1Suggestions,
+  Gate1Version,
+  Gate1VersionList,
+  GateJobBody,
+  GateRunRequest,
+  Schema,
+} from '../../contract/types.js';
+import { pathOf } from '../transport.js';
+import type { CallOptions, Transport } from '../transport.js';
+
+export type GateJobAccepted = Schema<'GateJobAccepted'>;
+/** The gate a job belongs to, as `--gate` names it (1 = the auto-baseline job). */
+export type GateNumber = 1 | 2 | 3;
+
+/** A Gate 1 dry run answers with its proof (200); a Gate 2/3 run with the queued job (202). */
+export type GateRunResponse = { kind: 'proof'; proof: Gate1ProofBody } | { kind: 'job'; job: GateJobBody };
+
+export interface GatesApi {
+  /** The newest gate1.yml; 404 `gate1_not_found` when none was ever applied. */
+  get(tableId: string, options?: CallOptions): Promise<Gate1Version>;
+  /** One stored version (`3` or `v3`). */
+  version(tableId: string, version: string, options?: CallOptions): Promise<Gate1Version>;
+  versions(tableId: string, options?: CallOptions): Promise<Gate1VersionList>;
+  apply(tableId: string, content: string, options?: CallOptions): Promise<Gate1ApplyResult>;
+  suggest(tableId: string, options?: CallOptions): Promise<Gate1Suggestions>;
+  run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
+  submit(tableId: string, options?: CallOptions): Promise<Gate1ProofBody>;
+  /** 409 `job_not_terminal` while the job is queued or running. */
+  result(jobId: string, gate: GateNumber | undefined, options?: CallOptions): Promise<GateJobBody>;
+  /** 409 `job_terminal` once it has ended. */
+  cancel(jobId: string, gate: GateNumber | undefined, options?: CallOptions): Promise<GateJobBody>;
+}
+
+export function gatesApi(transport: Transport): GatesApi {
+  const table = (tableId: string, rest = '') => `${pathOf('/api/tables/{tableId}', { tableId })}${rest}`;
+  const job = (jobId: string, rest = '') => `${pathOf('/api/gate-jobs/{jobId}', { jobId })}${rest}`;
+  const gateQuery = (gate: GateNumber | undefined) => ({
+    gate: gate === undefined ? undefined : String(gate),
+  });
+  return {
+    async get(tableId, options) {
+      return transport.send<Gate1Version>({ method: 'GET', path: table(tableId, '/gate1'), ...options });
+    },
+    async version(tableId, version, options) {
+      const path = table(tableId, pathOf('/gate1/versions/{version}', { version }));
+      return transport.send<Gate1Version>({ method: 'GET', path, ...options });
+    },
+    async versions(tableId, options) {
+      return transport.send<Gate1VersionList>({
+        method: 'GET',
+        path: table(tableId, '/gate1/versions'),
+        ...options,
+      });
+    },
+    async apply(tableId, content, options) {
+      return transport.send<Gate1ApplyResult>({
+        method: 'PUT',
+        path: table(tableId, '/gate1'),
+        body: { content },
+        ...options,
+      });
+    },
+    async suggest(tableId, options) {
+      return transport.send<Gate1Suggestions>({
+        method: 'POST',
+        path: table(tableId, '/gate1/suggestions'),
+        ...options,
+      });
+    },
+    async run(tableId, request, options) {
+      const response = await transport.request<Gate1ProofBody | GateJobAccepted>({
+        method: 'POST',
+        path: table(tableId, '/gate-runs'),
+        body: request,
+        ...options,
+      });
+      return response.status === 202
+        ? { kind: 'job', job: (response.data as GateJobAccepted).job }
+        : { kind: 'proof', proof: response.data as Gate1ProofBody };
+    },
+    async submit(tableId, options) {
+      return transport.send<Gate1ProofBody>({
+        method: 'POST',
+        path: table(tableId, '/gate-submissions'),
+        body: {},
+        ...options,
+      });
+    },
+    async result(jobId, gate, options) {
+      return transport.send<GateJobBody>({
+        method: 'GET',
+        path: job(jobId, '/result'),
+        query: gateQuery(gate),
+        ...options,
+      });
+    },
+    async cancel(jobId, gate, options) {
+      return transport.send<GateJobBody>({
+        method: 'POST',
+        path: job(jobId, '/cancel'),
+        query: gateQuery(gate),
+        ...options,
+      });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Environment promotion and portable bundles (`gds env promote`).
+import type { Schema } from '../../contract/types.js';
+import { pathOf } from '../transport.js';
+import type { CallOptions, Transport } from '../transport.js';
+
+export type PromotionResult = Schema<'PromotionResult'>;
+export type Bundle = Schema<'Bundle'>;
+
+export interface PromotionsApi {
+  /** Registers the table's artifact on `to`'s connector (the first active one unless `connectorId`). */
+  promote(
+    tableId: string,
+    request: Schema<'PromotionRequest'>,
+    options?: CallOptions,
+  ): Promise<PromotionResult>;
+  /** The portable bundle, sealed with a sha256 over its canonical JSON. */
+  exportBundle(tableId: string, options?: CallOptions): Promise<Bundle>;
+  /** 400 when the bundle does not match its sha256. */
+  importBundle(bundle: Bundle, connectorId: string, options?: CallOptions): Promise<PromotionResult>;
+}
+
+export function promotionsApi(transport: Transport): PromotionsApi {
+  return {
+    async promote(tableId, request, options) {
+      return transport.send<PromotionResult>({
+        method: 'POST',
+        path: pathOf('/api/tables/{tableId}/promotions', { tableId }),
+        body: request,
+        ...options,
+      });
+    },
+    async exportBundle(tableId, options) {
+      return transport.send<Bundle>({
+        method: 'GET',
+        path: pathOf('/api/tables/{tableId}/bundle', { tableId }),
+        ...options,
+      });
+    },
+    async importBundle(bundle, connectorId, options) {
+      return transport.send<PromotionResult>({
+        method: 'POST',
+        path: '/api/bundles',
+        body: { ...bundle, connectorId },
+        ...options,
+      });
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+
+export default class Certify extends ApiCommand<typeof Certify> {
+  static override summary = 'Certify a PENDING_REVIEW table (interactive sign-in only).';
+  static override description =
+    'Needs a browser sign-in (gds auth login) as a STEWARD or above: a static token (--token, SERVICE_TOKEN, ' +
+    'or a profile stored with gds auth set) is refused with exit 3 before anything is sent. The service checks ' +
+    'the review proof; a refusal (stale proof, failed predicates, Gate 3 required, policy unmet) exits 7 with ' +
+    'its reason. --evidence-file sends the file name, size and sha256 computed locally, never the file.';
+  static override examples = [
+    '<%= config.bin %> certify t_42 --note "reviewed with finance"',
+    '<%= config.bin %> certify t_42 --evidence-file review.pdf --json',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override flags = {
+    note: Flags.string({
+      description: 'A note recorded with the certification in the audit log.',
+      env: 'GDS_NOTE',
+    }),
+    'evidence-file': Flags.string({
+      description: 'A file backing the decision: its name, size and sha256 are recorded.',
+      env: 'GDS_EVIDENCE_FILE',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { certifyTable, evidenceOf, requireInteractiveSession } =
+      await import('../services/certification.js');
+    const path = this.flags['evidence-file'];
+    const evidence = path === undefined ? undefined : await evidenceOf(path);
+    const { contract } = await this.withClient((client, session) => {
+      if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
+      return certifyTable(client, this.args.tableId, { note: this.flags.note, evidence });
+    });
+    if (this.out.json) {
+      this.out.record(contract);
+      return;
+    }
+    this.out.print(
+      `Certified ${this.args.tableId}: contract ${contract.id} ${contract.status} at ${contract.certifiedAt}.`,
+    );
+    if (evidence !== undefined) {
+      this.out.print(
+        `Evidence ${evidence.evidenceFileName} (${evidence.evidenceSize} bytes, sha256 ${evidence.evidenceHash}).`,
+      );
+    }
+  }
+}

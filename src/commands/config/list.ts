@@ -1,0 +1,24 @@
+import { ApiCommand } from '../../cli/api-command.js';
+import type { Column } from '../../cli/output.js';
+import type { ConfigEntry } from '../../client/areas/config.js';
+
+const columns: ReadonlyArray<Column<ConfigEntry>> = [
+  { header: 'Key', value: (c) => c.key },
+  { header: 'Value', value: (c) => c.value },
+  { header: 'Allowed', value: (c) => c.allowedValues.join(', ') },
+  { header: 'Updated at', value: (c) => c.updatedAt ?? '(default)' },
+  { header: 'By', value: (c) => c.updatedBy },
+];
+
+export default class ConfigList extends ApiCommand<typeof ConfigList> {
+  static override summary = 'Show the workspace configuration, defaults included.';
+  static override description =
+    'Under --json one line per key {key,value,allowedValues,updatedAt,updatedBy}.';
+  static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
+
+  async run(): Promise<void> {
+    const { listConfig } = await import('../../services/workspace-config.js');
+    const entries = await this.withClient((client) => listConfig(client));
+    await this.out.table(entries, columns);
+  }
+}

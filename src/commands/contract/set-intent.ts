@@ -1,0 +1,59 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import { consumerClasses, intents } from '../../services/contract-intent.js';
+
+export default class ContractSetIntent extends ApiCommand<typeof ContractSetIntent> {
+  static override summary = 'Set the decision class, consumer classes and structured grain of a contract.';
+  static override description =
+    `--intent is one of ${intents.join(', ')}; --allowed-consumers a comma list of ${consumerClasses.join(', ')}. ` +
+    '--grain-type and --grain-key go together. Fields not given carry forward unchanged. ' +
+    'Under --json one line, the live contract.';
+  static override examples = [
+    '<%= config.bin %> contract set-intent t_42 --intent METRIC --allowed-consumers HUMAN,AI',
+    '<%= config.bin %> contract set-intent t_42 --grain-type entity --grain-key customer_id,region --grain "one row per customer and region"',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override flags = {
+    intent: Flags.string({ description: `Decision class: ${intents.join(', ')}.`, env: 'GDS_INTENT' }),
+    'allowed-consumers': Flags.string({
+      description: `Comma list of consumer classes: ${consumerClasses.join(', ')}.`,
+      env: 'GDS_ALLOWED_CONSUMERS',
+    }),
+    'grain-type': Flags.string({
+      description: 'Structured grain type (with --grain-key).',
+      env: 'GDS_GRAIN_TYPE',
+    }),
+    'grain-key': Flags.string({
+      description: 'Grain key columns, comma separated (with --grain-type).',
+      env: 'GDS_GRAIN_KEY',
+    }),
+    grain: Flags.string({ description: 'Grain as text.', env: 'GDS_GRAIN' }),
+    meaning: Flags.string({ description: 'What the table means.', env: 'GDS_MEANING' }),
+  };
+
+  async run(): Promise<void> {
+    const { intentRequest, setIntent } = await import('../../services/contract-intent.js');
+    const f = this.flags;
+    const request = intentRequest({
+      intent: f.intent,
+      allowedConsumers: f['allowed-consumers'],
+      grainType: f['grain-type'],
+      grainKey: f['grain-key'],
+      grain: f.grain,
+      meaning: f.meaning,
+    });
+    const contract = await this.withClient((client) => setIntent(client, this.args.tableId, request));
+    if (this.out.json) {
+      this.out.record(contract);
+      return;
+    }
+    this.out.print(`Contract of ${this.args.tableId} (${contract.status}):`);
+    this.out.print(`  intent:            ${contract.intent ?? '-'}`);
+    this.out.print(`  allowed consumers: ${contract.allowedConsumers.join(', ') || '-'}`);
+    this.out.print(`  grain:             ${contract.grain || '-'}`);
+    this.out.print(
+      `  grain type / key:  ${contract.grainType ?? '-'} / ${contract.grainKeyColumns.join(', ') || '-'}`,
+    );
+    this.out.print(`  meaning:           ${contract.meaning || '-'}`);
+  }
+}

@@ -1,0 +1,115 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import type { PromotionResult } from '../../client/areas/promotions.js';
+import type { ApiClient } from '../../client/index.js';
+
+const modes = ['dest-profile', 'bundle-out', 'bundle-in'];
+
+export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
+  static override summary = "Promote a table's artifact to another environment.";
+  static override description =
+    "Registers the artifact on the target environment's connector, QUARANTINED with its auto-baseline queued. " +
+    '--dest-profile relays across two profiles: the bundle is read with the current credentials and ' +
+    "registered with the other profile's (two workspaces or services). --bundle-out writes the portable JSON " +
+    'bundle to a file (0644, never over an existing file without --force) and promotes nothing; --bundle-in ' +
+    'registers such a file on --to, after checking its sha256 locally: a changed bundle is refused (exit 2) ' +
+    'and nothing is sent.';
+  static override examples = [
+    '<%= config.bin %> env promote t_42 --to staging',
+    '<%= config.bin %> env promote t_42 --to production --dest-profile prod',
+    '<%= config.bin %> env promote t_42 --to production --bundle-out t_42.bundle.json',
+    '<%= config.bin %> --profile prod env promote t_42 --to production --bundle-in t_42.bundle.json',
+  ];
+  static override args = {
+    tableId: Args.string({ description: 'The table id (the source table).', required: true }),
+  };
+  static override flags = {
+    to: Flags.string({ description: 'The target environment label.', env: 'GDS_TO', required: true }),
+    'dest-profile': Flags.string({
+      description: 'Register with this profile (read with the current credentials).',
+      env: 'GDS_DEST_PROFILE',
+      exclusive: modes.filter((m) => m !== 'dest-profile'),
+    }),
+    'bundle-out': Flags.string({
+      description: 'Write the portable bundle to this file instead of promoting.',
+      env: 'GDS_BUNDLE_OUT',
+      exclusive: modes.filter((m) => m !== 'bundle-out'),
+    }),
+    'bundle-in': Flags.string({
+      description: 'Register the bundle in this file (- for stdin) on --to.',
+      env: 'GDS_BUNDLE_IN',
+      exclusive: modes.filter((m) => m !== 'bundle-in'),
+    }),
+    force: Flags.boolean({
+      description: 'Replace the --bundle-out file if it exists.',
+      env: 'GDS_FORCE',
+      default: false,
+    }),
+  };
+
+  async run(): Promise<void> {
+    const promotions = await import('../../services/promotions.js');
+    const { tableId } = this.args;
+    const { to, force } = this.flags;
+    const bundleOut = this.flags['bundle-out'];
+    const bundleIn = this.flags['bundle-in'];
+    const destProfile = this.flags['dest-profile'];
+    if (bundleOut !== undefined) {
+      const bundle = await this.withClient((client) => promotions.exportBundle(client, tableId));
+      const { writeOutputFile } = await import('../../cli/output-file.js');
+      await writeOutputFile(bundleOut, `${JSON.stringify(bundle, null, 2)}\n`, {
+        force,
+        flag: '--bundle-out',
+      });
+      if (this.out.json) this.out.record({ tableId, file: bundleOut, sha256: bundle.sha256 });
+      else {
+        this.out.print(`Wrote the bundle of ${tableId} to ${bundleOut} (sha256 ${bundle.sha256}).`);
+        this.out.info(`Register it on ${to}: gds env promote ${tableId} --to ${to} --bundle-in ${bundleOut}`);
+      }
+      return;
+    }
+    let result: PromotionResult;
+    if (bundleIn !== undefined) {
+      const { readTextInput } = await import('../../cli/input.js');
+      const input = await readTextInput(bundleIn, { flag: '--bundle-in' });
+      const bundle = promotions.parseBundle(input.text, input.name);
+      result = await this.withClient((client) => promotions.importBundle(client, bundle, to));
+    } else if (destProfile !== undefined) {
+      result = await this.withClient((source) =>
+        this.withDestination(destProfile, (destination) =>
+          promotions.relayPromotion(source, destination, tableId, to),
+        ),
+      );
+    } else {
+      result = await this.withClient((client) => promotions.promoteTable(client, tableId, to));
+    }
+    if (this.out.json) {
+      this.out.record(result);
+      return;
+    }
+    this.out.print(
+      `Promoted to ${result.environmentLabel}: table ${result.tableId} on connector ${result.connectorId}.`,
+    );
+    this.out.print(`Governance id: ${result.governanceId}`);
+    this.out.print(`Tracking:      ${result.trackingUrl}`);
+    this.out.print(`Baseline job:  ${result.job.id} ${result.job.status}`);
+  }
+
+  /** A second session on `profile` alone: SERVICE_TOKEN/SERVICE_API_URL and --token/--base are the source's. */
+  private async withDestination<R>(profile: string, work: (client: ApiClient) => Promise<R>): Promise<R> {
+    const { withSession } = await import('../../cli/session.js');
+    const { SERVICE_TOKEN: _token, SERVICE_API_URL: _base, ...env } = process.env;
+    return withSession(
+      {
+        flags: {
+          profile,
+          'max-retry-after': (this.flags as { 'max-retry-after'?: number })['max-retry-after'],
+        },
+        version: this.config.version,
+        env,
+        warn: (message) => this.out.warn(message),
+      },
+      (session) => work(session.client),
+    );
+  }
+}

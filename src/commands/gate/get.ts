@@ -1,0 +1,41 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class GateGet extends ApiCommand<typeof GateGet> {
+  static override summary = "Fetch a table's current gate1.yml (stdout, or a file with -o).";
+  static override description =
+    'Prints the text exactly as applied, so it can be edited and applied again. -o writes it to a file ' +
+    'atomically and never replaces an existing one without --force. Under --json one line ' +
+    '{tableId,version,content,createdBy,createdAt}.';
+  static override examples = [
+    '<%= config.bin %> gate get t_42 > gate1.yml',
+    '<%= config.bin %> gate get t_42 -o gate1.yml --force',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override flags = {
+    output: Flags.string({
+      char: 'o',
+      description: 'Write to this file instead of stdout.',
+      env: 'GDS_OUTPUT',
+    }),
+    force: Flags.boolean({
+      description: 'Replace the -o file if it exists.',
+      env: 'GDS_FORCE',
+      default: false,
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { getGate } = await import('../../services/gates.js');
+    const gate = await this.withClient((client) => getGate(client, this.args.tableId));
+    if (this.flags.output !== undefined) {
+      const { writeOutputFile } = await import('../../cli/output-file.js');
+      await writeOutputFile(this.flags.output, gate.content, { force: this.flags.force, flag: '-o' });
+      if (this.out.json) this.out.record({ ...gate, file: this.flags.output });
+      else this.out.info(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${this.flags.output}.`);
+      return;
+    }
+    if (this.out.json) this.out.record(gate);
+    else await (await import('../../cli/gate-output.js')).writeDocument(this.out, gate.content);
+  }
+}

@@ -1,0 +1,57 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import { ExitCode } from '../../cli/errors.js';
+import { gateFlag } from '../../cli/gate-flag.js';
+import { parseSampleSpec } from '../../services/gates.js';
+
+export default class GateRun extends ApiCommand<typeof GateRun> {
+  static override summary = 'Dry-run Gate 1 and print its proof, or queue a Gate 2/3 job.';
+  static override description =
+    'Gate 1 (default) runs every baseline predicate and the declared checks on the warehouse and prints the ' +
+    'proof, a table of checks with pass/fail; nothing is persisted. The exit code is 1 when a HARD_FAIL check ' +
+    'fails, so a CI step stops on it (the proof is printed first). --sample reads part of the rows: head:N, ' +
+    'tail:N, random:N or chunks:K@N. --gate 2 (semantic/structural) and --gate 3 (statistical, needs ' +
+    '--baseline <reportId>) queue an evidence-only job and print its id: follow it with gds gate status.';
+  static override examples = [
+    '<%= config.bin %> gate run t_42',
+    '<%= config.bin %> gate run t_42 --sample random:500 --json',
+    '<%= config.bin %> gate run t_42 --gate 3 --baseline job_01H…',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override flags = {
+    gate: gateFlag({ description: 'Which gate: 1 (dry run, default), 2 or 3 (a detached job).', default: 1 }),
+    baseline: Flags.string({
+      description: 'Gate 3 only: the baseline report (job) id.',
+      env: 'GDS_BASELINE',
+    }),
+    sample: Flags.custom<string>({
+      description: 'Gate 1 only: head:N, tail:N, random:N or chunks:K@N.',
+      env: 'GDS_SAMPLE',
+      parse: async (input) => parseSampleSpec(input),
+    })(),
+  };
+
+  async run(): Promise<void> {
+    const { gateRunRequest, runGate } = await import('../../services/gates.js');
+    const request = gateRunRequest({
+      gate: this.flags.gate,
+      baseline: this.flags.baseline,
+      sample: this.flags.sample,
+    });
+    const outcome = await this.withClient((client) => runGate(client, this.args.tableId, request));
+    if (outcome.kind === 'job') {
+      const { job } = outcome;
+      if (this.out.json) this.out.record(job);
+      else {
+        this.out.print(job.id);
+        this.out.info(
+          `Gate ${job.gate} job ${job.id} ${job.status}. Follow it: gds gate status ${job.id} --gate ${job.gate}`,
+        );
+      }
+      return;
+    }
+    const { printProof } = await import('../../cli/gate-output.js');
+    await printProof(this.out, outcome.proof);
+    if (!outcome.proof.passed) process.exitCode = ExitCode.Failure;
+  }
+}

@@ -1,0 +1,30 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
+  static override summary =
+    'Propose gate1.yml checks from profiling the rows: YAML on stdout, reasons on stderr.';
+  static override description =
+    'stdout carries only the YAML (a valid gate1.yml), so it can be piped into gds gate apply -f - or saved; ' +
+    'the justification of each stub and the notes go to stderr. Review before applying. Under --json one line ' +
+    '{tableId,yaml,suggestions,notes,profile}.';
+  static override examples = [
+    '<%= config.bin %> gate suggest t_42 > gate1.yml',
+    '<%= config.bin %> gate suggest t_42 | <%= config.bin %> gate apply t_42 -f -',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+
+  async run(): Promise<void> {
+    const { suggestGate } = await import('../../services/gates.js');
+    const suggested = await this.withClient((client) => suggestGate(client, this.args.tableId));
+    if (this.out.json) {
+      this.out.record(suggested);
+      return;
+    }
+    for (const s of suggested.suggestions)
+      this.out.info(`# ${s.name} (${s.kind}, ${s.column}): ${s.justification}`);
+    for (const n of suggested.notes) this.out.info(`# note on ${n.column}: ${n.note}`);
+    const { writeDocument } = await import('../../cli/gate-output.js');
+    await writeDocument(this.out, suggested.yaml);
+  }
+}

@@ -1,0 +1,32 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import type { Column } from '../../cli/output.js';
+import type { ContractVersion } from '../../client/areas/versions.js';
+
+const columns: ReadonlyArray<Column<ContractVersion>> = [
+  { header: 'Version', value: (v) => v.version },
+  { header: 'Kind', value: (v) => (v.restoredFrom === null ? v.kind : `${v.kind} of v${v.restoredFrom}`) },
+  { header: 'Certified at', value: (v) => v.certifiedAt },
+  { header: 'Certified by', value: (v) => v.certifiedBy },
+  { header: 'Env', value: (v) => v.environmentLabel },
+  { header: 'Grain', value: (v) => v.grain },
+  { header: 'Reason', value: (v) => v.reason },
+];
+
+export default class VersionsList extends ApiCommand<typeof VersionsList> {
+  static override summary = "Show a table's certification history, oldest first.";
+  static override description =
+    'Every certified version of the contract: number, when, by whom, grain; restores appear as versions of ' +
+    'kind RESTORE. Under --json one line per version.';
+  static override examples = [
+    '<%= config.bin %> versions list t_42',
+    '<%= config.bin %> versions list t_42 --json',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+
+  async run(): Promise<void> {
+    const { listVersions } = await import('../../services/versions.js');
+    const versions = await this.withClient((client) => listVersions(client, this.args.tableId));
+    await this.out.table(versions, columns);
+  }
+}

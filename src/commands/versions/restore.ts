@@ -1,0 +1,40 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> {
+  static override summary = 'Put an earlier certified contract back as a new version.';
+  static override description =
+    'History is never rewritten: the restore is a new version of kind RESTORE, and a recertification request ' +
+    'is filed. --env asserts the table environment (a mismatch is refused); restoring across environments is ' +
+    'not supported.';
+  static override examples = [
+    '<%= config.bin %> versions restore t_42 --to 2 --reason "v3 grain was wrong"',
+    '<%= config.bin %> versions restore t_42 --to 2 --reason rollback --env production --json',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override flags = {
+    to: Flags.integer({ description: 'The version to restore.', env: 'GDS_TO', min: 1, required: true }),
+    reason: Flags.string({
+      description: 'Why it is restored (audit trail).',
+      env: 'GDS_REASON',
+      required: true,
+    }),
+    env: Flags.string({ description: 'The environment the table must be in.', env: 'GDS_ENV' }),
+  };
+
+  async run(): Promise<void> {
+    const { restoreVersion } = await import('../../services/versions.js');
+    const { to, reason, env } = this.flags;
+    const restored = await this.withClient((client) =>
+      restoreVersion(client, this.args.tableId, { to, reason, env }),
+    );
+    if (this.out.json) {
+      this.out.record(restored);
+      return;
+    }
+    this.out.print(
+      `Restored v${to} of ${restored.tableId} as v${restored.version.version}; state ${restored.state}.`,
+    );
+    this.out.print(`Recertification request ${restored.recertificationRequestId} filed.`);
+  }
+}

@@ -1,0 +1,74 @@
+// Files commands write (gate get -o, env promote --bundle-out): atomic, never over an existing file
+// without force, with the mode asked, and no temporary file left behind whatever happens.
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { writeDocument } from '../../src/cli/gate-output.js';
+import { Output } from '../../src/cli/output.js';
+import { writeOutputFile } from '../../src/cli/output-file.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gds-out-'));
+});
+
+describe('writeOutputFile', () => {
+  it('writes a new file 0644 and leaves nothing else in the folder', async () => {
+    const path = join(dir, 'gate1.yml');
+    await writeOutputFile(path, 'a: 1\n', { force: false, flag: '-o' });
+    expect(await readFile(path, 'utf8')).toBe('a: 1\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o644);
+    expect(await readdir(dir)).toEqual(['gate1.yml']);
+  });
+
+  it('refuses an existing file without force (exit 2, file untouched), replaces it with force', async () => {
+    const path = join(dir, 'gate1.yml');
+    await writeFile(path, 'mine\n');
+    const error = await writeOutputFile(path, 'theirs\n', { force: false, flag: '-o' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).suggestion).toContain('--force');
+    expect(await readFile(path, 'utf8')).toBe('mine\n');
+    expect(await readdir(dir)).toEqual(['gate1.yml']);
+    await writeOutputFile(path, 'theirs\n', { force: true, flag: '-o' });
+    expect(await readFile(path, 'utf8')).toBe('theirs\n');
+    expect(await readdir(dir)).toEqual(['gate1.yml']);
+  });
+
+  it('a folder that does not exist is exit 2 naming the flag', async () => {
+    const error = await writeOutputFile(join(dir, 'no', 'x.json'), '{}', {
+      force: false,
+      flag: '--bundle-out',
+    }).catch((e: unknown) => e);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).suggestion).toContain('--bundle-out');
+  });
+});
+
+describe('writeDocument', () => {
+  const text = 'name: "a\u001b]0;title\u0007b"\n';
+  function output(isTTY: boolean) {
+    let written = '';
+    const stdout = { isTTY, write: (chunk: string) => (written += chunk) };
+    return {
+      out: new Output({ json: false, stdout, stderr: { write: () => true } }),
+      written: () => written,
+    };
+  }
+
+  it('into a pipe: byte for byte, so it can be applied again', async () => {
+    const { out, written } = output(false);
+    await writeDocument(out, text);
+    expect(written()).toBe(text);
+  });
+
+  it('to a terminal: without the control sequences', async () => {
+    const { out, written } = output(true);
+    await writeDocument(out, text);
+    expect(written()).toBe('name: "ab"\n');
+  });
+});

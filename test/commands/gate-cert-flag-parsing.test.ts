@@ -1,0 +1,190 @@
+// Flags and arguments of the gate, certification and contract commands, parsed apart from what the
+// commands do (nothing is sent): required arguments, enumerations, exclusive flags, GDS_<FLAG> variables.
+import { describe, expect, it } from 'vitest';
+import Certify from '../../src/commands/certify.js';
+import ConfigHistory from '../../src/commands/config/history.js';
+import ConfigList from '../../src/commands/config/list.js';
+import ConfigSet from '../../src/commands/config/set.js';
+import ContractSetIntent from '../../src/commands/contract/set-intent.js';
+import EnvPromote from '../../src/commands/env/promote.js';
+import GateApply from '../../src/commands/gate/apply.js';
+import GateCancel from '../../src/commands/gate/cancel.js';
+import GateDiff from '../../src/commands/gate/diff.js';
+import GateGet from '../../src/commands/gate/get.js';
+import GateResult from '../../src/commands/gate/result.js';
+import GateRun from '../../src/commands/gate/run.js';
+import GateStatus from '../../src/commands/gate/status.js';
+import GateSubmit from '../../src/commands/gate/submit.js';
+import GateSuggest from '../../src/commands/gate/suggest.js';
+import Reject from '../../src/commands/reject.js';
+import VersionsList from '../../src/commands/versions/list.js';
+import VersionsRestore from '../../src/commands/versions/restore.js';
+import { flagsOf, parse, setEnv, usageError } from './helpers/oclif-parse.js';
+
+async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
+  const outcome = await parse(command, argv);
+  expect(outcome.exit, outcome.stderr).toBeUndefined();
+  return outcome.parsed?.args ?? {};
+}
+
+describe('gate commands', () => {
+  it('gate get: table id required, -o and --force, GDS_OUTPUT and GDS_FORCE', async () => {
+    expect(await usageError(GateGet, [])).toContain('Missing 1 required arg');
+    expect(await flagsOf(GateGet, ['t_1', '-o', 'g.yml', '--force'])).toMatchObject({
+      output: 'g.yml',
+      force: true,
+    });
+    setEnv({ GDS_OUTPUT: 'env.yml', GDS_FORCE: '1' });
+    expect(await flagsOf(GateGet, ['t_1'])).toMatchObject({ output: 'env.yml', force: true });
+  });
+
+  it('gate apply: -f is required (a path or -), GDS_FILE reads it', async () => {
+    expect(await usageError(GateApply, ['t_1'])).toContain('Missing required flag');
+    expect(await flagsOf(GateApply, ['t_1', '-f', '-'])).toMatchObject({ file: '-' });
+    setEnv({ GDS_FILE: 'gate1.yml' });
+    expect(await flagsOf(GateApply, ['t_1'])).toMatchObject({ file: 'gate1.yml' });
+  });
+
+  it('gate diff: --from/--to take vN or N (as vN) and need each other', async () => {
+    expect(await flagsOf(GateDiff, ['t_1', '--from', '1', '--to', 'v3'])).toMatchObject({
+      from: 'v1',
+      to: 'v3',
+    });
+    expect(await usageError(GateDiff, ['t_1', '--from', 'v1'])).toMatch(/--to/);
+    expect(await usageError(GateDiff, ['t_1', '--from', 'one', '--to', 'v2'])).toContain('is not a version');
+    setEnv({ GDS_FROM: 'v2', GDS_TO: '4', GDS_SEMANTIC: '1' });
+    expect(await flagsOf(GateDiff, ['t_1'])).toMatchObject({ from: 'v2', to: 'v4', semantic: true });
+  });
+
+  it('gate run: --gate 1 by default, 2 or 3 only; --sample shapes checked; GDS_GATE, GDS_BASELINE, GDS_SAMPLE', async () => {
+    expect(await flagsOf(GateRun, ['t_1'])).toMatchObject({ gate: 1 });
+    expect(await flagsOf(GateRun, ['t_1', '--gate', '3', '--baseline', 'job_1'])).toMatchObject({
+      gate: 3,
+      baseline: 'job_1',
+    });
+    for (const spec of ['head:10', 'tail:1', 'random:500', 'chunks:4@100']) {
+      expect(await flagsOf(GateRun, ['t_1', '--sample', spec])).toMatchObject({ sample: spec });
+    }
+    for (const bad of ['head', 'head:0', 'chunks:4', 'all:3', 'random:-1']) {
+      expect(await usageError(GateRun, ['t_1', '--sample', bad])).toContain('is not a sample');
+    }
+    expect(await usageError(GateRun, ['t_1', '--gate', '4'])).toMatch(
+      /Expected --gate=4 to be one of: 1, 2, 3/,
+    );
+    setEnv({ GDS_GATE: '2', GDS_BASELINE: 'job_9', GDS_SAMPLE: 'head:5' });
+    expect(await flagsOf(GateRun, ['t_1'])).toMatchObject({ gate: 2, baseline: 'job_9', sample: 'head:5' });
+  });
+
+  it('gate status needs --gate; gate cancel defaults to Gate 1; gate result takes a job id only', async () => {
+    expect(await usageError(GateStatus, ['job_1'])).toContain('Missing required flag gate');
+    expect(await flagsOf(GateStatus, ['job_1', '--gate', '2'])).toMatchObject({ gate: 2 });
+    expect(await flagsOf(GateCancel, ['job_1'])).toMatchObject({ gate: 1 });
+    expect(await usageError(GateResult, ['job_1', '--gate', '2'])).toContain('Nonexistent flag: --gate');
+    expect(await argsOf(GateResult, ['job_1'])).toEqual({ jobId: 'job_1' });
+    setEnv({ GDS_GATE: '3' });
+    expect(await flagsOf(GateStatus, ['job_1'])).toMatchObject({ gate: 3 });
+  });
+
+  it('gate submit and gate suggest take one table id', async () => {
+    expect(await argsOf(GateSubmit, ['t_1'])).toEqual({ tableId: 't_1' });
+    expect(await usageError(GateSuggest, [])).toContain('Missing 1 required arg');
+    expect(await usageError(GateSuggest, ['t_1', 't_2'])).toContain('Unexpected argument: t_2');
+  });
+});
+
+describe('certify and reject', () => {
+  it('certify: --note and --evidence-file, or GDS_NOTE and GDS_EVIDENCE_FILE', async () => {
+    expect(await flagsOf(Certify, ['t_1', '--note', 'ok', '--evidence-file', 'r.pdf'])).toMatchObject({
+      note: 'ok',
+      'evidence-file': 'r.pdf',
+    });
+    setEnv({ GDS_NOTE: 'from env', GDS_EVIDENCE_FILE: 'e.pdf' });
+    expect(await flagsOf(Certify, ['t_1'])).toMatchObject({ note: 'from env', 'evidence-file': 'e.pdf' });
+  });
+
+  it('reject: --reason is required (or GDS_REASON)', async () => {
+    expect(await usageError(Reject, ['t_1'])).toContain('Missing required flag reason');
+    setEnv({ GDS_REASON: 'null rate' });
+    expect(await flagsOf(Reject, ['t_1'])).toMatchObject({ reason: 'null rate' });
+  });
+});
+
+describe('versions and config', () => {
+  it('versions restore: --to (a whole number from 1) and --reason required, --env optional', async () => {
+    expect(await usageError(VersionsRestore, ['t_1', '--reason', 'r'])).toContain('Missing required flag to');
+    expect(await usageError(VersionsRestore, ['t_1', '--to', '0', '--reason', 'r'])).toMatch(
+      /greater than or equal to 1/,
+    );
+    expect(
+      await flagsOf(VersionsRestore, ['t_1', '--to', '2', '--reason', 'r', '--env', 'dev']),
+    ).toMatchObject({
+      to: 2,
+      reason: 'r',
+      env: 'dev',
+    });
+    setEnv({ GDS_TO: '3', GDS_REASON: 'rollback', GDS_ENV: 'production' });
+    expect(await flagsOf(VersionsRestore, ['t_1'])).toMatchObject({
+      to: 3,
+      reason: 'rollback',
+      env: 'production',
+    });
+    expect(await argsOf(VersionsList, ['t_1'])).toEqual({ tableId: 't_1' });
+  });
+
+  it('config set takes a key and a value; list none; history a key', async () => {
+    expect(await argsOf(ConfigSet, ['gate_mode', 'ADVISORY'])).toEqual({
+      key: 'gate_mode',
+      value: 'ADVISORY',
+    });
+    expect(await usageError(ConfigSet, ['gate_mode'])).toContain('Missing 1 required arg');
+    expect(await usageError(ConfigList, ['x'])).toContain('Unexpected argument: x');
+    expect(await argsOf(ConfigHistory, ['gate_mode'])).toEqual({ key: 'gate_mode' });
+  });
+});
+
+describe('contract set-intent and env promote', () => {
+  it('contract set-intent: every flag and its GDS_ variable', async () => {
+    const argv = ['t_1', '--intent', 'METRIC', '--allowed-consumers', 'HUMAN,AI', '--grain-type', 'entity'];
+    expect(
+      await flagsOf(ContractSetIntent, [...argv, '--grain-key', 'a,b', '--grain', 'g', '--meaning', 'm']),
+    ).toMatchObject({
+      intent: 'METRIC',
+      'allowed-consumers': 'HUMAN,AI',
+      'grain-type': 'entity',
+      'grain-key': 'a,b',
+      grain: 'g',
+      meaning: 'm',
+    });
+    setEnv({
+      GDS_INTENT: 'DECISION',
+      GDS_ALLOWED_CONSUMERS: 'AI',
+      GDS_GRAIN_TYPE: 'event',
+      GDS_GRAIN_KEY: 'id',
+    });
+    expect(await flagsOf(ContractSetIntent, ['t_1'])).toMatchObject({
+      intent: 'DECISION',
+      'allowed-consumers': 'AI',
+      'grain-type': 'event',
+      'grain-key': 'id',
+    });
+  });
+
+  it('env promote: --to required; --dest-profile, --bundle-out and --bundle-in exclude each other', async () => {
+    expect(await usageError(EnvPromote, ['t_1'])).toContain('Missing required flag to');
+    expect(
+      await flagsOf(EnvPromote, ['t_1', '--to', 'staging', '--bundle-out', 'b.json', '--force']),
+    ).toMatchObject({
+      to: 'staging',
+      'bundle-out': 'b.json',
+      force: true,
+    });
+    expect(
+      await usageError(EnvPromote, ['t_1', '--to', 's', '--bundle-out', 'a', '--bundle-in', 'b']),
+    ).toMatch(/cannot also be provided/);
+    expect(
+      await usageError(EnvPromote, ['t_1', '--to', 's', '--dest-profile', 'p', '--bundle-in', 'b']),
+    ).toMatch(/cannot also be provided/);
+    setEnv({ GDS_TO: 'production', GDS_DEST_PROFILE: 'prod' });
+    expect(await flagsOf(EnvPromote, ['t_1'])).toMatchObject({ to: 'production', 'dest-profile': 'prod' });
+  });
+});
