@@ -45,17 +45,17 @@ const stored = async () => (await loadConfig({ env })).profiles.work;
 describe('sessionAuthProvider', () => {
   it('uses a token valid for more than a minute as it is', async () => {
     const tokens = await signIn(inMinutes(30));
-    const before = await server.auditCount('session.refreshed');
+    const before = await server.auditCount('SESSION_REFRESHED');
     expect(await sessionAuthProvider('work', { env }).getToken()).toBe(tokens.accessToken);
-    expect(await server.auditCount('session.refreshed')).toBe(before);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before);
   });
 
   it('refreshes a token that expires within a minute, and writes the new tokens first', async () => {
     const tokens = await signIn(inMinutes(0.5));
-    const before = await server.auditCount('session.refreshed');
+    const before = await server.auditCount('SESSION_REFRESHED');
     const fresh = await sessionAuthProvider('work', { env }).getToken();
     expect(fresh).not.toBe(tokens.accessToken);
-    expect(await server.auditCount('session.refreshed')).toBe(before + 1);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before + 1);
     const profile = await stored();
     expect(profile).toMatchObject({
       kind: 'session',
@@ -70,18 +70,18 @@ describe('sessionAuthProvider', () => {
 
   it('adopts the tokens another process wrote instead of refreshing again', async () => {
     const tokens = await signIn(inMinutes(30));
-    const before = await server.auditCount('session.refreshed');
+    const before = await server.auditCount('SESSION_REFRESHED');
     const auth = sessionAuthProvider('work', { env, initial: { accessToken: 'an-older-token' } });
     expect(await auth.onUnauthorized?.()).toBe(tokens.accessToken);
-    expect(await server.auditCount('session.refreshed')).toBe(before);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before);
   });
 
   it('refreshes on a 401 even when the token looks fresh, when it is still the refused one', async () => {
     const tokens = await signIn(inMinutes(30));
-    const before = await server.auditCount('session.refreshed');
+    const before = await server.auditCount('SESSION_REFRESHED');
     const state = await refreshUnderLock('work', tokens.accessToken, true, { env });
     expect(state.accessToken).not.toBe(tokens.accessToken);
-    expect(await server.auditCount('session.refreshed')).toBe(before + 1);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before + 1);
   });
 
   it('says to sign in again (exit 3) when there is no refresh token, and keeps the profile', async () => {

@@ -79,10 +79,10 @@ describe.skipIf(problem !== undefined)('sign-in with the keychain', () => {
       },
       { env: w.env },
     );
-    const refreshes = await server.auditCount('session.refreshed');
+    const refreshes = await server.auditCount('SESSION_REFRESHED');
     const runs = await Promise.all(Array.from({ length: 16 }, () => w.run(['whoami', '--json'])));
     for (const run of runs) expect([run.code, run.stderr]).toEqual([0, '']);
-    expect(await server.auditCount('session.refreshed')).toBe(refreshes + 1);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes + 1);
     const second = await keychainSecrets();
     expect(second?.refreshToken).not.toBe(first?.refreshToken);
     expect(JSON.stringify(await w.config())).not.toContain(second?.accessToken);

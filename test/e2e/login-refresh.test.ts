@@ -60,7 +60,7 @@ async function parallelWhoami() {
 describe('parallel refresh', () => {
   it('16 processes on an expired profile: all succeed, one refresh per round (3 rounds)', async () => {
     await signIn('owner@example.com');
-    const refreshes = await server.auditCount('session.refreshed');
+    const refreshes = await server.auditCount('SESSION_REFRESHED');
 
     for (const round of [1, 2]) {
       // The profile says its access token expired a minute ago: each process refreshes before its request.
@@ -71,7 +71,7 @@ describe('parallel refresh', () => {
         new Date(Date.now() - 60_000).toISOString(),
       );
       await parallelWhoami();
-      expect(await server.auditCount('session.refreshed')).toBe(refreshes + round);
+      expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes + round);
       const after = await storedProfile();
       expect(after.refreshToken).not.toBe(before.refreshToken);
       expect(Date.parse(after.expiresAt)).toBeGreaterThan(Date.now() + 50 * 60_000);
@@ -81,7 +81,7 @@ describe('parallel refresh', () => {
     // each process refreshes once on that 401 and retries.
     server.clock.advance(61 * 60_000);
     await parallelWhoami();
-    expect(await server.auditCount('session.refreshed')).toBe(refreshes + 3);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes + 3);
   }, 180_000);
 
   it('a refused refresh token ends with exit 3 and the sign-in hint, and the profile is kept', async () => {

@@ -101,9 +101,9 @@ export async function decideDeviceCode(
     await recordAudit(tx, ctx.clock, {
       workspaceId: member.workspace_id,
       userId: member.user_id,
-      action: decision === 'approve' ? 'oauth.device_approved' : 'oauth.device_denied',
-      resource: `device_code:${userCode}`,
-      details: { clientId: code.client_id },
+      action: decision === 'approve' ? 'DEVICE_SIGN_IN_APPROVED' : 'DEVICE_SIGN_IN_DENIED',
+      resource: 'device_code',
+      details: { userCode, clientId: code.client_id },
     });
     return decision === 'approve'
       ? { ok: true, message: 'Signed in. You can close this page and return to the terminal.' }

@@ -106,8 +106,9 @@ export async function rotateRefreshToken(
     await recordAudit(tx, ctx.clock, {
       workspaceId: row.workspace_id,
       userId: row.user_id,
-      action: 'session.refresh_reuse_revoked',
-      resource: `refresh_token_family:${row.family_id}`,
+      action: 'SESSION_REFRESH_REUSE_REVOKED',
+      resource: 'session',
+      details: { family: row.family_id },
     });
     return invalid('The refresh token was already used, so every token of its sign-in is now revoked.');
   }
@@ -119,8 +120,9 @@ export async function rotateRefreshToken(
   await recordAudit(tx, ctx.clock, {
     workspaceId: row.workspace_id,
     userId: row.user_id,
-    action: 'session.refreshed',
-    resource: `refresh_token_family:${row.family_id}`,
+    action: 'SESSION_REFRESHED',
+    resource: 'session',
+    details: { family: row.family_id },
   });
   return tokens;
 }

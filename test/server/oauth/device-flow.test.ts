@@ -107,11 +107,11 @@ describe('device-code grant', () => {
     server.clock.advance(12_000);
     const again = await poll(device.device_code);
     expect([again.status, again.body.error]).toEqual([400, 'invalid_grant']);
-    expect(await server.auditCount('oauth.device_approved')).toBeGreaterThanOrEqual(1);
+    expect(await server.auditCount('DEVICE_SIGN_IN_APPROVED')).toBeGreaterThanOrEqual(1);
   });
 
   it('answers access_denied after a denial, and the code cannot be approved afterwards', async () => {
-    const before = await server.auditCount('oauth.device_denied');
+    const before = await server.auditCount('DEVICE_SIGN_IN_DENIED');
     const device = await startDevice();
     expect((await server.decide(device.user_code, 'member@example.com', 'deny')).status).toBe(200);
     const denied = await poll(device.device_code);
@@ -119,7 +119,7 @@ describe('device-code grant', () => {
     const late = await server.decide(device.user_code, 'member@example.com', 'approve');
     expect(late.status).toBe(400);
     expect(late.html).toContain('already used');
-    expect(await server.auditCount('oauth.device_denied')).toBe(before + 1);
+    expect(await server.auditCount('DEVICE_SIGN_IN_DENIED')).toBe(before + 1);
   });
 
   it('answers expired_token once the code has expired, and the page refuses it', async () => {
@@ -172,21 +172,21 @@ describe('refresh-token grant', () => {
     server.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: token, client_id: 'gds-cli' });
 
   it('rotates single-use refresh tokens; reuse revokes the whole family', async () => {
-    const refreshedBefore = await server.auditCount('session.refreshed');
+    const refreshedBefore = await server.auditCount('SESSION_REFRESHED');
     const first = await server.signIn('steward@example.com');
     const second = await refresh(first.refresh_token);
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     expect((await me(second.body.access_token)).body.role).toBe('STEWARD');
-    expect(await server.auditCount('session.refreshed')).toBe(refreshedBefore + 1);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshedBefore + 1);
 
     const reused = await refresh(first.refresh_token);
     expect([reused.status, reused.body.error]).toEqual([400, 'invalid_grant']);
     expect(reused.body.error_description).toContain('already used');
     const revoked = await refresh(second.body.refresh_token);
     expect([revoked.status, revoked.body.error]).toEqual([400, 'invalid_grant']);
-    expect(await server.auditCount('session.refresh_reuse_revoked')).toBeGreaterThanOrEqual(1);
-    expect(await server.auditCount('session.refreshed')).toBe(refreshedBefore + 1);
+    expect(await server.auditCount('SESSION_REFRESH_REUSE_REVOKED')).toBeGreaterThanOrEqual(1);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshedBefore + 1);
   });
 
   it('refuses an unknown, a missing and an expired refresh token', async () => {
