@@ -122,7 +122,7 @@ function scriptOptions(options: BinaryOptions): BuildOptions {
 
 /**
  * What the code cache is trained on: the start-up paths every command shares (help of each command in the
- * map, a flag error, a --json run) and the offline commands of the start-up budget. A profile, not a list
+ * map, a flag error, a --json run, a network command up to its request) and the commands of the start-up budget. A profile, not a list
  * of commands: a command not run here works the same, its own code compiles on first call.
  */
 async function trainCodeCache(trainer: string, bundle: string, cacheFile: string): Promise<void> {
@@ -140,6 +140,8 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
       ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
       ['gate', 'diff', '--nope'],
       ['gate', 'diff', '--nope', '--json'],
+      // A network command's path (credentials, client, undici) up to a refused connection.
+      ['list', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
     ];
     await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs)], {
       quiet: true,

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from '../../src/server/app.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,6 +21,7 @@ const gnuTime = '/usr/bin/time';
 interface Invocation {
   command: string;
   args: string[];
+  env?: NodeJS.ProcessEnv;
 }
 
 interface Case extends Invocation {
@@ -27,17 +29,17 @@ interface Case extends Invocation {
 }
 
 /** The same gds arguments, once per way of running gds. */
-function runners(gdsArgs: string[]): Array<{ label: string } & Invocation> {
+function runners(gdsArgs: string[], env?: NodeJS.ProcessEnv): Array<{ label: string } & Invocation> {
   return [
-    { label: 'dist/gds', command: binary, args: gdsArgs },
-    { label: 'node bin/run.js', command: node, args: [join(root, 'bin/run.js'), ...gdsArgs] },
+    { label: 'dist/gds', command: binary, args: gdsArgs, env },
+    { label: 'node bin/run.js', command: node, args: [join(root, 'bin/run.js'), ...gdsArgs], env },
   ];
 }
 
-function spawnTimed({ command, args }: Invocation): Promise<number> {
+function spawnTimed({ command, args, env }: Invocation): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(command, args, { cwd: root, stdio: 'ignore' });
+    const child = spawn(command, args, { cwd: root, stdio: 'ignore', env: { ...process.env, ...env } });
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -61,10 +63,10 @@ async function ensureGnuTime(): Promise<void> {
   });
 }
 
-async function peakRssMiB({ command, args }: Invocation, scratch: string): Promise<string> {
+async function peakRssMiB({ command, args, env }: Invocation, scratch: string): Promise<string> {
   if (!existsSync(gnuTime)) return 'n/a (no /usr/bin/time)';
   const out = join(scratch, 'rss');
-  await spawnTimed({ command: gnuTime, args: ['-f', '%M', '-o', out, command, ...args] });
+  await spawnTimed({ command: gnuTime, args: ['-f', '%M', '-o', out, command, ...args], env });
   const kib = Number((await readFile(out, 'utf8')).trim().split('\n').pop());
   return `${(kib / 1024).toFixed(0)} MiB`;
 }
@@ -103,15 +105,24 @@ export const run: BenchModule = async () => {
     b,
     'patternChecks:\n  - name: a\n    column: code\n    regex: "^[A-Z]+$"\n    severity: HARD_FAIL\n',
   );
+  // `gds list --json` talks to a local reference server (in this process, rate limit off).
+  const server = await createServer({ port: 0, rateLimit: 1_000_000_000 });
+  const owner = server.ready.users.find((u) => u.role === 'OWNER');
+  const listEnv = {
+    SERVICE_TOKEN: owner?.cliToken,
+    SERVICE_API_URL: server.url,
+    GDS_CONFIG_DIR: join(scratch, 'config'),
+  };
   const baseline: Case = { name: 'node -e 0', command: node, args: ['-e', '0'] };
-  const commands: Array<[string, string[]]> = [
+  const commands: Array<[string, string[], NodeJS.ProcessEnv?]> = [
     ['gds --version', ['--version']],
     ['gds --help', ['--help']],
     ['gds gate validate (small file)', ['gate', 'validate', '-f', b]],
     ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
+    ['gds list --json (local server)', ['list', '--json'], listEnv],
   ];
-  const cases: Case[] = commands.flatMap(([name, gdsArgs]) =>
-    runners(gdsArgs).map((r) => ({ name: `${name} (${r.label})`, command: r.command, args: r.args })),
+  const cases: Case[] = commands.flatMap(([name, gdsArgs, env]) =>
+    runners(gdsArgs, env).map((r) => ({ ...r, name: `${name} (${r.label})` })),
   );
   try {
     const base: number[] = [];
@@ -145,6 +156,7 @@ export const run: BenchModule = async () => {
     }
     return rows;
   } finally {
+    await server.close();
     await rm(scratch, { recursive: true, force: true });
   }
 };
