@@ -257,7 +257,9 @@ function missing(what: 'API token' | 'API base URL', r: Resolution, env: Env): C
   } else {
     profilePart = `no profile is configured in ${configPath(env)}`;
   }
-  return new CliError(`No ${what}: no ${flag} flag, no ${variable}, and ${profilePart}.`, {
+  // The spec's client message for a missing token (§7.3) is "Unauthorized".
+  const lead = what === 'API token' ? 'Unauthorized: no API token' : 'No API base URL';
+  return new CliError(`${lead}: no ${flag} flag, no ${variable}, and ${profilePart}.`, {
     exitCode: ExitCode.Unauthenticated,
     code: what === 'API token' ? 'no_token' : 'no_base_url',
     suggestion: howToSignIn,

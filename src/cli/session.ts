@@ -109,7 +109,9 @@ function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credent
     retryAfterSeconds: error.retryAfterSeconds,
     server: error.details,
   });
-  return new CliError(`${error.message} (${error.status} on ${error.method} ${path})`, {
+  // §7.3: a refused or expired token is reported as "Unauthorized".
+  const lead = error.status === 401 ? 'Unauthorized: ' : '';
+  return new CliError(`${lead}${error.message} (${error.status} on ${error.method} ${path})`, {
     exitCode,
     code: error.code,
     suggestion: suggestionFor(error, path, session.credentials),

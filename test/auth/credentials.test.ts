@@ -157,7 +157,7 @@ describe('missing credentials: exit 3, saying exactly how to get them', () => {
     const error = await failure({ base: 'https://b.example' });
     expect(error).toMatchObject({ exitCode: 3, code: 'no_token' });
     expect(error.message).toBe(
-      `No API token: no --token flag, no SERVICE_TOKEN, and no profile is configured in ${configPath(env)}.`,
+      `Unauthorized: no API token: no --token flag, no SERVICE_TOKEN, and no profile is configured in ${configPath(env)}.`,
     );
     expect(error.suggestion).toContain('gds auth set --token <t> --base <url>');
     expect(error.suggestion).toContain('gds auth login');
@@ -184,7 +184,9 @@ describe('missing credentials: exit 3, saying exactly how to get them', () => {
     );
     const error = await failure({});
     expect(error).toMatchObject({ exitCode: 3, code: 'no_token' });
-    expect(error.message).toMatch(/^No API token: no --token flag, no SERVICE_TOKEN, and profile k: /);
+    expect(error.message).toMatch(
+      /^Unauthorized: no API token: no --token flag, no SERVICE_TOKEN, and profile k: /,
+    );
   });
 });
 

@@ -250,7 +250,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
     const body = JSON.parse(status.stdout) as { signedIn: boolean; problems: string[] };
     expect(body.signedIn).toBe(false);
     expect(body.problems[0]).toMatch(
-      /^No API token: .* profile default: its token is in the OS keychain, and the OS keychain did not answer: /,
+      /^Unauthorized: no API token: .* profile default: its token is in the OS keychain, and the OS keychain did not answer: /,
     );
     const logout = await gds(cfg, ['auth', 'logout'], { env: noBus() });
     expect(logout.code).toBe(0);

@@ -62,7 +62,7 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(failure).toMatchObject({
       exitCode: 3,
       code: 'invalid_token',
-      message: 'Server says invalid_token. (401 on GET /api/x?a=1)',
+      message: 'Unauthorized: Server says invalid_token. (401 on GET /api/x?a=1)',
       details: { status: 401, requestId: 'req_1' },
     });
     expect(failure.suggestion).toContain('The token from SERVICE_TOKEN was refused');

@@ -417,7 +417,7 @@ describe('exit codes', () => {
   it('3: no token anywhere, saying how to get one', async () => {
     const r = await gds(['members', 'list']);
     expect(r).toMatchObject({ code: 3, stdout: '' });
-    expect(r.stderr).toContain('No API token');
+    expect(r.stderr).toContain('Unauthorized: no API token');
     expect(r.stderr).toContain('gds auth set --token <t> --base <url>');
   });
 
