@@ -8,6 +8,9 @@ import type { Db, Queryable } from './db/index.js';
 import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import type { Column } from './records/columns.js';
+import { appendVersion, fieldsOf, liveContract, updateContract } from './certification/contracts.js';
+import { publishCertifiedView } from './certification/view.js';
+import { findTable } from './governance/tables.js';
 import { describeWarehouseObject, quoteIdent } from './warehouse.js';
 
 interface SeedUser {
@@ -460,7 +463,32 @@ async function auditSeededTable(
       resource: 'semantic_contract',
       details: { note: `Seeded as certified at ${isoAt(clock)}` },
     });
+    await certifySeededTable(tx, clock, workspaceId, userId, tableId);
   }
+}
+
+/** What certification leaves behind, as for any certified table: version 1 of the contract and the view. */
+async function certifySeededTable(
+  tx: Queryable,
+  clock: Clock,
+  workspaceId: string,
+  userId: string,
+  tableId: string,
+): Promise<void> {
+  const table = await findTable(tx, workspaceId, tableId);
+  if (!table) throw new Error(`seeded table ${tableId} vanished`);
+  const at = isoAt(clock);
+  const contract = await liveContract(tx, clock, table);
+  await appendVersion(tx, {
+    tableId,
+    kind: 'CERTIFICATION',
+    environmentLabel: table.environmentLabel,
+    contract,
+    at,
+    by: userId,
+  });
+  await updateContract(tx, clock, tableId, fieldsOf(contract), userId, at);
+  await publishCertifiedView(tx, table);
 }
 
 /** Creates the connector's warehouse schema and sample tables, leaving existing objects untouched. */

@@ -1,4 +1,4 @@
-// What `status` and `quarantine open` show about a table: certification info from the audit trail,
+// What `status` and `quarantine open` show about a table: certification info from the contract versions,
 // schema drift computed live against the warehouse object, and the table's DDL.
 import type { Queryable } from '../db/index.js';
 import type { Column } from '../records/columns.js';
@@ -12,15 +12,19 @@ export interface Certification {
   certifiedBy: string | null;
 }
 
-/** The latest certification of the table, or null when it was never certified. */
+/** The live contract version of the table (a certification, or a restore cut after one), or null. */
 export async function latestCertification(q: Queryable, tableId: string): Promise<Certification | null> {
-  const [row] = await q.query<{ version: number; created_at: Date | string; user_id: string | null }>(
-    `SELECT count(*) OVER ()::int AS version, created_at, user_id FROM gds.audit_log
-      WHERE table_id = $1 AND action = 'TABLE_CERTIFIED' ORDER BY seq DESC LIMIT 1`,
+  const [row] = await q.query<{ version: number; certified_at: Date | string; certified_by: string | null }>(
+    `SELECT version, certified_at, certified_by FROM gds.contract_versions
+      WHERE table_id = $1 ORDER BY version DESC LIMIT 1`,
     [tableId],
   );
   return row
-    ? { version: row.version, certifiedAt: new Date(row.created_at).toISOString(), certifiedBy: row.user_id }
+    ? {
+        version: row.version,
+        certifiedAt: new Date(row.certified_at).toISOString(),
+        certifiedBy: row.certified_by,
+      }
     : null;
 }
 

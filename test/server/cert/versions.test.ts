@@ -66,6 +66,20 @@ describe('versions list', () => {
   });
 });
 
+describe('a table seeded as CERTIFIED', () => {
+  it('has its version 1, which status reports, and its published view', async () => {
+    const customers = server.table('customers').id;
+    const token = server.user('MEMBER').cliToken;
+    const listed = await server.request('GET', `/api/tables/${customers}/versions`, { token });
+    expect(listed.body.versions).toHaveLength(1);
+    expect(listed.body.versions[0]).toMatchObject({ version: 1, kind: 'CERTIFICATION' });
+    const status = await server.request('GET', `/api/tables/${customers}/status`, { token });
+    expect(status.body.certification).toMatchObject({ version: 1 });
+    const rows = await server.sql('SELECT count(*)::int AS n FROM certified_dev.customers');
+    expect(rows[0]).toMatchObject({ n: 10 });
+  });
+});
+
 describe('versions restore', () => {
   it('refuses a missing reason (400), an unknown version (404), a mismatched --env (400) and a MEMBER (403)', async () => {
     const noReason = await restore({ to: 1 });
@@ -105,6 +119,8 @@ describe('versions restore', () => {
 
     const [table] = await server.sql('SELECT state, grain FROM gds.tables WHERE id = $1', [orders]);
     expect(table).toEqual({ state: 'CERTIFIED', grain: 'one row per order' });
+    const status = await server.request('GET', `/api/tables/${orders}/status`, { token: steward() });
+    expect(status.body.certification).toMatchObject({ version: 3 });
     const requests = await server.sql(
       'SELECT id, cause, status FROM gds.recertification_requests WHERE table_id = $1',
       [orders],

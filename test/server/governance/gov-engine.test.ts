@@ -85,6 +85,7 @@ describe('applyTrigger', () => {
 
   it('keeps the refusal audit entry although the transaction rolls back, and leaves the state alone', async () => {
     const id = tableId('crm_contacts');
+    const grainBefore = (await loadTable(db, server.ready.workspaceId, id)).grain;
     const attempt = governedTransaction(db, clock, async (tx) => {
       const table = await loadTable(tx, server.ready.workspaceId, id);
       await tx.query(`UPDATE gds.tables SET grain = 'rolled back' WHERE id = $1`, [id]);
@@ -103,7 +104,8 @@ describe('applyTrigger', () => {
     });
     const table = await loadTable(db, server.ready.workspaceId, id);
     expect(table.state).toBe('CERTIFIED');
-    expect(table.grain).toBeNull();
+    expect(table.grain).toBe(grainBefore);
+    expect(table.grain).not.toBe('rolled back');
     const refused = await auditOf(id, 'DELETE_REFUSED');
     expect(refused).toHaveLength(1);
     expect(refused[0]?.details).toMatchObject({ refused: { status: 400, code: 'mode_b_delete' } });
