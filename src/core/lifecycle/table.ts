@@ -43,7 +43,8 @@ export interface Move {
   /** `unchanged` keeps the table's current state. */
   next: NextState | 'unchanged';
   effects: Effect[];
-  audit: AuditRecord;
+  /** Absent only where the spec says nothing is persisted (a Gate 1 dry run). */
+  audit?: AuditRecord;
   status?: 202;
   recertifyOutcome?: RecertifyOutcome;
 }
@@ -427,7 +428,8 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     id: 'gate_run',
     from: 'any',
     trigger: 'gate_run',
-    outcome: { next: 'unchanged', effects: [], audit: { action: 'GATE1_DRY_RUN', resource: 'gate_proof' } },
+    // §3: a dry run; nothing persisted, not even an audit entry.
+    outcome: { next: 'unchanged', effects: [] },
   },
   {
     id: 'gate_run_detached.no_baseline',

@@ -52,7 +52,7 @@ function resultOf(
     row: row.id,
     next,
     effects: outcome.effects.map((e) => ({ ...e })),
-    audit: { ...outcome.audit },
+    ...(outcome.audit ? { audit: { ...outcome.audit } } : {}),
     ...(outcome.status ? { status: outcome.status } : {}),
     ...(outcome.recertifyOutcome ? { recertifyOutcome: outcome.recertifyOutcome } : {}),
   };

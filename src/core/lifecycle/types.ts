@@ -97,7 +97,8 @@ export type TransitionResult =
       row: string;
       next: NextState;
       effects: Effect[];
-      audit: AuditRecord;
+      /** What the audit log records; absent only for a Gate 1 dry run, which persists nothing (§3). */
+      audit?: AuditRecord;
       /** The HTTP status where the spec fixes one. */
       status?: 202;
       recertifyOutcome?: RecertifyOutcome;

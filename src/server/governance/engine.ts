@@ -97,11 +97,13 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
       new Date(clock()).toISOString(),
     ]);
   }
-  await recordAudit(
-    tx,
-    clock,
-    audit(result.audit.action, result.audit.resource, { from: table?.state ?? null, to: result.next }),
-  );
+  if (result.audit) {
+    await recordAudit(
+      tx,
+      clock,
+      audit(result.audit.action, result.audit.resource, { from: table?.state ?? null, to: result.next }),
+    );
+  }
   return {
     next: result.next,
     effects: result.effects,

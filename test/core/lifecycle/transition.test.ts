@@ -604,7 +604,7 @@ const CASES: Case[] = [
   },
   {
     row: 'gate_run',
-    title: 'a Gate 1 dry run changes nothing and persists nothing',
+    title: 'a Gate 1 dry run changes nothing and persists nothing, not even an audit entry (§3)',
     state: 'PENDING_REVIEW',
     trigger: 'gate_run',
     context: modeA,
@@ -612,7 +612,6 @@ const CASES: Case[] = [
       ok: true,
       next: 'PENDING_REVIEW',
       effects: [],
-      audit: { action: 'GATE1_DRY_RUN', resource: 'gate_proof' },
     },
   },
   {
@@ -689,10 +688,12 @@ describe('lifecycle transition function', () => {
     TRIGGERS.flatMap((trigger) => contexts.map((context) => ({ state, trigger, context }))),
   );
 
-  it('answers every state, trigger and context, with an audit action on everything but a 404', () => {
+  it('answers every state, trigger and context, with an audit action on everything but a 404 and a dry run', () => {
     for (const { state, trigger, context } of combos) {
       const result = transition(state, trigger, context);
-      if (result.ok || result.status !== 404) expect(result.audit?.action).toMatch(/^[A-Z0-9_]+$/);
+      const dryRun = result.ok && trigger === 'gate_run';
+      if (dryRun) expect(result.audit).toBeUndefined();
+      else if (result.ok || result.status !== 404) expect(result.audit?.action).toMatch(/^[A-Z0-9_]+$/);
     }
   });
 
@@ -718,9 +719,10 @@ describe('lifecycle transition function', () => {
     const first = transition('CERTIFIED', 'replaced', modeA);
     if (!first.ok) throw new Error('expected a transition');
     first.effects.length = 0;
+    if (!first.audit) throw new Error('expected an audit record');
     first.audit.action = 'CHANGED';
     const second = transition('CERTIFIED', 'replaced', modeA);
     expect(second.ok && second.effects.length).toBe(3);
-    expect(second.ok && second.audit.action).toBe('DEFINITION_REPLACED');
+    expect(second.ok && second.audit?.action).toBe('DEFINITION_REPLACED');
   });
 });

@@ -225,11 +225,15 @@ describe('samples', () => {
 });
 
 describe('dry run and submission', () => {
-  it('a dry run persists no proof and leaves the state as it was', async () => {
+  it('a dry run persists nothing: no proof, no audit entry, the state as it was', async () => {
     const before = await proofCount();
+    const auditRows = async () =>
+      (await server.sql<{ n: number }>('SELECT count(*)::int AS n FROM gds.audit_log'))[0]?.n;
+    const auditBefore = await auditRows();
     const response = await run(orders);
     expect(response.status).toBe(200);
     expect(await proofCount()).toBe(before);
+    expect(await auditRows()).toBe(auditBefore);
     const [table] = await server.sql('SELECT state FROM gds.tables WHERE id = $1', [orders]);
     expect(table.state).toBe('QUARANTINED');
   });
