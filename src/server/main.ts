@@ -1,7 +1,9 @@
 // `npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N]`
 // Starts the reference server, prints its base URL and masked ready-made tokens, writes the ready
-// file (atomically, 0600: it holds whole tokens) and stops cleanly on SIGINT/SIGTERM.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// file (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
+// cleanly on SIGINT/SIGTERM.
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -61,10 +63,31 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
   return { server, readyFile };
 }
 
+/**
+ * Creates the ready file's directory (0700) or, when it exists (the default one lives in the shared
+ * temp directory), refuses one another user could have planted or could write into.
+ */
+function ensurePrivateDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  const uid = process.getuid?.();
+  const problem = !stat.isDirectory()
+    ? 'is not a directory'
+    : uid !== undefined && stat.uid !== uid
+      ? `is owned by uid ${stat.uid}, not you (uid ${uid})`
+      : (stat.mode & 0o022) !== 0
+        ? `is writable by ${stat.mode & 0o020 ? 'its group' : 'others'} (mode ${(stat.mode & 0o777).toString(8)})`
+        : undefined;
+  if (problem) {
+    fail(
+      `The ready file's directory ${dir} ${problem}; it would hold whole tokens. Remove it, run \`chmod 700\` on it, or pass --ready-file in a directory of your own.`,
+    );
+  }
+}
+
 function writeAtomically(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
   renameSync(tmp, path);
 }
 
@@ -74,6 +97,7 @@ function mask(token: string): string {
 
 async function main(): Promise<void> {
   const { server: options, readyFile } = parseOptions();
+  ensurePrivateDirectory(dirname(readyFile));
   const server = await createServer(options);
   writeAtomically(readyFile, `${JSON.stringify(server.ready, null, 2)}\n`);
   const lines = [

@@ -1,7 +1,16 @@
 // `npm run server` as a real process: it writes the ready file (0600), serves, prints its URL
-// without whole tokens, and stops cleanly on SIGTERM.
+// without whole tokens, stops cleanly on SIGTERM, and refuses a ready-file directory others can write.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +88,21 @@ describe('npm run server', () => {
     expect(existsSync(readyFile)).toBe(false);
     await expect(fetch(`${baseUrl}/.well-known/jwks.json`)).rejects.toThrow();
   });
+
+  it(
+    'refuses a ready-file directory others can write, with exit code 2, and writes nothing',
+    { timeout: 60_000 },
+    async () => {
+      const shared = join(dir, 'shared');
+      mkdirSync(shared);
+      chmodSync(shared, 0o777);
+      const server = run(['--ready-file', join(shared, 'ready.json'), '--port', '0']);
+      expect(await server.exited).toBe(2);
+      expect(server.output.stderr).toContain(`directory ${shared} is writable by its group (mode 777)`);
+      expect(server.output.stdout).toBe('');
+      expect(readdirSync(shared)).toEqual([]);
+    },
+  );
 
   it('refuses a bad option with exit code 2 and the usage', { timeout: 60_000 }, async () => {
     const server = run(['--port', 'eighty']);

@@ -107,6 +107,39 @@ describe('issuing', () => {
     expect(response.body.error.code).toBe(code);
   });
 
+  describe("within the issuer's environment scope (§5.6)", () => {
+    // The seeded steward's scope is dev and staging; the workspace also has production.
+    const mint = (role: 'OWNER' | 'STEWARD', env: string) =>
+      server.request('POST', '/api/integration/tokens', {
+        token: server.user(role).accessToken,
+        body: { name: 'scoped', env, scopes: ['workspace:write:definition'] },
+      });
+
+    it.each([
+      ['production, outside the scope', 'production'],
+      ['* (every environment), wider than the scope', '*'],
+    ])('refuses a steward minting for %s with 403', async (_case, env) => {
+      const before = await server.sql('SELECT count(*)::int AS n FROM gds.integration_tokens');
+      const response = await mint('STEWARD', env);
+      expect(response.status).toBe(403);
+      expect(response.body.error.code).toBe('environment_not_in_scope');
+      expect(response.body.error.details).toMatchObject({ env, missing: ['production'] });
+      expect(await server.sql('SELECT count(*)::int AS n FROM gds.integration_tokens')).toEqual(before);
+    });
+
+    it('lets a steward mint for an environment of the scope', async () => {
+      const response = await mint('STEWARD', 'dev');
+      expect(response.status).toBe(201);
+      expect(response.body.env).toBe('dev');
+    });
+
+    it('lets an owner, whose scope is every environment, mint for *', async () => {
+      const response = await mint('OWNER', '*');
+      expect(response.status).toBe(201);
+      expect(response.body.env).toBe('*');
+    });
+  });
+
   it('answers 404 for a table that is unknown, inactive or in another workspace', async () => {
     const ids = ['tbl_missing', server.table('legacy_leads').id, server.ready.otherWorkspace.tables[0]?.id];
     for (const tableId of ids) {

@@ -4,6 +4,7 @@
 import type { RecertificationCause } from '../../core/lifecycle/index.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
+import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
@@ -74,7 +75,7 @@ export async function listOpenRequests(
 }
 
 /**
- * Dismisses an OPEN request: the table's owner or a STEWARD and above. 404 for unknown requests and other
+ * Dismisses an OPEN request: the table's owner or a STEWARD and above, in the table's environment. 404 for unknown requests and other
  * workspaces'; 400 when it is no longer open.
  */
 export async function dismissRequest(
@@ -91,6 +92,7 @@ export async function dismissRequest(
     ]);
     if (!row)
       throw notFound('recertification_request_not_found', `Recertification request not found: ${requestId}`);
+    requireEnvironment(caller, row.environment_label);
     if (row.owner_id !== caller.userId && !roleAtLeast(caller.role, 'STEWARD')) {
       throw forbidden(
         'dismiss_forbidden',

@@ -5,16 +5,17 @@ import { ANY_ENVIRONMENT, planMint } from '../../core/scopes.js';
 import type { IssuedToken, IssueTokenRequest, RefreshResponse } from '../../contract/types.js';
 import { requireSession } from '../auth/caller.js';
 import { issueIntegrationToken, refreshIntegrationToken } from '../auth/integration-tokens.js';
+import type { SessionCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
-import { badRequest, HttpError } from '../errors.js';
+import { badRequest, forbidden, HttpError } from '../errors.js';
 
 export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/integration/tokens', async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     const body = parseBody<IssueTokenRequest>('IssueTokenRequest', request.body);
-    await checkEnvironment(ctx, caller.workspaceId, body.env);
+    checkEnvironmentScope(caller, body.env, await checkEnvironment(ctx, caller.workspaceId, body.env));
     const grants = body.scopes.filter((s): s is TableGrantRequest => typeof s === 'object');
     const tables = await ctx.db.query<{ id: string; slug: string; owner_id: string }>(
       'SELECT id, slug, owner_id FROM gds.tables WHERE workspace_id = $1 AND id = ANY($2::text[]) AND active',
@@ -53,20 +54,38 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** `*` or an environment the workspace has (a connector's or a table's label). */
-async function checkEnvironment(ctx: AppContext, workspaceId: string, env: string): Promise<void> {
-  if (env === ANY_ENVIRONMENT) return;
+/**
+ * `*` or an environment the workspace has (a connector's or a table's label); returns the workspace's
+ * environments.
+ */
+async function checkEnvironment(ctx: AppContext, workspaceId: string, env: string): Promise<string[]> {
   const rows = await ctx.db.query<{ label: string }>(
     `SELECT environment_label AS label FROM gds.connectors WHERE workspace_id = $1
      UNION SELECT environment_label FROM gds.tables WHERE workspace_id = $1`,
     [workspaceId],
   );
   const known = rows.map((r) => r.label).sort();
-  if (!known.includes(env)) {
+  if (env !== ANY_ENVIRONMENT && !known.includes(env)) {
     throw badRequest(
       'unknown_environment',
       `env "${env}" is not an environment of this workspace; use "*" (any environment) or one of: ${known.join(', ')}.`,
       { env, known },
     );
   }
+  return known;
+}
+
+/**
+ * A token reaches no further than the person who mints it (§5.6): its environment must be in the
+ * caller's scope, and `*` needs every environment of the workspace.
+ */
+function checkEnvironmentScope(caller: SessionCaller, env: string, workspaceEnvs: string[]): void {
+  const needed = env === ANY_ENVIRONMENT ? workspaceEnvs : [env];
+  const missing = needed.filter((e) => !caller.envScope.includes(e));
+  if (missing.length === 0) return;
+  throw forbidden(
+    'environment_not_in_scope',
+    `You cannot mint a token for ${env === ANY_ENVIRONMENT ? 'every environment ("*")' : `environment ${env}`}: your scope is ${caller.envScope.join(', ') || 'empty'}; use one of those environments or ask a workspace admin to widen it.`,
+    { env, envScope: caller.envScope, missing },
+  );
 }

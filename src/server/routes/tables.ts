@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
+import { requireEnvironment } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -82,6 +83,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     const caller = requireSession(await callerOf(ctx, request));
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
+      requireEnvironment(caller, table.environmentLabel);
       const result = await applyTrigger(tx, {
         table,
         trigger: 'deleted',

@@ -72,7 +72,7 @@ describe('certify: who may call it', () => {
     // A steward's certify token reaches only the tables its issuer owns; orders belongs to the member.
     const stewardToken = await server.issueToken('STEWARD', {
       name: 'certify',
-      env: '*',
+      env: 'dev',
       scopes: ['workspace:write:certify'],
     });
     const noWrite = await certify(orders, stewardToken.tokens.accessToken);
