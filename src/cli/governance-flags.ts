@@ -2,9 +2,18 @@
 // long work is polled (push --wait, status --watch). Each also reads its GDS_<FLAG> variable.
 import { Flags } from '@oclif/core';
 
+const connectorDescription =
+  'Connector the table lives behind (gds connectors list); Gate 1 predicates and live preview run through it.';
+
+/** `push [--connector]`: without it, the service takes the one connector whose schema holds the source. */
 export const connectorFlag = Flags.string({
-  description:
-    'Connector the table lives behind (gds connectors list); Gate 1 predicates and live preview run through it.',
+  description: `${connectorDescription} Default: the connector whose warehouse schema holds the source.`,
+  env: 'GDS_CONNECTOR',
+});
+
+/** `definitions push`: §4.7 requires connectorId. */
+export const requiredConnectorFlag = Flags.string({
+  description: connectorDescription,
   env: 'GDS_CONNECTOR',
   required: true,
 });

@@ -1147,7 +1147,8 @@ export interface components {
             content: string;
             /** @enum {string} */
             mimeType?: "sql" | "yaml" | "json";
-            connectorId: string;
+            /** @description Optional; without it, the one connector whose warehouse schema holds the source (400 connector_required otherwise). */
+            connectorId?: string;
             replaceId?: string;
             source?: string;
         };

@@ -75,7 +75,8 @@ export async function readArtifact(
 }
 
 export interface RegisterOptions {
-  connectorId: string;
+  /** Absent on `push`: the service takes the one connector whose warehouse schema holds the source. */
+  connectorId?: string | undefined;
   replaceId?: string | undefined;
 }
 
@@ -84,7 +85,7 @@ function registrationBody(artifact: LocalArtifact, options: RegisterOptions): Ar
     filename: artifact.filename,
     content: artifact.content,
     mimeType: artifact.mimeType,
-    connectorId: options.connectorId,
+    ...(options.connectorId === undefined ? {} : { connectorId: options.connectorId }),
     ...(options.replaceId === undefined ? {} : { replaceId: options.replaceId }),
     ...(artifact.sourceFlag === undefined ? {} : { source: artifact.sourceFlag }),
   };
@@ -110,11 +111,12 @@ export async function pushArtifact(
 export async function pushDefinition(
   client: Pick<ApiClient, 'definitions'>,
   artifact: LocalArtifact,
-  options: RegisterOptions,
+  options: RegisterOptions & { connectorId: string },
 ): Promise<RegistrationResult & { replaced: boolean }> {
   try {
     return await client.definitions.register({
       ...registrationBody(artifact, options),
+      connectorId: options.connectorId,
       mimeType: artifact.mimeType,
     });
   } catch (error) {

@@ -40,10 +40,11 @@ describe('gds push', () => {
 
   it('polls every 3 seconds by default', async () => {
     expect(await flagsOf(Push, ['a.sql', '--connector', 'c'])).toEqual({ connector: 'c', interval: 3000 });
+    // §4.9: push [--connector <id>]; without it the service picks the connector from the source's schema.
+    expect(await flagsOf(Push, ['a.sql'])).toEqual({ interval: 3000 });
   });
 
   it.each([
-    [['a.sql'], 'Missing required flag connector'],
     [['--connector', 'c'], 'Missing 1 required arg'],
     [['a.sql', '--connector', 'c', '--source', 'orders'], 'orders is not schema.table'],
     [['a.sql', '--connector', 'c', '--source', 'a.b.c'], 'a.b.c is not schema.table'],

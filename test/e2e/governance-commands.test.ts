@@ -205,7 +205,7 @@ describe('gds push', () => {
     ]);
   });
 
-  it('refuses locally, exit 2 with nothing sent: unsupported type, malformed file, no source, no connector', async () => {
+  it('refuses locally, exit 2 with nothing sent: unsupported type, malformed file, no source', async () => {
     const folder = await freshFolder();
     await writeFile(join(folder, 'notes.txt'), 'CREATE VIEW a.b AS SELECT x FROM y');
     await writeFile(join(folder, 'broken.yml'), 'table: t\ncolumns:\n  - name: [unclosed\n');
@@ -220,10 +220,27 @@ describe('gds push', () => {
     const sourceless = await gds(['push', 'nosource.yml', '--connector', devConnector, '--json'], viaCounter);
     expect(sourceless.code).toBe(2);
     expect(lines(sourceless.stderr)[0]).toMatchObject({ error: { code: 'source_required' } });
-    const noConnector = await gds(['push', 'nosource.yml', '--source', 'analytics_dev.products'], viaCounter);
-    expect(noConnector.code).toBe(2);
-    expect(noConnector.stderr).toContain('Missing required flag connector');
     expect(counted).toBe(0);
+  });
+
+  it('without --connector, the connector whose schema holds the source; none such is exit 7', async () => {
+    const folder = await freshFolder();
+    await writeFile(
+      join(folder, 'stages.yml'),
+      'table: stages\nsource: analytics_dev.stg_pipedrive__stages\ncolumns:\n  - stage_id\n',
+    );
+    const pushed = await gds(['push', 'stages.yml', '--json'], { cwd: folder });
+    expect(pushed.code).toBe(0);
+    const registered = lines(pushed.stdout)[0] as { governanceId: string };
+    const status = await gds(['status', registered.governanceId, '--json']);
+    expect(lines(status.stdout)[0]).toMatchObject({ environmentLabel: 'dev' });
+    await writeFile(
+      join(folder, 'nowhere.yml'),
+      'table: nowhere\nsource: no_such_schema.t\ncolumns:\n  - id\n',
+    );
+    const orphan = await gds(['push', 'nowhere.yml', '--json'], { cwd: folder });
+    expect(orphan.code).toBe(7);
+    expect(lines(orphan.stderr)[0]).toMatchObject({ error: { code: 'connector_required' } });
   });
 
   it('--wait: returns once the baseline job ends, exit 0, the ended job in the JSON line', async () => {

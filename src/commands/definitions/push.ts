@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { connectorFlag, replaceFlag, sourceFlag } from '../../cli/governance-flags.js';
+import { replaceFlag, requiredConnectorFlag, sourceFlag } from '../../cli/governance-flags.js';
 
 export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> {
   static override summary = 'Register or replace a definition from CI with a MANAGEMENT token (§4.9).';
@@ -17,7 +17,7 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     file: Args.string({ description: 'The artifact file (.sql, .yml, .yaml, .json).', required: true }),
   };
   static override flags = {
-    connector: connectorFlag,
+    connector: requiredConnectorFlag,
     source: sourceFlag,
     replace: replaceFlag,
   };

@@ -26,7 +26,8 @@ export interface DefinitionInput {
   content: string;
   /** Required on `POST /api/workspace/definitions`; on the CLI path the file name's extension may decide. */
   mimeType?: string;
-  connectorId: string;
+  /** Required on `POST /api/workspace/definitions`; on the CLI path the source's schema may decide. */
+  connectorId?: string;
   replaceId?: string;
   source?: string;
 }
@@ -55,8 +56,12 @@ export interface RegistrationOutcome {
 
 const KINDS: readonly string[] = ['sql', 'yaml', 'json'];
 
-/** Reads the JSON body into a definition, 400 naming the first field that is missing or of the wrong type. */
-export function readDefinitionBody(body: unknown, mimeTypeRequired: boolean): DefinitionInput {
+/**
+ * Reads the JSON body into a definition, 400 naming the first field that is missing or of the wrong type.
+ * `definitionsEndpoint`: §4.7's body, where mimeType and connectorId are required; the CLI's push path
+ * lets the file name give the type and the source's schema give the connector (`push [--connector]`).
+ */
+export function readDefinitionBody(body: unknown, definitionsEndpoint: boolean): DefinitionInput {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest(
       'invalid_request',
@@ -88,9 +93,10 @@ export function readDefinitionBody(body: unknown, mimeTypeRequired: boolean): De
   const input: DefinitionInput = {
     filename: text('filename', true) ?? '',
     content: text('content', true, true) ?? '',
-    connectorId: text('connectorId', true) ?? '',
   };
-  const mimeType = text('mimeType', mimeTypeRequired);
+  const connectorId = text('connectorId', definitionsEndpoint);
+  if (connectorId !== undefined) input.connectorId = connectorId;
+  const mimeType = text('mimeType', definitionsEndpoint);
   const replaceId = text('replaceId', false);
   const source = text('source', false);
   if (mimeType !== undefined) {
@@ -116,6 +122,23 @@ export async function loadConnector(
   );
   if (!row) throw notFound('connector_not_found', 'Connector not found', { connectorId });
   return row;
+}
+
+/** Without --connector: the one connector of the workspace whose warehouse schema holds the source. */
+async function connectorReading(q: Queryable, workspaceId: string, schema: string): Promise<ConnectorRow> {
+  const rows = await q.query<ConnectorRow>(
+    `SELECT id, name, type, status, environment_label AS "environmentLabel", warehouse_schema AS schema
+       FROM gds.connectors WHERE workspace_id = $1 AND warehouse_schema = $2 ORDER BY id`,
+    [workspaceId, schema],
+  );
+  if (rows.length === 1 && rows[0]) return rows[0];
+  throw badRequest(
+    'connector_required',
+    rows.length === 0
+      ? `No connector of the workspace reads schema ${schema}: pass --connector <id> (gds connectors list).`
+      : `Several connectors read schema ${schema} (${rows.map((r) => r.id).join(', ')}): pass --connector <id>.`,
+    { schema, connectors: rows.map((r) => r.id) },
+  );
 }
 
 /** Refuses a connector in an environment the caller cannot act in (403). */
@@ -205,16 +228,20 @@ interface Prepared {
 }
 
 async function prepare(ctx: AppContext, caller: Caller, input: DefinitionInput): Promise<Prepared> {
-  const connector = await loadConnector(ctx.db, caller.workspaceId, input.connectorId);
+  const named =
+    input.connectorId === undefined
+      ? undefined
+      : await loadConnector(ctx.db, caller.workspaceId, input.connectorId);
+  const artifact = await parse(input);
+  const resolved = resolveSource(artifact, input.source);
+  if (!resolved.ok) throw badRequest(resolved.error.code, resolved.error.message);
+  const source = `${resolved.source.schema}.${resolved.source.table}`;
+  const connector = named ?? (await connectorReading(ctx.db, caller.workspaceId, resolved.source.schema));
   checkEnvironment(
     caller,
     connector.environmentLabel,
     `connector ${connector.name}, whose environment the table inherits,`,
   );
-  const artifact = await parse(input);
-  const resolved = resolveSource(artifact, input.source);
-  if (!resolved.ok) throw badRequest(resolved.error.code, resolved.error.message);
-  const source = `${resolved.source.schema}.${resolved.source.table}`;
   const warehouse =
     resolved.source.schema === connector.schema ? await describeWarehouseObject(ctx.db, source) : null;
   if (!warehouse) {
