@@ -3,6 +3,7 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import { maskToken, redactSecrets } from '../core/redact.js';
+import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
 import type { AttemptOutcome, RetryPolicy } from './retry.js';
@@ -269,6 +270,14 @@ function checkedBaseUrl(raw: string): string {
     throw new Error(
       `The API base URL ${JSON.stringify(raw)} is not an http(s) address; ` +
         'pass --base https://host[/stage] or set SERVICE_API_URL.',
+    );
+  }
+  if (isInsecureUrl(url)) {
+    throw Object.assign(
+      new Error(
+        `Refusing plain http to ${url.host}: the API base URL must use https. ${INSECURE_URL_ADVICE}`,
+      ),
+      { code: INSECURE_URL_CODE },
     );
   }
   return url.toString().replace(/\/+$/, '');

@@ -123,6 +123,22 @@ describe('base URL', () => {
     },
   );
 
+  it.each(['http://gds.example.com', 'http://10.0.0.1:8787/stage', 'http://127.0.0.1.example.com'])(
+    'refuses plain http to %s, a host that is not loopback',
+    (baseUrl) => {
+      expect(() => createTransport({ baseUrl })).toThrow(
+        expect.objectContaining({ code: 'insecure_url', message: expect.stringMatching(/must use https/) }),
+      );
+    },
+  );
+
+  it.each(['http://127.0.0.1:8787', 'http://localhost/stage', 'http://[::1]:9'])(
+    'allows plain http to the loopback address %s',
+    (baseUrl) => {
+      expect(() => createTransport({ baseUrl })).not.toThrow();
+    },
+  );
+
   it('keeps the stage segment and drops a trailing slash', async () => {
     api.use(http.get(URL_OF('/api/x'), () => HttpResponse.json({})));
     const { transport } = track(setup({ baseUrl: `${BASE}/` }));
