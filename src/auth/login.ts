@@ -4,7 +4,7 @@
 // so a refresh (refresh.ts) needs no discovery round trip. openid-client loads only inside login().
 import type * as OpenIdClient from 'openid-client';
 import { CliError, ExitCode } from '../cli/errors.js';
-import { stripControlCharacters } from '../cli/terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, Profile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';

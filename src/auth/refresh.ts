@@ -4,7 +4,7 @@
 // refreshed, its tokens are adopted and no second refresh is sent, so a single-use refresh token is
 // never presented twice. The new tokens are written (atomically) before they are used.
 import { CliError, ExitCode } from '../cli/errors.js';
-import { stripControlCharacters } from '../cli/terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
 import { isLoopbackUrl } from '../core/url-policy.js';

@@ -4,7 +4,7 @@
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
 import { styleText } from 'node:util';
 import type { CliError } from './errors.js';
-import { stripControlCharacters } from './terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
