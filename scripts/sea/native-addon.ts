@@ -1,8 +1,10 @@
 // A `.node` addon travels inside the single executable as a SEA asset. dlopen needs a real file, so the
 // asset is written once to $XDG_CACHE_HOME/gds/native/<name>-<sha>.node (temp file, then rename: a
-// concurrent or interrupted run never sees half a file) and loaded from there on every later run.
+// concurrent or interrupted run never sees half a file) and loaded from there on every later run, once
+// its bytes match the sha256 known at build time: a file planted or altered in the cache is rewritten,
+// never loaded.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { getRawAsset } from 'node:sea';
@@ -21,10 +23,19 @@ export function loadEmbeddedAddon(name: string): unknown {
   if (sha === undefined) throw new Error(`No native addon named ${name} in this executable.`);
   const dir = nativeCacheDir();
   const file = join(dir, `${name}-${sha.slice(0, 16)}.node`);
-  if (!existsSync(file)) writeAddon(name, sha, dir, file);
+  if (sha256Of(file) !== sha) writeAddon(name, sha, dir, file);
   const module = { exports: {} as unknown };
   process.dlopen(module, file);
   return module.exports;
+}
+
+/** The sha256 of a file, undefined when it cannot be read. */
+function sha256Of(file: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
 }
 
 function writeAddon(name: string, sha: string, dir: string, file: string): void {
@@ -33,7 +44,10 @@ function writeAddon(name: string, sha: string, dir: string, file: string): void 
     throw new Error(`The embedded ${name} addon does not match its checksum: rebuild the executable.`);
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, bytes, { mode: 0o700 });
+  // A temp left by an earlier process with our pid; wx then refuses anything planted in its place.
+  rmSync(temp, { force: true });
+  writeFileSync(temp, bytes, { flag: 'wx', mode: 0o700 });
   renameSync(temp, file);
 }

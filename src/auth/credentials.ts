@@ -4,6 +4,7 @@
 // leaves something missing, so a CI job with SERVICE_TOKEN and SERVICE_API_URL touches neither.
 import { CliError, ExitCode } from '../cli/errors.js';
 import { maskToken } from '../core/redact.js';
+import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, GdsConfig, Profile, ProfileKind, SecretStorageSetting } from './config.js';
 import { configPath, loadConfig } from './config.js';
 import type { SecretStorage } from './secret-store.js';
@@ -143,7 +144,8 @@ export async function credentialStatus(
   };
 }
 
-/** An http(s) URL without credentials in it, without a trailing slash. Exit 2 naming where it came from. */
+/** An https URL (http only to a loopback host) without credentials in it, without a trailing slash.
+ *  Exit 2 naming where it came from. */
 export function checkBaseUrl(value: string, from: string): string {
   let url: URL | undefined;
   try {
@@ -165,7 +167,18 @@ export function checkBaseUrl(value: string, from: string): string {
       suggestion: 'Give the address alone (https://host/path) and the token with --token.',
     });
   }
+  refuseInsecureUrl(url, `the API base URL from ${from}`);
   return url.href.replace(/\/+$/, '');
+}
+
+/** A CliError (exit 2, insecure_url) for plain http to a host that is not loopback: tokens go over https. */
+export function refuseInsecureUrl(url: URL, what: string): void {
+  if (!isInsecureUrl(url)) return;
+  throw new CliError(`Refusing plain http to ${url.host}: ${what} must use https.`, {
+    exitCode: ExitCode.Usage,
+    code: INSECURE_URL_CODE,
+    suggestion: INSECURE_URL_ADVICE,
+  });
 }
 
 async function resolve(

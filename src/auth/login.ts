@@ -4,10 +4,11 @@
 // so a refresh (refresh.ts) needs no discovery round trip. openid-client loads only inside login().
 import type * as OpenIdClient from 'openid-client';
 import { CliError, ExitCode } from '../cli/errors.js';
-import { stripControlCharacters } from '../cli/terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
+import { INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, Profile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';
-import { checkBaseUrl } from './credentials.js';
+import { checkBaseUrl, refuseInsecureUrl } from './credentials.js';
 import type { ProfileFields, SavedProfile } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import type { SessionExtras } from './refresh.js';
@@ -61,21 +62,10 @@ export async function loginBaseUrl(
   });
 }
 
-/** Loopback hosts are the only ones plain http is allowed for (a local reference server). */
-export function isLoopbackUrl(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
-
 /** True when plain http is in use (and allowed); a CliError (exit 2) for http to any other host. */
 export function insecureAllowed(url: URL, what: string): boolean {
-  if (url.protocol === 'https:') return false;
-  if (isLoopbackUrl(url)) return true;
-  throw new CliError(`Refusing to sign in over plain http to ${url.host}: ${what} must use https.`, {
-    exitCode: ExitCode.Usage,
-    code: 'insecure_url',
-    suggestion: 'Use the https address of the service (plain http is allowed only for localhost/127.0.0.1).',
-  });
+  refuseInsecureUrl(url, what);
+  return url.protocol === 'http:';
 }
 
 /** A profile holds a live token: a static token (no expiry known), or a session token not yet expired. */
@@ -111,10 +101,10 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   }
   for (const endpoint of [metadata.token_endpoint, metadata.device_authorization_endpoint]) {
     const url = new URL(endpoint);
-    if (url.protocol !== 'https:' && !isLoopbackUrl(url)) {
+    if (isInsecureUrl(url)) {
       throw new CliError(`The authorization server names a plain http endpoint: ${endpoint}.`, {
         exitCode: ExitCode.Failure,
-        code: 'insecure_url',
+        code: INSECURE_URL_CODE,
         suggestion: 'Ask the service operator to serve every sign-in endpoint over https.',
       });
     }

@@ -4,9 +4,10 @@
 // refreshed, its tokens are adopted and no second refresh is sent, so a single-use refresh token is
 // never presented twice. The new tokens are written (atomically) before they are used.
 import { CliError, ExitCode } from '../cli/errors.js';
-import { stripControlCharacters } from '../cli/terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
+import { isLoopbackUrl } from '../core/url-policy.js';
 import type { Env, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, withProfileLock } from './config.js';
@@ -163,7 +164,6 @@ class InvalidGrant extends Error {}
 /** The refresh-token grant at the token endpoint saved at login (discovery only when it is missing). */
 async function refreshGrant(stored: StoredSession, refreshToken: string): Promise<GrantedTokens> {
   const oidc = await import('openid-client');
-  const { isLoopbackUrl } = await import('./login.js');
   const clientId = stored.profile.clientId ?? 'gds-cli';
   const issuer = stored.profile.issuer ?? stored.profile.base;
   const insecure = (url: string) => new URL(url).protocol === 'http:' && isLoopbackUrl(new URL(url));

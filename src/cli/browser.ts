@@ -1,12 +1,23 @@
 // Opening the user's browser, for sign-in on a desktop terminal.
+import { isInsecureUrl } from '../core/url-policy.js';
 
 export function hasDesktop(): boolean {
   if (process.platform === 'darwin' || process.platform === 'win32') return true;
   return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 }
 
-/** Best effort: no opener, or one that fails, leaves the printed address as the way in. */
+/** Only https, or http on loopback: the address comes from the server, and an opener would as gladly
+ *  run a file:, javascript: or custom-scheme address. */
+export function openableInBrowser(uri: string): boolean {
+  const url = URL.parse(uri);
+  if (url === null) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && !isInsecureUrl(url));
+}
+
+/** Best effort: no opener, one that fails, or an address it may not open leaves the printed address as
+ *  the way in. */
 export function openBrowser(uri: string): void {
+  if (!openableInBrowser(uri)) return;
   // getBuiltinModule, not import(): a dynamic import() has no loader inside the single executable,
   // and a static import would load child_process at every start-up.
   const { spawn } = process.getBuiltinModule('node:child_process');

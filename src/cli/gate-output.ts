@@ -51,6 +51,6 @@ export async function writeDocument(out: Output, text: string): Promise<void> {
     out.stdout.write(text);
     return;
   }
-  const { stripControlCharacters } = await import('./terminal-text.js');
+  const { stripControlCharacters } = await import('../core/terminal-text.js');
   out.stdout.write(stripControlCharacters(text));
 }

@@ -4,7 +4,7 @@
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
 import { styleText } from 'node:util';
 import type { CliError } from './errors.js';
-import { stripControlCharacters } from './terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -83,13 +83,14 @@ export class Output {
     return { text, style };
   }
 
-  /** One NDJSON line on stdout. Lossless: C1 and DEL are escaped (JSON already escapes C0), not stripped. */
+  /** One NDJSON line on stdout. */
   record(value: object): void {
-    const line = JSON.stringify(value).replace(
-      /[\u007f-\u009f\u2028\u2029]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    );
-    this.stdout.write(`${line}\n`);
+    this.stdout.write(`${ndjsonLine(value)}\n`);
+  }
+
+  /** One NDJSON line on stderr: an `{"error":{…}}` body under --json. */
+  errorRecord(value: object): void {
+    this.stderr.write(`${ndjsonLine(value)}\n`);
   }
 
   /** A human line on stdout; nothing under --json (stdout is NDJSON only there). */
@@ -167,7 +168,7 @@ export class Output {
     this.stopSpinner();
     if (this.json) {
       const body = { error: { code: error.code, message: error.message, details: error.details ?? null } };
-      this.stderr.write(`${JSON.stringify(body)}\n`);
+      this.errorRecord(body);
       return;
     }
     this.info(this.style(['bold', 'red'], 'Error:'), ` ${error.message}`);
@@ -201,6 +202,15 @@ export class Output {
       })
       .join('');
   }
+}
+
+/** JSON on one line, lossless: C1, DEL, U+2028 and U+2029 are escaped (JSON already escapes C0), not
+ *  stripped, so no raw control character reaches a terminal. */
+function ndjsonLine(value: object): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function cellText(value: unknown): string {

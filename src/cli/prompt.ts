@@ -1,7 +1,7 @@
 // Yes/no questions to the person at the terminal: asked on stderr, answered on the terminal's stdin.
 // A command that needs an answer checks `canAsk` first and refuses (exit 2) rather than hang on a pipe.
 import { createInterface } from 'node:readline/promises';
-import { stripControlCharacters } from './terminal-text.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream & { isTTY?: boolean };

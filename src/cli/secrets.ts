@@ -1,5 +1,5 @@
 // A token is never printed whole: errors that echo user input pass through redactError first.
-import { redactSecrets } from '../core/redact.js';
+import { redactJson, redactSecrets } from '../core/redact.js';
 import { CliError } from './errors.js';
 
 /** The secrets a process was given: the `--token` value and SERVICE_TOKEN. */
@@ -10,12 +10,13 @@ export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   return [flag, env.SERVICE_TOKEN].filter((s): s is string => s !== undefined);
 }
 
-/** The same error with every secret of the process masked in its message. */
+/** The same error with every secret of the process masked in its message, suggestion and details. */
 export function redactError(error: CliError, argv: readonly string[]): CliError {
-  return new CliError(redactSecrets(error.message, secretsFrom(argv)), {
+  const secrets = secretsFrom(argv);
+  return new CliError(redactSecrets(error.message, secrets), {
     exitCode: error.exitCode,
     code: error.code,
-    suggestion: error.suggestion,
-    details: error.details,
+    suggestion: error.suggestion === undefined ? undefined : redactSecrets(error.suggestion, secrets),
+    details: redactJson(error.details, secrets),
   });
 }

@@ -1,5 +1,5 @@
 // The two ways a call to the service fails: the service answered with an error, or it could not be reached.
-import { redactSecrets } from '../core/redact.js';
+import { redactJson, redactSecrets } from '../core/redact.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -98,7 +98,8 @@ export function networkErrorFrom(err: unknown, method: string, url: string): Net
   });
 }
 
-/** An ApiError from an error response's status, headers and raw body text, with secrets masked. */
+/** An ApiError from an error response's status, headers and raw body text, with secrets masked in its
+ *  message and details. */
 export function apiErrorFrom(
   res: {
     status: number;
@@ -116,7 +117,7 @@ export function apiErrorFrom(
     status: res.status,
     code: envelope.code ?? `http_${res.status}`,
     message: redactSecrets(message, knownSecrets),
-    details: envelope.details,
+    details: redactJson(envelope.details, knownSecrets),
     requestId: res.requestId,
     retryAfterSeconds: res.retryAfterSeconds,
     ...request,

@@ -3,6 +3,8 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import { maskToken, redactSecrets } from '../core/redact.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
+import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
 import type { AttemptOutcome, RetryPolicy } from './retry.js';
@@ -41,7 +43,7 @@ export interface TransportOptions {
   version?: string;
   timeouts?: Partial<TransportTimeouts>;
   retry?: Partial<RetryPolicy>;
-  /** Debug lines (no token in them). Default: stderr when `GDS_DEBUG=1`, else silent. */
+  /** Debug lines (no token and no control character in them). Default: stderr when `GDS_DEBUG=1`, else silent. */
   logger?: (line: string) => void;
   /** Injected for tests; default real timers and Math.random. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -125,7 +127,8 @@ export function createTransport(options: TransportOptions): Transport {
   const stats: TransportStats = { requests: 0, retries: 0 };
   const tokensSeen: string[] = [];
   const write = options.logger ?? (process.env.GDS_DEBUG === '1' ? stderrLogger : undefined);
-  const log = (line: string) => write?.(redactSecrets(line, tokensSeen));
+  // Lines quote the server (x-request-id, error text): stripped before they can reach a terminal.
+  const log = (line: string) => write?.(stripControlCharacters(redactSecrets(line, tokensSeen)));
   let refreshing: Promise<string | undefined> | undefined;
   let lastRefresh: { stale: string; fresh: string } | undefined;
 
@@ -269,6 +272,14 @@ function checkedBaseUrl(raw: string): string {
     throw new Error(
       `The API base URL ${JSON.stringify(raw)} is not an http(s) address; ` +
         'pass --base https://host[/stage] or set SERVICE_API_URL.',
+    );
+  }
+  if (isInsecureUrl(url)) {
+    throw Object.assign(
+      new Error(
+        `Refusing plain http to ${url.host}: the API base URL must use https. ${INSECURE_URL_ADVICE}`,
+      ),
+      { code: INSECURE_URL_CODE },
     );
   }
   return url.toString().replace(/\/+$/, '');

@@ -100,7 +100,7 @@ export default class Api extends ApiCommand<typeof Api> {
   }
 
   private printErrorBody(body: unknown): void {
-    if (this.out.json) this.out.stderr.write(`${JSON.stringify(body)}\n`);
+    if (this.out.json) this.out.errorRecord(body as object);
     else this.out.info(JSON.stringify(body, null, 2));
   }
 }

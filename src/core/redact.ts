@@ -38,3 +38,16 @@ export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string |
   for (const [pattern, replace] of SECRET_PATTERNS) out = out.replace(pattern, replace);
   return out;
 }
+
+/** A JSON value (error details) with redactSecrets applied to its JSON text, parsed back. */
+export function redactJson(value: unknown, knownSecrets: ReadonlyArray<string | undefined> = []): unknown {
+  const text = value === undefined ? undefined : JSON.stringify(value);
+  if (text === undefined) return value;
+  const redacted = redactSecrets(text, knownSecrets);
+  try {
+    return JSON.parse(redacted);
+  } catch {
+    // A known secret that was a bare JSON number or keyword: the masked text is all that is left.
+    return redacted;
+  }
+}

@@ -2,8 +2,9 @@
 // counts as a live token, and the client id.
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/auth/config.js';
-import { clientIdFrom, insecureAllowed, isLoopbackUrl, liveToken } from '../../src/auth/login.js';
+import { clientIdFrom, insecureAllowed, liveToken } from '../../src/auth/login.js';
 import { CliError } from '../../src/cli/errors.js';
+import { isLoopbackUrl } from '../../src/core/url-policy.js';
 
 describe('plain http', () => {
   it('is allowed for loopback hosts only', () => {

@@ -4,7 +4,7 @@
 // the same by design, the binary's output is compared with `node bin/run.js`'s.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -315,6 +315,26 @@ describe.skipIf(missingTools.length > 0)('the keychain addon inside the binary',
     expect(second.stdout).toBe(first.stdout);
     expect((await stat(addon)).mtimeMs).toBe(written);
     expect(await readdir(native)).toEqual(files);
+  });
+
+  it('replaces a cached addon whose bytes do not match, and keeps the cache folder 0700', async () => {
+    const cache = join(dir, 'xdg-cache-tampered');
+    const env = { GDS_TEST_KEYRING_PROBE: '1', XDG_CACHE_HOME: cache };
+    const first = await runBinary([], env);
+    expect(first.code).toBe(0);
+    const native = join(cache, 'gds/native');
+    const [name] = await readdir(native);
+    const addon = join(native, name ?? '');
+    const genuine = await readFile(addon);
+    await writeFile(addon, Buffer.concat([genuine.subarray(0, 1024), Buffer.from('tampered')]));
+    await chmod(native, 0o755);
+
+    const second = await runBinary([], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(await readFile(addon)).toEqual(genuine);
+    expect(await readdir(native)).toEqual([name]);
+    expect((await stat(native)).mode & 0o777).toBe(0o700);
   });
 
   it('stores, reads back and deletes a secret in a real Secret Service (gnome-keyring on a private bus)', async () => {

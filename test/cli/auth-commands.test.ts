@@ -141,6 +141,30 @@ describe('gds auth set', () => {
     await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('refuses plain http to a host that is not loopback (exit 2, insecure_url, nothing written)', async () => {
+    const cfg = await freshConfigDir();
+    const human = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'http://gds.example.com']);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(/^Error: Refusing plain http to gds\.example\.com: .* must use https\.\n/);
+    const json = await gds(cfg, [
+      'auth',
+      'set',
+      '--token',
+      token,
+      '--base',
+      'http://10.0.0.1:8787',
+      '--json',
+    ]);
+    expect(json.code).toBe(2);
+    expect(jsonLine(json.stderr)).toMatchObject({ error: { code: 'insecure_url' } });
+    await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const loopback = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'http://127.0.0.1:8787/']);
+    expect(loopback.code).toBe(0);
+    expect((await config(cfg)).profiles).toMatchObject({ default: { base: 'http://127.0.0.1:8787' } });
+  });
+
   it('16 processes setting 16 profiles at once leave one valid config holding all 16', async () => {
     const cfg = await freshConfigDir();
     const names = Array.from({ length: 16 }, (_, i) => `ci-${i}`);

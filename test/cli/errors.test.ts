@@ -106,4 +106,18 @@ describe('secrets', () => {
       suggestion: 'see help',
     });
   });
+
+  it('masks them in the suggestion and the details too', () => {
+    const secret = 'opaque-Secret-4711';
+    const error = new CliError('refused', {
+      exitCode: ExitCode.Failure,
+      suggestion: `retry without ${secret}`,
+      details: { server: { echo: secret, list: [`x ${secret}`] }, status: 400 },
+    });
+    expect(redactError(error, ['--token', secret])).toMatchObject({
+      message: 'refused',
+      suggestion: 'retry without ****',
+      details: { server: { echo: '****', list: ['x ****'] }, status: 400 },
+    });
+  });
 });

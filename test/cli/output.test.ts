@@ -65,6 +65,19 @@ describe('Output under --json', () => {
     });
   });
 
+  it('escapes C1 and DEL in an error line and in an error body on stderr, losslessly', () => {
+    const { out, stderr } = output({ json: true });
+    out.error(
+      new CliError(hostile, { exitCode: ExitCode.Failure, code: 'x\u0085', details: { d: hostile } }),
+    );
+    out.errorRecord({ error: { code: 'y\u009b', message: hostile } });
+    expect(stderr.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(stderr.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { error: { code: 'x\u0085', message: hostile, details: { d: hostile } } },
+      { error: { code: 'y\u009b', message: hostile } },
+    ]);
+  });
+
   it('shows no spinner and prints no progress line', async () => {
     const { out, stdout, stderr } = output({ json: true, tty: true });
     const spinner = await out.spinner('waiting');

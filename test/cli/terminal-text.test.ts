@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripControlCharacters } from '../../src/cli/terminal-text.js';
+import { stripControlCharacters } from '../../src/core/terminal-text.js';
 
 describe('stripControlCharacters', () => {
   it.each([

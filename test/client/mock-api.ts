@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node';
 import type { RequestHandler } from 'msw';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 
-export const BASE = 'http://api.test/stage';
+export const BASE = 'https://api.test/stage';
 
 export interface SeenRequest {
   method: string;

@@ -123,6 +123,22 @@ describe('base URL', () => {
     },
   );
 
+  it.each(['http://gds.example.com', 'http://10.0.0.1:8787/stage', 'http://127.0.0.1.example.com'])(
+    'refuses plain http to %s, a host that is not loopback',
+    (baseUrl) => {
+      expect(() => createTransport({ baseUrl })).toThrow(
+        expect.objectContaining({ code: 'insecure_url', message: expect.stringMatching(/must use https/) }),
+      );
+    },
+  );
+
+  it.each(['http://127.0.0.1:8787', 'http://localhost/stage', 'http://[::1]:9'])(
+    'allows plain http to the loopback address %s',
+    (baseUrl) => {
+      expect(() => createTransport({ baseUrl })).not.toThrow();
+    },
+  );
+
   it('keeps the stage segment and drops a trailing slash', async () => {
     api.use(http.get(URL_OF('/api/x'), () => HttpResponse.json({})));
     const { transport } = track(setup({ baseUrl: `${BASE}/` }));
@@ -467,8 +483,11 @@ describe('secrets', () => {
     expect(lines.some((l) => l.includes('(token eyJ…****)'))).toBe(true);
   });
 
-  it('logs to stderr under GDS_DEBUG=1, with the token masked', async () => {
-    api.use(http.get(URL_OF('/api/x'), () => HttpResponse.json({}, { headers: { 'x-request-id': 'abc' } })));
+  /** GET /api/x answered with this x-request-id under GDS_DEBUG=1: the request id read, and stderr. */
+  async function debugRun(requestId: string): Promise<{ requestId: string | undefined; stderr: string }> {
+    api.use(
+      http.get(URL_OF('/api/x'), () => HttpResponse.json({}, { headers: { 'x-request-id': requestId } })),
+    );
     vi.stubEnv('GDS_DEBUG', '1');
     const writes: string[] = [];
     const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
@@ -477,14 +496,28 @@ describe('secrets', () => {
     });
     try {
       const { transport } = track(setup({ logger: undefined }));
-      await transport.request({ method: 'GET', path: '/api/x' });
+      const res = await transport.request({ method: 'GET', path: '/api/x' });
+      return { requestId: res.requestId, stderr: writes.join('') };
     } finally {
       spy.mockRestore();
       vi.unstubAllEnvs();
     }
+  }
+
+  it('logs to stderr under GDS_DEBUG=1, with the token masked', async () => {
+    const writes = [(await debugRun('abc')).stderr];
     expect(writes.join('')).toContain(`gds: ← 200 GET ${URL_OF('/api/x')}`);
     expect(writes.join('')).toContain('request-id=abc');
     expect(writes.join('')).not.toContain(TOKEN);
+  });
+
+  it('strips control characters a server put in its request id before they reach stderr', async () => {
+    // An HTTP header cannot carry ESC, but it can carry C1 bytes: CSI (0x9b) and OSC (0x9d) act alone.
+    const hostileId = 'abc\u009b2J\u009d0;owned\u009cdef\u009b31m';
+    const { requestId, stderr } = await debugRun(hostileId);
+    expect(requestId).toBe(hostileId);
+    expect(stderr).toContain('request-id=abcdef\n');
+    expect(stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 
   it('is silent without GDS_DEBUG', async () => {

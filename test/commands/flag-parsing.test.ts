@@ -213,7 +213,7 @@ describe('global flags of the network commands', () => {
   });
 
   it('GDS_TOKEN and GDS_BASE are not read: SERVICE_TOKEN and SERVICE_API_URL are the variables', async () => {
-    setEnv({ GDS_TOKEN: 'cli_fromGdsToken00000', GDS_BASE: 'http://elsewhere.example' });
+    setEnv({ GDS_TOKEN: 'cli_fromGdsToken00000', GDS_BASE: 'https://elsewhere.example' });
     const flags = await flagsOf(MembersList, []);
     expect(flags.token).toBeUndefined();
     expect(flags.base).toBeUndefined();

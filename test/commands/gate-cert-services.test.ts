@@ -36,7 +36,7 @@ import { configHistory, setConfig } from '../../src/services/workspace-config.js
 import { BASE, useMockApi } from '../client/mock-api.js';
 
 const api = useMockApi();
-const DEST = 'http://dest.test';
+const DEST = 'https://dest.test';
 const at = (path: string, base = BASE) => `${base}${path}`;
 
 const clients: ApiClient[] = [];
@@ -460,7 +460,7 @@ describe('promotion and bundles', () => {
     const destination = newClient(DEST, 'cli_destToken00000000001');
     expect(await relayPromotion(source, destination, 't_1', 'staging')).toEqual(result);
     expect(api.seen.map((r) => [r.url.origin, r.headers.get('authorization')])).toEqual([
-      ['http://api.test', 'Bearer cli_sourceToken0000000001'],
+      ['https://api.test', 'Bearer cli_sourceToken0000000001'],
       [DEST, 'Bearer cli_destToken00000000001'],
       [DEST, 'Bearer cli_destToken00000000001'],
     ]);

@@ -209,6 +209,25 @@ describe('tokens', () => {
 });
 
 describe('callApi', () => {
+  it('an error answer: the body comes back with the token masked in its details', async () => {
+    api.use(
+      http.get(at('/api/workspace/members'), ({ request }) =>
+        HttpResponse.json(
+          {
+            error: { code: 'nope', message: 'No.', details: { echo: request.headers.get('authorization') } },
+          },
+          { status: 403 },
+        ),
+      ),
+    );
+    const result = await callApi(newClient(), BASE, { path: '/api/workspace/members' });
+    expect(result).toEqual({
+      status: 403,
+      body: { error: { code: 'nope', message: 'No.', details: { echo: 'Bearer ****' } } },
+      exitCode: 4,
+    });
+  });
+
   it('GET: fields become the query, headers are sent, the body comes back parsed', async () => {
     api.use(
       http.get(at('/api/workspace/audit-log'), () => HttpResponse.json({ entries: [], nextCursor: null })),

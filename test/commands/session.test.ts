@@ -7,6 +7,7 @@ import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
+import { redactError } from '../../src/cli/secrets.js';
 import { openSession, sessionFailure, withSession } from '../../src/cli/session.js';
 import type { Session } from '../../src/cli/session.js';
 import { ApiError, NetworkError } from '../../src/client/index.js';
@@ -211,6 +212,43 @@ describe('openSession and withSession', () => {
     ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(CliError);
     expect(failure).toMatchObject({ exitCode: 4, code: 'missing_scope' });
+  });
+
+  it('--json: a server echoing the token in its error details never gets it printed', async () => {
+    const opaque = 'opaque-Secret-4711';
+    api.use(
+      http.get(`${BASE}/api/workspace/members`, ({ request }) => {
+        const authorization = request.headers.get('authorization') ?? '';
+        return HttpResponse.json(
+          {
+            error: {
+              code: 'bad_\u0085state',
+              message: 'Refused\u009b31m.',
+              details: { authorization, token: authorization.slice('Bearer '.length), note: `saw ${opaque}` },
+            },
+          },
+          { status: 400 },
+        );
+      }),
+    );
+    const failure = await withSession(
+      { flags: {}, version: '1', env: { ...env, SERVICE_TOKEN: opaque, SERVICE_API_URL: BASE } },
+      ({ client }) => client.members.list(),
+    ).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(CliError);
+    const stderr = { text: '', write: (chunk: string) => ((stderr.text += chunk), true) };
+    new Output({ json: true, stderr: stderr as never, env: {} }).error(redactError(failure as CliError, []));
+    expect(stderr.text).not.toContain(opaque);
+    expect(stderr.text).not.toMatch(/[\u007f-\u009f]/);
+    const lines = stderr.text.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      error: {
+        code: 'bad_\u0085state',
+        message: 'Refused\u009b31m. (400 on GET /api/workspace/members)',
+        details: { status: 400, server: { authorization: 'Bearer ****', token: '****', note: 'saw ****' } },
+      },
+    });
   });
 
   it('no token anywhere: exit 3 saying how to get one, before any request', async () => {

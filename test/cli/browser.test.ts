@@ -1,0 +1,48 @@
+// The sign-in address comes from the server: the browser is opened only for https, or http on loopback.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openableInBrowser, openBrowser } from '../../src/cli/browser.js';
+
+const childProcess = process.getBuiltinModule('node:child_process');
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function spawnSpy() {
+  return vi
+    .spyOn(childProcess, 'spawn')
+    .mockImplementation(() => ({ on: () => undefined, unref: () => undefined }) as never);
+}
+
+const refused = [
+  'file:///etc/passwd',
+  'javascript:alert(1)',
+  'smb://attacker.example/share',
+  'http://auth.example.com/device?code=ABCD',
+  'http://10.0.0.1/device',
+  '--help',
+  '',
+];
+const allowed = [
+  'https://auth.example.com/device?user_code=ABCD-EFGH',
+  'http://127.0.0.1:8787/device',
+  'http://localhost/device',
+  'http://[::1]:9/device',
+];
+
+describe('openBrowser', () => {
+  it.each(refused)('does not open %j', (uri) => {
+    const spawn = spawnSpy();
+    expect(openableInBrowser(uri)).toBe(false);
+    openBrowser(uri);
+    expect(spawn).not.toHaveBeenCalled();
+  });
+
+  it.each(allowed)('opens %j', (uri) => {
+    const spawn = spawnSpy();
+    expect(openableInBrowser(uri)).toBe(true);
+    openBrowser(uri);
+    expect(spawn).toHaveBeenCalledTimes(1);
+    expect(spawn.mock.calls[0]?.[1]).toContain(uri);
+  });
+});
