@@ -225,11 +225,12 @@ describe('gds push', () => {
 
   it('without --connector, the connector whose schema holds the source; none such is exit 7', async () => {
     const folder = await freshFolder();
+    await server.sql('CREATE TABLE analytics_dev.referrals (referral_id integer, channel text)');
     await writeFile(
-      join(folder, 'stages.yml'),
-      'table: stages\nsource: analytics_dev.stg_pipedrive__stages\ncolumns:\n  - stage_id\n',
+      join(folder, 'referrals.yml'),
+      'table: referrals\nsource: analytics_dev.referrals\ncolumns:\n  - referral_id\n  - channel\n',
     );
-    const pushed = await gds(['push', 'stages.yml', '--json'], { cwd: folder });
+    const pushed = await gds(['push', 'referrals.yml', '--json'], { cwd: folder });
     expect(pushed.code).toBe(0);
     const registered = lines(pushed.stdout)[0] as { governanceId: string };
     const status = await gds(['status', registered.governanceId, '--json']);

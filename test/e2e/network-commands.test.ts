@@ -382,7 +382,7 @@ describe('credential precedence, seen by the server as the user who issues a tok
         '--name',
         'who',
         '--env',
-        '*',
+        'dev',
         '--scope',
         'workspace:write:definition',
         '--json',
