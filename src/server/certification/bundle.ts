@@ -1,6 +1,6 @@
 // Portable bundles (`env promote --bundle-out/--bundle-in`): a table's artifact, gate1.yml and
 // contract as JSON, sealed with a sha256 over a canonical serialisation of everything else.
-import { createHash } from 'node:crypto';
+import { bundleDigest } from '../../core/bundle-seal.js';
 import { badRequest } from '../errors.js';
 import type { ContractFields } from './contracts.js';
 
@@ -24,22 +24,6 @@ export interface BundleBody {
 }
 
 export type Bundle = BundleBody & { sha256: string };
-
-/** JSON with object keys sorted at every level and no whitespace: the same value, the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export function bundleDigest(body: Omit<Record<string, unknown>, 'sha256'>): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
-}
 
 export function sealBundle(body: BundleBody): Bundle {
   return { ...body, sha256: bundleDigest(body as unknown as Record<string, unknown>) };
