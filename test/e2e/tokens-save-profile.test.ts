@@ -148,6 +148,20 @@ describe('gds tokens issue --save-profile', () => {
     }
   });
 
+  it('after the reuse revoked the family, --profile ci says to issue a new token and keeps the profile', async () => {
+    const before = await ciProfile();
+    const json = await w.run(['audit', 'list', '--profile', 'ci', '--limit', '1', '--json']);
+    expect(json).toMatchObject({ code: 3, stdout: '' });
+    expect(ndjson(json.stderr)).toEqual([
+      { error: expect.objectContaining({ code: 'integration_token_expired' }) },
+    ]);
+    const human = await w.run(['audit', 'list', '--profile', 'ci', '--limit', '1']);
+    expect(human.code).toBe(3);
+    expect(human.stderr).toContain('The integration token of profile ci cannot be renewed');
+    expect(human.stderr).toContain('gds tokens issue --save-profile ci --force');
+    expect(await ciProfile()).toEqual(before);
+  });
+
   it('tokens refresh --save-profile stores the rotated tokens in a new profile, refusing a live one', async () => {
     const issued = await server.issueToken('OWNER', {
       name: 'rotate',
