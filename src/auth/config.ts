@@ -25,7 +25,7 @@ export interface KeychainRef {
 export interface ProfileSecrets {
   /** A static CLI token (`gds auth set`). */
   token?: string;
-  /** A session's tokens (`gds auth login`). */
+  /** A session's or an integration token's tokens (`gds auth login`, `gds tokens issue --save-profile`). */
   accessToken?: string;
   refreshToken?: string;
 }
@@ -47,7 +47,19 @@ export interface SessionProfile extends ProfileCommon {
   expiresAt?: string;
 }
 
-export type Profile = StaticProfile | SessionProfile;
+/** An integration token stored by `gds tokens issue|refresh --save-profile` (§4.1, §4.2); it renews itself. */
+export interface IntegrationProfile extends ProfileCommon {
+  kind: 'integration';
+  /** ISO 8601 instants at which the access token and the refresh token expire. */
+  expiresAt?: string;
+  refreshExpiresAt?: string;
+  audience?: string;
+  env?: string;
+  scopes?: string[];
+  tokenId?: string;
+}
+
+export type Profile = StaticProfile | SessionProfile | IntegrationProfile;
 export type ProfileKind = Profile['kind'];
 
 export interface GdsConfig {
@@ -298,8 +310,8 @@ export function parseConfig(text: string, path: string): GdsConfig {
 function profileProblem(profile: unknown): string | undefined {
   if (!isObject(profile)) return 'is not an object';
   if (typeof profile.base !== 'string') return 'has no "base" URL';
-  if (profile.kind !== 'static' && profile.kind !== 'session')
-    return 'has a "kind" other than static or session';
+  if (profile.kind !== 'static' && profile.kind !== 'session' && profile.kind !== 'integration')
+    return 'has a "kind" other than static, session or integration';
   const ref = profile.secretRef;
   if (ref !== undefined) {
     if (!isObject(ref) || ref.store !== 'keychain')

@@ -31,7 +31,7 @@ export interface ResolvedCredentials {
   baseSource: CredentialSource;
   /** The profile that gave the token or the base, if one did. */
   profileName?: string;
-  /** `session` only for a token of a browser sign-in; flags, SERVICE_TOKEN and `auth set` are static. */
+  /** The kind of the profile that gave the token; flags and SERVICE_TOKEN are static. */
   tokenKind: ProfileKind;
   /** Where the token is kept: `none` when it came from a flag or the environment. */
   storage: SecretStorage | 'none';
@@ -74,7 +74,7 @@ export async function resolveCredentials(
     tokenSource: r.token.source,
     baseSource: r.base.source,
     ...(r.profileName === undefined ? {} : { profileName: r.profileName, profile: r.profile }),
-    tokenKind: r.token.source.startsWith('profile:') && r.profile?.kind === 'session' ? 'session' : 'static',
+    tokenKind: r.token.source.startsWith('profile:') ? (r.profile?.kind ?? 'static') : 'static',
     storage: r.storage,
   };
 }
@@ -224,7 +224,7 @@ async function readProfileToken(
 ): Promise<void> {
   try {
     const { secrets, storage } = await readSecrets(profile, { env, warn: options.warn });
-    const token = profile.kind === 'session' ? secrets.accessToken : secrets.token;
+    const token = profile.kind === 'static' ? secrets.token : secrets.accessToken;
     if (token !== undefined && token !== '') {
       r.token = { value: token, source: `profile:${name}` };
       r.storage = storage;

@@ -68,11 +68,14 @@ export function insecureAllowed(url: URL, what: string): boolean {
   return url.protocol === 'http:';
 }
 
-/** A profile holds a live token: a static token (no expiry known), or a session token not yet expired. */
+/** A profile holds a live token: a static token (no expiry known), a session token not yet expired, or
+ *  an integration token whose refresh token has not expired (it renews itself until then). */
 export function liveToken(profile: Profile | undefined, now = Date.now()): boolean {
   if (profile === undefined) return false;
   if (profile.kind === 'static') return true;
-  return profile.expiresAt !== undefined && Date.parse(profile.expiresAt) > now;
+  const until =
+    profile.kind === 'integration' ? (profile.refreshExpiresAt ?? profile.expiresAt) : profile.expiresAt;
+  return until !== undefined && Date.parse(until) > now;
 }
 
 export async function login(options: LoginOptions): Promise<LoginResult> {
@@ -217,7 +220,9 @@ function describeSeconds(seconds: number): string {
   return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 }
 
-function describeLive(profile: Profile | undefined): string {
+export function describeLive(profile: Profile | undefined): string {
+  if (profile?.kind === 'integration')
+    return `an integration token renewable until ${profile.refreshExpiresAt ?? 'unknown'}`;
   if (profile?.kind === 'session') return `a session valid until ${profile.expiresAt ?? 'unknown'}`;
   return 'a static CLI token';
 }

@@ -1,14 +1,16 @@
-// Session tokens stay usable across many gds processes: an access token expiring within a minute is
-// refreshed before a request, and a 401 triggers one refresh (the client retries once). A refresh runs
-// under the profile's cross-process lock and re-reads the profile first: when another process already
-// refreshed, its tokens are adopted and no second refresh is sent, so a single-use refresh token is
-// never presented twice. The new tokens are written (atomically) before they are used.
+// Stored tokens stay usable across many gds processes: a browser sign-in (`session` profile) and an
+// integration token saved with --save-profile (`integration` profile) alike. An access token expiring
+// within a minute is refreshed before a request, and a 401 triggers one refresh (the client retries
+// once). A refresh runs under the profile's cross-process lock and re-reads the profile first: when
+// another process already refreshed, its tokens are adopted and no second refresh is sent, so a
+// single-use refresh token is never presented twice. The new tokens are written (atomically) before they
+// are used. Only the grant differs by kind: the OAuth refresh-token grant, or POST /api/integration/refresh.
 import { CliError, ExitCode } from '../cli/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
-import type { Env, SessionProfile } from './config.js';
+import type { Env, IntegrationProfile, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, withProfileLock } from './config.js';
 import type { ProfileFields } from './profiles.js';
@@ -39,23 +41,26 @@ interface SessionState {
   expiresAt: string | undefined;
 }
 
+type RenewableProfile = (SessionProfile & SessionExtras) | IntegrationProfile;
+
 interface StoredSession extends SessionState {
-  profile: SessionProfile & SessionExtras;
+  profile: RenewableProfile;
   refreshToken: string | undefined;
 }
 
-/** A browser sign-in's tokens renew themselves; any other token (flag, SERVICE_TOKEN, `auth set`) is fixed. */
+/** A stored token of a browser sign-in or an integration renews itself; any other token (flag,
+ *  SERVICE_TOKEN, `auth set`) is fixed. */
 export function authProviderFor(
   credentials: ResolvedCredentials,
   options: Omit<SessionAuthOptions, 'initial'> = {},
 ): AuthProvider {
-  if (credentials.tokenKind !== 'session' || credentials.profileName === undefined) {
+  const { profile, profileName } = credentials;
+  if (credentials.tokenKind === 'static' || profileName === undefined || profile?.kind === 'static') {
     return staticToken(credentials.token);
   }
-  const expiresAt = credentials.profile?.kind === 'session' ? credentials.profile.expiresAt : undefined;
-  return sessionAuthProvider(credentials.profileName, {
+  return renewingAuthProvider(profileName, {
     ...options,
-    initial: { accessToken: credentials.token, expiresAt },
+    initial: { accessToken: credentials.token, expiresAt: profile?.expiresAt },
   });
 }
 
@@ -64,8 +69,8 @@ export function expiresAtFrom(expiresIn: number | undefined, now = Date.now()): 
   return expiresIn === undefined ? undefined : new Date(now + expiresIn * 1000).toISOString();
 }
 
-/** The client's AuthProvider for a `session` profile (see the top of this file). */
-export function sessionAuthProvider(profileName: string, options: SessionAuthOptions = {}): AuthProvider {
+/** The client's AuthProvider for a `session` or `integration` profile (see the top of this file). */
+export function renewingAuthProvider(profileName: string, options: SessionAuthOptions = {}): AuthProvider {
   const now = options.now ?? Date.now;
   let current: SessionState | undefined = options.initial
     ? { accessToken: options.initial.accessToken, expiresAt: options.initial.expiresAt }
@@ -106,28 +111,31 @@ export async function refreshUnderLock(
     async () => {
       const stored = await readSession(profileName, options);
       if (stored.accessToken !== stale || (!forced && fresh(stored))) return stored;
-      if (stored.refreshToken === undefined) throw signInAgain(profileName, 'it holds no refresh token');
+      if (stored.refreshToken === undefined)
+        throw cannotRenew(profileName, stored.profile, 'it holds no refresh token');
       let tokens: GrantedTokens;
       try {
-        tokens = await refreshGrant(stored, stored.refreshToken);
+        tokens = await grants[stored.profile.kind](stored, stored.refreshToken, now());
       } catch (error) {
         if (!(error instanceof InvalidGrant)) throw error;
         // Another writer (a `gds auth login --force`, an older gds without the lock) may just have
         // replaced the tokens: use theirs, and never remove what they wrote.
         const again = await readSession(profileName, options);
         if (again.accessToken !== stale) return again;
-        throw signInAgain(profileName, `the service refused its refresh token (${error.message})`);
+        throw cannotRenew(
+          profileName,
+          stored.profile,
+          `the service refused its refresh token (${error.message})`,
+        );
       }
-      const { profile } = stored;
-      const expiresAt = expiresAtFrom(tokens.expiresIn, now());
-      const fields = { ...renewableFields(profile), ...(expiresAt === undefined ? {} : { expiresAt }) };
+      const fields = { ...renewableFields(stored.profile), ...tokens.fields };
       await saveProfile(
         profileName,
         fields,
         { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? stored.refreshToken },
         { env: options.env, warn: options.warn },
       );
-      return { accessToken: tokens.accessToken, expiresAt };
+      return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
     },
     { env: options.env },
   );
@@ -136,9 +144,15 @@ export async function refreshUnderLock(
 async function readSession(profileName: string, options: SessionAuthOptions): Promise<StoredSession> {
   const config = await loadConfig({ env: options.env, warn: options.warn });
   const profile = config.profiles[profileName];
-  if (profile?.kind !== 'session') throw signInAgain(profileName, 'it is no longer a browser sign-in');
+  if (profile === undefined || profile.kind === 'static') {
+    throw new CliError(`Profile ${profileName} no longer holds tokens that renew themselves.`, {
+      exitCode: ExitCode.Unauthenticated,
+      code: 'session_expired',
+      suggestion: `See what it holds now: gds auth status --profile ${profileName}`,
+    });
+  }
   const { secrets } = await readSecrets(profile, { env: options.env, warn: options.warn });
-  if (!secrets.accessToken) throw signInAgain(profileName, 'its tokens are gone');
+  if (!secrets.accessToken) throw cannotRenew(profileName, profile, 'its tokens are gone');
   return {
     profile,
     accessToken: secrets.accessToken,
@@ -147,45 +161,51 @@ async function readSession(profileName: string, options: SessionAuthOptions): Pr
   };
 }
 
-/** What a refresh keeps of the profile: everything but the secrets, where they were, and the old expiry. */
-function renewableFields(profile: SessionProfile & SessionExtras): ProfileFields & SessionExtras {
+/** What a refresh keeps of the profile: everything but the secrets, where they were, and the old expiries. */
+function renewableFields(profile: RenewableProfile): ProfileFields {
   const { secretRef: _ref, token: _t, accessToken: _a, refreshToken: _r, expiresAt: _e, ...fields } = profile;
+  if (fields.kind === 'integration') delete fields.refreshExpiresAt;
   return fields;
 }
 
 interface GrantedTokens {
   accessToken: string;
   refreshToken: string | undefined;
-  expiresIn: number | undefined;
+  /** The new expiries (`expiresAt`, and `refreshExpiresAt` for an integration token). */
+  fields: { expiresAt?: string; refreshExpiresAt?: string };
 }
+
+type Grant = (stored: StoredSession, refreshToken: string, now: number) => Promise<GrantedTokens>;
 
 class InvalidGrant extends Error {}
 
 /** The refresh-token grant at the token endpoint saved at login (discovery only when it is missing). */
-async function refreshGrant(stored: StoredSession, refreshToken: string): Promise<GrantedTokens> {
+const sessionGrant: Grant = async (stored, refreshToken, now) => {
+  const profile = stored.profile as SessionProfile & SessionExtras;
   const oidc = await import('openid-client');
-  const clientId = stored.profile.clientId ?? 'gds-cli';
-  const issuer = stored.profile.issuer ?? stored.profile.base;
+  const clientId = profile.clientId ?? 'gds-cli';
+  const issuer = profile.issuer ?? profile.base;
   const insecure = (url: string) => new URL(url).protocol === 'http:' && isLoopbackUrl(new URL(url));
   let config;
   try {
     config =
-      stored.profile.tokenEndpoint === undefined
-        ? await oidc.discovery(new URL(stored.profile.base), clientId, undefined, oidc.None(), {
-            ...(insecure(stored.profile.base) ? { execute: [oidc.allowInsecureRequests] } : {}),
+      profile.tokenEndpoint === undefined
+        ? await oidc.discovery(new URL(profile.base), clientId, undefined, oidc.None(), {
+            ...(insecure(profile.base) ? { execute: [oidc.allowInsecureRequests] } : {}),
           })
         : new oidc.Configuration(
-            { issuer, token_endpoint: stored.profile.tokenEndpoint },
+            { issuer, token_endpoint: profile.tokenEndpoint },
             clientId,
             undefined,
             oidc.None(),
           );
     if (insecure(config.serverMetadata().token_endpoint ?? issuer)) oidc.allowInsecureRequests(config);
     const tokens = await oidc.refreshTokenGrant(config, refreshToken);
+    const expiresAt = expiresAtFrom(tokens.expires_in, now);
     return {
       accessToken: tokens.access_token,
       refreshToken: tokens.refresh_token,
-      expiresIn: tokens.expires_in,
+      fields: expiresAt === undefined ? {} : { expiresAt },
     };
   } catch (error) {
     const code = (error as { error?: unknown }).error;
@@ -193,15 +213,51 @@ async function refreshGrant(stored: StoredSession, refreshToken: string): Promis
       const description = (error as { error_description?: unknown }).error_description;
       throw new InvalidGrant(typeof description === 'string' ? description : 'invalid_grant');
     }
-    throw new CliError(
-      `Could not refresh the session: ${stripControlCharacters((error as Error).message)}.`,
-      {
-        exitCode: ExitCode.Unavailable,
-        code: 'refresh_failed',
-        suggestion: 'Check the network and run the command again; the saved tokens are unchanged.',
-      },
-    );
+    throw refreshFailed(error);
   }
+};
+
+/** §4.2: POST /api/integration/refresh with the refresh token, no Authorization header; 401 = refused. */
+const integrationGrant: Grant = async (stored, refreshToken) => {
+  const { createApiClient, ApiError } = await import('../client/index.js');
+  const client = createApiClient({ baseUrl: stored.profile.base });
+  try {
+    const { tokens } = await client.tokens.refresh(refreshToken);
+    return {
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      fields: { expiresAt: tokens.expiresAt, refreshExpiresAt: tokens.refreshExpiresAt },
+    };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) throw new InvalidGrant(error.code);
+    throw refreshFailed(error);
+  } finally {
+    await client.close();
+  }
+};
+
+const grants: Record<RenewableProfile['kind'], Grant> = {
+  session: sessionGrant,
+  integration: integrationGrant,
+};
+
+function refreshFailed(error: unknown): CliError {
+  return new CliError(`Could not refresh the tokens: ${stripControlCharacters((error as Error).message)}.`, {
+    exitCode: ExitCode.Unavailable,
+    code: 'refresh_failed',
+    suggestion: 'Check the network and run the command again; the saved tokens are unchanged.',
+  });
+}
+
+function cannotRenew(profileName: string, profile: RenewableProfile, why: string): CliError {
+  if (profile.kind === 'integration') {
+    return new CliError(`The integration token of profile ${profileName} cannot be renewed: ${why}.`, {
+      exitCode: ExitCode.Unauthenticated,
+      code: 'integration_token_expired',
+      suggestion: `Issue a new one into it: gds tokens issue --save-profile ${profileName} --force …`,
+    });
+  }
+  return signInAgain(profileName, why);
 }
 
 function signInAgain(profileName: string, why: string): CliError {

@@ -21,11 +21,12 @@ export function requireInteractiveSession(
   credentials: Pick<ResolvedCredentials, 'tokenKind' | 'tokenSource'>,
 ): void {
   if (credentials.tokenKind === 'session') return;
+  const integration = credentials.tokenKind === 'integration';
   const from =
     sourceNames[credentials.tokenSource] ??
-    `profile ${credentials.tokenSource.slice('profile:'.length)} (stored with gds auth set)`;
+    `profile ${credentials.tokenSource.slice('profile:'.length)} (stored with ${integration ? 'gds tokens issue --save-profile' : 'gds auth set'})`;
   throw new CliError(
-    `Certification needs interactive authentication; the token from ${from} is a static token. Nothing was sent.`,
+    `Certification needs interactive authentication; the token from ${from} is ${integration ? 'an integration' : 'a static'} token. Nothing was sent.`,
     {
       exitCode: ExitCode.Unauthenticated,
       code: 'interactive_auth_required',

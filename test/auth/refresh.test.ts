@@ -1,4 +1,4 @@
-// sessionAuthProvider in this process against the reference server: a fresh token is used as it is,
+// renewingAuthProvider in this process against the reference server: a fresh token is used as it is,
 // one about to expire is refreshed and written back, a refresh another process already made is
 // adopted instead of repeated, and a sign-in that cannot be renewed says how to sign in again.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/auth/config.js';
 import type { ResolvedCredentials } from '../../src/auth/credentials.js';
-import { authProviderFor, refreshUnderLock, sessionAuthProvider } from '../../src/auth/refresh.js';
+import { authProviderFor, refreshUnderLock, renewingAuthProvider } from '../../src/auth/refresh.js';
 import { CliError } from '../../src/cli/errors.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
 import { startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
@@ -42,18 +42,18 @@ async function signIn(expiresAt: string, secrets?: { accessToken: string; refres
 
 const stored = async () => (await loadConfig({ env })).profiles.work;
 
-describe('sessionAuthProvider', () => {
+describe('renewingAuthProvider', () => {
   it('uses a token valid for more than a minute as it is', async () => {
     const tokens = await signIn(inMinutes(30));
     const before = await server.auditCount('SESSION_REFRESHED');
-    expect(await sessionAuthProvider('work', { env }).getToken()).toBe(tokens.accessToken);
+    expect(await renewingAuthProvider('work', { env }).getToken()).toBe(tokens.accessToken);
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(before);
   });
 
   it('refreshes a token that expires within a minute, and writes the new tokens first', async () => {
     const tokens = await signIn(inMinutes(0.5));
     const before = await server.auditCount('SESSION_REFRESHED');
-    const fresh = await sessionAuthProvider('work', { env }).getToken();
+    const fresh = await renewingAuthProvider('work', { env }).getToken();
     expect(fresh).not.toBe(tokens.accessToken);
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(before + 1);
     const profile = await stored();
@@ -71,7 +71,7 @@ describe('sessionAuthProvider', () => {
   it('adopts the tokens another process wrote instead of refreshing again', async () => {
     const tokens = await signIn(inMinutes(30));
     const before = await server.auditCount('SESSION_REFRESHED');
-    const auth = sessionAuthProvider('work', { env, initial: { accessToken: 'an-older-token' } });
+    const auth = renewingAuthProvider('work', { env, initial: { accessToken: 'an-older-token' } });
     expect(await auth.onUnauthorized?.()).toBe(tokens.accessToken);
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(before);
   });
@@ -86,7 +86,7 @@ describe('sessionAuthProvider', () => {
 
   it('says to sign in again (exit 3) when there is no refresh token, and keeps the profile', async () => {
     await signIn(inMinutes(-1), { accessToken: 'eyJ.expired.token' });
-    const failure = await sessionAuthProvider('work', { env })
+    const failure = await renewingAuthProvider('work', { env })
       .getToken()
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(CliError);

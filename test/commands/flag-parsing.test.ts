@@ -202,6 +202,38 @@ describe('gds tokens refresh', () => {
   });
 });
 
+describe('--save-profile of gds tokens issue and gds tokens refresh', () => {
+  const issueArgs = ['--name', 'ci', '--env', 'dev', '--scope', 'workspace:read:audit'];
+
+  it.each([
+    [TokensIssue, issueArgs],
+    [TokensRefresh, ['--refresh-token', '-']],
+  ])('%o takes --save-profile <name> and --force; neither by default', async (command, argv) => {
+    const plain = await flagsOf(command, argv);
+    expect(plain).not.toHaveProperty('save-profile');
+    expect(plain.force ?? false).toBe(false);
+    expect(await flagsOf(command, [...argv, '--save-profile', 'ci', '--force'])).toMatchObject({
+      'save-profile': 'ci',
+      force: true,
+    });
+    setEnv({ GDS_SAVE_PROFILE: 'from-env' });
+    expect(await flagsOf(command, argv)).toMatchObject({ 'save-profile': 'from-env' });
+  });
+
+  it.each([
+    [TokensIssue, issueArgs],
+    [TokensRefresh, []],
+  ])(
+    '%o: --force without --save-profile, or --save-profile without a name, is a usage error',
+    async (command, argv) => {
+      expect(await usageError(command, [...argv, '--force'])).toContain('--save-profile');
+      expect(await usageError(command, [...argv, '--save-profile'])).toContain(
+        '--save-profile expects a value',
+      );
+    },
+  );
+});
+
 describe('global flags of the network commands', () => {
   it('--max-retry-after takes whole seconds from 0 (or GDS_MAX_RETRY_AFTER); GDS_PROFILE names the profile', async () => {
     expect(await flagsOf(MembersList, ['--max-retry-after', '0'])).toMatchObject({ 'max-retry-after': 0 });

@@ -254,6 +254,12 @@ describe('certification', () => {
     ).not.toThrow();
   });
 
+  it('refuses an integration token saved with --save-profile, saying so', () => {
+    expect(() => requireInteractiveSession({ tokenKind: 'integration', tokenSource: 'profile:ci' })).toThrow(
+      'the token from profile ci (stored with gds tokens issue --save-profile) is an integration token',
+    );
+  });
+
   it('computes the evidence sha256, size and file name locally and sends only those', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gds-evidence-'));
     const path = join(dir, 'review.pdf');

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
-import { sessionAuthProvider } from '../../src/auth/refresh.js';
+import { renewingAuthProvider } from '../../src/auth/refresh.js';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { Workspace } from './login-helpers.js';
 import { ndjson, newWorkspace } from './login-helpers.js';
@@ -139,7 +139,7 @@ describe('another authorization server', () => {
       },
       { env: w.env },
     );
-    const auth = sessionAuthProvider('default', { env: w.env });
+    const auth = renewingAuthProvider('default', { env: w.env });
     expect(await auth.getToken()).toBe('opaque-access-2');
     expect(other.seen.refreshes).toEqual(['opaque-refresh-1']);
     expect(other.seen.discoveries).toBe(1);

@@ -1,8 +1,13 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import type { TableGrant, WorkspaceScope } from '../../contract/types.js';
+import type { IssuedToken, TableGrant, WorkspaceScope } from '../../contract/types.js';
 import { parseTableGrant, workspaceScopes } from '../../services/tokens.js';
-import { printTokenBundle } from '../../cli/token-bundle.js';
+import {
+  printSavedTokens,
+  printTokenBundle,
+  saveProfileFlags,
+  tokenExpiries,
+} from '../../cli/token-bundle.js';
 
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
@@ -11,10 +16,13 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     '--table grants give a DATA-API token for the table endpoints; --scope gives a MANAGEMENT token for the ' +
     'audit log, members, certification, definitions or recertification. One token holds one kind. --env names ' +
     'the environment the token works in, or * for every one. The access token (60 minutes) and the refresh ' +
-    'token (30 days, single use) are shown once: gds does not store them and cannot show them again.';
+    'token (30 days, single use) are shown once: gds does not store them and cannot show them again. With ' +
+    '--save-profile <name> they are stored in that profile instead (and not shown), and --profile <name> ' +
+    'then calls with the token, renewing it as it expires.';
   static override examples = [
     '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
     "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",
+    '<%= config.bin %> tokens issue --name ci --env dev --scope workspace:read:audit --save-profile ci',
   ];
   static override flags = {
     name: Flags.string({
@@ -41,6 +49,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
       options: [...workspaceScopes],
       exactlyOne: ['table', 'scope'],
     })(),
+    ...saveProfileFlags,
   };
 
   async run(): Promise<void> {
@@ -49,11 +58,53 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     // A repeatable flag read from GDS_TABLE or GDS_SCOPE arrives as one value, not a list.
     const tables = table === undefined ? undefined : [table].flat();
     const scopes = scope === undefined ? undefined : [scope].flat();
-    const issued = await this.withClient((client) => issueToken(client, { name, env, tables, scopes }));
+    const issue = () =>
+      this.withClient(async (client, session) => ({
+        issued: await issueToken(client, { name, env, tables, scopes }),
+        base: session.baseUrl,
+      }));
+    const saveTo = this.flags['save-profile'];
+    if (saveTo !== undefined) {
+      await this.issueIntoProfile(saveTo, issue);
+      return;
+    }
+    const { issued } = await issue();
     if (this.out.json) {
       this.out.record(issued);
       return;
     }
+    this.printIssued(issued);
+    printTokenBundle(this.out, issued.tokens);
+  }
+
+  private async issueIntoProfile(
+    profileName: string,
+    issue: () => Promise<{ issued: IssuedToken; base: string }>,
+  ): Promise<void> {
+    const { saveIntegrationTokens } = await import('../../auth/integration-profile.js');
+    const saved = await saveIntegrationTokens(
+      profileName,
+      async () => {
+        const { issued, base } = await issue();
+        return { ...issued, issued, base };
+      },
+      { force: this.flags.force, warn: (message) => this.out.warn(message) },
+    );
+    const { issued } = saved.obtained;
+    if (this.out.json) {
+      this.out.record({
+        ...issued,
+        tokens: tokenExpiries(issued.tokens),
+        profile: saved.saved.name,
+        storage: saved.saved.storage,
+      });
+      return;
+    }
+    this.printIssued(issued);
+    printSavedTokens(this.out, saved, issued.tokens);
+  }
+
+  private printIssued(issued: IssuedToken): void {
     this.out.print(
       `Issued ${issued.audience} token ${issued.id} "${issued.name}" for environment ${issued.env}.`,
     );
@@ -61,6 +112,5 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     this.out.print(
       `Client token:  ${issued.clientToken}  (a label for audits and revocation; the API never accepts it)`,
     );
-    printTokenBundle(this.out, issued.tokens);
   }
 }

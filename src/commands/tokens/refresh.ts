@@ -1,6 +1,11 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { printTokenBundle } from '../../cli/token-bundle.js';
+import {
+  printSavedTokens,
+  printTokenBundle,
+  saveProfileFlags,
+  tokenExpiries,
+} from '../../cli/token-bundle.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   static override summary = 'Spend a refresh token for a new access token and a new refresh token.';
@@ -8,25 +13,58 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     'Single use (§4.2): the refresh token given is spent, and presenting it again revokes every token of its ' +
     'family. Without --refresh-token, or with --refresh-token -, the refresh token is read from stdin so it ' +
     'stays out of the shell history. Needs only the API base (--base, SERVICE_API_URL or a profile): no token ' +
-    'is sent. The new tokens are shown once: gds does not store them.';
+    'is sent. The new tokens are shown once: gds does not store them, unless --save-profile <name> says to store ' +
+    'them in that profile (then they are not shown, and --profile <name> renews them as they expire).';
   static override examples = [
     'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh',
     '<%= config.bin %> tokens refresh --refresh-token - --json < refresh-token.txt | jq -r .tokens.accessToken',
+    'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh --save-profile ci',
   ];
   static override flags = {
     'refresh-token': Flags.string({
       description: 'The refresh token, or - to read it from stdin (the default).',
       env: 'GDS_REFRESH_TOKEN',
     }),
+    ...saveProfileFlags,
   };
 
   async run(): Promise<void> {
     const { refreshToken } = await import('../../services/tokens.js');
     const given = this.flags['refresh-token'] ?? '-';
     const presented = given === '-' ? await this.readRefreshToken() : given;
-    const refreshed = await this.withClient((client) => refreshToken(client, presented), {
-      authenticated: false,
-    });
+    const refresh = () =>
+      this.withClient(
+        async (client, session) => ({
+          refreshed: await refreshToken(client, presented),
+          base: session.baseUrl,
+        }),
+        { authenticated: false },
+      );
+    const saveTo = this.flags['save-profile'];
+    if (saveTo !== undefined) {
+      const { saveIntegrationTokens } = await import('../../auth/integration-profile.js');
+      const saved = await saveIntegrationTokens(
+        saveTo,
+        async () => {
+          const { refreshed, base } = await refresh();
+          return { base, tokens: refreshed.tokens };
+        },
+        { force: this.flags.force, warn: (message) => this.out.warn(message) },
+      );
+      const { tokens } = saved.obtained;
+      if (this.out.json) {
+        this.out.record({
+          tokens: tokenExpiries(tokens),
+          profile: saved.saved.name,
+          storage: saved.saved.storage,
+        });
+        return;
+      }
+      this.out.print('Refreshed. The refresh token you gave is spent.');
+      printSavedTokens(this.out, saved, tokens);
+      return;
+    }
+    const { refreshed } = await refresh();
     if (this.out.json) {
       this.out.record(refreshed);
       return;

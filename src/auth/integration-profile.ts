@@ -1,0 +1,82 @@
+// `gds tokens issue|refresh --save-profile <name>`: the integration token goes into an `integration`
+// profile (secrets in the keychain or the 0600 file, like any profile), from which it renews itself
+// (refresh.ts). Nothing is stored without the flag.
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { TokenBundle } from '../contract/types.js';
+import type { Env, IntegrationProfile } from './config.js';
+import { checkProfileName, loadConfig, withProfileLock } from './config.js';
+import { describeLive, liveToken } from './login.js';
+import type { SavedProfile } from './profiles.js';
+import { saveProfile } from './profiles.js';
+import { describeStorage } from './secret-store.js';
+
+/** What the service answered, and where: the tokens and what is known of the token they belong to. */
+export interface ObtainedIntegrationTokens {
+  base: string;
+  tokens: TokenBundle;
+  /** Known when issued; a refresh answer says nothing but the tokens (§4.2). */
+  id?: string;
+  audience?: string;
+  env?: string;
+  scopes?: string[];
+}
+
+export interface SaveIntegrationOptions {
+  /** Replace a profile that holds a live token. */
+  force: boolean;
+  env?: Env;
+  warn?: (message: string) => void;
+}
+
+export interface SavedIntegration<T> {
+  obtained: T;
+  saved: SavedProfile;
+  /** Where the secrets went, for people: the keychain entry or the config file. */
+  location: string;
+}
+
+/**
+ * Under the profile's lock: refuses a profile holding a live token (unless `force`) before anything is
+ * sent, runs `obtain` (the request that mints or rotates the tokens), and saves its answer.
+ */
+export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>(
+  profileName: string,
+  obtain: () => Promise<T>,
+  options: SaveIntegrationOptions,
+): Promise<SavedIntegration<T>> {
+  const name = checkProfileName(profileName);
+  return withProfileLock(
+    name,
+    async () => {
+      const existing = (await loadConfig(options)).profiles[name];
+      if (!options.force && liveToken(existing)) {
+        throw new CliError(`Profile ${name} already holds a live token (${describeLive(existing)}).`, {
+          exitCode: ExitCode.Usage,
+          code: 'profile_in_use',
+          suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,
+        });
+      }
+      const obtained = await obtain();
+      const { base, tokens, id, audience, env, scopes } = obtained;
+      const fields: IntegrationProfile = {
+        kind: 'integration',
+        base,
+        expiresAt: tokens.expiresAt,
+        refreshExpiresAt: tokens.refreshExpiresAt,
+        ...(id === undefined ? {} : { tokenId: id, audience, env, scopes }),
+      };
+      const saved = await saveProfile(
+        name,
+        fields,
+        { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
+        options,
+      );
+      return {
+        obtained,
+        saved,
+        location: describeStorage(saved.storage, saved.profile.secretRef, options.env),
+      };
+    },
+    options,
+  );
+}
