@@ -3,6 +3,7 @@ import { environmentAllows, tableScope } from '../../core/scopes.js';
 import type { TablePermission } from '../../core/scopes.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { Queryable } from '../db/index.js';
+import { findTable } from '../governance/tables.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Column } from './columns.js';
 
@@ -20,32 +21,14 @@ export interface GovernedTable {
   columns: Column[];
 }
 
-interface TableRow {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  name: string;
-  mode: 'MODE_A' | 'MODE_B';
-  state: string;
-  gate_mode: 'ENFORCING' | 'ADVISORY';
-  environment_label: string;
-  source: string | null;
-  owner_id: string;
-  columns: Column[];
-}
-
 /** An active table of the workspace; 404 for unknown, inactive or another workspace's tables. */
 export async function loadActiveTable(
   q: Queryable,
   workspaceId: string,
   tableId: string,
 ): Promise<GovernedTable> {
-  const [row] = await q.query<TableRow>(
-    `SELECT id, workspace_id, slug, name, mode, state, gate_mode, environment_label, source, owner_id, columns
-       FROM gds.tables WHERE id = $1 AND workspace_id = $2 AND active`,
-    [tableId, workspaceId],
-  );
-  if (!row) {
+  const table = await findTable(q, workspaceId, tableId);
+  if (!table) {
     throw notFound(
       'table_not_found',
       `Table ${tableId} does not exist or is not active; check the id in the dashboard.`,
@@ -54,19 +37,7 @@ export async function loadActiveTable(
       },
     );
   }
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    slug: row.slug,
-    name: row.name,
-    mode: row.mode,
-    state: row.state,
-    gateMode: row.gate_mode,
-    environmentLabel: row.environment_label,
-    source: row.source,
-    ownerId: row.owner_id,
-    columns: row.columns,
-  };
+  return table;
 }
 
 /** 403 unless the token's scopes grant `permission` on the table in the table's environment. */
