@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../../src/server/app.js';
+import { median } from './lib/measure.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -69,12 +70,6 @@ async function peakRssMiB({ command, args, env }: Invocation, scratch: string): 
   await spawnTimed({ command: gnuTime, args: ['-f', '%M', '-o', out, command, ...args], env });
   const kib = Number((await readFile(out, 'utf8')).trim().split('\n').pop());
   return `${(kib / 1024).toFixed(0)} MiB`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 async function ensureBuilt(): Promise<void> {

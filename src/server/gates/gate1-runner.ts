@@ -14,7 +14,8 @@ import { Params, resolveRelation } from './relation.js';
 import { attempt, DEFAULT_STATEMENT_TIMEOUT_MS, readOnly } from './read-only.js';
 import type { SampleSpec } from './sample.js';
 import { newSampleSeed } from './sample.js';
-import type { GateColumn, GateTable, TableVersions } from './table.js';
+import type { Column } from '../records/columns.js';
+import type { GateTable, TableVersions } from './table.js';
 
 export type CheckKind = 'baseline' | 'pattern' | 'custom';
 
@@ -303,7 +304,7 @@ class CheckRun {
 
   private async referentialIntegrity() {
     const declared = this.table.columns.filter(
-      (c): c is GateColumn & { references: string } => typeof c.references === 'string',
+      (c): c is Column & { references: string } => typeof c.references === 'string',
     );
     if (declared.length === 0) {
       this.checks.push(

@@ -10,8 +10,6 @@ import type { Column } from '../records/columns.js';
  * `references: "schema.table.column"` (referential integrity) and `min` / `max` (numeric bounds);
  * Gate 1 checks only what is declared here, never what a column's name suggests.
  */
-/** A registered column with the declarations Gate 1 reads (`references`, `min`, `max`). */
-export type GateColumn = Column;
 
 export interface TableVersions {
   definition: number;
@@ -20,7 +18,7 @@ export interface TableVersions {
 }
 
 export interface GateTable extends Omit<TableRow, 'columns' | 'grainKeyColumns'> {
-  columns: GateColumn[];
+  columns: Column[];
   grainKeyColumns: string[];
   versions: TableVersions;
   /** Every warehouse schema of the workspace's connectors: where a declared reference may point. */
