@@ -13,11 +13,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
 import type { BuildOptions, Plugin } from 'esbuild';
+import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
@@ -60,7 +61,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     external: ['typescript'],
     define: { GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }) },
     metafile: true,
-    plugins: [bundleModules(await writeGate1Validator())],
+    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest())],
   });
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
@@ -155,7 +156,7 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */
-function bundleModules(gate1Validator: string): Plugin {
+function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
   const keyringShim = join(root, 'scripts/sea/keyring.ts');
   const schemaValidator = join(root, 'src/core/gate1/schema-validator.ts');
   return {
@@ -168,6 +169,7 @@ function bundleModules(gate1Validator: string): Plugin {
         loader: 'js',
       }));
       b.onResolve({ filter: /^gds:gate1-standalone-validator$/ }, () => ({ path: gate1Validator }));
+      b.onResolve({ filter: /^gds:embedded-manifest$/ }, () => ({ path: manifestFile }));
       // plugin-not-found asks `Did you mean …?` with `confirm` from @inquirer/prompts, whose index re-exports
       // every prompt; in a lazily loaded module esbuild keeps them all (the editor prompt alone brings
       // iconv-lite, a third of the bundle). If the plugin ever imports another prompt, the build fails here.
@@ -193,7 +195,7 @@ function bundleModules(gate1Validator: string): Plugin {
       b.onLoad({ filter: markedModules }, async (args) => {
         const path = args.path.split(sep).join('/');
         const id = path.slice(path.indexOf('/node_modules/'));
-        const contents = await readFile(args.path, 'utf8');
+        const contents = rewritten(id, await readFile(args.path, 'utf8'));
         return {
           contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
           loader: 'js',
@@ -201,6 +203,38 @@ function bundleModules(gate1Validator: string): Plugin {
       });
     },
   };
+}
+
+/**
+ * Package code changed in the bundle, each change a require moved from a module's top to its first use.
+ * The build fails when a package no longer has the line, so that an upgrade cannot undo one silently.
+ */
+const rewrites: Record<string, Array<[from: string, to: string]>> = {
+  // undici's Client loads its HTTP/2 half, and with it node:http2 (+12 MiB resident, measured), at its
+  // top; gds never offers h2 (no allowH2), so it is needed only if a server ever negotiates it.
+  '/node_modules/undici/lib/dispatcher/client.js': [
+    [
+      "const connectH2 = require('./client-h2.js')",
+      "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+    ],
+  ],
+  // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
+  // resident, measured): code-unit order is the same for gds's ids, which writeCommandManifest checks.
+  '/node_modules/@oclif/core/lib/config/plugin.js': [
+    [
+      '.sort((a, b) => a.id.localeCompare(b.id));',
+      '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+    ],
+  ],
+};
+
+function rewritten(id: string, contents: string): string {
+  let result = contents;
+  for (const [from, to] of rewrites[id] ?? []) {
+    if (!result.includes(from)) throw new Error(`build:binary: ${id} no longer has \`${from}\``);
+    result = result.replace(from, to);
+  }
+  return result;
 }
 
 /** Commands (from each plugin's manifest) and hooks of the plugins package.json's oclif section lists. */
@@ -234,8 +268,10 @@ function pluginEntries(): PluginEntries {
 type HookSpec = string | { target: string; identifier?: string };
 
 function embeddedPluginsSource({ commands, hooks }: PluginEntries): string {
-  const lines = commands.map(([, file], i) => `import * as command${i} from ${JSON.stringify(file)};`);
-  const commandMap = commands.map(([id], i) => `${JSON.stringify(id)}: command${i}.default`);
+  const lines: string[] = [];
+  const commandMap = commands.map(
+    ([id, file]) => `${JSON.stringify(id)}: () => import(${JSON.stringify(file)})`,
+  );
   lines.push(`export const PLUGIN_COMMANDS = { ${commandMap.join(', ')} };`);
   const events = new Map<string, string[]>();
   for (const [event, file, identifier] of hooks) {
@@ -245,6 +281,41 @@ function embeddedPluginsSource({ commands, hooks }: PluginEntries): string {
   const hookMap = [...events].map(([event, loaders]) => `${JSON.stringify(event)}: [${loaders.join(', ')}]`);
   lines.push(`export const PLUGIN_HOOKS = { ${hookMap.join(', ')} };`);
   return lines.join('\n');
+}
+
+/**
+ * oclif's manifest of every command the bundle holds, gds's and the plugins', made by oclif itself from the
+ * built classes (dist/) as the executable's root plugin would make it at every start without one.
+ */
+async function writeCommandManifest(): Promise<string> {
+  const { Plugin, settings } = await import('@oclif/core');
+  settings.enableAutoTranspile = false;
+  const target = join(work, 'manifest-commands.mjs');
+  const load = (file: string) => `require(${JSON.stringify(file)}).default`;
+  const pluginCommands = pluginEntries().commands.map(([id, file]) => `${JSON.stringify(id)}: ${load(file)}`);
+  await writeFile(
+    target,
+    [
+      `import { createRequire } from 'node:module';`,
+      `import { COMMANDS as GDS_COMMANDS } from ${JSON.stringify(pathToFileURL(join(root, 'dist/commands/index.js')).href)};`,
+      `const require = createRequire(import.meta.url);`,
+      `export const COMMANDS = { ${pluginCommands.join(', ')}, ...GDS_COMMANDS };`,
+    ].join('\n'),
+  );
+  const pjson = readJson(join(root, 'package.json')) as Interfaces.PJSON;
+  pjson.oclif.plugins = [];
+  pjson.oclif.commands = { strategy: 'explicit', target: relative(root, target), identifier: 'COMMANDS' };
+  const plugin = new Plugin({ root, pjson, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true });
+  await plugin.load();
+  const ids = Object.keys(plugin.manifest.commands);
+  if (ids.toSorted().join() !== ids.toSorted((a, b) => a.localeCompare(b)).join()) {
+    throw new Error(
+      'build:binary: command ids that code-unit order sorts unlike localeCompare (see rewrites)',
+    );
+  }
+  const file = join(work, 'manifest.json');
+  await writeFile(file, JSON.stringify(plugin.manifest));
+  return file;
 }
 
 async function writeGate1Validator(): Promise<string> {

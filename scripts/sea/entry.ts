@@ -1,31 +1,30 @@
 // Entry of the single executable (dist/gds), bundled by scripts/build-binary.ts. The same main() as
-// bin/run.js, with package.json inlined at build time and every command and plugin hook in the bundle:
-// oclif reads its command map and hooks through the embedded `require` (embedded-require.ts), so the
-// root plugin is oclif's own, built from package.json, with no plugin discovery and no file read.
-import type { Interfaces } from '@oclif/core';
-import { randomUUID } from 'node:crypto';
+// bin/run.js, with package.json inlined at build time and every command and plugin hook in the bundle.
+// oclif gets its root plugin ready-made: the command manifest computed at build time (help and command
+// lookup need no command class), and a command lookup that loads only the command being run. Plugin
+// hooks are loaded through the embedded `require` (embedded-require.ts). Nothing is read from disk.
+import type * as OclifCore from '@oclif/core';
+import type { Command, Interfaces } from '@oclif/core';
+import manifest from 'gds:embedded-manifest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
 import { main } from '../../src/cli/main.js';
+import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
+import type { CommandModule } from '../../src/commands/loaders.js';
 import { installEmbeddedModules } from './embedded-require.js';
-
-const commandsTarget = './embedded/commands.cjs';
 
 /** Where oclif thinks the CLI lives: the executable's folder (nothing is read from it). */
 const root = dirname(process.execPath);
 const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;
+type CommandLoaders = Record<string, () => Promise<CommandModule>>;
 
-async function prepare(): Promise<void> {
-  const [{ COMMANDS }, { PLUGIN_COMMANDS, PLUGIN_HOOKS }] = await Promise.all([
-    import('../../src/commands/index.js'),
-    import('gds:embedded-plugins'),
-  ]);
-  const modules = new Map<string, unknown>([
-    [join(root, commandsTarget), { COMMANDS: { ...PLUGIN_COMMANDS, ...COMMANDS } }],
-  ]);
+async function prepare(oclif: typeof OclifCore, { json }: { json: boolean }): Promise<Interfaces.Plugin> {
+  const { PLUGIN_COMMANDS, PLUGIN_HOOKS } = await import('gds:embedded-plugins');
+  const modules = new Map<string, unknown>();
   const hooks: Record<string, string[]> = {};
   for (const [event, loaders] of Object.entries(PLUGIN_HOOKS)) {
+    if (json && event === 'command_not_found') continue; // as main.ts's withoutCommandNotFoundHook
     hooks[event] = loaders.map((load, index) => {
       const target = `./embedded/hooks/${event}-${index}.cjs`;
       modules.set(join(root, target), {
@@ -39,17 +38,52 @@ async function prepare(): Promise<void> {
   }
   installEmbeddedModules(modules);
   pjson.oclif.plugins = [];
-  pjson.oclif.commands = { strategy: 'explicit', target: commandsTarget, identifier: 'COMMANDS' };
   pjson.oclif.hooks = hooks;
+  const plugin = rootPlugin(oclif, { ...PLUGIN_COMMANDS, ...COMMAND_LOADERS });
+  await plugin.load();
+  return plugin;
+}
+
+function rootPlugin(oclif: typeof OclifCore, loaders: CommandLoaders): OclifCore.Plugin {
+  class EmbeddedRootPlugin extends oclif.Plugin {
+    override findCommand(id: string, opts: { must: true }): Promise<Command.Class>;
+    override findCommand(id: string, opts?: { must: boolean }): Promise<Command.Class | undefined>;
+    override async findCommand(id: string, opts?: { must: boolean }): Promise<Command.Class | undefined> {
+      const load = Object.hasOwn(loaders, id) ? loaders[id] : undefined;
+      if (load === undefined) {
+        if (opts?.must === true) oclif.Errors.error(`command ${id} not found`);
+        return undefined;
+      }
+      const command = (await load()).default;
+      command.id = id;
+      command.plugin = this;
+      return command;
+    }
+  }
+  const plugin = new EmbeddedRootPlugin({ root, pjson, isRoot: true });
+  // oclif reads a plugin's manifest from a file next to it (a private method, no option): the bundle has
+  // it inline. The binary's end-to-end suite fails if a new @oclif/core stops calling this.
+  const withManifest = plugin as unknown as { _manifest(): Promise<Interfaces.Manifest> };
+  withManifest._manifest = async () => {
+    plugin.commandIDs = Object.keys(manifest.commands);
+    plugin.hasManifest = true;
+    return manifest;
+  };
+  return plugin;
 }
 
 // The start-up test's window into the bundle: every package module that ran (build-binary.ts marks them),
-// the same list test/cli/fixtures/record-loaded-modules.mjs writes for `node bin/run.js`.
+// the same list test/cli/fixtures/record-loaded-modules.mjs writes for `node bin/run.js`, then Node's
+// own modules as `node:<id>` (internal ones included: `node:internal/deps/undici/undici` is global fetch).
 const loadedModulesFile = process.env.GDS_TEST_LOADED_MODULES;
 if (loadedModulesFile !== undefined) {
   process.on('exit', () => {
     const loaded = (globalThis as { __gdsLoadedModules?: Set<string> }).__gdsLoadedModules ?? [];
-    writeFileSync(loadedModulesFile, JSON.stringify([...loaded]));
+    const { moduleLoadList = [] } = process as { moduleLoadList?: string[] };
+    const builtins = moduleLoadList
+      .filter((entry) => entry.startsWith('NativeModule '))
+      .map((entry) => `node:${entry.slice('NativeModule '.length)}`);
+    writeFileSync(loadedModulesFile, JSON.stringify([...loaded, ...builtins]));
   });
 }
 
@@ -60,6 +94,7 @@ if (loadedModulesFile !== undefined) {
  */
 async function probeKeyring(): Promise<void> {
   const { AsyncEntry } = await import('@napi-rs/keyring');
+  const { randomUUID } = process.getBuiltinModule('node:crypto');
   const secret = randomUUID();
   let call: string;
   try {

@@ -3,7 +3,6 @@
 // (proper-lockfile), re-reads the file first, and replaces it atomically (temp file in the same folder,
 // fsync, rename), so parallel processes never lose each other's changes and a killed writer never leaves
 // a half-written file. Secrets live here only when no keychain is used (see secret-store.ts).
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -233,6 +232,8 @@ async function withLock<T>(
 }
 
 async function writeAtomically(dir: string, path: string, text: string): Promise<void> {
+  // Loaded here: every command reads the config, few write it, and node:crypto costs ~3 MiB at start-up.
+  const { randomBytes } = process.getBuiltinModule('node:crypto');
   const temp = join(dir, `${fileName}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {

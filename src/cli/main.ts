@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
+import { installUndiciFetch } from '../client/undici-fetch.js';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
@@ -27,8 +28,12 @@ export interface MainOptions {
 
 export interface BundleOptions {
   pjson: Interfaces.PJSON;
-  /** Runs once, only when oclif is needed (never for a bare `--version`): makes the bundled modules loadable. */
-  prepare(): Promise<void>;
+  /**
+   * Runs once, only when oclif is needed (never for a bare `--version`): makes the bundled hooks loadable
+   * and returns the root plugin, loaded from the command manifest built with the bundle. Under --json it
+   * leaves out plugin-not-found's hook, as withoutCommandNotFoundHook does.
+   */
+  prepare(oclif: typeof OclifCore, options: { json: boolean }): Promise<Interfaces.Plugin>;
 }
 
 export async function main(argv: string[], root: string, options: MainOptions = {}): Promise<void> {
@@ -37,23 +42,24 @@ export async function main(argv: string[], root: string, options: MainOptions = 
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
   if (answeredVersion(argv, pjson)) return;
+  installUndiciFetch();
   colourOnlyOnTerminals();
-  const { flush, run, settings } = await importOclif();
-  await options.bundle?.prepare();
-  if (options.development) pjson.oclif.commands = { ...devCommands };
-  // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
-  if (json) withoutCommandNotFoundHook(pjson);
+  const oclif = await importOclif();
+  const { flush, run, settings } = oclif;
   // Never map dist/ to src/ through tsconfig (oclif does when NODE_ENV is test or development): dev.js
   // names the TypeScript map itself, and production must run what was built.
   settings.enableAutoTranspile = false;
+  if (options.development) pjson.oclif.commands = { ...devCommands };
+  // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
+  if (json) withoutCommandNotFoundHook(pjson);
+  const rootPlugin = await options.bundle?.prepare(oclif, { json });
   try {
     await run(argv, {
       root,
       pjson,
       userPlugins: false,
       devPlugins: false,
-      // A bundle has no manifest on disk; one found next to the executable would belong to something else.
-      ignoreManifest: options.bundle !== undefined,
+      ...(rootPlugin && { plugins: new Map([[rootPlugin.name, rootPlugin]]) }),
     });
     await flush();
   } catch (error) {

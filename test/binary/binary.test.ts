@@ -280,6 +280,29 @@ describe.skipIf(missingTools.length > 0)('dist/gds start-up loads no heavy modul
     expect([...names].sort()).toEqual(['diff', 'yaml']);
   });
 
+  it("a network command loads undici's fetch and Agent alone, not Node's fetch (all of undici) nor HTTP/2", async () => {
+    const modules = await evaluated([
+      'list',
+      '--json',
+      '--token',
+      'cli_startup',
+      '--base',
+      'http://127.0.0.1:9',
+    ]);
+    expect(modules).toContain('/node_modules/undici/lib/web/fetch/index.js');
+    expect(modules).toContain('/node_modules/undici/lib/dispatcher/agent.js');
+    expect(modules).toContain('node:net');
+    expect(modules.filter((m) => /^node:(internal\/deps\/undici|http2$|internal\/http2)/.test(m))).toEqual(
+      [],
+    );
+  });
+
+  it('help loads neither undici nor node:crypto', async () => {
+    const modules = await evaluated(['--help']);
+    expect(modules.filter((m) => m.includes('/undici/') || m === 'node:crypto')).toEqual([]);
+    expect(modules).toContain('node:fs');
+  });
+
   it('gate validate runs the build-time validator: ajv itself (its compiler) never loads', async () => {
     const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
     expect(modules.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
