@@ -7,5 +7,10 @@ import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 enableCompileCache?.();
-const { main } = await import('../dist/cli/main.js');
-void main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)));
+const [{ main }, { COMMAND_LOADERS }] = await Promise.all([
+  import('../dist/cli/main.js'),
+  import('../dist/commands/loaders.js'),
+]);
+void main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), {
+  commands: COMMAND_LOADERS,
+});

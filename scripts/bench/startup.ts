@@ -1,11 +1,12 @@
-// Cold start of the single executable (dist/gds) and of `node bin/run.js` against bare `node -e 0`, all on
-// Node 24 from node_modules. One warm-up round, then RUNS rounds; each round runs the baseline and every
+// Cold start of the single executable (dist/gds), of `node bin/run.js` in the checkout and of the packed npm
+// package (its manifest lets a command import only itself) against bare `node -e 0`, all on Node 24 from
+// node_modules. One warm-up round, then RUNS rounds; each round runs the baseline and every
 // command once, back to back, so each ratio is paired with the baseline of its own round (the machine's
 // load drifts between rounds). Peak memory comes from `/usr/bin/time -f %M` in separate runs, so its fork
 // does not touch the timings. Builds dist/ and dist/gds first when they are missing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,12 +30,41 @@ interface Case extends Invocation {
   name: string;
 }
 
-/** The same gds arguments, once per way of running gds. */
-function runners(gdsArgs: string[], env?: NodeJS.ProcessEnv): Array<{ label: string } & Invocation> {
+/** The same gds arguments, once per way of running gds: the binary, the checkout, the npm package. */
+function runners(
+  gdsArgs: string[],
+  packageDir: string,
+  env?: NodeJS.ProcessEnv,
+): Array<{ label: string } & Invocation> {
   return [
     { label: 'dist/gds', command: binary, args: gdsArgs, env },
     { label: 'node bin/run.js', command: node, args: [join(root, 'bin/run.js'), ...gdsArgs], env },
+    { label: 'npm package', command: node, args: [join(packageDir, 'bin/run.js'), ...gdsArgs], env },
   ];
+}
+
+/**
+ * What `npm install` of the packed gds holds (with the oclif.manifest.json prepack adds), unpacked into
+ * `scratch`, with the checkout's node_modules beside it for its dependencies.
+ */
+async function unpackedPackage(scratch: string): Promise<string> {
+  const packed = await output('npm', ['pack', '--silent', '--pack-destination', scratch]);
+  await output('tar', ['-xzf', join(scratch, packed.trim().split('\n').pop() ?? ''), '-C', scratch]);
+  const dir = join(scratch, 'package');
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+function output(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}`)),
+    );
+  });
 }
 
 function spawnTimed({ command, args, env }: Invocation): Promise<number> {
@@ -116,8 +146,9 @@ export const run: BenchModule = async () => {
     ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
     ['gds list --json (local server)', ['list', '--json'], listEnv],
   ];
+  const packageDir = await unpackedPackage(scratch);
   const cases: Case[] = commands.flatMap(([name, gdsArgs, env]) =>
-    runners(gdsArgs, env).map((r) => ({ ...r, name: `${name} (${r.label})` })),
+    runners(gdsArgs, packageDir, env).map((r) => ({ ...r, name: `${name} (${r.label})` })),
   );
   try {
     const base: number[] = [];

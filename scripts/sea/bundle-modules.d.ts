@@ -3,10 +3,9 @@
 // From package.json's oclif.plugins: every command of every plugin (by file, as the plugin's manifest lists
 // them) and their hooks, each loaded only when it runs.
 declare module 'gds:embedded-plugins' {
-  import type { Hook } from '@oclif/core';
-  import type { CommandModule } from '../../src/commands/loaders.js';
+  import type { Command, Hook } from '@oclif/core';
 
-  export const PLUGIN_COMMANDS: Record<string, () => Promise<CommandModule>>;
+  export const PLUGIN_COMMANDS: Record<string, () => Promise<{ default: Command.Class }>>;
   export const PLUGIN_HOOKS: Record<string, Array<() => Promise<Hook<never>>>>;
 }
 

@@ -1,25 +1,27 @@
 // Entry of the single executable (dist/gds), bundled by scripts/build-binary.ts. The same main() as
 // bin/run.js, with package.json inlined at build time and every command and plugin hook in the bundle.
-// oclif gets its root plugin ready-made: the command manifest computed at build time (help and command
-// lookup need no command class), and a command lookup that loads only the command being run. Plugin
-// hooks are loaded through the embedded `require` (embedded-require.ts). Nothing is read from disk.
+// oclif gets its root plugin ready-made, with the command manifest computed at build time (help and the
+// command list need no command class), and main() imports only the command being run. Plugin hooks are
+// loaded through the embedded `require` (embedded-require.ts). Nothing is read from disk.
 import type * as OclifCore from '@oclif/core';
-import type { Command, Interfaces } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
 import manifest from 'gds:embedded-manifest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
 import { main } from '../../src/cli/main.js';
+import type { CommandLoaders } from '../../src/cli/main.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
-import type { CommandModule } from '../../src/commands/loaders.js';
 import { installEmbeddedModules } from './embedded-require.js';
 
 /** Where oclif thinks the CLI lives: the executable's folder (nothing is read from it). */
 const root = dirname(process.execPath);
 const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;
-type CommandLoaders = Record<string, () => Promise<CommandModule>>;
 
-async function prepare(oclif: typeof OclifCore, { json }: { json: boolean }): Promise<Interfaces.Plugin> {
+async function prepare(
+  oclif: typeof OclifCore,
+  { json }: { json: boolean },
+): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }> {
   const { PLUGIN_COMMANDS, PLUGIN_HOOKS } = await import('gds:embedded-plugins');
   const modules = new Map<string, unknown>();
   const hooks: Record<string, string[]> = {};
@@ -39,37 +41,17 @@ async function prepare(oclif: typeof OclifCore, { json }: { json: boolean }): Pr
   installEmbeddedModules(modules);
   pjson.oclif.plugins = [];
   pjson.oclif.hooks = hooks;
-  const plugin = rootPlugin(oclif, { ...PLUGIN_COMMANDS, ...COMMAND_LOADERS });
-  await plugin.load();
-  return plugin;
-}
-
-function rootPlugin(oclif: typeof OclifCore, loaders: CommandLoaders): OclifCore.Plugin {
-  class EmbeddedRootPlugin extends oclif.Plugin {
-    override findCommand(id: string, opts: { must: true }): Promise<Command.Class>;
-    override findCommand(id: string, opts?: { must: boolean }): Promise<Command.Class | undefined>;
-    override async findCommand(id: string, opts?: { must: boolean }): Promise<Command.Class | undefined> {
-      const load = Object.hasOwn(loaders, id) ? loaders[id] : undefined;
-      if (load === undefined) {
-        if (opts?.must === true) oclif.Errors.error(`command ${id} not found`);
-        return undefined;
-      }
-      const command = (await load()).default;
-      command.id = id;
-      command.plugin = this;
-      return command;
-    }
-  }
-  const plugin = new EmbeddedRootPlugin({ root, pjson, isRoot: true });
+  const rootPlugin = new oclif.Plugin({ root, pjson, isRoot: true });
   // oclif reads a plugin's manifest from a file next to it (a private method, no option): the bundle has
   // it inline. The binary's end-to-end suite fails if a new @oclif/core stops calling this.
-  const withManifest = plugin as unknown as { _manifest(): Promise<Interfaces.Manifest> };
+  const withManifest = rootPlugin as unknown as { _manifest(): Promise<Interfaces.Manifest> };
   withManifest._manifest = async () => {
-    plugin.commandIDs = Object.keys(manifest.commands);
-    plugin.hasManifest = true;
+    rootPlugin.commandIDs = Object.keys(manifest.commands);
+    rootPlugin.hasManifest = true;
     return manifest;
   };
-  return plugin;
+  await rootPlugin.load();
+  return { rootPlugin, commands: { ...PLUGIN_COMMANDS, ...COMMAND_LOADERS } };
 }
 
 // The start-up test's window into the bundle: every package module that ran (build-binary.ts marks them),

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
-import type { Interfaces } from '@oclif/core';
+import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, jsonRequested, Output } from './output.js';
@@ -19,9 +19,18 @@ const devCommands = {
   identifier: 'COMMANDS',
 } as const;
 
+/** Each command's module by id, imported on first use (src/commands/loaders.ts). */
+export type CommandLoaders = Readonly<Record<string, () => Promise<{ default: Command.Class }>>>;
+
 export interface MainOptions {
   /** bin/dev.js: load the command map from src/ (TypeScript through tsx) instead of dist/. */
   development?: boolean;
+  /**
+   * The command loaders of the root plugin: when oclif has a manifest (the npm package's
+   * oclif.manifest.json, or the one built into the single executable), running a command imports that
+   * command alone instead of the whole command map.
+   */
+  commands?: CommandLoaders;
   /** The single executable: package.json comes inline and nothing is read from disk (see scripts/sea/). */
   bundle?: BundleOptions;
 }
@@ -30,10 +39,14 @@ export interface BundleOptions {
   pjson: Interfaces.PJSON;
   /**
    * Runs once, only when oclif is needed (never for a bare `--version`): makes the bundled hooks loadable
-   * and returns the root plugin, loaded from the command manifest built with the bundle. Under --json it
-   * leaves out plugin-not-found's hook, as withoutCommandNotFoundHook does.
+   * and returns the root plugin, loaded from the command manifest built with the bundle, with the loaders
+   * of every command it holds (gds's and the plugins'). Under --json it leaves out plugin-not-found's
+   * hook, as withoutCommandNotFoundHook does.
    */
-  prepare(oclif: typeof OclifCore, options: { json: boolean }): Promise<Interfaces.Plugin>;
+  prepare(
+    oclif: typeof OclifCore,
+    options: { json: boolean },
+  ): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }>;
 }
 
 export async function main(argv: string[], root: string, options: MainOptions = {}): Promise<void> {
@@ -52,19 +65,49 @@ export async function main(argv: string[], root: string, options: MainOptions = 
   if (options.development) pjson.oclif.commands = { ...devCommands };
   // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
   if (json) withoutCommandNotFoundHook(pjson);
-  const rootPlugin = await options.bundle?.prepare(oclif, { json });
   try {
-    await run(argv, {
+    const bundled = await options.bundle?.prepare(oclif, { json });
+    const config = await oclif.Config.load({
       root,
       pjson,
       userPlugins: false,
       devPlugins: false,
-      ...(rootPlugin && { plugins: new Map([[rootPlugin.name, rootPlugin]]) }),
+      ...(bundled && { plugins: new Map([[bundled.rootPlugin.name, bundled.rootPlugin]]) }),
     });
+    const rootPlugin = config.plugins.get(pjson.name);
+    const commands = bundled?.commands ?? options.commands;
+    // Without a manifest (a checkout) oclif has imported every command already, to make one.
+    if (rootPlugin?.hasManifest === true && commands !== undefined) {
+      importOnlyTheCommandRun(oclif, rootPlugin, commands);
+    }
+    await run(argv, config);
     await flush();
   } catch (error) {
     process.exitCode = exitAfter(error, argv, json);
   }
+}
+
+/**
+ * oclif's explicit command strategy finds a command in the module that maps every command, which imports
+ * them all; the loader table imports the one asked for. Help and the command list come from the manifest.
+ */
+function importOnlyTheCommandRun(
+  oclif: typeof OclifCore,
+  plugin: Interfaces.Plugin,
+  commands: CommandLoaders,
+): void {
+  async function findCommand(id: string, opts?: { must: boolean }): Promise<Command.Class | undefined> {
+    const load = Object.hasOwn(commands, id) ? commands[id] : undefined;
+    if (load === undefined) {
+      if (opts?.must === true) oclif.Errors.error(`command ${id} not found`);
+      return undefined;
+    }
+    const command = (await load()).default;
+    command.id = id;
+    command.plugin = plugin;
+    return command;
+  }
+  plugin.findCommand = findCommand as Interfaces.Plugin['findCommand'];
 }
 
 /**

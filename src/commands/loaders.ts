@@ -1,12 +1,8 @@
 // Every command of gds by id (`:` between words: `gds gate diff` is 'gate:diff'), each behind its own
-// import, so that a run can load the one command it runs: the single executable does (scripts/sea/entry.ts,
-// with the command manifest built with it). index.ts builds oclif's explicit command map from this table.
-// A command module must not import heavy libraries at its top.
-import type { Command } from '@oclif/core';
-
-export interface CommandModule {
-  default: Command.Class;
-}
+// import, so that a run can load just the command it runs (cli/main.ts does when oclif has a manifest).
+// index.ts builds oclif's explicit command map from this table. A command module must not import heavy
+// libraries at its top.
+import type { CommandLoaders } from '../cli/main.js';
 
 export const COMMAND_LOADERS = {
   api: () => import('./api.js'),
@@ -49,4 +45,4 @@ export const COMMAND_LOADERS = {
   'versions:list': () => import('./versions/list.js'),
   'versions:restore': () => import('./versions/restore.js'),
   whoami: () => import('./whoami.js'),
-} satisfies Record<string, () => Promise<CommandModule>>;
+} satisfies CommandLoaders;
