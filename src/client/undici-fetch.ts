@@ -1,5 +1,5 @@
 // The process entry (cli/main.ts) makes undici 7's own fetch the global `fetch`, the one the transport
-// calls, as undici's `install()` does for it. Node's built-in fetch is undici 7 as well, but on its
+// calls, as undici's `install()` does for it. Node 24's built-in fetch is undici 7 as well, but on its
 // first call Node evaluates all of undici at once (WebSocket, cache, HTTP/2 and the rest): measured here,
 // +25 ms and +17 MiB, most of what a network command costs at start-up. The fetch module alone loads a
 // third of it, and in the single executable it is in the bundle's code cache.

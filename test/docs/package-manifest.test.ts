@@ -42,7 +42,7 @@ afterAll(async () => {
 async function runInstalled(
   args: string[],
   env: Record<string, string> = {},
-): Promise<CliResult & { commandModules: string[] }> {
+): Promise<CliResult & { commandModules: string[]; modules: string[] }> {
   const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
   const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
   const result = await collect(
@@ -56,7 +56,7 @@ async function runInstalled(
     .filter((url) => url.includes('/dist/commands/'))
     .map((url) => url.slice(url.indexOf('/dist/commands/') + '/dist/commands/'.length))
     .sort();
-  return { ...result, commandModules };
+  return { ...result, commandModules, modules };
 }
 
 describe('the installed npm package, with the manifest npm pack adds', () => {
@@ -70,6 +70,10 @@ describe('the installed npm package, with the manifest npm pack adds', () => {
     const names = lines.map((line) => (JSON.parse(line) as { name: string }).name);
     expect(names).toContain('customers');
     expect(r.commandModules).toEqual(['list.js', 'loaders.js']);
+    // The global fetch the transport calls is undici's own fetch module (src/client/undici-fetch.ts).
+    expect(
+      r.modules.filter((url) => url.endsWith('/node_modules/undici/lib/web/fetch/index.js')),
+    ).toHaveLength(1);
   });
 
   it('help lists every command from the manifest without importing one', async () => {
