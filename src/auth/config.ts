@@ -3,6 +3,7 @@
 // (proper-lockfile), re-reads the file first, and replaces it atomically (temp file in the same folder,
 // fsync, rename), so parallel processes never lose each other's changes and a killed writer never leaves
 // a half-written file. Secrets live here only when no keychain is used (see secret-store.ts).
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -175,7 +176,21 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
 export async function withProfileLock<T>(name: string, fn: () => Promise<T>, options: { env?: Env } = {}) {
   const dir = await ensureConfigDir(options.env);
   const target = join(dir, `profile-${checkProfileName(name)}`);
-  return withLock(target, `${target}.lock`, () => fn());
+  const held = profileLocksHeld().getStore();
+  // Taken again further down the same call: `gds tokens issue --profile X --save-profile X` holds X's
+  // lock to save the minted token, and minting may first refresh X's session under that same lock.
+  if (held?.has(target) === true) return fn();
+  return withLock(target, `${target}.lock`, () =>
+    profileLocksHeld().run(new Set([...(held ?? []), target]), fn),
+  );
+}
+
+let locksHeld: AsyncLocalStorage<ReadonlySet<string>> | undefined;
+
+/** The profile locks the current async call chain holds (never those of a concurrent call). */
+function profileLocksHeld(): AsyncLocalStorage<ReadonlySet<string>> {
+  locksHeld ??= new (process.getBuiltinModule('node:async_hooks').AsyncLocalStorage)();
+  return locksHeld;
 }
 
 async function ensureConfigDir(env: Env | undefined): Promise<string> {

@@ -181,6 +181,28 @@ describe('locks', () => {
     });
   });
 
+  it('withProfileLock taken again inside its holder runs at once; a call from outside still waits', async () => {
+    const env = await freshEnv();
+    const events: string[] = [];
+    let entered!: () => void;
+    const holderInside = new Promise<void>((resolve) => (entered = resolve));
+    const holder = withProfileLock(
+      'a',
+      async () => {
+        events.push('holder');
+        entered();
+        await new Promise((r) => setTimeout(r, 50));
+        await withProfileLock('a', async () => void events.push('nested'), { env });
+        events.push('holder done');
+      },
+      { env },
+    );
+    await holderInside;
+    const outsider = withProfileLock('a', async () => void events.push('outsider'), { env });
+    await Promise.all([holder, outsider]);
+    expect(events).toEqual(['holder', 'nested', 'holder done', 'outsider']);
+  });
+
   it('a stale lock left by a killed process is taken over', async () => {
     const env = await freshEnv();
     const lockDir = `${configPath(env)}.lock`;

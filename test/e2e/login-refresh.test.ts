@@ -102,6 +102,24 @@ describe('parallel refresh', () => {
     expect([kept.accessToken, kept.refreshToken]).toEqual([first.access_token, first.refresh_token]);
   }, 60_000);
 
+  it('tokens issue --save-profile into the expired session that mints it: refreshes, then replaces it', async () => {
+    await signIn('owner@example.com');
+    const before = await storedProfile();
+    await writeProfile(before.accessToken, before.refreshToken, new Date(Date.now() - 60_000).toISOString());
+    const refreshes = await server.auditCount('SESSION_REFRESHED');
+    // The session's refresh takes the profile's lock, which saving the minted token into that same
+    // profile already holds: one process, so it must not wait for itself.
+    const args = ['tokens', 'issue', '--name', 'ci', '--env', 'dev', '--scope', 'workspace:read:audit'];
+    const result = await w.run([...args, '--save-profile', 'default', '--force', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(ndjson(result.stdout)).toEqual([expect.objectContaining({ profile: 'default' })]);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes + 1);
+    const config = await loadConfig({ env: w.env });
+    expect(config.profiles.default).toMatchObject({ kind: 'integration', base: server.url, env: 'dev' });
+    tokensSeen.push(config.profiles.default?.accessToken ?? '', config.profiles.default?.refreshToken ?? '');
+  }, 60_000);
+
   it('processes killed in the middle of a refresh leave a config that still loads', async () => {
     await signIn('owner@example.com');
     const before = await storedProfile();
