@@ -1065,15 +1065,21 @@ export interface components {
         };
         AuditEntry: {
             id: string;
-            /** @description Acting user; null for a refresh (no caller). */
-            userId: string | null;
-            tableId: string | null;
+            /** @description Acting user; empty for a refresh (no caller). */
+            userId: string;
+            /** @description Empty for a workspace event (config, tokens, members). */
+            tableId: string;
             /** @description e.g. `TABLE_CERTIFIED`, `RECORD_CREATED`. */
             action: string;
             /** @description e.g. `semantic_contract`, `record`. */
             resource: string;
-            environmentLabel: string | null;
-            gateModeAtEvaluation: ("ENFORCING" | "ADVISORY") | null;
+            /** @description Empty when the event has no environment. */
+            environmentLabel: string;
+            /**
+             * @description The table's gate mode when the event happened; empty for a workspace event.
+             * @enum {string}
+             */
+            gateModeAtEvaluation: "ENFORCING" | "ADVISORY" | "";
             /** Format: date-time */
             createdAt: string;
             /** @description Action specifics (note, evidence, counts, …). */
@@ -1083,8 +1089,8 @@ export interface components {
         };
         AuditLogPage: {
             entries: components["schemas"]["AuditEntry"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
-            nextCursor: string | null;
+            /** @description Pass as `cursor` for the next page; the empty string on the last page (§4.4 types it a string). */
+            nextCursor: string;
         };
         /** @enum {string} */
         Role: "OWNER" | "ADMIN" | "STEWARD" | "MEMBER";

@@ -73,12 +73,12 @@ function decodeCursor(cursor: string): string {
   });
 }
 
-/** Newest first; `nextCursor` is null on the last page. */
+/** Newest first; `nextCursor` is the empty string on the last page (§4.4 types it a string). */
 export async function listAudit(
   q: Queryable,
   workspaceId: string,
   query: AuditQuery,
-): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
+): Promise<{ entries: AuditEntry[]; nextCursor: string }> {
   const where = ['workspace_id = $1'];
   const params: unknown[] = [workspaceId];
   const add = (clause: string, value: unknown) => {
@@ -99,19 +99,20 @@ export async function listAudit(
   const last = page.at(-1);
   return {
     entries: page.map(toEntry),
-    nextCursor: rows.length > query.limit && last ? encodeCursor(last.cursor_seq) : null,
+    nextCursor: rows.length > query.limit && last ? encodeCursor(last.cursor_seq) : '',
   };
 }
 
+/** §2.4 types every field as a string: what does not apply to an event is the empty string, not null. */
 function toEntry(row: AuditRow): AuditEntry {
   const entry: AuditEntry = {
     id: row.id,
-    userId: row.user_id,
-    tableId: row.table_id,
+    userId: row.user_id ?? '',
+    tableId: row.table_id ?? '',
     action: row.action,
     resource: row.resource,
-    environmentLabel: row.environment_label,
-    gateModeAtEvaluation: row.gate_mode,
+    environmentLabel: row.environment_label ?? '',
+    gateModeAtEvaluation: row.gate_mode ?? '',
     createdAt: new Date(row.created_at).toISOString(),
   };
   if (row.details) entry.details = row.details;

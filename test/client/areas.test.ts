@@ -224,7 +224,7 @@ function serveAudit(count: number) {
     action: i % 2 === 0 ? 'RECORD_CREATED' : 'TABLE_CERTIFIED',
     resource: 'record',
     environmentLabel: 'dev',
-    gateModeAtEvaluation: null,
+    gateModeAtEvaluation: '',
     createdAt: new Date(Date.UTC(2026, 0, 1) - i * 1000).toISOString(),
   }));
   return http.get(at('/api/workspace/audit-log'), ({ request }) => {
@@ -235,7 +235,7 @@ function serveAudit(count: number) {
     const next = start + limit;
     return HttpResponse.json({
       entries: entries.slice(start, next),
-      nextCursor: next < entries.length ? Buffer.from(String(next)).toString('base64url') : null,
+      nextCursor: next < entries.length ? Buffer.from(String(next)).toString('base64url') : '',
     });
   });
 }

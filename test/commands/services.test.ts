@@ -39,11 +39,11 @@ function entry(n: number): AuditEntry {
   return {
     id: `aud_${n}`,
     userId: 'usr_1',
-    tableId: null,
+    tableId: '',
     action: 'RECORD_CREATED',
     resource: 'record',
     environmentLabel: 'dev',
-    gateModeAtEvaluation: null,
+    gateModeAtEvaluation: '',
     createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 100 - n)).toISOString(),
   };
 }
@@ -90,17 +90,17 @@ describe('listAuditEntries', () => {
 
   it('the last page: more is false', async () => {
     api.use(
-      http.get(at('/api/workspace/audit-log'), () => HttpResponse.json({ entries: [], nextCursor: null })),
+      http.get(at('/api/workspace/audit-log'), () => HttpResponse.json({ entries: [], nextCursor: '' })),
     );
     expect(await listAuditEntries(newClient(), {}, () => undefined)).toEqual({ count: 0, more: false });
     expect(api.seen[0]?.url.search).toBe('');
   });
 
   it('all: follows every cursor, hands on each entry once in order, with the filters on every page', async () => {
-    const pages: Record<string, { entries: AuditEntry[]; nextCursor: string | null }> = {
+    const pages: Record<string, { entries: AuditEntry[]; nextCursor: string }> = {
       '': { entries: [entry(1), entry(2)], nextCursor: 'c2' },
       c2: { entries: [entry(3), entry(4)], nextCursor: 'c3' },
-      c3: { entries: [entry(5)], nextCursor: null },
+      c3: { entries: [entry(5)], nextCursor: '' },
     };
     api.use(
       http.get(at('/api/workspace/audit-log'), ({ request }) =>
@@ -230,7 +230,7 @@ describe('callApi', () => {
 
   it('GET: fields become the query, headers are sent, the body comes back parsed', async () => {
     api.use(
-      http.get(at('/api/workspace/audit-log'), () => HttpResponse.json({ entries: [], nextCursor: null })),
+      http.get(at('/api/workspace/audit-log'), () => HttpResponse.json({ entries: [], nextCursor: '' })),
     );
     const result = await callApi(newClient(), BASE, {
       path: '/api/workspace/audit-log?eventType=A',
@@ -241,7 +241,7 @@ describe('callApi', () => {
       ],
       headers: [['X-Trace', 'abc']],
     });
-    expect(result).toEqual({ status: 200, body: { entries: [], nextCursor: null }, exitCode: 0 });
+    expect(result).toEqual({ status: 200, body: { entries: [], nextCursor: '' }, exitCode: 0 });
     const sent = api.seen[0];
     expect(Object.fromEntries(sent?.url.searchParams ?? [])).toEqual({
       eventType: 'A',

@@ -97,16 +97,16 @@ async function serverMembers(): Promise<Member[]> {
 
 async function serverAuditIds(): Promise<string[]> {
   const ids: string[] = [];
-  let cursor: string | null = null;
+  let cursor = '';
   do {
-    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const query: string = cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`;
     const res = await server.request('GET', `/api/workspace/audit-log?limit=200${query}`, {
       token: server.user('OWNER').accessToken,
     });
-    const page = res.body as { entries: AuditEntry[]; nextCursor: string | null };
+    const page = res.body as { entries: AuditEntry[]; nextCursor: string };
     ids.push(...page.entries.map((e) => e.id));
     cursor = page.nextCursor;
-  } while (cursor !== null);
+  } while (cursor !== '');
   return ids;
 }
 
