@@ -206,8 +206,8 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
 }
 
 /**
- * Package code changed in the bundle, each change a require moved from a module's top to its first use.
- * The build fails when a package no longer has the line, so that an upgrade cannot undo one silently.
+ * Package code changed in the bundle, each to keep something heavy from loading at start-up. The build
+ * fails when a package no longer has the line, so that an upgrade cannot undo one silently.
  */
 const rewrites: Record<string, Array<[from: string, to: string]>> = {
   // undici's Client loads its HTTP/2 half, and with it node:http2 (+12 MiB resident, measured), at its
@@ -308,6 +308,13 @@ async function writeCommandManifest(): Promise<string> {
   const plugin = new Plugin({ root, pjson, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true });
   await plugin.load();
   const ids = Object.keys(plugin.manifest.commands);
+  // The manifest comes from dist/ (tsc), the bundle's commands from src/: with --skip-tsc over a stale
+  // dist/ they would disagree, and help would list commands the executable cannot find, or miss some.
+  const { COMMAND_LOADERS } = await import('../src/commands/loaders.js');
+  const bundled = [...pluginEntries().commands.map(([id]) => id), ...Object.keys(COMMAND_LOADERS)];
+  if (ids.toSorted().join() !== bundled.toSorted().join()) {
+    throw new Error('build:binary: dist/ does not hold the commands of src/: build without --skip-tsc');
+  }
   if (ids.toSorted().join() !== ids.toSorted((a, b) => a.localeCompare(b)).join()) {
     throw new Error(
       'build:binary: command ids that code-unit order sorts unlike localeCompare (see rewrites)',

@@ -170,25 +170,36 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
 }
 
 /**
- * Runs `fn` holding a cross-process lock on one profile (not re-entrant). The token refresh takes it,
- * re-reads the profile with loadConfig(), and refreshes only if nobody else did meanwhile.
+ * Runs `fn` holding a cross-process lock on one profile. The token refresh takes it, re-reads the profile
+ * with loadConfig(), and refreshes only if nobody else did meanwhile. Taken again further down the same
+ * call while still held, it lets that call through: `gds tokens issue --profile X --save-profile X` holds
+ * X's lock to save the minted token, and minting may first refresh X's session under that same lock.
  */
 export async function withProfileLock<T>(name: string, fn: () => Promise<T>, options: { env?: Env } = {}) {
   const dir = await ensureConfigDir(options.env);
   const target = join(dir, `profile-${checkProfileName(name)}`);
-  const held = profileLocksHeld().getStore();
-  // Taken again further down the same call: `gds tokens issue --profile X --save-profile X` holds X's
-  // lock to save the minted token, and minting may first refresh X's session under that same lock.
-  if (held?.has(target) === true) return fn();
-  return withLock(target, `${target}.lock`, () =>
-    profileLocksHeld().run(new Set([...(held ?? []), target]), fn),
-  );
+  const held = profileLocksHeld().getStore() ?? [];
+  if (held.some((lock) => lock.target === target && !lock.released)) return fn();
+  return withLock(target, `${target}.lock`, async () => {
+    const lock: HeldLock = { target, released: false };
+    try {
+      return await profileLocksHeld().run([...held, lock], fn);
+    } finally {
+      // Work that `fn` started and left running sees the lock as gone, and takes it again if it needs it.
+      lock.released = true;
+    }
+  });
 }
 
-let locksHeld: AsyncLocalStorage<ReadonlySet<string>> | undefined;
+interface HeldLock {
+  readonly target: string;
+  released: boolean;
+}
 
-/** The profile locks the current async call chain holds (never those of a concurrent call). */
-function profileLocksHeld(): AsyncLocalStorage<ReadonlySet<string>> {
+let locksHeld: AsyncLocalStorage<readonly HeldLock[]> | undefined;
+
+/** The profile locks the current async call chain took (never those of a concurrent call). */
+function profileLocksHeld(): AsyncLocalStorage<readonly HeldLock[]> {
   locksHeld ??= new (process.getBuiltinModule('node:async_hooks').AsyncLocalStorage)();
   return locksHeld;
 }

@@ -49,8 +49,13 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
     name,
     async () => {
       const existing = (await loadConfig(options)).profiles[name];
-      if (!options.force && liveToken(existing)) {
-        throw new CliError(`Profile ${name} already holds a live token (${describeLive(existing)}).`, {
+      // A browser sign-in renews itself with its refresh token even after its access token expired.
+      const signIn = existing?.kind === 'session' && !liveToken(existing);
+      if (!options.force && (liveToken(existing) || signIn)) {
+        const what = signIn
+          ? 'a browser sign-in that renews itself'
+          : `a live token (${describeLive(existing)})`;
+        throw new CliError(`Profile ${name} already holds ${what}.`, {
           exitCode: ExitCode.Usage,
           code: 'profile_in_use',
           suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,

@@ -67,24 +67,37 @@ export async function main(argv: string[], root: string, options: MainOptions = 
   if (json) withoutCommandNotFoundHook(pjson);
   try {
     const bundled = await options.bundle?.prepare(oclif, { json });
-    const config = await oclif.Config.load({
-      root,
-      pjson,
-      userPlugins: false,
-      devPlugins: false,
-      ...(bundled && { plugins: new Map([[bundled.rootPlugin.name, bundled.rootPlugin]]) }),
-    });
+    const loadConfig = (ignoreManifest: boolean) =>
+      oclif.Config.load({
+        root,
+        pjson,
+        userPlugins: false,
+        devPlugins: false,
+        ignoreManifest,
+        ...(bundled && { plugins: new Map([[bundled.rootPlugin.name, bundled.rootPlugin]]) }),
+      });
+    let config = await loadConfig(false);
     const rootPlugin = config.plugins.get(pjson.name);
     const commands = bundled?.commands ?? options.commands;
     // Without a manifest (a checkout) oclif has imported every command already, to make one.
     if (rootPlugin?.hasManifest === true && commands !== undefined) {
-      importOnlyTheCommandRun(oclif, rootPlugin, commands);
+      if (sameIds(rootPlugin.commandIDs, Object.keys(commands))) {
+        importOnlyTheCommandRun(oclif, rootPlugin, commands);
+      } else if (bundled === undefined) {
+        // An oclif.manifest.json that lists other commands (left in a checkout, or from another
+        // version) would route and document commands that are not there: do without it.
+        config = await loadConfig(true);
+      }
     }
     await run(argv, config);
     await flush();
   } catch (error) {
     process.exitCode = exitAfter(error, argv, json);
   }
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.toSorted().join('\n') === b.toSorted().join('\n');
 }
 
 /**

@@ -1,5 +1,6 @@
 // The explicit command map oclif loads (package.json oclif.commands, identifier COMMANDS), built from the
-// loader table: every command, imported. The single executable imports only the command it runs.
+// loader table: every command, imported. Where oclif has a manifest (the npm package, the single
+// executable) cli/main.ts imports only the command that runs instead.
 import type { Command } from '@oclif/core';
 import { COMMAND_LOADERS } from './loaders.js';
 

@@ -203,6 +203,40 @@ describe('locks', () => {
     expect(events).toEqual(['holder', 'nested', 'holder done', 'outsider']);
   });
 
+  it('work a holder left running takes the lock again once the holder is done', async () => {
+    const env = await freshEnv();
+    const events: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let detached: Promise<void> | undefined;
+    await withProfileLock(
+      'a',
+      async () => {
+        detached = (async () => {
+          await gate;
+          await withProfileLock('a', async () => void events.push('detached'), { env });
+        })();
+      },
+      { env },
+    );
+    let entered!: () => void;
+    const otherInside = new Promise<void>((resolve) => (entered = resolve));
+    const other = withProfileLock(
+      'a',
+      async () => {
+        events.push('other in');
+        entered();
+        await new Promise((r) => setTimeout(r, 50));
+        events.push('other out');
+      },
+      { env },
+    );
+    await otherInside;
+    open();
+    await Promise.all([other, detached]);
+    expect(events).toEqual(['other in', 'other out', 'detached']);
+  });
+
   it('a stale lock left by a killed process is taken over', async () => {
     const env = await freshEnv();
     const lockDir = `${configPath(env)}.lock`;

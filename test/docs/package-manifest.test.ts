@@ -2,7 +2,7 @@
 // only its own module. Laid out here as npm installs it (bin/, dist/, package.json, the manifest made by
 // `oclif manifest`, node_modules beside), in a temp folder, so the checkout itself never has a manifest.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,36 @@ describe('the installed npm package, with the manifest npm pack adds', () => {
     const r = await runInstalled(['list', '--nope']);
     expect(r).toMatchObject({ code: 2, stdout: '' });
     expect(r.stderr).toContain('Nonexistent flag: --nope');
+  });
+});
+
+describe('an oclif.manifest.json that lists other commands than the installed ones', () => {
+  it('is set aside: every installed command runs, and none the manifest alone names', async () => {
+    const stale = join(dir, 'stale');
+    await mkdir(join(stale, 'bin'), { recursive: true });
+    for (const file of ['bin/run.js', 'package.json'])
+      await copyFile(join(installed, file), join(stale, file));
+    await symlink(join(repoRoot, 'dist'), join(stale, 'dist'));
+    await symlink(join(repoRoot, 'node_modules'), join(stale, 'node_modules'));
+    const manifest = JSON.parse(await readFile(join(installed, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, { id: string }>;
+    };
+    manifest.commands.ghost = { ...manifest.commands.whoami!, id: 'ghost' };
+    delete manifest.commands.whoami;
+    await writeFile(join(stale, 'oclif.manifest.json'), JSON.stringify(manifest));
+    const run = (args: string[]) =>
+      collect(
+        spawn(node24, [join(stale, 'bin/run.js'), ...args], {
+          cwd: dir,
+          env: cliEnv({ SERVICE_TOKEN: server.user('OWNER').cliToken, SERVICE_API_URL: server.url }),
+        }),
+      );
+    const whoami = await run(['whoami', '--json']);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ role: 'OWNER' });
+    const ghost = await run(['ghost', '--json']);
+    expect(ghost.code).toBe(2);
+    expect(JSON.parse(ghost.stderr)).toMatchObject({ error: { code: 'command_not_found' } });
   });
 });
 

@@ -110,6 +110,12 @@ describe('parallel refresh', () => {
     // The session's refresh takes the profile's lock, which saving the minted token into that same
     // profile already holds: one process, so it must not wait for itself.
     const args = ['tokens', 'issue', '--name', 'ci', '--env', 'dev', '--scope', 'workspace:read:audit'];
+    // Without --force the sign-in is kept: it renews itself, expired access token or not.
+    const refused = await w.run([...args, '--save-profile', 'default', '--json']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('already holds a browser sign-in that renews itself');
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes);
+    expect((await loadConfig({ env: w.env })).profiles.default).toMatchObject({ kind: 'session' });
     const result = await w.run([...args, '--save-profile', 'default', '--force', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
