@@ -11,6 +11,7 @@
 // command's own flags. Server strings are not cleaned here: Output strips them when they are printed.
 import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiClient, ApiError, NetworkError } from '../client/index.js';
+import { untrustedCertificate } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
 
 export interface SessionInput {
@@ -163,9 +164,11 @@ function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 
   return new CliError(`Could not reach the service at ${session.baseUrl}: ${error.message}`, {
     exitCode: ExitCode.Unavailable,
     code: error.failure === 'timeout' ? 'timeout' : 'unreachable',
-    suggestion:
-      `The API base URL came from ${describeSource(session.baseSource, 'SERVICE_API_URL')}. ` +
-      'Check that the service runs there, or point gds elsewhere with --base <url> or SERVICE_API_URL.',
+    suggestion: untrustedCertificate(error.code)
+      ? "If the service's certificate comes from your organisation's own authority, give gds that " +
+        "authority's certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file)."
+      : `The API base URL came from ${describeSource(session.baseSource, 'SERVICE_API_URL')}. ` +
+        'Check that the service runs there, or point gds elsewhere with --base <url> or SERVICE_API_URL.',
     details: compact({ url: session.baseUrl, cause: error.code }),
   });
 }

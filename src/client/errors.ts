@@ -38,7 +38,8 @@ export class ApiError extends Error {
   }
 }
 
-export type NetworkFailure = 'connection' | 'timeout';
+/** `certificate`: TLS refused the service's certificate, which no retry can change. */
+export type NetworkFailure = 'connection' | 'timeout' | 'certificate';
 
 /** No usable answer: refused or reset connection, DNS failure, or a connect/headers/body timeout. */
 export class NetworkError extends Error {
@@ -65,6 +66,19 @@ export class NetworkError extends Error {
   }
 }
 
+/** TLS codes of a certificate chain that ends in an authority this machine does not trust. */
+const UNTRUSTED_AUTHORITY = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+export function untrustedCertificate(code: string | undefined): boolean {
+  return code !== undefined && UNTRUSTED_AUTHORITY.has(code);
+}
+
 const REASONS: Record<string, [NetworkFailure, string]> = {
   ECONNREFUSED: ['connection', 'connection refused; is the service running at that address?'],
   ENOTFOUND: ['connection', 'host not found; check the API base URL'],
@@ -76,6 +90,15 @@ const REASONS: Record<string, [NetworkFailure, string]> = {
   UND_ERR_HEADERS_TIMEOUT: ['timeout', 'the service did not answer in time'],
   UND_ERR_BODY_TIMEOUT: ['timeout', 'the answer stopped arriving'],
   ETIMEDOUT: ['timeout', 'the connection timed out'],
+  // Node's own text for these advises a node flag, which the single executable does not take.
+  ...Object.fromEntries(
+    [...UNTRUSTED_AUTHORITY].map((code) => [
+      code,
+      ['certificate', "the service's TLS certificate is not signed by an authority gds trusts"],
+    ]),
+  ),
+  CERT_HAS_EXPIRED: ['certificate', "the service's TLS certificate has expired"],
+  ERR_TLS_CERT_ALTNAME_INVALID: ['certificate', "the service's TLS certificate is for another host name"],
 };
 
 /** A NetworkError describing what `fetch` (or reading its body) threw. */

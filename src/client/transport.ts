@@ -184,8 +184,10 @@ export function createTransport(options: TransportOptions): Transport {
       let outcome: AttemptOutcome;
       let failure: Error;
       if (answer instanceof Error) {
-        failure = networkErrorFrom(answer, req.method, url);
-        log(`✗ ${req.method} ${url} ${Date.now() - started}ms: ${failure.message}`);
+        const network = networkErrorFrom(answer, req.method, url);
+        log(`✗ ${req.method} ${url} ${Date.now() - started}ms: ${network.message}`);
+        if (network.failure === 'certificate') throw network; // the same certificate comes back
+        failure = network;
         outcome = { kind: 'network' };
       } else {
         const { res, text } = answer;
