@@ -41,7 +41,8 @@ export class ApiError extends Error {
 /** `certificate`: TLS refused the service's certificate, which no retry can change. */
 export type NetworkFailure = 'connection' | 'timeout' | 'certificate';
 
-/** No usable answer: refused or reset connection, DNS failure, or a connect/headers/body timeout. */
+/** No usable answer: refused or reset connection, DNS failure, a connect/headers/body timeout, or a TLS
+ *  certificate refused. */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly failure: NetworkFailure;
