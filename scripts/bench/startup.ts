@@ -130,6 +130,10 @@ export const run: BenchModule = async () => {
     b,
     'patternChecks:\n  - name: a\n    column: code\n    regex: "^[A-Z]+$"\n    severity: HARD_FAIL\n',
   );
+  const packageDir = await unpackedPackage(scratch).catch(async (error: unknown) => {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  });
   // `gds list --json` talks to a local reference server (in this process, rate limit off).
   const server = await createServer({ port: 0, rateLimit: 1_000_000_000 });
   const owner = server.ready.users.find((u) => u.role === 'OWNER');
@@ -146,7 +150,6 @@ export const run: BenchModule = async () => {
     ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
     ['gds list --json (local server)', ['list', '--json'], listEnv],
   ];
-  const packageDir = await unpackedPackage(scratch);
   const cases: Case[] = commands.flatMap(([name, gdsArgs, env]) =>
     runners(gdsArgs, packageDir, env).map((r) => ({ ...r, name: `${name} (${r.label})` })),
   );
