@@ -292,7 +292,8 @@ async function writeCommandManifest(): Promise<string> {
   settings.enableAutoTranspile = false;
   const target = join(work, 'manifest-commands.mjs');
   const load = (file: string) => `require(${JSON.stringify(file)}).default`;
-  const pluginCommands = pluginEntries().commands.map(([id, file]) => `${JSON.stringify(id)}: ${load(file)}`);
+  const plugins = pluginEntries().commands;
+  const pluginCommands = plugins.map(([id, file]) => `${JSON.stringify(id)}: ${load(file)}`);
   await writeFile(
     target,
     [
@@ -311,7 +312,7 @@ async function writeCommandManifest(): Promise<string> {
   // The manifest comes from dist/ (tsc), the bundle's commands from src/: with --skip-tsc over a stale
   // dist/ they would disagree, and help would list commands the executable cannot find, or miss some.
   const { COMMAND_LOADERS } = await import('../src/commands/loaders.js');
-  const bundled = [...pluginEntries().commands.map(([id]) => id), ...Object.keys(COMMAND_LOADERS)];
+  const bundled = [...plugins.map(([id]) => id), ...Object.keys(COMMAND_LOADERS)];
   if (ids.toSorted().join() !== bundled.toSorted().join()) {
     throw new Error('build:binary: dist/ does not hold the commands of src/: build without --skip-tsc');
   }

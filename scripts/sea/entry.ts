@@ -20,13 +20,11 @@ const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;
 
 async function prepare(
   oclif: typeof OclifCore,
-  { json }: { json: boolean },
 ): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }> {
   const { PLUGIN_COMMANDS, PLUGIN_HOOKS } = await import('gds:embedded-plugins');
   const modules = new Map<string, unknown>();
   const hooks: Record<string, string[]> = {};
   for (const [event, loaders] of Object.entries(PLUGIN_HOOKS)) {
-    if (json && event === 'command_not_found') continue; // as main.ts's withoutCommandNotFoundHook
     hooks[event] = loaders.map((load, index) => {
       const target = `./embedded/hooks/${event}-${index}.cjs`;
       modules.set(join(root, target), {
@@ -50,7 +48,6 @@ async function prepare(
     rootPlugin.hasManifest = true;
     return manifest;
   };
-  await rootPlugin.load();
   return { rootPlugin, commands: { ...PLUGIN_COMMANDS, ...COMMAND_LOADERS } };
 }
 

@@ -39,14 +39,11 @@ export interface BundleOptions {
   pjson: Interfaces.PJSON;
   /**
    * Runs once, only when oclif is needed (never for a bare `--version`): makes the bundled hooks loadable
-   * and returns the root plugin, loaded from the command manifest built with the bundle, with the loaders
-   * of every command it holds (gds's and the plugins'). Under --json it leaves out plugin-not-found's
-   * hook, as withoutCommandNotFoundHook does.
+   * and returns the root plugin, not loaded yet, whose manifest is the one built with the bundle, with
+   * the loaders of every command it holds (gds's and the plugins'). It sets `pjson`'s hooks, which the
+   * plugin reads when main() loads it.
    */
-  prepare(
-    oclif: typeof OclifCore,
-    options: { json: boolean },
-  ): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }>;
+  prepare(oclif: typeof OclifCore): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }>;
 }
 
 export async function main(argv: string[], root: string, options: MainOptions = {}): Promise<void> {
@@ -63,10 +60,11 @@ export async function main(argv: string[], root: string, options: MainOptions = 
   // names the TypeScript map itself, and production must run what was built.
   settings.enableAutoTranspile = false;
   if (options.development) pjson.oclif.commands = { ...devCommands };
-  // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
-  if (json) withoutCommandNotFoundHook(pjson);
   try {
-    const bundled = await options.bundle?.prepare(oclif, { json });
+    const bundled = await options.bundle?.prepare(oclif);
+    // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
+    if (json) withoutCommandNotFoundHook(pjson);
+    await bundled?.rootPlugin.load();
     const loadConfig = (ignoreManifest: boolean) =>
       oclif.Config.load({
         root,
