@@ -325,3 +325,39 @@ describe('what a signed-in person sees', () => {
     }
   });
 });
+
+describe('the sections of a table page hold what the server stores', () => {
+  it('a certified table lists its contract versions and its semantic contract', async () => {
+    const [certified] = await server.sql<{ table_id: string; version: number; certified_by: string }>(
+      `SELECT v.table_id, v.version, v.certified_by FROM gds.contract_versions v
+         JOIN gds.tables t ON t.id = v.table_id WHERE t.workspace_id = $1 AND t.active ORDER BY v.version DESC LIMIT 1`,
+      [server.ready.workspaceId],
+    );
+    expect(certified, 'the seed certifies a table').toBeDefined();
+    const page = await get(`/dashboard/tables/${certified!.table_id}`, { cookie: await signIn() });
+    const versions = page.text.split('<h2>Certification versions</h2>')[1]?.split('<h2>')[0] ?? '';
+    expect(versions).toContain(`<tr><td>${certified!.version}</td>`);
+    expect(versions).toContain(escapeHtml(certified!.certified_by));
+    expect(page.text).not.toContain('No semantic contract yet');
+  });
+
+  it('an open recertification request and a gate job of the table are listed', async () => {
+    const table = server.table('orders');
+    const run = await server.request('POST', `/api/tables/${table.id}/gate-runs`, {
+      token: server.user('OWNER').cliToken,
+      body: { gate: 2 },
+    });
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
+    const jobId = String(run.body.id ?? run.body.job?.id);
+    await server.sql(
+      `INSERT INTO gds.recertification_requests (id, workspace_id, table_id, cause, status, created_at)
+       VALUES ('rrq_dashboard', $1, $2, 'manual', 'OPEN', now())`,
+      [server.ready.workspaceId, table.id],
+    );
+    const page = await get(`/dashboard/tables/${table.id}`, { cookie: await signIn() });
+    const section = (heading: string) => page.text.split(`<h2>${heading}</h2>`)[1]?.split('<h2>')[0] ?? '';
+    expect(section('Recent gate jobs')).toContain(`<code>${jobId}</code>`);
+    expect(section('Recent gate jobs')).toContain('Gate 2 (gate2)');
+    expect(section('Open recertification requests')).toContain('<code>rrq_dashboard</code>');
+  });
+});
