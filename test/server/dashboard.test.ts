@@ -259,17 +259,18 @@ describe('what a signed-in person sees', () => {
     ]) {
       expect(page.text).toContain(`<h2>${heading}</h2>`);
     }
-    const audit = await server.sql<{ action: string }>(
-      'SELECT action FROM gds.audit_log WHERE table_id = $1 ORDER BY seq DESC',
+    const audit = await server.sql<{ action: string; email: string }>(
+      `SELECT a.action, u.email FROM gds.audit_log a JOIN gds.users u ON u.id = a.user_id
+        WHERE a.table_id = $1 ORDER BY a.seq DESC`,
       [table.id],
     );
     expect(audit.length).toBeGreaterThan(0);
     const listed = [
       ...(page.text.split('<h2>Audit, newest first</h2>')[1] ?? '').matchAll(
-        /<tr><td>[^<]+<\/td><td>([^<]+)<\/td>/g,
+        /<tr><td>[^<]+<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g,
       ),
-    ].map((m) => m[1]);
-    expect(listed).toEqual(audit.map((a) => a.action));
+    ].map((m) => ({ action: m[1], email: m[2] }));
+    expect(listed).toEqual(audit);
   });
 
   it("another workspace's table is 404, not 403, and says nothing of it", async () => {

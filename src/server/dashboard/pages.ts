@@ -173,7 +173,7 @@ export function tablePage(viewer: Viewer, view: TablePage): string {
     ${rows(
       view.audit,
       ['When', 'Action', 'User', 'Environment', 'Gate mode'],
-      (a) => [a.createdAt, a.action, orNone(a.userId), orNone(a.environmentLabel), orNone(a.gateMode)],
+      (a) => [a.createdAt, a.action, orNone(a.user), orNone(a.environmentLabel), orNone(a.gateMode)],
       'No audit entry.',
     )}`;
   return page(table.name, body, header(viewer));

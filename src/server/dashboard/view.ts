@@ -49,7 +49,8 @@ export interface RecentProof {
 export interface TableAuditEntry {
   id: string;
   action: string;
-  userId: string | null;
+  /** The user's e-mail (their id when the user is gone). */
+  user: string | null;
   environmentLabel: string | null;
   gateMode: string | null;
   createdAt: string;
@@ -170,14 +171,15 @@ async function tableAudit(db: Db, table: TableRow): Promise<TableAuditEntry[]> {
     gate_mode: string | null;
     created_at: Date | string;
   }>(
-    `SELECT id, action, user_id, environment_label, gate_mode, created_at FROM gds.audit_log
-      WHERE workspace_id = $1 AND table_id = $2 ORDER BY seq DESC LIMIT $3`,
+    `SELECT a.id, a.action, coalesce(u.email, a.user_id) AS user_id, a.environment_label, a.gate_mode, a.created_at
+       FROM gds.audit_log a LEFT JOIN gds.users u ON u.id = a.user_id
+      WHERE a.workspace_id = $1 AND a.table_id = $2 ORDER BY a.seq DESC LIMIT $3`,
     [table.workspaceId, table.id, RECENT_LIMIT * 5],
   );
   return rows.map((row) => ({
     id: row.id,
     action: row.action,
-    userId: row.user_id,
+    user: row.user_id,
     environmentLabel: row.environment_label,
     gateMode: row.gate_mode,
     createdAt: iso(row.created_at) ?? '',
