@@ -1,4 +1,4 @@
-// Opening the user's browser, for sign-in on a desktop terminal.
+// Opening the user's browser: sign-in on a desktop terminal, and `--web` (a table's dashboard page).
 import { isInsecureUrl } from '../core/url-policy.js';
 
 export function hasDesktop(): boolean {
@@ -34,4 +34,12 @@ export function openBrowser(uri: string): void {
   } catch {
     // no opener: the address is on stderr already
   }
+}
+
+/** `--web`: opens the page when there is a desktop and the address may be opened; false leaves printing
+ *  the address to the caller (no display, a remote shell, or an address the rules above refuse). */
+export function openPage(uri: string): boolean {
+  if (!hasDesktop() || !openableInBrowser(uri)) return false;
+  openBrowser(uri);
+  return true;
 }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
+import { openPage } from '../cli/browser.js';
 import { connectorFlag, intervalFlag, replaceFlag, sourceFlag } from '../cli/governance-flags.js';
 import { printRegistration } from '../cli/governance-views.js';
 
@@ -10,13 +11,15 @@ export default class Push extends ApiCommand<typeof Push> {
     'Mode A only. The file is parsed here first: an unsupported type, a malformed file (file:line:col) or a ' +
     'missing source is refused with exit 2 and nothing is sent. --source names the warehouse object unless the ' +
     'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
-    "artifact's governance id. Prints the governance id, the tracking URL and the baseline job. --wait follows " +
+    "artifact's governance id. Prints the governance id, the tracking URL and the baseline job; --web also opens " +
+    'the tracking URL (the dashboard page) in the browser where there is a display. --wait follows ' +
     'that job until it ends (a spinner on a terminal) and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
     'CANCELLED. Under --json one line: the registration, its job as it ended with --wait.';
   static override examples = [
     '<%= config.bin %> push models/orders.sql --connector con_dev',
     '<%= config.bin %> push orders.yml --connector con_dev --source analytics.orders --wait',
     '<%= config.bin %> push models/orders.sql --connector con_dev --replace tbl_42 --json',
+    '<%= config.bin %> push models/orders.sql --connector con_dev --web',
   ];
   static override args = {
     file: Args.string({ description: 'The artifact file.', required: true }),
@@ -27,15 +30,22 @@ export default class Push extends ApiCommand<typeof Push> {
     replace: replaceFlag,
     wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.', env: 'GDS_WAIT' }),
     interval: intervalFlag,
+    web: Flags.boolean({
+      description: "Open the table's dashboard page (the tracking URL) in the browser.",
+      env: 'GDS_WEB',
+    }),
   };
 
   async run(): Promise<void> {
     const { jobOutcomeFailure, pushArtifact, readArtifact, waitForBaselineJob } =
       await import('../services/artifacts.js');
-    const { connector, source, replace, wait, interval } = this.flags;
+    const { connector, source, replace, wait, interval, web } = this.flags;
     const artifact = await readArtifact(this.args.file, { source });
     await this.withClient(async (client) => {
       const result = await pushArtifact(client, artifact, { connectorId: connector, replaceId: replace });
+      // Under --json the record carries trackingUrl; without a display the Tracking line shows it.
+      if (web && !this.out.json && openPage(result.trackingUrl))
+        this.out.info(`Opened ${result.trackingUrl} in your browser.`);
       if (!wait) {
         if (this.out.json) this.out.record(result);
         else printRegistration(this.out, result, replace === undefined ? 'Registered' : 'Replaced');

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
+import { openPage } from '../cli/browser.js';
 import { intervalFlag } from '../cli/governance-flags.js';
 import { describeJobs, printStatus } from '../cli/governance-views.js';
 import type { Spinner } from '../cli/output.js';
@@ -10,10 +11,13 @@ export default class Status extends ApiCommand<typeof Status> {
   static override description =
     '--watch polls (every --interval seconds, default 3) until no job of the table is active: the status ' +
     'first, then a line each time it changes; a spinner on a terminal while jobs run. Under --json one line ' +
-    'per status (the first, then each change; the last has no active job). Ctrl-C stops with exit 130.';
+    'per status (the first, then each change; the last has no active job). Ctrl-C stops with exit 130. ' +
+    "--web opens the table's dashboard page in the browser (https, or http on this machine) instead of " +
+    'printing the status; without a display it prints the address, and under --json one line {tableId, url}.';
   static override examples = [
     '<%= config.bin %> status tbl_42',
     '<%= config.bin %> status tbl_42 --watch',
+    '<%= config.bin %> status tbl_42 --web',
     "<%= config.bin %> status tbl_42 --watch --json | jq -c '{state, jobs: [.activeJobs[].status]}'",
   ];
   static override args = {
@@ -22,11 +26,27 @@ export default class Status extends ApiCommand<typeof Status> {
   static override flags = {
     watch: Flags.boolean({ description: 'Poll until no job is active.', env: 'GDS_WATCH' }),
     interval: intervalFlag,
+    web: Flags.boolean({
+      description: "Open the table's dashboard page in the browser (or print its address).",
+      env: 'GDS_WEB',
+      exclusive: ['watch'],
+    }),
   };
 
   async run(): Promise<void> {
-    const { tableStatus, watchTableStatus } = await import('../services/tables.js');
+    const { tablePageUrl, tableStatus, watchTableStatus } = await import('../services/tables.js');
     const { tableId } = this.args;
+    if (this.flags.web) {
+      // The status call first: an unknown table or a bad credential fails here, not in the browser.
+      const url = await this.withClient(async (client, session) => {
+        await tableStatus(client, tableId);
+        return tablePageUrl(session.baseUrl, tableId);
+      });
+      if (this.out.json) this.out.record({ tableId, url });
+      else if (openPage(url)) this.out.info(`Opened ${url} in your browser.`);
+      else this.out.print(url);
+      return;
+    }
     if (!this.flags.watch) {
       const status = await this.withClient((client) => tableStatus(client, tableId));
       if (this.out.json) this.out.record(status);

@@ -22,6 +22,7 @@ import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
 import { certificationRoutes } from './certification/routes.js';
 import { connectorRoutes } from './routes/connectors.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { definitionRoutes } from './routes/definitions.js';
 import { gateJobRoutes } from './routes/gate-jobs.js';
 import { gateRoutes } from './routes/gates.js';
@@ -165,6 +166,7 @@ function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contr
   gateRoutes(app, ctx);
   gateJobRoutes(app, ctx);
   meRoutes(app, ctx);
+  dashboardRoutes(app, ctx);
   return app;
 }
 

@@ -7,6 +7,12 @@ import type { DeletedTable, LifecycleState, TableListRow, TableStatus } from '..
 
 export type TablesClient = Pick<ApiClient, 'tables'>;
 
+/** The table's page in the dashboard: the same address as a registration's trackingUrl. */
+export function tablePageUrl(baseUrl: string, tableId: string): string {
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  return new URL(`dashboard/tables/${encodeURIComponent(tableId)}`, base).toString();
+}
+
 export function listTables(
   client: TablesClient,
   options: { state?: LifecycleState | undefined; signal?: AbortSignal } = {},

@@ -1,6 +1,6 @@
 // The sign-in address comes from the server: the browser is opened only for https, or http on loopback.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openableInBrowser, openBrowser } from '../../src/cli/browser.js';
+import { openableInBrowser, openBrowser, openPage } from '../../src/cli/browser.js';
 
 const childProcess = process.getBuiltinModule('node:child_process');
 
@@ -44,5 +44,35 @@ describe('openBrowser', () => {
     openBrowser(uri);
     expect(spawn).toHaveBeenCalledTimes(1);
     expect(spawn.mock.calls[0]?.[1]).toContain(uri);
+  });
+});
+
+describe('openPage (--web)', () => {
+  const desktop = { DISPLAY: process.env.DISPLAY, WAYLAND_DISPLAY: process.env.WAYLAND_DISPLAY };
+  afterEach(() => {
+    for (const [name, value] of Object.entries(desktop)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'opens nothing without a display; the caller prints the address',
+    () => {
+      delete process.env.DISPLAY;
+      delete process.env.WAYLAND_DISPLAY;
+      const spawn = spawnSpy();
+      expect(openPage('http://127.0.0.1:8787/dashboard/tables/tbl_1')).toBe(false);
+      expect(spawn).not.toHaveBeenCalled();
+    },
+  );
+
+  it.runIf(process.platform === 'linux')('with a display opens only what openBrowser would', () => {
+    process.env.DISPLAY = ':99';
+    const spawn = spawnSpy();
+    expect(openPage('http://10.0.0.1/dashboard/tables/tbl_1')).toBe(false);
+    expect(spawn).not.toHaveBeenCalled();
+    expect(openPage('http://127.0.0.1:8787/dashboard/tables/tbl_1')).toBe(true);
+    expect(spawn.mock.calls[0]?.[1]).toEqual(['http://127.0.0.1:8787/dashboard/tables/tbl_1']);
   });
 });

@@ -54,6 +54,12 @@ describe('gds push', () => {
     expect(await usageError(Push, argv)).toContain(message);
   });
 
+  it('--web opens the tracking URL, also from GDS_WEB; with --wait too', async () => {
+    expect(await flagsOf(Push, ['a.sql', '--web', '--wait'])).toMatchObject({ web: true, wait: true });
+    setEnv({ GDS_WEB: 'true' });
+    expect(await flagsOf(Push, ['a.sql'])).toMatchObject({ web: true });
+  });
+
   it('reads GDS_CONNECTOR, GDS_SOURCE, GDS_REPLACE, GDS_WAIT and GDS_INTERVAL', async () => {
     setEnv({
       GDS_CONNECTOR: 'con_env',
@@ -91,6 +97,14 @@ describe('gds status', () => {
     });
     setEnv({ GDS_WATCH: '1', GDS_INTERVAL: '5' });
     expect(await flagsOf(Status, ['t1'])).toMatchObject({ watch: true, interval: 5000 });
+  });
+
+  it('--web, also from GDS_WEB; it cannot be combined with --watch', async () => {
+    expect(await flagsOf(Status, ['t1', '--web'])).toMatchObject({ web: true });
+    expect(await flagsOf(Status, ['t1'])).not.toHaveProperty('web');
+    expect(await usageError(Status, ['t1', '--web', '--watch'])).toContain('--watch');
+    setEnv({ GDS_WEB: '1' });
+    expect(await flagsOf(Status, ['t1'])).toMatchObject({ web: true });
   });
 
   it.each([

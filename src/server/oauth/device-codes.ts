@@ -112,7 +112,7 @@ export async function decideDeviceCode(
 }
 
 /** The user's first active membership (by workspace age): a device sign-in is to one workspace. */
-async function memberByEmail(q: Queryable, email: string) {
+export async function memberByEmail(q: Queryable, email: string) {
   const [member] = await q.query<{ user_id: string; workspace_id: string }>(
     `SELECT m.user_id, m.workspace_id FROM gds.users u
        JOIN gds.memberships m ON m.user_id = u.id AND m.active

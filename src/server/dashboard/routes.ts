@@ -1,0 +1,164 @@
+// The dashboard behind each table's tracking URL: `/dashboard` (the workspace's tables) and
+// `/dashboard/tables/{id}` (one table), server-rendered, for a person only. A person signs in on
+// `/dashboard/sign-in` with a member's e-mail (the reference server has no passwords, as on `/device`),
+// which sets an HttpOnly SameSite=Strict cookie holding a server-side session id; a person's session
+// token or static CLI token sent as `Authorization: Bearer` works too. Another workspace's table is 404.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requireSession } from '../auth/caller.js';
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import { unauthorized } from '../errors.js';
+import { listTables } from '../governance/tables.js';
+import { memberByEmail } from '../oauth/device-codes.js';
+import { SECURITY_HEADERS } from './html.js';
+import {
+  notFoundPage,
+  refusedPage,
+  SIGN_IN_PATH,
+  SIGN_OUT_PATH,
+  signInPage,
+  tablePage,
+  tablesPage,
+} from './pages.js';
+import { cookieValue, DashboardSessions, SESSION_COOKIE, sessionCookie } from './sessions.js';
+import type { Viewer } from './view.js';
+import { loadTablePage, loadViewer } from './view.js';
+
+type Form = Record<string, string | undefined>;
+
+/** Where a sign-in may send the person back to: a dashboard page of this server, nothing else. */
+const DASHBOARD_PAGE = /^\/dashboard(?:\/[\w-]+)*$/;
+
+export function safeNext(next: string | undefined): string {
+  return next !== undefined && DASHBOARD_PAGE.test(next) && !next.startsWith(SIGN_IN_PATH)
+    ? next
+    : '/dashboard';
+}
+
+/**
+ * CSRF: forms post only from this server's own pages. Browsers send Sec-Fetch-Site; one that does not
+ * must send an Origin naming this host (under Referrer-Policy no-referrer such a browser sends
+ * `Origin: null`, which is refused). A client with neither header is not a browser, so no page can have
+ * made it post; the SameSite=Strict cookie is the second guard.
+ */
+export function isSameOriginPost(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  return URL.parse(origin)?.host === request.headers.host;
+}
+
+function wantsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+function sendPage(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+function seeOther(reply: FastifyReply, location: string) {
+  return reply.code(303).header('location', location).send();
+}
+
+export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const sessions = new DashboardSessions(ctx.clock);
+  const secure = (request: FastifyRequest) => request.protocol === 'https';
+
+  /** The signed-in person, from a bearer token (401 when it is not a person's) or the session cookie. */
+  async function viewerOf(request: FastifyRequest): Promise<Viewer | null> {
+    if (request.headers.authorization !== undefined) {
+      const caller = requireSession(await ctx.auth.identify(request.headers.authorization));
+      return loadViewer(ctx.db, caller.userId, caller.workspaceId);
+    }
+    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const session = id === undefined ? null : sessions.find(id);
+    return session && loadViewer(ctx.db, session.userId, session.workspaceId);
+  }
+
+  /** The viewer, or (null) a redirect to the sign-in page for a browser; a 401 for any other client. */
+  async function requireViewer(request: FastifyRequest, reply: FastifyReply): Promise<Viewer | null> {
+    const viewer = await viewerOf(request);
+    if (viewer) return viewer;
+    if (!wantsHtml(request)) {
+      throw unauthorized(
+        'sign_in_required',
+        `Sign in on ${ctx.baseUrl()}${SIGN_IN_PATH}, or send a person's session token as "Authorization: Bearer <token>".`,
+      );
+    }
+    const next = request.url.split('?')[0] ?? '/dashboard';
+    await reply
+      .code(302)
+      .header('location', `${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`)
+      .send();
+    return null;
+  }
+
+  void app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    scope.addHook('onRequest', async (_request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+    });
+
+    scope.get('/dashboard', async (request, reply) => {
+      const viewer = await requireViewer(request, reply);
+      if (!viewer) return reply;
+      return sendPage(reply, 200, tablesPage(viewer, await listTables(ctx.db, viewer.workspaceId)));
+    });
+
+    scope.get<{ Params: { tableId: string } }>('/dashboard/tables/:tableId', async (request, reply) => {
+      const viewer = await requireViewer(request, reply);
+      if (!viewer) return reply;
+      const view = await loadTablePage(ctx.db, viewer.workspaceId, request.params.tableId);
+      if (!view) {
+        return sendPage(
+          reply,
+          404,
+          notFoundPage(`Your workspace has no table ${request.params.tableId}.`, viewer),
+        );
+      }
+      return sendPage(reply, 200, tablePage(viewer, view));
+    });
+
+    scope.get<{ Querystring: Form }>(SIGN_IN_PATH, async (request, reply) =>
+      sendPage(reply, 200, signInPage(safeNext(request.query.next))),
+    );
+
+    scope.post<{ Body: Form }>(SIGN_IN_PATH, async (request, reply) => {
+      if (!isSameOriginPost(request)) {
+        return sendPage(reply, 403, refusedPage('Sign in from this server’s own sign-in page.'));
+      }
+      const form = request.body ?? {};
+      const next = safeNext(form.next);
+      const email = (form.email ?? '').trim();
+      if (email === '') return sendPage(reply, 400, signInPage(next, 'Enter your e-mail.'));
+      const member = await memberByEmail(ctx.db, email);
+      if (!member) {
+        return sendPage(reply, 400, signInPage(next, `No active member has the e-mail ${email}.`, email));
+      }
+      await recordAudit(ctx.db, ctx.clock, {
+        workspaceId: member.workspace_id,
+        userId: member.user_id,
+        action: 'DASHBOARD_SIGN_IN',
+        resource: 'dashboard_session',
+      });
+      const id = sessions.create({ userId: member.user_id, workspaceId: member.workspace_id });
+      reply.header('set-cookie', sessionCookie(id, secure(request)));
+      return seeOther(reply, next);
+    });
+
+    scope.post(SIGN_OUT_PATH, async (request, reply) => {
+      if (!isSameOriginPost(request)) {
+        return sendPage(reply, 403, refusedPage('Sign out from this server’s own pages.'));
+      }
+      const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      if (id !== undefined) sessions.destroy(id);
+      reply.header('set-cookie', sessionCookie(null, secure(request)));
+      return seeOther(reply, SIGN_IN_PATH);
+    });
+  });
+}

@@ -1,0 +1,364 @@
+// The dashboard behind the tracking URL, over HTTP: who may see which page, the sign-in cookie, the
+// security headers, CSRF refusals, and escaping of every value a page shows.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escapeHtml, html } from '../../src/server/dashboard/html.js';
+import { SESSION_TTL_MS } from '../../src/server/dashboard/sessions.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Page {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function get(path: string, headers: Record<string, string> = {}): Promise<Page> {
+  const response = await fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
+  return { status: response.status, headers: response.headers, text: compact(await response.text()) };
+}
+
+/** The markup without the white space between tags, so that assertions need not follow its layout. */
+function compact(text: string): string {
+  return text.replace(/>\s+</g, '><').replace(/\s+</g, '<').replace(/>\s+/g, '>');
+}
+
+async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+const browser = { accept: 'text/html,application/xhtml+xml' };
+const sameOrigin = () => ({ origin: server.url, 'sec-fetch-site': 'same-origin' });
+
+/** Signs in as the seeded user of `role`; returns the Cookie header to send. */
+async function signIn(role: 'OWNER' | 'MEMBER' = 'OWNER'): Promise<string> {
+  const response = await post('/dashboard/sign-in', { email: server.user(role).email }, sameOrigin());
+  expect(response.status).toBe(303);
+  const cookie = response.headers.get('set-cookie') ?? '';
+  return cookie.split(';')[0] ?? '';
+}
+
+function expectSecurityHeaders(headers: Headers): void {
+  const csp = headers.get('content-security-policy') ?? '';
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("script-src 'none'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("form-action 'self'");
+  expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/]+=*'/);
+  expect(csp).not.toContain('unsafe-inline');
+  expect(headers.get('x-content-type-options')).toBe('nosniff');
+  expect(headers.get('referrer-policy')).toBe('no-referrer');
+  expect(headers.get('cache-control')).toBe('no-store');
+}
+
+describe('escaping', () => {
+  const hostile = [
+    '<script>alert(1)</script>',
+    '"><img src=x onerror=alert(1)>',
+    "' onmouseover='alert(1)",
+    '&lt;already&gt; & more',
+    '</title><style>*{}</style>',
+  ];
+
+  it('escapeHtml leaves no markup character of a hostile string', () => {
+    for (const text of hostile) {
+      const escaped = escapeHtml(text);
+      expect(escaped).not.toMatch(/[<>"']/);
+      expect(escaped.replace(/&(amp|lt|gt|quot|#39);/g, '')).not.toContain('&');
+    }
+    expect(escapeHtml('<a href="x">\'&\'</a>')).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+    expect(escapeHtml(null)).toBe('');
+  });
+
+  it('the html tag escapes every interpolated value, in text and attributes, and nested arrays', () => {
+    const value = hostile[1];
+    const markup = html`<p title="${value}">${value}${[html`<b>${hostile[0]}</b>`]}</p>`.markup;
+    expect(markup).toBe(
+      `<p title="${escapeHtml(value)}">${escapeHtml(value)}<b>${escapeHtml(hostile[0])}</b></p>`,
+    );
+    expect(markup).not.toContain('<img');
+    expect(markup).not.toContain('<script');
+  });
+});
+
+describe('without a sign-in nothing is shown', () => {
+  it('a browser is sent to the sign-in page (302, with the page to come back to); other clients get 401', async () => {
+    const table = server.table('orders').id;
+    const page = await get(`/dashboard/tables/${table}`, browser);
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe(
+      `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/tables/${table}`)}`,
+    );
+    expect(page.text).toBe('');
+    expectSecurityHeaders(page.headers);
+
+    const api = await get('/dashboard');
+    expect(api.status).toBe(401);
+    expect(JSON.parse(api.text)).toMatchObject({ error: { code: 'sign_in_required' } });
+    expect(api.text).not.toContain('orders');
+    expectSecurityHeaders(api.headers);
+  });
+
+  it("the CSP's style hash is that of the page's one style element", async () => {
+    const page = await get('/dashboard/sign-in');
+    const style = /<style>([^<]*)<\/style>/.exec(page.text)?.[1] ?? '';
+    expect(style).not.toBe('');
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(page.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
+  });
+
+  it('a made-up or expired cookie is no sign-in', async () => {
+    expect((await get('/dashboard', { ...browser, cookie: 'gds_dashboard=forged' })).status).toBe(302);
+    const cookie = await signIn();
+    expect((await get('/dashboard', { cookie })).status).toBe(200);
+    server.clock.advance(SESSION_TTL_MS + 1000);
+    try {
+      expect((await get('/dashboard', { ...browser, cookie })).status).toBe(302);
+    } finally {
+      server.clock.reset();
+    }
+  });
+
+  it('an integration token or a client token is refused (401)', async () => {
+    const issued = await server.issueToken('OWNER', {
+      name: 'dash',
+      env: '*',
+      scopes: [{ tableId: server.table('orders').id, permissions: ['read'] }],
+    });
+    for (const token of [issued.tokens.accessToken, issued.clientToken, 'cli_unknown']) {
+      const page = await get('/dashboard', { ...browser, authorization: `Bearer ${token}` });
+      expect(page.status).toBe(401);
+      expect(page.text).not.toContain('orders');
+    }
+  });
+});
+
+describe('signing in and out', () => {
+  it('sets an HttpOnly SameSite=Strict cookie holding a session id, not a token, and audits it', async () => {
+    const response = await post(
+      '/dashboard/sign-in',
+      { email: server.user('OWNER').email, next: `/dashboard/tables/${server.table('orders').id}` },
+      sameOrigin(),
+    );
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe(`/dashboard/tables/${server.table('orders').id}`);
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^gds_dashboard=[A-Za-z0-9_-]{32,};/);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    expect(cookie).toContain('Path=/dashboard');
+    expect(cookie).not.toContain('Secure'); // plain http on loopback
+    const value = cookie.split(';')[0]?.split('=')[1] ?? '';
+    for (const user of server.ready.users) {
+      expect(value).not.toBe(user.accessToken);
+      expect(value).not.toBe(user.cliToken);
+    }
+    const [audit] = await server.sql<{ action: string; user_id: string }>(
+      `SELECT action, user_id FROM gds.audit_log WHERE action = 'DASHBOARD_SIGN_IN' ORDER BY seq DESC LIMIT 1`,
+    );
+    expect(audit).toEqual({ action: 'DASHBOARD_SIGN_IN', user_id: server.user('OWNER').userId });
+  });
+
+  it('the sign-in page is a form without script; an unknown e-mail gets the form again, escaped', async () => {
+    const form = await get('/dashboard/sign-in?next=%2Fdashboard');
+    expect(form.status).toBe(200);
+    expect(form.headers.get('content-type')).toContain('text/html');
+    expect(form.text).toContain('<form method="post" action="/dashboard/sign-in">');
+    expect(form.text).not.toContain('<script');
+    expectSecurityHeaders(form.headers);
+
+    const hostile = '"><script>alert(1)</script>@example.com';
+    const refused = await post('/dashboard/sign-in', { email: hostile }, sameOrigin());
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    expect(refused.text).toContain('No active member has the e-mail');
+    expect(refused.text).not.toContain('<script>alert(1)');
+    expect(refused.text).toContain(escapeHtml(hostile));
+  });
+
+  it('refuses a sign-in posted from another site (403, no cookie)', async () => {
+    const email = server.user('OWNER').email;
+    const foreign: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+    ];
+    for (const headers of foreign) {
+      const response = await post('/dashboard/sign-in', { email }, headers);
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('sends back only to a dashboard page of this server', async () => {
+    const email = server.user('OWNER').email;
+    for (const next of ['https://evil.example/', '//evil.example/dashboard', '/dashboard/../api/me', 'x']) {
+      const response = await post('/dashboard/sign-in', { email, next }, sameOrigin());
+      expect(response.headers.get('location'), next).toBe('/dashboard');
+    }
+  });
+
+  it('sign-out ends the session and clears the cookie; a cross-site sign-out is refused', async () => {
+    const cookie = await signIn();
+    const forged = await post('/dashboard/sign-out', {}, { cookie, 'sec-fetch-site': 'cross-site' });
+    expect(forged.status).toBe(403);
+    expect((await get('/dashboard', { cookie })).status).toBe(200);
+
+    const out = await post('/dashboard/sign-out', {}, { cookie, ...sameOrigin() });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/dashboard/sign-in');
+    expect(out.headers.get('set-cookie')).toMatch(/^gds_dashboard=; Max-Age=0;/);
+    expect((await get('/dashboard', { ...browser, cookie })).status).toBe(302);
+  });
+});
+
+describe('what a signed-in person sees', () => {
+  it("the workspace's tables, linked to their pages, and none of another workspace", async () => {
+    const page = await get('/dashboard', { cookie: await signIn('MEMBER') });
+    expect(page.status).toBe(200);
+    expectSecurityHeaders(page.headers);
+    for (const table of server.ready.tables.filter((t) => t.active)) {
+      expect(page.text).toContain(`<a href="/dashboard/tables/${table.id}">${escapeHtml(table.name)}</a>`);
+    }
+    for (const table of server.ready.otherWorkspace.tables) expect(page.text).not.toContain(table.id);
+    expect(page.text).toContain(escapeHtml(server.user('MEMBER').email));
+    expect(page.text).not.toContain('<script');
+  });
+
+  it('a table page: state, gate and custody mode, contract, versions, jobs, proofs, audit newest first', async () => {
+    const table = server.table('orders');
+    const page = await get(`/dashboard/tables/${table.id}`, { cookie: await signIn() });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<dd class="state" id="table-state">${table.state}</dd>`);
+    expect(page.text).toContain(`<dt>Gate mode</dt><dd>${table.gateMode}</dd>`);
+    expect(page.text).toMatch(/<dt>Custody mode<\/dt><dd>Mode [AB]/);
+    for (const heading of [
+      'Semantic contract',
+      'Certification versions',
+      'Open recertification requests',
+      'Recent gate jobs',
+      'Gate 1 proofs',
+      'Audit, newest first',
+    ]) {
+      expect(page.text).toContain(`<h2>${heading}</h2>`);
+    }
+    const audit = await server.sql<{ action: string; email: string }>(
+      `SELECT a.action, u.email FROM gds.audit_log a JOIN gds.users u ON u.id = a.user_id
+        WHERE a.table_id = $1 ORDER BY a.seq DESC`,
+      [table.id],
+    );
+    expect(audit.length).toBeGreaterThan(0);
+    const listed = [
+      ...(page.text.split('<h2>Audit, newest first</h2>')[1] ?? '').matchAll(
+        /<tr><td>[^<]+<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g,
+      ),
+    ].map((m) => ({ action: m[1], email: m[2] }));
+    expect(listed).toEqual(audit);
+  });
+
+  it("another workspace's table is 404, not 403, and says nothing of it", async () => {
+    const other = server.ready.otherWorkspace.tables[0]!;
+    const page = await get(`/dashboard/tables/${other.id}`, { cookie: await signIn() });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).not.toContain(escapeHtml(other.name));
+    expectSecurityHeaders(page.headers);
+    expect((await get('/dashboard/tables/tbl_unknown', { cookie: await signIn() })).status).toBe(404);
+  });
+
+  it("a person's session token or static CLI token as a bearer token works too", async () => {
+    const owner = server.user('OWNER');
+    for (const token of [owner.accessToken, owner.cliToken]) {
+      const page = await get(`/dashboard/tables/${server.table('orders').id}`, {
+        authorization: `Bearer ${token}`,
+      });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('id="table-state"');
+    }
+  });
+
+  it('every value a page shows is escaped: a hostile table name stays text', async () => {
+    const table = server.table('customers');
+    const hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>';
+    const [before] = await server.sql<{ name: string }>('SELECT name FROM gds.tables WHERE id = $1', [
+      table.id,
+    ]);
+    await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [table.id, hostile]);
+    try {
+      const cookie = await signIn();
+      for (const path of ['/dashboard', `/dashboard/tables/${table.id}`]) {
+        const page = await get(path, { cookie });
+        expect(page.status).toBe(200);
+        expect(page.text).toContain(escapeHtml(hostile));
+        expect(page.text).not.toContain('<script');
+        expect(page.text).not.toContain('<img');
+      }
+    } finally {
+      await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [table.id, before?.name]);
+    }
+  });
+
+  it('a member no longer active is signed out', async () => {
+    const member = server.user('MEMBER');
+    const cookie = await signIn('MEMBER');
+    await server.sql('UPDATE gds.memberships SET active = false WHERE user_id = $1', [member.userId]);
+    try {
+      expect((await get('/dashboard', { ...browser, cookie })).status).toBe(302);
+    } finally {
+      await server.sql('UPDATE gds.memberships SET active = true WHERE user_id = $1', [member.userId]);
+    }
+  });
+});
+
+describe('the sections of a table page hold what the server stores', () => {
+  it('a certified table lists its contract versions and its semantic contract', async () => {
+    const [certified] = await server.sql<{ table_id: string; version: number; certified_by: string }>(
+      `SELECT v.table_id, v.version, v.certified_by FROM gds.contract_versions v
+         JOIN gds.tables t ON t.id = v.table_id WHERE t.workspace_id = $1 AND t.active ORDER BY v.version DESC LIMIT 1`,
+      [server.ready.workspaceId],
+    );
+    expect(certified, 'the seed certifies a table').toBeDefined();
+    const page = await get(`/dashboard/tables/${certified!.table_id}`, { cookie: await signIn() });
+    const versions = page.text.split('<h2>Certification versions</h2>')[1]?.split('<h2>')[0] ?? '';
+    expect(versions).toContain(`<tr><td>${certified!.version}</td>`);
+    expect(versions).toContain(escapeHtml(certified!.certified_by));
+    expect(page.text).not.toContain('No semantic contract yet');
+  });
+
+  it('an open recertification request and a gate job of the table are listed', async () => {
+    const table = server.table('orders');
+    const run = await server.request('POST', `/api/tables/${table.id}/gate-runs`, {
+      token: server.user('OWNER').cliToken,
+      body: { gate: 2 },
+    });
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
+    const jobId = String(run.body.id ?? run.body.job?.id);
+    await server.sql(
+      `INSERT INTO gds.recertification_requests (id, workspace_id, table_id, cause, status, created_at)
+       VALUES ('rrq_dashboard', $1, $2, 'manual', 'OPEN', now())`,
+      [server.ready.workspaceId, table.id],
+    );
+    const page = await get(`/dashboard/tables/${table.id}`, { cookie: await signIn() });
+    const section = (heading: string) => page.text.split(`<h2>${heading}</h2>`)[1]?.split('<h2>')[0] ?? '';
+    expect(section('Recent gate jobs')).toContain(`<code>${jobId}</code>`);
+    expect(section('Recent gate jobs')).toContain('Gate 2 (gate2)');
+    expect(section('Open recertification requests')).toContain('<code>rrq_dashboard</code>');
+  });
+});
