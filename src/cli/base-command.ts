@@ -48,8 +48,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }),
     json: Flags.boolean({
       description:
-        'NDJSON on stdout, errors as one JSON line on stderr (also GDS_CONTENT_TYPE=json or GDS_JSON=1).',
+        'NDJSON on stdout, errors as one JSON line on stderr (also GDS_CONTENT_TYPE=json or GDS_JSON=1). ' +
+        '--json id,name keeps those fields of each record.',
       env: 'GDS_JSON',
+      helpGroup: globalGroup,
+    }),
+    jq: Flags.string({
+      description:
+        "Filter each JSON record with a jq expression (implies --json; no jq binary needed), e.g. --jq '.id'.",
       helpGroup: globalGroup,
     }),
   };
@@ -60,7 +66,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init();
-    this.out = new Output({ json: jsonRequested(this.argv) });
+    const { argv, fields } = takeJsonFields(this.argv, this.ctor);
+    this.argv = argv;
+    this.out = new Output({ json: jsonRequested(argv), fields });
     process.once('SIGINT', () => this.interrupt());
     this.debug('interrupt handler installed');
     // oclif would fill a missing argument from piped stdin; stdin belongs to `-f -` alone.
@@ -75,6 +83,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;
+    const jq = (flags as { jq?: string }).jq;
+    if (jq !== undefined) {
+      const { checkJq } = await import('./jq.js');
+      await checkJq(jq);
+      this.out = new Output({ json: true, fields, jq });
+    }
+  }
+
+  /** Records still going through --jq are written before the process ends. */
+  override async finally(error: Error | undefined): Promise<unknown> {
+    try {
+      await this.out?.flush();
+    } catch (failure) {
+      const cliError = toCliError(failure, 'See `gds --help`.');
+      this.out.error(redactError(cliError, this.argv));
+      process.exitCode = cliError.exitCode;
+    }
+    return super.finally(error);
   }
 
   override async catch(error: Error): Promise<never> {
@@ -95,6 +121,69 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private commandWords(): string {
     return (this.id ?? '').split(':').join(' ');
   }
+}
+
+interface ParsedDefinitions {
+  flags?: Record<string, { type: string; char?: string }>;
+  baseFlags?: Record<string, { type: string; char?: string }>;
+  args?: Record<string, { required?: boolean }>;
+}
+
+const fieldName = /^[A-Za-z_][\w.-]*$/;
+const camelCaseWord = /^[a-z][A-Za-z0-9]*$/;
+
+/**
+ * `--json id,name` (or `--json=id,name`): the fields each record keeps, taken out of argv so oclif sees a
+ * plain boolean --json. A word after --json is a field list when it has a comma, or when it is a single
+ * camelCase word the command does not need as an argument (`gds status --json t_42` stays an argument).
+ */
+export function takeJsonFields(
+  argv: readonly string[],
+  command: ParsedDefinitions,
+): { argv: string[]; fields?: string[] } {
+  const end = argv.indexOf('--') === -1 ? argv.length : argv.indexOf('--');
+  for (let i = 0; i < end; i += 1) {
+    const token = argv[i] ?? '';
+    if (token.startsWith('--json=')) {
+      const fields = token.slice('--json='.length).split(',').filter(Boolean);
+      return { argv: [...argv.slice(0, i), '--json', ...argv.slice(i + 1)], fields };
+    }
+    if (token !== '--json' || i + 1 >= end) continue;
+    const next = argv[i + 1] ?? '';
+    const items = next.split(',');
+    const listed = items.length > 1 && items.every((item) => fieldName.test(item));
+    const rest = [...argv.slice(0, i + 1), ...argv.slice(i + 2)];
+    const single = camelCaseWord.test(next) && positionalCount(rest, command) >= requiredArgs(command);
+    if (listed || single) return { argv: rest, fields: items };
+  }
+  return { argv: [...argv] };
+}
+
+function requiredArgs(command: ParsedDefinitions): number {
+  return Object.values(command.args ?? {}).filter((arg) => arg.required === true).length;
+}
+
+/** The argument words of argv: not flags, and not the values of flags that take one. */
+function positionalCount(argv: readonly string[], command: ParsedDefinitions): number {
+  const definitions = Object.entries({ ...command.baseFlags, ...command.flags });
+  const takesValue = (token: string): boolean => {
+    const long = token.startsWith('--') ? token.slice(2) : undefined;
+    const definition = definitions.find(([name, flag]) =>
+      long === undefined ? token === `-${flag.char}` : name === long,
+    );
+    return definition?.[1].type === 'option';
+  };
+  let count = 0;
+  for (let i = 0; i < argv.length; i += 1) {
+    const token = argv[i] ?? '';
+    if (token === '--') return count + argv.length - i - 1;
+    if (token.startsWith('-') && token !== '-') {
+      if (!token.includes('=') && takesValue(token)) i += 1;
+      continue;
+    }
+    count += 1;
+  }
+  return count;
 }
 
 function isOclifExit(error: Error): boolean {

@@ -3,7 +3,7 @@
 // warnings, spinners and errors go to stderr. Every string is stripped of terminal control characters
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
 import { styleText } from 'node:util';
-import type { CliError } from './errors.js';
+import { CliError, ExitCode } from './errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 
 export interface OutputStream {
@@ -21,6 +21,13 @@ export interface Column<Row> {
   value: (row: Row) => unknown;
 }
 
+export interface TableOptions {
+  /** Said on stderr (stdout stays empty) when there are no rows, e.g. "No tables." */
+  empty?: string;
+  /** `-L/--limit`: only the first this many rows. */
+  limit?: number;
+}
+
 export interface Spinner {
   update(text: string): void;
   /** Ends the spinner with a success line (printed as a plain line on stderr when no spinner is shown). */
@@ -31,6 +38,10 @@ export interface Spinner {
 
 export interface OutputOptions {
   json: boolean;
+  /** `--json a,b`: each record keeps these fields only (an unknown one is a usage error). */
+  fields?: readonly string[];
+  /** `--jq EXPR`: each record goes through this jq filter (jq compiled to WebAssembly, loaded only then). */
+  jq?: string;
   stdout?: OutputStream;
   stderr?: OutputStream;
   env?: NodeJS.ProcessEnv;
@@ -59,13 +70,19 @@ const showCursor = '\u001B[?25h';
 
 export class Output {
   readonly json: boolean;
+  readonly fields: readonly string[] | undefined;
+  readonly jq: string | undefined;
   readonly stdout: OutputStream;
   readonly stderr: OutputStream;
   private readonly env: NodeJS.ProcessEnv;
   private activeSpinner: { stop(): unknown } | undefined;
+  /** Records on their way through jq, written in order; `flush()` waits for them. */
+  private jqQueue: Promise<void> = Promise.resolve();
 
   constructor(options: OutputOptions) {
-    this.json = options.json;
+    this.fields = options.fields;
+    this.jq = options.jq;
+    this.json = options.json || options.fields !== undefined || options.jq !== undefined;
     this.stdout = options.stdout ?? process.stdout;
     this.stderr = options.stderr ?? process.stderr;
     this.env = options.env ?? process.env;
@@ -83,9 +100,25 @@ export class Output {
     return { text, style };
   }
 
-  /** One NDJSON line on stdout. */
+  /** One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` when given. */
   record(value: object): void {
-    this.stdout.write(`${ndjsonLine(value)}\n`);
+    const shaped = this.fields === undefined ? value : pickFields(value, this.fields);
+    const filter = this.jq;
+    if (filter === undefined) {
+      this.stdout.write(`${ndjsonLine(shaped)}\n`);
+      return;
+    }
+    const line = ndjsonLine(shaped);
+    this.jqQueue = this.jqQueue.then(async () => {
+      const { runJq } = await import('./jq.js');
+      const text = await runJq(line, filter);
+      if (text !== '') this.stdout.write(`${text}\n`);
+    });
+  }
+
+  /** Waits until every record given to `record()` is written (only `--jq` writes later). */
+  async flush(): Promise<void> {
+    await this.jqQueue;
   }
 
   /** One NDJSON line on stderr: an `{"error":{…}}` body under --json. */
@@ -112,19 +145,32 @@ export class Output {
    * A list: under --json one NDJSON line per row (the row itself), else a table on stdout.
    * cli-table3 loads only here.
    */
-  async table<Row extends object>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>): Promise<void> {
+  async table<Row extends object>(
+    rows: readonly Row[],
+    columns: ReadonlyArray<Column<Row>>,
+    options: TableOptions = {},
+  ): Promise<void> {
+    if (options.limit !== undefined) rows = rows.slice(0, options.limit);
     if (this.json) {
       for (const row of rows) this.record(row);
       return;
     }
-    const { default: Table } = await import('cli-table3');
-    const color = this.colorOnStdout;
-    const table = new Table({
-      head: columns.map((c) => this.render([this.style('bold', c.header)], color)),
-      style: { head: [], border: [] },
-    });
-    for (const row of rows) table.push(columns.map((c) => cellText(c.value(row))));
-    this.stdout.write(`${table.toString()}\n`);
+    if (rows.length === 0) {
+      this.info(options.empty ?? 'Nothing to show.');
+      return;
+    }
+    const cells = rows.map((row) => columns.map((c) => oneLine(cellText(c.value(row)))));
+    if (this.stdout.isTTY !== true) {
+      // Piped: tab-separated fields, no header, nothing cut (gh's rules).
+      for (const row of cells) this.stdout.write(`${row.join('\t')}\n`);
+      return;
+    }
+    const { alignedRows } = await import('./table.js');
+    const width = (this.stdout as { columns?: number }).columns || 80;
+    const headers = columns.map((c) => stripControlCharacters(c.header).toUpperCase());
+    const table = alignedRows(headers, cells, width);
+    this.stdout.write(`${this.render([this.style('bold', table.header)], this.colorOnStdout)}\n`);
+    for (const line of table.rows) this.stdout.write(`${line}\n`);
   }
 
   /** A spinner on stderr when it is a TTY and --json is off (ora loads only then). */
@@ -211,6 +257,26 @@ function ndjsonLine(value: object): string {
     /[\u007f-\u009f\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
+}
+
+/** A record with only the named fields, in the order named; a field it does not have is a usage error. */
+function pickFields(value: object, fields: readonly string[]): object {
+  const record = value as Record<string, unknown>;
+  const unknown = fields.filter((f) => !Object.hasOwn(record, f));
+  if (unknown.length > 0) {
+    throw new CliError(`Unknown JSON field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'unknown_json_field',
+      suggestion: `Available fields: ${Object.keys(record).join(', ')}.`,
+      details: { unknown, available: Object.keys(record) },
+    });
+  }
+  return Object.fromEntries(fields.map((f) => [f, record[f]]));
+}
+
+/** A tab or line break inside a cell would split its row or column: it becomes a space. */
+function oneLine(cell: string): string {
+  return cell.replace(/[\t\r\n]+/g, ' ');
 }
 
 function cellText(value: unknown): string {

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { tableColumns } from '../cli/governance-views.js';
 import { LIFECYCLE_STATES } from '../core/lifecycle/types.js';
+import { limitFlag } from '../cli/list-flags.js';
 
 export default class List extends ApiCommand<typeof List> {
   static override summary = 'List the governed tables of your workspace.';
@@ -13,6 +14,7 @@ export default class List extends ApiCommand<typeof List> {
     '<%= config.bin %> list --state CERTIFIED --json | jq -r .id',
   ];
   static override flags = {
+    limit: limitFlag,
     state: Flags.option({
       description: 'Only tables in this lifecycle state.',
       env: 'GDS_STATE',
@@ -23,6 +25,6 @@ export default class List extends ApiCommand<typeof List> {
   async run(): Promise<void> {
     const { listTables } = await import('../services/tables.js');
     const tables = await this.withClient((client) => listTables(client, { state: this.flags.state }));
-    await this.out.table(tables, tableColumns);
+    await this.out.table(tables, tableColumns, { limit: this.flags.limit, empty: 'No tables.' });
   }
 }

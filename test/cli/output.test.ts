@@ -27,10 +27,27 @@ class Capture {
   }
 }
 
-function output(options: { json?: boolean; tty?: boolean; columns?: number; env?: NodeJS.ProcessEnv } = {}) {
-  const stdout = new Capture(options.tty ?? false);
+function output(
+  options: {
+    json?: boolean;
+    tty?: boolean;
+    columns?: number;
+    stdoutColumns?: number;
+    env?: NodeJS.ProcessEnv;
+    fields?: string[];
+    jq?: string;
+  } = {},
+) {
+  const stdout = new Capture(options.tty ?? false, options.stdoutColumns);
   const stderr = new Capture(options.tty ?? false, options.columns);
-  const out = new Output({ json: options.json ?? false, stdout, stderr, env: options.env ?? {} });
+  const out = new Output({
+    json: options.json ?? false,
+    stdout,
+    stderr,
+    env: options.env ?? {},
+    fields: options.fields,
+    jq: options.jq,
+  });
   return { out, stdout, stderr };
 }
 
@@ -53,6 +70,37 @@ describe('Output under --json', () => {
     out.record({ name: hostile });
     expect(stdout.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(JSON.parse(stdout.lines[0] ?? '')).toEqual({ name: hostile });
+  });
+
+  it('keeps only the fields named by --json a,b, in that order', async () => {
+    const { out, stdout } = output({ fields: ['name', 'id'] });
+    out.record({ id: 't_1', name: 'orders', state: 'CERTIFIED' });
+    await out.table([{ id: 't_2', name: 'b', state: 'X' }], [{ header: 'ID', value: (r) => r.id }]);
+    expect(stdout.lines).toEqual(['{"name":"orders","id":"t_1"}', '{"name":"b","id":"t_2"}']);
+  });
+
+  it('refuses an unknown --json field with exit 2, naming the fields there are', () => {
+    const { out, stdout } = output({ fields: ['id', 'nme'] });
+    let thrown: unknown;
+    try {
+      out.record({ id: 't_1', name: 'orders' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CliError);
+    expect((thrown as CliError).exitCode).toBe(ExitCode.Usage);
+    expect((thrown as CliError).message).toContain('nme');
+    expect((thrown as CliError).suggestion).toBe('Available fields: id, name.');
+    expect(stdout.text).toBe('');
+  });
+
+  it('filters each record through --jq, strings raw and other values as compact JSON, in order', async () => {
+    const { out, stdout } = output({ jq: 'select(.n > 1) | .name, {n}' });
+    out.record({ name: 'a', n: 1 });
+    out.record({ name: 'b\u001b[2J', n: 2 });
+    out.record({ name: 'c', n: 3 });
+    await out.flush();
+    expect(stdout.lines).toEqual(['b', '{"n":2}', 'c', '{"n":3}']);
   });
 
   it('renders an error as exactly one {"error":{code,message,details}} line on stderr', () => {
@@ -113,22 +161,85 @@ describe('Output for people', () => {
     expect(stdout.text).toBe('-removed\n');
   });
 
-  it('renders a table with headers and one row per item', async () => {
-    const { out, stdout } = output();
+  it('pipes a table as tab-separated rows: no header, no colour, nothing cut (gh rules)', async () => {
+    const { out, stdout, stderr } = output({ tty: false, env: { FORCE_COLOR: '1' } });
+    const long = 'x'.repeat(300);
     await out.table(
       [
-        { id: 't_1', state: 'DRAFT' },
-        { id: 't_2', state: null },
+        { id: 't_1', state: 'DRAFT', note: `a\tb\nc ${long}` },
+        { id: 't_2', state: null, note: '' },
       ],
       [
         { header: 'ID', value: (r) => r.id },
         { header: 'STATE', value: (r) => r.state },
+        { header: 'NOTE', value: (r) => r.note },
       ],
     );
-    const rows = stdout.lines.filter((l) => l.includes('t_'));
-    expect(stdout.text).toMatch(/ID\s+│\s+STATE/);
-    expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatch(/t_1\s+│\s+DRAFT/);
+    expect(stdout.lines).toEqual([`t_1\tDRAFT\ta b c ${long}`, 't_2\t\t']);
+    expect(stdout.text).not.toMatch(ansi);
+    expect(stderr.text).toBe('');
+  });
+
+  it('aligns a table on a terminal under an upper-case header, without borders', async () => {
+    const { out, stdout } = output({ tty: true, env: { NO_COLOR: '1' } });
+    await out.table(
+      [
+        { id: 't_1', state: 'DRAFT' },
+        { id: 't_22', state: 'CERTIFIED' },
+      ],
+      [
+        { header: 'Id', value: (r) => r.id },
+        { header: 'State', value: (r) => r.state },
+      ],
+    );
+    expect(stdout.lines).toEqual(['ID    STATE', 't_1   DRAFT', 't_22  CERTIFIED']);
+  });
+
+  it('cuts the widest columns with … so every line fits the terminal', async () => {
+    const { out, stdout } = output({ tty: true, stdoutColumns: 40, env: { NO_COLOR: '1' } });
+    await out.table(
+      [{ id: 'tbl_0123456789abcdef', name: 'a_very_long_table_name_indeed', state: 'OK' }],
+      [
+        { header: 'ID', value: (r) => r.id },
+        { header: 'NAME', value: (r) => r.name },
+        { header: 'STATE', value: (r) => r.state },
+      ],
+    );
+    for (const line of stdout.lines) expect(line.length).toBeLessThanOrEqual(40);
+    expect(stdout.lines[1]).toMatch(/^tbl_\S*…\s{2}a_very\S*…\s{2}OK$/);
+  });
+
+  it('measures wide characters as two cells when aligning', async () => {
+    const { out, stdout } = output({ tty: true, env: { NO_COLOR: '1' } });
+    await out.table(
+      [
+        { name: '表格', state: 'A' },
+        { name: 'ab', state: 'B' },
+      ],
+      [
+        { header: 'NAME', value: (r) => r.name },
+        { header: 'STATE', value: (r) => r.state },
+      ],
+    );
+    expect(stdout.lines).toEqual(['NAME  STATE', '表格  A', 'ab    B']);
+  });
+
+  it('prints nothing on stdout for an empty list, and says so on stderr', async () => {
+    const { out, stdout, stderr } = output({ tty: true });
+    await out.table([], [{ header: 'ID', value: (r: { id: string }) => r.id }], { empty: 'No tables.' });
+    expect(stdout.text).toBe('');
+    expect(stderr.lines).toEqual(['No tables.']);
+  });
+
+  it('keeps the first --limit rows, in the table and under --json', async () => {
+    const rows = [{ id: 't_1' }, { id: 't_2' }, { id: 't_3' }];
+    const columns = [{ header: 'ID', value: (r: { id: string }) => r.id }];
+    const human = output();
+    await human.out.table(rows, columns, { limit: 2 });
+    expect(human.stdout.lines).toEqual(['t_1', 't_2']);
+    const json = output({ json: true });
+    await json.out.table(rows, columns, { limit: 1 });
+    expect(json.stdout.lines).toEqual(['{"id":"t_1"}']);
   });
 
   it('sends messages, warnings and errors to stderr, with the suggestion under the error', () => {

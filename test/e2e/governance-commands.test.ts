@@ -397,7 +397,7 @@ describe('gds list and gds quarantine list', () => {
       expect(Object.keys(t)).toEqual(expect.arrayContaining(['id', 'name', 'mode', 'state', 'gate']));
   });
 
-  it('quarantine list: only QUARANTINED tables; in human mode a table of them', async () => {
+  it('quarantine list: only QUARANTINED tables; piped, one tab-separated row per table', async () => {
     const json = await gds(['quarantine', 'list', '--json']);
     const listed = lines(json.stdout);
     expect(listed.length).toBeGreaterThan(0);
@@ -407,7 +407,12 @@ describe('gds list and gds quarantine list', () => {
     );
     const human = await gds(['quarantine', 'list']);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/Id .*Name .*Mode .*State .*Gate/);
+    const rows = human.stdout
+      .trimEnd()
+      .split('\n')
+      .map((row) => row.split('\t'));
+    expect(rows.map((row) => row[0])).toEqual(listed.map((t) => t.id));
+    expect(rows.map((row) => row[3])).toEqual(listed.map(() => 'QUARANTINED'));
     expect(human.stdout).toContain(server.table('orders').id);
     expect(human.stdout).not.toContain(server.table('customers').id);
   });
@@ -619,8 +624,8 @@ describe('gds recertify and gds recertification', () => {
       token: issued.tokens.accessToken,
     });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/categorydim .*recert_filed/);
-    expect(r.stdout).toMatch(/no_such_table .*not_governed/);
+    expect(r.stdout).toMatch(/^categorydim\trecert_filed\t/m);
+    expect(r.stdout).toMatch(/^no_such_table\tnot_governed\t/m);
     expect(r.stderr).toContain('Environment dev: 2 submitted, 1 governed.');
   });
 });

@@ -40,6 +40,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
       },
     })(),
     limit: Flags.integer({
+      char: 'L',
       description: 'Entries of the one page shown (1-200, default 50).',
       env: 'GDS_LIMIT',
       min: 1,
@@ -65,7 +66,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
       listAuditEntries(client, { eventType, since, limit, all }, onEntry),
     );
     if (this.out.json) return;
-    await this.out.table(rows, columns);
+    await this.out.table(rows, columns, { empty: 'No audit entries.' });
     if (result.more)
       this.out.info(`Showing the newest ${result.count}; --all shows every entry, --limit up to 200.`);
   }

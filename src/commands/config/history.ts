@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { Column } from '../../cli/output.js';
 import type { ConfigChange } from '../../client/areas/config.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ConfigChange>> = [
   { header: 'Changed at', value: (c) => c.changedAt },
@@ -17,9 +18,11 @@ export default class ConfigHistory extends ApiCommand<typeof ConfigHistory> {
   static override examples = ['<%= config.bin %> config history gate_mode'];
   static override args = { key: Args.string({ description: 'The key, e.g. gate_mode.', required: true }) };
 
+  static override flags = { limit: limitFlag };
+
   async run(): Promise<void> {
     const { configHistory } = await import('../../services/workspace-config.js');
     const changes = await this.withClient((client) => configHistory(client, this.args.key));
-    await this.out.table(changes, columns);
+    await this.out.table(changes, columns, { limit: this.flags.limit, empty: 'No changes of this key.' });
   }
 }

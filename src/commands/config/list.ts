@@ -1,6 +1,7 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import type { Column } from '../../cli/output.js';
 import type { ConfigEntry } from '../../client/areas/config.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ConfigEntry>> = [
   { header: 'Key', value: (c) => c.key },
@@ -16,9 +17,11 @@ export default class ConfigList extends ApiCommand<typeof ConfigList> {
     'Under --json one line per key {key,value,allowedValues,updatedAt,updatedBy}.';
   static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
 
+  static override flags = { limit: limitFlag };
+
   async run(): Promise<void> {
     const { listConfig } = await import('../../services/workspace-config.js');
     const entries = await this.withClient((client) => listConfig(client));
-    await this.out.table(entries, columns);
+    await this.out.table(entries, columns, { limit: this.flags.limit, empty: 'No configuration keys.' });
   }
 }

@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { connectorColumns } from '../../cli/governance-views.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 export default class ConnectorsList extends ApiCommand<typeof ConnectorsList> {
   static override summary = 'List the warehouse connectors of your workspace.';
@@ -10,9 +11,11 @@ export default class ConnectorsList extends ApiCommand<typeof ConnectorsList> {
     '<%= config.bin %> connectors list --json | jq -r \'select(.environmentLabel == "dev") | .id\'',
   ];
 
+  static override flags = { limit: limitFlag };
+
   async run(): Promise<void> {
     const { listConnectors } = await import('../../services/connectors.js');
     const connectors = await this.withClient((client) => listConnectors(client));
-    await this.out.table(connectors, connectorColumns);
+    await this.out.table(connectors, connectorColumns, { limit: this.flags.limit, empty: 'No connectors.' });
   }
 }

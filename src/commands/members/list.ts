@@ -1,6 +1,7 @@
 import type { Column } from '../../cli/output.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { Member } from '../../contract/types.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<Member>> = [
   { header: 'Email', value: (m) => m.email },
@@ -21,9 +22,11 @@ export default class MembersList extends ApiCommand<typeof MembersList> {
     'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> members list --json',
   ];
 
+  static override flags = { limit: limitFlag };
+
   async run(): Promise<void> {
     const { listMembers } = await import('../../services/members.js');
     const members = await this.withClient((client) => listMembers(client));
-    await this.out.table(members, columns);
+    await this.out.table(members, columns, { limit: this.flags.limit, empty: 'No members.' });
   }
 }

@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableColumns } from '../../cli/governance-views.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
   static override summary = 'List the QUARANTINED tables of your workspace.';
@@ -11,9 +12,11 @@ export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
     '<%= config.bin %> quarantine list --json | jq -r .id',
   ];
 
+  static override flags = { limit: limitFlag };
+
   async run(): Promise<void> {
     const { listTables } = await import('../../services/tables.js');
     const tables = await this.withClient((client) => listTables(client, { state: 'QUARANTINED' }));
-    await this.out.table(tables, tableColumns);
+    await this.out.table(tables, tableColumns, { limit: this.flags.limit, empty: 'No QUARANTINED tables.' });
   }
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { requestColumns } from '../../cli/governance-views.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 export default class RecertificationList extends ApiCommand<typeof RecertificationList> {
   static override summary = 'List the open recertification requests of your workspace.';
@@ -13,6 +14,7 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
     '<%= config.bin %> recertification list --table tbl_42 --json',
   ];
   static override flags = {
+    limit: limitFlag,
     table: Flags.string({ description: "Only this table's requests.", env: 'GDS_TABLE' }),
   };
 
@@ -21,6 +23,9 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
     const requests = await this.withClient((client) =>
       listRecertificationRequests(client, { tableId: this.flags.table }),
     );
-    await this.out.table(requests, requestColumns);
+    await this.out.table(requests, requestColumns, {
+      limit: this.flags.limit,
+      empty: 'No open recertification requests.',
+    });
   }
 }

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { Column } from '../../cli/output.js';
 import type { ContractVersion } from '../../client/areas/versions.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ContractVersion>> = [
   { header: 'Version', value: (v) => v.version },
@@ -24,9 +25,11 @@ export default class VersionsList extends ApiCommand<typeof VersionsList> {
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
 
+  static override flags = { limit: limitFlag };
+
   async run(): Promise<void> {
     const { listVersions } = await import('../../services/versions.js');
     const versions = await this.withClient((client) => listVersions(client, this.args.tableId));
-    await this.out.table(versions, columns);
+    await this.out.table(versions, columns, { limit: this.flags.limit, empty: 'No certified versions.' });
   }
 }
