@@ -25,6 +25,7 @@ export async function parseArtifact({
   fileName,
   content,
   kind: declared,
+  dialect,
 }: ArtifactFile): Promise<ParseResult> {
   const named = artifactKindOf(fileName);
   if (declared && named && declared !== named) {
@@ -38,7 +39,7 @@ export async function parseArtifact({
   try {
     if (kind === 'sql') {
       const { readSql } = await import('./sql.js');
-      return await readSql(text);
+      return await readSql(text, dialect);
     }
     const loaded = kind === 'yaml' ? loadYaml(text) : loadJson(text);
     return loaded.ok ? readDeclaration(kind, loaded.document) : loaded;

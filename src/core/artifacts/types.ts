@@ -1,3 +1,5 @@
+import type { Dialect } from './dialect.js';
+
 /** The three artifact formats the service accepts (spec §2.10); also the `mimeType` of `POST /api/workspace/definitions`. */
 export type ArtifactKind = 'sql' | 'yaml' | 'json';
 
@@ -47,7 +49,8 @@ export type ArtifactErrorCode =
   | 'duplicate_column'
   | 'invalid_decision_context'
   | 'invalid_source'
-  | 'source_required';
+  | 'source_required'
+  | 'invalid_dialect';
 
 /** A parse failure. `line` and `column` are 1-based and point at the offending text when it can be located. */
 export interface ArtifactError {
@@ -64,6 +67,8 @@ export interface ArtifactFile {
   content: string;
   /** The declared kind (`mimeType` of `POST /api/workspace/definitions`); absent: the file name's extension decides. */
   kind?: ArtifactKind;
+  /** The SQL dialect asked for (`--dialect`); absent: the file's `-- dialect:` line, else PostgreSQL. */
+  dialect?: Dialect;
 }
 
 export interface Position {
