@@ -1,6 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { connectorFlag, intervalFlag, replaceFlag, sourceFlag } from '../cli/governance-flags.js';
+import {
+  connectorFlag,
+  dialectFlag,
+  intervalFlag,
+  modelFlag,
+  replaceFlag,
+  sourceFlag,
+} from '../cli/governance-flags.js';
 import { printRegistration } from '../cli/governance-views.js';
 
 export default class Push extends ApiCommand<typeof Push> {
@@ -8,7 +15,9 @@ export default class Push extends ApiCommand<typeof Push> {
     'Register a governance artifact (.sql, .yml, .yaml, .json) for a warehouse object.';
   static override description =
     'Mode A only. The file is parsed here first: an unsupported type, a malformed file (file:line:col) or a ' +
-    'missing source is refused with exit 2 and nothing is sent. --source names the warehouse object unless the ' +
+    'missing source is refused with exit 2 and nothing is sent. A .sql view is read as PostgreSQL (by its own ' +
+    'grammar) unless --dialect or a "-- dialect: <name>" line names the warehouse; of a dbt properties file, ' +
+    'the model --model names is pushed. --source names the warehouse object unless the ' +
     'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job. --wait follows " +
     'that job until it ends (a spinner on a terminal) and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
@@ -17,6 +26,8 @@ export default class Push extends ApiCommand<typeof Push> {
     '<%= config.bin %> push models/orders.sql --connector con_dev',
     '<%= config.bin %> push orders.yml --connector con_dev --source analytics.orders --wait',
     '<%= config.bin %> push models/orders.sql --connector con_dev --replace tbl_42 --json',
+    '<%= config.bin %> push target/run/orders.sql --dialect snowflake --connector con_sf',
+    '<%= config.bin %> push models/staging/schema.yml --model stg_orders --source analytics.stg_orders',
   ];
   static override args = {
     file: Args.string({ description: 'The artifact file.', required: true }),
@@ -25,6 +36,8 @@ export default class Push extends ApiCommand<typeof Push> {
     connector: connectorFlag,
     source: sourceFlag,
     replace: replaceFlag,
+    dialect: dialectFlag,
+    model: modelFlag,
     wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.', env: 'GDS_WAIT' }),
     interval: intervalFlag,
   };
@@ -32,8 +45,8 @@ export default class Push extends ApiCommand<typeof Push> {
   async run(): Promise<void> {
     const { jobOutcomeFailure, pushArtifact, readArtifact, waitForBaselineJob } =
       await import('../services/artifacts.js');
-    const { connector, source, replace, wait, interval } = this.flags;
-    const artifact = await readArtifact(this.args.file, { source });
+    const { connector, source, replace, wait, interval, dialect, model } = this.flags;
+    const artifact = await readArtifact(this.args.file, { source, dialect, model });
     await this.withClient(async (client) => {
       const result = await pushArtifact(client, artifact, { connectorId: connector, replaceId: replace });
       if (!wait) {

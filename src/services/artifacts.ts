@@ -11,11 +11,13 @@ import type { ArtifactPushRequest } from '../client/areas/artifacts.js';
 import type { GateJobBody, RegistrationResult } from '../contract/types.js';
 import {
   artifactKindOf,
+  declarationYaml,
+  declaresDialect,
   formatArtifactError,
   parseArtifact,
   resolveSource,
 } from '../core/artifacts/index.js';
-import type { ArtifactKind } from '../core/artifacts/index.js';
+import type { ArtifactKind, Dialect, GovernanceArtifact } from '../core/artifacts/index.js';
 
 /** A file that parsed as an artifact, ready to send. */
 export interface LocalArtifact {
@@ -37,7 +39,7 @@ const usage = (message: string, code: string, suggestion: string) =>
 /** Reads and parses `path`; every refusal is exit 2 and nothing has been sent. */
 export async function readArtifact(
   path: string,
-  options: { source?: string | undefined },
+  options: { source?: string | undefined; dialect?: Dialect | undefined; model?: string | undefined },
 ): Promise<LocalArtifact> {
   const kind = artifactKindOf(path);
   if (kind === undefined) {
@@ -48,12 +50,17 @@ export async function readArtifact(
     );
   }
   const { text } = await readTextInput(path, { flag: '<file>' });
-  const parsed = await parseArtifact({ fileName: path, content: text });
+  const parsed = await parseArtifact({
+    fileName: path,
+    content: text,
+    ...(options.dialect === undefined ? {} : { dialect: options.dialect }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
   if (!parsed.ok) {
     throw usage(
       formatArtifactError(path, parsed.error),
       'invalid_artifact',
-      'Fix the file and push again; nothing was sent.',
+      parsed.error.suggestion ?? 'Fix the file and push again; nothing was sent.',
     );
   }
   const resolved = resolveSource(parsed.artifact, options.source);
@@ -66,12 +73,23 @@ export async function readArtifact(
   }
   return {
     filename: basename(path),
-    content: text,
+    content: contentToSend(parsed.artifact, text, options.dialect),
     mimeType: kind,
     table: parsed.artifact.table,
     source: `${resolved.source.schema}.${resolved.source.table}`,
     ...(options.source === undefined ? {} : { sourceFlag: options.source }),
   };
+}
+
+/**
+ * What the service receives: the file as written, named so that the service reads it the way it was read here
+ * (a dialect asked for with --dialect becomes the file's first line; a dbt model becomes its own declaration).
+ */
+function contentToSend(artifact: GovernanceArtifact, text: string, dialect: Dialect | undefined): string {
+  if (artifact.fromDbtModel) return declarationYaml(artifact);
+  if (artifact.kind !== 'sql' || dialect === undefined || dialect === 'postgres' || declaresDialect(text))
+    return text;
+  return `-- dialect: ${dialect}\n${text}`;
 }
 
 export interface RegisterOptions {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
+import { parseArtifact } from '../../src/core/artifacts/index.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { TableStatus } from '../../src/client/areas/tables.js';
@@ -116,6 +117,62 @@ describe('readArtifact (local, before any request)', () => {
 
   it('a missing file: exit 2', async () => {
     expect(await rejection(readArtifact('/nowhere/x.sql', {}))).toMatchObject({ exitCode: 2 });
+  });
+
+  it('--dialect: the view is read in it, and what is sent names it so the service reads it the same way', async () => {
+    const view =
+      'create view analytics.orders (id comment $$the id$$) copy grants as select id from raw.orders\n';
+    const folder = await folderWith({ 'orders.sql': view });
+    const error = await rejection(readArtifact(join(folder, 'orders.sql'), {}));
+    expect(error.message).toContain('read as PostgreSQL');
+    expect(error.message).toContain('--dialect');
+    const artifact = await readArtifact(join(folder, 'orders.sql'), { dialect: 'snowflake' });
+    expect(artifact).toMatchObject({ table: 'ORDERS', source: 'ANALYTICS.ORDERS' });
+    expect(artifact.content).toBe(`-- dialect: snowflake\n${view}`);
+    const again = await parseArtifact({ fileName: 'orders.sql', content: artifact.content });
+    expect(again.ok && again.artifact.columns).toEqual([{ name: 'ID' }]);
+  });
+
+  it('a dbt properties file: refused listing its models; --model sends that model as a declaration', async () => {
+    const dbt = [
+      'version: 2',
+      'models:',
+      '  - name: orders',
+      '    description: One row per order, for the weekly revenue review.',
+      '    columns:',
+      '      - name: id',
+      '        data_type: bigint',
+      '        tests: [not_null, unique]',
+      '      - name: amount',
+      '  - name: customers',
+      '    columns: [{name: id}]',
+      '',
+    ].join('\n');
+    const folder = await folderWith({ 'schema.yml': dbt });
+    const error = await rejection(readArtifact(join(folder, 'schema.yml'), {}));
+    expect(error).toMatchObject({
+      exitCode: 2,
+      suggestion: 'Push one of them with --model <name>, e.g. --model orders.',
+    });
+    expect(error.message).toContain('dbt properties file');
+    expect(error.message).toContain('orders, customers');
+    const artifact = await readArtifact(join(folder, 'schema.yml'), {
+      model: 'orders',
+      source: 'mart.orders',
+    });
+    expect(artifact).toMatchObject({ table: 'orders', source: 'mart.orders', mimeType: 'yaml' });
+    const sent = await parseArtifact({ fileName: 'schema.yml', content: artifact.content });
+    expect(sent.ok && sent.artifact).toEqual({
+      kind: 'yaml',
+      mimeType: 'yaml',
+      table: 'orders',
+      decisionContext: 'One row per order, for the weekly revenue review.',
+      columns: [{ name: 'id', type: 'bigint', required: true }, { name: 'amount' }],
+    });
+    expect(await rejection(readArtifact(join(folder, 'schema.yml'), { model: 'nope' }))).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('no model "nope"') as string,
+    });
   });
 });
 

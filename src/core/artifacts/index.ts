@@ -5,3 +5,4 @@ export { formatSourceRef, parseSourceRef } from './identifiers.js';
 export type * from './types.js';
 export { DIALECTS, DIALECT_NAMES, declaresDialect, isDialect } from './dialect.js';
 export type { Dialect } from './dialect.js';
+export { declarationYaml } from './dbt.js';
