@@ -116,7 +116,12 @@ const NOT_BEFORE_ALIAS = new Set(
 );
 
 /** Words that are never an implicit alias. */
-const NEVER_ALIAS = new Set('AS END NULL TRUE FALSE AND OR NOT IS ASC DESC'.split(' '));
+const NEVER_ALIAS = new Set(
+  (
+    'AS END NULL TRUE FALSE AND OR NOT IS ASC DESC CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP ' +
+    'CURRENT_USER SESSION_USER LOCALTIME LOCALTIMESTAMP SYSDATE'
+  ).split(' '),
+);
 
 export function readWarehouseView(content: string, dialect: Dialect): ViewReading {
   const lexed = tokenize(content, dialect);
@@ -412,6 +417,7 @@ function columnOf(
   if (
     isName(last) &&
     item.length >= 2 &&
+    !item.some((t) => is(t, 'INTERVAL')) &&
     before !== undefined &&
     !(last.kind === 'word' && NEVER_ALIAS.has(last.text.toUpperCase())) &&
     (before.kind !== 'word' || !NOT_BEFORE_ALIAS.has(before.text.toUpperCase())) &&

@@ -196,6 +196,14 @@ describe('warehouse views: the dialect chosen by --dialect or a "-- dialect:" li
     });
   });
 
+  it.each([
+    ['an INTERVAL whose unit looks like an alias', 'SELECT a, d + INTERVAL 1 DAY FROM t', 'bigquery'],
+    ['a keyword the warehouse names by its own rule', 'SELECT a, CURRENT_DATE FROM t', 'bigquery'],
+    ['a cast Snowflake names by its text', 'SELECT a, b::varchar FROM t', 'snowflake'],
+  ] as const)('%s is refused, not guessed', async (_what, select, dialect) => {
+    expect(await errorOf(`CREATE VIEW s.v AS ${select}`, dialect)).toMatchObject({ code: 'unnamed_column' });
+  });
+
   it('a table is refused as a table, with its line', async () => {
     const error = await errorOf(
       '-- staging\n\n\n\nCREATE TRANSIENT TABLE s.t AS SELECT a FROM u',
