@@ -54,7 +54,7 @@ export const intervalFlag = Flags.custom<number>({
 export const dialectFlag = Flags.option({
   options: DIALECTS,
   description:
-    'SQL dialect of a .sql view: postgres (the default; read by PostgreSQL’s own grammar), redshift, snowflake, bigquery or databricks. A "-- dialect: <name>" line in the file says the same.',
+    'SQL dialect of a .sql view: postgres (read by PostgreSQL’s own grammar), redshift, snowflake, bigquery or databricks. A "-- dialect: <name>" line in the file says the same. Default: the type of the --connector when it is one of these, else postgres.',
   env: 'GDS_DIALECT',
 })();
 

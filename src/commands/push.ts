@@ -43,11 +43,13 @@ export default class Push extends ApiCommand<typeof Push> {
   };
 
   async run(): Promise<void> {
-    const { jobOutcomeFailure, pushArtifact, readArtifact, waitForBaselineJob } =
+    const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
       await import('../services/artifacts.js');
     const { connector, source, replace, wait, interval, dialect, model } = this.flags;
-    const artifact = await readArtifact(this.args.file, { source, dialect, model });
+    const options = { source, dialect, model, connectorId: connector };
+    const read = await readArtifactLocally(this.args.file, options);
     await this.withClient(async (client) => {
+      const artifact = await inConnectorDialect(client, this.args.file, read, options);
       const result = await pushArtifact(client, artifact, { connectorId: connector, replaceId: replace });
       if (!wait) {
         if (this.out.json) this.out.record(result);

@@ -14,6 +14,7 @@ import {
   declarationYaml,
   declaresDialect,
   formatArtifactError,
+  isDialect,
   parseArtifact,
   resolveSource,
 } from '../core/artifacts/index.js';
@@ -37,10 +38,7 @@ const usage = (message: string, code: string, suggestion: string) =>
   new CliError(message, { exitCode: ExitCode.Usage, code, suggestion });
 
 /** Reads and parses `path`; every refusal is exit 2 and nothing has been sent. */
-export async function readArtifact(
-  path: string,
-  options: { source?: string | undefined; dialect?: Dialect | undefined; model?: string | undefined },
-): Promise<LocalArtifact> {
+export async function readArtifact(path: string, options: ReadOptions): Promise<LocalArtifact> {
   const kind = artifactKindOf(path);
   if (kind === undefined) {
     throw usage(
@@ -90,6 +88,63 @@ function contentToSend(artifact: GovernanceArtifact, text: string, dialect: Dial
   if (artifact.kind !== 'sql' || dialect === undefined || dialect === 'postgres' || declaresDialect(text))
     return text;
   return `-- dialect: ${dialect}\n${text}`;
+}
+
+/** What a read of the file gave: the artifact, or a SQL refusal held back for the connector's dialect. */
+export type LocalRead = { artifact: LocalArtifact } | { refused: CliError };
+
+export interface ReadOptions {
+  source?: string | undefined;
+  dialect?: Dialect | undefined;
+  model?: string | undefined;
+  /** --connector: its type may name the warehouse a .sql view is written for. */
+  connectorId?: string | undefined;
+}
+
+/**
+ * readArtifact, except that a .sql view refused as PostgreSQL is held back when --connector names a connector
+ * whose type may be another warehouse's (no --dialect, no "-- dialect:" line): inConnectorDialect decides.
+ */
+export async function readArtifactLocally(path: string, options: ReadOptions): Promise<LocalRead> {
+  try {
+    return { artifact: await readArtifact(path, options) };
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'invalid_artifact' && connectorMayChoose(path, options))
+      return { refused: error };
+    throw error;
+  }
+}
+
+function connectorMayChoose(path: string, options: ReadOptions): boolean {
+  return options.connectorId !== undefined && options.dialect === undefined && artifactKindOf(path) === 'sql';
+}
+
+/** Connector types that are not a dialect's own name. */
+const DIALECT_OF_CONNECTOR: Readonly<Record<string, Dialect>> = { postgresql: 'postgres', pg: 'postgres' };
+
+/**
+ * The artifact as the connector's warehouse reads it: with --connector and no dialect named, a .sql view is
+ * read in the dialect of the connector's type (one GET of the connectors; the artifact is not sent). Without
+ * that type (none found, not readable with this token, or PostgreSQL), the local reading stands.
+ */
+export async function inConnectorDialect(
+  client: Pick<ApiClient, 'connectors'>,
+  path: string,
+  read: LocalRead,
+  options: ReadOptions,
+): Promise<LocalArtifact> {
+  const local = (): LocalArtifact => {
+    if ('refused' in read) throw read.refused;
+    return read.artifact;
+  };
+  if (!connectorMayChoose(path, options)) return local();
+  const { text } = await readTextInput(path, { flag: '<file>' });
+  if (declaresDialect(text)) return local();
+  const connectors = await client.connectors.list().catch(() => []);
+  const type = connectors.find((c) => c.id === options.connectorId)?.type.toLowerCase() ?? '';
+  const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
+  if (dialect === undefined || dialect === 'postgres') return local();
+  return readArtifact(path, { ...options, dialect });
 }
 
 export interface RegisterOptions {

@@ -16,7 +16,9 @@ import {
   jobOutcomeFailure,
   pushArtifact,
   pushDefinition,
+  inConnectorDialect,
   readArtifact,
+  readArtifactLocally,
   waitForBaselineJob,
 } from '../../src/services/artifacts.js';
 import type { LocalArtifact } from '../../src/services/artifacts.js';
@@ -131,6 +133,57 @@ describe('readArtifact (local, before any request)', () => {
     expect(artifact.content).toBe(`-- dialect: snowflake\n${view}`);
     const again = await parseArtifact({ fileName: 'orders.sql', content: artifact.content });
     expect(again.ok && again.artifact.columns).toEqual([{ name: 'ID' }]);
+  });
+
+  it("--connector without --dialect: a .sql view is read in the dialect of the connector's type", async () => {
+    const view = 'create view analytics.orders copy grants as select id from raw.orders\n';
+    const folder = await folderWith({
+      'orders.sql': view,
+      'plain.sql': 'create view a.b as select x from t\n',
+    });
+    let listed = 0;
+    const types: Record<string, string> = { con_sf: 'snowflake', con_pg: 'postgres' };
+    api.use(
+      http.get(at('/api/connectors'), () => {
+        listed++;
+        return HttpResponse.json({
+          connectors: Object.entries(types).map(([id, type]) => ({
+            id,
+            name: id,
+            type,
+            status: 'ACTIVE',
+            environmentLabel: 'dev',
+          })),
+        });
+      }),
+    );
+    const path = join(folder, 'orders.sql');
+    const read = await readArtifactLocally(path, { connectorId: 'con_sf' });
+    expect(read).toHaveProperty('refused');
+    const artifact = await inConnectorDialect(newClient(), path, read, { connectorId: 'con_sf' });
+    expect(artifact).toMatchObject({ table: 'ORDERS', content: `-- dialect: snowflake\n${view}` });
+    const onPostgres = readArtifactLocally(path, { connectorId: 'con_pg' }).then((r) =>
+      inConnectorDialect(newClient(), path, r, { connectorId: 'con_pg' }),
+    );
+    expect(await rejection(onPostgres)).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('syntax error at or near "copy"') as string,
+    });
+    const plain = join(folder, 'plain.sql');
+    const asSnowflake = await inConnectorDialect(
+      newClient(),
+      plain,
+      await readArtifactLocally(plain, { connectorId: 'con_sf' }),
+      { connectorId: 'con_sf' },
+    );
+    expect(asSnowflake).toMatchObject({ table: 'B', source: 'A.B' });
+    const named = await readArtifactLocally(plain, { connectorId: 'con_sf', dialect: 'postgres' });
+    expect(
+      await inConnectorDialect(newClient(), plain, named, { connectorId: 'con_sf', dialect: 'postgres' }),
+    ).toMatchObject({
+      table: 'b',
+    });
+    expect(listed).toBe(3);
   });
 
   it('a dbt properties file: refused listing its models; --model sends that model as a declaration', async () => {

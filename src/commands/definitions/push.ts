@@ -33,12 +33,18 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
   };
 
   async run(): Promise<void> {
-    const { pushDefinition, readArtifact } = await import('../../services/artifacts.js');
+    const { inConnectorDialect, pushDefinition, readArtifactLocally } =
+      await import('../../services/artifacts.js');
     const { connector, source, replace, dialect, model } = this.flags;
-    const artifact = await readArtifact(this.args.file, { source, dialect, model });
-    const result = await this.withClient((client) =>
-      pushDefinition(client, artifact, { connectorId: connector, replaceId: replace }),
-    );
+    const options = { source, dialect, model, connectorId: connector };
+    const read = await readArtifactLocally(this.args.file, options);
+    const { artifact, result } = await this.withClient(async (client) => {
+      const local = await inConnectorDialect(client, this.args.file, read, options);
+      return {
+        artifact: local,
+        result: await pushDefinition(client, local, { connectorId: connector, replaceId: replace }),
+      };
+    });
     if (this.out.json) {
       this.out.record(result);
       return;
