@@ -4,7 +4,8 @@
 //   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
 //   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts);
-//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache and the keychain addon as assets;
+//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the keychain addon and
+//      PostgreSQL's parser (libpg-query's WebAssembly) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
 import { spawn } from 'node:child_process';
@@ -50,6 +51,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   const keyring = keyringAddon();
+  const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
   const bundle = join(work, 'gds.cjs');
   const { metafile } = await build({
     ...scriptOptions(options),
@@ -59,7 +61,10 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     footer: { js: bundleWrapper.tail },
     // oclif reaches for the TypeScript compiler only to run uncompiled sources, which the bundle never does.
     external: ['typescript'],
-    define: { GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }) },
+    define: {
+      GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }),
+      GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256 }),
+    },
     metafile: true,
     plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest())],
   });
@@ -85,7 +90,12 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
       // would otherwise run inside (or break) the executable. Child processes still see it.
       execArgvExtension: 'none',
       useCodeCache: true,
-      assets: { 'gds.cjs': bundle, 'gds.cache': codeCache, 'keyring.node': keyring.path },
+      assets: {
+        'gds.cjs': bundle,
+        'gds.cache': codeCache,
+        'keyring.node': keyring.path,
+        'libpg-query.wasm': pgWasm.path,
+      },
     }),
   );
   await exec(node, ['--experimental-sea-config', seaConfig], { quiet: true });
@@ -133,6 +143,10 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
     const gate1 = 'patternChecks:\n  - {name: code, column: code, regex: "^[A-Z]+$", severity: WARN}\n';
     await writeFile(join(scratch, 'a.yml'), gate1);
     await writeFile(join(scratch, 'b.yml'), gate1.replace('WARN', 'HARD_FAIL'));
+    await writeFile(
+      join(scratch, 'v.sql'),
+      'CREATE VIEW analytics.v AS SELECT id, amount::numeric AS amount FROM t',
+    );
     const runs = [
       ['--help'],
       ...Object.keys(COMMANDS).map((id) => [...id.split(':'), '--help']),
@@ -143,6 +157,8 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
       ['gate', 'diff', '--nope', '--json'],
       // A network command's path (credentials, client, undici) up to a refused connection.
       ['list', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
+      // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
+      ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
     ];
     await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs)], {
       quiet: true,
@@ -186,6 +202,9 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
         loader: 'js',
       }));
       b.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: keyringShim }));
+      b.onResolve({ filter: /^gds:libpg-query-options$/ }, () => ({
+        path: join(root, 'scripts/sea/libpg-query-options.ts'),
+      }));
       b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
           ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
@@ -216,6 +235,14 @@ const rewrites: Record<string, Array<[from: string, to: string]>> = {
     [
       "const connectH2 = require('./client-h2.js')",
       "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+    ],
+  ],
+  // libpg-query starts its Emscripten module with no options, which looks for the .wasm beside the script:
+  // in the bundle it comes from the executable's asset instead (scripts/sea/libpg-query-options.ts).
+  '/node_modules/libpg-query/wasm/index.cjs': [
+    [
+      'const initPromise = (0, libpg_query_js_1.default)().then(',
+      "const initPromise = (0, libpg_query_js_1.default)(require('gds:libpg-query-options').moduleOptions).then(",
     ],
   ],
   // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
@@ -331,6 +358,12 @@ async function writeGate1Validator(): Promise<string> {
   const file = join(work, 'gate1-validator.cjs');
   await writeFile(file, standalone.default(ajv, ajv.compile(gate1Schema)));
   return file;
+}
+
+/** A file of an installed package, and its sha256 (the executable checks it before use). */
+function packageFile(specifier: string): { path: string; sha256: string } {
+  const path = join(root, 'node_modules', specifier);
+  return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
 }
 
 function keyringAddon(): { path: string; sha256: string } {

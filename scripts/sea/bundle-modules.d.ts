@@ -24,3 +24,8 @@ declare module 'gds:embedded-manifest' {
   const manifest: Interfaces.Manifest;
   export default manifest;
 }
+
+// The options libpg-query's Emscripten module starts with (scripts/sea/libpg-query-options.ts).
+declare module 'gds:libpg-query-options' {
+  export const moduleOptions: object;
+}

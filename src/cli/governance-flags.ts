@@ -1,6 +1,7 @@
 // Flags shared by the governance commands: where an artifact goes (push, definitions push) and how often
 // long work is polled (push --wait, status --watch). Each also reads its GDS_<FLAG> variable.
 import { Flags } from '@oclif/core';
+import { DIALECTS } from '../core/artifacts/dialect.js';
 
 const connectorDescription =
   'Connector the table lives behind (gds connectors list); Gate 1 predicates and live preview run through it.';
@@ -48,3 +49,18 @@ export const intervalFlag = Flags.custom<number>({
     return Math.round(seconds * 1000);
   },
 })();
+
+/** `push`, `definitions push`: the SQL dialect of a view (the dialect list lives beside the readers). */
+export const dialectFlag = Flags.option({
+  options: DIALECTS,
+  description:
+    'SQL dialect of a .sql view: postgres (read by PostgreSQL’s own grammar), redshift, snowflake, bigquery or databricks. A "-- dialect: <name>" line in the file says the same. Default: the type of the --connector when it is one of these, else postgres.',
+  env: 'GDS_DIALECT',
+})();
+
+/** `push`, `definitions push`: one model (or source table) of a dbt properties file. */
+export const modelFlag = Flags.string({
+  description:
+    'In a dbt properties file (models:/sources: lists), the model to push, or <source>.<table> for a source table; its columns, description and meta are pushed.',
+  env: 'GDS_MODEL',
+});

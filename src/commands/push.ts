@@ -1,7 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { openPage } from '../cli/browser.js';
-import { connectorFlag, intervalFlag, replaceFlag, sourceFlag } from '../cli/governance-flags.js';
+import {
+  connectorFlag,
+  dialectFlag,
+  intervalFlag,
+  modelFlag,
+  replaceFlag,
+  sourceFlag,
+} from '../cli/governance-flags.js';
 import { printRegistration } from '../cli/governance-views.js';
 
 export default class Push extends ApiCommand<typeof Push> {
@@ -9,7 +16,9 @@ export default class Push extends ApiCommand<typeof Push> {
     'Register a governance artifact (.sql, .yml, .yaml, .json) for a warehouse object.';
   static override description =
     'Mode A only. The file is parsed here first: an unsupported type, a malformed file (file:line:col) or a ' +
-    'missing source is refused with exit 2 and nothing is sent. --source names the warehouse object unless the ' +
+    'missing source is refused with exit 2 and nothing is sent. A .sql view is read as PostgreSQL (by its own ' +
+    'grammar) unless --dialect or a "-- dialect: <name>" line names the warehouse; of a dbt properties file, ' +
+    'the model --model names is pushed. --source names the warehouse object unless the ' +
     'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job; --web also opens " +
     'the tracking URL (the dashboard page) in the browser where there is a display. --wait follows ' +
@@ -20,6 +29,8 @@ export default class Push extends ApiCommand<typeof Push> {
     '<%= config.bin %> push orders.yml --connector con_dev --source analytics.orders --wait',
     '<%= config.bin %> push models/orders.sql --connector con_dev --replace tbl_42 --json',
     '<%= config.bin %> push models/orders.sql --connector con_dev --web',
+    '<%= config.bin %> push target/run/orders.sql --dialect snowflake --connector con_sf',
+    '<%= config.bin %> push models/staging/schema.yml --model stg_orders --source analytics.stg_orders',
   ];
   static override args = {
     file: Args.string({ description: 'The artifact file.', required: true }),
@@ -28,6 +39,8 @@ export default class Push extends ApiCommand<typeof Push> {
     connector: connectorFlag,
     source: sourceFlag,
     replace: replaceFlag,
+    dialect: dialectFlag,
+    model: modelFlag,
     wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.', env: 'GDS_WAIT' }),
     interval: intervalFlag,
     web: Flags.boolean({
@@ -37,11 +50,13 @@ export default class Push extends ApiCommand<typeof Push> {
   };
 
   async run(): Promise<void> {
-    const { jobOutcomeFailure, pushArtifact, readArtifact, waitForBaselineJob } =
+    const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
       await import('../services/artifacts.js');
-    const { connector, source, replace, wait, interval, web } = this.flags;
-    const artifact = await readArtifact(this.args.file, { source });
+    const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
+    const options = { source, dialect, model, connectorId: connector };
+    const read = await readArtifactLocally(this.args.file, options);
     await this.withClient(async (client) => {
+      const artifact = await inConnectorDialect(client, this.args.file, read, options);
       const result = await pushArtifact(client, artifact, { connectorId: connector, replaceId: replace });
       // Under --json the record carries trackingUrl; without a display the Tracking line shows it.
       if (web && !this.out.json && openPage(result.trackingUrl))

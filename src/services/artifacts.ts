@@ -11,11 +11,14 @@ import type { ArtifactPushRequest } from '../client/areas/artifacts.js';
 import type { GateJobBody, RegistrationResult } from '../contract/types.js';
 import {
   artifactKindOf,
+  declarationYaml,
+  declaresDialect,
   formatArtifactError,
+  isDialect,
   parseArtifact,
   resolveSource,
 } from '../core/artifacts/index.js';
-import type { ArtifactKind } from '../core/artifacts/index.js';
+import type { ArtifactKind, Dialect, GovernanceArtifact } from '../core/artifacts/index.js';
 
 /** A file that parsed as an artifact, ready to send. */
 export interface LocalArtifact {
@@ -35,10 +38,7 @@ const usage = (message: string, code: string, suggestion: string) =>
   new CliError(message, { exitCode: ExitCode.Usage, code, suggestion });
 
 /** Reads and parses `path`; every refusal is exit 2 and nothing has been sent. */
-export async function readArtifact(
-  path: string,
-  options: { source?: string | undefined },
-): Promise<LocalArtifact> {
+export async function readArtifact(path: string, options: ReadOptions): Promise<LocalArtifact> {
   const kind = artifactKindOf(path);
   if (kind === undefined) {
     throw usage(
@@ -48,12 +48,17 @@ export async function readArtifact(
     );
   }
   const { text } = await readTextInput(path, { flag: '<file>' });
-  const parsed = await parseArtifact({ fileName: path, content: text });
+  const parsed = await parseArtifact({
+    fileName: path,
+    content: text,
+    ...(options.dialect === undefined ? {} : { dialect: options.dialect }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
   if (!parsed.ok) {
     throw usage(
       formatArtifactError(path, parsed.error),
       'invalid_artifact',
-      'Fix the file and push again; nothing was sent.',
+      parsed.error.suggestion ?? 'Fix the file and push again; nothing was sent.',
     );
   }
   const resolved = resolveSource(parsed.artifact, options.source);
@@ -66,12 +71,80 @@ export async function readArtifact(
   }
   return {
     filename: basename(path),
-    content: text,
+    content: contentToSend(parsed.artifact, text, options.dialect),
     mimeType: kind,
     table: parsed.artifact.table,
     source: `${resolved.source.schema}.${resolved.source.table}`,
     ...(options.source === undefined ? {} : { sourceFlag: options.source }),
   };
+}
+
+/**
+ * What the service receives: the file as written, named so that the service reads it the way it was read here
+ * (a dialect asked for with --dialect becomes the file's first line; a dbt model becomes its own declaration).
+ */
+function contentToSend(artifact: GovernanceArtifact, text: string, dialect: Dialect | undefined): string {
+  if (artifact.fromDbtModel) return declarationYaml(artifact);
+  if (artifact.kind !== 'sql' || dialect === undefined || dialect === 'postgres' || declaresDialect(text))
+    return text;
+  return `-- dialect: ${dialect}\n${text}`;
+}
+
+/** What a read of the file gave: the artifact, or a SQL refusal held back for the connector's dialect. */
+export type LocalRead = { artifact: LocalArtifact } | { refused: CliError };
+
+export interface ReadOptions {
+  source?: string | undefined;
+  dialect?: Dialect | undefined;
+  model?: string | undefined;
+  /** --connector: its type may name the warehouse a .sql view is written for. */
+  connectorId?: string | undefined;
+}
+
+/**
+ * readArtifact, except that a .sql view refused as PostgreSQL is held back when --connector names a connector
+ * whose type may be another warehouse's (no --dialect, no "-- dialect:" line): inConnectorDialect decides.
+ */
+export async function readArtifactLocally(path: string, options: ReadOptions): Promise<LocalRead> {
+  try {
+    return { artifact: await readArtifact(path, options) };
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'invalid_artifact' && connectorMayChoose(path, options))
+      return { refused: error };
+    throw error;
+  }
+}
+
+function connectorMayChoose(path: string, options: ReadOptions): boolean {
+  return options.connectorId !== undefined && options.dialect === undefined && artifactKindOf(path) === 'sql';
+}
+
+/** Connector types that are not a dialect's own name. */
+const DIALECT_OF_CONNECTOR: Readonly<Record<string, Dialect>> = { postgresql: 'postgres', pg: 'postgres' };
+
+/**
+ * The artifact as the connector's warehouse reads it: with --connector and no dialect named, a .sql view is
+ * read in the dialect of the connector's type (one GET of the connectors; the artifact is not sent). Without
+ * that type (none found, not readable with this token, or PostgreSQL), the local reading stands.
+ */
+export async function inConnectorDialect(
+  client: Pick<ApiClient, 'connectors'>,
+  path: string,
+  read: LocalRead,
+  options: ReadOptions,
+): Promise<LocalArtifact> {
+  const local = (): LocalArtifact => {
+    if ('refused' in read) throw read.refused;
+    return read.artifact;
+  };
+  if (!connectorMayChoose(path, options)) return local();
+  const { text } = await readTextInput(path, { flag: '<file>' });
+  if (declaresDialect(text)) return local();
+  const connectors = await client.connectors.list().catch(() => []);
+  const type = connectors.find((c) => c.id === options.connectorId)?.type.toLowerCase() ?? '';
+  const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
+  if (dialect === undefined || dialect === 'postgres') return local();
+  return readArtifact(path, { ...options, dialect });
 }
 
 export interface RegisterOptions {

@@ -253,7 +253,8 @@ describe.skipIf(missingTools.length > 0)('dist/gds start-up', () => {
 });
 
 describe.skipIf(missingTools.length > 0)('dist/gds start-up loads no heavy module', () => {
-  const heavy = /\/node_modules\/(ajv|yaml|node-sql-parser|openid-client|ora|cli-table3|diff|@napi-rs)\//;
+  const heavy =
+    /\/node_modules\/(ajv|yaml|node-sql-parser|libpg-query|openid-client|ora|cli-table3|diff|@napi-rs)\//;
 
   async function evaluated(args: string[]): Promise<string[]> {
     const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
@@ -278,6 +279,22 @@ describe.skipIf(missingTools.length > 0)('dist/gds start-up loads no heavy modul
     const diff = await evaluated(['gate', 'diff', '-f', 'a.yml', '--against', 'b.yml', '--semantic']);
     const names = new Set(diff.map((m) => heavy.exec(m)?.[1]).filter(Boolean));
     expect([...names].sort()).toEqual(['diff', 'yaml']);
+  });
+
+  it("push reads a view with PostgreSQL's grammar, from the executable's own asset, before any request", async () => {
+    await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id AS constraint FROM t');
+    await writeFile(join(dir, 'bad.sql'), "CREATE VIEW v\nCOMMENT = 'x' AS SELECT a FROM t");
+    const network = ['--json', '--token', 'cli_startup', '--base', 'http://127.0.0.1:9'];
+    const bad = await runBinary(['push', 'bad.sql', ...network]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      'bad.sql:2:1: PostgreSQL refuses the SQL: syntax error at or near \\"COMMENT\\"',
+    );
+    const modules = await evaluated(['push', 'v.sql', ...network]);
+    expect(modules).toContain('/node_modules/libpg-query/wasm/index.cjs');
+    const good = await runBinary(['push', 'v.sql', ...network]);
+    expect(good.code).not.toBe(2);
+    expect(good.stderr).not.toContain('v.sql:');
   });
 
   it("a network command loads undici's fetch and Agent alone, not Node's fetch (all of undici) nor HTTP/2", async () => {

@@ -124,7 +124,7 @@ describe('usage errors (exit 2)', () => {
 });
 
 describe('start-up loads no heavy module', () => {
-  const heavy = /\/node_modules\/(ajv|yaml|node-sql-parser|openid-client|ora|cli-table3|diff)\//;
+  const heavy = /\/node_modules\/(ajv|yaml|node-sql-parser|libpg-query|openid-client|ora|cli-table3|diff)\//;
   const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
 
   async function loadedModules(args: string[]): Promise<string[]> {
@@ -157,6 +157,19 @@ describe('start-up loads no heavy module', () => {
     ]);
     const names = new Set(modules.map((m) => heavy.exec(m)?.[1]).filter(Boolean));
     expect([...names].sort()).toEqual(['diff', 'yaml']);
+  });
+
+  it('push loads PostgreSQL’s parser for a .sql view, and only then', async () => {
+    await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id FROM t');
+    const modules = await loadedModules([
+      'push',
+      join(dir, 'v.sql'),
+      '--token',
+      'cli_x',
+      '--base',
+      'http://127.0.0.1:9',
+    ]);
+    expect(modules.some((m) => m.includes('/node_modules/libpg-query/'))).toBe(true);
   });
 });
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
+import { parseArtifact } from '../../src/core/artifacts/index.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { TableStatus } from '../../src/client/areas/tables.js';
@@ -15,7 +16,9 @@ import {
   jobOutcomeFailure,
   pushArtifact,
   pushDefinition,
+  inConnectorDialect,
   readArtifact,
+  readArtifactLocally,
   waitForBaselineJob,
 } from '../../src/services/artifacts.js';
 import type { LocalArtifact } from '../../src/services/artifacts.js';
@@ -116,6 +119,113 @@ describe('readArtifact (local, before any request)', () => {
 
   it('a missing file: exit 2', async () => {
     expect(await rejection(readArtifact('/nowhere/x.sql', {}))).toMatchObject({ exitCode: 2 });
+  });
+
+  it('--dialect: the view is read in it, and what is sent names it so the service reads it the same way', async () => {
+    const view =
+      'create view analytics.orders (id comment $$the id$$) copy grants as select id from raw.orders\n';
+    const folder = await folderWith({ 'orders.sql': view });
+    const error = await rejection(readArtifact(join(folder, 'orders.sql'), {}));
+    expect(error.message).toContain('read as PostgreSQL');
+    expect(error.message).toContain('--dialect');
+    const artifact = await readArtifact(join(folder, 'orders.sql'), { dialect: 'snowflake' });
+    expect(artifact).toMatchObject({ table: 'ORDERS', source: 'ANALYTICS.ORDERS' });
+    expect(artifact.content).toBe(`-- dialect: snowflake\n${view}`);
+    const again = await parseArtifact({ fileName: 'orders.sql', content: artifact.content });
+    expect(again.ok && again.artifact.columns).toEqual([{ name: 'ID' }]);
+  });
+
+  it("--connector without --dialect: a .sql view is read in the dialect of the connector's type", async () => {
+    const view = 'create view analytics.orders copy grants as select id from raw.orders\n';
+    const folder = await folderWith({
+      'orders.sql': view,
+      'plain.sql': 'create view a.b as select x from t\n',
+    });
+    let listed = 0;
+    const types: Record<string, string> = { con_sf: 'snowflake', con_pg: 'postgres' };
+    api.use(
+      http.get(at('/api/connectors'), () => {
+        listed++;
+        return HttpResponse.json({
+          connectors: Object.entries(types).map(([id, type]) => ({
+            id,
+            name: id,
+            type,
+            status: 'ACTIVE',
+            environmentLabel: 'dev',
+          })),
+        });
+      }),
+    );
+    const path = join(folder, 'orders.sql');
+    const read = await readArtifactLocally(path, { connectorId: 'con_sf' });
+    expect(read).toHaveProperty('refused');
+    const artifact = await inConnectorDialect(newClient(), path, read, { connectorId: 'con_sf' });
+    expect(artifact).toMatchObject({ table: 'ORDERS', content: `-- dialect: snowflake\n${view}` });
+    const onPostgres = readArtifactLocally(path, { connectorId: 'con_pg' }).then((r) =>
+      inConnectorDialect(newClient(), path, r, { connectorId: 'con_pg' }),
+    );
+    expect(await rejection(onPostgres)).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('syntax error at or near "copy"') as string,
+    });
+    const plain = join(folder, 'plain.sql');
+    const asSnowflake = await inConnectorDialect(
+      newClient(),
+      plain,
+      await readArtifactLocally(plain, { connectorId: 'con_sf' }),
+      { connectorId: 'con_sf' },
+    );
+    expect(asSnowflake).toMatchObject({ table: 'B', source: 'A.B' });
+    const named = await readArtifactLocally(plain, { connectorId: 'con_sf', dialect: 'postgres' });
+    expect(
+      await inConnectorDialect(newClient(), plain, named, { connectorId: 'con_sf', dialect: 'postgres' }),
+    ).toMatchObject({
+      table: 'b',
+    });
+    expect(listed).toBe(3);
+  });
+
+  it('a dbt properties file: refused listing its models; --model sends that model as a declaration', async () => {
+    const dbt = [
+      'version: 2',
+      'models:',
+      '  - name: orders',
+      '    description: One row per order, for the weekly revenue review.',
+      '    columns:',
+      '      - name: id',
+      '        data_type: bigint',
+      '        tests: [not_null, unique]',
+      '      - name: amount',
+      '  - name: customers',
+      '    columns: [{name: id}]',
+      '',
+    ].join('\n');
+    const folder = await folderWith({ 'schema.yml': dbt });
+    const error = await rejection(readArtifact(join(folder, 'schema.yml'), {}));
+    expect(error).toMatchObject({
+      exitCode: 2,
+      suggestion: 'Push one of them with --model <name>, e.g. --model orders.',
+    });
+    expect(error.message).toContain('dbt properties file');
+    expect(error.message).toContain('orders, customers');
+    const artifact = await readArtifact(join(folder, 'schema.yml'), {
+      model: 'orders',
+      source: 'mart.orders',
+    });
+    expect(artifact).toMatchObject({ table: 'orders', source: 'mart.orders', mimeType: 'yaml' });
+    const sent = await parseArtifact({ fileName: 'schema.yml', content: artifact.content });
+    expect(sent.ok && sent.artifact).toEqual({
+      kind: 'yaml',
+      mimeType: 'yaml',
+      table: 'orders',
+      decisionContext: 'One row per order, for the weekly revenue review.',
+      columns: [{ name: 'id', type: 'bigint', required: true }, { name: 'amount' }],
+    });
+    expect(await rejection(readArtifact(join(folder, 'schema.yml'), { model: 'nope' }))).toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('no model "nope"') as string,
+    });
   });
 });
 

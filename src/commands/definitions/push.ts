@@ -1,6 +1,12 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { replaceFlag, requiredConnectorFlag, sourceFlag } from '../../cli/governance-flags.js';
+import {
+  dialectFlag,
+  modelFlag,
+  replaceFlag,
+  requiredConnectorFlag,
+  sourceFlag,
+} from '../../cli/governance-flags.js';
 
 export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> {
   static override summary = 'Register or replace a definition from CI with a MANAGEMENT token (§4.9).';
@@ -12,6 +18,8 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
   static override examples = [
     'GID=$(SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/orders.sql --connector con_prod)',
     'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/orders.sql --connector con_prod --replace "$GID"',
+    'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push views/orders.sql --dialect bigquery --connector con_bq',
+    'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/schema.yml --model orders --source analytics.orders --connector con_prod',
   ];
   static override args = {
     file: Args.string({ description: 'The artifact file (.sql, .yml, .yaml, .json).', required: true }),
@@ -20,15 +28,23 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     connector: requiredConnectorFlag,
     source: sourceFlag,
     replace: replaceFlag,
+    dialect: dialectFlag,
+    model: modelFlag,
   };
 
   async run(): Promise<void> {
-    const { pushDefinition, readArtifact } = await import('../../services/artifacts.js');
-    const { connector, source, replace } = this.flags;
-    const artifact = await readArtifact(this.args.file, { source });
-    const result = await this.withClient((client) =>
-      pushDefinition(client, artifact, { connectorId: connector, replaceId: replace }),
-    );
+    const { inConnectorDialect, pushDefinition, readArtifactLocally } =
+      await import('../../services/artifacts.js');
+    const { connector, source, replace, dialect, model } = this.flags;
+    const options = { source, dialect, model, connectorId: connector };
+    const read = await readArtifactLocally(this.args.file, options);
+    const { artifact, result } = await this.withClient(async (client) => {
+      const local = await inConnectorDialect(client, this.args.file, read, options);
+      return {
+        artifact: local,
+        result: await pushDefinition(client, local, { connectorId: connector, replaceId: replace }),
+      };
+    });
     if (this.out.json) {
       this.out.record(result);
       return;

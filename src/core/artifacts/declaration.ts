@@ -10,9 +10,14 @@ import type {
 
 /** A declarative artifact (YAML or JSON) turned into a governance artifact, or the first thing wrong with it. */
 export function readDeclaration(kind: 'yaml' | 'json', doc: LocatedDocument): ParseResult {
+  const known = knownFormat(doc.value);
   const fail = (code: ArtifactErrorCode, message: string, path: DocumentPath = []): ParseResult => ({
     ok: false,
-    error: { code, message, ...doc.locate(path) } satisfies ArtifactError,
+    error: {
+      code,
+      message: known ? `this is ${known}, not a gds table declaration: ${message}` : message,
+      ...doc.locate(path),
+    } satisfies ArtifactError,
   });
   const root = doc.value;
   if (!isRecord(root)) {
@@ -184,4 +189,23 @@ function pickKey<K extends string>(
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}
+
+/** Files of other tools that people push by mistake, named so the refusal says what the file is. */
+function knownFormat(root: unknown): string | undefined {
+  if (!isRecord(root)) return undefined;
+  const metadata = root['metadata'];
+  const dbtSchema = isRecord(metadata) ? metadata['dbt_schema_version'] : undefined;
+  if (typeof dbtSchema === 'string') {
+    const [, artifact, version] = /\/dbt\/([a-z_-]+)\/(v\d+)/.exec(dbtSchema) ?? [];
+    return (
+      `a dbt ${artifact ?? 'artifact'} ${version ?? ''}`.trimEnd() +
+      " (push a model's SQL, or its properties file with --model)"
+    );
+  }
+  if ('dataContractSpecification' in root) return 'a datacontract.com data contract';
+  if (root['kind'] === 'DataContract' || 'apiVersion' in root) return 'an ODCS data contract';
+  if ('config-version' in root || ('profile' in root && 'name' in root)) return 'a dbt_project.yml';
+  if (typeof root['$schema'] === 'string') return 'a JSON Schema document';
+  return undefined;
 }

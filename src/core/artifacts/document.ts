@@ -18,13 +18,19 @@ type Loaded = { ok: true; document: LocatedDocument } | { ok: false; error: Arti
 const MAX_ALIAS_COUNT = 100;
 
 export function loadYaml(content: string): Loaded {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(content, {
-    lineCounter,
-    prettyErrors: false,
-    uniqueKeys: true,
-    logLevel: 'error',
-  });
+  let lineCounter = new LineCounter();
+  let doc = parseYaml(content, lineCounter);
+  if (doc.errors[0]?.code === 'MISSING_CHAR' && /closing ["']quote/.test(doc.errors[0].message)) {
+    // PyYAML and js-yaml (and so dbt, Soda, datacontract) read a quoted scalar whose next line is no deeper
+    // than its key; the `yaml` package, strict to YAML 1.2's s-l+flow-in-block(n), does not. Such lines are
+    // indented one step further and the file read again; only a clean second reading is kept.
+    const relaxedCounter = new LineCounter();
+    const relaxed = parseYaml(indentQuotedContinuations(content), relaxedCounter);
+    if (relaxed.errors.length === 0) {
+      doc = relaxed;
+      lineCounter = relaxedCounter;
+    }
+  }
   const [first] = doc.errors;
   if (first) {
     const { line, col } = lineCounter.linePos(first.pos[0]);
@@ -39,6 +45,49 @@ export function loadYaml(content: string): Loaded {
   } catch (err) {
     return { ok: false, error: { code: 'syntax_error', message: `YAML error: ${(err as Error).message}` } };
   }
+}
+
+function parseYaml(content: string, lineCounter: LineCounter): Document.Parsed {
+  return parseDocument(content, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
+}
+
+/** Continuation lines of a multi-line quoted scalar, indented past the key (or list item) the scalar belongs to. */
+export function indentQuotedContinuations(text: string): string {
+  const lines = text.split('\n');
+  let open: { quote: string; indent: number } | undefined;
+  for (const [i, original] of lines.entries()) {
+    let line = original;
+    let from = 0;
+    if (open) {
+      const indent = /^ */.exec(line)?.[0].length ?? 0;
+      if (line.trim() !== '' && indent <= open.indent) {
+        line = ' '.repeat(open.indent + 1 - indent) + line;
+        lines[i] = line;
+      }
+      const end = closingQuote(line, 0, open.quote);
+      if (end < 0) continue;
+      open = undefined;
+      from = end + 1;
+    }
+    if (from > 0) continue;
+    const value = /^(\s*(?:-\s+)*)((?:[^\s#"'][^#"']*?:\s+)?)(["'])/.exec(line);
+    if (!value) continue;
+    const quote = value[3] ?? '"';
+    const quoteAt = (value[1]?.length ?? 0) + (value[2]?.length ?? 0);
+    if (closingQuote(line, quoteAt + 1, quote) < 0) open = { quote, indent: value[1]?.length ?? 0 };
+  }
+  return lines.join('\n');
+}
+
+function closingQuote(line: string, from: number, quote: string): number {
+  for (let i = from; i < line.length; i++) {
+    if (quote === '"' && line[i] === '\\') i++;
+    else if (line[i] === quote) {
+      if (quote === "'" && line[i + 1] === "'") i++;
+      else return i;
+    }
+  }
+  return -1;
 }
 
 /** JSON is checked by the strict JSON parser; positions of its parts come from reading it again as YAML (a superset). */

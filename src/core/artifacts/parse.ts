@@ -1,3 +1,4 @@
+import { isDbtProperties, readDbtModel } from './dbt.js';
 import { readDeclaration } from './declaration.js';
 import { loadJson, loadYaml } from './document.js';
 import type { ArtifactError, ArtifactFile, ArtifactKind, ParseResult } from './types.js';
@@ -25,6 +26,8 @@ export async function parseArtifact({
   fileName,
   content,
   kind: declared,
+  dialect,
+  model,
 }: ArtifactFile): Promise<ParseResult> {
   const named = artifactKindOf(fileName);
   if (declared && named && declared !== named) {
@@ -37,11 +40,23 @@ export async function parseArtifact({
   if (text.trim() === '') return { ok: false, error: { code: 'empty_file', message: 'the file is empty' } };
   try {
     if (kind === 'sql') {
+      if (model !== undefined) {
+        const message = `--model ${model} picks a model of a dbt properties file, and this is a SQL file`;
+        return { ok: false, error: { code: 'model_not_applicable', message } };
+      }
       const { readSql } = await import('./sql.js');
-      return await readSql(text);
+      return await readSql(text, dialect);
     }
     const loaded = kind === 'yaml' ? loadYaml(text) : loadJson(text);
-    return loaded.ok ? readDeclaration(kind, loaded.document) : loaded;
+    if (!loaded.ok) return loaded;
+    const { document } = loaded;
+    if (kind === 'yaml' && isDbtProperties(document.value))
+      return readDbtModel({ ...document, value: document.value }, model);
+    if (model !== undefined) {
+      const message = `--model ${model} picks a model of a dbt properties file (models: or sources: lists), and this file is not one`;
+      return { ok: false, error: { code: 'model_not_applicable', message } };
+    }
+    return readDeclaration(kind, document);
   } catch (err) {
     return { ok: false, error: unreadable(kind, err) };
   }

@@ -1,3 +1,5 @@
+import type { Dialect } from './dialect.js';
+
 /** The three artifact formats the service accepts (spec §2.10); also the `mimeType` of `POST /api/workspace/definitions`. */
 export type ArtifactKind = 'sql' | 'yaml' | 'json';
 
@@ -26,6 +28,8 @@ export interface GovernanceArtifact {
   source?: SourceRef;
   columns: ArtifactColumn[];
   decisionContext?: string;
+  /** Set when the artifact is one model (or `<source>.<table>`) of a dbt properties file, read with --model. */
+  fromDbtModel?: string;
 }
 
 export type ArtifactErrorCode =
@@ -47,7 +51,11 @@ export type ArtifactErrorCode =
   | 'duplicate_column'
   | 'invalid_decision_context'
   | 'invalid_source'
-  | 'source_required';
+  | 'source_required'
+  | 'invalid_dialect'
+  | 'dbt_model_required'
+  | 'dbt_model_not_found'
+  | 'model_not_applicable';
 
 /** A parse failure. `line` and `column` are 1-based and point at the offending text when it can be located. */
 export interface ArtifactError {
@@ -55,6 +63,8 @@ export interface ArtifactError {
   message: string;
   line?: number;
   column?: number;
+  /** What to do next, when the parser knows better than "fix the file". */
+  suggestion?: string;
 }
 
 export type ParseResult = { ok: true; artifact: GovernanceArtifact } | { ok: false; error: ArtifactError };
@@ -64,6 +74,10 @@ export interface ArtifactFile {
   content: string;
   /** The declared kind (`mimeType` of `POST /api/workspace/definitions`); absent: the file name's extension decides. */
   kind?: ArtifactKind;
+  /** The SQL dialect asked for (`--dialect`); absent: the file's `-- dialect:` line, else PostgreSQL. */
+  dialect?: Dialect;
+  /** The model (or `<source>.<table>`) of a dbt properties file to read (`--model`). */
+  model?: string;
 }
 
 export interface Position {

@@ -1,9 +1,13 @@
 // Reads a predicate's raw text the way PostgreSQL's lexer does (standard_conforming_strings on, the
 // default since 9.1) BEFORE any parser sees it, and refuses every token that could let the text
-// escape a `WHERE <predicate>` wrapper or be read differently by PostgreSQL and by node-sql-parser.
+// escape a `WHERE <predicate>` wrapper or be read differently by PostgreSQL and by node-sql-parser
+// (backticks, which other SQL dialects read as quotes, and Unicode spaces, which PostgreSQL reads as letters).
 import type { Finding } from './finding.js';
 
 export const MAX_PREDICATE_LENGTH = 4000;
+
+/** Spaces outside ASCII: PostgreSQL's lexer takes every non-ASCII character for part of an identifier. */
+const UNICODE_SPACE = /[\u0085\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]/;
 
 export interface LexedPredicate {
   findings: Finding[];
@@ -136,6 +140,20 @@ export function lexPredicate(text: string): LexedPredicate {
         );
         depth = 0;
       }
+    } else if (c === '`') {
+      refuse(
+        findings,
+        'sql-backtick',
+        'a backtick (`) is not a quote in PostgreSQL, which reads it as an operator character; quote a column name with double quotes ("Order Id") or write it bare',
+        i,
+      );
+    } else if (UNICODE_SPACE.test(c)) {
+      refuse(
+        findings,
+        'sql-unicode-space',
+        `U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')} (${c === '\u00a0' ? 'a non-breaking space' : 'a Unicode space'}) is not a space for PostgreSQL: it becomes part of the name or keyword beside it; type a plain space`,
+        i,
+      );
     } else if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(c)) {
       refuse(
         findings,

@@ -159,7 +159,9 @@ describe('SQL artifacts: what is refused, and where', () => {
       await errorOf('CREATE VIEW orders AS\nSELECT id,\n  amount\nFROM raw.orders\nWHERE amount > > 1'),
     ).toEqual({
       code: 'syntax_error',
-      message: 'SQL syntax error: unexpected ">"',
+      message: expect.stringMatching(
+        /^PostgreSQL refuses the SQL: syntax error at or near ">" \(read as PostgreSQL; for another warehouse pass --dialect redshift\|snowflake\|bigquery\|databricks/,
+      ) as string,
       line: 5,
       column: 16,
     });
@@ -176,7 +178,7 @@ describe('SQL artifacts: what is refused, and where', () => {
   it('a truncated view says the input ended', async () => {
     expect(await errorOf('CREATE VIEW v AS SELECT a FROM t WHERE (a > 1')).toMatchObject({
       code: 'syntax_error',
-      message: 'SQL syntax error: unexpected end of input',
+      message: expect.stringContaining('syntax error at end of input') as string,
       line: 1,
       column: 46,
     });
@@ -190,23 +192,25 @@ describe('SQL artifacts: what is refused, and where', () => {
     });
   });
 
-  it('an unbalanced double quote, which the parser reports without a place, points at the unclosed quote', async () => {
+  it('a stray double quote: PostgreSQL reads an identifier from it, the error quotes one line of it', async () => {
     expect(await errorOf('CREATE" VIEW v AS\nSELECT a, b AS "B" FROM t')).toEqual({
       code: 'syntax_error',
-      message: 'SQL syntax error: a double quote is never closed',
-      line: 2,
-      column: 18,
+      message: expect.stringContaining('syntax error at or near "" VIEW v AS…"') as string,
+      line: 1,
+      column: 7,
     });
   });
 
   it.each([
-    ['SELECT id FROM raw.orders', 'a SELECT statement'],
-    ['CREATE TABLE orders (id int)', 'a CREATE TABLE statement'],
-    ['DROP VIEW orders', 'a DROP VIEW statement'],
+    ['SELECT id FROM raw.orders', 'SELECT is not a view definition'],
+    ['CREATE TABLE orders (id int)', 'CREATE TABLE is a table, not a view'],
+    ['DROP VIEW orders', 'DROP VIEW is not a view definition'],
   ])('%s is not a view definition: the error names what was found', async (sql, found) => {
     expect(await errorOf(`\n${sql}`)).toEqual({
       code: 'not_a_view',
-      message: `found ${found}: the file must hold one \`CREATE [OR REPLACE] VIEW <name> AS SELECT …\` statement`,
+      message: expect.stringContaining(
+        `${found}: the file must hold one \`CREATE [OR REPLACE] [MATERIALIZED] VIEW <name> AS SELECT …\` statement (read as PostgreSQL;`,
+      ) as string,
       line: 2,
       column: 1,
     });
@@ -236,7 +240,9 @@ describe('SQL artifacts: what is refused, and where', () => {
   it('an expression without an alias is refused at the expression', async () => {
     expect(await errorOf('CREATE VIEW v AS\nSELECT id,\n  amount * 2\nFROM t')).toEqual({
       code: 'unnamed_column',
-      message: 'column 2 of the SELECT list is an expression without a name: give it one with AS <name>',
+      message: expect.stringContaining(
+        'column 2 of the SELECT list is an expression PostgreSQL names ?column?: give it a name with AS <name>',
+      ) as string,
       line: 3,
       column: 3,
     });
@@ -245,7 +251,7 @@ describe('SQL artifacts: what is refused, and where', () => {
   it('a duplicate column name is refused at its second use', async () => {
     expect(await errorOf('CREATE VIEW v AS\nSELECT a.id,\n  b.id\nFROM a JOIN b ON a.id = b.id')).toEqual({
       code: 'duplicate_column',
-      message: 'duplicate column "id"',
+      message: expect.stringContaining('duplicate column "id"') as string,
       line: 3,
       column: 5,
     });

@@ -299,3 +299,31 @@ describe('YAML artifacts: what is refused, and where', () => {
     expect(await parseYaml(bomb)).toMatchObject({ ok: false, error: { code: 'syntax_error' } });
   });
 });
+
+describe('YAML as PyYAML and js-yaml read it', () => {
+  it('a double-quoted string continued after an escaped line break, on a line no deeper than its key', async () => {
+    const result = await parseYaml(
+      lines(
+        'table: people',
+        'columns:',
+        '  - name: national_id',
+        '    type: text',
+        '  - name: note',
+        'decision_context: "Unique national identification number such as a social security\\',
+        '\\ number."',
+      ),
+    );
+    expect(result.ok && result.artifact.decisionContext).toBe(
+      'Unique national identification number such as a social security number.',
+    );
+  });
+
+  it('a quote never closed is still refused', async () => {
+    expect(
+      await parseYaml(lines('table: t', 'columns: [a]', 'decision_context: "open', 'x: 1')),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'syntax_error', message: expect.stringContaining('Missing closing "quote') as string },
+    });
+  });
+});

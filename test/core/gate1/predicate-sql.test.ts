@@ -40,6 +40,11 @@ const attacks: Array<[sql: string, code: string]> = [
   ['"never closed = 1', 'sql-unterminated'],
   ['amount \\ 2 > 0', 'sql-backslash'],
   ['amount > 0\u0000', 'sql-control-character'],
+  // tokens other SQL readers take differently from PostgreSQL
+  ['`amount` > 0', 'sql-backtick'],
+  ['`status` = 1 OR `x` = 1', 'sql-backtick'],
+  ['amount\u00a0> 0', 'sql-unicode-space'],
+  ['amount >\u20030', 'sql-unicode-space'],
   // dangerous functions, in any spelling
   ['pg_sleep(10) IS NULL', 'sql-function-not-allowed'],
   ['PG_SLEEP(10) IS NULL', 'sql-function-not-allowed'],

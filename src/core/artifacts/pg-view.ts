@@ -1,0 +1,328 @@
+// A PostgreSQL view read by PostgreSQL's own grammar: whatever the server accepts is read, and each output
+// column is named the way the server names it (its alias, else the rules of FigureColname in parse_target.c),
+// or refused where the server would call it ?column?.
+import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
+import { byteToCharOffset, pgGrammar, pgRefusal } from './pg-grammar.js';
+import type { PgGrammar } from './pg-grammar.js';
+import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './sql.js';
+import type { ViewReading, ViewShape } from './sql.js';
+
+type Node = Record<string, unknown>;
+
+export async function readPostgresView(content: string): Promise<ViewReading> {
+  const grammar = await pgGrammar();
+  let tree: { stmts?: Array<{ stmt?: Node; stmt_location?: number }> };
+  try {
+    tree = grammar.parseSync(content) as typeof tree;
+  } catch (err) {
+    const { message, offset } = pgRefusal(err);
+    return { ok: false, code: 'syntax_error', message: `PostgreSQL refuses the SQL: ${message}`, at: offset };
+  }
+  const at = (bytes: unknown) => byteToCharOffset(content, typeof bytes === 'number' ? bytes : 0);
+  const statements = tree.stmts ?? [];
+  const [first, second] = statements;
+  if (!first?.stmt)
+    return { ok: false, code: 'empty_file', message: `the file holds no SQL statement: write ${VIEW_SHAPE}` };
+  const firstAt = at(first.stmt_location);
+  const view = viewOf(first.stmt);
+  if (!view) {
+    const words = statementWords(content, firstAt);
+    return {
+      ok: false,
+      code: 'not_a_view',
+      message: `${notAView(words)}: the file must hold ${VIEW_SHAPE}`,
+      at: firstAt,
+    };
+  }
+  if (second) {
+    const secondAt = at(second.stmt_location);
+    return {
+      ok: false,
+      code: 'multiple_statements',
+      message: `found ${statements.length} statements: a second statement, ${statementWords(content, secondAt)}, follows the view; the file must hold ${VIEW_SHAPE} and nothing else`,
+      at: secondAt,
+    };
+  }
+  if (view.relation['relpersistence'] === 't') {
+    return {
+      ok: false,
+      code: 'not_a_view',
+      message: 'CREATE TEMPORARY VIEW ends with the session: define a permanent view',
+      at: firstAt,
+    };
+  }
+  const name = ['catalogname', 'schemaname', 'relname']
+    .map((k) => view.relation[k])
+    .filter((p): p is string => typeof p === 'string' && p !== '');
+  const shape: ViewShape = { name, nameAt: at(view.relation['location']), columns: [] };
+  const declared = view.columnNames.map((n) => stringValue(n) ?? '');
+  const select = leftmostSelect(view.query);
+  const targets = (Array.isArray(select['targetList']) ? select['targetList'] : []) as Node[];
+  if (targets.length === 0 && Array.isArray(select['valuesLists']) && declared.length === 0) {
+    return {
+      ok: false,
+      code: 'unnamed_column',
+      message: 'a VALUES list names its columns column1, column2, …: declare them after the view name',
+      at: firstAt,
+    };
+  }
+  const tokens = tokensOf(grammar, content);
+  const long = tokens.find((t) => t.identifier && Buffer.byteLength(unquote(t.text)) > MAX_IDENTIFIER_BYTES);
+  if (long) {
+    return {
+      ok: false,
+      code:
+        long.start < (targets[0] ? at((targets[0]['ResTarget'] as Node)['location']) : 0)
+          ? 'invalid_table'
+          : 'invalid_column',
+      message: `the name ${JSON.stringify(unquote(long.text).slice(0, 20) + '…')} is longer than ${MAX_IDENTIFIER_BYTES} bytes, where PostgreSQL cuts names short: shorten it`,
+      at: long.start,
+    };
+  }
+  for (const [index, item] of targets.entries()) {
+    const target = (item['ResTarget'] ?? {}) as Node;
+    const itemAt = at(target['location']);
+    const figured = typeof target['name'] === 'string' ? target['name'] : figureName(target['val']);
+    if (figured === STAR) {
+      if (declared.length === 0)
+        return { ok: false, code: 'select_star', message: SELECT_STAR_MESSAGE, at: starAt(tokens, itemAt) };
+      // The star's columns are unknown here: the declared list names them.
+      for (const rest of declared.slice(index)) shape.columns.push({ name: rest, at: shape.nameAt });
+      return { ok: true, view: shape };
+    }
+    const declaredName = declared[index];
+    if (declaredName === undefined && figured === undefined) {
+      return {
+        ok: false,
+        code: 'unnamed_column',
+        message: `column ${index + 1} of the SELECT list is an expression PostgreSQL names ?column?: give it a name with AS <name>`,
+        at: itemAt,
+      };
+    }
+    const type = typeOf(target['val']);
+    shape.columns.push({
+      name: declaredName ?? (figured as string),
+      at: declaredName === undefined ? nameAt(tokens, itemAt, figured as string) : shape.nameAt,
+      ...(type ? { type } : {}),
+    });
+  }
+  if (declared.length > targets.length) {
+    return {
+      ok: false,
+      code: 'invalid_column',
+      message: `the view declares ${declared.length} column names and its SELECT has ${targets.length} columns`,
+      at: shape.nameAt,
+    };
+  }
+  return { ok: true, view: shape };
+}
+
+interface PgView {
+  relation: Node;
+  columnNames: unknown[];
+  query: unknown;
+}
+
+/** `CREATE VIEW` and `CREATE MATERIALIZED VIEW` (a CreateTableAsStmt of a materialized view); nothing else. */
+function viewOf(statement: Node): PgView | undefined {
+  const plain = statement['ViewStmt'] as Node | undefined;
+  if (plain) {
+    return {
+      relation: (plain['view'] ?? {}) as Node,
+      columnNames: (plain['aliases'] as unknown[] | undefined) ?? [],
+      query: plain['query'],
+    };
+  }
+  const created = statement['CreateTableAsStmt'] as Node | undefined;
+  if (created?.['objtype'] !== 'OBJECT_MATVIEW') return undefined;
+  const into = (created['into'] ?? {}) as Node;
+  return {
+    relation: (into['rel'] ?? {}) as Node,
+    columnNames: (into['colNames'] as unknown[] | undefined) ?? [],
+    query: created['query'],
+  };
+}
+
+/** The SELECT whose target list names a set operation's columns: its leftmost branch. */
+function leftmostSelect(query: unknown): Node {
+  let select = ((query as Node | undefined)?.['SelectStmt'] ?? {}) as Node;
+  while (isNode(select['larg'])) {
+    const left: Node = select['larg'];
+    select = isNode(left['SelectStmt']) ? left['SelectStmt'] : left;
+  }
+  return select;
+}
+
+const STAR = Symbol('star');
+type Figured = string | typeof STAR | undefined;
+
+const NAMED_FUNCTIONS: Readonly<Record<string, string>> = {
+  A_ArrayExpr: 'array',
+  RowExpr: 'row',
+  CoalesceExpr: 'coalesce',
+  GroupingFunc: 'grouping',
+  XmlSerialize: 'xmlserialize',
+  MergeSupportFunc: 'merge_action',
+};
+
+const SQL_VALUE_FUNCTIONS: Readonly<Record<string, string>> = {
+  SVFOP_CURRENT_DATE: 'current_date',
+  SVFOP_CURRENT_TIME: 'current_time',
+  SVFOP_CURRENT_TIME_N: 'current_time',
+  SVFOP_CURRENT_TIMESTAMP: 'current_timestamp',
+  SVFOP_CURRENT_TIMESTAMP_N: 'current_timestamp',
+  SVFOP_LOCALTIME: 'localtime',
+  SVFOP_LOCALTIME_N: 'localtime',
+  SVFOP_LOCALTIMESTAMP: 'localtimestamp',
+  SVFOP_LOCALTIMESTAMP_N: 'localtimestamp',
+  SVFOP_CURRENT_ROLE: 'current_role',
+  SVFOP_CURRENT_USER: 'current_user',
+  SVFOP_USER: 'user',
+  SVFOP_SESSION_USER: 'session_user',
+  SVFOP_CURRENT_CATALOG: 'current_catalog',
+  SVFOP_CURRENT_SCHEMA: 'current_schema',
+};
+
+/** FigureColname of parse_target.c for the expressions a view's SELECT list holds; undefined is ?column?. */
+function figureName(value: unknown): Figured {
+  return figure(value).name;
+}
+
+function figure(value: unknown): { name?: string | typeof STAR; strong: boolean } {
+  if (!isNode(value)) return { strong: false };
+  const [kind, raw] = Object.entries(value)[0] ?? [];
+  const node = (raw ?? {}) as Node;
+  switch (kind) {
+    case 'ColumnRef': {
+      const last = (node['fields'] as Node[] | undefined)?.at(-1);
+      if (last && 'A_Star' in last) return { name: STAR, strong: true };
+      return named(stringValue(last), true);
+    }
+    case 'A_Indirection': {
+      const last = (node['indirection'] as Node[] | undefined)?.at(-1);
+      if (last && 'A_Star' in last) return { name: STAR, strong: true };
+      const field = stringValue(last);
+      return field === undefined ? figure(node['arg']) : { name: field, strong: true };
+    }
+    case 'FuncCall':
+      return named(stringValue((node['funcname'] as unknown[] | undefined)?.at(-1)), true);
+    case 'A_Expr':
+      return node['kind'] === 'AEXPR_NULLIF' ? { name: 'nullif', strong: true } : { strong: false };
+    case 'TypeCast': {
+      const inner = figure(node['arg']);
+      if (inner.strong) return inner;
+      const names = ((node['typeName'] as Node | undefined)?.['names'] as unknown[] | undefined) ?? [];
+      return named(stringValue(names.at(-1)), false);
+    }
+    case 'CollateClause':
+      return figure(node['arg']);
+    case 'SubLink': {
+      const type = node['subLinkType'];
+      if (type === 'EXISTS_SUBLINK') return { name: 'exists', strong: true };
+      if (type === 'ARRAY_SUBLINK') return { name: 'array', strong: true };
+      return { strong: false };
+    }
+    case 'CaseExpr': {
+      const otherwise = figure(node['defresult']);
+      return otherwise.strong ? otherwise : { name: 'case', strong: false };
+    }
+    case 'MinMaxExpr':
+      return { name: node['op'] === 'IS_LEAST' ? 'least' : 'greatest', strong: true };
+    case 'SQLValueFunction':
+      return named(SQL_VALUE_FUNCTIONS[String(node['op'])], true);
+    default:
+      return named(kind === undefined ? undefined : NAMED_FUNCTIONS[kind], true);
+  }
+}
+
+function named(name: string | undefined, strong: boolean): { name?: string; strong: boolean } {
+  return name === undefined ? { strong: false } : { name, strong };
+}
+
+/** PostgreSQL's internal names of the built-in types, as a person writes them. */
+const TYPE_SPELLING: Readonly<Record<string, string>> = {
+  bool: 'boolean',
+  int2: 'smallint',
+  int4: 'integer',
+  int8: 'bigint',
+  float4: 'real',
+  float8: 'double precision',
+  bpchar: 'char',
+  timestamptz: 'timestamptz',
+  timetz: 'timetz',
+};
+
+/** The type a top-level cast gives the column (`x::date`, `CAST(x AS numeric(12,2))` → numeric). */
+function typeOf(value: unknown): string | undefined {
+  const cast = isNode(value) ? (value['TypeCast'] as Node | undefined) : undefined;
+  const typeName = cast?.['typeName'] as Node | undefined;
+  const names = ((typeName?.['names'] as unknown[] | undefined) ?? []).map(stringValue);
+  const last = names.at(-1);
+  if (last === undefined) return undefined;
+  const base = names[0] === 'pg_catalog' ? (TYPE_SPELLING[last] ?? last) : last;
+  return Array.isArray(typeName?.['arrayBounds']) ? `${base}[]` : base;
+}
+
+interface Token {
+  start: number;
+  text: string;
+  identifier: boolean;
+}
+
+function tokensOf(grammar: PgGrammar, content: string): Token[] {
+  try {
+    return grammar
+      .scanSync(content)
+      .tokens.filter((t) => t.tokenName !== 'SQL_COMMENT' && t.tokenName !== 'C_COMMENT')
+      .map((t) => ({
+        start: byteToCharOffset(content, t.start),
+        text: t.text,
+        identifier: t.tokenName === 'IDENT',
+      }));
+  } catch {
+    return [];
+  }
+}
+
+const ITEM_END = new Set(['from', 'where', 'group', 'having', 'window', 'order', 'limit', 'offset', 'fetch']);
+ITEM_END.add('union').add('intersect').add('except').add('into').add(';').add(',');
+
+/** The tokens of the SELECT item that starts at `itemAt`. */
+function itemTokens(tokens: Token[], itemAt: number): Token[] {
+  const first = tokens.findIndex((t) => t.start === itemAt);
+  if (first < 0) return [];
+  const item: Token[] = [];
+  let depth = 0;
+  for (const token of tokens.slice(first)) {
+    if (token.text === '(' || token.text === '[') depth++;
+    else if (token.text === ')' || token.text === ']') depth--;
+    if (depth < 0 || (depth === 0 && ITEM_END.has(token.text.toLowerCase()))) break;
+    item.push(token);
+  }
+  return item;
+}
+
+/** Where the item's name is written: its alias, or the last part of a column reference; else the item. */
+function nameAt(tokens: Token[], itemAt: number, name: string): number {
+  const last = itemTokens(tokens, itemAt).at(-1);
+  if (!last) return itemAt;
+  const text = unquote(last.text);
+  return text === name || text.toLowerCase() === name ? last.start : itemAt;
+}
+
+function starAt(tokens: Token[], itemAt: number): number {
+  return itemTokens(tokens, itemAt).find((t) => t.text === '*')?.start ?? itemAt;
+}
+
+function unquote(text: string): string {
+  return text.startsWith('"') ? text.slice(1, -1).replaceAll('""', '"') : text;
+}
+
+function stringValue(node: unknown): string | undefined {
+  const value = isNode(node) && isNode(node['String']) ? node['String']['sval'] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function isNode(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
