@@ -2,7 +2,7 @@
 // everywhere, so the run can end with one line per reason (test/helpers/skip-reporter.ts). A guard is
 // `describe(title, needs(reason), () => …)` or `it(title, needs(reason), …)`: the reason travels to the
 // reporter in the test's meta. With everything installed (as in CI, .ci/run) nothing skips.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { TestOptions } from 'vitest';
@@ -94,4 +94,24 @@ function run(file: string, args: string[], input: string): Promise<{ code: numbe
 export function needs(...reasons: (string | undefined)[]): TestOptions {
   const reason = reasons.find((r) => r !== undefined);
   return reason === undefined ? {} : { skip: true, meta: { skipReason: reason } };
+}
+
+/** A Node.js older than gds supports (the machine's own, e.g. Debian's 20), to run bin/run.js with. */
+export const oldNode: { path: string; version: string } | undefined = findOldNode();
+export const NO_OLD_NODE =
+  'no Node.js older than 22.3 on the PATH or in /usr/bin (the old-Node sentence is untested)';
+export const noOldNode: string | undefined = oldNode === undefined ? NO_OLD_NODE : undefined;
+
+function findOldNode(): { path: string; version: string } | undefined {
+  const candidates = new Set<string>(['/usr/bin/node', '/usr/local/bin/node']);
+  for (const dir of (process.env.PATH ?? '').split(delimiter))
+    if (dir !== '') candidates.add(join(dir, 'node'));
+  for (const path of candidates) {
+    const version = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout?.trim();
+    const match = /^v(\d+)\.(\d+)\./.exec(version ?? '');
+    if (match && (Number(match[1]) < 22 || (Number(match[1]) === 22 && Number(match[2]) < 3))) {
+      return { path, version: version as string };
+    }
+  }
+  return undefined;
 }

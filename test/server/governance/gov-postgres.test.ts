@@ -66,7 +66,8 @@ describe('governance on PostgreSQL', needs(noPostgres), () => {
     expect(listed.body.requests.map((r: { cause: string }) => r.cause)).toEqual(['schema_change']);
   });
 
-  it('files a recertification from the dbt run for a CERTIFIED table', needs(noSharedFixtures), async () => {
+  it('files a recertification from the dbt run for a CERTIFIED table', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [governanceId]);
     const token = (
       await server.issueToken('ADMIN', {
