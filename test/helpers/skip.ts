@@ -66,7 +66,7 @@ export function whyNoSecretService(): Promise<string | undefined> {
 
 async function probeSecretService(): Promise<string | undefined> {
   const secretTool = onPath('secret-tool');
-  if (secretTool === undefined || noSecretServiceTools !== undefined) return NO_SECRET_SERVICE_TOOLS;
+  if (secretTool === undefined) return NO_SECRET_SERVICE_TOOLS;
   if (!process.env.DBUS_SESSION_BUS_ADDRESS) return NO_SECRET_SERVICE_SESSION;
   const probe = ['service', 'gds-cli-test-probe', 'username', `probe-${process.pid}`];
   const stored = await run(secretTool, ['store', '--label=gds probe', ...probe], 'x');
