@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SkipReasonsReporter from './test/helpers/skip-reporter.js';
 
 export default defineConfig({
   test: {
@@ -6,10 +7,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line; its reporter then
+    // ends the run with one line per reason tests were skipped for.
     reporters: [
       'default',
-      ['json', { outputFile: process.env.GDS_VITEST_REPORT ?? '.gds-tmp/vitest-report.json' }],
+      new SkipReasonsReporter({ outputFile: process.env.GDS_VITEST_REPORT ?? '.gds-tmp/vitest-report.json' }),
     ],
   },
 });

@@ -3,10 +3,20 @@
 // (`gds --help | head -1`) oclif's final flush never settles, and the process should still just end.
 // Node's compile cache (in the OS temp folder, or NODE_COMPILE_CACHE; off with NODE_DISABLE_COMPILE_CACHE)
 // keeps the compiled code of every module between runs: it is on before dist/ loads.
-import { enableCompileCache } from 'node:module';
+// Only what every Node since 18 links is imported statically (no named import that an older Node lacks,
+// such as enableCompileCache): an older Node then gets a sentence instead of a SyntaxError.
+import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-enableCompileCache?.();
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 3)) {
+  process.stderr.write(
+    `gds needs Node.js 22.3 or later (this is ${process.version}). Install a newer Node, or use the single executable.\n`,
+  );
+  process.exit(1);
+}
+
+nodeModule.enableCompileCache?.();
 const [{ main }, { COMMAND_LOADERS }] = await Promise.all([
   import('../dist/cli/main.js'),
   import('../dist/commands/loaders.js'),

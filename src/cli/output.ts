@@ -142,8 +142,9 @@ export class Output {
   }
 
   /**
-   * A list: under --json one NDJSON line per row (the row itself), else a table on stdout.
-   * cli-table3 loads only here.
+   * A list: under --json one NDJSON line per row (the row itself), else a table on stdout by gh's
+   * rules (aligned on a terminal, tab-separated when piped; see table.ts, which loads only for a
+   * terminal).
    */
   async table<Row extends object>(
     rows: readonly Row[],

@@ -1,6 +1,6 @@
-// `npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N]`
-// Starts the reference server, prints its base URL and masked ready-made tokens, writes the ready
-// file (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
+// `npm run server -- [options]` (`--help` lists them): starts the reference server, prints its base
+// URL, the seeded users with masked tokens and the command to run next, writes the ready file
+// (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
 // cleanly on SIGINT/SIGTERM.
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,10 +8,75 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
-import { createServer, DEFAULT_PORT } from './app.js';
+import { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT } from './app.js';
+import type { ReadyInfo } from './ready.js';
 
-const USAGE =
-  'usage: npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N]';
+const DEFAULT_READY_FILE = join(tmpdir(), 'gds-server', 'ready.json');
+
+/** One option of the server: `value` names what it takes; an option without one is a switch. */
+interface ServerOption {
+  name: string;
+  value?: string;
+  default: string;
+  description: string;
+}
+
+/** Every option, once: parseArgs, the usage line and `--help` all come from this table. */
+const OPTIONS: readonly ServerOption[] = [
+  {
+    name: 'port',
+    value: 'N',
+    default: String(DEFAULT_PORT),
+    description: 'TCP port to listen on; 0 picks a free one',
+  },
+  {
+    name: 'host',
+    value: 'HOST',
+    default: DEFAULT_HOST,
+    description: 'address to listen on',
+  },
+  {
+    name: 'ready-file',
+    value: 'FILE',
+    default: DEFAULT_READY_FILE,
+    description: 'where to write the base URL, whole tokens, tables and warehouse objects (0600)',
+  },
+  {
+    name: 'data-dir',
+    value: 'DIR',
+    default: 'none: in memory',
+    description: 'keep the embedded PostgreSQL (PGlite) here, so state survives restarts',
+  },
+  {
+    name: 'database-url',
+    value: 'URL',
+    default: '$GDS_DATABASE_URL, else PGlite',
+    description: 'use this PostgreSQL instead of PGlite',
+  },
+  {
+    name: 'rate-limit',
+    value: 'N',
+    default: String(DEFAULT_RATE_LIMIT),
+    description: 'requests per minute per token on table endpoints',
+  },
+  { name: 'help', default: 'off', description: 'print this help and exit' },
+];
+
+const USAGE = 'usage: npm run server -- [options]   (npm run server -- --help describes each)';
+
+function helpText(): string {
+  const left = OPTIONS.map((o) => (o.value !== undefined ? `--${o.name} ${o.value}` : `--${o.name}`));
+  const width = Math.max(...left.map((l) => l.length)) + 2;
+  return [
+    USAGE,
+    '',
+    'Starts the reference gds server with a seeded workspace, prints its URL, users and what to run next.',
+    '',
+    'options:',
+    ...OPTIONS.map((o, i) => `  ${left[i]?.padEnd(width)}${o.description} (default: ${o.default})`),
+    '',
+  ].join('\n');
+}
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -26,40 +91,45 @@ function integer(name: string, raw: string | undefined, min: number, max: number
   return value;
 }
 
-function parseOptions(): { server: ServerOptions; readyFile: string } {
-  let values;
+function parseValues(): Record<string, string | boolean | undefined> {
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'ready-file': { type: 'string' },
-        'data-dir': { type: 'string' },
-        'database-url': { type: 'string' },
-        'rate-limit': { type: 'string' },
-        help: { type: 'boolean' },
-      },
+    return parseArgs({
+      options: Object.fromEntries(
+        OPTIONS.map((o) => [
+          o.name,
+          { type: o.value !== undefined ? ('string' as const) : ('boolean' as const) },
+        ]),
+      ),
       strict: true,
-    }));
+    }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     fail((error as Error).message);
   }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+}
+
+function parseOptions(): { server: ServerOptions; readyFile: string } {
+  const values = parseValues();
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  if (values.help === true) {
+    process.stdout.write(helpText());
     process.exit(0);
   }
-  const databaseUrl = values['database-url'] ?? process.env.GDS_DATABASE_URL;
+  const host = text('host');
+  const dataDir = text('data-dir');
+  const databaseUrl = text('database-url') ?? process.env.GDS_DATABASE_URL;
+  const rateLimit = text('rate-limit');
   const server: ServerOptions = {
-    port: integer('port', values.port, 0, 65535) ?? DEFAULT_PORT,
-    ...(values.host ? { host: values.host } : {}),
-    ...(values['data-dir'] ? { dataDir: resolve(values['data-dir']) } : {}),
+    port: integer('port', text('port'), 0, 65535) ?? DEFAULT_PORT,
+    ...(host ? { host } : {}),
+    ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
-    ...(values['rate-limit']
-      ? { rateLimit: integer('rate-limit', values['rate-limit'], 1, 1_000_000_000) }
-      : {}),
+    ...(rateLimit ? { rateLimit: integer('rate-limit', rateLimit, 1, 1_000_000_000) } : {}),
     logger: { level: 'warn' },
   };
-  const readyFile = resolve(values['ready-file'] ?? join(tmpdir(), 'gds-server', 'ready.json'));
+  const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);
   return { server, readyFile };
 }
 
@@ -95,21 +165,37 @@ function mask(token: string): string {
   return `${token.slice(0, 8)}…${token.slice(-4)}`;
 }
 
+/**
+ * What a person needs after start-up: the base URL, the seeded users (tokens masked; whole ones are
+ * in the ready file) and the next command, for a person and for CI.
+ */
+function banner(ready: ReadyInfo, readyFile: string): string {
+  const ciUser = ready.users.find((u) => u.role === 'ADMIN') ?? ready.users[0];
+  const userIndex = ciUser === undefined ? 0 : ready.users.indexOf(ciUser);
+  const tokenFromFile = `$(node -p "require('${readyFile}').users[${userIndex}].cliToken")`;
+  return [
+    `gds reference server listening on ${ready.baseUrl}`,
+    `workspace ${ready.workspaceId} (${ready.name}); seeded users (sign in as one on ${ready.baseUrl}/device):`,
+    ...ready.users.map(
+      (u) =>
+        `  ${u.role.padEnd(17)} ${u.email.padEnd(22)} cli token ${mask(u.cliToken)}  session ${mask(u.accessToken)}`,
+    ),
+    `whole tokens, connectors, tables and warehouse objects: ${readyFile}`,
+    '',
+    'next, sign in (approve the code on the /device page with one of the e-mails above):',
+    `  gds auth login --base ${ready.baseUrl} --no-browser`,
+    `or, as CI does, with ${ciUser?.email ?? 'a seeded user'}'s CLI token from the ready file:`,
+    `  export SERVICE_API_URL=${ready.baseUrl} SERVICE_TOKEN=${tokenFromFile}`,
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const { server: options, readyFile } = parseOptions();
   ensurePrivateDirectory(dirname(readyFile));
   const server = await createServer(options);
   writeAtomically(readyFile, `${JSON.stringify(server.ready, null, 2)}\n`);
-  const lines = [
-    `gds reference server listening on ${server.url}`,
-    `workspace ${server.ready.workspaceId} (${server.ready.name})`,
-    ...server.ready.users.map(
-      (u) =>
-        `  ${u.role.padEnd(17)} ${u.email.padEnd(22)} cli token ${mask(u.cliToken)}  session ${mask(u.accessToken)}`,
-    ),
-    `whole tokens, connectors and tables: ${readyFile}`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(banner(server.ready, readyFile));
 
   let stopping = false;
   const stop = (signal: string) => {

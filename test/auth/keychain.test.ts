@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import { resolveCredentials } from '../../src/auth/credentials.js';
+import { needs, whyNoSecretService } from '../helpers/skip.js';
 
 const token = 'cli_KeychainTokenNeverPrinted';
 const outputs: string[] = [];
@@ -59,26 +60,7 @@ async function lookup(account: string): Promise<string | null> {
   throw new Error(`secret-tool lookup failed: ${r.stderr}`);
 }
 
-/** Why the real keychain tests cannot run here, or undefined when they can. */
-async function whyNoSecretService(): Promise<string | undefined> {
-  if (!process.env.DBUS_SESSION_BUS_ADDRESS) {
-    return 'DBUS_SESSION_BUS_ADDRESS is not set (run under dbus-run-session with gnome-keyring unlocked)';
-  }
-  const probe = ['service', 'gds-cli', 'username', `probe-${process.pid}`];
-  const stored = await secretTool(['store', '--label=gds probe', ...probe], 'x').catch((e: Error) => e);
-  if (stored instanceof Error)
-    return `secret-tool cannot run (${stored.message}; apt-get install libsecret-tools)`;
-  if (stored.code !== 0) return `no Secret Service answered secret-tool store (${stored.stderr.trim()})`;
-  await secretTool(['clear', ...probe]);
-  return undefined;
-}
-
-const noSecretService = await whyNoSecretService();
-if (noSecretService !== undefined) {
-  console.warn(`keychain.test.ts: real keychain tests skipped: ${noSecretService}.`);
-}
-
-describe.skipIf(noSecretService !== undefined)('with a Secret Service answering', () => {
+describe('with a Secret Service answering', needs(await whyNoSecretService()), () => {
   it('auth set puts the token in the keychain, not in the file; status and commands read it back', async () => {
     const cfg = freshConfigDir();
     const account = `default@${cfg}`;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/index.js';
 import { collect, ensureBuilt, node24, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
+import { needs, noSecretServiceTools } from '../helpers/skip.js';
 
 const buildTools = [
   join(repoRoot, 'node_modules/node/bin/node'),
@@ -18,9 +19,10 @@ const buildTools = [
   join(repoRoot, 'node_modules/esbuild/package.json'),
 ];
 const missingTools = buildTools.filter((tool) => !existsSync(tool));
-if (missingTools.length > 0) {
-  process.stderr.write(`test/binary skipped: build tools missing (run npm ci): ${missingTools.join(', ')}\n`);
-}
+const noBuildTools =
+  missingTools.length > 0
+    ? `no build tools for the single executable (run npm ci): ${missingTools.join(', ')}`
+    : undefined;
 const golden = join(repoRoot, 'test/core/gate1/golden');
 
 let dir: string;
@@ -78,7 +80,7 @@ function jsonLines(text: string): unknown[] {
     .map((line) => JSON.parse(line) as unknown);
 }
 
-describe.skipIf(missingTools.length > 0)('dist/gds, copied alone to a temp folder, empty environment', () => {
+describe('dist/gds, copied alone to a temp folder, empty environment', needs(noBuildTools), () => {
   it('--version prints the same line as node bin/run.js', async () => {
     const [binary, viaNode] = await Promise.all([runBinary(['--version']), runNode(['--version'])]);
     expect(binary).toMatchObject({ code: 0, stderr: '' });
@@ -219,7 +221,7 @@ describe.skipIf(missingTools.length > 0)('dist/gds, copied alone to a temp folde
   });
 });
 
-describe.skipIf(missingTools.length > 0)('on a terminal, colour is decided at run time', () => {
+describe('on a terminal, colour is decided at run time', needs(noBuildTools), () => {
   function inTerminal(env: Record<string, string>): Promise<CliResult> {
     const child = spawn(
       '/usr/bin/script',
@@ -244,7 +246,7 @@ describe.skipIf(missingTools.length > 0)('on a terminal, colour is decided at ru
   });
 });
 
-describe.skipIf(missingTools.length > 0)('dist/gds start-up', () => {
+describe('dist/gds start-up', needs(noBuildTools), () => {
   it('compiles the bundle with the code cache trained at build time (V8 accepts it)', async () => {
     const r = await runBinary(['gate', '--help'], { GDS_TEST_CODE_CACHE: '1' });
     expect(r.code).toBe(0);
@@ -252,9 +254,9 @@ describe.skipIf(missingTools.length > 0)('dist/gds start-up', () => {
   });
 });
 
-describe.skipIf(missingTools.length > 0)('dist/gds start-up loads no heavy module', () => {
+describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
   const heavy =
-    /\/node_modules\/(ajv|yaml|node-sql-parser|libpg-query|openid-client|ora|cli-table3|diff|@napi-rs)\//;
+    /\/node_modules\/(ajv|yaml|node-sql-parser|libpg-query|openid-client|ora|cli-truncate|string-width|jq-wasm|diff|@napi-rs)\//;
 
   async function evaluated(args: string[]): Promise<string[]> {
     const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
@@ -329,7 +331,7 @@ describe.skipIf(missingTools.length > 0)('dist/gds start-up loads no heavy modul
   });
 });
 
-describe.skipIf(missingTools.length > 0)('the keychain addon inside the binary', () => {
+describe('the keychain addon inside the binary', needs(noBuildTools), () => {
   it('is written once to $XDG_CACHE_HOME/gds/native and loaded from there', async () => {
     const cache = join(dir, 'xdg-cache');
     const env = { GDS_TEST_KEYRING_PROBE: '1', XDG_CACHE_HOME: cache };
@@ -377,7 +379,10 @@ describe.skipIf(missingTools.length > 0)('the keychain addon inside the binary',
     expect((await stat(native)).mode & 0o777).toBe(0o700);
   });
 
-  it('stores, reads back and deletes a secret in a real Secret Service (gnome-keyring on a private bus)', async () => {
+  it('stores, reads back and deletes a secret in a real Secret Service (gnome-keyring on a private bus)', async ({
+    skip,
+  }) => {
+    skip(noSecretServiceTools !== undefined, noSecretServiceTools);
     // dbus-run-session and gnome-keyring-daemon: Debian packages dbus-daemon and gnome-keyring.
     const session =
       'echo -n probe | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ' +

@@ -10,14 +10,13 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/chromium.js';
+import { needs } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
 const browserAt = chromiumPath();
-const title =
-  'skip' in browserAt ? `dashboard in a browser (skipped: ${browserAt.skip})` : 'dashboard in a browser';
 
-describe.skipIf('skip' in browserAt)(title, () => {
+describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : undefined), () => {
   let server: TestServer;
   let profile: string;
   let context: BrowserContext;

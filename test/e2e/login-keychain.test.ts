@@ -10,23 +10,13 @@ import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
 import { startOAuthServer } from '../server/oauth/oauth-server.js';
 import type { Workspace } from './login-helpers.js';
 import { ndjson, newWorkspace } from './login-helpers.js';
+import { needs, whyNoSecretService } from '../helpers/skip.js';
 
 function secretTool(...args: string[]) {
   return collect(spawn('secret-tool', args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5_000 }));
 }
 
-async function keychainProblem(): Promise<string | undefined> {
-  if (!process.env.DBUS_SESSION_BUS_ADDRESS)
-    return 'no D-Bus session (CI runs the tests under dbus-run-session)';
-  const probe = await secretTool('search', 'service', 'gds-cli').catch((error: Error) => error);
-  if (probe instanceof Error) return `secret-tool cannot run (${probe.message})`;
-  return probe.code === 0 ? undefined : `the Secret Service did not answer (${probe.stderr.trim()})`;
-}
-
-const problem = await keychainProblem();
-if (problem !== undefined) console.warn(`login-keychain.test.ts skipped: ${problem}.`);
-
-describe.skipIf(problem !== undefined)('sign-in with the keychain', () => {
+describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
   let server: OAuthTestServer;
   let w: Workspace;
   const secretsSeen: string[] = [];

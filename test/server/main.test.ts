@@ -1,6 +1,6 @@
 // `npm run server` as a real process: it writes the ready file (0600), serves, prints its URL
 // without whole tokens, stops cleanly on SIGTERM, and refuses a ready-file directory others can write.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -74,6 +74,23 @@ describe('npm run server', () => {
       });
       expect(members.status).toBe(200);
       expect(server.output.stdout).toContain(`listening on ${ready.baseUrl}`);
+      // The banner: every seeded user with masked tokens, and the next command for a person and for CI.
+      for (const user of ready.users) {
+        expect(server.output.stdout).toMatch(
+          new RegExp(
+            `${user.role} +${user.email} +cli token ${user.cliToken.slice(0, 8)}…${user.cliToken.slice(-4)}`,
+          ),
+        );
+      }
+      expect(server.output.stdout).toContain(`  gds auth login --base ${ready.baseUrl} --no-browser\n`);
+      const ciLine = server.output.stdout
+        .split('\n')
+        .find((line) => line.includes('export SERVICE_API_URL='));
+      const ci = spawnSync('sh', ['-c', `${ciLine ?? 'false'} && echo "$SERVICE_API_URL $SERVICE_TOKEN"`], {
+        encoding: 'utf8',
+      });
+      const admin = ready.users.find((u) => u.role === 'ADMIN');
+      expect(ci.stdout).toBe(`${ready.baseUrl} ${admin?.cliToken}\n`);
       for (const user of ready.users) {
         expect(server.output.stdout).not.toContain(user.cliToken);
         expect(server.output.stdout).not.toContain(user.accessToken);
@@ -103,6 +120,26 @@ describe('npm run server', () => {
       expect(readdirSync(shared)).toEqual([]);
     },
   );
+
+  it('--help describes every option on its own line, with its default', { timeout: 60_000 }, async () => {
+    const server = run(['--help']);
+    expect(await server.exited).toBe(0);
+    await server.closed;
+    const options = server.output.stdout.split('\n').filter((line) => line.startsWith('  --'));
+    expect(options.map((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1])).toEqual([
+      'port',
+      'host',
+      'ready-file',
+      'data-dir',
+      'database-url',
+      'rate-limit',
+      'help',
+    ]);
+    for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
+    expect(options[0]).toMatch(/^ {2}--port N +.*\(default: 8787\)$/);
+    expect(options[2]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
+    expect(server.output.stderr).toBe('');
+  });
 
   it('refuses a bad option with exit code 2 and the usage', { timeout: 60_000 }, async () => {
     const server = run(['--port', 'eighty']);

@@ -1,14 +1,12 @@
 // The same server on a real PostgreSQL (`--database-url`): warehouse reads, Mode B writes, tokens
 // and the audit log. CI sets GDS_TEST_DATABASE_URL to a loopback PostgreSQL (.ci/run starts one);
-// without it this file is skipped and its title says why.
+// without it this file is skipped and the last lines of the run say why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { postgresTestUrl, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, noPostgres } from '../helpers/skip.js';
 
-const target = postgresTestUrl();
-const title = 'skip' in target ? `on PostgreSQL (skipped: ${target.skip})` : 'on PostgreSQL';
-
-describe.skipIf('skip' in target)(title, () => {
+describe('on PostgreSQL', needs(noPostgres), () => {
   let server: TestServer;
   let crm: string;
   let customers: string;

@@ -6,6 +6,7 @@ import { formatArtifactError, parseArtifact } from '../../../src/core/artifacts/
 import type { Dialect, ParseResult } from '../../../src/core/artifacts/index.js';
 import { validateGate1 } from '../../../src/core/gate1/index.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, NO_SHARED_FIXTURES } from '../../helpers/skip.js';
 
 const realDir = `${sharedFixturesDir}real/`;
 const present = existsSync(realDir);
@@ -99,11 +100,15 @@ const REFUSED: Record<string, RegExp> = {
   'dbt/dap_v12_1.12.0.manifest.json': /this is a dbt manifest v12/,
 };
 
-describe.skipIf(!present)(
-  present
-    ? 'real files written by other tools (../shared/fixtures/real)'
-    : 'real files: skipped, ../shared/fixtures/real is absent in this checkout',
+describe(
+  'real files written by other tools (../shared/fixtures/real)',
+  needs(present ? undefined : NO_SHARED_FIXTURES),
   () => {
+    it('holds files of every kind the tests below read', () => {
+      for (const sub of ['sql', 'yaml', 'json', 'dbt', 'gate'])
+        expect(filesOf(sub).length, sub).toBeGreaterThan(0);
+    });
+
     it.each(filesOf('sql'))('sql/%s: read as its warehouse reads it, or refused by name', async (file) => {
       const result = await parseArtifact({
         fileName: file,

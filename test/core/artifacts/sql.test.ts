@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseArtifact } from '../../../src/core/artifacts/index.js';
 import type { ArtifactError, GovernanceArtifact } from '../../../src/core/artifacts/index.js';
 import { readSharedFixture } from '../../helpers/fixtures.js';
+import { noSharedFixtures } from '../../helpers/skip.js';
 
 async function artifactOf(content: string, fileName = 'orders.sql'): Promise<GovernanceArtifact> {
   const result = await parseArtifact({ fileName, content });
@@ -105,7 +106,8 @@ describe('SQL artifacts: what a view declares', () => {
     ]);
   });
 
-  it('the compiled SQL of real dbt models, wrapped in a view definition', async () => {
+  it('the compiled SQL of real dbt models, wrapped in a view definition', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const manifest = JSON.parse(readSharedFixture('dbt/postgres-v12-manifest.json')) as {
       nodes: Record<string, { name: string; schema: string; compiled_code?: string }>;
     };

@@ -1,12 +1,10 @@
 // The gate paths once on a real PostgreSQL: Gate 1 failing on the seeded bad rows and passing once
 // they are fixed, a sample, a submission, and a Gate 2 job. CI sets GDS_TEST_DATABASE_URL; without it
-// this file is skipped and its title says why.
+// this file is skipped and the last lines of the run say why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
-import { postgresTestUrl, startTestServer } from '../../helpers/server.js';
-
-const target = postgresTestUrl();
-const title = 'skip' in target ? `gates on PostgreSQL (skipped: ${target.skip})` : 'gates on PostgreSQL';
+import { startTestServer } from '../../helpers/server.js';
+import { needs, noPostgres } from '../../helpers/skip.js';
 
 const RULES = `patternChecks:
   - name: email_format
@@ -19,7 +17,7 @@ customPredicates:
     severity: HARD_FAIL
 `;
 
-describe.skipIf('skip' in target)(title, () => {
+describe('gates on PostgreSQL', needs(noPostgres), () => {
   let server: TestServer;
   let token: string;
   let customers: string;

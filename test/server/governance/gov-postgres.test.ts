@@ -1,17 +1,14 @@
 // The governance paths once on a real PostgreSQL: push (202, QUARANTINED, baseline job profiling the
 // warehouse object), replace of a CERTIFIED table, the recertification signal with the real dbt run,
 // recertification requests, and soft delete. CI sets GDS_TEST_DATABASE_URL; without it this file is
-// skipped and its title says why.
+// skipped and the last lines of the run say why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSharedFixture } from '../../helpers/fixtures.js';
 import type { TestServer } from '../../helpers/server.js';
-import { postgresTestUrl, startTestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+import { needs, noPostgres, noSharedFixtures } from '../../helpers/skip.js';
 
-const target = postgresTestUrl();
-const title =
-  'skip' in target ? `governance on PostgreSQL (skipped: ${target.skip})` : 'governance on PostgreSQL';
-
-describe.skipIf('skip' in target)(title, () => {
+describe('governance on PostgreSQL', needs(noPostgres), () => {
   let server: TestServer;
   let devConnector: string;
   let governanceId: string;
@@ -69,7 +66,8 @@ describe.skipIf('skip' in target)(title, () => {
     expect(listed.body.requests.map((r: { cause: string }) => r.cause)).toEqual(['schema_change']);
   });
 
-  it('files a recertification from the dbt run for a CERTIFIED table', async () => {
+  it('files a recertification from the dbt run for a CERTIFIED table', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [governanceId]);
     const token = (
       await server.issueToken('ADMIN', {

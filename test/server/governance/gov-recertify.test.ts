@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSharedFixture } from '../../helpers/fixtures.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
+import { noSharedFixtures } from '../../helpers/skip.js';
 
 let server: TestServer;
 let anyEnv: string;
@@ -150,7 +151,8 @@ describe('tables', () => {
 });
 
 describe('runResults', () => {
-  it('takes the successful models of a dbt v6 run, resolved through the v12 manifest', async () => {
+  it('takes the successful models of a dbt v6 run, resolved through the v12 manifest', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const response = await signal({
       runResults: duckdbRun(),
       manifest: duckdbManifest(),
@@ -179,7 +181,10 @@ describe('runResults', () => {
     });
   });
 
-  it('reports drift when the manifest checksum of a governed model changed since the last signal', async () => {
+  it('reports drift when the manifest checksum of a governed model changed since the last signal', async ({
+    skip,
+  }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const manifest = duckdbManifest();
     manifest.nodes['model.new_project.categorydim'].checksum.checksum = 'edited-model-sql';
     const response = await signal({ runResults: duckdbRun(), manifest, environmentLabel: 'dev' });
@@ -191,7 +196,8 @@ describe('runResults', () => {
     expect((await openRequests('categorydim')).at(-1)?.cause).toBe('drift');
   });
 
-  it('ignores a bad manifest and still answers from the run results', async () => {
+  it('ignores a bad manifest and still answers from the run results', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     for (const manifest of ['not a manifest', { nodes: 7 }, null]) {
       const response = await signal({ runResults: duckdbRun(), manifest, environmentLabel: 'dev' });
       expect(response.status).toBe(200);
@@ -203,7 +209,8 @@ describe('runResults', () => {
     }
   });
 
-  it('skips the tests of a docs-generate run and matches models by relation name', async () => {
+  it('skips the tests of a docs-generate run and matches models by relation name', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const run = JSON.parse(readSharedFixture('dbt/postgres-v6-run_results-docs-generate.json'));
     const response = await signal({ runResults: run, environmentLabel: 'dev' });
     expect(response.status).toBe(200);
@@ -239,7 +246,10 @@ describe('runResults', () => {
     expect(response.body.outcomes[0].table).toBe('categorydim');
   });
 
-  it('reads the v4 run (no relation_name) by unique id; a v4 run whose models all errored built nothing (400)', async () => {
+  it('reads the v4 run (no relation_name) by unique id; a v4 run whose models all errored built nothing (400)', async ({
+    skip,
+  }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const v4 = JSON.parse(readSharedFixture('dbt/postgres-v4-run_results-all-errors.json'));
     const accepted = await signal({ runResults: v4, environmentLabel: 'dev' });
     expect(accepted.status).toBe(200);
@@ -253,7 +263,8 @@ describe('runResults', () => {
     expect(failed.body.error.code).toBe('nothing_built');
   });
 
-  it('recognises a raw run-results body by shape; it needs an environment-scoped token', async () => {
+  it('recognises a raw run-results body by shape; it needs an environment-scoped token', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const raw = await signal(duckdbRun(), devOnly);
     expect(raw.status).toBe(200);
     expect(raw.body).toMatchObject({ environmentLabel: 'dev', submitted: 4, governed: 2 });
@@ -305,7 +316,8 @@ describe('refusals (§7.2)', () => {
     expect(unknown.body.error.code).toBe('unknown_environment');
   });
 
-  it('400 for neither or both of tables / runResults, and for invalid tables arrays', async () => {
+  it('400 for neither or both of tables / runResults, and for invalid tables arrays', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const cases: unknown[] = [
       { environmentLabel: 'dev' },
       { tables: ['a'], runResults: duckdbRun(), environmentLabel: 'dev' },
@@ -330,7 +342,8 @@ describe('refusals (§7.2)', () => {
     expect(atLimit.body.submitted).toBe(500);
   });
 
-  it('400 for malformed run results', async () => {
+  it('400 for malformed run results', async ({ skip }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
     const noResults = { metadata: duckdbRun().metadata };
     const v7 = {
       ...duckdbRun(),
