@@ -10,6 +10,19 @@ import type {
   Trigger,
 } from './types.js';
 
+/** A person who owns the table or administers the workspace (the rule for delete and replace). */
+function isOwnerOrAdmin(ctx: TransitionContext): boolean {
+  const { actor } = ctx;
+  if (!actor || !('role' in actor)) return false;
+  return actor.isTableOwner || actor.role === 'OWNER' || actor.role === 'ADMIN';
+}
+
+/** A MANAGEMENT token holding the workspace's definition-writing scope (§4.7, `POST /api/workspace/definitions`). */
+function holdsDefinitionScope(ctx: TransitionContext): boolean {
+  const { actor } = ctx;
+  return Boolean(actor && 'tokenScopes' in actor && actor.tokenScopes.includes('workspace:write:definition'));
+}
+
 /** Named conditions, each evaluated on the request's context (and the table's current state). */
 export const GUARDS = {
   /** A Mode B (custody) table: managed through the dashboard or API, never by push or delete. */
@@ -22,8 +35,9 @@ export const GUARDS = {
   gate3RequiredUnsatisfied: (ctx) =>
     Boolean(ctx.certification?.gate3Required && !ctx.certification.gate3Satisfied),
   inspectionPolicyUnmet: (ctx) => !ctx.certification?.inspectionPolicyMet,
-  notOwnerOrAdmin: (ctx) =>
-    !(ctx.actor?.isTableOwner || ctx.actor?.role === 'OWNER' || ctx.actor?.role === 'ADMIN'),
+  notOwnerOrAdmin: (ctx) => !isOwnerOrAdmin(ctx),
+  /** Replace takes the delete rule, or a MANAGEMENT token whose scope covers every definition of the workspace. */
+  mayNotReplace: (ctx) => !isOwnerOrAdmin(ctx) && !holdsDefinitionScope(ctx),
   gate3WithoutBaseline: (ctx) => ctx.gate === 3 && !ctx.baselineReportId?.trim(),
   driftDetected: (ctx) => ctx.driftDetected === true,
   envAssertionMismatch: (ctx) =>
@@ -157,6 +171,21 @@ export const TRANSITIONS: readonly TransitionRow[] = [
         code: 'mode_b_not_replaceable',
         message:
           'A Mode B (custody) table cannot be replaced by a governance artifact: manage it through the dashboard or the API',
+      },
+      audit: artifact('DEFINITION_REPLACE_REFUSED'),
+    },
+  },
+  {
+    // Replacing redefines (and de-certifies) the table, so it takes the same right as deleting it.
+    id: 'replace.forbidden',
+    from: 'any',
+    trigger: 'replaced',
+    when: 'mayNotReplace',
+    outcome: {
+      refuse: {
+        status: 403,
+        code: 'replace_forbidden',
+        message: "Only table owners or workspace admins can replace this table's definition",
       },
       audit: artifact('DEFINITION_REPLACE_REFUSED'),
     },

@@ -41,8 +41,11 @@ export interface TransitionContext {
   tableName?: string;
   /** registered: an existing artifact already uses this name, or this source (`schema.table`). */
   conflict?: { kind: 'name' } | { kind: 'source'; source: string };
-  /** deleted: the caller's workspace role and whether they own the table. */
-  actor?: { role: string; isTableOwner: boolean };
+  /**
+   * deleted, replaced: who asks. A person: their workspace role and whether they own the table. A MANAGEMENT
+   * token (replace through `POST /api/workspace/definitions`): the workspace scopes it holds.
+   */
+  actor?: { role: string; isTableOwner: boolean } | { tokenScopes: readonly string[] };
   /** certify: what certification checks; absent means no review proof exists. */
   certification?: {
     /** The latest persisted review proof; absent when none. `fresh` is false when the definition, gate1.yml or data changed after it. */

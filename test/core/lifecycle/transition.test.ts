@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIFECYCLE_STATES, TRANSITIONS, TRIGGERS, transition } from '../../../src/core/lifecycle/index.js';
 import type {
+  AuditRecord,
   LifecycleState,
   TransitionContext,
   TransitionResult,
@@ -16,6 +17,34 @@ const certifiable: NonNullable<TransitionContext['certification']> = {
   inspectionPolicyMet: true,
 };
 const owner = { role: 'STEWARD', isTableOwner: true };
+const replacedAudit: AuditRecord = { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' };
+/** A replacement of a CERTIFIED table: reconciled, back to QUARANTINED, a schema_change recertification filed. */
+const replacedCertified: WithoutRow<TransitionResult> = {
+  ok: true,
+  next: 'QUARANTINED',
+  effects: [
+    { type: 'reconcile_columns' },
+    { type: 'file_recertification', cause: 'schema_change' },
+    { type: 'enqueue_baseline_job' },
+  ],
+  audit: replacedAudit,
+  status: 202,
+};
+/** A replacement of any other table: no recertification. */
+const replacedUncertified: WithoutRow<TransitionResult> = {
+  ok: true,
+  next: 'QUARANTINED',
+  effects: [{ type: 'reconcile_columns' }, { type: 'enqueue_baseline_job' }],
+  audit: replacedAudit,
+  status: 202,
+};
+const replaceForbidden = {
+  ok: false,
+  status: 403,
+  code: 'replace_forbidden',
+  message: "Only table owners or workspace admins can replace this table's definition",
+  audit: { action: 'DEFINITION_REPLACE_REFUSED', resource: 'governance_artifact' },
+} as const;
 
 /** Distributive Omit, so each branch of the result union keeps its own fields. */
 type WithoutRow<T> = T extends unknown ? Omit<T, 'row'> : never;
@@ -115,51 +144,69 @@ const CASES: Case[] = [
     },
   },
   {
+    row: 'replace.forbidden',
+    title: 'a MEMBER who does not own the table cannot replace its definition, as with delete',
+    state: 'CERTIFIED',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { role: 'MEMBER', isTableOwner: false } },
+    expected: replaceForbidden,
+  },
+  {
+    row: 'replace.forbidden',
+    title: 'a replace without a known actor is refused',
+    state: 'QUARANTINED',
+    trigger: 'replaced',
+    context: modeA,
+    expected: replaceForbidden,
+  },
+  {
+    row: 'replace.forbidden',
+    title: 'a MANAGEMENT token without workspace:write:definition cannot replace',
+    state: 'PENDING_REVIEW',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { tokenScopes: ['workspace:read:tables'] } },
+    expected: replaceForbidden,
+  },
+  {
+    row: 'replace',
+    title: 'a workspace ADMIN replaces a table someone else owns',
+    state: 'QUARANTINED',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { role: 'ADMIN', isTableOwner: false } },
+    expected: replacedUncertified,
+  },
+  {
+    row: 'replace.certified',
+    title: 'a MANAGEMENT token with workspace:write:definition keeps its right to replace (§4.7)',
+    state: 'CERTIFIED',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { tokenScopes: ['workspace:write:definition'] } },
+    expected: replacedCertified,
+  },
+  {
     row: 'replace.certified',
     title:
       'replacing a CERTIFIED table reconciles columns, resets to QUARANTINED and files a recertification',
     state: 'CERTIFIED',
     trigger: 'replaced',
-    context: modeA,
-    expected: {
-      ok: true,
-      next: 'QUARANTINED',
-      effects: [
-        { type: 'reconcile_columns' },
-        { type: 'file_recertification', cause: 'schema_change' },
-        { type: 'enqueue_baseline_job' },
-      ],
-      audit: { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' },
-      status: 202,
-    },
+    context: { ...modeA, actor: owner },
+    expected: replacedCertified,
   },
   {
     row: 'replace',
     title: 'replacing a PENDING_REVIEW table resets it to QUARANTINED without a recertification',
     state: 'PENDING_REVIEW',
     trigger: 'replaced',
-    context: modeA,
-    expected: {
-      ok: true,
-      next: 'QUARANTINED',
-      effects: [{ type: 'reconcile_columns' }, { type: 'enqueue_baseline_job' }],
-      audit: { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' },
-      status: 202,
-    },
+    context: { ...modeA, actor: owner },
+    expected: replacedUncertified,
   },
   {
     row: 'replace',
     title: 'replacing a CORE table (not CERTIFIED) files no recertification',
     state: 'CORE',
     trigger: 'replaced',
-    context: modeA,
-    expected: {
-      ok: true,
-      next: 'QUARANTINED',
-      effects: [{ type: 'reconcile_columns' }, { type: 'enqueue_baseline_job' }],
-      audit: { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' },
-      status: 202,
-    },
+    context: { ...modeA, actor: owner },
+    expected: replacedUncertified,
   },
   {
     row: 'gate_submit',
@@ -716,12 +763,12 @@ describe('lifecycle transition function', () => {
   });
 
   it('hands out fresh effect objects: mutating one result does not change the next', () => {
-    const first = transition('CERTIFIED', 'replaced', modeA);
+    const first = transition('CERTIFIED', 'replaced', { ...modeA, actor: owner });
     if (!first.ok) throw new Error('expected a transition');
     first.effects.length = 0;
     if (!first.audit) throw new Error('expected an audit record');
     first.audit.action = 'CHANGED';
-    const second = transition('CERTIFIED', 'replaced', modeA);
+    const second = transition('CERTIFIED', 'replaced', { ...modeA, actor: owner });
     expect(second.ok && second.effects.length).toBe(3);
     expect(second.ok && second.audit?.action).toBe('DEFINITION_REPLACED');
   });
