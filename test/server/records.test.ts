@@ -318,3 +318,35 @@ describe('writing a Mode A table', () => {
     },
   );
 });
+
+describe('the record contract (§2.3)', () => {
+  it("serves a Mode A table's governed columns and id only, never the warehouse object's other columns", async () => {
+    const pushed = await server.request('POST', '/api/artifacts', {
+      token: server.user('OWNER').cliToken,
+      body: {
+        filename: 'productsdim.yml',
+        content:
+          'table: productsdim\nsource: analytics_dev.productsdim\ncolumns:\n  - product_name\n  - price\n',
+      },
+    });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
+    const tableId = pushed.body.tableId as string;
+    const reader = await server.issueToken('OWNER', {
+      name: 'productsdim',
+      env: 'dev',
+      scopes: [{ tableId, permissions: ['read'] }],
+    });
+    const response = await server.request('GET', `/api/tables/${tableId}/records?limit=100`, {
+      token: reader.tokens.accessToken,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.records.length).toBeGreaterThan(0);
+    for (const record of response.body.records) {
+      expect(Object.keys(record).sort()).toEqual(['id', 'price', 'product_name']);
+    }
+    const searched = await server.request('GET', `/api/tables/${tableId}/records?search=x`, {
+      token: reader.tokens.accessToken,
+    });
+    for (const record of searched.body.records) expect(record).not.toHaveProperty('category_id');
+  });
+});
