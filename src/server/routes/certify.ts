@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CertifyResponse } from '../../contract/types.js';
 import {
   requireCertifier,
-  requireEnvironment,
+  loadTableInScope,
   requirePerson,
   requireRole,
   requireTokenTableWrite,
@@ -13,7 +13,6 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
-import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
 
@@ -22,8 +21,7 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
     const caller = requireCertifier(await callerOf(ctx, request));
     const body = parseCertifyBody(request.body);
     const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      requireEnvironment(caller, table.environmentLabel);
+      const table = await loadTableInScope(tx, caller, request.params.tableId);
       await requireTokenTableWrite(tx, caller, table);
       return { contract: await certify(tx, ctx.clock, { table, caller, body }) };
     });
@@ -44,8 +42,7 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      requireEnvironment(caller, table.environmentLabel);
+      const table = await loadTableInScope(tx, caller, request.params.tableId);
       const { next } = await applyTrigger(tx, {
         table,
         trigger: 'rejected',
