@@ -2,6 +2,7 @@
 // rows read from the warehouse and never written, and the audit entries each write leaves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import { pushDevDefinition } from '../helpers/push.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -321,14 +322,7 @@ describe('writing a Mode A table', () => {
 
 describe('the record contract (§2.3)', () => {
   it("serves a Mode A table's governed columns and id only, never the warehouse object's other columns", async () => {
-    const pushed = await server.request('POST', '/api/artifacts', {
-      token: server.user('OWNER').cliToken,
-      body: {
-        filename: 'productsdim.yml',
-        content:
-          'table: productsdim\nsource: analytics_dev.productsdim\ncolumns:\n  - product_name\n  - price\n',
-      },
-    });
+    const pushed = await pushDevDefinition(server, 'productsdim', ['product_name', 'price'], 'OWNER');
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
     const tableId = pushed.body.tableId as string;
     const reader = await server.issueToken('OWNER', {

@@ -3,6 +3,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import { pushDevDefinition } from '../helpers/push.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -243,21 +244,13 @@ describe('refresh', () => {
 });
 
 describe('a grant belongs to the table it was made on', () => {
-  const productsdim = (token: string) =>
-    server.request('POST', '/api/artifacts', {
-      token,
-      body: {
-        filename: 'productsdim.yml',
-        content:
-          'table: productsdim\nsource: analytics_dev.productsdim\ncolumns:\n  - product_id\n  - price\n',
-      },
-    });
+  const productsdim = () => pushDevDefinition(server, 'productsdim', ['product_id', 'price'], 'OWNER');
   const records = (tableId: string, token: string) =>
     server.request('GET', `/api/tables/${tableId}/records?limit=1`, { token });
 
   it('a token granted on a deleted table reads nothing of a new table reusing its slug, refreshed or not', async () => {
     const owner = server.user('OWNER').cliToken;
-    const first = await productsdim(owner);
+    const first = await productsdim();
     expect(first.status).toBe(202);
     const granted = await server.issueToken('OWNER', {
       name: 'old-grant',
@@ -270,7 +263,7 @@ describe('a grant belongs to the table it was made on', () => {
     expect(
       (await server.request('DELETE', `/api/tables/${first.body.tableId}`, { token: owner })).status,
     ).toBe(200);
-    const second = await productsdim(owner);
+    const second = await productsdim();
     expect(second.status).toBe(202);
     expect(second.body.tableId).not.toBe(first.body.tableId);
 

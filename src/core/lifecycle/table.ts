@@ -32,6 +32,8 @@ export const GUARDS = {
   /** No review proof, or one older than the definition, gate1.yml or the latest ingest. */
   proofMissingOrStale: (ctx) => !ctx.certification?.proof?.fresh,
   predicatesFailed: (ctx) => (ctx.certification?.proof?.failedPredicates.length ?? 0) > 0,
+  /** Checks run again at certify time, on the data as it is now, fail. */
+  liveChecksFailed: (ctx) => (ctx.certification?.liveChecks.failed.length ?? 0) > 0,
   gate3RequiredUnsatisfied: (ctx) =>
     Boolean(ctx.certification?.gate3Required && !ctx.certification.gate3Satisfied),
   inspectionPolicyUnmet: (ctx) => !ctx.certification?.inspectionPolicyMet,
@@ -64,7 +66,12 @@ export interface Move {
 }
 
 export interface Refusal {
-  refuse: { status: RefusalStatus; code: string; message: Message };
+  refuse: {
+    status: RefusalStatus;
+    code: string;
+    message: Message;
+    details?: (ctx: TransitionContext) => Record<string, unknown>;
+  };
   audit?: AuditRecord;
 }
 
@@ -92,15 +99,25 @@ const nameConflict: Refusal = {
 };
 
 /** Certify on a PENDING_REVIEW table that a check blocks: 422 with the cause, state unchanged, audited. */
-function certifyBlocked(code: string, when: GuardName, message: Message): TransitionRow {
+function certifyBlocked(
+  code: string,
+  when: GuardName,
+  message: Message,
+  details?: Refusal['refuse']['details'],
+): TransitionRow {
   return {
     id: `certify.blocked.${code}`,
     from: ['PENDING_REVIEW'],
     trigger: 'certify',
     when,
-    outcome: { refuse: { status: 422, code, message }, audit: contract('CERTIFICATION_BLOCKED') },
+    outcome: {
+      refuse: { status: 422, code, message, ...(details ? { details } : {}) },
+      audit: contract('CERTIFICATION_BLOCKED'),
+    },
   };
 }
+
+const liveFailures = (ctx: TransitionContext) => ctx.certification?.liveChecks.failed ?? [];
 
 /**
  * The table lifecycle of spec §3, one row per line of its table (refusals split by cause). Rows are tried in
@@ -237,6 +254,15 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     'predicatesFailed',
     (ctx) =>
       `Certification blocked: Gate 1 predicates failed: ${(ctx.certification?.proof?.failedPredicates ?? []).join(', ')}`,
+  ),
+  certifyBlocked(
+    'checks_failed',
+    'liveChecksFailed',
+    (ctx) =>
+      `Certification blocked: Gate 1 checks fail on the data as it is now: ${liveFailures(ctx)
+        .map((c) => `${c.name} (${c.detail})`)
+        .join('; ')}. Fix the data or gate1.yml, then run gate submit again`,
+    (ctx) => ({ failedChecks: liveFailures(ctx) }),
   ),
   certifyBlocked(
     'gate3_required',

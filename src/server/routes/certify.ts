@@ -4,11 +4,13 @@ import type { CertifyResponse } from '../../contract/types.js';
 import {
   requireCertifier,
   loadTableInScope,
+  requireEnvironment,
   requirePerson,
   requireRole,
   requireTokenTableWrite,
 } from '../certification/access.js';
-import { certify, parseCertifyBody } from '../certification/certify.js';
+import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
+import { loadGateTable } from '../gates/table.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -20,10 +22,15 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/tables/:tableId/semantic-contract/certify', async (request: TableRequest) => {
     const caller = requireCertifier(await callerOf(ctx, request));
     const body = parseCertifyBody(request.body);
+    // The checks scan the data outside the certify transaction, once the caller may certify this table.
+    const scanned = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
+    requireEnvironment(caller, scanned.environmentLabel, scanned.id);
+    await requireTokenTableWrite(ctx.db, caller, scanned);
+    const live = await certificationChecks(ctx.db, ctx.clock, scanned);
     const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTableInScope(tx, caller, request.params.tableId);
       await requireTokenTableWrite(tx, caller, table);
-      return { contract: await certify(tx, ctx.clock, { table, caller, body }) };
+      return { contract: await certify(tx, ctx.clock, { table, caller, body, live }) };
     });
     return response;
   });

@@ -12,6 +12,7 @@ const modeA: TransitionContext = { mode: 'MODE_A', tableName: 'orders' };
 const modeB: TransitionContext = { mode: 'MODE_B', tableName: 'customers' };
 const certifiable: NonNullable<TransitionContext['certification']> = {
   proof: { fresh: true, failedPredicates: [] },
+  liveChecks: { failed: [] },
   gate3Required: false,
   gate3Satisfied: false,
   inspectionPolicyMet: true,
@@ -320,6 +321,33 @@ const CASES: Case[] = [
       status: 422,
       code: 'predicates_failed',
       message: 'Certification blocked: Gate 1 predicates failed: grain_uniqueness, email_format',
+      audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
+    },
+  },
+  {
+    row: 'certify.blocked.checks_failed',
+    title:
+      'certify with a passing proof whose checks fail on the data as it is now is 422 naming them (§2.11)',
+    state: 'PENDING_REVIEW',
+    trigger: 'certify',
+    context: {
+      ...modeA,
+      certification: {
+        ...certifiable,
+        liveChecks: {
+          failed: [{ name: 'null_rate.category_name', detail: '3 of 20 rows are null (15%)' }],
+        },
+      },
+    },
+    expected: {
+      ok: false,
+      status: 422,
+      code: 'checks_failed',
+      message:
+        'Certification blocked: Gate 1 checks fail on the data as it is now: null_rate.category_name (3 of 20 rows are null (15%)). Fix the data or gate1.yml, then run gate submit again',
+      details: {
+        failedChecks: [{ name: 'null_rate.category_name', detail: '3 of 20 rows are null (15%)' }],
+      },
       audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
     },
   },
