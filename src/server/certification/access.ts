@@ -30,11 +30,7 @@ export function requireRole(caller: SessionCaller, minimum: Role, what: string):
  * environment check of every table endpoint a person or a MANAGEMENT token calls, reads included.
  */
 export function requireEnvironment(caller: Caller, environmentLabel: string, tableId?: string): void {
-  const allowed =
-    caller.kind === 'session'
-      ? caller.envScope.includes(environmentLabel) || caller.envScope.includes('*')
-      : environmentAllows(caller.env, environmentLabel);
-  if (!allowed) {
+  if (!inEnvironmentScope(caller, environmentLabel)) {
     const scope = caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env;
     throw forbidden(
       'environment_forbidden',
@@ -42,6 +38,13 @@ export function requireEnvironment(caller: Caller, environmentLabel: string, tab
       { environmentLabel, ...(tableId === undefined ? {} : { tableId }) },
     );
   }
+}
+
+/** Whether the caller may act in (and read) `environmentLabel`; lists keep only what this allows. */
+export function inEnvironmentScope(caller: Caller, environmentLabel: string): boolean {
+  return caller.kind === 'session'
+    ? caller.envScope.includes(environmentLabel) || caller.envScope.includes('*')
+    : environmentAllows(caller.env, environmentLabel);
 }
 
 /** An active table of the caller's workspace (404 otherwise) in an environment the caller may act in (403). */

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
-import { loadTableInScope } from '../certification/access.js';
+import { inEnvironmentScope, loadTableInScope } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -31,7 +31,9 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       );
     }
-    const tables = await listTables(ctx.db, caller.workspaceId, state);
+    const tables = (await listTables(ctx.db, caller.workspaceId, state)).filter((t) =>
+      inEnvironmentScope(caller, t.environmentLabel),
+    );
     return {
       tables: tables.map((t) => ({
         id: t.id,

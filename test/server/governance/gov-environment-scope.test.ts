@@ -117,6 +117,17 @@ describe('reading a table outside the caller’s environment scope', () => {
     expect(response.status, JSON.stringify(response.body)).not.toBe(403);
   });
 
+  it('the table list leaves out the tables of environments outside the caller’s scope', async () => {
+    const listed = async (token: string) =>
+      (await server.request('GET', '/api/tables', { token })).body.tables.map(
+        (t: { environmentLabel: string }) => t.environmentLabel,
+      ) as string[];
+    const memberSees = await listed(member());
+    expect(memberSees.length).toBeGreaterThan(0);
+    expect(new Set(memberSees)).toEqual(new Set(['dev']));
+    expect(await listed(server.user('OWNER').cliToken)).toContain('production');
+  });
+
   it("a production table's gate job is 403 for the same member", async () => {
     const [job] = await server.sql('SELECT id FROM gds.jobs WHERE table_id = $1 LIMIT 1', [
       server.table('customers_production').id,
