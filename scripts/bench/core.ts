@@ -85,6 +85,7 @@ export const run: BenchModule = async () => {
       gate3Required: false,
       gate3Satisfied: false,
       inspectionPolicyMet: true,
+      liveChecks: { failed: [] },
     },
   };
   const us = await perCallUs(() => transition('PENDING_REVIEW', 'certify', context), 100_000);

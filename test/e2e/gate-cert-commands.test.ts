@@ -502,4 +502,30 @@ describe('certify refusals from the service', () => {
     expect(error.error.message).toMatch(/stale|fresh/i);
     expect(await state(orders)).toBe('PENDING_REVIEW');
   });
+
+  it('checks failing on the data as it is now (rows written outside the service): exit 7 naming them', async () => {
+    await writeFile(
+      file('categorydim.yml'),
+      'table: categorydim\nsource: analytics_dev.categorydim\ncolumns:\n  - category_id\n  - category_name\n',
+    );
+    const pushed = await gds(['push', file('categorydim.yml'), '--json']);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const tableId = String(only(pushed).governanceId);
+    expect((await gds(['gate', 'submit', tableId])).code).toBe(0);
+    await server.sql(
+      'INSERT INTO analytics_dev.categorydim (category_id, category_name) VALUES (4, NULL), (5, NULL), (6, NULL)',
+    );
+    const steward = { configDir: await sessionProfile('STEWARD'), owner: false };
+    const json = await gds(['certify', tableId, '--json'], steward);
+    expect(json.code).toBe(7);
+    expect(json.stdout).toBe('');
+    const error = lines(json.stderr)[0] as { error: { code: string; message: string } };
+    expect(error.error.code).toBe('checks_failed');
+    expect(error.error.message).toContain('null_rate.category_name');
+    const human = await gds(['certify', tableId], steward);
+    expect(human.code).toBe(7);
+    expect(human.stderr).toContain('Certification blocked: Gate 1 checks fail on the data as it is now');
+    expect(human.stderr).toContain('null_rate.category_name');
+    expect(await state(tableId)).toBe('PENDING_REVIEW');
+  });
 });

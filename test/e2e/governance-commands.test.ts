@@ -197,6 +197,30 @@ describe('gds push', () => {
     expect(row?.definition_version).toBe(2);
   });
 
+  it("--replace by a MEMBER on someone else's table: exit 4, the message, the definition unchanged", async () => {
+    const args = [
+      'push',
+      await sqlArtifact('products'),
+      '--connector',
+      devConnector,
+      '--replace',
+      productsId,
+    ];
+    const human = await gds(args, { as: 'MEMBER' });
+    expect(human.code).toBe(4);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toContain(
+      "Error: Only table owners or workspace admins can replace this table's definition",
+    );
+    const json = await gds([...args, '--json'], { as: 'MEMBER' });
+    expect(json.code).toBe(4);
+    expect(lines(json.stderr)[0]).toMatchObject({ error: { code: 'replace_forbidden' } });
+    const [row] = await server.sql('SELECT definition_version, state FROM gds.tables WHERE id = $1', [
+      productsId,
+    ]);
+    expect(row).toEqual({ definition_version: 2, state: 'QUARANTINED' });
+  });
+
   it('an unknown connector: exit 5, Connector not found', async () => {
     const r = await gds(['push', await sqlArtifact('products'), '--connector', 'con_nope', '--json']);
     expect(r.code).toBe(5);

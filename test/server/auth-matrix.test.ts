@@ -268,3 +268,86 @@ describe('mint-time role rules', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(status);
   });
 });
+
+// Replacing a definition redefines (and de-certifies) the table, so a person needs the delete rule: the
+// table's owner or a workspace admin. A MANAGEMENT token with workspace:write:definition keeps its right.
+describe('replace-time role rules', () => {
+  const roles = ['OWNER', 'ADMIN', 'STEWARD', 'MEMBER'] as const;
+  const tables: Array<{ name: string; expected: number[] }> = [
+    { name: 'customers', expected: [202, 202, 202, 403] }, // owned by STEWARD, CERTIFIED
+    { name: 'orders', expected: [202, 202, 403, 202] }, // owned by MEMBER
+  ];
+  const replaceCells = tables.flatMap((t) =>
+    roles.map((role, i) => ({ role, table: t.name, status: nth(t.expected, i) })),
+  );
+
+  /** The table's own definition again, so a permitted replace changes nothing but the version. */
+  async function sameDefinition(tableId: string) {
+    const [row] = await server.sql<{ name: string; source: string; columns: Array<{ name: string }> }>(
+      'SELECT name, source, columns FROM gds.tables WHERE id = $1',
+      [tableId],
+    );
+    if (!row) throw new Error(`no table ${tableId}`);
+    const lines = [`table: ${row.name}`, `source: ${row.source}`, 'columns:'];
+    return {
+      filename: `${row.name}.yml`,
+      content: [...lines, ...row.columns.map((c) => `  - name: ${c.name}`)].join('\n'),
+      replaceId: tableId,
+    };
+  }
+
+  const snapshot = async (tableId: string) => ({
+    table: await server.sql('SELECT state, columns, definition_version FROM gds.tables WHERE id = $1', [
+      tableId,
+    ]),
+    replaced: await server.sql(
+      `SELECT id FROM gds.audit_log WHERE table_id = $1 AND action = 'DEFINITION_REPLACED'`,
+      [tableId],
+    ),
+  });
+
+  it.each(replaceCells)(
+    '$role replacing $table with a CLI token -> $status',
+    async ({ role, table, status }) => {
+      const tableId = server.table(table).id;
+      const before = await snapshot(tableId);
+      const response = await server.request('POST', '/api/artifacts', {
+        token: server.user(role).cliToken,
+        body: await sameDefinition(tableId),
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(status);
+      if (status === 403) {
+        expect(response.body.error).toMatchObject({
+          code: 'replace_forbidden',
+          message: "Only table owners or workspace admins can replace this table's definition",
+        });
+        expect(await snapshot(tableId)).toEqual(before);
+      }
+    },
+  );
+
+  it('refuses a MEMBER session JWT on a table it does not own, as the CLI token', async () => {
+    const tableId = server.table('customers').id;
+    const response = await server.request('POST', '/api/artifacts', {
+      token: server.user('MEMBER').accessToken,
+      body: await sameDefinition(tableId),
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe('replace_forbidden');
+  });
+
+  it('lets a MANAGEMENT token with workspace:write:definition replace a table its issuer does not own', async () => {
+    const tableId = server.table('orders').id;
+    const definer = await server.issueToken('STEWARD', {
+      name: 'definer',
+      env: 'dev',
+      scopes: ['workspace:write:definition'],
+    });
+    const connectorId = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id;
+    const response = await server.request('POST', '/api/workspace/definitions', {
+      token: definer.tokens.accessToken,
+      body: { ...(await sameDefinition(tableId)), mimeType: 'yaml', connectorId },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+  });
+});

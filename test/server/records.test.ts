@@ -2,6 +2,7 @@
 // rows read from the warehouse and never written, and the audit entries each write leaves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import { pushDevDefinition } from '../helpers/push.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -317,4 +318,29 @@ describe('writing a Mode A table', () => {
       expect(rows.body.records.find((r: { id: string }) => r.id === 'c01')?.email).toBe('ada@example.com');
     },
   );
+});
+
+describe('the record contract (§2.3)', () => {
+  it("serves a Mode A table's governed columns and id only, never the warehouse object's other columns", async () => {
+    const pushed = await pushDevDefinition(server, 'productsdim', ['product_name', 'price'], 'OWNER');
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
+    const tableId = pushed.body.tableId as string;
+    const reader = await server.issueToken('OWNER', {
+      name: 'productsdim',
+      env: 'dev',
+      scopes: [{ tableId, permissions: ['read'] }],
+    });
+    const response = await server.request('GET', `/api/tables/${tableId}/records?limit=100`, {
+      token: reader.tokens.accessToken,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.records.length).toBeGreaterThan(0);
+    for (const record of response.body.records) {
+      expect(Object.keys(record).sort()).toEqual(['id', 'price', 'product_name']);
+    }
+    const searched = await server.request('GET', `/api/tables/${tableId}/records?search=x`, {
+      token: reader.tokens.accessToken,
+    });
+    for (const record of searched.body.records) expect(record).not.toHaveProperty('category_id');
+  });
 });

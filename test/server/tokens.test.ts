@@ -3,6 +3,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import { pushDevDefinition } from '../helpers/push.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -239,5 +240,46 @@ describe('refresh', () => {
     } finally {
       server.clock.reset();
     }
+  });
+});
+
+describe('a grant belongs to the table it was made on', () => {
+  const productsdim = () => pushDevDefinition(server, 'productsdim', ['product_id', 'price'], 'OWNER');
+  const records = (tableId: string, token: string) =>
+    server.request('GET', `/api/tables/${tableId}/records?limit=1`, { token });
+
+  it('a token granted on a deleted table reads nothing of a new table reusing its slug, refreshed or not', async () => {
+    const owner = server.user('OWNER').cliToken;
+    const first = await productsdim();
+    expect(first.status).toBe(202);
+    const granted = await server.issueToken('OWNER', {
+      name: 'old-grant',
+      env: 'dev',
+      scopes: [{ tableId: first.body.tableId, permissions: ['read'] }],
+    });
+    expect(granted.scopes).toEqual(['tables:productsdim:read']);
+    expect((await records(first.body.tableId, granted.tokens.accessToken)).status).toBe(200);
+
+    expect(
+      (await server.request('DELETE', `/api/tables/${first.body.tableId}`, { token: owner })).status,
+    ).toBe(200);
+    const second = await productsdim();
+    expect(second.status).toBe(202);
+    expect(second.body.tableId).not.toBe(first.body.tableId);
+
+    const refused = await records(second.body.tableId, granted.tokens.accessToken);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('table_not_in_scope');
+    const refreshed = await refresh(granted.tokens.refreshToken);
+    expect(refreshed.status).toBe(200);
+    expect((await records(second.body.tableId, refreshed.body.tokens.accessToken)).status).toBe(403);
+
+    const fresh = await server.issueToken('OWNER', {
+      name: 'new-grant',
+      env: 'dev',
+      scopes: [{ tableId: second.body.tableId, permissions: ['read'] }],
+    });
+    expect(fresh.scopes).toEqual(['tables:productsdim:read']);
+    expect((await records(second.body.tableId, fresh.tokens.accessToken)).status).toBe(200);
   });
 });

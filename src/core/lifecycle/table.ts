@@ -10,6 +10,19 @@ import type {
   Trigger,
 } from './types.js';
 
+/** A person who owns the table or administers the workspace (the rule for delete and replace). */
+function isOwnerOrAdmin(ctx: TransitionContext): boolean {
+  const { actor } = ctx;
+  if (!actor || !('role' in actor)) return false;
+  return actor.isTableOwner || actor.role === 'OWNER' || actor.role === 'ADMIN';
+}
+
+/** A MANAGEMENT token holding the workspace's definition-writing scope (§4.7, `POST /api/workspace/definitions`). */
+function holdsDefinitionScope(ctx: TransitionContext): boolean {
+  const { actor } = ctx;
+  return Boolean(actor && 'tokenScopes' in actor && actor.tokenScopes.includes('workspace:write:definition'));
+}
+
 /** Named conditions, each evaluated on the request's context (and the table's current state). */
 export const GUARDS = {
   /** A Mode B (custody) table: managed through the dashboard or API, never by push or delete. */
@@ -19,11 +32,14 @@ export const GUARDS = {
   /** No review proof, or one older than the definition, gate1.yml or the latest ingest. */
   proofMissingOrStale: (ctx) => !ctx.certification?.proof?.fresh,
   predicatesFailed: (ctx) => (ctx.certification?.proof?.failedPredicates.length ?? 0) > 0,
+  /** Checks run again at certify time, on the data as it is now, fail. */
+  liveChecksFailed: (ctx) => (ctx.certification?.liveChecks.failed.length ?? 0) > 0,
   gate3RequiredUnsatisfied: (ctx) =>
     Boolean(ctx.certification?.gate3Required && !ctx.certification.gate3Satisfied),
   inspectionPolicyUnmet: (ctx) => !ctx.certification?.inspectionPolicyMet,
-  notOwnerOrAdmin: (ctx) =>
-    !(ctx.actor?.isTableOwner || ctx.actor?.role === 'OWNER' || ctx.actor?.role === 'ADMIN'),
+  notOwnerOrAdmin: (ctx) => !isOwnerOrAdmin(ctx),
+  /** Replace takes the delete rule, or a MANAGEMENT token whose scope covers every definition of the workspace. */
+  mayNotReplace: (ctx) => !isOwnerOrAdmin(ctx) && !holdsDefinitionScope(ctx),
   gate3WithoutBaseline: (ctx) => ctx.gate === 3 && !ctx.baselineReportId?.trim(),
   driftDetected: (ctx) => ctx.driftDetected === true,
   envAssertionMismatch: (ctx) =>
@@ -50,7 +66,12 @@ export interface Move {
 }
 
 export interface Refusal {
-  refuse: { status: RefusalStatus; code: string; message: Message };
+  refuse: {
+    status: RefusalStatus;
+    code: string;
+    message: Message;
+    details?: (ctx: TransitionContext) => Record<string, unknown>;
+  };
   audit?: AuditRecord;
 }
 
@@ -78,15 +99,25 @@ const nameConflict: Refusal = {
 };
 
 /** Certify on a PENDING_REVIEW table that a check blocks: 422 with the cause, state unchanged, audited. */
-function certifyBlocked(code: string, when: GuardName, message: Message): TransitionRow {
+function certifyBlocked(
+  code: string,
+  when: GuardName,
+  message: Message,
+  details?: Refusal['refuse']['details'],
+): TransitionRow {
   return {
     id: `certify.blocked.${code}`,
     from: ['PENDING_REVIEW'],
     trigger: 'certify',
     when,
-    outcome: { refuse: { status: 422, code, message }, audit: contract('CERTIFICATION_BLOCKED') },
+    outcome: {
+      refuse: { status: 422, code, message, ...(details ? { details } : {}) },
+      audit: contract('CERTIFICATION_BLOCKED'),
+    },
   };
 }
+
+const liveFailures = (ctx: TransitionContext) => ctx.certification?.liveChecks.failed ?? [];
 
 /**
  * The table lifecycle of spec §3, one row per line of its table (refusals split by cause). Rows are tried in
@@ -162,6 +193,21 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     },
   },
   {
+    // Replacing redefines (and de-certifies) the table, so it takes the same right as deleting it.
+    id: 'replace.forbidden',
+    from: 'any',
+    trigger: 'replaced',
+    when: 'mayNotReplace',
+    outcome: {
+      refuse: {
+        status: 403,
+        code: 'replace_forbidden',
+        message: "Only table owners or workspace admins can replace this table's definition",
+      },
+      audit: artifact('DEFINITION_REPLACE_REFUSED'),
+    },
+  },
+  {
     // Replacement also re-runs the auto-baseline and answers 202 with a job, like a registration (`push --replace --wait`).
     id: 'replace.certified',
     from: ['CERTIFIED'],
@@ -208,6 +254,15 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     'predicatesFailed',
     (ctx) =>
       `Certification blocked: Gate 1 predicates failed: ${(ctx.certification?.proof?.failedPredicates ?? []).join(', ')}`,
+  ),
+  certifyBlocked(
+    'checks_failed',
+    'liveChecksFailed',
+    (ctx) =>
+      `Certification blocked: Gate 1 checks fail on the data as it is now: ${liveFailures(ctx)
+        .map((c) => `${c.name} (${c.detail})`)
+        .join('; ')}. Fix the data or gate1.yml, then run gate submit again`,
+    (ctx) => ({ failedChecks: liveFailures(ctx) }),
   ),
   certifyBlocked(
     'gate3_required',

@@ -35,13 +35,14 @@ function resultOf(
 ): TransitionResult {
   const { outcome } = row;
   if ('refuse' in outcome) {
-    const { status, code, message } = outcome.refuse;
+    const { status, code, message, details } = outcome.refuse;
     return {
       ok: false,
       row: row.id,
       status,
       code,
       message: typeof message === 'string' ? message : message(context, state),
+      ...(details ? { details: details(context) } : {}),
       ...(outcome.audit ? { audit: { ...outcome.audit } } : {}),
     };
   }

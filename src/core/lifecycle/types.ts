@@ -41,12 +41,20 @@ export interface TransitionContext {
   tableName?: string;
   /** registered: an existing artifact already uses this name, or this source (`schema.table`). */
   conflict?: { kind: 'name' } | { kind: 'source'; source: string };
-  /** deleted: the caller's workspace role and whether they own the table. */
-  actor?: { role: string; isTableOwner: boolean };
+  /**
+   * deleted, replaced: who asks. A person: their workspace role and whether they own the table. A MANAGEMENT
+   * token (replace through `POST /api/workspace/definitions`): the workspace scopes it holds.
+   */
+  actor?: { role: string; isTableOwner: boolean } | { tokenScopes: readonly string[] };
   /** certify: what certification checks; absent means no review proof exists. */
   certification?: {
     /** The latest persisted review proof; absent when none. `fresh` is false when the definition, gate1.yml or data changed after it. */
     proof?: { fresh: boolean; failedPredicates: string[] };
+    /**
+     * §2.11: the 6 baseline predicates and the gate1.yml checks, run again at certify time on the data as it is
+     * now (a warehouse may change outside the service after the proof); the HARD_FAIL checks that failed.
+     */
+    liveChecks: { failed: Array<{ name: string; detail: string }> };
     gate3Required: boolean;
     gate3Satisfied: boolean;
     inspectionPolicyMet: boolean;
@@ -109,6 +117,8 @@ export type TransitionResult =
       status: RefusalStatus;
       code: string;
       message: string;
+      /** What the error's `details` carry besides the table (e.g. the checks that failed). */
+      details?: Record<string, unknown>;
       /** Every refusal but a 404 is audited too, so the trail shows blocked and refused attempts. */
       audit?: AuditRecord;
     };

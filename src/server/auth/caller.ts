@@ -26,6 +26,8 @@ export interface IntegrationCaller {
   workspaceId: string;
   scopes: string[];
   env: string;
+  /** DATA-API: the table id each granted slug was granted on. */
+  tableIds: Record<string, string>;
 }
 
 export type Caller = SessionCaller | IntegrationCaller;

@@ -20,6 +20,8 @@ export interface NewIntegrationToken {
   audience: Audience;
   env: string;
   scopes: string[];
+  /** DATA-API: granted slug -> table id (see IntegrationClaims.tableIds). */
+  tableIds: Record<string, string>;
 }
 
 export interface IssuedCredentials {
@@ -37,8 +39,9 @@ export async function issueIntegrationToken(
   const now = new Date(ctx.clock()).toISOString();
   const refresh = await ctx.db.transaction(async (tx) => {
     await tx.query(
-      `INSERT INTO gds.integration_tokens (id, workspace_id, user_id, name, audience, env, scopes, client_token_hash, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO gds.integration_tokens (id, workspace_id, user_id, name, audience, env, scopes, client_token_hash,
+         created_at, table_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         id,
         spec.workspaceId,
@@ -49,6 +52,7 @@ export async function issueIntegrationToken(
         JSON.stringify(spec.scopes),
         sha256(clientToken),
         now,
+        JSON.stringify(spec.tableIds),
       ],
     );
     await recordAudit(tx, ctx.clock, {
@@ -92,6 +96,7 @@ interface RefreshRow {
   audience: Audience;
   env: string;
   scopes: string[];
+  table_ids: Record<string, string>;
   revoked_at: Date | null;
   member_active: boolean | null;
 }
@@ -105,7 +110,7 @@ export async function refreshIntegrationToken(ctx: AppContext, presented: string
   if (!id || !secret || extra !== undefined) throw INVALID();
   const [row] = await ctx.db.query<RefreshRow>(
     `SELECT r.id, r.family_id, r.secret_hash, r.expires_at, r.used_at, t.workspace_id, t.user_id, t.audience,
-            t.env, t.scopes, t.revoked_at, m.active AS member_active
+            t.env, t.scopes, t.table_ids, t.revoked_at, m.active AS member_active
        FROM gds.refresh_tokens r
        JOIN gds.integration_tokens t ON t.id = r.family_id
        LEFT JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
@@ -147,6 +152,7 @@ export async function refreshIntegrationToken(ctx: AppContext, presented: string
     tokenId: row.family_id,
     scopes: row.scopes,
     env: row.env,
+    tableIds: row.table_ids,
   });
   return { accessToken: access.token, expiresAt: access.expiresAt, ...refresh };
 }

@@ -24,6 +24,11 @@ export interface IntegrationClaims {
   tokenId: string;
   scopes: string[];
   env: string;
+  /**
+   * DATA-API: the table id each granted slug named when the token was issued (`tables:<slug>:…` scopes keep
+   * the spec's strings; a later table reusing the slug is not the granted one).
+   */
+  tableIds: Record<string, string>;
 }
 
 export type AccessClaims = SessionClaims | IntegrationClaims;
@@ -47,6 +52,7 @@ export class TokenSigner {
     const payload: Record<string, unknown> = { ws: claims.workspaceId };
     if (claims.audience !== SESSION_AUDIENCE) {
       Object.assign(payload, { scope: claims.scopes.join(' '), env: claims.env, tid: claims.tokenId });
+      if (Object.keys(claims.tableIds).length > 0) payload.tbl = claims.tableIds;
     }
     const token = await new SignJWT(payload)
       .setProtectedHeader({ alg: SIGNING_ALG, kid: this.keys.kid, typ: 'at+jwt' })
@@ -92,8 +98,17 @@ export class TokenSigner {
         tokenId: payload.tid,
         scopes: typeof payload.scope === 'string' && payload.scope ? payload.scope.split(' ') : [],
         env: typeof payload.env === 'string' ? payload.env : '',
+        tableIds: stringRecord(payload.tbl),
       };
     }
     throw unauthorized('invalid_token', 'The access token has an unknown audience.');
   }
+}
+
+/** A claim that maps strings to strings; anything else reads as empty (no table bound). */
+function stringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

@@ -6,6 +6,8 @@ import type { Caller, SessionCaller } from '../auth/caller.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { Queryable } from '../db/index.js';
 import { forbidden, unauthorized } from '../errors.js';
+import type { TableRow } from '../governance/tables.js';
+import { loadTable } from '../governance/tables.js';
 
 export interface TableSubject {
   id: string;
@@ -23,19 +25,33 @@ export function requireRole(caller: SessionCaller, minimum: Role, what: string):
   }
 }
 
-/** §5.6: a caller scoped to some environments acts only in those (403 otherwise). */
-export function requireEnvironment(caller: Caller, environmentLabel: string): void {
-  const allowed =
-    caller.kind === 'session'
-      ? caller.envScope.includes(environmentLabel)
-      : environmentAllows(caller.env, environmentLabel);
-  if (!allowed) {
+/**
+ * §5.6: a caller scoped to some environments acts on, and reads, only tables in those (403 otherwise). The one
+ * environment check of every table endpoint a person or a MANAGEMENT token calls, reads included.
+ */
+export function requireEnvironment(caller: Caller, environmentLabel: string, tableId?: string): void {
+  if (!inEnvironmentScope(caller, environmentLabel)) {
+    const scope = caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env;
     throw forbidden(
       'environment_forbidden',
-      `You may act only in ${caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env}; this table is in ${environmentLabel}.`,
-      { environmentLabel },
+      `You may act only in ${scope}; ${tableId === undefined ? 'this table' : `table ${tableId}`} is in ${environmentLabel}. Ask a workspace admin to widen your environment scope.`,
+      { environmentLabel, ...(tableId === undefined ? {} : { tableId }) },
     );
   }
+}
+
+/** Whether the caller may act in (and read) `environmentLabel`; lists keep only what this allows. */
+export function inEnvironmentScope(caller: Caller, environmentLabel: string): boolean {
+  return caller.kind === 'session'
+    ? caller.envScope.includes(environmentLabel) || caller.envScope.includes('*')
+    : environmentAllows(caller.env, environmentLabel);
+}
+
+/** An active table of the caller's workspace (404 otherwise) in an environment the caller may act in (403). */
+export async function loadTableInScope(q: Queryable, caller: Caller, tableId: string): Promise<TableRow> {
+  const table = await loadTable(q, caller.workspaceId, tableId);
+  requireEnvironment(caller, table.environmentLabel, table.id);
+  return table;
 }
 
 /** A person on a CLI path: session JWT or static CLI token, never an integration token (401). */

@@ -1,11 +1,14 @@
-// Certification (§4.6): what certify checks (fresh proof, predicates, Gate 3, inspection policy)
-// and what it does on success (version snapshot, live contract stamped, certified view published).
+// Certification (§4.6): what certify checks (fresh proof, predicates, the Gate 1 checks run again on the
+// data as it is now, Gate 3, inspection policy) and what it does on success (version snapshot, live contract stamped, certified view published).
 import type { TransitionContext } from '../../core/lifecycle/index.js';
 import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
+import type { Gate1Proof } from '../gates/gate1-runner.js';
+import { runGate1 } from '../gates/gate1-runner.js';
 import { isProofFresh, latestSubmitProof } from '../gates/proofs.js';
+import type { GateTable } from '../gates/table.js';
 import { applyTrigger } from '../governance/engine.js';
 import type { TableRow } from '../governance/tables.js';
 import { getWorkspaceConfig } from './config.js';
@@ -79,11 +82,33 @@ export function parseCertifyBody(body: unknown): CertifyBody {
   return parsed;
 }
 
-/** What the certify transition's guards read, from the proof, the jobs and the workspace config. */
+/**
+ * §2.11: "The 6 baseline Gate 1 predicates always run on certification": they and the table's gate1.yml checks
+ * run on the data as it is now (full scan, read only, before the certify transaction), since the warehouse can
+ * change outside the service after the proof. Only for a table certify may move; elsewhere it is refused anyway.
+ */
+export async function certificationChecks(
+  db: Db,
+  clock: Clock,
+  table: GateTable,
+): Promise<Gate1Proof | null> {
+  return table.state === 'PENDING_REVIEW' ? runGate1(db, table, { clock }) : null;
+}
+
+/** The HARD_FAIL checks of a certify-time run that failed, as the lifecycle reads them. */
+function liveFailures(live: Gate1Proof | null): Array<{ name: string; detail: string }> {
+  if (!live) return [];
+  return live.results
+    .filter((r) => live.failedPredicates.includes(r.name))
+    .map((r) => ({ name: r.name, detail: r.detail }));
+}
+
+/** What the certify transition's guards read, from the proof, the certify-time checks, the jobs and the config. */
 export async function certificationContext(
   q: Queryable,
   table: TableRow,
   body: CertifyBody,
+  live: Gate1Proof | null,
 ): Promise<TransitionContext> {
   const config = await getWorkspaceConfig(q, table.workspaceId);
   const proof = await latestSubmitProof(q, table.id);
@@ -119,6 +144,7 @@ export async function certificationContext(
             },
           }
         : {}),
+      liveChecks: { failed: liveFailures(live) },
       gate3Required: config.gate3Required,
       gate3Satisfied,
       inspectionPolicyMet,
@@ -135,10 +161,10 @@ export async function certificationContext(
 export async function certify(
   tx: Queryable,
   clock: Clock,
-  input: { table: TableRow; caller: Caller; body: CertifyBody },
+  input: { table: TableRow; caller: Caller; body: CertifyBody; live: Gate1Proof | null },
 ): Promise<CertifiedContract> {
   const { table, caller, body } = input;
-  const context = await certificationContext(tx, table, body);
+  const context = await certificationContext(tx, table, body, input.live);
   const { effects } = await applyTrigger(tx, {
     table,
     trigger: 'certify',

@@ -245,6 +245,12 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX session_refresh_tokens_by_family ON gds.session_refresh_tokens (family_id);
     `,
   },
+  {
+    // Version 7 (6 is the certified-views namespace migration of the same round).
+    version: 7,
+    name: 'integration tokens: each table grant bound to the table id it was granted on',
+    sql: `ALTER TABLE gds.integration_tokens ADD COLUMN table_ids jsonb NOT NULL DEFAULT '{}'::jsonb;`,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -3,7 +3,7 @@
 // (reconcile columns, file a recertification, enqueue the auto-baseline job).
 import type { ArtifactKind, GovernanceArtifact } from '../../core/artifacts/index.js';
 import { formatArtifactError, parseArtifact, resolveSource } from '../../core/artifacts/index.js';
-import type { Effect } from '../../core/lifecycle/index.js';
+import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
@@ -384,7 +384,11 @@ async function replace(
   const result = await applyTrigger(tx, {
     table,
     trigger: 'replaced',
-    context: { mode: table?.mode ?? 'MODE_A', tableName: artifact.table },
+    context: {
+      mode: table?.mode ?? 'MODE_A',
+      tableName: artifact.table,
+      actor: replacingActor(caller, table),
+    },
     actor: caller,
     clock: ctx.clock,
     details: { via, replaceId, fileName: input.filename, source, columns: { added, removed } },
@@ -432,6 +436,12 @@ async function replace(
       columns: { added, removed },
     },
   };
+}
+
+/** Who replaces, for the lifecycle's rule: a person's role and ownership, or a MANAGEMENT token's scopes. */
+function replacingActor(caller: Caller, table: TableRow | null): TransitionContext['actor'] {
+  if (caller.kind === 'integration') return { tokenScopes: caller.scopes };
+  return { role: caller.role, isTableOwner: table?.ownerId === caller.userId };
 }
 
 interface EffectTarget {

@@ -87,7 +87,9 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
       result.code,
       result.message,
       refusalAudit,
-      table ? { tableId: table.id, state: table.state } : undefined,
+      table || result.details
+        ? { ...(table ? { tableId: table.id, state: table.state } : {}), ...result.details }
+        : undefined,
     );
   }
   if (table && result.next !== table.state) {

@@ -61,7 +61,7 @@ async function listWarehouseRows(
     orderBy: hasId ? 't.id' : 't.ctid',
     params,
   });
-  return { records: rows.map((r) => ({ ...r.row, id: r.rid })), total };
+  return { records: rows.map((r) => toRecord(table, { id: r.rid, data: r.row })), total };
 }
 
 async function listStoredRecords(
@@ -82,7 +82,7 @@ async function listStoredRecords(
     orderBy: 'seq',
     params,
   });
-  return { records: rows.map(toRecord), total };
+  return { records: rows.map((r) => toRecord(table, r)), total };
 }
 
 /** One page and the number of matching rows, in one query unless the page is past the end. */
@@ -103,8 +103,13 @@ async function pageOf<T>(
   return { rows: [], total: count?.n ?? 0 };
 }
 
-function toRecord(row: { id: string; data: Record<string, unknown> }): TableRecord {
-  return { ...row.data, id: row.id };
+/**
+ * A record's keys are the table's column names (§2.3) plus `id`: a warehouse object's other columns, or
+ * values a Mode B table no longer governs, are not part of the contract and are never served.
+ */
+function toRecord(table: GovernedTable, row: { id: string; data: Record<string, unknown> }): TableRecord {
+  const governed = table.columns.filter((c) => c.name in row.data).map((c) => [c.name, row.data[c.name]]);
+  return { ...Object.fromEntries(governed), id: row.id };
 }
 
 /** 400 naming the columns when `values` do not fit the table. */
@@ -155,7 +160,7 @@ export async function updateRecord(
     [table.id, recordId, JSON.stringify(values), now],
   );
   if (!row) throw recordNotFound(table, recordId);
-  return toRecord(row);
+  return toRecord(table, row);
 }
 
 export async function deleteRecord(q: Queryable, table: GovernedTable, recordId: string): Promise<void> {

@@ -47,8 +47,10 @@ export function authorizeTable(
   permission: TablePermission,
 ): void {
   const needed = tableScope(table.slug, permission);
-  if (!caller.scopes.includes(needed)) {
-    const granted = caller.scopes.some((s) => s.startsWith(`tables:${table.slug}:`));
+  // The scope names the slug; the grant was made on one table: a later table reusing the slug is not it.
+  const bound = caller.tableIds[table.slug] === table.id;
+  if (!bound || !caller.scopes.includes(needed)) {
+    const granted = bound && caller.scopes.some((s) => s.startsWith(`tables:${table.slug}:`));
     throw forbidden(
       granted ? 'missing_permission' : 'table_not_in_scope',
       granted

@@ -3,17 +3,18 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CertifyResponse } from '../../contract/types.js';
 import {
   requireCertifier,
+  loadTableInScope,
   requireEnvironment,
   requirePerson,
   requireRole,
   requireTokenTableWrite,
 } from '../certification/access.js';
-import { certify, parseCertifyBody } from '../certification/certify.js';
+import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
+import { loadGateTable } from '../gates/table.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
-import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
 
@@ -21,11 +22,15 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/tables/:tableId/semantic-contract/certify', async (request: TableRequest) => {
     const caller = requireCertifier(await callerOf(ctx, request));
     const body = parseCertifyBody(request.body);
+    // The checks scan the data outside the certify transaction, once the caller may certify this table.
+    const scanned = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
+    requireEnvironment(caller, scanned.environmentLabel, scanned.id);
+    await requireTokenTableWrite(ctx.db, caller, scanned);
+    const live = await certificationChecks(ctx.db, ctx.clock, scanned);
     const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      requireEnvironment(caller, table.environmentLabel);
+      const table = await loadTableInScope(tx, caller, request.params.tableId);
       await requireTokenTableWrite(tx, caller, table);
-      return { contract: await certify(tx, ctx.clock, { table, caller, body }) };
+      return { contract: await certify(tx, ctx.clock, { table, caller, body, live }) };
     });
     return response;
   });
@@ -44,8 +49,7 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      requireEnvironment(caller, table.environmentLabel);
+      const table = await loadTableInScope(tx, caller, request.params.tableId);
       const { next } = await applyTrigger(tx, {
         table,
         trigger: 'rejected',

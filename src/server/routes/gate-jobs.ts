@@ -8,7 +8,8 @@ import type { AppContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Job } from '../governance/jobs.js';
 import { cancelJob, getJob } from '../governance/jobs.js';
-import { assertEnvironment, gateCaller } from '../gates/access.js';
+import { requireEnvironment } from '../certification/access.js';
+import { gateCaller } from '../gates/access.js';
 import { GATE_OF, jobBody, TERMINAL_STATUSES } from '../gates/job-body.js';
 import type { Query } from '../query.js';
 import { rejectUnknownParams, stringParam } from '../query.js';
@@ -89,7 +90,7 @@ async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: S
         [job.tableId],
       )
     : [];
-  if (table && job.tableId) assertEnvironment(caller, table.environment_label, job.tableId);
+  if (table && job.tableId) requireEnvironment(caller, table.environment_label, job.tableId);
   if (gateParam !== undefined && Number(gateParam) !== GATE_OF[job.type]) {
     throw badRequest(
       'gate_mismatch',

@@ -34,6 +34,7 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
       audience: plan.audience,
       env: body.env,
       scopes: plan.scopes,
+      tableIds: plan.audience === 'DATA-API' ? Object.fromEntries(tables.map((t) => [t.slug, t.id])) : {},
     });
     const response: IssuedToken = {
       id: issued.id,

@@ -1,7 +1,7 @@
 // Environment promotion and portable bundles (`gds env promote --to`, `--bundle-out`, `--bundle-in`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { requireEnvironment, requirePerson } from '../certification/access.js';
+import { loadTableInScope, requireEnvironment, requirePerson } from '../certification/access.js';
 import type { Bundle } from '../certification/bundle.js';
 import { openBundle, sealBundle } from '../certification/bundle.js';
 import type { PromotionResult } from '../certification/promotion.js';
@@ -18,7 +18,7 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown 
 export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables/:tableId/bundle', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
     const bundle: Bundle = sealBundle(await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString()));
     return bundle;
   });

@@ -3,14 +3,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
-import { requireEnvironment } from '../certification/access.js';
+import { inEnvironmentScope, loadTableInScope } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { activeJobs } from '../governance/jobs.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
-import { listTables, loadTable } from '../governance/tables.js';
+import { listTables } from '../governance/tables.js';
 import type { Query } from '../query.js';
 import { rejectUnknownParams, stringParam } from '../query.js';
 import { slugOf } from '../governance/definitions.js';
@@ -31,7 +31,9 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       );
     }
-    const tables = await listTables(ctx.db, caller.workspaceId, state);
+    const tables = (await listTables(ctx.db, caller.workspaceId, state)).filter((t) =>
+      inEnvironmentScope(caller, t.environmentLabel),
+    );
     return {
       tables: tables.map((t) => ({
         id: t.id,
@@ -46,7 +48,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/tables/:tableId/status', async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
     const jobs = await activeJobs(ctx.db, table.id);
     return {
       id: table.id,
@@ -68,7 +70,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/tables/:tableId/ddl', async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
     return {
       tableId: table.id,
       name: table.name,
@@ -82,8 +84,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.delete('/api/tables/:tableId', async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      requireEnvironment(caller, table.environmentLabel);
+      const table = await loadTableInScope(tx, caller, request.params.tableId);
       const result = await applyTrigger(tx, {
         table,
         trigger: 'deleted',

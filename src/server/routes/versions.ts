@@ -2,7 +2,7 @@
 // earlier version as a new forward version that files a recertification request.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
+import { loadTableInScope, requirePerson, requireRole } from '../certification/access.js';
 import {
   appendVersion,
   getVersion,
@@ -14,14 +14,13 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
-import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
 
 export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables/:tableId/versions', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
     const list: Schema<'ContractVersionList'> = {
       tableId: table.id,
       versions: await listVersions(ctx.db, table.id),
@@ -35,8 +34,7 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
     const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
     const reason = body.reason.trim();
     const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      requireEnvironment(caller, table.environmentLabel);
+      const table = await loadTableInScope(tx, caller, request.params.tableId);
       const restored = await getVersion(tx, table.id, body.to);
       const { next, effects } = await applyTrigger(tx, {
         table,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIFECYCLE_STATES, TRANSITIONS, TRIGGERS, transition } from '../../../src/core/lifecycle/index.js';
 import type {
+  AuditRecord,
   LifecycleState,
   TransitionContext,
   TransitionResult,
@@ -11,11 +12,40 @@ const modeA: TransitionContext = { mode: 'MODE_A', tableName: 'orders' };
 const modeB: TransitionContext = { mode: 'MODE_B', tableName: 'customers' };
 const certifiable: NonNullable<TransitionContext['certification']> = {
   proof: { fresh: true, failedPredicates: [] },
+  liveChecks: { failed: [] },
   gate3Required: false,
   gate3Satisfied: false,
   inspectionPolicyMet: true,
 };
 const owner = { role: 'STEWARD', isTableOwner: true };
+const replacedAudit: AuditRecord = { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' };
+/** A replacement of a CERTIFIED table: reconciled, back to QUARANTINED, a schema_change recertification filed. */
+const replacedCertified: WithoutRow<TransitionResult> = {
+  ok: true,
+  next: 'QUARANTINED',
+  effects: [
+    { type: 'reconcile_columns' },
+    { type: 'file_recertification', cause: 'schema_change' },
+    { type: 'enqueue_baseline_job' },
+  ],
+  audit: replacedAudit,
+  status: 202,
+};
+/** A replacement of any other table: no recertification. */
+const replacedUncertified: WithoutRow<TransitionResult> = {
+  ok: true,
+  next: 'QUARANTINED',
+  effects: [{ type: 'reconcile_columns' }, { type: 'enqueue_baseline_job' }],
+  audit: replacedAudit,
+  status: 202,
+};
+const replaceForbidden = {
+  ok: false,
+  status: 403,
+  code: 'replace_forbidden',
+  message: "Only table owners or workspace admins can replace this table's definition",
+  audit: { action: 'DEFINITION_REPLACE_REFUSED', resource: 'governance_artifact' },
+} as const;
 
 /** Distributive Omit, so each branch of the result union keeps its own fields. */
 type WithoutRow<T> = T extends unknown ? Omit<T, 'row'> : never;
@@ -115,51 +145,69 @@ const CASES: Case[] = [
     },
   },
   {
+    row: 'replace.forbidden',
+    title: 'a MEMBER who does not own the table cannot replace its definition, as with delete',
+    state: 'CERTIFIED',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { role: 'MEMBER', isTableOwner: false } },
+    expected: replaceForbidden,
+  },
+  {
+    row: 'replace.forbidden',
+    title: 'a replace without a known actor is refused',
+    state: 'QUARANTINED',
+    trigger: 'replaced',
+    context: modeA,
+    expected: replaceForbidden,
+  },
+  {
+    row: 'replace.forbidden',
+    title: 'a MANAGEMENT token without workspace:write:definition cannot replace',
+    state: 'PENDING_REVIEW',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { tokenScopes: ['workspace:read:tables'] } },
+    expected: replaceForbidden,
+  },
+  {
+    row: 'replace',
+    title: 'a workspace ADMIN replaces a table someone else owns',
+    state: 'QUARANTINED',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { role: 'ADMIN', isTableOwner: false } },
+    expected: replacedUncertified,
+  },
+  {
+    row: 'replace.certified',
+    title: 'a MANAGEMENT token with workspace:write:definition keeps its right to replace (§4.7)',
+    state: 'CERTIFIED',
+    trigger: 'replaced',
+    context: { ...modeA, actor: { tokenScopes: ['workspace:write:definition'] } },
+    expected: replacedCertified,
+  },
+  {
     row: 'replace.certified',
     title:
       'replacing a CERTIFIED table reconciles columns, resets to QUARANTINED and files a recertification',
     state: 'CERTIFIED',
     trigger: 'replaced',
-    context: modeA,
-    expected: {
-      ok: true,
-      next: 'QUARANTINED',
-      effects: [
-        { type: 'reconcile_columns' },
-        { type: 'file_recertification', cause: 'schema_change' },
-        { type: 'enqueue_baseline_job' },
-      ],
-      audit: { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' },
-      status: 202,
-    },
+    context: { ...modeA, actor: owner },
+    expected: replacedCertified,
   },
   {
     row: 'replace',
     title: 'replacing a PENDING_REVIEW table resets it to QUARANTINED without a recertification',
     state: 'PENDING_REVIEW',
     trigger: 'replaced',
-    context: modeA,
-    expected: {
-      ok: true,
-      next: 'QUARANTINED',
-      effects: [{ type: 'reconcile_columns' }, { type: 'enqueue_baseline_job' }],
-      audit: { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' },
-      status: 202,
-    },
+    context: { ...modeA, actor: owner },
+    expected: replacedUncertified,
   },
   {
     row: 'replace',
     title: 'replacing a CORE table (not CERTIFIED) files no recertification',
     state: 'CORE',
     trigger: 'replaced',
-    context: modeA,
-    expected: {
-      ok: true,
-      next: 'QUARANTINED',
-      effects: [{ type: 'reconcile_columns' }, { type: 'enqueue_baseline_job' }],
-      audit: { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' },
-      status: 202,
-    },
+    context: { ...modeA, actor: owner },
+    expected: replacedUncertified,
   },
   {
     row: 'gate_submit',
@@ -273,6 +321,33 @@ const CASES: Case[] = [
       status: 422,
       code: 'predicates_failed',
       message: 'Certification blocked: Gate 1 predicates failed: grain_uniqueness, email_format',
+      audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
+    },
+  },
+  {
+    row: 'certify.blocked.checks_failed',
+    title:
+      'certify with a passing proof whose checks fail on the data as it is now is 422 naming them (§2.11)',
+    state: 'PENDING_REVIEW',
+    trigger: 'certify',
+    context: {
+      ...modeA,
+      certification: {
+        ...certifiable,
+        liveChecks: {
+          failed: [{ name: 'null_rate.category_name', detail: '3 of 20 rows are null (15%)' }],
+        },
+      },
+    },
+    expected: {
+      ok: false,
+      status: 422,
+      code: 'checks_failed',
+      message:
+        'Certification blocked: Gate 1 checks fail on the data as it is now: null_rate.category_name (3 of 20 rows are null (15%)). Fix the data or gate1.yml, then run gate submit again',
+      details: {
+        failedChecks: [{ name: 'null_rate.category_name', detail: '3 of 20 rows are null (15%)' }],
+      },
       audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
     },
   },
@@ -716,12 +791,12 @@ describe('lifecycle transition function', () => {
   });
 
   it('hands out fresh effect objects: mutating one result does not change the next', () => {
-    const first = transition('CERTIFIED', 'replaced', modeA);
+    const first = transition('CERTIFIED', 'replaced', { ...modeA, actor: owner });
     if (!first.ok) throw new Error('expected a transition');
     first.effects.length = 0;
     if (!first.audit) throw new Error('expected an audit record');
     first.audit.action = 'CHANGED';
-    const second = transition('CERTIFIED', 'replaced', modeA);
+    const second = transition('CERTIFIED', 'replaced', { ...modeA, actor: owner });
     expect(second.ok && second.effects.length).toBe(3);
     expect(second.ok && second.audit?.action).toBe('DEFINITION_REPLACED');
   });

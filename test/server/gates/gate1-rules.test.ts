@@ -175,7 +175,7 @@ describe('gate1.yml versions', () => {
       },
     );
     expect(production.status).toBe(403);
-    expect(production.body.error.code).toBe('environment_not_in_scope');
+    expect(production.body.error.code).toBe('environment_forbidden');
   });
 });
 

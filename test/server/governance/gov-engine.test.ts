@@ -65,7 +65,7 @@ describe('applyTrigger', () => {
       applyTrigger(tx, {
         table: await loadTable(tx, server.ready.workspaceId, id),
         trigger: 'replaced',
-        context: { mode: 'MODE_A' },
+        context: { mode: 'MODE_A', actor: { role: 'OWNER', isTableOwner: false } },
         actor: owner,
         clock,
         details: { why: 'test' },

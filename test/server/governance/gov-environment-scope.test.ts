@@ -87,3 +87,54 @@ describe('dismissing a recertification request', () => {
     expect(response.body.request).toMatchObject({ id: requestId, status: 'DISMISSED' });
   });
 });
+
+describe('reading a table outside the caller’s environment scope', () => {
+  const reads = [
+    '/status',
+    '/ddl',
+    '/versions',
+    '/bundle',
+    '/gate1',
+    '/gate1/versions',
+    '/gate1/versions/1',
+  ] as const;
+  const member = () => server.user('MEMBER').cliToken; // scoped to dev
+
+  it.each(reads)('GET %s of a production table is 403 for a member scoped to dev', async (suffix) => {
+    const id = server.table('customers_production').id;
+    const response = await server.request('GET', `/api/tables/${id}${suffix}`, { token: member() });
+    expect(response.status, JSON.stringify(response.body)).toBe(403);
+    expect(response.body.error).toMatchObject({
+      code: 'environment_forbidden',
+      details: { environmentLabel: 'production', tableId: id },
+    });
+    expect(response.body.error.message).toContain('production');
+  });
+
+  it.each(reads)('GET %s of a dev table is not refused for the same member', async (suffix) => {
+    const id = server.table('customers').id;
+    const response = await server.request('GET', `/api/tables/${id}${suffix}`, { token: member() });
+    expect(response.status, JSON.stringify(response.body)).not.toBe(403);
+  });
+
+  it('the table list leaves out the tables of environments outside the caller’s scope', async () => {
+    const listed = async (token: string) =>
+      (await server.request('GET', '/api/tables', { token })).body.tables.map(
+        (t: { environmentLabel: string }) => t.environmentLabel,
+      ) as string[];
+    const memberSees = await listed(member());
+    expect(memberSees.length).toBeGreaterThan(0);
+    expect(new Set(memberSees)).toEqual(new Set(['dev']));
+    expect(await listed(server.user('OWNER').cliToken)).toContain('production');
+  });
+
+  it("a production table's gate job is 403 for the same member", async () => {
+    const [job] = await server.sql('SELECT id FROM gds.jobs WHERE table_id = $1 LIMIT 1', [
+      server.table('customers_production').id,
+    ]);
+    expect(job).toBeDefined();
+    const response = await server.request('GET', `/api/gate-jobs/${String(job?.id)}`, { token: member() });
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe('environment_forbidden');
+  });
+});

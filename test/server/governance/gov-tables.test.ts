@@ -22,7 +22,8 @@ afterAll(async () => {
 
 describe('GET /api/tables', () => {
   it('lists the active tables with id, name, mode, state and gate', async () => {
-    const response = await get('/api/tables');
+    // The OWNER's scope covers every environment; a member scoped to dev sees dev tables only.
+    const response = await get('/api/tables', server.user('OWNER').cliToken);
     expect(response.status).toBe(200);
     const names = response.body.tables.map((t: { name: string }) => t.name);
     expect(names).toEqual(
