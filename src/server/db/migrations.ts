@@ -245,6 +245,14 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX session_refresh_tokens_by_family ON gds.session_refresh_tokens (family_id);
     `,
   },
+  {
+    version: 6,
+    name: 'refresh-token reuse grace: the successor of a spent refresh token, sealed',
+    sql: `
+      ALTER TABLE gds.refresh_tokens ADD COLUMN successor_sealed text;
+      ALTER TABLE gds.session_refresh_tokens ADD COLUMN successor_sealed text;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */
