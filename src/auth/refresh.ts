@@ -143,6 +143,8 @@ export async function refreshUnderLock(
           const again = await readSession(profileName, options);
           if (again.accessToken !== stale)
             return { accessToken: again.accessToken, expiresAt: again.expiresAt };
+          // Refused for good: nothing is left to complete, and the profile stays as it was.
+          await forgetInFlight(profileName, options);
           const interrupted =
             stored.inFlight === undefined
               ? ''
