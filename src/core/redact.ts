@@ -20,11 +20,11 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
   [/\b(Bearer)\s+[^\s"',;)]+/gi, (_match, scheme) => `${scheme} ${MASK}`],
   // JWTs: three base64url segments, the first one a JSON header.
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, maskToken],
-  // Static CLI tokens, client tokens and session refresh tokens, wherever a word may start (a flag's
-  // `=`, an underscore of a stray argument).
-  [/(?<![A-Za-z0-9])(?:cli|tf|gdsr)_[A-Za-z0-9_-]{8,}/g, maskToken],
-  // Integration refresh tokens: `rt_<id>.<secret>`.
-  [/(?<![A-Za-z0-9])rt_[A-Za-z0-9]{4,}\.[A-Za-z0-9_-]{4,}/g, maskToken],
+  // Static CLI tokens, client tokens and session refresh tokens.
+  [/\b(?:cli|tf|gdsr)_[A-Za-z0-9_-]{8,}/g, maskToken],
+  // Integration refresh tokens: `rt_<hex id>.<secret>` (a `schema.table` name such as rt_sales.orders is
+  // not one).
+  [/\brt_[0-9a-f]{8,}\.[A-Za-z0-9_-]{16,}/g, maskToken],
   // Other secrets carried as JSON fields, camelCase or OAuth's snake_case.
   [
     /("(?:refreshToken|accessToken|clientToken|token|secret|password|refresh_token|access_token|device_code)"\s*:\s*")[^"]*(")/gi,

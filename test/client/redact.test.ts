@@ -50,21 +50,22 @@ describe('redactSecrets', () => {
     const text = [
       'refresh_token=gdsr_Zm9vYmFyYmF6cXV4cXV1eA&grant_type=refresh_token',
       'Unexpected argument: rt_9f8e7d6c5b4a3921.Zm9vYmFyYmF6cXV4cXV1eA',
-      'stray_rt_9f8e7d6c5b4a3921.Zm9vYmFy --token=cli_9f8e7d6c5b4a39281706',
+      '--refresh-token=rt_9f8e7d6c5b4a3921.Zm9vYmFyYmF6cXV4cXV1eA --token=cli_9f8e7d6c5b4a39281706',
       '{"refresh_token":"opaque-value","access_token":"opaque-2"}',
     ].join('\n');
     expect(redactSecrets(text)).toBe(
       [
         'refresh_token=gdsr_…****&grant_type=refresh_token',
         'Unexpected argument: rt_…****',
-        'stray_rt_…**** --token=cli_…****',
+        '--refresh-token=rt_…**** --token=cli_…****',
         '{"refresh_token":"****","access_token":"****"}',
       ].join('\n'),
     );
   });
 
   it('leaves ids that only look like a prefix alone', () => {
-    const text = 'family rt_9f8e7d6c5b4a3921 of itk_0011223344556677; start_date, alert_level';
+    const text =
+      'family rt_9f8e7d6c5b4a3921 of itk_0011223344556677; start_date, alert_level; source rt_sales.orders_daily, my_cli_settings_table';
     expect(redactSecrets(text)).toBe(text);
   });
 
