@@ -39,12 +39,25 @@ export interface StaticProfile extends ProfileCommon {
   kind: 'static';
 }
 
+/**
+ * A token refresh that was sent and whose answer may not have been saved (the process was killed): the
+ * next run presents the same refresh token again, which the service answers with the same new tokens
+ * within its reuse grace window.
+ */
+export interface RefreshInFlight {
+  /** ISO 8601 instant at which the refresh was sent. */
+  since: string;
+  /** The first 16 hex digits of the SHA-256 of the refresh token presented: the stored one, or not. */
+  refreshTokenSha256: string;
+}
+
 /** A browser sign-in. Fields the file holds beside the ones named here are kept as they are. */
 export interface SessionProfile extends ProfileCommon {
   kind: 'session';
   issuer?: string;
   /** ISO 8601 instant at which the access token expires. */
   expiresAt?: string;
+  refreshInFlight?: RefreshInFlight;
 }
 
 /** An integration token stored by `gds tokens issue|refresh --save-profile` (§4.1, §4.2); it renews itself. */
@@ -57,6 +70,7 @@ export interface IntegrationProfile extends ProfileCommon {
   env?: string;
   scopes?: string[];
   tokenId?: string;
+  refreshInFlight?: RefreshInFlight;
 }
 
 export type Profile = StaticProfile | SessionProfile | IntegrationProfile;

@@ -212,6 +212,15 @@ function describeOAuthError(error: unknown): string {
     const description = typeof e.error_description === 'string' ? `: ${e.error_description}` : '';
     return stripControlCharacters(`${e.error}${description}`);
   }
+  // openid-client never follows a redirect (fetch with redirect: 'manual'): the answer is its cause.
+  const answer = e.cause as { status?: unknown; headers?: { get?: unknown } } | undefined;
+  const location =
+    typeof answer?.headers?.get === 'function' ? (answer as Response).headers.get('location') : null;
+  if (location !== null) {
+    return stripControlCharacters(
+      `the server answered ${String(answer?.status)}, redirecting to ${location}, which gds does not follow`,
+    );
+  }
   const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
   return stripControlCharacters(`${String(e.message ?? error)}${cause}`);
 }

@@ -5,14 +5,19 @@
 // another process already refreshed, its tokens are adopted and no second refresh is sent, so a
 // single-use refresh token is never presented twice. The new tokens are written (atomically) before they
 // are used. Only the grant differs by kind: the OAuth refresh-token grant, or POST /api/integration/refresh.
+// A killed gds must not brick its profile: the refresh is recorded in the profile before it is sent, the new
+// tokens are saved before anything else, Ctrl-C and SIGTERM wait (bounded) for that save, and a run that
+// finds a refresh recorded for the stored refresh token presents it again at once, which the service
+// answers with the same new tokens within its reuse grace window.
 import { CliError, ExitCode } from '../cli/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
-import type { Env, IntegrationProfile, SessionProfile } from './config.js';
+import type { Env, IntegrationProfile, RefreshInFlight, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
-import { loadConfig, withProfileLock } from './config.js';
+import { loadConfig, updateConfig, withProfileLock } from './config.js';
+import { finishBeforeExit } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { readSecrets } from './secret-store.js';
@@ -31,7 +36,7 @@ export interface SessionAuthOptions {
   env?: Env;
   warn?: (message: string) => void;
   /** The token the caller already read (resolveCredentials), to skip a second keychain read. */
-  initial?: { accessToken: string; expiresAt?: string | undefined };
+  initial?: { accessToken: string; expiresAt?: string | undefined; interrupted?: boolean };
   /** "Now" in epoch ms (tests). */
   now?: () => number;
 }
@@ -39,6 +44,8 @@ export interface SessionAuthOptions {
 interface SessionState {
   accessToken: string;
   expiresAt: string | undefined;
+  /** A refresh was recorded in flight: complete it before using the token. */
+  interrupted?: boolean;
 }
 
 type RenewableProfile = (SessionProfile & SessionExtras) | IntegrationProfile;
@@ -46,6 +53,8 @@ type RenewableProfile = (SessionProfile & SessionExtras) | IntegrationProfile;
 interface StoredSession extends SessionState {
   profile: RenewableProfile;
   refreshToken: string | undefined;
+  /** The refresh recorded in flight with the stored refresh token, when there is one. */
+  inFlight: RefreshInFlight | undefined;
 }
 
 /** A stored token of a browser sign-in or an integration renews itself; any other token (flag,
@@ -60,7 +69,11 @@ export function authProviderFor(
   }
   return renewingAuthProvider(profileName, {
     ...options,
-    initial: { accessToken: credentials.token, expiresAt: profile?.expiresAt },
+    initial: {
+      accessToken: credentials.token,
+      expiresAt: profile?.expiresAt,
+      interrupted: profile?.refreshInFlight !== undefined,
+    },
   });
 }
 
@@ -73,7 +86,7 @@ export function expiresAtFrom(expiresIn: number | undefined, now = Date.now()): 
 export function renewingAuthProvider(profileName: string, options: SessionAuthOptions = {}): AuthProvider {
   const now = options.now ?? Date.now;
   let current: SessionState | undefined = options.initial
-    ? { accessToken: options.initial.accessToken, expiresAt: options.initial.expiresAt }
+    ? { ...options.initial, expiresAt: options.initial.expiresAt }
     : undefined;
   const expiresSoon = (state: SessionState) =>
     state.expiresAt !== undefined && Date.parse(state.expiresAt) - now() < REFRESH_MARGIN_MS;
@@ -81,7 +94,7 @@ export function renewingAuthProvider(profileName: string, options: SessionAuthOp
   return {
     async getToken() {
       current ??= await readSession(profileName, options);
-      if (expiresSoon(current))
+      if (current.interrupted === true || expiresSoon(current))
         current = await refreshUnderLock(profileName, current.accessToken, false, options);
       return current.accessToken;
     },
@@ -110,35 +123,88 @@ export async function refreshUnderLock(
     profileName,
     async () => {
       const stored = await readSession(profileName, options);
-      if (stored.accessToken !== stale || (!forced && fresh(stored))) return stored;
-      if (stored.refreshToken === undefined)
-        throw cannotRenew(profileName, stored.profile, 'it holds no refresh token');
-      let tokens: GrantedTokens;
-      try {
-        tokens = await grants[stored.profile.kind](stored, stored.refreshToken, now());
-      } catch (error) {
-        if (!(error instanceof InvalidGrant)) throw error;
-        // Another writer (a `gds auth login --force`, an older gds without the lock) may just have
-        // replaced the tokens: use theirs, and never remove what they wrote.
-        const again = await readSession(profileName, options);
-        if (again.accessToken !== stale) return again;
-        throw cannotRenew(
-          profileName,
-          stored.profile,
-          `the service refused its refresh token (${error.message})`,
-        );
+      if (stored.inFlight === undefined) {
+        if (stored.profile.refreshInFlight !== undefined) await forgetInFlight(profileName, options);
+        if (stored.accessToken !== stale || (!forced && fresh(stored)))
+          return { accessToken: stored.accessToken, expiresAt: stored.expiresAt };
       }
-      const fields = { ...renewableFields(stored.profile), ...tokens.fields };
-      await saveProfile(
-        profileName,
-        fields,
-        { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? stored.refreshToken },
-        { env: options.env, warn: options.warn },
-      );
-      return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
+      const refreshToken = stored.refreshToken;
+      if (refreshToken === undefined)
+        throw cannotRenew(profileName, stored.profile, 'it holds no refresh token');
+      if (stored.inFlight === undefined) await recordInFlight(profileName, refreshToken, now(), options);
+      return finishBeforeExit(async () => {
+        let tokens: GrantedTokens;
+        try {
+          tokens = await grants[stored.profile.kind](stored, refreshToken, now());
+        } catch (error) {
+          if (!(error instanceof InvalidGrant)) throw error;
+          // Another writer (a `gds auth login --force`, an older gds without the lock) may just have
+          // replaced the tokens: use theirs, and never remove what they wrote.
+          const again = await readSession(profileName, options);
+          if (again.accessToken !== stale)
+            return { accessToken: again.accessToken, expiresAt: again.expiresAt };
+          // Refused for good: nothing is left to complete, and the profile stays as it was.
+          await forgetInFlight(profileName, options);
+          const interrupted =
+            stored.inFlight === undefined
+              ? ''
+              : `; a refresh interrupted at ${stored.inFlight.since} could not be completed within the service's reuse grace window`;
+          throw cannotRenew(
+            profileName,
+            stored.profile,
+            `the service refused its refresh token (${error.message})${interrupted}`,
+          );
+        }
+        // The new tokens first: the old refresh token is spent, these are the only copy.
+        const fields = { ...renewableFields(stored.profile), ...tokens.fields };
+        await saveProfile(
+          profileName,
+          fields,
+          { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? refreshToken },
+          { env: options.env, warn: options.warn },
+        );
+        return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
+      });
     },
     { env: options.env },
   );
+}
+
+/** Records, durably, that `refreshToken` is about to be presented (see RefreshInFlight). */
+async function recordInFlight(
+  profileName: string,
+  refreshToken: string,
+  now: number,
+  options: SessionAuthOptions,
+): Promise<void> {
+  await updateConfig(
+    (config) => {
+      const profile = config.profiles[profileName];
+      if (profile === undefined || profile.kind === 'static') return;
+      profile.refreshInFlight = {
+        since: new Date(now).toISOString(),
+        refreshTokenSha256: fingerprint(refreshToken),
+      };
+    },
+    { env: options.env, warn: options.warn },
+  );
+}
+
+/** Drops a record of a refresh whose tokens were saved after all (the keychain has them). */
+async function forgetInFlight(profileName: string, options: SessionAuthOptions): Promise<void> {
+  await updateConfig(
+    (config) => {
+      const profile = config.profiles[profileName];
+      if (profile !== undefined && profile.kind !== 'static') delete profile.refreshInFlight;
+    },
+    { env: options.env, warn: options.warn },
+  );
+}
+
+function fingerprint(refreshToken: string): string {
+  // Loaded here, as config.ts does: node:crypto costs at start-up and only a refresh needs it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  return createHash('sha256').update(refreshToken).digest('hex').slice(0, 16);
 }
 
 async function readSession(profileName: string, options: SessionAuthOptions): Promise<StoredSession> {
@@ -153,17 +219,36 @@ async function readSession(profileName: string, options: SessionAuthOptions): Pr
   }
   const { secrets } = await readSecrets(profile, { env: options.env, warn: options.warn });
   if (!secrets.accessToken) throw cannotRenew(profileName, profile, 'its tokens are gone');
+  const recorded = profile.refreshInFlight;
+  const inFlight =
+    recorded !== undefined &&
+    secrets.refreshToken !== undefined &&
+    fingerprint(secrets.refreshToken) === recorded.refreshTokenSha256
+      ? recorded
+      : undefined;
   return {
     profile,
     accessToken: secrets.accessToken,
     refreshToken: secrets.refreshToken,
     expiresAt: profile.expiresAt,
+    // Any record sends the caller through refreshUnderLock, which completes it or, when the stored
+    // refresh token is another one, drops it.
+    interrupted: recorded !== undefined,
+    inFlight,
   };
 }
 
 /** What a refresh keeps of the profile: everything but the secrets, where they were, and the old expiries. */
 function renewableFields(profile: RenewableProfile): ProfileFields {
-  const { secretRef: _ref, token: _t, accessToken: _a, refreshToken: _r, expiresAt: _e, ...fields } = profile;
+  const {
+    secretRef: _ref,
+    token: _t,
+    accessToken: _a,
+    refreshToken: _r,
+    expiresAt: _e,
+    refreshInFlight: _f,
+    ...fields
+  } = profile;
   if (fields.kind === 'integration') delete fields.refreshExpiresAt;
   return fields;
 }

@@ -8,7 +8,8 @@ import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, jsonRequested, Output } from './output.js';
-import { redactError } from './secrets.js';
+import { redactSecrets } from '../core/redact.js';
+import { redactError, secretsFrom } from './secrets.js';
 import { answeredVersion } from './version.js';
 
 const notFoundPlugin = '@oclif/plugin-not-found';
@@ -53,6 +54,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
   if (answeredVersion(argv, pjson)) return;
+  redactStandardError(argv);
   installUndiciFetch();
   colourOnlyOnTerminals();
   const oclif = await importOclif();
@@ -162,6 +164,25 @@ async function importOclif(): Promise<typeof OclifCore> {
     if (before === undefined) delete process.env[engineWarning];
     else process.env[engineWarning] = before;
   }
+}
+
+/**
+ * What gds does not print itself still reaches stderr: oclif's debug log (`DEBUG=*`) prints argv and
+ * process.argv whole, plugin-not-found echoes a stray argument (`gds auth set cli_…`, the flag forgotten).
+ * Every write to stderr masks the secrets the process was given and every token the service issues.
+ * stdout is left alone: `tokens issue` prints its tokens there on purpose.
+ */
+function redactStandardError(argv: readonly string[]): void {
+  const secrets = secretsFrom(argv);
+  const stderr = process.stderr;
+  const write = stderr.write.bind(stderr) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string') return write(redactSecrets(chunk, secrets), ...rest);
+    if (chunk instanceof Uint8Array) {
+      return write(redactSecrets(Buffer.from(chunk).toString('utf8'), secrets), ...rest);
+    }
+    return write(chunk, ...rest);
+  }) as typeof stderr.write;
 }
 
 /**

@@ -1,14 +1,15 @@
 // Writes a file a command produces (`gate get -o`, `env promote --bundle-out`) atomically: the text goes
 // to a temporary file beside the target, which is then linked (no --force: fails if the target exists,
 // so nothing is overwritten even in a race) or renamed (--force) into place. A reader never sees half.
+// The mode is the most the file gets: the umask takes away from it (no chmod after), as for any tool.
 import { randomBytes } from 'node:crypto';
-import { chmod, link, open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from './errors.js';
 
 export interface WriteOptions {
   force: boolean;
-  /** Permission bits of the new file (default 0644). */
+  /** Permission bits of the new file before the umask (default 0644; 0600 for a secret or a bundle). */
   mode?: number;
   /** The flag that named the file, for messages (`-o`, `--bundle-out`). */
   flag: string;
@@ -27,7 +28,6 @@ export async function writeOutputFile(path: string, text: string, options: Write
     await handle.writeFile(text, 'utf8');
     await handle.sync();
     await handle.close();
-    await chmod(temp, mode);
     if (options.force) {
       await rename(temp, path);
     } else {

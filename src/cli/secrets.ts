@@ -2,12 +2,22 @@
 import { redactJson, redactSecrets } from '../core/redact.js';
 import { CliError } from './errors.js';
 
-/** The secrets a process was given: the `--token` value and SERVICE_TOKEN. */
+/** Flags and environment variables that carry a secret into gds. */
+const SECRET_FLAGS = ['--token', '--refresh-token'] as const;
+const SECRET_VARIABLES = ['SERVICE_TOKEN', 'GDS_REFRESH_TOKEN'] as const;
+
+/** The secrets a process was given: the `--token`/`--refresh-token` values, SERVICE_TOKEN and
+ *  GDS_REFRESH_TOKEN. */
 export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const index = argv.indexOf('--token');
-  const flag =
-    index === -1 ? argv.find((a) => a.startsWith('--token='))?.slice('--token='.length) : argv[index + 1];
-  return [flag, env.SERVICE_TOKEN].filter((s): s is string => s !== undefined);
+  const given = SECRET_FLAGS.map((flag) => {
+    const index = argv.indexOf(flag);
+    return index === -1
+      ? argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1)
+      : argv[index + 1];
+  });
+  return [...given, ...SECRET_VARIABLES.map((name) => env[name])].filter(
+    (s): s is string => s !== undefined && s !== '-',
+  );
 }
 
 /** The same error with every secret of the process masked in its message, suggestion and details. */

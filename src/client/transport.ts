@@ -159,11 +159,12 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
-    const url = buildUrl(baseUrl, req.path, req.query);
+    let url = buildUrl(baseUrl, req.path, req.query);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const authenticated = req.authenticated ?? true;
     let token = await tokenFor(authenticated);
     let retries = 0;
+    let redirects = 0;
     let refreshed = false;
 
     for (;;) {
@@ -179,7 +180,15 @@ export function createTransport(options: TransportOptions): Transport {
       const started = Date.now();
       stats.requests += 1;
       log(`→ ${req.method} ${url}${token ? ` (token ${maskToken(token)})` : ''}`);
-      const init = { method: req.method, headers, body, signal: req.signal, dispatcher: await pool() };
+      // Redirects are never followed by fetch: it would carry the body and the token to any origin.
+      const init = {
+        method: req.method,
+        headers,
+        body,
+        signal: req.signal,
+        redirect: 'manual',
+        dispatcher: await pool(),
+      };
       const answer = await exchange(url, init as RequestInit, req.signal);
       let outcome: AttemptOutcome;
       let failure: Error;
@@ -197,6 +206,15 @@ export function createTransport(options: TransportOptions): Transport {
         log(
           `← ${res.status} ${req.method} ${url} ${elapsed}ms${requestId ? ` request-id=${requestId}` : ''}`,
         );
+        const location = redirectLocation(res);
+        if (location !== undefined) {
+          const target = followableRedirect(req.method, url, location, redirects);
+          if (target === undefined) throw redirectRefused(res, req.method, url, location, tokensSeen);
+          redirects += 1;
+          log(`following ${res.status} of ${req.method} ${url} to ${redactSecrets(target, tokensSeen)}`);
+          url = target;
+          continue;
+        }
         if (res.ok) {
           return {
             status: res.status,
@@ -255,6 +273,55 @@ async function exchange(
     if (signal?.aborted) throw signal.reason;
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Same-origin redirects of a GET followed in a row before giving up. */
+const MAX_REDIRECTS = 5;
+
+/** The raw `Location` of a redirect answer, or undefined for any other answer. */
+function redirectLocation(res: Response): string | undefined {
+  if (!REDIRECT_STATUSES.has(res.status)) return undefined;
+  return res.headers.get('location') ?? undefined;
+}
+
+/** The absolute URL to follow, or undefined when the redirect must not be followed: only a GET (no
+ *  body) to the same origin (scheme, host and port), at most MAX_REDIRECTS times. */
+function followableRedirect(method: HttpMethod, from: string, location: string, count: number) {
+  if (method !== 'GET' || count >= MAX_REDIRECTS) return undefined;
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    return undefined;
+  }
+  return target.origin === new URL(from).origin ? target.toString() : undefined;
+}
+
+function redirectRefused(
+  res: Response,
+  method: HttpMethod,
+  url: string,
+  location: string,
+  knownSecrets: readonly string[],
+): ApiError {
+  const shown = redactSecrets(location, knownSecrets);
+  const from = new URL(url);
+  const why =
+    method !== 'GET'
+      ? `gds does not follow a redirect of a ${method}, which would send its body again`
+      : `gds follows redirects only within ${from.origin}, at most ${MAX_REDIRECTS} in a row`;
+  return new ApiError({
+    status: res.status,
+    code: 'redirect_refused',
+    message:
+      `The service answered ${method} ${from.pathname} with ${res.status}, redirecting to ${shown}; ${why}. ` +
+      'If the service moved, point gds at its new address (--base <url> or SERVICE_API_URL)',
+    details: { location: shown },
+    requestId: res.headers.get('x-request-id') ?? undefined,
+    method,
+    url,
+  });
 }
 
 function lowerCaseKeys(headers: Record<string, string> | undefined): Record<string, string> {

@@ -56,7 +56,9 @@ export interface paths {
         /**
          * Rotate a refresh token (§4.2)
          * @description No Authorization header. Single use: the presented refresh token is spent; presenting a
-         *     spent one is 401 and revokes every token of its family (access and refresh).
+         *     spent one is 401 and revokes every token of its family (access and refresh), except within
+         *     the server's reuse grace window (30 s by default) after it was spent, which answers it again
+         *     with the same rotated pair (a lost answer, parallel refreshes).
          */
         post: operations["refreshIntegrationToken"];
         delete?: never;
@@ -899,7 +901,8 @@ export interface paths {
          *     than the interval (which then grows by 5 s), `access_denied`, `expired_token`; approved, the
          *     code is spent and the answer is the person's session JWT and a refresh token. Refresh tokens
          *     are single-use: each refresh spends the token and returns the next one; presenting a spent
-         *     one is `invalid_grant` and revokes every refresh token of that sign-in.
+         *     one is `invalid_grant` and revokes every refresh token of that sign-in (within the reuse
+         *     grace window after it was spent, the same answer is given again instead).
          */
         post: operations["requestToken"];
         delete?: never;

@@ -1,11 +1,14 @@
 // Masking of secrets for display and logs. A token is never shown whole: at most its kind.
 
 const MASK = '****';
-const KNOWN_PREFIXES = ['cli_', 'tf_', 'eyJ'] as const;
+/** Every kind of secret the service issues: static CLI tokens, integration client tokens, session and
+ *  integration refresh tokens, JWTs. */
+const KNOWN_PREFIXES = ['cli_', 'tf_', 'gdsr_', 'rt_', 'eyJ'] as const;
 
 /**
  * A token reduced to its kind: `cli_…****` for a static CLI token, `tf_…****` for a client token,
- * `eyJ…****` for a JWT, `****` for anything else (nothing of an unknown secret is shown).
+ * `gdsr_…****` or `rt_…****` for a refresh token, `eyJ…****` for a JWT, `****` for anything else
+ * (nothing of an unknown secret is shown).
  */
 export function maskToken(token: string): string {
   const prefix = KNOWN_PREFIXES.find((p) => token.startsWith(p) && token.length > p.length + 8);
@@ -17,17 +20,20 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
   [/\b(Bearer)\s+[^\s"',;)]+/gi, (_match, scheme) => `${scheme} ${MASK}`],
   // JWTs: three base64url segments, the first one a JSON header.
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, maskToken],
-  // Static CLI tokens and client tokens.
-  [/\b(?:cli|tf)_[A-Za-z0-9_-]{8,}/g, maskToken],
-  // Refresh tokens and other secrets carried as JSON fields.
+  // Static CLI tokens, client tokens and session refresh tokens.
+  [/\b(?:cli|tf|gdsr)_[A-Za-z0-9_-]{8,}/g, maskToken],
+  // Integration refresh tokens: `rt_<hex id>.<secret>` (a `schema.table` name such as rt_sales.orders is
+  // not one).
+  [/\brt_[0-9a-f]{8,}\.[A-Za-z0-9_-]{16,}/g, maskToken],
+  // Other secrets carried as JSON fields, camelCase or OAuth's snake_case.
   [
-    /("(?:refreshToken|accessToken|token|secret|password)"\s*:\s*")[^"]*(")/gi,
+    /("(?:refreshToken|accessToken|clientToken|token|secret|password|refresh_token|access_token|device_code)"\s*:\s*")[^"]*(")/gi,
     (_match, head, tail) => `${head}${MASK}${tail}`,
   ],
 ];
 
 /**
- * The text with every bearer token, JWT, `cli_`/`tf_` token, secret JSON field and each of
+ * The text with every bearer token, JWT, `cli_`/`tf_`/`gdsr_`/`rt_` token, secret JSON field and each of
  * `knownSecrets` replaced by its mask. For log lines, error messages and anything else shown.
  */
 export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {

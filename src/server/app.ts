@@ -6,6 +6,7 @@ import Fastify from 'fastify';
 import type { FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/caller.js';
 import { loadSigningKeys } from './auth/keys.js';
+import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -64,6 +65,9 @@ export interface ServerOptions {
   jobs?: JobsMode;
   /** Device sign-in: poll interval and code lifetime (tests shorten them). */
   deviceFlow?: DeviceFlowOptions;
+  /** Reuse grace of rotated refresh tokens (default 30 s): a spent one presented again within it gets the
+   *  same rotated pair; after it, reuse revokes the family. 0 turns the grace off. */
+  refreshGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -97,6 +101,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       signer,
       auth: new Authenticator(db, signer),
       limiter: new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
+      refreshGraceMs: options.refreshGraceMs ?? DEFAULT_REFRESH_GRACE_MS,
       baseUrl: () => baseUrl,
     };
     const contract = options.contractCheck ? new ContractChecker() : null;

@@ -15,6 +15,8 @@ export interface AppContext {
   signer: TokenSigner;
   auth: Authenticator;
   limiter: RateLimiter;
+  /** How long a spent refresh token is answered again with its successor instead of revoking its family. */
+  refreshGraceMs: number;
   /** The server's base URL (known once it listens). */
   baseUrl: () => string;
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
+import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT } from './app.js';
 import type { ReadyInfo } from './ready.js';
 
@@ -58,6 +59,12 @@ const OPTIONS: readonly ServerOption[] = [
     value: 'N',
     default: String(DEFAULT_RATE_LIMIT),
     description: 'requests per minute per token on table endpoints',
+  },
+  {
+    name: 'refresh-grace',
+    value: 'S',
+    default: String(DEFAULT_REFRESH_GRACE_MS / 1000),
+    description: 'seconds a spent refresh token still answers with its successor (0 to 86400)',
   },
   { name: 'help', default: 'off', description: 'print this help and exit' },
 ];
@@ -127,6 +134,9 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
     ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(rateLimit ? { rateLimit: integer('rate-limit', rateLimit, 1, 1_000_000_000) } : {}),
+    ...(text('refresh-grace') !== undefined
+      ? { refreshGraceMs: (integer('refresh-grace', text('refresh-grace'), 0, 86_400) ?? 0) * 1000 }
+      : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);

@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/auth/config.js';
+import { createHash } from 'node:crypto';
+import { loadConfig, updateConfig } from '../../src/auth/config.js';
 import type { ResolvedCredentials } from '../../src/auth/credentials.js';
 import { authProviderFor, refreshUnderLock, renewingAuthProvider } from '../../src/auth/refresh.js';
 import { CliError } from '../../src/cli/errors.js';
@@ -82,6 +83,81 @@ describe('renewingAuthProvider', () => {
     const state = await refreshUnderLock('work', tokens.accessToken, true, { env });
     expect(state.accessToken).not.toBe(tokens.accessToken);
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(before + 1);
+  });
+
+  /** Marks the stored profile as a gds killed after sending a refresh of `refreshToken` leaves it. */
+  async function recordInFlight(refreshToken: string) {
+    await updateConfig(
+      (config) => {
+        const profile = config.profiles.work;
+        if (profile?.kind !== 'session') throw new Error('no session profile');
+        profile.refreshInFlight = {
+          since: new Date().toISOString(),
+          refreshTokenSha256: createHash('sha256').update(refreshToken).digest('hex').slice(0, 16),
+        };
+      },
+      { env },
+    );
+  }
+
+  it('completes a refresh a killed gds left in flight, with the tokens the service gave it, even when the token looks fresh', async () => {
+    const tokens = await signIn(inMinutes(30));
+    // The killed process's refresh reached the service: the refresh token is spent, its answer lost.
+    const lost = await server.post('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refreshToken as string,
+      client_id: 'gds-cli',
+    });
+    expect(lost.status).toBe(200);
+    await recordInFlight(tokens.refreshToken as string);
+    const before = await server.auditCount('SESSION_REFRESHED');
+    expect(await renewingAuthProvider('work', { env }).getToken()).toBe(lost.body.access_token);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before);
+    const profile = await stored();
+    expect(profile).toMatchObject({
+      accessToken: lost.body.access_token,
+      refreshToken: lost.body.refresh_token,
+    });
+    expect(profile).not.toHaveProperty('refreshInFlight');
+    // The completed pair is live: it refreshes as any other.
+    expect((await refreshUnderLock('work', lost.body.access_token, true, { env })).accessToken).toEqual(
+      expect.any(String),
+    );
+  });
+
+  it('drops a record of a refresh whose tokens were saved after all, without refreshing', async () => {
+    const tokens = await signIn(inMinutes(30));
+    await recordInFlight('a-refresh-token-no-longer-stored');
+    const before = await server.auditCount('SESSION_REFRESHED');
+    expect(await renewingAuthProvider('work', { env }).getToken()).toBe(tokens.accessToken);
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before);
+    expect(await stored()).not.toHaveProperty('refreshInFlight');
+  });
+
+  it('records the refresh in the profile before it is sent: one that never got an answer stays recorded', async () => {
+    const tokens = await signIn(inMinutes(0.5));
+    await updateConfig(
+      (config) => {
+        Object.assign(config.profiles.work ?? {}, { tokenEndpoint: 'http://127.0.0.1:1/oauth/token' });
+      },
+      { env },
+    );
+    const failure = await renewingAuthProvider('work', { env })
+      .getToken()
+      .catch((e: unknown) => e);
+    expect((failure as CliError).exitCode).toBe(9);
+    const profile = await stored();
+    expect(profile).toMatchObject({
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      refreshInFlight: {
+        since: expect.any(String),
+        refreshTokenSha256: createHash('sha256')
+          .update(tokens.refreshToken as string)
+          .digest('hex')
+          .slice(0, 16),
+      },
+    });
   });
 
   it('says to sign in again (exit 3) when there is no refresh token, and keeps the profile', async () => {

@@ -94,6 +94,15 @@ describe('secrets', () => {
     expect(secretsFrom(['x'], {})).toEqual([]);
   });
 
+  it('finds refresh tokens in --refresh-token, --refresh-token= and GDS_REFRESH_TOKEN, not the stdin dash', () => {
+    expect(secretsFrom(['--refresh-token', 'rt_1.x'], { GDS_REFRESH_TOKEN: 'rt_2.y' })).toEqual([
+      'rt_1.x',
+      'rt_2.y',
+    ]);
+    expect(secretsFrom(['--refresh-token=odd-secret'], {})).toEqual(['odd-secret']);
+    expect(secretsFrom(['--refresh-token', '-'], {})).toEqual([]);
+  });
+
   it('masks them in an error message and keeps the rest of the error', () => {
     const error = new CliError('bad value cli_aaaa1234bbbb5678', {
       exitCode: ExitCode.Usage,

@@ -15,12 +15,17 @@ describe('stripControlCharacters', () => {
     ['carriage return overwrite', 'good\rbad', 'goodbad'],
     ['backspace, bell, NUL, DEL', 'a\bb\u0007c\u0000d\u007fe', 'abcde'],
     ['a lone trailing ESC', 'end\u001b', 'end'],
+    ['bidi overrides (Trojan Source)', 'invoice_\u202Efdp.exe\u202C', 'invoice_fdp.exe'],
+    ['bidi embeddings and marks', 'a\u202Ab\u202Bc\u200Ed\u200Fe\u061Cf', 'abcdef'],
+    ['bidi isolates', '\u2066x\u2067y\u2068z\u2069', 'xyz'],
+    ['zero width space, word joiner, BOM', 'ad\u200Bmin\u2060\uFEFF', 'admin'],
+    ['line and paragraph separators', 'a\u2028b\u2029c', 'abc'],
   ])('removes %s', (_name, input, expected) => {
     expect(stripControlCharacters(input)).toBe(expected);
   });
 
-  it('keeps newlines, tabs and non-ASCII text', () => {
-    const text = 'línea 1\n\tcolumn: naïve ✓ 表\n';
+  it('keeps newlines, tabs, non-ASCII text and the joiners emoji and scripts need', () => {
+    const text = 'línea 1\n\tcolumn: naïve ✓ 表 👩\u200D💻 می\u200Cخواهم\n';
     expect(stripControlCharacters(text)).toBe(text);
   });
 

@@ -8,6 +8,8 @@ describe('maskToken', () => {
   it.each([
     ['cli_9f8e7d6c5b4a39281706', 'cli_…****'],
     ['tf_9f8e7d6c5b4a39281706', 'tf_…****'],
+    ['gdsr_Zm9vYmFyYmF6cXV4cXV1eA', 'gdsr_…****'],
+    ['rt_9f8e7d6c5b4a3921.Zm9vYmFyYmF6cXV4cXV1eA', 'rt_…****'],
     [JWT, 'eyJ…****'],
     ['3f2a9c.d8e7f6a5b4c3d2e1', '****'],
     ['cli_short', '****'],
@@ -42,6 +44,29 @@ describe('redactSecrets', () => {
         '{"refreshToken":"****","name":"keep me"}',
       ].join('\n'),
     );
+  });
+
+  it('masks session (gdsr_) and integration (rt_<id>.<secret>) refresh tokens, also in a stray argument', () => {
+    const text = [
+      'refresh_token=gdsr_Zm9vYmFyYmF6cXV4cXV1eA&grant_type=refresh_token',
+      'Unexpected argument: rt_9f8e7d6c5b4a3921.Zm9vYmFyYmF6cXV4cXV1eA',
+      '--refresh-token=rt_9f8e7d6c5b4a3921.Zm9vYmFyYmF6cXV4cXV1eA --token=cli_9f8e7d6c5b4a39281706',
+      '{"refresh_token":"opaque-value","access_token":"opaque-2"}',
+    ].join('\n');
+    expect(redactSecrets(text)).toBe(
+      [
+        'refresh_token=gdsr_…****&grant_type=refresh_token',
+        'Unexpected argument: rt_…****',
+        '--refresh-token=rt_…**** --token=cli_…****',
+        '{"refresh_token":"****","access_token":"****"}',
+      ].join('\n'),
+    );
+  });
+
+  it('leaves ids that only look like a prefix alone', () => {
+    const text =
+      'family rt_9f8e7d6c5b4a3921 of itk_0011223344556677; start_date, alert_level; source rt_sales.orders_daily, my_cli_settings_table';
+    expect(redactSecrets(text)).toBe(text);
   });
 
   it('masks a known secret of any shape wherever it appears', () => {

@@ -100,3 +100,100 @@ describe('transport over real sockets', () => {
     expect(stats.requests).toEqual(['GET /api/hang', 'GET /api/hang']);
   });
 });
+
+describe('redirects', () => {
+  /** A server that records every request it gets, with its body and authorization header. */
+  async function recorder() {
+    const seen: Array<{ line: string; body: string; authorization: string | undefined }> = [];
+    const server = await serve((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ line: `${req.method} ${req.url}`, body, authorization: req.headers.authorization });
+        res.setHeader('content-type', 'application/json');
+        res.end('{"elsewhere":true}');
+      });
+    });
+    return { ...server, seen };
+  }
+
+  /** A server answering every request with `status` and `Location: location(request url)`. */
+  async function redirecting(status: number, location: (url: string) => string) {
+    return serve((req, res) => {
+      req.resume();
+      res.statusCode = status;
+      res.setHeader('location', location(req.url ?? '/'));
+      res.end();
+    });
+  }
+
+  it('never sends a POST body to another origin, and names the Location', async () => {
+    const other = await recorder();
+    const target = `${other.baseUrl.replace('127.0.0.1', 'localhost')}/api/integration/refresh`;
+    const { baseUrl, stats } = await redirecting(307, () => target);
+    const transport = transportFor(baseUrl);
+    const err = await transport
+      .request({
+        method: 'POST',
+        path: '/api/integration/refresh',
+        body: { refreshToken: 'rt_0011.secret' },
+        authenticated: false,
+      })
+      .catch((e) => e);
+    expect(err).toMatchObject({ name: 'ApiError', status: 307, code: 'redirect_refused' });
+    expect(err.message).toContain(target);
+    expect(other.seen).toEqual([]);
+    expect(stats.requests).toEqual(['POST /api/integration/refresh']);
+  });
+
+  it('does not follow a redirect of a POST even to the same origin', async () => {
+    const { baseUrl, stats } = await redirecting(308, () => '/api/elsewhere');
+    const err = await transportFor(baseUrl)
+      .request({ method: 'POST', path: '/api/x', body: { a: 1 } })
+      .catch((e) => e);
+    expect(err).toMatchObject({ status: 308, code: 'redirect_refused' });
+    expect(err.message).toContain('/api/elsewhere');
+    expect(stats.requests).toEqual(['POST /api/x']);
+  });
+
+  it('refuses a GET redirected to another origin, with its token never sent there', async () => {
+    const other = await recorder();
+    const { baseUrl } = await redirecting(302, (url) => `${other.baseUrl}${url}`);
+    const err = await transportFor(baseUrl)
+      .request({ method: 'GET', path: '/api/me' })
+      .catch((e) => e);
+    expect(err).toMatchObject({ status: 302, code: 'redirect_refused' });
+    expect(err.message).toContain(`${other.baseUrl}/api/me`);
+    expect(other.seen).toEqual([]);
+  });
+
+  it('follows a same-origin redirect of a GET, with its token', async () => {
+    const seen: string[] = [];
+    const { baseUrl } = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      if (req.url === '/api/old') {
+        res.statusCode = 301;
+        res.setHeader('location', '/api/new');
+        res.end();
+        return;
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end('{"moved":true}');
+    });
+    const answer = await transportFor(baseUrl).request({ method: 'GET', path: '/api/old' });
+    expect(answer.data).toEqual({ moved: true });
+    expect(seen).toEqual([
+      'GET /api/old Bearer cli_0123456789abcdef',
+      'GET /api/new Bearer cli_0123456789abcdef',
+    ]);
+  });
+
+  it('gives up on a redirect loop after a bounded number of hops', async () => {
+    const { baseUrl, stats } = await redirecting(302, (url) => url);
+    const err = await transportFor(baseUrl)
+      .request({ method: 'GET', path: '/api/loop' })
+      .catch((e) => e);
+    expect(err).toMatchObject({ status: 302, code: 'redirect_refused' });
+    expect(stats.requests).toEqual(Array(6).fill('GET /api/loop'));
+  });
+});

@@ -377,7 +377,7 @@ describe('a table from push to promotion', () => {
     const bundle = file('customers.bundle.json');
     const out = await gds(['env', 'promote', customers, '--to', 'staging', '--bundle-out', bundle, '--json']);
     expect(out.code, out.stderr).toBe(0);
-    expect((await stat(bundle)).mode & 0o777).toBe(0o644);
+    expect((await stat(bundle)).mode & 0o777).toBe(0o600);
     const sealed = JSON.parse(await readFile(bundle, 'utf8')) as {
       sha256: string;
       artifact: { content: string };

@@ -93,6 +93,8 @@ describe('parallel refresh', () => {
       client_id: 'gds-cli',
     });
     tokensSeen.push(rotated.body.access_token, rotated.body.refresh_token);
+    // Past the reuse grace window, within which the spent token would get the same answer again.
+    server.clock.advance(31_000);
     await writeProfile(first.access_token, first.refresh_token, new Date(Date.now() - 60_000).toISOString());
     const result = await w.run(['whoami']);
     expect(result.code).toBe(3);

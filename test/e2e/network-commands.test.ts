@@ -298,7 +298,7 @@ describe('gds members list', () => {
 });
 
 describe('gds tokens issue and refresh', () => {
-  it('issue shows the tokens once and stores nothing; refresh rotates; the spent refresh token then fails with exit 3', async () => {
+  it('issue shows the tokens once and stores nothing; refresh rotates; the spent refresh token gets the same pair within the grace window, then fails with exit 3', async () => {
     const cfg = configDir();
     const env = { SERVICE_TOKEN: server.user('OWNER').cliToken };
     const issued = await gds(
@@ -330,10 +330,24 @@ describe('gds tokens issue and refresh', () => {
     const [rotated] = lines(refreshed.stdout) as Array<{ tokens: IssuedToken['tokens'] }>;
     expect(rotated?.tokens.refreshToken).not.toBe(token?.tokens.refreshToken);
 
-    const again = await gds(['tokens', 'refresh', '--refresh-token', '-'], {
+    // Within the service's reuse grace window the spent token gets the same pair again (a lost answer).
+    const repeated = await gds(['tokens', 'refresh', '--json'], {
       configDir: cfg,
       input: token?.tokens.refreshToken ?? '',
     });
+    expect(repeated).toMatchObject({ code: 0, stderr: '' });
+    expect(lines(repeated.stdout)).toEqual([rotated]);
+
+    server.clock.advance(31_000);
+    let again;
+    try {
+      again = await gds(['tokens', 'refresh', '--refresh-token', '-'], {
+        configDir: cfg,
+        input: token?.tokens.refreshToken ?? '',
+      });
+    } finally {
+      server.clock.reset();
+    }
     expect(again).toMatchObject({ code: 3, stdout: '' });
     expect(again.stderr).toContain('This refresh token was already used');
     expect(again.stderr).not.toContain(token?.tokens.refreshToken ?? '');

@@ -138,7 +138,9 @@ describe('gds tokens issue --save-profile', () => {
       expect(after.accessToken).not.toBe(before.accessToken);
       expect(after).toMatchObject({ kind: 'integration', audience: 'MANAGEMENT', tokenId: before.tokenId });
 
-      // The old refresh token is spent: presenting it is a 401 (and revokes the family, §4.2).
+      // The old refresh token is spent: presented after the reuse grace window it is a 401 (and revokes
+      // the family, §4.2).
+      server.clock.advance(31_000);
       const spent = await server.request('POST', '/api/integration/refresh', {
         body: { refreshToken: before.refreshToken },
       });

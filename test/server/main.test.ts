@@ -133,6 +133,7 @@ describe('npm run server', () => {
       'data-dir',
       'database-url',
       'rate-limit',
+      'refresh-grace',
       'help',
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);

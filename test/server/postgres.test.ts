@@ -74,10 +74,22 @@ describe('on PostgreSQL', needs(noPostgres), () => {
     ).toBe(204);
   });
 
-  it('rotates refresh tokens and revokes the family on reuse', async () => {
-    const first = await server.request('POST', '/api/integration/refresh', { body: { refreshToken } });
-    expect(first.status).toBe(200);
-    const reused = await server.request('POST', '/api/integration/refresh', { body: { refreshToken } });
+  it('rotates refresh tokens: 16 parallel refreshes get one pair; reuse after the grace window revokes the family', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        server.request('POST', '/api/integration/refresh', { body: { refreshToken } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.tokens))).size).toBe(1);
+    const [first] = answers as [(typeof answers)[number]];
+    server.clock.advance(31_000);
+    let reused;
+    try {
+      reused = await server.request('POST', '/api/integration/refresh', { body: { refreshToken } });
+    } finally {
+      server.clock.reset();
+    }
     expect(reused.status).toBe(401);
     const after = await server.request('GET', `/api/tables/${crm}/records`, {
       token: first.body.tokens.accessToken,

@@ -22,6 +22,15 @@ const readGrant = () => [{ tableId: crm, permissions: ['read' as const] }];
 const listCrm = (token: string) => server.request('GET', `/api/tables/${crm}/records?limit=1`, { token });
 const refresh = (refreshToken: unknown) =>
   server.request('POST', '/api/integration/refresh', { body: { refreshToken } });
+/** A refresh sent `laterMs` after now on the server's clock. */
+async function refreshLater(refreshToken: string, laterMs: number) {
+  server.clock.advance(laterMs);
+  try {
+    return await refresh(refreshToken);
+  } finally {
+    server.clock.reset();
+  }
+}
 
 describe('issuing', () => {
   it('returns a tf_ client token, a JWT access token and a <tokenId>.<secret> refresh token', async () => {
@@ -185,11 +194,11 @@ describe('refresh', () => {
     expect((await listCrm(second.body.tokens.accessToken)).status).toBe(200);
   });
 
-  it('treats a spent refresh token as reuse: 401, and every token of the family is revoked', async () => {
+  it('treats a spent refresh token presented after the grace window as reuse: 401, and every token of the family is revoked', async () => {
     const issued = await server.issueToken('OWNER', { name: 'stolen', env: '*', scopes: readGrant() });
     const rotated = await refresh(issued.tokens.refreshToken);
     expect(rotated.status).toBe(200);
-    const reused = await refresh(issued.tokens.refreshToken);
+    const reused = await refreshLater(issued.tokens.refreshToken, 31_000);
     expect(reused.status).toBe(401);
     expect(reused.body.error.code).toBe('refresh_token_reused');
     // The legitimate holder's newer tokens die with the family, the original access token too.
@@ -205,6 +214,54 @@ describe('refresh', () => {
     expect(log.body.entries.map((e: { details: { tokenId: string } }) => e.details.tokenId)).toContain(
       issued.id,
     );
+  });
+
+  it('answers a spent refresh token presented again within the grace window with the same pair', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'lost-answer', env: '*', scopes: readGrant() });
+    const rotated = await refresh(issued.tokens.refreshToken);
+    expect(rotated.status).toBe(200);
+    const again = await refreshLater(issued.tokens.refreshToken, 29_000);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(rotated.body);
+    expect((await listCrm(rotated.body.tokens.accessToken)).status).toBe(200);
+    const next = await refresh(rotated.body.tokens.refreshToken);
+    expect(next.status).toBe(200);
+    expect((await listCrm(next.body.tokens.accessToken)).status).toBe(200);
+    // One rotation was recorded, not two.
+    const rows = await server.sql(`SELECT count(*)::int AS n FROM gds.refresh_tokens WHERE family_id = $1`, [
+      issued.id,
+    ]);
+    expect(rows[0].n).toBe(3);
+  });
+
+  it('16 parallel refreshes of one token: every answer is the same pair, and it works', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'racing', env: '*', scopes: readGrant() });
+    const answers = await Promise.all(Array.from({ length: 16 }, () => refresh(issued.tokens.refreshToken)));
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
+    const pairs = new Set(answers.map((a) => JSON.stringify(a.body.tokens)));
+    expect(pairs.size).toBe(1);
+    const { accessToken, refreshToken } = answers[0]?.body.tokens as {
+      accessToken: string;
+      refreshToken: string;
+    };
+    expect((await listCrm(accessToken)).status).toBe(200);
+    const next = await refresh(refreshToken);
+    expect(next.status).toBe(200);
+    expect((await listCrm(next.body.tokens.accessToken)).status).toBe(200);
+  });
+
+  it('keeps the successor sealed: the database holds neither its refresh token nor its access token', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'sealed', env: '*', scopes: readGrant() });
+    const rotated = await refresh(issued.tokens.refreshToken);
+    const [id] = issued.tokens.refreshToken.split('.');
+    const [row] = await server.sql('SELECT * FROM gds.refresh_tokens WHERE id = $1', [id]);
+    const stored = JSON.stringify(row);
+    expect(row.successor_sealed).toEqual(expect.any(String));
+    expect(stored).not.toContain(rotated.body.tokens.refreshToken.split('.')[1]);
+    expect(stored).not.toContain(rotated.body.tokens.accessToken.split('.')[1]);
+    // A wrong secret for the spent id does not open it, and revokes nothing.
+    expect((await refresh(`${id}.not-the-secret`)).body.error.code).toBe('invalid_refresh_token');
+    expect((await listCrm(rotated.body.tokens.accessToken)).status).toBe(200);
   });
 
   it('refuses a wrong secret with 401 without revoking the family', async () => {

@@ -59,6 +59,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       const { writeOutputFile } = await import('../../cli/output-file.js');
       await writeOutputFile(bundleOut, `${JSON.stringify(bundle, null, 2)}\n`, {
         force,
+        mode: 0o600,
         flag: '--bundle-out',
       });
       if (this.out.json) this.out.record({ tableId, file: bundleOut, sha256: bundle.sha256 });

@@ -1,6 +1,7 @@
 // Integration credentials (spec §2.1, §4.1, §4.2): a `tf_` client token (a label, never accepted),
 // 60-minute JWT access tokens and 30-day single-use refresh tokens `<tokenId>.<secret>`, stored
-// hashed. The integration token's id names the family: reusing a spent refresh token revokes it.
+// hashed. The integration token's id names the family: reusing a spent refresh token revokes it, except
+// within the reuse grace window (reissue.ts), which answers it again with the same rotated pair.
 import type { Audience } from '../../core/scopes.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
@@ -10,6 +11,7 @@ import { unauthorized } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import type { TokenBundle } from '../../contract/types.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
+import { openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
 
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -74,15 +76,36 @@ export async function issueIntegrationToken(
 }
 
 async function createRefreshToken(q: Queryable, ctx: AppContext, familyId: string) {
+  const fresh = newRefreshToken(ctx);
+  await insertRefreshToken(q, familyId, fresh);
+  return fresh.answer;
+}
+
+interface NewRefreshToken {
+  id: string;
+  secret: string;
+  createdAt: string;
+  answer: { refreshToken: string; refreshExpiresAt: string };
+}
+
+function newRefreshToken(ctx: AppContext): NewRefreshToken {
   const id = newId('rt');
   const secret = newSecret();
   const now = ctx.clock();
-  const expiresAt = new Date(now + REFRESH_TOKEN_TTL_MS).toISOString();
+  const refreshExpiresAt = new Date(now + REFRESH_TOKEN_TTL_MS).toISOString();
+  return {
+    id,
+    secret,
+    createdAt: new Date(now).toISOString(),
+    answer: { refreshToken: `${id}.${secret}`, refreshExpiresAt },
+  };
+}
+
+async function insertRefreshToken(q: Queryable, familyId: string, token: NewRefreshToken): Promise<void> {
   await q.query(
     'INSERT INTO gds.refresh_tokens (id, family_id, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-    [id, familyId, sha256(secret), new Date(now).toISOString(), expiresAt],
+    [token.id, familyId, sha256(token.secret), token.createdAt, token.answer.refreshExpiresAt],
   );
-  return { refreshToken: `${id}.${secret}`, refreshExpiresAt: expiresAt };
 }
 
 interface RefreshRow {
@@ -91,6 +114,7 @@ interface RefreshRow {
   secret_hash: string;
   expires_at: Date;
   used_at: Date | null;
+  successor_sealed: string | null;
   workspace_id: string;
   user_id: string;
   audience: Audience;
@@ -104,47 +128,27 @@ interface RefreshRow {
 const INVALID = () =>
   unauthorized('invalid_refresh_token', 'This refresh token is not valid; issue a new integration token.');
 
-/** Spends a refresh token and returns a new access and refresh token of the same family. */
+const NOT_A_MEMBER = () => unauthorized('not_a_member', 'The token owner is no longer an active member.');
+
+/**
+ * Spends a refresh token and returns a new access and refresh token of the same family. A spent token
+ * presented again within the reuse grace window (ctx.refreshGraceMs: a lost answer, a parallel refresh)
+ * gets that same pair again; after it, reuse revokes the family (§4.2).
+ */
 export async function refreshIntegrationToken(ctx: AppContext, presented: string): Promise<TokenBundle> {
   const [id, secret, extra] = presented.split('.');
   if (!id || !secret || extra !== undefined) throw INVALID();
-  const [row] = await ctx.db.query<RefreshRow>(
-    `SELECT r.id, r.family_id, r.secret_hash, r.expires_at, r.used_at, t.workspace_id, t.user_id, t.audience,
-            t.env, t.scopes, t.table_ids, t.revoked_at, m.active AS member_active
-       FROM gds.refresh_tokens r
-       JOIN gds.integration_tokens t ON t.id = r.family_id
-       LEFT JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
-      WHERE r.id = $1`,
-    [id],
-  );
+  const row = await refreshRow(ctx, id);
   if (!row || row.secret_hash !== sha256(secret)) throw INVALID();
   if (row.revoked_at)
     throw unauthorized('token_revoked', 'This token family has been revoked; issue a new one.');
-  if (row.used_at) throw await revokeFamilyOnReuse(ctx, row);
+  if (row.used_at) return answerAgainOrRevoke(ctx, row, secret);
   if (new Date(row.expires_at).getTime() <= ctx.clock()) {
     throw unauthorized('refresh_token_expired', 'This refresh token has expired (30 days); issue a new one.');
   }
-  if (!row.member_active)
-    throw unauthorized('not_a_member', 'The token owner is no longer an active member.');
+  if (!row.member_active) throw NOT_A_MEMBER();
   const now = new Date(ctx.clock()).toISOString();
-  const refresh = await ctx.db.transaction(async (tx) => {
-    const spent = await tx.query(
-      'UPDATE gds.refresh_tokens SET used_at = $2 WHERE id = $1 AND used_at IS NULL RETURNING id',
-      [row.id, now],
-    );
-    if (spent.length === 0) return null;
-    await recordAudit(tx, ctx.clock, {
-      workspaceId: row.workspace_id,
-      userId: row.user_id,
-      action: 'INTEGRATION_TOKEN_REFRESHED',
-      resource: 'integration_token',
-      environmentLabel: row.env,
-      details: { tokenId: row.family_id },
-    });
-    return createRefreshToken(tx, ctx, row.family_id);
-  });
-  // Lost a race with another refresh of the same token: that is reuse too.
-  if (!refresh) throw await revokeFamilyOnReuse(ctx, row);
+  const successor = newRefreshToken(ctx);
   const access = await ctx.signer.sign({
     audience: row.audience,
     userId: row.user_id,
@@ -154,7 +158,59 @@ export async function refreshIntegrationToken(ctx: AppContext, presented: string
     env: row.env,
     tableIds: row.table_ids,
   });
-  return { accessToken: access.token, expiresAt: access.expiresAt, ...refresh };
+  const answer: TokenBundle = { accessToken: access.token, expiresAt: access.expiresAt, ...successor.answer };
+  const spent = await ctx.db.transaction(async (tx) => {
+    // The successor's answer is stored with the spending, so a loser of a race finds it once this commits.
+    const rows = await tx.query(
+      `UPDATE gds.refresh_tokens SET used_at = $2, successor_sealed = $3
+        WHERE id = $1 AND used_at IS NULL RETURNING id`,
+      [row.id, now, sealSuccessor(answer, secret, row.id)],
+    );
+    if (rows.length === 0) return false;
+    await insertRefreshToken(tx, row.family_id, successor);
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: row.workspace_id,
+      userId: row.user_id,
+      action: 'INTEGRATION_TOKEN_REFRESHED',
+      resource: 'integration_token',
+      environmentLabel: row.env,
+      details: { tokenId: row.family_id },
+    });
+    return true;
+  });
+  if (spent) return answer;
+  // Lost a race with another refresh of the same token: answered as a reuse, read after the winner's commit.
+  const again = await refreshRow(ctx, id);
+  if (!again) throw INVALID();
+  return answerAgainOrRevoke(ctx, again, secret);
+}
+
+async function refreshRow(ctx: AppContext, id: string): Promise<RefreshRow | undefined> {
+  const [row] = await ctx.db.query<RefreshRow>(
+    `SELECT r.id, r.family_id, r.secret_hash, r.expires_at, r.used_at, r.successor_sealed, t.workspace_id,
+            t.user_id, t.audience, t.env, t.scopes, t.table_ids, t.revoked_at, m.active AS member_active
+       FROM gds.refresh_tokens r
+       JOIN gds.integration_tokens t ON t.id = r.family_id
+       LEFT JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
+      WHERE r.id = $1`,
+    [id],
+  );
+  return row;
+}
+
+/** A spent token presented again: its successor's pair within the grace window, else the family revoked. */
+async function answerAgainOrRevoke(ctx: AppContext, row: RefreshRow, secret: string): Promise<TokenBundle> {
+  if (row.revoked_at)
+    throw unauthorized('token_revoked', 'This token family has been revoked; issue a new one.');
+  const answer =
+    row.used_at !== null &&
+    row.successor_sealed !== null &&
+    withinGrace(row.used_at, ctx.clock(), ctx.refreshGraceMs)
+      ? openSuccessor<TokenBundle>(row.successor_sealed, secret, row.id)
+      : undefined;
+  if (answer === undefined) throw await revokeFamilyOnReuse(ctx, row);
+  if (!row.member_active) throw NOT_A_MEMBER();
+  return answer;
 }
 
 /** Revokes the family of a reused refresh token and returns the 401 to throw. */

@@ -246,10 +246,17 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
-    // Version 7 (6 is the certified-views namespace migration of the same round).
     version: 7,
     name: 'integration tokens: each table grant bound to the table id it was granted on',
     sql: `ALTER TABLE gds.integration_tokens ADD COLUMN table_ids jsonb NOT NULL DEFAULT '{}'::jsonb;`,
+  },
+  {
+    version: 8,
+    name: 'refresh-token reuse grace: the successor of a spent refresh token, sealed',
+    sql: `
+      ALTER TABLE gds.refresh_tokens ADD COLUMN successor_sealed text;
+      ALTER TABLE gds.session_refresh_tokens ADD COLUMN successor_sealed text;
+    `,
   },
 ];
 

@@ -1,9 +1,11 @@
 // What the token endpoint hands out: the person's session JWT (the same kind the seed gives, so every
 // session-accepting route takes it) and a single-use refresh token. Refresh tokens rotate: each use
-// spends the token and issues the next one of its family; presenting a spent one revokes the family.
+// spends the token and issues the next one of its family; presenting a spent one revokes the family,
+// except within the reuse grace window (../auth/reissue.ts), which answers it again with the same tokens.
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
+import { openSuccessor, sealSuccessor, withinGrace } from '../auth/reissue.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import { OAuthError } from './errors.js';
 import { REFRESH_TOKEN_TTL_MS } from './settings.js';
@@ -73,6 +75,7 @@ interface RefreshRow {
   used_at: Date | null;
   revoked_at: Date | null;
   expires_at: Date;
+  successor_sealed: string | null;
   active_member: boolean;
 }
 
@@ -88,7 +91,7 @@ export async function rotateRefreshToken(
 ): Promise<TokenResponse | OAuthError> {
   const [row] = await tx.query<RefreshRow>(
     `SELECT t.id, t.family_id, t.client_id, t.scope, t.user_id, t.workspace_id, t.used_at, t.revoked_at,
-            t.expires_at, COALESCE(m.active, false) AS active_member
+            t.expires_at, t.successor_sealed, COALESCE(m.active, false) AS active_member
        FROM gds.session_refresh_tokens t
        LEFT JOIN gds.memberships m ON m.user_id = t.user_id AND m.workspace_id = t.workspace_id
       WHERE t.token_hash = $1 FOR UPDATE OF t`,
@@ -98,6 +101,13 @@ export async function rotateRefreshToken(
   if (!row || row.client_id !== clientId) return invalid('The refresh token is unknown.');
   if (row.revoked_at !== null) return invalid('The refresh token has been revoked.');
   const now = new Date(ctx.clock()).toISOString();
+  // Presented again within the reuse grace window (a lost answer, a parallel refresh): the same answer.
+  if (row.used_at !== null && row.successor_sealed !== null && row.active_member) {
+    const again = withinGrace(row.used_at, ctx.clock(), ctx.refreshGraceMs)
+      ? openSuccessor<TokenResponse>(row.successor_sealed, refreshToken, row.id)
+      : undefined;
+    if (again !== undefined) return again;
+  }
   if (row.used_at !== null) {
     await tx.query(
       'UPDATE gds.session_refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL',
@@ -114,9 +124,13 @@ export async function rotateRefreshToken(
   }
   if (new Date(row.expires_at).getTime() <= ctx.clock()) return invalid('The refresh token has expired.');
   if (!row.active_member) return invalid('The account is no longer an active member of the workspace.');
-  await tx.query('UPDATE gds.session_refresh_tokens SET used_at = $2 WHERE id = $1', [row.id, now]);
   const grant = { userId: row.user_id, workspaceId: row.workspace_id, clientId, scope: row.scope };
   const tokens = await issueSessionTokens(tx, ctx, grant, row.family_id);
+  await tx.query('UPDATE gds.session_refresh_tokens SET used_at = $2, successor_sealed = $3 WHERE id = $1', [
+    row.id,
+    now,
+    sealSuccessor(tokens, refreshToken, row.id),
+  ]);
   await recordAudit(tx, ctx.clock, {
     workspaceId: row.workspace_id,
     userId: row.user_id,

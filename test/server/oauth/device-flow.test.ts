@@ -171,7 +171,18 @@ describe('refresh-token grant', () => {
   const refresh = (token: string) =>
     server.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: token, client_id: 'gds-cli' });
 
-  it('rotates single-use refresh tokens; reuse revokes the whole family', async () => {
+  it('16 parallel refreshes of one refresh token all get the same tokens, and they work', async () => {
+    const tokens = await server.signIn('steward@example.com');
+    const answers = await Promise.all(Array.from({ length: 16 }, () => refresh(tokens.refresh_token)));
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
+    expect(new Set(answers.map((a) => a.body.refresh_token)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(1);
+    const [answer] = answers as [(typeof answers)[number]];
+    expect((await me(answer.body.access_token)).body.role).toBe('STEWARD');
+    expect((await refresh(answer.body.refresh_token)).status).toBe(200);
+  });
+
+  it('rotates single-use refresh tokens; reuse after the grace window revokes the whole family', async () => {
     const refreshedBefore = await server.auditCount('SESSION_REFRESHED');
     const first = await server.signIn('steward@example.com');
     const second = await refresh(first.refresh_token);
@@ -180,6 +191,13 @@ describe('refresh-token grant', () => {
     expect((await me(second.body.access_token)).body.role).toBe('STEWARD');
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshedBefore + 1);
 
+    // Within the grace window the spent token is answered again with the same tokens.
+    const again = await refresh(first.refresh_token);
+    expect(again.status).toBe(200);
+    expect(again.body.refresh_token).toBe(second.body.refresh_token);
+    expect(again.body.access_token).toBe(second.body.access_token);
+
+    server.clock.advance(31_000);
     const reused = await refresh(first.refresh_token);
     expect([reused.status, reused.body.error]).toEqual([400, 'invalid_grant']);
     expect(reused.body.error_description).toContain('already used');
