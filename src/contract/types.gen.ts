@@ -2237,16 +2237,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An existing definition replaced (`replaceId`). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistrationResult"];
-                };
-            };
-            /** @description A new definition registered; the auto-baseline gate job is queued. */
+            /** @description Registered, or replaced (`replaceId`; §3 states 202 for a registration and no status for a replacement, which queues the auto-baseline job again too); the auto-baseline gate job is queued. */
             202: {
                 headers: {
                     [name: string]: unknown;

@@ -40,6 +40,15 @@ function selectOf(table: ViewSource): string {
   return `SELECT ${['id', ...columns].join(', ')} FROM gds.records WHERE table_id = ${literal(table.id)}`;
 }
 
+/** Drops the table's certified view, if published: the table is no longer certified under that name. */
+export async function dropCertifiedView(
+  q: Queryable,
+  table: Pick<ViewSource, 'name' | 'environmentLabel'>,
+): Promise<void> {
+  const schema = certifiedSchema(table.environmentLabel);
+  await q.exec(`DROP VIEW IF EXISTS ${quoteIdent(schema)}.${quoteIdent(table.name)}`);
+}
+
 /** Creates (or replaces) the certified view; returns its qualified name, `schema.table`. */
 export async function publishCertifiedView(q: Queryable, table: ViewSource): Promise<string> {
   const schema = certifiedSchema(table.environmentLabel);

@@ -17,6 +17,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import { newId } from '../ids.js';
+import { dropCertifiedView } from '../certification/view.js';
 import type { TableRow } from './tables.js';
 
 export interface ApplyInput {
@@ -97,6 +98,9 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
       new Date(clock()).toISOString(),
     ]);
   }
+  // Here rather than as a row's effect, so no path out of CERTIFIED (replace, rename, submit, delete)
+  // leaves consumers reading a projection nobody certifies any more.
+  if (table?.state === 'CERTIFIED' && result.next !== 'CERTIFIED') await dropCertifiedView(tx, table);
   if (result.audit) {
     await recordAudit(
       tx,
