@@ -61,6 +61,11 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** `auto` (default): a worker runs queued jobs; `manual`: only `jobs.runPending()` runs them (tests). */
   jobs?: JobsMode;
+  /**
+   * Workspaces to seed into an empty database (default 1): 1 seeds the main workspace and a small second
+   * one (one owner) that proves isolation; N > 1 seeds N full ones (every role, dev/staging/production).
+   */
+  workspaces?: number;
   /** Device sign-in: poll interval and code lifetime (tests shorten them). */
   deviceFlow?: DeviceFlowOptions;
 }
@@ -85,7 +90,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   });
   try {
     await migrate(db);
-    await seedIfEmpty(db, clock);
+    await seedIfEmpty(db, clock, options.workspaces);
     const keys = await loadSigningKeys(db, clock);
     let baseUrl = '';
     const signer = new TokenSigner(keys, () => baseUrl, clock);

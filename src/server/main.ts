@@ -1,4 +1,4 @@
-// `npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N]`
+// `npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N] [--workspaces N]`
 // Starts the reference server, prints its base URL and masked ready-made tokens, writes the ready
 // file (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
 // cleanly on SIGINT/SIGTERM.
@@ -11,7 +11,7 @@ import type { ServerOptions } from './app.js';
 import { createServer, DEFAULT_PORT } from './app.js';
 
 const USAGE =
-  'usage: npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N]';
+  'usage: npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N] [--workspaces N]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -37,6 +37,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
         'data-dir': { type: 'string' },
         'database-url': { type: 'string' },
         'rate-limit': { type: 'string' },
+        workspaces: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -57,6 +58,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
     ...(values['rate-limit']
       ? { rateLimit: integer('rate-limit', values['rate-limit'], 1, 1_000_000_000) }
       : {}),
+    ...(values.workspaces ? { workspaces: integer('workspaces', values.workspaces, 1, 9) } : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(values['ready-file'] ?? join(tmpdir(), 'gds-server', 'ready.json'));
