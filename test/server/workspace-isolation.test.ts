@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/contract/types.js';
 import type { TestServer, TestWorkspace } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { postgresTestUrl, startTestServer } from '../helpers/server.js';
 import { submit } from './cert/arrange.js';
 
 let server: TestServer;
@@ -30,11 +30,38 @@ const bothWays = (): Array<[TestWorkspace, TestWorkspace]> => [
 const column = async (sql: string, name: string) =>
   (await server.sql<Record<string, unknown>>(sql)).map((row) => row[name]);
 
-const certify = (workspace: TestWorkspace, tableId: string) =>
-  server.request('POST', `/api/tables/${tableId}/semantic-contract/certify`, {
-    token: workspace.user('STEWARD').accessToken,
-    body: {},
+/** Submits and certifies `orders` in both workspaces, then reads each certified view with SQL. */
+async function certifyOrdersInBoth(on: TestServer): Promise<void> {
+  const ids = async (sql: string) => (await on.sql<{ id: string }>(sql)).map((row) => row.id);
+  const [first, second] = [on.workspace(0), on.workspace(1)];
+  for (const workspace of [first, second]) {
+    const orders = workspace.table('orders').id;
+    await submit(on, orders, workspace.user('STEWARD').accessToken);
+    const certified = await on.request('POST', `/api/tables/${orders}/semantic-contract/certify`, {
+      token: workspace.user('STEWARD').accessToken,
+      body: {},
+    });
+    expect(certified.status).toBe(200);
+  }
+  expect(await ids('SELECT id FROM certified_dev.orders ORDER BY id')).toEqual([
+    'o01',
+    'o02',
+    'o03',
+    'o04',
+    'o05',
+    'o06',
+    'o07',
+    'o08',
+  ]);
+  expect(await ids('SELECT id FROM globex_certified_dev.orders ORDER BY id')).toEqual(['go1', 'go2', 'go3']);
+  const audit = await on.request('GET', '/api/workspace/audit-log?eventType=TABLE_CERTIFIED&limit=1', {
+    token: second.user('ADMIN').accessToken,
   });
+  expect(audit.body.entries[0]).toMatchObject({
+    tableId: second.table('orders').id,
+    details: { certifiedView: 'globex_certified_dev.orders' },
+  });
+}
 
 const push = (workspace: TestWorkspace, body: Record<string, unknown>) =>
   server.request('POST', '/api/artifacts', {
@@ -88,25 +115,7 @@ describe('certified views, one namespace per workspace', () => {
   });
 
   it('certifying a same-named table in both publishes two views, each reading its own warehouse', async () => {
-    const mainOrders = main.table('orders').id;
-    const globexOrders = globex.table('orders').id;
-    await submit(server, mainOrders, main.user('STEWARD').accessToken);
-    expect((await certify(main, mainOrders)).status).toBe(200);
-    await submit(server, globexOrders, globex.user('STEWARD').accessToken);
-    expect((await certify(globex, globexOrders)).status).toBe(200);
-
-    const mainIds = await column('SELECT id FROM certified_dev.orders ORDER BY id', 'id');
-    expect(mainIds).toEqual(['o01', 'o02', 'o03', 'o04', 'o05', 'o06', 'o07', 'o08']);
-    const globexIds = await column('SELECT id FROM globex_certified_dev.orders ORDER BY id', 'id');
-    expect(globexIds).toEqual(['go1', 'go2', 'go3']);
-
-    const audit = await server.request('GET', '/api/workspace/audit-log?eventType=TABLE_CERTIFIED&limit=1', {
-      token: globex.user('ADMIN').accessToken,
-    });
-    expect(audit.body.entries[0]).toMatchObject({
-      tableId: globexOrders,
-      details: { certifiedView: 'globex_certified_dev.orders' },
-    });
+    await certifyOrdersInBoth(server);
   });
 
   it("de-certifying one workspace's table leaves the other's view alone", async () => {
@@ -179,3 +188,21 @@ describe("one workspace's warehouse is out of the other's reach", () => {
     expect(stolen).toEqual({ n: 0 });
   });
 });
+
+const target = postgresTestUrl();
+describe.skipIf('skip' in target)(
+  'skip' in target ? `isolation on PostgreSQL (skipped: ${target.skip})` : 'isolation on PostgreSQL',
+  () => {
+    let onPostgres: TestServer;
+    beforeAll(async () => {
+      onPostgres = await startTestServer({ workspaces: 2, database: 'postgres' });
+    });
+    afterAll(async () => {
+      await onPostgres?.close();
+    });
+
+    it('certifies a same-named table in both workspaces into two views, each over its own rows', async () => {
+      await certifyOrdersInBoth(onPostgres);
+    });
+  },
+);
