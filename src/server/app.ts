@@ -79,6 +79,8 @@ export interface RunningServer {
   jobs: JobControl;
   /** The server's database (tests read and arrange state through it). */
   db: Queryable;
+  /** Every route registered in Fastify (`/api/tables/:tableId`): what the contract must document. */
+  routes: Array<{ method: string; url: string }>;
   close(): Promise<void>;
 }
 
@@ -104,7 +106,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       baseUrl: () => baseUrl,
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
-    const app = buildApp(ctx, options.logger ?? false, contract);
+    const routes: RunningServer['routes'] = [];
+    const app = buildApp(ctx, options.logger ?? false, contract, routes);
     oauthRoutes(app, ctx, options.deviceFlow);
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
     baseUrl = urlOf(app.server.address() as AddressInfo);
@@ -116,6 +119,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       contract,
       jobs,
       db,
+      routes,
       close: async () => {
         await app.close();
         await jobs.stop();
@@ -128,12 +132,20 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   }
 }
 
-function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contract: ContractChecker | null) {
+function buildApp(
+  ctx: AppContext,
+  logger: FastifyServerOptions['logger'],
+  contract: ContractChecker | null,
+  routes: RunningServer['routes'],
+) {
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT_BYTES,
     exposeHeadRoutes: false,
     genReqId: () => randomUUID(),
+  });
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {

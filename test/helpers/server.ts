@@ -68,6 +68,8 @@ export interface TestServer {
   violations(): ContractViolation[];
   /** The job worker (drive it with `jobs: 'manual'`). */
   jobs: JobControl;
+  /** Every route registered in Fastify, as `{ method, url }` (`/api/tables/:tableId`). */
+  routes: Array<{ method: string; url: string }>;
   /** A query on the server's database: arranges state no endpoint of this area sets, or reads it back. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into rows freely
   sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
@@ -160,6 +162,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     violations: () => contract.violations,
     jobs: running.jobs,
+    routes: running.routes,
     sql: (query, params) => running.db.query(query, params),
     async close() {
       await running.close();
