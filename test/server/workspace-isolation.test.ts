@@ -187,6 +187,31 @@ describe("one workspace's warehouse is out of the other's reach", () => {
     const [stolen] = await server.sql(`SELECT count(*)::int AS n FROM gds.tables WHERE name = 'stolen'`);
     expect(stolen).toEqual({ n: 0 });
   });
+
+  it("never checks a reference against the other workspace's warehouse", async () => {
+    const pushed = await push(globex, {
+      filename: 'refs.yml',
+      content: [
+        'table: order_refs',
+        'source: globex_staging.orders',
+        'columns:',
+        '  - name: id',
+        '  - name: customer_id',
+        '    references: analytics_dev.customers.customer_id',
+      ].join('\n'),
+    });
+    expect(pushed.status).toBe(202);
+    const run = await server.request('POST', `/api/tables/${pushed.body.tableId}/gate-runs`, {
+      token: globex.user('ADMIN').accessToken,
+      body: {},
+    });
+    expect(run.status).toBe(200);
+    const check = run.body.results.find(
+      (r: { name: string }) => r.name === 'referential_integrity.customer_id',
+    );
+    expect(check).toMatchObject({ passed: false });
+    expect(check.detail).toContain("analytics_dev is not the schema of one of the workspace's connectors");
+  });
 });
 
 const target = postgresTestUrl();
