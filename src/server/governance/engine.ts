@@ -1,6 +1,7 @@
 // The lifecycle engine: applies a trigger to a table through the transition table of src/core/lifecycle,
 // writes the new state and the audit entry, and turns a refusal into the HTTP error. Routes then carry
-// out the returned effects, in order, in the same transaction.
+// out the returned effects, in order, in the same transaction. One effect the engine carries out itself:
+// leaving CERTIFIED drops the table's certified view, whatever the trigger.
 import { transition } from '../../core/lifecycle/index.js';
 import type {
   Effect,
