@@ -52,6 +52,7 @@ function urlOf(url: string): string {
 async function send(method: string, url: string, body?: string, contentType?: string): Promise<number> {
   const response = await fetch(`${server.url}${urlOf(url)}`, {
     method,
+    redirect: 'manual',
     headers: contentType ? { 'content-type': contentType } : {},
     ...(body === undefined ? {} : { body }),
   });

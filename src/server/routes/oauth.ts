@@ -1,9 +1,9 @@
 // The authorization-server endpoints: discovery (RFC 8414), device authorization and the token
 // endpoint (RFC 8628, RFC 6749 §6 refresh), and the verification page. Requests are form-encoded,
 // errors are RFC 6749 bodies, token responses are never cached.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
-import { handleError } from '../errors.js';
+import { formScopeErrorHandler } from '../errors.js';
 import type { Decision } from '../oauth/device-codes.js';
 import { createDeviceCode, decideDeviceCode, redeemDeviceCode } from '../oauth/device-codes.js';
 import { OAuthError } from '../oauth/errors.js';
@@ -30,17 +30,15 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
       { parseAs: 'string' },
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    // A body Fastify cannot read (malformed JSON, another media type, too large) is still answered in the
-    // endpoint's own form: an RFC 6749 error, or the verification page.
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      const status = error.statusCode ?? 500;
-      if (status < 400 || status >= 500) return handleError(error, request, reply);
-      const message = `The request could not be read: send it form-encoded (${error.message}).`;
-      if (request.url.split('?')[0] === paths.verification) {
-        return reply.code(400).type('text/html; charset=utf-8').send(verificationForm('', message));
-      }
-      return sendOAuthError(reply, new OAuthError('invalid_request', message));
-    });
+    // A body Fastify cannot read is still answered in the endpoint's own form: an RFC 6749 error, or the
+    // verification page.
+    scope.setErrorHandler(
+      formScopeErrorHandler((reply, request, message) =>
+        request.url.split('?')[0] === paths.verification
+          ? reply.code(400).type('text/html; charset=utf-8').send(verificationForm('', message))
+          : sendOAuthError(reply, new OAuthError('invalid_request', message)),
+      ),
+    );
 
     scope.get(paths.discovery, async () => discoveryDocument(ctx.baseUrl()));
 
