@@ -1,10 +1,12 @@
 // The server and src/contract/openapi.yaml agree on every route and every status code. Each route
 // Fastify registers is an operation of the document and back; every route is called the ways the
-// shared machinery answers (no credential, a malformed JSON body, a body that is not JSON) and its
-// answers must be statuses the document lists for it; and every route is driven down each of its
-// success paths (a registration and a replacement, a dry run and a detached job, …): the success
-// statuses it answers must be exactly those the document lists.
+// shared machinery answers (no credential, a malformed JSON body, a body that is not JSON or over the
+// size limit) and its answers must be statuses the document lists for it; and every route is driven
+// down each of its success paths (a registration and a replacement, a dry run and a detached job, …):
+// the success statuses it answers must be exactly those the document lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { BODY_LIMIT_BYTES } from '../../src/server/app.js';
 import { loadContract } from '../../src/server/contract.js';
 import type { TestResponse, TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -60,6 +62,26 @@ async function send(method: string, url: string, body?: string, contentType?: st
   return response.status;
 }
 
+/**
+ * A JSON body announced one byte over the server's limit: the server answers from the Content-Length
+ * alone, so only its first byte is sent.
+ */
+function sendOversized(method: string, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${server.url}${urlOf(url)}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT_BYTES + 1) },
+    });
+    request.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+      request.destroy();
+    });
+    request.on('error', reject);
+    request.write('{');
+  });
+}
+
 describe('openapi.yaml and the server', () => {
   it('document exactly the routes Fastify registers', () => {
     const registered = new Set(server.routes.map(keyOf));
@@ -68,7 +90,7 @@ describe('openapi.yaml and the server', () => {
     expect([...documented].filter((d) => !registered.has(d)).sort()).toEqual([]);
   });
 
-  it('list every status a route answers without a credential, to a malformed body and to a body that is not JSON', async () => {
+  it('list every status a route answers without a credential, and to a malformed, non-JSON or oversized body', async () => {
     const documented = documentedOperations();
     const undocumented: string[] = [];
     for (const route of server.routes) {
@@ -81,6 +103,7 @@ describe('openapi.yaml and the server', () => {
         probes.push(
           ['a malformed JSON body', () => send(route.method, route.url, '{"oops', 'application/json')],
           ['a body that is not JSON', () => send(route.method, route.url, '<a/>', 'application/xml')],
+          ['a body over the size limit', () => sendOversized(route.method, route.url)],
         );
       }
       for (const [what, probe] of probes) {
