@@ -63,6 +63,11 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** `auto` (default): a worker runs queued jobs; `manual`: only `jobs.runPending()` runs them (tests). */
   jobs?: JobsMode;
+  /**
+   * Workspaces to seed into an empty database (default 1): 1 seeds the main workspace and a small second
+   * one (one owner) that proves isolation; N > 1 seeds N full ones (every role, dev/staging/production).
+   */
+  workspaces?: number;
   /** Device sign-in: poll interval and code lifetime (tests shorten them). */
   deviceFlow?: DeviceFlowOptions;
   /** Reuse grace of rotated refresh tokens (default 30 s): a spent one presented again within it gets the
@@ -79,6 +84,8 @@ export interface RunningServer {
   jobs: JobControl;
   /** The server's database (tests read and arrange state through it). */
   db: Queryable;
+  /** Every route registered in Fastify (`/api/tables/:tableId`): what the contract must document. */
+  routes: Array<{ method: string; url: string }>;
   close(): Promise<void>;
 }
 
@@ -90,7 +97,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   });
   try {
     await migrate(db);
-    await seedIfEmpty(db, clock);
+    await seedIfEmpty(db, clock, options.workspaces);
     const keys = await loadSigningKeys(db, clock);
     let baseUrl = '';
     const signer = new TokenSigner(keys, () => baseUrl, clock);
@@ -105,7 +112,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       baseUrl: () => baseUrl,
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
-    const app = buildApp(ctx, options.logger ?? false, contract);
+    const routes: RunningServer['routes'] = [];
+    const app = buildApp(ctx, options.logger ?? false, contract, routes);
     oauthRoutes(app, ctx, options.deviceFlow);
     await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
     baseUrl = urlOf(app.server.address() as AddressInfo);
@@ -117,6 +125,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       contract,
       jobs,
       db,
+      routes,
       close: async () => {
         await app.close();
         await jobs.stop();
@@ -129,12 +138,20 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   }
 }
 
-function buildApp(ctx: AppContext, logger: FastifyServerOptions['logger'], contract: ContractChecker | null) {
+function buildApp(
+  ctx: AppContext,
+  logger: FastifyServerOptions['logger'],
+  contract: ContractChecker | null,
+  routes: RunningServer['routes'],
+) {
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT_BYTES,
     exposeHeadRoutes: false,
     genReqId: () => randomUUID(),
+  });
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {

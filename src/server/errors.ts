@@ -47,3 +47,23 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(errorBody('internal_error', 'The server failed; see its log.'));
 }
+
+/**
+ * The error handler of a scope whose routes take forms (OAuth, the verification page, the dashboard): a
+ * body Fastify cannot read (malformed, another media type, too large) is answered by `unreadable`, in
+ * the routes' own form, as a 400 the document lists; anything else as `handleError` does.
+ */
+export function formScopeErrorHandler(
+  unreadable: (reply: FastifyReply, request: FastifyRequest, message: string) => FastifyReply,
+) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode ?? 500;
+    if (error instanceof HttpError || status < 400 || status >= 500)
+      return handleError(error, request, reply);
+    return unreadable(
+      reply,
+      request,
+      `The request could not be read: send it form-encoded (${error.message}).`,
+    );
+  };
+}

@@ -66,6 +66,13 @@ const OPTIONS: readonly ServerOption[] = [
     default: String(DEFAULT_REFRESH_GRACE_MS / 1000),
     description: 'seconds a spent refresh token still answers with its successor (0 to 86400)',
   },
+  {
+    name: 'workspaces',
+    value: 'N',
+    default: '1',
+    description:
+      'workspaces to seed (1 to 9); each has its own users, connectors, tables and warehouse schemas',
+  },
   { name: 'help', default: 'off', description: 'print this help and exit' },
 ];
 
@@ -136,6 +143,9 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
     ...(rateLimit ? { rateLimit: integer('rate-limit', rateLimit, 1, 1_000_000_000) } : {}),
     ...(text('refresh-grace') !== undefined
       ? { refreshGraceMs: (integer('refresh-grace', text('refresh-grace'), 0, 86_400) ?? 0) * 1000 }
+      : {}),
+    ...(text('workspaces') !== undefined
+      ? { workspaces: integer('workspaces', text('workspaces'), 1, 9) }
       : {}),
     logger: { level: 'warn' },
   };

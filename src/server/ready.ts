@@ -9,6 +9,8 @@ import { listWarehouseObjects } from './warehouse.js';
 
 export interface ReadyUser {
   userId: string;
+  /** The workspace this user's tokens act in (a session or CLI token reaches no other). */
+  workspaceId: string;
   email: string;
   /** The workspace role; a platform operator (never in member lists) shows as PLATFORM_OPERATOR. */
   role: Role | 'PLATFORM_OPERATOR';
@@ -47,30 +49,39 @@ export interface ReadyTable {
 export interface ReadyWorkspace {
   workspaceId: string;
   name: string;
+  /**
+   * Starts the names of the workspace's warehouse schemas: its certified views are in
+   * `<warehousePrefix>certified_<env>`. Empty for the first workspace.
+   */
+  warehousePrefix: string;
   users: ReadyUser[];
   connectors: ReadyConnector[];
   tables: ReadyTable[];
   warehouseObjects: WarehouseObject[];
 }
 
+/** The first workspace's fields at the top level (what most tests and the demo use), then every workspace. */
 export interface ReadyInfo extends ReadyWorkspace {
   baseUrl: string;
-  /** A second workspace, to prove isolation. */
+  /** The second workspace (`workspaces[1]`), to prove isolation. */
   otherWorkspace: ReadyWorkspace;
+  /** Every workspace, oldest first: the first is the top level's, the second `otherWorkspace`. */
+  workspaces: ReadyWorkspace[];
 }
 
 export async function buildReadyInfo(ctx: AppContext): Promise<ReadyInfo> {
-  const workspaces = await ctx.db.query<{ id: string; name: string }>(
-    'SELECT id, name FROM gds.workspaces ORDER BY created_at, id',
+  const rows = await ctx.db.query<{ id: string; name: string; warehouse_prefix: string }>(
+    'SELECT id, name, warehouse_prefix FROM gds.workspaces ORDER BY created_at, id',
   );
-  const [main, other] = await Promise.all(workspaces.slice(0, 2).map((w) => describeWorkspace(ctx, w)));
+  const workspaces = await Promise.all(rows.map((w) => describeWorkspace(ctx, w)));
+  const [main, other] = workspaces;
   if (!main || !other) throw new Error('the database holds fewer than two workspaces');
-  return { baseUrl: ctx.baseUrl(), ...main, otherWorkspace: other };
+  return { baseUrl: ctx.baseUrl(), ...main, otherWorkspace: other, workspaces };
 }
 
 async function describeWorkspace(
   ctx: AppContext,
-  workspace: { id: string; name: string },
+  workspace: { id: string; name: string; warehouse_prefix: string },
 ): Promise<ReadyWorkspace> {
   const members = await ctx.db.query<{ id: string; email: string; role: Role; platform_operator: boolean }>(
     `SELECT u.id, u.email, m.role, u.platform_operator FROM gds.memberships m JOIN gds.users u ON u.id = m.user_id
@@ -87,6 +98,7 @@ async function describeWorkspace(
     });
     users.push({
       userId: member.id,
+      workspaceId: workspace.id,
       email: member.email,
       role: member.platform_operator ? 'PLATFORM_OPERATOR' : member.role,
       accessToken: session.token,
@@ -108,7 +120,15 @@ async function describeWorkspace(
     ctx.db,
     connectors.map((c) => ({ id: c.id, schema: c.schema })),
   );
-  return { workspaceId: workspace.id, name: workspace.name, users, connectors, tables, warehouseObjects };
+  return {
+    workspaceId: workspace.id,
+    name: workspace.name,
+    warehousePrefix: workspace.warehouse_prefix,
+    users,
+    connectors,
+    tables,
+    warehouseObjects,
+  };
 }
 
 /** A new static CLI token for the user; only its hash is stored. */

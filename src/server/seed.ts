@@ -1,7 +1,9 @@
-// First-start data: two workspaces (the second proves isolation), users of every role plus a
-// platform operator, connectors per environment, warehouse schemas with real tables (including a
-// few nulls, a duplicated key and malformed e-mails so gate checks can fail for real), and Mode A
-// and Mode B tables. Runs only when the database holds no workspace yet.
+// First-start data: the main workspace, with users of every role plus a platform operator,
+// connectors per environment, warehouse schemas with real tables (including a few nulls, a
+// duplicated key and malformed e-mails so gate checks can fail for real), and Mode A and Mode B
+// tables. A second workspace proves isolation: by default a small one (one owner, one connector);
+// with `workspaces: 2` (or more) a full one, whose tables share the main workspace's names, in its own
+// warehouse namespace. Runs only when the database holds no workspace yet.
 import type { Clock } from './clock.js';
 import { isoAt } from './clock.js';
 import type { Db, Queryable } from './db/index.js';
@@ -50,6 +52,10 @@ interface SeedModeB {
 
 interface SeedWorkspace {
   name: string;
+  /** Starts every warehouse schema of the workspace (connectors' and certified ones); see migration 6. */
+  warehousePrefix: string;
+  /** Rows of its warehouse objects, where they differ from the main workspace's. */
+  warehouseRows?: Record<string, unknown[][]>;
   users: SeedUser[];
   connectors: SeedConnector[];
   modeA: SeedModeA[];
@@ -123,67 +129,182 @@ const CONTACT_ROWS: Array<Record<string, unknown>> = [
   },
 ];
 
-export const SEED: SeedWorkspace[] = [
-  {
-    name: 'Northwind Analytics',
+// The other workspaces' warehouse: the same objects over other rows, clean enough to certify.
+const SECOND_WAREHOUSE_ROWS: Record<string, unknown[][]> = {
+  customers: [
+    ['g01', 2001, 'hank@globex.example', 'Hank Scorpio', 'US', '2024-01-20', 5000],
+    ['g02', 2002, 'homer@globex.example', 'Homer Simpson', 'US', '2024-02-14', 120.5],
+    ['g03', 2003, 'mindy@globex.example', 'Mindy Simmons', 'US', '2024-03-09', 880],
+  ],
+  orders: [
+    ['go1', 7001, 2001, 990, 'SHIPPED', '2024-09-01'],
+    ['go2', 7002, 2002, 12.5, 'PENDING', '2024-09-02'],
+    ['go3', 7003, 2003, 310, 'SHIPPED', '2024-09-03'],
+  ],
+};
+
+const MAIN_WORKSPACE: SeedWorkspace = {
+  name: 'Northwind Analytics',
+  warehousePrefix: '',
+  users: [
+    { email: 'owner@example.com', name: 'Olivia Owner', role: 'OWNER', envScope: ALL_ENVS },
+    { email: 'admin@example.com', name: 'Adam Admin', role: 'ADMIN', envScope: ALL_ENVS },
+    { email: 'steward@example.com', name: 'Stella Steward', role: 'STEWARD', envScope: ['dev', 'staging'] },
+    { email: 'member@example.com', name: 'Max Member', role: 'MEMBER', envScope: ['dev'] },
+    {
+      email: 'operator@example.com',
+      name: 'Pat Operator',
+      role: 'ADMIN',
+      envScope: ALL_ENVS,
+      operator: true,
+    },
+  ],
+  connectors: [
+    {
+      name: 'warehouse-dev',
+      environmentLabel: 'dev',
+      schema: 'analytics_dev',
+      // categorydim, productsdim and stg_pipedrive__stages are models of the dbt fixtures (recertify).
+      objects: ['customers', 'orders', 'products', 'categorydim', 'productsdim', 'stg_pipedrive__stages'],
+    },
+    {
+      name: 'warehouse-staging',
+      environmentLabel: 'staging',
+      schema: 'analytics_staging',
+      objects: ['customers', 'orders'],
+    },
+    {
+      name: 'warehouse-production',
+      environmentLabel: 'production',
+      schema: 'analytics_prod',
+      objects: ['customers', 'orders'],
+    },
+  ],
+  modeA: [
+    {
+      name: 'customers',
+      connector: 'warehouse-dev',
+      object: 'customers',
+      state: 'CERTIFIED',
+      gateMode: 'ENFORCING',
+      owner: 'steward@example.com',
+    },
+    {
+      name: 'orders',
+      connector: 'warehouse-dev',
+      object: 'orders',
+      state: 'QUARANTINED',
+      gateMode: 'ADVISORY',
+      owner: 'member@example.com',
+    },
+    {
+      name: 'customers_production',
+      connector: 'warehouse-production',
+      object: 'customers',
+      state: 'CERTIFIED',
+      gateMode: 'ENFORCING',
+      owner: 'owner@example.com',
+    },
+  ],
+  modeB: [
+    {
+      name: 'crm_contacts',
+      environmentLabel: 'dev',
+      state: 'CERTIFIED',
+      gateMode: 'ADVISORY',
+      owner: 'admin@example.com',
+      columns: CONTACT_COLUMNS,
+      rows: CONTACT_ROWS,
+    },
+    {
+      name: 'legacy_leads',
+      environmentLabel: 'dev',
+      state: 'QUARANTINED',
+      gateMode: 'ADVISORY',
+      owner: 'admin@example.com',
+      columns: CONTACT_COLUMNS,
+      rows: CONTACT_ROWS.slice(0, 2),
+      active: false,
+    },
+  ],
+};
+
+/** The small second workspace seeded by default: one owner, one connector. */
+const SMALL_SECOND_WORKSPACE: SeedWorkspace = {
+  name: 'Globex Data',
+  warehousePrefix: 'globex_',
+  users: [{ email: 'owner@globex.example', name: 'Gina Globex', role: 'OWNER', envScope: ALL_ENVS }],
+  connectors: [{ name: 'globex-dev', environmentLabel: 'dev', schema: 'globex_dev', objects: ['customers'] }],
+  modeA: [
+    {
+      name: 'globex_customers',
+      connector: 'globex-dev',
+      object: 'customers',
+      state: 'CERTIFIED',
+      gateMode: 'ENFORCING',
+      owner: 'owner@globex.example',
+    },
+  ],
+  modeB: [
+    {
+      name: 'globex_contacts',
+      environmentLabel: 'dev',
+      state: 'CERTIFIED',
+      gateMode: 'ADVISORY',
+      owner: 'owner@globex.example',
+      columns: CONTACT_COLUMNS,
+      rows: CONTACT_ROWS.slice(0, 4),
+    },
+  ],
+};
+
+/**
+ * A full workspace beside the main one: every role, a connector per environment, and tables named as the
+ * main workspace's (`customers`, `orders`, `customers_production`, `crm_contacts`) over its own rows.
+ */
+function fullWorkspace(name: string, key: string, owner: string): SeedWorkspace {
+  const email = (local: string) => `${local}@${key}.example`;
+  const connector = (env: string, schema: string): SeedConnector => ({
+    name: `${key}-${env}`,
+    environmentLabel: env,
+    schema: `${key}_${schema}`,
+    objects: ['customers', 'orders'],
+  });
+  return {
+    name,
+    warehousePrefix: `${key}_`,
+    warehouseRows: SECOND_WAREHOUSE_ROWS,
     users: [
-      { email: 'owner@example.com', name: 'Olivia Owner', role: 'OWNER', envScope: ALL_ENVS },
-      { email: 'admin@example.com', name: 'Adam Admin', role: 'ADMIN', envScope: ALL_ENVS },
-      { email: 'steward@example.com', name: 'Stella Steward', role: 'STEWARD', envScope: ['dev', 'staging'] },
-      { email: 'member@example.com', name: 'Max Member', role: 'MEMBER', envScope: ['dev'] },
-      {
-        email: 'operator@example.com',
-        name: 'Pat Operator',
-        role: 'ADMIN',
-        envScope: ALL_ENVS,
-        operator: true,
-      },
+      { email: email('owner'), name: owner, role: 'OWNER', envScope: ALL_ENVS },
+      { email: email('admin'), name: `${name} Admin`, role: 'ADMIN', envScope: ALL_ENVS },
+      { email: email('steward'), name: `${name} Steward`, role: 'STEWARD', envScope: ['dev', 'staging'] },
+      { email: email('member'), name: `${name} Member`, role: 'MEMBER', envScope: ['dev'] },
     ],
-    connectors: [
-      {
-        name: 'warehouse-dev',
-        environmentLabel: 'dev',
-        schema: 'analytics_dev',
-        // categorydim, productsdim and stg_pipedrive__stages are models of the dbt fixtures (recertify).
-        objects: ['customers', 'orders', 'products', 'categorydim', 'productsdim', 'stg_pipedrive__stages'],
-      },
-      {
-        name: 'warehouse-staging',
-        environmentLabel: 'staging',
-        schema: 'analytics_staging',
-        objects: ['customers', 'orders'],
-      },
-      {
-        name: 'warehouse-production',
-        environmentLabel: 'production',
-        schema: 'analytics_prod',
-        objects: ['customers', 'orders'],
-      },
-    ],
+    connectors: [connector('dev', 'dev'), connector('staging', 'staging'), connector('production', 'prod')],
     modeA: [
       {
         name: 'customers',
-        connector: 'warehouse-dev',
+        connector: `${key}-dev`,
         object: 'customers',
         state: 'CERTIFIED',
         gateMode: 'ENFORCING',
-        owner: 'steward@example.com',
+        owner: email('steward'),
       },
       {
         name: 'orders',
-        connector: 'warehouse-dev',
+        connector: `${key}-dev`,
         object: 'orders',
         state: 'QUARANTINED',
         gateMode: 'ADVISORY',
-        owner: 'member@example.com',
+        owner: email('member'),
       },
       {
         name: 'customers_production',
-        connector: 'warehouse-production',
+        connector: `${key}-production`,
         object: 'customers',
         state: 'CERTIFIED',
         gateMode: 'ENFORCING',
-        owner: 'owner@example.com',
+        owner: email('owner'),
       },
     ],
     modeB: [
@@ -192,51 +313,24 @@ export const SEED: SeedWorkspace[] = [
         environmentLabel: 'dev',
         state: 'CERTIFIED',
         gateMode: 'ADVISORY',
-        owner: 'admin@example.com',
-        columns: CONTACT_COLUMNS,
-        rows: CONTACT_ROWS,
-      },
-      {
-        name: 'legacy_leads',
-        environmentLabel: 'dev',
-        state: 'QUARANTINED',
-        gateMode: 'ADVISORY',
-        owner: 'admin@example.com',
-        columns: CONTACT_COLUMNS,
-        rows: CONTACT_ROWS.slice(0, 2),
-        active: false,
-      },
-    ],
-  },
-  {
-    name: 'Globex Data',
-    users: [{ email: 'owner@globex.example', name: 'Gina Globex', role: 'OWNER', envScope: ALL_ENVS }],
-    connectors: [
-      { name: 'globex-dev', environmentLabel: 'dev', schema: 'globex_dev', objects: ['customers'] },
-    ],
-    modeA: [
-      {
-        name: 'globex_customers',
-        connector: 'globex-dev',
-        object: 'customers',
-        state: 'CERTIFIED',
-        gateMode: 'ENFORCING',
-        owner: 'owner@globex.example',
-      },
-    ],
-    modeB: [
-      {
-        name: 'globex_contacts',
-        environmentLabel: 'dev',
-        state: 'CERTIFIED',
-        gateMode: 'ADVISORY',
-        owner: 'owner@globex.example',
+        owner: email('admin'),
         columns: CONTACT_COLUMNS,
         rows: CONTACT_ROWS.slice(0, 4),
       },
     ],
-  },
-];
+  };
+}
+
+/** The workspaces to seed: the main one, then a small second one, or `count - 1` full ones. */
+export function seedWorkspaces(count: number): SeedWorkspace[] {
+  if (count <= 1) return [MAIN_WORKSPACE, SMALL_SECOND_WORKSPACE];
+  const others = Array.from({ length: count - 1 }, (_, i) =>
+    i === 0
+      ? fullWorkspace('Globex Data', 'globex', 'Gina Globex')
+      : fullWorkspace(`Workspace ${i + 2}`, `ws${i + 2}`, `Owner ${i + 2}`),
+  );
+  return [MAIN_WORKSPACE, ...others];
+}
 
 const WAREHOUSE_DDL: Record<string, string> = {
   customers: `(id text PRIMARY KEY, customer_id integer, email text, full_name text, country text,
@@ -296,11 +390,12 @@ const WAREHOUSE_ROWS: Record<string, unknown[][]> = {
 };
 
 /** Seeds everything unless a workspace already exists (a persistent data dir or database). */
-export async function seedIfEmpty(db: Db, clock: Clock): Promise<void> {
+export async function seedIfEmpty(db: Db, clock: Clock, workspaces = 1): Promise<void> {
   const [existing] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM gds.workspaces');
   if ((existing?.n ?? 0) > 0) return;
   await db.transaction(async (tx) => {
-    for (const [index, workspace] of SEED.entries()) await seedWorkspace(tx, clock, workspace, index);
+    for (const [index, workspace] of seedWorkspaces(workspaces).entries())
+      await seedWorkspace(tx, clock, workspace, index);
   });
 }
 
@@ -308,11 +403,10 @@ async function seedWorkspace(tx: Queryable, clock: Clock, seed: SeedWorkspace, o
   // Workspaces are told apart by creation order: the first is the ready file's main workspace.
   const createdAt = new Date(clock() + order).toISOString();
   const workspaceId = newId('ws');
-  await tx.query('INSERT INTO gds.workspaces (id, name, created_at) VALUES ($1, $2, $3)', [
-    workspaceId,
-    seed.name,
-    createdAt,
-  ]);
+  await tx.query(
+    'INSERT INTO gds.workspaces (id, name, created_at, warehouse_prefix) VALUES ($1, $2, $3, $4)',
+    [workspaceId, seed.name, createdAt, seed.warehousePrefix],
+  );
   const userIds = new Map<string, string>();
   for (const user of seed.users) {
     const userId = newId('usr');
@@ -343,7 +437,7 @@ async function seedWorkspace(tx: Queryable, clock: Clock, seed: SeedWorkspace, o
         new Date(Date.parse(createdAt) + index),
       ],
     );
-    await createWarehouseSchema(tx, connector);
+    await createWarehouseSchema(tx, connector, seed.warehouseRows ?? WAREHOUSE_ROWS);
   }
   const owner = (email: string) => userIds.get(email) ?? fail(`seed: unknown user ${email}`);
   for (const table of seed.modeA) {
@@ -492,13 +586,17 @@ async function certifySeededTable(
 }
 
 /** Creates the connector's warehouse schema and sample tables, leaving existing objects untouched. */
-async function createWarehouseSchema(tx: Queryable, connector: SeedConnector): Promise<void> {
+async function createWarehouseSchema(
+  tx: Queryable,
+  connector: SeedConnector,
+  warehouseRows: Record<string, unknown[][]>,
+): Promise<void> {
   await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(connector.schema)}`);
   for (const object of connector.objects) {
     const source = `${connector.schema}.${object}`;
     if (await describeWarehouseObject(tx, source)) continue;
     const ddl = WAREHOUSE_DDL[object] ?? fail(`seed: no DDL for ${object}`);
-    const rows = WAREHOUSE_ROWS[object] ?? [];
+    const rows = warehouseRows[object] ?? [];
     const target = `${quoteIdent(connector.schema)}.${quoteIdent(object)}`;
     await tx.exec(`CREATE TABLE ${target} ${ddl}`);
     for (const row of rows) {

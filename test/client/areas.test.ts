@@ -313,25 +313,29 @@ describe('management plane', () => {
   });
 
   it.each([
-    [202, false],
-    [200, true],
-  ])('registers a definition (status %i: replaced %s)', async (status, replaced) => {
-    const result = {
-      governanceId: 'g1',
-      trackingUrl: 'http://127.0.0.1:8787/tables/g1',
-      job: { id: 'j1', type: 'gate-baseline-auto', status: 'QUEUED' },
-    };
-    const stub = answering(result, status);
-    api.use(http.post(at('/api/workspace/definitions'), stub.resolver));
-    const request = {
-      filename: 'orders.sql',
-      content: 'select 1',
-      mimeType: 'sql' as const,
-      connectorId: 'k1',
-    };
-    await expect(newClient().definitions.register(request)).resolves.toEqual({ ...result, replaced });
-    expect(stub.bodies).toEqual([request]);
-  });
+    [undefined, false],
+    ['g1', true],
+  ])(
+    'registers a definition (replaceId %s: replaced %s), accepting the 202 the server sends',
+    async (replaceId, replaced) => {
+      const result = {
+        governanceId: 'g1',
+        trackingUrl: 'http://127.0.0.1:8787/tables/g1',
+        job: { id: 'j1', type: 'gate-baseline-auto', status: 'QUEUED' },
+      };
+      const stub = answering(result, 202);
+      api.use(http.post(at('/api/workspace/definitions'), stub.resolver));
+      const request = {
+        filename: 'orders.sql',
+        content: 'select 1',
+        mimeType: 'sql' as const,
+        connectorId: 'k1',
+        ...(replaceId === undefined ? {} : { replaceId }),
+      };
+      await expect(newClient().definitions.register(request)).resolves.toEqual({ ...result, replaced });
+      expect(stub.bodies).toEqual([request]);
+    },
+  );
 
   it('sends the recertification signal', async () => {
     const answer = {

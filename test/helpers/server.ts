@@ -9,6 +9,10 @@
 //   await server.close()                              // in afterAll: stops it, then FAILS if any
 //                                                     // response broke openapi.yaml
 //
+// Several workspaces: `startTestServer({ workspaces: 2 })` seeds a full second workspace (every role,
+// dev/staging/production connectors, tables named as the main one's); address it with
+//   server.workspace(1).user('MEMBER').cliToken, server.workspace(1).table('customers').id
+//
 // Options: `rateLimit` (per token per minute), `database: 'postgres'` (runs on a fresh database
 // created from GDS_TEST_DATABASE_URL; see `postgresTestUrl` for why such tests may skip),
 // `jobs: 'manual'` (gate jobs stay QUEUED until the test runs them):
@@ -25,9 +29,16 @@ import { createServer } from '../../src/server/app.js';
 import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js';
 import type { JobControl } from '../../src/server/governance/jobs.js';
 import type { ContractViolation } from '../../src/server/contract-check.js';
-import type { ReadyInfo, ReadyTable, ReadyUser } from '../../src/server/ready.js';
+import type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace } from '../../src/server/ready.js';
 
-export type { ReadyInfo, ReadyTable, ReadyUser };
+export type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace };
+
+/** One seeded workspace: its ready-file entry and its users and tables by role and name. */
+export interface TestWorkspace {
+  ready: ReadyWorkspace;
+  user(role: ReadyUser['role']): ReadyUser;
+  table(name: string): ReadyTable;
+}
 
 export interface TestClock {
   now(): number;
@@ -45,6 +56,8 @@ export interface TestServer {
   user(role: ReadyUser['role']): ReadyUser;
   /** A table of the main workspace by name (e.g. `crm_contacts`, `customers`, `orders`). */
   table(name: string): ReadyTable;
+  /** The seeded workspace at this index of `ready.workspaces` (0 is the main one). */
+  workspace(index: number): TestWorkspace;
   /** One HTTP call: `token` goes into `Authorization: Bearer`, `body` is sent as JSON. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Issues an integration token as the user of `role` (session JWT); throws unless 201. */
@@ -55,6 +68,8 @@ export interface TestServer {
   violations(): ContractViolation[];
   /** The job worker (drive it with `jobs: 'manual'`). */
   jobs: JobControl;
+  /** Every route registered in Fastify, as `{ method, url }` (`/api/tables/:tableId`). */
+  routes: Array<{ method: string; url: string }>;
   /** A query on the server's database: arranges state no endpoint of this area sets, or reads it back. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into rows freely
   sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
@@ -74,7 +89,7 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit' | 'jobs'> {
+export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit' | 'jobs' | 'workspaces'> {
   database?: 'pglite' | 'postgres';
 }
 
@@ -96,6 +111,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock: clock.now,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
   });
   const contract = running.contract;
@@ -105,12 +121,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     if (!found) throw new Error(`test server: no ${what}`);
     return found;
   };
+  const workspace = (ready: ReadyWorkspace): TestWorkspace => ({
+    ready,
+    user: (role) => find(ready.users, (u) => u.role === role, `user with role ${role} in ${ready.name}`),
+    table: (name) => find(ready.tables, (t) => t.name === name, `table ${name} in ${ready.name}`),
+  });
+  const main = workspace(running.ready);
   const server: TestServer = {
     url: running.url,
     ready: running.ready,
     clock,
-    user: (role) => find(running.ready.users, (u) => u.role === role, `user with role ${role}`),
-    table: (name) => find(running.ready.tables, (t) => t.name === name, `table ${name}`),
+    user: main.user,
+    table: main.table,
+    workspace: (index) =>
+      workspace(find(running.ready.workspaces.slice(index, index + 1), () => true, `workspace ${index}`)),
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -138,6 +162,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     violations: () => contract.violations,
     jobs: running.jobs,
+    routes: running.routes,
     sql: (query, params) => running.db.query(query, params),
     async close() {
       await running.close();

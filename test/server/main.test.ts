@@ -134,6 +134,7 @@ describe('npm run server', () => {
       'database-url',
       'rate-limit',
       'refresh-grace',
+      'workspaces',
       'help',
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
@@ -142,10 +143,46 @@ describe('npm run server', () => {
     expect(server.output.stderr).toBe('');
   });
 
+  it(
+    'seeds a full second workspace with --workspaces 2 and lists both in the ready file',
+    { timeout: 90_000 },
+    async () => {
+      const readyFile = join(dir, 'two', 'ready.json');
+      const server = run(['--ready-file', readyFile, '--port', '0', '--workspaces', '2']);
+      try {
+        await waitFor(
+          () => existsSync(readyFile) && server.output.stdout.includes('whole tokens'),
+          'the ready file',
+        );
+        const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+        expect(ready.workspaces.map((w) => w.workspaceId)).toEqual([
+          ready.workspaceId,
+          ready.otherWorkspace.workspaceId,
+        ]);
+        const second = ready.workspaces[1];
+        expect(second?.users.map((u) => [u.role, u.workspaceId])).toEqual(
+          ['OWNER', 'ADMIN', 'STEWARD', 'MEMBER'].map((role) => [role, second?.workspaceId]),
+        );
+        expect(second?.connectors.map((c) => c.schema)).toEqual([
+          'globex_dev',
+          'globex_staging',
+          'globex_prod',
+        ]);
+        for (const user of second?.users ?? []) expect(server.output.stdout).not.toContain(user.cliToken);
+      } finally {
+        server.signal('SIGTERM');
+      }
+      await server.closed;
+    },
+  );
+
   it('refuses a bad option with exit code 2 and the usage', { timeout: 60_000 }, async () => {
     const server = run(['--port', 'eighty']);
     expect(await server.exited).toBe(2);
     expect(server.output.stderr).toContain('--port must be an integer');
+    const workspaces = run(['--workspaces', '0']);
+    expect(await workspaces.exited).toBe(2);
+    expect(workspaces.output.stderr).toContain('--workspaces must be an integer from 1 to 9');
     expect(server.output.stderr).toContain('usage: npm run server');
   });
 });

@@ -3,8 +3,8 @@ import type { DefinitionRequest, RegistrationResult } from '../../contract/types
 import type { CallOptions, Transport } from '../transport.js';
 
 export interface DefinitionRegistration extends RegistrationResult {
-  /** True when `replaceId` replaced an existing definition, false for a new one. The request decides: the
-   * reference server answers 202 to both, the contract also allows 200 for a replacement. */
+  /** True when `replaceId` replaced an existing definition, false for a new one. The request decides: both
+   * answer 202 (a replacement queues the auto-baseline job again, like a registration). */
   replaced: boolean;
 }
 
@@ -15,13 +15,13 @@ export interface DefinitionsApi {
 export function definitionsApi(transport: Transport): DefinitionsApi {
   return {
     async register(request, options) {
-      const res = await transport.request<RegistrationResult>({
+      const result = await transport.send<RegistrationResult>({
         method: 'POST',
         path: '/api/workspace/definitions',
         body: request,
         ...options,
       });
-      return { ...res.data, replaced: res.status === 200 || request.replaceId !== undefined };
+      return { ...result, replaced: request.replaceId !== undefined };
     },
   };
 }

@@ -13,7 +13,7 @@ import { applyTrigger } from '../governance/engine.js';
 import type { TableRow } from '../governance/tables.js';
 import { getWorkspaceConfig } from './config.js';
 import { appendVersion, fieldsOf, liveContract, updateContract } from './contracts.js';
-import { certifiedSchema, publishCertifiedView } from './view.js';
+import { certifiedViewName, publishCertifiedView } from './view.js';
 
 export interface CertifyBody {
   note?: string;
@@ -171,7 +171,7 @@ export async function certify(
     context,
     actor: caller,
     clock,
-    details: { ...body, certifiedView: `${certifiedSchema(table.environmentLabel)}.${table.name}` },
+    details: { ...body, certifiedView: await certifiedViewName(tx, table) },
   });
   const certifiedAt = new Date(clock()).toISOString();
   let contract = await liveContract(tx, clock, table);

@@ -59,3 +59,19 @@ export const CERTIFICATION_MIGRATION: Migration = {
     CREATE INDEX workspace_config_history_by_key ON gds.workspace_config_history (workspace_id, key, seq);
   `,
 };
+
+// Migration 6: each workspace's warehouse namespace. Its certified projections live in
+// `<prefix>certified_<env>`, so one workspace never publishes over another's view; the oldest workspace
+// keeps the bare names (`certified_dev`), each later one gets a prefix of its own.
+export const WAREHOUSE_NAMESPACE_MIGRATION: Migration = {
+  version: 6,
+  name: 'per-workspace warehouse namespace (certified schema prefix)',
+  sql: `
+    ALTER TABLE gds.workspaces ADD COLUMN warehouse_prefix text NOT NULL DEFAULT ''
+      CHECK (warehouse_prefix ~ '^([a-z][a-z0-9]*_)?$');
+    UPDATE gds.workspaces w SET warehouse_prefix = 'ws' || ranked.n || '_'
+      FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM gds.workspaces) ranked
+     WHERE ranked.id = w.id AND ranked.n > 1;
+    CREATE UNIQUE INDEX workspaces_warehouse_prefix ON gds.workspaces (warehouse_prefix);
+  `,
+};

@@ -1,5 +1,7 @@
 // The certified projection (§1): a plain SQL view `certified_<env>.<table>` over the registered
 // columns, published on certification. Mode A reads the warehouse object; Mode B reads its records.
+// Workspaces share one database, so the schema is named within the workspace's warehouse namespace:
+// `<prefix>certified_<env>` (the first workspace's prefix is empty, a later one's e.g. `globex_`).
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import type { Column, ColumnType } from '../records/columns.js';
@@ -7,6 +9,7 @@ import { quoteIdent, quoteSource } from '../warehouse.js';
 
 export interface ViewSource {
   id: string;
+  workspaceId: string;
   name: string;
   mode: 'MODE_A' | 'MODE_B';
   environmentLabel: string;
@@ -14,8 +17,26 @@ export interface ViewSource {
   columns: Column[];
 }
 
-export function certifiedSchema(environmentLabel: string): string {
-  return `certified_${environmentLabel}`;
+/** The schema of the workspace's certified views in this environment. */
+export async function certifiedSchema(
+  q: Queryable,
+  workspaceId: string,
+  environmentLabel: string,
+): Promise<string> {
+  const [workspace] = await q.query<{ warehouse_prefix: string }>(
+    'SELECT warehouse_prefix FROM gds.workspaces WHERE id = $1',
+    [workspaceId],
+  );
+  if (!workspace) throw new Error(`no workspace ${workspaceId}`);
+  return `${workspace.warehouse_prefix}certified_${environmentLabel}`;
+}
+
+/** `schema.table` of the table's certified view (published or not). */
+export async function certifiedViewName(
+  q: Queryable,
+  table: Pick<ViewSource, 'workspaceId' | 'name' | 'environmentLabel'>,
+): Promise<string> {
+  return `${await certifiedSchema(q, table.workspaceId, table.environmentLabel)}.${table.name}`;
 }
 
 const CAST: Record<ColumnType, string> = {
@@ -40,9 +61,18 @@ function selectOf(table: ViewSource): string {
   return `SELECT ${['id', ...columns].join(', ')} FROM gds.records WHERE table_id = ${literal(table.id)}`;
 }
 
+/** Drops the table's certified view, if published: the table is no longer certified under that name. */
+export async function dropCertifiedView(
+  q: Queryable,
+  table: Pick<ViewSource, 'workspaceId' | 'name' | 'environmentLabel'>,
+): Promise<void> {
+  const schema = await certifiedSchema(q, table.workspaceId, table.environmentLabel);
+  await q.exec(`DROP VIEW IF EXISTS ${quoteIdent(schema)}.${quoteIdent(table.name)}`);
+}
+
 /** Creates (or replaces) the certified view; returns its qualified name, `schema.table`. */
 export async function publishCertifiedView(q: Queryable, table: ViewSource): Promise<string> {
-  const schema = certifiedSchema(table.environmentLabel);
+  const schema = await certifiedSchema(q, table.workspaceId, table.environmentLabel);
   const view = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
   const select = selectOf(table);
   await q.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import { unauthorized } from '../errors.js';
+import { formScopeErrorHandler, unauthorized } from '../errors.js';
 import { listTables } from '../governance/tables.js';
 import { memberByEmail } from '../oauth/device-codes.js';
 import { SECURITY_HEADERS } from './html.js';
@@ -103,6 +103,11 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
     scope.addHook('onRequest', async (_request, reply) => {
       reply.headers(SECURITY_HEADERS);
     });
+    scope.setErrorHandler(
+      formScopeErrorHandler((reply, _request, message) =>
+        sendPage(reply, 400, signInPage('/dashboard', message)),
+      ),
+    );
 
     scope.get('/dashboard', async (request, reply) => {
       const viewer = await requireViewer(request, reply);

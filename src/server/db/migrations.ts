@@ -1,6 +1,6 @@
 // The service's own schema (`gds`), as an ordered list of migrations applied once each. Later
 // issues append migrations here; never edit one that has shipped.
-import { CERTIFICATION_MIGRATION } from '../certification/schema.js';
+import { CERTIFICATION_MIGRATION, WAREHOUSE_NAMESPACE_MIGRATION } from '../certification/schema.js';
 import type { Db } from './index.js';
 
 export interface Migration {
@@ -245,6 +245,7 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX session_refresh_tokens_by_family ON gds.session_refresh_tokens (family_id);
     `,
   },
+  WAREHOUSE_NAMESPACE_MIGRATION,
   {
     version: 7,
     name: 'integration tokens: each table grant bound to the table id it was granted on',

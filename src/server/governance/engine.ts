@@ -1,6 +1,7 @@
 // The lifecycle engine: applies a trigger to a table through the transition table of src/core/lifecycle,
 // writes the new state and the audit entry, and turns a refusal into the HTTP error. Routes then carry
-// out the returned effects, in order, in the same transaction.
+// out the returned effects, in order, in the same transaction. One effect the engine carries out itself:
+// leaving CERTIFIED drops the table's certified view, whatever the trigger.
 import { transition } from '../../core/lifecycle/index.js';
 import type {
   Effect,
@@ -17,6 +18,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import { newId } from '../ids.js';
+import { dropCertifiedView } from '../certification/view.js';
 import type { TableRow } from './tables.js';
 
 export interface ApplyInput {
@@ -99,6 +101,9 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
       new Date(clock()).toISOString(),
     ]);
   }
+  // Here rather than as a row's effect, so no path out of CERTIFIED (replace, rename, submit, delete)
+  // leaves consumers reading a projection nobody certifies any more.
+  if (table?.state === 'CERTIFIED' && result.next !== 'CERTIFIED') await dropCertifiedView(tx, table);
   if (result.audit) {
     await recordAudit(
       tx,

@@ -3,6 +3,7 @@
 // errors are RFC 6749 bodies, token responses are never cached.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
+import { formScopeErrorHandler } from '../errors.js';
 import type { Decision } from '../oauth/device-codes.js';
 import { createDeviceCode, decideDeviceCode, redeemDeviceCode } from '../oauth/device-codes.js';
 import { OAuthError } from '../oauth/errors.js';
@@ -28,6 +29,15 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
       'application/x-www-form-urlencoded',
       { parseAs: 'string' },
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    // A body Fastify cannot read is still answered in the endpoint's own form: an RFC 6749 error, or the
+    // verification page.
+    scope.setErrorHandler(
+      formScopeErrorHandler((reply, request, message) =>
+        request.url.split('?')[0] === paths.verification
+          ? reply.code(400).type('text/html; charset=utf-8').send(verificationForm('', message))
+          : sendOAuthError(reply, new OAuthError('invalid_request', message)),
+      ),
     );
 
     scope.get(paths.discovery, async () => discoveryDocument(ctx.baseUrl()));

@@ -3,14 +3,18 @@
 import { expect } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 
-/** `gate submit` as the steward: the table goes to PENDING_REVIEW with a persisted proof (returned). */
+/**
+ * `gate submit` as the steward (the main workspace's unless `token` is given): the table goes to
+ * PENDING_REVIEW with a persisted proof (returned).
+ */
 export async function submit(
   server: TestServer,
   tableId: string,
+  token = server.user('STEWARD').accessToken,
 ): Promise<{ passed: boolean; failedPredicates: string[] }> {
   server.clock.advance(1000);
   const response = await server.request('POST', `/api/tables/${tableId}/gate-submissions`, {
-    token: server.user('STEWARD').accessToken,
+    token,
     body: {},
   });
   expect(response.status).toBe(201);
