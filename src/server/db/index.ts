@@ -1,6 +1,8 @@
 // One database handle over either embedded PGlite (default; in memory or under a data dir) or a real
 // PostgreSQL (`pg`, by URL). The service's own state and the warehouse schemas live in it.
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -87,23 +89,75 @@ async function openPostgres(url: string): Promise<Db> {
 }
 
 /**
- * A freshly initialised, empty PGlite cluster as a tarball, made once per PGlite version and kept
- * in the temp dir. Loading it skips initdb: an in-memory server starts in under a second instead of
- * several, and its start-up peak memory halves (tests start one server per file).
+ * A freshly initialised, empty PGlite cluster as a tarball, made once per PGlite version and cached.
+ * Loading it skips initdb: an in-memory server starts in under a second instead of several, and its
+ * start-up peak memory halves (tests start one server per file). The cache holds the service's whole
+ * starting state, so it is trusted only in a folder that is the user's own (see `privateCacheDir`),
+ * and only when its SHA-256 matches the one recorded beside it; otherwise the cluster is rebuilt.
  */
 async function emptyCluster(): Promise<Blob> {
   const packageJson = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(await readFile(packageJson, 'utf8')) as { version: string };
-  const path = join(tmpdir(), `gds-pglite-${version}-empty-cluster.tar.gz`);
+  const dir = await privateCacheDir();
+  const name = `pglite-${version}-empty-cluster.tar.gz`;
+  const cached = dir ? await readVerified(join(dir, name)) : undefined;
+  if (cached) return new Blob([cached]);
+  const lite = await PGlite.create();
+  const dump = Buffer.from(await (await lite.dumpDataDir('gzip')).arrayBuffer());
+  await lite.close();
+  if (dir) await writeVerified(join(dir, name), dump);
+  return new Blob([dump]);
+}
+
+/**
+ * `<tmp>/gds-cache-<uid>`, created 0700, or undefined when it cannot be trusted: another user may
+ * have made it first (in a shared temp folder), as a symlink, or left it open to others.
+ */
+async function privateCacheDir(): Promise<string | undefined> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const dir = join(tmpdir(), `gds-cache-${uid}`);
   try {
-    return new Blob([await readFile(path)]);
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  const stat = await lstat(dir).catch(() => undefined);
+  const trusted = stat?.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0;
+  return trusted ? dir : undefined;
+}
+
+async function readNoFollow(path: string): Promise<Buffer> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await file.readFile();
+  } finally {
+    await file.close();
+  }
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** The file's bytes when they hash to the digest in `<path>.sha256`; undefined otherwise. */
+async function readVerified(path: string): Promise<Buffer | undefined> {
+  try {
+    const [data, digest] = await Promise.all([readNoFollow(path), readNoFollow(`${path}.sha256`)]);
+    return sha256(data) === digest.toString('utf8').trim() ? data : undefined;
   } catch {
-    const lite = await PGlite.create();
-    const dump = await lite.dumpDataDir('gzip');
-    await lite.close();
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, Buffer.from(await dump.arrayBuffer()));
-    await rename(tmp, path).catch(() => rm(tmp, { force: true }));
-    return dump;
+    return undefined;
+  }
+}
+
+/** Writes the file and its digest atomically (0600); a failure only means no cache next time. */
+async function writeVerified(path: string, data: Buffer): Promise<void> {
+  const suffix = `${process.pid}.${Date.now()}.tmp`;
+  try {
+    await writeFile(`${path}.${suffix}`, data, { mode: 0o600, flag: 'wx' });
+    await rename(`${path}.${suffix}`, path);
+    await writeFile(`${path}.sha256.${suffix}`, `${sha256(data)}\n`, { mode: 0o600, flag: 'wx' });
+    await rename(`${path}.sha256.${suffix}`, `${path}.sha256`);
+  } catch {
+    await rm(`${path}.${suffix}`, { force: true });
+    await rm(`${path}.sha256.${suffix}`, { force: true });
   }
 }
