@@ -63,6 +63,8 @@ export interface ServerOptions {
   jobs?: JobsMode;
   /** Device sign-in: poll interval and code lifetime (tests shorten them). */
   deviceFlow?: DeviceFlowOptions;
+  /** Deadline of every database statement in ms (gate checks, previews, profiling); default 30,000. */
+  queryTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -82,6 +84,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   const db = await openDb({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
   });
   try {
     await migrate(db);

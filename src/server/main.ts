@@ -11,7 +11,7 @@ import type { ServerOptions } from './app.js';
 import { createServer, DEFAULT_PORT } from './app.js';
 
 const USAGE =
-  'usage: npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N]';
+  'usage: npm run server -- [--port N] [--host H] [--ready-file F] [--data-dir D] [--database-url URL] [--rate-limit N] [--query-timeout MS]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -37,6 +37,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
         'data-dir': { type: 'string' },
         'database-url': { type: 'string' },
         'rate-limit': { type: 'string' },
+        'query-timeout': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -56,6 +57,9 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(values['rate-limit']
       ? { rateLimit: integer('rate-limit', values['rate-limit'], 1, 1_000_000_000) }
+      : {}),
+    ...(values['query-timeout']
+      ? { queryTimeoutMs: integer('query-timeout', values['query-timeout'], 1, 3_600_000) }
       : {}),
     logger: { level: 'warn' },
   };

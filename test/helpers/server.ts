@@ -74,7 +74,7 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit' | 'jobs'> {
+export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit' | 'jobs' | 'queryTimeoutMs'> {
   database?: 'pglite' | 'postgres';
 }
 
@@ -96,6 +96,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock: clock.now,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
   });
   const contract = running.contract;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { openPgliteWorker, QueryDeadlineError } from './pglite.js';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -16,6 +17,8 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /** Every statement's deadline: statement_timeout on PostgreSQL, a worker ended and restarted on PGlite. */
+  readonly queryTimeoutMs: number;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -26,54 +29,49 @@ export interface DbOptions {
   dataDir?: string;
   /** A PostgreSQL connection string; wins over dataDir. */
   databaseUrl?: string;
+  /** Each statement's deadline; default DEFAULT_QUERY_TIMEOUT_MS. */
+  queryTimeoutMs?: number;
 }
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 export async function openDb(options: DbOptions): Promise<Db> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  const timeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeout) || timeout <= 0) throw new Error(`bad query timeout ${timeout}`);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, timeout)
+    : openPgliteWorker(options.dataDir, emptyCluster, timeout);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const lite = dataDir
-    ? await PGlite.create(dataDir)
-    : await PGlite.create({ loadDataDir: await emptyCluster() });
-  return {
-    kind: 'pglite',
-    async query<T>(sql: string, params?: unknown[]) {
-      return (await lite.query<T>(sql, params)).rows;
-    },
-    async exec(sql: string) {
-      await lite.exec(sql);
-    },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return lite.transaction((tx) =>
-        fn({
-          query: async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows,
-          exec: async (sql: string) => void (await tx.exec(sql)),
-        }),
-      );
-    },
-    close: () => lite.close(),
+/** PostgreSQL's "canceling statement due to statement timeout" as the server's deadline error. */
+function deadlineOf(timeoutMs: number) {
+  return (error: unknown): never => {
+    throw (error as { code?: string }).code === '57014' ? new QueryDeadlineError(timeoutMs) : error;
   };
 }
 
-async function openPostgres(url: string): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max: 5 });
+async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
+  // statement_timeout is set on every connection the pool opens: each statement has the deadline.
+  const pool = new pg.Pool({ connectionString: url, max: 5, statement_timeout: queryTimeoutMs });
   await pool.query('SELECT 1');
+  const deadline = deadlineOf(queryTimeoutMs);
   return {
     kind: 'postgres',
+    queryTimeoutMs,
     async query<T>(sql: string, params?: unknown[]) {
-      return (await pool.query(sql, params)).rows as T[];
+      return (await pool.query(sql, params).catch(deadline)).rows as T[];
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      await pool.query(sql).catch(deadline);
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const result = await fn({
-          query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
-          exec: async (sql: string) => void (await client.query(sql)),
+          query: async <R>(sql: string, params?: unknown[]) =>
+            (await client.query(sql, params).catch(deadline)).rows as R[],
+          exec: async (sql: string) => void (await client.query(sql).catch(deadline)),
         });
         await client.query('COMMIT');
         return result;
@@ -95,18 +93,18 @@ async function openPostgres(url: string): Promise<Db> {
  * starting state, so it is trusted only in a folder that is the user's own (see `privateCacheDir`),
  * and only when its SHA-256 matches the one recorded beside it; otherwise the cluster is rebuilt.
  */
-async function emptyCluster(): Promise<Blob> {
+async function emptyCluster(): Promise<Uint8Array> {
   const packageJson = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(await readFile(packageJson, 'utf8')) as { version: string };
   const dir = await privateCacheDir();
   const name = `pglite-${version}-empty-cluster.tar.gz`;
   const cached = dir ? await readVerified(join(dir, name)) : undefined;
-  if (cached) return new Blob([cached]);
+  if (cached) return cached;
   const lite = await PGlite.create();
   const dump = Buffer.from(await (await lite.dumpDataDir('gzip')).arrayBuffer());
   await lite.close();
   if (dir) await writeVerified(join(dir, name), dump);
-  return new Blob([dump]);
+  return dump;
 }
 
 /**
