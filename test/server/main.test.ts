@@ -110,4 +110,15 @@ describe('npm run server', () => {
     expect(server.output.stderr).toContain('--port must be an integer');
     expect(server.output.stderr).toContain('usage: npm run server');
   });
+
+  it(
+    'refuses a query deadline that is not a positive number of milliseconds',
+    { timeout: 60_000 },
+    async () => {
+      const server = run(['--query-timeout', '0']);
+      expect(await server.exited).toBe(2);
+      expect(server.output.stderr).toContain('--query-timeout must be an integer from 1 to 3600000; got "0"');
+      expect(server.output.stderr).toContain('[--query-timeout MS]');
+    },
+  );
 });
