@@ -1,7 +1,7 @@
 // The worker thread that owns the server's PGlite instance (see pglite.ts). PGlite runs queries on
 // the thread that calls it and ignores statement_timeout, so it lives here: the request thread stays
 // free, and a query past the deadline is stopped by ending this thread. No relative imports: Node
-// runs this file as it is (TypeScript by type stripping under tsx and vitest, JavaScript in dist/).
+// runs this file as it is (TypeScript, by type stripping; its .js twin once compiled).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Transaction } from '@electric-sql/pglite';
 import { PGlite } from '@electric-sql/pglite';

@@ -147,7 +147,13 @@ class PgliteWorkerDb implements Db {
           reject(error);
         },
       });
-      worker.postMessage({ ...call, id } as WorkerRequest);
+      try {
+        worker.postMessage({ ...call, id } as WorkerRequest);
+      } catch (error) {
+        this.pending.delete(id);
+        clearTimeout(timer);
+        reject(error as Error); // e.g. a parameter that cannot be copied to the worker
+      }
     });
   }
 
@@ -192,6 +198,7 @@ class PgliteWorkerDb implements Db {
     await this.exclusive(async () => {
       await this.send({ op: 'close' }).catch(() => undefined);
       this.closed = true;
+      await this.ready.catch(() => undefined); // a close past the deadline restarted the worker
       await this.worker?.terminate();
     });
     if (this.privateDir) await rm(this.privateDir, { recursive: true, force: true });
