@@ -58,7 +58,7 @@ describe('POST /api/artifacts and /api/workspace/definitions bound what they par
   });
 
   it('refuses a YAML artifact whose lists are too long to parse quickly', async () => {
-    const yaml = ['table: wide', 'columns:', ...Array.from({ length: 20_000 }, (_, i) => `  - name: c${i}`)];
+    const yaml = ['table: wide', 'columns:', ...Array.from({ length: 16_000 }, (_, i) => `  - name: c${i}`)];
     const response = await push(yaml.join('\n'), 'wide.yml');
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('artifact_too_large');
@@ -66,16 +66,57 @@ describe('POST /api/artifacts and /api/workspace/definitions bound what they par
 });
 
 describe('checkArtifactBounds', () => {
+  const refusal = (filename: string, content: string) => {
+    try {
+      checkArtifactBounds({ filename, content });
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
   it('lets a 1,600-column view with function calls, strings and comments through', () => {
     const columns = Array.from({ length: MAX_VIEW_COLUMNS }, (_, i) => `coalesce(c${i}, 0) AS "c,${i}"`);
     const content = `-- a, b, c\nCREATE VIEW s.v AS SELECT ${columns.join(', ')} /* x, y */ FROM s.t WHERE note <> 'a, b'`;
-    expect(() => checkArtifactBounds({ filename: 'v.sql', content })).not.toThrow();
+    expect(refusal('v.sql', content)).toBeUndefined();
   });
 
-  it('counts a view column list inside parentheses against the item limit', () => {
+  it('lets a YAML artifact of 1,600 columns with a few keys each through', () => {
+    const columns = Array.from(
+      { length: MAX_VIEW_COLUMNS },
+      (_, i) => `  - name: c${i}\n    type: text\n    description: 'column ${i}: a, b'`,
+    );
+    expect(refusal('v.yml', `table: t\nsource: s.t\ncolumns:\n${columns.join('\n')}`)).toBeUndefined();
+  });
+
+  it('refuses SQL too long to parse quickly, with no comma in it', () => {
+    const sum = Array.from({ length: 20_000 }, () => 'a').join(' + ');
+    expect(refusal('v.sql', `CREATE VIEW s.v AS SELECT ${sum} AS x FROM s.t`)).toMatch(
+      /more than 20,000 words and symbols/,
+    );
     const names = Array.from({ length: 20_000 }, (_, i) => `c${i}`).join(', ');
-    expect(() =>
-      checkArtifactBounds({ filename: 'v.sql', content: `CREATE VIEW s.v (${names}) AS SELECT 1 FROM s.t` }),
-    ).toThrow(/19,999 list items/);
+    expect(refusal('v.sql', `CREATE VIEW s.v (${names}) AS SELECT 1 FROM s.t`)).toMatch(/20,000 words/);
+  });
+
+  it('refuses a YAML mapping of many keys, block or flow (the reader compares keys pairwise)', () => {
+    const keys = Array.from({ length: 2_000 }, (_, i) => `k${i}: v`);
+    expect(refusal('v.yml', `table: t\n${keys.join('\n')}`)).toMatch(
+      /One mapping of the artifact has 2,001 keys/,
+    );
+    expect(refusal('v.yml', `table: t\nextra: {${keys.join(', ')}}`)).toMatch(/has 2,000 keys/);
+  });
+
+  it('refuses a JSON or YAML artifact nested too deep', () => {
+    expect(refusal('v.json', `{"table": "t", "x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toMatch(
+      /nests lists and objects 100,001 deep, over the limit of 64/,
+    );
+    expect(refusal('v.yml', `table: t\nx: ${'['.repeat(65)}`)).toMatch(/65 deep/);
+  });
+
+  it('refuses a JSON artifact of too many items', () => {
+    const columns = Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i}` }));
+    expect(refusal('v.json', JSON.stringify({ table: 't', columns }))).toMatch(
+      /more than 15,000 lines and list items/,
+    );
   });
 });
