@@ -59,6 +59,8 @@ class PgliteWorkerDb implements Db {
   private ready: Promise<void> = Promise.resolve();
   /** Bumped on each restart: a transaction of an earlier generation is gone. */
   private generation = 0;
+  /** Why the last restart happened: what a transaction of an earlier generation fails with. */
+  private restartReason: Error = new Error('the database restarted');
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   /** One statement or transaction at a time, as PGlite itself runs them. */
@@ -112,6 +114,7 @@ class PgliteWorkerDb implements Db {
     const old = this.worker;
     this.worker = undefined;
     this.generation++;
+    this.restartReason = reason;
     for (const [id, pending] of this.pending) {
       this.pending.delete(id);
       pending.reject(reason);
@@ -126,8 +129,7 @@ class PgliteWorkerDb implements Db {
   /** Sends one request; at the deadline the worker is ended and restarted, and this rejects. */
   private async send(call: Call, generation?: number): Promise<unknown[]> {
     await this.ready;
-    if (generation !== undefined && generation !== this.generation)
-      throw new QueryDeadlineError(this.queryTimeoutMs);
+    if (generation !== undefined && generation !== this.generation) throw this.restartReason;
     const worker = this.worker;
     if (!worker || this.closed) throw new Error('the database is closed');
     const id = this.nextId++;
