@@ -1814,6 +1814,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A warehouse query ran past the server's deadline (`queryTimeoutMs`, default 30 s) and was stopped; `error.code` is `query_deadline`. */
+        QueryDeadline: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Refused by the rules (e.g. certification blocked). */
         Unprocessable: {
             headers: {
@@ -3038,6 +3048,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["QueryDeadline"];
         };
     };
     runGate: {
@@ -3081,6 +3092,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["QueryDeadline"];
         };
     };
     submitGate1: {
@@ -3115,6 +3127,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["QueryDeadline"];
         };
     };
     getGateJob: {

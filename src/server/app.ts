@@ -73,6 +73,8 @@ export interface ServerOptions {
   /** Reuse grace of rotated refresh tokens (default 30 s): a spent one presented again within it gets the
    *  same rotated pair; after it, reuse revokes the family. 0 turns the grace off. */
   refreshGraceMs?: number;
+  /** Deadline of every database statement in ms (gate checks, previews, profiling); default 30,000. */
+  queryTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -94,6 +96,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   const db = await openDb({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
   });
   try {
     await migrate(db);

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
 import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './db/index.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT } from './app.js';
 import type { ReadyInfo } from './ready.js';
 
@@ -72,6 +73,12 @@ const OPTIONS: readonly ServerOption[] = [
     default: '1',
     description:
       'workspaces to seed (1 to 9); each has its own users, connectors, tables and warehouse schemas',
+  },
+  {
+    name: 'query-timeout',
+    value: 'MS',
+    default: String(DEFAULT_QUERY_TIMEOUT_MS),
+    description: 'deadline of every database statement, in ms (1 to 3600000)',
   },
   { name: 'help', default: 'off', description: 'print this help and exit' },
 ];
@@ -146,6 +153,9 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
       : {}),
     ...(text('workspaces') !== undefined
       ? { workspaces: integer('workspaces', text('workspaces'), 1, 9) }
+      : {}),
+    ...(text('query-timeout') !== undefined
+      ? { queryTimeoutMs: integer('query-timeout', text('query-timeout'), 1, 3_600_000) }
       : {}),
     logger: { level: 'warn' },
   };

@@ -89,7 +89,10 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestServerOptions extends Pick<ServerOptions, 'rateLimit' | 'jobs' | 'workspaces'> {
+export interface TestServerOptions extends Pick<
+  ServerOptions,
+  'rateLimit' | 'jobs' | 'workspaces' | 'queryTimeoutMs'
+> {
   database?: 'pglite' | 'postgres';
 }
 
@@ -112,6 +115,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+    ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
   });
   const contract = running.contract;

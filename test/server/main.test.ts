@@ -135,6 +135,7 @@ describe('npm run server', () => {
       'rate-limit',
       'refresh-grace',
       'workspaces',
+      'query-timeout',
       'help',
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
@@ -185,4 +186,15 @@ describe('npm run server', () => {
     expect(workspaces.output.stderr).toContain('--workspaces must be an integer from 1 to 9');
     expect(server.output.stderr).toContain('usage: npm run server');
   });
+
+  it(
+    'refuses a query deadline that is not a positive number of milliseconds',
+    { timeout: 60_000 },
+    async () => {
+      const server = run(['--query-timeout', '0']);
+      expect(await server.exited).toBe(2);
+      expect(server.output.stderr).toContain('--query-timeout must be an integer from 1 to 3600000; got "0"');
+      expect(server.output.stderr).toContain('usage: npm run server -- [options]');
+    },
+  );
 });

@@ -69,6 +69,19 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
   'isfinite',
 ]);
 
+/**
+ * The largest value a predicate may build with a function whose output size is set by an argument
+ * (padding to a length, replacing by a longer text): a predicate runs once per row, and a
+ * 268,000,000-character lpad() stalls the warehouse for every other caller.
+ */
+export const MAX_BUILT_LENGTH = 1000;
+
+/** Functions whose output length is their argument at this index (0-based): it must be a small literal. */
+const LENGTH_ARGUMENT: ReadonlyMap<string, number> = new Map([
+  ['lpad', 1],
+  ['rpad', 1],
+]);
+
 /** Functions that return boolean, so they may stand alone as a predicate. */
 const BOOLEAN_FUNCTIONS = new Set(['starts_with', 'isfinite', 'not']);
 
@@ -182,6 +195,8 @@ function isObject(v: unknown): v is AstNode {
 class PredicateWalker {
   readonly findings: Finding[] = [];
   readonly literals: string[] = [];
+  /** How many times longer than its input a value can get through nested replace() calls. */
+  private growth = 1;
 
   constructor(
     private readonly sql: string,
@@ -398,9 +413,48 @@ class PredicateWalker {
         'window functions (OVER …) are not allowed: a predicate tests one row at a time',
       );
     }
+    this.sizeBound(name, raw, values);
     for (const arg of values) {
       if (arg.type === 'origin' && ARGUMENT_KEYWORDS.has(String(arg.value).toLowerCase())) continue;
       this.walk(arg);
+    }
+  }
+
+  /** Refuses an argument that lets one call build a value of unbounded size (see MAX_BUILT_LENGTH). */
+  private sizeBound(name: string, raw: string, values: AstNode[]): void {
+    const lengthAt = LENGTH_ARGUMENT.get(name);
+    const length = lengthAt === undefined ? undefined : values[lengthAt];
+    if (length) {
+      const literal = length.type === 'number' && Number.isInteger(length.value);
+      if (!literal || Number(length.value) > MAX_BUILT_LENGTH) {
+        this.refuse(
+          'sql-size-bound',
+          `${raw}()'s length must be a whole-number literal of at most ${MAX_BUILT_LENGTH}${literal || length.type === 'bigint' ? ` (got ${String(length.value)})` : ', not an expression'}: a predicate may not build values longer than ${MAX_BUILT_LENGTH} characters`,
+          raw,
+        );
+      }
+      return;
+    }
+    if (name !== 'replace') return;
+    // replace() multiplies a value's length by its replacement's (the pattern is at least one
+    // character, or nothing is replaced), and nested calls multiply again.
+    const replacement = values[2];
+    if (!replacement || replacement.type !== 'single_quote_string') {
+      this.refuse(
+        'sql-size-bound',
+        `${raw}()'s replacement must be a string literal: a column or expression there could make the value grow without bound`,
+        raw,
+      );
+      return;
+    }
+    const before = this.growth;
+    this.growth *= Math.max(1, String(replacement.value).replaceAll("''", "'").length);
+    if (this.growth > MAX_BUILT_LENGTH && before <= MAX_BUILT_LENGTH) {
+      this.refuse(
+        'sql-size-bound',
+        `the ${raw}() calls of this predicate can make a value up to ${this.growth} times longer; at most ${MAX_BUILT_LENGTH} times is allowed (use shorter replacement texts or fewer nested calls)`,
+        raw,
+      );
     }
   }
 

@@ -1,10 +1,13 @@
 // One database handle over either embedded PGlite (default; in memory or under a data dir) or a real
 // PostgreSQL (`pg`, by URL). The service's own state and the warehouse schemas live in it.
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { openPgliteWorker, QueryDeadlineError } from './pglite.js';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -14,6 +17,8 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /** Every statement's deadline: statement_timeout on PostgreSQL, a worker ended and restarted on PGlite. */
+  readonly queryTimeoutMs: number;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -24,54 +29,49 @@ export interface DbOptions {
   dataDir?: string;
   /** A PostgreSQL connection string; wins over dataDir. */
   databaseUrl?: string;
+  /** Each statement's deadline; default DEFAULT_QUERY_TIMEOUT_MS. */
+  queryTimeoutMs?: number;
 }
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 export async function openDb(options: DbOptions): Promise<Db> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  const timeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeout) || timeout <= 0) throw new Error(`bad query timeout ${timeout}`);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, timeout)
+    : openPgliteWorker(options.dataDir, emptyCluster, timeout);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const lite = dataDir
-    ? await PGlite.create(dataDir)
-    : await PGlite.create({ loadDataDir: await emptyCluster() });
-  return {
-    kind: 'pglite',
-    async query<T>(sql: string, params?: unknown[]) {
-      return (await lite.query<T>(sql, params)).rows;
-    },
-    async exec(sql: string) {
-      await lite.exec(sql);
-    },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return lite.transaction((tx) =>
-        fn({
-          query: async <R>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params)).rows,
-          exec: async (sql: string) => void (await tx.exec(sql)),
-        }),
-      );
-    },
-    close: () => lite.close(),
+/** PostgreSQL's "canceling statement due to statement timeout" as the server's deadline error. */
+function deadlineOf(timeoutMs: number) {
+  return (error: unknown): never => {
+    throw (error as { code?: string }).code === '57014' ? new QueryDeadlineError(timeoutMs) : error;
   };
 }
 
-async function openPostgres(url: string): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max: 5 });
+async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
+  // statement_timeout is set on every connection the pool opens: each statement has the deadline.
+  const pool = new pg.Pool({ connectionString: url, max: 5, statement_timeout: queryTimeoutMs });
   await pool.query('SELECT 1');
+  const deadline = deadlineOf(queryTimeoutMs);
   return {
     kind: 'postgres',
+    queryTimeoutMs,
     async query<T>(sql: string, params?: unknown[]) {
-      return (await pool.query(sql, params)).rows as T[];
+      return (await pool.query(sql, params).catch(deadline)).rows as T[];
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      await pool.query(sql).catch(deadline);
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const result = await fn({
-          query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
-          exec: async (sql: string) => void (await client.query(sql)),
+          query: async <R>(sql: string, params?: unknown[]) =>
+            (await client.query(sql, params).catch(deadline)).rows as R[],
+          exec: async (sql: string) => void (await client.query(sql).catch(deadline)),
         });
         await client.query('COMMIT');
         return result;
@@ -87,23 +87,75 @@ async function openPostgres(url: string): Promise<Db> {
 }
 
 /**
- * A freshly initialised, empty PGlite cluster as a tarball, made once per PGlite version and kept
- * in the temp dir. Loading it skips initdb: an in-memory server starts in under a second instead of
- * several, and its start-up peak memory halves (tests start one server per file).
+ * A freshly initialised, empty PGlite cluster as a tarball, made once per PGlite version and cached.
+ * Loading it skips initdb: an in-memory server starts in under a second instead of several, and its
+ * start-up peak memory halves (tests start one server per file). The cache holds the service's whole
+ * starting state, so it is trusted only in a folder that is the user's own (see `privateCacheDir`),
+ * and only when its SHA-256 matches the one recorded beside it; otherwise the cluster is rebuilt.
  */
-async function emptyCluster(): Promise<Blob> {
+async function emptyCluster(): Promise<Uint8Array> {
   const packageJson = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(await readFile(packageJson, 'utf8')) as { version: string };
-  const path = join(tmpdir(), `gds-pglite-${version}-empty-cluster.tar.gz`);
+  const dir = await privateCacheDir();
+  const name = `pglite-${version}-empty-cluster.tar.gz`;
+  const cached = dir ? await readVerified(join(dir, name)) : undefined;
+  if (cached) return cached;
+  const lite = await PGlite.create();
+  const dump = Buffer.from(await (await lite.dumpDataDir('gzip')).arrayBuffer());
+  await lite.close();
+  if (dir) await writeVerified(join(dir, name), dump);
+  return dump;
+}
+
+/**
+ * `<tmp>/gds-cache-<uid>`, created 0700, or undefined when it cannot be trusted: another user may
+ * have made it first (in a shared temp folder), as a symlink, or left it open to others.
+ */
+async function privateCacheDir(): Promise<string | undefined> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const dir = join(tmpdir(), `gds-cache-${uid}`);
   try {
-    return new Blob([await readFile(path)]);
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  const stat = await lstat(dir).catch(() => undefined);
+  const trusted = stat?.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0;
+  return trusted ? dir : undefined;
+}
+
+async function readNoFollow(path: string): Promise<Buffer> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await file.readFile();
+  } finally {
+    await file.close();
+  }
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** The file's bytes when they hash to the digest in `<path>.sha256`; undefined otherwise. */
+async function readVerified(path: string): Promise<Buffer | undefined> {
+  try {
+    const [data, digest] = await Promise.all([readNoFollow(path), readNoFollow(`${path}.sha256`)]);
+    return sha256(data) === digest.toString('utf8').trim() ? data : undefined;
   } catch {
-    const lite = await PGlite.create();
-    const dump = await lite.dumpDataDir('gzip');
-    await lite.close();
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, Buffer.from(await dump.arrayBuffer()));
-    await rename(tmp, path).catch(() => rm(tmp, { force: true }));
-    return dump;
+    return undefined;
+  }
+}
+
+/** Writes the file and its digest atomically (0600); a failure only means no cache next time. */
+async function writeVerified(path: string, data: Buffer): Promise<void> {
+  const suffix = `${process.pid}.${Date.now()}.tmp`;
+  try {
+    await writeFile(`${path}.${suffix}`, data, { mode: 0o600, flag: 'wx' });
+    await rename(`${path}.${suffix}`, path);
+    await writeFile(`${path}.sha256.${suffix}`, `${sha256(data)}\n`, { mode: 0o600, flag: 'wx' });
+    await rename(`${path}.sha256.${suffix}`, `${path}.sha256`);
+  } catch {
+    await rm(`${path}.${suffix}`, { force: true });
+    await rm(`${path}.sha256.${suffix}`, { force: true });
   }
 }

@@ -10,7 +10,7 @@ import { COLUMN_TYPE_OF, quoteIdent } from '../warehouse.js';
 import { percent, plural } from './format.js';
 import type { Relation } from './relation.js';
 import { Params, resolveRelation } from './relation.js';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, readOnly } from './read-only.js';
+import { readOnly } from './read-only.js';
 import type { GateTable, TableVersions } from './table.js';
 import { loadGateTable } from './table.js';
 
@@ -61,7 +61,7 @@ async function withTable(
   const db = env.db as Db;
   if (!job.tableId) throw new Error('the job names no table');
   const table = await loadGateTable(db, job.workspaceId, job.tableId);
-  const checks = await readOnly(db, DEFAULT_STATEMENT_TIMEOUT_MS, async (tx) =>
+  const checks = await readOnly(db, db.queryTimeoutMs, async (tx) =>
     run(tx, table, await resolveRelation(tx, table)),
   );
   return {

@@ -11,7 +11,7 @@ import { percent, plural } from './format.js';
 import { currentGate1, rulesOf } from './gate1-store.js';
 import type { Relation } from './relation.js';
 import { Params, resolveRelation } from './relation.js';
-import { attempt, DEFAULT_STATEMENT_TIMEOUT_MS, readOnly } from './read-only.js';
+import { attempt, readOnly } from './read-only.js';
 import type { SampleSpec } from './sample.js';
 import { newSampleSeed } from './sample.js';
 import type { Column } from '../records/columns.js';
@@ -73,24 +73,20 @@ export interface RunOptions {
  */
 export async function runGate1(db: Db, table: GateTable, options: RunOptions): Promise<Gate1Proof> {
   const seed = options.sample?.kind === 'random' ? newSampleSeed() : undefined;
-  const { results, versions } = await readOnly(
-    db,
-    options.timeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-    async (tx) => {
-      const versions = await versionsOf(tx, table.id);
-      const current = await currentGate1(tx, table.id);
-      const document = rulesOf(
-        current?.content ?? null,
-        table.columns.map((c) => c.name),
-      );
-      const relation = await resolveRelation(tx, table, {
-        ...(options.sample ? { sample: options.sample } : {}),
-        ...(seed ? { seed } : {}),
-      });
-      const results = await new CheckRun(tx, table, relation).all(document);
-      return { results, versions };
-    },
-  );
+  const { results, versions } = await readOnly(db, options.timeoutMs ?? db.queryTimeoutMs, async (tx) => {
+    const versions = await versionsOf(tx, table.id);
+    const current = await currentGate1(tx, table.id);
+    const document = rulesOf(
+      current?.content ?? null,
+      table.columns.map((c) => c.name),
+    );
+    const relation = await resolveRelation(tx, table, {
+      ...(options.sample ? { sample: options.sample } : {}),
+      ...(seed ? { seed } : {}),
+    });
+    const results = await new CheckRun(tx, table, relation).all(document);
+    return { results, versions };
+  });
   const checked = results.rows;
   const failedPredicates = results.checks
     .filter((r) => !r.passed && r.severity === 'HARD_FAIL')

@@ -1,9 +1,10 @@
 // Gate SQL runs in a READ ONLY, REPEATABLE READ transaction (one snapshot for every check, no
 // write possible even through a predicate) with a statement timeout. Each check runs under a
-// savepoint so a failing statement (a timeout, a cast error in a predicate) fails that check only.
+// savepoint so a failing statement (a cast error in a predicate) fails that check only; a statement
+// past the server's deadline (QueryDeadlineError) fails the whole run, naming the deadline.
 import type { Db, Queryable } from '../db/index.js';
+import { QueryDeadlineError } from '../db/pglite.js';
 
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const WORK_MEM = '64MB';
 
 export async function readOnly<T>(db: Db, timeoutMs: number, fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -28,6 +29,7 @@ export async function attempt<T>(tx: Queryable, fn: () => Promise<T>): Promise<A
     await tx.query('RELEASE SAVEPOINT gate_check');
     return { ok: true, value };
   } catch (error) {
+    if (error instanceof QueryDeadlineError) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT gate_check');
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }

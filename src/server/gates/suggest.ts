@@ -8,7 +8,7 @@ import type { Db } from '../db/index.js';
 import { quoteIdent } from '../warehouse.js';
 import { percent } from './format.js';
 import { Params, resolveRelation } from './relation.js';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, readOnly } from './read-only.js';
+import { readOnly } from './read-only.js';
 import type { GateTable } from './table.js';
 
 /** Value shapes looked for in text columns; the regex is the one a stub then declares. */
@@ -52,7 +52,7 @@ const NUMERIC = new Set(['integer', 'numeric']);
 const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 export async function suggestGate1(db: Db, table: GateTable): Promise<SuggestionSet> {
-  const profile = await readOnly(db, DEFAULT_STATEMENT_TIMEOUT_MS, async (tx) => {
+  const profile = await readOnly(db, db.queryTimeoutMs, async (tx) => {
     const relation = await resolveRelation(tx, table);
     const profiles: ColumnProfile[] = [];
     for (const column of table.columns.filter((c) => relation.present.includes(c.name))) {

@@ -2,6 +2,7 @@
 // `workspace:write:definition`, no session branch) and the CLI's `POST /api/artifacts` (`push`: the same
 // rules for a person's session JWT or `cli_` token). Also registers the auto-baseline job handler.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ARTIFACT_BODY_LIMIT_BYTES, checkArtifactBounds } from '../artifact-bounds.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
@@ -16,15 +17,19 @@ export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
   const send = (reply: FastifyReply, outcome: RegistrationOutcome) =>
     reply.code(outcome.status).send(outcome.body);
 
-  app.post('/api/workspace/definitions', async (request, reply) => {
+  const bounded = { bodyLimit: ARTIFACT_BODY_LIMIT_BYTES };
+
+  app.post('/api/workspace/definitions', bounded, async (request, reply) => {
     const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:definition', false);
     const input = readDefinitionBody(request.body, true);
+    checkArtifactBounds(input);
     return send(reply, await registerDefinition(ctx, caller, input, 'definitions'));
   });
 
-  app.post('/api/artifacts', async (request, reply) => {
+  app.post('/api/artifacts', bounded, async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     const input = readDefinitionBody(request.body, false);
+    checkArtifactBounds(input);
     return send(reply, await registerDefinition(ctx, caller, input, 'push'));
   });
 }

@@ -107,6 +107,22 @@ const attacks: Array<[sql: string, code: string]> = [
   // regexes PostgreSQL would refuse inside a predicate
   ["email ~ '(?<user>[a-z]+)@'", 'regex-named-group'],
   ["email ~ '\\p{L}+'", 'regex-unicode-property'],
+  // values built to any size: one row of lpad(status, 268000000) stalls the warehouse
+  ['length(lpad(status, 268000000)) > 0', 'sql-size-bound'],
+  ["rpad(status, 1001, 'x') <> ''", 'sql-size-bound'],
+  ['lpad(status, 99999999999999999999) IS NULL', 'sql-size-bound'],
+  ['lpad(status, 1e9) IS NULL', 'sql-size-bound'],
+  ["lpad(status, '100000000') IS NULL", 'sql-size-bound'],
+  ['lpad(status, amount) IS NULL', 'sql-size-bound'],
+  ['lpad(status, 100 * 100) IS NULL', 'sql-size-bound'],
+  ['lpad(status, 10::integer) IS NULL', 'sql-size-bound'],
+  ['length(repeat(status, 268000000)) > 0', 'sql-function-not-allowed'],
+  ["replace(status, 'a', status) <> ''", 'sql-size-bound'],
+  [`replace(status, 'a', '${'b'.repeat(1001)}') <> ''`, 'sql-size-bound'],
+  [
+    "replace(replace(replace(replace(status, 'a', '1234567890'), '1', '1234567890'), '2', '1234567890'), '3', '1234567890') <> ''",
+    'sql-size-bound',
+  ],
   // empty and oversized
   ['', 'sql-empty'],
   ['   ', 'sql-empty'],
@@ -132,6 +148,17 @@ describe('checkPredicateSql refuses every attack, each with its reason', () => {
     expect(errorsOf('pg_sleep(1) IS NULL')[0]?.message).toMatch(/stalls the warehouse/);
     expect(errorsOf("pg_read_file('/etc/passwd') IS NULL")[0]?.message).toMatch(/reads files/);
     expect(errorsOf('generate_series(1,2) = 1')[0]?.message).toMatch(/set of rows/);
+  });
+
+  it('names the function and the bound when a built value could be too long', () => {
+    const [lpad] = errorsOf('length(lpad(status, 268000000)) > 0');
+    expect(lpad?.message).toMatch(
+      /lpad\(\)'s length must be a whole-number literal of at most 1000 \(got 268000000\)/,
+    );
+    expect(lpad?.index).toBe('length('.length);
+    expect(errorsOf('rpad(status, amount) IS NULL')[0]?.message).toMatch(
+      /rpad\(\).*at most 1000, not an expression/,
+    );
   });
 
   it('checks only the given columns when the table is known', () => {
@@ -197,6 +224,9 @@ const honest = [
   "(status = 'open' AND amount > 0) OR (status = 'void' AND amount = 0)",
   "note = 'semicolons; -- and /* are fine inside a string'",
   "price_tag ~ '^\\$[0-9]+$'",
+  "lpad(zip, 5, '0') = zip AND rpad(code, 1000) <> '' AND lpad(code, -1) = ''",
+  "replace(replace(phone, '-', ''), ' ', '') ~ '^[0-9]+$'",
+  "replace(name, 'ß', 'ss') <> '' AND translate(code, 'abc', 'ABCDEFGHIJ') <> ''",
 ];
 
 describe('checkPredicateSql lets honest predicates through', () => {

@@ -1,0 +1,208 @@
+// PGlite behind a worker thread (pglite-worker.ts), with a deadline on every statement. PGlite ignores
+// statement_timeout and computes on the thread that calls it, so one hostile predicate used to hold
+// every request; here a statement past the deadline ends the worker, and a new one reopens the same
+// data directory: PostgreSQL's recovery keeps everything committed, the open transaction is lost.
+// An in-memory server keeps its cluster in a private directory (mkdtemp, 0700) removed on close.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { HttpError } from '../errors.js';
+import type { Db, Queryable } from './index.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './pglite-worker.js';
+
+/** A statement stopped at the server's deadline: the request that ran it answers 422 with this reason. */
+export class QueryDeadlineError extends HttpError {
+  constructor(timeoutMs: number) {
+    super(
+      422,
+      'query_deadline',
+      `A warehouse query ran past the server's deadline of ${timeoutMs / 1000} s and was stopped (canceling statement due to statement timeout); simplify the check or query less data.`,
+      { timeoutMs },
+    );
+  }
+}
+
+type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
+type Call = Distribute<WorkerRequest>;
+
+interface Pending {
+  resolve(rows: unknown[]): void;
+  reject(error: Error): void;
+}
+
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url,
+);
+
+export async function openPgliteWorker(
+  dataDir: string | undefined,
+  cluster: () => Promise<Uint8Array>,
+  queryTimeoutMs: number,
+): Promise<Db> {
+  const privateDir = dataDir ? undefined : await mkdtemp(join(tmpdir(), 'gds-pglite-'));
+  try {
+    const db = new PgliteWorkerDb(dataDir ?? (privateDir as string), queryTimeoutMs, privateDir);
+    await db.start(privateDir ? await cluster() : undefined);
+    return db;
+  } catch (error) {
+    if (privateDir) await rm(privateDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+class PgliteWorkerDb implements Db {
+  readonly kind = 'pglite' as const;
+  private worker: Worker | undefined;
+  /** Resolves when a worker is up (a restart replaces it). */
+  private ready: Promise<void> = Promise.resolve();
+  /** Bumped on each restart: a transaction of an earlier generation is gone. */
+  private generation = 0;
+  /** Why the last restart happened: what a transaction of an earlier generation fails with. */
+  private restartReason: Error = new Error('the database restarted');
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  /** One statement or transaction at a time, as PGlite itself runs them. */
+  private lock: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly dataDir: string,
+    readonly queryTimeoutMs: number,
+    private readonly privateDir: string | undefined,
+  ) {}
+
+  async start(cluster?: Uint8Array): Promise<void> {
+    const init: WorkerInit = { dataDir: this.dataDir, ...(cluster ? { cluster } : {}) };
+    const worker = new Worker(WORKER_URL, { workerData: init });
+    this.worker = worker;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      const onExit = (code: number) =>
+        reject(new Error(`the database worker exited (code ${code}) while starting`));
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+      worker.once('message', (reply: WorkerReply) => {
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        if ('ready' in reply) resolve();
+        else reject(new Error('the database worker did not start'));
+      });
+    });
+    worker.on('message', (reply: WorkerReply) => this.settle(reply));
+    worker.on('error', (error) => this.lost(worker, error));
+    worker.on('exit', (code) => this.lost(worker, new Error(`the database worker exited (code ${code})`)));
+  }
+
+  private settle(reply: WorkerReply): void {
+    if ('ready' in reply) return;
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) pending.resolve(reply.rows ?? []);
+    else pending.reject(Object.assign(new Error(reply.error.message), reply.error.fields));
+  }
+
+  /** The worker died on its own (not by a deadline): fail what it held, and start a new one. */
+  private lost(worker: Worker, error: Error): void {
+    if (worker !== this.worker || this.closed) return;
+    this.restart(error);
+  }
+
+  private restart(reason: Error): void {
+    const old = this.worker;
+    this.worker = undefined;
+    this.generation++;
+    this.restartReason = reason;
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      pending.reject(reason);
+    }
+    this.ready = (async () => {
+      await old?.terminate();
+      await this.start();
+    })();
+    this.ready.catch(() => undefined);
+  }
+
+  /** Sends one request; at the deadline the worker is ended and restarted, and this rejects. */
+  private async send(call: Call, generation?: number): Promise<unknown[]> {
+    await this.ready;
+    if (generation !== undefined && generation !== this.generation) throw this.restartReason;
+    const worker = this.worker;
+    if (!worker || this.closed) throw new Error('the database is closed');
+    const id = this.nextId++;
+    return new Promise<unknown[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.pending.has(id)) return;
+        this.restart(new QueryDeadlineError(this.queryTimeoutMs));
+      }, this.queryTimeoutMs);
+      timer.unref();
+      this.pending.set(id, {
+        resolve: (rows) => {
+          clearTimeout(timer);
+          resolve(rows);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      try {
+        worker.postMessage({ ...call, id } as WorkerRequest);
+      } catch (error) {
+        this.pending.delete(id);
+        clearTimeout(timer);
+        reject(error as Error); // e.g. a parameter that cannot be copied to the worker
+      }
+    });
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    return this.exclusive(
+      () => this.send({ op: 'query', sql, ...(params ? { params } : {}) }) as Promise<T[]>,
+    );
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.exclusive(() => this.send({ op: 'exec', sql }));
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      await this.send({ op: 'begin' });
+      const generation = this.generation;
+      const tx: Queryable = {
+        query: async <R>(sql: string, params?: unknown[]) =>
+          (await this.send({ op: 'query', sql, ...(params ? { params } : {}) }, generation)) as R[],
+        exec: async (sql: string) => void (await this.send({ op: 'exec', sql }, generation)),
+      };
+      let result: T;
+      try {
+        result = await fn(tx);
+      } catch (error) {
+        if (generation === this.generation) await this.send({ op: 'rollback' }, generation);
+        throw error;
+      }
+      await this.send({ op: 'commit' }, generation);
+      return result;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.exclusive(async () => {
+      await this.send({ op: 'close' }).catch(() => undefined);
+      this.closed = true;
+      await this.ready.catch(() => undefined); // a close past the deadline restarted the worker
+      await this.worker?.terminate();
+    });
+    if (this.privateDir) await rm(this.privateDir, { recursive: true, force: true });
+  }
+}

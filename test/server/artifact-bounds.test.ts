@@ -1,0 +1,122 @@
+// Definition artifacts are bounded before the full parse: a body over the routes' limit is 413, and a
+// view with more columns than PostgreSQL allows (or lists too long to parse quickly) is 400, so one
+// hostile push cannot hold the server (a 7 MB CREATE VIEW of 800,000 columns once took 83 s).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkArtifactBounds, MAX_VIEW_COLUMNS } from '../../src/server/artifact-bounds.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let connectorId: string;
+
+const wideView = (columns: number) =>
+  `CREATE VIEW analytics_dev.wide AS SELECT ${Array.from({ length: columns }, (_, i) => `c${i}`).join(', ')} FROM analytics_dev.products`;
+
+beforeAll(async () => {
+  server = await startTestServer({ jobs: 'manual' });
+  connectorId = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id ?? '';
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const push = (content: string, filename = 'wide.sql') =>
+  server.request('POST', '/api/artifacts', {
+    token: server.user('ADMIN').cliToken,
+    body: { filename, content, connectorId },
+  });
+
+describe('POST /api/artifacts and /api/workspace/definitions bound what they parse', () => {
+  it('answers 413 to a 24 MB artifact and registers nothing', async () => {
+    const content = `CREATE VIEW analytics_dev.huge AS SELECT id FROM analytics_dev.products\n-- ${'x'.repeat(24 * 1024 * 1024)}`;
+    const response = await push(content, 'huge.sql');
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('payload_too_large');
+    expect(await server.sql("SELECT id FROM gds.tables WHERE name = 'huge'")).toEqual([]);
+  });
+
+  it('answers 413 to the 7 MB CREATE VIEW of 800,000 columns on the definitions endpoint too', async () => {
+    const definer = (
+      await server.issueToken('ADMIN', { name: 'definer', env: '*', scopes: ['workspace:write:definition'] })
+    ).tokens.accessToken;
+    const response = await server.request('POST', '/api/workspace/definitions', {
+      token: definer,
+      body: { filename: 'wide.sql', content: wideView(800_000), mimeType: 'sql', connectorId },
+    });
+    expect(response.status).toBe(413);
+  });
+
+  it('refuses a view of more than 1,600 columns with 400 naming the limit', async () => {
+    const response = await push(wideView(MAX_VIEW_COLUMNS + 1));
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'artifact_too_large',
+      details: { columns: MAX_VIEW_COLUMNS + 1, limit: MAX_VIEW_COLUMNS },
+    });
+    expect(response.body.error.message).toMatch(/more than 1,600 columns .*PostgreSQL's limit/);
+  });
+
+  it('refuses a YAML artifact whose lists are too long to parse quickly', async () => {
+    const yaml = ['table: wide', 'columns:', ...Array.from({ length: 16_000 }, (_, i) => `  - name: c${i}`)];
+    const response = await push(yaml.join('\n'), 'wide.yml');
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('artifact_too_large');
+  });
+});
+
+describe('checkArtifactBounds', () => {
+  const refusal = (filename: string, content: string) => {
+    try {
+      checkArtifactBounds({ filename, content });
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('lets a 1,600-column view with function calls, strings and comments through', () => {
+    const columns = Array.from({ length: MAX_VIEW_COLUMNS }, (_, i) => `coalesce(c${i}, 0) AS "c,${i}"`);
+    const content = `-- a, b, c\nCREATE VIEW s.v AS SELECT ${columns.join(', ')} /* x, y */ FROM s.t WHERE note <> 'a, b'`;
+    expect(refusal('v.sql', content)).toBeUndefined();
+  });
+
+  it('lets a YAML artifact of 1,600 columns with a few keys each through', () => {
+    const columns = Array.from(
+      { length: MAX_VIEW_COLUMNS },
+      (_, i) => `  - name: c${i}\n    type: text\n    description: 'column ${i}: a, b'`,
+    );
+    expect(refusal('v.yml', `table: t\nsource: s.t\ncolumns:\n${columns.join('\n')}`)).toBeUndefined();
+  });
+
+  it('refuses SQL too long to parse quickly, with no comma in it', () => {
+    const sum = Array.from({ length: 20_000 }, () => 'a').join(' + ');
+    expect(refusal('v.sql', `CREATE VIEW s.v AS SELECT ${sum} AS x FROM s.t`)).toMatch(
+      /more than 20,000 words and symbols/,
+    );
+    const names = Array.from({ length: 20_000 }, (_, i) => `c${i}`).join(', ');
+    expect(refusal('v.sql', `CREATE VIEW s.v (${names}) AS SELECT 1 FROM s.t`)).toMatch(/20,000 words/);
+  });
+
+  it('refuses a YAML mapping of many keys, block or flow (the reader compares keys pairwise)', () => {
+    const keys = Array.from({ length: 2_000 }, (_, i) => `k${i}: v`);
+    expect(refusal('v.yml', `table: t\n${keys.join('\n')}`)).toMatch(
+      /One mapping of the artifact has 2,001 keys/,
+    );
+    expect(refusal('v.yml', `table: t\nextra: {${keys.join(', ')}}`)).toMatch(/has 2,000 keys/);
+  });
+
+  it('refuses a JSON or YAML artifact nested too deep', () => {
+    expect(refusal('v.json', `{"table": "t", "x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toMatch(
+      /nests lists and objects 100,001 deep, over the limit of 64/,
+    );
+    expect(refusal('v.yml', `table: t\nx: ${'['.repeat(65)}`)).toMatch(/65 deep/);
+  });
+
+  it('refuses a JSON artifact of too many items', () => {
+    const columns = Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i}` }));
+    expect(refusal('v.json', JSON.stringify({ table: 't', columns }))).toMatch(
+      /more than 15,000 lines and list items/,
+    );
+  });
+});

@@ -1,0 +1,95 @@
+// Bounded work: every database statement has the server's deadline (queryTimeoutMs). A predicate the
+// allow-list accepts can still be slow on enough rows; at the deadline the statement is stopped (on
+// PGlite by ending the worker thread that runs it, on PostgreSQL by statement_timeout), the gate run
+// answers 422 naming the deadline, the server kept answering meanwhile, and nothing committed is lost.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import { postgresTestUrl, startTestServer } from '../../helpers/server.js';
+
+const DEADLINE_MS = 2000;
+// Allowed (the replace() growth is exactly the bound), yet about a million characters per row.
+const SLOW_RULES = `customPredicates:
+  - name: slow
+    sql: length(replace(lpad(status, 1000, 'a'), 'a', '${'x'.repeat(1000)}')) > 0
+    severity: HARD_FAIL
+`;
+
+const target = postgresTestUrl();
+const engines = [
+  { name: 'PGlite', database: 'pglite' as const },
+  {
+    name: 'skip' in target ? `PostgreSQL (skipped: ${target.skip})` : 'PostgreSQL',
+    database: 'postgres' as const,
+    skip: 'skip' in target,
+  },
+];
+
+describe.each(engines)('a gate run past the deadline on $name', ({ database, skip }) => {
+  let server: TestServer;
+  let orders: string;
+  let token: string;
+
+  beforeAll(async () => {
+    if (skip) return;
+    server = await startTestServer({ database, queryTimeoutMs: DEADLINE_MS });
+    token = server.user('OWNER').accessToken;
+    orders = server.table('orders').id;
+    await server.sql(
+      `INSERT INTO analytics_dev.orders (id, order_id, customer_id, amount, status)
+       SELECT 'bulk-' || g, g, 1, 1, 'open' FROM generate_series(1, 20000) AS g`,
+    );
+    const rules = await server.request('PUT', `/api/tables/${orders}/gate1`, {
+      token,
+      body: { content: SLOW_RULES },
+    });
+    expect(rules.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.skipIf(skip)(
+    'answers 422 naming the deadline, while other requests are answered, and loses nothing committed',
+    async () => {
+      const finished: string[] = [];
+      const timed = async <T>(name: string, call: Promise<T>) => {
+        const started = performance.now();
+        const result = await call;
+        finished.push(name);
+        return { result, ms: Math.round(performance.now() - started) };
+      };
+      const hostile = timed(
+        'hostile',
+        server.request('POST', `/api/tables/${orders}/gate-runs`, { token, body: {} }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS / 4)); // the predicate is running
+      const openid = await timed('openid', server.request('GET', '/.well-known/openid-configuration'));
+      const tables = timed('tables', server.request('GET', '/api/tables', { token }));
+      const run = await hostile;
+      const listed = await tables;
+      console.info(
+        `${database}: openid-configuration ${openid.ms} ms, /api/tables ${listed.ms} ms, hostile run ${run.ms} ms`,
+      );
+      expect(openid.result.status).toBe(200);
+      expect(finished[0]).toBe('openid');
+      expect(run.result.status).toBe(422);
+      expect(run.result.body.error).toMatchObject({
+        code: 'query_deadline',
+        details: { timeoutMs: DEADLINE_MS },
+      });
+      expect(run.result.body.error.message).toMatch(/deadline of 2 s/);
+      if (database === 'postgres')
+        expect(finished.indexOf('tables')).toBeLessThan(finished.indexOf('hostile'));
+      expect(listed.result.status).toBe(200);
+      // Committed before the stop: the rows and the rules are still there.
+      expect(
+        (await server.sql("SELECT count(*)::int AS n FROM analytics_dev.orders WHERE id LIKE 'bulk-%'"))[0].n,
+      ).toBe(20000);
+      const rules = await server.request('GET', `/api/tables/${orders}/gate1`, { token });
+      expect(rules.status).toBe(200);
+      expect(JSON.stringify(rules.body)).toContain('length(replace(lpad(status, 1000');
+    },
+    60_000,
+  );
+});
