@@ -653,7 +653,8 @@ export interface paths {
          * @description Validated against the shared schema with the table's columns (400 `invalid_gate1`, the
          *     diagnostics in `details.diagnostics`, nothing stored). Bumps the table's gate1 version (so
          *     earlier proofs go stale); on a CERTIFIED table files a `manual` recertification request.
-         *     Never notifies the steward.
+         *     Never notifies the steward. Content semantically equal to the current version stores nothing
+         *     and answers that version with `changed: false`.
          */
         put: operations["applyGate1"];
         post?: never;
@@ -1490,6 +1491,8 @@ export interface components {
             warnings: Record<string, never>[];
             /** @description The recertification request filed because the table is CERTIFIED. */
             recertificationRequestId: string | null;
+            /** @description false when the content is semantically the current version (same rules, other formatting): nothing stored, no recertification request, no audit entry; `version` is the current one. */
+            changed?: boolean;
         };
         GateRunRequest: {
             /** @enum {integer} */

@@ -69,6 +69,16 @@ export function normaliseGateYaml(side: DiffSide): string {
   return stringify(value, { sortMapEntries: true, lineWidth: 0 });
 }
 
+/** Whether two gate1.yml texts hold the same rules (semantic comparison); a text that is not YAML is never the same. */
+export function sameGateRules(a: string, b: string): boolean {
+  try {
+    return normaliseGateYaml({ name: 'a', text: a }) === normaliseGateYaml({ name: 'b', text: b });
+  } catch (error) {
+    if (error instanceof GateYamlError) return false;
+    throw error;
+  }
+}
+
 function toHunk(hunk: StructuredPatchHunk): DiffHunk {
   const { oldStart, oldLines, newStart, newLines, lines } = hunk;
   return { oldStart, oldLines, newStart, newLines, lines };

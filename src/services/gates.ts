@@ -3,6 +3,7 @@
 // without a baseline, a sample on Gate 2/3.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
+import { ApiError } from '../client/errors.js';
 import type { GateNumber, GateRunResponse } from '../client/areas/gates.js';
 import type {
   Gate1ApplyResult,
@@ -41,13 +42,23 @@ export async function getGate(client: GatesClient, tableId: string, call: Call =
   return client.gates.get(tableId, call);
 }
 
-/** Validates `content` locally (exit 2 with every diagnostic, nothing sent), then stores it. */
+/** What `gate apply` did, or under `--dry-run` would do: `diff` is the text diff from the current version. */
+export type GateApplyOutcome =
+  | { kind: 'unchanged'; current: Gate1ApplyResult }
+  | { kind: 'preview'; diff: string }
+  | { kind: 'applied'; applied: Gate1ApplyResult; diff: string };
+
+/**
+ * Validates `content` locally (exit 2 with every diagnostic, nothing sent), then compares it with the
+ * current version: rules semantically identical (formatting, key order, comments aside) send nothing.
+ * Otherwise stores it, unless `dryRun`, which only returns the diff.
+ */
 export async function applyGate(
   client: GatesClient,
   tableId: string,
   input: { name: string; text: string },
-  call: Call = {},
-): Promise<Gate1ApplyResult> {
+  options: Call & { dryRun?: boolean } = {},
+): Promise<GateApplyOutcome> {
   const { validateGate1, countDiagnostics, formatDiagnostic } = await import('../core/gate1/index.js');
   const { diagnostics } = validateGate1(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
@@ -63,7 +74,38 @@ export async function applyGate(
       },
     );
   }
-  return client.gates.apply(tableId, input.text, call);
+  const call = options.signal === undefined ? {} : { signal: options.signal };
+  const current = await currentGateOrNull(client, tableId, call);
+  const { diffGateTexts, sameGateRules } = await import('../core/gate-diff.js');
+  if (current !== null && sameGateRules(current.content, input.text)) {
+    const { content: _content, ...version } = current;
+    return {
+      kind: 'unchanged',
+      current: { ...version, warnings: [], recertificationRequestId: null, changed: false },
+    };
+  }
+  const before = {
+    name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,
+    text: current?.content ?? '',
+  };
+  const { unified: diff } = diffGateTexts(before, input, { semantic: false });
+  if (options.dryRun === true) return { kind: 'preview', diff };
+  const applied = await client.gates.apply(tableId, input.text, call);
+  if (applied.changed === false) return { kind: 'unchanged', current: applied };
+  return { kind: 'applied', applied, diff };
+}
+
+async function currentGateOrNull(
+  client: GatesClient,
+  tableId: string,
+  call: Call,
+): Promise<Gate1Version | null> {
+  try {
+    return await client.gates.get(tableId, call);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'gate1_not_found') return null;
+    throw error;
+  }
 }
 
 export type DiffTarget =

@@ -111,9 +111,12 @@ describe('applyGate', () => {
     expect(api.seen).toEqual([]);
   });
 
-  it('sends a valid file as {content} with PUT', async () => {
+  it('sends a valid file as {content} with PUT when it differs from the current version', async () => {
     let body: unknown;
     api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json(gateVersion(1, validGate.replace('> 0', '>= 0'))),
+      ),
       http.put(at('/api/tables/t_1/gate1'), async ({ request }) => {
         body = await request.json();
         return HttpResponse.json({
@@ -123,9 +126,48 @@ describe('applyGate', () => {
         });
       }),
     );
-    const applied = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
     expect(body).toEqual({ content: validGate });
-    expect(applied.version).toBe(2);
+    expect(outcome.kind).toBe('applied');
+    if (outcome.kind !== 'applied') return;
+    expect(outcome.applied.version).toBe(2);
+    expect(outcome.diff).toContain('-    sql: price >= 0');
+    expect(outcome.diff).toContain('+    sql: price > 0');
+  });
+
+  it('sends the first version when none was applied yet', async () => {
+    api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json({ error: { code: 'gate1_not_found', message: 'none' } }, { status: 404 }),
+      ),
+      http.put(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json({ ...gateVersion(1, validGate), warnings: [], recertificationRequestId: null }),
+      ),
+    );
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
+    expect(outcome.kind).toBe('applied');
+  });
+
+  it('sends nothing when the rules are the current version in another formatting', async () => {
+    api.use(http.get(at('/api/tables/t_1/gate1'), () => HttpResponse.json(gateVersion(4, validGate))));
+    const reformatted =
+      '# same rules\ncustomPredicates:\n  - { severity: HARD_FAIL, sql: "price > 0", name: price_positive }\n';
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: reformatted });
+    expect(outcome).toMatchObject({ kind: 'unchanged', current: { version: 4, changed: false } });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('--dry-run returns the diff and sends nothing', async () => {
+    api.use(http.get(at('/api/tables/t_1/gate1'), () => HttpResponse.json(gateVersion(1, validGate))));
+    const outcome = await applyGate(
+      newClient(),
+      't_1',
+      { name: 'g.yml', text: validGate.replace('> 0', '>= 0') },
+      { dryRun: true },
+    );
+    expect(outcome.kind).toBe('preview');
+    if (outcome.kind === 'preview') expect(outcome.diff).toContain('+    sql: price >= 0');
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
   });
 });
 
