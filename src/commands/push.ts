@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { connectorFlag, intervalFlag, replaceFlag, sourceFlag } from '../cli/governance-flags.js';
-import { printRegistration } from '../cli/governance-views.js';
+import { printPushPreview, printRegistration } from '../cli/governance-views.js';
+import { dryRunFlag } from '../cli/write-preview.js';
 
 export default class Push extends ApiCommand<typeof Push> {
   static override summary =
@@ -12,11 +13,14 @@ export default class Push extends ApiCommand<typeof Push> {
     'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job. --wait follows " +
     'that job until it ends (a spinner on a terminal) and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
-    'CANCELLED. Under --json one line: the registration, its job as it ended with --wait.';
+    'CANCELLED. Under --json one line: the registration, its job as it ended with --wait. With --replace the file ' +
+    'is compared with the definition the table holds first (table name, source, columns and types, declarations; ' +
+    'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run prints the diff.';
   static override examples = [
     '<%= config.bin %> push models/orders.sql --connector con_dev',
     '<%= config.bin %> push orders.yml --connector con_dev --source analytics.orders --wait',
     '<%= config.bin %> push models/orders.sql --connector con_dev --replace tbl_42 --json',
+    '<%= config.bin %> push models/orders.sql --replace tbl_42 --dry-run',
   ];
   static override args = {
     file: Args.string({ description: 'The artifact file.', required: true }),
@@ -27,6 +31,7 @@ export default class Push extends ApiCommand<typeof Push> {
     replace: replaceFlag,
     wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.', env: 'GDS_WAIT' }),
     interval: intervalFlag,
+    'dry-run': dryRunFlag,
   };
 
   async run(): Promise<void> {
@@ -34,8 +39,18 @@ export default class Push extends ApiCommand<typeof Push> {
       await import('../services/artifacts.js');
     const { connector, source, replace, wait, interval } = this.flags;
     const artifact = await readArtifact(this.args.file, { source });
+    const dryRun = this.flags['dry-run'];
     await this.withClient(async (client) => {
-      const result = await pushArtifact(client, artifact, { connectorId: connector, replaceId: replace });
+      const outcome = await pushArtifact(client, artifact, {
+        connectorId: connector,
+        replaceId: replace,
+        dryRun,
+      });
+      if (outcome.kind !== 'pushed') {
+        printPushPreview(this.out, outcome, dryRun);
+        return;
+      }
+      const { result } = outcome;
       if (!wait) {
         if (this.out.json) this.out.record(result);
         else printRegistration(this.out, result, replace === undefined ? 'Registered' : 'Replaced');

@@ -593,6 +593,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tables/{tableId}/definition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The definition the service holds, as declared (`push --replace`, `env promote` compare with it)
+         * @description The table name, source, columns with their declared types and checks, and decision context of the artifact last pushed (for a table never pushed: its registered columns). `definition` is null for a Mode B table. A person's session or CLI token.
+         */
+        get: operations["getDefinition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tables/{tableId}/bundle": {
         parameters: {
             query?: never;
@@ -1143,10 +1166,34 @@ export interface components {
             tableId?: string;
             state?: components["schemas"]["LifecycleState"];
             definitionVersion?: number;
+            /** @description false when a replacement declared what the table already held; nothing was changed. */
+            changed?: boolean;
             /** @description On a replacement, the columns the new definition added and removed. */
             columns?: {
                 added: string[];
                 removed: string[];
+            };
+        };
+        HeldDefinition: {
+            tableId: string;
+            governanceId: string;
+            name: string;
+            environmentLabel: string;
+            connectorId: string | null;
+            state: components["schemas"]["LifecycleState"];
+            definitionVersion: number;
+            definition: null | {
+                table: string;
+                source: string;
+                decisionContext?: string;
+                columns: {
+                    name: string;
+                    type?: string;
+                    required?: boolean;
+                    references?: string;
+                    min?: number;
+                    max?: number;
+                }[];
             };
         };
         ArtifactPushRequest: {
@@ -2306,6 +2353,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A replacement identical to the definition held (same table name, source, connector, columns and types, declarations): nothing changed, `changed` is false, `job` is the table's latest job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationResult"];
+                };
+            };
             /** @description Registered or replaced; the auto-baseline gate job is queued. */
             202: {
                 headers: {
@@ -2727,6 +2783,32 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    getDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The held definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldDefinition"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     exportBundle: {

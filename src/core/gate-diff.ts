@@ -57,6 +57,11 @@ export function diffGateTexts(before: DiffSide, after: DiffSide, options: { sema
   };
 }
 
+/** The unified text diff of any two texts (empty when they are equal). */
+export function unifiedDiff(before: DiffSide, after: DiffSide): string {
+  return diffGateTexts(before, after, { semantic: false }).unified;
+}
+
 /** The canonical YAML text of a document: what semantic mode compares. */
 export function normaliseGateYaml(side: DiffSide): string {
   const document = parseDocument(side.text, { logLevel: 'error' });

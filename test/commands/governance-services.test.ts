@@ -80,7 +80,19 @@ const artifact: LocalArtifact = {
   mimeType: 'sql',
   table: 'orders',
   source: 'analytics.orders',
+  declared: { table: 'orders', source: 'analytics.orders', columns: [{ name: 'id', required: false }] },
 };
+
+const held = (definition: LocalArtifact['declared'] | null, connectorId = 'con_1') => ({
+  tableId: 'tbl_0',
+  governanceId: 'tbl_0',
+  name: 'orders',
+  environmentLabel: 'dev',
+  connectorId,
+  state: 'CERTIFIED',
+  definitionVersion: 3,
+  definition,
+});
 
 describe('readArtifact (local, before any request)', () => {
   it('an unsupported extension: exit 2, Unsupported file type, the file not even read', async () => {
@@ -111,6 +123,7 @@ describe('readArtifact (local, before any request)', () => {
       table: 't',
       source: 'analytics.t',
       sourceFlag: 'analytics.t',
+      declared: { table: 't', source: 'analytics.t', columns: [{ name: 'id', required: false }] },
     });
   });
 
@@ -123,14 +136,20 @@ describe('pushArtifact', () => {
   it('sends the base name, kind, connector and replace id; the declared source is not repeated', async () => {
     let body: unknown;
     api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () =>
+        HttpResponse.json(
+          held({ ...artifact.declared, columns: [{ name: 'id', type: 'int', required: false }] }),
+        ),
+      ),
       http.post(at('/api/artifacts'), async ({ request }) => {
         body = await request.json();
         return HttpResponse.json(registration, { status: 202 });
       }),
     );
-    expect(await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' })).toEqual(
-      registration,
-    );
+    expect(await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' })).toEqual({
+      kind: 'pushed',
+      result: registration,
+    });
     expect(body).toEqual({
       filename: 'orders.sql',
       content: artifact.content,
@@ -138,6 +157,36 @@ describe('pushArtifact', () => {
       connectorId: 'con_1',
       replaceId: 'tbl_0',
     });
+  });
+
+  it('--replace with the definition the table holds (same declarations, same connector) sends nothing', async () => {
+    api.use(http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared))));
+    const outcome = await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' });
+    expect(outcome).toMatchObject({ kind: 'unchanged', held: { definitionVersion: 3, state: 'CERTIFIED' } });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('--replace onto another connector is a change', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared, 'con_9'))),
+      http.post(at('/api/artifacts'), () => HttpResponse.json(registration, { status: 202 })),
+    );
+    const outcome = await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' });
+    expect(outcome.kind).toBe('pushed');
+  });
+
+  it('--dry-run returns the diff of the declarations and sends nothing', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () =>
+        HttpResponse.json(held({ ...artifact.declared, columns: [{ name: 'order_id', required: false }] })),
+      ),
+    );
+    const outcome = await pushArtifact(newClient(), artifact, { replaceId: 'tbl_0', dryRun: true });
+    expect(outcome.kind).toBe('preview');
+    if (outcome.kind !== 'preview') return;
+    expect(outcome.diff).toContain('-  - name: order_id');
+    expect(outcome.diff).toContain('+  - name: id');
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
   });
 
   it('409: exit 6 with the message verbatim and the id of the table holding the name in the hint', async () => {

@@ -1,8 +1,8 @@
 // Environment promotion and portable bundles (`gds env promote`): a Mode A table's definition is
 // registered on a connector of another environment through the same rules as a push, then its
 // gate1.yml and contract fields follow it.
-import { parseArtifact } from '../../core/artifacts/index.js';
-import type { ArtifactColumn } from '../../core/artifacts/index.js';
+import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
+import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
@@ -40,6 +40,12 @@ function renderArtifact(
     ...(decisionContext === undefined ? {} : { decision_context: decisionContext }),
   };
   return { filename: `${name}.json`, content: `${JSON.stringify(document, null, 2)}\n`, mimeType: 'json' };
+}
+
+/** What the table declares: its last pushed artifact, else its registered columns; null without a source (Mode B). */
+export function heldDefinition(table: TableRow): DefinitionSummary | null {
+  if (table.mode !== 'MODE_A' || !table.source) return null;
+  return definitionSummary(table.artifact ?? { table: table.name, columns: table.columns }, table.source);
 }
 
 /** Everything a bundle carries, read from the table (Mode A only: a Mode B table has no definition to port). */

@@ -2,7 +2,13 @@
 // on the connector's warehouse, check collisions through the lifecycle table, then carry out the effects
 // (reconcile columns, file a recertification, enqueue the auto-baseline job).
 import type { ArtifactKind, GovernanceArtifact } from '../../core/artifacts/index.js';
-import { formatArtifactError, parseArtifact, resolveSource } from '../../core/artifacts/index.js';
+import {
+  definitionSummary,
+  formatArtifactError,
+  parseArtifact,
+  resolveSource,
+  sameDefinition,
+} from '../../core/artifacts/index.js';
 import type { Effect } from '../../core/lifecycle/index.js';
 import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
@@ -15,7 +21,7 @@ import type { Column, ColumnType } from '../records/columns.js';
 import { describeWarehouseObject } from '../warehouse.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { Job } from './jobs.js';
-import { enqueueJob } from './jobs.js';
+import { enqueueJob, recentJobs } from './jobs.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
@@ -51,6 +57,7 @@ export interface RegistrationOutcome {
     state: string;
     definitionVersion: number;
     columns?: { added: string[]; removed: string[] };
+    changed?: boolean;
   };
 }
 
@@ -377,6 +384,8 @@ async function replace(
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
   if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
+  const unchanged = table ? await unchangedReplacement(ctx, tx, table, prepared) : null;
+  if (unchanged) return unchanged;
   const added = columns.filter((c) => !table?.columns.some((o) => o.name === c.name)).map((c) => c.name);
   const removed = (table?.columns ?? [])
     .filter((o) => !columns.some((c) => c.name === o.name))
@@ -430,6 +439,34 @@ async function replace(
       state: result.next,
       definitionVersion,
       columns: { added, removed },
+    },
+  };
+}
+
+/** A replacement declaring what the table already holds on the same connector changes nothing (200, `changed: false`). */
+async function unchangedReplacement(
+  ctx: AppContext,
+  tx: Queryable,
+  table: TableRow,
+  prepared: Prepared,
+): Promise<RegistrationOutcome | null> {
+  const held = table.artifact && table.source ? definitionSummary(table.artifact, table.source) : null;
+  const same =
+    held !== null &&
+    table.connectorId === prepared.connector.id &&
+    sameDefinition(held, definitionSummary(prepared.artifact, prepared.source));
+  const [job] = same ? await recentJobs(tx, table.id, 1) : [];
+  if (!job) return null;
+  return {
+    status: 200,
+    body: {
+      governanceId: table.governanceId,
+      trackingUrl: trackingUrl(ctx, table.id),
+      job: jobSummary(job),
+      tableId: table.id,
+      state: table.state,
+      definitionVersion: table.definitionVersion,
+      changed: false,
     },
   };
 }

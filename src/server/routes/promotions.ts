@@ -5,7 +5,7 @@ import { requireEnvironment, requirePerson } from '../certification/access.js';
 import type { Bundle } from '../certification/bundle.js';
 import { openBundle, sealBundle } from '../certification/bundle.js';
 import type { PromotionResult } from '../certification/promotion.js';
-import { bundleOf, landBundle, targetConnector } from '../certification/promotion.js';
+import { bundleOf, heldDefinition, landBundle, targetConnector } from '../certification/promotion.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -21,6 +21,22 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
     const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
     const bundle: Bundle = sealBundle(await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString()));
     return bundle;
+  });
+
+  app.get('/api/tables/:tableId/definition', async (request: TableRequest) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const body: Schema<'HeldDefinition'> = {
+      tableId: table.id,
+      governanceId: table.governanceId,
+      name: table.name,
+      environmentLabel: table.environmentLabel,
+      connectorId: table.connectorId,
+      state: table.state,
+      definitionVersion: table.definitionVersion,
+      definition: heldDefinition(table),
+    };
+    return body;
   });
 
   app.post('/api/tables/:tableId/promotions', async (request: TableRequest, reply: FastifyReply) => {
