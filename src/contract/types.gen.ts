@@ -1460,24 +1460,38 @@ export interface components {
             to: string;
             /** @description Default: the target environment's connector. */
             connectorId?: string;
+            /** @description The governance id of the table already holding the promoted name in the target environment: required to replace it when the promotion would change it (409 `promotion_target_exists` otherwise). */
+            replaceId?: string;
+            /** @description Answer 200 with `{changed, diff}` and change nothing. */
+            dryRun?: boolean;
         };
         PromotionResult: {
+            /** @description false when the target table already held this definition, gate1.yml and contract: nothing was written and `job` is its latest job. */
+            changed?: boolean;
             tableId: string;
             environmentLabel: string;
             connectorId: string;
             governanceId: string;
             trackingUrl: string;
-            job: {
+            /** @description The baseline job; on `changed: false` the table's latest job, null when it never had one. */
+            job: null | {
                 id: string;
                 type: string;
                 status: string;
             };
+        };
+        PromotionPreview: {
+            changed: boolean;
+            /** @description Unified diff of the target table's definition, gate1.yml and contract; empty when unchanged. */
+            diff: string;
         };
         BundleBody: {
             /** @constant */
             format: "gds-bundle";
             formatVersion: number;
             table: {
+                /** @description The source table's id (bundles exported before it was added have none). */
+                id?: string;
                 name: string;
                 /** @enum {string} */
                 mode: "MODE_A" | "MODE_B";
@@ -1505,6 +1519,10 @@ export interface components {
         /** @description A bundle as exported, plus the connector to register it on. */
         ImportBundleRequest: components["schemas"]["Bundle"] & {
             connectorId: string;
+            /** @description As in PromotionRequest. */
+            replaceId?: string;
+            /** @description As in PromotionRequest. */
+            dryRun?: boolean;
         };
         Gate1Version: {
             tableId: string;
@@ -2769,6 +2787,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `dryRun`: the preview; or the target already held all of it (`changed: false`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionPreview"] | components["schemas"]["PromotionResult"];
+                };
+            };
             /** @description Registered in the target environment, QUARANTINED, auto-baseline queued. */
             202: {
                 headers: {
@@ -2851,6 +2878,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `dryRun`: the preview; or the target already held all of it (`changed: false`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionPreview"] | components["schemas"]["PromotionResult"];
+                };
+            };
             /** @description Registered, QUARANTINED, auto-baseline queued. */
             202: {
                 headers: {

@@ -30,7 +30,13 @@ import {
   runGate,
   suggestGate,
 } from '../../src/services/gates.js';
-import { importBundle, parseBundle, promoteTable, relayPromotion } from '../../src/services/promotions.js';
+import {
+  checkBundleTable,
+  importBundle,
+  parseBundle,
+  promoteTable,
+  relayPromotion,
+} from '../../src/services/promotions.js';
 import { listVersions, restoreVersion } from '../../src/services/versions.js';
 import { configHistory, setConfig } from '../../src/services/workspace-config.js';
 import { BASE, useMockApi } from '../client/mock-api.js';
@@ -488,7 +494,7 @@ describe('promotion and bundles', () => {
         return HttpResponse.json(result, { status: 202 });
       }),
     );
-    expect(await importBundle(newClient(), sealed, 'staging')).toEqual(result);
+    expect(await importBundle(newClient(), sealed, 'staging')).toEqual({ kind: 'promoted', result });
     expect(posted).toEqual({ ...sealed, connectorId: 'con_s' });
   });
 
@@ -506,7 +512,7 @@ describe('promotion and bundles', () => {
     );
     const source = newClient(BASE, 'cli_sourceToken0000000001');
     const destination = newClient(DEST, 'cli_destToken00000000001');
-    expect(await relayPromotion(source, destination, 't_1', 'staging')).toEqual(result);
+    expect(await relayPromotion(source, destination, 't_1', 'staging')).toEqual({ kind: 'promoted', result });
     expect(api.seen.map((r) => [r.url.origin, r.headers.get('authorization')])).toEqual([
       ['https://api.test', 'Bearer cli_sourceToken0000000001'],
       [DEST, 'Bearer cli_destToken00000000001'],
@@ -522,7 +528,65 @@ describe('promotion and bundles', () => {
         return HttpResponse.json(result, { status: 202 });
       }),
     );
-    expect(await promoteTable(newClient(), 't_1', 'staging')).toEqual(result);
+    expect(await promoteTable(newClient(), 't_1', 'staging')).toEqual({ kind: 'promoted', result });
     expect(posted).toEqual({ to: 'staging' });
+  });
+
+  it('promoteTable onto a table already there: exit 6 naming --replace <id>; --replace and --dry-run are sent', async () => {
+    const posted: unknown[] = [];
+    api.use(
+      http.post(at('/api/tables/t_1/promotions'), async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        posted.push(body);
+        if (body.dryRun === true) return HttpResponse.json({ changed: true, diff: '+x\n' });
+        if (body.replaceId === 't_9') return HttpResponse.json({ ...result, changed: false });
+        return HttpResponse.json(
+          {
+            error: {
+              code: 'promotion_target_exists',
+              message: "A governance artifact named 'orders_staging' already exists in staging (t_9)",
+              details: { governanceId: 't_9' },
+            },
+          },
+          { status: 409 },
+        );
+      }),
+    );
+    const error = await refusal(promoteTable(newClient(), 't_1', 'staging'));
+    expect(error).toMatchObject({ exitCode: 6, code: 'promotion_target_exists' });
+    expect(error.suggestion).toContain('--replace t_9');
+    expect(await promoteTable(newClient(), 't_1', 'staging', { dryRun: true })).toEqual({
+      kind: 'preview',
+      changed: true,
+      diff: '+x\n',
+    });
+    expect(await promoteTable(newClient(), 't_1', 'staging', { replaceId: 't_9' })).toMatchObject({
+      kind: 'unchanged',
+    });
+    expect(posted).toEqual([
+      { to: 'staging' },
+      { to: 'staging', dryRun: true },
+      { to: 'staging', replaceId: 't_9' },
+    ]);
+  });
+
+  it('checkBundleTable refuses a bundle of another table than the one named (exit 2 naming both)', () => {
+    const withId = { ...sealed, table: { ...sealed.table, id: 't_1' } } as Bundle;
+    expect(() => checkBundleTable(withId, 't_1', 'b.json')).not.toThrow();
+    expect(() => checkBundleTable(sealed, 'orders', 'b.json')).not.toThrow();
+    for (const [bundle, named] of [
+      [withId, 't_2'],
+      [sealed, 't_2'],
+    ] as const) {
+      let error: CliError | undefined;
+      try {
+        checkBundleTable(bundle, named, 'b.json');
+      } catch (e) {
+        error = e as CliError;
+      }
+      expect(error).toMatchObject({ exitCode: 2, code: 'bundle_table_mismatch' });
+      expect(error?.message).toContain('t_2');
+      expect(error?.message).toContain(bundle === withId ? 't_1' : 'orders');
+    }
   });
 });
