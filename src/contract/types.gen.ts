@@ -560,7 +560,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The live contract (`gds contract set-intent` compares with it before sending)
+         * @description 404 `contract_not_found` while the table has none (never certified, no intent set).
+         */
+        get: operations["getContract"];
         put?: never;
         post?: never;
         delete?: never;
@@ -568,7 +572,7 @@ export interface paths {
         head?: never;
         /**
          * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
-         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above.
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false`.
          */
         patch: operations["setContractIntent"];
         trace?: never;
@@ -1454,6 +1458,8 @@ export interface components {
         };
         LiveContractResponse: {
             contract: components["schemas"]["LiveContract"];
+            /** @description On PATCH: false when the fields were already so. */
+            changed?: boolean;
         };
         PromotionRequest: {
             /** @description Target environment label. */
@@ -2738,6 +2744,32 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    getContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live contract. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveContractResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     setContractIntent: {

@@ -437,8 +437,37 @@ describe('versions, config and intent', () => {
       allowedConsumers: [],
       meaning: '',
     };
-    api.use(http.patch(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })));
-    expect(await setIntent(newClient(), 't_1', { intent: 'METRIC' })).toEqual(contract);
+    api.use(
+      http.get(at('/api/tables/t_1/semantic-contract'), () =>
+        HttpResponse.json({ contract: { ...contract, intent: 'DECISION' } }),
+      ),
+      http.patch(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })),
+    );
+    expect(await setIntent(newClient(), 't_1', { intent: 'METRIC' })).toEqual({ kind: 'set', contract });
+  });
+
+  it('setIntent sends nothing when the contract already holds the values; --dry-run shows the diff', async () => {
+    const contract = {
+      id: 'sc_1',
+      status: 'CERTIFIED',
+      certifiedAt: null,
+      grain: 'one row per order',
+      grainType: null,
+      grainKeyColumns: [],
+      intent: 'METRIC',
+      allowedConsumers: ['HUMAN'],
+      meaning: '',
+    };
+    api.use(http.get(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })));
+    const same = await setIntent(newClient(), 't_1', { intent: 'METRIC', allowedConsumers: ['HUMAN'] });
+    expect(same).toEqual({ kind: 'unchanged', contract });
+    const preview = await setIntent(newClient(), 't_1', { intent: 'DECISION' }, { dryRun: true });
+    expect(preview.kind).toBe('preview');
+    if (preview.kind === 'preview') {
+      expect(preview.diff).toContain('-intent: "METRIC"');
+      expect(preview.diff).toContain('+intent: "DECISION"');
+    }
+    expect(api.seen.map((r) => r.method)).toEqual(['GET', 'GET']);
   });
 });
 
