@@ -99,7 +99,11 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       outcome = await this.withClient((client) => promotions.promoteTable(client, tableId, to, landing));
     }
     if (outcome.kind === 'preview') {
-      printPreview(this.out, outcome, `No change: ${tableId} is already promoted to ${to} as it is.`);
+      printPreview(
+        this.out,
+        { changed: outcome.changed, diff: outcome.diff },
+        `No change: ${tableId} is already promoted to ${to} as it is.`,
+      );
       return;
     }
     const { result } = outcome;
