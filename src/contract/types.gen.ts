@@ -805,6 +805,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tables/{tableId}/gate-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** The table's recent gate jobs and Gate 1 submissions, finished ones included (`gate jobs`) */
+        get: operations["listGateJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/gate-jobs/{jobId}": {
         parameters: {
             query?: {
@@ -818,7 +838,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Status of a gate job (`gate status`); `gate` must match the job's gate (400) */
+        /**
+         * Status of a gate job (`gate status`); `gate` must match the job's gate (400)
+         * @description A `prf_…` id (printed by `gate submit`) answers the persisted Gate 1 proof.
+         */
         get: operations["getGateJob"];
         put?: never;
         post?: never;
@@ -841,7 +864,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The report of a terminal gate job (`gate result`); 409 `job_not_terminal` before */
+        /**
+         * The report of a terminal gate job (`gate result`); 409 `job_not_terminal` before
+         * @description A `prf_…` id (printed by `gate submit`) answers the persisted Gate 1 proof.
+         */
         get: operations["getGateJobResult"];
         put?: never;
         post?: never;
@@ -1650,6 +1676,28 @@ export interface components {
             error?: {
                 message?: string;
             } | null;
+        };
+        GateJobList: {
+            tableId: string;
+            jobs: {
+                /** @description A job id, or a `prf_…` proof id for a Gate 1 submission. */
+                id: string;
+                /** @enum {integer} */
+                gate: 1 | 2 | 3;
+                /** @enum {string} */
+                type: "gate-baseline-auto" | "gate2" | "gate3" | "gate1-submit";
+                /**
+                 * @description A submission is PASSED or FAILED.
+                 * @enum {string}
+                 */
+                status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "PASSED";
+                /** Format: date-time */
+                startedAt: string | null;
+                /** Format: date-time */
+                endedAt: string | null;
+                /** @description The id `gds gate result` reads the evidence with once it ended (the job's, or the proof's). */
+                proof: string | null;
+            }[];
         };
         GateJobAccepted: {
             job: components["schemas"]["GateJob"];
@@ -3146,6 +3194,35 @@ export interface operations {
             409: components["responses"]["Conflict"];
         };
     };
+    listGateJobs: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     getGateJob: {
         parameters: {
             query?: {
@@ -3161,13 +3238,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job. */
+            /** @description The job, or the persisted proof. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GateJob"];
+                    "application/json": components["schemas"]["GateJob"] | components["schemas"]["Gate1Proof"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3191,13 +3268,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job with its result (or error). */
+            /** @description The job with its result (or error), or the persisted proof. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GateJob"];
+                    "application/json": components["schemas"]["GateJob"] | components["schemas"]["Gate1Proof"];
                 };
             };
             400: components["responses"]["BadRequest"];

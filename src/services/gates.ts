@@ -4,7 +4,9 @@
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
+import type { GateJobList, GateRecord } from '../client/areas/gate-jobs.js';
 import type { GateNumber, GateRunResponse } from '../client/areas/gates.js';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type {
   Gate1ApplyResult,
   Gate1ProofBody,
@@ -186,22 +188,67 @@ export async function submitGate(
   return client.gates.submit(tableId, call);
 }
 
+/** A job's status, or the persisted Gate 1 proof a `prf_…` id (printed by `gate submit`) names. */
 export async function gateJobStatus(
   client: GatesClient,
   jobId: string,
   gate: GateNumber,
   call: Call = {},
-): Promise<GateJobBody> {
-  return client.gateJobs.get(jobId, { gate }, call);
+): Promise<GateRecord> {
+  return client.gateJobs.lookup(jobId, { gate }, call);
 }
 
-/** The report of a terminal job (409 `job_not_terminal` before it ends). */
+/** The report of a terminal job (409 `job_not_terminal` before it ends), or a persisted proof. */
 export async function gateJobResult(
   client: GatesClient,
   jobId: string,
   call: Call = {},
-): Promise<GateJobBody> {
+): Promise<GateRecord> {
   return client.gates.result(jobId, undefined, call);
+}
+
+export function isProof(record: GateRecord): record is Gate1ProofBody {
+  return 'passed' in record;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
+
+/**
+ * `gate status --watch`: polls until the job ends (a proof has ended already), calling `onChange`
+ * with the first answer and with each one that differs.
+ */
+export async function watchGateJob(
+  client: GatesClient,
+  jobId: string,
+  gate: GateNumber,
+  options: {
+    intervalMs: number;
+    signal?: AbortSignal;
+    sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+  },
+  onChange: (record: GateRecord) => void | Promise<void>,
+): Promise<GateRecord> {
+  const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
+  const call = options.signal === undefined ? {} : { signal: options.signal };
+  let previous: string | undefined;
+  for (;;) {
+    const record = await client.gateJobs.lookup(jobId, { gate }, call);
+    const fingerprint = JSON.stringify(record);
+    if (fingerprint !== previous) await onChange(record);
+    previous = fingerprint;
+    if (isProof(record) || TERMINAL.has(record.status)) return record;
+    await sleep(options.intervalMs, options.signal);
+  }
+}
+
+/** `gate jobs`: the table's recent gate jobs and Gate 1 submissions, newest first. */
+export async function listGateJobs(
+  client: GatesClient,
+  tableId: string,
+  limit: number | undefined,
+  call: Call = {},
+): Promise<GateJobList['jobs']> {
+  return (await client.gateJobs.list(tableId, { limit }, call)).jobs;
 }
 
 export async function cancelGateJob(

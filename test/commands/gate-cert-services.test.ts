@@ -27,8 +27,10 @@ import {
   gateJobResult,
   gateJobStatus,
   gateRunRequest,
+  listGateJobs,
   runGate,
   suggestGate,
+  watchGateJob,
 } from '../../src/services/gates.js';
 import {
   checkBundleTable,
@@ -249,10 +251,49 @@ describe('gate runs and jobs', () => {
       http.post(at('/api/gate-jobs/job_1/cancel'), () => HttpResponse.json(job('CANCELLED', 1))),
     );
     const client = newClient();
-    expect((await gateJobStatus(client, 'job_1', 2)).status).toBe('RUNNING');
-    expect((await gateJobResult(client, 'job_1')).status).toBe('SUCCEEDED');
+    expect(await gateJobStatus(client, 'job_1', 2)).toMatchObject({ status: 'RUNNING' });
+    expect(await gateJobResult(client, 'job_1')).toMatchObject({ status: 'SUCCEEDED' });
     expect((await cancelGateJob(client, 'job_1', 1)).status).toBe('CANCELLED');
     expect(api.seen.map((r) => r.url.search)).toEqual(['?gate=2', '', '?gate=1']);
+  });
+
+  it('watchGateJob follows a job until it ends, reporting each change once', async () => {
+    const statuses: Array<'QUEUED' | 'RUNNING' | 'SUCCEEDED'> = ['QUEUED', 'QUEUED', 'RUNNING', 'SUCCEEDED'];
+    api.use(
+      http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(job(statuses.shift() ?? 'SUCCEEDED'))),
+    );
+    const seen: string[] = [];
+    const last = await watchGateJob(
+      newClient(),
+      'job_1',
+      2,
+      { intervalMs: 1, sleep: async () => {} },
+      (record) => {
+        seen.push('status' in record ? record.status : 'proof');
+      },
+    );
+    expect(seen).toEqual(['QUEUED', 'RUNNING', 'SUCCEEDED']);
+    expect(last).toMatchObject({ status: 'SUCCEEDED' });
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?gate=2', '?gate=2', '?gate=2', '?gate=2']);
+  });
+
+  it('listGateJobs reads the table’s jobs with the limit', async () => {
+    const rows = [
+      {
+        id: 'prf_1',
+        gate: 1,
+        type: 'gate1-submit',
+        status: 'PASSED',
+        startedAt: 'x',
+        endedAt: 'x',
+        proof: 'prf_1',
+      },
+    ];
+    api.use(
+      http.get(at('/api/tables/t_1/gate-jobs'), () => HttpResponse.json({ tableId: 't_1', jobs: rows })),
+    );
+    expect(await listGateJobs(newClient(), 't_1', 5)).toEqual(rows);
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?limit=5']);
   });
 
   it('a 409 on result (job not terminal) reaches the caller as the ApiError', async () => {

@@ -178,7 +178,7 @@ describe('gds push', () => {
   });
 
   it('with --replace: a new definition version of the same table, in human mode', async () => {
-    const r = await gds([
+    const same = await gds([
       'push',
       await sqlArtifact('products'),
       '--connector',
@@ -186,6 +186,12 @@ describe('gds push', () => {
       '--replace',
       productsId,
     ]);
+    expect(same).toMatchObject({ code: 0, stderr: '' });
+    expect(same.stdout).toBe(`No change: ${productsId} is already definition v1 (QUARANTINED).\n`);
+    // One column fewer: a definition the table does not hold yet.
+    const changed = await sqlArtifact('products');
+    await writeFile(changed, (await readFile(changed, 'utf8')).replace(/SELECT (\w+), /, 'SELECT '));
+    const r = await gds(['push', changed, '--connector', devConnector, '--replace', productsId]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(
       new RegExp(

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -217,5 +219,97 @@ describe('env promote onto a table that differs', () => {
     const replaced = await gds(['env', 'promote', table, '--to', 'staging', '--replace', staging, '--json']);
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(only(replaced)).toMatchObject({ changed: true, tableId: staging });
+  });
+});
+
+/** `gds gate status <jobId> --gate 2 --watch --json` as a running process, to signal or wait for. */
+function watchJob(jobId: string) {
+  const [command, argv] = cliCommand([
+    'gate',
+    'status',
+    jobId,
+    '--gate',
+    '2',
+    '--watch',
+    '--interval',
+    '1',
+    '--json',
+  ]);
+  return spawn(command, argv, {
+    cwd: repoRoot,
+    env: cliEnv({
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      GDS_SECRET_STORAGE: 'file',
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: ownerToken,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+describe('proofs and jobs are findable', () => {
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('gate result and gate status read the prf_ proof gate submit printed; gate jobs lists finished jobs', async () => {
+    const submitted = await gds(['gate', 'submit', table, '--json']);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const proofId = String(only(submitted).id);
+    expect(proofId).toMatch(/^prf_/);
+    const result = await gds(['gate', 'result', proofId, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(only(result)).toMatchObject({ id: proofId, kind: 'submit', tableId: table });
+    const status = await gds(['gate', 'status', proofId, '--gate', '1']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`Proof ${proofId}`);
+
+    const listed = await gds(['gate', 'jobs', table, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const jobs = lines(listed.stdout);
+    expect(jobs.find((j) => j.id === proofId)).toMatchObject({ type: 'gate1-submit', proof: proofId });
+    const baseline = jobs.find((j) => j.type === 'gate-baseline-auto');
+    expect(baseline).toMatchObject({ status: 'SUCCEEDED', gate: 1 });
+    const human = await gds(['gate', 'jobs', table]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(String(baseline?.id));
+
+    const watched = await gds(['gate', 'status', String(baseline?.id), '--gate', '1', '--watch', '--json']);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(lines(watched.stdout)).toEqual([
+      expect.objectContaining({ id: baseline?.id, status: 'SUCCEEDED' }),
+    ]);
+  });
+
+  it('gate status --watch follows a queued job: one NDJSON line per change; Ctrl-C exits 130', async () => {
+    const queued = await gds(['gate', 'run', table, '--gate', '2', '--json']);
+    expect(queued.code, queued.stderr).toBe(0);
+    const jobId = String((only(queued).job as { id: string } | undefined)?.id ?? only(queued).id);
+    const child = watchJob(jobId);
+    const done = collect(child);
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+    for (let i = 0; i < 200 && !printed.includes('QUEUED'); i += 1) await sleep(50);
+    child.kill('SIGINT');
+    const r = await done;
+    outputs.push(r.stdout, r.stderr);
+    expect(r.code).toBe(130);
+    expect(lines(r.stdout)).toEqual([expect.objectContaining({ id: jobId, status: 'QUEUED' })]);
+
+    const follower = watchJob(jobId);
+    const followed = collect(follower);
+    let seen = '';
+    follower.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+    for (let i = 0; i < 200 && !seen.includes('QUEUED'); i += 1) await sleep(50);
+    await server.jobs.runPending();
+    const end = await followed;
+    outputs.push(end.stdout, end.stderr);
+    expect(end.code, end.stderr).toBe(0);
+    const statuses = lines(end.stdout).map((l) => l.status);
+    expect(statuses[0]).toBe('QUEUED');
+    expect(statuses.at(-1)).toBe('SUCCEEDED');
+    expect(new Set(statuses).size).toBe(statuses.length);
   });
 });
