@@ -553,7 +553,16 @@ describe('gds definitions push', () => {
       },
     );
     expect(replaced.code).toBe(0);
-    expect(lines(replaced.stdout)).toEqual([expect.objectContaining({ governanceId: gid, replaced: true })]);
+    // The same definition again: the service changes nothing and says so.
+    expect(lines(replaced.stdout)).toEqual([
+      expect.objectContaining({ governanceId: gid, replaced: true, changed: false }),
+    ]);
+    const again = await gds(['definitions', 'push', 'def.yml', '--connector', staging, '--replace', gid], {
+      token,
+      cwd: folder,
+    });
+    expect(again).toMatchObject({ code: 0, stdout: `${gid}\n` });
+    expect(again.stderr).toContain(`No change: ${gid} already holds this definition of ci_orders.`);
     const personal = await gds(['definitions', 'push', 'def.yml', '--connector', staging], {
       cwd: folder,
     });
