@@ -313,3 +313,25 @@ describe('proofs and jobs are findable', () => {
     expect(new Set(statuses).size).toBe(statuses.length);
   });
 });
+
+describe('recertify with a manifest that is not one', () => {
+  it('sends the signal without it and says so in one JSON warning line on stderr', async () => {
+    await writeFile(file('run.json'), JSON.stringify({ ...docsGenerate, args: { which: 'run' } }));
+    await writeFile(file('manifest.json'), '{"nodes": {"model.shop.products": ');
+    const r = await gds(
+      ['recertify', '--run-results', file('run.json'), '--manifest', file('manifest.json'), '--json'],
+      recertifyToken,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { warning: { code: string; message: string } });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.warning.code).toBe('manifest_ignored');
+    expect(only(r)).toMatchObject({
+      environmentLabel: 'dev',
+      outcomes: [expect.objectContaining({ table: 'products' })],
+    });
+  });
+});
