@@ -101,6 +101,9 @@ export function readRunResults(value: unknown): RunReading {
     const declared = node?.['resource_type'];
     const resourceType = typeof declared === 'string' ? declared : (uniqueId.split('.')[0] ?? '');
     if (result['status'] !== 'success' || !BUILT_RESOURCE_TYPES.includes(resourceType)) continue;
+    // Without args.which (a stripped or hand-made file): a node dbt only compiled (compile, docs
+    // generate) has message null and an empty adapter response; one that ran SQL has them filled.
+    if (which === null && rpc === null && !ranSql(result)) continue;
     const relationName = result['relation_name'];
     built.push({
       uniqueId,
@@ -123,6 +126,17 @@ export function readRunResults(value: unknown): RunReading {
     invocationId: typeof metadata['invocation_id'] === 'string' ? metadata['invocation_id'] : null,
     dbtVersion: typeof metadata['dbt_version'] === 'string' ? metadata['dbt_version'] : null,
   };
+}
+
+/** False only for what dbt writes for a node it compiled without running: message null, adapter response {}. */
+function ranSql(result: Record<string, unknown>): boolean {
+  const response = result['adapter_response'];
+  const compiledOnly =
+    'message' in result &&
+    (result['message'] === null || result['message'] === '') &&
+    isObject(response) &&
+    Object.keys(response).length === 0;
+  return !compiledOnly;
 }
 
 /** What drift detection reads of a manifest node: exactly these fields. */

@@ -107,3 +107,34 @@ describe('run results gds cannot read', () => {
     }
   });
 });
+
+describe('run results without args.which', () => {
+  const v4 = (results: unknown[]) => ({
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v4.json' },
+    results,
+    elapsed_time: 1,
+  });
+
+  it('count a node that ran SQL (message or adapter response) and not one that was only compiled', () => {
+    const reading = readRunResults(
+      v4([
+        { status: 'success', unique_id: 'model.p.built', message: 'CREATE VIEW', adapter_response: {} },
+        {
+          status: 'success',
+          unique_id: 'seed.p.loaded',
+          message: null,
+          adapter_response: { rows_affected: 3 },
+        },
+        { status: 'success', unique_id: 'model.p.compiled', message: null, adapter_response: {} },
+      ]),
+    );
+    expect(reading.ok && reading.built.map((b) => b.uniqueId)).toEqual(['model.p.built', 'seed.p.loaded']);
+  });
+
+  it('a file whose every success was only compiled built nothing', () => {
+    const reading = readRunResults(
+      v4([{ status: 'success', unique_id: 'model.p.compiled', message: null, adapter_response: {} }]),
+    );
+    expect(reading).toMatchObject({ ok: false, code: 'nothing_built' });
+  });
+});
