@@ -151,7 +151,7 @@ export function gateRunRequest(input: {
     throw usage(
       gate3NeedsBaseline,
       'baseline_required',
-      'Pass the id of a finished auto-baseline job (gds status <tableId> lists the jobs): gds gate run <tableId> --gate 3 --baseline <reportId>',
+      'Pass the id of a finished auto-baseline job (gds gate jobs <tableId> lists them, finished ones included): gds gate run <tableId> --gate 3 --baseline <reportId>',
     );
   }
   if (input.gate !== 3 && input.baseline !== undefined) {

@@ -329,7 +329,7 @@ async function assertBaselineReady(tx: Queryable, table: GateTable, baseline: st
   if (!row) {
     throw notFound(
       'baseline_not_found',
-      `No baseline report ${baseline} exists for table ${table.id}; use the id of its gate-baseline-auto job (shown by gds push and gds status).`,
+      `No baseline report ${baseline} exists for table ${table.id}; use the id of its gate-baseline-auto job (gds gate jobs ${table.id} lists them).`,
       { tableId: table.id, baseline },
     );
   }
