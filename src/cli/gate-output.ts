@@ -1,6 +1,6 @@
 // How gate proofs and gate jobs are shown: a table of checks with pass/fail for a Gate 1 proof, a few
 // labelled lines for a job. Under --json the object itself is the one NDJSON line.
-import type { Gate1ProofBody, GateJobBody } from '../contract/types.js';
+import type { Gate1ProofBody, GateJobBody, Schema } from '../contract/types.js';
 import type { Column, Output } from './output.js';
 
 type Check = Gate1ProofBody['results'][number];
@@ -41,6 +41,24 @@ export function printJob(out: Output, job: GateJobBody): void {
   if (job.error?.message !== undefined) out.print(out.style('red', `Error: ${job.error.message}`));
   if (job.result !== undefined) out.print(`Result: ${JSON.stringify(job.result, null, 2)}`);
 }
+
+/** A job, or the persisted Gate 1 proof a `prf_…` id names. */
+export async function printGateRecord(out: Output, record: GateJobBody | Gate1ProofBody): Promise<void> {
+  if ('passed' in record) await printProof(out, record);
+  else printJob(out, record);
+}
+
+type GateJobRow = Schema<'GateJobList'>['jobs'][number];
+
+export const gateJobColumns: ReadonlyArray<Column<GateJobRow>> = [
+  { header: 'Id', value: (j) => j.id },
+  { header: 'Gate', value: (j) => j.gate },
+  { header: 'Type', value: (j) => j.type },
+  { header: 'Status', value: (j) => j.status },
+  { header: 'Started', value: (j) => j.startedAt ?? '-' },
+  { header: 'Ended', value: (j) => j.endedAt ?? '-' },
+  { header: 'Proof', value: (j) => j.proof ?? '-' },
+];
 
 /**
  * A document from the service (gate1.yml) written byte for byte, so it pipes clean into another command;

@@ -4,7 +4,9 @@ import type { Column, Output } from './output.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { JobSummary, TableListRow, TableStatus } from '../client/areas/tables.js';
+import type { PushOutcome } from '../services/artifacts.js';
 import type { RecertifyOutcome } from '../services/recertification.js';
+import { printPreview } from './write-preview.js';
 import type { RegistrationResult } from '../contract/types.js';
 
 export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
@@ -89,4 +91,31 @@ export function printRegistration(out: Output, result: RegistrationResult, verb:
     const { added, removed } = result.columns;
     out.print(`Columns:  added ${added.join(', ') || 'none'}; removed ${removed.join(', ') || 'none'}`);
   }
+}
+
+/** `push` that sent nothing: the definition was already held, or `--dry-run`. */
+export function printPushPreview(
+  out: Output,
+  outcome: Exclude<PushOutcome, { kind: 'pushed' }>,
+  dryRun: boolean,
+): void {
+  if (outcome.kind === 'preview') {
+    printPreview(out, { changed: true, diff: outcome.diff }, '');
+    return;
+  }
+  const { held } = outcome;
+  const id = held.governanceId;
+  const version = held.definitionVersion === undefined ? '' : ` definition v${held.definitionVersion}`;
+  const state = held.state === undefined ? '' : ` (${held.state})`;
+  const noChange = `No change: ${id} is already${version || ' this definition'}${state}.`;
+  if (dryRun) printPreview(out, { changed: false, diff: '' }, noChange);
+  else if (out.json) {
+    out.record({
+      governanceId: id,
+      tableId: held.tableId,
+      definitionVersion: held.definitionVersion,
+      state: held.state,
+      changed: false,
+    });
+  } else out.print(noChange);
 }

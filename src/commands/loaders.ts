@@ -24,6 +24,7 @@ export const COMMAND_LOADERS = {
   'gate:cancel': () => import('./gate/cancel.js'),
   'gate:diff': () => import('./gate/diff.js'),
   'gate:get': () => import('./gate/get.js'),
+  'gate:jobs': () => import('./gate/jobs.js'),
   'gate:result': () => import('./gate/result.js'),
   'gate:run': () => import('./gate/run.js'),
   'gate:status': () => import('./gate/status.js'),

@@ -9,7 +9,8 @@ import {
   replaceFlag,
   sourceFlag,
 } from '../cli/governance-flags.js';
-import { printRegistration } from '../cli/governance-views.js';
+import { printPushPreview, printRegistration } from '../cli/governance-views.js';
+import { dryRunFlag } from '../cli/write-preview.js';
 
 export default class Push extends ApiCommand<typeof Push> {
   static override summary =
@@ -23,7 +24,9 @@ export default class Push extends ApiCommand<typeof Push> {
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job; --web also opens " +
     'the tracking URL (the dashboard page) in the browser where there is a display. --wait follows ' +
     'that job until it ends (a spinner on a terminal) and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
-    'CANCELLED. Under --json one line: the registration, its job as it ended with --wait.';
+    'CANCELLED. Under --json one line: the registration, its job as it ended with --wait. With --replace the file ' +
+    'is compared with the definition the table holds first (table name, source, columns and types, declarations; ' +
+    'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run prints the diff.';
   static override examples = [
     '<%= config.bin %> push models/orders.sql --connector con_dev',
     '<%= config.bin %> push orders.yml --connector con_dev --source analytics.orders --wait',
@@ -31,6 +34,7 @@ export default class Push extends ApiCommand<typeof Push> {
     '<%= config.bin %> push models/orders.sql --connector con_dev --web',
     '<%= config.bin %> push target/run/orders.sql --dialect snowflake --connector con_sf',
     '<%= config.bin %> push models/staging/schema.yml --model stg_orders --source analytics.stg_orders',
+    '<%= config.bin %> push models/orders.sql --replace tbl_42 --dry-run',
   ];
   static override args = {
     file: Args.string({ description: 'The artifact file.', required: true }),
@@ -47,17 +51,28 @@ export default class Push extends ApiCommand<typeof Push> {
       description: "Open the table's dashboard page (the tracking URL) in the browser.",
       env: 'GDS_WEB',
     }),
+    'dry-run': dryRunFlag,
   };
 
   async run(): Promise<void> {
     const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
       await import('../services/artifacts.js');
     const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
+    const dryRun = this.flags['dry-run'];
     const options = { source, dialect, model, connectorId: connector };
     const read = await readArtifactLocally(this.args.file, options);
     await this.withClient(async (client) => {
       const artifact = await inConnectorDialect(client, this.args.file, read, options);
-      const result = await pushArtifact(client, artifact, { connectorId: connector, replaceId: replace });
+      const outcome = await pushArtifact(client, artifact, {
+        connectorId: connector,
+        replaceId: replace,
+        dryRun,
+      });
+      if (outcome.kind !== 'pushed') {
+        printPushPreview(this.out, outcome, dryRun);
+        return;
+      }
+      const { result } = outcome;
       // Under --json the record carries trackingUrl; without a display the Tracking line shows it.
       if (web && !this.out.json && openPage(result.trackingUrl))
         this.out.info(`Opened ${result.trackingUrl} in your browser.`);

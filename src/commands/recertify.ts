@@ -7,10 +7,13 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'Tell the service which tables a pipeline run rebuilt (§4.8), e.g. after dbt run.';
   static override description =
     "A MANAGEMENT token with workspace:write:recertify (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
-    'target/run_results.json, with --manifest to match models by definition) or --tables a,b. --env names ' +
-    'the environment; an environment-agnostic token needs it, an environment-scoped one may omit it. Shows ' +
-    'what was filed per table. Under --json ONE line: the whole response (environmentLabel, submitted, ' +
-    'governed, outcomes[]); `jq -c ".outcomes[]"` gives one line per table.';
+    'target/run_results.json, schema v1-v6, with --manifest to match models by definition) or --tables a,b. ' +
+    'Models, seeds and snapshots with status success are the rebuilt tables; tests are evidence only. A run ' +
+    'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing. The manifest ' +
+    'is reduced to the fields drift detection reads, so one of any size fits; a file that is not a manifest is ' +
+    'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
+    'an environment-scoped one may omit it. Shows what was filed per table. Under --json ONE line: the whole ' +
+    'response (environmentLabel, submitted, governed, outcomes[]); `jq -c ".outcomes[]"` gives one line per table.';
   static override examples = [
     '<%= config.bin %> recertify --run-results target/run_results.json --manifest target/manifest.json --env production',
     '<%= config.bin %> recertify --tables orders,customers --env staging --trigger NIGHTLY_LOAD',
@@ -53,14 +56,21 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     const { recertify } = await import('../services/recertification.js');
     const flags = this.flags;
     const response = await this.withClient((client) =>
-      recertify(client, {
-        runResults: flags['run-results'],
-        manifest: flags.manifest,
-        tables: flags.tables,
-        environmentLabel: flags.env,
-        trigger: flags.trigger,
-        evidenceRunId: flags['evidence-run-id'],
-      }),
+      recertify(
+        client,
+        {
+          runResults: flags['run-results'],
+          manifest: flags.manifest,
+          tables: flags.tables,
+          environmentLabel: flags.env,
+          trigger: flags.trigger,
+          evidenceRunId: flags['evidence-run-id'],
+        },
+        (warning) => {
+          if (this.out.json) this.out.errorRecord({ warning });
+          else this.out.warn(warning.message);
+        },
+      ),
     );
     if (this.out.json) {
       this.out.record(response);

@@ -562,7 +562,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The live contract (`gds contract set-intent` compares with it before sending)
+         * @description 404 `contract_not_found` while the table has none (never certified, no intent set).
+         */
+        get: operations["getContract"];
         put?: never;
         post?: never;
         delete?: never;
@@ -570,7 +574,7 @@ export interface paths {
         head?: never;
         /**
          * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
-         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above.
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false`.
          */
         patch: operations["setContractIntent"];
         trace?: never;
@@ -589,6 +593,29 @@ export interface paths {
         put?: never;
         /** Register the table's artifact on another environment's connector (`gds env promote`) */
         post: operations["promoteTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tables/{tableId}/definition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The definition the service holds, as declared (`push --replace`, `env promote` compare with it)
+         * @description The table name, source, columns with their declared types and checks, and decision context of the artifact last pushed (for a table never pushed: its registered columns). `definition` is null for a Mode B table. A person's session or CLI token.
+         */
+        get: operations["getDefinition"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -655,7 +682,8 @@ export interface paths {
          * @description Validated against the shared schema with the table's columns (400 `invalid_gate1`, the
          *     diagnostics in `details.diagnostics`, nothing stored). Bumps the table's gate1 version (so
          *     earlier proofs go stale); on a CERTIFIED table files a `manual` recertification request.
-         *     Never notifies the steward.
+         *     Never notifies the steward. Content semantically equal to the current version stores nothing
+         *     and answers that version with `changed: false`.
          */
         put: operations["applyGate1"];
         post?: never;
@@ -779,6 +807,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tables/{tableId}/gate-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** The table's recent gate jobs and Gate 1 submissions, finished ones included (`gate jobs`) */
+        get: operations["listGateJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/gate-jobs/{jobId}": {
         parameters: {
             query?: {
@@ -792,7 +840,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Status of a gate job (`gate status`); `gate` must match the job's gate (400) */
+        /**
+         * Status of a gate job (`gate status`); `gate` must match the job's gate (400)
+         * @description A `prf_…` id (printed by `gate submit`) answers the persisted Gate 1 proof.
+         */
         get: operations["getGateJob"];
         put?: never;
         post?: never;
@@ -815,7 +866,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The report of a terminal gate job (`gate result`); 409 `job_not_terminal` before */
+        /**
+         * The report of a terminal gate job (`gate result`); 409 `job_not_terminal` before
+         * @description A `prf_…` id (printed by `gate submit`) answers the persisted Gate 1 proof.
+         */
         get: operations["getGateJobResult"];
         put?: never;
         post?: never;
@@ -1229,10 +1283,34 @@ export interface components {
             tableId?: string;
             state?: components["schemas"]["LifecycleState"];
             definitionVersion?: number;
+            /** @description false when a replacement declared what the table already held; nothing was changed. */
+            changed?: boolean;
             /** @description On a replacement, the columns the new definition added and removed. */
             columns?: {
                 added: string[];
                 removed: string[];
+            };
+        };
+        HeldDefinition: {
+            tableId: string;
+            governanceId: string;
+            name: string;
+            environmentLabel: string;
+            connectorId: string | null;
+            state: components["schemas"]["LifecycleState"];
+            definitionVersion: number;
+            definition: null | {
+                table: string;
+                source: string;
+                decisionContext?: string;
+                columns: {
+                    name: string;
+                    type?: string;
+                    required?: boolean;
+                    references?: string;
+                    min?: number;
+                    max?: number;
+                }[];
             };
         };
         ArtifactPushRequest: {
@@ -1493,30 +1571,46 @@ export interface components {
         };
         LiveContractResponse: {
             contract: components["schemas"]["LiveContract"];
+            /** @description On PATCH: false when the fields were already so. */
+            changed?: boolean;
         };
         PromotionRequest: {
             /** @description Target environment label. */
             to: string;
             /** @description Default: the target environment's connector. */
             connectorId?: string;
+            /** @description The governance id of the table already holding the promoted name in the target environment: required to replace it when the promotion would change it (409 `promotion_target_exists` otherwise). */
+            replaceId?: string;
+            /** @description Answer 200 with `{changed, diff}` and change nothing. */
+            dryRun?: boolean;
         };
         PromotionResult: {
+            /** @description false when the target table already held this definition, gate1.yml and contract: nothing was written and `job` is its latest job. */
+            changed?: boolean;
             tableId: string;
             environmentLabel: string;
             connectorId: string;
             governanceId: string;
             trackingUrl: string;
-            job: {
+            /** @description The baseline job; on `changed: false` the table's latest job, null when it never had one. */
+            job: null | {
                 id: string;
                 type: string;
                 status: string;
             };
+        };
+        PromotionPreview: {
+            changed: boolean;
+            /** @description Unified diff of the target table's definition, gate1.yml and contract; empty when unchanged. */
+            diff: string;
         };
         BundleBody: {
             /** @constant */
             format: "gds-bundle";
             formatVersion: number;
             table: {
+                /** @description The source table's id (bundles exported before it was added have none). */
+                id?: string;
                 name: string;
                 /** @enum {string} */
                 mode: "MODE_A" | "MODE_B";
@@ -1544,6 +1638,10 @@ export interface components {
         /** @description A bundle as exported, plus the connector to register it on. */
         ImportBundleRequest: components["schemas"]["Bundle"] & {
             connectorId: string;
+            /** @description As in PromotionRequest. */
+            replaceId?: string;
+            /** @description As in PromotionRequest. */
+            dryRun?: boolean;
         };
         Gate1Version: {
             tableId: string;
@@ -1577,6 +1675,8 @@ export interface components {
             warnings: Record<string, never>[];
             /** @description The recertification request filed because the table is CERTIFIED. */
             recertificationRequestId: string | null;
+            /** @description false when the content is semantically the current version (same rules, other formatting): nothing stored, no recertification request, no audit entry; `version` is the current one. */
+            changed?: boolean;
         };
         GateRunRequest: {
             /** @enum {integer} */
@@ -1663,6 +1763,28 @@ export interface components {
             error?: {
                 message?: string;
             } | null;
+        };
+        GateJobList: {
+            tableId: string;
+            jobs: {
+                /** @description A job id, or a `prf_…` proof id for a Gate 1 submission. */
+                id: string;
+                /** @enum {integer} */
+                gate: 1 | 2 | 3;
+                /** @enum {string} */
+                type: "gate-baseline-auto" | "gate2" | "gate3" | "gate1-submit";
+                /**
+                 * @description A submission is PASSED or FAILED.
+                 * @enum {string}
+                 */
+                status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "PASSED";
+                /** Format: date-time */
+                startedAt: string | null;
+                /** Format: date-time */
+                endedAt: string | null;
+                /** @description The id `gds gate result` reads the evidence with once it ended (the job's, or the proof's). */
+                proof: string | null;
+            }[];
         };
         GateJobAccepted: {
             job: components["schemas"]["GateJob"];
@@ -2350,6 +2472,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A replacement identical to the definition held (same table name, source, connector, columns and types, declarations): nothing changed, `changed` is false, `job` is the table's latest job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationResult"];
+                };
+            };
             /** @description Registered, or replaced (`replaceId`; §3 states 202 for a registration and no status for a replacement, which queues the auto-baseline job again too); the auto-baseline gate job is queued. */
             202: {
                 headers: {
@@ -2410,6 +2541,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A replacement identical to the definition held (same table name, source, connector, columns and types, declarations): nothing changed, `changed` is false, `job` is the table's latest job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationResult"];
+                };
+            };
             /** @description Registered or replaced; the auto-baseline gate job is queued. */
             202: {
                 headers: {
@@ -2782,6 +2922,32 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    getContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live contract. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveContractResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     setContractIntent: {
         parameters: {
             query?: never;
@@ -2831,6 +2997,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `dryRun`: the preview; or the target already held all of it (`changed: false`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionPreview"] | components["schemas"]["PromotionResult"];
+                };
+            };
             /** @description Registered in the target environment, QUARANTINED, auto-baseline queued. */
             202: {
                 headers: {
@@ -2847,6 +3022,32 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The held definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldDefinition"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     exportBundle: {
@@ -2889,6 +3090,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `dryRun`: the preview; or the target already held all of it (`changed: false`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionPreview"] | components["schemas"]["PromotionResult"];
+                };
+            };
             /** @description Registered, QUARANTINED, auto-baseline queued. */
             202: {
                 headers: {
@@ -3130,6 +3340,35 @@ export interface operations {
             422: components["responses"]["QueryDeadline"];
         };
     };
+    listGateJobs: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateJobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     getGateJob: {
         parameters: {
             query?: {
@@ -3145,13 +3384,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job. */
+            /** @description The job, or the persisted proof. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GateJob"];
+                    "application/json": components["schemas"]["GateJob"] | components["schemas"]["Gate1Proof"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3175,13 +3414,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job with its result (or error). */
+            /** @description The job with its result (or error), or the persisted proof. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GateJob"];
+                    "application/json": components["schemas"]["GateJob"] | components["schemas"]["Gate1Proof"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -57,6 +57,11 @@ export function diffGateTexts(before: DiffSide, after: DiffSide, options: { sema
   };
 }
 
+/** The unified text diff of any two texts (empty when they are equal). */
+export function unifiedDiff(before: DiffSide, after: DiffSide): string {
+  return diffGateTexts(before, after, { semantic: false }).unified;
+}
+
 /** The canonical YAML text of a document: what semantic mode compares. */
 export function normaliseGateYaml(side: DiffSide): string {
   const document = parseDocument(side.text, { logLevel: 'error' });
@@ -67,6 +72,16 @@ export function normaliseGateYaml(side: DiffSide): string {
   }
   const value: unknown = document.toJS({ maxAliasCount: 100 });
   return stringify(value, { sortMapEntries: true, lineWidth: 0 });
+}
+
+/** Whether two gate1.yml texts hold the same rules (semantic comparison); a text that is not YAML is never the same. */
+export function sameGateRules(a: string, b: string): boolean {
+  try {
+    return normaliseGateYaml({ name: 'a', text: a }) === normaliseGateYaml({ name: 'b', text: b });
+  } catch (error) {
+    if (error instanceof GateYamlError) return false;
+    throw error;
+  }
 }
 
 function toHunk(hunk: StructuredPatchHunk): DiffHunk {

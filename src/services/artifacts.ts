@@ -13,12 +13,21 @@ import {
   artifactKindOf,
   declarationYaml,
   declaresDialect,
+  definitionSummary,
+  definitionText,
   formatArtifactError,
   isDialect,
   parseArtifact,
   resolveSource,
 } from '../core/artifacts/index.js';
-import type { ArtifactKind, Dialect, GovernanceArtifact } from '../core/artifacts/index.js';
+import type {
+  ArtifactKind,
+  DefinitionSummary,
+  Dialect,
+  GovernanceArtifact,
+} from '../core/artifacts/index.js';
+import type { HeldDefinition } from '../client/areas/artifacts.js';
+import { unifiedDiff } from '../core/gate-diff.js';
 
 /** A file that parsed as an artifact, ready to send. */
 export interface LocalArtifact {
@@ -32,6 +41,8 @@ export interface LocalArtifact {
   source: string;
   /** --source as given; absent when the artifact declares its source. */
   sourceFlag?: string;
+  /** What it declares, as compared with the definition a table holds. */
+  declared: DefinitionSummary;
 }
 
 const usage = (message: string, code: string, suggestion: string) =>
@@ -76,6 +87,7 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
     table: parsed.artifact.table,
     source: `${resolved.source.schema}.${resolved.source.table}`,
     ...(options.source === undefined ? {} : { sourceFlag: options.source }),
+    declared: definitionSummary(parsed.artifact, `${resolved.source.schema}.${resolved.source.table}`),
   };
 }
 
@@ -164,20 +176,57 @@ function registrationBody(artifact: LocalArtifact, options: RegisterOptions): Ar
   };
 }
 
-/** `gds push`: a person's session or CLI token. On a name collision the hint names the table to replace. */
+/** What `push` did, or under `--dry-run` would do. */
+export type PushOutcome =
+  | { kind: 'unchanged'; held: HeldDefinition | RegistrationResult }
+  | { kind: 'preview'; diff: string }
+  | { kind: 'pushed'; result: RegistrationResult };
+
+/**
+ * `gds push`: a person's session or CLI token. With --replace the file is first compared with the
+ * definition the table holds: the same declarations on the same connector send nothing. `dryRun`
+ * returns the diff instead of sending. On a name collision the hint names the table to replace.
+ */
 export async function pushArtifact(
   client: Pick<ApiClient, 'artifacts' | 'tables'>,
   artifact: LocalArtifact,
-  options: RegisterOptions,
-): Promise<RegistrationResult> {
+  options: RegisterOptions & { dryRun?: boolean },
+): Promise<PushOutcome> {
+  const held = options.replaceId === undefined ? null : await client.artifacts.held(options.replaceId);
+  if (held !== null && isHeld(held, artifact.declared, options.connectorId)) {
+    return { kind: 'unchanged', held };
+  }
+  if (options.dryRun === true) {
+    return { kind: 'preview', diff: definitionDiff(held, artifact) };
+  }
+  let result: RegistrationResult;
   try {
-    return await client.artifacts.push(registrationBody(artifact, options));
+    result = await client.artifacts.push(registrationBody(artifact, options));
   } catch (error) {
     throw await registrationFailure(error, artifact, options, async () => {
       const tables = await client.tables.list();
       return tables.find((t) => t.name.toLowerCase() === artifact.table.toLowerCase())?.id;
     });
   }
+  return result.changed === false ? { kind: 'unchanged', held: result } : { kind: 'pushed', result };
+}
+
+/** The same declarations on the same connector (any connector when none is named). */
+export function isHeld(held: HeldDefinition, declared: DefinitionSummary, connectorId?: string): boolean {
+  if (held.definition === null) return false;
+  if (connectorId !== undefined && connectorId !== held.connectorId) return false;
+  return definitionText(held.definition) === definitionText(declared);
+}
+
+/** The unified diff from the held definition (nothing, for a new one) to the file's declarations. */
+export function definitionDiff(held: HeldDefinition | null, artifact: LocalArtifact): string {
+  return unifiedDiff(
+    {
+      name: held === null ? '(new)' : `${held.tableId}@definition-v${held.definitionVersion}`,
+      text: held?.definition ? definitionText(held.definition) : '',
+    },
+    { name: artifact.filename, text: definitionText(artifact.declared) },
+  );
 }
 
 /** `gds definitions push`: the CI path of §4.9 (a MANAGEMENT token); 200 replaced, 202 registered. */

@@ -2,6 +2,7 @@
 // The enumerations are checked here, so a typo is a usage error listing the allowed values.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
+import { ApiError } from '../client/errors.js';
 import type { ContractIntentRequest, LiveContract } from '../client/areas/contracts.js';
 import type { Schema } from '../contract/types.js';
 
@@ -78,11 +79,66 @@ export function intentRequest(input: IntentInput): ContractIntentRequest {
   return request;
 }
 
+/** What `contract set-intent` did, or under `--dry-run` would do. */
+export type IntentOutcome =
+  | { kind: 'unchanged'; contract: LiveContract }
+  | { kind: 'preview'; diff: string }
+  | { kind: 'set'; contract: LiveContract };
+
+const contractFields = [
+  'intent',
+  'allowedConsumers',
+  'grain',
+  'grainType',
+  'grainKeyColumns',
+  'meaning',
+] as const;
+
+/**
+ * Compares the request with the live contract first: fields that are already so send nothing.
+ * `dryRun` returns the diff of the fields instead of sending.
+ */
 export async function setIntent(
   client: IntentClient,
   tableId: string,
   request: ContractIntentRequest,
-  call: { signal?: AbortSignal } = {},
-): Promise<LiveContract> {
-  return client.contracts.setIntent(tableId, request, call);
+  options: { signal?: AbortSignal; dryRun?: boolean } = {},
+): Promise<IntentOutcome> {
+  const call = options.signal === undefined ? {} : { signal: options.signal };
+  const current = await client.contracts.get(tableId, call).catch((error: unknown) => {
+    if (error instanceof ApiError && error.code === 'contract_not_found') return null;
+    throw error;
+  });
+  const before = current === null ? null : fieldsOf(current);
+  const after = { ...(before ?? {}), ...request };
+  if (current !== null && fieldsText(after) === fieldsText(before ?? {})) {
+    return { kind: 'unchanged', contract: current };
+  }
+  if (options.dryRun === true) {
+    const { unifiedDiff } = await import('../core/gate-diff.js');
+    return {
+      kind: 'preview',
+      diff: unifiedDiff(
+        {
+          name: current === null ? `${tableId}@none` : `${tableId}@contract`,
+          text: fieldsText(before ?? {}),
+        },
+        { name: `${tableId}@contract`, text: fieldsText(after) },
+      ),
+    };
+  }
+  const contract = await client.contracts.setIntent(tableId, request, call);
+  return { kind: 'set', contract };
+}
+
+function fieldsOf(contract: LiveContract): Partial<LiveContract> {
+  return Object.fromEntries(contractFields.map((key) => [key, contract[key]]));
+}
+
+/** One `key: value` line per field, in a fixed order (a field not set yet is left out). */
+function fieldsText(fields: Partial<LiveContract>): string {
+  return contractFields
+    .filter((key) => fields[key] !== undefined)
+    .map((key) => `${key}: ${JSON.stringify(fields[key])}\n`)
+    .join('');
 }

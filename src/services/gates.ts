@@ -3,7 +3,10 @@
 // without a baseline, a sample on Gate 2/3.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
+import { ApiError } from '../client/errors.js';
+import type { GateJobList, GateRecord } from '../client/areas/gate-jobs.js';
 import type { GateNumber, GateRunResponse } from '../client/areas/gates.js';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type {
   Gate1ApplyResult,
   Gate1ProofBody,
@@ -41,13 +44,23 @@ export async function getGate(client: GatesClient, tableId: string, call: Call =
   return client.gates.get(tableId, call);
 }
 
-/** Validates `content` locally (exit 2 with every diagnostic, nothing sent), then stores it. */
+/** What `gate apply` did, or under `--dry-run` would do: `diff` is the text diff from the current version. */
+export type GateApplyOutcome =
+  | { kind: 'unchanged'; current: Gate1ApplyResult }
+  | { kind: 'preview'; diff: string }
+  | { kind: 'applied'; applied: Gate1ApplyResult; diff: string };
+
+/**
+ * Validates `content` locally (exit 2 with every diagnostic, nothing sent), then compares it with the
+ * current version: rules semantically identical (formatting, key order, comments aside) send nothing.
+ * Otherwise stores it, unless `dryRun`, which only returns the diff.
+ */
 export async function applyGate(
   client: GatesClient,
   tableId: string,
   input: { name: string; text: string },
-  call: Call = {},
-): Promise<Gate1ApplyResult> {
+  options: Call & { dryRun?: boolean } = {},
+): Promise<GateApplyOutcome> {
   const { validateGate1, countDiagnostics, formatDiagnostic } = await import('../core/gate1/index.js');
   const { diagnostics } = validateGate1(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
@@ -63,7 +76,38 @@ export async function applyGate(
       },
     );
   }
-  return client.gates.apply(tableId, input.text, call);
+  const call = options.signal === undefined ? {} : { signal: options.signal };
+  const current = await currentGateOrNull(client, tableId, call);
+  const { diffGateTexts, sameGateRules } = await import('../core/gate-diff.js');
+  if (current !== null && sameGateRules(current.content, input.text)) {
+    const { content: _content, ...version } = current;
+    return {
+      kind: 'unchanged',
+      current: { ...version, warnings: [], recertificationRequestId: null, changed: false },
+    };
+  }
+  const before = {
+    name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,
+    text: current?.content ?? '',
+  };
+  const { unified: diff } = diffGateTexts(before, input, { semantic: false });
+  if (options.dryRun === true) return { kind: 'preview', diff };
+  const applied = await client.gates.apply(tableId, input.text, call);
+  if (applied.changed === false) return { kind: 'unchanged', current: applied };
+  return { kind: 'applied', applied, diff };
+}
+
+async function currentGateOrNull(
+  client: GatesClient,
+  tableId: string,
+  call: Call,
+): Promise<Gate1Version | null> {
+  try {
+    return await client.gates.get(tableId, call);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'gate1_not_found') return null;
+    throw error;
+  }
 }
 
 export type DiffTarget =
@@ -107,7 +151,7 @@ export function gateRunRequest(input: {
     throw usage(
       gate3NeedsBaseline,
       'baseline_required',
-      'Pass the id of a finished auto-baseline job (gds status <tableId> lists the jobs): gds gate run <tableId> --gate 3 --baseline <reportId>',
+      'Pass the id of a finished auto-baseline job (gds gate jobs <tableId> lists them, finished ones included): gds gate run <tableId> --gate 3 --baseline <reportId>',
     );
   }
   if (input.gate !== 3 && input.baseline !== undefined) {
@@ -144,22 +188,67 @@ export async function submitGate(
   return client.gates.submit(tableId, call);
 }
 
+/** A job's status, or the persisted Gate 1 proof a `prf_…` id (printed by `gate submit`) names. */
 export async function gateJobStatus(
   client: GatesClient,
   jobId: string,
   gate: GateNumber,
   call: Call = {},
-): Promise<GateJobBody> {
-  return client.gateJobs.get(jobId, { gate }, call);
+): Promise<GateRecord> {
+  return client.gateJobs.lookup(jobId, { gate }, call);
 }
 
-/** The report of a terminal job (409 `job_not_terminal` before it ends). */
+/** The report of a terminal job (409 `job_not_terminal` before it ends), or a persisted proof. */
 export async function gateJobResult(
   client: GatesClient,
   jobId: string,
   call: Call = {},
-): Promise<GateJobBody> {
+): Promise<GateRecord> {
   return client.gates.result(jobId, undefined, call);
+}
+
+export function isProof(record: GateRecord): record is Gate1ProofBody {
+  return 'passed' in record;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
+
+/**
+ * `gate status --watch`: polls until the job ends (a proof has ended already), calling `onChange`
+ * with the first answer and with each one that differs.
+ */
+export async function watchGateJob(
+  client: GatesClient,
+  jobId: string,
+  gate: GateNumber,
+  options: {
+    intervalMs: number;
+    signal?: AbortSignal;
+    sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+  },
+  onChange: (record: GateRecord) => void | Promise<void>,
+): Promise<GateRecord> {
+  const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
+  const call = options.signal === undefined ? {} : { signal: options.signal };
+  let previous: string | undefined;
+  for (;;) {
+    const record = await client.gateJobs.lookup(jobId, { gate }, call);
+    const fingerprint = JSON.stringify(record);
+    if (fingerprint !== previous) await onChange(record);
+    previous = fingerprint;
+    if (isProof(record) || TERMINAL.has(record.status)) return record;
+    await sleep(options.intervalMs, options.signal);
+  }
+}
+
+/** `gate jobs`: the table's recent gate jobs and Gate 1 submissions, newest first. */
+export async function listGateJobs(
+  client: GatesClient,
+  tableId: string,
+  limit: number | undefined,
+  call: Call = {},
+): Promise<GateJobList['jobs']> {
+  return (await client.gateJobs.list(tableId, { limit }, call)).jobs;
 }
 
 export async function cancelGateJob(

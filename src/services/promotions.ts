@@ -2,19 +2,73 @@
 // profiles, or carried as a portable bundle file. A bundle is checked against its sha256 before it is sent.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
-import type { Bundle, PromotionResult } from '../client/areas/promotions.js';
+import { ApiError } from '../client/errors.js';
+import type { Bundle, PromotionPreview, PromotionResult } from '../client/areas/promotions.js';
 import { isSealIntact } from '../core/bundle-seal.js';
 
 export type PromotionsClient = Pick<ApiClient, 'promotions' | 'connectors'>;
 type Call = { signal?: AbortSignal };
 
+/** What a promotion did, or under `--dry-run` would do (the service compares with the target table). */
+export type PromotionOutcome =
+  | { kind: 'preview'; changed: boolean; diff: string }
+  | { kind: 'unchanged'; result: PromotionResult }
+  | { kind: 'promoted'; result: PromotionResult };
+
+export type LandingOptions = Call & { replaceId?: string | undefined; dryRun?: boolean | undefined };
+
 export async function promoteTable(
   client: PromotionsClient,
   tableId: string,
   to: string,
-  call: Call = {},
-): Promise<PromotionResult> {
-  return client.promotions.promote(tableId, { to }, call);
+  options: LandingOptions = {},
+): Promise<PromotionOutcome> {
+  const { signal, ...landing } = options;
+  return landed(() =>
+    client.promotions.promote(tableId, { to, ...landing }, signal === undefined ? {} : { signal }),
+  );
+}
+
+function isPreview(answer: PromotionResult | PromotionPreview): answer is PromotionPreview {
+  return 'diff' in answer;
+}
+
+/** The service's answer as an outcome; its 409 (a table already there) names the --replace to pass. */
+async function landed(send: () => Promise<PromotionResult | PromotionPreview>): Promise<PromotionOutcome> {
+  let answer: PromotionResult | PromotionPreview;
+  try {
+    answer = await send();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409 && error.code === 'promotion_target_exists') {
+      const id = (error.details as { governanceId?: unknown } | undefined)?.governanceId;
+      throw new CliError(error.message, {
+        exitCode: ExitCode.Conflict,
+        code: error.code,
+        suggestion: `To replace the table already there, run again with --replace ${typeof id === 'string' ? id : '<governanceId>'} (--dry-run shows what would change).`,
+        details: { status: 409, server: error.details },
+      });
+    }
+    throw error;
+  }
+  if (isPreview(answer)) return { kind: 'preview', changed: answer.changed, diff: answer.diff };
+  return answer.changed === false
+    ? { kind: 'unchanged', result: answer }
+    : { kind: 'promoted', result: answer };
+}
+
+/** `--bundle-in`: the bundle must be the one of the table named on the command line (exit 2 otherwise). */
+export function checkBundleTable(bundle: Bundle, tableId: string, name: string): void {
+  const { id, name: tableName } = bundle.table as Bundle['table'] & { id?: string };
+  const matches = id !== undefined ? id === tableId : tableName.toLowerCase() === tableId.toLowerCase();
+  if (matches) return;
+  const holds =
+    id !== undefined ? `table ${id} (${tableName})` : `table ${tableName} (a bundle without a table id)`;
+  throw new CliError(`${name} is the bundle of ${holds}, not of ${tableId}; nothing was sent.`, {
+    exitCode: ExitCode.Usage,
+    code: 'bundle_table_mismatch',
+    suggestion: `Name the bundle's table: gds env promote ${id ?? tableName} --to <env> --bundle-in ${name}, or export the bundle of ${tableId}.`,
+    details: { argument: tableId, bundleTable: { id: id ?? null, name: tableName } },
+  });
 }
 
 export async function exportBundle(
@@ -66,8 +120,10 @@ export async function importBundle(
   client: PromotionsClient,
   bundle: Bundle,
   to: string,
-  call: Call = {},
-): Promise<PromotionResult> {
+  options: LandingOptions = {},
+): Promise<PromotionOutcome> {
+  const { signal, ...landing } = options;
+  const call = signal === undefined ? {} : { signal };
   const connectors = await client.connectors.list(call);
   const connector = connectors.find((c) => c.environmentLabel === to && c.status === 'ACTIVE');
   if (connector === undefined) {
@@ -77,7 +133,7 @@ export async function importBundle(
       suggestion: 'gds connectors list shows the environments with connectors; ask an admin to add one.',
     });
   }
-  return client.promotions.importBundle(bundle, connector.id, call);
+  return landed(() => client.promotions.importBundle(bundle, connector.id, call, landing));
 }
 
 /** `--dest-profile`: reads the bundle with the source credentials, registers it with the destination's. */
@@ -86,8 +142,11 @@ export async function relayPromotion(
   destination: PromotionsClient,
   tableId: string,
   to: string,
-  call: Call = {},
-): Promise<PromotionResult> {
-  const bundle = await source.promotions.exportBundle(tableId, call);
-  return importBundle(destination, bundle, to, call);
+  options: LandingOptions = {},
+): Promise<PromotionOutcome> {
+  const bundle = await source.promotions.exportBundle(
+    tableId,
+    options.signal === undefined ? {} : { signal: options.signal },
+  );
+  return importBundle(destination, bundle, to, options);
 }

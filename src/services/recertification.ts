@@ -34,15 +34,42 @@ export interface RecertifyInput {
   evidenceRunId?: string | undefined;
 }
 
-/** The request body, from the dbt files read and parsed here (exit 2 on an unreadable or non-JSON file). */
-export async function recertifyRequest(input: RecertifyInput): Promise<RecertifyRequest> {
+/** A problem that does not stop the signal (a manifest gds cannot use), said once on stderr. */
+export interface RecertifyWarning {
+  code: 'manifest_ignored';
+  message: string;
+}
+
+/**
+ * The request body, from the dbt files read here: run results read as dbt means them (a run that
+ * built nothing is refused, exit 7, nothing sent; a file gds cannot read is exit 2), the manifest
+ * reduced to what drift detection reads (a manifest that is not one is left out with a warning).
+ */
+export async function recertifyRequest(
+  input: RecertifyInput,
+  warn: (warning: RecertifyWarning) => void = () => {},
+): Promise<RecertifyRequest> {
   const body: RecertifyRequest = {};
   if (input.runResults !== undefined) {
-    body.runResults = (await readJsonObject(
-      input.runResults,
-      '--run-results',
-    )) as RecertifyRequest['runResults'];
-    if (input.manifest !== undefined) body.manifest = await readJsonObject(input.manifest, '--manifest');
+    const { readRunResults, reduceManifest } = await import('../core/dbt-run.js');
+    const runResults = await readJsonObject(input.runResults, '--run-results');
+    const reading = readRunResults(runResults);
+    if (!reading.ok) {
+      const built = reading.code === 'nothing_built';
+      throw new CliError(`${input.runResults}: ${reading.message}`, {
+        exitCode: built ? ExitCode.Refused : ExitCode.Usage,
+        code: reading.code,
+        suggestion: built
+          ? 'Signal after dbt run, build, seed or snapshot; nothing was sent.'
+          : 'Give --run-results the target/run_results.json dbt wrote; nothing was sent.',
+      });
+    }
+    body.runResults = runResults as RecertifyRequest['runResults'];
+    if (input.manifest !== undefined) {
+      const manifest = await readManifest(input.manifest, reduceManifest);
+      if (typeof manifest === 'string') warn({ code: 'manifest_ignored', message: manifest });
+      else body.manifest = manifest;
+    }
   } else {
     body.tables = [...(input.tables ?? [])];
   }
@@ -52,11 +79,30 @@ export async function recertifyRequest(input: RecertifyInput): Promise<Recertify
   return body;
 }
 
+/** The reduced manifest, or why it is left out (a file that cannot be read is still exit 2). */
+async function readManifest(
+  path: string,
+  reduce: (value: unknown) => object | null,
+): Promise<object | string> {
+  const { text } = await readTextInput(path, { flag: '--manifest' });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `${path} is not JSON (${(error as Error).message}); the signal is sent without a manifest, so no drift detection.`;
+  }
+  return (
+    reduce(value) ??
+    `${path} is not a dbt manifest.json (no nodes or no manifest schema version); the signal is sent without it, so no drift detection.`
+  );
+}
+
 export async function recertify(
   client: RecertificationClient,
   input: RecertifyInput,
+  warn?: (warning: RecertifyWarning) => void,
 ): Promise<RecertifyResponse> {
-  return client.recertification.signal(await recertifyRequest(input));
+  return client.recertification.signal(await recertifyRequest(input, warn));
 }
 
 async function readJsonObject(path: string, flag: string): Promise<object> {
@@ -68,7 +114,7 @@ async function readJsonObject(path: string, flag: string): Promise<object> {
     throw new CliError(`${path} is not JSON: ${(error as Error).message}`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_json',
-      suggestion: `Give ${flag} the file dbt wrote (target/${flag === '--manifest' ? 'manifest' : 'run_results'}.json).`,
+      suggestion: `Give ${flag} the file dbt wrote (target/run_results.json).`,
     });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

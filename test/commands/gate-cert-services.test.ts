@@ -27,10 +27,18 @@ import {
   gateJobResult,
   gateJobStatus,
   gateRunRequest,
+  listGateJobs,
   runGate,
   suggestGate,
+  watchGateJob,
 } from '../../src/services/gates.js';
-import { importBundle, parseBundle, promoteTable, relayPromotion } from '../../src/services/promotions.js';
+import {
+  checkBundleTable,
+  importBundle,
+  parseBundle,
+  promoteTable,
+  relayPromotion,
+} from '../../src/services/promotions.js';
 import { listVersions, restoreVersion } from '../../src/services/versions.js';
 import { configHistory, setConfig } from '../../src/services/workspace-config.js';
 import { BASE, useMockApi } from '../client/mock-api.js';
@@ -111,9 +119,12 @@ describe('applyGate', () => {
     expect(api.seen).toEqual([]);
   });
 
-  it('sends a valid file as {content} with PUT', async () => {
+  it('sends a valid file as {content} with PUT when it differs from the current version', async () => {
     let body: unknown;
     api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json(gateVersion(1, validGate.replace('> 0', '>= 0'))),
+      ),
       http.put(at('/api/tables/t_1/gate1'), async ({ request }) => {
         body = await request.json();
         return HttpResponse.json({
@@ -123,9 +134,48 @@ describe('applyGate', () => {
         });
       }),
     );
-    const applied = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
     expect(body).toEqual({ content: validGate });
-    expect(applied.version).toBe(2);
+    expect(outcome.kind).toBe('applied');
+    if (outcome.kind !== 'applied') return;
+    expect(outcome.applied.version).toBe(2);
+    expect(outcome.diff).toContain('-    sql: price >= 0');
+    expect(outcome.diff).toContain('+    sql: price > 0');
+  });
+
+  it('sends the first version when none was applied yet', async () => {
+    api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json({ error: { code: 'gate1_not_found', message: 'none' } }, { status: 404 }),
+      ),
+      http.put(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json({ ...gateVersion(1, validGate), warnings: [], recertificationRequestId: null }),
+      ),
+    );
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
+    expect(outcome.kind).toBe('applied');
+  });
+
+  it('sends nothing when the rules are the current version in another formatting', async () => {
+    api.use(http.get(at('/api/tables/t_1/gate1'), () => HttpResponse.json(gateVersion(4, validGate))));
+    const reformatted =
+      '# same rules\ncustomPredicates:\n  - { severity: HARD_FAIL, sql: "price > 0", name: price_positive }\n';
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: reformatted });
+    expect(outcome).toMatchObject({ kind: 'unchanged', current: { version: 4, changed: false } });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('--dry-run returns the diff and sends nothing', async () => {
+    api.use(http.get(at('/api/tables/t_1/gate1'), () => HttpResponse.json(gateVersion(1, validGate))));
+    const outcome = await applyGate(
+      newClient(),
+      't_1',
+      { name: 'g.yml', text: validGate.replace('> 0', '>= 0') },
+      { dryRun: true },
+    );
+    expect(outcome.kind).toBe('preview');
+    if (outcome.kind === 'preview') expect(outcome.diff).toContain('+    sql: price >= 0');
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
   });
 });
 
@@ -201,10 +251,49 @@ describe('gate runs and jobs', () => {
       http.post(at('/api/gate-jobs/job_1/cancel'), () => HttpResponse.json(job('CANCELLED', 1))),
     );
     const client = newClient();
-    expect((await gateJobStatus(client, 'job_1', 2)).status).toBe('RUNNING');
-    expect((await gateJobResult(client, 'job_1')).status).toBe('SUCCEEDED');
+    expect(await gateJobStatus(client, 'job_1', 2)).toMatchObject({ status: 'RUNNING' });
+    expect(await gateJobResult(client, 'job_1')).toMatchObject({ status: 'SUCCEEDED' });
     expect((await cancelGateJob(client, 'job_1', 1)).status).toBe('CANCELLED');
     expect(api.seen.map((r) => r.url.search)).toEqual(['?gate=2', '', '?gate=1']);
+  });
+
+  it('watchGateJob follows a job until it ends, reporting each change once', async () => {
+    const statuses: Array<'QUEUED' | 'RUNNING' | 'SUCCEEDED'> = ['QUEUED', 'QUEUED', 'RUNNING', 'SUCCEEDED'];
+    api.use(
+      http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(job(statuses.shift() ?? 'SUCCEEDED'))),
+    );
+    const seen: string[] = [];
+    const last = await watchGateJob(
+      newClient(),
+      'job_1',
+      2,
+      { intervalMs: 1, sleep: async () => {} },
+      (record) => {
+        seen.push('status' in record ? record.status : 'proof');
+      },
+    );
+    expect(seen).toEqual(['QUEUED', 'RUNNING', 'SUCCEEDED']);
+    expect(last).toMatchObject({ status: 'SUCCEEDED' });
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?gate=2', '?gate=2', '?gate=2', '?gate=2']);
+  });
+
+  it('listGateJobs reads the table’s jobs with the limit', async () => {
+    const rows = [
+      {
+        id: 'prf_1',
+        gate: 1,
+        type: 'gate1-submit',
+        status: 'PASSED',
+        startedAt: 'x',
+        endedAt: 'x',
+        proof: 'prf_1',
+      },
+    ];
+    api.use(
+      http.get(at('/api/tables/t_1/gate-jobs'), () => HttpResponse.json({ tableId: 't_1', jobs: rows })),
+    );
+    expect(await listGateJobs(newClient(), 't_1', 5)).toEqual(rows);
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?limit=5']);
   });
 
   it('a 409 on result (job not terminal) reaches the caller as the ApiError', async () => {
@@ -389,8 +478,37 @@ describe('versions, config and intent', () => {
       allowedConsumers: [],
       meaning: '',
     };
-    api.use(http.patch(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })));
-    expect(await setIntent(newClient(), 't_1', { intent: 'METRIC' })).toEqual(contract);
+    api.use(
+      http.get(at('/api/tables/t_1/semantic-contract'), () =>
+        HttpResponse.json({ contract: { ...contract, intent: 'DECISION' } }),
+      ),
+      http.patch(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })),
+    );
+    expect(await setIntent(newClient(), 't_1', { intent: 'METRIC' })).toEqual({ kind: 'set', contract });
+  });
+
+  it('setIntent sends nothing when the contract already holds the values; --dry-run shows the diff', async () => {
+    const contract = {
+      id: 'sc_1',
+      status: 'CERTIFIED',
+      certifiedAt: null,
+      grain: 'one row per order',
+      grainType: null,
+      grainKeyColumns: [],
+      intent: 'METRIC',
+      allowedConsumers: ['HUMAN'],
+      meaning: '',
+    };
+    api.use(http.get(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })));
+    const same = await setIntent(newClient(), 't_1', { intent: 'METRIC', allowedConsumers: ['HUMAN'] });
+    expect(same).toEqual({ kind: 'unchanged', contract });
+    const preview = await setIntent(newClient(), 't_1', { intent: 'DECISION' }, { dryRun: true });
+    expect(preview.kind).toBe('preview');
+    if (preview.kind === 'preview') {
+      expect(preview.diff).toContain('-intent: "METRIC"');
+      expect(preview.diff).toContain('+intent: "DECISION"');
+    }
+    expect(api.seen.map((r) => r.method)).toEqual(['GET', 'GET']);
   });
 });
 
@@ -446,7 +564,7 @@ describe('promotion and bundles', () => {
         return HttpResponse.json(result, { status: 202 });
       }),
     );
-    expect(await importBundle(newClient(), sealed, 'staging')).toEqual(result);
+    expect(await importBundle(newClient(), sealed, 'staging')).toEqual({ kind: 'promoted', result });
     expect(posted).toEqual({ ...sealed, connectorId: 'con_s' });
   });
 
@@ -464,7 +582,7 @@ describe('promotion and bundles', () => {
     );
     const source = newClient(BASE, 'cli_sourceToken0000000001');
     const destination = newClient(DEST, 'cli_destToken00000000001');
-    expect(await relayPromotion(source, destination, 't_1', 'staging')).toEqual(result);
+    expect(await relayPromotion(source, destination, 't_1', 'staging')).toEqual({ kind: 'promoted', result });
     expect(api.seen.map((r) => [r.url.origin, r.headers.get('authorization')])).toEqual([
       ['https://api.test', 'Bearer cli_sourceToken0000000001'],
       [DEST, 'Bearer cli_destToken00000000001'],
@@ -480,7 +598,65 @@ describe('promotion and bundles', () => {
         return HttpResponse.json(result, { status: 202 });
       }),
     );
-    expect(await promoteTable(newClient(), 't_1', 'staging')).toEqual(result);
+    expect(await promoteTable(newClient(), 't_1', 'staging')).toEqual({ kind: 'promoted', result });
     expect(posted).toEqual({ to: 'staging' });
+  });
+
+  it('promoteTable onto a table already there: exit 6 naming --replace <id>; --replace and --dry-run are sent', async () => {
+    const posted: unknown[] = [];
+    api.use(
+      http.post(at('/api/tables/t_1/promotions'), async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        posted.push(body);
+        if (body.dryRun === true) return HttpResponse.json({ changed: true, diff: '+x\n' });
+        if (body.replaceId === 't_9') return HttpResponse.json({ ...result, changed: false });
+        return HttpResponse.json(
+          {
+            error: {
+              code: 'promotion_target_exists',
+              message: "A governance artifact named 'orders_staging' already exists in staging (t_9)",
+              details: { governanceId: 't_9' },
+            },
+          },
+          { status: 409 },
+        );
+      }),
+    );
+    const error = await refusal(promoteTable(newClient(), 't_1', 'staging'));
+    expect(error).toMatchObject({ exitCode: 6, code: 'promotion_target_exists' });
+    expect(error.suggestion).toContain('--replace t_9');
+    expect(await promoteTable(newClient(), 't_1', 'staging', { dryRun: true })).toEqual({
+      kind: 'preview',
+      changed: true,
+      diff: '+x\n',
+    });
+    expect(await promoteTable(newClient(), 't_1', 'staging', { replaceId: 't_9' })).toMatchObject({
+      kind: 'unchanged',
+    });
+    expect(posted).toEqual([
+      { to: 'staging' },
+      { to: 'staging', dryRun: true },
+      { to: 'staging', replaceId: 't_9' },
+    ]);
+  });
+
+  it('checkBundleTable refuses a bundle of another table than the one named (exit 2 naming both)', () => {
+    const withId = { ...sealed, table: { ...sealed.table, id: 't_1' } } as Bundle;
+    expect(() => checkBundleTable(withId, 't_1', 'b.json')).not.toThrow();
+    expect(() => checkBundleTable(sealed, 'orders', 'b.json')).not.toThrow();
+    for (const [bundle, named] of [
+      [withId, 't_2'],
+      [sealed, 't_2'],
+    ] as const) {
+      let error: CliError | undefined;
+      try {
+        checkBundleTable(bundle, named, 'b.json');
+      } catch (e) {
+        error = e as CliError;
+      }
+      expect(error).toMatchObject({ exitCode: 2, code: 'bundle_table_mismatch' });
+      expect(error?.message).toContain('t_2');
+      expect(error?.message).toContain(bundle === withId ? 't_1' : 'orders');
+    }
   });
 });

@@ -39,9 +39,13 @@ describe('gds push', () => {
   });
 
   it('polls every 3 seconds by default', async () => {
-    expect(await flagsOf(Push, ['a.sql', '--connector', 'c'])).toEqual({ connector: 'c', interval: 3000 });
+    expect(await flagsOf(Push, ['a.sql', '--connector', 'c'])).toEqual({
+      connector: 'c',
+      interval: 3000,
+      'dry-run': false,
+    });
     // §4.9: push [--connector <id>]; without it the service picks the connector from the source's schema.
-    expect(await flagsOf(Push, ['a.sql'])).toEqual({ interval: 3000 });
+    expect(await flagsOf(Push, ['a.sql'])).toEqual({ interval: 3000, 'dry-run': false });
   });
 
   it.each([

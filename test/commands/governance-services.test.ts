@@ -83,7 +83,19 @@ const artifact: LocalArtifact = {
   mimeType: 'sql',
   table: 'orders',
   source: 'analytics.orders',
+  declared: { table: 'orders', source: 'analytics.orders', columns: [{ name: 'id', required: false }] },
 };
+
+const held = (definition: LocalArtifact['declared'] | null, connectorId = 'con_1') => ({
+  tableId: 'tbl_0',
+  governanceId: 'tbl_0',
+  name: 'orders',
+  environmentLabel: 'dev',
+  connectorId,
+  state: 'CERTIFIED',
+  definitionVersion: 3,
+  definition,
+});
 
 describe('readArtifact (local, before any request)', () => {
   it('an unsupported extension: exit 2, Unsupported file type, the file not even read', async () => {
@@ -114,6 +126,7 @@ describe('readArtifact (local, before any request)', () => {
       table: 't',
       source: 'analytics.t',
       sourceFlag: 'analytics.t',
+      declared: { table: 't', source: 'analytics.t', columns: [{ name: 'id', required: false }] },
     });
   });
 
@@ -233,14 +246,20 @@ describe('pushArtifact', () => {
   it('sends the base name, kind, connector and replace id; the declared source is not repeated', async () => {
     let body: unknown;
     api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () =>
+        HttpResponse.json(
+          held({ ...artifact.declared, columns: [{ name: 'id', type: 'int', required: false }] }),
+        ),
+      ),
       http.post(at('/api/artifacts'), async ({ request }) => {
         body = await request.json();
         return HttpResponse.json(registration, { status: 202 });
       }),
     );
-    expect(await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' })).toEqual(
-      registration,
-    );
+    expect(await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' })).toEqual({
+      kind: 'pushed',
+      result: registration,
+    });
     expect(body).toEqual({
       filename: 'orders.sql',
       content: artifact.content,
@@ -248,6 +267,36 @@ describe('pushArtifact', () => {
       connectorId: 'con_1',
       replaceId: 'tbl_0',
     });
+  });
+
+  it('--replace with the definition the table holds (same declarations, same connector) sends nothing', async () => {
+    api.use(http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared))));
+    const outcome = await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' });
+    expect(outcome).toMatchObject({ kind: 'unchanged', held: { definitionVersion: 3, state: 'CERTIFIED' } });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('--replace onto another connector is a change', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared, 'con_9'))),
+      http.post(at('/api/artifacts'), () => HttpResponse.json(registration, { status: 202 })),
+    );
+    const outcome = await pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' });
+    expect(outcome.kind).toBe('pushed');
+  });
+
+  it('--dry-run returns the diff of the declarations and sends nothing', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () =>
+        HttpResponse.json(held({ ...artifact.declared, columns: [{ name: 'order_id', required: false }] })),
+      ),
+    );
+    const outcome = await pushArtifact(newClient(), artifact, { replaceId: 'tbl_0', dryRun: true });
+    expect(outcome.kind).toBe('preview');
+    if (outcome.kind !== 'preview') return;
+    expect(outcome.diff).toContain('-  - name: order_id');
+    expect(outcome.diff).toContain('+  - name: id');
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
   });
 
   it('409: exit 6 with the message verbatim and the id of the table holding the name in the hint', async () => {
@@ -547,31 +596,141 @@ describe('lists and recertification', () => {
 });
 
 describe('recertify', () => {
-  it('sends the parsed run results and manifest with the environment, trigger and evidence', async () => {
-    const folder = await folderWith({ 'rr.json': '{"results":[],"metadata":{}}', 'm.json': '{"nodes":{}}' });
+  const run = (which: string, results: unknown[]) => ({
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+    results,
+    elapsed_time: 1,
+    args: { which },
+  });
+  const built = run('run', [{ status: 'success', unique_id: 'model.shop.orders' }]);
+  const node = {
+    unique_id: 'model.shop.orders',
+    resource_type: 'model',
+    database: 'dev',
+    schema: 'analytics',
+    name: 'orders',
+    alias: 'orders',
+    checksum: { name: 'sha256', checksum: 'abc' },
+  };
+  const manifestWith = (nodes: Record<string, unknown>) => ({
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json' },
+    nodes,
+  });
+
+  it('sends the run results and the manifest reduced to what drift detection reads', async () => {
+    const manifest = manifestWith({
+      'model.shop.orders': { ...node, raw_code: 'select 1', columns: { id: {} }, config: {} },
+      'test.shop.not_null': { unique_id: 'test.shop.not_null', resource_type: 'test', name: 'not_null' },
+    });
+    const folder = await folderWith({ 'rr.json': JSON.stringify(built), 'm.json': JSON.stringify(manifest) });
     let body: unknown;
-    const answer = { environmentLabel: 'dev', submitted: 0, governed: 0, outcomes: [] };
+    const answer = { environmentLabel: 'dev', submitted: 1, governed: 0, outcomes: [] };
     api.use(
       http.post(at('/api/workspace/recertify'), async ({ request }) => {
         body = await request.json();
         return HttpResponse.json(answer);
       }),
     );
-    const response = await recertify(newClient(), {
-      runResults: join(folder, 'rr.json'),
-      manifest: join(folder, 'm.json'),
-      environmentLabel: 'dev',
-      trigger: 'NIGHTLY',
-      evidenceRunId: 'r1',
-    });
+    const warnings: unknown[] = [];
+    const response = await recertify(
+      newClient(),
+      {
+        runResults: join(folder, 'rr.json'),
+        manifest: join(folder, 'm.json'),
+        environmentLabel: 'dev',
+        trigger: 'NIGHTLY',
+        evidenceRunId: 'r1',
+      },
+      (w) => warnings.push(w),
+    );
     expect(response).toEqual(answer);
+    expect(warnings).toEqual([]);
     expect(body).toEqual({
-      runResults: { results: [], metadata: {} },
-      manifest: { nodes: {} },
+      runResults: built,
+      manifest: { metadata: manifest.metadata, nodes: { 'model.shop.orders': node } },
       environmentLabel: 'dev',
       trigger: 'NIGHTLY',
       evidence: { kind: 'dbt', runId: 'r1' },
     });
+  });
+
+  it('a manifest of more than 25 MB is reduced to fit the request', async () => {
+    const nodes: Record<string, unknown> = {};
+    const code = 'select * from somewhere where x = 1 '.repeat(60);
+    for (let i = 0; i < 12_000; i += 1) {
+      nodes[`model.shop.m${i}`] = {
+        ...node,
+        unique_id: `model.shop.m${i}`,
+        name: `m${i}`,
+        raw_code: code,
+        compiled_code: code,
+      };
+    }
+    const text = JSON.stringify(manifestWith(nodes));
+    expect(text.length).toBeGreaterThan(25 * 1024 * 1024);
+    const folder = await folderWith({ 'rr.json': JSON.stringify(built), 'm.json': text });
+    let size = 0;
+    let kept = 0;
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        const raw = await request.text();
+        size = Buffer.byteLength(raw);
+        kept = Object.keys((JSON.parse(raw) as { manifest: { nodes: object } }).manifest.nodes).length;
+        return HttpResponse.json({ environmentLabel: 'dev', submitted: 1, governed: 0, outcomes: [] });
+      }),
+    );
+    await recertify(newClient(), { runResults: join(folder, 'rr.json'), manifest: join(folder, 'm.json') });
+    expect(kept).toBe(12_000);
+    expect(size).toBeLessThan(25 * 1024 * 1024);
+  });
+
+  it('a manifest that is not JSON or not a manifest: one warning, the signal sent without it', async () => {
+    const folder = await folderWith({
+      'rr.json': JSON.stringify(built),
+      'bad.json': '{"nodes": ',
+      'other.json': '{"name": "not a manifest"}',
+    });
+    const bodies: Array<Record<string, unknown>> = [];
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        bodies.push((await request.json()) as Record<string, unknown>);
+        return HttpResponse.json({ environmentLabel: 'dev', submitted: 1, governed: 0, outcomes: [] });
+      }),
+    );
+    for (const manifest of ['bad.json', 'other.json']) {
+      const warnings: Array<{ code: string; message: string }> = [];
+      await recertify(
+        newClient(),
+        { runResults: join(folder, 'rr.json'), manifest: join(folder, manifest) },
+        (w) => warnings.push(w),
+      );
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.code).toBe('manifest_ignored');
+      expect(warnings[0]?.message).toContain(manifest);
+    }
+    expect(bodies.map((b) => 'manifest' in b)).toEqual([false, false]);
+  });
+
+  it('a run that built nothing (docs generate, compile, list, parse, show, rpc compile, tests only): exit 7, nothing sent', async () => {
+    const success = [{ status: 'success', unique_id: 'model.shop.orders' }];
+    const runs = {
+      'generate.json': run('generate', success),
+      'compile.json': run('compile', success),
+      'ls.json': run('ls', success),
+      'parse.json': run('parse', success),
+      'show.json': run('show', success),
+      'rpc.json': { ...run('compile', success), args: { rpc_method: 'compile' } },
+      'tests.json': run('test', [{ status: 'pass', unique_id: 'test.shop.not_null' }]),
+    };
+    const folder = await folderWith(
+      Object.fromEntries(Object.entries(runs).map(([n, v]) => [n, JSON.stringify(v)])),
+    );
+    for (const name of Object.keys(runs)) {
+      const error = await rejection(recertify(newClient(), { runResults: join(folder, name) }));
+      expect(error, name).toMatchObject({ exitCode: 7, code: 'nothing_built' });
+      expect(error.message).toContain('built nothing');
+    }
+    expect(api.seen).toEqual([]);
   });
 
   it('--tables sends the names', async () => {

@@ -179,7 +179,7 @@ describe('gds push', () => {
   });
 
   it('with --replace: a new definition version of the same table, in human mode', async () => {
-    const r = await gds([
+    const same = await gds([
       'push',
       await sqlArtifact('products'),
       '--connector',
@@ -187,6 +187,12 @@ describe('gds push', () => {
       '--replace',
       productsId,
     ]);
+    expect(same).toMatchObject({ code: 0, stderr: '' });
+    expect(same.stdout).toBe(`No change: ${productsId} is already definition v1 (QUARANTINED).\n`);
+    // One column fewer: a definition the table does not hold yet.
+    const changed = await sqlArtifact('products');
+    await writeFile(changed, (await readFile(changed, 'utf8')).replace(/SELECT (\w+), /, 'SELECT '));
+    const r = await gds(['push', changed, '--connector', devConnector, '--replace', productsId]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(
       new RegExp(
@@ -577,7 +583,16 @@ describe('gds definitions push', () => {
       },
     );
     expect(replaced.code).toBe(0);
-    expect(lines(replaced.stdout)).toEqual([expect.objectContaining({ governanceId: gid, replaced: true })]);
+    // The same definition again: the service changes nothing and says so.
+    expect(lines(replaced.stdout)).toEqual([
+      expect.objectContaining({ governanceId: gid, replaced: true, changed: false }),
+    ]);
+    const again = await gds(['definitions', 'push', 'def.yml', '--connector', staging, '--replace', gid], {
+      token,
+      cwd: folder,
+    });
+    expect(again).toMatchObject({ code: 0, stdout: `${gid}\n` });
+    expect(again.stderr).toContain(`No change: ${gid} already holds this definition of ci_orders.`);
     const personal = await gds(['definitions', 'push', 'def.yml', '--connector', staging], {
       cwd: folder,
     });

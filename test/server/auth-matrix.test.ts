@@ -281,14 +281,24 @@ describe('replace-time role rules', () => {
     roles.map((role, i) => ({ role, table: t.name, status: nth(t.expected, i) })),
   );
 
-  /** The table's own definition again, so a permitted replace changes nothing but the version. */
-  async function sameDefinition(tableId: string) {
+  let replacements = 0;
+  /**
+   * The table's own columns again with a new decision context, so a permitted replace changes the
+   * definition (an identical one would answer 200 "no change") and nothing else of the table.
+   */
+  async function changedDefinition(tableId: string) {
+    replacements += 1;
     const [row] = await server.sql<{ name: string; source: string; columns: Array<{ name: string }> }>(
       'SELECT name, source, columns FROM gds.tables WHERE id = $1',
       [tableId],
     );
     if (!row) throw new Error(`no table ${tableId}`);
-    const lines = [`table: ${row.name}`, `source: ${row.source}`, 'columns:'];
+    const lines = [
+      `table: ${row.name}`,
+      `source: ${row.source}`,
+      `decision_context: replacement ${replacements}`,
+      'columns:',
+    ];
     return {
       filename: `${row.name}.yml`,
       content: [...lines, ...row.columns.map((c) => `  - name: ${c.name}`)].join('\n'),
@@ -313,7 +323,7 @@ describe('replace-time role rules', () => {
       const before = await snapshot(tableId);
       const response = await server.request('POST', '/api/artifacts', {
         token: server.user(role).cliToken,
-        body: await sameDefinition(tableId),
+        body: await changedDefinition(tableId),
       });
       expect(response.status, JSON.stringify(response.body)).toBe(status);
       if (status === 403) {
@@ -330,7 +340,7 @@ describe('replace-time role rules', () => {
     const tableId = server.table('customers').id;
     const response = await server.request('POST', '/api/artifacts', {
       token: server.user('MEMBER').accessToken,
-      body: await sameDefinition(tableId),
+      body: await changedDefinition(tableId),
     });
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('replace_forbidden');
@@ -346,7 +356,7 @@ describe('replace-time role rules', () => {
     const connectorId = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id;
     const response = await server.request('POST', '/api/workspace/definitions', {
       token: definer.tokens.accessToken,
-      body: { ...(await sameDefinition(tableId)), mimeType: 'yaml', connectorId },
+      body: { ...(await changedDefinition(tableId)), mimeType: 'yaml', connectorId },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(202);
   });

@@ -164,7 +164,10 @@ describe('success statuses', () => {
     const keep = (key: string, value: unknown) => {
       state[key] = String(value);
     };
-    /** A new definition, then the same one replacing it (`replaceId`): both success paths of the route. */
+    /**
+     * A new definition (202), the same one replacing it (`replaceId`: 200, nothing changed), then a changed
+     * one replacing it (202): every success path of the route.
+     */
     const registerThenReplace = (path: string, token: string, body: Record<string, unknown>): Step[] => [
       {
         route: `POST ${path}`,
@@ -175,6 +178,19 @@ describe('success statuses', () => {
         },
       },
       { route: `POST ${path}`, call: () => post(path, { ...body, replaceId: state[path] }, token) },
+      {
+        route: `POST ${path}`,
+        call: () =>
+          post(
+            path,
+            {
+              ...body,
+              content: `${String(body.content)}decision_context: changed\n`,
+              replaceId: state[path],
+            },
+            token,
+          ),
+      },
     ];
     const yaml = (table: string, source: string) =>
       `table: ${table}\nsource: ${source}\ncolumns:\n  - name: id\n  - name: name\n`;
@@ -366,9 +382,28 @@ describe('success statuses', () => {
           ),
       },
       {
+        route: 'POST /api/bundles',
+        call: () =>
+          post(
+            '/api/bundles',
+            { ...JSON.parse(state.bundle ?? '{}'), connectorId: connector('warehouse-staging') },
+            session('STEWARD'),
+          ),
+      },
+      {
         route: 'POST /api/tables/{tableId}/promotions',
         call: () => post(`/api/tables/${customers}/promotions`, { to: 'production' }, session('OWNER')),
       },
+      {
+        route: 'POST /api/tables/{tableId}/promotions',
+        call: () => post(`/api/tables/${orders}/promotions`, { to: 'production' }, session('OWNER')),
+      },
+      {
+        route: 'GET /api/tables/{tableId}/semantic-contract',
+        call: () => get(`/api/tables/${customers}/semantic-contract`),
+      },
+      { route: 'GET /api/tables/{tableId}/definition', call: () => get(`/api/tables/${orders}/definition`) },
+      { route: 'GET /api/tables/{tableId}/gate-jobs', call: () => get(`/api/tables/${orders}/gate-jobs`) },
       ...registerThenReplace('/api/workspace/definitions', definer, {
         filename: 'p.yml',
         content: yaml('products', 'analytics_dev.products'),

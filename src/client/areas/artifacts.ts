@@ -1,11 +1,16 @@
-// `push`: register or replace a Mode A definition with a person's session or CLI token.
+// `push`: register or replace a Mode A definition with a person's session or CLI token, and read the
+// definition a table holds (what `push --replace` and `env promote` compare with before writing).
 import type { RegistrationResult, Schema } from '../../contract/types.js';
+import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
 export type ArtifactPushRequest = Schema<'ArtifactPushRequest'>;
+export type HeldDefinition = Schema<'HeldDefinition'>;
 
 export interface ArtifactsApi {
   push(request: ArtifactPushRequest, options?: CallOptions): Promise<RegistrationResult>;
+  /** The table's definition as declared (name, source, columns, decision context); null for Mode B. */
+  held(tableId: string, options?: CallOptions): Promise<HeldDefinition>;
 }
 
 export function artifactsApi(transport: Transport): ArtifactsApi {
@@ -15,6 +20,13 @@ export function artifactsApi(transport: Transport): ArtifactsApi {
         method: 'POST',
         path: '/api/artifacts',
         body: request,
+        ...options,
+      });
+    },
+    async held(tableId, options) {
+      return transport.send<HeldDefinition>({
+        method: 'GET',
+        path: pathOf('/api/tables/{tableId}/definition', { tableId }),
         ...options,
       });
     },

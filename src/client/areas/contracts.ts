@@ -13,6 +13,8 @@ export interface ContractsApi {
   reject(tableId: string, reason: string, options?: CallOptions): Promise<TableStateChange>;
   /** Fields not given carry forward unchanged; answers the live contract after the change. */
   setIntent(tableId: string, request: ContractIntentRequest, options?: CallOptions): Promise<LiveContract>;
+  /** The live contract; 404 `contract_not_found` while the table has none. */
+  get(tableId: string, options?: CallOptions): Promise<LiveContract>;
 }
 
 export function contractsApi(transport: Transport): ContractsApi {
@@ -38,6 +40,14 @@ export function contractsApi(transport: Transport): ContractsApi {
         method: 'PATCH',
         path: pathOf('/api/tables/{tableId}/semantic-contract', { tableId }),
         body: request,
+        ...options,
+      });
+      return contract;
+    },
+    async get(tableId, options) {
+      const { contract } = await transport.send<Schema<'LiveContractResponse'>>({
+        method: 'GET',
+        path: pathOf('/api/tables/{tableId}/semantic-contract', { tableId }),
         ...options,
       });
       return contract;

@@ -31,7 +31,11 @@ export interface GatesApi {
   run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
   submit(tableId: string, options?: CallOptions): Promise<Gate1ProofBody>;
   /** 409 `job_not_terminal` while the job is queued or running. */
-  result(jobId: string, gate: GateNumber | undefined, options?: CallOptions): Promise<GateJobBody>;
+  result(
+    jobId: string,
+    gate: GateNumber | undefined,
+    options?: CallOptions,
+  ): Promise<GateJobBody | Gate1ProofBody>;
   /** 409 `job_terminal` once it has ended. */
   cancel(jobId: string, gate: GateNumber | undefined, options?: CallOptions): Promise<GateJobBody>;
 }
@@ -92,7 +96,7 @@ export function gatesApi(transport: Transport): GatesApi {
       });
     },
     async result(jobId, gate, options) {
-      return transport.send<GateJobBody>({
+      return transport.send<GateJobBody | Gate1ProofBody>({
         method: 'GET',
         path: job(jobId, '/result'),
         query: gateQuery(gate),

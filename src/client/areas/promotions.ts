@@ -5,6 +5,9 @@ import type { CallOptions, Transport } from '../transport.js';
 
 export type PromotionResult = Schema<'PromotionResult'>;
 export type Bundle = Schema<'Bundle'>;
+export type PromotionPreview = Schema<'PromotionPreview'>;
+/** `replaceId` names the table already in the target environment; `dryRun` answers a preview. */
+export type LandingOptions = Pick<Schema<'PromotionRequest'>, 'replaceId' | 'dryRun'>;
 
 export interface PromotionsApi {
   /** Registers the table's artifact on `to`'s connector (the first active one unless `connectorId`). */
@@ -12,17 +15,22 @@ export interface PromotionsApi {
     tableId: string,
     request: Schema<'PromotionRequest'>,
     options?: CallOptions,
-  ): Promise<PromotionResult>;
+  ): Promise<PromotionResult | PromotionPreview>;
   /** The portable bundle, sealed with a sha256 over its canonical JSON. */
   exportBundle(tableId: string, options?: CallOptions): Promise<Bundle>;
   /** 400 when the bundle does not match its sha256. */
-  importBundle(bundle: Bundle, connectorId: string, options?: CallOptions): Promise<PromotionResult>;
+  importBundle(
+    bundle: Bundle,
+    connectorId: string,
+    options?: CallOptions,
+    landing?: LandingOptions,
+  ): Promise<PromotionResult | PromotionPreview>;
 }
 
 export function promotionsApi(transport: Transport): PromotionsApi {
   return {
     async promote(tableId, request, options) {
-      return transport.send<PromotionResult>({
+      return transport.send<PromotionResult | PromotionPreview>({
         method: 'POST',
         path: pathOf('/api/tables/{tableId}/promotions', { tableId }),
         body: request,
@@ -36,11 +44,11 @@ export function promotionsApi(transport: Transport): PromotionsApi {
         ...options,
       });
     },
-    async importBundle(bundle, connectorId, options) {
-      return transport.send<PromotionResult>({
+    async importBundle(bundle, connectorId, options, landing = {}) {
+      return transport.send<PromotionResult | PromotionPreview>({
         method: 'POST',
         path: '/api/bundles',
-        body: { ...bundle, connectorId },
+        body: { ...bundle, connectorId, ...landing },
         ...options,
       });
     },

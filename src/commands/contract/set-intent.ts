@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 import { consumerClasses, intents } from '../../services/contract-intent.js';
 
 export default class ContractSetIntent extends ApiCommand<typeof ContractSetIntent> {
@@ -7,9 +8,11 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
   static override description =
     `--intent is one of ${intents.join(', ')}; --allowed-consumers a comma list of ${consumerClasses.join(', ')}. ` +
     '--grain-type and --grain-key go together. Fields not given carry forward unchanged. ' +
-    'Under --json one line, the live contract.';
+    'The live contract is read first: values it already holds send nothing ("No change", exit 0). ' +
+    '--dry-run prints the diff of the fields and sends nothing. Under --json one line, the live contract.';
   static override examples = [
     '<%= config.bin %> contract set-intent t_42 --intent METRIC --allowed-consumers HUMAN,AI',
+    '<%= config.bin %> contract set-intent t_42 --intent DECISION --dry-run',
     '<%= config.bin %> contract set-intent t_42 --grain-type entity --grain-key customer_id,region --grain "one row per customer and region"',
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
@@ -29,6 +32,7 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
     }),
     grain: Flags.string({ description: 'Grain as text.', env: 'GDS_GRAIN' }),
     meaning: Flags.string({ description: 'What the table means.', env: 'GDS_MEANING' }),
+    'dry-run': dryRunFlag,
   };
 
   async run(): Promise<void> {
@@ -42,7 +46,22 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
       grain: f.grain,
       meaning: f.meaning,
     });
-    const contract = await this.withClient((client) => setIntent(client, this.args.tableId, request));
+    const dryRun = f['dry-run'];
+    const outcome = await this.withClient((client) =>
+      setIntent(client, this.args.tableId, request, { dryRun }),
+    );
+    if (outcome.kind === 'preview') {
+      printPreview(this.out, { changed: true, diff: outcome.diff }, '');
+      return;
+    }
+    const { contract } = outcome;
+    if (outcome.kind === 'unchanged') {
+      const noChange = `No change: the contract of ${this.args.tableId} already holds these values (${contract.status}).`;
+      if (dryRun) printPreview(this.out, { changed: false, diff: '' }, noChange);
+      else if (this.out.json) this.out.record({ ...contract, changed: false });
+      else this.out.print(noChange);
+      return;
+    }
     if (this.out.json) {
       this.out.record(contract);
       return;

@@ -50,6 +50,10 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
       return;
     }
     this.out.print(result.governanceId);
+    if (result.changed === false) {
+      this.out.info(`No change: ${result.governanceId} already holds this definition of ${artifact.table}.`);
+      return;
+    }
     this.out.info(
       `${result.replaced ? 'Replaced' : 'Registered'} ${artifact.table}; tracking ${result.trackingUrl}; baseline job ${result.job.id} ${result.job.status}.`,
     );

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import type { PromotionResult } from '../../client/areas/promotions.js';
+import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
+import type { PromotionOutcome } from '../../services/promotions.js';
 import type { ApiClient } from '../../client/index.js';
 
 const modes = ['dest-profile', 'bundle-out', 'bundle-in'];
@@ -13,9 +14,14 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     "registered with the other profile's (two workspaces or services). --bundle-out writes the portable JSON " +
     'bundle to a file (0644, never over an existing file without --force) and promotes nothing; --bundle-in ' +
     'registers such a file on --to, after checking its sha256 locally: a changed bundle is refused (exit 2) ' +
-    'and nothing is sent.';
+    'and nothing is sent, as is a bundle of another table than the one named. The table already holding the ' +
+    'name in the target environment is compared first: when it holds the same definition, gate1.yml and contract ' +
+    'nothing changes ("No change", exit 0); otherwise the promotion is refused (exit 6) unless --replace names ' +
+    'it. --dry-run prints the diff and changes nothing.';
   static override examples = [
     '<%= config.bin %> env promote t_42 --to staging',
+    '<%= config.bin %> env promote t_42 --to staging --dry-run',
+    '<%= config.bin %> env promote t_42 --to staging --replace t_57',
     '<%= config.bin %> env promote t_42 --to production --dest-profile prod',
     '<%= config.bin %> env promote t_42 --to production --bundle-out t_42.bundle.json',
     '<%= config.bin %> --profile prod env promote t_42 --to production --bundle-in t_42.bundle.json',
@@ -40,6 +46,13 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       env: 'GDS_BUNDLE_IN',
       exclusive: modes.filter((m) => m !== 'bundle-in'),
     }),
+    replace: Flags.string({
+      description:
+        'The governance id of the table already in the target environment, to replace it (exit 6 naming it otherwise).',
+      env: 'GDS_REPLACE',
+      exclusive: ['bundle-out'],
+    }),
+    'dry-run': { ...dryRunFlag, exclusive: ['bundle-out'] },
     force: Flags.boolean({
       description: 'Replace the --bundle-out file if it exists.',
       env: 'GDS_FORCE',
@@ -69,23 +82,40 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       }
       return;
     }
-    let result: PromotionResult;
+    const landing = { replaceId: this.flags.replace, dryRun: this.flags['dry-run'] };
+    let outcome: PromotionOutcome;
     if (bundleIn !== undefined) {
       const { readTextInput } = await import('../../cli/input.js');
       const input = await readTextInput(bundleIn, { flag: '--bundle-in' });
       const bundle = promotions.parseBundle(input.text, input.name);
-      result = await this.withClient((client) => promotions.importBundle(client, bundle, to));
+      promotions.checkBundleTable(bundle, tableId, input.name);
+      outcome = await this.withClient((client) => promotions.importBundle(client, bundle, to, landing));
     } else if (destProfile !== undefined) {
-      result = await this.withClient((source) =>
+      outcome = await this.withClient((source) =>
         this.withDestination(destProfile, (destination) =>
-          promotions.relayPromotion(source, destination, tableId, to),
+          promotions.relayPromotion(source, destination, tableId, to, landing),
         ),
       );
     } else {
-      result = await this.withClient((client) => promotions.promoteTable(client, tableId, to));
+      outcome = await this.withClient((client) => promotions.promoteTable(client, tableId, to, landing));
     }
+    if (outcome.kind === 'preview') {
+      printPreview(
+        this.out,
+        { changed: outcome.changed, diff: outcome.diff },
+        `No change: ${tableId} is already promoted to ${to} as it is.`,
+      );
+      return;
+    }
+    const { result } = outcome;
     if (this.out.json) {
       this.out.record(result);
+      return;
+    }
+    if (outcome.kind === 'unchanged') {
+      this.out.print(
+        `No change: ${result.tableId} in ${result.environmentLabel} already holds this definition, gate1.yml and contract.`,
+      );
       return;
     }
     this.out.print(
@@ -93,7 +123,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     );
     this.out.print(`Governance id: ${result.governanceId}`);
     this.out.print(`Tracking:      ${result.trackingUrl}`);
-    this.out.print(`Baseline job:  ${result.job.id} ${result.job.status}`);
+    if (result.job) this.out.print(`Baseline job:  ${result.job.id} ${result.job.status}`);
   }
 
   /** A second session on `profile` alone: SERVICE_TOKEN/SERVICE_API_URL and --token/--base are the source's. */

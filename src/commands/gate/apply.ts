@@ -1,15 +1,19 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { readTextInput } from '../../cli/input.js';
+import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
   static override summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
   static override description =
     'The file is checked first with the same rules as gds gate validate: when it is invalid nothing is sent ' +
-    'and the command exits 2 with every error. The service checks it again against the table columns. ' +
-    'The steward is not notified; on a CERTIFIED table a recertification request is filed. -f - reads stdin.';
+    'and the command exits 2 with every error. It is then compared with the current version: the same rules ' +
+    '(formatting, key order and comments aside) send nothing and print "No change" (exit 0), so a pipeline ' +
+    'can apply on every run. The service checks it again against the table columns. The steward is not ' +
+    'notified; on a CERTIFIED table a recertification request is filed. -f - reads stdin.';
   static override examples = [
     '<%= config.bin %> gate apply t_42 -f gate1.yml',
+    '<%= config.bin %> gate apply t_42 -f gate1.yml --dry-run',
     '<%= config.bin %> gate suggest t_42 | <%= config.bin %> gate apply t_42 -f -',
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
@@ -20,12 +24,27 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
       env: 'GDS_FILE',
       required: true,
     }),
+    'dry-run': dryRunFlag,
   };
 
   async run(): Promise<void> {
+    const { tableId } = this.args;
+    const dryRun = this.flags['dry-run'];
     const input = await readTextInput(this.flags.file, { flag: '-f' });
     const { applyGate } = await import('../../services/gates.js');
-    const applied = await this.withClient((client) => applyGate(client, this.args.tableId, input));
+    const outcome = await this.withClient((client) => applyGate(client, tableId, input, { dryRun }));
+    if (outcome.kind === 'unchanged') {
+      const noChange = `No change: gate1.yml of ${outcome.current.tableId} is already v${outcome.current.version}.`;
+      if (dryRun) printPreview(this.out, { changed: false, diff: '' }, noChange);
+      else if (this.out.json) this.out.record(outcome.current);
+      else this.out.print(noChange);
+      return;
+    }
+    if (outcome.kind === 'preview') {
+      printPreview(this.out, { changed: true, diff: outcome.diff }, '');
+      return;
+    }
+    const { applied } = outcome;
     if (this.out.json) {
       this.out.record(applied);
       return;

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
-import type { Segment } from '../../cli/output.js';
+import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
 import { parseGateVersion } from '../../services/gates.js';
@@ -100,7 +100,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
     if (this.out.json) {
       this.out.record({ identical: result.identical, semantic: result.semantic, hunks: result.hunks });
     } else {
-      for (const line of result.unified.split('\n').slice(0, -1)) this.out.print(this.styled(line));
+      printUnifiedDiff(this.out, result.unified);
     }
     if (!result.identical) process.exitCode = ExitCode.Failure;
   }
@@ -124,13 +124,5 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
         details: { file: error.source, line: error.line, col: error.col },
       });
     }
-  }
-
-  private styled(line: string): Segment {
-    if (line.startsWith('---') || line.startsWith('+++')) return this.out.style('bold', line);
-    if (line.startsWith('@@')) return this.out.style('cyan', line);
-    if (line.startsWith('+')) return this.out.style('green', line);
-    if (line.startsWith('-')) return this.out.style('red', line);
-    return line;
   }
 }

@@ -1,20 +1,58 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { gateFlag } from '../../cli/gate-flag.js';
+import { intervalFlag } from '../../cli/governance-flags.js';
+import type { Spinner } from '../../cli/output.js';
+import type { GateRecord } from '../../client/areas/gate-jobs.js';
 
 export default class GateStatus extends ApiCommand<typeof GateStatus> {
   static override summary = 'Show the status of a gate job (--gate is required).';
   static override description =
-    '--gate names the gate the job belongs to (1 = the auto-baseline job); the service refuses a mismatch. ' +
-    'Under --json one line, the job.';
-  static override examples = ['<%= config.bin %> gate status job_01H… --gate 2'];
-  static override args = { jobId: Args.string({ description: 'The job id.', required: true }) };
-  static override flags = { gate: gateFlag({ required: true }) };
+    '--gate names the gate the job belongs to (1 = the auto-baseline job and Gate 1 proofs); the service ' +
+    'refuses a mismatch. A prf_… id (printed by gds gate submit) shows the persisted proof. --watch polls ' +
+    '(every --interval seconds, default 3) until the job ends: the job first, then a line each time it ' +
+    'changes; a spinner on a terminal. Under --json one line per status (with --watch: the first, then each ' +
+    'change; the last is terminal). Ctrl-C stops with exit 130.';
+  static override examples = [
+    '<%= config.bin %> gate status job_01H… --gate 2',
+    '<%= config.bin %> gate status job_01H… --gate 3 --watch',
+    "<%= config.bin %> gate status job_01H… --gate 1 --watch --json | jq -c '{status, finishedAt}'",
+    '<%= config.bin %> gate status prf_01H… --gate 1',
+  ];
+  static override args = {
+    jobId: Args.string({ description: 'The job id, or a prf_… proof id.', required: true }),
+  };
+  static override flags = {
+    gate: gateFlag({ required: true }),
+    watch: Flags.boolean({ description: 'Poll until the job ends.', env: 'GDS_WATCH' }),
+    interval: intervalFlag,
+  };
 
   async run(): Promise<void> {
-    const { gateJobStatus } = await import('../../services/gates.js');
-    const job = await this.withClient((client) => gateJobStatus(client, this.args.jobId, this.flags.gate));
-    const { printJob } = await import('../../cli/gate-output.js');
-    printJob(this.out, job);
+    const { gateJobStatus, isProof, watchGateJob } = await import('../../services/gates.js');
+    const { printGateRecord } = await import('../../cli/gate-output.js');
+    const { jobId } = this.args;
+    const { gate } = this.flags;
+    if (!this.flags.watch) {
+      const record = await this.withClient((client) => gateJobStatus(client, jobId, gate));
+      await printGateRecord(this.out, record);
+      return;
+    }
+    let spinner: Spinner | undefined;
+    let first = true;
+    const show = async (record: GateRecord) => {
+      spinner?.stop();
+      if (this.out.json || first || isProof(record)) await printGateRecord(this.out, record);
+      else this.out.print(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
+      first = false;
+      if (!isProof(record) && (record.status === 'QUEUED' || record.status === 'RUNNING')) {
+        spinner = await this.out.spinner(`Job ${record.id} ${record.status}…`);
+      }
+    };
+    const last = await this.withClient((client) =>
+      watchGateJob(client, jobId, gate, { intervalMs: this.flags.interval }, show),
+    );
+    spinner?.stop();
+    if (!isProof(last)) this.out.info(`Job ${last.id} ended ${last.status}.`);
   }
 }

@@ -16,7 +16,13 @@ export interface BundleArtifact {
 export interface BundleBody {
   format: typeof BUNDLE_FORMAT;
   formatVersion: typeof BUNDLE_FORMAT_VERSION;
-  table: { name: string; mode: 'MODE_A' | 'MODE_B'; environmentLabel: string; source: string | null };
+  table: {
+    id?: string;
+    name: string;
+    mode: 'MODE_A' | 'MODE_B';
+    environmentLabel: string;
+    source: string | null;
+  };
   artifact: BundleArtifact;
   gate1?: { version: number; content: string };
   contract?: ContractFields;

@@ -1,17 +1,22 @@
 // Environment promotion and portable bundles (`gds env promote`): a Mode A table's definition is
 // registered on a connector of another environment through the same rules as a push, then its
 // gate1.yml and contract fields follow it.
-import { parseArtifact } from '../../core/artifacts/index.js';
-import type { ArtifactColumn } from '../../core/artifacts/index.js';
+import { stringify } from 'yaml';
+import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
+import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
+import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
+import { requireEnvironment } from './access.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { currentGate1, storeGate1Version } from '../gates/gate1-store.js';
 import type { ConnectorRow } from '../governance/definitions.js';
 import { loadConnector, registerDefinition } from '../governance/definitions.js';
+import { recentJobs } from '../governance/jobs.js';
 import type { TableRow } from '../governance/tables.js';
+import { TABLE_COLUMNS, toTableRow } from '../governance/tables.js';
 import { splitSource } from '../warehouse.js';
 import type { BundleArtifact, BundleBody } from './bundle.js';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.js';
@@ -23,7 +28,8 @@ export interface PromotionResult {
   connectorId: string;
   governanceId: string;
   trackingUrl: string;
-  job: { id: string; type: string; status: string };
+  job: { id: string; type: string; status: string } | null;
+  changed?: boolean;
 }
 
 /** The definition as a JSON artifact: the table name, its source and its registered columns. */
@@ -42,6 +48,12 @@ function renderArtifact(
   return { filename: `${name}.json`, content: `${JSON.stringify(document, null, 2)}\n`, mimeType: 'json' };
 }
 
+/** What the table declares: its last pushed artifact, else its registered columns; null without a source (Mode B). */
+export function heldDefinition(table: TableRow): DefinitionSummary | null {
+  if (table.mode !== 'MODE_A' || !table.source) return null;
+  return definitionSummary(table.artifact ?? { table: table.name, columns: table.columns }, table.source);
+}
+
 /** Everything a bundle carries, read from the table (Mode A only: a Mode B table has no definition to port). */
 export async function bundleOf(q: Queryable, table: TableRow, createdAt: string): Promise<BundleBody> {
   if (table.mode !== 'MODE_A' || !table.source) {
@@ -56,6 +68,7 @@ export async function bundleOf(q: Queryable, table: TableRow, createdAt: string)
     format: BUNDLE_FORMAT,
     formatVersion: BUNDLE_FORMAT_VERSION,
     table: {
+      id: table.id,
       name: table.name,
       mode: table.mode,
       environmentLabel: table.environmentLabel,
@@ -114,10 +127,22 @@ export async function targetConnector(
   return loadConnector(q, workspaceId, row.id);
 }
 
+export interface LandOptions {
+  /** The governance id of the table already in the target environment, to replace it. */
+  replaceId?: string | undefined;
+  /** Compare only: answer the diff, write nothing. */
+  dryRun?: boolean | undefined;
+}
+
+export type LandOutcome =
+  | { kind: 'preview'; changed: boolean; diff: string }
+  | { kind: 'landed'; result: PromotionResult & { changed: boolean } };
+
 /**
- * Registers the bundle's definition on `connector` as a push would (replacing the table of the same
- * name already in that environment, an earlier promotion), then stores its gate1.yml and contract
- * and audits the landing as `audit.action`.
+ * Registers the bundle's definition on `connector` as a push would, then stores its gate1.yml and
+ * contract and audits the landing as `audit.action`. The table of the same name already in that
+ * environment is compared first: holding the same definition, gate1.yml and contract, nothing is
+ * written (`changed: false`); otherwise it is replaced only when `replaceId` names it (409 otherwise).
  */
 export async function landBundle(
   ctx: AppContext,
@@ -125,7 +150,9 @@ export async function landBundle(
   bundle: BundleBody,
   connector: ConnectorRow,
   audit: { action: 'TABLE_PROMOTED' | 'BUNDLE_IMPORTED'; details: Record<string, unknown> },
-): Promise<PromotionResult> {
+  options: LandOptions = {},
+): Promise<LandOutcome> {
+  requireEnvironment(caller, connector.environmentLabel);
   const parsed = await parseArtifact({
     fileName: bundle.artifact.filename,
     content: bundle.artifact.content,
@@ -137,12 +164,46 @@ export async function landBundle(
   const sourceTable = bundle.table.source ? splitSource(bundle.table.source)[1] : parsed.artifact.table;
   const name = promotedName(parsed.artifact.table, bundle.table.environmentLabel, connector.environmentLabel);
   const source = `${connector.schema}.${sourceTable}`;
-  const [existing] = await ctx.db.query<{ governance_id: string }>(
-    `SELECT governance_id FROM gds.tables
+  const [existingRow] = await ctx.db.query<Parameters<typeof toTableRow>[0]>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables
       WHERE workspace_id = $1 AND active AND lower(name) = lower($2) AND environment_label = $3 AND mode = 'MODE_A'`,
     [caller.workspaceId, name, connector.environmentLabel],
   );
+  const existing = existingRow ? toTableRow(existingRow) : null;
   const artifact = renderArtifact(name, source, parsed.artifact.columns, parsed.artifact.decisionContext);
+  const diff = await landingDiff(ctx.db, existing, connector, bundle, artifact, source);
+  const changed = diff !== '';
+  if (options.dryRun === true) return { kind: 'preview', changed, diff };
+  if (existing && !changed) {
+    const [job] = await recentJobs(ctx.db, existing.id, 1);
+    return {
+      kind: 'landed',
+      result: {
+        changed: false,
+        tableId: existing.id,
+        environmentLabel: connector.environmentLabel,
+        connectorId: connector.id,
+        governanceId: existing.governanceId,
+        trackingUrl: `${ctx.baseUrl()}/dashboard/tables/${existing.id}`,
+        job: job ? { id: job.id, type: job.type, status: job.status } : null,
+      },
+    };
+  }
+  if (existing && options.replaceId !== existing.governanceId) {
+    throw new HttpError(
+      409,
+      'promotion_target_exists',
+      `A governance artifact named '${existing.name}' already exists in ${connector.environmentLabel} (${existing.governanceId}); promoting would replace it: pass --replace ${existing.governanceId}`,
+      { governanceId: existing.governanceId, environmentLabel: connector.environmentLabel },
+    );
+  }
+  if (!existing && options.replaceId !== undefined) {
+    throw notFound(
+      'replace_target_not_found',
+      `No table named '${name}' exists in ${connector.environmentLabel} to replace; drop --replace to register it.`,
+      { replaceId: options.replaceId, name, environmentLabel: connector.environmentLabel },
+    );
+  }
   const outcome = await registerDefinition(
     ctx,
     caller,
@@ -152,14 +213,15 @@ export async function landBundle(
       mimeType: artifact.mimeType,
       connectorId: connector.id,
       source,
-      ...(existing ? { replaceId: existing.governance_id } : {}),
+      ...(existing ? { replaceId: existing.governanceId } : {}),
     },
     'push',
   );
   const { tableId } = outcome.body;
   await ctx.db.transaction(async (tx) => {
     const now = new Date(ctx.clock()).toISOString();
-    if (bundle.gate1) {
+    const gate1 = await currentGate1(tx, tableId);
+    if (bundle.gate1 && !(gate1 && sameGateRules(gate1.content, bundle.gate1.content))) {
       await storeGate1Version(tx, {
         tableId,
         content: bundle.gate1.content,
@@ -194,11 +256,66 @@ export async function landBundle(
     });
   });
   return {
-    tableId,
-    environmentLabel: connector.environmentLabel,
-    connectorId: connector.id,
-    governanceId: outcome.body.governanceId,
-    trackingUrl: outcome.body.trackingUrl,
-    job: outcome.body.job,
+    kind: 'landed',
+    result: {
+      changed: true,
+      tableId,
+      environmentLabel: connector.environmentLabel,
+      connectorId: connector.id,
+      governanceId: outcome.body.governanceId,
+      trackingUrl: outcome.body.trackingUrl,
+      job: outcome.body.job,
+    },
   };
+}
+
+/**
+ * The unified diff from what the target table holds (nothing, when there is none) to what landing
+ * the bundle would leave: its definition on `connector`, gate1.yml (semantically) and contract.
+ */
+async function landingDiff(
+  q: Queryable,
+  existing: TableRow | null,
+  connector: ConnectorRow,
+  bundle: BundleBody,
+  artifact: BundleArtifact,
+  source: string,
+): Promise<string> {
+  const rendered = await parseArtifact({
+    fileName: artifact.filename,
+    content: artifact.content,
+    kind: artifact.mimeType,
+  });
+  if (!rendered.ok)
+    throw new Error(`promotion: the rendered artifact does not parse: ${rendered.error.message}`);
+  const after = {
+    connectorId: connector.id,
+    definition: definitionSummary(rendered.artifact, source),
+    gate1: bundle.gate1 ? normaliseGateYaml({ name: 'gate1.yml', text: bundle.gate1.content }) : null,
+    contract: bundle.contract ? fieldsOf(bundle.contract) : null,
+  };
+  const before = existing
+    ? await (async () => {
+        const gate1 = await currentGate1(q, existing.id);
+        const contract = await findContract(q, existing.id);
+        return {
+          connectorId: existing.connectorId,
+          definition: heldDefinition(existing),
+          gate1: gate1 ? normaliseGateYaml({ name: 'gate1.yml', text: gate1.content }) : null,
+          // A bundle without gate1.yml or contract leaves the target's as they are.
+          ...(after.contract === null
+            ? { contract: null }
+            : { contract: contract ? fieldsOf(contract) : null }),
+        };
+      })()
+    : null;
+  if (before && after.gate1 === null) after.gate1 = before.gate1;
+  const text = (value: object | null) => (value === null ? '' : stringify(value, { lineWidth: 0 }));
+  return unifiedDiff(
+    {
+      name: existing ? `${existing.governanceId}@${connector.environmentLabel}` : '(new)',
+      text: text(before),
+    },
+    { name: `${bundle.table.name}@${bundle.table.environmentLabel}`, text: text(after) },
+  );
 }

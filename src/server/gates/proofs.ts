@@ -1,5 +1,6 @@
 // Persisted Gate 1 proofs (`gate submit` only; a dry run stores nothing). A proof is FRESH while the
 // table's definition, gate1.yml and data versions all equal the ones it was taken at.
+import type { Gate1ProofBody } from '../../contract/types.js';
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { CheckResult, Gate1Proof, SampleInfo } from './gate1-runner.js';
@@ -70,16 +71,10 @@ export async function persistSubmitProof(
   };
 }
 
-/** The newest persisted submit proof of the table, or null. */
-export async function latestSubmitProof(q: Queryable, tableId: string): Promise<StoredProof | null> {
-  const [row] = await q.query<Row>(
-    `SELECT id, table_id, passed, results, failed_predicates, sample, definition_version, gate1_version, data_version,
-            created_by, created_at
-       FROM gds.gate_proofs WHERE table_id = $1 AND kind = 'submit'
-      ORDER BY seq DESC LIMIT 1`,
-    [tableId],
-  );
-  if (!row) return null;
+const PROOF_COLUMNS = `p.id, p.table_id, p.passed, p.results, p.failed_predicates, p.sample, p.definition_version,
+  p.gate1_version, p.data_version, p.created_by, p.created_at`;
+
+function toStoredProof(row: Row): StoredProof {
   return {
     id: row.id,
     tableId: row.table_id,
@@ -91,6 +86,61 @@ export async function latestSubmitProof(q: Queryable, tableId: string): Promise<
     tableVersion: { definition: row.definition_version, gate1: row.gate1_version, data: row.data_version },
     createdBy: row.created_by,
     createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+/** The newest persisted submit proof of the table, or null. */
+export async function latestSubmitProof(q: Queryable, tableId: string): Promise<StoredProof | null> {
+  const [row] = await q.query<Row>(
+    `SELECT ${PROOF_COLUMNS} FROM gds.gate_proofs p WHERE p.table_id = $1 AND p.kind = 'submit'
+      ORDER BY p.seq DESC LIMIT 1`,
+    [tableId],
+  );
+  return row ? toStoredProof(row) : null;
+}
+
+/** A persisted proof of a table of the workspace (`gate result prf_…`), or null. */
+export async function findProof(
+  q: Queryable,
+  workspaceId: string,
+  proofId: string,
+): Promise<StoredProof | null> {
+  const [row] = await q.query<Row>(
+    `SELECT ${PROOF_COLUMNS} FROM gds.gate_proofs p JOIN gds.tables t ON t.id = p.table_id
+      WHERE p.id = $1 AND t.workspace_id = $2`,
+    [proofId, workspaceId],
+  );
+  return row ? toStoredProof(row) : null;
+}
+
+/** The table's persisted proofs, newest first, at most `limit`. */
+export async function recentProofs(q: Queryable, tableId: string, limit: number): Promise<StoredProof[]> {
+  const rows = await q.query<Row>(
+    `SELECT ${PROOF_COLUMNS} FROM gds.gate_proofs p WHERE p.table_id = $1 ORDER BY p.seq DESC LIMIT $2`,
+    [tableId, limit],
+  );
+  return rows.map(toStoredProof);
+}
+
+/**
+ * A stored proof as the wire's Gate 1 proof. A submission is a full scan, so the rows it checked are
+ * the count its record_count check reported (the table stores no separate count).
+ */
+export function storedProofBody(proof: StoredProof): Gate1ProofBody {
+  const counted = proof.results.find((r) => r.name === 'record_count');
+  const rows = counted ? /^(\d+) rows?\b/.exec(counted.detail)?.[1] : undefined;
+  return {
+    id: proof.id,
+    kind: proof.kind,
+    gate: 1,
+    tableId: proof.tableId,
+    passed: proof.passed,
+    results: proof.results as Gate1ProofBody['results'],
+    failedPredicates: proof.failedPredicates,
+    rowsChecked: rows === undefined ? 0 : Number(rows),
+    sample: proof.sample as Gate1ProofBody['sample'],
+    tableVersion: proof.tableVersion,
+    ranAt: proof.createdAt,
   };
 }
 

@@ -2,7 +2,14 @@
 // on the connector's warehouse, check collisions through the lifecycle table, then carry out the effects
 // (reconcile columns, file a recertification, enqueue the auto-baseline job).
 import type { ArtifactKind, GovernanceArtifact } from '../../core/artifacts/index.js';
-import { formatArtifactError, parseArtifact, resolveSource } from '../../core/artifacts/index.js';
+import {
+  definitionSummary,
+  formatArtifactError,
+  parseArtifact,
+  resolveSource,
+  sameDefinition,
+} from '../../core/artifacts/index.js';
+import { transition } from '../../core/lifecycle/index.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
@@ -15,7 +22,7 @@ import type { Column, ColumnType } from '../records/columns.js';
 import { describeWarehouseObject } from '../warehouse.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { Job } from './jobs.js';
-import { enqueueJob } from './jobs.js';
+import { enqueueJob, recentJobs } from './jobs.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
@@ -51,6 +58,7 @@ export interface RegistrationOutcome {
     state: string;
     definitionVersion: number;
     columns?: { added: string[]; removed: string[] };
+    changed?: boolean;
   };
 }
 
@@ -377,6 +385,15 @@ async function replace(
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
   if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
+  const context: TransitionContext = {
+    mode: table?.mode ?? 'MODE_A',
+    tableName: artifact.table,
+    actor: replacingActor(caller, table),
+  };
+  // "No change" only for a caller the lifecycle would let replace; anyone else gets its refusal below.
+  const mayReplace = table !== null && transition(table.state, 'replaced', context).ok;
+  const unchanged = mayReplace ? await unchangedReplacement(ctx, tx, table, prepared) : null;
+  if (unchanged) return unchanged;
   const added = columns.filter((c) => !table?.columns.some((o) => o.name === c.name)).map((c) => c.name);
   const removed = (table?.columns ?? [])
     .filter((o) => !columns.some((c) => c.name === o.name))
@@ -384,11 +401,7 @@ async function replace(
   const result = await applyTrigger(tx, {
     table,
     trigger: 'replaced',
-    context: {
-      mode: table?.mode ?? 'MODE_A',
-      tableName: artifact.table,
-      actor: replacingActor(caller, table),
-    },
+    context,
     actor: caller,
     clock: ctx.clock,
     details: { via, replaceId, fileName: input.filename, source, columns: { added, removed } },
@@ -442,6 +455,34 @@ async function replace(
 function replacingActor(caller: Caller, table: TableRow | null): TransitionContext['actor'] {
   if (caller.kind === 'integration') return { tokenScopes: caller.scopes };
   return { role: caller.role, isTableOwner: table?.ownerId === caller.userId };
+}
+
+/** A replacement declaring what the table already holds on the same connector changes nothing (200, `changed: false`). */
+async function unchangedReplacement(
+  ctx: AppContext,
+  tx: Queryable,
+  table: TableRow,
+  prepared: Prepared,
+): Promise<RegistrationOutcome | null> {
+  const held = table.artifact && table.source ? definitionSummary(table.artifact, table.source) : null;
+  const same =
+    held !== null &&
+    table.connectorId === prepared.connector.id &&
+    sameDefinition(held, definitionSummary(prepared.artifact, prepared.source));
+  const [job] = same ? await recentJobs(tx, table.id, 1) : [];
+  if (!job) return null;
+  return {
+    status: 200,
+    body: {
+      governanceId: table.governanceId,
+      trackingUrl: trackingUrl(ctx, table.id),
+      job: jobSummary(job),
+      tableId: table.id,
+      state: table.state,
+      definitionVersion: table.definitionVersion,
+      changed: false,
+    },
+  };
 }
 
 interface EffectTarget {

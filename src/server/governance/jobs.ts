@@ -121,6 +121,15 @@ export async function activeJobs(q: Queryable, tableId: string): Promise<Job[]> 
   return rows.map(toJob);
 }
 
+/** A table's jobs of every status, newest first, at most `limit`. */
+export async function recentJobs(q: Queryable, tableId: string, limit: number): Promise<Job[]> {
+  const rows = await q.query<JobRowDb>(
+    `SELECT * FROM gds.jobs WHERE table_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [tableId, limit],
+  );
+  return rows.map(toJob);
+}
+
 /**
  * Cancels a QUEUED or RUNNING job; returns the job after the attempt (its status says whether it was
  * cancelled: a terminal job stays as it was), or null when the workspace has no such job.

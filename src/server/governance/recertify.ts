@@ -1,8 +1,10 @@
 // The pipeline recertification signal (spec §4.8): reads the batch of rebuilt tables from `tables` or from
-// dbt run results (schema v4-v6, optionally resolved through a manifest), resolves the environment, and
+// dbt run results (schema v1-v6, read as dbt means them by core/dbt-run, optionally resolved through a manifest), resolves the environment, and
 // applies `recertify_signal` to each governed table it names. Names matching no governed table are a
 // silent `not_governed`.
 import { parseDottedName } from '../../core/artifacts/identifiers.js';
+import type { ManifestNode } from '../../core/dbt-run.js';
+import { readRunResults, reduceManifest } from '../../core/dbt-run.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
@@ -12,7 +14,6 @@ import type { TableRow } from './tables.js';
 import { listTables } from './tables.js';
 
 export const MAX_TABLES = 500;
-const RUN_RESULTS_VERSIONS = [4, 5, 6];
 
 /** One rebuilt table as submitted: its name, and what identifies its definition when known. */
 export interface BatchEntry {
@@ -142,66 +143,31 @@ const tooMany = (count: number) =>
     },
   );
 
-const malformed = (why: string) =>
-  badRequest('malformed_run_results', `runResults is not a dbt run_results.json (schema v4-v6): ${why}.`);
-
-interface ManifestNode {
-  name?: unknown;
-  alias?: unknown;
-  schema?: unknown;
-  resource_type?: unknown;
-  checksum?: { checksum?: unknown };
-}
-
 /** The manifest's nodes when it looks like a dbt manifest; anything else is ignored (never an error). */
 function manifestNodes(manifest: unknown): Record<string, ManifestNode> | null {
-  if (!isObject(manifest) || !isObject(manifest['nodes'])) return null;
-  return manifest['nodes'] as Record<string, ManifestNode>;
+  return reduceManifest(manifest)?.nodes ?? null;
 }
 
 function fromRunResults(
   runResults: unknown,
   manifest: unknown,
 ): { batch: BatchEntry[]; run: Record<string, unknown> } {
-  if (!isObject(runResults)) throw malformed('it is not an object');
-  const metadata = runResults['metadata'];
-  const results = runResults['results'];
-  if (!isObject(metadata)) throw malformed('metadata is missing');
-  if (!Array.isArray(results)) throw malformed('results is not an array');
-  const version = /\/run-results\/v(\d+)\.json$/.exec(String(metadata['dbt_schema_version'] ?? ''))?.[1];
-  if (!version || !RUN_RESULTS_VERSIONS.includes(Number(version))) {
-    throw malformed(
-      `metadata.dbt_schema_version is ${JSON.stringify(metadata['dbt_schema_version'] ?? null)}`,
-    );
-  }
+  const reading = readRunResults(runResults);
+  if (!reading.ok) throw badRequest(reading.code, reading.message);
   const nodes = manifestNodes(manifest);
   const seen = new Map<string, BatchEntry>();
-  for (const [index, result] of results.entries()) {
-    if (
-      !isObject(result) ||
-      typeof result['status'] !== 'string' ||
-      typeof result['unique_id'] !== 'string'
-    ) {
-      throw malformed(`results[${index}] has no status or unique_id`);
-    }
-    const uniqueId = result['unique_id'];
-    if (result['status'] !== 'success' || !uniqueId.startsWith('model.')) continue;
-    const entry = resolveModel(uniqueId, result['relation_name'], nodes?.[uniqueId]);
+  for (const built of reading.built) {
+    const entry = resolveModel(built.uniqueId, built.relationName, nodes?.[built.uniqueId]);
     if (entry && !seen.has(entry.name.toLowerCase())) seen.set(entry.name.toLowerCase(), entry);
-  }
-  if (seen.size === 0) {
-    throw badRequest(
-      'nothing_built',
-      'The run built nothing: no model result has status success, so there is nothing to recertify.',
-    );
   }
   if (seen.size > MAX_TABLES) throw tooMany(seen.size);
   return {
     batch: [...seen.values()],
     run: {
-      schemaVersion: Number(version),
-      invocationId: metadata['invocation_id'] ?? null,
-      dbtVersion: metadata['dbt_version'] ?? null,
+      schemaVersion: reading.version,
+      command: reading.command,
+      invocationId: reading.invocationId,
+      dbtVersion: reading.dbtVersion,
       manifestUsed: nodes !== null,
     },
   };

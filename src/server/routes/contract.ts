@@ -6,11 +6,11 @@ import { roleAtLeast } from '../../core/scopes.js';
 import { recordAudit } from '../audit.js';
 import { requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
 import type { ContractFields } from '../certification/contracts.js';
-import { fieldsOf, liveContract, updateContract } from '../certification/contracts.js';
+import { fieldsOf, findContract, liveContract, updateContract } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
-import { badRequest } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -51,6 +51,10 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
         ...(body.grain === undefined ? {} : { grain: body.grain }),
         ...(body.meaning === undefined ? {} : { meaning: body.meaning }),
       };
+      if (sameFields(fields, fieldsOf(before))) {
+        const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = before;
+        return { contract: { ...contract, status: table.state }, changed: false };
+      }
       const after = await updateContract(tx, ctx.clock, table.id, fields, caller.userId);
       await recordAudit(tx, ctx.clock, {
         workspaceId: caller.workspaceId,
@@ -63,8 +67,26 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
         details: { changed: Object.keys(body), before: fieldsOf(before), after: fieldsOf(after) },
       });
       const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = after;
-      return { contract: { ...contract, status: table.state } };
+      return { contract: { ...contract, status: table.state }, changed: true };
     });
     return response;
   });
+
+  app.get('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const found = await findContract(ctx.db, table.id);
+    if (!found) {
+      throw notFound(
+        'contract_not_found',
+        `Table ${table.name} has no contract yet; gds contract set-intent ${table.id} creates it.`,
+        { tableId: table.id },
+      );
+    }
+    const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = found;
+    const response: Schema<'LiveContractResponse'> = { contract: { ...contract, status: table.state } };
+    return response;
+  });
 }
+
+const sameFields = (a: ContractFields, b: ContractFields) => JSON.stringify(a) === JSON.stringify(b);

@@ -1,28 +1,69 @@
 // Gate jobs (Gate 2/3 and the auto-baseline job): status, result of a terminal job, cancel. A
 // person's session or CLI token; `?gate=` (the CLI's --gate) must match the job's gate.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GateJobBody } from '../../contract/types.js';
+import type { Gate1ProofBody, GateJobBody, Schema } from '../../contract/types.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Job } from '../governance/jobs.js';
-import { cancelJob, getJob } from '../governance/jobs.js';
+import { cancelJob, getJob, recentJobs } from '../governance/jobs.js';
 import { requireEnvironment } from '../certification/access.js';
-import { gateCaller } from '../gates/access.js';
+import { gateCaller, gateTableFor } from '../gates/access.js';
+import { findProof, recentProofs, storedProofBody } from '../gates/proofs.js';
 import { GATE_OF, jobBody, TERMINAL_STATUSES } from '../gates/job-body.js';
 import type { Query } from '../query.js';
-import { rejectUnknownParams, stringParam } from '../query.js';
+import { intParam, rejectUnknownParams, stringParam } from '../query.js';
+
+type GateJobList = Schema<'GateJobList'>;
 
 type JobRequest = FastifyRequest<{ Params: { jobId: string }; Querystring: Query }>;
+type TableJobsRequest = FastifyRequest<{ Params: { tableId: string }; Querystring: Query }>;
 
 export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/api/tables/:tableId/gate-jobs', async (request: TableJobsRequest) => {
+    const { table } = await gateTableFor(ctx, request);
+    rejectUnknownParams(request.query, ['limit']);
+    const limit = intParam(request.query, 'limit', 1, 100, 20);
+    const [jobs, proofs] = await Promise.all([
+      recentJobs(ctx.db, table.id, limit),
+      recentProofs(ctx.db, table.id, limit),
+    ]);
+    const rows: GateJobList['jobs'] = [
+      ...jobs.map((job) => ({
+        id: job.id,
+        gate: GATE_OF[job.type],
+        type: job.type,
+        status: job.status,
+        startedAt: job.startedAt ?? job.createdAt,
+        endedAt: job.finishedAt,
+        proof: TERMINAL_STATUSES.has(job.status) ? job.id : null,
+      })),
+      ...proofs.map((proof) => ({
+        id: proof.id,
+        gate: 1 as const,
+        type: 'gate1-submit' as const,
+        status: proof.passed ? ('PASSED' as const) : ('FAILED' as const),
+        startedAt: proof.createdAt,
+        endedAt: proof.createdAt,
+        proof: proof.id,
+      })),
+    ];
+    rows.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || b.id.localeCompare(a.id));
+    const body: GateJobList = { tableId: table.id, jobs: rows.slice(0, limit) };
+    return body;
+  });
+
   app.get('/api/gate-jobs/:jobId', async (request: JobRequest) => {
+    const proof = await proofFor(ctx, request);
+    if (proof) return proof;
     const { job } = await jobFor(ctx, request);
     return jobBody(job);
   });
 
   app.get('/api/gate-jobs/:jobId/result', async (request: JobRequest) => {
+    const proof = await proofFor(ctx, request);
+    if (proof) return proof;
     const { job } = await jobFor(ctx, request);
     if (!TERMINAL_STATUSES.has(job.status)) {
       throw new HttpError(
@@ -65,6 +106,38 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return jobBody(after);
   });
+}
+
+/** A `prf_…` id: the persisted Gate 1 proof (`gate submit` printed it), with the job checks applied; else null. */
+async function proofFor(ctx: AppContext, request: JobRequest): Promise<Gate1ProofBody | null> {
+  if (!request.params.jobId.startsWith('prf_')) return null;
+  const caller = await gateCaller(ctx, request);
+  rejectUnknownParams(request.query, ['gate']);
+  const gateParam = stringParam(request.query, 'gate');
+  const proof = await findProof(ctx.db, caller.workspaceId, request.params.jobId);
+  if (!proof) {
+    throw notFound(
+      'proof_not_found',
+      `No Gate 1 proof ${request.params.jobId} exists in this workspace; gds gate jobs <tableId> lists the table's proofs.`,
+      { jobId: request.params.jobId },
+    );
+  }
+  const [table] = await ctx.db.query<{ environment_label: string }>(
+    'SELECT environment_label FROM gds.tables WHERE id = $1',
+    [proof.tableId],
+  );
+  if (table) requireEnvironment(caller, table.environment_label, proof.tableId);
+  if (gateParam !== undefined && gateParam !== '1') {
+    throw badRequest(
+      'gate_mismatch',
+      `${proof.id} is a Gate 1 proof, not Gate ${gateParam}; pass --gate 1.`,
+      {
+        jobId: proof.id,
+        gate: 1,
+      },
+    );
+  }
+  return storedProofBody(proof);
 }
 
 async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: SessionCaller; job: Job }> {

@@ -10,6 +10,7 @@ import type {
   Gate1VersionList,
   GateRunRequest,
 } from '../../contract/types.js';
+import { sameGateRules } from '../../core/gate-diff.js';
 import { validateGate1 } from '../../core/gate1/index.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
@@ -74,6 +75,19 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const locked = await loadGateTable(tx, caller.workspaceId, table.id);
+      const current = await currentGate1(tx, locked.id);
+      if (current !== null && sameGateRules(current.content, content)) {
+        const unchanged: Gate1ApplyResult = {
+          tableId: locked.id,
+          version: current.version,
+          createdBy: current.createdBy,
+          createdAt: current.createdAt,
+          warnings: [],
+          recertificationRequestId: null,
+          changed: false,
+        };
+        return unchanged;
+      }
       const { effects } = await applyTrigger(tx, {
         table: locked,
         trigger: 'gate_applied',
@@ -112,6 +126,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
           (d) => d.severity === 'warning',
         ) as unknown as Gate1ApplyResult['warnings'],
         recertificationRequestId,
+        changed: true,
       };
       return body;
     });
@@ -314,7 +329,7 @@ async function assertBaselineReady(tx: Queryable, table: GateTable, baseline: st
   if (!row) {
     throw notFound(
       'baseline_not_found',
-      `No baseline report ${baseline} exists for table ${table.id}; use the id of its gate-baseline-auto job (shown by gds push and gds status).`,
+      `No baseline report ${baseline} exists for table ${table.id}; use the id of its gate-baseline-auto job (gds gate jobs ${table.id} lists them).`,
       { tableId: table.id, baseline },
     );
   }

@@ -4,8 +4,8 @@ import type { Schema } from '../../contract/types.js';
 import { loadTableInScope, requireEnvironment, requirePerson } from '../certification/access.js';
 import type { Bundle } from '../certification/bundle.js';
 import { openBundle, sealBundle } from '../certification/bundle.js';
-import type { PromotionResult } from '../certification/promotion.js';
-import { bundleOf, landBundle, targetConnector } from '../certification/promotion.js';
+import type { LandOutcome, PromotionResult } from '../certification/promotion.js';
+import { bundleOf, heldDefinition, landBundle, targetConnector } from '../certification/promotion.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -23,6 +23,22 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
     return bundle;
   });
 
+  app.get('/api/tables/:tableId/definition', async (request: TableRequest) => {
+    const caller = requirePerson(await callerOf(ctx, request));
+    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const body: Schema<'HeldDefinition'> = {
+      tableId: table.id,
+      governanceId: table.governanceId,
+      name: table.name,
+      environmentLabel: table.environmentLabel,
+      connectorId: table.connectorId,
+      state: table.state,
+      definitionVersion: table.definitionVersion,
+      definition: heldDefinition(table),
+    };
+    return body;
+  });
+
   app.post('/api/tables/:tableId/promotions', async (request: TableRequest, reply: FastifyReply) => {
     const caller = requirePerson(await callerOf(ctx, request));
     const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
@@ -37,11 +53,18 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     const bundle = await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString());
     const connector = await targetConnector(ctx.db, caller.workspaceId, body.to, body.connectorId);
-    const result: PromotionResult = await landBundle(ctx, caller, bundle, connector, {
-      action: 'TABLE_PROMOTED',
-      details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
-    });
-    return reply.code(202).send(result);
+    const outcome = await landBundle(
+      ctx,
+      caller,
+      bundle,
+      connector,
+      {
+        action: 'TABLE_PROMOTED',
+        details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
+      },
+      { replaceId: body.replaceId, dryRun: body.dryRun },
+    );
+    return sendLanding(reply, outcome);
   });
 
   app.post('/api/bundles', async (request: FastifyRequest<{ Body: unknown }>, reply: FastifyReply) => {
@@ -53,14 +76,28 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
         'Send a bundle (as exported by GET /api/tables/{id}/bundle) plus connectorId.',
       );
     }
-    const { connectorId, ...sealed } = input as Record<string, unknown>;
+    const { connectorId, replaceId, dryRun, ...sealed } = input as Record<string, unknown>;
     const bundle = openBundle(sealed);
     parseBody<Schema<'ImportBundleRequest'>>('ImportBundleRequest', input);
     const connector = await loadConnector(ctx.db, caller.workspaceId, String(connectorId));
-    const result: PromotionResult = await landBundle(ctx, caller, bundle, connector, {
-      action: 'BUNDLE_IMPORTED',
-      details: { bundleSha256: sealed.sha256, from: bundle.table },
-    });
-    return reply.code(202).send(result);
+    const outcome = await landBundle(
+      ctx,
+      caller,
+      bundle,
+      connector,
+      { action: 'BUNDLE_IMPORTED', details: { bundleSha256: sealed.sha256, from: bundle.table } },
+      { replaceId: replaceId as string | undefined, dryRun: dryRun as boolean | undefined },
+    );
+    return sendLanding(reply, outcome);
   });
+}
+
+/** 202 for a landing that wrote, 200 for a preview or a target that already held it all. */
+function sendLanding(reply: FastifyReply, outcome: LandOutcome): FastifyReply {
+  if (outcome.kind === 'preview') {
+    const preview: Schema<'PromotionPreview'> = { changed: outcome.changed, diff: outcome.diff };
+    return reply.code(200).send(preview);
+  }
+  const result: PromotionResult = outcome.result;
+  return reply.code(result.changed ? 202 : 200).send(result);
 }

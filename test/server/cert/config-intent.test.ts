@@ -120,10 +120,10 @@ describe('workspace config', () => {
     ]);
     expect(registered).toEqual({ gate_mode: 'ADVISORY' });
 
-    const gateModeOfNextAudit = async () => {
+    const gateModeOfNextAudit = async (intent: string) => {
       const patched = await server.request('PATCH', `/api/tables/${customers}/semantic-contract`, {
         token: token('STEWARD'),
-        body: { intent: 'METRIC' },
+        body: { intent },
       });
       expect(patched.status).toBe(200);
       const audit = await server.request(
@@ -133,9 +133,10 @@ describe('workspace config', () => {
       );
       return audit.body.entries[0].gateModeAtEvaluation as string;
     };
-    expect(await gateModeOfNextAudit()).toBe('ADVISORY');
+    expect(await gateModeOfNextAudit('METRIC')).toBe('ADVISORY');
     expect((await setConfig('gate_mode', 'ENFORCING', 'OWNER')).status).toBe(200);
-    expect(await gateModeOfNextAudit()).toBe('ENFORCING');
+    // Another value: setting the same one again writes no audit entry.
+    expect(await gateModeOfNextAudit('DECISION')).toBe('ENFORCING');
 
     const history = await server.request('GET', '/api/config/gate_mode/history', { token: token('MEMBER') });
     expect(history.status).toBe(200);
@@ -201,6 +202,36 @@ describe('contract intent', () => {
       grain: 'one row per order',
       meaning: 'Orders, all channels',
     });
+  });
+
+  it('a PATCH of values the contract already holds changes nothing and writes no audit entry; GET reads it', async () => {
+    const orders = server.table('orders').id;
+    const audits = async () =>
+      (
+        await server.sql<{ n: number; updated: string }>(
+          `SELECT (SELECT count(*)::int FROM gds.audit_log WHERE table_id = $1 AND action = 'CONTRACT_INTENT_SET') AS n,
+                  (SELECT updated_at::text FROM gds.contracts WHERE table_id = $1) AS updated`,
+          [orders],
+        )
+      )[0];
+    const current = await server.request('GET', `/api/tables/${orders}/semantic-contract`, {
+      token: token('STEWARD'),
+    });
+    expect(current.status).toBe(200);
+    const before = await audits();
+    const { intent, allowedConsumers, meaning } = current.body.contract;
+    const same = await patch(orders, { intent, allowedConsumers, meaning });
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual({ contract: current.body.contract, changed: false });
+    expect(await audits()).toEqual(before);
+    const [bare] = await server.sql<{ id: string }>(
+      'SELECT id FROM gds.tables WHERE id NOT IN (SELECT table_id FROM gds.contracts) ORDER BY id LIMIT 1',
+    );
+    const none = await server.request('GET', `/api/tables/${bare?.id}/semantic-contract`, {
+      token: token('OWNER'),
+    });
+    expect(none.status).toBe(404);
+    expect(none.body.error.code).toBe('contract_not_found');
   });
 
   it('refuses a half structured grain, unregistered key columns and unknown classes (400), changing nothing', async () => {

@@ -127,12 +127,41 @@ describe('promotion', () => {
       body,
     });
 
-  it('registers the table on the target environment connector, replacing an earlier promotion there', async () => {
+  it('refuses to replace the table already in the target environment (409 naming it) until replaceId names it', async () => {
     const customers = server.table('customers').id;
     const production = server.table('customers_production');
-    const response = await promote(customers, { to: 'production' });
+    const state = () =>
+      server.sql(
+        `SELECT t.name, t.state, t.source, t.definition_version,
+                (SELECT count(*)::int FROM gds.audit_log a WHERE a.table_id = t.id) AS audits
+           FROM gds.tables t WHERE t.id = $1`,
+        [production.id],
+      );
+    const rules = GATE1.replaceAll('status', 'email').replace('^(SHIPPED|PENDING|REFUNDED)$', '@');
+    await server.sql(
+      `INSERT INTO gds.gate1_versions (table_id, version, content, created_by, created_at) VALUES ($1, 1, $2, $3, now())`,
+      [customers, rules, server.user('STEWARD').userId],
+    );
+    await server.sql('UPDATE gds.tables SET gate1_version = 1 WHERE id = $1', [customers]);
+    const before = await state();
+    const refused = await promote(customers, { to: 'production' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'promotion_target_exists',
+      details: { governanceId: production.id },
+    });
+    expect(refused.body.error.message).toContain(`--replace ${production.id}`);
+    const preview = await promote(customers, { to: 'production', dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(preview.body.changed).toBe(true);
+    expect(preview.body.diff).toContain('+++ customers@dev');
+    expect(preview.body.diff).toContain('+      name: email_known');
+    expect(await state()).toEqual(before);
+
+    const response = await promote(customers, { to: 'production', replaceId: production.id });
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({
+      changed: true,
       tableId: production.id,
       environmentLabel: 'production',
       connectorId: connector('warehouse-production'),
@@ -149,6 +178,31 @@ describe('promotion', () => {
       token: server.user('ADMIN').accessToken,
     });
     expect(audit.body.entries[0]).toMatchObject({ tableId: production.id, environmentLabel: 'production' });
+  });
+
+  it('promoting again what the target already holds changes nothing, with or without replaceId', async () => {
+    const customers = server.table('customers').id;
+    const production = server.table('customers_production');
+    await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [production.id]);
+    const counts = () =>
+      server.sql(
+        `SELECT t.state, t.definition_version, t.gate1_version,
+                (SELECT count(*)::int FROM gds.audit_log a WHERE a.table_id = t.id) AS audits,
+                (SELECT count(*)::int FROM gds.jobs j WHERE j.table_id = t.id) AS jobs,
+                (SELECT count(*)::int FROM gds.recertification_requests r WHERE r.table_id = t.id) AS requests
+           FROM gds.tables t WHERE t.id = $1`,
+        [production.id],
+      );
+    const before = await counts();
+    const preview = await promote(customers, { to: 'production', dryRun: true });
+    expect(preview.body).toEqual({ changed: false, diff: '' });
+    for (const body of [{ to: 'production' }, { to: 'production', replaceId: production.id }]) {
+      const response = await promote(customers, body);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ changed: false, tableId: production.id });
+    }
+    expect(await counts()).toEqual(before);
+    expect(before[0]).toMatchObject({ state: 'CERTIFIED' });
   });
 
   it('refuses the same environment, an environment without connector, and a connector of another environment (400)', async () => {

@@ -241,3 +241,66 @@ describe('job lookups', () => {
     expect(response.body.error.code).toBe('baseline_gate3_only');
   });
 });
+
+describe('finding proofs and finished jobs', () => {
+  it('serves the prf_ proof gate submit printed on status and result, and 404s an unknown one', async () => {
+    const submitted = await server.request('POST', `/api/tables/${orders}/gate-submissions`, {
+      token,
+      body: {},
+    });
+    expect(submitted.status).toBe(201);
+    const proofId = submitted.body.id as string;
+    expect(proofId).toMatch(/^prf_/);
+    for (const suffix of ['', '/result']) {
+      const found = await job(proofId, suffix, 1);
+      expect(found.status).toBe(200);
+      expect(found.body).toMatchObject({
+        id: proofId,
+        kind: 'submit',
+        gate: 1,
+        tableId: orders,
+        passed: submitted.body.passed,
+        failedPredicates: submitted.body.failedPredicates,
+        rowsChecked: submitted.body.rowsChecked,
+        tableVersion: submitted.body.tableVersion,
+      });
+      expect(found.body.results).toEqual(submitted.body.results);
+    }
+    const wrongGate = await job(proofId, '', 2);
+    expect(wrongGate.status).toBe(400);
+    expect(wrongGate.body.error.code).toBe('gate_mismatch');
+    const unknown = await job('prf_nothing');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('proof_not_found');
+  });
+
+  it('lists the table’s recent jobs and submissions, finished ones included, newest first', async () => {
+    const baseline = await baselineReport(5);
+    const queued = await enqueue({ gate: 2 });
+    expect(queued.status).toBe(202);
+    const listed = await server.request('GET', `/api/tables/${orders}/gate-jobs?limit=100`, { token });
+    expect(listed.status).toBe(200);
+    const rows = listed.body.jobs as Array<{
+      id: string;
+      type: string;
+      status: string;
+      proof: string | null;
+    }>;
+    expect(rows.find((r) => r.id === baseline)).toMatchObject({
+      type: 'gate-baseline-auto',
+      status: 'SUCCEEDED',
+      proof: baseline,
+    });
+    expect(rows.find((r) => r.id === queued.body.job.id)).toMatchObject({ status: 'QUEUED', proof: null });
+    expect(rows.some((r) => r.type === 'gate1-submit' && r.proof?.startsWith('prf_'))).toBe(true);
+    const [total] = await server.sql<{ n: number }>(
+      `SELECT (SELECT count(*) FROM gds.jobs WHERE table_id = $1) + (SELECT count(*) FROM gds.gate_proofs WHERE table_id = $1) AS n`,
+      [orders],
+    );
+    expect(rows).toHaveLength(Math.min(100, Number(total?.n)));
+    const two = await server.request('GET', `/api/tables/${orders}/gate-jobs?limit=2`, { token });
+    expect(two.body.jobs).toHaveLength(2);
+    const bad = await server.request('GET', `/api/tables/${orders}/gate-jobs?limit=0`, { token });
+    expect(bad.status).toBe(400);
+  });
+});

@@ -155,6 +155,29 @@ describe('gate1.yml versions', () => {
     expect(none).toEqual([]);
   });
 
+  it('stores nothing for rules identical to the current version: no version, no request, no audit entry', async () => {
+    const customers = server.table('customers').id;
+    const rules = AMOUNT_RULES.replaceAll('amount', 'lifetime_value');
+    const before = await gate1State(customers);
+    const requests = () =>
+      server.sql('SELECT id FROM gds.recertification_requests WHERE table_id = $1', [customers]);
+    const requestsBefore = await requests();
+    const reformatted = `# the same rules\ncustomPredicates:\n  - { severity: HARD_FAIL, sql: "lifetime_value >= 0", name: lifetime_value_not_negative }\n`;
+    for (const content of [rules, reformatted]) {
+      const response = await apply(customers, content);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        version: before?.gate1_version,
+        changed: false,
+        recertificationRequestId: null,
+      });
+    }
+    expect(await gate1State(customers)).toEqual(before);
+    expect(await requests()).toEqual(requestsBefore);
+    const [table] = await server.sql('SELECT state FROM gds.tables WHERE id = $1', [customers]);
+    expect(table.state).toBe('CERTIFIED');
+  });
+
   it('takes a person only, within their environment scope', async () => {
     const issued = await server.issueToken('OWNER', {
       name: 'pipeline',

@@ -287,7 +287,16 @@ describe('dry run and submission', () => {
   it('a new gate1.yml apply makes the proof stale through the endpoint too', async () => {
     await submit(orders);
     const stored = await latestSubmitProof(db(), orders);
-    await server.request('PUT', `/api/tables/${orders}/gate1`, { token, body: { content: AMOUNT_RULES } });
+    // The same rules again change nothing (no new version), so the proof stays fresh; other rules do not.
+    const current = await server.request('GET', `/api/tables/${orders}/gate1`, { token });
+    expect(current.status).toBe(200);
+    await server.request('PUT', `/api/tables/${orders}/gate1`, {
+      token,
+      body: { content: current.body.content },
+    });
+    expect(stored && isProofFresh(stored, await versionsOf(orders))).toBe(true);
+    const other = AMOUNT_RULES.replace('amount >= 0', 'amount >= -1');
+    await server.request('PUT', `/api/tables/${orders}/gate1`, { token, body: { content: other } });
     expect(stored && isProofFresh(stored, await versionsOf(orders))).toBe(false);
   });
 

@@ -367,6 +367,54 @@ describe('replacing a definition', () => {
     expect(count?.n).toBe(1);
   });
 
+  it('a replacement declaring what the table holds changes nothing: still CERTIFIED, no request, no audit, no job', async () => {
+    await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [governanceId]);
+    const counts = async () =>
+      (
+        await server.sql<{ requests: number; audits: number; jobs: number }>(
+          `SELECT (SELECT count(*)::int FROM gds.recertification_requests WHERE table_id = $1) AS requests,
+                  (SELECT count(*)::int FROM gds.audit_log WHERE table_id = $1) AS audits,
+                  (SELECT count(*)::int FROM gds.jobs WHERE table_id = $1) AS jobs`,
+          [governanceId],
+        )
+      )[0];
+    const before = await counts();
+    const held = await server.request('GET', `/api/tables/${governanceId}/definition`, {
+      token: server.user('ADMIN').cliToken,
+    });
+    expect(held.status).toBe(200);
+    expect(held.body).toMatchObject({
+      governanceId,
+      state: 'CERTIFIED',
+      definitionVersion: 3,
+      connectorId: devConnector,
+      definition: {
+        table: 'categorydim',
+        source: 'analytics_dev.categorydim',
+        columns: [{ name: 'category_id' }, { name: 'category_name' }],
+      },
+    });
+    const sameReformatted = {
+      filename: 'categories.yaml',
+      content:
+        '# the same definition, written another way\nname: categorydim\ncolumns: [{ name: category_id }, { name: category_name }]\nsource: analytics_dev.categorydim\n',
+      mimeType: 'yaml',
+      connectorId: devConnector,
+      replaceId: governanceId,
+    };
+    for (const response of [await push(sameReformatted), await define(sameReformatted)]) {
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        governanceId,
+        changed: false,
+        state: 'CERTIFIED',
+        definitionVersion: 3,
+      });
+    }
+    expect(await tableRow(governanceId)).toMatchObject({ state: 'CERTIFIED', definition_version: 3 });
+    expect(await counts()).toEqual(before);
+  });
+
   it('403 when the table being replaced is outside an environment-scoped token', async () => {
     const response = await define(
       {

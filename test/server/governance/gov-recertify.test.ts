@@ -209,15 +209,43 @@ describe('runResults', () => {
     }
   });
 
-  it('skips the tests of a docs-generate run and matches models by relation name', async ({ skip }) => {
+  it('answers a docs-generate run 400 nothing_built (it rebuilt no table) and files nothing', async ({
+    skip,
+  }) => {
     skip(noSharedFixtures !== undefined, noSharedFixtures);
     const run = JSON.parse(readSharedFixture('dbt/postgres-v6-run_results-docs-generate.json'));
+    const before = await server.sql('SELECT count(*)::int AS n FROM gds.recertification_requests');
+    const response = await signal({ runResults: run, environmentLabel: 'dev' });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('nothing_built');
+    expect(response.body.error.message).toContain('dbt docs generate');
+    const compile = await signal({
+      runResults: { ...run, args: { which: 'compile' } },
+      environmentLabel: 'dev',
+    });
+    expect(compile.status).toBe(400);
+    expect(compile.body.error.code).toBe('nothing_built');
+    expect(await server.sql('SELECT count(*)::int AS n FROM gds.recertification_requests')).toEqual(before);
+  });
+
+  it('counts seeds and snapshots as rebuilt tables, and matches models by relation name', async ({
+    skip,
+  }) => {
+    skip(noSharedFixtures !== undefined, noSharedFixtures);
+    const run = JSON.parse(readSharedFixture('dbt/postgres-v6-run_results-docs-generate.json'));
+    run.args = { which: 'build' };
+    run.results.push(
+      { status: 'success', unique_id: 'seed.shop.categorydim' },
+      { status: 'success', unique_id: 'snapshot.shop.productsdim' },
+    );
     const response = await signal({ runResults: run, environmentLabel: 'dev' });
     expect(response.status).toBe(200);
-    expect(response.body.submitted).toBe(8);
-    expect(response.body.outcomes.filter((o: { outcome: string }) => o.outcome !== 'not_governed')).toEqual([
-      { table: 'stg_pipedrive__stages', outcome: 'recert_filed', driftDetected: false },
-    ]);
+    expect(response.body.submitted).toBe(10);
+    const governed = response.body.outcomes
+      .filter((o: { outcome: string }) => o.outcome !== 'not_governed')
+      .map((o: { table: string }) => o.table)
+      .sort();
+    expect(governed).toEqual(['categorydim', 'productsdim', 'stg_pipedrive__stages']);
   });
 
   it('reads a v5 run: only successful models count', async () => {
@@ -349,15 +377,14 @@ describe('refusals (§7.2)', () => {
       ...duckdbRun(),
       metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v7.json' },
     };
-    const v3 = {
-      ...duckdbRun(),
-      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v3.json' },
-    };
-    for (const runResults of [noResults, v7, v3, 'run', { metadata: {}, results: [1] }]) {
+    for (const runResults of [noResults, v7, 'run', { metadata: {}, results: [1] }]) {
       const response = await signal({ runResults, environmentLabel: 'dev' });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('malformed_run_results');
     }
+    const newer = await signal({ runResults: v7, environmentLabel: 'dev' });
+    expect(newer.body.error.message).toContain('(v7)');
+    expect(newer.body.error.message).toContain('gds reads v1-v6');
   });
 
   it('413 for a body over 25 MB', async () => {

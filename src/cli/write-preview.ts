@@ -1,0 +1,41 @@
+// The `--dry-run` preview shared by the writes that compare with the service first (gate apply,
+// push --replace, env promote, contract set-intent): the diff that would be applied, nothing sent.
+import { Flags } from '@oclif/core';
+import type { Output, Segment } from './output.js';
+
+export const dryRunFlag = Flags.boolean({
+  description:
+    'Print the diff that would be applied and send nothing (exit 0). Under --json: one line {"changed","diff"}.',
+  env: 'GDS_DRY_RUN',
+  default: false,
+});
+
+export interface WritePreview {
+  changed: boolean;
+  /** A unified diff from what the service holds to what would be sent; empty when unchanged. */
+  diff: string;
+}
+
+/** A preview: one `{changed, diff}` line under --json, else the coloured diff or the no-change line. */
+export function printPreview(out: Output, preview: WritePreview, noChange: string): void {
+  if (out.json) {
+    out.record(preview);
+    return;
+  }
+  if (!preview.changed) out.print(noChange);
+  else printUnifiedDiff(out, preview.diff);
+}
+
+export function printUnifiedDiff(out: Output, unified: string): void {
+  for (const line of unified.split('\n')) {
+    if (line !== '') out.print(diffLine(out, line));
+  }
+}
+
+function diffLine(out: Output, line: string): Segment {
+  if (line.startsWith('---') || line.startsWith('+++')) return out.style('bold', line);
+  if (line.startsWith('@@')) return out.style('cyan', line);
+  if (line.startsWith('+')) return out.style('green', line);
+  if (line.startsWith('-')) return out.style('red', line);
+  return line;
+}

@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class GateJobs extends ApiCommand<typeof GateJobs> {
+  static override summary = "List a table's recent gate jobs and Gate 1 submissions, finished ones included.";
+  static override description =
+    'Newest first: id, gate, type (gate-baseline-auto, gate2, gate3, gate1-submit), status, started, ended, and ' +
+    'the proof gds gate result reads once it ended. A finished gate-baseline-auto job is the --baseline of ' +
+    'gds gate run --gate 3; a gate1-submit row is the prf_… proof gds gate submit printed. Under --json one ' +
+    'line per job.';
+  static override examples = [
+    '<%= config.bin %> gate jobs tbl_42',
+    '<%= config.bin %> gate jobs tbl_42 --limit 5 --json',
+    '<%= config.bin %> gate jobs tbl_42 --json | jq -r \'select(.type == "gate-baseline-auto" and .status == "SUCCEEDED") | .id\' | head -1',
+  ];
+  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override flags = {
+    limit: Flags.integer({
+      description: 'How many to list (1-100, default 20).',
+      env: 'GDS_LIMIT',
+      min: 1,
+      max: 100,
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { listGateJobs } = await import('../../services/gates.js');
+    const { gateJobColumns } = await import('../../cli/gate-output.js');
+    const jobs = await this.withClient((client) => listGateJobs(client, this.args.tableId, this.flags.limit));
+    await this.out.table(jobs, gateJobColumns);
+  }
+}

@@ -1,0 +1,192 @@
+// dbt's run_results.json and manifest.json read as dbt means them, for the recertification signal
+// (§4.8), by gds before it sends and by the service when it receives. Pure: no I/O.
+//
+// Which command ran is `args.which` (every schema v1-v6 carries it; rpc runs also `args.rpc_method`).
+// `docs generate`, `compile`, `list`, `parse`, `show` and rpc compile report their nodes with status
+// `success` although they build nothing. Models, seeds and snapshots with status `success` are rebuilt
+// tables; tests are evidence only.
+
+/** The run-results schema versions read (the trailing `vN.json` of `metadata.dbt_schema_version`). */
+export const RUN_RESULTS_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
+
+/** The resource types a run rebuilds as tables (the first part of a unique id). */
+export const BUILT_RESOURCE_TYPES: readonly string[] = ['model', 'seed', 'snapshot'];
+
+/** `args.which` / `args.rpc_method` of the commands that build nothing, with the name a person types. */
+const BUILDS_NOTHING: Readonly<Record<string, string>> = {
+  generate: 'dbt docs generate',
+  'docs.generate': 'dbt docs generate',
+  compile: 'dbt compile',
+  list: 'dbt list',
+  ls: 'dbt ls',
+  parse: 'dbt parse',
+  show: 'dbt show',
+  serve: 'dbt docs serve',
+};
+
+/** One table a run rebuilt. */
+export interface BuiltNode {
+  uniqueId: string;
+  resourceType: string;
+  /** `relation_name` (v5+), when the result carries one. */
+  relationName?: string;
+}
+
+export type RunReading =
+  | {
+      ok: true;
+      version: number;
+      /** `args.which`, or null when the file does not say. */
+      command: string | null;
+      built: BuiltNode[];
+      invocationId: string | null;
+      dbtVersion: string | null;
+    }
+  | { ok: false; code: 'malformed_run_results' | 'nothing_built'; message: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const versionsRead = `v${RUN_RESULTS_VERSIONS[0]}-v${RUN_RESULTS_VERSIONS.at(-1)}`;
+
+function malformed(why: string): RunReading {
+  return {
+    ok: false,
+    code: 'malformed_run_results',
+    message: `This is not a dbt run_results.json that gds reads (schema ${versionsRead}): ${why}.`,
+  };
+}
+
+/** The schema version of a dbt artifact of `kind` (`run-results`, `manifest`), or undefined. */
+export function dbtSchemaVersion(metadata: unknown, kind: string): number | undefined {
+  if (!isObject(metadata)) return undefined;
+  const match = new RegExp(`/${kind}/v(\\d+)\\.json$`).exec(String(metadata['dbt_schema_version'] ?? ''));
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/** The run's command, its rebuilt tables, or why it cannot be read or built nothing. */
+export function readRunResults(value: unknown): RunReading {
+  if (!isObject(value)) return malformed('it is not a JSON object');
+  const metadata = value['metadata'];
+  const results = value['results'];
+  if (!isObject(metadata)) return malformed('metadata is missing');
+  if (!Array.isArray(results)) return malformed('results is not an array');
+  const version = dbtSchemaVersion(metadata, 'run-results');
+  if (version === undefined || !RUN_RESULTS_VERSIONS.includes(version)) {
+    const found = metadata['dbt_schema_version'];
+    return malformed(
+      `metadata.dbt_schema_version is ${JSON.stringify(found ?? null)}${version === undefined ? '' : ` (v${version})`}; gds reads ${versionsRead}`,
+    );
+  }
+  const args = isObject(value['args']) ? value['args'] : {};
+  const which = typeof args['which'] === 'string' ? args['which'] : null;
+  const rpc = typeof args['rpc_method'] === 'string' ? args['rpc_method'] : null;
+  const nothing =
+    (which !== null ? BUILDS_NOTHING[which] : undefined) ?? (rpc !== null ? BUILDS_NOTHING[rpc] : undefined);
+  if (nothing !== undefined) {
+    return {
+      ok: false,
+      code: 'nothing_built',
+      message: `This run built nothing: it is a ${nothing} run (args.which ${JSON.stringify(which ?? rpc)}), which reads the project and rebuilds no table, so there is nothing to recertify. Send the run_results.json of dbt run, build, seed or snapshot.`,
+    };
+  }
+  const built: BuiltNode[] = [];
+  for (const [index, result] of results.entries()) {
+    if (!isObject(result) || typeof result['status'] !== 'string') {
+      return malformed(`results[${index}] has no status`);
+    }
+    const node = isObject(result['node']) ? result['node'] : undefined;
+    const uniqueId = typeof result['unique_id'] === 'string' ? result['unique_id'] : node?.['unique_id'];
+    if (typeof uniqueId !== 'string') return malformed(`results[${index}] has no unique_id`);
+    const declared = node?.['resource_type'];
+    const resourceType = typeof declared === 'string' ? declared : (uniqueId.split('.')[0] ?? '');
+    if (result['status'] !== 'success' || !BUILT_RESOURCE_TYPES.includes(resourceType)) continue;
+    // Without args.which (a stripped or hand-made file): a node dbt only compiled (compile, docs
+    // generate) has message null and an empty adapter response; one that ran SQL has them filled.
+    if (which === null && rpc === null && !ranSql(result)) continue;
+    const relationName = result['relation_name'];
+    built.push({
+      uniqueId,
+      resourceType,
+      ...(typeof relationName === 'string' ? { relationName } : {}),
+    });
+  }
+  if (built.length === 0) {
+    return {
+      ok: false,
+      code: 'nothing_built',
+      message: `This run built nothing: no model, seed or snapshot result has status success${which === null ? '' : ` (a dbt ${which} run)`}, so there is nothing to recertify.`,
+    };
+  }
+  return {
+    ok: true,
+    version,
+    command: which,
+    built,
+    invocationId: typeof metadata['invocation_id'] === 'string' ? metadata['invocation_id'] : null,
+    dbtVersion: typeof metadata['dbt_version'] === 'string' ? metadata['dbt_version'] : null,
+  };
+}
+
+/** False only for what dbt writes for a node it compiled without running: message null, adapter response {}. */
+function ranSql(result: Record<string, unknown>): boolean {
+  const response = result['adapter_response'];
+  const compiledOnly =
+    'message' in result &&
+    (result['message'] === null || result['message'] === '') &&
+    isObject(response) &&
+    Object.keys(response).length === 0;
+  return !compiledOnly;
+}
+
+/** What drift detection reads of a manifest node: exactly these fields. */
+export interface ManifestNode {
+  unique_id: string;
+  resource_type: string;
+  database?: string | null;
+  schema?: string;
+  name?: string;
+  alias?: string | null;
+  checksum?: { name?: string; checksum?: string };
+}
+
+export interface ReducedManifest {
+  metadata?: { dbt_schema_version: string };
+  nodes: Record<string, ManifestNode>;
+}
+
+/**
+ * The manifest reduced to the nodes of rebuilt resource types and the fields drift detection reads,
+ * so a manifest of any size fits the request; null when `value` is not a dbt manifest.
+ */
+export function reduceManifest(value: unknown): ReducedManifest | null {
+  if (!isObject(value) || !isObject(value['nodes'])) return null;
+  const metadata = value['metadata'];
+  // A hand-written manifest may carry nodes and no metadata; another artifact's schema is not a manifest.
+  const schema = isObject(metadata) ? metadata['dbt_schema_version'] : undefined;
+  if (typeof schema === 'string' && dbtSchemaVersion(metadata, 'manifest') === undefined) return null;
+  const nodes: Record<string, ManifestNode> = {};
+  for (const [uniqueId, node] of Object.entries(value['nodes'])) {
+    if (!isObject(node)) continue;
+    const resourceType =
+      typeof node['resource_type'] === 'string' ? node['resource_type'] : uniqueId.split('.')[0];
+    if (resourceType === undefined || !BUILT_RESOURCE_TYPES.includes(resourceType)) continue;
+    const checksum = isObject(node['checksum']) ? node['checksum'] : undefined;
+    nodes[uniqueId] = {
+      unique_id: uniqueId,
+      resource_type: resourceType,
+      ...pick(node, 'database', 'schema', 'name', 'alias'),
+      ...(checksum === undefined ? {} : { checksum: pick(checksum, 'name', 'checksum') }),
+    };
+  }
+  return { ...(typeof schema === 'string' ? { metadata: { dbt_schema_version: schema } } : {}), nodes };
+}
+
+function pick(source: Record<string, unknown>, ...keys: string[]): Record<string, string | null> {
+  const picked: Record<string, string | null> = {};
+  for (const key of keys) {
+    const value = source[key];
+    if (typeof value === 'string' || value === null) picked[key] = value;
+  }
+  return picked;
+}
