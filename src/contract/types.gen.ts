@@ -1229,6 +1229,8 @@ export interface components {
             /** @description `<slug>.sql` */
             fileName: string;
             ddl: string;
+            /** @description The column names gate1.yml may name (what `gds gate validate <tableId>` checks against). */
+            columns?: string[];
         };
         DeletedTable: {
             id: string;

@@ -264,6 +264,7 @@ describe('gds auth status', () => {
       error: {
         code: 'unknown_profile',
         message: 'No profile named prod. Known profiles: default.',
+        suggestion: 'Create it with: gds auth set --profile prod --token <t> --base <url>',
         details: { profile: 'prod', known: ['default'] },
       },
     });
