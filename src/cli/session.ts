@@ -62,6 +62,7 @@ export async function openSession(input: SessionInput): Promise<Session> {
   }
   const { resolveCredentials } = await import('../auth/credentials.js');
   const credentials = await resolveCredentials(input.flags, env, options);
+  warnEnvOverProfile(input.flags, credentials, input.warn);
   const { authProviderFor } = await import('../auth/refresh.js');
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
@@ -70,6 +71,27 @@ export async function openSession(input: SessionInput): Promise<Session> {
     ...retry,
   });
   return { client, baseUrl: credentials.baseUrl, baseSource: credentials.baseSource, credentials };
+}
+
+/**
+ * DESIGN.md's precedence is flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile: --profile only
+ * chooses which profile is last in line, so the environment still wins. Said, since it surprises.
+ */
+export function warnEnvOverProfile(
+  flags: CredentialFlags,
+  credentials: Pick<ResolvedCredentials, 'tokenSource' | 'baseSource'>,
+  warn: ((message: string) => void) | undefined,
+): void {
+  if (flags.profile === undefined || warn === undefined) return;
+  const overriding = [
+    credentials.tokenSource === 'env' ? 'SERVICE_TOKEN' : undefined,
+    credentials.baseSource === 'env' ? 'SERVICE_API_URL' : undefined,
+  ].filter((v) => v !== undefined);
+  if (overriding.length === 0) return;
+  warn(
+    `${overriding.join(' and ')} override${overriding.length === 1 ? 's' : ''} --profile ${flags.profile}; ` +
+      `unset ${overriding.length === 1 ? 'it' : 'them'} to use the profile.`,
+  );
 }
 
 async function resolveBaseOnly(

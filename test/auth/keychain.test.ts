@@ -82,7 +82,7 @@ describe.skipIf(noSecretService !== undefined)('with a Secret Service answering'
   it('auth set puts the token in the keychain, not in the file; status and commands read it back', async () => {
     const cfg = freshConfigDir();
     const account = `default@${cfg}`;
-    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example']);
+    const r = await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain(
       `The token is stored in the OS keychain (service gds-cli, account ${account}).`,
@@ -118,7 +118,7 @@ describe.skipIf(noSecretService !== undefined)('with a Secret Service answering'
     for (const profile of ['a', 'b', 'c']) {
       const r = await gds(
         cfg,
-        ['auth', 'set', '--token', token, '--base', 'https://k.example', '--profile', profile],
+        ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example', '--profile', profile],
         keychainOnly,
       );
       expect(r.code).toBe(0);
@@ -141,11 +141,15 @@ describe.skipIf(noSecretService !== undefined)('with a Secret Service answering'
 
   it('setting the profile again with GDS_SECRET_STORAGE=file removes the older copy from the keychain', async () => {
     const cfg = freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example']);
     expect(await lookup(`default@${cfg}`)).not.toBeNull();
-    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example'], {
-      env: { GDS_SECRET_STORAGE: 'file' },
-    });
+    const r = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example'],
+      {
+        env: { GDS_SECRET_STORAGE: 'file' },
+      },
+    );
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(await lookup(`default@${cfg}`)).toBeNull();
     expect(JSON.parse(await readConfig(cfg)).profiles.default).toEqual({
@@ -162,7 +166,7 @@ describe.skipIf(noSecretService !== undefined)('with a Secret Service answering'
       const cfg = freshConfigDir();
       const refused = await gds(
         cfg,
-        ['auth', 'set', '--token', token, '--base', 'https://k.example', '--json'],
+        ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example', '--json'],
         {
           env: { ...env, GDS_SECRET_STORAGE: 'keychain' },
         },
@@ -176,9 +180,13 @@ describe.skipIf(noSecretService !== undefined)('with a Secret Service answering'
         },
       });
       await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
-      const fallback = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://k.example'], {
-        env,
-      });
+      const fallback = await gds(
+        cfg,
+        ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example'],
+        {
+          env,
+        },
+      );
       expect(fallback.code).toBe(0);
       expect(fallback.stderr).toMatch(
         /^Warning: No OS keychain answered \(no answer within 300 ms \(is it locked\?\)\)/,
@@ -195,9 +203,13 @@ describe('no keychain answering (no D-Bus session bus)', () => {
 
   it('auto: the token goes to the 0600 file and stderr says so exactly once', async () => {
     const cfg = freshConfigDir();
-    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], {
-      env: noBus(),
-    });
+    const r = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example'],
+      {
+        env: noBus(),
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`The token is stored in the config file ${join(cfg, 'config.json')}.`);
     const warnings = r.stderr.split('\n').filter((l) => l !== '');
@@ -217,18 +229,26 @@ describe('no keychain answering (no D-Bus session bus)', () => {
 
   it('keychain: refuses with a clear error and writes nothing; file: no warning', async () => {
     const cfg = freshConfigDir();
-    const refused = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], {
-      env: { ...noBus(), GDS_SECRET_STORAGE: 'keychain' },
-    });
+    const refused = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example'],
+      {
+        env: { ...noBus(), GDS_SECRET_STORAGE: 'keychain' },
+      },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /^Error: The secret storage is set to keychain, but the OS keychain did not answer: /,
     );
     expect(refused.stderr).toContain('GDS_SECRET_STORAGE=auto (or file)');
     await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
-    const file = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], {
-      env: { ...noBus(), GDS_SECRET_STORAGE: 'file' },
-    });
+    const file = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example'],
+      {
+        env: { ...noBus(), GDS_SECRET_STORAGE: 'file' },
+      },
+    );
     expect(file).toMatchObject({ code: 0, stderr: '' });
     const bad = await gds(cfg, ['auth', 'status'], { env: { GDS_SECRET_STORAGE: 'cloud' } });
     expect(bad.code).toBe(2);
@@ -237,7 +257,9 @@ describe('no keychain answering (no D-Bus session bus)', () => {
 
   it('a profile kept in an unreachable keychain: status explains, logout still forgets it and says how to clean up', async () => {
     const cfg = freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://f.example'], { env: noBus() });
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example'], {
+      env: noBus(),
+    });
     const config = JSON.parse(await readConfig(cfg)) as { profiles: { default: Record<string, unknown> } };
     config.profiles.default = {
       kind: 'static',
