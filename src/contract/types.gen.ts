@@ -1216,6 +1216,15 @@ export interface components {
                 /** Format: date-time */
                 certifiedAt: string;
                 certifiedBy: string | null;
+                /** @description The e-mail of certifiedBy, for people to read. */
+                certifiedByEmail?: string | null;
+                /**
+                 * @description CERTIFICATION, or RESTORE when the latest version restored an older one.
+                 * @enum {string}
+                 */
+                kind?: "CERTIFICATION" | "RESTORE";
+                /** @description On a RESTORE, the version it restored. */
+                restoredFrom?: number | null;
             };
             schemaDrift: components["schemas"]["SchemaDrift"];
             activeJobs: components["schemas"]["JobSummary"][];

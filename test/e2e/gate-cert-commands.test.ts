@@ -315,6 +315,17 @@ describe('a table from push to promotion', () => {
     expect(wrongEnv.code).toBe(7);
     const human = await gds(['versions', 'list', table]);
     expect(human.stdout).toContain('RESTORE of v1');
+    // status names the restore as one, with the restorer by e-mail, not as a new certification.
+    const status = only(await gds(['status', table, '--json'])) as {
+      certification: { certifiedBy: string; certifiedByEmail: string; kind: string; restoredFrom: number };
+    };
+    expect(status.certification).toMatchObject({ kind: 'RESTORE', restoredFrom: 1 });
+    expect(status.certification.certifiedBy).toMatch(/^usr_/);
+    expect(status.certification.certifiedByEmail).toMatch(/@example\.com$/);
+    const shown = await gds(['status', table]);
+    expect(shown.stdout).toContain(`v2 restored from v1 by ${status.certification.certifiedByEmail} at `);
+    expect(shown.stdout).toContain('(recertification requested)');
+    expect(shown.stdout).not.toContain('usr_');
   });
 
   it('config set, list and history (a bad value is exit 7 and changes nothing)', async () => {

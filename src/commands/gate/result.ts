@@ -16,6 +16,6 @@ export default class GateResult extends ApiCommand<typeof GateResult> {
     const { gateJobResult } = await import('../../services/gates.js');
     const job = await this.withClient((client) => gateJobResult(client, this.args.jobId));
     const { printJob } = await import('../../cli/gate-output.js');
-    printJob(this.out, job);
+    await printJob(this.out, job);
   }
 }

@@ -15,6 +15,6 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
     const { gateJobStatus } = await import('../../services/gates.js');
     const job = await this.withClient((client) => gateJobStatus(client, this.args.jobId, this.flags.gate));
     const { printJob } = await import('../../cli/gate-output.js');
-    printJob(this.out, job);
+    await printJob(this.out, job);
   }
 }
