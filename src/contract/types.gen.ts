@@ -1067,6 +1067,8 @@ export interface components {
             id: string;
             /** @description Acting user; empty for a refresh (no caller). */
             userId: string;
+            /** @description The e-mail of userId (added for people); empty when none. */
+            userEmail?: string;
             /** @description Empty for a workspace event (config, tokens, members). */
             tableId: string;
             /** @description e.g. `TABLE_CERTIFIED`, `RECORD_CREATED`. */
@@ -1345,6 +1347,8 @@ export interface components {
             certifiedAt: string;
             /** @description User id of who certified (or restored). */
             certifiedBy: string;
+            /** @description The e-mail of certifiedBy, for people to read (in lists). */
+            certifiedByEmail?: string | null;
             grain: string;
             contract: components["schemas"]["ContractFields"];
             restoredFrom: number | null;
@@ -1387,6 +1391,8 @@ export interface components {
             oldValue: string;
             newValue: string;
             changedBy: string;
+            /** @description The e-mail of changedBy. */
+            changedByEmail?: string | null;
             /** Format: date-time */
             changedAt: string;
         };

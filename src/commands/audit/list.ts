@@ -8,7 +8,7 @@ const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Action', value: (e) => e.action },
   { header: 'Resource', value: (e) => e.resource },
   { header: 'Table', value: (e) => e.tableId },
-  { header: 'User', value: (e) => e.userId },
+  { header: 'User', value: (e) => e.userEmail || e.userId },
   { header: 'Env', value: (e) => e.environmentLabel },
 ];
 
