@@ -357,7 +357,15 @@ describe('a table from push to promotion', () => {
     const byName = await gds(['config', 'history', 'gate3_required']);
     expect(byName.stdout).toContain('owner@example.com');
     expect(byName.stdout).not.toContain('usr_');
-    const audit = await gds(['audit', 'list', '--event-type', 'WORKSPACE_CONFIG_CHANGED', '-L', '1', '--json']);
+    const audit = await gds([
+      'audit',
+      'list',
+      '--event-type',
+      'WORKSPACE_CONFIG_CHANGED',
+      '-L',
+      '1',
+      '--json',
+    ]);
     expect(lines(audit.stdout)[0]).toMatchObject({
       userId: expect.stringMatching(/^usr_/),
       userEmail: 'owner@example.com',
