@@ -60,7 +60,7 @@ export async function printJob(out: Output, job: GateJobBody): Promise<void> {
     return;
   }
   out.print(`Job ${job.id} (${job.type}, Gate ${job.gate}) on ${job.tableId ?? '-'}: ${job.status}`);
-  out.print(`Created ${job.createdAt} by ${job.createdBy}`);
+  out.print(`Created ${job.createdAt} by ${job.createdByEmail ?? job.createdBy}`);
   if (job.startedAt !== null) out.print(`Started ${job.startedAt}`);
   if (job.finishedAt !== null) out.print(`Finished ${job.finishedAt}`);
   if (job.error?.message !== undefined) out.print(out.style('red', `Error: ${job.error.message}`));

@@ -1582,6 +1582,8 @@ export interface components {
                 [key: string]: unknown;
             };
             createdBy: string;
+            /** @description The e-mail of createdBy. */
+            createdByEmail?: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

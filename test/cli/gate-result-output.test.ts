@@ -19,6 +19,7 @@ const job: GateJobBody = {
   status: 'SUCCEEDED',
   params: {},
   createdBy: 'usr_1',
+  createdByEmail: 'owner@example.com',
   createdAt: '2026-01-01T00:00:00.000Z',
   startedAt: '2026-01-01T00:00:01.000Z',
   finishedAt: '2026-01-01T00:00:02.000Z',
@@ -43,6 +44,7 @@ describe('printJob', () => {
     expect(lines).toContain('unregistered_columns\tWARN\tWARN\tColumn y is new.');
     expect(lines).toContain('column_types\tFAIL\tpass\tTypes match.');
     expect(lines).toContain('Gate 2 FAILED on t_1.');
+    expect(lines).toContain('Created 2026-01-01T00:00:00.000Z by owner@example.com');
     expect(stdout.text).not.toContain('"checks"');
   });
 

@@ -223,7 +223,16 @@ describe('a table from push to promotion', () => {
     const jobId = queued.stdout.trim();
     expect(jobId).toMatch(/^job_/);
     const status = await gds(['gate', 'status', jobId, '--gate', '2', '--json']);
-    expect(only(status)).toMatchObject({ id: jobId, status: 'QUEUED', gate: 2 });
+    expect(only(status)).toMatchObject({
+      id: jobId,
+      status: 'QUEUED',
+      gate: 2,
+      createdBy: expect.stringMatching(/^usr_/),
+      createdByEmail: expect.stringMatching(/@example\.com$/),
+    });
+    expect((await gds(['gate', 'status', jobId, '--gate', '2'])).stdout).toMatch(
+      /Created .* by \S+@example\.com/,
+    );
     expect((await gds(['gate', 'status', jobId, '--gate', '3'])).code).toBe(7);
     expect((await gds(['gate', 'result', jobId])).code).toBe(6);
     const cancelled = await gds(['gate', 'cancel', jobId, '--gate', '2', '--json']);
