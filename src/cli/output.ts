@@ -142,6 +142,12 @@ export class Output {
     this.info(this.style('yellow', 'Warning:'), ` ${message}`);
   }
 
+  /** A warning that stays machine-readable: under --json one `{"warning":{"message"}}` line on stderr. */
+  warnLine(message: string): void {
+    if (this.json) this.errorRecord({ warning: { message: stripControlCharacters(message) } });
+    else this.warn(message);
+  }
+
   /**
    * A list: under --json one NDJSON line per row (the row itself), else a table on stdout.
    * cli-table3 loads only here.

@@ -57,7 +57,7 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
         : undefined;
     const saved = await setStaticProfile(
       { name: profile ?? 'default', token: secret, base },
-      { warn: (m) => this.out.warn(m) },
+      { warn: (m) => this.out.warnLine(m) },
     );
     const where = describeStorage(saved.storage, saved.profile.secretRef);
     if (this.out.json) {
