@@ -73,7 +73,7 @@ export async function placeSecrets(
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     if (setting === 'keychain') throw keychainRequired(error);
-    warnFileFallbackOnce(error, options);
+    warnFileFallbackOnce(options);
     return { ...inFile, keychainProblem: error.reason };
   }
 }
@@ -165,12 +165,13 @@ function keychainReason(error: unknown): string {
 
 let warnedFileFallback = false;
 
-function warnFileFallbackOnce(error: KeychainUnavailableError, options: SecretStoreOptions): void {
+function warnFileFallbackOnce(options: SecretStoreOptions): void {
   if (warnedFileFallback) return;
   warnedFileFallback = true;
+  // One short line: why the keychain did not answer (D-Bus's own words) is no help to act on.
   options.warn?.(
-    `No OS keychain answered (${error.reason}), so the token is stored in ${configPath(options.env)} ` +
-      '(mode 600). Set GDS_SECRET_STORAGE=keychain to refuse instead, or =file to silence this.',
+    `No OS keychain answered, so the token is stored in ${configPath(options.env)} (mode 600); ` +
+      'GDS_SECRET_STORAGE=keychain refuses instead, =file silences this.',
   );
 }
 

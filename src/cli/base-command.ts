@@ -105,7 +105,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async catch(error: Error): Promise<never> {
     if (isOclifExit(error)) throw error;
-    const failure = toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`);
+    const failure = toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
+      flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
+    });
     (this.out ?? new Output({ json: jsonRequested(this.argv) })).error(redactError(failure, this.argv));
     this.exit(failure.exitCode);
   }

@@ -1,4 +1,5 @@
 // Exit codes and the one error type commands throw. The codes are DESIGN.md's; `gate diff` uses 1 for "different".
+import { closest } from '../core/did-you-mean.js';
 
 export const ExitCode = {
   Ok: 0,
@@ -87,18 +88,93 @@ interface OclifErrorShape {
 
 const knownExitCodes = new Set<number>(Object.values(ExitCode));
 
+/** What a usage error can be matched against: the command's flag names, for "did you mean". */
+export interface UsageContext {
+  flagNames?: readonly string[];
+}
+
 /** Any error that reached the top of a command, as the CliError it is rendered as. */
-export function toCliError(error: unknown, usageHint: string): CliError {
+export function toCliError(error: unknown, usageHint: string, context: UsageContext = {}): CliError {
   if (error instanceof CliError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const shape = (typeof error === 'object' && error !== null ? error : {}) as OclifErrorShape;
   if (shape.parse !== undefined || shape.oclif?.exit === ExitCode.Usage) {
-    const reason = message.replace(/\n*See more help with --help\s*$/, '');
-    return new CliError(reason, { exitCode: ExitCode.Usage, suggestion: usageHint });
+    const { reason, nearMiss } = usageInGdsVoice(message, context);
+    return new CliError(reason, {
+      exitCode: ExitCode.Usage,
+      suggestion: nearMiss === undefined ? usageHint : `${nearMiss} ${usageHint}`,
+    });
   }
   const exit = shape.oclif?.exit;
   if (typeof exit === 'number' && knownExitCodes.has(exit)) {
     return new CliError(message, { exitCode: exit as ExitCodeValue });
   }
   return new CliError(message, { exitCode: ExitCode.Failure, code: 'internal' });
+}
+
+/**
+ * oclif's parse errors in gds's voice: no "The following error occurred:" heading, flags written as typed
+ * (`--reason`), one sentence per problem; a mistyped flag or flag value gets the nearest allowed one.
+ */
+export function usageInGdsVoice(
+  message: string,
+  context: UsageContext = {},
+): { reason: string; nearMiss?: string } {
+  const text = message
+    .replace(/\n*See more help with --help\s*$/, '')
+    .replace(/^The following errors? occurred:\s*/, '')
+    // "Parsing --limit \n\tExpected an integer but received: abc" is one problem on two lines.
+    .replace(/^Parsing (--[\w-]+)\s*\n\s*Expected (.+?) but received: (.*)$/m, '$1 expects $2, not "$3"');
+  let nearMiss: string | undefined;
+  const sentences = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => {
+      if (/^Missing \d+ required args?:$/.test(line)) return '';
+      const argument = /^([A-Za-z][\w-]*) {2,}(.+)$/.exec(line);
+      if (argument) return `Missing required argument <${argument[1]}>: ${argument[2]?.replace(/\.$/, '')}.`;
+      const missing = /^Missing required flag:? ([\w-]+)$/.exec(line);
+      if (missing) return `Missing required flag --${missing[1]}.`;
+      const unknown = /^Nonexistent flags?: (.+)$/.exec(line);
+      if (unknown) {
+        const flags = (unknown[1] ?? '').split(/,\s*/);
+        const first = (flags[0] ?? '').replace(/^-+/, '').replace(/=.*$/, '');
+        const near = closest(first, context.flagNames ?? []);
+        if (near !== undefined) nearMiss = `Did you mean --${near}?`;
+        return `Unknown flag${flags.length > 1 ? 's' : ''}: ${flags.join(', ')}.`;
+      }
+      const notAllowed = /^Expected (--[\w-]+)=(.*) to be one of: (.+)$/.exec(line);
+      if (notAllowed) {
+        const [, flag = '', given = '', list = ''] = notAllowed;
+        const allowed = list.split(/,\s*/);
+        const near = closest(given, allowed);
+        if (near !== undefined) nearMiss = `Did you mean ${flag} ${near}?`;
+        return `${flag} takes one of ${allowed.join(', ')}; "${given}" is not one of them.`;
+      }
+      return /[.!?:]$/.test(line) ? line : `${line}.`;
+    })
+    .filter((line) => line !== '');
+  return nearMiss === undefined
+    ? { reason: sentences.join('\n') }
+    : { reason: sentences.join('\n'), nearMiss };
+}
+
+/**
+ * "Did you mean" for an unknown command id (`gate:resutl`), from the command ids by edit distance; when
+ * the first words are a command (`list extra`), the rest were arguments it does not take.
+ */
+export function commandSuggestion(id: string, commandIds: readonly string[]): string {
+  const words = (ids: string) => ids.replaceAll(':', ' ');
+  const near = closest(id, commandIds);
+  if (near !== undefined)
+    return `Did you mean \`gds ${words(near)}\`? Run \`gds --help\` for the list of commands.`;
+  const parts = id.split(':');
+  for (let n = parts.length - 1; n > 0; n -= 1) {
+    const prefix = parts.slice(0, n).join(':');
+    if (commandIds.includes(prefix)) {
+      return `\`gds ${words(prefix)}\` takes no argument ${parts.slice(n).join(' ')}: see \`gds ${words(prefix)} --help\`.`;
+    }
+  }
+  return 'Run `gds --help` for the list of commands.';
 }

@@ -9,10 +9,35 @@ const checkColumns: ReadonlyArray<Column<Check>> = [
   { header: 'Check', value: (c) => c.name },
   { header: 'Kind', value: (c) => c.kind },
   { header: 'Severity', value: (c) => c.severity },
-  { header: 'Result', value: (c) => (c.skipped === true ? 'skipped' : c.passed ? 'pass' : 'FAIL') },
+  { header: 'Result', value: resultLabel },
   { header: 'Failing rows', value: (c) => c.failingRows },
   { header: 'Detail', value: (c) => c.detail },
 ];
+
+/** One check of a finished job's report (Gate 1 results, Gate 2/3 checks): only what it has is shown. */
+interface JobCheck {
+  name?: unknown;
+  kind?: unknown;
+  severity?: unknown;
+  passed?: unknown;
+  skipped?: unknown;
+  failingRows?: unknown;
+  detail?: unknown;
+}
+
+const jobCheckColumns: ReadonlyArray<Column<JobCheck>> = [
+  { header: 'Check', value: (c) => c.name },
+  { header: 'Severity', value: (c) => c.severity },
+  { header: 'Result', value: resultLabel },
+  { header: 'Detail', value: (c) => c.detail },
+];
+
+/** A check that did not pass is a FAIL, unless its severity only warns: then it reads WARN. */
+function resultLabel(check: { skipped?: unknown; passed?: unknown; severity?: unknown }): string {
+  if (check.skipped === true) return 'skipped';
+  if (check.passed === true) return 'pass';
+  return check.severity === 'WARN' ? 'WARN' : 'FAIL';
+}
 
 export async function printProof(out: Output, proof: Gate1ProofBody): Promise<void> {
   if (out.json) {
@@ -29,23 +54,38 @@ export async function printProof(out: Output, proof: Gate1ProofBody): Promise<vo
     out.print(`Proof ${proof.id}${proof.state === undefined ? '' : `; table now ${proof.state}`}.`);
 }
 
-export function printJob(out: Output, job: GateJobBody): void {
+export async function printJob(out: Output, job: GateJobBody): Promise<void> {
   if (out.json) {
     out.record(job);
     return;
   }
   out.print(`Job ${job.id} (${job.type}, Gate ${job.gate}) on ${job.tableId ?? '-'}: ${job.status}`);
-  out.print(`Created ${job.createdAt} by ${job.createdBy}`);
+  out.print(`Created ${job.createdAt} by ${job.createdByEmail ?? job.createdBy}`);
   if (job.startedAt !== null) out.print(`Started ${job.startedAt}`);
   if (job.finishedAt !== null) out.print(`Finished ${job.finishedAt}`);
   if (job.error?.message !== undefined) out.print(out.style('red', `Error: ${job.error.message}`));
-  if (job.result !== undefined) out.print(`Result: ${JSON.stringify(job.result, null, 2)}`);
+  if (job.result === undefined) return;
+  const report = (job.result ?? {}) as { checks?: unknown; results?: unknown; passed?: unknown };
+  const checks = Array.isArray(report.checks) ? report.checks : report.results;
+  if (!Array.isArray(checks)) {
+    out.print(`Result: ${JSON.stringify(job.result, null, 2)}`);
+    return;
+  }
+  out.print('');
+  await out.table(checks as JobCheck[], jobCheckColumns, { empty: 'The report lists no checks.' });
+  if (typeof report.passed === 'boolean') {
+    out.print(
+      `Gate ${job.gate} `,
+      report.passed ? out.style('green', 'PASSED') : out.style('red', 'FAILED'),
+      ` on ${job.tableId ?? '-'}.`,
+    );
+  }
 }
 
 /** A job, or the persisted Gate 1 proof a `prf_…` id names. */
 export async function printGateRecord(out: Output, record: GateJobBody | Gate1ProofBody): Promise<void> {
   if ('passed' in record) await printProof(out, record);
-  else printJob(out, record);
+  else await printJob(out, record);
 }
 
 type GateJobRow = Schema<'GateJobList'>['jobs'][number];

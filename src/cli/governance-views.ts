@@ -71,16 +71,26 @@ export function printStatus(out: Output, status: TableStatus): void {
       'Versions',
       `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,
     ],
-    [
-      'Certified',
-      certification === null
-        ? 'never'
-        : `version ${certification.version} at ${certification.certifiedAt}${certification.certifiedBy === null ? '' : ` by ${certification.certifiedBy}`}`,
-    ],
+    ['Certified', describeCertification(certification)],
     ['Schema drift', describeDrift(status.schemaDrift)],
     ['Jobs', describeJobs(status.activeJobs)],
   ];
   for (const [label, value] of rows) out.print(out.style('bold', `${label}:`.padEnd(15)), value);
+}
+
+/** The latest contract version: a certification, or a restore (which asks for a new certification). */
+function describeCertification(certification: TableStatus['certification']): string {
+  if (certification === null) return 'never';
+  const person = certification.certifiedByEmail ?? certification.certifiedBy;
+  const by = person === null ? '' : ` by ${person}`;
+  if (certification.kind === 'RESTORE') {
+    const from =
+      certification.restoredFrom === null || certification.restoredFrom === undefined
+        ? ''
+        : ` from v${certification.restoredFrom}`;
+    return `v${certification.version} restored${from}${by} at ${certification.certifiedAt} (recertification requested)`;
+  }
+  return `v${certification.version} at ${certification.certifiedAt}${by}`;
 }
 
 export function printRegistration(out: Output, result: RegistrationResult, verb: string): void {

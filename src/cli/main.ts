@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
-import { CliError, ExitCode, toCliError } from './errors.js';
+import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, jsonRequested, Output } from './output.js';
 import { redactSecrets } from '../core/redact.js';
 import { redactError, secretsFrom } from './secrets.js';
@@ -63,10 +63,14 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
   // names the TypeScript map itself, and production must run what was built.
   settings.enableAutoTranspile = false;
   if (options.development) pjson.oclif.commands = { ...devCommands };
+  let commandIds: readonly string[] = [];
   try {
     const bundled = await options.bundle?.prepare(oclif);
-    // plugin-not-found prints a human warning (and may prompt); under --json the error line below says it all.
-    if (json) withoutCommandNotFoundHook(pjson);
+    // plugin-not-found prints a human warning and asks "did you mean" only when a person can answer; under
+    // --json or off a terminal the error below says it, with the suggestion as a line of its own.
+    if (json || process.stdin.isTTY !== true || process.stderr.isTTY !== true) {
+      withoutCommandNotFoundHook(pjson);
+    }
     await bundled?.rootPlugin.load();
     const loadConfig = (ignoreManifest: boolean) =>
       oclif.Config.load({
@@ -90,10 +94,11 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
         config = await loadConfig(true);
       }
     }
+    commandIds = config.commandIDs;
     await run(argv, config);
     await flush();
   } catch (error) {
-    process.exitCode = exitAfter(error, argv, json);
+    process.exitCode = exitAfter(error, argv, json, commandIds);
   }
 }
 
@@ -198,16 +203,22 @@ function withoutCommandNotFoundHook(pjson: Interfaces.PJSON): void {
   if (pjson.oclif.hooks !== undefined) delete pjson.oclif.hooks.command_not_found;
 }
 
-function exitAfter(error: unknown, argv: readonly string[], json: boolean): number {
+function exitAfter(
+  error: unknown,
+  argv: readonly string[],
+  json: boolean,
+  commandIds: readonly string[],
+): number {
   const shape = error as { oclif?: { exit?: unknown }; code?: unknown; message?: unknown };
   if (shape.code === 'EEXIT' && typeof shape.oclif?.exit === 'number') return shape.oclif.exit;
   const unknownCommand = /^command (.+) not found$/.exec(String(shape.message));
   let failure: CliError;
   if (unknownCommand !== null) {
-    failure = new CliError(`Unknown command: ${unknownCommand[1]?.replaceAll(':', ' ')}.`, {
+    const id = unknownCommand[1] ?? '';
+    failure = new CliError(`Unknown command: ${id.replaceAll(':', ' ')}.`, {
       exitCode: ExitCode.Usage,
       code: 'command_not_found',
-      suggestion: 'Run `gds --help` for the list of commands.',
+      suggestion: commandSuggestion(id, commandIds),
     });
   } else if (shape.oclif?.exit === notFoundExit) {
     // plugin-not-found has already said which command is unknown; its message says where to look.

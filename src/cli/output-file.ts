@@ -56,3 +56,22 @@ function writeError(path: string, flag: string, error: unknown): CliError {
     suggestion: `Check that the folder of ${flag} exists and is writable.`,
   });
 }
+
+/**
+ * `-o -` (and `--bundle-out -`): true when the content goes to stdout instead of a file, as `-f -` reads
+ * stdin. Under --json stdout carries NDJSON records only, so the raw content cannot go there: exit 2.
+ */
+export function writesToStdout(path: string | undefined, options: { flag: string; json: boolean }): boolean {
+  if (path !== '-') return false;
+  if (options.json) {
+    throw new CliError(
+      `${options.flag} - writes the file to stdout, which --json keeps for NDJSON records.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'stdout_taken',
+        suggestion: `Drop --json to pipe the file, or give ${options.flag} a file path to get a JSON record.`,
+      },
+    );
+  }
+  return true;
+}

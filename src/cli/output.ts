@@ -5,6 +5,7 @@
 import { styleText } from 'node:util';
 import { CliError, ExitCode } from './errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -141,6 +142,12 @@ export class Output {
     this.info(this.style('yellow', 'Warning:'), ` ${message}`);
   }
 
+  /** A warning that stays machine-readable: under --json one `{"warning":{"message"}}` line on stderr. */
+  warnLine(message: string): void {
+    if (this.json) this.errorRecord({ warning: { message: stripControlCharacters(message) } });
+    else this.warn(message);
+  }
+
   /**
    * A list: under --json one NDJSON line per row (the row itself), else a table on stdout by gh's
    * rules (aligned on a terminal, tab-separated when piped; see table.ts, which loads only for a
@@ -214,11 +221,19 @@ export class Output {
   error(error: CliError): void {
     this.stopSpinner();
     if (this.json) {
-      const body = { error: { code: error.code, message: error.message, details: error.details ?? null } };
+      const body = {
+        error: {
+          code: error.code,
+          message: error.message,
+          suggestion: error.suggestion ?? null,
+          details: error.details ?? null,
+        },
+      };
       this.errorRecord(body);
       return;
     }
     this.info(this.style(['bold', 'red'], 'Error:'), ` ${error.message}`);
+    for (const line of diagnosticLines(error.details)) this.info(`  ${line}`);
     if (error.suggestion !== undefined) this.info(error.suggestion);
   }
 
@@ -283,4 +298,26 @@ function oneLine(cell: string): string {
 function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
   return stripControlCharacters(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
+
+/** The `file:line:col severity path: message (code)` lines of gate1.yml diagnostics an error carries (the
+ *  service's, under `details.server.diagnostics`, or the local check's, under `details.diagnostics`). */
+function diagnosticLines(details: unknown): string[] {
+  const holder = details as { diagnostics?: unknown; server?: { diagnostics?: unknown } } | null | undefined;
+  const list = holder?.diagnostics ?? holder?.server?.diagnostics;
+  if (!Array.isArray(list)) return [];
+  return list.filter(isDiagnostic).map(formatDiagnostic);
+}
+
+function isDiagnostic(value: unknown): value is Diagnostic {
+  const d = value as Partial<Diagnostic> | null;
+  return (
+    typeof d === 'object' &&
+    d !== null &&
+    typeof d.file === 'string' &&
+    typeof d.line === 'number' &&
+    typeof d.column === 'number' &&
+    typeof d.message === 'string' &&
+    typeof d.code === 'string'
+  );
 }

@@ -25,3 +25,20 @@ export async function confirm(question: string, streams: PromptStreams = termina
     rl.close();
   }
 }
+
+/** Asks for one of `options` by number (1-based); undefined when the answer names none of them. */
+export async function choose(
+  question: string,
+  options: readonly string[],
+  streams: PromptStreams = terminal(),
+): Promise<string | undefined> {
+  const rl = createInterface({ input: streams.input, output: streams.output, terminal: true });
+  try {
+    const menu = options.map((option, i) => `  ${i + 1}. ${stripControlCharacters(option)}`).join('\n');
+    const answer = await rl.question(`${stripControlCharacters(question)}\n${menu}\nNumber: `);
+    const index = Number(answer.trim());
+    return Number.isInteger(index) ? options[index - 1] : undefined;
+  } finally {
+    rl.close();
+  }
+}

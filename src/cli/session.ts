@@ -62,6 +62,7 @@ export async function openSession(input: SessionInput): Promise<Session> {
   }
   const { resolveCredentials } = await import('../auth/credentials.js');
   const credentials = await resolveCredentials(input.flags, env, options);
+  warnEnvOverProfile(input.flags, credentials, input.warn);
   const { authProviderFor } = await import('../auth/refresh.js');
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
@@ -70,6 +71,27 @@ export async function openSession(input: SessionInput): Promise<Session> {
     ...retry,
   });
   return { client, baseUrl: credentials.baseUrl, baseSource: credentials.baseSource, credentials };
+}
+
+/**
+ * DESIGN.md's precedence is flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile: --profile only
+ * chooses which profile is last in line, so the environment still wins. Said, since it surprises.
+ */
+export function warnEnvOverProfile(
+  flags: CredentialFlags,
+  credentials: Pick<ResolvedCredentials, 'tokenSource' | 'baseSource'>,
+  warn: ((message: string) => void) | undefined,
+): void {
+  if (flags.profile === undefined || warn === undefined) return;
+  const overriding = [
+    credentials.tokenSource === 'env' ? 'SERVICE_TOKEN' : undefined,
+    credentials.baseSource === 'env' ? 'SERVICE_API_URL' : undefined,
+  ].filter((v) => v !== undefined);
+  if (overriding.length === 0) return;
+  warn(
+    `${overriding.join(' and ')} override${overriding.length === 1 ? 's' : ''} --profile ${flags.profile}; ` +
+      `unset ${overriding.length === 1 ? 'it' : 'them'} to use the profile.`,
+  );
 }
 
 async function resolveBaseOnly(
@@ -106,13 +128,15 @@ function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credent
   const exitCode = error.status < 400 ? ExitCode.Unavailable : exitCodeForStatus(error.status);
   const details = compact({
     status: error.status,
+    request: `${error.method} ${path}`,
     requestId: error.requestId,
     retryAfterSeconds: error.retryAfterSeconds,
     server: error.details,
   });
-  // §7.3: a refused or expired token is reported as "Unauthorized".
+  // §7.3: a refused or expired token is reported as "Unauthorized". The request goes in details, not in the
+  // message: the message is the service's specific cause.
   const lead = error.status === 401 ? 'Unauthorized: ' : '';
-  return new CliError(`${lead}${error.message} (${error.status} on ${error.method} ${path})`, {
+  return new CliError(`${lead}${error.message}`, {
     exitCode,
     code: error.code,
     suggestion: suggestionFor(error, path, session.credentials),
@@ -145,9 +169,18 @@ function suggestionFor(
       return 'Your role or token does not allow this. Ask a workspace admin for the role, or use a token with the permission.';
     }
     case 404:
-      return `Nothing at ${error.method} ${path}: check the id or path (ids are listed by the matching list command).`;
-    case 409:
-      return 'The state changed on the service. Look at the current state, then try again.';
+    case 409: {
+      const specific = specificSuggestion(error, path);
+      return specific === undefined ? genericSuggestion(error, path) : (specific ?? undefined);
+    }
+    case 400:
+    case 422: {
+      const table = tableOf(path);
+      if (error.code === 'invalid_gate1' && table !== undefined) {
+        return `gds gate validate ${table} -f <file> shows the same errors before anything is sent.`;
+      }
+      return undefined;
+    }
     case 429:
       return error.retryAfterSeconds === undefined
         ? 'Rate limited after the retries gds makes. Wait a minute and try again.'
@@ -158,6 +191,40 @@ function suggestionFor(
       }
       return undefined;
   }
+}
+
+/** Where to look for the ids a 404 names, by the service's error code. */
+const LIST_COMMAND: Record<string, string> = {
+  table_not_found: 'gds list',
+  replace_target_not_found: 'gds list',
+  connector_not_found: 'gds connectors list',
+  recertification_request_not_found: 'gds recertification list',
+};
+
+/** The next step for a 404 or 409 whose code the service made specific; undefined when the service's
+ *  message already names it or nothing more specific than the generic advice applies. */
+function specificSuggestion(error: ApiError, path: string): string | undefined | null {
+  if (/^http_\d+$|^(not_found|conflict)$/.test(error.code)) return undefined;
+  // The service's message already says what to run.
+  if (/`gds |\bgds [a-z]+ /.test(error.message)) return null;
+  const list = LIST_COMMAND[error.code];
+  if (list !== undefined) return `${list} shows the ids you can use.`;
+  const table = tableOf(path);
+  if (error.status === 409 && table !== undefined) return `gds status ${table} shows where the table is now.`;
+  return null;
+}
+
+/** The table id of a `/api/tables/{tableId}/…` path. */
+function tableOf(path: string): string | undefined {
+  const id = /^\/api\/tables\/([^/?]+)/.exec(path)?.[1];
+  return id === undefined ? undefined : decodeURIComponent(id);
+}
+
+function genericSuggestion(error: ApiError, path: string): string | undefined {
+  if (error.status === 404) {
+    return `Nothing at ${error.method} ${path}: check the id or path (ids are listed by the matching list command).`;
+  }
+  return 'The state changed on the service. Look at the current state, then try again.';
 }
 
 function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 'baseSource'>): CliError {

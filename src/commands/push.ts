@@ -91,6 +91,8 @@ export default class Push extends ApiCommand<typeof Push> {
       if (failure === undefined) spinner.succeed(`Baseline job ${job.id} SUCCEEDED`);
       else spinner.fail(failure.message);
       if (this.out.json) this.out.record({ ...result, job });
+      // stdout ends with where the job ended, not with the QUEUED it started in.
+      else this.out.print(`Status:   baseline job ${job.id} ${job.status}`);
       if (failure !== undefined) throw failure;
     });
   }

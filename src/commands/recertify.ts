@@ -3,8 +3,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import { outcomeColumns } from '../cli/governance-views.js';
 
 export default class Recertify extends ApiCommand<typeof Recertify> {
-  static override summary =
-    'Tell the service which tables a pipeline run rebuilt (§4.8), e.g. after dbt run.';
+  static override summary = 'Tell the service which tables a pipeline run rebuilt, e.g. after dbt run.';
   static override description =
     "A MANAGEMENT token with workspace:write:recertify (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
     'target/run_results.json, schema v1-v6, with --manifest to match models by definition) or --tables a,b. ' +

@@ -1208,6 +1208,8 @@ export interface components {
             id: string;
             /** @description Acting user; empty for a refresh (no caller). */
             userId: string;
+            /** @description The e-mail of userId (added for people); empty when none. */
+            userEmail?: string;
             /** @description Empty for a workspace event (config, tokens, members). */
             tableId: string;
             /** @description e.g. `TABLE_CERTIFIED`, `RECORD_CREATED`. */
@@ -1381,6 +1383,15 @@ export interface components {
                 /** Format: date-time */
                 certifiedAt: string;
                 certifiedBy: string | null;
+                /** @description The e-mail of certifiedBy, for people to read. */
+                certifiedByEmail?: string | null;
+                /**
+                 * @description CERTIFICATION, or RESTORE when the latest version restored an older one.
+                 * @enum {string}
+                 */
+                kind?: "CERTIFICATION" | "RESTORE";
+                /** @description On a RESTORE, the version it restored. */
+                restoredFrom?: number | null;
             };
             schemaDrift: components["schemas"]["SchemaDrift"];
             activeJobs: components["schemas"]["JobSummary"][];
@@ -1394,6 +1405,8 @@ export interface components {
             /** @description `<slug>.sql` */
             fileName: string;
             ddl: string;
+            /** @description The column names gate1.yml may name (what `gds gate validate <tableId>` checks against). */
+            columns?: string[];
         };
         DeletedTable: {
             id: string;
@@ -1499,6 +1512,8 @@ export interface components {
             certifiedAt: string;
             /** @description User id of who certified (or restored). */
             certifiedBy: string;
+            /** @description The e-mail of certifiedBy, for people to read (in lists). */
+            certifiedByEmail?: string | null;
             grain: string;
             contract: components["schemas"]["ContractFields"];
             restoredFrom: number | null;
@@ -1541,6 +1556,8 @@ export interface components {
             oldValue: string;
             newValue: string;
             changedBy: string;
+            /** @description The e-mail of changedBy. */
+            changedByEmail?: string | null;
             /** Format: date-time */
             changedAt: string;
         };
@@ -1752,6 +1769,8 @@ export interface components {
                 [key: string]: unknown;
             };
             createdBy: string;
+            /** @description The e-mail of createdBy. */
+            createdByEmail?: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

@@ -54,6 +54,7 @@ interface AuditRow {
   gate_mode: 'ENFORCING' | 'ADVISORY' | null;
   details: Record<string, unknown> | null;
   created_at: Date;
+  user_email: string | null;
 }
 
 export function encodeCursor(seq: string): string {
@@ -91,7 +92,7 @@ export async function listAudit(
   params.push(query.limit + 1);
   const rows = await q.query<AuditRow>(
     `SELECT seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode, details,
-            created_at
+            created_at, (SELECT u.email FROM gds.users u WHERE u.id = gds.audit_log.user_id) AS user_email
        FROM gds.audit_log WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
     params,
   );
@@ -108,6 +109,8 @@ function toEntry(row: AuditRow): AuditEntry {
   const entry: AuditEntry = {
     id: row.id,
     userId: row.user_id ?? '',
+    // Beside the spec's fields, for people to read: the e-mail of userId, empty when there is none.
+    userEmail: row.user_email ?? '',
     tableId: row.table_id ?? '',
     action: row.action,
     resource: row.resource,

@@ -264,17 +264,18 @@ async function registrationFailure(
   }
   if (error.status === 409) {
     let suggestion: string;
+    let id: string | undefined;
     if (options.replaceId !== undefined) {
       suggestion = `--replace ${options.replaceId} replaces one artifact, and another one already holds the name ${artifact.table} or the source ${artifact.source}.`;
     } else {
-      const id = await existingId().catch(() => undefined);
+      id = await existingId().catch(() => undefined);
       suggestion = `To make this file the new definition of the existing artifact, run again with --replace ${id ?? '<governanceId>'}.`;
     }
     return new CliError(error.message, {
       exitCode: ExitCode.Conflict,
       code: error.code,
       suggestion,
-      details: { status: 409, server: error.details },
+      details: { status: 409, ...(id === undefined ? {} : { existingId: id }), server: error.details },
     });
   }
   return error;

@@ -61,13 +61,13 @@ export async function applyGate(
   input: { name: string; text: string },
   options: Call & { dryRun?: boolean } = {},
 ): Promise<GateApplyOutcome> {
-  const { validateGate1, countDiagnostics, formatDiagnostic } = await import('../core/gate1/index.js');
+  const { validateGate1, countDiagnostics } = await import('../core/gate1/index.js');
   const { diagnostics } = validateGate1(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
   if (errors > 0) {
-    const lines = diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
+    // The diagnostics are printed from details (one line each in human mode, whole under --json).
     throw new CliError(
-      `${input.name} is not a valid gate1.yml (${errors} error${errors === 1 ? '' : 's'}); nothing was sent.\n${lines.join('\n')}`,
+      `${input.name} is not a valid gate1.yml (${errors} error${errors === 1 ? '' : 's'}); nothing was sent.`,
       {
         exitCode: ExitCode.Usage,
         code: 'invalid_gate1',

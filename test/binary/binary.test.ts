@@ -153,20 +153,27 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
   it('a flag error exits 2: a human message, or one JSON error line under --json', async () => {
     const human = await runBinary(['gate', 'diff', '--nope']);
     expect(human).toMatchObject({ code: 2, stdout: '' });
-    expect(human.stderr).toBe('Error: Nonexistent flag: --nope\nSee `gds gate diff --help`.\n');
+    expect(human.stderr).toBe('Error: Unknown flag: --nope.\nSee `gds gate diff --help`.\n');
     const json = await runBinary(['gate', 'diff', '--nope', '--json']);
     expect(json).toMatchObject({ code: 2, stdout: '' });
     expect(jsonLines(json.stderr)).toEqual([
-      { error: { code: 'usage', message: 'Nonexistent flag: --nope', details: null } },
+      {
+        error: {
+          code: 'usage',
+          message: 'Unknown flag: --nope.',
+          suggestion: 'See `gds gate diff --help`.',
+          details: null,
+        },
+      },
     ]);
   });
 
-  it('an unknown command goes through plugin-not-found (a bundled hook) and exits 2', async () => {
+  it('an unknown command off a terminal exits 2 with "did you mean" as a suggestion line', async () => {
     const r = await runBinary(['gate', 'dif']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('gate dif is not a gds command.');
-    expect(r.stderr).toContain('Run gds help gate for a list of available commands.');
+    expect(r.stderr).toContain('Error: Unknown command: gate dif.');
+    expect(r.stderr).toContain('Did you mean `gds gate diff`?');
   });
 
   it('SIGINT: exit 130 with one JSON error line on stderr under --json', async () => {

@@ -60,7 +60,15 @@ function config(
 describe('gds auth set', () => {
   it('stores the token in the 0600 file of a 0700 folder, says where, and never prints the token', async () => {
     const cfg = await freshConfigDir();
-    const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://gds.example.com/']);
+    const r = await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      token,
+      '--base',
+      'https://gds.example.com/',
+    ]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toBe(
       'Saved profile default: https://gds.example.com with token cli_…****.\n' +
@@ -78,10 +86,11 @@ describe('gds auth set', () => {
 
   it('--json: one line; a second profile does not take over the active one', async () => {
     const cfg = await freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
     const r = await gds(cfg, [
       'auth',
       'set',
+      '--no-verify',
       '--token',
       otherToken,
       '--base',
@@ -98,13 +107,14 @@ describe('gds auth set', () => {
       storage: 'file',
       storageLocation: `the config file ${join(cfg, 'config.json')}`,
       active: false,
+      verified: false,
     });
     expect((await config(cfg)).activeProfile).toBe('default');
   });
 
   it('--token - reads the token from stdin', async () => {
     const cfg = await freshConfigDir();
-    const r = await gds(cfg, ['auth', 'set', '--token', '-', '--base', 'https://a.example'], {
+    const r = await gds(cfg, ['auth', 'set', '--no-verify', '--token', '-', '--base', 'https://a.example'], {
       input: `${token}\n`,
     });
     expect(r.code).toBe(0);
@@ -129,13 +139,13 @@ describe('gds auth set', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const r = await gds(cfg, ['auth', 'set', ...args]);
+      const r = await gds(cfg, ['auth', 'set', '--no-verify', ...args]);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-    const json = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'nope', '--json']);
+    const json = await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'nope', '--json']);
     expect(json.code).toBe(2);
     expect(jsonLine(json.stderr)).toMatchObject({ error: { code: 'invalid_base_url' } });
     await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
@@ -143,13 +153,22 @@ describe('gds auth set', () => {
 
   it('refuses plain http to a host that is not loopback (exit 2, insecure_url, nothing written)', async () => {
     const cfg = await freshConfigDir();
-    const human = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'http://gds.example.com']);
+    const human = await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      token,
+      '--base',
+      'http://gds.example.com',
+    ]);
     expect(human.code).toBe(2);
     expect(human.stdout).toBe('');
     expect(human.stderr).toMatch(/^Error: Refusing plain http to gds\.example\.com: .* must use https\.\n/);
     const json = await gds(cfg, [
       'auth',
       'set',
+      '--no-verify',
       '--token',
       token,
       '--base',
@@ -160,7 +179,15 @@ describe('gds auth set', () => {
     expect(jsonLine(json.stderr)).toMatchObject({ error: { code: 'insecure_url' } });
     await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
 
-    const loopback = await gds(cfg, ['auth', 'set', '--token', token, '--base', 'http://127.0.0.1:8787/']);
+    const loopback = await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      token,
+      '--base',
+      'http://127.0.0.1:8787/',
+    ]);
     expect(loopback.code).toBe(0);
     expect((await config(cfg)).profiles).toMatchObject({ default: { base: 'http://127.0.0.1:8787' } });
   });
@@ -173,6 +200,7 @@ describe('gds auth set', () => {
         gds(cfg, [
           'auth',
           'set',
+          '--no-verify',
           '--token',
           `${token}${i}`,
           '--base',
@@ -218,8 +246,18 @@ describe('gds auth status', () => {
 
   it('shows the masked token, the source of each value, the storage, and every profile', async () => {
     const cfg = await freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
-    await gds(cfg, ['auth', 'set', '--token', otherToken, '--base', 'https://b.example', '--profile', 'b']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      otherToken,
+      '--base',
+      'https://b.example',
+      '--profile',
+      'b',
+    ]);
     const human = await gds(cfg, ['auth', 'status']);
     expect(human).toMatchObject({ code: 0, stderr: '' });
     expect(human.stdout).toBe(
@@ -256,7 +294,7 @@ describe('gds auth status', () => {
 
   it('an unknown --profile is exit 2 naming the known ones; under --json one error line', async () => {
     const cfg = await freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
     const r = await gds(cfg, ['auth', 'status', '--profile', 'prod', '--token', otherToken, '--json']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -264,6 +302,7 @@ describe('gds auth status', () => {
       error: {
         code: 'unknown_profile',
         message: 'No profile named prod. Known profiles: default.',
+        suggestion: 'Create it with: gds auth set --profile prod --token <t> --base <url>',
         details: { profile: 'prod', known: ['default'] },
       },
     });
@@ -271,7 +310,7 @@ describe('gds auth status', () => {
 
   it('a config file readable by others is set back to 0600, with a warning on stderr', async () => {
     const cfg = await freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
     await chmod(join(cfg, 'config.json'), 0o644);
     const r = await gds(cfg, ['auth', 'status', '--json']);
     expect(r.code).toBe(0);
@@ -299,8 +338,18 @@ describe('gds auth status', () => {
 describe('gds auth logout', () => {
   it('--profile removes one profile; the active one passes to a remaining profile; again is a no-op', async () => {
     const cfg = await freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
-    await gds(cfg, ['auth', 'set', '--token', otherToken, '--base', 'https://b.example', '--profile', 'b']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      otherToken,
+      '--base',
+      'https://b.example',
+      '--profile',
+      'b',
+    ]);
     const r = await gds(cfg, ['auth', 'logout', '--profile', 'default']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toBe('Removed profile default.\nActive profile: b.\n');
@@ -318,8 +367,18 @@ describe('gds auth logout', () => {
 
   it('without --profile removes the whole file; again is a no-op', async () => {
     const cfg = await freshConfigDir();
-    await gds(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example']);
-    await gds(cfg, ['auth', 'set', '--token', otherToken, '--base', 'https://b.example', '--profile', 'b']);
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
+    await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      otherToken,
+      '--base',
+      'https://b.example',
+      '--profile',
+      'b',
+    ]);
     const r = await gds(cfg, ['auth', 'logout', '--json']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(jsonLine(r.stdout)).toMatchObject({
@@ -367,13 +426,12 @@ describe('what loads when', () => {
     expect(await loaded(cfg, ['auth', '--help'])).toEqual([]);
     const ci = { SERVICE_TOKEN: envToken, SERVICE_API_URL: 'https://ci.example' };
     expect(await loaded(cfg, ['auth', 'status'], ci)).toEqual(['dist/auth']);
-    expect(await loaded(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example'])).toEqual([
-      'dist/auth',
-      'node_modules/proper-lockfile',
-    ]);
+    expect(
+      await loaded(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']),
+    ).toEqual(['dist/auth', 'node_modules/proper-lockfile']);
     // The addon loads only when the storage setting lets a secret go to the keychain.
     expect(
-      await loaded(cfg, ['auth', 'set', '--token', token, '--base', 'https://a.example'], {
+      await loaded(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example'], {
         GDS_SECRET_STORAGE: 'auto',
         DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`,
       }),

@@ -85,7 +85,7 @@ describe('usage errors (exit 2)', () => {
     const r = await runCli(['gate', 'diff', '--nope']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('Error: Nonexistent flag: --nope\nSee `gds gate diff --help`.\n');
+    expect(r.stderr).toBe('Error: Unknown flag: --nope.\nSee `gds gate diff --help`.\n');
   });
 
   it('a bad flag under --json, or GDS_CONTENT_TYPE=json: exactly one JSON error line on stderr', async () => {
@@ -95,7 +95,14 @@ describe('usage errors (exit 2)', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(errorLines(r.stderr)).toEqual([
-        { error: { code: 'usage', message: 'Nonexistent flag: --nope', details: null } },
+        {
+          error: {
+            code: 'usage',
+            message: 'Unknown flag: --nope.',
+            suggestion: 'See `gds gate diff --help`.',
+            details: null,
+          },
+        },
       ]);
     }
   });
@@ -104,13 +111,22 @@ describe('usage errors (exit 2)', () => {
     const human = await runCli(['gate', 'dif']);
     expect(human.code).toBe(2);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toContain('gate dif is not a gds command.');
-    expect(human.stderr).toContain('Error: Run gds help gate for a list of available commands.');
+    // Off a terminal "did you mean" is a suggestion line of its own, not a prompt.
+    expect(human.stderr).toBe(
+      'Error: Unknown command: gate dif.\nDid you mean `gds gate diff`? Run `gds --help` for the list of commands.\n',
+    );
     const json = await runCli(['nope', '--json']);
     expect(json.code).toBe(2);
     expect(json.stdout).toBe('');
     expect(errorLines(json.stderr)).toEqual([
-      { error: { code: 'command_not_found', message: 'Unknown command: nope.', details: null } },
+      {
+        error: {
+          code: 'command_not_found',
+          message: 'Unknown command: nope.',
+          suggestion: 'Run `gds --help` for the list of commands.',
+          details: null,
+        },
+      },
     ]);
   });
 
@@ -259,7 +275,7 @@ describe('interrupted under --json', () => {
     expect(stdout).toBe('');
     const jsonLines = stderr.split('\n').filter((l) => l.startsWith('{'));
     expect(jsonLines.map((l) => JSON.parse(l) as unknown)).toEqual([
-      { error: { code: 'interrupted', message: 'Interrupted.', details: null } },
+      { error: { code: 'interrupted', message: 'Interrupted.', suggestion: null, details: null } },
     ]);
   });
 });

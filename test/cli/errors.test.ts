@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CliError, ExitCode, exitCodeForStatus, toCliError } from '../../src/cli/errors.js';
+import {
+  CliError,
+  commandSuggestion,
+  ExitCode,
+  exitCodeForStatus,
+  toCliError,
+} from '../../src/cli/errors.js';
 import { redactError, secretsFrom } from '../../src/cli/secrets.js';
 import { maskToken, redactSecrets } from '../../src/core/redact.js';
 
@@ -56,7 +62,7 @@ describe('toCliError', () => {
       oclif: { exit: 2 },
     });
     const mapped = toCliError(parseError, 'See `gds x --help`.');
-    expect(mapped).toMatchObject({ exitCode: 2, code: 'usage', message: 'Nonexistent flag: --nope' });
+    expect(mapped).toMatchObject({ exitCode: 2, code: 'usage', message: 'Unknown flag: --nope.' });
     expect(mapped.suggestion).toBe('See `gds x --help`.');
   });
 
@@ -128,5 +134,63 @@ describe('secrets', () => {
       suggestion: 'retry without ****',
       details: { server: { echo: '****', list: ['x ****'] }, status: 400 },
     });
+  });
+});
+
+describe("oclif's parse errors in gds's voice", () => {
+  const parseError = (message: string) =>
+    Object.assign(new Error(`${message}\nSee more help with --help`), { parse: {}, oclif: { exit: 2 } });
+
+  it('a missing flag is written as typed, without the "following error occurred" heading', () => {
+    const mapped = toCliError(
+      parseError('The following error occurred:\n  Missing required flag reason'),
+      'See `gds reject --help`.',
+    );
+    expect(mapped).toMatchObject({
+      exitCode: 2,
+      message: 'Missing required flag --reason.',
+      suggestion: 'See `gds reject --help`.',
+    });
+  });
+
+  it('a flag value off the allowed list suggests the nearest allowed one', () => {
+    const mapped = toCliError(
+      parseError('Expected --state=CERTIFID to be one of: QUARANTINED, CERTIFIED, CORE'),
+      'See `gds list --help`.',
+    );
+    expect(mapped.message).toBe(
+      '--state takes one of QUARANTINED, CERTIFIED, CORE; "CERTIFID" is not one of them.',
+    );
+    expect(mapped.suggestion).toBe('Did you mean --state CERTIFIED? See `gds list --help`.');
+  });
+
+  it('an unknown flag suggests the nearest flag of the command', () => {
+    const mapped = toCliError(parseError('Nonexistent flag: --stat'), 'See `gds list --help`.', {
+      flagNames: ['state', 'limit', 'json'],
+    });
+    expect(mapped).toMatchObject({
+      message: 'Unknown flag: --stat.',
+      suggestion: 'Did you mean --state? See `gds list --help`.',
+    });
+  });
+
+  it('a missing argument and a bad integer read as sentences', () => {
+    expect(toCliError(parseError('Missing 1 required arg:\ntableId  The table id.'), 'x').message).toBe(
+      'Missing required argument <tableId>: The table id.',
+    );
+    expect(
+      toCliError(parseError('Parsing --limit \n\tExpected an integer but received: abc'), 'x').message,
+    ).toBe('--limit expects an integer, not "abc".');
+  });
+});
+
+describe('commandSuggestion', () => {
+  const ids = ['list', 'status', 'gate:result', 'gate:run', 'gate:diff'];
+  it('the nearest command id, or the command whose extra words were arguments', () => {
+    expect(commandSuggestion('gate:resutl', ids)).toContain('Did you mean `gds gate result`?');
+    expect(commandSuggestion('list:extra', ids)).toBe(
+      '`gds list` takes no argument extra: see `gds list --help`.',
+    );
+    expect(commandSuggestion('zzzzzz', ids)).toBe('Run `gds --help` for the list of commands.');
   });
 });

@@ -130,7 +130,14 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(jsonLines(r.stderr)).toEqual([
-      { error: { code: 'input_is_directory', message: `${dir} is a directory, not a file.`, details: null } },
+      {
+        error: {
+          code: 'input_is_directory',
+          message: `${dir} is a directory, not a file.`,
+          suggestion: expect.any(String) as unknown,
+          details: null,
+        },
+      },
     ]);
   });
 

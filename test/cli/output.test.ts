@@ -109,7 +109,7 @@ describe('Output under --json', () => {
     expect(stdout.text).toBe('');
     expect(stderr.lines).toHaveLength(1);
     expect(JSON.parse(stderr.lines[0] ?? '')).toEqual({
-      error: { code: 'not_found', message: 'Table not found', details: { id: 't_9' } },
+      error: { code: 'not_found', message: 'Table not found', suggestion: null, details: { id: 't_9' } },
     });
   });
 
@@ -121,7 +121,7 @@ describe('Output under --json', () => {
     out.errorRecord({ error: { code: 'y\u009b', message: hostile } });
     expect(stderr.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(stderr.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
-      { error: { code: 'x\u0085', message: hostile, details: { d: hostile } } },
+      { error: { code: 'x\u0085', message: hostile, suggestion: null, details: { d: hostile } } },
       { error: { code: 'y\u009b', message: hostile } },
     ]);
   });
@@ -312,5 +312,19 @@ describe('jsonRequested', () => {
     expect(jsonRequested(['x', '--', '--json'], {})).toBe(false);
     expect(jsonRequested(['x'], { GDS_CONTENT_TYPE: 'JSON' })).toBe(true);
     expect(jsonRequested(['x'], {})).toBe(false);
+  });
+});
+
+describe('warnLine', () => {
+  it('a Warning: line in human mode, one {"warning":{"message"}} line on stderr under --json', () => {
+    const human = output();
+    human.out.warnLine('No OS keychain answered');
+    expect(human.stderr.lines).toEqual(['Warning: No OS keychain answered']);
+    const json = output({ json: true });
+    json.out.warnLine('No OS keychain answered\u001b[2J');
+    expect(json.stdout.text).toBe('');
+    expect(json.stderr.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { warning: { message: 'No OS keychain answered' } },
+    ]);
   });
 });

@@ -57,7 +57,7 @@ describe('gds api', () => {
     [['/x', '-H', 'NoColon'], '"NoColon" is not "Name: value"'],
     [['/x', '-H', 'Authorization: Bearer other'], 'Authorization is set by gds itself'],
     [['/x', '-H', 'host: evil.example'], 'host is set by gds itself'],
-    [[], 'Missing 1 required arg'],
+    [[], 'Missing required argument'],
   ])('%j is a usage error', async (argv, message) => {
     expect(await usageError(Api, argv)).toContain(message);
   });
@@ -99,7 +99,7 @@ describe('gds audit list', () => {
     [['--since', 'yesterday'], 'yesterday is not an ISO-8601 time'],
     [['--limit', '0'], 'greater than or equal to 1'],
     [['--limit', '201'], 'less than or equal to 200'],
-    [['--limit', 'ten'], 'Expected an integer'],
+    [['--limit', 'ten'], 'expects an integer'],
     [['--all', '--limit', '5'], 'cannot also be provided when using'],
     [['extra'], 'Unexpected argument: extra'],
   ])('%j is a usage error', async (argv, message) => {
@@ -166,8 +166,8 @@ describe('gds tokens issue', () => {
   });
 
   it.each([
-    [['--env', 'dev', '--table', 't:read'], 'Missing required flag name'],
-    [['--name', 'a', '--table', 't:read'], 'Missing required flag env'],
+    [['--env', 'dev', '--table', 't:read'], 'Missing required flag --name'],
+    [['--name', 'a', '--table', 't:read'], 'Missing required flag --env'],
     [['--name', 'a', '--env', 'dev'], 'Exactly one of the following must be provided: --scope, --table'],
     [
       ['--name', 'a', '--env', 'dev', '--table', 't:read', '--scope', 'workspace:read:audit'],
@@ -178,7 +178,7 @@ describe('gds tokens issue', () => {
     [['--name', 'a', '--env', 'dev', '--table', 't:'], 'is not <tableId>:<permissions>'],
     [
       ['--name', 'a', '--env', 'dev', '--scope', 'workspace:read:everything'],
-      'Expected --scope=workspace:read:everything to be one of',
+      '"workspace:read:everything" is not one of them',
     ],
   ])('%j is a usage error', async (argv, message) => {
     expect(await usageError(TokensIssue, argv)).toContain(message);

@@ -29,7 +29,7 @@ async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
 
 describe('gate commands', () => {
   it('gate get: table id required, -o and --force, GDS_OUTPUT and GDS_FORCE', async () => {
-    expect(await usageError(GateGet, [])).toContain('Missing 1 required arg');
+    expect(await usageError(GateGet, [])).toContain('Missing required argument');
     expect(await flagsOf(GateGet, ['t_1', '-o', 'g.yml', '--force'])).toMatchObject({
       output: 'g.yml',
       force: true,
@@ -69,17 +69,17 @@ describe('gate commands', () => {
       expect(await usageError(GateRun, ['t_1', '--sample', bad])).toContain('is not a sample');
     }
     expect(await usageError(GateRun, ['t_1', '--gate', '4'])).toMatch(
-      /Expected --gate=4 to be one of: 1, 2, 3/,
+      /--gate takes one of 1, 2, 3; "4" is not one of them/,
     );
     setEnv({ GDS_GATE: '2', GDS_BASELINE: 'job_9', GDS_SAMPLE: 'head:5' });
     expect(await flagsOf(GateRun, ['t_1'])).toMatchObject({ gate: 2, baseline: 'job_9', sample: 'head:5' });
   });
 
   it('gate status needs --gate; gate cancel defaults to Gate 1; gate result takes a job id only', async () => {
-    expect(await usageError(GateStatus, ['job_1'])).toContain('Missing required flag gate');
+    expect(await usageError(GateStatus, ['job_1'])).toContain('Missing required flag --gate');
     expect(await flagsOf(GateStatus, ['job_1', '--gate', '2'])).toMatchObject({ gate: 2 });
     expect(await flagsOf(GateCancel, ['job_1'])).toMatchObject({ gate: 1 });
-    expect(await usageError(GateResult, ['job_1', '--gate', '2'])).toContain('Nonexistent flag: --gate');
+    expect(await usageError(GateResult, ['job_1', '--gate', '2'])).toContain('Unknown flag: --gate.');
     expect(await argsOf(GateResult, ['job_1'])).toEqual({ jobId: 'job_1' });
     setEnv({ GDS_GATE: '3' });
     expect(await flagsOf(GateStatus, ['job_1'])).toMatchObject({ gate: 3 });
@@ -87,7 +87,7 @@ describe('gate commands', () => {
 
   it('gate submit and gate suggest take one table id', async () => {
     expect(await argsOf(GateSubmit, ['t_1'])).toEqual({ tableId: 't_1' });
-    expect(await usageError(GateSuggest, [])).toContain('Missing 1 required arg');
+    expect(await usageError(GateSuggest, [])).toContain('Missing required argument');
     expect(await usageError(GateSuggest, ['t_1', 't_2'])).toContain('Unexpected argument: t_2');
   });
 });
@@ -103,7 +103,7 @@ describe('certify and reject', () => {
   });
 
   it('reject: --reason is required (or GDS_REASON)', async () => {
-    expect(await usageError(Reject, ['t_1'])).toContain('Missing required flag reason');
+    expect(await usageError(Reject, ['t_1'])).toContain('Missing required flag --reason');
     setEnv({ GDS_REASON: 'null rate' });
     expect(await flagsOf(Reject, ['t_1'])).toMatchObject({ reason: 'null rate' });
   });
@@ -111,7 +111,9 @@ describe('certify and reject', () => {
 
 describe('versions and config', () => {
   it('versions restore: --to (a whole number from 1) and --reason required, --env optional', async () => {
-    expect(await usageError(VersionsRestore, ['t_1', '--reason', 'r'])).toContain('Missing required flag to');
+    expect(await usageError(VersionsRestore, ['t_1', '--reason', 'r'])).toContain(
+      'Missing required flag --to',
+    );
     expect(await usageError(VersionsRestore, ['t_1', '--to', '0', '--reason', 'r'])).toMatch(
       /greater than or equal to 1/,
     );
@@ -136,7 +138,7 @@ describe('versions and config', () => {
       key: 'gate_mode',
       value: 'ADVISORY',
     });
-    expect(await usageError(ConfigSet, ['gate_mode'])).toContain('Missing 1 required arg');
+    expect(await usageError(ConfigSet, ['gate_mode'])).toContain('Missing required argument');
     expect(await usageError(ConfigList, ['x'])).toContain('Unexpected argument: x');
     expect(await argsOf(ConfigHistory, ['gate_mode'])).toEqual({ key: 'gate_mode' });
   });
@@ -170,7 +172,7 @@ describe('contract set-intent and env promote', () => {
   });
 
   it('env promote: --to required; --dest-profile, --bundle-out and --bundle-in exclude each other', async () => {
-    expect(await usageError(EnvPromote, ['t_1'])).toContain('Missing required flag to');
+    expect(await usageError(EnvPromote, ['t_1'])).toContain('Missing required flag --to');
     expect(
       await flagsOf(EnvPromote, ['t_1', '--to', 'staging', '--bundle-out', 'b.json', '--force']),
     ).toMatchObject({

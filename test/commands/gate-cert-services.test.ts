@@ -114,8 +114,8 @@ describe('applyGate', () => {
     expect(error.exitCode).toBe(2);
     expect(error.code).toBe('invalid_gate1');
     expect(error.message).toContain('nothing was sent');
-    expect(error.message).toContain('g.yml:3:');
-    expect((error.details as { diagnostics: unknown[] }).diagnostics.length).toBeGreaterThan(0);
+    const { diagnostics } = error.details as { diagnostics: Array<{ file: string; line: number }> };
+    expect(diagnostics[0]).toMatchObject({ file: 'g.yml', line: 3 });
     expect(api.seen).toEqual([]);
   });
 

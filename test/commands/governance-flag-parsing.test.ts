@@ -49,7 +49,7 @@ describe('gds push', () => {
   });
 
   it.each([
-    [['--connector', 'c'], 'Missing 1 required arg'],
+    [['--connector', 'c'], 'Missing required argument'],
     [['a.sql', '--connector', 'c', '--source', 'orders'], 'orders is not schema.table'],
     [['a.sql', '--connector', 'c', '--source', 'a.b.c'], 'a.b.c is not schema.table'],
     [['a.sql', '--connector', 'c', '--interval', '0'], 'not a number of seconds between 0.05 and 3600'],
@@ -87,7 +87,7 @@ describe('gds definitions push', () => {
     expect(
       await flagsOf(DefinitionsPush, ['d.yml', '--connector', 'c', '--replace', 'g', '--source', 's.t']),
     ).toMatchObject({ connector: 'c', replace: 'g', source: 's.t' });
-    expect(await usageError(DefinitionsPush, ['d.yml'])).toContain('Missing required flag connector');
+    expect(await usageError(DefinitionsPush, ['d.yml'])).toContain('Missing required flag --connector');
     setEnv({ GDS_CONNECTOR: 'con_ci' });
     expect(await flagsOf(DefinitionsPush, ['d.yml'])).toMatchObject({ connector: 'con_ci' });
   });
@@ -112,7 +112,7 @@ describe('gds status', () => {
   });
 
   it.each([
-    [[], 'Missing 1 required arg'],
+    [[], 'Missing required argument'],
     [['t1', '--interval', '-1'], 'not a number of seconds'],
     [['t1', '--interval', '7200'], 'not a number of seconds'],
   ])('%j is a usage error', async (argv, message) => {
@@ -146,7 +146,7 @@ describe('gds delete', () => {
   });
 
   it('needs the id', async () => {
-    expect(await usageError(Delete, ['--yes'])).toContain('Missing 1 required arg');
+    expect(await usageError(Delete, ['--yes'])).toContain('Missing required argument');
   });
 });
 
@@ -168,7 +168,7 @@ describe('gds recertification', () => {
     setEnv({ GDS_TABLE: 't2', GDS_REASON: 'from env' });
     expect(await flagsOf(RecertificationList, [])).toMatchObject({ table: 't2' });
     expect(await flagsOf(RecertificationDismiss, ['rcr_1'])).toMatchObject({ reason: 'from env' });
-    expect(await usageError(RecertificationDismiss, [])).toContain('Missing 1 required arg');
+    expect(await usageError(RecertificationDismiss, [])).toContain('Missing required argument');
   });
 });
 

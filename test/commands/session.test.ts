@@ -63,8 +63,8 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(failure).toMatchObject({
       exitCode: 3,
       code: 'invalid_token',
-      message: 'Unauthorized: Server says invalid_token. (401 on GET /api/x?a=1)',
-      details: { status: 401, requestId: 'req_1' },
+      message: 'Unauthorized: Server says invalid_token.',
+      details: { status: 401, request: 'GET /api/x?a=1', requestId: 'req_1' },
     });
     expect(failure.suggestion).toContain('The token from SERVICE_TOKEN was refused');
     expect(failure.suggestion).toContain('gds auth set --token <t> --base <url>');
@@ -90,7 +90,11 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
       apiError(403, 'missing_scope', { details: { requiredScope: 'workspace:read:audit' } }),
     );
     expect(failure).toMatchObject({ exitCode: 4, code: 'missing_scope' });
-    expect(failure.details).toEqual({ status: 403, server: { requiredScope: 'workspace:read:audit' } });
+    expect(failure.details).toEqual({
+      status: 403,
+      request: 'GET /api/x?a=1',
+      server: { requiredScope: 'workspace:read:audit' },
+    });
     expect(failure.suggestion).toContain('needs the scope workspace:read:audit');
     expect(failure.suggestion).toContain("gds tokens issue --scope workspace:read:audit --env '*'");
   });
@@ -99,11 +103,28 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(mapped(apiError(403, 'forbidden')).suggestion).toContain('Ask a workspace admin');
   });
 
-  it('404, 409, 400 and 422', () => {
+  it('404 and 409 with a generic code: the generic next step', () => {
     expect(mapped(apiError(404, 'table_not_found'))).toMatchObject({ exitCode: 5, code: 'table_not_found' });
-    expect(mapped(apiError(404, 'table_not_found')).suggestion).toContain('Nothing at GET /api/x?a=1');
+    expect(mapped(apiError(404, 'http_404')).suggestion).toContain('Nothing at GET /api/x?a=1');
     expect(mapped(apiError(409, 'conflict'))).toMatchObject({ exitCode: 6 });
     expect(mapped(apiError(409, 'conflict')).suggestion).toContain('try again');
+  });
+
+  it('a specific 404 or 409 code: a specific next step replaces the generic one, the HTTP request goes to details', () => {
+    const notFound = mapped(apiError(404, 'table_not_found'));
+    expect(notFound.message).toBe('Server says table_not_found.');
+    expect(notFound.suggestion).toBe('gds list shows the ids you can use.');
+    expect(notFound.details).toMatchObject({ request: 'GET /api/x?a=1' });
+    const stateConflict = mapped(
+      apiError(409, 'not_pending_review', { url: `${BASE}/api/tables/t_1/certify`, method: 'POST' }),
+    );
+    expect(stateConflict.suggestion).toBe('gds status t_1 shows where the table is now.');
+    // The service's message already says what to run: no second suggestion under it.
+    const said = mapped(apiError(404, 'gate1_not_found', { message: 'None yet; run `gds gate apply t_1`.' }));
+    expect(said.suggestion).toBeUndefined();
+  });
+
+  it('400 and 422', () => {
     expect(mapped(apiError(400, 'invalid_request'))).toMatchObject({ exitCode: 7, suggestion: undefined });
     expect(mapped(apiError(422, 'predicates_failed'))).toMatchObject({ exitCode: 7 });
   });
@@ -138,7 +159,7 @@ describe('server strings reach a terminal without control characters', () => {
       stderr: { write: (c) => (stderr += c) },
     });
     out.error(mapped(apiError(404, 'x', { message: '\u001b]0;pwned\u0007Gone\u001b[2J\u009b1m.' })));
-    expect(stderr).toContain('Error: Gone. (404 on GET /api/x?a=1)');
+    expect(stderr).toContain('Error: Gone.\n');
     expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 });
@@ -245,7 +266,7 @@ describe('openSession and withSession', () => {
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({
       error: {
         code: 'bad_\u0085state',
-        message: 'Refused\u009b31m. (400 on GET /api/workspace/members)',
+        message: 'Refused\u009b31m.',
         details: { status: 400, server: { authorization: 'Bearer ****', token: '****', note: 'saw ****' } },
       },
     });

@@ -93,7 +93,7 @@ describe('the installed npm package, with the manifest npm pack adds', () => {
   it('a flag error still exits 2 with the error on stderr', async () => {
     const r = await runInstalled(['list', '--nope']);
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toContain('Nonexistent flag: --nope');
+    expect(r.stderr).toContain('Unknown flag: --nope.');
   });
 });
 

@@ -223,7 +223,16 @@ describe('a table from push to promotion', () => {
     const jobId = queued.stdout.trim();
     expect(jobId).toMatch(/^job_/);
     const status = await gds(['gate', 'status', jobId, '--gate', '2', '--json']);
-    expect(only(status)).toMatchObject({ id: jobId, status: 'QUEUED', gate: 2 });
+    expect(only(status)).toMatchObject({
+      id: jobId,
+      status: 'QUEUED',
+      gate: 2,
+      createdBy: expect.stringMatching(/^usr_/),
+      createdByEmail: expect.stringMatching(/@example\.com$/),
+    });
+    expect((await gds(['gate', 'status', jobId, '--gate', '2'])).stdout).toMatch(
+      /Created .* by \S+@example\.com/,
+    );
     expect((await gds(['gate', 'status', jobId, '--gate', '3'])).code).toBe(7);
     expect((await gds(['gate', 'result', jobId])).code).toBe(6);
     const cancelled = await gds(['gate', 'cancel', jobId, '--gate', '2', '--json']);
@@ -315,6 +324,25 @@ describe('a table from push to promotion', () => {
     expect(wrongEnv.code).toBe(7);
     const human = await gds(['versions', 'list', table]);
     expect(human.stdout).toContain('RESTORE of v1');
+    // People by e-mail in human output; JSON keeps the id and adds the e-mail.
+    expect(human.stdout).toMatch(/@example\.com/);
+    expect(human.stdout).not.toContain('usr_');
+    const again = lines((await gds(['versions', 'list', table, '--json'])).stdout);
+    expect(again[0]).toMatchObject({
+      certifiedBy: expect.stringMatching(/^usr_/),
+      certifiedByEmail: expect.stringMatching(/@example\.com$/),
+    });
+    // status names the restore as one, with the restorer by e-mail, not as a new certification.
+    const status = only(await gds(['status', table, '--json'])) as {
+      certification: { certifiedBy: string; certifiedByEmail: string; kind: string; restoredFrom: number };
+    };
+    expect(status.certification).toMatchObject({ kind: 'RESTORE', restoredFrom: 1 });
+    expect(status.certification.certifiedBy).toMatch(/^usr_/);
+    expect(status.certification.certifiedByEmail).toMatch(/@example\.com$/);
+    const shown = await gds(['status', table]);
+    expect(shown.stdout).toContain(`v2 restored from v1 by ${status.certification.certifiedByEmail} at `);
+    expect(shown.stdout).toContain('(recertification requested)');
+    expect(shown.stdout).not.toContain('usr_');
   });
 
   it('config set, list and history (a bad value is exit 7 and changes nothing)', async () => {
@@ -327,7 +355,30 @@ describe('a table from push to promotion', () => {
       expect.objectContaining({ key: 'gate3_required', value: 'true' }),
     );
     const history = await gds(['config', 'history', 'gate3_required', '--json']);
-    expect(lines(history.stdout)).toMatchObject([{ oldValue: 'false', newValue: 'true' }]);
+    expect(lines(history.stdout)).toMatchObject([
+      {
+        oldValue: 'false',
+        newValue: 'true',
+        changedBy: expect.stringMatching(/^usr_/),
+        changedByEmail: 'owner@example.com',
+      },
+    ]);
+    const byName = await gds(['config', 'history', 'gate3_required']);
+    expect(byName.stdout).toContain('owner@example.com');
+    expect(byName.stdout).not.toContain('usr_');
+    const audit = await gds([
+      'audit',
+      'list',
+      '--event-type',
+      'WORKSPACE_CONFIG_CHANGED',
+      '-L',
+      '1',
+      '--json',
+    ]);
+    expect(lines(audit.stdout)[0]).toMatchObject({
+      userId: expect.stringMatching(/^usr_/),
+      userEmail: 'owner@example.com',
+    });
     expect((await gds(['config', 'set', 'gate3_required', 'false'])).code).toBe(0);
   });
 

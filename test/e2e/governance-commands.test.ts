@@ -232,7 +232,14 @@ describe('gds push', () => {
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
     expect(lines(r.stderr)).toEqual([
-      { error: { code: 'connector_not_found', message: 'Connector not found', details: expect.anything() } },
+      {
+        error: {
+          code: 'connector_not_found',
+          message: 'Connector not found',
+          suggestion: expect.stringContaining('gds connectors list'),
+          details: expect.anything(),
+        },
+      },
     ]);
   });
 
@@ -351,6 +358,7 @@ describe('gds push --wait when the baseline job does not succeed', () => {
         error: {
           code: 'job_failed',
           message: expect.stringContaining(`The baseline job ${jobId} ended FAILED`),
+          suggestion: expect.any(String),
           details: { jobId, status: 'FAILED' },
         },
       },
@@ -756,6 +764,9 @@ describe('push --wait on a terminal', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Registered tbl_\w+ \(QUARANTINED\)/);
     expect(r.stdout).toMatch(/Baseline job job_\w+ SUCCEEDED/);
+    // The output ends with where the job ended, not with the QUEUED it started in.
+    const plain = r.stdout.replaceAll('\u001b[?25h', '').trimEnd();
+    expect(plain.split(/\r?\n/).at(-1)).toMatch(/^Status: +baseline job job_\w+ SUCCEEDED$/);
     // ora hid the cursor while it spun, and showed it again when it stopped.
     expect(r.stdout).toMatch(/\u001b\[\?25l[\s\S]*Baseline job job_\w+ QUEUED[\s\S]*\u001b\[\?25h/);
   });

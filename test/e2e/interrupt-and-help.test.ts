@@ -73,7 +73,7 @@ describe('Ctrl-C during audit list --all', () => {
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as unknown),
-    ).toEqual([{ error: { code: 'interrupted', message: 'Interrupted.', details: null } }]);
+    ).toEqual([{ error: { code: 'interrupted', message: 'Interrupted.', suggestion: null, details: null } }]);
     expect(r.stderr + r.stdout).not.toContain(token);
   });
 });

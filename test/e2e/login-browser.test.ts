@@ -79,6 +79,6 @@ describe('opening the browser', () => {
   it('still signs in when a display is set but no opener exists', async () => {
     const { done } = await loginInTerminal('no-opener', { DISPLAY: ':99', PATH: basePath });
     expect(done.code).toBe(0);
-    expect(done.stdout).toContain('Signed in: profile default');
+    expect(done.stdout).toMatch(/Signed in as \S+@example\.com \(\w+\) to http/);
   }, 60_000);
 });

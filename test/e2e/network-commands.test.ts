@@ -266,9 +266,11 @@ describe('gds audit list', () => {
       {
         error: {
           code: 'missing_scope',
-          message: expect.stringContaining('(403 on GET /api/workspace/audit-log)'),
+          message: expect.not.stringContaining('(403 on GET'),
+          suggestion: expect.stringContaining('This call needs the scope workspace:read:audit'),
           details: expect.objectContaining({
             status: 403,
+            request: 'GET /api/workspace/audit-log',
             server: { requiredScope: 'workspace:read:audit' },
           }),
         },

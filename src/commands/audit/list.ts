@@ -8,14 +8,14 @@ const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Action', value: (e) => e.action },
   { header: 'Resource', value: (e) => e.resource },
   { header: 'Table', value: (e) => e.tableId },
-  { header: 'User', value: (e) => e.userId },
+  { header: 'User', value: (e) => e.userEmail || e.userId },
   { header: 'Env', value: (e) => e.environmentLabel },
 ];
 
 export default class AuditList extends ApiCommand<typeof AuditList> {
   static override summary = 'Show the audit log of your workspace, newest first.';
   static override description =
-    "Management plane (§4.4): a MANAGEMENT token with workspace:read:audit, or any member's own sign-in. " +
+    "Management plane: a MANAGEMENT token with workspace:read:audit, or any member's own sign-in. " +
     'One page by default (--limit, up to 200); --all follows every page and, under --json, writes each ' +
     'entry as one line as soon as it arrives (Ctrl-C stops with exit 130, every line written whole).';
   static override examples = [

@@ -45,7 +45,7 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     const { login, loginBaseUrl } = await import('../../auth/login.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
     const name = profile ?? 'default';
-    const warn = (m: string) => this.out.warn(m);
+    const warn = (m: string) => this.out.warnLine(m);
     const serviceUrl = await loginBaseUrl(name, base, process.env, warn);
     const desktop = browser && terminal && process.stdout.isTTY === true && hasDesktop();
     const result = await login({
@@ -58,6 +58,15 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     });
     const { saved } = result;
     const where = describeStorage(saved.storage, saved.profile.secretRef);
+    const { profileOnlyEnv, signedInAs, signedInLine } = await import('../../cli/signed-in.js');
+    // Who signed in, with the profile just saved (SERVICE_TOKEN must not answer for it).
+    // A service that does not answer /api/me does not undo the sign-in: the line is left out.
+    const me = await signedInAs({
+      flags: { profile: saved.name },
+      version: this.config.version,
+      env: profileOnlyEnv(),
+      warn,
+    }).catch(() => undefined);
     if (this.out.json) {
       this.out.record({
         profile: saved.name,
@@ -68,14 +77,16 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
         storage: saved.storage,
         storageLocation: where,
         active: saved.active,
+        email: me?.user.email ?? null,
+        role: me?.role ?? null,
       });
       return;
     }
-    this.out.print(`Signed in: profile ${saved.name} (${saved.profile.base}), tokens stored in ${where}.`);
+    this.out.print(`Profile ${saved.name}: tokens stored in ${where}.`);
     this.out.print(
-      saved.active
-        ? `${saved.name} is the active profile. Run gds whoami to see who you are.`
-        : `Use it with --profile ${saved.name}.`,
+      saved.active ? `${saved.name} is the active profile.` : `Use it with --profile ${saved.name}.`,
     );
+    if (me !== undefined) this.out.print(signedInLine(me, saved.profile.base));
+    else this.out.print(`Signed in to ${saved.profile.base}.`);
   }
 }

@@ -1,3 +1,4 @@
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
@@ -10,12 +11,22 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     'says so. Set GDS_SECRET_STORAGE (or "secretStorage" in the config file) to keychain to refuse the ' +
     'file, or to file to skip the keychain. The profile (default: "default") becomes the active one when ' +
     'none is. `--token -` reads the token from stdin, keeping it out of the shell history. The token is ' +
-    'never printed.';
+    'never printed. The token is checked with the service first (GET /api/me) and nothing is saved when ' +
+    'it is refused; --no-verify skips the check (offline set-up). Client tokens (tf_…) are refused: the ' +
+    'REST API never accepts them.';
   static override examples = [
     '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com',
     'printf %s "$GDS_TOKEN" | <%= config.bin %> auth set --token - --base https://gds.example.com --profile staging',
     '<%= config.bin %> auth set --token cli_abc123 --base http://127.0.0.1:8080 --profile local --json',
+    '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com --no-verify',
   ];
+  static override flags = {
+    verify: Flags.boolean({
+      description: 'Check the token with the service before saving it (--no-verify skips the check).',
+      default: true,
+      allowNo: true,
+    }),
+  };
 
   async run(): Promise<void> {
     const { token, base, profile } = this.flags;
@@ -28,10 +39,25 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     }
     const { setStaticProfile } = await import('../../auth/profiles.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
-    const secret = token === '-' ? (await readTextInput('-', { flag: '--token' })).text : token;
+    const secret = (token === '-' ? (await readTextInput('-', { flag: '--token' })).text : token).trim();
+    const { refuseClientToken, signedInAs } = await import('../../cli/signed-in.js');
+    const { checkProfileName } = await import('../../auth/config.js');
+    const { checkBaseUrl } = await import('../../auth/credentials.js');
+    // Bad input is refused before any request; a token with spaces is refused by setStaticProfile below.
+    refuseClientToken(secret);
+    checkProfileName(profile ?? 'default');
+    const checkedBase = checkBaseUrl(base, '--base');
+    const me =
+      this.flags.verify && secret !== '' && !/[\s\p{Cc}]/u.test(secret)
+        ? await signedInAs({
+            flags: { token: secret, base: checkedBase },
+            version: this.config.version,
+            warn: (m) => this.out.warn(m),
+          })
+        : undefined;
     const saved = await setStaticProfile(
       { name: profile ?? 'default', token: secret, base },
-      { warn: (m) => this.out.warn(m) },
+      { warn: (m) => this.out.warnLine(m) },
     );
     const where = describeStorage(saved.storage, saved.profile.secretRef);
     if (this.out.json) {
@@ -42,10 +68,13 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
         storage: saved.storage,
         storageLocation: where,
         active: saved.active,
+        verified: me !== undefined,
+        ...(me === undefined ? {} : { email: me.user.email, role: me.role }),
       });
       return;
     }
     this.out.print(`Saved profile ${saved.name}: ${saved.profile.base} with token ${maskToken(secret)}.`);
+    if (me !== undefined) this.out.print(`The token signs in as ${me.user.email} (${me.role}).`);
     this.out.print(`The token is stored in ${where}.`);
     if (saved.active) this.out.print(`${saved.name} is the active profile.`);
     else this.out.print(`Use it with --profile ${saved.name}.`);

@@ -9,7 +9,7 @@ import {
 } from '../../cli/governance-flags.js';
 
 export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> {
-  static override summary = 'Register or replace a definition from CI with a MANAGEMENT token (§4.9).';
+  static override summary = 'Register or replace a definition from CI with a MANAGEMENT token.';
   static override description =
     'The CI path: POST /api/workspace/definitions with a MANAGEMENT token holding workspace:write:definition ' +
     '(SERVICE_TOKEN, not a personal token); nothing is stored locally. The file is parsed here first, like ' +

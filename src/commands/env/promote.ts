@@ -37,7 +37,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       exclusive: modes.filter((m) => m !== 'dest-profile'),
     }),
     'bundle-out': Flags.string({
-      description: 'Write the portable bundle to this file instead of promoting.',
+      description: 'Write the portable bundle to this file instead of promoting (- is stdout).',
       env: 'GDS_BUNDLE_OUT',
       exclusive: modes.filter((m) => m !== 'bundle-out'),
     }),
@@ -67,6 +67,13 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     const bundleOut = this.flags['bundle-out'];
     const bundleIn = this.flags['bundle-in'];
     const destProfile = this.flags['dest-profile'];
+    const { writesToStdout } = await import('../../cli/output-file.js');
+    if (writesToStdout(bundleOut, { flag: '--bundle-out', json: this.out.json })) {
+      const bundle = await this.withClient((client) => promotions.exportBundle(client, tableId));
+      const { writeDocument } = await import('../../cli/gate-output.js');
+      await writeDocument(this.out, `${JSON.stringify(bundle, null, 2)}\n`);
+      return;
+    }
     if (bundleOut !== undefined) {
       const bundle = await this.withClient((client) => promotions.exportBundle(client, tableId));
       const { writeOutputFile } = await import('../../cli/output-file.js');

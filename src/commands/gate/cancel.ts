@@ -14,6 +14,6 @@ export default class GateCancel extends ApiCommand<typeof GateCancel> {
     const { cancelGateJob } = await import('../../services/gates.js');
     const job = await this.withClient((client) => cancelGateJob(client, this.args.jobId, this.flags.gate));
     const { printJob } = await import('../../cli/gate-output.js');
-    printJob(this.out, job);
+    await printJob(this.out, job);
   }
 }

@@ -5,17 +5,18 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
   static override summary = "Fetch a table's current gate1.yml (stdout, or a file with -o).";
   static override description =
     'Prints the text exactly as applied, so it can be edited and applied again. -o writes it to a file ' +
-    'atomically and never replaces an existing one without --force. Under --json one line ' +
+    'atomically and never replaces an existing one without --force; -o - is stdout. Under --json one line ' +
     '{tableId,version,content,createdBy,createdAt}.';
   static override examples = [
     '<%= config.bin %> gate get t_42 > gate1.yml',
     '<%= config.bin %> gate get t_42 -o gate1.yml --force',
+    '<%= config.bin %> gate get t_42 -o - | <%= config.bin %> gate validate t_42 -f -',
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
   static override flags = {
     output: Flags.string({
       char: 'o',
-      description: 'Write to this file instead of stdout.',
+      description: 'Write to this file instead of stdout (- is stdout).',
       env: 'GDS_OUTPUT',
     }),
     force: Flags.boolean({
@@ -27,12 +28,16 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
 
   async run(): Promise<void> {
     const { getGate } = await import('../../services/gates.js');
+    const { writesToStdout } = await import('../../cli/output-file.js');
+    const output = writesToStdout(this.flags.output, { flag: '-o', json: this.out.json })
+      ? undefined
+      : this.flags.output;
     const gate = await this.withClient((client) => getGate(client, this.args.tableId));
-    if (this.flags.output !== undefined) {
+    if (output !== undefined) {
       const { writeOutputFile } = await import('../../cli/output-file.js');
-      await writeOutputFile(this.flags.output, gate.content, { force: this.flags.force, flag: '-o' });
-      if (this.out.json) this.out.record({ ...gate, file: this.flags.output });
-      else this.out.info(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${this.flags.output}.`);
+      await writeOutputFile(output, gate.content, { force: this.flags.force, flag: '-o' });
+      if (this.out.json) this.out.record({ ...gate, file: output });
+      else this.out.info(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${output}.`);
       return;
     }
     if (this.out.json) this.out.record(gate);

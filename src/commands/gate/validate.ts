@@ -1,19 +1,26 @@
-import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
 import { ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
 
-export default class GateValidate extends BaseCommand<typeof GateValidate> {
+export default class GateValidate extends ApiCommand<typeof GateValidate> {
   static override summary = 'Check a gate1.yml offline (exit 0 valid, 2 invalid; warnings alone keep 0).';
   static override description =
     'Reports every problem as a compiler-style line on stdout (file:line:col severity path: message (code)) ' +
-    'and a summary on stderr. Needs no config and no network. Under --json: one line per diagnostic ' +
+    'and a summary on stderr. Needs no config and no network, unless a table id is given: then the column ' +
+    'names are checked against that table too, as gds gate apply has the service do. Under --json: one line per diagnostic ' +
     '{file,line,column,path,severity,code,message}, then one summary line {valid,file,errors,warnings}.';
   static override examples = [
     '<%= config.bin %> gate validate -f gate1.yml',
     'cat gate1.yml | <%= config.bin %> gate validate -f -',
     '<%= config.bin %> gate validate -f gate1.yml --json',
+    '<%= config.bin %> gate validate t_42 -f gate1.yml',
   ];
+  static override args = {
+    tableId: Args.string({
+      description: "Check column names against this table's columns as well (asks the service for them).",
+    }),
+  };
   static override flags = {
     file: Flags.string({ char: 'f', description: 'The gate1.yml to check, or - for stdin.', required: true }),
   };
@@ -21,7 +28,15 @@ export default class GateValidate extends BaseCommand<typeof GateValidate> {
   async run(): Promise<void> {
     const input = await readTextInput(this.flags.file, { flag: '-f' });
     const gate1 = await import('../../core/gate1/index.js');
-    const { diagnostics } = gate1.validateGate1(input.text, { fileName: input.name });
+    const tableId = this.args.tableId;
+    const columns =
+      tableId === undefined
+        ? undefined
+        : (await this.withClient((client) => client.tables.ddl(tableId))).columns;
+    const { diagnostics } = gate1.validateGate1(input.text, {
+      fileName: input.name,
+      ...(columns === undefined ? {} : { columns }),
+    });
     const { errors, warnings } = gate1.countDiagnostics(diagnostics);
     if (this.out.json) {
       for (const d of diagnostics) this.out.record(d);

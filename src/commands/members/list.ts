@@ -13,7 +13,7 @@ const columns: ReadonlyArray<Column<Member>> = [
 export default class MembersList extends ApiCommand<typeof MembersList> {
   static override summary = 'List the active members of your workspace.';
   static override description =
-    "Management plane (§4.5): a MANAGEMENT token with workspace:read:members, or any member's own sign-in. " +
+    "Management plane: a MANAGEMENT token with workspace:read:members, or any member's own sign-in. " +
     'Owners first, then admins, stewards and members, each by e-mail; platform operators never show. ' +
     'Under --json one line per member.';
   static override examples = [

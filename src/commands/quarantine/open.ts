@@ -10,6 +10,7 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   static override examples = [
     '<%= config.bin %> quarantine open tbl_42',
     '<%= config.bin %> quarantine open tbl_42 -o sql/orders.sql --force',
+    '<%= config.bin %> quarantine open tbl_42 -o - | less',
   ];
   static override args = {
     tableId: Args.string({ description: 'The table id (gds quarantine list).', required: true }),
@@ -17,7 +18,7 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   static override flags = {
     output: Flags.string({
       char: 'o',
-      description: 'File to write instead of <table>.sql in the current folder.',
+      description: 'File to write instead of <table>.sql in the current folder (- is stdout).',
       env: 'GDS_OUTPUT',
     }),
     force: Flags.boolean({ description: 'Overwrite the file when it exists.', env: 'GDS_FORCE' }),
@@ -26,6 +27,13 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   async run(): Promise<void> {
     const { openQuarantinedDdl } = await import('../../services/quarantine.js');
     const { output, force } = this.flags;
+    const { writesToStdout } = await import('../../cli/output-file.js');
+    if (writesToStdout(output, { flag: '-o', json: this.out.json })) {
+      const { ddl } = await this.withClient((client) => client.tables.ddl(this.args.tableId));
+      const { writeDocument } = await import('../../cli/gate-output.js');
+      await writeDocument(this.out, ddl.endsWith('\n') ? ddl : `${ddl}\n`);
+      return;
+    }
     const opened = await this.withClient((client) =>
       openQuarantinedDdl(client, this.args.tableId, { output, force }),
     );

@@ -12,7 +12,7 @@ import {
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
   static override description =
-    'Needs your own sign-in (a CLI token or a browser session) as the table owner or a workspace admin (§4.1). ' +
+    'Needs your own sign-in (a CLI token or a browser session) as the table owner or a workspace admin. ' +
     '--table grants give a DATA-API token for the table endpoints; --scope gives a MANAGEMENT token for the ' +
     'audit log, members, certification, definitions or recertification. One token holds one kind. --env names ' +
     'the environment the token works in, or * for every one. The access token (60 minutes) and the refresh ' +

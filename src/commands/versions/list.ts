@@ -8,7 +8,7 @@ const columns: ReadonlyArray<Column<ContractVersion>> = [
   { header: 'Version', value: (v) => v.version },
   { header: 'Kind', value: (v) => (v.restoredFrom === null ? v.kind : `${v.kind} of v${v.restoredFrom}`) },
   { header: 'Certified at', value: (v) => v.certifiedAt },
-  { header: 'Certified by', value: (v) => v.certifiedBy },
+  { header: 'Certified by', value: (v) => v.certifiedByEmail ?? v.certifiedBy },
   { header: 'Env', value: (v) => v.environmentLabel },
   { header: 'Grain', value: (v) => v.grain },
   { header: 'Reason', value: (v) => v.reason },

@@ -1,6 +1,7 @@
 // validateGate1: YAML syntax, the schema, then the checks the schema cannot express (regexes as
 // PostgreSQL reads them, SQL safety, null-rate order, duplicate names). Every problem is reported.
 import { LineCounter, parseDocument } from 'yaml';
+import { closest } from '../did-you-mean.js';
 import type { Diagnostic } from './diagnostic.js';
 import { byPosition } from './diagnostic.js';
 import type { Finding } from './finding.js';
@@ -48,24 +49,8 @@ const TYPE_WORDS: Record<string, string> = {
   number: 'a number',
 };
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] ?? 0;
-      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] ?? 0;
-}
-
 function didYouMean(given: string, options: readonly string[]): string {
-  const norm = (s: string) => s.toLowerCase().replace(/[^a-z]/g, '');
-  const best =
-    options.find((o) => norm(o) === norm(given)) ?? options.find((o) => editDistance(o, given) <= 2);
+  const best = closest(given, options);
   return best ? ` (did you mean ${best}?)` : '';
 }
 

@@ -35,6 +35,7 @@ export interface ConfigChange {
   oldValue: string;
   newValue: string;
   changedBy: string;
+  changedByEmail: string | null;
   changedAt: string;
 }
 
@@ -155,10 +156,12 @@ export async function configHistory(
     old_value: string;
     new_value: string;
     changed_by: string;
+    changed_by_email: string | null;
     changed_at: Date;
   }>(
-    `SELECT old_value, new_value, changed_by, changed_at FROM gds.workspace_config_history
-      WHERE workspace_id = $1 AND key = $2 ORDER BY seq`,
+    `SELECT h.old_value, h.new_value, h.changed_by, u.email AS changed_by_email, h.changed_at
+       FROM gds.workspace_config_history h LEFT JOIN gds.users u ON u.id = h.changed_by
+      WHERE h.workspace_id = $1 AND h.key = $2 ORDER BY h.seq`,
     [workspaceId, key],
   );
   return rows.map((r) => ({
@@ -166,6 +169,7 @@ export async function configHistory(
     oldValue: r.old_value,
     newValue: r.new_value,
     changedBy: r.changed_by,
+    changedByEmail: r.changed_by_email,
     changedAt: new Date(r.changed_at).toISOString(),
   }));
 }

@@ -159,6 +159,8 @@ interface VersionRow {
   contract: ContractFields;
   certified_at: Date;
   certified_by: string;
+  /** Present where the query joins the users (the version list). */
+  certified_by_email?: string | null;
   restored_from: number | null;
   reason: string | null;
 }
@@ -170,6 +172,7 @@ function toVersion(row: VersionRow): ContractVersion {
     environmentLabel: row.environment_label,
     certifiedAt: iso(row.certified_at),
     certifiedBy: row.certified_by,
+    ...(row.certified_by_email === undefined ? {} : { certifiedByEmail: row.certified_by_email }),
     grain: row.contract.grain,
     contract: row.contract,
     restoredFrom: row.restored_from,
@@ -179,7 +182,8 @@ function toVersion(row: VersionRow): ContractVersion {
 
 export async function listVersions(q: Queryable, tableId: string): Promise<ContractVersion[]> {
   const rows = await q.query<VersionRow>(
-    'SELECT * FROM gds.contract_versions WHERE table_id = $1 ORDER BY version',
+    `SELECT v.*, (SELECT email FROM gds.users u WHERE u.id = v.certified_by) AS certified_by_email
+       FROM gds.contract_versions v WHERE v.table_id = $1 ORDER BY v.version`,
     [tableId],
   );
   return rows.map(toVersion);
@@ -222,7 +226,7 @@ export async function appendVersion(
        (table_id, version, kind, environment_label, contract, certified_at, certified_by, restored_from, reason)
      SELECT $1, COALESCE(max(version), 0) + 1, $2, $3, $4, $5, $6, $7, $8
        FROM gds.contract_versions WHERE table_id = $1
-     RETURNING *`,
+     RETURNING *, (SELECT u.email FROM gds.users u WHERE u.id = certified_by) AS certified_by_email`,
     [
       input.tableId,
       input.kind,

@@ -16,6 +16,7 @@ export function jobBody(job: Job): GateJobBody {
     status: job.status,
     params: job.params,
     createdBy: job.createdBy,
+    ...(job.createdByEmail === undefined ? {} : { createdByEmail: job.createdByEmail }),
     createdAt: job.createdAt,
     startedAt: job.startedAt,
     finishedAt: job.finishedAt,

@@ -18,6 +18,8 @@ export interface Job {
   /** What the job was asked to do (e.g. Gate 3's baseline report id). */
   params: Record<string, unknown>;
   createdBy: string;
+  /** The e-mail of createdBy, where the query joined it (a job answered to a caller). */
+  createdByEmail?: string | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -49,6 +51,7 @@ interface JobRowDb {
   status: JobStatus;
   params: Record<string, unknown>;
   created_by: string;
+  created_by_email?: string | null;
   created_at: Date | string;
   started_at: Date | string | null;
   finished_at: Date | string | null;
@@ -67,6 +70,7 @@ function toJob(row: JobRowDb): Job {
     status: row.status,
     params: row.params,
     createdBy: row.created_by,
+    ...(row.created_by_email === undefined ? {} : { createdByEmail: row.created_by_email }),
     createdAt: iso(row.created_at) ?? '',
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
@@ -88,7 +92,7 @@ export interface EnqueueInput {
 export async function enqueueJob(tx: Queryable, input: EnqueueInput): Promise<Job> {
   const [row] = await tx.query<JobRowDb>(
     `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, params, created_by, created_at)
-     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7) RETURNING *`,
+     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7) RETURNING *, (SELECT u.email FROM gds.users u WHERE u.id = created_by) AS created_by_email`,
     [
       newId('job'),
       input.workspaceId,
@@ -105,10 +109,10 @@ export async function enqueueJob(tx: Queryable, input: EnqueueInput): Promise<Jo
 
 /** A job of the workspace, or null. */
 export async function getJob(q: Queryable, workspaceId: string, jobId: string): Promise<Job | null> {
-  const [row] = await q.query<JobRowDb>('SELECT * FROM gds.jobs WHERE id = $1 AND workspace_id = $2', [
-    jobId,
-    workspaceId,
-  ]);
+  const [row] = await q.query<JobRowDb>(
+    `SELECT *, (SELECT u.email FROM gds.users u WHERE u.id = created_by) AS created_by_email FROM gds.jobs WHERE id = $1 AND workspace_id = $2`,
+    [jobId, workspaceId],
+  );
   return row ? toJob(row) : null;
 }
 

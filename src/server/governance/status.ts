@@ -10,13 +10,25 @@ export interface Certification {
   version: number;
   certifiedAt: string;
   certifiedBy: string | null;
+  certifiedByEmail: string | null;
+  kind: 'CERTIFICATION' | 'RESTORE';
+  /** On a RESTORE, the version it restored. */
+  restoredFrom: number | null;
 }
 
 /** The live contract version of the table (a certification, or a restore cut after one), or null. */
 export async function latestCertification(q: Queryable, tableId: string): Promise<Certification | null> {
-  const [row] = await q.query<{ version: number; certified_at: Date | string; certified_by: string | null }>(
-    `SELECT version, certified_at, certified_by FROM gds.contract_versions
-      WHERE table_id = $1 ORDER BY version DESC LIMIT 1`,
+  const [row] = await q.query<{
+    version: number;
+    certified_at: Date | string;
+    certified_by: string | null;
+    email: string | null;
+    kind: 'CERTIFICATION' | 'RESTORE';
+    restored_from: number | null;
+  }>(
+    `SELECT v.version, v.certified_at, v.certified_by, u.email, v.kind, v.restored_from
+       FROM gds.contract_versions v LEFT JOIN gds.users u ON u.id = v.certified_by
+      WHERE v.table_id = $1 ORDER BY v.version DESC LIMIT 1`,
     [tableId],
   );
   return row
@@ -24,6 +36,9 @@ export async function latestCertification(q: Queryable, tableId: string): Promis
         version: row.version,
         certifiedAt: new Date(row.certified_at).toISOString(),
         certifiedBy: row.certified_by,
+        certifiedByEmail: row.email,
+        kind: row.kind,
+        restoredFrom: row.restored_from,
       }
     : null;
 }

@@ -69,7 +69,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (errors.length > 0) {
       throw badRequest(
         'invalid_gate1',
-        `gate1.yml has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was stored. Fix them (gds gate validate -f gate1.yml shows them offline) and apply again.`,
+        `gate1.yml has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was stored. Fix them (each is in details.diagnostics) and apply again.`,
         { diagnostics },
       );
     }

@@ -78,6 +78,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       state: table.state,
       fileName: `${slugOf(table.name) || table.id}.sql`,
       ddl: tableDdl(table),
+      columns: table.columns.map((c) => c.name),
     };
   });
 

@@ -2,7 +2,7 @@
 // nothing is sent anywhere. Bad values end as exit 2 with the probe never run.
 //
 //   const flags = await flagsOf(Push, ['f.sql', '--connector', 'c1']);
-//   expect(await usageError(Push, ['f.sql'])).toContain('Missing required flag connector');
+//   expect(await usageError(Push, ['f.sql'])).toContain('Missing required flag --connector');
 //   setEnv({ GDS_CONNECTOR: 'c1' });                   // undone after each test
 import { Config } from '@oclif/core';
 import type { Command } from '@oclif/core';

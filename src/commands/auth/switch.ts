@@ -1,0 +1,65 @@
+import { BaseCommand } from '../../cli/base-command.js';
+import { CliError, ExitCode } from '../../cli/errors.js';
+
+export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
+  static override summary = 'Make another stored profile the active one.';
+  static override description =
+    'With --profile, that profile becomes the active one (the one used when no --profile is given). ' +
+    'Without it, on a terminal, the stored profiles are listed to pick from; off a terminal --profile is ' +
+    'required.';
+  static override examples = [
+    '<%= config.bin %> auth switch --profile staging',
+    '<%= config.bin %> auth switch',
+  ];
+
+  async run(): Promise<void> {
+    const { loadConfig, updateConfig } = await import('../../auth/config.js');
+    const config = await loadConfig();
+    const known = Object.keys(config.profiles).sort();
+    if (known.length === 0) {
+      throw new CliError('No profile is stored.', {
+        exitCode: ExitCode.Usage,
+        code: 'no_profiles',
+        suggestion: 'Create one: gds auth login, or gds auth set --token <t> --base <url>.',
+      });
+    }
+    const name = this.flags.profile ?? (await this.pick(known, config.activeProfile));
+    if (!known.includes(name)) {
+      throw new CliError(`No profile named ${name}. Known profiles: ${known.join(', ')}.`, {
+        exitCode: ExitCode.Usage,
+        code: 'unknown_profile',
+        suggestion: `Pick one of them: gds auth switch --profile ${known[0] ?? '<name>'}`,
+        details: { profile: name, known },
+      });
+    }
+    const previous = config.activeProfile;
+    await updateConfig((c) => {
+      c.activeProfile = name;
+    });
+    if (this.out.json) {
+      this.out.record({ activeProfile: name, previous, base: config.profiles[name]?.base ?? null });
+      return;
+    }
+    this.out.print(`${name} is the active profile (${config.profiles[name]?.base ?? 'no base URL'}).`);
+  }
+
+  private async pick(known: readonly string[], active: string | null): Promise<string> {
+    const { canAsk, choose } = await import('../../cli/prompt.js');
+    if (!canAsk() || this.out.json) {
+      throw new CliError('gds auth switch needs --profile <name> when it cannot ask.', {
+        exitCode: ExitCode.Usage,
+        code: 'missing_flag',
+        suggestion: `Known profiles: ${known.join(', ')}. Run: gds auth switch --profile <name>`,
+        details: { known },
+      });
+    }
+    const labels = known.map((name) => (name === active ? `${name} (active)` : name));
+    const picked = await choose('Which profile?', labels);
+    const index = picked === undefined ? -1 : labels.indexOf(picked);
+    const name = known[index];
+    if (name === undefined) {
+      throw new CliError('No profile picked; the active profile stays.', { exitCode: ExitCode.Usage });
+    }
+    return name;
+  }
+}
