@@ -3,8 +3,9 @@
 //   2. ajv standalone: the gate1.yml schema validator compiled now, not at run time;
 //   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
-//   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts);
-//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the keychain addon and
+//   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts),
+//      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
+//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the help pages, the keychain addon and
 //      PostgreSQL's parser (libpg-query's WebAssembly) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
@@ -77,7 +78,8 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     outfile: trainer,
   });
   const codeCache = join(work, 'gds.cache');
-  await trainCodeCache(trainer, bundle, codeCache);
+  const help = join(work, 'help.json');
+  await trainCodeCache(trainer, bundle, codeCache, help);
   const blob = join(work, 'gds.blob');
   const seaConfig = join(work, 'sea-config.json');
   await writeFile(
@@ -93,6 +95,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
       assets: {
         'gds.cjs': bundle,
         'gds.cache': codeCache,
+        'help.json': help,
         'keyring.node': keyring.path,
         'libpg-query.wasm': pgWasm.path,
       },
@@ -136,7 +139,12 @@ function scriptOptions(options: BinaryOptions): BuildOptions {
  * map, a flag error, a --json run, a network command up to its request) and the commands of the start-up budget. A profile, not a list
  * of commands: a command not run here works the same, its own code compiles on first call.
  */
-async function trainCodeCache(trainer: string, bundle: string, cacheFile: string): Promise<void> {
+async function trainCodeCache(
+  trainer: string,
+  bundle: string,
+  cacheFile: string,
+  helpFile: string,
+): Promise<void> {
   const { COMMANDS } = await import('../src/commands/index.js');
   const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
   try {
@@ -147,9 +155,20 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
       join(scratch, 'v.sql'),
       'CREATE VIEW analytics.v AS SELECT id, amount::numeric AS amount FROM t',
     );
+    const ids = Object.keys(COMMANDS);
+    const topics = new Set(
+      ids.flatMap((id) =>
+        id
+          .split(':')
+          .slice(0, -1)
+          .map((_, i, words) => words.slice(0, i + 1).join(':')),
+      ),
+    );
     const runs = [
       ['--help'],
-      ...Object.keys(COMMANDS).map((id) => [...id.split(':'), '--help']),
+      ['-h'],
+      ...[...topics].filter((topic) => !ids.includes(topic)).map((topic) => [...topic.split(':'), '--help']),
+      ...ids.map((id) => [...id.split(':'), '--help']),
       ['gate', 'validate', '-f', 'a.yml'],
       ['gate', 'validate', '-f', 'a.yml', '--json'],
       ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
@@ -160,7 +179,7 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
       // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
       ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
     ];
-    await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs)], {
+    await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs), helpFile], {
       quiet: true,
       cwd: scratch,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
@@ -168,7 +187,8 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  if (!existsSync(cacheFile)) throw new Error('The code cache training wrote no cache.');
+  if (!existsSync(cacheFile) || !existsSync(helpFile))
+    throw new Error('The code cache training wrote no cache or no help pages.');
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */
