@@ -5,8 +5,8 @@
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
 //   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts),
 //      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
-//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the help pages, the keychain addon and
-//      PostgreSQL's parser (libpg-query's WebAssembly) as assets;
+//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the help pages, the keychain addon,
+//      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (out of jq-wasm's JS) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
 import { spawn } from 'node:child_process';
@@ -53,6 +53,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
   await mkdir(work, { recursive: true });
   const keyring = keyringAddon();
   const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
+  const jq = await extractJqWasm();
   const bundle = join(work, 'gds.cjs');
   const { metafile } = await build({
     ...scriptOptions(options),
@@ -64,10 +65,10 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     external: ['typescript'],
     define: {
       GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }),
-      GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256 }),
+      GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
     },
     metafile: true,
-    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest())],
+    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest(), jq.rewrites)],
   });
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
@@ -98,6 +99,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
         'help.json': help,
         'keyring.node': keyring.path,
         'libpg-query.wasm': pgWasm.path,
+        'jq.wasm': jq.path,
       },
     }),
   );
@@ -192,7 +194,7 @@ async function trainCodeCache(
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */
-function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
+function bundleModules(gate1Validator: string, manifestFile: string, moreRewrites: Rewrites): Plugin {
   const keyringShim = join(root, 'scripts/sea/keyring.ts');
   const schemaValidator = join(root, 'src/core/gate1/schema-validator.ts');
   return {
@@ -225,6 +227,7 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
       b.onResolve({ filter: /^gds:libpg-query-options$/ }, () => ({
         path: join(root, 'scripts/sea/libpg-query-options.ts'),
       }));
+      b.onResolve({ filter: /^gds:jq-options$/ }, () => ({ path: join(root, 'scripts/sea/jq-options.ts') }));
       b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
           ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
@@ -234,7 +237,7 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
       b.onLoad({ filter: markedModules }, async (args) => {
         const path = args.path.split(sep).join('/');
         const id = path.slice(path.indexOf('/node_modules/'));
-        const contents = rewritten(id, await readFile(args.path, 'utf8'));
+        const contents = rewritten(id, await readFile(args.path, 'utf8'), moreRewrites);
         return {
           contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
           loader: 'js',
@@ -248,13 +251,22 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
  * Package code changed in the bundle, each to keep something heavy from loading at start-up. The build
  * fails when a package no longer has the line, so that an upgrade cannot undo one silently.
  */
-const rewrites: Record<string, Array<[from: string, to: string]>> = {
+type Rewrites = Record<string, Array<[from: string, to: string]>>;
+
+const rewrites: Rewrites = {
   // undici's Client loads its HTTP/2 half, and with it node:http2 (+12 MiB resident, measured), at its
   // top; gds never offers h2 (no allowH2), so it is needed only if a server ever negotiates it.
   '/node_modules/undici/lib/dispatcher/client.js': [
     [
       "const connectH2 = require('./client-h2.js')",
       "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+    ],
+  ],
+  // jq-wasm likewise: its module gets the WebAssembly from the asset jq.wasm (scripts/sea/jq-options.ts).
+  '/node_modules/jq-wasm/dist/index.js': [
+    [
+      'instancePromise = (0, jq_js_1.default)();',
+      "instancePromise = (0, jq_js_1.default)(require('gds:jq-options').moduleOptions);",
     ],
   ],
   // libpg-query starts its Emscripten module with no options, which looks for the .wasm beside the script:
@@ -290,9 +302,9 @@ const rewrites: Record<string, Array<[from: string, to: string]>> = {
   ],
 };
 
-function rewritten(id: string, contents: string): string {
+function rewritten(id: string, contents: string, more: Rewrites): string {
   let result = contents;
-  for (const [from, to] of rewrites[id] ?? []) {
+  for (const [from, to] of [...(rewrites[id] ?? []), ...(more[id] ?? [])]) {
     if (!result.includes(from)) throw new Error(`build:binary: ${id} no longer has \`${from}\``);
     result = result.replace(from, to);
   }
@@ -386,6 +398,25 @@ async function writeCommandManifest(): Promise<string> {
   const file = join(work, 'manifest.json');
   await writeFile(file, JSON.stringify(plugin.manifest));
   return file;
+}
+
+/**
+ * jq-wasm's WebAssembly, which the package carries as a base64 data URI in its JavaScript, written to
+ * dist/sea-build/jq.wasm (an asset of the executable), with the rewrite that takes the literal out of the
+ * bundle: about 1.3 MB less source that every start-up reads and V8 keeps (issue 16: peak memory).
+ */
+async function extractJqWasm(): Promise<{ path: string; sha256: string; rewrites: Rewrites }> {
+  const id = '/node_modules/jq-wasm/dist/build/jq.js';
+  const source = await readFile(join(root, id), 'utf8');
+  const literals = source.match(/"data:application\/octet-stream;base64,[A-Za-z0-9+/=]{1000,}"/g) ?? [];
+  if (literals.length !== 1) throw new Error(`build:binary: ${id} no longer holds one WebAssembly data URI`);
+  const [literal = ''] = literals;
+  const bytes = Buffer.from(literal.slice(literal.indexOf(',') + 1, -1), 'base64');
+  const path = join(work, 'jq.wasm');
+  await writeFile(path, bytes);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // Any name but a data URI: the module then takes the bytes its options give (Module.wasmBinary).
+  return { path, sha256, rewrites: { [id]: [[literal, '"jq.wasm"']] } };
 }
 
 async function writeGate1Validator(): Promise<string> {
