@@ -3,7 +3,7 @@
 //   2. ajv standalone: the gate1.yml schema validator compiled now, not at run time;
 //   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
-//   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts),
+//   4. two V8 code caches of the bundle (help's, the runs'), trained by running it through the start-up paths (scripts/sea/train.ts),
 //      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
 //   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the help pages, the keychain addon,
 //      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (out of jq-wasm's JS) as assets;
@@ -78,9 +78,9 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     entryPoints: [join(root, 'scripts/sea/train.ts')],
     outfile: trainer,
   });
-  const codeCache = join(work, 'gds.cache');
+  const [codeCache, helpCodeCache] = [join(work, 'gds.cache'), join(work, 'gds-help.cache')];
   const help = join(work, 'help.json');
-  await trainCodeCache(trainer, bundle, codeCache, help);
+  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help });
   const blob = join(work, 'gds.blob');
   const seaConfig = join(work, 'sea-config.json');
   await writeFile(
@@ -96,6 +96,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
       assets: {
         'gds.cjs': bundle,
         'gds.cache': codeCache,
+        'gds-help.cache': helpCodeCache,
         'help.json': help,
         'keyring.node': keyring.path,
         'libpg-query.wasm': pgWasm.path,
@@ -137,15 +138,16 @@ function scriptOptions(options: BinaryOptions): BuildOptions {
 }
 
 /**
- * What the code cache is trained on: the start-up paths every command shares (help of each command in the
- * map, a flag error, a --json run, a network command up to its request) and the commands of the start-up budget. A profile, not a list
- * of commands: a command not run here works the same, its own code compiles on first call.
+ * What the code caches are trained on. Two caches, as V8 deserialises a whole cache at every start
+ * (boot.ts picks one by the arguments, bundle-script.ts): help's (the root, each topic and each command's
+ * --help; the pages printed are kept for precomputed-help.ts), and the runs' (a flag error, a --json run,
+ * a network command up to its request, and the commands of the start-up budget). A profile, not a list of
+ * commands: a command not run here works the same, its own code compiles on first call.
  */
 async function trainCodeCache(
   trainer: string,
   bundle: string,
-  cacheFile: string,
-  helpFile: string,
+  files: { run: string; help: string; helpPages: string },
 ): Promise<void> {
   const { COMMANDS } = await import('../src/commands/index.js');
   const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
@@ -166,11 +168,13 @@ async function trainCodeCache(
           .map((_, i, words) => words.slice(0, i + 1).join(':')),
       ),
     );
-    const runs = [
+    const helpRuns = [
       ['--help'],
       ['-h'],
       ...[...topics].filter((topic) => !ids.includes(topic)).map((topic) => [...topic.split(':'), '--help']),
       ...ids.map((id) => [...id.split(':'), '--help']),
+    ];
+    const runs = [
       ['gate', 'validate', '-f', 'a.yml'],
       ['gate', 'validate', '-f', 'a.yml', '--json'],
       ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
@@ -181,15 +185,17 @@ async function trainCodeCache(
       // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
       ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
     ];
-    await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs), helpFile], {
+    const options = {
       quiet: true,
       cwd: scratch,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
-    });
+    };
+    await exec(node, [trainer, bundle, files.help, JSON.stringify(helpRuns), files.helpPages], options);
+    await exec(node, [trainer, bundle, files.run, JSON.stringify(runs)], options);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  if (!existsSync(cacheFile) || !existsSync(helpFile))
+  if (![files.run, files.help, files.helpPages].every((file) => existsSync(file)))
     throw new Error('The code cache training wrote no cache or no help pages.');
 }
 
