@@ -3,9 +3,10 @@
 //   2. ajv standalone: the gate1.yml schema validator compiled now, not at run time;
 //   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
-//   4. a V8 code cache of the bundle, trained by running it through the start-up paths (scripts/sea/train.ts);
-//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the keychain addon and
-//      PostgreSQL's parser (libpg-query's WebAssembly) as assets;
+//   4. two V8 code caches of the bundle (help's, the runs'), trained by running it through the start-up paths (scripts/sea/train.ts),
+//      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
+//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the help pages, the keychain addon,
+//      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (out of jq-wasm's JS) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
 import { spawn } from 'node:child_process';
@@ -52,6 +53,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
   await mkdir(work, { recursive: true });
   const keyring = keyringAddon();
   const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
+  const jq = await extractJqWasm();
   const bundle = join(work, 'gds.cjs');
   const { metafile } = await build({
     ...scriptOptions(options),
@@ -63,10 +65,10 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     external: ['typescript'],
     define: {
       GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }),
-      GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256 }),
+      GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
     },
     metafile: true,
-    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest())],
+    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest(), jq.rewrites)],
   });
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
@@ -76,8 +78,9 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     entryPoints: [join(root, 'scripts/sea/train.ts')],
     outfile: trainer,
   });
-  const codeCache = join(work, 'gds.cache');
-  await trainCodeCache(trainer, bundle, codeCache);
+  const [codeCache, helpCodeCache] = [join(work, 'gds.cache'), join(work, 'gds-help.cache')];
+  const help = join(work, 'help.json');
+  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help });
   const blob = join(work, 'gds.blob');
   const seaConfig = join(work, 'sea-config.json');
   await writeFile(
@@ -93,8 +96,11 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
       assets: {
         'gds.cjs': bundle,
         'gds.cache': codeCache,
+        'gds-help.cache': helpCodeCache,
+        'help.json': help,
         'keyring.node': keyring.path,
         'libpg-query.wasm': pgWasm.path,
+        'jq.wasm': jq.path,
       },
     }),
   );
@@ -132,11 +138,17 @@ function scriptOptions(options: BinaryOptions): BuildOptions {
 }
 
 /**
- * What the code cache is trained on: the start-up paths every command shares (help of each command in the
- * map, a flag error, a --json run, a network command up to its request) and the commands of the start-up budget. A profile, not a list
- * of commands: a command not run here works the same, its own code compiles on first call.
+ * What the code caches are trained on. Two caches, as V8 deserialises a whole cache at every start
+ * (boot.ts picks one by the arguments, bundle-script.ts): help's (the root, each topic and each command's
+ * --help; the pages printed are kept for precomputed-help.ts), and the runs' (a flag error, a --json run,
+ * a network command up to its request, and the commands of the start-up budget). A profile, not a list of
+ * commands: a command not run here works the same, its own code compiles on first call.
  */
-async function trainCodeCache(trainer: string, bundle: string, cacheFile: string): Promise<void> {
+async function trainCodeCache(
+  trainer: string,
+  bundle: string,
+  files: { run: string; help: string; helpPages: string },
+): Promise<void> {
   const { COMMANDS } = await import('../src/commands/index.js');
   const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
   try {
@@ -147,9 +159,22 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
       join(scratch, 'v.sql'),
       'CREATE VIEW analytics.v AS SELECT id, amount::numeric AS amount FROM t',
     );
-    const runs = [
+    const ids = Object.keys(COMMANDS);
+    const topics = new Set(
+      ids.flatMap((id) =>
+        id
+          .split(':')
+          .slice(0, -1)
+          .map((_, i, words) => words.slice(0, i + 1).join(':')),
+      ),
+    );
+    const helpRuns = [
       ['--help'],
-      ...Object.keys(COMMANDS).map((id) => [...id.split(':'), '--help']),
+      ['-h'],
+      ...[...topics].filter((topic) => !ids.includes(topic)).map((topic) => [...topic.split(':'), '--help']),
+      ...ids.map((id) => [...id.split(':'), '--help']),
+    ];
+    const runs = [
       ['gate', 'validate', '-f', 'a.yml'],
       ['gate', 'validate', '-f', 'a.yml', '--json'],
       ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
@@ -160,19 +185,22 @@ async function trainCodeCache(trainer: string, bundle: string, cacheFile: string
       // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
       ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
     ];
-    await exec(node, [trainer, bundle, cacheFile, JSON.stringify(runs)], {
+    const options = {
       quiet: true,
       cwd: scratch,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
-    });
+    };
+    await exec(node, [trainer, bundle, files.help, JSON.stringify(helpRuns), files.helpPages], options);
+    await exec(node, [trainer, bundle, files.run, JSON.stringify(runs)], options);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  if (!existsSync(cacheFile)) throw new Error('The code cache training wrote no cache.');
+  if (![files.run, files.help, files.helpPages].every((file) => existsSync(file)))
+    throw new Error('The code cache training wrote no cache or no help pages.');
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */
-function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
+function bundleModules(gate1Validator: string, manifestFile: string, moreRewrites: Rewrites): Plugin {
   const keyringShim = join(root, 'scripts/sea/keyring.ts');
   const schemaValidator = join(root, 'src/core/gate1/schema-validator.ts');
   return {
@@ -205,6 +233,7 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
       b.onResolve({ filter: /^gds:libpg-query-options$/ }, () => ({
         path: join(root, 'scripts/sea/libpg-query-options.ts'),
       }));
+      b.onResolve({ filter: /^gds:jq-options$/ }, () => ({ path: join(root, 'scripts/sea/jq-options.ts') }));
       b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
           ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
@@ -214,7 +243,7 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
       b.onLoad({ filter: markedModules }, async (args) => {
         const path = args.path.split(sep).join('/');
         const id = path.slice(path.indexOf('/node_modules/'));
-        const contents = rewritten(id, await readFile(args.path, 'utf8'));
+        const contents = rewritten(id, await readFile(args.path, 'utf8'), moreRewrites);
         return {
           contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
           loader: 'js',
@@ -228,7 +257,9 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
  * Package code changed in the bundle, each to keep something heavy from loading at start-up. The build
  * fails when a package no longer has the line, so that an upgrade cannot undo one silently.
  */
-const rewrites: Record<string, Array<[from: string, to: string]>> = {
+type Rewrites = Record<string, Array<[from: string, to: string]>>;
+
+const rewrites: Rewrites = {
   // undici's Client loads its HTTP/2 half, and with it node:http2 (+12 MiB resident, measured), at its
   // top; gds never offers h2 (no allowH2), so it is needed only if a server ever negotiates it.
   '/node_modules/undici/lib/dispatcher/client.js': [
@@ -237,12 +268,34 @@ const rewrites: Record<string, Array<[from: string, to: string]>> = {
       "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
     ],
   ],
+  // jq-wasm likewise: its module gets the WebAssembly from the asset jq.wasm (scripts/sea/jq-options.ts).
+  '/node_modules/jq-wasm/dist/index.js': [
+    [
+      'instancePromise = (0, jq_js_1.default)();',
+      "instancePromise = (0, jq_js_1.default)(require('gds:jq-options').moduleOptions);",
+    ],
+  ],
   // libpg-query starts its Emscripten module with no options, which looks for the .wasm beside the script:
   // in the bundle it comes from the executable's asset instead (scripts/sea/libpg-query-options.ts).
   '/node_modules/libpg-query/wasm/index.cjs': [
     [
       'const initPromise = (0, libpg_query_js_1.default)().then(',
       "const initPromise = (0, libpg_query_js_1.default)(require('gds:libpg-query-options').moduleOptions).then(",
+    ],
+  ],
+  // undici's fetch loads node:crypto at its top, for two things gds never asks of it: the random boundary
+  // of a multipart body, and the hashes of a request's `integrity` (which also lists OpenSSL's hashes):
+  // both load it on first use instead (issue 16: about 5 % of `list --json`'s start-up, profiled).
+  '/node_modules/undici/lib/web/fetch/body.js': [
+    [
+      "const random = runtimeFeatures.has('crypto')\n  ? require('node:crypto').randomInt\n  : (max) => Math.floor(Math.random() * max)",
+      "const random = (max) => runtimeFeatures.has('crypto')\n  ? require('node:crypto').randomInt(max)\n  : Math.floor(Math.random() * max)",
+    ],
+  ],
+  '/node_modules/undici/lib/web/fetch/index.js': [
+    [
+      "const { bytesMatch } = require('../subresource-integrity/subresource-integrity')",
+      "const bytesMatch = (bytes, metadataList) => require('../subresource-integrity/subresource-integrity').bytesMatch(bytes, metadataList)",
     ],
   ],
   // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
@@ -255,9 +308,9 @@ const rewrites: Record<string, Array<[from: string, to: string]>> = {
   ],
 };
 
-function rewritten(id: string, contents: string): string {
+function rewritten(id: string, contents: string, more: Rewrites): string {
   let result = contents;
-  for (const [from, to] of rewrites[id] ?? []) {
+  for (const [from, to] of [...(rewrites[id] ?? []), ...(more[id] ?? [])]) {
     if (!result.includes(from)) throw new Error(`build:binary: ${id} no longer has \`${from}\``);
     result = result.replace(from, to);
   }
@@ -351,6 +404,25 @@ async function writeCommandManifest(): Promise<string> {
   const file = join(work, 'manifest.json');
   await writeFile(file, JSON.stringify(plugin.manifest));
   return file;
+}
+
+/**
+ * jq-wasm's WebAssembly, which the package carries as a base64 data URI in its JavaScript, written to
+ * dist/sea-build/jq.wasm (an asset of the executable), with the rewrite that takes the literal out of the
+ * bundle: about 1.3 MB less source that every start-up reads and V8 keeps (issue 16: peak memory).
+ */
+async function extractJqWasm(): Promise<{ path: string; sha256: string; rewrites: Rewrites }> {
+  const id = '/node_modules/jq-wasm/dist/build/jq.js';
+  const source = await readFile(join(root, id), 'utf8');
+  const literals = source.match(/"data:application\/octet-stream;base64,[A-Za-z0-9+/=]{1000,}"/g) ?? [];
+  if (literals.length !== 1) throw new Error(`build:binary: ${id} no longer holds one WebAssembly data URI`);
+  const [literal = ''] = literals;
+  const bytes = Buffer.from(literal.slice(literal.indexOf(',') + 1, -1), 'base64');
+  const path = join(work, 'jq.wasm');
+  await writeFile(path, bytes);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // Any name but a data URI: the module then takes the bytes its options give (Module.wasmBinary).
+  return { path, sha256, rewrites: { [id]: [[literal, '"jq.wasm"']] } };
 }
 
 async function writeGate1Validator(): Promise<string> {

@@ -20,3 +20,13 @@ export type BundleFunction = (
 export function compileBundle(source: string, cachedData?: Uint8Array): Script {
   return new Script(source, { filename: 'gds.cjs', cachedData });
 }
+
+/**
+ * The code cache for these arguments: V8 deserialises all of a cache at start-up, so a help request
+ * (`… --help`, `-h`) reads the one trained on help and a run the one trained on runs (build-binary.ts).
+ * Either works for any arguments: a function missing from a cache compiles on first call.
+ */
+export function codeCacheAsset(argv: readonly string[]): 'gds-help.cache' | 'gds.cache' {
+  const last = argv.at(-1);
+  return last === '--help' || last === '-h' ? 'gds-help.cache' : 'gds.cache';
+}
