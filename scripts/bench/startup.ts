@@ -191,6 +191,17 @@ export const run: BenchModule = async () => {
     b,
     'patternChecks:\n  - name: a\n    column: code\n    regex: "^[A-Z]+$"\n    severity: HARD_FAIL\n',
   );
+  // A 300-line view with no schema on its name: push parses it (PostgreSQL's own grammar), then stops
+  // for want of a source (exit 2) before any request, so the row times the local parse.
+  const view = join(scratch, 'wide_orders.sql');
+  const selectList = Array.from(
+    { length: 297 },
+    (_, i) => `  CASE WHEN o.amount_${i} > 0 THEN o.amount_${i} ELSE NULL END AS amount_${i}`,
+  );
+  await writeFile(
+    view,
+    `CREATE VIEW wide_orders AS\nSELECT\n${selectList.join(',\n')}\nFROM raw.orders o;\n`,
+  );
   const packageDir = await unpackedPackage(scratch).catch(async (error: unknown) => {
     await rm(scratch, { recursive: true, force: true });
     throw error;
@@ -219,6 +230,7 @@ export const run: BenchModule = async () => {
     ['gds gate validate (small file)', ['gate', 'validate', '-f', b]],
     ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
     ['gds list --json (local server)', ['list', '--json']],
+    ['gds push (local parse of a 300-line view)', ['push', view]],
   ];
   const cases: Case[] = commands.flatMap(([name, gdsArgs]) =>
     runners(gdsArgs, packageDir).map((r) => ({
