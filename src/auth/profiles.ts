@@ -45,7 +45,13 @@ export async function saveProfile(
   options: ProfileOptions = {},
 ): Promise<SavedProfile> {
   const before = await loadConfig(options);
-  const placement = await placeSecrets(name, secrets, secretStorageSetting(before, options.env), options);
+  const previous = before.profiles[name];
+  // A profile whose secrets already sit in the file was told so when they first fell back: once per profile.
+  const toldBefore = previous !== undefined && previous.secretRef === undefined;
+  const placement = await placeSecrets(name, secrets, secretStorageSetting(before, options.env), {
+    ...options,
+    ...(toldBefore ? { warn: undefined } : {}),
+  });
   const profile = { ...fields, ...placement.fields } as Profile;
   const active = await updateConfig((config) => {
     config.profiles[name] = profile;
@@ -53,7 +59,6 @@ export async function saveProfile(
     return config.activeProfile === name;
   }, options);
   // The secrets moved to the file: the keychain must not keep an older copy.
-  const previous = before.profiles[name];
   if (previous?.secretRef !== undefined && placement.storage === 'file')
     await forget(name, previous, options);
   return { name, profile, storage: placement.storage, active };

@@ -14,7 +14,10 @@ export type SecretStorage = 'keychain' | 'file';
 
 export interface SecretStoreOptions {
   env?: Env;
-  /** Output.warn of the command: told once per process when secrets fall back to the file. */
+  /**
+   * Output.warn of the command: told once per process when secrets fall back to the file (saveProfile
+   * passes none for a profile whose secrets were in the file already: once per profile too).
+   */
   warn?: (message: string) => void;
 }
 

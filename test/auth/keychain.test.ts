@@ -205,10 +205,29 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       base: 'https://f.example',
       token,
     });
-    // Under --json the same warning is one JSON line, so stderr stays machine-readable.
+    // Once per profile: the same profile saved again (its secrets already in the file) says nothing.
+    const again = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example'],
+      { env: noBus() },
+    );
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('');
+    // Under --json the warning for another profile is one JSON line, so stderr stays machine-readable.
     const json = await gds(
       cfg,
-      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example', '--json'],
+      [
+        'auth',
+        'set',
+        '--no-verify',
+        '--profile',
+        'other',
+        '--token',
+        token,
+        '--base',
+        'https://f.example',
+        '--json',
+      ],
       { env: noBus() },
     );
     expect(json.code).toBe(0);
