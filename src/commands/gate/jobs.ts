@@ -16,6 +16,7 @@ export default class GateJobs extends ApiCommand<typeof GateJobs> {
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
   static override flags = {
     limit: Flags.integer({
+      char: 'L',
       description: 'How many to list (1-100, default 20).',
       env: 'GDS_LIMIT',
       min: 1,
@@ -27,6 +28,6 @@ export default class GateJobs extends ApiCommand<typeof GateJobs> {
     const { listGateJobs } = await import('../../services/gates.js');
     const { gateJobColumns } = await import('../../cli/gate-output.js');
     const jobs = await this.withClient((client) => listGateJobs(client, this.args.tableId, this.flags.limit));
-    await this.out.table(jobs, gateJobColumns);
+    await this.out.table(jobs, gateJobColumns, { empty: 'No gate jobs for this table yet.' });
   }
 }
