@@ -197,7 +197,7 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
     expect(r.stdout).toBe('');
     const errors = r.stderr.split('\n').filter((line) => line.startsWith('{'));
     expect(errors.map((line) => JSON.parse(line) as unknown)).toEqual([
-      { error: { code: 'interrupted', message: 'Interrupted.', details: null } },
+      { error: { code: 'interrupted', message: 'Interrupted.', suggestion: null, details: null } },
     ]);
   });
 
