@@ -230,12 +230,17 @@ describe('signing in and out', () => {
 });
 
 describe('what a signed-in person sees', () => {
-  it("the workspace's tables, linked to their pages, and none of another workspace", async () => {
+  it("the workspace's tables of the person's environments, linked to their pages, and none of another workspace", async () => {
     const page = await get('/dashboard', { cookie: await signIn('MEMBER') });
     expect(page.status).toBe(200);
     expectSecurityHeaders(page.headers);
-    for (const table of server.ready.tables.filter((t) => t.active)) {
-      expect(page.text).toContain(`<a href="/dashboard/tables/${table.id}">${escapeHtml(table.name)}</a>`);
+    const active = server.ready.tables.filter((t) => t.active);
+    // The seeded member's scope is dev: the production tables stay out, as in `gds list`.
+    expect(active.some((t) => t.environmentLabel === 'production')).toBe(true);
+    for (const table of active) {
+      const link = `<a href="/dashboard/tables/${table.id}">${escapeHtml(table.name)}</a>`;
+      if (table.environmentLabel === 'dev') expect(page.text).toContain(link);
+      else expect(page.text).not.toContain(table.id);
     }
     for (const table of server.ready.otherWorkspace.tables) expect(page.text).not.toContain(table.id);
     expect(page.text).toContain(escapeHtml(server.user('MEMBER').email));
@@ -281,6 +286,19 @@ describe('what a signed-in person sees', () => {
     expect(page.text).not.toContain(escapeHtml(other.name));
     expectSecurityHeaders(page.headers);
     expect((await get('/dashboard/tables/tbl_unknown', { cookie: await signIn() })).status).toBe(404);
+  });
+
+  it("a table outside the person's environment scope is 404, like another workspace's", async () => {
+    const production = server.table('customers_production');
+    const member = await get(`/dashboard/tables/${production.id}`, { cookie: await signIn('MEMBER') });
+    expect(member.status).toBe(404);
+    expect(member.text).not.toContain('id="table-state"');
+    const viaToken = await get(`/dashboard/tables/${production.id}`, {
+      authorization: `Bearer ${server.user('MEMBER').cliToken}`,
+    });
+    expect(viaToken.status).toBe(404);
+    const owner = await get(`/dashboard/tables/${production.id}`, { cookie: await signIn('OWNER') });
+    expect(owner.status).toBe(200);
   });
 
   it("a person's session token or static CLI token as a bearer token works too", async () => {

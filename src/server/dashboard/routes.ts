@@ -22,7 +22,7 @@ import {
 } from './pages.js';
 import { cookieValue, DashboardSessions, SESSION_COOKIE, sessionCookie } from './sessions.js';
 import type { Viewer } from './view.js';
-import { loadTablePage, loadViewer } from './view.js';
+import { loadTablePage, loadViewer, viewerSees } from './view.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -112,13 +112,16 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
     scope.get('/dashboard', async (request, reply) => {
       const viewer = await requireViewer(request, reply);
       if (!viewer) return reply;
-      return sendPage(reply, 200, tablesPage(viewer, await listTables(ctx.db, viewer.workspaceId)));
+      const tables = (await listTables(ctx.db, viewer.workspaceId)).filter((t) =>
+        viewerSees(viewer, t.environmentLabel),
+      );
+      return sendPage(reply, 200, tablesPage(viewer, tables));
     });
 
     scope.get<{ Params: { tableId: string } }>('/dashboard/tables/:tableId', async (request, reply) => {
       const viewer = await requireViewer(request, reply);
       if (!viewer) return reply;
-      const view = await loadTablePage(ctx.db, viewer.workspaceId, request.params.tableId);
+      const view = await loadTablePage(ctx.db, viewer, request.params.tableId);
       if (!view) {
         return sendPage(
           reply,

@@ -22,6 +22,13 @@ export interface Viewer {
   role: string;
   workspaceId: string;
   workspaceName: string;
+  /** The environments the person may act in (`*` for all): the dashboard shows only their tables. */
+  envScope: string[];
+}
+
+/** Whether a table of `environmentLabel` is within the viewer's environment scope, as on every API read. */
+export function viewerSees(viewer: Viewer, environmentLabel: string): boolean {
+  return viewer.envScope.includes('*') || viewer.envScope.includes(environmentLabel);
 }
 
 export interface RecentJob {
@@ -71,8 +78,14 @@ const iso = (value: Date | string | null) => (value === null ? null : new Date(v
 
 /** The signed-in person as the page header shows them; null when the membership is no longer active. */
 export async function loadViewer(db: Db, userId: string, workspaceId: string): Promise<Viewer | null> {
-  const [row] = await db.query<{ email: string; display_name: string; role: string; name: string }>(
-    `SELECT u.email, u.display_name, m.role, w.name FROM gds.memberships m
+  const [row] = await db.query<{
+    email: string;
+    display_name: string;
+    role: string;
+    name: string;
+    env_scope: string[];
+  }>(
+    `SELECT u.email, u.display_name, m.role, m.env_scope, w.name FROM gds.memberships m
        JOIN gds.users u ON u.id = m.user_id JOIN gds.workspaces w ON w.id = m.workspace_id
       WHERE m.user_id = $1 AND m.workspace_id = $2 AND m.active`,
     [userId, workspaceId],
@@ -85,13 +98,18 @@ export async function loadViewer(db: Db, userId: string, workspaceId: string): P
     role: row.role,
     workspaceId,
     workspaceName: row.name,
+    envScope: row.env_scope,
   };
 }
 
-/** Everything the table page shows; null when the workspace has no such active table. */
-export async function loadTablePage(db: Db, workspaceId: string, tableId: string): Promise<TablePage | null> {
+/**
+ * Everything the table page shows; null when the viewer's workspace has no such active table, or has it in
+ * an environment outside the viewer's scope (shown as not found, like another workspace's table).
+ */
+export async function loadTablePage(db: Db, viewer: Viewer, tableId: string): Promise<TablePage | null> {
+  const { workspaceId } = viewer;
   const table = await findTable(db, workspaceId, tableId);
-  if (!table) return null;
+  if (!table || !viewerSees(viewer, table.environmentLabel)) return null;
   const [certification, contract, versions, openRequests, jobs, proofs, audit] = await Promise.all([
     latestCertification(db, table.id),
     findContract(db, table.id),

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import { recordAudit } from '../audit.js';
-import { requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
+import { loadTableInScope, requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
 import type { ContractFields } from '../certification/contracts.js';
 import { fieldsOf, findContract, liveContract, updateContract } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
@@ -74,7 +74,7 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
     const found = await findContract(ctx.db, table.id);
     if (!found) {
       throw notFound(

@@ -25,7 +25,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/tables/:tableId/definition', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+    const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
     const body: Schema<'HeldDefinition'> = {
       tableId: table.id,
       governanceId: table.governanceId,

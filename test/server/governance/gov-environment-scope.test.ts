@@ -97,6 +97,9 @@ describe('reading a table outside the caller’s environment scope', () => {
     '/gate1',
     '/gate1/versions',
     '/gate1/versions/1',
+    '/definition',
+    '/semantic-contract',
+    '/gate-jobs',
   ] as const;
   const member = () => server.user('MEMBER').cliToken; // scoped to dev
 
