@@ -79,6 +79,7 @@ export class Output {
   private activeSpinner: { stop(): unknown } | undefined;
   /** Records on their way through jq, written in order; `flush()` waits for them. */
   private jqQueue: Promise<void> = Promise.resolve();
+  private jqFailure: unknown;
 
   constructor(options: OutputOptions) {
     this.fields = options.fields;
@@ -110,16 +111,23 @@ export class Output {
       return;
     }
     const line = ndjsonLine(shaped);
+    // The chain never rejects: the first failure is kept for flush(), and the records after it are dropped.
     this.jqQueue = this.jqQueue.then(async () => {
-      const { runJq } = await import('./jq.js');
-      const text = await runJq(line, filter);
-      if (text !== '') this.stdout.write(`${text}\n`);
+      if (this.jqFailure !== undefined) return;
+      try {
+        const { runJq } = await import('./jq.js');
+        const text = await runJq(line, filter);
+        if (text !== '') this.stdout.write(`${text}\n`);
+      } catch (error) {
+        this.jqFailure = error;
+      }
     });
   }
 
-  /** Waits until every record given to `record()` is written (only `--jq` writes later). */
+  /** Waits until every record given to `record()` is written (only `--jq` writes later); throws jq's failure. */
   async flush(): Promise<void> {
     await this.jqQueue;
+    if (this.jqFailure !== undefined) throw this.jqFailure;
   }
 
   /** One NDJSON line on stderr: an `{"error":{…}}` body under --json. */

@@ -328,3 +328,22 @@ describe('warnLine', () => {
     ]);
   });
 });
+
+describe('--jq failing at run time', () => {
+  it('keeps the failure for flush(), so a later wait does not crash the process on an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { out, stdout } = output({ jq: '.a | ascii_downcase' });
+      out.record({ a: 1 });
+      out.record({ a: 'B' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(unhandled).toEqual([]);
+      await expect(out.flush()).rejects.toMatchObject({ exitCode: ExitCode.Failure, code: 'jq_failed' });
+      expect(stdout.text).toBe('');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
