@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { pushDevDefinition } from '../helpers/push.js';
 import { startTestServer } from '../helpers/server.js';
+import { BIND_EXISTING_GRANTS } from '../../src/server/db/migrations.js';
 
 let server: TestServer;
 let crm: string;
@@ -338,5 +339,43 @@ describe('a grant belongs to the table it was made on', () => {
     });
     expect(fresh.scopes).toEqual(['tables:productsdim:read']);
     expect((await records(second.body.tableId, fresh.tokens.accessToken)).status).toBe(200);
+  });
+
+  it('a token issued before grants were bound keeps its table after the upgrade, and only that table', async () => {
+    const owner = server.user('OWNER').cliToken;
+    for (const { id } of await server.sql(`SELECT id FROM gds.tables WHERE slug = 'productsdim' AND active`))
+      await server.request('DELETE', `/api/tables/${String(id)}`, { token: owner });
+    const first = await productsdim();
+    expect(first.status).toBe(202);
+    const legacy = await server.issueToken('OWNER', {
+      name: 'legacy-grant',
+      env: 'dev',
+      scopes: [{ tableId: first.body.tableId, permissions: ['read'] }],
+    });
+    // As a server before migration 7 stored it: no table ids, so the grant reads nothing.
+    await server.sql(`UPDATE gds.integration_tokens SET table_ids = '{}'::jsonb WHERE name = 'legacy-grant'`);
+    const before = await refresh(legacy.tokens.refreshToken);
+    expect((await records(first.body.tableId, before.body.tokens.accessToken)).status).toBe(403);
+
+    await server.sql(BIND_EXISTING_GRANTS);
+    const [row] = await server.sql(
+      `SELECT table_ids FROM gds.integration_tokens WHERE name = 'legacy-grant'`,
+    );
+    expect(row?.table_ids).toEqual({ productsdim: first.body.tableId });
+    const after = await refresh(before.body.tokens.refreshToken);
+    expect(after.status).toBe(200);
+    expect((await records(first.body.tableId, after.body.tokens.accessToken)).status).toBe(200);
+
+    // A later table reusing the slug stays outside the upgraded token.
+    expect(
+      (await server.request('DELETE', `/api/tables/${first.body.tableId}`, { token: owner })).status,
+    ).toBe(200);
+    const second = await productsdim();
+    await server.sql(BIND_EXISTING_GRANTS);
+    const [again] = await server.sql(
+      `SELECT table_ids FROM gds.integration_tokens WHERE name = 'legacy-grant'`,
+    );
+    expect(again?.table_ids).toEqual({ productsdim: first.body.tableId });
+    expect(second.body.tableId).not.toBe(first.body.tableId);
   });
 });

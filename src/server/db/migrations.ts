@@ -9,6 +9,25 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * Binds the grants of DATA-API tokens issued before table ids were recorded: each `tables:<slug>:…` scope
+ * to the table of that slug in the token's workspace that existed when the token was issued (the newest
+ * such), so upgraded tokens keep reading their table and never a later table reusing the slug.
+ */
+export const BIND_EXISTING_GRANTS = `
+  UPDATE gds.integration_tokens it SET table_ids = COALESCE((
+    SELECT jsonb_object_agg(bound.slug, bound.id) FROM (
+      SELECT DISTINCT ON (granted.slug) granted.slug, t.id
+        FROM (SELECT DISTINCT split_part(scope, ':', 2) AS slug
+                FROM jsonb_array_elements_text(it.scopes) AS scope
+               WHERE scope LIKE 'tables:%') granted
+        JOIN gds.tables t
+          ON t.workspace_id = it.workspace_id AND t.slug = granted.slug AND t.created_at <= it.created_at
+       ORDER BY granted.slug, t.created_at DESC
+    ) bound), '{}'::jsonb)
+   WHERE it.audience = 'DATA-API' AND it.table_ids = '{}'::jsonb;
+`;
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -249,7 +268,8 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 7,
     name: 'integration tokens: each table grant bound to the table id it was granted on',
-    sql: `ALTER TABLE gds.integration_tokens ADD COLUMN table_ids jsonb NOT NULL DEFAULT '{}'::jsonb;`,
+    sql: `ALTER TABLE gds.integration_tokens ADD COLUMN table_ids jsonb NOT NULL DEFAULT '{}'::jsonb;
+      ${BIND_EXISTING_GRANTS}`,
   },
   {
     version: 8,
@@ -271,11 +291,21 @@ export async function migrate(db: Db): Promise<void> {
       applied_at timestamptz NOT NULL DEFAULT now()
     );
   `);
-  const applied = new Set(
-    (await db.query<{ version: number }>('SELECT version FROM gds.schema_migrations')).map((r) => r.version),
+  const applied = new Map(
+    (
+      await db.query<{ version: number; name: string }>('SELECT version, name FROM gds.schema_migrations')
+    ).map((r) => [r.version, r.name]),
   );
   for (const migration of MIGRATIONS) {
-    if (applied.has(migration.version)) continue;
+    const appliedName = applied.get(migration.version);
+    if (appliedName !== undefined && appliedName !== migration.name) {
+      throw new Error(
+        `The database records migration ${migration.version} as "${appliedName}", but this server's migration ` +
+          `${migration.version} is "${migration.name}": another build of the reference server made it. ` +
+          'Start this one on a fresh --data-dir or database.',
+      );
+    }
+    if (appliedName !== undefined) continue;
     await db.transaction(async (tx) => {
       await tx.exec(migration.sql);
       await tx.query('INSERT INTO gds.schema_migrations (version, name) VALUES ($1, $2)', [
