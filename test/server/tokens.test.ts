@@ -235,6 +235,26 @@ describe('refresh', () => {
     expect(rows[0].n).toBe(3);
   });
 
+  it('keeps a sealed successor no longer than the grace window: the next refresh after it drops the seal', async () => {
+    const issued = await server.issueToken('OWNER', { name: 'sealed', env: '*', scopes: readGrant() });
+    const rotated = await refresh(issued.tokens.refreshToken);
+    expect(rotated.status).toBe(200);
+    const sealed = () =>
+      server.sql(
+        `SELECT count(*)::int AS n FROM gds.refresh_tokens WHERE family_id = $1 AND successor_sealed IS NOT NULL`,
+        [issued.id],
+      );
+    expect((await sealed())[0].n).toBe(1);
+    server.clock.advance(31_000);
+    try {
+      const other = await server.issueToken('OWNER', { name: 'sweeper', env: '*', scopes: readGrant() });
+      expect((await refresh(other.tokens.refreshToken)).status).toBe(200);
+      expect((await sealed())[0].n).toBe(0);
+    } finally {
+      server.clock.reset();
+    }
+  });
+
   it('16 parallel refreshes of one token: every answer is the same pair, and it works', async () => {
     const issued = await server.issueToken('OWNER', { name: 'racing', env: '*', scopes: readGrant() });
     const answers = await Promise.all(Array.from({ length: 16 }, () => refresh(issued.tokens.refreshToken)));

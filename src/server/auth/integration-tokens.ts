@@ -11,7 +11,7 @@ import { unauthorized } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import type { TokenBundle } from '../../contract/types.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
-import { openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
+import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
 
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -167,6 +167,7 @@ export async function refreshIntegrationToken(ctx: AppContext, presented: string
       [row.id, now, sealSuccessor(answer, secret, row.id)],
     );
     if (rows.length === 0) return false;
+    await dropExpiredSeals(tx, 'refresh_tokens', ctx.clock(), ctx.refreshGraceMs);
     await insertRefreshToken(tx, row.family_id, successor);
     await recordAudit(tx, ctx.clock, {
       workspaceId: row.workspace_id,

@@ -5,6 +5,7 @@
 // key derived (HKDF) from the spent token's secret, which the server never stores: the database alone,
 // holding only the secret's SHA-256, cannot open it.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/index.js';
 
 /** How long a spent refresh token is answered again with its successor (a server option). */
 export const DEFAULT_REFRESH_GRACE_MS = 30_000;
@@ -41,4 +42,21 @@ export function openSuccessor<T>(sealed: string, secret: string, tokenId: string
 /** Whether a token spent at `usedAt` is still inside the grace window at `now`. */
 export function withinGrace(usedAt: Date, now: number, graceMs: number): boolean {
   return now - new Date(usedAt).getTime() < graceMs;
+}
+
+/**
+ * The sealed successors of tokens spent longer ago than the grace window can no longer be answered again
+ * (reuse then revokes), so they are dropped: an old spent token and a copy of the database together must
+ * not open a live successor.
+ */
+export async function dropExpiredSeals(
+  tx: Queryable,
+  table: 'refresh_tokens' | 'session_refresh_tokens',
+  now: number,
+  graceMs: number,
+): Promise<void> {
+  await tx.query(
+    `UPDATE gds.${table} SET successor_sealed = NULL WHERE successor_sealed IS NOT NULL AND used_at < $1`,
+    [new Date(now - graceMs).toISOString()],
+  );
 }

@@ -5,7 +5,7 @@
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { openSuccessor, sealSuccessor, withinGrace } from '../auth/reissue.js';
+import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from '../auth/reissue.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import { OAuthError } from './errors.js';
 import { REFRESH_TOKEN_TTL_MS } from './settings.js';
@@ -131,6 +131,7 @@ export async function rotateRefreshToken(
     now,
     sealSuccessor(tokens, refreshToken, row.id),
   ]);
+  await dropExpiredSeals(tx, 'session_refresh_tokens', ctx.clock(), ctx.refreshGraceMs);
   await recordAudit(tx, ctx.clock, {
     workspaceId: row.workspace_id,
     userId: row.user_id,
