@@ -197,7 +197,7 @@ export async function pushArtifact(
     return { kind: 'unchanged', held };
   }
   if (options.dryRun === true) {
-    return { kind: 'preview', diff: definitionDiff(held, artifact) };
+    return { kind: 'preview', diff: definitionDiff(held, artifact, options.connectorId) };
   }
   let result: RegistrationResult;
   try {
@@ -218,14 +218,25 @@ export function isHeld(held: HeldDefinition, declared: DefinitionSummary, connec
   return definitionText(held.definition) === definitionText(declared);
 }
 
-/** The unified diff from the held definition (nothing, for a new one) to the file's declarations. */
-export function definitionDiff(held: HeldDefinition | null, artifact: LocalArtifact): string {
+/**
+ * The unified diff from the held definition (nothing, for a new one) to the file's declarations, with the
+ * connector as its first line: a replacement that moves the table to another connector changes that alone.
+ */
+export function definitionDiff(
+  held: HeldDefinition | null,
+  artifact: LocalArtifact,
+  connectorId?: string,
+): string {
+  const connectorLine = (id: string | null | undefined) => (id ? `connector: ${id}\n` : '');
   return unifiedDiff(
     {
       name: held === null ? '(new)' : `${held.tableId}@definition-v${held.definitionVersion}`,
-      text: held?.definition ? definitionText(held.definition) : '',
+      text: held?.definition ? connectorLine(held.connectorId) + definitionText(held.definition) : '',
     },
-    { name: artifact.filename, text: definitionText(artifact.declared) },
+    {
+      name: artifact.filename,
+      text: connectorLine(connectorId ?? held?.connectorId) + definitionText(artifact.declared),
+    },
   );
 }
 

@@ -285,6 +285,22 @@ describe('pushArtifact', () => {
     expect(outcome.kind).toBe('pushed');
   });
 
+  it('--dry-run onto another connector shows the connector line changing, and sends nothing', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared, 'con_9'))),
+    );
+    const outcome = await pushArtifact(newClient(), artifact, {
+      connectorId: 'con_1',
+      replaceId: 'tbl_0',
+      dryRun: true,
+    });
+    expect(outcome.kind).toBe('preview');
+    if (outcome.kind !== 'preview') return;
+    expect(outcome.diff).toContain('-connector: con_9');
+    expect(outcome.diff).toContain('+connector: con_1');
+    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
   it('--dry-run returns the diff of the declarations and sends nothing', async () => {
     api.use(
       http.get(at('/api/tables/tbl_0/definition'), () =>

@@ -12,7 +12,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     "Registers the artifact on the target environment's connector, QUARANTINED with its auto-baseline queued. " +
     '--dest-profile relays across two profiles: the bundle is read with the current credentials and ' +
     "registered with the other profile's (two workspaces or services). --bundle-out writes the portable JSON " +
-    'bundle to a file (0644, never over an existing file without --force) and promotes nothing; --bundle-in ' +
+    'bundle to a file (0600, never over an existing file without --force) and promotes nothing; --bundle-in ' +
     'registers such a file on --to, after checking its sha256 locally: a changed bundle is refused (exit 2) ' +
     'and nothing is sent, as is a bundle of another table than the one named. The table already holding the ' +
     'name in the target environment is compared first: when it holds the same definition, gate1.yml and contract ' +
