@@ -108,6 +108,7 @@ export function printPushPreview(
   out: Output,
   outcome: Exclude<PushOutcome, { kind: 'pushed' }>,
   dryRun: boolean,
+  trackingUrl?: string,
 ): void {
   if (outcome.kind === 'preview') {
     printPreview(out, { changed: true, diff: outcome.diff }, '');
@@ -125,7 +126,11 @@ export function printPushPreview(
       tableId: held.tableId,
       definitionVersion: held.definitionVersion,
       state: held.state,
+      ...(trackingUrl === undefined ? {} : { trackingUrl }),
       changed: false,
     });
-  } else out.print(noChange);
+  } else {
+    out.print(noChange);
+    if (trackingUrl !== undefined) out.print(`Tracking: ${trackingUrl}`);
+  }
 }

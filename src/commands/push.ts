@@ -57,11 +57,16 @@ export default class Push extends ApiCommand<typeof Push> {
   async run(): Promise<void> {
     const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
       await import('../services/artifacts.js');
+    const { tablePageUrl } = await import('../services/tables.js');
     const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
     const dryRun = this.flags['dry-run'];
     const options = { source, dialect, model, connectorId: connector };
     const read = await readArtifactLocally(this.args.file, options);
-    await this.withClient(async (client) => {
+    // Under --json the record carries trackingUrl; without a display the Tracking line shows it.
+    const openTracking = (url: string) => {
+      if (web && !this.out.json && openPage(url)) this.out.info(`Opened ${url} in your browser.`);
+    };
+    await this.withClient(async (client, session) => {
       const artifact = await inConnectorDialect(client, this.args.file, read, options);
       const outcome = await pushArtifact(client, artifact, {
         connectorId: connector,
@@ -69,13 +74,19 @@ export default class Push extends ApiCommand<typeof Push> {
         dryRun,
       });
       if (outcome.kind !== 'pushed') {
-        printPushPreview(this.out, outcome, dryRun);
+        const { held } = outcome.kind === 'unchanged' ? outcome : { held: undefined };
+        const tracking =
+          held === undefined
+            ? undefined
+            : 'trackingUrl' in held
+              ? held.trackingUrl
+              : tablePageUrl(session.baseUrl, held.tableId);
+        printPushPreview(this.out, outcome, dryRun, tracking);
+        if (tracking !== undefined && !dryRun) openTracking(tracking);
         return;
       }
       const { result } = outcome;
-      // Under --json the record carries trackingUrl; without a display the Tracking line shows it.
-      if (web && !this.out.json && openPage(result.trackingUrl))
-        this.out.info(`Opened ${result.trackingUrl} in your browser.`);
+      openTracking(result.trackingUrl);
       if (!wait) {
         if (this.out.json) this.out.record(result);
         else printRegistration(this.out, result, replace === undefined ? 'Registered' : 'Replaced');

@@ -1301,6 +1301,8 @@ export interface components {
             connectorId: string | null;
             state: components["schemas"]["LifecycleState"];
             definitionVersion: number;
+            /** @description Whether the caller may replace this definition (the table's owner or a workspace admin, and not a Mode B table): a client shortcuts an identical replacement to "no change" only when this is true, so a caller without the right still hears the service's 403. */
+            mayReplace?: boolean;
             definition: null | {
                 table: string;
                 source: string;
@@ -1590,6 +1592,8 @@ export interface components {
             contract: components["schemas"]["LiveContract"];
             /** @description On PATCH: false when the fields were already so. */
             changed?: boolean;
+            /** @description On GET: whether the caller may set this contract's intent (the table's owner, or STEWARD and above); a client shortcuts identical values to "no change" only when this is true. */
+            maySetIntent?: boolean;
         };
         PromotionRequest: {
             /** @description Target environment label. */

@@ -193,7 +193,9 @@ export async function pushArtifact(
   options: RegisterOptions & { dryRun?: boolean },
 ): Promise<PushOutcome> {
   const held = options.replaceId === undefined ? null : await client.artifacts.held(options.replaceId);
-  if (held !== null && isHeld(held, artifact.declared, options.connectorId)) {
+  // "No change" without asking the service only for a caller it would let replace; anyone else sends, and
+  // hears the service's refusal.
+  if (held !== null && held.mayReplace !== false && isHeld(held, artifact.declared, options.connectorId)) {
     return { kind: 'unchanged', held };
   }
   if (options.dryRun === true) {

@@ -105,13 +105,16 @@ export async function setIntent(
   options: { signal?: AbortSignal; dryRun?: boolean } = {},
 ): Promise<IntentOutcome> {
   const call = options.signal === undefined ? {} : { signal: options.signal };
-  const current = await client.contracts.get(tableId, call).catch((error: unknown) => {
+  const live = await client.contracts.get(tableId, call).catch((error: unknown) => {
     if (error instanceof ApiError && error.code === 'contract_not_found') return null;
     throw error;
   });
+  const current = live?.contract ?? null;
   const before = current === null ? null : fieldsOf(current);
   const after = { ...(before ?? {}), ...request };
-  if (current !== null && fieldsText(after) === fieldsText(before ?? {})) {
+  // "No change" without asking the service only for a caller it would let set the intent; anyone else
+  // sends, and hears the service's refusal.
+  if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {})) {
     return { kind: 'unchanged', contract: current };
   }
   if (options.dryRun === true) {

@@ -510,6 +510,38 @@ describe('versions, config and intent', () => {
     }
     expect(api.seen.map((r) => r.method)).toEqual(['GET', 'GET']);
   });
+
+  it('setIntent sends the values even when they are held, for a caller the service says may not set them', async () => {
+    const contract = {
+      id: 'sc_1',
+      status: 'CERTIFIED',
+      certifiedAt: null,
+      grain: '',
+      grainType: null,
+      grainKeyColumns: [],
+      intent: 'METRIC',
+      allowedConsumers: [],
+      meaning: '',
+    };
+    api.use(
+      http.get(at('/api/tables/t_1/semantic-contract'), () =>
+        HttpResponse.json({ contract, maySetIntent: false }),
+      ),
+      http.patch(at('/api/tables/t_1/semantic-contract'), () =>
+        HttpResponse.json(
+          {
+            error: {
+              code: 'forbidden',
+              message: "A STEWARD or above may set the intent of a table you don't own",
+            },
+          },
+          { status: 403 },
+        ),
+      ),
+    );
+    await expect(setIntent(newClient(), 't_1', { intent: 'METRIC' })).rejects.toMatchObject({ status: 403 });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET', 'PATCH']);
+  });
 });
 
 describe('promotion and bundles', () => {

@@ -276,6 +276,25 @@ describe('pushArtifact', () => {
     expect(api.seen.map((r) => r.method)).toEqual(['GET']);
   });
 
+  it('--replace of the held definition by a caller who may not replace it sends it, to hear the refusal', async () => {
+    api.use(
+      http.get(at('/api/tables/tbl_0/definition'), () =>
+        HttpResponse.json({ ...held(artifact.declared), mayReplace: false }),
+      ),
+      http.post(at('/api/artifacts'), () =>
+        apiError(
+          403,
+          'replace_forbidden',
+          "Only table owners or workspace admins can replace this table's definition",
+        ),
+      ),
+    );
+    await expect(
+      pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0' }),
+    ).rejects.toMatchObject({ status: 403 });
+    expect(api.seen.map((r) => r.method)).toEqual(['GET', 'POST']);
+  });
+
   it('--replace onto another connector is a change', async () => {
     api.use(
       http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared, 'con_9'))),

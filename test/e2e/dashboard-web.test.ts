@@ -114,7 +114,7 @@ describe('gds push --web', () => {
     expect(shown.stderr).toContain(`Opened ${tracking} in your browser.`);
     expect((await openedAddresses(before + 1)).slice(before)).toEqual([tracking]);
 
-    // The same artifact again, replacing the first registration (a source is registered once).
+    // The same artifact again with --replace: nothing changes, and the answer still names the page to open.
     const replace = ['--replace', /Registered (\S+)/.exec(shown.stdout)?.[1] ?? ''];
     const json = await gds(
       ['push', join(dir, 'web_a.yml'), '--connector', connector, ...replace, '--web', '--json'],

@@ -188,7 +188,9 @@ describe('gds push', () => {
       productsId,
     ]);
     expect(same).toMatchObject({ code: 0, stderr: '' });
-    expect(same.stdout).toBe(`No change: ${productsId} is already definition v1 (QUARANTINED).\n`);
+    expect(same.stdout).toBe(
+      `No change: ${productsId} is already definition v1 (QUARANTINED).\nTracking: ${server.url}/dashboard/tables/${productsId}\n`,
+    );
     // One column fewer: a definition the table does not hold yet.
     const changed = await sqlArtifact('products');
     await writeFile(changed, (await readFile(changed, 'utf8')).replace(/SELECT (\w+), /, 'SELECT '));
@@ -221,6 +223,17 @@ describe('gds push', () => {
     const json = await gds([...args, '--json'], { as: 'MEMBER' });
     expect(json.code).toBe(4);
     expect(lines(json.stderr)[0]).toMatchObject({ error: { code: 'replace_forbidden' } });
+    // The very definition the table holds (v2, one column fewer): not "No change" but the same refusal.
+    const held = await sqlArtifact('products');
+    await writeFile(held, (await readFile(held, 'utf8')).replace(/SELECT (\w+), /, 'SELECT '));
+    const identical = await gds(['push', held, '--connector', devConnector, '--replace', productsId], {
+      as: 'MEMBER',
+    });
+    expect(identical.code).toBe(4);
+    expect(identical.stdout).toBe('');
+    expect(identical.stderr).toContain(
+      "Only table owners or workspace admins can replace this table's definition",
+    );
     const [row] = await server.sql('SELECT definition_version, state FROM gds.tables WHERE id = $1', [
       productsId,
     ]);

@@ -13,8 +13,11 @@ export interface ContractsApi {
   reject(tableId: string, reason: string, options?: CallOptions): Promise<TableStateChange>;
   /** Fields not given carry forward unchanged; answers the live contract after the change. */
   setIntent(tableId: string, request: ContractIntentRequest, options?: CallOptions): Promise<LiveContract>;
-  /** The live contract; 404 `contract_not_found` while the table has none. */
-  get(tableId: string, options?: CallOptions): Promise<LiveContract>;
+  /**
+   * The live contract, and whether the caller may set its intent; 404 `contract_not_found` while the table
+   * has none.
+   */
+  get(tableId: string, options?: CallOptions): Promise<Schema<'LiveContractResponse'>>;
 }
 
 export function contractsApi(transport: Transport): ContractsApi {
@@ -45,12 +48,11 @@ export function contractsApi(transport: Transport): ContractsApi {
       return contract;
     },
     async get(tableId, options) {
-      const { contract } = await transport.send<Schema<'LiveContractResponse'>>({
+      return transport.send<Schema<'LiveContractResponse'>>({
         method: 'GET',
         path: pathOf('/api/tables/{tableId}/semantic-contract', { tableId }),
         ...options,
       });
-      return contract;
     },
   };
 }

@@ -391,8 +391,8 @@ async function replace(
     actor: replacingActor(caller, table),
   };
   // "No change" only for a caller the lifecycle would let replace; anyone else gets its refusal below.
-  const mayReplace = table !== null && transition(table.state, 'replaced', context).ok;
-  const unchanged = mayReplace ? await unchangedReplacement(ctx, tx, table, prepared) : null;
+  const unchanged =
+    table !== null && mayReplace(caller, table) ? await unchangedReplacement(ctx, tx, table, prepared) : null;
   if (unchanged) return unchanged;
   const added = columns.filter((c) => !table?.columns.some((o) => o.name === c.name)).map((c) => c.name);
   const removed = (table?.columns ?? [])
@@ -449,6 +449,12 @@ async function replace(
       columns: { added, removed },
     },
   };
+}
+
+/** Whether the lifecycle would let `caller` replace `table`'s definition (the replace rule, nothing applied). */
+export function mayReplace(caller: Caller, table: TableRow): boolean {
+  const context = { mode: table.mode, tableName: table.name, actor: replacingActor(caller, table) };
+  return transition(table.state, 'replaced', context).ok;
 }
 
 /** Who replaces, for the lifecycle's rule: a person's role and ownership, or a MANAGEMENT token's scopes. */

@@ -11,6 +11,8 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, notFound } from '../errors.js';
+import type { SessionCaller } from '../auth/caller.js';
+import type { TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -28,7 +30,7 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     const response: Schema<'LiveContractResponse'> = await ctx.db.transaction(async (tx) => {
       const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
-      if (table.ownerId !== caller.userId && !roleAtLeast(caller.role, 'STEWARD')) {
+      if (!maySetIntent(caller, table)) {
         requireRole(caller, 'STEWARD', "set the intent of a table you don't own");
       }
       requireEnvironment(caller, table.environmentLabel);
@@ -84,9 +86,17 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = found;
-    const response: Schema<'LiveContractResponse'> = { contract: { ...contract, status: table.state } };
+    const response: Schema<'LiveContractResponse'> = {
+      contract: { ...contract, status: table.state },
+      maySetIntent: maySetIntent(caller, table),
+    };
     return response;
   });
 }
 
 const sameFields = (a: ContractFields, b: ContractFields) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The intent of a table's contract is set by the table's owner, or by a STEWARD and above. */
+function maySetIntent(caller: SessionCaller, table: TableRow): boolean {
+  return table.ownerId === caller.userId || roleAtLeast(caller.role, 'STEWARD');
+}

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
-import { loadConnector } from '../governance/definitions.js';
+import { loadConnector, mayReplace } from '../governance/definitions.js';
 import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -34,6 +34,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
       connectorId: table.connectorId,
       state: table.state,
       definitionVersion: table.definitionVersion,
+      mayReplace: mayReplace(caller, table),
       definition: heldDefinition(table),
     };
     return body;
