@@ -3,6 +3,7 @@
 // --save-profile`), are killed (SIGKILL, SIGINT or SIGTERM) at a point of the refresh: while the service's answer
 // is held back by a proxy (the refresh token is spent, gds has not heard), just after the answer reached
 // it (saving), or at a random moment. Right after each, a normal `gds audit list --profile ci` must work.
+// GDS_KILL_RUNS sets how many: the single executable's pass in CI runs 20, `npm test` the full 100.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
