@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { IntegrationCaller } from '../auth/caller.js';
+import { inEnvironmentScope } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -20,9 +21,13 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
   app.get('/api/recertification-requests', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
     rejectUnknownParams(request.query, ['tableId']);
-    return {
-      requests: await listOpenRequests(ctx.db, caller.workspaceId, stringParam(request.query, 'tableId')),
-    };
+    const requests = await listOpenRequests(
+      ctx.db,
+      caller.workspaceId,
+      stringParam(request.query, 'tableId'),
+    );
+    // Like the table list: only the tables of the environments the caller may act in.
+    return { requests: requests.filter((r) => inEnvironmentScope(caller, r.environmentLabel)) };
   });
 
   app.post(

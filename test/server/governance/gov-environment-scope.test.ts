@@ -71,6 +71,13 @@ describe('dismissing a recertification request', () => {
 
   it('refuses a request on a table outside the steward’s scope with 403; it stays OPEN', async () => {
     const requestId = await fileRequest('customers_production', 'warehouse-production', 'analytics_prod');
+    // Nor does the steward see it listed, as the table list leaves out production's tables.
+    const listed = async (token: string) =>
+      (await server.request('GET', '/api/recertification-requests', { token })).body.requests.map(
+        (r: { id: string }) => r.id,
+      ) as string[];
+    expect(await listed(steward())).not.toContain(requestId);
+    expect(await listed(server.user('OWNER').cliToken)).toContain(requestId);
     const response = await dismiss(requestId);
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('environment_forbidden');
