@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/contract/types.js';
 import type { TestServer, TestWorkspace } from '../helpers/server.js';
 import { postgresTestUrl, startTestServer } from '../helpers/server.js';
+import { needs, NO_POSTGRES } from '../helpers/skip.js';
 import { submit } from './cert/arrange.js';
 
 let server: TestServer;
@@ -215,19 +216,16 @@ describe("one workspace's warehouse is out of the other's reach", () => {
 });
 
 const target = postgresTestUrl();
-describe.skipIf('skip' in target)(
-  'skip' in target ? `isolation on PostgreSQL (skipped: ${target.skip})` : 'isolation on PostgreSQL',
-  () => {
-    let onPostgres: TestServer;
-    beforeAll(async () => {
-      onPostgres = await startTestServer({ workspaces: 2, database: 'postgres' });
-    });
-    afterAll(async () => {
-      await onPostgres?.close();
-    });
+describe('isolation on PostgreSQL', needs('skip' in target ? NO_POSTGRES : undefined), () => {
+  let onPostgres: TestServer;
+  beforeAll(async () => {
+    onPostgres = await startTestServer({ workspaces: 2, database: 'postgres' });
+  });
+  afterAll(async () => {
+    await onPostgres?.close();
+  });
 
-    it('certifies a same-named table in both workspaces into two views, each over its own rows', async () => {
-      await certifyOrdersInBoth(onPostgres);
-    });
-  },
-);
+  it('certifies a same-named table in both workspaces into two views, each over its own rows', async () => {
+    await certifyOrdersInBoth(onPostgres);
+  });
+});
