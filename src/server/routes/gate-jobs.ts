@@ -122,11 +122,7 @@ async function proofFor(ctx: AppContext, request: JobRequest): Promise<Gate1Proo
       { jobId: request.params.jobId },
     );
   }
-  const [table] = await ctx.db.query<{ environment_label: string }>(
-    'SELECT environment_label FROM gds.tables WHERE id = $1',
-    [proof.tableId],
-  );
-  if (table) requireEnvironment(caller, table.environment_label, proof.tableId);
+  await requireTableEnvironment(ctx, caller, proof.tableId);
   if (gateParam !== undefined && gateParam !== '1') {
     throw badRequest(
       'gate_mismatch',
@@ -157,13 +153,7 @@ async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: S
       },
     );
   }
-  const [table] = job.tableId
-    ? await ctx.db.query<{ environment_label: string }>(
-        'SELECT environment_label FROM gds.tables WHERE id = $1',
-        [job.tableId],
-      )
-    : [];
-  if (table && job.tableId) requireEnvironment(caller, table.environment_label, job.tableId);
+  if (job.tableId) await requireTableEnvironment(ctx, caller, job.tableId);
   if (gateParam !== undefined && Number(gateParam) !== GATE_OF[job.type]) {
     throw badRequest(
       'gate_mismatch',
@@ -172,4 +162,17 @@ async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: S
     );
   }
   return { caller, job };
+}
+
+/** A job's or proof's table must be in the caller's environment scope, as every other read of a table (403). */
+async function requireTableEnvironment(
+  ctx: AppContext,
+  caller: SessionCaller,
+  tableId: string,
+): Promise<void> {
+  const [table] = await ctx.db.query<{ environment_label: string }>(
+    'SELECT environment_label FROM gds.tables WHERE id = $1',
+    [tableId],
+  );
+  if (table) requireEnvironment(caller, table.environment_label, tableId);
 }
