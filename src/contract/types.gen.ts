@@ -209,7 +209,10 @@ export interface paths {
          *     table's and whose issuer has write permission on the table (owns it, or is ADMIN/OWNER: who
          *     could grant `tables:<slug>:write`). A static CLI token (`cli_…`) is 401
          *     `interactive_login_required` (run `gds auth login`). 422 causes: `stale_proof` (no proof, or the
-         *     definition, gate1.yml or data changed after it), `predicates_failed`, `gate3_required` (workspace
+         *     definition, gate1.yml or data changed after it), `predicates_failed` (the proof's),
+         *     `checks_failed` (the baseline and gate1.yml checks run again now on the data as it is),
+         *     `data_changed_during_checks` (rows changed between those checks and the certify transaction: run
+         *     it again), `query_deadline`, `gate3_required` (workspace
          *     `gate3_required` and no SUCCEEDED Gate 3 job since the proof), `inspection_policy_unmet`
          *     (workspace `inspection_policy: evidence_required` and no `evidenceFileName` + `evidenceHash`).
          *     On success the view `certified_<env>.<table>` is (re)published and version N is snapshotted.

@@ -6,8 +6,9 @@ import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
-import { runGate1 } from '../gates/gate1-runner.js';
+import { runGate1WithDigest } from '../gates/gate1-runner.js';
 import { isProofFresh, latestSubmitProof } from '../gates/proofs.js';
+import { assertRowsUnchanged } from '../gates/snapshot.js';
 import type { GateTable } from '../gates/table.js';
 import { applyTrigger } from '../governance/engine.js';
 import type { TableRow } from '../governance/tables.js';
@@ -91,8 +92,16 @@ export async function certificationChecks(
   db: Db,
   clock: Clock,
   table: GateTable,
-): Promise<Gate1Proof | null> {
-  return table.state === 'PENDING_REVIEW' ? runGate1(db, table, { clock }) : null;
+): Promise<LiveChecks | null> {
+  if (table.state !== 'PENDING_REVIEW') return null;
+  return { table, ...(await runGate1WithDigest(db, table, { clock })) };
+}
+
+/** The certify-time run, the table as it was scanned, and the digest of the rows it read. */
+export interface LiveChecks {
+  table: GateTable;
+  proof: Gate1Proof;
+  rowsDigest: string;
 }
 
 /** The HARD_FAIL checks of a certify-time run that failed, as the lifecycle reads them. */
@@ -161,10 +170,12 @@ export async function certificationContext(
 export async function certify(
   tx: Queryable,
   clock: Clock,
-  input: { table: TableRow; caller: Caller; body: CertifyBody; live: Gate1Proof | null },
+  input: { table: TableRow; caller: Caller; body: CertifyBody; live: LiveChecks | null },
 ): Promise<CertifiedContract> {
-  const { table, caller, body } = input;
-  const context = await certificationContext(tx, table, body, input.live);
+  const { table, caller, body, live } = input;
+  // The checks ran before this transaction: certify only the rows they saw.
+  if (live) await assertRowsUnchanged(tx, live.table, live.rowsDigest);
+  const context = await certificationContext(tx, table, body, live?.proof ?? null);
   const { effects } = await applyTrigger(tx, {
     table,
     trigger: 'certify',

@@ -40,10 +40,12 @@ export async function openPgliteWorker(
   dataDir: string | undefined,
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
+  options: { sandbox: boolean } = { sandbox: true },
 ): Promise<Db> {
   const privateDir = dataDir ? undefined : await mkdtemp(join(tmpdir(), 'gds-pglite-'));
   try {
     const db = new PgliteWorkerDb(dataDir ?? (privateDir as string), queryTimeoutMs, privateDir);
+    if (options.sandbox) db.sandbox = sandboxOf(cluster, queryTimeoutMs, db);
     await db.start(privateDir ? await cluster() : undefined);
     return db;
   } catch (error) {
@@ -52,7 +54,36 @@ export async function openPgliteWorker(
   }
 }
 
+/**
+ * The sandbox of a PGlite database: another in-memory PGlite in a worker of its own, opened on first
+ * use, kept until the database closes, lent to one caller at a time. At its deadline the sandbox's
+ * worker is ended and restarted, as the service's is, while the service's database goes on answering.
+ */
+function sandboxOf(
+  cluster: () => Promise<Uint8Array>,
+  queryTimeoutMs: number,
+  owner: PgliteWorkerDb,
+): NonNullable<Db['sandbox']> {
+  let opened: Promise<Db> | undefined;
+  let lock: Promise<unknown> = Promise.resolve();
+  owner.onClose(async () => {
+    const sandbox = await opened?.catch(() => undefined);
+    await sandbox?.close();
+  });
+  return <T>(fn: (sandbox: Db) => Promise<T>): Promise<T> => {
+    const run = lock.then(async () => {
+      opened ??= openPgliteWorker(undefined, cluster, queryTimeoutMs, { sandbox: false });
+      opened.catch(() => (opened = undefined)); // a sandbox that failed to open is tried again next time
+      return fn(await opened);
+    });
+    lock = run.catch(() => undefined);
+    return run;
+  };
+}
+
 class PgliteWorkerDb implements Db {
+  sandbox?: Db['sandbox'];
+  private readonly closing: Array<() => Promise<void>> = [];
   readonly kind = 'pglite' as const;
   private worker: Worker | undefined;
   /** Resolves when a worker is up (a restart replaces it). */
@@ -196,7 +227,13 @@ class PgliteWorkerDb implements Db {
     });
   }
 
+  /** Runs `fn` when the database closes (the sandbox closes with it). */
+  onClose(fn: () => Promise<void>): void {
+    this.closing.push(fn);
+  }
+
   async close(): Promise<void> {
+    for (const fn of this.closing) await fn();
     await this.exclusive(async () => {
       await this.send({ op: 'close' }).catch(() => undefined);
       this.closed = true;

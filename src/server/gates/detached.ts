@@ -1,7 +1,7 @@
 // Gate 2 (semantic/structural) and Gate 3 (statistical) as detached, evidence-only jobs: each
 // handler reads the table's rows in a read-only transaction and returns a report stored as the
 // job's result. They change no state and certify nothing.
-import type { Db, Queryable } from '../db/index.js';
+import type { Queryable } from '../db/index.js';
 import type { BaselineReport } from '../governance/baseline.js';
 import type { Job, JobEnv } from '../governance/jobs.js';
 import { registerJobHandler } from '../governance/jobs.js';
@@ -9,8 +9,8 @@ import type { ColumnType } from '../records/columns.js';
 import { COLUMN_TYPE_OF, quoteIdent } from '../warehouse.js';
 import { percent, plural } from './format.js';
 import type { Relation } from './relation.js';
-import { Params, resolveRelation } from './relation.js';
-import { readOnly } from './read-only.js';
+import { Params } from './relation.js';
+import { gateRead } from './snapshot.js';
 import type { GateTable, TableVersions } from './table.js';
 import { loadGateTable } from './table.js';
 
@@ -38,32 +38,41 @@ export const DRIFT_LIMITS = { rowCount: 0.2, nullRate: 0.1 } as const;
 
 export function registerGateJobHandlers(): void {
   registerJobHandler('gate2', (job, env) =>
-    withTable(job, env, (tx, table, relation) => gate2(tx, table, relation)),
+    withTable(job, env, noState, (tx, table, relation) => gate2(tx, table, relation)),
   );
   registerJobHandler('gate3', (job, env) =>
-    withTable(job, env, async (tx, table, relation) => {
-      const baselineId = job.params['baselineReportId'];
-      const [baseline] = await tx.query<{ result: BaselineReport | null }>(
-        `SELECT result FROM gds.jobs WHERE id = $1 AND workspace_id = $2 AND type = 'gate-baseline-auto'`,
-        [baselineId, job.workspaceId],
-      );
-      if (!baseline?.result) throw new Error(`the baseline report ${String(baselineId)} has no result`);
-      return gate3(tx, relation, baseline.result);
-    }).then((report) => ({ ...report, baselineReportId: String(job.params['baselineReportId']) })),
+    withTable(
+      job,
+      env,
+      async (tx) => {
+        const baselineId = job.params['baselineReportId'];
+        const [baseline] = await tx.query<{ result: BaselineReport | null }>(
+          `SELECT result FROM gds.jobs WHERE id = $1 AND workspace_id = $2 AND type = 'gate-baseline-auto'`,
+          [baselineId, job.workspaceId],
+        );
+        if (!baseline?.result) throw new Error(`the baseline report ${String(baselineId)} has no result`);
+        return baseline.result;
+      },
+      (tx, _table, relation, baseline) => gate3(tx, relation, baseline),
+    ).then((report) => ({ ...report, baselineReportId: String(job.params['baselineReportId']) })),
   );
 }
 
-async function withTable(
+const noState = async (): Promise<null> => null;
+
+async function withTable<S>(
   job: Job,
   env: JobEnv,
-  run: (tx: Queryable, table: GateTable, relation: Relation) => Promise<EvidenceCheck[]>,
+  state: (tx: Queryable) => Promise<S>,
+  run: (tx: Queryable, table: GateTable, relation: Relation, state: S) => Promise<EvidenceCheck[]>,
 ): Promise<EvidenceReport> {
-  const db = env.db as Db;
+  const db = env.db;
   if (!job.tableId) throw new Error('the job names no table');
   const table = await loadGateTable(db, job.workspaceId, job.tableId);
-  const checks = await readOnly(db, db.queryTimeoutMs, async (tx) =>
-    run(tx, table, await resolveRelation(tx, table)),
-  );
+  const checks = await gateRead(db, table, {
+    state,
+    run: (tx, relation, read) => run(tx, table, relation, read),
+  });
   return {
     gate: job.type === 'gate3' ? 3 : 2,
     tableId: table.id,

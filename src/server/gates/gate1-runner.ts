@@ -10,12 +10,14 @@ import { quoteIdent, quoteSource } from '../warehouse.js';
 import { percent, plural } from './format.js';
 import { currentGate1, rulesOf } from './gate1-store.js';
 import type { Relation } from './relation.js';
-import { Params, resolveRelation } from './relation.js';
-import { attempt, readOnly } from './read-only.js';
+import { Params } from './relation.js';
+import { attempt } from './read-only.js';
+import { gateRead, rowsDigest } from './snapshot.js';
 import type { SampleSpec } from './sample.js';
 import { newSampleSeed } from './sample.js';
 import type { Column } from '../records/columns.js';
 import type { GateTable, TableVersions } from './table.js';
+import { parseReference } from './table.js';
 
 export type CheckKind = 'baseline' | 'pattern' | 'custom';
 
@@ -64,34 +66,57 @@ export const DEFAULT_NULL_RATE = {
 export interface RunOptions {
   sample?: SampleSpec;
   clock: Clock;
-  timeoutMs?: number;
 }
 
 /**
  * Runs Gate 1 on one snapshot: the table's versions and its current gate1.yml are read in the same
- * read-only transaction as the rows, so the proof's `tableVersion` is exactly what was checked.
+ * read-only snapshot as the rows, so the proof's `tableVersion` is exactly what was checked.
  */
 export async function runGate1(db: Db, table: GateTable, options: RunOptions): Promise<Gate1Proof> {
+  return (await checkGate1(db, table, options)).proof;
+}
+
+/** Runs Gate 1 as runGate1 does, and takes the digest of the rows checked in the same snapshot (certify). */
+export async function runGate1WithDigest(
+  db: Db,
+  table: GateTable,
+  options: RunOptions,
+): Promise<{ proof: Gate1Proof; rowsDigest: string }> {
+  const { proof, digest } = await checkGate1(db, table, options, true);
+  return { proof, rowsDigest: digest ?? '' };
+}
+
+async function checkGate1(
+  db: Db,
+  table: GateTable,
+  options: RunOptions,
+  withDigest = false,
+): Promise<{ proof: Gate1Proof; digest: string | null }> {
   const seed = options.sample?.kind === 'random' ? newSampleSeed() : undefined;
-  const { results, versions } = await readOnly(db, options.timeoutMs ?? db.queryTimeoutMs, async (tx) => {
-    const versions = await versionsOf(tx, table.id);
-    const current = await currentGate1(tx, table.id);
-    const document = rulesOf(
-      current?.content ?? null,
-      table.columns.map((c) => c.name),
-    );
-    const relation = await resolveRelation(tx, table, {
+  const { results, versions, digest } = await gateRead(db, table, {
+    state: async (tx) => ({
+      versions: await versionsOf(tx, table.id),
+      current: await currentGate1(tx, table.id),
+      digest: withDigest ? await rowsDigest(tx, table) : null,
+    }),
+    run: async (tx, relation, state) => {
+      const document = rulesOf(
+        state.current?.content ?? null,
+        table.columns.map((c) => c.name),
+      );
+      const results = await new CheckRun(tx, table, relation).all(document);
+      return { results, versions: state.versions, digest: state.digest };
+    },
+    rows: {
       ...(options.sample ? { sample: options.sample } : {}),
       ...(seed ? { seed } : {}),
-    });
-    const results = await new CheckRun(tx, table, relation).all(document);
-    return { results, versions };
+    },
   });
   const checked = results.rows;
   const failedPredicates = results.checks
     .filter((r) => !r.passed && r.severity === 'HARD_FAIL')
     .map((r) => r.name);
-  return {
+  const proof: Gate1Proof = {
     gate: 1,
     tableId: table.id,
     passed: failedPredicates.length === 0,
@@ -102,6 +127,7 @@ export async function runGate1(db: Db, table: GateTable, options: RunOptions): P
     tableVersion: versions,
     ranAt: new Date(options.clock()).toISOString(),
   };
+  return { proof, digest };
 }
 
 async function versionsOf(tx: Queryable, tableId: string): Promise<TableVersions> {
@@ -470,11 +496,4 @@ function baseline(name: string, passed: boolean, failingRows: number | null, det
 
 function skipped(name: string, detail: string): CheckResult {
   return { ...baseline(name, true, null, detail), skipped: true };
-}
-
-function parseReference(text: string): { schema: string; table: string; column: string } | null {
-  const parts = text.split('.');
-  if (parts.length !== 3 || parts.some((p) => p.length === 0)) return null;
-  const [schema = '', table = '', column = ''] = parts;
-  return { schema, table, column };
 }

@@ -60,17 +60,8 @@ export async function resolveRelation(
 ): Promise<Relation> {
   if (table.mode === 'MODE_B') return modeBRelation(table, options);
   const source = table.source ?? '';
-  const [schema, name] = splitSource(source);
-  const info = await q.query<{ column_name: string; data_type: string; relkind: string }>(
-    `SELECT a.attname AS column_name, format_type(a.atttypid, a.atttypmod) AS data_type, c.relkind::text AS relkind
-       FROM pg_catalog.pg_class c
-       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE n.nspname = $1 AND c.relname = $2
-      ORDER BY a.attnum`,
-    [schema, name],
-  );
-  const warehouseColumns = info.map((i) => ({ name: i.column_name, dataType: i.data_type }));
+  const info = await catalogColumns(q, source);
+  const warehouseColumns = info.map((i) => ({ name: i.name, dataType: i.type }));
   const have = new Set(warehouseColumns.map((c) => c.name));
   const present = table.columns.map((c) => c.name).filter((c) => have.has(c));
   const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
@@ -84,6 +75,23 @@ export async function resolveRelation(
     exists: info.length > 0,
     rowsCte: (params) => rowsCte(`${quoteSource(source)} AS b`, present, order, options, params),
   };
+}
+
+/** A warehouse object's columns (in order, with their SQL types) and its kind; none when it does not exist. */
+export async function catalogColumns(
+  q: Queryable,
+  source: string,
+): Promise<Array<{ name: string; type: string; relkind: string }>> {
+  const [schema, name] = splitSource(source);
+  return q.query(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, c.relkind::text AS relkind
+       FROM pg_catalog.pg_class c
+       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+      WHERE n.nspname = $1 AND c.relname = $2
+      ORDER BY a.attnum`,
+    [schema, name],
+  );
 }
 
 function modeBRelation(table: GateTable, options: RowsOptions): Relation {

@@ -7,8 +7,8 @@ import { checkPredicateSql, validateGate1 } from '../../core/gate1/index.js';
 import type { Db } from '../db/index.js';
 import { quoteIdent } from '../warehouse.js';
 import { percent } from './format.js';
-import { Params, resolveRelation } from './relation.js';
-import { readOnly } from './read-only.js';
+import { Params } from './relation.js';
+import { gateRead } from './snapshot.js';
 import type { GateTable } from './table.js';
 
 /** Value shapes looked for in text columns; the regex is the one a stub then declares. */
@@ -52,27 +52,29 @@ const NUMERIC = new Set(['integer', 'numeric']);
 const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 export async function suggestGate1(db: Db, table: GateTable): Promise<SuggestionSet> {
-  const profile = await readOnly(db, db.queryTimeoutMs, async (tx) => {
-    const relation = await resolveRelation(tx, table);
-    const profiles: ColumnProfile[] = [];
-    for (const column of table.columns.filter((c) => relation.present.includes(c.name))) {
-      const params = new Params();
-      const id = quoteIdent(column.name);
-      const numeric = NUMERIC.has(column.type);
-      const extra = numeric
-        ? `, min(${id})::float8 AS min, max(${id})::float8 AS max`
-        : VALUE_PATTERNS.map(
-            (p) => `, count(*) FILTER (WHERE ${id}::text ~ ${params.add(p.regex)}::text)::int AS "${p.id}"`,
-          ).join('');
-      const cte = relation.rowsCte(params);
-      const [row] = await tx.query<Record<string, number | null>>(
-        `${cte} SELECT count(*)::int AS rows, count(*) FILTER (WHERE ${id} IS NULL)::int AS nulls,
+  const profile = await gateRead(db, table, {
+    state: async () => null,
+    run: async (tx, relation) => {
+      const profiles: ColumnProfile[] = [];
+      for (const column of table.columns.filter((c) => relation.present.includes(c.name))) {
+        const params = new Params();
+        const id = quoteIdent(column.name);
+        const numeric = NUMERIC.has(column.type);
+        const extra = numeric
+          ? `, min(${id})::float8 AS min, max(${id})::float8 AS max`
+          : VALUE_PATTERNS.map(
+              (p) => `, count(*) FILTER (WHERE ${id}::text ~ ${params.add(p.regex)}::text)::int AS "${p.id}"`,
+            ).join('');
+        const cte = relation.rowsCte(params);
+        const [row] = await tx.query<Record<string, number | null>>(
+          `${cte} SELECT count(*)::int AS rows, count(*) FILTER (WHERE ${id} IS NULL)::int AS nulls,
                        count(DISTINCT ${id})::int AS distinct ${extra} FROM gate_rows`,
-        params.values,
-      );
-      profiles.push(toProfile(column.name, numeric, row ?? {}));
-    }
-    return profiles;
+          params.values,
+        );
+        profiles.push(toProfile(column.name, numeric, row ?? {}));
+      }
+      return profiles;
+    },
   });
   return propose(table, profile);
 }

@@ -46,3 +46,11 @@ export async function loadGateTable(q: Queryable, workspaceId: string, tableId: 
     schemas.map((s) => s.warehouse_schema),
   );
 }
+
+/** A column's declared `references: "schema.table.column"`, or null when it is not of that form. */
+export function parseReference(text: string): { schema: string; table: string; column: string } | null {
+  const parts = text.split('.');
+  if (parts.length !== 3 || parts.some((p) => p.length === 0)) return null;
+  const [schema = '', table = '', column = ''] = parts;
+  return { schema, table, column };
+}

@@ -1,0 +1,100 @@
+// On PGlite the gate checks run in a sandbox database over rows copied out in one snapshot
+// (src/server/gates/snapshot.ts). What a user would notice of it: a column type the sandbox cannot make
+// is checked in place, with the same answer; and certify, whose checks run before its transaction,
+// refuses when the rows change in between instead of certifying data its checks never saw.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import { pushDevDefinition } from '../../helpers/push.js';
+import { startTestServer } from '../../helpers/server.js';
+import { submit } from '../cert/arrange.js';
+
+const DEADLINE_MS = 3000;
+const SLOW_RULES = `customPredicates:
+  - name: slow
+    sql: length(replace(lpad(status, 1000, 'a'), 'a', '${'x'.repeat(1000)}')) > 0
+    severity: HARD_FAIL
+`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('gate checks in the PGlite sandbox', () => {
+  let server: TestServer;
+  let steward: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ jobs: 'manual', queryTimeoutMs: DEADLINE_MS });
+    steward = server.user('STEWARD').accessToken;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('checks a warehouse object whose column type only the warehouse knows (an enum) in place', async () => {
+    await server.sql(`CREATE TYPE analytics_dev.mood AS ENUM ('calm', 'stormy')`);
+    await server.sql('CREATE TABLE analytics_dev.moods (id integer NOT NULL, mood analytics_dev.mood)');
+    await server.sql(`INSERT INTO analytics_dev.moods VALUES (1, 'calm'), (2, NULL), (3, 'stormy')`);
+    const pushed = await pushDevDefinition(server, 'moods', ['id', 'mood']);
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
+    const run = await server.request('POST', `/api/tables/${pushed.body.tableId}/gate-runs`, {
+      token: steward,
+      body: {},
+    });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(run.body).toMatchObject({ rowsChecked: 3 });
+    const nullRate = run.body.results.find((r: { name: string }) => r.name === 'null_rate.mood');
+    expect(nullRate).toMatchObject({ failingRows: 1 });
+  });
+
+  it(
+    'refuses certify (422, nothing certified) when rows change between its checks and its transaction',
+    { timeout: 60_000 },
+    async () => {
+      const pushed = await pushDevDefinition(server, 'categorydim', ['category_id', 'category_name']);
+      expect(pushed.status).toBe(202);
+      const tableId: string = pushed.body.tableId;
+      expect(await submit(server, tableId)).toMatchObject({ passed: true });
+
+      // A slow gate run on another table holds the sandbox: certify copies its rows out at once, then
+      // waits for the sandbox, and the rows change in the meantime.
+      const orders = server.table('orders').id;
+      const owner = server.user('OWNER').accessToken;
+      await server.sql(
+        `INSERT INTO analytics_dev.orders (id, order_id, customer_id, amount, status)
+         SELECT 'bulk-' || g, g, 1, 1, 'open' FROM generate_series(1, 20000) AS g`,
+      );
+      const rules = await server.request('PUT', `/api/tables/${orders}/gate1`, {
+        token: owner,
+        body: { content: SLOW_RULES },
+      });
+      expect(rules.status).toBe(200);
+      const slow = server.request('POST', `/api/tables/${orders}/gate-runs`, { token: owner, body: {} });
+      await sleep(500);
+      const certify = () =>
+        server.request('POST', `/api/tables/${tableId}/semantic-contract/certify`, {
+          token: steward,
+          body: { note: 'looks fine' },
+        });
+      const racing = certify();
+      await sleep(1000);
+      await server.sql(
+        `INSERT INTO analytics_dev.categorydim (category_id, category_name) VALUES (7, NULL), (8, NULL), (9, NULL)`,
+      );
+
+      const refused = await racing;
+      expect((await slow).status).toBe(422);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+      expect(refused.body.error.code).toBe('data_changed_during_checks');
+      expect(refused.body.error.message).toMatch(/Run certify again/);
+      const [table] = await server.sql('SELECT state FROM gds.tables WHERE id = $1', [tableId]);
+      expect(table.state).toBe('PENDING_REVIEW');
+      const [view] = await server.sql(`SELECT to_regclass('certified_dev.categorydim')::text AS v`);
+      expect(view.v).toBeNull();
+
+      // Run again, the checks see the rows written meanwhile.
+      const again = await certify();
+      expect(again.status).toBe(422);
+      expect(again.body.error.code).toBe('checks_failed');
+      expect(again.body.error.message).toContain('null_rate.category_name');
+    },
+  );
+});
