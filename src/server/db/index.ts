@@ -22,10 +22,10 @@ export interface Db extends Queryable {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
-   * PGlite only: runs `fn` on a second, private database of the server's own, one caller at a time.
-   * PGlite has a single connection, so SQL a member wrote (gate checks) runs there, over rows copied
-   * into it, and a slow check holds that database instead of the service's (see gates/snapshot.ts).
-   * PostgreSQL has none: each statement has a connection of its own.
+   * PGlite only: runs `fn` on a private in-memory database of the server's own (a sandbox, lent to one
+   * caller at a time). PGlite has a single connection, so SQL a member wrote (gate checks) runs there,
+   * over rows copied into it, and a slow check holds a sandbox instead of the service's database (see
+   * gates/snapshot.ts). PostgreSQL has none: each statement has a connection of its own.
    */
   sandbox?<T>(fn: (sandbox: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -10,6 +10,8 @@ export interface WorkerInit {
   dataDir: string;
   /** A cluster tarball to initialise an empty dataDir from (first start only). */
   cluster?: Uint8Array;
+  /** PostgreSQL's shared_buffers, e.g. `16MB`; PGlite's default (128MB) when absent. */
+  sharedBuffers?: string;
 }
 
 export type WorkerRequest =
@@ -28,6 +30,9 @@ const init = workerData as WorkerInit;
 const lite = await PGlite.create({
   dataDir: init.dataDir,
   ...(init.cluster ? { loadDataDir: new Blob([init.cluster as Uint8Array<ArrayBuffer>]) } : {}),
+  ...(init.sharedBuffers
+    ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${init.sharedBuffers}`] }
+    : {}),
 });
 
 /** The open transaction, and how to end it (PGlite's transaction() commits when its callback resolves). */

@@ -40,12 +40,17 @@ export async function openPgliteWorker(
   dataDir: string | undefined,
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
-  options: { sandbox: boolean } = { sandbox: true },
+  options: { sandbox: boolean; sharedBuffers?: string } = { sandbox: true },
 ): Promise<Db> {
   const privateDir = dataDir ? undefined : await mkdtemp(join(tmpdir(), 'gds-pglite-'));
   try {
-    const db = new PgliteWorkerDb(dataDir ?? (privateDir as string), queryTimeoutMs, privateDir);
-    if (options.sandbox) db.sandbox = sandboxOf(cluster, queryTimeoutMs, db);
+    const db = new PgliteWorkerDb(
+      dataDir ?? (privateDir as string),
+      queryTimeoutMs,
+      privateDir,
+      options.sharedBuffers,
+    );
+    if (options.sandbox) db.sandbox = sandboxesOf(cluster, queryTimeoutMs, db);
     await db.start(privateDir ? await cluster() : undefined);
     return db;
   } catch (error) {
@@ -54,30 +59,82 @@ export async function openPgliteWorker(
   }
 }
 
+/** How many checks may run at once on PGlite: each holds a sandbox of its own (about 250 MB). */
+export const SANDBOXES = 2;
+/** A sandbox unused this long is closed, and its memory returned. */
+const SANDBOX_IDLE_MS = 30_000;
+/** A sandbox holds copies of a few tables: PostgreSQL's buffer cache need not be PGlite's 128 MB. */
+const SANDBOX_SHARED_BUFFERS = '16MB';
+
 /**
- * The sandbox of a PGlite database: another in-memory PGlite in a worker of its own, opened on first
- * use, kept until the database closes, lent to one caller at a time. At its deadline the sandbox's
- * worker is ended and restarted, as the service's is, while the service's database goes on answering.
+ * The sandboxes of a PGlite database: in-memory PGlites, each in a worker of its own, opened when a
+ * check finds none free (up to SANDBOXES; past that a check waits for one), closed after
+ * SANDBOX_IDLE_MS unused, lent to one caller at a time. At its deadline a sandbox's worker is ended
+ * and restarted, as the service's is, while the service's database and the other sandbox answer.
  */
-function sandboxOf(
+function sandboxesOf(
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
   owner: PgliteWorkerDb,
 ): NonNullable<Db['sandbox']> {
-  let opened: Promise<Db> | undefined;
-  let lock: Promise<unknown> = Promise.resolve();
+  const open = new Set<Db>();
+  const idle = new Map<Db, NodeJS.Timeout>();
+  const waiting: Array<{ resolve: (sandbox: Db) => void; reject: (error: unknown) => void }> = [];
+  let opening = 0;
+  let closed = false;
+  const retire = async (sandbox: Db) => {
+    clearTimeout(idle.get(sandbox));
+    idle.delete(sandbox);
+    open.delete(sandbox);
+    await sandbox.close().catch(() => undefined);
+  };
   owner.onClose(async () => {
-    const sandbox = await opened?.catch(() => undefined);
-    await sandbox?.close();
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter.reject(new Error('the database is closed'));
+    for (const sandbox of open) await retire(sandbox);
   });
-  return <T>(fn: (sandbox: Db) => Promise<T>): Promise<T> => {
-    const run = lock.then(async () => {
-      opened ??= openPgliteWorker(undefined, cluster, queryTimeoutMs, { sandbox: false });
-      opened.catch(() => (opened = undefined)); // a sandbox that failed to open is tried again next time
-      return fn(await opened);
-    });
-    lock = run.catch(() => undefined);
-    return run;
+  const acquire = async (): Promise<Db> => {
+    if (closed) throw new Error('the database is closed');
+    const [free] = idle.keys();
+    if (free) {
+      clearTimeout(idle.get(free));
+      idle.delete(free);
+      return free;
+    }
+    if (open.size + opening >= SANDBOXES)
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    opening++;
+    let sandbox: Db;
+    try {
+      sandbox = await openPgliteWorker(undefined, cluster, queryTimeoutMs, {
+        sandbox: false,
+        sharedBuffers: SANDBOX_SHARED_BUFFERS,
+      });
+    } catch (error) {
+      opening--;
+      const next = waiting.shift(); // it waited for this one: it tries to open one of its own
+      if (next) acquire().then(next.resolve, next.reject);
+      throw error;
+    }
+    opening--;
+    open.add(sandbox);
+    return sandbox;
+  };
+  const release = (sandbox: Db) => {
+    const next = waiting.shift();
+    if (next) return next.resolve(sandbox);
+    if (closed) return void retire(sandbox);
+    const timer = setTimeout(() => void retire(sandbox), SANDBOX_IDLE_MS);
+    timer.unref();
+    idle.set(sandbox, timer);
+  };
+  return async <T>(fn: (sandbox: Db) => Promise<T>): Promise<T> => {
+    const sandbox = await acquire();
+    try {
+      return await fn(sandbox);
+    } finally {
+      release(sandbox);
+    }
   };
 }
 
@@ -102,10 +159,15 @@ class PgliteWorkerDb implements Db {
     private readonly dataDir: string,
     readonly queryTimeoutMs: number,
     private readonly privateDir: string | undefined,
+    private readonly sharedBuffers?: string,
   ) {}
 
   async start(cluster?: Uint8Array): Promise<void> {
-    const init: WorkerInit = { dataDir: this.dataDir, ...(cluster ? { cluster } : {}) };
+    const init: WorkerInit = {
+      dataDir: this.dataDir,
+      ...(cluster ? { cluster } : {}),
+      ...(this.sharedBuffers ? { sharedBuffers: this.sharedBuffers } : {}),
+    };
     const worker = new Worker(WORKER_URL, { workerData: init });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {

@@ -1,11 +1,13 @@
 // On PGlite the gate checks run in a sandbox database over rows copied out in one snapshot
-// (src/server/gates/snapshot.ts). What a user would notice of it: a column type the sandbox cannot make
+// (src/server/gates/snapshot.ts). What a user would notice of it: a slow check does not hold another
+// member's check (each has a sandbox of its own, up to SANDBOXES); a column type the sandbox cannot make
 // is checked in place, with the same answer; and certify, whose checks run before its transaction,
 // refuses when the rows change in between instead of certifying data its checks never saw.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { pushDevDefinition } from '../../helpers/push.js';
 import { startTestServer } from '../../helpers/server.js';
+import { SANDBOXES } from '../../../src/server/db/pglite.js';
 import { submit } from '../cert/arrange.js';
 
 const DEADLINE_MS = 3000;
@@ -19,14 +21,46 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('gate checks in the PGlite sandbox', () => {
   let server: TestServer;
   let steward: string;
+  let owner: string;
+  let orders: string;
+  /** A gate run on orders that runs to the deadline (422): it holds a sandbox meanwhile. */
+  const slowRun = () => server.request('POST', `/api/tables/${orders}/gate-runs`, { token: owner, body: {} });
+  const quickRun = () =>
+    server.request('POST', `/api/tables/${server.table('customers').id}/gate-runs`, {
+      token: owner,
+      body: {},
+    });
 
   beforeAll(async () => {
     server = await startTestServer({ jobs: 'manual', queryTimeoutMs: DEADLINE_MS });
     steward = server.user('STEWARD').accessToken;
+    owner = server.user('OWNER').accessToken;
+    orders = server.table('orders').id;
+    await server.sql(
+      `INSERT INTO analytics_dev.orders (id, order_id, customer_id, amount, status)
+       SELECT 'bulk-' || g, g, 1, 1, 'open' FROM generate_series(1, 20000) AS g`,
+    );
+    const rules = await server.request('PUT', `/api/tables/${orders}/gate1`, {
+      token: owner,
+      body: { content: SLOW_RULES },
+    });
+    expect(rules.status).toBe(200);
   });
 
   afterAll(async () => {
     await server?.close();
+  });
+
+  it('runs a check beside a slow one, each in a sandbox of its own', { timeout: 60_000 }, async () => {
+    const warm = await Promise.all(Array.from({ length: SANDBOXES }, quickRun)); // every sandbox opened
+    expect(warm.map((r) => r.status)).toEqual(Array.from({ length: SANDBOXES }, () => 200));
+    const finished: string[] = [];
+    const slow = slowRun().then((r) => (finished.push('slow'), r));
+    await sleep(300);
+    const quick = await quickRun().then((r) => (finished.push('quick'), r));
+    expect(quick.status).toBe(200);
+    expect((await slow).status).toBe(422);
+    expect(finished).toEqual(['quick', 'slow']);
   });
 
   it('checks a warehouse object whose column type only the warehouse knows (an enum) in place', async () => {
@@ -54,20 +88,9 @@ describe('gate checks in the PGlite sandbox', () => {
       const tableId: string = pushed.body.tableId;
       expect(await submit(server, tableId)).toMatchObject({ passed: true });
 
-      // A slow gate run on another table holds the sandbox: certify copies its rows out at once, then
-      // waits for the sandbox, and the rows change in the meantime.
-      const orders = server.table('orders').id;
-      const owner = server.user('OWNER').accessToken;
-      await server.sql(
-        `INSERT INTO analytics_dev.orders (id, order_id, customer_id, amount, status)
-         SELECT 'bulk-' || g, g, 1, 1, 'open' FROM generate_series(1, 20000) AS g`,
-      );
-      const rules = await server.request('PUT', `/api/tables/${orders}/gate1`, {
-        token: owner,
-        body: { content: SLOW_RULES },
-      });
-      expect(rules.status).toBe(200);
-      const slow = server.request('POST', `/api/tables/${orders}/gate-runs`, { token: owner, body: {} });
+      // Slow gate runs on another table hold every sandbox: certify copies its rows out at once, then
+      // waits for a sandbox, and the rows change in the meantime.
+      const slow = Promise.all(Array.from({ length: SANDBOXES }, slowRun));
       await sleep(500);
       const certify = () =>
         server.request('POST', `/api/tables/${tableId}/semantic-contract/certify`, {
@@ -81,7 +104,7 @@ describe('gate checks in the PGlite sandbox', () => {
       );
 
       const refused = await racing;
-      expect((await slow).status).toBe(422);
+      expect((await slow).map((r) => r.status)).toEqual(Array.from({ length: SANDBOXES }, () => 422));
       expect(refused.status, JSON.stringify(refused.body)).toBe(422);
       expect(refused.body.error.code).toBe('data_changed_during_checks');
       expect(refused.body.error.message).toMatch(/Run certify again/);
