@@ -8,14 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { postgresTestUrl, startTestServer } from '../../helpers/server.js';
 import { needs, NO_POSTGRES } from '../../helpers/skip.js';
+import { arrangeSlowOrders } from './slow-gate.js';
 
 const DEADLINE_MS = 2000;
-// Allowed (the replace() growth is exactly the bound), yet about a million characters per row.
-const SLOW_RULES = `customPredicates:
-  - name: slow
-    sql: length(replace(lpad(status, 1000, 'a'), 'a', '${'x'.repeat(1000)}')) > 0
-    severity: HARD_FAIL
-`;
 
 const target = postgresTestUrl();
 const engines = [
@@ -37,16 +32,7 @@ describe.each(engines)('a gate run past the deadline on $name', ({ database, ski
     if (skip) return;
     server = await startTestServer({ database, queryTimeoutMs: DEADLINE_MS });
     token = server.user('OWNER').accessToken;
-    orders = server.table('orders').id;
-    await server.sql(
-      `INSERT INTO analytics_dev.orders (id, order_id, customer_id, amount, status)
-       SELECT 'bulk-' || g, g, 1, 1, 'open' FROM generate_series(1, 20000) AS g`,
-    );
-    const rules = await server.request('PUT', `/api/tables/${orders}/gate1`, {
-      token,
-      body: { content: SLOW_RULES },
-    });
-    expect(rules.status).toBe(200);
+    orders = await arrangeSlowOrders(server);
     const issued = await server.issueToken('OWNER', {
       name: 'reader',
       env: 'dev',

@@ -9,13 +9,9 @@ import { pushDevDefinition } from '../../helpers/push.js';
 import { startTestServer } from '../../helpers/server.js';
 import { SANDBOXES } from '../../../src/server/db/pglite.js';
 import { submit } from '../cert/arrange.js';
+import { arrangeSlowOrders } from './slow-gate.js';
 
 const DEADLINE_MS = 3000;
-const SLOW_RULES = `customPredicates:
-  - name: slow
-    sql: length(replace(lpad(status, 1000, 'a'), 'a', '${'x'.repeat(1000)}')) > 0
-    severity: HARD_FAIL
-`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('gate checks in the PGlite sandbox', () => {
@@ -35,16 +31,7 @@ describe('gate checks in the PGlite sandbox', () => {
     server = await startTestServer({ jobs: 'manual', queryTimeoutMs: DEADLINE_MS });
     steward = server.user('STEWARD').accessToken;
     owner = server.user('OWNER').accessToken;
-    orders = server.table('orders').id;
-    await server.sql(
-      `INSERT INTO analytics_dev.orders (id, order_id, customer_id, amount, status)
-       SELECT 'bulk-' || g, g, 1, 1, 'open' FROM generate_series(1, 20000) AS g`,
-    );
-    const rules = await server.request('PUT', `/api/tables/${orders}/gate1`, {
-      token: owner,
-      body: { content: SLOW_RULES },
-    });
-    expect(rules.status).toBe(200);
+    orders = await arrangeSlowOrders(server);
   });
 
   afterAll(async () => {
