@@ -298,6 +298,32 @@ const rewrites: Rewrites = {
       "const bytesMatch = (bytes, metadataList) => require('../subresource-integrity/subresource-integrity').bytesMatch(bytes, metadataList)",
     ],
   ],
+  // oclif's own modules load node:child_process (and with it node:net and node:dgram), node:perf_hooks and
+  // node:readline at their top, for a Windows shell probe, its performance marks (off unless asked) and
+  // flags read from stdin: each loads on first use instead. Its platform probe reads WSL's files only
+  // when the kernel's release names Microsoft, as WSL's do (is-wsl then decides).
+  '/node_modules/@oclif/core/lib/util/os.js': [
+    [
+      'const node_child_process_1 = require("node:child_process");',
+      'const node_child_process_1 = { execSync: (...args) => require("node:child_process").execSync(...args) };',
+    ],
+    [
+      "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+      "return (0, node_os_1.release)().toLowerCase().includes('microsoft') && (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+    ],
+  ],
+  '/node_modules/@oclif/core/lib/performance.js': [
+    [
+      'const node_perf_hooks_1 = require("node:perf_hooks");',
+      'const node_perf_hooks_1 = { get performance() { return require("node:perf_hooks").performance; }, get PerformanceObserver() { return require("node:perf_hooks").PerformanceObserver; } };',
+    ],
+  ],
+  '/node_modules/@oclif/core/lib/parser/parse.js': [
+    [
+      'const node_readline_1 = require("node:readline");',
+      'const node_readline_1 = { createInterface: (...args) => require("node:readline").createInterface(...args) };',
+    ],
+  ],
   // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
   // resident, measured): code-unit order is the same for gds's ids, which writeCommandManifest checks.
   '/node_modules/@oclif/core/lib/config/plugin.js': [

@@ -362,6 +362,27 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect(modules).toContain('node:fs');
   });
 
+  it('gate validate loads the SQL parser only for a file with customPredicates, and still checks its SQL', async () => {
+    const sqlParser = /\/node_modules\/(node-sql-parser|big-integer)\//;
+    await writeFile(
+      join(dir, 'sql.yml'),
+      'customPredicates:\n  - {name: p, sql: "pg_sleep(1) > 0", severity: WARN}\n',
+    );
+    expect((await evaluated(['gate', 'validate', '-f', 'a.yml'])).filter((m) => sqlParser.test(m))).toEqual(
+      [],
+    );
+    const modules = await evaluated(['gate', 'validate', '-f', 'sql.yml']);
+    expect(modules).toContain('/node_modules/node-sql-parser/build/postgresql.js');
+    const r = await runBinary(['gate', 'validate', '-f', 'sql.yml']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('(sql-function-not-allowed)');
+  });
+
+  it("oclif's start loads neither node:child_process nor node:perf_hooks nor node:readline", async () => {
+    const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
+    expect(modules.filter((m) => /^node:(child_process|perf_hooks|readline|dgram)$/.test(m))).toEqual([]);
+  });
+
   it('gate validate runs the build-time validator: ajv itself (its compiler) never loads', async () => {
     const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
     expect(modules.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
