@@ -192,6 +192,18 @@ describe('start-up loads no heavy module', () => {
     expect(withPredicates.some((m) => m.includes('/node_modules/node-sql-parser/'))).toBe(true);
   });
 
+  it('a network command loads no undici (its request goes out on node:http)', async () => {
+    const modules = await loadedModules([
+      'list',
+      '--json',
+      '--token',
+      'cli_x',
+      '--base',
+      'http://127.0.0.1:9',
+    ]);
+    expect(modules.filter((m) => m.includes('/undici/'))).toEqual([]);
+  });
+
   it('push loads PostgreSQL’s parser for a .sql view, and only then', async () => {
     await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id FROM t');
     const modules = await loadedModules([
