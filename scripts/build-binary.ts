@@ -324,6 +324,18 @@ const rewrites: Rewrites = {
       'const node_readline_1 = { createInterface: (...args) => require("node:readline").createInterface(...args) };',
     ],
   ],
+  // oclif logs through `debug`, whose loggers are made at the first log line of every run (node:tty, node:util,
+  // supports-color and the colour tables): only when DEBUG is set, as `debug` would then print anything.
+  '/node_modules/@oclif/core/lib/logger.js': [
+    [
+      'const debug_1 = __importDefault(require("debug"));',
+      'const debug_1 = { get default() { return require("debug"); } };',
+    ],
+    [
+      'const debug = (0, debug_1.default)(namespace);',
+      'const debug = process.env.DEBUG ? (0, debug_1.default)(namespace) : () => {};',
+    ],
+  ],
   // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
   // resident, measured): code-unit order is the same for gds's ids, which writeCommandManifest checks.
   '/node_modules/@oclif/core/lib/config/plugin.js': [

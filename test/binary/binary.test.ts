@@ -384,6 +384,15 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect(modules.filter((m) => /^node:(child_process|perf_hooks|readline|dgram)$/.test(m))).toEqual([]);
   });
 
+  it("oclif's debug lines still show under DEBUG, and `debug` loads only then", async () => {
+    expect(
+      (await evaluated(['gate', 'validate', '-f', 'a.yml'])).filter((m) => m.includes('/debug/')),
+    ).toEqual([]);
+    const r = await runBinary(['gate', 'validate', '-f', 'a.yml'], { DEBUG: 'oclif*' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('oclif:config');
+  });
+
   it('gate validate runs the build-time validator: ajv itself (its compiler) never loads', async () => {
     const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
     expect(modules.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
