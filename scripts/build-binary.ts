@@ -346,9 +346,53 @@ const rewrites: Rewrites = {
   ],
 };
 
+// oclif's modules load, at their top, packages for paths a run seldom takes: rendering an error (wrap-ansi,
+// clean-stack, indent-string), a template (ejs), a glob of command files (tinyglobby), plugin patterns
+// (minimatch), a package.json config (lilconfig), a spinner, a list, a module's package type: 35 modules in
+// all, each now loaded on first use.
+const lazyRequires: Rewrites = lazyOclifRequires({
+  'config/config.js': ['ejs'],
+  'config/plugin-loader.js': ['minimatch'],
+  'config/plugin.js': ['tinyglobby'],
+  'util/read-pjson.js': ['lilconfig'],
+  'ux/action/spinner.js': ['cli-spinners', 'ansi-escapes'],
+  'ux/list.js': ['wordwrap'],
+  'module-loader.js': ['get-package-type'],
+  'errors/handle.js': ['clean-stack'],
+  'errors/errors/pretty-print.js': ['indent-string', 'wrap-ansi'],
+  'errors/errors/cli.js': ['clean-stack', 'indent-string', 'wrap-ansi'],
+  'help/util.js': ['ejs'],
+  'help/formatter.js': ['indent-string', 'string-width', 'widest-line', 'wrap-ansi'],
+});
+
+/**
+ * Rewrites that make each named package's top-level `require` in an @oclif/core module lazy, in the two
+ * shapes tsc emits: `__importDefault(require("x"))`, read as `.default`, and a bare `require("x")` (or
+ * `require('x')`), read by property or called.
+ */
+function lazyOclifRequires(files: Record<string, string[]>): Rewrites {
+  const lazy: Rewrites = {};
+  for (const [file, packages] of Object.entries(files)) {
+    const id = `/node_modules/@oclif/core/lib/${file}`;
+    const source = readFileSync(join(root, id), 'utf8');
+    lazy[id] = packages.map((name): [string, string] => {
+      const viaDefault = `__importDefault(require("${name}"));`;
+      if (source.includes(viaDefault)) {
+        return [viaDefault, `{ get default() { return __importDefault(require("${name}")).default; } };`];
+      }
+      const load = source.includes(`= require('${name}');`) ? `require('${name}')` : `require("${name}")`;
+      return [
+        `= ${load};`,
+        `= new Proxy(function () {}, { get: (_, key) => ${load}[key], apply: (_, self, args) => ${load}(...args) });`,
+      ];
+    });
+  }
+  return lazy;
+}
+
 function rewritten(id: string, contents: string, more: Rewrites): string {
   let result = contents;
-  for (const [from, to] of [...(rewrites[id] ?? []), ...(more[id] ?? [])]) {
+  for (const [from, to] of [...(rewrites[id] ?? []), ...(lazyRequires[id] ?? []), ...(more[id] ?? [])]) {
     if (!result.includes(from)) throw new Error(`build:binary: ${id} no longer has \`${from}\``);
     result = result.replace(from, to);
   }

@@ -379,9 +379,15 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect(r.stdout).toContain('(sql-function-not-allowed)');
   });
 
-  it("oclif's start loads neither node:child_process nor node:perf_hooks nor node:readline", async () => {
+  it("oclif's start loads neither node:child_process, node:perf_hooks, node:readline nor what errors, help and globs use", async () => {
     const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
     expect(modules.filter((m) => /^node:(child_process|perf_hooks|readline|dgram)$/.test(m))).toEqual([]);
+    const seldomUsed =
+      /\/node_modules\/(ejs|tinyglobby|minimatch|lilconfig|wrap-ansi|clean-stack|cli-spinners)\//;
+    expect(modules.filter((m) => seldomUsed.test(m))).toEqual([]);
+    const error = await runBinary(['gate', 'validate', '--nope']);
+    expect(error).toMatchObject({ code: 2, stdout: '' });
+    expect(error.stderr).toContain('Unknown flag: --nope');
   });
 
   it("oclif's debug lines still show under DEBUG, and `debug` loads only then", async () => {
