@@ -348,8 +348,8 @@ const rewrites: Rewrites = {
 
 // oclif's modules load, at their top, packages for paths a run seldom takes: rendering an error (wrap-ansi,
 // clean-stack, indent-string), a template (ejs), a glob of command files (tinyglobby), plugin patterns
-// (minimatch), a package.json config (lilconfig), a spinner, a list, a module's package type: 35 modules in
-// all, each now loaded on first use.
+// (minimatch), a package.json config (lilconfig), a spinner, a list, a module's package type, a themed colour:
+// 37 modules in all, each now loaded on first use.
 const lazyRequires: Rewrites = lazyOclifRequires({
   'config/config.js': ['ejs'],
   'config/plugin-loader.js': ['minimatch'],
@@ -363,6 +363,8 @@ const lazyRequires: Rewrites = lazyOclifRequires({
   'errors/errors/cli.js': ['clean-stack', 'indent-string', 'wrap-ansi'],
   'help/util.js': ['ejs'],
   'help/formatter.js': ['indent-string', 'string-width', 'widest-line', 'wrap-ansi'],
+  // supports-color probes the terminals and the environment at load, for a themed colour only
+  'ux/supports-color.js': ['supports-color'],
 });
 
 /**

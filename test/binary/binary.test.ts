@@ -383,7 +383,7 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
     expect(modules.filter((m) => /^node:(child_process|perf_hooks|readline|dgram)$/.test(m))).toEqual([]);
     const seldomUsed =
-      /\/node_modules\/(ejs|tinyglobby|minimatch|lilconfig|wrap-ansi|clean-stack|cli-spinners)\//;
+      /\/node_modules\/(ejs|tinyglobby|minimatch|lilconfig|wrap-ansi|clean-stack|cli-spinners|supports-color)\//;
     expect(modules.filter((m) => seldomUsed.test(m))).toEqual([]);
     const error = await runBinary(['gate', 'validate', '--nope']);
     expect(error).toMatchObject({ code: 2, stdout: '' });
