@@ -50,7 +50,7 @@ describe('transport over real sockets', () => {
     const transport = transportFor(baseUrl);
     for (let i = 0; i < 10; i += 1) await transport.request({ method: 'GET', path: `/api/x?i=${i}` });
     expect(stats.requests).toHaveLength(10);
-    // undici may open a second socket while the first is being returned to the pool.
+    // The Agent may open a second socket while the first is being returned to the pool.
     expect(stats.connections).toBeLessThanOrEqual(2);
   });
 
