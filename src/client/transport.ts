@@ -304,8 +304,11 @@ async function exchange(
   try {
     return await new Promise((resolve, reject) => {
       const timers = new Set<NodeJS.Timeout>();
+      let settled = false;
       // The timeout settles the attempt before destroying the request, whose own error would say less.
+      // None starts once the attempt is settled (a late socket event would keep the process alive).
       const after = (ms: number, code: Parameters<typeof timeoutError>[0]) => {
+        if (settled) return () => {};
         const timer = setTimeout(() => {
           const error = timeoutError(code);
           settle(reject)(error);
@@ -320,6 +323,7 @@ async function exchange(
       const settle =
         <T>(done: (value: T) => void) =>
         (value: T) => {
+          settled = true;
           for (const timer of timers) clearTimeout(timer);
           done(value);
         };
