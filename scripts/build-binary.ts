@@ -298,6 +298,44 @@ const rewrites: Rewrites = {
       "const bytesMatch = (bytes, metadataList) => require('../subresource-integrity/subresource-integrity').bytesMatch(bytes, metadataList)",
     ],
   ],
+  // oclif's own modules load node:child_process (and with it node:net and node:dgram), node:perf_hooks and
+  // node:readline at their top, for a Windows shell probe, its performance marks (off unless asked) and
+  // flags read from stdin: each loads on first use instead. Its platform probe reads WSL's files only
+  // when the kernel's release names Microsoft, as WSL's do (is-wsl then decides).
+  '/node_modules/@oclif/core/lib/util/os.js': [
+    [
+      'const node_child_process_1 = require("node:child_process");',
+      'const node_child_process_1 = { execSync: (...args) => require("node:child_process").execSync(...args) };',
+    ],
+    [
+      "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+      "return (0, node_os_1.release)().toLowerCase().includes('microsoft') && (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+    ],
+  ],
+  '/node_modules/@oclif/core/lib/performance.js': [
+    [
+      'const node_perf_hooks_1 = require("node:perf_hooks");',
+      'const node_perf_hooks_1 = { get performance() { return require("node:perf_hooks").performance; }, get PerformanceObserver() { return require("node:perf_hooks").PerformanceObserver; } };',
+    ],
+  ],
+  '/node_modules/@oclif/core/lib/parser/parse.js': [
+    [
+      'const node_readline_1 = require("node:readline");',
+      'const node_readline_1 = { createInterface: (...args) => require("node:readline").createInterface(...args) };',
+    ],
+  ],
+  // oclif logs through `debug`, whose loggers are made at the first log line of every run (node:tty, node:util,
+  // supports-color and the colour tables): only when DEBUG is set, as `debug` would then print anything.
+  '/node_modules/@oclif/core/lib/logger.js': [
+    [
+      'const debug_1 = __importDefault(require("debug"));',
+      'const debug_1 = { get default() { return require("debug"); } };',
+    ],
+    [
+      'const debug = (0, debug_1.default)(namespace);',
+      'const debug = process.env.DEBUG ? (0, debug_1.default)(namespace) : () => {};',
+    ],
+  ],
   // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
   // resident, measured): code-unit order is the same for gds's ids, which writeCommandManifest checks.
   '/node_modules/@oclif/core/lib/config/plugin.js': [
@@ -308,9 +346,55 @@ const rewrites: Rewrites = {
   ],
 };
 
+// oclif's modules load, at their top, packages for paths a run seldom takes: rendering an error (wrap-ansi,
+// clean-stack, indent-string), a template (ejs), a glob of command files (tinyglobby), plugin patterns
+// (minimatch), a package.json config (lilconfig), a spinner, a list, a module's package type, a themed colour:
+// 37 modules in all, each now loaded on first use.
+const lazyRequires: Rewrites = lazyOclifRequires({
+  'config/config.js': ['ejs'],
+  'config/plugin-loader.js': ['minimatch'],
+  'config/plugin.js': ['tinyglobby'],
+  'util/read-pjson.js': ['lilconfig'],
+  'ux/action/spinner.js': ['cli-spinners', 'ansi-escapes'],
+  'ux/list.js': ['wordwrap'],
+  'module-loader.js': ['get-package-type'],
+  'errors/handle.js': ['clean-stack'],
+  'errors/errors/pretty-print.js': ['indent-string', 'wrap-ansi'],
+  'errors/errors/cli.js': ['clean-stack', 'indent-string', 'wrap-ansi'],
+  'help/util.js': ['ejs'],
+  'help/formatter.js': ['indent-string', 'string-width', 'widest-line', 'wrap-ansi'],
+  // supports-color probes the terminals and the environment at load, for a themed colour only
+  'ux/supports-color.js': ['supports-color'],
+});
+
+/**
+ * Rewrites that make each named package's top-level `require` in an @oclif/core module lazy, in the two
+ * shapes tsc emits: `__importDefault(require("x"))`, read as `.default`, and a bare `require("x")` (or
+ * `require('x')`), read by property or called.
+ */
+function lazyOclifRequires(files: Record<string, string[]>): Rewrites {
+  const lazy: Rewrites = {};
+  for (const [file, packages] of Object.entries(files)) {
+    const id = `/node_modules/@oclif/core/lib/${file}`;
+    const source = readFileSync(join(root, id), 'utf8');
+    lazy[id] = packages.map((name): [string, string] => {
+      const viaDefault = `__importDefault(require("${name}"));`;
+      if (source.includes(viaDefault)) {
+        return [viaDefault, `{ get default() { return __importDefault(require("${name}")).default; } };`];
+      }
+      const load = source.includes(`= require('${name}');`) ? `require('${name}')` : `require("${name}")`;
+      return [
+        `= ${load};`,
+        `= new Proxy(function () {}, { get: (_, key) => ${load}[key], apply: (_, self, args) => ${load}(...args) });`,
+      ];
+    });
+  }
+  return lazy;
+}
+
 function rewritten(id: string, contents: string, more: Rewrites): string {
   let result = contents;
-  for (const [from, to] of [...(rewrites[id] ?? []), ...(more[id] ?? [])]) {
+  for (const [from, to] of [...(rewrites[id] ?? []), ...(lazyRequires[id] ?? []), ...(more[id] ?? [])]) {
     if (!result.includes(from)) throw new Error(`build:binary: ${id} no longer has \`${from}\``);
     result = result.replace(from, to);
   }

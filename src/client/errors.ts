@@ -46,7 +46,7 @@ export type NetworkFailure = 'connection' | 'timeout' | 'certificate';
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly failure: NetworkFailure;
-  /** The system or undici error code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), when known. */
+  /** The system error code (`ECONNREFUSED`, …) or the transport's own timeout (`HEADERS_TIMEOUT`, …), when known. */
   readonly code: string | undefined;
   readonly method: string;
   readonly url: string;
@@ -86,10 +86,9 @@ const REASONS: Record<string, [NetworkFailure, string]> = {
   EAI_AGAIN: ['connection', 'host name lookup failed; check your network'],
   ECONNRESET: ['connection', 'the connection was closed before the answer arrived'],
   EPIPE: ['connection', 'the connection was closed before the answer arrived'],
-  UND_ERR_SOCKET: ['connection', 'the connection was closed before the answer arrived'],
-  UND_ERR_CONNECT_TIMEOUT: ['timeout', 'no connection could be made in time'],
-  UND_ERR_HEADERS_TIMEOUT: ['timeout', 'the service did not answer in time'],
-  UND_ERR_BODY_TIMEOUT: ['timeout', 'the answer stopped arriving'],
+  CONNECT_TIMEOUT: ['timeout', 'no connection could be made in time'],
+  HEADERS_TIMEOUT: ['timeout', 'the service did not answer in time'],
+  BODY_TIMEOUT: ['timeout', 'the answer stopped arriving'],
   ETIMEDOUT: ['timeout', 'the connection timed out'],
   // Node's own text for these advises a node flag, which the single executable does not take.
   ...Object.fromEntries(
@@ -102,7 +101,7 @@ const REASONS: Record<string, [NetworkFailure, string]> = {
   ERR_TLS_CERT_ALTNAME_INVALID: ['certificate', "the service's TLS certificate is for another host name"],
 };
 
-/** A NetworkError describing what `fetch` (or reading its body) threw. */
+/** A NetworkError describing what a request (or reading its body) failed with. */
 export function networkErrorFrom(err: unknown, method: string, url: string): NetworkError {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   const raw = (cause as { code?: unknown } | undefined)?.code;

@@ -1,7 +1,9 @@
-// The one way the client talks HTTP: global fetch over an undici 7 keep-alive Agent (so msw sees every
-// request), bearer auth, JSON in and out, typed errors, retries, one token refresh on 401, abort.
+// The one way the client talks HTTP: node:http(s) requests over a keep-alive Agent (msw's interceptors see
+// every one in the tests), bearer auth, JSON in and out, typed errors, retries, one token refresh on 401,
+// abort. Not fetch: undici's fetch (WHATWG streams, webidl, headers) was a quarter of a network command's
+// start-up, for one JSON body in and one out (issue 16).
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeRequestOptions } from 'node:http';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { Agent } from 'undici';
 import { maskToken, redactSecrets } from '../core/redact.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
@@ -71,10 +73,15 @@ export interface RequestOptions extends CallOptions {
   headers?: Record<string, string>;
 }
 
+/** The response headers, read as `Headers.get` reads them (names in any case, repeated values joined). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+}
+
 export interface ApiResponse<T> {
   status: number;
   data: T;
-  headers: Headers;
+  headers: ResponseHeaders;
   requestId: string | undefined;
 }
 
@@ -111,19 +118,16 @@ export function createTransport(options: TransportOptions): Transport {
   const random = options.random ?? Math.random;
   const userAgent = `gds/${options.version ?? 'dev'}`;
   const baseUrl = checkedBaseUrl(options.baseUrl);
-  // Only undici's Agent, and only on the first request: all of undici is 110 modules (~100 ms at
-  // start-up), the Agent alone 23, and building a client costs nothing.
-  let agent: Promise<Agent> | undefined;
-  const pool = () =>
-    (agent ??= import('undici/lib/dispatcher/agent.js').then(
-      ({ default: Agent }) =>
-        new Agent({
-          connect: { timeout: timeouts.connectMs },
-          headersTimeout: timeouts.headersMs,
-          bodyTimeout: timeouts.bodyMs,
-          keepAliveTimeout: 10_000,
-        }),
-    ));
+  // node:http or node:https, loaded on the first request of its scheme: building a client costs nothing.
+  const pools = new Map<string, Pool>();
+  const pool = (protocol: string) => {
+    let found = pools.get(protocol);
+    if (found === undefined) {
+      found = openPool(protocol);
+      pools.set(protocol, found);
+    }
+    return found;
+  };
   const stats: TransportStats = { requests: 0, retries: 0 };
   const tokensSeen: string[] = [];
   const write = options.logger ?? (process.env.GDS_DEBUG === '1' ? stderrLogger : undefined);
@@ -180,16 +184,16 @@ export function createTransport(options: TransportOptions): Transport {
       const started = Date.now();
       stats.requests += 1;
       log(`→ ${req.method} ${url}${token ? ` (token ${maskToken(token)})` : ''}`);
-      // Redirects are never followed by fetch: it would carry the body and the token to any origin.
-      const init = {
-        method: req.method,
-        headers,
-        body,
-        signal: req.signal,
-        redirect: 'manual',
-        dispatcher: await pool(),
-      };
-      const answer = await exchange(url, init as RequestInit, req.signal);
+      // node:http never follows a redirect: below, only a GET within the origin is (the body and the token
+      // must not go anywhere else).
+      const target = new URL(url);
+      const answer = await exchange(
+        pool(target.protocol),
+        target,
+        { method: req.method, headers, body },
+        timeouts,
+        req.signal,
+      );
       let outcome: AttemptOutcome;
       let failure: Error;
       if (answer instanceof Error) {
@@ -255,24 +259,132 @@ export function createTransport(options: TransportOptions): Transport {
     send: async <T>(req: RequestOptions) => (await request<T>(req)).data,
     stats,
     close: async () => {
-      await (await agent)?.close();
+      for (const opened of pools.values()) opened.agent.destroy();
+      pools.clear();
     },
   };
 }
 
-/** The response and its body text, or what fetch threw (rethrowing an abort as is). */
+/** The request function and keep-alive Agent of one scheme (`http:` or `https:`). */
+interface Pool {
+  request: (url: URL, options: NodeRequestOptions) => ClientRequest;
+  agent: Agent;
+}
+
+function openPool(protocol: string): Pool {
+  // Loaded on first use, and called through the module object: msw's interceptors replace its `request`.
+  const scheme = process.getBuiltinModule(protocol === 'https:' ? 'node:https' : 'node:http');
+  return {
+    request: (url, options) => scheme.request(url, options),
+    agent: new scheme.Agent({ keepAlive: true }),
+  };
+}
+
+/** What one attempt got back, as far as the transport reads it. */
+interface Answer {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: ResponseHeaders;
+}
+
+/** A timeout of the transport's own, named by its code (errors.ts gives the reason). */
+function timeoutError(code: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOUT'): Error {
+  return Object.assign(new Error(code.toLowerCase().replace('_', ' ')), { code });
+}
+
+/** The response and its body text, or the error of the attempt (rethrowing an abort as is). */
 async function exchange(
-  url: string,
-  init: RequestInit,
+  pool: Pool,
+  url: URL,
+  init: { method: HttpMethod; headers: Record<string, string>; body: string | undefined },
+  timeouts: TransportTimeouts,
   signal: AbortSignal | undefined,
-): Promise<{ res: Response; text: string } | Error> {
+): Promise<{ res: Answer; text: string } | Error> {
   try {
-    const res = await fetch(url, init);
-    return { res, text: await res.text() };
+    return await new Promise((resolve, reject) => {
+      const timers = new Set<NodeJS.Timeout>();
+      let settled = false;
+      // The timeout settles the attempt before destroying the request, whose own error would say less.
+      // None starts once the attempt is settled (a late socket event would keep the process alive).
+      const after = (ms: number, code: Parameters<typeof timeoutError>[0]) => {
+        if (settled) return () => {};
+        const timer = setTimeout(() => {
+          const error = timeoutError(code);
+          settle(reject)(error);
+          request.destroy(error);
+        }, ms);
+        timers.add(timer);
+        return () => {
+          clearTimeout(timer);
+          timers.delete(timer);
+        };
+      };
+      const settle =
+        <T>(done: (value: T) => void) =>
+        (value: T) => {
+          settled = true;
+          for (const timer of timers) clearTimeout(timer);
+          done(value);
+        };
+      const headers = { ...init.headers };
+      if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+      const request = pool.request(url, {
+        method: init.method,
+        headers,
+        agent: pool.agent,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      request.on('error', settle(reject));
+      let answered = () => {};
+      const awaitHeaders = () => (answered = after(timeouts.headersMs, 'HEADERS_TIMEOUT'));
+      request.on('socket', (socket) => {
+        if (!socket.connecting) return awaitHeaders(); // a kept-alive connection
+        const connected = after(timeouts.connectMs, 'CONNECT_TIMEOUT');
+        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+          connected();
+          awaitHeaders();
+        });
+      });
+      request.on('response', (res: IncomingMessage) => {
+        answered();
+        let silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          silence();
+          silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
+        });
+        res.on('error', settle(reject));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          settle(resolve)({
+            res: {
+              status,
+              statusText: res.statusMessage ?? '',
+              ok: status >= 200 && status < 300,
+              headers: headersOf(res),
+            },
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      });
+      request.end(init.body);
+    });
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+function headersOf(res: IncomingMessage): ResponseHeaders {
+  return {
+    get(name: string) {
+      const value = res.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -280,7 +392,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
 /** The raw `Location` of a redirect answer, or undefined for any other answer. */
-function redirectLocation(res: Response): string | undefined {
+function redirectLocation(res: Answer): string | undefined {
   if (!REDIRECT_STATUSES.has(res.status)) return undefined;
   return res.headers.get('location') ?? undefined;
 }
@@ -299,7 +411,7 @@ function followableRedirect(method: HttpMethod, from: string, location: string, 
 }
 
 function redirectRefused(
-  res: Response,
+  res: Answer,
   method: HttpMethod,
   url: string,
   location: string,
@@ -362,7 +474,7 @@ function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValu
   return url.toString();
 }
 
-function parseBody<T>(text: string, res: Response, req: RequestOptions, url: string): T {
+function parseBody<T>(text: string, res: Answer, req: RequestOptions, url: string): T {
   if (text === '') return undefined as T;
   try {
     return JSON.parse(text) as T;

@@ -61,8 +61,9 @@ export async function applyGate(
   input: { name: string; text: string },
   options: Call & { dryRun?: boolean } = {},
 ): Promise<GateApplyOutcome> {
-  const { validateGate1, countDiagnostics } = await import('../core/gate1/index.js');
-  const { diagnostics } = validateGate1(input.text, { fileName: input.name });
+  const { validateGate1Lazily } = await import('../core/gate1/validate.js');
+  const { countDiagnostics } = await import('../core/gate1/diagnostic.js');
+  const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
   if (errors > 0) {
     // The diagnostics are printed from details (one line each in human mode, whole under --json).

@@ -339,7 +339,7 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect(good.stderr).not.toContain('v.sql:');
   });
 
-  it("a network command loads undici's fetch and Agent alone, not Node's fetch (all of undici) nor HTTP/2", async () => {
+  it("a network command loads no undici at all (neither its fetch nor Node's), nor HTTP/2: node:http alone", async () => {
     const modules = await evaluated([
       'list',
       '--json',
@@ -348,18 +348,55 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
       '--base',
       'http://127.0.0.1:9',
     ]);
-    expect(modules).toContain('/node_modules/undici/lib/web/fetch/index.js');
-    expect(modules).toContain('/node_modules/undici/lib/dispatcher/agent.js');
+    expect(modules).toContain('node:http');
     expect(modules).toContain('node:net');
-    expect(modules.filter((m) => /^node:(internal\/deps\/undici|http2$|internal\/http2)/.test(m))).toEqual(
-      [],
-    );
+    expect(
+      modules.filter(
+        (m) => m.includes('/undici/') || /^node:(internal\/deps\/undici|http2$|internal\/http2)/.test(m),
+      ),
+    ).toEqual([]);
   });
 
   it('help loads neither undici nor node:crypto', async () => {
     const modules = await evaluated(['--help']);
     expect(modules.filter((m) => m.includes('/undici/') || m === 'node:crypto')).toEqual([]);
     expect(modules).toContain('node:fs');
+  });
+
+  it('gate validate loads the SQL parser only for a file with customPredicates, and still checks its SQL', async () => {
+    const sqlParser = /\/node_modules\/(node-sql-parser|big-integer)\//;
+    await writeFile(
+      join(dir, 'sql.yml'),
+      'customPredicates:\n  - {name: p, sql: "pg_sleep(1) > 0", severity: WARN}\n',
+    );
+    expect((await evaluated(['gate', 'validate', '-f', 'a.yml'])).filter((m) => sqlParser.test(m))).toEqual(
+      [],
+    );
+    const modules = await evaluated(['gate', 'validate', '-f', 'sql.yml']);
+    expect(modules).toContain('/node_modules/node-sql-parser/build/postgresql.js');
+    const r = await runBinary(['gate', 'validate', '-f', 'sql.yml']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('(sql-function-not-allowed)');
+  });
+
+  it("oclif's start loads neither node:child_process, node:perf_hooks, node:readline nor what errors, help and globs use", async () => {
+    const modules = await evaluated(['gate', 'validate', '-f', 'a.yml']);
+    expect(modules.filter((m) => /^node:(child_process|perf_hooks|readline|dgram)$/.test(m))).toEqual([]);
+    const seldomUsed =
+      /\/node_modules\/(ejs|tinyglobby|minimatch|lilconfig|wrap-ansi|clean-stack|cli-spinners|supports-color)\//;
+    expect(modules.filter((m) => seldomUsed.test(m))).toEqual([]);
+    const error = await runBinary(['gate', 'validate', '--nope']);
+    expect(error).toMatchObject({ code: 2, stdout: '' });
+    expect(error.stderr).toContain('Unknown flag: --nope');
+  });
+
+  it("oclif's debug lines still show under DEBUG, and `debug` loads only then", async () => {
+    expect(
+      (await evaluated(['gate', 'validate', '-f', 'a.yml'])).filter((m) => m.includes('/debug/')),
+    ).toEqual([]);
+    const r = await runBinary(['gate', 'validate', '-f', 'a.yml'], { DEBUG: 'oclif*' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('oclif:config');
   });
 
   it('gate validate runs the build-time validator: ajv itself (its compiler) never loads', async () => {

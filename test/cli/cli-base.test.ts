@@ -176,6 +176,34 @@ describe('start-up loads no heavy module', () => {
     expect([...names].sort()).toEqual(['diff', 'yaml']);
   });
 
+  it('gate validate loads the SQL parser only for a file with customPredicates', async () => {
+    const sqlParser = /\/node_modules\/(node-sql-parser|big-integer)\//;
+    const plain = join(dir, 'plain-gate1.yml');
+    const withSql = join(dir, 'sql-gate1.yml');
+    await writeFile(
+      plain,
+      'patternChecks:\n  - {name: a, column: code, regex: "^[A-Z]+$", severity: WARN}\n',
+    );
+    await writeFile(withSql, 'customPredicates:\n  - {name: p, sql: "amount > 0", severity: WARN}\n');
+    const without = await loadedModules(['gate', 'validate', '-f', plain]);
+    expect(without.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
+    expect(without.filter((m) => sqlParser.test(m))).toEqual([]);
+    const withPredicates = await loadedModules(['gate', 'validate', '-f', withSql]);
+    expect(withPredicates.some((m) => m.includes('/node_modules/node-sql-parser/'))).toBe(true);
+  });
+
+  it('a network command loads no undici (its request goes out on node:http)', async () => {
+    const modules = await loadedModules([
+      'list',
+      '--json',
+      '--token',
+      'cli_x',
+      '--base',
+      'http://127.0.0.1:9',
+    ]);
+    expect(modules.filter((m) => m.includes('/undici/'))).toEqual([]);
+  });
+
   it('push loads PostgreSQL’s parser for a .sql view, and only then', async () => {
     await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id FROM t');
     const modules = await loadedModules([

@@ -27,23 +27,24 @@ export default class GateValidate extends ApiCommand<typeof GateValidate> {
 
   async run(): Promise<void> {
     const input = await readTextInput(this.flags.file, { flag: '-f' });
-    const gate1 = await import('../../core/gate1/index.js');
+    const { validateGate1Lazily } = await import('../../core/gate1/validate.js');
+    const { countDiagnostics, diagnosticParts } = await import('../../core/gate1/diagnostic.js');
     const tableId = this.args.tableId;
     const columns =
       tableId === undefined
         ? undefined
         : (await this.withClient((client) => client.tables.ddl(tableId))).columns;
-    const { diagnostics } = gate1.validateGate1(input.text, {
+    const { diagnostics } = await validateGate1Lazily(input.text, {
       fileName: input.name,
       ...(columns === undefined ? {} : { columns }),
     });
-    const { errors, warnings } = gate1.countDiagnostics(diagnostics);
+    const { errors, warnings } = countDiagnostics(diagnostics);
     if (this.out.json) {
       for (const d of diagnostics) this.out.record(d);
       this.out.record({ valid: errors === 0, file: input.name, errors, warnings });
     } else {
       for (const d of diagnostics) {
-        const [location, severity, rest] = gate1.diagnosticParts(d);
+        const [location, severity, rest] = diagnosticParts(d);
         this.out.print(
           location,
           ' ',

@@ -1,7 +1,7 @@
 // SQL safety of a customPredicates entry: ONE boolean expression over the table's columns, run by the
 // server as `SELECT … FROM <table> WHERE (<sql>)`. Everything here is an allow-list: a node type, an
 // operator, a function or a cast target that is not listed is refused, with the reason.
-import sqlParser from 'node-sql-parser/build/postgresql.js';
+import type NodeSqlParser from 'node-sql-parser/build/postgresql.js';
 import type { Finding } from './finding.js';
 import { checkRegex } from './regex-check.js';
 import { lexPredicate } from './sql-lexer.js';
@@ -173,14 +173,40 @@ interface AstNode {
   [key: string]: unknown;
 }
 
-type Parser = InstanceType<typeof sqlParser.Parser>;
+type SqlParserModule = typeof NodeSqlParser;
+type Parser = InstanceType<SqlParserModule['Parser']>;
+// node-sql-parser's PostgreSQL grammar (with big-integer) is a large module: the CLI loads it only for a
+// file that has predicates to check (validateGate1Lazily); index.ts provides it at once to everyone else.
+let sqlParser: SqlParserModule | undefined;
 let parser: Parser | undefined;
 let baseline: string | undefined;
 const WRAPPER = 'SELECT 1 FROM t WHERE ';
 
+/** Thrown by checkPredicateSql before node-sql-parser is provided (see loadPredicateParser). */
+export class PredicateParserMissing extends Error {
+  constructor() {
+    super(
+      'checkPredicateSql needs node-sql-parser: import core/gate1/index.js or await loadPredicateParser()',
+    );
+  }
+}
+
+export function providePredicateParser(module: SqlParserModule): void {
+  sqlParser ??= module;
+}
+
+export async function loadPredicateParser(): Promise<void> {
+  providePredicateParser((await import('node-sql-parser/build/postgresql.js')).default);
+}
+
 function astify(sql: string): AstNode | AstNode[] {
-  parser ??= new sqlParser.Parser();
+  parser ??= new (loadedParser().Parser)();
   return parser.astify(sql, { database: 'postgresql' }) as unknown as AstNode | AstNode[];
+}
+
+function loadedParser(): SqlParserModule {
+  if (sqlParser === undefined) throw new PredicateParserMissing();
+  return sqlParser;
 }
 
 /** The wrapper's AST without its WHERE, to prove a predicate added no clause (GROUP BY, UNION, LIMIT, …). */
@@ -566,6 +592,7 @@ export function checkPredicateSql(sql: string, opts: PredicateCheckOptions = {})
       },
     ];
   }
+  loadedParser(); // outside the try below, which reads any error as a syntax error
   const lexed = lexPredicate(sql);
   if (lexed.findings.length > 0) return lexed.findings;
 

@@ -5,7 +5,7 @@ import { closest } from '../did-you-mean.js';
 import type { Diagnostic } from './diagnostic.js';
 import { byPosition } from './diagnostic.js';
 import type { Finding } from './finding.js';
-import { checkPredicateSql } from './predicate-sql.js';
+import { checkPredicateSql, loadPredicateParser, PredicateParserMissing } from './predicate-sql.js';
 import { checkRegex } from './regex-check.js';
 import type { Gate1Document } from './schema.js';
 import { ALLOWED_KEYS, GATE1_SEVERITIES, MAX_COLUMN_LENGTH } from './schema.js';
@@ -337,7 +337,23 @@ class Gate1Validator {
   }
 }
 
-/** Validates the text of a gate1.yml file. Pure: no I/O. Never throws on any input. */
+/** Validates the text of a gate1.yml file. Pure: no I/O. Never throws on any input (once node-sql-parser is provided). */
 export function validateGate1(text: string, opts: ValidateOptions): ValidationResult {
   return new Gate1Validator(text, opts).run();
+}
+
+/**
+ * validateGate1 for one run of the CLI, which imports this module rather than index.ts: node-sql-parser
+ * loads only when the file has predicates to check (a file that names them is checked once; the rare one
+ * that reaches them otherwise, e.g. through a YAML escape in the key, twice).
+ */
+export async function validateGate1Lazily(text: string, opts: ValidateOptions): Promise<ValidationResult> {
+  if (text.includes('customPredicates')) await loadPredicateParser();
+  try {
+    return validateGate1(text, opts);
+  } catch (error) {
+    if (!(error instanceof PredicateParserMissing)) throw error;
+    await loadPredicateParser();
+    return validateGate1(text, opts);
+  }
 }
