@@ -35,6 +35,7 @@ export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S,
     state: await read.state(tx),
     copies: await copyOut(tx, readTargets(table)),
   }));
+  if (!copies) return inPlace();
   const outcome = await db.sandbox(async (sandbox) => {
     if (!(await loadCopies(sandbox, copies))) return { loaded: false as const };
     const value = await readOnly(sandbox, db.queryTimeoutMs, async (tx) =>
@@ -42,7 +43,7 @@ export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S,
     );
     return { loaded: true as const, value };
   });
-  // A column type a fresh cluster does not know (an enum, a domain) cannot be copied: check in place.
+  // A column type a fresh cluster does not know (an enum, a domain) cannot be made there: check in place.
   return outcome.loaded ? outcome.value : inPlace();
 }
 
@@ -138,11 +139,24 @@ interface Copy {
   rows: string;
 }
 
-async function copyOut(tx: Queryable, targets: ReadTarget[]): Promise<Copy[]> {
+/**
+ * Past this size on disk a warehouse table is checked in place: its rows as one JSON text would near
+ * V8's longest string, and copying it twice would cost more than the isolation is worth.
+ */
+const MAX_COPY_BYTES = 128 * 1024 * 1024;
+
+/** The copies of the targets' rows; null when one is too large to copy (the checks then run in place). */
+async function copyOut(tx: Queryable, targets: ReadTarget[]): Promise<Copy[] | null> {
   const copies: Copy[] = [];
   for (const target of targets) {
     const shape = await describe(tx, target);
     if (!shape) continue; // absent in the sandbox too: the checks report it missing
+    if (target.kind === 'warehouse' && PHYSICAL.includes(shape.relkind)) {
+      const [size] = await tx.query<{ bytes: string }>('SELECT pg_table_size($1::regclass)::text AS bytes', [
+        quoteSource(target.source),
+      ]);
+      if (Number(size?.bytes) > MAX_COPY_BYTES) return null;
+    }
     const { sql, params } = rowsQuery(target, shape);
     const [row] = await tx.query<{ rows: string }>(`SELECT ${sql} AS rows`, params);
     copies.push({ target, shape, rows: row?.rows ?? '[]' });
