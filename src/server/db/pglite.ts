@@ -128,13 +128,24 @@ function sandboxesOf(
     timer.unref();
     idle.set(sandbox, timer);
   };
+  /** A sandbox that failed otherwise than by its deadline may be broken: closed, and a waiter opens another. */
+  const discard = (sandbox: Db) => {
+    void retire(sandbox);
+    const next = waiting.shift();
+    if (next) acquire().then(next.resolve, next.reject);
+  };
   return async <T>(fn: (sandbox: Db) => Promise<T>): Promise<T> => {
     const sandbox = await acquire();
+    let value: T;
     try {
-      return await fn(sandbox);
-    } finally {
-      release(sandbox);
+      value = await fn(sandbox);
+    } catch (error) {
+      if (error instanceof QueryDeadlineError) release(sandbox);
+      else discard(sandbox);
+      throw error;
     }
+    release(sandbox);
+    return value;
   };
 }
 

@@ -7,6 +7,7 @@
 // needs, into the database's sandbox (a second PGlite, db/pglite.ts), and the checks run there. The
 // copy is one scan, however hostile the checks; the checks see the same names, types and row order.
 import type { Db, Queryable } from '../db/index.js';
+import { QueryDeadlineError } from '../db/pglite.js';
 import { HttpError } from '../errors.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import { readOnly } from './read-only.js';
@@ -50,21 +51,58 @@ export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S,
 /**
  * A digest of every row the table's checks read, as they are in `tx`'s snapshot. Certify takes it with
  * the checks and again in its transaction: a write in between means the checks did not see the data
- * that would be certified.
+ * that would be certified. It is taken over the tables the rows come from (a view's base tables, not
+ * its output, which may hold now() or random()), as a row count and a sum of per-row hashes: no sort,
+ * no large value, and the same whatever order the rows are stored in.
  */
 export async function rowsDigest(tx: Queryable, table: GateTable): Promise<string> {
   const digests: string[] = [];
   for (const target of readTargets(table)) {
-    const shape = await describe(tx, target);
-    if (!shape) {
-      digests.push('missing');
-      continue;
+    const from =
+      target.kind === 'records'
+        ? [{ sql: 'gds.records', where: 'WHERE __gds_row.table_id = $1', params: [target.tableId] }]
+        : (await baseTables(tx, target.source)).map((name) => ({ sql: name, where: '', params: [] }));
+    if (from.length === 0) digests.push(`${rowsLabel(target)}:missing`);
+    for (const relation of from) {
+      const [row] = await tx.query<{ n: string; s: string }>(
+        `SELECT count(*)::text AS n,
+                coalesce(sum(('x' || substr(md5((__gds_row.*)::text), 1, 15))::bit(60)::bigint), 0)::text AS s
+           FROM ${relation.sql} AS __gds_row ${relation.where}`,
+        relation.params,
+      );
+      digests.push(`${relation.sql}:${row?.n ?? 0}:${row?.s ?? 0}`);
     }
-    const { sql, params } = rowsQuery(target, shape);
-    const [row] = await tx.query<{ digest: string }>(`SELECT md5(${sql}) AS digest`, params);
-    digests.push(row?.digest ?? 'missing');
   }
   return digests.join(',');
+}
+
+const rowsLabel = (target: ReadTarget) => (target.kind === 'records' ? 'gds.records' : target.source);
+
+/**
+ * The tables (plain, materialized, partitioned or foreign) a warehouse object's rows come from, as
+ * quoted names: the object itself when it is one, a view's base tables through nested views otherwise.
+ */
+async function baseTables(tx: Queryable, source: string): Promise<string[]> {
+  const [schema, name] = splitSource(source);
+  const rows = await tx.query<{ name: string }>(
+    `WITH RECURSIVE object AS (
+       SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname = $2),
+     reads(oid) AS (
+       SELECT oid FROM object
+       UNION
+       SELECT d.refobjid FROM reads
+         JOIN pg_catalog.pg_rewrite rw ON rw.ev_class = reads.oid
+         JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid = rw.oid
+          AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid <> reads.oid)
+     SELECT format('%I.%I', n.nspname, c.relname) AS name
+       FROM reads JOIN pg_catalog.pg_class c ON c.oid = reads.oid
+       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'm', 'p', 'f')
+      ORDER BY 1`,
+    [schema, name],
+  );
+  return rows.map((r) => r.name);
 }
 
 /** 422 when the rows changed since `digest` was taken: certification must not rest on checks of other data. */
@@ -107,28 +145,40 @@ interface Shape {
 const PHYSICAL = ['r', 'm'];
 const READABLE = ['r', 'm', 'v', 'p', 'f'];
 
+/** The columns of gds.records a Mode B check reads. */
+const RECORD_COLUMNS = [
+  { name: 'table_id', type: 'text' },
+  { name: 'id', type: 'text' },
+  { name: 'seq', type: 'bigint' },
+  { name: 'data', type: 'jsonb' },
+];
+
 async function describe(tx: Queryable, target: ReadTarget): Promise<Shape | null> {
-  if (target.kind === 'records') return { columns: [], relkind: 'records' };
+  if (target.kind === 'records') return { columns: RECORD_COLUMNS, relkind: 'records' };
   const rows = await catalogColumns(tx, target.source);
   const relkind = rows[0]?.relkind ?? '';
   if (!READABLE.includes(relkind)) return null;
   return { columns: rows.map((r) => ({ name: r.name, type: r.type })), relkind };
 }
 
-/** `coalesce(json_agg(…)::text, '[]') FROM …`: every row as one JSON array, in a stable order. */
-function rowsQuery(target: ReadTarget, shape: Shape): { sql: string; params: unknown[] } {
+/**
+ * Every row as a JSON array of its values' text (each type's own output, NULL as null), in a stable
+ * order: read back through each type's input, as COPY does, the values are exactly the same.
+ */
+function copyQuery(target: ReadTarget, shape: Shape): { sql: string; params: unknown[] } {
+  const values = shape.columns.map((c) => `__gds_row.${quoteIdent(c.name)}::text`).join(', ');
+  const row = `ARRAY[${values}]::text[]`;
   if (target.kind === 'records') {
     return {
-      sql: `(SELECT coalesce(json_agg(r ORDER BY r.seq)::text, '[]')
-               FROM (SELECT table_id, id, seq, data FROM gds.records WHERE table_id = $1) AS r)`,
+      sql: `SELECT coalesce(json_agg(${row} ORDER BY __gds_row.seq)::text, '[]') AS rows
+              FROM gds.records AS __gds_row WHERE __gds_row.table_id = $1`,
       params: [target.tableId],
     };
   }
-  // The alias cannot be taken for a column of the object (a bare name resolves to a column first).
-  const order = PHYSICAL.includes(shape.relkind) ? '__gds_row.ctid' : '__gds_row::text';
+  const order = PHYSICAL.includes(shape.relkind) ? '__gds_row.ctid' : '(__gds_row.*)::text';
   return {
-    sql: `(SELECT coalesce(json_agg(__gds_row ORDER BY ${order})::text, '[]')
-             FROM ${quoteSource(target.source)} AS __gds_row)`,
+    sql: `SELECT coalesce(json_agg(${row} ORDER BY ${order})::text, '[]') AS rows
+            FROM ${quoteSource(target.source)} AS __gds_row`,
     params: [],
   };
 }
@@ -139,35 +189,48 @@ interface Copy {
   rows: string;
 }
 
-/**
- * Past this size on disk a warehouse table is checked in place: its rows as one JSON text would near
- * V8's longest string, and copying it twice would cost more than the isolation is worth.
- */
-const MAX_COPY_BYTES = 128 * 1024 * 1024;
+/** Past this size on disk (of the tables the rows come from) the checks run in place: no copy that large. */
+const MAX_COPY_BYTES = 32 * 1024 * 1024;
 
-/** The copies of the targets' rows; null when one is too large to copy (the checks then run in place). */
+/** The copies of the targets' rows; null when they are too large to copy (the checks then run in place). */
 async function copyOut(tx: Queryable, targets: ReadTarget[]): Promise<Copy[] | null> {
   const copies: Copy[] = [];
+  let bytes = 0;
   for (const target of targets) {
     const shape = await describe(tx, target);
     if (!shape) continue; // absent in the sandbox too: the checks report it missing
-    if (target.kind === 'warehouse' && PHYSICAL.includes(shape.relkind)) {
-      const [size] = await tx.query<{ bytes: string }>('SELECT pg_table_size($1::regclass)::text AS bytes', [
-        quoteSource(target.source),
-      ]);
-      if (Number(size?.bytes) > MAX_COPY_BYTES) return null;
-    }
-    const { sql, params } = rowsQuery(target, shape);
-    const [row] = await tx.query<{ rows: string }>(`SELECT ${sql} AS rows`, params);
+    bytes += await sizeOnDisk(tx, target);
+    if (bytes > MAX_COPY_BYTES) return null;
+    const { sql, params } = copyQuery(target, shape);
+    const [row] = await tx.query<{ rows: string }>(sql, params);
     copies.push({ target, shape, rows: row?.rows ?? '[]' });
   }
   return copies;
 }
 
-/** PostgreSQL's codes for a type or schema a fresh cluster does not have. */
-const UNKNOWN_TYPE = new Set(['42704', '3F000']);
+async function sizeOnDisk(tx: Queryable, target: ReadTarget): Promise<number> {
+  if (target.kind === 'records') {
+    const [row] = await tx.query<{ bytes: string }>(
+      'SELECT coalesce(sum(pg_column_size(data)), 0)::text AS bytes FROM gds.records WHERE table_id = $1',
+      [target.tableId],
+    );
+    return Number(row?.bytes ?? 0);
+  }
+  let bytes = 0;
+  for (const name of await baseTables(tx, target.source)) {
+    const [row] = await tx.query<{ bytes: string }>(
+      `SELECT coalesce(sum(pg_table_size(relid)), 0)::text AS bytes FROM pg_partition_tree($1::regclass)`,
+      [name],
+    );
+    bytes += Number(row?.bytes ?? 0);
+  }
+  return bytes;
+}
 
-/** Empties the sandbox and loads the copies; false when a column type cannot be made there. */
+/**
+ * Empties the sandbox and loads the copies; false when they cannot be made there (a column type a
+ * fresh cluster does not know, an enum or a domain; a value naming an object only the warehouse has).
+ */
 async function loadCopies(sandbox: Db, copies: Copy[]): Promise<boolean> {
   try {
     await sandbox.transaction(async (tx) => {
@@ -181,31 +244,33 @@ async function loadCopies(sandbox: Db, copies: Copy[]): Promise<boolean> {
     });
     return true;
   } catch (error) {
-    if (UNKNOWN_TYPE.has(String((error as { code?: unknown }).code))) return false;
-    throw error;
+    if (error instanceof QueryDeadlineError) throw error;
+    return false;
   }
 }
 
 async function loadCopy(tx: Queryable, copy: Copy, index: number): Promise<void> {
-  if (copy.target.kind === 'records') {
-    await tx.exec(`CREATE SCHEMA IF NOT EXISTS gds;
-      CREATE TABLE gds.records (table_id text, id text, seq bigint, data jsonb)`);
+  const columns = copy.shape.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
+  const values = copy.shape.columns.map((c, i) => `(e.v ->> ${i})::${c.type}`).join(', ');
+  const fill = async (table: string) => {
+    await tx.exec(`CREATE TABLE ${table} (${columns})`);
+    // In the copy's order: a physical object's rows get their ctids in the order they had.
     await tx.query(
-      'INSERT INTO gds.records SELECT * FROM json_populate_recordset(NULL::gds.records, $1::json)',
+      `INSERT INTO ${table} SELECT ${values}
+         FROM json_array_elements($1::json) WITH ORDINALITY AS e(v, n) ORDER BY e.n`,
       [copy.rows],
     );
-    return;
+  };
+  if (copy.target.kind === 'records') {
+    await tx.exec('CREATE SCHEMA IF NOT EXISTS gds');
+    return fill('gds.records');
   }
   const [schema, name] = splitSource(copy.target.source);
-  const columns = copy.shape.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
-  // A physical object is copied as a table (rows inserted in ctid order keep that order); anything else
-  // (a view) as a view over a table of its rows, so the checks order and describe it as they would there.
-  const physical = PHYSICAL.includes(copy.shape.relkind);
-  const table = physical ? quoteSource(copy.target.source) : `gds_sandbox_rows.${quoteIdent(`t${index}`)}`;
-  await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}; CREATE TABLE ${table} (${columns})`);
-  await tx.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`, [
-    copy.rows,
-  ]);
-  if (!physical)
-    await tx.exec(`CREATE VIEW ${quoteIdent(schema)}.${quoteIdent(name)} AS SELECT * FROM ${table}`);
+  await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+  // A physical object is copied as a table; anything else (a view) as a view over a table of its rows,
+  // so the checks order and describe it as they would in place.
+  if (PHYSICAL.includes(copy.shape.relkind)) return fill(quoteSource(copy.target.source));
+  const rows = `gds_sandbox_rows.${quoteIdent(`t${index}`)}`;
+  await fill(rows);
+  await tx.exec(`CREATE VIEW ${quoteIdent(schema)}.${quoteIdent(name)} AS SELECT * FROM ${rows}`);
 }

@@ -66,6 +66,43 @@ describe('gate checks in the PGlite sandbox', () => {
     expect(nullRate).toMatchObject({ failingRows: 1 });
   });
 
+  it('copies values exactly: a column named like the copy alias, and a JSON null that is not SQL NULL', async () => {
+    await server.sql('CREATE TABLE analytics_dev.odd (id integer NOT NULL, __gds_row text, doc jsonb)');
+    await server.sql(
+      `INSERT INTO analytics_dev.odd VALUES (1, 'a', 'null'::jsonb), (2, 'b', '{"k": 1}'), (3, NULL, 'null'::jsonb)`,
+    );
+    const pushed = await pushDevDefinition(server, 'odd', ['id', '__gds_row', 'doc']);
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
+    const run = await server.request('POST', `/api/tables/${pushed.body.tableId}/gate-runs`, {
+      token: steward,
+      body: {},
+    });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    const failing = (name: string) =>
+      run.body.results.find((r: { name: string }) => r.name === name)?.failingRows;
+    expect(run.body.rowsChecked).toBe(3);
+    expect(failing('null_rate.doc')).toBe(0); // 'null'::jsonb IS NULL is false, as in place
+    expect(failing('null_rate.__gds_row')).toBe(1);
+  });
+
+  it('certifies a view whose output changes by itself (now()): the digest reads its base table', async () => {
+    await server.sql('CREATE TABLE analytics_dev.events (id integer NOT NULL, at timestamptz NOT NULL)');
+    await server.sql(`INSERT INTO analytics_dev.events VALUES (1, '2026-01-01'), (2, '2026-02-01')`);
+    await server.sql(
+      `CREATE VIEW analytics_dev.event_ages AS
+         SELECT id, extract(epoch FROM now() - at)::numeric AS age_seconds FROM analytics_dev.events`,
+    );
+    const pushed = await pushDevDefinition(server, 'event_ages', ['id', 'age_seconds']);
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
+    const tableId: string = pushed.body.tableId;
+    expect(await submit(server, tableId)).toMatchObject({ passed: true });
+    const certified = await server.request('POST', `/api/tables/${tableId}/semantic-contract/certify`, {
+      token: steward,
+      body: { note: 'ages move, rows do not' },
+    });
+    expect(certified.status, JSON.stringify(certified.body)).toBe(200);
+  });
+
   it(
     'refuses certify (422, nothing certified) when rows change between its checks and its transaction',
     { timeout: 60_000 },
