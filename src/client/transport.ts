@@ -35,6 +35,12 @@ export interface TransportTimeouts {
   headersMs: number;
   /** Longest silence while reading a response body (default 30 s). */
   bodyMs: number;
+  /**
+   * How long a kept-alive connection may sit idle before gds closes it (default 4 s): shorter than a
+   * server's own idle timeout (Node's is 5 s), so no request goes out on a connection the server is
+   * closing. A POST that fails so is not sent again: the service may have processed it.
+   */
+  idleMs: number;
 }
 
 export interface TransportOptions {
@@ -100,7 +106,12 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
+const DEFAULT_TIMEOUTS: TransportTimeouts = {
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyMs: 30_000,
+  idleMs: 4_000,
+};
 
 /** A path with each `{name}` replaced by its URL-encoded value. */
 export function pathOf(template: string, params: Record<string, string>): string {
@@ -123,7 +134,7 @@ export function createTransport(options: TransportOptions): Transport {
   const pool = (protocol: string) => {
     let found = pools.get(protocol);
     if (found === undefined) {
-      found = openPool(protocol);
+      found = openPool(protocol, timeouts.idleMs);
       pools.set(protocol, found);
     }
     return found;
@@ -271,12 +282,12 @@ interface Pool {
   agent: Agent;
 }
 
-function openPool(protocol: string): Pool {
+function openPool(protocol: string, idleMs: number): Pool {
   // Loaded on first use, and called through the module object: msw's interceptors replace its `request`.
   const scheme = process.getBuiltinModule(protocol === 'https:' ? 'node:https' : 'node:http');
   return {
     request: (url, options) => scheme.request(url, options),
-    agent: new scheme.Agent({ keepAlive: true }),
+    agent: new scheme.Agent({ keepAlive: true, timeout: idleMs }),
   };
 }
 
@@ -448,6 +459,12 @@ function checkedBaseUrl(raw: string): string {
     url = new URL(raw);
   } catch {
     url = undefined;
+  }
+  if (url && (url.username || url.password)) {
+    throw new Error(
+      `The API base URL ${JSON.stringify(`${url.protocol}//${url.host}${url.pathname}`)} carries a user name or password; ` +
+        'pass it without them (gds authenticates with its own token: gds auth login or SERVICE_TOKEN).',
+    );
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
     throw new Error(

@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/client/errors.js';
 import { createTransport } from '../../src/client/transport.js';
@@ -16,7 +17,12 @@ afterEach(async () => {
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const server: Server = createServer(handler);
   const stats = { connections: 0, requests: [] as string[] };
-  server.on('connection', () => (stats.connections += 1));
+  let connectionClosed = () => {};
+  const closed = new Promise<void>((resolve) => (connectionClosed = resolve));
+  server.on('connection', (socket) => {
+    stats.connections += 1;
+    socket.once('close', () => connectionClosed());
+  });
   server.on('request', (req: IncomingMessage) => stats.requests.push(`${req.method} ${req.url}`));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(
@@ -26,7 +32,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
         server.close(() => resolve());
       }),
   );
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats };
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats, closed };
 }
 
 function transportFor(baseUrl: string, overrides: Partial<TransportOptions> = {}): Transport {
@@ -76,6 +82,38 @@ describe('transport over real sockets', () => {
     expect(err.failure).toBe('connection');
     expect(err.code).toBe('ECONNRESET');
     expect(stats.requests.filter((r) => r.startsWith('POST'))).toHaveLength(1);
+  });
+
+  it('closes a kept-alive connection left idle, so the next request (a POST too) opens a new one', async () => {
+    const { baseUrl, stats, closed } = await serve((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"ok":true}');
+    });
+    const transport = transportFor(baseUrl, { timeouts: { idleMs: 100 } });
+    await transport.request({ method: 'GET', path: '/api/first' });
+    await expect(Promise.race([closed.then(() => 'closed'), sleep(5000).then(() => 'open')])).resolves.toBe(
+      'closed',
+    );
+    await expect(transport.request({ method: 'POST', path: '/api/second', body: {} })).resolves.toMatchObject(
+      {
+        status: 200,
+      },
+    );
+    expect(stats.connections).toBe(2);
+  });
+
+  it('waits for an answer slower than the idle limit: only an idle connection is closed', async () => {
+    const { baseUrl } = await serve((_req, res) => {
+      setTimeout(() => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok":true}');
+      }, 400);
+    });
+    const transport = transportFor(baseUrl, { timeouts: { idleMs: 100 } });
+    await transport.request({ method: 'GET', path: '/api/warm' }); // the next request reuses the socket
+    await expect(transport.request({ method: 'POST', path: '/api/slow', body: {} })).resolves.toMatchObject({
+      data: { ok: true },
+    });
   });
 
   it('reports a refused connection as a NetworkError', async () => {

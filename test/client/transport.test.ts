@@ -116,6 +116,17 @@ describe('lifecycle', () => {
 });
 
 describe('base URL', () => {
+  it('refuses a user name or password in it, without printing them', () => {
+    let message = '';
+    try {
+      createTransport({ baseUrl: 'https://robot:s3cret@gds.example.com/stage' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/"https:\/\/gds\.example\.com\/stage" carries a user name or password/);
+    expect(message).not.toContain('s3cret');
+  });
+
   it.each(['127.0.0.1:8787', 'ftp://host/x', 'http://host/api?x=1', ''])(
     'refuses %j with what to do',
     (baseUrl) => {
