@@ -4,8 +4,8 @@
 // PGlite has a single connection, so a slow check would hold every request until the deadline: there
 // the rows the checks read (the table's warehouse object or its gds.records rows, and every object a
 // column's `references` names) are copied out in one read-only snapshot, with the service state the run
-// needs, into the database's sandbox (a second PGlite, db/pglite.ts), and the checks run there. The
-// copy is one scan, however hostile the checks; the checks see the same names, types and row order.
+// needs, into one of the database's sandboxes (other PGlites, db/pglite.ts), and the checks run there.
+// The copy is one scan, however hostile the checks; the checks see the same names, types and row order.
 import type { Db, Queryable } from '../db/index.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 import { HttpError } from '../errors.js';
