@@ -12,6 +12,7 @@ import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
 
 let server: TestServer;
 let dir: string;
@@ -22,18 +23,9 @@ const outputs: string[] = [];
 
 const badGate =
   'customPredicates:\n  - name: price_at_least_5\n    sql: price >= 5\n    severity: HARD_FAIL\n';
-const goodGate = 'customPredicates:\n  - name: price_positive\n    sql: price > 0\n    severity: HARD_FAIL\n';
+const goodGate = PRICE_POSITIVE_GATE;
 const invalidGate = 'customPredicates:\n  - name: sleepy\n    sql: "pg_sleep(1)"\n    severity: HARD_FAIL\n';
-const productsArtifact = [
-  'table: products',
-  'source: analytics_dev.products',
-  'columns:',
-  '  - { name: id, type: text }',
-  '  - { name: sku, type: text }',
-  '  - { name: name, type: text }',
-  '  - { name: price, type: numeric }',
-  '',
-].join('\n');
+const productsArtifact = PRODUCTS_DEFINITION;
 
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);

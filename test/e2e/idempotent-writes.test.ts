@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
 
 let server: TestServer;
 let dir: string;
@@ -22,20 +23,11 @@ let table: string;
 let staging: string;
 const outputs: string[] = [];
 
-const gate = 'customPredicates:\n  - name: price_positive\n    sql: price > 0\n    severity: HARD_FAIL\n';
+const gate = PRICE_POSITIVE_GATE;
 // The same rules as the service will hold them, written another way (what `gate get` may not round-trip).
 const gateReformatted =
   '# price rules\ncustomPredicates:\n  - { severity: HARD_FAIL, name: price_positive, sql: "price > 0" }\n';
-const artifact = [
-  'table: products',
-  'source: analytics_dev.products',
-  'columns:',
-  '  - { name: id, type: text }',
-  '  - { name: sku, type: text }',
-  '  - { name: name, type: text }',
-  '  - { name: price, type: numeric }',
-  '',
-].join('\n');
+const artifact = PRODUCTS_DEFINITION;
 // What `dbt docs generate` leaves in target/run_results.json: status success, but nothing was built.
 const docsGenerate = {
   metadata: {

@@ -10,7 +10,7 @@ import { COLUMN_TYPE_OF, quoteIdent } from '../warehouse.js';
 import { percent, plural } from './format.js';
 import type { Relation } from './relation.js';
 import { Params } from './relation.js';
-import { gateRead } from './snapshot.js';
+import { gateRead, noState } from './snapshot.js';
 import type { GateTable, TableVersions } from './table.js';
 import { loadGateTable } from './table.js';
 
@@ -57,8 +57,6 @@ export function registerGateJobHandlers(): void {
     ).then((report) => ({ ...report, baselineReportId: String(job.params['baselineReportId']) })),
   );
 }
-
-const noState = async (): Promise<null> => null;
 
 async function withTable<S>(
   job: Job,

@@ -24,6 +24,9 @@ export interface GateRead<S, T> {
   rows?: RowsOptions;
 }
 
+/** For a run that needs no service state beside the rows. */
+export const noState = async (): Promise<null> => null;
+
 /** Runs a gate's checks on one snapshot of the table's rows: in place on PostgreSQL, in the sandbox on PGlite. */
 export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S, T>): Promise<T> {
   const inPlace = () =>

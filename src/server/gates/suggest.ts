@@ -8,7 +8,7 @@ import type { Db } from '../db/index.js';
 import { quoteIdent } from '../warehouse.js';
 import { percent } from './format.js';
 import { Params } from './relation.js';
-import { gateRead } from './snapshot.js';
+import { gateRead, noState } from './snapshot.js';
 import type { GateTable } from './table.js';
 
 /** Value shapes looked for in text columns; the regex is the one a stub then declares. */
@@ -53,7 +53,7 @@ const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 export async function suggestGate1(db: Db, table: GateTable): Promise<SuggestionSet> {
   const profile = await gateRead(db, table, {
-    state: async () => null,
+    state: noState,
     run: async (tx, relation) => {
       const profiles: ColumnProfile[] = [];
       for (const column of table.columns.filter((c) => relation.present.includes(c.name))) {
