@@ -1,0 +1,96 @@
+// The boundary between reading a dbt project (src/core/dbt: pure, from dbt's own artifacts, nothing of
+// dbt runs) and converging the service on it (`gds plan` / `gds apply`). One DbtDeclaration per selected
+// model, seed or snapshot, already in the service's terms: the JSON artifact to push, the gate1.yml to
+// apply, the contract intent to set, and where each dbt test went.
+import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
+
+export type DbtResourceType = 'model' | 'seed' | 'snapshot';
+
+/** A dbt test that became part of the table's governance. */
+export interface MappedTest {
+  /** The test node's `unique_id`, e.g. `test.jaffle_shop.unique_orders_order_id.fed79b3a6e`. */
+  test: string;
+  /**
+   * What it became, in gds terms: `required:<column>`, `nullRate:<column>`, `grainKey`,
+   * `predicate:<check name>`, `pattern:<check name>`, `reference:<column>`.
+   */
+  rule: string;
+}
+
+/** A dbt test that became nothing, and why (never dropped silently). */
+export interface NotMappedTest {
+  test: string;
+  reason: string;
+}
+
+/** The contract intent from `meta.gds` and the grain key from `unique` tests; only the fields declared. */
+export interface DbtContractIntent {
+  intent?: string;
+  allowedConsumers?: string[];
+  grainType?: string;
+  grainKeyColumns?: string[];
+  grain?: string;
+  meaning?: string;
+}
+
+export interface DbtDeclaration {
+  uniqueId: string;
+  resourceType: DbtResourceType;
+  /** The table name: the relation's alias (never a `__dbt_tmp` / `__dbt_backup` name). */
+  name: string;
+  /** `schema.alias` of the relation. */
+  source: SourceRef;
+  /** The relation's database as dbt wrote it, when it has one; the service's connector has no database part. */
+  database?: string;
+  columns: ArtifactColumn[];
+  /** Where the columns and types came from: the catalog (the warehouse's truth), the manifest, or compiled SQL. */
+  columnsFrom: 'catalog' | 'manifest' | 'compiled_sql';
+  decisionContext?: string;
+  /** The governance artifact to push: a JSON artifact that `gds push` would parse the same way. */
+  artifact: { fileName: string; mimeType: 'json'; content: string };
+  /** The gate1.yml to apply, or undefined when no test became a Gate 1 rule. */
+  gate1Yaml?: string;
+  contract?: DbtContractIntent;
+  mappedTests: MappedTest[];
+  notMappedTests: NotMappedTest[];
+  /** dbt's own coordinates, for selection and display. */
+  packageName: string;
+  fqn: string[];
+  originalFilePath?: string;
+  tags: string[];
+  materialized?: string;
+}
+
+/** A selected node that cannot be governed, with the reason (e.g. no column could be found). */
+export interface DbtRefusal {
+  uniqueId: string;
+  resourceType: DbtResourceType;
+  name: string;
+  reason: string;
+  notMappedTests: NotMappedTest[];
+}
+
+export interface DbtProject {
+  projectName?: string;
+  dbtVersion?: string;
+  /** e.g. `https://schemas.getdbt.com/dbt/manifest/v12.json`. */
+  manifestSchemaVersion?: string;
+  adapter?: string;
+  declarations: DbtDeclaration[];
+  refusals: DbtRefusal[];
+  /** Tests attached to no selected node (sources, singular tests across models, …), each with its reason. */
+  otherTests: NotMappedTest[];
+  warnings: string[];
+}
+
+export interface DbtSelection {
+  /** dbt node-selection syntax: each entry is a space-separated union of comma-intersections. */
+  select?: string[];
+  exclude?: string[];
+}
+
+/** The parsed inputs of a project: `target/manifest.json` and, when there is one, `target/catalog.json`. */
+export interface DbtArtifacts {
+  manifest: unknown;
+  catalog?: unknown;
+}
