@@ -64,6 +64,21 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a write that compared with the service first: the version it was computed from. */
+export interface WriteOptions extends CallOptions {
+  /**
+   * Sent as `If-Match`: the service answers 409 `version_conflict` when what it holds has moved from
+   * this version meanwhile (and `changed: false` when it already holds what is written).
+   */
+  ifMatch?: number;
+}
+
+/** The request options of a write: its signal, and `If-Match` when it names a version. */
+export function writeOptions(options: WriteOptions = {}): CallOptions & { headers?: Record<string, string> } {
+  const { ifMatch, ...call } = options;
+  return ifMatch === undefined ? call : { ...call, headers: { 'if-match': String(ifMatch) } };
+}
+
 export type QueryValue = string | number | boolean | undefined;
 
 export interface RequestOptions extends CallOptions {

@@ -686,7 +686,10 @@ export interface paths {
          *     diagnostics in `details.diagnostics`, nothing stored). Bumps the table's gate1 version (so
          *     earlier proofs go stale); on a CERTIFIED table files a `manual` recertification request.
          *     Never notifies the steward. Content semantically equal to the current version stores nothing
-         *     and answers that version with `changed: false`.
+         *     and answers that version with `changed: false` (compared inside the writing transaction, under
+         *     the table's row lock: parallel identical applies make one version). `If-Match` (the gate1.yml
+         *     version the file was compared with) makes a write computed from an older version a 409
+         *     `version_conflict`.
          */
         put: operations["applyGate1"];
         post?: never;
@@ -1952,6 +1955,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `version_conflict`: the write was computed from a version (`If-Match`) that has moved; `details.currentVersion` and `details.expectedVersion`. Nothing was written. Or, where the operation also registers, the `Conflict` of a name or source already used. */
+        VersionConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A resource with the same name or source exists. */
         Conflict: {
             headers: {
@@ -2077,6 +2090,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+        IfMatch: string;
         /** @description The table's id (not its slug). */
         TableId: string;
         /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
@@ -3172,7 +3187,10 @@ export interface operations {
     applyGate1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The table's id (not its slug). */
                 tableId: components["parameters"]["TableId"];
@@ -3198,6 +3216,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["VersionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };

@@ -93,7 +93,9 @@ export async function applyGate(
   };
   const { unified: diff } = diffGateTexts(before, input, { semantic: false });
   if (options.dryRun === true) return { kind: 'preview', diff };
-  const applied = await client.gates.apply(tableId, input.text, call);
+  // The version compared with goes along: the service writes only if it is still the current one (a
+  // parallel apply of other rules is 409), and answers `changed: false` if it already holds these rules.
+  const applied = await client.gates.apply(tableId, input.text, { ...call, ifMatch: current?.version ?? 0 });
   if (applied.changed === false) return { kind: 'unchanged', current: applied };
   return { kind: 'applied', applied, diff };
 }

@@ -10,8 +10,8 @@ import type {
   GateRunRequest,
   Schema,
 } from '../../contract/types.js';
-import { pathOf } from '../transport.js';
-import type { CallOptions, Transport } from '../transport.js';
+import { pathOf, writeOptions } from '../transport.js';
+import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 
 export type GateJobAccepted = Schema<'GateJobAccepted'>;
 /** The gate a job belongs to, as `--gate` names it (1 = the auto-baseline job). */
@@ -26,7 +26,8 @@ export interface GatesApi {
   /** One stored version (`3` or `v3`). */
   version(tableId: string, version: string, options?: CallOptions): Promise<Gate1Version>;
   versions(tableId: string, options?: CallOptions): Promise<Gate1VersionList>;
-  apply(tableId: string, content: string, options?: CallOptions): Promise<Gate1ApplyResult>;
+  /** `ifMatch`: the gate1.yml version the content was compared with (0: none yet). */
+  apply(tableId: string, content: string, options?: WriteOptions): Promise<Gate1ApplyResult>;
   suggest(tableId: string, options?: CallOptions): Promise<Gate1Suggestions>;
   run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
   submit(tableId: string, options?: CallOptions): Promise<Gate1ProofBody>;
@@ -66,7 +67,7 @@ export function gatesApi(transport: Transport): GatesApi {
         method: 'PUT',
         path: table(tableId, '/gate1'),
         body: { content },
-        ...options,
+        ...writeOptions(options),
       });
     },
     async suggest(tableId, options) {

@@ -1,7 +1,7 @@
 // What the gates need of a governed table: gov's table row, plus the optional referential-integrity
 // and bounds declarations of its columns, its three versions, and where a reference may point.
 import type { Queryable } from '../db/index.js';
-import type { TableRow } from '../governance/tables.js';
+import type { LoadOptions, TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';
 import type { Column } from '../records/columns.js';
 
@@ -35,8 +35,13 @@ export function toGateTable(table: TableRow, warehouseSchemas: string[]): GateTa
 }
 
 /** An active table of the workspace (404 `table_not_found` otherwise), as the gates read it. */
-export async function loadGateTable(q: Queryable, workspaceId: string, tableId: string): Promise<GateTable> {
-  const table = await loadTable(q, workspaceId, tableId);
+export async function loadGateTable(
+  q: Queryable,
+  workspaceId: string,
+  tableId: string,
+  options: LoadOptions = {},
+): Promise<GateTable> {
+  const table = await loadTable(q, workspaceId, tableId, options);
   const schemas = await q.query<{ warehouse_schema: string }>(
     'SELECT warehouse_schema FROM gds.connectors WHERE workspace_id = $1',
     [workspaceId],

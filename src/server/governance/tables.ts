@@ -92,22 +92,38 @@ export function toTableRow(row: Row): TableRow {
   };
 }
 
+export interface LoadOptions {
+  /**
+   * Takes the row's lock (`FOR NO KEY UPDATE`) until the transaction `q` belongs to ends: every write
+   * that compares with a table's stored state and then writes loads it so, and the writes of one table
+   * follow one another (a parallel identical write then finds the first one's result and changes
+   * nothing). On PGlite, whose transactions already run one at a time, it is the same statement.
+   */
+  lock?: boolean;
+}
+
 /** An active table of the workspace, or null (unknown, soft-deleted, inactive or another workspace's). */
 export async function findTable(
   q: Queryable,
   workspaceId: string,
   tableId: string,
+  options: LoadOptions = {},
 ): Promise<TableRow | null> {
   const [row] = await q.query<Row>(
-    `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE id = $1 AND workspace_id = $2 AND active`,
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE id = $1 AND workspace_id = $2 AND active${options.lock ? ' FOR NO KEY UPDATE' : ''}`,
     [tableId, workspaceId],
   );
   return row ? toTableRow(row) : null;
 }
 
 /** Like `findTable`, but 404 `table_not_found` when there is no such active table. */
-export async function loadTable(q: Queryable, workspaceId: string, tableId: string): Promise<TableRow> {
-  const table = await findTable(q, workspaceId, tableId);
+export async function loadTable(
+  q: Queryable,
+  workspaceId: string,
+  tableId: string,
+  options: LoadOptions = {},
+): Promise<TableRow> {
+  const table = await findTable(q, workspaceId, tableId, options);
   if (!table) {
     throw notFound('table_not_found', `Table not found: ${tableId} (list tables with \`gds list\`)`, {
       tableId,

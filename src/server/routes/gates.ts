@@ -27,6 +27,7 @@ import {
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
 import { gateTableFor } from '../gates/access.js';
+import { checkVersion, expectedVersion } from '../governance/precondition.js';
 import { registerGateJobHandlers } from '../gates/detached.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1 } from '../gates/gate1-runner.js';
@@ -73,8 +74,10 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
         { diagnostics },
       );
     }
+    const expected = expectedVersion(request);
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const locked = await loadGateTable(tx, caller.workspaceId, table.id);
+      // The table's row lock: parallel applies of one table compare and write one after another.
+      const locked = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
       const current = await currentGate1(tx, locked.id);
       if (current !== null && sameGateRules(current.content, content)) {
         const unchanged: Gate1ApplyResult = {
@@ -88,6 +91,12 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
         };
         return unchanged;
       }
+      checkVersion(
+        `gate1.yml of ${locked.id}`,
+        current?.version ?? 0,
+        expected,
+        `Compare with gds gate diff ${locked.id} -f <file> and apply again.`,
+      );
       const { effects } = await applyTrigger(tx, {
         table: locked,
         trigger: 'gate_applied',

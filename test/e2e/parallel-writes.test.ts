@@ -1,0 +1,69 @@
+// CI runs the same gds command on several branches at once. Five `gds gate apply T -f same.yml`
+// processes started together: one applies, four say "No change", and the service holds one version
+// (and, the table being CERTIFIED, at most one recertification request), on PGlite and on PostgreSQL.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, noPostgres } from '../helpers/skip.js';
+
+const GATE = 'customPredicates:\n  - name: id_present\n    sql: id IS NOT NULL\n    severity: HARD_FAIL\n';
+
+for (const database of ['pglite', 'postgres'] as const) {
+  describe(
+    `five gds gate apply processes at once on ${database}`,
+    needs(database === 'postgres' ? noPostgres : undefined),
+    () => {
+      let server: TestServer;
+      let dir: string;
+
+      beforeAll(async () => {
+        [server] = await Promise.all([startTestServer({ database, jobs: 'manual' }), ensureBuilt()]);
+        dir = await mkdtemp(join(tmpdir(), 'gds-e2e-parallel-'));
+        await writeFile(join(dir, 'gate1.yml'), GATE);
+      }, 120_000);
+
+      afterAll(async () => {
+        await server?.close();
+        if (dir) await rm(dir, { recursive: true, force: true });
+      });
+
+      it('one "Applied", four "No change", one version and one recertification request on the server', async () => {
+        const table = server.table('customers').id;
+        await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [table]);
+        const token = server.user('OWNER').cliToken;
+        const results = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            runCli(['gate', 'apply', table, '-f', join(dir, 'gate1.yml')], {
+              env: {
+                GDS_CONFIG_DIR: join(dir, 'config'),
+                GDS_SECRET_STORAGE: 'file',
+                SERVICE_API_URL: server.url,
+                SERVICE_TOKEN: token,
+              },
+            }),
+          ),
+        );
+        for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: '' });
+        const applied = results.filter((r) => r.stdout.startsWith('Applied '));
+        const unchanged = results.filter((r) => r.stdout.startsWith('No change'));
+        expect(applied).toHaveLength(1);
+        expect(applied[0]?.stdout).toContain('as gate1.yml v1.');
+        expect(unchanged).toHaveLength(4);
+        for (const r of unchanged) expect(r.stdout).toBe(`No change: gate1.yml of ${table} is already v1.\n`);
+        const versions = await server.sql('SELECT version FROM gds.gate1_versions WHERE table_id = $1', [
+          table,
+        ]);
+        expect(versions).toEqual([{ version: 1 }]);
+        const requests = await server.sql(
+          `SELECT id FROM gds.recertification_requests WHERE table_id = $1 AND status = 'OPEN'`,
+          [table],
+        );
+        expect(requests).toHaveLength(1);
+      }, 120_000);
+    },
+  );
+}
