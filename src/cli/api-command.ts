@@ -22,7 +22,6 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     'max-retry-after': Flags.integer({
       description:
         'Longest Retry-After (seconds) gds waits out on a 429 before giving up with exit 8 (default 60).',
-      env: 'GDS_MAX_RETRY_AFTER',
       min: 0,
       helpGroup: 'GLOBAL',
     }),

@@ -1,9 +1,47 @@
 // Opening the user's browser: sign-in on a desktop terminal, and `--web` (a table's dashboard page).
 import { isInsecureUrl } from '../core/url-policy.js';
 
-export function hasDesktop(): boolean {
+const off = new Set(['0', 'false', 'no', 'none', 'off']);
+
+/** GDS_BROWSER, else BROWSER: the command that opens an address (`firefox`, `wslview`, `echo`), or
+ *  false/0/none for no browser at all. Undefined: the platform's opener. */
+export function chosenBrowser(env: NodeJS.ProcessEnv = process.env): string | false | undefined {
+  const value = (env.GDS_BROWSER || env.BROWSER || '').trim();
+  if (value === '') return undefined;
+  return off.has(value.toLowerCase()) ? false : value;
+}
+
+/** Windows Subsystem for Linux: no DISPLAY needed, Windows opens the page. */
+export function isWsl(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (process.platform !== 'linux') return false;
+  if (env.WSL_DISTRO_NAME || env.WSL_INTEROP) return true;
+  try {
+    const { readFileSync } = process.getBuiltinModule('node:fs');
+    return /microsoft/i.test(readFileSync('/proc/sys/kernel/osrelease', 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+export function hasDesktop(env: NodeJS.ProcessEnv = process.env): boolean {
+  const chosen = chosenBrowser(env);
+  if (chosen === false) return false;
+  if (chosen !== undefined) return true;
   if (process.platform === 'darwin' || process.platform === 'win32') return true;
-  return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY) || isWsl(env);
+}
+
+/** The program and its arguments that open `uri`. */
+export function openerFor(uri: string, env: NodeJS.ProcessEnv = process.env): [string, string[]] {
+  const chosen = chosenBrowser(env);
+  if (typeof chosen === 'string') {
+    const [program = chosen, ...rest] = chosen.split(/\s+/);
+    return [program, [...rest, uri]];
+  }
+  if (process.platform === 'darwin') return ['open', [uri]];
+  if (process.platform === 'win32') return ['rundll32', ['url.dll,FileProtocolHandler', uri]];
+  if (isWsl(env)) return ['rundll32.exe', ['url.dll,FileProtocolHandler', uri]];
+  return ['xdg-open', [uri]];
 }
 
 /** Only https, or http on loopback: the address comes from the server, and an opener would as gladly
@@ -21,12 +59,7 @@ export function openBrowser(uri: string): void {
   // getBuiltinModule, not import(): a dynamic import() has no loader inside the single executable,
   // and a static import would load child_process at every start-up.
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const [command, args] =
-    process.platform === 'darwin'
-      ? ['open', [uri]]
-      : process.platform === 'win32'
-        ? ['rundll32', ['url.dll,FileProtocolHandler', uri]]
-        : ['xdg-open', [uri]];
+  const [command, args] = openerFor(uri);
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => undefined);

@@ -4,7 +4,6 @@ import type { GateNumber } from '../client/areas/gates.js';
 
 export const gateFlag = Flags.custom<GateNumber>({
   description: 'The gate of the job: 1 (the auto-baseline job), 2 or 3.',
-  env: 'GDS_GATE',
   options: ['1', '2', '3'],
   parse: async (input) => Number(input) as GateNumber,
 });

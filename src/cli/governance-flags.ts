@@ -1,5 +1,5 @@
 // Flags shared by the governance commands: where an artifact goes (push, definitions push) and how often
-// long work is polled (push --wait, status --watch). Each also reads its GDS_<FLAG> variable.
+// long work is polled (push --wait, status --watch). Only --interval reads a variable (GDS_INTERVAL).
 import { Flags } from '@oclif/core';
 import { DIALECTS } from '../core/artifacts/dialect.js';
 
@@ -9,20 +9,17 @@ const connectorDescription =
 /** `push [--connector]`: without it, the service takes the one connector whose schema holds the source. */
 export const connectorFlag = Flags.string({
   description: `${connectorDescription} Default: the connector whose warehouse schema holds the source.`,
-  env: 'GDS_CONNECTOR',
 });
 
 /** `definitions push`: §4.7 requires connectorId. */
 export const requiredConnectorFlag = Flags.string({
   description: connectorDescription,
-  env: 'GDS_CONNECTOR',
   required: true,
 });
 
 export const sourceFlag = Flags.custom<string>({
   description:
     'Warehouse object schema.table the artifact governs; required unless the file declares it (no fallback to the file name).',
-  env: 'GDS_SOURCE',
   parse: async (input) => {
     if (!/^[^.\s]+\.[^.\s]+$/.test(input))
       throw new Error(`${input} is not schema.table, e.g. analytics.orders`);
@@ -32,7 +29,6 @@ export const sourceFlag = Flags.custom<string>({
 
 export const replaceFlag = Flags.string({
   description: 'Governance id of the artifact this file replaces (required when the name is taken).',
-  env: 'GDS_REPLACE',
 });
 
 /** Seconds between two polls, decimals allowed; parsed to milliseconds. */
@@ -55,12 +51,10 @@ export const dialectFlag = Flags.option({
   options: DIALECTS,
   description:
     'SQL dialect of a .sql view: postgres (read by PostgreSQL’s own grammar), redshift, snowflake, bigquery or databricks. A "-- dialect: <name>" line in the file says the same. Default: the type of the --connector when it is one of these, else postgres.',
-  env: 'GDS_DIALECT',
 })();
 
 /** `push`, `definitions push`: one model (or source table) of a dbt properties file. */
 export const modelFlag = Flags.string({
   description:
     'In a dbt properties file (models:/sources: lists), the model to push, or <source>.<table> for a source table; its columns, description and meta are pushed.',
-  env: 'GDS_MODEL',
 });

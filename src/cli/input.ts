@@ -69,3 +69,34 @@ function inputError(source: string, flag: string, error: unknown): CliError {
       );
   }
 }
+
+/**
+ * A gate1.yml given with -f: the text itself, or the one NDJSON record `gds gate suggest --json` (its
+ * `yaml`) or `gds gate get --json` (its `content`) printed, so the README's pipes work under GDS_JSON=1 too.
+ */
+export async function readGateInput(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
+  const input = await readTextInput(source, options);
+  return { name: input.name, text: gateTextOf(input.text) };
+}
+
+export function gateTextOf(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') || trimmed.includes('\n')) return text;
+  let record: unknown;
+  try {
+    record = JSON.parse(trimmed);
+  } catch {
+    return text;
+  }
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    typeof (record as { tableId?: unknown }).tableId !== 'string'
+  ) {
+    return text;
+  }
+  const { yaml, content } = record as { yaml?: unknown; content?: unknown };
+  if (typeof yaml === 'string') return yaml;
+  if (typeof content === 'string') return content;
+  return text;
+}

@@ -59,10 +59,13 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-/** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on); else only on a TTY. */
+/** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on), CLICOLOR_FORCE (not 0: on);
+ *  else only on a TTY. */
 export function colorEnabled(stream: OutputStream, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.toLowerCase());
+  if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
+    return true;
   if (env.TERM === 'dumb') return false;
   return stream.isTTY === true;
 }

@@ -23,7 +23,6 @@ export const saveProfileFlags = {
     description:
       'Store the tokens in this profile (keychain or config file) instead of showing them; used with ' +
       '--profile <name>, the access token then renews itself.',
-    env: 'GDS_SAVE_PROFILE',
   }),
   force: Flags.boolean({
     description: 'With --save-profile: replace a profile that holds a live token.',

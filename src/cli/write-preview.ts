@@ -6,7 +6,6 @@ import type { Output, Segment } from './output.js';
 export const dryRunFlag = Flags.boolean({
   description:
     'Print the diff that would be applied and send nothing (exit 0). Under --json: one line {"changed","diff"}.',
-  env: 'GDS_DRY_RUN',
   default: false,
 });
 

@@ -31,7 +31,6 @@ export default class Api extends ApiCommand<typeof Api> {
     method: Flags.custom<HttpMethod>({
       char: 'X',
       description: 'HTTP method: GET, POST, PUT, PATCH or DELETE.',
-      env: 'GDS_METHOD',
       parse: async (input) => {
         const method = input.toUpperCase() as HttpMethod;
         if (!methods.includes(method)) throw new Error(`Expected one of ${methods.join(', ')}, got ${input}`);
@@ -41,25 +40,21 @@ export default class Api extends ApiCommand<typeof Api> {
     field: Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'f',
       description: 'A string field key=value (repeatable).',
-      env: 'GDS_FIELD',
       multiple: true,
       parse: async (input) => parseField(input, false),
     })(),
     'typed-field': Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'F',
       description: 'A typed field key=value: true, false, null and numbers keep their type (repeatable).',
-      env: 'GDS_TYPED_FIELD',
       multiple: true,
       parse: async (input) => parseField(input, true),
     })(),
     input: Flags.string({
       description: 'A file holding the JSON body, or - for stdin.',
-      env: 'GDS_INPUT',
     }),
     header: Flags.custom<readonly [string, string]>({
       char: 'H',
       description: "An extra request header 'Name: value' (repeatable).",
-      env: 'GDS_HEADER',
       multiple: true,
       parse: async (input) => parseHeader(input),
     })(),

@@ -16,11 +16,9 @@ export default class Certify extends ApiCommand<typeof Certify> {
   static override flags = {
     note: Flags.string({
       description: 'A note recorded with the certification in the audit log.',
-      env: 'GDS_NOTE',
     }),
     'evidence-file': Flags.string({
       description: 'A file backing the decision: its name, size and sha256 are recorded.',
-      env: 'GDS_EVIDENCE_FILE',
     }),
   };
 

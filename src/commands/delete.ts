@@ -16,7 +16,7 @@ export default class Delete extends ApiCommand<typeof Delete> {
     id: Args.string({ description: 'The table id or governance id.', required: true }),
   };
   static override flags = {
-    yes: Flags.boolean({ char: 'y', description: 'Delete without asking.', env: 'GDS_YES' }),
+    yes: Flags.boolean({ char: 'y', description: 'Delete without asking.' }),
   };
 
   async run(): Promise<void> {

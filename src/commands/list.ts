@@ -17,7 +17,6 @@ export default class List extends ApiCommand<typeof List> {
     limit: limitFlag,
     state: Flags.option({
       description: 'Only tables in this lifecycle state.',
-      env: 'GDS_STATE',
       options: LIFECYCLE_STATES,
     })(),
   };

@@ -45,11 +45,10 @@ export default class Push extends ApiCommand<typeof Push> {
     replace: replaceFlag,
     dialect: dialectFlag,
     model: modelFlag,
-    wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.', env: 'GDS_WAIT' }),
+    wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.' }),
     interval: intervalFlag,
     web: Flags.boolean({
       description: "Open the table's dashboard page (the tracking URL) in the browser.",
-      env: 'GDS_WEB',
     }),
     'dry-run': dryRunFlag,
   };

@@ -21,17 +21,14 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
   static override flags = {
     'run-results': Flags.string({
       description: "dbt's run_results.json.",
-      env: 'GDS_RUN_RESULTS',
       exactlyOne: ['run-results', 'tables'],
     }),
     manifest: Flags.string({
       description: "dbt's manifest.json, alongside --run-results.",
-      env: 'GDS_MANIFEST',
       dependsOn: ['run-results'],
     }),
     tables: Flags.custom<string[]>({
       description: 'Comma-separated names of the tables rebuilt (1-500).',
-      env: 'GDS_TABLES',
       exactlyOne: ['run-results', 'tables'],
       parse: async (input) => {
         const names = input.split(',').map((n) => n.trim());
@@ -42,12 +39,10 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     })(),
     env: Flags.string({
       description: 'Environment label of the run (dev, staging, production, …).',
-      env: 'GDS_ENV',
     }),
-    trigger: Flags.string({ description: 'What ran (default PIPELINE_RUN).', env: 'GDS_TRIGGER' }),
+    trigger: Flags.string({ description: 'What ran (default PIPELINE_RUN).' }),
     'evidence-run-id': Flags.string({
       description: 'Id of the pipeline run, stamped on the audit event as evidence.',
-      env: 'GDS_EVIDENCE_RUN_ID',
     }),
   };
 

@@ -9,7 +9,7 @@ export default class Reject extends ApiCommand<typeof Reject> {
   static override examples = ['<%= config.bin %> reject t_42 --reason "email null rate is 12%, limit is 5%"'];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
   static override flags = {
-    reason: Flags.string({ description: 'Why the table is rejected.', env: 'GDS_REASON', required: true }),
+    reason: Flags.string({ description: 'Why the table is rejected.', required: true }),
   };
 
   async run(): Promise<void> {

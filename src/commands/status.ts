@@ -24,11 +24,10 @@ export default class Status extends ApiCommand<typeof Status> {
     tableId: Args.string({ description: 'The table id (gds list).', required: true }),
   };
   static override flags = {
-    watch: Flags.boolean({ description: 'Poll until no job is active.', env: 'GDS_WATCH' }),
+    watch: Flags.boolean({ description: 'Poll until no job is active.' }),
     interval: intervalFlag,
     web: Flags.boolean({
       description: "Open the table's dashboard page in the browser (or print its address).",
-      env: 'GDS_WEB',
       exclusive: ['watch'],
     }),
   };

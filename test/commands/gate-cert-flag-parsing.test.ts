@@ -1,5 +1,5 @@
 // Flags and arguments of the gate, certification and contract commands, parsed apart from what the
-// commands do (nothing is sent): required arguments, enumerations, exclusive flags, GDS_<FLAG> variables.
+// commands do (nothing is sent): required arguments, enumerations, exclusive flags.
 import { describe, expect, it } from 'vitest';
 import Certify from '../../src/commands/certify.js';
 import ConfigHistory from '../../src/commands/config/history.js';
@@ -19,7 +19,7 @@ import GateSuggest from '../../src/commands/gate/suggest.js';
 import Reject from '../../src/commands/reject.js';
 import VersionsList from '../../src/commands/versions/list.js';
 import VersionsRestore from '../../src/commands/versions/restore.js';
-import { flagsOf, parse, setEnv, usageError } from './helpers/oclif-parse.js';
+import { flagsOf, parse, usageError } from './helpers/oclif-parse.js';
 
 async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
   const outcome = await parse(command, argv);
@@ -28,21 +28,17 @@ async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
 }
 
 describe('gate commands', () => {
-  it('gate get: table id required, -o and --force, GDS_OUTPUT and GDS_FORCE', async () => {
+  it('gate get: table id required, -o and --force', async () => {
     expect(await usageError(GateGet, [])).toContain('Missing required argument');
     expect(await flagsOf(GateGet, ['t_1', '-o', 'g.yml', '--force'])).toMatchObject({
       output: 'g.yml',
       force: true,
     });
-    setEnv({ GDS_OUTPUT: 'env.yml', GDS_FORCE: '1' });
-    expect(await flagsOf(GateGet, ['t_1'])).toMatchObject({ output: 'env.yml', force: true });
   });
 
-  it('gate apply: -f is required (a path or -), GDS_FILE reads it', async () => {
+  it('gate apply: -f is required (a path or -)', async () => {
     expect(await usageError(GateApply, ['t_1'])).toContain('Missing required flag');
     expect(await flagsOf(GateApply, ['t_1', '-f', '-'])).toMatchObject({ file: '-' });
-    setEnv({ GDS_FILE: 'gate1.yml' });
-    expect(await flagsOf(GateApply, ['t_1'])).toMatchObject({ file: 'gate1.yml' });
   });
 
   it('gate diff: --from/--to take vN or N (as vN) and need each other', async () => {
@@ -52,11 +48,9 @@ describe('gate commands', () => {
     });
     expect(await usageError(GateDiff, ['t_1', '--from', 'v1'])).toMatch(/--to/);
     expect(await usageError(GateDiff, ['t_1', '--from', 'one', '--to', 'v2'])).toContain('is not a version');
-    setEnv({ GDS_FROM: 'v2', GDS_TO: '4', GDS_SEMANTIC: '1' });
-    expect(await flagsOf(GateDiff, ['t_1'])).toMatchObject({ from: 'v2', to: 'v4', semantic: true });
   });
 
-  it('gate run: --gate 1 by default, 2 or 3 only; --sample shapes checked; GDS_GATE, GDS_BASELINE, GDS_SAMPLE', async () => {
+  it('gate run: --gate 1 by default, 2 or 3 only; --sample shapes checked', async () => {
     expect(await flagsOf(GateRun, ['t_1'])).toMatchObject({ gate: 1 });
     expect(await flagsOf(GateRun, ['t_1', '--gate', '3', '--baseline', 'job_1'])).toMatchObject({
       gate: 3,
@@ -71,8 +65,6 @@ describe('gate commands', () => {
     expect(await usageError(GateRun, ['t_1', '--gate', '4'])).toMatch(
       /--gate takes one of 1, 2, 3; "4" is not one of them/,
     );
-    setEnv({ GDS_GATE: '2', GDS_BASELINE: 'job_9', GDS_SAMPLE: 'head:5' });
-    expect(await flagsOf(GateRun, ['t_1'])).toMatchObject({ gate: 2, baseline: 'job_9', sample: 'head:5' });
   });
 
   it('gate status needs --gate; gate cancel defaults to Gate 1; gate result takes a job id only', async () => {
@@ -81,8 +73,6 @@ describe('gate commands', () => {
     expect(await flagsOf(GateCancel, ['job_1'])).toMatchObject({ gate: 1 });
     expect(await usageError(GateResult, ['job_1', '--gate', '2'])).toContain('Unknown flag: --gate.');
     expect(await argsOf(GateResult, ['job_1'])).toEqual({ jobId: 'job_1' });
-    setEnv({ GDS_GATE: '3' });
-    expect(await flagsOf(GateStatus, ['job_1'])).toMatchObject({ gate: 3 });
   });
 
   it('gate submit and gate suggest take one table id', async () => {
@@ -93,19 +83,15 @@ describe('gate commands', () => {
 });
 
 describe('certify and reject', () => {
-  it('certify: --note and --evidence-file, or GDS_NOTE and GDS_EVIDENCE_FILE', async () => {
+  it('certify: --note and --evidence-file', async () => {
     expect(await flagsOf(Certify, ['t_1', '--note', 'ok', '--evidence-file', 'r.pdf'])).toMatchObject({
       note: 'ok',
       'evidence-file': 'r.pdf',
     });
-    setEnv({ GDS_NOTE: 'from env', GDS_EVIDENCE_FILE: 'e.pdf' });
-    expect(await flagsOf(Certify, ['t_1'])).toMatchObject({ note: 'from env', 'evidence-file': 'e.pdf' });
   });
 
-  it('reject: --reason is required (or GDS_REASON)', async () => {
+  it('reject: --reason is required', async () => {
     expect(await usageError(Reject, ['t_1'])).toContain('Missing required flag --reason');
-    setEnv({ GDS_REASON: 'null rate' });
-    expect(await flagsOf(Reject, ['t_1'])).toMatchObject({ reason: 'null rate' });
   });
 });
 
@@ -124,12 +110,6 @@ describe('versions and config', () => {
       reason: 'r',
       env: 'dev',
     });
-    setEnv({ GDS_TO: '3', GDS_REASON: 'rollback', GDS_ENV: 'production' });
-    expect(await flagsOf(VersionsRestore, ['t_1'])).toMatchObject({
-      to: 3,
-      reason: 'rollback',
-      env: 'production',
-    });
     expect(await argsOf(VersionsList, ['t_1'])).toEqual({ tableId: 't_1' });
   });
 
@@ -145,7 +125,7 @@ describe('versions and config', () => {
 });
 
 describe('contract set-intent and env promote', () => {
-  it('contract set-intent: every flag and its GDS_ variable', async () => {
+  it('contract set-intent: every flag', async () => {
     const argv = ['t_1', '--intent', 'METRIC', '--allowed-consumers', 'HUMAN,AI', '--grain-type', 'entity'];
     expect(
       await flagsOf(ContractSetIntent, [...argv, '--grain-key', 'a,b', '--grain', 'g', '--meaning', 'm']),
@@ -156,18 +136,6 @@ describe('contract set-intent and env promote', () => {
       'grain-key': 'a,b',
       grain: 'g',
       meaning: 'm',
-    });
-    setEnv({
-      GDS_INTENT: 'DECISION',
-      GDS_ALLOWED_CONSUMERS: 'AI',
-      GDS_GRAIN_TYPE: 'event',
-      GDS_GRAIN_KEY: 'id',
-    });
-    expect(await flagsOf(ContractSetIntent, ['t_1'])).toMatchObject({
-      intent: 'DECISION',
-      'allowed-consumers': 'AI',
-      'grain-type': 'event',
-      'grain-key': 'id',
     });
   });
 
@@ -186,7 +154,5 @@ describe('contract set-intent and env promote', () => {
     expect(
       await usageError(EnvPromote, ['t_1', '--to', 's', '--dest-profile', 'p', '--bundle-in', 'b']),
     ).toMatch(/cannot also be provided/);
-    setEnv({ GDS_TO: 'production', GDS_DEST_PROFILE: 'prod' });
-    expect(await flagsOf(EnvPromote, ['t_1'])).toMatchObject({ to: 'production', 'dest-profile': 'prod' });
   });
 });

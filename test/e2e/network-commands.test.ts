@@ -141,11 +141,11 @@ describe('gds api', () => {
     expect(page?.entries).toHaveLength(2);
   });
 
-  it('GDS_TYPED_FIELD and GDS_HEADER stand for one -F and one -H', async () => {
-    const r = await gds(['api', '/api/workspace/audit-log', '-X', 'GET', '--json'], {
+  it('GDS_TYPED_FIELD and GDS_HEADER are not read: only -F and -H shape the call', async () => {
+    const r = await gds(['api', '/api/workspace/audit-log', '-X', 'GET', '--json', '-F', 'limit=1'], {
       env: {
         SERVICE_TOKEN: server.user('OWNER').cliToken,
-        GDS_TYPED_FIELD: 'limit=1',
+        GDS_TYPED_FIELD: 'limit=3',
         GDS_HEADER: 'X-Trace: e2e',
       },
     });
@@ -234,9 +234,9 @@ describe('gds audit list', () => {
     expect(entries.map((e) => e.id)).toEqual(expected);
   });
 
-  it('filters by --event-type and GDS_LIMIT; a person sees a table and the hint that there is more', async () => {
-    const json = await gds(['audit', 'list', '--json', '--event-type', 'RECORD_CREATED'], {
-      env: { SERVICE_TOKEN: server.user('MEMBER').cliToken, GDS_LIMIT: '3' },
+  it('filters by --event-type and --limit; a person sees a table and the hint that there is more', async () => {
+    const json = await gds(['audit', 'list', '--json', '--event-type', 'RECORD_CREATED', '--limit', '3'], {
+      env: { SERVICE_TOKEN: server.user('MEMBER').cliToken },
     });
     expect(json.code).toBe(0);
     const entries = lines(json.stdout) as AuditEntry[];
@@ -360,15 +360,11 @@ describe('gds tokens issue and refresh', () => {
     expect(revoked.status).toBe(401);
   });
 
-  it('human: the secrets on stdout, the shown-once warning on stderr; GDS_NAME, GDS_ENV and GDS_SCOPE', async () => {
-    const r = await gds(['tokens', 'issue'], {
-      env: {
-        SERVICE_TOKEN: server.user('ADMIN').cliToken,
-        GDS_NAME: 'from-env',
-        GDS_ENV: 'dev',
-        GDS_SCOPE: 'workspace:read:members',
-      },
-    });
+  it('human: the secrets on stdout, the shown-once warning on stderr', async () => {
+    const r = await gds(
+      ['tokens', 'issue', '--name', 'from-env', '--env', 'dev', '--scope', 'workspace:read:members'],
+      { env: { SERVICE_TOKEN: server.user('ADMIN').cliToken } },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Issued MANAGEMENT token itk_\w+ "from-env" for environment dev\.\n/);
     expect(r.stdout).toContain('Scopes:        workspace:read:members\n');
@@ -489,14 +485,13 @@ describe('a rate-limited server, then a stopped one', () => {
     const env = {
       SERVICE_API_URL: limited.url,
       SERVICE_TOKEN: issued.tokens.accessToken,
-      GDS_MAX_RETRY_AFTER: '0',
     };
     const path = `/api/tables/${table}/records?limit=1`;
     for (let i = 0; i < 2; i += 1) expect((await gds(['api', path], { env })).code).toBe(0);
-    const r = await gds(['api', path, '--json'], { env });
+    const r = await gds(['api', path, '--json', '--max-retry-after', '0'], { env });
     expect(r).toMatchObject({ code: 8, stdout: '' });
     expect(lines(r.stderr)).toEqual([{ error: expect.objectContaining({ code: 'rate_limited' }) }]);
-    const human = await gds(['api', path], { env });
+    const human = await gds(['api', path, '--max-retry-after', '0'], { env });
     expect(human.code).toBe(8);
     expect(human.stderr).toContain('"code": "rate_limited"');
   });

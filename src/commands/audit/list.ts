@@ -22,16 +22,14 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
     '<%= config.bin %> audit list',
     '<%= config.bin %> audit list --event-type TABLE_CERTIFIED --since 2026-01-01',
     '<%= config.bin %> audit list --all --json > audit.ndjson',
-    'GDS_EVENT_TYPE=RECORD_CREATED <%= config.bin %> audit list --limit 200 --json',
+    '<%= config.bin %> audit list --event-type RECORD_CREATED --limit 200 --json',
   ];
   static override flags = {
     'event-type': Flags.string({
       description: 'Only entries of this action, exactly (e.g. TABLE_CERTIFIED).',
-      env: 'GDS_EVENT_TYPE',
     }),
     since: Flags.custom<string>({
       description: 'Only entries at or after this ISO-8601 time (a date alone means its midnight UTC).',
-      env: 'GDS_SINCE',
       parse: async (input) => {
         const time = Date.parse(input);
         if (Number.isNaN(time))
@@ -42,14 +40,12 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
     limit: Flags.integer({
       char: 'L',
       description: 'Entries of the one page shown (1-200, default 50).',
-      env: 'GDS_LIMIT',
       min: 1,
       max: 200,
       exclusive: ['all'],
     }),
     all: Flags.boolean({
       description: 'Every entry, page after page.',
-      env: 'GDS_ALL',
       exclusive: ['limit'],
     }),
   };

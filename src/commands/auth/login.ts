@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { hasDesktop, openBrowser } from '../../cli/browser.js';
+import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
@@ -22,16 +22,17 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     force: Flags.boolean({ description: 'Sign in again even though the profile holds a live token.' }),
     browser: Flags.boolean({
       description:
-        'Open the verification page in a browser (on a desktop terminal). --no-browser (or GDS_BROWSER=false) ' +
+        'Open the verification page in a browser (on a desktop terminal; GDS_BROWSER or BROWSER names the ' +
+        'program). --no-browser (or GDS_BROWSER=false) ' +
         'only prints the address and the code, and works without a terminal.',
       default: true,
       allowNo: true,
-      env: 'GDS_BROWSER',
     }),
   };
 
   async run(): Promise<void> {
-    const { base, force, browser, profile } = this.flags;
+    const { base, force, profile } = this.flags;
+    const browser = this.flags.browser && chosenBrowser() !== false;
     const terminal = process.stderr.isTTY === true;
     if (browser && !terminal) {
       throw new CliError('gds auth login needs a terminal to show the sign-in code, and stderr is not one.', {

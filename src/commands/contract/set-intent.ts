@@ -17,21 +17,18 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
   static override flags = {
-    intent: Flags.string({ description: `Decision class: ${intents.join(', ')}.`, env: 'GDS_INTENT' }),
+    intent: Flags.string({ description: `Decision class: ${intents.join(', ')}.` }),
     'allowed-consumers': Flags.string({
       description: `Comma list of consumer classes: ${consumerClasses.join(', ')}.`,
-      env: 'GDS_ALLOWED_CONSUMERS',
     }),
     'grain-type': Flags.string({
       description: 'Structured grain type (with --grain-key).',
-      env: 'GDS_GRAIN_TYPE',
     }),
     'grain-key': Flags.string({
       description: 'Grain key columns, comma separated (with --grain-type).',
-      env: 'GDS_GRAIN_KEY',
     }),
-    grain: Flags.string({ description: 'Grain as text.', env: 'GDS_GRAIN' }),
-    meaning: Flags.string({ description: 'What the table means.', env: 'GDS_MEANING' }),
+    grain: Flags.string({ description: 'Grain as text.' }),
+    meaning: Flags.string({ description: 'What the table means.' }),
     'dry-run': dryRunFlag,
   };
 

@@ -30,32 +30,27 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     tableId: Args.string({ description: 'The table id (the source table).', required: true }),
   };
   static override flags = {
-    to: Flags.string({ description: 'The target environment label.', env: 'GDS_TO', required: true }),
+    to: Flags.string({ description: 'The target environment label.', required: true }),
     'dest-profile': Flags.string({
       description: 'Register with this profile (read with the current credentials).',
-      env: 'GDS_DEST_PROFILE',
       exclusive: modes.filter((m) => m !== 'dest-profile'),
     }),
     'bundle-out': Flags.string({
       description: 'Write the portable bundle to this file instead of promoting (- is stdout).',
-      env: 'GDS_BUNDLE_OUT',
       exclusive: modes.filter((m) => m !== 'bundle-out'),
     }),
     'bundle-in': Flags.string({
       description: 'Register the bundle in this file (- for stdin) on --to.',
-      env: 'GDS_BUNDLE_IN',
       exclusive: modes.filter((m) => m !== 'bundle-in'),
     }),
     replace: Flags.string({
       description:
         'The governance id of the table already in the target environment, to replace it (exit 6 naming it otherwise).',
-      env: 'GDS_REPLACE',
       exclusive: ['bundle-out'],
     }),
     'dry-run': { ...dryRunFlag, exclusive: ['bundle-out'] },
     force: Flags.boolean({
       description: 'Replace the --bundle-out file if it exists.',
-      env: 'GDS_FORCE',
       default: false,
     }),
   };

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { readTextInput } from '../../cli/input.js';
+import { readGateInput } from '../../cli/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
@@ -21,7 +21,6 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     file: Flags.string({
       char: 'f',
       description: 'The gate1.yml to apply, or - for stdin.',
-      env: 'GDS_FILE',
       required: true,
     }),
     'dry-run': dryRunFlag,
@@ -30,7 +29,7 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
   async run(): Promise<void> {
     const { tableId } = this.args;
     const dryRun = this.flags['dry-run'];
-    const input = await readTextInput(this.flags.file, { flag: '-f' });
+    const input = await readGateInput(this.flags.file, { flag: '-f' });
     const { applyGate } = await import('../../services/gates.js');
     const outcome = await this.withClient((client) => applyGate(client, tableId, input, { dryRun }));
     if (outcome.kind === 'unchanged') {

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
-import { readTextInput } from '../../cli/input.js';
+import { readGateInput } from '../../cli/input.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
@@ -42,27 +42,22 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
     file: Flags.string({
       char: 'f',
       description: 'The gate1.yml to compare (after), or - for stdin.',
-      env: 'GDS_FILE',
     }),
     against: Flags.string({
       description: 'A second local gate1.yml to compare with (before).',
-      env: 'GDS_AGAINST',
     }),
     from: Flags.custom<string>({
       description: 'Server version to compare from (vN).',
       dependsOn: ['to'],
-      env: 'GDS_FROM',
       parse: async (input) => parseGateVersion(input),
     })(),
     to: Flags.custom<string>({
       description: 'Server version to compare to (vM).',
       dependsOn: ['from'],
-      env: 'GDS_TO',
       parse: async (input) => parseGateVersion(input),
     })(),
     semantic: Flags.boolean({
       description: 'Compare normalised documents instead of texts.',
-      env: 'GDS_SEMANTIC',
       default: false,
     }),
   };
@@ -78,8 +73,8 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       if (file === '-' && against === '-') {
         throw usage('Only one side can be read from stdin.', 'Give a file path to -f or to --against.');
       }
-      const after = await readTextInput(file, { flag: '-f' });
-      const before = await readTextInput(against, { flag: '--against' });
+      const after = await readGateInput(file, { flag: '-f' });
+      const before = await readGateInput(against, { flag: '--against' });
       result = await this.diffLocally(before, after, semantic);
     } else {
       if (tableId === undefined)
@@ -91,7 +86,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       const target: DiffTarget =
         from !== undefined && to !== undefined
           ? { kind: 'versions', from, to }
-          : { kind: 'current', after: await readTextInput(file ?? '-', { flag: '-f' }) };
+          : { kind: 'current', after: await readGateInput(file ?? '-', { flag: '-f' }) };
       const { diffWithServer } = await import('../../services/gates.js');
       result = await this.withClient((client) =>
         this.yamlErrors(() => diffWithServer(client, tableId, target, { semantic })),

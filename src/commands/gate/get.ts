@@ -17,11 +17,9 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
     output: Flags.string({
       char: 'o',
       description: 'Write to this file instead of stdout (- is stdout).',
-      env: 'GDS_OUTPUT',
     }),
     force: Flags.boolean({
       description: 'Replace the -o file if it exists.',
-      env: 'GDS_FORCE',
       default: false,
     }),
   };

@@ -18,7 +18,6 @@ export default class GateJobs extends ApiCommand<typeof GateJobs> {
     limit: Flags.integer({
       char: 'L',
       description: 'How many to list (1-100, default 20).',
-      env: 'GDS_LIMIT',
       min: 1,
       max: 100,
     }),

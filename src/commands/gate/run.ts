@@ -22,11 +22,9 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
     gate: gateFlag({ description: 'Which gate: 1 (dry run, default), 2 or 3 (a detached job).', default: 1 }),
     baseline: Flags.string({
       description: 'Gate 3 only: the baseline report (job) id.',
-      env: 'GDS_BASELINE',
     }),
     sample: Flags.custom<string>({
       description: 'Gate 1 only: head:N, tail:N, random:N or chunks:K@N.',
-      env: 'GDS_SAMPLE',
       parse: async (input) => parseSampleSpec(input),
     })(),
   };

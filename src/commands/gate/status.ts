@@ -24,7 +24,7 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
   };
   static override flags = {
     gate: gateFlag({ required: true }),
-    watch: Flags.boolean({ description: 'Poll until the job ends.', env: 'GDS_WATCH' }),
+    watch: Flags.boolean({ description: 'Poll until the job ends.' }),
     interval: intervalFlag,
   };
 

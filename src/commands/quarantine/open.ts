@@ -19,9 +19,8 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
     output: Flags.string({
       char: 'o',
       description: 'File to write instead of <table>.sql in the current folder (- is stdout).',
-      env: 'GDS_OUTPUT',
     }),
-    force: Flags.boolean({ description: 'Overwrite the file when it exists.', env: 'GDS_FORCE' }),
+    force: Flags.boolean({ description: 'Overwrite the file when it exists.' }),
   };
 
   async run(): Promise<void> {

@@ -16,7 +16,6 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
   static override flags = {
     reason: Flags.string({
       description: 'Why it needs no recertification (kept in the audit log).',
-      env: 'GDS_REASON',
     }),
   };
 

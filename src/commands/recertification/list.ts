@@ -15,7 +15,7 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
   ];
   static override flags = {
     limit: limitFlag,
-    table: Flags.string({ description: "Only this table's requests.", env: 'GDS_TABLE' }),
+    table: Flags.string({ description: "Only this table's requests." }),
   };
 
   async run(): Promise<void> {

@@ -27,24 +27,20 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override flags = {
     name: Flags.string({
       description: 'A name that says what the token is for.',
-      env: 'GDS_NAME',
       required: true,
     }),
     env: Flags.string({
       description: 'Environment label the token works in (dev, staging, production, …), or * for any.',
-      env: 'GDS_ENV',
       required: true,
     }),
     table: Flags.custom<TableGrant>({
       description: 'A table grant <tableId>:read, :write or :read,write (repeatable): a DATA-API token.',
-      env: 'GDS_TABLE',
       multiple: true,
       exactlyOne: ['table', 'scope'],
       parse: async (input) => parseTableGrant(input),
     })(),
     scope: Flags.custom<WorkspaceScope>({
       description: 'A workspace scope (repeatable): a MANAGEMENT token.',
-      env: 'GDS_SCOPE',
       multiple: true,
       options: [...workspaceScopes],
       exactlyOne: ['table', 'scope'],
@@ -55,9 +51,8 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   async run(): Promise<void> {
     const { issueToken } = await import('../../services/tokens.js');
     const { name, env, table, scope } = this.flags;
-    // A repeatable flag read from GDS_TABLE or GDS_SCOPE arrives as one value, not a list.
-    const tables = table === undefined ? undefined : [table].flat();
-    const scopes = scope === undefined ? undefined : [scope].flat();
+    const tables = table;
+    const scopes = scope;
     const issue = () =>
       this.withClient(async (client, session) => ({
         issued: await issueToken(client, { name, env, tables, scopes }),

@@ -23,7 +23,6 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   static override flags = {
     'refresh-token': Flags.string({
       description: 'The refresh token, or - to read it from stdin (the default).',
-      env: 'GDS_REFRESH_TOKEN',
     }),
     ...saveProfileFlags,
   };

@@ -13,13 +13,12 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
   ];
   static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
   static override flags = {
-    to: Flags.integer({ description: 'The version to restore.', env: 'GDS_TO', min: 1, required: true }),
+    to: Flags.integer({ description: 'The version to restore.', min: 1, required: true }),
     reason: Flags.string({
       description: 'Why it is restored (audit trail).',
-      env: 'GDS_REASON',
       required: true,
     }),
-    env: Flags.string({ description: 'The environment the table must be in.', env: 'GDS_ENV' }),
+    env: Flags.string({ description: 'The environment the table must be in.' }),
   };
 
   async run(): Promise<void> {

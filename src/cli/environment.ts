@@ -1,0 +1,74 @@
+// The short, deliberate list of environment variables that steer gds (`gds help environment`). No flag that
+// targets, replaces, confirms or redirects reads one: only the three flags of FLAG_VARIABLES do, and
+// test/commands/environment-variables.test.ts checks every command's flags against it.
+
+export interface EnvironmentVariable {
+  names: readonly string[];
+  description: string;
+}
+
+/** The flags that read a variable, by flag name. Every other flag reads none. */
+export const FLAG_VARIABLES: Readonly<Record<string, string>> = {
+  profile: 'GDS_PROFILE',
+  json: 'GDS_JSON',
+  interval: 'GDS_INTERVAL',
+};
+
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  {
+    names: ['SERVICE_TOKEN'],
+    description: 'An API token used instead of a profile (after --token). CI sets this and SERVICE_API_URL.',
+  },
+  { names: ['SERVICE_API_URL'], description: 'The API base URL (after --base, before the profile).' },
+  { names: ['GDS_PROFILE'], description: 'The profile to use instead of the active one (as --profile).' },
+  {
+    names: ['GDS_JSON', 'GDS_CONTENT_TYPE'],
+    description:
+      'GDS_JSON=1 or GDS_CONTENT_TYPE=json: NDJSON on stdout as with --json. gate apply/validate/diff -f accept ' +
+      'the records gate suggest and gate get print then, so their pipes work in both modes.',
+  },
+  {
+    names: ['GDS_CONFIG_DIR'],
+    description: 'The folder of config.json instead of $XDG_CONFIG_HOME/gds (default ~/.config/gds).',
+  },
+  {
+    names: ['GDS_SECRET_STORAGE'],
+    description: 'auto (default), keychain (refuse the file fallback) or file (never touch the keychain).',
+  },
+  {
+    names: ['GDS_KEYCHAIN_TIMEOUT_MS'],
+    description: 'How long a keychain call may take before gds gives up on it (default 3000).',
+  },
+  { names: ['GDS_CLIENT_ID'], description: 'The OAuth client id of gds auth login (default gds-cli).' },
+  {
+    names: ['GDS_DEBUG'],
+    description: 'GDS_DEBUG=1 logs each request, answer and retry on stderr (tokens masked).',
+  },
+  {
+    names: ['GDS_BROWSER', 'BROWSER'],
+    description:
+      'The program that opens web pages (auth login, --web), e.g. firefox or wslview; false or none: never open one.',
+  },
+  {
+    names: ['GDS_PROMPT_DISABLED'],
+    description: 'Set to 1: gds never asks a question, even on a terminal (as when piped).',
+  },
+  {
+    names: ['GDS_INTERVAL'],
+    description: 'Seconds between polls of long work (push --wait, status --watch), as --interval.',
+  },
+  {
+    names: ['NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'],
+    description: 'NO_COLOR: never colour. FORCE_COLOR or CLICOLOR_FORCE: colour even when not on a terminal.',
+  },
+  {
+    names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
+    description:
+      'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly.',
+  },
+];
+
+/** Every variable name of the list. */
+export function environmentVariableNames(): string[] {
+  return ENVIRONMENT_VARIABLES.flatMap((variable) => variable.names);
+}
