@@ -153,7 +153,7 @@ function leftmostSelect(query: unknown): Node {
   return select;
 }
 
-const STAR = Symbol('star');
+export const STAR = Symbol('star');
 type Figured = string | typeof STAR | undefined;
 
 const NAMED_FUNCTIONS: Readonly<Record<string, string>> = {
@@ -184,7 +184,7 @@ const SQL_VALUE_FUNCTIONS: Readonly<Record<string, string>> = {
 };
 
 /** FigureColname of parse_target.c for the expressions a view's SELECT list holds; undefined is ?column?. */
-function figureName(value: unknown): Figured {
+export function figureName(value: unknown): Figured {
   return figure(value).name;
 }
 
@@ -253,7 +253,7 @@ const TYPE_SPELLING: Readonly<Record<string, string>> = {
 };
 
 /** The type a top-level cast gives the column (`x::date`, `CAST(x AS numeric(12,2))` → numeric). */
-function typeOf(value: unknown): string | undefined {
+export function typeOf(value: unknown): string | undefined {
   const cast = isNode(value) ? (value['TypeCast'] as Node | undefined) : undefined;
   const typeName = cast?.['typeName'] as Node | undefined;
   const names = ((typeName?.['names'] as unknown[] | undefined) ?? []).map(stringValue);
@@ -318,7 +318,7 @@ function unquote(text: string): string {
   return text.startsWith('"') ? text.slice(1, -1).replaceAll('""', '"') : text;
 }
 
-function stringValue(node: unknown): string | undefined {
+export function stringValue(node: unknown): string | undefined {
   const value = isNode(node) && isNode(node['String']) ? node['String']['sval'] : undefined;
   return typeof value === 'string' ? value : undefined;
 }

@@ -43,8 +43,11 @@ export interface DbtDeclaration {
   /** The relation's database as dbt wrote it, when it has one; the service's connector has no database part. */
   database?: string;
   columns: ArtifactColumn[];
-  /** Where the columns and types came from: the catalog (the warehouse's truth), the manifest, or compiled SQL. */
-  columnsFrom: 'catalog' | 'manifest' | 'compiled_sql';
+  /**
+   * Where the columns and types came from: the catalog (the warehouse's truth), the manifest, compiled SQL,
+   * or (a seed) the header of its CSV file. A type gds could not learn is `unknown`.
+   */
+  columnsFrom: 'catalog' | 'manifest' | 'compiled_sql' | 'seed_file';
   decisionContext?: string;
   /** The governance artifact to push: a JSON artifact that `gds push` would parse the same way. */
   artifact: { fileName: string; mimeType: 'json'; content: string };
@@ -93,4 +96,6 @@ export interface DbtSelection {
 export interface DbtArtifacts {
   manifest: unknown;
   catalog?: unknown;
+  /** A seed's CSV header (its column names), by the seed's unique id, when the project folder holds the file. */
+  seeds?: Record<string, string[]>;
 }

@@ -1,0 +1,299 @@
+// dbt's manifest.json read the same way whatever wrote it: schema versions v1 to v12, dbt Fusion's (v20),
+// and a hand-made `{nodes: {…}}`. Only the fields gds reads are kept, each from wherever its version puts
+// it (`compiled_code` or `compiled_sql`, `config.meta` or `meta`, `attached_node` or the test's `model`
+// argument, …). Pure: no I/O.
+import type { DbtResourceType } from './types.js';
+
+type Entry = Record<string, unknown>;
+
+/** A file that is not a dbt manifest (or a catalog that is not a dbt catalog). */
+export class DbtManifestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DbtManifestError';
+  }
+}
+
+export interface ManifestColumn {
+  name: string;
+  dataType?: string;
+  description?: string;
+  /** `quote: true`: the name is used exactly as written. */
+  quote?: boolean;
+}
+
+export interface ManifestNode {
+  uniqueId: string;
+  resourceType: string;
+  name: string;
+  alias: string;
+  schema?: string;
+  database?: string;
+  packageName: string;
+  fqn: string[];
+  originalFilePath?: string;
+  path?: string;
+  tags: string[];
+  materialized?: string;
+  enabled: boolean;
+  description?: string;
+  meta: Entry;
+  columns: ManifestColumn[];
+  compiledSql?: string;
+  dependsOn: string[];
+  primaryKey: string[];
+  version?: string;
+  /** Tests only. */
+  test?: ManifestTest;
+  /** Sources only: the table's identifier. */
+  identifier?: string;
+  /** Seeds only: `config.column_types`. */
+  columnTypes: Record<string, string>;
+}
+
+export interface ManifestTest {
+  /** `not_null`, `unique`, `accepted_values`, `relationships`, `expression_is_true`, …; undefined: a singular test. */
+  name?: string;
+  /** `dbt_utils`, `dbt_expectations`, …; undefined for dbt's own. */
+  namespace?: string;
+  kwargs: Entry;
+  columnName?: string;
+  attachedNode?: string;
+  severity: 'error' | 'warn';
+  where?: string;
+  /** Thresholds other than dbt's default (`!= 0`, `count(*)`): the test does not fail on the first row. */
+  thresholds?: string;
+}
+
+export interface Manifest {
+  schemaVersion?: string;
+  dbtVersion?: string;
+  adapter?: string;
+  projectName?: string;
+  nodes: Map<string, ManifestNode>;
+  sources: Map<string, ManifestNode>;
+}
+
+export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
+
+/** Reads a parsed manifest.json; a DbtManifestError when it is not one. */
+export function readManifest(value: unknown): Manifest {
+  if (!isEntry(value))
+    throw new DbtManifestError('the manifest is not a JSON object: is it a dbt manifest.json?');
+  const metadata = isEntry(value['metadata']) ? value['metadata'] : {};
+  const schemaVersion = text(metadata['dbt_schema_version']);
+  if (schemaVersion !== undefined && !/\/manifest\/v\d+\.json$/.test(schemaVersion)) {
+    const kind = /\/dbt\/([a-z_-]+)\//.exec(schemaVersion)?.[1] ?? 'artifact';
+    throw new DbtManifestError(
+      `this is a dbt ${kind} (${schemaVersion}), not a manifest: gds reads target/manifest.json`,
+    );
+  }
+  const rawNodes = value['nodes'];
+  if (!isEntry(rawNodes))
+    throw new DbtManifestError(
+      'the file has no `nodes` object: it is not a dbt manifest.json (dbt writes one in target/ on every compile, run or build)',
+    );
+  const nodes = new Map<string, ManifestNode>();
+  for (const [key, raw] of Object.entries(rawNodes)) {
+    if (!isEntry(raw)) continue;
+    const node = readNode(key, raw);
+    nodes.set(node.uniqueId, node);
+  }
+  const sources = new Map<string, ManifestNode>();
+  if (isEntry(value['sources'])) {
+    for (const [key, raw] of Object.entries(value['sources'])) {
+      if (!isEntry(raw)) continue;
+      const node = readNode(key, raw);
+      sources.set(node.uniqueId, { ...node, resourceType: 'source' });
+    }
+  }
+  const adapter = text(metadata['adapter_type']);
+  const projectName = text(metadata['project_name']) ?? guessProject(nodes);
+  const dbtVersion = text(metadata['dbt_version']);
+  return {
+    ...(schemaVersion === undefined ? {} : { schemaVersion }),
+    ...(dbtVersion === undefined ? {} : { dbtVersion }),
+    ...(adapter === undefined ? {} : { adapter: adapter.toLowerCase() }),
+    ...(projectName === undefined ? {} : { projectName }),
+    nodes,
+    sources,
+  };
+}
+
+function guessProject(nodes: Map<string, ManifestNode>): string | undefined {
+  for (const node of nodes.values()) if (DECLARED_TYPES.has(node.resourceType)) return node.packageName;
+  return undefined;
+}
+
+function readNode(key: string, raw: Entry): ManifestNode {
+  const config = isEntry(raw['config']) ? raw['config'] : {};
+  const uniqueId = text(raw['unique_id']) ?? key;
+  const parts = uniqueId.split('.');
+  const resourceType = (text(raw['resource_type']) ?? parts[0] ?? '').toLowerCase();
+  const name = text(raw['name']) ?? parts.at(-1) ?? uniqueId;
+  const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
+  const packageName = text(raw['package_name']) ?? parts[1] ?? '';
+  const fqn = strings(raw['fqn']);
+  const tags = [...new Set([...strings(raw['tags']), ...strings(config['tags'])])];
+  const meta = {
+    ...(isEntry(raw['meta']) ? raw['meta'] : {}),
+    ...(isEntry(config['meta']) ? config['meta'] : {}),
+  };
+  const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['nodes']) : [];
+  const node: ManifestNode = {
+    uniqueId,
+    resourceType,
+    name,
+    alias,
+    packageName,
+    fqn: fqn.length > 0 ? fqn : [packageName, name],
+    tags,
+    enabled: config['enabled'] !== false && raw['enabled'] !== false,
+    meta,
+    columns: readColumns(raw['columns']),
+    dependsOn,
+    primaryKey: strings(raw['primary_key']),
+    columnTypes: Object.fromEntries(
+      Object.entries(isEntry(config['column_types']) ? config['column_types'] : {}).filter(
+        (e): e is [string, string] => typeof e[1] === 'string',
+      ),
+    ),
+  };
+  const optional: Array<[keyof ManifestNode, unknown]> = [
+    ['schema', raw['schema']],
+    ['database', raw['database']],
+    ['originalFilePath', raw['original_file_path']],
+    ['path', raw['path']],
+    ['materialized', config['materialized']],
+    ['description', raw['description']],
+    ['compiledSql', raw['compiled_code'] ?? raw['compiled_sql']],
+    ['identifier', raw['identifier']],
+  ];
+  for (const [field, value] of optional) {
+    const t = text(value);
+    if (t !== undefined && t !== '') (node as unknown as Entry)[field] = t;
+  }
+  const version = raw['version'];
+  if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
+  if (resourceType === 'test') node.test = readTest(raw, config);
+  return node;
+}
+
+/** A relation name dbt builds under before swapping it in: never the table's name. */
+export function withoutTemporarySuffix(name: string): string {
+  return name.replace(/__dbt_(?:tmp|backup)(?:_[0-9a-f]+)?$/i, '');
+}
+
+function readColumns(value: unknown): ManifestColumn[] {
+  if (!isEntry(value)) return [];
+  const columns: ManifestColumn[] = [];
+  for (const [key, raw] of Object.entries(value)) {
+    const entry = isEntry(raw) ? raw : {};
+    const column: ManifestColumn = { name: text(entry['name']) ?? key };
+    const dataType = text(entry['data_type']);
+    if (dataType !== undefined && dataType.trim() !== '') column.dataType = dataType.trim();
+    const description = text(entry['description']);
+    if (description !== undefined && description.trim() !== '') column.description = description;
+    if (entry['quote'] === true) column.quote = true;
+    columns.push(column);
+  }
+  return columns;
+}
+
+function readTest(raw: Entry, config: Entry): ManifestTest {
+  const metadata = isEntry(raw['test_metadata']) ? raw['test_metadata'] : undefined;
+  const kwargs = metadata && isEntry(metadata['kwargs']) ? metadata['kwargs'] : {};
+  let name = metadata ? text(metadata['name']) : undefined;
+  let namespace = metadata ? text(metadata['namespace']) : undefined;
+  if (name?.includes('.')) {
+    const dot = name.lastIndexOf('.');
+    namespace ??= name.slice(0, dot);
+    name = name.slice(dot + 1);
+  }
+  if (namespace === 'dbt') namespace = undefined;
+  const severity = text(config['severity'])?.toLowerCase() === 'warn' ? 'warn' : 'error';
+  const where = text(config['where']);
+  const columnName = text(raw['column_name']) ?? text(kwargs['column_name']);
+  const attachedNode = text(raw['attached_node']);
+  const thresholds = [
+    ['fail_calc', 'count(*)'],
+    ['warn_if', '!= 0'],
+    ['error_if', '!= 0'],
+  ]
+    .map(([key, standard]) => {
+      const value = text(config[key as string]);
+      return value === undefined || value.replace(/\s+/g, '') === standard?.replace(/\s+/g, '')
+        ? undefined
+        : `${key} ${value}`;
+    })
+    .filter((v): v is string => v !== undefined);
+  return {
+    ...(name === undefined ? {} : { name }),
+    ...(namespace === undefined ? {} : { namespace }),
+    kwargs,
+    ...(columnName === undefined ? {} : { columnName }),
+    ...(attachedNode === undefined ? {} : { attachedNode }),
+    severity,
+    ...(where === undefined || where.trim() === '' ? {} : { where: where.trim() }),
+    ...(thresholds.length === 0 ? {} : { thresholds: thresholds.join(', ') }),
+  };
+}
+
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+export function isEntry(value: unknown): value is Entry {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A catalog's columns per unique id, in the warehouse's order and casing. */
+export interface CatalogTable {
+  schema?: string;
+  name?: string;
+  columns: Array<{ name: string; type: string }>;
+}
+
+export function readCatalog(value: unknown): Map<string, CatalogTable> {
+  if (!isEntry(value))
+    throw new DbtManifestError('the catalog is not a JSON object: is it a dbt catalog.json?');
+  const metadata = isEntry(value['metadata']) ? value['metadata'] : {};
+  const schemaVersion = text(metadata['dbt_schema_version']);
+  if (schemaVersion !== undefined && !/\/catalog\/v\d+\.json$/.test(schemaVersion))
+    throw new DbtManifestError(
+      `the catalog file is not a dbt catalog (${schemaVersion}): dbt docs generate writes target/catalog.json`,
+    );
+  if (!isEntry(value['nodes']))
+    throw new DbtManifestError(
+      'the catalog has no `nodes` object: it is not a dbt catalog.json (written by dbt docs generate)',
+    );
+  const tables = new Map<string, CatalogTable>();
+  for (const section of ['nodes', 'sources']) {
+    const entries = value[section];
+    if (!isEntry(entries)) continue;
+    for (const [key, raw] of Object.entries(entries)) {
+      if (!isEntry(raw)) continue;
+      const meta = isEntry(raw['metadata']) ? raw['metadata'] : {};
+      const columns = Object.entries(isEntry(raw['columns']) ? raw['columns'] : {})
+        .map(([name, c], i) => {
+          const column = isEntry(c) ? c : {};
+          const index = typeof column['index'] === 'number' ? column['index'] : i;
+          return { name: text(column['name']) ?? name, type: text(column['type']) ?? 'unknown', index };
+        })
+        .sort((a, b) => a.index - b.index)
+        .map(({ name, type }) => ({ name, type }));
+      const schema = text(meta['schema']);
+      const name = text(meta['name']);
+      tables.set(text(raw['unique_id']) ?? key, {
+        ...(schema === undefined ? {} : { schema }),
+        ...(name === undefined ? {} : { name }),
+        columns,
+      });
+    }
+  }
+  return tables;
+}

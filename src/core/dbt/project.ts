@@ -1,0 +1,455 @@
+// A dbt project read into declarations (issue 20, items 1–3): one per selected, enabled model, seed and
+// snapshot, already in the service's terms (the JSON artifact to push, the gate1.yml to apply, the contract
+// intent), or a refusal with its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
+// dbt runs. The SQL of a model is read by PostgreSQL's own grammar, loaded once by `prepareDbtReader()`
+// (loadDbtProject does it); without it, a model whose columns only its compiled SQL names is refused.
+import { Document } from 'yaml';
+import { formatSourceRef } from '../artifacts/identifiers.js';
+import { nameProblem } from '../artifacts/identifiers.js';
+import type { PgGrammar } from '../artifacts/pg-grammar.js';
+import { selectColumns } from '../artifacts/select-columns.js';
+import type { ArtifactColumn } from '../artifacts/types.js';
+import type { Gate1Document } from '../gate1/schema.js';
+import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
+import { DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
+import { fromPostgresName, warehouseName } from './names.js';
+import { selectNodes } from './select.js';
+import type { MappedRules, ReferenceTarget } from './tests.js';
+import { mapTests } from './tests.js';
+import type {
+  DbtArtifacts,
+  DbtContractIntent,
+  DbtDeclaration,
+  DbtProject,
+  DbtRefusal,
+  DbtResourceType,
+  DbtSelection,
+  NotMappedTest,
+} from './types.js';
+
+export { DbtManifestError } from './manifest.js';
+export { DbtSelectionError } from './select.js';
+
+let grammar: PgGrammar | undefined;
+
+/** Loads what declareDbtProject needs to read SQL (PostgreSQL's parser, the predicate checker). Idempotent. */
+export async function prepareDbtReader(): Promise<void> {
+  const [{ pgGrammar }, { loadPredicateParser }] = await Promise.all([
+    import('../artifacts/pg-grammar.js'),
+    import('../gate1/predicate-sql.js'),
+  ]);
+  grammar = await pgGrammar();
+  await loadPredicateParser();
+}
+
+const INTENTS = ['METRIC', 'DECISION', 'OPERATIONAL', 'EXPLORATORY'];
+const CONSUMERS = ['HUMAN', 'AI', 'AUTOMATION', 'EXTERNAL'];
+
+/**
+ * Declares the selected models, seeds and snapshots of a dbt project. Throws DbtManifestError for a file
+ * that is not a manifest (or a catalog that is not a catalog), DbtSelectionError for a selector gds cannot
+ * read or that matches nothing. Every test attached to a selected node is accounted for: mapped, not mapped
+ * (with its reason) or, for a refused node, listed in its refusal.
+ */
+export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelection): DbtProject {
+  const manifest = readManifest(artifacts.manifest);
+  const catalog =
+    artifacts.catalog === undefined ? new Map<string, CatalogTable>() : readCatalog(artifacts.catalog);
+  const selected = selectNodes(manifest, selection);
+  const selectedSet = new Set(selected);
+  const reader = new ProjectReader(manifest, catalog, artifacts);
+
+  const testsOf = new Map<string, ManifestNode[]>();
+  const otherTests: NotMappedTest[] = [];
+  for (const node of manifest.nodes.values()) {
+    if (node.resourceType !== 'test') continue;
+    const placed = reader.attachTest(node, selectedSet);
+    if (placed.kind === 'node') {
+      const list = testsOf.get(placed.id) ?? [];
+      list.push(node);
+      testsOf.set(placed.id, list);
+    } else if (placed.kind === 'other') otherTests.push({ test: node.uniqueId, reason: placed.reason });
+  }
+
+  const declarations: DbtDeclaration[] = [];
+  const refusals: DbtRefusal[] = [];
+  const warnings: string[] = [];
+  for (const id of selected) {
+    const node = manifest.nodes.get(id);
+    if (!node) continue;
+    const outcome = reader.declare(node, testsOf.get(id) ?? [], warnings);
+    if ('reason' in outcome) refusals.push(outcome);
+    else declarations.push(outcome);
+  }
+  return {
+    ...(manifest.projectName === undefined ? {} : { projectName: manifest.projectName }),
+    ...(manifest.dbtVersion === undefined ? {} : { dbtVersion: manifest.dbtVersion }),
+    ...(manifest.schemaVersion === undefined ? {} : { manifestSchemaVersion: manifest.schemaVersion }),
+    ...(manifest.adapter === undefined ? {} : { adapter: manifest.adapter }),
+    declarations,
+    refusals,
+    otherTests,
+    warnings,
+  };
+}
+
+type Placement = { kind: 'node'; id: string } | { kind: 'other'; reason: string } | { kind: 'elsewhere' };
+
+type Columns =
+  | {
+      ok: true;
+      columns: Array<{ name: string; type: string }>;
+      from: DbtDeclaration['columnsFrom'];
+      note?: string;
+    }
+  | { ok: false; reason: string };
+
+class ProjectReader {
+  private readonly columnCache = new Map<string, Columns>();
+
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly catalog: Map<string, CatalogTable>,
+    private readonly artifacts: DbtArtifacts,
+  ) {}
+
+  private get adapter(): string | undefined {
+    return this.manifest.adapter;
+  }
+
+  /** Where a test belongs: a selected node, the project's other tests, or a node outside the selection. */
+  attachTest(test: ManifestNode, selected: Set<string>): Placement {
+    const attached = this.attachedNode(test);
+    if (attached !== undefined) {
+      if (selected.has(attached)) return { kind: 'node', id: attached };
+      if (attached.startsWith('source.'))
+        return {
+          kind: 'other',
+          reason: `it tests the dbt source ${attached}; gds governs models, seeds and snapshots`,
+        };
+      return { kind: 'elsewhere' };
+    }
+    const parents = test.dependsOn.filter((id) => !id.startsWith('macro.'));
+    const chosen = parents.filter((id) => selected.has(id));
+    if (chosen.length === 1 && chosen[0] !== undefined) return { kind: 'node', id: chosen[0] };
+    if (chosen.length > 1)
+      return {
+        kind: 'other',
+        reason: `it reads several selected tables (${chosen.join(', ')}); a Gate 1 rule checks one table`,
+      };
+    const declared = parents.filter((id) => DECLARED_TYPES.has(id.split('.')[0] ?? ''));
+    if (declared.length > 0) return { kind: 'elsewhere' };
+    return {
+      kind: 'other',
+      reason:
+        parents.length === 0
+          ? 'it is attached to no model, seed or snapshot'
+          : `it tests ${parents.join(', ')}, which gds does not govern`,
+    };
+  }
+
+  private attachedNode(test: ManifestNode): string | undefined {
+    const info = test.test;
+    if (info?.attachedNode !== undefined) return info.attachedNode;
+    const model = text(info?.kwargs['model']);
+    if (model !== undefined) {
+      const found = this.resolveCall(model, test.dependsOn);
+      if (found) return found;
+    }
+    if (info?.name === undefined) return undefined;
+    const parents = test.dependsOn.filter((id) => !id.startsWith('macro.'));
+    if (parents.length === 1) return parents[0];
+    const to = text(info.kwargs['to']);
+    if (to !== undefined) {
+      const target = this.resolveCall(to, test.dependsOn);
+      const rest = parents.filter((p) => p !== target);
+      if (rest.length === 1) return rest[0];
+    }
+    return undefined;
+  }
+
+  /** The unique id a `ref('x')`, `ref('pkg', 'x')`, `ref('x', v=2)` or `source('s', 't')` names. */
+  private resolveCall(call: string, near: string[]): string | undefined {
+    const ref =
+      /\bref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?(?:\s*,\s*(?:v|version)\s*=\s*['"]?([\w.]+)['"]?)?\s*\)/.exec(
+        call,
+      );
+    if (ref) {
+      const [, first, second, version] = ref;
+      const name = second ?? first ?? '';
+      const pkg = second === undefined ? undefined : first;
+      const fits = (node: ManifestNode) =>
+        DECLARED_TYPES.has(node.resourceType) &&
+        node.name === name &&
+        (pkg === undefined || node.packageName === pkg) &&
+        (version === undefined || node.version === version);
+      const nearby = near
+        .map((id) => this.manifest.nodes.get(id))
+        .filter((n): n is ManifestNode => !!n && fits(n));
+      if (nearby.length >= 1) return nearby[0]?.uniqueId;
+      return [...this.manifest.nodes.values()].find(fits)?.uniqueId;
+    }
+    const source = /\bsource\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\)/.exec(call);
+    if (source) {
+      const suffix = `.${source[1] ?? ''}.${source[2] ?? ''}`;
+      return (
+        near.find((id) => id.startsWith('source.') && id.endsWith(suffix)) ??
+        [...this.manifest.sources.keys()].find((id) => id.endsWith(suffix))
+      );
+    }
+    return undefined;
+  }
+
+  private referenceTarget(test: ManifestNode, to: string): ReferenceTarget | undefined {
+    const id = this.resolveCall(to, test.dependsOn);
+    const node =
+      id === undefined ? undefined : (this.manifest.nodes.get(id) ?? this.manifest.sources.get(id));
+    if (!node?.schema) return undefined;
+    const table = node.resourceType === 'source' ? (node.identifier ?? node.name) : node.alias;
+    const columns = this.columnsOf(node);
+    return {
+      schema: node.schema,
+      table,
+      ...(columns.ok ? { columns: columns.columns.map((c) => c.name) } : {}),
+    };
+  }
+
+  declare(node: ManifestNode, tests: ManifestNode[], warnings: string[]): DbtDeclaration | DbtRefusal {
+    const resourceType = node.resourceType as DbtResourceType;
+    const refuse = (reason: string): DbtRefusal => ({
+      uniqueId: node.uniqueId,
+      resourceType,
+      name: node.alias,
+      reason,
+      notMappedTests: tests.map((t) => ({
+        test: t.uniqueId,
+        reason: `not mapped: the table is refused (${reason})`,
+      })),
+    });
+    if (!node.schema) return refuse('the manifest gives the relation no schema');
+    for (const [what, value] of [
+      ['table name', node.alias],
+      ['schema', node.schema],
+    ] as const) {
+      const problem = nameProblem(value);
+      if (problem) return refuse(`the relation's ${what} ${JSON.stringify(value)} ${problem}`);
+    }
+    const found = this.columnsOf(node);
+    if (!found.ok) return refuse(found.reason);
+    if (found.note) warnings.push(`${node.uniqueId}: ${found.note}`);
+    const names = found.columns.map((c) => c.name);
+    const rules = mapTests(tests, {
+      columns: names,
+      adapter: this.adapter,
+      resolveReference: (test, to) => this.referenceTarget(test, to),
+      normaliseName: (name) => warehouseName(name, this.adapter),
+      primaryKey: node.primaryKey,
+    });
+    const columns: ArtifactColumn[] = found.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      ...(rules.required.has(c.name) ? { required: true } : {}),
+      ...(rules.references.has(c.name) ? { references: rules.references.get(c.name) } : {}),
+    }));
+    const source = { schema: node.schema, table: node.alias };
+    const decisionContext = decisionContextOf(node);
+    const document: Record<string, unknown> = { table: node.alias, source: formatSourceRef(source) };
+    if (decisionContext !== undefined) document['decision_context'] = decisionContext;
+    document['columns'] = columns;
+    const contract = contractOf(node, rules, warnings);
+    const gate1Yaml = gate1YamlOf(node, rules);
+    return {
+      uniqueId: node.uniqueId,
+      resourceType,
+      name: node.alias,
+      source,
+      ...(node.database === undefined ? {} : { database: node.database }),
+      columns,
+      columnsFrom: found.from,
+      ...(decisionContext === undefined ? {} : { decisionContext }),
+      artifact: {
+        fileName: `${node.alias}.json`,
+        mimeType: 'json',
+        content: `${JSON.stringify(document, null, 2)}\n`,
+      },
+      ...(gate1Yaml === undefined ? {} : { gate1Yaml }),
+      ...(contract === undefined ? {} : { contract }),
+      mappedTests: rules.mapped,
+      notMappedTests: rules.notMapped,
+      packageName: node.packageName,
+      fqn: node.fqn,
+      ...(node.originalFilePath === undefined ? {} : { originalFilePath: node.originalFilePath }),
+      tags: node.tags,
+      ...(node.materialized === undefined ? {} : { materialized: node.materialized }),
+    };
+  }
+
+  /** Columns and types: the catalog (the warehouse's truth), typed manifest columns, compiled SQL, the seed file. */
+  columnsOf(node: ManifestNode): Columns {
+    const cached = this.columnCache.get(node.uniqueId);
+    if (cached) return cached;
+    const found = checkedColumns(this.findColumns(node));
+    this.columnCache.set(node.uniqueId, found);
+    return found;
+  }
+
+  private findColumns(node: ManifestNode): Columns {
+    const adapter = this.adapter;
+    const fromCatalog = this.catalog.get(node.uniqueId);
+    if (fromCatalog && fromCatalog.columns.length > 0)
+      return { ok: true, columns: fromCatalog.columns, from: 'catalog' };
+    const declared = node.columns.map((c) => ({ ...c, name: warehouseName(c.name, adapter, c.quote) }));
+    const typeOf = (name: string): string | undefined => {
+      const lower = name.toLowerCase();
+      return (
+        declared.find((c) => c.name.toLowerCase() === lower)?.dataType ??
+        Object.entries(node.columnTypes).find(([k]) => k.toLowerCase() === lower)?.[1]
+      );
+    };
+    if (declared.length > 0 && declared.every((c) => c.dataType !== undefined))
+      return {
+        ok: true,
+        columns: declared.map((c) => ({ name: c.name, type: c.dataType ?? 'unknown' })),
+        from: 'manifest',
+      };
+    let sqlProblem: string | undefined;
+    if (node.compiledSql !== undefined) {
+      const read = this.sqlColumns(node.compiledSql);
+      if (read.ok)
+        return {
+          ok: true,
+          columns: read.columns.map((c) => ({ name: c.name, type: typeOf(c.name) ?? c.type ?? 'unknown' })),
+          from: 'compiled_sql',
+        };
+      sqlProblem = read.reason;
+    }
+    const header = node.resourceType === 'seed' ? this.artifacts.seeds?.[node.uniqueId] : undefined;
+    if (header && header.length > 0)
+      return {
+        ok: true,
+        columns: header.map((name) => {
+          const shown = warehouseName(name, adapter);
+          return { name: shown, type: typeOf(shown) ?? 'unknown' };
+        }),
+        from: 'seed_file',
+      };
+    if (declared.length > 0)
+      return {
+        ok: true,
+        columns: declared.map((c) => ({ name: c.name, type: c.dataType ?? 'unknown' })),
+        from: 'manifest',
+        note: `only the ${declared.length} column(s) its properties file documents are declared, without types (${sqlProblem === undefined ? 'no compiled SQL' : `its compiled SQL: ${sqlProblem}`}); run dbt docs generate for the catalog`,
+      };
+    const why =
+      node.compiledSql !== undefined
+        ? `its compiled SQL does not name its columns (${sqlProblem ?? 'unreadable'})`
+        : node.resourceType === 'seed'
+          ? "a seed's columns are the header of its CSV file, which was not read (name the dbt project folder, which holds seeds/)"
+          : 'the manifest holds no compiled SQL (written by dbt compile, run or build)';
+    return {
+      ok: false,
+      reason: `no columns: it is not in a catalog (dbt docs generate writes target/catalog.json), its properties list no columns, and ${why}`,
+    };
+  }
+
+  private sqlColumns(
+    sql: string,
+  ): { ok: true; columns: Array<{ name: string; type?: string }> } | { ok: false; reason: string } {
+    if (!grammar)
+      return { ok: false, reason: "PostgreSQL's parser is not loaded (call prepareDbtReader first)" };
+    const read = selectColumns(grammar, sql);
+    if (!read.ok) return read;
+    return {
+      ok: true,
+      columns: read.columns.map((c) => ({ ...c, name: fromPostgresName(c.name, this.adapter) })),
+    };
+  }
+}
+
+function checkedColumns(found: Columns): Columns {
+  if (!found.ok) return found;
+  const seen = new Set<string>();
+  for (const column of found.columns) {
+    const problem = nameProblem(column.name);
+    if (problem) return { ok: false, reason: `column name ${JSON.stringify(column.name)} ${problem}` };
+    if (seen.has(column.name))
+      return { ok: false, reason: `the column ${JSON.stringify(column.name)} appears twice` };
+    seen.add(column.name);
+  }
+  return {
+    ...found,
+    columns: found.columns.map((c) => ({
+      name: c.name,
+      type: c.type.trim() === '' ? 'unknown' : c.type.trim(),
+    })),
+  };
+}
+
+function decisionContextOf(node: ManifestNode): string | undefined {
+  const gds = isEntry(node.meta['gds']) ? node.meta['gds'] : {};
+  const value = text(gds['decision_context']) ?? text(node.meta['decision_context']) ?? node.description;
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+function contractOf(
+  node: ManifestNode,
+  rules: MappedRules,
+  warnings: string[],
+): DbtContractIntent | undefined {
+  const gds = isEntry(node.meta['gds']) ? node.meta['gds'] : {};
+  const contract: DbtContractIntent = {};
+  const warn = (what: string) =>
+    warnings.push(`${node.uniqueId}: meta.gds ${what}; it is left out of the contract`);
+  const intent = text(gds['intent'])?.trim().toUpperCase();
+  if (intent !== undefined) {
+    if (INTENTS.includes(intent)) contract.intent = intent;
+    else warn(`intent ${JSON.stringify(gds['intent'])} is not one of ${INTENTS.join(', ')}`);
+  }
+  const consumersRaw = gds['allowed_consumers'] ?? gds['allowedConsumers'];
+  if (consumersRaw !== undefined) {
+    const list = (Array.isArray(consumersRaw) ? consumersRaw : String(consumersRaw).split(','))
+      .map((c) => String(c).trim().toUpperCase())
+      .filter((c) => c !== '');
+    const unknown = list.filter((c) => !CONSUMERS.includes(c));
+    if (unknown.length > 0)
+      warn(`allowed_consumers ${unknown.join(', ')} are not among ${CONSUMERS.join(', ')}`);
+    else contract.allowedConsumers = [...new Set(list)];
+  }
+  for (const [key, field] of [
+    ['meaning', 'meaning'],
+    ['grain', 'grain'],
+  ] as const) {
+    const value = text(gds[key])?.trim();
+    if (value !== undefined && value !== '') contract[field] = value;
+  }
+  const grainType = text(gds['grain_type'] ?? gds['grainType'])?.trim();
+  if (rules.grainKeyColumns) {
+    contract.grainKeyColumns = rules.grainKeyColumns;
+    contract.grainType = grainType !== undefined && grainType !== '' ? grainType : 'ONE_PER_ENTITY';
+  } else if (grainType !== undefined && grainType !== '') {
+    warn(`grain_type ${grainType} needs a grain key, and no unique test gives one`);
+  }
+  return Object.keys(contract).length === 0 ? undefined : contract;
+}
+
+function gate1YamlOf(node: ManifestNode, rules: MappedRules): string | undefined {
+  const body: Gate1Document = {};
+  if (rules.patternChecks.length > 0) body.patternChecks = rules.patternChecks;
+  if (rules.customPredicates.length > 0) body.customPredicates = rules.customPredicates;
+  if (rules.fieldOverrides.length > 0) body.fieldOverrides = rules.fieldOverrides;
+  if (Object.keys(body).length === 0) return undefined;
+  const doc = new Document(body);
+  doc.commentBefore = ` gate1.yml of dbt ${node.resourceType} ${node.uniqueId}, written by gds from its dbt tests`;
+  for (const list of ['patternChecks', 'customPredicates', 'fieldOverrides'] as const) {
+    const items = doc.get(list);
+    if (!items || typeof items !== 'object' || !('items' in items)) continue;
+    for (const item of (items as { items: Array<{ commentBefore?: string; get(k: string): unknown }> })
+      .items) {
+      const key = list === 'fieldOverrides' ? `field:${String(item.get('field'))}` : String(item.get('name'));
+      const test = rules.traces.get(key);
+      if (test) item.commentBefore = ` dbt test ${test}`;
+    }
+  }
+  return doc.toString({ lineWidth: 0 });
+}

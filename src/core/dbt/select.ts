@@ -1,0 +1,229 @@
+// dbt's node selection (`--select` / `--exclude`), the part a governance job needs: names and fqn
+// wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `config.materialized:`,
+// `resource_type:`, `fqn:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a union and a
+// comma for an intersection. What is selected is always among the enabled models, seeds and snapshots.
+import type { Manifest, ManifestNode } from './manifest.js';
+import { DECLARED_TYPES } from './manifest.js';
+import type { DbtSelection } from './types.js';
+
+/** A selector gds cannot read or that matches nothing; the message names it. */
+export class DbtSelectionError extends Error {
+  constructor(
+    message: string,
+    readonly selector: string,
+  ) {
+    super(message);
+    this.name = 'DbtSelectionError';
+  }
+}
+
+export const SELECTOR_METHODS = [
+  'fqn',
+  'tag',
+  'path',
+  'file',
+  'config.materialized',
+  'resource_type',
+  'package',
+] as const;
+
+interface Graph {
+  parents: Map<string, string[]>;
+  children: Map<string, string[]>;
+}
+
+function graphOf(manifest: Manifest): Graph {
+  const parents = new Map<string, string[]>();
+  const children = new Map<string, string[]>();
+  for (const node of manifest.nodes.values()) {
+    if (node.resourceType === 'test') continue;
+    parents.set(node.uniqueId, node.dependsOn);
+    for (const parent of node.dependsOn) {
+      const list = children.get(parent) ?? [];
+      list.push(node.uniqueId);
+      children.set(parent, list);
+    }
+  }
+  return { parents, children };
+}
+
+/** The unique ids of the selected enabled models, seeds and snapshots, in manifest order. */
+export function selectNodes(manifest: Manifest, selection: DbtSelection): string[] {
+  const candidates = [...manifest.nodes.values()].filter(
+    (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
+  );
+  const graph = graphOf(manifest);
+  const chosen = new Set<string>();
+  const matching = (flag: '--select' | '--exclude', selector: string): Set<string> => {
+    const found = evaluate(selector, candidates, manifest, graph);
+    if (found.size === 0)
+      throw new DbtSelectionError(
+        `${flag} ${selector} matches no enabled model, seed or snapshot of the project`,
+        selector,
+      );
+    return found;
+  };
+  const selects = (selection.select ?? []).flatMap(splitUnion);
+  if (selects.length === 0) for (const node of candidates) chosen.add(node.uniqueId);
+  for (const selector of selects) for (const id of matching('--select', selector)) chosen.add(id);
+  for (const selector of (selection.exclude ?? []).flatMap(splitUnion))
+    for (const id of matching('--exclude', selector)) chosen.delete(id);
+  return candidates.filter((n) => chosen.has(n.uniqueId)).map((n) => n.uniqueId);
+}
+
+function splitUnion(entry: string): string[] {
+  return entry.split(/\s+/).filter((s) => s !== '');
+}
+
+/** One union member: a comma-separated intersection of atoms. */
+function evaluate(
+  selector: string,
+  candidates: ManifestNode[],
+  manifest: Manifest,
+  graph: Graph,
+): Set<string> {
+  const atoms = selector.split(',').filter((a) => a !== '');
+  if (atoms.length === 0)
+    throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
+  let result: Set<string> | undefined;
+  for (const atom of atoms) {
+    const found = evaluateAtom(atom, selector, candidates, manifest, graph);
+    result = result === undefined ? found : new Set([...result].filter((id) => found.has(id)));
+  }
+  return result ?? new Set();
+}
+
+const ATOM = /^(@)?(?:(\d*)\+)?(.+?)(?:\+(\d*))?$/;
+
+function evaluateAtom(
+  atom: string,
+  selector: string,
+  candidates: ManifestNode[],
+  manifest: Manifest,
+  graph: Graph,
+): Set<string> {
+  const match = ATOM.exec(atom);
+  if (!match) throw new DbtSelectionError(`cannot read the selector ${JSON.stringify(atom)}`, selector);
+  const [, at, upDepth, body = '', downDepth] = match;
+  const parentsToo = upDepth !== undefined;
+  const childrenToo = downDepth !== undefined;
+  if (at && (parentsToo || childrenToo))
+    throw new DbtSelectionError(`${atom}: @ cannot be combined with + (dbt refuses it too)`, selector);
+  const seeds = matchMethod(body, atom, selector, manifest);
+  const all = new Set(seeds);
+  const depth = (text: string | undefined) => (text === undefined || text === '' ? Infinity : Number(text));
+  if (parentsToo) walk(seeds, graph.parents, depth(upDepth), all);
+  if (childrenToo || at) {
+    const below = new Set<string>();
+    walk(seeds, graph.children, childrenToo ? depth(downDepth) : Infinity, below);
+    for (const id of below) all.add(id);
+    if (at) walk(below, graph.parents, Infinity, all);
+  }
+  const declared = new Set(candidates.map((c) => c.uniqueId));
+  return new Set([...all].filter((id) => declared.has(id)));
+}
+
+function walk(from: Iterable<string>, edges: Map<string, string[]>, depth: number, into: Set<string>): void {
+  let frontier = [...from];
+  for (let level = 0; level < depth && frontier.length > 0; level++) {
+    const next: string[] = [];
+    for (const id of frontier) {
+      for (const other of edges.get(id) ?? []) {
+        if (into.has(other)) continue;
+        into.add(other);
+        next.push(other);
+      }
+    }
+    frontier = next;
+  }
+}
+
+/** The nodes (any enabled node but tests) that `method:value` names. */
+function matchMethod(body: string, atom: string, selector: string, manifest: Manifest): Set<string> {
+  const colon = body.indexOf(':');
+  const method = colon < 0 ? undefined : body.slice(0, colon);
+  const value = colon < 0 ? body : body.slice(colon + 1);
+  const nodes = [...manifest.nodes.values(), ...manifest.sources.values()].filter(
+    (n) => n.resourceType !== 'test' && n.enabled,
+  );
+  const pick = (test: (node: ManifestNode) => boolean) => new Set(nodes.filter(test).map((n) => n.uniqueId));
+  if (value === '')
+    throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
+  switch (method) {
+    case undefined:
+      return isPathLike(value) ? pick((n) => pathMatches(n, value)) : pick((n) => fqnMatches(n, value));
+    case 'fqn':
+      return pick((n) => fqnMatches(n, value));
+    case 'tag':
+      return pick((n) => n.tags.some((t) => glob(value, t)));
+    case 'path':
+    case 'file':
+      return pick((n) => pathMatches(n, value));
+    case 'config.materialized':
+      return pick((n) => n.materialized !== undefined && glob(value, n.materialized));
+    case 'resource_type':
+      return pick((n) => glob(value, n.resourceType));
+    case 'package':
+      return pick((n) => glob(value, n.packageName));
+    default:
+      throw new DbtSelectionError(
+        `${atom}: gds does not know the selector method "${method}"; it reads ${SELECTOR_METHODS.map((m) => `${m}:`).join(', ')}, names and graph operators (+x, x+, 2+x, @x)`,
+        selector,
+      );
+  }
+}
+
+function isPathLike(value: string): boolean {
+  return value.includes('/') || /\.(sql|py|csv)$/i.test(value);
+}
+
+/** `path:models/staging` selects everything under the folder; `path:models/x.sql` that file; globs allowed. */
+function pathMatches(node: ManifestNode, value: string): boolean {
+  const file = node.originalFilePath;
+  if (!file) return false;
+  const wanted = value.replace(/^\.\//, '').replace(/\/+$/, '');
+  return glob(wanted, file) || file.startsWith(`${wanted}/`) || glob(`${wanted}/*`, file);
+}
+
+/**
+ * dbt's fqn method: a one-part selector matches the node's name (or its unversioned name); otherwise the
+ * selector's parts are a prefix of the fqn (package name optional), each part a shell-style glob.
+ */
+function fqnMatches(node: ManifestNode, value: string): boolean {
+  const parts = value.split('.');
+  const fqn = node.fqn;
+  if (parts.length === 1 && (glob(value, node.name) || glob(value, fqn.at(-1) ?? ''))) return true;
+  for (const candidate of [fqn, fqn.slice(1)]) {
+    if (parts.length > candidate.length) continue;
+    if (parts.every((part, i) => glob(part, candidate[i] ?? ''))) return true;
+  }
+  // A versioned model: `dim_customers.v2` names version 2 of dim_customers.
+  if (node.version !== undefined && parts.length === 2) {
+    const [name, version] = parts as [string, string];
+    return glob(name, node.name) && version.replace(/^v/, '') === node.version;
+  }
+  return false;
+}
+
+/** fnmatch: `*`, `?` and `[…]`, the whole text. */
+function glob(pattern: string, text: string): boolean {
+  if (!/[*?[]/.test(pattern)) return pattern === text;
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] ?? '';
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i + 1);
+      if (end < 0) source += '\\[';
+      else {
+        source += `[${pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 's').test(text);
+}

@@ -1,0 +1,396 @@
+// dbt tests as Gate 1 rules (issue 20, item 2), each traced to its test's unique_id: not_null → required
+// column and a null-rate override; unique / unique_combination_of_columns → the grain key; accepted_values,
+// expression_is_true, accepted_range, expect_column_values_to_be_between → predicates; match_regex → a
+// pattern check; relationships → the column's reference. dbt severity error → HARD_FAIL, warn → WARN
+// (recorded, never blocking). A `where:` condition guards the predicate (`NOT (where) OR (check)`), which
+// under Gate 1's rule (a row fails only when the predicate is false) skips the rows dbt's where skips.
+// Every other test is "not mapped" with its reason.
+import type { CustomPredicate, FieldOverride, Gate1Severity, PatternCheck } from '../gate1/schema.js';
+import { MAX_NAME_LENGTH, MAX_SQL_LENGTH } from '../gate1/schema.js';
+import { checkPredicateSql } from '../gate1/predicate-sql.js';
+import { checkRegex } from '../gate1/regex-check.js';
+import type { ManifestNode, ManifestTest } from './manifest.js';
+import { text } from './manifest.js';
+import { findColumn, sqlIdentifier, withColumnNames } from './names.js';
+import type { MappedTest, NotMappedTest } from './types.js';
+
+/** What a relationships test's `to` resolves to: the referenced relation and its columns when known. */
+export interface ReferenceTarget {
+  schema: string;
+  table: string;
+  columns?: string[];
+}
+
+export interface TestContext {
+  /** The declaration's column names. */
+  columns: string[];
+  adapter: string | undefined;
+  /** Resolves `ref('x')` / `source('a','b')` of a relationships test. */
+  resolveReference(test: ManifestNode, to: string): ReferenceTarget | undefined;
+  normaliseName(name: string): string;
+  /** dbt's `primary_key` of the model, when it has one (v12): preferred as the grain key. */
+  primaryKey: string[];
+}
+
+export interface MappedRules {
+  required: Set<string>;
+  references: Map<string, string>;
+  grainKeyColumns?: string[];
+  patternChecks: PatternCheck[];
+  customPredicates: CustomPredicate[];
+  fieldOverrides: FieldOverride[];
+  mapped: MappedTest[];
+  notMapped: NotMappedTest[];
+  /** The test of each check, for the gate1.yml comments. */
+  traces: Map<string, string>;
+}
+
+const SEVERITY: Record<ManifestTest['severity'], Gate1Severity> = { error: 'HARD_FAIL', warn: 'WARN' };
+
+type Outcome =
+  | { kind: 'required'; column: string }
+  | { kind: 'nullRate'; column: string; override: FieldOverride }
+  | { kind: 'grain'; columns: string[] }
+  | { kind: 'predicate'; sql: string }
+  | { kind: 'pattern'; column: string; regex: string }
+  | { kind: 'reference'; column: string; target: string }
+  | { kind: 'refused'; reason: string };
+
+const refused = (reason: string): Outcome => ({ kind: 'refused', reason });
+
+/** Maps the tests attached to one declaration. */
+export function mapTests(tests: ManifestNode[], context: TestContext): MappedRules {
+  const rules: MappedRules = {
+    required: new Set(),
+    references: new Map(),
+    patternChecks: [],
+    customPredicates: [],
+    fieldOverrides: [],
+    mapped: [],
+    notMapped: [],
+    traces: new Map(),
+  };
+  const names = new Set<string>();
+  const grainCandidates: Array<{ test: string; columns: string[] }> = [];
+  const overrides = new Map<string, { override: FieldOverride; test: string; required: boolean }>();
+  const sorted = [...tests].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
+  for (const node of sorted) {
+    const test = node.test;
+    if (!test) continue;
+    const outcome = node.enabled ? mapOne(node, test, context) : refused('disabled in dbt (enabled: false)');
+    const severity = SEVERITY[test.severity];
+    switch (outcome.kind) {
+      case 'refused':
+        rules.notMapped.push({ test: node.uniqueId, reason: outcome.reason });
+        break;
+      case 'required': {
+        rules.required.add(outcome.column);
+        overrides.set(outcome.column, {
+          override: { field: outcome.column, nullRate: { warn: 0, fail: 0 } },
+          test: node.uniqueId,
+          required: true,
+        });
+        rules.mapped.push({ test: node.uniqueId, rule: `required:${outcome.column}` });
+        break;
+      }
+      case 'nullRate': {
+        const held = overrides.get(outcome.column);
+        if (!held?.required)
+          overrides.set(outcome.column, { override: outcome.override, test: node.uniqueId, required: false });
+        rules.mapped.push({ test: node.uniqueId, rule: `nullRate:${outcome.column}` });
+        break;
+      }
+      case 'grain':
+        grainCandidates.push({ test: node.uniqueId, columns: outcome.columns });
+        break;
+      case 'reference': {
+        const held = rules.references.get(outcome.column);
+        if (held !== undefined && held !== outcome.target) {
+          rules.notMapped.push({
+            test: node.uniqueId,
+            reason: `${outcome.column} already references ${held}; a column declares one reference`,
+          });
+          break;
+        }
+        rules.references.set(outcome.column, outcome.target);
+        rules.mapped.push({ test: node.uniqueId, rule: `reference:${outcome.column}` });
+        break;
+      }
+      case 'predicate':
+      case 'pattern': {
+        const name = uniqueName(node.name, names);
+        if (outcome.kind === 'predicate') rules.customPredicates.push({ name, sql: outcome.sql, severity });
+        else rules.patternChecks.push({ name, column: outcome.column, regex: outcome.regex, severity });
+        rules.traces.set(name, node.uniqueId);
+        rules.mapped.push({ test: node.uniqueId, rule: `${outcome.kind}:${name}` });
+        break;
+      }
+    }
+  }
+  const grain = chooseGrain(grainCandidates, context.primaryKey);
+  for (const candidate of grainCandidates) {
+    if (candidate === grain) {
+      rules.grainKeyColumns = candidate.columns;
+      rules.mapped.push({ test: candidate.test, rule: 'grainKey' });
+    } else {
+      rules.notMapped.push({
+        test: candidate.test,
+        reason: `the grain key is already (${grain?.columns.join(', ') ?? ''}); a table has one grain key, so this uniqueness is not checked by Gate 1`,
+      });
+    }
+  }
+  const byColumn = new Map([...overrides.values()].map((o) => [o.override.field, o]));
+  for (const column of context.columns) {
+    const held = byColumn.get(column);
+    if (held) {
+      rules.fieldOverrides.push(held.override);
+      rules.traces.set(`field:${column}`, held.test);
+    }
+  }
+  return rules;
+}
+
+function chooseGrain(
+  candidates: Array<{ test: string; columns: string[] }>,
+  primaryKey: string[],
+): { test: string; columns: string[] } | undefined {
+  const key = primaryKey
+    .map((c) => c.toLowerCase())
+    .sort()
+    .join(',');
+  return (
+    candidates.find(
+      (c) =>
+        key !== '' &&
+        c.columns
+          .map((x) => x.toLowerCase())
+          .sort()
+          .join(',') === key,
+    ) ??
+    candidates.find((c) => c.columns.length === 1) ??
+    candidates[0]
+  );
+}
+
+function uniqueName(base: string, taken: Set<string>): string {
+  let name = base.slice(0, MAX_NAME_LENGTH);
+  for (let n = 2; taken.has(name); n++) name = `${base.slice(0, MAX_NAME_LENGTH - 4)}_${n}`;
+  taken.add(name);
+  return name;
+}
+
+const JINJA = /\{\{|\{%/;
+
+function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): Outcome {
+  if (test.name === undefined)
+    return refused(
+      'a singular test (its own SQL, or a test the manifest describes without test_metadata): gds cannot turn its query into a Gate 1 rule',
+    );
+  if (test.thresholds !== undefined)
+    return refused(
+      `its thresholds (${test.thresholds}) let some failing rows pass; a Gate 1 check fails on the first`,
+    );
+  const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
+  const where = test.where;
+  if (where !== undefined && JINJA.test(where))
+    return refused(`its where: condition is a Jinja template (${where}), not a plain SQL condition`);
+  const kwargs = test.kwargs;
+  const column = () => {
+    const written = test.columnName ?? text(kwargs['column_name']);
+    if (written === undefined) return { error: `the test names no column` } as const;
+    const found = findColumn(context.columns, written);
+    return found === undefined
+      ? ({
+          error: `the table has no column ${JSON.stringify(written)} (its columns: ${context.columns.join(', ')})`,
+        } as const)
+      : ({ name: found } as const);
+  };
+  const guarded = (check: string, condition: string | undefined = where): Outcome => {
+    const conditions = [condition, where === condition ? undefined : where].filter(
+      (c): c is string => c !== undefined && c.trim() !== '',
+    );
+    if (conditions.some((c) => JINJA.test(c)))
+      return refused('its condition is a Jinja template, not a plain SQL condition');
+    const sql =
+      conditions.length === 0
+        ? check
+        : `NOT (${conditions.map((c) => withColumnNames(c, context.columns)).join(') OR NOT (')}) OR (${check})`;
+    return predicate(sql, context);
+  };
+  switch (kind) {
+    case 'not_null':
+    case 'dbt_expectations.expect_column_values_to_not_be_null': {
+      const col = column();
+      if ('error' in col) return refused(col.error!);
+      if (where !== undefined || kwargs['row_condition'] !== undefined)
+        return guarded(`${sqlIdentifier(col.name)} IS NOT NULL`, text(kwargs['row_condition']) ?? where);
+      return test.severity === 'error'
+        ? { kind: 'required', column: col.name }
+        : {
+            kind: 'nullRate',
+            column: col.name,
+            override: { field: col.name, nullRate: { warn: 0, fail: 1 } },
+          };
+    }
+    case 'unique':
+    case 'dbt_expectations.expect_column_values_to_be_unique': {
+      const col = column();
+      if ('error' in col) return refused(col.error!);
+      return grain([col.name], test, where ?? text(kwargs['row_condition']));
+    }
+    case 'dbt_utils.unique_combination_of_columns':
+    case 'dbt_expectations.expect_compound_columns_to_be_unique': {
+      const list = kwargs['combination_of_columns'] ?? kwargs['column_list'];
+      if (!Array.isArray(list) || list.length === 0 || !list.every((c) => typeof c === 'string'))
+        return refused('its combination_of_columns is not a list of column names');
+      const found: string[] = [];
+      for (const written of list as string[]) {
+        const name = findColumn(context.columns, written);
+        if (name === undefined) return refused(`the table has no column ${JSON.stringify(written)}`);
+        found.push(name);
+      }
+      return grain(found, test, where ?? text(kwargs['row_condition']));
+    }
+    case 'accepted_values':
+    case 'dbt_expectations.expect_column_values_to_be_in_set': {
+      const col = column();
+      if ('error' in col) return refused(col.error!);
+      const values = kwargs['values'] ?? kwargs['value_set'];
+      if (!Array.isArray(values) || values.length === 0) return refused('its values are not a list');
+      const quote = (kwargs['quote'] ?? kwargs['quote_values'] ?? true) !== false;
+      const literals: string[] = [];
+      for (const value of values) {
+        const literal = quote ? sqlString(value) : rawValue(value);
+        if (literal === undefined) return refused(`its value ${JSON.stringify(value)} is not a plain value`);
+        literals.push(literal);
+      }
+      return guarded(
+        `${sqlIdentifier(col.name)} IN (${literals.join(', ')})`,
+        where ?? text(kwargs['row_condition']),
+      );
+    }
+    case 'relationships': {
+      const col = column();
+      if ('error' in col) return refused(col.error!);
+      if (test.severity === 'warn')
+        return refused(
+          'severity warn: the referential-integrity check always blocks (HARD_FAIL), so a warn-level test is not made one',
+        );
+      if (where !== undefined)
+        return refused('a where: condition: the referential-integrity check has no condition');
+      const to = text(kwargs['to']);
+      const field = text(kwargs['field']);
+      if (to === undefined || field === undefined) return refused('its to: or field: argument is missing');
+      if (JINJA.test(to.replace(/^\s*\{\{\s*|\s*\}\}\s*$/g, '')))
+        return refused(`its to: ${to} is not a ref() or source()`);
+      const target = context.resolveReference(node, to);
+      if (!target) return refused(`its to: ${to} names no model, seed, snapshot or source of the manifest`);
+      const targetColumn =
+        (target.columns ? findColumn(target.columns, field) : undefined) ?? context.normaliseName(field);
+      const reference = `${target.schema}.${target.table}.${targetColumn}`;
+      if (!/^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*$/.test(reference))
+        return refused(`the reference ${reference} has a name gds cannot write as schema.table.column`);
+      return { kind: 'reference', column: col.name, target: reference };
+    }
+    case 'dbt_utils.expression_is_true': {
+      const expression = text(kwargs['expression']);
+      if (expression === undefined || JINJA.test(expression))
+        return refused('its expression is missing or a Jinja template');
+      const written = test.columnName ?? text(kwargs['column_name']);
+      let check = withColumnNames(expression, context.columns);
+      if (written !== undefined) {
+        const col = column();
+        if ('error' in col) return refused(col.error!);
+        check = `${sqlIdentifier(col.name)} ${check}`;
+      }
+      const condition = text(kwargs['condition']);
+      return guarded(
+        check,
+        condition !== undefined && condition.replace(/\s/g, '') !== '1=1' ? condition : where,
+      );
+    }
+    case 'dbt_utils.accepted_range':
+    case 'dbt_expectations.expect_column_values_to_be_between': {
+      const col = column();
+      if ('error' in col) return refused(col.error!);
+      const strictly = kwargs['strictly'] === true;
+      const inclusive = kind === 'dbt_utils.accepted_range' ? kwargs['inclusive'] !== false : !strictly;
+      const id = sqlIdentifier(col.name);
+      const bounds: string[] = [];
+      for (const [key, op] of [
+        ['min_value', inclusive ? '>=' : '>'],
+        ['max_value', inclusive ? '<=' : '<'],
+      ] as const) {
+        const value = kwargs[key];
+        if (value === undefined || value === null) continue;
+        const literal = rawValue(value);
+        if (literal === undefined) return refused(`its ${key} ${JSON.stringify(value)} is not a plain value`);
+        bounds.push(`${id} ${op} ${literal}`);
+      }
+      if (bounds.length === 0) return refused('it sets neither min_value nor max_value');
+      return guarded(bounds.join(' AND '), where ?? text(kwargs['row_condition']));
+    }
+    case 'dbt_expectations.expect_column_values_to_match_regex': {
+      const col = column();
+      if ('error' in col) return refused(col.error!);
+      const regex = text(kwargs['regex']);
+      if (regex === undefined || regex === '') return refused('its regex is missing');
+      const flags = text(kwargs['flags']);
+      if (flags !== undefined && flags !== '')
+        return refused(`its regex flags "${flags}" have no Gate 1 equivalent`);
+      const problems = checkRegex(regex).filter((p) => p.severity === 'error');
+      if (problems.length > 0)
+        return refused(`its regex cannot run on PostgreSQL: ${problems[0]?.message ?? ''}`);
+      const condition = where ?? text(kwargs['row_condition']);
+      if (condition !== undefined)
+        return guarded(`${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`, condition);
+      return { kind: 'pattern', column: col.name, regex };
+    }
+    default:
+      return refused(`gds has no Gate 1 rule for ${kind} tests`);
+  }
+}
+
+function grain(columns: string[], test: ManifestTest, condition: string | undefined): Outcome {
+  if (test.severity === 'warn')
+    return refused(
+      'severity warn: the grain-uniqueness check always blocks (HARD_FAIL), so a warn-level test is not made the grain key',
+    );
+  if (condition !== undefined)
+    return refused('a where: condition: the grain-uniqueness check has no condition');
+  return { kind: 'grain', columns };
+}
+
+function predicate(sql: string, context: TestContext): Outcome {
+  if (sql.length > MAX_SQL_LENGTH)
+    return refused(`the predicate would be longer than ${MAX_SQL_LENGTH} characters`);
+  const problems = checkPredicateSql(sql, { columns: context.columns }).filter((f) => f.severity === 'error');
+  if (problems.length > 0)
+    return refused(
+      `as a Gate 1 predicate (${sql}) it is refused: ${problems[0]?.message ?? 'not a safe predicate'}`,
+    );
+  return { kind: 'predicate', sql };
+}
+
+/** A value as a SQL string literal (dbt's quote: true). */
+function sqlString(value: unknown): string | undefined {
+  const shown =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' && Number.isFinite(value)
+        ? String(value)
+        : typeof value === 'boolean'
+          ? value
+            ? 'True'
+            : 'False'
+          : undefined;
+  return shown === undefined ? undefined : `'${shown.replaceAll("'", "''")}'`;
+}
+
+/** A value written into the SQL as it is (dbt's quote: false, and range bounds). */
+function rawValue(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'string' && value.trim() !== '' && !JINJA.test(value)) return value.trim();
+  return undefined;
+}

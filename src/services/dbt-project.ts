@@ -1,0 +1,194 @@
+// Finds and reads a dbt project's artifacts (`--dbt DIR`): DIR/target/manifest.json (and catalog.json), or
+// DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
+// project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
+import { open, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CliError, ExitCode } from '../cli/errors.js';
+import {
+  DbtManifestError,
+  DbtSelectionError,
+  declareDbtProject,
+  prepareDbtReader,
+} from '../core/dbt/project.js';
+import type { DbtProject, DbtSelection } from '../core/dbt/types.js';
+
+/** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
+export const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
+export const MAX_CATALOG_BYTES = 256 * 1024 * 1024;
+const MAX_SEED_HEADER_BYTES = 64 * 1024;
+
+export interface DbtProjectFiles {
+  /** The folder that was named. */
+  dir: string;
+  /** The project folder (holding dbt_project.yml or target/), when DIR is one; seeds are read from it. */
+  projectDir?: string;
+  manifestPath: string;
+  catalogPath?: string;
+}
+
+const usage = (message: string, suggestion: string, code = 'invalid_dbt_project') =>
+  new CliError(message, { exitCode: ExitCode.Usage, code, suggestion });
+
+async function kindOf(path: string): Promise<'file' | 'dir' | 'other' | undefined> {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? 'file' : info.isDirectory() ? 'dir' : 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the manifest (and catalog) of `dir` are. */
+export async function findDbtArtifacts(dir: string): Promise<DbtProjectFiles> {
+  const root = resolve(dir);
+  const kind = await kindOf(root);
+  if (kind === undefined)
+    throw usage(
+      `--dbt ${dir}: no such folder`,
+      'Name your dbt project folder (the one holding dbt_project.yml and target/).',
+    );
+  if (kind !== 'dir')
+    throw usage(
+      `--dbt ${dir} is not a folder`,
+      'Name the dbt project folder, or a folder holding manifest.json (and catalog.json), not a file.',
+    );
+  for (const [folder, projectDir] of [
+    [join(root, 'target'), root],
+    [root, undefined],
+  ] as const) {
+    const manifestPath = join(folder, 'manifest.json');
+    if ((await kindOf(manifestPath)) !== 'file') continue;
+    const catalogPath = join(folder, 'catalog.json');
+    const hasCatalog = (await kindOf(catalogPath)) === 'file';
+    const isProject =
+      projectDir !== undefined || (await kindOf(join(root, 'dbt_project.yml'))) === 'file' ? root : undefined;
+    return {
+      dir: root,
+      ...(isProject === undefined ? {} : { projectDir: isProject }),
+      manifestPath,
+      ...(hasCatalog ? { catalogPath } : {}),
+    };
+  }
+  const isProject = (await kindOf(join(root, 'dbt_project.yml'))) === 'file';
+  throw usage(
+    `--dbt ${dir}: no manifest.json in ${isProject ? `${join(dir, 'target')} (the dbt project has not been compiled)` : `${dir} or ${join(dir, 'target')}`}`,
+    isProject
+      ? "Run `dbt compile` (or `dbt build`) in the project to write target/manifest.json, and `dbt docs generate` for target/catalog.json (the warehouse's column types)."
+      : 'Name a dbt project folder (run `dbt compile` or `dbt build` there first), or a folder holding manifest.json and catalog.json.',
+    'dbt_manifest_not_found',
+  );
+}
+
+async function readJsonBounded(path: string, max: number, what: string): Promise<unknown> {
+  const info = await stat(path);
+  if (info.size > max)
+    throw usage(
+      `${path} is ${(info.size / 1024 / 1024).toFixed(0)} MB, over the ${max / 1024 / 1024} MB gds reads as a ${what}`,
+      `Is it really dbt's ${what}? Select fewer packages when you compile, or name the right folder.`,
+      'dbt_artifact_too_large',
+    );
+  const handle = await open(path, 'r');
+  let text: string;
+  try {
+    text = await handle.readFile({ encoding: 'utf8' });
+  } finally {
+    await handle.close();
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw usage(
+      `${path} is not valid JSON: ${(err as Error).message}`,
+      `Run dbt again to rewrite its ${what} (a run stopped half-way leaves a cut file).`,
+      'invalid_dbt_artifact',
+    );
+  }
+}
+
+/** The column names of a CSV file's first line (RFC 4180 quotes). */
+export function csvHeader(text: string, delimiter = ','): string[] {
+  const names: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"' && field === '') quoted = true;
+    else if (c === delimiter) {
+      names.push(field.trim());
+      field = '';
+    } else if (c === '\n' || c === '\r') break;
+    else field += c;
+  }
+  names.push(field.trim());
+  return names.map((n) => n.replace(/^\uFEFF/, '')).filter((n, i, all) => !(n === '' && all.length === 1));
+}
+
+async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<Record<string, string[]>> {
+  const headers: Record<string, string[]> = {};
+  const nodes = (manifest as { nodes?: Record<string, unknown> } | null)?.nodes;
+  if (typeof nodes !== 'object' || nodes === null) return headers;
+  for (const [id, raw] of Object.entries(nodes)) {
+    const node = raw as {
+      resource_type?: unknown;
+      original_file_path?: unknown;
+      config?: { delimiter?: unknown };
+    };
+    if (node?.resource_type !== 'seed' || typeof node.original_file_path !== 'string') continue;
+    const path = resolve(projectDir, node.original_file_path);
+    if (!path.startsWith(projectDir) || (await kindOf(path)) !== 'file') continue;
+    const handle = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(MAX_SEED_HEADER_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      const delimiter =
+        typeof node.config?.delimiter === 'string' && node.config.delimiter.length === 1
+          ? node.config.delimiter
+          : ',';
+      const header = csvHeader(buffer.subarray(0, bytesRead).toString('utf8'), delimiter);
+      if (header.length > 0) headers[id] = header;
+    } finally {
+      await handle.close();
+    }
+  }
+  return headers;
+}
+
+/** Reads and declares the dbt project in `dir` (see findDbtArtifacts); CliError exit 2 on any refusal. */
+export async function loadDbtProject(dir: string, selection: DbtSelection): Promise<DbtProject> {
+  const files = await findDbtArtifacts(dir);
+  const [manifest, catalog] = await Promise.all([
+    readJsonBounded(files.manifestPath, MAX_MANIFEST_BYTES, 'manifest'),
+    files.catalogPath === undefined
+      ? undefined
+      : readJsonBounded(files.catalogPath, MAX_CATALOG_BYTES, 'catalog'),
+    prepareDbtReader(),
+  ]);
+  const seeds =
+    files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
+  try {
+    return declareDbtProject(
+      { manifest, ...(catalog === undefined ? {} : { catalog }), ...(seeds === undefined ? {} : { seeds }) },
+      selection,
+    );
+  } catch (err) {
+    if (err instanceof DbtSelectionError)
+      throw usage(
+        err.message,
+        'Check the selector: dbt ls --select … lists what it matches.',
+        'invalid_dbt_selector',
+      );
+    if (err instanceof DbtManifestError)
+      throw usage(
+        `${/^the catalog/.test(err.message) ? (files.catalogPath ?? '') : files.manifestPath}: ${err.message}`,
+        'Run `dbt compile` (or `dbt build`) to write target/manifest.json, and `dbt docs generate` for target/catalog.json.',
+        'invalid_dbt_manifest',
+      );
+    throw err;
+  }
+}

@@ -1,0 +1,120 @@
+// loadDbtProject: finds target/manifest.json (and catalog.json) or a folder holding them, reads the seeds'
+// CSV headers of a project folder, and refuses with exit 2 and the fix.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../../src/cli/errors.js';
+import { csvHeader, loadDbtProject } from '../../../src/services/dbt-project.js';
+import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
+import { columns, manifest, model } from './helpers.js';
+
+const made: string[] = [];
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gds-dbt-'));
+  made.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function refusal(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+describe('loadDbtProject', () => {
+  it('reads a folder holding manifest.json', async () => {
+    const dir = folder();
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify(manifest(model('orders', { columns: columns({ id: 'int' }) }))),
+    );
+    const project = await loadDbtProject(dir, {});
+    expect(project.declarations.map((d) => d.name)).toEqual(['orders']);
+  });
+
+  it('a project never compiled: exit 2, says to run dbt compile', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, 'dbt_project.yml'), 'name: shop\n');
+    const error = await refusal(loadDbtProject(dir, {}));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/no manifest\.json/);
+    expect(error.suggestion).toMatch(/dbt compile/);
+    expect(error.suggestion).toMatch(/dbt docs generate/);
+  });
+
+  it('a missing folder, a file, a broken manifest, a bad selector: exit 2 each', async () => {
+    expect((await refusal(loadDbtProject('/nonexistent/gds-dbt', {}))).exitCode).toBe(2);
+    const dir = folder();
+    writeFileSync(join(dir, 'manifest.json'), '{"nodes": {');
+    const broken = await refusal(loadDbtProject(dir, {}));
+    expect(broken.exitCode).toBe(2);
+    expect(broken.message).toMatch(/not valid JSON/);
+    expect((await refusal(loadDbtProject(join(dir, 'manifest.json'), {}))).message).toMatch(/not a folder/);
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ metadata: {}, results: [] }));
+    expect((await refusal(loadDbtProject(dir, {}))).code).toBe('invalid_dbt_manifest');
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify(manifest(model('orders', { columns: columns({ id: 'int' }) }))),
+    );
+    const selector = await refusal(loadDbtProject(dir, { select: ['tag:nope'] }));
+    expect(selector.exitCode).toBe(2);
+    expect(selector.message).toMatch(/tag:nope/);
+  });
+
+  it("reads a seed's columns from its CSV header when the folder is the project", async () => {
+    const dir = folder();
+    mkdirSync(join(dir, 'target'));
+    mkdirSync(join(dir, 'seeds'));
+    writeFileSync(join(dir, 'dbt_project.yml'), 'name: shop\n');
+    writeFileSync(join(dir, 'seeds', 'raw_orders.csv'), 'id,"user id",status\n1,2,placed\n');
+    const seed = {
+      ...model('raw_orders'),
+      unique_id: 'seed.shop.raw_orders',
+      resource_type: 'seed',
+      original_file_path: 'seeds/raw_orders.csv',
+      config: { enabled: true, materialized: 'seed', column_types: { id: 'integer' } },
+    };
+    writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(manifest(seed)));
+    const project = await loadDbtProject(dir, {});
+    expect(project.declarations[0]?.columnsFrom).toBe('seed_file');
+    expect(project.declarations[0]?.columns).toEqual([
+      { name: 'id', type: 'integer' },
+      { name: 'user id', type: 'unknown' },
+      { name: 'status', type: 'unknown' },
+    ]);
+  });
+
+  it('csvHeader reads quoted names', () => {
+    expect(csvHeader('a,"b ""x""",c\r\n1,2,3')).toEqual(['a', 'b "x"', 'c']);
+  });
+
+  it('the jaffle project: catalog columns, seeds from seeds/*.csv', needs(noSharedFixtures), async () => {
+    const project = await loadDbtProject(`${sharedFixturesDir}real/dbt-projects/manoty_jaffle_duckdb`, {});
+    expect(project.refusals).toEqual([]);
+    expect(project.declarations.filter((d) => d.resourceType === 'seed').map((d) => d.columnsFrom)).toEqual([
+      'catalog',
+      'catalog',
+      'catalog',
+    ]);
+    expect(project.adapter).toBe('duckdb');
+  });
+
+  it('a copy of a real manifest in a temporary target/', needs(noSharedFixtures), async () => {
+    const dir = folder();
+    mkdirSync(join(dir, 'target'));
+    copyFileSync(
+      `${sharedFixturesDir}real/dbt/ol_postgres.manifest.json`,
+      join(dir, 'target', 'manifest.json'),
+    );
+    const project = await loadDbtProject(dir, { select: ['customers'] });
+    expect(project.declarations.map((d) => d.name)).toEqual(['customers']);
+  });
+});

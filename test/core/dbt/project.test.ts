@@ -1,0 +1,395 @@
+// declareDbtProject on small hand-written manifests: one rule per test kind, selector and column source.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  DbtManifestError,
+  DbtSelectionError,
+  declareDbtProject,
+  prepareDbtReader,
+} from '../../../src/core/dbt/project.js';
+import type { DbtDeclaration } from '../../../src/core/dbt/types.js';
+import { validateGate1 } from '../../../src/core/gate1/index.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
+
+beforeAll(prepareDbtReader);
+
+const orders = model('orders', {
+  description: 'One row per order.',
+  columns: columns({ order_id: 'integer', customer_id: 'integer', status: 'text', amount: 'numeric' }),
+  depends_on: { nodes: ['model.shop.customers'] },
+});
+const customers = model('customers', { columns: columns({ customer_id: 'integer', name: 'text' }) });
+
+function one(...tests: Record<string, unknown>[]): DbtDeclaration {
+  const project = declareDbtProject(
+    { manifest: manifest(orders, customers, ...tests) },
+    { select: ['orders'] },
+  );
+  const [declaration] = project.declarations;
+  if (!declaration) throw new Error('no declaration');
+  if (declaration.gate1Yaml !== undefined) {
+    const result = validateGate1(declaration.gate1Yaml, {
+      fileName: 'gate1.yml',
+      columns: declaration.columns.map((c) => c.name),
+    });
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  }
+  return declaration;
+}
+
+const gate1 = (d: DbtDeclaration) =>
+  parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>;
+
+describe('tests become Gate 1 rules', () => {
+  it('not_null: the column is required and its null rate may not exceed 0', () => {
+    const test = genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id' });
+    const d = one(test);
+    expect(d.columns.find((c) => c.name === 'order_id')?.required).toBe(true);
+    expect(gate1(d)['fieldOverrides']).toEqual([{ field: 'order_id', nullRate: { warn: 0, fail: 0 } }]);
+    expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'required:order_id' }]);
+    expect(d.gate1Yaml).toContain(`# dbt test ${String(test['unique_id'])}`);
+  });
+
+  it('not_null with severity warn: a warning null rate, the column not required', () => {
+    const d = one(
+      genericTest('not_null', 'model.shop.orders', {}, { column: 'status', config: { severity: 'warn' } }),
+    );
+    expect(d.columns.find((c) => c.name === 'status')?.required).toBeUndefined();
+    expect(gate1(d)['fieldOverrides']).toEqual([{ field: 'status', nullRate: { warn: 0, fail: 1 } }]);
+    expect(d.mappedTests[0]?.rule).toBe('nullRate:status');
+  });
+
+  it('unique: the grain key, with a grain type', () => {
+    const test = genericTest('unique', 'model.shop.orders', {}, { column: 'order_id' });
+    const d = one(test);
+    expect(d.contract).toEqual({ grainKeyColumns: ['order_id'], grainType: 'ONE_PER_ENTITY' });
+    expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'grainKey' }]);
+  });
+
+  it('unique_combination_of_columns: the grain key over those columns; a second unique test is not mapped', () => {
+    const combo = genericTest(
+      'unique_combination_of_columns',
+      'model.shop.orders',
+      { combination_of_columns: ['customer_id', 'order_id'] },
+      { namespace: 'dbt_utils', id: 'test.shop.combo.1' },
+    );
+    const single = genericTest(
+      'unique',
+      'model.shop.orders',
+      {},
+      { column: 'status', id: 'test.shop.unique_status.2' },
+    );
+    const d = one(combo, single);
+    expect(d.contract?.grainKeyColumns).toEqual(['status']);
+    expect(d.notMappedTests).toEqual([
+      { test: 'test.shop.combo.1', reason: expect.stringMatching(/grain key is already \(status\)/) },
+    ]);
+  });
+
+  it('unique with severity warn is not mapped, with the reason', () => {
+    const d = one(
+      genericTest('unique', 'model.shop.orders', {}, { column: 'order_id', config: { severity: 'warn' } }),
+    );
+    expect(d.contract).toBeUndefined();
+    expect(d.notMappedTests[0]?.reason).toMatch(/severity warn/);
+  });
+
+  it('accepted_values: a predicate holding the values, quoted unless quote: false', () => {
+    const quoted = one(
+      genericTest(
+        'accepted_values',
+        'model.shop.orders',
+        { values: ['placed', "o'brien"] },
+        { column: 'status' },
+      ),
+    );
+    expect(gate1(quoted)['customPredicates']).toEqual([
+      { name: expect.any(String), sql: "status IN ('placed', 'o''brien')", severity: 'HARD_FAIL' },
+    ]);
+    expect(quoted.mappedTests[0]?.rule).toMatch(/^predicate:/);
+    const raw = one(
+      genericTest(
+        'accepted_values',
+        'model.shop.orders',
+        { values: [1, 2], quote: false },
+        { column: 'amount' },
+      ),
+    );
+    expect(gate1(raw)['customPredicates']?.[0]?.['sql']).toBe('amount IN (1, 2)');
+  });
+
+  it('severity warn becomes WARN; a where: condition guards the predicate', () => {
+    const d = one(
+      genericTest(
+        'accepted_values',
+        'model.shop.orders',
+        { values: ['placed'] },
+        { column: 'status', config: { severity: 'warn', where: 'amount > 0' } },
+      ),
+    );
+    expect(gate1(d)['customPredicates']?.[0]).toMatchObject({
+      sql: "NOT (amount > 0) OR (status IN ('placed'))",
+      severity: 'WARN',
+    });
+  });
+
+  it('a Jinja where: is not mapped', () => {
+    const d = one(
+      genericTest(
+        'not_null',
+        'model.shop.orders',
+        {},
+        { column: 'status', config: { where: "{{ var('x') }}" } },
+      ),
+    );
+    expect(d.notMappedTests[0]?.reason).toMatch(/Jinja/);
+  });
+
+  it('relationships: the column references schema.table.column of the referenced relation', () => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "ref('customers')", field: 'customer_id' },
+      { column: 'customer_id', dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+    );
+    const d = one(test);
+    expect(d.columns.find((c) => c.name === 'customer_id')?.references).toBe(
+      'analytics.customers.customer_id',
+    );
+    expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'reference:customer_id' }]);
+  });
+
+  it('relationships without attached_node: the child is found from the model argument', () => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "ref('customers')", field: 'customer_id', model: "{{ get_where_subquery(ref('orders')) }}" },
+      { column: 'customer_id', dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+    );
+    delete test['attached_node'];
+    expect(one(test).columns.find((c) => c.name === 'customer_id')?.references).toBe(
+      'analytics.customers.customer_id',
+    );
+  });
+
+  it('expression_is_true, model and column level, and its condition', () => {
+    const modelLevel = one(
+      genericTest(
+        'expression_is_true',
+        'model.shop.orders',
+        { expression: 'amount >= 0' },
+        { namespace: 'dbt_utils' },
+      ),
+    );
+    expect(gate1(modelLevel)['customPredicates']?.[0]?.['sql']).toBe('amount >= 0');
+    const columnLevel = one(
+      genericTest(
+        'expression_is_true',
+        'model.shop.orders',
+        { expression: '>= 0', condition: "status = 'placed'" },
+        { namespace: 'dbt_utils', column: 'amount' },
+      ),
+    );
+    expect(gate1(columnLevel)['customPredicates']?.[0]?.['sql']).toBe(
+      "NOT (status = 'placed') OR (amount >= 0)",
+    );
+  });
+
+  it('accepted_range and expect_column_values_to_be_between honour inclusive / strictly', () => {
+    const range = one(
+      genericTest(
+        'accepted_range',
+        'model.shop.orders',
+        { min_value: 0, max_value: 100, inclusive: false },
+        { namespace: 'dbt_utils', column: 'amount' },
+      ),
+    );
+    expect(gate1(range)['customPredicates']?.[0]?.['sql']).toBe('amount > 0 AND amount < 100');
+    const between = one(
+      genericTest(
+        'expect_column_values_to_be_between',
+        'model.shop.orders',
+        { min_value: 1 },
+        { namespace: 'dbt_expectations', column: 'amount' },
+      ),
+    );
+    expect(gate1(between)['customPredicates']?.[0]?.['sql']).toBe('amount >= 1');
+  });
+
+  it('expect_column_values_to_match_regex: a pattern check', () => {
+    const d = one(
+      genericTest(
+        'expect_column_values_to_match_regex',
+        'model.shop.orders',
+        { regex: '^[a-z]+$' },
+        { namespace: 'dbt_expectations', column: 'status' },
+      ),
+    );
+    expect(gate1(d)['patternChecks']).toEqual([
+      { name: expect.any(String), column: 'status', regex: '^[a-z]+$', severity: 'HARD_FAIL' },
+    ]);
+    expect(d.mappedTests[0]?.rule).toMatch(/^pattern:/);
+  });
+
+  it('any other test is listed as not mapped, with its reason', () => {
+    const d = one(
+      genericTest('recency', 'model.shop.orders', { datepart: 'day' }, { namespace: 'dbt_utils' }),
+      genericTest(
+        'not_null',
+        'model.shop.orders',
+        {},
+        { column: 'missing_column', id: 'test.shop.nn_missing.1' },
+      ),
+    );
+    expect(d.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringMatching(/has no column "missing_column"/),
+      'gds has no Gate 1 rule for dbt_utils.recency tests',
+    ]);
+  });
+});
+
+describe('the declaration', () => {
+  it('names the relation by its alias and its schema, keeps the database, and the description', () => {
+    const project = declareDbtProject(
+      {
+        manifest: manifest(
+          model('stg_orders', { alias: 'orders_v2__dbt_tmp', columns: columns({ id: 'int' }) }),
+        ),
+      },
+      {},
+    );
+    const [d] = project.declarations;
+    expect(d?.name).toBe('orders_v2');
+    expect(d?.source).toEqual({ schema: 'analytics', table: 'orders_v2' });
+    expect(d?.database).toBe('dev');
+  });
+
+  it('meta.gds becomes the contract intent', () => {
+    const project = declareDbtProject(
+      {
+        manifest: manifest(
+          model('m', {
+            columns: columns({ id: 'int' }),
+            config: {
+              enabled: true,
+              meta: { gds: { intent: 'metric', allowed_consumers: ['human', 'AI'], meaning: 'Revenue.' } },
+            },
+          }),
+        ),
+      },
+      {},
+    );
+    expect(project.declarations[0]?.contract).toEqual({
+      intent: 'METRIC',
+      allowedConsumers: ['HUMAN', 'AI'],
+      meaning: 'Revenue.',
+    });
+  });
+
+  it('reads the columns of compiled SQL, a star resolved through the CTEs', () => {
+    const sql = `with source as (select * from raw.orders),
+renamed as (select id as order_id, cast(amount as numeric) as amount, status from source)
+select * from renamed`;
+    const project = declareDbtProject({ manifest: manifest(model('orders', { compiled_code: sql })) }, {});
+    expect(project.declarations[0]?.columns).toEqual([
+      { name: 'order_id', type: 'unknown' },
+      { name: 'amount', type: 'numeric' },
+      { name: 'status', type: 'unknown' },
+    ]);
+    expect(project.declarations[0]?.columnsFrom).toBe('compiled_sql');
+  });
+
+  it('refuses by name a star over a warehouse table', () => {
+    const project = declareDbtProject(
+      { manifest: manifest(model('orders', { compiled_code: 'select * from raw.orders' })) },
+      {},
+    );
+    expect(project.refusals[0]?.reason).toMatch(/SELECT \* from raw\.orders/);
+  });
+
+  it('prefers the catalog, in its casing (Snowflake upper case)', () => {
+    const m = manifest(model('orders', { columns: columns({ order_id: null }) }));
+    (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'snowflake';
+    const catalog = {
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+      nodes: {
+        'model.shop.orders': {
+          metadata: { schema: 'ANALYTICS', name: 'ORDERS' },
+          columns: { ORDER_ID: { name: 'ORDER_ID', type: 'NUMBER', index: 1 } },
+        },
+      },
+    };
+    const withCatalog = declareDbtProject({ manifest: m, catalog }, {});
+    expect(withCatalog.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'NUMBER' }]);
+    const without = declareDbtProject({ manifest: m }, {});
+    expect(without.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'unknown' }]);
+  });
+
+  it('refuses a file that is not a manifest', () => {
+    expect(() => declareDbtProject({ manifest: { results: [] } }, {})).toThrow(DbtManifestError);
+    expect(() =>
+      declareDbtProject(
+        {
+          manifest: {
+            metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+            results: [],
+          },
+        },
+        {},
+      ),
+    ).toThrow(/run-results/);
+  });
+});
+
+describe('selectors', () => {
+  const m = manifest(
+    model('stg_orders', { folders: ['staging'], tags: ['nightly'], columns: columns({ id: 'int' }) }),
+    model('stg_customers', { folders: ['staging'], columns: columns({ id: 'int' }) }),
+    model('orders', {
+      folders: ['marts'],
+      config: { enabled: true, materialized: 'table' },
+      columns: columns({ id: 'int' }),
+      depends_on: { nodes: ['model.shop.stg_orders', 'model.shop.stg_customers'] },
+    }),
+    model('report', {
+      folders: ['marts'],
+      columns: columns({ id: 'int' }),
+      depends_on: { nodes: ['model.shop.orders'] },
+    }),
+    model('old', { config: { enabled: false }, columns: columns({ id: 'int' }) }),
+  );
+  const names = (select: string[], exclude?: string[]) =>
+    declareDbtProject({ manifest: m }, { select, ...(exclude ? { exclude } : {}) })
+      .declarations.map((d) => d.name)
+      .sort();
+
+  it('selects every enabled node by default', () => {
+    expect(names([])).toEqual(['orders', 'report', 'stg_customers', 'stg_orders']);
+  });
+  it('names, fqn wildcards, tag:, path:, config.materialized:, resource_type:', () => {
+    expect(names(['orders'])).toEqual(['orders']);
+    expect(names(['staging.*'])).toEqual(['stg_customers', 'stg_orders']);
+    expect(names(['shop.marts'])).toEqual(['orders', 'report']);
+    expect(names(['tag:nightly'])).toEqual(['stg_orders']);
+    expect(names(['path:models/marts'])).toEqual(['orders', 'report']);
+    expect(names(['config.materialized:table'])).toEqual(['orders']);
+    expect(names(['resource_type:model'])).toHaveLength(4);
+  });
+  it('graph operators', () => {
+    expect(names(['+orders'])).toEqual(['orders', 'stg_customers', 'stg_orders']);
+    expect(names(['orders+'])).toEqual(['orders', 'report']);
+    expect(names(['1+report'])).toEqual(['orders', 'report']);
+    expect(names(['stg_orders+1'])).toEqual(['orders', 'stg_orders']);
+  });
+  it('space is a union, comma an intersection, exclude subtracts', () => {
+    expect(names(['orders report'])).toEqual(['orders', 'report']);
+    expect(names(['staging.*,tag:nightly'])).toEqual(['stg_orders']);
+    expect(names(['staging.*'], ['stg_customers'])).toEqual(['stg_orders']);
+  });
+  it('an unknown method or a selector that matches nothing is a DbtSelectionError naming it', () => {
+    expect(() => names(['colour:red'])).toThrow(DbtSelectionError);
+    expect(() => names(['colour:red'])).toThrow(/colour/);
+    expect(() => names(['nothing_here'])).toThrow(/--select nothing_here matches no/);
+    expect(() => names(['old'])).toThrow(DbtSelectionError);
+  });
+});
