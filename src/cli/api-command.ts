@@ -27,6 +27,19 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     }),
   };
 
+  /**
+   * The table id to send for a table argument or flag: an id as it is, a name looked up once per process
+   * (src/services/table-ref.ts); the command's `--env`, when it has one, picks among tables of one name.
+   */
+  protected async tableIdOf(client: ApiClient, ref: string, flag?: string): Promise<string> {
+    const { resolveTableId } = await import('../services/table-ref.js');
+    const { env } = this.flags as { env?: unknown };
+    return resolveTableId(client, ref, {
+      ...(typeof env === 'string' ? { env } : {}),
+      ...(flag === undefined ? {} : { flag }),
+    });
+  }
+
   /** Runs `work` with a client holding the resolved credentials; client errors become CliErrors. */
   protected async withClient<R>(
     work: (client: ApiClient, session: Session) => Promise<R>,

@@ -58,3 +58,8 @@ export const modelFlag = Flags.string({
   description:
     'In a dbt properties file (models:/sources: lists), the model to push, or <source>.<table> for a source table; its columns, description and meta are pushed.',
 });
+
+/** `--env` of a command taking a table: among several tables of the name given, the one in this environment. */
+export const tableEnvFlag = Flags.string({
+  description: 'When the table name given is used in several environments, the environment of the one meant.',
+});

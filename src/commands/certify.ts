@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
+import { tableEnvFlag } from '../cli/governance-flags.js';
 
 export default class Certify extends ApiCommand<typeof Certify> {
   static override summary = 'Certify a PENDING_REVIEW table (interactive sign-in only).';
@@ -12,8 +13,9 @@ export default class Certify extends ApiCommand<typeof Certify> {
     '<%= config.bin %> certify t_42 --note "reviewed with finance"',
     '<%= config.bin %> certify t_42 --evidence-file review.pdf --json',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
+    env: tableEnvFlag,
     note: Flags.string({
       description: 'A note recorded with the certification in the audit log.',
     }),
@@ -27,9 +29,12 @@ export default class Certify extends ApiCommand<typeof Certify> {
       await import('../services/certification.js');
     const path = this.flags['evidence-file'];
     const evidence = path === undefined ? undefined : await evidenceOf(path);
-    const { contract } = await this.withClient((client, session) => {
+    const { contract } = await this.withClient(async (client, session) => {
       if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
-      return certifyTable(client, this.args.tableId, { note: this.flags.note, evidence });
+      return certifyTable(client, await this.tableIdOf(client, this.args.tableId), {
+        note: this.flags.note,
+        evidence,
+      });
     });
     if (this.out.json) {
       this.out.record(contract);

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { tableEnvFlag } from '../cli/governance-flags.js';
 
 export default class Delete extends ApiCommand<typeof Delete> {
   static override summary = 'Soft-delete a governance artifact; the warehouse object is left as it is.';
@@ -13,9 +14,10 @@ export default class Delete extends ApiCommand<typeof Delete> {
     '<%= config.bin %> delete tbl_42 --yes --json',
   ];
   static override args = {
-    id: Args.string({ description: 'The table id or governance id.', required: true }),
+    id: Args.string({ description: 'The table id, governance id or table name.', required: true }),
   };
   static override flags = {
+    env: tableEnvFlag,
     yes: Flags.boolean({ char: 'y', description: 'Delete without asking.' }),
   };
 
@@ -30,10 +32,10 @@ export default class Delete extends ApiCommand<typeof Delete> {
       });
     }
     const { deleteTable } = await import('../services/tables.js');
-    const deleted = await this.withClient((client) =>
+    const deleted = await this.withClient(async (client) =>
       deleteTable(
         client,
-        this.args.id,
+        await this.tableIdOf(client, this.args.id, '<id>'),
         async (t) =>
           yes ||
           confirm(

@@ -7,6 +7,7 @@ import {
   intervalFlag,
   modelFlag,
   replaceFlag,
+  tableEnvFlag,
   sourceFlag,
 } from '../cli/governance-flags.js';
 import { printPushPreview, printRegistration } from '../cli/governance-views.js';
@@ -43,6 +44,7 @@ export default class Push extends ApiCommand<typeof Push> {
     connector: connectorFlag,
     source: sourceFlag,
     replace: replaceFlag,
+    env: tableEnvFlag,
     dialect: dialectFlag,
     model: modelFlag,
     wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.' }),
@@ -69,7 +71,7 @@ export default class Push extends ApiCommand<typeof Push> {
       const artifact = await inConnectorDialect(client, this.args.file, read, options);
       const outcome = await pushArtifact(client, artifact, {
         connectorId: connector,
-        replaceId: replace,
+        replaceId: replace === undefined ? undefined : await this.tableIdOf(client, replace, '--replace'),
         dryRun,
       });
       if (outcome.kind !== 'pushed') {

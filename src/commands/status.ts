@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { openPage } from '../cli/browser.js';
-import { intervalFlag } from '../cli/governance-flags.js';
+import { intervalFlag, tableEnvFlag } from '../cli/governance-flags.js';
 import { describeJobs, printStatus } from '../cli/governance-views.js';
 import type { Spinner } from '../cli/output.js';
 import type { TableStatus } from '../client/areas/tables.js';
@@ -21,9 +21,10 @@ export default class Status extends ApiCommand<typeof Status> {
     "<%= config.bin %> status tbl_42 --watch --json | jq -c '{state, jobs: [.activeJobs[].status]}'",
   ];
   static override args = {
-    tableId: Args.string({ description: 'The table id (gds list).', required: true }),
+    tableId: Args.string({ description: 'The table id or name (gds list).', required: true }),
   };
   static override flags = {
+    env: tableEnvFlag,
     watch: Flags.boolean({ description: 'Poll until no job is active.' }),
     interval: intervalFlag,
     web: Flags.boolean({
@@ -34,10 +35,11 @@ export default class Status extends ApiCommand<typeof Status> {
 
   async run(): Promise<void> {
     const { tablePageUrl, tableStatus, watchTableStatus } = await import('../services/tables.js');
-    const { tableId } = this.args;
+    let tableId = this.args.tableId;
     if (this.flags.web) {
       // The status call first: an unknown table or a bad credential fails here, not in the browser.
       const url = await this.withClient(async (client, session) => {
+        tableId = await this.tableIdOf(client, tableId);
         await tableStatus(client, tableId);
         return tablePageUrl(session.baseUrl, tableId);
       });
@@ -47,7 +49,9 @@ export default class Status extends ApiCommand<typeof Status> {
       return;
     }
     if (!this.flags.watch) {
-      const status = await this.withClient((client) => tableStatus(client, tableId));
+      const status = await this.withClient(async (client) =>
+        tableStatus(client, await this.tableIdOf(client, tableId)),
+      );
       if (this.out.json) this.out.record(status);
       else printStatus(this.out, status);
       return;
@@ -67,8 +71,13 @@ export default class Status extends ApiCommand<typeof Status> {
       if (active > 0)
         spinner = await this.out.spinner(`Waiting for ${active} active job${active === 1 ? '' : 's'}…`);
     };
-    await this.withClient((client) =>
-      watchTableStatus(client, tableId, { intervalMs: this.flags.interval }, show),
+    await this.withClient(async (client) =>
+      watchTableStatus(
+        client,
+        await this.tableIdOf(client, tableId),
+        { intervalMs: this.flags.interval },
+        show,
+      ),
     );
     spinner?.stop();
     this.out.info('No active job.');

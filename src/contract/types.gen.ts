@@ -1345,6 +1345,9 @@ export interface components {
             state: components["schemas"]["LifecycleState"];
             gate: components["schemas"]["GateMode"];
             environmentLabel: string;
+            /** @description `schema.table` of the warehouse object (Mode A) */
+            source?: string | null;
+            connectorId?: string | null;
         };
         TableList: {
             tables: components["schemas"]["TableListRow"][];
@@ -2613,6 +2616,8 @@ export interface operations {
         parameters: {
             query?: {
                 state?: components["schemas"]["LifecycleState"];
+                /** @description Only the tables of this name (case-insensitive, exact); how a table name is resolved to its id. */
+                name?: string;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,8 @@
 // msw for the client tests: unexpected requests fail the call and the test, every handler must be
 // used, and every request that went out is recorded (method, URL, headers) for assertions.
 import { setupServer } from 'msw/node';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ApiClient } from '../../src/client/index.js';
 import type { RequestHandler } from 'msw';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 
@@ -46,5 +48,26 @@ export function useMockApi() {
     use: (...handlers: RequestHandler[]) => server.use(...handlers),
     /** Requests sent so far in this test, in order. */
     seen,
+  };
+}
+
+/**
+ * A real client over the mock API with a static token and no waiting; each test's clients are closed after it.
+ * Call at the top of a test file, beside useMockApi.
+ */
+export function useMockClient(token: string): () => ApiClient {
+  const clients: ApiClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
+  return () => {
+    const client = createApiClient({
+      baseUrl: BASE,
+      auth: staticToken(token),
+      sleep: async () => {},
+      logger: () => {},
+    });
+    clients.push(client);
+    return client;
   };
 }

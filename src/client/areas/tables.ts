@@ -11,8 +11,14 @@ export type LifecycleState = Schema<'LifecycleState'>;
 export type JobSummary = Schema<'JobSummary'>;
 
 export interface TablesApi {
-  /** Active tables of the caller's workspace, oldest first; `state` filters by lifecycle state. */
-  list(query?: { state?: LifecycleState | undefined }, options?: CallOptions): Promise<TableListRow[]>;
+  /**
+   * Active tables of the caller's workspace, oldest first; `state` filters by lifecycle state, `name` keeps
+   * the tables of that name (case-insensitive, exact).
+   */
+  list(
+    query?: { state?: LifecycleState | undefined; name?: string | undefined },
+    options?: CallOptions,
+  ): Promise<TableListRow[]>;
   status(tableId: string, options?: CallOptions): Promise<TableStatus>;
   ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
   /** Soft-deletes a Mode A governance artifact; the warehouse object stays. */
@@ -26,7 +32,7 @@ export function tablesApi(transport: Transport): TablesApi {
       const { tables } = await transport.send<Schema<'TableList'>>({
         method: 'GET',
         path: '/api/tables',
-        query: { state: query.state },
+        query: { state: query.state, name: query.name },
         ...options,
       });
       return tables;

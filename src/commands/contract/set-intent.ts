@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 import { consumerClasses, intents } from '../../services/contract-intent.js';
 
@@ -15,8 +16,9 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
     '<%= config.bin %> contract set-intent t_42 --intent DECISION --dry-run',
     '<%= config.bin %> contract set-intent t_42 --grain-type entity --grain-key customer_id,region --grain "one row per customer and region"',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
+    env: tableEnvFlag,
     intent: Flags.string({ description: `Decision class: ${intents.join(', ')}.` }),
     'allowed-consumers': Flags.string({
       description: `Comma list of consumer classes: ${consumerClasses.join(', ')}.`,
@@ -44,8 +46,8 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
       meaning: f.meaning,
     });
     const dryRun = f['dry-run'];
-    const outcome = await this.withClient((client) =>
-      setIntent(client, this.args.tableId, request, { dryRun }),
+    const outcome = await this.withClient(async (client) =>
+      setIntent(client, await this.tableIdOf(client, this.args.tableId), request, { dryRun }),
     );
     if (outcome.kind === 'preview') {
       printPreview(this.out, { changed: true, diff: outcome.diff }, '');

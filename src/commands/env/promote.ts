@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 import type { PromotionOutcome } from '../../services/promotions.js';
 import type { ApiClient } from '../../client/index.js';
@@ -27,9 +28,10 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     '<%= config.bin %> --profile prod env promote t_42 --to production --bundle-in t_42.bundle.json',
   ];
   static override args = {
-    tableId: Args.string({ description: 'The table id (the source table).', required: true }),
+    tableId: Args.string({ description: 'The table id or name (the source table).', required: true }),
   };
   static override flags = {
+    env: tableEnvFlag,
     to: Flags.string({ description: 'The target environment label.', required: true }),
     'dest-profile': Flags.string({
       description: 'Register with this profile (read with the current credentials).',
@@ -64,13 +66,17 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     const destProfile = this.flags['dest-profile'];
     const { writesToStdout } = await import('../../cli/output-file.js');
     if (writesToStdout(bundleOut, { flag: '--bundle-out', json: this.out.json })) {
-      const bundle = await this.withClient((client) => promotions.exportBundle(client, tableId));
+      const bundle = await this.withClient(async (client) =>
+        promotions.exportBundle(client, await this.tableIdOf(client, tableId)),
+      );
       const { writeDocument } = await import('../../cli/gate-output.js');
       await writeDocument(this.out, `${JSON.stringify(bundle, null, 2)}\n`);
       return;
     }
     if (bundleOut !== undefined) {
-      const bundle = await this.withClient((client) => promotions.exportBundle(client, tableId));
+      const bundle = await this.withClient(async (client) =>
+        promotions.exportBundle(client, await this.tableIdOf(client, tableId)),
+      );
       const { writeOutputFile } = await import('../../cli/output-file.js');
       await writeOutputFile(bundleOut, `${JSON.stringify(bundle, null, 2)}\n`, {
         force,
@@ -93,13 +99,22 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       promotions.checkBundleTable(bundle, tableId, input.name);
       outcome = await this.withClient((client) => promotions.importBundle(client, bundle, to, landing));
     } else if (destProfile !== undefined) {
-      outcome = await this.withClient((source) =>
-        this.withDestination(destProfile, (destination) =>
-          promotions.relayPromotion(source, destination, tableId, to, landing),
-        ),
-      );
+      outcome = await this.withClient(async (source) => {
+        const id = await this.tableIdOf(source, tableId);
+        return this.withDestination(destProfile, async (destination) =>
+          promotions.relayPromotion(source, destination, id, to, {
+            ...landing,
+            replaceId: await this.replaceIdOf(destination, landing.replaceId, to),
+          }),
+        );
+      });
     } else {
-      outcome = await this.withClient((client) => promotions.promoteTable(client, tableId, to, landing));
+      outcome = await this.withClient(async (client) =>
+        promotions.promoteTable(client, await this.tableIdOf(client, tableId), to, {
+          ...landing,
+          replaceId: await this.replaceIdOf(client, landing.replaceId, to),
+        }),
+      );
     }
     if (outcome.kind === 'preview') {
       printPreview(
@@ -144,5 +159,12 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       },
       (session) => work(session.client),
     );
+  }
+
+  /** --replace as an id: a table name is looked up in the target environment. */
+  private async replaceIdOf(client: ApiClient, replace: string | undefined, to: string) {
+    if (replace === undefined) return undefined;
+    const { resolveTableId } = await import('../../services/table-ref.js');
+    return resolveTableId(client, replace, { env: to, flag: '--replace' });
   }
 }

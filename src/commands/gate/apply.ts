@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { readGateInput } from '../../cli/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 
@@ -16,8 +17,9 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     '<%= config.bin %> gate apply t_42 -f gate1.yml --dry-run',
     '<%= config.bin %> gate suggest t_42 | <%= config.bin %> gate apply t_42 -f -',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
+    env: tableEnvFlag,
     file: Flags.string({
       char: 'f',
       description: 'The gate1.yml to apply, or - for stdin.',
@@ -31,7 +33,9 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     const dryRun = this.flags['dry-run'];
     const input = await readGateInput(this.flags.file, { flag: '-f' });
     const { applyGate } = await import('../../services/gates.js');
-    const outcome = await this.withClient((client) => applyGate(client, tableId, input, { dryRun }));
+    const outcome = await this.withClient(async (client) =>
+      applyGate(client, await this.tableIdOf(client, tableId), input, { dryRun }),
+    );
     if (outcome.kind === 'unchanged') {
       const noChange = `No change: gate1.yml of ${outcome.current.tableId} is already v${outcome.current.version}.`;
       if (dryRun) printPreview(this.out, { changed: false, diff: '' }, noChange);

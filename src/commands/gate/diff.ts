@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readGateInput } from '../../cli/input.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
@@ -39,6 +40,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
     }),
   };
   static override flags = {
+    env: tableEnvFlag,
     file: Flags.string({
       char: 'f',
       description: 'The gate1.yml to compare (after), or - for stdin.',
@@ -89,7 +91,9 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
           : { kind: 'current', after: await readGateInput(file ?? '-', { flag: '-f' }) };
       const { diffWithServer } = await import('../../services/gates.js');
       result = await this.withClient((client) =>
-        this.yamlErrors(() => diffWithServer(client, tableId, target, { semantic })),
+        this.yamlErrors(async () =>
+          diffWithServer(client, await this.tableIdOf(client, tableId), target, { semantic }),
+        ),
       );
     }
     if (this.out.json) {

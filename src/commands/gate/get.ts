@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 
 export default class GateGet extends ApiCommand<typeof GateGet> {
   static override summary = "Fetch a table's current gate1.yml (stdout, or a file with -o).";
@@ -12,8 +13,9 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
     '<%= config.bin %> gate get t_42 -o gate1.yml --force',
     '<%= config.bin %> gate get t_42 -o - | <%= config.bin %> gate validate t_42 -f -',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
+    env: tableEnvFlag,
     output: Flags.string({
       char: 'o',
       description: 'Write to this file instead of stdout (- is stdout).',
@@ -30,7 +32,9 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
     const output = writesToStdout(this.flags.output, { flag: '-o', json: this.out.json })
       ? undefined
       : this.flags.output;
-    const gate = await this.withClient((client) => getGate(client, this.args.tableId));
+    const gate = await this.withClient(async (client) =>
+      getGate(client, await this.tableIdOf(client, this.args.tableId)),
+    );
     if (output !== undefined) {
       const { writeOutputFile } = await import('../../cli/output-file.js');
       await writeOutputFile(output, gate.content, { force: this.flags.force, flag: '-o' });

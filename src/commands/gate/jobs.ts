@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 
 export default class GateJobs extends ApiCommand<typeof GateJobs> {
   static override summary = "List a table's recent gate jobs and Gate 1 submissions, finished ones included.";
@@ -13,8 +14,9 @@ export default class GateJobs extends ApiCommand<typeof GateJobs> {
     '<%= config.bin %> gate jobs tbl_42 --limit 5 --json',
     '<%= config.bin %> gate jobs tbl_42 --json | jq -r \'select(.type == "gate-baseline-auto" and .status == "SUCCEEDED") | .id\' | head -1',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
+    env: tableEnvFlag,
     limit: Flags.integer({
       char: 'L',
       description: 'How many to list (1-100, default 20).',
@@ -26,7 +28,9 @@ export default class GateJobs extends ApiCommand<typeof GateJobs> {
   async run(): Promise<void> {
     const { listGateJobs } = await import('../../services/gates.js');
     const { gateJobColumns } = await import('../../cli/gate-output.js');
-    const jobs = await this.withClient((client) => listGateJobs(client, this.args.tableId, this.flags.limit));
+    const jobs = await this.withClient(async (client) =>
+      listGateJobs(client, await this.tableIdOf(client, this.args.tableId), this.flags.limit),
+    );
     await this.out.table(jobs, gateJobColumns, { empty: 'No gate jobs for this table yet.' });
   }
 }

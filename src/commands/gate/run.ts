@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../cli/errors.js';
 import { gateFlag } from '../../cli/gate-flag.js';
 import { parseSampleSpec } from '../../services/gates.js';
@@ -17,8 +18,9 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
     '<%= config.bin %> gate run t_42 --sample random:500 --json',
     '<%= config.bin %> gate run t_42 --gate 3 --baseline job_01H…',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
+    env: tableEnvFlag,
     gate: gateFlag({ description: 'Which gate: 1 (dry run, default), 2 or 3 (a detached job).', default: 1 }),
     baseline: Flags.string({
       description: 'Gate 3 only: the baseline report (job) id.',
@@ -36,7 +38,9 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       baseline: this.flags.baseline,
       sample: this.flags.sample,
     });
-    const outcome = await this.withClient((client) => runGate(client, this.args.tableId, request));
+    const outcome = await this.withClient(async (client) =>
+      runGate(client, await this.tableIdOf(client, this.args.tableId), request),
+    );
     if (outcome.kind === 'job') {
       const { job } = outcome;
       if (this.out.json) this.out.record(job);

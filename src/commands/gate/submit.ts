@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../cli/errors.js';
 
 export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
@@ -12,11 +13,14 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     '<%= config.bin %> gate submit t_42',
     '<%= config.bin %> gate submit t_42 --json',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
+  static override flags = { env: tableEnvFlag };
 
   async run(): Promise<void> {
     const { submitGate } = await import('../../services/gates.js');
-    const proof = await this.withClient((client) => submitGate(client, this.args.tableId));
+    const proof = await this.withClient(async (client) =>
+      submitGate(client, await this.tableIdOf(client, this.args.tableId)),
+    );
     const { printProof } = await import('../../cli/gate-output.js');
     await printProof(this.out, proof);
     if (!proof.passed) process.exitCode = ExitCode.Failure;

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 
 export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
   static override summary =
@@ -12,11 +13,14 @@ export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
     '<%= config.bin %> gate suggest t_42 > gate1.yml',
     '<%= config.bin %> gate suggest t_42 | <%= config.bin %> gate apply t_42 -f -',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
+  static override flags = { env: tableEnvFlag };
 
   async run(): Promise<void> {
     const { suggestGate } = await import('../../services/gates.js');
-    const suggested = await this.withClient((client) => suggestGate(client, this.args.tableId));
+    const suggested = await this.withClient(async (client) =>
+      suggestGate(client, await this.tableIdOf(client, this.args.tableId)),
+    );
     if (this.out.json) {
       this.out.record(suggested);
       return;

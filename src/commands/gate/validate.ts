@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../cli/errors.js';
 import { readGateInput } from '../../cli/input.js';
 
@@ -22,6 +23,7 @@ export default class GateValidate extends ApiCommand<typeof GateValidate> {
     }),
   };
   static override flags = {
+    env: tableEnvFlag,
     file: Flags.string({ char: 'f', description: 'The gate1.yml to check, or - for stdin.', required: true }),
   };
 
@@ -33,7 +35,8 @@ export default class GateValidate extends ApiCommand<typeof GateValidate> {
     const columns =
       tableId === undefined
         ? undefined
-        : (await this.withClient((client) => client.tables.ddl(tableId))).columns;
+        : (await this.withClient(async (client) => client.tables.ddl(await this.tableIdOf(client, tableId))))
+            .columns;
     const { diagnostics } = await validateGate1Lazily(input.text, {
       fileName: input.name,
       ...(columns === undefined ? {} : { columns }),

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 
 export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   static override summary = "Fetch a table's DDL into a local .sql file.";
@@ -13,9 +14,10 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
     '<%= config.bin %> quarantine open tbl_42 -o - | less',
   ];
   static override args = {
-    tableId: Args.string({ description: 'The table id (gds quarantine list).', required: true }),
+    tableId: Args.string({ description: 'The table id or name (gds quarantine list).', required: true }),
   };
   static override flags = {
+    env: tableEnvFlag,
     output: Flags.string({
       char: 'o',
       description: 'File to write instead of <table>.sql in the current folder (- is stdout).',
@@ -28,13 +30,15 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
     const { output, force } = this.flags;
     const { writesToStdout } = await import('../../cli/output-file.js');
     if (writesToStdout(output, { flag: '-o', json: this.out.json })) {
-      const { ddl } = await this.withClient((client) => client.tables.ddl(this.args.tableId));
+      const { ddl } = await this.withClient(async (client) =>
+        client.tables.ddl(await this.tableIdOf(client, this.args.tableId)),
+      );
       const { writeDocument } = await import('../../cli/gate-output.js');
       await writeDocument(this.out, ddl.endsWith('\n') ? ddl : `${ddl}\n`);
       return;
     }
-    const opened = await this.withClient((client) =>
-      openQuarantinedDdl(client, this.args.tableId, { output, force }),
+    const opened = await this.withClient(async (client) =>
+      openQuarantinedDdl(client, await this.tableIdOf(client, this.args.tableId), { output, force }),
     );
     const { table } = opened;
     if (this.out.json) {

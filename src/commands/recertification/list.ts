@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { requestColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
@@ -15,13 +16,17 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
   ];
   static override flags = {
     limit: limitFlag,
-    table: Flags.string({ description: "Only this table's requests." }),
+    env: tableEnvFlag,
+    table: Flags.string({ description: "Only this table's requests (its id or name)." }),
   };
 
   async run(): Promise<void> {
     const { listRecertificationRequests } = await import('../../services/recertification.js');
-    const requests = await this.withClient((client) =>
-      listRecertificationRequests(client, { tableId: this.flags.table }),
+    const { table } = this.flags;
+    const requests = await this.withClient(async (client) =>
+      listRecertificationRequests(client, {
+        tableId: table === undefined ? undefined : await this.tableIdOf(client, table, '--table'),
+      }),
     );
     await this.out.table(requests, requestColumns, {
       limit: this.flags.limit,

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tableEnvFlag } from '../../cli/governance-flags.js';
 import type { Column } from '../../cli/output.js';
 import type { ContractVersion } from '../../client/areas/versions.js';
 import { limitFlag } from '../../cli/list-flags.js';
@@ -23,13 +24,18 @@ export default class VersionsList extends ApiCommand<typeof VersionsList> {
     '<%= config.bin %> versions list t_42',
     '<%= config.bin %> versions list t_42 --json',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
 
-  static override flags = { limit: limitFlag };
+  static override flags = {
+    env: tableEnvFlag,
+    limit: limitFlag,
+  };
 
   async run(): Promise<void> {
     const { listVersions } = await import('../../services/versions.js');
-    const versions = await this.withClient((client) => listVersions(client, this.args.tableId));
+    const versions = await this.withClient(async (client) =>
+      listVersions(client, await this.tableIdOf(client, this.args.tableId)),
+    );
     await this.out.table(versions, columns, { limit: this.flags.limit, empty: 'No certified versions.' });
   }
 }

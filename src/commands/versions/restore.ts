@@ -11,7 +11,7 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
     '<%= config.bin %> versions restore t_42 --to 2 --reason "v3 grain was wrong"',
     '<%= config.bin %> versions restore t_42 --to 2 --reason rollback --env production --json',
   ];
-  static override args = { tableId: Args.string({ description: 'The table id.', required: true }) };
+  static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
     to: Flags.integer({ description: 'The version to restore.', min: 1, required: true }),
     reason: Flags.string({
@@ -24,8 +24,8 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
   async run(): Promise<void> {
     const { restoreVersion } = await import('../../services/versions.js');
     const { to, reason, env } = this.flags;
-    const restored = await this.withClient((client) =>
-      restoreVersion(client, this.args.tableId, { to, reason, env }),
+    const restored = await this.withClient(async (client) =>
+      restoreVersion(client, await this.tableIdOf(client, this.args.tableId), { to, reason, env }),
     );
     if (this.out.json) {
       this.out.record(restored);

@@ -133,12 +133,19 @@ export async function loadTable(
 }
 
 /** Active tables of the workspace, oldest first, optionally in one state. */
-export async function listTables(q: Queryable, workspaceId: string, state?: string): Promise<TableRow[]> {
+/** The active tables of a workspace, oldest first; `state` and `name` (case-insensitive, exact) filter. */
+export async function listTables(
+  q: Queryable,
+  workspaceId: string,
+  state?: string,
+  name?: string,
+): Promise<TableRow[]> {
   const rows = await q.query<Row>(
     `SELECT ${TABLE_COLUMNS} FROM gds.tables
       WHERE workspace_id = $1 AND active AND ($2::text IS NULL OR state = $2)
+        AND ($3::text IS NULL OR lower(name) = lower($3))
       ORDER BY created_at, name`,
-    [workspaceId, state ?? null],
+    [workspaceId, state ?? null, name ?? null],
   );
   return rows.map(toTableRow);
 }

@@ -20,8 +20,9 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['state']);
+    rejectUnknownParams(request.query, ['state', 'name']);
     const state = stringParam(request.query, 'state');
+    const name = stringParam(request.query, 'name');
     if (state !== undefined && !(LIFECYCLE_STATES as readonly string[]).includes(state)) {
       throw badRequest(
         'invalid_query',
@@ -31,7 +32,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       );
     }
-    const tables = (await listTables(ctx.db, caller.workspaceId, state)).filter((t) =>
+    const tables = (await listTables(ctx.db, caller.workspaceId, state, name)).filter((t) =>
       inEnvironmentScope(caller, t.environmentLabel),
     );
     return {
@@ -42,6 +43,8 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         state: t.state,
         gate: t.gateMode,
         environmentLabel: t.environmentLabel,
+        source: t.source,
+        connectorId: t.connectorId,
       })),
     };
   });

@@ -1,0 +1,116 @@
+// A table name wherever a table id goes (DESIGN.md): an argument shaped like an id (`tbl_…`) is used as it
+// is, with no request; anything else is a name, looked up once per process with one `GET /api/tables?name=`
+// (case-insensitive, exact). One table of that name is used; several are exit 2 listing each id with its
+// environment (`--env` picks); none is exit 5, with the nearest name when one is close.
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type { TableListRow } from '../client/areas/tables.js';
+
+export type TableRefClient = Pick<ApiClient, 'tables'>;
+
+/** The shape of the service's table and governance ids: what is never looked up as a name. */
+const TABLE_ID = /^tbl_[A-Za-z0-9]+$/;
+
+export function isTableId(ref: string): boolean {
+  return TABLE_ID.test(ref);
+}
+
+export interface ResolveOptions {
+  /** `--env`: among several tables of the name, the one in this environment. */
+  env?: string | undefined;
+  /** The flag or argument the reference came from, for messages (default `<tableId>`). */
+  flag?: string;
+  signal?: AbortSignal;
+}
+
+/** Names already resolved in this process, per client: each name costs one request at most. */
+const resolved = new WeakMap<object, Map<string, Promise<TableListRow[]>>>();
+
+function rowsNamed(client: TableRefClient, name: string, signal?: AbortSignal): Promise<TableListRow[]> {
+  let cache = resolved.get(client);
+  if (cache === undefined) {
+    cache = new Map();
+    resolved.set(client, cache);
+  }
+  const key = name.toLowerCase();
+  let rows = cache.get(key);
+  if (rows === undefined) {
+    rows = client.tables.list({ name }, signal === undefined ? {} : { signal });
+    // A failed lookup is not remembered: the next call asks again.
+    rows.catch(() => cache.delete(key));
+    cache.set(key, rows);
+  }
+  return rows;
+}
+
+/** The table id a command sends for `ref`: the id itself, or the one table the name denotes. */
+export async function resolveTableId(
+  client: TableRefClient,
+  ref: string,
+  options: ResolveOptions = {},
+): Promise<string> {
+  if (isTableId(ref)) return ref;
+  const flag = options.flag ?? '<tableId>';
+  const named = await rowsNamed(client, ref, options.signal);
+  const env = options.env;
+  const candidates =
+    env === undefined ? named : named.filter((t) => t.environmentLabel.toLowerCase() === env.toLowerCase());
+  const [only] = candidates;
+  if (only !== undefined && candidates.length === 1) return only.id;
+  if (candidates.length > 1) {
+    const lines = candidates.map((t) => `  ${t.id}  ${t.environmentLabel}  ${t.state}`);
+    throw new CliError(
+      `${candidates.length} tables are named ${ref}${env === undefined ? '' : ` in ${env}`}:\n${lines.join('\n')}`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'ambiguous_table_name',
+        suggestion:
+          env === undefined
+            ? `Pick one with --env <environment>, or pass its id as ${flag}.`
+            : `Pass the id of the one you mean as ${flag}.`,
+        details: {
+          name: ref,
+          tables: candidates.map((t) => ({ id: t.id, environmentLabel: t.environmentLabel })),
+        },
+      },
+    );
+  }
+  throw await notFound(client, ref, named, env, flag);
+}
+
+async function notFound(
+  client: TableRefClient,
+  ref: string,
+  named: TableListRow[],
+  env: string | undefined,
+  flag: string,
+): Promise<CliError> {
+  if (named.length > 0 && env !== undefined) {
+    return new CliError(`No table named ${ref} in ${env}.`, {
+      exitCode: ExitCode.NotFound,
+      code: 'table_not_found',
+      suggestion: `${ref} is in ${[...new Set(named.map((t) => t.environmentLabel))].join(', ')}: pass that --env, or drop it.`,
+      details: {
+        name: ref,
+        env,
+        tables: named.map((t) => ({ id: t.id, environmentLabel: t.environmentLabel })),
+      },
+    });
+  }
+  // Only on the way to an error: the whole list, for "did you mean".
+  const { closest } = await import('../core/did-you-mean.js');
+  const names = await client.tables
+    .list()
+    .then((rows) => [...new Set(rows.map((t) => t.name))])
+    .catch(() => []);
+  const near = closest(ref, names);
+  return new CliError(`Table not found: ${ref}`, {
+    exitCode: ExitCode.NotFound,
+    code: 'table_not_found',
+    suggestion:
+      near === undefined
+        ? `No table you can see is named ${ref}: gds list shows their names and ids (either goes as ${flag}).`
+        : `Did you mean ${near}? gds list shows the tables' names and ids (either goes as ${flag}).`,
+    details: { name: ref, ...(near === undefined ? {} : { didYouMean: near }) },
+  });
+}

@@ -1,0 +1,69 @@
+// Table names resolved to ids (src/services/table-ref.ts) with a real client over msw: an id sends nothing,
+// a name costs one request per process however often it is resolved, and the errors say what to do.
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { isTableId, resolveTableId } from '../../src/services/table-ref.js';
+import { BASE, useMockApi, useMockClient } from '../client/mock-api.js';
+
+const api = useMockApi();
+const newClient = useMockClient('cli_tableRefTest0123456');
+
+const row = (id: string, name: string, environmentLabel: string) => ({
+  id,
+  name,
+  mode: 'MODE_A',
+  state: 'QUARANTINED',
+  gate: 'ADVISORY',
+  environmentLabel,
+  source: `analytics_${environmentLabel}.${name}`,
+  connectorId: `con_${environmentLabel}`,
+});
+
+describe('resolveTableId', () => {
+  it('an id is used as it is, with no request', async () => {
+    expect(isTableId('tbl_1f3a9c0d5e7b2a48')).toBe(true);
+    expect(isTableId('stg_orders')).toBe(false);
+    expect(await resolveTableId(newClient(), 'tbl_1f3a9c0d5e7b2a48')).toBe('tbl_1f3a9c0d5e7b2a48');
+    expect(api.seen).toEqual([]);
+  });
+
+  it('a name: one GET /api/tables?name= however often it is resolved', async () => {
+    api.use(
+      http.get(`${BASE}/api/tables`, ({ request }) =>
+        HttpResponse.json({
+          tables:
+            new URL(request.url).searchParams.get('name') === 'stg_orders'
+              ? [row('tbl_1', 'stg_orders', 'dev')]
+              : [],
+        }),
+      ),
+    );
+    const c = newClient();
+    expect(await resolveTableId(c, 'stg_orders')).toBe('tbl_1');
+    expect(await resolveTableId(c, 'STG_ORDERS')).toBe('tbl_1');
+    expect(api.seen.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual([
+      'GET /stage/api/tables?name=stg_orders',
+    ]);
+  });
+
+  it('several: exit 2 listing each id with its environment; env picks; a wrong env is exit 5', async () => {
+    api.use(
+      http.get(`${BASE}/api/tables`, () =>
+        HttpResponse.json({ tables: [row('tbl_1', 'orders', 'dev'), row('tbl_2', 'orders', 'production')] }),
+      ),
+    );
+    const c = newClient();
+    const error = await resolveTableId(c, 'orders').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({ exitCode: 2, code: 'ambiguous_table_name' });
+    expect((error as CliError).message).toContain('tbl_1  dev');
+    expect((error as CliError).message).toContain('tbl_2  production');
+    expect((error as CliError).suggestion).toContain('--env');
+    expect(await resolveTableId(c, 'orders', { env: 'production' })).toBe('tbl_2');
+    await expect(resolveTableId(c, 'orders', { env: 'staging' })).rejects.toMatchObject({
+      exitCode: 5,
+      code: 'table_not_found',
+    });
+  });
+});
