@@ -27,8 +27,8 @@ const JSON_TEXT = JSON.stringify({
   columns: { order_id: 'bigint', customer_id: 'bigint', amount: 'numeric', paid_day: 'date' },
 });
 
-/** Median wall time of loading a module in a fresh Node process, minus a bare process. */
-function coldImportMs(specifier: string, runs = 5): number {
+/** Median wall time of running `code` (an ES module) in a fresh Node process, minus a bare process. */
+function coldRunMs(code: string, runs = 5): number {
   const time = (code: string) => {
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -38,7 +38,7 @@ function coldImportMs(specifier: string, runs = 5): number {
     }
     return median(samples);
   };
-  return time(`await import(${JSON.stringify(specifier)});`) - time('');
+  return time(code) - time('');
 }
 
 async function perCallUs(fn: () => unknown, iterations: number): Promise<number> {
@@ -56,19 +56,12 @@ function median(values: number[]): number {
 export const run: BenchModule = async () => {
   const rows: BenchRow[] = [];
   const section = 'core';
-  const pg = coldImportMs('node-sql-parser/build/postgresql.js');
-  const full = coldImportMs('node-sql-parser');
+  const pg = coldRunMs("const pg = await import('libpg-query'); await pg.loadModule();");
   rows.push({
     section,
     name: 'load PostgreSQL grammar (cold)',
     value: `${pg.toFixed(0)} ms`,
-    note: 'node-sql-parser/build/postgresql.js, first SQL artifact only',
-  });
-  rows.push({
-    section,
-    name: 'load all grammars (cold)',
-    value: `${full.toFixed(0)} ms`,
-    note: 'node-sql-parser index, for comparison (not loaded)',
+    note: 'libpg-query: import and WebAssembly compile, first SQL artifact or predicate only',
   });
   for (const [name, fileName, content] of [
     ['parse SQL view', 'orders.sql', SQL],

@@ -116,7 +116,7 @@ export const run: BenchModule = async () => {
         section: 'validate',
         name: 'core: import gate1 modules',
         value: `${figures.importMs.toFixed(0)} ms`,
-        note: 'ajv, yaml, node-sql-parser',
+        note: 'ajv, yaml, libpg-query (PostgreSQL grammar for the predicates)',
       },
       {
         section: 'validate',

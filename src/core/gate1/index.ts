@@ -1,9 +1,9 @@
 // The gate1.yml language: schema, validation with positions, and the checks the server reuses.
-// Importing it loads node-sql-parser; the CLI imports validate.js and diagnostic.js instead (see validateGate1Lazily).
-import sqlParser from 'node-sql-parser/build/postgresql.js';
-import { providePredicateParser } from './predicate-sql.js';
+// Importing it loads PostgreSQL's parser (libpg-query's WebAssembly) for the predicate checks before
+// anything else runs; the CLI imports validate.js and diagnostic.js instead (see validateGate1Lazily).
+import { loadPredicateParser } from './predicate-sql.js';
 
-providePredicateParser(sqlParser);
+await loadPredicateParser();
 export type { Diagnostic } from './diagnostic.js';
 export { countDiagnostics, diagnosticParts, formatDiagnostic } from './diagnostic.js';
 export type { Finding } from './finding.js';

@@ -1,7 +1,8 @@
 // Reads a predicate's raw text the way PostgreSQL's lexer does (standard_conforming_strings on, the
 // default since 9.1) BEFORE any parser sees it, and refuses every token that could let the text
-// escape a `WHERE <predicate>` wrapper or be read differently by PostgreSQL and by node-sql-parser
-// (backticks, which other SQL dialects read as quotes, and Unicode spaces, which PostgreSQL reads as letters).
+// escape a `WHERE <predicate>` wrapper or be read differently by PostgreSQL and by other SQL readers (a
+// person, an editor, another tool): backticks, which other SQL dialects read as quotes, and Unicode spaces,
+// which PostgreSQL reads as letters.
 import type { Finding } from './finding.js';
 
 export const MAX_PREDICATE_LENGTH = 4000;

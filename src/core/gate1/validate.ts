@@ -337,13 +337,13 @@ class Gate1Validator {
   }
 }
 
-/** Validates the text of a gate1.yml file. Pure: no I/O. Never throws on any input (once node-sql-parser is provided). */
+/** Validates the text of a gate1.yml file. Pure: no I/O. Never throws on any input (once PostgreSQL's parser is loaded). */
 export function validateGate1(text: string, opts: ValidateOptions): ValidationResult {
   return new Gate1Validator(text, opts).run();
 }
 
 /**
- * validateGate1 for one run of the CLI, which imports this module rather than index.ts: node-sql-parser
+ * validateGate1 for one run of the CLI, which imports this module rather than index.ts: PostgreSQL's parser
  * loads only when the file has predicates to check (a file that names them is checked once; the rare one
  * that reaches them otherwise, e.g. through a YAML escape in the key, twice).
  */

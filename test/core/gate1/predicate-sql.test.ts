@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPredicateSql } from '../../../src/core/gate1/index.js';
+import { checkPredicateSql, validateGate1 } from '../../../src/core/gate1/index.js';
 
 const errorsOf = (sql: string) => checkPredicateSql(sql).filter((f) => f.severity === 'error');
 
@@ -16,7 +16,7 @@ const attacks: Array<[sql: string, code: string]> = [
   ['amount > 0 GROUP BY amount', 'sql-statement'],
   ['amount > 0 ORDER BY 1', 'sql-statement'],
   ['amount > 0 LIMIT 1', 'sql-statement'],
-  ['amount > 0 FOR UPDATE', 'sql-syntax'],
+  ['amount > 0 FOR UPDATE', 'sql-statement'],
   // escaping the WHERE wrapper
   ['amount > 0) OR (1=1', 'sql-unbalanced'],
   ['amount > 0) --', 'sql-unbalanced'],
@@ -86,14 +86,31 @@ const attacks: Array<[sql: string, code: string]> = [
   ['status::oid > 0', 'sql-cast-not-allowed'],
   ['CAST(status AS regclass) IS NULL', 'sql-cast-not-allowed'],
   ['status::int[] IS NULL', 'sql-cast-not-allowed'],
-  ['session_user = status', 'sql-syntax'],
+  ['session_user = status', 'sql-session-value'],
+  ['system_user = status', 'sql-session-value'],
   ['user = status', 'sql-session-value'],
   ['current_role = status', 'sql-session-value'],
   ['current_schema = status', 'sql-session-value'],
   ['pg_user.usename = status', 'sql-qualified-name'],
   ['orders.amount > 0', 'sql-qualified-name'],
   ['public.orders.amount > 0', 'sql-qualified-name'],
-  ['current_user = status', 'sql-syntax'],
+  ['current_user = status', 'sql-session-value'],
+  // what PostgreSQL's grammar reads beyond the allow-list
+  ['amount OPERATOR(pg_catalog.=) 1', 'sql-operator-not-allowed'],
+  ['amount >> 2 > 0', 'sql-operator-not-allowed'],
+  ["status ~~ 'a%'", 'sql-operator-not-allowed'],
+  ['amount IS DISTINCT FROM total', 'sql-unsupported'],
+  ["status LIKE ANY (ARRAY['a%'])", 'sql-function-not-allowed'],
+  ["created_at AT TIME ZONE 'UTC' > now()", 'sql-function-not-allowed'],
+  ["overlay(status placing 'x' from 1) = 'x'", 'sql-function-not-allowed'],
+  ["lower(status := 'x') = 'x'", 'sql-unsupported'],
+  ['codes[1] = 1', 'sql-unsupported'],
+  ['status COLLATE "C" = code', 'sql-unsupported'],
+  ['row(amount, total) = row(1, 2)', 'sql-unsupported'],
+  ["flags = B'101'", 'sql-unsupported'],
+  ['status::setof int IS NULL', 'sql-cast-not-allowed'],
+  ["status::varchar(pg_sleep(1)) = 'a'", 'sql-syntax'],
+  ["status = 'a'\n'b'", 'sql-ambiguous-literal'],
   // not a boolean expression
   ['amount', 'sql-not-boolean-or-bare'],
   ['42', 'sql-not-boolean'],
@@ -168,6 +185,21 @@ describe('checkPredicateSql refuses every attack, each with its reason', () => {
     ]);
   });
 
+  it("points PostgreSQL's refusals and the refused node at their place in the predicate", () => {
+    expect(errorsOf('amount > 0 AND status = = 1')).toEqual([
+      expect.objectContaining({ code: 'sql-syntax', index: 24, message: expect.stringMatching(/near "="/) }),
+    ]);
+    // Characters, not bytes: the é before pg_sleep is two bytes in UTF-8.
+    expect(errorsOf("lower(status) = 'é' AND pg_sleep(1) IS NULL")[0]?.index).toBe(24);
+    expect(errorsOf('amount > 0 AND total OPERATOR(pg_catalog.=) 1')[0]?.index).toBe(21);
+  });
+
+  it('places a syntax error at its line and column of gate1.yml', () => {
+    const text = 'customPredicates:\n  - name: p\n    sql: amount > 0 AND status = = 1\n    severity: WARN\n';
+    const [d] = validateGate1(text, { fileName: 'gate1.yml' }).diagnostics;
+    expect(d).toMatchObject({ line: 3, column: 10 + 24, code: 'sql-syntax', severity: 'error' });
+  });
+
   it('points lexical refusals at the offending character', () => {
     const [semicolon] = errorsOf('amount > 0; DROP TABLE t');
     expect(semicolon?.index).toBe(10);
@@ -227,6 +259,9 @@ const honest = [
   "lpad(zip, 5, '0') = zip AND rpad(code, 1000) <> '' AND lpad(code, -1) = ''",
   "replace(replace(phone, '-', ''), ' ', '') ~ '^[0-9]+$'",
   "replace(name, 'ß', 'ss') <> '' AND translate(code, 'abc', 'ABCDEFGHIJ') <> ''",
+  "substring(sku from 1 for 3) = 'ABC' AND trim(leading '0' from code) <> ''",
+  "email LIKE '%!%%' ESCAPE '!' AND nullif(code, '') IS NOT NULL",
+  "created_at::timestamptz < localtimestamp AND amount::int4 > 0 AND code::character varying(10) <> ''",
 ];
 
 describe('checkPredicateSql lets honest predicates through', () => {
