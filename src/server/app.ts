@@ -18,6 +18,7 @@ import { migrate } from './db/migrations.js';
 import { errorBody, handleError } from './errors.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
 import { JobRunner } from './governance/jobs.js';
+import { OwnNames } from './host-check.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
@@ -75,6 +76,9 @@ export interface ServerOptions {
   refreshGraceMs?: number;
   /** Deadline of every database statement in ms (gate checks, previews, profiling); default 30,000. */
   queryTimeoutMs?: number;
+  /** The URL people reach the server by when it is not the listening address (a proxy): its host is
+   *  accepted in `Host` and its origin in `Origin` besides the listening address's. */
+  publicUrl?: string;
 }
 
 export interface RunningServer {
@@ -103,6 +107,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     await seedIfEmpty(db, clock, options.workspaces);
     const keys = await loadSigningKeys(db, clock);
     let baseUrl = '';
+    let names: OwnNames | null = null;
     const signer = new TokenSigner(keys, () => baseUrl, clock);
     const ctx: AppContext = {
       db,
@@ -113,13 +118,21 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       limiter: new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
       refreshGraceMs: options.refreshGraceMs ?? DEFAULT_REFRESH_GRACE_MS,
       baseUrl: () => baseUrl,
+      names: () => {
+        if (!names) throw new Error('the server is not listening yet');
+        return names;
+      },
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const routes: RunningServer['routes'] = [];
     const app = buildApp(ctx, options.logger ?? false, contract, routes);
     oauthRoutes(app, ctx, options.deviceFlow);
-    await app.listen({ port: options.port ?? DEFAULT_PORT, host: options.host ?? DEFAULT_HOST });
-    baseUrl = urlOf(app.server.address() as AddressInfo);
+    const host = options.host ?? DEFAULT_HOST;
+    const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
+    await app.listen({ port: options.port ?? DEFAULT_PORT, host });
+    const address = app.server.address() as AddressInfo;
+    baseUrl = urlOf(address);
+    names = new OwnNames({ host, port: address.port }, publicUrl);
     const ready = await buildReadyInfo(ctx);
     const jobs = new JobRunner({ db, clock }, options.jobs ?? 'auto');
     return {
@@ -159,6 +172,18 @@ function buildApp(
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (!ctx.names().isOwnHost(request.headers.host)) {
+      return reply
+        .code(421)
+        .header('cache-control', 'no-store')
+        .send(
+          errorBody(
+            'misdirected_request',
+            'This server answers only its own names (its listening address, localhost, or --public-url); ' +
+              `reach it as ${ctx.baseUrl()}.`,
+          ),
+        );
+    }
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
@@ -193,6 +218,14 @@ function buildApp(
   meRoutes(app, ctx);
   dashboardRoutes(app, ctx);
   return app;
+}
+
+/** A `--public-url`: http(s), no path beyond `/`; 400-worthy mistakes fail the start-up. */
+function checkPublicUrl(raw: string): string {
+  const url = URL.parse(raw);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '')
+    throw new Error(`publicUrl must be an http(s) URL such as https://gds.example.com; got ${raw}`);
+  return url.origin;
 }
 
 function urlOf(address: AddressInfo): string {

@@ -16,6 +16,30 @@ export interface AuditInput {
   details?: Record<string, unknown>;
 }
 
+/**
+ * The most an entry's details may take, serialized (a 64 KB evidence summary and its context fit). Larger
+ * details are stored, and details stored larger before this bound existed are returned, as a marker.
+ */
+export const MAX_DETAILS_BYTES = 96 * 1024;
+/** A page of the audit log stops before it would pass this many bytes (its nextCursor goes on from there). */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The marker that stands for details over MAX_DETAILS_BYTES. */
+function truncatedDetails(bytes: number, keys: string[]): Record<string, unknown> {
+  return {
+    truncated: true,
+    originalBytes: bytes,
+    keys: keys.slice(0, 50),
+    message: `The details of this entry were ${bytes} bytes, over the ${MAX_DETAILS_BYTES / 1024} KB an entry keeps; they are left out.`,
+  };
+}
+
+function boundedDetails(details: Record<string, unknown>): string {
+  const text = JSON.stringify(details);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes <= MAX_DETAILS_BYTES ? text : JSON.stringify(truncatedDetails(bytes, Object.keys(details)));
+}
+
 export async function recordAudit(q: Queryable, clock: Clock, entry: AuditInput): Promise<void> {
   await q.query(
     `INSERT INTO gds.audit_log (id, workspace_id, user_id, table_id, action, resource, environment_label,
@@ -30,7 +54,7 @@ export async function recordAudit(q: Queryable, clock: Clock, entry: AuditInput)
       entry.resource,
       entry.environmentLabel ?? null,
       entry.gateMode ?? null,
-      entry.details ? JSON.stringify(entry.details) : null,
+      entry.details ? boundedDetails(entry.details) : null,
       new Date(clock()).toISOString(),
     ],
   );
@@ -53,6 +77,8 @@ interface AuditRow {
   environment_label: string | null;
   gate_mode: 'ENFORCING' | 'ADVISORY' | null;
   details: Record<string, unknown> | null;
+  details_bytes: number | null;
+  details_keys: string[] | null;
   created_at: Date;
   user_email: string | null;
 }
@@ -91,17 +117,29 @@ export async function listAudit(
   if (query.since !== undefined) add('created_at >= ?::timestamptz', query.since);
   params.push(query.limit + 1);
   const rows = await q.query<AuditRow>(
-    `SELECT seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode, details,
+    // Details over the bound (stored before it existed) never leave the database whole: only their size and keys.
+    `SELECT seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode,
+            CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN NULL ELSE details END AS details,
+            CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN octet_length(details::text) END
+              AS details_bytes,
+            CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} AND jsonb_typeof(details) = 'object'
+              THEN ARRAY(SELECT jsonb_object_keys(details)) END AS details_keys,
             created_at, (SELECT u.email FROM gds.users u WHERE u.id = gds.audit_log.user_id) AS user_email
        FROM gds.audit_log WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
     params,
   );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    entries: page.map(toEntry),
-    nextCursor: rows.length > query.limit && last ? encodeCursor(last.cursor_seq) : '',
-  };
+  const entries: AuditEntry[] = [];
+  let bytes = 0;
+  let last: AuditRow | undefined;
+  for (const row of rows.slice(0, query.limit)) {
+    const entry = toEntry(row);
+    bytes += Buffer.byteLength(JSON.stringify(entry), 'utf8') + 1;
+    if (entries.length > 0 && bytes > MAX_PAGE_BYTES) break;
+    entries.push(entry);
+    last = row;
+  }
+  const more = rows.length > entries.length;
+  return { entries, nextCursor: more && last ? encodeCursor(last.cursor_seq) : '' };
 }
 
 /** §2.4 types every field as a string: what does not apply to an event is the empty string, not null. */
@@ -118,6 +156,7 @@ function toEntry(row: AuditRow): AuditEntry {
     gateModeAtEvaluation: row.gate_mode ?? '',
     createdAt: new Date(row.created_at).toISOString(),
   };
-  if (row.details) entry.details = row.details;
+  if (row.details_bytes !== null) entry.details = truncatedDetails(row.details_bytes, row.details_keys ?? []);
+  else if (row.details) entry.details = row.details;
   return entry;
 }

@@ -6,6 +6,7 @@ import type { SigningKeys } from './auth/keys.js';
 import type { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Db } from './db/index.js';
+import type { OwnNames } from './host-check.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface AppContext {
@@ -19,6 +20,8 @@ export interface AppContext {
   refreshGraceMs: number;
   /** The server's base URL (known once it listens). */
   baseUrl: () => string;
+  /** The server's own names and origins (known once it listens): Host and Origin checks. */
+  names: () => OwnNames;
 }
 
 /** The request's caller: resolved by a hook (table endpoints) or on demand (everything else); 401 when none. */

@@ -46,6 +46,17 @@ export class ContractChecker {
   }
 
   private problemsOf(r: ObservedResponse): string[] {
+    // 421 (a Host that is not the server's) is answered on every path, known or not, before routing.
+    if (r.status === 421) {
+      const [response, pointer] = this.resolve(
+        { $ref: '#/components/responses/MisdirectedRequest' },
+        '/components/responses/MisdirectedRequest',
+      );
+      return [
+        ...this.headerProblems(response, pointer, r.headers),
+        ...this.bodyProblems(response, pointer, r),
+      ];
+    }
     const path = r.route?.replace(/:(\w+)/g, '{$1}');
     const item = path === undefined ? undefined : (this.doc.paths[path] as Node | undefined);
     if (!path || !item) return [`path ${r.route ?? r.url} is not in the contract`];

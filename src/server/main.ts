@@ -80,6 +80,12 @@ const OPTIONS: readonly ServerOption[] = [
     default: String(DEFAULT_QUERY_TIMEOUT_MS),
     description: 'deadline of every database statement, in ms (1 to 3600000)',
   },
+  {
+    name: 'public-url',
+    value: 'URL',
+    default: 'none: only the listening address, localhost and [::1]',
+    description: 'another URL people reach the server by (a proxy); its host is accepted besides those',
+  },
   { name: 'help', default: 'off', description: 'print this help and exit' },
 ];
 
@@ -110,6 +116,13 @@ function integer(name: string, raw: string | undefined, min: number, max: number
   if (!(value >= min && value <= max))
     fail(`--${name} must be an integer from ${min} to ${max}; got "${raw}".`);
   return value;
+}
+
+function publicUrl(raw: string): string {
+  const url = URL.parse(raw);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    fail(`--public-url must be an http(s) URL such as https://gds.example.com; got "${raw}".`);
+  return url.origin;
 }
 
 function parseValues(): Record<string, string | boolean | undefined> {
@@ -145,6 +158,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
   const server: ServerOptions = {
     port: integer('port', text('port'), 0, 65535) ?? DEFAULT_PORT,
     ...(host ? { host } : {}),
+    ...(text('public-url') !== undefined ? { publicUrl: publicUrl(text('public-url') ?? '') } : {}),
     ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(rateLimit ? { rateLimit: integer('rate-limit', rateLimit, 1, 1_000_000_000) } : {}),

@@ -91,7 +91,7 @@ export interface TestResponse {
 
 export interface TestServerOptions extends Pick<
   ServerOptions,
-  'rateLimit' | 'jobs' | 'workspaces' | 'queryTimeoutMs'
+  'rateLimit' | 'jobs' | 'workspaces' | 'queryTimeoutMs' | 'publicUrl' | 'refreshGraceMs'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -116,6 +116,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
   });
   const contract = running.contract;

@@ -136,6 +136,7 @@ describe('npm run server', () => {
       'refresh-grace',
       'workspaces',
       'query-timeout',
+      'public-url',
       'help',
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);

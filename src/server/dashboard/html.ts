@@ -48,24 +48,34 @@ const STYLE_ELEMENT = new Html(`<style>${STYLE}</style>`);
 /** The CSP source that allows exactly the style element above. */
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `style-src ${STYLE_HASH}`,
-  "img-src 'none'",
-  "script-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The CSP of a page whose one style element is `style` (no script, no frames, forms post to itself). */
+export function contentSecurityPolicy(styleHash: string): string {
+  return [
+    "default-src 'none'",
+    `style-src ${styleHash}`,
+    "img-src 'none'",
+    "script-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy(STYLE_HASH);
+
+/** The headers of a server-rendered page (dashboard, /device) under the given CSP. */
+export function pageSecurityHeaders(csp: string): Record<string, string> {
+  return {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cache-control': 'no-store',
+  };
+}
 
 /** Sent with every dashboard response, pages, redirects and errors alike. */
-export const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-};
+export const SECURITY_HEADERS: Record<string, string> = pageSecurityHeaders(CONTENT_SECURITY_POLICY);
 
 export function page(title: string, body: Html, header: Html = html``): string {
   return html`<!doctype html>

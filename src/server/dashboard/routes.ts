@@ -9,6 +9,7 @@ import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { formScopeErrorHandler, unauthorized } from '../errors.js';
 import { listTables } from '../governance/tables.js';
+import { isSameOriginPost } from '../host-check.js';
 import { memberByEmail } from '../oauth/device-codes.js';
 import { SECURITY_HEADERS } from './html.js';
 import {
@@ -33,20 +34,6 @@ export function safeNext(next: string | undefined): string {
   return next !== undefined && DASHBOARD_PAGE.test(next) && !next.startsWith(SIGN_IN_PATH)
     ? next
     : '/dashboard';
-}
-
-/**
- * CSRF: forms post only from this server's own pages. Browsers send Sec-Fetch-Site; one that does not
- * must send an Origin naming this host (under Referrer-Policy no-referrer such a browser sends
- * `Origin: null`, which is refused). A client with neither header is not a browser, so no page can have
- * made it post; the SameSite=Strict cookie is the second guard.
- */
-export function isSameOriginPost(request: FastifyRequest): boolean {
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined) return site === 'same-origin';
-  const origin = request.headers.origin;
-  if (origin === undefined) return true;
-  return URL.parse(origin)?.host === request.headers.host;
 }
 
 function wantsHtml(request: FastifyRequest): boolean {
@@ -137,7 +124,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
     );
 
     scope.post<{ Body: Form }>(SIGN_IN_PATH, async (request, reply) => {
-      if (!isSameOriginPost(request)) {
+      if (!isSameOriginPost(request, ctx.names())) {
         return sendPage(reply, 403, refusedPage('Sign in from this server’s own sign-in page.'));
       }
       const form = request.body ?? {};
@@ -160,7 +147,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
 
     scope.post(SIGN_OUT_PATH, async (request, reply) => {
-      if (!isSameOriginPost(request)) {
+      if (!isSameOriginPost(request, ctx.names())) {
         return sendPage(reply, 403, refusedPage('Sign out from this server’s own pages.'));
       }
       const id = cookieValue(request.headers.cookie, SESSION_COOKIE);

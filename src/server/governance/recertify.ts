@@ -8,12 +8,17 @@ import { readRunResults, reduceManifest } from '../../core/dbt-run.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest, forbidden } from '../errors.js';
+import { badRequest, forbidden, HttpError } from '../errors.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { TableRow } from './tables.js';
 import { listTables } from './tables.js';
 
 export const MAX_TABLES = 500;
+/** `evidence` is a cheap-tier summary stamped on audit events (§4.8): at most 64 KB serialized. */
+export const MAX_EVIDENCE_BYTES = 64 * 1024;
+/** `trigger` is a label, and a table name a name: both short. */
+const MAX_TRIGGER_CHARS = 200;
+const MAX_NAME_CHARS = 1024;
 
 /** One rebuilt table as submitted: its name, and what identifies its definition when known. */
 export interface BatchEntry {
@@ -79,8 +84,14 @@ export function readSignal(body: unknown): Signal {
     });
   }
   const trigger = body['trigger'] ?? 'PIPELINE_RUN';
-  if (typeof trigger !== 'string' || trigger === '') {
-    throw badRequest('invalid_request', 'trigger must be a non-empty string.', { field: 'trigger' });
+  if (typeof trigger !== 'string' || trigger === '' || trigger.length > MAX_TRIGGER_CHARS) {
+    throw badRequest(
+      'invalid_request',
+      `trigger must be a non-empty string of at most ${MAX_TRIGGER_CHARS} characters.`,
+      {
+        field: 'trigger',
+      },
+    );
   }
   const evidence = body['evidence'];
   if (evidence !== undefined && !isObject(evidence)) {
@@ -88,6 +99,7 @@ export function readSignal(body: unknown): Signal {
       field: 'evidence',
     });
   }
+  if (evidence !== undefined) checkEvidenceSize(evidence);
   const read = hasTables
     ? { batch: fromTables(body['tables']) }
     : fromRunResults(body['runResults'], body['manifest']);
@@ -98,6 +110,19 @@ export function readSignal(body: unknown): Signal {
     ...(environmentLabel === undefined ? {} : { environmentLabel }),
     ...(evidence === undefined ? {} : { evidence }),
   };
+}
+
+/** 413 when `evidence` serializes to more than MAX_EVIDENCE_BYTES: it is a summary, not the run's output. */
+function checkEvidenceSize(evidence: Body): void {
+  const bytes = Buffer.byteLength(JSON.stringify(evidence), 'utf8');
+  if (bytes <= MAX_EVIDENCE_BYTES) return;
+  throw new HttpError(
+    413,
+    'evidence_too_large',
+    `evidence is ${bytes} bytes serialized; the limit is 64 KB (${MAX_EVIDENCE_BYTES} bytes). Send a summary ` +
+      '(kind, runId, counts) and keep the full output in your pipeline.',
+    { field: 'evidence', limitBytes: MAX_EVIDENCE_BYTES, bytes },
+  );
 }
 
 function fromTables(tables: unknown): BatchEntry[] {
@@ -112,6 +137,7 @@ function fromTables(tables: unknown): BatchEntry[] {
   }
   if (tables.length > MAX_TABLES) throw tooMany(tables.length);
   return tables.map((entry, index) => {
+    if (typeof entry === 'string' && entry.length > MAX_NAME_CHARS) throw tooLong(index);
     if (typeof entry === 'string' && entry.trim() !== '') return { name: entry.trim() };
     const invalid = () =>
       badRequest('invalid_tables', `tables[${index}] must be a table name or an object with a string name.`, {
@@ -125,6 +151,8 @@ function fromTables(tables: unknown): BatchEntry[] {
     ) {
       throw invalid();
     }
+    if ([entry['name'], schema ?? '', definitionHash ?? ''].some((s) => s.length > MAX_NAME_CHARS))
+      throw tooLong(index);
     return {
       name: entry['name'].trim(),
       ...(schema ? { schema } : {}),
@@ -132,6 +160,11 @@ function fromTables(tables: unknown): BatchEntry[] {
     };
   });
 }
+
+const tooLong = (index: number) =>
+  badRequest('invalid_tables', `tables[${index}] is over ${MAX_NAME_CHARS} characters; send table names.`, {
+    field: `tables[${index}]`,
+  });
 
 const tooMany = (count: number) =>
   badRequest(

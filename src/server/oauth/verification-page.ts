@@ -1,12 +1,18 @@
 // The verification page of RFC 8628 §3.3: a form for the user code, the e-mail of a seeded user (the
 // reference server has no passwords) and approve / deny. Plain HTML, every value escaped (the dashboard's
 // escapeHtml).
-import { escapeHtml } from '../dashboard/html.js';
+import { createHash } from 'node:crypto';
+import { contentSecurityPolicy, escapeHtml, pageSecurityHeaders } from '../dashboard/html.js';
 
 const STYLE =
   'body{font:16px system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}' +
   'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;padding:.4rem}' +
   'button{font:inherit;margin:1rem .5rem 0 0;padding:.4rem 1rem}.code{letter-spacing:.15em}';
+
+/** The dashboard's headers, with a CSP that allows exactly this page's style element. */
+export const VERIFICATION_PAGE_HEADERS = pageSecurityHeaders(
+  contentSecurityPolicy(`'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`),
+);
 
 function page(title: string, body: string): string {
   return (

@@ -18,7 +18,8 @@ import {
   paths,
   REFRESH_TOKEN_GRANT,
 } from '../oauth/settings.js';
-import { outcomePage, verificationForm } from '../oauth/verification-page.js';
+import { isSameOriginPost } from '../host-check.js';
+import { outcomePage, VERIFICATION_PAGE_HEADERS, verificationForm } from '../oauth/verification-page.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -39,6 +40,11 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
           : sendOAuthError(reply, new OAuthError('invalid_request', message)),
       ),
     );
+
+    // The verification page gets the dashboard's headers (CSP, no framing, nosniff, no-store).
+    scope.addHook('onRequest', async (request, reply) => {
+      if (request.url.split('?')[0] === paths.verification) reply.headers(VERIFICATION_PAGE_HEADERS);
+    });
 
     scope.get(paths.discovery, async () => discoveryDocument(ctx.baseUrl()));
 
@@ -70,6 +76,12 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
     );
 
     scope.post<{ Body: Form }>(paths.verification, async (request, reply) => {
+      if (!isSameOriginPost(request, ctx.names())) {
+        return reply
+          .code(403)
+          .type('text/html; charset=utf-8')
+          .send(verificationForm('', 'Approve sign-ins from this server’s own /device page only.'));
+      }
       const form = request.body ?? {};
       const decision = form.action;
       if ((decision !== 'approve' && decision !== 'deny') || !form.user_code || !form.email) {

@@ -1,0 +1,71 @@
+// The server answers only its own names (DNS rebinding): a page at `rebind.attacker.example:8787` whose
+// name an attacker points at 127.0.0.1 reaches this server with its own name in `Host`, so a request whose
+// Host is not one of the server's (the listening address, `127.0.0.1`/`localhost`/`[::1]` on its port, the
+// host of `--public-url`) is answered 421 before any route runs. Same-origin checks compare `Origin` with
+// these origins, never with the request's own Host.
+import { networkInterfaces } from 'node:os';
+import type { FastifyRequest } from 'fastify';
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+export class OwnNames {
+  private readonly hosts = new Set<string>();
+  private readonly origins = new Set<string>();
+
+  /** `listening` is the bound address (`host` as given, `port` as bound); `publicUrl` a name given at start. */
+  constructor(listening: { host: string; port: number }, publicUrl?: string) {
+    const names = new Set(LOOPBACK_NAMES);
+    const bound =
+      listening.host.includes(':') && !listening.host.startsWith('[')
+        ? `[${listening.host}]`
+        : listening.host;
+    if (WILDCARD.has(bound)) {
+      // Listening on every interface: each interface's address is one of the server's names.
+      for (const addresses of Object.values(networkInterfaces())) {
+        for (const a of addresses ?? []) names.add(a.family === 'IPv6' ? `[${a.address}]` : a.address);
+      }
+    } else {
+      names.add(bound.toLowerCase());
+    }
+    for (const name of names) this.add('http:', `${name}:${listening.port}`);
+    if (publicUrl !== undefined) {
+      const url = new URL(publicUrl);
+      this.add(url.protocol, url.host.toLowerCase());
+    }
+  }
+
+  private add(protocol: string, host: string): void {
+    this.hosts.add(host);
+    this.origins.add(`${protocol}//${host}`);
+    if (protocol === 'https:') this.origins.add(`http://${host}`);
+  }
+
+  /** Whether a request's Host header names this server. */
+  isOwnHost(host: string | undefined): boolean {
+    return host !== undefined && this.hosts.has(host.toLowerCase());
+  }
+
+  /** Whether an Origin header value is one of this server's origins. */
+  isOwnOrigin(origin: string): boolean {
+    const url = URL.parse(origin);
+    return url !== null && this.origins.has(`${url.protocol}//${url.host}`);
+  }
+}
+
+/**
+ * CSRF of the form posts (sign-in, sign-out, device approval). Browsers send Sec-Fetch-Site, which must be
+ * same-origin: the browser vouches that the page's origin is the target's, whose Host the onRequest hook
+ * has already checked (under Referrer-Policy no-referrer such a browser may send `Origin: null`). A browser
+ * without Sec-Fetch-Site must send an Origin that is one of this server's own (never the request's own
+ * Host, which a rebinding page controls). A client with neither header is not a browser, so no page can
+ * have made it post.
+ */
+export function isSameOriginPost(request: FastifyRequest, names: OwnNames): boolean {
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  if (site !== undefined) {
+    return site === 'same-origin' && (origin === undefined || origin === 'null' || names.isOwnOrigin(origin));
+  }
+  return origin === undefined || names.isOwnOrigin(origin);
+}
