@@ -2008,6 +2008,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request's `Host` is not one of the server's own names (its listening address, `127.0.0.1`, `localhost` or `[::1]` on its port, or the `--public-url` given at start): DNS rebinding is refused before any route runs, on every path. */
+        MisdirectedRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Body over the endpoint's size limit. */
         PayloadTooLarge: {
             headers: {
@@ -3646,6 +3656,15 @@ export interface operations {
             };
             /** @description Unknown, used or expired code, unknown e-mail, or a missing field; the form again. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A cross-site post (Sec-Fetch-Site other than same-origin, or an Origin that is not the server's own); the form again. The page carries the dashboard's security headers. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
