@@ -1,13 +1,14 @@
 // The governance commands as real processes against a reference server in this process (its gate jobs
 // run by the worker): `gds list --json`, `gds status`, `gds push` (a replacement each run) and
 // `gds push --wait` (until the auto-baseline job ends, polled every 0.1 s).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from '../../test/cli/helpers/cli-process.js';
 import { startTestServer } from '../../test/helpers/server.js';
 import { timedRun } from './commands.js';
 import { median } from './lib/measure.js';
+import { productsArtifact } from './lib/products-artifact.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const RUNS = 5;
@@ -17,19 +18,7 @@ export const run: BenchModule = async () => {
   const server = await startTestServer({ rateLimit: 1_000_000_000 });
   const dir = mkdtempSync(join(tmpdir(), 'gds-bench-gov-'));
   try {
-    const connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-    const columns =
-      server.ready.warehouseObjects.find((o) => o.source === 'analytics_dev.products')?.columns ?? [];
-    const file = join(dir, 'products.sql');
-    writeFileSync(
-      file,
-      `CREATE VIEW analytics_dev.products AS SELECT ${columns.map((c) => c.name).join(', ')} FROM raw.products`,
-    );
-    const env = {
-      GDS_CONFIG_DIR: join(dir, 'gds'),
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('ADMIN').cliToken,
-    };
+    const { connector, file, env } = productsArtifact(server, dir);
     const first = await timedRun(['push', file, '--connector', connector, '--json'], env);
     const governanceId = (await server.sql(`SELECT id FROM gds.tables WHERE name = 'products' AND active`))[0]
       ?.id as string;

@@ -33,7 +33,8 @@ export const replaceFlag = Flags.string({
 
 /** Seconds between two polls, decimals allowed; parsed to milliseconds. */
 export const intervalFlag = Flags.custom<number>({
-  description: 'Seconds between two polls (default 3).',
+  description:
+    'Longest wait between two polls, in seconds (default 3): the second poll comes after 0.25 s, each wait after it twice as long, up to this.',
   env: 'GDS_INTERVAL',
   default: 3000,
   defaultHelp: async () => '3',

@@ -24,7 +24,8 @@ export default class Push extends ApiCommand<typeof Push> {
     'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job; --web also opens " +
     'the tracking URL (the dashboard page) in the browser where there is a display. --wait follows ' +
-    'that job until it ends (a spinner on a terminal) and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
+    'that job until it ends (a spinner on a terminal; polls after 0.25 s, then twice as long each time up to ' +
+    '--interval), prints how it ended as one line on stderr, and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
     'CANCELLED. Under --json one line: the registration, its job as it ended with --wait. With --replace the file ' +
     'is compared with the definition the table holds first (table name, source, columns and types, declarations; ' +
     'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run prints the diff.';
@@ -96,15 +97,17 @@ export default class Push extends ApiCommand<typeof Push> {
       if (!this.out.json)
         printRegistration(this.out, result, replace === undefined ? 'Registered' : 'Replaced');
       const spinner = await this.out.spinner(`Baseline job ${result.job.id} ${result.job.status}`);
-      const job = await waitForBaselineJob(client, result.job.id, { intervalMs: interval }, (j) =>
-        spinner.update(`Baseline job ${j.id} ${j.status}`),
+      const job = await waitForBaselineJob(
+        client,
+        result.job.id,
+        { intervalMs: interval, known: result.job.status },
+        (j) => spinner.update(`Baseline job ${j.id} ${j.status}`),
       );
       const failure = jobOutcomeFailure(job);
+      // One final line, on stderr: the job's end (or the error below); stdout keeps the registration.
       if (failure === undefined) spinner.succeed(`Baseline job ${job.id} SUCCEEDED`);
-      else spinner.fail(failure.message);
+      else spinner.stop();
       if (this.out.json) this.out.record({ ...result, job });
-      // stdout ends with where the job ended, not with the QUEUED it started in.
-      else this.out.print(`Status:   baseline job ${job.id} ${job.status}`);
       if (failure !== undefined) throw failure;
     });
   }

@@ -9,9 +9,11 @@ import type { TableStatus } from '../client/areas/tables.js';
 export default class Status extends ApiCommand<typeof Status> {
   static override summary = "Show a table's lifecycle state, certification, schema drift and active jobs.";
   static override description =
-    '--watch polls (every --interval seconds, default 3) until no job of the table is active: the status ' +
-    'first, then a line each time it changes; a spinner on a terminal while jobs run. Under --json one line ' +
-    'per status (the first, then each change; the last has no active job). Ctrl-C stops with exit 130. ' +
+    '--watch polls until no job of the table is active (after 0.25 s, then twice as long each time up to ' +
+    '--interval seconds, default 3): the status first, then a line on stdout each time it changes while a job ' +
+    'is active, and one final line on stderr when none is; a spinner on a terminal while jobs run. Under ' +
+    '--json one line per status on stdout (the first, then each change; the last has no active job) and ' +
+    'nothing on stderr. Ctrl-C stops with exit 130. ' +
     "--web opens the table's dashboard page in the browser (https, or http on this machine) instead of " +
     'printing the status; without a display it prints the address, and under --json one line {tableId, url}.';
   static override examples = [
@@ -58,16 +60,19 @@ export default class Status extends ApiCommand<typeof Status> {
     }
     let spinner: Spinner | undefined;
     let first = true;
+    // stdout: the first status, then each change while a job is active. The end (no active job) is one
+    // line on stderr, unless the first status already showed it.
     const show = async (status: TableStatus) => {
       spinner?.stop();
+      const active = status.activeJobs.length;
       if (this.out.json) this.out.record(status);
       else if (first) printStatus(this.out, status);
-      else
+      else if (active > 0)
         this.out.print(
           `${new Date().toISOString()}  ${status.state}  jobs: ${describeJobs(status.activeJobs)}`,
         );
+      else this.out.info(`${new Date().toISOString()}  ${status.state}  no active job.`);
       first = false;
-      const active = status.activeJobs.length;
       if (active > 0)
         spinner = await this.out.spinner(`Waiting for ${active} active job${active === 1 ? '' : 's'}…`);
     };
@@ -80,6 +85,5 @@ export default class Status extends ApiCommand<typeof Status> {
       ),
     );
     spinner?.stop();
-    this.out.info('No active job.');
   }
 }

@@ -2,7 +2,7 @@
 // of src/core/artifacts), so an unsupported, malformed or sourceless file is refused before any request;
 // then registered (or replaced) on the service, and for `push --wait` followed until its baseline job ends.
 import { basename } from 'node:path';
-import { setTimeout as sleepFor } from 'node:timers/promises';
+import { type PollOptions, pollUntil } from './poll.js';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { readTextInput } from '../cli/input.js';
 import type { ApiClient } from '../client/index.js';
@@ -296,28 +296,26 @@ async function registrationFailure(
 
 export const TERMINAL_JOB_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
-export interface WaitOptions {
-  intervalMs: number;
-  signal?: AbortSignal;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-}
+export type WaitOptions = PollOptions;
 
-/** Polls the auto-baseline (Gate 1) job until it ends; `onChange` sees each new status. */
+/**
+ * Polls the auto-baseline (Gate 1) job until it ends (after 0.25 s, then backing off up to the interval);
+ * `onChange` sees each new status. `options.known` is the status the registration answered (QUEUED): the
+ * first read then waits the 0.25 s too.
+ */
 export async function waitForBaselineJob(
   client: Pick<ApiClient, 'gateJobs'>,
   jobId: string,
   options: WaitOptions,
   onChange: (job: GateJobBody) => void | Promise<void>,
 ): Promise<GateJobBody> {
-  const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
-  let previous: string | undefined;
-  for (;;) {
-    const job = await client.gateJobs.get(jobId, { gate: 1 }, { signal: options.signal });
-    if (job.status !== previous) await onChange(job);
-    previous = job.status;
-    if (TERMINAL_JOB_STATUSES.has(job.status)) return job;
-    await sleep(options.intervalMs, options.signal);
-  }
+  return pollUntil(
+    () => client.gateJobs.get(jobId, { gate: 1 }, { signal: options.signal }),
+    (job) => TERMINAL_JOB_STATUSES.has(job.status),
+    (job) => job.status,
+    options,
+    onChange,
+  );
 }
 
 /** The exit a `push --wait` ends with: 0 when the baseline job SUCCEEDED, 1 when it FAILED or was CANCELLED. */

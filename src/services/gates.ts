@@ -6,7 +6,7 @@ import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { GateJobList, GateRecord } from '../client/areas/gate-jobs.js';
 import type { GateNumber, GateRunResponse } from '../client/areas/gates.js';
-import { setTimeout as sleepFor } from 'node:timers/promises';
+import { type PollOptions, pollUntil } from './poll.js';
 import type {
   Gate1ApplyResult,
   Gate1ProofBody,
@@ -224,24 +224,17 @@ export async function watchGateJob(
   client: GatesClient,
   jobId: string,
   gate: GateNumber,
-  options: {
-    intervalMs: number;
-    signal?: AbortSignal;
-    sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-  },
+  options: PollOptions,
   onChange: (record: GateRecord) => void | Promise<void>,
 ): Promise<GateRecord> {
-  const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
   const call = options.signal === undefined ? {} : { signal: options.signal };
-  let previous: string | undefined;
-  for (;;) {
-    const record = await client.gateJobs.lookup(jobId, { gate }, call);
-    const fingerprint = JSON.stringify(record);
-    if (fingerprint !== previous) await onChange(record);
-    previous = fingerprint;
-    if (isProof(record) || TERMINAL.has(record.status)) return record;
-    await sleep(options.intervalMs, options.signal);
-  }
+  return pollUntil(
+    () => client.gateJobs.lookup(jobId, { gate }, call),
+    (record) => isProof(record) || TERMINAL.has(record.status),
+    (record) => JSON.stringify(record),
+    options,
+    onChange,
+  );
 }
 
 /** `gate jobs`: the table's recent gate jobs and Gate 1 submissions, newest first. */

@@ -1,8 +1,8 @@
 // `gds list`, `gds quarantine list`, `gds status [--watch]` and `gds delete`: the governance tables of the
 // workspace (§4.9), through the CLI's table paths.
-import { setTimeout as sleepFor } from 'node:timers/promises';
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
+import { type PollOptions, pollUntil } from './poll.js';
 import type { DeletedTable, LifecycleState, TableListRow, TableStatus } from '../client/areas/tables.js';
 
 export type TablesClient = Pick<ApiClient, 'tables'>;
@@ -24,16 +24,12 @@ export function tableStatus(client: TablesClient, tableId: string): Promise<Tabl
   return client.tables.status(tableId);
 }
 
-export interface WatchOptions {
-  /** Time between two polls. */
-  intervalMs: number;
-  signal?: AbortSignal;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-}
+export type WatchOptions = PollOptions;
 
 /**
- * Polls the table's status until no job is active. `onChange` gets the first status and then each one
- * that differs from the one before; the last status (no active job) is returned.
+ * Polls the table's status until no job is active (after 0.25 s, then backing off up to the interval).
+ * `onChange` gets the first status and then each one that differs from the one before; the last status
+ * (no active job) is returned.
  */
 export async function watchTableStatus(
   client: TablesClient,
@@ -41,16 +37,13 @@ export async function watchTableStatus(
   options: WatchOptions,
   onChange: (status: TableStatus) => void | Promise<void>,
 ): Promise<TableStatus> {
-  const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
-  let previous: string | undefined;
-  for (;;) {
-    const status = await client.tables.status(tableId, { signal: options.signal });
-    const fingerprint = JSON.stringify(status);
-    if (fingerprint !== previous) await onChange(status);
-    previous = fingerprint;
-    if (status.activeJobs.length === 0) return status;
-    await sleep(options.intervalMs, options.signal);
-  }
+  return pollUntil(
+    () => client.tables.status(tableId, { signal: options.signal }),
+    (status) => status.activeJobs.length === 0,
+    (status) => JSON.stringify(status),
+    options,
+    onChange,
+  );
 }
 
 /**

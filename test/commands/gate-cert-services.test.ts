@@ -263,16 +263,19 @@ describe('gate runs and jobs', () => {
       http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(job(statuses.shift() ?? 'SUCCEEDED'))),
     );
     const seen: string[] = [];
+    const sleeps: number[] = [];
     const last = await watchGateJob(
       newClient(),
       'job_1',
       2,
-      { intervalMs: 1, sleep: async () => {} },
+      { intervalMs: 600, sleep: async (ms) => void sleeps.push(ms) },
       (record) => {
         seen.push('status' in record ? record.status : 'proof');
       },
     );
     expect(seen).toEqual(['QUEUED', 'RUNNING', 'SUCCEEDED']);
+    // 0.25 s, then doubled, capped at --interval.
+    expect(sleeps).toEqual([250, 500, 600]);
     expect(last).toMatchObject({ status: 'SUCCEEDED' });
     expect(api.seen.map((r) => r.url.search)).toEqual(['?gate=2', '?gate=2', '?gate=2', '?gate=2']);
   });

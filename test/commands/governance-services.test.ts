@@ -430,7 +430,7 @@ function job(status: GateJobBody['status'], error: GateJobBody['error'] = null):
 }
 
 describe('waitForBaselineJob', () => {
-  it('polls ?gate=1 until the job ends, reporting each new status once', async () => {
+  it('polls ?gate=1 until the job ends, reporting each new status once; waits 0.25 s, then doubles', async () => {
     const answers = [job('QUEUED'), job('QUEUED'), job('RUNNING'), job('SUCCEEDED')];
     api.use(http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(answers.shift())));
     const sleeps: number[] = [];
@@ -438,13 +438,29 @@ describe('waitForBaselineJob', () => {
     const ended = await waitForBaselineJob(
       newClient(),
       'job_1',
-      { intervalMs: 250, sleep: async (ms) => sleeps.push(ms) },
+      { intervalMs: 3000, sleep: async (ms) => sleeps.push(ms) },
       (j) => void seen.push(j.status),
     );
     expect(ended.status).toBe('SUCCEEDED');
     expect(seen).toEqual(['QUEUED', 'RUNNING', 'SUCCEEDED']);
-    expect(sleeps).toEqual([250, 250, 250]);
+    expect(sleeps).toEqual([250, 500, 1000]);
     expect(api.seen.map((r) => r.url.searchParams.get('gate'))).toEqual(['1', '1', '1', '1']);
+  });
+
+  it('knowing the registration answered QUEUED, the first read waits 0.25 s and QUEUED is not said again', async () => {
+    const answers = [job('RUNNING'), job('SUCCEEDED')];
+    api.use(http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(answers.shift())));
+    const sleeps: number[] = [];
+    const seen: string[] = [];
+    await waitForBaselineJob(
+      newClient(),
+      'job_1',
+      { intervalMs: 3000, known: 'QUEUED', sleep: async (ms) => sleeps.push(ms) },
+      (j) => void seen.push(j.status),
+    );
+    expect(sleeps).toEqual([250, 500]);
+    expect(seen).toEqual(['RUNNING', 'SUCCEEDED']);
+    expect(api.seen).toHaveLength(2);
   });
 
   it('the outcome as an exit: SUCCEEDED none, FAILED and CANCELLED exit 1 with the reason', () => {
@@ -497,15 +513,18 @@ describe('watchTableStatus', () => {
     ];
     api.use(http.get(at('/api/tables/tbl_1/status'), () => HttpResponse.json(answers.shift())));
     const seen: string[] = [];
+    const sleeps: number[] = [];
     const last = await watchTableStatus(
       newClient(),
       'tbl_1',
-      { intervalMs: 10, sleep: async () => undefined },
+      { intervalMs: 10, sleep: async (ms) => sleeps.push(ms) },
       (s) => void seen.push(s.activeJobs.map((j) => j.status).join() || 'none'),
     );
     expect(seen).toEqual(['QUEUED', 'RUNNING', 'none']);
     expect(last.activeJobs).toEqual([]);
     expect(api.seen).toHaveLength(4);
+    // An --interval under 0.25 s caps every wait, the first one too.
+    expect(sleeps).toEqual([10, 10, 10]);
   });
 });
 

@@ -10,9 +10,10 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
   static override description =
     '--gate names the gate the job belongs to (1 = the auto-baseline job and Gate 1 proofs); the service ' +
     'refuses a mismatch. A prf_… id (printed by gds gate submit) shows the persisted proof. --watch polls ' +
-    '(every --interval seconds, default 3) until the job ends: the job first, then a line each time it ' +
-    'changes; a spinner on a terminal. Under --json one line per status (with --watch: the first, then each ' +
-    'change; the last is terminal). Ctrl-C stops with exit 130.';
+    'until the job ends (after 0.25 s, then twice as long each time up to --interval seconds, default 3): the ' +
+    'job first, then a line on stdout each time it changes while it runs, and how it ended as one final line ' +
+    'on stderr; a spinner on a terminal. Under --json one line per status on stdout (with --watch: the first, ' +
+    'then each change; the last is terminal) and nothing on stderr. Ctrl-C stops with exit 130.';
   static override examples = [
     '<%= config.bin %> gate status job_01H… --gate 2',
     '<%= config.bin %> gate status job_01H… --gate 3 --watch',
@@ -40,19 +41,20 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
     }
     let spinner: Spinner | undefined;
     let first = true;
+    // stdout: the first record (a proof whole), then each change while the job runs; how it ended is one
+    // line on stderr, unless the first record already showed it.
     const show = async (record: GateRecord) => {
       spinner?.stop();
+      const running = !isProof(record) && (record.status === 'QUEUED' || record.status === 'RUNNING');
       if (this.out.json || first || isProof(record)) await printGateRecord(this.out, record);
-      else this.out.print(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
+      else if (running) this.out.print(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
+      else this.out.info(`${new Date().toISOString()}  Job ${record.id} ended ${record.status}.`);
       first = false;
-      if (!isProof(record) && (record.status === 'QUEUED' || record.status === 'RUNNING')) {
-        spinner = await this.out.spinner(`Job ${record.id} ${record.status}…`);
-      }
+      if (running) spinner = await this.out.spinner(`Job ${record.id} ${record.status}…`);
     };
-    const last = await this.withClient((client) =>
+    await this.withClient((client) =>
       watchGateJob(client, jobId, gate, { intervalMs: this.flags.interval }, show),
     );
     spinner?.stop();
-    if (!isProof(last)) this.out.info(`Job ${last.id} ended ${last.status}.`);
   }
 }
