@@ -281,7 +281,8 @@ async function registrationFailure(
     if (options.replaceId !== undefined) {
       suggestion = `--replace ${options.replaceId} replaces one artifact, and another one already holds the name ${artifact.table} or the source ${artifact.source}.`;
     } else {
-      id = await existingId().catch(() => undefined);
+      const held = (error.details as { existingId?: unknown } | undefined)?.existingId;
+      id = typeof held === 'string' ? held : await existingId().catch(() => undefined);
       suggestion = `To make this file the new definition of the existing artifact, run again with --replace ${id ?? '<governanceId>'}.`;
     }
     return new CliError(error.message, {

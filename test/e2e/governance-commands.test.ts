@@ -596,6 +596,19 @@ describe('gds definitions push', () => {
     const gid = r.stdout.trim();
     expect(r.stdout).toBe(`${gid}\n`);
     expect(await tableRow(gid)).toMatchObject({ name: 'ci_orders', active: true });
+    // Run again without state: the 409 says which table holds the name (a MANAGEMENT token cannot list them).
+    const collision = await gds(['definitions', 'push', 'def.yml', '--connector', staging, '--json'], {
+      token,
+      cwd: folder,
+    });
+    expect(collision.code).toBe(6);
+    expect(JSON.parse(collision.stderr)).toMatchObject({
+      error: {
+        code: 'name_conflict',
+        suggestion: expect.stringContaining(`--replace ${gid}`) as string,
+        details: { existingId: gid },
+      },
+    });
     const replaced = await gds(
       ['definitions', 'push', 'def.yml', '--connector', staging, '--replace', gid, '--json'],
       {

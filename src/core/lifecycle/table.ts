@@ -89,11 +89,16 @@ const contract = (action: string): AuditRecord => ({ action, resource: 'semantic
 const artifact = (action: string): AuditRecord => ({ action, resource: 'governance_artifact' });
 const stateOf = (state: LifecycleState | null) => state ?? 'not registered';
 
+/** The table that holds the name or source a registration asked for (spec §4.7's 409: use replaceId). */
+const existingIdOf = (ctx: TransitionContext): Record<string, unknown> =>
+  ctx.conflict?.existingId === undefined ? {} : { existingId: ctx.conflict.existingId };
+
 const nameConflict: Refusal = {
   refuse: {
     status: 409,
     code: 'name_conflict',
     message: (ctx) => `A governance artifact named '${ctx.tableName ?? ''}' already exists`,
+    details: existingIdOf,
   },
   audit: artifact('DEFINITION_REFUSED'),
 };
@@ -142,6 +147,7 @@ export const TRANSITIONS: readonly TransitionRow[] = [
         code: 'source_conflict',
         message: (ctx) =>
           `A governance artifact for source '${ctx.conflict?.kind === 'source' ? ctx.conflict.source : ''}' already exists`,
+        details: existingIdOf,
       },
       audit: artifact('DEFINITION_REFUSED'),
     },

@@ -39,8 +39,11 @@ export interface TransitionContext {
   mode: CustodyMode;
   /** Table name, for messages. */
   tableName?: string;
-  /** registered: an existing artifact already uses this name, or this source (`schema.table`). */
-  conflict?: { kind: 'name' } | { kind: 'source'; source: string };
+  /**
+   * registered: an existing artifact already uses this name, or this source (`schema.table`); `existingId` is
+   * its table id, sent in the 409's details so a caller that cannot list tables can replace it.
+   */
+  conflict?: { kind: 'name'; existingId?: string } | { kind: 'source'; source: string; existingId?: string };
   /**
    * deleted, replaced: who asks. A person: their workspace role and whether they own the table. A MANAGEMENT
    * token (replace through `POST /api/workspace/definitions`): the workspace scopes it holds.

@@ -269,9 +269,11 @@ async function findCollision(
   name: string,
   source: string,
   except: string | null,
-): Promise<{ kind: 'name' } | { kind: 'source'; source: string } | null> {
-  const rows = await q.query<{ by_name: boolean }>(
-    `SELECT (lower(name) = lower($2) OR slug = $3) AS by_name FROM gds.tables
+): Promise<
+  { kind: 'name'; existingId: string } | { kind: 'source'; source: string; existingId: string } | null
+> {
+  const rows = await q.query<{ by_name: boolean; id: string }>(
+    `SELECT (lower(name) = lower($2) OR slug = $3) AS by_name, id FROM gds.tables
       WHERE workspace_id = $1 AND active AND id IS DISTINCT FROM $5
         AND (lower(name) = lower($2) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
       ORDER BY 1 DESC LIMIT 1`,
@@ -279,7 +281,7 @@ async function findCollision(
   );
   const [row] = rows;
   if (!row) return null;
-  return row.by_name ? { kind: 'name' } : { kind: 'source', source };
+  return row.by_name ? { kind: 'name', existingId: row.id } : { kind: 'source', source, existingId: row.id };
 }
 
 async function findByGovernanceId(q: Queryable, workspaceId: string, id: string): Promise<TableRow | null> {

@@ -124,6 +124,11 @@ describe('registering a new definition', () => {
     });
     expect(response.status).toBe(409);
     expect(response.body.error.message).toBe("A governance artifact named 'customers' already exists");
+    const [held] = await server.sql(
+      `SELECT id FROM gds.tables WHERE name = 'customers' AND active AND connector_id = $1`,
+      [devConnector],
+    );
+    expect(response.body.error.details).toMatchObject({ existingId: held?.id });
     const refused = await server.sql(`SELECT details FROM gds.audit_log WHERE action = 'DEFINITION_REFUSED'`);
     expect(refused.at(-1)?.details.refused.status).toBe(409);
   });
@@ -137,6 +142,11 @@ describe('registering a new definition', () => {
     });
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe('source_conflict');
+    const [held] = await server.sql(
+      `SELECT id FROM gds.tables WHERE source = 'analytics_dev.customers' AND active AND connector_id = $1`,
+      [devConnector],
+    );
+    expect(response.body.error.details).toMatchObject({ existingId: held?.id });
     expect(response.body.error.message).toContain('analytics_dev.customers');
   });
 });
