@@ -1,7 +1,21 @@
 // Reads a text input named on the command line: a path, or `-` for stdin. Every failure is a usage
-// error (exit 2) that says what was wrong and what to do instead.
-import { readFile } from 'node:fs/promises';
+// error (exit 2) that says what was wrong and what to do instead. What gds parses (an artifact, a
+// gate1.yml) is read bounded: a regular file only (a FIFO, a device or a symlink to one would block or
+// never end), no more bytes than the service takes, UTF-8 only, and within the service's parse bounds
+// (src/core/artifact-bounds.ts) before any parser sees it.
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
 import { text as readStream } from 'node:stream/consumers';
+import {
+  ARTIFACT_BODY_LIMIT_BYTES,
+  artifactBoundsRefusal,
+  gate1BoundsRefusal,
+  gate1ShapeRefusal,
+  MAX_GATE1_CHARACTERS,
+} from '../core/artifact-bounds.js';
+import type { BoundsRefusal } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from './errors.js';
 
 export interface TextInput {
@@ -27,14 +41,249 @@ export async function readTextInput(source: string, options: ReadInputOptions = 
 }
 
 async function readStdin(flag: string, stdin: NodeJS.ReadableStream & { isTTY?: boolean }): Promise<string> {
-  if (stdin.isTTY === true) {
-    throw new CliError(`${flag} - reads from stdin, but stdin is a terminal with nothing piped in.`, {
-      exitCode: ExitCode.Usage,
-      code: 'stdin_is_terminal',
-      suggestion: `Pipe the text in (e.g. \`cat gate1.yml | gds … ${flag} -\`) or give a file path.`,
-    });
-  }
+  if (stdin.isTTY === true) throw stdinIsTerminal(flag);
   return readStream(stdin);
+}
+
+export interface BoundedInputOptions extends ReadInputOptions {
+  /** The most bytes read; one more is a usage error naming the limit. */
+  maxBytes: number;
+  /** What the input is, for messages ("the artifact", "the gate1.yml"). */
+  what: string;
+  /** The limit as messages name it, when it is not `maxBytes` bytes (e.g. "262,144 characters"). */
+  limit?: string;
+}
+
+/**
+ * Reads a regular file (or stdin for `-`) of at most `maxBytes` bytes of UTF-8. A FIFO, a socket or a device
+ * (directly or through a symlink) is refused without waiting on it; a file over the limit is refused from its
+ * size, before it is read; bytes that are not UTF-8 are refused with their offset.
+ */
+export async function readBoundedText(source: string, options: BoundedInputOptions): Promise<TextInput> {
+  const flag = options.flag ?? '-f';
+  const name = source === '-' ? '<stdin>' : source;
+  const bytes =
+    source === '-'
+      ? await readStdinBytes(flag, options.stdin ?? process.stdin, options)
+      : await readRegularFile(source, flag, options);
+  const invalid = firstInvalidUtf8(bytes);
+  if (invalid !== undefined) {
+    const line = countNewlines(bytes, invalid) + 1;
+    throw new CliError(
+      `${name} is not UTF-8: byte ${invalid} (line ${line}) is 0x${hex(bytes[invalid] ?? 0)}, which does not begin or continue a UTF-8 character.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'input_not_utf8',
+        suggestion: `Save ${options.what} as UTF-8 (e.g. iconv -f latin1 -t utf-8), then run again; nothing was sent.`,
+        details: { file: name, byteOffset: invalid, line },
+      },
+    );
+  }
+  return { name, text: bytes.toString('utf8') };
+}
+
+/**
+ * Reads an artifact (`gds push`, `gds definitions push`, `gds plan`) for `kind` (`sql`, `yaml`, `json`) the
+ * way readBoundedText does, then refuses it when the service would refuse it unparsed (checkArtifactText).
+ */
+export async function readArtifactText(
+  source: string,
+  kind: string | undefined,
+  options: ReadInputOptions = {},
+): Promise<TextInput> {
+  const input = await readBoundedText(source, {
+    ...options,
+    maxBytes: ARTIFACT_BODY_LIMIT_BYTES,
+    what: 'the artifact',
+  });
+  checkArtifactText(input.name, kind, input.text);
+  return input;
+}
+
+/**
+ * Throws the usage error (exit 2, `artifact_too_large`, the limit named) for an artifact text the service
+ * would refuse before parsing it: more columns than PostgreSQL allows, or too big to parse quickly. Call it
+ * before parsing any artifact text gds built or read itself.
+ */
+export function checkArtifactText(name: string, kind: string | undefined, text: string): void {
+  boundsError(name, artifactBoundsRefusal(kind, text));
+}
+
+/**
+ * Reads a gate1.yml (`gate validate`, `gate apply`, `gate diff` against a table) bounded as the service
+ * bounds it; the NDJSON record of `gate suggest --json` / `gate get --json` gives its YAML (gateTextOf).
+ */
+export async function readGate1Text(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
+  const input = await readBoundedText(source, {
+    ...options,
+    // A character is at most 4 bytes of UTF-8, 6 bytes JSON-escaped in a record: a bigger input is over unread.
+    maxBytes: 6 * MAX_GATE1_CHARACTERS,
+    what: 'a gate1.yml',
+    limit: `${MAX_GATE1_CHARACTERS.toLocaleString('en')} characters`,
+  });
+  const text = gateTextOf(input.text);
+  boundsError(input.name, gate1BoundsRefusal(text));
+  return { name: input.name, text };
+}
+
+/** What `gate diff` reads of two local files: a gate1.yml of any size the service takes, and more. */
+export const MAX_LOCAL_DIFF_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a gate1.yml for `gate diff -f … --against …` (two local files, nothing sent): up to
+ * MAX_LOCAL_DIFF_BYTES, and refused when its YAML would be too costly to parse (deep nesting, huge mappings).
+ */
+export async function readLocalGate1Text(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
+  const input = await readBoundedText(source, {
+    ...options,
+    maxBytes: MAX_LOCAL_DIFF_BYTES,
+    what: 'a gate1.yml',
+  });
+  const text = gateTextOf(input.text);
+  boundsError(input.name, gate1ShapeRefusal(text));
+  return { name: input.name, text };
+}
+
+function boundsError(name: string, refusal: BoundsRefusal | undefined): void {
+  if (refusal === undefined) return;
+  throw new CliError(`${name}: ${refusal.message}`, {
+    exitCode: ExitCode.Usage,
+    code: refusal.code,
+    suggestion: 'The service refuses it as well; nothing was sent. Split it or shorten it.',
+    details: { file: name, ...refusal.details },
+  });
+}
+
+function tooLarge(name: string, options: BoundedInputOptions, size?: number): CliError {
+  const limit = options.limit ?? `${options.maxBytes.toLocaleString('en')} bytes`;
+  const found = size === undefined ? '' : `${size.toLocaleString('en')} bytes, `;
+  return new CliError(`${name} is ${found}over the limit of ${limit} for ${options.what}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'input_too_large',
+    suggestion: `gds reads at most ${limit} for ${options.what}; nothing was sent. Split it or shorten it.`,
+    details: { file: name, ...(size === undefined ? {} : { bytes: size }), limit: options.maxBytes },
+  });
+}
+
+const READ_CHUNK = 64 * 1024;
+
+async function readRegularFile(path: string, flag: string, options: BoundedInputOptions): Promise<Buffer> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO does not wait for a writer (the type is checked next); no effect on a file.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw inputError(path, flag, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw inputError(path, flag, Object.assign(new Error(''), { code: 'EISDIR' }));
+    if (!info.isFile()) {
+      throw new CliError(
+        `${path} is ${fileKind(info)}, not a regular file: gds reads ${options.what} from a file.`,
+        {
+          exitCode: ExitCode.Usage,
+          code: 'input_not_a_file',
+          suggestion: `Give ${flag} a regular file, or pipe the text in with ${flag} - (read up to ${options.maxBytes.toLocaleString('en')} bytes).`,
+        },
+      );
+    }
+    if (info.size > options.maxBytes) throw tooLarge(path, options, info.size);
+    // The file may grow after the stat: read no more than one byte past the limit.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(READ_CHUNK);
+      const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > options.maxBytes) throw tooLarge(path, options);
+    }
+    return Buffer.concat(chunks, total);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw inputError(path, flag, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+function fileKind(info: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+async function readStdinBytes(
+  flag: string,
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean },
+  options: BoundedInputOptions,
+): Promise<Buffer> {
+  if (stdin.isTTY === true) throw stdinIsTerminal(flag);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stdin) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+    chunks.push(bytes);
+    total += bytes.length;
+    if (total > options.maxBytes) {
+      (stdin as Partial<NodeJS.ReadStream>).destroy?.();
+      throw tooLarge('<stdin>', options);
+    }
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The offset of the first byte that is not part of a well-formed UTF-8 character (RFC 3629), if any. */
+export function firstInvalidUtf8(bytes: Uint8Array): number | undefined {
+  if (isUtf8(bytes)) return undefined;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] ?? 0;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    if (b >= 0xc2 && b <= 0xdf) [need, min] = [1, 0x80];
+    else if (b >= 0xe0 && b <= 0xef) [need, min] = [2, 0x800];
+    else if (b >= 0xf0 && b <= 0xf4) [need, min] = [3, 0x10000];
+    else return i;
+    let code = b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      code = (code << 6) | (c & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return undefined;
+}
+
+function countNewlines(bytes: Buffer, end: number): number {
+  let lines = 0;
+  for (let at = bytes.indexOf(10); at !== -1 && at < end; at = bytes.indexOf(10, at + 1)) lines++;
+  return lines;
+}
+
+const hex = (byte: number) => byte.toString(16).toUpperCase().padStart(2, '0');
+
+function stdinIsTerminal(flag: string): CliError {
+  return new CliError(`${flag} - reads from stdin, but stdin is a terminal with nothing piped in.`, {
+    exitCode: ExitCode.Usage,
+    code: 'stdin_is_terminal',
+    suggestion: `Pipe the text in (e.g. \`cat gate1.yml | gds … ${flag} -\`) or give a file path.`,
+  });
 }
 
 function inputError(source: string, flag: string, error: unknown): CliError {
@@ -74,11 +323,6 @@ function inputError(source: string, flag: string, error: unknown): CliError {
  * A gate1.yml given with -f: the text itself, or the one NDJSON record `gds gate suggest --json` (its
  * `yaml`) or `gds gate get --json` (its `content`) printed, so the README's pipes work under GDS_JSON=1 too.
  */
-export async function readGateInput(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
-  const input = await readTextInput(source, options);
-  return { name: input.name, text: gateTextOf(input.text) };
-}
-
 export function gateTextOf(text: string): string {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') || trimmed.includes('\n')) return text;

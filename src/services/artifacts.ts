@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import { type PollOptions, pollUntil } from './poll.js';
 import { CliError, ExitCode } from '../cli/errors.js';
-import { readTextInput } from '../cli/input.js';
+import { readArtifactText } from '../cli/input.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { ArtifactPushRequest } from '../client/areas/artifacts.js';
@@ -58,7 +58,7 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
       `${path}: an artifact is a .sql, .yml, .yaml or .json file.`,
     );
   }
-  const { text } = await readTextInput(path, { flag: '<file>' });
+  const { text } = await readArtifactText(path, kind, { flag: '<file>' });
   const parsed = await parseArtifact({
     fileName: path,
     content: text,
@@ -150,7 +150,7 @@ export async function inConnectorDialect(
     return read.artifact;
   };
   if (!connectorMayChoose(path, options)) return local();
-  const { text } = await readTextInput(path, { flag: '<file>' });
+  const { text } = await readArtifactText(path, 'sql', { flag: '<file>' });
   if (declaresDialect(text)) return local();
   const connectors = await client.connectors.list().catch(() => []);
   const type = connectors.find((c) => c.id === options.connectorId)?.type.toLowerCase() ?? '';

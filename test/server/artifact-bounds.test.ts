@@ -2,7 +2,10 @@
 // view with more columns than PostgreSQL allows (or lists too long to parse quickly) is 400, so one
 // hostile push cannot hold the server (a 7 MB CREATE VIEW of 800,000 columns once took 83 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkArtifactBounds, MAX_VIEW_COLUMNS } from '../../src/server/artifact-bounds.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { MAX_GATE1_CHARACTERS, MAX_MAPPING_KEYS, MAX_VIEW_COLUMNS } from '../../src/core/artifact-bounds.js';
+import { checkArtifactBounds } from '../../src/server/artifact-bounds.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -62,6 +65,40 @@ describe('POST /api/artifacts and /api/workspace/definitions bound what they par
     const response = await push(yaml.join('\n'), 'wide.yml');
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('artifact_too_large');
+  });
+});
+
+describe('PUT /api/tables/{id}/gate1 bounds the gate1.yml as gds does', () => {
+  const putGate1 = (content: string) =>
+    server.request('PUT', `/api/tables/${server.table('orders').id}/gate1`, {
+      token: server.user('ADMIN').cliToken,
+      body: { content },
+    });
+
+  it('answers 400 gate1_too_large to a mapping of 12,000 keys within the length limit, storing nothing', async () => {
+    const content = `patternChecks: []\nx:\n${Array.from({ length: 12_000 }, (_, i) => `  k${i}: v\n`).join('')}`;
+    expect(content.length).toBeLessThan(MAX_GATE1_CHARACTERS);
+    const response = await putGate1(content);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'gate1_too_large',
+      details: { keys: 12_000, limit: MAX_MAPPING_KEYS },
+    });
+    const orders = server.table('orders').id;
+    expect(await server.sql('SELECT 1 FROM gds.gate1_versions WHERE table_id = $1', [orders])).toEqual([]);
+  });
+
+  it('bounds the length with the contract’s own number (gds refuses past the same one)', async () => {
+    const contract = parse(
+      readFileSync(new URL('../../src/contract/openapi.yaml', import.meta.url), 'utf8'),
+    ) as {
+      components: { schemas: { Gate1ApplyRequest: { properties: { content: { maxLength: number } } } } };
+    };
+    expect(contract.components.schemas.Gate1ApplyRequest.properties.content.maxLength).toBe(
+      MAX_GATE1_CHARACTERS,
+    );
+    const response = await putGate1(`# ${'x'.repeat(MAX_GATE1_CHARACTERS)}\npatternChecks: []\n`);
+    expect(response.status).toBe(400);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
-import { readGateInput } from '../../cli/input.js';
+import { readGate1Text } from '../../cli/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
@@ -31,7 +31,7 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
   async run(): Promise<void> {
     const { tableId } = this.args;
     const dryRun = this.flags['dry-run'];
-    const input = await readGateInput(this.flags.file, { flag: '-f' });
+    const input = await readGate1Text(this.flags.file, { flag: '-f' });
     const { applyGate } = await import('../../services/gates.js');
     const outcome = await this.withClient(async (client) =>
       applyGate(client, await this.tableIdOf(client, tableId), input, { dryRun }),

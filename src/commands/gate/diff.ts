@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
-import { readGateInput } from '../../cli/input.js';
+import { readGate1Text, readLocalGate1Text } from '../../cli/input.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
@@ -75,8 +75,8 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       if (file === '-' && against === '-') {
         throw usage('Only one side can be read from stdin.', 'Give a file path to -f or to --against.');
       }
-      const after = await readGateInput(file, { flag: '-f' });
-      const before = await readGateInput(against, { flag: '--against' });
+      const after = await readLocalGate1Text(file, { flag: '-f' });
+      const before = await readLocalGate1Text(against, { flag: '--against' });
       result = await this.diffLocally(before, after, semantic);
     } else {
       if (tableId === undefined)
@@ -88,7 +88,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       const target: DiffTarget =
         from !== undefined && to !== undefined
           ? { kind: 'versions', from, to }
-          : { kind: 'current', after: await readGateInput(file ?? '-', { flag: '-f' }) };
+          : { kind: 'current', after: await readGate1Text(file ?? '-', { flag: '-f' }) };
       const { diffWithServer } = await import('../../services/gates.js');
       result = await this.withClient((client) =>
         this.yamlErrors(async () =>

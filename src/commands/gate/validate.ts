@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../cli/errors.js';
-import { readGateInput } from '../../cli/input.js';
+import { readGate1Text } from '../../cli/input.js';
 
 export default class GateValidate extends ApiCommand<typeof GateValidate> {
   static override summary = 'Check a gate1.yml offline (exit 0 valid, 2 invalid; warnings alone keep 0).';
@@ -28,7 +28,7 @@ export default class GateValidate extends ApiCommand<typeof GateValidate> {
   };
 
   async run(): Promise<void> {
-    const input = await readGateInput(this.flags.file, { flag: '-f' });
+    const input = await readGate1Text(this.flags.file, { flag: '-f' });
     const { validateGate1Lazily } = await import('../../core/gate1/validate.js');
     const { countDiagnostics, diagnosticParts } = await import('../../core/gate1/diagnostic.js');
     const tableId = this.args.tableId;

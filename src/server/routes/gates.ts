@@ -13,6 +13,7 @@ import type {
 import { sameGateRules } from '../../core/gate-diff.js';
 import { validateGate1 } from '../../core/gate1/index.js';
 import type { SessionCaller } from '../auth/caller.js';
+import { checkGate1Bounds } from '../artifact-bounds.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -62,6 +63,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.put('/api/tables/:tableId/gate1', async (request: TableRequest) => {
     const { caller, table } = await gateTableFor(ctx, request);
     const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
+    checkGate1Bounds(content);
     const { diagnostics } = validateGate1(content, {
       fileName: 'gate1.yml',
       columns: table.columns.map((c) => c.name),

@@ -1,0 +1,190 @@
+// What gds parses is bounded by the service's own limits before any parser sees it (issue 22 item 8): a
+// view of 50,000 columns, a YAML mapping of 12,000 keys and a 1.2 MB gate1.yml end with exit 2 naming the
+// limit (they used to hold gds 150 s, 19 s and 8 s: the service takes 262,144 characters of gate1.yml); only regular files are read (a FIFO blocked, a symlink
+// to /dev/zero read 673 MB); stdin stays readable, bounded; bytes that are not UTF-8 are refused with
+// their offset. Nothing is sent in any of these cases: a local server counts the requests it gets.
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_GATE1_CHARACTERS, MAX_MAPPING_KEYS, MAX_VIEW_COLUMNS } from '../../src/core/artifact-bounds.js';
+import { ensureBuilt, runCli } from './helpers/cli-process.js';
+
+let dir: string;
+const file = (name: string) => join(dir, name);
+let server: Server;
+let requests = 0;
+let base: string;
+
+/** A view of `columns` columns, one a line (the issue's 589 KB view has 50,000). */
+const wideView = (columns: number) =>
+  `CREATE VIEW analytics_dev.wide AS SELECT\n${Array.from({ length: columns }, (_, i) => `  column_${i}`).join(',\n')}\nFROM analytics_dev.products\n`;
+/** A YAML artifact whose one mapping has 12,000 keys (about 298 KB). */
+const bigMapping = `table: wide\nsource: analytics_dev.products\ncolumns:\n  - name: id\nmeta:\n${Array.from({ length: 12_000 }, (_, i) => `  key_number_${String(i).padStart(5, '0')}: a value\n`).join('')}`;
+/** A gate1.yml of 16,000 checks, 1.3 MB. */
+const bigGate1 = `customPredicates:\n${Array.from(
+  { length: 16_000 },
+  (_, i) => `  - name: check_${i}\n    sql: amount >= 0 and amount < 100000\n    severity: WARN\n`,
+).join('')}`;
+const gate1Mapping = `patternChecks: []\nx:\n${Array.from({ length: 12_000 }, (_, i) => `  k${i}: v\n`).join('')}`;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'gds-bounds-'));
+  server = createServer((request, response) => {
+    requests++;
+    request.resume();
+    response.writeHead(500, { 'content-type': 'application/json' });
+    response.end('{"error":{"code":"unexpected","message":"no request was expected"}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await Promise.all([
+    writeFile(file('wide.sql'), wideView(50_000)),
+    writeFile(file('mapping.yml'), bigMapping),
+    writeFile(file('gate1-big.yml'), bigGate1),
+    writeFile(file('gate1-mapping.yml'), gate1Mapping),
+    writeFile(file('gate1-ok.yml'), 'patternChecks: []\n'),
+    writeFile(file('gate1-300k.yml'), `# ${'x'.repeat(300_000)}\npatternChecks: []\n`),
+    writeFile(file('gate1-5m.yml'), `# ${'x'.repeat(5 * 1024 * 1024)}\npatternChecks: []\n`),
+    writeFile(
+      file('latin1.yml'),
+      Buffer.from('table: lat\xe9\nsource: s.t\ncolumns:\n  - name: id\n', 'latin1'),
+    ),
+    symlink('/dev/zero', file('zero.sql')),
+  ]);
+  execFileSync('mkfifo', [file('fifo.sql'), file('fifo.yml')]);
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const cli = (args: string[], input?: string) =>
+  runCli([...args, '--token', 'cli_bounds_test', '--base', base], {
+    env: { GDS_CONFIG_DIR: join(dir, 'config') },
+    ...(input === undefined ? {} : { input }),
+  });
+
+describe('gds refuses what the service would refuse unparsed, before parsing and sending it', () => {
+  it('push of a view of 50,000 columns: exit 2 naming PostgreSQL’s 1,600-column limit, nothing sent', async () => {
+    const before = requests;
+    const r = await cli(['push', file('wide.sql')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`more than ${MAX_VIEW_COLUMNS.toLocaleString('en')} columns (50,000 listed)`);
+    expect(requests).toBe(before);
+  });
+
+  it('definitions push of the same view: exit 2, nothing sent', async () => {
+    const before = requests;
+    const r = await cli(['definitions', 'push', file('wide.sql'), '--connector', 'c_1', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const line = JSON.parse(r.stderr.trim()) as { error: { code: string; details: Record<string, unknown> } };
+    expect(line.error).toMatchObject({
+      code: 'artifact_too_large',
+      details: { columns: 50_000, limit: MAX_VIEW_COLUMNS },
+    });
+    expect(requests).toBe(before);
+  });
+
+  it('push of a YAML mapping of 12,000 keys (298 KB): exit 2 naming the 1,000-key limit', async () => {
+    const r = await cli(['push', file('mapping.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`has 12,000 keys, over the limit of ${MAX_MAPPING_KEYS.toLocaleString('en')}`);
+  });
+
+  it('gate validate of a 1.3 MB gate1.yml: exit 2 naming the 262,144-character limit', async () => {
+    const r = await cli(['gate', 'validate', '-f', file('gate1-big.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      `The gate1.yml is 1,300,908 characters long, over the limit of ${MAX_GATE1_CHARACTERS.toLocaleString('en')} characters`,
+    );
+  });
+
+  it('gate validate of a 300 KB gate1.yml: exit 2 naming the limit in characters', async () => {
+    const r = await cli(['gate', 'validate', '-f', file('gate1-300k.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is 300,021 characters long, over the limit of 262,144 characters');
+  });
+
+  it('gate validate of a gate1.yml mapping of 12,000 keys: exit 2 naming the limit', async () => {
+    const r = await cli(['gate', 'validate', '-f', file('gate1-mapping.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('has 12,000 keys, over the limit of 1,000');
+  });
+
+  it('gate validate -f - reads stdin, bounded: a small file passes, 1.3 MB is refused', async () => {
+    const ok = await cli(['gate', 'validate', '-f', '-'], 'patternChecks: []\n');
+    expect(ok.code).toBe(0);
+    const big = await cli(['gate', 'validate', '-f', '-'], bigGate1);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toContain('<stdin>: The gate1.yml is 1,300,908 characters long');
+    // Past 6 bytes a character (a JSON record's escapes), stdin is not read further.
+    const huge = await cli(['gate', 'validate', '-f', '-'], bigGate1 + bigGate1);
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain('<stdin> is over the limit of 262,144 characters');
+  });
+
+  it('gate apply of a 1.3 MB gate1.yml: exit 2, nothing sent', async () => {
+    const before = requests;
+    const r = await cli(['gate', 'apply', 't_1', '-f', file('gate1-big.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('over the limit of 262,144 characters');
+    expect(requests).toBe(before);
+    const record = JSON.stringify({ tableId: 't_1', yaml: bigGate1 });
+    const piped = await cli(['gate', 'apply', 't_1', '-f', '-'], record);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('The gate1.yml is 1,300,908 characters long');
+    expect(requests).toBe(before);
+  });
+
+  it('gate diff of two local files reads up to 4 MiB each and refuses a YAML too costly to parse', async () => {
+    const big = await cli(['gate', 'diff', '-f', file('gate1-ok.yml'), '--against', file('gate1-5m.yml')]);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toContain('gate1-5m.yml is 5,242,901 bytes, over the limit of 4,194,304 bytes');
+    const mapping = await cli([
+      'gate',
+      'diff',
+      '-f',
+      file('gate1-mapping.yml'),
+      '--against',
+      file('gate1-ok.yml'),
+    ]);
+    expect(mapping.code).toBe(2);
+    expect(mapping.stderr).toContain('has 12,000 keys, over the limit of 1,000');
+  });
+
+  it('push of a FIFO ends at once with exit 2 (it used to wait for a writer forever)', async () => {
+    const r = await cli(['push', file('fifo.sql')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is a FIFO (named pipe), not a regular file');
+    const gate = await cli(['gate', 'validate', '-f', file('fifo.yml')]);
+    expect(gate.code).toBe(2);
+  });
+
+  it('push of a symlink to /dev/zero: exit 2, not a read of hundreds of MB', async () => {
+    const r = await cli(['push', file('zero.sql')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is a character device, not a regular file');
+  });
+
+  it('push of an artifact that is not UTF-8: exit 2 with the byte offset, nothing sent', async () => {
+    const before = requests;
+    const r = await cli(['push', file('latin1.yml'), '--json']);
+    expect(r.code).toBe(2);
+    const line = JSON.parse(r.stderr.trim()) as {
+      error: { code: string; message: string; details: unknown };
+    };
+    expect(line.error.code).toBe('input_not_utf8');
+    expect(line.error.message).toContain('byte 10 (line 1) is 0xE9');
+    expect(line.error.details).toMatchObject({ byteOffset: 10, line: 1 });
+    expect(requests).toBe(before);
+  });
+});
