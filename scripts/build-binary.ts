@@ -5,7 +5,7 @@
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
 //   4. two V8 code caches of the bundle (help's, the runs'), trained by running it through the start-up paths (scripts/sea/train.ts),
 //      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
-//   5. the SEA blob: scripts/sea/boot.ts as main, the bundle, its code cache, the help pages, the keychain addon,
+//   5. the SEA blob: scripts/sea/boot.ts as main (it serves help pages rendered before, precomputed-help.ts), the bundle, its code cache, the help pages, the keychain addon,
 //      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (out of jq-wasm's JS) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
@@ -72,7 +72,13 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
   });
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
-  await build({ ...scriptOptions(options), entryPoints: [join(root, 'scripts/sea/boot.ts')], outfile: boot });
+  await build({
+    ...scriptOptions(options),
+    entryPoints: [join(root, 'scripts/sea/boot.ts')],
+    outfile: boot,
+    // What the boot script keeps in the user's cache (help rendered on a terminal) is filed by build.
+    define: { GDS_BUILD_ID: JSON.stringify(sha256Of(bundle).slice(0, 16)) },
+  });
   await build({
     ...scriptOptions(options),
     entryPoints: [join(root, 'scripts/sea/train.ts')],
@@ -519,7 +525,11 @@ async function writeGate1Validator(): Promise<string> {
 /** A file of an installed package, and its sha256 (the executable checks it before use). */
 function packageFile(specifier: string): { path: string; sha256: string } {
   const path = join(root, 'node_modules', specifier);
-  return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+  return { path, sha256: sha256Of(path) };
+}
+
+function sha256Of(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 function keyringAddon(): { path: string; sha256: string } {
@@ -529,7 +539,7 @@ function keyringAddon(): { path: string; sha256: string } {
     const file = readdirSync(join(scope, pkg)).find((f) => f.endsWith('.node'));
     if (file === undefined) continue;
     const path = join(scope, pkg, file);
-    return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+    return { path, sha256: sha256Of(path) };
   }
   throw new Error(`No @napi-rs/keyring addon for ${platform} in node_modules: run npm ci on this platform.`);
 }

@@ -4,18 +4,16 @@
 // its bytes match the sha256 known at build time: a file planted or altered in the cache is rewritten,
 // never loaded.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getRawAsset } from 'node:sea';
+import { gdsCacheDir, writeCacheFile } from './cache-dir.js';
 
 /** Filled in by scripts/build-binary.ts: asset key -> sha256 of the file, known at build time. */
 declare const GDS_NATIVE_ADDONS: Record<string, string>;
 
 export function nativeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-  return join(base, 'gds', 'native');
+  return join(gdsCacheDir(env), 'native');
 }
 
 export function loadEmbeddedAddon(name: string): unknown {
@@ -43,11 +41,5 @@ function writeAddon(name: string, sha: string, dir: string, file: string): void 
   if (createHash('sha256').update(bytes).digest('hex') !== sha) {
     throw new Error(`The embedded ${name} addon does not match its checksum: rebuild the executable.`);
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const temp = `${file}.${process.pid}.tmp`;
-  // A temp left by an earlier process with our pid; wx then refuses anything planted in its place.
-  rmSync(temp, { force: true });
-  writeFileSync(temp, bytes, { flag: 'wx', mode: 0o700 });
-  renameSync(temp, file);
+  writeCacheFile(dir, file, bytes, 0o700);
 }

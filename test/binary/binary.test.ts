@@ -283,6 +283,73 @@ describe(
   },
 );
 
+describe(
+  'dist/gds help on a terminal: rendered by oclif once per width and colour, then served from the cache',
+  needs(noBuildTools),
+  () => {
+    function helpInTerminal(
+      args: string[],
+      columns: number,
+      env: Record<string, string> = {},
+    ): Promise<CliResult> {
+      const child = spawn(
+        '/usr/bin/script',
+        ['-qec', `stty cols ${columns}; exec ${gds} ${args.join(' ')}`, '/dev/null'],
+        {
+          cwd: dir,
+          env: {
+            PATH: '/usr/bin:/bin',
+            HOME: home,
+            TERM: 'xterm-256color',
+            XDG_CACHE_HOME: join(dir, 'xdg'),
+            ...env,
+          },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      child.stdin?.end();
+      return collect(child);
+    }
+    const pages = async () =>
+      (await readdir(join(dir, 'xdg'), { recursive: true, withFileTypes: true }))
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name));
+
+    it('the second call prints what oclif printed the first time, which is what oclif renders', async () => {
+      await rm(join(dir, 'xdg'), { recursive: true, force: true });
+      const first = await helpInTerminal(['gate', '--help'], 100);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain('\u001b[1mUSAGE\u001b[22m');
+      expect(await pages()).toHaveLength(1);
+      const [second, oclif] = await Promise.all([
+        helpInTerminal(['gate', '--help'], 100),
+        // OCLIF_COLUMNS sends the call to oclif: neither served nor kept.
+        helpInTerminal(['gate', '--help'], 100, { OCLIF_COLUMNS: '100' }),
+      ]);
+      expect(second).toMatchObject({ code: 0, stdout: first.stdout });
+      expect(oclif).toMatchObject({ code: 0, stdout: first.stdout });
+      expect(await pages()).toHaveLength(1);
+      const [page = ''] = await pages();
+      await writeFile(page, 'kept page\n');
+      expect((await helpInTerminal(['gate', '--help'], 100)).stdout).toBe('kept page\r\n');
+    });
+
+    it('another width or NO_COLOR is another page, rendered by oclif', async () => {
+      await rm(join(dir, 'xdg'), { recursive: true, force: true });
+      const longest = (text: string) => Math.max(...text.split('\r\n').map((line) => line.length));
+      const wide = await helpInTerminal(['gate', '--help'], 160);
+      const narrow = await helpInTerminal(['gate', '--help'], 60);
+      const plain = await helpInTerminal(['gate', '--help'], 60, { NO_COLOR: '1' });
+      expect(narrow.stdout.split('\r\n').length).toBeGreaterThan(wide.stdout.split('\r\n').length);
+      expect(longest(wide.stdout)).toBeGreaterThan(100);
+      expect(plain.stdout).not.toContain('\u001b[');
+      expect(narrow.stdout).toContain('\u001b[1m');
+      expect(await pages()).toHaveLength(3);
+      expect((await helpInTerminal(['gate', '--help'], 60, { NO_COLOR: '1' })).stdout).toBe(plain.stdout);
+    });
+  },
+);
+
 describe('dist/gds start-up', needs(noBuildTools), () => {
   it.each([[['gate', '--help']], [['gate', 'validate', '-f', 'a.yml']]])(
     'gds %j compiles the bundle with a code cache trained at build time (V8 accepts it)',
