@@ -81,13 +81,12 @@ export function readRunResults(value: unknown): RunReading {
   const args = isObject(value['args']) ? value['args'] : {};
   const which = typeof args['which'] === 'string' ? args['which'] : null;
   const rpc = typeof args['rpc_method'] === 'string' ? args['rpc_method'] : null;
-  const nothing =
-    (which !== null ? BUILDS_NOTHING[which] : undefined) ?? (rpc !== null ? BUILDS_NOTHING[rpc] : undefined);
-  if (nothing !== undefined) {
+  const compiledOnly = compileOnlySession(args, which);
+  if (compiledOnly !== undefined) {
     return {
       ok: false,
       code: 'nothing_built',
-      message: `This run built nothing: it is a ${nothing} run (args.which ${JSON.stringify(which ?? rpc)}), which reads the project and rebuilds no table, so there is nothing to recertify. Send the run_results.json of dbt run, build, seed or snapshot.`,
+      message: `This run built nothing: it is a ${compiledOnly.command} run (${compiledOnly.said}), which reads the project and rebuilds no table, so there is nothing to recertify. Send the run_results.json of dbt run, build, seed or snapshot.`,
     };
   }
   const built: BuiltNode[] = [];
@@ -126,6 +125,52 @@ export function readRunResults(value: unknown): RunReading {
     invocationId: typeof metadata['invocation_id'] === 'string' ? metadata['invocation_id'] : null,
     dbtVersion: typeof metadata['dbt_version'] === 'string' ? metadata['dbt_version'] : null,
   };
+}
+
+/** rpc methods (dbt rpc server, dbt Cloud IDE) that compile or query without building a table. */
+const RPC_BUILDS_NOTHING: Readonly<Record<string, string>> = {
+  compile_sql: 'dbt rpc compile_sql',
+  run_sql: 'dbt rpc run_sql (a query, no table)',
+  'docs.generate': 'dbt docs generate',
+  compile: 'dbt compile',
+  gc: 'dbt rpc gc',
+  deps: 'dbt deps',
+  status: 'dbt rpc status',
+  ps: 'dbt rpc ps',
+  poll: 'dbt rpc poll',
+};
+
+/**
+ * The command that built nothing, named by whatever key the run's arguments carry: `which` (dbt Core),
+ * `rpc_method` (an rpc or dbt Cloud IDE session), the command line of a `cli_args` rpc call (`cli`) or of
+ * the invocation (`invocation_command`), or `compile: true` with no `which` (an IDE compile).
+ */
+function compileOnlySession(
+  args: Record<string, unknown>,
+  which: string | null,
+): { command: string; said: string } | undefined {
+  const text = (key: string) => (typeof args[key] === 'string' ? (args[key] as string) : undefined);
+  if (which !== null) {
+    const command = BUILDS_NOTHING[which];
+    return command === undefined ? undefined : { command, said: `args.which ${JSON.stringify(which)}` };
+  }
+  const rpc = text('rpc_method');
+  if (rpc !== undefined && rpc !== 'cli_args') {
+    const command = RPC_BUILDS_NOTHING[rpc] ?? BUILDS_NOTHING[rpc];
+    if (command !== undefined) return { command, said: `args.rpc_method ${JSON.stringify(rpc)}` };
+  }
+  for (const key of ['cli', 'invocation_command', 'command']) {
+    const line = text(key);
+    if (line === undefined) continue;
+    const words = line.trim().split(/\s+/);
+    const first = words[0] === 'dbt' ? words.slice(1) : words;
+    const sub = first[0] === 'docs' ? `docs.${first[1] ?? ''}` : (first[0] ?? '');
+    const command = BUILDS_NOTHING[sub];
+    if (command !== undefined) return { command, said: `args.${key} ${JSON.stringify(line)}` };
+  }
+  if (args['compile'] === true)
+    return { command: 'dbt compile', said: 'args.compile true, and no args.which' };
+  return undefined;
 }
 
 /** False only for what dbt writes for a node it compiled without running: message null, adapter response {}. */

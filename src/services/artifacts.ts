@@ -80,10 +80,13 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
       'Pass --source <schema.table> naming the warehouse object, or declare it in the file.',
     );
   }
+  // dbt's compiled or run SQL is sent as the declaration it was read to, so the service reads the same
+  // columns whatever the file's path said (the service sees only its name).
+  const asDeclaration = parsed.artifact.fromDbtSql !== undefined;
   return {
-    filename: basename(path),
+    filename: asDeclaration ? `${basename(path).replace(/\.sql$/i, '')}.yml` : basename(path),
     content: contentToSend(parsed.artifact, text, options.dialect),
-    mimeType: kind,
+    mimeType: asDeclaration ? 'yaml' : kind,
     table: parsed.artifact.table,
     source: `${resolved.source.schema}.${resolved.source.table}`,
     ...(options.source === undefined ? {} : { sourceFlag: options.source }),
@@ -96,7 +99,7 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
  * (a dialect asked for with --dialect becomes the file's first line; a dbt model becomes its own declaration).
  */
 function contentToSend(artifact: GovernanceArtifact, text: string, dialect: Dialect | undefined): string {
-  if (artifact.fromDbtModel) return declarationYaml(artifact);
+  if (artifact.fromDbtModel || artifact.fromDbtSql) return declarationYaml(artifact);
   if (artifact.kind !== 'sql' || dialect === undefined || dialect === 'postgres' || declaresDialect(text))
     return text;
   return `-- dialect: ${dialect}\n${text}`;

@@ -149,3 +149,34 @@ describe('run results without args.which', () => {
     expect(reading).toMatchObject({ ok: false, code: 'nothing_built' });
   });
 });
+
+describe('a dbt Cloud IDE or rpc session that only compiled built nothing', () => {
+  const v4 = (args: Record<string, unknown>) => ({
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v4.json' },
+    results: [
+      { status: 'success', unique_id: 'model.p.orders', message: 'OK', adapter_response: { code: 'SELECT' } },
+    ],
+    elapsed_time: 1,
+    args,
+  });
+
+  it.each([
+    [{ compile: true }, /dbt compile run \(args\.compile true/],
+    [{ rpc_method: 'compile_sql' }, /rpc compile_sql/],
+    [{ rpc_method: 'run_sql' }, /run_sql/],
+    [{ rpc_method: 'cli_args', cli: 'compile --select orders' }, /args\.cli "compile --select orders"/],
+    [{ invocation_command: 'dbt docs generate' }, /dbt docs generate run/],
+  ])('%j', (args, message) => {
+    const reading = readRunResults(v4(args));
+    expect(reading).toMatchObject({ ok: false, code: 'nothing_built' });
+    expect(!reading.ok && reading.message).toMatch(message);
+  });
+
+  it.each([
+    [{ rpc_method: 'cli_args', cli: 'run --select orders' }],
+    [{ invocation_command: 'dbt build' }],
+    [{ which: 'run', compile: true }],
+  ])('a session that ran builds: %j', (args) => {
+    expect(readRunResults(v4(args))).toMatchObject({ ok: true, built: [{ uniqueId: 'model.p.orders' }] });
+  });
+});

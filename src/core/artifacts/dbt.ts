@@ -153,7 +153,9 @@ export function declarationYaml(artifact: GovernanceArtifact): string {
   declaration['columns'] = artifact.columns.map((c) => ({ ...c }));
   const origin = artifact.fromDbtModel
     ? `# dbt model ${artifact.fromDbtModel}, as gds push --model read it\n`
-    : '';
+    : artifact.fromDbtSql
+      ? `# dbt model ${artifact.table}, as gds push read its ${artifact.fromDbtSql} SQL\n`
+      : '';
   return origin + stringify(declaration);
 }
 

@@ -44,8 +44,9 @@ export async function parseArtifact({
         const message = `--model ${model} picks a model of a dbt properties file, and this is a SQL file`;
         return { ok: false, error: { code: 'model_not_applicable', message } };
       }
+      if (isDbtTemplate(text)) return { ok: false, error: dbtTemplateError(fileName) };
       const { readSql } = await import('./sql.js');
-      return await readSql(text, dialect);
+      return await readSql(text, dialect, fileName);
     }
     const loaded = kind === 'yaml' ? loadYaml(text) : loadJson(text);
     if (!loaded.ok) return loaded;
@@ -60,6 +61,22 @@ export async function parseArtifact({
   } catch (err) {
     return { ok: false, error: unreadable(kind, err) };
   }
+}
+
+/** Jinja, as a dbt model file holds it: `{{ ref('x') }}`, `{% if … %}`, `{# … #}`. */
+const JINJA = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}|\{#[\s\S]*?#\}/;
+
+export function isDbtTemplate(text: string): boolean {
+  return JINJA.test(text);
+}
+
+function dbtTemplateError(fileName: string): ArtifactError {
+  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1);
+  return {
+    code: 'dbt_template',
+    message: `${base} is a dbt model template; run \`gds plan --dbt <project>\`, or push its compiled SQL`,
+    suggestion: `gds plan --dbt <project folder> governs every model of the project from target/manifest.json; or run dbt compile and push target/compiled/<project>/…/${base} (with --source <schema.table>).`,
+  };
 }
 
 /** A parser failure that is not a syntax error (e.g. a grammar recursing too deep on pathological input). */

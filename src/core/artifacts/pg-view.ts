@@ -4,12 +4,13 @@
 import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
 import { byteToCharOffset, pgGrammar, pgRefusal } from './pg-grammar.js';
 import type { PgGrammar } from './pg-grammar.js';
+import { queryColumns } from './select-columns.js';
 import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './sql.js';
 import type { ViewReading, ViewShape } from './sql.js';
 
 type Node = Record<string, unknown>;
 
-export async function readPostgresView(content: string): Promise<ViewReading> {
+export async function readPostgresView(content: string, fileName = ''): Promise<ViewReading> {
   const grammar = await pgGrammar();
   let tree: { stmts?: Array<{ stmt?: Node; stmt_location?: number }> };
   try {
@@ -24,7 +25,9 @@ export async function readPostgresView(content: string): Promise<ViewReading> {
   if (!first?.stmt)
     return { ok: false, code: 'empty_file', message: `the file holds no SQL statement: write ${VIEW_SHAPE}` };
   const firstAt = at(first.stmt_location);
-  const view = viewOf(first.stmt);
+  const compiled = second ? undefined : dbtCompiledModel(first.stmt, fileName);
+  if (compiled) return compiled;
+  const view = viewOf(first.stmt, fileName);
   if (!view) {
     const words = statementWords(content, firstAt);
     return {
@@ -54,7 +57,15 @@ export async function readPostgresView(content: string): Promise<ViewReading> {
   const name = ['catalogname', 'schemaname', 'relname']
     .map((k) => view.relation[k])
     .filter((p): p is string => typeof p === 'string' && p !== '');
-  const shape: ViewShape = { name, nameAt: at(view.relation['location']), columns: [] };
+  // dbt builds a model as `<name>__dbt_tmp` and swaps it in: the table is the model's own name.
+  const temporary = name.at(-1)?.match(DBT_TEMPORARY);
+  if (temporary) name[name.length - 1] = withoutDbtSuffix(name.at(-1) ?? '');
+  const shape: ViewShape = {
+    name,
+    nameAt: at(view.relation['location']),
+    columns: [],
+    ...(view.dbtRun || temporary ? { dbt: 'run' as const } : {}),
+  };
   const declared = view.columnNames.map((n) => stringValue(n) ?? '');
   const select = leftmostSelect(view.query);
   const targets = (Array.isArray(select['targetList']) ? select['targetList'] : []) as Node[];
@@ -84,8 +95,20 @@ export async function readPostgresView(content: string): Promise<ViewReading> {
     const itemAt = at(target['location']);
     const figured = typeof target['name'] === 'string' ? target['name'] : figureName(target['val']);
     if (figured === STAR) {
-      if (declared.length === 0)
-        return { ok: false, code: 'select_star', message: SELECT_STAR_MESSAGE, at: starAt(tokens, itemAt) };
+      if (declared.length === 0) {
+        // `select * from final`, where a CTE above names every column (as almost every dbt model ends).
+        const resolved = queryColumns(view.query);
+        if (resolved.ok) {
+          shape.columns = resolved.columns.map((c) => ({ ...c, at: shape.nameAt }));
+          return { ok: true, view: shape };
+        }
+        return {
+          ok: false,
+          code: 'select_star',
+          message: `${SELECT_STAR_MESSAGE} (${resolved.reason})`,
+          at: starAt(tokens, itemAt),
+        };
+      }
       // The star's columns are unknown here: the declared list names them.
       for (const rest of declared.slice(index)) shape.columns.push({ name: rest, at: shape.nameAt });
       return { ok: true, view: shape };
@@ -121,10 +144,53 @@ interface PgView {
   relation: Node;
   columnNames: unknown[];
   query: unknown;
+  /** dbt's run SQL of a table model: `create table <name>__dbt_tmp as (…)`. */
+  dbtRun?: boolean;
+}
+
+const DBT_TEMPORARY = /__dbt_(?:tmp|backup)(?:_[0-9a-f]+)?$/i;
+
+/** A model's name without the suffix dbt builds it under. */
+export function withoutDbtSuffix(name: string): string {
+  return name.replace(DBT_TEMPORARY, '');
+}
+
+/** True for a path under dbt's `target/compiled/` (or `target/run/`) folder. */
+function underDbtTarget(fileName: string, folder: 'compiled' | 'run'): boolean {
+  return new RegExp(`(^|[/\\\\])${folder}[/\\\\]`).test(fileName);
+}
+
+/**
+ * dbt's compiled SQL of a model (`target/compiled/…/<model>.sql`): one bare query, `with … select` or, under
+ * target/compiled, a plain `select`. Its table is the model, named after the file; its columns those the
+ * query names (a star resolved through the CTEs). Undefined when the statement is not such a query.
+ */
+function dbtCompiledModel(statement: Node, fileName: string): ViewReading | undefined {
+  const select = statement['SelectStmt'];
+  if (!isNode(select)) return undefined;
+  if (!isNode(select['withClause']) && !underDbtTarget(fileName, 'compiled')) return undefined;
+  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1);
+  const table = withoutDbtSuffix(base.replace(/\.sql$/i, ''));
+  const resolved = queryColumns(statement);
+  if (!resolved.ok)
+    return {
+      ok: false,
+      code: 'select_star',
+      message: `this is dbt's compiled SQL of the model ${table}, and gds cannot name its columns: ${resolved.reason}`,
+    };
+  return {
+    ok: true,
+    view: {
+      name: [table],
+      nameAt: 0,
+      columns: resolved.columns.map((c) => ({ ...c, at: 0 })),
+      dbt: 'compiled',
+    },
+  };
 }
 
 /** `CREATE VIEW` and `CREATE MATERIALIZED VIEW` (a CreateTableAsStmt of a materialized view); nothing else. */
-function viewOf(statement: Node): PgView | undefined {
+function viewOf(statement: Node, fileName = ''): PgView | undefined {
   const plain = statement['ViewStmt'] as Node | undefined;
   if (plain) {
     return {
@@ -134,12 +200,17 @@ function viewOf(statement: Node): PgView | undefined {
     };
   }
   const created = statement['CreateTableAsStmt'] as Node | undefined;
-  if (created?.['objtype'] !== 'OBJECT_MATVIEW') return undefined;
-  const into = (created['into'] ?? {}) as Node;
+  const into = (created?.['into'] ?? {}) as Node;
+  const relname = ((into['rel'] ?? {}) as Node)['relname'];
+  const dbtRun =
+    created?.['objtype'] === 'OBJECT_TABLE' &&
+    ((typeof relname === 'string' && DBT_TEMPORARY.test(relname)) || underDbtTarget(fileName, 'run'));
+  if (!created || (created['objtype'] !== 'OBJECT_MATVIEW' && !dbtRun)) return undefined;
   return {
     relation: (into['rel'] ?? {}) as Node,
     columnNames: (into['colNames'] as unknown[] | undefined) ?? [],
     query: created['query'],
+    ...(dbtRun ? { dbtRun } : {}),
   };
 }
 

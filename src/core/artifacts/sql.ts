@@ -12,6 +12,8 @@ export interface ViewShape {
   name: string[];
   nameAt: number;
   columns: Array<{ name: string; at: number; type?: string }>;
+  /** dbt's compiled SQL of a model (a bare query named after its file), or its run SQL (`<name>__dbt_tmp`). */
+  dbt?: 'compiled' | 'run';
 }
 
 export type ViewReading =
@@ -53,13 +55,13 @@ export function notAView(words: string): string {
  * PostgreSQL views are read by PostgreSQL's own grammar; the warehouses' by a reader of the view's header and
  * its top-level SELECT list, which names a column only where the warehouse names it the same way.
  */
-export async function readSql(content: string, asked?: Dialect): Promise<ParseResult> {
+export async function readSql(content: string, asked?: Dialect, fileName = ''): Promise<ParseResult> {
   const choice = chooseDialect(content, asked);
   if (!choice.ok) return { ok: false, error: { code: 'invalid_dialect', message: choice.message } };
   const { dialect } = choice;
   const reading =
     dialect === 'postgres'
-      ? await (await import('./pg-view.js')).readPostgresView(content)
+      ? await (await import('./pg-view.js')).readPostgresView(content, fileName)
       : (await import('./warehouse-view.js')).readWarehouseView(content, dialect);
   const fail = (code: ArtifactErrorCode, message: string, at?: number): ParseResult => ({
     ok: false,
@@ -94,7 +96,14 @@ export async function readSql(content: string, asked?: Dialect): Promise<ParseRe
   }
   return {
     ok: true,
-    artifact: { kind: 'sql', mimeType: 'sql', table, ...(source ? { source } : {}), columns },
+    artifact: {
+      kind: 'sql',
+      mimeType: 'sql',
+      table,
+      ...(source ? { source } : {}),
+      columns,
+      ...(view.dbt ? { fromDbtSql: view.dbt } : {}),
+    },
   };
 }
 

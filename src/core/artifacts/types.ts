@@ -30,6 +30,8 @@ export interface GovernanceArtifact {
   decisionContext?: string;
   /** Set when the artifact is one model (or `<source>.<table>`) of a dbt properties file, read with --model. */
   fromDbtModel?: string;
+  /** Set when the artifact is dbt's compiled SQL of a model, or its run SQL (`create … <name>__dbt_tmp as (…)`). */
+  fromDbtSql?: 'compiled' | 'run';
 }
 
 export type ArtifactErrorCode =
@@ -55,7 +57,8 @@ export type ArtifactErrorCode =
   | 'invalid_dialect'
   | 'dbt_model_required'
   | 'dbt_model_not_found'
-  | 'model_not_applicable';
+  | 'model_not_applicable'
+  | 'dbt_template';
 
 /** A parse failure. `line` and `column` are 1-based and point at the offending text when it can be located. */
 export interface ArtifactError {
