@@ -33,6 +33,8 @@ export interface ProfileSecrets {
 interface ProfileCommon extends ProfileSecrets {
   base: string;
   secretRef?: KeychainRef;
+  /** The e-mail the token signed in as when it was stored (shown by auth status and the profile picker). */
+  user?: string;
 }
 
 export interface StaticProfile extends ProfileCommon {

@@ -56,6 +56,8 @@ interface Resolution {
   storage: SecretStorage | 'none';
   /** Why the profile's token could not be read (keychain silent, entry gone). */
   tokenProblem?: string;
+  /** --base or SERVICE_API_URL names another service than the profile's: its token is not sent there. */
+  foreignBase?: CliError;
   config?: GdsConfig;
 }
 
@@ -66,6 +68,7 @@ export async function resolveCredentials(
   options: CredentialOptions = {},
 ): Promise<ResolvedCredentials> {
   const r = await resolve(flags, env, options);
+  if (r.foreignBase !== undefined) throw r.foreignBase;
   if (r.base === undefined) throw missing('API base URL', r, env);
   if (r.token === undefined) throw missing('API token', r, env);
   return {
@@ -85,6 +88,8 @@ export interface ProfileSummary {
   kind: ProfileKind;
   storage: SecretStorage | 'none';
   active: boolean;
+  /** The e-mail the token signed in as when it was stored; null when unknown. */
+  user: string | null;
 }
 
 export interface CredentialStatus {
@@ -104,6 +109,8 @@ export interface CredentialStatus {
   secretStorage: SecretStorageSetting;
   /** What is missing or unreadable, each with what to do. Empty when signed in. */
   problems: string[];
+  /** When the access token of the profile in use expires (a browser sign-in or an integration token). */
+  expiresAt: string | null;
 }
 
 /** `gds auth status`: what resolveCredentials would use, and why not when it would fail. Never throws for
@@ -116,7 +123,8 @@ export async function credentialStatus(
   const config = await loadConfig({ env, warn: options.warn });
   const r = await resolve(flags, env, options, config);
   const problems: string[] = [];
-  if (r.token === undefined) problems.push(missing('API token', r, env).message);
+  if (r.foreignBase !== undefined) problems.push(r.foreignBase.message);
+  else if (r.token === undefined) problems.push(missing('API token', r, env).message);
   if (r.base === undefined) problems.push(missing('API base URL', r, env).message);
   const stored = r.storage !== 'none';
   return {
@@ -137,10 +145,17 @@ export async function credentialStatus(
         kind: p.kind,
         storage: storageOf(p),
         active: name === config.activeProfile,
+        user: p.user ?? null,
       })),
     configPath: configPath(env),
     secretStorage: secretStorageSetting(config, env),
     problems,
+    expiresAt:
+      r.token?.source.startsWith('profile:') === true &&
+      r.profile !== undefined &&
+      r.profile.kind !== 'static'
+        ? (r.profile.expiresAt ?? null)
+        : null,
   };
 }
 
@@ -210,9 +225,42 @@ async function resolve(
   if (r.token === undefined) {
     r.profileName = name;
     r.profile = profile;
+    if (
+      r.base !== undefined &&
+      r.base.source !== source &&
+      sameService(profile.base, r.base.value) === false
+    ) {
+      r.foreignBase = foreignBase(name, profile.base, r.base);
+      return r;
+    }
     await readProfileToken(r, name, profile, env, options);
   }
   return r;
+}
+
+/** Whether two base URLs name the same service; undefined when the profile's own is unreadable. */
+function sameService(profileBase: string, base: string): boolean | undefined {
+  try {
+    return checkBaseUrl(profileBase, 'the profile') === base;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A profile's token goes only to that profile's base: --base (or SERVICE_API_URL) elsewhere is refused. */
+function foreignBase(name: string, profileBase: string, base: Found): CliError {
+  const from = base.source === 'flag' ? '--base' : 'SERVICE_API_URL';
+  return new CliError(
+    `Not sending profile ${name}'s token to ${base.value} (from ${from}): that token is for ${profileBase}.`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'token_not_for_base',
+      suggestion:
+        `Give a token for ${base.value} too (--token or SERVICE_TOKEN), drop ${from} to use ${profileBase}, ` +
+        `or store a profile for it: gds auth set --profile <name> --base ${base.value} --token <t>`,
+      details: { profile: name, profileBase, base: base.value },
+    },
+  );
 }
 
 async function readProfileToken(

@@ -68,6 +68,8 @@ export interface StaticProfileInput {
   name: string;
   token: string;
   base: string;
+  /** Who the token signs in as, when the service said so. */
+  user?: string;
 }
 
 /** `gds auth set`: a static CLI token and its API base, checked first; nothing changes when they are bad. */
@@ -77,7 +79,13 @@ export async function setStaticProfile(input: StaticProfileInput, options: Profi
   const base = checkBaseUrl(input.base, '--base');
   return withProfileLock(
     name,
-    () => saveProfile(name, { kind: 'static', base }, { token }, options),
+    () =>
+      saveProfile(
+        name,
+        { kind: 'static', base, ...(input.user === undefined ? {} : { user: input.user }) },
+        { token },
+        options,
+      ),
     options,
   );
 }

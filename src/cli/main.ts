@@ -54,6 +54,13 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
   if (answeredVersion(argv, pjson)) return;
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const page = await (await import('./help-topics.js')).helpTopicPage(argv);
+    if (page !== undefined) {
+      process.stdout.write(page);
+      return;
+    }
+  }
   redactStandardError(argv);
   installUndiciFetch();
   colourOnlyOnTerminals();

@@ -1,7 +1,10 @@
-// Yes/no questions to the person at the terminal: asked on stderr, answered on the terminal's stdin.
-// A command that needs an answer checks `canAsk` first and refuses (exit 2) rather than hang on a pipe.
-import { createInterface } from 'node:readline/promises';
+// Questions to the person at the terminal, on @inquirer/prompts (loaded only when a question is asked, so
+// start-up never pays for it): asked on stderr, answered on the terminal's stdin. A command that needs an
+// answer checks `canAsk` first and refuses (exit 2) rather than hang on a pipe. Ctrl-C at a question ends
+// the process with 130 on a clean line, as Ctrl-C does everywhere else in gds.
+import type * as Prompts from '@inquirer/prompts';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { ExitCode } from './errors.js';
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -10,35 +13,95 @@ export interface PromptStreams {
 
 const terminal = (): PromptStreams => ({ input: process.stdin, output: process.stderr });
 
-export function canAsk(streams: PromptStreams = terminal()): boolean {
+/** A person can answer: stdin and stderr are terminals, and GDS_PROMPT_DISABLED is not set. */
+export function canAsk(streams: PromptStreams = terminal(), env: NodeJS.ProcessEnv = process.env): boolean {
+  if (promptsDisabled(env)) return false;
   return streams.input.isTTY === true && streams.output.isTTY === true;
 }
 
-/** True only for y or yes (any case); anything else, an empty answer included, is no. The question may hold
- * server strings: it is stripped of control characters. */
-export async function confirm(question: string, streams: PromptStreams = terminal()): Promise<boolean> {
-  const rl = createInterface({ input: streams.input, output: streams.output, terminal: true });
+/** GDS_PROMPT_DISABLED set (to anything but empty, 0 or false): gds asks nothing, as when piped. */
+export function promptsDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.GDS_PROMPT_DISABLED?.trim().toLowerCase() ?? '';
+  return value !== '' && value !== '0' && value !== 'false';
+}
+
+export interface Choice<T> {
+  value: T;
+  /** What the line shows (server strings are stripped of control characters). */
+  name: string;
+  /** Shown under the list for the highlighted choice. */
+  description?: string;
+}
+
+/** Runs one prompt; Ctrl-C (or a closed terminal) exits 130 after ending the prompt's line. */
+async function ask<T>(run: (prompts: typeof Prompts) => Promise<T>, streams: PromptStreams): Promise<T> {
+  const prompts = await import('@inquirer/prompts');
   try {
-    const answer = await rl.question(`${stripControlCharacters(question)} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
+    return await run(prompts);
+  } catch (error) {
+    if ((error as Error).name === 'ExitPromptError' || (error as Error).name === 'AbortPromptError') {
+      streams.output.write('\n');
+      process.exit(ExitCode.Interrupted);
+    }
+    throw error;
   }
 }
 
-/** Asks for one of `options` by number (1-based); undefined when the answer names none of them. */
-export async function choose(
+const context = (streams: PromptStreams) => ({
+  input: streams.input as NodeJS.ReadStream,
+  output: streams.output as NodeJS.WriteStream,
+  clearPromptOnDone: false,
+});
+
+/** True only for y or yes; the default (Enter) is no. The question may hold server strings: it is
+ *  stripped of control characters. */
+export async function confirm(question: string, streams: PromptStreams = terminal()): Promise<boolean> {
+  return ask(
+    (prompts) =>
+      prompts.confirm({ message: stripControlCharacters(question), default: false }, context(streams)),
+    streams,
+  );
+}
+
+/** One of `choices`, picked with the arrow keys (or by typing its first letters); Enter takes `initial`. */
+export async function select<T>(
   question: string,
-  options: readonly string[],
-  streams: PromptStreams = terminal(),
-): Promise<string | undefined> {
-  const rl = createInterface({ input: streams.input, output: streams.output, terminal: true });
-  try {
-    const menu = options.map((option, i) => `  ${i + 1}. ${stripControlCharacters(option)}`).join('\n');
-    const answer = await rl.question(`${stripControlCharacters(question)}\n${menu}\nNumber: `);
-    const index = Number(answer.trim());
-    return Number.isInteger(index) ? options[index - 1] : undefined;
-  } finally {
-    rl.close();
-  }
+  choices: ReadonlyArray<Choice<T>>,
+  options: { initial?: T; streams?: PromptStreams } = {},
+): Promise<T> {
+  const streams = options.streams ?? terminal();
+  return ask(
+    (prompts) =>
+      prompts.select<T>(
+        {
+          message: stripControlCharacters(question),
+          choices: choices.map((choice) => ({
+            value: choice.value,
+            name: stripControlCharacters(choice.name),
+            ...(choice.description === undefined
+              ? {}
+              : { description: stripControlCharacters(choice.description) }),
+          })),
+          ...(options.initial === undefined ? {} : { default: options.initial }),
+        },
+        context(streams),
+      ),
+    streams,
+  );
+}
+
+/** A secret typed or pasted, masked with *; empty answers are asked again. */
+export async function secret(question: string, streams: PromptStreams = terminal()): Promise<string> {
+  return ask(
+    (prompts) =>
+      prompts.password(
+        {
+          message: stripControlCharacters(question),
+          mask: '*',
+          validate: (value: string) => (value.trim() === '' ? 'Paste the token, or Ctrl-C to stop.' : true),
+        },
+        context(streams),
+      ),
+    streams,
+  );
 }

@@ -14,9 +14,10 @@ export function userAgent(pjson: NameAndVersion): string {
   return `${pjson.name}/${pjson.version} ${os}-${cpu} node-${process.version}`;
 }
 
-/** Prints the version line when `--version` is the only argument; any other argument takes oclif's path. */
+/** Prints the version line when `--version` (or `version`, as gh has it) is the only argument; any other
+ *  argument takes oclif's path. */
 export function answeredVersion(argv: readonly string[], pjson: NameAndVersion): boolean {
-  if (argv.length !== 1 || argv[0] !== '--version') return false;
+  if (argv.length !== 1 || (argv[0] !== '--version' && argv[0] !== 'version')) return false;
   process.stdout.write(`${userAgent(pjson)}\n`);
   return true;
 }

@@ -66,9 +66,19 @@ describe('precedence, first match wins, token and base each on their own', () =>
     expect(r).toMatchObject({ baseUrl: 'https://other.example/api', baseSource: 'profile:other' });
   });
 
-  it('SERVICE_API_URL beats the profile for the base; the token still comes from the profile', async () => {
-    const r = await resolveCredentials({}, { ...env, SERVICE_API_URL: 'http://127.0.0.1:9/' });
-    expect(r).toMatchObject({ baseUrl: 'http://127.0.0.1:9', baseSource: 'env' });
+  it("SERVICE_API_URL naming another service: the profile's token is not sent there (exit 2, why)", async () => {
+    await expect(
+      resolveCredentials({}, { ...env, SERVICE_API_URL: 'http://127.0.0.1:9/' }),
+    ).rejects.toMatchObject({ exitCode: 2, code: 'token_not_for_base' });
+    await expect(resolveCredentials({ base: 'https://elsewhere.example' }, env)).rejects.toMatchObject({
+      code: 'token_not_for_base',
+      message: expect.stringContaining('https://default.example'),
+    });
+  });
+
+  it("SERVICE_API_URL naming the profile's own service: the token comes from the profile", async () => {
+    const r = await resolveCredentials({}, { ...env, SERVICE_API_URL: 'https://default.example/' });
+    expect(r).toMatchObject({ baseUrl: 'https://default.example', baseSource: 'env' });
     expect(r).toMatchObject({ token: 'cli_default', tokenSource: 'profile:default', storage: 'file' });
   });
 
@@ -247,8 +257,22 @@ describe('status', () => {
       secretStorage: 'file',
     });
     expect(s.profiles).toEqual([
-      { name: 'default', base: 'https://default.example', kind: 'static', storage: 'file', active: true },
-      { name: 'other', base: 'https://other.example/api', kind: 'static', storage: 'file', active: false },
+      {
+        name: 'default',
+        base: 'https://default.example',
+        kind: 'static',
+        storage: 'file',
+        active: true,
+        user: null,
+      },
+      {
+        name: 'other',
+        base: 'https://other.example/api',
+        kind: 'static',
+        storage: 'file',
+        active: false,
+        user: null,
+      },
     ]);
   });
 });

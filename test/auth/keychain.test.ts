@@ -83,7 +83,7 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
         },
       },
     });
-    const status = await gds(cfg, ['auth', 'status', '--json']);
+    const status = await gds(cfg, ['auth', 'status', '--offline', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({
       signedIn: true,
       token: 'cli_…****',
@@ -260,7 +260,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       },
     );
     expect(file).toMatchObject({ code: 0, stderr: '' });
-    const bad = await gds(cfg, ['auth', 'status'], { env: { GDS_SECRET_STORAGE: 'cloud' } });
+    const bad = await gds(cfg, ['auth', 'status', '--offline'], { env: { GDS_SECRET_STORAGE: 'cloud' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('GDS_SECRET_STORAGE=cloud is not a secret storage.');
   });
@@ -277,7 +277,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       secretRef: { store: 'keychain', service: 'gds-cli', account: 'default@elsewhere' },
     };
     await writeFile(join(cfg, 'config.json'), JSON.stringify(config), { mode: 0o600 });
-    const status = await gds(cfg, ['auth', 'status', '--json'], { env: noBus() });
+    const status = await gds(cfg, ['auth', 'status', '--offline', '--json'], { env: noBus() });
     expect(status.code).toBe(0);
     const body = JSON.parse(status.stdout) as { signedIn: boolean; problems: string[] };
     expect(body.signedIn).toBe(false);

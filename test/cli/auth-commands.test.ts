@@ -229,11 +229,11 @@ describe('gds auth set', () => {
 describe('gds auth status', () => {
   it('nothing configured: exit 0, not signed in, says how to sign in; --json one line', async () => {
     const cfg = await freshConfigDir();
-    const human = await gds(cfg, ['auth', 'status']);
+    const human = await gds(cfg, ['auth', 'status', '--offline']);
     expect(human).toMatchObject({ code: 0, stderr: '' });
     expect(human.stdout).toContain('Not signed in:');
     expect(human.stdout).toContain('gds auth set --token <t> --base <url>');
-    const json = await gds(cfg, ['auth', 'status', '--json']);
+    const json = await gds(cfg, ['auth', 'status', '--offline', '--json']);
     expect(json.code).toBe(0);
     expect(jsonLine(json.stdout)).toMatchObject({
       signedIn: false,
@@ -258,24 +258,24 @@ describe('gds auth status', () => {
       '--profile',
       'b',
     ]);
-    const human = await gds(cfg, ['auth', 'status']);
+    const human = await gds(cfg, ['auth', 'status', '--offline']);
     expect(human).toMatchObject({ code: 0, stderr: '' });
     expect(human.stdout).toBe(
       'API base: https://a.example (from profile default)\n' +
         'Token:    cli_…**** (from profile default)\n' +
         `Stored in: the config file ${join(cfg, 'config.json')}\n` +
         'Profiles:\n' +
-        '    b  https://b.example  static  token in file\n' +
-        '  * default  https://a.example  static  token in file\n',
+        '    b        https://b.example  -  static  token in file\n' +
+        '  * default  https://a.example  -  static  token in file\n',
     );
-    const fromEnv = await gds(cfg, ['auth', 'status', '--profile', 'b'], {
+    const fromEnv = await gds(cfg, ['auth', 'status', '--offline', '--profile', 'b'], {
       env: { SERVICE_TOKEN: envToken },
     });
     expect(fromEnv.stdout).toContain('API base: https://b.example (from profile b)\n');
     expect(fromEnv.stdout).toContain('Token:    **** (from SERVICE_TOKEN)\n');
     const fromFlags = await gds(
       cfg,
-      ['auth', 'status', '--json', '--token', envToken, '--base', 'https://f.example'],
+      ['auth', 'status', '--offline', '--json', '--token', envToken, '--base', 'https://f.example'],
       {
         env: { SERVICE_TOKEN: token },
       },
@@ -295,7 +295,16 @@ describe('gds auth status', () => {
   it('an unknown --profile is exit 2 naming the known ones; under --json one error line', async () => {
     const cfg = await freshConfigDir();
     await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
-    const r = await gds(cfg, ['auth', 'status', '--profile', 'prod', '--token', otherToken, '--json']);
+    const r = await gds(cfg, [
+      'auth',
+      'status',
+      '--offline',
+      '--profile',
+      'prod',
+      '--token',
+      otherToken,
+      '--json',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(jsonLine(r.stderr)).toEqual({
@@ -312,7 +321,7 @@ describe('gds auth status', () => {
     const cfg = await freshConfigDir();
     await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);
     await chmod(join(cfg, 'config.json'), 0o644);
-    const r = await gds(cfg, ['auth', 'status', '--json']);
+    const r = await gds(cfg, ['auth', 'status', '--offline', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       `Warning: ${join(cfg, 'config.json')} had mode 644; it may hold tokens, so it is now 600.\n`,
@@ -325,7 +334,7 @@ describe('gds auth status', () => {
     const cfg = await freshConfigDir();
     await mkdir(cfg, { recursive: true });
     await writeFile(join(cfg, 'config.json'), '{"version":1,"profiles":{"a":', { mode: 0o600 });
-    const r = await gds(cfg, ['auth', 'status']);
+    const r = await gds(cfg, ['auth', 'status', '--offline']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       new RegExp(`^Error: The gds config file ${join(cfg, 'config.json')} is damaged: it is not valid JSON`),
@@ -391,7 +400,7 @@ describe('gds auth logout', () => {
     await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
     const again = await gds(cfg, ['auth', 'logout']);
     expect(again).toMatchObject({ code: 0, stdout: 'Nothing to remove: no config file.\n', stderr: '' });
-    const status = await gds(cfg, ['auth', 'status', '--json']);
+    const status = await gds(cfg, ['auth', 'status', '--offline', '--json']);
     expect(jsonLine(status.stdout)).toMatchObject({ signedIn: false });
   });
 
@@ -425,7 +434,7 @@ describe('what loads when', () => {
     const cfg = await freshConfigDir();
     expect(await loaded(cfg, ['auth', '--help'])).toEqual([]);
     const ci = { SERVICE_TOKEN: envToken, SERVICE_API_URL: 'https://ci.example' };
-    expect(await loaded(cfg, ['auth', 'status'], ci)).toEqual(['dist/auth']);
+    expect(await loaded(cfg, ['auth', 'status', '--offline'], ci)).toEqual(['dist/auth']);
     expect(
       await loaded(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']),
     ).toEqual(['dist/auth', 'node_modules/proper-lockfile']);

@@ -759,7 +759,7 @@ describe('on a terminal', () => {
 
   it('delete asks on the terminal: n keeps the table (exit 1), y deletes it', async () => {
     const no = inTerminal(['delete', queuedTable]);
-    await no.until('[y/N]');
+    await no.until('(y/N)');
     no.type('n\r');
     expect((await no.done).code).toBe(1);
     expect(await tableRow(queuedTable)).toMatchObject({ active: true });

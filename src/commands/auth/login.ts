@@ -68,6 +68,13 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       env: profileOnlyEnv(),
       warn,
     }).catch(() => undefined);
+    if (me !== undefined) {
+      const { updateConfig } = await import('../../auth/config.js');
+      await updateConfig((config) => {
+        const stored = config.profiles[saved.name];
+        if (stored !== undefined) stored.user = me.user.email;
+      });
+    }
     if (this.out.json) {
       this.out.record({
         profile: saved.name,

@@ -3,6 +3,7 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
 import { maskToken } from '../../core/redact.js';
+import type { Me } from '../../cli/signed-in.js';
 
 export default class AuthSet extends BaseCommand<typeof AuthSet> {
   static override summary = 'Store a CLI token and the API base URL in a profile.';
@@ -25,6 +26,10 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
       description: 'Check the token with the service before saving it (--no-verify skips the check).',
       default: true,
       allowNo: true,
+    }),
+    force: Flags.boolean({
+      description:
+        'Replace a profile that holds a live sign-in (browser or integration) or a token of another user.',
     }),
   };
 
@@ -55,8 +60,14 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
             warn: (m) => this.out.warn(m),
           })
         : undefined;
+    if (!this.flags.force) await this.refuseToReplace(profile ?? 'default', secret, me);
     const saved = await setStaticProfile(
-      { name: profile ?? 'default', token: secret, base },
+      {
+        name: profile ?? 'default',
+        token: secret,
+        base,
+        ...(me === undefined ? {} : { user: me.user.email }),
+      },
       { warn: (m) => this.out.warnLine(m) },
     );
     const where = describeStorage(saved.storage, saved.profile.secretRef);
@@ -78,5 +89,36 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     this.out.print(`The token is stored in ${where}.`);
     if (saved.active) this.out.print(`${saved.name} is the active profile.`);
     else this.out.print(`Use it with --profile ${saved.name}.`);
+  }
+
+  /**
+   * As `auth login` does: a profile holding a live browser sign-in or integration token, or a CLI token
+   * of another user, is replaced only with --force. An expired or refused token is not worth keeping.
+   */
+  private async refuseToReplace(name: string, secret: string, me: Me | undefined): Promise<void> {
+    const { loadConfig } = await import('../../auth/config.js');
+    const existing = (await loadConfig({ warn: (m) => this.out.warn(m) })).profiles[name];
+    const { describeLive, liveToken } = await import('../../auth/login.js');
+    if (existing === undefined || !liveToken(existing)) return;
+    const refuse = (what: string) =>
+      new CliError(`Profile ${name} holds ${what}; not replacing it.`, {
+        exitCode: ExitCode.Usage,
+        code: 'profile_in_use',
+        suggestion:
+          `Store this token in another profile (--profile <name>), or replace it anyway with --force ` +
+          `(gds auth logout --profile ${name} first also works).`,
+        details: { profile: name, kind: existing.kind },
+      });
+    if (existing.kind !== 'static') throw refuse(describeLive(existing));
+    if (me === undefined) return;
+    const { profileOnlyEnv, signedInAs } = await import('../../cli/signed-in.js');
+    const before = await signedInAs({
+      flags: { profile: name },
+      env: profileOnlyEnv(),
+      version: this.config.version,
+    }).catch(() => undefined);
+    if (before !== undefined && before.user.id !== me.user.id && secret !== '') {
+      throw refuse(`a live CLI token of ${before.user.email}, not of ${me.user.email}`);
+    }
   }
 }

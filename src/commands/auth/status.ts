@@ -1,4 +1,8 @@
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import type { CliError } from '../../cli/errors.js';
+import { ExitCode, toCliError } from '../../cli/errors.js';
+import type { Me } from '../../cli/signed-in.js';
 import type { CredentialSource } from '../../auth/credentials.js';
 
 export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
@@ -6,13 +10,18 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
   static override description =
     'Applies the same precedence as every command (--token/--base, then SERVICE_TOKEN/SERVICE_API_URL, then ' +
     '--profile or the active profile) and shows the token masked, where each value came from, where the ' +
-    'token is stored, and the other profiles. It does not call the server. Exit 0 even when nothing is ' +
-    'configured: check "signedIn" in the --json line.';
+    'token is stored, and the other profiles. Then it asks the service who the token signs in as (GET ' +
+    '/api/me): user, role and expiry; exit 1 when the service refuses the token or cannot be reached. ' +
+    '--offline skips that call (exit 0 even when nothing is configured: check "signedIn" in the --json line).';
   static override examples = [
     '<%= config.bin %> auth status',
     '<%= config.bin %> auth status --profile staging',
     '<%= config.bin %> auth status --json',
+    '<%= config.bin %> auth status --offline',
   ];
+  static override flags = {
+    offline: Flags.boolean({ description: 'Do not ask the service: show only what is configured.' }),
+  };
 
   async run(): Promise<void> {
     const { token, base, profile } = this.flags;
@@ -20,9 +29,32 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     const status = await credentialStatus({ token, base, profile }, process.env, {
       warn: (m) => this.out.warn(m),
     });
+    const check = this.flags.offline || !status.signedIn ? undefined : await this.askService();
+    if (check?.refused !== undefined) process.exitCode = ExitCode.Failure;
     if (this.out.json) {
-      this.out.record(status);
+      this.out.record({
+        ...status,
+        ...(check === undefined
+          ? {}
+          : {
+              verified: check.me !== undefined,
+              email: check.me?.user.email ?? null,
+              role: check.me?.role ?? null,
+              refused:
+                check.refused === undefined
+                  ? null
+                  : { code: check.refused.code, message: check.refused.message },
+            }),
+      });
       return;
+    }
+    if (check?.me !== undefined) {
+      this.out.print(this.out.style('bold', 'Signed in: '), `${check.me.user.email} (${check.me.role})`);
+    }
+    if (status.expiresAt !== null) this.out.print(this.out.style('bold', 'Expires:   '), status.expiresAt);
+    if (check?.refused !== undefined) {
+      this.out.print(this.out.style('red', 'Refused:   '), check.refused.message);
+      if (check.refused.suggestion !== undefined) this.out.print(`  ${check.refused.suggestion}`);
     }
     this.out.print(
       this.out.style('bold', 'API base: '),
@@ -44,8 +76,20 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     } else {
       this.out.print(this.out.style('bold', 'Profiles:'));
     }
+    const width = (pick: (p: (typeof status.profiles)[number]) => string) =>
+      Math.max(0, ...status.profiles.map((p) => pick(p).length));
+    const userOf = (p: (typeof status.profiles)[number]) => p.user ?? '-';
+    const [nameWidth, baseWidth, kindWidth, userWidth] = [
+      width((p) => p.name),
+      width((p) => p.base),
+      width((p) => p.kind),
+      width(userOf),
+    ];
     for (const p of status.profiles) {
-      this.out.print(`  ${p.active ? '*' : ' '} ${p.name}  ${p.base}  ${p.kind}  token in ${p.storage}`);
+      this.out.print(
+        `  ${p.active ? '*' : ' '} ${p.name.padEnd(nameWidth)}  ${p.base.padEnd(baseWidth)}  ` +
+          `${userOf(p).padEnd(userWidth)}  ${p.kind.padEnd(kindWidth)}  token in ${p.storage}`,
+      );
     }
     if (status.signedIn) return;
     this.out.print(this.out.style('yellow', 'Not signed in:'));
@@ -54,6 +98,28 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       'Get credentials with `gds auth set --token <t> --base <url>`, `gds auth login`, or SERVICE_TOKEN in CI.',
     );
   }
+
+  /** GET /api/me with the same credentials: who the token signs in as, or why the service refused it. */
+  private async askService(): Promise<ServiceCheck> {
+    const { token, base, profile } = this.flags;
+    const { signedInAs } = await import('../../cli/signed-in.js');
+    try {
+      return {
+        me: await signedInAs({
+          flags: { token, base, profile },
+          version: this.config.version,
+          warn: (m) => this.out.warn(m),
+        }),
+      };
+    } catch (error) {
+      return { refused: toCliError(error, 'Run gds auth status --offline to see the local set-up only.') };
+    }
+  }
+}
+
+interface ServiceCheck {
+  me?: Me;
+  refused?: CliError;
 }
 
 function sourceText(source: CredentialSource | null, variable: string): string {

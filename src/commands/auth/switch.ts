@@ -44,7 +44,7 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   }
 
   private async pick(known: readonly string[], active: string | null): Promise<string> {
-    const { canAsk, choose } = await import('../../cli/prompt.js');
+    const { canAsk, select } = await import('../../cli/prompt.js');
     if (!canAsk() || this.out.json) {
       throw new CliError('gds auth switch needs --profile <name> when it cannot ask.', {
         exitCode: ExitCode.Usage,
@@ -53,13 +53,7 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
         details: { known },
       });
     }
-    const labels = known.map((name) => (name === active ? `${name} (active)` : name));
-    const picked = await choose('Which profile?', labels);
-    const index = picked === undefined ? -1 : labels.indexOf(picked);
-    const name = known[index];
-    if (name === undefined) {
-      throw new CliError('No profile picked; the active profile stays.', { exitCode: ExitCode.Usage });
-    }
-    return name;
+    const { profileChoices } = await import('../../cli/profile-choices.js');
+    return select('Which profile?', await profileChoices(known), active === null ? {} : { initial: active });
   }
 }

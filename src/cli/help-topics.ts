@@ -1,0 +1,152 @@
+// Help topics, as gh has them: `gds help environment`, `gds help exit-codes`, `gds help formatting` and
+// `gds help global-flags`. Plain text generated from the code that decides (the variable list of
+// environment.ts, the exit codes of errors.ts, the global flags of BaseCommand/ApiCommand), so the pages
+// cannot drift from what gds does. main.ts answers them before oclif loads.
+import { ENVIRONMENT_VARIABLES } from './environment.js';
+
+export interface HelpTopic {
+  summary: string;
+  render(): Promise<string>;
+}
+
+const indent = (text: string, width = 2) =>
+  text
+    .split('\n')
+    .map((line) => (line === '' ? line : `${' '.repeat(width)}${line}`))
+    .join('\n');
+
+/** Wraps `text` to `width` columns, word by word. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+function definitionList(rows: ReadonlyArray<readonly [string, string]>): string {
+  const nameWidth = Math.min(28, Math.max(...rows.map(([name]) => name.length)) + 2);
+  return rows
+    .flatMap(([name, text]) => {
+      const [first = '', ...rest] = wrap(text, 100 - nameWidth);
+      const head =
+        name.length + 2 > nameWidth
+          ? [name, `${' '.repeat(nameWidth)}${first}`]
+          : [`${name.padEnd(nameWidth)}${first}`];
+      return [...head, ...rest.map((line) => `${' '.repeat(nameWidth)}${line}`)];
+    })
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
+
+async function environment(): Promise<string> {
+  const rows = ENVIRONMENT_VARIABLES.map(
+    (variable) => [variable.names.join(', '), variable.description] as const,
+  );
+  return [
+    'Only these environment variables steer gds. No flag that targets, replaces, confirms or redirects',
+    '(--replace, --to, --yes, --force, --output, --file, --table, --env, ...) reads a variable: say those on',
+    'the command line.',
+    '',
+    definitionList(rows),
+    '',
+    'Credentials, first match wins: --token/--base, then SERVICE_TOKEN/SERVICE_API_URL, then the profile',
+    'named by --profile or GDS_PROFILE, else the active one.',
+  ].join('\n');
+}
+
+async function exitCodes(): Promise<string> {
+  const { ExitCode } = await import('./errors.js');
+  const meaning: Record<number, string> = {
+    [ExitCode.Ok]: 'Success.',
+    [ExitCode.Failure]: 'Failure (gate diff: the two differ; plan --exit-code: something would change).',
+    [ExitCode.Usage]: 'Usage error or invalid local input (a bad flag, an invalid gate1.yml).',
+    [ExitCode.Unauthenticated]: 'Not authenticated (401): sign in again, or check SERVICE_TOKEN.',
+    [ExitCode.Forbidden]: 'Forbidden (403): your role or token scopes do not allow it.',
+    [ExitCode.NotFound]: 'Not found (404).',
+    [ExitCode.Conflict]: 'Conflict (409): someone changed it first, or it exists already.',
+    [ExitCode.Refused]: 'Refused by the rules of the service (400/422).',
+    [ExitCode.RateLimited]: 'Rate limited after retries (429).',
+    [ExitCode.Unavailable]: 'Network or server error (5xx, refused connection, timeout).',
+    [ExitCode.Interrupted]: 'Interrupted (Ctrl-C).',
+  };
+  const rows = Object.values(ExitCode).map((code) => [String(code), meaning[code] ?? ''] as const);
+  return [
+    'gds exits with one of these codes; under --json the error is also one {"error":{...}} line on stderr',
+    'with its code, message, suggestion and details.',
+    '',
+    definitionList(rows),
+  ].join('\n');
+}
+
+async function formatting(): Promise<string> {
+  return [
+    'On a terminal gds prints aligned tables without borders, with relative times and coloured states;',
+    'ids, versions and times are never cut, free text is. Piped, rows are tab-separated, with no header,',
+    'no colour and nothing cut.',
+    '',
+    'JSON',
+    indent(
+      [
+        '--json (or GDS_JSON=1) prints NDJSON: one compact JSON object per line, a list one line per item,',
+        'a single result one line, --watch one line per event. Nothing else goes to stdout; an error is one',
+        '{"error":{...}} line on stderr.',
+        '',
+        "--json id,name keeps those fields of each record (the JSON FIELDS of a command's help list them).",
+        '',
+        '--jq EXPR filters each record with a jq expression, no jq binary needed. It runs once per record,',
+        "so write '.name', not '.[].name'; to gather records into one array pipe to jq -s, or use",
+        '--jq \'select(.state == "CERTIFIED") | .id\'.',
+      ].join('\n'),
+    ),
+    '',
+    'EXAMPLES',
+    indent(
+      [
+        'gds list --json id,name,state',
+        'gds list --jq \'select(.state == "QUARANTINED") | .id\'',
+        'gds audit list --all --json | jq -s length',
+      ].join('\n'),
+    ),
+    '',
+    'Colour: only on a terminal and never with NO_COLOR; FORCE_COLOR or CLICOLOR_FORCE force it.',
+  ].join('\n');
+}
+
+async function globalFlags(): Promise<string> {
+  const { ApiCommand } = await import('./api-command.js');
+  const flags = ApiCommand.baseFlags as Record<string, { description?: string; env?: string }>;
+  const rows = Object.entries(flags).map(([name, flag]) => {
+    const value = name === 'json' ? '' : '=<value>';
+    const env = flag.env === undefined ? '' : ` (also ${flag.env})`;
+    return [`--${name}${value}`, `${flag.description ?? ''}${env}`] as const;
+  });
+  return [
+    'Every command takes these flags, before or after its own words (--max-retry-after: the commands that',
+    'call the service).',
+    '',
+    definitionList(rows),
+  ].join('\n');
+}
+
+export const HELP_TOPICS: Readonly<Record<string, HelpTopic>> = {
+  environment: { summary: 'The environment variables gds reads', render: environment },
+  'exit-codes': { summary: 'What each exit code means', render: exitCodes },
+  formatting: { summary: 'Tables, NDJSON, --json fields and --jq', render: formatting },
+  'global-flags': { summary: 'The flags every command takes', render: globalFlags },
+};
+
+/** `gds help <topic>` (or `gds <topic> --help` for a topic that is no command): the page, else undefined. */
+export async function helpTopicPage(argv: readonly string[]): Promise<string | undefined> {
+  const words = argv.filter((word) => word !== '--help' && word !== '-h');
+  const asked = words[0] === 'help' ? words.slice(1) : argv.length > words.length ? words : [];
+  if (asked.length !== 1) return undefined;
+  const topic = HELP_TOPICS[asked[0] ?? ''];
+  if (topic === undefined) return undefined;
+  return `${topic.summary}.\n\n${await topic.render()}\n`;
+}

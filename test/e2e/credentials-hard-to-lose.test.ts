@@ -1,0 +1,239 @@
+// Issue 23 item 4, credentials that are hard to lose, with real `gds` processes against a real server:
+// auth set does not silently replace a live sign-in or another user's token; auth status asks the
+// service (user, role, exit 1 when the token is refused; --offline skips); a profile's token goes only to
+// its own base; auth logout on a terminal asks which profile, and off a terminal says what it removed.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withProfileLock } from '../../src/auth/config.js';
+import { saveProfile } from '../../src/auth/profiles.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const fresh = () => mkdtemp(join(tmpdir(), 'gds-e2e-creds-'));
+
+function gds(cfg: string, args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return runCli(args, {
+    env: {
+      GDS_CONFIG_DIR: cfg,
+      GDS_SECRET_STORAGE: 'file',
+      SERVICE_TOKEN: undefined,
+      SERVICE_API_URL: undefined,
+      ...env,
+    },
+  });
+}
+
+async function config(cfg: string) {
+  return JSON.parse(await readFile(join(cfg, 'config.json'), 'utf8')) as {
+    activeProfile: string | null;
+    profiles: Record<string, { kind: string; token?: string; accessToken?: string; user?: string }>;
+  };
+}
+
+/** A profile as `gds auth login` leaves it: a live browser session of `role`. */
+async function sessionProfile(cfg: string, name: string, role: 'OWNER' | 'MEMBER'): Promise<void> {
+  const env = { ...process.env, GDS_CONFIG_DIR: cfg, GDS_SECRET_STORAGE: 'file' };
+  const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+  await withProfileLock(
+    name,
+    () =>
+      saveProfile(
+        name,
+        { kind: 'session', base: server.url, expiresAt },
+        { accessToken: server.user(role).accessToken },
+        { env },
+      ),
+    { env },
+  );
+}
+
+const errorOf = (r: CliResult) =>
+  (JSON.parse(r.stderr) as { error: { code: string; message: string } }).error;
+
+describe('gds auth set does not silently replace a live credential', () => {
+  it('a live browser session: exit 2 without --force, the session kept; --force replaces it', async () => {
+    const cfg = await fresh();
+    await sessionProfile(cfg, 'default', 'OWNER');
+    const member = server.user('MEMBER').cliToken;
+    const refused = await gds(cfg, ['auth', 'set', '--token', member, '--base', server.url, '--json']);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(errorOf(refused)).toMatchObject({ code: 'profile_in_use' });
+    expect(errorOf(refused).message).toContain('session');
+    expect((await config(cfg)).profiles.default).toMatchObject({ kind: 'session' });
+
+    const forced = await gds(cfg, ['auth', 'set', '--token', member, '--base', server.url, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await config(cfg)).profiles.default).toMatchObject({ kind: 'static', token: member });
+  });
+
+  it("a live CLI token of another user: exit 2; the same user's new token is stored", async () => {
+    const cfg = await fresh();
+    const owner = server.user('OWNER').cliToken;
+    expect((await gds(cfg, ['auth', 'set', '--token', owner, '--base', server.url])).code).toBe(0);
+    expect((await config(cfg)).profiles.default?.user).toBe(server.user('OWNER').email);
+    const other = await gds(cfg, [
+      'auth',
+      'set',
+      '--token',
+      server.user('MEMBER').cliToken,
+      '--base',
+      server.url,
+    ]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(server.user('OWNER').email);
+    expect((await config(cfg)).profiles.default?.token).toBe(owner);
+    const same = await gds(cfg, ['auth', 'set', '--token', owner, '--base', server.url]);
+    expect(same.code, same.stderr).toBe(0);
+  });
+});
+
+describe('gds auth status asks the service', () => {
+  it('user and role from GET /api/me; exit 0', async () => {
+    const cfg = await fresh();
+    await gds(cfg, ['auth', 'set', '--token', server.user('OWNER').cliToken, '--base', server.url]);
+    const human = await gds(cfg, ['auth', 'status']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`Signed in: ${server.user('OWNER').email} (OWNER)`);
+    const json = await gds(cfg, ['auth', 'status', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      verified: true,
+      email: server.user('OWNER').email,
+      role: 'OWNER',
+    });
+  });
+
+  it('a token the service refuses: exit 1 and the reason; --offline does not ask (exit 0)', async () => {
+    const cfg = await fresh();
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', 'cli_revoked0123456789', '--base', server.url]);
+    const human = await gds(cfg, ['auth', 'status']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('Refused:');
+    const json = await gds(cfg, ['auth', 'status', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ verified: false, refused: { code: expect.any(String) } });
+    expect(JSON.stringify(JSON.parse(json.stdout).refused)).toMatch(/unauthori[sz]ed|401/i);
+    const offline = await gds(cfg, ['auth', 'status', '--offline', '--json']);
+    expect(offline.code).toBe(0);
+    expect(JSON.parse(offline.stdout)).not.toHaveProperty('verified');
+  });
+});
+
+describe("a profile's token goes only to that profile's base", () => {
+  it('--base <other> without a token: exit 2 with the reason, and the other host hears nothing', async () => {
+    const heard: string[] = [];
+    const other = createServer((request, response) => {
+      heard.push(String(request.headers.authorization));
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const cfg = await fresh();
+      await gds(cfg, ['auth', 'set', '--token', server.user('OWNER').cliToken, '--base', server.url]);
+      const r = await gds(cfg, ['members', 'list', '--base', otherBase, '--json']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(errorOf(r)).toMatchObject({ code: 'token_not_for_base' });
+      expect(errorOf(r).message).toContain(server.url);
+      const fromEnv = await gds(cfg, ['whoami'], { SERVICE_API_URL: otherBase });
+      expect(fromEnv.code).toBe(2);
+      expect(heard).toEqual([]);
+      // With a token for it, --base goes there.
+      const withToken = await gds(cfg, [
+        'api',
+        '/api/me',
+        '--base',
+        otherBase,
+        '--token',
+        'cli_forOther0123456',
+      ]);
+      expect(withToken.code, withToken.stderr).toBe(0);
+      expect(heard).toEqual(['Bearer cli_forOther0123456']);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+/** `gds auth logout` in a pseudo-terminal, once its question is on the screen. */
+async function logoutOnTerminal(cfg: string) {
+  const [command, argv] = cliCommand(['auth', 'logout']);
+  const line = `stty cols 100 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+  const { child, result } = runInTerminal(line, { GDS_CONFIG_DIR: cfg, GDS_SECRET_STORAGE: 'file' });
+  let seen = '';
+  child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+  for (let i = 0; i < 200 && !seen.includes('Log out of which profile?'); i += 1) await sleep(50);
+  return { seen: () => seen, type: (keys: string) => child.stdin?.write(keys), result };
+}
+
+describe('gds auth logout', () => {
+  it('off a terminal: removes every profile and says which', async () => {
+    const cfg = await fresh();
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', 'cli_aaaaaaaaaaaaaaaa', '--base', server.url]);
+    await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      'cli_bbbbbbbbbbbbbbbb',
+      '--base',
+      server.url,
+      '--profile',
+      'b',
+    ]);
+    const r = await gds(cfg, ['auth', 'logout']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Removed profile default');
+    expect(r.stdout).toContain('Removed profile b');
+  });
+
+  it('on a terminal: asks which profile (Enter: the active one) and removes only that one', async () => {
+    const cfg = await fresh();
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', 'cli_aaaaaaaaaaaaaaaa', '--base', server.url]);
+    await gds(cfg, [
+      'auth',
+      'set',
+      '--no-verify',
+      '--token',
+      'cli_bbbbbbbbbbbbbbbb',
+      '--base',
+      server.url,
+      '--profile',
+      'b',
+    ]);
+    const { seen, type, result } = await logoutOnTerminal(cfg);
+    expect(seen()).toContain('CLI token');
+    type('\r');
+    const r = await result;
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toContain('Removed profile default');
+    expect(Object.keys((await config(cfg)).profiles)).toEqual(['b']);
+  });
+
+  it('on a terminal: Ctrl-C at the question exits 130 and removes nothing', async () => {
+    const cfg = await fresh();
+    await gds(cfg, ['auth', 'set', '--no-verify', '--token', 'cli_aaaaaaaaaaaaaaaa', '--base', server.url]);
+    const { type, result } = await logoutOnTerminal(cfg);
+    type('\u0003');
+    const r = await result;
+    expect(r.code).toBe(130);
+    expect(r.stdout).not.toContain('Aborted');
+    expect(Object.keys((await config(cfg)).profiles)).toEqual(['default']);
+  });
+});
