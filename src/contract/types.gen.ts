@@ -1716,8 +1716,14 @@ export interface components {
             /** @description Gate 1 only: head:N, tail:N, random:N or chunks:K@N. */
             sample?: string;
         };
-        /** @description Empty; a submission is always a full scan. */
-        GateSubmitRequest: Record<string, never>;
+        /** @description A submission is always a full scan. */
+        GateSubmitRequest: {
+            /**
+             * @description When the table is CERTIFIED, submit nothing and answer 409 `table_certified` (details: tableId, state, certifiedView): the table and its certified view stay as they are (`gate submit --if-not-certified`). Checked before the scan and again when the proof is written.
+             * @default false
+             */
+            ifNotCertified: boolean;
+        };
         GateCheckResult: {
             /** @description Baseline checks: record_count, column_presence, grain_uniqueness, null_rate.<column>, referential_integrity[.<column>], numeric_bounds[.<column>]; declared checks keep their names. */
             name: string;
@@ -1768,6 +1774,10 @@ export interface components {
             state?: string;
             /** @description Submissions */
             notificationId?: string;
+            /** @description Submissions: the table was CERTIFIED, so its certified view is withdrawn (dropped) until the table is certified again. */
+            viewWithdrawn?: boolean;
+            /** @description Submissions with viewWithdrawn: the view, `schema.table`. */
+            withdrawnView?: string;
         };
         GateJob: {
             id: string;

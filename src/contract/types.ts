@@ -35,6 +35,7 @@ export type Gate1VersionList = Schema<'Gate1VersionList'>;
 export type Gate1ApplyRequest = Schema<'Gate1ApplyRequest'>;
 export type Gate1ApplyResult = Schema<'Gate1ApplyResult'>;
 export type GateRunRequest = Schema<'GateRunRequest'>;
+export type GateSubmitRequest = Schema<'GateSubmitRequest'>;
 export type Gate1ProofBody = Schema<'Gate1Proof'>;
 export type GateJobBody = Schema<'GateJob'>;
 export type Gate1Suggestions = Schema<'Gate1Suggestions'>;

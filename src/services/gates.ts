@@ -183,12 +183,37 @@ export async function runGate(
   return client.gates.run(tableId, request, call);
 }
 
+/** What `gate submit` did: submitted (the proof), or skipped a CERTIFIED table (`--if-not-certified`). */
+export type SubmitOutcome =
+  | { kind: 'submitted'; proof: Gate1ProofBody }
+  | { kind: 'skipped'; tableId: string; state: string; certifiedView: string | null; reason: string };
+
+/**
+ * Submits the table (full scan, proof, PENDING_REVIEW). With `ifNotCertified` the service leaves a CERTIFIED
+ * table and its certified view as they are (409 `table_certified`, checked before the scan and when the
+ * proof is written), which is a skip here, not an error.
+ */
 export async function submitGate(
   client: GatesClient,
   tableId: string,
+  options: { ifNotCertified?: boolean } = {},
   call: Call = {},
-): Promise<Gate1ProofBody> {
-  return client.gates.submit(tableId, call);
+): Promise<SubmitOutcome> {
+  const ifNotCertified = options.ifNotCertified === true;
+  try {
+    const proof = await client.gates.submit(tableId, { ifNotCertified }, call);
+    return { kind: 'submitted', proof };
+  } catch (error) {
+    if (!ifNotCertified || !(error instanceof ApiError) || error.code !== 'table_certified') throw error;
+    const details = (error.details ?? {}) as { tableId?: unknown; state?: unknown; certifiedView?: unknown };
+    return {
+      kind: 'skipped',
+      tableId: typeof details.tableId === 'string' ? details.tableId : tableId,
+      state: typeof details.state === 'string' ? details.state : 'CERTIFIED',
+      certifiedView: typeof details.certifiedView === 'string' ? details.certifiedView : null,
+      reason: error.message,
+    };
+  }
 }
 
 /** A job's status, or the persisted Gate 1 proof a `prf_…` id (printed by `gate submit`) names. */

@@ -77,6 +77,10 @@ describe('gate commands', () => {
 
   it('gate submit and gate suggest take one table id', async () => {
     expect(await argsOf(GateSubmit, ['t_1'])).toEqual({ tableId: 't_1' });
+    expect(await flagsOf(GateSubmit, ['t_1'])).not.toHaveProperty('if-not-certified');
+    expect(await flagsOf(GateSubmit, ['t_1', '--if-not-certified'])).toMatchObject({
+      'if-not-certified': true,
+    });
     expect(await usageError(GateSuggest, [])).toContain('Missing required argument');
     expect(await usageError(GateSuggest, ['t_1', 't_2'])).toContain('Unexpected argument: t_2');
   });

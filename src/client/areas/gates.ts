@@ -8,6 +8,7 @@ import type {
   Gate1VersionList,
   GateJobBody,
   GateRunRequest,
+  GateSubmitRequest,
   Schema,
 } from '../../contract/types.js';
 import { pathOf, writeOptions } from '../transport.js';
@@ -30,7 +31,8 @@ export interface GatesApi {
   apply(tableId: string, content: string, options?: WriteOptions): Promise<Gate1ApplyResult>;
   suggest(tableId: string, options?: CallOptions): Promise<Gate1Suggestions>;
   run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
-  submit(tableId: string, options?: CallOptions): Promise<Gate1ProofBody>;
+  /** 409 `table_certified` when `request.ifNotCertified` and the table is CERTIFIED. */
+  submit(tableId: string, request: GateSubmitRequest, options?: CallOptions): Promise<Gate1ProofBody>;
   /** 409 `job_not_terminal` while the job is queued or running. */
   result(
     jobId: string,
@@ -88,11 +90,11 @@ export function gatesApi(transport: Transport): GatesApi {
         ? { kind: 'job', job: (response.data as GateJobAccepted).job }
         : { kind: 'proof', proof: response.data as Gate1ProofBody };
     },
-    async submit(tableId, options) {
+    async submit(tableId, request, options) {
       return transport.send<Gate1ProofBody>({
         method: 'POST',
         path: table(tableId, '/gate-submissions'),
-        body: {},
+        body: request,
         ...options,
       });
     },

@@ -9,6 +9,7 @@ import type {
   Gate1Version,
   Gate1VersionList,
   GateRunRequest,
+  GateSubmitRequest,
 } from '../../contract/types.js';
 import { sameGateRules } from '../../core/gate-diff.js';
 import { validateGate1 } from '../../core/gate1/index.js';
@@ -18,6 +19,7 @@ import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/index.js';
+import { certifiedViewName } from '../certification/view.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import {
   applyTrigger,
@@ -217,11 +219,15 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/api/tables/:tableId/gate-submissions', async (request: TableRequest, reply) => {
-    parseBody('GateSubmitRequest', request.body ?? {});
+    const { ifNotCertified = false } = parseBody<GateSubmitRequest>('GateSubmitRequest', request.body ?? {});
     const { caller, table } = await gateTableFor(ctx, request);
+    // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
+    // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
+    if (ifNotCertified) await refuseCertified(ctx.db, table);
     const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
     const body = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const current = await loadGateTable(tx, caller.workspaceId, table.id);
+      if (ifNotCertified) await refuseCertified(tx, current);
       if (!isProofFresh(proof, current)) {
         throw new HttpError(
           409,
@@ -250,14 +256,30 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
         else if (effect.type === 'notify_steward')
           notificationId = await notifyOfSubmission(ctx, tx, caller, current, proof, proofId);
       }
+      // Leaving CERTIFIED drops the certified view (engine.ts): the answer says so.
+      const viewWithdrawn = current.state === 'CERTIFIED' && next !== 'CERTIFIED';
       return {
         ...proofBody(proof, { id: proofId, kind: 'submit' }),
         state: next,
         ...(notificationId ? { notificationId } : {}),
+        viewWithdrawn,
+        ...(viewWithdrawn ? { withdrawnView: await certifiedViewName(tx, current) } : {}),
       };
     });
     return reply.code(201).send(body);
   });
+}
+
+/** 409 `table_certified` (details: state, certifiedView) when the table is CERTIFIED. */
+async function refuseCertified(q: Queryable, table: GateTable): Promise<void> {
+  if (table.state !== 'CERTIFIED') return;
+  const certifiedView = await certifiedViewName(q, table);
+  throw new HttpError(
+    409,
+    'table_certified',
+    `Table ${table.name} (${table.id}) is CERTIFIED; nothing was submitted, and its certified view ${certifiedView} stays published.`,
+    { tableId: table.id, state: table.state, certifiedView },
+  );
 }
 
 function proofBody(proof: Gate1Proof, stored: { id: string | null; kind: 'run' | 'submit' }): Gate1ProofBody {
