@@ -1,9 +1,14 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import SkipReasonsReporter from './test/helpers/skip-reporter.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The release files take minutes to build: `npm run test:release` builds them and runs test/release.
+    exclude: [
+      ...configDefaults.exclude,
+      ...(process.env.GDS_TEST_RELEASE === '1' ? [] : ['test/release/**']),
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

