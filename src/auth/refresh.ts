@@ -148,7 +148,7 @@ export async function refreshUnderLock(
           const interrupted =
             stored.inFlight === undefined
               ? ''
-              : `; a refresh interrupted at ${stored.inFlight.since} could not be completed within the service's reuse grace window`;
+              : `; a refresh interrupted at ${stored.inFlight.since} had already spent it, and the service answers a spent refresh token only once`;
           throw cannotRenew(
             profileName,
             stored.profile,
@@ -339,16 +339,39 @@ function cannotRenew(profileName: string, profile: RenewableProfile, why: string
     return new CliError(`The integration token of profile ${profileName} cannot be renewed: ${why}.`, {
       exitCode: ExitCode.Unauthenticated,
       code: 'integration_token_expired',
-      suggestion: `Issue a new one into it: gds tokens issue --save-profile ${profileName} --force …`,
+      suggestion: `Issue a new one into it: ${reissueCommand(profileName, profile)}`,
     });
   }
   return signInAgain(profileName, why);
+}
+
+/** The one command line that issues the profile's token again, with the environment and scopes it held. */
+export function reissueCommand(profileName: string, profile: IntegrationProfile): string {
+  const quote = (value: string) =>
+    /^[\w.:,@/-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+  const parts = [
+    'gds tokens issue',
+    `--save-profile ${quote(profileName)}`,
+    '--force',
+    `--name ${quote(profileName)}`,
+  ];
+  if (profile.env !== undefined) parts.push(`--env ${quote(profile.env)}`);
+  const tables = new Map<string, string[]>();
+  for (const scope of profile.scopes ?? []) {
+    const grant = /^tables:(.+):(read|write)$/.exec(scope);
+    if (grant?.[1] !== undefined && grant[2] !== undefined)
+      tables.set(grant[1], [...(tables.get(grant[1]) ?? []), grant[2]]);
+    else parts.push(`--scope ${quote(scope)}`);
+  }
+  for (const [table, permissions] of tables)
+    parts.push(`--table ${quote(`${table}:${permissions.join(',')}`)}`);
+  return parts.join(' ');
 }
 
 function signInAgain(profileName: string, why: string): CliError {
   return new CliError(`The sign-in of profile ${profileName} cannot be renewed: ${why}.`, {
     exitCode: ExitCode.Unauthenticated,
     code: 'session_expired',
-    suggestion: `Sign in again: gds auth login --profile ${profileName}`,
+    suggestion: `Sign in again: gds auth login --profile ${profileName} --force`,
   });
 }

@@ -56,9 +56,10 @@ export interface paths {
         /**
          * Rotate a refresh token (§4.2)
          * @description No Authorization header. Single use: the presented refresh token is spent; presenting a
-         *     spent one is 401 and revokes every token of its family (access and refresh), except within
-         *     the server's reuse grace window (30 s by default) after it was spent, which answers it again
-         *     with the same rotated pair (a lost answer, parallel refreshes).
+         *     spent one is 401 `refresh_token_reused` and revokes every token of its family (access and
+         *     refresh) at once. A server started with a reuse grace (`--refresh-grace S`, off by default)
+         *     answers a spent token again with the same rotated pair within S seconds, and only while that
+         *     pair's refresh token is itself unused (a lost answer, parallel refreshes): never a chain.
          */
         post: operations["refreshIntegrationToken"];
         delete?: never;
@@ -961,8 +962,10 @@ export interface paths {
          *     than the interval (which then grows by 5 s), `access_denied`, `expired_token`; approved, the
          *     code is spent and the answer is the person's session JWT and a refresh token. Refresh tokens
          *     are single-use: each refresh spends the token and returns the next one; presenting a spent
-         *     one is `invalid_grant` and revokes every refresh token of that sign-in (within the reuse
-         *     grace window after it was spent, the same answer is given again instead).
+         *     one is `invalid_grant` and revokes that sign-in: its refresh tokens and its access tokens,
+         *     which are refused (401 `token_revoked`) on their next call. A server started with a reuse grace
+         *     (`--refresh-grace`, off by default) gives the same answer again within it while that answer's
+         *     refresh token is unused.
          */
         post: operations["requestToken"];
         delete?: never;

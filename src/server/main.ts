@@ -65,7 +65,8 @@ const OPTIONS: readonly ServerOption[] = [
     name: 'refresh-grace',
     value: 'S',
     default: String(DEFAULT_REFRESH_GRACE_MS / 1000),
-    description: 'seconds a spent refresh token still answers with its successor (0 to 86400)',
+    description:
+      'seconds a spent refresh token still answers with its successor while that is unused (0 to 86400; 0: single use)',
   },
   {
     name: 'workspaces',

@@ -18,7 +18,7 @@ let env: NodeJS.ProcessEnv;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startOAuthServer();
+  server = await startOAuthServer({}, { refreshGraceMs: 30_000 });
 });
 afterAll(async () => {
   await server.close();
@@ -167,7 +167,7 @@ describe('renewingAuthProvider', () => {
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(CliError);
     expect((failure as CliError).exitCode).toBe(3);
-    expect((failure as CliError).suggestion).toBe('Sign in again: gds auth login --profile work');
+    expect((failure as CliError).suggestion).toBe('Sign in again: gds auth login --profile work --force');
     expect((await stored())?.accessToken).toBe('eyJ.expired.token');
   });
 });

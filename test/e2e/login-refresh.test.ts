@@ -16,7 +16,11 @@ let w: Workspace;
 const tokensSeen: string[] = [];
 
 beforeAll(async () => {
-  [server, w] = await Promise.all([startOAuthServer(), newWorkspace(), ensureBuilt()]);
+  [server, w] = await Promise.all([
+    startOAuthServer({}, { refreshGraceMs: 30_000 }),
+    newWorkspace(),
+    ensureBuilt(),
+  ]);
 }, 120_000);
 
 afterAll(async () => {

@@ -19,7 +19,7 @@ const secrets: string[] = [];
 const outputs: string[] = [];
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  [server] = await Promise.all([startTestServer({ refreshGraceMs: 30_000 }), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-net-'));
   crm = server.table('crm_contacts').id;
   for (const user of server.ready.users) secrets.push(user.accessToken, user.cliToken);

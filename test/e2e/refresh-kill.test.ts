@@ -31,7 +31,7 @@ let dir: string;
 const plans = new Map<string, { mode: 'hold' | 'pass'; answered: () => void }>();
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  [server] = await Promise.all([startTestServer({ refreshGraceMs: 30_000 }), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-kill-'));
   proxy = createServer((req, res) => void forward(req, res));
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));

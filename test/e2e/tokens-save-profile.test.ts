@@ -15,7 +15,11 @@ let w: Workspace;
 const secrets: string[] = [];
 
 beforeAll(async () => {
-  [server, w] = await Promise.all([startTestServer(), newWorkspace(), ensureBuilt()]);
+  [server, w] = await Promise.all([
+    startTestServer({ refreshGraceMs: 30_000 }),
+    newWorkspace(),
+    ensureBuilt(),
+  ]);
 }, 120_000);
 
 afterAll(async () => {

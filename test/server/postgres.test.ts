@@ -14,7 +14,7 @@ describe('on PostgreSQL', needs(noPostgres), () => {
   let refreshToken: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ database: 'postgres' });
+    server = await startTestServer({ database: 'postgres', refreshGraceMs: 30_000 });
     crm = server.table('crm_contacts').id;
     customers = server.table('customers').id;
     const issued = await server.issueToken('ADMIN', {

@@ -11,7 +11,7 @@ let server: TestServer;
 let crm: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ refreshGraceMs: 30_000 });
   crm = server.table('crm_contacts').id;
 });
 

@@ -11,7 +11,8 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   static override summary = 'Spend a refresh token for a new access token and a new refresh token.';
   static override description =
     'Single use: the refresh token given is spent, and presenting it again revokes every token of its ' +
-    "family (within the service's reuse grace window, 30 s by default, it gets the same new tokens again). Without --refresh-token, or with --refresh-token -, the refresh token is read from stdin so it " +
+    'family at once (a service configured with a reuse grace answers it again with the same new tokens for a ' +
+    'while, only as long as those are unused). Without --refresh-token, or with --refresh-token -, the refresh token is read from stdin so it ' +
     'stays out of the shell history. Needs only the API base (--base, SERVICE_API_URL or a profile): no token ' +
     'is sent. The new tokens are shown once: gds does not store them, unless --save-profile <name> says to store ' +
     'them in that profile (then they are not shown, and --profile <name> renews them as they expire).';

@@ -15,6 +15,10 @@ export interface SessionCaller {
   workspaceId: string;
   role: Role;
   envScope: string[];
+  /** A session JWT's sign-in (refresh-token family), when it has one. */
+  sessionId?: string;
+  /** A session JWT's own id (`jti`), or a CLI token's row id. */
+  tokenId?: string;
 }
 
 /** An integration token (DATA-API or MANAGEMENT audience). */
@@ -62,7 +66,7 @@ export class Authenticator {
     if (credential.startsWith(CLI_TOKEN_PREFIX)) return this.cliTokenCaller(credential);
     const claims = await this.signer.verify(credential);
     if (claims.audience === 'session') {
-      return this.session('jwt', claims.userId, claims.workspaceId);
+      return this.session('jwt', claims.userId, claims.workspaceId, claims);
     }
     const [live] = await this.db.query<{ revoked: boolean }>(
       `SELECT (t.revoked_at IS NOT NULL) AS revoked FROM gds.integration_tokens t
@@ -76,27 +80,48 @@ export class Authenticator {
   }
 
   private async cliTokenCaller(token: string): Promise<SessionCaller> {
-    const [row] = await this.db.query<{ user_id: string; workspace_id: string }>(
-      'SELECT user_id, workspace_id FROM gds.cli_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+    const [row] = await this.db.query<{ id: string; user_id: string; workspace_id: string }>(
+      'SELECT id, user_id, workspace_id FROM gds.cli_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
       [sha256(token)],
     );
     if (!row) throw unauthorized('invalid_token', 'This CLI token is unknown or revoked; create a new one.');
-    return this.session('cli_token', row.user_id, row.workspace_id);
+    const caller = await this.session('cli_token', row.user_id, row.workspace_id);
+    return { ...caller, tokenId: row.id };
   }
 
+  /**
+   * A person's caller. A session JWT is checked on every call against its sign-in (refresh-token family,
+   * revoked on reuse or by `gds auth revoke`) and its own id (revoked by itself).
+   */
   private async session(
     via: SessionCaller['via'],
     userId: string,
     workspaceId: string,
+    token: { sessionId?: string; tokenId?: string } = {},
   ): Promise<SessionCaller> {
-    const [member] = await this.db.query<MemberRow>(
-      'SELECT role, env_scope FROM gds.memberships WHERE user_id = $1 AND workspace_id = $2 AND active',
-      [userId, workspaceId],
+    const [member] = await this.db.query<MemberRow & { revoked: boolean }>(
+      `SELECT role, env_scope,
+              (EXISTS (SELECT 1 FROM gds.session_refresh_tokens s WHERE s.family_id = $3 AND s.revoked_at IS NOT NULL)
+               OR EXISTS (SELECT 1 FROM gds.revoked_access_tokens r WHERE r.jti = $4)) AS revoked
+         FROM gds.memberships WHERE user_id = $1 AND workspace_id = $2 AND active`,
+      [userId, workspaceId, token.sessionId ?? null, token.tokenId ?? null],
     );
     if (!member || !isRole(member.role)) {
       throw unauthorized('not_a_member', 'This account is not an active member of the workspace.');
     }
-    return { kind: 'session', via, userId, workspaceId, role: member.role, envScope: member.env_scope };
+    if (member.revoked) {
+      throw unauthorized('token_revoked', 'This sign-in has been revoked; sign in again (gds auth login).');
+    }
+    return {
+      kind: 'session',
+      via,
+      userId,
+      workspaceId,
+      role: member.role,
+      envScope: member.env_scope,
+      ...(token.sessionId !== undefined ? { sessionId: token.sessionId } : {}),
+      ...(token.tokenId !== undefined ? { tokenId: token.tokenId } : {}),
+    };
   }
 }
 

@@ -209,9 +209,20 @@ async function answerAgainOrRevoke(ctx: AppContext, row: RefreshRow, secret: str
     withinGrace(row.used_at, ctx.clock(), ctx.refreshGraceMs)
       ? openSuccessor<TokenBundle>(row.successor_sealed, secret, row.id)
       : undefined;
-  if (answer === undefined) throw await revokeFamilyOnReuse(ctx, row);
+  // Only while that successor is itself unused: a spent token never leads along the chain.
+  if (answer === undefined || !(await successorUnused(ctx, answer.refreshToken)))
+    throw await revokeFamilyOnReuse(ctx, row);
   if (!row.member_active) throw NOT_A_MEMBER();
   return answer;
+}
+
+/** Whether the successor a spent token would be answered with is still unspent. */
+async function successorUnused(ctx: AppContext, successor: string): Promise<boolean> {
+  const [row] = await ctx.db.query<{ used_at: Date | null }>(
+    'SELECT used_at FROM gds.refresh_tokens WHERE id = $1',
+    [successor.split('.')[0]],
+  );
+  return row !== undefined && row.used_at === null;
 }
 
 /** Revokes the family of a reused refresh token and returns the 401 to throw. */

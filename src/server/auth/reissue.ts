@@ -7,8 +7,12 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/index.js';
 
-/** How long a spent refresh token is answered again with its successor (a server option). */
-export const DEFAULT_REFRESH_GRACE_MS = 30_000;
+/**
+ * How long a spent refresh token is answered again with its successor (a server option, `--refresh-grace`).
+ * Off by default: the spec makes refresh tokens single-use, a reused one 401 (§4.2, §5.7). With a grace, the
+ * successor is answered only while it is itself unused, so a spent token never follows the chain.
+ */
+export const DEFAULT_REFRESH_GRACE_MS = 0;
 
 const INFO = 'gds refresh-token successor v1';
 const IV_BYTES = 12;

@@ -15,6 +15,10 @@ export interface SessionClaims {
   audience: typeof SESSION_AUDIENCE;
   userId: string;
   workspaceId: string;
+  /** The sign-in (refresh-token family) this token was issued under: revoking it ends the token too. */
+  sessionId?: string;
+  /** The token's own id (`jti`), by which it alone can be revoked. */
+  tokenId?: string;
 }
 
 export interface IntegrationClaims {
@@ -50,6 +54,8 @@ export class TokenSigner {
     const now = this.clock();
     const exp = now + ACCESS_TOKEN_TTL_MS;
     const payload: Record<string, unknown> = { ws: claims.workspaceId };
+    if (claims.audience === SESSION_AUDIENCE && claims.sessionId !== undefined)
+      payload.sid = claims.sessionId;
     if (claims.audience !== SESSION_AUDIENCE) {
       Object.assign(payload, { scope: claims.scopes.join(' '), env: claims.env, tid: claims.tokenId });
       if (Object.keys(claims.tableIds).length > 0) payload.tbl = claims.tableIds;
@@ -90,7 +96,14 @@ export class TokenSigner {
     const base = { userId: String(payload.sub), workspaceId: String(payload.ws) };
     if (audience.length !== 1)
       throw unauthorized('invalid_token', 'An access token carries exactly one audience.');
-    if (aud === SESSION_AUDIENCE) return { audience: SESSION_AUDIENCE, ...base };
+    if (aud === SESSION_AUDIENCE) {
+      return {
+        audience: SESSION_AUDIENCE,
+        ...base,
+        ...(typeof payload.sid === 'string' ? { sessionId: payload.sid } : {}),
+        ...(typeof payload.jti === 'string' ? { tokenId: payload.jti } : {}),
+      };
+    }
     if ((aud === 'DATA-API' || aud === 'MANAGEMENT') && typeof payload.tid === 'string') {
       return {
         audience: aud,

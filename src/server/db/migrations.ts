@@ -279,6 +279,25 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE gds.session_refresh_tokens ADD COLUMN successor_sealed text;
     `,
   },
+  {
+    version: 13,
+    name: 'token revocation: listing hints, last use, revoked access tokens',
+    sql: `
+      ALTER TABLE gds.integration_tokens ADD COLUMN client_token_hint text;
+      ALTER TABLE gds.integration_tokens ADD COLUMN last_used_at timestamptz;
+      ALTER TABLE gds.cli_tokens ADD COLUMN token_hint text;
+      ALTER TABLE gds.cli_tokens ADD COLUMN last_used_at timestamptz;
+      CREATE INDEX integration_tokens_by_workspace ON gds.integration_tokens (workspace_id, created_at);
+      CREATE INDEX refresh_tokens_by_family ON gds.refresh_tokens (family_id);
+      -- A session access token revoked by itself (gds auth revoke of a sign-in without a refresh family).
+      CREATE TABLE gds.revoked_access_tokens (
+        jti text PRIMARY KEY,
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        expires_at timestamptz NOT NULL,
+        revoked_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -39,6 +39,7 @@ export async function issueSessionTokens(
     audience: 'session',
     userId: grant.userId,
     workspaceId: grant.workspaceId,
+    sessionId: familyId,
   });
   const refreshToken = `${REFRESH_TOKEN_PREFIX}${newSecret()}`;
   await tx.query(
@@ -101,12 +102,13 @@ export async function rotateRefreshToken(
   if (!row || row.client_id !== clientId) return invalid('The refresh token is unknown.');
   if (row.revoked_at !== null) return invalid('The refresh token has been revoked.');
   const now = new Date(ctx.clock()).toISOString();
-  // Presented again within the reuse grace window (a lost answer, a parallel refresh): the same answer.
+  // Presented again within the reuse grace window (a lost answer, a parallel refresh): the same answer, as
+  // long as that answer's refresh token is itself unused (a spent token never leads along a chain).
   if (row.used_at !== null && row.successor_sealed !== null && row.active_member) {
     const again = withinGrace(row.used_at, ctx.clock(), ctx.refreshGraceMs)
       ? openSuccessor<TokenResponse>(row.successor_sealed, refreshToken, row.id)
       : undefined;
-    if (again !== undefined) return again;
+    if (again !== undefined && (await successorUnused(tx, again.refresh_token))) return again;
   }
   if (row.used_at !== null) {
     await tx.query(
@@ -120,7 +122,9 @@ export async function rotateRefreshToken(
       resource: 'session',
       details: { family: row.family_id },
     });
-    return invalid('The refresh token was already used, so every token of its sign-in is now revoked.');
+    return invalid(
+      'The refresh token was already used, so every token of its sign-in (its access tokens too) is now revoked.',
+    );
   }
   if (new Date(row.expires_at).getTime() <= ctx.clock()) return invalid('The refresh token has expired.');
   if (!row.active_member) return invalid('The account is no longer an active member of the workspace.');
@@ -140,4 +144,14 @@ export async function rotateRefreshToken(
     details: { family: row.family_id },
   });
   return tokens;
+}
+
+/** Whether the successor a spent token would be answered with is still unspent and unrevoked. */
+async function successorUnused(tx: Queryable, successorRefreshToken: string): Promise<boolean> {
+  const [row] = await tx.query<{ unused: boolean }>(
+    `SELECT (used_at IS NULL AND revoked_at IS NULL) AS unused FROM gds.session_refresh_tokens
+      WHERE token_hash = $1`,
+    [sha256(successorRefreshToken)],
+  );
+  return row?.unused === true;
 }

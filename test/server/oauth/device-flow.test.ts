@@ -10,7 +10,7 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 let server: OAuthTestServer;
 
 beforeAll(async () => {
-  server = await startOAuthServer({ intervalSeconds: 2, expiresInSeconds: 120 });
+  server = await startOAuthServer({ intervalSeconds: 2, expiresInSeconds: 120 }, { refreshGraceMs: 30_000 });
 });
 afterAll(async () => {
   await server.close();

@@ -2,6 +2,7 @@
 // interval, and helpers to talk OAuth (form bodies) and to play the person on the verification page.
 import { withProfileLock } from '../../../src/auth/config.js';
 import { saveProfile } from '../../../src/auth/profiles.js';
+import type { ServerOptions } from '../../../src/server/app.js';
 import { createServer } from '../../../src/server/app.js';
 import type { DeviceFlowOptions } from '../../../src/server/oauth/settings.js';
 import type { ReadyUser } from '../../../src/server/ready.js';
@@ -34,9 +35,13 @@ export interface IssuedSession {
   expires_in: number;
 }
 
-export async function startOAuthServer(deviceFlow: DeviceFlowOptions = {}): Promise<OAuthTestServer> {
+export async function startOAuthServer(
+  deviceFlow: DeviceFlowOptions = {},
+  options: Pick<ServerOptions, 'refreshGraceMs'> = {},
+): Promise<OAuthTestServer> {
   let offset = 0;
   const running = await createServer({
+    ...options,
     port: 0,
     contractCheck: true,
     clock: () => Date.now() + offset,
