@@ -6,6 +6,7 @@ import type { CommandLoaders } from '../cli/main.js';
 
 export const COMMAND_LOADERS = {
   api: () => import('./api.js'),
+  apply: () => import('./apply.js'),
   'audit:list': () => import('./audit/list.js'),
   'auth:login': () => import('./auth/login.js'),
   'auth:logout': () => import('./auth/logout.js'),
@@ -35,6 +36,7 @@ export const COMMAND_LOADERS = {
   'gate:validate': () => import('./gate/validate.js'),
   list: () => import('./list.js'),
   'members:list': () => import('./members/list.js'),
+  plan: () => import('./plan.js'),
   push: () => import('./push.js'),
   'quarantine:list': () => import('./quarantine/list.js'),
   'quarantine:open': () => import('./quarantine/open.js'),

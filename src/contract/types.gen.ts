@@ -1351,6 +1351,8 @@ export interface components {
             /** @description `schema.table` of the warehouse object (Mode A) */
             source?: string | null;
             connectorId?: string | null;
+            /** @description The file name of the artifact last pushed (Mode A); `gds plan` knows the tables a dbt project registered by it (`dbt--<project>--<table>.json`). */
+            artifactFile?: string | null;
         };
         TableList: {
             tables: components["schemas"]["TableListRow"][];

@@ -145,3 +145,8 @@ function fieldsText(fields: Partial<LiveContract>): string {
     .map((key) => `${key}: ${JSON.stringify(fields[key])}\n`)
     .join('');
 }
+
+/** The fields a request sets, one `key: value` line each, as the contract diffs show them. */
+export function intentText(request: ContractIntentRequest): string {
+  return fieldsText(request as Partial<LiveContract>);
+}

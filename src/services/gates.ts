@@ -61,22 +61,7 @@ export async function applyGate(
   input: { name: string; text: string },
   options: Call & { dryRun?: boolean } = {},
 ): Promise<GateApplyOutcome> {
-  const { validateGate1Lazily } = await import('../core/gate1/validate.js');
-  const { countDiagnostics } = await import('../core/gate1/diagnostic.js');
-  const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
-  const { errors } = countDiagnostics(diagnostics);
-  if (errors > 0) {
-    // The diagnostics are printed from details (one line each in human mode, whole under --json).
-    throw new CliError(
-      `${input.name} is not a valid gate1.yml (${errors} error${errors === 1 ? '' : 's'}); nothing was sent.`,
-      {
-        exitCode: ExitCode.Usage,
-        code: 'invalid_gate1',
-        suggestion: `Fix the file (gds gate validate -f ${input.name} shows the same), then apply it again.`,
-        details: { diagnostics },
-      },
-    );
-  }
+  await checkGateLocally(input);
   const call = options.signal === undefined ? {} : { signal: options.signal };
   const current = await currentGateOrNull(client, tableId, call);
   const { diffGateTexts, sameGateRules } = await import('../core/gate-diff.js');
@@ -98,6 +83,26 @@ export async function applyGate(
   const applied = await client.gates.apply(tableId, input.text, { ...call, ifMatch: current?.version ?? 0 });
   if (applied.changed === false) return { kind: 'unchanged', current: applied };
   return { kind: 'applied', applied, diff };
+}
+
+/** Validates a gate1.yml as `gate validate` does (no columns): exit 2 with every diagnostic, nothing sent. */
+export async function checkGateLocally(input: { name: string; text: string }): Promise<void> {
+  const { validateGate1Lazily } = await import('../core/gate1/validate.js');
+  const { countDiagnostics } = await import('../core/gate1/diagnostic.js');
+  const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
+  const { errors } = countDiagnostics(diagnostics);
+  if (errors > 0) {
+    // The diagnostics are printed from details (one line each in human mode, whole under --json).
+    throw new CliError(
+      `${input.name} is not a valid gate1.yml (${errors} error${errors === 1 ? '' : 's'}); nothing was sent.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'invalid_gate1',
+        suggestion: `Fix the file (gds gate validate -f ${input.name} shows the same), then apply it again.`,
+        details: { diagnostics },
+      },
+    );
+  }
 }
 
 async function currentGateOrNull(

@@ -45,6 +45,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         environmentLabel: t.environmentLabel,
         source: t.source,
         connectorId: t.connectorId,
+        artifactFile: t.artifact?.fileName ?? null,
       })),
     };
   });

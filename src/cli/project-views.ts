@@ -1,0 +1,140 @@
+// How `gds plan` and `gds apply` show a plan and what was applied: one block per changed table (its sign, name,
+// source and id, the diffs, the dbt tests that were not mapped) and the summary line; under --json one line
+// per table (plan) or per action (apply). Flags both commands share live here too.
+import { Flags } from '@oclif/core';
+import type { Output, Segment } from './output.js';
+import { printUnifiedDiff } from './write-preview.js';
+import type { PlannedTable, ProjectPlan } from '../services/project-plan.js';
+import type { ApplyAction, ApplySummary } from '../services/project-apply.js';
+
+export const projectFlags = {
+  dbt: Flags.string({
+    description:
+      'The dbt project folder (its target/manifest.json, and catalog.json when there is one), or a folder holding manifest.json.',
+    required: true,
+  }),
+  select: Flags.string({
+    description: "dbt node selection (dbt's syntax: names, staging.*, tag:, path:, +x, x+; repeatable).",
+    multiple: true,
+  }),
+  exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
+  connector: Flags.string({
+    description:
+      "Connector the project's tables live behind (gds connectors list); default: gds.yml, else the only connector (of --env).",
+  }),
+  schema: Flags.string({
+    description:
+      "Warehouse schema of every table's source, instead of the schema dbt wrote (default: gds.yml).",
+  }),
+  target: Flags.string({ description: 'The entry of gds.yml targets: to use (connector, schema).' }),
+  env: Flags.string({
+    description: 'The environment: the entry of gds.yml environments:, or its only connector.',
+  }),
+  strict: Flags.boolean({
+    description: 'A dbt test that maps to no Gate 1 rule, or a refused model, is exit 7.',
+  }),
+};
+
+const SIGNS: Record<PlannedTable['action'], string> = {
+  create: '+',
+  replace: '~',
+  unchanged: '=',
+  gone: '-',
+  refused: '!',
+};
+
+const WORDS: Record<PlannedTable['action'], string> = {
+  create: 'create',
+  replace: 'replace',
+  unchanged: 'unchanged',
+  gone: 'gone',
+  refused: 'refused',
+};
+
+const COLOURS = {
+  create: 'green',
+  replace: 'yellow',
+  unchanged: 'dim',
+  gone: 'red',
+  refused: 'red',
+} as const;
+
+/** The --json line of a planned table. */
+export function planRecord(table: PlannedTable): Record<string, unknown> {
+  const { work: _work, ...record } = table;
+  return record;
+}
+
+function heading(out: Output, table: PlannedTable): Segment {
+  const where = [table.source, table.tableId].filter((part) => part !== null).join(', ');
+  return out.style(
+    COLOURS[table.action],
+    `${SIGNS[table.action]} ${WORDS[table.action]} ${table.table}${where === '' ? '' : ` (${where})`}`,
+  );
+}
+
+export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?: boolean } = {}): void {
+  if (out.json) {
+    for (const table of plan.tables) out.record(planRecord(table));
+    return;
+  }
+  out.info(
+    `Project ${plan.projectName} against connector ${plan.connector.id} (${plan.connector.environmentLabel}):`,
+  );
+  for (const table of plan.tables) {
+    if (table.action === 'unchanged' && options.unchanged !== true) continue;
+    out.print(heading(out, table));
+    if (table.reason !== undefined) out.print(`    ${table.reason}`);
+    for (const [part, diff] of Object.entries(table.diffs)) {
+      if (diff === undefined || diff === '') continue;
+      out.print(`  ${part === 'gate1' ? 'gate1.yml' : part}:`);
+      printUnifiedDiff(out, diff);
+    }
+    if (table.action !== 'gone') {
+      out.print(`  dbt tests: ${table.mappedTests.length} mapped, ${table.notMappedTests.length} not mapped`);
+      for (const test of table.notMappedTests) out.print(`    not mapped: ${test.test}: ${test.reason}`);
+    }
+    out.print('');
+  }
+  if (plan.otherTests.length > 0) {
+    out.print(`Tests on no selected table (${plan.otherTests.length}, not mapped):`);
+    for (const test of plan.otherTests) out.print(`  ${test.test}: ${test.reason}`);
+    out.print('');
+  }
+  for (const warning of plan.warnings) out.warn(warning);
+  out.print(summaryLine(plan));
+}
+
+export function summaryLine(plan: ProjectPlan): string {
+  const { create, replace, unchanged, gone, refused } = plan.counts;
+  const line = `Plan: ${create} to create, ${replace} to change, ${unchanged} unchanged, ${gone} to remove.`;
+  return refused === 0 ? line : `${line} ${refused} refused.`;
+}
+
+export function printAction(out: Output, action: ApplyAction): void {
+  if (out.json) {
+    out.record(action);
+    return;
+  }
+  const id = action.tableId === null ? '' : ` (${action.tableId})`;
+  const version = action.version === undefined ? '' : ` v${action.version}`;
+  const what =
+    action.outcome === 'failed'
+      ? `failed: ${action.error?.message ?? ''}`
+      : action.outcome === 'unchanged'
+        ? 'no change'
+        : `done${version}`;
+  out.info(`${action.table}${id}: ${action.step} ${what}`);
+}
+
+export function printApplySummary(out: Output, summary: ApplySummary): void {
+  if (out.json) return;
+  const done = summary.actions.filter((a) => a.outcome === 'done').length;
+  out.print(
+    `Apply: ${summary.applied} table${summary.applied === 1 ? '' : 's'} applied (${done} write${done === 1 ? '' : 's'}), ${summary.failed.length} failed.`,
+  );
+  for (const failure of summary.failed)
+    out.print(
+      `  ${failure.table}${failure.tableId === null ? '' : ` (${failure.tableId})`}: ${failure.step}: ${failure.error.message}`,
+    );
+}

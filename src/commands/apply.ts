@@ -1,0 +1,105 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+import { CliError, ExitCode } from '../cli/errors.js';
+import { projectFlags } from '../cli/project-views.js';
+
+export default class Apply extends ApiCommand<typeof Apply> {
+  static override summary = 'Converge the service on a dbt project: carry out what gds plan shows.';
+  static override description =
+    'Plans first (as gds plan), shows the plan and asks on a terminal; without a terminal it needs --yes. Then, ' +
+    'for each table to create or replace, at most --concurrency tables at a time (default 4; a 429 is waited ' +
+    'out as its Retry-After says): registers or replaces the definition, applies its gate1.yml, sets its ' +
+    'contract intent; nothing for unchanged tables. Every step compares with what the service holds right ' +
+    'before writing and the service writes only a real change, so a run killed at any point and run again ' +
+    'converges (no duplicate table, no second version of an unchanged definition or gate1.yml), and applies ' +
+    'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
+    "steward's handoff); --prune soft-deletes the gone tables. Ends with a summary; when tables failed it " +
+    'lists them, keeps what the others applied, and exits with the exit code of the first failure. Under ' +
+    '--json one line per action {table, tableId, step, outcome, version?, error?}.';
+  static override examples = [
+    '<%= config.bin %> apply --dbt .',
+    '<%= config.bin %> apply --dbt . --yes --json   # CI on the main branch',
+    '<%= config.bin %> apply --dbt ~/jaffle_shop --connector con_dev --select staging.* --submit --yes',
+  ];
+  static override flags = {
+    ...projectFlags,
+    yes: Flags.boolean({ char: 'y', description: 'Apply without asking (needed without a terminal).' }),
+    concurrency: Flags.integer({
+      description: 'Tables applied at a time (default 4).',
+      default: 4,
+      min: 1,
+      max: 32,
+    }),
+    submit: Flags.boolean({
+      description: 'Move each changed table to PENDING_REVIEW after applying (gate submit).',
+    }),
+    prune: Flags.boolean({ description: 'Soft-delete the tables the plan shows as gone.' }),
+  };
+
+  async run(): Promise<void> {
+    const { canAsk, confirm } = await import('../cli/prompt.js');
+    const { yes } = this.flags;
+    if (!yes && !canAsk()) {
+      throw new CliError('gds apply asks before writing, and there is no terminal to ask on.', {
+        exitCode: ExitCode.Usage,
+        code: 'confirmation_required',
+        suggestion: 'Run gds plan to see what would change, then gds apply --yes.',
+      });
+    }
+    const { readProject, strictFailure } = await import('../services/project.js');
+    const { applyPlan } = await import('../services/project-apply.js');
+    const { planChanges } = await import('../services/project-plan.js');
+    const { printAction, printApplySummary, printPlan, summaryLine } =
+      await import('../cli/project-views.js');
+    const { sessionFailure } = await import('../cli/session.js');
+    const summary = await this.withClient(async (client, session) => {
+      const plan = await readProject(client, this.flags);
+      if (!this.out.json) printPlan(this.out, plan);
+      if (this.flags.strict) {
+        const failure = strictFailure(plan);
+        if (failure !== undefined) throw failure;
+      }
+      const pruning = this.flags.prune && plan.counts.gone > 0;
+      if (!planChanges(plan) || (plan.counts.create + plan.counts.replace === 0 && !pruning)) {
+        if (!this.out.json) this.out.info('Nothing to apply.');
+        return undefined;
+      }
+      if (!yes && !(await confirm(`Apply this plan? ${summaryLine(plan)}`))) {
+        throw new CliError('Not applied: nothing was sent.', {
+          exitCode: ExitCode.Failure,
+          code: 'not_confirmed',
+          suggestion: 'Answer y to apply, or pass --yes to skip the question.',
+        });
+      }
+      return applyPlan(client, plan, {
+        concurrency: this.flags.concurrency,
+        submit: this.flags.submit,
+        prune: this.flags.prune,
+        describe: (error) => sessionFailure(error, session),
+        onAction: (action) => printAction(this.out, action),
+      });
+    });
+    if (summary === undefined) return;
+    printApplySummary(this.out, summary);
+    const [first] = summary.failed;
+    if (first !== undefined) {
+      throw new CliError(
+        `${summary.failed.length} table${summary.failed.length === 1 ? '' : 's'} failed; the others are applied.`,
+        {
+          exitCode: first.error.exitCode,
+          code: first.error.code,
+          suggestion: 'Fix what each failure says and run gds apply again: what is applied already is kept.',
+          details: {
+            failed: summary.failed.map((f) => ({
+              table: f.table,
+              tableId: f.tableId,
+              step: f.step,
+              code: f.error.code,
+              message: f.error.message,
+            })),
+          },
+        },
+      );
+    }
+  }
+}

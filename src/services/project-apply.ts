@@ -1,0 +1,233 @@
+// `gds apply --dbt DIR`: carries out a plan (project-plan.ts), table by table, at most `concurrency` tables at
+// a time (the transport waits out 429s and their Retry-After). Per table, in order: the definition
+// (register, or replace when it changed), its gate1.yml, its contract intent, and with `submit` the move to
+// PENDING_REVIEW. Each step goes through the same service function as `push`, `gate apply` and
+// `contract set-intent`: it compares with what the service holds right before writing and sends the version
+// it compared with, so the service writes only a real change, once, however many applies run at the same
+// time. A run killed at any point and run again plans again from what the service holds: a table already
+// registered is matched by its source and only what still differs is written; a registration that raced
+// another (409 with the existing id) becomes a replacement of that table, which is "no change" when the
+// other writer sent the same definition. One table failing does not stop the others.
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type { PlannedTable, ProjectPlan, TableWork } from './project-plan.js';
+import { mapBounded } from './project-plan.js';
+
+export type ApplyClient = Pick<
+  ApiClient,
+  'tables' | 'connectors' | 'artifacts' | 'gates' | 'gateJobs' | 'contracts'
+>;
+
+export type ApplyStep = 'register' | 'replace' | 'gate1' | 'contract' | 'submit' | 'remove';
+
+/** One thing apply did (or found already so). */
+export interface ApplyAction {
+  table: string;
+  tableId: string | null;
+  step: ApplyStep;
+  /** `done`: written; `unchanged`: the service already held it (another writer, or an earlier run). */
+  outcome: 'done' | 'unchanged' | 'failed';
+  /** The version written, when the step has one (definition or gate1.yml). */
+  version?: number;
+  error?: { exitCode: number; code: string; message: string };
+}
+
+export interface ApplyOptions {
+  concurrency?: number;
+  /** Move the changed tables to PENDING_REVIEW after applying (`gate submit`). */
+  submit?: boolean;
+  /** Soft-delete the gone tables. */
+  prune?: boolean;
+  /** Turns a client failure into the CliError the person sees (the session's mapping). */
+  describe: (error: unknown) => unknown;
+  /** Called after each action, as it happens. */
+  onAction?: (action: ApplyAction) => void;
+}
+
+export interface ApplySummary {
+  actions: ApplyAction[];
+  applied: number;
+  failed: { table: string; tableId: string | null; step: ApplyStep; error: CliError }[];
+}
+
+function asCliError(error: unknown, describe: ApplyOptions['describe']): CliError {
+  const described = describe(error);
+  if (described instanceof CliError) return described;
+  return new CliError(described instanceof Error ? described.message : String(described), {
+    exitCode: ExitCode.Failure,
+    code: 'failed',
+  });
+}
+
+class StepFailure extends Error {
+  constructor(
+    readonly step: ApplyStep,
+    readonly tableId: string | null,
+    readonly error: CliError,
+  ) {
+    super(error.message);
+  }
+}
+
+/** Applies the plan's create, replace (and with `prune`, gone) tables; never throws for one table's failure. */
+export async function applyPlan(
+  client: ApplyClient,
+  plan: ProjectPlan,
+  options: ApplyOptions,
+): Promise<ApplySummary> {
+  const actions: ApplyAction[] = [];
+  const failed: ApplySummary['failed'] = [];
+  const record = (action: ApplyAction) => {
+    actions.push(action);
+    options.onAction?.(action);
+  };
+  const todo = plan.tables.filter(
+    (t) => t.action === 'create' || t.action === 'replace' || (options.prune === true && t.action === 'gone'),
+  );
+  let applied = 0;
+  await mapBounded(todo, options.concurrency ?? 4, async (table) => {
+    try {
+      if (table.action === 'gone') await removeTable(client, table, options, record);
+      else await applyTable(client, plan, table, options, record);
+      applied += 1;
+    } catch (error) {
+      const failure =
+        error instanceof StepFailure
+          ? error
+          : new StepFailure('register', table.tableId, asCliError(error, options.describe));
+      record({
+        table: table.table,
+        tableId: failure.tableId,
+        step: failure.step,
+        outcome: 'failed',
+        error: { exitCode: failure.error.exitCode, code: failure.error.code, message: failure.error.message },
+      });
+      failed.push({ table: table.table, tableId: failure.tableId, step: failure.step, error: failure.error });
+    }
+  });
+  return { actions, applied, failed };
+}
+
+async function step<R>(
+  name: ApplyStep,
+  tableId: string | null,
+  describe: ApplyOptions['describe'],
+  work: () => Promise<R>,
+): Promise<R> {
+  try {
+    return await work();
+  } catch (error) {
+    throw new StepFailure(name, tableId, asCliError(error, describe));
+  }
+}
+
+async function applyTable(
+  client: ApplyClient,
+  plan: ProjectPlan,
+  table: PlannedTable,
+  options: ApplyOptions,
+  record: (action: ApplyAction) => void,
+): Promise<void> {
+  const work = table.work as TableWork;
+  const [{ pushArtifact }, { applyGate, submitGate }, { setIntent }] = await Promise.all([
+    import('./artifacts.js'),
+    import('./gates.js'),
+    import('./contract-intent.js'),
+  ]);
+  const connectorId = plan.connector.id;
+  const base = { table: table.table };
+  let tableId = table.tableId;
+  if (tableId === null) {
+    tableId = await step('register', null, options.describe, async () => {
+      try {
+        const outcome = await pushArtifact(client, work.artifact, { connectorId });
+        const held =
+          outcome.kind === 'pushed' ? outcome.result : outcome.kind === 'unchanged' ? outcome.held : null;
+        const id = held?.tableId ?? held?.governanceId;
+        if (id === undefined) throw new Error(`The service registered ${table.table} without naming its id.`);
+        record({
+          ...base,
+          tableId: id,
+          step: 'register',
+          outcome: outcome.kind === 'pushed' ? 'done' : 'unchanged',
+        });
+        return id;
+      } catch (error) {
+        // Registered since the plan (another apply, or this one killed after the write): replace that table,
+        // which sends nothing when it holds this definition already. Only a table of this environment.
+        const existingId = existingIdOf(error);
+        if (existingId === undefined) throw error;
+        const existing = await client.tables.status(existingId);
+        if (existing.environmentLabel !== plan.connector.environmentLabel) throw error;
+        return replaceDefinition(existingId);
+      }
+    });
+  } else if (table.changes.definition) {
+    const id = tableId;
+    await step('replace', id, options.describe, () => replaceDefinition(id));
+  }
+  async function replaceDefinition(id: string): Promise<string> {
+    const outcome = await pushArtifact(client, work.artifact, { connectorId, replaceId: id });
+    record({
+      ...base,
+      tableId: id,
+      step: 'replace',
+      outcome: outcome.kind === 'pushed' ? 'done' : 'unchanged',
+    });
+    return id;
+  }
+  const id = tableId;
+  const created = table.tableId === null;
+  if (work.gate1 !== undefined && (created || table.changes.gate1)) {
+    const gate1 = work.gate1;
+    await step('gate1', id, options.describe, async () => {
+      const outcome = await applyGate(client, id, gate1);
+      record({
+        ...base,
+        tableId: id,
+        step: 'gate1',
+        outcome: outcome.kind === 'applied' ? 'done' : 'unchanged',
+        ...(outcome.kind === 'applied' ? { version: outcome.applied.version } : {}),
+      });
+    });
+  }
+  if (work.intent !== undefined && (created || table.changes.contract)) {
+    const intent = work.intent;
+    await step('contract', id, options.describe, async () => {
+      const outcome = await setIntent(client, id, intent);
+      record({
+        ...base,
+        tableId: id,
+        step: 'contract',
+        outcome: outcome.kind === 'set' ? 'done' : 'unchanged',
+      });
+    });
+  }
+  if (options.submit === true) {
+    await step('submit', id, options.describe, async () => {
+      await submitGate(client, id);
+      record({ ...base, tableId: id, step: 'submit', outcome: 'done' });
+    });
+  }
+}
+
+async function removeTable(
+  client: ApplyClient,
+  table: PlannedTable,
+  options: ApplyOptions,
+  record: (action: ApplyAction) => void,
+): Promise<void> {
+  const id = table.tableId as string;
+  await step('remove', id, options.describe, async () => {
+    await client.tables.remove(id);
+    record({ table: table.table, tableId: id, step: 'remove', outcome: 'done' });
+  });
+}
+
+/** The id of the table a 409 says holds the name or source already (push's hint, or the service's details). */
+function existingIdOf(error: unknown): string | undefined {
+  if (!(error instanceof CliError) || error.exitCode !== ExitCode.Conflict) return undefined;
+  const details = error.details as { existingId?: unknown; server?: { existingId?: unknown } } | undefined;
+  const id = details?.existingId ?? details?.server?.existingId;
+  return typeof id === 'string' ? id : undefined;
+}

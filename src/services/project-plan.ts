@@ -1,0 +1,407 @@
+// `gds plan --dbt DIR`: a dbt project (read by src/services/dbt-project.ts) compared with what the service
+// holds in the connector's environment, table by table: + create, ~ replace (definition, gate1.yml and
+// contract diffs), = unchanged, - gone, ! refused. It only reads: one GET of the connectors, one of the
+// tables, then for each table the project already has there the definition, gate1.yml and contract it holds
+// (three GETs, at most `concurrency` tables at a time). The comparisons are the ones `push --replace
+// --dry-run`, `gate apply --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly
+// what the plan shows and a second plan after it is all `= unchanged`.
+//
+// Which tables a project registered: `apply` sends each artifact under the file name
+// `dbt--<project>--<table>.json`, and the service's table list carries that name (`artifactFile`). A table
+// of the connector's environment with that prefix and no model in the project (or the selection) is
+// `- gone`; a table registered otherwise is never counted as gone.
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type { Connector } from '../client/areas/connectors.js';
+import type { ContractIntentRequest } from '../client/areas/contracts.js';
+import type { TableListRow } from '../client/areas/tables.js';
+import type { DbtDeclaration, DbtProject, MappedTest, NotMappedTest } from '../core/dbt/types.js';
+import type { LocalArtifact } from './artifacts.js';
+
+export type PlanClient = Pick<
+  ApiClient,
+  'tables' | 'connectors' | 'artifacts' | 'gates' | 'gateJobs' | 'contracts'
+>;
+
+export type PlanAction = 'create' | 'replace' | 'unchanged' | 'gone' | 'refused';
+
+export interface PlannedChanges {
+  definition: boolean;
+  gate1: boolean;
+  contract: boolean;
+}
+
+export interface PlannedTable {
+  table: string;
+  /** `schema.table` of the warehouse object. */
+  source: string | null;
+  action: PlanAction;
+  /** The table on the service; null for a new one. */
+  tableId: string | null;
+  /** The dbt node (model, seed or snapshot); absent for a gone table. */
+  uniqueId: string | null;
+  resourceType: string | null;
+  mappedTests: MappedTest[];
+  notMappedTests: NotMappedTest[];
+  changes: PlannedChanges;
+  /** Unified diffs of what changes; a part that does not change is left out. */
+  diffs: { definition?: string; gate1?: string; contract?: string };
+  /** Why the table is refused. */
+  reason?: string;
+  /** What apply sends (not printed). */
+  work?: TableWork;
+}
+
+/** What `apply` writes for one table. */
+export interface TableWork {
+  artifact: LocalArtifact;
+  gate1?: { name: string; text: string };
+  intent?: ContractIntentRequest;
+}
+
+export interface ProjectPlan {
+  projectName: string;
+  connector: { id: string; environmentLabel: string };
+  tables: PlannedTable[];
+  /** Tests attached to no selected node, each with why. */
+  otherTests: NotMappedTest[];
+  warnings: string[];
+  counts: { create: number; replace: number; unchanged: number; gone: number; refused: number };
+}
+
+export interface PlanOptions {
+  connectorId?: string | undefined;
+  /** The environment whose connector to use when no connector is named. */
+  env?: string | undefined;
+  /** The warehouse schema of every source, instead of the one dbt wrote. */
+  schema?: string | undefined;
+  /** Tables compared at a time (default 8). */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+/** The prefix of the artifact file names a project's tables are registered under. */
+export function projectFilePrefix(projectName: string): string {
+  return `dbt--${projectName}--`;
+}
+
+function projectNameOf(project: DbtProject): string {
+  const name = (project.projectName ?? 'dbt').replace(/[^A-Za-z0-9_]+/g, '_');
+  return name === '' ? 'dbt' : name;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+/** The connector the project's tables live behind: the named one, else the only one (of --env). */
+export function chooseConnector(
+  connectors: Connector[],
+  options: Pick<PlanOptions, 'connectorId' | 'env'>,
+): Connector {
+  const list = connectors.map((c) => `  ${c.id}  ${c.name}  ${c.environmentLabel}`).join('\n');
+  if (options.connectorId !== undefined) {
+    const named = connectors.find((c) => c.id === options.connectorId);
+    if (named === undefined)
+      throw new CliError('Connector not found', {
+        exitCode: ExitCode.NotFound,
+        code: 'connector_not_found',
+        suggestion: `No connector ${options.connectorId} in your workspace. Its connectors:\n${list}`,
+      });
+    return named;
+  }
+  const env = options.env;
+  const candidates = env === undefined ? connectors : connectors.filter((c) => c.environmentLabel === env);
+  const [only] = candidates;
+  if (only !== undefined && candidates.length === 1) return only;
+  throw new CliError(
+    candidates.length === 0
+      ? `No connector${env === undefined ? '' : ` in ${env}`} to plan against.`
+      : `Which connector do the project's tables live behind? ${candidates.length} could${env === undefined ? '' : ` in ${env}`}.`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'connector_required',
+      suggestion: `Pass --connector <id>, or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
+    },
+  );
+}
+
+const noChanges: PlannedChanges = { definition: false, gate1: false, contract: false };
+
+/** The contract intent of a declaration as the PATCH body; a grain key alone is ONE_PER_ENTITY. */
+async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequest | undefined> {
+  const contract = declaration.contract;
+  if (contract === undefined) return undefined;
+  const { intentRequest } = await import('./contract-intent.js');
+  const keys = contract.grainKeyColumns ?? [];
+  const input = {
+    ...(contract.intent === undefined ? {} : { intent: contract.intent }),
+    ...(contract.allowedConsumers === undefined
+      ? {}
+      : { allowedConsumers: contract.allowedConsumers.join(',') }),
+    ...(keys.length === 0
+      ? {}
+      : { grainType: contract.grainType ?? 'ONE_PER_ENTITY', grainKey: keys.join(',') }),
+    ...(contract.grain === undefined ? {} : { grain: contract.grain }),
+    ...(contract.meaning === undefined ? {} : { meaning: contract.meaning }),
+  };
+  if (Object.keys(input).length === 0) return undefined;
+  try {
+    return intentRequest(input);
+  } catch (error) {
+    if (error instanceof CliError) throw new Error(`meta.gds: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+/** The artifact of a declaration as `push` would send it, under the project's file name. */
+async function artifactOf(
+  declaration: DbtDeclaration,
+  projectName: string,
+  schema: string | undefined,
+): Promise<LocalArtifact> {
+  const { definitionSummary, parseArtifact, resolveSource, formatArtifactError } =
+    await import('../core/artifacts/index.js');
+  const filename = `${projectFilePrefix(projectName)}${declaration.name}.json`;
+  const content = declaration.artifact.content;
+  const parsed = await parseArtifact({ fileName: filename, content });
+  if (!parsed.ok) throw new Error(formatArtifactError(filename, parsed.error));
+  const sourceFlag = schema === undefined ? undefined : `${schema}.${declaration.source.table}`;
+  const resolved = resolveSource(parsed.artifact, sourceFlag);
+  if (!resolved.ok) throw new Error(resolved.error.message);
+  const source = `${resolved.source.schema}.${resolved.source.table}`;
+  return {
+    filename,
+    content,
+    mimeType: 'json',
+    table: parsed.artifact.table,
+    source,
+    ...(sourceFlag === undefined ? {} : { sourceFlag }),
+    declared: definitionSummary(parsed.artifact, source),
+  };
+}
+
+function refused(
+  declaration: Pick<DbtDeclaration, 'name' | 'uniqueId' | 'resourceType' | 'notMappedTests'> & {
+    mappedTests?: MappedTest[];
+    source?: string | null;
+  },
+  reason: string,
+  tableId: string | null = null,
+): PlannedTable {
+  return {
+    table: declaration.name,
+    source: declaration.source ?? null,
+    action: 'refused',
+    tableId,
+    uniqueId: declaration.uniqueId,
+    resourceType: declaration.resourceType,
+    mappedTests: declaration.mappedTests ?? [],
+    notMappedTests: declaration.notMappedTests,
+    changes: noChanges,
+    diffs: {},
+    reason,
+  };
+}
+
+const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
+
+/** Compares the project with the service. Sends nothing but reads. */
+export async function planProject(
+  client: PlanClient,
+  project: DbtProject,
+  options: PlanOptions = {},
+): Promise<ProjectPlan> {
+  const call = options.signal === undefined ? {} : { signal: options.signal };
+  const projectName = projectNameOf(project);
+  const [connectors, rows] = await Promise.all([client.connectors.list(call), client.tables.list({}, call)]);
+  const connector = chooseConnector(connectors, options);
+  const env = connector.environmentLabel;
+  const inEnv = rows.filter((r) => r.environmentLabel === env);
+  const bySource = new Map<string, TableListRow>();
+  const byName = new Map<string, TableListRow>();
+  for (const row of inEnv) {
+    if (row.source) bySource.set(lower(row.source), row);
+    byName.set(lower(row.name), row);
+  }
+  const matched = new Set<string>();
+  const planned = await mapBounded(project.declarations, options.concurrency ?? 8, async (declaration) => {
+    const sourceOf = () =>
+      options.schema === undefined
+        ? `${declaration.source.schema}.${declaration.source.table}`
+        : `${options.schema}.${declaration.source.table}`;
+    let artifact: LocalArtifact;
+    let intent: ContractIntentRequest | undefined;
+    try {
+      artifact = await artifactOf(declaration, projectName, options.schema);
+      intent = await intentOf(declaration);
+    } catch (error) {
+      return refused({ ...declaration, source: sourceOf() }, (error as Error).message);
+    }
+    const row = bySource.get(lower(artifact.source)) ?? byName.get(lower(declaration.name));
+    if (row !== undefined) matched.add(row.id);
+    if (row?.mode === 'MODE_B')
+      return refused(
+        { ...declaration, source: artifact.source },
+        `${row.name} (${row.id}) is a Mode B table: a dbt model cannot replace it`,
+        row.id,
+      );
+    const gate1 =
+      declaration.gate1Yaml === undefined
+        ? undefined
+        : { name: `${declaration.name}/gate1.yml`, text: declaration.gate1Yaml };
+    const work: TableWork = {
+      artifact,
+      ...(gate1 === undefined ? {} : { gate1 }),
+      ...(intent === undefined ? {} : { intent }),
+    };
+    try {
+      const compared =
+        row === undefined
+          ? await newTableDiffs(work, connector.id)
+          : await heldTableDiffs(client, row.id, work, connector.id, call);
+      const changed = compared.changes.definition || compared.changes.gate1 || compared.changes.contract;
+      return {
+        table: declaration.name,
+        source: artifact.source,
+        action: row === undefined ? 'create' : changed ? 'replace' : 'unchanged',
+        tableId: row?.id ?? null,
+        uniqueId: declaration.uniqueId,
+        resourceType: declaration.resourceType,
+        mappedTests: declaration.mappedTests,
+        notMappedTests: declaration.notMappedTests,
+        changes: compared.changes,
+        diffs: compared.diffs,
+        work,
+      } satisfies PlannedTable;
+    } catch (error) {
+      if (error instanceof CliError && error.exitCode === ExitCode.Usage)
+        return refused({ ...declaration, source: artifact.source }, error.message, row?.id ?? null);
+      throw error;
+    }
+  });
+  const refusals = project.refusals.map((r) => refused(r, r.reason));
+  const keptNames = new Set(project.refusals.map((r) => lower(r.name)));
+  const prefix = projectFilePrefix(projectName);
+  const gone: PlannedTable[] = inEnv
+    .filter(
+      (row) =>
+        !matched.has(row.id) &&
+        !keptNames.has(lower(row.name)) &&
+        (row.artifactFile ?? '').startsWith(prefix),
+    )
+    .map((row) => ({
+      table: row.name,
+      source: row.source ?? null,
+      action: 'gone',
+      tableId: row.id,
+      uniqueId: null,
+      resourceType: null,
+      mappedTests: [],
+      notMappedTests: [],
+      changes: noChanges,
+      diffs: {},
+    }));
+  const tables = [...planned, ...refusals, ...gone];
+  const count = (action: PlanAction) => tables.filter((t) => t.action === action).length;
+  return {
+    projectName,
+    connector: { id: connector.id, environmentLabel: env },
+    tables,
+    otherTests: project.otherTests,
+    warnings: project.warnings,
+    counts: {
+      create: count('create'),
+      replace: count('replace'),
+      unchanged: count('unchanged'),
+      gone: count('gone'),
+      refused: count('refused'),
+    },
+  };
+}
+
+interface Compared {
+  changes: PlannedChanges;
+  diffs: PlannedTable['diffs'];
+}
+
+/** A new table: everything it declares is a change, diffed against nothing. */
+async function newTableDiffs(work: TableWork, connectorId: string): Promise<Compared> {
+  const { definitionDiff } = await import('./artifacts.js');
+  const { unifiedDiff } = await import('../core/gate-diff.js');
+  const diffs: PlannedTable['diffs'] = { definition: definitionDiff(null, work.artifact, connectorId) };
+  if (work.gate1 !== undefined) {
+    const { checkGateLocally } = await import('./gates.js');
+    await checkGateLocally(work.gate1);
+    diffs.gate1 = unifiedDiff({ name: '(none)', text: '' }, work.gate1);
+  }
+  if (work.intent !== undefined) {
+    const { intentText } = await import('./contract-intent.js');
+    diffs.contract = unifiedDiff(
+      { name: '(none)', text: '' },
+      { name: 'contract', text: intentText(work.intent) },
+    );
+  }
+  return {
+    changes: { definition: true, gate1: work.gate1 !== undefined, contract: work.intent !== undefined },
+    diffs,
+  };
+}
+
+/** A table the service holds: the three dry runs of push --replace, gate apply and contract set-intent. */
+async function heldTableDiffs(
+  client: PlanClient,
+  tableId: string,
+  work: TableWork,
+  connectorId: string,
+  call: { signal?: AbortSignal },
+): Promise<Compared> {
+  const [{ pushArtifact }, { applyGate }, { setIntent }] = await Promise.all([
+    import('./artifacts.js'),
+    import('./gates.js'),
+    import('./contract-intent.js'),
+  ]);
+  const [definition, gate1, contract] = await Promise.all([
+    pushArtifact(client, work.artifact, { connectorId, replaceId: tableId, dryRun: true }),
+    work.gate1 === undefined ? undefined : applyGate(client, tableId, work.gate1, { ...call, dryRun: true }),
+    work.intent === undefined
+      ? undefined
+      : setIntent(client, tableId, work.intent, { ...call, dryRun: true }),
+  ]);
+  const diffs: PlannedTable['diffs'] = {};
+  if (definition.kind === 'preview') diffs.definition = definition.diff;
+  if (gate1?.kind === 'preview') diffs.gate1 = gate1.diff;
+  if (contract?.kind === 'preview') diffs.contract = contract.diff;
+  return {
+    changes: {
+      definition: definition.kind === 'preview',
+      gate1: gate1?.kind === 'preview',
+      contract: contract?.kind === 'preview',
+    },
+    diffs,
+  };
+}
+
+/** Whether applying the plan would change anything (`plan --exit-code`). */
+export function planChanges(plan: ProjectPlan): boolean {
+  return plan.counts.create + plan.counts.replace + plan.counts.gone > 0;
+}
+
+/** Every dbt test the plan could not map: the tables' and the project's other tests. */
+export function notMappedTests(plan: ProjectPlan): NotMappedTest[] {
+  return [...plan.tables.flatMap((t) => t.notMappedTests), ...plan.otherTests];
+}

@@ -1,0 +1,47 @@
+// What `gds plan` and `gds apply` share: gds.yml read and merged under the flags, the dbt project read
+// (src/services/dbt-project.ts) with the selection, and the plan made against the service.
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { PlanClient, ProjectPlan } from './project-plan.js';
+import { notMappedTests } from './project-plan.js';
+import type { ProjectFlags } from './project-config.js';
+
+export interface ProjectCommandFlags extends ProjectFlags {
+  dbt: string;
+}
+
+/** Reads gds.yml and the dbt project, then plans against the service (reads only). */
+export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
+  const [{ readProjectConfig, projectSettings }, { loadDbtProject }, { planProject }] = await Promise.all([
+    import('./project-config.js'),
+    import('./dbt-project.js'),
+    import('./project-plan.js'),
+  ]);
+  const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
+  const project = await loadDbtProject(flags.dbt, {
+    ...(settings.select === undefined ? {} : { select: settings.select }),
+    ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
+  });
+  return planProject(client, project, {
+    connectorId: settings.connector,
+    env: flags.env,
+    schema: settings.schema,
+  });
+}
+
+/** `--strict`: a dbt test that maps to no rule, or a refused model, is exit 7 (after the plan is shown). */
+export function strictFailure(plan: ProjectPlan): CliError | undefined {
+  const tests = notMappedTests(plan);
+  const refused = plan.tables.filter((t) => t.action === 'refused');
+  if (tests.length === 0 && refused.length === 0) return undefined;
+  const parts = [
+    ...(tests.length === 0 ? [] : [`${tests.length} dbt test${tests.length === 1 ? '' : 's'} not mapped`]),
+    ...(refused.length === 0 ? [] : [`${refused.length} model${refused.length === 1 ? '' : 's'} refused`]),
+  ];
+  return new CliError(`--strict: ${parts.join(' and ')}.`, {
+    exitCode: ExitCode.Refused,
+    code: 'not_mapped',
+    suggestion:
+      'Each is listed above with its reason: write the rule in a gate1.yml by hand, drop or change the test, or run without --strict.',
+    details: { notMappedTests: tests, refused: refused.map((t) => ({ table: t.table, reason: t.reason })) },
+  });
+}
