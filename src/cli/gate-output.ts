@@ -7,10 +7,10 @@ type Check = Gate1ProofBody['results'][number];
 
 const checkColumns: ReadonlyArray<Column<Check>> = [
   { header: 'Check', value: (c) => c.name },
-  { header: 'Kind', value: (c) => c.kind },
-  { header: 'Severity', value: (c) => c.severity },
-  { header: 'Result', value: resultLabel },
-  { header: 'Failing rows', value: (c) => c.failingRows },
+  { header: 'Kind', kind: 'version', value: (c) => c.kind },
+  { header: 'Severity', kind: 'state', value: (c) => c.severity },
+  { header: 'Result', kind: 'state', value: resultLabel },
+  { header: 'Failing rows', kind: 'version', value: (c) => c.failingRows },
   { header: 'Detail', value: (c) => c.detail },
 ];
 
@@ -27,8 +27,8 @@ interface JobCheck {
 
 const jobCheckColumns: ReadonlyArray<Column<JobCheck>> = [
   { header: 'Check', value: (c) => c.name },
-  { header: 'Severity', value: (c) => c.severity },
-  { header: 'Result', value: resultLabel },
+  { header: 'Severity', kind: 'state', value: (c) => c.severity },
+  { header: 'Result', kind: 'state', value: resultLabel },
   { header: 'Detail', value: (c) => c.detail },
 ];
 
@@ -91,13 +91,13 @@ export async function printGateRecord(out: Output, record: GateJobBody | Gate1Pr
 type GateJobRow = Schema<'GateJobList'>['jobs'][number];
 
 export const gateJobColumns: ReadonlyArray<Column<GateJobRow>> = [
-  { header: 'Id', value: (j) => j.id },
-  { header: 'Gate', value: (j) => j.gate },
+  { header: 'Id', kind: 'id', value: (j) => j.id },
+  { header: 'Gate', kind: 'version', value: (j) => j.gate },
   { header: 'Type', value: (j) => j.type },
-  { header: 'Status', value: (j) => j.status },
-  { header: 'Started', value: (j) => j.startedAt ?? '-' },
-  { header: 'Ended', value: (j) => j.endedAt ?? '-' },
-  { header: 'Proof', value: (j) => j.proof ?? '-' },
+  { header: 'Status', kind: 'state', value: (j) => j.status },
+  { header: 'Started', kind: 'time', value: (j) => j.startedAt ?? '-' },
+  { header: 'Ended', kind: 'time', value: (j) => j.endedAt ?? '-' },
+  { header: 'Proof', kind: 'id', value: (j) => j.proof ?? '-' },
 ];
 
 /**

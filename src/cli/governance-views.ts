@@ -10,34 +10,34 @@ import { printPreview } from './write-preview.js';
 import type { RegistrationResult } from '../contract/types.js';
 
 export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
-  { header: 'Id', value: (t) => t.id },
+  { header: 'Id', kind: 'id', value: (t) => t.id },
   { header: 'Name', value: (t) => t.name },
-  { header: 'Mode', value: (t) => t.mode },
-  { header: 'State', value: (t) => t.state },
-  { header: 'Gate', value: (t) => t.gate },
-  { header: 'Env', value: (t) => t.environmentLabel },
+  { header: 'Mode', kind: 'version', value: (t) => t.mode },
+  { header: 'State', kind: 'state', value: (t) => t.state },
+  { header: 'Gate', kind: 'version', value: (t) => t.gate },
+  { header: 'Env', kind: 'version', value: (t) => t.environmentLabel },
 ];
 
 export const connectorColumns: ReadonlyArray<Column<Connector>> = [
-  { header: 'Id', value: (c) => c.id },
+  { header: 'Id', kind: 'id', value: (c) => c.id },
   { header: 'Name', value: (c) => c.name },
   { header: 'Type', value: (c) => c.type },
-  { header: 'Status', value: (c) => c.status },
-  { header: 'Env', value: (c) => c.environmentLabel },
+  { header: 'Status', kind: 'state', value: (c) => c.status },
+  { header: 'Env', kind: 'version', value: (c) => c.environmentLabel },
 ];
 
 export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
-  { header: 'Id', value: (r) => r.id },
+  { header: 'Id', kind: 'id', value: (r) => r.id },
   { header: 'Table', value: (r) => `${r.tableName} (${r.tableId})` },
   { header: 'Cause', value: (r) => r.cause },
-  { header: 'Env', value: (r) => r.environmentLabel },
-  { header: 'Opened', value: (r) => r.createdAt },
+  { header: 'Env', kind: 'version', value: (r) => r.environmentLabel },
+  { header: 'Opened', kind: 'time', value: (r) => r.createdAt },
 ];
 
 export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [
   { header: 'Table', value: (o) => o.table },
-  { header: 'Outcome', value: (o) => o.outcome },
-  { header: 'Drift', value: (o) => (o.driftDetected ? 'yes' : 'no') },
+  { header: 'Outcome', kind: 'state', value: (o) => o.outcome },
+  { header: 'Drift', kind: 'version', value: (o) => (o.driftDetected ? 'yes' : 'no') },
 ];
 
 export function describeJobs(jobs: readonly JobSummary[]): string {

@@ -17,16 +17,40 @@ export type Style = Parameters<typeof styleText>[0];
 /** A piece of a printed line: plain strings are stripped of control characters, styled ones coloured too. */
 export type Segment = string | { readonly text: string; readonly style: Style };
 
+/**
+ * What a column holds, which says how it shows on a terminal: `text` (the default: names, details, users)
+ * is cut first; `id`, `version`, `time` and `state` are never cut (a column that cannot fit is dropped
+ * instead, the one of least value first, ids last); `time` reads `3m ago` and `state` is coloured.
+ * Piped and under --json nothing changes: ISO times, nothing cut, no colour.
+ */
+export type ColumnKind = 'id' | 'version' | 'time' | 'state' | 'text';
+
 export interface Column<Row> {
   header: string;
   value: (row: Row) => unknown;
+  kind?: ColumnKind;
+  /** Which column goes first when a row cannot fit: the lowest (default by kind; ids highest). */
+  rank?: number;
 }
 
 export interface TableOptions {
   /** Said on stderr (stdout stays empty) when there are no rows, e.g. "No tables." */
   empty?: string;
-  /** `-L/--limit`: only the first this many rows. */
+  /** `-L/--limit`: only the first this many rows (`Showing N of M` on a terminal when it cuts). */
   limit?: number;
+  /** What the rows are, for `Showing 2 of 9 tables`. */
+  noun?: string;
+}
+
+const kindValue: Record<ColumnKind, number> = { id: 100, state: 80, version: 60, time: 40, text: 20 };
+
+/** Green, red or yellow: how a lifecycle state, a job status or a check result reads at a glance. */
+export function stateStyle(value: string): Style | undefined {
+  const word = value.toUpperCase();
+  if (/^(CERTIFIED|PASS|PASSED|SUCCEEDED|ACTIVE|OK|CONNECTED|YES)$/.test(word)) return 'green';
+  if (/^(QUARANTINED|FAIL|FAILED|REJECTED|ERROR|CANCELLED|REVOKED|DEPRECATED)$/.test(word)) return 'red';
+  if (/^(PENDING_REVIEW|WARN|QUEUED|RUNNING|PENDING|DRAFT|OPEN|SKIPPED)$/.test(word)) return 'yellow';
+  return undefined;
 }
 
 export interface Spinner {
@@ -169,6 +193,7 @@ export class Output {
     columns: ReadonlyArray<Column<Row>>,
     options: TableOptions = {},
   ): Promise<void> {
+    const total = rows.length;
     if (options.limit !== undefined) rows = rows.slice(0, options.limit);
     if (this.json) {
       for (const row of rows) this.record(row);
@@ -178,17 +203,35 @@ export class Output {
       this.info(options.empty ?? 'Nothing to show.');
       return;
     }
-    const cells = rows.map((row) => columns.map((c) => oneLine(cellText(c.value(row)))));
     if (this.stdout.isTTY !== true) {
       // Piped: tab-separated fields, no header, nothing cut (gh's rules).
+      const cells = rows.map((row) => columns.map((c) => oneLine(cellText(c.value(row)))));
       for (const row of cells) this.stdout.write(`${row.join('\t')}\n`);
       return;
     }
-    const { alignedRows } = await import('./table.js');
+    const { alignedRows, relativeTime } = await import('./table.js');
+    const colour = this.colorOnStdout;
+    const cells = rows.map((row) =>
+      columns.map((c) => {
+        const text = oneLine(cellText(c.value(row)));
+        if (c.kind === 'time') return relativeTime(text);
+        const style = c.kind === 'state' && colour ? stateStyle(text) : undefined;
+        return style === undefined ? text : styleText(style, text, { validateStream: false });
+      }),
+    );
     const width = (this.stdout as { columns?: number }).columns || 80;
     const headers = columns.map((c) => stripControlCharacters(c.header).toUpperCase());
-    const table = alignedRows(headers, cells, width);
-    this.stdout.write(`${this.render([this.style('bold', table.header)], this.colorOnStdout)}\n`);
+    const fits = columns.map((c) => ({
+      shrinks: (c.kind ?? 'text') === 'text',
+      value: c.rank ?? kindValue[c.kind ?? 'text'],
+    }));
+    if (total > rows.length) {
+      this.stdout.write(
+        `Showing ${rows.length} of ${total}${options.noun === undefined ? '' : ` ${options.noun}`}\n\n`,
+      );
+    }
+    const table = alignedRows(headers, cells, width, fits);
+    this.stdout.write(`${this.render([this.style('bold', table.header)], colour)}\n`);
     for (const line of table.rows) this.stdout.write(`${line}\n`);
   }
 

@@ -1,52 +1,116 @@
 // A table on a terminal, by gh's rules: a header, columns aligned with two spaces between them and no
-// borders, and, when the rows are wider than the terminal, the widest columns cut with … until they fit.
-// (Piped, Output.table writes tab-separated rows itself.) Widths are measured with string-width (wide CJK
-// characters and emoji count as two cells) and cells are cut with cli-truncate: this module loads only
+// borders. Each column says how it shrinks (Column.kind in output.ts): free text is cut with … first,
+// widest first; ids, versions, times and states are never cut. When the row still does not fit, the
+// column of least value is dropped (the id last) before anything whole is cut. (Piped, Output.table
+// writes tab-separated rows itself.) Widths are measured with string-width (wide CJK characters and emoji
+// count as two cells, colour codes none) and cells are cut with cli-truncate: this module loads only
 // when a table is printed on a terminal.
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 
 const gap = '  ';
-/** A column is never cut narrower than this (room for a few characters and the ellipsis). */
-const minimumWidth = 5;
+/** A free-text column is never cut narrower than this (room for a few characters and the ellipsis). */
+const minimumWidth = 8;
+
+export interface ColumnFit {
+  /** Free text shrinks; anything else (ids, versions, times, states) is shown whole or not at all. */
+  shrinks: boolean;
+  /** Which column goes first when the row cannot fit: the lowest value. */
+  value: number;
+}
 
 /**
  * The header and the rows, aligned, fitted to `width` columns; cells hold no tab or line break. Returns
- * the header line and the row lines, without colour (the caller styles the header).
+ * the header line, the row lines (without colour added; the caller styles the header) and the indexes
+ * of the columns shown.
  */
 export function alignedRows(
   headers: readonly string[],
   cells: ReadonlyArray<readonly string[]>,
   width: number,
-): { header: string; rows: string[] } {
+  fits: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
+): { header: string; rows: string[]; shown: number[] } {
   const lines = [headers, ...cells];
   const natural = headers.map((_, i) => Math.max(...lines.map((row) => stringWidth(row[i] ?? ''))));
-  const widths = fitWidths(natural, Math.max(width, 1) - gap.length * (headers.length - 1));
+  let shown = headers.map((_, i) => i);
+  let widths = fitWidths(shown, natural, fits, width);
+  while (widths === undefined && shown.length > 1) {
+    const dropped = leastValued(shown, fits);
+    shown = shown.filter((i) => i !== dropped);
+    widths = fitWidths(shown, natural, fits, width);
+  }
+  // One column left that is still too wide: it is cut, whatever it holds.
+  const final = widths ?? shown.map(() => Math.max(1, width));
   const render = (row: readonly string[]) =>
-    row
-      .map((cell, i) => {
-        const columnWidth = widths[i] ?? 0;
+    shown
+      .map((column, k) => {
+        const cell = row[column] ?? '';
+        const columnWidth = final[k] ?? 0;
         const text = stringWidth(cell) > columnWidth ? cliTruncate(cell, columnWidth) : cell;
-        return i === row.length - 1 ? text : text + ' '.repeat(Math.max(0, columnWidth - stringWidth(text)));
+        return k === shown.length - 1
+          ? text
+          : text + ' '.repeat(Math.max(0, columnWidth - stringWidth(text)));
       })
       .join(gap)
       .trimEnd();
   const [header = [], ...rows] = lines;
-  return { header: render(header), rows: rows.map(render) };
+  return { header: render(header), rows: rows.map(render), shown };
+}
+
+/** The column to drop: lowest value; between equals, the rightmost. */
+function leastValued(shown: readonly number[], fits: readonly ColumnFit[]): number {
+  let least = shown[shown.length - 1] ?? 0;
+  for (const i of shown.toReversed()) {
+    if ((fits[i]?.value ?? 0) < (fits[least]?.value ?? 0)) least = i;
+  }
+  return least;
 }
 
 /**
- * The width of each column: its natural width when everything fits; otherwise the widest column loses a
- * cell at a time (so the widest ones end up equal) until the row fits or every column is at its minimum.
+ * The width of each shown column: its natural width when everything fits; otherwise the widest free-text
+ * column loses a cell at a time (so the widest ones end up equal) down to the minimum. Undefined when the
+ * columns that do not shrink leave no room.
  */
-function fitWidths(natural: readonly number[], available: number): number[] {
-  const widths = [...natural];
+function fitWidths(
+  shown: readonly number[],
+  natural: readonly number[],
+  fits: readonly ColumnFit[],
+  width: number,
+): number[] | undefined {
+  const available = Math.max(width, 1) - gap.length * (shown.length - 1);
+  const widths = shown.map((i) => natural[i] ?? 0);
   let excess = widths.reduce((sum, w) => sum + w, 0) - available;
   while (excess > 0) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if ((widths[widest] ?? 0) <= minimumWidth) break;
+    let widest = -1;
+    widths.forEach((w, k) => {
+      const shrinks = fits[shown[k] ?? 0]?.shrinks ?? true;
+      if (shrinks && w > minimumWidth && (widest === -1 || w > (widths[widest] ?? 0))) widest = k;
+    });
+    if (widest === -1) return undefined;
     widths[widest] = (widths[widest] ?? 0) - 1;
     excess -= 1;
   }
   return widths;
+}
+
+const relative = new Intl.RelativeTimeFormat('en', { style: 'narrow' });
+const units: ReadonlyArray<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+
+/** `3m ago`, `2d ago`, `in 5h`: an ISO time relative to `now`; anything else is returned as it is. */
+export function relativeTime(value: string, now = Date.now()): string {
+  const at = Date.parse(value);
+  if (!/^\d{4}-\d\d-\d\dT/.test(value) || Number.isNaN(at)) return value;
+  const delta = at - now;
+  if (Math.abs(delta) < 1000) return 'now';
+  for (const [unit, size] of units) {
+    if (Math.abs(delta) >= size) return relative.format(Math.trunc(delta / size), unit);
+  }
+  return 'now';
 }

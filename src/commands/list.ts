@@ -24,6 +24,10 @@ export default class List extends ApiCommand<typeof List> {
   async run(): Promise<void> {
     const { listTables } = await import('../services/tables.js');
     const tables = await this.withClient((client) => listTables(client, { state: this.flags.state }));
-    await this.out.table(tables, tableColumns, { limit: this.flags.limit, empty: 'No tables.' });
+    await this.out.table(tables, tableColumns, {
+      limit: this.flags.limit,
+      empty: 'No tables.',
+      noun: 'tables',
+    });
   }
 }

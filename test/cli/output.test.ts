@@ -209,6 +209,75 @@ describe('Output for people', () => {
     expect(stdout.lines[1]).toMatch(/^tbl_\S*…\s{2}a_very\S*…\s{2}OK$/);
   });
 
+  it('never cuts ids, versions or times: free text shrinks first, then the column of least value goes', async () => {
+    const id = 'tbl_23833d73dd504c0f9e1b';
+    const rows = [
+      {
+        id,
+        name: 'a_rather_long_table_name_to_cut',
+        state: 'CERTIFIED',
+        env: 'production',
+        at: '2026-11-24T14:40:00.000Z',
+      },
+    ];
+    const columns = [
+      { header: 'Id', kind: 'id' as const, value: (r: (typeof rows)[number]) => r.id },
+      { header: 'Name', value: (r: (typeof rows)[number]) => r.name },
+      { header: 'State', kind: 'state' as const, value: (r: (typeof rows)[number]) => r.state },
+      { header: 'Env', kind: 'version' as const, value: (r: (typeof rows)[number]) => r.env },
+      { header: 'At', kind: 'time' as const, value: (r: (typeof rows)[number]) => r.at },
+    ];
+    for (const width of [100, 72, 60, 40]) {
+      const { out, stdout } = output({ tty: true, stdoutColumns: width, env: { NO_COLOR: '1' } });
+      await out.table(rows, columns);
+      for (const line of stdout.lines) expect(line.length).toBeLessThanOrEqual(width);
+      expect(stdout.lines[1]).toContain(id);
+      expect(stdout.lines[1]).toContain('CERTIFIED');
+      const headers = stdout.lines[0]?.split(/\s+/);
+      if (width === 100) expect(stdout.lines[1]).toContain('a_rather_long_table_name_to_cut');
+      if (width === 72) expect(stdout.lines[1]).toMatch(/a_rathe\S*…/);
+      // Free text goes first, then the time; the id and the state stay whole.
+      if (width === 60) expect(headers).toEqual(['ID', 'STATE', 'ENV', 'AT']);
+      if (width === 40) expect(headers).toEqual(['ID', 'STATE']);
+    }
+  });
+
+  it('on a terminal: relative times and coloured states; piped: ISO times and no colour', async () => {
+    const at = new Date(Date.now() - 3 * 60_000 - 5000).toISOString();
+    const rows = [
+      { state: 'CERTIFIED', at },
+      { state: 'QUARANTINED', at },
+      { state: 'PENDING_REVIEW', at },
+    ];
+    const columns = [
+      { header: 'State', kind: 'state' as const, value: (r: (typeof rows)[number]) => r.state },
+      { header: 'At', kind: 'time' as const, value: (r: (typeof rows)[number]) => r.at },
+    ];
+    const tty = output({ tty: true, env: { FORCE_COLOR: '1' } });
+    await tty.out.table(rows, columns);
+    expect(tty.stdout.lines[1]).toContain('3m ago');
+    expect(tty.stdout.lines[1]).toContain('\u001b[32mCERTIFIED');
+    expect(tty.stdout.lines[2]).toContain('\u001b[31mQUARANTINED');
+    expect(tty.stdout.lines[3]).toContain('\u001b[33mPENDING_REVIEW');
+    const plain = output({ tty: true, env: { NO_COLOR: '1' } });
+    await plain.out.table(rows, columns);
+    expect(plain.stdout.text).not.toMatch(ansi);
+    const piped = output({ tty: false, env: { FORCE_COLOR: '1' } });
+    await piped.out.table(rows, columns);
+    expect(piped.stdout.lines[0]).toBe(`CERTIFIED\t${at}`);
+  });
+
+  it('says Showing N of M on a terminal when -L cuts; piped, only the rows', async () => {
+    const rows = [{ id: 't_1' }, { id: 't_2' }, { id: 't_3' }];
+    const columns = [{ header: 'ID', kind: 'id' as const, value: (r: { id: string }) => r.id }];
+    const tty = output({ tty: true, env: { NO_COLOR: '1' } });
+    await tty.out.table(rows, columns, { limit: 2, noun: 'tables' });
+    expect(tty.stdout.lines).toEqual(['Showing 2 of 3 tables', '', 'ID', 't_1', 't_2']);
+    const all = output({ tty: true, env: { NO_COLOR: '1' } });
+    await all.out.table(rows, columns, { limit: 3, noun: 'tables' });
+    expect(all.stdout.text).not.toContain('Showing');
+  });
+
   it('measures wide characters as two cells when aligning', async () => {
     const { out, stdout } = output({ tty: true, env: { NO_COLOR: '1' } });
     await out.table(

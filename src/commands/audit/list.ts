@@ -4,12 +4,12 @@ import { ApiCommand } from '../../cli/api-command.js';
 import type { AuditEntry } from '../../contract/types.js';
 
 const columns: ReadonlyArray<Column<AuditEntry>> = [
-  { header: 'Time', value: (e) => e.createdAt },
-  { header: 'Action', value: (e) => e.action },
+  { header: 'Time', kind: 'time', value: (e) => e.createdAt },
+  { header: 'Action', kind: 'version', value: (e) => e.action },
   { header: 'Resource', value: (e) => e.resource },
-  { header: 'Table', value: (e) => e.tableId },
+  { header: 'Table', kind: 'id', value: (e) => e.tableId },
   { header: 'User', value: (e) => e.userEmail || e.userId },
-  { header: 'Env', value: (e) => e.environmentLabel },
+  { header: 'Env', kind: 'version', value: (e) => e.environmentLabel },
 ];
 
 export default class AuditList extends ApiCommand<typeof AuditList> {

@@ -5,7 +5,7 @@ import type { ConfigChange } from '../../client/areas/config.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ConfigChange>> = [
-  { header: 'Changed at', value: (c) => c.changedAt },
+  { header: 'Changed at', kind: 'time', value: (c) => c.changedAt },
   { header: 'By', value: (c) => c.changedByEmail ?? c.changedBy },
   { header: 'Old', value: (c) => c.oldValue },
   { header: 'New', value: (c) => c.newValue },

@@ -4,10 +4,10 @@ import type { ConfigEntry } from '../../client/areas/config.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ConfigEntry>> = [
-  { header: 'Key', value: (c) => c.key },
-  { header: 'Value', value: (c) => c.value },
+  { header: 'Key', kind: 'id', value: (c) => c.key },
+  { header: 'Value', kind: 'version', value: (c) => c.value },
   { header: 'Allowed', value: (c) => c.allowedValues.join(', ') },
-  { header: 'Updated at', value: (c) => c.updatedAt ?? '(default)' },
+  { header: 'Updated at', kind: 'time', value: (c) => c.updatedAt ?? '(default)' },
   { header: 'By', value: (c) => c.updatedBy },
 ];
 

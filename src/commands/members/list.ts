@@ -4,10 +4,10 @@ import type { Member } from '../../contract/types.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<Member>> = [
-  { header: 'Email', value: (m) => m.email },
-  { header: 'Role', value: (m) => m.role },
+  { header: 'Email', kind: 'id', value: (m) => m.email },
+  { header: 'Role', kind: 'version', value: (m) => m.role },
   { header: 'Environments', value: (m) => m.envScope.join(', ') },
-  { header: 'User id', value: (m) => m.userId },
+  { header: 'User id', kind: 'id', value: (m) => m.userId },
 ];
 
 export default class MembersList extends ApiCommand<typeof MembersList> {
@@ -27,6 +27,10 @@ export default class MembersList extends ApiCommand<typeof MembersList> {
   async run(): Promise<void> {
     const { listMembers } = await import('../../services/members.js');
     const members = await this.withClient((client) => listMembers(client));
-    await this.out.table(members, columns, { limit: this.flags.limit, empty: 'No members.' });
+    await this.out.table(members, columns, {
+      limit: this.flags.limit,
+      empty: 'No members.',
+      noun: 'members',
+    });
   }
 }

@@ -6,11 +6,11 @@ import type { ContractVersion } from '../../client/areas/versions.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ContractVersion>> = [
-  { header: 'Version', value: (v) => v.version },
+  { header: 'Version', kind: 'id', value: (v) => v.version },
   { header: 'Kind', value: (v) => (v.restoredFrom === null ? v.kind : `${v.kind} of v${v.restoredFrom}`) },
-  { header: 'Certified at', value: (v) => v.certifiedAt },
+  { header: 'Certified at', kind: 'time', value: (v) => v.certifiedAt },
   { header: 'Certified by', value: (v) => v.certifiedByEmail ?? v.certifiedBy },
-  { header: 'Env', value: (v) => v.environmentLabel },
+  { header: 'Env', kind: 'version', value: (v) => v.environmentLabel },
   { header: 'Grain', value: (v) => v.grain },
   { header: 'Reason', value: (v) => v.reason },
 ];

@@ -1,0 +1,91 @@
+// Issue 23 item 1, in a pseudo-terminal (`script`) against a real server: tables keep the ids a person
+// copies whole at 60 and 100 columns, times read `… ago`, states are coloured, `-L` says Showing N of M.
+// Piped, the same commands print tab-separated rows with ISO times and nothing cut.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const env = () => ({
+  SERVICE_API_URL: server.url,
+  SERVICE_TOKEN: server.user('OWNER').cliToken,
+  GDS_CONFIG_DIR: '/nonexistent/gds',
+});
+
+async function onTerminal(
+  args: string[],
+  columns: number,
+  extra: Record<string, string> = {},
+): Promise<string[]> {
+  const [command, argv] = cliCommand(args);
+  const line = `stty cols ${columns} rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+  const { result } = runInTerminal(line, { ...env(), ...extra });
+  const r: CliResult = await result;
+  expect(r.code, r.stdout).toBe(0);
+  return r.stdout.split(/\r?\n/).filter((l) => l !== '');
+}
+
+/** The ids `gds list --json` prints: what the table must show. */
+async function listedIds(): Promise<string[]> {
+  const r = await runCli(['list', '--json'], { env: env() });
+  const ids = r.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { id: string }).id);
+  expect(ids.length).toBeGreaterThan(1);
+  return ids;
+}
+
+const strip = (line: string) => line.replaceAll(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+
+describe('tables on a terminal', () => {
+  it.each([60, 100])(
+    'gds list at %i columns: every table id whole, every line within the width',
+    async (columns) => {
+      const lines = await onTerminal(['list'], columns, { NO_COLOR: '1' });
+      const ids = await listedIds();
+      for (const line of lines) expect(strip(line).length).toBeLessThanOrEqual(columns);
+      for (const id of ids) expect(lines.some((line) => line.includes(id))).toBe(true);
+    },
+  );
+
+  it('gds audit list at 100 columns: table ids whole, times relative', async () => {
+    const lines = (await onTerminal(['audit', 'list', '--limit', '5'], 100, { NO_COLOR: '1' })).map(strip);
+    expect(lines[0]).toMatch(/^TIME\s+ACTION/);
+    const rows = lines.slice(1).filter((l) => !l.startsWith('Showing'));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row).toMatch(/^(now|\d+[smhdy] ago|\d+mo ago)\s/);
+      expect(row).not.toMatch(/\d{4}-\d\d-\d\dT/);
+      expect(row).not.toMatch(/tbl_\w*…/);
+    }
+  });
+
+  it('states are coloured; -L says Showing N of M', async () => {
+    const lines = await onTerminal(['list', '-L', '1'], 120, { FORCE_COLOR: '1' });
+    expect(strip(lines[0] ?? '')).toBe(`Showing 1 of ${(await listedIds()).length} tables`);
+    expect(lines.join('\n')).toMatch(/\u001b\[3[123]m(CERTIFIED|QUARANTINED|PENDING_REVIEW|DRAFT)/);
+  });
+
+  it('piped: tab-separated, ISO times, no header, nothing cut', async () => {
+    const r = await runCli(['audit', 'list', '--limit', '3'], { env: env() });
+    expect(r.code).toBe(0);
+    const rows = r.stdout.trimEnd().split('\n');
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row.split('\t')[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    const list = await runCli(['list', '-L', '1'], { env: env() });
+    expect(list.stdout).not.toContain('Showing');
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
