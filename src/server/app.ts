@@ -79,6 +79,8 @@ export interface ServerOptions {
   /** The URL people reach the server by when it is not the listening address (a proxy): its host is
    *  accepted in `Host` and its origin in `Origin` besides the listening address's. */
   publicUrl?: string;
+  /** A dbt project folder (or a folder holding manifest.json): its relations are created in the dev warehouse. */
+  dbt?: string;
 }
 
 export interface RunningServer {
@@ -105,6 +107,10 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   try {
     await migrate(db);
     await seedIfEmpty(db, clock, options.workspaces);
+    const dbt =
+      options.dbt === undefined
+        ? undefined
+        : await (await import('./dbt-warehouse.js')).createDbtWarehouse(db, options.dbt);
     const keys = await loadSigningKeys(db, clock);
     let baseUrl = '';
     let names: OwnNames | null = null;
@@ -133,7 +139,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     const address = app.server.address() as AddressInfo;
     baseUrl = urlOf(address);
     names = new OwnNames({ host, port: address.port }, publicUrl);
-    const ready = await buildReadyInfo(ctx);
+    const ready = await buildReadyInfo(ctx, dbt);
     const jobs = new JobRunner({ db, clock }, options.jobs ?? 'auto');
     return {
       url: baseUrl,

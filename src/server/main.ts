@@ -87,6 +87,13 @@ const OPTIONS: readonly ServerOption[] = [
     default: 'none: only the listening address, localhost and [::1]',
     description: 'another URL people reach the server by (a proxy); its host is accepted besides those',
   },
+  {
+    name: 'dbt',
+    value: 'DIR',
+    default: 'none',
+    description:
+      'a dbt project folder (its target/manifest.json, catalog.json, seeds/*.csv) or a folder holding manifest.json: its models, seeds and snapshots become tables in the dev warehouse, to try `gds plan --dbt DIR` on',
+  },
   { name: 'help', default: 'off', description: 'print this help and exit' },
 ];
 
@@ -172,6 +179,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
     ...(text('query-timeout') !== undefined
       ? { queryTimeoutMs: integer('query-timeout', text('query-timeout'), 1, 3_600_000) }
       : {}),
+    ...(text('dbt') !== undefined ? { dbt: resolve(text('dbt') ?? '') } : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);
@@ -232,7 +240,24 @@ function banner(ready: ReadyInfo, readyFile: string): string {
     `or, as CI does, with ${ciUser?.email ?? 'a seeded user'}'s CLI token from the ready file:`,
     `  export SERVICE_API_URL=${ready.baseUrl} SERVICE_TOKEN=${tokenFromFile}`,
     '',
+    ...(ready.dbt ? dbtBanner(ready.dbt) : []),
   ].join('\n');
+}
+
+/** What --dbt made, and the plan to run next. */
+function dbtBanner(dbt: NonNullable<ReadyInfo['dbt']>): string[] {
+  const created = dbt.tables.filter((t) => t.created);
+  const seeds = dbt.tables.filter((t) => t.rows !== undefined);
+  const schemas = [...new Set(dbt.tables.map((t) => t.source.split('.')[0] ?? ''))];
+  return [
+    `dbt project ${dbt.projectName ?? dbt.dir}: ${created.length} table(s) created, ${dbt.tables.length - created.length} already there, in schema(s) ${schemas.join(', ') || '(none)'} of the dev warehouse` +
+      (seeds.length > 0 ? `; ${seeds.reduce((n, t) => n + (t.rows ?? 0), 0)} seed row(s) loaded` : ''),
+    ...dbt.refused.map((r) => `  not created: ${r.uniqueId}: ${r.reason}`),
+    ...dbt.warnings.map((w) => `  note: ${w}`),
+    'then plan the project against this server:',
+    `  gds plan --dbt ${dbt.dir}`,
+    '',
+  ];
 }
 
 async function main(): Promise<void> {

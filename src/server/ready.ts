@@ -4,6 +4,7 @@ import type { Role } from '../core/scopes.js';
 import type { AppContext } from './context.js';
 import { newId, newSecret, sha256 } from './ids.js';
 import { CLI_TOKEN_PREFIX } from './auth/caller.js';
+import type { DbtWarehouse } from './dbt-warehouse.js';
 import type { WarehouseObject } from './warehouse.js';
 import { listWarehouseObjects } from './warehouse.js';
 
@@ -67,16 +68,18 @@ export interface ReadyInfo extends ReadyWorkspace {
   otherWorkspace: ReadyWorkspace;
   /** Every workspace, oldest first: the first is the top level's, the second `otherWorkspace`. */
   workspaces: ReadyWorkspace[];
+  /** `--dbt DIR`: the project's relations created in the first workspace's warehouse, and those refused. */
+  dbt?: DbtWarehouse;
 }
 
-export async function buildReadyInfo(ctx: AppContext): Promise<ReadyInfo> {
+export async function buildReadyInfo(ctx: AppContext, dbt?: DbtWarehouse): Promise<ReadyInfo> {
   const rows = await ctx.db.query<{ id: string; name: string; warehouse_prefix: string }>(
     'SELECT id, name, warehouse_prefix FROM gds.workspaces ORDER BY created_at, id',
   );
   const workspaces = await Promise.all(rows.map((w) => describeWorkspace(ctx, w)));
   const [main, other] = workspaces;
   if (!main || !other) throw new Error('the database holds fewer than two workspaces');
-  return { baseUrl: ctx.baseUrl(), ...main, otherWorkspace: other, workspaces };
+  return { baseUrl: ctx.baseUrl(), ...main, otherWorkspace: other, workspaces, ...(dbt ? { dbt } : {}) };
 }
 
 async function describeWorkspace(

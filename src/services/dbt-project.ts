@@ -10,6 +10,7 @@ import {
   declareDbtProject,
   prepareDbtReader,
 } from '../core/dbt/project.js';
+import { csvHeader } from '../core/dbt/csv.js';
 import type { DbtProject, DbtSelection } from '../core/dbt/types.js';
 
 /** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
@@ -105,30 +106,6 @@ async function readJsonBounded(path: string, max: number, what: string): Promise
   }
 }
 
-/** The column names of a CSV file's first line (RFC 4180 quotes). */
-export function csvHeader(text: string, delimiter = ','): string[] {
-  const names: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === delimiter) {
-      names.push(field.trim());
-      field = '';
-    } else if (c === '\n' || c === '\r') break;
-    else field += c;
-  }
-  names.push(field.trim());
-  return names.map((n) => n.replace(/^\uFEFF/, '')).filter((n, i, all) => !(n === '' && all.length === 1));
-}
-
 async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<Record<string, string[]>> {
   const headers: Record<string, string[]> = {};
   const nodes = (manifest as { nodes?: Record<string, unknown> } | null)?.nodes;
@@ -140,7 +117,7 @@ async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<R
       config?: { delimiter?: unknown };
     };
     if (node?.resource_type !== 'seed' || typeof node.original_file_path !== 'string') continue;
-    const path = resolve(projectDir, node.original_file_path);
+    const path = resolve(projectDir, node.original_file_path.replaceAll('\\', '/'));
     if (!path.startsWith(projectDir) || (await kindOf(path)) !== 'file') continue;
     const handle = await open(path, 'r');
     try {

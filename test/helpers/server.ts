@@ -91,7 +91,7 @@ export interface TestResponse {
 
 export interface TestServerOptions extends Pick<
   ServerOptions,
-  'rateLimit' | 'jobs' | 'workspaces' | 'queryTimeoutMs' | 'publicUrl' | 'refreshGraceMs'
+  'rateLimit' | 'jobs' | 'workspaces' | 'queryTimeoutMs' | 'publicUrl' | 'refreshGraceMs' | 'dbt'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -119,6 +119,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
+    ...(options.dbt ? { dbt: options.dbt } : {}),
   });
   const contract = running.contract;
   if (!contract) throw new Error('test server: contract checking is off');

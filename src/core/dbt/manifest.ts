@@ -170,7 +170,9 @@ function readNode(key: string, raw: Entry): ManifestNode {
     ['identifier', raw['identifier']],
   ];
   for (const [field, value] of optional) {
-    const t = text(value);
+    // A project compiled on Windows writes its paths with backslashes.
+    const t =
+      field === 'originalFilePath' || field === 'path' ? text(value)?.replaceAll('\\', '/') : text(value);
     if (t !== undefined && t !== '') (node as unknown as Entry)[field] = t;
   }
   const version = raw['version'];

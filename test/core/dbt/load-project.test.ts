@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
-import { csvHeader, loadDbtProject } from '../../../src/services/dbt-project.js';
+import { csvHeader, parseCsv } from '../../../src/core/dbt/csv.js';
+import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { columns, manifest, model } from './helpers.js';
@@ -92,7 +93,12 @@ describe('loadDbtProject', () => {
     ]);
   });
 
-  it('csvHeader reads quoted names', () => {
+  it('csvHeader reads quoted names; parseCsv quoted line breaks and blank lines', () => {
+    expect(parseCsv('a,b\n1,"two\nlines"\n\n3,\n')).toEqual([
+      ['a', 'b'],
+      ['1', 'two\nlines'],
+      ['3', ''],
+    ]);
     expect(csvHeader('a,"b ""x""",c\r\n1,2,3')).toEqual(['a', 'b "x"', 'c']);
   });
 

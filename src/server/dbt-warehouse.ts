@@ -1,0 +1,275 @@
+// `npm run server -- --dbt DIR`: a dbt project's relations in the dev warehouse, so a newcomer can try
+// `gds plan/apply --dbt DIR` on their own project. Every model, seed and snapshot that the project reader
+// declares becomes an empty table `schema.alias` with its columns (the catalog's types mapped to
+// PostgreSQL's, anything else text); a seed's table is filled from its CSV file when DIR is the project.
+// Each schema is served by a connector of the main workspace: the one already pointing at it, else a new
+// dev connector `dbt-<schema>`, so the declarations' sources resolve as they are. Existing tables are left
+// untouched (a restart on the same data keeps them).
+import { open, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseCsv } from '../core/dbt/csv.js';
+import { declareDbtProject, prepareDbtReader } from '../core/dbt/project.js';
+import type { DbtDeclaration } from '../core/dbt/types.js';
+import type { Db, Queryable } from './db/index.js';
+import { newId } from './ids.js';
+import { describeWarehouseObject, quoteIdent } from './warehouse.js';
+
+const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
+const MAX_SEED_BYTES = 64 * 1024 * 1024;
+
+export interface DbtWarehouseTable {
+  uniqueId: string;
+  resourceType: DbtDeclaration['resourceType'];
+  source: string;
+  connectorId: string;
+  columns: number;
+  /** Rows loaded from the seed's CSV file (seeds only). */
+  rows?: number;
+  /** False when the table was already there (left untouched). */
+  created: boolean;
+}
+
+export interface DbtWarehouse {
+  dir: string;
+  projectName?: string;
+  tables: DbtWarehouseTable[];
+  refused: Array<{ uniqueId: string; reason: string }>;
+  warnings: string[];
+}
+
+/** PostgreSQL's type for a warehouse's column type (DuckDB, Snowflake, BigQuery, …); anything else is text. */
+export function postgresTypeOf(type: string): string {
+  const t = type.trim().toLowerCase();
+  const base = t.replace(/\(.*$/, '').trim();
+  if (/^(tinyint|smallint|int2|int16|utinyint|usmallint|byteint|int8_t)$/.test(base)) return 'smallint';
+  if (/^(int|integer|int4|int32|uinteger|mediumint|serial)$/.test(base)) return 'integer';
+  if (/^(bigint|int8|int64|long|ubigint|bigserial)$/.test(base)) return 'bigint';
+  if (/^(hugeint|uhugeint|int128|number|numeric|decimal|bignumeric|bigdecimal|dec)$/.test(base)) {
+    const precision = /^(?:number|numeric|decimal|dec)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$/.exec(t);
+    return precision && Number(precision[1]) <= 1000
+      ? `numeric(${precision[1]},${precision[2] ?? '0'})`
+      : 'numeric';
+  }
+  if (/^(float|float4|real)$/.test(base)) return 'real';
+  if (/^(double|double precision|float8|float64)$/.test(base)) return 'double precision';
+  if (/^(bool|boolean|logical)$/.test(base)) return 'boolean';
+  if (base === 'date') return 'date';
+  if (
+    /^(timestamptz|timestamp with time zone|timestamp_tz|timestamp_ltz|timestamp with local time zone)$/.test(
+      base,
+    )
+  )
+    return 'timestamptz';
+  if (/^(timestamp|datetime|timestamp_ntz|timestamp without time zone|datetime2|smalldatetime)$/.test(base))
+    return 'timestamp';
+  if (/^(time|time without time zone)$/.test(base)) return 'time';
+  if (base === 'uuid') return 'uuid';
+  if (/^(json|jsonb)$/.test(base)) return 'jsonb';
+  return 'text';
+}
+
+async function size(path: string): Promise<number | undefined> {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? info.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readText(path: string, max: number, what: string): Promise<string> {
+  const bytes = await size(path);
+  if (bytes === undefined) throw new Error(`--dbt: ${path} is not a file`);
+  if (bytes > max)
+    throw new Error(
+      `--dbt: ${path} is ${Math.round(bytes / 1048576)} MB, over the ${max / 1048576} MB read as a ${what}`,
+    );
+  const handle = await open(path, 'r');
+  try {
+    return await handle.readFile({ encoding: 'utf8' });
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readJson(path: string, what: string): Promise<unknown> {
+  const text = await readText(path, MAX_MANIFEST_BYTES, what);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(
+      `--dbt: ${path} is not valid JSON (${(error as Error).message}); run dbt again to rewrite it`,
+      { cause: error },
+    );
+  }
+}
+
+interface ProjectFiles {
+  manifest: unknown;
+  catalog?: unknown;
+  /** Seed CSV texts by unique id (only when DIR is the project). */
+  seedFiles: Map<string, string>;
+}
+
+async function readProject(dir: string): Promise<ProjectFiles> {
+  const root = resolve(dir);
+  for (const folder of [join(root, 'target'), root]) {
+    const manifestPath = join(folder, 'manifest.json');
+    if ((await size(manifestPath)) === undefined) continue;
+    const manifest = await readJson(manifestPath, 'manifest');
+    const catalogPath = join(folder, 'catalog.json');
+    const catalog =
+      (await size(catalogPath)) === undefined ? undefined : await readJson(catalogPath, 'catalog');
+    const seedFiles = new Map<string, string>();
+    const isProject = folder !== root || (await size(join(root, 'dbt_project.yml'))) !== undefined;
+    const nodes = (
+      manifest as { nodes?: Record<string, { resource_type?: unknown; original_file_path?: unknown }> }
+    )?.nodes;
+    if (isProject && typeof nodes === 'object' && nodes !== null) {
+      for (const [id, node] of Object.entries(nodes)) {
+        if (node?.resource_type !== 'seed' || typeof node.original_file_path !== 'string') continue;
+        const path = resolve(root, node.original_file_path.replaceAll('\\', '/'));
+        if (!path.startsWith(`${root}/`) || (await size(path)) === undefined) continue;
+        seedFiles.set(id, await readText(path, MAX_SEED_BYTES, 'seed'));
+      }
+    }
+    return { manifest, ...(catalog === undefined ? {} : { catalog }), seedFiles };
+  }
+  throw new Error(
+    `--dbt ${dir}: no manifest.json in ${join(dir, 'target')} or ${dir}; run \`dbt compile\` (or \`dbt build\`) in the project first, and \`dbt docs generate\` for the catalog's column types`,
+  );
+}
+
+/** Creates the project's relations in the main workspace's warehouse (see the head of this file). */
+export async function createDbtWarehouse(db: Db, dir: string): Promise<DbtWarehouse> {
+  const files = await readProject(dir);
+  await prepareDbtReader();
+  const seeds: Record<string, string[]> = {};
+  const rowsOf = new Map<string, string[][]>();
+  for (const [id, text] of files.seedFiles) {
+    const rows = parseCsv(text);
+    const [header, ...body] = rows;
+    if (!header) continue;
+    seeds[id] = header.map((h) => h.trim());
+    rowsOf.set(id, body);
+  }
+  const project = declareDbtProject(
+    { manifest: files.manifest, ...(files.catalog === undefined ? {} : { catalog: files.catalog }), seeds },
+    {},
+  );
+  const tables: DbtWarehouseTable[] = [];
+  const warnings = [...project.warnings];
+  await db.transaction(async (tx) => {
+    const [workspace] = await tx.query<{ id: string }>(
+      'SELECT id FROM gds.workspaces ORDER BY created_at, id LIMIT 1',
+    );
+    if (!workspace) throw new Error('--dbt: the database holds no workspace');
+    const connectors = new Map<string, string>();
+    for (const declaration of project.declarations) {
+      const schema = declaration.source.schema;
+      let connectorId = connectors.get(schema);
+      if (connectorId === undefined) {
+        connectorId = await connectorFor(tx, workspace.id, schema);
+        connectors.set(schema, connectorId);
+        await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+      }
+      const source = `${schema}.${declaration.source.table}`;
+      const base = {
+        uniqueId: declaration.uniqueId,
+        resourceType: declaration.resourceType,
+        source,
+        connectorId,
+        columns: declaration.columns.length,
+      };
+      if (await describeWarehouseObject(tx, source)) {
+        tables.push({ ...base, created: false });
+        continue;
+      }
+      const target = `${quoteIdent(schema)}.${quoteIdent(declaration.source.table)}`;
+      const columns = declaration.columns.map(
+        (c) => `${quoteIdent(c.name)} ${postgresTypeOf(c.type ?? 'text')}`,
+      );
+      await tx.exec(`CREATE TABLE ${target} (${columns.join(', ')})`);
+      const rows = rowsOf.get(declaration.uniqueId);
+      const header = seeds[declaration.uniqueId];
+      if (declaration.resourceType === 'seed' && rows && header) {
+        const loaded = await loadSeed(tx, target, declaration, header, rows);
+        if (typeof loaded === 'string') warnings.push(`${declaration.uniqueId}: ${loaded}`);
+        tables.push({ ...base, created: true, rows: typeof loaded === 'number' ? loaded : 0 });
+      } else tables.push({ ...base, created: true });
+    }
+  });
+  return {
+    dir: resolve(dir),
+    ...(project.projectName === undefined ? {} : { projectName: project.projectName }),
+    tables,
+    refused: project.refusals.map((r) => ({ uniqueId: r.uniqueId, reason: r.reason })),
+    warnings,
+  };
+}
+
+/** The connector of the workspace that points at `schema`, else a new dev connector `dbt-<schema>`. */
+async function connectorFor(tx: Queryable, workspaceId: string, schema: string): Promise<string> {
+  const [held] = await tx.query<{ id: string }>(
+    `SELECT id FROM gds.connectors WHERE workspace_id = $1 AND warehouse_schema = $2
+      ORDER BY (environment_label = 'dev') DESC, created_at LIMIT 1`,
+    [workspaceId, schema],
+  );
+  if (held) return held.id;
+  const names = new Set(
+    (
+      await tx.query<{ name: string }>('SELECT name FROM gds.connectors WHERE workspace_id = $1', [
+        workspaceId,
+      ])
+    ).map((r) => r.name),
+  );
+  let name = `dbt-${schema}`;
+  for (let n = 2; names.has(name); n++) name = `dbt-${schema}-${n}`;
+  const id = newId('con');
+  await tx.query(
+    `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+     VALUES ($1, $2, $3, 'postgres', 'ACTIVE', 'dev', $4, $5)`,
+    [id, workspaceId, name, schema, new Date().toISOString()],
+  );
+  return id;
+}
+
+/** Inserts a seed's CSV rows (an empty field is NULL); the number of rows, or why they could not load. */
+async function loadSeed(
+  tx: Queryable,
+  target: string,
+  declaration: DbtDeclaration,
+  header: string[],
+  rows: string[][],
+): Promise<number | string> {
+  const names = declaration.columns.map((c) => c.name);
+  const positions = header.map((h) => {
+    const exact = names.indexOf(h);
+    return exact >= 0 ? exact : names.findIndex((n) => n.toLowerCase() === h.toLowerCase());
+  });
+  const kept = positions.map((p, i) => ({ p, i })).filter(({ p }) => p >= 0);
+  if (kept.length === 0) return 'its CSV header names none of the table columns; no row loaded';
+  const list = kept.map(({ p }) => quoteIdent(names[p] ?? '')).join(', ');
+  const batch = Math.max(1, Math.floor(30_000 / kept.length));
+  try {
+    await tx.exec('SAVEPOINT dbt_seed');
+    for (let start = 0; start < rows.length; start += batch) {
+      const chunk = rows.slice(start, start + batch);
+      const values: unknown[] = [];
+      const tuples = chunk.map((row) => {
+        const placeholders = kept.map(({ i }) => {
+          const value = row[i];
+          values.push(value === undefined || value === '' ? null : value);
+          return `$${values.length}`;
+        });
+        return `(${placeholders.join(', ')})`;
+      });
+      await tx.query(`INSERT INTO ${target} (${list}) VALUES ${tuples.join(', ')}`, values);
+    }
+    await tx.exec('RELEASE SAVEPOINT dbt_seed');
+    return rows.length;
+  } catch (error) {
+    await tx.exec('ROLLBACK TO SAVEPOINT dbt_seed');
+    return `its rows could not be loaded (${(error as Error).message}); the table is left empty`;
+  }
+}
