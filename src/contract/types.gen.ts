@@ -234,7 +234,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register or replace a definition artifact (§4.7); MANAGEMENT token only */
+        /**
+         * Register or replace a definition artifact (§4.7); MANAGEMENT token only
+         * @description A replacement is compared with the definition held inside the writing transaction, under the table's row lock: parallel identical replacements make one version. `If-Match` (a replacement only): the definition version it was computed from. A registration whose name or source is already used (a parallel one included) is 409 with the holder's id in `details.existingId`.
+         */
         post: operations["registerDefinition"];
         delete?: never;
         options?: never;
@@ -270,7 +273,7 @@ export interface paths {
         put?: never;
         /**
          * `push`: register or replace a Mode A definition; the rules of /api/workspace/definitions
-         * @description A person's session JWT or `cli_` token. `mimeType` is optional here (the file name's extension decides); the source comes from `source`, else the artifact's own, never the file name.
+         * @description A person's session JWT or `cli_` token. `mimeType` is optional here (the file name's extension decides); the source comes from `source`, else the artifact's own, never the file name. Parallel writes and `If-Match` as on /api/workspace/definitions.
          */
         post: operations["pushArtifact"];
         delete?: never;
@@ -578,7 +581,7 @@ export interface paths {
         head?: never;
         /**
          * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
-         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false`.
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false` (compared inside the writing transaction, under the table's row lock). `If-Match`: the contract's `revision` the request was computed from (0 when it had none); other values when it has moved are 409 `version_conflict`.
          */
         patch: operations["setContractIntent"];
         trace?: never;
@@ -595,7 +598,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register the table's artifact on another environment's connector (`gds env promote`) */
+        /**
+         * Register the table's artifact on another environment's connector (`gds env promote`)
+         * @description Compared with the table of the promoted name already in the target environment and written in one transaction, landings of a workspace one at a time: parallel identical promotions land once, the others answer `changed: false`. `If-Match`: the target's definition version the promotion was computed from (0: no target yet).
+         */
         post: operations["promoteTable"];
         delete?: never;
         options?: never;
@@ -1601,6 +1607,8 @@ export interface components {
             intent: components["schemas"]["Intent"] | null;
             allowedConsumers: components["schemas"]["ConsumerClass"][];
             meaning: string;
+            /** @description Bumped by every write of the live contract (0: none yet): the version `If-Match` names on PATCH .../semantic-contract. */
+            revision?: number;
         };
         LiveContractResponse: {
             contract: components["schemas"]["LiveContract"];
@@ -1983,7 +1991,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A resource with the same name or source exists. */
+        /** @description A resource with the same name or source exists (`details.existingId` names it: pass it as `replaceId`), a parallel request stored it first, or (`version_conflict`) the `If-Match` version has moved. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2531,7 +2539,10 @@ export interface operations {
     registerDefinition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2600,7 +2611,10 @@ export interface operations {
     pushArtifact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3022,7 +3036,10 @@ export interface operations {
     setContractIntent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The table's id (not its slug). */
                 tableId: components["parameters"]["TableId"];
@@ -3048,6 +3065,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["VersionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };
@@ -3055,7 +3073,10 @@ export interface operations {
     promoteTable: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The table's id (not its slug). */
                 tableId: components["parameters"]["TableId"];
@@ -3151,7 +3172,10 @@ export interface operations {
     importBundle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };

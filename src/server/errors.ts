@@ -34,6 +34,19 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
       .headers(error.headers)
       .send(errorBody(error.code, error.message, error.details));
   }
+  if ((error as { code?: unknown }).code === '23505') {
+    // A unique-constraint race no route serialized (PostgreSQL runs requests in parallel): the other
+    // request won, so this one conflicts with what it wrote; never a 500 a client would retry.
+    return reply
+      .code(409)
+      .send(
+        errorBody(
+          'conflict',
+          'A parallel request stored the same thing first; read the current state and try again if it still applies.',
+          { constraint: (error as { constraint?: unknown }).constraint ?? null },
+        ),
+      );
+  }
   const status = error.statusCode ?? 500;
   if (status === 413) {
     return reply.code(413).send(errorBody('payload_too_large', 'The request body is over the size limit.'));

@@ -206,7 +206,12 @@ export async function pushArtifact(
   }
   let result: RegistrationResult;
   try {
-    result = await client.artifacts.push(registrationBody(artifact, options));
+    // A replacement carries the definition version it was compared with: the service compares again
+    // under the table's lock and refuses (409 version_conflict) if another write came in between.
+    result = await client.artifacts.push(
+      registrationBody(artifact, options),
+      held === null ? {} : { ifMatch: held.definitionVersion },
+    );
   } catch (error) {
     throw await registrationFailure(error, artifact, options, async () => {
       const tables = await client.tables.list();
@@ -278,6 +283,7 @@ async function registrationFailure(
       details: { status: 404, connectorId: options.connectorId },
     });
   }
+  if (error.status === 409 && error.code === 'version_conflict') return error;
   if (error.status === 409) {
     let suggestion: string;
     let id: string | undefined;

@@ -130,8 +130,17 @@ export async function setIntent(
       ),
     };
   }
-  const contract = await client.contracts.setIntent(tableId, request, call);
-  return { kind: 'set', contract };
+  // The revision compared with goes along: the service compares again under the table's lock, answers
+  // `changed: false` when a parallel write already set these values, and 409 when other values came in.
+  const revision = current?.revision ?? (current === null ? 0 : undefined);
+  const answer = await client.contracts.setIntent(
+    tableId,
+    request,
+    revision === undefined ? call : { ...call, ifMatch: revision },
+  );
+  return answer.changed === false
+    ? { kind: 'unchanged', contract: answer.contract }
+    : { kind: 'set', contract: answer.contract };
 }
 
 function fieldsOf(contract: LiveContract): Partial<LiveContract> {

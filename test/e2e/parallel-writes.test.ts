@@ -64,6 +64,51 @@ for (const database of ['pglite', 'postgres'] as const) {
         );
         expect(requests).toHaveLength(1);
       }, 120_000);
+
+      it('ten gds definitions push of one new name: one registers, nine exit 6 naming its id and --replace', async () => {
+        const definer = (
+          await server.issueToken('ADMIN', {
+            name: 'ci-definer',
+            env: '*',
+            scopes: ['workspace:write:definition'],
+          })
+        ).tokens.accessToken;
+        const connector = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id ?? '';
+        await writeFile(
+          join(dir, 'categorydim.yml'),
+          'table: categorydim\nsource: analytics_dev.categorydim\ncolumns:\n  - { name: category_id, type: text }\n',
+        );
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            runCli(
+              ['definitions', 'push', join(dir, 'categorydim.yml'), '--connector', connector, '--json'],
+              {
+                env: {
+                  GDS_CONFIG_DIR: join(dir, 'config'),
+                  GDS_SECRET_STORAGE: 'file',
+                  SERVICE_API_URL: server.url,
+                  SERVICE_TOKEN: definer,
+                },
+              },
+            ),
+          ),
+        );
+        const registered = results.filter((r) => r.code === 0);
+        expect(registered).toHaveLength(1);
+        const id = (JSON.parse(registered[0]?.stdout ?? '{}') as { governanceId: string }).governanceId;
+        expect(id).toMatch(/^tbl_/);
+        const refused = results.filter((r) => r.code !== 0);
+        expect(refused.map((r) => r.code)).toEqual(Array(9).fill(6));
+        for (const r of refused) {
+          expect(r.stdout).toBe('');
+          const { error } = JSON.parse(r.stderr.trim()) as {
+            error: { code: string; suggestion: string; details: { existingId: string } };
+          };
+          expect(error.code).toBe('name_conflict');
+          expect(error.details.existingId).toBe(id);
+          expect(error.suggestion).toContain(`--replace ${id}`);
+        }
+      }, 120_000);
     },
   );
 }

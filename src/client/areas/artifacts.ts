@@ -1,14 +1,15 @@
 // `push`: register or replace a Mode A definition with a person's session or CLI token, and read the
 // definition a table holds (what `push --replace` and `env promote` compare with before writing).
 import type { RegistrationResult, Schema } from '../../contract/types.js';
-import { pathOf } from '../transport.js';
-import type { CallOptions, Transport } from '../transport.js';
+import { pathOf, writeOptions } from '../transport.js';
+import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 
 export type ArtifactPushRequest = Schema<'ArtifactPushRequest'>;
 export type HeldDefinition = Schema<'HeldDefinition'>;
 
 export interface ArtifactsApi {
-  push(request: ArtifactPushRequest, options?: CallOptions): Promise<RegistrationResult>;
+  /** `ifMatch` (a replacement): the definition version the file was compared with. */
+  push(request: ArtifactPushRequest, options?: WriteOptions): Promise<RegistrationResult>;
   /** The table's definition as declared (name, source, columns, decision context); null for Mode B. */
   held(tableId: string, options?: CallOptions): Promise<HeldDefinition>;
 }
@@ -20,7 +21,7 @@ export function artifactsApi(transport: Transport): ArtifactsApi {
         method: 'POST',
         path: '/api/artifacts',
         body: request,
-        ...options,
+        ...writeOptions(options),
       });
     },
     async held(tableId, options) {

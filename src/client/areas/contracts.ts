@@ -1,7 +1,7 @@
 // Semantic contracts (§4.6): certification of a PENDING_REVIEW table, rejection, and the contract's intent.
 import type { CertifyRequest, CertifyResponse, Schema } from '../../contract/types.js';
-import { pathOf } from '../transport.js';
-import type { CallOptions, Transport } from '../transport.js';
+import { pathOf, writeOptions } from '../transport.js';
+import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 
 export type TableStateChange = Schema<'TableStateChange'>;
 export type ContractIntentRequest = Schema<'ContractIntentRequest'>;
@@ -11,8 +11,15 @@ export interface ContractsApi {
   certify(tableId: string, request?: CertifyRequest, options?: CallOptions): Promise<CertifyResponse>;
   /** PENDING_REVIEW back to QUARANTINED; the reason goes into the audit trail. */
   reject(tableId: string, reason: string, options?: CallOptions): Promise<TableStateChange>;
-  /** Fields not given carry forward unchanged; answers the live contract after the change. */
-  setIntent(tableId: string, request: ContractIntentRequest, options?: CallOptions): Promise<LiveContract>;
+  /**
+   * Fields not given carry forward unchanged; answers the live contract after the change and whether it
+   * changed. `ifMatch`: the contract revision the request was computed from (0: none yet).
+   */
+  setIntent(
+    tableId: string,
+    request: ContractIntentRequest,
+    options?: WriteOptions,
+  ): Promise<Schema<'LiveContractResponse'>>;
   /**
    * The live contract, and whether the caller may set its intent; 404 `contract_not_found` while the table
    * has none.
@@ -39,13 +46,12 @@ export function contractsApi(transport: Transport): ContractsApi {
       });
     },
     async setIntent(tableId, request, options) {
-      const { contract } = await transport.send<Schema<'LiveContractResponse'>>({
+      return transport.send<Schema<'LiveContractResponse'>>({
         method: 'PATCH',
         path: pathOf('/api/tables/{tableId}/semantic-contract', { tableId }),
         body: request,
-        ...options,
+        ...writeOptions(options),
       });
-      return contract;
     },
     async get(tableId, options) {
       return transport.send<Schema<'LiveContractResponse'>>({

@@ -25,6 +25,8 @@ export interface LiveContract extends ContractFields {
   tableId: string;
   certifiedAt: string | null;
   updatedAt: string;
+  /** Bumped by every write of the live contract (0: created, never written): what `If-Match` names. */
+  revision: number;
 }
 
 export interface ContractVersion {
@@ -50,6 +52,7 @@ interface ContractRow {
   meaning: string;
   certified_at: Date | null;
   updated_at: Date;
+  revision: number;
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString();
@@ -66,6 +69,7 @@ function toContract(row: ContractRow): LiveContract {
     meaning: row.meaning,
     certifiedAt: row.certified_at ? iso(row.certified_at) : null,
     updatedAt: iso(row.updated_at),
+    revision: Number(row.revision),
   };
 }
 
@@ -128,7 +132,7 @@ export async function updateContract(
   const [row] = await q.query<ContractRow>(
     `UPDATE gds.contracts SET intent = $2, allowed_consumers = $3, grain = $4, grain_type = $5,
             grain_key_columns = $6, meaning = $7, updated_at = $8, updated_by = $9,
-            certified_at = COALESCE($10, certified_at)
+            certified_at = COALESCE($10, certified_at), revision = revision + 1
       WHERE table_id = $1 RETURNING *`,
     [
       tableId,

@@ -13,7 +13,16 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { currentGate1, storeGate1Version } from '../gates/gate1-store.js';
 import type { ConnectorRow } from '../governance/definitions.js';
-import { loadConnector, registerDefinition } from '../governance/definitions.js';
+import type { DefinitionInput } from '../governance/definitions.js';
+import {
+  conflictOfUniqueViolation,
+  loadConnector,
+  lockRegistrations,
+  prepareDefinition,
+  registerPrepared,
+} from '../governance/definitions.js';
+import { governedTransaction } from '../governance/engine.js';
+import { checkVersion } from '../governance/precondition.js';
 import { recentJobs } from '../governance/jobs.js';
 import type { TableRow } from '../governance/tables.js';
 import { TABLE_COLUMNS, toTableRow } from '../governance/tables.js';
@@ -132,6 +141,8 @@ export interface LandOptions {
   replaceId?: string | undefined;
   /** Compare only: answer the diff, write nothing. */
   dryRun?: boolean | undefined;
+  /** `If-Match`: the target table's definition version the promotion was computed from (0: none there). */
+  expectedVersion?: number | undefined;
 }
 
 export type LandOutcome =
@@ -164,109 +175,159 @@ export async function landBundle(
   const sourceTable = bundle.table.source ? splitSource(bundle.table.source)[1] : parsed.artifact.table;
   const name = promotedName(parsed.artifact.table, bundle.table.environmentLabel, connector.environmentLabel);
   const source = `${connector.schema}.${sourceTable}`;
-  const [existingRow] = await ctx.db.query<Parameters<typeof toTableRow>[0]>(
+  const artifact = renderArtifact(name, source, parsed.artifact.columns, parsed.artifact.decisionContext);
+  if (options.dryRun === true) {
+    const diff = await landingDiff(
+      ctx.db,
+      await targetOf(ctx.db, caller, name, connector),
+      connector,
+      bundle,
+      artifact,
+      source,
+    );
+    return { kind: 'preview', changed: diff !== '', diff };
+  }
+  const definition: DefinitionInput = {
+    filename: artifact.filename,
+    content: artifact.content,
+    mimeType: artifact.mimeType,
+    connectorId: connector.id,
+    source,
+  };
+  // Read before the transaction (on PGlite a read of ctx.db inside it would wait for it); a failure
+  // matters only if the landing writes: a target already holding it all answers `changed: false`.
+  const prepared = await prepareDefinition(ctx, caller, definition).catch((error: unknown) => ({
+    failed: error,
+  }));
+  // One transaction compares and writes, and a promotion's landings in the workspace follow one another
+  // (the target may not exist yet, so no row of it can be locked): parallel identical promotions land
+  // once and the others answer `changed: false`, with nothing filed or audited.
+  try {
+    return await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      await lockRegistrations(tx, caller.workspaceId);
+      const existing = await targetOf(tx, caller, name, connector);
+      const diff = await landingDiff(tx, existing, connector, bundle, artifact, source);
+      checkVersion(
+        `The table '${name}' in ${connector.environmentLabel}`,
+        existing?.definitionVersion ?? 0,
+        diff === '' ? undefined : options.expectedVersion,
+        `Compare with gds env promote … --dry-run and promote again.`,
+      );
+      if (existing && diff === '') {
+        const [job] = await recentJobs(tx, existing.id, 1);
+        return {
+          kind: 'landed',
+          result: {
+            changed: false,
+            tableId: existing.id,
+            environmentLabel: connector.environmentLabel,
+            connectorId: connector.id,
+            governanceId: existing.governanceId,
+            trackingUrl: `${ctx.baseUrl()}/dashboard/tables/${existing.id}`,
+            job: job ? { id: job.id, type: job.type, status: job.status } : null,
+          },
+        } satisfies LandOutcome;
+      }
+      if (existing && options.replaceId !== existing.governanceId) {
+        throw new HttpError(
+          409,
+          'promotion_target_exists',
+          `A governance artifact named '${existing.name}' already exists in ${connector.environmentLabel} (${existing.governanceId}); promoting would replace it: pass --replace ${existing.governanceId}`,
+          {
+            governanceId: existing.governanceId,
+            existingId: existing.governanceId,
+            environmentLabel: connector.environmentLabel,
+          },
+        );
+      }
+      if (!existing && options.replaceId !== undefined) {
+        throw notFound(
+          'replace_target_not_found',
+          `No table named '${name}' exists in ${connector.environmentLabel} to replace; drop --replace to register it.`,
+          { replaceId: options.replaceId, name, environmentLabel: connector.environmentLabel },
+        );
+      }
+      const input = existing ? { ...definition, replaceId: existing.governanceId } : definition;
+      if ('failed' in prepared) throw prepared.failed;
+      const outcome = await registerPrepared(ctx, tx, caller, prepared, input, 'push');
+      const { tableId } = outcome.body;
+      await landRules(ctx, tx, caller, tableId, bundle);
+      await recordAudit(tx, ctx.clock, {
+        workspaceId: caller.workspaceId,
+        userId: caller.userId,
+        tableId,
+        action: audit.action,
+        resource: 'governance_artifact',
+        environmentLabel: connector.environmentLabel,
+        details: {
+          ...audit.details,
+          gate1: bundle.gate1 !== undefined,
+          contract: bundle.contract !== undefined,
+        },
+      });
+      return {
+        kind: 'landed',
+        result: {
+          changed: true,
+          tableId,
+          environmentLabel: connector.environmentLabel,
+          connectorId: connector.id,
+          governanceId: outcome.body.governanceId,
+          trackingUrl: outcome.body.trackingUrl,
+          job: outcome.body.job,
+        },
+      } satisfies LandOutcome;
+    });
+  } catch (error) {
+    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, name);
+  }
+}
+
+/** The Mode A table of that name already in the connector's environment, or null. */
+async function targetOf(
+  q: Queryable,
+  caller: Caller,
+  name: string,
+  connector: ConnectorRow,
+): Promise<TableRow | null> {
+  const [row] = await q.query<Parameters<typeof toTableRow>[0]>(
     `SELECT ${TABLE_COLUMNS} FROM gds.tables
       WHERE workspace_id = $1 AND active AND lower(name) = lower($2) AND environment_label = $3 AND mode = 'MODE_A'`,
     [caller.workspaceId, name, connector.environmentLabel],
   );
-  const existing = existingRow ? toTableRow(existingRow) : null;
-  const artifact = renderArtifact(name, source, parsed.artifact.columns, parsed.artifact.decisionContext);
-  const diff = await landingDiff(ctx.db, existing, connector, bundle, artifact, source);
-  const changed = diff !== '';
-  if (options.dryRun === true) return { kind: 'preview', changed, diff };
-  if (existing && !changed) {
-    const [job] = await recentJobs(ctx.db, existing.id, 1);
-    return {
-      kind: 'landed',
-      result: {
-        changed: false,
-        tableId: existing.id,
-        environmentLabel: connector.environmentLabel,
-        connectorId: connector.id,
-        governanceId: existing.governanceId,
-        trackingUrl: `${ctx.baseUrl()}/dashboard/tables/${existing.id}`,
-        job: job ? { id: job.id, type: job.type, status: job.status } : null,
-      },
-    };
-  }
-  if (existing && options.replaceId !== existing.governanceId) {
-    throw new HttpError(
-      409,
-      'promotion_target_exists',
-      `A governance artifact named '${existing.name}' already exists in ${connector.environmentLabel} (${existing.governanceId}); promoting would replace it: pass --replace ${existing.governanceId}`,
-      { governanceId: existing.governanceId, environmentLabel: connector.environmentLabel },
-    );
-  }
-  if (!existing && options.replaceId !== undefined) {
-    throw notFound(
-      'replace_target_not_found',
-      `No table named '${name}' exists in ${connector.environmentLabel} to replace; drop --replace to register it.`,
-      { replaceId: options.replaceId, name, environmentLabel: connector.environmentLabel },
-    );
-  }
-  const outcome = await registerDefinition(
-    ctx,
-    caller,
-    {
-      filename: artifact.filename,
-      content: artifact.content,
-      mimeType: artifact.mimeType,
-      connectorId: connector.id,
-      source,
-      ...(existing ? { replaceId: existing.governanceId } : {}),
-    },
-    'push',
-  );
-  const { tableId } = outcome.body;
-  await ctx.db.transaction(async (tx) => {
-    const now = new Date(ctx.clock()).toISOString();
-    const gate1 = await currentGate1(tx, tableId);
-    if (bundle.gate1 && !(gate1 && sameGateRules(gate1.content, bundle.gate1.content))) {
-      await storeGate1Version(tx, {
-        tableId,
-        content: bundle.gate1.content,
-        createdBy: caller.userId,
-        createdAt: now,
-      });
-    }
-    if (bundle.contract) {
-      const [table] = await tx.query<{ grain: string | null; grain_key_columns: string[] | null }>(
-        'SELECT grain, grain_key_columns FROM gds.tables WHERE id = $1',
-        [tableId],
-      );
-      await liveContract(tx, ctx.clock, {
-        id: tableId,
-        grain: table?.grain ?? null,
-        grainKeyColumns: table?.grain_key_columns ?? null,
-      });
-      await updateContract(tx, ctx.clock, tableId, bundle.contract, caller.userId);
-    }
-    await recordAudit(tx, ctx.clock, {
-      workspaceId: caller.workspaceId,
-      userId: caller.userId,
+  return row ? toTableRow(row) : null;
+}
+
+/** The bundle's gate1.yml (unless the table holds the same rules) and contract, on the landed table. */
+async function landRules(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: Caller,
+  tableId: string,
+  bundle: BundleBody,
+): Promise<void> {
+  const now = new Date(ctx.clock()).toISOString();
+  const gate1 = await currentGate1(tx, tableId);
+  if (bundle.gate1 && !(gate1 && sameGateRules(gate1.content, bundle.gate1.content))) {
+    await storeGate1Version(tx, {
       tableId,
-      action: audit.action,
-      resource: 'governance_artifact',
-      environmentLabel: connector.environmentLabel,
-      details: {
-        ...audit.details,
-        gate1: bundle.gate1 !== undefined,
-        contract: bundle.contract !== undefined,
-      },
+      content: bundle.gate1.content,
+      createdBy: caller.userId,
+      createdAt: now,
     });
-  });
-  return {
-    kind: 'landed',
-    result: {
-      changed: true,
-      tableId,
-      environmentLabel: connector.environmentLabel,
-      connectorId: connector.id,
-      governanceId: outcome.body.governanceId,
-      trackingUrl: outcome.body.trackingUrl,
-      job: outcome.body.job,
-    },
-  };
+  }
+  if (bundle.contract) {
+    const [table] = await tx.query<{ grain: string | null; grain_key_columns: string[] | null }>(
+      'SELECT grain, grain_key_columns FROM gds.tables WHERE id = $1',
+      [tableId],
+    );
+    await liveContract(tx, ctx.clock, {
+      id: tableId,
+      grain: table?.grain ?? null,
+      grainKeyColumns: table?.grain_key_columns ?? null,
+    });
+    await updateContract(tx, ctx.clock, tableId, bundle.contract, caller.userId);
+  }
 }
 
 /**

@@ -280,6 +280,11 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 9,
+    name: 'contracts: a revision per live contract, the version a contract write is computed from',
+    sql: `ALTER TABLE gds.contracts ADD COLUMN revision integer NOT NULL DEFAULT 0;`,
+  },
+  {
     version: 13,
     name: 'token revocation: listing hints, last use, revoked access tokens',
     sql: `

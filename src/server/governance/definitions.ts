@@ -23,6 +23,7 @@ import { describeWarehouseObject } from '../warehouse.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { Job } from './jobs.js';
 import { enqueueJob, recentJobs } from './jobs.js';
+import { checkVersion } from './precondition.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
@@ -37,6 +38,13 @@ export interface DefinitionInput {
   connectorId?: string;
   replaceId?: string;
   source?: string;
+  /** `If-Match` of a replacement: the definition version the client compared with (not a body field). */
+  expectedVersion?: number;
+}
+
+/** The input with the request's `If-Match` version, when it carries one. */
+export function withPrecondition(input: DefinitionInput, expected: number | undefined): DefinitionInput {
+  return expected === undefined ? input : { ...input, expectedVersion: expected };
 }
 
 export interface ConnectorRow {
@@ -228,14 +236,19 @@ export function slugOf(name: string): string {
     .replace(/^_+|_+$/g, '');
 }
 
-interface Prepared {
+export interface Prepared {
   artifact: GovernanceArtifact;
   connector: ConnectorRow;
   source: string;
   columns: Column[];
 }
 
-async function prepare(ctx: AppContext, caller: Caller, input: DefinitionInput): Promise<Prepared> {
+/** What a registration reads before its transaction: the artifact parsed, its connector and warehouse object. */
+export async function prepareDefinition(
+  ctx: AppContext,
+  caller: Caller,
+  input: DefinitionInput,
+): Promise<Prepared> {
   const named =
     input.connectorId === undefined
       ? undefined
@@ -284,10 +297,43 @@ async function findCollision(
   return row.by_name ? { kind: 'name', existingId: row.id } : { kind: 'source', source, existingId: row.id };
 }
 
+/**
+ * Registrations of one workspace, one at a time (a transaction-scoped advisory lock, released at commit
+ * or rollback): the collision check of a registration then sees every registration committed before it,
+ * so parallel registrations of one name or source make one table and the others answer 409 naming it.
+ */
+export async function lockRegistrations(tx: Queryable, workspaceId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+    `gds.registrations:${workspaceId}`,
+  ]);
+}
+
+/**
+ * A unique-constraint race this code did not serialize (PostgreSQL 23505) as the spec's 409, naming the
+ * active table that holds the name: never a 500.
+ */
+export async function conflictOfUniqueViolation(
+  db: Queryable,
+  error: unknown,
+  workspaceId: string,
+  name: string,
+): Promise<unknown> {
+  if ((error as { code?: unknown }).code !== '23505') return error;
+  const [row] = await db.query<{ id: string }>(
+    `SELECT COALESCE(governance_id, id) AS id FROM gds.tables
+      WHERE workspace_id = $1 AND active AND (lower(name) = lower($2) OR slug = $3) LIMIT 1`,
+    [workspaceId, name, slugOf(name)],
+  );
+  return new HttpError(409, 'name_conflict', `A governance artifact named '${name}' already exists`, {
+    ...(row ? { existingId: row.id } : {}),
+  });
+}
+
+/** The table a replacement names, with its row lock (see `LoadOptions.lock`): one table's writes in turn. */
 async function findByGovernanceId(q: Queryable, workspaceId: string, id: string): Promise<TableRow | null> {
   const [row] = await q.query<Parameters<typeof toTableRow>[0]>(
     `SELECT ${TABLE_COLUMNS} FROM gds.tables
-      WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2)`,
+      WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2) FOR NO KEY UPDATE`,
     [workspaceId, id],
   );
   return row ? toTableRow(row) : null;
@@ -302,12 +348,28 @@ export async function registerDefinition(
   input: DefinitionInput,
   via: 'definitions' | 'push',
 ): Promise<RegistrationOutcome> {
-  const prepared = await prepare(ctx, caller, input);
-  return governedTransaction(ctx.db, ctx.clock, (tx) =>
-    input.replaceId === undefined
-      ? register(ctx, tx, caller, prepared, input, via)
-      : replace(ctx, tx, caller, prepared, input, input.replaceId, via),
-  );
+  const prepared = await prepareDefinition(ctx, caller, input);
+  try {
+    return await governedTransaction(ctx.db, ctx.clock, (tx) =>
+      registerPrepared(ctx, tx, caller, prepared, input, via),
+    );
+  } catch (error) {
+    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, prepared.artifact.table);
+  }
+}
+
+/** The transaction half of `registerDefinition`, for a caller that writes more in the same transaction. */
+export function registerPrepared(
+  ctx: AppContext,
+  tx: Queryable,
+  caller: Caller,
+  prepared: Prepared,
+  input: DefinitionInput,
+  via: 'definitions' | 'push',
+): Promise<RegistrationOutcome> {
+  return input.replaceId === undefined
+    ? register(ctx, tx, caller, prepared, input, via)
+    : replace(ctx, tx, caller, prepared, input, input.replaceId, via);
 }
 
 const storedArtifact = (prepared: Prepared, input: DefinitionInput) =>
@@ -323,6 +385,7 @@ async function register(
 ): Promise<RegistrationOutcome> {
   const { artifact, connector, source, columns } = prepared;
   const tableId = newId('tbl');
+  await lockRegistrations(tx, caller.workspaceId);
   const { gateMode } = await getWorkspaceConfig(tx, caller.workspaceId);
   const conflict = await findCollision(tx, caller.workspaceId, artifact.table, source, null);
   const result = await applyTrigger(tx, {
@@ -409,13 +472,21 @@ async function replace(
     details: { via, replaceId, fileName: input.filename, source, columns: { added, removed } },
   });
   if (!table) throw new Error('replace: the lifecycle table accepted a missing table');
-  if (await findCollision(tx, caller.workspaceId, artifact.table, source, table.id)) {
+  checkVersion(
+    `The definition of ${table.id}`,
+    table.definitionVersion,
+    input.expectedVersion,
+    `Compare with gds push <file> --replace ${table.governanceId} --dry-run and push again.`,
+  );
+  const collision = await findCollision(tx, caller.workspaceId, artifact.table, source, table.id);
+  if (collision) {
     throw new HttpError(
       409,
       'name_conflict',
       `A governance artifact named '${artifact.table}' already exists`,
       {
         hint: 'replaceId replaces one artifact; another already holds this name or source',
+        existingId: collision.existingId,
       },
     );
   }

@@ -13,6 +13,7 @@ import { parseBody } from '../contract.js';
 import { badRequest, notFound } from '../errors.js';
 import type { SessionCaller } from '../auth/caller.js';
 import type { TableRow } from '../governance/tables.js';
+import { checkVersion, expectedVersion } from '../governance/precondition.js';
 import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -28,8 +29,10 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
         { fields: ['grainType', 'grainKeyColumns'] },
       );
     }
+    const expected = expectedVersion(request);
     const response: Schema<'LiveContractResponse'> = await ctx.db.transaction(async (tx) => {
-      const table = await loadTable(tx, caller.workspaceId, request.params.tableId);
+      // The table's row lock: parallel writes of one table's contract compare and write in turn.
+      const table = await loadTable(tx, caller.workspaceId, request.params.tableId, { lock: true });
       if (!maySetIntent(caller, table)) {
         requireRole(caller, 'STEWARD', "set the intent of a table you don't own");
       }
@@ -57,6 +60,12 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
         const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = before;
         return { contract: { ...contract, status: table.state }, changed: false };
       }
+      checkVersion(
+        `The contract of ${table.id}`,
+        before.revision,
+        expected,
+        `Compare with gds contract set-intent ${table.id} … --dry-run and set it again.`,
+      );
       const after = await updateContract(tx, ctx.clock, table.id, fields, caller.userId);
       await recordAudit(tx, ctx.clock, {
         workspaceId: caller.workspaceId,

@@ -8,8 +8,14 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { runBaselineJob } from '../governance/baseline.js';
 import type { RegistrationOutcome } from '../governance/definitions.js';
-import { BASELINE_JOB, readDefinitionBody, registerDefinition } from '../governance/definitions.js';
+import {
+  BASELINE_JOB,
+  readDefinitionBody,
+  registerDefinition,
+  withPrecondition,
+} from '../governance/definitions.js';
 import { registerJobHandler } from '../governance/jobs.js';
+import { expectedVersion } from '../governance/precondition.js';
 
 export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
   registerJobHandler(BASELINE_JOB, runBaselineJob);
@@ -21,14 +27,14 @@ export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/api/workspace/definitions', bounded, async (request, reply) => {
     const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:definition', false);
-    const input = readDefinitionBody(request.body, true);
+    const input = withPrecondition(readDefinitionBody(request.body, true), expectedVersion(request));
     checkArtifactBounds(input);
     return send(reply, await registerDefinition(ctx, caller, input, 'definitions'));
   });
 
   app.post('/api/artifacts', bounded, async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
-    const input = readDefinitionBody(request.body, false);
+    const input = withPrecondition(readDefinitionBody(request.body, false), expectedVersion(request));
     checkArtifactBounds(input);
     return send(reply, await registerDefinition(ctx, caller, input, 'push'));
   });

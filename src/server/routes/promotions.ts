@@ -11,6 +11,7 @@ import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
 import { loadConnector, mayReplace } from '../governance/definitions.js';
+import { expectedVersion } from '../governance/precondition.js';
 import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -63,7 +64,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
         action: 'TABLE_PROMOTED',
         details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
       },
-      { replaceId: body.replaceId, dryRun: body.dryRun },
+      { replaceId: body.replaceId, dryRun: body.dryRun, expectedVersion: expectedVersion(request) },
     );
     return sendLanding(reply, outcome);
   });
@@ -87,7 +88,11 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
       bundle,
       connector,
       { action: 'BUNDLE_IMPORTED', details: { bundleSha256: sealed.sha256, from: bundle.table } },
-      { replaceId: replaceId as string | undefined, dryRun: dryRun as boolean | undefined },
+      {
+        replaceId: replaceId as string | undefined,
+        dryRun: dryRun as boolean | undefined,
+        expectedVersion: expectedVersion(request),
+      },
     );
     return sendLanding(reply, outcome);
   });
