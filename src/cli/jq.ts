@@ -24,6 +24,51 @@ export async function runJq(json: string, filter: string): Promise<string> {
   }
 }
 
+/** Marks, at the start of a line of jq's output, the record the filter failed on (a control character no JSON string holds raw). */
+const FAILURE_MARK = '\u0001gds-jq-failure\u0001';
+/** Filters whose answer for one record depends on the others when they share one jq run. */
+const READS_OTHER_RECORDS = /\b(?:inputs?|input_line_number|input_filename|halt|halt_error)\b|\$__loc__/;
+
+/**
+ * Runs `filter` over several records (NDJSON lines), each on its own as jq reads a stream of documents, in
+ * ONE jq run: jq compiles its builtins at every run (about 6 ms each, measured), so a list of 1,000 records
+ * no longer costs 1,000 runs. Answers the output of the records before the first that fails, and that
+ * failure. A filter that reads other inputs or halts runs once per record, as before.
+ */
+export async function runJqOver(
+  lines: readonly string[],
+  filter: string,
+): Promise<{ text: string; failure?: CliError }> {
+  if (lines.length > 1 && !READS_OTHER_RECORDS.test(filter)) {
+    const raw = await loadJq();
+    let out: string | undefined;
+    try {
+      out = await raw(lines.join('\n'), `try (${filter}) catch ("${FAILURE_MARK}" + tostring)`, ['-r', '-c']);
+    } catch {
+      // the filter does not compile inside try (…): once per record below says why
+    }
+    if (out !== undefined) {
+      const at = out.startsWith(FAILURE_MARK) ? 0 : out.indexOf(`\n${FAILURE_MARK}`);
+      if (at < 0) return { text: stripControlCharacters(out) };
+      const said = out.slice(out.indexOf(FAILURE_MARK, at) + FAILURE_MARK.length).split('\n')[0] ?? '';
+      return {
+        text: stripControlCharacters(out.slice(0, at)),
+        failure: jqError(filter, new Error(`jq: error: ${said}`), ExitCode.Failure),
+      };
+    }
+  }
+  const texts: string[] = [];
+  for (const line of lines) {
+    try {
+      const text = await runJq(line, filter);
+      if (text !== '') texts.push(text);
+    } catch (error) {
+      return { text: texts.join('\n'), failure: error as CliError };
+    }
+  }
+  return { text: texts.join('\n') };
+}
+
 /**
  * A filter jq cannot compile is a usage error, said before the command calls the service. jq compiles and
  * runs in one call, so it runs once on `null`: what fails there at run time (`.a | ascii_downcase`) is

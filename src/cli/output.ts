@@ -106,6 +106,8 @@ export class Output {
   private activeSpinner: { stop(): unknown } | undefined;
   /** Records on their way through jq, written in order; `flush()` waits for them. */
   private jqQueue: Promise<void> = Promise.resolve();
+  /** Records given to `record()` that no jq run has taken yet. */
+  private readonly jqPending: string[] = [];
   private jqFailure: unknown;
 
   constructor(options: OutputOptions) {
@@ -137,14 +139,18 @@ export class Output {
       this.stdout.write(`${ndjsonLine(shaped)}\n`);
       return;
     }
-    const line = ndjsonLine(shaped);
+    // The records given meanwhile wait for the one jq run that takes them all (see runJqOver), in order.
     // The chain never rejects: the first failure is kept for flush(), and the records after it are dropped.
+    this.jqPending.push(ndjsonLine(shaped));
+    if (this.jqPending.length > 1) return;
     this.jqQueue = this.jqQueue.then(async () => {
+      const { runJqOver } = await import('./jq.js');
+      const lines = this.jqPending.splice(0);
       if (this.jqFailure !== undefined) return;
       try {
-        const { runJq } = await import('./jq.js');
-        const text = await runJq(line, filter);
+        const { text, failure } = await runJqOver(lines, filter);
         if (text !== '') this.stdout.write(`${text}\n`);
+        if (failure !== undefined) this.jqFailure = failure;
       } catch (error) {
         this.jqFailure = error;
       }

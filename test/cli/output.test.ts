@@ -398,6 +398,36 @@ describe('warnLine', () => {
   });
 });
 
+describe('--jq over many records (one jq run takes the records given meanwhile)', () => {
+  it('answers each record on its own, in order, as jq run per record would', async () => {
+    const { out, stdout } = output({ jq: 'select(.n % 2 == 0) | .name' });
+    for (let n = 0; n < 300; n++) out.record({ name: `t${n}`, n });
+    await out.flush();
+    expect(stdout.lines).toEqual(Array.from({ length: 150 }, (_, i) => `t${i * 2}`));
+  });
+
+  it('writes what came before the first record jq fails on, then fails with its reason', async () => {
+    const { out, stdout } = output({ jq: '.a | ascii_downcase' });
+    out.record({ a: 'X' });
+    out.record({ a: 1 });
+    out.record({ a: 'Z' });
+    await expect(out.flush()).rejects.toMatchObject({
+      exitCode: ExitCode.Failure,
+      code: 'jq_failed',
+      message: expect.stringMatching(/^--jq \.a \| ascii_downcase: jq: error: .*string/),
+    });
+    expect(stdout.lines).toEqual(['x']);
+  });
+
+  it('keeps one jq run per record for a filter that reads other inputs', async () => {
+    const { out, stdout } = output({ jq: '[.n, (try input.n catch null)]' });
+    out.record({ n: 1 });
+    out.record({ n: 2 });
+    await out.flush();
+    expect(stdout.lines).toEqual(['[1,null]', '[2,null]']);
+  });
+});
+
 describe('--jq failing at run time', () => {
   it('keeps the failure for flush(), so a later wait does not crash the process on an unhandled rejection', async () => {
     const unhandled: unknown[] = [];
