@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/server/app.js';
 import type { RunningServer } from '../src/server/app.js';
+import { demoGate1 } from './demo-gate1.js';
 
 const json = process.argv.includes('--json');
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -150,21 +151,7 @@ async function lifecycle(demo: Demo, server: RunningServer, cwd: string): Promis
   await demo.gds(['status', tableId]);
 
   demo.announce('Write, validate and apply the Gate 1 rules');
-  await writeFile(
-    join(cwd, 'gate1.yml'),
-    [
-      'patternChecks:',
-      '  - name: email_is_an_address',
-      '    column: email',
-      "    regex: '^[^@[:space:]]+@[^@[:space:]]+\\.[a-z]{2,}$'",
-      '    severity: HARD_FAIL',
-      'customPredicates:',
-      '  - name: amount_not_negative',
-      '    sql: amount >= 0',
-      '    severity: HARD_FAIL',
-      '',
-    ].join('\n'),
-  );
+  await writeFile(join(cwd, 'gate1.yml'), demoGate1);
   await demo.gds(['gate', 'validate', '-f', 'gate1.yml']);
   await demo.gds(['gate', 'apply', tableId, '-f', 'gate1.yml']);
 
