@@ -168,20 +168,40 @@ async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequ
   }
 }
 
+/**
+ * The JSON artifact with every name of the project's schemas moved to `schema` (--schema): its source, and
+ * the references of its columns to the project's other relations.
+ */
+function inSchema(declaration: DbtDeclaration, schema: string, dbtSchemas: ReadonlySet<string>): string {
+  const artifact = JSON.parse(declaration.artifact.content) as {
+    source?: unknown;
+    columns?: Array<{ references?: unknown }>;
+  };
+  artifact.source = `${schema}.${declaration.source.table}`;
+  for (const column of artifact.columns ?? []) {
+    if (typeof column.references !== 'string') continue;
+    const parts = column.references.split('.');
+    if (parts.length === 3 && dbtSchemas.has(lower(parts[0])))
+      column.references = [schema, ...parts.slice(1)].join('.');
+  }
+  return `${JSON.stringify(artifact, null, 2)}\n`;
+}
+
 /** The artifact of a declaration as `push` would send it, under the project's file name. */
 async function artifactOf(
   declaration: DbtDeclaration,
   projectName: string,
   schema: string | undefined,
+  dbtSchemas: ReadonlySet<string>,
 ): Promise<LocalArtifact> {
   const { definitionSummary, parseArtifact, resolveSource, formatArtifactError } =
     await import('../core/artifacts/index.js');
   const filename = `${projectFilePrefix(projectName)}${declaration.name}.json`;
-  const content = declaration.artifact.content;
+  const content =
+    schema === undefined ? declaration.artifact.content : inSchema(declaration, schema, dbtSchemas);
   const parsed = await parseArtifact({ fileName: filename, content });
   if (!parsed.ok) throw new Error(formatArtifactError(filename, parsed.error));
-  const sourceFlag = schema === undefined ? undefined : `${schema}.${declaration.source.table}`;
-  const resolved = resolveSource(parsed.artifact, sourceFlag);
+  const resolved = resolveSource(parsed.artifact, undefined);
   if (!resolved.ok) throw new Error(resolved.error.message);
   const source = `${resolved.source.schema}.${resolved.source.table}`;
   return {
@@ -190,7 +210,6 @@ async function artifactOf(
     mimeType: 'json',
     table: parsed.artifact.table,
     source,
-    ...(sourceFlag === undefined ? {} : { sourceFlag }),
     declared: definitionSummary(parsed.artifact, source),
   };
 }
@@ -239,6 +258,7 @@ export async function planProject(
     byName.set(lower(row.name), row);
   }
   const matched = new Set<string>();
+  const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
   const planned = await mapBounded(project.declarations, options.concurrency ?? 8, async (declaration) => {
     const sourceOf = () =>
       options.schema === undefined
@@ -247,7 +267,7 @@ export async function planProject(
     let artifact: LocalArtifact;
     let intent: ContractIntentRequest | undefined;
     try {
-      artifact = await artifactOf(declaration, projectName, options.schema);
+      artifact = await artifactOf(declaration, projectName, options.schema, dbtSchemas);
       intent = await intentOf(declaration);
     } catch (error) {
       return refused({ ...declaration, source: sourceOf() }, (error as Error).message);

@@ -153,7 +153,9 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
       definition.body as { definition: { columns: Array<{ name: string; references?: unknown }> } }
     ).definition.columns;
     expect(columns.map((c) => c.name)).toEqual(['order_id', 'customer_id', 'order_date', 'status']);
-    expect(columns.find((c) => c.name === 'customer_id')?.references).toBeDefined();
+    expect(columns.find((c) => c.name === 'customer_id')?.references).toBe(
+      `${SCHEMA}.stg_customers.customer_id`,
+    );
 
     const contract = await server.request('GET', `/api/tables/${id}/semantic-contract`, {
       token: server.user('ADMIN').cliToken,
