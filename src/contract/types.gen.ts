@@ -1194,10 +1194,13 @@ export interface components {
         };
         RecordPage: {
             records: components["schemas"]["Record"][];
-            page: number;
+            /** @description The page asked for; absent on a cursor page. */
+            page?: number;
             limit: number;
-            /** @description Records matching the search. */
-            total: number;
+            /** @description Records matching the search, counted once per listing: on page 1 asked without a cursor; absent on later pages. */
+            total?: number;
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         BulkUpdateItem: {
             id?: string;
@@ -2236,12 +2239,14 @@ export interface operations {
     listRecords: {
         parameters: {
             query?: {
-                /** @description 1-based page number, default 1. */
+                /** @description 1-based page number, default 1; read by offset, so a deep page costs its depth. Continue with the answer's nextCursor instead, which costs the same at any depth. */
                 page?: number;
                 /** @description Page size, 1-100, default 50. */
                 limit?: number;
                 /** @description Case-insensitive text search over the table's text columns. */
                 search?: string;
+                /** @description The nextCursor of the previous page (same search and limit): the next page, read by key. Wins over page. */
+                cursor?: string;
             };
             header?: never;
             path: {

@@ -79,7 +79,7 @@ describe('integration tokens', () => {
 
 describe('records', () => {
   it('lists one page with page, limit and search', async () => {
-    const page = { records: [{ id: 'r1', name: 'a' }], page: 2, limit: 10, total: 11 };
+    const page = { records: [{ id: 'r1', name: 'a' }], page: 2, limit: 10, nextCursor: 'c2' };
     api.use(http.get(at('/api/tables/t%2F1/records'), () => HttpResponse.json(page)));
     await expect(newClient().records.list('t/1', { page: 2, limit: 10, search: 'a b' })).resolves.toEqual(
       page,
@@ -153,15 +153,22 @@ describe('records', () => {
   });
 });
 
-/** A table of `count` records served in pages, as the reference server does. */
-function serveRecords(count: number, claimedTotal = count) {
+/** A table of `count` records served by cursor, as the reference server does (`page` is not looked at). */
+function serveRecords(count: number) {
   const rows: TableRecord[] = Array.from({ length: count }, (_, i) => ({ id: `r${i + 1}` }));
   return http.get(at('/api/tables/t1/records'), ({ request }) => {
     const url = new URL(request.url);
-    const page = Number(url.searchParams.get('page') ?? 1);
+    const cursor = url.searchParams.get('cursor');
+    const start = cursor === null ? 0 : Number(cursor.slice('after-'.length));
     const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 100);
-    const records = rows.slice((page - 1) * limit, page * limit);
-    return HttpResponse.json({ records, page, limit, total: claimedTotal });
+    const records = rows.slice(start, start + limit);
+    const nextCursor = start + limit < count ? `after-${start + limit}` : null;
+    return HttpResponse.json({
+      records,
+      limit,
+      nextCursor,
+      ...(cursor === null ? { page: 1, total: count } : {}),
+    });
   });
 }
 
@@ -173,34 +180,28 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 describe('record iteration', () => {
   const pagesAsked = () =>
-    api.seen.map((r) => `${r.url.searchParams.get('page')}/${r.url.searchParams.get('limit')}`);
+    api.seen.map((r) => `${r.url.searchParams.get('cursor') ?? 'first'}/${r.url.searchParams.get('limit')}`);
 
-  it('walks every page exactly once, ending on the short last page', async () => {
+  it('walks every page exactly once by cursor, ending where the service gives no next cursor', async () => {
     api.use(serveRecords(250));
     const ids = (await collect(newClient().records.iterate('t1'))).map((r) => r.id);
     expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => `r${i + 1}`));
-    expect(pagesAsked()).toEqual(['1/100', '2/100', '3/100']);
+    expect(pagesAsked()).toEqual(['first/100', 'after-100/100', 'after-200/100']);
   });
 
-  it('stops once the total is reached, without asking for an empty page', async () => {
+  it('asks for no empty page after a full last page', async () => {
     api.use(serveRecords(200));
     expect(await collect(newClient().records.iterate('t1'))).toHaveLength(200);
-    expect(pagesAsked()).toEqual(['1/100', '2/100']);
+    expect(pagesAsked()).toEqual(['first/100', 'after-100/100']);
   });
 
-  it('stops on an empty page even when the total promised more', async () => {
-    api.use(serveRecords(100, 150));
-    expect(await collect(newClient().records.iterate('t1'))).toHaveLength(100);
-    expect(pagesAsked()).toEqual(['1/100', '2/100']);
-  });
-
-  it('passes search and a smaller page size on every page', async () => {
+  it('passes search and a smaller page size on every page, and never a page number', async () => {
     api.use(serveRecords(5));
     expect(await collect(newClient().records.iterate('t1', { limit: 2, search: 'x' }))).toHaveLength(5);
     expect(api.seen.map((r) => r.url.search)).toEqual([
-      '?page=1&limit=2&search=x',
-      '?page=2&limit=2&search=x',
-      '?page=3&limit=2&search=x',
+      '?limit=2&search=x',
+      '?limit=2&search=x&cursor=after-2',
+      '?limit=2&search=x&cursor=after-4',
     ]);
   });
 
@@ -211,7 +212,7 @@ describe('record iteration', () => {
       first.push(record);
       if (first.length === 150) break;
     }
-    expect(pagesAsked()).toEqual(['1/100', '2/100']);
+    expect(pagesAsked()).toEqual(['first/100', 'after-100/100']);
   });
 });
 

@@ -50,6 +50,69 @@ describe('listing', () => {
     expect((await list(crm, `?limit=5&page=${Math.ceil(total / 5) + 1}`)).body.records).toEqual([]);
   });
 
+  it('pages by cursor, Mode B and Mode A alike: every record once, the total on the first page only', async () => {
+    for (const tableId of [crm, customers]) {
+      const byPage = await list(tableId, '?limit=100');
+      const first = await list(tableId, '?limit=3');
+      expect(first.body.total).toBe(byPage.body.total);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const seen: string[] = first.body.records.map((r: { id: string }) => r.id);
+      let cursor: string | null = first.body.nextCursor;
+      while (cursor !== null) {
+        const next = await list(tableId, `?limit=3&cursor=${encodeURIComponent(cursor)}`);
+        expect(next.status).toBe(200);
+        expect(next.body).not.toHaveProperty('total');
+        expect(next.body).not.toHaveProperty('page');
+        seen.push(...next.body.records.map((r: { id: string }) => r.id));
+        cursor = next.body.nextCursor;
+      }
+      expect(seen).toEqual(byPage.body.records.map((r: { id: string }) => r.id));
+      expect(byPage.body.nextCursor).toBeNull();
+    }
+  });
+
+  it('keeps a cursor listing whole when a row before it is deleted (an offset would skip one)', async () => {
+    const ids: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      const created = await call('POST', `/api/tables/${crm}/records`, {
+        email: `cursor-${name}@example.com`,
+        full_name: `Cursor ${name}`,
+      });
+      expect(created.status).toBe(201);
+      ids.push(created.body.id as string);
+    }
+    const [one, two, three] = ids;
+    try {
+      let page = await list(crm, '?limit=1');
+      while (page.body.records[0]?.id !== one) {
+        page = await list(crm, `?limit=1&cursor=${encodeURIComponent(page.body.nextCursor)}`);
+      }
+      expect((await call('DELETE', `/api/tables/${crm}/records/${one}`)).status).toBe(204);
+      const after: string[] = [];
+      let cursor: string | null = page.body.nextCursor;
+      while (cursor !== null) {
+        const next = await list(crm, `?limit=1&cursor=${encodeURIComponent(cursor)}`);
+        after.push(...next.body.records.map((r: { id: string }) => r.id));
+        cursor = next.body.nextCursor;
+      }
+      expect(after).toEqual([two, three]);
+    } finally {
+      for (const id of [two, three]) await call('DELETE', `/api/tables/${crm}/records/${id}`);
+    }
+  });
+
+  it('searches by cursor too, and refuses a cursor it did not give', async () => {
+    const first = await list(crm, '?search=example.com&limit=1');
+    const second = await list(crm, `?search=example.com&limit=1&cursor=${first.body.nextCursor}`);
+    expect(second.body.records).toHaveLength(1);
+    expect(second.body.records[0].id).not.toBe(first.body.records[0].id);
+    for (const bad of ['not-a-cursor', Buffer.from('{"after":1}').toString('base64url')]) {
+      const response = await list(crm, `?cursor=${bad}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_query', details: { parameter: 'cursor' } });
+    }
+  });
+
   it('defaults to page 1 and limit 50', async () => {
     expect((await list(crm)).body).toMatchObject({ page: 1, limit: 50 });
   });

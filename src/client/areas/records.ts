@@ -8,19 +8,19 @@ import type {
   RecordValues,
   TableRecord,
 } from '../../contract/types.js';
-import { walkNumberedPages } from '../paging.js';
+import { walkCursorPages } from '../paging.js';
 import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
 export type ListRecordsQuery = NonNullable<operations['listRecords']['parameters']['query']>;
-export type IterateRecordsOptions = Omit<ListRecordsQuery, 'page'> & CallOptions;
+export type IterateRecordsOptions = Omit<ListRecordsQuery, 'page' | 'cursor'> & CallOptions;
 
 /** Largest page the service serves; walking uses it to make the fewest requests. */
 export const MAX_RECORDS_PAGE = 100;
 
 export interface RecordsApi {
   list(tableId: string, query?: ListRecordsQuery, options?: CallOptions): Promise<RecordPage>;
-  /** Every record matching `search`, page after page (default page size 100). */
+  /** Every record matching `search`, page after page by cursor (default page size 100). */
   iterate(tableId: string, options?: IterateRecordsOptions): AsyncGenerator<TableRecord, void, undefined>;
   create(tableId: string, values: RecordValues, options?: CallOptions): Promise<TableRecord>;
   patch(
@@ -57,10 +57,14 @@ export function recordsApi(transport: Transport): RecordsApi {
   return {
     list,
     iterate(tableId, { limit = MAX_RECORDS_PAGE, search, signal } = {}) {
-      return walkNumberedPages(async (page) => {
-        const res = await list(tableId, { page, limit, search }, { signal });
-        return { items: res.records, limit: res.limit, total: res.total };
-      }, limit);
+      return walkCursorPages(async (cursor) => {
+        const res = await list(
+          tableId,
+          { limit, search, ...(cursor === undefined ? {} : { cursor }) },
+          { signal },
+        );
+        return { items: res.records, nextCursor: res.nextCursor };
+      });
     },
     async create(tableId, values, options) {
       return transport.send<TableRecord>({

@@ -10,14 +10,20 @@ import { checkValues, describeProblems } from './columns.js';
 import type { GovernedTable } from './tables.js';
 
 export interface ListOptions {
+  /** The spec's 1-based page: read by offset, as a deep page must; ignored when `cursor` is given. */
   page: number;
   limit: number;
   search?: string;
+  /** The previous page's `nextCursor`: the page after it, read by key whatever its depth. */
+  cursor?: string;
 }
 
 export interface ListResult {
   records: TableRecord[];
-  total: number;
+  /** Counted once per listing, on its first page (page 1 without a cursor); absent on later pages. */
+  total?: number;
+  /** The cursor of the next page, null on the last one. */
+  nextCursor: string | null;
 }
 
 function likePattern(search: string): string {
@@ -25,6 +31,30 @@ function likePattern(search: string): string {
 }
 
 const textColumns = (columns: Column[]) => columns.filter((c) => c.type === 'text').map((c) => c.name);
+
+/**
+ * A page cursor: the key of the last row served, opaque to the caller (base64url of JSON). The key is
+ * compared in the database with the ordering column's own type, so any key type pages in its order.
+ */
+export function encodeCursor(key: string): string {
+  return Buffer.from(JSON.stringify({ after: key })).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof value.after === 'string') return value.after;
+  } catch {
+    // answered below
+  }
+  throw badRequest(
+    'invalid_query',
+    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
+    {
+      parameter: 'cursor',
+    },
+  );
+}
 
 export async function listRecords(
   q: Queryable,
@@ -43,25 +73,28 @@ async function listWarehouseRows(
 ): Promise<ListResult> {
   if (!table.source) throw new Error(`Mode A table ${table.id} has no source`);
   const params: unknown[] = [];
-  let where = '';
+  const conditions: string[] = [];
   const searchable = textColumns(table.columns);
   if (options.search !== undefined) {
     params.push(likePattern(options.search));
-    where = searchable.length
-      ? `WHERE ${searchable.map((c) => `t.${quoteIdent(c)} ILIKE $1`).join(' OR ')}`
-      : 'WHERE false';
+    conditions.push(
+      searchable.length ? `(${searchable.map((c) => `t.${quoteIdent(c)} ILIKE $1`).join(' OR ')})` : 'false',
+    );
   }
-  const from = `${quoteSource(table.source)} t ${where}`;
   const hasId = table.columns.some((c) => c.name === 'id');
   // A row's record id is its `id` column when the object has one, else its physical row id.
   const idExpr = hasId ? 't.id::text' : `'row:' || t.ctid::text`;
-  const { rows, total } = await pageOf<{ rid: string; row: Record<string, unknown> }>(q, options, {
-    select: `${idExpr} AS rid, to_jsonb(t) AS row`,
-    from,
+  const page = await pageOf<{ rid: string; key: string; row: Record<string, unknown> }>(q, options, {
+    select: `${idExpr} AS rid, ${hasId ? 't.id' : 't.ctid'}::text AS key, to_jsonb(t) AS row`,
+    from: `${quoteSource(table.source)} t`,
+    conditions,
     orderBy: hasId ? 't.id' : 't.ctid',
+    // The key parameter takes the ordering column's type: numbers compare as numbers, ctids as ctids.
+    keyType: hasId ? undefined : 'tid',
     params,
   });
-  return { records: rows.map((r) => toRecord(table, { id: r.rid, data: r.row })), total };
+  const { rows, ...rest } = page;
+  return { ...rest, records: rows.map((r) => toRecord(table, { id: r.rid, data: r.row })) };
 }
 
 async function listStoredRecords(
@@ -70,37 +103,68 @@ async function listStoredRecords(
   options: ListOptions,
 ): Promise<ListResult> {
   const params: unknown[] = [table.id];
-  let filter = '';
+  const conditions = ['table_id = $1'];
   const searchable = textColumns(table.columns);
   if (options.search !== undefined) {
     params.push(likePattern(options.search), searchable);
-    filter = `AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS c(name) WHERE data->>c.name ILIKE $2)`;
+    conditions.push(`EXISTS (SELECT 1 FROM unnest($3::text[]) AS c(name) WHERE data->>c.name ILIKE $2)`);
   }
-  const { rows, total } = await pageOf<{ id: string; data: Record<string, unknown> }>(q, options, {
-    select: 'id, data',
-    from: `gds.records WHERE table_id = $1 ${filter}`,
+  const page = await pageOf<{ id: string; key: string; data: Record<string, unknown> }>(q, options, {
+    select: 'id, seq::text AS key, data',
+    from: 'gds.records',
+    conditions,
     orderBy: 'seq',
+    keyType: 'bigint',
     params,
   });
-  return { records: rows.map((r) => toRecord(table, r)), total };
+  const { rows, ...rest } = page;
+  return { ...rest, records: rows.map((r) => toRecord(table, r)) };
 }
 
-/** One page and the number of matching rows, in one query unless the page is past the end. */
-async function pageOf<T>(
+/**
+ * One page, read by key after a cursor (an index range, at any depth) or by offset for the spec's `page`;
+ * no window over the whole relation. The total is counted on a listing's first page only, and one row more
+ * than the page tells whether another follows.
+ */
+async function pageOf<T extends { key: string }>(
   q: Queryable,
   options: ListOptions,
-  sql: { select: string; from: string; orderBy: string; params: unknown[] },
-): Promise<{ rows: T[]; total: number }> {
-  const rows = await q.query<T & { total: number }>(
-    `SELECT ${sql.select}, count(*) OVER ()::int AS total FROM ${sql.from} ORDER BY ${sql.orderBy}
-      LIMIT ${options.limit} OFFSET ${(options.page - 1) * options.limit}`,
-    sql.params,
+  sql: {
+    select: string;
+    from: string;
+    conditions: string[];
+    orderBy: string;
+    keyType?: string;
+    params: unknown[];
+  },
+): Promise<{ rows: T[]; total?: number; nextCursor: string | null }> {
+  const params = [...sql.params];
+  const conditions = [...sql.conditions];
+  let offset = 0;
+  if (options.cursor !== undefined) {
+    params.push(decodeCursor(options.cursor));
+    conditions.push(
+      `${sql.orderBy} > $${params.length}${sql.keyType === undefined ? '' : `::${sql.keyType}`}`,
+    );
+  } else {
+    offset = (options.page - 1) * options.limit;
+  }
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  const rows = await q.query<T>(
+    `SELECT ${sql.select} FROM ${sql.from} ${where} ORDER BY ${sql.orderBy}
+      LIMIT ${options.limit + 1} OFFSET ${offset}`,
+    params,
   );
-  const first = rows[0];
-  if (first) return { rows, total: first.total };
-  if (options.page === 1) return { rows: [], total: 0 };
-  const [count] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from}`, sql.params);
-  return { rows: [], total: count?.n ?? 0 };
+  const more = rows.length > options.limit;
+  const served = more ? rows.slice(0, options.limit) : rows;
+  const last = served.at(-1);
+  const nextCursor = more && last !== undefined ? encodeCursor(last.key) : null;
+  if (options.cursor !== undefined || options.page !== 1) return { rows: served, nextCursor };
+  const total = more
+    ? ((await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from} ${where}`, sql.params))[0]
+        ?.n ?? 0)
+    : served.length;
+  return { rows: served, total, nextCursor };
 }
 
 /**

@@ -69,16 +69,18 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
     scope.get('/api/tables/:tableId/records', async (request: TableRequest) => {
       const { table } = await tableFor(ctx, request, 'read');
       const query = request.query;
-      rejectUnknownParams(query, ['page', 'limit', 'search']);
+      rejectUnknownParams(query, ['page', 'limit', 'search', 'cursor']);
       const page = intParam(query, 'page', 1, 1_000_000, 1);
       const limit = intParam(query, 'limit', 1, 100, 50);
       const search = stringParam(query, 'search');
+      const cursor = stringParam(query, 'cursor');
       const result = await listRecords(ctx.db, table, {
         page,
         limit,
         ...(search === undefined ? {} : { search }),
+        ...(cursor === undefined ? {} : { cursor }),
       });
-      const response: RecordPage = { ...result, page, limit };
+      const response: RecordPage = { ...result, ...(cursor === undefined ? { page } : {}), limit };
       return response;
     });
 
