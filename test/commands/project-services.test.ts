@@ -1,0 +1,230 @@
+// planProject and applyPlan (src/services/project-*.ts) with a real client against the in-process reference
+// server, on dbt projects built here as the reader declares them: what is create/replace/unchanged/gone/
+// refused and why, --strict, a failing table that leaves the others applied with its exit code, a registration
+// that raced another apply, and every real manifest of ../shared/fixtures planned without a crash.
+import { copyFile, mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ApiClient } from '../../src/client/index.js';
+import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';
+import { loadDbtProject } from '../../src/services/dbt-project.js';
+import { applyPlan } from '../../src/services/project-apply.js';
+import { planChanges, planProject } from '../../src/services/project-plan.js';
+import { strictFailure } from '../../src/services/project.js';
+import { sharedFixturesDir } from '../helpers/fixtures.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, noSharedFixtures } from '../helpers/skip.js';
+
+let server: TestServer;
+let client: ApiClient;
+let dev: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = createApiClient({
+    baseUrl: server.url,
+    auth: staticToken(server.user('ADMIN').cliToken),
+    sleep: async () => {},
+    logger: () => {},
+  });
+  dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+  await server.sql(`CREATE TABLE analytics_dev.things (id integer, kind text)`);
+  await server.sql(`CREATE TABLE analytics_dev.widgets (id integer, thing_id integer)`);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+});
+
+function declaration(name: string, extra: Partial<DbtDeclaration> = {}): DbtDeclaration {
+  const columns = [
+    { name: 'id', type: 'integer', required: true },
+    { name: name === 'things' ? 'kind' : 'thing_id', type: name === 'things' ? 'text' : 'integer' },
+  ];
+  return {
+    uniqueId: `model.shop.${name}`,
+    resourceType: 'model',
+    name,
+    source: { schema: 'analytics_dev', table: name },
+    columns,
+    columnsFrom: 'catalog',
+    artifact: {
+      fileName: `${name}.json`,
+      mimeType: 'json',
+      content: JSON.stringify({ table: name, source: `analytics_dev.${name}`, columns }),
+    },
+    gate1Yaml: 'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0, fail: 0 }\n',
+    contract: { grainType: 'ONE_PER_ENTITY', grainKeyColumns: ['id'] },
+    mappedTests: [{ test: `test.shop.unique_${name}_id`, rule: 'grainKey' }],
+    notMappedTests: [],
+    packageName: 'shop',
+    fqn: ['shop', name],
+    tags: [],
+    ...extra,
+  };
+}
+
+function project(declarations: DbtDeclaration[], extra: Partial<DbtProject> = {}): DbtProject {
+  return { projectName: 'shop', declarations, refusals: [], otherTests: [], warnings: [], ...extra };
+}
+
+const describeError = (error: unknown) => error;
+
+describe('planProject and applyPlan', () => {
+  it('create, apply, then unchanged; a changed gate1.yml is ~ replace of that part only', async () => {
+    const first = await planProject(client, project([declaration('things')]), { connectorId: dev });
+    expect(first.tables.map((t) => [t.table, t.action])).toEqual([['things', 'create']]);
+    expect(first.connector).toEqual({ id: dev, environmentLabel: 'dev' });
+    const applied = await applyPlan(client, first, { describe: describeError });
+    expect(applied.failed).toEqual([]);
+    expect(applied.actions.map((a) => [a.step, a.outcome])).toEqual([
+      ['register', 'done'],
+      ['gate1', 'done'],
+      ['contract', 'done'],
+    ]);
+    const again = await planProject(client, project([declaration('things')]), { connectorId: dev });
+    expect(again.tables[0]).toMatchObject({ action: 'unchanged', tableId: applied.actions[0]?.tableId });
+    expect(planChanges(again)).toBe(false);
+
+    const stricter = declaration('things', {
+      gate1Yaml:
+        'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0, fail: 0 }\n  - field: kind\n    nullRate: { warn: 0, fail: 0 }\n',
+    });
+    const changed = await planProject(client, project([stricter]), { connectorId: dev });
+    expect(changed.tables[0]).toMatchObject({
+      action: 'replace',
+      changes: { definition: false, gate1: true, contract: false },
+    });
+    expect(changed.tables[0]?.diffs.gate1).toContain('+  - field: kind');
+    const second = await applyPlan(client, changed, { describe: describeError });
+    expect(second.actions.map((a) => [a.step, a.outcome, a.version])).toEqual([['gate1', 'done', 2]]);
+  });
+
+  it('a table the project registered whose model left it is - gone; --prune removes it; others are never gone', async () => {
+    const plan = await planProject(client, project([]), { connectorId: dev });
+    const gone = plan.tables.filter((t) => t.action === 'gone');
+    expect(gone.map((t) => t.table)).toEqual(['things']);
+    // The seeded tables (registered without the project's file name) are not the project's.
+    expect(plan.tables.map((t) => t.table)).not.toContain('customers');
+    // Another project's plan does not see it as its own.
+    const other = await planProject(client, project([], { projectName: 'other' }), { connectorId: dev });
+    expect(other.tables).toEqual([]);
+    const pruned = await applyPlan(client, plan, { describe: describeError, prune: true });
+    expect(pruned.actions.map((a) => [a.table, a.step, a.outcome])).toEqual([['things', 'remove', 'done']]);
+    expect((await planProject(client, project([]), { connectorId: dev })).tables).toEqual([]);
+  });
+
+  it('refused: the reader refusals, a Mode B name, an invalid gate1.yml; --strict counts them with not-mapped tests', async () => {
+    const plan = await planProject(
+      client,
+      project(
+        [
+          declaration('crm_contacts'),
+          declaration('widgets', {
+            gate1Yaml: 'fieldOverrides: nope\n',
+            notMappedTests: [{ test: 't.x', reason: 'a singular test' }],
+          }),
+        ],
+        {
+          refusals: [
+            {
+              uniqueId: 'model.shop.eph',
+              resourceType: 'model',
+              name: 'eph',
+              reason: 'no column could be found',
+              notMappedTests: [],
+            },
+          ],
+          otherTests: [{ test: 'test.shop.source_test', reason: 'a test on a source' }],
+        },
+      ),
+      { connectorId: dev },
+    );
+    const byName = Object.fromEntries(plan.tables.map((t) => [t.table, t]));
+    expect(byName.crm_contacts).toMatchObject({
+      action: 'refused',
+      reason: expect.stringContaining('Mode B'),
+    });
+    expect(byName.widgets).toMatchObject({
+      action: 'refused',
+      reason: expect.stringContaining('not a valid gate1.yml'),
+    });
+    expect(byName.eph).toMatchObject({ action: 'refused', reason: 'no column could be found' });
+    expect(plan.counts).toMatchObject({ refused: 3, create: 0 });
+    const strict = strictFailure(plan);
+    expect(strict).toBeInstanceOf(CliError);
+    expect(strict).toMatchObject({
+      exitCode: 7,
+      message: '--strict: 2 dbt tests not mapped and 3 models refused.',
+    });
+    expect(strictFailure(await planProject(client, project([]), { connectorId: dev }))).toBeUndefined();
+  });
+
+  it('one table failing leaves the others applied and says which, with its exit code', async () => {
+    const missing = declaration('nowhere');
+    const plan = await planProject(client, project([declaration('widgets'), missing]), { connectorId: dev });
+    expect(plan.counts.create).toBe(2);
+    const summary = await applyPlan(client, plan, {
+      describe: (error) => (error instanceof CliError ? error : new CliError(String(error), { exitCode: 7 })),
+    });
+    expect(summary.applied).toBe(1);
+    expect(summary.failed.map((f) => [f.table, f.step])).toEqual([['nowhere', 'register']]);
+    expect(summary.failed[0]?.error.exitCode).toBe(7);
+    const after = await planProject(client, project([declaration('widgets')]), { connectorId: dev });
+    expect(after.tables[0]).toMatchObject({ table: 'widgets', action: 'unchanged' });
+  });
+
+  it('a registration raced by another apply becomes "no change" on the table it made', async () => {
+    await server.sql(`CREATE TABLE analytics_dev.gadgets (id integer, thing_id integer)`);
+    const stale = await planProject(client, project([declaration('gadgets')]), { connectorId: dev });
+    const winner = await applyPlan(client, stale, { describe: describeError });
+    expect(winner.failed).toEqual([]);
+    // The same stale plan (made before the other apply wrote) applied again.
+    const loser = await applyPlan(client, stale, {
+      describe: (error) => error,
+    });
+    expect(loser.failed).toEqual([]);
+    expect(loser.actions.map((a) => [a.step, a.outcome])).toEqual([
+      ['replace', 'unchanged'],
+      ['gate1', 'unchanged'],
+      ['contract', 'unchanged'],
+    ]);
+    const rows = await server.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM gds.tables WHERE lower(name) = 'gadgets' AND active`,
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+});
+
+describe('every real manifest of ../shared/fixtures', needs(noSharedFixtures), () => {
+  it('plans every declaration, refusal and test without a crash', async () => {
+    const folders = [join(sharedFixturesDir, 'real/dbt'), join(sharedFixturesDir, 'dbt')];
+    const work = await mkdtemp(join(tmpdir(), 'gds-plan-manifests-'));
+    let planned = 0;
+    for (const folder of folders) {
+      for (const file of (await readdir(folder)).filter((f) => f.endsWith('manifest.json'))) {
+        const target = join(work, file, 'target');
+        await mkdir(target, { recursive: true });
+        await copyFile(join(folder, file), join(target, 'manifest.json'));
+        const dbt = await loadDbtProject(join(work, file), {});
+        const plan = await planProject(client, dbt, { connectorId: dev });
+        const declared = dbt.declarations.length + dbt.refusals.length;
+        expect(
+          plan.tables.filter((t) => t.action !== 'gone'),
+          file,
+        ).toHaveLength(declared);
+        for (const table of plan.tables) {
+          if (table.action === 'refused') expect(table.reason, `${file} ${table.table}`).toBeTruthy();
+          else expect(['create', 'replace', 'unchanged', 'gone']).toContain(table.action);
+        }
+        planned += 1;
+      }
+    }
+    expect(planned).toBeGreaterThanOrEqual(20);
+  });
+});
