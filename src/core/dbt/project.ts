@@ -7,7 +7,9 @@ import { Document } from 'yaml';
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { nameProblem } from '../artifacts/identifiers.js';
 import type { PgGrammar } from '../artifacts/pg-grammar.js';
+import type { Dialect } from '../artifacts/dialect.js';
 import { selectColumns } from '../artifacts/select-columns.js';
+import { readWarehouseView } from '../artifacts/warehouse-view.js';
 import type { ArtifactColumn } from '../artifacts/types.js';
 import type { Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
@@ -41,6 +43,15 @@ export async function prepareDbtReader(): Promise<void> {
   grammar = await pgGrammar();
   await loadPredicateParser();
 }
+
+/** The adapters whose SQL the warehouse reader of src/core/artifacts reads, by their dialect there. */
+const WAREHOUSE_DIALECTS: Readonly<Record<string, Dialect>> = {
+  snowflake: 'snowflake',
+  bigquery: 'bigquery',
+  redshift: 'redshift',
+  databricks: 'databricks',
+  spark: 'databricks',
+};
 
 const INTENTS = ['METRIC', 'DECISION', 'OPERATIONAL', 'EXPLORATORY'];
 const CONSUMERS = ['HUMAN', 'AI', 'AUTOMATION', 'EXTERNAL'];
@@ -226,6 +237,10 @@ class ProjectReader {
         reason: `not mapped: the table is refused (${reason})`,
       })),
     });
+    if (node.materialized === 'ephemeral')
+      return refuse(
+        'an ephemeral model builds no relation in the warehouse (dbt inlines it into the models that use it): there is no table to govern',
+      );
     if (!node.schema) return refuse('the manifest gives the relation no schema');
     for (const [what, value] of [
       ['table name', node.alias],
@@ -288,7 +303,7 @@ class ProjectReader {
   columnsOf(node: ManifestNode): Columns {
     const cached = this.columnCache.get(node.uniqueId);
     if (cached) return cached;
-    const found = checkedColumns(this.findColumns(node));
+    const found = checkedColumns(withSnapshotColumns(node, this.findColumns(node), this.adapter));
     this.columnCache.set(node.uniqueId, found);
     return found;
   }
@@ -358,12 +373,36 @@ class ProjectReader {
     if (!grammar)
       return { ok: false, reason: "PostgreSQL's parser is not loaded (call prepareDbtReader first)" };
     const read = selectColumns(grammar, sql);
-    if (!read.ok) return read;
-    return {
-      ok: true,
-      columns: read.columns.map((c) => ({ ...c, name: fromPostgresName(c.name, this.adapter) })),
-    };
+    if (read.ok)
+      return {
+        ok: true,
+        columns: read.columns.map((c) => ({ ...c, name: fromPostgresName(c.name, this.adapter) })),
+      };
+    // SQL of a warehouse PostgreSQL's grammar does not read (backticks, QUALIFY, …): its top-level SELECT
+    // list, read the way the warehouse names the columns (a star there is refused with the first reason).
+    const dialect = WAREHOUSE_DIALECTS[this.adapter ?? ''];
+    if (dialect === undefined) return read;
+    const view = readWarehouseView(`CREATE VIEW gds_dbt_model AS\n${sql}`, dialect);
+    return view.ok ? { ok: true, columns: view.view.columns.map((c) => ({ name: c.name })) } : read;
   }
+}
+
+/** The columns dbt adds to a snapshot's table; a catalog lists them, the compiled SQL and properties do not. */
+const SNAPSHOT_COLUMNS: ReadonlyArray<[string, string]> = [
+  ['dbt_scd_id', 'text'],
+  ['dbt_updated_at', 'timestamp'],
+  ['dbt_valid_from', 'timestamp'],
+  ['dbt_valid_to', 'timestamp'],
+];
+
+function withSnapshotColumns(node: ManifestNode, found: Columns, adapter: string | undefined): Columns {
+  if (!found.ok || node.resourceType !== 'snapshot' || found.from === 'catalog') return found;
+  const held = new Set(found.columns.map((c) => c.name.toLowerCase()));
+  const added = SNAPSHOT_COLUMNS.filter(([name]) => !held.has(name)).map(([name, type]) => ({
+    name: warehouseName(name, adapter),
+    type,
+  }));
+  return { ...found, columns: [...found.columns, ...added] };
 }
 
 function checkedColumns(found: Columns): Columns {

@@ -325,6 +325,53 @@ select * from renamed`;
     expect(without.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'unknown' }]);
   });
 
+  it('refuses an ephemeral model: it builds no relation', () => {
+    const project = declareDbtProject(
+      {
+        manifest: manifest(
+          model('base', {
+            config: { enabled: true, materialized: 'ephemeral' },
+            columns: columns({ id: 'int' }),
+          }),
+        ),
+      },
+      {},
+    );
+    expect(project.refusals[0]?.reason).toMatch(/ephemeral model builds no relation/);
+  });
+
+  it("adds dbt's own columns to a snapshot read from its compiled SQL", () => {
+    const snapshot = {
+      ...model('orders_snapshot', { compiled_code: 'select id, status from raw.orders' }),
+      unique_id: 'snapshot.shop.orders_snapshot',
+      resource_type: 'snapshot',
+    };
+    const [declaration] = declareDbtProject({ manifest: manifest(snapshot) }, {}).declarations;
+    expect(declaration?.columns.map((c) => c.name)).toEqual([
+      'id',
+      'status',
+      'dbt_scd_id',
+      'dbt_updated_at',
+      'dbt_valid_from',
+      'dbt_valid_to',
+    ]);
+  });
+
+  it("reads a warehouse's SQL that PostgreSQL's grammar refuses with that warehouse's reader", () => {
+    const m = manifest(
+      model('orders', {
+        compiled_code:
+          'select id, `status` as order_status from `proj`.`raw`.`orders` qualify row_number() over (partition by id order by ts) = 1',
+      }),
+    );
+    (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'bigquery';
+    const [declaration] = declareDbtProject({ manifest: m }, {}).declarations;
+    expect(declaration?.columns).toEqual([
+      { name: 'id', type: 'unknown' },
+      { name: 'order_status', type: 'unknown' },
+    ]);
+  });
+
   it('refuses a file that is not a manifest', () => {
     expect(() => declareDbtProject({ manifest: { results: [] } }, {})).toThrow(DbtManifestError);
     expect(() =>
