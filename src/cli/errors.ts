@@ -166,14 +166,19 @@ export function usageInGdsVoice(
  */
 export function commandSuggestion(id: string, commandIds: readonly string[]): string {
   const words = (ids: string) => ids.replaceAll(':', ' ');
-  const near = closest(id, commandIds);
-  if (near !== undefined)
-    return `Did you mean \`gds ${words(near)}\`? Run \`gds --help\` for the list of commands.`;
   const parts = id.split(':');
-  for (let n = parts.length - 1; n > 0; n -= 1) {
-    const prefix = parts.slice(0, n).join(':');
-    if (commandIds.includes(prefix)) {
-      return `\`gds ${words(prefix)}\` takes no argument ${parts.slice(n).join(' ')}: see \`gds ${words(prefix)} --help\`.`;
+  // The longest leading words that name, or nearly name, a command; the words after them were arguments
+  // (`gate sugest tbl_x` → `gds gate suggest tbl_x`). Said, never run.
+  for (let n = parts.length; n > 0; n -= 1) {
+    const head = parts.slice(0, n).join(':');
+    const rest = parts.slice(n).join(' ');
+    if (n < parts.length && commandIds.includes(head)) {
+      return `\`gds ${words(head)}\` takes no argument ${rest}: see \`gds ${words(head)} --help\`.`;
+    }
+    const near = closest(head, commandIds);
+    if (near !== undefined && near !== head) {
+      const line = rest === '' ? words(near) : `${words(near)} ${rest}`;
+      return `Did you mean \`gds ${line}\`? Run \`gds --help\` for the list of commands.`;
     }
   }
   return 'Run `gds --help` for the list of commands.';

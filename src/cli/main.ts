@@ -73,11 +73,9 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
   let commandIds: readonly string[] = [];
   try {
     const bundled = await options.bundle?.prepare(oclif);
-    // plugin-not-found prints a human warning and asks "did you mean" only when a person can answer; under
-    // --json or off a terminal the error below says it, with the suggestion as a line of its own.
-    if (json || process.stdin.isTTY !== true || process.stderr.isTTY !== true) {
-      withoutCommandNotFoundHook(pjson);
-    }
+    // One did-you-mean path, on a terminal or not: the error below names the command meant and never runs
+    // it (plugin-not-found would offer to run its guess, and would default to yes).
+    withoutCommandNotFoundHook(pjson);
     await bundled?.rootPlugin.load();
     const loadConfig = (ignoreManifest: boolean) =>
       oclif.Config.load({

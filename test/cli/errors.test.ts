@@ -193,4 +193,9 @@ describe('commandSuggestion', () => {
     );
     expect(commandSuggestion('zzzzzz', ids)).toBe('Run `gds --help` for the list of commands.');
   });
+
+  it('a typo followed by arguments: the command meant, with the same arguments', () => {
+    expect(commandSuggestion('gate:resutl:job_1', ids)).toContain('Did you mean `gds gate result job_1`?');
+    expect(commandSuggestion('stauts:tbl_1', ids)).toContain('Did you mean `gds status tbl_1`?');
+  });
 });

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { nearAuditAction } from '../../core/audit-actions.js';
 import type { Column } from '../../cli/output.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { AuditEntry } from '../../contract/types.js';
@@ -61,6 +62,10 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
     const result = await this.withClient((client) =>
       listAuditEntries(client, { eventType, since, limit, all }, onEntry),
     );
+    const near = result.count === 0 && eventType !== undefined ? nearAuditAction(eventType) : undefined;
+    // Nothing matched an action that is probably misspelt: said on stderr, under --json too.
+    if (near !== undefined)
+      this.out.warnLine(`No entries with action ${eventType}. Did you mean --event-type ${near}?`);
     if (this.out.json) return;
     await this.out.table(rows, columns, { empty: 'No audit entries.' });
     if (result.more)

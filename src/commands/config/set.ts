@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { CliError, ExitCode } from '../../cli/errors.js';
 
 export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
   static override summary = 'Set one workspace configuration key (ADMIN or OWNER).';
@@ -16,8 +17,25 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
   };
 
   async run(): Promise<void> {
-    const { setConfig } = await import('../../services/workspace-config.js');
-    const entry = await this.withClient((client) => setConfig(client, this.args.key, this.args.value));
+    const { listConfig, nearConfig, setConfig } = await import('../../services/workspace-config.js');
+    const { key, value } = this.args;
+    const entry = await this.withClient((client) => setConfig(client, key, value)).catch(
+      async (error: unknown) => {
+        // A refused key or value: the keys and allowed values say what was probably meant.
+        const refused = error instanceof CliError ? error : undefined;
+        const refusals: number[] = [ExitCode.Refused, ExitCode.NotFound, ExitCode.Usage];
+        if (refused === undefined || !refusals.includes(refused.exitCode)) throw error;
+        const entries = await this.withClient((client) => listConfig(client)).catch(() => []);
+        const near = nearConfig(key, value, entries);
+        if (near === undefined) throw error;
+        throw new CliError(refused.message, {
+          exitCode: refused.exitCode,
+          code: refused.code,
+          suggestion: `Did you mean \`gds config set ${near.key} ${near.value}\`? (gds config list shows the keys and values)`,
+          details: refused.details,
+        });
+      },
+    );
     if (this.out.json) this.out.record(entry);
     else this.out.print(`${entry.key} = ${entry.value}`);
   }
