@@ -174,6 +174,13 @@ export class Output {
     this.stdout.write(`${this.render(segments, this.colorOnStdout)}\n`);
   }
 
+  /** Human lines on stdout in one write (a diff of 80,000 lines wrote them one by one for a second). */
+  printLines(lines: Segment[][]): void {
+    if (this.json || lines.length === 0) return;
+    const color = this.colorOnStdout;
+    this.stdout.write(lines.map((segments) => `${this.render(segments, color)}\n`).join(''));
+  }
+
   /** A message for the person at the terminal, on stderr. */
   info(...segments: Segment[]): void {
     this.stderr.write(`${this.render(segments, this.colorOnStderr)}\n`);

@@ -26,9 +26,12 @@ export function printPreview(out: Output, preview: WritePreview, noChange: strin
 }
 
 export function printUnifiedDiff(out: Output, unified: string): void {
-  for (const line of unified.split('\n')) {
-    if (line !== '') out.print(diffLine(out, line));
-  }
+  out.printLines(
+    unified
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => [diffLine(out, line)]),
+  );
 }
 
 function diffLine(out: Output, line: string): Segment {

@@ -2,8 +2,12 @@
 // `semantic` compares the normalised documents instead of the texts: both are parsed, keys sorted
 // at every level and numbers/strings printed one way, so key order, quoting, comments and
 // formatting alone are not a difference. List order is kept: it is part of what the author wrote.
+// The sides are first compared by check (keyed by name; a field override by its field): which
+// checks were added, removed, changed or moved. The line diff after it is bounded: past
+// MAX_EDIT_LINES differing lines (10,000 reordered checks), Myers' O(N·D) search gives way to one
+// hunk from the first differing line to the last, found in linear time.
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
-import type { StructuredPatchHunk } from 'diff';
+import type { StructuredPatch, StructuredPatchHunk } from 'diff';
 import { parseDocument, stringify } from 'yaml';
 
 export interface DiffSide {
@@ -26,7 +30,51 @@ export interface GateDiff {
   hunks: DiffHunk[];
   /** The unified diff (`---`, `+++`, `@@` and the lines); empty when identical. */
   unified: string;
+  /** The differences by check, when both sides list their checks in a form read by name. */
+  checks?: CheckChanges;
+  /** True when the sides differ in more lines than MAX_EDIT_LINES: one hunk spans them all. */
+  coarse?: boolean;
 }
+
+/** A check: its list (`patternChecks`, `customPredicates`, `fieldOverrides`) and its name (or field). */
+export interface CheckRef {
+  section: string;
+  name: string;
+}
+
+export interface CheckChanges {
+  added: CheckRef[];
+  removed: CheckRef[];
+  changed: CheckRef[];
+  /** Checks on both sides, unchanged or not, that are not in the same order: the fewest that moved. */
+  moved: CheckRef[];
+}
+
+/**
+ * One line saying what changed by check, when the line diff alone says it poorly: checks moved, or over
+ * MAX_EDIT_LINES lines differ. Undefined otherwise (the unified diff says it all).
+ */
+export function checkSummary(diff: GateDiff): string | undefined {
+  const { checks } = diff;
+  if (checks === undefined || diff.identical) return undefined;
+  if (checks.moved.length === 0 && diff.coarse !== true) return undefined;
+  const parts: string[] = [];
+  const part = (refs: CheckRef[], verb: string) => {
+    if (refs.length === 0) return;
+    const names = refs.slice(0, 3).map((r) => r.name);
+    const more = refs.length > 3 ? `, … (${refs.length.toLocaleString('en')})` : '';
+    parts.push(`${verb} ${names.join(', ')}${more}`);
+  };
+  part(checks.added, 'added');
+  part(checks.removed, 'removed');
+  part(checks.changed, 'changed');
+  part(checks.moved, 'moved');
+  const coarse = diff.coarse === true ? ' (over 1,000 lines differ: one hunk spans them)' : '';
+  return parts.length === 0 ? undefined : `By check: ${parts.join('; ')}.${coarse}`;
+}
+
+/** The most differing lines the line diff searches for a shortest edit; beyond, one hunk spans them. */
+export const MAX_EDIT_LINES = 1_000;
 
 /** A side that is not valid YAML in semantic mode, with the 1-based position of the first problem. */
 export class GateYamlError extends Error {
@@ -43,21 +91,237 @@ export class GateYamlError extends Error {
 
 /** `before` is the reference (the server's version, or `--against`), `after` the file being proposed. */
 export function diffGateTexts(before: DiffSide, after: DiffSide, options: { semantic: boolean }): GateDiff {
-  const oldText = options.semantic ? normaliseGateYaml(before) : before.text;
-  const newText = options.semantic ? normaliseGateYaml(after) : after.text;
-  const patch = structuredPatch(before.name, after.name, oldText, newText, undefined, undefined, {
-    context: 3,
-  });
+  const { semantic } = options;
+  if (before.text === after.text) return { identical: true, semantic, hunks: [], unified: '' };
+  const oldText = semantic ? normaliseGateYaml(before) : before.text;
+  const newText = semantic ? normaliseGateYaml(after) : after.text;
+  if (oldText === newText) return { identical: true, semantic, hunks: [], unified: '' };
+  const checks = checkChanges(oldText, newText);
+  const { patch, coarse } = boundedPatch(before.name, after.name, oldText, newText);
   const hunks = patch.hunks.map(toHunk);
   return {
     identical: hunks.length === 0,
-    semantic: options.semantic,
+    semantic,
     hunks,
     unified: hunks.length === 0 ? '' : formatPatch(patch, FILE_HEADERS_ONLY),
+    ...(checks === undefined ? {} : { checks }),
+    ...(coarse ? { coarse } : {}),
   };
 }
 
-/** The unified text diff of any two texts (empty when they are equal). */
+/** The line diff: the shortest edit within MAX_EDIT_LINES, else one hunk over the differing middle. */
+function boundedPatch(
+  oldName: string,
+  newName: string,
+  oldText: string,
+  newText: string,
+): { patch: StructuredPatch; coarse: boolean } {
+  const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
+    context: 3,
+    maxEditLength: MAX_EDIT_LINES,
+  });
+  if (patch !== undefined) return { patch, coarse: false };
+  return { patch: spanningPatch(oldName, newName, oldText, newText), coarse: true };
+}
+
+const CONTEXT = 3;
+const NO_NEWLINE = '\\ No newline at end of file';
+
+/** Lines as jsdiff reads them: the text split at newlines, and whether the last one ends with one. */
+function linesOf(text: string): { lines: string[]; newlineAtEnd: boolean } {
+  if (text === '') return { lines: [], newlineAtEnd: true };
+  const lines = text.split('\n');
+  const newlineAtEnd = text.endsWith('\n');
+  if (newlineAtEnd) lines.pop();
+  return { lines, newlineAtEnd };
+}
+
+/** One hunk from the first differing line to the last (with context): linear time, whatever moved. */
+function spanningPatch(oldName: string, newName: string, oldText: string, newText: string): StructuredPatch {
+  const before = linesOf(oldText);
+  const after = linesOf(newText);
+  const a = before.lines;
+  const b = after.lines;
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  // The last lines differ when only one side ends with a newline.
+  const sameEnding = before.newlineAtEnd === after.newlineAtEnd;
+  let suffix = 0;
+  while (
+    sameEnding &&
+    suffix < a.length - prefix &&
+    suffix < b.length - prefix &&
+    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
+  )
+    suffix++;
+  const start = Math.max(0, prefix - CONTEXT);
+  const oldEnd = Math.min(a.length, a.length - suffix + CONTEXT);
+  const newEnd = Math.min(b.length, b.length - suffix + CONTEXT);
+  const lines: string[] = [];
+  for (let i = start; i < prefix; i++) lines.push(` ${a[i]}`);
+  for (let i = prefix; i < a.length - suffix; i++) {
+    lines.push(`-${a[i]}`);
+    if (i === a.length - 1 && !before.newlineAtEnd) lines.push(NO_NEWLINE);
+  }
+  for (let i = prefix; i < b.length - suffix; i++) {
+    lines.push(`+${b[i]}`);
+    if (i === b.length - 1 && !after.newlineAtEnd) lines.push(NO_NEWLINE);
+  }
+  for (let i = a.length - suffix; i < oldEnd; i++) {
+    lines.push(` ${a[i]}`);
+    if (i === a.length - 1 && !before.newlineAtEnd) lines.push(NO_NEWLINE);
+  }
+  const oldLines = oldEnd - start;
+  const newLines = newEnd - start;
+  const hunk: StructuredPatchHunk = {
+    oldStart: oldLines === 0 ? start : start + 1,
+    oldLines,
+    newStart: newLines === 0 ? start : start + 1,
+    newLines,
+    lines,
+  };
+  return {
+    oldFileName: oldName,
+    newFileName: newName,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: [hunk],
+  };
+}
+
+/** The lists of checks, and the line that names one of their items (`name:`, `field:`). */
+const SECTIONS = new Map(
+  [
+    ['patternChecks', 'name'],
+    ['customPredicates', 'name'],
+    ['fieldOverrides', 'field'],
+  ].map(([section, key]) => [section, new RegExp(`^\\s*(?:-\\s+)?${key}\\s*:\\s*(.*?)\\s*(?:#.*)?$`)]),
+);
+
+interface CheckBlocks {
+  /** `section/name` → the check's lines, in the order written. */
+  blocks: Map<string, string>;
+  /** Everything outside the checks (comments, other keys, section headers). */
+  frame: string;
+}
+
+/**
+ * The checks of a gate1.yml in block style (the form gds writes and most people do), read line by line:
+ * a list item of a section starts at its `-`, and its `name:` (`field:`) line names it. Undefined for any
+ * other form (flow lists, a nameless or twice-named check): the line diff alone then shows the change.
+ */
+function checkBlocks(text: string): CheckBlocks | undefined {
+  const blocks = new Map<string, string>();
+  const frame: string[] = [];
+  let section: string | undefined;
+  let itemIndent = -1;
+  let current: { lines: string[]; key?: string } | undefined;
+  const close = (): boolean => {
+    if (current === undefined) return true;
+    const { key, lines } = current;
+    current = undefined;
+    if (key === undefined || blocks.has(`${section}/${key}`)) return false;
+    // Blank lines after a check separate it from the next: not part of it.
+    while (lines.length > 0 && (lines.at(-1) ?? '').trim() === '') lines.pop();
+    blocks.set(`${section}/${key}`, lines.join('\n'));
+    return true;
+  };
+  for (const line of text.split('\n')) {
+    const top = /^([A-Za-z_][\w-]*)\s*:(.*)$/.exec(line);
+    if (top) {
+      if (!close()) return undefined;
+      section = SECTIONS.has(top[1] ?? '') ? top[1] : undefined;
+      // An inline value (`patternChecks: []`, a flow list) is not read by check.
+      if (
+        section !== undefined &&
+        !/^\s*(#.*)?$/.test(top[2] ?? '') &&
+        !/^\s*\[\s*\]\s*(#.*)?$/.test(top[2] ?? '')
+      )
+        return undefined;
+      itemIndent = -1;
+      frame.push(line);
+      continue;
+    }
+    const item = section === undefined ? null : /^(\s*)-(\s|$)/.exec(line);
+    if (item && (itemIndent < 0 || item[1]?.length === itemIndent)) {
+      if (!close()) return undefined;
+      itemIndent = item[1]?.length ?? 0;
+      current = { lines: [] };
+    }
+    if (current === undefined) {
+      frame.push(line);
+      continue;
+    }
+    current.lines.push(line);
+    const named = current.lines.length <= 8 ? SECTIONS.get(section ?? '')?.exec(line) : undefined;
+    if (named) {
+      if (current.key !== undefined) return undefined;
+      current.key = unquoteScalar(named[1] ?? '');
+    }
+  }
+  if (!close()) return undefined;
+  return { blocks, frame: frame.join('\n') };
+}
+
+function unquoteScalar(value: string): string {
+  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))
+    return value.slice(1, -1);
+  return value;
+}
+
+const refOf = (key: string): CheckRef => {
+  const slash = key.indexOf('/');
+  return { section: key.slice(0, slash), name: key.slice(slash + 1) };
+};
+
+/** Added, removed, changed and moved checks, by name: linear but for the moves (n log n). */
+export function checkChanges(oldText: string, newText: string): CheckChanges | undefined {
+  const before = checkBlocks(oldText);
+  const after = checkBlocks(newText);
+  if (before === undefined || after === undefined) return undefined;
+  const added: CheckRef[] = [];
+  const removed: CheckRef[] = [];
+  const changed: CheckRef[] = [];
+  const order = new Map<string, number>();
+  let position = 0;
+  for (const key of before.blocks.keys()) order.set(key, position++);
+  const common: string[] = [];
+  for (const [key, block] of after.blocks) {
+    const old = before.blocks.get(key);
+    if (old === undefined) added.push(refOf(key));
+    else {
+      common.push(key);
+      if (old !== block) changed.push(refOf(key));
+    }
+  }
+  for (const key of before.blocks.keys()) if (!after.blocks.has(key)) removed.push(refOf(key));
+  const stay = longestIncreasing(common.map((key) => order.get(key) ?? 0));
+  const moved = common.filter((_, index) => !stay.has(index)).map(refOf);
+  return { added, removed, changed, moved };
+}
+
+/** The indexes of one longest strictly increasing subsequence of `values` (patience sorting, n log n). */
+function longestIncreasing(values: number[]): Set<number> {
+  const tails: number[] = []; // tails[k]: index of the smallest tail of an increasing run of length k + 1
+  const previous = new Array<number>(values.length).fill(-1);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] ?? 0;
+    let low = 0;
+    let high = tails.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((values[tails[middle] ?? 0] ?? 0) < value) low = middle + 1;
+      else high = middle;
+    }
+    if (low > 0) previous[i] = tails[low - 1] ?? -1;
+    tails[low] = i;
+  }
+  const kept = new Set<number>();
+  for (let i = tails.at(-1) ?? -1; i >= 0; i = previous[i] ?? -1) kept.add(i);
+  return kept;
+}
+
+/** The unified text diff of any two texts (empty when they are equal), bounded as gate diff's is. */
 export function unifiedDiff(before: DiffSide, after: DiffSide): string {
   return diffGateTexts(before, after, { semantic: false }).unified;
 }

@@ -1,5 +1,6 @@
+import { applyPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
-import { diffGateTexts, GateYamlError } from '../../src/core/gate-diff.js';
+import { checkSummary, diffGateTexts, GateYamlError } from '../../src/core/gate-diff.js';
 
 const original = `patternChecks:
   - name: email_format
@@ -98,5 +99,68 @@ describe('diffGateTexts, semantic mode', () => {
     expect(() => diffGateTexts(side('a', 'x: 1\nx: 2\n'), side('b', 'x: 2\n'), { semantic: true })).toThrow(
       /^a:2:1: Map keys must be unique/,
     );
+  });
+});
+
+describe('diffGateTexts compares by check first, and bounds the line diff', () => {
+  const check = (i: number, severity = 'WARN') =>
+    `  - name: check_${String(i).padStart(5, '0')}\n    column: email\n    regex: ^[a-z]+$\n    severity: ${severity}\n`;
+  const many = (order: number[], edit?: (i: number) => string) =>
+    `# gate1.yml\npatternChecks:\n${order.map((i) => edit?.(i) ?? check(i)).join('')}`;
+  const ids = Array.from({ length: 10_000 }, (_, i) => i);
+
+  it('10,000 reordered checks: all but one moved, nothing else; one hunk that turns before into after', () => {
+    const before = many(ids);
+    const after = many([...ids].reverse());
+    const result = diffGateTexts(side('a', before), side('b', after), { semantic: false });
+    expect(result.identical).toBe(false);
+    expect(result.coarse).toBe(true);
+    expect(result.checks).toMatchObject({ added: [], removed: [], changed: [] });
+    expect(result.checks?.moved).toHaveLength(9_999);
+    expect(result.hunks).toHaveLength(1);
+    expect(applyPatch(before, result.unified)).toBe(after);
+  });
+
+  it('names the added, removed and changed checks, and keeps the shortest diff when few lines differ', () => {
+    const before = many([1, 2, 3, 4, 5]);
+    const after = many([1, 2, 4, 5, 6], (i) => (i === 4 ? check(4, 'HARD_FAIL') : undefined) as string);
+    const result = diffGateTexts(side('a', before), side('b', after), { semantic: false });
+    expect(result.coarse).toBeUndefined();
+    expect(result.checks).toEqual({
+      added: [{ section: 'patternChecks', name: 'check_00006' }],
+      removed: [{ section: 'patternChecks', name: 'check_00003' }],
+      changed: [{ section: 'patternChecks', name: 'check_00004' }],
+      moved: [],
+    });
+    expect(applyPatch(before, result.unified)).toBe(after);
+    expect(checkSummary(result)).toBeUndefined(); // the unified diff says it all
+    const moved = diffGateTexts(side('a', many([1, 2, 3, 4])), side('b', many([2, 1, 3, 5])), {
+      semantic: false,
+    });
+    expect(checkSummary(moved)).toBe('By check: added check_00005; removed check_00004; moved check_00002.');
+  });
+
+  it('in semantic mode too: reordered checks are a difference, reported as moved', () => {
+    const result = diffGateTexts(side('a', many([1, 2, 3])), side('b', many([3, 1, 2])), { semantic: true });
+    expect(result.identical).toBe(false);
+    expect(result.checks?.moved).toEqual([{ section: 'patternChecks', name: 'check_00003' }]);
+  });
+
+  it('a spanning hunk keeps a missing newline at the end right', () => {
+    const before = many(ids.slice(0, 2_000));
+    const after = `${many([...ids.slice(0, 2_000)].reverse()).trimEnd()}`;
+    const result = diffGateTexts(side('a', before), side('b', after), { semantic: false });
+    expect(result.coarse).toBe(true);
+    expect(applyPatch(before, result.unified)).toBe(after);
+  });
+
+  it('reads no checks from a flow-style list, and still diffs the lines', () => {
+    const result = diffGateTexts(
+      side('a', 'patternChecks: [{name: a, column: c, regex: x, severity: WARN}]\n'),
+      side('b', 'patternChecks: [{name: a, column: c, regex: y, severity: WARN}]\n'),
+      { semantic: false },
+    );
+    expect(result.checks).toBeUndefined();
+    expect(result.hunks).toHaveLength(1);
   });
 });

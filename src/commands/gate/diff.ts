@@ -25,7 +25,9 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
     "With a table id: the -f file (after) against the server's current gate1.yml (before), or two stored " +
     'versions with --from vN --to vM. With --against: two local files, no network. Prints a unified diff from before to after. With --semantic both ' +
     'are parsed and compared as normalised documents, so key order, quoting, comments and formatting ' +
-    'alone are not a difference. Under --json: one line {"identical","semantic","hunks"}.';
+    'alone are not a difference. The checks are compared by name first: on stderr, which were added, removed, changed ' +
+    'or moved. Past 1,000 differing lines the diff is one hunk spanning them (coarse), found in linear time. ' +
+    'Under --json: one line {"identical","semantic","hunks","checks":{"added","removed","changed","moved"},"coarse"}.';
   static override examples = [
     '<%= config.bin %> gate diff t_42 -f gate1.yml',
     '<%= config.bin %> gate diff t_42 --from v1 --to v3',
@@ -97,9 +99,18 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       );
     }
     if (this.out.json) {
-      this.out.record({ identical: result.identical, semantic: result.semantic, hunks: result.hunks });
+      this.out.record({
+        identical: result.identical,
+        semantic: result.semantic,
+        hunks: result.hunks,
+        ...(result.checks === undefined ? {} : { checks: result.checks }),
+        ...(result.coarse === true ? { coarse: true } : {}),
+      });
     } else {
       printUnifiedDiff(this.out, result.unified);
+      const { checkSummary } = await import('../../core/gate-diff.js');
+      const summary = checkSummary(result);
+      if (summary !== undefined) this.out.info(summary);
     }
     if (!result.identical) process.exitCode = ExitCode.Failure;
   }

@@ -2,7 +2,7 @@
 // column is named the way the server names it (its alias, else the rules of FigureColname in parse_target.c),
 // or refused where the server would call it ?column?.
 import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
-import { byteToCharOffset, pgGrammar, pgRefusal } from './pg-grammar.js';
+import { charOffsetsOf, pgGrammar, pgRefusal } from './pg-grammar.js';
 import type { PgGrammar } from './pg-grammar.js';
 import { queryColumns } from './select-columns.js';
 import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './sql.js';
@@ -19,7 +19,8 @@ export async function readPostgresView(content: string, fileName = ''): Promise<
     const { message, offset } = pgRefusal(err);
     return { ok: false, code: 'syntax_error', message: `PostgreSQL refuses the SQL: ${message}`, at: offset };
   }
-  const at = (bytes: unknown) => byteToCharOffset(content, typeof bytes === 'number' ? bytes : 0);
+  const charOffset = charOffsetsOf(content);
+  const at = (bytes: unknown) => charOffset(typeof bytes === 'number' ? bytes : 0);
   const statements = tree.stmts ?? [];
   const [first, second] = statements;
   if (!first?.stmt)
@@ -77,8 +78,13 @@ export async function readPostgresView(content: string, fileName = ''): Promise<
       at: firstAt,
     };
   }
-  const tokens = tokensOf(grammar, content);
-  const long = tokens.find((t) => t.identifier && Buffer.byteLength(unquote(t.text)) > MAX_IDENTIFIER_BYTES);
+  // The scanner's tokens (13 µs each in WebAssembly, most of the time of a long view) are read only where they
+  // decide something: a name that may be too long, a star, and the position of a column an error points at.
+  let scanned: Tokens | undefined;
+  const tokens = () => (scanned ??= tokensOf(grammar, content, charOffset));
+  const long = mayHoldLongName(content)
+    ? tokens().list.find((t) => t.identifier && Buffer.byteLength(unquote(t.text)) > MAX_IDENTIFIER_BYTES)
+    : undefined;
   if (long) {
     return {
       ok: false,
@@ -106,7 +112,7 @@ export async function readPostgresView(content: string, fileName = ''): Promise<
           ok: false,
           code: 'select_star',
           message: `${SELECT_STAR_MESSAGE} (${resolved.reason})`,
-          at: starAt(tokens, itemAt),
+          at: starAt(tokens(), itemAt),
         };
       }
       // The star's columns are unknown here: the declared list names them.
@@ -123,11 +129,18 @@ export async function readPostgresView(content: string, fileName = ''): Promise<
       };
     }
     const type = typeOf(target['val']);
-    shape.columns.push({
-      name: declaredName ?? (figured as string),
-      at: declaredName === undefined ? nameAt(tokens, itemAt, figured as string) : shape.nameAt,
-      ...(type ? { type } : {}),
-    });
+    const name = declaredName ?? (figured as string);
+    if (declaredName === undefined) {
+      // Where the name is written is looked up when a message points at it (a bad or duplicate name).
+      let located: number | undefined;
+      shape.columns.push({
+        name,
+        get at() {
+          return (located ??= nameAt(tokens(), itemAt, name));
+        },
+        ...(type ? { type } : {}),
+      });
+    } else shape.columns.push({ name, at: shape.nameAt, ...(type ? { type } : {}) });
   }
   if (declared.length > targets.length) {
     return {
@@ -340,31 +353,48 @@ interface Token {
   identifier: boolean;
 }
 
-function tokensOf(grammar: PgGrammar, content: string): Token[] {
+/** The tokens in order, and the index of the token starting at each character offset. */
+interface Tokens {
+  list: Token[];
+  indexAt: Map<number, number>;
+}
+
+function tokensOf(grammar: PgGrammar, content: string, charOffset: (byteOffset: number) => number): Tokens {
+  let list: Token[];
   try {
-    return grammar
+    list = grammar
       .scanSync(content)
       .tokens.filter((t) => t.tokenName !== 'SQL_COMMENT' && t.tokenName !== 'C_COMMENT')
       .map((t) => ({
-        start: byteToCharOffset(content, t.start),
+        start: charOffset(t.start),
         text: t.text,
         identifier: t.tokenName === 'IDENT',
       }));
   } catch {
-    return [];
+    list = [];
   }
+  return { list, indexAt: new Map(list.map((t, index) => [t.start, index])) };
+}
+
+/**
+ * Whether the text may hold a name longer than PostgreSQL keeps (63 bytes): a run of 22 or more name
+ * characters (3 bytes each at most), or a quoted name. False means no token could be too long.
+ */
+function mayHoldLongName(content: string): boolean {
+  return content.includes('"') || /[A-Za-z0-9_$\u0080-\uffff]{22}/.test(content);
 }
 
 const ITEM_END = new Set(['from', 'where', 'group', 'having', 'window', 'order', 'limit', 'offset', 'fetch']);
 ITEM_END.add('union').add('intersect').add('except').add('into').add(';').add(',');
 
-/** The tokens of the SELECT item that starts at `itemAt`. */
-function itemTokens(tokens: Token[], itemAt: number): Token[] {
-  const first = tokens.findIndex((t) => t.start === itemAt);
-  if (first < 0) return [];
+/** The tokens of the SELECT item that starts at `itemAt` (each item's own, so all items cost one pass). */
+function itemTokens(tokens: Tokens, itemAt: number): Token[] {
+  const first = tokens.indexAt.get(itemAt);
+  if (first === undefined) return [];
   const item: Token[] = [];
   let depth = 0;
-  for (const token of tokens.slice(first)) {
+  for (let index = first; index < tokens.list.length; index++) {
+    const token = tokens.list[index] as Token;
     if (token.text === '(' || token.text === '[') depth++;
     else if (token.text === ')' || token.text === ']') depth--;
     if (depth < 0 || (depth === 0 && ITEM_END.has(token.text.toLowerCase()))) break;
@@ -374,14 +404,14 @@ function itemTokens(tokens: Token[], itemAt: number): Token[] {
 }
 
 /** Where the item's name is written: its alias, or the last part of a column reference; else the item. */
-function nameAt(tokens: Token[], itemAt: number, name: string): number {
+function nameAt(tokens: Tokens, itemAt: number, name: string): number {
   const last = itemTokens(tokens, itemAt).at(-1);
   if (!last) return itemAt;
   const text = unquote(last.text);
   return text === name || text.toLowerCase() === name ? last.start : itemAt;
 }
 
-function starAt(tokens: Token[], itemAt: number): number {
+function starAt(tokens: Tokens, itemAt: number): number {
   return itemTokens(tokens, itemAt).find((t) => t.text === '*')?.start ?? itemAt;
 }
 
