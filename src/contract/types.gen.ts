@@ -2034,6 +2034,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The client address failed authentication too often this minute (300 by default), or, on `POST /api/integration/tokens`, the person issued too many tokens (30 a minute by default). Answered on every path that takes a credential, before the credential is looked at. */
+        TooManyFailedAuthentications: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Seconds until the window resets. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request's `Host` is not one of the server's own names (its listening address, `127.0.0.1`, `localhost` or `[::1]` on its port, or the `--public-url` given at start): DNS rebinding is refused before any route runs, on every path. */
         MisdirectedRequest: {
             headers: {

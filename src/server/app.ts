@@ -11,6 +11,7 @@ import { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { AppContext } from './context.js';
+import { authenticate } from './context.js';
 import { ContractChecker } from './contract-check.js';
 import type { Queryable } from './db/index.js';
 import { openDb } from './db/index.js';
@@ -34,7 +35,7 @@ import { tableRoutes } from './routes/tables.js';
 import { meRoutes } from './routes/me.js';
 import { oauthRoutes } from './routes/oauth.js';
 import type { DeviceFlowOptions } from './oauth/settings.js';
-import { recordRoutes } from './routes/records.js';
+import { DATA_PLANE_ROUTES, recordRoutes } from './routes/records.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { seedIfEmpty } from './seed.js';
@@ -42,6 +43,10 @@ import { seedIfEmpty } from './seed.js';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_RATE_LIMIT = 200;
+/** Failed authentications per minute per client address before 429. */
+export const DEFAULT_FAILED_AUTH_LIMIT = 300;
+/** Integration tokens per minute per person before 429. */
+export const DEFAULT_MINT_LIMIT = 30;
 /** The largest body the spec names (recertify, §8); data-plane imports of 10,000 rows fit too. */
 export const BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
@@ -56,6 +61,10 @@ export interface ServerOptions {
   databaseUrl?: string;
   /** Requests per minute per token on table endpoints; default 200. */
   rateLimit?: number;
+  /** Failed authentications per minute per client address; default 300. */
+  failedAuthLimit?: number;
+  /** Integration tokens minted per minute per person; default 30. */
+  mintLimit?: number;
   /** "Now" in epoch ms; tests inject a movable clock (token expiry, rate windows). */
   clock?: Clock;
   /** Check every response against openapi.yaml and record violations in `contract`. */
@@ -122,6 +131,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       signer,
       auth: new Authenticator(db, signer),
       limiter: new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
+      failedAuth: new RateLimiter(options.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT, clock),
+      mints: new RateLimiter(options.mintLimit ?? DEFAULT_MINT_LIMIT, clock),
       refreshGraceMs: options.refreshGraceMs ?? DEFAULT_REFRESH_GRACE_MS,
       baseUrl: () => baseUrl,
       names: () => {
@@ -191,6 +202,15 @@ function buildApp(
         );
     }
   });
+  // Authenticate first: every /api route but the refresh (and the table endpoints, whose own hook does it
+  // with their rate limit) resolves its caller before its body is read, so nothing about the request is
+  // validated, or described, for a caller who is not one.
+  app.addHook('onRequest', async (request) => {
+    const route = request.routeOptions.url;
+    if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
+    if (DATA_PLANE_ROUTES.has(route)) return;
+    request.caller = await authenticate(ctx, request);
+  });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     reply
@@ -233,6 +253,9 @@ function checkPublicUrl(raw: string): string {
     throw new Error(`publicUrl must be an http(s) URL such as https://gds.example.com; got ${raw}`);
   return url.origin;
 }
+
+/** The /api routes that take no credential. */
+const PUBLIC_API_ROUTES = new Set(['/api/integration/refresh']);
 
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -7,7 +7,9 @@ import type { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Db } from './db/index.js';
 import type { OwnNames } from './host-check.js';
+import { HttpError } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
+import { rateLimited } from './rate-limit.js';
 
 export interface AppContext {
   db: Db;
@@ -16,6 +18,10 @@ export interface AppContext {
   signer: TokenSigner;
   auth: Authenticator;
   limiter: RateLimiter;
+  /** Failed authentications per client address (a flood of bogus tokens costs no database lookups). */
+  failedAuth: RateLimiter;
+  /** Integration tokens minted per person (each token has a rate bucket of its own). */
+  mints: RateLimiter;
   /** How long a spent refresh token is answered again with its successor instead of revoking its family. */
   refreshGraceMs: number;
   /** The server's base URL (known once it listens). */
@@ -24,9 +30,25 @@ export interface AppContext {
   names: () => OwnNames;
 }
 
-/** The request's caller: resolved by a hook (table endpoints) or on demand (everything else); 401 when none. */
+/** The request's caller: resolved by a hook before the body is read; 401 when none. */
 export async function callerOf(ctx: AppContext, request: FastifyRequest): Promise<Caller> {
-  return request.caller ?? ctx.auth.identify(request.headers.authorization);
+  return request.caller ?? authenticate(ctx, request);
+}
+
+/**
+ * Identifies the caller, counting failures per client address: once an address has failed too often in a
+ * minute it is answered 429 before its credential is even looked at (no database lookup per bogus token).
+ */
+export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Caller> {
+  const address = `address:${request.ip}`;
+  const exhausted = ctx.failedAuth.exhausted(address);
+  if (exhausted) throw rateLimited(exhausted, ctx.clock(), 'failed authentications');
+  try {
+    return await ctx.auth.identify(request.headers.authorization);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 401) ctx.failedAuth.take(address);
+    throw error;
+  }
 }
 
 declare module 'fastify' {

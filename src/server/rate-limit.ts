@@ -1,5 +1,7 @@
-// Fixed one-minute windows per key (an integration token id on table endpoints).
+// Fixed one-minute windows per key: an integration token id on table endpoints, a client address for failed
+// authentication, a person for minting tokens.
 import type { Clock } from './clock.js';
+import { HttpError } from './errors.js';
 
 export interface RateLimitState {
   limit: number;
@@ -19,6 +21,14 @@ export class RateLimiter {
     private readonly clock: Clock,
     private readonly windowMs = RATE_WINDOW_MS,
   ) {}
+
+  /** Whether `key` has used up its window, without counting a request. */
+  exhausted(key: string): RateLimitState | null {
+    const now = this.clock();
+    const window = this.windows.get(key);
+    if (!window || now >= window.start + this.windowMs || window.count < this.limit) return null;
+    return { limit: this.limit, remaining: 0, resetAt: window.start + this.windowMs, allowed: false };
+  }
 
   /** Counts one request for `key` and says whether it may proceed. */
   take(key: string): RateLimitState {
@@ -53,4 +63,16 @@ export function rateLimitHeaders(state: RateLimitState, now: number): Record<str
   };
   if (!state.allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((state.resetAt - now) / 1000)));
   return headers;
+}
+
+/** The 429 of a window used up (`what` says which limit). */
+export function rateLimited(state: RateLimitState, now: number, what: string): HttpError {
+  const headers = rateLimitHeaders(state, now);
+  return new HttpError(
+    429,
+    'rate_limited',
+    `Rate limit of ${state.limit} ${what} per minute reached; retry after ${headers['retry-after']} seconds.`,
+    { limit: state.limit },
+    headers,
+  );
 }

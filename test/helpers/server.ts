@@ -91,7 +91,15 @@ export interface TestResponse {
 
 export interface TestServerOptions extends Pick<
   ServerOptions,
-  'rateLimit' | 'jobs' | 'workspaces' | 'queryTimeoutMs' | 'publicUrl' | 'refreshGraceMs' | 'dbt'
+  | 'rateLimit'
+  | 'jobs'
+  | 'workspaces'
+  | 'queryTimeoutMs'
+  | 'publicUrl'
+  | 'refreshGraceMs'
+  | 'dbt'
+  | 'failedAuthLimit'
+  | 'mintLimit'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -117,6 +125,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    // Test files send hundreds of refused credentials and issue many tokens from one address within a
+    // minute; test/server/auth-flood.test.ts sets them low.
+    failedAuthLimit: options.failedAuthLimit ?? 100_000,
+    mintLimit: options.mintLimit ?? 10_000,
     ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
     ...(options.dbt ? { dbt: options.dbt } : {}),

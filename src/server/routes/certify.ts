@@ -21,11 +21,11 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown 
 export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/tables/:tableId/semantic-contract/certify', async (request: TableRequest) => {
     const caller = requireCertifier(await callerOf(ctx, request));
-    const body = parseCertifyBody(request.body);
     // The checks scan the data outside the certify transaction, once the caller may certify this table.
     const scanned = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
     requireEnvironment(caller, scanned.environmentLabel, scanned.id);
     await requireTokenTableWrite(ctx.db, caller, scanned);
+    const body = parseCertifyBody(request.body);
     const live = await certificationChecks(ctx.db, ctx.clock, scanned);
     const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTableInScope(tx, caller, request.params.tableId);

@@ -21,6 +21,10 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown 
 export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.patch('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
+    // Authorized before the body is read (and again in the transaction, on the row it locks).
+    const target = await loadTableInScope(ctx.db, caller, request.params.tableId);
+    if (!maySetIntent(caller, target))
+      requireRole(caller, 'STEWARD', "set the intent of a table you don't own");
     const body = parseBody<Schema<'ContractIntentRequest'>>('ContractIntentRequest', request.body);
     if ((body.grainType === undefined) !== (body.grainKeyColumns === undefined)) {
       throw badRequest(

@@ -182,6 +182,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/api/tables/:tableId/gate-runs', async (request: TableRequest, reply) => {
+    const { caller, table } = await gateTableFor(ctx, request);
     const body = parseBody<GateRunRequest>('GateRunRequest', request.body ?? {});
     const gate = body.gate ?? 1;
     if (gate !== 1 && body.sample !== undefined) {
@@ -197,7 +198,6 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     const sample = body.sample === undefined ? undefined : parseSample(body.sample);
-    const { caller, table } = await gateTableFor(ctx, request);
     if (gate === 1) {
       await governedTransaction(ctx.db, ctx.clock, (tx) =>
         applyTrigger(tx, {
@@ -219,8 +219,8 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/api/tables/:tableId/gate-submissions', async (request: TableRequest, reply) => {
-    const { ifNotCertified = false } = parseBody<GateSubmitRequest>('GateSubmitRequest', request.body ?? {});
     const { caller, table } = await gateTableFor(ctx, request);
+    const { ifNotCertified = false } = parseBody<GateSubmitRequest>('GateSubmitRequest', request.body ?? {});
     // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
     // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
     if (ifNotCertified) await refuseCertified(ctx.db, table);

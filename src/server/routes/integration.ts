@@ -7,6 +7,7 @@ import { requireSession } from '../auth/caller.js';
 import { issueIntegrationToken, refreshIntegrationToken } from '../auth/integration-tokens.js';
 import type { SessionCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
+import { rateLimited } from '../rate-limit.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
@@ -14,6 +15,9 @@ import { badRequest, forbidden, HttpError } from '../errors.js';
 export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/integration/tokens', async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
+    // Each token has a rate bucket of its own: minting is limited per person, so tokens cannot buy buckets.
+    const mint = ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
+    if (!mint.allowed) throw rateLimited(mint, ctx.clock(), 'integration tokens issued');
     const body = parseBody<IssueTokenRequest>('IssueTokenRequest', request.body);
     checkEnvironmentScope(caller, body.env, await checkEnvironment(ctx, caller.workspaceId, body.env));
     const grants = body.scopes.filter((s): s is TableGrantRequest => typeof s === 'object');

@@ -43,9 +43,9 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/api/tables/:tableId/promotions', async (request: TableRequest, reply: FastifyReply) => {
     const caller = requirePerson(await callerOf(ctx, request));
-    const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
     const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
     requireEnvironment(caller, table.environmentLabel);
+    const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
     if (body.to === table.environmentLabel) {
       throw badRequest(
         'same_environment',

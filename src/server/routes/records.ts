@@ -16,10 +16,9 @@ import { recordAudit } from '../audit.js';
 import type { AuditInput } from '../audit.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { callerOf } from '../context.js';
+import { authenticate, callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, HttpError } from '../errors.js';
-import { sha256 } from '../ids.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import { rateLimitHeaders } from '../rate-limit.js';
@@ -36,20 +35,27 @@ import { authorizeTable, loadActiveTable } from '../records/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string; recordId?: string }; Querystring: Query }>;
 
+/** The table endpoints: their own hook authenticates and rate-limits (headers on every answer, 401 too). */
+export const DATA_PLANE_ROUTES = new Set([
+  '/api/tables/:tableId/records',
+  '/api/tables/:tableId/records/:recordId',
+  '/api/tables/:tableId/bulk-update',
+  '/api/tables/:tableId/import',
+]);
+
 export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
       let caller: Caller | undefined;
       let failure: unknown;
       try {
-        caller = await ctx.auth.identify(request.headers.authorization);
+        caller = await authenticate(ctx, request);
       } catch (error) {
         failure = error;
       }
-      const key =
-        caller?.kind === 'integration'
-          ? `token:${caller.tokenId}`
-          : `other:${sha256(request.headers.authorization ?? request.ip)}`;
+      // A caller that is not an integration token counts against its address, not against a bucket of its
+      // own per (bogus) credential.
+      const key = caller?.kind === 'integration' ? `token:${caller.tokenId}` : `address:${request.ip}`;
       const state = ctx.limiter.take(key);
       const headers = rateLimitHeaders(state, ctx.clock());
       reply.headers(headers);
