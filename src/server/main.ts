@@ -3,7 +3,7 @@
 // (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
 // cleanly on SIGINT/SIGTERM.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -179,11 +179,21 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
     ...(text('query-timeout') !== undefined
       ? { queryTimeoutMs: integer('query-timeout', text('query-timeout'), 1, 3_600_000) }
       : {}),
-    ...(text('dbt') !== undefined ? { dbt: resolve(text('dbt') ?? '') } : {}),
+    ...(text('dbt') !== undefined ? { dbt: dbtFolder(text('dbt') ?? '') } : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);
   return { server, readyFile };
+}
+
+/** --dbt names a folder: the dbt project (its target/) or one holding manifest.json. */
+function dbtFolder(dir: string): string {
+  const path = resolve(dir);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    fail(
+      `--dbt ${dir} is not a folder: name your dbt project folder (the one holding dbt_project.yml and target/)`,
+    );
+  return path;
 }
 
 /**
@@ -249,13 +259,15 @@ function dbtBanner(dbt: NonNullable<ReadyInfo['dbt']>): string[] {
   const created = dbt.tables.filter((t) => t.created);
   const seeds = dbt.tables.filter((t) => t.rows !== undefined);
   const schemas = [...new Set(dbt.tables.map((t) => t.source.split('.')[0] ?? ''))];
+  // One connector serves the whole project: name it, as the workspace has others.
+  const connectors = [...new Set(dbt.tables.map((t) => t.connectorId))];
   return [
     `dbt project ${dbt.projectName ?? dbt.dir}: ${created.length} table(s) created, ${dbt.tables.length - created.length} already there, in schema(s) ${schemas.join(', ') || '(none)'} of the dev warehouse` +
       (seeds.length > 0 ? `; ${seeds.reduce((n, t) => n + (t.rows ?? 0), 0)} seed row(s) loaded` : ''),
     ...dbt.refused.map((r) => `  not created: ${r.uniqueId}: ${r.reason}`),
     ...dbt.warnings.map((w) => `  note: ${w}`),
     'then plan the project against this server:',
-    `  gds plan --dbt ${dbt.dir}`,
+    `  gds plan --dbt ${dbt.dir}${connectors.length === 1 ? ` --connector ${connectors[0] ?? ''}` : ''}`,
     '',
   ];
 }

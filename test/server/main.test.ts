@@ -14,7 +14,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { ReadyInfo } from '../helpers/server.js';
+import { needs, noSharedFixtures } from '../helpers/skip.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gds-main-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -137,6 +139,7 @@ describe('npm run server', () => {
       'workspaces',
       'query-timeout',
       'public-url',
+      'dbt',
       'help',
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
@@ -177,6 +180,43 @@ describe('npm run server', () => {
       await server.closed;
     },
   );
+
+  it(
+    "--dbt DIR: the project's tables in the ready file, and the plan to run next in the banner",
+    { ...needs(noSharedFixtures), timeout: 120_000 },
+    async () => {
+      const project = join(sharedFixturesDir, 'real/dbt-projects/manoty_jaffle_duckdb');
+      const readyFile = join(dir, 'dbt', 'ready.json');
+      const server = run(['--ready-file', readyFile, '--port', '0', '--dbt', project]);
+      try {
+        await waitFor(
+          () => existsSync(readyFile) && server.output.stdout.includes('gds plan --dbt'),
+          'the ready file',
+        );
+        const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+        const connector = ready.connectors.find((c) => c.name === 'dbt-main');
+        expect(ready.warehouseObjects.find((o) => o.source === 'main.customer_ltv')?.connectorId).toBe(
+          connector?.id,
+        );
+        expect(ready.dbt?.tables).toHaveLength(17);
+        expect(server.output.stdout).toContain(
+          `dbt project jaffle_dbt: 17 table(s) created, 0 already there, in schema(s) main of the dev warehouse`,
+        );
+        expect(server.output.stdout).toContain(
+          `  gds plan --dbt ${project} --connector ${connector?.id ?? ''}\n`,
+        );
+      } finally {
+        server.signal('SIGTERM');
+      }
+      await server.closed;
+    },
+  );
+
+  it('refuses a --dbt that is not a folder with exit code 2', { timeout: 60_000 }, async () => {
+    const server = run(['--dbt', join(dir, 'no-such-project')]);
+    expect(await server.exited).toBe(2);
+    expect(server.output.stderr).toContain('is not a folder: name your dbt project folder');
+  });
 
   it('refuses a bad option with exit code 2 and the usage', { timeout: 60_000 }, async () => {
     const server = run(['--port', 'eighty']);
