@@ -38,7 +38,22 @@ export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [
   { header: 'Table', value: (o) => o.table },
   { header: 'Outcome', kind: 'state', value: (o) => o.outcome },
   { header: 'Drift', kind: 'version', value: (o) => (o.driftDetected ? 'yes' : 'no') },
+  {
+    header: 'Certified view',
+    kind: 'text',
+    value: (o) => (o.certifiedView ? describeViewHealth(o.certifiedView) : '-'),
+  },
 ];
+
+type ViewStatus = NonNullable<TableStatus['certifiedView']>;
+
+/** A certified view's health in a few words: `published v3`, `missing, published again v3`, `columns differ`. */
+export function describeViewHealth(view: ViewStatus): string {
+  const version = view.version === null ? '' : ` v${view.version}`;
+  if (view.republished) return `missing, published again${version}`;
+  if (view.health === 'published') return `published${version}`;
+  return view.health === 'missing' ? 'missing' : 'columns differ';
+}
 
 export function describeJobs(jobs: readonly JobSummary[]): string {
   if (jobs.length === 0) return 'none active';
@@ -72,10 +87,20 @@ export function printStatus(out: Output, status: TableStatus): void {
       `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,
     ],
     ['Certified', describeCertification(certification)],
+    ...(status.certifiedView
+      ? [['Certified view', describeView(status.certifiedView)] as [string, string]]
+      : []),
     ['Schema drift', describeDrift(status.schemaDrift)],
     ['Jobs', describeJobs(status.activeJobs)],
   ];
-  for (const [label, value] of rows) out.print(out.style('bold', `${label}:`.padEnd(15)), value);
+  const width = Math.max(...rows.map(([label]) => label.length + 2));
+  for (const [label, value] of rows) out.print(out.style('bold', `${label}:`.padEnd(width)), value);
+}
+
+/** `certified_dev.orders published v3`; when it is not (or was just published again), why. */
+function describeView(view: ViewStatus): string {
+  const words = `${view.name} ${describeViewHealth(view)}`;
+  return view.health === 'published' ? words : `${words}: ${view.detail}`;
 }
 
 /** The latest contract version: a certification, or a restore (which asks for a new certification). */

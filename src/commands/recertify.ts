@@ -11,7 +11,9 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing. The manifest ' +
     'is reduced to the fields drift detection reads, so one of any size fits; a file that is not a manifest is ' +
     'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
-    'an environment-scoped one may omit it. Shows what was filed per table. Under --json ONE line: the whole ' +
+    'an environment-scoped one may omit it. Shows what was filed per table, and the certified view of each ' +
+    'CERTIFIED table: one a rebuild dropped (dbt renames and drops … cascade) is published again when the ' +
+    'relation still has the certified columns, and stderr says so (or why it cannot). Under --json ONE line: the whole ' +
     'response (environmentLabel, submitted, governed, outcomes[]); `jq -c ".outcomes[]"` gives one line per table.';
   static override examples = [
     '<%= config.bin %> recertify --run-results target/run_results.json --manifest target/manifest.json --env production',
@@ -71,6 +73,10 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
       return;
     }
     await this.out.table(response.outcomes, outcomeColumns);
+    // A certified view published again, or missing and not publishable: said, with why.
+    for (const view of response.outcomes.flatMap((o) => (o.certifiedView ? [o.certifiedView] : []))) {
+      if (view.health !== 'published') this.out.info(view.detail);
+    }
     this.out.info(
       `Environment ${response.environmentLabel}: ${response.submitted} submitted, ${response.governed} governed.`,
     );

@@ -9,6 +9,10 @@ import type { TableStatus } from '../client/areas/tables.js';
 export default class Status extends ApiCommand<typeof Status> {
   static override summary = "Show a table's lifecycle state, certification, schema drift and active jobs.";
   static override description =
+    "For a CERTIFIED table, its certified view's health: published (with the contract version it serves), " +
+    'missing, or columns differ; a view a warehouse rebuild dropped (dbt renames the relation and drops the ' +
+    'old one with cascade) is published again by this read when the relation still has the certified ' +
+    'columns, and the line says so. ' +
     '--watch polls until no job of the table is active (after 0.25 s, then twice as long each time up to ' +
     '--interval seconds, default 3): the status first, then a line on stdout each time it changes while a job ' +
     'is active, and one final line on stderr when none is; a spinner on a terminal while jobs run. Under ' +

@@ -1418,6 +1418,8 @@ export interface components {
                 /** @description On a RESTORE, the version it restored. */
                 restoredFrom?: number | null;
             };
+            /** @description A CERTIFIED table's view and its health (null when the table is not CERTIFIED). A missing view is published again by this read when the relation still has the certified columns (republished true). */
+            certifiedView?: null | components["schemas"]["CertifiedViewStatus"];
             schemaDrift: components["schemas"]["SchemaDrift"];
             activeJobs: components["schemas"]["JobSummary"][];
         };
@@ -1496,6 +1498,22 @@ export interface components {
             /** @description `recert_filed`, `not_governed`, … */
             outcome: string;
             driftDetected: boolean;
+            /** @description A CERTIFIED table's view after the signal: published again (republished true) when a rebuild had dropped it and the relation still has the certified columns; otherwise detail says why not. */
+            certifiedView?: components["schemas"]["CertifiedViewStatus"];
+        };
+        CertifiedViewStatus: {
+            /** @description The view, `schema.table` (certified_<env>.<table>). */
+            name: string;
+            /**
+             * @description As the call found it. published: there, with the certified columns; missing: not there (e.g. a warehouse rebuild dropped it with cascade; see republished); columns_differ: there, with other columns.
+             * @enum {string}
+             */
+            health: "published" | "missing" | "columns_differ";
+            /** @description The contract version the view serves (after republishing); null when there is none or not known. */
+            version: number | null;
+            /** @description This call found the view missing and published it again; it is there now. */
+            republished: boolean;
+            detail: string;
         };
         RecertifyResponse: {
             environmentLabel: string;

@@ -7,6 +7,8 @@ import type { ManifestNode } from '../../core/dbt-run.js';
 import { readRunResults, reduceManifest } from '../../core/dbt-run.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
+import type { CertifiedViewStatus } from '../certification/view.js';
+import { repairCertifiedView } from '../certification/view.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
@@ -32,7 +34,13 @@ export interface RecertifyResponse {
   environmentLabel: string;
   submitted: number;
   governed: number;
-  outcomes: Array<{ table: string; outcome: string; driftDetected: boolean }>;
+  outcomes: Array<{
+    table: string;
+    outcome: string;
+    driftDetected: boolean;
+    /** A CERTIFIED table's view after the signal (published again when it was missing). */
+    certifiedView?: CertifiedViewStatus;
+  }>;
 }
 
 type Body = Record<string, unknown>;
@@ -370,5 +378,10 @@ async function signalTable(
       throw new Error(`recertify: unexpected effect ${effect.type}`);
     }
   }
-  return { table: entry.name, outcome, driftDetected };
+  // A rebuild (dbt's rename and drop … cascade) may have dropped the certified view: published again.
+  const certifiedView =
+    table.state === 'CERTIFIED'
+      ? await repairCertifiedView(tx, table, { clock: ctx.clock, userId: caller.userId, via: 'recertify' })
+      : null;
+  return { table: entry.name, outcome, driftDetected, ...(certifiedView ? { certifiedView } : {}) };
 }

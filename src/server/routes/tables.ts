@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
 import { inEnvironmentScope, loadTableInScope } from '../certification/access.js';
+import { repairCertifiedView } from '../certification/view.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -67,6 +68,13 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       gate1Version: table.gate1Version,
       dataVersion: table.dataVersion,
       certification: await latestCertification(ctx.db, table.id),
+      // A CERTIFIED table's view, published again here when a warehouse rebuild dropped it.
+      certifiedView:
+        table.state === 'CERTIFIED'
+          ? await ctx.db.transaction((tx) =>
+              repairCertifiedView(tx, table, { clock: ctx.clock, userId: caller.userId, via: 'status' }),
+            )
+          : null,
       schemaDrift: await schemaDrift(ctx.db, table),
       activeJobs: jobs.map((j) => ({ id: j.id, type: j.type, status: j.status, createdAt: j.createdAt })),
     };

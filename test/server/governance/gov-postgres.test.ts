@@ -85,6 +85,8 @@ describe('governance on PostgreSQL', needs(noPostgres), () => {
       table: 'categorydim',
       outcome: 'recert_filed',
       driftDetected: false,
+      // Made CERTIFIED without its view: the signal found it missing and published it.
+      certifiedView: expect.objectContaining({ health: 'missing', republished: true }),
     });
   });
 

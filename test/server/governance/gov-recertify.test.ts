@@ -78,7 +78,17 @@ describe('tables', () => {
       submitted: 3,
       governed: 2,
       outcomes: [
-        { table: 'CategoryDim', outcome: 'recert_filed', driftDetected: false },
+        {
+          table: 'CategoryDim',
+          outcome: 'recert_filed',
+          driftDetected: false,
+          // Set CERTIFIED above without its view: the signal found it missing and published it.
+          certifiedView: expect.objectContaining({
+            name: 'certified_dev.categorydim',
+            health: 'missing',
+            republished: true,
+          }),
+        },
         { table: 'productsdim', outcome: 'not_certified', driftDetected: false },
         { table: 'no_such_table', outcome: 'not_governed', driftDetected: false },
       ],
@@ -145,6 +155,7 @@ describe('tables', () => {
       table: 'stg_pipedrive__stages',
       outcome: 'recert_filed',
       driftDetected: true,
+      certifiedView: expect.objectContaining({ health: 'published', republished: false }),
     });
     expect((await openRequests('stg_pipedrive__stages')).map((r) => r.cause)).toEqual(['ingest', 'drift']);
   });
@@ -161,7 +172,12 @@ describe('runResults', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ environmentLabel: 'dev', submitted: 4, governed: 2 });
     expect(response.body.outcomes).toEqual([
-      { table: 'categorydim', outcome: 'recert_filed', driftDetected: false },
+      {
+        table: 'categorydim',
+        outcome: 'recert_filed',
+        driftDetected: false,
+        certifiedView: expect.objectContaining({ health: 'published' }),
+      },
       { table: 'productsdim', outcome: 'not_certified', driftDetected: false },
       { table: 'userdim', outcome: 'not_governed', driftDetected: false },
       { table: 'fact_userproducts', outcome: 'not_governed', driftDetected: false },
@@ -192,6 +208,7 @@ describe('runResults', () => {
       table: 'categorydim',
       outcome: 'recert_filed',
       driftDetected: true,
+      certifiedView: expect.objectContaining({ health: 'published' }),
     });
     expect((await openRequests('categorydim')).at(-1)?.cause).toBe('drift');
   });
@@ -205,6 +222,7 @@ describe('runResults', () => {
         table: 'categorydim',
         outcome: 'recert_filed',
         driftDetected: false,
+        certifiedView: expect.objectContaining({ health: 'published' }),
       });
     }
   });
