@@ -4,6 +4,7 @@
 import { MAX_IDENTIFIER_BYTES } from './identifiers.js';
 import { charOffsetsOf, pgGrammar, pgRefusal } from './pg-grammar.js';
 import type { PgGrammar } from './pg-grammar.js';
+import { isDbtTemporary, modelOfFile, underDbtTarget, withoutDbtSuffix } from './dbt-sql.js';
 import { queryColumns } from './select-columns.js';
 import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './sql.js';
 import type { ViewReading, ViewShape } from './sql.js';
@@ -59,7 +60,7 @@ export async function readPostgresView(content: string, fileName = ''): Promise<
     .map((k) => view.relation[k])
     .filter((p): p is string => typeof p === 'string' && p !== '');
   // dbt builds a model as `<name>__dbt_tmp` and swaps it in: the table is the model's own name.
-  const temporary = name.at(-1)?.match(DBT_TEMPORARY);
+  const temporary = isDbtTemporary(name.at(-1) ?? '');
   if (temporary) name[name.length - 1] = withoutDbtSuffix(name.at(-1) ?? '');
   const shape: ViewShape = {
     name,
@@ -161,18 +162,6 @@ interface PgView {
   dbtRun?: boolean;
 }
 
-const DBT_TEMPORARY = /__dbt_(?:tmp|backup)(?:_[0-9a-f]+)?$/i;
-
-/** A model's name without the suffix dbt builds it under. */
-export function withoutDbtSuffix(name: string): string {
-  return name.replace(DBT_TEMPORARY, '');
-}
-
-/** True for a path under dbt's `target/compiled/` (or `target/run/`) folder. */
-function underDbtTarget(fileName: string, folder: 'compiled' | 'run'): boolean {
-  return new RegExp(`(^|[/\\\\])${folder}[/\\\\]`).test(fileName);
-}
-
 /**
  * dbt's compiled SQL of a model (`target/compiled/…/<model>.sql`): one bare query, `with … select` or, under
  * target/compiled, a plain `select`. Its table is the model, named after the file; its columns those the
@@ -182,8 +171,7 @@ function dbtCompiledModel(statement: Node, fileName: string): ViewReading | unde
   const select = statement['SelectStmt'];
   if (!isNode(select)) return undefined;
   if (!isNode(select['withClause']) && !underDbtTarget(fileName, 'compiled')) return undefined;
-  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1);
-  const table = withoutDbtSuffix(base.replace(/\.sql$/i, ''));
+  const table = modelOfFile(fileName);
   const resolved = queryColumns(statement);
   if (!resolved.ok)
     return {
@@ -217,7 +205,7 @@ function viewOf(statement: Node, fileName = ''): PgView | undefined {
   const relname = ((into['rel'] ?? {}) as Node)['relname'];
   const dbtRun =
     created?.['objtype'] === 'OBJECT_TABLE' &&
-    ((typeof relname === 'string' && DBT_TEMPORARY.test(relname)) || underDbtTarget(fileName, 'run'));
+    ((typeof relname === 'string' && isDbtTemporary(relname)) || underDbtTarget(fileName, 'run'));
   if (!created || (created['objtype'] !== 'OBJECT_MATVIEW' && !dbtRun)) return undefined;
   return {
     relation: (into['rel'] ?? {}) as Node,

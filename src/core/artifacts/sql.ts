@@ -62,7 +62,7 @@ export async function readSql(content: string, asked?: Dialect, fileName = ''): 
   const reading =
     dialect === 'postgres'
       ? await (await import('./pg-view.js')).readPostgresView(content, fileName)
-      : (await import('./warehouse-view.js')).readWarehouseView(content, dialect);
+      : (await import('./warehouse-view.js')).readWarehouseView(content, dialect, fileName);
   const fail = (code: ArtifactErrorCode, message: string, at?: number): ParseResult => ({
     ok: false,
     error: {

@@ -3,6 +3,7 @@
 // (quotes, $$ strings, comments and nesting respected). A column is reported only where the warehouse names
 // it the same way: a declared column list, an alias, or a plain column reference; any other expression
 // without an alias is refused by name rather than guessed.
+import { isDbtTemporary, modelOfFile, underDbtTarget, withoutDbtSuffix } from './dbt-sql.js';
 import type { Dialect } from './dialect.js';
 import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './sql.js';
 import type { ViewReading, ViewShape } from './sql.js';
@@ -123,7 +124,7 @@ const NEVER_ALIAS = new Set(
   ).split(' '),
 );
 
-export function readWarehouseView(content: string, dialect: Dialect): ViewReading {
+export function readWarehouseView(content: string, dialect: Dialect, fileName = ''): ViewReading {
   const lexed = tokenize(content, dialect);
   if (!lexed.ok) return { ok: false, code: 'syntax_error', message: lexed.message, at: lexed.at };
   const statements = splitStatements(lexed.tokens);
@@ -131,7 +132,19 @@ export function readWarehouseView(content: string, dialect: Dialect): ViewReadin
   if (!first)
     return { ok: false, code: 'empty_file', message: `the file holds no SQL statement: write ${VIEW_SHAPE}` };
   const firstAt = first[0]?.start ?? 0;
-  const header = readHeader(first, content);
+  // dbt's compiled SQL of a model: a bare query, the model named after its file.
+  const compiled =
+    !second && (is(first[0], 'WITH') || (is(first[0], 'SELECT') && underDbtTarget(fileName, 'compiled')));
+  const dbtRun = underDbtTarget(fileName, 'run') || first.some((t) => isDbtTemporary(t.value ?? t.text));
+  const header: Header = compiled
+    ? {
+        ok: true,
+        name: [{ kind: 'quoted', text: modelOfFile(fileName), value: modelOfFile(fileName), start: 0 }],
+        nameAt: 0,
+        declared: [],
+        bodyIndex: 0,
+      }
+    : readHeader(first, content, dbtRun);
   if (!header.ok) return header;
   if (second) {
     const secondAt = second[0]?.start ?? 0;
@@ -143,7 +156,19 @@ export function readWarehouseView(content: string, dialect: Dialect): ViewReadin
     };
   }
   const fold = folder(dialect);
-  const view: ViewShape = { name: header.name.map(fold), nameAt: header.nameAt, columns: [] };
+  const name = header.name.map(fold);
+  const last = name.at(-1) ?? '';
+  if (!compiled && isDbtTemporary(last)) name[name.length - 1] = withoutDbtSuffix(last);
+  const view: ViewShape = {
+    name,
+    nameAt: header.nameAt,
+    columns: [],
+    ...(compiled
+      ? { dbt: 'compiled' as const }
+      : header.table || isDbtTemporary(last)
+        ? { dbt: 'run' as const }
+        : {}),
+  };
   const declared = header.declared.map((t) => ({ name: fold(t), at: t.start }));
   const list = selectList(first.slice(header.bodyIndex), firstAt);
   if (!list.ok) return list;
@@ -203,11 +228,19 @@ function splitStatements(tokens: Token[]): Token[][] {
 }
 
 type Header =
-  | { ok: true; name: Token[]; nameAt: number; declared: Token[]; bodyIndex: number }
+  | {
+      ok: true;
+      name: Token[];
+      nameAt: number;
+      declared: Token[];
+      bodyIndex: number;
+      /** dbt's run SQL of a table model (`create or replace transient table … as (…)`). */
+      table?: boolean;
+    }
   | { ok: false; code: 'not_a_view' | 'syntax_error'; message: string; at?: number };
 
 /** `CREATE [OR REPLACE] [SECURE] [RECURSIVE] [MATERIALIZED] VIEW [IF NOT EXISTS] name [(cols)] [options] AS`. */
-function readHeader(statement: Token[], content: string): Header {
+function readHeader(statement: Token[], content: string, dbtRun = false): Header {
   const start = statement[0]?.start ?? 0;
   const words = statementWords(content, start);
   let i = 0;
@@ -219,7 +252,7 @@ function readHeader(statement: Token[], content: string): Header {
       at: start,
     };
   i++;
-  while (is(statement[i], ...VIEW_MODIFIERS, ...TEMPORARY)) {
+  while (is(statement[i], ...VIEW_MODIFIERS, ...TEMPORARY, ...(dbtRun ? ['TRANSIENT'] : []))) {
     if (is(statement[i], ...TEMPORARY)) {
       return {
         ok: false,
@@ -230,7 +263,8 @@ function readHeader(statement: Token[], content: string): Header {
     }
     i++;
   }
-  if (!is(statement[i], 'VIEW'))
+  const table = dbtRun && is(statement[i], 'TABLE');
+  if (!is(statement[i], 'VIEW') && !table)
     return {
       ok: false,
       code: 'not_a_view',
@@ -284,7 +318,7 @@ function readHeader(statement: Token[], content: string): Header {
       at: nameAt,
     };
   }
-  return { ok: true, name, nameAt, declared, bodyIndex: i + 1 };
+  return { ok: true, name, nameAt, declared, bodyIndex: i + 1, ...(table ? { table } : {}) };
 }
 
 function closing(tokens: Token[], open: number): number {

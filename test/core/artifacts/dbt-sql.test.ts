@@ -90,6 +90,51 @@ select * from final`,
     expect(plainTable.ok).toBe(false);
   });
 
+  it('a warehouse dialect: Snowflake run SQL of a table, BigQuery compiled SQL', async () => {
+    const snowflake = await parseArtifact({
+      fileName: 'target/run/shop/models/marts/orders.sql',
+      dialect: 'snowflake',
+      content: `create or replace transient table analytics.marts.orders
+         as
+        (with s as (select 1 as id) select id, amount as order_amount from s
+        );`,
+    });
+    expect(snowflake).toMatchObject({
+      ok: true,
+      artifact: {
+        table: 'ORDERS',
+        source: { schema: 'MARTS', table: 'ORDERS' },
+        columns: [{ name: 'ID' }, { name: 'ORDER_AMOUNT' }],
+        fromDbtSql: 'run',
+      },
+    });
+    const bigquery = await parseArtifact({
+      fileName: 'stg_orders.sql',
+      dialect: 'bigquery',
+      content: 'with s as (select * from `proj`.`raw`.`orders`)\nselect id, status from s',
+    });
+    expect(bigquery).toMatchObject({
+      ok: true,
+      artifact: {
+        table: 'stg_orders',
+        columns: [{ name: 'id' }, { name: 'status' }],
+        fromDbtSql: 'compiled',
+      },
+    });
+    const view = await parseArtifact({
+      fileName: 'x.sql',
+      dialect: 'snowflake',
+      content: 'create or replace view db.analytics.orders__dbt_tmp as (select id from t)',
+    });
+    expect(view).toMatchObject({ ok: true, artifact: { table: 'ORDERS', fromDbtSql: 'run' } });
+    const plainTable = await parseArtifact({
+      fileName: 'x.sql',
+      dialect: 'snowflake',
+      content: 'create or replace transient table analytics.orders as (select id from t)',
+    });
+    expect(plainTable.ok).toBe(false);
+  });
+
   it('a star over a warehouse table is refused by name', async () => {
     const parsed = await parseArtifact({
       fileName: 'x.sql',
