@@ -173,12 +173,17 @@ describe("a profile's token goes only to that profile's base", () => {
 
 /** `gds auth logout` in a pseudo-terminal, once its question is on the screen. */
 async function logoutOnTerminal(cfg: string) {
-  const [command, argv] = cliCommand(['auth', 'logout']);
+  return onTerminal(cfg, ['auth', 'logout'], 'Log out of which profile?');
+}
+
+/** `gds <args>` in a pseudo-terminal, once `question` is on the screen. */
+async function onTerminal(cfg: string, args: string[], question: string) {
+  const [command, argv] = cliCommand(args);
   const line = `stty cols 100 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
   const { child, result } = runInTerminal(line, { GDS_CONFIG_DIR: cfg, GDS_SECRET_STORAGE: 'file' });
   let seen = '';
   child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
-  for (let i = 0; i < 200 && !seen.includes('Log out of which profile?'); i += 1) await sleep(50);
+  for (let i = 0; i < 200 && !seen.includes(question); i += 1) await sleep(50);
   return { seen: () => seen, type: (keys: string) => child.stdin?.write(keys), result };
 }
 
@@ -235,5 +240,36 @@ describe('gds auth logout', () => {
     expect(r.code).toBe(130);
     expect(r.stdout).not.toContain('Aborted');
     expect(Object.keys((await config(cfg)).profiles)).toEqual(['default']);
+  });
+});
+
+describe('gds auth set on a terminal', () => {
+  it('without --token: asks for it, masked, and stores it', async () => {
+    const cfg = await fresh();
+    const token = server.user('OWNER').cliToken;
+    const { seen, type, result } = await onTerminal(
+      cfg,
+      ['auth', 'set', '--base', server.url],
+      'Paste the CLI token',
+    );
+    type(`${token}\r`);
+    const r = await result;
+    expect(r.code, r.stdout).toBe(0);
+    expect(seen()).not.toContain(token);
+    expect(r.stdout).toContain('*'.repeat(8));
+    expect((await config(cfg)).profiles.default).toMatchObject({ kind: 'static', token });
+  });
+
+  it('--token - on a terminal: exit 2 saying how to pipe a token', async () => {
+    const cfg = await fresh();
+    const { result } = await onTerminal(
+      cfg,
+      ['auth', 'set', '--token', '-', '--base', server.url],
+      'nothing',
+    );
+    const r = await result;
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('printf %s "$TOKEN" | gds auth set --token -');
+    expect(r.stdout).not.toContain('gate1.yml');
   });
 });

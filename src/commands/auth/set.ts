@@ -8,7 +8,7 @@ import type { Me } from '../../cli/signed-in.js';
 export default class AuthSet extends BaseCommand<typeof AuthSet> {
   static override summary = 'Store a CLI token and the API base URL in a profile.';
   static override description =
-    'The token goes to the OS keychain when one answers, else to the config file (mode 600), and stderr ' +
+    'On a terminal without --token the token is asked for, hidden as it is pasted. The token goes to the OS keychain when one answers, else to the config file (mode 600), and stderr ' +
     'says so. Set GDS_SECRET_STORAGE (or "secretStorage" in the config file) to keychain to refuse the ' +
     'file, or to file to skip the keychain. The profile (default: "default") becomes the active one when ' +
     'none is. `--token -` reads the token from stdin, keeping it out of the shell history. The token is ' +
@@ -34,14 +34,29 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
   };
 
   async run(): Promise<void> {
-    const { token, base, profile } = this.flags;
-    if (token === undefined || base === undefined) {
+    const { base, profile } = this.flags;
+    const { canAsk, secret: askSecret } = await import('../../cli/prompt.js');
+    if (base === undefined || (this.flags.token === undefined && !canAsk())) {
       throw new CliError('gds auth set needs both --token and --base.', {
         exitCode: ExitCode.Usage,
         code: 'missing_flag',
         suggestion: 'Run: gds auth set --token <t> --base <url> [--profile <name>]',
       });
     }
+    if (this.flags.token === '-' && process.stdin.isTTY === true) {
+      throw new CliError(
+        '--token - reads the token from stdin, and stdin is this terminal: nothing is piped in.',
+        {
+          exitCode: ExitCode.Usage,
+          code: 'stdin_is_terminal',
+          suggestion:
+            `Pipe it in: printf %s "$TOKEN" | gds auth set --token - --base ${base}` +
+            ' (or leave --token out on a terminal to paste it, hidden).',
+        },
+      );
+    }
+    // On a terminal without --token: asked for, masked, so it stays out of the shell history.
+    const token = this.flags.token ?? (await askSecret(`Paste the CLI token for ${base}:`));
     const { setStaticProfile } = await import('../../auth/profiles.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
     const secret = (token === '-' ? (await readTextInput('-', { flag: '--token' })).text : token).trim();
