@@ -97,6 +97,8 @@ export interface RequestOptions extends CallOptions {
 /** The response headers, read as `Headers.get` reads them (names in any case, repeated values joined). */
 export interface ResponseHeaders {
   get(name: string): string | null;
+  /** Every header as received, lower-case names (`gds api -i`); absent on stand-ins of tests. */
+  entries?(): Array<[string, string]>;
 }
 
 export interface ApiResponse<T> {
@@ -409,6 +411,13 @@ function headersOf(res: IncomingMessage): ResponseHeaders {
       const value = res.headers[name.toLowerCase()];
       if (value === undefined) return null;
       return Array.isArray(value) ? value.join(', ') : value;
+    },
+    entries() {
+      return Object.entries(res.headers).flatMap(([name, value]) =>
+        value === undefined
+          ? []
+          : [[name, Array.isArray(value) ? value.join(', ') : value] as [string, string]],
+      );
     },
   };
 }

@@ -9,7 +9,8 @@ export default class Api extends ApiCommand<typeof Api> {
   static override summary = 'Make an authenticated call to any path of the service and print the answer.';
   static override description =
     'For anything without its own command, like `gh api`. The call goes to the API base of your credentials ' +
-    'with your token, so PATH must start with / (no URLs to other hosts). -f key=value fields become a JSON ' +
+    'with your token, so PATH is a path of the service (a missing leading / is added; no URLs to other ' +
+    'hosts). -f key=value fields become a JSON ' +
     'body for POST, PUT and PATCH, or the query for GET and DELETE; with fields and no -X the method is POST. ' +
     '-F types true, false, null and numbers. --input sends a JSON file (or - for stdin) as the body, and the ' +
     'fields then go into the query. The body of the answer is printed on stdout: indented on a terminal, one ' +
@@ -20,7 +21,18 @@ export default class Api extends ApiCommand<typeof Api> {
     '<%= config.bin %> api /api/workspace/audit-log -X GET -f eventType=TABLE_CERTIFIED -F limit=5',
     '<%= config.bin %> api /api/tables/t_42/records -f name=Ada -f email=ada@example.com',
     'jq -n \'{records:[{data:{name:"Ada"}}]}\' | <%= config.bin %> api /api/tables/t_42/bulk-update --input -',
+    '<%= config.bin %> api api/workspace/audit-log -X GET -F limit=200 --paginate -q .action',
+    "<%= config.bin %> api /api/tables/t_42/records -F 'data[name]=Ada' -F 'data[tags][]=vip' -i",
+    '<%= config.bin %> api /api/tables/t_42/records -F data[notes]=@notes.txt --silent',
   ];
+  static override baseFlags = {
+    ...ApiCommand.baseFlags,
+    jq: Flags.string({
+      char: 'q',
+      description: ApiCommand.baseFlags.jq.description ?? '',
+      helpGroup: 'GLOBAL',
+    }),
+  };
   static override args = {
     path: Args.string({
       description: 'Path of the service, from /api on (a query string is allowed).',
@@ -45,13 +57,24 @@ export default class Api extends ApiCommand<typeof Api> {
     })(),
     'typed-field': Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'F',
-      description: 'A typed field key=value: true, false, null and numbers keep their type (repeatable).',
+      description:
+        'A typed field key=value: true, false, null and numbers keep their type; @file (or @-) reads the value ' +
+        'from a file (or stdin). key[sub]=v and key[]=v build nested objects and arrays (repeatable).',
       multiple: true,
       parse: async (input) => parseField(input, true),
     })(),
     input: Flags.string({
       description: 'A file holding the JSON body, or - for stdin.',
     }),
+    paginate: Flags.boolean({
+      description:
+        "Follow every page of a GET (the answer's nextCursor, or nextPage): one NDJSON line per item of every page.",
+    }),
+    include: Flags.boolean({
+      char: 'i',
+      description: 'Print the HTTP status line and the response headers before the body.',
+    }),
+    silent: Flags.boolean({ description: 'Print nothing of a successful answer (the exit code says it).' }),
     header: Flags.custom<readonly [string, string]>({
       char: 'H',
       description: "An extra request header 'Name: value' (repeatable).",
@@ -61,22 +84,68 @@ export default class Api extends ApiCommand<typeof Api> {
   };
 
   async run(): Promise<void> {
-    const { callApi } = await import('../services/api-call.js');
-    const { input, method, header } = this.flags;
+    const { callApi, nextPageQuery, pageItems } = await import('../services/api-call.js');
+    const { input, method, header, paginate, include, silent } = this.flags;
     const body = input === undefined ? undefined : await this.readJsonBody(input);
-    const fields = [...pairs(this.flags.field), ...pairs(this.flags['typed-field'])];
-    const headers = pairs(header);
-    const result = await this.withClient((client, session) =>
-      callApi(client, session.baseUrl, { path: this.args.path, method, fields, body, headers }),
-    );
-    if (result.exitCode !== 0) {
-      this.printErrorBody(result.body);
-      this.exit(result.exitCode);
+    const fields = [...(this.flags.field ?? []), ...(await this.withFiles(this.flags['typed-field'] ?? []))];
+    const headers = header ?? [];
+    if (paginate && (method ?? (fields.length > 0 || body !== undefined ? 'POST' : 'GET')) !== 'GET') {
+      const { CliError, ExitCode } = await import('../cli/errors.js');
+      throw new CliError('--paginate reads pages of a GET; this call is not a GET.', {
+        exitCode: ExitCode.Usage,
+        code: 'paginate_not_get',
+        suggestion: 'Give the fields with -X GET so they go into the query.',
+      });
     }
-    if (result.body === undefined) return;
-    if (!this.out.json && this.out.stdout.isTTY === true)
-      this.out.print(JSON.stringify(result.body, null, 2));
-    else this.out.record(result.body as object);
+    await this.withClient(async (client, session) => {
+      let query: Record<string, string> | undefined;
+      for (;;) {
+        const result = await callApi(client, session.baseUrl, {
+          path: this.args.path,
+          method,
+          fields,
+          body,
+          headers,
+          ...(query === undefined ? {} : { query }),
+        });
+        if (include) this.printHead(result.status, result.headers);
+        if (result.exitCode !== 0) {
+          this.printErrorBody(result.body);
+          this.exit(result.exitCode);
+        }
+        if (silent || result.body === undefined) {
+          if (!paginate) return;
+        } else if (paginate) {
+          for (const item of pageItems(result.body)) this.out.record(item as object);
+        } else if (!this.out.json && this.out.stdout.isTTY === true) {
+          this.out.print(JSON.stringify(result.body, null, 2));
+        } else this.out.record(result.body as object);
+        query = paginate ? nextPageQuery(result.body) : undefined;
+        if (query === undefined) return;
+      }
+    });
+  }
+
+  /** -i: the status line and the headers, as gh prints them, before the body. */
+  private printHead(status: number, headers: ReadonlyArray<readonly [string, string]>): void {
+    const { STATUS_CODES } = process.getBuiltinModule('node:http');
+    const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()];
+    for (const [name, value] of headers) lines.push(`${name}: ${value}`);
+    const text = `${lines.join('\n')}\n\n`;
+    if (this.out.json) this.out.stderr.write(text);
+    else this.out.stdout.write(text);
+  }
+
+  /** -F key=@file reads the value from a file, -F key=@- from stdin (as text). */
+  private async withFiles(
+    fields: ReadonlyArray<readonly [string, string | number | boolean | null]>,
+  ): Promise<Array<readonly [string, string | number | boolean | null]>> {
+    const read = fields.map(async ([key, value]) => {
+      if (typeof value !== 'string' || !value.startsWith('@')) return [key, value] as const;
+      const { readTextInput } = await import('../cli/input.js');
+      return [key, (await readTextInput(value.slice(1), { flag: `-F ${key}=@` })).text] as const;
+    });
+    return Promise.all(read);
   }
 
   private async readJsonBody(source: string): Promise<unknown> {
@@ -98,13 +167,4 @@ export default class Api extends ApiCommand<typeof Api> {
     if (this.out.json) this.out.errorRecord(body as object);
     else this.out.info(JSON.stringify(body, null, 2));
   }
-}
-
-/** A repeatable key/value flag: a list from the command line, one pair when read from its GDS_ variable. */
-function pairs<V>(
-  value: ReadonlyArray<readonly [string, V]> | undefined,
-): ReadonlyArray<readonly [string, V]> {
-  if (value === undefined) return [];
-  const one = typeof value[0] === 'string';
-  return one ? [value as unknown as readonly [string, V]] : value;
 }

@@ -16,11 +16,15 @@ export interface ApiCallInput {
   /** A parsed JSON body (from --input); the fields then go into the query. */
   body?: unknown;
   headers?: ReadonlyArray<readonly [string, string]>;
+  /** Added to the query (--paginate's cursor or page). */
+  query?: Record<string, string>;
   signal?: AbortSignal;
 }
 
 export interface ApiCallResult {
   status: number;
+  /** The answer's headers (`-i`), lower-case names; empty when the transport does not list them. */
+  headers: Array<[string, string]>;
   /** The parsed response body (undefined when empty); for a failure, the service's error body. */
   body: unknown;
   /** 0 for a 2xx, else the exit code of the status (exitCodeForStatus). */
@@ -53,8 +57,9 @@ export async function callApi(
     });
   }
   const fieldsInBody = input.body === undefined && ['POST', 'PUT', 'PATCH'].includes(method);
-  const fieldObject = Object.fromEntries(fields);
-  const query = fieldsInBody ? undefined : queryOf(fields);
+  const fieldObject = nestedObject(fields);
+  const fromFields = fieldsInBody ? undefined : queryOf(fields);
+  const query = input.query === undefined ? fromFields : { ...fromFields, ...input.query };
   const body = input.body ?? (fieldsInBody && fields.length > 0 ? fieldObject : undefined);
   try {
     const res = await client.request<unknown>({
@@ -65,14 +70,24 @@ export async function callApi(
       headers: headerObject(input.headers ?? []),
       ...(input.signal ? { signal: input.signal } : {}),
     });
-    return { status: res.status, body: res.data, exitCode: ExitCode.Ok };
+    return {
+      status: res.status,
+      headers: res.headers.entries?.() ?? [],
+      body: res.data,
+      exitCode: ExitCode.Ok,
+    };
   } catch (error) {
     if (!(error instanceof Error) || error.name !== 'ApiError') throw error;
-    const failure = error as Error & { status: number; code: string; details: unknown };
+    const failure = error as Error & { status: number; code: string; details: unknown; headers?: unknown };
     // A success whose body is not JSON is the client's failure to read it, not an answer to print.
     if (failure.status < 400) throw error;
     const envelope = { code: failure.code, message: failure.message, ...detailsOf(failure.details) };
-    return { status: failure.status, body: { error: envelope }, exitCode: exitCodeForStatus(failure.status) };
+    return {
+      status: failure.status,
+      headers: [],
+      body: { error: envelope },
+      exitCode: exitCodeForStatus(failure.status),
+    };
   }
 }
 
@@ -109,6 +124,8 @@ function checkPath(path: string, baseUrl: string): string {
       suggestion:
         'Give a path of the service starting with /, e.g. gds api /api/workspace/members. The host comes from --base, SERVICE_API_URL or the profile, so the token never goes elsewhere.',
     });
+  // `gds api api/me`, as gh takes `repos/x/y`: the leading / is implied. A URL or //host is refused.
+  if (!path.startsWith('/') && !/^[a-z][a-z0-9+.-]*:/i.test(path)) path = `/${path}`;
   if (!path.startsWith('/') || path.startsWith('//'))
     throw refuse('is not a path of the service (it must start with a single /).');
   const base = new URL(baseUrl);
@@ -127,4 +144,73 @@ function headerObject(headers: ReadonlyArray<readonly [string, string]>): Record
 
 function detailsOf(details: unknown): { details?: unknown } {
   return details === undefined ? {} : { details };
+}
+
+/**
+ * The JSON body of -f/-F fields, as gh builds it: `a=1` sets a key, `a[b]=1` a key of an object,
+ * `a[]=1` appends to an array (`a[][b]=1` is refused: too clever to guess).
+ */
+export function nestedObject(fields: ReadonlyArray<readonly [string, FieldValue]>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of fields) {
+    const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
+    if (match === null)
+      throw usage(`${JSON.stringify(key)} is not a field name (name, name[key] or name[]).`);
+    const path = [match[1] ?? '', ...[...(match[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] ?? '')];
+    let holder: Record<string, unknown> | unknown[] = root;
+    for (let i = 0; i < path.length; i += 1) {
+      const segment = path[i] ?? '';
+      const last = i === path.length - 1;
+      const nextIsArray = path[i + 1] === '';
+      if (Array.isArray(holder)) {
+        if (segment !== '' || !last)
+          throw usage(`${JSON.stringify(key)}: only name[]=value appends to an array.`);
+        holder.push(value);
+        break;
+      }
+      if (last) {
+        if (segment === '') throw usage(`${JSON.stringify(key)} has an empty key.`);
+        holder[segment] = value;
+        break;
+      }
+      const existing = holder[segment];
+      const wanted = nextIsArray ? Array.isArray(existing) : isPlainObject(existing);
+      if (existing !== undefined && !wanted) {
+        throw usage(`${JSON.stringify(key)} conflicts with another field of the same name.`);
+      }
+      if (existing === undefined) holder[segment] = nextIsArray ? [] : {};
+      holder = holder[segment] as Record<string, unknown> | unknown[];
+    }
+  }
+  return root;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function usage(message: string): CliError {
+  return new CliError(message, {
+    exitCode: ExitCode.Usage,
+    code: 'invalid_field',
+    suggestion: 'Fields are key=value, key[sub]=value or key[]=value (see gds api --help).',
+  });
+}
+
+/** Where the next page is, for --paginate: the body's `nextCursor` (cursor=…) or `nextPage` (page=…). */
+export function nextPageQuery(body: unknown): Record<string, string> | undefined {
+  if (!isPlainObject(body)) return undefined;
+  const cursor = body.nextCursor ?? body.next_cursor;
+  if (typeof cursor === 'string' && cursor !== '') return { cursor };
+  const page = body.nextPage ?? body.next_page;
+  if (typeof page === 'number' || (typeof page === 'string' && page !== '')) return { page: String(page) };
+  return undefined;
+}
+
+/** The items of one page for --paginate: the body itself when it is a list, else its first list field. */
+export function pageItems(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  if (!isPlainObject(body)) return [body];
+  const list = Object.values(body).find((value) => Array.isArray(value));
+  return Array.isArray(list) ? list : [body];
 }

@@ -225,6 +225,7 @@ describe('callApi', () => {
       status: 403,
       body: { error: { code: 'nope', message: 'No.', details: { echo: 'Bearer ****' } } },
       exitCode: 4,
+      headers: [],
     });
   });
 
@@ -241,7 +242,12 @@ describe('callApi', () => {
       ],
       headers: [['X-Trace', 'abc']],
     });
-    expect(result).toEqual({ status: 200, body: { entries: [], nextCursor: '' }, exitCode: 0 });
+    expect(result).toEqual({
+      status: 200,
+      body: { entries: [], nextCursor: '' },
+      exitCode: 0,
+      headers: expect.any(Array),
+    });
     const sent = api.seen[0];
     expect(Object.fromEntries(sent?.url.searchParams ?? [])).toEqual({
       eventType: 'A',
@@ -268,7 +274,7 @@ describe('callApi', () => {
         ['vip', null],
       ],
     });
-    expect(result).toEqual({ status: 201, body: { id: 'rec_1' }, exitCode: 0 });
+    expect(result).toEqual({ status: 201, body: { id: 'rec_1' }, exitCode: 0, headers: expect.any(Array) });
     expect(bodies).toEqual([{ name: 'Ada', age: 36, vip: null }]);
   });
 
@@ -306,7 +312,7 @@ describe('callApi', () => {
       path: '/api/tables/t_1/records/r_1',
       method: 'DELETE',
     });
-    expect(result).toEqual({ status: 204, body: undefined, exitCode: 0 });
+    expect(result).toEqual({ status: 204, body: undefined, exitCode: 0, headers: expect.any(Array) });
   });
 
   it.each([
@@ -322,6 +328,7 @@ describe('callApi', () => {
         status,
         body: { error },
         exitCode,
+        headers: [],
       });
     },
   );
@@ -338,7 +345,15 @@ describe('callApi', () => {
     expect(failure).toMatchObject({ name: 'ApiError', status: 200, code: 'invalid_response' });
   });
 
-  it.each(['https://elsewhere.example/api/x', 'api/x', '//elsewhere.example/api/x'])(
+  it('api/x (no leading /) is the path /api/x of the service, as gh api takes repos/x/y', async () => {
+    api.use(http.get(at('/api/x'), () => HttpResponse.json({ ok: true })));
+    expect(await callApi(newClient(), BASE, { path: 'api/x' })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
+  });
+
+  it.each(['https://elsewhere.example/api/x', '//elsewhere.example/api/x', 'mailto:x'])(
     'refuses %s before sending anything (the token never leaves the service host)',
     async (path) => {
       const failure = await callApi(newClient(), BASE, { path }).catch((e: unknown) => e);

@@ -1,0 +1,122 @@
+// Issue 23 item 8, `gds api` like `gh api`: --paginate (NDJSON items across cursor pages), -i/--include,
+// --silent, -q for --jq, -F key=@file|@-, key[sub]=v and key[]=v, a missing leading / added. Real `gds`
+// processes against the reference server, and against a loopback server that records what it is sent.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+const recorded: Array<{ method: string; url: string; body: unknown }> = [];
+const echo = createServer((request, response) => {
+  let text = '';
+  request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  request.on('end', () => {
+    recorded.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      body: text === '' ? null : JSON.parse(text),
+    });
+    response.setHeader('content-type', 'application/json');
+    response.setHeader('x-echo', 'yes');
+    response.end(JSON.stringify({ ok: true }));
+  });
+});
+let echoBase = '';
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  echoBase = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  echo.close();
+  await server?.close();
+});
+
+const env = () => ({
+  SERVICE_API_URL: server.url,
+  SERVICE_TOKEN: server.user('OWNER').cliToken,
+  GDS_CONFIG_DIR: '/nonexistent/gds',
+});
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('gds api', () => {
+  it('api/me without the leading /: the path of the service', async () => {
+    const r = await runCli(['api', 'api/me', '-q', '.user.email'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${server.user('OWNER').email}\n`);
+  });
+
+  it('--paginate follows nextCursor: one NDJSON line per audit entry of every page', async () => {
+    const every = await runCli(['audit', 'list', '--all', '--json'], { env: env() });
+    const ids = lines(every.stdout).map((e) => e.id);
+    const r = await runCli(['api', '/api/workspace/audit-log', '-X', 'GET', '-F', 'limit=7', '--paginate'], {
+      env: env(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const entries = lines(r.stdout);
+    expect(entries.length).toBeGreaterThan(7);
+    expect(entries.map((e) => e.id)).toEqual(ids);
+  });
+
+  it('-i prints the status line and headers first; --silent prints nothing', async () => {
+    const included = await runCli(['api', '/api/me', '-i'], { env: env() });
+    expect(included.code).toBe(0);
+    expect(included.stdout).toMatch(/^HTTP\/1\.1 200 OK\n/);
+    expect(included.stdout).toMatch(/^content-type: application\/json/m);
+    expect(included.stdout).toContain('"email"');
+    const silent = await runCli(['api', '/api/me', '--silent'], { env: env() });
+    expect(silent).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('-F key=@file and key=@-, key[sub]=v and key[]=v build the JSON body', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gds-e2e-api-'));
+    await writeFile(join(dir, 'notes.txt'), 'from a file');
+    recorded.length = 0;
+    const r = await runCli(
+      [
+        'api',
+        'things',
+        '--base',
+        echoBase,
+        '--token',
+        'cli_echo0123456789',
+        '-F',
+        'data[name]=Ada',
+        '-F',
+        'data[score]=3',
+        '-F',
+        'data[tags][]=vip',
+        '-F',
+        'data[tags][]=new',
+        '-F',
+        `data[notes]=@${join(dir, 'notes.txt')}`,
+        '-F',
+        'stdin=@-',
+      ],
+      { env: { GDS_CONFIG_DIR: '/nonexistent/gds' }, input: 'from stdin' },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(recorded).toEqual([
+      {
+        method: 'POST',
+        url: '/things',
+        body: {
+          data: { name: 'Ada', score: 3, tags: ['vip', 'new'], notes: 'from a file' },
+          stdin: 'from stdin',
+        },
+      },
+    ]);
+  });
+});
