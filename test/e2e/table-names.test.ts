@@ -96,6 +96,46 @@ describe('a table name wherever a table id goes', () => {
     expect(JSON.parse(picked.stdout)).toMatchObject({ id: stagingOrders, environmentLabel: 'staging' });
   });
 
+  it('tokens issue --table <name>:read grants that table; a name in two environments is picked by --env', async () => {
+    const r = await gds([
+      'tokens',
+      'issue',
+      '--name',
+      'by-name',
+      '--env',
+      'dev',
+      '--table',
+      'customers:read',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ scopes: ['tables:customers:read'] });
+    const staging = await gds([
+      'tokens',
+      'issue',
+      '--name',
+      'by-name-2',
+      '--env',
+      'staging',
+      '--table',
+      'orders:read',
+      '--json',
+    ]);
+    expect(staging.code).toBe(0);
+    const any = await gds([
+      'tokens',
+      'issue',
+      '--name',
+      'by-name-3',
+      '--env',
+      '*',
+      '--table',
+      'orders:read',
+      '--json',
+    ]);
+    expect(any.code).toBe(2);
+  });
+
   it('an unknown name: exit 5 with the nearest name', async () => {
     const r = await gds(['status', 'custmers', '--json']);
     expect(r.code).toBe(5);

@@ -34,7 +34,8 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
       required: true,
     }),
     table: Flags.custom<TableGrant>({
-      description: 'A table grant <tableId>:read, :write or :read,write (repeatable): a DATA-API token.',
+      description:
+        'A table grant <table>:read, :write or :read,write, the table by id or name (repeatable): a DATA-API token.',
       multiple: true,
       exactlyOne: ['table', 'scope'],
       parse: async (input) => parseTableGrant(input),
@@ -51,13 +52,25 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   async run(): Promise<void> {
     const { issueToken } = await import('../../services/tokens.js');
     const { name, env, table, scope } = this.flags;
-    const tables = table;
     const scopes = scope;
+    const { resolveTableId } = await import('../../services/table-ref.js');
     const issue = () =>
-      this.withClient(async (client, session) => ({
-        issued: await issueToken(client, { name, env, tables, scopes }),
-        base: session.baseUrl,
-      }));
+      this.withClient(async (client, session) => {
+        // A table name is looked up among the tables of the token's environment (any, for *).
+        const tables =
+          table === undefined
+            ? undefined
+            : await Promise.all(
+                table.map(async (grant) => ({
+                  ...grant,
+                  tableId: await resolveTableId(client, grant.tableId, {
+                    ...(env === '*' ? {} : { env }),
+                    flag: '--table',
+                  }),
+                })),
+              );
+        return { issued: await issueToken(client, { name, env, tables, scopes }), base: session.baseUrl };
+      });
     const saveTo = this.flags['save-profile'];
     if (saveTo !== undefined) {
       await this.issueIntoProfile(saveTo, issue);
