@@ -40,6 +40,8 @@ export interface TableOptions {
   limit?: number;
   /** What the rows are, for `Showing 2 of 9 tables`. */
   noun?: string;
+  /** How many rows the whole list holds, when the service paged it and said (else the rows given). */
+  total?: number;
 }
 
 const kindValue: Record<ColumnKind, number> = { id: 100, state: 80, version: 60, time: 40, text: 20 };
@@ -206,7 +208,7 @@ export class Output {
     columns: ReadonlyArray<Column<Row>>,
     options: TableOptions = {},
   ): Promise<void> {
-    const total = rows.length;
+    const total = Math.max(options.total ?? 0, rows.length);
     if (options.limit !== undefined) rows = rows.slice(0, options.limit);
     if (this.json) {
       for (const row of rows) this.record(row);
@@ -217,9 +219,7 @@ export class Output {
       return;
     }
     if (this.stdout.isTTY !== true) {
-      // Piped: tab-separated fields, no header, nothing cut (gh's rules).
-      const cells = rows.map((row) => columns.map((c) => oneLine(cellText(c.value(row)))));
-      for (const row of cells) this.stdout.write(`${row.join('\t')}\n`);
+      this.pipedRows(rows, columns);
       return;
     }
     const { alignedRows, relativeTime } = await import('./table.js');
@@ -246,6 +246,41 @@ export class Output {
     const table = alignedRows(headers, cells, width, fits);
     this.stdout.write(`${this.render([this.style('bold', table.header)], colour)}\n`);
     for (const line of table.rows) this.stdout.write(`${line}\n`);
+  }
+
+  /**
+   * A list that arrives page by page: under --json and piped, each page's lines are written as it arrives
+   * (constant memory, the first line at once); a terminal table waits for every page, to align them.
+   */
+  async tablePages<Row extends object>(
+    pages: AsyncIterable<{ rows: readonly Row[]; total?: number }>,
+    columns: ReadonlyArray<Column<Row>>,
+    options: TableOptions = {},
+  ): Promise<void> {
+    if (this.json || this.stdout.isTTY !== true) {
+      let written = 0;
+      for await (const page of pages) {
+        const rows = page.rows.slice(0, Math.max(0, (options.limit ?? Infinity) - written));
+        written += rows.length;
+        if (this.json) for (const row of rows) this.record(row);
+        else this.pipedRows(rows, columns);
+      }
+      if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
+      return;
+    }
+    const rows: Row[] = [];
+    let total: number | undefined;
+    for await (const page of pages) {
+      rows.push(...page.rows);
+      total ??= page.total;
+    }
+    await this.table(rows, columns, { ...options, ...(total === undefined ? {} : { total }) });
+  }
+
+  /** Piped: tab-separated fields, no header, nothing cut (gh's rules). */
+  private pipedRows<Row extends object>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>): void {
+    for (const row of rows)
+      this.stdout.write(`${columns.map((c) => oneLine(cellText(c.value(row)))).join('\t')}\n`);
   }
 
   /** A spinner on stderr when it is a TTY and --json is off (ora loads only then). */

@@ -22,12 +22,17 @@ export default class List extends ApiCommand<typeof List> {
   };
 
   async run(): Promise<void> {
-    const { listTables } = await import('../services/tables.js');
-    const tables = await this.withClient((client) => listTables(client, { state: this.flags.state }));
-    await this.out.table(tables, tableColumns, {
-      limit: this.flags.limit,
-      empty: 'No tables.',
-      noun: 'tables',
-    });
+    const { listTablePages } = await import('../services/tables.js');
+    await this.withClient((client) =>
+      this.out.tablePages(
+        listTablePages(client, { state: this.flags.state, limit: this.flags.limit }),
+        tableColumns,
+        {
+          limit: this.flags.limit,
+          empty: 'No tables.',
+          noun: 'tables',
+        },
+      ),
+    );
   }
 }

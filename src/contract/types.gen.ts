@@ -1365,6 +1365,10 @@ export interface components {
         };
         TableList: {
             tables: components["schemas"]["TableListRow"][];
+            /** @description With limit or cursor, the cursor of the next page; null on the last. */
+            nextCursor?: string | null;
+            /** @description With limit and no cursor, how many tables the whole list holds. */
+            total?: number;
         };
         JobSummary: {
             id: string;
@@ -2692,6 +2696,10 @@ export interface operations {
                 state?: components["schemas"]["LifecycleState"];
                 /** @description Only the tables of this name (case-insensitive, exact); how a table name is resolved to its id. */
                 name?: string;
+                /** @description Pages of at most this many tables (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every table in one answer. */
+                limit?: number;
+                /** @description The nextCursor of the previous page (same filters). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2699,7 +2707,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tables, oldest first. */
+            /** @description The tables, oldest first (one page of them with limit or cursor). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -13,11 +13,26 @@ export function tablePageUrl(baseUrl: string, tableId: string): string {
   return new URL(`dashboard/tables/${encodeURIComponent(tableId)}`, base).toString();
 }
 
-export function listTables(
+/** Largest page the service serves of the table list. */
+const MAX_TABLE_PAGE = 1000;
+
+/**
+ * The table list a page at a time, for printing each as it arrives; with `limit` (-L), only that many
+ * tables are asked for (the service pages by it) and no page after them.
+ */
+export async function* listTablePages(
   client: TablesClient,
-  options: { state?: LifecycleState | undefined; signal?: AbortSignal } = {},
-): Promise<TableListRow[]> {
-  return client.tables.list({ state: options.state }, { signal: options.signal });
+  options: { state?: LifecycleState | undefined; limit?: number | undefined; signal?: AbortSignal } = {},
+): AsyncGenerator<{ rows: TableListRow[]; total?: number }, void, undefined> {
+  const pageSize = Math.min(options.limit ?? MAX_TABLE_PAGE, MAX_TABLE_PAGE);
+  let seen = 0;
+  for await (const page of client.tables.pages({ state: options.state }, pageSize, {
+    signal: options.signal,
+  })) {
+    yield { rows: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };
+    seen += page.tables.length;
+    if (options.limit !== undefined && seen >= options.limit) return;
+  }
 }
 
 export function tableStatus(client: TablesClient, tableId: string): Promise<TableStatus> {

@@ -29,7 +29,7 @@ import {
   listRecertificationRequests,
   recertify,
 } from '../../src/services/recertification.js';
-import { deleteTable, listTables, watchTableStatus } from '../../src/services/tables.js';
+import { deleteTable, listTablePages, watchTableStatus } from '../../src/services/tables.js';
 import { BASE, useMockApi } from '../client/mock-api.js';
 
 const api = useMockApi();
@@ -611,7 +611,7 @@ describe('quarantine open', () => {
 });
 
 describe('lists and recertification', () => {
-  it('listTables sends the state; listConnectors; requests by table; dismiss with a reason', async () => {
+  it('listTablePages sends the state; listConnectors; requests by table; dismiss with a reason', async () => {
     const request = {
       id: 'rcr_1',
       tableId: 'tbl_1',
@@ -627,7 +627,7 @@ describe('lists and recertification', () => {
     };
     let dismissBody: unknown;
     api.use(
-      http.get(at('/api/tables'), () => HttpResponse.json({ tables: [] })),
+      http.get(at('/api/tables'), () => HttpResponse.json({ tables: [], nextCursor: null, total: 0 })),
       http.get(at('/api/connectors'), () =>
         HttpResponse.json({
           connectors: [{ id: 'c1', name: 'w', type: 'postgres', status: 'ACTIVE', environmentLabel: 'dev' }],
@@ -640,12 +640,61 @@ describe('lists and recertification', () => {
       }),
     );
     const c = newClient();
-    expect(await listTables(c, { state: 'QUARANTINED' })).toEqual([]);
+    const pages = [];
+    for await (const page of listTablePages(c, { state: 'QUARANTINED' })) pages.push(page);
+    expect(pages).toEqual([{ rows: [], total: 0 }]);
     expect((await listConnectors(c)).map((x) => x.id)).toEqual(['c1']);
     expect(await listRecertificationRequests(c, { tableId: 'tbl_1' })).toEqual([request]);
     expect((await dismissRecertificationRequest(c, 'rcr_1', 'no change')).status).toBe('DISMISSED');
-    expect(api.seen.map((r) => r.url.search)).toEqual(['?state=QUARANTINED', '', '?tableId=tbl_1', '']);
+    expect(api.seen.map((r) => r.url.search)).toEqual([
+      '?state=QUARANTINED&limit=1000',
+      '',
+      '?tableId=tbl_1',
+      '',
+    ]);
     expect(dismissBody).toEqual({ reason: 'no change' });
+  });
+});
+
+describe('listTablePages', () => {
+  /** A workspace of `count` tables served a page at a time, as the reference server pages them. */
+  const serveTables = (count: number) =>
+    http.get(at('/api/tables'), ({ request }) => {
+      const url = new URL(request.url);
+      const limit = Number(url.searchParams.get('limit'));
+      const start = Number(url.searchParams.get('cursor') ?? 0);
+      const tables = Array.from({ length: Math.max(0, Math.min(limit, count - start)) }, (_, i) => ({
+        id: `tbl_${start + i}`,
+        name: `t${start + i}`,
+        mode: 'MODE_A',
+        state: 'QUARANTINED',
+        gate: 'ENFORCING',
+        environmentLabel: 'dev',
+      }));
+      const next = start + limit < count ? String(start + limit) : null;
+      return HttpResponse.json({ tables, nextCursor: next, ...(start === 0 ? { total: count } : {}) });
+    });
+
+  it('follows the cursor to the last page, the total from the first', async () => {
+    api.use(serveTables(2500));
+    const pages = [];
+    for await (const page of listTablePages(newClient())) pages.push(page);
+    expect(pages.map((p) => p.rows.length)).toEqual([1000, 1000, 500]);
+    expect(pages.map((p) => p.total)).toEqual([2500, undefined, undefined]);
+    expect(api.seen.map((r) => r.url.search)).toEqual([
+      '?limit=1000',
+      '?limit=1000&cursor=1000',
+      '?limit=1000&cursor=2000',
+    ]);
+  });
+
+  it('asks the service for only -L tables and no page after them', async () => {
+    api.use(serveTables(100_000));
+    const pages = [];
+    for await (const page of listTablePages(newClient(), { limit: 5 })) pages.push(page);
+    expect(pages).toHaveLength(1);
+    expect(pages[0]?.rows.map((t) => t.id)).toEqual(['tbl_0', 'tbl_1', 'tbl_2', 'tbl_3', 'tbl_4']);
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?limit=5']);
   });
 });
 

@@ -19,6 +19,15 @@ export interface TablesApi {
     query?: { state?: LifecycleState | undefined; name?: string | undefined },
     options?: CallOptions,
   ): Promise<TableListRow[]>;
+  /**
+   * The same list a page at a time (`pageSize` tables, up to 1,000), following the service's cursor: the
+   * first page carries the whole list's `total`. Stops asking when the consumer stops reading.
+   */
+  pages(
+    query: { state?: LifecycleState | undefined; name?: string | undefined },
+    pageSize: number,
+    options?: CallOptions,
+  ): AsyncGenerator<{ tables: TableListRow[]; total?: number }, void, undefined>;
   status(tableId: string, options?: CallOptions): Promise<TableStatus>;
   ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
   /** Soft-deletes a Mode A governance artifact; the warehouse object stays. */
@@ -36,6 +45,20 @@ export function tablesApi(transport: Transport): TablesApi {
         ...options,
       });
       return tables;
+    },
+    async *pages(query, pageSize, options) {
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await transport.send<Schema<'TableList'>>({
+          method: 'GET',
+          path: '/api/tables',
+          query: { state: query.state, name: query.name, limit: pageSize, cursor },
+          ...options,
+        });
+        yield { tables: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };
+        if (!page.nextCursor || page.nextCursor === cursor) return;
+        cursor = page.nextCursor;
+      }
     },
     async status(tableId, options) {
       return transport.send<TableStatus>({

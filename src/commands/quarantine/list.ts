@@ -15,8 +15,14 @@ export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { listTables } = await import('../../services/tables.js');
-    const tables = await this.withClient((client) => listTables(client, { state: 'QUARANTINED' }));
-    await this.out.table(tables, tableColumns, { limit: this.flags.limit, empty: 'No QUARANTINED tables.' });
+    const { listTablePages } = await import('../../services/tables.js');
+    const { limit } = this.flags;
+    await this.withClient((client) =>
+      this.out.tablePages(listTablePages(client, { state: 'QUARANTINED', limit }), tableColumns, {
+        limit,
+        empty: 'No QUARANTINED tables.',
+        noun: 'tables',
+      }),
+    );
   }
 }

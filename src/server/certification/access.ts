@@ -1,7 +1,7 @@
 // Who may act on the certification side. CLI paths take a person (session JWT or static CLI token);
 // certify (§4.6) also takes a MANAGEMENT token, and refuses static CLI tokens (interactive sign-in only).
 import type { Role } from '../../core/scopes.js';
-import { environmentAllows, isRole, roleAtLeast } from '../../core/scopes.js';
+import { ANY_ENVIRONMENT, environmentAllows, isRole, roleAtLeast } from '../../core/scopes.js';
 import type { Caller, SessionCaller } from '../auth/caller.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { Queryable } from '../db/index.js';
@@ -41,6 +41,12 @@ export function requireEnvironment(caller: Caller, environmentLabel: string, tab
 }
 
 /** Whether the caller may act in (and read) `environmentLabel`; lists keep only what this allows. */
+/** The environments a caller may see, for a list's WHERE clause: null when every one (inEnvironmentScope's rule). */
+export function visibleEnvironments(caller: Caller): string[] | null {
+  if (caller.kind === 'session') return caller.envScope.includes('*') ? null : caller.envScope;
+  return caller.env === ANY_ENVIRONMENT ? null : [caller.env];
+}
+
 export function inEnvironmentScope(caller: Caller, environmentLabel: string): boolean {
   return caller.kind === 'session'
     ? caller.envScope.includes(environmentLabel) || caller.envScope.includes('*')

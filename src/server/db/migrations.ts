@@ -303,6 +303,14 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'table lists read by key, table names looked up by index',
+    sql: `
+      CREATE INDEX tables_listed ON gds.tables (workspace_id, created_at, id) WHERE active;
+      CREATE INDEX tables_by_name ON gds.tables (workspace_id, lower(name)) WHERE active;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -134,6 +134,103 @@ export async function loadTable(
 
 /** Active tables of the workspace, oldest first, optionally in one state. */
 /** The active tables of a workspace, oldest first; `state` and `name` (case-insensitive, exact) filter. */
+/** A row of the table list: the list's own columns only, never a table's artifact or columns. */
+export interface TableListItem {
+  id: string;
+  name: string;
+  mode: 'MODE_A' | 'MODE_B';
+  state: LifecycleState;
+  gateMode: 'ENFORCING' | 'ADVISORY';
+  environmentLabel: string;
+  source: string | null;
+  connectorId: string | null;
+  artifactFile: string | null;
+}
+
+export interface TableListQuery {
+  workspaceId: string;
+  state?: string | undefined;
+  name?: string | undefined;
+  /** The environments the caller may see; null: every one. */
+  environments: string[] | null;
+  /** At most this many rows (and one more is read, to know whether another page follows); absent: all. */
+  limit?: number | undefined;
+  /** The key of the last row of the previous page. */
+  after?: { createdAt: string; id: string } | undefined;
+}
+
+/**
+ * One page of a workspace's active tables, oldest first, read by key (created_at, id) through the
+ * tables_listed index: its cost is the page, not the workspace, and the heavy jsonb columns stay unread.
+ */
+export async function listTablePage(
+  q: Queryable,
+  query: TableListQuery,
+): Promise<{ tables: TableListItem[]; next: { createdAt: string; id: string } | null }> {
+  const rows = await q.query<{
+    id: string;
+    name: string;
+    mode: 'MODE_A' | 'MODE_B';
+    state: LifecycleState;
+    gate_mode: 'ENFORCING' | 'ADVISORY';
+    environment_label: string;
+    source: string | null;
+    connector_id: string | null;
+    artifact_file: string | null;
+    created_key: string;
+  }>(
+    `SELECT id, name, mode, state, gate_mode, environment_label, source, connector_id,
+            artifact->>'fileName' AS artifact_file,
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+       FROM gds.tables
+      WHERE workspace_id = $1 AND active
+        AND ($2::text IS NULL OR state = $2)
+        AND ($3::text IS NULL OR lower(name) = lower($3))
+        AND ($4::text[] IS NULL OR environment_label = ANY($4))
+        AND ($5::timestamptz IS NULL OR (created_at, id) > ($5::timestamptz, $6::text))
+      ORDER BY created_at, id
+      ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
+    [
+      query.workspaceId,
+      query.state ?? null,
+      query.name ?? null,
+      query.environments,
+      query.after?.createdAt ?? null,
+      query.after?.id ?? null,
+    ],
+  );
+  const more = query.limit !== undefined && rows.length > query.limit;
+  const page = more ? rows.slice(0, query.limit) : rows;
+  const last = page.at(-1);
+  return {
+    tables: page.map((r) => ({
+      id: r.id,
+      name: r.name,
+      mode: r.mode,
+      state: r.state,
+      gateMode: r.gate_mode,
+      environmentLabel: r.environment_label,
+      source: r.source,
+      connectorId: r.connector_id,
+      artifactFile: r.artifact_file,
+    })),
+    next: more && last !== undefined ? { createdAt: last.created_key, id: last.id } : null,
+  };
+}
+
+/** How many tables the list of `query` holds in all (its first page says so). */
+export async function countTables(q: Queryable, query: TableListQuery): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM gds.tables
+      WHERE workspace_id = $1 AND active
+        AND ($2::text IS NULL OR state = $2)
+        AND ($3::text IS NULL OR lower(name) = lower($3))
+        AND ($4::text[] IS NULL OR environment_label = ANY($4))`,
+    [query.workspaceId, query.state ?? null, query.name ?? null, query.environments],
+  );
+  return row?.n ?? 0;
+}
+
 export async function listTables(
   q: Queryable,
   workspaceId: string,

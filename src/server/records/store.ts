@@ -140,19 +140,23 @@ async function pageOf<T extends { key: string }>(
 ): Promise<{ rows: T[]; total?: number; nextCursor: string | null }> {
   const params = [...sql.params];
   const conditions = [...sql.conditions];
-  let offset = 0;
+  const filter = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   if (options.cursor !== undefined) {
     params.push(decodeCursor(options.cursor));
     conditions.push(
       `${sql.orderBy} > $${params.length}${sql.keyType === undefined ? '' : `::${sql.keyType}`}`,
     );
-  } else {
-    offset = (options.page - 1) * options.limit;
+  } else if (options.page > 1) {
+    // The spec's numbered page: its offset is walked over the ordering key alone (an index), and only the
+    // page's own rows are read whole.
+    const offset = (options.page - 1) * options.limit;
+    conditions.push(
+      `${sql.orderBy} >= (SELECT ${sql.orderBy} FROM ${sql.from} ${filter} ORDER BY ${sql.orderBy} OFFSET ${offset} LIMIT 1)`,
+    );
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const rows = await q.query<T>(
-    `SELECT ${sql.select} FROM ${sql.from} ${where} ORDER BY ${sql.orderBy}
-      LIMIT ${options.limit + 1} OFFSET ${offset}`,
+    `SELECT ${sql.select} FROM ${sql.from} ${where} ORDER BY ${sql.orderBy} LIMIT ${options.limit + 1}`,
     params,
   );
   const more = rows.length > options.limit;
@@ -161,7 +165,7 @@ async function pageOf<T extends { key: string }>(
   const nextCursor = more && last !== undefined ? encodeCursor(last.key) : null;
   if (options.cursor !== undefined || options.page !== 1) return { rows: served, nextCursor };
   const total = more
-    ? ((await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from} ${where}`, sql.params))[0]
+    ? ((await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from} ${filter}`, sql.params))[0]
         ?.n ?? 0)
     : served.length;
   return { rows: served, total, nextCursor };

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
-import { inEnvironmentScope, loadTableInScope } from '../certification/access.js';
+import { loadTableInScope, visibleEnvironments } from '../certification/access.js';
 import { repairCertifiedView } from '../certification/view.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
@@ -11,9 +11,9 @@ import { badRequest } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { activeJobs } from '../governance/jobs.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
-import { listTables } from '../governance/tables.js';
+import { countTables, listTablePage } from '../governance/tables.js';
 import type { Query } from '../query.js';
-import { rejectUnknownParams, stringParam } from '../query.js';
+import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import { slugOf } from '../governance/definitions.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
@@ -21,7 +21,7 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['state', 'name']);
+    rejectUnknownParams(request.query, ['state', 'name', 'limit', 'cursor']);
     const state = stringParam(request.query, 'state');
     const name = stringParam(request.query, 'name');
     if (state !== undefined && !(LIFECYCLE_STATES as readonly string[]).includes(state)) {
@@ -33,21 +33,27 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       );
     }
-    const tables = (await listTables(ctx.db, caller.workspaceId, state, name)).filter((t) =>
-      inEnvironmentScope(caller, t.environmentLabel),
-    );
+    const cursor = stringParam(request.query, 'cursor');
+    // Without limit or cursor, every table in one answer (as before paging); with either, pages of at most 1,000.
+    const paged = cursor !== undefined || request.query.limit !== undefined;
+    const limit = paged ? intParam(request.query, 'limit', 1, 1000, 100) : undefined;
+    const query = {
+      workspaceId: caller.workspaceId,
+      state,
+      name,
+      environments: visibleEnvironments(caller),
+      limit,
+      after: cursor === undefined ? undefined : decodeTableCursor(cursor),
+    };
+    const { tables, next } = await listTablePage(ctx.db, query);
+    const rows = tables.map(({ gateMode, ...t }) => ({ ...t, gate: gateMode }));
+    if (!paged) return { tables: rows };
     return {
-      tables: tables.map((t) => ({
-        id: t.id,
-        name: t.name,
-        mode: t.mode,
-        state: t.state,
-        gate: t.gateMode,
-        environmentLabel: t.environmentLabel,
-        source: t.source,
-        connectorId: t.connectorId,
-        artifactFile: t.artifact?.fileName ?? null,
-      })),
+      tables: rows,
+      nextCursor: next === null ? null : Buffer.from(JSON.stringify(next)).toString('base64url'),
+      ...(cursor === undefined
+        ? { total: next === null ? rows.length : await countTables(ctx.db, query) }
+        : {}),
     };
   });
 
@@ -120,4 +126,23 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { id: table.id, governanceId: table.governanceId, state: result.next, deletedAt };
     });
   });
+}
+
+/** The key a table-list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. */
+function decodeTableCursor(cursor: string): { createdAt: string; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const { createdAt, id } = value;
+    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string')
+      return { createdAt, id };
+  } catch {
+    // answered below
+  }
+  throw badRequest(
+    'invalid_query',
+    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
+    {
+      parameter: 'cursor',
+    },
+  );
 }
