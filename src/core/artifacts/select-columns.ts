@@ -51,7 +51,24 @@ export function queryColumns(statement: unknown): SelectColumns {
   }
 }
 
+/** Each query node's columns, read once: a CTE referenced by many columns is not read again for each. */
+const read = new WeakMap<Node, SelectColumn[] | Unreadable>();
+
 function columnsOf(select: Node, outer: Scope, depth = 0): SelectColumn[] {
+  const known = read.get(select);
+  if (known instanceof Unreadable) throw known;
+  if (known) return known;
+  try {
+    const columns = readColumnsOf(select, outer, depth);
+    read.set(select, columns);
+    return columns;
+  } catch (err) {
+    if (err instanceof Unreadable) read.set(select, err);
+    throw err;
+  }
+}
+
+function readColumnsOf(select: Node, outer: Scope, depth: number): SelectColumn[] {
   if (depth > 64) throw new Unreadable('the query nests too deep to read');
   const scope = withCtes(select, outer);
   // A set operation names its columns after its leftmost branch.
@@ -76,11 +93,46 @@ function columnsOf(select: Node, outer: Scope, depth = 0): SelectColumn[] {
       throw new Unreadable(
         `column ${index + 1} of the SELECT list is an expression with no name (the warehouse names it itself): give it one with AS <name>`,
       );
-    const type = typeOf(target['val']);
+    const type = typeOf(target['val']) ?? referencedType(asNode(target['val']), branch, branchScope, depth);
     columns.push(type ? { name, type } : { name });
   }
   if (columns.length === 0) throw new Unreadable('the query selects no columns');
   return columns;
+}
+
+/**
+ * The type of a plain column reference (`amount`, `s.amount`) to a CTE or subquery that gives it one (a
+ * cast there), so `final as (select * from renamed)` keeps renamed's types; undefined when unknown.
+ */
+function referencedType(value: Node, select: Node, scope: Scope, depth: number): string | undefined {
+  const fields = asNode(value['ColumnRef'])['fields'];
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > 2) return undefined;
+  const parts = fields.map((f) => stringValue(f));
+  if (parts.some((p) => p === undefined)) return undefined;
+  const column = parts.at(-1);
+  const qualifier = parts.length === 2 ? parts[0] : undefined;
+  try {
+    const from = (Array.isArray(select['fromClause']) ? select['fromClause'] : []) as Node[];
+    const items = from
+      .flatMap(fromItems)
+      .filter(
+        (i) =>
+          qualifier === undefined || i.alias === qualifier || (i.alias === undefined && i.name === qualifier),
+      );
+    const types = new Set<string | undefined>();
+    for (const item of items) {
+      if (!item.subquery && (item.schemaQualified || item.name === undefined || !scope.has(item.name))) {
+        types.add(undefined);
+        continue;
+      }
+      const found = itemColumns(item, scope, depth, '*').filter((c) => c.name === column);
+      for (const c of found) types.add(c.type);
+    }
+    return types.size === 1 ? [...types][0] : undefined;
+  } catch (err) {
+    if (err instanceof Unreadable) return undefined;
+    throw err;
+  }
 }
 
 function withCtes(select: Node, outer: Scope): Scope {

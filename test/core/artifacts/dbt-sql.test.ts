@@ -54,6 +54,25 @@ select * from final`,
     });
   });
 
+  it('a column taken from a CTE keeps the type the CTE casts it to', async () => {
+    const parsed = await parseArtifact({
+      fileName: 'orders.sql',
+      content: `with renamed as (select id::bigint as order_id, cast(total as numeric(12,2)) as amount from raw.orders),
+final as (select r.order_id, amount, amount * 2 as doubled from renamed as r)
+select * from final`,
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      artifact: {
+        columns: [
+          { name: 'order_id', type: 'bigint' },
+          { name: 'amount', type: 'numeric' },
+          { name: 'doubled' },
+        ],
+      },
+    });
+  });
+
   it('a plain SELECT outside target/compiled is still not a view', async () => {
     const parsed = await parseArtifact({ fileName: 'q.sql', content: 'SELECT id FROM raw.orders' });
     expect(parsed.ok).toBe(false);
