@@ -302,10 +302,29 @@ interface Pool {
 function openPool(protocol: string, idleMs: number): Pool {
   // Loaded on first use, and called through the module object: msw's interceptors replace its `request`.
   const scheme = process.getBuiltinModule(protocol === 'https:' ? 'node:https' : 'node:http');
+  const proxyEnv = proxyEnvironment(process.env);
   return {
     request: (url, options) => scheme.request(url, options),
-    agent: new scheme.Agent({ keepAlive: true, timeout: idleMs }),
+    // HTTPS_PROXY / HTTP_PROXY / NO_PROXY (or lower-case): Node's agent tunnels https through the proxy
+    // with CONNECT and sends http to it, and reaches the NO_PROXY hosts directly.
+    agent: new scheme.Agent({
+      keepAlive: true,
+      timeout: idleMs,
+      ...(proxyEnv === undefined ? {} : { proxyEnv }),
+    }),
   };
+}
+
+/** The proxy variables Node's agent reads, upper-case or lower-case as curl takes them; undefined: none. */
+export function proxyEnvironment(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
+  const pick = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
+  const found = Object.fromEntries(
+    ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => {
+      const value = pick(name);
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+  return found.HTTPS_PROXY === undefined && found.HTTP_PROXY === undefined ? undefined : found;
 }
 
 /** What one attempt got back, as far as the transport reads it. */

@@ -76,3 +76,33 @@ describe('openPage (--web)', () => {
     expect(spawn.mock.calls[0]?.[1]).toEqual(['http://127.0.0.1:8787/dashboard/tables/tbl_1']);
   });
 });
+
+describe('GDS_BROWSER and BROWSER (issue 23 item 3)', () => {
+  it('GDS_BROWSER, else BROWSER, names the program; its words stay, the address comes last', async () => {
+    const { openerFor } = await import('../../src/cli/browser.js');
+    const uri = 'https://gds.example.com/device';
+    expect(openerFor(uri, { GDS_BROWSER: 'firefox --new-window', BROWSER: 'chromium' })).toEqual([
+      'firefox',
+      ['--new-window', uri],
+    ]);
+    expect(openerFor(uri, { BROWSER: 'wslview' })).toEqual(['wslview', [uri]]);
+  });
+
+  it('false, 0 or none: no browser at all, not even on a desktop', async () => {
+    const { chosenBrowser, hasDesktop } = await import('../../src/cli/browser.js');
+    for (const value of ['false', '0', 'none']) {
+      expect(chosenBrowser({ GDS_BROWSER: value })).toBe(false);
+      expect(hasDesktop({ GDS_BROWSER: value, DISPLAY: ':0' })).toBe(false);
+    }
+  });
+
+  it('WSL (WSL_DISTRO_NAME): a desktop without DISPLAY, opened through Windows', async () => {
+    const { hasDesktop, openerFor } = await import('../../src/cli/browser.js');
+    if (process.platform !== 'linux') return;
+    expect(hasDesktop({ WSL_DISTRO_NAME: 'Ubuntu' })).toBe(true);
+    expect(openerFor('https://x.example', { WSL_DISTRO_NAME: 'Ubuntu' })).toEqual([
+      'rundll32.exe',
+      ['url.dll,FileProtocolHandler', 'https://x.example'],
+    ]);
+  });
+});

@@ -39,6 +39,12 @@ const inheritedNoise = [
   'SERVICE_TOKEN',
   'SERVICE_API_URL',
   'DEBUG',
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'https_proxy',
+  'http_proxy',
+  'no_proxy',
 ];
 
 /** Another executable to test instead of `node bin/run.js`: CI runs the end-to-end suite against dist/gds. */

@@ -1,0 +1,122 @@
+// Issue 23 item 3: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and lower-case) are honoured by the transport. A
+// loopback proxy records every CONNECT and tunnels it to an https service (a certificate trusted through
+// NODE_EXTRA_CA_CERTS): gds goes through it, NO_PROXY goes around it, and a proxy that is not there is a
+// network error (exit 9), never a silent direct connection.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:https';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proxyEnvironment } from '../../src/client/transport.js';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/tls/', import.meta.url));
+const certificate = join(fixtures, 'cert.pem');
+const token = 'cli_proxy0123456789secret';
+const table = {
+  id: 'tbl_1',
+  name: 'orders',
+  mode: 'MODE_A',
+  state: 'CERTIFIED',
+  gate: 'ENFORCING',
+  environmentLabel: 'dev',
+};
+
+const service = createServer(
+  { key: readFileSync(join(fixtures, 'key.pem')), cert: readFileSync(certificate) },
+  (req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ tables: [table] }));
+  },
+);
+const connects: string[] = [];
+const proxy = createHttpServer((req, res) => {
+  connects.push(`${req.method} ${req.url}`);
+  res.statusCode = 502;
+  res.end();
+});
+proxy.on('connect', (req, socket, head) => {
+  connects.push(`CONNECT ${req.url}`);
+  const [host, port] = (req.url ?? '').split(':');
+  const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : (host ?? ''), () => {
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  upstream.on('error', () => socket.destroy());
+  socket.on('error', () => upstream.destroy());
+});
+let base = '';
+let proxyUrl = '';
+
+beforeAll(async () => {
+  await Promise.all([
+    new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve)),
+    new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve)),
+    ensureBuilt(),
+  ]);
+  base = `https://localhost:${(service.address() as AddressInfo).port}`;
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}, 120_000);
+
+afterAll(() => {
+  service.close();
+  proxy.close();
+});
+
+const env = (extra: Record<string, string>) => ({
+  SERVICE_TOKEN: token,
+  SERVICE_API_URL: base,
+  NODE_EXTRA_CA_CERTS: certificate,
+  GDS_CONFIG_DIR: '/nonexistent/gds',
+  ...extra,
+});
+
+describe('proxies', () => {
+  it.each(['HTTPS_PROXY', 'https_proxy'])(
+    '%s: the call goes through the proxy (CONNECT host:port)',
+    async (name) => {
+      connects.length = 0;
+      const r = await runCli(['list', '--json'], { env: env({ [name]: proxyUrl }) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: 'tbl_1' });
+      expect(connects).toEqual([`CONNECT ${new URL(base).host}`]);
+    },
+  );
+
+  it('NO_PROXY naming the host: straight to the service, the proxy hears nothing', async () => {
+    connects.length = 0;
+    const r = await runCli(['list', '--json'], {
+      env: env({ HTTPS_PROXY: proxyUrl, NO_PROXY: 'localhost' }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(connects).toEqual([]);
+  });
+
+  it('a proxy that is not there: exit 9, no direct connection behind its back', async () => {
+    const closed = createHttpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const r = await runCli(['list', '--json', '--max-retry-after', '0'], {
+      env: env({ HTTPS_PROXY: `http://127.0.0.1:${port}` }),
+    });
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe('');
+  });
+
+  it('reads the upper-case names first, then the lower-case ones; nothing without a proxy', () => {
+    expect(proxyEnvironment({ https_proxy: 'http://p:1', no_proxy: 'a' })).toEqual({
+      HTTPS_PROXY: 'http://p:1',
+      NO_PROXY: 'a',
+    });
+    expect(proxyEnvironment({ HTTP_PROXY: 'http://u:1', http_proxy: 'http://l:1' })).toEqual({
+      HTTP_PROXY: 'http://u:1',
+    });
+    expect(proxyEnvironment({ NO_PROXY: 'a' })).toBeUndefined();
+  });
+});
