@@ -9,6 +9,7 @@ import manifest from 'gds:embedded-manifest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
+import { KEYCHAIN_CHILD_ARG, runKeychainChild } from '../../src/auth/keychain-child.js';
 import { main } from '../../src/cli/main.js';
 import type { CommandLoaders } from '../../src/cli/main.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
@@ -90,5 +91,8 @@ async function probeKeyring(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ asyncEntry: typeof AsyncEntry, call })}\n`);
 }
 
-if (process.env.GDS_TEST_KEYRING_PROBE === '1') void probeKeyring();
+// The keychain child (src/auth/keychain-child.ts): gds starts itself with this argument to run one keychain
+// call in a process it can kill (secret-store.ts).
+if (process.argv[2] === KEYCHAIN_CHILD_ARG) void runKeychainChild();
+else if (process.env.GDS_TEST_KEYRING_PROBE === '1') void probeKeyring();
 else void main(process.argv.slice(2), root, { bundle: { pjson, prepare } });

@@ -1,7 +1,12 @@
 // Where a profile's secrets live: the OS keychain (@napi-rs/keyring, pinned to the Secret Service on
 // Linux: its default silently falls back to the kernel keyring) or, when no keychain answers or the
-// setting says so, the 0600 config file. The addon loads only when a secret is read or written, and every
-// keychain call has a timeout so a locked keychain never hangs the CLI.
+// setting says so, the 0600 config file. Every keychain call runs in a child process (keychain-child.ts)
+// started only when a secret is read or written, and killed after GDS_KEYCHAIN_TIMEOUT_MS: the addon
+// blocks the thread that calls it while D-Bus does not answer, so a hung session bus or a locked keychain
+// never hangs gds, and Ctrl-C works meanwhile.
+import { spawn } from 'node:child_process';
+import { isSea } from 'node:sea';
+import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
 import { configDir, configPath, secretStorageSettings } from './config.js';
@@ -69,9 +74,7 @@ export async function placeSecrets(
   if (setting === 'file') return inFile;
   const ref = keychainRefFor(profileName, options.env);
   try {
-    await keychainCall(ref, options.env, (entry, signal) =>
-      entry.setPassword(JSON.stringify(secrets), signal),
-    );
+    await keychainCall(ref, options.env, { op: 'set', password: JSON.stringify(secrets) });
     return { storage: 'keychain', fields: { secretRef: ref } };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
@@ -93,8 +96,8 @@ export async function readSecrets(profile: Profile, options: SecretStoreOptions 
     const secrets = onlySecrets(profile);
     return { secrets, storage: Object.keys(secrets).length > 0 ? 'file' : 'none' };
   }
-  const stored = await keychainCall(ref, options.env, (entry, signal) => entry.getPassword(signal));
-  if (stored === null) return { secrets: {}, storage: 'none' };
+  const stored = await keychainCall(ref, options.env, { op: 'get' });
+  if (typeof stored !== 'string') return { secrets: {}, storage: 'none' };
   return { secrets: parseStoredSecrets(stored), storage: 'keychain' };
 }
 
@@ -105,7 +108,7 @@ export async function deleteKeychainEntry(
 ): Promise<boolean> {
   const ref = profile.secretRef;
   if (ref === undefined) return false;
-  return keychainCall(ref, options.env, (entry, signal) => entry.deleteCredential(signal));
+  return (await keychainCall(ref, options.env, { op: 'delete' })) === true;
 }
 
 export function describeStorage(storage: SecretStorage, ref: KeychainRef | undefined, env?: Env): string {
@@ -115,42 +118,77 @@ export function describeStorage(storage: SecretStorage, ref: KeychainRef | undef
   return `the config file ${configPath(env)}`;
 }
 
-interface KeyringEntry {
-  setPassword(password: string, signal?: AbortSignal): Promise<void>;
-  getPassword(signal?: AbortSignal): Promise<string | null>;
-  deleteCredential(signal?: AbortSignal): Promise<boolean>;
-}
+type KeychainRequest = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' };
 
-/** One keychain operation, bounded by GDS_KEYCHAIN_TIMEOUT_MS (default 3 s). */
-async function keychainCall<T>(
+/**
+ * One keychain operation in a child process, killed after GDS_KEYCHAIN_TIMEOUT_MS (default 3 s): the
+ * stored password (or null) for `get`, whether an entry was removed for `delete`.
+ */
+function keychainCall(
   ref: KeychainRef,
   env: Env | undefined,
-  operation: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+  request: KeychainRequest,
+): Promise<string | boolean | null> {
   const timeoutMs = keychainTimeoutMs(env ?? process.env);
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new KeychainUnavailableError(`no answer within ${timeoutMs} ms (is it locked?)`));
+  return inKeychainChild({ ...request, service: ref.service, account: ref.account }, timeoutMs);
+}
+
+/** How to start the keychain child: the single executable runs itself; otherwise Node runs the module. */
+function keychainChildCommand(): [string, string[]] {
+  if (isSea()) return [process.execPath, [KEYCHAIN_CHILD_ARG]];
+  const here = fileURLToPath(import.meta.url);
+  const script = here.replace(/secret-store\.(js|ts)$/, 'keychain-child.$1');
+  return [process.execPath, [script]];
+}
+
+/** Mirrors keychain-child.ts (which imports nothing of gds, so it cannot share this constant). */
+const KEYCHAIN_CHILD_ARG = '__gds_keychain_child';
+
+function inKeychainChild(
+  request: KeychainRequest & { service: string; account: string },
+  timeoutMs: number,
+): Promise<string | boolean | null> {
+  const [command, args] = keychainChildCommand();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: process.env });
+    const killChild = () => child.kill('SIGKILL');
+    // gds ending (Ctrl-C included) takes a hung child with it.
+    process.once('exit', killChild);
+    let stdout = '';
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      process.removeListener('exit', killChild);
+      outcome();
+    };
+    const timer = setTimeout(() => {
+      killChild();
+      settle(() => reject(new KeychainUnavailableError(`no answer within ${timeoutMs} ms (is it locked?)`)));
     }, timeoutMs);
+    // The timer alone must not keep gds alive: an interrupted command ends without waiting for it.
+    timer.unref();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stdin.on('error', () => undefined);
+    child.on('error', (error) => settle(() => reject(new KeychainUnavailableError(error.message))));
+    child.on('close', () =>
+      settle(() => {
+        try {
+          const answer = JSON.parse(stdout) as {
+            ok: boolean;
+            value?: string | boolean | null;
+            error?: string;
+          };
+          if (answer.ok) resolve(answer.value ?? null);
+          else reject(new KeychainUnavailableError(keychainReason(new Error(answer.error ?? 'failed'))));
+        } catch {
+          reject(new KeychainUnavailableError('the keychain process ended without an answer'));
+        }
+      }),
+    );
+    child.stdin.end(JSON.stringify(request));
   });
-  try {
-    const attempt = (async () => {
-      const { AsyncEntry } = await import('@napi-rs/keyring');
-      // The constructor already talks to D-Bus and throws when there is no session bus.
-      const entry = new AsyncEntry(ref.service, ref.account, { linux: { store: 'secret-service' } });
-      return operation(entry, controller.signal);
-    })();
-    attempt.catch(() => undefined);
-    return await Promise.race([attempt, timeout]);
-  } catch (error) {
-    if (error instanceof KeychainUnavailableError) throw error;
-    throw new KeychainUnavailableError(keychainReason(error));
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function keychainTimeoutMs(env: Env): number {

@@ -438,13 +438,14 @@ describe('what loads when', () => {
     expect(
       await loaded(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']),
     ).toEqual(['dist/auth', 'node_modules/proper-lockfile']);
-    // The addon loads only when the storage setting lets a secret go to the keychain.
+    // The addon never loads in gds itself: a keychain call runs in a child process it can kill
+    // (src/auth/keychain-child.ts), started only when the storage setting lets a secret go to the keychain.
     expect(
       await loaded(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example'], {
         GDS_SECRET_STORAGE: 'auto',
         DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`,
       }),
-    ).toEqual(['dist/auth', 'node_modules/@napi-rs/keyring', 'node_modules/proper-lockfile']);
+    ).toEqual(['dist/auth', 'node_modules/proper-lockfile']);
   });
 });
 
