@@ -31,7 +31,16 @@ export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
   { header: 'Table', value: (r) => `${r.tableName} (${r.tableId})` },
   { header: 'Cause', value: (r) => r.cause },
   { header: 'Env', kind: 'version', value: (r) => r.environmentLabel },
+  { header: 'Status', kind: 'state', value: (r) => r.status },
+  { header: 'Signals', kind: 'version', value: (r) => String(r.count ?? 1) },
   { header: 'Opened', kind: 'time', value: (r) => r.createdAt },
+  { header: 'Last seen', kind: 'time', value: (r) => r.lastSeenAt ?? r.createdAt },
+  {
+    header: 'Resolved by',
+    kind: 'version',
+    value: (r) =>
+      r.resolvedVersion === null || r.resolvedVersion === undefined ? '' : `v${r.resolvedVersion}`,
+  },
 ];
 
 export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [

@@ -400,7 +400,7 @@ export interface paths {
         };
         /**
          * `recertification list`: OPEN requests (causes drift, schema_change, ingest, manual)
-         * @description A person's session JWT or `cli_` token.
+         * @description A person's session JWT or `cli_` token. One request is OPEN per table and cause at most; certifying the table resolves its open requests (RESOLVED, with the version that resolved them).
          */
         get: operations["listRecertificationRequests"];
         put?: never;
@@ -1473,6 +1473,16 @@ export interface components {
             dismissedBy: string | null;
             /** Format: date-time */
             dismissedAt: string | null;
+            /** @description How many signals the request stands for: one request stays OPEN per table and cause, and a repeated signal updates it (count, `lastSeenAt`, the latest `details`, whose evidence is a summary) instead of filing another. */
+            count?: number;
+            /** Format: date-time */
+            lastSeenAt?: string;
+            /** @description RESOLVED (certifying the table resolves its open requests) - who certified it. */
+            resolvedBy?: string | null;
+            /** Format: date-time */
+            resolvedAt?: string | null;
+            /** @description The contract version the certification that resolved it wrote. */
+            resolvedVersion?: number | null;
         };
         RecertificationRequestList: {
             requests: components["schemas"]["RecertificationRequest"][];
@@ -2824,6 +2834,8 @@ export interface operations {
         parameters: {
             query?: {
                 tableId?: string;
+                /** @description `true`: every request, DISMISSED and RESOLVED ones too (`recertification list --all`). */
+                all?: "true" | "false";
             };
             header?: never;
             path?: never;

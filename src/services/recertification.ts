@@ -10,9 +10,9 @@ export type RecertificationClient = Pick<ApiClient, 'recertification'>;
 
 export function listRecertificationRequests(
   client: RecertificationClient,
-  options: { tableId?: string | undefined } = {},
+  options: { tableId?: string | undefined; all?: boolean | undefined } = {},
 ): Promise<RecertificationRequest[]> {
-  return client.recertification.listRequests({ tableId: options.tableId });
+  return client.recertification.listRequests({ tableId: options.tableId, all: options.all });
 }
 
 export function dismissRecertificationRequest(
@@ -21,6 +21,56 @@ export function dismissRecertificationRequest(
   reason?: string,
 ): Promise<RecertificationRequest> {
   return client.recertification.dismiss(requestId, reason);
+}
+
+/**
+ * Dismisses the named requests and, with `tableId`, every open request of that table, one after another,
+ * each reported through `onDismissed` as it is. A request that cannot be dismissed does not stop the
+ * others; the first failure is thrown after them (as it is when it was the only request).
+ */
+export async function dismissRecertificationRequests(
+  client: RecertificationClient,
+  input: {
+    ids: readonly string[];
+    tableId?: string | undefined;
+    reason?: string | undefined;
+    onDismissed: (request: RecertificationRequest) => void;
+  },
+): Promise<{ attempted: number; dismissed: number }> {
+  const ids = [...input.ids];
+  if (input.tableId !== undefined) {
+    const open = await client.recertification.listRequests({ tableId: input.tableId });
+    ids.push(...open.map((r) => r.id));
+  }
+  const unique = [...new Set(ids)];
+  const failures: Array<{ id: string; error: unknown }> = [];
+  let dismissed = 0;
+  for (const id of unique) {
+    try {
+      input.onDismissed(await client.recertification.dismiss(id, input.reason));
+      dismissed += 1;
+    } catch (error) {
+      failures.push({ id, error });
+    }
+  }
+  const [first] = failures;
+  if (first === undefined) return { attempted: unique.length, dismissed };
+  if (unique.length === 1) throw first.error;
+  const { ApiError } = await import('../client/errors.js');
+  const { exitCodeForStatus } = await import('../cli/errors.js');
+  const status = first.error instanceof ApiError ? first.error.status : 0;
+  const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  throw new CliError(
+    `${failures.length} of ${unique.length} requests were not dismissed: ${failures
+      .map((f) => `${f.id} (${reasonOf(f.error)})`)
+      .join('; ')}.`,
+    {
+      exitCode: status === 0 ? ExitCode.Failure : exitCodeForStatus(status),
+      code: first.error instanceof ApiError ? first.error.code : 'dismiss_failed',
+      suggestion: 'gds recertification list --all shows each request and its status.',
+      details: { dismissed, failed: failures.map((f) => f.id) },
+    },
+  );
 }
 
 export interface RecertifyInput {

@@ -145,11 +145,20 @@ describe('gds quarantine open', () => {
 });
 
 describe('gds recertification', () => {
-  it('list --table; dismiss <id> --reason', async () => {
-    expect(await flagsOf(RecertificationList, ['--table', 't1'])).toMatchObject({ table: 't1' });
+  it('list --table --all; dismiss <id>... --reason, or --table', async () => {
+    expect(await flagsOf(RecertificationList, ['--table', 't1', '--all'])).toMatchObject({
+      table: 't1',
+      all: true,
+    });
     const outcome = await parse(RecertificationDismiss, ['rcr_1', '--reason', 'fine']);
     expect(outcome.parsed).toMatchObject({ args: { requestId: 'rcr_1' }, flags: { reason: 'fine' } });
-    expect(await usageError(RecertificationDismiss, [])).toContain('Missing required argument');
+    // Several ids are taken (no "Unexpected argument"); with --table none is needed.
+    const several = await parse(RecertificationDismiss, ['rcr_1', 'rcr_2', 'rcr_3', '--reason', 'fine']);
+    expect(several.exit, several.stderr).toBeUndefined();
+    expect(await flagsOf(RecertificationDismiss, ['--table', 'orders'])).toMatchObject({ table: 'orders' });
+    expect(await usageError(RecertificationDismiss, ['--tabel', 'orders'])).toContain(
+      'Unknown flag: --tabel',
+    );
   });
 });
 

@@ -9,9 +9,9 @@ export type RecertificationRequest = Schema<'RecertificationRequest'>;
 export interface RecertificationApi {
   /** Tell the service which tables a pipeline rebuilt (`tables`, or dbt `runResults`). */
   signal(request: RecertifyRequest, options?: CallOptions): Promise<RecertifyResponse>;
-  /** OPEN requests of the workspace, oldest first; `tableId` keeps one table's. */
+  /** OPEN requests of the workspace (`all`: every request), oldest first; `tableId` keeps one table's. */
   listRequests(
-    query?: { tableId?: string | undefined },
+    query?: { tableId?: string | undefined; all?: boolean | undefined },
     options?: CallOptions,
   ): Promise<RecertificationRequest[]>;
   /** Acknowledges a request without certifying or rejecting; returns it DISMISSED. */
@@ -32,7 +32,7 @@ export function recertificationApi(transport: Transport): RecertificationApi {
       const { requests } = await transport.send<Schema<'RecertificationRequestList'>>({
         method: 'GET',
         path: '/api/recertification-requests',
-        query: { tableId: query.tableId },
+        query: { tableId: query.tableId, all: query.all === true ? 'true' : undefined },
         ...options,
       });
       return requests;

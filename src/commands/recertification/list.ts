@@ -7,17 +7,21 @@ import { limitFlag } from '../../cli/list-flags.js';
 export default class RecertificationList extends ApiCommand<typeof RecertificationList> {
   static override summary = 'List the open recertification requests of your workspace.';
   static override description =
-    'Requests filed by drift, a schema change, an ingest or by hand, oldest first. Act on one by certifying ' +
-    'or rejecting its table, or acknowledge it with `gds recertification dismiss <requestId>`. Under --json ' +
-    'one line per request.';
+    'Requests filed by drift, a schema change, an ingest or by hand, oldest first: one per table and cause, ' +
+    'a repeated signal counts into it (Signals, Last seen). Certifying the table resolves them; or ' +
+    'acknowledge them with `gds recertification dismiss <requestId>...` (or --table). --all lists dismissed ' +
+    'and resolved ones too (RESOLVED with the contract version that resolved them). Under --json one line ' +
+    'per request.';
   static override examples = [
     '<%= config.bin %> recertification list',
     '<%= config.bin %> recertification list --table tbl_42 --json',
+    '<%= config.bin %> recertification list --all --table orders',
   ];
   static override flags = {
     limit: limitFlag,
     env: tableEnvFlag,
     table: Flags.string({ description: "Only this table's requests (its id or name)." }),
+    all: Flags.boolean({ description: 'Dismissed and resolved requests too, not only the open ones.' }),
   };
 
   async run(): Promise<void> {
@@ -26,11 +30,12 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
     const requests = await this.withClient(async (client) =>
       listRecertificationRequests(client, {
         tableId: table === undefined ? undefined : await this.tableIdOf(client, table, '--table'),
+        all: this.flags.all,
       }),
     );
     await this.out.table(requests, requestColumns, {
       limit: this.flags.limit,
-      empty: 'No open recertification requests.',
+      empty: this.flags.all ? 'No recertification requests.' : 'No open recertification requests.',
     });
   }
 }

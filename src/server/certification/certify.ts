@@ -14,6 +14,7 @@ import { applyTrigger } from '../governance/engine.js';
 import type { TableRow } from '../governance/tables.js';
 import { getWorkspaceConfig } from './config.js';
 import { appendVersion, fieldsOf, liveContract, updateContract } from './contracts.js';
+import { resolveOpenRequests } from '../governance/recertification-requests.js';
 import { certifiedViewName, publishCertifiedView } from './view.js';
 
 export interface CertifyBody {
@@ -188,7 +189,7 @@ export async function certify(
   let contract = await liveContract(tx, clock, table);
   for (const effect of effects) {
     if (effect.type === 'write_version_snapshot') {
-      await appendVersion(tx, {
+      const written = await appendVersion(tx, {
         tableId: table.id,
         kind: 'CERTIFICATION',
         environmentLabel: table.environmentLabel,
@@ -197,6 +198,8 @@ export async function certify(
         by: caller.userId,
       });
       contract = await updateContract(tx, clock, table.id, fieldsOf(contract), caller.userId, certifiedAt);
+      // This certification answers every open recertification request of the table.
+      await resolveOpenRequests(tx, clock, { table, version: written.version, actor: caller.userId });
     } else if (effect.type === 'publish_certified_view') {
       await publishCertifiedView(tx, table);
     }

@@ -285,6 +285,42 @@ export const MIGRATIONS: Migration[] = [
     sql: `ALTER TABLE gds.contracts ADD COLUMN revision integer NOT NULL DEFAULT 0;`,
   },
   {
+    version: 10,
+    name: 'recertification requests: one open per table and cause, signal count, resolution',
+    sql: `
+      ALTER TABLE gds.recertification_requests
+        ADD COLUMN signal_count integer NOT NULL DEFAULT 1,
+        ADD COLUMN last_seen_at timestamptz,
+        ADD COLUMN resolved_by text,
+        ADD COLUMN resolved_at timestamptz,
+        ADD COLUMN resolved_version integer;
+      UPDATE gds.recertification_requests SET last_seen_at = created_at;
+      ALTER TABLE gds.recertification_requests ALTER COLUMN last_seen_at SET NOT NULL;
+      -- Requests filed before they merged: the oldest open one per table and cause keeps the count and
+      -- the latest details, the others are closed as merged into it.
+      WITH ranked AS (
+        SELECT id, table_id, cause, created_at, details,
+               first_value(id) OVER w AS keeper,
+               count(*) OVER (PARTITION BY table_id, cause) AS n,
+               last_value(details) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS latest,
+               max(created_at) OVER (PARTITION BY table_id, cause) AS last_seen
+          FROM gds.recertification_requests WHERE status = 'OPEN'
+        WINDOW w AS (PARTITION BY table_id, cause ORDER BY created_at, id)
+      ), kept AS (
+        UPDATE gds.recertification_requests r
+           SET signal_count = ranked.n, details = ranked.latest, last_seen_at = ranked.last_seen
+          FROM ranked WHERE r.id = ranked.id AND ranked.id = ranked.keeper
+        RETURNING r.id
+      )
+      UPDATE gds.recertification_requests r
+         SET status = 'DISMISSED', dismissed_at = ranked.created_at,
+             details = COALESCE(r.details, '{}'::jsonb) || jsonb_build_object('mergedInto', ranked.keeper)
+        FROM ranked WHERE r.id = ranked.id AND ranked.id <> ranked.keeper;
+      CREATE UNIQUE INDEX recertification_one_open ON gds.recertification_requests (table_id, cause)
+        WHERE status = 'OPEN';
+    `,
+  },
+  {
     version: 13,
     name: 'token revocation: listing hints, last use, revoked access tokens',
     sql: `

@@ -146,9 +146,43 @@ export interface RecertificationRequestInput {
   clock: Clock;
 }
 
+/** At most this many characters of a signal's evidence summary are kept on its request. */
+export const EVIDENCE_SUMMARY_CHARS = 2_000;
+
 /**
- * Files an OPEN recertification request on the table (the effect `file_recertification`), with its own audit
- * entry `RECERTIFICATION_REQUESTED`, and returns the request id. The table's state is left as it is.
+ * The request's details with the signal's evidence reduced to a summary: its `kind` and `runId`, and its
+ * `summary` cut to EVIDENCE_SUMMARY_CHARS (the whole evidence, up to 64 KB, stays on the signal's audit
+ * entry); a request merges signals, so it keeps the latest summary, never every evidence.
+ */
+export function summarizedDetails(details: Record<string, unknown> = {}): Record<string, unknown> {
+  const { evidence } = details;
+  if (evidence === null || typeof evidence !== 'object' || Array.isArray(evidence)) return details;
+  const { kind, runId, summary } = evidence as Record<string, unknown>;
+  const text =
+    summary === undefined ? undefined : typeof summary === 'string' ? summary : JSON.stringify(summary);
+  const cut =
+    text === undefined
+      ? undefined
+      : text.length > EVIDENCE_SUMMARY_CHARS
+        ? `${text.slice(0, EVIDENCE_SUMMARY_CHARS)}… (${text.length} characters)`
+        : text;
+  return {
+    ...details,
+    evidence: {
+      ...(kind === undefined ? {} : { kind }),
+      ...(runId === undefined ? {} : { runId }),
+      ...(cut === undefined ? {} : { summary: cut }),
+    },
+  };
+}
+
+/**
+ * Files a recertification request on the table (the effect `file_recertification`) and returns its id.
+ * One request stays OPEN per table and cause: a repeated signal updates it (its count, when it was last
+ * seen, the latest details) instead of filing another, in one statement that parallel signals cannot
+ * race (the unique index `recertification_one_open`). A new request gets its own audit entry
+ * `RECERTIFICATION_REQUESTED`; an update does not (the signal that caused it is audited by the engine).
+ * The table's state is left as it is.
  */
 export async function fileRecertificationRequest(
   tx: Queryable,
@@ -162,19 +196,19 @@ export async function fileRecertificationRequest(
     gate_mode: 'ENFORCING' | 'ADVISORY';
   }>('SELECT workspace_id, environment_label, gate_mode FROM gds.tables WHERE id = $1', [input.tableId]);
   if (!table) throw new Error(`fileRecertificationRequest: no table ${input.tableId}`);
-  await tx.query(
-    `INSERT INTO gds.recertification_requests (id, workspace_id, table_id, cause, status, details, created_by, created_at)
-     VALUES ($1, $2, $3, $4, 'OPEN', $5, $6, $7)`,
-    [
-      id,
-      table.workspace_id,
-      input.tableId,
-      input.cause,
-      JSON.stringify(input.details ?? {}),
-      input.actor.userId,
-      now,
-    ],
+  const details = summarizedDetails(input.details);
+  const [filed] = await tx.query<{ id: string; inserted: boolean }>(
+    `INSERT INTO gds.recertification_requests
+       (id, workspace_id, table_id, cause, status, details, created_by, created_at, last_seen_at)
+     VALUES ($1, $2, $3, $4, 'OPEN', $5, $6, $7, $7)
+     ON CONFLICT (table_id, cause) WHERE status = 'OPEN' DO UPDATE
+       SET signal_count = gds.recertification_requests.signal_count + 1,
+           last_seen_at = EXCLUDED.last_seen_at, details = EXCLUDED.details
+     RETURNING id, (xmax = 0) AS inserted`,
+    [id, table.workspace_id, input.tableId, input.cause, JSON.stringify(details), input.actor.userId, now],
   );
+  if (!filed) throw new Error(`fileRecertificationRequest: nothing filed on ${input.tableId}`);
+  if (!filed.inserted) return filed.id;
   await recordAudit(tx, input.clock, {
     workspaceId: table.workspace_id,
     userId: input.actor.userId,
@@ -183,7 +217,7 @@ export async function fileRecertificationRequest(
     resource: 'semantic_contract',
     environmentLabel: table.environment_label,
     gateMode: table.gate_mode,
-    details: { requestId: id, cause: input.cause, ...input.details },
+    details: { requestId: id, cause: input.cause, ...details },
   });
   return id;
 }

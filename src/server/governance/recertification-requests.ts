@@ -22,6 +22,14 @@ export interface RecertificationRequest {
   createdAt: string;
   dismissedBy: string | null;
   dismissedAt: string | null;
+  /** How many signals this request stands for (a repeated signal updates the open request). */
+  count: number;
+  /** When the last of them came. */
+  lastSeenAt: string;
+  /** RESOLVED: who certified the table, when, and the contract version that certification wrote. */
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+  resolvedVersion: number | null;
 }
 
 interface Row {
@@ -38,11 +46,19 @@ interface Row {
   created_at: Date | string;
   dismissed_by: string | null;
   dismissed_at: Date | string | null;
+  signal_count: number;
+  last_seen_at: Date | string;
+  resolved_by: string | null;
+  resolved_at: Date | string | null;
+  resolved_version: number | null;
 }
 
 const SELECT = `SELECT r.id, r.table_id, t.name AS table_name, t.environment_label, t.gate_mode, t.owner_id, r.cause,
-    r.status, r.details, r.created_by, r.created_at, r.dismissed_by, r.dismissed_at
+    r.status, r.details, r.created_by, r.created_at, r.dismissed_by, r.dismissed_at, r.signal_count,
+    r.last_seen_at, r.resolved_by, r.resolved_at, r.resolved_version
   FROM gds.recertification_requests r JOIN gds.tables t ON t.id = r.table_id`;
+
+const isoOrNull = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 function toRequest(row: Row): RecertificationRequest {
   return {
@@ -56,20 +72,30 @@ function toRequest(row: Row): RecertificationRequest {
     createdBy: row.created_by,
     createdAt: new Date(row.created_at).toISOString(),
     dismissedBy: row.dismissed_by,
-    dismissedAt: row.dismissed_at === null ? null : new Date(row.dismissed_at).toISOString(),
+    dismissedAt: isoOrNull(row.dismissed_at),
+    count: Number(row.signal_count),
+    lastSeenAt: new Date(row.last_seen_at).toISOString(),
+    resolvedBy: row.resolved_by,
+    resolvedAt: isoOrNull(row.resolved_at),
+    resolvedVersion: row.resolved_version === null ? null : Number(row.resolved_version),
   };
 }
 
-/** OPEN requests of the workspace's active tables, oldest first; optionally of one table. */
+/**
+ * Requests of the workspace's active tables, oldest first: the OPEN ones, or with `all` every one
+ * (dismissed and resolved too); optionally of one table.
+ */
 export async function listOpenRequests(
   db: Db,
   workspaceId: string,
   tableId?: string,
+  options: { all?: boolean } = {},
 ): Promise<RecertificationRequest[]> {
   const rows = await db.query<Row>(
-    `${SELECT} WHERE r.workspace_id = $1 AND r.status = 'OPEN' AND t.active AND ($2::text IS NULL OR r.table_id = $2)
+    `${SELECT} WHERE r.workspace_id = $1 AND ($3 OR r.status = 'OPEN') AND t.active
+        AND ($2::text IS NULL OR r.table_id = $2)
       ORDER BY r.created_at, r.id`,
-    [workspaceId, tableId ?? null],
+    [workspaceId, tableId ?? null, options.all === true],
   );
   return rows.map(toRequest);
 }
@@ -125,13 +151,42 @@ export async function dismissRequest(
 }
 
 /**
- * Marks the table's OPEN requests RESOLVED (certification answers them); returns their ids. For cert's
- * certify route, in its transaction.
+ * Marks the table's OPEN requests RESOLVED by the certification that wrote contract `version` (it answers
+ * them), each with an audit entry `RECERTIFICATION_RESOLVED`; returns their ids. For certify, in its
+ * transaction.
  */
-export async function resolveOpenRequests(q: Queryable, tableId: string): Promise<string[]> {
-  const rows = await q.query<{ id: string }>(
-    `UPDATE gds.recertification_requests SET status = 'RESOLVED' WHERE table_id = $1 AND status = 'OPEN' RETURNING id`,
-    [tableId],
+export async function resolveOpenRequests(
+  q: Queryable,
+  clock: Clock,
+  input: {
+    table: { id: string; workspaceId: string; environmentLabel: string; gateMode: 'ENFORCING' | 'ADVISORY' };
+    version: number;
+    actor: string;
+  },
+): Promise<string[]> {
+  const now = new Date(clock()).toISOString();
+  const rows = await q.query<{ id: string; cause: string; signal_count: number }>(
+    `UPDATE gds.recertification_requests
+        SET status = 'RESOLVED', resolved_by = $2, resolved_at = $3, resolved_version = $4
+      WHERE table_id = $1 AND status = 'OPEN' RETURNING id, cause, signal_count`,
+    [input.table.id, input.actor, now, input.version],
   );
+  for (const row of rows) {
+    await recordAudit(q, clock, {
+      workspaceId: input.table.workspaceId,
+      userId: input.actor,
+      tableId: input.table.id,
+      action: 'RECERTIFICATION_RESOLVED',
+      resource: 'semantic_contract',
+      environmentLabel: input.table.environmentLabel,
+      gateMode: input.table.gateMode,
+      details: {
+        requestId: row.id,
+        cause: row.cause,
+        count: Number(row.signal_count),
+        version: input.version,
+      },
+    });
+  }
   return rows.map((r) => r.id);
 }

@@ -20,11 +20,18 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.get('/api/recertification-requests', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['tableId']);
+    rejectUnknownParams(request.query, ['tableId', 'all']);
+    const all = stringParam(request.query, 'all');
+    if (all !== undefined && all !== 'true' && all !== 'false') {
+      throw badRequest('invalid_query', 'all is true or false.', { parameter: 'all' });
+    }
     const requests = await listOpenRequests(
       ctx.db,
       caller.workspaceId,
       stringParam(request.query, 'tableId'),
+      {
+        all: all === 'true',
+      },
     );
     // Like the table list: only the tables of the environments the caller may act in.
     return { requests: requests.filter((r) => inEnvironmentScope(caller, r.environmentLabel)) };

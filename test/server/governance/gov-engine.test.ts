@@ -158,13 +158,37 @@ describe('applyTrigger', () => {
       requestId,
       cause: 'manual',
     });
-    expect(await resolveOpenRequests(db, id)).toEqual([requestId]);
-    expect(await resolveOpenRequests(db, id)).toEqual([]);
-    const [resolved] = await db.query<{ status: string }>(
-      'SELECT status FROM gds.recertification_requests WHERE id = $1',
+    // The same cause again updates the open request: one request, counted twice, the latest details.
+    const again = await db.transaction((tx) =>
+      fileRecertificationRequest(tx, {
+        tableId: id,
+        cause: 'manual',
+        details: { note: 'y' },
+        actor: owner,
+        clock,
+      }),
+    );
+    expect(again).toBe(requestId);
+    const merged = await db.query<{ signal_count: number; details: unknown }>(
+      `SELECT signal_count, details FROM gds.recertification_requests WHERE table_id = $1 AND status = 'OPEN'`,
+      [id],
+    );
+    expect(merged).toEqual([{ signal_count: 2, details: { note: 'y' } }]);
+    expect(await auditOf(id, 'RECERTIFICATION_REQUESTED')).toHaveLength(1);
+    const table = await loadTable(db, server.ready.workspaceId, id);
+    const resolve = () => resolveOpenRequests(db, clock, { table, version: 3, actor: owner.userId });
+    expect(await resolve()).toEqual([requestId]);
+    expect(await resolve()).toEqual([]);
+    const [resolved] = await db.query<{ status: string; resolved_version: number; resolved_by: string }>(
+      'SELECT status, resolved_version, resolved_by FROM gds.recertification_requests WHERE id = $1',
       [requestId],
     );
-    expect(resolved?.status).toBe('RESOLVED');
+    expect(resolved).toEqual({ status: 'RESOLVED', resolved_version: 3, resolved_by: owner.userId });
+    expect((await auditOf(id, 'RECERTIFICATION_RESOLVED'))[0]?.details).toMatchObject({
+      requestId,
+      count: 2,
+      version: 3,
+    });
   });
 });
 

@@ -125,15 +125,23 @@ describe('tables', () => {
     expect(audit?.details.trigger).toBe('MANUAL_BACKFILL');
   });
 
-  it('signals a table named twice in one batch once', async () => {
-    const before = (await openRequests('categorydim')).length;
+  it('signals a table named twice in one batch once, into its one open request', async () => {
+    const count = async () =>
+      (
+        await server.sql<{ n: number }>(
+          `SELECT signal_count AS n FROM gds.recertification_requests WHERE table_id = $1 AND status = 'OPEN'`,
+          [ids.categorydim],
+        )
+      ).map((r) => r.n);
+    const [before = 0] = await count();
     const response = await signal({ tables: ['categorydim', 'CATEGORYDIM'], environmentLabel: 'dev' });
     expect(response.body).toMatchObject({ submitted: 2, governed: 2 });
     expect(response.body.outcomes.map((o: { table: string }) => o.table)).toEqual([
       'categorydim',
       'CATEGORYDIM',
     ]);
-    expect(await openRequests('categorydim')).toHaveLength(before + 1);
+    expect(await openRequests('categorydim')).toHaveLength(1);
+    expect(await count()).toEqual([before + 1]);
   });
 
   it('matches only tables of the resolved environment', async () => {
