@@ -20,7 +20,7 @@ export const projectFlags = {
   exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
   connector: Flags.string({
     description:
-      "Connector the project's tables live behind (gds connectors list); default: gds.yml, else the only connector (of --env).",
+      "Connector the project's tables live behind (gds connectors list); default: gds.yml, else the only connector (of --env); with --env and several, each table's is the one whose schema holds it.",
   }),
   schema: Flags.string({
     description:
@@ -79,7 +79,7 @@ export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?:
     return;
   }
   out.info(
-    `Project ${plan.projectName} against connector ${plan.connector.id} (${plan.connector.environmentLabel}):`,
+    `Project ${plan.projectName} against ${plan.connector.id === null ? "the connector of each source's schema" : `connector ${plan.connector.id}`} (${plan.connector.environmentLabel}):`,
   );
   for (const table of plan.tables) {
     if (table.action === 'unchanged' && options.unchanged !== true) continue;

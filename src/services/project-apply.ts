@@ -134,7 +134,7 @@ async function applyTable(
     import('./gates.js'),
     import('./contract-intent.js'),
   ]);
-  const connectorId = plan.connector.id;
+  const connectorId = plan.connector.id ?? undefined;
   const base = { table: table.table };
   let tableId = table.tableId;
   if (tableId === null) {

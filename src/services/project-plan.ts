@@ -61,7 +61,11 @@ export interface TableWork {
 
 export interface ProjectPlan {
   projectName: string;
-  connector: { id: string; environmentLabel: string };
+  /**
+   * The connector of every table, or null with --env and no connector: each table then goes to the connector
+   * whose warehouse schema holds its source, as the service chooses on `push` (a project over several schemas).
+   */
+  connector: { id: string | null; environmentLabel: string };
   tables: PlannedTable[];
   /** Tests attached to no selected node, each with why. */
   otherTests: NotMappedTest[];
@@ -108,11 +112,14 @@ export async function mapBounded<T, R>(
   return results;
 }
 
-/** The connector the project's tables live behind: the named one, else the only one (of --env). */
+/**
+ * The connector the project's tables live behind: the named one, else the only one (of --env); with --env and
+ * several connectors there, none (null): the service picks each table's by the schema of its source.
+ */
 export function chooseConnector(
   connectors: Connector[],
   options: Pick<PlanOptions, 'connectorId' | 'env'>,
-): Connector {
+): Connector | { id: null; environmentLabel: string } {
   const list = connectors.map((c) => `  ${c.id}  ${c.name}  ${c.environmentLabel}`).join('\n');
   if (options.connectorId !== undefined) {
     const named = connectors.find((c) => c.id === options.connectorId);
@@ -128,6 +135,7 @@ export function chooseConnector(
   const candidates = env === undefined ? connectors : connectors.filter((c) => c.environmentLabel === env);
   const [only] = candidates;
   if (only !== undefined && candidates.length === 1) return only;
+  if (env !== undefined && candidates.length > 1) return { id: null, environmentLabel: env };
   throw new CliError(
     candidates.length === 0
       ? `No connector${env === undefined ? '' : ` in ${env}`} to plan against.`
@@ -135,7 +143,7 @@ export function chooseConnector(
     {
       exitCode: ExitCode.Usage,
       code: 'connector_required',
-      suggestion: `Pass --connector <id>, or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
+      suggestion: `Pass --connector <id> (or --env <label>, each table then on the connector whose schema holds it), or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
     },
   );
 }
@@ -292,8 +300,8 @@ export async function planProject(
     try {
       const compared =
         row === undefined
-          ? await newTableDiffs(work, connector.id)
-          : await heldTableDiffs(client, row.id, work, connector.id, call);
+          ? await newTableDiffs(work, connector.id ?? undefined)
+          : await heldTableDiffs(client, row.id, work, connector.id ?? undefined, call);
       const changed = compared.changes.definition || compared.changes.gate1 || compared.changes.contract;
       return {
         table: declaration.name,
@@ -360,7 +368,7 @@ interface Compared {
 }
 
 /** A new table: everything it declares is a change, diffed against nothing. */
-async function newTableDiffs(work: TableWork, connectorId: string): Promise<Compared> {
+async function newTableDiffs(work: TableWork, connectorId: string | undefined): Promise<Compared> {
   const { definitionDiff } = await import('./artifacts.js');
   const { unifiedDiff } = await import('../core/gate-diff.js');
   const diffs: PlannedTable['diffs'] = { definition: definitionDiff(null, work.artifact, connectorId) };
@@ -387,7 +395,7 @@ async function heldTableDiffs(
   client: PlanClient,
   tableId: string,
   work: TableWork,
-  connectorId: string,
+  connectorId: string | undefined,
   call: { signal?: AbortSignal },
 ): Promise<Compared> {
   const [{ pushArtifact }, { applyGate }, { setIntent }] = await Promise.all([

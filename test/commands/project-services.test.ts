@@ -201,6 +201,46 @@ describe('planProject and applyPlan', () => {
   });
 });
 
+describe('a project over two schemas', () => {
+  it('with --env and no connector, each table goes to the connector whose schema holds it', async () => {
+    await server.sql(`CREATE SCHEMA marts`);
+    await server.sql(`CREATE TABLE marts.totals (id integer, thing_id integer)`);
+    await server.sql(`CREATE TABLE analytics_dev.parts (id integer, thing_id integer)`);
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ('con_marts', $1, 'dbt-marts', 'postgres', 'ACTIVE', 'dev', 'marts', now())`,
+      [server.ready.workspaceId],
+    );
+    const totals = declaration('totals', { source: { schema: 'marts', table: 'totals' } });
+    totals.artifact = {
+      ...totals.artifact,
+      content: totals.artifact.content.replace('analytics_dev.totals', 'marts.totals'),
+    };
+    const both = project([declaration('parts'), totals], { projectName: 'multi' });
+    await expect(planProject(client, both, {})).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'connector_required',
+    });
+    const plan = await planProject(client, both, { env: 'dev' });
+    expect(plan.connector).toEqual({ id: null, environmentLabel: 'dev' });
+    const summary = await applyPlan(client, plan, { describe: describeError });
+    expect(summary.failed).toEqual([]);
+    const rows = await server.sql<{ name: string; connector_id: string }>(
+      `SELECT name, connector_id FROM gds.tables WHERE name IN ('parts', 'totals') AND active ORDER BY name`,
+    );
+    expect(rows).toEqual([
+      { name: 'parts', connector_id: dev },
+      { name: 'totals', connector_id: 'con_marts' },
+    ]);
+    const again = await planProject(client, both, { env: 'dev' });
+    expect(again.tables.map((t) => [t.table, t.action])).toEqual([
+      ['parts', 'unchanged'],
+      ['totals', 'unchanged'],
+    ]);
+    expect(planChanges(again)).toBe(false);
+  });
+});
+
 describe('every real manifest of ../shared/fixtures', needs(noSharedFixtures), () => {
   it('plans every declaration, refusal and test without a crash', async () => {
     const folders = [join(sharedFixturesDir, 'real/dbt'), join(sharedFixturesDir, 'dbt')];
