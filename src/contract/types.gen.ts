@@ -2158,6 +2158,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `schema_drift`: a Mode A table's warehouse object no longer has every declared column (or is gone); `details.missingColumns` names them. Push the definition again (`--replace`) or restore the columns. */
+        TableSchemaDrift: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Rate limit exceeded; retry after `Retry-After` seconds. */
         TableTooManyRequests: {
             headers: {
@@ -2317,6 +2329,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
+            409: components["responses"]["TableSchemaDrift"];
             429: components["responses"]["TableTooManyRequests"];
         };
     };

@@ -16,7 +16,8 @@ import { ContractChecker } from './contract-check.js';
 import type { Queryable } from './db/index.js';
 import { openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
-import { errorBody, handleError } from './errors.js';
+import { errorBody, handleError, notFound } from './errors.js';
+import { badCharacter } from './input-rule.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
 import { JobRunner } from './governance/jobs.js';
 import { OwnNames } from './host-check.js';
@@ -210,6 +211,16 @@ function buildApp(
     if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
     if (DATA_PLANE_ROUTES.has(route)) return;
     request.caller = await authenticate(ctx, request);
+  });
+  // A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id.
+  app.addHook('preValidation', async (request) => {
+    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string' && badCharacter(value) !== undefined)
+        throw notFound(
+          'not_found',
+          `No ${name} ${JSON.stringify(value)} exists: it holds ${badCharacter(value)}.`,
+        );
+    }
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>

@@ -1,5 +1,6 @@
 // The contract document (src/contract/openapi.yaml) loaded once, with an ajv instance that knows it,
 // so request bodies are checked against the same schemas the client is typed from.
+import { checkInput } from './input-rule.js';
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -55,7 +56,10 @@ export function describeAjvErrors(
 /** The body as the named contract schema's type, or a 400 listing what is wrong with it. */
 export function parseBody<T>(schemaName: string, body: unknown): T {
   const validate = schemaValidator(schemaName);
-  if (validate(body)) return body as T;
+  if (validate(body)) {
+    checkInput(body, 'body');
+    return body as T;
+  }
   const problems = describeAjvErrors(validate.errors);
   const summary = problems.map((p) => `${p.path} ${p.problem}`).join('; ');
   throw badRequest('invalid_body', `The request body does not match ${schemaName}: ${summary}.`, {

@@ -22,6 +22,14 @@ export const forbidden = (code: string, message: string, details?: unknown) =>
 export const notFound = (code: string, message: string, details?: unknown) =>
   new HttpError(404, code, message, details);
 
+/** SQLSTATEs of malformed input that reached the database: the request's fault, so 400. */
+export const INPUT_SQLSTATES: Record<string, string> = {
+  '22021': 'a character the database cannot store (NUL or invalid UTF-8)',
+  '22P05': 'a character the database cannot store (NUL or invalid UTF-8)',
+  '22P02': 'a value that is not of its column’s type',
+  '22003': 'a number out of its column’s range',
+};
+
 export function errorBody(code: string, message: string, details?: unknown) {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
@@ -46,6 +54,12 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
           { constraint: (error as { constraint?: unknown }).constraint ?? null },
         ),
       );
+  }
+  const sqlstate = (error as { code?: unknown }).code;
+  if (typeof sqlstate === 'string' && Object.hasOwn(INPUT_SQLSTATES, sqlstate)) {
+    return reply
+      .code(400)
+      .send(errorBody('invalid_input', `The request holds ${INPUT_SQLSTATES[sqlstate]}.`, { sqlstate }));
   }
   const status = error.statusCode ?? 500;
   if (status === 413) {

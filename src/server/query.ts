@@ -1,4 +1,5 @@
 // Strict query-string parsing: unknown parameters and malformed values are a 400 naming the parameter.
+import { badCharacter } from './input-rule.js';
 import { badRequest } from './errors.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -22,6 +23,12 @@ export function stringParam(query: Query, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value) || value === '') {
     throw badRequest('invalid_query', `${name} must be given once, with a value.`, { parameter: name });
+  }
+  const problem = badCharacter(value);
+  if (problem !== undefined) {
+    throw badRequest('invalid_query', `${name} holds ${problem}: send well-formed text (UTF-8, no NUL).`, {
+      parameter: name,
+    });
   }
   return value;
 }

@@ -1,6 +1,7 @@
 // Registering and replacing a Mode A definition (spec §4.7, `push`): parse the artifact, resolve its source
 // on the connector's warehouse, check collisions through the lifecycle table, then carry out the effects
 // (reconcile columns, file a recertification, enqueue the auto-baseline job).
+import { checkInput } from '../input-rule.js';
 import type { ArtifactKind, GovernanceArtifact } from '../../core/artifacts/index.js';
 import {
   definitionSummary,
@@ -110,6 +111,16 @@ export function readDefinitionBody(body: unknown, definitionsEndpoint: boolean):
     filename: text('filename', true) ?? '',
     content: text('content', true, true) ?? '',
   };
+  checkInput(fields, 'body');
+  const replaced = input.content.indexOf('\uFFFD');
+  if (replaced >= 0) {
+    // U+FFFD is what a decoder puts where the bytes were not UTF-8: the artifact was read as something else.
+    throw badRequest(
+      'artifact_not_utf8',
+      `The artifact ${input.filename} is not UTF-8: it holds a replacement character (U+FFFD) at offset ${replaced}. Save it as UTF-8 and push again.`,
+      { field: 'content', offset: replaced },
+    );
+  }
   const connectorId = text('connectorId', definitionsEndpoint);
   if (connectorId !== undefined) input.connectorId = connectorId;
   const mimeType = text('mimeType', definitionsEndpoint);

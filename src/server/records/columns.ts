@@ -25,7 +25,8 @@ function fits(type: ColumnType, value: unknown): boolean {
     case 'text':
       return typeof value === 'string';
     case 'integer':
-      return Number.isInteger(value);
+      // Stored and checked as bigint, read back as a JavaScript number: only integers both hold exactly.
+      return Number.isSafeInteger(value);
     case 'numeric':
       return typeof value === 'number' && Number.isFinite(value);
     case 'boolean':
@@ -73,7 +74,7 @@ export function describeProblems(problems: ValueProblems): string {
   if (problems.unknown.length > 0) parts.push(`unknown columns: ${problems.unknown.join(', ')}`);
   if (problems.invalid.length > 0) {
     parts.push(
-      `wrong types: ${problems.invalid.map((i) => `${i.column} (expected ${i.expected})`).join(', ')}`,
+      `wrong types or out of range: ${problems.invalid.map((i) => `${i.column} (expected ${i.expected}${i.expected === 'integer' ? ' from -9007199254740991 to 9007199254740991' : ''})`).join(', ')}`,
     );
   }
   return parts.join('; ');

@@ -2,9 +2,9 @@
 // live in the service's own storage (gds.records).
 import type { TableRecord } from '../../contract/types.js';
 import type { Queryable } from '../db/index.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { quoteIdent, quoteSource } from '../warehouse.js';
+import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import type { Column } from './columns.js';
 import { checkValues, describeProblems } from './columns.js';
 import type { GovernedTable } from './tables.js';
@@ -66,14 +66,49 @@ export async function listRecords(
     : listStoredRecords(q, table, options);
 }
 
+/** The warehouse object lost declared columns (or is gone): 409 naming them, never the database's 500. */
 async function listWarehouseRows(
+  q: Queryable,
+  table: GovernedTable,
+  options: ListOptions,
+): Promise<ListResult> {
+  try {
+    return await readWarehouseRows(q, table, options);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== '42703' && code !== '42P01') throw error;
+    const [schema, name] = splitSource(table.source ?? '');
+    const present = new Set(
+      (
+        await q.query<{ column_name: string }>(
+          'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+          [schema, name],
+        )
+      ).map((r) => r.column_name),
+    );
+    const missingColumns = table.columns.map((c) => c.name).filter((c) => !present.has(c));
+    throw new HttpError(
+      409,
+      'schema_drift',
+      present.size === 0
+        ? `The warehouse object ${table.source} of table ${table.name} is gone; restore it or push the definition again.`
+        : `The warehouse object ${table.source} of table ${table.name} lacks declared columns: ${missingColumns.join(', ')}. Restore them or push the definition again (--replace).`,
+      { source: table.source, missingColumns },
+    );
+  }
+}
+
+async function readWarehouseRows(
   q: Queryable,
   table: GovernedTable,
   options: ListOptions,
 ): Promise<ListResult> {
   if (!table.source) throw new Error(`Mode A table ${table.id} has no source`);
   const params: unknown[] = [];
-  const conditions: string[] = [];
+  // Names every declared column, so that one the warehouse object lost fails the read (42703) and is
+  // answered as drift instead of silently missing from the records.
+  const declared = table.columns.map((c) => `t.${quoteIdent(c.name)}`);
+  const conditions: string[] = declared.length > 0 ? [`(ROW(${declared.join(', ')}) IS NULL OR true)`] : [];
   const searchable = textColumns(table.columns);
   if (options.search !== undefined) {
     params.push(likePattern(options.search));
