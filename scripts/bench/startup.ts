@@ -16,9 +16,9 @@
 // first when they are missing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../../src/server/app.js';
 import { demoGate1 } from '../demo-gate1.js';
@@ -278,6 +278,7 @@ export const run: BenchModule = async () => {
       ['push', realView, '--dry-run', ...(connector === undefined ? [] : ['--connector', connector])],
     ],
   ];
+  const plans = await planCommands(scratch, connector);
   const terminalCommands: Array<[string, string[]]> = [
     ['gds --help (terminal)', ['--help']],
     ['gds gate --help (terminal)', ['gate', '--help']],
@@ -382,7 +383,28 @@ export const run: BenchModule = async () => {
         note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, cpu ${median(cpu.get(c.name) ?? []).toFixed(0)} ms${terminal}${failed}, ratio paired per round, peak ${mib(peak)}${budgetNote(budgetOf(c, ghTerminalRatio), ratio, peak)}`,
       });
     }
-    rows.push(...planRows());
+    // gds plan reads a whole project (seconds at 2,000 models): a few runs of dist/gds alone, after the rounds.
+    for (const [name, gdsArgs] of plans) {
+      const c: Case = {
+        name: `${name} (dist/gds)`,
+        commandName: name,
+        runner: 'dist/gds',
+        command: binary,
+        args: gdsArgs,
+      };
+      const exit = await exitCode(c, { ...process.env, ...env });
+      const planRuns = name === planRows.real ? 5 : 3;
+      const samples: Array<{ ms: number; cpuMs: number }> = [];
+      for (let i = 0; i < planRuns; i += 1) samples.push(...(await hyperfineRound([c], env, scratch)));
+      const peak = await peakRssMiB(c, env, scratch);
+      rows.push({
+        section: 'startup',
+        name: c.name,
+        value: `${(median(samples.map((r) => r.ms)) / 1000).toFixed(2)} s`,
+        note: `median of ${planRuns}, cpu ${median(samples.map((r) => r.cpuMs)).toFixed(0)} ms, peak ${mib(peak)}${exit === 0 ? '' : `, EXIT ${exit}`}`,
+      });
+    }
+    rows.push(...planSkips(plans));
     return rows;
   } finally {
     await server.close();
@@ -390,24 +412,54 @@ export const run: BenchModule = async () => {
   }
 };
 
+const planRows = {
+  real: 'gds plan (99-model manifest)',
+  generated: 'gds plan (2,000-model generated manifest)',
+};
+/** The real manifest of 99 models (../shared/fixtures/real/dbt), the largest there. */
+const realManifest = '/work/shared/fixtures/real/dbt/sfa_1.4.9_generate_snapshots.manifest.json';
+
 /**
- * `gds plan` of the 99-model manifest in ../shared/fixtures/real/dbt and of a generated 2,000-model one
- * (scripts/bench/dbt-manifest.ts): rows that wait for the command and the generator (issue 20) to land.
+ * `gds plan` of the 99-model manifest in ../shared/fixtures/real/dbt (a folder holding it as manifest.json)
+ * and of a generated 2,000-model project (scripts/bench/dbt-manifest.ts, issue 20), each when this checkout
+ * has what it needs; planSkips says why a row is missing.
  */
-function planRows(): BenchRow[] {
+async function planCommands(
+  scratch: string,
+  connector: string | undefined,
+): Promise<Array<[string, string[]]>> {
+  if (!existsSync(join(root, 'src/commands/plan.ts')) || connector === undefined) return [];
+  const plan = (dir: string) => ['plan', '--dbt', dir, '--connector', connector];
+  const found: Array<[string, string[]]> = [];
+  if (existsSync(realManifest)) {
+    const dir = join(scratch, 'dbt-real');
+    await mkdir(dir, { recursive: true });
+    await copyFile(realManifest, join(dir, 'manifest.json'));
+    found.push([planRows.real, plan(dir)]);
+  }
   const generator = join(root, 'scripts/bench/dbt-manifest.ts');
-  const command = join(root, 'src/commands/plan.ts');
-  const missing = [command, generator]
-    .filter((file) => !existsSync(file))
-    .map((file) => relative(root, file));
-  const reason =
-    missing.length > 0
-      ? `not measured yet: ${missing.join(' and ')} not in this checkout (issue 20)`
-      : 'not measured yet: the bench does not run gds plan yet';
-  return ['gds plan (99-model manifest)', 'gds plan (2,000-model generated manifest)'].map((name) => ({
-    section: 'startup',
-    name,
-    value: 'skipped',
-    note: reason,
-  }));
+  if (existsSync(generator)) {
+    const module = (await import(generator)) as {
+      writeDbtProject?: (models: number, options: { dir: string }) => string;
+    };
+    if (typeof module.writeDbtProject === 'function') {
+      const dir = join(scratch, 'dbt-generated');
+      found.push([planRows.generated, plan(module.writeDbtProject(2_000, { dir }))]);
+    }
+  }
+  return found;
+}
+
+function planSkips(commands: Array<[string, string[]]>): BenchRow[] {
+  const why: Record<string, string> = {
+    [planRows.real]: existsSync(join(root, 'src/commands/plan.ts'))
+      ? `${realManifest} is absent`
+      : 'gds plan is not in this checkout',
+    [planRows.generated]: existsSync(join(root, 'scripts/bench/dbt-manifest.ts'))
+      ? 'scripts/bench/dbt-manifest.ts has no writeDbtProject(models, {dir})'
+      : 'the manifest generator scripts/bench/dbt-manifest.ts (issue 20) is not in this checkout',
+  };
+  return Object.entries(why)
+    .filter(([name]) => !commands.some(([measured]) => measured === name))
+    .map(([name, reason]) => ({ section: 'startup', name, value: 'skipped', note: reason }));
 }
