@@ -286,18 +286,25 @@ function bundleModules(gate1Validator: string, manifestFile: string, moreRewrite
       }));
       b.onResolve({ filter: /^gds:gate1-standalone-validator$/ }, () => ({ path: gate1Validator }));
       b.onResolve({ filter: /^gds:embedded-manifest$/ }, () => ({ path: manifestFile }));
-      // plugin-not-found asks `Did you mean …?` with `confirm` from @inquirer/prompts, whose index re-exports
-      // every prompt; in a lazily loaded module esbuild keeps them all (the editor prompt alone brings
-      // iconv-lite, a third of the bundle). If the plugin ever imports another prompt, the build fails here.
+      // @inquirer/prompts' index re-exports every prompt; in a lazily loaded module esbuild keeps them all (the
+      // editor prompt alone brings iconv-lite: +0.8 MB of bundle that every start-up reads, +10 MiB resident,
+      // measured). Its importers get the prompts they use only (promptsUsed); another prompt fails the build.
       b.onResolve({ filter: /^@inquirer\/prompts$/ }, async (args) => {
-        if (!/[\\/]@oclif[\\/]plugin-not-found[\\/]/.test(args.importer) || args.pluginData === 'real')
-          return;
-        const { kind, resolveDir, importer } = args;
-        const real = await b.resolve(args.path, { kind, resolveDir, importer, pluginData: 'real' });
-        return { path: 'confirm-prompt', namespace: 'gds', pluginData: dirname(real.path) };
+        const importer = Object.keys(promptsUsed).find((file) => args.importer.includes(file));
+        if (importer === undefined || args.pluginData === 'real') return;
+        const { kind, resolveDir } = args;
+        const real = await b.resolve(args.path, {
+          kind,
+          resolveDir,
+          importer: args.importer,
+          pluginData: 'real',
+        });
+        return { path: importer, namespace: 'gds-prompts', pluginData: dirname(real.path) };
       });
-      b.onLoad({ filter: /^confirm-prompt$/, namespace: 'gds' }, (args) => ({
-        contents: "export { default as confirm } from '@inquirer/confirm';",
+      b.onLoad({ filter: /.*/, namespace: 'gds-prompts' }, (args) => ({
+        contents: (promptsUsed[args.path] ?? [])
+          .map((prompt) => `export { default as ${prompt} } from '@inquirer/${prompt}';`)
+          .join('\n'),
         resolveDir: args.pluginData as string,
         loader: 'js',
       }));
@@ -324,6 +331,12 @@ function bundleModules(gate1Validator: string, manifestFile: string, moreRewrite
     },
   };
 }
+
+/** The prompts of @inquirer/prompts each importer uses (by a part of its path), see bundleModules. */
+const promptsUsed: Record<string, string[]> = {
+  [['', '@oclif', 'plugin-not-found', ''].join(sep)]: ['confirm'],
+  [['', 'src', 'cli', 'prompt.ts'].join(sep)]: ['confirm', 'password', 'select'],
+};
 
 /**
  * Package code changed in the bundle, each to keep something heavy from loading at start-up. The build
