@@ -13,8 +13,9 @@ export function tablePageUrl(baseUrl: string, tableId: string): string {
   return new URL(`dashboard/tables/${encodeURIComponent(tableId)}`, base).toString();
 }
 
-/** Largest page the service serves of the table list. */
+/** Largest page the service serves of the table list, and the first page's size (the first line comes soon). */
 const MAX_TABLE_PAGE = 1000;
+const FIRST_TABLE_PAGE = 100;
 
 /**
  * The table list a page at a time, for printing each as it arrives; with `limit` (-L), only that many
@@ -24,11 +25,11 @@ export async function* listTablePages(
   client: TablesClient,
   options: { state?: LifecycleState | undefined; limit?: number | undefined; signal?: AbortSignal } = {},
 ): AsyncGenerator<{ rows: TableListRow[]; total?: number }, void, undefined> {
-  const pageSize = Math.min(options.limit ?? MAX_TABLE_PAGE, MAX_TABLE_PAGE);
+  const first = Math.min(options.limit ?? FIRST_TABLE_PAGE, MAX_TABLE_PAGE);
+  const rest = Math.min(options.limit ?? MAX_TABLE_PAGE, MAX_TABLE_PAGE);
   let seen = 0;
-  for await (const page of client.tables.pages({ state: options.state }, pageSize, {
-    signal: options.signal,
-  })) {
+  const pages = client.tables.pages({ state: options.state }, [first, rest], { signal: options.signal });
+  for await (const page of pages) {
     yield { rows: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };
     seen += page.tables.length;
     if (options.limit !== undefined && seen >= options.limit) return;

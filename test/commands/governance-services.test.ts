@@ -647,7 +647,7 @@ describe('lists and recertification', () => {
     expect(await listRecertificationRequests(c, { tableId: 'tbl_1' })).toEqual([request]);
     expect((await dismissRecertificationRequest(c, 'rcr_1', 'no change')).status).toBe('DISMISSED');
     expect(api.seen.map((r) => r.url.search)).toEqual([
-      '?state=QUARANTINED&limit=1000',
+      '?state=QUARANTINED&limit=100',
       '',
       '?tableId=tbl_1',
       '',
@@ -679,12 +679,14 @@ describe('listTablePages', () => {
     api.use(serveTables(2500));
     const pages = [];
     for await (const page of listTablePages(newClient())) pages.push(page);
-    expect(pages.map((p) => p.rows.length)).toEqual([1000, 1000, 500]);
-    expect(pages.map((p) => p.total)).toEqual([2500, undefined, undefined]);
+    // A short first page (the first lines print at once), then the largest pages the service gives.
+    expect(pages.map((p) => p.rows.length)).toEqual([100, 1000, 1000, 400]);
+    expect(pages.map((p) => p.total)).toEqual([2500, undefined, undefined, undefined]);
     expect(api.seen.map((r) => r.url.search)).toEqual([
-      '?limit=1000',
-      '?limit=1000&cursor=1000',
-      '?limit=1000&cursor=2000',
+      '?limit=100',
+      '?limit=1000&cursor=100',
+      '?limit=1000&cursor=1100',
+      '?limit=1000&cursor=2100',
     ]);
   });
 

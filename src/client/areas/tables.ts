@@ -20,12 +20,12 @@ export interface TablesApi {
     options?: CallOptions,
   ): Promise<TableListRow[]>;
   /**
-   * The same list a page at a time (`pageSize` tables, up to 1,000), following the service's cursor: the
-   * first page carries the whole list's `total`. Stops asking when the consumer stops reading.
+   * The same list a page at a time (`pageSizes`: the first page's, then every other's; up to 1,000), following
+   * the service's cursor: the first page carries the whole list's `total`. Stops when the consumer stops.
    */
   pages(
     query: { state?: LifecycleState | undefined; name?: string | undefined },
-    pageSize: number,
+    pageSizes: readonly [first: number, rest: number],
     options?: CallOptions,
   ): AsyncGenerator<{ tables: TableListRow[]; total?: number }, void, undefined>;
   status(tableId: string, options?: CallOptions): Promise<TableStatus>;
@@ -46,13 +46,13 @@ export function tablesApi(transport: Transport): TablesApi {
       });
       return tables;
     },
-    async *pages(query, pageSize, options) {
+    async *pages(query, [first, rest], options) {
       let cursor: string | undefined;
       for (;;) {
         const page = await transport.send<Schema<'TableList'>>({
           method: 'GET',
           path: '/api/tables',
-          query: { state: query.state, name: query.name, limit: pageSize, cursor },
+          query: { state: query.state, name: query.name, limit: cursor === undefined ? first : rest, cursor },
           ...options,
         });
         yield { tables: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };

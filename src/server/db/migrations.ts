@@ -347,6 +347,11 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX tables_by_name ON gds.tables (workspace_id, lower(name)) WHERE active;
     `,
   },
+  {
+    version: 16,
+    name: 'recertification signals look tables up by the object their source names',
+    sql: `CREATE INDEX tables_by_source_object ON gds.tables (workspace_id, lower(split_part(source, '.', 2))) WHERE active;`,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

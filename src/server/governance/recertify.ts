@@ -13,7 +13,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { TableRow } from './tables.js';
-import { listTables } from './tables.js';
+import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
 export const MAX_TABLES = 500;
 /** `evidence` is a cheap-tier summary stamped on audit events (§4.8): at most 64 KB serialized. */
@@ -289,6 +289,28 @@ function matchTable(tables: TableRow[], entry: BatchEntry, byExplicitSchema: boo
   });
 }
 
+/**
+ * The Mode A tables of the environment that an entry of the batch may name (by table name or by the object
+ * of its source, case-insensitively): one lookup through the name indexes, whatever the workspace's size,
+ * in the order matchTable picks the first match from (oldest first).
+ */
+async function candidateTables(
+  tx: Queryable,
+  workspaceId: string,
+  environmentLabel: string,
+  batch: BatchEntry[],
+): Promise<TableRow[]> {
+  const names = [...new Set(batch.map((entry) => entry.name.toLowerCase()))];
+  const rows = await tx.query<Parameters<typeof toTableRow>[0]>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables
+      WHERE workspace_id = $1 AND active AND mode = 'MODE_A' AND environment_label = $2
+        AND (lower(name) = ANY($3::text[]) OR lower(split_part(source, '.', 2)) = ANY($3::text[]))
+      ORDER BY created_at, name`,
+    [workspaceId, environmentLabel, names],
+  );
+  return rows.map(toTableRow);
+}
+
 export async function recertify(
   ctx: AppContext,
   caller: IntegrationCaller,
@@ -298,9 +320,7 @@ export async function recertify(
   const environmentLabel = await resolveEnvironment(ctx, caller, signal);
   const explicit = !signal.run;
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-    const tables = (await listTables(tx, caller.workspaceId)).filter(
-      (t) => t.mode === 'MODE_A' && t.environmentLabel === environmentLabel,
-    );
+    const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
     const outcomes: RecertifyResponse['outcomes'] = [];
     // A table named twice in one batch is signalled once; both entries report that outcome.
     const signalled = new Map<string, RecertifyResponse['outcomes'][number]>();

@@ -1,0 +1,153 @@
+// A workspace of 100,000 tables (issue 25) on the embedded PGlite: `gds list --json` (time to its first line,
+// the whole list, the CLI's peak memory), `gds list -L 5`, and a recertification signal naming one table
+// (median), with another request's time while signals run. The tables are copies of a seeded Mode A table
+// made in SQL; the server runs in this process, the CLI in its own: the single executable (dist/gds) when it
+// is built, else `node bin/run.js`.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { startTestServer } from '../../test/helpers/server.js';
+import type { BenchModule, BenchRow } from './types.js';
+
+const TABLES = 100_000;
+const root = new URL('../..', import.meta.url).pathname;
+const binary = `${root}dist/gds`;
+const cli = existsSync(binary) ? [binary] : [`${root}node_modules/.bin/node`, 'bin/run.js'];
+
+/** Runs the CLI under GNU time: when its first stdout byte came, when it ended, its peak RSS (KiB). */
+function runCli(args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ firstMs: number; totalMs: number; peakMiB: number; lines: number; code: number }>(
+    (resolve, reject) => {
+      const started = performance.now();
+      const child = spawn('/usr/bin/time', ['-f', '%M', ...cli, ...args], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let firstMs = NaN;
+      let lines = 0;
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (Number.isNaN(firstMs)) firstMs = performance.now() - started;
+        for (const byte of chunk) if (byte === 10) lines += 1;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        const peak = Number(/(\d+)\s*$/.exec(stderr)?.[1] ?? NaN);
+        resolve({
+          firstMs,
+          totalMs: performance.now() - started,
+          peakMiB: peak / 1024,
+          lines,
+          code: code ?? 1,
+        });
+      });
+    },
+  );
+}
+
+export const run: BenchModule = async () => {
+  const server = await startTestServer({ rateLimit: 1_000_000_000 });
+  try {
+    const template = server.table('customers');
+    const columns = (
+      await server.sql<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns
+          WHERE table_schema = 'gds' AND table_name = 'tables' ORDER BY ordinal_position`,
+      )
+    ).map((c) => c.column_name);
+    const replaced: Record<string, string> = {
+      id: `'tbl_bench_' || g`,
+      slug: `'bench_' || g`,
+      name: `'bench_' || g`,
+      governance_id: `'tbl_bench_' || g`,
+      created_at: `created_at + g * interval '1 millisecond'`,
+    };
+    const started = performance.now();
+    await server.sql(
+      `INSERT INTO gds.tables (${columns.join(', ')})
+       SELECT ${columns.map((c) => replaced[c] ?? c).join(', ')}
+         FROM gds.tables, generate_series(1, ${TABLES}) AS g
+        WHERE id = $1`,
+      [template.id],
+    );
+    await server.sql('ANALYZE gds.tables');
+    const made = ((performance.now() - started) / 1000).toFixed(1);
+    const env = {
+      PATH: process.env.PATH,
+      HOME: '/tmp',
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+    };
+    const note = `PGlite, ${TABLES.toLocaleString('en')} tables (made in ${made} s), ${cli.length === 1 ? 'dist/gds' : 'node bin/run.js'}`;
+    const rows: BenchRow[] = [];
+    const all = await runCli(['list', '--json'], env);
+    if (all.code !== 0) throw new Error(`gds list --json exited ${all.code}`);
+    rows.push(
+      {
+        section: 'scale',
+        name: 'gds list --json: first line',
+        value: `${all.firstMs.toFixed(0)} ms`,
+        note: `${note}; budget 300 ms: ${all.firstMs <= 300 ? 'within' : 'OVER'}`,
+      },
+      {
+        section: 'scale',
+        name: 'gds list --json: every table',
+        value: `${(all.totalMs / 1000).toFixed(1)} s`,
+        note: `${all.lines} lines, CLI peak ${all.peakMiB.toFixed(0)} MiB (budget 80 MiB: ${all.peakMiB <= 80 ? 'within' : 'OVER'})`,
+      },
+    );
+    const few = await runCli(['list', '-L', '5', '--json'], env);
+    rows.push({
+      section: 'scale',
+      name: 'gds list -L 5 --json',
+      value: `${few.totalMs.toFixed(0)} ms`,
+      note: `${few.lines} lines, CLI peak ${few.peakMiB.toFixed(0)} MiB`,
+    });
+
+    const issued = await server.issueToken('OWNER', {
+      name: 'bench-recertify',
+      env: 'dev',
+      scopes: ['workspace:write:recertify'],
+    } as never);
+    const token = issued.tokens.accessToken;
+    const signal = async (i: number) => {
+      const t = performance.now();
+      const response = await server.request('POST', '/api/workspace/recertify', {
+        token,
+        body: { tables: [`bench_${(i * 7919) % TABLES}`], trigger: 'BENCH' },
+      });
+      if (response.status !== 200) throw new Error(`recertify answered ${response.status}`);
+      return performance.now() - t;
+    };
+    const times: number[] = [];
+    for (let i = 1; i <= 7; i++) times.push(await signal(i));
+    const median = times.sort((a, b) => a - b)[3] ?? NaN;
+    rows.push({
+      section: 'scale',
+      name: 'recertify one name',
+      value: `${median.toFixed(0)} ms`,
+      note: `${note}, median of 7; budget 200 ms: ${median <= 200 ? 'within' : 'OVER'}`,
+    });
+    const [, other] = await Promise.all([
+      signal(99),
+      (async () => {
+        const t = performance.now();
+        await server.request('GET', `/api/tables/${template.id}/status`, {
+          token: server.user('OWNER').cliToken,
+        });
+        return performance.now() - t;
+      })(),
+    ]);
+    rows.push({
+      section: 'scale',
+      name: 'a status read beside a signal',
+      value: `${other.toFixed(0)} ms`,
+      note: `${note}; budget 200 ms: ${other <= 200 ? 'within' : 'OVER'}`,
+    });
+    return rows;
+  } finally {
+    await server.close();
+  }
+};
