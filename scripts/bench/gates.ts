@@ -1,21 +1,13 @@
 // Gate 1 over HTTP against an in-process reference server (PGlite) whose warehouse orders table is
 // grown to 100,000 rows: a full dry run, each sample kind, a submission and suggestions (medians).
 import { createServer } from '../../src/server/app.js';
+import { ORDERS_RULES } from './lib/gate-rules.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const ROWS = 100_000;
 const ROUNDS = 3;
 
-const RULES = `patternChecks:
-  - name: status_upper
-    column: status
-    regex: '^[A-Z]+$'
-    severity: WARN
-customPredicates:
-  - name: amount_not_negative
-    sql: amount >= 0
-    severity: HARD_FAIL
-`;
+const RULES = ORDERS_RULES;
 
 export const run: BenchModule = async () => {
   const server = await createServer({ port: 0, jobs: 'manual' });
@@ -58,8 +50,16 @@ export const run: BenchModule = async () => {
     const gateRun = (sample?: string) => () =>
       call('POST', `/api/tables/${orders}/gate-runs`, sample ? { sample } : {});
     await measure('gate run (full scan)', `${ROWS} rows, 6 baseline + 2 declared checks`, gateRun());
-    await measure('gate run --sample head:1000', 'rows numbered by the grain key', gateRun('head:1000'));
-    await measure('gate run --sample random:1000', 'md5(seed || row number) order', gateRun('random:1000'));
+    await measure(
+      'gate run --sample head:1000',
+      'drawn once per run (see the samples bench)',
+      gateRun('head:1000'),
+    );
+    await measure(
+      'gate run --sample random:1000',
+      'TABLESAMPLE or a seeded hash, drawn once per run',
+      gateRun('random:1000'),
+    );
     await measure('gate run --sample chunks:10@100', '', gateRun('chunks:10@100'));
     await measure('gate submit', 'full scan + proof + state + notification', () =>
       call('POST', `/api/tables/${orders}/gate-submissions`),

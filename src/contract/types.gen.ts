@@ -1814,6 +1814,8 @@ export interface components {
                 rows: number;
                 chunks?: number;
                 seed?: string;
+                /** @description How the rows were drawn (once per run), and so what the sample cost. */
+                method?: string;
             };
             tableVersion: components["schemas"]["TableVersion"];
             /** Format: date-time */

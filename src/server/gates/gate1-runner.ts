@@ -41,6 +41,8 @@ export interface SampleInfo {
   chunks?: number;
   /** random: the seed that chose the rows. */
   seed?: string;
+  /** How the rows were drawn, and so what the sample cost (one pass, a LIMIT, or one sort). */
+  method?: string;
 }
 
 export interface Gate1Proof {
@@ -93,7 +95,7 @@ async function checkGate1(
   withDigest = false,
 ): Promise<{ proof: Gate1Proof; digest: string | null }> {
   const seed = options.sample?.kind === 'random' ? newSampleSeed() : undefined;
-  const { results, versions, digest } = await gateRead(db, table, {
+  const { results, versions, digest, method } = await gateRead(db, table, {
     state: async (tx) => ({
       versions: await versionsOf(tx, table.id),
       current: await currentGate1(tx, table.id),
@@ -105,7 +107,7 @@ async function checkGate1(
         table.columns.map((c) => c.name),
       );
       const results = await new CheckRun(tx, table, relation).all(document);
-      return { results, versions: state.versions, digest: state.digest };
+      return { results, versions: state.versions, digest: state.digest, method: relation.sampleMethod };
     },
     rows: {
       ...(options.sample ? { sample: options.sample } : {}),
@@ -123,7 +125,7 @@ async function checkGate1(
     results: results.checks,
     failedPredicates,
     rowsChecked: checked,
-    sample: options.sample ? sampleInfo(options.sample, seed) : null,
+    sample: options.sample ? sampleInfo(options.sample, seed, method) : null,
     tableVersion: versions,
     ranAt: new Date(options.clock()).toISOString(),
   };
@@ -139,13 +141,14 @@ async function versionsOf(tx: Queryable, tableId: string): Promise<TableVersions
   return row;
 }
 
-function sampleInfo(sample: SampleSpec, seed: string | undefined): SampleInfo {
+function sampleInfo(sample: SampleSpec, seed: string | undefined, method: string | undefined): SampleInfo {
   return {
     spec: sample.spec,
     kind: sample.kind,
     rows: sample.rows,
     ...(sample.kind === 'chunks' ? { chunks: sample.chunks } : {}),
     ...(seed ? { seed } : {}),
+    ...(method ? { method } : {}),
   };
 }
 

@@ -7,14 +7,35 @@ import { QueryDeadlineError } from '../db/pglite.js';
 
 const WORK_MEM = '64MB';
 
-export async function readOnly<T>(db: Db, timeoutMs: number, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+/**
+ * `prepare`, when given, runs first in the same snapshot while the transaction may still write its own
+ * temporary tables (a run's sample, written by the server's own SQL); the transaction is READ ONLY
+ * before `fn` (the checks, SQL a member wrote) runs.
+ */
+export async function readOnly<T>(
+  db: Db,
+  timeoutMs: number,
+  fn: (tx: Queryable) => Promise<T>,
+  prepare?: (tx: Queryable) => Promise<void>,
+): Promise<T> {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)
     throw new Error(`bad statement timeout ${timeoutMs}`);
   return db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    await tx.query(
+      prepare
+        ? 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ'
+        : 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
+    );
     await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
-    // Samples number rows with a window over the whole object: sort in memory, not in temp files.
+    // A sample that must number rows by a sort does it once, in memory rather than in temp files.
     await tx.query(`SET LOCAL work_mem = '${WORK_MEM}'`);
+    if (prepare) {
+      // A scan from the first block, on one process: LIMIT then reads the first rows in storage order.
+      await tx.query('SET LOCAL synchronize_seqscans = off');
+      await tx.query('SET LOCAL max_parallel_workers_per_gather = 0');
+      await prepare(tx);
+      await tx.query('SET TRANSACTION READ ONLY');
+    }
     return fn(tx);
   });
 }

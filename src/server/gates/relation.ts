@@ -6,17 +6,11 @@ import type { Queryable } from '../db/index.js';
 import type { ColumnType } from '../records/columns.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import type { SampleSpec } from './sample.js';
-import { sampleFilter } from './sample.js';
+import { drawSample } from './sample.js';
+import { Params } from './params.js';
 import type { GateTable } from './table.js';
 
-/** Bind parameters of one statement: `add` returns the placeholder of a new one. */
-export class Params {
-  readonly values: unknown[] = [];
-  add = (value: unknown): string => {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  };
-}
+export { Params } from './params.js';
 
 const PG_TYPE: Record<ColumnType, string> = {
   text: 'text',
@@ -45,6 +39,13 @@ export interface Relation {
   exists: boolean;
   /** Builds `WITH … gate_rows AS (…)` for one statement, binding into `params`. */
   rowsCte(params: Params): string;
+  /**
+   * With a sample: draws it once into a temporary table (before the transaction turns read-only), which
+   * every check's gate_rows then reads; returns how it was drawn (the cost). Absent without a sample.
+   */
+  drawSample?: (tx: Queryable) => Promise<string>;
+  /** How the sample was drawn, once it was (for the proof). */
+  sampleMethod?: string;
 }
 
 export interface RowsOptions {
@@ -66,14 +67,20 @@ export async function resolveRelation(
   const present = table.columns.map((c) => c.name).filter((c) => have.has(c));
   const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
   const physical = ['r', 'm'].includes(info[0]?.relkind ?? '');
-  const order = naturalOrder(table, present, physical ? 'b.ctid' : null);
+  const rows: RowsSource = {
+    from: `${quoteSource(source)} AS b`,
+    present,
+    order: naturalOrder(table, present, physical ? 'b.ctid' : null),
+    storageOrdered: physical && !hasGrainKey(table, present),
+    ...(physical ? { sampleable: quoteSource(source), identity: 'b.ctid::text' } : { identity: 'b::text' }),
+  };
   return {
     label: source,
     present,
     missing,
     warehouseColumns,
     exists: info.length > 0,
-    rowsCte: (params) => rowsCte(`${quoteSource(source)} AS b`, present, order, options, params),
+    ...sampledRows(rows, options),
   };
 }
 
@@ -102,47 +109,75 @@ function modeBRelation(table: GateTable, options: RowsOptions): Relation {
     missing: [],
     warehouseColumns: table.columns.map((c) => ({ name: c.name, dataType: PG_TYPE[c.type] })),
     exists: true,
-    rowsCte: (params) => {
+    ...sampledRows((params) => {
       const projection = table.columns
         .map((c) => `(r.data ->> ${params.add(c.name)})::${PG_TYPE[c.type]} AS ${quoteIdent(c.name)}`)
         .join(', ');
-      const from = `(SELECT r.seq AS __gds_seq${projection ? `, ${projection}` : ''}
-                       FROM gds.records r WHERE r.table_id = ${params.add(table.id)}) AS b`;
-      return rowsCte(from, present, naturalOrder(table, present, 'b.__gds_seq'), options, params);
-    },
+      return {
+        from: `(SELECT r.seq AS __gds_seq${projection ? `, ${projection}` : ''}
+                    FROM gds.records r WHERE r.table_id = ${params.add(table.id)}) AS b`,
+        present,
+        // Insertion order is the records_by_seq index: read in order, no sort.
+        order: naturalOrder(table, present, 'b.__gds_seq'),
+        storageOrdered: false,
+        identity: 'b.__gds_seq::text',
+      };
+    }, options),
   };
 }
+
+const hasGrainKey = (table: GateTable, present: string[]) =>
+  table.grainKeyColumns.length > 0 && table.grainKeyColumns.every((k) => present.includes(k));
 
 /**
  * The natural order rows are numbered in: the grain key columns when declared, else the physical
  * order (ctid for a Mode A table, insertion order for Mode B), else (a view) every column.
  */
-function naturalOrder(table: GateTable, present: string[], physical: string | null): string {
-  const keys = table.grainKeyColumns.filter((k) => present.includes(k));
-  if (keys.length > 0 && keys.length === table.grainKeyColumns.length) {
-    return [...keys.map((k) => `b.${quoteIdent(k)}`), ...(physical ? [physical] : [])].join(', ');
+function naturalOrder(table: GateTable, present: string[], physical: string | null): string[] {
+  if (hasGrainKey(table, present)) {
+    return [...table.grainKeyColumns.map((k) => `b.${quoteIdent(k)}`), ...(physical ? [physical] : [])];
   }
-  return physical ?? present.map((c) => `b.${quoteIdent(c)}`).join(', ');
+  return physical ? [physical] : present.map((c) => `b.${quoteIdent(c)}`);
 }
 
-function rowsCte(
-  from: string,
-  present: string[],
-  order: string,
+/** The rows of a relation as a sample draws from them (`b` is the alias of `from`). */
+export interface RowsSource {
+  from: string;
+  present: string[];
+  /** ORDER BY terms of the natural order, ascending. */
+  order: string[];
+  /** A plain scan of `from` yields the natural order (a table in storage order): no sort needed. */
+  storageOrdered: boolean;
+  /** The relation itself, when TABLESAMPLE applies (a table or materialized view). */
+  sampleable?: string;
+  /** A text that tells one row from another, hashed with the seed for random:N. */
+  identity: string;
+}
+
+/** Temporary table of one run's sample (dropped at the end of the run's transaction). */
+const SAMPLE_TABLE = 'pg_temp.__gds_gate_sample';
+
+function sampledRows(
+  source: RowsSource | ((params: Params) => RowsSource),
   options: RowsOptions,
-  params: Params,
-): string {
-  const columns = present.map(quoteIdent).join(', ') || 'NULL AS __gds_none';
-  if (!options.sample) return `WITH gate_rows AS (SELECT ${columns} FROM ${from})`;
-  const filter = sampleFilter(
-    options.sample,
-    options.seed ?? '',
-    params.add,
-    `(SELECT count(*) FROM ${from})`,
-  );
-  return `WITH src AS (
-      SELECT ${present.map((c) => `b.${quoteIdent(c)}`).join(', ') || 'NULL AS __gds_none'},
-             row_number() OVER (ORDER BY ${order || 'true'}) AS __gds_ord, count(*) OVER () AS __gds_total
-        FROM ${from}),
-    gate_rows AS (SELECT ${columns} FROM src ${filter})`;
+): Pick<Relation, 'rowsCte' | 'drawSample'> {
+  const build = typeof source === 'function' ? source : () => source;
+  const { sample } = options;
+  if (!sample) {
+    return {
+      rowsCte: (params) => {
+        const rows = build(params);
+        return `WITH gate_rows AS (SELECT ${columnList(rows.present)} FROM ${rows.from})`;
+      },
+    };
+  }
+  return {
+    rowsCte: () =>
+      `WITH gate_rows AS (SELECT ${columnList(build(new Params()).present)} FROM ${SAMPLE_TABLE})`,
+    drawSample: (tx) => drawSample(tx, SAMPLE_TABLE, build, sample, options.seed ?? ''),
+  };
+}
+
+function columnList(present: string[]): string {
+  return present.map(quoteIdent).join(', ') || 'NULL AS __gds_none';
 }

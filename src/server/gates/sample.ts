@@ -9,7 +9,10 @@
 //               total-N+1 (chunk i of K starts at 1 + floor(i * (total - N) / (K - 1)); K = 1 is
 //               head:N); chunks overlap, and are read once, when K * N > total.
 import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
+import { Params } from './params.js';
+import type { RowsSource } from './relation.js';
 
 export const MAX_SAMPLE_ROWS = 1_000_000;
 export const MAX_CHUNKS = 1000;
@@ -41,31 +44,140 @@ export function newSampleSeed(): string {
   return randomBytes(8).toString('hex');
 }
 
+const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** `b.x DESC, …`: the natural order reversed. */
+const descending = (order: string[]) => order.map((term) => `${term} DESC`).join(', ');
+
 /**
- * The WHERE/ORDER/LIMIT tail that keeps a sample's rows of `src` (which has `__gds_ord`, the row
- * number, and `__gds_total`). `param` binds a value and returns its placeholder; `totalSql` is a
- * scalar subquery counting the rows (chunks need the total outside the per-row scan).
+ * Draws one run's sample into `target` (a temporary table, dropped with the transaction): one statement
+ * over the relation, so no check numbers or sorts the rows again. Returns how it was drawn (the cost):
+ *   head:N     the first N in storage order by LIMIT when the relation is a table numbered by storage
+ *              order (no sort); else the N lowest by the natural order in one pass keeping N rows (a
+ *              btree index on the grain key makes it a range read);
+ *   tail:N     the N highest by the natural order, in one pass keeping N rows;
+ *   random:N   a table: TABLESAMPLE BERNOULLI of about 3N rows (seeded, REPEATABLE), then the N lowest
+ *              md5(seed || ctid) among them, read again in full only if the draw came out short; a view
+ *              (no TABLESAMPLE) or the service rows: the N lowest md5(seed || row) in one pass keeping
+ *              N rows. Never a sort of the table;
+ *   chunks:K@N one count, then rows numbered once: in storage order for a table (no sort), else by the
+ *              natural order (one sort of every row, said in the method).
  */
-export function sampleFilter(
+export async function drawSample(
+  tx: Queryable,
+  target: string,
+  build: (params: Params) => RowsSource,
   sample: SampleSpec,
   seed: string,
-  param: (value: unknown) => string,
-  totalSql: string,
-): string {
+): Promise<string> {
+  /** Runs one statement over the rows, with bind parameters of its own. */
+  const over = async <T>(sql: (rows: RowsSource, add: Params['add'], columns: string) => string) => {
+    const params = new Params();
+    const rows = build(params);
+    const columns = rows.present.map((c) => `b.${quoteName(c)}`).join(', ') || 'NULL AS __gds_none';
+    return tx.query<T>(sql(rows, params.add, columns), params.values);
+  };
+  const create = async (select: (rows: RowsSource, add: Params['add'], columns: string) => string) => {
+    await tx.query(`DROP TABLE IF EXISTS ${target}`);
+    await over(
+      (rows, add, columns) =>
+        `CREATE TEMP TABLE ${target.replace(/^pg_temp\./, '')} ON COMMIT DROP AS ${select(rows, add, columns)}`,
+    );
+  };
+  const shape = build(new Params());
+  const n = (add: Params['add']) => `${add(sample.rows)}::bigint`;
+  const byOrder = (rows: RowsSource) => rows.order.join(', ') || 'true';
   switch (sample.kind) {
     case 'head':
-      return `WHERE __gds_ord <= ${param(sample.rows)}::bigint`;
+      if (shape.storageOrdered) {
+        await create((rows, add, columns) => `SELECT ${columns} FROM ${rows.from} LIMIT ${n(add)}`);
+        return 'the first rows in storage order (LIMIT; no sort)';
+      }
+      await create(
+        (rows, add, columns) =>
+          `SELECT ${columns} FROM ${rows.from} ORDER BY ${byOrder(rows)} LIMIT ${n(add)}`,
+      );
+      return 'the lowest rows by the natural order (ORDER BY … LIMIT: one pass keeping N rows)';
     case 'tail':
-      return `WHERE __gds_ord > __gds_total - ${param(sample.rows)}::bigint`;
+      await create(
+        (rows, add, columns) =>
+          `SELECT ${columns} FROM ${rows.from} ORDER BY ${descending(rows.order) || 'true'} LIMIT ${n(add)}`,
+      );
+      return 'the highest rows by the natural order (ORDER BY … DESC LIMIT: one pass keeping N rows)';
     case 'random':
-      return `ORDER BY md5(${param(seed)}::text || __gds_ord::text) LIMIT ${param(sample.rows)}::bigint`;
+      return drawRandom(tx, target, shape, sample.rows, seed, create);
     case 'chunks': {
-      // Uncorrelated, so PostgreSQL builds the set of row numbers once and probes it per row.
-      const k = `${param(sample.chunks)}::bigint`;
-      const n = `${param(sample.rows)}::bigint`;
-      const total = totalSql;
-      const start = `1 + CASE WHEN ${k} = 1 THEN 0 ELSE floor(g.i * GREATEST(${total} - ${n}, 0)::numeric / (${k} - 1))::bigint END`;
-      return `WHERE __gds_ord IN (SELECT ${start} + o.j FROM generate_series(0, ${k} - 1) AS g(i), generate_series(0, ${n} - 1) AS o(j))`;
+      const [counted] = await over<{ n: string }>((rows) => `SELECT count(*)::text AS n FROM ${rows.from}`);
+      const total = Number(counted?.n ?? 0);
+      const k = sample.chunks;
+      const size = sample.rows;
+      // Chunk i starts at 1 + floor(i * (total - N) / (K - 1)); the rows needed end at the last chunk's end.
+      const starts = Array.from({ length: k }, (_, i) =>
+        k === 1 ? 1 : 1 + Math.floor((i * Math.max(total - size, 0)) / (k - 1)),
+      );
+      const last = Math.min(total, (starts.at(-1) ?? 1) + size - 1);
+      await create((rows, add, columns) => {
+        const numbered = rows.storageOrdered
+          ? `SELECT ${columns}, row_number() OVER () AS __gds_ord FROM (SELECT * FROM ${rows.from} LIMIT ${add(last)}::bigint) AS b`
+          : `SELECT ${columns}, row_number() OVER (ORDER BY ${byOrder(rows)}) AS __gds_ord FROM ${rows.from}`;
+        return `SELECT ${rows.present.map(quoteName).join(', ') || '__gds_none'} FROM (${numbered}) AS numbered
+                 WHERE __gds_ord IN (SELECT s.start + o.j FROM unnest(${add(starts)}::bigint[]) AS s(start),
+                                                            generate_series(0, ${n(add)} - 1) AS o(j))`;
+      });
+      return shape.storageOrdered
+        ? 'rows counted, then numbered once in storage order up to the last chunk (no sort)'
+        : 'rows counted, then numbered once by the natural order: one sort of every row (a view, a grain key or the service rows)';
     }
   }
+}
+
+type Create = (select: (rows: RowsSource, add: Params['add'], columns: string) => string) => Promise<void>;
+
+async function drawRandom(
+  tx: Queryable,
+  target: string,
+  shape: RowsSource,
+  wanted: number,
+  seed: string,
+  create: Create,
+): Promise<string> {
+  const n = (add: Params['add']) => `${add(wanted)}::bigint`;
+  const hash = (rows: RowsSource, add: Params['add']) => `md5(${add(seed)}::text || ${rows.identity})`;
+  const everyRow = () =>
+    create(
+      (rows, add, columns) =>
+        `SELECT ${columns} FROM ${rows.from} ORDER BY ${hash(rows, add)} LIMIT ${n(add)}`,
+    );
+  const table = shape.sampleable;
+  if (table === undefined) {
+    await everyRow();
+    return 'a seeded hash of every row, keeping the N lowest (one pass, no sort; no TABLESAMPLE on a view or the service rows)';
+  }
+  // The planner's row estimate; a table never analyzed (e.g. a fresh copy) is counted instead.
+  const [estimate] = await tx.query<{ rows: number }>(
+    `SELECT reltuples::float8 AS rows FROM pg_catalog.pg_class WHERE oid = $1::regclass`,
+    [table],
+  );
+  const [counted] =
+    estimate && estimate.rows > 0
+      ? [estimate]
+      : await tx.query<{ rows: number }>(`SELECT count(*)::float8 AS rows FROM ${table}`);
+  const percent = (100 * (3 * wanted + 100)) / Math.max(counted?.rows ?? 0, 1);
+  if (percent >= 50) {
+    await everyRow();
+    return 'a seeded hash of every row, keeping the N lowest (one pass, no sort; N is a large share of the table)';
+  }
+  const repeatable = Number.parseInt(seed.slice(0, 8) || '0', 16);
+  await create(
+    (rows, add, columns) =>
+      `SELECT ${columns} FROM ${table} AS b TABLESAMPLE BERNOULLI (${add(percent)}::float8)
+         REPEATABLE (${add(repeatable)}::float8) ORDER BY ${hash(rows, add)} LIMIT ${n(add)}`,
+  );
+  const [drawn] = await tx.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${target}`);
+  if (Number(drawn?.n ?? 0) >= wanted) {
+    return `TABLESAMPLE BERNOULLI (${percent.toPrecision(2)} %, seeded), then the N lowest of a seeded hash`;
+  }
+  // Short (the estimate was off, or the table holds fewer than N rows): every row, as without TABLESAMPLE.
+  await everyRow();
+  return 'a seeded hash of every row, keeping the N lowest (TABLESAMPLE came out short)';
 }

@@ -29,11 +29,7 @@ export const noState = async (): Promise<null> => null;
 
 /** Runs a gate's checks on one snapshot of the table's rows: in place on PostgreSQL, in the sandbox on PGlite. */
 export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S, T>): Promise<T> {
-  const inPlace = () =>
-    readOnly(db, db.queryTimeoutMs, async (tx) => {
-      const state = await read.state(tx);
-      return read.run(tx, await resolveRelation(tx, table, read.rows), state);
-    });
+  const inPlace = () => checkRows(db, db.queryTimeoutMs, table, read, read.state);
   if (!db.sandbox) return inPlace();
   const { state, copies } = await readOnly(db, db.queryTimeoutMs, async (tx) => ({
     state: await read.state(tx),
@@ -42,13 +38,40 @@ export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S,
   if (!copies) return inPlace();
   const outcome = await db.sandbox(async (sandbox) => {
     if (!(await loadCopies(sandbox, copies))) return { loaded: false as const };
-    const value = await readOnly(sandbox, db.queryTimeoutMs, async (tx) =>
-      read.run(tx, await resolveRelation(tx, table, read.rows), state),
-    );
+    const value = await checkRows(sandbox, db.queryTimeoutMs, table, read, async () => state);
     return { loaded: true as const, value };
   });
   // A column type a fresh cluster does not know (an enum, a domain) cannot be made there: check in place.
   return outcome.loaded ? outcome.value : inPlace();
+}
+
+/**
+ * The checks over the table's rows in one read-only snapshot; with a sample, the sample is drawn first,
+ * once, in that snapshot (its method is on the relation the checks get).
+ */
+async function checkRows<S, T>(
+  db: Db,
+  timeoutMs: number,
+  table: GateTable,
+  read: GateRead<S, T>,
+  state: (tx: Queryable) => Promise<S>,
+): Promise<T> {
+  let relation: Relation | undefined;
+  const prepare = read.rows?.sample
+    ? async (tx: Queryable) => {
+        relation = await resolveRelation(tx, table, read.rows);
+        if (relation.exists && relation.drawSample) relation.sampleMethod = await relation.drawSample(tx);
+      }
+    : undefined;
+  return readOnly(
+    db,
+    timeoutMs,
+    async (tx) => {
+      const known = await state(tx);
+      return read.run(tx, relation ?? (await resolveRelation(tx, table, read.rows)), known);
+    },
+    prepare,
+  );
 }
 
 /**

@@ -1,0 +1,112 @@
+// Cheap samples (issue 21 item 6) on PGlite and on PostgreSQL (skipped, saying why, without
+// GDS_TEST_DATABASE_URL): each run draws its sample once, into a temporary table every check reads, and
+// the proof says how (the cost): head:N on a table is a LIMIT in storage order, tail:N one pass keeping N
+// rows, chunks:K@N rows numbered in storage order without a sort, random:N TABLESAMPLE on a table large
+// enough (a seeded hash of every row otherwise). The rows each spec names are asserted in gate1-run.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+import { needs, noPostgres } from '../../helpers/skip.js';
+
+const AMOUNT_RULES = `customPredicates:
+  - name: amount_not_negative
+    sql: amount >= 0
+    severity: HARD_FAIL
+`;
+
+interface Proof {
+  rowsChecked: number;
+  sample: { spec: string; method?: string; seed?: string } | null;
+  results: Array<{ name: string; failingRows: number | null; detail: string }>;
+}
+
+const engines = [
+  { engine: 'PGlite', database: undefined, skip: undefined },
+  { engine: 'PostgreSQL', database: 'postgres' as const, skip: noPostgres },
+];
+
+describe.each(engines)('samples on $engine', ({ database, skip }) => {
+  let server: TestServer;
+  let token: string;
+  let orders: string;
+  let contacts: string;
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer({ jobs: 'manual', ...(database ? { database } : {}) });
+    token = server.user('OWNER').accessToken;
+    orders = server.table('orders').id;
+    contacts = server.table('crm_contacts').id;
+    const applied = await server.request('PUT', `/api/tables/${orders}/gate1`, {
+      token,
+      body: { content: AMOUNT_RULES },
+    });
+    expect(applied.status).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const run = async (tableId: string, sample: string): Promise<Proof> => {
+    const response = await server.request('POST', `/api/tables/${tableId}/gate-runs`, {
+      token,
+      body: { sample },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body as Proof;
+  };
+
+  it.each([
+    ['head:3', 3, /^the first rows in storage order \(LIMIT; no sort\)$/],
+    ['tail:4', 4, /DESC LIMIT: one pass keeping N rows/],
+    ['chunks:3@2', 6, /numbered once in storage order up to the last chunk \(no sort\)/],
+    ['random:3', 3, /seeded hash of every row, keeping the N lowest \(one pass, no sort/],
+  ])('%s of a table reads %i rows, drawn once, and says how', needs(skip), async (spec, rows, method) => {
+    const proof = await run(orders, spec);
+    expect(proof.rowsChecked).toBe(rows);
+    expect(proof.sample?.method).toMatch(method);
+    // Every check read the same drawn rows: the declared check counts over that many rows.
+    const nulls = proof.results.find((r) => r.name.startsWith('null_rate.'));
+    expect(nulls?.detail).toContain(`in ${rows} rows`);
+  });
+
+  it(
+    'the service rows (Mode B) have no storage order to LIMIT: the method says what it costs',
+    needs(skip),
+    async () => {
+      const head = await run(contacts, 'head:3');
+      expect(head.rowsChecked).toBe(3);
+      expect(head.sample?.method).toMatch(/natural order \(ORDER BY … LIMIT/);
+      const chunks = await run(contacts, 'chunks:2@2');
+      expect(chunks.rowsChecked).toBe(4);
+      expect(chunks.sample?.method).toMatch(/one sort of every row/);
+      const random = await run(contacts, 'random:5');
+      expect(random.rowsChecked).toBe(5);
+      expect(random.sample?.method).toMatch(/no TABLESAMPLE/);
+    },
+  );
+
+  it('random:N of a large table: TABLESAMPLE, exactly N rows, a seed per run', needs(skip), async () => {
+    await server.sql(
+      `INSERT INTO analytics_dev.orders
+       SELECT (jsonb_populate_record(NULL::analytics_dev.orders,
+                 to_jsonb(o) || jsonb_build_object('id', 'big' || g, 'order_id', 100000 + g))).*
+         FROM (SELECT * FROM analytics_dev.orders ORDER BY order_id LIMIT 1) AS o, generate_series(1, 20000) AS g`,
+    );
+    await server.sql('ANALYZE analytics_dev.orders');
+    const first = await run(orders, 'random:50');
+    const second = await run(orders, 'random:50');
+    for (const proof of [first, second]) {
+      expect(proof.rowsChecked).toBe(50);
+      expect(proof.sample?.method).toMatch(/^TABLESAMPLE BERNOULLI/);
+    }
+    expect(first.sample?.seed).not.toBe(second.sample?.seed);
+    // A large sample of the same table: more rows than TABLESAMPLE's share, so every row is hashed.
+    const big = await run(orders, 'random:15000');
+    expect(big.rowsChecked).toBe(15000);
+    const tail = await run(orders, 'tail:10');
+    expect(tail.rowsChecked).toBe(10);
+    await server.sql('DELETE FROM analytics_dev.orders WHERE order_id > 100000');
+  });
+});
