@@ -50,3 +50,18 @@ describe('gds version', () => {
     expect(word.stdout).toBe(flag.stdout);
   });
 });
+
+describe('command help, as gh has it', () => {
+  it('the summary once, a short usage line, and the tagline written for users', async () => {
+    const r = await runCli(['gate', 'apply', '--help']);
+    expect(r.code).toBe(0);
+    const summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
+    expect(r.stdout.split(summary).length - 1).toBe(1);
+    expect(r.stdout).toMatch(/USAGE\n {2}\$ gds gate apply TABLEID\n/);
+    const root = await runCli(['--help']);
+    expect(root.stdout.split('\n')[0]).toBe(
+      'Work with the Governed Data Service from the command line: tables, gates, certification, audit',
+    );
+    expect(root.stdout).not.toContain('reference server');
+  });
+});
