@@ -143,6 +143,52 @@ describe('applyGate', () => {
     expect(outcome.diff).toContain('+    sql: price > 0');
   });
 
+  it('sends the version it compared with as If-Match; a 409 version_conflict is exit 6 naming the current version', async () => {
+    const ifMatch: Array<string | null> = [];
+    api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json(gateVersion(3, validGate.replace('> 0', '>= 0'))),
+      ),
+      http.put(at('/api/tables/t_1/gate1'), ({ request }) => {
+        ifMatch.push(request.headers.get('if-match'));
+        return HttpResponse.json(
+          {
+            error: {
+              code: 'version_conflict',
+              message: 'gate1.yml of t_1 is now v4, not v3 as this write expected: it changed meanwhile.',
+              details: { currentVersion: 4, expectedVersion: 3 },
+            },
+          },
+          { status: 409 },
+        );
+      }),
+    );
+    const error = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate }).catch(
+      (e: unknown) => e,
+    );
+    expect(ifMatch).toEqual(['3']);
+    expect(error).toMatchObject({ status: 409, code: 'version_conflict' });
+  });
+
+  it('a PUT the service answers changed: false (a parallel apply stored these rules) is "unchanged"', async () => {
+    api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json({ error: { code: 'gate1_not_found', message: 'none' } }, { status: 404 }),
+      ),
+      http.put(at('/api/tables/t_1/gate1'), ({ request }) => {
+        expect(request.headers.get('if-match')).toBe('0');
+        return HttpResponse.json({
+          ...gateVersion(1, validGate),
+          warnings: [],
+          recertificationRequestId: null,
+          changed: false,
+        });
+      }),
+    );
+    const outcome = await applyGate(newClient(), 't_1', { name: 'g.yml', text: validGate });
+    expect(outcome).toMatchObject({ kind: 'unchanged', current: { version: 1 } });
+  });
+
   it('sends the first version when none was applied yet', async () => {
     api.use(
       http.get(at('/api/tables/t_1/gate1'), () =>
@@ -488,6 +534,34 @@ describe('versions, config and intent', () => {
       http.patch(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })),
     );
     expect(await setIntent(newClient(), 't_1', { intent: 'METRIC' })).toEqual({ kind: 'set', contract });
+  });
+
+  it('setIntent sends the revision it compared with as If-Match, and reports changed: false as unchanged', async () => {
+    const contract = {
+      id: 'sc_1',
+      status: 'CERTIFIED',
+      certifiedAt: null,
+      grain: '',
+      grainType: null,
+      grainKeyColumns: [],
+      intent: 'METRIC',
+      allowedConsumers: [],
+      meaning: '',
+      revision: 7,
+    };
+    let ifMatch: string | null = null;
+    api.use(
+      http.get(at('/api/tables/t_1/semantic-contract'), () =>
+        HttpResponse.json({ contract: { ...contract, intent: 'DECISION' } }),
+      ),
+      http.patch(at('/api/tables/t_1/semantic-contract'), ({ request }) => {
+        ifMatch = request.headers.get('if-match');
+        return HttpResponse.json({ contract: { ...contract, revision: 8 }, changed: false });
+      }),
+    );
+    const outcome = await setIntent(newClient(), 't_1', { intent: 'METRIC' });
+    expect(ifMatch).toBe('7');
+    expect(outcome).toEqual({ kind: 'unchanged', contract: { ...contract, revision: 8 } });
   });
 
   it('setIntent sends nothing when the contract already holds the values; --dry-run shows the diff', async () => {

@@ -245,6 +245,7 @@ describe('readArtifact (local, before any request)', () => {
 describe('pushArtifact', () => {
   it('sends the base name, kind, connector and replace id; the declared source is not repeated', async () => {
     let body: unknown;
+    let ifMatch: string | null = null;
     api.use(
       http.get(at('/api/tables/tbl_0/definition'), () =>
         HttpResponse.json(
@@ -253,6 +254,7 @@ describe('pushArtifact', () => {
       ),
       http.post(at('/api/artifacts'), async ({ request }) => {
         body = await request.json();
+        ifMatch = request.headers.get('if-match');
         return HttpResponse.json(registration, { status: 202 });
       }),
     );
@@ -260,6 +262,8 @@ describe('pushArtifact', () => {
       kind: 'pushed',
       result: registration,
     });
+    // The definition version it compared with: the service refuses the write if it moved meanwhile.
+    expect(ifMatch).toBe('3');
     expect(body).toEqual({
       filename: 'orders.sql',
       content: artifact.content,
