@@ -214,3 +214,42 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect((await gds(['plan', ...projectArgs(), '--exit-code'])).code).toBe(0);
   });
 });
+
+describe(
+  'on a server started with --dbt (the project as its own warehouse schema)',
+  needs(noSharedFixtures),
+  () => {
+    let dbtServer: TestServer;
+    beforeAll(async () => {
+      if (noSharedFixtures !== undefined) return;
+      dbtServer = await startTestServer({ dbt: JAFFLE });
+    });
+    afterAll(async () => {
+      await dbtServer?.close();
+    });
+
+    it('plan and apply with the connector the server made, no --schema; then plan --exit-code is 0', async () => {
+      const made = dbtServer.ready.dbt?.tables ?? [];
+      expect(made.length).toBeGreaterThan(0);
+      const connectorId = made[0]?.connectorId ?? '';
+      const env = {
+        GDS_CONFIG_DIR: join(dir ?? tmpdir(), 'config-dbt'),
+        GDS_SECRET_STORAGE: 'file',
+        SERVICE_API_URL: dbtServer.url,
+        SERVICE_TOKEN: dbtServer.user('ADMIN').cliToken,
+      };
+      // gds.yml beside the project names the connector, so nothing else is needed.
+      const copy = await mkdtemp(join(tmpdir(), 'gds-e2e-dbt-own-'));
+      await cp(JAFFLE, copy, { recursive: true });
+      await writeFile(join(copy, 'gds.yml'), `connector: ${connectorId}\n`);
+      const applied = await runCli(['apply', '--dbt', copy, '--yes', '--json'], { env });
+      expect(applied.stderr).toBe('');
+      expect(applied.code).toBe(0);
+      const again = await runCli(['plan', '--dbt', copy, '--exit-code'], { env });
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/Plan: 0 to create, 0 to change, \d+ unchanged, 0 to remove\./);
+      const status = await runCli(['status', 'stg_orders', '--json'], { env });
+      expect(JSON.parse(status.stdout)).toMatchObject({ name: 'stg_orders', source: 'main.stg_orders' });
+    });
+  },
+);
