@@ -4,7 +4,9 @@
 // fsync, rename), so parallel processes never lose each other's changes and a killed writer never leaves
 // a half-written file. Secrets live here only when no keychain is used (see secret-store.ts).
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
@@ -122,18 +124,46 @@ export interface LoadOptions {
   warn?: (message: string) => void;
 }
 
-/** The config as on disk (an empty one when there is no file). Never creates anything. */
+/**
+ * The config as on disk (an empty one when there is no file). Never creates anything. Only a regular file
+ * is read: a symbolic link planted at config.json is refused, not followed (its target's mode is never
+ * changed), and the mode is tightened on the file that was opened, not on whatever the path names later.
+ */
 export async function loadConfig(options: LoadOptions = {}): Promise<GdsConfig> {
   const path = configPath(options.env);
-  let text: string;
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return emptyConfig();
+    if (code === 'ELOOP') throw notRegularFile(path, 'a symbolic link');
     throw unreadable(path, error);
   }
-  await tightenMode(path, options.warn);
+  let text: string;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegularFile(path, info.isDirectory() ? 'a directory' : 'not a regular file');
+    text = await handle.readFile('utf8');
+    await tightenMode(handle, info.mode & 0o777, path, options.warn);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw unreadable(path, error);
+  } finally {
+    await handle.close();
+  }
   return parseConfig(text, path);
+}
+
+function notRegularFile(path: string, what: string): CliError {
+  return new CliError(
+    `${path} is ${what}, not a regular file: gds reads its config (which may hold tokens) only from a file of its own, and changes nothing it points at.`,
+    {
+      exitCode: ExitCode.Failure,
+      code: 'config_not_regular_file',
+      suggestion: `Remove it (rm ${path}) and sign in again, or point GDS_CONFIG_DIR at another folder.`,
+    },
+  );
 }
 
 export interface UpdateOptions {
@@ -300,11 +330,15 @@ async function removeAbandonedTempFiles(dir: string): Promise<void> {
   await Promise.all(temps.map((n) => rm(join(dir, n), { force: true })));
 }
 
-async function tightenMode(path: string, warn: LoadOptions['warn']): Promise<void> {
-  const mode = (await stat(path)).mode & 0o777;
+async function tightenMode(
+  handle: FileHandle,
+  mode: number,
+  path: string,
+  warn: LoadOptions['warn'],
+): Promise<void> {
   if ((mode & 0o077) === 0) return;
   try {
-    await chmod(path, 0o600);
+    await handle.chmod(0o600);
   } catch (error) {
     throw new CliError(
       `${path} is readable by others (mode ${mode.toString(8)}) and its mode cannot be changed.`,

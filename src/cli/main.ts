@@ -9,7 +9,7 @@ import { installUndiciFetch } from '../client/undici-fetch.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, jsonRequested, Output } from './output.js';
 import { redactSecrets } from '../core/redact.js';
-import { redactError, secretsFrom } from './secrets.js';
+import { redactError, scrubProcessTitle, secretsFrom } from './secrets.js';
 import { answeredVersion } from './version.js';
 
 const notFoundPlugin = '@oclif/plugin-not-found';
@@ -48,6 +48,7 @@ export interface BundleOptions {
 }
 
 export async function main(givenArgv: string[], root: string, options: MainOptions = {}): Promise<void> {
+  scrubProcessTitle();
   const argv = globalFlagsAfterCommand(givenArgv);
   const json = jsonRequested(argv);
   const pjson =

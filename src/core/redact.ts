@@ -25,6 +25,8 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
   // Integration refresh tokens: `rt_<hex id>.<secret>` (a `schema.table` name such as rt_sales.orders is
   // not one).
   [/\brt_[0-9a-f]{8,}\.[A-Za-z0-9_-]{16,}/g, maskToken],
+  // The user name and password of a URL (`https://user:password@host`), in any text.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, (_match, scheme) => `${scheme}${MASK}@`],
   // Other secrets carried as JSON fields, camelCase or OAuth's snake_case.
   [
     /("(?:refreshToken|accessToken|clientToken|token|secret|password|refresh_token|access_token|device_code)"\s*:\s*")[^"]*(")/gi,

@@ -1,0 +1,124 @@
+// Smaller leaks (issue 22 item 9, the CLI side): the --token value and -H headers no longer show in `ps`
+// while gds runs (process.title overwrites the argv memory /proc/PID/cmdline reads); DEBUG=* and GDS_DEBUG
+// mask a URL's user name and password and every -H value; a symlink planted at config.json is refused, its
+// target untouched (it used to be chmod-ed to 0600).
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from './helpers/cli-process.js';
+
+const token = 'cli_PsMustNotShowThis0123456789';
+const apiKey = 'supersecretkey99';
+const password = 'pa55wordInUrl';
+let dir: string;
+let slow: Server;
+let base: string;
+let requests = 0;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'gds-hidden-'));
+  // Answers after 4 s: gds waits on it long enough to be looked at with ps.
+  slow = createServer((request, response) => {
+    requests++;
+    request.resume();
+    setTimeout(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{}');
+    }, 4_000);
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  slow.closeAllConnections();
+  await new Promise((resolve) => slow.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.runIf(process.platform === 'linux')('ps while gds waits on the service', () => {
+  it('shows neither the --token value nor a -H header, masked in the command line', async () => {
+    const before = requests;
+    const [command, args] = cliCommand([
+      'api',
+      '/api/me',
+      '-H',
+      `X-Api-Key: ${apiKey}`,
+      '--token',
+      token,
+      '--base',
+      base,
+    ]);
+    const child = spawn(command, args, {
+      env: cliEnv({ GDS_CONFIG_DIR: join(dir, 'ps-config') }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = collect(child);
+    for (let waited = 0; requests === before && waited < 15_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(requests).toBeGreaterThan(before); // gds is past start-up, waiting for the answer
+    const shown = execFileSync('ps', ['-o', 'args=', '-p', String(child.pid)], { encoding: 'utf8' });
+    const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+    await done;
+    for (const text of [shown, cmdline]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(apiKey);
+      expect(text).toContain('--token cli_…****');
+      expect(text).toContain(`--base ${base}`);
+    }
+  }, 30_000);
+});
+
+describe('debug output', () => {
+  it('DEBUG=* and GDS_DEBUG=1 mask every -H value', async () => {
+    const r = await runCli(
+      ['api', '/api/me', '-H', `X-Api-Key: ${apiKey}`, '--token', token, '--base', base],
+      {
+        env: { DEBUG: '*', GDS_DEBUG: '1', GDS_CONFIG_DIR: join(dir, 'debug-config') },
+      },
+    );
+    expect(r.stderr).toContain('oclif:'); // the debug log did run
+    expect(r.stderr).toContain('GET');
+    expect(r.stdout + r.stderr).not.toContain(apiKey);
+    expect(r.stdout + r.stderr).not.toContain(token);
+  }, 30_000);
+
+  it('DEBUG=* masks the user name and password of a --base URL', async () => {
+    const r = await runCli(['whoami', '--token', token, '--base', `https://admin:${password}@gds.example`], {
+      env: { DEBUG: '*', GDS_DEBUG: '1', GDS_CONFIG_DIR: join(dir, 'url-config') },
+    });
+    expect(r.stderr).toContain('oclif:');
+    expect(r.stderr).toContain('https://****@gds.example');
+    expect(r.stdout + r.stderr).not.toContain(password);
+    expect(r.stdout + r.stderr).not.toContain('admin:');
+  }, 30_000);
+});
+
+describe('a symlink planted at config.json', () => {
+  it('is refused with a message, and the file it points at keeps its mode and content', async () => {
+    const cfg = join(dir, 'planted', 'gds');
+    await mkdir(cfg, { recursive: true, mode: 0o700 });
+    const target = join(dir, 'someone-elses-file.json');
+    const content = JSON.stringify({ version: 1, profiles: {} });
+    await writeFile(target, content);
+    await chmod(target, 0o644);
+    await symlink(target, join(cfg, 'config.json'));
+    for (const args of [
+      ['auth', 'status', '--offline'],
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://gds.example'],
+    ]) {
+      const r = await runCli(args, { env: { GDS_CONFIG_DIR: cfg, GDS_SECRET_STORAGE: 'file' } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${join(cfg, 'config.json')} is a symbolic link, not a regular file`);
+      expect((await stat(target)).mode & 0o777).toBe(0o644);
+      expect(await readFile(target, 'utf8')).toBe(content);
+    }
+  }, 30_000);
+});
