@@ -63,6 +63,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: CommandFlags<T>;
   protected args!: CommandArgs<T>;
   protected out!: Output;
+  /** What was done before an interruption, for the `Interrupted.` error's details (push --wait: the ids). */
+  protected interruptDetails: Record<string, unknown> | undefined;
 
   override async init(): Promise<void> {
     await super.init();
@@ -115,7 +117,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private interrupt(): never {
     this.out.interrupted();
     if (this.out.json) {
-      this.out.error(new CliError('Interrupted.', { exitCode: ExitCode.Interrupted }));
+      this.out.error(
+        new CliError('Interrupted.', {
+          exitCode: ExitCode.Interrupted,
+          ...(this.interruptDetails === undefined ? {} : { details: this.interruptDetails }),
+        }),
+      );
     }
     process.exit(ExitCode.Interrupted);
   }

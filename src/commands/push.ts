@@ -96,6 +96,12 @@ export default class Push extends ApiCommand<typeof Push> {
       }
       if (!this.out.json)
         printRegistration(this.out, result, replace === undefined ? 'Registered' : 'Replaced');
+      // Ctrl-C while waiting: the table is registered already; its ids go into the error's details.
+      this.interruptDetails = {
+        tableId: result.governanceId,
+        jobId: result.job.id,
+        trackingUrl: result.trackingUrl,
+      };
       const spinner = await this.out.spinner(`Baseline job ${result.job.id} ${result.job.status}`);
       const job = await waitForBaselineJob(
         client,
