@@ -25,7 +25,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The workspace's integration tokens, client tokens masked (OWNER or ADMIN) */
+        get: operations["listIntegrationTokens"];
         put?: never;
         /**
          * Issue an integration token (§4.1)
@@ -38,6 +39,77 @@ export interface paths {
          *     scope.
          */
         post: operations["issueIntegrationToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integration/tokens/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an integration token by its tf_ client token or its id (OWNER or ADMIN)
+         * @description The token's access tokens are refused (401 `token_revoked`) from their next request and its refresh tokens are spent at once. Audited as `INTEGRATION_TOKEN_REVOKED`. Revoking a revoked token is a no-op.
+         */
+        post: operations["revokeIntegrationToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cli-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A person's static CLI tokens (their own; another's for an OWNER or ADMIN), masked */
+        get: operations["listCliTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cli-tokens/{tokenId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a static CLI token (OWNER or ADMIN); it is 401 on its next request */
+        post: operations["revokeCliToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the calling credential (a static CLI token, or a sign-in with all its tokens) */
+        post: operations["revokeOwnCredential"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1111,6 +1183,37 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        IntegrationTokenInfo: {
+            id: string;
+            name: string;
+            /** @description Masked, e.g. `tf_abcd…wxyz`. */
+            clientToken: string;
+            /** @enum {string} */
+            audience: "DATA-API" | "MANAGEMENT";
+            scopes: string[];
+            /** @description `*` for an environment-agnostic token. */
+            environment: string;
+            /** @description Who issued it. */
+            userId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        CliTokenInfo: {
+            id: string;
+            userId: string;
+            /** @description Masked, e.g. `cli_abcd…wxyz`. */
+            token: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
         Error: {
             error: {
                 /** @description Stable snake_case code, e.g. `missing_scope`, `table_not_found`. */
@@ -2236,6 +2339,30 @@ export interface operations {
             };
         };
     };
+    listIntegrationTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every integration token of the workspace, newest first, revoked ones included. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokens: components["schemas"]["IntegrationTokenInfo"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     issueIntegrationToken: {
         parameters: {
             query?: never;
@@ -2264,6 +2391,113 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    revokeIntegrationToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A `tf_…` client token or an `itk_…` id. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The token, as listed, now revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: components["schemas"]["IntegrationTokenInfo"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listCliTokens: {
+        parameters: {
+            query?: {
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokens: components["schemas"]["CliTokenInfo"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    revokeCliToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, now revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: components["schemas"]["CliTokenInfo"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    revokeOwnCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; the credential is 401 from its next request. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     refreshIntegrationToken: {

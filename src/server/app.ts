@@ -31,6 +31,7 @@ import { definitionRoutes } from './routes/definitions.js';
 import { gateJobRoutes } from './routes/gate-jobs.js';
 import { gateRoutes } from './routes/gates.js';
 import { integrationRoutes } from './routes/integration.js';
+import { revocationRoutes } from './routes/revocation.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
 import { meRoutes } from './routes/me.js';
@@ -243,6 +244,7 @@ function buildApp(
   }
   wellKnownRoutes(app, ctx);
   integrationRoutes(app, ctx);
+  revocationRoutes(app, ctx);
   recordRoutes(app, ctx);
   workspaceRoutes(app, ctx);
   certificationRoutes(app, ctx);

@@ -1,5 +1,6 @@
 // The ready file: what tests and scripts need to talk to a running server (base URL, ready-made
 // tokens per role, connectors, tables, warehouse objects). Written only once the server listens.
+import { maskToken } from './auth/revocation.js';
 import type { Role } from '../core/scopes.js';
 import type { AppContext } from './context.js';
 import { newId, newSecret, sha256 } from './ids.js';
@@ -138,8 +139,9 @@ async function describeWorkspace(
 export async function createCliToken(ctx: AppContext, workspaceId: string, userId: string): Promise<string> {
   const token = `${CLI_TOKEN_PREFIX}${newSecret()}`;
   await ctx.db.query(
-    'INSERT INTO gds.cli_tokens (id, workspace_id, user_id, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)',
-    [newId('clt'), workspaceId, userId, sha256(token), new Date(ctx.clock()).toISOString()],
+    `INSERT INTO gds.cli_tokens (id, workspace_id, user_id, token_hash, created_at, token_hint)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [newId('clt'), workspaceId, userId, sha256(token), new Date(ctx.clock()).toISOString(), maskToken(token)],
   );
   return token;
 }

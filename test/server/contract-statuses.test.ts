@@ -485,6 +485,25 @@ describe('success statuses', () => {
         call: () => raw('/dashboard/sign-in', { form: { email: 'member@example.com', next: '/dashboard' } }),
       },
       { route: 'POST /dashboard/sign-out', call: () => raw('/dashboard/sign-out', { form: {} }) },
+      // Revocation last: it ends the credentials it names.
+      { route: 'GET /api/integration/tokens', call: () => get('/api/integration/tokens') },
+      {
+        route: 'POST /api/integration/tokens/revoke',
+        call: async () => {
+          const tokens = (await get('/api/integration/tokens')).body.tokens as Array<{ id: string }>;
+          return post('/api/integration/tokens/revoke', { token: tokens[0]?.id });
+        },
+      },
+      { route: 'GET /api/cli-tokens', call: () => get('/api/cli-tokens') },
+      {
+        route: 'POST /api/cli-tokens/{tokenId}/revoke',
+        call: async () => {
+          const member = server.user('MEMBER').userId;
+          const tokens = (await get(`/api/cli-tokens?userId=${member}`)).body.tokens as Array<{ id: string }>;
+          return post(`/api/cli-tokens/${tokens[0]?.id}/revoke`, {});
+        },
+      },
+      { route: 'POST /api/auth/revoke', call: () => post('/api/auth/revoke', {}, session('STEWARD')) },
     ];
 
     // Success is any answer below 400 (a redirect is a page's success path too). A step whose route this

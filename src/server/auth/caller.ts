@@ -76,7 +76,20 @@ export class Authenticator {
     );
     if (!live || live.revoked)
       throw unauthorized('token_revoked', 'This token has been revoked; issue a new one.');
+    await this.touch('integration_tokens', claims.tokenId);
     return { kind: 'integration', ...claims };
+  }
+
+  /** When each token was last written as used: `last_used_at` is written at most once a minute per token. */
+  private readonly touched = new Map<string, number>();
+
+  private async touch(table: 'integration_tokens' | 'cli_tokens', id: string): Promise<void> {
+    const now = Date.now();
+    const key = `${table}:${id}`;
+    if (now - (this.touched.get(key) ?? 0) < 60_000) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(key, now);
+    await this.db.query(`UPDATE gds.${table} SET last_used_at = now() WHERE id = $1`, [id]);
   }
 
   private async cliTokenCaller(token: string): Promise<SessionCaller> {
@@ -86,6 +99,7 @@ export class Authenticator {
     );
     if (!row) throw unauthorized('invalid_token', 'This CLI token is unknown or revoked; create a new one.');
     const caller = await this.session('cli_token', row.user_id, row.workspace_id);
+    await this.touch('cli_tokens', row.id);
     return { ...caller, tokenId: row.id };
   }
 

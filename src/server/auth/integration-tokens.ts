@@ -11,6 +11,7 @@ import { unauthorized } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import type { TokenBundle } from '../../contract/types.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
+import { maskToken } from './revocation.js';
 import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
 
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -42,8 +43,8 @@ export async function issueIntegrationToken(
   const refresh = await ctx.db.transaction(async (tx) => {
     await tx.query(
       `INSERT INTO gds.integration_tokens (id, workspace_id, user_id, name, audience, env, scopes, client_token_hash,
-         created_at, table_ids)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         created_at, table_ids, client_token_hint)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         id,
         spec.workspaceId,
@@ -55,6 +56,7 @@ export async function issueIntegrationToken(
         sha256(clientToken),
         now,
         JSON.stringify(spec.tableIds),
+        maskToken(clientToken),
       ],
     );
     await recordAudit(tx, ctx.clock, {

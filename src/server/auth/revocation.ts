@@ -1,0 +1,205 @@
+// Revocation (spec §2.1: the `tf_` client token is "used for labeling, revocation scripts and audit trails";
+// §5.9: CLI tokens are revocable). An integration token is revoked by its `tf_` client token or its id: the
+// family's access tokens are refused on their next call (the authenticator checks revoked_at) and its
+// refresh tokens are spent. Lists show a masked client token, never a whole one.
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { sha256 } from '../ids.js';
+import type { SessionCaller } from './caller.js';
+import { CLIENT_TOKEN_PREFIX } from './caller.js';
+import { ACCESS_TOKEN_TTL_MS } from './tokens.js';
+
+export interface IntegrationTokenRow {
+  id: string;
+  name: string;
+  clientToken: string;
+  audience: string;
+  scopes: string[];
+  environment: string;
+  userId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CliTokenRow {
+  id: string;
+  userId: string;
+  token: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
+
+/** `tf_abcd…wxyz`: enough to tell tokens apart, never enough to use one. */
+export function maskToken(token: string): string {
+  const prefix = token.startsWith(CLIENT_TOKEN_PREFIX) ? CLIENT_TOKEN_PREFIX : token.slice(0, 4);
+  return `${prefix}${token.slice(prefix.length, prefix.length + 4)}…${token.slice(-4)}`;
+}
+
+export async function listIntegrationTokens(
+  ctx: AppContext,
+  workspaceId: string,
+): Promise<IntegrationTokenRow[]> {
+  const rows = await ctx.db.query<{
+    id: string;
+    name: string;
+    client_token_hint: string | null;
+    audience: string;
+    scopes: string[];
+    env: string;
+    user_id: string;
+    created_at: Date;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  }>(
+    `SELECT id, name, client_token_hint, audience, scopes, env, user_id, created_at, last_used_at, revoked_at
+       FROM gds.integration_tokens WHERE workspace_id = $1 ORDER BY created_at DESC, id`,
+    [workspaceId],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    clientToken: r.client_token_hint ?? `${CLIENT_TOKEN_PREFIX}…`,
+    audience: r.audience,
+    scopes: r.scopes,
+    environment: r.env,
+    userId: r.user_id,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: iso(r.last_used_at),
+    revokedAt: iso(r.revoked_at),
+  }));
+}
+
+/** Revokes the integration token named by its `tf_` client token or its id; 404 when the workspace has none. */
+export async function revokeIntegrationToken(
+  ctx: AppContext,
+  caller: SessionCaller,
+  reference: string,
+): Promise<IntegrationTokenRow> {
+  const byClientToken = reference.startsWith(CLIENT_TOKEN_PREFIX);
+  const now = new Date(ctx.clock()).toISOString();
+  const id = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.query<{ id: string; env: string; revoked_at: Date | null }>(
+      `SELECT id, env, revoked_at FROM gds.integration_tokens
+        WHERE workspace_id = $1 AND ${byClientToken ? 'client_token_hash' : 'id'} = $2 FOR UPDATE`,
+      [caller.workspaceId, byClientToken ? sha256(reference) : reference],
+    );
+    if (!row) {
+      throw notFound(
+        'token_not_found',
+        'Your workspace has no integration token by that client token or id.',
+        {
+          reference: byClientToken ? maskToken(reference) : reference,
+        },
+      );
+    }
+    if (row.revoked_at === null) {
+      await tx.query('UPDATE gds.integration_tokens SET revoked_at = $2 WHERE id = $1', [row.id, now]);
+      await tx.query('UPDATE gds.refresh_tokens SET used_at = coalesce(used_at, $2) WHERE family_id = $1', [
+        row.id,
+        now,
+      ]);
+      await recordAudit(tx, ctx.clock, {
+        workspaceId: caller.workspaceId,
+        userId: caller.userId,
+        action: 'INTEGRATION_TOKEN_REVOKED',
+        resource: 'integration_token',
+        environmentLabel: row.env,
+        details: { tokenId: row.id, reason: 'revoked' },
+      });
+    }
+    return row.id;
+  });
+  const [listed] = (await listIntegrationTokens(ctx, caller.workspaceId)).filter((t) => t.id === id);
+  if (!listed) throw new Error(`revoked token ${id} vanished`);
+  return listed;
+}
+
+export async function listCliTokens(
+  ctx: AppContext,
+  workspaceId: string,
+  userId?: string,
+): Promise<CliTokenRow[]> {
+  const rows = await ctx.db.query<{
+    id: string;
+    user_id: string;
+    token_hint: string | null;
+    created_at: Date;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  }>(
+    `SELECT id, user_id, token_hint, created_at, last_used_at, revoked_at FROM gds.cli_tokens
+      WHERE workspace_id = $1 AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at DESC, id`,
+    [workspaceId, userId ?? null],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    userId: r.user_id,
+    token: r.token_hint ?? 'cli_…',
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: iso(r.last_used_at),
+    revokedAt: iso(r.revoked_at),
+  }));
+}
+
+/** Revokes a CLI token of the workspace by id; 404 when there is none (or, `ownerId` given, not theirs). */
+export async function revokeCliToken(
+  ctx: AppContext,
+  caller: SessionCaller,
+  tokenId: string,
+  ownerId?: string,
+): Promise<void> {
+  const now = new Date(ctx.clock()).toISOString();
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.query<{ id: string; user_id: string; revoked_at: Date | null }>(
+      `SELECT id, user_id, revoked_at FROM gds.cli_tokens WHERE workspace_id = $1 AND id = $2
+          AND ($3::text IS NULL OR user_id = $3) FOR UPDATE`,
+      [caller.workspaceId, tokenId, ownerId ?? null],
+    );
+    if (!row) throw notFound('token_not_found', `Your workspace has no CLI token ${tokenId}.`, { tokenId });
+    if (row.revoked_at !== null) return;
+    await tx.query('UPDATE gds.cli_tokens SET revoked_at = $2 WHERE id = $1', [row.id, now]);
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      action: 'CLI_TOKEN_REVOKED',
+      resource: 'cli_token',
+      details: { tokenId: row.id, owner: row.user_id },
+    });
+  });
+}
+
+/** `gds auth revoke`: the calling CLI token, or the calling sign-in (its refresh family and this token). */
+export async function revokeOwnCredential(ctx: AppContext, caller: SessionCaller): Promise<void> {
+  if (caller.via === 'cli_token' && caller.tokenId !== undefined) {
+    await revokeCliToken(ctx, caller, caller.tokenId, caller.userId);
+    return;
+  }
+  const now = new Date(ctx.clock()).toISOString();
+  await ctx.db.transaction(async (tx) => {
+    if (caller.sessionId !== undefined) {
+      await tx.query(
+        'UPDATE gds.session_refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL',
+        [caller.sessionId, now],
+      );
+    }
+    if (caller.tokenId !== undefined) {
+      await tx.query(
+        `INSERT INTO gds.revoked_access_tokens (jti, workspace_id, expires_at, revoked_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (jti) DO NOTHING`,
+        [caller.tokenId, caller.workspaceId, new Date(ctx.clock() + ACCESS_TOKEN_TTL_MS).toISOString(), now],
+      );
+    }
+    await recordAudit(tx, ctx.clock, {
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      action: 'SESSION_REVOKED',
+      resource: 'session',
+      details: { family: caller.sessionId ?? null },
+    });
+  });
+}
