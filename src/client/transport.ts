@@ -92,6 +92,11 @@ export interface RequestOptions extends CallOptions {
   authenticated?: boolean;
   /** Extra request headers (`gds api -H`); the client's own accept, content-type and authorization win. */
   headers?: Record<string, string>;
+  /**
+   * How long to wait for the answer's headers, when the service works longer than the default 30 s before
+   * answering (a gate run scans the whole table under its own statement deadlines).
+   */
+  headersTimeoutMs?: number;
 }
 
 /** The response headers, read as `Headers.get` reads them (names in any case, repeated values joined). */
@@ -122,6 +127,13 @@ export interface Transport {
   /** Closes the keep-alive pool. */
   close(): Promise<void>;
 }
+
+/**
+ * The answer's headers of a request whose work is the service's longest (a gate run or submission, a
+ * certification: full scans under a deadline per statement, 30 s by default on the reference server): ten
+ * minutes, far past a scan's statements, so the client never gives up before the service answers.
+ */
+export const LONG_WORK_TIMEOUT_MS = 10 * 60_000;
 
 const DEFAULT_TIMEOUTS: TransportTimeouts = {
   connectMs: 10_000,
@@ -219,7 +231,7 @@ export function createTransport(options: TransportOptions): Transport {
         pool(target.protocol),
         target,
         { method: req.method, headers, body },
-        timeouts,
+        req.headersTimeoutMs === undefined ? timeouts : { ...timeouts, headersMs: req.headersTimeoutMs },
         req.signal,
       );
       let outcome: AttemptOutcome;

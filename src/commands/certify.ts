@@ -8,7 +8,8 @@ export default class Certify extends ApiCommand<typeof Certify> {
     'Needs a browser sign-in (gds auth login) as a STEWARD or above: a static token (--token, SERVICE_TOKEN, ' +
     'or a profile stored with gds auth set) is refused with exit 3 before anything is sent. The service checks ' +
     'the review proof; a refusal (stale proof, failed predicates, Gate 3 required, policy unmet) exits 7 with ' +
-    'its reason. --evidence-file sends the file name, size and sha256 computed locally, never the file.';
+    'its reason. --evidence-file sends the file name, size and sha256 computed locally, never the file.' +
+    " gds waits up to 10 minutes for the answer: a scan under the service's own statement deadlines.";
   static override examples = [
     '<%= config.bin %> certify t_42 --note "reviewed with finance"',
     '<%= config.bin %> certify t_42 --evidence-file review.pdf --json',

@@ -6,7 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/client/errors.js';
-import { createTransport } from '../../src/client/transport.js';
+import { contractsApi } from '../../src/client/areas/contracts.js';
+import { gatesApi } from '../../src/client/areas/gates.js';
+import { createTransport, LONG_WORK_TIMEOUT_MS } from '../../src/client/transport.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/server/db/index.js';
 import type { Transport, TransportOptions } from '../../src/client/transport.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -136,6 +139,42 @@ describe('transport over real sockets', () => {
     expect(err).toMatchObject({ failure: 'timeout', code: 'HEADERS_TIMEOUT' });
     expect(err.message).toContain('failed: the service did not answer in time');
     expect(stats.requests).toEqual(['GET /api/hang', 'GET /api/hang']);
+  });
+});
+
+describe('long server work', () => {
+  it('waits past the headers timeout for a request that says its work is long (a gate run)', async () => {
+    const { baseUrl } = await serve((_req, res) => {
+      setTimeout(() => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"proof":true}');
+      }, 400);
+    });
+    const transport = transportFor(baseUrl, { timeouts: { headersMs: 150 }, retry: { maxRetries: 0 } });
+    const quick = await transport.request({ method: 'POST', path: '/api/run', body: {} }).catch((e) => e);
+    expect(quick).toMatchObject({ failure: 'timeout', code: 'HEADERS_TIMEOUT' });
+    await expect(
+      transport.request({ method: 'POST', path: '/api/run', body: {}, headersTimeoutMs: 2_000 }),
+    ).resolves.toMatchObject({ data: { proof: true } });
+  });
+
+  it('gives gate runs, submissions and certify the long wait', async () => {
+    const seen: Array<number | undefined> = [];
+    const transport = {
+      request: async (req: { headersTimeoutMs?: number }) => {
+        seen.push(req.headersTimeoutMs);
+        return { status: 200, data: {}, headers: { get: () => null }, requestId: undefined };
+      },
+      send: async (req: { headersTimeoutMs?: number }) => {
+        seen.push(req.headersTimeoutMs);
+        return {};
+      },
+    } as unknown as Transport;
+    await gatesApi(transport).run('t1', { gate: 1 } as never);
+    await gatesApi(transport).submit('t1', {} as never);
+    await contractsApi(transport).certify('t1');
+    expect(seen).toEqual([LONG_WORK_TIMEOUT_MS, LONG_WORK_TIMEOUT_MS, LONG_WORK_TIMEOUT_MS]);
+    expect(LONG_WORK_TIMEOUT_MS).toBeGreaterThan(DEFAULT_QUERY_TIMEOUT_MS * 2);
   });
 });
 

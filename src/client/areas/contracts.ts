@@ -1,6 +1,6 @@
 // Semantic contracts (§4.6): certification of a PENDING_REVIEW table, rejection, and the contract's intent.
 import type { CertifyRequest, CertifyResponse, Schema } from '../../contract/types.js';
-import { pathOf, writeOptions } from '../transport.js';
+import { LONG_WORK_TIMEOUT_MS, pathOf, writeOptions } from '../transport.js';
 import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 
 export type TableStateChange = Schema<'TableStateChange'>;
@@ -34,6 +34,7 @@ export function contractsApi(transport: Transport): ContractsApi {
         method: 'POST',
         path: pathOf('/api/tables/{tableId}/semantic-contract/certify', { tableId }),
         body: request,
+        headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
       });
     },

@@ -11,7 +11,7 @@ import type {
   GateSubmitRequest,
   Schema,
 } from '../../contract/types.js';
-import { pathOf, writeOptions } from '../transport.js';
+import { LONG_WORK_TIMEOUT_MS, pathOf, writeOptions } from '../transport.js';
 import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 
 export type GateJobAccepted = Schema<'GateJobAccepted'>;
@@ -84,6 +84,7 @@ export function gatesApi(transport: Transport): GatesApi {
         method: 'POST',
         path: table(tableId, '/gate-runs'),
         body: request,
+        headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
       });
       return response.status === 202
@@ -95,6 +96,7 @@ export function gatesApi(transport: Transport): GatesApi {
         method: 'POST',
         path: table(tableId, '/gate-submissions'),
         body: request,
+        headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
       });
     },

@@ -12,7 +12,8 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
     'proof, a table of checks with pass/fail; nothing is persisted. The exit code is 1 when a HARD_FAIL check ' +
     'fails, so a CI step stops on it (the proof is printed first). --sample reads part of the rows: head:N, ' +
     'tail:N, random:N or chunks:K@N. --gate 2 (semantic/structural) and --gate 3 (statistical, needs ' +
-    '--baseline <reportId>) queue an evidence-only job and print its id: follow it with gds gate status.';
+    '--baseline <reportId>) queue an evidence-only job and print its id: follow it with gds gate status.' +
+    " gds waits up to 10 minutes for the answer: a scan under the service's own statement deadlines.";
   static override examples = [
     '<%= config.bin %> gate run t_42',
     '<%= config.bin %> gate run t_42 --sample random:500 --json',

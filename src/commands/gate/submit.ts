@@ -12,7 +12,8 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     'certified again: stderr says so, and the JSON line has viewWithdrawn: true and withdrawnView. ' +
     '--if-not-certified leaves a CERTIFIED table (and its view) as it is: nothing is submitted, stderr says ' +
     'so and the exit is 0 (under --json one line {skipped: true, tableId, state, certifiedView, reason}). ' +
-    'Under --json one line, the proof.';
+    'Under --json one line, the proof.' +
+    " gds waits up to 10 minutes for the answer: a scan under the service's own statement deadlines.";
   static override examples = [
     '<%= config.bin %> gate submit t_42',
     '<%= config.bin %> gate submit t_42 --json',
