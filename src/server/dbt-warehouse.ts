@@ -7,6 +7,8 @@
 // untouched (a restart on the same data keeps them).
 import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { PgGrammar } from '../core/artifacts/pg-grammar.js';
+import { pgGrammar } from '../core/artifacts/pg-grammar.js';
 import { parseCsv } from '../core/dbt/csv.js';
 import { declareDbtProject, prepareDbtReader } from '../core/dbt/project.js';
 import type { DbtDeclaration } from '../core/dbt/types.js';
@@ -23,7 +25,7 @@ export interface DbtWarehouseTable {
   source: string;
   connectorId: string;
   columns: number;
-  /** Rows loaded from the seed's CSV file (seeds only). */
+  /** Rows loaded from the seed's CSV file, or written by a model's compiled SQL over them. */
   rows?: number;
   /** False when the table was already there (left untouched). */
   created: boolean;
@@ -186,18 +188,23 @@ export async function createDbtWarehouse(db: Db, dir: string): Promise<DbtWareho
         continue;
       }
       const target = `${quoteIdent(schema)}.${quoteIdent(declaration.source.table)}`;
-      const columns = declaration.columns.map(
-        (c) => `${quoteIdent(c.name)} ${postgresTypeOf(c.type ?? 'text')}`,
-      );
-      await tx.exec(`CREATE TABLE ${target} (${columns.join(', ')})`);
       const rows = rowsOf.get(declaration.uniqueId);
       const header = seeds[declaration.uniqueId];
+      const columns = declaration.columns.map((c) => {
+        const position = header?.findIndex((h) => h.toLowerCase() === c.name.toLowerCase()) ?? -1;
+        const type =
+          c.type === 'unknown' && rows && position >= 0 ? inferredType(rows, position) : (c.type ?? 'text');
+        return `${quoteIdent(c.name)} ${postgresTypeOf(type)}`;
+      });
+      await tx.exec(`CREATE TABLE ${target} (${columns.join(', ')})`);
       if (declaration.resourceType === 'seed' && rows && header) {
         const loaded = await loadSeed(tx, target, declaration, header, rows);
         if (typeof loaded === 'string') warnings.push(`${declaration.uniqueId}: ${loaded}`);
         tables.push({ ...base, created: true, rows: typeof loaded === 'number' ? loaded : 0 });
       } else tables.push({ ...base, created: true });
     }
+    if (tables.some((t) => t.resourceType === 'seed' && (t.rows ?? 0) > 0))
+      await fillModels(tx, files.manifest, project.declarations, tables, warnings);
   });
   return {
     dir: resolve(dir),
@@ -206,6 +213,102 @@ export async function createDbtWarehouse(db: Db, dir: string): Promise<DbtWareho
     refused: project.refusals.map((r) => ({ uniqueId: r.uniqueId, reason: r.reason })),
     warnings,
   };
+}
+
+/**
+ * Fills each new model and snapshot table by running its compiled SQL over the tables made here (dbt's
+ * relation names rewritten to them), parents first, once the seeds are loaded: a newcomer's gate run then
+ * has rows to check. SQL PostgreSQL cannot run leaves its table empty, with a note.
+ */
+async function fillModels(
+  tx: Queryable,
+  manifest: unknown,
+  declarations: DbtDeclaration[],
+  tables: DbtWarehouseTable[],
+  warnings: string[],
+): Promise<void> {
+  const grammar = await pgGrammar();
+  const nodes = ((manifest as { nodes?: Record<string, Record<string, unknown>> }).nodes ?? {}) as Record<
+    string,
+    Record<string, unknown>
+  >;
+  const renames: Array<[string, string]> = [];
+  for (const d of declarations) {
+    const to = `${quoteIdent(d.source.schema)}.${quoteIdent(d.source.table)}`;
+    const node = nodes[d.uniqueId] ?? {};
+    if (typeof node['relation_name'] === 'string') renames.push([node['relation_name'], to]);
+    if (typeof node['database'] === 'string')
+      renames.push([`"${node['database']}"."${d.source.schema}"."${d.source.table}"`, to]);
+    renames.push([`"${d.source.schema}"."${d.source.table}"`, to]);
+  }
+  renames.sort((a, b) => b[0].length - a[0].length);
+  const byId = new Map(tables.map((t) => [t.uniqueId, t]));
+  const declared = new Map(declarations.map((d) => [d.uniqueId, d]));
+  const done = new Set<string>();
+  const visit = async (id: string, path: Set<string>): Promise<void> => {
+    if (done.has(id) || path.has(id)) return;
+    path.add(id);
+    const parents = nodes[id]?.['depends_on'] as { nodes?: unknown } | undefined;
+    for (const parent of Array.isArray(parents?.nodes) ? (parents.nodes as string[]) : [])
+      if (declared.has(parent)) await visit(parent, path);
+    done.add(id);
+    const table = byId.get(id);
+    const declaration = declared.get(id);
+    const code = nodes[id]?.['compiled_code'] ?? nodes[id]?.['compiled_sql'];
+    if (!table?.created || table.resourceType === 'seed' || !declaration || typeof code !== 'string') return;
+    let sql = code.trim().replace(/;\s*$/, '');
+    for (const [from, to] of renames) sql = sql.replaceAll(from, to);
+    if (!isOneQuery(grammar, sql)) {
+      warnings.push(`${id}: left empty, its compiled SQL is not one query PostgreSQL reads`);
+      return;
+    }
+    const target = `${quoteIdent(declaration.source.schema)}.${quoteIdent(declaration.source.table)}`;
+    const columns = declaration.columns.filter(
+      (c) => !c.name.startsWith('dbt_') || table.resourceType !== 'snapshot',
+    );
+    const list = columns.map((c) => quoteIdent(c.name));
+    try {
+      await tx.exec('SAVEPOINT dbt_model');
+      // Positionally, each value cast to its column's type (a seed read without types holds text).
+      const casts = columns.map(
+        (c) => `dbt_model.${quoteIdent(c.name)}::${postgresTypeOf(c.type ?? 'text')}`,
+      );
+      await tx.query(
+        `INSERT INTO ${target} (${list.join(', ')}) SELECT ${casts.join(', ')} FROM (${sql}\n) AS dbt_model (${list.join(', ')})`,
+      );
+      await tx.exec('RELEASE SAVEPOINT dbt_model');
+      const [count] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${target}`);
+      table.rows = count?.n ?? 0;
+    } catch (error) {
+      await tx.exec('ROLLBACK TO SAVEPOINT dbt_model');
+      const message = ((error as Error).message ?? String(error)).split('\n')[0] ?? '';
+      warnings.push(`${id}: left empty, its compiled SQL does not run on PostgreSQL here (${message})`);
+    }
+  };
+  for (const d of declarations) await visit(d.uniqueId, new Set());
+}
+
+/** A seed column's type from its values, as dbt infers it (integer, numeric, boolean, date, timestamp, text). */
+export function inferredType(rows: string[][], position: number): string {
+  const values = rows.map((r) => r[position] ?? '').filter((v) => v !== '');
+  if (values.length === 0) return 'text';
+  const all = (test: RegExp) => values.every((v) => test.test(v.trim()));
+  if (all(/^-?\d{1,18}$/)) return 'bigint';
+  if (all(/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/)) return 'numeric';
+  if (all(/^(true|false)$/i)) return 'boolean';
+  if (all(/^\d{4}-\d{2}-\d{2}$/)) return 'date';
+  if (all(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/)) return 'timestamp';
+  return 'text';
+}
+
+/** Only a single SELECT is run: wrapped as a subquery it stays one statement. */
+function isOneQuery(grammar: PgGrammar, sql: string): boolean {
+  try {
+    const tree = grammar.parseSync(sql) as { stmts?: Array<{ stmt?: Record<string, unknown> }> };
+    return tree.stmts?.length === 1 && tree.stmts[0]?.stmt?.['SelectStmt'] !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The connector of the workspace that points at `schema`, else a new dev connector `dbt-<schema>`. */

@@ -257,13 +257,15 @@ function banner(ready: ReadyInfo, readyFile: string): string {
 /** What --dbt made, and the plan to run next. */
 function dbtBanner(dbt: NonNullable<ReadyInfo['dbt']>): string[] {
   const created = dbt.tables.filter((t) => t.created);
-  const seeds = dbt.tables.filter((t) => t.rows !== undefined);
+  const seeds = dbt.tables.filter((t) => t.resourceType === 'seed' && t.rows !== undefined);
+  const filled = dbt.tables.filter((t) => t.resourceType !== 'seed' && t.rows !== undefined);
   const schemas = [...new Set(dbt.tables.map((t) => t.source.split('.')[0] ?? ''))];
   // One connector serves the whole project: name it, as the workspace has others.
   const connectors = [...new Set(dbt.tables.map((t) => t.connectorId))];
   return [
     `dbt project ${dbt.projectName ?? dbt.dir}: ${created.length} table(s) created, ${dbt.tables.length - created.length} already there, in schema(s) ${schemas.join(', ') || '(none)'} of the dev warehouse` +
-      (seeds.length > 0 ? `; ${seeds.reduce((n, t) => n + (t.rows ?? 0), 0)} seed row(s) loaded` : ''),
+      (seeds.length > 0 ? `; ${seeds.reduce((n, t) => n + (t.rows ?? 0), 0)} seed row(s) loaded` : '') +
+      (filled.length > 0 ? `; ${filled.length} model table(s) filled from their compiled SQL` : ''),
     ...dbt.refused.map((r) => `  not created: ${r.uniqueId}: ${r.reason}`),
     ...dbt.warnings.map((w) => `  note: ${w}`),
     'then plan the project against this server:',

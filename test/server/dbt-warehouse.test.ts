@@ -1,13 +1,14 @@
 // `npm run server -- --dbt DIR` (issue 20, item 8): every model, seed and snapshot of the project becomes a
 // table in the warehouse, in the schema its declaration's source names, served by a dev connector; seeds
 // are loaded from seeds/*.csv; the ready file lists them; a declaration's artifact then registers as is.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declareDbtProject, prepareDbtReader } from '../../src/core/dbt/project.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
-import { postgresTypeOf } from '../../src/server/dbt-warehouse.js';
+import { inferredType, postgresTypeOf } from '../../src/server/dbt-warehouse.js';
+import { columns, manifest, model } from '../core/dbt/helpers.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -31,6 +32,25 @@ describe('postgresTypeOf', () => {
     ['unknown', 'text'],
   ])('%s -> %s', (type, expected) => {
     expect(postgresTypeOf(type)).toBe(expected);
+  });
+});
+
+describe('inferredType: a seed column without a type, from its values', () => {
+  it.each([
+    [['1', '-2', ''], 'bigint'],
+    [['1.5', '2'], 'numeric'],
+    [['true', 'False'], 'boolean'],
+    [['2018-01-01'], 'date'],
+    [['2018-01-01 10:00:00'], 'timestamp'],
+    [['1', 'a'], 'text'],
+    [['', ''], 'text'],
+  ])('%j -> %s', (values, expected) => {
+    expect(
+      inferredType(
+        values.map((v) => [v]),
+        0,
+      ),
+    ).toBe(expected);
   });
 });
 
@@ -73,6 +93,16 @@ describe('--dbt on the jaffle project (PGlite)', needs(noSharedFixtures), () => 
     for (const seed of seeds) expect(seed.rows).toBeGreaterThan(0);
     const [count] = await server.sql('SELECT count(*)::int AS n FROM main.raw_orders');
     expect(count?.n).toBe(seeds.find((s) => s.source === 'main.raw_orders')?.rows);
+  });
+
+  it('fills the models from their compiled SQL over the seeds, parents first', async () => {
+    const tables = server.ready.dbt?.tables ?? [];
+    expect(server.ready.dbt?.warnings).toEqual([]);
+    const rows = (source: string) => tables.find((t) => t.source === source)?.rows;
+    expect(rows('main.stg_orders')).toBe(rows('main.raw_orders'));
+    for (const table of tables) expect(table.rows, table.source).toBeGreaterThan(0);
+    const [top] = await server.sql('SELECT count(*)::int AS n FROM main.top_customers');
+    expect(top?.n).toBe(rows('main.top_customers'));
   });
 
   it('a declaration of the project registers on the dev connector as it is', async () => {
@@ -122,3 +152,51 @@ describe(
     });
   },
 );
+
+describe('--dbt runs only one query per model to fill its table', () => {
+  let server: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gds-dbt-fill-'));
+    mkdirSync(join(dir, 'target'));
+    mkdirSync(join(dir, 'seeds'));
+    writeFileSync(join(dir, 'dbt_project.yml'), 'name: shop\n');
+    writeFileSync(join(dir, 'seeds', 'raw_things.csv'), 'id,label\n1,a\n2,\n');
+    const seed = {
+      ...model('raw_things'),
+      unique_id: 'seed.shop.raw_things',
+      resource_type: 'seed',
+      original_file_path: 'seeds\\raw_things.csv',
+      config: { enabled: true, materialized: 'seed' },
+    };
+    const good = model('things', {
+      compiled_code: 'with s as (select id, label from "dev"."analytics"."raw_things") select * from s',
+      depends_on: { nodes: ['seed.shop.raw_things'] },
+      columns: columns({ id: 'integer', label: 'text' }),
+    });
+    const hostile = model('hostile', {
+      compiled_code: 'select 1 as id) as x; drop table analytics.raw_things; select * from (select 1 as id',
+      columns: columns({ id: 'integer' }),
+    });
+    writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(manifest(seed, good, hostile)));
+    server = await startTestServer({ dbt: dir, jobs: 'manual' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fills a model over the seed, and leaves one whose SQL is not one query empty, with a note', async () => {
+    const rows = (source: string) => server.ready.dbt?.tables.find((t) => t.source === source)?.rows;
+    expect(rows('analytics.raw_things')).toBe(2);
+    expect(rows('analytics.things')).toBe(2);
+    expect(rows('analytics.hostile')).toBeUndefined();
+    expect(server.ready.dbt?.warnings).toEqual([
+      'model.shop.hostile: left empty, its compiled SQL is not one query PostgreSQL reads',
+    ]);
+    const [count] = await server.sql('SELECT count(*)::int AS n FROM analytics.raw_things');
+    expect(count?.n).toBe(2);
+    const [nulls] = await server.sql('SELECT count(*)::int AS n FROM analytics.things WHERE label IS NULL');
+    expect(nulls?.n).toBe(1);
+  });
+});
