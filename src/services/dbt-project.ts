@@ -4,6 +4,7 @@
 import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { readBoundedText } from '../cli/input.js';
 import {
   DbtManifestError,
   DbtSelectionError,
@@ -88,13 +89,9 @@ async function readJsonBounded(path: string, max: number, what: string): Promise
       `Is it really dbt's ${what}? Select fewer packages when you compile, or name the right folder.`,
       'dbt_artifact_too_large',
     );
-  const handle = await open(path, 'r');
-  let text: string;
-  try {
-    text = await handle.readFile({ encoding: 'utf8' });
-  } finally {
-    await handle.close();
-  }
+  // A regular file only, read no further than the limit, UTF-8 only: a FIFO or a link to /dev/zero (whose
+  // size reads 0) is refused instead of blocking or reading forever (issue 22 item 8).
+  const { text } = await readBoundedText(path, { flag: '--dbt', maxBytes: max, what: `a dbt ${what}` });
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

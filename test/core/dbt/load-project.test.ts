@@ -41,6 +41,13 @@ describe('loadDbtProject', () => {
     expect(project.declarations.map((d) => d.name)).toEqual(['orders']);
   });
 
+  it('a manifest.json that is not UTF-8: exit 2 with the byte offset (read as gds reads every input)', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, 'manifest.json'), Buffer.from('{"nodes": {"caf\xe9": 1}}', 'latin1'));
+    const error = await refusal(loadDbtProject(dir, {}));
+    expect(error).toMatchObject({ exitCode: 2, code: 'input_not_utf8', details: { byteOffset: 15 } });
+  });
+
   it('a project never compiled: exit 2, says to run dbt compile', async () => {
     const dir = folder();
     writeFileSync(join(dir, 'dbt_project.yml'), 'name: shop\n');
