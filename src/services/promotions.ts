@@ -48,6 +48,8 @@ async function landed(send: () => Promise<PromotionResult | PromotionPreview>): 
         details: { status: 409, server: error.details },
       });
     }
+    const foreign = error instanceof ApiError ? foreignFlagAdvice(error) : undefined;
+    if (foreign !== undefined) throw foreign;
     throw error;
   }
   if (isPreview(answer)) return { kind: 'preview', changed: answer.changed, diff: answer.diff };
@@ -149,4 +151,21 @@ export async function relayPromotion(
     options.signal === undefined ? {} : { signal: options.signal },
   );
   return importBundle(destination, bundle, to, options);
+}
+
+/**
+ * The service words some refusals for `push` (`pass --source / source naming one of its tables`); env
+ * promote has no --source: the message keeps what was wrong and the advice names what promote can do.
+ */
+function foreignFlagAdvice(error: ApiError): CliError | undefined {
+  if (!/\bpass --source\b/.test(error.message)) return undefined;
+  const message = error.message.replace(/:\s*pass --source[^.]*\.?$/, '.').replace(/\.\.$/, '.');
+  return new CliError(message, {
+    exitCode: error.status === 422 || error.status === 400 ? ExitCode.Refused : ExitCode.Failure,
+    code: error.code,
+    suggestion:
+      'The target environment has no such warehouse object: create it there first, or promote to another ' +
+      'environment (--to); --dry-run checks the target without changing it.',
+    details: { status: error.status, server: error.details },
+  });
 }
