@@ -99,3 +99,47 @@ export async function refreshToken(
 ): Promise<RefreshResponse> {
   return client.tokens.refresh(refreshToken.trim(), options);
 }
+
+export type { CliTokenInfo, IntegrationTokenInfo } from '../client/areas/tokens.js';
+
+/** `gds tokens list`: the workspace's integration tokens, or (`cli`) a person's CLI tokens. */
+export async function listTokens(
+  client: TokensClient,
+  options: { cli: boolean; userId?: string },
+): Promise<Array<Record<string, unknown>>> {
+  if (options.cli) return (await client.tokens.listCli(options.userId)).tokens;
+  return (await client.tokens.list()).tokens;
+}
+
+/** What a `gds tokens revoke` argument names: a CLI token by its id (`clt_…`), else an integration token. */
+export function revocationTarget(reference: string): 'cli' | 'integration' {
+  const ref = reference.trim();
+  if (ref === '')
+    throw new CliError('Name the token to revoke: a tf_… client token, an itk_… or clt_… id.', {
+      exitCode: ExitCode.Usage,
+      code: 'usage',
+    });
+  if (ref.startsWith('cli_')) {
+    throw new CliError(
+      'A whole CLI token is not sent anywhere: revoke it by its id (gds tokens list --cli).',
+      {
+        exitCode: ExitCode.Usage,
+        code: 'usage',
+        suggestion: 'gds tokens list --cli --json, then gds tokens revoke clt_…',
+      },
+    );
+  }
+  return ref.startsWith('clt_') ? 'cli' : 'integration';
+}
+
+/** `gds tokens revoke <tf_…|itk_…|clt_…>`: the token as listed, now revoked. */
+export async function revokeToken(client: TokensClient, reference: string): Promise<Record<string, unknown>> {
+  return revocationTarget(reference) === 'cli'
+    ? (await client.tokens.revokeCli(reference.trim())).token
+    : (await client.tokens.revoke(reference.trim())).token;
+}
+
+/** `gds auth revoke`: the credential the call is made with. */
+export async function revokeOwnCredential(client: TokensClient): Promise<void> {
+  await client.tokens.revokeOwn();
+}
