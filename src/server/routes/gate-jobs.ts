@@ -84,10 +84,19 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
       : await ctx.db.transaction(async (tx) => {
           const cancelled = await cancelJob(tx, caller.workspaceId, job.id, ctx.clock);
           if (cancelled?.status === 'CANCELLED') {
+            // The table's environment and gate mode, as every table event carries them.
+            const [table] = job.tableId
+              ? await tx.query<{ environment_label: string; gate_mode: 'ENFORCING' | 'ADVISORY' }>(
+                  'SELECT environment_label, gate_mode FROM gds.tables WHERE id = $1',
+                  [job.tableId],
+                )
+              : [];
             await recordAudit(tx, ctx.clock, {
               workspaceId: caller.workspaceId,
               userId: caller.userId,
               tableId: job.tableId,
+              environmentLabel: table?.environment_label ?? null,
+              gateMode: table?.gate_mode ?? null,
               action: 'GATE_JOB_CANCELLED',
               resource: 'gate_job',
               details: { jobId: job.id, type: job.type, from: job.status },

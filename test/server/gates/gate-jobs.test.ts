@@ -118,6 +118,17 @@ describe('cancel', () => {
     const again = await cancel(id);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('job_terminal');
+    // Issue 22 item 9: the audit entry carries the table's environment and gate mode, as other table events.
+    const [entry] = await server.sql(
+      `SELECT a.environment_label, a.gate_mode, t.environment_label AS env, t.gate_mode AS mode
+         FROM gds.audit_log a JOIN gds.tables t ON t.id = a.table_id
+        WHERE a.action = 'GATE_JOB_CANCELLED' AND a.details->>'jobId' = $1`,
+      [id],
+    );
+    expect(entry.environment_label).toBe(entry.env);
+    expect(entry.environment_label).toBeTruthy();
+    expect(entry.gate_mode).toBe(entry.mode);
+    expect(entry.gate_mode).toMatch(/^(ENFORCING|ADVISORY)$/);
   });
 
   it('cancels a RUNNING job, whose outcome is then not stored', async () => {
