@@ -290,9 +290,18 @@ async function registrationFailure(
     if (options.replaceId !== undefined) {
       suggestion = `--replace ${options.replaceId} replaces one artifact, and another one already holds the name ${artifact.table} or the source ${artifact.source}.`;
     } else {
-      const held = (error.details as { existingId?: unknown } | undefined)?.existingId;
+      const details = error.details as
+        { existingId?: unknown; replaceable?: unknown; reason?: unknown } | undefined;
+      const held = details?.existingId;
       id = typeof held === 'string' ? held : await existingId().catch(() => undefined);
-      suggestion = `To make this file the new definition of the existing artifact, run again with --replace ${id ?? '<governanceId>'}.`;
+      suggestion =
+        details?.replaceable === false
+          ? typeof details.reason === 'string'
+            ? details.reason
+            : 'The table that holds this name cannot be replaced by a push; give the artifact another table name.'
+          : id !== undefined
+            ? `To make this file the new definition of the existing artifact, run again with --replace ${id}.`
+            : 'To make this file the new definition of the existing artifact, find its id with gds list and run again with --replace and that id.';
     }
     return new CliError(error.message, {
       exitCode: ExitCode.Conflict,

@@ -394,7 +394,7 @@ describe('pushArtifact', () => {
 });
 
 describe('pushDefinition', () => {
-  it('sends the mimeType; replaced follows --replace; a 409 hint asks for the governance id (no lookup)', async () => {
+  it('sends the mimeType; replaced follows --replace; a 409 hint says where to find the governance id (no lookup)', async () => {
     const bodies: unknown[] = [];
     let calls = 0;
     api.use(
@@ -412,7 +412,9 @@ describe('pushDefinition', () => {
     });
     const error = await rejection(pushDefinition(c, artifact, { connectorId: 'c' }));
     expect(error).toMatchObject({ exitCode: 6 });
-    expect(error.suggestion).toContain('--replace <governanceId>');
+    // No id in the 409 and no lookup: it says where to find the id, never a literal placeholder (issue 22).
+    expect(error.suggestion).toContain('find its id with gds list and run again with --replace');
+    expect(error.suggestion).not.toContain('<governanceId>');
     expect(bodies[0]).toMatchObject({ mimeType: 'sql', replaceId: 'tbl_1' });
   });
 });

@@ -90,8 +90,11 @@ const artifact = (action: string): AuditRecord => ({ action, resource: 'governan
 const stateOf = (state: LifecycleState | null) => state ?? 'not registered';
 
 /** The table that holds the name or source a registration asked for (spec §4.7's 409: use replaceId). */
-const existingIdOf = (ctx: TransitionContext): Record<string, unknown> =>
-  ctx.conflict?.existingId === undefined ? {} : { existingId: ctx.conflict.existingId };
+const existingIdOf = (ctx: TransitionContext): Record<string, unknown> => ({
+  ...(ctx.conflict?.existingId === undefined ? {} : { existingId: ctx.conflict.existingId }),
+  ...(ctx.conflict?.replaceable === undefined ? {} : { replaceable: ctx.conflict.replaceable }),
+  ...(ctx.conflict?.reason === undefined ? {} : { reason: ctx.conflict.reason }),
+});
 
 const nameConflict: Refusal = {
   refuse: {

@@ -43,7 +43,14 @@ export interface TransitionContext {
    * registered: an existing artifact already uses this name, or this source (`schema.table`); `existingId` is
    * its table id, sent in the 409's details so a caller that cannot list tables can replace it.
    */
-  conflict?: { kind: 'name'; existingId?: string } | { kind: 'source'; source: string; existingId?: string };
+  conflict?: (
+    { kind: 'name'; existingId?: string } | { kind: 'source'; source: string; existingId?: string }
+  ) & {
+    /** false when the table holding the name or source cannot be replaced by a push (a Mode B table). */
+    replaceable?: boolean;
+    /** Why it cannot, for the 409's details. */
+    reason?: string;
+  };
   /**
    * deleted, replaced: who asks. A person: their workspace role and whether they own the table. A MANAGEMENT
    * token (replace through `POST /api/workspace/definitions`): the workspace scopes it holds.

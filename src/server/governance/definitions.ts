@@ -294,10 +294,14 @@ async function findCollision(
   source: string,
   except: string | null,
 ): Promise<
-  { kind: 'name'; existingId: string } | { kind: 'source'; source: string; existingId: string } | null
+  | (({ kind: 'name'; existingId: string } | { kind: 'source'; source: string; existingId: string }) & {
+      replaceable: boolean;
+      reason?: string;
+    })
+  | null
 > {
-  const rows = await q.query<{ by_name: boolean; id: string }>(
-    `SELECT (lower(name) = lower($2) OR slug = $3) AS by_name, id FROM gds.tables
+  const rows = await q.query<{ by_name: boolean; id: string; mode: string; name: string }>(
+    `SELECT (lower(name) = lower($2) OR slug = $3) AS by_name, id, mode, name FROM gds.tables
       WHERE workspace_id = $1 AND active AND id IS DISTINCT FROM $5
         AND (lower(name) = lower($2) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
       ORDER BY 1 DESC LIMIT 1`,
@@ -305,7 +309,17 @@ async function findCollision(
   );
   const [row] = rows;
   if (!row) return null;
-  return row.by_name ? { kind: 'name', existingId: row.id } : { kind: 'source', source, existingId: row.id };
+  // A Mode B (custody) table is never replaced by a push: say so instead of suggesting a replacement.
+  const custody =
+    row.mode === 'MODE_B'
+      ? {
+          replaceable: false,
+          reason: `'${row.name}' is a Mode B (custody) table, managed through the dashboard or API; a push cannot replace it. Give the artifact another table name.`,
+        }
+      : { replaceable: true };
+  return row.by_name
+    ? { kind: 'name', existingId: row.id, ...custody }
+    : { kind: 'source', source, existingId: row.id, ...custody };
 }
 
 /**

@@ -1,0 +1,71 @@
+// Issue 22 item 9: a name collision suggests a replacement only where one is possible. A push whose table
+// name is held by a Mode B (custody) table answers 409 with details.replaceable false and the reason, and
+// gds says that reason instead of a `--replace` the server would then refuse; a collision with a Mode A
+// table names its id.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let dir: string;
+let dev: string;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  dir = await mkdtemp(join(tmpdir(), 'gds-collision-'));
+  dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const push = async (file: string, content: string) => {
+  await writeFile(join(dir, file), content);
+  return runCli(['push', join(dir, file), '--connector', dev], {
+    env: {
+      GDS_CONFIG_DIR: dir,
+      GDS_SECRET_STORAGE: 'file',
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+    },
+  });
+};
+
+describe('collision suggestions', () => {
+  it('a Mode B table’s name: 409 not replaceable, with the reason; gds suggests no --replace', async () => {
+    const content =
+      'table: crm_contacts\nsource: analytics_dev.categorydim\ncolumns:\n  - name: category_id\n';
+    const response = await server.request('POST', '/api/artifacts', {
+      token: server.user('OWNER').cliToken,
+      body: { filename: 'crm_contacts.yml', content, connectorId: dev },
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.error.details).toMatchObject({ replaceable: false });
+    expect(response.body.error.details.reason).toContain('Mode B');
+    const result = await push('crm_contacts.yml', content);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('Mode B');
+    expect(result.stderr).not.toContain('--replace');
+  });
+
+  it('a Mode A table’s name: gds names the id to pass to --replace, never a placeholder', async () => {
+    const content = 'table: probe_a\nsource: analytics_dev.categorydim\ncolumns:\n  - name: category_id\n';
+    const first = await push('probe_a.yml', content);
+    expect(first.code, first.stderr).toBe(0);
+    const [row] = await server.sql(
+      `SELECT COALESCE(governance_id, id) AS id FROM gds.tables WHERE name = 'probe_a'`,
+    );
+    const second = await push(
+      'probe_a_again.yml',
+      content.replace('category_id', 'category_id\n  - name: x'),
+    );
+    expect(second.code).toBe(6);
+    expect(second.stderr).toContain(`--replace ${row.id}`);
+    expect(second.stderr).not.toContain('<governanceId>');
+  });
+});
