@@ -369,8 +369,8 @@ describe('the sections of a table page hold what the server stores', () => {
     expect(run.status, JSON.stringify(run.body)).toBe(202);
     const jobId = String(run.body.id ?? run.body.job?.id);
     await server.sql(
-      `INSERT INTO gds.recertification_requests (id, workspace_id, table_id, cause, status, created_at)
-       VALUES ('rrq_dashboard', $1, $2, 'manual', 'OPEN', now())`,
+      `INSERT INTO gds.recertification_requests (id, workspace_id, table_id, cause, status, created_at, last_seen_at)
+       VALUES ('rrq_dashboard', $1, $2, 'manual', 'OPEN', now(), now())`,
       [server.ready.workspaceId, table.id],
     );
     const page = await get(`/dashboard/tables/${table.id}`, { cookie: await signIn() });

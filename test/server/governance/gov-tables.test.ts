@@ -38,6 +38,9 @@ describe('GET /api/tables', () => {
       state: 'QUARANTINED',
       gate: 'ADVISORY',
       environmentLabel: 'dev',
+      source: 'analytics_dev.orders',
+      connectorId: server.table('orders').connectorId,
+      artifactFile: null,
     });
   });
 
