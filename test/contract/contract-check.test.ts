@@ -15,7 +15,13 @@ const records: ObservedResponse = {
   route: '/api/tables/:tableId/records',
   status: 200,
   headers: { ...json, ...rateHeaders },
-  body: JSON.stringify({ records: [{ id: 'r1', email: 'a@example.com' }], page: 1, limit: 50, total: 1 }),
+  body: JSON.stringify({
+    records: [{ id: 'r1', email: 'a@example.com' }],
+    page: 1,
+    limit: 50,
+    total: 1,
+    nextCursor: null,
+  }),
 };
 
 function problems(response: ObservedResponse): string[] {
@@ -45,7 +51,13 @@ describe('contract checker', () => {
   });
 
   it('flags a body of the wrong shape', () => {
-    const body = JSON.stringify({ records: [{ email: 'no id' }], page: 0, limit: 50, total: 1 });
+    const body = JSON.stringify({
+      records: [{ email: 'no id' }],
+      page: 0,
+      limit: 50,
+      total: 1,
+      nextCursor: null,
+    });
     expect(problems({ ...records, body })).toEqual([
       "body /records/0: must have required property 'id'",
       'body /page: must be >= 1',
