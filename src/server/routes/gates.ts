@@ -226,7 +226,9 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (ifNotCertified) await refuseCertified(ctx.db, table);
     const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
     const body = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const current = await loadGateTable(tx, caller.workspaceId, table.id);
+      // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
+      // (and refused under --if-not-certified) instead of being overwritten by this transition.
+      const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
       if (ifNotCertified) await refuseCertified(tx, current);
       if (!isProofFresh(proof, current)) {
         throw new HttpError(
