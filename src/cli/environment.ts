@@ -64,7 +64,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
     description:
-      'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly.',
+      'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly; loopback always is.',
   },
 ];
 

@@ -327,7 +327,17 @@ function openPool(protocol: string, idleMs: number): Pool {
   };
 }
 
-/** The proxy variables Node's agent reads, upper-case or lower-case as curl takes them; undefined: none. */
+/**
+ * Loopback hosts in the NO_PROXY syntax of Node's agent (an IPv4 range is `first-last`). A loopback base
+ * never goes through a proxy: plain http is allowed only for loopback, so a proxy would get the bearer
+ * token in clear text, and it would connect to its own loopback, not ours.
+ */
+const loopbackNoProxy = ['localhost', '127.0.0.0-127.255.255.255', '::1'];
+
+/**
+ * The proxy variables Node's agent reads, upper-case or lower-case as curl takes them; undefined: none.
+ * NO_PROXY always lists the loopback hosts besides the user's own.
+ */
 export function proxyEnvironment(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
   const pick = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
   const found = Object.fromEntries(
@@ -336,7 +346,9 @@ export function proxyEnvironment(env: NodeJS.ProcessEnv): Record<string, string>
       return value === undefined ? [] : [[name, value]];
     }),
   );
-  return found.HTTPS_PROXY === undefined && found.HTTP_PROXY === undefined ? undefined : found;
+  if (found.HTTPS_PROXY === undefined && found.HTTP_PROXY === undefined) return undefined;
+  const noProxy = [found.NO_PROXY, ...loopbackNoProxy].filter((entry) => entry !== undefined);
+  return { ...found, NO_PROXY: noProxy.join(',') };
 }
 
 /** What one attempt got back, as far as the transport reads it. */

@@ -1,7 +1,9 @@
 // Issue 23 item 3: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and lower-case) are honoured by the transport. A
 // loopback proxy records every CONNECT and tunnels it to an https service (a certificate trusted through
 // NODE_EXTRA_CA_CERTS): gds goes through it, NO_PROXY goes around it, and a proxy that is not there is a
-// network error (exit 9), never a silent direct connection.
+// network error (exit 9), never a silent direct connection. The https service goes by a name that is not
+// loopback (service.gds.test, mapped to 127.0.0.1 by the proxy): a loopback base never goes through a proxy,
+// so a plain-http base (allowed only for loopback) never sends its bearer token to a proxy in clear text.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:https';
@@ -14,7 +16,8 @@ import { proxyEnvironment } from '../../src/client/transport.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/tls/', import.meta.url));
-const certificate = join(fixtures, 'cert.pem');
+const certificate = join(fixtures, 'proxied-cert.pem');
+const serviceHost = 'service.gds.test';
 const token = 'cli_proxy0123456789secret';
 const table = {
   id: 'tbl_1',
@@ -26,7 +29,7 @@ const table = {
 };
 
 const service = createServer(
-  { key: readFileSync(join(fixtures, 'key.pem')), cert: readFileSync(certificate) },
+  { key: readFileSync(join(fixtures, 'proxied-key.pem')), cert: readFileSync(certificate) },
   (req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ tables: [table] }));
@@ -41,7 +44,7 @@ const proxy = createHttpServer((req, res) => {
 proxy.on('connect', (req, socket, head) => {
   connects.push(`CONNECT ${req.url}`);
   const [host, port] = (req.url ?? '').split(':');
-  const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : (host ?? ''), () => {
+  const upstream = connect(Number(port), host === serviceHost ? '127.0.0.1' : (host ?? ''), () => {
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     upstream.write(head);
     upstream.pipe(socket);
@@ -59,7 +62,7 @@ beforeAll(async () => {
     new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve)),
     ensureBuilt(),
   ]);
-  base = `https://localhost:${(service.address() as AddressInfo).port}`;
+  base = `https://${serviceHost}:${(service.address() as AddressInfo).port}`;
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 }, 120_000);
 
@@ -88,14 +91,51 @@ describe('proxies', () => {
     },
   );
 
-  it('NO_PROXY naming the host: straight to the service, the proxy hears nothing', async () => {
+  it('NO_PROXY naming the host: gds goes around the proxy, which hears nothing', async () => {
+    // service.gds.test resolves only through the proxy: going around it is a network error (exit 9).
     connects.length = 0;
-    const r = await runCli(['list', '--json'], {
-      env: env({ HTTPS_PROXY: proxyUrl, NO_PROXY: 'localhost' }),
+    const r = await runCli(['list', '--json', '--max-retry-after', '0'], {
+      env: env({ HTTPS_PROXY: proxyUrl, NO_PROXY: serviceHost }),
     });
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain(serviceHost);
     expect(connects).toEqual([]);
   });
+
+  it.each(['127.0.0.1', 'localhost', '127.0.0.2'])(
+    'HTTP_PROXY and a plain-http loopback base (%s): straight to the service, the proxy never sees the token',
+    async (host) => {
+      connects.length = 0;
+      const authorizations: (string | undefined)[] = [];
+      const plain = createHttpServer((req, res) => {
+        authorizations.push(req.headers.authorization);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ tables: [table] }));
+      });
+      await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+      const listening = host === '127.0.0.2' ? '127.0.0.2' : '127.0.0.1';
+      if (listening !== '127.0.0.1') {
+        await new Promise((resolve) => plain.close(resolve));
+        await new Promise<void>((resolve) => plain.listen(0, listening, resolve));
+      }
+      try {
+        const port = (plain.address() as AddressInfo).port;
+        const r = await runCli(['list', '--json'], {
+          env: env({
+            SERVICE_API_URL: `http://${host}:${port}`,
+            HTTP_PROXY: proxyUrl,
+            HTTPS_PROXY: proxyUrl,
+          }),
+        });
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toMatchObject({ id: 'tbl_1' });
+        expect(connects).toEqual([]);
+        expect(authorizations).toEqual([`Bearer ${token}`]);
+      } finally {
+        await new Promise((resolve) => plain.close(resolve));
+      }
+    },
+  );
 
   it('a proxy that is not there: exit 9, no direct connection behind its back', async () => {
     const closed = createHttpServer();
@@ -110,12 +150,14 @@ describe('proxies', () => {
   });
 
   it('reads the upper-case names first, then the lower-case ones; nothing without a proxy', () => {
+    const loopback = 'localhost,127.0.0.0-127.255.255.255,::1';
     expect(proxyEnvironment({ https_proxy: 'http://p:1', no_proxy: 'a' })).toEqual({
       HTTPS_PROXY: 'http://p:1',
-      NO_PROXY: 'a',
+      NO_PROXY: `a,${loopback}`,
     });
     expect(proxyEnvironment({ HTTP_PROXY: 'http://u:1', http_proxy: 'http://l:1' })).toEqual({
       HTTP_PROXY: 'http://u:1',
+      NO_PROXY: loopback,
     });
     expect(proxyEnvironment({ NO_PROXY: 'a' })).toBeUndefined();
   });
