@@ -28,6 +28,8 @@ export const INPUT_SQLSTATES: Record<string, string> = {
   '22P05': 'a character the database cannot store (NUL or invalid UTF-8)',
   '22P02': 'a value that is not of its column’s type',
   '22003': 'a number out of its column’s range',
+  '22007': 'a date or time the database cannot read',
+  '22008': 'a date or time out of range',
 };
 
 export function errorBody(code: string, message: string, details?: unknown) {

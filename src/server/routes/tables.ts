@@ -128,13 +128,22 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
+/**
+ * A cursor's createdAt exactly as listTablePage writes it (UTC, microseconds), and a real instant:
+ * Date.parse takes strings PostgreSQL's ::timestamptz refuses ("1", "2024-02-30"), which were 500s.
+ */
+function isCursorTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value)) return false;
+  const parsed = new Date(value);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === `${value.slice(0, 23)}Z`;
+}
+
 /** The key a table-list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. */
 function decodeTableCursor(cursor: string): { createdAt: string; id: string } {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
     const { createdAt, id } = value;
-    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string')
-      return { createdAt, id };
+    if (isCursorTimestamp(createdAt) && typeof id === 'string') return { createdAt, id };
   } catch {
     // answered below
   }
