@@ -117,15 +117,29 @@ async function readWarehouseRows(
     );
   }
   const hasId = table.columns.some((c) => c.name === 'id');
-  // A row's record id is its `id` column when the object has one, else its physical row id.
-  const idExpr = hasId ? 't.id::text' : `'row:' || t.ctid::text`;
+  // Rows page by key when the object's `id` is a key (a table whose unique index on id, NOT NULL, gives an
+  // index range at any depth); otherwise (an id that may repeat or be NULL, a view, no id) by offset, in a
+  // deterministic order: the physical row id of a table, the id and the whole row of a view.
+  const [relation] = await q.query<{ relkind: string; id_is_key: boolean }>(
+    `SELECT c.relkind, EXISTS (
+        SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+         WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
+           AND a.attname = 'id' AND a.attnotnull) AS id_is_key
+       FROM pg_class c WHERE c.oid = to_regclass($1)`,
+    [quoteSource(table.source)],
+  );
+  const hasRowId = relation === undefined || relation.relkind === 'r' || relation.relkind === 'm' || !hasId;
+  const byKey = hasId && relation?.id_is_key === true;
+  // A row's record id is its `id` column when the object has one, else (and where it is NULL) its physical
+  // row id; a view's row with a NULL id has none to give.
+  const rowId = hasRowId ? `'row:' || t.ctid::text` : "''";
+  const idExpr = hasId ? `COALESCE(t.id::text, ${rowId})` : rowId;
   const page = await pageOf<{ rid: string; key: string; row: Record<string, unknown> }>(q, options, {
-    select: `${idExpr} AS rid, ${hasId ? 't.id' : 't.ctid'}::text AS key, to_jsonb(t) AS row`,
+    select: `${idExpr} AS rid, ${byKey ? 't.id::text' : "''"} AS key, to_jsonb(t) AS row`,
     from: `${quoteSource(table.source)} t`,
     conditions,
-    orderBy: hasId ? 't.id' : 't.ctid',
-    // The key parameter takes the ordering column's type: numbers compare as numbers, ctids as ctids.
-    keyType: hasId ? undefined : 'tid',
+    orderBy: byKey ? 't.id' : hasRowId ? 't.ctid' : 't.id, to_jsonb(t)::text',
+    byOffset: !byKey,
     params,
   });
   const { rows, ...rest } = page;
@@ -170,12 +184,34 @@ async function pageOf<T extends { key: string }>(
     conditions: string[];
     orderBy: string;
     keyType?: string;
+    /** No key orders the rows uniquely: a cursor carries the offset of the next page instead. */
+    byOffset?: boolean;
     params: unknown[];
   },
 ): Promise<{ rows: T[]; total?: number; nextCursor: string | null }> {
   const params = [...sql.params];
   const conditions = [...sql.conditions];
   const filter = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  if (sql.byOffset === true) {
+    const offset =
+      options.cursor !== undefined
+        ? offsetOf(decodeCursor(options.cursor))
+        : (options.page - 1) * options.limit;
+    const rows = await q.query<T>(
+      `SELECT ${sql.select} FROM ${sql.from} ${filter} ORDER BY ${sql.orderBy}
+        LIMIT ${options.limit + 1} OFFSET ${offset}`,
+      params,
+    );
+    const more = rows.length > options.limit;
+    const served = more ? rows.slice(0, options.limit) : rows;
+    const nextCursor = more ? encodeCursor(`offset:${offset + options.limit}`) : null;
+    if (options.cursor !== undefined || options.page !== 1) return { rows: served, nextCursor };
+    return {
+      rows: served,
+      total: more ? await countOf(q, sql.from, filter, sql.params) : served.length,
+      nextCursor,
+    };
+  }
   if (options.cursor !== undefined) {
     params.push(decodeCursor(options.cursor));
     conditions.push(
@@ -199,11 +235,28 @@ async function pageOf<T extends { key: string }>(
   const last = served.at(-1);
   const nextCursor = more && last !== undefined ? encodeCursor(last.key) : null;
   if (options.cursor !== undefined || options.page !== 1) return { rows: served, nextCursor };
-  const total = more
-    ? ((await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql.from} ${filter}`, sql.params))[0]
-        ?.n ?? 0)
-    : served.length;
+  const total = more ? await countOf(q, sql.from, filter, sql.params) : served.length;
   return { rows: served, total, nextCursor };
+}
+
+async function countOf(q: Queryable, from: string, filter: string, params: unknown[]): Promise<number> {
+  return (
+    (await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${from} ${filter}`, params))[0]?.n ?? 0
+  );
+}
+
+/** The offset an offset cursor carries (`offset:<n>`); 400 for a key cursor given to an offset listing. */
+function offsetOf(key: string): number {
+  const match = /^offset:(\d{1,12})$/.exec(key);
+  if (match === null)
+    throw badRequest(
+      'invalid_query',
+      'cursor is not a cursor this service gave: pass the nextCursor of a page.',
+      {
+        parameter: 'cursor',
+      },
+    );
+  return Number(match[1]);
 }
 
 /**
