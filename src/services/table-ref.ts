@@ -1,9 +1,12 @@
 // A table name wherever a table id goes (DESIGN.md): an argument shaped like an id (`tbl_…`) is used as it
 // is, with no request; anything else is a name, looked up once per process with one `GET /api/tables?name=`
 // (case-insensitive, exact). One table of that name is used; several are exit 2 listing each id with its
-// environment (`--env` picks); none is exit 5, with the nearest name when one is close.
+// environment (`--env` picks). When no table has that name, the argument may still be an id of another
+// shape: one `GET /api/tables/{ref}/status` says whether it is; if not, exit 5, with the nearest name when
+// one is close.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
+import { ApiError } from '../client/errors.js';
 import type { TableListRow } from '../client/areas/tables.js';
 
 export type TableRefClient = Pick<ApiClient, 'tables'>;
@@ -75,7 +78,19 @@ export async function resolveTableId(
       },
     );
   }
+  if (named.length === 0 && (await isIdOfATable(client, ref, options.signal))) return ref;
   throw await notFound(client, ref, named, env, flag);
+}
+
+/** Whether `ref`, named by no table, is the id of one (an id not shaped `tbl_…`): 404 says it is not. */
+async function isIdOfATable(client: TableRefClient, ref: string, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await client.tables.status(ref, signal === undefined ? {} : { signal });
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return false;
+    throw error;
+  }
 }
 
 async function notFound(

@@ -66,4 +66,34 @@ describe('resolveTableId', () => {
       code: 'table_not_found',
     });
   });
+
+  it('an id of another shape (t_42) that no table is named: one status request, and the id is used', async () => {
+    api.use(
+      http.get(`${BASE}/api/tables`, () => HttpResponse.json({ tables: [] })),
+      http.get(`${BASE}/api/tables/:id/status`, ({ params }) =>
+        params.id === 't_42'
+          ? HttpResponse.json({ tableId: 't_42', state: 'QUARANTINED' })
+          : HttpResponse.json({ error: 'table_not_found', message: 'no such table' }, { status: 404 }),
+      ),
+    );
+    const c = newClient();
+    expect(await resolveTableId(c, 't_42')).toBe('t_42');
+    expect(api.seen.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual([
+      'GET /stage/api/tables?name=t_42',
+      'GET /stage/api/tables/t_42/status',
+    ]);
+  });
+
+  it('neither a name nor an id: exit 5 table_not_found after the status request says 404', async () => {
+    api.use(
+      http.get(`${BASE}/api/tables`, () => HttpResponse.json({ tables: [] })),
+      http.get(`${BASE}/api/tables/:id/status`, () =>
+        HttpResponse.json({ error: 'table_not_found', message: 'no such table' }, { status: 404 }),
+      ),
+    );
+    await expect(resolveTableId(newClient(), 'nope')).rejects.toMatchObject({
+      exitCode: 5,
+      code: 'table_not_found',
+    });
+  });
 });
