@@ -104,6 +104,62 @@ describe('integration tokens', () => {
   });
 });
 
+describe("integration tokens and the ADMIN's environment scope", () => {
+  it('a dev-scoped ADMIN lists and revokes only dev tokens: production and * tokens are hidden and 403', async () => {
+    const prod = server.table('customers_production').id;
+    const dev = await server.issueToken('OWNER', {
+      name: 'dev-token',
+      env: 'dev',
+      scopes: [{ tableId: crm, permissions: ['read'] }],
+    });
+    const production = await server.issueToken('OWNER', {
+      name: 'prod-token',
+      env: 'production',
+      scopes: [{ tableId: prod, permissions: ['read'] }],
+    });
+    const any = await server.issueToken('OWNER', {
+      name: 'any-token',
+      env: '*',
+      scopes: [{ tableId: crm, permissions: ['read'] }],
+    });
+    const admin = server.user('ADMIN');
+    const scope = (envScope: string[]) =>
+      server.sql(
+        `UPDATE gds.memberships SET env_scope = $2 WHERE user_id = (SELECT id FROM gds.users WHERE email = $1)`,
+        [admin.email, JSON.stringify(envScope)],
+      );
+    await scope(['dev']);
+    try {
+      const list = await server.request('GET', '/api/integration/tokens', { token: admin.cliToken });
+      expect(list.status).toBe(200);
+      const ids = list.body.tokens.map((t: { id: string }) => t.id);
+      expect(ids).toContain(dev.id);
+      expect(ids).not.toContain(production.id);
+      expect(ids).not.toContain(any.id);
+      for (const token of [production, any]) {
+        const refused = await server.request('POST', '/api/integration/tokens/revoke', {
+          token: admin.cliToken,
+          body: { token: token.id },
+        });
+        expect(refused.status).toBe(403);
+        expect(refused.body.error.code).toBe('environment_forbidden');
+      }
+      const [still] = await server.sql(
+        `SELECT count(*)::int AS n FROM gds.integration_tokens WHERE id = ANY($1) AND revoked_at IS NULL`,
+        [[production.id, any.id]],
+      );
+      expect(still.n).toBe(2);
+      const revoked = await server.request('POST', '/api/integration/tokens/revoke', {
+        token: admin.cliToken,
+        body: { token: dev.id },
+      });
+      expect(revoked.status).toBe(200);
+    } finally {
+      await scope(['dev', 'staging', 'production']);
+    }
+  });
+});
+
 describe('CLI tokens and sign-ins', () => {
   it('an ADMIN lists a person’s CLI tokens and revokes one: 401 on its next request', async () => {
     const member = server.user('MEMBER');

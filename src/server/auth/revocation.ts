@@ -4,7 +4,9 @@
 // refresh tokens are spent. Lists show a masked client token, never a whole one.
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
+import type { Queryable } from '../db/index.js';
+import { forbidden, notFound } from '../errors.js';
 import { sha256 } from '../ids.js';
 import type { SessionCaller } from './caller.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
@@ -40,9 +42,13 @@ export function maskToken(token: string): string {
   return `${prefix}${token.slice(prefix.length, prefix.length + 4)}…${token.slice(-4)}`;
 }
 
+/**
+ * The workspace's integration tokens in environments the caller sees (§5.6, visibleEnvironments): an
+ * environment-scoped ADMIN sees only tokens of those environments, and a `*` token only with every one.
+ */
 export async function listIntegrationTokens(
   ctx: AppContext,
-  workspaceId: string,
+  caller: SessionCaller,
 ): Promise<IntegrationTokenRow[]> {
   const rows = await ctx.db.query<{
     id: string;
@@ -57,8 +63,12 @@ export async function listIntegrationTokens(
     revoked_at: Date | null;
   }>(
     `SELECT id, name, client_token_hint, audience, scopes, env, user_id, created_at, last_used_at, revoked_at
-       FROM gds.integration_tokens WHERE workspace_id = $1 ORDER BY created_at DESC, id`,
-    [workspaceId],
+       FROM gds.integration_tokens WHERE workspace_id = $1 AND ($2::text[] IS NULL OR env = ANY($2::text[]))
+      ORDER BY created_at DESC, id`,
+    [
+      caller.workspaceId,
+      visibleTokenEnvironments(caller, await workspaceEnvironments(ctx.db, caller.workspaceId)),
+    ],
   );
   return rows.map((r) => ({
     id: r.id,
@@ -97,6 +107,8 @@ export async function revokeIntegrationToken(
         },
       );
     }
+    // An ADMIN scoped to some environments revokes only tokens of those (a `*` token only with every one).
+    await requireTokenEnvironment(tx, caller, row.env, row.id);
     if (row.revoked_at === null) {
       await tx.query('UPDATE gds.integration_tokens SET revoked_at = $2 WHERE id = $1', [row.id, now]);
       await tx.query('UPDATE gds.refresh_tokens SET used_at = coalesce(used_at, $2) WHERE family_id = $1', [
@@ -114,9 +126,25 @@ export async function revokeIntegrationToken(
     }
     return row.id;
   });
-  const [listed] = (await listIntegrationTokens(ctx, caller.workspaceId)).filter((t) => t.id === id);
+  const [listed] = (await listIntegrationTokens(ctx, caller)).filter((t) => t.id === id);
   if (!listed) throw new Error(`revoked token ${id} vanished`);
   return listed;
+}
+
+/** 403 `environment_forbidden` unless the caller may act in the token's environment (`*`: every one). */
+async function requireTokenEnvironment(
+  q: Queryable,
+  caller: SessionCaller,
+  environment: string,
+  tokenId: string,
+): Promise<void> {
+  const visible = visibleTokenEnvironments(caller, await workspaceEnvironments(q, caller.workspaceId));
+  if (visible === null || visible.includes(environment)) return;
+  throw forbidden(
+    'environment_forbidden',
+    `You may act only in ${caller.envScope.join(', ') || 'no environment'}; integration token ${tokenId} is for ${environment === '*' ? 'every environment' : environment}. Ask a workspace admin to widen your environment scope.`,
+    { environmentLabel: environment, tokenId },
+  );
 }
 
 export async function listCliTokens(

@@ -47,6 +47,26 @@ export function visibleEnvironments(caller: Caller): string[] | null {
   return caller.env === ANY_ENVIRONMENT ? null : [caller.env];
 }
 
+/** Every environment the workspace has: its connectors' and tables' labels, sorted. */
+export async function workspaceEnvironments(q: Queryable, workspaceId: string): Promise<string[]> {
+  const rows = await q.query<{ label: string }>(
+    `SELECT environment_label AS label FROM gds.connectors WHERE workspace_id = $1
+     UNION SELECT environment_label FROM gds.tables WHERE workspace_id = $1`,
+    [workspaceId],
+  );
+  return rows.map((r) => r.label).sort();
+}
+
+/**
+ * The integration-token environments a person sees and acts on (null: every one): those of their scope,
+ * and `*` only with every environment of the workspace (`workspaceEnvs`), as minting one needs (§5.6).
+ */
+export function visibleTokenEnvironments(caller: SessionCaller, workspaceEnvs: string[]): string[] | null {
+  const scope = visibleEnvironments(caller);
+  if (scope === null || workspaceEnvs.every((e) => scope.includes(e))) return null;
+  return scope;
+}
+
 export function inEnvironmentScope(caller: Caller, environmentLabel: string): boolean {
   return caller.kind === 'session'
     ? caller.envScope.includes(environmentLabel) || caller.envScope.includes('*')

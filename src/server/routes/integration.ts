@@ -7,6 +7,7 @@ import { requireSession } from '../auth/caller.js';
 import { issueIntegrationToken, refreshIntegrationToken } from '../auth/integration-tokens.js';
 import type { SessionCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
+import { workspaceEnvironments } from '../certification/access.js';
 import { rateLimited } from '../rate-limit.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -64,12 +65,7 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
  * environments.
  */
 async function checkEnvironment(ctx: AppContext, workspaceId: string, env: string): Promise<string[]> {
-  const rows = await ctx.db.query<{ label: string }>(
-    `SELECT environment_label AS label FROM gds.connectors WHERE workspace_id = $1
-     UNION SELECT environment_label FROM gds.tables WHERE workspace_id = $1`,
-    [workspaceId],
-  );
-  const known = rows.map((r) => r.label).sort();
+  const known = await workspaceEnvironments(ctx.db, workspaceId);
   if (env !== ANY_ENVIRONMENT && !known.includes(env)) {
     throw badRequest(
       'unknown_environment',

@@ -26,7 +26,7 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/api/integration/tokens', async (request) => {
     const caller = await admin(request, "list the workspace's integration tokens");
-    return { tokens: await listIntegrationTokens(ctx, caller.workspaceId) };
+    return { tokens: await listIntegrationTokens(ctx, caller) };
   });
 
   app.post('/api/integration/tokens/revoke', async (request) => {
