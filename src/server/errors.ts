@@ -58,6 +58,22 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
       );
   }
   const sqlstate = (error as { code?: unknown }).code;
+  if (sqlstate === '40P01' || sqlstate === '40001') {
+    // A deadlock or serialization failure: PostgreSQL rolled this request back; the same request
+    // succeeds when sent again.
+    return reply
+      .code(503)
+      .header('retry-after', '1')
+      .send(
+        errorBody(
+          'database_conflict',
+          'A parallel request held the same rows; nothing was stored. Send the request again.',
+          {
+            sqlstate,
+          },
+        ),
+      );
+  }
   if (typeof sqlstate === 'string' && Object.hasOwn(INPUT_SQLSTATES, sqlstate)) {
     return reply
       .code(400)

@@ -321,20 +321,24 @@ export async function recertify(
   const explicit = !signal.run;
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
     const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
-    const outcomes: RecertifyResponse['outcomes'] = [];
-    // A table named twice in one batch is signalled once; both entries report that outcome.
+    const matched = signal.batch.map((entry) => ({ entry, table: matchTable(tables, entry, explicit) }));
+    // A table named twice in one batch is signalled once, for its first entry; every entry naming it
+    // reports that outcome. Tables are signalled (and so their rows locked) in table-id order, whatever
+    // the batch's order: two signals naming the same tables in opposite orders never deadlock.
+    const first = new Map<string, { entry: BatchEntry; table: TableRow }>();
+    for (const { entry, table } of matched)
+      if (table && !first.has(table.id)) first.set(table.id, { entry, table });
     const signalled = new Map<string, RecertifyResponse['outcomes'][number]>();
-    for (const entry of signal.batch) {
-      const table = matchTable(tables, entry, explicit);
-      if (!table) {
-        outcomes.push({ table: entry.name, outcome: 'not_governed', driftDetected: false });
-        continue;
-      }
-      const earlier = signalled.get(table.id);
-      const outcome = earlier ?? (await signalTable(ctx, tx, caller, signal, table, entry, environmentLabel));
-      signalled.set(table.id, outcome);
-      outcomes.push({ ...outcome, table: entry.name });
+    for (const id of [...first.keys()].sort()) {
+      const { entry, table } = first.get(id) as { entry: BatchEntry; table: TableRow };
+      signalled.set(id, await signalTable(ctx, tx, caller, signal, table, entry, environmentLabel));
     }
+    const outcomes: RecertifyResponse['outcomes'] = matched.map(({ entry, table }) => {
+      const outcome = table && signalled.get(table.id);
+      return outcome
+        ? { ...outcome, table: entry.name }
+        : { table: entry.name, outcome: 'not_governed', driftDetected: false };
+    });
     return {
       environmentLabel,
       submitted: signal.batch.length,

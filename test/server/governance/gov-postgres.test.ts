@@ -90,6 +90,31 @@ describe('governance on PostgreSQL', needs(noPostgres), () => {
     });
   });
 
+  it('answers two signals naming the same tables in opposite orders both 200 (no deadlock)', async () => {
+    const token = (
+      await server.issueToken('ADMIN', {
+        name: 'both-orders',
+        env: 'dev',
+        scopes: ['workspace:write:recertify'] as never,
+      })
+    ).tokens.accessToken;
+    const signal = (names: string[]) =>
+      server.request('POST', '/api/workspace/recertify', {
+        token,
+        body: { environmentLabel: 'dev', tables: names.map((name) => ({ name })) },
+      });
+    for (let round = 0; round < 5; round++) {
+      const [forward, backward] = await Promise.all([
+        signal(['customers', 'orders']),
+        signal(['orders', 'customers']),
+      ]);
+      expect([forward.status, backward.status]).toEqual([200, 200]);
+      // Outcomes stay in each request's own order.
+      expect(forward.body.outcomes.map((o: { table: string }) => o.table)).toEqual(['customers', 'orders']);
+      expect(backward.body.outcomes.map((o: { table: string }) => o.table)).toEqual(['orders', 'customers']);
+    }
+  });
+
   it('soft-deletes the governance record and leaves the warehouse object', async () => {
     const response = await server.request('DELETE', `/api/tables/${governanceId}`, {
       token: server.user('ADMIN').cliToken,
