@@ -58,11 +58,13 @@ async function landed(send: () => Promise<PromotionResult | PromotionPreview>): 
     : { kind: 'promoted', result: answer };
 }
 
-/** `--bundle-in`: the bundle must be the one of the table named on the command line (exit 2 otherwise). */
+/**
+ * `--bundle-in`: the bundle must be the one of the table named on the command line, by its id or its name
+ * (case-insensitive, as `--bundle-out <name>` suggests it); exit 2 otherwise.
+ */
 export function checkBundleTable(bundle: Bundle, tableId: string, name: string): void {
   const { id, name: tableName } = bundle.table as Bundle['table'] & { id?: string };
-  const matches = id !== undefined ? id === tableId : tableName.toLowerCase() === tableId.toLowerCase();
-  if (matches) return;
+  if (id === tableId || tableName.toLowerCase() === tableId.toLowerCase()) return;
   const holds =
     id !== undefined ? `table ${id} (${tableName})` : `table ${tableName} (a bundle without a table id)`;
   throw new CliError(`${name} is the bundle of ${holds}, not of ${tableId}; nothing was sent.`, {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
+import { bundleDigest } from '../../src/core/bundle-seal.js';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
@@ -456,6 +457,35 @@ describe('a table from push to promotion', () => {
       [registered.tableId],
     );
     expect(row).toEqual({ environment_label: 'staging', state: 'QUARANTINED' });
+    expect(await stagingTables()).toBe((before ?? 0) + 1);
+
+    // The line gds prints after --bundle-out names the table; --replace takes the staging table's name
+    // (customers_staging), resolved in the target environment as the other promote paths do. The bundle
+    // is changed (and sealed again), so landing it needs --replace: the same table, no new one.
+    const changed = JSON.parse(await readFile(bundle, 'utf8')) as Record<string, unknown> & {
+      artifact: { content: string };
+    };
+    const definition = JSON.parse(changed.artifact.content) as { columns: { required?: boolean }[] };
+    const last = definition.columns[definition.columns.length - 1];
+    if (last !== undefined) last.required = !(last.required ?? false);
+    changed.artifact.content = `${JSON.stringify(definition, null, 2)}\n`;
+    delete changed.sha256;
+    const second = file('customers.v2.bundle.json');
+    await writeFile(second, JSON.stringify({ ...changed, sha256: bundleDigest(changed) }));
+    const again = await gds([
+      'env',
+      'promote',
+      'Customers',
+      '--to',
+      'staging',
+      '--bundle-in',
+      second,
+      '--replace',
+      'customers_staging',
+      '--json',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(only(again)).toMatchObject({ tableId: registered.tableId, environmentLabel: 'staging' });
     expect(await stagingTables()).toBe((before ?? 0) + 1);
   });
 

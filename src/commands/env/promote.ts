@@ -97,7 +97,12 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       const input = await readTextInput(bundleIn, { flag: '--bundle-in' });
       const bundle = promotions.parseBundle(input.text, input.name);
       promotions.checkBundleTable(bundle, tableId, input.name);
-      outcome = await this.withClient((client) => promotions.importBundle(client, bundle, to, landing));
+      outcome = await this.withClient(async (client) =>
+        promotions.importBundle(client, bundle, to, {
+          ...landing,
+          replaceId: await this.replaceIdOf(client, landing.replaceId, to),
+        }),
+      );
     } else if (destProfile !== undefined) {
       outcome = await this.withClient(async (source) => {
         const id = await this.tableIdOf(source, tableId);
