@@ -169,6 +169,13 @@ export async function createDbtWarehouse(db: Db, dir: string): Promise<DbtWareho
     const connectors = new Map<string, string>();
     for (const declaration of project.declarations) {
       const schema = declaration.source.schema;
+      if (isReservedSchema(schema)) {
+        // A dev connector onto gds (or the catalogs, or a certified view schema) would let members read it.
+        warnings.push(
+          `${declaration.uniqueId}: skipped, its schema ${schema} is reserved (gds, information_schema, pg_*, certified_*)`,
+        );
+        continue;
+      }
       let connectorId = connectors.get(schema);
       if (connectorId === undefined) {
         connectorId = await connectorFor(tx, workspace.id, schema);
@@ -258,8 +265,15 @@ async function fillModels(
     if (!table?.created || table.resourceType === 'seed' || !declaration || typeof code !== 'string') return;
     let sql = code.trim().replace(/;\s*$/, '');
     for (const [from, to] of renames) sql = sql.replaceAll(from, to);
-    if (!isOneQuery(grammar, sql)) {
+    const tree = oneQuery(grammar, sql);
+    if (tree === undefined) {
       warnings.push(`${id}: left empty, its compiled SQL is not one query PostgreSQL reads`);
+      return;
+    }
+    if (readsReserved(tree)) {
+      warnings.push(
+        `${id}: left empty, its compiled SQL reads a reserved schema (gds, information_schema, pg_*, certified_*) or calls a pg_ function`,
+      );
       return;
     }
     const target = `${quoteIdent(declaration.source.schema)}.${quoteIdent(declaration.source.table)}`;
@@ -301,14 +315,54 @@ export function inferredType(rows: string[][], position: number): string {
   return 'text';
 }
 
-/** Only a single SELECT is run: wrapped as a subquery it stays one statement. */
-function isOneQuery(grammar: PgGrammar, sql: string): boolean {
+/** Only a single SELECT is run (wrapped as a subquery it stays one statement): its parse tree, else undefined. */
+function oneQuery(grammar: PgGrammar, sql: string): unknown {
   try {
     const tree = grammar.parseSync(sql) as { stmts?: Array<{ stmt?: Record<string, unknown> }> };
-    return tree.stmts?.length === 1 && tree.stmts[0]?.stmt?.['SelectStmt'] !== undefined;
+    return tree.stmts?.length === 1 && tree.stmts[0]?.stmt?.['SelectStmt'] !== undefined ? tree : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Schemas a --dbt project may neither declare nor read: the service's own, the catalogs, certified views. */
+export function isReservedSchema(schema: string): boolean {
+  const name = schema.toLowerCase();
+  return (
+    name === 'gds' || name === 'information_schema' || name.startsWith('pg_') || name.startsWith('certified_')
+  );
+}
+
+/**
+ * Whether a parse tree reads a reserved schema (a RangeVar's schemaname, or an unqualified pg_ relation,
+ * which pg_catalog on the search path resolves) or calls a function named pg_… (pg_read_file and kin).
+ */
+function readsReserved(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(readsReserved);
+  if (typeof node !== 'object' || node === null) return false;
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === 'RangeVar' && typeof value === 'object' && value !== null) {
+      const { schemaname, relname } = value as { schemaname?: unknown; relname?: unknown };
+      if (typeof schemaname === 'string' && isReservedSchema(schemaname)) return true;
+      if (typeof relname === 'string' && relname.toLowerCase().startsWith('pg_')) return true;
+    }
+    if (key === 'FuncCall' && typeof value === 'object' && value !== null) {
+      const names = (value as { funcname?: unknown }).funcname;
+      const parts = Array.isArray(names)
+        ? names.map((n) => (n as { String?: { sval?: unknown; str?: unknown } }).String)
+        : [];
+      if (
+        parts.some((p) =>
+          String(p?.sval ?? p?.str ?? '')
+            .toLowerCase()
+            .startsWith('pg_'),
+        )
+      )
+        return true;
+    }
+    if (readsReserved(value)) return true;
+  }
+  return false;
 }
 
 /** The connector of the workspace that points at `schema`, else a new dev connector `dbt-<schema>`. */

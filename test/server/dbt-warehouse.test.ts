@@ -178,7 +178,20 @@ describe('--dbt runs only one query per model to fill its table', () => {
       compiled_code: 'select 1 as id) as x; drop table analytics.raw_things; select * from (select 1 as id',
       columns: columns({ id: 'integer' }),
     });
-    writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(manifest(seed, good, hostile)));
+    // A model onto the service's own schema, and models whose SQL reads it or the server's files.
+    const onGds = model('signing_keys_copy', { schema: 'gds', columns: columns({ id: 'text' }) });
+    const keys = model('keys', {
+      compiled_code: 'select k.id from (select id from gds.signing_keys) as k',
+      columns: columns({ id: 'text' }),
+    });
+    const file = model('passwd', {
+      compiled_code: "select pg_catalog.pg_read_file('/etc/passwd') as id",
+      columns: columns({ id: 'text' }),
+    });
+    writeFileSync(
+      join(dir, 'target', 'manifest.json'),
+      JSON.stringify(manifest(seed, good, hostile, onGds, keys, file)),
+    );
     server = await startTestServer({ dbt: dir, jobs: 'manual' });
   });
   afterAll(async () => {
@@ -192,8 +205,18 @@ describe('--dbt runs only one query per model to fill its table', () => {
     expect(rows('analytics.things')).toBe(2);
     expect(rows('analytics.hostile')).toBeUndefined();
     expect(server.ready.dbt?.warnings).toEqual([
+      'model.shop.signing_keys_copy: skipped, its schema gds is reserved (gds, information_schema, pg_*, certified_*)',
       'model.shop.hostile: left empty, its compiled SQL is not one query PostgreSQL reads',
+      'model.shop.keys: left empty, its compiled SQL reads a reserved schema (gds, information_schema, pg_*, certified_*) or calls a pg_ function',
+      'model.shop.passwd: left empty, its compiled SQL reads a reserved schema (gds, information_schema, pg_*, certified_*) or calls a pg_ function',
     ]);
+    expect(rows('analytics.keys')).toBeUndefined();
+    expect(rows('analytics.passwd')).toBeUndefined();
+    expect(server.ready.dbt?.tables.some((t) => t.source === 'gds.signing_keys_copy')).toBe(false);
+    const [connectors] = await server.sql(
+      `SELECT count(*)::int AS n FROM gds.connectors WHERE warehouse_schema = 'gds'`,
+    );
+    expect(connectors?.n).toBe(0);
     const [count] = await server.sql('SELECT count(*)::int AS n FROM analytics.raw_things');
     expect(count?.n).toBe(2);
     const [nulls] = await server.sql('SELECT count(*)::int AS n FROM analytics.things WHERE label IS NULL');
