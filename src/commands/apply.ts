@@ -60,7 +60,10 @@ export default class Apply extends ApiCommand<typeof Apply> {
         if (failure !== undefined) throw failure;
       }
       const pruning = this.flags.prune && plan.counts.gone > 0;
-      if (!planChanges(plan) || (plan.counts.create + plan.counts.replace === 0 && !pruning)) {
+      if (
+        !planChanges(plan, { prune: this.flags.prune }) ||
+        (plan.counts.create + plan.counts.replace === 0 && !pruning)
+      ) {
         if (!this.out.json) this.out.info('Nothing to apply.');
         return undefined;
       }

@@ -13,10 +13,10 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'listed as not mapped), its meta.gds the contract intent. Each is matched with the tables of the ' +
     "connector's environment, by source and then by name, and shown as + create, ~ replace (the definition, " +
     'gate1.yml and contract diffs), = unchanged, - gone (a table this project registered whose model left the ' +
-    'project or the selection; apply removes it only with --prune) or ! refused (with the reason). Ends with ' +
+    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason). Ends with ' +
     '"Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
     'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. --exit-code: exit 1 ' +
-    'when anything would change, 0 when nothing. Under --json one line per table: table, source, action, ' +
+    'when a table would be created or changed, 0 otherwise (gone tables are shown but not counted: only apply --prune removes them). Under --json one line per table: table, source, action, ' +
     'tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], changes, diffs.';
   static override examples = [
     '<%= config.bin %> plan --dbt .',
@@ -26,7 +26,10 @@ export default class Plan extends ApiCommand<typeof Plan> {
   ];
   static override flags = {
     ...projectFlags,
-    'exit-code': Flags.boolean({ description: 'Exit 1 when anything would change, 0 when nothing.' }),
+    'exit-code': Flags.boolean({
+      description:
+        'Exit 1 when a table would be created or changed, 0 otherwise (gone tables are not counted).',
+    }),
     unchanged: Flags.boolean({ description: 'Also show a block for each unchanged table.' }),
   };
 

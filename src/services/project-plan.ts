@@ -8,8 +8,9 @@
 //
 // Which tables a project registered: `apply` sends each artifact under the file name
 // `dbt--<project>--<table>.json`, and the service's table list carries that name (`artifactFile`). A table
-// of the connector's environment with that prefix and no model in the project (or the selection) is
-// `- gone`; a table registered otherwise is never counted as gone.
+// of the connector's environment with that prefix and no model in the whole project is `- gone` (a model
+// left out by --select/--exclude or gds.yml's select still exists: its table is not gone); a table
+// registered otherwise is never counted as gone.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { Connector } from '../client/areas/connectors.js';
@@ -323,13 +324,17 @@ export async function planProject(
     }
   });
   const refusals = project.refusals.map((r) => refused(r, r.reason));
-  const keptNames = new Set(project.refusals.map((r) => lower(r.name)));
+  const keptNames = new Set(
+    [...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])].map((name) => lower(name)),
+  );
   const prefix = projectFilePrefix(projectName);
+  const keptFiles = new Set((project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)));
   const gone: PlannedTable[] = inEnv
     .filter(
       (row) =>
         !matched.has(row.id) &&
         !keptNames.has(lower(row.name)) &&
+        !keptFiles.has(lower(row.artifactFile)) &&
         (row.artifactFile ?? '').startsWith(prefix),
     )
     .map((row) => ({
@@ -424,9 +429,12 @@ async function heldTableDiffs(
   };
 }
 
-/** Whether applying the plan would change anything (`plan --exit-code`). */
-export function planChanges(plan: ProjectPlan): boolean {
-  return plan.counts.create + plan.counts.replace + plan.counts.gone > 0;
+/**
+ * Whether applying the plan would change anything (`plan --exit-code`): a gone table counts only with
+ * `prune` (apply removes it only with --prune; plan shows it but its exit code ignores it).
+ */
+export function planChanges(plan: ProjectPlan, options: { prune?: boolean } = {}): boolean {
+  return plan.counts.create + plan.counts.replace + (options.prune === true ? plan.counts.gone : 0) > 0;
 }
 
 /** Every dbt test the plan could not map: the tables' and the project's other tests. */

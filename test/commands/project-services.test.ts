@@ -18,6 +18,7 @@ import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
+import { columns, manifest, model } from '../core/dbt/helpers.js';
 
 let server: TestServer;
 let client: ApiClient;
@@ -103,6 +104,43 @@ describe('planProject and applyPlan', () => {
     expect(changed.tables[0]?.diffs.gate1).toContain('+  - field: kind');
     const second = await applyPlan(client, changed, { describe: describeError });
     expect(second.actions.map((a) => [a.step, a.outcome, a.version])).toEqual([['gate1', 'done', 2]]);
+  });
+
+  it('a selection leaving a model out never makes its table gone; plan --exit-code counts gone only with --prune', async () => {
+    // `things` was registered by the test above; `--select widgets` leaves its model out of the selection.
+    const { declareDbtProject, prepareDbtReader } = await import('../../src/core/dbt/project.js');
+    await prepareDbtReader();
+    const selected = declareDbtProject(
+      {
+        manifest: manifest(
+          model('things', { columns: columns({ id: 'integer', kind: 'text' }) }),
+          model('widgets', { columns: columns({ id: 'integer', thing_id: 'integer' }) }),
+        ),
+      },
+      { select: ['widgets'] },
+    );
+    expect(selected.declarations.map((d) => d.name)).toEqual(['widgets']);
+    expect(selected.nodeNames).toEqual(['things', 'widgets']);
+    const plan = await planProject(client, selected, { connectorId: dev, schema: 'analytics_dev' });
+    expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['widgets', 'create']]);
+    expect(plan.counts.gone).toBe(0);
+    // Nothing is pruned: apply --prune of that plan leaves things registered.
+    const applied = await applyPlan(client, plan, { describe: describeError, prune: true });
+    expect(applied.actions.filter((a) => a.step === 'remove')).toEqual([]);
+    const widgets = applied.actions[0]?.tableId ?? '';
+    try {
+      const names = (await client.tables.list()).map((t) => t.name);
+      expect(names).toContain('things');
+      expect(names).toContain('widgets');
+      // widgets' model leaving the whole project makes it gone: shown, and --exit-code counts it only
+      // with --prune.
+      const left = await planProject(client, project([], { nodeNames: ['things'] }), { connectorId: dev });
+      expect(left.tables.map((t) => [t.table, t.action])).toEqual([['widgets', 'gone']]);
+      expect(planChanges(left)).toBe(false);
+      expect(planChanges(left, { prune: true })).toBe(true);
+    } finally {
+      await client.tables.remove(widgets);
+    }
   });
 
   it('a table the project registered whose model left it is - gone; --prune removes it; others are never gone', async () => {

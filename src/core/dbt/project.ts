@@ -99,6 +99,9 @@ export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelecti
     ...(manifest.adapter === undefined ? {} : { adapter: manifest.adapter }),
     declarations,
     refusals,
+    nodeNames: [...manifest.nodes.values()]
+      .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
+      .map((n) => n.alias),
     otherTests,
     warnings,
   };

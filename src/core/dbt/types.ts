@@ -81,6 +81,11 @@ export interface DbtProject {
   adapter?: string;
   declarations: DbtDeclaration[];
   refusals: DbtRefusal[];
+  /**
+   * The table names (aliases) of every enabled model, seed and snapshot of the project, selected or not: a
+   * table the project registered under one of them is never gone. Absent: the declarations' and refusals'.
+   */
+  nodeNames?: string[];
   /** Tests attached to no selected node (sources, singular tests across models, …), each with its reason. */
   otherTests: NotMappedTest[];
   warnings: string[];
