@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { SECRET_VARIABLES } from '../cli/secrets.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
 import { configDir, configPath, secretStorageSettings } from './config.js';
 
@@ -141,6 +142,16 @@ function keychainChildCommand(): [string, string[]] {
   return [process.execPath, [script]];
 }
 
+/**
+ * The keychain child's environment: gds's own without the secrets it was given (SERVICE_TOKEN,
+ * GDS_REFRESH_TOKEN). The child needs the session bus and such, never a token; its secret comes on stdin.
+ */
+export function keychainChildEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of SECRET_VARIABLES) delete copy[name];
+  return copy;
+}
+
 /** Mirrors keychain-child.ts (which imports nothing of gds, so it cannot share this constant). */
 const KEYCHAIN_CHILD_ARG = '__gds_keychain_child';
 
@@ -150,7 +161,7 @@ function inKeychainChild(
 ): Promise<string | boolean | null> {
   const [command, args] = keychainChildCommand();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: process.env });
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: keychainChildEnv() });
     const killChild = () => child.kill('SIGKILL');
     // gds ending (Ctrl-C included) takes a hung child with it.
     process.once('exit', killChild);

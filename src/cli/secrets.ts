@@ -4,7 +4,7 @@ import { CliError } from './errors.js';
 
 /** Flags and environment variables that carry a secret into gds. */
 const SECRET_FLAGS = ['--token', '--refresh-token'] as const;
-const SECRET_VARIABLES = ['SERVICE_TOKEN', 'GDS_REFRESH_TOKEN'] as const;
+export const SECRET_VARIABLES = ['SERVICE_TOKEN', 'GDS_REFRESH_TOKEN'] as const;
 
 /**
  * The secrets a process was given: the `--token`/`--refresh-token` values, SERVICE_TOKEN and

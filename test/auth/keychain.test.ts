@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import { resolveCredentials } from '../../src/auth/credentials.js';
+import { keychainChildEnv } from '../../src/auth/secret-store.js';
 import { needs, whyNoSecretService } from '../helpers/skip.js';
 
 const token = 'cli_KeychainTokenNeverPrinted';
@@ -59,6 +60,22 @@ async function lookup(account: string): Promise<string | null> {
   if (r.code === 1 && r.stderr === '') return null;
   throw new Error(`secret-tool lookup failed: ${r.stderr}`);
 }
+
+describe('the keychain child', () => {
+  it('starts without SERVICE_TOKEN and GDS_REFRESH_TOKEN in its environment; the rest is passed on', () => {
+    const env = {
+      SERVICE_TOKEN: 'cli_childEnv0123456789',
+      GDS_REFRESH_TOKEN: 'rt_childEnv0123456789',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      HOME: '/home/u',
+    };
+    expect(keychainChildEnv(env)).toEqual({
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      HOME: '/home/u',
+    });
+    expect(env.SERVICE_TOKEN).toBe('cli_childEnv0123456789');
+  });
+});
 
 describe('with a Secret Service answering', needs(await whyNoSecretService()), () => {
   it('auth set puts the token in the keychain, not in the file; status and commands read it back', async () => {
