@@ -24,6 +24,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function run(args: string[]) {
   const child = spawn('npm', ['run', '--silent', 'server', '--', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
+    // npm's own update check reaches the registry: not what these tests time.
+    env: { ...process.env, npm_config_update_notifier: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: npm runs the script through `sh -c`, which does not pass signals on,
     // so the group is signalled, as a terminal does on Ctrl-C.
