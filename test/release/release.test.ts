@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoGate1 } from '../../scripts/demo-gate1.js';
 import { collect, repoRoot } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { readSharedFixture } from '../helpers/fixtures.js';
@@ -47,26 +48,13 @@ const noQemu =
     : 'no qemu-user for arm64 (apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)';
 const wine = onPath('wine') ?? onPath('wine64');
 
-const gate1 = [
-  'patternChecks:',
-  '  - name: email_is_an_address',
-  '    column: email',
-  "    regex: '^[^@[:space:]]+@[^@[:space:]]+\\.[a-z]{2,}$'",
-  '    severity: HARD_FAIL',
-  'customPredicates:',
-  '  - name: amount_not_negative',
-  '    sql: amount >= 0',
-  '    severity: HARD_FAIL',
-  '',
-].join('\n');
-
 const dir = await mkdtemp(join(tmpdir(), 'gds-release-'));
 
 beforeAll(async () => {
   if (!existsSync(join(release, 'SHA256SUMS')))
     throw new Error('dist/release/ is not built: run `npm run test:release` (it builds it first).');
-  await writeFile(join(dir, 'gate1.yml'), gate1);
-  await writeFile(join(dir, 'broken.yml'), gate1.replace('HARD_FAIL\n', 'HARDFAIL\n'));
+  await writeFile(join(dir, 'gate1.yml'), demoGate1);
+  await writeFile(join(dir, 'broken.yml'), demoGate1.replace('HARD_FAIL\n', 'HARDFAIL\n'));
 });
 
 afterAll(async () => {
