@@ -1589,6 +1589,10 @@ export interface components {
         };
         RecertificationRequestList: {
             requests: components["schemas"]["RecertificationRequest"][];
+            /** @description With limit or cursor, the cursor of the next page; null on the last. */
+            nextCursor?: string | null;
+            /** @description With limit and no cursor, how many requests the whole list holds. */
+            total?: number;
         };
         RecertifyTable: string | {
             name: string;
@@ -3085,6 +3089,10 @@ export interface operations {
                 tableId?: string;
                 /** @description `true`: every request, DISMISSED and RESOLVED ones too (`recertification list --all`). */
                 all?: "true" | "false";
+                /** @description Pages of at most this many requests (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every request in one answer. */
+                limit?: number;
+                /** @description The nextCursor of the previous page (same filters). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3092,7 +3100,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Open requests, oldest first. */
+            /** @description Open requests, oldest first (one page of them with limit or cursor). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -8,11 +8,27 @@ import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
 
-export function listRecertificationRequests(
+/** Largest page the service serves of the request list, and the first page's size (the first line comes soon). */
+const MAX_REQUEST_PAGE = 1000;
+const FIRST_REQUEST_PAGE = 100;
+
+/**
+ * The requests a page at a time, for printing each as it arrives; with `limit` (-L), only that many are
+ * asked for (the service pages by it) and no page after them.
+ */
+export async function* listRecertificationRequestPages(
   client: RecertificationClient,
-  options: { tableId?: string | undefined; all?: boolean | undefined } = {},
-): Promise<RecertificationRequest[]> {
-  return client.recertification.listRequests({ tableId: options.tableId, all: options.all });
+  options: { tableId?: string | undefined; all?: boolean | undefined; limit?: number | undefined } = {},
+): AsyncGenerator<{ rows: RecertificationRequest[]; total?: number }, void, undefined> {
+  const first = Math.min(options.limit ?? FIRST_REQUEST_PAGE, MAX_REQUEST_PAGE);
+  const rest = Math.min(options.limit ?? MAX_REQUEST_PAGE, MAX_REQUEST_PAGE);
+  let seen = 0;
+  const query = { tableId: options.tableId, all: options.all };
+  for await (const page of client.recertification.requestPages(query, [first, rest])) {
+    yield { rows: page.requests, ...(page.total === undefined ? {} : { total: page.total }) };
+    seen += page.requests.length;
+    if (options.limit !== undefined && seen >= options.limit) return;
+  }
 }
 
 export function dismissRecertificationRequest(

@@ -26,7 +26,7 @@ import { listConnectors } from '../../src/services/connectors.js';
 import { openQuarantinedDdl, safeSqlFileName } from '../../src/services/quarantine.js';
 import {
   dismissRecertificationRequest,
-  listRecertificationRequests,
+  listRecertificationRequestPages,
   recertify,
 } from '../../src/services/recertification.js';
 import { deleteTable, listTablePages, watchTableStatus } from '../../src/services/tables.js';
@@ -639,7 +639,9 @@ describe('lists and recertification', () => {
           connectors: [{ id: 'c1', name: 'w', type: 'postgres', status: 'ACTIVE', environmentLabel: 'dev' }],
         }),
       ),
-      http.get(at('/api/recertification-requests'), () => HttpResponse.json({ requests: [request] })),
+      http.get(at('/api/recertification-requests'), () =>
+        HttpResponse.json({ requests: [request], nextCursor: null, total: 1 }),
+      ),
       http.post(at('/api/recertification-requests/rcr_1/dismiss'), async ({ request: r }) => {
         dismissBody = await r.json();
         return HttpResponse.json({ request: { ...request, status: 'DISMISSED' } });
@@ -650,12 +652,15 @@ describe('lists and recertification', () => {
     for await (const page of listTablePages(c, { state: 'QUARANTINED' })) pages.push(page);
     expect(pages).toEqual([{ rows: [], total: 0 }]);
     expect((await listConnectors(c)).map((x) => x.id)).toEqual(['c1']);
-    expect(await listRecertificationRequests(c, { tableId: 'tbl_1' })).toEqual([request]);
+    const requestPages = [];
+    for await (const page of listRecertificationRequestPages(c, { tableId: 'tbl_1' }))
+      requestPages.push(page);
+    expect(requestPages).toEqual([{ rows: [request], total: 1 }]);
     expect((await dismissRecertificationRequest(c, 'rcr_1', 'no change')).status).toBe('DISMISSED');
     expect(api.seen.map((r) => r.url.search)).toEqual([
       '?state=QUARANTINED&limit=100',
       '',
-      '?tableId=tbl_1',
+      '?tableId=tbl_1&limit=100',
       '',
     ]);
     expect(dismissBody).toEqual({ reason: 'no change' });
@@ -703,6 +708,44 @@ describe('listTablePages', () => {
     expect(pages).toHaveLength(1);
     expect(pages[0]?.rows.map((t) => t.id)).toEqual(['tbl_0', 'tbl_1', 'tbl_2', 'tbl_3', 'tbl_4']);
     expect(api.seen.map((r) => r.url.search)).toEqual(['?limit=5']);
+  });
+});
+
+describe('listRecertificationRequestPages', () => {
+  /** `count` open requests served a page at a time, as the reference server pages them. */
+  const serveRequests = (count: number) =>
+    http.get(at('/api/recertification-requests'), ({ request }) => {
+      const url = new URL(request.url);
+      const limit = Number(url.searchParams.get('limit'));
+      const start = Number(url.searchParams.get('cursor') ?? 0);
+      const requests = Array.from({ length: Math.max(0, Math.min(limit, count - start)) }, (_, i) => ({
+        id: `rcr_${start + i}`,
+        tableId: `tbl_${start + i}`,
+        status: 'OPEN',
+      }));
+      const next = start + limit < count ? String(start + limit) : null;
+      return HttpResponse.json({ requests, nextCursor: next, ...(start === 0 ? { total: count } : {}) });
+    });
+
+  it('follows the cursor to the last page, --all sent on each', async () => {
+    api.use(serveRequests(1500));
+    const pages = [];
+    for await (const page of listRecertificationRequestPages(newClient(), { all: true })) pages.push(page);
+    expect(pages.map((p) => p.rows.length)).toEqual([100, 1000, 400]);
+    expect(pages.map((p) => p.total)).toEqual([1500, undefined, undefined]);
+    expect(api.seen.map((r) => r.url.search)).toEqual([
+      '?all=true&limit=100',
+      '?all=true&limit=1000&cursor=100',
+      '?all=true&limit=1000&cursor=1100',
+    ]);
+  });
+
+  it('asks the service for only -L requests and no page after them', async () => {
+    api.use(serveRequests(50_000));
+    const pages = [];
+    for await (const page of listRecertificationRequestPages(newClient(), { limit: 3 })) pages.push(page);
+    expect(pages.flatMap((p) => p.rows.map((r) => r.id))).toEqual(['rcr_0', 'rcr_1', 'rcr_2']);
+    expect(api.seen.map((r) => r.url.search)).toEqual(['?limit=3']);
   });
 });
 

@@ -14,6 +14,15 @@ export interface RecertificationApi {
     query?: { tableId?: string | undefined; all?: boolean | undefined },
     options?: CallOptions,
   ): Promise<RecertificationRequest[]>;
+  /**
+   * The same list a page at a time (`pageSizes`: the first page's, then every other's; up to 1,000),
+   * following the service's cursor: the first page carries the whole list's `total`.
+   */
+  requestPages(
+    query: { tableId?: string | undefined; all?: boolean | undefined },
+    pageSizes: readonly [first: number, rest: number],
+    options?: CallOptions,
+  ): AsyncGenerator<{ requests: RecertificationRequest[]; total?: number }, void, undefined>;
   /** Acknowledges a request without certifying or rejecting; returns it DISMISSED. */
   dismiss(requestId: string, reason?: string, options?: CallOptions): Promise<RecertificationRequest>;
 }
@@ -36,6 +45,25 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         ...options,
       });
       return requests;
+    },
+    async *requestPages(query, [first, rest], options) {
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await transport.send<Schema<'RecertificationRequestList'>>({
+          method: 'GET',
+          path: '/api/recertification-requests',
+          query: {
+            tableId: query.tableId,
+            all: query.all === true ? 'true' : undefined,
+            limit: cursor === undefined ? first : rest,
+            cursor,
+          },
+          ...options,
+        });
+        yield { requests: page.requests, ...(page.total === undefined ? {} : { total: page.total }) };
+        if (!page.nextCursor || page.nextCursor === cursor) return;
+        cursor = page.nextCursor;
+      }
     },
     async dismiss(requestId, reason, options) {
       const { request } = await transport.send<{ request: RecertificationRequest }>({

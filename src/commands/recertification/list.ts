@@ -25,17 +25,22 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
   };
 
   async run(): Promise<void> {
-    const { listRecertificationRequests } = await import('../../services/recertification.js');
-    const { table } = this.flags;
-    const requests = await this.withClient(async (client) =>
-      listRecertificationRequests(client, {
-        tableId: table === undefined ? undefined : await this.tableIdOf(client, table, '--table'),
-        all: this.flags.all,
-      }),
+    const { listRecertificationRequestPages } = await import('../../services/recertification.js');
+    const { table, all, limit } = this.flags;
+    await this.withClient(async (client) =>
+      this.out.tablePages(
+        listRecertificationRequestPages(client, {
+          tableId: table === undefined ? undefined : await this.tableIdOf(client, table, '--table'),
+          all,
+          limit,
+        }),
+        requestColumns,
+        {
+          limit,
+          empty: all ? 'No recertification requests.' : 'No open recertification requests.',
+          noun: 'requests',
+        },
+      ),
     );
-    await this.out.table(requests, requestColumns, {
-      limit: this.flags.limit,
-      empty: this.flags.all ? 'No recertification requests.' : 'No open recertification requests.',
-    });
   }
 }

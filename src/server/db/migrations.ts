@@ -352,6 +352,15 @@ export const MIGRATIONS: Migration[] = [
     name: 'recertification signals look tables up by the object their source names',
     sql: `CREATE INDEX tables_by_source_object ON gds.tables (workspace_id, lower(split_part(source, '.', 2))) WHERE active;`,
   },
+  {
+    version: 23,
+    name: 'recertification requests listed by key',
+    sql: `
+      CREATE INDEX recertification_listed ON gds.recertification_requests (workspace_id, created_at, id);
+      CREATE INDEX recertification_open_listed ON gds.recertification_requests (workspace_id, created_at, id)
+        WHERE status = 'OPEN';
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -5,6 +5,7 @@ import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/index.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
+import { keyedPage } from '../list-cursor.js';
 
 export interface TableRow {
   id: string;
@@ -199,9 +200,7 @@ export async function listTablePage(
       query.after?.id ?? null,
     ],
   );
-  const more = query.limit !== undefined && rows.length > query.limit;
-  const page = more ? rows.slice(0, query.limit) : rows;
-  const last = page.at(-1);
+  const { page, next } = keyedPage(rows, query.limit);
   return {
     tables: page.map((r) => ({
       id: r.id,
@@ -214,7 +213,7 @@ export async function listTablePage(
       connectorId: r.connector_id,
       artifactFile: r.artifact_file,
     })),
-    next: more && last !== undefined ? { createdAt: last.created_key, id: last.id } : null,
+    next,
   };
 }
 

@@ -3,14 +3,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { IntegrationCaller } from '../auth/caller.js';
-import { inEnvironmentScope } from '../certification/access.js';
+import { visibleEnvironments } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
-import { dismissRequest, listOpenRequests } from '../governance/recertification-requests.js';
+import { countRequests, dismissRequest, listRequestPage } from '../governance/recertification-requests.js';
+import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import { recertify } from '../governance/recertify.js';
 import type { Query } from '../query.js';
-import { rejectUnknownParams, stringParam } from '../query.js';
+import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 
 export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/workspace/recertify', async (request) => {
@@ -20,21 +21,31 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.get('/api/recertification-requests', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['tableId', 'all']);
+    rejectUnknownParams(request.query, ['tableId', 'all', 'limit', 'cursor']);
     const all = stringParam(request.query, 'all');
     if (all !== undefined && all !== 'true' && all !== 'false') {
       throw badRequest('invalid_query', 'all is true or false.', { parameter: 'all' });
     }
-    const requests = await listOpenRequests(
-      ctx.db,
-      caller.workspaceId,
-      stringParam(request.query, 'tableId'),
-      {
-        all: all === 'true',
-      },
-    );
-    // Like the table list: only the tables of the environments the caller may act in.
-    return { requests: requests.filter((r) => inEnvironmentScope(caller, r.environmentLabel)) };
+    const cursor = stringParam(request.query, 'cursor');
+    // As the table list: without limit or cursor every request in one answer; with either, pages by key.
+    const paged = cursor !== undefined || request.query.limit !== undefined;
+    const query = {
+      all: all === 'true',
+      tableId: stringParam(request.query, 'tableId'),
+      // Only the tables of the environments the caller may act in.
+      environments: visibleEnvironments(caller),
+      limit: paged ? intParam(request.query, 'limit', 1, 1000, 100) : undefined,
+      after: cursor === undefined ? undefined : decodeListCursor(cursor),
+    };
+    const { requests, next } = await listRequestPage(ctx.db, caller.workspaceId, query);
+    if (!paged) return { requests };
+    return {
+      requests,
+      nextCursor: next === null ? null : encodeListCursor(next),
+      ...(cursor === undefined
+        ? { total: next === null ? requests.length : await countRequests(ctx.db, caller.workspaceId, query) }
+        : {}),
+    };
   });
 
   app.post(

@@ -15,6 +15,7 @@ import { countTables, listTablePage } from '../governance/tables.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import { slugOf } from '../governance/definitions.js';
+import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 
@@ -43,14 +44,14 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       name,
       environments: visibleEnvironments(caller),
       limit,
-      after: cursor === undefined ? undefined : decodeTableCursor(cursor),
+      after: cursor === undefined ? undefined : decodeListCursor(cursor),
     };
     const { tables, next } = await listTablePage(ctx.db, query);
     const rows = tables.map(({ gateMode, ...t }) => ({ ...t, gate: gateMode }));
     if (!paged) return { tables: rows };
     return {
       tables: rows,
-      nextCursor: next === null ? null : Buffer.from(JSON.stringify(next)).toString('base64url'),
+      nextCursor: next === null ? null : encodeListCursor(next),
       ...(cursor === undefined
         ? { total: next === null ? rows.length : await countTables(ctx.db, query) }
         : {}),
@@ -126,32 +127,4 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { id: table.id, governanceId: table.governanceId, state: result.next, deletedAt };
     });
   });
-}
-
-/**
- * A cursor's createdAt exactly as listTablePage writes it (UTC, microseconds), and a real instant:
- * Date.parse takes strings PostgreSQL's ::timestamptz refuses ("1", "2024-02-30"), which were 500s.
- */
-function isCursorTimestamp(value: unknown): value is string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value)) return false;
-  const parsed = new Date(value);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === `${value.slice(0, 23)}Z`;
-}
-
-/** The key a table-list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. */
-function decodeTableCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const { createdAt, id } = value;
-    if (isCursorTimestamp(createdAt) && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // answered below
-  }
-  throw badRequest(
-    'invalid_query',
-    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
-    {
-      parameter: 'cursor',
-    },
-  );
 }

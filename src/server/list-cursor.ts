@@ -1,0 +1,54 @@
+// The cursor of the lists read by key (created_at, id): the table list and the recertification requests.
+import { badRequest } from './errors.js';
+
+export interface ListKey {
+  /** created_at exactly as the list's query writes it (UTC, microseconds). */
+  createdAt: string;
+  id: string;
+}
+
+export function encodeListCursor(key: ListKey): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/**
+ * A cursor's createdAt exactly as the lists write it, and a real instant: Date.parse takes strings
+ * PostgreSQL's ::timestamptz refuses ("1", "2024-02-30"), which were 500s.
+ */
+function isCursorTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value)) return false;
+  const parsed = new Date(value);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === `${value.slice(0, 23)}Z`;
+}
+
+/** The key a list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. */
+export function decodeListCursor(cursor: string): ListKey {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const { createdAt, id } = value;
+    if (isCursorTimestamp(createdAt) && typeof id === 'string') return { createdAt, id };
+  } catch {
+    // answered below
+  }
+  throw badRequest(
+    'invalid_query',
+    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
+    {
+      parameter: 'cursor',
+    },
+  );
+}
+
+/**
+ * A keyed list read with `LIMIT limit + 1`: the page (at most `limit` rows) and the key after which the next
+ * page starts, or null on the last page. Without a limit, every row and no next page.
+ */
+export function keyedPage<Row extends { id: string; created_key: string }>(
+  rows: Row[],
+  limit: number | undefined,
+): { page: Row[]; next: ListKey | null } {
+  const more = limit !== undefined && rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { page, next: more && last !== undefined ? { createdAt: last.created_key, id: last.id } : null };
+}
