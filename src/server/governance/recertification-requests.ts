@@ -167,7 +167,7 @@ export async function dismissRequest(
   clock: Clock,
   caller: SessionCaller,
   requestId: string,
-  reason: string | undefined,
+  reason: unknown,
 ): Promise<RecertificationRequest> {
   return db.transaction(async (tx) => {
     const [row] = await tx.query<Row>(`${SELECT} WHERE r.id = $1 AND r.workspace_id = $2 FOR UPDATE OF r`, [
@@ -182,6 +182,9 @@ export async function dismissRequest(
         'dismiss_forbidden',
         'Only the table owner or a steward, admin or owner of the workspace can dismiss a recertification request',
       );
+    }
+    if (reason !== undefined && typeof reason !== 'string') {
+      throw badRequest('invalid_request', 'reason must be a string.', { field: 'reason' });
     }
     if (row.status !== 'OPEN') {
       throw badRequest(

@@ -38,6 +38,8 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/tables/:tableId/reject', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
     requireRole(caller, 'STEWARD', 'reject a table');
+    // Authorize (the table in the caller's workspace and environment) before the body is looked at.
+    await loadTableInScope(ctx.db, caller, request.params.tableId);
     const reason = (request.body as { reason?: unknown } | undefined)?.reason;
     if (typeof reason !== 'string' || reason.trim() === '') {
       throw badRequest(

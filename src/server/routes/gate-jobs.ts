@@ -121,8 +121,6 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
 async function proofFor(ctx: AppContext, request: JobRequest): Promise<Gate1ProofBody | null> {
   if (!request.params.jobId.startsWith('prf_')) return null;
   const caller = await gateCaller(ctx, request);
-  rejectUnknownParams(request.query, ['gate']);
-  const gateParam = stringParam(request.query, 'gate');
   const proof = await findProof(ctx.db, caller.workspaceId, request.params.jobId);
   if (!proof) {
     throw notFound(
@@ -132,6 +130,9 @@ async function proofFor(ctx: AppContext, request: JobRequest): Promise<Gate1Proo
     );
   }
   await requireTableEnvironment(ctx, caller, proof.tableId);
+  // The query is validated once the caller may see the proof (authorize, then validate).
+  rejectUnknownParams(request.query, ['gate']);
+  const gateParam = stringParam(request.query, 'gate');
   if (gateParam !== undefined && gateParam !== '1') {
     throw badRequest(
       'gate_mismatch',
@@ -147,11 +148,6 @@ async function proofFor(ctx: AppContext, request: JobRequest): Promise<Gate1Proo
 
 async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: SessionCaller; job: Job }> {
   const caller = await gateCaller(ctx, request);
-  rejectUnknownParams(request.query, ['gate']);
-  const gateParam = stringParam(request.query, 'gate');
-  if (gateParam !== undefined && !['1', '2', '3'].includes(gateParam)) {
-    throw badRequest('invalid_query', `gate must be 1, 2 or 3; got "${gateParam}".`, { parameter: 'gate' });
-  }
   const job = await getJob(ctx.db, caller.workspaceId, request.params.jobId);
   if (!job) {
     throw notFound(
@@ -163,6 +159,12 @@ async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: S
     );
   }
   if (job.tableId) await requireTableEnvironment(ctx, caller, job.tableId);
+  // The query is validated once the caller may see the job (authorize, then validate).
+  rejectUnknownParams(request.query, ['gate']);
+  const gateParam = stringParam(request.query, 'gate');
+  if (gateParam !== undefined && !['1', '2', '3'].includes(gateParam)) {
+    throw badRequest('invalid_query', `gate must be 1, 2 or 3; got "${gateParam}".`, { parameter: 'gate' });
+  }
   if (gateParam !== undefined && Number(gateParam) !== GATE_OF[job.type]) {
     throw badRequest(
       'gate_mismatch',

@@ -55,9 +55,7 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
       const body: unknown = request.body ?? {};
       const reason =
         typeof body === 'object' && body !== null ? (body as { reason?: unknown }).reason : undefined;
-      if (reason !== undefined && typeof reason !== 'string') {
-        throw badRequest('invalid_request', 'reason must be a string.', { field: 'reason' });
-      }
+      // The reason is validated once the caller may dismiss the request (authorize, then validate).
       return { request: await dismissRequest(ctx.db, ctx.clock, caller, request.params.requestId, reason) };
     },
   );

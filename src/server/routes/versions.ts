@@ -31,6 +31,8 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/tables/:tableId/versions/restore', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
     requireRole(caller, 'STEWARD', 'restore a contract version');
+    // Authorize (the table in the caller's workspace and environment) before the body is looked at.
+    await loadTableInScope(ctx.db, caller, request.params.tableId);
     const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
     const reason = body.reason.trim();
     const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
