@@ -250,18 +250,26 @@ export function definitionDiff(
   );
 }
 
-/** `gds definitions push`: the CI path of §4.9 (a MANAGEMENT token); 200 replaced, 202 registered. */
+/**
+ * `gds definitions push`: the CI path of §4.9 (a MANAGEMENT token); 200 replaced, 202 registered. A
+ * MANAGEMENT token cannot read a table's definition, so a replacement's precondition comes from the caller:
+ * `ifMatch` (--if-match), the definition version the pipeline last pushed (its `definitionVersion`), sent
+ * as `If-Match`; the service refuses with 409 `version_conflict` when another write moved it since.
+ */
 export async function pushDefinition(
   client: Pick<ApiClient, 'definitions'>,
   artifact: LocalArtifact,
-  options: RegisterOptions & { connectorId: string },
+  options: RegisterOptions & { connectorId: string; ifMatch?: number | undefined },
 ): Promise<RegistrationResult & { replaced: boolean }> {
   try {
-    return await client.definitions.register({
-      ...registrationBody(artifact, options),
-      connectorId: options.connectorId,
-      mimeType: artifact.mimeType,
-    });
+    return await client.definitions.register(
+      {
+        ...registrationBody(artifact, options),
+        connectorId: options.connectorId,
+        mimeType: artifact.mimeType,
+      },
+      options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch },
+    );
   } catch (error) {
     throw await registrationFailure(error, artifact, options, async () => undefined);
   }

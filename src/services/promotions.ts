@@ -4,9 +4,10 @@ import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Bundle, PromotionPreview, PromotionResult } from '../client/areas/promotions.js';
+import type { WriteOptions } from '../client/transport.js';
 import { isSealIntact } from '../core/bundle-seal.js';
 
-export type PromotionsClient = Pick<ApiClient, 'promotions' | 'connectors'>;
+export type PromotionsClient = Pick<ApiClient, 'promotions' | 'connectors' | 'artifacts'>;
 type Call = { signal?: AbortSignal };
 
 /** What a promotion did, or under `--dry-run` would do (the service compares with the target table). */
@@ -24,9 +25,30 @@ export async function promoteTable(
   options: LandingOptions = {},
 ): Promise<PromotionOutcome> {
   const { signal, ...landing } = options;
-  return landed(() =>
-    client.promotions.promote(tableId, { to, ...landing }, signal === undefined ? {} : { signal }),
-  );
+  const call = signal === undefined ? {} : { signal };
+  const write = await replacing(client, landing, call);
+  return landed(() => client.promotions.promote(tableId, { to, ...landing }, write));
+}
+
+/**
+ * A replacement (--replace, not --dry-run) reads the definition version of the table it replaces first and
+ * sends it as `If-Match`: a write to that table between this read and the promotion (another push or
+ * promotion) is then refused with 409 `version_conflict` instead of being overwritten unseen. A table the
+ * read does not find is left to the service's own answer (no precondition).
+ */
+async function replacing(
+  client: Pick<ApiClient, 'artifacts'>,
+  landing: Omit<LandingOptions, 'signal'>,
+  call: Call,
+): Promise<WriteOptions> {
+  if (landing.replaceId === undefined || landing.dryRun === true) return call;
+  try {
+    const held = await client.artifacts.held(landing.replaceId, call);
+    return { ...call, ifMatch: held.definitionVersion };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return call;
+    throw error;
+  }
 }
 
 function isPreview(answer: PromotionResult | PromotionPreview): answer is PromotionPreview {
@@ -137,7 +159,8 @@ export async function importBundle(
       suggestion: 'gds connectors list shows the environments with connectors; ask an admin to add one.',
     });
   }
-  return landed(() => client.promotions.importBundle(bundle, connector.id, call, landing));
+  const write = await replacing(client, landing, call);
+  return landed(() => client.promotions.importBundle(bundle, connector.id, write, landing));
 }
 
 /** `--dest-profile`: reads the bundle with the source credentials, registers it with the destination's. */

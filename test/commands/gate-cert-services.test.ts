@@ -713,10 +713,25 @@ describe('promotion and bundles', () => {
 
   it('promoteTable onto a table already there: exit 6 naming --replace <id>; --replace and --dry-run are sent', async () => {
     const posted: unknown[] = [];
+    const ifMatch: Array<string | null> = [];
     api.use(
+      // --replace reads the replaced table's definition version first, and sends it as If-Match.
+      http.get(at('/api/tables/t_9/definition'), () =>
+        HttpResponse.json({
+          tableId: 't_9',
+          governanceId: 't_9',
+          name: 'orders_staging',
+          environmentLabel: 'staging',
+          connectorId: 'con_s',
+          state: 'QUARANTINED',
+          definitionVersion: 4,
+          definition: null,
+        }),
+      ),
       http.post(at('/api/tables/t_1/promotions'), async ({ request }) => {
         const body = (await request.json()) as Record<string, unknown>;
         posted.push(body);
+        ifMatch.push(request.headers.get('if-match'));
         if (body.dryRun === true) return HttpResponse.json({ changed: true, diff: '+x\n' });
         if (body.replaceId === 't_9') return HttpResponse.json({ ...result, changed: false });
         return HttpResponse.json(
@@ -747,6 +762,7 @@ describe('promotion and bundles', () => {
       { to: 'staging', dryRun: true },
       { to: 'staging', replaceId: 't_9' },
     ]);
+    expect(ifMatch).toEqual([null, null, '4']);
   });
 
   it('checkBundleTable refuses a bundle of another table than the one named (exit 2 naming both)', () => {

@@ -1,6 +1,7 @@
 // Definition artifacts (§4.7): the CI path of push, with a MANAGEMENT token.
 import type { DefinitionRequest, RegistrationResult } from '../../contract/types.js';
-import type { CallOptions, Transport } from '../transport.js';
+import { writeOptions } from '../transport.js';
+import type { Transport, WriteOptions } from '../transport.js';
 
 export interface DefinitionRegistration extends RegistrationResult {
   /** True when `replaceId` replaced an existing definition, false for a new one. The request decides: both
@@ -9,7 +10,8 @@ export interface DefinitionRegistration extends RegistrationResult {
 }
 
 export interface DefinitionsApi {
-  register(request: DefinitionRequest, options?: CallOptions): Promise<DefinitionRegistration>;
+  /** `ifMatch` (with `replaceId`): the definition version the replacement was computed from. */
+  register(request: DefinitionRequest, options?: WriteOptions): Promise<DefinitionRegistration>;
 }
 
 export function definitionsApi(transport: Transport): DefinitionsApi {
@@ -19,7 +21,7 @@ export function definitionsApi(transport: Transport): DefinitionsApi {
         method: 'POST',
         path: '/api/workspace/definitions',
         body: request,
-        ...options,
+        ...writeOptions(options),
       });
       return { ...result, replaced: request.replaceId !== undefined };
     },

@@ -1,7 +1,7 @@
 // Environment promotion and portable bundles (`gds env promote`).
 import type { Schema } from '../../contract/types.js';
-import { pathOf } from '../transport.js';
-import type { CallOptions, Transport } from '../transport.js';
+import { pathOf, writeOptions } from '../transport.js';
+import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 
 export type PromotionResult = Schema<'PromotionResult'>;
 export type Bundle = Schema<'Bundle'>;
@@ -10,19 +10,22 @@ export type PromotionPreview = Schema<'PromotionPreview'>;
 export type LandingOptions = Pick<Schema<'PromotionRequest'>, 'replaceId' | 'dryRun'>;
 
 export interface PromotionsApi {
-  /** Registers the table's artifact on `to`'s connector (the first active one unless `connectorId`). */
+  /**
+   * Registers the table's artifact on `to`'s connector (the first active one unless `connectorId`).
+   * `ifMatch` (with `replaceId`): the replaced table's definition version, read before.
+   */
   promote(
     tableId: string,
     request: Schema<'PromotionRequest'>,
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<PromotionResult | PromotionPreview>;
   /** The portable bundle, sealed with a sha256 over its canonical JSON. */
   exportBundle(tableId: string, options?: CallOptions): Promise<Bundle>;
-  /** 400 when the bundle does not match its sha256. */
+  /** 400 when the bundle does not match its sha256. `ifMatch` as for promote. */
   importBundle(
     bundle: Bundle,
     connectorId: string,
-    options?: CallOptions,
+    options?: WriteOptions,
     landing?: LandingOptions,
   ): Promise<PromotionResult | PromotionPreview>;
 }
@@ -34,7 +37,7 @@ export function promotionsApi(transport: Transport): PromotionsApi {
         method: 'POST',
         path: pathOf('/api/tables/{tableId}/promotions', { tableId }),
         body: request,
-        ...options,
+        ...writeOptions(options),
       });
     },
     async exportBundle(tableId, options) {
@@ -49,7 +52,7 @@ export function promotionsApi(transport: Transport): PromotionsApi {
         method: 'POST',
         path: '/api/bundles',
         body: { ...bundle, connectorId, ...landing },
-        ...options,
+        ...writeOptions(options),
       });
     },
   };

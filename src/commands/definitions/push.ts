@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import {
   dialectFlag,
@@ -14,10 +14,14 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     'The CI path: POST /api/workspace/definitions with a MANAGEMENT token holding workspace:write:definition ' +
     '(SERVICE_TOKEN, not a personal token); nothing is stored locally. The file is parsed here first, like ' +
     '`gds push`. Prints only the governance id on stdout, so GID=$(gds definitions push …) works; keep it ' +
-    'and pass it to --replace on later changes. Under --json one line: the registration and `replaced`.';
+    'and pass it to --replace on later changes. Under --json one line: the registration and `replaced`. ' +
+    'A MANAGEMENT token cannot read the definition it replaces: --if-match <definitionVersion> (the version ' +
+    'the last push answered) makes the replacement conditional, refused with exit 6 (version_conflict) when ' +
+    'another write changed the table since.';
   static override examples = [
     'GID=$(SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/orders.sql --connector con_prod)',
     'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/orders.sql --connector con_prod --replace "$GID"',
+    'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/orders.sql --connector con_prod --replace "$GID" --if-match 3',
     'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push views/orders.sql --dialect bigquery --connector con_bq',
     'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/schema.yml --model orders --source analytics.orders --connector con_prod',
   ];
@@ -28,6 +32,12 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     connector: requiredConnectorFlag,
     source: sourceFlag,
     replace: replaceFlag,
+    'if-match': Flags.integer({
+      description:
+        'Replace only if the table is still at this definition version (the definitionVersion the last push answered); exit 6 otherwise.',
+      min: 0,
+      dependsOn: ['replace'],
+    }),
     dialect: dialectFlag,
     model: modelFlag,
   };
@@ -42,7 +52,11 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
       const local = await inConnectorDialect(client, this.args.file, read, options);
       return {
         artifact: local,
-        result: await pushDefinition(client, local, { connectorId: connector, replaceId: replace }),
+        result: await pushDefinition(client, local, {
+          connectorId: connector,
+          replaceId: replace,
+          ifMatch: this.flags['if-match'],
+        }),
       };
     });
     if (this.out.json) {

@@ -207,12 +207,6 @@ export async function landBundle(
       await lockRegistrations(tx, caller.workspaceId);
       const existing = await targetOf(tx, caller, name, connector);
       const diff = await landingDiff(tx, existing, connector, bundle, artifact, source);
-      checkVersion(
-        `The table '${name}' in ${connector.environmentLabel}`,
-        existing?.definitionVersion ?? 0,
-        diff === '' ? undefined : options.expectedVersion,
-        `Compare with gds env promote … --dry-run and promote again.`,
-      );
       if (existing && diff === '') {
         const [job] = await recentJobs(tx, existing.id, 1);
         return {
@@ -247,6 +241,14 @@ export async function landBundle(
           { replaceId: options.replaceId, name, environmentLabel: connector.environmentLabel },
         );
       }
+      // The precondition once the target is known to be the one --replace names: a refusal above says
+      // which table to name, which a version conflict would hide.
+      checkVersion(
+        `The table '${name}' in ${connector.environmentLabel}`,
+        existing?.definitionVersion ?? 0,
+        options.expectedVersion,
+        `Compare with gds env promote … --dry-run and promote again.`,
+      );
       const input = existing ? { ...definition, replaceId: existing.governanceId } : definition;
       if ('failed' in prepared) throw prepared.failed;
       const outcome = await registerPrepared(ctx, tx, caller, prepared, input, 'push');
