@@ -161,6 +161,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tables/{tableId}/columns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        /** The table's columns, their types and which are required; read scope (what `gds records import` checks rows against, and the header of a CSV export) */
+        get: operations["getTableColumns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tables/{tableId}/records/{recordId}": {
         parameters: {
             query?: never;
@@ -172,7 +192,8 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /** One record by the id a listing gives it; read scope; 404 when missing */
+        get: operations["getRecord"];
         put?: never;
         post?: never;
         /** Delete a record (§4.3); write scope; 404 when missing or out of scope */
@@ -1304,6 +1325,18 @@ export interface components {
             total?: number;
             /** @description Pass as cursor for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        TableColumns: {
+            tableId: string;
+            name: string;
+            /** @enum {string} */
+            mode: "MODE_A" | "MODE_B";
+            columns: {
+                name: string;
+                /** @enum {string} */
+                type: "text" | "integer" | "numeric" | "boolean" | "date" | "timestamp";
+                required: boolean;
+            }[];
         };
         BulkUpdateItem: {
             id?: string;
@@ -2606,6 +2639,68 @@ export interface operations {
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
             413: components["responses"]["TablePayloadTooLarge"];
+            429: components["responses"]["TableTooManyRequests"];
+        };
+    };
+    getTableColumns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The table's columns in their declared order. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableColumns"];
+                };
+            };
+            401: components["responses"]["TableUnauthorized"];
+            403: components["responses"]["TableForbidden"];
+            404: components["responses"]["TableNotFound"];
+            429: components["responses"]["TableTooManyRequests"];
+        };
+    };
+    getRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+                recordId: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Record"];
+                };
+            };
+            401: components["responses"]["TableUnauthorized"];
+            403: components["responses"]["TableForbidden"];
+            404: components["responses"]["TableNotFound"];
+            409: components["responses"]["TableSchemaDrift"];
             429: components["responses"]["TableTooManyRequests"];
         };
     };

@@ -15,6 +15,7 @@ export type WorkspaceScope = Schema<'WorkspaceScope'>;
 export type RecordValues = Schema<'RecordValues'>;
 export type TableRecord = Schema<'Record'>;
 export type RecordPage = Schema<'RecordPage'>;
+export type TableColumns = Schema<'TableColumns'>;
 export type BulkUpdateRequest = Schema<'BulkUpdateRequest'>;
 export type BulkUpdateResult = Schema<'BulkUpdateResult'>;
 export type ImportRequest = Schema<'ImportRequest'>;

@@ -240,6 +240,14 @@ describe('success statuses', () => {
         },
       },
       {
+        route: 'GET /api/tables/{tableId}/records/{recordId}',
+        call: () => get(`/api/tables/${crm}/records/${state.record}`, state.data),
+      },
+      {
+        route: 'GET /api/tables/{tableId}/columns',
+        call: () => get(`/api/tables/${crm}/columns`, state.data),
+      },
+      {
         route: 'PATCH /api/tables/{tableId}/records/{recordId}',
         call: () =>
           post(`/api/tables/${crm}/records/${state.record}`, { full_name: 'Q' }, state.data, 'PATCH'),

@@ -6,11 +6,12 @@ import type {
   operations,
   RecordPage,
   RecordValues,
+  TableColumns,
   TableRecord,
 } from '../../contract/types.js';
 import { walkCursorPages } from '../paging.js';
 import { pathOf } from '../transport.js';
-import type { CallOptions, Transport } from '../transport.js';
+import type { CallOptions, RequestOptions, ResponseHeaders, Transport } from '../transport.js';
 
 export type ListRecordsQuery = NonNullable<operations['listRecords']['parameters']['query']>;
 export type IterateRecordsOptions = Omit<ListRecordsQuery, 'page' | 'cursor'> & CallOptions;
@@ -18,8 +19,22 @@ export type IterateRecordsOptions = Omit<ListRecordsQuery, 'page' | 'cursor'> & 
 /** Largest page the service serves; walking uses it to make the fewest requests. */
 export const MAX_RECORDS_PAGE = 100;
 
+/** Options of the calls a long run makes many of: `onHeaders` sees every answer's headers (rate pacing). */
+export interface PacedCallOptions extends CallOptions {
+  onHeaders?: (headers: ResponseHeaders) => void;
+}
+
+/** The most rows one import request takes (ImportRequest.rows in openapi.yaml). */
+export const MAX_IMPORT_ROWS = 10_000;
+/** The most items one bulk-update request takes (BulkUpdateRequest.records in openapi.yaml). */
+export const MAX_BULK_ITEMS = 1_000;
+
 export interface RecordsApi {
-  list(tableId: string, query?: ListRecordsQuery, options?: CallOptions): Promise<RecordPage>;
+  list(tableId: string, query?: ListRecordsQuery, options?: PacedCallOptions): Promise<RecordPage>;
+  /** One record by the id a listing gives it. */
+  get(tableId: string, recordId: string, options?: CallOptions): Promise<TableRecord>;
+  /** The table's columns, types and required ones (read scope). */
+  columns(tableId: string, options?: PacedCallOptions): Promise<TableColumns>;
   /** Every record matching `search`, page after page by cursor (default page size 100). */
   iterate(tableId: string, options?: IterateRecordsOptions): AsyncGenerator<TableRecord, void, undefined>;
   create(tableId: string, values: RecordValues, options?: CallOptions): Promise<TableRecord>;
@@ -34,10 +49,15 @@ export interface RecordsApi {
   bulkUpdate(
     tableId: string,
     records: BulkUpdateRequest['records'],
-    options?: CallOptions,
+    options?: PacedCallOptions,
   ): Promise<BulkUpdateResult>;
   /** Upsert: rows whose `key` column matches are updated, others inserted. */
-  import(tableId: string, rows: RecordValues[], key: string, options?: CallOptions): Promise<ImportResult>;
+  import(
+    tableId: string,
+    rows: RecordValues[],
+    key: string,
+    options?: PacedCallOptions,
+  ): Promise<ImportResult>;
 }
 
 export function recordsApi(transport: Transport): RecordsApi {
@@ -45,14 +65,16 @@ export function recordsApi(transport: Transport): RecordsApi {
   const recordPath = (tableId: string, recordId: string) =>
     pathOf('/api/tables/{tableId}/records/{recordId}', { tableId, recordId });
 
-  const list: RecordsApi['list'] = async (tableId, query, options) => {
-    return transport.send<RecordPage>({
-      method: 'GET',
-      path: recordsPath(tableId),
-      query,
-      ...options,
-    });
+  /** A request whose answer's headers go to `onHeaders` before its body is returned. */
+  const paced = async <T>(request: RequestOptions, options: PacedCallOptions = {}): Promise<T> => {
+    const { onHeaders, ...call } = options;
+    const answer = await transport.request<T>({ ...request, ...call });
+    onHeaders?.(answer.headers);
+    return answer.data;
   };
+
+  const list: RecordsApi['list'] = async (tableId, query, options) =>
+    paced<RecordPage>({ method: 'GET', path: recordsPath(tableId), query }, options);
 
   return {
     list,
@@ -65,6 +87,15 @@ export function recordsApi(transport: Transport): RecordsApi {
         );
         return { items: res.records, nextCursor: res.nextCursor };
       });
+    },
+    async get(tableId, recordId, options) {
+      return transport.send<TableRecord>({ method: 'GET', path: recordPath(tableId, recordId), ...options });
+    },
+    async columns(tableId, options) {
+      return paced<TableColumns>(
+        { method: 'GET', path: pathOf('/api/tables/{tableId}/columns', { tableId }) },
+        options,
+      );
     },
     async create(tableId, values, options) {
       return transport.send<TableRecord>({
@@ -90,21 +121,25 @@ export function recordsApi(transport: Transport): RecordsApi {
       });
     },
     async bulkUpdate(tableId, records, options) {
-      return transport.send<BulkUpdateResult>({
-        method: 'POST',
-        path: pathOf('/api/tables/{tableId}/bulk-update', { tableId }),
-        body: { records } satisfies BulkUpdateRequest,
-        ...options,
-      });
+      return paced<BulkUpdateResult>(
+        {
+          method: 'POST',
+          path: pathOf('/api/tables/{tableId}/bulk-update', { tableId }),
+          body: { records } satisfies BulkUpdateRequest,
+        },
+        options,
+      );
     },
     async import(tableId, rows, key, options) {
-      return transport.send<ImportResult>({
-        method: 'POST',
-        path: pathOf('/api/tables/{tableId}/import', { tableId }),
-        query: { mode: 'upsert', key },
-        body: { rows },
-        ...options,
-      });
+      return paced<ImportResult>(
+        {
+          method: 'POST',
+          path: pathOf('/api/tables/{tableId}/import', { tableId }),
+          query: { mode: 'upsert', key },
+          body: { rows },
+        },
+        options,
+      );
     },
   };
 }

@@ -259,6 +259,39 @@ function offsetOf(key: string): number {
   return Number(match[1]);
 }
 
+/** One record by its id (as a listing gives it); 404 when the table has none of that id. */
+export async function getRecord(q: Queryable, table: GovernedTable, recordId: string): Promise<TableRecord> {
+  if (table.mode === 'MODE_B') {
+    const [row] = await q.query<{ id: string; data: Record<string, unknown> }>(
+      'SELECT id, data FROM gds.records WHERE table_id = $1 AND id = $2',
+      [table.id, recordId],
+    );
+    if (!row) throw recordNotFound(table, recordId);
+    return toRecord(table, row);
+  }
+  if (!table.source) throw new Error(`Mode A table ${table.id} has no source`);
+  const physical = /^row:(\(\d+,\d+\))$/.exec(recordId)?.[1];
+  const hasId = table.columns.some((c) => c.name === 'id');
+  if (physical === undefined && !hasId) throw recordNotFound(table, recordId);
+  // The id a listing gives: the `id` column's text, or the physical row id where there is none.
+  const condition = physical === undefined ? 't.id::text = $1' : 't.ctid = $1::tid';
+  let rows: Array<{ data: Record<string, unknown> }>;
+  try {
+    rows = await q.query<{ data: Record<string, unknown> }>(
+      `SELECT to_jsonb(t) AS data FROM ${quoteSource(table.source)} t WHERE ${condition} LIMIT 1`,
+      [physical ?? recordId],
+    );
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // A view has no physical row ids; a bad tid is no record.
+    if (code === '42703' || code === '22P02') throw recordNotFound(table, recordId);
+    throw error;
+  }
+  const [row] = rows;
+  if (!row) throw recordNotFound(table, recordId);
+  return toRecord(table, { id: recordId, data: row.data });
+}
+
 /**
  * A record's keys are the table's column names (§2.3) plus `id`: a warehouse object's other columns, or
  * values a Mode B table no longer governs, are not part of the contract and are never served.

@@ -9,6 +9,7 @@ import type {
   ImportResult,
   RecordPage,
   RecordValues,
+  TableColumns,
 } from '../../contract/types.js';
 import type { Caller } from '../auth/caller.js';
 import { requireDataApi } from '../auth/caller.js';
@@ -25,6 +26,7 @@ import { rateLimitHeaders } from '../rate-limit.js';
 import {
   assertValues,
   deleteRecord,
+  getRecord,
   insertRecord,
   listRecords,
   upsertByKey,
@@ -37,6 +39,7 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string; recordId?: strin
 
 /** The table endpoints: their own hook authenticates and rate-limits (headers on every answer, 401 too). */
 export const DATA_PLANE_ROUTES = new Set([
+  '/api/tables/:tableId/columns',
   '/api/tables/:tableId/records',
   '/api/tables/:tableId/records/:recordId',
   '/api/tables/:tableId/bulk-update',
@@ -88,6 +91,24 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       });
       const response: RecordPage = { ...result, ...(cursor === undefined ? { page } : {}), limit };
       return response;
+    });
+
+    // What a client needs to write rows the table takes (CSV columns and their types, required ones), with
+    // the read scope alone: a DATA-API token cannot read the management plane's table details.
+    scope.get('/api/tables/:tableId/columns', async (request: TableRequest) => {
+      const { table } = await tableFor(ctx, request, 'read');
+      const response: TableColumns = {
+        tableId: table.id,
+        name: table.name,
+        mode: table.mode,
+        columns: table.columns.map((c) => ({ name: c.name, type: c.type, required: c.required })),
+      };
+      return response;
+    });
+
+    scope.get('/api/tables/:tableId/records/:recordId', async (request: TableRequest) => {
+      const { table } = await tableFor(ctx, request, 'read');
+      return getRecord(ctx.db, table, request.params.recordId ?? '');
     });
 
     scope.post('/api/tables/:tableId/records', async (request: TableRequest, reply) => {

@@ -1,0 +1,73 @@
+// The base of the `gds records` commands: the table argument (an id, or the name of a table the DATA-API
+// token grants) resolved once, then the command's one service call with the client.
+import type { Command } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import type { ApiClient } from '../client/index.js';
+import type { RecordValues } from '../contract/types.js';
+import { ApiCommand } from './api-command.js';
+import { CliError, ExitCode } from './errors.js';
+
+export const tableArg = Args.string({
+  description: 'The table: its id, or the name of a table your DATA-API token grants.',
+  required: true,
+});
+
+export const recordIdArg = Args.string({
+  description: 'The record id, as records list shows it.',
+  required: true,
+});
+
+/** `--data JSON` / `-f FILE|-`: the column values of one record. */
+export const recordInputFlags = {
+  data: Flags.string({
+    char: 'd',
+    description: 'The record as a JSON object of column values.',
+    exclusive: ['file'],
+  }),
+  file: Flags.string({
+    char: 'f',
+    description:
+      'Read the JSON object from this file (- for stdin; stdin is read when piped and neither is given).',
+    exclusive: ['data'],
+  }),
+};
+
+/** The body of a request may be 25 MB (the service's limit): one record never needs more. */
+const MAX_RECORD_BYTES = 25 * 1024 * 1024;
+
+export abstract class RecordsCommand<T extends typeof Command> extends ApiCommand<T> {
+  /** Runs `work` with the client and the table id of the `table` argument. */
+  protected async withTable<R>(
+    ref: string,
+    work: (client: ApiClient, tableId: string) => Promise<R>,
+  ): Promise<R> {
+    const { resolveRecordsTable } = await import('../services/records.js');
+    return this.withClient(async (client, session) =>
+      work(client, await resolveRecordsTable(client, ref, session.credentials?.token)),
+    );
+  }
+
+  /** The record of `--data`, `-f` or piped stdin; a usage error (nothing sent) when none is given. */
+  protected async recordInput(flags: {
+    data?: string | undefined;
+    file?: string | undefined;
+  }): Promise<RecordValues> {
+    const { parseRecordValues } = await import('../services/records.js');
+    if (flags.data !== undefined) return parseRecordValues(flags.data, '--data');
+    const source = flags.file ?? (process.stdin.isTTY === true ? undefined : '-');
+    if (source === undefined) {
+      throw new CliError('No record given.', {
+        exitCode: ExitCode.Usage,
+        code: 'no_input',
+        suggestion: `Pass --data '{"column":"value"}', -f record.json, or pipe the JSON object in.`,
+      });
+    }
+    const { readBoundedText } = await import('./input.js');
+    const input = await readBoundedText(source, {
+      flag: '-f',
+      maxBytes: MAX_RECORD_BYTES,
+      what: 'the record',
+    });
+    return parseRecordValues(input.text, input.name);
+  }
+}

@@ -1,0 +1,59 @@
+import { Flags } from '@oclif/core';
+import { CliError, ExitCode } from '../../cli/errors.js';
+import { recordIdArg, RecordsCommand, tableArg } from '../../cli/records-command.js';
+
+export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> {
+  static override summary = 'Delete a record of a table (data plane, DATA-API token with write).';
+  static override description =
+    'Shows the record and asks for confirmation on a terminal; without a terminal it refuses (exit 2) unless ' +
+    '--yes. A record the table does not have is exit 5. Under --json one line: tableId, id, deleted.';
+  static override examples = [
+    '<%= config.bin %> records delete crm_contacts rec_8f2k1',
+    '<%= config.bin %> records delete tbl_42 rec_8f2k1 --yes --json',
+  ];
+  static override args = { table: tableArg, id: recordIdArg };
+  static override flags = {
+    yes: Flags.boolean({ char: 'y', description: 'Delete without asking.' }),
+  };
+
+  async run(): Promise<void> {
+    const { canAsk, confirm } = await import('../../cli/prompt.js');
+    const { yes } = this.flags;
+    if (!yes && !canAsk()) {
+      throw new CliError('gds records delete asks for confirmation, and there is no terminal to ask on.', {
+        exitCode: ExitCode.Usage,
+        code: 'confirmation_required',
+        suggestion: `Pass --yes to delete record ${this.args.id} without asking.`,
+      });
+    }
+    const { deleteRecord } = await import('../../services/records.js');
+    const deleted = await this.withTable(this.args.table, (client, tableId) =>
+      deleteRecord(
+        client,
+        tableId,
+        this.args.id,
+        yes
+          ? undefined
+          : async (record) => confirm(`Delete record ${record.id} of ${tableId} (${summary(record)})?`),
+      ),
+    );
+    if (deleted === null) {
+      this.out.info('Nothing deleted.');
+      return;
+    }
+    if (this.out.json) {
+      this.out.record(deleted);
+      return;
+    }
+    this.out.print(`Deleted record ${deleted.id} of ${deleted.tableId}.`);
+  }
+}
+
+/** The first few column values of a record, for the question. */
+function summary(record: Record<string, unknown>): string {
+  const shown = Object.entries(record)
+    .filter(([name]) => name !== 'id')
+    .slice(0, 3)
+    .map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  return shown.join(', ');
+}

@@ -1,0 +1,58 @@
+// Flag parsing of `gds records …` apart from what the commands do (nothing is sent).
+import { describe, expect, it } from 'vitest';
+import RecordsCreate from '../../src/commands/records/create.js';
+import RecordsDelete from '../../src/commands/records/delete.js';
+import RecordsGet from '../../src/commands/records/get.js';
+import RecordsList from '../../src/commands/records/list.js';
+import RecordsUpdate from '../../src/commands/records/update.js';
+import { grantedTables, parseRecordValues } from '../../src/services/records.js';
+import { flagsOf, usageError } from './helpers/oclif-parse.js';
+
+describe('records list', () => {
+  it('takes a table, --limit 1-100, --search and --cursor', async () => {
+    expect(await flagsOf(RecordsList, ['t', '-L', '5', '-s', 'ada', '--cursor', 'c1'])).toMatchObject({
+      limit: 5,
+      search: 'ada',
+      cursor: 'c1',
+    });
+    expect(await usageError(RecordsList, [])).toContain('table');
+    expect(await usageError(RecordsList, ['t', '--limit', '101'])).toContain('101');
+    expect(await usageError(RecordsList, ['t', '--limit', '0'])).toContain('0');
+  });
+});
+
+describe('records get, update, delete', () => {
+  it('take a table and a record id', async () => {
+    expect(await usageError(RecordsGet, ['t'])).toContain('id');
+    expect(await usageError(RecordsUpdate, ['t'])).toContain('id');
+    expect(await usageError(RecordsDelete, ['t'])).toContain('id');
+    expect(await flagsOf(RecordsDelete, ['t', 'rec_1', '-y'])).toMatchObject({ yes: true });
+  });
+
+  it('--data and -f exclude each other', async () => {
+    expect(await flagsOf(RecordsCreate, ['t', '-d', '{}'])).toMatchObject({ data: '{}' });
+    expect(await flagsOf(RecordsUpdate, ['t', 'r', '-f', '-'])).toMatchObject({ file: '-' });
+    expect(await usageError(RecordsCreate, ['t', '-d', '{}', '-f', 'x.json'])).toMatch(
+      /cannot also be provided/,
+    );
+  });
+});
+
+describe('a record given as JSON', () => {
+  it('must be one object', () => {
+    expect(parseRecordValues('{"a":1}', '--data')).toEqual({ a: 1 });
+    expect(() => parseRecordValues('[1]', '--data')).toThrow(/not a JSON object/);
+    expect(() => parseRecordValues('{', '--data')).toThrow(/not JSON/);
+  });
+});
+
+describe('the tables a DATA-API token grants', () => {
+  const jwt = (payload: object) => `h.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.s`;
+  it('are read from its tbl claim; any other token grants none', () => {
+    expect(grantedTables(jwt({ tbl: { crm: 'tbl_1', bad: 2 } }))).toEqual({ crm: 'tbl_1' });
+    expect(grantedTables(jwt({ scope: 'x' }))).toEqual({});
+    expect(grantedTables('cli_abcdef')).toEqual({});
+    expect(grantedTables('a.!!!.b')).toEqual({});
+    expect(grantedTables(undefined)).toEqual({});
+  });
+});

@@ -1,0 +1,139 @@
+// `gds records list|get|create|update|delete`: the real gds against the reference server, with a DATA-API
+// token saved in an integration profile as a person would (`gds tokens issue … --save-profile`). Asserts exit
+// codes, stdout vs stderr, every NDJSON line, and the server's rows after each write.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { ensureBuilt } from '../cli/helpers/cli-process.js';
+import type { Workspace } from './login-helpers.js';
+import { ndjson, newWorkspace } from './login-helpers.js';
+
+let server: TestServer;
+let w: Workspace;
+let crm: string;
+
+beforeAll(async () => {
+  [server, w] = await Promise.all([startTestServer(), newWorkspace(), ensureBuilt()]);
+  crm = server.table('crm_contacts').id;
+  const issued = await w.run(
+    [
+      'tokens',
+      'issue',
+      '--name',
+      'loader',
+      '--env',
+      'dev',
+      '--table',
+      'crm_contacts:read,write',
+      '--save-profile',
+      'loader',
+    ],
+    { SERVICE_TOKEN: server.user('OWNER').cliToken, SERVICE_API_URL: server.url },
+  );
+  expect(issued.code, issued.stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await w.remove();
+  await server.close();
+});
+
+const records = (args: string[], extra: Record<string, string> = {}) =>
+  w.run(['records', ...args, '--profile', 'loader'], extra);
+
+async function stored(id: string): Promise<Record<string, unknown> | undefined> {
+  const rows = await server.sql('SELECT data FROM gds.records WHERE table_id = $1 AND id = $2', [crm, id]);
+  return rows[0]?.data;
+}
+
+describe('gds records with a DATA-API profile', () => {
+  it('creates, reads, changes and deletes a record by table name, the server holding each state', async () => {
+    const created = await records([
+      'create',
+      'crm_contacts',
+      '--data',
+      '{"email":"lin@example.com","full_name":"Lin Wei","score":70}',
+      '--json',
+    ]);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const [record] = ndjson(created.stdout);
+    expect(record).toMatchObject({ email: 'lin@example.com', full_name: 'Lin Wei', score: 70 });
+    expect(await stored(record.id)).toEqual({ email: 'lin@example.com', full_name: 'Lin Wei', score: 70 });
+
+    const got = await records(['get', 'crm_contacts', record.id, '--json']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(ndjson(got.stdout)).toEqual([{ ...record }]);
+    const human = await records(['get', crm, record.id]);
+    expect(human.stdout).toMatch(new RegExp(`^id +${record.id}$`, 'm'));
+    expect(human.stdout).toMatch(/^email +lin@example\.com$/m);
+
+    const updated = await records(['update', 'crm_contacts', record.id], { GDS_JSON: '1' });
+    expect(updated.code).toBe(2); // no --data or -f: stdin is read, and empty is not a JSON object
+    const changed = await w.run(
+      ['records', 'update', 'crm_contacts', record.id, '-f', '-', '--profile', 'loader'],
+      {},
+    );
+    expect(changed.code).toBe(2);
+    const patched = await records([
+      'update',
+      'crm_contacts',
+      record.id,
+      '--data',
+      '{"score":71,"phone":null}',
+      '--json',
+    ]);
+    expect(patched.code, patched.stderr).toBe(0);
+    expect(ndjson(patched.stdout)[0]).toMatchObject({ id: record.id, score: 71, phone: null });
+    expect(await stored(record.id)).toMatchObject({ score: 71, phone: null });
+
+    const refused = await records(['delete', 'crm_contacts', record.id]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(await stored(record.id)).toBeDefined();
+
+    const deleted = await records(['delete', 'crm_contacts', record.id, '--yes', '--json']);
+    expect(deleted).toMatchObject({ code: 0, stderr: '' });
+    expect(ndjson(deleted.stdout)).toEqual([{ tableId: crm, id: record.id, deleted: true }]);
+    expect(await stored(record.id)).toBeUndefined();
+
+    const gone = await records(['get', 'crm_contacts', record.id, '--json']);
+    expect(gone.code).toBe(5);
+    expect(gone.stdout).toBe('');
+    expect(JSON.parse(gone.stderr.trim()).error.code).toBe('record_not_found');
+  });
+
+  it('lists one page: NDJSON under --json, the next page’s command on stderr for people, --search filters', async () => {
+    const page = await records(['list', 'crm_contacts', '--limit', '2', '--json']);
+    expect(page).toMatchObject({ code: 0, stderr: '' });
+    const lines = ndjson(page.stdout);
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.id).toMatch(/^rec_/);
+
+    const human = await records(['list', 'crm_contacts', '--limit', '2']);
+    expect(human.code, human.stderr).toBe(0);
+    const next = /--cursor (\S+)/.exec(human.stderr)?.[1];
+    expect(next).toBeDefined();
+    const second = await records(['list', 'crm_contacts', '--limit', '2', '--cursor', next ?? '', '--json']);
+    const ids = ndjson(second.stdout).map((r) => r.id);
+    expect(ids).toHaveLength(2);
+    expect(ids).not.toContain(lines[0].id);
+
+    const ada = await records(['list', 'crm_contacts', '--search', 'LOVELACE', '--json']);
+    expect(ndjson(ada.stdout).map((r) => r.email)).toEqual(['ada@example.com']);
+  });
+
+  it('a table the token does not grant by name is exit 5 naming the ones it grants; a bad record is exit 7', async () => {
+    const other = await records(['list', 'orders', '--json']);
+    expect(other.code).toBe(5);
+    const error = JSON.parse(other.stderr.trim()).error;
+    expect(error.code).toBe('table_not_found');
+    expect(error.suggestion).toContain(`crm_contacts (${crm})`);
+
+    const bad = await records(['create', 'crm_contacts', '--data', '{"email":"x@example.com","shoe":1}']);
+    expect(bad.code).toBe(7);
+    expect(bad.stderr).toContain('full_name');
+    expect(bad.stderr).toContain('shoe');
+    const notObject = await records(['create', 'crm_contacts', '--data', '[1]']);
+    expect(notObject.code).toBe(2);
+  });
+});
