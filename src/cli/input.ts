@@ -5,15 +5,15 @@
 // (src/core/artifact-bounds.ts) before any parser sees it.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { text as readStream } from 'node:stream/consumers';
 import {
   ARTIFACT_BODY_LIMIT_BYTES,
   artifactBoundsRefusal,
   gate1BoundsRefusal,
   gate1ShapeRefusal,
   MAX_GATE1_CHARACTERS,
+  REQUEST_BODY_LIMIT_BYTES,
 } from '../core/artifact-bounds.js';
 import type { BoundsRefusal } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from './errors.js';
@@ -30,19 +30,20 @@ export interface ReadInputOptions {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-export async function readTextInput(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
-  const flag = options.flag ?? '-f';
-  if (source === '-') return { name: '<stdin>', text: await readStdin(flag, options.stdin ?? process.stdin) };
-  try {
-    return { name: source, text: await readFile(source, 'utf8') };
-  } catch (error) {
-    throw inputError(source, flag, error);
-  }
-}
-
-async function readStdin(flag: string, stdin: NodeJS.ReadableStream & { isTTY?: boolean }): Promise<string> {
-  if (stdin.isTTY === true) throw stdinIsTerminal(flag);
-  return readStream(stdin);
+/**
+ * Reads a text input (a regular file, or stdin for `-`) bounded as readBoundedText does: up to the service's
+ * request body limit unless `maxBytes` says less (a token, a bundle), so a FIFO, /dev/zero or an endless pipe
+ * is refused or cut off with exit 2 naming the limit instead of filling memory.
+ */
+export async function readTextInput(
+  source: string,
+  options: ReadInputOptions & Partial<Pick<BoundedInputOptions, 'maxBytes' | 'what' | 'limit'>> = {},
+): Promise<TextInput> {
+  return readBoundedText(source, {
+    ...options,
+    maxBytes: options.maxBytes ?? REQUEST_BODY_LIMIT_BYTES,
+    what: options.what ?? 'the input',
+  });
 }
 
 export interface BoundedInputOptions extends ReadInputOptions {

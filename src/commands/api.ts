@@ -143,7 +143,10 @@ export default class Api extends ApiCommand<typeof Api> {
     const read = fields.map(async ([key, value]) => {
       if (typeof value !== 'string' || !value.startsWith('@')) return [key, value] as const;
       const { readTextInput } = await import('../cli/input.js');
-      return [key, (await readTextInput(value.slice(1), { flag: `-F ${key}=@` })).text] as const;
+      return [
+        key,
+        (await readTextInput(value.slice(1), { flag: `-F ${key}=@`, what: 'a field value' })).text,
+      ] as const;
     });
     return Promise.all(read);
   }
@@ -151,7 +154,7 @@ export default class Api extends ApiCommand<typeof Api> {
   private async readJsonBody(source: string): Promise<unknown> {
     const { readTextInput } = await import('../cli/input.js');
     const { CliError, ExitCode } = await import('../cli/errors.js');
-    const { name, text } = await readTextInput(source, { flag: '--input' });
+    const { name, text } = await readTextInput(source, { flag: '--input', what: 'a request body' });
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {

@@ -6,6 +6,15 @@
 // in 10 ms. An artifact no warehouse could hold, or too big to read in about a second, is refused in
 // linear scans. Pure: no I/O.
 
+/** The largest request body the service takes (recertify, §8: 413 over 25 MB); every other route's too. */
+export const REQUEST_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
+/**
+ * The most bytes gds reads of a dbt manifest.json (`recertify --manifest`): gds sends only its reduction
+ * (relation names), so it may be bigger than a request body, but not without end (a FIFO, /dev/zero).
+ */
+export const MANIFEST_READ_LIMIT_BYTES = 256 * 1024 * 1024;
+/** The most bytes of a token read from stdin (`--token -`): a request's headers hold 16 KiB in all. */
+export const TOKEN_READ_LIMIT_BYTES = 16 * 1024;
 /** The request body limit of the definition routes (the content is JSON-escaped inside it). */
 export const ARTIFACT_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 /** The most characters of a gate1.yml (the contract's `Gate1ApplyRequest.content` maxLength, 256 Ki). */

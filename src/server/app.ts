@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/caller.js';
 import { loadSigningKeys } from './auth/keys.js';
@@ -50,7 +51,7 @@ export const DEFAULT_FAILED_AUTH_LIMIT = 300;
 /** Integration tokens per minute per person before 429. */
 export const DEFAULT_MINT_LIMIT = 30;
 /** The largest body the spec names (recertify, §8); data-plane imports of 10,000 rows fit too. */
-export const BODY_LIMIT_BYTES = 25 * 1024 * 1024;
+export const BODY_LIMIT_BYTES = REQUEST_BODY_LIMIT_BYTES;
 
 export interface ServerOptions {
   /** Default 8787; 0 picks a free port. */

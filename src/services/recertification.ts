@@ -2,6 +2,7 @@
 // signal of §4.8 for dbt users, with a MANAGEMENT token).
 import { CliError, ExitCode } from '../cli/errors.js';
 import { readTextInput } from '../cli/input.js';
+import { MANIFEST_READ_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
@@ -150,7 +151,11 @@ async function readManifest(
   path: string,
   reduce: (value: unknown) => object | null,
 ): Promise<object | string> {
-  const { text } = await readTextInput(path, { flag: '--manifest' });
+  const { text } = await readTextInput(path, {
+    flag: '--manifest',
+    maxBytes: MANIFEST_READ_LIMIT_BYTES,
+    what: 'a dbt manifest.json',
+  });
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -172,7 +177,7 @@ export async function recertify(
 }
 
 async function readJsonObject(path: string, flag: string): Promise<object> {
-  const { text } = await readTextInput(path, { flag });
+  const { text } = await readTextInput(path, { flag, what: 'dbt run results' });
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -3,6 +3,10 @@
 // limit (they used to hold gds 150 s, 19 s and 8 s: the service takes 262,144 characters of gate1.yml); only regular files are read (a FIFO blocked, a symlink
 // to /dev/zero read 673 MB); stdin stays readable, bounded; bytes that are not UTF-8 are refused with
 // their offset. Nothing is sent in any of these cases: a local server counts the requests it gets.
+// Issue 22 (remainder): the other inputs are bounded too: `api --input` and `-F key=@file`, `env promote
+// --bundle-in` and `recertify --run-results` read at most the service's request body limit (25 MB),
+// `recertify --manifest` at most 256 MB (only its reduction is sent), `--token -` at most 16 KiB (a request's
+// headers hold no more); a FIFO or a symlink to /dev/zero is refused at once (they blocked or read without end).
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -11,7 +15,13 @@ import { mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_GATE1_CHARACTERS, MAX_MAPPING_KEYS, MAX_VIEW_COLUMNS } from '../../src/core/artifact-bounds.js';
+import {
+  MAX_GATE1_CHARACTERS,
+  MAX_MAPPING_KEYS,
+  MAX_VIEW_COLUMNS,
+  REQUEST_BODY_LIMIT_BYTES,
+  TOKEN_READ_LIMIT_BYTES,
+} from '../../src/core/artifact-bounds.js';
 import { ensureBuilt, runCli } from './helpers/cli-process.js';
 
 let dir: string;
@@ -56,6 +66,15 @@ beforeAll(async () => {
       Buffer.from('table: lat\xe9\nsource: s.t\ncolumns:\n  - name: id\n', 'latin1'),
     ),
     symlink('/dev/zero', file('zero.sql')),
+    writeFile(
+      file('run_results.json'),
+      JSON.stringify({
+        metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+        results: [
+          { unique_id: 'model.shop.customers', status: 'success', relation_name: '"db"."dev"."customers"' },
+        ],
+      }),
+    ),
   ]);
   execFileSync('mkfifo', [file('fifo.sql'), file('fifo.yml')]);
 });
@@ -186,5 +205,85 @@ describe('gds refuses what the service would refuse unparsed, before parsing and
     expect(line.error.message).toContain('byte 10 (line 1) is 0xE9');
     expect(line.error.details).toMatchObject({ byteOffset: 10, line: 1 });
     expect(requests).toBe(before);
+  });
+});
+
+const bodyLimit = `${REQUEST_BODY_LIMIT_BYTES.toLocaleString('en')} bytes`;
+
+describe('the other inputs gds reads are bounded too: a file or a pipe, up to the service’s limits', () => {
+  const devices: Array<[string, (path: string) => string[]]> = [
+    ['api --input', (path) => ['api', '/api/me', '--method', 'POST', '--input', path]],
+    ['api -F key=@file', (path) => ['api', '/api/me', '--method', 'POST', '-F', `k=@${path}`]],
+    [
+      'env promote --bundle-in',
+      (path) => ['env', 'promote', 'tbl_1', '--to', 'staging', '--bundle-in', path],
+    ],
+    [
+      'recertify --manifest',
+      (path) => ['recertify', '--run-results', file('run_results.json'), '--env', 'dev', '--manifest', path],
+    ],
+    ['recertify --run-results', (path) => ['recertify', '--run-results', path, '--env', 'dev']],
+  ];
+  for (const [what, args] of devices) {
+    it(`${what}: a symlink to /dev/zero and a FIFO are refused at once (exit 2), nothing sent`, async () => {
+      const before = requests;
+      const zero = await cli(args(file('zero.sql')));
+      expect(zero.code).toBe(2);
+      expect(zero.stderr).toContain('a character device, not a regular file');
+      const fifo = await cli(args(file('fifo.sql')));
+      expect(fifo.code).toBe(2);
+      expect(fifo.stderr).toContain('a FIFO (named pipe), not a regular file');
+      expect(requests).toBe(before);
+    });
+  }
+
+  it('api --input - reads a pipe up to the request body limit: one byte more is exit 2 naming it', async () => {
+    const before = requests;
+    const r = await cli(
+      ['api', '/api/me', '--method', 'POST', '--input', '-', '--json'],
+      'x'.repeat(REQUEST_BODY_LIMIT_BYTES + 1),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const line = JSON.parse(r.stderr.trim()) as { error: { code: string; message: string } };
+    expect(line.error.code).toBe('input_too_large');
+    expect(line.error.message).toContain(bodyLimit);
+    expect(requests).toBe(before);
+  });
+
+  it('env promote --bundle-in - over the limit: exit 2 naming it', async () => {
+    const r = await cli(
+      ['env', 'promote', 'tbl_1', '--to', 'staging', '--bundle-in', '-'],
+      ' '.repeat(REQUEST_BODY_LIMIT_BYTES + 10),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`over the limit of ${bodyLimit} for a bundle`);
+  });
+
+  it('auth set --token - reads at most 16 KiB: a longer pipe is exit 2 naming the limit, nothing saved', async () => {
+    const r = await runCli(['auth', 'set', '--token', '-', '--base', base, '--no-verify'], {
+      env: { GDS_CONFIG_DIR: join(dir, 'config-set'), GDS_SECRET_STORAGE: 'file' },
+      input: 'c'.repeat(TOKEN_READ_LIMIT_BYTES + 1),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `over the limit of ${TOKEN_READ_LIMIT_BYTES.toLocaleString('en')} bytes for a token`,
+    );
+    const listed = await runCli(['auth', 'status', '--json'], {
+      env: { GDS_CONFIG_DIR: join(dir, 'config-set'), GDS_SECRET_STORAGE: 'file' },
+    });
+    expect(listed.stdout).not.toContain('ccccccccc');
+  });
+
+  it('auth set --token - still reads a token from a pipe', async () => {
+    const r = await runCli(
+      ['auth', 'set', '--token', '-', '--base', base, '--no-verify', '--profile', 'piped'],
+      {
+        env: { GDS_CONFIG_DIR: join(dir, 'config-ok'), GDS_SECRET_STORAGE: 'file' },
+        input: 'cli_piped_token_0123456789\n',
+      },
+    );
+    expect(r.stderr).not.toContain('over the limit');
+    expect(r.code).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { readTextInput } from '../../cli/input.js';
+import { TOKEN_READ_LIMIT_BYTES } from '../../core/artifact-bounds.js';
 import { maskToken } from '../../core/redact.js';
 import type { Me } from '../../cli/signed-in.js';
 
@@ -59,7 +60,12 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     const token = this.flags.token ?? (await askSecret(`Paste the CLI token for ${base}:`));
     const { setStaticProfile } = await import('../../auth/profiles.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
-    const secret = (token === '-' ? (await readTextInput('-', { flag: '--token' })).text : token).trim();
+    const secret = (
+      token === '-'
+        ? (await readTextInput('-', { flag: '--token', maxBytes: TOKEN_READ_LIMIT_BYTES, what: 'a token' }))
+            .text
+        : token
+    ).trim();
     const { refuseClientToken, signedInAs } = await import('../../cli/signed-in.js');
     const { checkProfileName } = await import('../../auth/config.js');
     const { checkBaseUrl } = await import('../../auth/credentials.js');

@@ -94,7 +94,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     let outcome: PromotionOutcome;
     if (bundleIn !== undefined) {
       const { readTextInput } = await import('../../cli/input.js');
-      const input = await readTextInput(bundleIn, { flag: '--bundle-in' });
+      const input = await readTextInput(bundleIn, { flag: '--bundle-in', what: 'a bundle' });
       const bundle = promotions.parseBundle(input.text, input.name);
       promotions.checkBundleTable(bundle, tableId, input.name);
       outcome = await this.withClient(async (client) =>

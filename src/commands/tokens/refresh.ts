@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { TOKEN_READ_LIMIT_BYTES } from '../../core/artifact-bounds.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import {
   printSavedTokens,
@@ -85,7 +86,13 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
         suggestion: howTo,
       });
     }
-    const text = (await readTextInput('-', { flag: '--refresh-token' })).text.trim();
+    const text = (
+      await readTextInput('-', {
+        flag: '--refresh-token',
+        maxBytes: TOKEN_READ_LIMIT_BYTES,
+        what: 'a refresh token',
+      })
+    ).text.trim();
     if (text === '') {
       throw new CliError('No refresh token on stdin.', {
         exitCode: ExitCode.Usage,
