@@ -15,7 +15,7 @@ import type { AppContext } from './context.js';
 import { authenticate } from './context.js';
 import { ContractChecker } from './contract-check.js';
 import type { Queryable } from './db/index.js';
-import { openDb } from './db/index.js';
+import { exclusively, openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
 import { errorBody, handleError, notFound } from './errors.js';
 import { badCharacter } from './input-rule.js';
@@ -111,33 +111,49 @@ export interface RunningServer {
 
 export async function createServer(options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
+  const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const db = await openDb({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
   });
   try {
-    await migrate(db);
-    await seedIfEmpty(db, clock, options.workspaces);
-    const dbt =
-      options.dbt === undefined
-        ? undefined
-        : await (await import('./dbt-warehouse.js')).createDbtWarehouse(db, options.dbt);
-    const keys = await loadSigningKeys(db, clock);
+    // Several server processes may start together on one PostgreSQL: one at a time migrates, seeds, makes
+    // the --dbt tables and the signing key; the others then find them made.
+    const { dbt, keys } = await exclusively(db, 'start-up', async () => {
+      await migrate(db);
+      await seedIfEmpty(db, clock, options.workspaces);
+      return {
+        dbt:
+          options.dbt === undefined
+            ? undefined
+            : await (await import('./dbt-warehouse.js')).createDbtWarehouse(db, options.dbt),
+        keys: await loadSigningKeys(db, clock),
+      };
+    });
     let baseUrl = '';
     let names: OwnNames | null = null;
-    const signer = new TokenSigner(keys, () => baseUrl, clock);
+    // Behind a load balancer or proxy (--public-url) the issuer is the URL people reach: every server
+    // process behind it issues and accepts the same tokens.
+    const issuer = () => publicUrl ?? baseUrl;
+    const signer = new TokenSigner(keys, issuer, clock);
     const ctx: AppContext = {
       db,
       clock,
       keys,
       signer,
       auth: new Authenticator(db, signer),
-      limiter: new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
-      failedAuth: new RateLimiter(options.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT, clock),
-      mints: new RateLimiter(options.mintLimit ?? DEFAULT_MINT_LIMIT, clock),
+      limiter: new RateLimiter('token', options.rateLimit ?? DEFAULT_RATE_LIMIT, db, clock),
+      failedAuth: new RateLimiter(
+        'failed-auth',
+        options.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
+        db,
+        clock,
+      ),
+      mints: new RateLimiter('mint', options.mintLimit ?? DEFAULT_MINT_LIMIT, db, clock),
       refreshGraceMs: options.refreshGraceMs ?? DEFAULT_REFRESH_GRACE_MS,
       baseUrl: () => baseUrl,
+      issuer,
       names: () => {
         if (!names) throw new Error('the server is not listening yet');
         return names;
@@ -148,7 +164,6 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     const app = buildApp(ctx, options.logger ?? false, contract, routes);
     oauthRoutes(app, ctx, options.deviceFlow);
     const host = options.host ?? DEFAULT_HOST;
-    const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
     await app.listen({ port: options.port ?? DEFAULT_PORT, host });
     const address = app.server.address() as AddressInfo;
     baseUrl = urlOf(address);

@@ -26,6 +26,9 @@ export interface AppContext {
   refreshGraceMs: number;
   /** The server's base URL (known once it listens). */
   baseUrl: () => string;
+  /** The URL people reach the service by: --public-url when given (shared by every process behind it), else
+   *  the base URL. The tokens' issuer, the discovery document's and the device page's address. */
+  issuer: () => string;
   /** The server's own names and origins (known once it listens): Host and Origin checks. */
   names: () => OwnNames;
 }
@@ -37,7 +40,9 @@ export async function callerOf(ctx: AppContext, request: FastifyRequest): Promis
 
 /**
  * Identifies the caller, counting failures per client address: once an address has failed too often in a
- * minute it is answered 429 before its credential is even looked at (no database lookup per bogus token).
+ * minute it is answered 429 before its credential is even looked at (no database work per bogus token).
+ * The count is shared by every server process (one statement per failure); a process that has not yet
+ * seen the address's window used up learns it at that address's next failure there.
  */
 export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Caller> {
   const address = `address:${request.ip}`;
@@ -46,7 +51,7 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest): Pr
   try {
     return await ctx.auth.identify(request.headers.authorization);
   } catch (error) {
-    if (error instanceof HttpError && error.status === 401) ctx.failedAuth.take(address);
+    if (error instanceof HttpError && error.status === 401) await ctx.failedAuth.take(address);
     throw error;
   }
 }

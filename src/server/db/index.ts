@@ -28,7 +28,18 @@ export interface Db extends Queryable {
    * gates/snapshot.ts). PostgreSQL has none: each statement has a connection of its own.
    */
   sandbox?<T>(fn: (sandbox: Db) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only: runs `fn` while holding a session advisory lock named `name`, so that server
+   * processes sharing the database do it one at a time (start-up: migrations, seed, signing key). PGlite
+   * has none: its data is one process's (see `exclusively`).
+   */
+  processLock?<T>(name: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Runs `fn` as the only server process doing `name` on this database (one at a time); PGlite: just runs it. */
+export function exclusively<T>(db: Db, name: string, fn: () => Promise<T>): Promise<T> {
+  return db.processLock ? db.processLock(name, fn) : fn();
 }
 
 export interface DbOptions {
@@ -87,6 +98,19 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
         throw error;
       } finally {
         client.release();
+      }
+    },
+    async processLock<T>(name: string, fn: () => Promise<T>) {
+      // A connection of its own holds the lock while `fn` uses the pool's others; it waits without the
+      // statement deadline (another process's start-up may take longer), and is closed afterwards rather
+      // than returned to the pool, which ends the lock with its session (as it would if this process died).
+      const client = await pool.connect();
+      try {
+        await client.query('SET statement_timeout = 0');
+        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`gds:${name}`]);
+        return await fn();
+      } finally {
+        client.release(true);
       }
     },
     close: () => pool.end(),

@@ -43,7 +43,7 @@ export async function createDeviceCode(
       new Date(now).toISOString(),
     ],
   );
-  const verificationUri = `${ctx.baseUrl()}${paths.verification}`;
+  const verificationUri = `${ctx.issuer()}${paths.verification}`;
   return {
     device_code: deviceCode,
     user_code: userCode,

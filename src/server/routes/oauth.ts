@@ -46,7 +46,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
       if (request.url.split('?')[0] === paths.verification) reply.headers(VERIFICATION_PAGE_HEADERS);
     });
 
-    scope.get(paths.discovery, async () => discoveryDocument(ctx.baseUrl()));
+    scope.get(paths.discovery, async () => discoveryDocument(ctx.issuer()));
 
     scope.post<{ Body: Form }>(paths.deviceAuthorization, async (request, reply) => {
       const form = request.body ?? {};
