@@ -1,6 +1,8 @@
 // Fixed one-minute windows per key: an integration token id on table endpoints, a client address for failed
-// authentication, a person for minting tokens.
+// authentication, a person for minting tokens. The windows live in the database (gds.rate_windows), so that
+// every server process on one PostgreSQL counts against the same window: one statement per counted request.
 import type { Clock } from './clock.js';
+import type { Queryable } from './db/index.js';
 import { HttpError } from './errors.js';
 
 export interface RateLimitState {
@@ -13,45 +15,82 @@ export interface RateLimitState {
 
 export const RATE_WINDOW_MS = 60_000;
 
-export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+/**
+ * Counts one request in the key's window and answers its start and count, in one statement: a window
+ * that has ended is started again at `now` (with the count 1), otherwise its count goes up by one. The row
+ * lock of the upsert makes concurrent requests (of this or any other process) count one after another.
+ */
+const TAKE = `
+  INSERT INTO gds.rate_windows AS w (key, window_start, count) VALUES ($1, $2, 1)
+  ON CONFLICT (key) DO UPDATE SET
+    window_start = CASE WHEN w.window_start <= $3 THEN $2 ELSE w.window_start END,
+    count = CASE WHEN w.window_start <= $3 THEN 1 ELSE w.count + 1 END
+  RETURNING w.window_start::float8 AS start, w.count`;
 
+export class RateLimiter {
+  /**
+   * The keys this process has seen use up their window, until it ends: answered from here without a
+   * statement (a flood costs no database work). Only a key's own window can end it, so this never answers
+   * differently from the database; another process's requests are seen at this process's next count.
+   */
+  private readonly spent = new Map<string, RateLimitState>();
+  private lastSweep = 0;
+
+  /** `name` keeps this limiter's keys apart from other limiters' in the shared table. */
   constructor(
+    private readonly name: string,
     readonly limit: number,
+    private readonly db: Queryable,
     private readonly clock: Clock,
     private readonly windowMs = RATE_WINDOW_MS,
   ) {}
 
-  /** Whether `key` has used up its window, without counting a request. */
+  /**
+   * Whether `key` has used up its window as far as this process knows, without counting a request (no
+   * statement). With several processes, each further process learns of a used-up window at its own next
+   * counted request for that key.
+   */
   exhausted(key: string): RateLimitState | null {
-    const now = this.clock();
-    const window = this.windows.get(key);
-    if (!window || now >= window.start + this.windowMs || window.count < this.limit) return null;
-    return { limit: this.limit, remaining: 0, resetAt: window.start + this.windowMs, allowed: false };
+    const known = this.spent.get(key);
+    if (!known) return null;
+    if (this.clock() < known.resetAt) return known;
+    this.spent.delete(key);
+    return null;
   }
 
   /** Counts one request for `key` and says whether it may proceed. */
-  take(key: string): RateLimitState {
+  async take(key: string): Promise<RateLimitState> {
+    const known = this.exhausted(key);
+    if (known) return known;
     const now = this.clock();
-    let window = this.windows.get(key);
-    if (!window || now >= window.start + this.windowMs) {
-      if (this.windows.size > 10_000) this.sweep(now);
-      window = { start: now, count: 0 };
-      this.windows.set(key, window);
-    }
-    window.count += 1;
-    return {
+    await this.sweep(now);
+    const [row] = await this.db.query<{ start: number; count: number }>(TAKE, [
+      `${this.name}:${key}`,
+      now,
+      now - this.windowMs,
+    ]);
+    if (!row) throw new Error('rate limit: the window upsert returned no row');
+    const state: RateLimitState = {
       limit: this.limit,
-      remaining: Math.max(0, this.limit - window.count),
-      resetAt: window.start + this.windowMs,
-      allowed: window.count <= this.limit,
+      remaining: Math.max(0, this.limit - row.count),
+      resetAt: row.start + this.windowMs,
+      allowed: row.count <= this.limit,
     };
+    if (state.remaining === 0) {
+      if (this.spent.size >= 10_000) this.spent.clear();
+      this.spent.set(key, { ...state, allowed: false });
+    }
+    return state;
   }
 
-  private sweep(now: number): void {
-    for (const [key, window] of this.windows) {
-      if (now >= window.start + this.windowMs) this.windows.delete(key);
-    }
+  /** At most once a window per process: the windows that have ended are deleted (their keys start afresh). */
+  private async sweep(now: number): Promise<void> {
+    if (now - this.lastSweep < this.windowMs && now >= this.lastSweep) return;
+    this.lastSweep = now;
+    await this.db.query('DELETE FROM gds.rate_windows WHERE key LIKE $1 AND window_start <= $2', [
+      `${this.name}:%`,
+      now - this.windowMs,
+    ]);
   }
 }
 

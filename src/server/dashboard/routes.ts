@@ -49,7 +49,7 @@ function seeOther(reply: FastifyReply, location: string) {
 }
 
 export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const sessions = new DashboardSessions(ctx.clock);
+  const sessions = new DashboardSessions(ctx.db, ctx.clock);
   const secure = (request: FastifyRequest) => request.protocol === 'https';
 
   /** The signed-in person, from a bearer token (401 when it is not a person's) or the session cookie. */
@@ -59,7 +59,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       return loadViewer(ctx.db, caller.userId, caller.workspaceId);
     }
     const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
-    const session = id === undefined ? null : sessions.find(id);
+    const session = id === undefined ? null : await sessions.find(id);
     return session && loadViewer(ctx.db, session.userId, session.workspaceId);
   }
 
@@ -141,7 +141,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
         action: 'DASHBOARD_SIGN_IN',
         resource: 'dashboard_session',
       });
-      const id = sessions.create({ userId: member.user_id, workspaceId: member.workspace_id });
+      const id = await sessions.create({ userId: member.user_id, workspaceId: member.workspace_id });
       reply.header('set-cookie', sessionCookie(id, secure(request)));
       return seeOther(reply, next);
     });
@@ -151,7 +151,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
         return sendPage(reply, 403, refusedPage('Sign out from this server’s own pages.'));
       }
       const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      if (id !== undefined) sessions.destroy(id);
+      if (id !== undefined) await sessions.destroy(id);
       reply.header('set-cookie', sessionCookie(null, secure(request)));
       return seeOther(reply, SIGN_IN_PATH);
     });

@@ -1,6 +1,8 @@
 // Dashboard sign-ins: a random session id in an HttpOnly cookie, and on the server only its hash with
-// the person and workspace it stands for. Kept in the server's memory: a restart signs everyone out.
+// the person and workspace it stands for, in the database (gds.dashboard_sessions): every server process on
+// one PostgreSQL knows every sign-in, and a sign-in outlives a restart of a server with a kept database.
 import type { Clock } from '../clock.js';
+import type { Queryable } from '../db/index.js';
 import { newSecret, sha256 } from '../ids.js';
 
 export const SESSION_COOKIE = 'gds_dashboard';
@@ -13,36 +15,42 @@ export interface DashboardSession {
 }
 
 export class DashboardSessions {
-  private readonly sessions = new Map<string, DashboardSession & { expiresAt: number }>();
-
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly clock: Clock,
+  ) {}
 
   /** A new session; the returned id goes into the cookie and is never stored. */
-  create(session: DashboardSession): string {
-    this.dropExpired();
+  async create(session: DashboardSession): Promise<string> {
+    const now = this.clock();
+    await this.db.query('DELETE FROM gds.dashboard_sessions WHERE expires_at <= $1', [
+      new Date(now).toISOString(),
+    ]);
     const id = newSecret();
-    this.sessions.set(sha256(id), { ...session, expiresAt: this.clock() + SESSION_TTL_MS });
+    await this.db.query(
+      `INSERT INTO gds.dashboard_sessions (id_hash, user_id, workspace_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [
+        sha256(id),
+        session.userId,
+        session.workspaceId,
+        new Date(now).toISOString(),
+        new Date(now + SESSION_TTL_MS).toISOString(),
+      ],
+    );
     return id;
   }
 
-  find(id: string): DashboardSession | null {
-    const key = sha256(id);
-    const found = this.sessions.get(key);
-    if (!found) return null;
-    if (found.expiresAt <= this.clock()) {
-      this.sessions.delete(key);
-      return null;
-    }
-    return { userId: found.userId, workspaceId: found.workspaceId };
+  async find(id: string): Promise<DashboardSession | null> {
+    const [found] = await this.db.query<{ user_id: string; workspace_id: string }>(
+      'SELECT user_id, workspace_id FROM gds.dashboard_sessions WHERE id_hash = $1 AND expires_at > $2',
+      [sha256(id), new Date(this.clock()).toISOString()],
+    );
+    return found ? { userId: found.user_id, workspaceId: found.workspace_id } : null;
   }
 
-  destroy(id: string): void {
-    this.sessions.delete(sha256(id));
-  }
-
-  private dropExpired(): void {
-    const now = this.clock();
-    for (const [key, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(key);
+  async destroy(id: string): Promise<void> {
+    await this.db.query('DELETE FROM gds.dashboard_sessions WHERE id_hash = $1', [sha256(id)]);
   }
 }
 

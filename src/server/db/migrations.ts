@@ -353,6 +353,28 @@ export const MIGRATIONS: Migration[] = [
     sql: `CREATE INDEX tables_by_source_object ON gds.tables (workspace_id, lower(split_part(source, '.', 2))) WHERE active;`,
   },
   {
+    version: 17,
+    name: 'state shared by server processes: rate-limit windows, dashboard sessions',
+    sql: `
+      -- One fixed window per limiter and key (limiter:key): its start (epoch ms) and the requests counted
+      -- in it. Unlogged: a crash may only reset windows, and a count writes no WAL.
+      CREATE UNLOGGED TABLE gds.rate_windows (
+        key text PRIMARY KEY,
+        window_start bigint NOT NULL,
+        count integer NOT NULL
+      );
+      -- A dashboard sign-in: the SHA-256 of the cookie's session id, never the id itself.
+      CREATE TABLE gds.dashboard_sessions (
+        id_hash text PRIMARY KEY,
+        user_id text NOT NULL REFERENCES gds.users(id),
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX dashboard_sessions_by_expiry ON gds.dashboard_sessions (expires_at);
+    `,
+  },
+  {
     version: 23,
     name: 'recertification requests listed by key',
     sql: `

@@ -17,7 +17,7 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/integration/tokens', async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     // Each token has a rate bucket of its own: minting is limited per person, so tokens cannot buy buckets.
-    const mint = ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
+    const mint = await ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
     if (!mint.allowed) throw rateLimited(mint, ctx.clock(), 'integration tokens issued');
     const body = parseBody<IssueTokenRequest>('IssueTokenRequest', request.body);
     checkEnvironmentScope(caller, body.env, await checkEnvironment(ctx, caller.workspaceId, body.env));

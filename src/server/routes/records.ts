@@ -59,7 +59,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       // A caller that is not an integration token counts against its address, not against a bucket of its
       // own per (bogus) credential.
       const key = caller?.kind === 'integration' ? `token:${caller.tokenId}` : `address:${request.ip}`;
-      const state = ctx.limiter.take(key);
+      const state = await ctx.limiter.take(key);
       const headers = rateLimitHeaders(state, ctx.clock());
       reply.headers(headers);
       if (!state.allowed) {
