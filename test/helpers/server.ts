@@ -210,7 +210,8 @@ export function postgresTestUrl(): { url: string } | { skip: string } {
       };
 }
 
-async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A fresh, empty database on the test PostgreSQL (see `postgresTestUrl`), and how to drop it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const target = postgresTestUrl();
   if ('skip' in target) throw new Error(target.skip);
   const name = `gds_test_${process.pid}_${Date.now().toString(36)}`;

@@ -1,6 +1,6 @@
 // `npm run server` as a real process: it writes the ready file (0600), serves, prints its URL
 // without whole tokens, stops cleanly on SIGTERM, and refuses a ready-file directory others can write.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -16,38 +16,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { ReadyInfo } from '../helpers/server.js';
+import { startServerProcess, waitFor } from '../helpers/server-process.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gds-main-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]) {
-  const child = spawn('npm', ['run', '--silent', 'server', '--', ...args], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    // npm's own update check reaches the registry: not what these tests time.
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: npm runs the script through `sh -c`, which does not pass signals on,
-    // so the group is signalled, as a terminal does on Ctrl-C.
-    detached: true,
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  // 'close' fires once every process holding the output pipes (npm, sh, tsx, the server) is gone.
-  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const signal = (name: NodeJS.Signals) => process.kill(-(child.pid ?? 0), name);
-  return { child, output, exited, closed, signal };
-}
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600; i += 1) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const run = startServerProcess;
 
 describe('npm run server', () => {
   it('writes the ready file once it listens, serves, and stops on SIGTERM', { timeout: 90_000 }, async () => {
