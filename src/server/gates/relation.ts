@@ -51,6 +51,17 @@ export interface Relation {
 export interface RowsOptions {
   sample?: SampleSpec;
   seed?: string;
+  /**
+   * The sample, drawn elsewhere (on PGlite: in the service's database, then copied into a sandbox): the
+   * table holding its rows (the registered columns present) and how it was drawn. The checks read it as
+   * they read a sample drawn here; nothing is drawn again.
+   */
+  drawn?: DrawnSample;
+}
+
+export interface DrawnSample {
+  from: string;
+  method: string;
 }
 
 /** Describes the table's relation (reads the catalog for Mode A). */
@@ -155,14 +166,21 @@ export interface RowsSource {
 }
 
 /** Temporary table of one run's sample (dropped at the end of the run's transaction). */
-const SAMPLE_TABLE = 'pg_temp.__gds_gate_sample';
+export const SAMPLE_TABLE = 'pg_temp.__gds_gate_sample';
 
 function sampledRows(
   source: RowsSource | ((params: Params) => RowsSource),
   options: RowsOptions,
-): Pick<Relation, 'rowsCte' | 'drawSample'> {
+): Pick<Relation, 'rowsCte' | 'drawSample' | 'sampleMethod'> {
   const build = typeof source === 'function' ? source : () => source;
-  const { sample } = options;
+  const { sample, drawn } = options;
+  if (drawn) {
+    return {
+      rowsCte: () =>
+        `WITH gate_rows AS (SELECT ${columnList(build(new Params()).present)} FROM ${drawn.from})`,
+      sampleMethod: drawn.method,
+    };
+  }
   if (!sample) {
     return {
       rowsCte: (params) => {

@@ -6,13 +6,15 @@
 // column's `references` names) are copied out in one read-only snapshot, with the service state the run
 // needs, into one of the database's sandboxes (other PGlites, db/pglite.ts), and the checks run there.
 // The copy is one scan, however hostile the checks; the checks see the same names, types and row order.
+// A sampled run (`--sample`) draws the sample in that snapshot first and copies the sample alone: the
+// table's own rows are not copied, so a sample of a large table costs its draw, not a copy of the table.
 import type { Db, Queryable } from '../db/index.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 import { HttpError } from '../errors.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import { readOnly } from './read-only.js';
-import type { Relation, RowsOptions } from './relation.js';
-import { catalogColumns, resolveRelation } from './relation.js';
+import type { DrawnSample, Relation, RowsOptions } from './relation.js';
+import { catalogColumns, resolveRelation, SAMPLE_TABLE } from './relation.js';
 import type { GateTable } from './table.js';
 import { parseReference } from './table.js';
 
@@ -27,18 +29,38 @@ export interface GateRead<S, T> {
 /** For a run that needs no service state beside the rows. */
 export const noState = async (): Promise<null> => null;
 
-/** Runs a gate's checks on one snapshot of the table's rows: in place on PostgreSQL, in the sandbox on PGlite. */
+/**
+ * Runs a gate's checks on one snapshot of the table's rows: in place on PostgreSQL, in the sandbox on PGlite.
+ * With a sample on PGlite, the sample is drawn in the service's database (the server's own SQL, at most one
+ * pass over the rows, as the copy would be) and only the sample goes into the sandbox: the table's rows are
+ * neither copied nor loaded, and the checks read the sample there.
+ */
 export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S, T>): Promise<T> {
   const inPlace = () => checkRows(db, db.queryTimeoutMs, table, read, read.state);
   if (!db.sandbox) return inPlace();
-  const { state, copies } = await readOnly(db, db.queryTimeoutMs, async (tx) => ({
-    state: await read.state(tx),
-    copies: await copyOut(tx, readTargets(table)),
-  }));
+  let drawn: DrawnSample | undefined;
+  const draw = read.rows?.sample
+    ? async (tx: Queryable) => {
+        const relation = await resolveRelation(tx, table, read.rows);
+        if (relation.exists && relation.drawSample) {
+          drawn = { from: SANDBOX_SAMPLE, method: await relation.drawSample(tx) };
+        }
+      }
+    : undefined;
+  const { state, copies } = await readOnly(
+    db,
+    db.queryTimeoutMs,
+    async (tx) => ({
+      state: await read.state(tx),
+      copies: await copyOut(tx, readTargets(table), drawn !== undefined),
+    }),
+    draw,
+  );
   if (!copies) return inPlace();
+  const inSandbox: GateRead<S, T> = drawn ? { ...read, rows: { drawn } } : read;
   const outcome = await db.sandbox(async (sandbox) => {
     if (!(await loadCopies(sandbox, copies))) return { loaded: false as const };
-    const value = await checkRows(sandbox, db.queryTimeoutMs, table, read, async () => state);
+    const value = await checkRows(sandbox, db.queryTimeoutMs, table, inSandbox, async () => state);
     return { loaded: true as const, value };
   });
   // A column type a fresh cluster does not know (an enum, a domain) cannot be made there: check in place.
@@ -144,6 +166,12 @@ export async function assertRowsUnchanged(tx: Queryable, table: GateTable, diges
 
 type ReadTarget = { kind: 'warehouse'; source: string } | { kind: 'records'; tableId: string };
 
+/** What is copied into a sandbox: a read target, or a run's sample (drawn into SAMPLE_TABLE of the run's transaction). */
+type CopyTarget = ReadTarget | { kind: 'sample' };
+
+/** Where a sample drawn in the service's database is loaded in the sandbox. */
+const SANDBOX_SAMPLE = 'gds_sandbox_rows.sample';
+
 /** The relations a gate run reads: the table's own rows, and each declared reference's object. */
 function readTargets(table: GateTable): ReadTarget[] {
   const targets: ReadTarget[] =
@@ -179,8 +207,16 @@ const RECORD_COLUMNS = [
   { name: 'data', type: 'jsonb' },
 ];
 
-async function describe(tx: Queryable, target: ReadTarget): Promise<Shape | null> {
+async function describe(tx: Queryable, target: CopyTarget): Promise<Shape | null> {
   if (target.kind === 'records') return { columns: RECORD_COLUMNS, relkind: 'records' };
+  if (target.kind === 'sample') {
+    const columns = await tx.query<{ name: string; type: string }>(
+      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_catalog.pg_attribute a
+        WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+      [SAMPLE_TABLE],
+    );
+    return { columns, relkind: 'sample' };
+  }
   const rows = await catalogColumns(tx, target.source);
   const relkind = rows[0]?.relkind ?? '';
   if (!READABLE.includes(relkind)) return null;
@@ -191,7 +227,7 @@ async function describe(tx: Queryable, target: ReadTarget): Promise<Shape | null
  * Every row as a JSON array of its values' text (each type's own output, NULL as null), in a stable
  * order: read back through each type's input, as COPY does, the values are exactly the same.
  */
-function copyQuery(target: ReadTarget, shape: Shape): { sql: string; params: unknown[] } {
+function copyQuery(target: CopyTarget, shape: Shape): { sql: string; params: unknown[] } {
   const values = shape.columns.map((c) => `__gds_row.${quoteIdent(c.name)}::text`).join(', ');
   const row = `ARRAY[${values}]::text[]`;
   if (target.kind === 'records') {
@@ -199,6 +235,13 @@ function copyQuery(target: ReadTarget, shape: Shape): { sql: string; params: unk
       sql: `SELECT coalesce(json_agg(${row} ORDER BY __gds_row.seq)::text, '[]') AS rows
               FROM gds.records AS __gds_row WHERE __gds_row.table_id = $1`,
       params: [target.tableId],
+    };
+  }
+  if (target.kind === 'sample') {
+    return {
+      sql: `SELECT coalesce(json_agg(${row} ORDER BY __gds_row.ctid)::text, '[]') AS rows
+              FROM ${SAMPLE_TABLE} AS __gds_row`,
+      params: [],
     };
   }
   const order = PHYSICAL.includes(shape.relkind) ? '__gds_row.ctid' : '(__gds_row.*)::text';
@@ -210,7 +253,7 @@ function copyQuery(target: ReadTarget, shape: Shape): { sql: string; params: unk
 }
 
 interface Copy {
-  target: ReadTarget;
+  target: CopyTarget;
   shape: Shape;
   rows: string;
 }
@@ -218,11 +261,22 @@ interface Copy {
 /** Past this size on disk (of the tables the rows come from) the checks run in place: no copy that large. */
 const MAX_COPY_BYTES = 32 * 1024 * 1024;
 
-/** The copies of the targets' rows; null when they are too large to copy (the checks then run in place). */
-async function copyOut(tx: Queryable, targets: ReadTarget[]): Promise<Copy[] | null> {
+/**
+ * The copies of the targets' rows; null when they are too large to copy (the checks then run in place).
+ * `sampled`: the first target (the table's own rows) was sampled into SAMPLE_TABLE: the sample is copied
+ * instead of its rows, and the object itself as its shape alone (the checks describe it, and read the sample).
+ */
+async function copyOut(tx: Queryable, targets: ReadTarget[], sampled = false): Promise<Copy[] | null> {
   const copies: Copy[] = [];
   let bytes = 0;
-  for (const target of targets) {
+  const [own, ...others] = targets;
+  let copied: CopyTarget[] = targets;
+  if (sampled && own) {
+    const shape = await describe(tx, own);
+    if (shape) copies.push({ target: own, shape, rows: '[]' });
+    copied = [{ kind: 'sample' }, ...others];
+  }
+  for (const target of copied) {
     const shape = await describe(tx, target);
     if (!shape) continue; // absent in the sandbox too: the checks report it missing
     bytes += await sizeOnDisk(tx, target);
@@ -234,7 +288,13 @@ async function copyOut(tx: Queryable, targets: ReadTarget[]): Promise<Copy[] | n
   return copies;
 }
 
-async function sizeOnDisk(tx: Queryable, target: ReadTarget): Promise<number> {
+async function sizeOnDisk(tx: Queryable, target: CopyTarget): Promise<number> {
+  if (target.kind === 'sample') {
+    const [row] = await tx.query<{ bytes: string }>(`SELECT pg_table_size($1::regclass)::text AS bytes`, [
+      SAMPLE_TABLE,
+    ]);
+    return Number(row?.bytes ?? 0);
+  }
   if (target.kind === 'records') {
     const [row] = await tx.query<{ bytes: string }>(
       'SELECT coalesce(sum(pg_column_size(data)), 0)::text AS bytes FROM gds.records WHERE table_id = $1',
@@ -291,6 +351,7 @@ async function loadCopy(tx: Queryable, copy: Copy, index: number): Promise<void>
     await tx.exec('CREATE SCHEMA IF NOT EXISTS gds');
     return fill('gds.records');
   }
+  if (copy.target.kind === 'sample') return fill(SANDBOX_SAMPLE);
   const [schema, name] = splitSource(copy.target.source);
   await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   // A physical object is copied as a table; anything else (a view) as a view over a table of its rows,
