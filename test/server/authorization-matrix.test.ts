@@ -11,6 +11,7 @@
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../src/server/contract.js';
+import { DATA_PLANE_ROUTES } from '../../src/server/routes/records.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -40,14 +41,8 @@ interface Caller {
 }
 
 // How each operation takes its callers (src/server/auth/caller.ts guards, §4 and §5 of the spec).
-const DATA_PLANE = new Set([
-  'listRecords',
-  'createRecord',
-  'patchRecord',
-  'deleteRecord',
-  'bulkUpdateRecords',
-  'importRecords',
-]);
+// The table endpoints (data plane) are the server's own list, so that a new one is walked as one.
+const isDataPlane = (op: Operation) => DATA_PLANE_ROUTES.has(op.path.replace(/\{(\w+)\}/g, ':$1'));
 const MANAGEMENT_ONLY: Record<string, string> = {
   registerDefinition: 'workspace:write:definition',
   recertify: 'workspace:write:recertify',
@@ -84,7 +79,7 @@ function expected(
     case 'invalid':
       return [401];
     case 'data':
-      if (!DATA_PLANE.has(op.id)) return [401];
+      if (!isDataPlane(op)) return [401];
       if (tableId === null || !credential.tables.includes(tableId)) return REFUSED;
       if (credential.env !== '*' && credential.env !== tableEnv) return REFUSED;
       return 'allowed';
@@ -96,10 +91,10 @@ function expected(
       return 'allowed';
     }
     case 'other-workspace':
-      if (DATA_PLANE.has(op.id) || op.id in MANAGEMENT_ONLY) return [401];
+      if (isDataPlane(op) || op.id in MANAGEMENT_ONLY) return [401];
       return usesIds ? [...REFUSED, 404] : 'allowed';
     case 'session': {
-      if (DATA_PLANE.has(op.id) || op.id in MANAGEMENT_ONLY) return [401];
+      if (isDataPlane(op) || op.id in MANAGEMENT_ONLY) return [401];
       if (tableEnv !== null && !credential.envs.includes(tableEnv)) return REFUSED;
       const minimum = MINIMUM_ROLE[op.id];
       // Certify takes an interactive sign-in (§5.9): a CLI token is 401 there, a refusal too.
