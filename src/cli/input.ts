@@ -16,6 +16,7 @@ import {
   REQUEST_BODY_LIMIT_BYTES,
 } from '../core/artifact-bounds.js';
 import type { BoundsRefusal } from '../core/artifact-bounds.js';
+import { countText } from '../core/count-text.js';
 import { CliError, ExitCode } from './errors.js';
 
 export interface TextInput {
@@ -120,7 +121,7 @@ export async function readGate1Text(source: string, options: ReadInputOptions = 
     // A character is at most 4 bytes of UTF-8, 6 bytes JSON-escaped in a record: a bigger input is over unread.
     maxBytes: 6 * MAX_GATE1_CHARACTERS,
     what: 'a gate1.yml',
-    limit: `${MAX_GATE1_CHARACTERS.toLocaleString('en')} characters`,
+    limit: `${countText(MAX_GATE1_CHARACTERS)} characters`,
   });
   const text = gateTextOf(input.text);
   boundsError(input.name, gate1BoundsRefusal(text));
@@ -156,8 +157,8 @@ function boundsError(name: string, refusal: BoundsRefusal | undefined): void {
 }
 
 function tooLarge(name: string, options: BoundedInputOptions, size?: number): CliError {
-  const limit = options.limit ?? `${options.maxBytes.toLocaleString('en')} bytes`;
-  const found = size === undefined ? '' : `${size.toLocaleString('en')} bytes, `;
+  const limit = options.limit ?? `${countText(options.maxBytes)} bytes`;
+  const found = size === undefined ? '' : `${countText(size)} bytes, `;
   return new CliError(`${name} is ${found}over the limit of ${limit} for ${options.what}.`, {
     exitCode: ExitCode.Usage,
     code: 'input_too_large',
@@ -185,7 +186,7 @@ async function readRegularFile(path: string, flag: string, options: BoundedInput
         {
           exitCode: ExitCode.Usage,
           code: 'input_not_a_file',
-          suggestion: `Give ${flag} a regular file, or pipe the text in with ${flag} - (read up to ${options.maxBytes.toLocaleString('en')} bytes).`,
+          suggestion: `Give ${flag} a regular file, or pipe the text in with ${flag} - (read up to ${countText(options.maxBytes)} bytes).`,
         },
       );
     }

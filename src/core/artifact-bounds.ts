@@ -5,6 +5,7 @@
 // keys 41 s, and gds read a view of 50,000 columns for more than 150 s before the service refused it
 // in 10 ms. An artifact no warehouse could hold, or too big to read in about a second, is refused in
 // linear scans. Pure: no I/O.
+import { countText } from './count-text.js';
 
 /** The largest request body the service takes (recertify, §8: 413 over 25 MB); every other route's too. */
 export const REQUEST_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -128,7 +129,7 @@ class Refused extends Error {
   }
 }
 
-const n = (value: number) => value.toLocaleString('en');
+const n = countText;
 
 function refusing(code: BoundsRefusal['code']) {
   return (message: string, details: Record<string, number>): never => {

@@ -9,6 +9,7 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 import type { StructuredPatch, StructuredPatchHunk } from 'diff';
 import { parseDocument, stringify } from 'yaml';
+import { countText } from './count-text.js';
 
 export interface DiffSide {
   /** Shown in the `---` / `+++` headers and in error positions. */
@@ -62,7 +63,7 @@ export function checkSummary(diff: GateDiff): string | undefined {
   const part = (refs: CheckRef[], verb: string) => {
     if (refs.length === 0) return;
     const names = refs.slice(0, 3).map((r) => r.name);
-    const more = refs.length > 3 ? `, … (${refs.length.toLocaleString('en')})` : '';
+    const more = refs.length > 3 ? `, … (${countText(refs.length)})` : '';
     parts.push(`${verb} ${names.join(', ')}${more}`);
   };
   part(checks.added, 'added');
