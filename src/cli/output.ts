@@ -370,7 +370,7 @@ export class Output {
 
 /** JSON on one line, lossless: C1, DEL, U+2028 and U+2029 are escaped (JSON already escapes C0), not
  *  stripped, so no raw control character reaches a terminal. */
-function ndjsonLine(value: object): string {
+export function ndjsonLine(value: object): string {
   return JSON.stringify(value).replace(
     /[\u007f-\u009f\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

@@ -46,6 +46,7 @@ export const COMMAND_LOADERS = {
   recertify: () => import('./recertify.js'),
   'records:create': () => import('./records/create.js'),
   'records:delete': () => import('./records/delete.js'),
+  'records:export': () => import('./records/export.js'),
   'records:get': () => import('./records/get.js'),
   'records:list': () => import('./records/list.js'),
   'records:update': () => import('./records/update.js'),

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import RecordsCreate from '../../src/commands/records/create.js';
 import RecordsDelete from '../../src/commands/records/delete.js';
+import RecordsExport from '../../src/commands/records/export.js';
 import RecordsGet from '../../src/commands/records/get.js';
 import RecordsList from '../../src/commands/records/list.js';
 import RecordsUpdate from '../../src/commands/records/update.js';
@@ -33,6 +34,23 @@ describe('records get, update, delete', () => {
     expect(await flagsOf(RecordsCreate, ['t', '-d', '{}'])).toMatchObject({ data: '{}' });
     expect(await flagsOf(RecordsUpdate, ['t', 'r', '-f', '-'])).toMatchObject({ file: '-' });
     expect(await usageError(RecordsCreate, ['t', '-d', '{}', '-f', 'x.json'])).toMatch(
+      /cannot also be provided/,
+    );
+  });
+});
+
+describe('records export', () => {
+  it('writes NDJSON by default; --format csv; --resume and --force need --output and exclude each other', async () => {
+    expect(await flagsOf(RecordsExport, ['t'])).toMatchObject({ format: 'ndjson' });
+    expect(await flagsOf(RecordsExport, ['t', '--format', 'csv', '-o', 'f.csv', '--resume'])).toMatchObject({
+      format: 'csv',
+      output: 'f.csv',
+      resume: true,
+    });
+    expect(await usageError(RecordsExport, ['t', '--format', 'xml'])).toContain('xml');
+    expect(await usageError(RecordsExport, ['t', '--resume'])).toContain('output');
+    expect(await usageError(RecordsExport, ['t', '--force'])).toContain('output');
+    expect(await usageError(RecordsExport, ['t', '-o', 'f', '--force', '--resume'])).toMatch(
       /cannot also be provided/,
     );
   });

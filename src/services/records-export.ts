@@ -1,0 +1,374 @@
+// `gds records export`: every row of a table, page after page by cursor (100 rows a request, the most the
+// service serves), as NDJSON or CSV, to stdout or a file. One page is held at a time (constant memory); the
+// pace follows the service's rate headers (client/rate-pacer.ts), so a steady run never meets a 429.
+//
+// A file is written as `<file>.part` beside it, with a state file `<file>.gds-export` holding the cursor of
+// the next page and the rows and bytes written so far: after each page the data is flushed to disk, then the
+// state replaced (temp file, rename). A run killed anywhere leaves at most some bytes past the state's count,
+// which `--resume` cuts off before asking for the next page: nothing lost, nothing twice. At the end the part
+// file takes the file's name (a reader never sees half a file) and the state goes.
+import { randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { link, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { CliError, ExitCode } from '../cli/errors.js';
+import { ndjsonLine } from '../cli/output.js';
+import type { ApiClient } from '../client/index.js';
+import { MAX_RECORDS_PAGE } from '../client/areas/records.js';
+import { RatePacer } from '../client/rate-pacer.js';
+import type { TableColumns, TableRecord } from '../contract/types.js';
+import { csvLine } from '../core/csv.js';
+
+export type ExportFormat = 'ndjson' | 'csv';
+
+export interface ExportProgress {
+  rows: number;
+  /** Rows the table holds, when the service said (on a listing's first page). */
+  total?: number;
+  /** Set while waiting for the rate window to reset: how long, in ms. */
+  waitingMs?: number;
+}
+
+export interface ExportOptions {
+  format: ExportFormat;
+  search?: string | undefined;
+  /** A file path; undefined writes to `stdout`. */
+  output?: string | undefined;
+  resume?: boolean;
+  /** Replace an existing file, or drop an interrupted export's state and start over. */
+  force?: boolean;
+  /** Rows per request (default and at most 100). */
+  pageSize?: number;
+  stdout?: NodeJS.WritableStream;
+  signal?: AbortSignal;
+  onProgress?: (progress: ExportProgress) => void;
+  pacer?: RatePacer;
+}
+
+export interface ExportResult {
+  tableId: string;
+  format: ExportFormat;
+  rows: number;
+  output: string | null;
+  /** Rows written by an earlier, interrupted run that this one continued. */
+  resumedFrom: number | null;
+  requests: number;
+  waitedMs: number;
+}
+
+/** What `<file>.gds-export` holds between pages. */
+interface ExportState {
+  version: 1;
+  tableId: string;
+  format: ExportFormat;
+  search: string | null;
+  /** The cursor of the next page; null when every page is written. */
+  cursor: string | null;
+  rows: number;
+  /** Bytes of the part file that hold `rows` (and the CSV header). */
+  bytes: number;
+  total?: number;
+  columns?: string[];
+}
+
+export type ExportClient = Pick<ApiClient, 'records'>;
+
+export const partPath = (output: string) => join(dirname(output), `${basename(output)}.part`);
+export const exportStatePath = (output: string) => join(dirname(output), `${basename(output)}.gds-export`);
+
+/** The sink rows go to: a part file (with its state) or a stream. */
+interface Sink {
+  write(text: string): Promise<void>;
+  /** Bytes written so far (the part file's length). */
+  bytes(): number;
+  /** After a page: the data on disk, then the state saying how far it goes. */
+  checkpoint(state: ExportState): Promise<void>;
+  finish(): Promise<void>;
+  abandon(): Promise<void>;
+}
+
+export async function exportRecords(
+  client: ExportClient,
+  tableId: string,
+  options: ExportOptions,
+): Promise<ExportResult> {
+  const pageSize = Math.min(options.pageSize ?? MAX_RECORDS_PAGE, MAX_RECORDS_PAGE);
+  const pacer = options.pacer ?? new RatePacer();
+  const signal = options.signal;
+  let requests = 0;
+  const call = async <T>(request: (onHeaders: RatePacer['observe']) => Promise<T>): Promise<T> => {
+    await pacer.wait(signal, (ms) =>
+      options.onProgress?.({ rows, ...(total === undefined ? {} : { total }), waitingMs: ms }),
+    );
+    requests += 1;
+    return request((headers) => pacer.observe(headers));
+  };
+
+  const earlier = options.output === undefined ? null : await startFile(tableId, options.output, options);
+  let state: ExportState = earlier ?? {
+    version: 1,
+    tableId,
+    format: options.format,
+    search: options.search ?? null,
+    cursor: null,
+    rows: 0,
+    bytes: 0,
+  };
+  let rows = state.rows;
+  let total = state.total;
+  const sink =
+    options.output === undefined
+      ? streamSink(options.stdout ?? process.stdout)
+      : await fileSink(options.output, earlier === null ? 0 : earlier.bytes, options.force === true);
+  try {
+    let columns = state.columns;
+    if (earlier === null && options.format === 'csv') {
+      const described: TableColumns = await call((onHeaders) =>
+        client.records.columns(tableId, { signal, onHeaders }),
+      );
+      columns = ['id', ...described.columns.map((c) => c.name).filter((name) => name !== 'id')];
+      await sink.write(csvLine(columns));
+    }
+    const line =
+      options.format === 'csv'
+        ? (record: TableRecord) => csvLine((columns ?? []).map((name) => record[name]))
+        : (record: TableRecord) => `${ndjsonLine(record)}\n`;
+    let cursor = state.cursor ?? undefined;
+    const finished = earlier !== null && earlier.cursor === null;
+    while (!finished) {
+      const page = await call((onHeaders) =>
+        client.records.list(
+          tableId,
+          {
+            limit: pageSize,
+            ...(options.search === undefined ? {} : { search: options.search }),
+            ...(cursor === undefined ? {} : { cursor }),
+          },
+          { signal, onHeaders },
+        ),
+      );
+      total ??= page.total;
+      const text = page.records.map(line).join('');
+      await sink.write(text);
+      rows += page.records.length;
+      if (page.nextCursor === cursor && page.nextCursor !== null) {
+        throw new Error(`The service returned cursor ${page.nextCursor} twice; stopping`);
+      }
+      state = {
+        ...state,
+        cursor: page.nextCursor,
+        rows,
+        bytes: sink.bytes(),
+        ...(total === undefined ? {} : { total }),
+        ...(columns === undefined ? {} : { columns }),
+      };
+      await sink.checkpoint(state);
+      options.onProgress?.({ rows, ...(total === undefined ? {} : { total }) });
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    await sink.finish();
+  } catch (error) {
+    await sink.abandon();
+    throw error;
+  }
+  return {
+    tableId,
+    format: options.format,
+    rows,
+    output: options.output ?? null,
+    resumedFrom: earlier === null ? null : earlier.rows,
+    requests,
+    waitedMs: pacer.waitedMs,
+  };
+}
+
+/**
+ * Before a file export: the state of an interrupted one to continue (with --resume), or null to start anew.
+ * Refuses (exit 2, nothing written) an existing file without --force, an interrupted export without --resume
+ * or --force, and a --resume whose table, format or search differ from the interrupted run's.
+ */
+async function startFile(
+  tableId: string,
+  output: string,
+  options: ExportOptions,
+): Promise<ExportState | null> {
+  const state = await readState(output);
+  if (state !== null && options.resume === true) {
+    const differs: string[] = [];
+    if (state.tableId !== tableId) differs.push(`table ${state.tableId}`);
+    if (state.format !== options.format) differs.push(`--format ${state.format}`);
+    if (state.search !== (options.search ?? null))
+      differs.push(state.search === null ? 'no --search' : `--search ${JSON.stringify(state.search)}`);
+    if (differs.length > 0) {
+      throw new CliError(
+        `The interrupted export into ${output} was of another listing (${differs.join(', ')}).`,
+        {
+          exitCode: ExitCode.Usage,
+          code: 'resume_mismatch',
+          suggestion: `Resume it with the same table and flags (${differs.join(', ')}), or pass --force instead of --resume to start over.`,
+          details: {
+            output,
+            state: { tableId: state.tableId, format: state.format, search: state.search, rows: state.rows },
+          },
+        },
+      );
+    }
+    const part = await stat(partPath(output)).catch(() => undefined);
+    if (part === undefined || part.size < state.bytes) {
+      throw new CliError(
+        `The interrupted export into ${output} lost its data: ${partPath(output)} is ${part === undefined ? 'gone' : `shorter than the ${state.bytes} bytes written`}.`,
+        {
+          exitCode: ExitCode.Usage,
+          code: 'resume_broken',
+          suggestion: 'Pass --force instead of --resume to start over.',
+        },
+      );
+    }
+    return state;
+  }
+  if (state !== null && options.force !== true) {
+    throw new CliError(`An interrupted export into ${output} stopped after ${state.rows} rows.`, {
+      exitCode: ExitCode.Usage,
+      code: 'export_interrupted',
+      suggestion: 'Pass --resume to continue it where it stopped, or --force to start over.',
+      details: { output, rows: state.rows },
+    });
+  }
+  if (options.force !== true && (await stat(output).catch(() => undefined)) !== undefined) {
+    throw new CliError(`${output} already exists; it was left as it is.`, {
+      exitCode: ExitCode.Usage,
+      code: 'output_exists',
+      suggestion: 'Pass --force to replace it, or give --output another path.',
+    });
+  }
+  return null;
+}
+
+async function readState(output: string): Promise<ExportState | null> {
+  let text: string;
+  try {
+    text = await readFile(exportStatePath(output), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const state = JSON.parse(text) as ExportState;
+    if (state.version === 1 && typeof state.tableId === 'string' && Number.isSafeInteger(state.bytes))
+      return state;
+  } catch {
+    // answered below
+  }
+  throw new CliError(`${exportStatePath(output)} is not a state file gds wrote.`, {
+    exitCode: ExitCode.Usage,
+    code: 'resume_broken',
+    suggestion: `Remove it, or pass --force to start the export over.`,
+  });
+}
+
+async function fileSink(output: string, keepBytes: number, force: boolean): Promise<Sink> {
+  const part = partPath(output);
+  const statePath = exportStatePath(output);
+  let handle: FileHandle;
+  try {
+    handle = await open(part, keepBytes > 0 ? 'r+' : 'w', 0o644);
+    await handle.truncate(keepBytes);
+  } catch (error) {
+    throw new CliError(`Cannot write ${part}: ${(error as Error).message}`, {
+      exitCode: ExitCode.Usage,
+      code: 'output_unwritable',
+      suggestion: 'Check that the folder of --output exists and is writable.',
+    });
+  }
+  let position = keepBytes;
+  return {
+    async write(text) {
+      const bytes = Buffer.from(text, 'utf8');
+      await handle.write(bytes, 0, bytes.length, position);
+      position += bytes.length;
+    },
+    bytes: () => position,
+    async checkpoint(state) {
+      await handle.datasync();
+      const temp = `${statePath}.${randomBytes(4).toString('hex')}.tmp`;
+      await writeFile(temp, `${JSON.stringify(state)}\n`, { mode: 0o644 });
+      await rename(temp, statePath);
+    },
+    async finish() {
+      await handle.sync();
+      await handle.close();
+      if (force) {
+        await rename(part, output);
+      } else {
+        try {
+          await link(part, output);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+            throw new CliError(
+              `${output} appeared while exporting; it was left as it is, the rows are in ${part}.`,
+              {
+                exitCode: ExitCode.Usage,
+                code: 'output_exists',
+                suggestion: `Move ${part} where you want it, or run again with --force.`,
+              },
+            );
+          }
+          throw error;
+        }
+        await rm(part, { force: true });
+      }
+      await rm(statePath, { force: true });
+    },
+    async abandon() {
+      // The part file and the state stay for --resume.
+      await handle.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Writes to a stream, waiting while it is full; a reader that went away (EPIPE) ends the export quietly. */
+function streamSink(stream: NodeJS.WritableStream): Sink {
+  let closed = false;
+  let written = 0;
+  let failure: Error | undefined;
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') closed = true;
+    else failure = error;
+  };
+  stream.on('error', onError);
+  return {
+    async write(text) {
+      if (failure) throw failure;
+      if (closed) throw new ReaderGone();
+      if (text === '') return;
+      written += Buffer.byteLength(text);
+      if (!stream.write(text)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            stream.off('drain', done);
+            stream.off('close', done);
+            resolve();
+          };
+          stream.on('drain', done);
+          stream.on('close', done);
+        });
+      }
+    },
+    bytes: () => written,
+    async checkpoint() {},
+    async finish() {
+      stream.off('error', onError);
+    },
+    async abandon() {
+      stream.off('error', onError);
+    },
+  };
+}
+
+/** The reader of stdout went away (`| head`): the export stops, as any filter's producer does. */
+export class ReaderGone extends Error {
+  constructor() {
+    super('stdout was closed by its reader');
+    this.name = 'ReaderGone';
+  }
+}

@@ -1,0 +1,57 @@
+// The pacing of long data-plane runs by the rate headers: requests go at once while the window has some
+// left; after an answer that says none is left, the next waits until the reset on the service's clock.
+import { describe, expect, it } from 'vitest';
+import { RatePacer } from '../../src/client/rate-pacer.js';
+
+function headers(values: Record<string, string>) {
+  return { get: (name: string) => values[name.toLowerCase()] ?? null };
+}
+
+describe('RatePacer', () => {
+  it('lets requests go while the window has some left', () => {
+    const pacer = new RatePacer({ now: () => 1_000_000 });
+    pacer.observe(
+      headers({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '1060' }),
+    );
+    expect(pacer.delay()).toBe(0);
+    expect(pacer.limit).toBe(200);
+  });
+
+  it('waits from the service’s Date to its Reset when none is left, whatever the local clock says', async () => {
+    let now = 5_000_000; // the local clock is far from the service's
+    const slept: number[] = [];
+    const pacer = new RatePacer({
+      now: () => now,
+      sleep: async (ms) => {
+        slept.push(ms);
+        now += ms;
+      },
+    });
+    pacer.observe(
+      headers({
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '1700000060',
+        date: new Date(1_700_000_017_000).toUTCString(),
+      }),
+    );
+    expect(pacer.delay()).toBe(43_050);
+    now += 3_000;
+    expect(pacer.delay()).toBe(40_050);
+    const waits: number[] = [];
+    expect(await pacer.wait(undefined, (ms) => waits.push(ms))).toBe(40_050);
+    expect(slept).toEqual([40_050]);
+    expect(waits).toEqual([40_050]);
+    expect(pacer.delay()).toBe(0);
+    expect(pacer.waitedMs).toBe(40_050);
+  });
+
+  it('ignores answers without the headers, and a later answer with requests left clears a wait', () => {
+    const pacer = new RatePacer({ now: () => 0 });
+    pacer.observe(headers({}));
+    expect(pacer.delay()).toBe(0);
+    pacer.observe(headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }));
+    expect(pacer.delay()).toBe(30_050);
+    pacer.observe(headers({ 'x-ratelimit-remaining': '199', 'x-ratelimit-reset': '90' }));
+    expect(pacer.delay()).toBe(0);
+  });
+});
