@@ -237,22 +237,22 @@ async function packageFile(pkg: string, version: string, file: string): Promise<
 interface Completions {
   bash: string;
   zsh: string;
+  fish: string;
 }
 
 /**
- * The completion scripts, as oclif's autocomplete plugin writes them for the built executable
- * (`gds autocomplete create`): the same for every platform, as they list commands and flags only.
+ * The completion scripts, as the built executable prints them (`gds completion bash|zsh|fish`): the same for
+ * every platform, since they ask the installed gds what to complete.
  */
 async function completionScripts(gds: string): Promise<Completions> {
-  const cache = await mkdtemp(join(downloads, 'completions-'));
-  await exec(gds, ['autocomplete', 'create'], {
-    quiet: true,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cache, XDG_CACHE_HOME: cache },
-  });
-  const functions = join(cache, 'gds/autocomplete/functions');
-  const scripts = { bash: join(functions, 'bash/gds.bash'), zsh: join(functions, 'zsh/_gds') };
-  for (const file of Object.values(scripts))
-    if (!existsSync(file)) throw new Error(`gds autocomplete create wrote no ${file}`);
+  const dir = await mkdtemp(join(downloads, 'completions-'));
+  const scripts = { bash: join(dir, 'gds.bash'), zsh: join(dir, '_gds'), fish: join(dir, 'gds.fish') };
+  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+    const script = await execText(gds, ['completion', shell]);
+    if (!script.includes('__complete'))
+      throw new Error(`gds completion ${shell} printed no completion script`);
+    await writeFile(scripts[shell], script);
+  }
   return scripts;
 }
 
@@ -267,6 +267,7 @@ async function archive(platform: Platform, executable: string, completions: Comp
     await chmod(join(dir, platform.os === 'win' ? 'gds.exe' : 'gds'), 0o755);
     await copyFile(completions.bash, join(dir, 'completions/gds.bash'));
     await copyFile(completions.zsh, join(dir, 'completions/_gds'));
+    await copyFile(completions.fish, join(dir, 'completions/gds.fish'));
     await copyFile(join(root, 'README.md'), join(dir, 'README.md'));
     if (platform.os === 'win') {
       await exec('zip', ['-q', '-r', '-X', join(release, `${folder}.zip`), folder], { cwd: staging });
@@ -279,7 +280,7 @@ async function archive(platform: Platform, executable: string, completions: Comp
   }
 }
 
-/** gds_<version>_<arch>.deb: /usr/bin/gds, the bash and zsh completions and the README, built with dpkg-deb. */
+/** gds_<version>_<arch>.deb: /usr/bin/gds, the bash, zsh and fish completions and the README, built with dpkg-deb. */
 async function debianPackage(debArch: string, executable: string, completions: Completions): Promise<void> {
   const staging = await mkdtemp(join(downloads, 'deb-'));
   try {
@@ -291,6 +292,7 @@ async function debianPackage(debArch: string, executable: string, completions: C
     await put(executable, 'usr/bin/gds', 0o755);
     await put(completions.bash, 'usr/share/bash-completion/completions/gds', 0o644);
     await put(completions.zsh, 'usr/share/zsh/vendor-completions/_gds', 0o644);
+    await put(completions.fish, 'usr/share/fish/vendor_completions.d/gds.fish', 0o644);
     await put(join(root, 'README.md'), 'usr/share/doc/gds/README.md', 0o644);
     await mkdir(join(staging, 'DEBIAN'), { recursive: true });
     const installedKb = Math.ceil(statSync(executable).size / 1024);

@@ -37,6 +37,7 @@ export function helpCase(
   streams: Streams = process,
 ): 'piped' | 'terminal' | undefined {
   if (argv.at(-1) !== '--help' && argv.at(-1) !== '-h') return undefined;
+  if (argv[0] === '__complete') return undefined; // the words of a line being completed
   if (Object.keys(env).some((name) => /^(?:FORCE_COLOR|DEBUG|GDS_DEBUG|OCLIF_.*|GDS_TEST_.*)$/.test(name)))
     return undefined;
   return streams.stdout.isTTY === true || streams.stderr.isTTY === true ? 'terminal' : 'piped';

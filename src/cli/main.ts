@@ -55,7 +55,9 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
   if (answeredVersion(argv, pjson)) return;
-  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+  // The completion scripts' words (`gds __complete line -- list --help`) are not a help request.
+  const completing = argv[0] === '__complete';
+  if (!completing && (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h'))) {
     const page = await (await import('./help-topics.js')).helpTopicPage(argv);
     if (page !== undefined) {
       process.stdout.write(page);

@@ -5,6 +5,7 @@
 import type { CommandLoaders } from '../cli/main.js';
 
 export const COMMAND_LOADERS = {
+  __complete: () => import('./__complete.js'),
   api: () => import('./api.js'),
   apply: () => import('./apply.js'),
   'audit:list': () => import('./audit/list.js'),
@@ -16,6 +17,7 @@ export const COMMAND_LOADERS = {
   'auth:switch': () => import('./auth/switch.js'),
   'auth:token': () => import('./auth/token.js'),
   certify: () => import('./certify.js'),
+  completion: () => import('./completion.js'),
   'config:history': () => import('./config/history.js'),
   'config:list': () => import('./config/list.js'),
   'config:set': () => import('./config/set.js'),

@@ -112,7 +112,8 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
   });
 
   it('every command of the command map answers --help in the binary', async () => {
-    for (const id of Object.keys(COMMANDS)) {
+    for (const [id, command] of Object.entries(COMMANDS)) {
+      if (command.hidden === true) continue; // gds __complete: what the completion scripts ask, no help page
       const r = await runBinary([...id.split(':'), '--help']);
       expect(r.code, id).toBe(0);
       expect(r.stdout, id).toContain(`$ gds ${id.split(':').join(' ')}`);

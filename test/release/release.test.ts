@@ -143,12 +143,19 @@ describe('dist/release', () => {
         `${base}-linux-arm64/completions/`,
         `${base}-linux-arm64/completions/_gds`,
         `${base}-linux-arm64/completions/gds.bash`,
+        `${base}-linux-arm64/completions/gds.fish`,
         `${base}-linux-arm64/gds`,
       ].sort(),
     );
     const zip = await run('python3', ['-m', 'zipfile', '-l', join(release, `${base}-win-x64.zip`)]);
     expect(zip.code).toBe(0);
-    for (const entry of ['gds.exe', 'README.md', 'completions/gds.bash', 'completions/_gds'])
+    for (const entry of [
+      'gds.exe',
+      'README.md',
+      'completions/gds.bash',
+      'completions/_gds',
+      'completions/gds.fish',
+    ])
       expect(zip.stdout).toContain(`${base}-win-x64/${entry}`);
   });
 });
@@ -170,6 +177,7 @@ describe('the .deb packages', () => {
     expect((await stat(join(root, 'usr/bin/gds'))).mode & 0o777).toBe(0o755);
     expect(existsSync(join(root, 'usr/share/bash-completion/completions/gds'))).toBe(true);
     expect(existsSync(join(root, 'usr/share/zsh/vendor-completions/_gds'))).toBe(true);
+    expect(existsSync(join(root, 'usr/share/fish/vendor_completions.d/gds.fish'))).toBe(true);
     const status = await run('dpkg', [`--root=${root}`, '-s', 'gds']);
     expect(status.stdout).toMatch(/^Status: install ok installed$/m);
     expect(status.stdout).toMatch(new RegExp(`^Version: ${version.replaceAll('.', '\\.')}$`, 'm'));

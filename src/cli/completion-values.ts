@@ -1,0 +1,147 @@
+// The values completion fetches: profiles from the config, the rest from the service with the credentials a
+// command would use (the line's own --token/--base/--profile first). Answers are kept briefly under
+// $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written whole), keyed by the base URL, the token's
+// digest and the kind, so TAB after TAB asks the service once. Anything that fails gives no values: the
+// caller prints nothing and exits 0.
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { ApiClient } from '../client/index.js';
+import type { Candidate, DynamicKind } from './completion.js';
+
+/** How long an answer of the service is used again. */
+export const COMPLETION_CACHE_MS = 20_000;
+/** The service calls of one completion: short, never retried. */
+const TIMEOUTS = { connectMs: 1_000, headersMs: 2_000, bodyMs: 2_000 };
+
+export function completionCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'gds', 'complete');
+}
+
+export interface ValueOptions {
+  /** --token/--base/--profile as given on the line being completed. */
+  flags: { token?: string | undefined; base?: string | undefined; profile?: string | undefined };
+  version: string;
+  env?: NodeJS.ProcessEnv;
+  now?: () => number;
+}
+
+/** The values of `kind` that start with `prefix` (table names and ids both, for tables). */
+export async function dynamicValues(
+  kind: DynamicKind,
+  prefix: string,
+  options: ValueOptions,
+): Promise<Candidate[]> {
+  const all = kind === 'profiles' ? await profiles(options.env) : await fromService(kind, options);
+  return all.filter((candidate) => candidate.value.toLowerCase().startsWith(prefix.toLowerCase()));
+}
+
+async function profiles(env: NodeJS.ProcessEnv | undefined): Promise<Candidate[]> {
+  const { loadConfig } = await import('../auth/config.js');
+  const config = await loadConfig({ env: env ?? process.env });
+  return Object.entries(config.profiles).map(([name, profile]) => ({
+    value: name,
+    description: [profile.user, profile.base].filter(Boolean).join(' '),
+  }));
+}
+
+async function fromService(
+  kind: Exclude<DynamicKind, 'profiles'>,
+  options: ValueOptions,
+): Promise<Candidate[]> {
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now;
+  const { resolveCredentials } = await import('../auth/credentials.js');
+  const credentials = await resolveCredentials(options.flags, env, {});
+  const key = createHash('sha256')
+    .update(`${credentials.baseUrl}\0${credentials.token}\0${kind}`)
+    .digest('hex')
+    .slice(0, 32);
+  const dir = completionCacheDir(env);
+  const file = join(dir, `${key}.json`);
+  const cached = readCache(file, now());
+  if (cached !== undefined) return cached;
+  const { authProviderFor } = await import('../auth/refresh.js');
+  const { createApiClient } = await import('../client/index.js');
+  const client = createApiClient({
+    baseUrl: credentials.baseUrl,
+    auth: authProviderFor(credentials, { env }),
+    version: options.version,
+    timeouts: TIMEOUTS,
+    retry: { maxRetries: 0, maxRetryAfterSeconds: 0 },
+    logger: () => undefined,
+  });
+  try {
+    const values = await fetchKind(client, kind);
+    writeCache(dir, file, values);
+    return values;
+  } finally {
+    await client.close();
+  }
+}
+
+type Client = ApiClient;
+
+async function fetchKind(client: Client, kind: Exclude<DynamicKind, 'profiles'>): Promise<Candidate[]> {
+  switch (kind) {
+    case 'tables': {
+      const tables = await client.tables.list();
+      return [
+        ...tables.map((t) => ({ value: t.name, description: `${t.id} ${t.environmentLabel} ${t.state}` })),
+        ...tables.map((t) => ({ value: t.id, description: `${t.name} ${t.environmentLabel} ${t.state}` })),
+      ].filter(unique());
+    }
+    case 'connectors': {
+      const connectors = await client.connectors.list();
+      return connectors.map((c) => ({ value: c.id, description: `${c.name} ${c.environmentLabel}` }));
+    }
+    case 'environments': {
+      const connectors = await client.connectors.list();
+      return connectors.map((c) => ({ value: c.environmentLabel })).filter(unique());
+    }
+    case 'requests': {
+      const requests = await client.recertification.listRequests();
+      return requests.map((r) => ({ value: r.id, description: `${r.tableName} ${r.cause}` }));
+    }
+    case 'jobs': {
+      // The service lists jobs per table: those of the newest tables (the list is oldest first).
+      const tables = (await client.tables.list()).slice(-10);
+      const lists = await Promise.all(tables.map((t) => client.gateJobs.list(t.id, { limit: 5 })));
+      return lists.flatMap((list, i) =>
+        list.jobs.map((job) => ({
+          value: job.id,
+          description: `${tables[i]?.name ?? ''} ${job.type} ${job.status}`,
+        })),
+      );
+    }
+  }
+}
+
+function unique(): (candidate: Candidate) => boolean {
+  const seen = new Set<string>();
+  return (candidate) => !seen.has(candidate.value) && seen.add(candidate.value) !== undefined;
+}
+
+function readCache(file: string, now: number): Candidate[] | undefined {
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile() || now - stat.mtimeMs > COMPLETION_CACHE_MS || now < stat.mtimeMs - 1_000)
+      return undefined;
+    if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) return undefined;
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return Array.isArray(parsed) ? (parsed as Candidate[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(dir: string, file: string, values: Candidate[]): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const temp = `${file}.${process.pid}.tmp`;
+  rmSync(temp, { force: true });
+  writeFileSync(temp, JSON.stringify(values), { flag: 'wx', mode: 0o600 });
+  renameSync(temp, file);
+}

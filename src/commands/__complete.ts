@@ -1,0 +1,102 @@
+import { Command } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
+import type { CompletionFlag, CompletionTree, DynamicKind } from '../cli/completion.js';
+
+/**
+ * What the completion scripts ask (`gds completion`): `gds __complete line -- <words…>` prints what may come at
+ * the last word, `gds __complete <kind> <prefix>` the values of one kind (tables, connectors, jobs, requests,
+ * profiles, environments). Never asks anything, never writes to stderr, and exits 0 whatever happens, within
+ * about 3 seconds.
+ */
+export default class Complete extends Command {
+  static override hidden = true;
+  static override strict = false;
+  static override summary = 'What the shell completion scripts ask gds (see gds completion).';
+  static override examples = [
+    '<%= config.bin %> __complete line -- gate ap',
+    '<%= config.bin %> __complete tables ord',
+  ];
+
+  async run(): Promise<void> {
+    process.stderr.write = (() => true) as typeof process.stderr.write;
+    const deadline = setTimeout(() => process.exit(0), 3_000);
+    deadline.unref();
+    try {
+      process.stdout.write(await this.answer(this.argv));
+    } catch {
+      // silent: a completion that fails offers nothing
+    }
+    process.exitCode = 0;
+  }
+
+  override async catch(): Promise<void> {
+    process.exitCode = 0;
+  }
+
+  private async answer(argv: readonly string[]): Promise<string> {
+    const { complete, DYNAMIC_KINDS, renderAnswer } = await import('../cli/completion.js');
+    const [mode, ...rest] = argv;
+    if (mode === 'line') {
+      const answer = complete(completionTree(this.config), lineWords(rest));
+      if (answer.kind !== 'dynamic') return renderAnswer(answer);
+      const candidates = await this.values(answer.source, answer.prefix, credentialFlags(answer.credentials));
+      return renderAnswer({
+        kind: 'values',
+        candidates: candidates.map((c) => ({ ...c, value: answer.flagPrefix + c.value })),
+      });
+    }
+    const kind = DYNAMIC_KINDS.find((k) => k === mode);
+    if (kind === undefined) return '';
+    return renderAnswer({ kind: 'values', candidates: await this.values(kind, rest[0] ?? '', {}) });
+  }
+
+  private async values(kind: DynamicKind, prefix: string, flags: Record<string, string>) {
+    const { dynamicValues } = await import('../cli/completion-values.js');
+    return dynamicValues(kind, prefix, { flags, version: this.config.version });
+  }
+}
+
+/** The words of `line [--current=WORD] [--] words…`: the last one is completed. */
+function lineWords(rest: readonly string[]): string[] {
+  let words = [...rest];
+  let current: string | undefined;
+  if (words[0]?.startsWith('--current=') === true) {
+    current = words[0].slice('--current='.length);
+    words = words.slice(1);
+  }
+  if (words[0] === '--') words = words.slice(1);
+  return current === undefined ? (words.length === 0 ? [''] : words) : [...words, current];
+}
+
+function credentialFlags(pairs: readonly string[]): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2)
+    flags[(pairs[i] ?? '').replace(/^--/, '')] = pairs[i + 1] ?? '';
+  return flags;
+}
+
+function completionTree(config: Interfaces.Config): CompletionTree {
+  return {
+    commands: config.commands.map((command) => ({
+      id: command.id,
+      summary: command.summary ?? command.description,
+      hidden: command.hidden,
+      flags: Object.fromEntries(
+        Object.entries(command.flags ?? {}).map(([name, flag]) => [
+          name,
+          {
+            name,
+            char: flag.char,
+            type: flag.type === 'boolean' ? 'boolean' : 'option',
+            options: flag.type === 'option' ? flag.options : undefined,
+            hidden: flag.hidden,
+            summary: flag.summary,
+            description: flag.description,
+          } satisfies CompletionFlag,
+        ]),
+      ),
+      args: Object.entries(command.args ?? {}).map(([name, arg]) => ({ name, options: arg.options })),
+    })),
+    topics: Object.fromEntries(config.topics.map((topic) => [topic.name, topic.description])),
+  };
+}

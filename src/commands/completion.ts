@@ -1,0 +1,31 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { COMPLETION_SCRIPTS, COMPLETION_SETUP, COMPLETION_SHELLS } from '../cli/completion-scripts.js';
+import type { CompletionShell } from '../cli/completion-scripts.js';
+
+export default class Completion extends BaseCommand<typeof Completion> {
+  static override summary = 'Print the shell completion script for bash, zsh, fish or PowerShell.';
+  static override description =
+    "Set up once, in your shell's start-up file:\n\n" +
+    COMPLETION_SHELLS.map((shell) => `  ${COMPLETION_SETUP[shell]}`).join('\n') +
+    '\n\nIt completes commands, flags and their values (--state, --gate, …), profiles, and what the service ' +
+    'holds: table names and ids, connector ids, job ids, recertification requests and environments. Those ' +
+    'are asked of the service with the credentials a command would use, kept for 20 seconds under ' +
+    '$XDG_CACHE_HOME/gds/complete, and left out when the service does not answer within 2 seconds.';
+  static override examples = [
+    '<%= config.bin %> completion bash',
+    'eval "$(<%= config.bin %> completion bash)"',
+    '<%= config.bin %> completion fish > ~/.config/fish/completions/gds.fish',
+  ];
+  static override args = {
+    shell: Args.string({
+      description: 'The shell.',
+      required: true,
+      options: [...COMPLETION_SHELLS],
+    }),
+  };
+
+  async run(): Promise<void> {
+    process.stdout.write(COMPLETION_SCRIPTS[this.args.shell as CompletionShell]);
+  }
+}

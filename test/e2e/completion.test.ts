@@ -1,0 +1,272 @@
+// Issue 23 item 9: completion as a person meets it. The script `gds completion bash` prints is loaded into a
+// real bash (`eval "$(gds completion bash)"`, the one-line setup), and its function is driven as bash's
+// programmable completion drives it (COMP_LINE, COMP_POINT, COMP_WORDS, COMP_CWORD): commands, flags, enum
+// values, table names and ids, connector ids, job ids and profiles, the last from a reference server with the
+// credentials a command would use. fish's script runs in a real fish (`complete -C`); zsh's is syntax-checked
+// by zsh. The hidden `gds __complete` says nothing and exits 0 when no service answers.
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { needs, onPath } from '../helpers/skip.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let dir: string;
+let jobId: string;
+
+const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-completion-'));
+  // `gds` on the PATH, as installed.
+  await mkdir(join(dir, 'bin'));
+  await writeFile(
+    join(dir, 'bin/gds'),
+    `#!/bin/sh\nexec ${cliCommand([]).flat().map(quote).join(' ')} "$@"\n`,
+  );
+  await chmod(join(dir, 'bin/gds'), 0o755);
+  const queued = await run('bash', ['-c', 'gds gate run customers --gate 2 --json']);
+  jobId = (JSON.parse(queued.stdout.trim().split('\n').at(-1) ?? '{}') as { id?: string }).id ?? '';
+  if (!jobId) throw new Error(`no job queued: ${queued.stdout}${queued.stderr}`);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return cliEnv({
+    PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
+    HOME: dir,
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    GDS_CONFIG_DIR: join(dir, 'config'),
+    GDS_SECRET_STORAGE: 'file',
+    SERVICE_API_URL: server.url,
+    SERVICE_TOKEN: server.user('OWNER').cliToken,
+    ...extra,
+  });
+}
+
+function run(
+  file: string,
+  args: string[],
+  extra: Record<string, string | undefined> = {},
+): Promise<CliResult> {
+  const child = spawn(file, args, { cwd: dir, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  return collect(child);
+}
+
+/** What bash offers at the end of `line`: the completion function run as bash's completion runs it. */
+async function bashCompletes(
+  line: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<string[]> {
+  const script = [
+    'eval "$(gds completion bash)"',
+    `COMP_LINE=${quote(line)}`,
+    'COMP_POINT=${#COMP_LINE}',
+    // bash splits the words at COMP_WORDBREAKS (so `--state=Q` is `--state`, `=`, `Q`)
+    'read -r -a COMP_WORDS <<< "${COMP_LINE//=/ = }"',
+    '[[ "$COMP_LINE" == *" " || "$COMP_LINE" == *= ]] && COMP_WORDS+=("")',
+    'COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))',
+    'fn=$(complete -p gds | sed -E "s/.*-F ([^ ]+) gds$/\\1/")',
+    '"$fn" gds "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"',
+    'printf "%s\\n" "${COMPREPLY[@]}"',
+  ].join('\n');
+  const result = await run('bash', ['-c', script], extra);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result.stdout.split('\n').filter((word) => word !== '');
+}
+
+describe('bash completion from eval "$(gds completion bash)"', () => {
+  it('registers a completion function for gds', async () => {
+    const result = await run('bash', ['-c', 'eval "$(gds completion bash)"; complete -p gds']);
+    expect(result.stdout).toMatch(/^complete .*-F _gds_complete gds$/m);
+  });
+
+  it('completes commands and subcommands', async () => {
+    expect(await bashCompletes('gds gate ap')).toEqual(['apply']);
+    expect(await bashCompletes('gds ver')).toEqual(['versions']);
+    expect(await bashCompletes('gds ')).toEqual(
+      expect.arrayContaining(['auth', 'gate', 'list', 'completion']),
+    );
+    expect(await bashCompletes('gds ')).not.toContain('__complete');
+  });
+
+  it("completes a command's flags, global ones too", async () => {
+    expect(await bashCompletes('gds list --sta')).toEqual(['--state']);
+    expect(await bashCompletes('gds gate run customers --')).toEqual(
+      expect.arrayContaining(['--gate', '--sample', '--json', '--profile']),
+    );
+  });
+
+  it("completes a flag's values", async () => {
+    expect(await bashCompletes('gds list --state C')).toEqual(['CERTIFIED', 'CORE']);
+    expect(await bashCompletes('gds list --state=Q')).toEqual(['QUARANTINED']);
+    expect(await bashCompletes('gds completion ')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
+  });
+
+  it('completes table names and ids from the service', async () => {
+    const customers = await bashCompletes('gds status cus');
+    expect(customers).toContain('customers');
+    expect(customers.every((name) => name.startsWith('customers'))).toBe(true);
+    expect(await bashCompletes('gds gate apply or')).toContain('orders');
+    const ids = await bashCompletes('gds status tbl_');
+    expect(ids).toEqual(expect.arrayContaining([server.table('customers').id, server.table('orders').id]));
+  });
+
+  it('completes connector ids, environments and job ids from the service', async () => {
+    const connectors = (server.ready as unknown as { connectors: Array<{ id: string }> }).connectors.map(
+      (c) => c.id,
+    );
+    expect(await bashCompletes('gds push x.sql --connector ')).toEqual(expect.arrayContaining(connectors));
+    expect(await bashCompletes('gds env promote customers --to st')).toEqual(['staging']);
+    expect(await bashCompletes('gds gate status ')).toContain(jobId);
+  });
+
+  it('completes profiles from the config, and file names where a file goes', async () => {
+    for (const name of ['prod', 'staging'])
+      await run('bash', [
+        '-c',
+        `gds auth set --token cli_${name}0123456789 --base ${server.url} --profile ${name} --no-verify`,
+      ]);
+    expect(await bashCompletes('gds --profile ')).toEqual(['prod', 'staging']);
+    expect(await bashCompletes('gds whoami --profile pr')).toEqual(['prod']);
+    await writeFile(join(dir, 'gate1.yml'), 'patternChecks: []\n');
+    expect(await bashCompletes('gds gate validate -f gate1')).toEqual(['gate1.yml']);
+  });
+
+  it("keeps the service's answers briefly, readable by the user alone", async () => {
+    await bashCompletes('gds status cus');
+    const cache = join(dir, 'cache/gds/complete');
+    expect((await stat(cache)).mode & 0o777).toBe(0o700);
+    const files = await readdir(cache);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) expect((await stat(join(cache, file))).mode & 0o777).toBe(0o600);
+    // A table renamed meanwhile: the answer of a moment ago is used again.
+    await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [
+      server.table('customers').id,
+      'clients',
+    ]);
+    try {
+      expect(await bashCompletes('gds status cus')).toContain('customers');
+      expect(await bashCompletes('gds status cli')).toEqual([]);
+      expect(await bashCompletes('gds status cli', { XDG_CACHE_HOME: join(dir, 'other-cache') })).toEqual([
+        'clients',
+      ]);
+    } finally {
+      await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [
+        server.table('customers').id,
+        'customers',
+      ]);
+    }
+  });
+});
+
+describe('gds __complete without a service', () => {
+  let silent: Server;
+  let silentUrl: string;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    // Accepts connections and never answers.
+    silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    silentUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it.each([
+    ['nothing listens', { SERVICE_API_URL: 'http://127.0.0.1:9' }],
+    ['no credentials at all', { SERVICE_API_URL: undefined, SERVICE_TOKEN: undefined }],
+    ['a refused token', { SERVICE_TOKEN: 'cli_not_a_real_token' }],
+  ])('prints nothing and exits 0 when %s', async (_why, extra) => {
+    for (const args of [
+      ['tables', ''],
+      ['line', '--', 'status', ''],
+      ['connectors', 'con'],
+    ]) {
+      const result = await run('gds', ['__complete', ...args], {
+        XDG_CACHE_HOME: join(dir, 'empty-cache'),
+        ...extra,
+      });
+      expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    }
+  });
+
+  it('gives up on a service that never answers, silently', async () => {
+    const result = await run('gds', ['__complete', 'tables', ''], {
+      XDG_CACHE_HOME: join(dir, 'empty-cache'),
+      SERVICE_API_URL: silentUrl,
+    });
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('still completes what needs no service', async () => {
+    const result = await run('gds', ['__complete', 'line', '--', 'list', '--state', 'P'], {
+      SERVICE_API_URL: 'http://127.0.0.1:9',
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'PENDING_REVIEW\n', stderr: '' });
+  });
+});
+
+describe('the other shells', () => {
+  it(
+    'fish: the script loads and `complete -C` offers commands, enum values and tables',
+    needs(onPath('fish') ? undefined : 'no fish (apt-get install fish)'),
+    async () => {
+      const fish = async (line: string) => {
+        const result = await run('fish', ['-c', `gds completion fish | source; complete -C ${quote(line)}`]);
+        expect(result.stderr).toBe('');
+        return result.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0]);
+      };
+      expect(await fish('gds gate ap')).toEqual(['apply']);
+      expect(await fish('gds list --state C')).toEqual(['CERTIFIED', 'CORE']);
+      expect(await fish('gds status ord')).toContain('orders');
+    },
+  );
+
+  it(
+    'zsh: the script is valid zsh and registers _gds',
+    needs(onPath('zsh') ? undefined : 'no zsh (apt-get install zsh)'),
+    async () => {
+      const script = (await run('gds', ['completion', 'zsh'])).stdout;
+      expect(script.startsWith('#compdef gds\n')).toBe(true);
+      const check = await run('zsh', ['-n', '-c', script]);
+      expect(check).toMatchObject({ code: 0, stderr: '' });
+      const loaded = await run('zsh', [
+        '-c',
+        'autoload -U compinit && compinit -u -D && eval "$(gds completion zsh)" && print -r -- ${_comps[gds]}',
+      ]);
+      expect(loaded.stdout.trim()).toBe('_gds');
+    },
+  );
+
+  it('powershell: a native argument completer that asks gds __complete', async () => {
+    const script = (await run('gds', ['completion', 'powershell'])).stdout;
+    expect(script).toContain('Register-ArgumentCompleter -Native -CommandName gds');
+    expect(script).toContain('& gds __complete line "--current=$wordToComplete" @words');
+    expect(script).toContain('[System.Management.Automation.CompletionResult]::new(');
+  });
+
+  it('an unknown shell is a usage error naming the four', async () => {
+    const result = await run('gds', ['completion', 'tcsh']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bash.*zsh.*fish.*powershell/s);
+  });
+});
