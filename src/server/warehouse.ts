@@ -1,6 +1,7 @@
 // Read access to warehouse objects (a connector's schema). The service never writes to them.
 import type { Queryable } from './db/index.js';
 import type { Column, ColumnType } from './records/columns.js';
+import { INTEGER_BYTES } from './records/columns.js';
 
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -41,11 +42,13 @@ interface ColumnInfo {
   column_name: string;
   data_type: string;
   is_nullable: string;
+  numeric_precision: number | null;
+  numeric_scale: number | null;
 }
 
 async function columnsOf(q: Queryable, schemas: string[]): Promise<ColumnInfo[]> {
   return q.query<ColumnInfo>(
-    `SELECT table_schema, table_name, column_name, data_type, is_nullable
+    `SELECT table_schema, table_name, column_name, data_type, is_nullable, numeric_precision, numeric_scale
        FROM information_schema.columns
       WHERE table_schema = ANY($1::text[])
       ORDER BY table_schema, table_name, ordinal_position`,
@@ -58,6 +61,12 @@ function toColumn(info: ColumnInfo): Column {
     name: info.column_name,
     type: COLUMN_TYPE_OF[info.data_type] ?? 'text',
     required: info.is_nullable === 'NO',
+    // The storage the warehouse declares: an integer's size; a numeric's precision and scale (numeric(p,s)),
+    // which information_schema gives only when the column declares them.
+    ...(INTEGER_BYTES[info.data_type] === undefined ? {} : { integerBytes: INTEGER_BYTES[info.data_type] }),
+    ...(info.data_type === 'numeric' && info.numeric_precision !== null
+      ? { precision: Number(info.numeric_precision), scale: Number(info.numeric_scale ?? 0) }
+      : {}),
   };
 }
 

@@ -20,6 +20,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Column, ColumnType } from '../records/columns.js';
+import { INTEGER_BYTES } from '../records/columns.js';
 import { describeWarehouseObject } from '../warehouse.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { Job } from './jobs.js';
@@ -208,9 +209,14 @@ const DECLARED_TYPES: Record<string, ColumnType> = {
   char: 'text',
   integer: 'integer',
   int: 'integer',
+  int2: 'integer',
+  int4: 'integer',
+  int8: 'integer',
   bigint: 'integer',
   smallint: 'integer',
   numeric: 'numeric',
+  float4: 'numeric',
+  float8: 'numeric',
   decimal: 'numeric',
   number: 'numeric',
   float: 'numeric',
@@ -224,11 +230,40 @@ const DECLARED_TYPES: Record<string, ColumnType> = {
   datetime: 'timestamp',
 };
 
+/**
+ * A declared type's storage: `int4` → 4 bytes, `numeric(10,2)` → precision 10, scale 2 (`numeric(5)` scale 0).
+ * What the type does not declare stays absent (any exact integer, any finite number).
+ */
+export function declaredStorage(
+  declared: string | undefined,
+): Pick<Column, 'integerBytes' | 'precision' | 'scale'> {
+  const match = /^\s*([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?\s*$/.exec(
+    declared?.toLowerCase() ?? '',
+  );
+  if (!match) return {};
+  const [, base = '', precision, scale] = match;
+  const integerBytes = INTEGER_BYTES[base];
+  if (integerBytes !== undefined) return { integerBytes };
+  if ((base === 'numeric' || base === 'decimal') && precision !== undefined) {
+    const p = Number(precision);
+    const s = scale === undefined ? 0 : Number(scale);
+    // PostgreSQL takes precision 1..1000 and a scale within it; anything else is left unchecked here.
+    if (p >= 1 && p <= 1000 && s >= 0 && s <= p) return { precision: p, scale: s };
+  }
+  return {};
+}
+
 /** The artifact's columns, typed by the warehouse object where it has the column, else by the declared type. */
 function columnsOf(artifact: GovernanceArtifact, warehouse: Column[]): Column[] {
   return artifact.columns.map((column) => {
     const live = warehouse.find((c) => c.name === column.name);
     const declared = column.type?.toLowerCase().replace(/\(.*$/, '').trim() ?? '';
+    const storage = live
+      ? {
+          ...(live.integerBytes === undefined ? {} : { integerBytes: live.integerBytes }),
+          ...(live.precision === undefined ? {} : { precision: live.precision, scale: live.scale ?? 0 }),
+        }
+      : declaredStorage(column.type);
     return {
       name: column.name,
       type: live?.type ?? DECLARED_TYPES[declared] ?? 'text',
@@ -236,6 +271,7 @@ function columnsOf(artifact: GovernanceArtifact, warehouse: Column[]): Column[] 
       ...(column.references === undefined ? {} : { references: column.references }),
       ...(column.min === undefined ? {} : { min: column.min }),
       ...(column.max === undefined ? {} : { max: column.max }),
+      ...storage,
     };
   });
 }

@@ -313,7 +313,7 @@ export function assertValues(
   const where = index === undefined ? '' : ` (item ${index})`;
   throw badRequest(
     'invalid_record',
-    `The record does not fit table ${table.name}${where}: ${describeProblems(problems)}.`,
+    `The record does not fit table ${table.name}${where}: ${describeProblems(problems, table.columns)}.`,
     {
       ...(index === undefined ? {} : { index }),
       ...problems,
