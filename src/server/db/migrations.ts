@@ -375,6 +375,19 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 18,
+    name: 'jobs claimed by one worker among server processes: claimer, heartbeat, attempts',
+    sql: `
+      ALTER TABLE gds.jobs
+        ADD COLUMN claimed_by text,
+        ADD COLUMN heartbeat_at timestamptz,
+        ADD COLUMN attempts integer NOT NULL DEFAULT 0;
+      -- Jobs RUNNING before workers named themselves ran once, in a process that is gone by now.
+      UPDATE gds.jobs SET attempts = 1 WHERE status <> 'QUEUED';
+      CREATE INDEX jobs_running ON gds.jobs (started_at) WHERE status = 'RUNNING';
+    `,
+  },
+  {
     version: 23,
     name: 'recertification requests listed by key',
     sql: `

@@ -1,6 +1,15 @@
 // Detached gate jobs (gds.jobs): enqueued inside a route's transaction, run by a worker inside the server.
 // A job moves QUEUED -> RUNNING -> SUCCEEDED | FAILED, or to CANCELLED while queued or running; a cancelled
 // job is never overwritten by its handler's outcome.
+//
+// Several server processes may share one PostgreSQL: each has a worker, and a job is claimed by exactly one
+// (an UPDATE of the oldest QUEUED row, skipping rows another worker has locked), which names itself in
+// `claimed_by` and beats a heartbeat while it runs the job; only the claiming worker writes the outcome. A
+// RUNNING job whose heartbeat stopped (its process died) is put back in the queue by another worker, up to
+// MAX_ATTEMPTS runs in all, then FAILED saying so. Every job type is a read-only report, so a run cut short
+// and run again changes nothing twice.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
@@ -25,6 +34,10 @@ export interface Job {
   finishedAt: string | null;
   result: unknown;
   error: { message: string } | null;
+  /** The worker that ran (or runs) it: host, process id and a random part. */
+  claimedBy?: string | null;
+  /** How many times a worker has started it (more than 1 only after a worker died running it). */
+  attempts?: number;
 }
 
 /** What a handler gets: the job and the database (outside any transaction) and clock of its server. */
@@ -57,6 +70,8 @@ interface JobRowDb {
   finished_at: Date | string | null;
   result: unknown;
   error: { message: string } | null;
+  claimed_by?: string | null;
+  attempts?: number;
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -76,6 +91,8 @@ function toJob(row: JobRowDb): Job {
     finishedAt: iso(row.finished_at),
     result: row.result,
     error: row.error,
+    ...(row.claimed_by === undefined ? {} : { claimedBy: row.claimed_by }),
+    ...(row.attempts === undefined ? {} : { attempts: row.attempts }),
   };
 }
 
@@ -163,6 +180,12 @@ export interface JobControl {
 }
 
 const POLL_MS = 200;
+/** How often a worker writes `heartbeat_at` of the job it runs. */
+export const HEARTBEAT_MS = 15_000;
+/** A RUNNING job whose heartbeat is older than this belongs to a worker that is gone. */
+export const STALE_AFTER_MS = 4 * HEARTBEAT_MS;
+/** Runs of one job, at most: a job whose worker died this often (it may be what kills it) is FAILED. */
+export const MAX_ATTEMPTS = 3;
 
 /** The worker inside a server. `stop()` waits for the job in hand, then stops polling. */
 export class JobRunner implements JobControl {
@@ -170,6 +193,9 @@ export class JobRunner implements JobControl {
   private stopped = false;
   private busy: Promise<unknown> = Promise.resolve();
   private readonly started = new Set<string>();
+  /** This worker's name in `claimed_by`: unique among the processes sharing the database. */
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private lastRecovery = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly env: JobEnv,
@@ -214,12 +240,13 @@ export class JobRunner implements JobControl {
     for (const id of [...this.started]) {
       this.started.delete(id);
       const [row] = await this.env.db.query<JobRowDb>(
-        `SELECT * FROM gds.jobs WHERE id = $1 AND status = 'RUNNING'`,
-        [id],
+        `SELECT * FROM gds.jobs WHERE id = $1 AND status = 'RUNNING' AND claimed_by = $2`,
+        [id, this.id],
       );
       if (row) await this.execute(toJob(row));
       ids.push(id);
     }
+    await this.recover();
     while (!this.stopped) {
       const job = await this.claim();
       if (!job) break;
@@ -229,17 +256,59 @@ export class JobRunner implements JobControl {
     return ids;
   }
 
-  /** The oldest QUEUED job, now RUNNING; null when none is queued. */
+  /**
+   * The oldest QUEUED job, now RUNNING and claimed by this worker; null when none is queued. The row lock
+   * skipped by other workers and the status re-checked after it make the claim one worker's only.
+   */
   private async claim(): Promise<Job | null> {
     const [row] = await this.env.db.query<JobRowDb>(
-      `UPDATE gds.jobs SET status = 'RUNNING', started_at = $1
+      `UPDATE gds.jobs SET status = 'RUNNING', started_at = $1, heartbeat_at = $1, claimed_by = $2,
+              attempts = attempts + 1
         WHERE id = (SELECT id FROM gds.jobs WHERE status = 'QUEUED' ORDER BY created_at, id LIMIT 1
                      FOR UPDATE SKIP LOCKED)
           AND status = 'QUEUED'
         RETURNING *`,
-      [new Date(this.env.clock()).toISOString()],
+      [new Date(this.env.clock()).toISOString(), this.id],
     );
     return row ? toJob(row) : null;
+  }
+
+  /**
+   * At most once a heartbeat period: the RUNNING jobs of workers whose heartbeat stopped go back to the
+   * queue (or, after MAX_ATTEMPTS runs, to FAILED saying why). A job of this worker's own is never taken.
+   */
+  private async recover(): Promise<void> {
+    const now = this.env.clock();
+    if (now - this.lastRecovery < HEARTBEAT_MS && now >= this.lastRecovery) return;
+    this.lastRecovery = now;
+    await this.env.db.query(
+      `UPDATE gds.jobs SET
+          status = CASE WHEN attempts >= $3 THEN 'FAILED' ELSE 'QUEUED' END,
+          finished_at = CASE WHEN attempts >= $3 THEN $1::timestamptz END,
+          error = CASE WHEN attempts >= $3 THEN jsonb_build_object('message',
+            'The server process running this job (' || coalesce(claimed_by, 'unknown') || ') stopped before it ' ||
+            'finished, ' || attempts || ' times; run it again.') END,
+          started_at = CASE WHEN attempts >= $3 THEN started_at END,
+          claimed_by = CASE WHEN attempts >= $3 THEN claimed_by END,
+          heartbeat_at = NULL
+        WHERE status = 'RUNNING' AND claimed_by IS DISTINCT FROM $4
+          AND coalesce(heartbeat_at, started_at) < $2`,
+      [new Date(now).toISOString(), new Date(now - STALE_AFTER_MS).toISOString(), MAX_ATTEMPTS, this.id],
+    );
+  }
+
+  /** Writes this worker's heartbeat on a job it runs, every HEARTBEAT_MS until stopped. */
+  private heartbeat(jobId: string): () => void {
+    const timer = setInterval(() => {
+      void this.env.db
+        .query(
+          `UPDATE gds.jobs SET heartbeat_at = $2 WHERE id = $1 AND claimed_by = $3 AND status = 'RUNNING'`,
+          [jobId, new Date(this.env.clock()).toISOString(), this.id],
+        )
+        .catch(() => undefined);
+    }, HEARTBEAT_MS);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   private async execute(job: Job): Promise<void> {
@@ -247,22 +316,26 @@ export class JobRunner implements JobControl {
     let status: JobStatus = 'SUCCEEDED';
     let result: unknown = null;
     let error: { message: string } | null = null;
+    const stopBeating = this.heartbeat(job.id);
     try {
       if (!handler) throw new Error(`no handler registered for job type ${job.type}`);
       result = (await handler(job, this.env)) ?? null;
     } catch (failure) {
       status = 'FAILED';
       error = { message: failure instanceof Error ? failure.message : String(failure) };
+    } finally {
+      stopBeating();
     }
     await this.env.db.query(
       `UPDATE gds.jobs SET status = $2, result = $3, error = $4, finished_at = $5
-        WHERE id = $1 AND status = 'RUNNING'`,
+        WHERE id = $1 AND status = 'RUNNING' AND claimed_by = $6`,
       [
         job.id,
         status,
         JSON.stringify(result),
         error ? JSON.stringify(error) : null,
         new Date(this.env.clock()).toISOString(),
+        this.id,
       ],
     );
   }
