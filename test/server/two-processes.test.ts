@@ -175,4 +175,184 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get('x-ratelimit-remaining')).toBe(String(RATE_LIMIT - 1));
   });
+  it('spends an integration refresh token once across both: reuse on the other revokes the family', async () => {
+    const crm = table('crm_contacts');
+    const issued = await call(a, 'POST', '/api/integration/tokens', {
+      token: owner(a).accessToken,
+      json: { name: 'single-use', env: '*', scopes: [{ tableId: crm, permissions: ['read'] }] },
+    });
+    const first = issued.body.tokens.refreshToken as string;
+    const refreshed = await call(a, 'POST', '/api/integration/refresh', { json: { refreshToken: first } });
+    expect(refreshed.status).toBe(200);
+    const reused = await call(b, 'POST', '/api/integration/refresh', { json: { refreshToken: first } });
+    expect(reused.status).toBe(401);
+    expect(reused.body.error.code).toBe('refresh_token_reused');
+    // The family is revoked on both: the access token the first refresh gave, and its refresh token.
+    const read = await call(a, 'GET', `/api/tables/${crm}/records?limit=1`, {
+      token: refreshed.body.tokens.accessToken,
+    });
+    expect(read.status).toBe(401);
+    expect(read.body.error.code).toBe('token_revoked');
+    const successor = await call(a, 'POST', '/api/integration/refresh', {
+      json: { refreshToken: refreshed.body.tokens.refreshToken },
+    });
+    expect(successor.status).toBe(401);
+
+    // The same refresh token sent to both at once: one of them answers it.
+    const again = await call(b, 'POST', '/api/integration/tokens', {
+      token: owner(b).accessToken,
+      json: { name: 'raced', env: '*', scopes: [{ tableId: crm, permissions: ['read'] }] },
+    });
+    const raced = await Promise.all(
+      [a, b].map((node) =>
+        call(node, 'POST', '/api/integration/refresh', {
+          json: { refreshToken: again.body.tokens.refreshToken },
+        }),
+      ),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 401]);
+    const { rows } = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM gds.audit_log
+        WHERE action = 'INTEGRATION_TOKEN_REFRESHED' AND details->>'tokenId' = $1`,
+      [again.body.id],
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it('redeems on A a device code started on A and approved on B; the session refreshes once across both', async () => {
+    const device = await call(a, 'POST', '/oauth/device/code', { form: { client_id: 'gds-cli' } });
+    expect(device.status).toBe(200);
+    expect(device.body.verification_uri).toBe(`${PUBLIC_URL}/device`);
+    const redeem = () =>
+      call(a, 'POST', '/oauth/token', {
+        form: {
+          grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+          device_code: device.body.device_code,
+          client_id: 'gds-cli',
+        },
+      });
+    const approved = await call(b, 'POST', '/device', {
+      form: { user_code: device.body.user_code, email: owner(b).email, action: 'approve' },
+    });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toContain('Signed in');
+    const tokens = await redeem();
+    expect(tokens.status).toBe(200);
+    expect((await call(b, 'GET', '/api/me', { token: tokens.body.access_token })).status).toBe(200);
+    // Redeemed once: B does not redeem it again.
+    const twice = await call(b, 'POST', '/oauth/token', {
+      form: {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: device.body.device_code,
+        client_id: 'gds-cli',
+      },
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toBe('invalid_grant');
+
+    const refresh = (node: Node, token: string) =>
+      call(node, 'POST', '/oauth/token', {
+        form: { grant_type: 'refresh_token', refresh_token: token, client_id: 'gds-cli' },
+      });
+    const rotated = await refresh(b, tokens.body.refresh_token);
+    expect(rotated.status).toBe(200);
+    const reused = await refresh(a, tokens.body.refresh_token);
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+    // Reuse revoked the sign-in: the rotated access token is refused by both.
+    for (const node of [a, b])
+      expect((await call(node, 'GET', '/api/me', { token: rotated.body.access_token })).status).toBe(401);
+  });
+
+  it('knows a dashboard sign-in made on A on B, and a sign-out on B on A', async () => {
+    const signedIn = await call(a, 'POST', '/dashboard/sign-in', {
+      form: { email: owner(a).email, next: '/dashboard' },
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(cookie).toMatch(/^gds_dashboard=.+/);
+    const page = await call(b, 'GET', '/dashboard', { cookie });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(owner(a).email);
+    expect((await call(b, 'POST', '/dashboard/sign-out', { cookie })).status).toBe(303);
+    const after = await call(a, 'GET', '/dashboard', { cookie });
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe('sign_in_required');
+  });
+
+  it(
+    'runs each gate job queued on A exactly once, by one of the two workers',
+    { timeout: 120_000 },
+    async () => {
+      const orders = table('orders');
+      const queued: string[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        const accepted = await call(next(), 'POST', `/api/tables/${orders}/gate-runs`, {
+          token: owner(a).cliToken,
+          json: { gate: 2 },
+        });
+        expect(accepted.status).toBe(202);
+        queued.push(accepted.body.job.id);
+      }
+      const finished = async () =>
+        (
+          await sql.query<{ id: string; status: string; attempts: number; claimed_by: string | null }>(
+            `SELECT id, status, attempts, claimed_by FROM gds.jobs WHERE id = ANY($1::text[]) ORDER BY id`,
+            [queued],
+          )
+        ).rows;
+      for (let i = 0; i < 600 && (await finished()).some((j) => j.status !== 'SUCCEEDED'); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      const jobs = await finished();
+      expect(jobs.map((j) => [j.status, j.attempts])).toEqual(queued.map(() => ['SUCCEEDED', 1]));
+      for (const job of jobs) expect(job.claimed_by).toMatch(/:\d+:[0-9a-f]{8}$/);
+      // Each answers the same from either process.
+      const [one] = queued;
+      const views = await Promise.all(
+        [a, b].map((node) => call(node, 'GET', `/api/gate-jobs/${one}`, { token: owner(node).cliToken })),
+      );
+      expect(views[0]?.body).toEqual(views[1]?.body);
+    },
+  );
+
+  it(
+    'queues again a job whose process died while running it, and fails one that died too often',
+    { timeout: 120_000 },
+    async () => {
+      const orders = table('orders');
+      const orphan = async (id: string, attempts: number) =>
+        sql.query(
+          `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, params, created_by, created_at, started_at,
+                               heartbeat_at, claimed_by, attempts)
+         VALUES ($1, $2, $3, 'gate2', 'RUNNING', '{}', $4, now() - interval '1 hour', now() - interval '1 hour',
+                 now() - interval '1 hour', 'gone-host:4242:deadbeef', $5)`,
+          [id, a.ready.workspaceId, orders, owner(a).userId, attempts],
+        );
+      await orphan('job_orphan_once', 1);
+      await orphan('job_orphan_often', 3);
+      const rows = async () =>
+        (
+          await sql.query<{
+            id: string;
+            status: string;
+            attempts: number;
+            claimed_by: string;
+            error: unknown;
+          }>(
+            `SELECT id, status, attempts, claimed_by, error FROM gds.jobs WHERE id LIKE 'job_orphan_%' ORDER BY id`,
+          )
+        ).rows;
+      for (
+        let i = 0;
+        i < 600 && (await rows()).some((j) => j.status === 'RUNNING' || j.status === 'QUEUED');
+        i += 1
+      )
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      const [often, once] = await rows();
+      expect(once).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
+      expect(once?.claimed_by).not.toBe('gone-host:4242:deadbeef');
+      expect(often).toMatchObject({ status: 'FAILED', attempts: 3 });
+      expect(JSON.stringify(often?.error)).toContain('gone-host:4242:deadbeef');
+    },
+  );
 });
