@@ -8,6 +8,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/caller.js';
 import { loadSigningKeys } from './auth/keys.js';
 import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
+import { JOB_READ_HOLD_MS } from './routes/gate-jobs.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -86,6 +87,12 @@ export interface ServerOptions {
   /** Reuse grace of rotated refresh tokens (default 30 s): a spent one presented again within it gets the
    *  same rotated pair; after it, reuse revokes the family. 0 turns the grace off. */
   refreshGraceMs?: number;
+  /**
+   * How long after a gate job is queued a status read of it, while the job has not ended, waits for its
+   * end before answering (default 250 ms, JOB_READ_HOLD_MS): `push --wait` reads at once and hears of a
+   * job that ends in a few milliseconds then, not a poll interval later. 0 answers every read at once.
+   */
+  jobReadHoldMs?: number;
   /** Deadline of every database statement in ms (gate checks, previews, profiling); default 30,000. */
   queryTimeoutMs?: number;
   /** The URL people reach the server by when it is not the listening address (a proxy): its host is
@@ -152,6 +159,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       ),
       mints: new RateLimiter('mint', options.mintLimit ?? DEFAULT_MINT_LIMIT, db, clock),
       refreshGraceMs: options.refreshGraceMs ?? DEFAULT_REFRESH_GRACE_MS,
+      jobReadHoldMs: options.jobReadHoldMs ?? JOB_READ_HOLD_MS,
       baseUrl: () => baseUrl,
       issuer,
       names: () => {

@@ -24,6 +24,8 @@ export interface AppContext {
   mints: RateLimiter;
   /** How long a spent refresh token is answered again with its successor instead of revoking its family. */
   refreshGraceMs: number;
+  /** How long after a gate job is queued a read of it waits for its end (ServerOptions.jobReadHoldMs). */
+  jobReadHoldMs?: number;
   /** The server's base URL (known once it listens). */
   baseUrl: () => string;
   /** The URL people reach the service by: --public-url when given (shared by every process behind it), else

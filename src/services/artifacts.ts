@@ -326,9 +326,10 @@ export const TERMINAL_JOB_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 
 export type WaitOptions = PollOptions;
 
 /**
- * Polls the auto-baseline (Gate 1) job until it ends (after 0.25 s, then backing off up to the interval);
- * `onChange` sees each new status. `options.known` is the status the registration answered (QUEUED): the
- * first read then waits the 0.25 s too.
+ * Polls the auto-baseline (Gate 1) job until it ends (at once, after 0.25 s, then backing off up to the
+ * interval); `onChange` sees each new status. `options.known` is the status the registration answered
+ * (QUEUED), not reported again; the first read is at once, and the reference server holds it until the
+ * job ends when that is within 0.25 s of the registration.
  */
 export async function waitForBaselineJob(
   client: Pick<ApiClient, 'gateJobs'>,

@@ -1,6 +1,8 @@
 // Adaptive waiting shared by `push --wait`, `status --watch` and `gate status --watch`: the first read at
 // once, the next after 0.25 s, then each wait doubles up to --interval. A job that ends in a few
-// milliseconds is seen a quarter of a second later; a long one costs one request per --interval.
+// milliseconds is seen by the first read on the reference server (it holds a read of a job queued less
+// than 0.25 s ago until the job ends), else a quarter of a second later; a long one costs one request per
+// --interval.
 import { setTimeout as sleepFor } from 'node:timers/promises';
 
 /** The wait before the second read (the first read is immediate). */
@@ -13,8 +15,10 @@ export interface PollOptions {
   /** Replaces the real timer (tests count and space the polls with it). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   /**
-   * The fingerprint of a value the caller read just before (e.g. the job a registration answered): the
-   * first read then comes after 0.25 s instead of at once, and that value is not reported again.
+   * The fingerprint of a value the caller read just before (e.g. the job a registration answered): that
+   * value is not reported again. The first read still comes at once: the reference server answers a read
+   * of a job queued less than 0.25 s ago when the job ends (within that 0.25 s), so a job that ends in
+   * a few milliseconds is seen then; a server that answers at once costs one request more.
    */
   known?: string;
 }
@@ -37,9 +41,7 @@ export async function pollUntil<T>(
 ): Promise<T> {
   const sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
   let previous = options.known;
-  let attempt = 0;
-  if (previous !== undefined) await sleep(pollDelay(attempt++, options.intervalMs), options.signal);
-  for (; ; attempt += 1) {
+  for (let attempt = 0; ; attempt += 1) {
     const value = await read();
     const current = fingerprint(value);
     if (current !== previous) await onChange(value);

@@ -453,8 +453,8 @@ describe('waitForBaselineJob', () => {
     expect(api.seen.map((r) => r.url.searchParams.get('gate'))).toEqual(['1', '1', '1', '1']);
   });
 
-  it('knowing the registration answered QUEUED, the first read waits 0.25 s and QUEUED is not said again', async () => {
-    const answers = [job('RUNNING'), job('SUCCEEDED')];
+  it('knowing the registration answered QUEUED, the first read is at once and QUEUED is not said again', async () => {
+    const answers = [job('QUEUED'), job('RUNNING'), job('SUCCEEDED')];
     api.use(http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(answers.shift())));
     const sleeps: number[] = [];
     const seen: string[] = [];
@@ -466,7 +466,7 @@ describe('waitForBaselineJob', () => {
     );
     expect(sleeps).toEqual([250, 500]);
     expect(seen).toEqual(['RUNNING', 'SUCCEEDED']);
-    expect(api.seen).toHaveLength(2);
+    expect(api.seen).toHaveLength(3);
   });
 
   it('the outcome as an exit: SUCCEEDED none, FAILED and CANCELLED exit 1 with the reason', () => {

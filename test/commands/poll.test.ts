@@ -63,7 +63,7 @@ describe('pollUntil', () => {
     expect(seen).toEqual(['QUEUED', 'RUNNING', 'SUCCEEDED']);
   });
 
-  it('with the status already known (push --wait: the registration answered QUEUED), the first read waits 0.25 s', async () => {
+  it('with the status already known (push --wait: the registration answered QUEUED), the first read is at once and the known status is not reported again', async () => {
     const clock = fakeClock();
     const seen: string[] = [];
     await pollUntil(
@@ -73,7 +73,21 @@ describe('pollUntil', () => {
       { intervalMs: 3000, sleep: clock.sleep, known: 'QUEUED' },
       (status) => void seen.push(status),
     );
-    expect(clock.readAt).toEqual([250]);
+    expect(clock.readAt).toEqual([0, 250]);
+    expect(seen).toEqual(['SUCCEEDED']);
+  });
+
+  it('with the status known, a read the server held until the job ended is the only one', async () => {
+    const clock = fakeClock();
+    const seen: string[] = [];
+    await pollUntil(
+      clock.read(() => 'SUCCEEDED'),
+      (status) => status === 'SUCCEEDED',
+      (status) => status,
+      { intervalMs: 3000, sleep: clock.sleep, known: 'QUEUED' },
+      (status) => void seen.push(status),
+    );
+    expect(clock.readAt).toEqual([0]);
     expect(seen).toEqual(['SUCCEEDED']);
   });
 

@@ -97,6 +97,7 @@ export interface TestServerOptions extends Pick<
   | 'queryTimeoutMs'
   | 'publicUrl'
   | 'refreshGraceMs'
+  | 'jobReadHoldMs'
   | 'dbt'
   | 'failedAuthLimit'
   | 'mintLimit'
@@ -130,6 +131,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     failedAuthLimit: options.failedAuthLimit ?? 100_000,
     mintLimit: options.mintLimit ?? 10_000,
     ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
+    ...(options.jobReadHoldMs !== undefined ? { jobReadHoldMs: options.jobReadHoldMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
     ...(options.dbt ? { dbt: options.dbt } : {}),
   });

@@ -1,5 +1,6 @@
 // Gate jobs (Gate 2/3 and the auto-baseline job): status, result of a terminal job, cancel. A
 // person's session or CLI token; `?gate=` (the CLI's --gate) must match the job's gate.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gate1ProofBody, GateJobBody, Schema } from '../../contract/types.js';
 import type { SessionCaller } from '../auth/caller.js';
@@ -57,8 +58,8 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/gate-jobs/:jobId', async (request: JobRequest) => {
     const proof = await proofFor(ctx, request);
     if (proof) return proof;
-    const { job } = await jobFor(ctx, request);
-    return jobBody(job);
+    const { caller, job } = await jobFor(ctx, request);
+    return jobBody(await settled(ctx, caller.workspaceId, job));
   });
 
   app.get('/api/gate-jobs/:jobId/result', async (request: JobRequest) => {
@@ -115,6 +116,31 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return jobBody(after);
   });
+}
+
+/** Default of ServerOptions.jobReadHoldMs: a job queued this recently is awaited briefly by a status read. */
+export const JOB_READ_HOLD_MS = 250;
+/** How often a held read looks at the job again. */
+const RECHECK_MS = 10;
+
+/**
+ * The job as it is once it has ended, or once `ctx.jobReadHoldMs` have passed since it was queued,
+ * whichever comes first: a read right after the registration (push --wait reads at once) waits a few
+ * milliseconds for a job that ends in as many, instead of answering QUEUED and the client asking again a
+ * poll interval later. A job queued longer ago, or one that has ended, is answered at once. The job is
+ * read again every RECHECK_MS meanwhile (from the database: a worker of another process may run it).
+ */
+async function settled(ctx: AppContext, workspaceId: string, job: Job): Promise<Job> {
+  const holdMs = ctx.jobReadHoldMs ?? JOB_READ_HOLD_MS;
+  const left = holdMs - (ctx.clock() - Date.parse(job.createdAt));
+  if (TERMINAL_STATUSES.has(job.status) || !(left > 0)) return job;
+  const until = Date.now() + Math.min(left, holdMs);
+  let current = job;
+  while (!TERMINAL_STATUSES.has(current.status) && Date.now() < until) {
+    await sleep(Math.min(RECHECK_MS, Math.max(until - Date.now(), 1)));
+    current = (await getJob(ctx.db, workspaceId, job.id)) ?? current;
+  }
+  return current;
 }
 
 /** A `prf_…` id: the persisted Gate 1 proof (`gate submit` printed it), with the job checks applied; else null. */
