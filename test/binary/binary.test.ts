@@ -440,6 +440,14 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect((await evaluated(['gate', 'validate', '-f', 'a.yml'])).filter((m) => sqlParser.test(m))).toEqual(
       [],
     );
+    // A plain comparison is decided without it (core/gate1/plain-predicate.ts).
+    await writeFile(
+      join(dir, 'plain.yml'),
+      'customPredicates:\n  - {name: p, sql: "amount >= 0", severity: WARN}\n',
+    );
+    expect(
+      (await evaluated(['gate', 'validate', '-f', 'plain.yml'])).filter((m) => sqlParser.test(m)),
+    ).toEqual([]);
     const modules = await evaluated(['gate', 'validate', '-f', 'sql.yml']);
     // PostgreSQL's own parser checks the predicate (its WebAssembly from the executable's asset).
     expect(modules).toContain('/node_modules/libpg-query/wasm/index.cjs');

@@ -7,7 +7,9 @@ import type { PgGrammar } from '../artifacts/pg-grammar.js';
 import { pgGrammar, pgRefusal } from '../artifacts/pg-grammar.js';
 import type { Finding } from './finding.js';
 import { checkRegex } from './regex-check.js';
+import { isPlainPredicate } from './plain-predicate.js';
 import { lexPredicate } from './sql-lexer.js';
+import type { LexedPredicate } from './sql-lexer.js';
 
 /** Functions a predicate may call (lower case; unquoted names only). All are immutable or stable, return one value per row, and read nothing but their arguments. */
 export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -834,9 +836,21 @@ export function checkPredicateSql(sql: string, opts: PredicateCheckOptions = {})
       },
     ];
   }
-  loadedGrammar();
   const lexed = lexPredicate(sql);
   if (lexed.findings.length > 0) return lexed.findings;
+  const columns = opts.columns ? new Set(opts.columns) : undefined;
+  // Comparisons of columns and constants (amount >= 0, status IN ('open', 'closed')) need no parser.
+  if (isPlainPredicate(sql, columns)) return [];
+  return checkParsedPredicate(sql, lexed, columns);
+}
+
+/** checkPredicateSql's answer from PostgreSQL's parser, for a text lexPredicate found nothing in. */
+export function checkParsedPredicate(
+  sql: string,
+  lexed: LexedPredicate = lexPredicate(sql),
+  columns?: ReadonlySet<string>,
+): Finding[] {
+  loadedGrammar();
 
   const parsed = parse(`${WRAPPER}${sql})`);
   if ('refusal' in parsed) {
@@ -858,7 +872,7 @@ export function checkPredicateSql(sql: string, opts: PredicateCheckOptions = {})
   if (selectShape(parsed.statements) !== baselineShape()) return [STATEMENT_REFUSAL];
   const select = nodeOf(parsed.statements[0]);
   const where = select?.[1].whereClause;
-  const walker = new PredicateWalker(sql, opts.columns ? new Set(opts.columns) : undefined);
+  const walker = new PredicateWalker(sql, columns);
   walker.walk(where);
   const findings = [...walker.findings];
   const lexedLiterals = lexed.stringLiterals.map((raw) => raw.replaceAll("''", "'"));

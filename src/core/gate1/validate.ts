@@ -344,11 +344,10 @@ export function validateGate1(text: string, opts: ValidateOptions): ValidationRe
 
 /**
  * validateGate1 for one run of the CLI, which imports this module rather than index.ts: PostgreSQL's parser
- * loads only when the file has predicates to check (a file that names them is checked once; the rare one
- * that reaches them otherwise, e.g. through a YAML escape in the key, twice).
+ * loads only when a predicate needs it (plain comparisons do not, plain-predicate.ts); the file is then
+ * validated a second time, with the parser (a YAML parse more, against the parser's 35 ms).
  */
 export async function validateGate1Lazily(text: string, opts: ValidateOptions): Promise<ValidationResult> {
-  if (text.includes('customPredicates')) await loadPredicateParser();
   try {
     return validateGate1(text, opts);
   } catch (error) {
