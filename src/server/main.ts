@@ -85,7 +85,8 @@ const OPTIONS: readonly ServerOption[] = [
     name: 'public-url',
     value: 'URL',
     default: 'none: only the listening address, localhost and [::1]',
-    description: 'another URL people reach the server by (a proxy); its host is accepted besides those',
+    description:
+      'another URL people reach the server by (a proxy, a load balancer); its host is accepted besides those, and it issues the tokens',
   },
   {
     name: 'dbt',

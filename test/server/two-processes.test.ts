@@ -174,6 +174,21 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
     });
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get('x-ratelimit-remaining')).toBe(String(RATE_LIMIT - 1));
+
+    // Sent all at once, half to each: exactly the limit gets through.
+    const burst = await call(a, 'POST', '/api/integration/tokens', {
+      token: owner(a).accessToken,
+      json: { name: 'burst', env: '*', scopes: [{ tableId: crm, permissions: ['read'] }] },
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: 2 * RATE_LIMIT }, (_, i) =>
+        call(i % 2 === 0 ? a : b, 'GET', `/api/tables/${crm}/records?limit=1`, {
+          token: burst.body.tokens.accessToken,
+        }).then((answer) => answer.status),
+      ),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(RATE_LIMIT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(RATE_LIMIT);
   });
   it('spends an integration refresh token once across both: reuse on the other revokes the family', async () => {
     const crm = table('crm_contacts');
