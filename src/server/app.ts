@@ -100,6 +100,13 @@ export interface ServerOptions {
   publicUrl?: string;
   /** A dbt project folder (or a folder holding manifest.json): its relations are created in the dev warehouse. */
   dbt?: string;
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (`--trust-proxy`): their addresses or CIDR ranges
+   * (`127.0.0.1,10.0.0.0/8`), or how many proxy hops to trust. Off by default (the spec's default is a
+   * direct connection): the client address, which the failed-authentication limit counts per, is then the
+   * connection's, and a client cannot pick its own bucket by sending the header.
+   */
+  trustProxy?: string[] | number;
 }
 
 export interface RunningServer {
@@ -169,7 +176,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const routes: RunningServer['routes'] = [];
-    const app = buildApp(ctx, options.logger ?? false, contract, routes);
+    const app = buildApp(ctx, options.logger ?? false, contract, routes, options.trustProxy);
     oauthRoutes(app, ctx, options.deviceFlow);
     const host = options.host ?? DEFAULT_HOST;
     await app.listen({ port: options.port ?? DEFAULT_PORT, host });
@@ -202,9 +209,16 @@ function buildApp(
   logger: FastifyServerOptions['logger'],
   contract: ContractChecker | null,
   routes: RunningServer['routes'],
+  trustProxy: ServerOptions['trustProxy'],
 ) {
   const app = Fastify({
     logger,
+    // Off unless configured: request.ip is then the peer's address, whatever X-Forwarded-For says.
+    // A hop count trusts that many proxies nearest the server.
+    trustProxy:
+      typeof trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < trustProxy
+        : (trustProxy ?? false),
     bodyLimit: BODY_LIMIT_BYTES,
     exposeHeadRoutes: false,
     genReqId: () => randomUUID(),

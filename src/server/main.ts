@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
@@ -89,6 +90,13 @@ const OPTIONS: readonly ServerOption[] = [
       'another URL people reach the server by (a proxy, a load balancer); its host is accepted besides those, and it issues the tokens',
   },
   {
+    name: 'trust-proxy',
+    value: 'ADDRS',
+    default: 'off: the client address is the connection’s',
+    description:
+      'reverse proxies whose X-Forwarded-For gives the client address (the failed-authentication limit counts per address): their addresses or CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8), or a number of hops',
+  },
+  {
     name: 'dbt',
     value: 'DIR',
     default: 'none',
@@ -132,6 +140,24 @@ function publicUrl(raw: string): string {
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     fail(`--public-url must be an http(s) URL such as https://gds.example.com; got "${raw}".`);
   return url.origin;
+}
+
+/** `--trust-proxy`: a hop count, or addresses and CIDR ranges (and proxy-addr's loopback, linklocal, uniquelocal). */
+function trustProxy(raw: string): string[] | number {
+  if (/^\d+$/.test(raw)) return integer('trust-proxy', raw, 1, 100) ?? 1;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(entry);
+    const maxBits = family === 6 ? 128 : 32;
+    const goodBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (!named && (family === 0 || !goodBits || rest.length > 0))
+      fail(
+        `--trust-proxy takes proxy addresses or CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8), or a number of hops; got "${entry}".`,
+      );
+  }
+  return entries;
 }
 
 function parseValues(): Record<string, string | boolean | undefined> {
@@ -181,6 +207,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
       ? { queryTimeoutMs: integer('query-timeout', text('query-timeout'), 1, 3_600_000) }
       : {}),
     ...(text('dbt') !== undefined ? { dbt: dbtFolder(text('dbt') ?? '') } : {}),
+    ...(text('trust-proxy') !== undefined ? { trustProxy: trustProxy(text('trust-proxy') ?? '') } : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);

@@ -101,6 +101,7 @@ export interface TestServerOptions extends Pick<
   | 'dbt'
   | 'failedAuthLimit'
   | 'mintLimit'
+  | 'trustProxy'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -134,6 +135,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.jobReadHoldMs !== undefined ? { jobReadHoldMs: options.jobReadHoldMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
     ...(options.dbt ? { dbt: options.dbt } : {}),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   const contract = running.contract;
   if (!contract) throw new Error('test server: contract checking is off');

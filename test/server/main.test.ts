@@ -116,6 +116,7 @@ describe('npm run server', () => {
       'workspaces',
       'query-timeout',
       'public-url',
+      'trust-proxy',
       'dbt',
       'help',
     ]);
