@@ -50,6 +50,7 @@ export const COMMAND_LOADERS = {
   'records:delete': () => import('./records/delete.js'),
   'records:export': () => import('./records/export.js'),
   'records:get': () => import('./records/get.js'),
+  'records:import': () => import('./records/import.js'),
   'records:list': () => import('./records/list.js'),
   'records:update': () => import('./records/update.js'),
   reject: () => import('./reject.js'),

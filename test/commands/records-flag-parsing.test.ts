@@ -4,6 +4,8 @@ import RecordsCreate from '../../src/commands/records/create.js';
 import RecordsDelete from '../../src/commands/records/delete.js';
 import RecordsExport from '../../src/commands/records/export.js';
 import RecordsGet from '../../src/commands/records/get.js';
+import RecordsImport from '../../src/commands/records/import.js';
+import { formatOf } from '../../src/services/records-import.js';
 import RecordsList from '../../src/commands/records/list.js';
 import RecordsUpdate from '../../src/commands/records/update.js';
 import { grantedTables, parseRecordValues } from '../../src/services/records.js';
@@ -53,6 +55,35 @@ describe('records export', () => {
     expect(await usageError(RecordsExport, ['t', '-o', 'f', '--force', '--resume'])).toMatch(
       /cannot also be provided/,
     );
+  });
+});
+
+describe('records import', () => {
+  it('needs -f; --key, --batch-size 1-10000, --format, --dry-run, --resume or --force', async () => {
+    expect(await usageError(RecordsImport, ['t'])).toContain('file');
+    expect(
+      await flagsOf(RecordsImport, ['t', '-f', 'x.csv', '-k', 'sku', '--batch-size', '500', '--dry-run']),
+    ).toMatchObject({ file: 'x.csv', key: 'sku', 'batch-size': 500, 'dry-run': true });
+    expect(await flagsOf(RecordsImport, ['t', '-f', '-', '--format', 'json'])).toMatchObject({
+      format: 'json',
+    });
+    expect(await usageError(RecordsImport, ['t', '-f', 'x', '--batch-size', '10001'])).toContain('10001');
+    expect(await usageError(RecordsImport, ['t', '-f', 'x', '--format', 'xlsx'])).toContain('xlsx');
+    expect(await usageError(RecordsImport, ['t', '-f', 'x', '--resume', '--force'])).toMatch(
+      /cannot also be provided/,
+    );
+    expect(await usageError(RecordsImport, ['t', '-f', 'x', '--key', 'k', '--ignore-ids'])).toMatch(
+      /cannot also be provided/,
+    );
+  });
+
+  it('tells the format from the file name; stdin is NDJSON', () => {
+    expect(formatOf('a.CSV')).toBe('csv');
+    expect(formatOf('a.jsonl')).toBe('ndjson');
+    expect(formatOf('a.ndjson')).toBe('ndjson');
+    expect(formatOf('a.json')).toBe('json');
+    expect(formatOf('-')).toBe('ndjson');
+    expect(() => formatOf('a.txt')).toThrow(/Cannot tell the format of a.txt/);
   });
 });
 

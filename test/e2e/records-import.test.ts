@@ -1,0 +1,220 @@
+// `gds records import`, and `gds records export | gds records import` as real processes against the reference
+// server: a 10,000-row table of hard values round-trips exactly (NDJSON through a pipe, CSV through a file,
+// bulk creation); a SIGKILL in the middle of an import and `--resume` leave every row once on the server;
+// rows that do not fit are reported one by one while the others go in; --dry-run sends nothing.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { createModeBTable, fillRows, storedRows, wideRow } from '../helpers/records.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+
+const ROWS = 10_000;
+let server: TestServer;
+let source: string;
+let dir: string;
+let env: Record<string, string>;
+const targets: Record<string, string> = {};
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
+  source = await createModeBTable(server, 'wide_source');
+  await fillRows(server, source, ROWS);
+  for (const name of ['copy_pipe', 'copy_csv', 'copy_bulk', 'copy_killed', 'copy_errors', 'copy_dry']) {
+    targets[name] = await createModeBTable(server, name);
+  }
+  const issued = await server.issueToken('OWNER', {
+    name: 'roundtrip',
+    env: 'dev',
+    scopes: [source, ...Object.values(targets)].map((tableId) => ({
+      tableId,
+      permissions: ['read', 'write'] as Array<'read' | 'write'>,
+    })),
+  });
+  dir = await mkdtemp(join(tmpdir(), 'gds-import-'));
+  env = {
+    SERVICE_TOKEN: issued.tokens.accessToken,
+    SERVICE_API_URL: server.url,
+    XDG_STATE_HOME: join(dir, 'state'),
+  };
+}, 180_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await server.close();
+});
+
+const gds = (args: string[], input?: string) =>
+  runCli(['records', ...args], { env, ...(input === undefined ? {} : { input }) });
+
+const dataOf = async (tableId: string) => (await storedRows(server, tableId)).map((r) => r.data);
+
+/** A shell line running the CLI under test with these arguments (every word quoted). */
+const shellWords = (args: string[]) => {
+  const [command, argv] = cliCommand(args);
+  return [command, ...argv].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+};
+
+describe('gds records export | gds records import', () => {
+  it('round-trips 10,000 rows exactly through a pipe (NDJSON, upsert on a key)', async () => {
+    const line = `${shellWords(['records', 'export', 'wide_source'])} | ${shellWords(['records', 'import', 'copy_pipe', '-f', '-', '--key', 'sku'])}`;
+    const child = spawn('sh', ['-c', line], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = await collect(child);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Imported 10,000 rows of <stdin>');
+    expect(await dataOf(targets.copy_pipe ?? '')).toEqual(await dataOf(source));
+  }, 180_000);
+
+  it('round-trips through a CSV file, and through bulk creation without a key', async () => {
+    const file = join(dir, 'wide.csv');
+    expect((await gds(['export', 'wide_source', '--format', 'csv', '-o', file])).code).toBe(0);
+    const csv = await gds(['import', 'copy_csv', '-f', file, '--key', 'sku', '--json']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toBe('');
+    const summary = JSON.parse(csv.stderr.trim()).summary;
+    expect(summary).toMatchObject({
+      rows: ROWS,
+      sent: ROWS,
+      inserted: ROWS,
+      updated: 0,
+      refused: 0,
+      batches: 1,
+    });
+    expect(await dataOf(targets.copy_csv ?? '')).toEqual(await dataOf(source));
+
+    const ndjson = join(dir, 'wide.ndjson');
+    expect((await gds(['export', 'wide_source', '-o', ndjson])).code).toBe(0);
+    const bulk = await gds(['import', 'copy_bulk', '-f', ndjson, '--ignore-ids', '--json']);
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expect(JSON.parse(bulk.stderr.trim()).summary).toMatchObject({
+      mode: 'bulk',
+      inserted: ROWS,
+      batches: 10,
+    });
+    expect(await dataOf(targets.copy_bulk ?? '')).toEqual(await dataOf(source));
+
+    // Imported again on its key, the same file changes nothing and adds nothing.
+    const again = await gds(['import', 'copy_csv', '-f', file, '--key', 'sku', '--json']);
+    expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ inserted: 0, updated: ROWS });
+    expect(await dataOf(targets.copy_csv ?? '')).toEqual(await dataOf(source));
+  }, 180_000);
+});
+
+describe('an import killed and resumed', () => {
+  it('leaves every row once on the server: the acknowledged batches skipped, the one in flight sent again', async () => {
+    const file = join(dir, 'resume.ndjson');
+    expect((await gds(['export', 'wide_source', '-o', file])).code).toBe(0);
+    const args = ['records', 'import', 'copy_killed', '-f', file, '--key', 'sku', '--batch-size', '250'];
+    const [command, argv] = cliCommand(args);
+    const child = spawn(command, argv, { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const ended = collect(child);
+    const stateDir = join(dir, 'state', 'gds', 'imports');
+    for (;;) {
+      const names = await readdir(stateDir).catch(() => [] as string[]);
+      const name = names.find((n) => n.endsWith('.json'));
+      const state =
+        name === undefined ? null : await readFile(join(stateDir, name), 'utf8').then(JSON.parse, () => null);
+      if (state !== null && state.done >= 2_500) break;
+      if (child.exitCode !== null) throw new Error('the import ended before it could be killed');
+      await sleep(5);
+    }
+    child.kill('SIGKILL');
+    expect((await ended).signal).toBe('SIGKILL');
+    const partial = (await dataOf(targets.copy_killed ?? '')).length;
+    expect(partial).toBeGreaterThanOrEqual(2_500);
+    expect(partial).toBeLessThan(ROWS);
+
+    const fresh = await gds([
+      'import',
+      'copy_killed',
+      '-f',
+      file,
+      '--key',
+      'sku',
+      '--batch-size',
+      '250',
+      '--json',
+    ]);
+    expect(fresh.code).toBe(2);
+    expect(JSON.parse(fresh.stderr.trim()).error.code).toBe('import_interrupted');
+
+    const resumed = await gds([
+      'import',
+      'copy_killed',
+      '-f',
+      file,
+      '--key',
+      'sku',
+      '--batch-size',
+      '250',
+      '--resume',
+      '--json',
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stderr.trim()).summary;
+    expect(summary.resumedFrom).toBeGreaterThanOrEqual(2_500);
+    expect(summary.sent).toBeGreaterThanOrEqual(ROWS);
+    expect(await dataOf(targets.copy_killed ?? '')).toEqual(await dataOf(source));
+    expect(await readdir(stateDir)).toEqual([]);
+  }, 180_000);
+});
+
+describe('rows that do not fit', () => {
+  const lines = [
+    JSON.stringify(wideRow(1)),
+    JSON.stringify({ ...wideRow(2), qty: 'many' }),
+    '{"sku": "SKU-X", "label": "no',
+    JSON.stringify({ ...wideRow(3), colour: 'red' }),
+    '',
+    JSON.stringify({ label: 'no key' }),
+    '[1, 2]',
+    JSON.stringify(wideRow(4)),
+  ];
+
+  it('are reported one NDJSON line each on stdout under --json, the others imported, exit 7', async () => {
+    const file = join(dir, 'errors.ndjson');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const r = await gds(['import', 'copy_errors', '-f', file, '--key', 'sku', '--json']);
+    expect(r.code).toBe(7);
+    const refused = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(refused.map((e) => [e.row, e.line, e.error.code])).toEqual([
+      [2, 2, 'invalid_record'],
+      [3, 3, 'invalid_json'],
+      [4, 4, 'invalid_record'],
+      [5, 6, 'missing_key'],
+      [6, 7, 'invalid_record'],
+    ]);
+    expect(refused[0].error.message).toContain('qty');
+    expect(refused[2].error.message).toContain('colour');
+    expect(await dataOf(targets.copy_errors ?? '')).toEqual([wideRow(1), wideRow(4)]);
+    const stderr = r.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(stderr[0].summary).toMatchObject({ rows: 7, sent: 2, refused: 5 });
+    expect(stderr[1].error.code).toBe('rows_refused');
+  });
+
+  it('--dry-run reports them and sends nothing', async () => {
+    const file = join(dir, 'errors.ndjson');
+    const r = await gds(['import', 'copy_dry', '-f', file, '--key', 'sku', '--dry-run']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('row 2 (line 2): The row does not fit table copy_dry');
+    expect(r.stderr).toContain('Checked 7 rows');
+    expect(await dataOf(targets.copy_dry ?? '')).toEqual([]);
+    const unknown = await gds(
+      ['import', 'copy_dry', '-f', '-', '--format', 'csv', '--dry-run'],
+      'sku,shoe\nA,1\n',
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('shoe');
+  });
+});
