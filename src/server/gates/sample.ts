@@ -7,7 +7,10 @@
 //               reads the same rows (and a run can be told apart from another);
 //   chunks:K@N  K runs of N consecutive rows, their starts spread evenly from the first row to
 //               total-N+1 (chunk i of K starts at 1 + floor(i * (total - N) / (K - 1)); K = 1 is
-//               head:N); chunks overlap, and are read once, when K * N > total.
+//               head:N); chunks overlap, and are read once, when K * N > total. On a table (or
+//               materialized view) where the runs are a small share of the rows, the runs are in
+//               storage order and their starts spread evenly over the table's blocks instead (the
+//               first run from the first row, the last to the last row): see drawBlockChunks.
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
@@ -60,8 +63,9 @@ const descending = (order: string[]) => order.map((term) => `${term} DESC`).join
  *              md5(seed || ctid) among them, read again in full only if the draw came out short; a view
  *              (no TABLESAMPLE) or the service rows: the N lowest md5(seed || row) in one pass keeping
  *              N rows. Never a sort of the table;
- *   chunks:K@N one count, then rows numbered once: in storage order for a table (no sort), else by the
- *              natural order (one sort of every row, said in the method).
+ *   chunks:K@N a table with room for the runs: TID range scans of the blocks each run spans (no count,
+ *              no numbering, no sort); else one count, then rows numbered once: in storage order for a
+ *              table (no sort), else by the natural order (one sort of every row, said in the method).
  */
 export async function drawSample(
   tx: Queryable,
@@ -107,6 +111,10 @@ export async function drawSample(
     case 'random':
       return drawRandom(tx, target, shape, sample.rows, seed, create);
     case 'chunks': {
+      if (shape.sampleable !== undefined) {
+        const method = await drawBlockChunks(tx, target, shape.sampleable, sample, create);
+        if (method !== null) return method;
+      }
       const [counted] = await over<{ n: string }>((rows) => `SELECT count(*)::text AS n FROM ${rows.from}`);
       const total = Number(counted?.n ?? 0);
       const k = sample.chunks;
@@ -132,6 +140,75 @@ export async function drawSample(
 }
 
 type Create = (select: (rows: RowsSource, add: Params['add'], columns: string) => string) => Promise<void>;
+
+/** Blocks read to learn how many rows a block holds (a table need not have been analyzed). */
+const PROBE_BLOCKS = 16;
+
+/**
+ * The blocks up to the one holding the last row: a table may end in empty pages (PostgreSQL 16 and later
+ * extend a table by many pages at once). Read backwards from the end, PROBE_BLOCKS, then twice as many…
+ */
+async function usedBlocks(tx: Queryable, table: string, blocks: number): Promise<number> {
+  for (let back = PROBE_BLOCKS; blocks > 0; back *= 2) {
+    const from = Math.max(blocks - back, 0);
+    const [row] = await tx.query<{ block: string | null }>(
+      `SELECT max((b.ctid::text::point)[0])::text AS block FROM ${table} AS b WHERE b.ctid >= $1::tid`,
+      [`(${from},0)`],
+    );
+    if (row?.block != null) return Number(row.block) + 1;
+    if (from === 0) return 0;
+  }
+  return 0;
+}
+
+/**
+ * chunks:K@N on a table (or materialized view) with room for them: K runs of N consecutive rows in storage
+ * order, the runs' first blocks spread evenly over the table's blocks (the first run starts at the first
+ * row, the last ends at the last row). Each run is read by a TID range scan of the few blocks it spans:
+ * no count of the rows, no numbering, no sort of the table; the cost is K * N rows, not the table.
+ * Null when the runs would cover a large share of the table, or came out short (pages mostly empty):
+ * the caller then numbers the rows.
+ */
+async function drawBlockChunks(
+  tx: Queryable,
+  target: string,
+  table: string,
+  sample: { chunks: number; rows: number },
+  create: Create,
+): Promise<string | null> {
+  const { chunks: k, rows: n } = sample;
+  const [size] = await tx.query<{ blocks: string }>(
+    `SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::bigint)::text AS blocks`,
+    [table],
+  );
+  const blocks = await usedBlocks(tx, table, Number(size?.blocks ?? 0));
+  const probe = Math.min(blocks, PROBE_BLOCKS);
+  if (probe === 0) return null;
+  const [probed] = await tx.query<{ n: string }>(
+    `SELECT count(*)::text AS n FROM ${table} AS b WHERE b.ctid < $1::tid`,
+    [`(${probe},0)`],
+  );
+  const perBlock = Number(probed?.n ?? 0) / probe;
+  if (!(perBlock > 0) || 4 * k * n > perBlock * blocks) return null;
+  // The blocks one run may span: twice what N rows fill at the first blocks' density, and two more.
+  const span = Math.ceil((2 * n) / perBlock) + 2;
+  if (k * (span + 1) > blocks) return null;
+  const step = k === 1 ? 0 : (blocks - span) / (k - 1);
+  await create((rows, add, columns) =>
+    Array.from({ length: k }, (_, i) => {
+      const first = Math.floor(i * step);
+      const last = i === k - 1 && k > 1;
+      // The last run is the N rows before the end: read backwards from past the last block.
+      const end = last ? '(4294967294,0)' : `(${first + span},0)`;
+      return `(SELECT ${columns} FROM ${table} AS b
+                WHERE b.ctid >= ${add(`(${first},0)`)}::tid AND b.ctid < ${add(end)}::tid
+                ORDER BY b.ctid${last ? ' DESC' : ''} LIMIT ${add(n)}::bigint)`;
+    }).join(' UNION ALL '),
+  );
+  const [drawn] = await tx.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${target}`);
+  if (Number(drawn?.n ?? 0) < k * n) return null;
+  return 'K runs of N consecutive rows in storage order, their first blocks spread evenly over the table (TID range scans of the blocks each run spans: no count, no numbering, no sort)';
+}
 
 async function drawRandom(
   tx: Queryable,
