@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/server/db/migrations.js';
 import type { ServerProcess } from '../helpers/server-process.js';
@@ -39,7 +40,14 @@ async function call(
   node: Node,
   method: string,
   path: string,
-  options: { token?: string; json?: unknown; form?: Record<string, string>; cookie?: string } = {},
+  options: {
+    token?: string;
+    json?: unknown;
+    form?: Record<string, string>;
+    cookie?: string;
+    /** Another client address (a loopback one): requests sent through it count against its own limits. */
+    via?: Agent;
+  } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { origin: node.url };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -57,6 +65,7 @@ async function call(
     headers,
     redirect: 'manual',
     ...(body === undefined ? {} : { body }),
+    ...(options.via ? { dispatcher: options.via } : {}),
   });
   const text = await response.text();
   const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
@@ -370,4 +379,26 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
       expect(JSON.stringify(often?.error)).toContain('gone-host:4242:deadbeef');
     },
   );
+  it('limits failed authentications of one address across both (300 a minute), give or take one per process', async () => {
+    // From 127.0.0.2, an address of its own: nothing before counted against it.
+    const via = new Agent({ localAddress: '127.0.0.2' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 304; i += 1) {
+      const token = `cli_bogus_${i}_${'x'.repeat(20)}`;
+      statuses.push((await call(next(), 'GET', '/api/me', { token, via })).status);
+    }
+    expect(statuses.slice(0, 300)).toEqual(Array(300).fill(401));
+    // The process that counted the 300th refuses at once; the other learns it at its own next failure.
+    expect(statuses.slice(300).filter((status) => status === 401).length).toBeLessThanOrEqual(1);
+    expect(statuses.slice(302)).toEqual([429, 429]);
+    for (const node of [a, b]) {
+      // Now even a good credential from this address is refused by both, before it is looked at…
+      const refused = await call(node, 'GET', '/api/me', { token: owner(node).cliToken, via });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      // …and from another address it is not.
+      expect((await call(node, 'GET', '/api/me', { token: owner(node).cliToken })).status).toBe(200);
+    }
+    await via.close();
+  });
 });
