@@ -37,6 +37,15 @@ async function prepare(
       return target;
     });
   }
+  // The help class (src/cli/help.ts), imported only when oclif loads it to print help: oclif awaits what
+  // `require` returns, so a thenable stands in for the module.
+  const helpModule = `./embedded/help.cjs`;
+  modules.set(join(root, helpModule), {
+    then(resolve: (module: unknown) => void, reject: (error: unknown) => void) {
+      import('../../src/cli/help.js').then(resolve, reject);
+    },
+  });
+  pjson.oclif.helpClass = helpModule;
   installEmbeddedModules(modules);
   pjson.oclif.plugins = [];
   pjson.oclif.hooks = hooks;

@@ -18,6 +18,7 @@
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
+import { JSON_FIELDS } from './json-fields.js';
 import { jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
 
@@ -71,6 +72,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const { argv, fields } = takeJsonFields(this.argv, this.ctor);
     this.argv = argv;
     this.out = new Output({ json: jsonRequested(argv), fields });
+    if (fields !== undefined) checkJsonFields(this.id, fields);
     process.once('SIGINT', () => this.interrupt());
     this.debug('interrupt handler installed');
     // oclif would fill a missing argument from piped stdin; stdin belongs to `-f -` alone.
@@ -130,6 +132,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private commandWords(): string {
     return (this.id ?? '').split(':').join(' ');
   }
+}
+
+/** `--json a,b` names only fields the command's records have (json-fields.ts): exit 2 before anything is sent. */
+function checkJsonFields(id: string | undefined, fields: readonly string[]): void {
+  const known = id === undefined ? undefined : JSON_FIELDS[id];
+  if (known === undefined) return;
+  const unknown = fields.filter((field) => !known.includes(field));
+  if (unknown.length === 0) return;
+  throw new CliError(`Unknown JSON field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'unknown_json_field',
+    suggestion: `Available fields: ${known.join(', ')}.`,
+    details: { unknown, available: known },
+  });
 }
 
 interface ParsedDefinitions {

@@ -70,13 +70,18 @@ describe('version and help', () => {
     }
   });
 
-  it('command help shows the global flags every command accepts', async () => {
+  it('command help names the global flags every command accepts once, and where they are explained', async () => {
     const r = await runCli(['gate', 'diff', '--help']);
     expect(r.code).toBe(0);
-    const global = r.stdout.slice(r.stdout.indexOf('GLOBAL FLAGS'));
-    for (const flag of ['--base=<value>', '--json', '--profile=<value>', '--token=<value>']) {
-      expect(global).toContain(flag);
-    }
+    const global = /\nGLOBAL FLAGS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
+    expect(global).toMatch(
+      /^ {2}--base, --jq, --json, (?:--max-retry-after, )?--profile, --token\n {2}\(see `gds help global-flags`\)\n$/,
+    );
+    // Their descriptions are on the global-flags page only, not in each command's FLAGS.
+    expect(r.stdout).not.toContain('--token=<value>');
+    const page = await runCli(['help', 'global-flags']);
+    for (const flag of ['--base', '--json', '--profile', '--token', '--jq'])
+      expect(page.stdout).toContain(flag);
   });
 });
 

@@ -3,7 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariableNames } from '../../src/cli/environment.js';
 import { ExitCode } from '../../src/cli/errors.js';
-import { ensureBuilt, runCli } from './helpers/cli-process.js';
+import { JSON_FIELDS } from '../../src/cli/json-fields.js';
+import { cliCommand, ensureBuilt, runCli, runInTerminal } from './helpers/cli-process.js';
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -57,11 +58,55 @@ describe('command help, as gh has it', () => {
     expect(r.code).toBe(0);
     const summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
     expect(r.stdout.split(summary).length - 1).toBe(1);
-    expect(r.stdout).toMatch(/USAGE\n {2}\$ gds gate apply TABLEID\n/);
+    expect(r.stdout).toMatch(/USAGE\n {2}\$ gds gate apply TABLEID \[flags\]\n/);
     const root = await runCli(['--help']);
     expect(root.stdout.split('\n')[0]).toBe(
       'Work with the Governed Data Service from the command line: tables, gates, certification, audit',
     );
     expect(root.stdout).not.toContain('reference server');
+  });
+});
+
+describe('help like gh (issue 23 item 7)', () => {
+  it('the root page lists the help topics, the global flags once, and examples', async () => {
+    const r = await runCli(['--help']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const topics = /\nHELP TOPICS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
+    for (const topic of ['environment', 'exit-codes', 'formatting', 'global-flags'])
+      expect(topics).toMatch(new RegExp(`^ {2}${topic} +\\S`, 'm'));
+    expect(r.stdout).toContain('\nGLOBAL FLAGS\n  --token, --base, --profile, --json, --jq\n');
+    const examples = /\nEXAMPLES\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
+    expect(examples.split('\n').filter((line) => line.startsWith('  $ gds ')).length).toBeGreaterThanOrEqual(
+      3,
+    );
+  });
+
+  it.each(Object.entries(JSON_FIELDS))('gds %s --help lists its JSON FIELDS', async (id, fields) => {
+    const r = await runCli([...id.split(':'), '--help']);
+    expect(r.code).toBe(0);
+    const section = /\nJSON FIELDS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
+    expect(section.replace(/\s+/g, ' ').trim()).toBe(fields.join(', '));
+  });
+
+  it('--json with a field the records do not have is exit 2 before anything is sent, naming the fields', async () => {
+    // Nothing listens on port 9: a request would be exit 9.
+    const r = await runCli(['list', '--json', 'id,nmae'], {
+      env: { SERVICE_API_URL: 'http://127.0.0.1:9', SERVICE_TOKEN: 'cli_x' },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Unknown JSON field: nmae.');
+    expect(r.stderr).toContain(`Available fields: ${JSON_FIELDS.list?.join(', ')}.`);
+  });
+
+  it('on a terminal too, the global flags are one line', async () => {
+    const { result } = runInTerminal(`${cliCommand(['list', '--help']).flat().join(' ')}`, {
+      COLUMNS: '100',
+    });
+    const r = await result;
+    const text = r.stdout.replace(/\r/g, '').replace(/\x1b\[[0-9;]*m/g, '');
+    expect(text).toContain('GLOBAL FLAGS\n  --base, --jq, --json, --max-retry-after, --profile, --token\n');
+    expect(text).toContain('USAGE\n  $ gds list [flags]\n');
+    expect(text).not.toContain('--token=<value>');
   });
 });

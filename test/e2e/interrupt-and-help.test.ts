@@ -86,7 +86,9 @@ describe('help that teaches', () => {
       expect(r).toMatchObject({ code: 0, stderr: '' });
       expect(r.stdout).toContain('DESCRIPTION');
       expect(r.stdout).toMatch(new RegExp(`EXAMPLES\\n[\\s\\S]*gds ${command}\\b`));
-      expect(r.stdout).toContain('--max-retry-after=<value>');
+      expect(r.stdout).toMatch(
+        /\nGLOBAL FLAGS\n {2}.*--max-retry-after.*\n {2}\(see `gds help global-flags`\)\n/,
+      );
     },
   );
 
