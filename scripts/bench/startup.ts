@@ -220,6 +220,8 @@ export const run: BenchModule = async () => {
   await ensureBuilt();
   await ensureDebianCommand(gnuTime, 'time');
   await ensureDebianCommand('/usr/bin/hyperfine', 'hyperfine');
+  // gh, the anchor of the help budgets: Debian packages it (bookworm: gh 2.23).
+  await ensureDebianCommand('/usr/bin/gh', 'gh');
   if (!onPath('hyperfine')) {
     throw new Error(
       'The start-up bench needs hyperfine (Debian package `hyperfine`): run `apt-get install hyperfine` as root.',
@@ -273,6 +275,8 @@ export const run: BenchModule = async () => {
     ['gds gate validate (gate1.yml with predicates)', ['gate', 'validate', '-f', predicates]],
     ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
     ['gds list --json (local server)', ['list', '--json']],
+    // What --jq adds (issue 25 item 5: at most 30 ms): the row above's time is its baseline.
+    ['gds list --jq .id (local server)', ['list', '--jq', '.id']],
     [
       'gds push --dry-run (real 262-line view)',
       ['push', realView, '--dry-run', ...(connector === undefined ? [] : ['--connector', connector])],
@@ -381,6 +385,22 @@ export const run: BenchModule = async () => {
         name: c.name,
         value: `${ratio.toFixed(2)}x`,
         note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, cpu ${median(cpu.get(c.name) ?? []).toFixed(0)} ms${terminal}${failed}, ratio paired per round, peak ${mib(peak)}${budgetNote(budgetOf(c, ghTerminalRatio), ratio, peak)}`,
+      });
+    }
+    // What --jq adds to the same list, paired per round (issue 25 item 5's budget: 30 ms).
+    for (const label of ['dist/gds', 'npm package']) {
+      const json = times.get(`gds list --json (local server) (${label})`) ?? [];
+      const jq = times.get(`gds list --jq .id (local server) (${label})`) ?? [];
+      if (json.length === 0 || jq.length === 0) continue;
+      const added = median(jq.map((ms, i) => ms - (json[i] ?? Number.NaN)));
+      const cpuAdded =
+        median(cpu.get(`gds list --jq .id (local server) (${label})`) ?? []) -
+        median(cpu.get(`gds list --json (local server) (${label})`) ?? []);
+      rows.push({
+        section: 'startup',
+        name: `--jq .id adds to gds list (${label})`,
+        value: `${added.toFixed(1)} ms`,
+        note: `paired per round against list --json, cpu +${cpuAdded.toFixed(0)} ms${label === 'dist/gds' ? `; budget 30 ms: ${added <= 30 ? 'within' : 'OVER'}` : ''}`,
       });
     }
     // gds plan reads a whole project (seconds at 2,000 models): a few runs of dist/gds alone, after the rounds.

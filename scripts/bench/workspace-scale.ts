@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { countText } from '../../src/core/count-text.js';
 import { startTestServer } from '../../test/helpers/server.js';
 import type { BenchModule, BenchRow } from './types.js';
 
@@ -48,7 +49,8 @@ function runCli(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 export const run: BenchModule = async () => {
-  const server = await startTestServer({ rateLimit: 1_000_000_000 });
+  // Making 100,000 tables is one INSERT: on a loaded machine it outlasts the default 30 s query deadline.
+  const server = await startTestServer({ rateLimit: 1_000_000_000, queryTimeoutMs: 600_000 });
   try {
     const template = server.table('customers');
     const columns = (
@@ -80,9 +82,15 @@ export const run: BenchModule = async () => {
       SERVICE_API_URL: server.url,
       SERVICE_TOKEN: server.user('OWNER').cliToken,
     };
-    const note = `PGlite, ${TABLES.toLocaleString('en')} tables (made in ${made} s), ${cli.length === 1 ? 'dist/gds' : 'node bin/run.js'}`;
+    const note = `PGlite, ${countText(TABLES)} tables (made in ${made} s), ${cli.length === 1 ? 'dist/gds' : 'node bin/run.js'}`;
     const rows: BenchRow[] = [];
+    // The server's resident memory while it answers the whole list (it runs in this process), sampled.
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
     const all = await runCli(['list', '--json'], env);
+    clearInterval(sampler);
+    const growthMiB = (rssPeak - rssBefore) / 2 ** 20;
     if (all.code !== 0) throw new Error(`gds list --json exited ${all.code}`);
     rows.push(
       {
@@ -96,6 +104,12 @@ export const run: BenchModule = async () => {
         name: 'gds list --json: every table',
         value: `${(all.totalMs / 1000).toFixed(1)} s`,
         note: `${all.lines} lines, CLI peak ${all.peakMiB.toFixed(0)} MiB (budget 80 MiB: ${all.peakMiB <= 80 ? 'within' : 'OVER'})`,
+      },
+      {
+        section: 'scale',
+        name: 'gds list --json: server RSS growth',
+        value: `${growthMiB.toFixed(0)} MiB`,
+        note: `the server's resident memory while it answers every page (sampled every 20 ms), over its ${(rssBefore / 2 ** 20).toFixed(0)} MiB before; budget 100 MiB: ${growthMiB <= 100 ? 'within' : 'OVER'}`,
       },
     );
     const few = await runCli(['list', '-L', '5', '--json'], env);

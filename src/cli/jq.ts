@@ -3,14 +3,19 @@
 // values as compact JSON, one per line; control characters in the output are stripped like any text
 // that reaches a terminal.
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { awaitWithoutTierUp } from '../core/wasm-tier-up.js';
 import { CliError, ExitCode } from './errors.js';
 
 type Jq = (input: string, filter: string, flags: string[]) => Promise<string>;
 
 let jq: Promise<Jq> | undefined;
 
+/** jq-wasm's raw(), each run with V8's WebAssembly tier-up held off (core/wasm-tier-up.ts). */
 function loadJq(): Promise<Jq> {
-  jq ??= import('jq-wasm').then((module) => module.raw);
+  jq ??= import('jq-wasm').then(
+    (module) => (input: string, filter: string, flags: string[]) =>
+      awaitWithoutTierUp(() => module.raw(input, filter, flags)),
+  );
   return jq;
 }
 

@@ -1,7 +1,7 @@
 // PostgreSQL's own parser (libpg-query: the server's grammar compiled to WebAssembly). It loads on the first
 // SQL read only: the commands that never parse SQL never pay for it.
-import { setFlagsFromString } from 'node:v8';
 import type * as PgQuery from 'libpg-query';
+import { withoutTierUp } from '../wasm-tier-up.js';
 
 export type PgGrammar = Pick<typeof PgQuery, 'parseSync' | 'scanSync'>;
 
@@ -16,34 +16,6 @@ export function pgGrammar(): Promise<PgGrammar> {
     };
   });
   return loading;
-}
-
-/**
- * Runs `read` with V8's optimising tier off for WebAssembly. A view of a few hundred lines runs the grammar's
- * parser function (100 kB of code) long enough for V8 to recompile it with TurboFan in the background: measured
- * here, 1.9 s of CPU and 600 MB of memory that the process then waits for before it exits, for a parse that
- * takes 30 ms in the baseline tier. The flag is set for the synchronous call only, so other WebAssembly in the
- * process (PGlite in the reference server) keeps tiering up.
- */
-function withoutTierUp<T>(read: () => T): T {
-  const toggled = setTierUpFilter(NO_FUNCTION);
-  try {
-    return read();
-  } finally {
-    if (toggled) setTierUpFilter(-1);
-  }
-}
-
-/** A function index no module has: with it as the filter, no function tiers up. */
-const NO_FUNCTION = 2_147_483_647;
-
-function setTierUpFilter(index: number): boolean {
-  try {
-    setFlagsFromString(`--wasm-tier-up-filter=${index}`);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** What PostgreSQL says about text it refuses: its own message and the 0-based character offset it points at. */
