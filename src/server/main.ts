@@ -1,7 +1,9 @@
 // `npm run server -- [options]` (`--help` lists them): starts the reference server, prints its base
 // URL, the seeded users with masked tokens and the command to run next, writes the ready file
 // (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
-// cleanly on SIGINT/SIGTERM.
+// cleanly on SIGINT/SIGTERM. package.json runs it as `node --liftoff-only --import tsx`: the flag keeps
+// V8 from recompiling PGlite's WebAssembly with its optimizing tier, which alone cost 500 MB at start-up
+// (see db/pglite.ts).
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

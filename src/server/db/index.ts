@@ -5,9 +5,8 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { openPgliteWorker, QueryDeadlineError } from './pglite.js';
+import { openPgliteWorker, pgliteModule, QueryDeadlineError } from './pglite.js';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -131,7 +130,8 @@ async function emptyCluster(): Promise<Uint8Array> {
   const name = `pglite-${version}-empty-cluster.tar.gz`;
   const cached = dir ? await readVerified(join(dir, name)) : undefined;
   if (cached) return cached;
-  const lite = await PGlite.create();
+  const { PGlite } = await import('@electric-sql/pglite'); // only the first start on this machine
+  const lite = await PGlite.create({ pgliteWasmModule: await pgliteModule() });
   const dump = Buffer.from(await (await lite.dumpDataDir('gzip')).arrayBuffer());
   await lite.close();
   if (dir) await writeVerified(join(dir, name), dump);

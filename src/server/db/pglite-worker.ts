@@ -8,10 +8,10 @@ import { PGlite } from '@electric-sql/pglite';
 
 export interface WorkerInit {
   dataDir: string;
-  /** A cluster tarball to initialise an empty dataDir from (first start only). */
-  cluster?: Uint8Array;
   /** PostgreSQL's shared_buffers, e.g. `16MB`; PGlite's default (128MB) when absent. */
   sharedBuffers?: string;
+  /** pglite.wasm compiled once by the process (see pglite.ts): every worker shares its code. */
+  module?: WebAssembly.Module;
 }
 
 export type WorkerRequest =
@@ -29,7 +29,7 @@ if (!port) throw new Error('pglite-worker runs as a worker thread');
 const init = workerData as WorkerInit;
 const lite = await PGlite.create({
   dataDir: init.dataDir,
-  ...(init.cluster ? { loadDataDir: new Blob([init.cluster as Uint8Array<ArrayBuffer>]) } : {}),
+  ...(init.module ? { pgliteWasmModule: init.module } : {}),
   ...(init.sharedBuffers
     ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${init.sharedBuffers}`] }
     : {}),

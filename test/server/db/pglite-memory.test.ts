@@ -1,0 +1,57 @@
+// What the embedded database holds in memory (issue 25 item 7): the service's database and each sandbox
+// run with 16 MB of shared_buffers (their data lives in files: the page cache holds the rest), a private
+// data directory is written from the empty cluster's tarball by streaming it, and a tarball that cannot
+// be unpacked fails the start with a reason and leaves no directory behind. The RSS figures themselves are
+// bench rows (`npm run bench embedded-memory`).
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../../src/server/db/index.js';
+import { openDb } from '../../../src/server/db/index.js';
+import { openPgliteWorker } from '../../../src/server/db/pglite.js';
+
+const savedTmp = process.env.TMPDIR;
+let tmp: string;
+let db: Db;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'gds-memory-'));
+  process.env.TMPDIR = tmp; // private data directories go here, so the test can see them
+  db = await openDb({});
+}, 60_000);
+
+afterAll(async () => {
+  await db.close();
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const sharedBuffers = async (on: Db) =>
+  (await on.query<{ shared_buffers: string }>('SHOW shared_buffers'))[0]?.shared_buffers;
+
+describe('the embedded database in memory', () => {
+  it('runs the service database and its sandboxes with 16 MB of shared_buffers', async () => {
+    expect(await sharedBuffers(db)).toBe('16MB');
+    expect(db.sandbox).toBeDefined();
+    expect(await db.sandbox?.((sandbox) => sharedBuffers(sandbox))).toBe('16MB');
+  }, 60_000);
+
+  it('starts from the unpacked empty cluster: a complete PostgreSQL data directory', async () => {
+    const [dir] = (await readdir(tmp)).filter((name) => name.startsWith('gds-pglite-'));
+    const files = await readdir(join(tmp, dir ?? 'none'));
+    expect(files).toEqual(expect.arrayContaining(['PG_VERSION', 'base', 'global', 'pg_wal']));
+    await db.exec('CREATE TABLE written (x int); INSERT INTO written VALUES (7)');
+    expect(await db.query('SELECT x FROM written')).toEqual([{ x: 7 }]);
+  }, 60_000);
+
+  it('refuses a tarball it cannot unpack, saying so, and removes the directory it made', async () => {
+    const before = (await readdir(tmp)).length;
+    const broken = async () => new Uint8Array(Buffer.from('not a tarball at all'.repeat(100)));
+    await expect(openPgliteWorker(undefined, broken, 30_000)).rejects.toThrow(
+      /could not be unpacked|TAR_BAD_ARCHIVE|unexpected end|incorrect header/i,
+    );
+    expect((await readdir(tmp)).length).toBe(before);
+  }, 60_000);
+});
