@@ -13,6 +13,7 @@ import type { ProfileFields, SavedProfile } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import type { SessionExtras } from './refresh.js';
 import { expiresAtFrom } from './refresh.js';
+import { oidcFetch } from './oidc-fetch.js';
 
 export const DEFAULT_CLIENT_ID = 'gds-cli';
 export const LOGIN_SCOPE = 'openid offline_access';
@@ -159,8 +160,10 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
 
 async function discover(oidc: typeof OpenIdClient, server: URL, clientId: string, insecure: boolean) {
   try {
+    const proxied = await oidcFetch();
     return await oidc.discovery(server, clientId, undefined, oidc.None(), {
       ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      ...(proxied === undefined ? {} : { [oidc.customFetch]: proxied }),
       timeout: 30,
     });
   } catch (error) {

@@ -14,6 +14,7 @@ import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
+import { oidcFetch } from './oidc-fetch.js';
 import type { Env, IntegrationProfile, RefreshInFlight, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, updateConfig, withProfileLock } from './config.js';
@@ -273,10 +274,12 @@ const sessionGrant: Grant = async (stored, refreshToken, now) => {
   const insecure = (url: string) => new URL(url).protocol === 'http:' && isLoopbackUrl(new URL(url));
   let config;
   try {
+    const proxied = await oidcFetch();
     config =
       profile.tokenEndpoint === undefined
         ? await oidc.discovery(new URL(profile.base), clientId, undefined, oidc.None(), {
             ...(insecure(profile.base) ? { execute: [oidc.allowInsecureRequests] } : {}),
+            ...(proxied === undefined ? {} : { [oidc.customFetch]: proxied }),
           })
         : new oidc.Configuration(
             { issuer, token_endpoint: profile.tokenEndpoint },
@@ -285,6 +288,7 @@ const sessionGrant: Grant = async (stored, refreshToken, now) => {
             oidc.None(),
           );
     if (insecure(config.serverMetadata().token_endpoint ?? issuer)) oidc.allowInsecureRequests(config);
+    if (proxied !== undefined) config[oidc.customFetch] = proxied;
     const tokens = await oidc.refreshTokenGrant(config, refreshToken);
     const expiresAt = expiresAtFrom(tokens.expires_in, now);
     return {

@@ -7,17 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:https';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxyEnvironment } from '../../src/client/transport.js';
+import { connectProxy, serviceHost } from './connect-proxy.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/tls/', import.meta.url));
 const certificate = join(fixtures, 'proxied-cert.pem');
-const serviceHost = 'service.gds.test';
 const token = 'cli_proxy0123456789secret';
 const table = {
   id: 'tbl_1',
@@ -35,24 +34,7 @@ const service = createServer(
     res.end(JSON.stringify({ tables: [table] }));
   },
 );
-const connects: string[] = [];
-const proxy = createHttpServer((req, res) => {
-  connects.push(`${req.method} ${req.url}`);
-  res.statusCode = 502;
-  res.end();
-});
-proxy.on('connect', (req, socket, head) => {
-  connects.push(`CONNECT ${req.url}`);
-  const [host, port] = (req.url ?? '').split(':');
-  const upstream = connect(Number(port), host === serviceHost ? '127.0.0.1' : (host ?? ''), () => {
-    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    upstream.write(head);
-    upstream.pipe(socket);
-    socket.pipe(upstream);
-  });
-  upstream.on('error', () => socket.destroy());
-  socket.on('error', () => upstream.destroy());
-});
+const { proxy, connects } = connectProxy();
 let base = '';
 let proxyUrl = '';
 
