@@ -2,7 +2,7 @@
 // schema drift computed live against the warehouse object, and the table's DDL.
 import type { Queryable } from '../db/index.js';
 import type { Column } from '../records/columns.js';
-import { describeWarehouseObject, quoteIdent, quoteSource } from '../warehouse.js';
+import { describeWarehouseObject, quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import type { TableRow } from './tables.js';
 
 export interface Certification {
@@ -89,12 +89,39 @@ const SQL_TYPES: Record<Column['type'], string> = {
   timestamp: 'timestamptz',
 };
 
-/** The table's DDL: a view over its source for Mode A, the custody table's definition for Mode B. */
+/**
+ * The table's DDL: a view over its source for Mode A, the custody table's definition for Mode B. A SQL artifact
+ * declares its source by the view's schema-qualified name and a column's type by a cast, so the view is named
+ * `schema.table` of its source and selects each column as the definition declared it (`"x"::integer AS "x"`
+ * where a type was declared): `gds push <file> --replace <id>` then takes the file back as the same
+ * definition. What SQL cannot say (a required column, a reference, bounds; a table named otherwise than its
+ * source object) is named in a comment, with the way to keep it.
+ */
 export function tableDdl(table: TableRow): string {
   const name = quoteIdent(table.name);
   if (table.mode === 'MODE_A' && table.source) {
-    const select = table.columns.map((c) => `  ${quoteIdent(c.name)}`).join(',\n');
-    return `CREATE OR REPLACE VIEW ${name} AS\nSELECT\n${select}\nFROM ${quoteSource(table.source)};\n`;
+    const [schema, object] = splitSource(table.source);
+    const declared: ReadonlyArray<{ name: string; type?: string | undefined }> =
+      table.artifact?.columns ?? table.columns;
+    const select = declared
+      .map((c) => `  ${quoteIdent(c.name)}${c.type ? `::${c.type} AS ${quoteIdent(c.name)}` : ''}`)
+      .join(',\n');
+    const from = quoteSource(table.source);
+    const notes: string[] = [];
+    const unsaid = (table.artifact?.columns ?? [])
+      .filter(
+        (c) =>
+          c.required === true || c.references !== undefined || c.min !== undefined || c.max !== undefined,
+      )
+      .map((c) => c.name);
+    if (unsaid.length > 0)
+      notes.push(
+        `-- Declared beyond SQL (required, references, min/max) for ${unsaid.join(', ')}: a YAML or JSON definition keeps them.\n`,
+      );
+    if (object !== table.name)
+      notes.push(`-- The source is ${table.source}: push this file with --source ${table.source}.\n`);
+    const view = object === table.name ? `${quoteIdent(schema)}.${name}` : name;
+    return `${notes.join('')}CREATE OR REPLACE VIEW ${view} AS\nSELECT\n${select}\nFROM ${from};\n`;
   }
   const columns = table.columns
     .map((c) => `  ${quoteIdent(c.name)} ${SQL_TYPES[c.type]}${c.required ? ' NOT NULL' : ''}`)
