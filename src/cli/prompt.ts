@@ -4,7 +4,7 @@
 // the process with 130 on a clean line, as Ctrl-C does everywhere else in gds.
 import type * as Prompts from '@inquirer/prompts';
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { ExitCode } from './errors.js';
+import { CliError, ExitCode } from './errors.js';
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -23,6 +23,25 @@ export function canAsk(streams: PromptStreams = terminal(), env: NodeJS.ProcessE
 export function promptsDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env.GDS_PROMPT_DISABLED?.trim().toLowerCase() ?? '';
   return value !== '' && value !== '0' && value !== 'false';
+}
+
+/**
+ * Before a destructive command does anything: with --yes, nothing to ask; without a terminal to ask on,
+ * exit 2 `confirmation_required` naming --yes (a script says what it means, as `gds delete` does).
+ */
+export function requireConfirmable(command: string, yes: boolean, withoutAsking: string): void {
+  if (yes || canAsk()) return;
+  throw new CliError(`gds ${command} asks for confirmation, and there is no terminal to ask on.`, {
+    exitCode: ExitCode.Usage,
+    code: 'confirmation_required',
+    suggestion: `Pass --yes to ${withoutAsking} without asking.`,
+  });
+}
+
+/** With --yes, go on; else ask (Enter: no), and a no is exit 1 `not_confirmed` saying nothing changed. */
+export async function confirmOrStop(yes: boolean, question: string, unchanged: string): Promise<void> {
+  if (yes || (await confirm(question))) return;
+  throw new CliError(unchanged, { exitCode: ExitCode.Failure, code: 'not_confirmed' });
 }
 
 export interface Choice<T> {

@@ -1,6 +1,5 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { CliError, ExitCode } from '../cli/errors.js';
 import { tableEnvFlag } from '../cli/governance-flags.js';
 
 export default class Delete extends ApiCommand<typeof Delete> {
@@ -22,15 +21,9 @@ export default class Delete extends ApiCommand<typeof Delete> {
   };
 
   async run(): Promise<void> {
-    const { canAsk, confirm } = await import('../cli/prompt.js');
+    const { confirm, requireConfirmable } = await import('../cli/prompt.js');
     const { yes } = this.flags;
-    if (!yes && !canAsk()) {
-      throw new CliError('gds delete asks for confirmation, and there is no terminal to ask on.', {
-        exitCode: ExitCode.Usage,
-        code: 'confirmation_required',
-        suggestion: `Pass --yes to delete ${this.args.id} without asking.`,
-      });
-    }
+    requireConfirmable('delete', yes, `delete ${this.args.id}`);
     const { deleteTable } = await import('../services/tables.js');
     const deleted = await this.withClient(async (client) =>
       deleteTable(

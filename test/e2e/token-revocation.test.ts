@@ -1,12 +1,15 @@
 // Issue 22 item 7 with the real gds: `gds tokens list` shows the workspace's integration tokens masked,
 // `gds tokens revoke tf_…` revokes one (the token is 401 on its next request), `gds auth revoke` revokes
-// the CLI token it runs with (the next command exits 3). No token is ever printed whole.
+// the CLI token it runs with (the next command exits 3). No token is ever printed whole. Both are
+// destructive, so both confirm as `gds delete` does: asked on a terminal (n: exit 1, nothing revoked),
+// refused without one (exit 2 naming --yes) unless --yes.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -21,18 +24,37 @@ afterAll(async () => {
   await server?.close();
 });
 
+async function envFor(token: string) {
+  return {
+    GDS_CONFIG_DIR: await mkdtemp(join(tmpdir(), 'gds-revoke-')),
+    GDS_SECRET_STORAGE: 'file',
+    SERVICE_API_URL: server.url,
+    SERVICE_TOKEN: token,
+  };
+}
+
 async function gds(args: string[], token: string): Promise<CliResult> {
-  const result = await runCli(args, {
-    env: {
-      GDS_CONFIG_DIR: await mkdtemp(join(tmpdir(), 'gds-revoke-')),
-      GDS_SECRET_STORAGE: 'file',
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: token,
-    },
-  });
+  const result = await runCli(args, { env: await envFor(token) });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
+
+/** `gds args…` on a pseudo-terminal: waits for `question`, answers `answer`, resolves the result. */
+async function answered(args: string[], token: string, question: string, answer: string) {
+  const [command, argv] = cliCommand(args);
+  const line = `stty cols 200 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+  const { child, result } = runInTerminal(line, await envFor(token));
+  let seen = '';
+  child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+  for (let i = 0; i < 300 && !seen.includes(question); i += 1) await sleep(50);
+  expect(seen).toContain(question);
+  child.stdin?.write(answer);
+  const r = await result;
+  outputs.push(r.stdout, r.stderr);
+  return r;
+}
+
+const live = (token: string) => server.request('GET', '/api/me', { token }).then((r) => r.status);
 
 describe('gds tokens list / revoke, gds auth revoke', () => {
   it('lists masked, revokes by tf_ client token, and the revoked token is 401 on its next request', async () => {
@@ -51,7 +73,7 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
       .map((line) => JSON.parse(line));
     expect(rows.find((r) => r.id === issued.id)).toMatchObject({ name: 'pipeline', revokedAt: null });
 
-    const revoked = await gds(['tokens', 'revoke', issued.clientToken], admin);
+    const revoked = await gds(['tokens', 'revoke', issued.clientToken, '--yes'], admin);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`Revoked ${issued.id}`);
     const next = await server.request('GET', `/api/tables/${crm}/records?limit=1`, {
@@ -67,9 +89,61 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
   it('gds auth revoke revokes the CLI token it runs with: the next command exits 3', async () => {
     const steward = server.user('STEWARD').cliToken;
     expect((await gds(['whoami'], steward)).code).toBe(0);
-    const revoked = await gds(['auth', 'revoke', '--json'], steward);
+    const revoked = await gds(['auth', 'revoke', '--yes', '--json'], steward);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(JSON.parse(revoked.stdout)).toEqual({ revoked: true });
     expect((await gds(['whoami'], steward)).code).toBe(3);
+  });
+
+  it('without a terminal and without --yes: exit 2 naming --yes, nothing revoked', async () => {
+    const issued = await server.issueToken('OWNER', {
+      name: 'kept',
+      env: '*',
+      scopes: ['workspace:read:audit'] as never,
+    });
+    const admin = server.user('ADMIN').cliToken;
+    const tokens = await gds(['tokens', 'revoke', issued.id, '--json'], admin);
+    expect(tokens.code).toBe(2);
+    expect(JSON.parse(tokens.stderr.trim()).error).toMatchObject({ code: 'confirmation_required' });
+    expect(tokens.stderr).toContain('--yes');
+    expect(await live(issued.tokens.accessToken)).toBe(200);
+    const own = await gds(['auth', 'revoke'], admin);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toContain('Pass --yes');
+    expect(await live(admin)).toBe(200);
+  });
+
+  it('on a terminal: asks first; n keeps the token (exit 1), y revokes it', async () => {
+    const issued = await server.issueToken('OWNER', {
+      name: 'asked',
+      env: '*',
+      scopes: ['workspace:read:audit'] as never,
+    });
+    const owner = server.user('OWNER').cliToken;
+    const no = await answered(
+      ['tokens', 'revoke', issued.clientToken],
+      owner,
+      'Revoke integration token tf_',
+      'n\r',
+    );
+    expect(no.code).toBe(1);
+    expect(no.stdout).toContain('Not revoked');
+    expect(await live(issued.tokens.accessToken)).toBe(200);
+    const yes = await answered(
+      ['tokens', 'revoke', issued.clientToken],
+      owner,
+      'Revoke integration token tf_',
+      'y\r',
+    );
+    expect(yes.code, yes.stdout).toBe(0);
+    expect(await live(issued.tokens.accessToken)).toBe(401);
+
+    const member = server.user('MEMBER').cliToken;
+    const keep = await answered(['auth', 'revoke'], member, 'Revoke cli_', '\r');
+    expect(keep.code).toBe(1);
+    expect(await live(member)).toBe(200);
+    const gone = await answered(['auth', 'revoke'], member, 'Revoke cli_', 'y\r');
+    expect(gone.code, gone.stdout).toBe(0);
+    expect(await live(member)).toBe(401);
   });
 });

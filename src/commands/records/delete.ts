@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { CliError, ExitCode } from '../../cli/errors.js';
 import { recordIdArg, RecordsCommand, tableArg } from '../../cli/records-command.js';
 
 export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> {
@@ -17,15 +16,9 @@ export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> 
   };
 
   async run(): Promise<void> {
-    const { canAsk, confirm } = await import('../../cli/prompt.js');
+    const { confirm, requireConfirmable } = await import('../../cli/prompt.js');
     const { yes } = this.flags;
-    if (!yes && !canAsk()) {
-      throw new CliError('gds records delete asks for confirmation, and there is no terminal to ask on.', {
-        exitCode: ExitCode.Usage,
-        code: 'confirmation_required',
-        suggestion: `Pass --yes to delete record ${this.args.id} without asking.`,
-      });
-    }
+    requireConfirmable('records delete', yes, `delete record ${this.args.id}`);
     const { deleteRecord } = await import('../../services/records.js');
     const deleted = await this.withTable(this.args.table, (client, tableId) =>
       deleteRecord(
