@@ -78,10 +78,19 @@ export async function resolveRelation(
   const present = table.columns.map((c) => c.name).filter((c) => have.has(c));
   const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
   const physical = ['r', 'm'].includes(info[0]?.relkind ?? '');
+  // A sample by a grain key that a unique btree index orders (NOT NULL columns) reads it through the index.
+  const keyIndexed =
+    options.sample !== undefined &&
+    physical &&
+    hasGrainKey(table, present) &&
+    (await uniqueKeyIndex(q, source, table.grainKeyColumns));
   const rows: RowsSource = {
     from: `${quoteSource(source)} AS b`,
     present,
-    order: naturalOrder(table, present, physical ? 'b.ctid' : null),
+    order: keyIndexed
+      ? table.grainKeyColumns.map((k) => `b.${quoteIdent(k)}`)
+      : naturalOrder(table, present, physical ? 'b.ctid' : null),
+    ...(keyIndexed ? { keyIndexed } : {}),
     storageOrdered: physical && !hasGrainKey(table, present),
     ...(physical ? { sampleable: quoteSource(source), identity: 'b.ctid::text' } : { identity: 'b::text' }),
   };
@@ -93,6 +102,31 @@ export async function resolveRelation(
     exists: info.length > 0,
     ...sampledRows(rows, options),
   };
+}
+
+/**
+ * Whether a valid unique btree index of `source` has exactly `columns`, in that order, all NOT NULL: the
+ * rows are then ordered by those columns alone (no tie), and ORDER BY them LIMIT N reads N index entries.
+ */
+async function uniqueKeyIndex(q: Queryable, source: string, columns: string[]): Promise<boolean> {
+  const [schema, name] = splitSource(source);
+  const [found] = await q.query<{ found: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM pg_catalog.pg_index i
+         JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
+         JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
+         JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
+         JOIN pg_catalog.pg_am am ON am.oid = ic.relam
+        WHERE n.nspname = $1 AND t.relname = $2 AND am.amname = 'btree'
+          AND i.indisunique AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+          AND i.indnkeyatts = cardinality($3::text[])
+          AND (SELECT array_agg(a.attname::text ORDER BY k.ord) FILTER (WHERE a.attnotnull)
+                 FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY AS k(attnum, ord)
+                 JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
+              = $3::text[]) AS found`,
+    [schema, name, columns],
+  );
+  return found?.found === true;
 }
 
 /** A warehouse object's columns (in order, with their SQL types) and its kind; none when it does not exist. */
@@ -159,6 +193,8 @@ export interface RowsSource {
   order: string[];
   /** A plain scan of `from` yields the natural order (a table in storage order): no sort needed. */
   storageOrdered: boolean;
+  /** The natural order is a unique btree index's (the grain key): ORDER BY … LIMIT N reads N entries. */
+  keyIndexed?: boolean;
   /** The relation itself, when TABLESAMPLE applies (a table or materialized view). */
   sampleable?: string;
   /** A text that tells one row from another, hashed with the seed for random:N. */

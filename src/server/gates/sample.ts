@@ -101,13 +101,17 @@ export async function drawSample(
         (rows, add, columns) =>
           `SELECT ${columns} FROM ${rows.from} ORDER BY ${byOrder(rows)} LIMIT ${n(add)}`,
       );
-      return 'the lowest rows by the natural order (ORDER BY … LIMIT: one pass keeping N rows)';
+      return shape.keyIndexed
+        ? 'the lowest rows by the grain key, read through its unique index (ORDER BY … LIMIT: N entries)'
+        : 'the lowest rows by the natural order (ORDER BY … LIMIT: one pass keeping N rows)';
     case 'tail':
       await create(
         (rows, add, columns) =>
           `SELECT ${columns} FROM ${rows.from} ORDER BY ${descending(rows.order) || 'true'} LIMIT ${n(add)}`,
       );
-      return 'the highest rows by the natural order (ORDER BY … DESC LIMIT: one pass keeping N rows)';
+      return shape.keyIndexed
+        ? 'the highest rows by the grain key, read backwards through its unique index (ORDER BY … DESC LIMIT: N entries)'
+        : 'the highest rows by the natural order (ORDER BY … DESC LIMIT: one pass keeping N rows)';
     case 'random':
       return drawRandom(tx, target, shape, sample.rows, seed, create);
     case 'chunks': {

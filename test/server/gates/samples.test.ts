@@ -109,4 +109,43 @@ describe.each(engines)('samples on $engine', ({ database, skip }) => {
     expect(tail.rowsChecked).toBe(10);
     await server.sql('DELETE FROM analytics_dev.orders WHERE order_id > 100000');
   });
+
+  it(
+    'a grain key a unique index orders: head and tail read through the index; without one, one pass',
+    needs(skip),
+    async () => {
+      const grain = (keys: string[]) =>
+        server.sql('UPDATE gds.tables SET grain_key_columns = $2::jsonb WHERE id = $1', [
+          orders,
+          JSON.stringify(keys),
+        ]);
+      const [first] = await server.sql<{ id: string }>('SELECT min(id) AS id FROM analytics_dev.orders');
+      const [last] = await server.sql<{ id: string }>('SELECT max(id) AS id FROM analytics_dev.orders');
+      // The lowest and the highest id fail this check: the rows read are those by id, not storage order.
+      await server.request('PUT', `/api/tables/${orders}/gate1`, {
+        token,
+        body: {
+          content: `customPredicates:\n  - name: not_the_ends\n    sql: id NOT IN ('${first?.id}', '${last?.id}')\n    severity: WARN\n`,
+        },
+      });
+      try {
+        await grain(['id']); // the primary key
+        const head = await run(orders, 'head:2');
+        expect(head.sample?.method).toMatch(/read through its unique index/);
+        expect(head.results.find((r) => r.name === 'not_the_ends')?.failingRows).toBe(1);
+        const tail = await run(orders, 'tail:2');
+        expect(tail.sample?.method).toMatch(/read backwards through its unique index/);
+        expect(tail.results.find((r) => r.name === 'not_the_ends')?.failingRows).toBe(1);
+        await grain(['status']); // no index
+        const unindexed = await run(orders, 'head:2');
+        expect(unindexed.sample?.method).toMatch(/one pass keeping N rows/);
+      } finally {
+        await grain([]);
+        await server.request('PUT', `/api/tables/${orders}/gate1`, {
+          token,
+          body: { content: AMOUNT_RULES },
+        });
+      }
+    },
+  );
 });
