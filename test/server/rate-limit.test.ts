@@ -87,6 +87,28 @@ describe('rate limit', () => {
     }
   });
 
+  it('keeps its windows in the database, and deletes the windows that ended', async () => {
+    const token = (await issue('stored')).tokens.accessToken;
+    await list(token);
+    await list(token);
+    const windows = () =>
+      server.sql<{ key: string; count: number }>(
+        `SELECT key, count FROM gds.rate_windows WHERE key LIKE 'token:%' ORDER BY key`,
+      );
+    expect((await windows()).map((w) => w.count)).toContain(2);
+    const before = (await windows()).length;
+    expect(before).toBeGreaterThan(1);
+    // Past the windows of the tests before too (one of them counted a minute ahead).
+    server.clock.advance(125_000);
+    try {
+      await list(token);
+      // Every other token's window has ended and is gone; this token's began again.
+      expect(await windows()).toEqual([expect.objectContaining({ count: 1 })]);
+    } finally {
+      server.clock.reset();
+    }
+  });
+
   it('sends the headers on error responses of table endpoints too, and not on other endpoints', async () => {
     const token = (await issue('errors')).tokens.accessToken;
     const notFound = await server.request('GET', '/api/tables/tbl_unknown/records', { token });
