@@ -2220,6 +2220,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A deadlock or serialization failure with a parallel request (PostgreSQL SQLSTATE 40P01 or 40001): the database rolled this request back and nothing was stored, so the same request succeeds when sent again after `Retry-After`. `error.code` is `database_conflict`, `details.sqlstate` the SQLSTATE. Any write can meet it on PostgreSQL (parallel CI jobs, several server processes). */
+        DatabaseConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Seconds to wait before sending the request again. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request's `Host` is not one of the server's own names (its listening address, `127.0.0.1`, `localhost` or `[::1]` on its port, or the `--public-url` given at start): DNS rebinding is refused before any route runs, on every path. */
         MisdirectedRequest: {
             headers: {
@@ -2428,6 +2440,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     revokeIntegrationToken: {
@@ -2462,6 +2475,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listCliTokens: {
@@ -2516,6 +2530,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     revokeOwnCredential: {
@@ -2535,6 +2550,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     refreshIntegrationToken: {
@@ -2563,6 +2579,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listRecords: {
@@ -2640,6 +2657,7 @@ export interface operations {
             404: components["responses"]["TableNotFound"];
             413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     getTableColumns: {
@@ -2732,6 +2750,7 @@ export interface operations {
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
             429: components["responses"]["TableTooManyRequests"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     patchRecord: {
@@ -2768,6 +2787,7 @@ export interface operations {
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
             429: components["responses"]["TableTooManyRequests"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     bulkUpdateRecords: {
@@ -2804,6 +2824,7 @@ export interface operations {
             404: components["responses"]["TableNotFound"];
             413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     importRecords: {
@@ -2844,6 +2865,7 @@ export interface operations {
             404: components["responses"]["TableNotFound"];
             413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listAuditLog: {
@@ -2931,6 +2953,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     registerDefinition: {
@@ -2974,6 +2997,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     recertify: {
@@ -3003,6 +3027,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     pushArtifact: {
@@ -3046,6 +3071,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listTables: {
@@ -3103,6 +3129,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     getTableStatus: {
@@ -3242,6 +3269,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     rejectTable: {
@@ -3275,6 +3303,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listContractVersions: {
@@ -3334,6 +3363,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listConfig: {
@@ -3387,6 +3417,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     configHistory: {
@@ -3475,6 +3506,7 @@ export interface operations {
             409: components["responses"]["VersionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     promoteTable: {
@@ -3521,6 +3553,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     getDefinition: {
@@ -3617,6 +3650,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     getGate1: {
@@ -3680,6 +3714,7 @@ export interface operations {
             409: components["responses"]["VersionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listGate1Versions: {
@@ -3765,6 +3800,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["QueryDeadline"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     runGate: {
@@ -3809,6 +3845,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["QueryDeadline"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     submitGate1: {
@@ -3844,6 +3881,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["QueryDeadline"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     listGateJobs: {
@@ -3967,6 +4005,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     getOpenIdConfiguration: {
@@ -4017,6 +4056,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["OAuthError"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     requestToken: {
@@ -4049,6 +4089,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["OAuthError"];
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     showDeviceVerification: {
@@ -4118,6 +4159,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     showDashboard: {
@@ -4251,6 +4293,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     signOutOfDashboard: {
@@ -4287,6 +4330,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     getMe: {
