@@ -248,6 +248,11 @@ export class Output {
     for (const line of table.rows) this.stdout.write(`${line}\n`);
   }
 
+  /** Whether tablePages writes each page as it arrives (--json, or piped): it then shows no total. */
+  get streamsPages(): boolean {
+    return this.json || this.stdout.isTTY !== true;
+  }
+
   /**
    * A list that arrives page by page: under --json and piped, each page's lines are written as it arrives
    * (constant memory, the first line at once); a terminal table waits for every page, to align them.
@@ -257,7 +262,7 @@ export class Output {
     columns: ReadonlyArray<Column<Row>>,
     options: TableOptions = {},
   ): Promise<void> {
-    if (this.json || this.stdout.isTTY !== true) {
+    if (this.streamsPages) {
       let written = 0;
       for await (const page of pages) {
         const rows = page.rows.slice(0, Math.max(0, (options.limit ?? Infinity) - written));

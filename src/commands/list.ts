@@ -25,7 +25,12 @@ export default class List extends ApiCommand<typeof List> {
     const { listTablePages } = await import('../services/tables.js');
     await this.withClient((client) =>
       this.out.tablePages(
-        listTablePages(client, { state: this.flags.state, limit: this.flags.limit }),
+        // Printed page by page, the list needs no total: the service then skips counting the workspace.
+        listTablePages(client, {
+          state: this.flags.state,
+          limit: this.flags.limit,
+          withTotal: !this.out.streamsPages,
+        }),
         tableColumns,
         {
           limit: this.flags.limit,

@@ -3084,6 +3084,8 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page (same filters). */
                 cursor?: string;
+                /** @description false: the first page leaves out total (counting a workspace of 100,000 tables costs the embedded database more than the page itself); for a caller that prints each page as it arrives. */
+                total?: boolean;
             };
             header?: never;
             path?: never;

@@ -47,6 +47,15 @@ export function intParam(query: Query, name: string, min: number, max: number, f
   return value;
 }
 
+export function booleanParam(query: Query, name: string, fallback: boolean): boolean {
+  const raw = stringParam(query, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') {
+    throw badRequest('invalid_query', `${name} must be true or false; got "${raw}".`, { parameter: name });
+  }
+  return raw === 'true';
+}
+
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 export function timestampParam(query: Query, name: string): string | undefined {

@@ -701,6 +701,58 @@ describe('listTablePages', () => {
     ]);
   });
 
+  it('withTotal: false asks the first page without the total (printed page by page, none is shown)', async () => {
+    api.use(serveTables(1500));
+    const pages = [];
+    for await (const page of listTablePages(newClient(), { withTotal: false })) pages.push(page.rows.length);
+    expect(pages).toEqual([100, 1000, 400]);
+    expect(api.seen.map((r) => r.url.search)).toEqual([
+      '?limit=100&total=false',
+      '?limit=1000&cursor=100',
+      '?limit=1000&cursor=1100',
+    ]);
+  });
+
+  /** A service from before `total=false`: 400 for a query parameter it does not know among `names`. */
+  const refusing = (names: string[]) =>
+    http.get(at('/api/tables'), ({ request }) => {
+      const unknown = [...new URL(request.url).searchParams.keys()].filter((k) => names.includes(k));
+      if (unknown.length === 0) return undefined;
+      return HttpResponse.json(
+        {
+          error: {
+            code: 'invalid_query',
+            message: `Unknown query parameters: ${unknown.join(', ')}. Allowed: state, name, limit, cursor.`,
+            details: { unknown, allowed: ['state', 'name', 'limit', 'cursor'] },
+          },
+        },
+        { status: 400 },
+      );
+    });
+
+  it('asks a service from before total=false again without it', async () => {
+    api.use(refusing(['total']), serveTables(150));
+    const pages = [];
+    for await (const page of listTablePages(newClient(), { withTotal: false })) pages.push(page);
+    expect(pages.map((p) => [p.rows.length, p.total])).toEqual([
+      [100, 150],
+      [50, undefined],
+    ]);
+    expect(api.seen.map((r) => r.url.search)).toEqual([
+      '?limit=100&total=false',
+      '?limit=100',
+      '?limit=1000&cursor=100',
+    ]);
+  });
+
+  it('does not ask again after any other refusal', async () => {
+    api.use(refusing(['limit']));
+    await expect(async () => {
+      for await (const page of listTablePages(newClient(), { withTotal: false })) void page;
+    }).rejects.toMatchObject({ code: 'invalid_query' });
+    expect(api.seen).toHaveLength(1);
+  });
+
   it('asks the service for only -L tables and no page after them', async () => {
     api.use(serveTables(100_000));
     const pages = [];

@@ -67,8 +67,19 @@ describe('GET /api/tables', () => {
     expect(response.body.total).toBe(response.body.tables.length);
   });
 
+  it('leaves the total out of the first page with total=false, the same tables in it', async () => {
+    const counted = await list('?limit=2');
+    const uncounted = await list('?limit=2&total=false');
+    expect(uncounted.status).toBe(200);
+    expect(uncounted.body).not.toHaveProperty('total');
+    expect(uncounted.body.tables).toEqual(counted.body.tables);
+    expect(uncounted.body.nextCursor).toBe(counted.body.nextCursor);
+    expect((await list('?limit=2&total=true')).body.total).toBe(counted.body.total);
+  });
+
   it.each([
     ['?limit=0'],
+    ['?limit=2&total=no'],
     ['?limit=1001'],
     ['?cursor=nope'],
     [`?cursor=${Buffer.from('{"id":1}').toString('base64url')}`],

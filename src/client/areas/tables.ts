@@ -1,5 +1,6 @@
 // Governance tables, the CLI's paths (DESIGN.md wire map): list, status, DDL, soft delete.
 import type { Schema } from '../../contract/types.js';
+import { ApiError } from '../errors.js';
 import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
@@ -21,10 +22,12 @@ export interface TablesApi {
   ): Promise<TableListRow[]>;
   /**
    * The same list a page at a time (`pageSizes`: the first page's, then every other's; up to 1,000), following
-   * the service's cursor: the first page carries the whole list's `total`. Stops when the consumer stops.
+   * the service's cursor: the first page carries the whole list's `total` unless `withTotal` is false (a
+   * caller that prints pages as they come needs none, and counting a large workspace delays the first page).
+   * Stops when the consumer stops.
    */
   pages(
-    query: { state?: LifecycleState | undefined; name?: string | undefined },
+    query: { state?: LifecycleState | undefined; name?: string | undefined; withTotal?: boolean },
     pageSizes: readonly [first: number, rest: number],
     options?: CallOptions,
   ): AsyncGenerator<{ tables: TableListRow[]; total?: number }, void, undefined>;
@@ -32,6 +35,13 @@ export interface TablesApi {
   ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
   /** Soft-deletes a Mode A governance artifact; the warehouse object stays. */
   remove(tableId: string, options?: CallOptions): Promise<DeletedTable>;
+}
+
+/** A 400 `invalid_query` that names `total` among the parameters the service does not know. */
+function refusesTotalParameter(error: unknown): boolean {
+  if (!(error instanceof ApiError) || error.status !== 400 || error.code !== 'invalid_query') return false;
+  const unknown = (error.details as { unknown?: unknown } | undefined)?.unknown;
+  return Array.isArray(unknown) && unknown.includes('total');
 }
 
 export function tablesApi(transport: Transport): TablesApi {
@@ -48,12 +58,26 @@ export function tablesApi(transport: Transport): TablesApi {
     },
     async *pages(query, [first, rest], options) {
       let cursor: string | undefined;
-      for (;;) {
-        const page = await transport.send<Schema<'TableList'>>({
+      const pageAfter = (after: string | undefined, withTotal: boolean) =>
+        transport.send<Schema<'TableList'>>({
           method: 'GET',
           path: '/api/tables',
-          query: { state: query.state, name: query.name, limit: cursor === undefined ? first : rest, cursor },
+          query: {
+            state: query.state,
+            name: query.name,
+            limit: after === undefined ? first : rest,
+            cursor: after,
+            ...(!withTotal && after === undefined ? { total: 'false' } : {}),
+          },
           ...options,
+        });
+      for (;;) {
+        const page = await pageAfter(cursor, query.withTotal !== false).catch((error: unknown) => {
+          // A service from before `total=false` refuses the parameter (400): it is then asked as before.
+          if (cursor === undefined && query.withTotal === false && refusesTotalParameter(error)) {
+            return pageAfter(undefined, true);
+          }
+          throw error;
         });
         yield { tables: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };
         if (!page.nextCursor || page.nextCursor === cursor) return;

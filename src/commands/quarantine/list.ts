@@ -18,11 +18,15 @@ export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
     const { listTablePages } = await import('../../services/tables.js');
     const { limit } = this.flags;
     await this.withClient((client) =>
-      this.out.tablePages(listTablePages(client, { state: 'QUARANTINED', limit }), tableColumns, {
-        limit,
-        empty: 'No QUARANTINED tables.',
-        noun: 'tables',
-      }),
+      this.out.tablePages(
+        listTablePages(client, { state: 'QUARANTINED', limit, withTotal: !this.out.streamsPages }),
+        tableColumns,
+        {
+          limit,
+          empty: 'No QUARANTINED tables.',
+          noun: 'tables',
+        },
+      ),
     );
   }
 }

@@ -13,7 +13,7 @@ import { activeJobs } from '../governance/jobs.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
 import { countTables, listTablePage } from '../governance/tables.js';
 import type { Query } from '../query.js';
-import { intParam, rejectUnknownParams, stringParam } from '../query.js';
+import { booleanParam, intParam, rejectUnknownParams, stringParam } from '../query.js';
 import { slugOf } from '../governance/definitions.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 
@@ -22,7 +22,7 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['state', 'name', 'limit', 'cursor']);
+    rejectUnknownParams(request.query, ['state', 'name', 'limit', 'cursor', 'total']);
     const state = stringParam(request.query, 'state');
     const name = stringParam(request.query, 'name');
     if (state !== undefined && !(LIFECYCLE_STATES as readonly string[]).includes(state)) {
@@ -35,6 +35,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     const cursor = stringParam(request.query, 'cursor');
+    const withTotal = booleanParam(request.query, 'total', true);
     // Without limit or cursor, every table in one answer (as before paging); with either, pages of at most 1,000.
     const paged = cursor !== undefined || request.query.limit !== undefined;
     const limit = paged ? intParam(request.query, 'limit', 1, 1000, 100) : undefined;
@@ -52,7 +53,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     return {
       tables: rows,
       nextCursor: next === null ? null : encodeListCursor(next),
-      ...(cursor === undefined
+      ...(cursor === undefined && withTotal
         ? { total: next === null ? rows.length : await countTables(ctx.db, query) }
         : {}),
     };
