@@ -44,3 +44,75 @@ describe('env promote refusals', () => {
     expect(`${error.message} ${error.suggestion}`).not.toContain('--source');
   });
 });
+
+describe('env promote --dry-run checks the target, writes nothing', () => {
+  let dir: string;
+  const env = (role: 'OWNER' | 'MEMBER' = 'OWNER') => ({
+    SERVICE_API_URL: server.url,
+    SERVICE_TOKEN: server.user(role).cliToken,
+    GDS_CONFIG_DIR: join(dir, 'config'),
+  });
+  const stagingTables = async () =>
+    Number(
+      (
+        await server.sql(
+          "SELECT count(*)::int AS n FROM gds.tables WHERE active AND environment_label = 'staging'",
+        )
+      )[0]?.n,
+    );
+  const lastError = (stderr: string) =>
+    (JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}') as { error: { code: string; message: string } })
+      .error;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-dry-'));
+    const file = join(dir, 'products.yml');
+    await writeFile(file, PRODUCTS_DEFINITION);
+    await runCli(['push', file, '--json'], { env: env() });
+  });
+
+  it('a target environment without the warehouse object: refused as the promotion would be', async () => {
+    const before = await stagingTables();
+    const r = await runCli(['env', 'promote', 'products', '--to', 'staging', '--dry-run', '--json'], {
+      env: env(),
+    });
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(lastError(r.stderr).code).toBe('unknown_source');
+    expect(await stagingTables()).toBe(before);
+  });
+
+  it('an environment that does not exist: refused', async () => {
+    const r = await runCli(['env', 'promote', 'orders', '--to', 'nowhere', '--dry-run'], { env: env() });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('nowhere');
+  });
+
+  it('a caller who may not act in the target environment: exit 4', async () => {
+    const r = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--dry-run'], {
+      env: env('MEMBER'),
+    });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a target that takes it: the diff of what would change, exit 0, nothing written; then no change once promoted', async () => {
+    const before = await stagingTables();
+    const preview = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--dry-run', '--json'], {
+      env: env(),
+    });
+    expect(preview.code, preview.stderr).toBe(0);
+    const answer = JSON.parse(preview.stdout.trim()) as { changed: boolean; diff: string };
+    expect(answer.changed).toBe(true);
+    expect(answer.diff).toContain('analytics_staging.orders');
+    expect(await stagingTables()).toBe(before);
+    const promoted = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--json'], { env: env() });
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const again = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--dry-run', '--json'], {
+      env: env(),
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout.trim())).toMatchObject({ changed: false });
+  });
+});

@@ -20,6 +20,7 @@ import {
   lockRegistrations,
   prepareDefinition,
   registerPrepared,
+  replaceRefusal,
 } from '../governance/definitions.js';
 import { governedTransaction } from '../governance/engine.js';
 import { checkVersion } from '../governance/precondition.js';
@@ -176,17 +177,6 @@ export async function landBundle(
   const name = promotedName(parsed.artifact.table, bundle.table.environmentLabel, connector.environmentLabel);
   const source = `${connector.schema}.${sourceTable}`;
   const artifact = renderArtifact(name, source, parsed.artifact.columns, parsed.artifact.decisionContext);
-  if (options.dryRun === true) {
-    const diff = await landingDiff(
-      ctx.db,
-      await targetOf(ctx.db, caller, name, connector),
-      connector,
-      bundle,
-      artifact,
-      source,
-    );
-    return { kind: 'preview', changed: diff !== '', diff };
-  }
   const definition: DefinitionInput = {
     filename: artifact.filename,
     content: artifact.content,
@@ -194,6 +184,15 @@ export async function landBundle(
     connectorId: connector.id,
     source,
   };
+  if (options.dryRun === true) {
+    const existing = await targetOf(ctx.db, caller, name, connector);
+    const diff = await landingDiff(ctx.db, existing, connector, bundle, artifact, source);
+    // The target is checked as the promotion would check it, nothing written: the warehouse object there,
+    // the table already there and --replace, and whether the caller may replace it.
+    if (diff !== '' || !existing)
+      await checkLanding(ctx, caller, definition, existing, name, connector, options);
+    return { kind: 'preview', changed: diff !== '', diff };
+  }
   // Read before the transaction (on PGlite a read of ctx.db inside it would wait for it); a failure
   // matters only if the landing writes: a target already holding it all answers `changed: false`.
   const prepared = await prepareDefinition(ctx, caller, definition).catch((error: unknown) => ({
@@ -222,25 +221,7 @@ export async function landBundle(
           },
         } satisfies LandOutcome;
       }
-      if (existing && options.replaceId !== existing.governanceId) {
-        throw new HttpError(
-          409,
-          'promotion_target_exists',
-          `A governance artifact named '${existing.name}' already exists in ${connector.environmentLabel} (${existing.governanceId}); promoting would replace it: pass --replace ${existing.governanceId}`,
-          {
-            governanceId: existing.governanceId,
-            existingId: existing.governanceId,
-            environmentLabel: connector.environmentLabel,
-          },
-        );
-      }
-      if (!existing && options.replaceId !== undefined) {
-        throw notFound(
-          'replace_target_not_found',
-          `No table named '${name}' exists in ${connector.environmentLabel} to replace; drop --replace to register it.`,
-          { replaceId: options.replaceId, name, environmentLabel: connector.environmentLabel },
-        );
-      }
+      checkTarget(existing, name, connector, options);
       // The precondition once the target is known to be the one --replace names: a refusal above says
       // which table to name, which a version conflict would hide.
       checkVersion(
@@ -286,6 +267,53 @@ export async function landBundle(
 }
 
 /** The Mode A table of that name already in the connector's environment, or null. */
+/** The table already in the target environment must be the one --replace names, and --replace needs one. */
+function checkTarget(
+  existing: TableRow | null,
+  name: string,
+  connector: ConnectorRow,
+  options: LandOptions,
+): void {
+  if (existing && options.replaceId !== existing.governanceId) {
+    throw new HttpError(
+      409,
+      'promotion_target_exists',
+      `A governance artifact named '${existing.name}' already exists in ${connector.environmentLabel} (${existing.governanceId}); promoting would replace it: pass --replace ${existing.governanceId}`,
+      {
+        governanceId: existing.governanceId,
+        existingId: existing.governanceId,
+        environmentLabel: connector.environmentLabel,
+      },
+    );
+  }
+  if (!existing && options.replaceId !== undefined) {
+    throw notFound(
+      'replace_target_not_found',
+      `No table named '${name}' exists in ${connector.environmentLabel} to replace; drop --replace to register it.`,
+      { replaceId: options.replaceId, name, environmentLabel: connector.environmentLabel },
+    );
+  }
+}
+
+/** What a promotion that writes would refuse, checked without writing (--dry-run). */
+async function checkLanding(
+  ctx: AppContext,
+  caller: Caller,
+  definition: DefinitionInput,
+  existing: TableRow | null,
+  name: string,
+  connector: ConnectorRow,
+  options: LandOptions,
+): Promise<void> {
+  // A preview over a table already there without --replace shows the diff (what --replace would do).
+  if (options.replaceId !== undefined) checkTarget(existing, name, connector, options);
+  if (existing) {
+    const refusal = replaceRefusal(caller, existing);
+    if (refusal) throw refusal;
+  }
+  await prepareDefinition(ctx, caller, definition);
+}
+
 async function targetOf(
   q: Queryable,
   caller: Caller,

@@ -587,8 +587,16 @@ async function replace(
 
 /** Whether the lifecycle would let `caller` replace `table`'s definition (the replace rule, nothing applied). */
 export function mayReplace(caller: Caller, table: TableRow): boolean {
+  return replaceRefusal(caller, table) === undefined;
+}
+
+/** The lifecycle's refusal of `caller` replacing `table`'s definition, as a replacement would answer it. */
+export function replaceRefusal(caller: Caller, table: TableRow): HttpError | undefined {
   const context = { mode: table.mode, tableName: table.name, actor: replacingActor(caller, table) };
-  return transition(table.state, 'replaced', context).ok;
+  const result = transition(table.state, 'replaced', context);
+  return result.ok
+    ? undefined
+    : new HttpError(result.status, result.code, result.message, { tableId: table.id });
 }
 
 /** Who replaces, for the lifecycle's rule: a person's role and ownership, or a MANAGEMENT token's scopes. */
