@@ -101,7 +101,7 @@ export async function exportRecords(
       options.onProgress?.({ rows, ...(total === undefined ? {} : { total }), waitingMs: ms }),
     );
     requests += 1;
-    return request((headers) => pacer.observe(headers));
+    return request((headers, sentAt) => pacer.observe(headers, sentAt));
   };
 
   const earlier = options.output === undefined ? null : await startFile(tableId, options.output, options);

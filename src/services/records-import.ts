@@ -164,7 +164,7 @@ export async function importRecords(
   const call = async <T>(request: (onHeaders: RatePacer['observe']) => Promise<T>): Promise<T> => {
     await pacer.wait(signal, (ms) => progress(ms));
     requests += 1;
-    return request((headers) => pacer.observe(headers));
+    return request((headers, sentAt) => pacer.observe(headers, sentAt));
   };
 
   const table: TableColumns = await call((onHeaders) =>

@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { createModeBTable, fillRows, storedRows, WIDE_COLUMNS } from '../helpers/records.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import {
+  cliCommand,
+  cliEnv,
+  collect,
+  ensureBuilt,
+  runCli,
+  runInTerminal,
+} from '../cli/helpers/cli-process.js';
 import { csvValue } from '../../src/core/csv.js';
 
 const ROWS = 10_000;
@@ -138,4 +145,15 @@ describe('gds records export', () => {
     expect(csv.code).toBe(2);
     expect(csv.stdout).toBe('');
   });
+
+  it('shows its progress on a terminal and ends with a summary line there', async () => {
+    const file = join(dir, 'terminal.ndjson');
+    const [command, argv] = cliCommand(['records', 'export', table, '-o', file]);
+    const line = `stty cols 120 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+    const r = await runInTerminal(line, env).result;
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/Exporting tbl_\w+: [\d,]+ of 10,000 rows \(\d+ %\)/);
+    expect(r.stdout).toContain(`Exported 10,000 rows of ${table} to ${file} in 100 requests.`);
+    expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(ROWS + 1);
+  }, 120_000);
 });

@@ -21,7 +21,8 @@ export const MAX_RECORDS_PAGE = 100;
 
 /** Options of the calls a long run makes many of: `onHeaders` sees every answer's headers (rate pacing). */
 export interface PacedCallOptions extends CallOptions {
-  onHeaders?: (headers: ResponseHeaders) => void;
+  /** `sentAt`: when the request left (local clock, before any retry). */
+  onHeaders?: (headers: ResponseHeaders, sentAt: number) => void;
 }
 
 /** The most rows one import request takes (ImportRequest.rows in openapi.yaml). */
@@ -68,8 +69,9 @@ export function recordsApi(transport: Transport): RecordsApi {
   /** A request whose answer's headers go to `onHeaders` before its body is returned. */
   const paced = async <T>(request: RequestOptions, options: PacedCallOptions = {}): Promise<T> => {
     const { onHeaders, ...call } = options;
+    const sentAt = Date.now();
     const answer = await transport.request<T>({ ...request, ...call });
-    onHeaders?.(answer.headers);
+    onHeaders?.(answer.headers, sentAt);
     return answer.data;
   };
 
