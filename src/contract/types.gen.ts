@@ -306,7 +306,8 @@ export interface paths {
          *     definition, gate1.yml or data changed after it), `predicates_failed` (the proof's),
          *     `checks_failed` (the baseline and gate1.yml checks run again now on the data as it is),
          *     `data_changed_during_checks` (rows changed between those checks and the certify transaction: run
-         *     it again), `query_deadline`, `gate3_required` (workspace
+         *     it again), `query_deadline`, `beyond_embedded_database` (the reference server on PGlite and a
+         *     table past its `--embedded-row-limit`), `gate3_required` (workspace
          *     `gate3_required` and no SUCCEEDED Gate 3 job since the proof), `inspection_policy_unmet`
          *     (workspace `inspection_policy: evidence_required` and no `evidenceFileName` + `evidenceHash`).
          *     On success the view `certified_<env>.<table>` is (re)published and version N is snapshotted.
@@ -2178,7 +2179,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A warehouse query ran past the server's deadline (`queryTimeoutMs`, default 30 s) and was stopped; `error.code` is `query_deadline`. */
+        /** @description A warehouse query ran past the server's deadline (`queryTimeoutMs`, default 30 s) and was stopped; `error.code` is `query_deadline`. Or, on the reference server's embedded database (PGlite), the work would read every row of an object holding more rows than its `--embedded-row-limit` (default 1,000,000) and was refused before it started; `error.code` is `beyond_embedded_database`, `error.details.limit` the limit, and the message says to start the server with `--database-url` (PostgreSQL) or to check a sample. */
         QueryDeadline: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

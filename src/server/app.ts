@@ -95,6 +95,9 @@ export interface ServerOptions {
   jobReadHoldMs?: number;
   /** Deadline of every database statement in ms (gate checks, previews, profiling); default 30,000. */
   queryTimeoutMs?: number;
+  /** PGlite only: the most rows a gate run or baseline may read over a table's every row (default
+   *  DEFAULT_EMBEDDED_ROW_LIMIT); past it the work is refused with 422 `beyond_embedded_database`. */
+  embeddedRowLimit?: number;
   /** The URL people reach the server by when it is not the listening address (a proxy): its host is
    *  accepted in `Host` and its origin in `Origin` besides the listening address's. */
   publicUrl?: string;
@@ -130,6 +133,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
+    ...(options.embeddedRowLimit ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
   });
   try {
     // Several server processes may start together on one PostgreSQL: one at a time migrates, seeds, makes

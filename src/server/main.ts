@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
 import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
+import { DEFAULT_EMBEDDED_ROW_LIMIT } from './db/embedded-limit.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './db/index.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT } from './app.js';
 import type { ReadyInfo } from './ready.js';
@@ -83,6 +84,13 @@ const OPTIONS: readonly ServerOption[] = [
     value: 'MS',
     default: String(DEFAULT_QUERY_TIMEOUT_MS),
     description: 'deadline of every database statement, in ms (1 to 3600000)',
+  },
+  {
+    name: 'embedded-row-limit',
+    value: 'N',
+    default: String(DEFAULT_EMBEDDED_ROW_LIMIT),
+    description:
+      'on PGlite, the most rows a gate run or baseline may read from one table; past it the work is refused (422) with a pointer to --database-url (1 to 1000000000; no limit on PostgreSQL)',
   },
   {
     name: 'public-url',
@@ -209,6 +217,9 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
       ? { queryTimeoutMs: integer('query-timeout', text('query-timeout'), 1, 3_600_000) }
       : {}),
     ...(text('dbt') !== undefined ? { dbt: dbtFolder(text('dbt') ?? '') } : {}),
+    ...(text('embedded-row-limit') !== undefined
+      ? { embeddedRowLimit: integer('embedded-row-limit', text('embedded-row-limit'), 1, 1_000_000_000) }
+      : {}),
     ...(text('trust-proxy') !== undefined ? { trustProxy: trustProxy(text('trust-proxy') ?? '') } : {}),
     logger: { level: 'warn' },
   };

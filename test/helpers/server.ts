@@ -102,6 +102,7 @@ export interface TestServerOptions extends Pick<
   | 'failedAuthLimit'
   | 'mintLimit'
   | 'trustProxy'
+  | 'embeddedRowLimit'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -136,6 +137,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(database ? { databaseUrl: database.url } : {}),
     ...(options.dbt ? { dbt: options.dbt } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
   });
   const contract = running.contract;
   if (!contract) throw new Error('test server: contract checking is off');

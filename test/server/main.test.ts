@@ -115,6 +115,7 @@ describe('npm run server', () => {
       'refresh-grace',
       'workspaces',
       'query-timeout',
+      'embedded-row-limit',
       'public-url',
       'trust-proxy',
       'dbt',
@@ -216,4 +217,12 @@ describe('npm run server', () => {
       expect(server.output.stderr).toContain('usage: npm run server -- [options]');
     },
   );
+
+  it('refuses an embedded row limit that is not a positive number of rows', { timeout: 60_000 }, async () => {
+    const server = run(['--embedded-row-limit', '0']);
+    expect(await server.exited).toBe(2);
+    expect(server.output.stderr).toContain(
+      '--embedded-row-limit must be an integer from 1 to 1000000000; got "0"',
+    );
+  });
 });

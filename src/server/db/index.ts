@@ -6,6 +6,7 @@ import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { DEFAULT_EMBEDDED_ROW_LIMIT } from './embedded-limit.js';
 import { openPgliteWorker, pgliteModule, QueryDeadlineError } from './pglite.js';
 
 export interface Queryable {
@@ -28,6 +29,11 @@ export interface Db extends Queryable {
    */
   sandbox?<T>(fn: (sandbox: Db) => Promise<T>): Promise<T>;
   /**
+   * PGlite only: the most rows one piece of work over a table's every row may read (a gate run, a
+   * baseline); past it the work is refused (see embedded-limit.ts). PostgreSQL has none.
+   */
+  readonly rowLimit?: number;
+  /**
    * PostgreSQL only: runs `fn` while holding a session advisory lock named `name`, so that server
    * processes sharing the database do it one at a time (start-up: migrations, seed, signing key). PGlite
    * has none: its data is one process's (see `exclusively`).
@@ -48,6 +54,8 @@ export interface DbOptions {
   databaseUrl?: string;
   /** Each statement's deadline; default DEFAULT_QUERY_TIMEOUT_MS. */
   queryTimeoutMs?: number;
+  /** PGlite only: Db.rowLimit; default DEFAULT_EMBEDDED_ROW_LIMIT. */
+  embeddedRowLimit?: number;
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
@@ -57,7 +65,10 @@ export async function openDb(options: DbOptions): Promise<Db> {
   if (!Number.isSafeInteger(timeout) || timeout <= 0) throw new Error(`bad query timeout ${timeout}`);
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, timeout)
-    : openPgliteWorker(options.dataDir, emptyCluster, timeout);
+    : openPgliteWorker(options.dataDir, emptyCluster, timeout, {
+        sandbox: true,
+        rowLimit: options.embeddedRowLimit ?? DEFAULT_EMBEDDED_ROW_LIMIT,
+      });
 }
 
 /** PostgreSQL's "canceling statement due to statement timeout" as the server's deadline error. */

@@ -72,7 +72,7 @@ export async function openPgliteWorker(
   dataDir: string | undefined,
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
-  options: { sandbox: boolean; sharedBuffers?: string } = { sandbox: true },
+  options: { sandbox: boolean; sharedBuffers?: string; rowLimit?: number } = { sandbox: true },
 ): Promise<Db> {
   const privateDir = dataDir ? undefined : await mkdtemp(join(tmpdir(), 'gds-pglite-'));
   try {
@@ -84,6 +84,7 @@ export async function openPgliteWorker(
       await pgliteModule(),
     );
     if (options.sandbox) db.sandbox = sandboxesOf(cluster, queryTimeoutMs, db);
+    if (options.rowLimit !== undefined) db.rowLimit = options.rowLimit;
     if (privateDir) await unpack(await cluster(), privateDir);
     await db.start();
     return db;
@@ -205,6 +206,7 @@ function sandboxesOf(
 
 class PgliteWorkerDb implements Db {
   sandbox?: Db['sandbox'];
+  rowLimit?: number;
   private readonly closing: Array<() => Promise<void>> = [];
   readonly kind = 'pglite' as const;
   private worker: Worker | undefined;

@@ -8,6 +8,7 @@
 // The copy is one scan, however hostile the checks; the checks see the same names, types and row order.
 // A sampled run (`--sample`) draws the sample in that snapshot first and copies the sample alone: the
 // table's own rows are not copied, so a sample of a large table costs its draw, not a copy of the table.
+import { assertWithinEmbedded } from '../db/embedded-limit.js';
 import type { Db, Queryable } from '../db/index.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 import { HttpError } from '../errors.js';
@@ -36,6 +37,10 @@ export const noState = async (): Promise<null> => null;
  * neither copied nor loaded, and the checks read the sample there.
  */
 export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S, T>): Promise<T> {
+  if (!read.rows?.sample) {
+    const hint = 'check a sample of it (gds gate run --sample)';
+    await assertWithinEmbedded(db, db, readTargets(table), `Checking every row of ${table.name}`, hint);
+  }
   const inPlace = () => checkRows(db, db.queryTimeoutMs, table, read, read.state);
   if (!db.sandbox) return inPlace();
   let drawn: DrawnSample | undefined;

@@ -1,6 +1,7 @@
 // The auto-baseline job (`gate-baseline-auto`): profiles the warehouse object a definition points at
 // and stores the profile as the job's result, the baseline report Gate 3 compares against (the job id is
 // the report id).
+import { assertWithinEmbedded } from '../db/embedded-limit.js';
 import type { Queryable } from '../db/index.js';
 import { describeWarehouseObject, quoteIdent, quoteSource } from '../warehouse.js';
 import type { Job, JobEnv } from './jobs.js';
@@ -72,6 +73,7 @@ export async function runBaselineJob(job: Job, env: JobEnv): Promise<BaselineRep
   const wanted = job.params['columns'];
   if (typeof source !== 'string') throw new Error('the baseline job names no source');
   const columns = Array.isArray(wanted) ? wanted.filter((c): c is string => typeof c === 'string') : [];
+  await assertWithinEmbedded(env.db, env.db, [{ kind: 'warehouse', source }], 'The baseline profile');
   // PGlite has one connection: a transaction would hold every other request until the last batch, so
   // there each batch is a statement of its own (other requests run between them).
   const profile =

@@ -1,0 +1,96 @@
+// The embedded database knows its size (issue 25 item 7): on PGlite, a gate run over every row of a table
+// holding more rows than --embedded-row-limit is refused before it starts, 422 `beyond_embedded_database`,
+// saying to start the server with --database-url (or to check a sample); a sampled run is not refused, nor
+// is a table at the limit; the baseline job of such an object fails with the same reason. PostgreSQL has
+// no such limit. (At the default limit the refusal is what stands between a user and PGlite's "out of
+// memory" 500; a small limit here lets the seeded tables stand for large ones.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushDevDefinition } from '../../helpers/push.js';
+import type { TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+import { needs, noPostgres } from '../../helpers/skip.js';
+
+const run = (server: TestServer, tableId: string, body: Record<string, unknown> = {}) =>
+  server.request('POST', `/api/tables/${tableId}/gate-runs`, {
+    token: server.user('OWNER').accessToken,
+    body,
+  });
+
+/** How many rows the seeded warehouse orders table holds. */
+async function ordersRows(server: TestServer): Promise<number> {
+  const [row] = await server.sql<{ n: string }>('SELECT count(*)::text AS n FROM analytics_dev.orders');
+  return Number(row?.n);
+}
+
+describe('work beyond the embedded database (PGlite)', () => {
+  let server: TestServer;
+  let limit: number;
+
+  beforeAll(async () => {
+    const probe = await startTestServer();
+    limit = (await ordersRows(probe)) - 1; // the seeded orders table is one row past the limit
+    await probe.close();
+    server = await startTestServer({ jobs: 'manual', embeddedRowLimit: limit });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('refuses a gate run over every row with 422 beyond_embedded_database, naming --database-url', async () => {
+    const response = await run(server, server.table('orders').id);
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('beyond_embedded_database');
+    expect(response.body.error.message).toContain('analytics_dev.orders');
+    expect(response.body.error.message).toContain(`more than ${limit} rows is beyond the embedded database`);
+    expect(response.body.error.message).toContain('start the server with --database-url');
+    expect(response.body.error.details).toEqual({ limit });
+  }, 60_000);
+
+  it('runs a sampled gate run on the same table, and a full one on a table at the limit', async () => {
+    const sampled = await run(server, server.table('orders').id, { sample: 'head:2' });
+    expect(sampled.status).toBe(200);
+    await server.sql(
+      `DELETE FROM analytics_dev.orders WHERE ctid = (SELECT max(ctid) FROM analytics_dev.orders)`,
+    );
+    expect(await ordersRows(server)).toBe(limit);
+    const atLimit = await run(server, server.table('orders').id);
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body.results.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('fails the baseline job of an object past the limit with the same reason', async () => {
+    await server.sql(
+      `CREATE TABLE analytics_dev.big_events AS SELECT g AS id FROM generate_series(1, ${limit + 1}) AS g`,
+    );
+    const pushed = await pushDevDefinition(server, 'big_events', ['id']);
+    expect(pushed.status).toBe(202);
+    const jobId = pushed.body.job.id as string;
+    await server.jobs.runPending();
+    const [job] = await server.sql<{ status: string; error: { message?: string } | string }>(
+      'SELECT status, error FROM gds.jobs WHERE id = $1',
+      [jobId],
+    );
+    expect(job?.status).toBe('FAILED');
+    expect(JSON.stringify(job?.error)).toContain('beyond the embedded database');
+    expect(JSON.stringify(job?.error)).toContain('--database-url');
+  }, 60_000);
+});
+
+describe('no row limit on PostgreSQL', needs(noPostgres), () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ database: 'postgres', embeddedRowLimit: 1 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('runs a gate run over every row of a table past any embedded limit', async () => {
+    expect(await ordersRows(server)).toBeGreaterThan(1);
+    const response = await run(server, server.table('orders').id);
+    expect(response.status).toBe(200);
+  }, 60_000);
+});
