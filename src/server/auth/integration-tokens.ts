@@ -6,6 +6,7 @@ import type { Audience } from '../../core/scopes.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
+import type { Clock } from '../clock.js';
 import type { HttpError } from '../errors.js';
 import { unauthorized } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
@@ -227,27 +228,46 @@ async function successorUnused(ctx: AppContext, successor: string): Promise<bool
   return row !== undefined && row.used_at === null;
 }
 
+/**
+ * Revokes an integration token's family at once: the token (its access tokens are refused from their next
+ * call) and every refresh token of it (spent), audited as INTEGRATION_TOKEN_REVOKED with the reason. The
+ * one way a family is revoked: by `gds tokens revoke` (revocation.ts) and on refresh-token reuse (below).
+ */
+export async function revokeIntegrationFamily(
+  tx: Queryable,
+  clock: Clock,
+  family: { tokenId: string; workspaceId: string; actorId: string; env: string; reason: string },
+): Promise<void> {
+  const now = new Date(clock()).toISOString();
+  await tx.query('UPDATE gds.integration_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
+    family.tokenId,
+    now,
+  ]);
+  await tx.query('UPDATE gds.refresh_tokens SET used_at = coalesce(used_at, $2) WHERE family_id = $1', [
+    family.tokenId,
+    now,
+  ]);
+  await recordAudit(tx, clock, {
+    workspaceId: family.workspaceId,
+    userId: family.actorId,
+    action: 'INTEGRATION_TOKEN_REVOKED',
+    resource: 'integration_token',
+    environmentLabel: family.env,
+    details: { tokenId: family.tokenId, reason: family.reason },
+  });
+}
+
 /** Revokes the family of a reused refresh token and returns the 401 to throw. */
 async function revokeFamilyOnReuse(ctx: AppContext, row: RefreshRow): Promise<HttpError> {
-  const now = new Date(ctx.clock()).toISOString();
-  await ctx.db.transaction(async (tx) => {
-    await tx.query('UPDATE gds.integration_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
-      row.family_id,
-      now,
-    ]);
-    await tx.query('UPDATE gds.refresh_tokens SET used_at = coalesce(used_at, $2) WHERE family_id = $1', [
-      row.family_id,
-      now,
-    ]);
-    await recordAudit(tx, ctx.clock, {
+  await ctx.db.transaction((tx) =>
+    revokeIntegrationFamily(tx, ctx.clock, {
+      tokenId: row.family_id,
       workspaceId: row.workspace_id,
-      userId: row.user_id,
-      action: 'INTEGRATION_TOKEN_REVOKED',
-      resource: 'integration_token',
-      environmentLabel: row.env,
-      details: { tokenId: row.family_id, reason: 'refresh_token_reused' },
-    });
-  });
+      actorId: row.user_id,
+      env: row.env,
+      reason: 'refresh_token_reused',
+    }),
+  );
   return unauthorized(
     'refresh_token_reused',
     'This refresh token was already used; every token of its family is now revoked. Issue a new integration token.',

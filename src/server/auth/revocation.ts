@@ -11,6 +11,7 @@ import { sha256 } from '../ids.js';
 import type { SessionCaller } from './caller.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
 import { ACCESS_TOKEN_TTL_MS } from './tokens.js';
+import { revokeIntegrationFamily } from './integration-tokens.js';
 
 export interface IntegrationTokenRow {
   id: string;
@@ -91,7 +92,6 @@ export async function revokeIntegrationToken(
   reference: string,
 ): Promise<IntegrationTokenRow> {
   const byClientToken = reference.startsWith(CLIENT_TOKEN_PREFIX);
-  const now = new Date(ctx.clock()).toISOString();
   const id = await ctx.db.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string; env: string; revoked_at: Date | null }>(
       `SELECT id, env, revoked_at FROM gds.integration_tokens
@@ -110,18 +110,12 @@ export async function revokeIntegrationToken(
     // An ADMIN scoped to some environments revokes only tokens of those (a `*` token only with every one).
     await requireTokenEnvironment(tx, caller, row.env, row.id);
     if (row.revoked_at === null) {
-      await tx.query('UPDATE gds.integration_tokens SET revoked_at = $2 WHERE id = $1', [row.id, now]);
-      await tx.query('UPDATE gds.refresh_tokens SET used_at = coalesce(used_at, $2) WHERE family_id = $1', [
-        row.id,
-        now,
-      ]);
-      await recordAudit(tx, ctx.clock, {
+      await revokeIntegrationFamily(tx, ctx.clock, {
+        tokenId: row.id,
         workspaceId: caller.workspaceId,
-        userId: caller.userId,
-        action: 'INTEGRATION_TOKEN_REVOKED',
-        resource: 'integration_token',
-        environmentLabel: row.env,
-        details: { tokenId: row.id, reason: 'revoked' },
+        actorId: caller.userId,
+        env: row.env,
+        reason: 'revoked',
       });
     }
     return row.id;
