@@ -308,14 +308,21 @@ async function sizeOnDisk(tx: Queryable, target: CopyTarget): Promise<number> {
     return Number(row?.bytes ?? 0);
   }
   let bytes = 0;
-  for (const name of await baseTables(tx, target.source)) {
-    const [row] = await tx.query<{ bytes: string }>(
-      `SELECT coalesce(sum(pg_table_size(relid)), 0)::text AS bytes FROM pg_partition_tree($1::regclass)`,
-      [name],
-    );
-    bytes += Number(row?.bytes ?? 0);
-  }
+  for (const name of await baseTables(tx, target.source)) bytes += await relationBytes(tx, name);
   return bytes;
+}
+
+/**
+ * A table's size on disk with its partitions'. pg_partition_tree lists no row at all for a plain table (only
+ * a partitioned table or a partition has a tree), so the relation itself is counted beside it.
+ */
+export async function relationBytes(tx: Queryable, name: string): Promise<number> {
+  const [row] = await tx.query<{ bytes: string }>(
+    `SELECT coalesce(sum(pg_table_size(relid)), 0)::text AS bytes
+       FROM (SELECT relid FROM pg_partition_tree($1::regclass) UNION SELECT $1::regclass) AS tree`,
+    [name],
+  );
+  return Number(row?.bytes ?? 0);
 }
 
 /**
