@@ -15,7 +15,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
@@ -392,10 +392,9 @@ async function* readRows(
     return;
   }
   if (format === 'ndjson') {
-    const lines = createInterface({ input: stream() as Readable, crlfDelay: Infinity });
     let row = 0;
     let line = 0;
-    for await (const text of lines) {
+    for await (const text of linesOf(stream())) {
       line += 1;
       if (text.trim() === '') continue;
       row += 1;
@@ -415,6 +414,26 @@ async function* readRows(
     return;
   }
   yield* csvRows(stream() as Readable, table, key);
+}
+
+/**
+ * The lines of a stream, read as they are needed: the stream's own iterator waits for each chunk to be taken
+ * (readline's iterator buffers every line the file gives, however far ahead: a 1M-row file was held whole).
+ */
+export async function* linesOf(stream: NodeJS.ReadableStream): AsyncGenerator<string, void, undefined> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      yield text.slice(start, end > start && text[end - 1] === '\r' ? end - 1 : end);
+      start = end + 1;
+    }
+    rest = text.slice(start);
+  }
+  rest += decoder.end();
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }
 
 function objectRow(value: unknown, row: number, line?: number): InputRow {

@@ -5,7 +5,7 @@ import RecordsDelete from '../../src/commands/records/delete.js';
 import RecordsExport from '../../src/commands/records/export.js';
 import RecordsGet from '../../src/commands/records/get.js';
 import RecordsImport from '../../src/commands/records/import.js';
-import { formatOf } from '../../src/services/records-import.js';
+import { formatOf, linesOf } from '../../src/services/records-import.js';
 import RecordsList from '../../src/commands/records/list.js';
 import RecordsUpdate from '../../src/commands/records/update.js';
 import { grantedTables, parseRecordValues } from '../../src/services/records.js';
@@ -103,5 +103,16 @@ describe('the tables a DATA-API token grants', () => {
     expect(grantedTables('cli_abcdef')).toEqual({});
     expect(grantedTables('a.!!!.b')).toEqual({});
     expect(grantedTables(undefined)).toEqual({});
+  });
+});
+
+describe('the lines of an NDJSON input', () => {
+  it('are split across chunks: CRLF and a character cut between two chunks, no final newline', async () => {
+    const { Readable } = await import('node:stream');
+    const bytes = Buffer.from('{"a":"é"}\r\n\n{"b":2}\r\n{"c":3}', 'utf8');
+    const chunks = [bytes.subarray(0, 8), bytes.subarray(8, 10), bytes.subarray(10, 21), bytes.subarray(21)];
+    const lines: string[] = [];
+    for await (const line of linesOf(Readable.from(chunks))) lines.push(line);
+    expect(lines).toEqual(['{"a":"é"}', '', '{"b":2}', '{"c":3}']);
   });
 });
