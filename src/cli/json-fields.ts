@@ -63,6 +63,6 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'details',
   ],
   'members:list': ['userId', 'email', 'role', 'envScope'],
-  'config:list': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy'],
+  'config:list': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy', 'updatedByEmail'],
   whoami: ['profile', 'tokenSource', 'user', 'workspace', 'role', 'token', 'effectiveEnvironmentScope'],
 };

@@ -1742,6 +1742,8 @@ export interface components {
              */
             updatedAt: string | null;
             updatedBy: string | null;
+            /** @description The e-mail of updatedBy (as config history shows). */
+            updatedByEmail: string | null;
         };
         ConfigList: {
             config: components["schemas"]["ConfigEntry"][];

@@ -261,8 +261,8 @@ describe('gds auth status', () => {
     const human = await gds(cfg, ['auth', 'status', '--offline']);
     expect(human).toMatchObject({ code: 0, stderr: '' });
     expect(human.stdout).toBe(
-      'API base: https://a.example (from profile default)\n' +
-        'Token:    cli_…**** (from profile default)\n' +
+      'API base:  https://a.example (from profile default)\n' +
+        'Token:     cli_…**** (from profile default)\n' +
         `Stored in: the config file ${join(cfg, 'config.json')}\n` +
         'Profiles:\n' +
         '    b        https://b.example  -  static  token in file\n' +
@@ -271,8 +271,8 @@ describe('gds auth status', () => {
     const fromEnv = await gds(cfg, ['auth', 'status', '--offline', '--profile', 'b'], {
       env: { SERVICE_TOKEN: envToken },
     });
-    expect(fromEnv.stdout).toContain('API base: https://b.example (from profile b)\n');
-    expect(fromEnv.stdout).toContain('Token:    **** (from SERVICE_TOKEN)\n');
+    expect(fromEnv.stdout).toContain('API base:  https://b.example (from profile b)\n');
+    expect(fromEnv.stdout).toContain('Token:     **** (from SERVICE_TOKEN)\n');
     const fromFlags = await gds(
       cfg,
       ['auth', 'status', '--offline', '--json', '--token', envToken, '--base', 'https://f.example'],

@@ -473,6 +473,7 @@ describe('versions, config and intent', () => {
       allowedValues: [],
       updatedAt: null,
       updatedBy: null,
+      updatedByEmail: null,
     };
     api.use(
       http.put(at('/api/config/gate_mode'), async ({ request }) => {

@@ -111,6 +111,14 @@ describe('gds auth status asks the service', () => {
     const human = await gds(cfg, ['auth', 'status']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`Signed in: ${server.user('OWNER').email} (OWNER)`);
+    // Aligned: every value starts in one column, and the profile list names the user by e-mail.
+    const lines = human.stdout.split('\n');
+    const labelled = lines.slice(0, lines.indexOf('Profiles:'));
+    expect(labelled.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(labelled.map((line) => /^[A-Za-z ]+:\s+/.exec(line)?.[0].length)).size).toBe(1);
+    expect(lines[lines.indexOf('Profiles:') + 1]).toMatch(
+      new RegExp(`^ {2}\\* default {2}\\S+ {2}${server.user('OWNER').email.replace('.', '\\.')} {2}static`),
+    );
     const json = await gds(cfg, ['auth', 'status', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({
       verified: true,

@@ -3,7 +3,11 @@ import { BaseCommand } from '../../cli/base-command.js';
 import type { CliError } from '../../cli/errors.js';
 import { ExitCode, toCliError } from '../../cli/errors.js';
 import type { Me } from '../../cli/signed-in.js';
+import type { Segment } from '../../cli/output.js';
 import type { CredentialSource } from '../../auth/credentials.js';
+
+/** The widest label (`Signed in:`) and a space. */
+const LABEL_WIDTH = 11;
 
 export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
   static override summary = 'Show which API base and token a command would use, and where they come from.';
@@ -49,30 +53,30 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       return;
     }
     if (check?.me !== undefined) {
-      this.out.print(this.out.style('bold', 'Signed in: '), `${check.me.user.email} (${check.me.role})`);
+      this.out.print(this.label('Signed in'), `${check.me.user.email} (${check.me.role})`);
     }
-    if (status.expiresAt !== null) this.out.print(this.out.style('bold', 'Expires:   '), status.expiresAt);
+    if (status.expiresAt !== null) this.out.print(this.label('Expires'), status.expiresAt);
     if (check?.refused !== undefined) {
-      this.out.print(this.out.style('red', 'Refused:   '), check.refused.message);
+      this.out.print(this.label('Refused', 'red'), check.refused.message);
       if (check.refused.suggestion !== undefined) this.out.print(`  ${check.refused.suggestion}`);
     }
     this.out.print(
-      this.out.style('bold', 'API base: '),
+      this.label('API base'),
       status.baseUrl === null
         ? 'none'
         : `${status.baseUrl} (from ${sourceText(status.baseSource, 'SERVICE_API_URL')})`,
     );
     this.out.print(
-      this.out.style('bold', 'Token:    '),
+      this.label('Token'),
       status.token === null
         ? 'none'
         : `${status.token} (from ${sourceText(status.tokenSource, 'SERVICE_TOKEN')})`,
     );
     if (status.storageLocation !== null) {
-      this.out.print(this.out.style('bold', 'Stored in: '), status.storageLocation);
+      this.out.print(this.label('Stored in'), status.storageLocation);
     }
     if (status.profiles.length === 0) {
-      this.out.print(this.out.style('bold', 'Profiles: '), `none (${status.configPath})`);
+      this.out.print(this.label('Profiles'), `none (${status.configPath})`);
     } else {
       this.out.print(this.out.style('bold', 'Profiles:'));
     }
@@ -97,6 +101,11 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     this.out.print(
       'Get credentials with `gds auth set --token <t> --base <url>`, `gds auth login`, or SERVICE_TOKEN in CI.',
     );
+  }
+
+  /** A label of the status lines, padded so that every value starts in the same column. */
+  private label(text: string, colour: 'bold' | 'red' = 'bold'): Segment {
+    return this.out.style(colour, `${text}:`.padEnd(LABEL_WIDTH));
   }
 
   /** GET /api/me with the same credentials: who the token signs in as, or why the service refused it. */

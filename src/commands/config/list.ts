@@ -8,13 +8,14 @@ const columns: ReadonlyArray<Column<ConfigEntry>> = [
   { header: 'Value', kind: 'version', value: (c) => c.value },
   { header: 'Allowed', value: (c) => c.allowedValues.join(', ') },
   { header: 'Updated at', kind: 'time', value: (c) => c.updatedAt ?? '(default)' },
-  { header: 'By', value: (c) => c.updatedBy },
+  { header: 'By', value: (c) => c.updatedByEmail ?? c.updatedBy },
 ];
 
 export default class ConfigList extends ApiCommand<typeof ConfigList> {
   static override summary = 'Show the workspace configuration, defaults included.';
   static override description =
-    'Under --json one line per key {key,value,allowedValues,updatedAt,updatedBy}.';
+    'Who changed a key last is shown by e-mail, as config history shows it. Under --json one line per key ' +
+    '{key,value,allowedValues,updatedAt,updatedBy,updatedByEmail}.';
   static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
 
   static override flags = { limit: limitFlag };

@@ -28,6 +28,8 @@ export interface ConfigEntry {
   /** Null while the key still holds its default. */
   updatedAt: string | null;
   updatedBy: string | null;
+  /** The e-mail of updatedBy, as config history shows it. */
+  updatedByEmail: string | null;
 }
 
 export interface ConfigChange {
@@ -73,11 +75,14 @@ interface ConfigRow {
   value: string;
   updated_at: Date;
   updated_by: string;
+  updated_by_email: string | null;
 }
 
 export async function listConfig(q: Queryable, workspaceId: string): Promise<ConfigEntry[]> {
   const rows = await q.query<ConfigRow>(
-    'SELECT key, value, updated_at, updated_by FROM gds.workspace_config WHERE workspace_id = $1',
+    `SELECT c.key, c.value, c.updated_at, c.updated_by, u.email AS updated_by_email
+       FROM gds.workspace_config c LEFT JOIN gds.users u ON u.id = c.updated_by
+      WHERE c.workspace_id = $1`,
     [workspaceId],
   );
   const stored = new Map(rows.map((r) => [r.key, r]));
@@ -89,6 +94,7 @@ export async function listConfig(q: Queryable, workspaceId: string): Promise<Con
       allowedValues: [...CONFIG_KEYS[key].allowed],
       updatedAt: row ? new Date(row.updated_at).toISOString() : null,
       updatedBy: row?.updated_by ?? null,
+      updatedByEmail: row?.updated_by_email ?? null,
     };
   });
 }
@@ -135,6 +141,9 @@ export async function setConfig(
       now,
     ]);
   }
+  const [actor] = await q.query<{ email: string }>('SELECT email FROM gds.users WHERE id = $1', [
+    input.actor,
+  ]);
   return {
     oldValue,
     entry: {
@@ -143,6 +152,7 @@ export async function setConfig(
       allowedValues: [...CONFIG_KEYS[input.key].allowed],
       updatedAt: now,
       updatedBy: input.actor,
+      updatedByEmail: actor?.email ?? null,
     },
   };
 }

@@ -28,6 +28,7 @@ const entry = (key: string, value: string, allowedValues: string[]) => ({
   allowedValues,
   updatedAt: null,
   updatedBy: null,
+  updatedByEmail: null,
 });
 
 describe('workspace config', () => {
@@ -91,6 +92,7 @@ describe('workspace config', () => {
       key: 'gate_mode',
       value: 'ADVISORY',
       updatedBy: server.user('ADMIN').userId,
+      updatedByEmail: server.user('ADMIN').email,
     });
     const modes = await server.sql<{ gate_mode: string }>(
       'SELECT DISTINCT gate_mode FROM gds.tables WHERE workspace_id = $1',
