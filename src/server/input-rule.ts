@@ -18,15 +18,32 @@ export function badCharacter(text: string): string | undefined {
     : `an unpaired surrogate (not UTF-8) at offset ${match.index}`;
 }
 
+/**
+ * How deep a body may nest arrays and objects: no request of the contract needs more than a dozen levels (a
+ * dbt manifest's deepest are about 10). Deeper input is refused here, before anything walks it recursively
+ * (a body of 100,000 nested objects overflowed the stack: 500).
+ */
+export const MAX_INPUT_NESTING = 128;
+
 /** The first string in `value` (keys included) that breaks the rule, with its JSON path. */
-export function findBadString(value: unknown, path = ''): { path: string; problem: string } | undefined {
+export function findBadString(
+  value: unknown,
+  path = '',
+  depth = 0,
+): { path: string; problem: string } | undefined {
+  if (depth > MAX_INPUT_NESTING && typeof value === 'object' && value !== null) {
+    return {
+      path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+      problem: `nesting deeper than ${MAX_INPUT_NESTING} levels`,
+    };
+  }
   if (typeof value === 'string') {
     const problem = badCharacter(value);
     return problem === undefined ? undefined : { path: path || '/', problem };
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i += 1) {
-      const found = findBadString(value[i], `${path}/${i}`);
+      const found = findBadString(value[i], `${path}/${i}`, depth + 1);
       if (found) return found;
     }
     return undefined;
@@ -35,11 +52,31 @@ export function findBadString(value: unknown, path = ''): { path: string; proble
     for (const [key, item] of Object.entries(value)) {
       const keyProblem = badCharacter(key);
       if (keyProblem !== undefined) return { path: `${path}/${key}`, problem: `a key with ${keyProblem}` };
-      const found = findBadString(item, `${path}/${key}`);
+      const found = findBadString(item, `${path}/${key}`, depth + 1);
       if (found) return found;
     }
   }
   return undefined;
+}
+
+/** Whether `value` nests arrays and objects deeper than MAX_INPUT_NESTING (iterative: any depth is safe). */
+export function nestedTooDeep(value: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_INPUT_NESTING) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** 400 `invalid_input` when `value` nests deeper than MAX_INPUT_NESTING; `where` names the input. */
+export function checkNesting(value: unknown, where: string): void {
+  if (!nestedTooDeep(value)) return;
+  throw badRequest('invalid_input', `The ${where} holds nesting deeper than ${MAX_INPUT_NESTING} levels.`, {
+    where,
+  });
 }
 
 /** 400 `invalid_input` when any string of `value` breaks the rule; `where` names the input (body, query). */

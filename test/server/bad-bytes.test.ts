@@ -198,6 +198,41 @@ describe('the reproductions of the probe', () => {
     expect(answers[5]?.status).toBeLessThan(500);
   });
 
+  it('answers 400, never 500, to a body nested 100,000 levels deep (second probe: the stack overflowed)', async () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const raw = (path: string, token: string, body: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { error: { code: string; message: string } },
+      }));
+    const answers = await Promise.all([
+      raw(
+        `/api/tables/${crm}/records`,
+        tokens.data,
+        `{"email":"d@x.y","full_name":"x","company":${deep(100_000)}}`,
+      ),
+      raw(
+        `/api/tables/${crm}/records`,
+        tokens.data,
+        `{"email":"d@x.y","full_name":"x","x":${deep(100_000)}}`,
+      ),
+      raw(`/api/tables/${crm}/bulk-update`, tokens.data, `{"records":[{"data":${deep(100_000)}}]}`),
+      raw(
+        '/api/workspace/recertify',
+        tokens.management,
+        `{"tables":["crm_contacts"],"environmentLabel":"dev","evidence":${deep(100_000)}}`,
+      ),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toContain('nesting deeper than 128 levels');
+    }
+  });
+
   it('refuses an integer out of the exact range with 400 invalid_record; the table stays checkable', async () => {
     for (const score of [1e308, 1.2e29, 2 ** 63]) {
       const response = await server.request('POST', `/api/tables/${crm}/records`, {

@@ -11,6 +11,7 @@ import type { CertifiedViewStatus } from '../certification/view.js';
 import { repairCertifiedView } from '../certification/view.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
+import { checkNesting } from '../input-rule.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
@@ -316,6 +317,8 @@ export async function recertify(
   caller: IntegrationCaller,
   body: unknown,
 ): Promise<RecertifyResponse> {
+  // Run results, a manifest and evidence are free-form: only their depth is bounded before they are walked.
+  checkNesting(body, 'body');
   const signal = readSignal(body);
   const environmentLabel = await resolveEnvironment(ctx, caller, signal);
   const explicit = !signal.run;
