@@ -47,11 +47,23 @@ export async function callerOf(ctx: AppContext, request: FastifyRequest): Promis
  * seen the address's window used up learns it at that address's next failure there.
  */
 export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Caller> {
+  return limitFailedAuthentication(ctx, request, () => ctx.auth.identify(request.headers.authorization));
+}
+
+/**
+ * Runs `attempt` (a credential check: a bearer token, a refresh token) under the per-address limit of failed
+ * authentications: refused with 429 once the address is over it, and a 401 of `attempt` counts against it.
+ */
+export async function limitFailedAuthentication<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  attempt: () => Promise<T>,
+): Promise<T> {
   const address = `address:${request.ip}`;
   const exhausted = ctx.failedAuth.exhausted(address);
   if (exhausted) throw rateLimited(exhausted, ctx.clock(), 'failed authentications');
   try {
-    return await ctx.auth.identify(request.headers.authorization);
+    return await attempt();
   } catch (error) {
     if (error instanceof HttpError && error.status === 401) await ctx.failedAuth.take(address);
     throw error;

@@ -45,6 +45,33 @@ describe('failed authentication', () => {
     expect(statuses.slice(5)).toEqual([429, 429]);
     server.clock.advance(61_000);
   });
+
+  it('counts bogus refresh tokens on the public refresh endpoint too (second probe: 400 in a row were all 401)', async () => {
+    const issued = await server.issueToken('ADMIN', {
+      name: 'refresh-after-flood',
+      env: '*',
+      scopes: [{ tableId: crm, permissions: ['read'] }],
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1)
+      statuses.push(
+        (
+          await server.request('POST', '/api/integration/refresh', {
+            body: { refreshToken: `rt_bogus${i}.${'x'.repeat(32)}` },
+          })
+        ).status,
+      );
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    // A good refresh token from that address waits for the window too, then works.
+    const refresh = () =>
+      server.request('POST', '/api/integration/refresh', {
+        body: { refreshToken: issued.tokens.refreshToken },
+      });
+    expect((await refresh()).status).toBe(429);
+    server.clock.advance(61_000);
+    expect((await refresh()).status).toBe(200);
+    server.clock.advance(61_000);
+  });
 });
 
 describe('minting', () => {

@@ -9,7 +9,7 @@ import type { SessionCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { workspaceEnvironments } from '../certification/access.js';
 import { rateLimited } from '../rate-limit.js';
-import { callerOf } from '../context.js';
+import { callerOf, limitFailedAuthentication } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
 
@@ -54,8 +54,11 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/api/integration/refresh', async (request) => {
-    const body = parseBody<{ refreshToken: string }>('RefreshRequest', request.body);
-    const response: RefreshResponse = { tokens: await refreshIntegrationToken(ctx, body.refreshToken) };
+    // A refresh token is a credential: bogus ones count against the address's failed-authentication limit.
+    const response: RefreshResponse = await limitFailedAuthentication(ctx, request, async () => {
+      const body = parseBody<{ refreshToken: string }>('RefreshRequest', request.body);
+      return { tokens: await refreshIntegrationToken(ctx, body.refreshToken) };
+    });
     return response;
   });
 }
