@@ -64,5 +64,6 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ],
   'members:list': ['userId', 'email', 'role', 'envScope'],
   'config:list': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy', 'updatedByEmail'],
+  'config:history': ['key', 'oldValue', 'newValue', 'changedBy', 'changedByEmail', 'changedAt'],
   whoami: ['profile', 'tokenSource', 'user', 'workspace', 'role', 'token', 'effectiveEnvironmentScope'],
 };

@@ -14,6 +14,9 @@ beforeAll(async () => {
   // A gate job for `gate jobs` to list.
   const queued = await runCli(['gate', 'run', 'customers', '--gate', '2', '--json'], { env: credentials() });
   expect(queued.code, queued.stderr).toBe(0);
+  // A change for `config history` to list.
+  const set = await runCli(['config', 'set', 'gate3_required', 'true'], { env: credentials() });
+  expect(set.code, set.stderr).toBe(0);
 }, 60_000);
 
 const credentials = () => ({ SERVICE_API_URL: server.url, SERVICE_TOKEN: server.user('OWNER').cliToken });
@@ -34,6 +37,7 @@ const runs: Record<string, () => string[]> = {
   'audit:list': () => ['audit', 'list', '-L', '20'],
   'members:list': () => ['members', 'list'],
   'config:list': () => ['config', 'list'],
+  'config:history': () => ['config', 'history', 'gate3_required'],
   whoami: () => ['whoami'],
 };
 
