@@ -99,6 +99,8 @@ export default class Api extends ApiCommand<typeof Api> {
     }
     await this.withClient(async (client, session) => {
       let query: Record<string, string> | undefined;
+      // A server that answers the same next page again would be followed forever (second probe).
+      const followed = new Set<string>();
       for (;;) {
         const result = await callApi(client, session.baseUrl, {
           path: this.args.path,
@@ -122,6 +124,17 @@ export default class Api extends ApiCommand<typeof Api> {
         } else this.out.record(result.body as object);
         query = paginate ? nextPageQuery(result.body) : undefined;
         if (query === undefined) return;
+        const next = JSON.stringify(query);
+        if (followed.has(next)) {
+          const { CliError, ExitCode } = await import('../cli/errors.js');
+          throw new CliError(`The service returned the next page ${next} twice; stopping.`, {
+            exitCode: ExitCode.Failure,
+            code: 'pagination_loop',
+            suggestion:
+              'The pages printed so far are complete; report the repeated cursor to the service operator.',
+          });
+        }
+        followed.add(next);
       }
     });
   }

@@ -24,6 +24,9 @@ const echo = createServer((request, response) => {
     });
     response.setHeader('content-type', 'application/json');
     response.setHeader('x-echo', 'yes');
+    // A server whose next page is always the same cursor (second probe: --paginate followed it forever).
+    if ((request.url ?? '').startsWith('/loop'))
+      return response.end(JSON.stringify({ items: [{ n: 1 }], nextCursor: 'same' }));
     response.end(JSON.stringify({ ok: true }));
   });
 });
@@ -68,6 +71,17 @@ describe('gds api', () => {
     const entries = lines(r.stdout);
     expect(entries.length).toBeGreaterThan(7);
     expect(entries.map((e) => e.id)).toEqual(ids);
+  });
+
+  it('--paginate stops (exit 1) when the service answers the same next page twice', async () => {
+    const before = recorded.length;
+    const r = await runCli(['api', '/loop', '--paginate'], {
+      env: { ...env(), SERVICE_API_URL: echoBase },
+    });
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout)).toEqual([{ n: 1 }, { n: 1 }]);
+    expect(r.stderr).toContain('twice; stopping');
+    expect(recorded.length - before).toBe(2);
   });
 
   it('-i prints the status line and headers first; --silent prints nothing', async () => {
