@@ -1,5 +1,6 @@
 // Flag parsing of `gds records …` apart from what the commands do (nothing is sent).
 import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
 import RecordsCreate from '../../src/commands/records/create.js';
 import RecordsDelete from '../../src/commands/records/delete.js';
 import RecordsExport from '../../src/commands/records/export.js';
@@ -108,7 +109,6 @@ describe('the tables a DATA-API token grants', () => {
 
 describe('the lines of an NDJSON input', () => {
   it('are split across chunks: CRLF and a character cut between two chunks, no final newline', async () => {
-    const { Readable } = await import('node:stream');
     const bytes = Buffer.from('{"a":"é"}\r\n\n{"b":2}\r\n{"c":3}', 'utf8');
     const chunks = [bytes.subarray(0, 8), bytes.subarray(8, 10), bytes.subarray(10, 21), bytes.subarray(21)];
     const lines: string[] = [];
