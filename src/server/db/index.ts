@@ -81,6 +81,13 @@ function deadlineOf(timeoutMs: number) {
 async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
   // statement_timeout is set on every connection the pool opens: each statement has the deadline.
   const pool = new pg.Pool({ connectionString: url, max: 5, statement_timeout: queryTimeoutMs });
+  // An idle connection that PostgreSQL ends (a restart, pg_terminate_backend, a failover) is reported here;
+  // unheard, the 'error' event would end the whole server. The pool drops that connection and opens another.
+  pool.on('error', (error: Error & { code?: string }) => {
+    process.stderr.write(
+      `database: an idle connection ended (${error.code ?? error.message}); reconnecting\n`,
+    );
+  });
   await pool.query('SELECT 1');
   const deadline = deadlineOf(queryTimeoutMs);
   return {
@@ -94,6 +101,10 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const client = await pool.connect();
+      // PostgreSQL ending this connection mid-transaction is an 'error' event on it as well as a failed query.
+      const onLost = () => undefined;
+      client.on('error', onLost);
+      let released = false;
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -104,10 +115,20 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK');
+        // A connection that broke mid-transaction cannot roll back: it is discarded, and the error kept.
+        const broken = await client.query('ROLLBACK').then(
+          () => undefined,
+          (rollbackError: unknown) => rollbackError,
+        );
+        client.off('error', onLost);
+        client.release(broken === undefined ? undefined : true);
+        released = true;
         throw error;
       } finally {
-        client.release();
+        if (!released) {
+          client.off('error', onLost);
+          client.release();
+        }
       }
     },
     async processLock<T>(name: string, fn: () => Promise<T>) {
