@@ -2,6 +2,8 @@
 // natural order (see relation.ts); a sample keeps:
 //   head:N      rows 1..N (the first N);
 //   tail:N      rows total-N+1..total (the last N);
+//               on a table (or materialized view) whose grain key no unique index orders, the first and
+//               the last N in storage order instead: the lowest keys would cost a pass over every row;
 //   random:N    N rows drawn uniformly without replacement: the N lowest md5(seed || row number),
 //               with a seed drawn per run and returned in the proof, so every check of one run
 //               reads the same rows (and a run can be told apart from another);
@@ -55,10 +57,12 @@ const descending = (order: string[]) => order.map((term) => `${term} DESC`).join
 /**
  * Draws one run's sample into `target` (a temporary table, dropped with the transaction): one statement
  * over the relation, so no check numbers or sorts the rows again. Returns how it was drawn (the cost):
- *   head:N     the first N in storage order by LIMIT when the relation is a table numbered by storage
- *              order (no sort); else the N lowest by the natural order in one pass keeping N rows (a
- *              btree index on the grain key makes it a range read);
- *   tail:N     the N highest by the natural order, in one pass keeping N rows;
+ *   head:N     a grain key that a unique btree index orders: its N lowest, read through the index; else on a
+ *              table (or materialized view) the first N in storage order by LIMIT (no sort); else (a
+ *              view, the service rows) the N lowest by the natural order in one pass keeping N rows;
+ *   tail:N     as head:N from the other end: backwards through the index; on a table the last N in
+ *              storage order by a TID range scan of its last blocks (drawTailBlocks); else one pass
+ *              keeping N rows;
  *   random:N   a table: TABLESAMPLE BERNOULLI of about 3N rows (seeded, REPEATABLE), then the N lowest
  *              md5(seed || ctid) among them, read again in full only if the draw came out short; a view
  *              (no TABLESAMPLE) or the service rows: the N lowest md5(seed || row) in one pass keeping
@@ -93,9 +97,11 @@ export async function drawSample(
   const byOrder = (rows: RowsSource) => rows.order.join(', ') || 'true';
   switch (sample.kind) {
     case 'head':
-      if (shape.storageOrdered) {
+      if (shape.keyIndexed !== true && shape.sampleable !== undefined) {
         await create((rows, add, columns) => `SELECT ${columns} FROM ${rows.from} LIMIT ${n(add)}`);
-        return 'the first rows in storage order (LIMIT; no sort)';
+        return shape.storageOrdered
+          ? 'the first rows in storage order (LIMIT; no sort)'
+          : 'the first rows in storage order (LIMIT; no sort): no unique index orders the grain key, and the lowest keys would cost a pass over every row';
       }
       await create(
         (rows, add, columns) =>
@@ -105,6 +111,10 @@ export async function drawSample(
         ? 'the lowest rows by the grain key, read through its unique index (ORDER BY … LIMIT: N entries)'
         : 'the lowest rows by the natural order (ORDER BY … LIMIT: one pass keeping N rows)';
     case 'tail':
+      if (shape.keyIndexed !== true && shape.sampleable !== undefined) {
+        const method = await drawTailBlocks(tx, target, shape.sampleable, sample.rows, create);
+        if (method !== null) return method;
+      }
       await create(
         (rows, add, columns) =>
           `SELECT ${columns} FROM ${rows.from} ORDER BY ${descending(rows.order) || 'true'} LIMIT ${n(add)}`,
@@ -166,6 +176,58 @@ async function usedBlocks(tx: Queryable, table: string, blocks: number): Promise
 }
 
 /**
+ * How many blocks a table uses up to its last row, and how many rows a block holds (from its first blocks);
+ * null for an empty table.
+ */
+async function blockDensity(
+  tx: Queryable,
+  table: string,
+): Promise<{ blocks: number; perBlock: number } | null> {
+  const [size] = await tx.query<{ blocks: string }>(
+    `SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::bigint)::text AS blocks`,
+    [table],
+  );
+  const blocks = await usedBlocks(tx, table, Number(size?.blocks ?? 0));
+  const probe = Math.min(blocks, PROBE_BLOCKS);
+  if (probe === 0) return null;
+  const [probed] = await tx.query<{ n: string }>(
+    `SELECT count(*)::text AS n FROM ${table} AS b WHERE b.ctid < $1::tid`,
+    [`(${probe},0)`],
+  );
+  const perBlock = Number(probed?.n ?? 0) / probe;
+  return perBlock > 0 ? { blocks, perBlock } : null;
+}
+
+/**
+ * tail:N on a table (or materialized view) whose grain key no unique index orders: the last N rows in
+ * storage order, read by a TID range scan of the last blocks (twice what N rows fill, then four times as
+ * many while it comes out short), sorted among themselves only. Null for an empty table.
+ */
+async function drawTailBlocks(
+  tx: Queryable,
+  target: string,
+  table: string,
+  n: number,
+  create: Create,
+): Promise<string | null> {
+  const density = await blockDensity(tx, table);
+  if (density === null) return null;
+  const { blocks, perBlock } = density;
+  for (let span = Math.ceil((2 * n) / perBlock) + 2; ; span *= 4) {
+    const first = Math.max(blocks - span, 0);
+    await create(
+      (_rows, add, columns) =>
+        `SELECT ${columns} FROM ${table} AS b WHERE b.ctid >= ${add(`(${first},0)`)}::tid
+          ORDER BY b.ctid DESC LIMIT ${add(n)}::bigint`,
+    );
+    const [drawn] = await tx.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${target}`);
+    if (Number(drawn?.n ?? 0) >= n || first === 0) {
+      return 'the last rows in storage order (a TID range scan of the last blocks; no sort of the table)';
+    }
+  }
+}
+
+/**
  * chunks:K@N on a table (or materialized view) with room for them: K runs of N consecutive rows in storage
  * order, the runs' first blocks spread evenly over the table's blocks (the first run starts at the first
  * row, the last ends at the last row). Each run is read by a TID range scan of the few blocks it spans:
@@ -181,19 +243,10 @@ async function drawBlockChunks(
   create: Create,
 ): Promise<string | null> {
   const { chunks: k, rows: n } = sample;
-  const [size] = await tx.query<{ blocks: string }>(
-    `SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::bigint)::text AS blocks`,
-    [table],
-  );
-  const blocks = await usedBlocks(tx, table, Number(size?.blocks ?? 0));
-  const probe = Math.min(blocks, PROBE_BLOCKS);
-  if (probe === 0) return null;
-  const [probed] = await tx.query<{ n: string }>(
-    `SELECT count(*)::text AS n FROM ${table} AS b WHERE b.ctid < $1::tid`,
-    [`(${probe},0)`],
-  );
-  const perBlock = Number(probed?.n ?? 0) / probe;
-  if (!(perBlock > 0) || 4 * k * n > perBlock * blocks) return null;
+  const density = await blockDensity(tx, table);
+  if (density === null) return null;
+  const { blocks, perBlock } = density;
+  if (4 * k * n > perBlock * blocks) return null;
   // The blocks one run may span: twice what N rows fill at the first blocks' density, and two more.
   const span = Math.ceil((2 * n) / perBlock) + 2;
   if (k * (span + 1) > blocks) return null;
