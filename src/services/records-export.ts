@@ -7,9 +7,8 @@
 // state replaced (temp file, rename). A run killed anywhere leaves at most some bytes past the state's count,
 // which `--resume` cuts off before asking for the next page: nothing lost, nothing twice. At the end the part
 // file takes the file's name (a reader never sees half a file) and the state goes.
-import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { link, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { ndjsonLine } from '../cli/output.js';
@@ -18,6 +17,7 @@ import { MAX_RECORDS_PAGE } from '../client/areas/records.js';
 import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
 import { csvLine } from '../core/csv.js';
+import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -290,9 +290,7 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     bytes: () => position,
     async checkpoint(state) {
       await handle.datasync();
-      const temp = `${statePath}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(temp, `${JSON.stringify(state)}\n`, { mode: 0o644 });
-      await rename(temp, statePath);
+      await writeResumeState(statePath, state, 0o644);
     },
     async finish() {
       await handle.sync();
@@ -317,7 +315,7 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
         }
         await rm(part, { force: true });
       }
-      await rm(statePath, { force: true });
+      await removeResumeState(statePath);
     },
     async abandon() {
       // The part file and the state stay for --resume.

@@ -10,9 +10,9 @@
 // pending, after the service acknowledges it the rows count as done. `--resume` skips the rows done and sends
 // the pending batch again: an upsert on a key is the same the second time, so nothing is doubled. Creations
 // without a key are not: a pending batch of them is refused on resume (it may or may not have been written).
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -26,6 +26,7 @@ import type { BulkUpdateRequest, RecordValues, TableColumns } from '../contract/
 import type { CsvColumnType } from '../core/csv.js';
 import { csvValue } from '../core/csv.js';
 import { checkValues, describeProblems } from '../core/record-values.js';
+import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
@@ -193,9 +194,7 @@ export async function importRecords(
   });
   const save = async (state: ImportState) => {
     if (statePath === undefined) return;
-    const temp = `${statePath}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-    await rename(temp, statePath);
+    await writeResumeState(statePath, state, 0o600);
   };
   const refuse = (row: number, line: number | undefined, error: RowError['error']) => {
     counts.refused += 1;
@@ -300,7 +299,7 @@ export async function importRecords(
     batchBytes += size;
   }
   if (options.dryRun !== true) await flush(counts.rows);
-  if (statePath !== undefined) await rm(statePath, { force: true });
+  if (statePath !== undefined) await removeResumeState(statePath);
   progress();
 
   function check(values: Record<string, unknown>): RowError['error'] | undefined {
@@ -622,7 +621,7 @@ async function startState(path: string, options: ImportOptions): Promise<ImportS
   }
   if (state === null) return null;
   if (options.force === true) {
-    await rm(path, { force: true });
+    await removeResumeState(path);
     return null;
   }
   if (options.resume !== true) {

@@ -4,7 +4,7 @@
 // never interrupted.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -123,6 +123,8 @@ describe('gds records export', () => {
     expect(existsSync(file)).toBe(false);
     const interrupted = JSON.parse(await readFile(`${file}.gds-export`, 'utf8'));
     expect(interrupted.rows).toBeLessThan(ROWS);
+    // A kill between writing the state's temporary copy and renaming it leaves the copy beside the output.
+    await writeFile(`${file}.gds-export.0badf00d.tmp`, '{"version":1,"ro');
 
     const again = await gds(['export', table, '-o', file, '--json']);
     expect(again.code).toBe(2);
@@ -134,6 +136,7 @@ describe('gds records export', () => {
     expect(JSON.parse(resumed.stdout.trim())).toMatchObject({ rows: ROWS, resumedFrom: interrupted.rows });
     expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
     expect(existsSync(`${file}.part`) || existsSync(`${file}.gds-export`)).toBe(false);
+    expect((await readdir(dir)).filter((name) => name.startsWith('killed.'))).toEqual(['killed.ndjson']);
   }, 120_000);
 
   it('refuses to overwrite a file without --force, and --format csv on stdout under --json', async () => {
