@@ -10,7 +10,7 @@
 // Commands extending ApiCommand (api-command.ts) call `this.withClient(...)`, which is this with the
 // command's own flags. Server strings are not cleaned here: Output strips them when they are printed.
 import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
-import type { ApiClient, ApiError, NetworkError } from '../client/index.js';
+import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../client/index.js';
 import { untrustedCertificate } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
 
@@ -119,6 +119,7 @@ export function sessionFailure(
 ) {
   if (isNamed<ApiError>(error, 'ApiError')) return apiFailure(error, session);
   if (isNamed<NetworkError>(error, 'NetworkError')) return networkFailure(error, session);
+  if (isNamed<CursorLoopError>(error, 'CursorLoopError')) return cursorLoopFailure(error, session);
   return error;
 }
 
@@ -237,6 +238,18 @@ function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 
       : `The API base URL came from ${describeSource(session.baseSource, 'SERVICE_API_URL')}. ` +
         'Check that the service runs there, or point gds elsewhere with --base <url> or SERVICE_API_URL.',
     details: compact({ url: session.baseUrl, cause: error.code }),
+  });
+}
+
+/** The service repeated a list's cursor: what came before was whole, the rest cannot be had by paging. */
+function cursorLoopFailure(error: CursorLoopError, session: Pick<Session, 'baseUrl'>): CliError {
+  return new CliError(error.message, {
+    exitCode: ExitCode.Failure,
+    code: 'pagination_loop',
+    suggestion:
+      'The pages printed before this are complete; the service pages this list in a loop. Report the ' +
+      `repeated cursor to the operator of ${session.baseUrl}.`,
+    details: { list: error.list, cursor: error.cursor },
   });
 }
 

@@ -38,6 +38,23 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The service handed back a cursor it had already given for the same list: following it would ask for the
+ * same pages forever. The pages before it were complete.
+ */
+export class CursorLoopError extends Error {
+  override readonly name = 'CursorLoopError';
+  /** The list being walked, as its path (`/api/tables`). */
+  readonly list: string;
+  readonly cursor: string;
+
+  constructor(list: string, cursor: string) {
+    super(`The service returned the cursor ${JSON.stringify(cursor)} of ${list} twice; stopping.`);
+    this.list = list;
+    this.cursor = cursor;
+  }
+}
+
 /** `certificate`: TLS refused the service's certificate, which no retry can change. */
 export type NetworkFailure = 'connection' | 'timeout' | 'certificate';
 

@@ -48,7 +48,7 @@ export function createApiClient(options: ApiClientOptions) {
 
 export type ApiClient = ReturnType<typeof createApiClient>;
 
-export { ApiError, NetworkError } from './errors.js';
+export { ApiError, CursorLoopError, NetworkError } from './errors.js';
 export { staticToken } from './transport.js';
 export type { NetworkFailure } from './errors.js';
 export type {

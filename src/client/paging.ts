@@ -1,4 +1,5 @@
 // Async iteration over the two paging styles of the API: numbered pages and cursors.
+import { CursorLoopError } from './errors.js';
 
 export interface NumberedPage<T> {
   items: T[];
@@ -29,22 +30,37 @@ export async function* walkNumberedPages<T>(
 export interface CursorPage<T> {
   items: T[];
   /** Absent, null or empty on the last page. */
-  nextCursor?: string | null;
+  nextCursor?: string | null | undefined;
 }
 
-/** Every item of a cursor-paged list, following `nextCursor` until the service gives none. */
-export async function* walkCursorPages<T>(
-  fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>,
-): AsyncGenerator<T, void, undefined> {
-  const used = new Set<string>();
+/**
+ * Every page of a cursor-paged list, in order: asks for the first page without a cursor, then follows each
+ * page's `nextCursor` until a page has none (absent, null or empty). Each page is yielded before the next is
+ * asked for, and nothing more is asked once the consumer stops. A cursor the service already gave would
+ * loop forever (the listing is broken, not merely long): after yielding the page that repeats it, the walk
+ * fails with a CursorLoopError naming `list` and the cursor, which the CLI reports as `pagination_loop`.
+ */
+export async function* cursorPages<P extends { nextCursor?: string | null | undefined }>(
+  list: string,
+  fetchPage: (cursor: string | undefined) => Promise<P>,
+): AsyncGenerator<P, void, undefined> {
+  const followed = new Set<string>();
   let cursor: string | undefined;
   for (;;) {
-    const { items, nextCursor } = await fetchPage(cursor);
-    yield* items;
-    if (!nextCursor) return;
-    // A cursor seen before would loop forever: the listing is broken, not merely long.
-    if (used.has(nextCursor)) throw new Error(`The service returned cursor ${nextCursor} twice; stopping`);
-    used.add(nextCursor);
-    cursor = nextCursor;
+    const page = await fetchPage(cursor);
+    yield page;
+    const next = page.nextCursor;
+    if (next === undefined || next === null || next === '') return;
+    if (followed.has(next)) throw new CursorLoopError(list, next);
+    followed.add(next);
+    cursor = next;
   }
+}
+
+/** Every item of a cursor-paged list (cursorPages, item by item). */
+export async function* walkCursorPages<T>(
+  list: string,
+  fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>,
+): AsyncGenerator<T, void, undefined> {
+  for await (const page of cursorPages(list, fetchPage)) yield* page.items;
 }

@@ -272,7 +272,9 @@ describe('audit log', () => {
     api.use(
       http.get(at('/api/workspace/audit-log'), () => HttpResponse.json({ entries: [], nextCursor: 'same' })),
     );
-    await expect(collect(newClient().auditLog.iterate())).rejects.toThrow('cursor same twice');
+    await expect(collect(newClient().auditLog.iterate())).rejects.toThrow(
+      'cursor "same" of /api/workspace/audit-log twice',
+    );
     expect(api.seen).toHaveLength(2);
   });
 

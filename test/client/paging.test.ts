@@ -1,7 +1,8 @@
 // The walkers over any list size and page size: every item once, in order, with the fewest requests.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { walkCursorPages, walkNumberedPages } from '../../src/client/paging.js';
+import { CursorLoopError } from '../../src/client/errors.js';
+import { cursorPages, walkCursorPages, walkNumberedPages } from '../../src/client/paging.js';
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -54,7 +55,7 @@ describe('walkCursorPages', () => {
         const items = Array.from({ length: count }, (_, i) => `e${i}`);
         const cursors: Array<string | undefined> = [];
         const walked = await collect(
-          walkCursorPages(async (cursor) => {
+          walkCursorPages('/api/x', async (cursor) => {
             cursors.push(cursor);
             const start = cursor === undefined ? 0 : Number(cursor.slice(1));
             const next = start + limit;
@@ -66,5 +67,25 @@ describe('walkCursorPages', () => {
         expect(new Set(cursors).size).toBe(cursors.length);
       }),
     );
+  });
+
+  it('fails with CursorLoopError on a cursor given twice, after yielding the page that repeated it', async () => {
+    const chain = ['a', 'b', 'a'];
+    const asked: Array<string | undefined> = [];
+    const pages: number[] = [];
+    const walk = async () => {
+      for await (const page of cursorPages('/api/x', async (cursor) => {
+        asked.push(cursor);
+        const n = cursor === undefined ? 0 : chain.indexOf(cursor) + 1;
+        return { n, nextCursor: chain[n] };
+      })) {
+        pages.push(page.n);
+      }
+    };
+    const failure = await walk().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CursorLoopError);
+    expect(failure).toMatchObject({ list: '/api/x', cursor: 'a' });
+    expect(pages).toEqual([0, 1, 2]);
+    expect(asked).toEqual([undefined, 'a', 'b']);
   });
 });

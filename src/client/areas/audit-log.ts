@@ -27,7 +27,7 @@ export function auditLogApi(transport: Transport): AuditLogApi {
   return {
     page,
     iterate({ limit = MAX_AUDIT_PAGE, eventType, since, signal } = {}) {
-      return walkCursorPages(async (cursor) => {
+      return walkCursorPages('/api/workspace/audit-log', async (cursor) => {
         const res = await page({ limit, eventType, since, cursor }, { signal });
         return { items: res.entries, nextCursor: res.nextCursor };
       });

@@ -1,6 +1,7 @@
 // Recertification: the pipeline signal (§4.8, MANAGEMENT token) and the open requests a person lists or
 // dismisses (`recertification list` / `dismiss`).
 import type { RecertifyRequest, RecertifyResponse, Schema } from '../../contract/types.js';
+import { cursorPages } from '../paging.js';
 import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
@@ -47,9 +48,8 @@ export function recertificationApi(transport: Transport): RecertificationApi {
       return requests;
     },
     async *requestPages(query, [first, rest], options) {
-      let cursor: string | undefined;
-      for (;;) {
-        const page = await transport.send<Schema<'RecertificationRequestList'>>({
+      const walk = cursorPages('/api/recertification-requests', (cursor) =>
+        transport.send<Schema<'RecertificationRequestList'>>({
           method: 'GET',
           path: '/api/recertification-requests',
           query: {
@@ -59,10 +59,10 @@ export function recertificationApi(transport: Transport): RecertificationApi {
             cursor,
           },
           ...options,
-        });
+        }),
+      );
+      for await (const page of walk) {
         yield { requests: page.requests, ...(page.total === undefined ? {} : { total: page.total }) };
-        if (!page.nextCursor || page.nextCursor === cursor) return;
-        cursor = page.nextCursor;
       }
     },
     async dismiss(requestId, reason, options) {

@@ -81,7 +81,7 @@ export function recordsApi(transport: Transport): RecordsApi {
   return {
     list,
     iterate(tableId, { limit = MAX_RECORDS_PAGE, search, signal } = {}) {
-      return walkCursorPages(async (cursor) => {
+      return walkCursorPages(recordsPath(tableId), async (cursor) => {
         const res = await list(
           tableId,
           { limit, search, ...(cursor === undefined ? {} : { cursor }) },

@@ -1,6 +1,7 @@
 // Governance tables, the CLI's paths (DESIGN.md wire map): list, status, DDL, soft delete.
 import type { Schema } from '../../contract/types.js';
 import { ApiError } from '../errors.js';
+import { cursorPages } from '../paging.js';
 import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
@@ -57,7 +58,6 @@ export function tablesApi(transport: Transport): TablesApi {
       return tables;
     },
     async *pages(query, [first, rest], options) {
-      let cursor: string | undefined;
       const pageAfter = (after: string | undefined, withTotal: boolean) =>
         transport.send<Schema<'TableList'>>({
           method: 'GET',
@@ -71,17 +71,17 @@ export function tablesApi(transport: Transport): TablesApi {
           },
           ...options,
         });
-      for (;;) {
-        const page = await pageAfter(cursor, query.withTotal !== false).catch((error: unknown) => {
+      const walk = cursorPages('/api/tables', (cursor) =>
+        pageAfter(cursor, query.withTotal !== false).catch((error: unknown) => {
           // A service from before `total=false` refuses the parameter (400): it is then asked as before.
           if (cursor === undefined && query.withTotal === false && refusesTotalParameter(error)) {
             return pageAfter(undefined, true);
           }
           throw error;
-        });
+        }),
+      );
+      for await (const page of walk) {
         yield { tables: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };
-        if (!page.nextCursor || page.nextCursor === cursor) return;
-        cursor = page.nextCursor;
       }
     },
     async status(tableId, options) {
