@@ -2191,6 +2191,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description On the reference server's embedded database (PGlite) only: the rows this request creates would leave the table holding more rows than the server's `--embedded-row-limit` (default 1,000,000), past which no gate run of it could be made there; nothing was written. `error.code` is `beyond_embedded_database`, `error.details.limit` the limit, and the message says to start the server with `--database-url` (PostgreSQL). */
+        BeyondEmbeddedDatabase: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Refused by the rules (e.g. certification blocked). */
         Unprocessable: {
             headers: {
@@ -2826,6 +2838,7 @@ export interface operations {
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
             413: components["responses"]["TablePayloadTooLarge"];
+            422: components["responses"]["BeyondEmbeddedDatabase"];
             429: components["responses"]["TableTooManyRequests"];
             503: components["responses"]["DatabaseConflict"];
         };
@@ -2867,6 +2880,7 @@ export interface operations {
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
             413: components["responses"]["TablePayloadTooLarge"];
+            422: components["responses"]["BeyondEmbeddedDatabase"];
             429: components["responses"]["TableTooManyRequests"];
             503: components["responses"]["DatabaseConflict"];
         };

@@ -17,12 +17,13 @@ export const DEFAULT_EMBEDDED_ROW_LIMIT = 1_000_000;
 export type RowSource = { kind: 'warehouse'; source: string } | { kind: 'records'; tableId: string };
 
 export class BeyondEmbeddedError extends HttpError {
-  constructor(what: string, rows: string, limit: number, hint: string | undefined) {
+  /** `what` says what the work would do ("A gate run on orders would read analytics_dev.orders"). */
+  constructor(what: string, limit: number, hint: string | undefined) {
     const most = limit.toLocaleString('en-US');
     super(
       422,
       'beyond_embedded_database',
-      `${what} would read ${rows}: more than ${most} rows is beyond the embedded database (PGlite; this server's --embedded-row-limit is ${most}); start the server with --database-url to use PostgreSQL${hint ? `, or ${hint}` : ''}.`,
+      `${what}: more than ${most} rows is beyond the embedded database (PGlite; this server's --embedded-row-limit is ${most}); start the server with --database-url to use PostgreSQL${hint ? `, or ${hint}` : ''}.`,
       { limit },
     );
   }
@@ -64,8 +65,29 @@ export async function assertWithinEmbedded(
     if (target.kind === 'warehouse' && !(await exists(q, target.source))) continue;
     const rows = await boundedCount(q, target, limit);
     const label = target.kind === 'records' ? 'its rows' : target.source;
-    if (rows > limit) throw new BeyondEmbeddedError(what, label, limit, hint);
+    if (rows > limit) throw new BeyondEmbeddedError(`${what} would read ${label}`, limit, hint);
   }
+}
+
+/**
+ * On PGlite, refuses (BeyondEmbeddedError, 422) a write that leaves a Mode B table holding more rows than
+ * the limit: called in the write's transaction, after its inserts, so the refusal rolls them back. Every
+ * gate run of such a table would be refused; an import is stopped where the table would pass the limit.
+ */
+export async function assertRecordsWithinEmbedded(
+  db: Db,
+  tx: Queryable,
+  table: { id: string; name: string },
+  what: string,
+): Promise<void> {
+  const limit = db.rowLimit;
+  if (limit === undefined) return;
+  if ((await boundedCount(tx, { kind: 'records', tableId: table.id }, limit)) <= limit) return;
+  throw new BeyondEmbeddedError(
+    `${what} into table ${table.name} would grow it past the limit`,
+    limit,
+    undefined,
+  );
 }
 
 async function exists(q: Queryable, source: string): Promise<boolean> {

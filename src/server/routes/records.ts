@@ -16,6 +16,7 @@ import { requireDataApi } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AuditInput } from '../audit.js';
 import type { AppContext } from '../context.js';
+import { assertRecordsWithinEmbedded } from '../db/embedded-limit.js';
 import type { Queryable } from '../db/index.js';
 import { authenticate, callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -165,6 +166,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
             result.updated += 1;
           }
         }
+        if (result.created > 0) await assertRecordsWithinEmbedded(ctx.db, tx, table, 'Creating these rows');
         await recordWrite(
           tx,
           ctx,
@@ -210,6 +212,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       });
       return ctx.db.transaction(async (tx) => {
         const result: ImportResult = await upsertByKey(tx, table, key, body.rows, now(ctx));
+        if (result.inserted > 0) await assertRecordsWithinEmbedded(ctx.db, tx, table, 'Importing these rows');
         await recordWrite(tx, ctx, audit(caller.userId, table, 'RECORDS_IMPORTED', { key, ...result }));
         return result;
       });

@@ -6,7 +6,7 @@
 // memory" 500; a small limit here lets the seeded tables stand for large ones.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushDevDefinition } from '../../helpers/push.js';
-import type { TestServer } from '../../helpers/server.js';
+import type { TestResponse, TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
 import { needs, noPostgres } from '../../helpers/skip.js';
 
@@ -15,6 +15,16 @@ const run = (server: TestServer, tableId: string, body: Record<string, unknown> 
     token: server.user('OWNER').accessToken,
     body,
   });
+
+/** The 422 of work beyond the embedded database: its code, the object named, the limit, --database-url. */
+function expectBeyond(response: TestResponse, names: string, limit: number): void {
+  expect(response.status).toBe(422);
+  expect(response.body.error.code).toBe('beyond_embedded_database');
+  expect(response.body.error.message).toContain(names);
+  expect(response.body.error.message).toContain(`more than ${limit} rows is beyond the embedded database`);
+  expect(response.body.error.message).toContain('start the server with --database-url');
+  expect(response.body.error.details).toEqual({ limit });
+}
 
 /** How many rows the seeded warehouse orders table holds. */
 async function ordersRows(server: TestServer): Promise<number> {
@@ -39,12 +49,7 @@ describe('work beyond the embedded database (PGlite)', () => {
 
   it('refuses a gate run over every row with 422 beyond_embedded_database, naming --database-url', async () => {
     const response = await run(server, server.table('orders').id);
-    expect(response.status).toBe(422);
-    expect(response.body.error.code).toBe('beyond_embedded_database');
-    expect(response.body.error.message).toContain('analytics_dev.orders');
-    expect(response.body.error.message).toContain(`more than ${limit} rows is beyond the embedded database`);
-    expect(response.body.error.message).toContain('start the server with --database-url');
-    expect(response.body.error.details).toEqual({ limit });
+    expectBeyond(response, 'analytics_dev.orders', limit);
   }, 60_000);
 
   it('runs a sampled gate run on the same table, and a full one on a table at the limit', async () => {
@@ -77,6 +82,87 @@ describe('work beyond the embedded database (PGlite)', () => {
   }, 60_000);
 });
 
+/** How many records a Mode B table holds (as the service counts them). */
+async function recordRows(server: TestServer, tableId: string): Promise<number> {
+  const [row] = await server.sql<{ n: string }>(
+    'SELECT count(*)::text AS n FROM gds.records WHERE table_id = $1',
+    [tableId],
+  );
+  return Number(row?.n);
+}
+
+/** A DATA-API token that may read and write the crm_contacts table (a Mode B table of stored records). */
+async function crmWriter(server: TestServer): Promise<{ crm: string; token: string }> {
+  const crm = server.table('crm_contacts').id;
+  const issued = await server.issueToken('OWNER', {
+    name: 'records',
+    env: 'dev',
+    scopes: [{ tableId: crm, permissions: ['read', 'write'] }],
+  });
+  return { crm, token: issued.tokens.accessToken };
+}
+
+const contacts = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    email: `limit${from + i}@example.com`,
+    full_name: `L ${from + i}`,
+  }));
+
+describe('records imported beyond the embedded database (PGlite)', () => {
+  let server: TestServer;
+  let crm: string;
+  let token: string;
+  let limit: number;
+
+  beforeAll(async () => {
+    const probe = await startTestServer();
+    const seeded = await recordRows(probe, probe.table('crm_contacts').id);
+    await probe.close();
+    limit = seeded + 3; // room for three more rows
+    server = await startTestServer({ embeddedRowLimit: limit });
+    ({ crm, token } = await crmWriter(server));
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const post = (path: string, body: unknown) =>
+    server.request('POST', `/api/tables/${crm}${path}`, { token, body });
+
+  it('refuses an import that would pass the limit with 422 beyond_embedded_database, writing nothing', async () => {
+    const before = await recordRows(server, crm);
+    const response = await post('/import?mode=upsert&key=email', { rows: contacts(0, 4) });
+    expectBeyond(response, 'crm_contacts', limit);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('200');
+    expect(await recordRows(server, crm)).toBe(before);
+  }, 60_000);
+
+  it('refuses key-less bulk creation past the limit the same way, writing nothing', async () => {
+    const before = await recordRows(server, crm);
+    const response = await post('/bulk-update', { records: contacts(10, 4).map((data) => ({ data })) });
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('beyond_embedded_database');
+    expect(await recordRows(server, crm)).toBe(before);
+  }, 60_000);
+
+  it('takes an import up to the limit, and updates past it (no new rows)', async () => {
+    const upTo = await post('/import?mode=upsert&key=email', { rows: contacts(20, 3) });
+    expect(upTo.status).toBe(200);
+    expect(upTo.body).toEqual({ inserted: 3, updated: 0 });
+    expect(await recordRows(server, crm)).toBe(limit);
+    const updated = await post('/import?mode=upsert&key=email', {
+      rows: [{ email: 'limit20@example.com', full_name: 'Changed' }],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toEqual({ inserted: 0, updated: 1 });
+    const oneMore = await post('/import?mode=upsert&key=email', { rows: contacts(30, 1) });
+    expect(oneMore.status).toBe(422);
+    expect(oneMore.body.error.code).toBe('beyond_embedded_database');
+    expect(await recordRows(server, crm)).toBe(limit);
+  }, 60_000);
+});
+
 describe('no row limit on PostgreSQL', needs(noPostgres), () => {
   let server: TestServer;
 
@@ -87,6 +173,16 @@ describe('no row limit on PostgreSQL', needs(noPostgres), () => {
   afterAll(async () => {
     await server?.close();
   });
+
+  it('imports records past any embedded limit', async () => {
+    const { crm, token } = await crmWriter(server);
+    const response = await server.request('POST', `/api/tables/${crm}/import?mode=upsert&key=email`, {
+      token,
+      body: { rows: contacts(0, 2) },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ inserted: 2, updated: 0 });
+  }, 60_000);
 
   it('runs a gate run over every row of a table past any embedded limit', async () => {
     expect(await ordersRows(server)).toBeGreaterThan(1);
