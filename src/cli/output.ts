@@ -5,6 +5,7 @@
 import { styleText } from 'node:util';
 import { CliError, ExitCode } from './errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 
 export interface OutputStream {
@@ -111,10 +112,15 @@ export class Output {
   /** Records given to `record()` that no jq run has taken yet. */
   private readonly jqPending: string[] = [];
   private jqFailure: unknown;
+  /** The --jq filter when gds evaluates it without jq (jq-subset.ts), else undefined. */
+  private readonly simpleJq: SimpleFilter | undefined;
+  /** jq runs queued and not yet ended: records meanwhile queue behind them, to stay in order. */
+  private jqRuns = 0;
 
   constructor(options: OutputOptions) {
     this.fields = options.fields;
     this.jq = options.jq;
+    this.simpleJq = options.jq === undefined ? undefined : compileSimpleFilter(options.jq);
     this.json = options.json || options.fields !== undefined || options.jq !== undefined;
     this.stdout = options.stdout ?? process.stdout;
     this.stderr = options.stderr ?? process.stderr;
@@ -141,22 +147,39 @@ export class Output {
       this.stdout.write(`${ndjsonLine(shaped)}\n`);
       return;
     }
+    const line = ndjsonLine(shaped);
+    // A filter of the subset gds answers itself, when no jq run is still ahead of this record.
+    if (this.simpleJq !== undefined && this.jqRuns === 0 && this.jqFailure === undefined) {
+      const answer = this.simpleJq(line);
+      if (answer !== undefined) {
+        if (answer.length > 0) this.stdout.write(`${stripControlCharacters(answer.join('\n'))}\n`);
+        return;
+      }
+    }
     // The records given meanwhile wait for the one jq run that takes them all (see runJqOver), in order.
     // The chain never rejects: the first failure is kept for flush(), and the records after it are dropped.
-    this.jqPending.push(ndjsonLine(shaped));
+    this.jqPending.push(line);
     if (this.jqPending.length > 1) return;
+    this.jqRuns += 1;
     this.jqQueue = this.jqQueue.then(async () => {
-      const { runJqOver } = await import('./jq.js');
-      const lines = this.jqPending.splice(0);
-      if (this.jqFailure !== undefined) return;
       try {
+        const { runJqOver } = await import('./jq.js');
+        const lines = this.jqPending.splice(0);
+        if (this.jqFailure !== undefined) return;
         const { text, failure } = await runJqOver(lines, filter);
         if (text !== '') this.stdout.write(`${text}\n`);
         if (failure !== undefined) this.jqFailure = failure;
       } catch (error) {
         this.jqFailure = error;
+      } finally {
+        this.jqRuns -= 1;
       }
     });
+  }
+
+  /** Whether --jq's filter is one gds evaluates itself (jq-subset.ts): jq need not check it first. */
+  get jqIsSimple(): boolean {
+    return this.simpleJq !== undefined;
   }
 
   /** Waits until every record given to `record()` is written (only `--jq` writes later); throws jq's failure. */
