@@ -2,6 +2,7 @@
 // §5.9: CLI tokens are revocable). An integration token is revoked by its `tf_` client token or its id: the
 // family's access tokens are refused on their next call (the authenticator checks revoked_at) and its
 // refresh tokens are spent. Lists show a masked client token, never a whole one.
+import type { Schema } from '../../contract/types.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
@@ -13,27 +14,10 @@ import { CLIENT_TOKEN_PREFIX } from './caller.js';
 import { ACCESS_TOKEN_TTL_MS } from './tokens.js';
 import { revokeIntegrationFamily } from './integration-tokens.js';
 
-export interface IntegrationTokenRow {
-  id: string;
-  name: string;
-  clientToken: string;
-  audience: string;
-  scopes: string[];
-  environment: string;
-  userId: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface CliTokenRow {
-  id: string;
-  userId: string;
-  token: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+/** A row of `GET /api/integration/tokens` (and the revoked token's answer): the contract's type. */
+export type IntegrationTokenRow = Schema<'IntegrationTokenInfo'>;
+/** A row of `GET /api/cli/tokens`: the contract's type. */
+export type CliTokenRow = Schema<'CliTokenInfo'>;
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -55,7 +39,8 @@ export async function listIntegrationTokens(
     id: string;
     name: string;
     client_token_hint: string | null;
-    audience: string;
+    /** A CHECK constraint keeps it to the contract's values. */
+    audience: IntegrationTokenRow['audience'];
     scopes: string[];
     env: string;
     user_id: string;
