@@ -7,9 +7,13 @@
 // last request's work included): 100 % is a run that loses nothing to pacing; under 100 % is what the waits,
 // the service's work after the window and the process cost. Budget: 95 %.
 //
-// Peak memory (GNU time's maximum RSS) of export and import at 10,000 and 1,000,000 rows, with no limit in the
-// way: flat when a page (export) or a batch (import) is all that is held. On PostgreSQL when
-// GDS_TEST_DATABASE_URL is set (it loads 1M rows in seconds), else PGlite.
+// Peak memory (GNU time's maximum RSS) of export and import at 10,000, 100,000 and 1,000,000 rows, with no
+// limit in the way: flat when a page (export) or a batch (import) is all that is held.
+//
+// Every row is measured with the server on PGlite and on PostgreSQL (a fresh database on
+// GDS_TEST_DATABASE_URL); without that variable the PostgreSQL rows say they were skipped and why.
+// GDS_BENCH_RECORDS=throughput or memory runs one half, GDS_BENCH_RECORDS_ENGINE=pglite or postgres one
+// engine, GDS_BENCH_RECORDS_SIZES=10000,100000 other sizes for the memory rows.
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -115,13 +119,13 @@ function said(row: BenchRow): BenchRow {
  * gap between them is what pacing made of it (100 % = sent the moment the window reset). The whole run's
  * time (process start and the service's work on the last request included) is in the note.
  */
-function share(run: Run, what: string, rows: number, limit: number): BenchRow {
+function share(run: Run, what: string, rows: number, limit: number, engine: Engine): BenchRow {
   const gap = run.sends.at(-1) ?? Number.NaN;
   const percent = (100 * WINDOW_S) / gap;
   const requests = run.sends.length;
   return said({
     section: 'records',
-    name: `${what} ${rows.toLocaleString('en')} rows: share of the rate limit's throughput`,
+    name: `${what} ${rows.toLocaleString('en')} rows: share of the rate limit's throughput (${ENGINE_NAME[engine]})`,
     value:
       run.code === 0 && requests === limit + 1
         ? `${percent.toFixed(1)} %`
@@ -134,33 +138,40 @@ function share(run: Run, what: string, rows: number, limit: number): BenchRow {
   });
 }
 
+type Engine = 'pglite' | 'postgres';
+const ENGINE_NAME: Record<Engine, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
+
+function serverOn(engine: Engine, rateLimit: number): Promise<TestServer> {
+  return startTestServer({ rateLimit, ...(engine === 'postgres' ? { database: engine } : {}) });
+}
+
 /** Export then import of `rows` rows, each with the server's limit at one request less than it needs. */
-async function throughput(rows: number, dir: string): Promise<BenchRow[]> {
+async function throughput(rows: number, dir: string, engine: Engine): Promise<BenchRow[]> {
   const exportRequests = Math.ceil(rows / 100);
   const importRequests = 1 + Math.ceil(rows / 10_000); // the columns, then the batches
   const file = join(dir, `rows-${rows}.ndjson`);
   const results: BenchRow[] = [];
   {
-    const server = await startTestServer({ rateLimit: exportRequests - 1 });
+    const server = await serverOn(engine, exportRequests - 1);
     try {
       const table = await tableOf(server, `bench_export_${rows}`, rows);
       const run = await gds(['records', 'export', table], await envFor(server, [table]), {
         stdoutFile: file,
       });
-      results.push(share(run, 'export', rows, exportRequests - 1));
+      results.push(share(run, 'export', rows, exportRequests - 1, engine));
     } finally {
       await server.close();
     }
   }
   {
-    const server = await startTestServer({ rateLimit: importRequests - 1 });
+    const server = await serverOn(engine, importRequests - 1);
     try {
       const table = await tableOf(server, `bench_import_${rows}`, 0);
       const run = await gds(['records', 'import', table, '-f', file, '--key', 'sku'], {
         ...(await envFor(server, [table])),
         XDG_STATE_HOME: join(dir, 'state'),
       });
-      results.push(share(run, 'import', rows, importRequests - 1));
+      results.push(share(run, 'import', rows, importRequests - 1, engine));
     } finally {
       await server.close();
     }
@@ -169,12 +180,8 @@ async function throughput(rows: number, dir: string): Promise<BenchRow[]> {
 }
 
 /** Peak RSS of export and import at each size, the limit out of the way. */
-async function memory(sizes: number[], dir: string): Promise<BenchRow[]> {
-  const database = process.env.GDS_TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres';
-  const server = await startTestServer({
-    rateLimit: 1_000_000_000,
-    ...(database === 'postgres' ? { database } : {}),
-  });
+async function memory(sizes: number[], dir: string, engine: Engine): Promise<BenchRow[]> {
+  const server = await serverOn(engine, 1_000_000_000);
   const runs: Array<{ rows: number; exported: Run; imported: Run; bytes: number }> = [];
   try {
     for (const rows of sizes) {
@@ -194,32 +201,62 @@ async function memory(sizes: number[], dir: string): Promise<BenchRow[]> {
   } finally {
     await server.close();
   }
-  const engine = database === 'postgres' ? 'PostgreSQL' : 'PGlite';
   return runs.flatMap(({ rows, exported, imported, bytes }) => [
     {
       section: 'records',
-      name: `export ${rows.toLocaleString('en')} rows: CLI peak memory`,
+      name: `export ${rows.toLocaleString('en')} rows: CLI peak memory (${ENGINE_NAME[engine]})`,
       value: `${exported.peakMiB.toFixed(0)} MiB`,
-      note: `${engine}, ${exported.seconds.toFixed(1)} s, ${(bytes / 2 ** 20).toFixed(0)} MiB of NDJSON written${exported.code === 0 ? '' : `; exit ${exported.code}`}`,
+      note: `${exported.seconds.toFixed(1)} s, ${(bytes / 2 ** 20).toFixed(0)} MiB of NDJSON written${exported.code === 0 ? '' : `; exit ${exported.code}`}`,
     },
     {
       section: 'records',
-      name: `import ${rows.toLocaleString('en')} rows: CLI peak memory`,
+      name: `import ${rows.toLocaleString('en')} rows: CLI peak memory (${ENGINE_NAME[engine]})`,
       value: `${imported.peakMiB.toFixed(0)} MiB`,
-      note: `${engine}, ${imported.seconds.toFixed(1)} s, batches of 10,000 on a key${imported.code === 0 ? '' : `; exit ${imported.code}`}`,
+      note: `${imported.seconds.toFixed(1)} s, batches of 10,000 on a key${imported.code === 0 ? '' : `; exit ${imported.code}`}`,
     },
   ]);
 }
 
-/** GDS_BENCH_RECORDS=throughput or memory runs one half (they take minutes each). */
+/** Where GDS_TEST_DATABASE_URL is not set, the PostgreSQL rows say so instead of a figure. */
+function skipped(sizes: number[], only: string | undefined): BenchRow[] {
+  const note = 'skipped: GDS_TEST_DATABASE_URL is not set (no PostgreSQL to run the server on)';
+  const names = [
+    ...(only === 'memory'
+      ? []
+      : [10_000, 100_000].flatMap((rows) =>
+          ['export', 'import'].map(
+            (what) => `${what} ${rows.toLocaleString('en')} rows: share of the rate limit's throughput`,
+          ),
+        )),
+    ...(only === 'throughput'
+      ? []
+      : sizes.flatMap((rows) =>
+          ['export', 'import'].map((what) => `${what} ${rows.toLocaleString('en')} rows: CLI peak memory`),
+        )),
+  ];
+  return names.map((name) => ({ section: 'records', name: `${name} (PostgreSQL)`, value: '-', note }));
+}
+
 export const run: BenchModule = async () => {
   const only = process.env.GDS_BENCH_RECORDS;
+  const sizes = (process.env.GDS_BENCH_RECORDS_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+  const engines = (['pglite', 'postgres'] as const).filter(
+    (engine) => (process.env.GDS_BENCH_RECORDS_ENGINE ?? engine) === engine,
+  );
   const dir = await mkdtemp(join(tmpdir(), 'gds-bench-records-'));
+  const rows: BenchRow[] = [];
   try {
-    return [
-      ...(only === 'memory' ? [] : [...(await throughput(10_000, dir)), ...(await throughput(100_000, dir))]),
-      ...(only === 'throughput' ? [] : (await memory([10_000, 1_000_000], dir)).map(said)),
-    ];
+    for (const engine of engines) {
+      if (engine === 'postgres' && process.env.GDS_TEST_DATABASE_URL === undefined) {
+        rows.push(...skipped(sizes, only).map(said));
+        continue;
+      }
+      if (only !== 'memory') {
+        rows.push(...(await throughput(10_000, dir, engine)), ...(await throughput(100_000, dir, engine)));
+      }
+      if (only !== 'throughput') rows.push(...(await memory(sizes, dir, engine)).map(said));
+    }
+    return rows;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -86,7 +86,7 @@ export interface RequestOptions extends CallOptions {
   /** Path from `/api` on, parameters already filled in (use `pathOf`). */
   path: string;
   query?: Record<string, QueryValue>;
-  /** Sent as JSON when present. */
+  /** Sent as JSON when present (a `JsonBody` as its bytes are). */
   body?: unknown;
   /** Send the bearer token (default true; false for the refresh endpoint). */
   authenticated?: boolean;
@@ -97,6 +97,14 @@ export interface RequestOptions extends CallOptions {
    * answering (a gate run scans the whole table under its own statement deadlines).
    */
   headersTimeoutMs?: number;
+}
+
+/**
+ * A request body already written as JSON bytes, sent as they are: a caller that builds a big body row by row
+ * (records import) keeps it out of V8's heap instead of handing over objects to stringify.
+ */
+export class JsonBody {
+  constructor(readonly bytes: Uint8Array) {}
 }
 
 /** The response headers, read as `Headers.get` reads them (names in any case, repeated values joined). */
@@ -204,7 +212,12 @@ export function createTransport(options: TransportOptions): Transport {
 
   async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
     let url = buildUrl(baseUrl, req.path, req.query);
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const body =
+      req.body === undefined
+        ? undefined
+        : req.body instanceof JsonBody
+          ? req.body.bytes
+          : JSON.stringify(req.body);
     const authenticated = req.authenticated ?? true;
     let token = await tokenFor(authenticated);
     let retries = 0;
@@ -368,7 +381,7 @@ function timeoutError(code: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOU
 async function exchange(
   pool: Pool,
   url: URL,
-  init: { method: HttpMethod; headers: Record<string, string>; body: string | undefined },
+  init: { method: HttpMethod; headers: Record<string, string>; body: string | Uint8Array | undefined },
   timeouts: TransportTimeouts,
   signal: AbortSignal | undefined,
 ): Promise<{ res: Answer; text: string } | Error> {

@@ -22,10 +22,11 @@ import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import { MAX_BULK_ITEMS, MAX_IMPORT_ROWS } from '../client/areas/records.js';
 import { RatePacer } from '../client/rate-pacer.js';
-import type { BulkUpdateRequest, RecordValues, TableColumns } from '../contract/types.js';
+import type { TableColumns } from '../contract/types.js';
 import type { CsvColumnType } from '../core/csv.js';
 import { csvValue } from '../core/csv.js';
 import { checkValues, describeProblems } from '../core/record-values.js';
+import { BatchBuffer } from './records-batch.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
@@ -108,13 +109,6 @@ interface InputRow {
   line?: number;
   values?: Record<string, unknown>;
   problem?: RowError['error'];
-}
-
-interface BatchItem {
-  row: number;
-  line?: number;
-  values: RecordValues;
-  id?: string;
 }
 
 export type ImportClient = Pick<ApiClient, 'records'>;
@@ -215,8 +209,7 @@ export async function importRecords(
     );
   }
 
-  let batch: BatchItem[] = [];
-  let batchBytes = 0;
+  const batch = new BatchBuffer(mode === 'upsert' ? '{"rows":[' : '{"records":[', batchSize);
   let batchFrom = skip;
   const flush = async (to: number) => {
     if (batch.length === 0) {
@@ -225,46 +218,34 @@ export async function importRecords(
       refusedAtFrom = counts.refused;
       return;
     }
-    const creates = batch.some((item) => item.id === undefined);
+    const creates = batch.creates;
     await save(stateOf(batchFrom, { from: batchFrom, to, creates }));
-    let items = batch;
-    while (items.length > 0) {
+    while (batch.length > 0) {
       try {
+        const items = batch.length;
         const result = await call((onHeaders) =>
           mode === 'upsert'
-            ? client.records.import(
-                tableId,
-                items.map((item) => item.values),
-                options.key ?? '',
-                { signal, onHeaders },
-              )
+            ? client.records.import(tableId, batch.body(), options.key ?? '', { signal, onHeaders })
             : client.records
-                .bulkUpdate(
-                  tableId,
-                  items.map((item): BulkUpdateRequest['records'][number] =>
-                    item.id === undefined ? { data: item.values } : { id: item.id, data: item.values },
-                  ),
-                  { signal, onHeaders },
-                )
+                .bulkUpdate(tableId, batch.body(), { signal, onHeaders })
                 .then((r) => ({ inserted: r.created, updated: r.updated })),
         );
-        counts.sent += items.length;
+        counts.sent += items;
         counts.inserted += result.inserted;
         counts.updated += result.updated;
         break;
       } catch (error) {
-        const refusedAt = refusedItem(error, items);
+        const refusedAt = refusedItem(error, batch);
         if (refusedAt === undefined) throw error;
-        const item = items[refusedAt];
+        const item = batch.place(refusedAt);
         if (item === undefined) throw error;
         refuse(item.row, item.line, serviceError(error));
-        items = items.filter((_, index) => index !== refusedAt);
+        batch.remove(refusedAt);
       }
     }
     counts.batches += 1;
     await save(stateOf(to, null));
-    batch = [];
-    batchBytes = 0;
+    batch.clear();
     batchFrom = to;
     refusedAtFrom = counts.refused;
     progress();
@@ -286,17 +267,20 @@ export async function importRecords(
       delete values.id;
     }
     if (options.dryRun === true) continue;
-    const size = JSON.stringify(values).length + 16;
-    if (batch.length > 0 && (batch.length >= batchSize || batchBytes + size > MAX_BATCH_BYTES)) {
+    const json = JSON.stringify(
+      mode === 'upsert' ? values : id === undefined ? { data: values } : { id, data: values },
+    );
+    if (
+      batch.length > 0 &&
+      (batch.full || batch.byteLength + Buffer.byteLength(json) + 1 > MAX_BATCH_BYTES)
+    ) {
       await flush(input.row - 1);
     }
-    batch.push({
+    batch.push(json, {
       row: input.row,
       ...(input.line === undefined ? {} : { line: input.line }),
-      values,
       ...(id === undefined ? {} : { id }),
     });
-    batchBytes += size;
   }
   if (options.dryRun !== true) await flush(counts.rows);
   if (statePath !== undefined) await removeResumeState(statePath);
@@ -339,13 +323,13 @@ export async function importRecords(
 }
 
 /** The item of a batch the service refused by itself, by the index or record id its 400/404 names. */
-function refusedItem(error: unknown, items: BatchItem[]): number | undefined {
+function refusedItem(error: unknown, batch: BatchBuffer): number | undefined {
   if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 404)) return undefined;
   const details = error.details as { index?: unknown; recordId?: unknown } | null | undefined;
-  if (typeof details?.index === 'number' && details.index >= 0 && details.index < items.length)
+  if (typeof details?.index === 'number' && details.index >= 0 && details.index < batch.length)
     return details.index;
   if (typeof details?.recordId === 'string') {
-    const at = items.findIndex((item) => item.id === details.recordId);
+    const at = batch.indexOfId(details.recordId);
     if (at >= 0) return at;
   }
   return undefined;

@@ -24,7 +24,15 @@ beforeAll(async () => {
   [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
   source = await createModeBTable(server, 'wide_source');
   await fillRows(server, source, ROWS);
-  for (const name of ['copy_pipe', 'copy_csv', 'copy_bulk', 'copy_killed', 'copy_errors', 'copy_dry']) {
+  for (const name of [
+    'copy_pipe',
+    'copy_csv',
+    'copy_bulk',
+    'copy_killed',
+    'copy_errors',
+    'copy_dry',
+    'copy_refused',
+  ]) {
     targets[name] = await createModeBTable(server, name);
   }
   const issued = await server.issueToken('OWNER', {
@@ -221,5 +229,34 @@ describe('rows that do not fit', () => {
     );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('shoe');
+  });
+});
+
+describe('a row the service refuses', () => {
+  it('is reported and left out of its batch, the rows before and after it in the same request go in', async () => {
+    // Without --key: bulk-update, one batch; row 3 updates a record that does not exist (404 from the
+    // service, which no check before sending sees): the batch is sent again without it.
+    const rows = [wideRow(1), wideRow(2), { id: 'rec_missing', ...wideRow(3) }, wideRow(4), wideRow(5)];
+    const file = join(dir, 'refused.ndjson');
+    await writeFile(file, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+    const r = await gds(['import', 'copy_refused', '-f', file, '--json']);
+    expect(r.code).toBe(7);
+    const refused = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(refused.map((e) => [e.row, e.line, e.error.code])).toEqual([[3, 3, 'record_not_found']]);
+    expect(
+      (await dataOf(targets.copy_refused ?? '')).sort((a, b) => String(a.sku).localeCompare(String(b.sku))),
+    ).toEqual([wideRow(1), wideRow(2), wideRow(4), wideRow(5)]);
+    const summary = JSON.parse(r.stderr.trim().split('\n')[0] ?? '');
+    expect(summary.summary).toMatchObject({
+      rows: 5,
+      sent: 4,
+      inserted: 4,
+      refused: 1,
+      batches: 1,
+      requests: 3,
+    });
   });
 });

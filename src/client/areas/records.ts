@@ -10,7 +10,7 @@ import type {
   TableRecord,
 } from '../../contract/types.js';
 import { walkCursorPages } from '../paging.js';
-import { pathOf } from '../transport.js';
+import { JsonBody, pathOf } from '../transport.js';
 import type { CallOptions, RequestOptions, ResponseHeaders, Transport } from '../transport.js';
 
 export type ListRecordsQuery = NonNullable<operations['listRecords']['parameters']['query']>;
@@ -46,16 +46,16 @@ export interface RecordsApi {
     options?: CallOptions,
   ): Promise<TableRecord>;
   delete(tableId: string, recordId: string, options?: CallOptions): Promise<void>;
-  /** Items with `id` are updated, items without are created. */
+  /** Items with `id` are updated, items without are created (or the whole body, `{"records":[…]}`, as JSON). */
   bulkUpdate(
     tableId: string,
-    records: BulkUpdateRequest['records'],
+    records: BulkUpdateRequest['records'] | JsonBody,
     options?: PacedCallOptions,
   ): Promise<BulkUpdateResult>;
-  /** Upsert: rows whose `key` column matches are updated, others inserted. */
+  /** Upsert: rows whose `key` column matches are updated, others inserted (or the whole body, `{"rows":[…]}`). */
   import(
     tableId: string,
-    rows: RecordValues[],
+    rows: RecordValues[] | JsonBody,
     key: string,
     options?: PacedCallOptions,
   ): Promise<ImportResult>;
@@ -127,7 +127,7 @@ export function recordsApi(transport: Transport): RecordsApi {
         {
           method: 'POST',
           path: pathOf('/api/tables/{tableId}/bulk-update', { tableId }),
-          body: { records } satisfies BulkUpdateRequest,
+          body: records instanceof JsonBody ? records : ({ records } satisfies BulkUpdateRequest),
         },
         options,
       );
@@ -138,7 +138,7 @@ export function recordsApi(transport: Transport): RecordsApi {
           method: 'POST',
           path: pathOf('/api/tables/{tableId}/import', { tableId }),
           query: { mode: 'upsert', key },
-          body: { rows },
+          body: rows instanceof JsonBody ? rows : { rows },
         },
         options,
       );
