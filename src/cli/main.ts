@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
+import { commandRoute } from './command-route.js';
+import type { CommandRoute } from './command-route.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, jsonRequested, Output } from './output.js';
 import { redactSecrets } from '../core/redact.js';
@@ -44,7 +46,12 @@ export interface BundleOptions {
    * the loaders of every command it holds (gds's and the plugins'). It sets `pjson`'s hooks, which the
    * plugin reads when main() loads it.
    */
-  prepare(oclif: typeof OclifCore): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }>;
+  prepare(
+    oclif: typeof OclifCore,
+    only?: string,
+  ): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }>;
+  /** The command manifest built with the bundle, from which a command line is routed before oclif loads. */
+  manifest: Interfaces.Manifest;
 }
 
 export async function main(givenArgv: string[], root: string, options: MainOptions = {}): Promise<void> {
@@ -75,7 +82,11 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
   if (options.development) pjson.oclif.commands = { ...devCommands };
   let commandIds: readonly string[] = [];
   try {
-    const bundled = await options.bundle?.prepare(oclif);
+    // The fast dispatcher (issue 24): a command line that names one of gds's commands runs that command
+    // straight away (runRouted), and the single executable loads only that command into oclif's config.
+    const embedded = options.bundle?.manifest.commands;
+    const earlyRoute = embedded && commandRoute(argv, embedded, helpFlags(pjson));
+    const bundled = await options.bundle?.prepare(oclif, earlyRoute?.id);
     // One did-you-mean path, on a terminal or not: the error below names the command meant and never runs
     // it (plugin-not-found would offer to run its guess, and would default to yes).
     withoutCommandNotFoundHook(pjson);
@@ -94,7 +105,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     const commands = bundled?.commands ?? options.commands;
     // Without a manifest (a checkout) oclif has imported every command already, to make one.
     if (rootPlugin?.hasManifest === true && commands !== undefined) {
-      if (sameIds(rootPlugin.commandIDs, Object.keys(commands))) {
+      if (bundled !== undefined || sameIds(rootPlugin.commandIDs, Object.keys(commands))) {
         importOnlyTheCommandRun(oclif, rootPlugin, commands);
       } else if (bundled === undefined) {
         // An oclif.manifest.json that lists other commands (left in a checkout, or from another
@@ -103,11 +114,52 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
       }
     }
     commandIds = config.commandIDs;
-    await run(argv, config);
+    const route = earlyRoute ?? routeOf(argv, config, pjson);
+    if (route !== undefined && !hasRunHooks(config)) await runRouted(config, route);
+    else await run(argv, config);
     await flush();
   } catch (error) {
     process.exitCode = exitAfter(error, argv, json, commandIds);
   }
+}
+
+function helpFlags(pjson: Interfaces.PJSON): string[] {
+  return [...new Set([...(pjson.oclif.additionalHelpFlags ?? []), '--help'])];
+}
+
+/** The route from the commands oclif loaded (the npm package's manifest), when the manifest came late. */
+function routeOf(
+  argv: string[],
+  config: Interfaces.Config,
+  pjson: Interfaces.PJSON,
+): CommandRoute | undefined {
+  if (config.pjson.oclif.topicSeparator !== ' ') return undefined;
+  const commands = Object.fromEntries(config.commands.map((command) => [command.id, command]));
+  return commandRoute(argv, commands, helpFlags(pjson));
+}
+
+/** Hooks oclif's `run` and `runCommand` would call around a command: with any, oclif runs it itself. */
+const runHookEvents = ['init', 'prerun', 'postrun', 'finally'] as const;
+
+function hasRunHooks(config: Interfaces.Config): boolean {
+  return config
+    .getPluginsList()
+    .some((plugin) => runHookEvents.some((event) => (plugin.hooks[event]?.length ?? 0) > 0));
+}
+
+/**
+ * What oclif's `run(argv, config)` does for a command line that names a command (main.js, then
+ * Config.runCommand and Command.run), without its second `Config.load`: Command.run loads the whole config
+ * again from the one it is given, which costs a run as much as the first load.
+ */
+async function runRouted(config: Interfaces.Config, route: CommandRoute): Promise<void> {
+  const found = config.findCommand(route.id, { must: true });
+  const command = (await found.load()) as unknown as new (
+    argv: string[],
+    config: Interfaces.Config,
+  ) => { _run(): Promise<unknown> };
+  const instance = new command(route.argv, config);
+  await instance._run();
 }
 
 const globalFlagWithValue = /^--(?:token|base|profile|jq)(=.*)?$/;
