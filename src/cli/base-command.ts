@@ -55,6 +55,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       helpGroup: globalGroup,
     }),
     jq: Flags.string({
+      char: 'q',
       description:
         "Filter each JSON record with a jq expression (implies --json; no jq binary needed), e.g. --jq '.id'.",
       helpGroup: globalGroup,

@@ -58,8 +58,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'Seconds between polls of long work (push --wait, status --watch), as --interval.',
   },
   {
-    names: ['NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'],
-    description: 'NO_COLOR: never colour. FORCE_COLOR or CLICOLOR_FORCE: colour even when not on a terminal.',
+    names: ['NO_COLOR', 'CLICOLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'],
+    description:
+      'NO_COLOR (or CLICOLOR=0): never colour. FORCE_COLOR or CLICOLOR_FORCE: colour even when not on a terminal.',
   },
   {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],

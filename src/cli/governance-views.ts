@@ -1,6 +1,6 @@
 // How the governance commands show tables, status and registrations to a person (human mode only;
 // --json writes the service's objects as they are).
-import type { Column, Output } from './output.js';
+import { type Column, NAME_RANK, type Output, type Segment } from './output.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { JobSummary, TableListRow, TableStatus } from '../client/areas/tables.js';
@@ -11,7 +11,7 @@ import type { RegistrationResult } from '../contract/types.js';
 
 export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
   { header: 'Id', kind: 'id', value: (t) => t.id },
-  { header: 'Name', value: (t) => t.name },
+  { header: 'Name', value: (t) => t.name, rank: NAME_RANK },
   { header: 'Mode', kind: 'version', value: (t) => t.mode },
   { header: 'State', kind: 'state', value: (t) => t.state },
   { header: 'Gate', kind: 'version', value: (t) => t.gate },
@@ -20,7 +20,7 @@ export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
 
 export const connectorColumns: ReadonlyArray<Column<Connector>> = [
   { header: 'Id', kind: 'id', value: (c) => c.id },
-  { header: 'Name', value: (c) => c.name },
+  { header: 'Name', value: (c) => c.name, rank: NAME_RANK },
   { header: 'Type', value: (c) => c.type },
   { header: 'Status', kind: 'state', value: (c) => c.status },
   { header: 'Env', kind: 'version', value: (c) => c.environmentLabel },
@@ -28,7 +28,7 @@ export const connectorColumns: ReadonlyArray<Column<Connector>> = [
 
 export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
   { header: 'Id', kind: 'id', value: (r) => r.id },
-  { header: 'Table', value: (r) => `${r.tableName} (${r.tableId})` },
+  { header: 'Table', value: (r) => `${r.tableName} (${r.tableId})`, rank: NAME_RANK },
   { header: 'Cause', value: (r) => r.cause },
   { header: 'Env', kind: 'version', value: (r) => r.environmentLabel },
   { header: 'Status', kind: 'state', value: (r) => r.status },
@@ -44,7 +44,7 @@ export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
 ];
 
 export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [
-  { header: 'Table', value: (o) => o.table },
+  { header: 'Table', value: (o) => o.table, rank: NAME_RANK },
   { header: 'Outcome', kind: 'state', value: (o) => o.outcome },
   { header: 'Drift', kind: 'version', value: (o) => (o.driftDetected ? 'yes' : 'no') },
   {
@@ -85,11 +85,11 @@ function describeDrift(drift: TableStatus['schemaDrift']): string {
 
 export function printStatus(out: Output, status: TableStatus): void {
   const certification = status.certification;
-  const rows: Array<[string, string]> = [
+  const rows: Array<[string, Segment]> = [
     ['Table', `${status.name} (${status.id})`],
     ['Governance id', status.governanceId],
     ['Mode', `${status.mode}, gate ${status.gate}, environment ${status.environmentLabel}`],
-    ['State', status.state],
+    ['State', out.state(status.state)],
     ['Source', status.source ?? '-'],
     [
       'Versions',
@@ -97,7 +97,7 @@ export function printStatus(out: Output, status: TableStatus): void {
     ],
     ['Certified', describeCertification(certification)],
     ...(status.certifiedView
-      ? [['Certified view', describeView(status.certifiedView)] as [string, string]]
+      ? [['Certified view', describeView(status.certifiedView)] as [string, Segment]]
       : []),
     ['Schema drift', describeDrift(status.schemaDrift)],
     ['Jobs', describeJobs(status.activeJobs)],
@@ -128,9 +128,12 @@ function describeCertification(certification: TableStatus['certification']): str
 }
 
 export function printRegistration(out: Output, result: RegistrationResult, verb: string): void {
-  out.print(`${verb} ${result.governanceId}${result.state === undefined ? '' : ` (${result.state})`}`);
+  out.print(
+    `${verb} ${result.governanceId}`,
+    ...(result.state === undefined ? [] : [' (', out.state(result.state), ')']),
+  );
   out.print(`Tracking: ${result.trackingUrl}`);
-  out.print(`Status:   baseline job ${result.job.id} ${result.job.status}`);
+  out.print(`Status:   baseline job ${result.job.id} `, out.state(result.job.status));
   if (result.columns !== undefined) {
     const { added, removed } = result.columns;
     out.print(`Columns:  added ${added.join(', ') || 'none'}; removed ${removed.join(', ') || 'none'}`);

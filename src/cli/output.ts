@@ -47,6 +47,12 @@ export interface TableOptions {
 
 const kindValue: Record<ColumnKind, number> = { id: 100, state: 80, version: 60, time: 40, text: 20 };
 
+/**
+ * The rank of the free text that names a row (a table's or connector's name): it shrinks like any text but
+ * is dropped only after everything but the id, as gh keeps a title and cuts it rather than drop it.
+ */
+export const NAME_RANK = 90;
+
 /** Green, red or yellow: how a lifecycle state, a job status or a check result reads at a glance. */
 export function stateStyle(value: string): Style | undefined {
   const word = value.toUpperCase();
@@ -86,13 +92,14 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-/** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on), CLICOLOR_FORCE (not 0: on);
- *  else only on a TTY. */
+/** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on), CLICOLOR_FORCE (not 0: on),
+ *  CLICOLOR=0 (off, as gh reads it); else only on a TTY. */
 export function colorEnabled(stream: OutputStream, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.toLowerCase());
   if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
     return true;
+  if (env.CLICOLOR === '0') return false;
   if (env.TERM === 'dumb') return false;
   return stream.isTTY === true;
 }
@@ -137,6 +144,12 @@ export class Output {
 
   style(style: Style, text: string): Segment {
     return { text, style };
+  }
+
+  /** A lifecycle state, job status or check result, coloured as in tables (CERTIFIED green, …). */
+  state(text: string): Segment {
+    const style = stateStyle(text);
+    return style === undefined ? text : { text, style };
   }
 
   /** One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` when given. */

@@ -13,8 +13,8 @@ export default class Api extends ApiCommand<typeof Api> {
     'hosts). -f key=value fields become a JSON ' +
     'body for POST, PUT and PATCH, or the query for GET and DELETE; with fields and no -X the method is POST. ' +
     '-F types true, false, null and numbers. --input sends a JSON file (or - for stdin) as the body, and the ' +
-    'fields then go into the query. The body of the answer is printed on stdout: indented on a terminal, one ' +
-    'compact line otherwise and under --json. A non-2xx answer prints its error body on stderr and exits with ' +
+    'fields then go into the query. The body of the answer is printed on stdout: indented and coloured on a ' +
+    'terminal (as gh api), one compact line otherwise and under --json. A non-2xx answer prints its error body on stderr and exits with ' +
     'the code of its status (3 for 401, 4 for 403, 5 for 404, 6 for 409, 7 for 400/422, 8 for 429, 9 for 5xx).';
   static override examples = [
     '<%= config.bin %> api /api/workspace/members',
@@ -51,7 +51,8 @@ export default class Api extends ApiCommand<typeof Api> {
     })(),
     field: Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'f',
-      description: 'A string field key=value (repeatable).',
+      aliases: ['raw-field'],
+      description: "A string field key=value (repeatable); --raw-field is gh's name for it.",
       multiple: true,
       parse: async (input) => parseField(input, false),
     })(),
@@ -112,7 +113,7 @@ export default class Api extends ApiCommand<typeof Api> {
         });
         if (include) this.printHead(result.status, result.headers);
         if (result.exitCode !== 0) {
-          this.printErrorBody(result.body);
+          await this.printErrorBody(result.body);
           this.exit(result.exitCode);
         }
         if (silent || result.body === undefined) {
@@ -120,7 +121,8 @@ export default class Api extends ApiCommand<typeof Api> {
         } else if (paginate) {
           for (const item of pageItems(result.body)) this.out.record(item as object);
         } else if (!this.out.json && this.out.stdout.isTTY === true) {
-          this.out.print(JSON.stringify(result.body, null, 2));
+          const { jsonSegments } = await import('../cli/json-colour.js');
+          this.out.print(...jsonSegments(result.body));
         } else this.out.record(result.body as object);
         query = paginate ? nextPageQuery(result.body) : undefined;
         if (query === undefined) return;
@@ -179,8 +181,12 @@ export default class Api extends ApiCommand<typeof Api> {
     }
   }
 
-  private printErrorBody(body: unknown): void {
-    if (this.out.json) this.out.errorRecord(body as object);
-    else this.out.info(JSON.stringify(body, null, 2));
+  private async printErrorBody(body: unknown): Promise<void> {
+    if (this.out.json) {
+      this.out.errorRecord(body as object);
+      return;
+    }
+    const { jsonSegments } = await import('../cli/json-colour.js');
+    this.out.info(...jsonSegments(body));
   }
 }

@@ -244,6 +244,17 @@ describe('gds auth status', () => {
     await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('nothing configured, asked for real: exit 1 as gh auth status, and still says how to sign in', async () => {
+    const cfg = await freshConfigDir();
+    const human = await gds(cfg, ['auth', 'status']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('Not signed in:');
+    expect(human.stdout).toContain('gds auth set --token <t> --base <url>');
+    const json = await gds(cfg, ['auth', 'status', '--json']);
+    expect(json.code).toBe(1);
+    expect(jsonLine(json.stdout)).toMatchObject({ signedIn: false, token: null });
+  });
+
   it('shows the masked token, the source of each value, the storage, and every profile', async () => {
     const cfg = await freshConfigDir();
     await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']);

@@ -370,6 +370,9 @@ describe('colour decision', () => {
     ['FORCE_COLOR on a pipe', pipe, { FORCE_COLOR: '1' }, true],
     ['FORCE_COLOR=0 on a TTY', tty, { FORCE_COLOR: '0' }, false],
     ['TERM=dumb', tty, { TERM: 'dumb' }, false],
+    ['CLICOLOR=0 on a TTY (as gh reads it)', tty, { CLICOLOR: '0' }, false],
+    ['CLICOLOR=1 on a TTY', tty, { CLICOLOR: '1' }, true],
+    ['CLICOLOR_FORCE beats CLICOLOR=0', pipe, { CLICOLOR: '0', CLICOLOR_FORCE: '1' }, true],
   ])('%s', (_name, stream, env, expected) => {
     expect(colorEnabled(stream, env)).toBe(expected);
   });

@@ -79,6 +79,15 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
             flags: { token: secret, base: checkedBase },
             version: this.config.version,
             warn: (m) => this.out.warn(m),
+          }).catch((error: unknown) => {
+            throw refusedAs(
+              error,
+              this.flags.token === undefined
+                ? 'you pasted'
+                : this.flags.token === '-'
+                  ? 'read from stdin'
+                  : undefined,
+            );
           })
         : undefined;
     if (!this.flags.force) await this.refuseToReplace(profile ?? 'default', secret, me);
@@ -142,4 +151,18 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
       throw refuse(`a live CLI token of ${before.user.email}, not of ${me.user.email}`);
     }
   }
+}
+
+/**
+ * A refused token's advice names where it came from: the one pasted at the prompt or read from stdin is
+ * not "the token from the command line".
+ */
+function refusedAs(error: unknown, how: string | undefined): unknown {
+  if (how === undefined || !(error instanceof CliError) || error.suggestion === undefined) return error;
+  return new CliError(error.message, {
+    exitCode: error.exitCode,
+    code: error.code,
+    details: error.details,
+    suggestion: error.suggestion.replace('The token from the command line', `The token ${how}`),
+  });
 }

@@ -15,8 +15,9 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     'Applies the same precedence as every command (--token/--base, then SERVICE_TOKEN/SERVICE_API_URL, then ' +
     '--profile or the active profile) and shows the token masked, where each value came from, where the ' +
     'token is stored, and the other profiles. Then it asks the service who the token signs in as (GET ' +
-    '/api/me): user, role and expiry; exit 1 when the service refuses the token or cannot be reached. ' +
-    '--offline skips that call (exit 0 even when nothing is configured: check "signedIn" in the --json line).';
+    '/api/me): user, role and expiry; exit 1 when the service refuses the token or cannot be reached, or ' +
+    'when there are no credentials at all (as gh auth status). --offline skips that call (exit 0 even when ' +
+    'nothing is configured: check "signedIn" in the --json line).';
   static override examples = [
     '<%= config.bin %> auth status',
     '<%= config.bin %> auth status --profile staging',
@@ -34,7 +35,8 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       warn: (m) => this.out.warn(m),
     });
     const check = this.flags.offline || !status.signedIn ? undefined : await this.askService();
-    if (check?.refused !== undefined) process.exitCode = ExitCode.Failure;
+    const notSignedIn = !status.signedIn && this.flags.offline !== true;
+    if (check?.refused !== undefined || notSignedIn) process.exitCode = ExitCode.Failure;
     if (this.out.json) {
       this.out.record({
         ...status,

@@ -1,28 +1,28 @@
 import { Flags } from '@oclif/core';
-import type { Column } from '../../cli/output.js';
+import { type Column, NAME_RANK } from '../../cli/output.js';
 import { ApiCommand } from '../../cli/api-command.js';
 
 type Row = Record<string, unknown>;
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
 const integrationColumns: ReadonlyArray<Column<Row>> = [
-  { header: 'Name', value: (t) => text(t.name) },
+  { header: 'Name', value: (t) => text(t.name), rank: NAME_RANK },
   { header: 'Client token', kind: 'id', value: (t) => text(t.clientToken) },
   { header: 'Audience', value: (t) => text(t.audience) },
   { header: 'Scopes', value: (t) => (Array.isArray(t.scopes) ? t.scopes.join(' ') : '') },
-  { header: 'Env', value: (t) => text(t.environment) },
-  { header: 'Created', value: (t) => text(t.createdAt) },
-  { header: 'Last used', value: (t) => text(t.lastUsedAt) },
-  { header: 'Revoked', value: (t) => text(t.revokedAt) },
+  { header: 'Env', kind: 'version', value: (t) => text(t.environment) },
+  { header: 'Created', kind: 'time', value: (t) => text(t.createdAt) },
+  { header: 'Last used', kind: 'time', value: (t) => text(t.lastUsedAt) },
+  { header: 'Revoked', kind: 'time', value: (t) => text(t.revokedAt) },
   { header: 'Id', kind: 'id', value: (t) => text(t.id) },
 ];
 
 const cliColumns: ReadonlyArray<Column<Row>> = [
   { header: 'Id', kind: 'id', value: (t) => text(t.id) },
   { header: 'Token', kind: 'id', value: (t) => text(t.token) },
-  { header: 'Created', value: (t) => text(t.createdAt) },
-  { header: 'Last used', value: (t) => text(t.lastUsedAt) },
-  { header: 'Revoked', value: (t) => text(t.revokedAt) },
+  { header: 'Created', kind: 'time', value: (t) => text(t.createdAt) },
+  { header: 'Last used', kind: 'time', value: (t) => text(t.lastUsedAt) },
+  { header: 'Revoked', kind: 'time', value: (t) => text(t.revokedAt) },
   { header: 'User id', kind: 'id', value: (t) => text(t.userId) },
 ];
 
