@@ -72,7 +72,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.init();
     const { argv, fields } = takeJsonFields(this.argv, this.ctor);
     this.argv = argv;
-    this.out = new Output({ json: jsonRequested(argv), fields });
+    const listedFields = this.id === undefined ? undefined : JSON_FIELDS[this.id];
+    this.out = new Output({ json: jsonRequested(argv), fields, ...(listedFields ? { listedFields } : {}) });
     if (fields !== undefined) checkJsonFields(this.id, fields);
     process.once('SIGINT', () => this.interrupt());
     this.debug('interrupt handler installed');
@@ -90,7 +91,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.args = args as CommandArgs<T>;
     const jq = (flags as { jq?: string }).jq;
     if (jq !== undefined) {
-      const out = new Output({ json: true, fields, jq });
+      const out = new Output({ json: true, fields, jq, ...(listedFields ? { listedFields } : {}) });
       // A filter of the subset gds evaluates itself is valid jq (jq-subset.test.ts): no jq to load.
       if (!out.jqIsSimple) {
         const { checkJq } = await import('./jq.js');

@@ -1,12 +1,13 @@
 // gds's help pages, on oclif's (package.json oclif.helpClass): gh's layout. A command's page lists its own
 // flags, then one GLOBAL FLAGS line naming the flags every command takes (explained once, by
 // `gds help global-flags`), usage as `gds <command> <ARGS> [flags]`, and JSON FIELDS where the command's
-// records have a fixed list (json-fields.ts, the list `--json a,b` is checked against). The root page adds
+// records have a fixed list (json-fields.ts, the list `--json a,b` is checked against), or what they hold
+// where their keys vary (a table's columns). The root page adds
 // the help topics and examples.
 import { CommandHelp, Help } from '@oclif/core';
 import type { Command } from '@oclif/core';
 import { HELP_TOPICS } from './help-topics.js';
-import { JSON_FIELDS } from './json-fields.js';
+import { JSON_FIELDS, VARYING_JSON_FIELDS } from './json-fields.js';
 
 const GLOBAL = 'GLOBAL';
 
@@ -55,7 +56,7 @@ function globalFlagsLine(flags: Command.Flag.Any[], bin: string): string | undef
 
 function jsonFields(id: string): string | undefined {
   const fields = JSON_FIELDS[id];
-  if (fields === undefined) return undefined;
+  if (fields === undefined) return VARYING_JSON_FIELDS[id];
   const lines: string[] = [];
   let line = '';
   for (const field of fields) {

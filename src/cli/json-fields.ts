@@ -1,7 +1,10 @@
 // The fields of the records each command prints under --json, by command id: what `--json a,b` accepts (any
 // other name is exit 2 before anything is sent, naming these) and what the command's help lists under JSON
-// FIELDS. test/e2e/json-fields.test.ts runs each command against the reference server and holds the records'
-// keys to these lists.
+// FIELDS. A command whose records differ between runs (a proof or a job, a file written or not) lists every
+// field any of them has; `--json a,b` gives null for a listed field a record lacks. Every command is in
+// exactly one of JSON_FIELDS, VARYING_JSON_FIELDS (records whose keys are not fixed: a table's columns, the
+// service's own bodies) and NO_JSON_RECORDS. test/e2e/json-fields.test.ts checks that against the command
+// tree, runs each command against the reference server and holds the records' keys to these lists.
 
 const TABLE_ROW = [
   'id',
@@ -15,26 +18,103 @@ const TABLE_ROW = [
   'gate',
 ];
 
+/** A gate job as the service gives it (gate run --gate 2|3, gate status, gate cancel). */
+const GATE_JOB = [
+  'id',
+  'tableId',
+  'type',
+  'gate',
+  'status',
+  'params',
+  'createdBy',
+  'createdByEmail',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+  'error',
+];
+
+/** A Gate 1 run or submission: its checks, as `gate run` and `gate submit` print them. */
+const GATE1_PROOF = [
+  'id',
+  'kind',
+  'gate',
+  'tableId',
+  'passed',
+  'results',
+  'failedPredicates',
+  'rowsChecked',
+  'sample',
+  'tableVersion',
+  'ranAt',
+];
+
+const RECERTIFICATION_REQUEST = [
+  'id',
+  'tableId',
+  'tableName',
+  'environmentLabel',
+  'cause',
+  'status',
+  'details',
+  'createdBy',
+  'createdAt',
+  'dismissedBy',
+  'dismissedAt',
+  'count',
+  'lastSeenAt',
+  'resolvedBy',
+  'resolvedAt',
+  'resolvedVersion',
+];
+
+const CONTRACT = [
+  'id',
+  'intent',
+  'allowedConsumers',
+  'grain',
+  'grainType',
+  'grainKeyColumns',
+  'meaning',
+  'certifiedAt',
+  'revision',
+  'status',
+];
+
+const INTEGRATION_TOKEN = [
+  'id',
+  'name',
+  'clientToken',
+  'audience',
+  'scopes',
+  'environment',
+  'userId',
+  'createdAt',
+  'lastUsedAt',
+  'revokedAt',
+];
+
+const STATUS = [
+  'id',
+  'governanceId',
+  'name',
+  'mode',
+  'state',
+  'gate',
+  'environmentLabel',
+  'source',
+  'definitionVersion',
+  'gate1Version',
+  'dataVersion',
+  'certification',
+  'certifiedView',
+  'schemaDrift',
+  'activeJobs',
+];
+
 export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   list: TABLE_ROW,
   'quarantine:list': TABLE_ROW,
-  status: [
-    'id',
-    'governanceId',
-    'name',
-    'mode',
-    'state',
-    'gate',
-    'environmentLabel',
-    'source',
-    'definitionVersion',
-    'gate1Version',
-    'dataVersion',
-    'certification',
-    'certifiedView',
-    'schemaDrift',
-    'activeJobs',
-  ],
   'connectors:list': ['id', 'name', 'type', 'status', 'environmentLabel'],
   'gate:jobs': ['id', 'gate', 'type', 'status', 'startedAt', 'endedAt', 'proof'],
   'gate:suggest': ['tableId', 'yaml', 'suggestions', 'notes', 'profile'],
@@ -66,4 +146,168 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'config:list': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy', 'updatedByEmail'],
   'config:history': ['key', 'oldValue', 'newValue', 'changedBy', 'changedByEmail', 'changedAt'],
   whoami: ['profile', 'tokenSource', 'user', 'workspace', 'role', 'token', 'effectiveEnvironmentScope'],
+  // With --web: the dashboard's address instead (tableId, url).
+  status: [...STATUS, 'tableId', 'url'],
+  'config:set': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy', 'updatedByEmail'],
+  // --dry-run: changed, diff; else the registration, with the finished job under --wait.
+  push: ['changed', 'diff', 'governanceId', 'trackingUrl', 'job', 'tableId', 'state', 'definitionVersion'],
+  'definitions:push': [
+    'governanceId',
+    'trackingUrl',
+    'job',
+    'tableId',
+    'state',
+    'definitionVersion',
+    'replaced',
+  ],
+  'gate:cancel': GATE_JOB,
+  'gate:status': GATE_JOB,
+  'gate:result': [...GATE_JOB, 'result'],
+  // Gate 1 runs here and prints its checks; --gate 2|3 queues a job and prints it.
+  'gate:run': [...new Set([...GATE1_PROOF, ...GATE_JOB])],
+  // The proof; with --if-not-certified on a CERTIFIED table: skipped, tableId, state, certifiedView, reason.
+  'gate:submit': [
+    ...GATE1_PROOF,
+    'state',
+    'notificationId',
+    'viewWithdrawn',
+    'withdrawnView',
+    'skipped',
+    'certifiedView',
+    'reason',
+  ],
+  // One line per diagnostic, then the summary (valid, file, errors, warnings).
+  'gate:validate': [
+    'file',
+    'line',
+    'column',
+    'path',
+    'severity',
+    'code',
+    'message',
+    'valid',
+    'errors',
+    'warnings',
+  ],
+  'gate:apply': [
+    'tableId',
+    'version',
+    'createdBy',
+    'createdAt',
+    'warnings',
+    'recertificationRequestId',
+    'changed',
+  ],
+  // With --output: the file written.
+  'gate:get': ['tableId', 'version', 'content', 'createdBy', 'createdAt', 'file'],
+  'gate:diff': ['identical', 'semantic', 'hunks'],
+  certify: ['id', 'status', 'certifiedAt', 'grain', 'grainType', 'grainKeyColumns'],
+  reject: ['tableId', 'state'],
+  delete: ['id', 'governanceId', 'state', 'deletedAt'],
+  // --dry-run: changed, diff; --bundle-out: tableId, file, sha256; else the registration in the target.
+  'env:promote': [
+    'changed',
+    'diff',
+    'tableId',
+    'file',
+    'sha256',
+    'environmentLabel',
+    'connectorId',
+    'governanceId',
+    'trackingUrl',
+    'job',
+  ],
+  'quarantine:open': ['path', 'tableId', 'name', 'state'],
+  // --dry-run: changed, diff; else the contract.
+  'contract:set-intent': [...CONTRACT, 'changed', 'diff'],
+  'versions:restore': ['tableId', 'state', 'version', 'recertificationRequestId'],
+  'recertification:list': RECERTIFICATION_REQUEST,
+  'recertification:dismiss': RECERTIFICATION_REQUEST,
+  recertify: ['environmentLabel', 'submitted', 'governed', 'outcomes'],
+  plan: [
+    'table',
+    'source',
+    'action',
+    'tableId',
+    'uniqueId',
+    'resourceType',
+    'mappedTests',
+    'notMappedTests',
+    'changes',
+    'diffs',
+  ],
+  apply: ['table', 'tableId', 'step', 'outcome', 'version', 'error'],
+  'tokens:issue': ['id', 'name', 'clientToken', 'audience', 'env', 'scopes', 'tokens'],
+  'tokens:refresh': ['tokens'],
+  // Integration tokens, or with --cli CLI tokens (id, userId, token, createdAt, lastUsedAt, revokedAt).
+  'tokens:list': [...INTEGRATION_TOKEN, 'token'],
+  'tokens:revoke': INTEGRATION_TOKEN,
+  // The rows refused, each with its reason (the summary goes to stderr).
+  'records:import': ['row', 'line', 'error'],
+  'records:delete': ['tableId', 'id', 'deleted'],
+  'auth:login': [
+    'profile',
+    'base',
+    'kind',
+    'issuer',
+    'expiresAt',
+    'storage',
+    'storageLocation',
+    'active',
+    'email',
+    'role',
+  ],
+  'auth:set': [
+    'profile',
+    'base',
+    'token',
+    'storage',
+    'storageLocation',
+    'active',
+    'verified',
+    'email',
+    'role',
+  ],
+  'auth:status': [
+    'signedIn',
+    'baseUrl',
+    'baseSource',
+    'token',
+    'tokenSource',
+    'storage',
+    'storageLocation',
+    'profile',
+    'activeProfile',
+    'profiles',
+    'configPath',
+    'secretStorage',
+    'problems',
+    'expiresAt',
+    'verified',
+    'email',
+    'role',
+    'refused',
+  ],
+  'auth:token': ['token', 'tokenSource', 'profile'],
+  'auth:switch': ['activeProfile', 'previous', 'base'],
+  'auth:revoke': ['revoked'],
+  'auth:logout': ['removed', 'activeProfile', 'configFileRemoved', 'configPath'],
+};
+
+/** Commands whose records have no fixed keys: what their help says instead of a list. */
+export const VARYING_JSON_FIELDS: Readonly<Record<string, string>> = {
+  'records:list': 'id and the columns of the table (`gds records list TABLE --json` shows them).',
+  'records:get': 'id and the columns of the table.',
+  'records:create': 'id and the columns of the table.',
+  'records:update': 'id and the columns of the table.',
+  'records:export':
+    'id and the columns of the table; with --output, one summary: tableId, format, rows, output, ' +
+    'resumedFrom, requests, waitedMs.',
+  api: "the service's response body as it is (with --paginate, each item of each page).",
+};
+
+/** Commands that print no records under --json, and why. */
+export const NO_JSON_RECORDS: Readonly<Record<string, string>> = {
+  completion: 'prints a shell script',
+  __complete: 'prints completion candidates for the shell scripts, one a line',
 };

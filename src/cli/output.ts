@@ -74,6 +74,8 @@ export interface OutputOptions {
   json: boolean;
   /** `--json a,b`: each record keeps these fields only (an unknown one is a usage error). */
   fields?: readonly string[];
+  /** The command's JSON FIELDS (json-fields.ts): a listed field a record lacks is null under `--json a,b`. */
+  listedFields?: readonly string[];
   /** `--jq EXPR`: each record goes through this jq filter (jq compiled to WebAssembly, loaded only then). */
   jq?: string;
   stdout?: OutputStream;
@@ -109,6 +111,7 @@ const showCursor = '\u001B[?25h';
 export class Output {
   readonly json: boolean;
   readonly fields: readonly string[] | undefined;
+  private readonly listedFields: readonly string[];
   readonly jq: string | undefined;
   readonly stdout: OutputStream;
   readonly stderr: OutputStream;
@@ -126,6 +129,7 @@ export class Output {
 
   constructor(options: OutputOptions) {
     this.fields = options.fields;
+    this.listedFields = options.listedFields ?? [];
     this.jq = options.jq;
     this.simpleJq = options.jq === undefined ? undefined : compileSimpleFilter(options.jq);
     this.json = options.json || options.fields !== undefined || options.jq !== undefined;
@@ -154,7 +158,7 @@ export class Output {
 
   /** One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` when given. */
   record(value: object): void {
-    const shaped = this.fields === undefined ? value : pickFields(value, this.fields);
+    const shaped = this.fields === undefined ? value : pickFields(value, this.fields, this.listedFields);
     const filter = this.jq;
     if (filter === undefined) {
       this.stdout.write(`${ndjsonLine(shaped)}\n`);
@@ -418,10 +422,13 @@ export function ndjsonLine(value: object): string {
   );
 }
 
-/** A record with only the named fields, in the order named; a field it does not have is a usage error. */
-function pickFields(value: object, fields: readonly string[]): object {
+/**
+ * A record with only the named fields, in the order named. A field of the command's list this record lacks
+ * (another kind of record of the same command) is null; any other field it does not have is a usage error.
+ */
+function pickFields(value: object, fields: readonly string[], listed: readonly string[]): object {
   const record = value as Record<string, unknown>;
-  const unknown = fields.filter((f) => !Object.hasOwn(record, f));
+  const unknown = fields.filter((f) => !Object.hasOwn(record, f) && !listed.includes(f));
   if (unknown.length > 0) {
     throw new CliError(`Unknown JSON field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, {
       exitCode: ExitCode.Usage,
@@ -430,7 +437,7 @@ function pickFields(value: object, fields: readonly string[]): object {
       details: { unknown, available: Object.keys(record) },
     });
   }
-  return Object.fromEntries(fields.map((f) => [f, record[f]]));
+  return Object.fromEntries(fields.map((f) => [f, Object.hasOwn(record, f) ? record[f] : null]));
 }
 
 /** A tab or line break inside a cell would split its row or column: it becomes a space. */

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariableNames } from '../../src/cli/environment.js';
 import { ExitCode } from '../../src/cli/errors.js';
-import { JSON_FIELDS } from '../../src/cli/json-fields.js';
+import { JSON_FIELDS, VARYING_JSON_FIELDS } from '../../src/cli/json-fields.js';
 import { cliCommand, ensureBuilt, runCli, runInTerminal } from './helpers/cli-process.js';
 
 beforeAll(async () => {
@@ -87,6 +87,16 @@ describe('help like gh (issue 23 item 7)', () => {
     const section = /\nJSON FIELDS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(section.replace(/\s+/g, ' ').trim()).toBe(fields.join(', '));
   });
+
+  it.each(Object.entries(VARYING_JSON_FIELDS))(
+    'gds %s --help says what its records hold',
+    async (id, text) => {
+      const r = await runCli([...id.split(':'), '--help']);
+      expect(r.code).toBe(0);
+      const section = /\nJSON FIELDS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
+      expect(section.replace(/\s+/g, ' ').trim()).toBe(text);
+    },
+  );
 
   it('--json with a field the records do not have is exit 2 before anything is sent, naming the fields', async () => {
     // Nothing listens on port 9: a request would be exit 9.

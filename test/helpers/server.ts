@@ -103,6 +103,7 @@ export interface TestServerOptions extends Pick<
   | 'mintLimit'
   | 'trustProxy'
   | 'embeddedRowLimit'
+  | 'deviceFlow'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -125,6 +126,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock: clock.now,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.deviceFlow ? { deviceFlow: options.deviceFlow } : {}),
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
