@@ -59,13 +59,20 @@ export class OwnNames {
  * has already checked (under Referrer-Policy no-referrer such a browser may send `Origin: null`). A browser
  * without Sec-Fetch-Site must send an Origin that is one of this server's own (never the request's own
  * Host, which a rebinding page controls). A client with neither header is not a browser, so no page can
- * have made it post.
+ * have made it post; with `browserOnly` it is refused all the same (403).
  */
-export function isSameOriginPost(request: FastifyRequest, names: OwnNames): boolean {
+export function isSameOriginPost(
+  request: FastifyRequest,
+  names: OwnNames,
+  options: { browserOnly?: boolean } = {},
+): boolean {
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
   if (site !== undefined) {
     return site === 'same-origin' && (origin === undefined || origin === 'null' || names.isOwnOrigin(origin));
   }
-  return origin === undefined || names.isOwnOrigin(origin);
+  // `browserOnly` (the dashboard sign-in, a form only a browser fills in): every browser sends one of the
+  // two headers on a form POST, so a post with neither is refused rather than trusted as a non-browser.
+  if (origin === undefined) return options.browserOnly !== true;
+  return names.isOwnOrigin(origin);
 }

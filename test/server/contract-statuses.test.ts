@@ -490,7 +490,11 @@ describe('success statuses', () => {
       { route: 'GET /dashboard/sign-in', call: () => raw('/dashboard/sign-in') },
       {
         route: 'POST /dashboard/sign-in',
-        call: () => raw('/dashboard/sign-in', { form: { email: 'member@example.com', next: '/dashboard' } }),
+        call: () =>
+          raw('/dashboard/sign-in', {
+            form: { email: 'member@example.com', next: '/dashboard' },
+            headers: { origin: server.url },
+          }),
       },
       { route: 'POST /dashboard/sign-out', call: () => raw('/dashboard/sign-out', { form: {} }) },
       // Revocation last: it ends the credentials it names.

@@ -207,6 +207,25 @@ describe('signing in and out', () => {
     }
   });
 
+  it('refuses a sign-in posted with neither Origin nor Sec-Fetch-Site (403, no cookie, no session)', async () => {
+    const sessions = async () =>
+      Number(
+        (await server.sql<{ n: number }>('SELECT count(*)::int AS n FROM gds.dashboard_sessions'))[0]?.n,
+      );
+    const before = await sessions();
+    const bare = await post('/dashboard/sign-in', { email: server.user('OWNER').email });
+    expect(bare.status).toBe(403);
+    expect(bare.headers.get('set-cookie')).toBeNull();
+    expect(bare.text).toContain('Sign in from this server’s own sign-in page.');
+    expect(await sessions()).toBe(before);
+    // Either header alone, same-origin, is enough: a browser sends at least one of them.
+    const email = server.user('OWNER').email;
+    expect((await post('/dashboard/sign-in', { email }, { origin: server.url })).status).toBe(303);
+    expect((await post('/dashboard/sign-in', { email }, { 'sec-fetch-site': 'same-origin' })).status).toBe(
+      303,
+    );
+  });
+
   it('sends back only to a dashboard page of this server', async () => {
     const email = server.user('OWNER').email;
     for (const next of ['https://evil.example/', '//evil.example/dashboard', '/dashboard/../api/me', 'x']) {

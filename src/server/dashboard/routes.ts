@@ -124,7 +124,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
     );
 
     scope.post<{ Body: Form }>(SIGN_IN_PATH, async (request, reply) => {
-      if (!isSameOriginPost(request, ctx.names())) {
+      if (!isSameOriginPost(request, ctx.names(), { browserOnly: true })) {
         return sendPage(reply, 403, refusedPage('Sign in from this server’s own sign-in page.'));
       }
       const form = request.body ?? {};
