@@ -63,6 +63,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       'NO_COLOR (or CLICOLOR=0): never colour. FORCE_COLOR or CLICOLOR_FORCE: colour even when not on a terminal.',
   },
   {
+    names: ['GDS_FORCE_TTY'],
+    description:
+      'Print as on a terminal even when piped (aligned tables, relative times, colour), as gh GH_FORCE_TTY; a number is the width in columns, 60% a share of the terminal.',
+  },
+  {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
     description:
       'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly; loopback always is.',

@@ -9,7 +9,7 @@ import { installUndiciFetch } from '../client/undici-fetch.js';
 import { commandRoute } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
-import { colorEnabled, jsonRequested, Output } from './output.js';
+import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
 import { redactSecrets } from '../core/redact.js';
 import { redactError, scrubProcessTitle, secretsFrom } from './secrets.js';
 import { answeredVersion } from './version.js';
@@ -255,7 +255,8 @@ function redactStandardError(argv: readonly string[]): void {
  * terminal is attached; gds colours only on a terminal, so without one ansis is told so before it loads.
  */
 function colourOnlyOnTerminals(): void {
-  if (!colorEnabled(process.stdout) && !colorEnabled(process.stderr)) process.env.FORCE_COLOR = '0';
+  if (!colorEnabled(forcedTerminal(process.stdout, process.env)) && !colorEnabled(process.stderr))
+    process.env.FORCE_COLOR = '0';
 }
 
 function withoutCommandNotFoundHook(pjson: Interfaces.PJSON): void {

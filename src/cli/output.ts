@@ -106,6 +106,27 @@ export function colorEnabled(stream: OutputStream, env: NodeJS.ProcessEnv = proc
   return stream.isTTY === true;
 }
 
+/**
+ * GDS_FORCE_TTY (gh's GH_FORCE_TTY): stdout printed as on a terminal even when piped (`watch gds list`,
+ * `gds list | less -R`): aligned tables, relative times, colour (NO_COLOR still wins). A number of 20 or
+ * more is the width in columns, `60%` that share of stderr's terminal; any other value (1, true) the width of
+ * stderr's terminal, else 80. Unset, empty, 0 or false: off.
+ */
+export function forcedTerminal(stream: OutputStream, env: NodeJS.ProcessEnv): OutputStream {
+  const value = env.GDS_FORCE_TTY?.trim() ?? '';
+  if (['', '0', 'false'].includes(value.toLowerCase()) || stream.isTTY === true) return stream;
+  const terminal = (process.stderr as { columns?: number }).columns || 80;
+  const share = /^(\d{1,3})%$/.exec(value);
+  const number = /^\d+$/.test(value) ? Number(value) : 0;
+  const columns = share ? Math.round((terminal * Number(share[1])) / 100) : number >= 20 ? number : terminal;
+  const forced: OutputStream & { columns: number } = {
+    isTTY: true,
+    columns: Math.max(columns, 20),
+    write: (chunk: string) => stream.write(chunk),
+  };
+  return forced;
+}
+
 const showCursor = '\u001B[?25h';
 
 export class Output {
@@ -133,9 +154,9 @@ export class Output {
     this.jq = options.jq;
     this.simpleJq = options.jq === undefined ? undefined : compileSimpleFilter(options.jq);
     this.json = options.json || options.fields !== undefined || options.jq !== undefined;
-    this.stdout = options.stdout ?? process.stdout;
-    this.stderr = options.stderr ?? process.stderr;
     this.env = options.env ?? process.env;
+    this.stdout = options.stdout ?? forcedTerminal(process.stdout, this.env);
+    this.stderr = options.stderr ?? process.stderr;
   }
 
   get colorOnStdout(): boolean {

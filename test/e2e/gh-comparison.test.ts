@@ -2,7 +2,8 @@
 // a person meets it: real `gds` processes against the reference server, in a pseudo-terminal (`script`)
 // where the terminal matters. O4 a narrow table keeps the name; O7 states coloured outside tables; O13 -q on
 // every command; E11 CLICOLOR=0; API16 `gds api` JSON coloured on a terminal; API5 --raw-field; A14 a
-// refused pasted (or piped) token is not called "the token from the command line"; token list times.
+// refused pasted (or piped) token is not called "the token from the command line"; token list times; E12
+// GDS_FORCE_TTY.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +117,28 @@ describe('tables and colours on a terminal', () => {
     const piped = await runCli(['tokens', 'list', '--cli'], { env: env() });
     expect(piped.code).toBe(0);
     expect(piped.stdout.split('\n')[0]?.split('\t')[2]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  });
+});
+
+describe('GDS_FORCE_TTY, as gh GH_FORCE_TTY (E12)', () => {
+  it('piped, the table is printed as on a terminal of that width; --json is unchanged', async () => {
+    const r = await runCli(['list'], { env: { ...env(), GDS_FORCE_TTY: '60' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(escape);
+    const lines = strip(r.stdout).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    for (const table of await listed()) expect(lines.some((l) => l.startsWith(`${table.id}  `))).toBe(true);
+    const plain = await runCli(['list'], { env: { ...env(), GDS_FORCE_TTY: '1', NO_COLOR: '1' } });
+    expect(plain.stdout).not.toMatch(escape);
+    expect(plain.stdout).toMatch(/^ID\s+NAME/);
+    const json = await runCli(['list', '--json', 'id'], { env: { ...env(), GDS_FORCE_TTY: '1' } });
+    expect(
+      json.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual((await listed()).map((t) => t.id));
   });
 });
 
