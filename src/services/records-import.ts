@@ -10,6 +10,9 @@
 // pending, after the service acknowledges it the rows count as done. `--resume` skips the rows done and sends
 // the pending batch again: an upsert on a key is the same the second time, so nothing is doubled. Creations
 // without a key are not: a pending batch of them is refused on resume (it may or may not have been written).
+// An import from stdin keeps a state too (named by the table and the key), with a digest of the rows read up
+// to each checkpoint: `--resume` reads the first rows of the new stdin, skips them only when their digest is
+// the interrupted run's (the same rows in the same order), and refuses before sending anything when not.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
@@ -65,6 +68,8 @@ export interface ImportOptions {
   signal?: AbortSignal;
   pacer?: RatePacer;
   onRowError?: (error: RowError) => void;
+  /** A sentence for the user before the work starts (a resumed stdin import says what it checks). */
+  onNotice?: (message: string) => void;
   onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -93,6 +98,8 @@ interface ImportState {
   tableId: string;
   key: string | null;
   input: { path: string; size: number; mtimeMs: number };
+  /** stdin: sha256 over the rows 1..done as read (see RowDigest), which a resumed run's stdin must match. */
+  digest?: string;
   /** Input rows handled (sent and acknowledged, or refused) before the pending batch. */
   done: number;
   sent: number;
@@ -107,6 +114,8 @@ interface ImportState {
 interface InputRow {
   row: number;
   line?: number;
+  /** The row's text as read (an NDJSON line); other formats are digested from values or problem. */
+  text?: string;
   values?: Record<string, unknown>;
   problem?: RowError['error'];
 }
@@ -174,13 +183,17 @@ export async function importRecords(
   }
   const inputIdentity =
     options.input === '-' ? { path: '-', size: 0, mtimeMs: 0 } : await identity(options.input);
+  // stdin cannot be told apart by its identity: what is read of it is digested instead.
+  const digest = options.input === '-' && statePath !== undefined ? new RowDigest() : undefined;
+  let digestAtFrom = earlier?.digest;
   // Rows refused before the batch being sent: a resumed run reads that batch again and refuses them again.
   let refusedAtFrom = counts.refused;
-  const stateOf = (done: number, pending: ImportState['pending']): ImportState => ({
+  const stateOf = (done: number, pending: ImportState['pending'], rowsDigest?: string): ImportState => ({
     version: 1,
     tableId,
     key: options.key ?? null,
     input: inputIdentity,
+    ...(rowsDigest === undefined ? {} : { digest: rowsDigest }),
     done,
     ...counts,
     ...(pending === null ? {} : { refused: refusedAtFrom }),
@@ -196,6 +209,35 @@ export async function importRecords(
   };
 
   const skip = earlier?.pending?.from ?? earlier?.done ?? 0;
+  if (earlier !== null && digest !== undefined && (earlier.digest === undefined || earlier.done !== skip)) {
+    throw new CliError('The state of the interrupted import from stdin has no digest of the rows it read.', {
+      exitCode: ExitCode.Usage,
+      code: 'resume_state_unknown',
+      suggestion: 'Pass --force to send every row again.',
+    });
+  }
+  if (earlier !== null && digest !== undefined && skip > 0) {
+    options.onNotice?.(
+      `Resuming from stdin: the first ${skip.toLocaleString('en')} rows must be the interrupted run's, in the same order; they are checked against its digest and skipped.`,
+    );
+  }
+  /** A resumed stdin import: the rows read so far (1..skip) must be the interrupted run's. */
+  const checkSkipped = (read: number) => {
+    if (digest === undefined || earlier === null || skip === 0) return;
+    if (read === skip && digest.hex() === earlier.digest) return;
+    throw new CliError(
+      read < skip
+        ? `stdin ended after ${read.toLocaleString('en')} rows; the interrupted import had read ${skip.toLocaleString('en')}. Nothing was sent.`
+        : `The first ${skip.toLocaleString('en')} rows on stdin are not the ones the interrupted import read. Nothing was sent.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'resume_input_differs',
+        suggestion:
+          'Pipe in the same rows in the same order (an export of an unchanged table gives them), or pass --force instead of --resume to send every row again.',
+        details: { skip, read },
+      },
+    );
+  };
   if (earlier?.pending?.creates === true && options.key === undefined) {
     throw new CliError(
       `The interrupted import was sending rows ${earlier.pending.from + 1}-${earlier.pending.to} when it stopped; they create records, and whether the service wrote them is unknown.`,
@@ -213,13 +255,14 @@ export async function importRecords(
   let batchFrom = skip;
   const flush = async (to: number) => {
     if (batch.length === 0) {
-      if (to > batchFrom) await save(stateOf(to, null));
+      digestAtFrom = digest?.hex();
+      if (to > batchFrom) await save(stateOf(to, null, digestAtFrom));
       batchFrom = to;
       refusedAtFrom = counts.refused;
       return;
     }
     const creates = batch.creates;
-    await save(stateOf(batchFrom, { from: batchFrom, to, creates }));
+    await save(stateOf(batchFrom, { from: batchFrom, to, creates }, digestAtFrom));
     while (batch.length > 0) {
       try {
         const items = batch.length;
@@ -244,7 +287,8 @@ export async function importRecords(
       }
     }
     counts.batches += 1;
-    await save(stateOf(to, null));
+    digestAtFrom = digest?.hex();
+    await save(stateOf(to, null, digestAtFrom));
     batch.clear();
     batchFrom = to;
     refusedAtFrom = counts.refused;
@@ -253,6 +297,9 @@ export async function importRecords(
 
   const columns = new Map(table.columns.map((c) => [c.name, c]));
   for await (const input of readRows(options.input, format, stdin, table, options.key)) {
+    // From here to the next row the digest covers rows 1..input.row - 1: a flush below is of those rows.
+    digest?.next(input);
+    if (input.row === skip + 1) checkSkipped(skip);
     counts.rows = input.row;
     if (input.row <= skip) continue;
     const problem = input.problem ?? (input.values === undefined ? undefined : check(input.values));
@@ -282,6 +329,8 @@ export async function importRecords(
       ...(id === undefined ? {} : { id }),
     });
   }
+  digest?.end();
+  if (counts.rows <= skip) checkSkipped(counts.rows);
   if (options.dryRun !== true) await flush(counts.rows);
   if (statePath !== undefined) await removeResumeState(statePath);
   progress();
@@ -389,10 +438,11 @@ async function* readRows(
           row,
           line,
           problem: { code: 'invalid_json', message: `Not JSON: ${(error as Error).message}` },
+          text,
         };
         continue;
       }
-      yield objectRow(value, row, line);
+      yield { ...objectRow(value, row, line), text };
     }
     return;
   }
@@ -559,6 +609,33 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * sha256 over the rows read, each as its text (an NDJSON line) or its values or problem as JSON, one after the
+ * other; a row is taken in when the next one comes (or at the end), so that in between the digest is of the
+ * rows before the current one.
+ */
+class RowDigest {
+  private readonly hash = createHash('sha256');
+  private held: InputRow | undefined;
+
+  next(row: InputRow): void {
+    this.end();
+    this.held = row;
+  }
+
+  end(): void {
+    const row = this.held;
+    if (row === undefined) return;
+    this.held = undefined;
+    this.hash.update(row.text ?? JSON.stringify(row.values ?? row.problem ?? null));
+    this.hash.update('\n');
+  }
+
+  hex(): string {
+    return this.hash.copy().digest('hex');
+  }
+}
+
 async function identity(input: string): Promise<ImportState['input']> {
   const info = await stat(input);
   if (info.size > MAX_JSON_BYTES && formatOf(input) === 'json') {
@@ -571,24 +648,20 @@ async function identity(input: string): Promise<ImportState['input']> {
   return { path: await realpath(input), size: info.size, mtimeMs: Math.floor(info.mtimeMs) };
 }
 
-/** The state file of importing this input into this table on this key; undefined for stdin (no resume). */
-async function stateFileFor(tableId: string, options: ImportOptions): Promise<string | undefined> {
+/**
+ * The state file of importing this input into this table on this key. stdin has one per table and key (what
+ * was read of it is digested in the state instead).
+ */
+async function stateFileFor(tableId: string, options: ImportOptions): Promise<string> {
+  let named: unknown[];
   if (options.input === '-') {
-    if (options.resume === true) {
-      throw new CliError('--resume needs a file: stdin cannot be read again from where it stopped.', {
-        exitCode: ExitCode.Usage,
-        code: 'resume_needs_file',
-        suggestion: 'Save the rows to a file and import it with -f FILE --resume.',
-      });
-    }
-    return undefined;
+    named = ['-', tableId, options.key ?? null];
+  } else {
+    await checkReadable(options.input);
+    const input = await identity(options.input);
+    named = [input.path, input.size, input.mtimeMs, tableId, options.key ?? null];
   }
-  await checkReadable(options.input);
-  const input = await identity(options.input);
-  const hash = createHash('sha256')
-    .update(JSON.stringify([input.path, input.size, input.mtimeMs, tableId, options.key ?? null]))
-    .digest('hex')
-    .slice(0, 32);
+  const hash = createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 32);
   const env = options.env ?? process.env;
   const base = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
   const dir = join(base, 'gds', 'imports');
@@ -610,7 +683,7 @@ async function startState(path: string, options: ImportOptions): Promise<ImportS
   }
   if (options.resume !== true) {
     throw new CliError(
-      `An interrupted import of ${options.input} into this table stopped after ${state.done} rows.`,
+      `An interrupted import of ${options.input === '-' ? 'stdin' : options.input} into this table stopped after ${state.done} rows.`,
       {
         exitCode: ExitCode.Usage,
         code: 'import_interrupted',

@@ -32,6 +32,7 @@ beforeAll(async () => {
     'copy_errors',
     'copy_dry',
     'copy_refused',
+    'copy_stdin',
   ]) {
     targets[name] = await createModeBTable(server, name);
   }
@@ -259,4 +260,69 @@ describe('a row the service refuses', () => {
       requests: 3,
     });
   });
+});
+
+describe('an import from stdin killed and resumed', () => {
+  it('skips the acknowledged rows only when the same rows are piped in again (checked by digest), leaving every row once', async () => {
+    const file = join(dir, 'stdin.ndjson');
+    expect((await gds(['export', 'wide_source', '-o', file])).code).toBe(0);
+    const text = await readFile(file, 'utf8');
+    const stdinEnv = { ...env, XDG_STATE_HOME: join(dir, 'state-stdin') };
+    const stateDir = join(dir, 'state-stdin', 'gds', 'imports');
+    const args = ['import', 'copy_stdin', '-f', '-', '--key', 'sku', '--batch-size', '250'];
+    const importing = (more: string[], input: string) =>
+      runCli(['records', ...args, ...more, '--json'], { env: stdinEnv, input });
+    const [command, argv] = cliCommand(['records', ...args]);
+    const child = spawn(command, argv, { env: cliEnv(stdinEnv), stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => undefined); // killed while its stdin is still being written
+    child.stdin.end(text);
+    const ended = collect(child);
+    for (;;) {
+      const names = await readdir(stateDir).catch(() => [] as string[]);
+      const name = names.find((n) => n.endsWith('.json'));
+      const state =
+        name === undefined ? null : await readFile(join(stateDir, name), 'utf8').then(JSON.parse, () => null);
+      if (state !== null && state.done >= 2_500) break;
+      if (child.exitCode !== null) {
+        throw new Error(`the import ended before it could be killed: ${(await ended).stderr}`);
+      }
+      await sleep(5);
+    }
+    child.kill('SIGKILL');
+    expect((await ended).signal).toBe('SIGKILL');
+    const partial = (await dataOf(targets.copy_stdin ?? '')).length;
+    expect(partial).toBeGreaterThanOrEqual(2_500);
+    expect(partial).toBeLessThan(ROWS);
+
+    // Without --resume it says an import was interrupted.
+    const fresh = await importing([], text);
+    expect(fresh.code).toBe(2);
+    expect(JSON.parse(fresh.stderr.trim().split('\n').at(-1) ?? '').error.code).toBe('import_interrupted');
+
+    // Other rows (the first one changed), or fewer than it had read: refused, and nothing sent.
+    const lines = text.split('\n');
+    const changed = [JSON.stringify({ ...JSON.parse(lines[0] ?? ''), label: 'changed' }), ...lines.slice(1)];
+    for (const other of [changed.join('\n'), `${lines.slice(0, 100).join('\n')}\n`]) {
+      const refused = await importing(['--resume'], other);
+      expect(refused.code, refused.stderr).toBe(2);
+      const error = JSON.parse(refused.stderr.trim().split('\n').at(-1) ?? '').error;
+      expect(error.code).toBe('resume_input_differs');
+      expect(error.message).toContain('Nothing was sent');
+      expect((await dataOf(targets.copy_stdin ?? '')).length).toBe(partial);
+    }
+
+    // The same rows: a warning says what is checked, the acknowledged rows are skipped, every row is there once.
+    const resumed = await importing(['--resume'], text);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const said = resumed.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(said[0].warning.message).toContain('must be the interrupted run');
+    const summary = said.at(-1).summary;
+    expect(summary.resumedFrom).toBeGreaterThanOrEqual(2_500);
+    expect(summary.rows).toBe(ROWS);
+    expect(await dataOf(targets.copy_stdin ?? '')).toEqual(await dataOf(source));
+    expect(await readdir(stateDir)).toEqual([]);
+  }, 180_000);
 });

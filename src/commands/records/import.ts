@@ -13,15 +13,18 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
     'CSV: a header of column names; an empty field is null, "" an empty string; numbers and booleans are read by ' +
     'the column’s type. Every row is checked against the table’s columns first: a row that does not fit (or that ' +
     'the service refuses) is reported and left out, the others go; then exit 7. --dry-run checks every row and ' +
-    'sends none. Requests are paced by the rate headers like export’s. A file import keeps its place in a state ' +
+    'sends none. Requests are paced by the rate headers like export’s. An import keeps its place in a state ' +
     'file under $XDG_STATE_HOME/gds/imports: after an interruption --resume skips the batches the service ' +
-    'acknowledged (with --key the one in flight is sent again, which doubles nothing). Refused rows: one line each ' +
+    'acknowledged (with --key the one in flight is sent again, which doubles nothing). From stdin, --resume needs ' +
+    'the same rows piped in again in the same order: the rows it skips are checked against a digest of those the ' +
+    'interrupted run read, and a different input is refused before anything is sent. Refused rows: one line each ' +
     'on stderr, or under --json one NDJSON line each on stdout (row, line, error); the summary goes to stderr.';
   static override examples = [
     '<%= config.bin %> records import crm_contacts -f contacts.csv --key email --profile loader',
     '<%= config.bin %> records import crm_contacts -f contacts.ndjson --key email --resume',
     '<%= config.bin %> records import crm_contacts -f contacts.json --dry-run',
     '<%= config.bin %> records export crm_contacts | <%= config.bin %> records import crm_copy -f - --key email',
+    '<%= config.bin %> records export crm_contacts | <%= config.bin %> records import crm_copy -f - --key email --resume',
   ];
   static override args = { table: tableArg };
   static override flags = {
@@ -45,10 +48,11 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
     }),
     'dry-run': Flags.boolean({ description: 'Check every row against the table; send none.' }),
     resume: Flags.boolean({
-      description: 'Continue an interrupted import of the same file (starts one when there is none).',
+      description:
+        'Continue an interrupted import of the same file, or of the same rows on stdin (starts one when there is none).',
     }),
     force: Flags.boolean({
-      description: 'Start over, dropping the state of an interrupted import of the same file.',
+      description: 'Start over, dropping the state of an interrupted import of the same file or stdin.',
       exclusive: ['resume'],
     }),
   };
@@ -68,6 +72,10 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
         dryRun: this.flags['dry-run'],
         resume,
         force,
+        onNotice: (message) => {
+          spinner?.stop();
+          this.out.warnLine(message);
+        },
         onRowError: (refused) => {
           if (this.out.json) {
             this.out.record(refused);
