@@ -4,7 +4,6 @@
 // started only when a secret is read or written, and killed after GDS_KEYCHAIN_TIMEOUT_MS: the addon
 // blocks the thread that calls it while D-Bus does not answer, so a hung session bus or a locked keychain
 // never hangs gds, and Ctrl-C works meanwhile.
-import { spawn } from 'node:child_process';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../cli/errors.js';
@@ -160,6 +159,9 @@ function inKeychainChild(
   timeoutMs: number,
 ): Promise<string | boolean | null> {
   const [command, args] = keychainChildCommand();
+  // node:child_process (and the node:net and node:dgram it loads) only when a keychain call is made: a
+  // command given its token loads none of it (issue 24).
+  const { spawn } = process.getBuiltinModule('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: keychainChildEnv() });
     const killChild = () => child.kill('SIGKILL');
