@@ -8,7 +8,7 @@
 // hunk from the first differing line to the last, found in linear time.
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 import type { StructuredPatch, StructuredPatchHunk } from 'diff';
-import { parseDocument, stringify } from 'yaml';
+import { type Document, isAlias, isNode, parseDocument, stringify, visit } from 'yaml';
 import { countText } from './count-text.js';
 
 export interface DiffSide {
@@ -94,8 +94,11 @@ export class GateYamlError extends Error {
 export function diffGateTexts(before: DiffSide, after: DiffSide, options: { semantic: boolean }): GateDiff {
   const { semantic } = options;
   if (before.text === after.text) return { identical: true, semantic, hunks: [], unified: '' };
-  const oldText = semantic ? normaliseGateYaml(before) : before.text;
-  const newText = semantic ? normaliseGateYaml(after) : after.text;
+  // Both sides mostly hold the same checks: each distinct check is read and printed once (normaliseByCheck).
+  const printed: PrintedChecks = new Map();
+  const normalise = (side: DiffSide) => normaliseByCheck(side.text, printed) ?? normaliseGateYaml(side);
+  const oldText = semantic ? normalise(before) : before.text;
+  const newText = semantic ? normalise(after) : after.text;
   if (oldText === newText) return { identical: true, semantic, hunks: [], unified: '' };
   const checks = checkChanges(oldText, newText);
   const { patch, coarse } = boundedPatch(before.name, after.name, oldText, newText);
@@ -206,31 +209,36 @@ interface CheckBlocks {
   frame: string;
 }
 
+/** A list item of a check section, as written: its lines (trailing blank lines dropped) and its name. */
+interface CheckItem {
+  section: string;
+  lines: string[];
+  /** The item's `name:` (`field:`) within its first 8 lines; null when it names itself twice. */
+  key: string | null | undefined;
+}
+
 /**
- * The checks of a gate1.yml in block style (the form gds writes and most people do), read line by line:
- * a list item of a section starts at its `-`, and its `name:` (`field:`) line names it. Undefined for any
- * other form (flow lists, a nameless or twice-named check): the line diff alone then shows the change.
+ * The items of the check sections of a gate1.yml in block style (the form gds writes and most people do),
+ * read line by line: a list item of a section starts at its `-`; every other line is the frame. Undefined
+ * when a section's value is written inline (a flow list; `[]` alone is read as no item).
  */
-function checkBlocks(text: string): CheckBlocks | undefined {
-  const blocks = new Map<string, string>();
+function scanCheckItems(text: string): { items: CheckItem[]; frame: string[] } | undefined {
+  const items: CheckItem[] = [];
   const frame: string[] = [];
   let section: string | undefined;
   let itemIndent = -1;
-  let current: { lines: string[]; key?: string } | undefined;
-  const close = (): boolean => {
-    if (current === undefined) return true;
-    const { key, lines } = current;
-    current = undefined;
-    if (key === undefined || blocks.has(`${section}/${key}`)) return false;
+  let current: CheckItem | undefined;
+  const close = () => {
+    if (current === undefined) return;
     // Blank lines after a check separate it from the next: not part of it.
-    while (lines.length > 0 && (lines.at(-1) ?? '').trim() === '') lines.pop();
-    blocks.set(`${section}/${key}`, lines.join('\n'));
-    return true;
+    while (current.lines.length > 0 && (current.lines.at(-1) ?? '').trim() === '') current.lines.pop();
+    items.push(current);
+    current = undefined;
   };
   for (const line of text.split('\n')) {
     const top = /^([A-Za-z_][\w-]*)\s*:(.*)$/.exec(line);
     if (top) {
-      if (!close()) return undefined;
+      close();
       section = SECTIONS.has(top[1] ?? '') ? top[1] : undefined;
       // An inline value (`patternChecks: []`, a flow list) is not read by check.
       if (
@@ -244,24 +252,36 @@ function checkBlocks(text: string): CheckBlocks | undefined {
       continue;
     }
     const item = section === undefined ? null : /^(\s*)-(\s|$)/.exec(line);
-    if (item && (itemIndent < 0 || item[1]?.length === itemIndent)) {
-      if (!close()) return undefined;
+    if (section !== undefined && item && (itemIndent < 0 || item[1]?.length === itemIndent)) {
+      close();
       itemIndent = item[1]?.length ?? 0;
-      current = { lines: [] };
+      current = { section, lines: [], key: undefined };
     }
     if (current === undefined) {
       frame.push(line);
       continue;
     }
     current.lines.push(line);
-    const named = current.lines.length <= 8 ? SECTIONS.get(section ?? '')?.exec(line) : undefined;
-    if (named) {
-      if (current.key !== undefined) return undefined;
-      current.key = unquoteScalar(named[1] ?? '');
-    }
+    const named = current.lines.length <= 8 ? SECTIONS.get(current.section)?.exec(line) : undefined;
+    if (named) current.key = current.key === undefined ? unquoteScalar(named[1] ?? '') : null;
   }
-  if (!close()) return undefined;
-  return { blocks, frame: frame.join('\n') };
+  close();
+  return { items, frame };
+}
+
+/**
+ * The checks of a gate1.yml in block style, by name. Undefined for any other form (flow lists, a nameless
+ * or twice-named check): the line diff alone then shows the change.
+ */
+function checkBlocks(text: string): CheckBlocks | undefined {
+  const scanned = scanCheckItems(text);
+  if (scanned === undefined) return undefined;
+  const blocks = new Map<string, string>();
+  for (const { section, lines, key } of scanned.items) {
+    if (key === undefined || key === null || blocks.has(`${section}/${key}`)) return undefined;
+    blocks.set(`${section}/${key}`, lines.join('\n'));
+  }
+  return { blocks, frame: scanned.frame.join('\n') };
 }
 
 function unquoteScalar(value: string): string {
@@ -327,6 +347,8 @@ export function unifiedDiff(before: DiffSide, after: DiffSide): string {
   return diffGateTexts(before, after, { semantic: false }).unified;
 }
 
+const CANONICAL = { sortMapEntries: true, lineWidth: 0 } as const;
+
 /** The canonical YAML text of a document: what semantic mode compares. */
 export function normaliseGateYaml(side: DiffSide): string {
   const document = parseDocument(side.text, { logLevel: 'error' });
@@ -336,7 +358,91 @@ export function normaliseGateYaml(side: DiffSide): string {
     throw new GateYamlError(side.name, position.line, position.col, firstLine(problem.message));
   }
   const value: unknown = document.toJS({ maxAliasCount: 100 });
-  return stringify(value, { sortMapEntries: true, lineWidth: 0 });
+  return stringify(value, CANONICAL);
+}
+
+/** A check item's text → its canonical lines as an item of its section (null: not read on its own). */
+export type PrintedChecks = Map<string, string | null>;
+
+/**
+ * normaliseGateYaml's text, made check by check: each check item of a block-style gate1.yml is read and
+ * printed on its own, once per distinct text (`printed` is shared by the two sides of a diff, which mostly
+ * hold the same checks), and set into the canonical text of the rest. Undefined, for normaliseGateYaml to
+ * answer, wherever a part read alone could mean something else than in the whole: anchors, aliases, tags,
+ * directives, several documents, tabs or carriage returns, a check indented less than its `-`, a part that
+ * is not valid YAML (normaliseGateYaml then says where), or an inline section. gate-diff-by-check.test.ts
+ * compares it with normaliseGateYaml over many texts.
+ */
+export function normaliseByCheck(text: string, printed: PrintedChecks): string | undefined {
+  if (/[\r\t]|^(?:%|---|\.\.\.)/m.test(text)) return undefined;
+  const scanned = scanCheckItems(text);
+  if (scanned === undefined || scanned.items.length === 0) return undefined;
+  const frameDocument = parseDocument(scanned.frame.join('\n'), QUICK);
+  if (!plainDocument(frameDocument)) return undefined;
+  const frame: unknown = frameDocument.toJS();
+  if (frame === null || typeof frame !== 'object' || Array.isArray(frame)) return undefined;
+  const sections = new Map<string, string[]>();
+  for (const item of scanned.items) {
+    const itemText = item.lines.join('\n');
+    let lines = printed.get(itemText);
+    if (lines === undefined) {
+      lines = printedItem(item.lines);
+      printed.set(itemText, lines);
+    }
+    if (lines === null) return undefined;
+    const list = sections.get(item.section) ?? [];
+    list.push(lines);
+    sections.set(item.section, list);
+  }
+  // Each section with checks prints as a placeholder first, then its checks take the placeholder's line.
+  const skeleton: Record<string, unknown> = { ...frame };
+  for (const section of sections.keys()) {
+    if (!Object.hasOwn(skeleton, section) || skeleton[section] !== null) return undefined;
+    skeleton[section] = `gds-checks-of-${section.toLowerCase()}`;
+  }
+  let canonical = `\n${stringify(skeleton, CANONICAL)}`;
+  for (const [section, lines] of sections) {
+    const line = `\n${section}: gds-checks-of-${section.toLowerCase()}\n`;
+    const at = canonical.indexOf(line);
+    if (at < 0 || canonical.indexOf(line, at + 1) >= 0) return undefined;
+    canonical = `${canonical.slice(0, at)}\n${section}:\n${lines.join('')}${canonical.slice(at + line.length)}`;
+  }
+  return canonical.slice(1);
+}
+
+/** Reading options where only whether a part is valid matters: its messages come from normaliseGateYaml. */
+const QUICK = { logLevel: 'error', prettyErrors: false } as const;
+
+/** Valid, one document, and no anchor, alias or tag (whose meaning may reach past a part read alone). */
+function plainDocument(document: Document): boolean {
+  if (document.errors.length > 0) return false;
+  let plain = true;
+  visit(document, (_key, node) => {
+    if (isAlias(node) || (isNode(node) && (node.anchor !== undefined || node.tag !== undefined))) {
+      plain = false;
+      return visit.BREAK;
+    }
+    return undefined;
+  });
+  return plain;
+}
+
+/** One check item's canonical lines, indented as an item of a top-level section; null if not read alone. */
+function printedItem(lines: string[]): string | null {
+  const indent = /^\s*/.exec(lines[0] ?? '')?.[0].length ?? 0;
+  // Every line after the `-` deeper than it (blank lines and comments aside), as in the whole document.
+  for (const line of lines.slice(1)) {
+    const trimmed = line.trimStart();
+    if (trimmed !== '' && !trimmed.startsWith('#') && line.length - trimmed.length <= indent) return null;
+  }
+  const document = parseDocument(lines.join('\n'), QUICK);
+  if (!plainDocument(document)) return null;
+  const value: unknown = document.toJS();
+  if (!Array.isArray(value) || value.length !== 1) return null;
+  return stringify(value, CANONICAL)
+    .split('\n')
+    .map((line) => (line === '' ? line : `  ${line}`))
+    .join('\n');
 }
 
 /** Whether two gate1.yml texts hold the same rules (semantic comparison); a text that is not YAML is never the same. */
