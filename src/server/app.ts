@@ -18,7 +18,14 @@ import { ContractChecker } from './contract-check.js';
 import type { Queryable } from './db/index.js';
 import { exclusively, openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
-import { errorBody, handleError, notFound } from './errors.js';
+import {
+  clientErrorHandler,
+  errorBody,
+  frameworkErrorHandler,
+  handleError,
+  MAX_PARAM_LENGTH,
+  notFound,
+} from './errors.js';
 import { badCharacter } from './input-rule.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
 import { JobRunner } from './governance/jobs.js';
@@ -224,6 +231,11 @@ function buildApp(
         ? (_address: string, hop: number) => hop < trustProxy
         : (trustProxy ?? false),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Fastify's and Node's own refusals (a bad or too long path, headers over the limit) answer in the
+    // contract's error body too.
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     exposeHeadRoutes: false,
     genReqId: () => randomUUID(),
   });

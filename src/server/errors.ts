@@ -1,5 +1,7 @@
 // The one error type routes throw, and the handler that turns any failure into the contract's body
 // `{"error":{"code","message","details"}}`.
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 export class HttpError extends Error {
@@ -111,4 +113,71 @@ export function formScopeErrorHandler(
       `The request could not be read: send it form-encoded (${error.message}).`,
     );
   };
+}
+
+/**
+ * Fastify's answers before any route runs, in the contract's body: a URL that does not decode (400
+ * `invalid_url`), a path segment past the router's `maxParamLength` (414 `uri_too_long`), a failed
+ * async route constraint. Fastify's own bodies (`{"error":"Bad Request","code":"FST_ERR_…"}`) are not.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id).header('cache-control', 'no-store');
+  const path = request.url.split('?')[0] ?? '';
+  switch (error.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return reply
+        .code(414)
+        .send(
+          errorBody(
+            'uri_too_long',
+            `A segment of the path ${preview(path)} is longer than the server takes (${MAX_PARAM_LENGTH} characters); no id is that long.`,
+          ),
+        );
+    case 'FST_ERR_BAD_URL':
+      return reply
+        .code(400)
+        .send(errorBody('invalid_url', `The path ${preview(path)} is not validly percent-encoded.`));
+    default:
+      return reply
+        .code(error.statusCode !== undefined && error.statusCode < 500 ? 400 : 500)
+        .send(errorBody('invalid_request', `The request could not be routed: ${error.message}`));
+  }
+}
+
+/** The router's longest path parameter (Fastify's default): a longer one is 414 `uri_too_long`. */
+export const MAX_PARAM_LENGTH = 100;
+
+/** The start of a path, for a message about a path too long or malformed to repeat whole. */
+function preview(path: string): string {
+  return JSON.stringify(path.length > 120 ? `${path.slice(0, 120)}…` : path);
+}
+
+/**
+ * Node's HTTP parser refusing a request before Fastify sees it (Fastify's `clientErrorHandler`): headers
+ * (with the request line: the URL) over Node's limit are 431 `headers_too_large`, a request not received
+ * in time 408 `request_timeout`, anything else that is not HTTP 400 `invalid_request`, each in the
+ * contract's body; then the connection is closed, as Node and Fastify do.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, body] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          errorBody(
+            'headers_too_large',
+            `The request line and headers are larger than the server accepts (${maxHeaderSize} bytes); send a shorter URL or fewer or smaller headers.`,
+          ),
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, errorBody('request_timeout', 'The request did not arrive in time; send it again.')]
+        : [400, errorBody('invalid_request', 'The request is not valid HTTP/1.1.')];
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }
