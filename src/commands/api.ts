@@ -76,6 +76,11 @@ export default class Api extends ApiCommand<typeof Api> {
       description: 'Print the HTTP status line and the response headers before the body.',
     }),
     silent: Flags.boolean({ description: 'Print nothing of a successful answer (the exit code says it).' }),
+    cache: Flags.string({
+      description:
+        "Keep a GET's successful answer this long (3600s, 60m, 1h) and print it again without asking the " +
+        'service, as gh api --cache; kept under $XDG_CACHE_HOME/gds/api, readable by you alone.',
+    }),
     header: Flags.custom<readonly [string, string]>({
       char: 'H',
       description: "An extra request header 'Name: value' (repeatable).",
@@ -90,7 +95,8 @@ export default class Api extends ApiCommand<typeof Api> {
     const body = input === undefined ? undefined : await this.readJsonBody(input);
     const fields = [...(this.flags.field ?? []), ...(await this.withFiles(this.flags['typed-field'] ?? []))];
     const headers = header ?? [];
-    if (paginate && (method ?? (fields.length > 0 || body !== undefined ? 'POST' : 'GET')) !== 'GET') {
+    const sent = method ?? (fields.length > 0 || body !== undefined ? 'POST' : 'GET');
+    if (paginate && sent !== 'GET') {
       const { CliError, ExitCode } = await import('../cli/errors.js');
       throw new CliError('--paginate reads pages of a GET; this call is not a GET.', {
         exitCode: ExitCode.Usage,
@@ -98,19 +104,32 @@ export default class Api extends ApiCommand<typeof Api> {
         suggestion: 'Give the fields with -X GET so they go into the query.',
       });
     }
+    const cacheFor = this.flags.cache;
+    const cache = cacheFor === undefined ? undefined : await import('../services/api-cache.js');
+    const cacheMs = cache?.parseCacheDuration(cacheFor ?? '');
     await this.withClient(async (client, session) => {
       let query: Record<string, string> | undefined;
       // A server that answers the same next page again would be followed forever (second probe).
       const followed = new Set<string>();
       for (;;) {
-        const result = await callApi(client, session.baseUrl, {
+        const request = {
           path: this.args.path,
           method,
           fields,
           body,
           headers,
           ...(query === undefined ? {} : { query }),
-        });
+        };
+        const send = () => callApi(client, session.baseUrl, request);
+        const result =
+          cache === undefined || cacheMs === undefined
+            ? await send()
+            : await cache.cachedCall(
+                { baseUrl: session.baseUrl, credentials: session.credentials, request },
+                cacheMs,
+                sent,
+                send,
+              );
         if (include) this.printHead(result.status, result.headers);
         if (result.exitCode !== 0) {
           await this.printErrorBody(result.body);

@@ -3,8 +3,10 @@
 // where the terminal matters. O4 a narrow table keeps the name; O7 states coloured outside tables; O13 -q on
 // every command; E11 CLICOLOR=0; API16 `gds api` JSON coloured on a terminal; API5 --raw-field; A14 a
 // refused pasted (or piped) token is not called "the token from the command line"; token list times; E12
-// GDS_FORCE_TTY.
-import { mkdtemp } from 'node:fs/promises';
+// GDS_FORCE_TTY; API13 `gds api --cache`.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -178,6 +180,49 @@ describe('gds api like gh api', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { entries: unknown[] }).entries).toHaveLength(1);
+  });
+});
+
+describe('gds api --cache, as gh api --cache (API13)', () => {
+  it('a GET answered once is printed again from the cache; another token, a POST or no --cache ask again', async () => {
+    let calls = 0;
+    const counter = createServer((request, response) => {
+      calls += 1;
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ call: calls, method: request.method }));
+    });
+    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(counter.address() as AddressInfo).port}`;
+    const cacheHome = await mkdtemp(join(tmpdir(), 'gds-e2e-api-cache-'));
+    const api = async (args: string[], token = 'cli_cache_test_token_aaaa') => {
+      const r = await runCli(['api', ...args, '--base', base, '--token', token], {
+        env: { XDG_CACHE_HOME: cacheHome, GDS_CONFIG_DIR: '/nonexistent/gds' },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { call: number; method: string };
+    };
+    try {
+      expect(await api(['/x', '--cache', '1h'])).toEqual({ call: 1, method: 'GET' });
+      expect(await api(['/x', '--cache', '60m'])).toEqual({ call: 1, method: 'GET' });
+      expect(calls).toBe(1);
+      expect(await api(['/x'])).toMatchObject({ call: 2 });
+      expect(await api(['/x', '--cache', '1h'], 'cli_cache_test_token_bbbb')).toMatchObject({ call: 3 });
+      expect(await api(['/x', '-X', 'POST', '--cache', '1h'])).toMatchObject({ call: 4, method: 'POST' });
+      expect(await api(['/x', '-X', 'POST', '--cache', '1h'])).toMatchObject({ call: 5 });
+      const dir = join(cacheHome, 'gds', 'api');
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+      const files = await readdir(dir);
+      expect(files).toHaveLength(2);
+      for (const file of files) expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
+      const bad = await runCli(['api', '/x', '--cache', '5x', '--base', base, '--token', 't'], {
+        env: { XDG_CACHE_HOME: cacheHome },
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--cache takes a duration');
+      expect(calls).toBe(5);
+    } finally {
+      counter.close();
+    }
   });
 });
 
