@@ -21,6 +21,18 @@ export class GdsCommandHelp extends CommandHelp {
     return [this.command.id, ...args, '[flags]'].join(' ');
   }
 
+  /**
+   * The whole description: oclif's, with the summary hidden from it, keeps only the description's last
+   * line, which dropped every paragraph before it (`gds completion --help` lost its setup lines). Without a
+   * summary the first line is the summary (shown above), so it is left out here.
+   */
+  protected override description(): string | undefined {
+    const { description, summary } = this.command;
+    if (description === undefined || description === '') return undefined;
+    const text = summary === undefined ? description.split(/\r?\n/).slice(1).join('\n').trim() : description;
+    return text === '' ? undefined : this.wrap(text);
+  }
+
   protected override sections(): Section[] {
     return super.sections().flatMap((section): Section[] => {
       if (section.header === 'FLAGS') {

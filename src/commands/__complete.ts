@@ -76,10 +76,12 @@ function credentialFlags(pairs: readonly string[]): Record<string, string> {
 }
 
 function completionTree(config: Interfaces.Config): CompletionTree {
+  // oclif's own commands (help) write the program's name as a template in their summaries.
+  const named = (text: string | undefined) => text?.replaceAll('<%= config.bin %>', config.bin);
   return {
     commands: config.commands.map((command) => ({
       id: command.id,
-      summary: command.summary ?? command.description,
+      summary: named(command.summary ?? command.description),
       hidden: command.hidden,
       flags: Object.fromEntries(
         Object.entries(command.flags ?? {}).map(([name, flag]) => [
@@ -90,8 +92,8 @@ function completionTree(config: Interfaces.Config): CompletionTree {
             type: flag.type === 'boolean' ? 'boolean' : 'option',
             options: flag.type === 'option' ? flag.options : undefined,
             hidden: flag.hidden,
-            summary: flag.summary,
-            description: flag.description,
+            summary: named(flag.summary),
+            description: named(flag.description),
           } satisfies CompletionFlag,
         ]),
       ),

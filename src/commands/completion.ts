@@ -15,7 +15,10 @@ export default class Completion extends BaseCommand<typeof Completion> {
   static override examples = [
     '<%= config.bin %> completion bash',
     'eval "$(<%= config.bin %> completion bash)"',
+    'eval "$(<%= config.bin %> completion zsh)"   # in ~/.zshrc, after autoload -U compinit && compinit',
+    '<%= config.bin %> completion zsh > "${fpath[1]}/_gds"   # or as a file on $fpath, then compinit',
     '<%= config.bin %> completion fish > ~/.config/fish/completions/gds.fish',
+    '<%= config.bin %> completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
   ];
   static override args = {
     shell: Args.string({

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariableNames } from '../../src/cli/environment.js';
 import { ExitCode } from '../../src/cli/errors.js';
 import { JSON_FIELDS, VARYING_JSON_FIELDS } from '../../src/cli/json-fields.js';
+import { COMPLETION_SETUP } from '../../src/cli/completion-scripts.js';
 import { cliCommand, ensureBuilt, runCli, runInTerminal } from './helpers/cli-process.js';
 
 beforeAll(async () => {
@@ -86,6 +87,16 @@ describe('help like gh (issue 23 item 7)', () => {
     expect(r.code).toBe(0);
     const section = /\nJSON FIELDS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(section.replace(/\s+/g, ' ').trim()).toBe(fields.join(', '));
+  });
+
+  it('gds completion --help says how to set up each shell, before what it completes', async () => {
+    const r = await runCli(['completion', '--help']);
+    expect(r.code).toBe(0);
+    const description = /\nDESCRIPTION\n((?: {2}.*\n|\n)+)/.exec(r.stdout)?.[1] ?? '';
+    for (const line of Object.values(COMPLETION_SETUP)) expect(description).toContain(line.trim());
+    expect(description).toContain('It completes commands, flags');
+    for (const shell of ['bash', 'zsh', 'fish', 'powershell'])
+      expect(r.stdout).toMatch(new RegExp(`\\$ gds completion ${shell}`));
   });
 
   it.each(Object.entries(VARYING_JSON_FIELDS))(

@@ -2,8 +2,11 @@
 // real bash (`eval "$(gds completion bash)"`, the one-line setup), and its function is driven as bash's
 // programmable completion drives it (COMP_LINE, COMP_POINT, COMP_WORDS, COMP_CWORD): commands, flags, enum
 // values, table names and ids, connector ids, job ids and profiles, the last from a reference server with the
-// credentials a command would use. fish's script runs in a real fish (`complete -C`); zsh's is syntax-checked
-// by zsh. The hidden `gds __complete` says nothing and exits 0 when no service answers.
+// credentials a command would use. fish's script runs in a real fish (`complete -C`). zsh's is loaded into an
+// interactive zsh in a terminal (tmux, 80 columns) after compinit, and Tab is pressed there: what zsh
+// writes on the line or lists below it is what is checked. PowerShell is checked by the script's content
+// only: pwsh is not installed here. The hidden `gds __complete` says nothing and exits 0 when no service
+// answers.
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -16,6 +19,8 @@ import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-pro
 import { needs, onPath } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import type { Terminal } from '../helpers/tmux.js';
+import { startTerminal } from '../helpers/tmux.js';
 
 let server: TestServer;
 let dir: string;
@@ -242,18 +247,13 @@ describe('the other shells', () => {
   );
 
   it(
-    'zsh: the script is valid zsh and registers _gds',
+    'zsh: the script is valid zsh',
     needs(onPath('zsh') ? undefined : 'no zsh (apt-get install zsh)'),
     async () => {
       const script = (await run('gds', ['completion', 'zsh'])).stdout;
       expect(script.startsWith('#compdef gds\n')).toBe(true);
       const check = await run('zsh', ['-n', '-c', script]);
       expect(check).toMatchObject({ code: 0, stderr: '' });
-      const loaded = await run('zsh', [
-        '-c',
-        'autoload -U compinit && compinit -u -D && eval "$(gds completion zsh)" && print -r -- ${_comps[gds]}',
-      ]);
-      expect(loaded.stdout.trim()).toBe('_gds');
     },
   );
 
@@ -270,3 +270,95 @@ describe('the other shells', () => {
     expect(result.stderr).toMatch(/bash.*zsh.*fish.*powershell/s);
   });
 });
+
+describe.skipIf(!onPath('zsh') || !onPath('tmux'))(
+  'zsh completion, Tab pressed in an interactive zsh',
+  () => {
+    let zsh: Terminal;
+    const prompt = '>';
+
+    beforeAll(async () => {
+      for (const name of ['prod', 'staging'])
+        await run('bash', [
+          '-c',
+          `gds auth set --token cli_${name}0123456789 --base ${server.url} --profile ${name} --no-verify --force`,
+        ]);
+      await writeFile(join(dir, 'gate1.yml'), 'patternChecks: []\n');
+      zsh = await startTerminal(['zsh', '-f'], { width: 80, height: 50, env: env(), cwd: dir });
+      // As ~/.zshrc would: compinit, then the one-line setup.
+      await zsh.send(
+        `PS1='${prompt} '; autoload -U compinit && compinit -u -D && eval "$(gds completion zsh)"`,
+        'Enter',
+      );
+      await zsh.waitFor((screen) => screen.endsWith(`\n${prompt}`));
+    }, 60_000);
+
+    afterAll(async () => {
+      await zsh?.close();
+    });
+
+    /** Types `line` on an empty prompt and presses Tab: the screen once zsh has answered. */
+    async function tab(line: string, answered: RegExp): Promise<string> {
+      await zsh.send('C-u', 'C-l');
+      await zsh.waitFor((screen) => screen === prompt);
+      await zsh.send(line, 'Tab');
+      return zsh.waitFor(answered);
+    }
+
+    /** The words zsh lists below the line (candidates, each row's description after ` -- ` left out). */
+    const listed = (screen: string) =>
+      screen
+        .split('\n')
+        .slice(1)
+        // zsh puts candidates with the same description on one row: `staging  prod  -- http://…`.
+        .flatMap((row) => (row.split(' -- ')[0] ?? '').split(/\s+/))
+        .map((word) => word.trim())
+        .filter(Boolean);
+
+    it('completes a command on the line, and lists the commands with their summaries', async () => {
+      expect(await tab('gds gate ap', /apply/)).toBe(`${prompt} gds gate apply`);
+      const screen = await tab('gds ', /whoami/);
+      expect(listed(screen)).toEqual(
+        expect.arrayContaining(['auth', 'gate', 'list', 'completion', 'whoami']),
+      );
+      expect(listed(screen)).not.toContain('__complete');
+      expect(screen).toMatch(/^help +-- Display help for gds$/m);
+    });
+
+    it("completes a command's flags, global ones too", async () => {
+      expect(await tab('gds list --sta', /--state/)).toBe(`${prompt} gds list --state`);
+      const flags = listed(await tab('gds gate run customers --', /--sample/));
+      expect(flags).toEqual(expect.arrayContaining(['--gate', '--sample', '--json', '--profile']));
+    });
+
+    it("completes a flag's values", async () => {
+      const states = await tab('gds list --state C', /CORE/);
+      expect(listed(states).sort()).toEqual(['CERTIFIED', 'CORE']);
+      expect(listed(await tab('gds completion ', /powershell/)).sort()).toEqual([
+        'bash',
+        'fish',
+        'powershell',
+        'zsh',
+      ]);
+    });
+
+    it('completes table names and ids, connector ids and job ids from the running server', async () => {
+      expect(await tab('gds status custo', /customers/)).toBe(`${prompt} gds status customers`);
+      const ids = listed(await tab('gds status tbl_', new RegExp(server.table('orders').id)));
+      expect(ids).toEqual(expect.arrayContaining([server.table('customers').id, server.table('orders').id]));
+      const connector = server.ready.connectors[0]?.id ?? '';
+      expect(listed(await tab('gds push x.sql --connector con_', new RegExp(connector)))).toEqual(
+        expect.arrayContaining(server.ready.connectors.map((c) => c.id)),
+      );
+      const jobs = await tab(`gds gate status ${jobId.slice(0, 6)}`, new RegExp(jobId));
+      expect(jobs.split('\n')[0]).toBe(`${prompt} gds gate status ${jobId}`);
+    });
+
+    it('completes profiles from the config, and file names where a file goes', async () => {
+      expect(listed(await tab('gds --profile ', /staging/)).sort()).toEqual(['prod', 'staging']);
+      expect(await tab('gds gate validate -f gate1', /gate1\.yml/)).toBe(
+        `${prompt} gds gate validate -f gate1.yml`,
+      );
+    });
+  },
+);

@@ -1,0 +1,100 @@
+// A program in a real terminal of a given size, driven by keys: tmux on a socket of the test's own (no
+// ~/.tmux.conf, no other session touched).
+//
+//   const term = await startTerminal(['zsh', '-f'], { width: 80, height: 24, env, cwd });
+//   await term.send('gds gate ap', 'Tab');          // literal text, then tmux key names (Tab, Enter, C-c, Up)
+//   const screen = await term.waitFor(/gds gate apply/);   // the visible screen once it shows this
+//   await term.close();
+//
+// waitFor polls the screen until it matches and throws with the last screen when it never does: what is
+// asserted is what the screen shows, never how long it took.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { collect } from '../cli/helpers/cli-process.js';
+
+export interface Terminal {
+  /** Types each argument: a key name tmux knows (Tab, Enter, BSpace, Up, Down, C-c, C-u, C-l) as that key,
+   *  anything else as literal text. */
+  send(...keys: string[]): Promise<void>;
+  /** The visible screen, one line per row, trailing spaces trimmed. */
+  screen(): Promise<string>;
+  /** The screen once `pattern` matches it (or `pattern(screen)` is true); throws with the screen after 20 s. */
+  waitFor(pattern: RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** The exit status of the program once it has ended (tmux's pane_dead_status). */
+  exitStatus(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+const KEY_NAMES = /^(Tab|BTab|Enter|Escape|BSpace|Up|Down|Left|Right|Space|C-[a-z])$/;
+
+export async function startTerminal(
+  command: string[],
+  options: { width: number; height: number; env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<Terminal> {
+  const socket = join(tmpdir(), `gds-tmux-${randomUUID()}`);
+  const session = 'test';
+  const tmux = async (...args: string[]) => {
+    const result = await collect(
+      spawn('tmux', ['-S', socket, '-f', '/dev/null', ...args], {
+        env: { ...options.env, TERM: 'xterm-256color' },
+        cwd: options.cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    if (result.code !== 0) throw new Error(`tmux ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout;
+  };
+  await tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    String(options.width),
+    '-y',
+    String(options.height),
+    // The pane stays after the program ends, so its screen and exit status can be read.
+    ...command,
+  );
+  await tmux('set-option', '-t', session, 'remain-on-exit', 'on');
+  const screen = async () =>
+    (await tmux('capture-pane', '-p', '-t', session))
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n')
+      .trimEnd();
+  return {
+    async send(...keys) {
+      for (const key of keys) {
+        if (KEY_NAMES.test(key)) await tmux('send-keys', '-t', session, key);
+        else await tmux('send-keys', '-t', session, '-l', key);
+      }
+    },
+    screen,
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const matches = (text: string) => (pattern instanceof RegExp ? pattern.test(text) : pattern(text));
+      const end = Date.now() + timeoutMs;
+      let text = await screen();
+      while (!matches(text)) {
+        if (Date.now() > end) throw new Error(`the screen never matched ${String(pattern)}:\n${text}`);
+        await sleep(100);
+        text = await screen();
+      }
+      return text;
+    },
+    async exitStatus() {
+      const [dead, status] = (
+        await tmux('display-message', '-p', '-t', session, '#{pane_dead} #{pane_dead_status}')
+      )
+        .trim()
+        .split(' ');
+      return dead === '1' ? Number(status) : undefined;
+    },
+    async close() {
+      await tmux('kill-server').catch(() => undefined);
+    },
+  };
+}
