@@ -3,7 +3,9 @@
 // (atomically, 0600, in a directory only the user can write: it holds whole tokens) and stops
 // cleanly on SIGINT/SIGTERM. package.json runs it as `node --liftoff-only --import tsx`: the flag keeps
 // V8 from recompiling PGlite's WebAssembly with its optimizing tier, which alone cost 500 MB at start-up
-// (see db/pglite.ts).
+// (see db/pglite.ts). On Linux it sets glibc's malloc settings first (malloc-env.ts).
+// First: on Linux it starts the process again with glibc's malloc settings, before anything is loaded.
+import './malloc-env.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -19,11 +19,12 @@ export interface ServerProcess {
   signal(name: NodeJS.Signals): void;
 }
 
-export function startServerProcess(args: string[]): ServerProcess {
+/** `env`: variables set for the server beside this process's own. */
+export function startServerProcess(args: string[], env: Record<string, string> = {}): ServerProcess {
   const child = spawn('npm', ['run', '--silent', 'server', '--', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
     // npm's own update check reaches the registry: not what these tests time.
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    env: { ...process.env, npm_config_update_notifier: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: npm runs the script through `sh -c`, which does not pass signals on,
     // so the group is signalled, as a terminal does on Ctrl-C.

@@ -15,12 +15,13 @@ export interface WorkerInit {
 }
 
 export type WorkerRequest =
-  | { id: number; op: 'query'; sql: string; params?: unknown[] }
+  /** `blob`: what `COPY … FROM '/dev/blob'` reads; a `COPY … TO '/dev/blob'` answers with its bytes. */
+  | { id: number; op: 'query'; sql: string; params?: unknown[]; blob?: Uint8Array }
   | { id: number; op: 'exec'; sql: string }
   | { id: number; op: 'begin' | 'commit' | 'rollback' | 'close' };
 
 export type WorkerReply =
-  | { id: number; ok: true; rows?: unknown[] }
+  | { id: number; ok: true; rows?: unknown[]; blob?: Uint8Array }
   | { id: number; ok: false; error: { message: string; fields: Record<string, unknown> } }
   | { ready: true };
 
@@ -66,22 +67,27 @@ async function end(commit: boolean): Promise<void> {
   await done;
 }
 
-async function handle(request: WorkerRequest): Promise<unknown[] | undefined> {
+async function handle(request: WorkerRequest): Promise<{ rows?: unknown[]; blob?: Uint8Array }> {
   const target = open?.tx ?? lite;
   switch (request.op) {
-    case 'query':
-      return (await target.query(request.sql, request.params)).rows;
+    case 'query': {
+      const input = request.blob ? { blob: new Blob([request.blob]) } : undefined;
+      const result = await target.query(request.sql, request.params, input);
+      return result.blob
+        ? { rows: result.rows, blob: new Uint8Array(await result.blob.arrayBuffer()) }
+        : { rows: result.rows };
+    }
     case 'exec':
       await target.exec(request.sql);
-      return undefined;
+      return {};
     case 'begin':
-      return begin().then(() => undefined);
+      return begin().then(() => ({}));
     case 'commit':
     case 'rollback':
-      return end(request.op === 'commit').then(() => undefined);
+      return end(request.op === 'commit').then(() => ({}));
     case 'close':
       await lite.close();
-      return undefined;
+      return {};
   }
 }
 
@@ -96,7 +102,16 @@ function fieldsOf(error: unknown): Record<string, unknown> {
 
 port.on('message', (request: WorkerRequest) => {
   handle(request).then(
-    (rows) => port.postMessage({ id: request.id, ok: true, ...(rows ? { rows } : {}) } satisfies WorkerReply),
+    ({ rows, blob }) =>
+      port.postMessage(
+        {
+          id: request.id,
+          ok: true,
+          ...(rows ? { rows } : {}),
+          ...(blob ? { blob } : {}),
+        } satisfies WorkerReply,
+        blob ? [blob.buffer as ArrayBuffer] : [],
+      ),
     (error: unknown) =>
       port.postMessage({
         id: request.id,

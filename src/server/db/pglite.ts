@@ -29,8 +29,13 @@ export class QueryDeadlineError extends HttpError {
 type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Call = Distribute<WorkerRequest>;
 
+interface Answer {
+  rows: unknown[];
+  blob?: Uint8Array;
+}
+
 interface Pending {
-  resolve(rows: unknown[]): void;
+  resolve(answer: Answer): void;
   reject(error: Error): void;
 }
 
@@ -204,6 +209,11 @@ function sandboxesOf(
   };
 }
 
+/** The bytes a `COPY … TO '/dev/blob'` wrote (none when it wrote no row). */
+async function copiedOut(answer: Promise<Answer>): Promise<Uint8Array> {
+  return (await answer).blob ?? new Uint8Array();
+}
+
 class PgliteWorkerDb implements Db {
   sandbox?: Db['sandbox'];
   rowLimit?: number;
@@ -261,7 +271,7 @@ class PgliteWorkerDb implements Db {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
     this.pending.delete(reply.id);
-    if (reply.ok) pending.resolve(reply.rows ?? []);
+    if (reply.ok) pending.resolve({ rows: reply.rows ?? [], ...(reply.blob ? { blob: reply.blob } : {}) });
     else pending.reject(Object.assign(new Error(reply.error.message), reply.error.fields));
   }
 
@@ -288,22 +298,22 @@ class PgliteWorkerDb implements Db {
   }
 
   /** Sends one request; at the deadline the worker is ended and restarted, and this rejects. */
-  private async send(call: Call, generation?: number): Promise<unknown[]> {
+  private async send(call: Call, generation?: number): Promise<Answer> {
     await this.ready;
     if (generation !== undefined && generation !== this.generation) throw this.restartReason;
     const worker = this.worker;
     if (!worker || this.closed) throw new Error('the database is closed');
     const id = this.nextId++;
-    return new Promise<unknown[]>((resolve, reject) => {
+    return new Promise<Answer>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.pending.has(id)) return;
         this.restart(new QueryDeadlineError(this.queryTimeoutMs));
       }, this.queryTimeoutMs);
       timer.unref();
       this.pending.set(id, {
-        resolve: (rows) => {
+        resolve: (answer) => {
           clearTimeout(timer);
-          resolve(rows);
+          resolve(answer);
         },
         reject: (error) => {
           clearTimeout(timer);
@@ -328,8 +338,16 @@ class PgliteWorkerDb implements Db {
 
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
     return this.exclusive(
-      () => this.send({ op: 'query', sql, ...(params ? { params } : {}) }) as Promise<T[]>,
+      async () => (await this.send({ op: 'query', sql, ...(params ? { params } : {}) })).rows as T[],
     );
+  }
+
+  copyOut(sql: string): Promise<Uint8Array> {
+    return this.exclusive(() => copiedOut(this.send({ op: 'query', sql })));
+  }
+
+  async copyIn(sql: string, data: Uint8Array): Promise<void> {
+    await this.exclusive(() => this.send({ op: 'query', sql, blob: data }));
   }
 
   async exec(sql: string): Promise<void> {
@@ -342,8 +360,11 @@ class PgliteWorkerDb implements Db {
       const generation = this.generation;
       const tx: Queryable = {
         query: async <R>(sql: string, params?: unknown[]) =>
-          (await this.send({ op: 'query', sql, ...(params ? { params } : {}) }, generation)) as R[],
+          (await this.send({ op: 'query', sql, ...(params ? { params } : {}) }, generation)).rows as R[],
         exec: async (sql: string) => void (await this.send({ op: 'exec', sql }, generation)),
+        copyOut: (sql: string) => copiedOut(this.send({ op: 'query', sql }, generation)),
+        copyIn: async (sql: string, data: Uint8Array) =>
+          void (await this.send({ op: 'query', sql, blob: data }, generation)),
       };
       let result: T;
       try {

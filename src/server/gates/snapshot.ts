@@ -229,38 +229,43 @@ async function describe(tx: Queryable, target: CopyTarget): Promise<Shape | null
 }
 
 /**
- * Every row as a JSON array of its values' text (each type's own output, NULL as null), in a stable
- * order: read back through each type's input, as COPY does, the values are exactly the same.
+ * Every row in COPY's text format (each value through its type's output, NULL as \N), in a stable order:
+ * read back by COPY FROM, through each type's input, the values are exactly the same.
  */
-function copyQuery(target: CopyTarget, shape: Shape): { sql: string; params: unknown[] } {
-  const values = shape.columns.map((c) => `__gds_row.${quoteIdent(c.name)}::text`).join(', ');
-  const row = `ARRAY[${values}]::text[]`;
+function copyQuery(target: CopyTarget, shape: Shape): string {
+  const values = shape.columns.map((c) => `__gds_row.${quoteIdent(c.name)}`).join(', ');
+  const select = (from: string, order: string, where = '') =>
+    `COPY (SELECT ${values} FROM ${from} AS __gds_row${where} ORDER BY ${order}) TO '/dev/blob'`;
   if (target.kind === 'records') {
-    return {
-      sql: `SELECT coalesce(json_agg(${row} ORDER BY __gds_row.seq)::text, '[]') AS rows
-              FROM gds.records AS __gds_row WHERE __gds_row.table_id = $1`,
-      params: [target.tableId],
-    };
+    // COPY takes no parameters: the table's id (the server's own) is written as a literal.
+    const id = `'${target.tableId.replaceAll("'", "''")}'`;
+    return select('gds.records', '__gds_row.seq', ` WHERE __gds_row.table_id = ${id}`);
   }
-  if (target.kind === 'sample') {
-    return {
-      sql: `SELECT coalesce(json_agg(${row} ORDER BY __gds_row.ctid)::text, '[]') AS rows
-              FROM ${SAMPLE_TABLE} AS __gds_row`,
-      params: [],
-    };
-  }
+  if (target.kind === 'sample') return select(SAMPLE_TABLE, '__gds_row.ctid');
   const order = PHYSICAL.includes(shape.relkind) ? '__gds_row.ctid' : '(__gds_row.*)::text';
-  return {
-    sql: `SELECT coalesce(json_agg(${row} ORDER BY ${order})::text, '[]') AS rows
-            FROM ${quoteSource(target.source)} AS __gds_row`,
-    params: [],
-  };
+  return select(quoteSource(target.source), order);
 }
 
 interface Copy {
   target: CopyTarget;
   shape: Shape;
-  rows: string;
+  /** The rows in COPY's text format. */
+  data: Uint8Array;
+}
+
+/** work_mem of the copy out of the service's database: PostgreSQL's default. */
+const COPY_WORK_MEM = '4MB';
+
+/** The database's COPY TO '/dev/blob' (PGlite's; the sandbox exists only there). */
+function copyOutOf(q: Queryable): NonNullable<Queryable['copyOut']> {
+  if (!q.copyOut) throw new Error('copying rows out needs PGlite');
+  return q.copyOut.bind(q);
+}
+
+/** The database's COPY FROM '/dev/blob' (PGlite's). */
+function copyInto(q: Queryable): NonNullable<Queryable['copyIn']> {
+  if (!q.copyIn) throw new Error('copying rows in needs PGlite');
+  return q.copyIn.bind(q);
 }
 
 /** Past this size on disk (of the tables the rows come from) the checks run in place: no copy that large. */
@@ -272,13 +277,16 @@ const MAX_COPY_BYTES = 32 * 1024 * 1024;
  * instead of its rows, and the object itself as its shape alone (the checks describe it, and read the sample).
  */
 async function copyOut(tx: Queryable, targets: ReadTarget[], sampled = false): Promise<Copy[] | null> {
+  // The copy's sort by storage order spills to temporary files rather than growing the service's
+  // PGlite heap, which never shrinks (the run's transaction set 64 MB for its sample's draw).
+  await tx.query(`SET LOCAL work_mem = '${COPY_WORK_MEM}'`);
   const copies: Copy[] = [];
   let bytes = 0;
   const [own, ...others] = targets;
   let copied: CopyTarget[] = targets;
   if (sampled && own) {
     const shape = await describe(tx, own);
-    if (shape) copies.push({ target: own, shape, rows: '[]' });
+    if (shape) copies.push({ target: own, shape, data: new Uint8Array() });
     copied = [{ kind: 'sample' }, ...others];
   }
   for (const target of copied) {
@@ -286,9 +294,7 @@ async function copyOut(tx: Queryable, targets: ReadTarget[], sampled = false): P
     if (!shape) continue; // absent in the sandbox too: the checks report it missing
     bytes += await sizeOnDisk(tx, target);
     if (bytes > MAX_COPY_BYTES) return null;
-    const { sql, params } = copyQuery(target, shape);
-    const [row] = await tx.query<{ rows: string }>(sql, params);
-    copies.push({ target, shape, rows: row?.rows ?? '[]' });
+    copies.push({ target, shape, data: await copyOutOf(tx)(copyQuery(target, shape)) });
   }
   return copies;
 }
@@ -349,15 +355,10 @@ async function loadCopies(sandbox: Db, copies: Copy[]): Promise<boolean> {
 
 async function loadCopy(tx: Queryable, copy: Copy, index: number): Promise<void> {
   const columns = copy.shape.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
-  const values = copy.shape.columns.map((c, i) => `(e.v ->> ${i})::${c.type}`).join(', ');
   const fill = async (table: string) => {
     await tx.exec(`CREATE TABLE ${table} (${columns})`);
     // In the copy's order: a physical object's rows get their ctids in the order they had.
-    await tx.query(
-      `INSERT INTO ${table} SELECT ${values}
-         FROM json_array_elements($1::json) WITH ORDINALITY AS e(v, n) ORDER BY e.n`,
-      [copy.rows],
-    );
+    if (copy.data.length > 0) await copyInto(tx)(`COPY ${table} FROM '/dev/blob'`, copy.data);
   };
   if (copy.target.kind === 'records') {
     await tx.exec('CREATE SCHEMA IF NOT EXISTS gds');

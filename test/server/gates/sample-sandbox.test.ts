@@ -1,7 +1,7 @@
 // Issue 21 item 6 on PGlite: a sampled Gate 1 run draws the sample in the service's database and loads
 // only the sample into the sandbox its checks run in; the table's own rows are neither copied nor loaded
 // (a full run loads them all). What each sample finds is what the same sample finds checked in place.
-// The sandbox is watched by wrapping the database's: every INSERT of copied rows is counted per table.
+// The sandbox is watched by wrapping the database's: every COPY of copied rows is counted per table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../../src/server/db/index.js';
 import { openDb } from '../../../src/server/db/index.js';
@@ -20,20 +20,20 @@ let table: GateTable;
 /** Rows loaded into a sandbox per table, since the last reset. */
 let loaded = new Map<string, number>();
 
-/** `q` with every copy it loads (INSERT … json_array_elements($1)) counted in `loaded`. */
+/** `q` with every copy it loads (COPY … FROM '/dev/blob', one line a row) counted in `loaded`. */
 function counting(q: Queryable): Queryable {
   return {
-    query: async (sql, params) => {
-      const into = /^\s*INSERT INTO (\S+) SELECT .* json_array_elements\(\$1::json\)/s
-        .exec(sql)?.[1]
-        ?.replaceAll('"', '');
+    query: (sql, params) => q.query(sql, params),
+    exec: (sql) => q.exec(sql),
+    copyIn: async (sql, data) => {
+      const into = /^\s*COPY (\S+) FROM '\/dev\/blob'/.exec(sql)?.[1]?.replaceAll('"', '');
       if (into !== undefined) {
-        const rows = (JSON.parse(String(params?.[0])) as unknown[]).length;
+        const rows = new TextDecoder().decode(data).split('\n').length - 1;
         loaded.set(into, (loaded.get(into) ?? 0) + rows);
       }
-      return q.query(sql, params);
+      if (!q.copyIn) throw new Error('the sandbox has no COPY FROM');
+      return q.copyIn(sql, data);
     },
-    exec: (sql) => q.exec(sql),
   };
 }
 
