@@ -1,32 +1,39 @@
 // The stored profiles as choices of a picker (auth switch, auth logout): name, base, user and kind on one
-// line, the active one marked.
+// line, the active one marked, fitted to the terminal's width by the tables' rules (table.ts): the name and
+// the kind are never cut; the base and the user shrink first (`https://gds.exa…`), so no line wraps.
 import type { Choice } from './prompt.js';
 
 const kinds = { static: 'CLI token', session: 'browser sign-in', integration: 'integration token' } as const;
 
-export async function profileChoices(names: readonly string[]): Promise<Array<Choice<string>>> {
-  const { loadConfig } = await import('../auth/config.js');
+/** What the picker puts before each line: its cursor (`❯ `). */
+const CURSOR_WIDTH = 2;
+
+export async function profileChoices(
+  names: readonly string[],
+  width: number = process.stderr.columns || 80,
+): Promise<Array<Choice<string>>> {
+  const [{ loadConfig }, { alignedRows }] = await Promise.all([
+    import('../auth/config.js'),
+    import('./table.js'),
+  ]);
   const config = await loadConfig();
-  const rows = names.map((name) => {
+  const cells = names.map((name) => {
     const profile = config.profiles[name];
-    return {
+    return [
       name,
-      base: profile?.base ?? '',
-      user: profile?.user ?? '-',
-      kind: profile === undefined ? '' : kinds[profile.kind],
-    };
+      profile?.base ?? '',
+      profile?.user ?? '-',
+      profile === undefined ? '' : kinds[profile.kind],
+      name === config.activeProfile ? '(active)' : '',
+    ];
   });
-  const width = (pick: (row: (typeof rows)[number]) => string) =>
-    Math.max(0, ...rows.map((row) => pick(row).length));
-  const [nameWidth, baseWidth, userWidth] = [
-    width((r) => r.name),
-    width((r) => r.base),
-    width((r) => r.user),
-  ];
-  return rows.map((row) => ({
-    value: row.name,
-    name:
-      `${row.name.padEnd(nameWidth)}  ${row.base.padEnd(baseWidth)}  ${row.user.padEnd(userWidth)}  ${row.kind}` +
-      (row.name === config.activeProfile ? '  (active)' : ''),
-  }));
+  // The last column of the terminal is left free: a line that fills it wraps on some terminals.
+  const { rows } = alignedRows(['', '', '', '', ''], cells, Math.max(20, width - CURSOR_WIDTH - 1), [
+    { shrinks: false, value: 100 },
+    { shrinks: true, value: 20 },
+    { shrinks: true, value: 10 },
+    { shrinks: false, value: 40 },
+    { shrinks: false, value: 60 },
+  ]);
+  return names.map((name, i) => ({ value: name, name: rows[i] ?? name }));
 }

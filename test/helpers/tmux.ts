@@ -22,7 +22,10 @@ export interface Terminal {
   /** The visible screen, one line per row, trailing spaces trimmed. */
   screen(): Promise<string>;
   /** The screen once `pattern` matches it (or `pattern(screen)` is true); throws with the screen after 20 s. */
-  waitFor(pattern: RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  waitFor(
+    pattern: RegExp | ((screen: string) => boolean | Promise<boolean>),
+    timeoutMs?: number,
+  ): Promise<string>;
   /** The exit status of the program once it has ended (tmux's pane_dead_status). */
   exitStatus(): Promise<number | undefined>;
   close(): Promise<void>;
@@ -75,10 +78,11 @@ export async function startTerminal(
     },
     screen,
     async waitFor(pattern, timeoutMs = 20_000) {
-      const matches = (text: string) => (pattern instanceof RegExp ? pattern.test(text) : pattern(text));
+      const matches = async (text: string) =>
+        pattern instanceof RegExp ? pattern.test(text) : await pattern(text);
       const end = Date.now() + timeoutMs;
       let text = await screen();
-      while (!matches(text)) {
+      while (!(await matches(text))) {
         if (Date.now() > end) throw new Error(`the screen never matched ${String(pattern)}:\n${text}`);
         await sleep(100);
         text = await screen();

@@ -1,0 +1,91 @@
+// Issue 23 item 5: the profile picker of `gds auth switch` (and `auth logout`) in a terminal of 80 columns,
+// as a person meets it: one line per profile, none wrapped, with its base, user and kind; a long base URL is
+// cut (`…`), never the profile's name or kind. The arrow keys pick, Enter takes. Run in tmux.
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliCommand, cliEnv, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, onPath } from '../helpers/skip.js';
+import { startTerminal } from '../helpers/tmux.js';
+
+let server: TestServer;
+let configDir: string;
+
+const LONG_BASES = {
+  'staging-eu': 'https://governed-data.staging.eu-west-1.analytics.example-corporation.com',
+  prod: 'https://governed-data.production.us-east-1.analytics.example-corporation.com/gds',
+};
+
+const env = () => ({ GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' });
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  configDir = await mkdtemp(join(tmpdir(), 'gds-picker-'));
+  for (const [name, base] of Object.entries(LONG_BASES)) {
+    const set = await runCli(
+      [
+        'auth',
+        'set',
+        '--token',
+        `cli_${name.replace('-', '')}0123456789`,
+        '--base',
+        base,
+        '--profile',
+        name,
+        '--no-verify',
+      ],
+      { env: env() },
+    );
+    expect(set.code, set.stderr).toBe(0);
+  }
+  const work = await runCli(
+    ['auth', 'set', '--token', server.user('OWNER').cliToken, '--base', server.url, '--profile', 'work'],
+    { env: env() },
+  );
+  expect(work.code, work.stderr).toBe(0);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('the profile picker at 80 columns', needs(onPath('tmux') ? undefined : 'no tmux'), () => {
+  it('one line per profile (name, base cut to fit, user, kind), arrows pick, Enter switches', async () => {
+    const [command, args] = cliCommand(['auth', 'switch']);
+    const term = await startTerminal([command, ...args], { width: 80, height: 24, env: cliEnv(env()) });
+    try {
+      const screen = await term.waitFor(/Which profile\?[\s\S]*work/);
+      const rows = screen.split('\n');
+      const rowOf = (name: string) => rows.filter((row) => new RegExp(`^[❯ ] ${name} `).test(row));
+      for (const name of [...Object.keys(LONG_BASES), 'work']) {
+        // The profile is on one row, and that row holds its kind: nothing wrapped to the next one.
+        expect(rowOf(name), screen).toHaveLength(1);
+        expect(rowOf(name)[0]).toContain('CLI token');
+        expect(rowOf(name)[0]?.length).toBeLessThan(80);
+      }
+      expect(rowOf('work')[0]).toContain('owner@example.com');
+      // The first profile stored is the active one.
+      expect(rowOf('staging-eu')[0]).toContain('(active)');
+      // The long bases are cut, from their start as a person reads them.
+      expect(rowOf('prod')[0]).toMatch(/ https:\/\/governed-data\.\S*…/);
+      expect(screen).not.toContain(LONG_BASES.prod);
+      // No row of the list is the rest of a wrapped line.
+      const listed = rows.filter((row) => /^[❯ ] \S/.test(row));
+      expect(listed.length).toBe(3);
+
+      // The list is in name order with staging-eu (active) selected: Down picks work.
+      await term.send('Down', 'Enter');
+      await term.waitFor(async () => (await term.exitStatus()) !== undefined);
+      expect(await term.exitStatus()).toBe(0);
+      const config = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')) as {
+        activeProfile: string;
+      };
+      expect(config.activeProfile).toBe('work');
+    } finally {
+      await term.close();
+    }
+  });
+});
