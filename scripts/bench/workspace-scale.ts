@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { countText } from '../../src/core/count-text.js';
 import { startTestServer } from '../../test/helpers/server.js';
+import { copyTable } from '../../test/helpers/table-copies.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const TABLES = 100_000;
@@ -53,27 +54,8 @@ export const run: BenchModule = async () => {
   const server = await startTestServer({ rateLimit: 1_000_000_000, queryTimeoutMs: 600_000 });
   try {
     const template = server.table('customers');
-    const columns = (
-      await server.sql<{ column_name: string }>(
-        `SELECT column_name FROM information_schema.columns
-          WHERE table_schema = 'gds' AND table_name = 'tables' ORDER BY ordinal_position`,
-      )
-    ).map((c) => c.column_name);
-    const replaced: Record<string, string> = {
-      id: `'tbl_bench_' || g`,
-      slug: `'bench_' || g`,
-      name: `'bench_' || g`,
-      governance_id: `'tbl_bench_' || g`,
-      created_at: `created_at + g * interval '1 millisecond'`,
-    };
     const started = performance.now();
-    await server.sql(
-      `INSERT INTO gds.tables (${columns.join(', ')})
-       SELECT ${columns.map((c) => replaced[c] ?? c).join(', ')}
-         FROM gds.tables, generate_series(1, ${TABLES}) AS g
-        WHERE id = $1`,
-      [template.id],
-    );
+    await copyTable(server, template.id, TABLES, 'bench');
     await server.sql('ANALYZE gds.tables');
     const made = ((performance.now() - started) / 1000).toFixed(1);
     const env = {

@@ -1,0 +1,77 @@
+// `gds list` over more tables than one page (100 first, then 1,000 a page), in a real process: every table
+// once, in the service's order, under --json and piped, and -L cut where asked. From the second page on the
+// process runs with a lean V8 heap (output.ts, leanHeapForStreaming): what it prints must not change.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { copyTable } from '../helpers/table-copies.js';
+
+const COPIES = 1_450;
+let server: TestServer;
+let dir: string;
+let expected: Array<{ id: string; name: string }>;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-list-pages-'));
+  await copyTable(server, server.table('customers').id, COPIES, 'page');
+  const all = await server.request('GET', '/api/tables', { token: server.user('OWNER').accessToken });
+  expected = (all.body as { tables: Array<{ id: string; name: string }> }).tables;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The CLI as the workspace's owner, its configuration in this file's own folder. */
+const gds = (args: string[]): Promise<CliResult> =>
+  runCli(args, {
+    env: {
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+    },
+  });
+
+describe('gds list over several pages', () => {
+  it('--json: one line per table, every table once, in the service’s order', async () => {
+    expect(expected.length).toBeGreaterThan(1_100); // three pages: 100, 1,000 and the rest
+    const r = await gds(['list', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; name: string });
+    expect(rows.map((row) => row.id)).toEqual(expected.map((t) => t.id));
+  });
+
+  it('piped: one tab-separated row per table, in order', async () => {
+    const r = await gds(['list']);
+    expect(r.code).toBe(0);
+    const names = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t')[1]);
+    expect(names).toEqual(expected.map((t) => t.name));
+  });
+
+  it('-L past the first page keeps exactly that many, and --jq .id answers every table', async () => {
+    const few = await gds(['list', '-L', '1050', '--json']);
+    expect(few.code).toBe(0);
+    expect(
+      few.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    ).toEqual(expected.slice(0, 1050).map((t) => t.id));
+    const ids = await gds(['list', '--jq', '.id']);
+    expect(ids.code).toBe(0);
+    expect(ids.stdout.trimEnd().split('\n')).toEqual(expected.map((t) => t.id));
+  });
+});
