@@ -94,6 +94,9 @@ async function checkRows<S, T>(
     db,
     timeoutMs,
     async (tx) => {
+      // In place on PGlite: the checks' sorts and hashes spill to temporary files rather than grow the
+      // service's heap, which never shrinks (a sandbox's goes when it closes).
+      if (db.kind === 'pglite' && db.sandbox) await tx.query(`SET LOCAL work_mem = '${PGLITE_WORK_MEM}'`);
       const known = await state(tx);
       return read.run(tx, relation ?? (await resolveRelation(tx, table, read.rows)), known);
     },
@@ -253,8 +256,8 @@ interface Copy {
   data: Uint8Array;
 }
 
-/** work_mem of the copy out of the service's database: PostgreSQL's default. */
-const COPY_WORK_MEM = '4MB';
+/** work_mem of the copy out of the service's PGlite, and of checks run in place there: PostgreSQL's default. */
+const PGLITE_WORK_MEM = '4MB';
 
 /** The database's COPY TO '/dev/blob' (PGlite's; the sandbox exists only there). */
 function copyOutOf(q: Queryable): NonNullable<Queryable['copyOut']> {
@@ -279,7 +282,7 @@ const MAX_COPY_BYTES = 32 * 1024 * 1024;
 async function copyOut(tx: Queryable, targets: ReadTarget[], sampled = false): Promise<Copy[] | null> {
   // The copy's sort by storage order spills to temporary files rather than growing the service's
   // PGlite heap, which never shrinks (the run's transaction set 64 MB for its sample's draw).
-  await tx.query(`SET LOCAL work_mem = '${COPY_WORK_MEM}'`);
+  await tx.query(`SET LOCAL work_mem = '${PGLITE_WORK_MEM}'`);
   const copies: Copy[] = [];
   let bytes = 0;
   const [own, ...others] = targets;
