@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import SkipReasonsReporter from './test/helpers/skip-reporter.js';
 
@@ -12,6 +13,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on servers and the CLI processes they start rather than compute: two files at a time
+    // even on two cores (vitest's default there is one, availableParallelism - 1), which roughly halves the run.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line; its reporter then
     // ends the run with one line per reason tests were skipped for.
     reporters: [
