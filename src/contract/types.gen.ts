@@ -2235,6 +2235,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No device code was made. `rate_limited`: the client address started too many device sign-ins this minute (60 by default; `X-RateLimit-*` say the window); `too_many_pending_sign_ins`: too many device codes from everyone wait for a person at once (1,000 by default), and `Retry-After` is when the oldest expires. Codes expired for longer than their lifetime are deleted. */
+        TooManyDeviceSignIns: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Seconds until a new sign-in can be started. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A deadlock or serialization failure with a parallel request (PostgreSQL SQLSTATE 40P01 or 40001): the database rolled this request back and nothing was stored, so the same request succeeds when sent again after `Retry-After`. `error.code` is `database_conflict`, `details.sqlstate` the SQLSTATE. Any write can meet it on PostgreSQL (parallel CI jobs, several server processes). */
         DatabaseConflict: {
             headers: {
@@ -4075,6 +4087,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["OAuthError"];
+            429: components["responses"]["TooManyDeviceSignIns"];
             503: components["responses"]["DatabaseConflict"];
         };
     };

@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
+import { HttpError } from '../errors.js';
 import { newSecret, sha256 } from '../ids.js';
 import { OAuthError } from './errors.js';
 import type { DeviceFlowSettings } from './settings.js';
@@ -21,6 +22,12 @@ export interface DeviceAuthorization {
   interval: number;
 }
 
+/**
+ * A new pending device code. The codes waiting for a person are bounded (`maxPendingCodes`, from every
+ * client together): past it, 429 `too_many_pending_sign_ins` with `Retry-After` until the oldest one
+ * expires. Each call first deletes the codes expired for longer than a code's lifetime (until then a
+ * poll of one still hears `expired_token`), so the table holds at most the codes of two lifetimes.
+ */
 export async function createDeviceCode(
   ctx: AppContext,
   settings: DeviceFlowSettings,
@@ -30,19 +37,43 @@ export async function createDeviceCode(
   const deviceCode = newSecret();
   const userCode = newUserCode();
   const now = ctx.clock();
-  await ctx.db.query(
-    `INSERT INTO gds.device_codes (device_code_hash, user_code, client_id, scope, status, interval_seconds,
-       expires_at, created_at) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7)`,
-    [
-      sha256(deviceCode),
-      userCode,
-      clientId,
-      scope,
-      settings.intervalSeconds,
-      new Date(now + settings.expiresInSeconds * 1000).toISOString(),
-      new Date(now).toISOString(),
-    ],
-  );
+  const lifetimeMs = settings.expiresInSeconds * 1000;
+  await ctx.db.transaction(async (tx) => {
+    // One creation at a time (every server process on the database), so the count below stays true.
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('gds:device_codes', 0))`);
+    await tx.query('DELETE FROM gds.device_codes WHERE expires_at <= $1', [
+      new Date(now - lifetimeMs).toISOString(),
+    ]);
+    const [waiting] = await tx.query<{ pending: number; first_expiry: Date | null }>(
+      `SELECT count(*)::int AS pending, min(expires_at) AS first_expiry FROM gds.device_codes
+        WHERE status = 'pending' AND expires_at > $1`,
+      [new Date(now).toISOString()],
+    );
+    if (waiting && waiting.pending >= settings.maxPendingCodes) {
+      const firstExpiry = waiting.first_expiry === null ? now : new Date(waiting.first_expiry).getTime();
+      const retryAfter = Math.max(1, Math.ceil((firstExpiry - now) / 1000));
+      throw new HttpError(
+        429,
+        'too_many_pending_sign_ins',
+        `${settings.maxPendingCodes} device sign-ins are already waiting for approval; retry after ${retryAfter} seconds.`,
+        { limit: settings.maxPendingCodes },
+        { 'retry-after': String(retryAfter) },
+      );
+    }
+    await tx.query(
+      `INSERT INTO gds.device_codes (device_code_hash, user_code, client_id, scope, status, interval_seconds,
+         expires_at, created_at) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7)`,
+      [
+        sha256(deviceCode),
+        userCode,
+        clientId,
+        scope,
+        settings.intervalSeconds,
+        new Date(now + lifetimeMs).toISOString(),
+        new Date(now).toISOString(),
+      ],
+    );
+  });
   const verificationUri = `${ctx.issuer()}${paths.verification}`;
   return {
     device_code: deviceCode,

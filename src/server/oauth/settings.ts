@@ -14,15 +14,21 @@ export interface DeviceFlowOptions {
   intervalSeconds?: number;
   /** Seconds a device code stays usable; default 600. */
   expiresInSeconds?: number;
+  /** Device sign-ins one client address may start a minute before 429; default 60. */
+  codesPerAddressPerMinute?: number;
+  /** Device codes waiting for a person at once, from everyone, before 429; default 1,000. */
+  maxPendingCodes?: number;
 }
 
-export interface DeviceFlowSettings {
-  intervalSeconds: number;
-  expiresInSeconds: number;
-}
+export type DeviceFlowSettings = Required<DeviceFlowOptions>;
 
 export function deviceFlowSettings(options: DeviceFlowOptions = {}): DeviceFlowSettings {
-  return { intervalSeconds: options.intervalSeconds ?? 5, expiresInSeconds: options.expiresInSeconds ?? 600 };
+  return {
+    intervalSeconds: options.intervalSeconds ?? 5,
+    expiresInSeconds: options.expiresInSeconds ?? 600,
+    codesPerAddressPerMinute: options.codesPerAddressPerMinute ?? 60,
+    maxPendingCodes: options.maxPendingCodes ?? 1000,
+  };
 }
 
 export const paths = {

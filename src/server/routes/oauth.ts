@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { formScopeErrorHandler } from '../errors.js';
+import { RateLimiter, rateLimited } from '../rate-limit.js';
 import type { Decision } from '../oauth/device-codes.js';
 import { createDeviceCode, decideDeviceCode, redeemDeviceCode } from '../oauth/device-codes.js';
 import { OAuthError } from '../oauth/errors.js';
@@ -25,6 +26,12 @@ type Form = Record<string, string | undefined>;
 
 export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: DeviceFlowOptions = {}): void {
   const settings = deviceFlowSettings(options);
+  const startsPerAddress = new RateLimiter(
+    'device-code',
+    settings.codesPerAddressPerMinute,
+    ctx.db,
+    ctx.clock,
+  );
   void app.register(async (scope) => {
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
@@ -49,6 +56,9 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
     scope.get(paths.discovery, async () => discoveryDocument(ctx.issuer()));
 
     scope.post<{ Body: Form }>(paths.deviceAuthorization, async (request, reply) => {
+      // Counted before anything else: a flood from one address costs one statement a request, then none.
+      const window = await startsPerAddress.take(request.ip);
+      if (!window.allowed) throw rateLimited(window, ctx.clock(), 'device sign-ins from one address');
       const form = request.body ?? {};
       const failure = clientProblem(form.client_id);
       if (failure) return sendOAuthError(reply, failure);
