@@ -209,6 +209,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
  * The PostgreSQL to run database tests on, or why there is none. CI (`.ci/run`) sets
  * GDS_TEST_DATABASE_URL to a loopback PostgreSQL; without it those tests are skipped, saying so.
  */
+/** An access token of a DATA-API token the OWNER issues (named `name`) to read and write `tableId` in dev. */
+export async function readWriteToken(server: TestServer, tableId: string, name: string): Promise<string> {
+  const issued = await server.issueToken('OWNER', {
+    name,
+    env: 'dev',
+    scopes: [{ tableId, permissions: ['read', 'write'] }],
+  });
+  return issued.tokens.accessToken;
+}
+
 export function postgresTestUrl(): { url: string } | { skip: string } {
   const url = process.env.GDS_TEST_DATABASE_URL;
   return url

@@ -4,7 +4,7 @@
 // raises the SQLSTATE, as PostgreSQL would under a real deadlock between two server processes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { readWriteToken, startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let crm: string;
@@ -13,13 +13,7 @@ let token: string;
 beforeAll(async () => {
   server = await startTestServer();
   crm = server.table('crm_contacts').id;
-  token = (
-    await server.issueToken('OWNER', {
-      name: 'conflict',
-      env: 'dev',
-      scopes: [{ tableId: crm, permissions: ['read', 'write'] }],
-    })
-  ).tokens.accessToken;
+  token = await readWriteToken(server, crm, 'conflict');
 });
 
 afterAll(async () => {

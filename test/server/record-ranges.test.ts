@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredStorage } from '../../src/server/governance/definitions.js';
 import { fractionDigits } from '../../src/server/records/columns.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { readWriteToken, startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let crm: string;
@@ -15,13 +15,7 @@ let token: string;
 beforeAll(async () => {
   server = await startTestServer();
   crm = server.table('crm_contacts').id;
-  token = (
-    await server.issueToken('OWNER', {
-      name: 'ranges',
-      env: 'dev',
-      scopes: [{ tableId: crm, permissions: ['read', 'write'] }],
-    })
-  ).tokens.accessToken;
+  token = await readWriteToken(server, crm, 'ranges');
   // crm_contacts is a Mode B table (its columns are the service's own, no endpoint declares them): give it
   // columns of each storage, as a dashboard-made table declaring them would have.
   const columns = [

@@ -3,21 +3,14 @@
 // the first run from the first row, the last to the last row, the others spread evenly between; on a
 // table too small for that, or a view, the rows are numbered once, as before (gate1-run.test.ts asserts
 // those rows). The drawn rows are read back from the run's temporary table, on PGlite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/server/db/index.js';
-import { openDb } from '../../../src/server/db/index.js';
+import { describe, expect, it } from 'vitest';
 import type { RowsSource } from '../../../src/server/gates/relation.js';
 import { drawSample, parseSample } from '../../../src/server/gates/sample.js';
-import { createPostgresDatabase } from '../../helpers/server.js';
-import { needs, noPostgres } from '../../helpers/skip.js';
+import { ENGINES, useEngineDb } from '../../helpers/engines.js';
+import { needs } from '../../helpers/skip.js';
 
 const ROWS = 20_000;
 const TARGET = 'pg_temp.__gds_test_sample';
-
-const engines = [
-  { engine: 'PGlite', postgres: false, skip: undefined },
-  { engine: 'PostgreSQL', postgres: true, skip: noPostgres },
-];
 
 /** The rows of `from` as drawSample sees a table of it (storage order, TABLESAMPLE possible). */
 const tableRows = (from: string): RowsSource => ({
@@ -29,36 +22,24 @@ const tableRows = (from: string): RowsSource => ({
   identity: 'b.ctid::text',
 });
 
-describe.each(engines)('chunks:K@N on $engine', ({ postgres, skip }) => {
-  let db: Db;
-  let drop: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    if (postgres) {
-      const database = await createPostgresDatabase();
-      drop = database.drop;
-      db = await openDb({ databaseUrl: database.url });
-    } else {
-      db = await openDb({});
-    }
-    await db.exec('CREATE SCHEMA w');
-    // Rows in id order, so storage order is id order; the ids say which rows a run read.
-    await db.query(
-      `CREATE TABLE w.t AS SELECT g AS id, repeat('x', g % 40) AS note FROM generate_series(1, $1::int) AS g`,
-      [ROWS],
-    );
-    await db.exec('CREATE VIEW w.v AS SELECT * FROM w.t');
-  }, 120_000);
-
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+describe.each(ENGINES)('chunks:K@N on $engine', ({ postgres, skip }) => {
+  const db = useEngineDb(
+    { postgres, skip },
+    async (db) => {
+      await db.exec('CREATE SCHEMA w');
+      // Rows in id order, so storage order is id order; the ids say which rows a run read.
+      await db.query(
+        `CREATE TABLE w.t AS SELECT g AS id, repeat('x', g % 40) AS note FROM generate_series(1, $1::int) AS g`,
+        [ROWS],
+      );
+      await db.exec('CREATE VIEW w.v AS SELECT * FROM w.t');
+    },
+    120_000,
+  );
 
   /** The ids drawSample keeps for `spec` over `from`, in id order, and the method it reports. */
   const draw = (spec: string, from: string, source?: Partial<RowsSource>) =>
-    db.transaction(async (tx) => {
+    db().transaction(async (tx) => {
       const method = await drawSample(
         tx,
         TARGET,

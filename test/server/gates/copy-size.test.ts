@@ -2,31 +2,13 @@
 // checks run in place instead (snapshot.ts). The size is the table's with its partitions': a plain table
 // has no partition tree at all (pg_partition_tree lists no row for it), which once made every table's size
 // 0, so that even a table of millions of rows was copied whole. Both engines.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/server/db/index.js';
-import { openDb } from '../../../src/server/db/index.js';
+import { describe, expect, it } from 'vitest';
 import { relationBytes } from '../../../src/server/gates/snapshot.js';
-import { createPostgresDatabase } from '../../helpers/server.js';
-import { needs, noPostgres } from '../../helpers/skip.js';
+import { ENGINES, useEngineDb } from '../../helpers/engines.js';
+import { needs } from '../../helpers/skip.js';
 
-const engines = [
-  { engine: 'PGlite', postgres: false, skip: undefined },
-  { engine: 'PostgreSQL', postgres: true, skip: noPostgres },
-];
-
-describe.each(engines)('the size a copy is judged by, on $engine', ({ postgres, skip }) => {
-  let db: Db;
-  let drop: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    if (postgres) {
-      const database = await createPostgresDatabase();
-      drop = database.drop;
-      db = await openDb({ databaseUrl: database.url });
-    } else {
-      db = await openDb({});
-    }
+describe.each(ENGINES)('the size a copy is judged by, on $engine', ({ postgres, skip }) => {
+  const db = useEngineDb({ postgres, skip }, async (db) => {
     await db.exec(`
       CREATE SCHEMA w;
       CREATE TABLE w.plain (id int, note text);
@@ -38,22 +20,17 @@ describe.each(engines)('the size a copy is judged by, on $engine', ({ postgres, 
     `);
   });
 
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
-
   const tableSize = async (name: string) =>
-    Number((await db.query<{ n: string }>(`SELECT pg_table_size($1::regclass)::text AS n`, [name]))[0]?.n);
+    Number((await db().query<{ n: string }>(`SELECT pg_table_size($1::regclass)::text AS n`, [name]))[0]?.n);
 
   it('counts a plain table (which has no partition tree)', needs(skip), async () => {
-    const bytes = await relationBytes(db, 'w.plain');
+    const bytes = await relationBytes(db(), 'w.plain');
     expect(bytes).toBeGreaterThan(500_000);
     expect(bytes).toBe(await tableSize('w.plain'));
   });
 
   it("counts a partitioned table's partitions, each once", needs(skip), async () => {
-    const bytes = await relationBytes(db, 'w.split');
+    const bytes = await relationBytes(db(), 'w.split');
     expect(bytes).toBeGreaterThan(500_000);
     expect(bytes).toBe((await tableSize('w.split_low')) + (await tableSize('w.split_high')));
   });
