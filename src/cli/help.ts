@@ -33,6 +33,22 @@ export class GdsCommandHelp extends CommandHelp {
     return text === '' ? undefined : this.wrap(text);
   }
 
+  /**
+   * A flag's allowed values with a space around each `|`, so that a line wraps between two values and never
+   * inside one (`BASELINE_` / `VERIFIED` at 80 columns).
+   */
+  protected override flags(flags: Array<Command.Flag.Any>): Array<[string, string | undefined]> | undefined {
+    return super
+      .flags(flags)
+      ?.map(([left, right]) => [
+        left,
+        right?.replace(
+          /<options: ([^>]*)>/g,
+          (_whole, values: string) => `<options: ${values.split('|').join(' | ')}>`,
+        ),
+      ]);
+  }
+
   protected override sections(): Section[] {
     return super.sections().flatMap((section): Section[] => {
       if (section.header === 'FLAGS') {

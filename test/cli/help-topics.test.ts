@@ -89,6 +89,25 @@ describe('help like gh (issue 23 item 7)', () => {
     expect(section.replace(/\s+/g, ' ').trim()).toBe(fields.join(', '));
   });
 
+  it.each([
+    ['list', 'state'],
+    ['tokens issue', 'scope'],
+    ['push', 'dialect'],
+  ])(
+    'gds %s --help at 80 columns never splits an allowed value of --%s over two lines',
+    async (command, flag) => {
+      const r = await runCli([...command.split(' '), '--help'], { env: { COLUMNS: '80' } });
+      expect(r.code).toBe(0);
+      const { COMMANDS } = await import('../../src/commands/index.js');
+      const options = (
+        COMMANDS[command.replace(' ', ':')]?.flags?.[flag] as { options?: string[] } | undefined
+      )?.options;
+      expect(options?.length).toBeGreaterThan(1);
+      for (const value of options ?? [])
+        expect(r.stdout).toMatch(new RegExp(`(?:<options: |\\| |^ +)${value}(?: \\||>| ?$)`, 'm'));
+    },
+  );
+
   it('gds completion --help says how to set up each shell, before what it completes', async () => {
     const r = await runCli(['completion', '--help']);
     expect(r.code).toBe(0);
