@@ -120,11 +120,12 @@ async function formatting(): Promise<string> {
 
 async function globalFlags(): Promise<string> {
   const { ApiCommand } = await import('./api-command.js');
-  const flags = ApiCommand.baseFlags as Record<string, { description?: string; env?: string }>;
+  const flags = ApiCommand.baseFlags as Record<string, { description?: string; env?: string; char?: string }>;
   const rows = Object.entries(flags).map(([name, flag]) => {
     const value = name === 'json' ? '' : '=<value>';
     const env = flag.env === undefined ? '' : ` (also ${flag.env})`;
-    return [`--${name}${value}`, `${flag.description ?? ''}${env}`] as const;
+    const short = flag.char === undefined ? '' : `-${flag.char}, `;
+    return [`${short}--${name}${value}`, `${flag.description ?? ''}${env}`] as const;
   });
   return [
     'Every command takes these flags, before or after its own words (--max-retry-after: the commands that',

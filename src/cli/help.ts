@@ -77,9 +77,12 @@ export class GdsCommandHelp extends CommandHelp {
 }
 
 function globalFlagsLine(flags: Command.Flag.Any[], bin: string): string | undefined {
-  const names = flags.filter((flag) => flag.helpGroup === GLOBAL).map((flag) => `--${flag.name}`);
+  const names = flags
+    .filter((flag) => flag.helpGroup === GLOBAL)
+    .map((flag) => (flag.char === undefined ? `--${flag.name}` : `-${flag.char}/--${flag.name}`));
   if (names.length === 0) return undefined;
-  return `${names.sort().join(', ')}\n(see \`${bin} help global-flags\`)`;
+  const byName = (name: string) => name.replace(/^-.\//, '');
+  return `${names.sort((a, b) => byName(a).localeCompare(byName(b))).join(', ')}\n(see \`${bin} help global-flags\`)`;
 }
 
 function jsonFields(id: string): string | undefined {
@@ -113,7 +116,7 @@ export default class GdsHelp extends Help {
         `  (${bin} help <topic>)`,
         '',
         'GLOBAL FLAGS',
-        '  --token, --base, --profile, --json, --jq',
+        '  --token, --base, --profile, --json, -q/--jq',
         `  (see \`${bin} help global-flags\`)`,
         '',
         'EXAMPLES',

@@ -75,7 +75,7 @@ describe('version and help', () => {
     expect(r.code).toBe(0);
     const global = /\nGLOBAL FLAGS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(global).toMatch(
-      /^ {2}--base, --jq, --json, (?:--max-retry-after, )?--profile, --token\n {2}\(see `gds help global-flags`\)\n$/,
+      /^ {2}--base, -q\/--jq, --json, (?:--max-retry-after, )?--profile, --token\n {2}\(see `gds help global-flags`\)\n$/,
     );
     // Their descriptions are on the global-flags page only, not in each command's FLAGS.
     expect(r.stdout).not.toContain('--token=<value>');

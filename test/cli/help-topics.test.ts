@@ -38,7 +38,7 @@ describe('gds help <topic>', () => {
   it('global-flags: the global flags, once', async () => {
     const r = await runCli(['help', 'global-flags']);
     expect(r.code).toBe(0);
-    for (const flag of ['--token', '--base', '--profile', '--json', '--jq', '--max-retry-after']) {
+    for (const flag of ['--token', '--base', '--profile', '--json', '-q, --jq', '--max-retry-after']) {
       expect(r.stdout.split(`  ${flag}`).length - 1).toBe(1);
     }
   });
@@ -75,7 +75,7 @@ describe('help like gh (issue 23 item 7)', () => {
     const topics = /\nHELP TOPICS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     for (const topic of ['environment', 'exit-codes', 'formatting', 'global-flags'])
       expect(topics).toMatch(new RegExp(`^ {2}${topic} +\\S`, 'm'));
-    expect(r.stdout).toContain('\nGLOBAL FLAGS\n  --token, --base, --profile, --json, --jq\n');
+    expect(r.stdout).toContain('\nGLOBAL FLAGS\n  --token, --base, --profile, --json, -q/--jq\n');
     const examples = /\nEXAMPLES\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(examples.split('\n').filter((line) => line.startsWith('  $ gds ')).length).toBeGreaterThanOrEqual(
       3,
@@ -145,7 +145,9 @@ describe('help like gh (issue 23 item 7)', () => {
     });
     const r = await result;
     const text = r.stdout.replace(/\r/g, '').replace(/\x1b\[[0-9;]*m/g, '');
-    expect(text).toContain('GLOBAL FLAGS\n  --base, --jq, --json, --max-retry-after, --profile, --token\n');
+    expect(text).toContain(
+      'GLOBAL FLAGS\n  --base, -q/--jq, --json, --max-retry-after, --profile, --token\n',
+    );
     expect(text).toContain('USAGE\n  $ gds list [flags]\n');
     expect(text).not.toContain('--token=<value>');
   });
