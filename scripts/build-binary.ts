@@ -6,7 +6,7 @@
 //   4. two V8 code caches of the bundle (help's, the runs'), trained by running it through the start-up paths (scripts/sea/train.ts),
 //      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
 //   5. the SEA blob: scripts/sea/boot.ts as main (it serves help pages rendered before, precomputed-help.ts), the bundle, its code cache, the help pages, the keychain addon,
-//      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (out of jq-wasm's JS) as assets;
+//      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (jq-wasm's jq.wasm) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
 import { spawn } from 'node:child_process';
@@ -86,7 +86,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   const keyring = keyringAddon();
   const keyrings = { ...options.otherKeyrings, [`${process.platform}-${process.arch}`]: keyring };
   const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
-  const jq = await extractJqWasm();
+  const jq = await jqWasmAsset();
   const bundle = join(work, 'gds.cjs');
   const { metafile } = await build({
     ...scriptOptions(options),
@@ -105,7 +105,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
     },
     metafile: true,
-    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest(), jq.rewrites)],
+    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest())],
   });
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
@@ -272,9 +272,10 @@ async function trainCodeCache(
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */
-function bundleModules(gate1Validator: string, manifestFile: string, moreRewrites: Rewrites): Plugin {
+function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
   const keyringShim = join(root, 'scripts/sea/keyring.ts');
   const schemaValidator = join(root, 'src/core/gate1/schema-validator.ts');
+  const jqLoadOptions = join(root, 'src/cli/jq-load-options.ts');
   return {
     name: 'gds-bundle-modules',
     setup(b) {
@@ -312,7 +313,17 @@ function bundleModules(gate1Validator: string, manifestFile: string, moreRewrite
       b.onResolve({ filter: /^gds:libpg-query-options$/ }, () => ({
         path: join(root, 'scripts/sea/libpg-query-options.ts'),
       }));
-      b.onResolve({ filter: /^gds:jq-options$/ }, () => ({ path: join(root, 'scripts/sea/jq-options.ts') }));
+      // jq-wasm gets its WebAssembly from the asset jq.wasm (scripts/sea/jq-options.ts). Its ES module entry
+      // finds its folder by import.meta.url, which a CommonJS bundle does not have: the bundle takes its
+      // CommonJS entry, which reads __dirname only when no WebAssembly is given.
+      b.onResolve({ filter: /^jq-wasm$/ }, () => ({
+        path: join(root, 'node_modules/jq-wasm/dist/index.cjs'),
+      }));
+      b.onResolve({ filter: /[\\/]jq-load-options\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === jqLoadOptions
+          ? { path: join(root, 'scripts/sea/jq-options.ts') }
+          : undefined,
+      );
       b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
           ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
@@ -322,7 +333,7 @@ function bundleModules(gate1Validator: string, manifestFile: string, moreRewrite
       b.onLoad({ filter: markedModules }, async (args) => {
         const path = args.path.split(sep).join('/');
         const id = path.slice(path.indexOf('/node_modules/'));
-        const contents = rewritten(id, await readFile(args.path, 'utf8'), moreRewrites);
+        const contents = rewritten(id, await readFile(args.path, 'utf8'));
         return {
           contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
           loader: 'js',
@@ -351,13 +362,6 @@ const rewrites: Rewrites = {
     [
       "const connectH2 = require('./client-h2.js')",
       "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
-    ],
-  ],
-  // jq-wasm likewise: its module gets the WebAssembly from the asset jq.wasm (scripts/sea/jq-options.ts).
-  '/node_modules/jq-wasm/dist/index.js': [
-    [
-      'instancePromise = (0, jq_js_1.default)();',
-      "instancePromise = (0, jq_js_1.default)(require('gds:jq-options').moduleOptions);",
     ],
   ],
   // libpg-query starts its Emscripten module with no options, which looks for the .wasm beside the script:
@@ -477,9 +481,9 @@ function lazyOclifRequires(files: Record<string, string[]>): Rewrites {
   return lazy;
 }
 
-function rewritten(id: string, contents: string, more: Rewrites): string {
+function rewritten(id: string, contents: string): string {
   let result = contents;
-  for (const [from, to] of [...(rewrites[id] ?? []), ...(lazyRequires[id] ?? []), ...(more[id] ?? [])]) {
+  for (const [from, to] of [...(rewrites[id] ?? []), ...(lazyRequires[id] ?? [])]) {
     if (!result.includes(from)) throw new Error(`build:binary: ${id} no longer has \`${from}\``);
     result = result.replace(from, to);
   }
@@ -576,22 +580,13 @@ async function writeCommandManifest(): Promise<string> {
 }
 
 /**
- * jq-wasm's WebAssembly, which the package carries as a base64 data URI in its JavaScript, written to
- * dist/sea-build/jq.wasm (an asset of the executable), with the rewrite that takes the literal out of the
- * bundle: about 1.3 MB less source that every start-up reads and V8 keeps (issue 16: peak memory).
+ * jq-wasm's WebAssembly, an asset of the executable: copied to dist/sea-build/jq.wasm, where the build's
+ * training run (a plain node running the bundle) reads it too.
  */
-async function extractJqWasm(): Promise<{ path: string; sha256: string; rewrites: Rewrites }> {
-  const id = '/node_modules/jq-wasm/dist/build/jq.js';
-  const source = await readFile(join(root, id), 'utf8');
-  const literals = source.match(/"data:application\/octet-stream;base64,[A-Za-z0-9+/=]{1000,}"/g) ?? [];
-  if (literals.length !== 1) throw new Error(`build:binary: ${id} no longer holds one WebAssembly data URI`);
-  const [literal = ''] = literals;
-  const bytes = Buffer.from(literal.slice(literal.indexOf(',') + 1, -1), 'base64');
+async function jqWasmAsset(): Promise<Asset> {
   const path = join(work, 'jq.wasm');
-  await writeFile(path, bytes);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  // Any name but a data URI: the module then takes the bytes its options give (Module.wasmBinary).
-  return { path, sha256, rewrites: { [id]: [[literal, '"jq.wasm"']] } };
+  await copyFile(join(root, 'node_modules/jq-wasm/dist/build/jq.wasm'), path);
+  return fileAsset(path);
 }
 
 async function writeGate1Validator(): Promise<string> {

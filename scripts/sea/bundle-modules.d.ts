@@ -29,8 +29,3 @@ declare module 'gds:embedded-manifest' {
 declare module 'gds:libpg-query-options' {
   export const moduleOptions: object;
 }
-
-// The options jq-wasm's Emscripten module starts with (scripts/sea/jq-options.ts).
-declare module 'gds:jq-options' {
-  export const moduleOptions: object;
-}

@@ -1,13 +1,12 @@
-// The options jq-wasm's Emscripten module starts with in the bundle (scripts/build-binary.ts rewrites the
-// package's index.js to pass them). jq-wasm carries its WebAssembly as a 1.3 MB base64 literal in its
-// JavaScript: the build moves it to the SEA asset jq.wasm, so the bundle's source (which every start-up
-// reads and V8 keeps) is that much smaller, and the bytes are read only by a `--jq` run, checked against
-// the sha256 known at build time. A bundle run by a plain `node` (the build's training) reads the
-// jq.wasm the build wrote beside it.
+// Where jq-wasm finds its WebAssembly in the single executable: the SEA asset jq.wasm, in place of
+// src/cli/jq-load-options.ts (scripts/build-binary.ts redirects that module here). The bytes are read only
+// by a `--jq` run, checked against the sha256 known at build time. A bundle run by a plain `node` (the
+// build's training) reads the jq.wasm the build wrote beside it.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { getRawAsset, isSea } from 'node:sea';
+import type { JqLoadOptions } from 'jq-wasm';
 
 /** Filled in by scripts/build-binary.ts: asset key -> sha256 of the file, known at build time. */
 declare const GDS_WASM_ASSETS: Record<string, string>;
@@ -21,8 +20,6 @@ function jqWasm(): Uint8Array {
   return bytes;
 }
 
-export const moduleOptions = {
-  get wasmBinary(): Uint8Array {
-    return jqWasm();
-  },
-};
+export function jqLoadOptions(): JqLoadOptions {
+  return { wasmBinary: jqWasm() };
+}

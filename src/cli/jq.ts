@@ -1,21 +1,30 @@
-// `--jq EXPR`: jq itself (jq 1.7, compiled to WebAssembly by the jq-wasm package), so a CI image needs no
+// `--jq EXPR`: jq itself (jq 1.8, compiled to WebAssembly by the jq-wasm package), so a CI image needs no
 // jq binary. Loaded only when --jq is given. Strings come out raw (as `jq -r` and gh's --jq do), other
 // values as compact JSON, one per line; control characters in the output are stripped like any text
 // that reaches a terminal.
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { awaitWithoutTierUp } from '../core/wasm-tier-up.js';
+import { awaitWithoutTierUp, withoutTierUp } from '../core/wasm-tier-up.js';
 import { CliError, ExitCode } from './errors.js';
+import { jqLoadOptions } from './jq-load-options.js';
 
-type Jq = (input: string, filter: string, flags: string[]) => Promise<string>;
+type Jq = (input: string, filter: string, flags: string[]) => string;
 
 let jq: Promise<Jq> | undefined;
 
-/** jq-wasm's raw(), each run with V8's WebAssembly tier-up held off (core/wasm-tier-up.ts). */
+/**
+ * One jq instance for the process, each run with V8's WebAssembly tier-up held off (core/wasm-tier-up.ts).
+ * A run answers its output without the last line break; a run that fails (exit status not 0, something on
+ * stderr) throws what jq said.
+ */
 function loadJq(): Promise<Jq> {
-  jq ??= import('jq-wasm').then(
-    (module) => (input: string, filter: string, flags: string[]) =>
-      awaitWithoutTierUp(() => module.raw(input, filter, flags)),
-  );
+  jq ??= import('jq-wasm').then(async (module) => {
+    const handle = await awaitWithoutTierUp(() => module.loadJq(jqLoadOptions()));
+    return (input: string, filter: string, flags: string[]) => {
+      const { stdout, stderr, exitCode } = withoutTierUp(() => handle.raw(input, filter, flags));
+      if (exitCode !== 0 && stderr.trim() !== '') throw new Error(stderr.trim());
+      return stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
+    };
+  });
   return jq;
 }
 
@@ -23,7 +32,7 @@ function loadJq(): Promise<Jq> {
 export async function runJq(json: string, filter: string): Promise<string> {
   const raw = await loadJq();
   try {
-    return stripControlCharacters(await raw(json, filter, ['-r', '-c']));
+    return stripControlCharacters(raw(json, filter, ['-r', '-c']));
   } catch (error) {
     throw jqError(filter, error, ExitCode.Failure);
   }
@@ -48,7 +57,7 @@ export async function runJqOver(
     const raw = await loadJq();
     let out: string | undefined;
     try {
-      out = await raw(lines.join('\n'), `try (${filter}) catch ("${FAILURE_MARK}" + tostring)`, ['-r', '-c']);
+      out = raw(lines.join('\n'), `try (${filter}) catch ("${FAILURE_MARK}" + tostring)`, ['-r', '-c']);
     } catch {
       // the filter does not compile inside try (…): once per record below says why
     }
@@ -82,16 +91,14 @@ export async function runJqOver(
 export async function checkJq(filter: string): Promise<void> {
   const raw = await loadJq();
   try {
-    await raw('null', filter, ['-c']);
+    raw('null', filter, ['-c']);
   } catch (error) {
     if (/compile error/.test(String((error as Error).message))) throw jqError(filter, error, ExitCode.Usage);
   }
 }
 
 function jqError(filter: string, error: unknown, exitCode: 1 | 2): CliError {
-  const said = String((error as Error).message)
-    .replace(/^Failed to execute raw query: /, '')
-    .trim();
+  const said = String((error as Error).message).trim();
   return new CliError(`--jq ${filter}: ${stripControlCharacters(said)}`, {
     exitCode,
     code: exitCode === ExitCode.Usage ? 'invalid_jq' : 'jq_failed',

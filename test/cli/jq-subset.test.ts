@@ -80,11 +80,13 @@ const FILTERS = [
 /** jq -r -c over each record on its own: the text of its output lines, or 'ERROR'. One jq run per filter. */
 async function jqAnswers(filter: string): Promise<string[]> {
   const mark = '\u0001REC';
-  const out = await raw(
+  const { stdout, stderr, exitCode } = await raw(
     RECORDS.map(ndjsonLine).join('\n'),
     `"${mark.replace('\u0001', '\\u0001')}", (try (${filter}) catch "\\u0001ERROR")`,
     ['-r', '-c'],
   );
+  if (exitCode !== 0) throw new Error(`jq ${filter}: ${stderr}`);
+  const out = stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
   const parts = `\n${out}`.split(`\n${mark}`).slice(1);
   return parts.map((part) =>
     part.includes('\u0001ERROR') ? 'ERROR' : stripControlCharacters(part.slice(1)),

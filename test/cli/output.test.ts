@@ -429,6 +429,15 @@ describe('--jq over many records (one jq run takes the records given meanwhile)'
     await out.flush();
     expect(stdout.lines).toEqual(['[1,null]', '[2,null]']);
   });
+
+  it('runs jq as many times as a long list needs (jq-wasm 1.0 failed at its 312th run in a process)', async () => {
+    const { out, stdout } = output({
+      jq: '[.n, (try input.n catch null)] | .[0] | tostring | ascii_downcase',
+    });
+    for (let n = 0; n < 700; n++) out.record({ n });
+    await out.flush();
+    expect(stdout.lines).toEqual(Array.from({ length: 700 }, (_, n) => String(n)));
+  });
 });
 
 describe('--jq failing at run time', () => {
