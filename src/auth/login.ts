@@ -200,6 +200,20 @@ async function oauthCall<T>(call: () => Promise<T>): Promise<T> {
         suggestion: 'Run gds auth login again and approve it within the time shown.',
       });
     }
+    const answer = (error as { cause?: unknown }).cause as
+      { status?: unknown; headers?: { get?: (name: string) => string | null } } | undefined;
+    if (answer?.status === 429 && typeof answer.headers?.get === 'function') {
+      // The service's own limit on sign-ins (per address, or codes waiting at once), in its error shape,
+      // which openid-client does not read as an OAuth error.
+      const asked = Number(answer.headers.get('retry-after'));
+      const seconds = Number.isFinite(asked) && asked > 0 ? Math.ceil(asked) : 60;
+      throw new CliError('The service is refusing new sign-ins for now (429); nothing was saved.', {
+        exitCode: ExitCode.RateLimited,
+        code: 'rate_limited',
+        suggestion: `Wait ${describeSeconds(seconds)} and run gds auth login again.`,
+        details: { retryAfterSeconds: seconds },
+      });
+    }
     throw new CliError(`The sign-in failed: ${describeOAuthError(error)}.`, {
       exitCode: ExitCode.Unauthenticated,
       code: 'login_failed',

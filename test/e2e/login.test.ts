@@ -168,3 +168,26 @@ describe('gds auth login', () => {
     expect(nowhere.stderr).toContain('--base');
   });
 });
+
+describe('gds auth login when the service refuses new sign-ins for now', () => {
+  let busy: OAuthTestServer;
+  beforeAll(async () => {
+    busy = await startOAuthServer({ maxPendingCodes: 0 });
+  }, 60_000);
+  afterAll(async () => busy?.close());
+
+  it('exits 8 with the wait the service asked for, not as a failed sign-in, and writes nothing', async () => {
+    const w = await workspace();
+    const result = await w.run(['auth', 'login', '--base', busy.url, '--no-browser', '--json']);
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stdout).toBe('');
+    const { error } = JSON.parse(result.stderr.trim()) as {
+      error: { code: string; message: string; suggestion: string; details: { retryAfterSeconds: number } };
+    };
+    expect(error.code).toBe('rate_limited');
+    expect(error.message).toMatch(/refus\w* new sign-ins/);
+    expect(error.details.retryAfterSeconds).toBeGreaterThan(0);
+    expect(error.suggestion).toMatch(/^Wait \d+ (s|min) and run gds auth login again\.$/);
+    expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
+  });
+});
