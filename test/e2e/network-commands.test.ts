@@ -4,6 +4,7 @@
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, IssuedToken, Member } from '../../src/contract/types.js';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
@@ -120,7 +121,7 @@ describe('gds api', () => {
     expect(lines(r.stdout)).toEqual([{ members: await serverMembers() }]);
   });
 
-  it('on a terminal the body is indented', async () => {
+  it('on a terminal the body is indented and coloured, as gh api prints it', async () => {
     const { result } = runInTerminal(`node_modules/.bin/node bin/run.js api /api/workspace/members`, {
       GDS_CONFIG_DIR: configDir(),
       SERVICE_API_URL: server.url,
@@ -129,7 +130,8 @@ describe('gds api', () => {
     const r = await result;
     outputs.push(r.stdout, r.stderr);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('{\r\n  "members": [\r\n    {');
+    expect(stripVTControlCharacters(r.stdout)).toContain('{\r\n  "members": [\r\n    {');
+    expect(r.stdout).toContain('\u001b[1m\u001b[34m"members"');
   });
 
   it('-X GET with typed fields goes into the query', async () => {
