@@ -55,7 +55,13 @@ afterAll(async () => {
 describe('the profile picker at 80 columns', needs(onPath('tmux') ? undefined : 'no tmux'), () => {
   it('one line per profile (name, base cut to fit, user, kind), arrows pick, Enter switches', async () => {
     const [command, args] = cliCommand(['auth', 'switch']);
-    const term = await startTerminal([command, ...args], { width: 80, height: 24, env: cliEnv(env()) });
+    // A shell runs gds and prints its exit status on the screen: tmux can mark the pane dead (its terminal
+    // closed) without ever learning the status of the program it started.
+    const term = await startTerminal(['sh', '-c', '"$0" "$@"; echo "[exit $?]"', command, ...args], {
+      width: 80,
+      height: 24,
+      env: cliEnv(env()),
+    });
     try {
       const screen = await term.waitFor(/Which profile\?[\s\S]*work/);
       const rows = screen.split('\n');
@@ -78,8 +84,9 @@ describe('the profile picker at 80 columns', needs(onPath('tmux') ? undefined : 
 
       // The list is in name order with staging-eu (active) selected: Down picks work.
       await term.send('Down', 'Enter');
-      await term.waitFor(async () => (await term.exitStatus()) !== undefined);
-      expect(await term.exitStatus()).toBe(0);
+      const ended = await term.waitFor(/\[exit \d+\]/);
+      expect(ended).toMatch(/^work is the active profile \(http:\/\/127\.0\.0\.1:\d+\)\.$/m);
+      expect(ended).toContain('[exit 0]');
       const config = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')) as {
         activeProfile: string;
       };

@@ -90,12 +90,23 @@ export async function startTerminal(
       return text;
     },
     async exitStatus() {
-      const [dead, status] = (
-        await tmux('display-message', '-p', '-t', session, '#{pane_dead} #{pane_dead_status}')
+      // tmux marks the pane dead when its terminal closes, which can be before it has reaped the program:
+      // until then neither the status nor the signal is known, and the program counts as still running.
+      const [dead, status, signal] = (
+        await tmux(
+          'display-message',
+          '-p',
+          '-t',
+          session,
+          '#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}',
+        )
       )
         .trim()
-        .split(' ');
-      return dead === '1' ? Number(status) : undefined;
+        .split('|');
+      if (dead !== '1') return undefined;
+      if (status !== undefined && status !== '') return Number(status);
+      if (signal !== undefined && signal !== '') return 128 + Number(signal);
+      return undefined;
     },
     async close() {
       await tmux('kill-server').catch(() => undefined);
