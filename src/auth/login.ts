@@ -200,9 +200,8 @@ async function oauthCall<T>(call: () => Promise<T>): Promise<T> {
         suggestion: 'Run gds auth login again and approve it within the time shown.',
       });
     }
-    const answer = (error as { cause?: unknown }).cause as
-      { status?: unknown; headers?: { get?: (name: string) => string | null } } | undefined;
-    if (answer?.status === 429 && typeof answer.headers?.get === 'function') {
+    const answer = answerOf(error);
+    if (answer?.status === 429) {
       // The service's own limit on sign-ins (per address, or codes waiting at once), in its error shape,
       // which openid-client does not read as an OAuth error.
       const asked = Number(answer.headers.get('retry-after'));
@@ -223,6 +222,17 @@ async function oauthCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The HTTP answer openid-client keeps as an error's cause when it cannot read it as an OAuth answer (a
+ * redirect, the service's own error shape). Read by shape: sign-in fetches with undici's Response class.
+ */
+function answerOf(error: unknown): Pick<Response, 'status' | 'headers'> | undefined {
+  const cause = (error as { cause?: { status?: unknown; headers?: { get?: unknown } } }).cause;
+  return typeof cause?.status === 'number' && typeof cause.headers?.get === 'function'
+    ? (cause as Response)
+    : undefined;
+}
+
 function describeOAuthError(error: unknown): string {
   const e = error as { error?: unknown; error_description?: unknown; message?: unknown; cause?: unknown };
   if (typeof e.error === 'string') {
@@ -230,9 +240,8 @@ function describeOAuthError(error: unknown): string {
     return stripControlCharacters(`${e.error}${description}`);
   }
   // openid-client never follows a redirect (fetch with redirect: 'manual'): the answer is its cause.
-  const answer = e.cause as { status?: unknown; headers?: { get?: unknown } } | undefined;
-  const location =
-    typeof answer?.headers?.get === 'function' ? (answer as Response).headers.get('location') : null;
+  const answer = answerOf(error);
+  const location = answer?.headers.get('location') ?? null;
   if (location !== null) {
     return stripControlCharacters(
       `the server answered ${String(answer?.status)}, redirecting to ${location}, which gds does not follow`,

@@ -26,8 +26,6 @@ export interface Terminal {
     pattern: RegExp | ((screen: string) => boolean | Promise<boolean>),
     timeoutMs?: number,
   ): Promise<string>;
-  /** The exit status of the program once it has ended (tmux's pane_dead_status). */
-  exitStatus(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -88,25 +86,6 @@ export async function startTerminal(
         text = await screen();
       }
       return text;
-    },
-    async exitStatus() {
-      // tmux marks the pane dead when its terminal closes, which can be before it has reaped the program:
-      // until then neither the status nor the signal is known, and the program counts as still running.
-      const [dead, status, signal] = (
-        await tmux(
-          'display-message',
-          '-p',
-          '-t',
-          session,
-          '#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}',
-        )
-      )
-        .trim()
-        .split('|');
-      if (dead !== '1') return undefined;
-      if (status !== undefined && status !== '') return Number(status);
-      if (signal !== undefined && signal !== '') return 128 + Number(signal);
-      return undefined;
     },
     async close() {
       await tmux('kill-server').catch(() => undefined);
