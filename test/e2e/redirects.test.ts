@@ -1,6 +1,6 @@
 // Redirects as a real gds process meets them: a service (loopback http, which gds allows) that answers
 // every request with a redirect to another origin. The other origin is a second server that records
-// what reaches it: nothing may, neither the refresh token's POST nor a sign-in's discovery.
+// what reaches it: nothing may, neither the refresh token's POST nor a sign-in's discovery or device code.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 let elsewhere: string;
 let redirecting: string;
+let redirectingSignIn: string;
 const reachedElsewhere: string[] = [];
 let dir: string;
 
@@ -34,6 +35,24 @@ beforeAll(async () => {
   const other = elsewhere.replace('127.0.0.1', 'localhost');
   redirecting = await serve((req, res) => {
     req.resume();
+    res.statusCode = 307;
+    res.setHeader('location', `${other}${req.url}`);
+    res.end();
+  });
+  // A service whose discovery answers in place, and whose device sign-in endpoint redirects elsewhere.
+  redirectingSignIn = await serve((req, res) => {
+    req.resume();
+    if (req.url === '/.well-known/openid-configuration') {
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({
+          issuer: redirectingSignIn,
+          token_endpoint: `${redirectingSignIn}/oauth/token`,
+          device_authorization_endpoint: `${redirectingSignIn}/oauth/device/code`,
+        }),
+      );
+      return;
+    }
     res.statusCode = 307;
     res.setHeader('location', `${other}${req.url}`);
     res.end();
@@ -91,6 +110,17 @@ describe('a service that redirects to another origin', () => {
     expect(result.code).toBe(9);
     expect(result.stderr).toContain(
       `${elsewhere.replace('127.0.0.1', 'localhost')}/.well-known/openid-configuration`,
+    );
+    expect(reachedElsewhere).toEqual([]);
+  });
+
+  it('gds auth login stops at a redirected device sign-in endpoint, naming where it pointed', async () => {
+    const result = await gds(['auth', 'login', '--base', redirectingSignIn, '--no-browser']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    const location = `${elsewhere.replace('127.0.0.1', 'localhost')}/oauth/device/code`;
+    expect(result.stderr).toContain(
+      `the server answered 307, redirecting to ${location}, which gds does not follow`,
     );
     expect(reachedElsewhere).toEqual([]);
   });
