@@ -12,6 +12,9 @@ export default class Completion extends BaseCommand<typeof Completion> {
     'holds: table names and ids, connector ids, job ids, recertification requests and environments. Those ' +
     'are asked of the service with the credentials a command would use, kept for 20 seconds under ' +
     '$XDG_CACHE_HOME/gds/complete, and left out when the service does not answer within 2 seconds.';
+  // What @oclif/plugin-autocomplete answered to until gds's own completion replaced it: one command per job,
+  // as gh, with the old name still running this one.
+  static override hiddenAliases = ['autocomplete'];
   static override examples = [
     '<%= config.bin %> completion bash',
     'eval "$(<%= config.bin %> completion bash)"',

@@ -98,7 +98,9 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
     const [binary, viaNode] = await Promise.all([runBinary(['--help']), runNode(['--help'])]);
     expect(binary).toMatchObject({ code: 0, stderr: '' });
     expect(binary.stdout).toMatch(/TOPICS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
-    expect(binary.stdout).toMatch(/autocomplete\s+Display autocomplete/);
+    // one completion command, gds's own (issue 23, H9): the oclif plugin's `autocomplete` is gone
+    expect(binary.stdout).toMatch(/^ {2}completion\s+Print the shell completion script/m);
+    expect(binary.stdout).not.toMatch(/autocomplete/);
     expect(binary.stdout).toBe(viaNode.stdout);
   });
 
@@ -203,29 +205,34 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
   });
 
   it('the bash completion script loads and completes `gds gate ` to the gate commands', async () => {
-    const refresh = await runBinary(['autocomplete', '--refresh-cache']);
-    expect(refresh.code).toBe(0);
-    const script = await runBinary(['autocomplete', 'script', 'bash']);
-    expect(script.code).toBe(0);
-    expect(script.stdout).toContain(join(home, '.cache/gds/autocomplete'));
+    const script = await runBinary(['completion', 'bash']);
+    expect(script).toMatchObject({ code: 0, stderr: '' });
+    // the old name of the plugin the binary no longer bundles prints the same script
+    expect(await runBinary(['autocomplete', 'bash'])).toEqual(script);
     await writeFile(join(dir, 'completion.bash'), script.stdout);
+    // the script asks `gds __complete …` of the gds on the PATH: the binary alone
+    const onPath = join(dir, 'gds-on-path');
+    await mkdir(onPath, { recursive: true });
+    await copyFile(gds, join(onPath, 'gds'));
+    await chmod(join(onPath, 'gds'), 0o755);
     const check = spawn(
       '/bin/bash',
       [
         '-c',
-        `source ${join(dir, 'completion.bash')}; complete -p gds;` +
+        `PATH=${onPath}:$PATH; source ${join(dir, 'completion.bash')}; complete -p gds;` +
           'COMP_WORDS=(gds gate ""); COMP_CWORD=2; COMP_LINE="gds gate "; COMP_POINT=${#COMP_LINE};' +
-          '_gds_autocomplete; echo "reply: ${COMPREPLY[*]}"',
+          '_gds_complete; echo "reply: ${COMPREPLY[*]}"',
       ],
       { env: { PATH: '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const r = await collect(check);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('complete -F _gds_autocomplete gds');
+    expect(r.stdout).toMatch(/-F _gds_complete gds/);
     const words = Object.keys(COMMANDS)
       .filter((id) => id.startsWith('gate:'))
       .map((id) => id.split(':')[1]);
-    expect(r.stdout).toContain(`reply: ${words.sort().join(' ')}`);
+    const reply = (/reply: (.*)/.exec(r.stdout)?.[1] ?? '').split(' ');
+    expect(reply.sort()).toEqual(words.sort());
   });
 });
 

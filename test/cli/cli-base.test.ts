@@ -46,7 +46,9 @@ describe('version and help', () => {
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('$ gds [COMMAND]');
       expect(r.stdout).toMatch(/TOPICS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
-      expect(r.stdout).toMatch(/autocomplete\s+Display autocomplete/);
+      // one command per job, as gh (issue 23, H9): gds's own completion, not the oclif plugin's autocomplete
+      expect(r.stdout).toMatch(/^ {2}completion\s+Print the shell completion script/m);
+      expect(r.stdout).not.toMatch(/autocomplete/);
     }
   });
 
@@ -321,28 +323,17 @@ describe('interrupted under --json', () => {
 });
 
 describe('shell completion', () => {
-  it('`gds autocomplete script bash` loads in bash and completes `gds gate ` to `diff`', async () => {
-    const env = { GDS_CACHE_DIR: join(dir, 'cache') };
-    const refresh = await runCli(['autocomplete', '--refresh-cache'], { env });
-    expect(refresh.code).toBe(0);
-    const script = await runCli(['autocomplete', 'script', 'bash'], { env });
-    expect(script.code).toBe(0);
-    await writeFile(join(dir, 'completion.bash'), script.stdout);
-    const check = spawn(
-      'bash',
-      [
-        '-c',
-        `source ${join(dir, 'completion.bash')}; complete -p gds;` +
-          'COMP_WORDS=(gds gate ""); COMP_CWORD=2; COMP_LINE="gds gate "; COMP_POINT=${#COMP_LINE};' +
-          '_gds_autocomplete; echo "reply: ${COMPREPLY[*]}"',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    check.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((resolve) => check.on('close', resolve));
-    expect(code).toBe(0);
-    expect(out).toContain('complete -F _gds_autocomplete gds');
-    expect(out).toMatch(/reply: (?:\S+ )*diff\b/);
+  it("`gds autocomplete` (the old plugin's name) is a hidden alias of `gds completion`", async () => {
+    const [completion, alias] = await Promise.all([
+      runCli(['completion', 'bash']),
+      runCli(['autocomplete', 'bash']),
+    ]);
+    expect(completion).toMatchObject({ code: 0, stderr: '' });
+    expect(completion.stdout).toContain('complete -o nosort -F _gds_complete gds');
+    expect(alias).toEqual(completion);
+    const bare = await runCli(['autocomplete']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('Missing required argument <shell>: (bash|zsh|fish|powershell)');
+    expect(bare.stderr).toContain('gds completion --help');
   });
 });

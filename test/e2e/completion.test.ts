@@ -105,6 +105,9 @@ describe('bash completion from eval "$(gds completion bash)"', () => {
       expect.arrayContaining(['auth', 'gate', 'list', 'completion']),
     );
     expect(await bashCompletes('gds ')).not.toContain('__complete');
+    // one completion command (H9): the plugin's `autocomplete` is a hidden alias, never offered
+    expect(await bashCompletes('gds ')).not.toContain('autocomplete');
+    expect(await bashCompletes('gds auto')).toEqual([]);
   });
 
   it("completes a command's flags, global ones too", async () => {
