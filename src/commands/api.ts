@@ -12,7 +12,7 @@ export default class Api extends ApiCommand<typeof Api> {
     'with your token, so PATH is a path of the service (a missing leading / is added; no URLs to other ' +
     'hosts). -f key=value fields become a JSON ' +
     'body for POST, PUT and PATCH, or the query for GET and DELETE; with fields and no -X the method is POST. ' +
-    '-F types true, false, null and numbers. --input sends a JSON file (or - for stdin) as the body, and the ' +
+    '-F/--field types true, false, null and numbers; -f/--raw-field sends strings as written. --input sends a JSON file (or - for stdin) as the body, and the ' +
     'fields then go into the query. The body of the answer is printed on stdout: indented and coloured on a ' +
     'terminal (as gh api), one compact line otherwise and under --json. A non-2xx answer prints its error body on stderr and exits with ' +
     'the code of its status (3 for 401, 4 for 403, 5 for 404, 6 for 409, 7 for 400/422, 8 for 429, 9 for 5xx).';
@@ -49,20 +49,22 @@ export default class Api extends ApiCommand<typeof Api> {
         return method;
       },
     })(),
+    // As gh api: -F/--field is the typed field, -f/--raw-field the string one. --typed-field (gds's earlier
+    // name for -F) stays as an alias; --field was the string field until issue 23 (API5) made it gh's.
     field: Flags.custom<readonly [string, string | number | boolean | null]>({
-      char: 'f',
-      aliases: ['raw-field'],
-      description: "A string field key=value (repeatable); --raw-field is gh's name for it.",
-      multiple: true,
-      parse: async (input) => parseField(input, false),
-    })(),
-    'typed-field': Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'F',
+      aliases: ['typed-field'],
       description:
         'A typed field key=value: true, false, null and numbers keep their type; @file (or @-) reads the value ' +
         'from a file (or stdin). key[sub]=v and key[]=v build nested objects and arrays (repeatable).',
       multiple: true,
       parse: async (input) => parseField(input, true),
+    })(),
+    'raw-field': Flags.custom<readonly [string, string | number | boolean | null]>({
+      char: 'f',
+      description: 'A string field key=value, sent as written (repeatable).',
+      multiple: true,
+      parse: async (input) => parseField(input, false),
     })(),
     input: Flags.string({
       description: 'A file holding the JSON body, or - for stdin.',
@@ -93,7 +95,7 @@ export default class Api extends ApiCommand<typeof Api> {
     const { callApi, nextPageQuery, pageItems } = await import('../services/api-call.js');
     const { input, method, header, paginate, include, silent } = this.flags;
     const body = input === undefined ? undefined : await this.readJsonBody(input);
-    const fields = [...(this.flags.field ?? []), ...(await this.withFiles(this.flags['typed-field'] ?? []))];
+    const fields = [...(this.flags['raw-field'] ?? []), ...(await this.withFiles(this.flags.field ?? []))];
     const headers = header ?? [];
     const sent = method ?? (fields.length > 0 || body !== undefined ? 'POST' : 'GET');
     if (paginate && sent !== 'GET') {

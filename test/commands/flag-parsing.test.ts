@@ -35,11 +35,11 @@ describe('gds api', () => {
     expect(outcome.parsed?.args).toEqual({ path: '/api/x?y=1' });
     expect(outcome.parsed?.flags).toMatchObject({
       method: 'PATCH',
-      field: [
+      'raw-field': [
         ['name', 'Ada'],
         ['n', '5'],
       ],
-      'typed-field': [
+      field: [
         ['n2', 5],
         ['ok', true],
         ['none', null],

@@ -133,4 +133,28 @@ describe('gds api', () => {
       },
     ]);
   });
+
+  it('--field is the typed field and --raw-field the string one, as in gh (API5); --typed-field still works', async () => {
+    recorded.length = 0;
+    const sent = async (...fields: string[]) => {
+      recorded.length = 0;
+      const r = await runCli(
+        ['api', 'things', '--base', echoBase, '--token', 'cli_echo0123456789', ...fields],
+        { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(recorded).toHaveLength(1);
+      return recorded[0]?.body;
+    };
+    expect(await sent('--field', 'n=5')).toEqual({ n: 5 });
+    expect(await sent('--raw-field', 'n=5')).toEqual({ n: '5' });
+    expect(await sent('-F', 'n=5', '-F', 'ok=true', '-F', 'none=null')).toEqual({
+      n: 5,
+      ok: true,
+      none: null,
+    });
+    expect(await sent('-f', 'n=5', '-f', 'ok=true')).toEqual({ n: '5', ok: 'true' });
+    expect(await sent('--typed-field', 'n=5', '--typed-field=ok=false')).toEqual({ n: 5, ok: false });
+    expect(await sent('--field=tags[]=1', '--raw-field', 'name=007')).toEqual({ name: '007', tags: [1] });
+  });
 });
