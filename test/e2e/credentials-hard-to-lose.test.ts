@@ -2,6 +2,7 @@
 // auth set does not silently replace a live sign-in or another user's token; auth status asks the
 // service (user, role, exit 1 when the token is refused; --offline skips); a profile's token goes only to
 // its own base; auth logout on a terminal asks which profile, and off a terminal says what it removed.
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -196,7 +197,9 @@ async function onTerminal(cfg: string, args: string[], question: string) {
 }
 
 describe('gds auth logout', () => {
-  it('off a terminal: removes every profile and says which', async () => {
+  // The spec's `cli auth logout`: "Clear one profile, or the whole config file when no profile is given";
+  // issue 23 keeps that off a terminal and asks that it say what it removed (docs/gh-comparison.md, A11).
+  it('off a terminal: removes every profile and the config file, and says which', async () => {
     const cfg = await fresh();
     await gds(cfg, ['auth', 'set', '--no-verify', '--token', 'cli_aaaaaaaaaaaaaaaa', '--base', server.url]);
     await gds(cfg, [
@@ -212,8 +215,10 @@ describe('gds auth logout', () => {
     ]);
     const r = await gds(cfg, ['auth', 'logout']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Removed profile default');
-    expect(r.stdout).toContain('Removed profile b');
+    expect(r.stdout).toBe(
+      `Removed profile default.\nRemoved profile b.\nRemoved ${join(cfg, 'config.json')}.\n`,
+    );
+    expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });
 
   it('on a terminal: asks which profile (Enter: the active one) and removes only that one', async () => {
