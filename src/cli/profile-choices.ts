@@ -35,5 +35,6 @@ export async function profileChoices(
     { shrinks: false, value: 40 },
     { shrinks: false, value: 60 },
   ]);
-  return names.map((name, i) => ({ value: name, name: rows[i] ?? name }));
+  // Once picked, the question is answered with the name alone: the whole row would wrap after `? Which profile?`.
+  return names.map((name, i) => ({ value: name, name: rows[i] ?? name, short: name }));
 }

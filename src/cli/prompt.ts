@@ -51,6 +51,8 @@ export interface Choice<T> {
   name: string;
   /** Shown under the list for the highlighted choice. */
   description?: string;
+  /** What the answered question shows once picked, when the line itself is too long for it. */
+  short?: string;
 }
 
 /** Runs one prompt; Ctrl-C (or a closed terminal) exits 130 after ending the prompt's line. */
@@ -106,6 +108,7 @@ export async function select<T>(
             ...(choice.description === undefined
               ? {}
               : { description: stripControlCharacters(choice.description) }),
+            ...(choice.short === undefined ? {} : { short: stripControlCharacters(choice.short) }),
           })),
           ...(options.initial === undefined ? {} : { default: options.initial }),
         },

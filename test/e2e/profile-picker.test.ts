@@ -87,6 +87,10 @@ describe('the profile picker at 80 columns', needs(onPath('tmux') ? undefined : 
       const ended = await term.waitFor(/\[exit \d+\]/);
       expect(ended).toMatch(/^work is the active profile \(http:\/\/127\.0\.0\.1:\d+\)\.$/m);
       expect(ended).toContain('[exit 0]');
+      // The answered question names the profile alone, on one line: not the picker's row, which wrapped.
+      // (It may have scrolled off the visible screen: tmux scrolls it up as the picker's lines are erased.)
+      const answered = (await term.scrollback()).split('\n').filter((row) => row.includes('Which profile?'));
+      expect(answered.at(-1)).toMatch(/^. Which profile\? work$/);
       const config = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')) as {
         activeProfile: string;
       };

@@ -21,6 +21,8 @@ export interface Terminal {
   send(...keys: string[]): Promise<void>;
   /** The visible screen, one line per row, trailing spaces trimmed. */
   screen(): Promise<string>;
+  /** The lines scrolled off the top, then the visible screen: all a person can scroll back to. */
+  scrollback(): Promise<string>;
   /** The screen once `pattern` matches it (or `pattern(screen)` is true); throws with the screen after 20 s. */
   waitFor(
     pattern: RegExp | ((screen: string) => boolean | Promise<boolean>),
@@ -61,12 +63,13 @@ export async function startTerminal(
     ...command,
   );
   await tmux('set-option', '-t', session, 'remain-on-exit', 'on');
-  const screen = async () =>
-    (await tmux('capture-pane', '-p', '-t', session))
+  const capture = async (...from: string[]) =>
+    (await tmux('capture-pane', '-p', ...from, '-t', session))
       .split('\n')
       .map((line) => line.trimEnd())
       .join('\n')
       .trimEnd();
+  const screen = () => capture();
   return {
     async send(...keys) {
       for (const key of keys) {
@@ -75,6 +78,7 @@ export async function startTerminal(
       }
     },
     screen,
+    scrollback: () => capture('-S', '-'),
     async waitFor(pattern, timeoutMs = 20_000) {
       const matches = async (text: string) =>
         pattern instanceof RegExp ? pattern.test(text) : await pattern(text);
