@@ -343,10 +343,10 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
   };
 }
 
-/** The prompts of @inquirer/prompts each importer uses (by a part of its path), see bundleModules. */
+/** The prompts of @inquirer/prompts each importer uses (by a part of its path), see bundleModules. gds's own
+ *  prompts (src/cli/prompt.ts) import @inquirer/confirm, password and select alone. */
 const promptsUsed: Record<string, string[]> = {
   [['', '@oclif', 'plugin-not-found', ''].join(sep)]: ['confirm'],
-  [['', 'src', 'cli', 'prompt.ts'].join(sep)]: ['confirm', 'password', 'select'],
 };
 
 /**
