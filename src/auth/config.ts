@@ -185,7 +185,7 @@ export async function updateConfig<T>(
     const config = await loadConfig(options);
     const result = await change(config);
     lockLost();
-    await removeAbandonedTempFiles(dir);
+    await removeAbandonedTempFiles(dir, fileName);
     if (isEmpty(config)) {
       await rm(path, { force: true });
     } else {
@@ -210,7 +210,7 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
       () => false,
     );
     await rm(path, { force: true });
-    await removeAbandonedTempFiles(dir);
+    await removeAbandonedTempFiles(dir, fileName);
     return existed;
   });
 }
@@ -303,10 +303,32 @@ async function withLock<T>(
   }
 }
 
-async function writeAtomically(dir: string, path: string, text: string): Promise<void> {
+/**
+ * Another file of the config folder (settings.json, src/auth/settings.ts) kept as config.json is: under its
+ * own lock, `change` reads it and returns its new text (undefined: remove the file) and a result; the text
+ * replaces the file atomically with mode 0600.
+ */
+export async function rewriteConfigFolderFile<T>(
+  name: string,
+  change: (path: string) => Promise<{ text: string | undefined; result: T }>,
+  options: { env?: Env } = {},
+): Promise<T> {
+  const dir = await ensureConfigDir(options.env);
+  const path = join(dir, name);
+  return withLock(path, `${path}.lock`, async (lockLost) => {
+    const { text, result } = await change(path);
+    lockLost();
+    await removeAbandonedTempFiles(dir, name);
+    if (text === undefined) await rm(path, { force: true });
+    else await writeAtomically(dir, path, text, name);
+    return result;
+  });
+}
+
+async function writeAtomically(dir: string, path: string, text: string, name = fileName): Promise<void> {
   // Loaded here: every command reads the config, few write it, and node:crypto costs ~3 MiB at start-up.
   const { randomBytes } = process.getBuiltinModule('node:crypto');
-  const temp = join(dir, `${fileName}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(dir, `${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(text, 'utf8');
@@ -323,10 +345,11 @@ async function writeAtomically(dir: string, path: string, text: string): Promise
   }
 }
 
-/** Temp files of writers killed before their rename; only the lock holder writes one, so none is live. */
-async function removeAbandonedTempFiles(dir: string): Promise<void> {
+/** Temp files of writers killed before their rename; only the lock holder of `name` writes one, so none is
+ *  live. */
+async function removeAbandonedTempFiles(dir: string, name: string): Promise<void> {
   const names = await readdir(dir);
-  const temps = names.filter((n) => n.startsWith(`${fileName}.`) && n.endsWith('.tmp'));
+  const temps = names.filter((n) => n.startsWith(`${name}.`) && n.endsWith('.tmp'));
   await Promise.all(temps.map((n) => rm(join(dir, n), { force: true })));
 }
 

@@ -1,12 +1,13 @@
 // Opening the user's browser: sign-in on a desktop terminal, and `--web` (a table's dashboard page).
+import { settingValue } from '../auth/settings.js';
 import { isInsecureUrl } from '../core/url-policy.js';
 
 const off = new Set(['0', 'false', 'no', 'none', 'off']);
 
-/** GDS_BROWSER, else BROWSER: the command that opens an address (`firefox`, `wslview`, `echo`), or
- *  false/0/none for no browser at all. Undefined: the platform's opener. */
+/** GDS_BROWSER, else the `browser` setting, else BROWSER (gh's order): the command that opens an address
+ *  (`firefox`, `wslview`, `echo`), or false/0/none for no browser at all. Undefined: the platform's opener. */
 export function chosenBrowser(env: NodeJS.ProcessEnv = process.env): string | false | undefined {
-  const value = (env.GDS_BROWSER || env.BROWSER || '').trim();
+  const value = (env.GDS_BROWSER || settingValue('browser', env) || env.BROWSER || '').trim();
   if (value === '') return undefined;
   return off.has(value.toLowerCase()) ? false : value;
 }

@@ -47,11 +47,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['GDS_BROWSER', 'BROWSER'],
     description:
-      'The program that opens web pages (auth login, --web), e.g. firefox or wslview; false or none: never open one.',
+      'The program that opens web pages (auth login, --web), e.g. firefox or wslview; false or none: never open one. GDS_BROWSER beats the browser setting, BROWSER comes after it.',
   },
   {
     names: ['GDS_PROMPT_DISABLED'],
-    description: 'Set to 1: gds never asks a question, even on a terminal (as when piped).',
+    description:
+      'Set to 1: gds never asks a question, even on a terminal (as when piped); 0: it may (beats the prompt setting).',
   },
   {
     names: ['GDS_INTERVAL'],

@@ -57,6 +57,11 @@ async function environment(): Promise<string> {
     '',
     'Credentials, first match wins: --token/--base, then SERVICE_TOKEN/SERVICE_API_URL, then the profile',
     'named by --profile or GDS_PROFILE, else the active one.',
+    '',
+    "gds's own settings (`gds settings set KEY VALUE`, kept in settings.json in the config folder) come after",
+    'the variables: a flag wins, then the variable, then the setting, then the default. prompt: after',
+    'GDS_PROMPT_DISABLED. color: after NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE and CLICOLOR. browser and pager,',
+    "as in gh: GDS_BROWSER (GDS_PAGER), then the setting, then the desktop's BROWSER (PAGER).",
   ].join('\n');
 }
 

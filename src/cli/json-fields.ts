@@ -112,6 +112,10 @@ const STATUS = [
   'activeJobs',
 ];
 
+/** One of gds's own settings (src/auth/settings.ts), as `settings get|list` print it. */
+const SETTING = ['key', 'value', 'source', 'default', 'allowedValues', 'overriddenBy', 'description'];
+const SETTING_CHANGE = ['key', 'value', 'previous', 'path'];
+
 export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   list: TABLE_ROW,
   'quarantine:list': TABLE_ROW,
@@ -292,6 +296,10 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'auth:switch': ['activeProfile', 'previous', 'base'],
   'auth:revoke': ['revoked'],
   'auth:logout': ['removed', 'activeProfile', 'configFileRemoved', 'configPath'],
+  'settings:list': SETTING,
+  'settings:get': SETTING,
+  'settings:set': SETTING_CHANGE,
+  'settings:unset': SETTING_CHANGE,
 };
 
 /** Commands whose records have no fixed keys: what their help says instead of a list. */

@@ -3,6 +3,7 @@
 // warnings, spinners and errors go to stderr. Every string is stripped of terminal control characters
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
 import { styleText } from 'node:util';
+import { settingValue } from '../auth/settings.js';
 import { CliError, ExitCode } from './errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
@@ -95,13 +96,15 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
 }
 
 /** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on), CLICOLOR_FORCE (not 0: on),
- *  CLICOLOR=0 (off, as gh reads it); else only on a TTY. */
+ *  CLICOLOR=0 (off, as gh reads it); then the `color` setting (never, always); else only on a TTY. */
 export function colorEnabled(stream: OutputStream, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.toLowerCase());
   if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
     return true;
   if (env.CLICOLOR === '0') return false;
+  const setting = settingValue('color', env);
+  if (setting === 'never' || setting === 'always') return setting === 'always';
   if (env.TERM === 'dumb') return false;
   return stream.isTTY === true;
 }

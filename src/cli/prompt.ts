@@ -4,6 +4,7 @@
 // three; docs/bench.md) and only when a question is asked, so start-up never pays for it. Asked on stderr, answered on the terminal's stdin. A command that needs an
 // answer checks `canAsk` first and refuses (exit 2) rather than hang on a pipe. Ctrl-C at a question ends
 // the process with 130 on a clean line, as Ctrl-C does everywhere else in gds.
+import { settingValue } from '../auth/settings.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -14,16 +15,20 @@ export interface PromptStreams {
 
 const terminal = (): PromptStreams => ({ input: process.stdin, output: process.stderr });
 
-/** A person can answer: stdin and stderr are terminals, and GDS_PROMPT_DISABLED is not set. */
+/** A person can answer: stdin and stderr are terminals, and prompts are not disabled. */
 export function canAsk(streams: PromptStreams = terminal(), env: NodeJS.ProcessEnv = process.env): boolean {
-  if (promptsDisabled(env)) return false;
-  return streams.input.isTTY === true && streams.output.isTTY === true;
+  if (streams.input.isTTY !== true || streams.output.isTTY !== true) return false;
+  return !promptsDisabled(env);
 }
 
-/** GDS_PROMPT_DISABLED set (to anything but empty, 0 or false): gds asks nothing, as when piped. */
+/**
+ * GDS_PROMPT_DISABLED set (to anything but empty, 0 or false): gds asks nothing, as when piped; set to 0 or
+ * false, it may ask. Unset or empty: the `prompt` setting (`gds settings set prompt disabled`) decides.
+ */
 export function promptsDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env.GDS_PROMPT_DISABLED?.trim().toLowerCase() ?? '';
-  return value !== '' && value !== '0' && value !== 'false';
+  if (value !== '') return value !== '0' && value !== 'false';
+  return settingValue('prompt', env) === 'disabled';
 }
 
 /**

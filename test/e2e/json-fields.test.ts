@@ -282,6 +282,11 @@ const steps: Step[] = [
   { id: 'auth:switch', args: () => ['auth', 'switch', '--profile', 'ci'], env: asSession },
   { id: 'auth:revoke', args: () => ['auth', 'revoke', '--yes'], env: asSession },
   { id: 'auth:logout', args: () => ['auth', 'logout'], env: asSession },
+  // gds's own settings (settings.json in the config folder).
+  { id: 'settings:set', args: () => ['settings', 'set', 'pager', 'less -R'] },
+  { id: 'settings:get', args: () => ['settings', 'get', 'pager'] },
+  { id: 'settings:list', args: () => ['settings', 'list'] },
+  { id: 'settings:unset', args: () => ['settings', 'unset', 'pager'] },
 ];
 
 async function runJobs(): Promise<void> {
