@@ -62,6 +62,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }),
   };
 
+  /**
+   * Whether what the command prints on a terminal goes through the pager (GDS_PAGER, PAGER: pager.ts), as
+   * gh's lists, views, diffs and `api` do. Never piped; help never pages.
+   */
+  static pager = false;
+
   protected flags!: CommandFlags<T>;
   protected args!: CommandArgs<T>;
   protected out!: Output;
@@ -99,6 +105,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       }
       this.out = out;
     }
+    if ((this.ctor as { pager?: boolean }).pager === true && process.stdout.isTTY === true) {
+      await this.out.usePager();
+    }
   }
 
   /** Records still going through --jq are written before the process ends. */
@@ -110,6 +119,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.out.error(redactError(cliError, this.argv));
       process.exitCode = cliError.exitCode;
     }
+    // gds ends when the person has quit the pager (as gh and git do), not before: the shell would take
+    // the terminal back from under it.
+    await this.out?.endPager();
     return super.finally(error);
   }
 
@@ -122,7 +134,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.exit(failure.exitCode);
   }
 
-  private interrupt(): never {
+  private interrupt(): void {
+    if (this.out.paging) {
+      // The pager (less) gets the same Ctrl-C and stays open: it gets the end of what was printed, and gds
+      // exits 130 once it is quit, so the shell does not take the terminal back from under it. A second
+      // Ctrl-C meanwhile ends gds at once (Node's default).
+      void this.out.endPager().then(() => this.interrupt());
+      return;
+    }
     this.out.interrupted();
     if (this.out.json) {
       this.out.error(

@@ -69,6 +69,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       'Print as on a terminal even when piped (aligned tables, relative times, colour), as gh GH_FORCE_TTY; a number is the width in columns, 60% a share of the terminal.',
   },
   {
+    names: ['GDS_PAGER', 'PAGER'],
+    description:
+      "On a terminal, the lists, gate diff and gds api go through this pager, as gh's do (GDS_PAGER first, even empty, then PAGER; unset, empty or cat: none). less gets LESS=FRX unless LESS is set. Piped output and help are never paged; quitting the pager early is no error.",
+  },
+  {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
     description:
       'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly; loopback always is.',

@@ -137,8 +137,11 @@ export class Output {
   readonly fields: readonly string[] | undefined;
   private readonly listedFields: readonly string[];
   readonly jq: string | undefined;
-  readonly stdout: OutputStream;
+  /** Where stdout goes: the process's (or GDS_FORCE_TTY's stand-in), or the pager once usePager() chose one. */
+  private out: OutputStream;
   readonly stderr: OutputStream;
+  /** The pager stdout goes through (pager.ts), when the command pages and stdout is a terminal. */
+  private paged: { running: boolean; end(): Promise<void> } | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private activeSpinner: { stop(): unknown } | undefined;
   /** Records on their way through jq, written in order; `flush()` waits for them. */
@@ -158,8 +161,37 @@ export class Output {
     this.simpleJq = options.jq === undefined ? undefined : compileSimpleFilter(options.jq);
     this.json = options.json || options.fields !== undefined || options.jq !== undefined;
     this.env = options.env ?? process.env;
-    this.stdout = options.stdout ?? forcedTerminal(process.stdout, this.env);
+    this.out = options.stdout ?? forcedTerminal(process.stdout, this.env);
     this.stderr = options.stderr ?? process.stderr;
+  }
+
+  get stdout(): OutputStream {
+    return this.out;
+  }
+
+  /**
+   * From now on stdout goes through a pager, as gh's lists, diffs and `api` do: GDS_PAGER, else `setting`
+   * (the CLI's own pager setting), else PAGER (pager.ts: resolvePager). Only when stdout is the process's
+   * and a terminal (never piped, never GDS_FORCE_TTY's stand-in); the pager starts at the first write.
+   */
+  async usePager(setting?: string): Promise<void> {
+    if (this.out !== process.stdout || process.stdout.isTTY !== true || this.paged !== undefined) return;
+    const { pagedOutput, resolvePager } = await import('./pager.js');
+    const command = resolvePager(this.env, setting);
+    if (command === undefined) return;
+    const paged = pagedOutput(command, this.env, process.stdout, (message) => this.warn(message), setting);
+    this.paged = paged;
+    this.out = paged;
+  }
+
+  /** Whether a pager is showing what this command printed (Ctrl-C then waits for it, see endPager). */
+  get paging(): boolean {
+    return this.paged?.running === true;
+  }
+
+  /** The output is complete: the pager gets the end of its input, and this waits until it is quit. */
+  async endPager(): Promise<void> {
+    await this.paged?.end();
   }
 
   get colorOnStdout(): boolean {
@@ -335,7 +367,7 @@ export class Output {
         if (this.json) for (const row of rows) this.record(row);
         else this.pipedRows(rows, columns);
         pagesRead += 1;
-        if (pagesRead === 1 && this.stdout === process.stdout) leanHeapForStreaming();
+        if (pagesRead === 1 && this.out === process.stdout) leanHeapForStreaming();
       }
       if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
       return;

@@ -6,6 +6,7 @@ import { parseField, parseHeader } from '../services/api-call.js';
 const methods: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export default class Api extends ApiCommand<typeof Api> {
+  static override pager = true;
   static override summary = 'Make an authenticated call to any path of the service and print the answer.';
   static override description =
     'For anything without its own command, like `gh api`. The call goes to the API base of your credentials ' +

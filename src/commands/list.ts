@@ -5,6 +5,7 @@ import { LIFECYCLE_STATES } from '../core/lifecycle/types.js';
 import { limitFlag } from '../cli/list-flags.js';
 
 export default class List extends ApiCommand<typeof List> {
+  static override pager = true;
   static override summary = 'List the governed tables of your workspace.';
   static override description =
     'Every active table, oldest first: id, name, custody mode (MODE_A warehouse-connected, MODE_B managed), ' +

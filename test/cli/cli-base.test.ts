@@ -150,11 +150,11 @@ describe('start-up loads no heavy module', () => {
   const heavy = /\/node_modules\/(ajv|yaml|libpg-query|openid-client|ora|cli-truncate|jq-wasm|diff)\//;
   const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
 
-  async function loadedModules(args: string[]): Promise<string[]> {
+  async function loadedModules(args: string[], env: Record<string, string> = {}): Promise<string[]> {
     const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
     const r = await runCli(args, {
       nodeArgs: ['--import', preload],
-      env: { GDS_TEST_LOADED_MODULES: record },
+      env: { GDS_TEST_LOADED_MODULES: record, ...env },
     });
     expect(r.code).not.toBeNull();
     return JSON.parse(await readFile(record, 'utf8')) as string[];
@@ -216,6 +216,17 @@ describe('start-up loads no heavy module', () => {
       'http://127.0.0.1:9',
     ]);
     expect(modules.filter((m) => m.includes('/undici/'))).toEqual([]);
+  });
+
+  it('the pager module loads only on a terminal: not for --version, --help or a piped list, PAGER set', async () => {
+    const pager = { PAGER: 'less', GDS_PAGER: 'less' };
+    for (const args of [['--version'], ['--help'], ['list', '--help'], ['api', '/api/me']]) {
+      const modules = await loadedModules(
+        [...args, '--token', 'cli_x', '--base', 'http://127.0.0.1:9'],
+        pager,
+      );
+      expect(modules.filter((m) => /\/cli\/pager\.[jt]s$/.test(m))).toEqual([]);
+    }
   });
 
   it('push loads PostgreSQL’s parser for a .sql view, and only then', async () => {

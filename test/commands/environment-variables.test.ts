@@ -71,6 +71,8 @@ describe('environment variables of flags', () => {
         'NO_COLOR',
         'FORCE_COLOR',
         'CLICOLOR_FORCE',
+        'GDS_PAGER',
+        'PAGER',
         'HTTPS_PROXY',
         'HTTP_PROXY',
         'NO_PROXY',

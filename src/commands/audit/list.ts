@@ -14,6 +14,7 @@ const columns: ReadonlyArray<Column<AuditEntry>> = [
 ];
 
 export default class AuditList extends ApiCommand<typeof AuditList> {
+  static override pager = true;
   static override summary = 'Show the audit log of your workspace, newest first.';
   static override description =
     "Management plane: a MANAGEMENT token with workspace:read:audit, or any member's own sign-in. " +

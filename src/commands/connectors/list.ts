@@ -3,6 +3,7 @@ import { connectorColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 export default class ConnectorsList extends ApiCommand<typeof ConnectorsList> {
+  static override pager = true;
   static override summary = 'List the warehouse connectors of your workspace.';
   static override description =
     'The ids to pass to `gds push --connector`, with their type, status and environment. Under --json one line per connector.';

@@ -19,6 +19,7 @@ function usage(message: string, suggestion: string): CliError {
 }
 
 export default class GateDiff extends ApiCommand<typeof GateDiff> {
+  static override pager = true;
   static override summary =
     "Compare a gate1.yml with the server's, two server versions, or two files (exit 0 identical, 1 different).";
   static override description =

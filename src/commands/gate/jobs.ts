@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 
 export default class GateJobs extends ApiCommand<typeof GateJobs> {
+  static override pager = true;
   static override summary = "List a table's recent gate jobs and Gate 1 submissions, finished ones included.";
   static override description =
     'Newest first: id, gate, type (gate-baseline-auto, gate2, gate3, gate1-submit), status, started, ended, and ' +

@@ -11,6 +11,7 @@ const columns: ReadonlyArray<Column<Member>> = [
 ];
 
 export default class MembersList extends ApiCommand<typeof MembersList> {
+  static override pager = true;
   static override summary = 'List the active members of your workspace.';
   static override description =
     "Management plane: a MANAGEMENT token with workspace:read:members, or any member's own sign-in. " +

@@ -3,6 +3,7 @@ import { tableColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
+  static override pager = true;
   static override summary = 'List the QUARANTINED tables of your workspace.';
   static override description =
     'Tables registered but not yet through Gate 1, or sent back by a steward: open one with ' +

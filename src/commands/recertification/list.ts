@@ -5,6 +5,7 @@ import { requestColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
 export default class RecertificationList extends ApiCommand<typeof RecertificationList> {
+  static override pager = true;
   static override summary = 'List the open recertification requests of your workspace.';
   static override description =
     'Requests filed by drift, a schema change, an ingest or by hand, oldest first: one per table and cause, ' +

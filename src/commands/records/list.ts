@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
 
 export default class RecordsList extends RecordsCommand<typeof RecordsList> {
+  static override pager = true;
   static override summary = 'List one page of a table’s records (data plane, DATA-API token).';
   static override description =
     'One page, oldest first: --limit rows (1-100, default 50), --search keeps records whose text columns contain ' +

@@ -27,6 +27,7 @@ const cliColumns: ReadonlyArray<Column<Row>> = [
 ];
 
 export default class TokensList extends ApiCommand<typeof TokensList> {
+  static override pager = true;
   static override summary = "List the workspace's integration tokens, or a person's CLI tokens.";
   static override description =
     'An OWNER or ADMIN. Integration tokens show their name, masked client token (tf_abcd…wxyz), audience, ' +

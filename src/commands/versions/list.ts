@@ -16,6 +16,7 @@ const columns: ReadonlyArray<Column<ContractVersion>> = [
 ];
 
 export default class VersionsList extends ApiCommand<typeof VersionsList> {
+  static override pager = true;
   static override summary = "Show a table's certification history, oldest first.";
   static override description =
     'Every certified version of the contract: number, when, by whom, grain; restores appear as versions of ' +

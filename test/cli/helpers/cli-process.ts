@@ -45,6 +45,9 @@ const inheritedNoise = [
   'https_proxy',
   'http_proxy',
   'no_proxy',
+  // a pager would hold a test's terminal output until a key is pressed (tests of paging set their own)
+  'PAGER',
+  'GDS_PAGER',
 ];
 
 /** Another executable to test instead of `node bin/run.js`: CI runs the end-to-end suite against dist/gds. */

@@ -1,0 +1,197 @@
+// Issue 23, O15 of docs/gh-comparison.md: long output through a pager, as gh 2.23 does. On a terminal (a
+// pseudo-terminal from `script`, or tmux for a real `less` driven by keys) the lists and `gds api` go through
+// GDS_PAGER, else PAGER; piped output never does, help never does. The pagers here are shell commands
+// that keep what they were given (`sh -c 'cat > file'`), so what was paged is read back from disk; `less`
+// itself is checked in tmux: q before the end is exit 0, Ctrl-C waits for the pager and exits 130.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { needs, onPath } from '../helpers/skip.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { startTerminal } from '../helpers/tmux.js';
+
+let server: TestServer;
+let dir: string;
+/** A service answering any path with 400 items: `gds api` prints them indented, over 2,000 lines. */
+const big = createServer((_request, response) => {
+  response.setHeader('content-type', 'application/json');
+  response.end(JSON.stringify(Array.from({ length: 400 }, (_, n) => ({ n, title: `item ${n}` }))));
+});
+let bigBase = '';
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-pager-'));
+  await new Promise<void>((resolve) => big.listen(0, '127.0.0.1', resolve));
+  bigBase = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  big.close();
+  await server?.close();
+});
+
+const env = () => ({
+  SERVICE_API_URL: server.url,
+  SERVICE_TOKEN: server.user('OWNER').cliToken,
+  GDS_CONFIG_DIR: '/nonexistent/gds',
+});
+const strip = (text: string) => text.replaceAll(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r\n', '\n');
+const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+let files = 0;
+
+/** A pager that keeps its input in a file, and its LESS and LV in another, for the test to read back. */
+function recordingPager(): { command: string; paged: string; seen: string } {
+  files += 1;
+  const paged = join(dir, `paged-${files}`);
+  const seen = join(dir, `env-${files}`);
+  const script = `printf '%s|%s|%s' "\${LESS-unset}" "\${LV-unset}" "\${PAGER-unset}" > ${quote(seen)}; cat > ${quote(paged)}`;
+  return { command: `sh -c ${quote(script)}`, paged, seen };
+}
+
+/** `gds args` in a pseudo-terminal, 100 columns by 40 rows: its exit code and what the terminal showed. */
+async function onTerminal(args: string[], extra: Record<string, string | undefined>) {
+  const [command, argv] = cliCommand(args);
+  const line = `stty cols 100 rows 40; ${[command, ...argv].map(quote).join(' ')}`;
+  const r: CliResult = await runInTerminal(line, { ...env(), ...extra }).result;
+  return { code: r.code, text: strip(r.stdout) };
+}
+
+describe('gds pages long output on a terminal, as gh does (O15)', () => {
+  it('a list goes through GDS_PAGER on a terminal: the pager has the table, the terminal nothing of it', async () => {
+    const pager = recordingPager();
+    const r = await onTerminal(['list'], { GDS_PAGER: pager.command });
+    expect(r.code).toBe(0);
+    const paged = strip(await readFile(pager.paged, 'utf8'));
+    expect(paged).toMatch(/^ID +NAME +MODE +STATE/);
+    expect(paged).toContain('customers');
+    expect(r.text).not.toContain('customers');
+    // gh's environment for the pager: LESS=FRX and LV=-c when unset, and no PAGER
+    expect(await readFile(pager.seen, 'utf8')).toBe('FRX|-c|unset');
+  });
+
+  it('gds api on a terminal: the whole indented answer is paged; a LESS of your own is kept', async () => {
+    const pager = recordingPager();
+    const r = await onTerminal(['api', '/items', '--base', bigBase, '--token', 'cli_pager_test_aaaa'], {
+      PAGER: pager.command,
+      LESS: '-R',
+    });
+    expect(r.code).toBe(0);
+    const paged = strip(await readFile(pager.paged, 'utf8'));
+    expect(JSON.parse(paged)).toHaveLength(400);
+    expect(paged.split('\n').length).toBeGreaterThan(1600);
+    expect(await readFile(pager.seen, 'utf8')).toBe('-R|-c|unset');
+  });
+
+  it('GDS_PAGER comes before PAGER; GDS_PAGER empty or cat is no pager', async () => {
+    const first = recordingPager();
+    const second = recordingPager();
+    const r = await onTerminal(['list'], { GDS_PAGER: first.command, PAGER: second.command });
+    expect(r.code).toBe(0);
+    expect(existsSync(first.paged)).toBe(true);
+    expect(existsSync(second.paged)).toBe(false);
+    for (const none of ['', 'cat']) {
+      const unused = recordingPager();
+      const plain = await onTerminal(['list'], { GDS_PAGER: none, PAGER: unused.command });
+      expect(plain.code).toBe(0);
+      expect(plain.text).toContain('customers');
+      expect(existsSync(unused.paged)).toBe(false);
+    }
+  });
+
+  it('piped output never goes through the pager, --json or not', async () => {
+    for (const args of [['list'], ['list', '--json'], ['api', '/api/me']]) {
+      const pager = recordingPager();
+      const r = await runCli(args, { env: { ...env(), GDS_PAGER: pager.command, PAGER: pager.command } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toBe('');
+      expect(existsSync(pager.paged)).toBe(false);
+    }
+  });
+
+  it('help is never paged, nor a command that does not list (status)', async () => {
+    for (const args of [['--help'], ['list', '--help'], ['help', 'environment'], ['status', 'customers']]) {
+      const pager = recordingPager();
+      const r = await onTerminal(args, { PAGER: pager.command });
+      expect(r.code).toBe(0);
+      expect(r.text.length).toBeGreaterThan(100);
+      expect(existsSync(pager.paged)).toBe(false);
+    }
+  });
+
+  it('a pager that stops reading early (head -3) is no error: exit 0, nothing on stderr', async () => {
+    const r = await onTerminal(['api', '/items', '--base', bigBase, '--token', 'cli_pager_test_aaaa'], {
+      GDS_PAGER: 'head -3',
+    });
+    expect(r.code).toBe(0);
+    expect(r.text.trimEnd().split('\n')).toEqual(['[', '  {', '    "n": 0,']);
+  });
+
+  it('a pager that is not there is said, and the output printed without one', async () => {
+    const r = await onTerminal(['list'], { PAGER: 'no-such-pager-gds -R' });
+    expect(r.code).toBe(0);
+    expect(r.text).toContain('The pager "no-such-pager-gds -R" (from PAGER) was not found');
+    expect(r.text).toContain('customers');
+  });
+});
+
+describe(
+  'with less in a real terminal (tmux)',
+  needs(onPath('tmux') && onPath('less') ? undefined : 'no tmux or less'),
+  () => {
+    async function inLess() {
+      const [command, args] = cliCommand([
+        'api',
+        '/items',
+        '--base',
+        bigBase,
+        '--token',
+        'cli_pager_test_aaaa',
+      ]);
+      // A shell runs gds and prints its exit status on the screen (see profile-picker.test.ts): bash, which
+      // goes on after a child that handled Ctrl-C itself, as an interactive shell does.
+      const term = await startTerminal(['bash', '-c', '"$0" "$@"; echo "[exit $?]"', command, ...args], {
+        width: 80,
+        height: 24,
+        env: cliEnv({ GDS_PAGER: 'less', LESS: undefined, GDS_CONFIG_DIR: '/nonexistent/gds' }),
+      });
+      // less shows the first screen and waits (the answer is far longer than 24 rows)
+      const first = await term.waitFor(/"title": "item 4"/);
+      expect(first).not.toContain('[exit');
+      return term;
+    }
+
+    it('q before the end quits the pager and gds, exit 0', async () => {
+      const term = await inLess();
+      try {
+        await term.send('q');
+        const screen = await term.waitFor(/\[exit \d+\]/);
+        expect(screen).toContain('[exit 0]');
+        expect(screen).not.toMatch(/Error|EPIPE/);
+      } finally {
+        await term.close();
+      }
+    });
+
+    it('Ctrl-C leaves less open; gds exits 130 once less is quit', async () => {
+      const term = await inLess();
+      try {
+        await term.send('C-c');
+        await term.send('G'); // less still answers keys: to the end of the answer
+        await term.waitFor(/"title": "item 399"/);
+        expect(await term.screen()).not.toContain('[exit');
+        await term.send('q');
+        expect(await term.waitFor(/\[exit \d+\]/)).toContain('[exit 130]');
+      } finally {
+        await term.close();
+      }
+    });
+  },
+);
