@@ -71,7 +71,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['GDS_PAGER', 'PAGER'],
     description:
-      "On a terminal, the lists, gate diff and gds api go through this pager, as gh's do (GDS_PAGER first, even empty, then PAGER; unset, empty or cat: none). less gets LESS=FRX unless LESS is set. Piped output and help are never paged; quitting the pager early is no error.",
+      "On a terminal, the lists, gate diff and gds api go through this pager, as gh's do (GDS_PAGER first, even empty, then the pager of gds settings, then PAGER; unset, empty or cat: none). less gets LESS=FRX unless LESS is set. Piped output and help are never paged; quitting the pager early is no error.",
   },
   {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],

@@ -106,6 +106,25 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
     }
   });
 
+  it('the pager of gds settings comes after GDS_PAGER and before PAGER', async () => {
+    const config = await mkdtemp(join(dir, 'config-'));
+    const setting = recordingPager();
+    const set = await runCli(['settings', 'set', 'pager', setting.command], {
+      env: { GDS_CONFIG_DIR: config },
+    });
+    expect(set.code, set.stderr).toBe(0);
+    const fromPager = recordingPager();
+    const r = await onTerminal(['list'], { GDS_CONFIG_DIR: config, PAGER: fromPager.command });
+    expect(r.code).toBe(0);
+    expect(strip(await readFile(setting.paged, 'utf8'))).toContain('customers');
+    expect(existsSync(fromPager.paged)).toBe(false);
+    const first = recordingPager();
+    await onTerminal(['list'], { GDS_CONFIG_DIR: config, GDS_PAGER: first.command });
+    expect(existsSync(first.paged)).toBe(true);
+    const none = await onTerminal(['list'], { GDS_CONFIG_DIR: config, GDS_PAGER: '' });
+    expect(none.text).toContain('customers');
+  });
+
   it('piped output never goes through the pager, --json or not', async () => {
     for (const args of [['list'], ['list', '--json'], ['api', '/api/me']]) {
       const pager = recordingPager();
