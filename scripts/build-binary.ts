@@ -3,9 +3,12 @@
 //   2. ajv standalone: the gate1.yml schema validator compiled now, not at run time;
 //   3. esbuild: scripts/sea/entry.ts and everything it reaches, oclif's plugins included, into one CJS file;
 //      heavy modules stay behind their `await import()` (esbuild turns each into a lazy require);
-//   4. two V8 code caches of the bundle (help's, the runs'), trained by running it through the start-up paths (scripts/sea/train.ts),
+//      a bundle of its own for each command the training runs (the same entry with that command alone:
+//      sea/command-bundles.ts), and packages of rare paths (undici, openid-client) as bundles of their own
+//      that every other bundle evaluates on first import (assetModules, sea/asset-module.ts);
+//   4. two V8 code caches of the bundle (help's, the runs'), and one per command bundle, trained by running it through the start-up paths (scripts/sea/train.ts),
 //      which also keeps the help pages oclif printed, for the boot script to serve (sea/precomputed-help.ts);
-//   5. the SEA blob: scripts/sea/boot.ts as main (it serves help pages rendered before, precomputed-help.ts), the bundle, its code cache, the help pages, the keychain addon,
+//   5. the SEA blob: scripts/sea/boot.ts as main (it serves help pages rendered before, precomputed-help.ts, and picks a command's own bundle when it has one), the bundles, their code caches, the help pages, the keychain addon,
 //      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (jq-wasm's jq.wasm) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
@@ -24,6 +27,8 @@ import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
+import { commandBundleAsset, commandBundleRoute, routesOf } from './sea/command-bundles.js';
+import type { CommandBundles } from './sea/command-bundles.js';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 // Under dist/ (ignored by git, eslint and prettier): the bundle, its metafile, the SEA blob.
@@ -88,33 +93,53 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
   const jq = await jqWasmAsset();
   const bundle = join(work, 'gds.cjs');
-  const { metafile } = await build({
-    ...scriptOptions(options),
-    entryPoints: [join(root, 'scripts/sea/entry.ts')],
-    outfile: bundle,
-    banner: { js: bundleWrapper.head },
-    footer: { js: bundleWrapper.tail },
-    // oclif reaches for the TypeScript compiler only to run uncompiled sources, which the bundle never does.
-    external: ['typescript'],
-    define: {
-      GDS_NATIVE_ADDONS: JSON.stringify({
-        keyring: Object.fromEntries(
-          Object.entries(keyrings).map(([platform, addon]) => [platform, addon.sha256]),
-        ),
-      }),
-      GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
-    },
-    metafile: true,
-    plugins: [bundleModules(await writeGate1Validator(), await writeCommandManifest())],
-  });
+  const [gate1Validator, manifestFile] = [await writeGate1Validator(), await writeCommandManifest()];
+  const bundleBuild = (outfile: string, ...plugins: Plugin[]) =>
+    build({
+      ...scriptOptions(options),
+      entryPoints: [join(root, 'scripts/sea/entry.ts')],
+      outfile,
+      banner: { js: bundleWrapper.head },
+      footer: { js: bundleWrapper.tail },
+      // oclif reaches for the TypeScript compiler only to run uncompiled sources, which the bundle never does.
+      external: ['typescript'],
+      define: {
+        GDS_NATIVE_ADDONS: JSON.stringify({
+          keyring: Object.fromEntries(
+            Object.entries(keyrings).map(([platform, addon]) => [platform, addon.sha256]),
+          ),
+        }),
+        GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
+      },
+      metafile: true,
+      plugins: [...plugins, assetModuleImports(), bundleModules(gate1Validator, manifestFile)],
+    });
+  const assetBundles = await buildAssetModules(options, bundleModules(gate1Validator, manifestFile));
+  const { metafile } = await bundleBuild(bundle);
   await writeFile(join(work, 'meta.json'), JSON.stringify(metafile));
+  // A bundle of its own for each command the runs' training goes through (commandBundles): only that command's
+  // code, compiled with its own code cache, for the command lines boot.ts routes to it.
+  const manifest = readJson(manifestFile) as Interfaces.Manifest;
+  const routes = commandRoutes(manifest);
+  const own = ownBundleCommands(routes);
+  const ownBundles = await Promise.all(
+    own.map(async (id) => {
+      const file = join(work, `command-${id.replaceAll(':', '-')}.cjs`);
+      const built = await bundleBuild(file, commandOnly(id, manifest, routes));
+      await writeFile(file.replace(/\.cjs$/, '.meta.json'), JSON.stringify(built.metafile));
+      return { id, file, cache: file.replace(/\.cjs$/, '.cache') };
+    }),
+  );
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
   await build({
     ...scriptOptions(options),
     entryPoints: [join(root, 'scripts/sea/boot.ts')],
     outfile: boot,
     // What the boot script keeps in the user's cache (help rendered on a terminal) is filed by build.
-    define: { GDS_BUILD_ID: JSON.stringify(sha256Of(bundle).slice(0, 16)) },
+    define: {
+      GDS_BUILD_ID: JSON.stringify(sha256Of(bundle).slice(0, 16)),
+      GDS_COMMAND_BUNDLES: JSON.stringify({ routes, own } satisfies CommandBundles),
+    },
   });
   await build({
     ...scriptOptions(options),
@@ -123,13 +148,20 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   });
   const [codeCache, helpCodeCache] = [join(work, 'gds.cache'), join(work, 'gds-help.cache')];
   const help = join(work, 'help.json');
-  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help });
+  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help }, ownBundles);
   const inputs: SeaInputs = {
     boot,
     assets: {
       'gds.cjs': bundle,
       'gds.cache': codeCache,
       'gds-help.cache': helpCodeCache,
+      ...assetBundles,
+      ...Object.fromEntries(
+        ownBundles.flatMap(({ id, file, cache }) => [
+          [commandBundleAsset(id, 'cjs'), file],
+          [commandBundleAsset(id, 'cache'), cache],
+        ]),
+      ),
       'help.json': help,
       'keyring.node': keyring.path,
       'libpg-query.wasm': pgWasm.path,
@@ -154,7 +186,7 @@ export async function makeExecutable(inputs: SeaInputs, target: ExecutableTarget
     if (target.keyring !== undefined) assets['keyring.node'] = target.keyring;
     if (!target.native) {
       // Empty caches compile the bundle without one; help pages that match no user agent are never served.
-      for (const name of ['gds.cache', 'gds-help.cache']) {
+      for (const name of Object.keys(assets).filter((asset) => asset.endsWith('.cache'))) {
         assets[name] = join(dir, name);
         await writeFile(assets[name], '');
       }
@@ -220,6 +252,7 @@ async function trainCodeCache(
   trainer: string,
   bundle: string,
   files: { run: string; help: string; helpPages: string },
+  ownBundles: ReadonlyArray<{ id: string; file: string; cache: string }>,
 ): Promise<void> {
   const { COMMANDS } = await import('../src/commands/index.js');
   const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
@@ -246,29 +279,178 @@ async function trainCodeCache(
       ...[...topics].filter((topic) => !ids.includes(topic)).map((topic) => [...topic.split(':'), '--help']),
       ...ids.map((id) => [...id.split(':'), '--help']),
     ];
-    const runs = [
-      ['gate', 'validate', '-f', 'a.yml'],
-      ['gate', 'validate', '-f', 'a.yml', '--json'],
-      ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
-      ['gate', 'diff', '--nope'],
-      ['gate', 'diff', '--nope', '--json'],
-      // A network command's path (credentials, client, undici) up to a refused connection.
-      ['list', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
-      // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
-      ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
-    ];
     const options = {
       quiet: true,
       cwd: scratch,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
     };
     await exec(node, [trainer, bundle, files.help, JSON.stringify(helpRuns), files.helpPages], options);
-    await exec(node, [trainer, bundle, files.run, JSON.stringify(runs)], options);
+    await exec(node, [trainer, bundle, files.run, JSON.stringify(trainingRuns)], options);
+    // Each command's own bundle, on the runs of that command.
+    await Promise.all(
+      ownBundles.map(({ id, file, cache }) => {
+        const runs = trainingRuns.filter((argv) => routeOf(argv)?.id === id);
+        return exec(node, [trainer, file, cache, JSON.stringify(runs)], options);
+      }),
+    );
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  if (![files.run, files.help, files.helpPages].every((file) => existsSync(file)))
+  const written = [files.run, files.help, files.helpPages, ...ownBundles.map(({ cache }) => cache)];
+  if (!written.every((file) => existsSync(file)))
     throw new Error('The code cache training wrote no cache or no help pages.');
+}
+
+/**
+ * The runs the runs' code cache is trained on (run from a folder holding a.yml, b.yml and v.sql): a flag
+ * error, a --json run, a network command up to its request, and the commands of the start-up budget. Each
+ * command named here also gets a bundle of its own (ownBundleCommands), trained on its own runs.
+ */
+const trainingRuns: string[][] = [
+  ['gate', 'validate', '-f', 'a.yml'],
+  ['gate', 'validate', '-f', 'a.yml', '--json'],
+  ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
+  ['gate', 'diff', '--nope'],
+  ['gate', 'diff', '--nope', '--json'],
+  // A network command's path (credentials, client, transport) up to a refused connection.
+  ['list', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
+  // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
+  ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
+];
+
+let routesForTraining: CommandBundles['routes'] = {};
+
+function routeOf(argv: readonly string[]): { id: string } | undefined {
+  return commandBundleRoute(argv, { routes: routesForTraining, own: Object.keys(routesForTraining) });
+}
+
+function commandRoutes(manifest: Interfaces.Manifest): CommandBundles['routes'] {
+  routesForTraining = routesOf(manifest.commands);
+  return routesForTraining;
+}
+
+/** gds's commands the runs' training goes through: each gets a bundle of its own. */
+function ownBundleCommands(routes: CommandBundles['routes']): string[] {
+  const { COMMAND_LOADERS } = loadersById();
+  const ids = new Set<string>();
+  for (const argv of trainingRuns) {
+    const route = commandBundleRoute(argv, { routes, own: Object.keys(routes) });
+    if (route === undefined)
+      throw new Error(`build:binary: the training run \`${argv.join(' ')}\` names no command`);
+    if (Object.hasOwn(COMMAND_LOADERS, route.id) && route.id !== '__complete') ids.add(route.id);
+  }
+  return [...ids];
+}
+
+/** src/commands/loaders.ts's table, read as text: each command id and the module its loader imports. */
+function loadersById(): { COMMAND_LOADERS: Record<string, string> } {
+  const file = join(root, 'src/commands/loaders.ts');
+  const source = readFileSync(file, 'utf8');
+  const table: Record<string, string> = {};
+  for (const match of source.matchAll(/^\s*(?:'([^']+)'|([\w$]+)): \(\) => import\('([^']+)'\),?$/gm)) {
+    const [, quoted, bare, module] = match;
+    table[(quoted ?? bare) as string] = resolve(dirname(file), (module as string).replace(/\.js$/, '.ts'));
+  }
+  return { COMMAND_LOADERS: table };
+}
+
+/**
+ * A bundle of one command: its loader alone in the command table, the manifest with only its entry whole (the
+ * others as much as routing reads), and no plugin command. Used only for command lines routed to it.
+ */
+function commandOnly(id: string, manifest: Interfaces.Manifest, routes: CommandBundles['routes']): Plugin {
+  const module = loadersById().COMMAND_LOADERS[id];
+  if (module === undefined) throw new Error(`build:binary: src/commands/loaders.ts has no loader for ${id}`);
+  const commands = { ...routes, [id]: manifest.commands[id] };
+  return {
+    name: 'gds-command-only',
+    setup(b) {
+      b.onResolve({ filter: /[\\/]commands[\\/]loaders\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path) === join(root, 'src/commands/loaders.js')
+          ? { path: 'loaders', namespace: 'gds-command-only' }
+          : undefined,
+      );
+      b.onResolve({ filter: /^gds:embedded-manifest$/ }, () => ({
+        path: 'manifest',
+        namespace: 'gds-command-only',
+      }));
+      b.onResolve({ filter: /^gds:embedded-plugins$/ }, () => ({
+        path: 'plugins',
+        namespace: 'gds-command-only',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'gds-command-only' }, (args) => ({
+        contents: {
+          loaders: `export const COMMAND_LOADERS = { ${JSON.stringify(id)}: () => import(${JSON.stringify(module)}) };`,
+          manifest: `export default ${JSON.stringify({ ...manifest, commands })};`,
+          plugins: embeddedPluginsSource({ commands: [], hooks: pluginEntries().hooks }),
+        }[args.path],
+        resolveDir: root,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * Packages only a rare path runs, each kept out of the command bundles as a bundle of its own (a SEA asset,
+ * by name), evaluated on first import (scripts/sea/asset-module.ts): a bundle's source is copied into V8's
+ * heap at every start, used or not. undici (openid-client's fetch when signing in or refreshing a session,
+ * and its proxy agent) was 536 kB of the 1.3 MB of `gds list`'s bundle; openid-client with oauth4webapi
+ * and jose another 83 kB. Each asset holds packages nothing else in the bundle imports, so no module is
+ * evaluated twice. Specifier -> [asset, export of the asset that stands for it].
+ */
+const assetModules: Record<string, [asset: string, member: string]> = {
+  undici: ['undici.cjs', 'undici'],
+  'undici/lib/web/fetch/index.js': ['undici.cjs', 'fetch'],
+  'openid-client': ['openid-client.cjs', 'openidClient'],
+};
+
+/** The asset bundles of assetModules, built under dist/sea-build: asset name -> file. */
+async function buildAssetModules(options: BinaryOptions, modules: Plugin): Promise<Record<string, string>> {
+  const byAsset = new Map<string, Array<[specifier: string, member: string]>>();
+  for (const [specifier, [asset, member]] of Object.entries(assetModules)) {
+    byAsset.set(asset, [...(byAsset.get(asset) ?? []), [specifier, member]]);
+  }
+  const files: Record<string, string> = {};
+  for (const [asset, members] of byAsset) {
+    files[asset] = join(work, asset);
+    await build({
+      ...scriptOptions(options),
+      stdin: {
+        contents: `module.exports = { ${members.map(([specifier, member]) => `${member}: require(${JSON.stringify(specifier)})`).join(', ')} };`,
+        resolveDir: root,
+        loader: 'js',
+      },
+      outfile: files[asset],
+      banner: { js: bundleWrapper.head },
+      footer: { js: bundleWrapper.tail },
+      plugins: [modules],
+    });
+  }
+  return files;
+}
+
+/** In a command bundle, each import of an assetModules package reads its asset bundle instead. */
+function assetModuleImports(): Plugin {
+  const loader = join(root, 'scripts/sea/asset-module.ts');
+  return {
+    name: 'gds-asset-modules',
+    setup(b) {
+      const names = Object.keys(assetModules).map((specifier) => specifier.replace(/[./]/g, '\\$&'));
+      b.onResolve({ filter: new RegExp(`^(?:${names.join('|')})$`) }, (args) => ({
+        path: args.path,
+        namespace: 'gds-asset-module',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'gds-asset-module' }, (args) => {
+        const [asset, member] = assetModules[args.path] ?? [];
+        return {
+          contents: `module.exports = require(${JSON.stringify(loader)}).assetModule(${JSON.stringify(asset)})[${JSON.stringify(member)}];`,
+          resolveDir: root,
+          loader: 'js',
+        };
+      });
+    },
+  };
 }
 
 /** Every module that exists only in the bundle, and the redirects that put them in place. */

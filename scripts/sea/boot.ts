@@ -10,12 +10,16 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { answeredVersion, userAgent } from '../../src/cli/version.js';
 import { codeCacheAsset, compileBundle } from './bundle-script.js';
 import type { BundleFunction } from './bundle-script.js';
+import { commandBundleAsset, commandBundleRoute } from './command-bundles.js';
+import type { CommandBundles } from './command-bundles.js';
 import { writeCacheFile } from './cache-dir.js';
 import { helpCase, helpKey, terminalHelpFile, terminalHelpKey } from './precomputed-help.js';
 import type { PrecomputedHelp } from './precomputed-help.js';
 
 /** Filled in by scripts/build-binary.ts: the first 16 hex digits of the bundle's sha256. */
 declare const GDS_BUILD_ID: string;
+/** Filled in by scripts/build-binary.ts: the commands with a bundle of their own (command-bundles.ts). */
+declare const GDS_COMMAND_BUNDLES: CommandBundles;
 
 function answeredHelp(argv: string[]): boolean {
   const kind = helpCase(argv, process.env);
@@ -65,12 +69,22 @@ function answeredTerminalHelp(argv: string[]): boolean {
   return false;
 }
 
+/** The bundle and code cache for these arguments: the command's own when it has one, else the whole CLI's. */
+function bundleAssets(argv: readonly string[]): { source: string; cache: string } {
+  const helpFlags = ['--help', ...packageJson.oclif.additionalHelpFlags];
+  const route = commandBundleRoute(argv, GDS_COMMAND_BUNDLES, helpFlags);
+  if (route === undefined) return { source: 'gds.cjs', cache: codeCacheAsset(argv) };
+  return { source: commandBundleAsset(route.id, 'cjs'), cache: commandBundleAsset(route.id, 'cache') };
+}
+
 const argv = process.argv.slice(2);
 if (!answeredVersion(argv, packageJson) && !answeredHelp(argv)) {
-  const source = Buffer.from(getRawAsset('gds.cjs')).toString('latin1');
-  const script = compileBundle(source, new Uint8Array(getRawAsset(codeCacheAsset(argv))));
+  const assets = bundleAssets(argv);
+  const source = Buffer.from(getRawAsset(assets.source)).toString('latin1');
+  const script = compileBundle(source, new Uint8Array(getRawAsset(assets.cache)));
   if (process.env.GDS_TEST_CODE_CACHE === '1') {
-    process.stderr.write(`code cache: ${script.cachedDataRejected === true ? 'rejected' : 'accepted'}\n`);
+    const verdict = script.cachedDataRejected === true ? 'rejected' : 'accepted';
+    process.stderr.write(`code cache: ${verdict} (${assets.source})\n`);
   }
   (script.runInThisContext() as BundleFunction)(exports, require, module, __filename, __dirname);
 }

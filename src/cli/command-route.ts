@@ -60,3 +60,29 @@ function spacedId(argv: readonly string[], commands: Readonly<Record<string, Rou
   const id = final.filter(Boolean);
   return id.length === 0 ? [argv[0] ?? ''] : id;
 }
+
+const globalFlagWithValue = /^--(?:token|base|profile|jq)(=.*)?$/;
+
+/**
+ * `gds --profile prod env promote …`: oclif reads a command's flags only after its words, so global flags
+ * given before the command move behind it (before any `--`). `--json id,name` moves with its field list.
+ */
+export function globalFlagsAfterCommand(argv: readonly string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const token = argv[i] ?? '';
+    const withValue = globalFlagWithValue.exec(token);
+    const takesNext =
+      (withValue !== null && withValue[1] === undefined) ||
+      (token === '--json' && (argv[i + 1] ?? '').includes(','));
+    if (withValue === null && token !== '--json' && !token.startsWith('--json=')) break;
+    const width = takesNext && i + 1 < argv.length ? 2 : 1;
+    leading.push(...argv.slice(i, i + width));
+    i += width;
+  }
+  if (leading.length === 0) return [...argv];
+  const rest = argv.slice(i);
+  const end = rest.indexOf('--');
+  return end === -1 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)];
+}

@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
-import { commandRoute } from './command-route.js';
+import { commandRoute, globalFlagsAfterCommand } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
 import { redactSecrets } from '../core/redact.js';
 import { redactError, scrubProcessTitle, secretsFrom } from './secrets.js';
 import { answeredVersion } from './version.js';
+
+export { globalFlagsAfterCommand };
 
 const notFoundPlugin = '@oclif/plugin-not-found';
 const notFoundExit = 127;
@@ -160,32 +162,6 @@ async function runRouted(config: Interfaces.Config, route: CommandRoute): Promis
   ) => { _run(): Promise<unknown> };
   const instance = new command(route.argv, config);
   await instance._run();
-}
-
-const globalFlagWithValue = /^--(?:token|base|profile|jq)(=.*)?$/;
-
-/**
- * `gds --profile prod env promote …`: oclif reads a command's flags only after its words, so global flags
- * given before the command move behind it (before any `--`). `--json id,name` moves with its field list.
- */
-export function globalFlagsAfterCommand(argv: readonly string[]): string[] {
-  const leading: string[] = [];
-  let i = 0;
-  while (i < argv.length) {
-    const token = argv[i] ?? '';
-    const withValue = globalFlagWithValue.exec(token);
-    const takesNext =
-      (withValue !== null && withValue[1] === undefined) ||
-      (token === '--json' && (argv[i + 1] ?? '').includes(','));
-    if (withValue === null && token !== '--json' && !token.startsWith('--json=')) break;
-    const width = takesNext && i + 1 < argv.length ? 2 : 1;
-    leading.push(...argv.slice(i, i + width));
-    i += width;
-  }
-  if (leading.length === 0) return [...argv];
-  const rest = argv.slice(i);
-  const end = rest.indexOf('--');
-  return end === -1 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)];
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {

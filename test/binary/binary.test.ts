@@ -359,14 +359,18 @@ describe(
 );
 
 describe('dist/gds start-up', needs(noBuildTools), () => {
-  it.each([[['gate', '--help']], [['gate', 'validate', '-f', 'a.yml']]])(
-    'gds %j compiles the bundle with a code cache trained at build time (V8 accepts it)',
-    async (args) => {
-      const r = await runBinary(args, { GDS_TEST_CODE_CACHE: '1' });
-      expect(r.code).toBe(0);
-      expect(r.stderr.split('\n')[0]).toBe('code cache: accepted');
-    },
-  );
+  // A command with a bundle of its own (scripts/sea/command-bundles.ts) runs it, with its own code cache;
+  // help and every other command line run the whole bundle.
+  it.each([
+    [['gate', '--help'], 'gds.cjs'],
+    [['gate', 'validate', '-f', 'a.yml'], 'command-gate-validate.cjs'],
+    [['--json', 'gate', 'validate', '-f', 'a.yml'], 'command-gate-validate.cjs'],
+    [['gate', 'validate', '-f', 'a.yml', '-h'], 'gds.cjs'],
+  ])('gds %j compiles %s with a code cache trained at build time (V8 accepts it)', async (args, bundle) => {
+    const r = await runBinary(args, { GDS_TEST_CODE_CACHE: '1' });
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n')[0]).toBe(`code cache: accepted (${bundle})`);
+  });
 });
 
 describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {

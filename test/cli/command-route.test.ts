@@ -8,6 +8,8 @@ import { normalizeArgv } from '@oclif/core/help';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commandRoute } from '../../src/cli/command-route.js';
 import type { RoutedCommand } from '../../src/cli/command-route.js';
+import { globalFlagsAfterCommand } from '../../src/cli/main.js';
+import { commandBundleRoute, routesOf } from '../../scripts/sea/command-bundles.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let config: Config;
@@ -76,5 +78,22 @@ describe('the fast dispatcher routes a command line as oclif does', () => {
       id: 'api',
       argv: ['GET', '--', '--help'],
     });
+  });
+});
+
+// dist/gds's boot script picks a command's own bundle from the routing fields alone (routesOf), before main()
+// runs: it must pick the command main() then routes the line to, and no bundle where main() routes none.
+describe("the single executable's boot script picks the bundle of the command main() runs", () => {
+  it.each(
+    [...lines, ['--profile', 'p', 'list', '--json'], ['--json', 'gate', 'validate', '-f', 'x.yml']].map(
+      (line) => [line.join(' '), line],
+    ),
+  )('%s', (_, line) => {
+    const routes = routesOf(commands);
+    const main = commandRoute(globalFlagsAfterCommand(line), commands, helpFlags);
+    expect(commandBundleRoute(line, { routes, own: Object.keys(routes) }, helpFlags)).toEqual(main);
+    expect(commandBundleRoute(line, { routes, own: ['gate:validate'] }, helpFlags)?.id).toBe(
+      main?.id === 'gate:validate' ? 'gate:validate' : undefined,
+    );
   });
 });
