@@ -115,6 +115,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     try {
       await this.out?.flush();
     } catch (failure) {
+      if (pagerClosed(failure)) return super.finally(error);
       const cliError = toCliError(failure, 'See `gds --help`.');
       this.out.error(redactError(cliError, this.argv));
       process.exitCode = cliError.exitCode;
@@ -127,6 +128,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async catch(error: Error): Promise<never> {
     if (isOclifExit(error)) throw error;
+    if (pagerClosed(error)) this.exit(ExitCode.Ok);
     const failure = toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
       flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
     });
@@ -234,6 +236,11 @@ function positionalCount(argv: readonly string[], command: ParsedDefinitions): n
     count += 1;
   }
   return count;
+}
+
+/** A write refused because the person quit the pager before the end (pager.ts, PagerClosed): exit 0, silent. */
+function pagerClosed(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'pager_closed';
 }
 
 function isOclifExit(error: Error): boolean {

@@ -7,7 +7,8 @@
 // - `cat` (or an empty value) is no pager at all; piped stdout is never paged; help is never paged.
 // - The pager gets LESS=FRX when LESS is unset (quit when it fits, colours, no screen clearing), LV=-c when
 //   LV is unset, and no PAGER in its environment.
-// - A pager that ends early (q before the end) or exits non-zero is no error: the rest is dropped, exit 0.
+// - A pager that ends early (q before the end) or exits non-zero is no error: the command stops at its next
+//   write (PagerClosed, gh's ErrClosedPagerPipe), exit 0.
 // - A pager that is not there is said on stderr, and the output is printed as it would be without one.
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
@@ -59,6 +60,17 @@ export function pagerFound(command: string, env: NodeJS.ProcessEnv): boolean {
     .some((dir) => executable(join(dir, first)));
 }
 
+/**
+ * Thrown by a write once the person has quit the pager before the end (gh's ErrClosedPagerPipe): the command
+ * stops there (no more pages are fetched for nobody) and gds exits 0, saying nothing.
+ */
+export class PagerClosed extends Error {
+  readonly code = 'pager_closed';
+  constructor() {
+    super('The pager was quit before the end of the output.');
+  }
+}
+
 interface TerminalStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
@@ -75,6 +87,8 @@ export class PagedOutput {
   private child: ChildProcess | undefined;
   /** The pager's input is over (its end given, or the pager gone): what is written meanwhile is dropped. */
   private closed = false;
+  /** gds gave the pager the end of its input (end()): from then on writes are dropped, never refused. */
+  private ending = false;
   /** The pager process has ended (or never started). */
   private gone = false;
   /** No pager could be found: everything goes to the terminal. */
@@ -100,7 +114,10 @@ export class PagedOutput {
 
   write(chunk: string): boolean {
     if (this.direct) return this.terminal.write(chunk) !== false;
-    if (this.closed) return true;
+    if (this.closed) {
+      if (this.ending) return true;
+      throw new PagerClosed();
+    }
     const child = this.child ?? this.start();
     if (child === undefined) return this.terminal.write(chunk) !== false;
     child.stdin?.write(chunk);
@@ -110,6 +127,7 @@ export class PagedOutput {
   /** Everything written: the pager gets the end of its input, and this waits until the person quits it. */
   async end(): Promise<void> {
     if (this.child === undefined) return;
+    this.ending = true;
     if (!this.closed) {
       this.closed = true;
       this.child.stdin?.end();

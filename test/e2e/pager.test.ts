@@ -19,9 +19,25 @@ import { startTerminal } from '../helpers/tmux.js';
 
 let server: TestServer;
 let dir: string;
-/** A service answering any path with 400 items: `gds api` prints them indented, over 2,000 lines. */
-const big = createServer((_request, response) => {
+/** Pages asked of /pages, a list of 100 pages of 50 items each (nextCursor), counted. */
+let pagesAsked = 0;
+/**
+ * A service answering any path with 400 items (`gds api` prints them indented, over 1,600 lines), and
+ * /pages with a page of a 100-page list.
+ */
+const big = createServer((request, response) => {
   response.setHeader('content-type', 'application/json');
+  const url = new URL(request.url ?? '/', 'http://x');
+  if (url.pathname === '/pages') {
+    pagesAsked += 1;
+    const page = Number(url.searchParams.get('cursor') ?? '0');
+    const items = Array.from({ length: 50 }, (_, n) => ({ n: page * 50 + n }));
+    // 20 ms a page: the 100 pages take 2 s, far longer than a pager's exit takes to reach gds
+    setTimeout(() => {
+      response.end(JSON.stringify({ items, ...(page < 99 ? { nextCursor: String(page + 1) } : {}) }));
+    }, 20);
+    return;
+  }
   response.end(JSON.stringify(Array.from({ length: 400 }, (_, n) => ({ n, title: `item ${n}` }))));
 });
 let bigBase = '';
@@ -151,6 +167,21 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
     });
     expect(r.code).toBe(0);
     expect(r.text.trimEnd().split('\n')).toEqual(['[', '  {', '    "n": 0,']);
+  });
+
+  it('quitting the pager early stops the command, as gh: --paginate asks no more pages, exit 0', async () => {
+    const args = ['api', '/pages', '--paginate', '--base', bigBase, '--token', 'cli_pager_test_aaaa'];
+    pagesAsked = 0;
+    const all = await runCli(args, { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } });
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(5000);
+    expect(pagesAsked).toBe(100);
+    pagesAsked = 0;
+    const r = await onTerminal(args, { GDS_PAGER: 'head -2' });
+    expect(r.code).toBe(0);
+    expect(r.text.trimEnd().split('\n')).toEqual(['{"n":0}', '{"n":1}']);
+    // without stopping, all 100 (as piped above)
+    expect(pagesAsked).toBeLessThan(50);
   });
 
   it('a pager that is not there is said, and the output printed without one', async () => {
