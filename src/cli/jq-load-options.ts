@@ -1,8 +1,14 @@
-// Where jq-wasm finds its WebAssembly: beside its own script in node_modules (the package's default). The
-// single executable carries it as an asset instead: scripts/build-binary.ts puts scripts/sea/jq-options.ts
-// in this module's place.
+// Where jq-wasm finds its WebAssembly: beside its own script in node_modules, instantiated by
+// jq-instantiate.ts. The single executable carries it as an asset instead: scripts/build-binary.ts puts
+// scripts/sea/jq-options.ts in this module's place.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { JqLoadOptions } from 'jq-wasm';
+import { jqInstantiation } from './jq-instantiate.js';
 
 export function jqLoadOptions(): JqLoadOptions {
-  return {};
+  // jq-wasm's exports hide the .wasm; it sits in dist/build beside the CommonJS entry.
+  const entry = createRequire(import.meta.url).resolve('jq-wasm');
+  return jqInstantiation(readFileSync(join(dirname(entry), 'build/jq.wasm')));
 }
