@@ -32,6 +32,51 @@ function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/**
+ * Where a process's resident memory is, in MiB, from /proc/PID/smaps: `wasm` (the WebAssembly heaps: the
+ * pages of a linear memory in use, just before the gigabytes V8 reserves for it), `code` (V8's compiled
+ * code, PGlite's WebAssembly included), `heap` (glibc's main arena, [heap]), `anon`
+ * (every other private mapping: V8's heap, large malloc blocks, glibc's other arenas) and
+ * `file` (the node binary's pages and other files).
+ */
+function residentParts(pid: number): Record<'wasm' | 'code' | 'heap' | 'anon' | 'file', number> {
+  const parts = { wasm: 0, code: 0, heap: 0, anon: 0, file: 0 };
+  // A linear memory is its pages in use (read-write) followed by the rest of its reservation (no access).
+  let previous: { end: bigint; part: keyof typeof parts; rss: number } | undefined;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const [, from = '0', to = '0', perms = '', name = ''] = head;
+      const start = BigInt(`0x${from}`);
+      const end = BigInt(`0x${to}`);
+      if (
+        previous?.part === 'anon' &&
+        perms === '---p' &&
+        end - start >= 2n ** 30n &&
+        previous.end === start
+      ) {
+        parts.anon -= previous.rss;
+        parts.wasm += previous.rss;
+      }
+      const part =
+        name === '[heap]' ? 'heap' : name.startsWith('/') ? 'file' : perms.includes('x') ? 'code' : 'anon';
+      previous = { end, part, rss: 0 };
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+)/.exec(line);
+    if (rss && previous) {
+      previous.rss = Number(rss[1]) / 1024;
+      parts[previous.part] += previous.rss;
+    }
+  }
+  return parts;
+}
+
+const partsText = (parts: Record<string, number>) =>
+  Object.entries(parts)
+    .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
+    .join(', ');
+
 /** The node process running src/server/main.ts with this ready file (npm and sh sit above it). */
 function serverPid(readyFile: string): number {
   for (const entry of readdirSync('/proc')) {
@@ -126,7 +171,7 @@ async function call(
  */
 async function afterGateRuns(
   rows: number,
-): Promise<{ before: number; ms: number; peak: number; after: number }> {
+): Promise<{ before: number; ms: number; peak: number; after: number; beforeParts: string; parts: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gds-bench-'));
   const dataDir = join(dir, 'data');
   try {
@@ -154,6 +199,7 @@ async function afterGateRuns(
       });
       if (applied !== 200) throw new Error(`gate1 apply: ${applied}`);
       const before = memoryMiB(server.pid, 'VmRSS');
+      const beforeParts = partsText(residentParts(server.pid));
       const times: number[] = [];
       for (let i = 0; i < GATE_RUNS; i++) {
         const started = performance.now();
@@ -163,7 +209,15 @@ async function afterGateRuns(
       }
       const peak = memoryMiB(server.pid, 'VmHWM');
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      return { before, ms: median(times), peak, after: memoryMiB(server.pid, 'VmRSS') };
+      const after = memoryMiB(server.pid, 'VmRSS');
+      return {
+        before,
+        beforeParts,
+        ms: median(times),
+        peak,
+        after,
+        parts: partsText(residentParts(server.pid)),
+      };
     } finally {
       await server.stop();
     }
@@ -214,13 +268,13 @@ export const run: BenchModule = async () => {
         section: 'embedded server',
         name: `peak RSS over gate runs, ${label} (MiB)`,
         value: r.peak.toFixed(0),
-        note: `RSS before the runs ${r.before.toFixed(0)} MiB`,
+        note: `RSS before the runs ${r.before.toFixed(0)} MiB (${r.beforeParts})`,
       },
       {
         section: 'embedded server',
         name: `idle RSS after gate runs, ${label} (MiB)`,
         value: r.after.toFixed(0),
-        note: `${SETTLE_MS / 1000} s after the last run (sandboxes closed); budget 300: ${r.after <= 300 ? 'within' : 'OVER'}`,
+        note: `${SETTLE_MS / 1000} s after the last run (sandboxes closed): ${r.parts} MiB; budget 300: ${r.after <= 300 ? 'within' : 'OVER'}`,
       },
     );
   }

@@ -14,12 +14,12 @@ export interface Queryable {
   /** Runs one or more statements without parameters (migrations, DDL). */
   exec(sql: string): Promise<void>;
   /**
-   * PGlite only: runs `COPY (…) TO '/dev/blob'` and answers what it wrote. The rows leave PostgreSQL a
-   * few kilobytes at a time, instead of one value built in PGlite's heap (which never shrinks).
+   * PGlite only: runs `COPY (select) TO …` (text format) and answers what it wrote. The rows leave
+   * PostgreSQL a few kilobytes at a time, instead of one value built in PGlite's heap (which never shrinks).
    */
-  copyOut?(sql: string): Promise<Uint8Array>;
-  /** PGlite only: runs `COPY … FROM '/dev/blob'` over `data` (what copyOut answered). */
-  copyIn?(sql: string, data: Uint8Array): Promise<void>;
+  copyOut?(select: string): Promise<Uint8Array>;
+  /** PGlite only: runs `COPY table FROM …` over `data` (what copyOut answered). */
+  copyIn?(table: string, data: Uint8Array): Promise<void>;
 }
 
 export interface Db extends Queryable {

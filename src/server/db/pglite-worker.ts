@@ -15,8 +15,11 @@ export interface WorkerInit {
 }
 
 export type WorkerRequest =
-  /** `blob`: what `COPY … FROM '/dev/blob'` reads; a `COPY … TO '/dev/blob'` answers with its bytes. */
-  | { id: number; op: 'query'; sql: string; params?: unknown[]; blob?: Uint8Array }
+  | { id: number; op: 'query'; sql: string; params?: unknown[] }
+  /** `COPY (select) TO …`: answers its bytes (as `blob`). */
+  | { id: number; op: 'copyOut'; select: string }
+  /** `COPY table FROM …` over `data`. */
+  | { id: number; op: 'copyIn'; table: string; data: Uint8Array }
   | { id: number; op: 'exec'; sql: string }
   | { id: number; op: 'begin' | 'commit' | 'rollback' | 'close' };
 
@@ -67,16 +70,53 @@ async function end(commit: boolean): Promise<void> {
   await done;
 }
 
+/**
+ * Where copies go through: a file of PGlite's in-memory file system (/tmp is Emscripten's MEMFS, not the
+ * data directory). Its contents are one array, grown by copying, and read back as one: PGlite's
+ * '/dev/blob' keeps every write of a COPY as an array of its own (one a row, 100,000 for a table of
+ * 100,000 rows), then joins them in a Blob, and those small blocks, freed among others, kept glibc's
+ * arena grown after every gate run (`npm run bench embedded-memory`, docs/server.md "Where PGlite ends").
+ */
+const COPY_FILE = '/tmp/gds-copy';
+
+interface MemoryFs {
+  readFile(path: string): Uint8Array;
+  writeFile(path: string, data: Uint8Array): void;
+  unlink(path: string): void;
+}
+
+/** PGlite's Emscripten file system (not in its types). */
+const fs = () => (lite as unknown as { Module: { FS: MemoryFs } }).Module.FS;
+
+/** Frees the copy file's memory (a COPY that failed may have written part of it, or none). */
+function removeCopyFile(): void {
+  try {
+    fs().unlink(COPY_FILE);
+  } catch {
+    // not there
+  }
+}
+
 async function handle(request: WorkerRequest): Promise<{ rows?: unknown[]; blob?: Uint8Array }> {
   const target = open?.tx ?? lite;
   switch (request.op) {
-    case 'query': {
-      const input = request.blob ? { blob: new Blob([request.blob]) } : undefined;
-      const result = await target.query(request.sql, request.params, input);
-      return result.blob
-        ? { rows: result.rows, blob: new Uint8Array(await result.blob.arrayBuffer()) }
-        : { rows: result.rows };
-    }
+    case 'query':
+      return { rows: (await target.query(request.sql, request.params)).rows };
+    case 'copyOut':
+      try {
+        await target.query(`COPY (${request.select}) TO '${COPY_FILE}'`);
+        return { blob: fs().readFile(COPY_FILE) };
+      } finally {
+        removeCopyFile();
+      }
+    case 'copyIn':
+      try {
+        fs().writeFile(COPY_FILE, request.data);
+        await target.query(`COPY ${request.table} FROM '${COPY_FILE}'`);
+        return {};
+      } finally {
+        removeCopyFile();
+      }
     case 'exec':
       await target.exec(request.sql);
       return {};

@@ -209,7 +209,7 @@ function sandboxesOf(
   };
 }
 
-/** The bytes a `COPY … TO '/dev/blob'` wrote (none when it wrote no row). */
+/** The bytes a `COPY (…) TO` wrote (none when it wrote no row). */
 async function copiedOut(answer: Promise<Answer>): Promise<Uint8Array> {
   return (await answer).blob ?? new Uint8Array();
 }
@@ -342,12 +342,12 @@ class PgliteWorkerDb implements Db {
     );
   }
 
-  copyOut(sql: string): Promise<Uint8Array> {
-    return this.exclusive(() => copiedOut(this.send({ op: 'query', sql })));
+  copyOut(select: string): Promise<Uint8Array> {
+    return this.exclusive(() => copiedOut(this.send({ op: 'copyOut', select })));
   }
 
-  async copyIn(sql: string, data: Uint8Array): Promise<void> {
-    await this.exclusive(() => this.send({ op: 'query', sql, blob: data }));
+  async copyIn(table: string, data: Uint8Array): Promise<void> {
+    await this.exclusive(() => this.send({ op: 'copyIn', table, data }));
   }
 
   async exec(sql: string): Promise<void> {
@@ -362,9 +362,9 @@ class PgliteWorkerDb implements Db {
         query: async <R>(sql: string, params?: unknown[]) =>
           (await this.send({ op: 'query', sql, ...(params ? { params } : {}) }, generation)).rows as R[],
         exec: async (sql: string) => void (await this.send({ op: 'exec', sql }, generation)),
-        copyOut: (sql: string) => copiedOut(this.send({ op: 'query', sql }, generation)),
-        copyIn: async (sql: string, data: Uint8Array) =>
-          void (await this.send({ op: 'query', sql, blob: data }, generation)),
+        copyOut: (select: string) => copiedOut(this.send({ op: 'copyOut', select }, generation)),
+        copyIn: async (table: string, data: Uint8Array) =>
+          void (await this.send({ op: 'copyIn', table, data }, generation)),
       };
       let result: T;
       try {

@@ -238,7 +238,7 @@ async function describe(tx: Queryable, target: CopyTarget): Promise<Shape | null
 function copyQuery(target: CopyTarget, shape: Shape): string {
   const values = shape.columns.map((c) => `__gds_row.${quoteIdent(c.name)}`).join(', ');
   const select = (from: string, order: string, where = '') =>
-    `COPY (SELECT ${values} FROM ${from} AS __gds_row${where} ORDER BY ${order}) TO '/dev/blob'`;
+    `SELECT ${values} FROM ${from} AS __gds_row${where} ORDER BY ${order}`;
   if (target.kind === 'records') {
     // COPY takes no parameters: the table's id (the server's own) is written as a literal.
     const id = `'${target.tableId.replaceAll("'", "''")}'`;
@@ -259,13 +259,13 @@ interface Copy {
 /** work_mem of the copy out of the service's PGlite, and of checks run in place there: PostgreSQL's default. */
 const PGLITE_WORK_MEM = '4MB';
 
-/** The database's COPY TO '/dev/blob' (PGlite's; the sandbox exists only there). */
+/** The database's COPY (…) TO (PGlite's; the sandbox exists only there). */
 function copyOutOf(q: Queryable): NonNullable<Queryable['copyOut']> {
   if (!q.copyOut) throw new Error('copying rows out needs PGlite');
   return q.copyOut.bind(q);
 }
 
-/** The database's COPY FROM '/dev/blob' (PGlite's). */
+/** The database's COPY … FROM (PGlite's). */
 function copyInto(q: Queryable): NonNullable<Queryable['copyIn']> {
   if (!q.copyIn) throw new Error('copying rows in needs PGlite');
   return q.copyIn.bind(q);
@@ -361,7 +361,7 @@ async function loadCopy(tx: Queryable, copy: Copy, index: number): Promise<void>
   const fill = async (table: string) => {
     await tx.exec(`CREATE TABLE ${table} (${columns})`);
     // In the copy's order: a physical object's rows get their ctids in the order they had.
-    if (copy.data.length > 0) await copyInto(tx)(`COPY ${table} FROM '/dev/blob'`, copy.data);
+    if (copy.data.length > 0) await copyInto(tx)(table, copy.data);
   };
   if (copy.target.kind === 'records') {
     await tx.exec('CREATE SCHEMA IF NOT EXISTS gds');

@@ -46,6 +46,36 @@ describe('the embedded database in memory', () => {
     expect(await db.query('SELECT x FROM written')).toEqual([{ x: 7 }]);
   }, 60_000);
 
+  it('copies rows out and in through a file of its own: exact text rows, none, and a failed copy leaving nothing', async () => {
+    await db.exec(`CREATE TABLE copied (id int, note text);
+      INSERT INTO copied SELECT g, CASE WHEN g % 3 = 0 THEN NULL ELSE 'tab\there ' || g END FROM generate_series(1, 5000) g`);
+    const copyOut = db.copyOut?.bind(db);
+    const copyIn = db.copyIn?.bind(db);
+    if (!copyOut || !copyIn) throw new Error('PGlite copies rows');
+    const bytes = await copyOut('SELECT id, note FROM copied ORDER BY id');
+    const lines = new TextDecoder().decode(bytes).split('\n');
+    expect(lines).toHaveLength(5001);
+    expect(lines.slice(0, 3)).toEqual(['1\ttab\\there 1', '2\ttab\\there 2', '3\t\\N']);
+    expect(await copyOut('SELECT id FROM copied WHERE false')).toHaveLength(0);
+    await expect(copyOut('SELECT no_such_column FROM copied')).rejects.toThrow(/no_such_column/);
+    // The failed copy left no file behind: the next copy is its own rows only.
+    expect(new TextDecoder().decode(await copyOut('SELECT id FROM copied WHERE id < 3 ORDER BY id'))).toBe(
+      '1\n2\n',
+    );
+    const loaded = await db.sandbox?.(async (sandbox) => {
+      await sandbox.exec('CREATE TABLE copied (id int, note text)');
+      await sandbox.copyIn?.('copied', bytes);
+      await expect(sandbox.copyIn?.('copied', new TextEncoder().encode('not a number\n'))).rejects.toThrow(
+        /invalid input syntax/,
+      );
+      return sandbox.query<{ rows: number; nulls: number; sample: string }>(
+        `SELECT count(*)::int AS rows, count(*) FILTER (WHERE note IS NULL)::int AS nulls,
+                (SELECT note FROM copied WHERE id = 4) AS sample FROM copied`,
+      );
+    });
+    expect(loaded).toEqual([{ rows: 5000, nulls: 1666, sample: 'tab\there 4' }]);
+  }, 60_000);
+
   it('refuses a tarball it cannot unpack, saying so, and removes the directory it made', async () => {
     const before = (await readdir(tmp)).length;
     const broken = async () => new Uint8Array(Buffer.from('not a tarball at all'.repeat(100)));

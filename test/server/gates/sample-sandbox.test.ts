@@ -20,19 +20,17 @@ let table: GateTable;
 /** Rows loaded into a sandbox per table, since the last reset. */
 let loaded = new Map<string, number>();
 
-/** `q` with every copy it loads (COPY … FROM '/dev/blob', one line a row) counted in `loaded`. */
+/** `q` with every copy it loads (COPY … FROM, one line a row) counted in `loaded`. */
 function counting(q: Queryable): Queryable {
   return {
     query: (sql, params) => q.query(sql, params),
     exec: (sql) => q.exec(sql),
-    copyIn: async (sql, data) => {
-      const into = /^\s*COPY (\S+) FROM '\/dev\/blob'/.exec(sql)?.[1]?.replaceAll('"', '');
-      if (into !== undefined) {
-        const rows = new TextDecoder().decode(data).split('\n').length - 1;
-        loaded.set(into, (loaded.get(into) ?? 0) + rows);
-      }
+    copyIn: async (table, data) => {
+      const into = table.replaceAll('"', '');
+      const rows = new TextDecoder().decode(data).split('\n').length - 1;
+      loaded.set(into, (loaded.get(into) ?? 0) + rows);
       if (!q.copyIn) throw new Error('the sandbox has no COPY FROM');
-      return q.copyIn(sql, data);
+      return q.copyIn(table, data);
     },
   };
 }
