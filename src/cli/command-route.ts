@@ -86,3 +86,21 @@ export function globalFlagsAfterCommand(argv: readonly string[]): string[] {
   const end = rest.indexOf('--');
   return end === -1 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)];
 }
+
+/** Words that are never an alias (`gds alias set`), besides the first word of every command and topic. */
+export const RESERVED_WORDS: readonly string[] = ['help', 'version'];
+/** An alias is one word: up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit. */
+export const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The words an alias may not take: every command's and topic's first word, help and version. */
+export function reservedWords(commandIds: readonly string[]): Set<string> {
+  return new Set([...commandIds.map((id) => id.split(':')[0] ?? id), ...RESERVED_WORDS]);
+}
+
+/**
+ * Whether the first word of a command line may be an alias: a word (not a flag) that names no command or
+ * topic. Only then does main() load the aliases, so the normal command path reads no extra file.
+ */
+export function mayBeAlias(word: string | undefined, commandIds: readonly string[]): word is string {
+  return word !== undefined && ALIAS_NAME.test(word) && !reservedWords(commandIds).has(word);
+}

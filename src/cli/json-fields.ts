@@ -115,6 +115,8 @@ const STATUS = [
 /** One of gds's own settings (src/auth/settings.ts), as `settings get|list` print it. */
 const SETTING = ['key', 'value', 'source', 'default', 'allowedValues', 'overriddenBy', 'description'];
 const SETTING_CHANGE = ['key', 'value', 'previous', 'path'];
+/** A command alias (`alias list`; set and import add the expansion it replaced). */
+const ALIAS = ['name', 'expansion', 'shell'];
 
 export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   list: TABLE_ROW,
@@ -296,6 +298,10 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'auth:switch': ['activeProfile', 'previous', 'base'],
   'auth:revoke': ['revoked'],
   'auth:logout': ['removed', 'activeProfile', 'configFileRemoved', 'configPath'],
+  'alias:set': [...ALIAS, 'previous'],
+  'alias:import': [...ALIAS, 'previous'],
+  'alias:list': ALIAS,
+  'alias:delete': ALIAS,
   'settings:list': SETTING,
   'settings:get': SETTING,
   'settings:set': SETTING_CHANGE,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
-import { commandRoute, globalFlagsAfterCommand } from './command-route.js';
+import { commandRoute, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
@@ -58,8 +58,8 @@ export interface BundleOptions {
 
 export async function main(givenArgv: string[], root: string, options: MainOptions = {}): Promise<void> {
   scrubProcessTitle();
-  const argv = globalFlagsAfterCommand(givenArgv);
-  const json = jsonRequested(argv);
+  let argv = globalFlagsAfterCommand(givenArgv);
+  let json = jsonRequested(argv);
   const pjson =
     options.bundle?.pjson ??
     (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON);
@@ -116,7 +116,22 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
       }
     }
     commandIds = config.commandIDs;
-    const route = earlyRoute ?? routeOf(argv, config, pjson);
+    let route = earlyRoute ?? routeOf(argv, config, pjson);
+    // An alias (`gds alias set`), only for a first word that names no command or topic: the normal
+    // command path loads and reads nothing more.
+    if (route === undefined && mayBeAlias(argv[0], commandIds)) {
+      const expanded = await (await import('./aliases.js')).aliasCommandLine(argv);
+      if ('exitCode' in expanded) {
+        process.exitCode = expanded.exitCode;
+        return;
+      }
+      if ('aliases' in expanded) commandIds = [...commandIds, ...expanded.aliases];
+      else {
+        argv = expanded.argv;
+        json = jsonRequested(argv);
+        route = routeOf(argv, config, pjson);
+      }
+    }
     if (route !== undefined && !hasRunHooks(config)) await runRouted(config, route);
     else await run(argv, config);
     await flush();

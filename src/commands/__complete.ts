@@ -1,6 +1,6 @@
 import { Command } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
-import type { CompletionFlag, CompletionTree, DynamicKind } from '../cli/completion.js';
+import type { CompletionCommand, CompletionFlag, CompletionTree, DynamicKind } from '../cli/completion.js';
 
 /**
  * What the completion scripts ask (`gds completion`): `gds __complete line -- <words…>` prints what may come at
@@ -37,7 +37,7 @@ export default class Complete extends Command {
     const { complete, DYNAMIC_KINDS, renderAnswer } = await import('../cli/completion.js');
     const [mode, ...rest] = argv;
     if (mode === 'line') {
-      const answer = complete(completionTree(this.config), lineWords(rest));
+      const answer = complete(await completionTree(this.config), lineWords(rest));
       if (answer.kind !== 'dynamic') return renderAnswer(answer);
       const candidates = await this.values(answer.source, answer.prefix, credentialFlags(answer.credentials));
       return renderAnswer({
@@ -75,30 +75,53 @@ function credentialFlags(pairs: readonly string[]): Record<string, string> {
   return flags;
 }
 
-function completionTree(config: Interfaces.Config): CompletionTree {
+async function completionTree(config: Interfaces.Config): Promise<CompletionTree> {
   // oclif's own commands (help) write the program's name as a template in their summaries.
   const named = (text: string | undefined) => text?.replaceAll('<%= config.bin %>', config.bin);
-  return {
-    commands: config.commands.map((command) => ({
-      id: command.id,
-      summary: named(command.summary ?? command.description),
-      hidden: command.hidden,
-      flags: Object.fromEntries(
-        Object.entries(command.flags ?? {}).map(([name, flag]) => [
+  const commands = config.commands.map((command): CompletionCommand => ({
+    id: command.id,
+    summary: named(command.summary ?? command.description),
+    hidden: command.hidden,
+    flags: Object.fromEntries(
+      Object.entries(command.flags ?? {}).map(([name, flag]) => [
+        name,
+        {
           name,
-          {
-            name,
-            char: flag.char,
-            type: flag.type === 'boolean' ? 'boolean' : 'option',
-            options: flag.type === 'option' ? flag.options : undefined,
-            hidden: flag.hidden,
-            summary: named(flag.summary),
-            description: named(flag.description),
-          } satisfies CompletionFlag,
-        ]),
-      ),
-      args: Object.entries(command.args ?? {}).map(([name, arg]) => ({ name, options: arg.options })),
-    })),
+          char: flag.char,
+          type: flag.type === 'boolean' ? 'boolean' : 'option',
+          options: flag.type === 'option' ? flag.options : undefined,
+          hidden: flag.hidden,
+          summary: named(flag.summary),
+          description: named(flag.description),
+        } satisfies CompletionFlag,
+      ]),
+    ),
+    args: Object.entries(command.args ?? {}).map(([name, arg]) => ({ name, options: arg.options })),
+  }));
+  return {
+    commands: [...commands, ...(await aliasCommands(commands))],
     topics: Object.fromEntries(config.topics.map((topic) => [topic.name, topic.description])),
   };
+}
+
+/** The aliases (`gds alias set`), offered beside the commands, with the flags of the command they run. */
+async function aliasCommands(commands: readonly CompletionCommand[]): Promise<CompletionCommand[]> {
+  const { readSettings } = await import('../auth/settings.js');
+  const { splitWords } = await import('../cli/aliases.js');
+  let aliases: Record<string, string>;
+  try {
+    aliases = readSettings().aliases;
+  } catch {
+    return [];
+  }
+  const byId = new Map(commands.map((command) => [command.id, command]));
+  return Object.entries(aliases).map(([name, expansion]) => {
+    let target: CompletionCommand | undefined;
+    if (!expansion.startsWith('!')) {
+      const words = splitWords(expansion);
+      for (let n = words.length; n > 0 && target === undefined; n -= 1)
+        target = byId.get(words.slice(0, n).join(':'));
+    }
+    return { id: name, summary: `alias: ${expansion}`, flags: target?.flags ?? {}, args: [] };
+  });
 }

@@ -6,6 +6,10 @@ import type { CommandLoaders } from '../cli/main.js';
 
 export const COMMAND_LOADERS = {
   __complete: () => import('./__complete.js'),
+  'alias:delete': () => import('./alias/delete.js'),
+  'alias:import': () => import('./alias/import.js'),
+  'alias:list': () => import('./alias/list.js'),
+  'alias:set': () => import('./alias/set.js'),
   api: () => import('./api.js'),
   apply: () => import('./apply.js'),
   'audit:list': () => import('./audit/list.js'),

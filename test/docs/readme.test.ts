@@ -86,7 +86,9 @@ describe('README claims', () => {
   });
 
   it('shows only commands that exist', () => {
-    const ids = new Set(visibleCommands);
+    // …and the aliases the README defines first (`gds alias set ls '…'`, then `gds ls`).
+    const aliases = [...readme.matchAll(/gds alias set (?:(?:--shell|-s) )?([A-Za-z0-9][\w.-]*) /g)];
+    const ids = new Set([...visibleCommands, ...aliases.map((m) => m[1] ?? '')]);
     const unknown: string[] = [];
     for (const line of commandLines()) {
       // Global flags may come first (`gds --profile prod env promote …`): the command is the words after them.

@@ -37,6 +37,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'price.yml'), PRICE_POSITIVE_GATE);
   await writeFile(join(dir, 'broken.yml'), 'customPredicates:\n  - name: x\n    sql: price >\n');
   await writeFile(join(dir, 'evidence.txt'), 'reviewed\n');
+  await writeFile(join(dir, 'aliases.yml'), 'ls: list\nhi: "!echo hi"\n');
   await writeFile(
     join(dir, 'contacts.ndjson'),
     '{"id":"j1","email":"j1@example.com","full_name":"J One"}\n{"id":"j2","email":42}\n',
@@ -287,6 +288,11 @@ const steps: Step[] = [
   { id: 'settings:get', args: () => ['settings', 'get', 'pager'] },
   { id: 'settings:list', args: () => ['settings', 'list'] },
   { id: 'settings:unset', args: () => ['settings', 'unset', 'pager'] },
+  // Command aliases (kept with the settings).
+  { id: 'alias:set', args: () => ['alias', 'set', 'ls', 'list --state CERTIFIED'] },
+  { id: 'alias:import', args: () => ['alias', 'import', file('aliases.yml'), '--clobber'] },
+  { id: 'alias:list', args: () => ['alias', 'list'] },
+  { id: 'alias:delete', args: () => ['alias', 'delete', 'ls'] },
 ];
 
 async function runJobs(): Promise<void> {
