@@ -29,7 +29,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     names: ['GDS_CONFIG_DIR'],
-    description: 'The folder of config.json instead of $XDG_CONFIG_HOME/gds (default ~/.config/gds).',
+    description:
+      'The folder of config.json (credentials) and settings.json (gds settings, aliases) instead of $XDG_CONFIG_HOME/gds (default ~/.config/gds).',
   },
   {
     names: ['GDS_SECRET_STORAGE'],
