@@ -3,9 +3,8 @@
 // gate1.yml) is read bounded: a regular file only (a FIFO, a device or a symlink to one would block or
 // never end), no more bytes than the service takes, UTF-8 only, and within the service's parse bounds
 // (src/core/artifact-bounds.ts) before any parser sees it.
-import { constants } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { close, constants, fstat, open, read } from 'node:fs';
+import { promisify } from 'node:util';
 import { isUtf8 } from 'node:buffer';
 import {
   ARTIFACT_BODY_LIMIT_BYTES,
@@ -169,16 +168,25 @@ function tooLarge(name: string, options: BoundedInputOptions, size?: number): Cl
 
 const READ_CHUNK = 64 * 1024;
 
+// node:fs's callbacks, not node:fs/promises: that module loads readline and the REPL's history at its top
+// (+1 MiB resident at every `gate validate -f`, issue 24).
+const file = {
+  open: promisify(open),
+  stat: promisify(fstat),
+  read: promisify(read),
+  close: promisify(close),
+};
+
 async function readRegularFile(path: string, flag: string, options: BoundedInputOptions): Promise<Buffer> {
-  let handle: FileHandle;
+  let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO does not wait for a writer (the type is checked next); no effect on a file.
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    fd = await file.open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     throw inputError(path, flag, error);
   }
   try {
-    const info = await handle.stat();
+    const info = await file.stat(fd);
     if (info.isDirectory()) throw inputError(path, flag, Object.assign(new Error(''), { code: 'EISDIR' }));
     if (!info.isFile()) {
       throw new CliError(
@@ -196,7 +204,7 @@ async function readRegularFile(path: string, flag: string, options: BoundedInput
     let total = 0;
     for (;;) {
       const chunk = Buffer.allocUnsafe(READ_CHUNK);
-      const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, null);
+      const { bytesRead } = await file.read(fd, chunk, 0, READ_CHUNK, null);
       if (bytesRead === 0) break;
       chunks.push(chunk.subarray(0, bytesRead));
       total += bytesRead;
@@ -207,7 +215,7 @@ async function readRegularFile(path: string, flag: string, options: BoundedInput
     if (error instanceof CliError) throw error;
     throw inputError(path, flag, error);
   } finally {
-    await handle.close();
+    await file.close(fd);
   }
 }
 

@@ -436,6 +436,17 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     ).toEqual([]);
   });
 
+  // node:fs/promises loads readline's interface and the REPL's history at its top (build-binary.ts makes its
+  // imports lazy; oclif's theme read and the bounded file read use node:fs's callbacks).
+  it.each([
+    [['gate', 'validate', '-f', 'a.yml']],
+    [['list', '--json', '--token', 'cli_startup', '--base', 'http://127.0.0.1:9']],
+  ])('gds %j loads no node:fs/promises', async (args) => {
+    const modules = await evaluated(args);
+    expect(modules).toContain('node:fs');
+    expect(modules.filter((m) => /^node:(internal\/)?fs\/promises$|readline|repl/.test(m))).toEqual([]);
+  });
+
   it('help loads neither undici nor node:crypto', async () => {
     const modules = await evaluated(['--help']);
     expect(modules.filter((m) => m.includes('/undici/') || m === 'node:crypto')).toEqual([]);
