@@ -29,6 +29,10 @@ for (const stream of ['stdout', 'stderr'] as const) {
     return (writeStderr as (...args: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write;
 }
+// Every run adds its listeners to the same stdout and stderr: past ten, Node warns on stderr, and the run that
+// warns would lose its help page (the 11th help run, `gate --help` since the `alias` topic came).
+process.stdout.setMaxListeners(0);
+process.stderr.setMaxListeners(0);
 let current: string[] | undefined;
 
 function keep(argv: string[] | undefined): void {

@@ -373,6 +373,27 @@ describe('dist/gds start-up', needs(noBuildTools), () => {
   });
 });
 
+describe('dist/gds piped help', needs(noBuildTools), () => {
+  // The boot script serves these pages without compiling the bundle; a page the build's training run lost
+  // (it keeps none for a run that wrote to stderr) would be rendered by oclif at every call.
+  it('the build keeps a page for the root, every topic and every command', async () => {
+    const help = JSON.parse(await readFile(join(repoRoot, 'dist/sea-build/help.json'), 'utf8')) as {
+      pages: Record<string, string>;
+    };
+    const ids = Object.keys(COMMANDS);
+    const topics = ids.flatMap((id) =>
+      id
+        .split(':')
+        .slice(0, -1)
+        .map((_, i, words) => words.slice(0, i + 1)),
+    );
+    const wanted = [[], ...topics, ...ids.map((id) => id.split(':'))].map((words) =>
+      JSON.stringify([...words, '--help']),
+    );
+    expect([...new Set(wanted)].filter((key) => help.pages[key] === undefined)).toEqual([]);
+  });
+});
+
 describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
   const heavy =
     /\/node_modules\/(ajv|yaml|libpg-query|openid-client|ora|cli-truncate|jq-wasm|diff|@napi-rs)\//;
