@@ -27,7 +27,7 @@ import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
-import { commandBundleAsset, commandBundleRoute, routesOf } from './sea/command-bundles.js';
+import { cacheVariant, commandBundleAsset, commandBundleRoute, routesOf } from './sea/command-bundles.js';
 import type { CommandBundles } from './sea/command-bundles.js';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
@@ -127,7 +127,23 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       const file = join(work, `command-${id.replaceAll(':', '-')}.cjs`);
       const built = await bundleBuild(file, commandOnly(id, manifest, routes));
       await writeFile(file.replace(/\.cjs$/, '.meta.json'), JSON.stringify(built.metafile));
-      return { id, file, cache: file.replace(/\.cjs$/, '.cache') };
+      const runs = trainingRuns.filter((argv) => routeOf(argv)?.id === id);
+      const jqRuns = runs.filter((argv) => cacheVariant(argv) === 'jq');
+      const plainRuns = runs.filter((argv) => cacheVariant(argv) === 'plain');
+      return {
+        id,
+        file,
+        caches: [
+          {
+            kind: 'cache' as const,
+            file: file.replace(/\.cjs$/, '.cache'),
+            runs: plainRuns.length > 0 ? plainRuns : runs,
+          },
+          ...(jqRuns.length > 0 && plainRuns.length > 0
+            ? [{ kind: 'jq.cache' as const, file: file.replace(/\.cjs$/, '.jq.cache'), runs: jqRuns }]
+            : []),
+        ],
+      };
     }),
   );
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
@@ -138,7 +154,11 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
     // What the boot script keeps in the user's cache (help rendered on a terminal) is filed by build.
     define: {
       GDS_BUILD_ID: JSON.stringify(sha256Of(bundle).slice(0, 16)),
-      GDS_COMMAND_BUNDLES: JSON.stringify({ routes, own } satisfies CommandBundles),
+      GDS_COMMAND_BUNDLES: JSON.stringify({
+        routes,
+        own,
+        jq: ownBundles.filter(({ caches }) => caches.length > 1).map(({ id }) => id),
+      } satisfies CommandBundles),
     },
   });
   await build({
@@ -157,9 +177,9 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       'gds-help.cache': helpCodeCache,
       ...assetBundles,
       ...Object.fromEntries(
-        ownBundles.flatMap(({ id, file, cache }) => [
+        ownBundles.flatMap(({ id, file, caches }) => [
           [commandBundleAsset(id, 'cjs'), file],
-          [commandBundleAsset(id, 'cache'), cache],
+          ...caches.map(({ kind, file: cache }) => [commandBundleAsset(id, kind), cache]),
         ]),
       ),
       'help.json': help,
@@ -252,7 +272,7 @@ async function trainCodeCache(
   trainer: string,
   bundle: string,
   files: { run: string; help: string; helpPages: string },
-  ownBundles: ReadonlyArray<{ id: string; file: string; cache: string }>,
+  ownBundles: ReadonlyArray<{ file: string; caches: ReadonlyArray<{ file: string; runs: string[][] }> }>,
 ): Promise<void> {
   const { COMMANDS } = await import('../src/commands/index.js');
   const scratch = await mkdtemp(join(tmpdir(), 'gds-train-'));
@@ -286,17 +306,23 @@ async function trainCodeCache(
     };
     await exec(node, [trainer, bundle, files.help, JSON.stringify(helpRuns), files.helpPages], options);
     await exec(node, [trainer, bundle, files.run, JSON.stringify(trainingRuns)], options);
-    // Each command's own bundle, on the runs of that command.
+    // Each command's own bundle, on the runs of that command (its --jq runs apart, cacheVariant).
     await Promise.all(
-      ownBundles.map(({ id, file, cache }) => {
-        const runs = trainingRuns.filter((argv) => routeOf(argv)?.id === id);
-        return exec(node, [trainer, file, cache, JSON.stringify(runs)], options);
-      }),
+      ownBundles.flatMap(({ file, caches }) =>
+        caches.map(({ file: cache, runs }) =>
+          exec(node, [trainer, file, cache, JSON.stringify(runs)], options),
+        ),
+      ),
     );
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  const written = [files.run, files.help, files.helpPages, ...ownBundles.map(({ cache }) => cache)];
+  const written = [
+    files.run,
+    files.help,
+    files.helpPages,
+    ...ownBundles.flatMap(({ caches }) => caches.map(({ file }) => file)),
+  ];
   if (!written.every((file) => existsSync(file)))
     throw new Error('The code cache training wrote no cache or no help pages.');
 }

@@ -10,7 +10,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { answeredVersion, userAgent } from '../../src/cli/version.js';
 import { codeCacheAsset, compileBundle } from './bundle-script.js';
 import type { BundleFunction } from './bundle-script.js';
-import { commandBundleAsset, commandBundleRoute } from './command-bundles.js';
+import { cacheVariant, commandBundleAsset, commandBundleRoute } from './command-bundles.js';
 import type { CommandBundles } from './command-bundles.js';
 import { writeCacheFile } from './cache-dir.js';
 import { helpCase, helpKey, terminalHelpFile, terminalHelpKey } from './precomputed-help.js';
@@ -74,7 +74,11 @@ function bundleAssets(argv: readonly string[]): { source: string; cache: string 
   const helpFlags = ['--help', ...packageJson.oclif.additionalHelpFlags];
   const route = commandBundleRoute(argv, GDS_COMMAND_BUNDLES, helpFlags);
   if (route === undefined) return { source: 'gds.cjs', cache: codeCacheAsset(argv) };
-  return { source: commandBundleAsset(route.id, 'cjs'), cache: commandBundleAsset(route.id, 'cache') };
+  const jq = cacheVariant(route.argv) === 'jq' && GDS_COMMAND_BUNDLES.jq?.includes(route.id) === true;
+  return {
+    source: commandBundleAsset(route.id, 'cjs'),
+    cache: commandBundleAsset(route.id, jq ? 'jq.cache' : 'cache'),
+  };
 }
 
 const argv = process.argv.slice(2);
@@ -84,7 +88,7 @@ if (!answeredVersion(argv, packageJson) && !answeredHelp(argv)) {
   const script = compileBundle(source, new Uint8Array(getRawAsset(assets.cache)));
   if (process.env.GDS_TEST_CODE_CACHE === '1') {
     const verdict = script.cachedDataRejected === true ? 'rejected' : 'accepted';
-    process.stderr.write(`code cache: ${verdict} (${assets.source})\n`);
+    process.stderr.write(`code cache: ${verdict} (${assets.source}, ${assets.cache})\n`);
   }
   (script.runInThisContext() as BundleFunction)(exports, require, module, __filename, __dirname);
 }

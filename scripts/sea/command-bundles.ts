@@ -10,6 +10,21 @@ export interface CommandBundles {
   routes: Record<string, RoutedCommand>;
   /** The commands with a bundle of their own. */
   own: string[];
+  /** Of those, the ones with a second code cache, trained on `--jq` runs (cacheVariant). */
+  jq?: string[];
+}
+
+/**
+ * Which of a command bundle's code caches suits these arguments: `jq` for a `--jq` (`-q`) run, whose cache
+ * also holds jq-wasm's glue, else the plain one, which `--json` runs read without jq's code in it. A wrong
+ * guess costs only speed: a function missing from a cache compiles on first call.
+ */
+export function cacheVariant(argv: readonly string[]): 'jq' | 'plain' {
+  const end = argv.indexOf('--');
+  const flags = end === -1 ? argv : argv.slice(0, end);
+  return flags.some((word) => word === '--jq' || word.startsWith('--jq=') || word.startsWith('-q'))
+    ? 'jq'
+    : 'plain';
 }
 
 /** What routing a command line reads of each command (command-route.ts), and nothing more. */
@@ -26,8 +41,8 @@ export function routesOf(commands: Readonly<Record<string, RoutedCommand>>): Rec
   );
 }
 
-/** The asset that holds a command's bundle (`cjs`) or its code cache (`cache`). */
-export function commandBundleAsset(id: string, kind: 'cjs' | 'cache'): string {
+/** The asset that holds a command's bundle (`cjs`) or one of its code caches (`cache`, `jq.cache`). */
+export function commandBundleAsset(id: string, kind: 'cjs' | 'cache' | 'jq.cache'): string {
   return `command-${id.replaceAll(':', '-')}.${kind}`;
 }
 
