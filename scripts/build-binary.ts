@@ -341,7 +341,7 @@ const trainingRuns: string[][] = [
   // A network command's path (credentials, client, transport) up to a refused connection.
   ['list', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   // --jq with a filter outside gds's own subset: jq-wasm's glue in list's cache (issue 25: 7 ms of CPU per run).
-  ['list', '--jq', '.name | ascii_downcase', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
+  ['list', '--jq', '[.id, .name] | @tsv', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
   ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
 ];

@@ -5,6 +5,7 @@
 //
 //   filter  := stage ('|' stage)*
 //   stage   := path | 'select(' path ')' | 'select(' path ('=='|'!=') literal ')' | '{' key (',' key)* '}'
+//            | 'length' | 'ascii_downcase' | 'ascii_upcase'
 //   path    := '.' | ('.' name)+                    name: [A-Za-z_][A-Za-z0-9_]*, not a jq keyword
 //   key     := name | name ':' path
 //   literal := "text without \ or control characters" | integer | true | false | null
@@ -96,12 +97,38 @@ function splitTopLevel(text: string, separator: string): string[] {
 function compileStage(text: string): Stage | undefined {
   const path = compilePath(text);
   if (path !== undefined) return path;
+  if (Object.hasOwn(BUILTINS, text)) return BUILTINS[text];
   const select = /^select\s*\((.*)\)$/s.exec(text);
   if (select) return compileSelect((select[1] ?? '').trim());
   const object = /^\{(.*)\}$/s.exec(text);
   if (object) return compileObject(object[1] ?? '');
   return undefined;
 }
+
+/** ASCII letters only, as jq changes them (any other character is kept). */
+function asciiCase(text: string, to: 'lower' | 'upper'): string {
+  return to === 'lower'
+    ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase())
+    : text.replace(/[a-z]+/g, (run) => run.toUpperCase());
+}
+
+/**
+ * jq's builtins taken here, for the inputs where their answer is certain: `length` (a string's code
+ * points, an array's items, an object's keys, null's 0, a number's absolute value), `ascii_downcase` and
+ * `ascii_upcase` of a string. UNKNOWN where jq fails (a boolean's length, a number's case).
+ */
+const BUILTINS: Record<string, Stage> = {
+  length: (value) => {
+    if (value === null) return 0;
+    if (typeof value === 'string') return [...value].length;
+    if (typeof value === 'number') return Math.abs(value);
+    if (Array.isArray(value)) return value.length;
+    if (typeof value === 'object') return Object.keys(value).length;
+    return UNKNOWN;
+  },
+  ascii_downcase: (value) => (typeof value === 'string' ? asciiCase(value, 'lower') : UNKNOWN),
+  ascii_upcase: (value) => (typeof value === 'string' ? asciiCase(value, 'upper') : UNKNOWN),
+};
 
 /** `.` or `.a.b…`: null for a missing key or a null value, UNKNOWN where jq would fail. */
 function compilePath(text: string): Stage | undefined {
