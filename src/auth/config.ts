@@ -3,15 +3,15 @@
 // (proper-lockfile), re-reads the file first, and replaces it atomically (temp file in the same folder,
 // fsync, rename), so parallel processes never lose each other's changes and a killed writer never leaves
 // a half-written file. Secrets live here only when no keychain is used (see secret-store.ts). The folder's
-// other file, settings.json (gds's own settings and aliases, settings.ts), is written the same way through
+// other file, settings.json (gds's own settings and aliases, src/cli/settings.ts), is written the same way through
 // rewriteConfigFolderFile.
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { configDir } from '../core/config-folder.js';
 
 export const configVersion = 1;
 
@@ -90,15 +90,10 @@ export interface GdsConfig {
 }
 
 export type Env = NodeJS.ProcessEnv;
+export { configDir };
 
 const fileName = 'config.json';
 const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export function configDir(env: Env = process.env): string {
-  if (env.GDS_CONFIG_DIR) return env.GDS_CONFIG_DIR;
-  const xdg = env.XDG_CONFIG_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'gds');
-}
 
 export function configPath(env: Env = process.env): string {
   return join(configDir(env), fileName);
@@ -306,7 +301,7 @@ async function withLock<T>(
 }
 
 /**
- * Another file of the config folder (settings.json, src/auth/settings.ts) kept as config.json is: under its
+ * Another file of the config folder (settings.json, src/cli/settings.ts) kept as config.json is: under its
  * own lock, `change` reads it and returns its new text (undefined: remove the file) and a result; the text
  * replaces the file atomically with mode 0600.
  */

@@ -1,5 +1,5 @@
 // Command aliases (`gds alias set ls 'list --state CERTIFIED'`), as gh's: kept in settings.json with the
-// settings (src/auth/settings.ts). main() loads this module only when the first word of a command line names
+// settings (src/cli/settings.ts). main() loads this module only when the first word of a command line names
 // no command, topic or help: the normal command path reads no extra file, and an alias never shadows a
 // built-in command (alias set refuses such a name, and expansion is never tried for one).
 //
@@ -8,7 +8,7 @@
 // nor read by a shell); the arguments after the highest placeholder are appended. An expansion starting
 // with `!` (alias set --shell) is a shell command run by `sh -c`, the arguments given to it as "$1", "$2", …
 // (positional parameters, never pasted into the script), as gh runs its shell aliases.
-import { readSettings } from '../auth/settings.js';
+import { readSettings } from './settings.js';
 import { ALIAS_NAME, RESERVED_WORDS, reservedWords } from './command-route.js';
 import { CliError, ExitCode } from './errors.js';
 

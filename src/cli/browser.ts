@@ -1,5 +1,5 @@
 // Opening the user's browser: sign-in on a desktop terminal, and `--web` (a table's dashboard page).
-import { settingValue } from '../auth/settings.js';
+import { settingValue } from './settings.js';
 import { isInsecureUrl } from '../core/url-policy.js';
 
 const off = new Set(['0', 'false', 'no', 'none', 'off']);

@@ -112,7 +112,7 @@ const STATUS = [
   'activeJobs',
 ];
 
-/** One of gds's own settings (src/auth/settings.ts), as `settings get|list` print it. */
+/** One of gds's own settings (src/cli/settings.ts), as `settings get|list` print it. */
 const SETTING = ['key', 'value', 'source', 'default', 'allowedValues', 'overriddenBy', 'description'];
 const SETTING_CHANGE = ['key', 'value', 'previous', 'path'];
 /** A command alias (`alias list`; set and import add the expansion it replaced). */

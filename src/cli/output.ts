@@ -3,7 +3,7 @@
 // warnings, spinners and errors go to stderr. Every string is stripped of terminal control characters
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
 import { styleText } from 'node:util';
-import { settingValue } from '../auth/settings.js';
+import { settingValue } from './settings.js';
 import { CliError, ExitCode } from './errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';

@@ -4,7 +4,7 @@
 // three; docs/bench.md) and only when a question is asked, so start-up never pays for it. Asked on stderr, answered on the terminal's stdin. A command that needs an
 // answer checks `canAsk` first and refuses (exit 2) rather than hang on a pipe. Ctrl-C at a question ends
 // the process with 130 on a clean line, as Ctrl-C does everywhere else in gds.
-import { settingValue } from '../auth/settings.js';
+import { settingValue } from './settings.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { CliError, ExitCode } from './errors.js';
 

@@ -106,7 +106,7 @@ async function completionTree(config: Interfaces.Config): Promise<CompletionTree
 
 /** The aliases (`gds alias set`), offered beside the commands, with the flags of the command they run. */
 async function aliasCommands(commands: readonly CompletionCommand[]): Promise<CompletionCommand[]> {
-  const { readSettings } = await import('../auth/settings.js');
+  const { readSettings } = await import('../cli/settings.js');
   const { splitWords } = await import('../cli/aliases.js');
   let aliases: Record<string, string>;
   try {

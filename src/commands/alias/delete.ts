@@ -13,7 +13,7 @@ export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
   };
 
   async run(): Promise<void> {
-    const { updateSettings } = await import('../../auth/settings.js');
+    const { updateSettings } = await import('../../cli/settings.js');
     const { closest } = await import('../../core/did-you-mean.js');
     const { name } = this.args;
     const expansion = await updateSettings((file) => {

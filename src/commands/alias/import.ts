@@ -23,7 +23,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
   async run(): Promise<void> {
     const { checkAlias } = await import('../../cli/aliases.js');
     const { COMMAND_LOADERS } = await import('../loaders.js');
-    const { updateSettings } = await import('../../auth/settings.js');
+    const { updateSettings } = await import('../../cli/settings.js');
     const { readTextInput } = await import('../../cli/input.js');
     const { parse } = await import('yaml');
     const source = this.args.file;

@@ -20,7 +20,7 @@ export default class AliasList extends BaseCommand<typeof AliasList> {
   static override examples = ['<%= config.bin %> alias list', '<%= config.bin %> alias list --json'];
 
   async run(): Promise<void> {
-    const { readSettings } = await import('../../auth/settings.js');
+    const { readSettings } = await import('../../cli/settings.js');
     const rows = Object.entries(readSettings().aliases)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, expansion]) => ({ name, expansion, shell: expansion.startsWith('!') }));

@@ -35,7 +35,7 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
   async run(): Promise<void> {
     const { checkAlias } = await import('../../cli/aliases.js');
     const { COMMAND_LOADERS } = await import('../loaders.js');
-    const { updateSettings } = await import('../../auth/settings.js');
+    const { updateSettings } = await import('../../cli/settings.js');
     const { readTextInput } = await import('../../cli/input.js');
     const given =
       this.args.expansion === '-'

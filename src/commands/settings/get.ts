@@ -16,7 +16,7 @@ export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
   };
 
   async run(): Promise<void> {
-    const { checkSettingKey, readSettings, settingRecord } = await import('../../auth/settings.js');
+    const { checkSettingKey, readSettings, settingRecord } = await import('../../cli/settings.js');
     const spec = checkSettingKey(this.args.key);
     const record = settingRecord(spec, readSettings());
     if (this.out.json) this.out.record(record);

@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import type { Column } from '../../cli/output.js';
-import { readSettings, settingRecord, SETTINGS } from '../../auth/settings.js';
-import type { SettingRecord } from '../../auth/settings.js';
+import { readSettings, settingRecord, SETTINGS } from '../../cli/settings.js';
+import type { SettingRecord } from '../../cli/settings.js';
 
 const defaultLabel = (key: string) => SETTINGS.find((spec) => spec.key === key)?.defaultLabel ?? 'none';
 

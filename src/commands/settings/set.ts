@@ -22,7 +22,7 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
 
   async run(): Promise<void> {
     const { checkSettingKey, checkSettingValue, settingsPath, updateSettings } =
-      await import('../../auth/settings.js');
+      await import('../../cli/settings.js');
     const spec = checkSettingKey(this.args.key);
     const value = checkSettingValue(spec, this.args.value);
     const previous = await updateSettings((file) => {

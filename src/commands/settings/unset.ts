@@ -12,7 +12,7 @@ export default class SettingsUnset extends BaseCommand<typeof SettingsUnset> {
   };
 
   async run(): Promise<void> {
-    const { checkSettingKey, settingsPath, updateSettings } = await import('../../auth/settings.js');
+    const { checkSettingKey, settingsPath, updateSettings } = await import('../../cli/settings.js');
     const spec = checkSettingKey(this.args.key);
     const previous = await updateSettings((file) => {
       const before = file.settings[spec.key] ?? null;

@@ -1,7 +1,8 @@
 // The CLI's own settings and command aliases (`gds settings`, `gds alias`), as gh keeps them in config.yml:
-// `settings.json` beside config.json in the config folder (config.ts's configDir, GDS_CONFIG_DIR), written
-// through config.ts (its lock, an atomic replace, mode 0600). It holds no secret, so it is a file of its own:
-// reading a setting never opens the file that may hold tokens.
+// `settings.json` beside config.json in the config folder (core/config-folder.ts, GDS_CONFIG_DIR), written
+// through the config module, src/auth/config.ts (its lock, an atomic replace, mode 0600), which loads only to
+// write: reading a setting is part of every start-up, which loads none of the credentials layer. It holds no
+// secret, so it is a file of its own: reading a setting never opens the file that may hold tokens.
 //
 // Precedence, for every key: a flag, then the environment variable, then the setting, then the default. As in
 // gh, the generic variables that every program reads (BROWSER, PAGER) come after the setting: a setting made
@@ -11,10 +12,10 @@
 // not decided by a variable), once per process; aliases only when the first word names no command.
 import { constants, openSync, readFileSync, closeSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError, ExitCode } from '../cli/errors.js';
+import type { Env } from '../auth/config.js';
+import { configDir } from '../core/config-folder.js';
 import { closest } from '../core/did-you-mean.js';
-import { configDir, rewriteConfigFolderFile } from './config.js';
-import type { Env } from './config.js';
+import { CliError, ExitCode } from './errors.js';
 
 export const settingsFileName = 'settings.json';
 const settingsVersion = 1;
@@ -140,6 +141,8 @@ export async function updateSettings<T>(
   options: { env?: Env } = {},
 ): Promise<T> {
   const env = options.env ?? process.env;
+  // The config module (and its lock) loads only to write: reading settings is part of every start-up.
+  const { rewriteConfigFolderFile } = await import('../auth/config.js');
   return rewriteConfigFolderFile(
     settingsFileName,
     async (path) => {
