@@ -38,7 +38,8 @@ const seaFuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Packages whose evaluation the executable reports under GDS_TEST_LOADED_MODULES (test/binary). */
 const markedModules = /[\\/]node_modules[\\/].+\.[cm]?js$/;
 
-/** A file the build puts in the executable, and its sha256 (the executable checks it before use). */
+/** A file the build puts in the executable, and its sha256 (the executable checks a native addon's before
+ *  use; WebAssembly is validated by V8 as it compiles). */
 export interface Asset {
   path: string;
   sha256: string;
@@ -109,7 +110,6 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
             Object.entries(keyrings).map(([platform, addon]) => [platform, addon.sha256]),
           ),
         }),
-        GDS_WASM_ASSETS: JSON.stringify({ 'libpg-query.wasm': pgWasm.sha256, 'jq.wasm': jq.sha256 }),
       },
       metafile: true,
       plugins: [...plugins, assetModuleImports(), bundleModules(gate1Validator, manifestFile)],
@@ -830,7 +830,7 @@ async function writeGate1Validator(): Promise<string> {
   return file;
 }
 
-/** A file of an installed package, and its sha256 (the executable checks it before use). */
+/** A file of an installed package, and its sha256. */
 function packageFile(specifier: string): Asset {
   return fileAsset(join(root, 'node_modules', specifier));
 }
