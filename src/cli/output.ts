@@ -171,8 +171,9 @@ export class Output {
 
   /**
    * From now on stdout goes through a pager, as gh's lists, diffs and `api` do: GDS_PAGER, else `setting`
-   * (the pager of `gds settings`, read from settings.json unless given), else PAGER (pager.ts: resolvePager). Only when stdout is the process's
-   * and a terminal (never piped, never GDS_FORCE_TTY's stand-in); the pager starts at the first write.
+   * (the pager of `gds settings`, read from settings.json unless given), else PAGER (pager.ts: resolvePager).
+   * Only when stdout is the process's and a terminal (never piped, never GDS_FORCE_TTY's stand-in); the pager
+   * starts at the first write.
    */
   async usePager(setting: string | undefined = settingValue('pager', this.env)): Promise<void> {
     if (this.out !== process.stdout || process.stdout.isTTY !== true || this.paged !== undefined) return;
