@@ -3,9 +3,12 @@
 // (`gds --help | head -1`) oclif's final flush never settles, and the process should still just end.
 // Node's compile cache (in the OS temp folder, or NODE_COMPILE_CACHE; off with NODE_DISABLE_COMPILE_CACHE)
 // keeps the compiled code of every module between runs: it is on before dist/ loads.
+// In the npm package, a command line routed to a command with a bundle of its own (dist/bundle, made by
+// prepack: scripts/build-package-bundles.ts) runs that one file instead, as the single executable does.
 // Only what every Node since 18 links is imported statically (no named import that an older Node lacks,
 // such as enableCompileCache): an older Node then gets a sentence instead of a SyntaxError.
 import nodeModule from 'node:module';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -17,10 +20,32 @@ if (major < 22 || (major === 22 && minor < 3)) {
 }
 
 nodeModule.enableCompileCache?.();
-const [{ main }, { COMMAND_LOADERS }] = await Promise.all([
-  import('../dist/cli/main.js'),
-  import('../dist/commands/loaders.js'),
-]);
-void main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), {
-  commands: COMMAND_LOADERS,
-});
+
+/** The command bundle these arguments run, when the package has one for their command (routed as main() does). */
+async function commandBundle(argv) {
+  let bundles;
+  try {
+    bundles = JSON.parse(readFileSync(new URL('../dist/bundle/bundles.json', import.meta.url), 'utf8'));
+  } catch {
+    return undefined; // a checkout, or a package without bundles: every command through dist/
+  }
+  const { commandRoute, globalFlagsAfterCommand } = await import('../dist/cli/command-route.js');
+  const route = commandRoute(globalFlagsAfterCommand(argv), bundles.routes, bundles.helpFlags);
+  if (route === undefined || !bundles.own.includes(route.id)) return undefined;
+  return fileURLToPath(
+    new URL(`../dist/bundle/command-${route.id.replaceAll(':', '-')}.cjs`, import.meta.url),
+  );
+}
+
+const bundle = await commandBundle(process.argv.slice(2));
+if (bundle !== undefined) {
+  nodeModule.createRequire(import.meta.url)(bundle);
+} else {
+  const [{ main }, { COMMAND_LOADERS }] = await Promise.all([
+    import('../dist/cli/main.js'),
+    import('../dist/commands/loaders.js'),
+  ]);
+  void main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), {
+    commands: COMMAND_LOADERS,
+  });
+}

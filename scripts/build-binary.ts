@@ -247,6 +247,72 @@ export async function makeExecutable(inputs: SeaInputs, target: ExecutableTarget
   }
 }
 
+/** What bin/run.js reads, in the npm package's bundle folder, to route a command line to a bundle there. */
+export interface PackageBundles extends CommandBundles {
+  /** oclif's help flags (package.json): a help request is never routed to a command bundle. */
+  helpFlags: string[];
+}
+
+/** The folder of the npm package's command bundles, made by `npm pack` (prepack) and removed after it. */
+export const packageBundleDir = join(root, 'dist/bundle');
+
+/**
+ * The npm package's command bundles (scripts/build-package-bundles.ts, run by prepack): for each command with a
+ * bundle of its own in the executable, the same bundle for a plain Node (no code cache, no assets: the keychain
+ * addon, undici, openid-client and the WebAssembly of PostgreSQL's parser and jq load from node_modules), and
+ * bundles.json, by which bin/run.js routes a command line to one. Such a command then reads one file instead
+ * of resolving and compiling oclif's and gds's modules one by one (issues 24 and 25: docs/bench.md). Needs
+ * dist/ built: the manifest comes from its classes.
+ */
+export async function buildPackageBundles(outDir: string, options: { minify: boolean }): Promise<string[]> {
+  const scratch = await mkdtemp(join(tmpdir(), 'gds-package-bundles-'));
+  try {
+    const gate1Validator = await writeGate1Validator(scratch);
+    const manifestFile = await writeCommandManifest(scratch);
+    const manifest = readJson(manifestFile) as Interfaces.Manifest;
+    const routes = commandRoutes(manifest);
+    const own = ownBundleCommands(routes);
+    const pjson = readJson(join(root, 'package.json')) as Interfaces.PJSON;
+    await rm(outDir, { recursive: true, force: true });
+    await mkdir(outDir, { recursive: true });
+    await Promise.all(
+      own.map((id) =>
+        build({
+          ...scriptOptions({ output: '', tsc: false, minify: options.minify }),
+          entryPoints: [join(root, 'scripts/sea/entry.ts')],
+          outfile: join(outDir, commandBundleAsset(id, 'cjs')),
+          external: [
+            'typescript',
+            '@napi-rs/keyring',
+            'jq-wasm',
+            'libpg-query',
+            'openid-client',
+            'undici',
+            'undici/*',
+          ],
+          // A CommonJS file has no import.meta: the modules that find a file by their own URL (jq-wasm's
+          // WebAssembly, the keychain child) get the bundle's.
+          define: { 'import.meta.url': '__gdsBundleUrl' },
+          banner: { js: "var __gdsBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+          plugins: [
+            commandOnly(id, manifest, routes),
+            bundleModules(gate1Validator, manifestFile, 'package'),
+          ],
+        }),
+      ),
+    );
+    const bundles: PackageBundles = {
+      routes,
+      own,
+      helpFlags: ['--help', ...(pjson.oclif.additionalHelpFlags ?? [])],
+    };
+    await writeFile(join(outDir, 'bundles.json'), JSON.stringify(bundles));
+    return own;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 function scriptOptions(options: BinaryOptions): BuildOptions {
   return {
     bundle: true,
@@ -481,8 +547,16 @@ function assetModuleImports(): Plugin {
   };
 }
 
-/** Every module that exists only in the bundle, and the redirects that put them in place. */
-function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
+/**
+ * Every module that exists only in the bundle, and the redirects that put them in place. The npm package's
+ * command bundles (buildPackageBundles) load the keychain addon and the WebAssembly of PostgreSQL's parser and
+ * of jq from node_modules, as the rest of the package does: they take none of the executable's redirects.
+ */
+function bundleModules(
+  gate1Validator: string,
+  manifestFile: string,
+  flavour: 'executable' | 'package' = 'executable',
+): Plugin {
   const keyringShim = join(root, 'scripts/sea/keyring.ts');
   const schemaValidator = join(root, 'src/core/gate1/schema-validator.ts');
   const jqLoadOptions = join(root, 'src/cli/jq-load-options.ts');
@@ -535,6 +609,22 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
         resolveDir: args.pluginData as string,
         loader: 'js',
       }));
+      b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
+          ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
+          : undefined,
+      );
+      // Each package module records that it ran, for the start-up tests; nothing is written unless asked.
+      b.onLoad({ filter: markedModules }, async (args) => {
+        const path = args.path.split(sep).join('/');
+        const id = path.slice(path.indexOf('/node_modules/'));
+        const contents = rewritten(id, await readFile(args.path, 'utf8'));
+        return {
+          contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
+          loader: 'js',
+        };
+      });
+      if (flavour === 'package') return;
       b.onResolve({ filter: /^@napi-rs\/keyring$/ }, () => ({ path: keyringShim }));
       b.onResolve({ filter: /^gds:libpg-query-options$/ }, () => ({
         path: join(root, 'scripts/sea/libpg-query-options.ts'),
@@ -550,21 +640,6 @@ function bundleModules(gate1Validator: string, manifestFile: string): Plugin {
           ? { path: join(root, 'scripts/sea/jq-options.ts') }
           : undefined,
       );
-      b.onResolve({ filter: /[\\/]schema-validator\.js$/ }, (args) =>
-        resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === schemaValidator
-          ? { path: join(root, 'scripts/sea/gate1-schema-validator.ts') }
-          : undefined,
-      );
-      // Each package module records that it ran, for the start-up test; nothing is written unless asked.
-      b.onLoad({ filter: markedModules }, async (args) => {
-        const path = args.path.split(sep).join('/');
-        const id = path.slice(path.indexOf('/node_modules/'));
-        const contents = rewritten(id, await readFile(args.path, 'utf8'));
-        return {
-          contents: `${contents}\n;(globalThis.__gdsLoadedModules ??= new Set()).add(${JSON.stringify(id)});\n`,
-          loader: 'js',
-        };
-      });
     },
   };
 }
@@ -774,10 +849,10 @@ function embeddedPluginsSource({ commands, hooks }: PluginEntries): string {
  * oclif's manifest of every command the bundle holds, gds's and the plugins', made by oclif itself from the
  * built classes (dist/) as the executable's root plugin would make it at every start without one.
  */
-async function writeCommandManifest(): Promise<string> {
+async function writeCommandManifest(dir: string = work): Promise<string> {
   const { Plugin, settings } = await import('@oclif/core');
   settings.enableAutoTranspile = false;
-  const target = join(work, 'manifest-commands.mjs');
+  const target = join(dir, 'manifest-commands.mjs');
   const load = (file: string) => `require(${JSON.stringify(file)}).default`;
   const plugins = pluginEntries().commands;
   const pluginCommands = plugins.map(([id, file]) => `${JSON.stringify(id)}: ${load(file)}`);
@@ -808,7 +883,7 @@ async function writeCommandManifest(): Promise<string> {
       'build:binary: command ids that code-unit order sorts unlike localeCompare (see rewrites)',
     );
   }
-  const file = join(work, 'manifest.json');
+  const file = join(dir, 'manifest.json');
   await writeFile(file, JSON.stringify(plugin.manifest));
   return file;
 }
@@ -823,9 +898,9 @@ async function jqWasmAsset(): Promise<Asset> {
   return fileAsset(path);
 }
 
-async function writeGate1Validator(): Promise<string> {
+async function writeGate1Validator(dir: string = work): Promise<string> {
   const ajv = new Ajv({ ...gate1AjvOptions, code: { source: true, esm: false } });
-  const file = join(work, 'gate1-validator.cjs');
+  const file = join(dir, 'gate1-validator.cjs');
   await writeFile(file, standalone.default(ajv, ajv.compile(gate1Schema)));
   return file;
 }

@@ -1,5 +1,7 @@
-// Entry of the single executable (dist/gds), bundled by scripts/build-binary.ts. The same main() as
-// bin/run.js, with package.json inlined at build time and every command and plugin hook in the bundle.
+// Entry of the single executable (dist/gds), bundled by scripts/build-binary.ts, and of the npm package's
+// command bundles (dist/bundle, buildPackageBundles), which bin/run.js requires for a command line routed to
+// one. The same main() as bin/run.js, with package.json inlined at build time and every command and plugin
+// hook in the bundle.
 // oclif gets its root plugin ready-made, with the command manifest computed at build time (help and the
 // command list need no command class), and main() imports only the command being run. Plugin hooks are
 // loaded through the embedded `require` (embedded-require.ts). Nothing is read from disk.
@@ -8,6 +10,7 @@ import type { Interfaces } from '@oclif/core';
 import manifest from 'gds:embedded-manifest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isSea } from 'node:sea';
 import packageJson from '../../package.json' with { type: 'json' };
 import { KEYCHAIN_CHILD_ARG, runKeychainChild } from '../../src/auth/keychain-child.js';
 import { main } from '../../src/cli/main.js';
@@ -15,8 +18,11 @@ import type { CommandLoaders } from '../../src/cli/main.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import { installEmbeddedModules } from './embedded-require.js';
 
-/** Where oclif thinks the CLI lives: the executable's folder (nothing is read from it). */
-const root = dirname(process.execPath);
+/**
+ * Where oclif thinks the CLI lives (nothing is read from it): the executable's folder, or the npm package's
+ * (its command bundles are in dist/bundle).
+ */
+const root = isSea() ? dirname(process.execPath) : join(__dirname, '..', '..');
 const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;
 
 /**
@@ -77,8 +83,10 @@ async function prepare(
 // The start-up test's window into the bundle: every package module that ran (build-binary.ts marks them),
 // the same list test/cli/fixtures/record-loaded-modules.mjs writes for `node bin/run.js`, then Node's
 // own modules as `node:<id>` (internal ones included: `node:internal/deps/undici/undici` is global fetch).
+// A bundle of the npm package leaves the list to the test's own recorder (test/cli/fixtures/
+// record-loaded-modules.mjs), which adds the bundle's package modules to what Node resolved.
 const loadedModulesFile = process.env.GDS_TEST_LOADED_MODULES;
-if (loadedModulesFile !== undefined) {
+if (loadedModulesFile !== undefined && isSea()) {
   process.on('exit', () => {
     const loaded = (globalThis as { __gdsLoadedModules?: Set<string> }).__gdsLoadedModules ?? [];
     const { moduleLoadList = [] } = process as { moduleLoadList?: string[] };

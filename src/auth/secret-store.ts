@@ -133,10 +133,15 @@ function keychainCall(
   return inKeychainChild({ ...request, service: ref.service, account: ref.account }, timeoutMs);
 }
 
-/** How to start the keychain child: the single executable runs itself; otherwise Node runs the module. */
+/**
+ * How to start the keychain child: the single executable runs itself; a command bundle of the npm package
+ * (dist/bundle, where this module is part of the bundle's file) runs its bundle with the child's argument, as
+ * its entry (scripts/sea/entry.ts) serves it; otherwise Node runs the module.
+ */
 function keychainChildCommand(): [string, string[]] {
   if (isSea()) return [process.execPath, [KEYCHAIN_CHILD_ARG]];
   const here = fileURLToPath(import.meta.url);
+  if (!/secret-store\.(js|ts)$/.test(here)) return [process.execPath, [here, KEYCHAIN_CHILD_ARG]];
   const script = here.replace(/secret-store\.(js|ts)$/, 'keychain-child.$1');
   return [process.execPath, [script]];
 }

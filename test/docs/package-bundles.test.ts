@@ -1,0 +1,215 @@
+// The npm package's command bundles (dist/bundle, made by prepack: scripts/build-package-bundles.ts): a
+// command line routed to gate validate, gate diff, list or push runs one bundled file, and answers exactly
+// as the same command line does through dist/ in a checkout. Laid out here as npm installs the package
+// (bin/, dist/ with its bundle folder, package.json, node_modules beside) in a temp folder, so the checkout
+// itself never has bundles.
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPackageBundles } from '../../scripts/build-binary.js';
+import { cliEnv, collect, ensureBuilt, node24, repoRoot } from '../cli/helpers/cli-process.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, whyNoSecretService } from '../helpers/skip.js';
+import type { TestServer } from '../helpers/server.js';
+
+let dir: string;
+let installed: string;
+let server: TestServer;
+let bundled: string[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gds-package-bundles-'));
+  installed = join(dir, 'gds');
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  await mkdir(join(installed, 'bin'), { recursive: true });
+  await copyFile(join(repoRoot, 'bin/run.js'), join(installed, 'bin/run.js'));
+  await copyFile(join(repoRoot, 'package.json'), join(installed, 'package.json'));
+  await mkdir(join(installed, 'dist'));
+  for (const entry of await readdir(join(repoRoot, 'dist'), { withFileTypes: true })) {
+    if (entry.isDirectory() && !['bundle', 'sea-build', 'release', 'release-cache'].includes(entry.name))
+      await symlink(join(repoRoot, 'dist', entry.name), join(installed, 'dist', entry.name));
+  }
+  await symlink(join(repoRoot, 'node_modules'), join(installed, 'node_modules'));
+  bundled = await buildPackageBundles(join(installed, 'dist/bundle'), { minify: true });
+  await writeFile(
+    join(dir, 'plain.yml'),
+    'patternChecks:\n  - {name: code, column: code, regex: "^[A-Z]+$", severity: WARN}\n',
+  );
+  await writeFile(
+    join(dir, 'strict.yml'),
+    'patternChecks:\n  - {name: code, column: code, regex: "^[A-Z]+$", severity: HARD_FAIL}\n',
+  );
+  await writeFile(
+    join(dir, 'sql.yml'),
+    'customPredicates:\n  - {name: p, sql: "lower(code) > \'a\'", severity: WARN}\n',
+  );
+  await writeFile(join(dir, 'broken.yml'), 'patternChecks:\n  - {name: code, regex: 7}\n');
+  await writeFile(
+    join(dir, 'v.sql'),
+    'CREATE VIEW analytics_dev.bundle_probe AS\nSELECT id, amount::numeric AS amount FROM raw.orders;\n',
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Run extends CliResult {
+  modules: string[];
+}
+
+/** Runs `entry` (the installed package's bin/run.js, or the checkout's), recording what it loads. */
+async function run(entry: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const record = join(dir, `modules-${Math.random().toString(36).slice(2)}.json`);
+  const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
+  const result = await collect(
+    spawn(node24, ['--import', preload, entry, ...args], {
+      cwd: dir,
+      env: cliEnv({ ...env, GDS_TEST_LOADED_MODULES: record, GDS_CONFIG_DIR: join(dir, 'config') }),
+    }),
+  );
+  const modules = JSON.parse(await readFile(record, 'utf8')) as string[];
+  return { ...result, modules };
+}
+
+const fromPackage = (args: string[], env?: Record<string, string>) =>
+  run(join(installed, 'bin/run.js'), args, env);
+const fromCheckout = (args: string[], env?: Record<string, string>) =>
+  run(join(repoRoot, 'bin/run.js'), args, env);
+
+const bundleOf = (modules: string[]) =>
+  modules.filter((url) => url.includes('/dist/bundle/')).map((url) => url.slice(url.lastIndexOf('/') + 1));
+/** Modules Node resolved as files (a bundle's own modules are recorded by their node_modules path only). */
+const files = (modules: string[]) => modules.filter((url) => url.startsWith('file:'));
+
+describe('the npm package with command bundles', () => {
+  const owner = () => ({ SERVICE_TOKEN: server.user('OWNER').cliToken, SERVICE_API_URL: server.url });
+
+  it('has one for each command the executable bundles apart', () => {
+    expect(bundled.toSorted()).toEqual(['gate:diff', 'gate:validate', 'list', 'push']);
+  });
+
+  it('runs gds list --json from its bundle alone: one line per table, as the server has them', async () => {
+    const r = await fromPackage(['list', '--json'], owner());
+    expect(r.code, r.stderr).toBe(0);
+    const ids = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    const listed = await server.request('GET', '/api/tables?limit=1000', { token: owner().SERVICE_TOKEN });
+    expect(listed.status).toBe(200);
+    const tables = (listed.body as { tables: Array<{ id: string }> }).tables;
+    expect(tables.length).toBeGreaterThan(0);
+    expect(ids).toEqual(tables.map((table) => table.id));
+    expect(bundleOf(r.modules)).toEqual(['command-list.cjs']);
+    // Nothing of dist/ beyond the router, and neither oclif nor undici as files of their own.
+    expect(files(r.modules).filter((url) => url.includes('/dist/'))).toEqual([
+      expect.stringMatching(/\/dist\/cli\/command-route\.js$/),
+      expect.stringMatching(/\/dist\/bundle\/command-list\.cjs$/),
+    ]);
+    expect(files(r.modules).filter((url) => /\/node_modules\/(@oclif|undici)\//.test(url))).toEqual([]);
+    expect(r.modules).toContain('/node_modules/@oclif/core/lib/index.js');
+  });
+
+  it.each([
+    ['gate validate, a plain file', ['gate', 'validate', '-f', 'plain.yml'], 0],
+    ['gate validate, a SQL predicate', ['gate', 'validate', '-f', 'sql.yml', '--json'], 0],
+    ['gate validate, a file the schema refuses', ['gate', 'validate', '-f', 'broken.yml'], 2],
+    ['gate validate, no such file', ['gate', 'validate', '-f', 'missing.yml'], 2],
+    ['gate diff --semantic', ['gate', 'diff', '-f', 'strict.yml', '--against', 'plain.yml', '--semantic'], 1],
+    ['gate diff, a line diff', ['gate', 'diff', '-f', 'strict.yml', '--against', 'plain.yml'], 1],
+    ['list, a table', ['list', '-L', '2'], 0],
+    ['list --jq', ['list', '--jq', '.name'], 0],
+    ['list, a jq filter outside gds’s own', ['list', '--jq', '[.id, .name] | @tsv'], 0],
+    ['list, an unknown flag', ['list', '--nope'], 2],
+    ['list, a bad option', ['list', '--state', 'NOPE', '--json'], 2],
+    ['push --dry-run of a view', ['push', 'v.sql', '--dry-run', '--json'], 0],
+  ])('answers %s exactly as a checkout does', async (_, args, code) => {
+    const [bundle, checkout] = await Promise.all([fromPackage(args, owner()), fromCheckout(args, owner())]);
+    expect(bundle.code, bundle.stderr).toBe(code);
+    expect(bundle.stdout + bundle.stderr).not.toBe('');
+    expect(bundleOf(bundle.modules)).toHaveLength(1);
+    expect(bundleOf(checkout.modules)).toEqual([]);
+    expect({ code: bundle.code, stdout: bundle.stdout, stderr: bundle.stderr }).toEqual({
+      code: checkout.code,
+      stdout: checkout.stdout,
+      stderr: checkout.stderr,
+    });
+  });
+
+  it('leaves help to dist/: a help request is never routed to a bundle', async () => {
+    const r = await fromPackage(['list', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--state');
+    expect(bundleOf(r.modules)).toEqual([]);
+  });
+
+  it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
+    const parser = (r: Run) => files(r.modules).filter((url) => url.includes('/node_modules/libpg-query/'));
+    const plain = await fromPackage(['gate', 'validate', '-f', 'plain.yml']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.modules).toContain('/node_modules/yaml/dist/index.js');
+    expect(parser(plain)).toEqual([]);
+    const sql = await fromPackage(['gate', 'validate', '-f', 'sql.yml']);
+    expect(sql.code, sql.stderr).toBe(0);
+    expect(parser(sql).length).toBeGreaterThan(0);
+  });
+
+  it('serves as its own keychain child: one request on stdin, one JSON answer on stdout', async () => {
+    const child = spawn(
+      node24,
+      [join(installed, 'dist/bundle/command-list.cjs'), '__gds_keychain_child'],
+      // No session bus: the keychain refuses, and the child says so in its answer.
+      { cwd: dir, env: cliEnv({ DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' }) },
+    );
+    child.stdin?.end(JSON.stringify({ op: 'get', service: 'gds-bundle-test', account: 'nobody' }));
+    const r = await collect(child);
+    expect(r.code, r.stderr).toBe(0);
+    const answer = JSON.parse(r.stdout) as { ok: boolean };
+    expect(typeof answer.ok).toBe('boolean');
+    expect(r.stdout).not.toContain('USAGE');
+  });
+});
+
+describe(
+  'a command bundle reading a profile kept in the OS keychain',
+  needs(await whyNoSecretService()),
+  () => {
+    it('reads the token through its own keychain child, as dist/ does', async () => {
+      const env = { GDS_CONFIG_DIR: join(dir, 'keychain-config'), GDS_SECRET_STORAGE: undefined };
+      const inEnv = (args: string[], entry: string) =>
+        collect(spawn(node24, [entry, ...args], { cwd: dir, env: cliEnv(env) }));
+      const saved = await inEnv(
+        [
+          'auth',
+          'set',
+          '--token',
+          server.user('OWNER').cliToken,
+          '--base',
+          server.url,
+          '--profile',
+          'kc',
+          '--json',
+        ],
+        join(repoRoot, 'bin/run.js'),
+      );
+      expect(saved.code, saved.stderr).toBe(0);
+      const config = JSON.parse(await readFile(join(env.GDS_CONFIG_DIR, 'config.json'), 'utf8')) as {
+        profiles: Record<string, { secretRef?: { store: string } }>;
+      };
+      expect(config.profiles.kc?.secretRef?.store).toBe('keychain');
+      try {
+        const listed = await inEnv(['list', '--json', '--profile', 'kc'], join(installed, 'bin/run.js'));
+        expect(listed.code, listed.stderr).toBe(0);
+        expect(listed.stdout.trimEnd().split('\n').length).toBeGreaterThan(0);
+        expect(JSON.parse(listed.stdout.split('\n')[0] ?? '')).toHaveProperty('id');
+      } finally {
+        await inEnv(['auth', 'logout', '--profile', 'kc'], join(repoRoot, 'bin/run.js'));
+      }
+    }, 60_000);
+  },
+);
