@@ -10,6 +10,10 @@ export default defineConfig({
       ...configDefaults.exclude,
       ...(process.env.GDS_TEST_RELEASE === '1' ? [] : ['test/release/**']),
     ],
+    // A home folder of its own for every test file: no test reads or writes the gds files (settings, aliases,
+    // profiles, caches) of whoever runs the suite. The HOME it replaces is given for the test that checks it.
+    setupFiles: ['test/helpers/isolated-home.ts'],
+    provide: { invokingHome: process.env.HOME ?? '' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
