@@ -16,13 +16,14 @@
 // first when they are missing.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../../src/server/app.js';
 import { demoGate1 } from '../demo-gate1.js';
 import { median } from './lib/measure.js';
+import { output, unpackedPackage } from './lib/npm-package.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -81,35 +82,6 @@ function runners(gdsArgs: string[], packageDir: string): Array<{ label: string }
     { label: 'node bin/run.js', command: node, args: [join(root, 'bin/run.js'), ...gdsArgs] },
     { label: 'npm package', command: node, args: [join(packageDir, 'bin/run.js'), ...gdsArgs] },
   ];
-}
-
-/**
- * What `npm install` of the packed gds holds (with the oclif.manifest.json prepack adds), unpacked into
- * `scratch`, with the checkout's node_modules beside it for its dependencies.
- */
-async function unpackedPackage(scratch: string): Promise<string> {
-  const packed = await output('npm', ['pack', '--silent', '--pack-destination', scratch]);
-  await output('tar', ['-xzf', join(scratch, packed.trim().split('\n').pop() ?? ''), '-C', scratch]);
-  const dir = join(scratch, 'package');
-  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
-
-/** Runs a command to its end and answers its stdout; its stderr is shown only when it fails. */
-function output(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(out)
-        : reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${err.trim()}`)),
-    );
-  });
 }
 
 /**

@@ -2,22 +2,27 @@
 // the whole list, the CLI's peak memory), `gds list -L 5`, and a recertification signal naming one table
 // (median), with another request's time while signals run. The tables are copies of a seeded Mode A table
 // made in SQL; the server runs in this process, the CLI in its own: the single executable (dist/gds) when it
-// is built, else `node bin/run.js`.
+// is built, else `node bin/run.js`; the list rows again for the packed npm package (lib/npm-package.ts).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { countText } from '../../src/core/count-text.js';
 import { startTestServer } from '../../test/helpers/server.js';
 import { copyTable } from '../../test/helpers/table-copies.js';
+import { unpackedPackage } from './lib/npm-package.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const TABLES = 100_000;
 const root = new URL('../..', import.meta.url).pathname;
 const binary = `${root}dist/gds`;
-const cli = existsSync(binary) ? [binary] : [`${root}node_modules/.bin/node`, 'bin/run.js'];
+const node = `${root}node_modules/.bin/node`;
+const defaultCli = existsSync(binary) ? [binary] : [node, 'bin/run.js'];
 
 /** Runs the CLI under GNU time: when its first stdout byte came, when it ended, its peak RSS (KiB). */
-function runCli(args: string[], env: NodeJS.ProcessEnv) {
+function runCli(args: string[], env: NodeJS.ProcessEnv, cli: string[] = defaultCli) {
   return new Promise<{ firstMs: number; totalMs: number; peakMiB: number; lines: number; code: number }>(
     (resolve, reject) => {
       const started = performance.now();
@@ -49,6 +54,40 @@ function runCli(args: string[], env: NodeJS.ProcessEnv) {
   );
 }
 
+/** `gds list --json` of every table and `-L 5` from the packed npm package (its command bundle for list). */
+async function npmPackageRows(env: NodeJS.ProcessEnv, tables: number): Promise<BenchRow[]> {
+  const scratch = await mkdtemp(join(tmpdir(), 'gds-bench-npm-'));
+  try {
+    const cli = [node, join(await unpackedPackage(scratch), 'bin/run.js')];
+    const all = await runCli(['list', '--json'], env, cli);
+    if (all.code !== 0) throw new Error(`gds list --json (npm package) exited ${all.code}`);
+    const few = await runCli(['list', '-L', '5', '--json'], env, cli);
+    const note = `PGlite, ${countText(tables)} tables, the packed npm package (node bin/run.js)`;
+    return [
+      {
+        section: 'scale',
+        name: 'gds list --json (npm package): first line',
+        value: `${all.firstMs.toFixed(0)} ms`,
+        note: `${note}; budget 300 ms: ${all.firstMs <= 300 ? 'within' : 'OVER'}`,
+      },
+      {
+        section: 'scale',
+        name: 'gds list --json (npm package): every table',
+        value: `${(all.totalMs / 1000).toFixed(1)} s`,
+        note: `${all.lines} lines, CLI peak ${all.peakMiB.toFixed(0)} MiB (budget 80 MiB: ${all.peakMiB <= 80 ? 'within' : 'OVER'})`,
+      },
+      {
+        section: 'scale',
+        name: 'gds list -L 5 --json (npm package)',
+        value: `${few.totalMs.toFixed(0)} ms`,
+        note: `${few.lines} lines, CLI peak ${few.peakMiB.toFixed(0)} MiB`,
+      },
+    ];
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 export const run: BenchModule = async () => {
   // Making 100,000 tables is one INSERT: on a loaded machine it outlasts the default 30 s query deadline.
   const server = await startTestServer({ rateLimit: 1_000_000_000, queryTimeoutMs: 600_000 });
@@ -69,7 +108,7 @@ export const run: BenchModule = async () => {
     // is the CLI's and the list's, as against a server already in use.
     const warm = await server.request('GET', '/api/me', { token: env.SERVICE_TOKEN });
     if (warm.status !== 200) throw new Error(`GET /api/me answered ${warm.status}`);
-    const note = `PGlite, ${countText(TABLES)} tables (made in ${made} s), ${cli.length === 1 ? 'dist/gds' : 'node bin/run.js'}, the server warmed by GET /api/me`;
+    const note = `PGlite, ${countText(TABLES)} tables (made in ${made} s), ${defaultCli.length === 1 ? 'dist/gds' : 'node bin/run.js'}, the server warmed by GET /api/me`;
     const rows: BenchRow[] = [];
     // The server's resident memory while it answers the whole list (it runs in this process), sampled.
     const rssBefore = process.memoryUsage().rss;
@@ -106,6 +145,7 @@ export const run: BenchModule = async () => {
       value: `${few.totalMs.toFixed(0)} ms`,
       note: `${few.lines} lines, CLI peak ${few.peakMiB.toFixed(0)} MiB`,
     });
+    rows.push(...(await npmPackageRows(env, TABLES)));
 
     const issued = await server.issueToken('OWNER', {
       name: 'bench-recertify',
