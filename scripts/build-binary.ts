@@ -27,6 +27,7 @@ import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
+import { directRun } from '../src/cli/command-route.js';
 import { cacheVariant, commandBundleAsset, commandBundleRoute, routesOf } from './sea/command-bundles.js';
 import type { CommandBundles } from './sea/command-bundles.js';
 
@@ -146,6 +147,21 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       };
     }),
   );
+  // The command lines gds runs without oclif (src/cli/direct.ts) have a bundle of their own, with no oclif in it.
+  const directFile = join(work, 'direct.cjs');
+  await build({
+    ...scriptOptions(options),
+    entryPoints: [join(root, 'scripts/sea/direct-entry.ts')],
+    outfile: directFile,
+    banner: { js: bundleWrapper.head },
+    footer: { js: bundleWrapper.tail },
+    external: ['typescript'],
+    plugins: [notInDirectRuns(), assetModuleImports(), bundleModules(gate1Validator, manifestFile)],
+  });
+  const direct = {
+    file: directFile,
+    caches: [{ file: join(work, 'direct.cache'), runs: trainingRuns.filter((argv) => directRun(argv, {})) }],
+  };
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
   await build({
     ...scriptOptions(options),
@@ -168,7 +184,10 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   });
   const [codeCache, helpCodeCache] = [join(work, 'gds.cache'), join(work, 'gds-help.cache')];
   const help = join(work, 'help.json');
-  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help }, ownBundles);
+  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help }, [
+    ...ownBundles,
+    direct,
+  ]);
   const inputs: SeaInputs = {
     boot,
     assets: {
@@ -182,6 +201,8 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
           ...caches.map(({ kind, file: cache }) => [commandBundleAsset(id, kind), cache]),
         ]),
       ),
+      'direct.cjs': directFile,
+      'direct.cache': join(work, 'direct.cache'),
       'help.json': help,
       'keyring.node': keyring.path,
       'libpg-query.wasm': pgWasm.path,
@@ -253,6 +274,23 @@ export interface PackageBundles extends CommandBundles {
   helpFlags: string[];
 }
 
+/** What the npm package's bundles load from node_modules, as the rest of the package does. */
+const packageExternals = [
+  'typescript',
+  '@napi-rs/keyring',
+  'jq-wasm',
+  'libpg-query',
+  'openid-client',
+  'undici',
+  'undici/*',
+];
+
+/**
+ * A CommonJS file has no import.meta: the modules that find a file by their own URL (jq-wasm's WebAssembly,
+ * the keychain child) get the bundle's.
+ */
+const packageBanner = "var __gdsBundleUrl = require('node:url').pathToFileURL(__filename).href;";
+
 /** The folder of the npm package's command bundles, made by `npm pack` (prepack) and removed after it. */
 export const packageBundleDir = join(root, 'dist/bundle');
 
@@ -281,19 +319,9 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
           ...scriptOptions({ output: '', tsc: false, minify: options.minify }),
           entryPoints: [join(root, 'scripts/sea/entry.ts')],
           outfile: join(outDir, commandBundleAsset(id, 'cjs')),
-          external: [
-            'typescript',
-            '@napi-rs/keyring',
-            'jq-wasm',
-            'libpg-query',
-            'openid-client',
-            'undici',
-            'undici/*',
-          ],
-          // A CommonJS file has no import.meta: the modules that find a file by their own URL (jq-wasm's
-          // WebAssembly, the keychain child) get the bundle's.
+          external: packageExternals,
           define: { 'import.meta.url': '__gdsBundleUrl' },
-          banner: { js: "var __gdsBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+          banner: { js: packageBanner },
           plugins: [
             commandOnly(id, manifest, routes),
             bundleModules(gate1Validator, manifestFile, 'package'),
@@ -301,6 +329,15 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
         }),
       ),
     );
+    await build({
+      ...scriptOptions({ output: '', tsc: false, minify: options.minify }),
+      entryPoints: [join(root, 'scripts/sea/direct-entry.ts')],
+      outfile: join(outDir, 'direct.cjs'),
+      external: packageExternals,
+      define: { 'import.meta.url': '__gdsBundleUrl' },
+      banner: { js: packageBanner },
+      plugins: [notInDirectRuns(), bundleModules(gate1Validator, manifestFile, 'package')],
+    });
     const bundles: PackageBundles = {
       routes,
       own,
@@ -401,6 +438,8 @@ async function trainCodeCache(
 const trainingRuns: string[][] = [
   ['gate', 'validate', '-f', 'a.yml'],
   ['gate', 'validate', '-f', 'a.yml', '--json'],
+  // gate validate with a table id: through oclif (a network command's path), not the direct bundle.
+  ['gate', 'validate', 't_1', '-f', 'a.yml', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
   ['gate', 'diff', '--nope'],
   ['gate', 'diff', '--nope', '--json'],
@@ -522,6 +561,36 @@ async function buildAssetModules(options: BinaryOptions, modules: Plugin): Promi
     });
   }
   return files;
+}
+
+/**
+ * The modules output.ts loads only for what a direct run (src/cli/direct.ts: `gate validate -f FILE [--json]`)
+ * never does: page, filter with jq, draw a table on a terminal, spin. The direct bundle holds a module in
+ * their place that fails saying so (their source, read at every start, would be a quarter of the bundle).
+ */
+function notInDirectRuns(): Plugin {
+  const modules = [
+    join(root, 'src/cli/pager.ts'),
+    join(root, 'src/cli/jq.ts'),
+    join(root, 'src/cli/table.ts'),
+  ];
+  return {
+    name: 'gds-not-in-direct-runs',
+    setup(b) {
+      b.onResolve({ filter: /^ora$|[\\/](?:pager|jq|table)\.js$/ }, (args) => {
+        if (
+          args.path !== 'ora' &&
+          !modules.includes(resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')))
+        )
+          return undefined;
+        return { path: args.path, namespace: 'gds-not-in-direct-runs' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'gds-not-in-direct-runs' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`gds: ${args.path} is not in the bundle of direct runs (src/cli/direct.ts)`)});`,
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /** In a command bundle, each import of an assetModules package reads its asset bundle instead. */

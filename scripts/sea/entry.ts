@@ -8,7 +8,6 @@
 import type * as OclifCore from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import manifest from 'gds:embedded-manifest';
-import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -17,6 +16,7 @@ import { main } from '../../src/cli/main.js';
 import type { CommandLoaders } from '../../src/cli/main.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import { installEmbeddedModules } from './embedded-require.js';
+import { recordLoadedModules } from './loaded-modules.js';
 
 /**
  * Where oclif thinks the CLI lives (nothing is read from it): the executable's folder, or the npm package's
@@ -80,22 +80,7 @@ async function prepare(
   return { rootPlugin, commands: { ...PLUGIN_COMMANDS, ...COMMAND_LOADERS } };
 }
 
-// The start-up test's window into the bundle: every package module that ran (build-binary.ts marks them),
-// the same list test/cli/fixtures/record-loaded-modules.mjs writes for `node bin/run.js`, then Node's
-// own modules as `node:<id>` (internal ones included: `node:internal/deps/undici/undici` is global fetch).
-// A bundle of the npm package leaves the list to the test's own recorder (test/cli/fixtures/
-// record-loaded-modules.mjs), which adds the bundle's package modules to what Node resolved.
-const loadedModulesFile = process.env.GDS_TEST_LOADED_MODULES;
-if (loadedModulesFile !== undefined && isSea()) {
-  process.on('exit', () => {
-    const loaded = (globalThis as { __gdsLoadedModules?: Set<string> }).__gdsLoadedModules ?? [];
-    const { moduleLoadList = [] } = process as { moduleLoadList?: string[] };
-    const builtins = moduleLoadList
-      .filter((entry) => entry.startsWith('NativeModule '))
-      .map((entry) => `node:${entry.slice('NativeModule '.length)}`);
-    writeFileSync(loadedModulesFile, JSON.stringify([...loaded, ...builtins]));
-  });
-}
+recordLoadedModules();
 
 /**
  * GDS_TEST_KEYRING_PROBE=1: load the keychain addon the way the credential store does and make a round trip

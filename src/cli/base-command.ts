@@ -19,7 +19,7 @@ import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { JSON_FIELDS } from './json-fields.js';
-import { jsonRequested, Output } from './output.js';
+import { exitInterrupted, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;
@@ -144,16 +144,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       void this.out.endPager().then(() => this.interrupt());
       return;
     }
-    this.out.interrupted();
-    if (this.out.json) {
-      this.out.error(
-        new CliError('Interrupted.', {
-          exitCode: ExitCode.Interrupted,
-          ...(this.interruptDetails === undefined ? {} : { details: this.interruptDetails }),
-        }),
-      );
-    }
-    process.exit(ExitCode.Interrupted);
+    exitInterrupted(this.out, this.interruptDetails);
   }
 
   private commandWords(): string {

@@ -104,3 +104,41 @@ export function reservedWords(commandIds: readonly string[]): Set<string> {
 export function mayBeAlias(word: string | undefined, commandIds: readonly string[]): word is string {
   return word !== undefined && ALIAS_NAME.test(word) && !reservedWords(commandIds).has(word);
 }
+
+/** A command line gds answers without oclif (direct.ts): `gate validate` of one file, the way CI runs it. */
+export interface DirectRun {
+  id: 'gate:validate';
+  file: string;
+}
+
+/**
+ * The direct run these arguments ask for, or undefined when oclif should parse them (issue 24: oclif's config
+ * and parser are most of an offline check's start-up). Only `gate validate` with one `-f FILE`, `--file FILE`
+ * or `--file=FILE` and at most one plain `--json`, in any order: any other word (a table id, --env, a
+ * field list, a help flag, a value that looks like a flag) goes to oclif, which parses and refuses as always.
+ * GDS_DIRECT=0 sends every command line to oclif, and so does DEBUG (oclif's own debug log is asked for).
+ */
+export function directRun(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): DirectRun | undefined {
+  if (env.GDS_DIRECT === '0' || env.DEBUG || argv[0] !== 'gate' || argv[1] !== 'validate') return undefined;
+  let file: string | undefined;
+  let json = false;
+  const rest = argv.slice(2);
+  for (let i = 0; i < rest.length; i += 1) {
+    const word = rest[i] ?? '';
+    if (word === '--json' && !json) {
+      json = true;
+    } else if ((word === '-f' || word === '--file') && file === undefined) {
+      file = rest[i + 1];
+      i += 1;
+      if (file === undefined || file === '' || (isFlag(file) && file !== '-')) return undefined;
+    } else if (word.startsWith('--file=') && word.length > '--file='.length && file === undefined) {
+      file = word.slice('--file='.length);
+    } else {
+      return undefined;
+    }
+  }
+  return file === undefined ? undefined : { id: 'gate:validate', file };
+}

@@ -9,9 +9,9 @@ import { installUndiciFetch } from '../client/undici-fetch.js';
 import { commandRoute, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
+import { ranDirectly } from './direct.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
-import { redactSecrets } from '../core/redact.js';
-import { redactError, scrubProcessTitle, secretsFrom } from './secrets.js';
+import { redactError, redactStandardError, scrubProcessTitle } from './secrets.js';
 import { answeredVersion } from './version.js';
 
 export { globalFlagsAfterCommand };
@@ -74,6 +74,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     }
   }
   redactStandardError(argv);
+  if (await ranDirectly(argv)) return;
   installUndiciFetch();
   colourOnlyOnTerminals();
   const oclif = await importOclif();
@@ -220,25 +221,6 @@ async function importOclif(): Promise<typeof OclifCore> {
     if (before === undefined) delete process.env[engineWarning];
     else process.env[engineWarning] = before;
   }
-}
-
-/**
- * What gds does not print itself still reaches stderr: oclif's debug log (`DEBUG=*`) prints argv and
- * process.argv whole, plugin-not-found echoes a stray argument (`gds auth set cli_…`, the flag forgotten).
- * Every write to stderr masks the secrets the process was given and every token the service issues.
- * stdout is left alone: `tokens issue` prints its tokens there on purpose.
- */
-function redactStandardError(argv: readonly string[]): void {
-  const secrets = secretsFrom(argv);
-  const stderr = process.stderr;
-  const write = stderr.write.bind(stderr) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (typeof chunk === 'string') return write(redactSecrets(chunk, secrets), ...rest);
-    if (chunk instanceof Uint8Array) {
-      return write(redactSecrets(Buffer.from(chunk).toString('utf8'), secrets), ...rest);
-    }
-    return write(chunk, ...rest);
-  }) as typeof stderr.write;
 }
 
 /**

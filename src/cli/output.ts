@@ -549,3 +549,17 @@ function isDiagnostic(value: unknown): value is Diagnostic {
     typeof d.code === 'string'
   );
 }
+
+/** Ctrl-C: the cursor back, under --json one `Interrupted.` error line, and exit 130 (base-command.ts, direct.ts). */
+export function exitInterrupted(out: Output, details?: Record<string, unknown>): never {
+  out.interrupted();
+  if (out.json) {
+    out.error(
+      new CliError('Interrupted.', {
+        exitCode: ExitCode.Interrupted,
+        ...(details === undefined ? {} : { details }),
+      }),
+    );
+  }
+  process.exit(ExitCode.Interrupted);
+}

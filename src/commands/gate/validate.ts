@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
-import { ExitCode } from '../../cli/errors.js';
+import { printGate1Check } from '../../cli/gate1-check.js';
 import { readGate1Text } from '../../cli/input.js';
 
 export default class GateValidate extends ApiCommand<typeof GateValidate> {
@@ -29,40 +29,12 @@ export default class GateValidate extends ApiCommand<typeof GateValidate> {
 
   async run(): Promise<void> {
     const input = await readGate1Text(this.flags.file, { flag: '-f' });
-    const { validateGate1Lazily } = await import('../../core/gate1/validate.js');
-    const { countDiagnostics, diagnosticParts } = await import('../../core/gate1/diagnostic.js');
     const tableId = this.args.tableId;
     const columns =
       tableId === undefined
         ? undefined
         : (await this.withClient(async (client) => client.tables.ddl(await this.tableIdOf(client, tableId))))
             .columns;
-    const { diagnostics } = await validateGate1Lazily(input.text, {
-      fileName: input.name,
-      ...(columns === undefined ? {} : { columns }),
-    });
-    const { errors, warnings } = countDiagnostics(diagnostics);
-    if (this.out.json) {
-      for (const d of diagnostics) this.out.record(d);
-      this.out.record({ valid: errors === 0, file: input.name, errors, warnings });
-    } else {
-      for (const d of diagnostics) {
-        const [location, severity, rest] = diagnosticParts(d);
-        this.out.print(
-          location,
-          ' ',
-          this.out.style(severity === 'error' ? 'red' : 'yellow', severity),
-          rest,
-        );
-      }
-      this.out.info(summary(input.name, errors, warnings));
-    }
-    if (errors > 0) process.exitCode = ExitCode.Usage;
+    await printGate1Check(this.out, input, columns);
   }
-}
-
-function summary(file: string, errors: number, warnings: number): string {
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  if (errors === 0) return `${file}: valid${warnings > 0 ? ` (${plural(warnings, 'warning')})` : ''}`;
-  return `${file}: invalid, ${plural(errors, 'error')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`;
 }

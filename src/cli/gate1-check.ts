@@ -1,0 +1,37 @@
+// What `gds gate validate` prints for a gate1.yml (its command, and the direct run of direct.ts): one
+// compiler-style line per diagnostic on stdout and a summary on stderr, or under --json one record per
+// diagnostic and a summary record; exit code 2 when there is an error.
+import type { TextInput } from './input.js';
+import { ExitCode } from './errors.js';
+import type { Output } from './output.js';
+
+export async function printGate1Check(
+  out: Output,
+  input: TextInput,
+  columns?: Iterable<string>,
+): Promise<void> {
+  const { validateGate1Lazily } = await import('../core/gate1/validate.js');
+  const { countDiagnostics, diagnosticParts } = await import('../core/gate1/diagnostic.js');
+  const { diagnostics } = await validateGate1Lazily(input.text, {
+    fileName: input.name,
+    ...(columns === undefined ? {} : { columns }),
+  });
+  const { errors, warnings } = countDiagnostics(diagnostics);
+  if (out.json) {
+    for (const d of diagnostics) out.record(d);
+    out.record({ valid: errors === 0, file: input.name, errors, warnings });
+  } else {
+    for (const d of diagnostics) {
+      const [location, severity, rest] = diagnosticParts(d);
+      out.print(location, ' ', out.style(severity === 'error' ? 'red' : 'yellow', severity), rest);
+    }
+    out.info(summary(input.name, errors, warnings));
+  }
+  if (errors > 0) process.exitCode = ExitCode.Usage;
+}
+
+function summary(file: string, errors: number, warnings: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (errors === 0) return `${file}: valid${warnings > 0 ? ` (${plural(warnings, 'warning')})` : ''}`;
+  return `${file}: invalid, ${plural(errors, 'error')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`;
+}
