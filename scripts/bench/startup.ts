@@ -147,16 +147,21 @@ async function peakRssMiB(
 ): Promise<number | undefined> {
   if (!existsSync(gnuTime)) return undefined;
   const out = join(scratch, 'rss');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(gnuTime, ['-f', '%M', '-o', out, command, ...args], {
-      cwd: root,
-      stdio: 'ignore',
-      env: { ...process.env, ...env },
+  // The median of three runs: one run's peak moves by a few hundred KiB with what the kernel maps around it.
+  const peaks: number[] = [];
+  for (let run = 0; run < 3; run += 1) {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(gnuTime, ['-f', '%M', '-o', out, command, ...args], {
+        cwd: root,
+        stdio: 'ignore',
+        env: { ...process.env, ...env },
+      });
+      child.on('error', reject);
+      child.on('close', () => resolve());
     });
-    child.on('error', reject);
-    child.on('close', () => resolve());
-  });
-  return Number((await readFile(out, 'utf8')).trim().split('\n').pop()) / 1024;
+    peaks.push(Number((await readFile(out, 'utf8')).trim().split('\n').pop()) / 1024);
+  }
+  return median(peaks);
 }
 
 async function ensureBuilt(): Promise<void> {
