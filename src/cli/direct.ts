@@ -1,6 +1,7 @@
 // The command lines gds answers without oclif (command-route.ts directRun): `gate validate -f FILE [--json]`,
 // an offline check CI runs on every commit, whose start-up was mostly oclif's config and parser (issue 24).
-// It prints, fails and is interrupted exactly as the command does (test/cli/direct.test.ts compares the two).
+// It prints, fails and is interrupted exactly as the command does (test/e2e/gate-validate-direct.test.ts
+// compares the two).
 import { toCliError } from './errors.js';
 import { directRun } from './command-route.js';
 import type { DirectRun } from './command-route.js';

@@ -550,7 +550,10 @@ function isDiagnostic(value: unknown): value is Diagnostic {
   );
 }
 
-/** Ctrl-C: the cursor back, under --json one `Interrupted.` error line, and exit 130 (base-command.ts, direct.ts). */
+/**
+ * Ctrl-C: the cursor back, under --json one `Interrupted.` error line, and exit 130 (base-command.ts,
+ * direct.ts).
+ */
 export function exitInterrupted(out: Output, details?: Record<string, unknown>): never {
   out.interrupted();
   if (out.json) {
