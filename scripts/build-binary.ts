@@ -296,9 +296,10 @@ export const packageBundleDir = join(root, 'dist/bundle');
 
 /**
  * The npm package's command bundles (scripts/build-package-bundles.ts, run by prepack): for each command with a
- * bundle of its own in the executable, the same bundle for a plain Node (no code cache, no assets: the keychain
- * addon, undici, openid-client and the WebAssembly of PostgreSQL's parser and jq load from node_modules), and
- * bundles.json, by which bin/run.js routes a command line to one. Such a command then reads one file instead
+ * bundle of its own in the executable, and for the direct runs (direct.cjs, src/cli/direct.ts), the same
+ * bundle for a plain Node (no code cache, no assets: the keychain addon, undici, openid-client and the
+ * WebAssembly of PostgreSQL's parser and jq load from node_modules), and bundles.json, by which bin/run.js
+ * routes a command line to one. Such a command then reads one file instead
  * of resolving and compiling oclif's and gds's modules one by one (issues 24 and 25: docs/bench.md). Needs
  * dist/ built: the manifest comes from its classes.
  */
@@ -566,7 +567,7 @@ async function buildAssetModules(options: BinaryOptions, modules: Plugin): Promi
 /**
  * The modules output.ts loads only for what a direct run (src/cli/direct.ts: `gate validate -f FILE [--json]`)
  * never does: page, filter with jq, draw a table on a terminal, spin. The direct bundle holds a module in
- * their place that fails saying so (their source, read at every start, would be a quarter of the bundle).
+ * their place that fails saying so (their source, read at every start, was a third of the bundle).
  */
 function notInDirectRuns(): Plugin {
   const modules = [
