@@ -188,7 +188,8 @@ async function memory(sizes: number[], dir: string, engine: Engine): Promise<Ben
       const source = await tableOf(server, `bench_mem_${rows}`, rows);
       const target = await tableOf(server, `bench_mem_copy_${rows}`, 0);
       const env = { ...(await envFor(server, [source, target])), XDG_STATE_HOME: join(dir, 'state') };
-      const file = join(dir, `mem-${rows}.ndjson`);
+      // A file of each engine's own: gds refuses to write over the other engine's export (exit 2).
+      const file = join(dir, `mem-${engine}-${rows}.ndjson`);
       const exported = await gds(['records', 'export', source, '-o', file], env);
       const imported = await gds(['records', 'import', target, '-f', file, '--key', 'sku'], env);
       const stored = await server.sql<{ n: number }>(
