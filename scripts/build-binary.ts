@@ -38,6 +38,13 @@ const node = join(root, 'node_modules/.bin/node');
 const seaFuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Packages whose evaluation the executable reports under GDS_TEST_LOADED_MODULES (test/binary). */
 const markedModules = /[\\/]node_modules[\\/].+\.[cm]?js$/;
+/**
+ * V8 options of every run of the executable (the SEA's execArgv), and of the runs that train its code caches:
+ * V8 refuses a cache made under other flags. A young generation of at most 2 x 8 MiB: with V8's default
+ * (16 MiB a semi-space) `records import` of 1,000,000 rows peaked at 147-153 MiB, with 8 at 103 MiB (89
+ * at 10,000 rows): a batch that lives across scavenges made V8 grow the young generation over the run.
+ */
+const executableNodeOptions = ['--max-semi-space-size=8'];
 
 /** A file the build puts in the executable, and its sha256 (the executable checks a native addon's before
  *  use; WebAssembly is validated by V8 as it compiles). */
@@ -113,7 +120,12 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
         }),
       },
       metafile: true,
-      plugins: [...plugins, assetModuleImports(), bundleModules(gate1Validator, manifestFile)],
+      plugins: [
+        ...plugins,
+        directRunsElsewhere(),
+        assetModuleImports(),
+        bundleModules(gate1Validator, manifestFile),
+      ],
     });
   const assetBundles = await buildAssetModules(options, bundleModules(gate1Validator, manifestFile));
   const { metafile } = await bundleBuild(bundle);
@@ -128,7 +140,10 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       const file = join(work, `command-${id.replaceAll(':', '-')}.cjs`);
       const built = await bundleBuild(file, commandOnly(id, manifest, routes));
       await writeFile(file.replace(/\.cjs$/, '.meta.json'), JSON.stringify(built.metafile));
-      const runs = trainingRuns.filter((argv) => routeOf(argv)?.id === id);
+      // A line the boot script sends to the bundle of direct runs never reaches the command's own either.
+      const runs = trainingRuns.filter(
+        (argv) => routeOf(argv)?.id === id && directRun(argv, {}) === undefined,
+      );
       const jqRuns = runs.filter((argv) => cacheVariant(argv) === 'jq');
       const plainRuns = runs.filter((argv) => cacheVariant(argv) === 'plain');
       return {
@@ -245,6 +260,7 @@ export async function makeExecutable(inputs: SeaInputs, target: ExecutableTarget
         // NODE_OPTIONS belongs to the user's Node, not to gds: a `--require` or `--import` meant for it
         // would otherwise run inside (or break) the executable. Child processes still see it.
         execArgvExtension: 'none',
+        execArgv: [...executableNodeOptions],
         useCodeCache: target.native,
         assets,
       }),
@@ -325,6 +341,7 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
           banner: { js: packageBanner },
           plugins: [
             commandOnly(id, manifest, routes),
+            directRunsElsewhere(),
             bundleModules(gate1Validator, manifestFile, 'package'),
           ],
         }),
@@ -408,14 +425,15 @@ async function trainCodeCache(
       cwd: scratch,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
     };
-    await exec(node, [trainer, bundle, files.help, JSON.stringify(helpRuns), files.helpPages], options);
-    await exec(node, [trainer, bundle, files.run, JSON.stringify(trainingRuns)], options);
+    const train = (...args: string[]) => exec(node, [...executableNodeOptions, trainer, ...args], options);
+    await train(bundle, files.help, JSON.stringify(helpRuns), files.helpPages);
+    // Nor does the whole bundle: boot.ts sends a direct run to the bundle of direct runs.
+    const wholeBundleRuns = trainingRuns.filter((argv) => directRun(argv, {}) === undefined);
+    await train(bundle, files.run, JSON.stringify(wholeBundleRuns));
     // Each command's own bundle, on the runs of that command (its --jq runs apart, cacheVariant).
     await Promise.all(
       ownBundles.flatMap(({ file, caches }) =>
-        caches.map(({ file: cache, runs }) =>
-          exec(node, [trainer, file, cache, JSON.stringify(runs)], options),
-        ),
+        caches.map(({ file: cache, runs }) => train(file, cache, JSON.stringify(runs))),
       ),
     );
   } finally {
@@ -562,6 +580,29 @@ async function buildAssetModules(options: BinaryOptions, modules: Plugin): Promi
     });
   }
   return files;
+}
+
+/**
+ * main()'s direct run (src/cli/direct.ts) in a bundle of main(): boot.ts and bin/run.js send every line it would
+ * take to the bundle of direct runs, so these bundles hold a module in its place that fails saying so, not
+ * gate validate's reader, YAML and checks (250 kB more source in every command's bundle, read at each start).
+ */
+function directRunsElsewhere(): Plugin {
+  const direct = join(root, 'src/cli/direct.ts');
+  return {
+    name: 'gds-direct-runs-elsewhere',
+    setup(b) {
+      b.onResolve({ filter: /[\\/]direct\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === direct
+          ? { path: 'direct', namespace: 'gds-direct-runs-elsewhere' }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'gds-direct-runs-elsewhere' }, () => ({
+        contents: `exports.ranDirectly = () => { throw new Error('gds: a direct run (src/cli/direct.ts) reached a bundle of main()'); };`,
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /**

@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
-import { commandRoute, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
+import { commandRoute, directRun, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
 import { CliError, commandSuggestion, ExitCode, toCliError } from './errors.js';
-import { ranDirectly } from './direct.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
 import { redactError, redactStandardError, scrubProcessTitle } from './secrets.js';
 import { answeredVersion } from './version.js';
@@ -74,7 +73,12 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     }
   }
   redactStandardError(argv);
-  if (await ranDirectly(argv)) return;
+  if (directRun(argv) !== undefined) {
+    // The executable and the npm package's bundles send such a line to a bundle of its own (direct-entry.ts):
+    // theirs of main() hold no direct.js (build-binary.ts), and a checkout loads it only here.
+    await (await import('./direct.js')).ranDirectly(argv);
+    return;
+  }
   installUndiciFetch();
   colourOnlyOnTerminals();
   const oclif = await importOclif();
