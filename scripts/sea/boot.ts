@@ -2,8 +2,7 @@
 // page rendered before when it applies (precomputed-help.ts: the build's off a terminal, the cache's on
 // one), else compiles the bundle (SEA asset gds.cjs, or the command's own, or direct.cjs for a command line
 // gds runs without oclif) with a code cache trained at build time (asset gds.cache, or gds-help.cache for
-// help) and runs it. Assets are read in place from the executable: no copy
-// of the cache, one of the source.
+// help) and runs it. Assets are read in place from the executable: no copy of the cache, one of the source.
 import { dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { getRawAsset } from 'node:sea';
