@@ -1,9 +1,8 @@
 // The npm package's command bundles (dist/bundle, made by prepack: scripts/build-package-bundles.ts): a
 // command line routed to gate validate, gate diff, list or push runs one bundled file (`gate validate -f`
 // the bundle of direct runs, without oclif), and answers exactly as the same command line does through
-// dist/ in a checkout. Laid out here as npm installs the package
-// (bin/, dist/ with its bundle folder, package.json, node_modules beside) in a temp folder, so the checkout
-// itself never has bundles.
+// dist/ in a checkout. Laid out here as npm installs the package (bin/, dist/ with its bundle folder,
+// package.json, node_modules beside) in a temp folder, so the checkout itself never has bundles.
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
