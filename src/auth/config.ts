@@ -11,6 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { isObject, versionedObject } from '../cli/versioned-file.js';
 import { configDir } from '../core/config-folder.js';
 
 export const configVersion = 1;
@@ -373,21 +374,7 @@ async function tightenMode(
 }
 
 export function parseConfig(text: string, path: string): GdsConfig {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw invalid(path, `it is not valid JSON (${(error as Error).message})`);
-  }
-  if (!isObject(value)) throw invalid(path, 'it is not a JSON object');
-  if (typeof value.version === 'number' && value.version > configVersion) {
-    throw new CliError(`${path} was written by a newer gds (config version ${value.version}).`, {
-      exitCode: ExitCode.Usage,
-      code: 'config_too_new',
-      suggestion: 'Upgrade gds, or point GDS_CONFIG_DIR at another folder.',
-    });
-  }
-  if (value.version !== configVersion) throw invalid(path, `"version" is not ${configVersion}`);
+  const value = versionedObject(text, path, { kind: 'config', version: configVersion, damaged: invalid });
   if (!isObject(value.profiles)) throw invalid(path, '"profiles" is not an object');
   for (const [name, profile] of Object.entries(value.profiles)) {
     const problem = profileProblem(profile);
@@ -422,10 +409,6 @@ function profileProblem(profile: unknown): string | undefined {
       return `has a non-string "${field}"`;
   }
   return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(path: string, reason: string): CliError {

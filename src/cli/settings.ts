@@ -16,6 +16,7 @@ import type { Env } from '../auth/config.js';
 import { configDir } from '../core/config-folder.js';
 import { closest } from '../core/did-you-mean.js';
 import { CliError, ExitCode } from './errors.js';
+import { isObject, versionedObject } from './versioned-file.js';
 
 export const settingsFileName = 'settings.json';
 const settingsVersion = 1;
@@ -196,21 +197,7 @@ export function checkSettingValue(spec: SettingSpec, value: string, command = 'g
 }
 
 function parseSettings(text: string, path: string): SettingsFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw damaged(path, `it is not valid JSON (${(error as Error).message})`);
-  }
-  if (!isObject(value)) throw damaged(path, 'it is not a JSON object');
-  if (typeof value.version === 'number' && value.version > settingsVersion) {
-    throw new CliError(`${path} was written by a newer gds (settings version ${value.version}).`, {
-      exitCode: ExitCode.Usage,
-      code: 'settings_too_new',
-      suggestion: 'Upgrade gds, or point GDS_CONFIG_DIR at another folder.',
-    });
-  }
-  if (value.version !== settingsVersion) throw damaged(path, `"version" is not ${settingsVersion}`);
+  const value = versionedObject(text, path, { kind: 'settings', version: settingsVersion, damaged: damaged });
   const settings = value.settings ?? {};
   const aliases = value.aliases ?? {};
   if (!isObject(settings)) throw damaged(path, '"settings" is not an object');
@@ -230,10 +217,6 @@ function parseSettings(text: string, path: string): SettingsFile {
     settings: settings as SettingsFile['settings'],
     aliases: aliases as Record<string, string>,
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function damaged(path: string, reason: string): CliError {

@@ -1,0 +1,31 @@
+// The opening config.json and settings.json share (auth/config.ts, cli/settings.ts): JSON, an object, and the
+// version this gds writes. A file a newer gds wrote is refused with the upgrade as its fix; anything else
+// wrong is the file's own `damaged` error, which says how to repair that file.
+import { CliError, ExitCode } from './errors.js';
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function versionedObject(
+  text: string,
+  path: string,
+  file: { kind: 'config' | 'settings'; version: number; damaged: (path: string, reason: string) => CliError },
+): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw file.damaged(path, `it is not valid JSON (${(error as Error).message})`);
+  }
+  if (!isObject(value)) throw file.damaged(path, 'it is not a JSON object');
+  if (typeof value.version === 'number' && value.version > file.version) {
+    throw new CliError(`${path} was written by a newer gds (${file.kind} version ${value.version}).`, {
+      exitCode: ExitCode.Usage,
+      code: `${file.kind}_too_new`,
+      suggestion: 'Upgrade gds, or point GDS_CONFIG_DIR at another folder.',
+    });
+  }
+  if (value.version !== file.version) throw file.damaged(path, `"version" is not ${file.version}`);
+  return value;
+}
