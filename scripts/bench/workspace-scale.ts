@@ -54,6 +54,32 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, cli: string[] = defaultC
   );
 }
 
+type CliRun = Awaited<ReturnType<typeof runCli>>;
+
+/** The rows of `gds list --json` of every table (`all`) and of `-L 5` (`few`), for one way of running gds. */
+function listRows(runner: string, note: string, all: CliRun, few: CliRun): BenchRow[] {
+  return [
+    {
+      section: 'scale',
+      name: `gds list --json${runner}: first line`,
+      value: `${all.firstMs.toFixed(0)} ms`,
+      note: `${note}; budget 300 ms: ${all.firstMs <= 300 ? 'within' : 'OVER'}`,
+    },
+    {
+      section: 'scale',
+      name: `gds list --json${runner}: every table`,
+      value: `${(all.totalMs / 1000).toFixed(1)} s`,
+      note: `${all.lines} lines, CLI peak ${all.peakMiB.toFixed(0)} MiB (budget 80 MiB: ${all.peakMiB <= 80 ? 'within' : 'OVER'})`,
+    },
+    {
+      section: 'scale',
+      name: `gds list -L 5 --json${runner}`,
+      value: `${few.totalMs.toFixed(0)} ms`,
+      note: `${few.lines} lines, CLI peak ${few.peakMiB.toFixed(0)} MiB`,
+    },
+  ];
+}
+
 /** `gds list --json` of every table and `-L 5` from the packed npm package (its command bundle for list). */
 async function npmPackageRows(env: NodeJS.ProcessEnv, tables: number): Promise<BenchRow[]> {
   const scratch = await mkdtemp(join(tmpdir(), 'gds-bench-npm-'));
@@ -65,26 +91,7 @@ async function npmPackageRows(env: NodeJS.ProcessEnv, tables: number): Promise<B
     if (all.code !== 0) throw new Error(`gds list --json (npm package) exited ${all.code}`);
     const few = await runCli(['list', '-L', '5', '--json'], env, cli);
     const note = `PGlite, ${countText(tables)} tables, the packed npm package (node bin/run.js, after one run)`;
-    return [
-      {
-        section: 'scale',
-        name: 'gds list --json (npm package): first line',
-        value: `${all.firstMs.toFixed(0)} ms`,
-        note: `${note}; budget 300 ms: ${all.firstMs <= 300 ? 'within' : 'OVER'}`,
-      },
-      {
-        section: 'scale',
-        name: 'gds list --json (npm package): every table',
-        value: `${(all.totalMs / 1000).toFixed(1)} s`,
-        note: `${all.lines} lines, CLI peak ${all.peakMiB.toFixed(0)} MiB (budget 80 MiB: ${all.peakMiB <= 80 ? 'within' : 'OVER'})`,
-      },
-      {
-        section: 'scale',
-        name: 'gds list -L 5 --json (npm package)',
-        value: `${few.totalMs.toFixed(0)} ms`,
-        note: `${few.lines} lines, CLI peak ${few.peakMiB.toFixed(0)} MiB`,
-      },
-    ];
+    return listRows(' (npm package)', note, all, few);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -120,32 +127,12 @@ export const run: BenchModule = async () => {
     clearInterval(sampler);
     const growthMiB = (rssPeak - rssBefore) / 2 ** 20;
     if (all.code !== 0) throw new Error(`gds list --json exited ${all.code}`);
-    rows.push(
-      {
-        section: 'scale',
-        name: 'gds list --json: first line',
-        value: `${all.firstMs.toFixed(0)} ms`,
-        note: `${note}; budget 300 ms: ${all.firstMs <= 300 ? 'within' : 'OVER'}`,
-      },
-      {
-        section: 'scale',
-        name: 'gds list --json: every table',
-        value: `${(all.totalMs / 1000).toFixed(1)} s`,
-        note: `${all.lines} lines, CLI peak ${all.peakMiB.toFixed(0)} MiB (budget 80 MiB: ${all.peakMiB <= 80 ? 'within' : 'OVER'})`,
-      },
-      {
-        section: 'scale',
-        name: 'gds list --json: server RSS growth',
-        value: `${growthMiB.toFixed(0)} MiB`,
-        note: `the server's resident memory while it answers every page (sampled every 20 ms), over its ${(rssBefore / 2 ** 20).toFixed(0)} MiB before; budget 100 MiB: ${growthMiB <= 100 ? 'within' : 'OVER'}`,
-      },
-    );
     const few = await runCli(['list', '-L', '5', '--json'], env);
-    rows.push({
+    rows.push(...listRows('', note, all, few), {
       section: 'scale',
-      name: 'gds list -L 5 --json',
-      value: `${few.totalMs.toFixed(0)} ms`,
-      note: `${few.lines} lines, CLI peak ${few.peakMiB.toFixed(0)} MiB`,
+      name: 'gds list --json: server RSS growth',
+      value: `${growthMiB.toFixed(0)} MiB`,
+      note: `the server's resident memory while it answers every page (sampled every 20 ms), over its ${(rssBefore / 2 ** 20).toFixed(0)} MiB before; budget 100 MiB: ${growthMiB <= 100 ? 'within' : 'OVER'}`,
     });
     rows.push(...(await npmPackageRows(env, TABLES)));
 
