@@ -23,4 +23,10 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The bench's floors: what plain Node needs for a command's work, in CommonJS as gds's bundles run.
+    files: ['scripts/bench/floors/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

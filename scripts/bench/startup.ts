@@ -50,6 +50,21 @@ const binaryBudget: Record<string, number> = {
 const memoryBudgetMiB = 48;
 /** The real view push reads: the longest of ../shared/fixtures/real/sql that PostgreSQL's grammar reads. */
 const realView = '/work/shared/fixtures/real/sql/snowflake_jfb_shared.billing_estimator_rates.sql';
+/**
+ * What Node alone needs for a budgeted row's work, no CLI around it (scripts/bench/floors): the row can come
+ * no lower than its floor, measured in the same rounds so the two stand side by side.
+ */
+const floors: Record<string, Invocation> = {
+  'gds list --json (local server)': {
+    command: node,
+    args: [join(root, 'scripts/bench/floors/get-page.cjs')],
+  },
+  'gds push --dry-run (real 262-line view)': {
+    command: node,
+    args: ['--liftoff-only', join(root, 'scripts/bench/floors/parse-view.cjs'), realView],
+  },
+};
+const floorName = (commandName: string) => `floor of ${commandName}: Node alone`;
 
 interface Invocation {
   command: string;
@@ -185,12 +200,23 @@ function budgetOf(c: Case, ghTerminalRatio: number | undefined): number | undefi
   return binaryBudget[c.commandName];
 }
 
-function budgetNote(limit: number | undefined, ratio: number, peakMiB: number | undefined): string {
+interface Measured {
+  ratio: number;
+  peakMiB: number | undefined;
+}
+
+const withinBudget = (limit: number, { ratio, peakMiB }: Measured) =>
+  ratio <= limit && (peakMiB === undefined || peakMiB <= memoryBudgetMiB);
+
+/** The row's verdict against its budget, and where its floor (Node alone doing the same work) stands. */
+function budgetNote(limit: number | undefined, row: Measured, floor: Measured | undefined): string {
   if (limit === undefined) return '';
-  const withinTime = ratio <= limit;
-  const withinMemory = peakMiB === undefined || peakMiB <= memoryBudgetMiB;
   const budget = `${limit.toFixed(2)}x, ${memoryBudgetMiB} MiB`;
-  return withinTime && withinMemory ? `, within budget (${budget})` : `, OVER budget (${budget})`;
+  const verdict = withinBudget(limit, row) ? `, within budget (${budget})` : `, OVER budget (${budget})`;
+  if (floor === undefined) return verdict;
+  const floorPeak = floor.peakMiB === undefined ? '' : `, ${floor.peakMiB.toFixed(0)} MiB`;
+  const floorVerdict = withinBudget(limit, floor) ? 'within the budget' : 'itself over the budget';
+  return `${verdict}; its floor (Node alone) ${floor.ratio.toFixed(2)}x${floorPeak}, ${floorVerdict}`;
 }
 
 export const run: BenchModule = async () => {
@@ -274,6 +300,14 @@ export const run: BenchModule = async () => {
       runner: r.label,
     })),
   );
+  for (const [commandName, floor] of Object.entries(floors)) {
+    cases.push({
+      ...floor,
+      name: floorName(commandName),
+      commandName: floorName(commandName),
+      runner: 'node',
+    });
+  }
   for (const [name, gdsArgs] of terminalCommands) {
     for (const r of runners(gdsArgs, packageDir)) {
       cases.push({
@@ -352,9 +386,17 @@ export const run: BenchModule = async () => {
         note: 'gh is not on the PATH: help on a terminal is held to 1.5x node -e 0 instead of gh',
       });
     }
+    const measured = new Map<string, Measured>();
     for (const c of cases) {
-      const ratio = median(ratios.get(c.name) ?? []);
-      const peak = await peakRssMiB(c, env, scratch);
+      measured.set(c.name, {
+        ratio: median(ratios.get(c.name) ?? []),
+        peakMiB: await peakRssMiB(c, env, scratch),
+      });
+    }
+    for (const c of cases) {
+      const row = measured.get(c.name) ?? { ratio: Number.NaN, peakMiB: undefined };
+      const { ratio, peakMiB: peak } = row;
+      const floor = c.runner === 'dist/gds' ? measured.get(floorName(c.commandName)) : undefined;
       const terminal = c.terminal === true ? ', on a terminal (script, its own cost taken off)' : '';
       const exit = exits.get(c.name);
       const failed =
@@ -363,7 +405,7 @@ export const run: BenchModule = async () => {
         section: 'startup',
         name: c.name,
         value: `${ratio.toFixed(2)}x`,
-        note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, cpu ${median(cpu.get(c.name) ?? []).toFixed(0)} ms${terminal}${failed}, ratio paired per round, peak ${mib(peak)}${budgetNote(budgetOf(c, ghTerminalRatio), ratio, peak)}`,
+        note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, cpu ${median(cpu.get(c.name) ?? []).toFixed(0)} ms${terminal}${failed}, ratio paired per round, peak ${mib(peak)}${budgetNote(budgetOf(c, ghTerminalRatio), row, floor)}`,
       });
     }
     // What --jq adds to the same list, paired per round (issue 25 item 5's budget: 30 ms).

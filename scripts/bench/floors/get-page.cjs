@@ -1,0 +1,11 @@
+// The floor of `gds list --json` (issue 24): what Node alone needs to ask the service for the same first page
+// (`GET /api/tables?limit=100&total=false`, the request gds sends) over node:http, as gds's transport does,
+// and print the answer's body. Nothing of a CLI around it: no flags, config, output or client. CommonJS, as
+// gds's own bundles are: Node's ES module loader alone costs more than this whole script.
+const { get } = require('node:http');
+
+const url = new URL('/api/tables?limit=100&total=false', process.env.SERVICE_API_URL);
+get(url, { headers: { authorization: `Bearer ${process.env.SERVICE_TOKEN}` } }, (response) => {
+  if (response.statusCode !== 200) process.exitCode = 1;
+  response.pipe(process.stdout);
+});
