@@ -1,0 +1,86 @@
+// settings.json opened wrong (cli/settings.ts through cli/versioned-file.ts): each way the file can be wrong is
+// named with its fix and exit 2, and neither a read nor an update changes the file.
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { readSettings, settingsPath, updateSettings } from '../../src/cli/settings.js';
+
+async function settingsHolding(text: string): Promise<NodeJS.ProcessEnv> {
+  const env = { GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-settings-')), 'gds') };
+  await mkdir(env.GDS_CONFIG_DIR, { recursive: true });
+  await writeFile(settingsPath(env), text, { mode: 0o600 });
+  return env;
+}
+
+function thrownBy(run: () => unknown): CliError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(CliError);
+    return error as CliError;
+  }
+  throw new Error('expected a CliError, and nothing was thrown');
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  return error as CliError;
+}
+
+describe('a damaged settings.json: named with its fix, exit 2, left as it was', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['half-written JSON', '{"version":1,"settings":{"col', /it is not valid JSON \(/],
+    ['not an object', '["color","never"]', /it is not a JSON object/],
+    ['no version', '{"settings":{"color":"never"}}', /"version" is not 1/],
+    ['a version that is not a number', '{"version":"1","settings":{}}', /"version" is not 1/],
+  ];
+  for (const [name, text, reason] of cases) {
+    it(name, async () => {
+      const env = await settingsHolding(text);
+      const path = settingsPath(env);
+      const read = thrownBy(() => readSettings(env));
+      expect(read).toMatchObject({ exitCode: 2, code: 'settings_invalid' });
+      expect(read.message).toContain(`The gds settings file ${path} is damaged:`);
+      expect(read.message).toMatch(reason);
+      expect(read.suggestion).toBe(
+        `Fix it by hand, or remove it (rm ${path}): it holds only settings and aliases, no credentials.`,
+      );
+      const update = await rejectionOf(
+        updateSettings(
+          (file) => {
+            file.settings.color = 'always';
+          },
+          { env },
+        ),
+      );
+      expect(update).toMatchObject({ exitCode: 2, code: 'settings_invalid' });
+      expect(await readFile(path, 'utf8')).toBe(text);
+    });
+  }
+
+  it('a file from a newer gds asks for an upgrade, and an update leaves it as it was', async () => {
+    const text = '{"version":2,"settings":{"color":"never"},"theme":"dark"}';
+    const env = await settingsHolding(text);
+    const path = settingsPath(env);
+    const read = thrownBy(() => readSettings(env));
+    expect(read).toMatchObject({ exitCode: 2, code: 'settings_too_new' });
+    expect(read.message).toBe(`${path} was written by a newer gds (settings version 2).`);
+    expect(read.suggestion).toBe('Upgrade gds, or point GDS_CONFIG_DIR at another folder.');
+    const update = await rejectionOf(
+      updateSettings(
+        (file) => {
+          file.settings.color = 'always';
+        },
+        { env },
+      ),
+    );
+    expect(update).toMatchObject({ code: 'settings_too_new' });
+    expect(await readFile(path, 'utf8')).toBe(text);
+  });
+});
