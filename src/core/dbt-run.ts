@@ -4,13 +4,17 @@
 // Which command ran is `args.which` (every schema v1-v6 carries it; rpc runs also `args.rpc_method`).
 // `docs generate`, `compile`, `list`, `parse`, `show` and rpc compile report their nodes with status
 // `success` although they build nothing. Models, seeds and snapshots with status `success` are rebuilt
-// tables; tests are evidence only.
+// tables, and so is a microbatch model with `partial success` (dbt 1.9+: some batches failed, the others
+// were written, so its rows changed); tests are evidence only.
 
 /** The run-results schema versions read (the trailing `vN.json` of `metadata.dbt_schema_version`). */
 export const RUN_RESULTS_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
 
 /** The resource types a run rebuilds as tables (the first part of a unique id). */
 export const BUILT_RESOURCE_TYPES: readonly string[] = ['model', 'seed', 'snapshot'];
+
+/** The result statuses of a node whose relation the run wrote: dbt's `success` and `partial success`. */
+export const REBUILT_STATUSES: readonly string[] = ['success', 'partial success'];
 
 /** `args.which` / `args.rpc_method` of the commands that build nothing, with the name a person types. */
 const BUILDS_NOTHING: Readonly<Record<string, string>> = {
@@ -99,7 +103,8 @@ export function readRunResults(value: unknown): RunReading {
     if (typeof uniqueId !== 'string') return malformed(`results[${index}] has no unique_id`);
     const declared = node?.['resource_type'];
     const resourceType = typeof declared === 'string' ? declared : (uniqueId.split('.')[0] ?? '');
-    if (result['status'] !== 'success' || !BUILT_RESOURCE_TYPES.includes(resourceType)) continue;
+    if (!REBUILT_STATUSES.includes(result['status']) || !BUILT_RESOURCE_TYPES.includes(resourceType))
+      continue;
     // Without args.which (a stripped or hand-made file): a node dbt only compiled (compile, docs
     // generate) has message null and an empty adapter response; one that ran SQL has them filled.
     if (which === null && rpc === null && !ranSql(result)) continue;
@@ -114,7 +119,7 @@ export function readRunResults(value: unknown): RunReading {
     return {
       ok: false,
       code: 'nothing_built',
-      message: `This run built nothing: no model, seed or snapshot result has status success${which === null ? '' : ` (a dbt ${which} run)`}, so there is nothing to recertify.`,
+      message: `This run built nothing: no model, seed or snapshot result has status success (or partial success)${which === null ? '' : ` (a dbt ${which} run)`}, so there is nothing to recertify.`,
     };
   }
   return {

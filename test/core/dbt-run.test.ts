@@ -180,3 +180,41 @@ describe('a dbt Cloud IDE or rpc session that only compiled built nothing', () =
     expect(readRunResults(v4(args))).toMatchObject({ ok: true, built: [{ uniqueId: 'model.p.orders' }] });
   });
 });
+
+describe('a microbatch model that built some of its batches (dbt 1.9+)', () => {
+  // dbt's NodeStatus "partial success": some batches failed, the others were written, so the table's
+  // rows changed and it is rebuilt as far as recertification goes.
+  const v6 = (results: unknown[]) => ({
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+    results,
+    elapsed_time: 1,
+    args: { which: 'run' },
+  });
+  const result = (unique_id: string, status: string) => ({
+    status,
+    unique_id,
+    message: status,
+    adapter_response: {},
+    batch_results: { successful: [['2026-11-01', '2026-11-02']], failed: [['2026-11-02', '2026-11-03']] },
+    relation_name: `"dev"."analytics"."${unique_id.split('.').at(-1) ?? ''}"`,
+  });
+
+  it('is a rebuilt table, beside the successful ones', () => {
+    const reading = readRunResults(
+      v6([
+        result('model.p.events', 'partial success'),
+        result('model.p.orders', 'success'),
+        result('model.p.failed', 'error'),
+        result('model.p.downstream', 'skipped'),
+      ]),
+    );
+    expect(reading.ok && reading.built.map((b) => b.uniqueId)).toEqual(['model.p.events', 'model.p.orders']);
+  });
+
+  it('alone, is not a run that built nothing', () => {
+    expect(readRunResults(v6([result('model.p.events', 'partial success')]))).toMatchObject({
+      ok: true,
+      built: [{ uniqueId: 'model.p.events', relationName: '"dev"."analytics"."events"' }],
+    });
+  });
+});
