@@ -286,14 +286,20 @@ export function readCatalog(value: unknown): Map<string, CatalogTable> {
           const index = typeof column['index'] === 'number' ? column['index'] : i;
           return { name: text(column['name']) ?? name, type: text(column['type']) ?? 'unknown', index };
         })
-        .sort((a, b) => a.index - b.index)
+        .sort((a, b) => a.index - b.index);
+      // dbt-bigquery's catalog lists each field of a STRUCT (and of an ARRAY of STRUCTs) as an entry of its
+      // own, `address.city` beside `address` (INFORMATION_SCHEMA.COLUMN_FIELD_PATHS): those are paths inside
+      // a column, not columns of the relation.
+      const top = new Set(columns.map((c) => c.name));
+      const relationColumns = columns
+        .filter(({ name }) => !(name.includes('.') && top.has(name.slice(0, name.indexOf('.')))))
         .map(({ name, type }) => ({ name, type }));
       const schema = text(meta['schema']);
       const name = text(meta['name']);
       tables.set(text(raw['unique_id']) ?? key, {
         ...(schema === undefined ? {} : { schema }),
         ...(name === undefined ? {} : { name }),
-        columns,
+        columns: relationColumns,
       });
     }
   }

@@ -325,6 +325,46 @@ select * from renamed`;
     expect(without.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'unknown' }]);
   });
 
+  it("declares a BigQuery STRUCT column once, not each of its catalog's field paths", () => {
+    // dbt-bigquery's catalog lists every nested field as its own entry (`address.city`, from
+    // INFORMATION_SCHEMA.COLUMN_FIELD_PATHS); the relation's columns are the top-level ones.
+    const m = manifest(model('customers'));
+    (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'bigquery';
+    const column = (name: string, type: string, index: number) => ({ name, type, index, comment: null });
+    const catalog = {
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+      nodes: {
+        'model.shop.customers': {
+          metadata: { schema: 'analytics', name: 'customers', database: 'my-project' },
+          columns: {
+            customer_id: column('customer_id', 'INT64', 1),
+            address: column('address', 'STRUCT<city STRING, geo STRUCT<lat FLOAT64, lon FLOAT64>>', 2),
+            'address.city': column('address.city', 'STRING', 3),
+            'address.geo': column('address.geo', 'STRUCT<lat FLOAT64, lon FLOAT64>', 4),
+            'address.geo.lat': column('address.geo.lat', 'FLOAT64', 5),
+            'address.geo.lon': column('address.geo.lon', 'FLOAT64', 6),
+            items: column('items', 'ARRAY<STRUCT<sku STRING>>', 7),
+            'items.sku': column('items.sku', 'STRING', 8),
+            tags: column('tags', 'ARRAY<STRING>', 9),
+          },
+        },
+      },
+    };
+    const project = declareDbtProject(
+      {
+        manifest: m,
+        catalog,
+      },
+      {},
+    );
+    expect(project.declarations[0]?.columns.map((c) => c.name)).toEqual([
+      'customer_id',
+      'address',
+      'items',
+      'tags',
+    ]);
+  });
+
   it('refuses an ephemeral model: it builds no relation', () => {
     const project = declareDbtProject(
       {
