@@ -21,17 +21,21 @@ export function isBareIdentifier(name: string): boolean {
 
 /**
  * Splits a dotted SQL name into its parts with PostgreSQL's rules: a bare part is folded to lower case,
- * a double-quoted part (`"My Table"`, `""` escapes a quote) is kept exactly. Undefined when malformed.
+ * a double-quoted part (`"My Table"`, `""` escapes a quote) is kept exactly. With `backticks`, a part
+ * quoted in backticks (BigQuery, Databricks, Spark: `` `my-project` ``) is kept exactly too. Undefined
+ * when malformed.
  */
-export function parseDottedName(text: string): string[] | undefined {
+export function parseDottedName(text: string, options: { backticks?: boolean } = {}): string[] | undefined {
   const parts: string[] = [];
   let rest = text.trim();
   for (;;) {
-    const quoted = /^"((?:[^"]|"")+)"/.exec(rest);
+    const quoted =
+      /^"((?:[^"]|"")+)"/.exec(rest) ?? (options.backticks ? /^`((?:[^`]|``)+)`/.exec(rest) : null);
     const bare = quoted ? undefined : /^[A-Za-z_][A-Za-z0-9_$]*/.exec(rest);
     const token = quoted ?? bare;
     if (!token) return undefined;
-    parts.push(quoted ? (quoted[1] ?? '').replaceAll('""', '"') : token[0].toLowerCase());
+    const mark = token[0][0] ?? '';
+    parts.push(quoted ? (quoted[1] ?? '').replaceAll(mark + mark, mark) : token[0].toLowerCase());
     rest = rest.slice(token[0].length).trimStart();
     if (rest === '') return parts;
     if (!rest.startsWith('.')) return undefined;

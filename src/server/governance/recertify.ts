@@ -224,7 +224,12 @@ function resolveModel(
   const checksum = typeof node?.checksum?.checksum === 'string' ? node.checksum.checksum : undefined;
   const fromNode =
     typeof node?.alias === 'string' ? node.alias : typeof node?.name === 'string' ? node.name : undefined;
-  const relation = typeof relationName === 'string' ? parseDottedName(relationName) : undefined;
+  const relation =
+    typeof relationName === 'string'
+      ? // dbt quotes a relation as its adapter does: backticks on BigQuery (whose project names hold
+        // hyphens), Databricks and Spark; double quotes elsewhere.
+        parseDottedName(relationName, { backticks: true })
+      : undefined;
   const name = fromNode ?? relation?.at(-1) ?? uniqueId.split('.')[2];
   if (!name) return null;
   const schema = typeof node?.schema === 'string' ? node.schema : relation?.at(-2);

@@ -301,6 +301,30 @@ describe('runResults', () => {
     expect(response.body.outcomes[0].table).toBe('categorydim');
   });
 
+  it("names a table by its relation, in the quoting of the run's warehouse (BigQuery and Databricks backticks)", async () => {
+    // An aliased model: its unique id says stg_categories, its relation (the governed table) categorydim.
+    const run = (relationName: string) => ({
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+        dbt_version: '1.8.0',
+      },
+      results: [{ status: 'success', unique_id: 'model.shop.stg_categories', relation_name: relationName }],
+      elapsed_time: 1,
+      args: { which: 'run' },
+    });
+    for (const relation of [
+      '`my-project-42`.`analytics`.`categorydim`',
+      '`analytics`.`categorydim`',
+      '"warehouse"."analytics"."categorydim"',
+      'WAREHOUSE.ANALYTICS.CATEGORYDIM',
+    ]) {
+      const response = await signal({ runResults: run(relation), environmentLabel: 'dev' });
+      expect(response.status, relation).toBe(200);
+      expect(response.body.outcomes, relation).toMatchObject([{ table: 'categorydim' }]);
+      expect(response.body.governed, relation).toBe(1);
+    }
+  });
+
   it('reads the v4 run (no relation_name) by unique id; a v4 run whose models all errored built nothing (400)', async ({
     skip,
   }) => {
