@@ -26,7 +26,38 @@ export interface ValueProblems {
   invalid: Array<{ column: string; expected: string }>;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** ISO 8601 as PostgreSQL reads it: a date, then a time (`T` or a space), then a zone (`Z`, `+05`, `-08:00`). */
+const TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?: ?(?:Z|[+-](\d{2})(?::?(\d{2}))?))?)?$/;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * A day of the calendar, `YYYY-MM-DD` from 0001-01-01: what PostgreSQL's `date` reads (the certified view casts
+ * the stored text with it). `Date.parse` is no check: it takes 2024-02-30 (as March 1) and 0000-01-01.
+ */
+function isCalendarDay(text: string): boolean {
+  const match = DATE.exec(text);
+  if (match === null) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] ?? 0));
+}
+
+/** A timestamp PostgreSQL's `timestamptz` reads, in ISO 8601 (`Date.parse` also takes `hello 5` and `1`). */
+function isTimestamp(text: string): boolean {
+  const match = TIMESTAMP.exec(text);
+  if (match === null || !isCalendarDay(match[1] ?? '')) return false;
+  const [hour, minute, second, zoneHours, zoneMinutes] = match.slice(2).map((part) => Number(part ?? 0));
+  return (
+    (hour ?? 0) <= 23 &&
+    (minute ?? 0) <= 59 &&
+    (second ?? 0) <= 59 &&
+    (zoneHours ?? 0) <= 15 &&
+    (zoneMinutes ?? 0) <= 59
+  );
+}
 
 /** Integer type names (declared, or information_schema's `data_type`) and their size in bytes. */
 export const INTEGER_BYTES: Readonly<Record<string, 2 | 4 | 8>> = {
@@ -68,6 +99,8 @@ function rangeOf(column: Column): string {
     const [min, max] = INTEGER_RANGE[column.integerBytes ?? 8];
     return ` from ${min} to ${max}`;
   }
+  if (column.type === 'date') return ': a day of the calendar, YYYY-MM-DD';
+  if (column.type === 'timestamp') return ': ISO 8601, e.g. 2024-06-01T12:00:00Z';
   if (column.type === 'numeric' && column.precision !== undefined) {
     const scale = column.scale ?? 0;
     return `: at most ${column.precision - scale} digits before the point and ${scale} after`;
@@ -96,9 +129,9 @@ function fits(column: Column, value: unknown): boolean {
     case 'boolean':
       return typeof value === 'boolean';
     case 'date':
-      return typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value));
+      return typeof value === 'string' && isCalendarDay(value);
     case 'timestamp':
-      return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+      return typeof value === 'string' && isTimestamp(value);
   }
 }
 

@@ -373,6 +373,11 @@ export async function upsertByKey(
   rows: Array<Record<string, unknown>>,
   now: string,
 ): Promise<{ inserted: number; updated: number }> {
+  // Two imports at once would each read the records of their keys before the other's inserts commit, and
+  // both insert a key neither found (two records for one key). The table's row lock, taken first, makes
+  // the second wait for the first to commit; its read below then sees the first one's records. (Every
+  // data-plane write already locks this row at its end, when it bumps data_version.)
+  await q.query('SELECT 1 FROM gds.tables WHERE id = $1 FOR NO KEY UPDATE', [table.id]);
   const keys = [...new Set(rows.map((row) => JSON.stringify(row[key])))];
   const existing = await q.query<{ id: string; data: Record<string, unknown> }>(
     `SELECT id, data FROM gds.records
