@@ -49,6 +49,12 @@ export interface ManifestNode {
   identifier?: string;
   /** Seeds only: `config.column_types`. */
   columnTypes: Record<string, string>;
+  /**
+   * Snapshots only: the columns dbt adds to the table, by dbt's default name (`dbt_valid_from`, …), named as
+   * `config.snapshot_meta_column_names` renames them (dbt 1.9+); `dbt_is_deleted` only with
+   * `hard_deletes: new_record`.
+   */
+  snapshotColumns?: Record<string, string>;
 }
 
 export interface ManifestTest {
@@ -178,7 +184,21 @@ function readNode(key: string, raw: Entry): ManifestNode {
   const version = raw['version'];
   if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
   if (resourceType === 'test') node.test = readTest(raw, config);
+  if (resourceType === 'snapshot') node.snapshotColumns = snapshotColumnsOf(config);
   return node;
+}
+
+const SNAPSHOT_META_COLUMNS = ['dbt_scd_id', 'dbt_updated_at', 'dbt_valid_from', 'dbt_valid_to'];
+
+function snapshotColumnsOf(config: Entry): Record<string, string> {
+  const renamed = isEntry(config['snapshot_meta_column_names']) ? config['snapshot_meta_column_names'] : {};
+  const deletes = text(config['hard_deletes'])?.toLowerCase() === 'new_record' ? ['dbt_is_deleted'] : [];
+  return Object.fromEntries(
+    [...SNAPSHOT_META_COLUMNS, ...deletes].map((standard) => {
+      const name = text(renamed[standard])?.trim();
+      return [standard, name === undefined || name === '' ? standard : name];
+    }),
+  );
 }
 
 /** A relation name dbt builds under before swapping it in: never the table's name. */

@@ -390,21 +390,27 @@ class ProjectReader {
   }
 }
 
-/** The columns dbt adds to a snapshot's table; a catalog lists them, the compiled SQL and properties do not. */
-const SNAPSHOT_COLUMNS: ReadonlyArray<[string, string]> = [
-  ['dbt_scd_id', 'text'],
-  ['dbt_updated_at', 'timestamp'],
-  ['dbt_valid_from', 'timestamp'],
-  ['dbt_valid_to', 'timestamp'],
-];
+/**
+ * The types of the columns dbt adds to a snapshot's table (a catalog lists them, the compiled SQL and
+ * properties do not), by dbt's default names; the node names them as its config does.
+ */
+const SNAPSHOT_COLUMN_TYPES: Readonly<Record<string, string>> = {
+  dbt_scd_id: 'text',
+  dbt_updated_at: 'timestamp',
+  dbt_valid_from: 'timestamp',
+  dbt_valid_to: 'timestamp',
+  dbt_is_deleted: 'text',
+};
 
 function withSnapshotColumns(node: ManifestNode, found: Columns, adapter: string | undefined): Columns {
   if (!found.ok || node.resourceType !== 'snapshot' || found.from === 'catalog') return found;
   const held = new Set(found.columns.map((c) => c.name.toLowerCase()));
-  const added = SNAPSHOT_COLUMNS.filter(([name]) => !held.has(name)).map(([name, type]) => ({
-    name: warehouseName(name, adapter),
-    type,
-  }));
+  const added = Object.entries(node.snapshotColumns ?? {})
+    .filter(([, name]) => !held.has(name.toLowerCase()))
+    .map(([standard, name]) => ({
+      name: warehouseName(name, adapter),
+      type: SNAPSHOT_COLUMN_TYPES[standard] ?? 'unknown',
+    }));
   return { ...found, columns: [...found.columns, ...added] };
 }
 

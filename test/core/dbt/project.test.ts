@@ -397,6 +397,41 @@ select * from renamed`;
     ]);
   });
 
+  it("names a snapshot's own columns as its config does (dbt 1.9 snapshot_meta_column_names, hard_deletes)", () => {
+    const snapshot = {
+      ...model('orders_snapshot', { compiled_code: 'select id, status from raw.orders' }),
+      unique_id: 'snapshot.shop.orders_snapshot',
+      resource_type: 'snapshot',
+      config: {
+        enabled: true,
+        materialized: 'snapshot',
+        strategy: 'timestamp',
+        hard_deletes: 'new_record',
+        snapshot_meta_column_names: {
+          dbt_valid_to: 'valid_to',
+          dbt_valid_from: 'valid_from',
+          dbt_scd_id: null,
+          dbt_updated_at: 'updated_at',
+          dbt_is_deleted: 'is_deleted',
+        },
+      },
+    };
+    const [declaration] = declareDbtProject({ manifest: manifest(snapshot) }, {}).declarations;
+    expect(declaration?.columns.map((c) => c.name)).toEqual([
+      'id',
+      'status',
+      'dbt_scd_id',
+      'updated_at',
+      'valid_from',
+      'valid_to',
+      'is_deleted',
+    ]);
+    // Without hard_deletes: new_record dbt adds no deletion column.
+    const ignored = { ...snapshot, config: { ...snapshot.config, hard_deletes: 'ignore' } };
+    const [plain] = declareDbtProject({ manifest: manifest(ignored) }, {}).declarations;
+    expect(plain?.columns.map((c) => c.name)).not.toContain('is_deleted');
+  });
+
   it("reads a warehouse's SQL that PostgreSQL's grammar refuses with that warehouse's reader", () => {
     const m = manifest(
       model('orders', {
