@@ -8,7 +8,8 @@
 // which `--resume` cuts off before asking for the next page: nothing lost, nothing twice. At the end the part
 // file takes the file's name (a reader never sees half a file) and the state goes.
 import type { FileHandle } from 'node:fs/promises';
-import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { ndjsonLine } from '../cli/output.js';
@@ -193,6 +194,13 @@ async function startFile(
   output: string,
   options: ExportOptions,
 ): Promise<ExportState | null> {
+  if ((await lstat(output).catch(() => undefined))?.isDirectory() === true) {
+    throw new CliError(`${output} is a folder; --output takes the path of a file.`, {
+      exitCode: ExitCode.Usage,
+      code: 'output_is_folder',
+      suggestion: `Give a file path, such as ${join(output, 'export.ndjson')}.`,
+    });
+  }
   const state = await readState(output);
   if (state !== null && options.resume === true) {
     const differs: string[] = [];
@@ -214,10 +222,11 @@ async function startFile(
         },
       );
     }
-    const part = await stat(partPath(output)).catch(() => undefined);
-    if (part === undefined || part.size < state.bytes) {
+    // lstat: a symbolic link planted at the part file is not followed (fileSink refuses it too).
+    const part = await lstat(partPath(output)).catch(() => undefined);
+    if (part === undefined || !part.isFile() || part.size < state.bytes) {
       throw new CliError(
-        `The interrupted export into ${output} lost its data: ${partPath(output)} is ${part === undefined ? 'gone' : `shorter than the ${state.bytes} bytes written`}.`,
+        `The interrupted export into ${output} lost its data: ${partPath(output)} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_broken',
@@ -235,7 +244,8 @@ async function startFile(
       details: { output, rows: state.rows },
     });
   }
-  if (options.force !== true && (await stat(output).catch(() => undefined)) !== undefined) {
+  // lstat: a symbolic link at FILE (even one pointing nowhere) is a file that exists.
+  if (options.force !== true && (await lstat(output).catch(() => undefined)) !== undefined) {
     throw new CliError(`${output} already exists; it was left as it is.`, {
       exitCode: ExitCode.Usage,
       code: 'output_exists',
@@ -271,8 +281,16 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
   const statePath = exportStatePath(output);
   let handle: FileHandle;
   try {
-    handle = await open(part, keepBytes > 0 ? 'r+' : 'w', 0o644);
-    await handle.truncate(keepBytes);
+    // Only a regular file of gds's own is written: a fresh part file is created anew (whatever stood at its
+    // name is removed first, a symbolic link itself, never what it points at), and a part file resumed is
+    // opened without following a symbolic link.
+    if (keepBytes === 0) {
+      await rm(part, { force: true });
+      handle = await open(part, 'wx', 0o644);
+    } else {
+      handle = await open(part, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
+      await handle.truncate(keepBytes);
+    }
   } catch (error) {
     throw new CliError(`Cannot write ${part}: ${(error as Error).message}`, {
       exitCode: ExitCode.Usage,

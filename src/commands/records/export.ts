@@ -28,7 +28,7 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
     })(),
     output: Flags.string({
       char: 'o',
-      description: 'Write to this file (whole or not at all) instead of stdout.',
+      description: 'Write to this file (whole or not at all) instead of stdout (- is stdout).',
     }),
     resume: Flags.boolean({
       description: 'Continue an interrupted export into --output (starts one when there is none).',
@@ -43,7 +43,17 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
   };
 
   async run(): Promise<void> {
-    const { format, output, resume, force, search } = this.flags;
+    const { format, resume, force, search } = this.flags;
+    // `--output -` is stdout, as `-o -` is for gate get and quarantine open: never a file named "-".
+    const output = this.flags.output === '-' ? undefined : this.flags.output;
+    if (this.flags.output === '-' && (resume === true || force === true)) {
+      throw new CliError(`--${resume === true ? 'resume' : 'force'} works on a file; --output - is stdout.`, {
+        exitCode: ExitCode.Usage,
+        code: 'output_not_file',
+        suggestion:
+          'Give --output a file path to resume or replace it, or leave the flag out to write to stdout.',
+      });
+    }
     if (
       output === undefined &&
       this.out.json &&

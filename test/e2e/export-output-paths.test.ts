@@ -1,0 +1,136 @@
+// `gds records export --output`: the file is written only where the user said. A folder named by --output is
+// refused before a row is read; `--output -` is stdout, never a file called "-"; a symbolic link planted at
+// FILE.part (or at FILE) is never written through, so no other file is overwritten with the table's rows.
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+
+let server: TestServer;
+let dir: string;
+let env: Record<string, string>;
+let folders = 0;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  const issued = await server.issueToken('OWNER', {
+    name: 'export-paths',
+    env: 'dev',
+    scopes: [{ tableId: server.table('crm_contacts').id, permissions: ['read'] }],
+  });
+  env = { SERVICE_TOKEN: issued.tokens.accessToken, SERVICE_API_URL: server.url };
+  dir = await mkdtemp(join(tmpdir(), 'gds-export-paths-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await server?.close();
+});
+
+/** A folder of its own for each test, so one test's files never meet another's. */
+async function freshDir(): Promise<string> {
+  folders += 1;
+  const folder = join(dir, `t${folders}`);
+  await mkdir(folder);
+  return folder;
+}
+
+const gds = (args: string[], cwd?: string) =>
+  runCli(['records', 'export', 'crm_contacts', ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
+
+describe('records export --output', () => {
+  it('refuses a folder (exit 2, with or without --force) and writes nothing beside it', async () => {
+    const folder = await freshDir();
+    const target = join(folder, 'rows');
+    await mkdir(target);
+    for (const extra of [[], ['--force']]) {
+      const r = await gds(['--output', target, ...extra, '--json']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const { error } = JSON.parse(r.stderr.trim()) as { error: { code: string; suggestion: string } };
+      expect(error.code).toBe('output_is_folder');
+      expect(error.suggestion).toContain(join(target, 'export.ndjson'));
+    }
+    // No rows.part, no rows.gds-export: nothing was started.
+    expect((await readdir(folder)).sort()).toEqual(['rows']);
+    expect(await readdir(target)).toEqual([]);
+  });
+
+  it('--output - writes the rows to stdout and no file named "-"', async () => {
+    const folder = await freshDir();
+    const r = await gds(['--output', '-'], folder);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email?: string });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((row) => row.email)).toContain('ada@example.com');
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('--output - with --resume or --force is a usage error that names the flag', async () => {
+    const folder = await freshDir();
+    for (const flag of ['--resume', '--force']) {
+      const r = await gds(['--output', '-', flag], folder);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`${flag} works on a file`);
+    }
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('never writes through a symbolic link planted at FILE.part', async () => {
+    const folder = await freshDir();
+    const victim = join(folder, 'victim.txt');
+    await writeFile(victim, 'keep me\n');
+    const file = join(folder, 'out.ndjson');
+    await symlink(victim, `${file}.part`);
+    const r = await gds(['--output', file]);
+    expect(r.code).toBe(0);
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+    // The export itself is whole, in a regular file of its own.
+    expect((await lstat(file)).isFile()).toBe(true);
+    expect(await readFile(file, 'utf8')).toContain('ada@example.com');
+    expect(existsSync(`${file}.part`)).toBe(false);
+  });
+
+  it('--resume refuses a part file that is a symbolic link, and leaves its target alone', async () => {
+    const folder = await freshDir();
+    const victim = join(folder, 'victim.txt');
+    await writeFile(victim, 'keep me, a longer line than the state counts\n');
+    const file = join(folder, 'out.ndjson');
+    await symlink(victim, `${file}.part`);
+    const state = {
+      version: 1,
+      tableId: server.table('crm_contacts').id,
+      format: 'ndjson',
+      search: null,
+      cursor: null,
+      rows: 1,
+      bytes: 5,
+    };
+    await writeFile(`${file}.gds-export`, `${JSON.stringify(state)}\n`);
+    const r = await gds(['--output', file, '--resume', '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr.trim()).error.code).toBe('resume_broken');
+    expect(await readFile(victim, 'utf8')).toBe('keep me, a longer line than the state counts\n');
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('counts a symbolic link at FILE, even one pointing nowhere, as an existing file', async () => {
+    const folder = await freshDir();
+    const file = join(folder, 'out.ndjson');
+    await symlink(join(folder, 'nowhere'), file);
+    const r = await gds(['--output', file, '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr.trim()).error.code).toBe('output_exists');
+    expect(await readlink(file)).toBe(join(folder, 'nowhere'));
+    expect((await readdir(folder)).sort()).toEqual(['out.ndjson']);
+  });
+});
