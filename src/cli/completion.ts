@@ -3,6 +3,7 @@
 // knows (commands, topics, flags and their enum values, arguments): what is static is answered here, what
 // lives in the service (table names and ids, connector ids, job ids, requests) or the config (profiles) is
 // named as a kind for completion-values.ts to fetch.
+import { stripControlCharacters } from '../core/terminal-text.js';
 
 /** A flag as the completion sees it (oclif's manifest entry, reduced). */
 export interface CompletionFlag {
@@ -249,12 +250,22 @@ function oneLine(text: string | undefined): string | undefined {
   return sentence.replace(/[.:]$/, '').slice(0, 80) || undefined;
 }
 
-/** The lines `gds __complete` prints: `value<TAB>description`, or `:files` alone for file names. */
+/**
+ * The lines `gds __complete` prints: `value<TAB>description`, or `:files` alone for file names. Values and
+ * descriptions come from the service too (table names, connector names): zsh and fish show them in their
+ * menus, so a description is stripped of terminal control characters, and a value holding one (or a tab or
+ * line break, which would split the line into another candidate) is left out, since the shell would insert
+ * it into the command line as it is. Such a table is still offered by its id.
+ */
 export function renderAnswer(
   answer: { kind: 'files' } | { kind: 'values'; candidates: Candidate[] },
 ): string {
   if (answer.kind === 'files') return ':files\n';
   return answer.candidates
-    .map((c) => (c.description ? `${c.value}\t${c.description.replace(/[\t\n]/g, ' ')}` : c.value) + '\n')
+    .filter((c) => !/[\t\n]/.test(c.value) && stripControlCharacters(c.value) === c.value)
+    .map((c) => {
+      const description = stripControlCharacters(c.description ?? '').replace(/[\t\n]+/g, ' ');
+      return `${description === '' ? c.value : `${c.value}\t${description}`}\n`;
+    })
     .join('');
 }

@@ -133,7 +133,7 @@ export default class Api extends ApiCommand<typeof Api> {
                 sent,
                 send,
               );
-        if (include) this.printHead(result.status, result.headers);
+        if (include) await this.printHead(result.status, result.headers);
         if (result.exitCode !== 0) {
           await this.printErrorBody(result.body);
           this.exit(result.exitCode);
@@ -163,11 +163,13 @@ export default class Api extends ApiCommand<typeof Api> {
     });
   }
 
-  /** -i: the status line and the headers, as gh prints them, before the body. */
-  private printHead(status: number, headers: ReadonlyArray<readonly [string, string]>): void {
+  /** -i: the status line and the headers, as gh prints them, before the body; a header value is the
+   *  service's text, stripped of control characters (HTTP lets C1 ones through as obs-text). */
+  private async printHead(status: number, headers: ReadonlyArray<readonly [string, string]>): Promise<void> {
     const { STATUS_CODES } = process.getBuiltinModule('node:http');
+    const { stripControlCharacters } = await import('../core/terminal-text.js');
     const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()];
-    for (const [name, value] of headers) lines.push(`${name}: ${value}`);
+    for (const [name, value] of headers) lines.push(stripControlCharacters(`${name}: ${value}`));
     const text = `${lines.join('\n')}\n\n`;
     if (this.out.json) this.out.stderr.write(text);
     else this.out.stdout.write(text);

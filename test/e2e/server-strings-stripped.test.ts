@@ -1,0 +1,111 @@
+// Strings from the service reach no terminal with their control characters, on the output paths that had no
+// stripping of their own: the shell completion's candidates (zsh and fish show the descriptions in their
+// menus, every shell inserts the value into the command line) and `gds api -i`'s response headers (a header
+// value may carry C1 controls, which HTTP allows as obs-text).
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+/** Clipboard write (OSC 52), clear screen, carriage return, a bidi override, a C1 CSI. */
+const HOSTILE = '\u001b]52;c;ZXZpbA==\u0007\u001b[2J\r\u202eEVIL\u009b31m';
+/** Any control or bidi character a terminal would act on (the tab of a completion line excepted). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-hostile-'));
+  await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [
+    server.table('orders').id,
+    `orders${HOSTILE}`,
+  ]);
+  await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [
+    server.table('customers').id,
+    'customers\nlist --token=x',
+  ]);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await server?.close();
+});
+
+const gds = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, {
+    env: {
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      GDS_SECRET_STORAGE: 'file',
+      ...env,
+    },
+  });
+
+describe('shell completion of what the service holds', () => {
+  it('offers no value and no description with a control character, and no candidate split by a line break', async () => {
+    const r = await gds(['__complete', 'line', '--', 'status', '']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toMatch(CONTROL);
+    const values = lines.map((line) => line.split('\t')[0]);
+    // The hostile names are left out as values (the shell would type them as they are) ...
+    expect(values.some((v) => v?.startsWith('orders'))).toBe(false);
+    expect(values).not.toContain('list --token=x');
+    expect(values.some((v) => v?.startsWith('customers\u0020'))).toBe(false);
+    // ... and their tables are still offered by id, the name shown clean beside it.
+    const ordersLine = lines.find((line) => line.startsWith(`${server.table('orders').id}\t`));
+    expect(ordersLine).toBe(`${server.table('orders').id}\tordersEVIL dev QUARANTINED`);
+    const customersLine = lines.find((line) => line.startsWith(`${server.table('customers').id}\t`));
+    expect(customersLine).toMatch(/\tcustomers list --token=x dev CERTIFIED$/);
+    // A plain name is still a value.
+    expect(values).toContain('crm_contacts');
+  });
+});
+
+describe('gds api -i', () => {
+  let stub: Server;
+  let stubUrl: string;
+
+  beforeAll(async () => {
+    stub = createServer((_request, response) => {
+      // Node sends a header value's characters U+0080–U+00FF as single bytes (latin1), as HTTP's obs-text.
+      response.setHeader('X-Note', 'a\u009b2Jb\u009d52;c;ZXZpbA==\u009cc');
+      response.setHeader('Content-Type', 'application/json');
+      response.end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    stub.closeAllConnections();
+    await new Promise((resolve) => stub.close(resolve));
+  });
+
+  it('prints the headers without their control characters, on stdout and (under --json) on stderr', async () => {
+    // The whole sequences go, parameters and payload with them: only a, b and c (and whatever bytes the
+    // encoding of the header added beside the controls) are left.
+    const note = (text: string) => text.split('\n').find((line) => line.startsWith('x-note: ')) ?? '';
+    const human = await gds(['api', '-i', '/api/me'], { SERVICE_API_URL: stubUrl });
+    expect(human.code).toBe(0);
+    expect(human.stdout).not.toMatch(CONTROL);
+    expect(note(human.stdout)).toMatch(/^x-note: a[^2]*b[^5]*c$/);
+    expect(human.stdout).toMatch(/\n\n\{\n {2}"ok": true\n\}\n$|\n\n\{"ok":true\}\n$/);
+    const json = await gds(['api', '-i', '/api/me', '--json'], { SERVICE_API_URL: stubUrl });
+    expect(json.code).toBe(0);
+    expect(json.stderr).not.toMatch(CONTROL);
+    expect(note(json.stderr)).toMatch(/^x-note: a[^2]*b[^5]*c$/);
+    expect(JSON.parse(json.stdout)).toEqual({ ok: true });
+  });
+});
