@@ -322,6 +322,6 @@ export const VARYING_JSON_FIELDS: Readonly<Record<string, string>> = {
 
 /** Commands that print no records under --json, and why. */
 export const NO_JSON_RECORDS: Readonly<Record<string, string>> = {
-  completion: 'prints a shell script',
+  completion: 'prints a shell script (refused under --json, exit 2)',
   __complete: 'prints completion candidates for the shell scripts, one a line',
 };

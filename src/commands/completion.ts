@@ -11,7 +11,9 @@ export default class Completion extends BaseCommand<typeof Completion> {
     '\n\nIt completes commands, flags and their values (--state, --gate, …), profiles, and what the service ' +
     'holds: table names and ids, connector ids, job ids, recertification requests and environments. Those ' +
     'are asked of the service with the credentials a command would use, kept for 20 seconds under ' +
-    '$XDG_CACHE_HOME/gds/complete, and left out when the service does not answer within 2 seconds.';
+    '$XDG_CACHE_HOME/gds/complete, and left out when the service does not answer within 2 seconds. The ' +
+    'script is no record: under --json (or GDS_JSON=1) the command refuses (exit 2) rather than print it ' +
+    'where NDJSON is expected.';
   // What @oclif/plugin-autocomplete answered to until gds's own completion replaced it: one command per job,
   // as gh, with the old name still running this one.
   static override hiddenAliases = ['autocomplete'];
@@ -32,6 +34,17 @@ export default class Completion extends BaseCommand<typeof Completion> {
   };
 
   async run(): Promise<void> {
+    if (this.out.json) {
+      const { CliError, ExitCode } = await import('../cli/errors.js');
+      throw new CliError(
+        'gds completion prints a shell script, and --json keeps stdout for NDJSON records.',
+        {
+          exitCode: ExitCode.Usage,
+          code: 'stdout_taken',
+          suggestion: `Drop --json (and unset GDS_JSON or GDS_CONTENT_TYPE): gds completion ${this.args.shell}`,
+        },
+      );
+    }
     process.stdout.write(COMPLETION_SCRIPTS[this.args.shell as CompletionShell]);
   }
 }

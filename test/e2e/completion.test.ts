@@ -272,6 +272,20 @@ describe('the other shells', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bash.*zsh.*fish.*powershell/s);
   });
+
+  it('under --json (or GDS_JSON=1) prints no script where NDJSON is expected: exit 2, one error line', async () => {
+    for (const [args, extra] of [
+      [['completion', 'bash', '--json'], {}],
+      [['completion', 'zsh'], { GDS_JSON: '1' }],
+    ] as const) {
+      const result = await run('gds', [...args], extra);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const { error } = JSON.parse(result.stderr) as { error: { code: string; suggestion: string } };
+      expect(error.code).toBe('stdout_taken');
+      expect(error.suggestion).toContain(`gds completion ${args[1]}`);
+    }
+  });
 });
 
 describe.skipIf(!onPath('zsh') || !onPath('tmux'))(
