@@ -268,11 +268,22 @@ export async function planProject(
   }
   const matched = new Set<string>();
   const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
+  // dbt builds two relations of one alias in two schemas; the service holds one table per name in an
+  // environment, so such models would take turns replacing one table.
+  const declared = new Map<string, DbtDeclaration[]>();
+  for (const d of project.declarations)
+    declared.set(lower(d.name), [...(declared.get(lower(d.name)) ?? []), d]);
   const planned = await mapBounded(project.declarations, options.concurrency ?? 8, async (declaration) => {
     const sourceOf = () =>
       options.schema === undefined
         ? `${declaration.source.schema}.${declaration.source.table}`
         : `${options.schema}.${declaration.source.table}`;
+    const namesakes = (declared.get(lower(declaration.name)) ?? []).filter((d) => d !== declaration);
+    if (namesakes.length > 0)
+      return refused(
+        { ...declaration, source: sourceOf() },
+        `${namesakes.map((d) => `${d.uniqueId} (${d.source.schema}.${d.source.table})`).join(', ')} is also named ${declaration.name}, and a table name is unique in an environment: give all but one of them another alias (dbt's alias config), or leave all but one out with --exclude`,
+      );
     let artifact: LocalArtifact;
     let intent: ContractIntentRequest | undefined;
     try {

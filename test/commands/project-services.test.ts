@@ -76,6 +76,27 @@ function project(declarations: DbtDeclaration[], extra: Partial<DbtProject> = {}
 
 const describeError = (error: unknown) => error;
 
+/** A dev connector serving `schema` (created with it), and the declaration of `name` in that schema. */
+async function inSchema(
+  schema: string,
+  name: string,
+  extra: Partial<DbtDeclaration> = {},
+): Promise<DbtDeclaration> {
+  await server.sql(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await server.sql(`CREATE TABLE ${schema}.${name} (id integer, thing_id integer)`);
+  await server.sql(
+    `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+     VALUES ($2, $1, $3, 'postgres', 'ACTIVE', 'dev', $4, now()) ON CONFLICT DO NOTHING`,
+    [server.ready.workspaceId, `con_${schema}`, `dbt-${schema}`, schema],
+  );
+  const found = declaration(name, { source: { schema, table: name }, ...extra });
+  found.artifact = {
+    ...found.artifact,
+    content: found.artifact.content.replace(`analytics_dev.${name}`, `${schema}.${name}`),
+  };
+  return found;
+}
+
 describe('planProject and applyPlan', () => {
   it('create, apply, then unchanged; a changed gate1.yml is ~ replace of that part only', async () => {
     const first = await planProject(client, project([declaration('things')]), { connectorId: dev });
@@ -241,19 +262,8 @@ describe('planProject and applyPlan', () => {
 
 describe('a project over two schemas', () => {
   it('with --env and no connector, each table goes to the connector whose schema holds it', async () => {
-    await server.sql(`CREATE SCHEMA marts`);
-    await server.sql(`CREATE TABLE marts.totals (id integer, thing_id integer)`);
     await server.sql(`CREATE TABLE analytics_dev.parts (id integer, thing_id integer)`);
-    await server.sql(
-      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
-       VALUES ('con_marts', $1, 'dbt-marts', 'postgres', 'ACTIVE', 'dev', 'marts', now())`,
-      [server.ready.workspaceId],
-    );
-    const totals = declaration('totals', { source: { schema: 'marts', table: 'totals' } });
-    totals.artifact = {
-      ...totals.artifact,
-      content: totals.artifact.content.replace('analytics_dev.totals', 'marts.totals'),
-    };
+    const totals = await inSchema('marts', 'totals');
     const both = project([declaration('parts'), totals], { projectName: 'multi' });
     await expect(planProject(client, both, {})).rejects.toMatchObject({
       exitCode: 2,
@@ -276,6 +286,32 @@ describe('a project over two schemas', () => {
       ['totals', 'unchanged'],
     ]);
     expect(planChanges(again)).toBe(false);
+  });
+});
+
+describe('two models of one project with the same table name', () => {
+  it('are refused, naming each other, instead of taking turns replacing one table', async () => {
+    // dbt builds both (their schemas differ: `alias: sprockets` in two folders), but a table name is unique in
+    // an environment, so apply registered the first and then replaced it with the second, every time.
+    await server.sql(`CREATE TABLE analytics_dev.sprockets (id integer, thing_id integer)`);
+    const staged = declaration('sprockets', { uniqueId: 'model.shop.stg_sprockets' });
+    const sold = await inSchema('sales', 'sprockets');
+    const twice = project([staged, sold, declaration('things')], { projectName: 'twice' });
+    const plan = await planProject(client, twice, { env: 'dev' });
+    const byId = new Map(plan.tables.map((t) => [t.uniqueId, t]));
+    for (const [id, other] of [
+      ['model.shop.stg_sprockets', 'model.shop.sprockets'],
+      ['model.shop.sprockets', 'model.shop.stg_sprockets'],
+    ] as const) {
+      expect(byId.get(id)?.action, id).toBe('refused');
+      expect(byId.get(id)?.reason, id).toContain(other);
+    }
+    expect(byId.get('model.shop.things')?.action).not.toBe('refused');
+    const summary = await applyPlan(client, plan, { describe: describeError });
+    expect(summary.failed).toEqual([]);
+    const rows = await server.sql(`SELECT id FROM gds.tables WHERE lower(name) = 'sprockets' AND active`);
+    expect(rows).toEqual([]);
+    expect(strictFailure(plan)).toBeDefined();
   });
 });
 
