@@ -73,6 +73,14 @@ export function readRunResults(value: unknown): RunReading {
   if (!isObject(value)) return malformed('it is not a JSON object');
   const metadata = value['metadata'];
   const results = value['results'];
+  // Another dbt artifact given in its place (target/manifest.json sits beside run_results.json): say which.
+  const other = /\/dbt\/([a-z_-]+)\/v\d+\.json$/.exec(
+    String(isObject(metadata) ? (metadata['dbt_schema_version'] ?? '') : ''),
+  )?.[1];
+  if (other !== undefined && other !== 'run-results')
+    return malformed(
+      `it is a dbt ${other} (${String((metadata as Record<string, unknown>)['dbt_schema_version'])}); dbt writes its run results to target/run_results.json`,
+    );
   if (!isObject(metadata)) return malformed('metadata is missing');
   if (!Array.isArray(results)) return malformed('results is not an array');
   const version = dbtSchemaVersion(metadata, 'run-results');
@@ -119,7 +127,7 @@ export function readRunResults(value: unknown): RunReading {
     return {
       ok: false,
       code: 'nothing_built',
-      message: `This run built nothing: no model, seed or snapshot result has status success (or partial success)${which === null ? '' : ` (a dbt ${which} run)`}, so there is nothing to recertify.`,
+      message: `This run built nothing: no model, seed or snapshot result has status success (or partial success)${which === null ? '' : ` (a dbt ${which})`}, so there is nothing to recertify.`,
     };
   }
   return {

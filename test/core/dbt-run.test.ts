@@ -106,6 +106,27 @@ describe(
 );
 
 describe('run results gds cannot read', () => {
+  it('names the artifact given in their place (a manifest, a catalog)', () => {
+    for (const kind of ['manifest/v12', 'catalog/v1', 'sources/v3']) {
+      const reading = readRunResults({
+        metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/${kind}.json` },
+        nodes: {},
+      });
+      expect(reading).toMatchObject({ ok: false, code: 'malformed_run_results' });
+      expect(!reading.ok && reading.message, kind).toContain(`it is a dbt ${kind.split('/')[0] ?? ''} (`);
+      expect(!reading.ok && reading.message, kind).toContain('target/run_results.json');
+    }
+  });
+
+  it('a run that built nothing names its command once', () => {
+    const reading = readRunResults({
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+      results: [{ status: 'error', unique_id: 'model.p.orders' }],
+      args: { which: 'run' },
+    });
+    expect(!reading.ok && reading.message).toContain('(a dbt run)');
+  });
+
   it('names the version found and the versions read', () => {
     const reading = readRunResults({
       metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v9.json' },
