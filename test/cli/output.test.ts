@@ -72,6 +72,29 @@ describe('Output under --json', () => {
     expect(JSON.parse(stdout.lines[0] ?? '')).toEqual({ name: hostile });
   });
 
+  it('escapes, losslessly, the format characters that reorder or hide what a terminal shows', () => {
+    // Bidi overrides, embeddings and isolates (Trojan Source), marks, zero width space, BOM, soft hyphen, and
+    // a tag character (outside the BMP); the zero width joiners emoji need stay as they are.
+    const reordering =
+      'a\u202eb\u202ac\u2066d\u2069e\u200ff\u061cg\u200bh\ufeffi\u00adj\u{e0041}k\u2028l\u2029m';
+    const { out, stdout, stderr } = output({ json: true });
+    out.record({ name: reordering, emoji: '👩\u200d💻', persian: 'می\u200cخواهم' });
+    out.error(new CliError(reordering, { exitCode: ExitCode.Failure }));
+    const terminalActs = /[\u00ad\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\ufeff]|\u{e0041}/u;
+    expect(stdout.text).not.toMatch(terminalActs);
+    expect(stderr.text).not.toMatch(terminalActs);
+    expect(stdout.text).toContain('\\u202e');
+    expect(stdout.text).toContain('👩\u200d💻');
+    expect(JSON.parse(stdout.lines[0] ?? '')).toEqual({
+      name: reordering,
+      emoji: '👩\u200d💻',
+      persian: 'می\u200cخواهم',
+    });
+    expect((JSON.parse(stderr.lines[0] ?? '') as { error: { message: string } }).error.message).toBe(
+      reordering,
+    );
+  });
+
   it('keeps only the fields named by --json a,b, in that order', async () => {
     const { out, stdout } = output({ fields: ['name', 'id'] });
     out.record({ id: 't_1', name: 'orders', state: 'CERTIFIED' });
