@@ -3,7 +3,7 @@
 // so nothing is overwritten even in a race) or renamed (--force) into place. A reader never sees half.
 // The mode is the most the file gets: the umask takes away from it (no chmod after), as for any tool.
 import { randomBytes } from 'node:crypto';
-import { link, open, rename, rm } from 'node:fs/promises';
+import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from './errors.js';
 
@@ -13,16 +13,19 @@ export interface WriteOptions {
   mode?: number;
   /** The flag that named the file, for messages (`-o`, `--bundle-out`). */
   flag: string;
+  /** A file name to suggest when the path is a folder (`gate1.yml`). */
+  example?: string;
 }
 
 export async function writeOutputFile(path: string, text: string, options: WriteOptions): Promise<void> {
+  await refuseFolder(path, options.flag, options.example ?? 'out');
   const mode = options.mode ?? 0o644;
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   let handle;
   try {
     handle = await open(temp, 'wx', mode);
   } catch (error) {
-    throw writeError(path, options.flag, error);
+    throw writeError(path, options, error);
   }
   try {
     await handle.writeFile(text, 'utf8');
@@ -37,12 +40,13 @@ export async function writeOutputFile(path: string, text: string, options: Write
   } catch (error) {
     await handle.close().catch(() => undefined);
     await rm(temp, { force: true });
-    throw writeError(path, options.flag, error);
+    throw writeError(path, options, error);
   }
 }
 
-function writeError(path: string, flag: string, error: unknown): CliError {
+function writeError(path: string, { flag, example }: WriteOptions, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR') return folderError(path, flag, example ?? 'out');
   if (code === 'EEXIST') {
     return new CliError(`${path} already exists; it was left as it is.`, {
       exitCode: ExitCode.Usage,
@@ -74,4 +78,20 @@ export function writesToStdout(path: string | undefined, options: { flag: string
     );
   }
   return true;
+}
+
+/** Exit 2 when `path` is a folder (a file would never be written there, with --force or without). */
+export async function refuseFolder(path: string, flag: string, example: string): Promise<void> {
+  if ((await lstat(path).catch(() => undefined))?.isDirectory() === true)
+    throw folderError(path, flag, example);
+}
+
+/** A folder named where a file goes (`-o DIR`): refused, whatever --force says; `example` is a file name
+ *  that would fit there (`orders.sql`). */
+export function folderError(path: string, flag: string, example: string): CliError {
+  return new CliError(`${path} is a folder; ${flag} takes the path of a file.`, {
+    exitCode: ExitCode.Usage,
+    code: 'output_is_folder',
+    suggestion: `Give ${flag} a file path, such as ${join(path, example)}.`,
+  });
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { link, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { refuseFolder } from '../cli/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableDdl } from '../client/areas/tables.js';
@@ -43,7 +44,9 @@ export async function openQuarantinedDdl(
 ): Promise<OpenedDdl> {
   const table = await client.tables.ddl(tableId);
   const cwd = options.cwd ?? process.cwd();
-  const path = resolve(cwd, options.output ?? safeSqlFileName(table.fileName, table.tableId));
+  const fileName = safeSqlFileName(table.fileName, table.tableId);
+  const path = resolve(cwd, options.output ?? fileName);
+  if (options.output !== undefined) await refuseFolder(path, '-o', fileName);
   const content = table.ddl.endsWith('\n') ? table.ddl : `${table.ddl}\n`;
   await writeAtomically(path, content, options.force === true);
   return { path, table };

@@ -12,6 +12,7 @@ import { constants } from 'node:fs';
 import { link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
+import { refuseFolder } from '../cli/output-file.js';
 import { ndjsonLine } from '../cli/output.js';
 import type { ApiClient } from '../client/index.js';
 import { MAX_RECORDS_PAGE } from '../client/areas/records.js';
@@ -194,13 +195,7 @@ async function startFile(
   output: string,
   options: ExportOptions,
 ): Promise<ExportState | null> {
-  if ((await lstat(output).catch(() => undefined))?.isDirectory() === true) {
-    throw new CliError(`${output} is a folder; --output takes the path of a file.`, {
-      exitCode: ExitCode.Usage,
-      code: 'output_is_folder',
-      suggestion: `Give a file path, such as ${join(output, 'export.ndjson')}.`,
-    });
-  }
+  await refuseFolder(output, '--output', `export.${options.format}`);
   const state = await readState(output);
   if (state !== null && options.resume === true) {
     const differs: string[] = [];

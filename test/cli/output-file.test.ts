@@ -1,6 +1,6 @@
 // Files commands write (gate get -o, env promote --bundle-out): atomic, never over an existing file
 // without force, with the mode asked, and no temporary file left behind whatever happens.
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -21,6 +21,23 @@ describe('writeOutputFile', () => {
     expect(await readFile(path, 'utf8')).toBe('a: 1\n');
     expect((await stat(path)).mode & 0o777).toBe(0o644);
     expect(await readdir(dir)).toEqual(['gate1.yml']);
+  });
+
+  it('refuses a folder with and without force (exit 2, output_is_folder), suggesting a file in it', async () => {
+    const path = join(dir, 'gates');
+    await mkdir(path);
+    for (const force of [false, true]) {
+      const error = await writeOutputFile(path, 'a: 1\n', { force, flag: '-o', example: 'gate1.yml' }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(2);
+      expect((error as CliError).code).toBe('output_is_folder');
+      expect((error as CliError).message).toBe(`${path} is a folder; -o takes the path of a file.`);
+      expect((error as CliError).suggestion).toBe(`Give -o a file path, such as ${join(path, 'gate1.yml')}.`);
+    }
+    expect(await readdir(dir)).toEqual(['gates']);
+    expect(await readdir(path)).toEqual([]);
   });
 
   it('refuses an existing file without force (exit 2, file untouched), replaces it with force', async () => {

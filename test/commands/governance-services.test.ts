@@ -1,7 +1,7 @@
 // The service functions of the governance commands, each with a real client over msw stubs (every stub must
 // be used, any other request fails the test): what goes over the wire, what comes back, and the local
 // refusals that send nothing at all.
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
@@ -613,6 +613,32 @@ describe('quarantine open', () => {
     await openQuarantinedDdl(c, 'tbl_1', { cwd: folder, force: true });
     expect(await readFile(opened.path, 'utf8')).toBe('CREATE VIEW x AS SELECT 1\n');
     expect(await readdir(folder)).toEqual(['owned.sql']);
+  });
+
+  it('-o naming a folder is refused, with --force too (exit 2, output_is_folder), and nothing is written', async () => {
+    const folder = await folderWith({});
+    await mkdir(join(folder, 'sql'));
+    api.use(
+      http.get(at('/api/tables/tbl_1/ddl'), () =>
+        HttpResponse.json({
+          tableId: 'tbl_1',
+          name: 'orders',
+          mode: 'MODE_A',
+          state: 'QUARANTINED',
+          ddl: 'CREATE VIEW x AS SELECT 1',
+          fileName: 'orders.sql',
+        }),
+      ),
+    );
+    for (const force of [false, true]) {
+      const error = await rejection(
+        openQuarantinedDdl(newClient(), 'tbl_1', { cwd: folder, output: 'sql', force }),
+      );
+      expect(error).toMatchObject({ exitCode: 2, code: 'output_is_folder' });
+      expect(error.suggestion).toBe(`Give -o a file path, such as ${join(folder, 'sql', 'orders.sql')}.`);
+    }
+    expect(await readdir(folder)).toEqual(['sql']);
+    expect(await readdir(join(folder, 'sql'))).toEqual([]);
   });
 });
 

@@ -82,6 +82,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
         force,
         mode: 0o600,
         flag: '--bundle-out',
+        example: 'bundle.json',
       });
       if (this.out.json) this.out.record({ tableId, file: bundleOut, sha256: bundle.sha256 });
       else {

@@ -37,7 +37,11 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
     );
     if (output !== undefined) {
       const { writeOutputFile } = await import('../../cli/output-file.js');
-      await writeOutputFile(output, gate.content, { force: this.flags.force, flag: '-o' });
+      await writeOutputFile(output, gate.content, {
+        force: this.flags.force,
+        flag: '-o',
+        example: 'gate1.yml',
+      });
       if (this.out.json) this.out.record({ ...gate, file: output });
       else this.out.info(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${output}.`);
       return;
