@@ -7,8 +7,10 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
   static override description =
     "A MANAGEMENT token with workspace:write:recertify (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
     'target/run_results.json, schema v1-v6, with --manifest to match models by definition) or --tables a,b. ' +
-    'Models, seeds and snapshots with status success are the rebuilt tables; tests are evidence only. A run ' +
-    'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing. The manifest ' +
+    'Models, seeds and snapshots with status success (or partial success: a microbatch model some of whose ' +
+    'batches failed) are the rebuilt tables; tests are evidence only. A run ' +
+    'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing; one that rebuilt ' +
+    'more than 500 tables (the most a signal names) is sent as several signals of at most 500. The manifest ' +
     'is reduced to the fields drift detection reads, so one of any size fits; a file that is not a manifest is ' +
     'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
     'an environment-scoped one may omit it. Shows what was filed per table, and the certified view of each ' +

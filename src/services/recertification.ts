@@ -168,12 +168,65 @@ async function readManifest(
   );
 }
 
+/** The most tables one signal may name (spec §4.8: `tables` 1-500; a run deriving more is refused, 400). */
+export const MAX_SIGNAL_TABLES = 500;
+
 export async function recertify(
   client: RecertificationClient,
   input: RecertifyInput,
   warn?: (warning: RecertifyWarning) => void,
 ): Promise<RecertifyResponse> {
-  return client.recertification.signal(await recertifyRequest(input, warn));
+  const request = await recertifyRequest(input, warn);
+  const parts = await runParts(request);
+  if (parts.length === 1) return client.recertification.signal(request);
+  // One signal after another, each answering for its part; together they answer for the run.
+  const answers: RecertifyResponse[] = [];
+  for (const part of parts) answers.push(await client.recertification.signal(part));
+  const [first] = answers as [RecertifyResponse, ...RecertifyResponse[]];
+  return {
+    ...first,
+    submitted: answers.reduce((sum, a) => sum + a.submitted, 0),
+    governed: answers.reduce((sum, a) => sum + a.governed, 0),
+    outcomes: answers.flatMap((a) => a.outcomes),
+  };
+}
+
+/**
+ * A dbt run of more than MAX_SIGNAL_TABLES rebuilt tables (a project of 2,000 models) as several signals of
+ * at most that many each: the same run (metadata, args), each with its part of the rebuilt results and the
+ * manifest's nodes of those, the other results (tests: evidence only) with the first. One part otherwise.
+ */
+async function runParts(request: RecertifyRequest): Promise<RecertifyRequest[]> {
+  const run = request.runResults as { results?: unknown } | undefined;
+  if (run === undefined || !Array.isArray(run.results)) return [request];
+  const { readRunResults } = await import('../core/dbt-run.js');
+  const reading = readRunResults(run);
+  if (!reading.ok || reading.built.length <= MAX_SIGNAL_TABLES) return [request];
+  const part = new Map(reading.built.map((b, i) => [b.uniqueId, Math.floor(i / MAX_SIGNAL_TABLES)]));
+  const parts = Array.from({ length: Math.ceil(reading.built.length / MAX_SIGNAL_TABLES) }, () => ({
+    results: [] as unknown[],
+    ids: new Set<string>(),
+  }));
+  for (const result of run.results as unknown[]) {
+    const entry = (result ?? {}) as { unique_id?: unknown; node?: { unique_id?: unknown } };
+    const uniqueId = typeof entry.unique_id === 'string' ? entry.unique_id : entry.node?.unique_id;
+    const into = parts[typeof uniqueId === 'string' ? (part.get(uniqueId) ?? 0) : 0];
+    into?.results.push(result);
+    if (typeof uniqueId === 'string') into?.ids.add(uniqueId);
+  }
+  const manifest = request.manifest as { nodes?: Record<string, unknown> } | undefined;
+  return parts.map(({ results, ids }) => ({
+    ...request,
+    runResults: { ...run, results } as unknown as RecertifyRequest['runResults'],
+    ...(manifest?.nodes === undefined
+      ? {}
+      : {
+          manifest: {
+            ...manifest,
+            nodes: Object.fromEntries(Object.entries(manifest.nodes).filter(([id]) => ids.has(id))),
+          } as unknown as RecertifyRequest['manifest'],
+        }),
+  }));
 }
 
 async function readJsonObject(path: string, flag: string): Promise<object> {
