@@ -41,10 +41,23 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
 export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of knownSecrets) {
-    if (secret !== undefined && secret.length >= 4) out = out.split(secret).join(maskToken(secret));
+    if (secret === undefined || secret.length < 4) continue;
+    for (const form of writtenForms(secret)) out = out.split(form).join(maskToken(secret));
   }
   for (const [pattern, replace] of SECRET_PATTERNS) out = out.replace(pattern, replace);
   return out;
+}
+
+/**
+ * A secret as it may be written: itself, and, when it holds a backslash, a quote or a control character (a
+ * token pasted with a carriage return, say), as JSON and util.inspect escape it (error details, oclif's
+ * `DEBUG=*` log of argv), longest first.
+ */
+function writtenForms(secret: string): string[] {
+  if (!/[\\'"\u0000-\u001f\u007f-\u009f]/.test(secret)) return [secret];
+  const { inspect } = process.getBuiltinModule('node:util');
+  const forms = new Set([JSON.stringify(secret).slice(1, -1), inspect(secret).slice(1, -1), secret]);
+  return [...forms].sort((a, b) => b.length - a.length);
 }
 
 /** A JSON value (error details) with redactSecrets applied to its JSON text, parsed back. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskToken, redactSecrets } from '../../src/core/redact.js';
+import { inspect } from 'node:util';
+import { maskToken, redactJson, redactSecrets } from '../../src/core/redact.js';
 
 const JWT = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEiLCJzY29wZSI6InJlYWQifQ.MEUCIQDx5w1-abc_def';
 
@@ -73,6 +74,26 @@ describe('redactSecrets', () => {
     expect(redactSecrets('refresh 3f2a9c.d8e7f6a5 failed (3f2a9c.d8e7f6a5)', ['3f2a9c.d8e7f6a5'])).toBe(
       'refresh **** failed (****)',
     );
+  });
+
+  it('masks a known secret also as JSON and util.inspect escape it (a carriage return, a backslash, a quote)', () => {
+    for (const secret of ['plainsecret\r', 'plain\\secret', "plain'secret\u0001", 'plain"secret\t']) {
+      const logged = `argv: ${inspect(['--token', secret])}`;
+      const json = JSON.stringify({ token: secret, note: `given ${secret}` });
+      for (const text of [logged, json, `raw ${secret} end`]) {
+        const shown = redactSecrets(text, [secret]);
+        expect(shown).toContain('****');
+        expect(shown).not.toContain('plain');
+      }
+    }
+  });
+
+  it('redactJson masks such a secret in error details and still gives back the same shape', () => {
+    const secret = 'plain\\secret\r';
+    expect(redactJson({ request: { header: `X-Key: ${secret}` }, n: 1 }, [secret])).toEqual({
+      request: { header: 'X-Key: ****' },
+      n: 1,
+    });
   });
 
   it('leaves text without secrets unchanged', () => {

@@ -102,6 +102,14 @@ describe("oclif's debug log", () => {
     expect(flag.stderr).toContain('oclif:');
     expectNoneOf(flag, [odd]);
   });
+
+  it('DEBUG=* masks a --token that oclif logs escaped (a pasted carriage return, a backslash)', async () => {
+    for (const token of ['plainsecretvalue1234\r', 'plain\\secretvalue1234']) {
+      const result = await gds(['whoami', '--token', token], { env: { DEBUG: '*' } });
+      expect(result.stderr).toContain('oclif:');
+      expect(result.stdout + result.stderr).not.toContain('secretvalue1234');
+    }
+  });
 });
 
 describe('stray arguments echoed back', () => {
