@@ -252,10 +252,13 @@ async function readStdinBytes(
   return Buffer.concat(chunks, total);
 }
 
-/** The offset of the first byte that is not part of a well-formed UTF-8 character (RFC 3629), if any. */
-export function firstInvalidUtf8(bytes: Uint8Array): number | undefined {
-  if (isUtf8(bytes)) return undefined;
-  let i = 0;
+/**
+ * The offset of the first byte that is not part of a well-formed UTF-8 character (RFC 3629), if any, looking
+ * from `from` (a character boundary: the byte after an earlier bad one, to find them all in one pass).
+ */
+export function firstInvalidUtf8(bytes: Uint8Array, from = 0): number | undefined {
+  if (from === 0 && isUtf8(bytes)) return undefined;
+  let i = from;
   while (i < bytes.length) {
     const b = bytes[i] ?? 0;
     if (b < 0x80) {

@@ -294,6 +294,8 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     });
   }
   let position = keepBytes;
+  // Whether the part file holds rows a state file counts: one that never did is removed when the export fails.
+  let kept = keepBytes > 0;
   return {
     async write(text) {
       const bytes = Buffer.from(text, 'utf8');
@@ -304,6 +306,7 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     async checkpoint(state) {
       await handle.datasync();
       await writeResumeState(statePath, state, 0o644);
+      kept = true;
     },
     async finish() {
       await handle.sync();
@@ -331,8 +334,10 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
       await removeResumeState(statePath);
     },
     async abandon() {
-      // The part file and the state stay for --resume.
+      // The part file and the state stay for --resume; a part file no state counts (the first request
+      // failed) is nothing to resume, and would be left where the user never asked for a file.
       await handle.close().catch(() => undefined);
+      if (!kept) await rm(part, { force: true });
     },
   };
 }

@@ -105,7 +105,8 @@ export async function deleteRecord(
 export function parseRecordValues(text: string, from: string): RecordValues {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // A byte order mark (Notepad, PowerShell) is no part of the JSON.
+    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (error) {
     throw new CliError(`${from} is not JSON: ${(error as Error).message}`, {
       exitCode: ExitCode.Usage,

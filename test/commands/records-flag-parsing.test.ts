@@ -112,7 +112,26 @@ describe('the lines of an NDJSON input', () => {
     const bytes = Buffer.from('{"a":"é"}\r\n\n{"b":2}\r\n{"c":3}', 'utf8');
     const chunks = [bytes.subarray(0, 8), bytes.subarray(8, 10), bytes.subarray(10, 21), bytes.subarray(21)];
     const lines: string[] = [];
-    for await (const line of linesOf(Readable.from(chunks))) lines.push(line);
+    for await (const line of linesOf(Readable.from(chunks))) lines.push(line as string);
     expect(lines).toEqual(['{"a":"é"}', '', '{"b":2}', '{"c":3}']);
+  });
+
+  it('drops a byte order mark, and gives a line that is not UTF-8 as its bytes (no U+FFFD)', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('{"a":1}\r\n{"b":"caf', 'utf8'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}\n{"c":"\uFFFD"}\n', 'utf8'),
+    ]);
+    const lines: unknown[] = [];
+    for await (const line of linesOf(
+      Readable.from([bytes.subarray(0, 2), bytes.subarray(2, 15), bytes.subarray(15)]),
+    ))
+      lines.push(line);
+    expect(lines).toEqual([
+      '{"a":1}',
+      { bytes: Buffer.from([...Buffer.from('{"b":"caf'), 0xe9, ...Buffer.from('"}')]) },
+      '{"c":"\uFFFD"}',
+    ]);
   });
 });

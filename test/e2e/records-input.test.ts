@@ -1,0 +1,208 @@
+// `gds records import` and `export` on the files a data team really has, as real processes against the
+// reference server: bytes that are not UTF-8 (a Latin-1 export), byte order marks (Excel, PowerShell),
+// a CSV header with a column twice or unnamed, blank lines at the end, quoted line breaks before a bad row
+// (its line number), broken quoting, a row bigger than any request; and an export that fails at once.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { createModeBTable, storedRows } from '../helpers/records.js';
+import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+
+let server: TestServer;
+let dir: string;
+let env: Record<string, string>;
+const tables: Record<string, string> = {};
+const NAMES = [
+  'latin_csv',
+  'latin_ndjson',
+  'latin_json',
+  'bom',
+  'header',
+  'blank',
+  'lines',
+  'quotes',
+  'huge',
+];
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
+  for (const name of NAMES) tables[name] = await createModeBTable(server, name);
+  const issued = await server.issueToken('OWNER', {
+    name: 'input',
+    env: 'dev',
+    scopes: Object.values(tables).map((tableId) => ({
+      tableId,
+      permissions: ['read', 'write'] as Array<'read' | 'write'>,
+    })),
+  });
+  dir = await mkdtemp(join(tmpdir(), 'gds-input-'));
+  env = {
+    SERVICE_TOKEN: issued.tokens.accessToken,
+    SERVICE_API_URL: server.url,
+    XDG_STATE_HOME: join(dir, 'state'),
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await server.close();
+});
+
+const gds = (args: string[], options: { cwd?: string } = {}) =>
+  runCli(['records', ...args], { env, ...options });
+const dataOf = async (name: string) => (await storedRows(server, tables[name] ?? '')).map((r) => r.data);
+const file = async (name: string, ...parts: Array<string | number[]>) => {
+  const path = join(dir, name);
+  await writeFile(
+    path,
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p)))),
+  );
+  return path;
+};
+const ndjson = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+const BOM = [0xef, 0xbb, 0xbf];
+const E_ACUTE_LATIN1 = [0xe9];
+
+describe('bytes that are not UTF-8', () => {
+  it('refuse their CSV row (named, exit 7) instead of storing U+FFFD; the other rows go in', async () => {
+    const path = await file('latin1.csv', 'sku,label\r\nA1,caf', E_ACUTE_LATIN1, '\r\nA2,"tea, ok"\r\n');
+    const r = await gds(['import', 'latin_csv', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code, r.stderr).toBe(7);
+    expect(ndjson(r.stdout).map((e) => [e.row, e.line, e.error.code])).toEqual([[1, 2, 'input_not_utf8']]);
+    expect(ndjson(r.stdout)[0].error.message).toContain('0xE9');
+    expect(await dataOf('latin_csv')).toEqual([{ sku: 'A2', label: 'tea, ok' }]);
+  });
+
+  it('refuse their NDJSON row the same way', async () => {
+    const path = await file(
+      'latin1.ndjson',
+      '{"sku":"N1","label":"caf',
+      E_ACUTE_LATIN1,
+      '"}\n{"sku":"N2"}\n',
+    );
+    const r = await gds(['import', 'latin_ndjson', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code, r.stderr).toBe(7);
+    expect(ndjson(r.stdout).map((e) => [e.row, e.line, e.error.code])).toEqual([[1, 1, 'input_not_utf8']]);
+    expect(await dataOf('latin_ndjson')).toEqual([{ sku: 'N2' }]);
+  });
+
+  it('refuse a JSON array whole (exit 2), nothing sent', async () => {
+    const path = await file('latin1.json', '[{"sku":"J1","label":"caf', E_ACUTE_LATIN1, '"},{"sku":"J2"}]');
+    const r = await gds(['import', 'latin_json', '-f', path, '--key', 'sku']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is not UTF-8');
+    expect(await dataOf('latin_json')).toEqual([]);
+  });
+});
+
+describe('a byte order mark', () => {
+  it('is dropped before the first NDJSON line and before a JSON array, as before a CSV header', async () => {
+    const rows = await file('bom.ndjson', BOM, '{"sku":"B1"}\r\n{"sku":"B2"}\r\n');
+    expect((await gds(['import', 'bom', '-f', rows, '--key', 'sku'])).code).toBe(0);
+    const array = await file('bom.json', BOM, '[{"sku":"B3"}]');
+    expect((await gds(['import', 'bom', '-f', array, '--key', 'sku'])).code).toBe(0);
+    const csv = await file('bom.csv', BOM, 'sku,label\r\nB4,x\r\n');
+    expect((await gds(['import', 'bom', '-f', csv, '--key', 'sku'])).code).toBe(0);
+    const one = await file('record.json', BOM, '{"sku":"B5"}');
+    const created = await gds(['create', 'bom', '-f', one]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(await dataOf('bom')).toEqual([
+      { sku: 'B1' },
+      { sku: 'B2' },
+      { sku: 'B3' },
+      { sku: 'B4', label: 'x' },
+      { sku: 'B5' },
+    ]);
+  });
+});
+
+describe('a CSV header', () => {
+  it('naming a column twice is refused (exit 2), not read as its last value; nothing sent', async () => {
+    const path = await file('twice.csv', 'sku,label,label\nH1,first,second\n');
+    const r = await gds(['import', 'header', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code).toBe(2);
+    const error = ndjson(r.stderr).at(-1).error;
+    expect(error).toMatchObject({ code: 'duplicate_columns', details: { duplicates: ['label'] } });
+    expect(await dataOf('header')).toEqual([]);
+  });
+
+  it('with an unnamed column is refused, saying which', async () => {
+    const path = await file('unnamed.csv', 'sku,,label\nH2,x,y\n');
+    const r = await gds(['import', 'header', '-f', path, '--key', 'sku']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no name for column 2');
+    expect(await dataOf('header')).toEqual([]);
+  });
+});
+
+describe('lines of a CSV', () => {
+  it('blank ones (at the end, as editors leave them) are no rows', async () => {
+    const path = await file('blank.csv', 'sku,label\nL1,a\n\nL2,b\n\n\n');
+    const r = await gds(['import', 'blank', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stderr)[0].summary).toMatchObject({ rows: 2, sent: 2, refused: 0 });
+    expect(await dataOf('blank')).toEqual([
+      { sku: 'L1', label: 'a' },
+      { sku: 'L2', label: 'b' },
+    ]);
+  });
+
+  it('are counted as an editor counts them: a refused row names the line it starts on', async () => {
+    const path = await file(
+      'lines.csv',
+      'sku,qty\r\n' + // line 1
+        'M1,"1"\r\n' + // line 2
+        'M2,"x\r\ny"\r\n' + // lines 3-4: refused, starts on 3
+        'M3,2\r\n' + // line 5
+        '\r\n' + // line 6: blank
+        'M4,"a\nb\nc"\r\n' + // lines 7-9: refused, starts on 7
+        'M5,z\r\n', // line 10: refused
+    );
+    const r = await gds(['import', 'lines', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code).toBe(7);
+    expect(ndjson(r.stdout).map((e) => [e.row, e.line])).toEqual([
+      [2, 3],
+      [4, 7],
+      [5, 10],
+    ]);
+  });
+
+  it('that no reading makes sense of (a bare quote) are a usage error naming the line, not exit 1', async () => {
+    const path = await file('quotes.csv', 'sku,label\nQ1,ok\nQ2,5" screen\n');
+    const r = await gds(['import', 'quotes', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code).toBe(2);
+    const error = ndjson(r.stderr).at(-1).error;
+    expect(error.code).toBe('invalid_csv');
+    expect(error.message).toContain('line 3');
+  });
+});
+
+describe('a row bigger than a request', () => {
+  it('is refused by itself (exit 7) instead of failing the import with the service’s 413', async () => {
+    const big = 'x'.repeat(26 * 1024 * 1024);
+    const path = await file('huge.ndjson', `{"sku":"G1"}\n{"sku":"G2","label":"${big}"}\n{"sku":"G3"}\n`);
+    const r = await gds(['import', 'huge', '-f', path, '--key', 'sku', '--json']);
+    expect(r.code, r.stderr).toBe(7);
+    expect(ndjson(r.stdout).map((e) => [e.row, e.error.code])).toEqual([[2, 'row_too_large']]);
+    expect(await dataOf('huge')).toEqual([{ sku: 'G1' }, { sku: 'G3' }]);
+  }, 60_000);
+});
+
+describe('gds records export --output', () => {
+  it('leaves no part file behind when its first request fails (nothing to resume)', async () => {
+    const cwd = await mkdtemp(join(dir, 'cwd-'));
+    const r = await gds(['export', 'tbl_notgranted0', '-o', join(cwd, 'rows.ndjson')]);
+    expect(r.code).not.toBe(0);
+    expect(await readdir(cwd)).toEqual([]);
+    expect(existsSync(join(cwd, 'rows.ndjson.part'))).toBe(false);
+  });
+});
