@@ -49,6 +49,8 @@ export interface ManifestNode {
   identifier?: string;
   /** Seeds only: `config.column_types`. */
   columnTypes: Record<string, string>;
+  /** Seeds only: `config.quote_columns` when set (whether dbt quotes the CSV header's names). */
+  quoteColumns?: boolean;
   /**
    * Snapshots only: the columns dbt adds to the table, by dbt's default name (`dbt_valid_from`, …), named as
    * `config.snapshot_meta_column_names` renames them (dbt 1.9+); `dbt_is_deleted` only with
@@ -185,6 +187,8 @@ function readNode(key: string, raw: Entry): ManifestNode {
   if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
   if (resourceType === 'test') node.test = readTest(raw, config);
   if (resourceType === 'snapshot') node.snapshotColumns = snapshotColumnsOf(config);
+  if (resourceType === 'seed' && typeof config['quote_columns'] === 'boolean')
+    node.quoteColumns = config['quote_columns'];
   return node;
 }
 

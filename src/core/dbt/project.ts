@@ -53,6 +53,9 @@ const WAREHOUSE_DIALECTS: Readonly<Record<string, Dialect>> = {
   spark: 'databricks',
 };
 
+/** The adapters whose seeds leave their column names unquoted unless `quote_columns: true`. */
+const UNQUOTED_SEED_ADAPTERS: ReadonlySet<string> = new Set(['snowflake', 'athena', 'exasol']);
+
 const INTENTS = ['METRIC', 'DECISION', 'OPERATIONAL', 'EXPLORATORY'];
 const CONSUMERS = ['HUMAN', 'AI', 'AUTOMATION', 'EXTERNAL'];
 
@@ -316,7 +319,14 @@ class ProjectReader {
     const fromCatalog = this.catalog.get(node.uniqueId);
     if (fromCatalog && fromCatalog.columns.length > 0)
       return { ok: true, columns: fromCatalog.columns, from: 'catalog' };
-    const declared = node.columns.map((c) => ({ ...c, name: warehouseName(c.name, adapter, c.quote) }));
+    // dbt quotes a seed's column names (so they keep their case) unless quote_columns: false, which is
+    // dbt-snowflake's default (and Athena's and Exasol's).
+    const seedQuoted =
+      node.resourceType === 'seed' && (node.quoteColumns ?? !UNQUOTED_SEED_ADAPTERS.has(adapter ?? ''));
+    const declared = node.columns.map((c) => ({
+      ...c,
+      name: warehouseName(c.name, adapter, c.quote === true || seedQuoted),
+    }));
     const typeOf = (name: string): string | undefined => {
       const lower = name.toLowerCase();
       return (
@@ -346,7 +356,7 @@ class ProjectReader {
       return {
         ok: true,
         columns: header.map((name) => {
-          const shown = warehouseName(name, adapter);
+          const shown = warehouseName(name, adapter, seedQuoted);
           return { name: shown, type: typeOf(shown) ?? 'unknown' };
         }),
         from: 'seed_file',

@@ -432,6 +432,32 @@ select * from renamed`;
     expect(plain?.columns.map((c) => c.name)).not.toContain('is_deleted');
   });
 
+  it("names a seed's columns as dbt creates them: quoted by default, unquoted on Snowflake (quote_columns)", () => {
+    // dbt's adapters quote a seed's CSV header names unless quote_columns: false; dbt-snowflake's default is
+    // false. A quoted name keeps its case (PostgreSQL's "Customer_Name"); an unquoted one is folded.
+    const names = (adapter: string, quoteColumns: boolean | null) => {
+      const seed = {
+        ...model('raw_customers'),
+        unique_id: 'seed.shop.raw_customers',
+        resource_type: 'seed',
+        original_file_path: 'seeds/raw_customers.csv',
+        config: { enabled: true, materialized: 'seed', quote_columns: quoteColumns },
+      };
+      const m = manifest(seed);
+      (m['metadata'] as Record<string, unknown>)['adapter_type'] = adapter;
+      const project = declareDbtProject(
+        { manifest: m, seeds: { 'seed.shop.raw_customers': ['ID', 'Customer_Name', 'status'] } },
+        {},
+      );
+      return project.declarations[0]?.columns.map((c) => c.name);
+    };
+    expect(names('postgres', null)).toEqual(['ID', 'Customer_Name', 'status']);
+    expect(names('postgres', false)).toEqual(['id', 'customer_name', 'status']);
+    expect(names('redshift', true)).toEqual(['ID', 'Customer_Name', 'status']);
+    expect(names('snowflake', null)).toEqual(['ID', 'CUSTOMER_NAME', 'STATUS']);
+    expect(names('snowflake', true)).toEqual(['ID', 'Customer_Name', 'status']);
+  });
+
   it("reads a warehouse's SQL that PostgreSQL's grammar refuses with that warehouse's reader", () => {
     const m = manifest(
       model('orders', {
