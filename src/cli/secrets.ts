@@ -43,18 +43,20 @@ function headerValues(argv: readonly string[]): string[] {
 }
 
 /**
- * Hides the `--token`/`--refresh-token` values and `-H` headers from other users of the machine: on Linux
- * `ps` and /proc/PID/cmdline read the process's argv memory, which Node overwrites when process.title is
- * set (libuv writes the title over argv), so the title becomes the command line with those values masked.
- * process.argv (gds's own copy) keeps them. Does nothing when no such value was given.
+ * Hides the `--token`/`--refresh-token` values, `-H` headers and any token of a known shape given otherwise
+ * (`tokens revoke tf_…`, a token as an alias's argument) from other users of the machine: on Linux `ps` and
+ * /proc/PID/cmdline read the process's argv memory, which Node overwrites when process.title is set (libuv
+ * writes the title over argv), so the title becomes the command line with those values masked.
+ * process.argv (gds's own copy) keeps them. Does nothing when there is nothing to mask.
  */
 export function scrubProcessTitle(argv: readonly string[] = process.argv): void {
-  const secrets = secretsFrom(argv, {});
-  if (secrets.length === 0) return;
   // The single executable's argv repeats its path: the title shows it once, as `ps` did.
   const words = argv[1] === argv[0] ? [argv[0], ...argv.slice(2)] : [...argv];
+  const line = words.join(' ');
+  const masked = redactSecrets(line, secretsFrom(argv, {}));
+  if (masked === line) return;
   try {
-    process.title = redactSecrets(words.join(' '), secrets);
+    process.title = masked;
   } catch {
     // A platform without a settable title: nothing to hide there either.
   }

@@ -74,6 +74,28 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
       expect(text).toContain(`--base ${base}`);
     }
   }, 30_000);
+
+  it('shows a token given as an argument (tokens revoke tf_…) masked too', async () => {
+    const clientToken = 'tf_PsMustNotShowThisEither0123';
+    const before = requests;
+    const [command, args] = cliCommand(['tokens', 'revoke', clientToken, '--yes', '--base', base]);
+    const child = spawn(command, args, {
+      env: cliEnv({ GDS_CONFIG_DIR: join(dir, 'ps-config'), SERVICE_TOKEN: 'cli_FromTheEnvironment01234' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = collect(child);
+    for (let waited = 0; requests === before && waited < 15_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(requests).toBeGreaterThan(before);
+    const shown = execFileSync('ps', ['-o', 'args=', '-p', String(child.pid)], { encoding: 'utf8' });
+    const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+    await done;
+    for (const text of [shown, cmdline]) {
+      expect(text).not.toContain(clientToken);
+      expect(text).toContain('tokens revoke tf_…**** --yes');
+    }
+  }, 30_000);
 });
 
 describe('debug output', () => {
