@@ -40,6 +40,8 @@ export interface ManifestNode {
   meta: Entry;
   columns: ManifestColumn[];
   compiledSql?: string;
+  /** `sql` or `python` (dbt 1.3+); absent in older manifests (SQL). */
+  language?: string;
   dependsOn: string[];
   primaryKey: string[];
   version?: string;
@@ -176,6 +178,7 @@ function readNode(key: string, raw: Entry): ManifestNode {
     ['description', raw['description']],
     ['compiledSql', raw['compiled_code'] ?? raw['compiled_sql']],
     ['identifier', raw['identifier']],
+    ['language', raw['language']],
   ];
   for (const [field, value] of optional) {
     // A project compiled on Windows writes its paths with backslashes.

@@ -341,7 +341,8 @@ class ProjectReader {
         from: 'manifest',
       };
     let sqlProblem: string | undefined;
-    if (node.compiledSql !== undefined) {
+    const python = node.language?.toLowerCase() === 'python';
+    if (node.compiledSql !== undefined && !python) {
       const read = this.sqlColumns(node.compiledSql);
       if (read.ok)
         return {
@@ -366,10 +367,11 @@ class ProjectReader {
         ok: true,
         columns: declared.map((c) => ({ name: c.name, type: c.dataType ?? 'unknown' })),
         from: 'manifest',
-        note: `only the ${declared.length} column(s) its properties file documents are declared, without types (${sqlProblem === undefined ? 'no compiled SQL' : `its compiled SQL: ${sqlProblem}`}); run dbt docs generate for the catalog`,
+        note: `only the ${declared.length} column(s) its properties file documents are declared, without types (${python ? 'a Python model' : sqlProblem === undefined ? 'no compiled SQL' : `its compiled SQL: ${sqlProblem}`}); run dbt docs generate for the catalog`,
       };
-    const why =
-      node.compiledSql !== undefined
+    const why = python
+      ? 'it is a Python model, whose columns only the warehouse knows'
+      : node.compiledSql !== undefined
         ? `its compiled SQL does not name its columns (${sqlProblem ?? 'unreadable'})`
         : node.resourceType === 'seed'
           ? "a seed's columns are the header of its CSV file, which was not read (name the dbt project folder, which holds seeds/)"

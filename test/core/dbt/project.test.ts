@@ -299,6 +299,23 @@ select * from renamed`;
     expect(project.declarations[0]?.columnsFrom).toBe('compiled_sql');
   });
 
+  it('refuses a Python model without a catalog saying so, not with a SQL syntax error', () => {
+    const python = model('orders_py', {
+      language: 'python',
+      compiled_code: "import pandas as pd\n\ndef model(dbt, session):\n    return dbt.ref('orders')\n",
+    });
+    const [refusal] = declareDbtProject({ manifest: manifest(python) }, {}).refusals;
+    expect(refusal?.reason).toMatch(/a Python model/);
+    expect(refusal?.reason).toMatch(/dbt docs generate/);
+    expect(refusal?.reason).not.toMatch(/syntax error|compiled SQL/);
+    // Its documented columns still declare it (with the usual warning), as for any model.
+    const documented = { ...python, columns: columns({ id: 'integer', amount: 'numeric' }) };
+    expect(declareDbtProject({ manifest: manifest(documented) }, {}).declarations[0]?.columns).toEqual([
+      { name: 'id', type: 'integer' },
+      { name: 'amount', type: 'numeric' },
+    ]);
+  });
+
   it('refuses by name a star over a warehouse table', () => {
     const project = declareDbtProject(
       { manifest: manifest(model('orders', { compiled_code: 'select * from raw.orders' })) },
