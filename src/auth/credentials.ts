@@ -202,6 +202,19 @@ async function resolve(
   options: CredentialOptions,
   loaded?: GdsConfig,
 ): Promise<Resolution> {
+  if (flags.token === '-') {
+    // Only gds auth set reads the token from stdin; anywhere else "-" would go out as the token itself.
+    throw new CliError(
+      '--token - reads a token from stdin only in gds auth set; no other command reads it.',
+      {
+        exitCode: ExitCode.Usage,
+        code: 'token_from_stdin',
+        suggestion:
+          'Give the token in SERVICE_TOKEN (SERVICE_TOKEN="$(cat token.txt)" gds …), or store it once: ' +
+          'printf %s "$TOKEN" | gds auth set --token - --base <url>.',
+      },
+    );
+  }
   const r: Resolution = {
     token: nonEmpty(flags.token, 'flag') ?? nonEmpty(env.SERVICE_TOKEN, 'env'),
     base:

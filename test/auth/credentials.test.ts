@@ -162,6 +162,22 @@ describe('a CI job with SERVICE_TOKEN and SERVICE_API_URL', () => {
   });
 });
 
+describe('--token - outside gds auth set', () => {
+  it('is a usage error (exit 2) saying where a token from stdin goes, never "-" sent as the token', async () => {
+    for (const extraEnv of [{}, { SERVICE_TOKEN: 'svc_ci', SERVICE_API_URL: 'https://ci.example' }]) {
+      const error = await failure({ token: '-', base: 'https://ci.example' }, extraEnv);
+      expect(error.exitCode).toBe(2);
+      expect(error.code).toBe('token_from_stdin');
+      expect(error.suggestion).toContain('gds auth set --token -');
+    }
+    const status = await credentialStatus({ token: '-' }, env).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(status).toMatchObject({ exitCode: 2, code: 'token_from_stdin' });
+  });
+});
+
 describe('missing credentials: exit 3, saying exactly how to get them', () => {
   it('no token anywhere', async () => {
     const error = await failure({ base: 'https://b.example' });
