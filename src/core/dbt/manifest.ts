@@ -42,6 +42,8 @@ export interface ManifestNode {
   compiledSql?: string;
   /** `sql` or `python` (dbt 1.3+); absent in older manifests (SQL). */
   language?: string;
+  /** A model contract with `enforced: true` (dbt 1.5+): dbt builds exactly the documented columns. */
+  contractEnforced: boolean;
   dependsOn: string[];
   primaryKey: string[];
   version?: string;
@@ -159,6 +161,7 @@ function readNode(key: string, raw: Entry): ManifestNode {
     fqn: fqn.length > 0 ? fqn : [packageName, name],
     tags,
     enabled: config['enabled'] !== false && raw['enabled'] !== false,
+    contractEnforced: [config['contract'], raw['contract']].some((c) => isEntry(c) && c['enforced'] === true),
     meta,
     columns: readColumns(raw['columns']),
     dependsOn,

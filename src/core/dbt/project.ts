@@ -305,7 +305,10 @@ class ProjectReader {
     };
   }
 
-  /** Columns and types: the catalog (the warehouse's truth), typed manifest columns, compiled SQL, the seed file. */
+  /**
+   * Columns and types: the catalog (the warehouse's truth), typed manifest columns (unless the compiled SQL
+   * selects others and no contract is enforced), compiled SQL, the seed file.
+   */
   columnsOf(node: ManifestNode): Columns {
     const cached = this.columnCache.get(node.uniqueId);
     if (cached) return cached;
@@ -334,14 +337,33 @@ class ProjectReader {
         Object.entries(node.columnTypes).find(([k]) => k.toLowerCase() === lower)?.[1]
       );
     };
-    if (declared.length > 0 && declared.every((c) => c.dataType !== undefined))
-      return {
+    const python = node.language?.toLowerCase() === 'python';
+    if (declared.length > 0 && declared.every((c) => c.dataType !== undefined)) {
+      const documented: Columns = {
         ok: true,
         columns: declared.map((c) => ({ name: c.name, type: c.dataType ?? 'unknown' })),
         from: 'manifest',
       };
+      // The documented columns are the relation's only under an enforced contract; otherwise they are
+      // documentation, and where the compiled SQL selects other columns, the SQL's are the relation's.
+      if (node.contractEnforced || python || node.compiledSql === undefined) return documented;
+      const read = this.sqlColumns(node.compiledSql);
+      if (!read.ok) return documented;
+      const selected = new Set(read.columns.map((c) => c.name.toLowerCase()));
+      const stale = declared.filter((c) => !selected.has(c.name.toLowerCase())).map((c) => c.name);
+      if (stale.length === 0 && selected.size === declared.length) return documented;
+      return {
+        ok: true,
+        columns: read.columns.map((c) => ({ name: c.name, type: typeOf(c.name) ?? c.type ?? 'unknown' })),
+        from: 'compiled_sql',
+        ...(stale.length === 0
+          ? {}
+          : {
+              note: `its properties file documents ${stale.join(', ')}, which its compiled SQL does not select; the SQL's columns are declared (the model's contract is not enforced)`,
+            }),
+      };
+    }
     let sqlProblem: string | undefined;
-    const python = node.language?.toLowerCase() === 'python';
     if (node.compiledSql !== undefined && !python) {
       const read = this.sqlColumns(node.compiledSql);
       if (read.ok)

@@ -316,6 +316,31 @@ select * from renamed`;
     ]);
   });
 
+  it('declares the columns its compiled SQL selects when the typed documentation lists others (no enforced contract)', () => {
+    // Without an enforced contract, data_type documents a column; the relation has what the SQL selects
+    // (elementary's dbt_invocations documents fewer columns than it builds).
+    const sql = 'select id, amount, created_at from raw.orders';
+    const documented = columns({ id: 'integer', amount: 'numeric', legacy_flag: 'boolean' });
+    const read = (extra: Record<string, unknown>) =>
+      declareDbtProject(
+        { manifest: manifest(model('orders', { compiled_code: sql, columns: documented, ...extra })) },
+        {},
+      );
+    const loose = read({});
+    expect(loose.declarations[0]?.columns).toEqual([
+      { name: 'id', type: 'integer' },
+      { name: 'amount', type: 'numeric' },
+      { name: 'created_at', type: 'unknown' },
+    ]);
+    expect(loose.warnings.join('\n')).toMatch(
+      /documents legacy_flag, which its compiled SQL does not select/,
+    );
+    // Under an enforced contract dbt builds exactly the documented columns.
+    const enforced = read({ config: { enabled: true, materialized: 'table', contract: { enforced: true } } });
+    expect(enforced.declarations[0]?.columns.map((c) => c.name)).toEqual(['id', 'amount', 'legacy_flag']);
+    expect(enforced.warnings).toEqual([]);
+  });
+
   it('refuses by name a star over a warehouse table', () => {
     const project = declareDbtProject(
       { manifest: manifest(model('orders', { compiled_code: 'select * from raw.orders' })) },
