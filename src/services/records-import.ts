@@ -16,7 +16,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Readable, TransformCallback } from 'node:stream';
@@ -137,11 +137,6 @@ export async function importRecords(
   tableId: string,
   options: ImportOptions,
 ): Promise<ImportResult> {
-  const mode = options.key === undefined ? 'bulk' : 'upsert';
-  const limit = mode === 'upsert' ? MAX_IMPORT_ROWS : MAX_BULK_ITEMS;
-  const batchSize = Math.min(options.batchSize ?? limit, limit);
-  const pacer = options.pacer ?? new RatePacer();
-  const signal = options.signal;
   const stdin = options.stdin ?? process.stdin;
   const format = options.format ?? formatOf(options.input);
   if (options.input === '-' && stdin.isTTY === true) {
@@ -152,6 +147,27 @@ export async function importRecords(
     });
   }
   const statePath = options.dryRun === true ? undefined : await stateFileFor(tableId, options);
+  const release = statePath === undefined ? undefined : await holdState(statePath, tableId, options);
+  try {
+    return await importRows(client, tableId, { ...options, format }, stdin, statePath);
+  } finally {
+    await release?.();
+  }
+}
+
+async function importRows(
+  client: ImportClient,
+  tableId: string,
+  options: ImportOptions & { format: ImportFormat },
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean },
+  statePath: string | undefined,
+): Promise<ImportResult> {
+  const mode = options.key === undefined ? 'bulk' : 'upsert';
+  const limit = mode === 'upsert' ? MAX_IMPORT_ROWS : MAX_BULK_ITEMS;
+  const batchSize = Math.min(options.batchSize ?? limit, limit);
+  const pacer = options.pacer ?? new RatePacer();
+  const signal = options.signal;
+  const format = options.format;
   const earlier = statePath === undefined ? null : await startState(statePath, options);
   const counts = {
     rows: 0,
@@ -190,7 +206,9 @@ export async function importRecords(
     options.input === '-' ? { path: '-', size: 0, mtimeMs: 0 } : await identity(options.input);
   // stdin cannot be told apart by its identity: what is read of it is digested instead.
   const digest = options.input === '-' && statePath !== undefined ? new RowDigest() : undefined;
-  let digestAtFrom = earlier?.digest;
+  // A fresh run starts from the digest of no rows: a state saved while its first batch is in flight has one,
+  // so that --resume (which skips nothing then) is not refused for want of it.
+  let digestAtFrom = earlier?.digest ?? digest?.hex();
   // Rows refused before the batch being sent: a resumed run reads that batch again and refuses them again.
   let refusedAtFrom = counts.refused;
   const stateOf = (done: number, pending: ImportState['pending'], rowsDigest?: string): ImportState => ({
@@ -885,6 +903,54 @@ async function stateFileFor(tableId: string, options: ImportOptions): Promise<st
   const dir = join(base, 'gds', 'imports');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return join(dir, `${hash}.json`);
+}
+
+/**
+ * Holds `<state>.lock` while an import runs, and gives back its release. Two imports of the same input (the
+ * same file, or stdin) into one table on one key share a state file: the second would have taken the first's
+ * place for an interrupted run's, and each would overwrite the other's. The lock names its process; one whose
+ * process is gone (a kill, Ctrl-C) is taken over.
+ */
+async function holdState(
+  path: string,
+  tableId: string,
+  options: ImportOptions,
+): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await writeFile(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      return () => rm(lock, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+    }
+    const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+    if (Number.isSafeInteger(pid) && pid > 0 && processRuns(pid)) {
+      const what = options.input === '-' ? 'stdin' : options.input;
+      throw new CliError(
+        `Another gds import of ${what} into ${tableId}${options.key === undefined ? '' : ` on --key ${options.key}`} is running (process ${pid}).`,
+        {
+          exitCode: ExitCode.Conflict,
+          code: 'import_running',
+          suggestion:
+            options.input === '-'
+              ? `Wait for it to end: imports from stdin into one table on one key go one at a time (each keeps its place for --resume); to load several inputs at once, write each to a file and import the files. If no import runs, remove ${lock}.`
+              : `Wait for it to end: the same file imported twice at once would send every row twice. If no import runs, remove ${lock}.`,
+          details: { pid, lock },
+        },
+      );
+    }
+    await rm(lock, { force: true });
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function startState(path: string, options: ImportOptions): Promise<ImportState | null> {

@@ -2,15 +2,17 @@
 // reference server: bytes that are not UTF-8 (a Latin-1 export), byte order marks (Excel, PowerShell),
 // a CSV header with a column twice or unnamed, blank lines at the end, quoted line breaks before a bad row
 // (its line number), broken quoting, a row bigger than any request; and an export that fails at once.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { createModeBTable, storedRows } from '../helpers/records.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 
 let server: TestServer;
 let dir: string;
@@ -26,6 +28,7 @@ const NAMES = [
   'lines',
   'quotes',
   'huge',
+  'together',
 ];
 
 beforeAll(async () => {
@@ -52,7 +55,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const gds = (args: string[], options: { cwd?: string } = {}) =>
+const gds = (args: string[], options: { cwd?: string; input?: string } = {}) =>
   runCli(['records', ...args], { env, ...options });
 const dataOf = async (name: string) => (await storedRows(server, tables[name] ?? '')).map((r) => r.data);
 const file = async (name: string, ...parts: Array<string | number[]>) => {
@@ -204,5 +207,63 @@ describe('gds records export --output', () => {
     expect(r.code).not.toBe(0);
     expect(await readdir(cwd)).toEqual([]);
     expect(existsSync(join(cwd, 'rows.ndjson.part'))).toBe(false);
+  });
+});
+
+describe('two imports from stdin into one table on one key', () => {
+  const args = ['records', 'import', 'together', '-f', '-', '--key', 'sku', '--batch-size', '1'];
+  const stateDir = () => join(dir, 'state', 'gds', 'imports');
+  /** An import whose stdin stays open after these rows: it runs until the test ends its input. */
+  const running = async (rows: string[], done = 0) => {
+    const [command, argv] = cliCommand(args);
+    const child = spawn(command, argv, { env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(rows.map((sku) => `{"sku":"${sku}"}\n`).join(''));
+    const ended = collect(child);
+    for (;;) {
+      const names = await readdir(stateDir()).catch(() => [] as string[]);
+      const name = names.find((n) => n.endsWith('.json'));
+      const state =
+        name === undefined
+          ? null
+          : await readFile(join(stateDir(), name), 'utf8').then(JSON.parse, () => null);
+      if (names.some((n) => n.endsWith('.lock')) && state !== null && state.done >= done) break;
+      if (child.exitCode !== null) throw new Error(`the import ended early: ${(await ended).stderr}`);
+      await sleep(10);
+    }
+    return { child, ended };
+  };
+
+  it('go one at a time: the second says the first is running (exit 6), not that it was interrupted', async () => {
+    const first = await running(['T1', 'T2']);
+    const second = await gds(['import', 'together', '-f', '-', '--key', 'sku', '--json'], {
+      input: '{"sku":"T9"}\n',
+    });
+    expect(second.code).toBe(6);
+    const error = ndjson(second.stderr).at(-1).error;
+    expect(error).toMatchObject({ code: 'import_running', details: { pid: first.child.pid } });
+    first.child.stdin.end('{"sku":"T3"}\n');
+    expect((await first.ended).code).toBe(0);
+    expect(await readdir(stateDir())).toEqual([]);
+    const after = await gds(['import', 'together', '-f', '-', '--key', 'sku'], { input: '{"sku":"T9"}\n' });
+    expect(after.code, after.stderr).toBe(0);
+    expect((await dataOf('together')).map((r) => r.sku)).toEqual(['T1', 'T2', 'T3', 'T9']);
+  });
+
+  it('an import killed while running holds nothing: the next one is told it was interrupted', async () => {
+    // Killed once its first row is acknowledged (the second waits in the batch for more input).
+    const killed = await running(['U1', 'U2'], 1);
+    killed.child.kill('SIGKILL');
+    await killed.ended;
+    const next = await gds(['import', 'together', '-f', '-', '--key', 'sku', '--json'], {
+      input: '{"sku":"U1"}\n{"sku":"U2"}\n',
+    });
+    expect(next.code).toBe(2);
+    expect(ndjson(next.stderr).at(-1).error.code).toBe('import_interrupted');
+    const resumed = await gds(['import', 'together', '-f', '-', '--key', 'sku', '--resume'], {
+      input: '{"sku":"U1"}\n{"sku":"U2"}\n',
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await readdir(stateDir())).toEqual([]);
   });
 });
