@@ -2,6 +2,7 @@
 // and a hand-made `{nodes: {…}}`. Only the fields gds reads are kept, each from wherever its version puts
 // it (`compiled_code` or `compiled_sql`, `config.meta` or `meta`, `attached_node` or the test's `model`
 // argument, …). Pure: no I/O.
+import { createHash } from 'node:crypto';
 import type { DbtResourceType } from './types.js';
 
 type Entry = Record<string, unknown>;
@@ -120,7 +121,7 @@ export function readManifest(value: unknown): Manifest {
     }
   }
   const adapter = text(metadata['adapter_type']);
-  const projectName = text(metadata['project_name']) ?? guessProject(nodes);
+  const projectName = text(metadata['project_name']) ?? guessProject(nodes, text(metadata['project_id']));
   const dbtVersion = text(metadata['dbt_version']);
   return {
     ...(schemaVersion === undefined ? {} : { schemaVersion }),
@@ -132,9 +133,19 @@ export function readManifest(value: unknown): Manifest {
   };
 }
 
-function guessProject(nodes: Map<string, ManifestNode>): string | undefined {
-  for (const node of nodes.values()) if (DECLARED_TYPES.has(node.resourceType)) return node.packageName;
-  return undefined;
+/**
+ * The root project of a manifest without `project_name` (dbt before 1.6): the package whose md5 is
+ * `metadata.project_id` (dbt's hash of the project's name), else the package of its first model, seed or
+ * snapshot (a package's nodes may come first).
+ */
+function guessProject(nodes: Map<string, ManifestNode>, projectId: string | undefined): string | undefined {
+  const packages = new Set(
+    [...nodes.values()].filter((n) => DECLARED_TYPES.has(n.resourceType)).map((n) => n.packageName),
+  );
+  const hashed = [...packages].find(
+    (name) => projectId !== undefined && createHash('md5').update(name).digest('hex') === projectId,
+  );
+  return hashed ?? packages.values().next().value;
 }
 
 function readNode(key: string, raw: Entry): ManifestNode {

@@ -1,4 +1,5 @@
 // declareDbtProject on small hand-written manifests: one rule per test kind, selector and column source.
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -339,6 +340,18 @@ select * from renamed`;
     const enforced = read({ config: { enabled: true, materialized: 'table', contract: { enforced: true } } });
     expect(enforced.declarations[0]?.columns.map((c) => c.name)).toEqual(['id', 'amount', 'legacy_flag']);
     expect(enforced.warnings).toEqual([]);
+  });
+
+  it("names the project by metadata.project_id (dbt's md5 of its name) when the manifest has no project_name", () => {
+    // dbt before 1.6 writes no project_name; a package's model may come first in `nodes` (partial parsing).
+    const m = manifest(
+      model('stg_dbt__models', { package_name: 'dbt_artifacts', columns: columns({ id: 'text' }) }),
+      model('orders', { columns: columns({ id: 'integer' }) }),
+    );
+    const metadata = m['metadata'] as Record<string, unknown>;
+    delete metadata['project_name'];
+    metadata['project_id'] = createHash('md5').update('shop').digest('hex');
+    expect(declareDbtProject({ manifest: m }, {}).projectName).toBe('shop');
   });
 
   it('refuses by name a star over a warehouse table', () => {
