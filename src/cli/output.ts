@@ -285,14 +285,11 @@ export class Output {
     this.stderr.write(`${this.render(segments, this.colorOnStderr)}\n`);
   }
 
+  /** A warning on stderr that stays machine-readable: under --json one `{"warning":{"message"}}` line, as
+   *  an error is one `{"error":…}` line, so every line of stderr parses. */
   warn(message: string): void {
-    this.info(this.style('yellow', 'Warning:'), ` ${message}`);
-  }
-
-  /** A warning that stays machine-readable: under --json one `{"warning":{"message"}}` line on stderr. */
-  warnLine(message: string): void {
     if (this.json) this.errorRecord({ warning: { message: stripControlCharacters(message) } });
-    else this.warn(message);
+    else this.info(this.style('yellow', 'Warning:'), ` ${message}`);
   }
 
   /**

@@ -334,9 +334,10 @@ describe('gds auth status', () => {
     await chmod(join(cfg, 'config.json'), 0o644);
     const r = await gds(cfg, ['auth', 'status', '--offline', '--json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(
-      `Warning: ${join(cfg, 'config.json')} had mode 644; it may hold tokens, so it is now 600.\n`,
-    );
+    // Under --json the warning is a JSON line too, so every line of stderr parses.
+    expect(jsonLine(r.stderr)).toEqual({
+      warning: { message: `${join(cfg, 'config.json')} had mode 644; it may hold tokens, so it is now 600.` },
+    });
     expect(jsonLine(r.stdout)).toMatchObject({ signedIn: true });
     expect((await stat(join(cfg, 'config.json'))).mode & 0o777).toBe(0o600);
   });

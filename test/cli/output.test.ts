@@ -410,13 +410,13 @@ describe('jsonRequested', () => {
   });
 });
 
-describe('warnLine', () => {
+describe('warn', () => {
   it('a Warning: line in human mode, one {"warning":{"message"}} line on stderr under --json', () => {
     const human = output();
-    human.out.warnLine('No OS keychain answered');
+    human.out.warn('No OS keychain answered');
     expect(human.stderr.lines).toEqual(['Warning: No OS keychain answered']);
     const json = output({ json: true });
-    json.out.warnLine('No OS keychain answered\u001b[2J');
+    json.out.warn('No OS keychain answered\u001b[2J');
     expect(json.stdout.text).toBe('');
     expect(json.stderr.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
       { warning: { message: 'No OS keychain answered' } },

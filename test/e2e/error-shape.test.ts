@@ -2,7 +2,7 @@
 // {"error":{code,message,suggestion,details}} line on stderr; in human mode "Error: <message>", the
 // details that matter (gate1.yml diagnostics) and the suggestion on stderr. Same exit code, stdout empty.
 // Real `gds` processes against a real server.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,5 +170,34 @@ describe('gate validate and the service agree', () => {
     expect(local.filter((d) => d.code !== undefined).map(pick)).toEqual(
       (served as Array<{ code: string; line: number; column: number }>).map(pick),
     );
+  });
+});
+
+describe('warnings under --json', () => {
+  it('are {"warning":{"message"}} lines on stderr, like errors: every stderr line parses', async () => {
+    const config = join(dir, 'warn-config');
+    const saved = await runCli(
+      ['auth', 'set', '--token', owner(), '--base', server.url, '--profile', 'saved', '--no-verify'],
+      { env: { GDS_CONFIG_DIR: config, GDS_SECRET_STORAGE: 'file' } },
+    );
+    expect(saved.code, saved.stderr).toBe(0);
+    await chmod(join(config, 'config.json'), 0o644);
+    // SERVICE_TOKEN and SERVICE_API_URL win over --profile (said in a warning); the config read on the way
+    // had mode 644 (said in another).
+    for (const args of [
+      ['list', '--profile', 'saved', '--json'],
+      ['auth', 'status', '--json'],
+    ]) {
+      const r = await gds(args, { GDS_CONFIG_DIR: config });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stderr.split('\n').filter((l) => l !== '');
+      expect(lines.length, args.join(' ')).toBeGreaterThan(0);
+      for (const line of lines) {
+        expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+        expect(JSON.parse(line)).toEqual({ warning: { message: expect.any(String) } });
+      }
+      for (const line of r.stdout.split('\n').filter((l) => l !== '')) JSON.parse(line);
+      await chmod(join(config, 'config.json'), 0o644);
+    }
   });
 });

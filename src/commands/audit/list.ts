@@ -66,7 +66,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
     const near = result.count === 0 && eventType !== undefined ? nearAuditAction(eventType) : undefined;
     // Nothing matched an action that is probably misspelt: said on stderr, under --json too.
     if (near !== undefined)
-      this.out.warnLine(`No entries with action ${eventType}. Did you mean --event-type ${near}?`);
+      this.out.warn(`No entries with action ${eventType}. Did you mean --event-type ${near}?`);
     if (this.out.json) return;
     await this.out.table(rows, columns, { empty: 'No audit entries.' });
     if (result.more)

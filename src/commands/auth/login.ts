@@ -46,7 +46,7 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     const { login, loginBaseUrl } = await import('../../auth/login.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
     const name = profile ?? 'default';
-    const warn = (m: string) => this.out.warnLine(m);
+    const warn = (m: string) => this.out.warn(m);
     const serviceUrl = await loginBaseUrl(name, base, process.env, warn);
     const desktop = browser && terminal && process.stdout.isTTY === true && hasDesktop();
     const result = await login({

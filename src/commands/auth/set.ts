@@ -98,7 +98,7 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
         base,
         ...(me === undefined ? {} : { user: me.user.email }),
       },
-      { warn: (m) => this.out.warnLine(m) },
+      { warn: (m) => this.out.warn(m) },
     );
     const where = describeStorage(saved.storage, saved.profile.secretRef);
     if (this.out.json) {

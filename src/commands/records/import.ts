@@ -74,7 +74,7 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
         force,
         onNotice: (message) => {
           spinner?.stop();
-          this.out.warnLine(message);
+          this.out.warn(message);
         },
         onRowError: (refused) => {
           if (this.out.json) {
