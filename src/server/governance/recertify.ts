@@ -284,15 +284,25 @@ async function resolveEnvironment(
   return label;
 }
 
+/**
+ * The table an entry names: the table over the relation itself (its source is the entry's schema.name), else
+ * the table of that name, else a table over a relation of that name in another schema. With
+ * `byExplicitSchema` (a `tables` entry naming its schema) only tables over that schema are candidates.
+ */
 function matchTable(tables: TableRow[], entry: BatchEntry, byExplicitSchema: boolean): TableRow | undefined {
   const name = entry.name.toLowerCase();
-  return tables.find((t) => {
-    const [schema, object] = t.source ? (t.source.split('.') as [string, string]) : [undefined, undefined];
-    const named = t.name.toLowerCase() === name || object?.toLowerCase() === name;
-    const inSchema =
-      !byExplicitSchema || !entry.schema || schema?.toLowerCase() === entry.schema.toLowerCase();
-    return named && inSchema;
-  });
+  const schema = entry.schema?.toLowerCase();
+  const sourceOf = (t: TableRow) => (t.source ? t.source.toLowerCase().split('.') : []);
+  const candidates = tables.filter(
+    (t) => !byExplicitSchema || schema === undefined || sourceOf(t)[0] === schema,
+  );
+  return (
+    (schema === undefined
+      ? undefined
+      : candidates.find((t) => sourceOf(t)[0] === schema && sourceOf(t)[1] === name)) ??
+    candidates.find((t) => t.name.toLowerCase() === name) ??
+    candidates.find((t) => sourceOf(t)[1] === name)
+  );
 }
 
 /**

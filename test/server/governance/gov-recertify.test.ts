@@ -448,3 +448,75 @@ describe('refusals (§7.2)', () => {
     expect(response.status).toBe(413);
   });
 });
+
+describe('a rebuilt relation whose name another table’s source also ends in', () => {
+  it('signals the table of that relation, not an older table over another schema’s relation of that name', async () => {
+    // raw.shipments (registered first, as raw_shipments) and the dbt model shipments (analytics_dev.shipments)
+    // are two relations; a run that rebuilt the model says nothing about raw.shipments.
+    await server.sql(`CREATE SCHEMA IF NOT EXISTS raw`);
+    await server.sql(`CREATE TABLE raw.shipments (id integer)`);
+    await server.sql(`CREATE TABLE analytics_dev.shipments (id integer)`);
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ('con_raw', $1, 'raw-dev', 'postgres', 'ACTIVE', 'dev', 'raw', now())`,
+      [server.ready.workspaceId],
+    );
+    const register = async (name: string, source: string, connectorId: string) => {
+      const response = await server.request('POST', '/api/artifacts', {
+        token: server.user('ADMIN').cliToken,
+        body: {
+          filename: `${name}.yml`,
+          content: `table: ${name}\nsource: ${source}\ncolumns:\n  - name: id\n`,
+          connectorId,
+        },
+      });
+      expect(response.status).toBe(202);
+      return response.body.governanceId as string;
+    };
+    const dev = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id ?? '';
+    const raw = await register('raw_shipments', 'raw.shipments', 'con_raw');
+    const model = await register('shipments', 'analytics_dev.shipments', dev);
+    const run = {
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+      results: [
+        {
+          status: 'success',
+          unique_id: 'model.shop.shipments',
+          relation_name: '"dev"."analytics_dev"."shipments"',
+        },
+      ],
+      elapsed_time: 1,
+      args: { which: 'run' },
+    };
+    const versions = async () =>
+      Object.fromEntries(
+        (
+          await server.sql<{ id: string; data_version: number }>(
+            'SELECT id, data_version FROM gds.tables WHERE id = ANY($1)',
+            [[raw, model]],
+          )
+        ).map((r) => [r.id, Number(r.data_version)]),
+      );
+    const before = await versions();
+    const manifest = {
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json' },
+      nodes: {
+        'model.shop.shipments': {
+          unique_id: 'model.shop.shipments',
+          resource_type: 'model',
+          schema: 'analytics_dev',
+          name: 'shipments',
+          alias: 'shipments',
+        },
+      },
+    };
+    for (const body of [{ runResults: run }, { runResults: run, manifest }]) {
+      const response = await signal({ ...body, environmentLabel: 'dev' });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ governed: 1, outcomes: [{ table: 'shipments' }] });
+    }
+    const after = await versions();
+    expect(after[model]).toBe((before[model] ?? 0) + 2);
+    expect(after[raw]).toBe(before[raw]);
+  });
+});
