@@ -164,6 +164,11 @@ function suggestionFor(
       ].join('\n');
     case 403: {
       const scope = requiredScope(error.details);
+      // A table's scope (tables:<slug>:<permission>) is a DATA-API token's, granted by --table, not --scope.
+      const table = scope === undefined ? null : /^tables:(.+):(read|write)$/.exec(scope);
+      if (table) {
+        return `This call needs the scope ${scope}: issue a DATA-API token that holds it (gds tokens issue --table ${table[1]}:${table[2] === 'write' ? 'read,write' : 'read'} --env <env> --name <n> --save-profile <profile>), then pass --profile <profile>.`;
+      }
       if (scope !== undefined) {
         return `This call needs the scope ${scope}: issue a MANAGEMENT token that holds it (gds tokens issue --scope ${scope} --env '*' --name <n>), or use a person's sign-in.`;
       }

@@ -274,6 +274,16 @@ async function importRows(
     );
   }
 
+  /**
+   * The service refused the batch in flight with an answer (none of it was written): the state goes back to
+   * before it, so that a run again is not told the batch is in doubt; with nothing done, there is no state.
+   */
+  const unsent = async () => {
+    if (statePath === undefined) return;
+    if (batchFrom === 0 && earlier === null) await removeResumeState(statePath);
+    else await save({ ...stateOf(batchFrom, null, digestAtFrom), refused: refusedAtFrom });
+  };
+
   const batch = new BatchBuffer(mode === 'upsert' ? '{"rows":[' : '{"records":[', batchSize);
   let batchFrom = skip;
   const flush = async (to: number) => {
@@ -302,9 +312,11 @@ async function importRows(
         break;
       } catch (error) {
         const refusedAt = refusedItem(error, batch);
-        if (refusedAt === undefined) throw error;
-        const item = batch.place(refusedAt);
-        if (item === undefined) throw error;
+        const item = refusedAt === undefined ? undefined : batch.place(refusedAt);
+        if (refusedAt === undefined || item === undefined) {
+          if (answeredUnwritten(error)) await unsent();
+          throw error;
+        }
         refuse(item.row, item.line, serviceError(error));
         batch.remove(refusedAt);
       }
@@ -411,6 +423,14 @@ function refusedItem(error: unknown, batch: BatchBuffer): number | undefined {
     if (at >= 0) return at;
   }
   return undefined;
+}
+
+/**
+ * An error that is the service's answer refusing the request (a 4xx: 401, 403, 404, 413, 429, …): nothing of it
+ * was written. A 5xx (a proxy's 502 may come after the work) or no answer at all leaves it unknown.
+ */
+function answeredUnwritten(error: unknown): boolean {
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
 }
 
 function serviceError(error: unknown): RowError['error'] {

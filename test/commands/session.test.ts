@@ -99,6 +99,16 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(failure.suggestion).toContain("gds tokens issue --scope workspace:read:audit --env '*'");
   });
 
+  it('403 naming a table scope: a DATA-API token granting the table, not a MANAGEMENT one', () => {
+    const failure = mapped(
+      apiError(403, 'missing_scope', { details: { requiredScope: 'tables:crm_contacts:write' } }),
+    );
+    expect(failure.suggestion).toContain('needs the scope tables:crm_contacts:write');
+    expect(failure.suggestion).toContain('gds tokens issue --table crm_contacts:read,write');
+    expect(failure.suggestion).not.toContain('MANAGEMENT');
+    expect(failure.suggestion).not.toContain('--scope');
+  });
+
   it('403 without a scope: a role or permission problem', () => {
     expect(mapped(apiError(403, 'forbidden')).suggestion).toContain('Ask a workspace admin');
   });
