@@ -10,6 +10,7 @@
 // finds a refresh recorded for the stored refresh token presents it again at once, which the service
 // answers with the same new tokens within its reuse grace window.
 import { CliError, ExitCode } from '../cli/errors.js';
+import { shellWord } from '../core/shell-word.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
@@ -351,24 +352,22 @@ function cannotRenew(profileName: string, profile: RenewableProfile, why: string
 
 /** The one command line that issues the profile's token again, with the environment and scopes it held. */
 export function reissueCommand(profileName: string, profile: IntegrationProfile): string {
-  const quote = (value: string) =>
-    /^[\w.:,@/-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
   const parts = [
     'gds tokens issue',
-    `--save-profile ${quote(profileName)}`,
+    `--save-profile ${shellWord(profileName)}`,
     '--force',
-    `--name ${quote(profileName)}`,
+    `--name ${shellWord(profileName)}`,
   ];
-  if (profile.env !== undefined) parts.push(`--env ${quote(profile.env)}`);
+  if (profile.env !== undefined) parts.push(`--env ${shellWord(profile.env)}`);
   const tables = new Map<string, string[]>();
   for (const scope of profile.scopes ?? []) {
     const grant = /^tables:(.+):(read|write)$/.exec(scope);
     if (grant?.[1] !== undefined && grant[2] !== undefined)
       tables.set(grant[1], [...(tables.get(grant[1]) ?? []), grant[2]]);
-    else parts.push(`--scope ${quote(scope)}`);
+    else parts.push(`--scope ${shellWord(scope)}`);
   }
   for (const [table, permissions] of tables)
-    parts.push(`--table ${quote(`${table}:${permissions.join(',')}`)}`);
+    parts.push(`--table ${shellWord(`${table}:${permissions.join(',')}`)}`);
   return parts.join(' ');
 }
 

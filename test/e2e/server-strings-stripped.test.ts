@@ -1,7 +1,9 @@
 // Strings from the service reach no terminal with their control characters, on the output paths that had no
 // stripping of their own: the shell completion's candidates (zsh and fish show the descriptions in their
 // menus, every shell inserts the value into the command line) and `gds api -i`'s response headers (a header
-// value may carry C1 controls, which HTTP allows as obs-text).
+// value may carry C1 controls, which HTTP allows as obs-text). A value of the service put into a command
+// line gds prints for pasting (the next page of records list) is one shell word, whatever it holds.
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,5 +109,37 @@ describe('gds api -i', () => {
     expect(json.stderr).not.toMatch(CONTROL);
     expect(note(json.stderr)).toMatch(/^x-note: a[^2]*b[^5]*c$/);
     expect(JSON.parse(json.stdout)).toEqual({ ok: true });
+  });
+});
+
+describe('records list: the next page command', () => {
+  let stub: Server;
+  let stubUrl: string;
+  const cursor = "abc'; touch /tmp/pwned #$(id)";
+
+  beforeAll(async () => {
+    stub = createServer((_request, response) => {
+      response.setHeader('Content-Type', 'application/json');
+      response.end(JSON.stringify({ records: [{ id: 'rec_1', a: 1 }], nextCursor: cursor, total: 2 }));
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    stub.closeAllConnections();
+    await new Promise((resolve) => stub.close(resolve));
+  });
+
+  it('quotes the cursor (and the search) so that pasting the line runs gds with them, nothing else', async () => {
+    const search = 'a "$(b)"';
+    const r = await gds(['records', 'list', 'tbl_stub', '--search', search], { SERVICE_API_URL: stubUrl });
+    expect(r.code, r.stderr).toBe(0);
+    const line = /More records of tbl_stub: (gds records list .*)$/m.exec(r.stderr)?.[1];
+    expect(line).toBeDefined();
+    const words = execFileSync('bash', ['-c', `printf '%s\\0' ${line ?? ''}`], { encoding: 'utf8' })
+      .split('\0')
+      .slice(0, -1);
+    expect(words).toEqual(['gds', 'records', 'list', 'tbl_stub', '--search', search, '--cursor', cursor]);
   });
 });

@@ -28,10 +28,11 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
         const entries = await this.withClient((client) => listConfig(client)).catch(() => []);
         const near = nearConfig(key, value, entries);
         if (near === undefined) throw error;
+        const { shellWord } = await import('../../core/shell-word.js');
         throw new CliError(refused.message, {
           exitCode: refused.exitCode,
           code: refused.code,
-          suggestion: `Did you mean \`gds config set ${near.key} ${near.value}\`? (gds config list shows the keys and values)`,
+          suggestion: `Did you mean \`gds config set ${shellWord(near.key)} ${shellWord(near.value)}\`? (gds config list shows the keys and values)`,
           details: refused.details,
         });
       },

@@ -47,8 +47,9 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       if (this.out.json) this.out.record(job);
       else {
         this.out.print(job.id);
+        const { shellWord } = await import('../../core/shell-word.js');
         this.out.info(
-          `Gate ${job.gate} job ${job.id} ${job.status}. Follow it: gds gate status ${job.id} --gate ${job.gate}`,
+          `Gate ${job.gate} job ${job.id} ${job.status}. Follow it: gds gate status ${shellWord(job.id)} --gate ${job.gate}`,
         );
       }
       return;

@@ -41,11 +41,14 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
       ...(page.total === undefined ? {} : { total: page.total }),
     });
     if (page.nextCursor !== null && !this.out.json) {
+      // A line to paste: the cursor comes from the service, the table and search from the person's shell
+      // (where they were quoted); each is one word again, whatever it holds.
+      const { shellWord } = await import('../../core/shell-word.js');
       const more = [
-        `${this.config.bin} records list ${this.args.table}`,
+        `${this.config.bin} records list ${shellWord(this.args.table)}`,
         ...(limit === undefined ? [] : [`--limit ${limit}`]),
-        ...(search === undefined ? [] : [`--search ${JSON.stringify(search)}`]),
-        `--cursor ${page.nextCursor}`,
+        ...(search === undefined ? [] : [`--search ${shellWord(search)}`]),
+        `--cursor ${shellWord(page.nextCursor)}`,
       ];
       this.out.info(`More records of ${tableId}: ${more.join(' ')}`);
     }
