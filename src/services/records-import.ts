@@ -15,7 +15,7 @@
 // the interrupted run's (the same rows in the same order), and refuses before sending anything when not.
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -940,7 +940,13 @@ async function holdState(
   for (let attempt = 0; ; attempt += 1) {
     try {
       await writeFile(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      return () => rm(lock, { force: true });
+      // Ctrl-C ends gds with process.exit (130): the lock goes then too; only a kill leaves it (taken over).
+      const onExit = () => rmSync(lock, { force: true });
+      process.once('exit', onExit);
+      return async () => {
+        process.off('exit', onExit);
+        await rm(lock, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
     }

@@ -250,6 +250,20 @@ describe('two imports from stdin into one table on one key', () => {
     expect((await dataOf('together')).map((r) => r.sku)).toEqual(['T1', 'T2', 'T3', 'T9']);
   });
 
+  it('Ctrl-C ends one with exit 130, its place kept for --resume and no lock left', async () => {
+    const stopped = await running(['V1', 'V2'], 1);
+    stopped.child.kill('SIGINT');
+    expect((await stopped.ended).code).toBe(130);
+    const names = await readdir(stateDir());
+    expect(names.filter((name) => !name.endsWith('.json'))).toEqual([]);
+    expect(names).toHaveLength(1);
+    const resumed = await gds(['import', 'together', '-f', '-', '--key', 'sku', '--resume'], {
+      input: '{"sku":"V1"}\n{"sku":"V2"}\n',
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await readdir(stateDir())).toEqual([]);
+  });
+
   it('an import killed while running holds nothing: the next one is told it was interrupted', async () => {
     // Killed once its first row is acknowledged (the second waits in the batch for more input).
     const killed = await running(['U1', 'U2'], 1);
