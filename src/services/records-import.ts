@@ -138,6 +138,8 @@ export async function importRecords(
   options: ImportOptions,
 ): Promise<ImportResult> {
   const stdin = options.stdin ?? process.stdin;
+  // A missing file is said as such, before its name is asked for a format it cannot tell.
+  if (options.format === undefined) await checkReadable(options.input);
   const format = options.format ?? formatOf(options.input);
   if (options.input === '-' && stdin.isTTY === true) {
     throw new CliError('-f - reads the rows from stdin, which is a terminal.', {

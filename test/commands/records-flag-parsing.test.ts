@@ -1,12 +1,14 @@
 // Flag parsing of `gds records …` apart from what the commands do (nothing is sent).
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import RecordsCreate from '../../src/commands/records/create.js';
 import RecordsDelete from '../../src/commands/records/delete.js';
 import RecordsExport from '../../src/commands/records/export.js';
 import RecordsGet from '../../src/commands/records/get.js';
 import RecordsImport from '../../src/commands/records/import.js';
-import { formatOf, linesOf } from '../../src/services/records-import.js';
+import { formatOf, importRecords, linesOf } from '../../src/services/records-import.js';
 import RecordsList from '../../src/commands/records/list.js';
 import RecordsUpdate from '../../src/commands/records/update.js';
 import { grantedTables, parseRecordValues } from '../../src/services/records.js';
@@ -85,6 +87,16 @@ describe('records import', () => {
     expect(formatOf('a.json')).toBe('json');
     expect(formatOf('-')).toBe('ndjson');
     expect(() => formatOf('a.txt')).toThrow(/Cannot tell the format of a.txt/);
+  });
+
+  it('a missing file is said to be missing (not a format it cannot tell), before anything is sent', async () => {
+    const path = join(tmpdir(), 'gds-no-such-rows-file');
+    const error = await importRecords({} as never, 'tbl_1', { input: path }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'input_unreadable',
+      message: `Cannot read ${path}: no such file.`,
+    });
   });
 });
 
