@@ -109,7 +109,15 @@ export function toCliError(error: unknown, usageHint: string, context: UsageCont
   if (typeof exit === 'number' && knownExitCodes.has(exit)) {
     return new CliError(message, { exitCode: exit as ExitCodeValue });
   }
-  return new CliError(message, { exitCode: ExitCode.Failure, code: 'internal' });
+  // Nothing gds knows to say: a bug, or an answer of another shape than the service's (a --base naming some
+  // other server answers 200 with JSON gds cannot read, "Cannot read properties of undefined").
+  return new CliError(message, {
+    exitCode: ExitCode.Failure,
+    code: 'internal',
+    suggestion:
+      'gds did not expect this. If the service address is not the gds service (gds auth status shows which ' +
+      'one is used), fix --base or SERVICE_API_URL; otherwise run again with GDS_DEBUG=1 and report what it prints.',
+  });
 }
 
 /**

@@ -74,6 +74,10 @@ describe('toCliError', () => {
       code: 'internal',
       message: 'boom',
     });
+    // ... and says what to do next: the service address, else GDS_DEBUG=1 for a report.
+    expect(toCliError(new TypeError('boom'), '').suggestion).toMatch(
+      /--base or SERVICE_API_URL.*GDS_DEBUG=1/,
+    );
     expect(toCliError('text', '')).toMatchObject({ exitCode: 1, message: 'text' });
   });
 });
