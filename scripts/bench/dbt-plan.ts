@@ -87,6 +87,21 @@ export const run: BenchModule = async () => {
       value: figure(await measured(['plan', '--dbt', generated, '--connector', connector, '--json'], env)),
       note: 'manifest and catalog read, every table planned as + create with its diffs',
     });
+    // The 2,000 relations in one schema, then one model applied: its push reads its relation's columns (once
+    // read as the whole schema's 20,000, so apply and --dbt were quadratic in the project's size).
+    const declared = await loadDbtProject(generated, {});
+    for (const d of declared.declarations) {
+      const columns = d.columns.map((c) => `"${c.name}" text`).join(', ');
+      await server.sql(`CREATE TABLE IF NOT EXISTS analytics_dev."${d.name}" (${columns})`);
+    }
+    const last = declared.declarations.at(-1)?.name ?? '';
+    const one = ['apply', '--dbt', generated, '--connector', connector, '--select', last, '--yes', '--json'];
+    rows.push({
+      section: 'dbt-plan',
+      name: 'gds apply of one model, 2,000 relations in its schema',
+      value: figure(await measured(one, env)),
+      note: 'register, gate1.yml and contract intent of one table; its relation described alone',
+    });
     return rows;
   } finally {
     await server.close();
