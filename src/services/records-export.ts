@@ -19,6 +19,7 @@ import { MAX_RECORDS_PAGE } from '../client/areas/records.js';
 import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
 import { csvLine } from '../core/csv.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -343,7 +344,10 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
 }
 
 /** Writes to a stream, waiting while it is full; a reader that went away (EPIPE) ends the export quietly. */
-function streamSink(stream: NodeJS.WritableStream): Sink {
+function streamSink(stream: NodeJS.WritableStream & { isTTY?: boolean }): Sink {
+  // On a terminal the rows are shown, not kept: a CSV value's control characters (NDJSON escapes its own)
+  // are stripped as every server string is; piped, the bytes go on as the service gave them.
+  const shown = stream.isTTY === true ? stripControlCharacters : (text: string) => text;
   let closed = false;
   let written = 0;
   let failure: Error | undefined;
@@ -358,7 +362,7 @@ function streamSink(stream: NodeJS.WritableStream): Sink {
       if (closed) throw new ReaderGone();
       if (text === '') return;
       written += Buffer.byteLength(text);
-      if (!stream.write(text)) {
+      if (!stream.write(shown(text))) {
         await new Promise<void>((resolve) => {
           const done = () => {
             stream.off('drain', done);

@@ -1,6 +1,8 @@
 // `gds records export --output`: the file is written only where the user said. A folder named by --output is
 // refused before a row is read; `--output -` is stdout, never a file called "-"; a symbolic link planted at
 // FILE.part (or at FILE) is never written through, so no other file is overwritten with the table's rows.
+// Rows written to a terminal are shown like every server string (a CSV value's control characters
+// stripped); piped, they go on byte for byte.
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
 
 let server: TestServer;
 let dir: string;
@@ -132,5 +134,28 @@ describe('records export --output', () => {
     expect(JSON.parse(r.stderr.trim()).error.code).toBe('output_exists');
     expect(await readlink(file)).toBe(join(folder, 'nowhere'));
     expect((await readdir(folder)).sort()).toEqual(['out.ndjson']);
+  });
+});
+
+describe('records export to stdout', () => {
+  const hostile = 'Ada\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u202eEVIL';
+
+  it('strips a CSV value of its control characters on a terminal, and keeps them when piped', async () => {
+    await server.sql(
+      `UPDATE gds.records SET data = data || $2::jsonb
+        WHERE table_id = $1 AND data->>'email' = 'ada@example.com'`,
+      [server.table('crm_contacts').id, JSON.stringify({ full_name: hostile })],
+    );
+    const [command, argv] = cliCommand(['records', 'export', 'crm_contacts', '--format', 'csv']);
+    const line = `stty cols 200 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+    const shown = await runInTerminal(line, env).result;
+    expect(shown.code, shown.stdout).toBe(0);
+    expect(shown.stdout).toContain('ada@example.com,AdaEVIL,');
+    expect(shown.stdout).not.toContain('\u001b]52');
+    expect(shown.stdout).not.toContain('\u001b[2J');
+    expect(shown.stdout).not.toContain('\u202e');
+    const piped = await gds(['--format', 'csv']);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain(`ada@example.com,${hostile},`);
   });
 });
