@@ -197,6 +197,29 @@ function ranSql(result: Record<string, unknown>): boolean {
   return !compiledOnly;
 }
 
+/** What the service reads of a result: its status, which node, the relation, and whether it ran SQL. */
+const RESULT_FIELDS = ['status', 'unique_id', 'relation_name', 'message', 'adapter_response'];
+
+/**
+ * The run results with each result reduced to RESULT_FIELDS (and a v1 result's `node` to its unique_id and
+ * resource_type): dbt also writes each result's compiled SQL, timing and failures, so the run of a large
+ * project passes the request's 25 MB. Everything else (metadata, args, elapsed_time) is kept as it is.
+ */
+export function reduceRunResults(value: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(value['results'])) return value;
+  return {
+    ...value,
+    results: value['results'].map((result: unknown) => {
+      if (!isObject(result)) return result;
+      const kept: Record<string, unknown> = {};
+      for (const field of RESULT_FIELDS) if (field in result) kept[field] = result[field];
+      const node = result['node'];
+      if (isObject(node)) kept['node'] = pick(node, 'unique_id', 'resource_type');
+      return kept;
+    }),
+  };
+}
+
 /** What drift detection reads of a manifest node: exactly these fields. */
 export interface ManifestNode {
   unique_id: string;

@@ -118,7 +118,7 @@ export async function recertifyRequest(
 ): Promise<RecertifyRequest> {
   const body: RecertifyRequest = {};
   if (input.runResults !== undefined) {
-    const { readRunResults, reduceManifest } = await import('../core/dbt-run.js');
+    const { readRunResults, reduceManifest, reduceRunResults } = await import('../core/dbt-run.js');
     const runResults = await readJsonObject(input.runResults, '--run-results');
     const reading = readRunResults(runResults);
     if (!reading.ok) {
@@ -131,7 +131,9 @@ export async function recertifyRequest(
           : 'Give --run-results the target/run_results.json dbt wrote; nothing was sent.',
       });
     }
-    body.runResults = runResults as RecertifyRequest['runResults'];
+    body.runResults = reduceRunResults(
+      runResults as Record<string, unknown>,
+    ) as unknown as RecertifyRequest['runResults'];
     if (input.manifest !== undefined) {
       const manifest = await readManifest(input.manifest, reduceManifest);
       if (typeof manifest === 'string') warn({ code: 'manifest_ignored', message: manifest });
@@ -230,7 +232,12 @@ async function runParts(request: RecertifyRequest): Promise<RecertifyRequest[]> 
 }
 
 async function readJsonObject(path: string, flag: string): Promise<object> {
-  const { text } = await readTextInput(path, { flag, what: 'dbt run results' });
+  // As large as a manifest: what is sent is reduced to what the service reads (reduceRunResults).
+  const { text } = await readTextInput(path, {
+    flag,
+    what: 'dbt run results',
+    maxBytes: MANIFEST_READ_LIMIT_BYTES,
+  });
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -930,6 +930,56 @@ describe('recertify', () => {
     expect(size).toBeLessThan(25 * 1024 * 1024);
   });
 
+  it('run results of more than 25 MB are read, and sent with what the service reads of each result', async () => {
+    // dbt writes each result's compiled SQL, timing and more: a large project's run_results.json passes
+    // 25 MB. The service reads a result's status, unique_id, relation_name, message and adapter response.
+    const code = 'select * from somewhere where x = 1 '.repeat(160);
+    const results = [];
+    for (let i = 0; i < 5_000; i += 1) {
+      const model = i < 450;
+      results.push({
+        status: model ? 'success' : 'pass',
+        unique_id: model ? `model.shop.m${i}` : `test.shop.t${i}`,
+        relation_name: model ? `"dev"."analytics"."m${i}"` : null,
+        message: model ? 'CREATE TABLE' : null,
+        adapter_response: { _message: 'OK', rows_affected: i },
+        compiled: true,
+        compiled_code: code,
+        timing: [
+          { name: 'execute', started_at: '2026-11-26T10:00:00Z', completed_at: '2026-11-26T10:00:01Z' },
+        ],
+        thread_id: 'Thread-1',
+        execution_time: 1.5,
+        failures: null,
+      });
+    }
+    const large = { ...run('build', results), elapsed_time: 60 };
+    const text = JSON.stringify(large);
+    expect(text.length).toBeGreaterThan(25 * 1024 * 1024);
+    const folder = await folderWith({ 'rr.json': text });
+    const bodies: string[] = [];
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        bodies.push(await request.text());
+        return HttpResponse.json({ environmentLabel: 'dev', submitted: 450, governed: 0, outcomes: [] });
+      }),
+    );
+    await recertify(newClient(), { runResults: join(folder, 'rr.json'), environmentLabel: 'dev' });
+    expect(bodies).toHaveLength(1);
+    expect(Buffer.byteLength(bodies[0] ?? '')).toBeLessThan(25 * 1024 * 1024);
+    const sent = (JSON.parse(bodies[0] ?? '{}') as { runResults: typeof large }).runResults;
+    expect(sent.metadata).toEqual(large.metadata);
+    expect(sent.args).toEqual(large.args);
+    expect(sent.results).toHaveLength(5_000);
+    expect(sent.results[0]).toEqual({
+      status: 'success',
+      unique_id: 'model.shop.m0',
+      relation_name: '"dev"."analytics"."m0"',
+      message: 'CREATE TABLE',
+      adapter_response: { _message: 'OK', rows_affected: 0 },
+    });
+  });
+
   it('a manifest that is not JSON or not a manifest: one warning, the signal sent without it', async () => {
     const folder = await folderWith({
       'rr.json': JSON.stringify(built),
