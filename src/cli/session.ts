@@ -12,6 +12,7 @@
 import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../client/index.js';
 import { untrustedCertificate } from '../client/errors.js';
+import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
 
 export interface SessionInput {
@@ -241,9 +242,23 @@ function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 
       ? "If the service's certificate comes from your organisation's own authority, give gds that " +
         "authority's certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file)."
       : `The API base URL came from ${describeSource(session.baseSource, 'SERVICE_API_URL')}. ` +
-        'Check that the service runs there, or point gds elsewhere with --base <url> or SERVICE_API_URL.',
+        'Check that the service runs there, or point gds elsewhere with --base <url> or SERVICE_API_URL.' +
+        proxyNote(session.baseUrl),
     details: compact({ url: session.baseUrl, cause: error.code }),
   });
+}
+
+/**
+ * When a proxy variable covers the base URL, the refusal or timeout may be the proxy's: said, by the
+ * variable's name (its value may hold a password). A loopback base never goes through one.
+ */
+function proxyNote(baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const url = URL.parse(baseUrl);
+  if (url === null || isLoopbackUrl(url)) return '';
+  const name = url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+  const set = [name, name.toLowerCase()].find((variable) => (env[variable] ?? '') !== '');
+  if (set === undefined) return '';
+  return ` gds goes through the proxy in ${set} (unless NO_PROXY lists ${url.hostname}): check that the proxy runs and lets ${url.host} through, or leave it out with NO_PROXY=${url.hostname}.`;
 }
 
 /** The service repeated a list's cursor: what came before was whole, the rest cannot be had by paging. */

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { redactError } from '../../src/cli/secrets.js';
@@ -193,6 +193,32 @@ describe('sessionFailure: a NetworkError', () => {
     expect(failure.message).toContain(`Could not reach the service at ${BASE}`);
     expect(failure.suggestion).toContain('The API base URL came from SERVICE_API_URL');
     expect(failure.suggestion).toContain('--base <url> or SERVICE_API_URL');
+  });
+
+  it('behind a proxy, says the proxy may be what refused, by its variable, never its value', () => {
+    const refused = () =>
+      mapped(
+        new NetworkError({
+          failure: 'connection',
+          code: 'ECONNREFUSED',
+          method: 'GET',
+          url: `${BASE}/api/x`,
+          reason: 'connection refused',
+          cause: new Error('x'),
+        }),
+      ).suggestion ?? '';
+    const { hostname } = new URL(BASE);
+    try {
+      vi.stubEnv('HTTPS_PROXY', 'http://bob:s3cret@proxy.example:3128');
+      expect(refused()).toContain('gds goes through the proxy in HTTPS_PROXY');
+      expect(refused()).toContain(`NO_PROXY=${hostname}`);
+      expect(refused()).not.toContain('s3cret');
+      vi.stubEnv('HTTPS_PROXY', '');
+      vi.stubEnv('https_proxy', '');
+      expect(refused()).not.toContain('proxy');
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('a timeout has its own code', () => {
