@@ -76,6 +76,7 @@ function heading(out: Output, table: PlannedTable): Segment {
 export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?: boolean } = {}): void {
   if (out.json) {
     for (const table of plan.tables) out.record(planRecord(table));
+    printPlanNotes(out, plan);
     return;
   }
   out.info(
@@ -103,6 +104,16 @@ export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?:
   }
   for (const warning of plan.warnings) out.warn(warning);
   out.print(summaryLine(plan));
+}
+
+/**
+ * Under --json, what the human plan says besides its tables, each a `{"warning"}` line on stderr (stdout
+ * stays one line per table): the dbt tests on no selected table, and the reader's warnings.
+ */
+export function printPlanNotes(out: Output, plan: ProjectPlan): void {
+  for (const test of plan.otherTests)
+    out.warn(`${test.test}: not mapped, on no selected table: ${test.reason}`);
+  for (const warning of plan.warnings) out.warn(warning);
 }
 
 export function summaryLine(plan: ProjectPlan): string {

@@ -49,12 +49,13 @@ export default class Apply extends ApiCommand<typeof Apply> {
     const { readProject, strictFailure } = await import('../services/project.js');
     const { applyPlan } = await import('../services/project-apply.js');
     const { planChanges } = await import('../services/project-plan.js');
-    const { printAction, printApplySummary, printPlan, summaryLine } =
+    const { printAction, printApplySummary, printPlan, printPlanNotes, summaryLine } =
       await import('../cli/project-views.js');
     const { sessionFailure } = await import('../cli/session.js');
     const summary = await this.withClient(async (client, session) => {
       const plan = await readProject(client, this.flags);
-      if (!this.out.json) printPlan(this.out, plan);
+      if (this.out.json) printPlanNotes(this.out, plan);
+      else printPlan(this.out, plan);
       if (this.flags.strict) {
         const failure = strictFailure(plan);
         if (failure !== undefined) throw failure;
