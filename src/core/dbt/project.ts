@@ -69,7 +69,8 @@ export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelecti
   const manifest = readManifest(artifacts.manifest);
   const catalog =
     artifacts.catalog === undefined ? new Map<string, CatalogTable>() : readCatalog(artifacts.catalog);
-  const selected = selectNodes(manifest, selection);
+  const warnings: string[] = [];
+  const selected = selectNodes(manifest, selection, (message) => warnings.push(message));
   const selectedSet = new Set(selected);
   const reader = new ProjectReader(manifest, catalog, artifacts);
 
@@ -87,7 +88,6 @@ export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelecti
 
   const declarations: DbtDeclaration[] = [];
   const refusals: DbtRefusal[] = [];
-  const warnings: string[] = [];
   for (const id of selected) {
     const node = manifest.nodes.get(id);
     if (!node) continue;

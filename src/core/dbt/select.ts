@@ -47,27 +47,41 @@ function graphOf(manifest: Manifest): Graph {
   return { parents, children };
 }
 
-/** The unique ids of the selected enabled models, seeds and snapshots, in manifest order. */
-export function selectNodes(manifest: Manifest, selection: DbtSelection): string[] {
+/**
+ * The unique ids of the selected enabled models, seeds and snapshots, in manifest order. A `--select` that
+ * matches nothing is a DbtSelectionError; an `--exclude` that matches nothing excludes nothing and is said
+ * through `warn` (dbt warns of both).
+ */
+export function selectNodes(
+  manifest: Manifest,
+  selection: DbtSelection,
+  warn: (message: string) => void = () => {},
+): string[] {
   const candidates = [...manifest.nodes.values()].filter(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
   );
   const graph = graphOf(manifest);
   const chosen = new Set<string>();
-  const matching = (flag: '--select' | '--exclude', selector: string): Set<string> => {
+  const matching = (selector: string): Set<string> => {
     const found = evaluate(selector, candidates, manifest, graph);
     if (found.size === 0)
       throw new DbtSelectionError(
-        `${flag} ${selector} matches no enabled model, seed or snapshot of the project`,
+        `--select ${selector} matches no enabled model, seed or snapshot of the project`,
         selector,
       );
     return found;
   };
   const selects = (selection.select ?? []).flatMap(splitUnion);
   if (selects.length === 0) for (const node of candidates) chosen.add(node.uniqueId);
-  for (const selector of selects) for (const id of matching('--select', selector)) chosen.add(id);
-  for (const selector of (selection.exclude ?? []).flatMap(splitUnion))
-    for (const id of matching('--exclude', selector)) chosen.delete(id);
+  for (const selector of selects) for (const id of matching(selector)) chosen.add(id);
+  for (const selector of (selection.exclude ?? []).flatMap(splitUnion)) {
+    const found = evaluate(selector, candidates, manifest, graph);
+    if (found.size === 0)
+      warn(
+        `--exclude ${selector} matches no enabled model, seed or snapshot of the project; it excludes nothing`,
+      );
+    for (const id of found) chosen.delete(id);
+  }
   return candidates.filter((n) => chosen.has(n.uniqueId)).map((n) => n.uniqueId);
 }
 

@@ -595,4 +595,13 @@ describe('selectors', () => {
     expect(() => names(['nothing_here'])).toThrow(/--select nothing_here matches no/);
     expect(() => names(['old'])).toThrow(DbtSelectionError);
   });
+  it('an --exclude that matches nothing excludes nothing, with a warning (as dbt warns)', () => {
+    // gds.yml's `exclude: [tag:wip]` must not fail CI on the day no model is tagged wip.
+    const project = declareDbtProject({ manifest: m }, { select: [], exclude: ['tag:wip', 'stg_orders'] });
+    expect(project.declarations.map((d) => d.name).sort()).toEqual(['orders', 'report', 'stg_customers']);
+    expect(project.warnings).toEqual([
+      '--exclude tag:wip matches no enabled model, seed or snapshot of the project; it excludes nothing',
+    ]);
+    expect(() => names([], ['colour:red'])).toThrow(DbtSelectionError);
+  });
 });
