@@ -787,8 +787,16 @@ class Utf8Check extends Transform {
   /** The end of the last chunk when it stops inside a character: checked with the next chunk. */
   private held = Buffer.alloc(0);
 
+  /** A UTF-16 (little-endian) file, by its byte order mark: the parser decodes it as such, nothing to check. */
+  private utf16: boolean | undefined;
+
   override _transform(chunk: Buffer | string, _encoding: BufferEncoding, done: TransformCallback): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    this.utf16 ??= bytes[0] === 0xff && bytes[1] === 0xfe;
+    if (this.utf16) {
+      done(null, bytes);
+      return;
+    }
     const data = this.held.length > 0 ? Buffer.concat([this.held, bytes]) : bytes;
     const end = data.length - incompleteTail(data);
     this.check(data.subarray(0, end));

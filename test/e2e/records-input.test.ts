@@ -98,6 +98,14 @@ describe('bytes that are not UTF-8', () => {
     expect(await dataOf('latin_ndjson')).toEqual([{ sku: 'N2' }]);
   });
 
+  it('are no such bytes in a UTF-16 CSV with its byte order mark (Excel’s “Unicode text”): it is read as such', async () => {
+    const text = Buffer.from('sku,label\r\nW1,café\r\n', 'utf16le');
+    const path = await file('utf16.csv', [0xff, 0xfe], [...text]);
+    const r = await gds(['import', 'latin_csv', '-f', path, '--key', 'sku']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await dataOf('latin_csv')).toContainEqual({ sku: 'W1', label: 'café' });
+  });
+
   it('refuse a JSON array whole (exit 2), nothing sent', async () => {
     const path = await file('latin1.json', '[{"sku":"J1","label":"caf', E_ACUTE_LATIN1, '"},{"sku":"J2"}]');
     const r = await gds(['import', 'latin_json', '-f', path, '--key', 'sku']);
