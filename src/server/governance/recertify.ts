@@ -197,10 +197,12 @@ function fromRunResults(
   const reading = readRunResults(runResults);
   if (!reading.ok) throw badRequest(reading.code, reading.message);
   const nodes = manifestNodes(manifest);
+  // One entry per relation: two models of one alias in two schemas are two relations (each its table).
   const seen = new Map<string, BatchEntry>();
   for (const built of reading.built) {
     const entry = resolveModel(built.uniqueId, built.relationName, nodes?.[built.uniqueId]);
-    if (entry && !seen.has(entry.name.toLowerCase())) seen.set(entry.name.toLowerCase(), entry);
+    const key = entry && `${entry.schema ?? ''}.${entry.name}`.toLowerCase();
+    if (entry && key && !seen.has(key)) seen.set(key, entry);
   }
   if (seen.size > MAX_TABLES) throw tooMany(seen.size);
   return {

@@ -519,4 +519,43 @@ describe('a rebuilt relation whose name another table’s source also ends in', 
     expect(after[model]).toBe((before[model] ?? 0) + 2);
     expect(after[raw]).toBe(before[raw]);
   });
+
+  it('a run that rebuilt both relations of that name signals both tables', async () => {
+    const [rawId, modelId] = (
+      await server.sql<{ id: string }>(
+        "SELECT id FROM gds.tables WHERE name IN ('raw_shipments', 'shipments') AND active ORDER BY name",
+      )
+    ).map((r) => r.id);
+    const versions = async () =>
+      (
+        await server.sql<{ data_version: number }>(
+          'SELECT data_version FROM gds.tables WHERE id = ANY($1) ORDER BY name',
+          [[rawId, modelId]],
+        )
+      ).map((r) => Number(r.data_version));
+    const before = await versions();
+    const response = await signal({
+      runResults: {
+        metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+        results: [
+          {
+            status: 'success',
+            unique_id: 'model.shop.shipments',
+            relation_name: '"dev"."analytics_dev"."shipments"',
+          },
+          {
+            status: 'success',
+            unique_id: 'model.ingest.shipments',
+            relation_name: '"dev"."raw"."shipments"',
+          },
+        ],
+        elapsed_time: 1,
+        args: { which: 'run' },
+      },
+      environmentLabel: 'dev',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ submitted: 2, governed: 2 });
+    expect(await versions()).toEqual(before.map((v) => v + 1));
+  });
 });
