@@ -100,6 +100,27 @@ describe('loadDbtProject', () => {
     ]);
   });
 
+  it("reads no seed file outside the project folder, not even a sibling folder's whose name starts the same", async () => {
+    const dir = folder();
+    const sibling = `${dir}-other`;
+    made.push(sibling);
+    mkdirSync(join(dir, 'target'));
+    mkdirSync(sibling);
+    writeFileSync(join(dir, 'dbt_project.yml'), 'name: shop\n');
+    writeFileSync(join(sibling, 'secret.csv'), 'api_key,password\nk,p\n');
+    const seed = {
+      ...model('raw_secret'),
+      unique_id: 'seed.shop.raw_secret',
+      resource_type: 'seed',
+      original_file_path: `../${sibling.split('/').at(-1) ?? ''}/secret.csv`,
+      config: { enabled: true, materialized: 'seed' },
+    };
+    writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(manifest(seed)));
+    const project = await loadDbtProject(dir, {});
+    expect(project.declarations).toEqual([]);
+    expect(project.refusals[0]?.reason).toMatch(/header of its CSV file, which was not read/);
+  });
+
   it('csvHeader reads quoted names; parseCsv quoted line breaks and blank lines', () => {
     expect(parseCsv('a,b\n1,"two\nlines"\n\n3,\n')).toEqual([
       ['a', 'b'],
