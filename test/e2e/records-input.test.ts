@@ -136,6 +136,19 @@ describe('a byte order mark', () => {
   });
 });
 
+describe('a record read with get --json, edited, and given to update -f', () => {
+  it('updates it: the id of the record itself is no column to change', async () => {
+    const id = (await storedRows(server, tables.bom ?? '')).find((r) => r.data.sku === 'B5')?.id ?? '';
+    const got = await gds(['get', 'bom', id, '--json']);
+    expect(got.code, got.stderr).toBe(0);
+    const edited = { ...JSON.parse(got.stdout), label: 'edited' };
+    const path = await file('edited.json', JSON.stringify(edited));
+    const r = await gds(['update', 'bom', id, '-f', path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await dataOf('bom')).at(-1)).toEqual({ sku: 'B5', label: 'edited' });
+  });
+});
+
 describe('a CSV header', () => {
   it('naming a column twice is refused (exit 2), not read as its last value; nothing sent', async () => {
     const path = await file('twice.csv', 'sku,label,label\nH1,first,second\n');
