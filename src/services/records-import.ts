@@ -286,6 +286,7 @@ async function importRows(
     else await save({ ...stateOf(batchFrom, null, digestAtFrom), refused: refusedAtFrom });
   };
 
+  let warnedForeignIds = false;
   const batch = new BatchBuffer(mode === 'upsert' ? '{"rows":[' : '{"records":[', batchSize);
   let batchFrom = skip;
   const flush = async (to: number) => {
@@ -320,6 +321,15 @@ async function importRows(
           throw error;
         }
         refuse(item.row, item.line, serviceError(error));
+        if (item.id !== undefined && !warnedForeignIds && (error as ApiError).status === 404) {
+          // The service names one such item per request: rows exported from another table would cost a
+          // request each, every one refused. Said once, while there is time to stop.
+          warnedForeignIds = true;
+          options.onNotice?.(
+            `Row ${item.row} updates record ${item.id}, which ${table.name} does not have; each such row costs a request of its own. ` +
+              'If these rows come from another table, stop (Ctrl-C) and import with --ignore-ids to create them, or with --key <column> to upsert.',
+          );
+        }
         batch.remove(refusedAt);
       }
     }
