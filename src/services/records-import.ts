@@ -197,6 +197,19 @@ async function importRows(
   const table: TableColumns = await call((onHeaders) =>
     client.records.columns(tableId, { signal, onHeaders }),
   );
+  if (table.mode === 'MODE_A') {
+    // The service refuses every write to it (400 read_only_table): said before a row is read, --dry-run too.
+    throw new CliError(
+      `Table ${table.name} is a Mode A (connector-backed) table: its rows are read from the warehouse and the service never writes them.`,
+      {
+        exitCode: ExitCode.Refused,
+        code: 'read_only_table',
+        suggestion:
+          'Change the data in the warehouse object, or import into a Mode B table. Nothing was sent.',
+        details: { tableId, mode: table.mode },
+      },
+    );
+  }
   if (options.key !== undefined && !table.columns.some((c) => c.name === options.key)) {
     throw new CliError(`--key ${options.key} is not a column of ${table.name}.`, {
       exitCode: ExitCode.Usage,

@@ -130,3 +130,23 @@ describe('a batch the service refused with an answer (403 here), written by no o
     expect([...first.stored, ...again.stored].map((r) => r.sku)).toEqual(['A', 'B', 'C']);
   });
 });
+
+describe('a Mode A table (rows read from the warehouse, never written)', () => {
+  it('is refused before a row is read, --dry-run too (exit 7, read_only_table), and leaves no state', async () => {
+    const modeA = service();
+    const client = {
+      records: {
+        ...modeA.client.records,
+        columns: async () => ({ ...(await modeA.client.records.columns('tbl_1')), mode: 'MODE_A' }),
+      },
+    } as unknown as ImportClient;
+    for (const dryRun of [true, false]) {
+      await expect(importRecords(client, 'tbl_1', { ...fromStdin(false), dryRun })).rejects.toMatchObject({
+        exitCode: 7,
+        code: 'read_only_table',
+      });
+    }
+    expect(modeA.stored).toEqual([]);
+    expect(await readdir(join(state, 'gds', 'imports')).catch(() => [])).toEqual([]);
+  });
+});
