@@ -45,8 +45,8 @@ describe('records get, update, delete', () => {
 });
 
 describe('records export', () => {
-  it('writes NDJSON by default; --format csv; --resume and --force need --output and exclude each other', async () => {
-    expect(await flagsOf(RecordsExport, ['t'])).toMatchObject({ format: 'ndjson' });
+  it('takes --format csv (no default: the command picks by the --output name); --resume and --force need --output and exclude each other', async () => {
+    expect(await flagsOf(RecordsExport, ['t'])).not.toHaveProperty('format');
     expect(await flagsOf(RecordsExport, ['t', '--format', 'csv', '-o', 'f.csv', '--resume'])).toMatchObject({
       format: 'csv',
       output: 'f.csv',

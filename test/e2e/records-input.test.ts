@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
-import { createModeBTable, storedRows } from '../helpers/records.js';
+import { createModeBTable, storedRows, WIDE_COLUMNS } from '../helpers/records.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 
 let server: TestServer;
@@ -29,6 +29,7 @@ const NAMES = [
   'quotes',
   'huge',
   'together',
+  'roundtrip',
 ];
 
 beforeAll(async () => {
@@ -222,6 +223,20 @@ describe('a row bigger than a request', () => {
 });
 
 describe('gds records export --output', () => {
+  it('named .csv gets CSV, which import reads back by the same name (NDJSON in a .csv file did not)', async () => {
+    const path = join(await mkdtemp(join(dir, 'cwd-')), 'rows.csv');
+    const r = await gds(['export', 'bom', '-o', path]);
+    expect(r.code, r.stderr).toBe(0);
+    const imported = await gds(['import', 'roundtrip', '-f', path, '--ignore-ids']);
+    expect(imported.code, imported.stderr).toBe(0);
+    // CSV has no absent value: a column a record lacks comes back null.
+    const nulls = Object.fromEntries(WIDE_COLUMNS.map((c) => [c.name, null]));
+    expect(await dataOf('roundtrip')).toEqual((await dataOf('bom')).map((data) => ({ ...nulls, ...data })));
+    const ndjsonPath = join(dir, 'rows-as-ndjson.csv');
+    expect((await gds(['export', 'bom', '-o', ndjsonPath, '--format', 'ndjson'])).code).toBe(0);
+    expect(JSON.parse((await readFile(ndjsonPath, 'utf8')).split('\n')[0] ?? '')).toHaveProperty('sku');
+  });
+
   it('leaves no part file behind when its first request fails (nothing to resume)', async () => {
     const cwd = await mkdtemp(join(dir, 'cwd-'));
     const r = await gds(['export', 'tbl_notgranted0', '-o', join(cwd, 'rows.ndjson')]);

@@ -8,7 +8,7 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
     'Reads the table page after page by cursor (100 rows a request), one page in memory at a time, paced by the ' +
     'service’s rate headers: while the minute’s window has requests left they go at once, and when it has none ' +
     'gds waits for it to reset, so a steady run never meets a 429 (one caused by another client is waited out). ' +
-    'NDJSON (default): one record per line as the service gives it. CSV: a header (id, then the table’s columns), ' +
+    'NDJSON (the default; CSV for an --output named .csv): one record per line as the service gives it. CSV: a header (id, then the table’s columns), ' +
     'RFC 4180 quoting; an empty field is null and "" an empty string. --output writes FILE.part beside FILE with ' +
     'a state file FILE.gds-export, and renames it to FILE when every row is in, so FILE is whole or absent; after ' +
     'an interruption (Ctrl-C, a kill, a lost connection) --resume continues where the state says, with no row ' +
@@ -22,9 +22,9 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
   static override args = { table: tableArg };
   static override flags = {
     format: Flags.option({
-      description: 'ndjson (one JSON record per line) or csv.',
+      description:
+        'ndjson (one JSON record per line) or csv; default: csv for an --output named .csv, else ndjson.',
       options: ['ndjson', 'csv'] as const,
-      default: 'ndjson',
     })(),
     output: Flags.string({
       char: 'o',
@@ -43,9 +43,11 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
   };
 
   async run(): Promise<void> {
-    const { format, resume, force, search } = this.flags;
+    const { resume, force, search } = this.flags;
     // `--output -` is stdout, as `-o -` is for gate get and quarantine open: never a file named "-".
     const output = this.flags.output === '-' ? undefined : this.flags.output;
+    // A file named .csv gets CSV, as records import reads a .csv file as CSV: the two round-trip by name.
+    const format = this.flags.format ?? (output?.toLowerCase().endsWith('.csv') === true ? 'csv' : 'ndjson');
     if (this.flags.output === '-' && (resume === true || force === true)) {
       throw new CliError(`--${resume === true ? 'resume' : 'force'} works on a file; --output - is stdout.`, {
         exitCode: ExitCode.Usage,
