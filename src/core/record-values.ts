@@ -64,7 +64,7 @@ function isCalendarDay(text: string): boolean {
 
 /**
  * A timestamp PostgreSQL's `timestamptz` reads, in ISO 8601: a day, then a time after `T` or a space
- * (`HH:MM`, `:SS`, `.fraction`), then a zone (`Z`, `+05`, `-08:00`, `+0530`, a space before it allowed).
+ * (`HH:MM`, `:SS`, `.fraction`), then a zone (`Z`, `+05`, `-08:00`, `+0530`, `UTC`, a space before it allowed).
  * `Date.parse` also takes `hello 5` and `1`.
  */
 function isTimestamp(text: string): boolean {
@@ -89,6 +89,9 @@ function isTimestamp(text: string): boolean {
   }
   if (at === text.length) return true;
   if (text.charCodeAt(at) === 0x20) at += 1;
+  // UTC or GMT by name, as BigQuery writes timestamps (2024-06-01 12:00:00 UTC) and PostgreSQL reads them.
+  const named = text.slice(at).toUpperCase();
+  if (named === 'UTC' || named === 'GMT') return true;
   const zone = text.charCodeAt(at);
   if (zone === 0x5a) return at + 1 === text.length; // Z
   if (zone !== 0x2b && zone !== 0x2d) return false; // + or -

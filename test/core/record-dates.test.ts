@@ -48,6 +48,11 @@ describe('a timestamp column', () => {
     '2024-06-01T12:00:00-0800',
     '2024-06-01 12:00:00 +05',
     '2024-06-01T12:00Z',
+    // BigQuery's CSV export and what a table holding them exports back: PostgreSQL reads the zone's name.
+    '2024-06-01 12:00:00 UTC',
+    '2024-06-01 12:00:00.123456 UTC',
+    '2024-06-01T12:00:00utc',
+    '2024-06-01 12:00:00 GMT',
   ])('takes %s', (value) => {
     expect(fits('at', value)).toBe(true);
   });
@@ -68,6 +73,7 @@ describe('a timestamp column', () => {
     '2024-06-01T12:00:00Zjunk',
     '2024-06-01T12:00:00 ',
     '2024-06-01 ',
+    '2024-06-01 12:00:00 UTCX',
   ])('refuses %j', (value) => {
     expect(fits('at', value)).toBe(false);
   });
