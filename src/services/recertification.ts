@@ -183,14 +183,57 @@ export async function recertify(
   if (parts.length === 1) return client.recertification.signal(request);
   // One signal after another, each answering for its part; together they answer for the run.
   const answers: RecertifyResponse[] = [];
-  for (const part of parts) answers.push(await client.recertification.signal(part));
-  const [first] = answers as [RecertifyResponse, ...RecertifyResponse[]];
-  return {
-    ...first,
+  const whole = (): RecertifyResponse => ({
+    ...(answers[0] as RecertifyResponse),
     submitted: answers.reduce((sum, a) => sum + a.submitted, 0),
     governed: answers.reduce((sum, a) => sum + a.governed, 0),
     outcomes: answers.flatMap((a) => a.outcomes),
-  };
+  });
+  for (const [index, part] of parts.entries()) {
+    try {
+      answers.push(await client.recertification.signal(part));
+    } catch (error) {
+      // The first part refused: nothing was signalled, as with one signal. A later one: the parts before it
+      // were, and saying only its error would tell a CI job the run was not signalled at all.
+      if (index === 0) throw error;
+      throw await partFailed(error, index, parts.length, whole());
+    }
+  }
+  return whole();
+}
+
+/** Part `index` (0-based) of `count` failed after the parts before it were signalled: what was and was not. */
+async function partFailed(
+  error: unknown,
+  index: number,
+  count: number,
+  signalled: RecertifyResponse,
+): Promise<CliError> {
+  const { ApiError, NetworkError } = await import('../client/errors.js');
+  const { exitCodeForStatus } = await import('../cli/errors.js');
+  const reason = error instanceof Error ? error.message : String(error);
+  return new CliError(
+    `Part ${index + 1} of the ${count} signals of this run failed (${reason}). Parts 1-${index} were signalled ` +
+      `(${signalled.submitted} tables submitted, ${signalled.governed} governed); parts ${index + 1}-${count} were not sent.`,
+    {
+      exitCode:
+        error instanceof ApiError
+          ? exitCodeForStatus(error.status)
+          : error instanceof NetworkError
+            ? ExitCode.Unavailable
+            : ExitCode.Failure,
+      code: error instanceof ApiError ? error.code : 'recertify_failed',
+      suggestion:
+        'Fix the cause and run gds recertify again: it sends the whole run, so the tables already signalled hear of it twice.',
+      details: {
+        partsSignalled: index,
+        parts: count,
+        submitted: signalled.submitted,
+        governed: signalled.governed,
+        outcomes: signalled.outcomes,
+      },
+    },
+  );
 }
 
 /**

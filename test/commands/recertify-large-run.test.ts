@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
+import { ApiError } from '../../src/client/errors.js';
+import { CliError, ExitCode } from '../../src/cli/errors.js';
 import { recertify } from '../../src/services/recertification.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -115,5 +117,43 @@ describe('recertify a run of more than 500 rebuilt tables', () => {
         WHERE e.details->>'submittedAs' IS NOT NULL GROUP BY t.name ORDER BY t.name`,
     );
     expect(signals).toEqual([...governed].sort().map((table) => ({ name: table, count: '1' })));
+  });
+
+  it('a part refused after the first says the parts before it were signalled, and which were not sent', async () => {
+    // The service answers the first part and refuses the second (a rate limit, an outage, a token revoked).
+    let calls = 0;
+    const failing = {
+      recertification: {
+        ...client.recertification,
+        signal: async (body: Parameters<ApiClient['recertification']['signal']>[0]) => {
+          calls += 1;
+          if (calls === 1) return client.recertification.signal(body);
+          throw new ApiError({
+            status: 429,
+            code: 'rate_limited',
+            message: 'Too many requests',
+            method: 'POST',
+            url: `${server.url}/api/recertify`,
+          });
+        },
+      },
+    } as unknown as ApiClient;
+    const error = await recertify(failing, {
+      runResults: join(folder, 'run_results.json'),
+      manifest: join(folder, 'manifest.json'),
+      environmentLabel: 'dev',
+    }).catch((e: unknown) => e);
+    expect(calls).toBe(2);
+    expect(error).toBeInstanceOf(CliError);
+    const failure = error as CliError;
+    expect(failure.exitCode).toBe(ExitCode.RateLimited);
+    expect(failure.code).toBe('rate_limited');
+    expect(failure.message).toContain('Part 2 of the 3 signals of this run failed (Too many requests)');
+    expect(failure.message).toContain('Parts 1-1 were signalled (500 tables submitted, 1 governed)');
+    expect(failure.message).toContain('parts 2-3 were not sent');
+    const details = failure.details as { partsSignalled: number; submitted: number; outcomes: unknown[] };
+    expect(details.partsSignalled).toBe(1);
+    expect(details.submitted).toBe(500);
+    expect(details.outcomes).toHaveLength(500);
   });
 });
