@@ -3,13 +3,16 @@
 // Decision: a column is named as the warehouse's catalog names it. Without a catalog, a name written in
 // the project is folded the way the adapter folds an unquoted name: Snowflake upper-cases it (ORDER_ID),
 // PostgreSQL and Redshift lower-case it, the others (DuckDB, BigQuery, Databricks, Trino, SQL Server, …)
-// keep it as written. A column declared with `quote: true` keeps its name exactly.
+// keep it as written. A column declared with `quote: true` (or a seed's, quoted by dbt) keeps its name
+// exactly, except on Redshift, which lower-cases quoted names too (enable_case_sensitive_identifier is
+// false by default).
 
 /** The name an unquoted identifier gets in the adapter's warehouse. */
 export function warehouseName(name: string, adapter: string | undefined, quoted = false): string {
+  if (adapter === 'redshift') return name.toLowerCase();
   if (quoted) return name;
   if (adapter === 'snowflake') return name.toUpperCase();
-  if (adapter === 'postgres' || adapter === 'redshift') return name.toLowerCase();
+  if (adapter === 'postgres') return name.toLowerCase();
   return name;
 }
 
