@@ -14,9 +14,9 @@
 // to each checkpoint: `--resume` reads the first rows of the new stdin, skips them only when their digest is
 // the interrupted run's (the same rows in the same order), and refuses before sending anything when not.
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, rmSync } from 'node:fs';
-import { mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Readable, TransformCallback } from 'node:stream';
@@ -970,36 +970,46 @@ async function holdState(
   options: ImportOptions,
 ): Promise<() => Promise<void>> {
   const lock = `${path}.lock`;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await writeFile(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      // Ctrl-C ends gds with process.exit (130): the lock goes then too; only a kill leaves it (taken over).
-      const onExit = () => rmSync(lock, { force: true });
-      process.once('exit', onExit);
-      return async () => {
-        process.off('exit', onExit);
-        await rm(lock, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+  // Written whole beside it, then linked into place (which fails when the lock exists): a lock is never seen
+  // empty. Created with 'wx' and then written, another import starting at that moment read no pid, took the
+  // lock for a dead one's, removed it and ran too.
+  const mine = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(mine, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await link(mine, lock);
+        // Ctrl-C ends gds with process.exit (130): the lock goes then too; only a kill leaves it (taken over).
+        const onExit = () => rmSync(lock, { force: true });
+        process.once('exit', onExit);
+        return async () => {
+          process.off('exit', onExit);
+          await rm(lock, { force: true });
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      // A second EEXIST: another import took the lock between its removal and ours.
+      if (attempt > 0 || (Number.isSafeInteger(pid) && pid > 0 && processRuns(pid))) {
+        const what = options.input === '-' ? 'stdin' : options.input;
+        throw new CliError(
+          `Another gds import of ${what} into ${tableId}${options.key === undefined ? '' : ` on --key ${options.key}`} is running (process ${pid}).`,
+          {
+            exitCode: ExitCode.Conflict,
+            code: 'import_running',
+            suggestion:
+              options.input === '-'
+                ? `Wait for it to end: imports from stdin into one table on one key go one at a time (each keeps its place for --resume); to load several inputs at once, write each to a file and import the files. If no import runs, remove ${lock}.`
+                : `Wait for it to end: the same file imported twice at once would send every row twice. If no import runs, remove ${lock}.`,
+            details: { pid, lock },
+          },
+        );
+      }
+      await rm(lock, { force: true });
     }
-    const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-    if (Number.isSafeInteger(pid) && pid > 0 && processRuns(pid)) {
-      const what = options.input === '-' ? 'stdin' : options.input;
-      throw new CliError(
-        `Another gds import of ${what} into ${tableId}${options.key === undefined ? '' : ` on --key ${options.key}`} is running (process ${pid}).`,
-        {
-          exitCode: ExitCode.Conflict,
-          code: 'import_running',
-          suggestion:
-            options.input === '-'
-              ? `Wait for it to end: imports from stdin into one table on one key go one at a time (each keeps its place for --resume); to load several inputs at once, write each to a file and import the files. If no import runs, remove ${lock}.`
-              : `Wait for it to end: the same file imported twice at once would send every row twice. If no import runs, remove ${lock}.`,
-          details: { pid, lock },
-        },
-      );
-    }
-    await rm(lock, { force: true });
+  } finally {
+    await rm(mine, { force: true });
   }
 }
 
