@@ -5,6 +5,7 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeRequestOptions } from 'node:http';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { maskToken, redactSecrets } from '../core/redact.js';
+import { parseLossless } from '../core/lossless-json.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
@@ -574,7 +575,8 @@ function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValu
 function parseBody<T>(text: string, res: Answer, req: RequestOptions, url: string): T {
   if (text === '') return undefined as T;
   try {
-    return JSON.parse(text) as T;
+    // A number no double holds (a warehouse's numeric or bigint) keeps its digits: see lossless-json.ts.
+    return parseLossless(text) as T;
   } catch {
     throw new ApiError({
       status: res.status,

@@ -5,6 +5,7 @@ import type { Queryable } from '../db/index.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
+import { parseLossless } from '../../core/lossless-json.js';
 import type { Column } from './columns.js';
 import { checkValues, describeProblems } from './columns.js';
 import type { GovernedTable } from './tables.js';
@@ -134,8 +135,8 @@ async function readWarehouseRows(
   // row id; a view's row with a NULL id has none to give.
   const rowId = hasRowId ? `'row:' || t.ctid::text` : "''";
   const idExpr = hasId ? `COALESCE(t.id::text, ${rowId})` : rowId;
-  const page = await pageOf<{ rid: string; key: string; row: Record<string, unknown> }>(q, options, {
-    select: `${idExpr} AS rid, ${byKey ? 't.id::text' : "''"} AS key, to_jsonb(t) AS row`,
+  const page = await pageOf<{ rid: string; key: string; row: string }>(q, options, {
+    select: `${idExpr} AS rid, ${byKey ? 't.id::text' : "''"} AS key, to_jsonb(t)::text AS row`,
     from: `${quoteSource(table.source)} t`,
     conditions,
     orderBy: byKey ? 't.id' : hasRowId ? 't.ctid' : 't.id, to_jsonb(t)::text',
@@ -143,7 +144,7 @@ async function readWarehouseRows(
     params,
   });
   const { rows, ...rest } = page;
-  return { ...rest, records: rows.map((r) => toRecord(table, { id: r.rid, data: r.row })) };
+  return { ...rest, records: rows.map((r) => toRecord(table, { id: r.rid, data: warehouseRow(r.row) })) };
 }
 
 async function listStoredRecords(
@@ -275,10 +276,10 @@ export async function getRecord(q: Queryable, table: GovernedTable, recordId: st
   if (physical === undefined && !hasId) throw recordNotFound(table, recordId);
   // The id a listing gives: the `id` column's text, or the physical row id where there is none.
   const condition = physical === undefined ? 't.id::text = $1' : 't.ctid = $1::tid';
-  let rows: Array<{ data: Record<string, unknown> }>;
+  let rows: Array<{ data: string }>;
   try {
-    rows = await q.query<{ data: Record<string, unknown> }>(
-      `SELECT to_jsonb(t) AS data FROM ${quoteSource(table.source)} t WHERE ${condition} LIMIT 1`,
+    rows = await q.query<{ data: string }>(
+      `SELECT to_jsonb(t)::text AS data FROM ${quoteSource(table.source)} t WHERE ${condition} LIMIT 1`,
       [physical ?? recordId],
     );
   } catch (error) {
@@ -289,7 +290,15 @@ export async function getRecord(q: Queryable, table: GovernedTable, recordId: st
   }
   const [row] = rows;
   if (!row) throw recordNotFound(table, recordId);
-  return toRecord(table, { id: recordId, data: row.data });
+  return toRecord(table, { id: recordId, data: warehouseRow(row.data) });
+}
+
+/**
+ * A warehouse row from its JSON text, not the driver's parse of it: a numeric or bigint no double holds
+ * (123456789012345678.123456, 9007199254740993) keeps the warehouse's digits in the answer.
+ */
+function warehouseRow(text: string): Record<string, unknown> {
+  return parseLossless(text) as Record<string, unknown>;
 }
 
 /**

@@ -1,0 +1,45 @@
+// JSON read to the digit. JSON.parse makes every number a double, so a warehouse's numeric(30,6)
+// 123456789012345678.123456 or a bigint above 2^53 would come out as 123456789012345680. parseLossless keeps
+// such a number as JSON.rawJSON of its own text (TC39 "JSON.parse source text access", Node >= 21), which
+// JSON.stringify writes back digit for digit; a number a double holds exactly (1.5, 1.500000, 1e3) stays a
+// plain number, so only values that were silently changed before change shape.
+
+/** What JSON.rawJSON gives: a frozen object JSON.stringify writes as `rawJSON`'s text. */
+interface RawJson {
+  readonly rawJSON: string;
+}
+interface SourceContext {
+  source?: string;
+}
+const json = JSON as JSON & { rawJSON?: (text: string) => RawJson };
+const reviveLossless = (_key: string, value: unknown, context?: SourceContext): unknown =>
+  typeof value === 'number' &&
+  context?.source !== undefined &&
+  json.rawJSON !== undefined &&
+  decimal(context.source) !== decimal(String(value))
+    ? json.rawJSON(context.source)
+    : value;
+
+/**
+ * Only a number of 16 or more significant digits (a double holds any of 15) or a 3-digit exponent can lose
+ * anything: text without either is parsed as plain JSON.parse does, at its speed.
+ */
+const MAY_LOSE = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
+
+/** JSON.parse, with every number whose value a double cannot hold kept as its own text (see above). */
+export function parseLossless(text: string): unknown {
+  if (json.rawJSON === undefined || !MAY_LOSE.test(text)) return JSON.parse(text);
+  return JSON.parse(text, reviveLossless as (key: string, value: unknown) => unknown);
+}
+
+/** A number's text as `<sign><digits>e<exponent>` without leading or trailing zeros: equal for equal values. */
+function decimal(text: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (match === null) return text;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match;
+  const all = whole + fraction;
+  const digits = all.replace(/^0+/, '').replace(/0+$/, '');
+  if (digits === '') return '0';
+  const trailing = all.length - all.replace(/0+$/, '').length;
+  return `${sign}${digits}e${Number(exponent) - fraction.length + trailing}`;
+}
