@@ -1,6 +1,7 @@
 // JSON for a person at a terminal, as `gh api` prints it: indented by two spaces, keys blue, strings green,
 // null cyan, true/false yellow, numbers and punctuation plain. Without colour (piped, NO_COLOR) the
 // segments join to exactly `JSON.stringify(value, null, 2)`.
+import { isRawJson } from '../core/lossless-json.js';
 import type { Segment } from './output.js';
 
 /** The segments of `value` printed as indented JSON; `Output.print(...segments)` colours them or not. */
@@ -23,7 +24,8 @@ function write(value: unknown, indent: string, out: Segment[]): void {
     out.push({ text: String(value), style: 'yellow' });
     return;
   }
-  if (typeof value !== 'object') {
+  // A number no double holds, kept as its digits (core/lossless-json.ts): JSON.stringify writes them.
+  if (typeof value !== 'object' || isRawJson(value)) {
     out.push(JSON.stringify(value) ?? 'null');
     return;
   }

@@ -11,7 +11,7 @@ interface RawJson {
 interface SourceContext {
   source?: string;
 }
-const json = JSON as JSON & { rawJSON?: (text: string) => RawJson };
+const json = JSON as JSON & { rawJSON?: (text: string) => RawJson; isRawJSON?: (value: unknown) => boolean };
 const reviveLossless = (_key: string, value: unknown, context?: SourceContext): unknown =>
   typeof value === 'number' &&
   context?.source !== undefined &&
@@ -30,6 +30,11 @@ const MAY_LOSE = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
 export function parseLossless(text: string): unknown {
   if (json.rawJSON === undefined || !MAY_LOSE.test(text)) return JSON.parse(text);
   return JSON.parse(text, reviveLossless as (key: string, value: unknown) => unknown);
+}
+
+/** Whether `value` is such a kept number (an object to typeof, written by JSON.stringify as its text). */
+export function isRawJson(value: unknown): value is RawJson {
+  return json.isRawJSON?.(value) === true;
 }
 
 /** A number's text as `<sign><digits>e<exponent>` without leading or trailing zeros: equal for equal values. */

@@ -1,6 +1,7 @@
 // parseLossless: a number no double holds keeps its digits (as JSON.rawJSON); every other value is what
 // JSON.parse gives, plain numbers included.
 import { describe, expect, it } from 'vitest';
+import { jsonSegments } from '../../src/cli/json-colour.js';
 import { parseLossless } from '../../src/core/lossless-json.js';
 
 describe('parseLossless', () => {
@@ -29,5 +30,13 @@ describe('parseLossless', () => {
   it('is JSON.parse for text without a long number, errors included', () => {
     expect(parseLossless('{"total":2,"limit":50}')).toEqual({ total: 2, limit: 50 });
     expect(() => parseLossless('{"a":12345678901234567890')).toThrow(SyntaxError);
+  });
+
+  it('prints the digits in the indented JSON of gds api on a terminal', () => {
+    const value = parseLossless('{"amount":123456789012345678.123456,"small":42}');
+    const text = jsonSegments(value)
+      .map((s) => (typeof s === 'string' ? s : s.text))
+      .join('');
+    expect(text).toBe('{\n  "amount": 123456789012345678.123456,\n  "small": 42\n}');
   });
 });

@@ -88,6 +88,12 @@ describe.each([
       expect(lines[1]).toContain('"amount":1.5');
       expect(lines[1]).toContain('"small":-3');
 
+      const picked = await gds(['list', tableId, '--jq', '.amount']);
+      expect(picked.code, picked.stderr).toBe(0);
+      expect(picked.stdout).toBe(`${DECIMAL}\n1.5\n`);
+      const shaped = await gds(['list', tableId, '--json', 'id,big']);
+      expect(shaped.stdout).toBe(`{"id":"1","big":${BIG}}\n{"id":"2","big":7}\n`);
+
       const got = await gds(['get', tableId, '1', '--json']);
       expect(got.code).toBe(0);
       expect(got.stdout).toContain(`"amount":${DECIMAL}`);
