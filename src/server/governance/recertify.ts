@@ -299,12 +299,16 @@ function matchTable(tables: TableRow[], entry: BatchEntry, byExplicitSchema: boo
     (t) => !byExplicitSchema || schema === undefined || sourceOf(t)[0] === schema,
   );
   return (
-    (schema === undefined
-      ? undefined
-      : candidates.find((t) => sourceOf(t)[0] === schema && sourceOf(t)[1] === name)) ??
+    candidates.find((t) => over(t, entry)) ??
     candidates.find((t) => t.name.toLowerCase() === name) ??
     candidates.find((t) => sourceOf(t)[1] === name)
   );
+}
+
+/** True when `table` is over the relation `entry` names (its source is the entry's schema.name). */
+function over(table: TableRow, entry: BatchEntry): boolean {
+  const [schema, object] = table.source ? table.source.toLowerCase().split('.') : [];
+  return entry.schema?.toLowerCase() === schema && entry.name.toLowerCase() === object;
 }
 
 /**
@@ -342,6 +346,14 @@ export async function recertify(
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
     const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
     const matched = signal.batch.map((entry) => ({ entry, table: matchTable(tables, entry, explicit) }));
+    // Of a run, a table over a rebuilt relation is that relation's: another relation of the name in another
+    // schema (no table of its own, so matched by name) does not signal it, nor stand first with its definition.
+    const owned = new Set(
+      matched.flatMap(({ entry, table }) => (table && over(table, entry) ? [table.id] : [])),
+    );
+    for (const m of matched)
+      if (!explicit && m.table && owned.has(m.table.id) && m.entry.schema && !over(m.table, m.entry))
+        m.table = undefined;
     // A table named twice in one batch is signalled once, for its first entry; every entry naming it
     // reports that outcome. Tables are signalled (and so their rows locked) in table-id order, whatever
     // the batch's order: two signals naming the same tables in opposite orders never deadlock.

@@ -558,4 +558,63 @@ describe('a rebuilt relation whose name another table’s source also ends in', 
     expect(response.body).toMatchObject({ submitted: 2, governed: 2 });
     expect(await versions()).toEqual(before.map((v) => v + 1));
   });
+
+  it('a relation with no table of its own does not take the table over its namesake in another schema', async () => {
+    // Only analytics_dev.parcels is governed (as parcels). The run rebuilt raw.parcels first, then the model
+    // over analytics_dev.parcels: the table hears of its own relation's rebuild, with that model's definition,
+    // and raw.parcels is not governed.
+    await server.sql(`CREATE TABLE analytics_dev.parcels (id integer)`);
+    const dev = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id ?? '';
+    const registered = await server.request('POST', '/api/artifacts', {
+      token: server.user('ADMIN').cliToken,
+      body: {
+        filename: 'parcels.yml',
+        content: 'table: parcels\nsource: analytics_dev.parcels\ncolumns:\n  - name: id\n',
+        connectorId: dev,
+      },
+    });
+    expect(registered.status).toBe(202);
+    const node = (id: string, schema: string, checksum: string) => ({
+      unique_id: id,
+      resource_type: 'model',
+      database: 'dev',
+      schema,
+      name: 'parcels',
+      alias: 'parcels',
+      checksum: { name: 'sha256', checksum },
+    });
+    const response = await signal({
+      runResults: {
+        metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+        results: [
+          { status: 'success', unique_id: 'model.ingest.parcels', relation_name: '"dev"."raw"."parcels"' },
+          {
+            status: 'success',
+            unique_id: 'model.shop.parcels',
+            relation_name: '"dev"."analytics_dev"."parcels"',
+          },
+        ],
+        elapsed_time: 1,
+        args: { which: 'run' },
+      },
+      manifest: {
+        metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json' },
+        nodes: {
+          'model.ingest.parcels': node('model.ingest.parcels', 'raw', 'c-raw'),
+          'model.shop.parcels': node('model.shop.parcels', 'analytics_dev', 'c-shop'),
+        },
+      },
+      environmentLabel: 'dev',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ submitted: 2, governed: 1 });
+    expect(response.body.outcomes.map((o: { outcome: string }) => o.outcome === 'not_governed')).toEqual([
+      true,
+      false,
+    ]);
+    const [table] = await server.sql<{ definition_checksum: string | null; data_version: number }>(
+      "SELECT definition_checksum, data_version FROM gds.tables WHERE name = 'parcels' AND active",
+    );
+    expect(table?.definition_checksum).toBe('c-shop');
+  });
 });
