@@ -11,8 +11,9 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'batches failed) are the rebuilt tables; tests are evidence only. A run ' +
     'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing; one that rebuilt ' +
     'more than 500 tables (the most a signal names) is sent as several signals of at most 500. The manifest ' +
-    'is reduced to the fields drift detection reads, and each run result to its status, node, relation and ' +
-    'message, so files of any size fit; a file that is not a manifest is ' +
+    'is reduced to the fields drift detection reads, and, when the request would pass 25 MB, each run result to ' +
+    'its status, node, relation and message, so files of any size fit (run results that fit are sent as dbt ' +
+    'wrote them); a file that is not a manifest is ' +
     'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
     'an environment-scoped one may omit it. Shows what was filed per table, and the certified view of each ' +
     'CERTIFIED table: one a rebuild dropped (dbt renames and drops … cascade) is published again when the ' +

@@ -2,7 +2,7 @@
 // signal of §4.8 for dbt users, with a MANAGEMENT token).
 import { CliError, ExitCode } from '../cli/errors.js';
 import { readTextInput } from '../cli/input.js';
-import { MANIFEST_READ_LIMIT_BYTES } from '../core/artifact-bounds.js';
+import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
@@ -131,14 +131,19 @@ export async function recertifyRequest(
           : 'Give --run-results the target/run_results.json dbt wrote; nothing was sent.',
       });
     }
-    body.runResults = reduceRunResults(
-      runResults as Record<string, unknown>,
-    ) as unknown as RecertifyRequest['runResults'];
+    body.runResults = runResults as RecertifyRequest['runResults'];
     if (input.manifest !== undefined) {
       const manifest = await readManifest(input.manifest, reduceManifest);
       if (typeof manifest === 'string') warn({ code: 'manifest_ignored', message: manifest });
       else body.manifest = manifest;
     }
+    // The run results as dbt wrote them (the service derives its evidence summary from the artifact), unless
+    // the request would pass the service's 25 MB: then each result as the status, node, relation and message
+    // the signal reads.
+    if (Buffer.byteLength(JSON.stringify(body)) > REQUEST_BODY_LIMIT_BYTES)
+      body.runResults = reduceRunResults(
+        runResults as Record<string, unknown>,
+      ) as unknown as RecertifyRequest['runResults'];
   } else {
     body.tables = [...(input.tables ?? [])];
   }

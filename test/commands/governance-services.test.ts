@@ -980,6 +980,39 @@ describe('recertify', () => {
     });
   });
 
+  it('run results that fit the request are sent as dbt wrote them (the service derives its evidence from them)', async () => {
+    const result = {
+      status: 'success',
+      unique_id: 'model.shop.orders',
+      relation_name: '"dev"."analytics"."orders"',
+      message: 'SELECT 3',
+      adapter_response: { _message: 'SELECT 3', rows_affected: 3 },
+      timing: [{ name: 'execute', started_at: '2026-11-26T10:00:00Z', completed_at: '2026-11-26T10:00:01Z' }],
+      thread_id: 'Thread-1',
+      execution_time: 1.25,
+      failures: null,
+      compiled_code: 'select 1 as id',
+    };
+    const test = {
+      status: 'fail',
+      unique_id: 'test.shop.not_null_orders_id',
+      failures: 2,
+      execution_time: 0.5,
+    };
+    const written = run('build', [result, test]);
+    const folder = await folderWith({ 'rr.json': JSON.stringify(written) });
+    const bodies: string[] = [];
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        bodies.push(await request.text());
+        return HttpResponse.json({ environmentLabel: 'dev', submitted: 1, governed: 0, outcomes: [] });
+      }),
+    );
+    await recertify(newClient(), { runResults: join(folder, 'rr.json'), environmentLabel: 'dev' });
+    expect(bodies).toHaveLength(1);
+    expect((JSON.parse(bodies[0] ?? '{}') as { runResults: unknown }).runResults).toEqual(written);
+  });
+
   it('a manifest that is not JSON or not a manifest: one warning, the signal sent without it', async () => {
     const folder = await folderWith({
       'rr.json': JSON.stringify(built),
