@@ -213,6 +213,17 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect(after[0]?.gate1_version).toBe(before?.gate1_version);
     expect((await gds(['plan', ...projectArgs(), '--exit-code'])).code).toBe(0);
   });
+
+  it('apply --json says the plan\'s warnings on stderr, each a {"warning"} line; stdout stays its actions', async () => {
+    // An --exclude that matches nothing is such a warning (it excludes nothing, as dbt warns).
+    const r = await gds(['apply', ...projectArgs(), '--yes', '--json', '--exclude', 'tag:no_such_tag']);
+    expect(r.code).toBe(0);
+    const warnings = lines<{ warning?: { message: string } }>(r.stderr);
+    expect(warnings.map((w) => w.warning?.message)).toEqual([
+      '--exclude tag:no_such_tag matches no enabled model, seed or snapshot of the project; it excludes nothing',
+    ]);
+    expect(r.stdout).not.toContain('no_such_tag');
+  });
 });
 
 describe(
