@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type { PgGrammar } from '../core/artifacts/pg-grammar.js';
 import { pgGrammar } from '../core/artifacts/pg-grammar.js';
 import { parseCsv } from '../core/dbt/csv.js';
+import { isInsideFolder } from '../core/inside-folder.js';
 import { declareDbtProject, prepareDbtReader } from '../core/dbt/project.js';
 import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { Db, Queryable } from './db/index.js';
@@ -131,7 +132,7 @@ async function readProject(dir: string): Promise<ProjectFiles> {
       for (const [id, node] of Object.entries(nodes)) {
         if (node?.resource_type !== 'seed' || typeof node.original_file_path !== 'string') continue;
         const path = resolve(root, node.original_file_path.replaceAll('\\', '/'));
-        if (!path.startsWith(`${root}/`) || (await size(path)) === undefined) continue;
+        if (!isInsideFolder(root, path) || (await size(path)) === undefined) continue;
         seedFiles.set(id, await readText(path, MAX_SEED_BYTES, 'seed'));
       }
     }

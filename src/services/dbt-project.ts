@@ -2,9 +2,10 @@
 // DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
 import { open, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { readBoundedText } from '../cli/input.js';
+import { isInsideFolder } from '../core/inside-folder.js';
 import {
   DbtManifestError,
   DbtSelectionError,
@@ -115,8 +116,7 @@ async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<R
     };
     if (node?.resource_type !== 'seed' || typeof node.original_file_path !== 'string') continue;
     const path = resolve(projectDir, node.original_file_path.replaceAll('\\', '/'));
-    // Inside the project only (`/p/shop-other` starts with `/p/shop` too).
-    if (!path.startsWith(`${projectDir}${sep}`) || (await kindOf(path)) !== 'file') continue;
+    if (!isInsideFolder(projectDir, path) || (await kindOf(path)) !== 'file') continue;
     const handle = await open(path, 'r');
     try {
       const buffer = Buffer.alloc(MAX_SEED_HEADER_BYTES);
