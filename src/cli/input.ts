@@ -68,19 +68,22 @@ export async function readBoundedText(source: string, options: BoundedInputOptio
       ? await readStdinBytes(flag, options.stdin ?? process.stdin, options)
       : await readRegularFile(source, flag, options);
   const invalid = firstInvalidUtf8(bytes);
-  if (invalid !== undefined) {
-    const line = countNewlines(bytes, invalid) + 1;
-    throw new CliError(
-      `${name} is not UTF-8: byte ${invalid} (line ${line}) is 0x${hex(bytes[invalid] ?? 0)}, which does not begin or continue a UTF-8 character.`,
-      {
-        exitCode: ExitCode.Usage,
-        code: 'input_not_utf8',
-        suggestion: `Save ${options.what} as UTF-8 (e.g. iconv -f latin1 -t utf-8), then run again; nothing was sent.`,
-        details: { file: name, byteOffset: invalid, line },
-      },
-    );
-  }
+  if (invalid !== undefined) throw notUtf8Error(name, bytes, invalid, options.what);
   return { name, text: bytes.toString('utf8') };
+}
+
+/** The refusal of an input (`name`, `<stdin>` for stdin) whose byte `invalid` is not UTF-8; `what` names it in the fix. */
+export function notUtf8Error(name: string, bytes: Buffer, invalid: number, what: string): CliError {
+  const line = countNewlines(bytes, invalid) + 1;
+  return new CliError(
+    `${name} is not UTF-8: byte ${invalid} (line ${line}) is 0x${hex(bytes[invalid] ?? 0)}, which does not begin or continue a UTF-8 character.`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'input_not_utf8',
+      suggestion: `Save ${what} as UTF-8 (e.g. iconv -f latin1 -t utf-8), then run again; nothing was sent.`,
+      details: { file: name, byteOffset: invalid, line },
+    },
+  );
 }
 
 /**

@@ -22,7 +22,7 @@ import { extname, join } from 'node:path';
 import type { Readable, TransformCallback } from 'node:stream';
 import { Transform } from 'node:stream';
 import { CliError, ExitCode } from '../cli/errors.js';
-import { firstInvalidUtf8 } from '../cli/input.js';
+import { firstInvalidUtf8, notUtf8Error } from '../cli/input.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import { MAX_BULK_ITEMS, MAX_IMPORT_ROWS } from '../client/areas/records.js';
@@ -606,18 +606,7 @@ function notUtf8(at: number, byte: number): RowError['error'] {
 function jsonText(bytes: Buffer, input: string): string {
   const body = bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes;
   const invalid = firstInvalidUtf8(body);
-  if (invalid !== undefined) {
-    throw new CliError(
-      `${input === '-' ? '<stdin>' : input} is not UTF-8: byte ${invalid} is 0x${(body[invalid] ?? 0).toString(16).toUpperCase().padStart(2, '0')}.`,
-      {
-        exitCode: ExitCode.Usage,
-        code: 'input_not_utf8',
-        suggestion:
-          'Save the rows as UTF-8 (e.g. iconv -f latin1 -t utf-8), then run again; nothing was sent.',
-        details: { byteOffset: invalid },
-      },
-    );
-  }
+  if (invalid !== undefined) throw notUtf8Error(input === '-' ? '<stdin>' : input, body, invalid, 'the rows');
   return body.toString('utf8');
 }
 
