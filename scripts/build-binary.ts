@@ -321,6 +321,9 @@ export const packageBundleDir = join(root, 'dist/bundle');
  */
 export async function buildPackageBundles(outDir: string, options: { minify: boolean }): Promise<string[]> {
   const scratch = await mkdtemp(join(tmpdir(), 'gds-package-bundles-'));
+  // The generated gate1 validator lies in that temporary folder, outside the project: its `ajv/dist/…`
+  // requires resolve from the project's node_modules, not from whatever the folder's parents hold.
+  const nodePaths = [join(root, 'node_modules')];
   try {
     const gate1Validator = await writeGate1Validator(scratch);
     const manifestFile = await writeCommandManifest(scratch);
@@ -336,6 +339,7 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
           ...scriptOptions({ output: '', tsc: false, minify: options.minify }),
           entryPoints: [join(root, 'scripts/sea/entry.ts')],
           outfile: join(outDir, commandBundleAsset(id, 'cjs')),
+          nodePaths,
           external: packageExternals,
           define: { 'import.meta.url': '__gdsBundleUrl' },
           banner: { js: packageBanner },
@@ -351,6 +355,7 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
       ...scriptOptions({ output: '', tsc: false, minify: options.minify }),
       entryPoints: [join(root, 'scripts/sea/direct-entry.ts')],
       outfile: join(outDir, 'direct.cjs'),
+      nodePaths,
       external: packageExternals,
       define: { 'import.meta.url': '__gdsBundleUrl' },
       banner: { js: packageBanner },
