@@ -10,7 +10,6 @@ import {
   ARTIFACT_BODY_LIMIT_BYTES,
   artifactBoundsRefusal,
   gate1BoundsRefusal,
-  gate1ShapeRefusal,
   MAX_GATE1_CHARACTERS,
   REQUEST_BODY_LIMIT_BYTES,
 } from '../core/artifact-bounds.js';
@@ -114,8 +113,9 @@ export function checkArtifactText(name: string, kind: string | undefined, text: 
 }
 
 /**
- * Reads a gate1.yml (`gate validate`, `gate apply`, `gate diff` against a table) bounded as the service
- * bounds it; the NDJSON record of `gate suggest --json` / `gate get --json` gives its YAML (gateTextOf).
+ * Reads a gate1.yml (`gate validate`, `gate apply`, either side of `gate diff`) bounded as the service bounds
+ * it: every command refuses the same file with the same message. The NDJSON record of `gate suggest --json`
+ * / `gate get --json` gives its YAML (gateTextOf).
  */
 export async function readGate1Text(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
   const input = await readBoundedText(source, {
@@ -127,24 +127,6 @@ export async function readGate1Text(source: string, options: ReadInputOptions = 
   });
   const text = gateTextOf(input.text);
   boundsError(input.name, gate1BoundsRefusal(text));
-  return { name: input.name, text };
-}
-
-/** What `gate diff` reads of two local files: a gate1.yml of any size the service takes, and more. */
-export const MAX_LOCAL_DIFF_BYTES = 4 * 1024 * 1024;
-
-/**
- * Reads a gate1.yml for `gate diff -f … --against …` (two local files, nothing sent): up to
- * MAX_LOCAL_DIFF_BYTES, and refused when its YAML would be too costly to parse (deep nesting, huge mappings).
- */
-export async function readLocalGate1Text(source: string, options: ReadInputOptions = {}): Promise<TextInput> {
-  const input = await readBoundedText(source, {
-    ...options,
-    maxBytes: MAX_LOCAL_DIFF_BYTES,
-    what: 'a gate1.yml',
-  });
-  const text = gateTextOf(input.text);
-  boundsError(input.name, gate1ShapeRefusal(text));
   return { name: input.name, text };
 }
 

@@ -164,10 +164,43 @@ describe('gds refuses what the service would refuse unparsed, before parsing and
     expect(requests).toBe(before);
   });
 
-  it('gate diff of two local files reads up to 4 MiB each and refuses a YAML too costly to parse', async () => {
-    const big = await cli(['gate', 'diff', '-f', file('gate1-ok.yml'), '--against', file('gate1-5m.yml')]);
-    expect(big.code).toBe(2);
-    expect(big.stderr).toContain('gate1-5m.yml is 5,242,901 bytes, over the limit of 4,194,304 bytes');
+  it('gate diff refuses an over-bound gate1.yml as gate validate does, either side, with the same error', async () => {
+    const validate = await cli(['gate', 'validate', '-f', file('gate1-big.yml'), '--json']);
+    expect(validate.code).toBe(2);
+    const refusal = JSON.parse(validate.stderr.trim()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe('gate1_too_large');
+    expect(refusal.error.message).toContain('is 1,300,908 characters long, over the limit of 262,144');
+    for (const semantic of [[], ['--semantic']]) {
+      const after = await cli([
+        'gate',
+        'diff',
+        '-f',
+        file('gate1-big.yml'),
+        '--against',
+        file('gate1-ok.yml'),
+        ...semantic,
+        '--json',
+      ]);
+      expect(after.code).toBe(2);
+      expect(after.stdout).toBe('');
+      expect(JSON.parse(after.stderr.trim())).toEqual(refusal);
+      const before = await cli([
+        'gate',
+        'diff',
+        '-f',
+        file('gate1-ok.yml'),
+        '--against',
+        file('gate1-big.yml'),
+        ...semantic,
+      ]);
+      expect(before.code).toBe(2);
+      expect(before.stderr).toContain(refusal.error.message);
+    }
+    const huge = await cli(['gate', 'diff', '-f', file('gate1-ok.yml'), '--against', file('gate1-5m.yml')]);
+    expect(huge.code).toBe(2);
+    const validateHuge = await cli(['gate', 'validate', '-f', file('gate1-5m.yml')]);
+    expect(huge.stderr).toBe(validateHuge.stderr);
+    expect(huge.stderr).toContain('over the limit of 262,144 characters');
     const mapping = await cli([
       'gate',
       'diff',

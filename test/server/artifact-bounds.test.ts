@@ -4,13 +4,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { MAX_GATE1_CHARACTERS, MAX_MAPPING_KEYS, MAX_VIEW_COLUMNS } from '../../src/core/artifact-bounds.js';
+import {
+  MAX_GATE1_CHARACTERS,
+  MAX_MAPPING_KEYS,
+  MAX_SQL_TOKENS,
+  MAX_VIEW_COLUMNS,
+} from '../../src/core/artifact-bounds.js';
 import { checkArtifactBounds } from '../../src/server/artifact-bounds.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let connectorId: string;
+
+/** A view of `ctes` CTEs, each selecting the columns of the one before, and selecting 5 columns itself. */
+const deepView = (ctes: number, name = 'analytics_dev.products') => {
+  const four = 'id, sku, name, price';
+  const parts = Array.from(
+    { length: ctes },
+    (_, i) => `c${i + 1} AS (SELECT ${four} FROM ${i === 0 ? 'analytics_dev.products' : `c${i}`})`,
+  );
+  return `CREATE OR REPLACE VIEW ${name} AS\nWITH ${parts.join(',\n')}\nSELECT ${four}, price AS list_price FROM c${ctes}`;
+};
 
 const wideView = (columns: number) =>
   `CREATE VIEW analytics_dev.wide AS SELECT ${Array.from({ length: columns }, (_, i) => `c${i}`).join(', ')} FROM analytics_dev.products`;
@@ -58,6 +73,16 @@ describe('POST /api/artifacts and /api/workspace/definitions bound what they par
       details: { columns: MAX_VIEW_COLUMNS + 1, limit: MAX_VIEW_COLUMNS },
     });
     expect(response.body.error.message).toMatch(/more than 1,600 columns .*PostgreSQL's limit/);
+  });
+
+  it('registers a view of 3,000 CTEs that selects 5 columns (the commas between CTEs are not columns)', async () => {
+    const response = await push(deepView(3_000), 'products.sql');
+    expect(response.body.error).toBeUndefined();
+    expect(response.status).toBe(202);
+    const [table] = await server.sql<{ columns: number }>(
+      "SELECT jsonb_array_length(columns)::int AS columns FROM gds.tables WHERE name = 'products'",
+    );
+    expect(table?.columns).toBe(5);
   });
 
   it('refuses a YAML artifact whose lists are too long to parse quickly', async () => {
@@ -127,12 +152,29 @@ describe('checkArtifactBounds', () => {
   });
 
   it('refuses SQL too long to parse quickly, with no comma in it', () => {
-    const sum = Array.from({ length: 20_000 }, () => 'a').join(' + ');
+    const sum = Array.from({ length: MAX_SQL_TOKENS / 2 }, () => 'a').join(' + ');
     expect(refusal('v.sql', `CREATE VIEW s.v AS SELECT ${sum} AS x FROM s.t`)).toMatch(
-      /more than 20,000 words and symbols/,
+      /more than 100,000 words and symbols/,
     );
-    const names = Array.from({ length: 20_000 }, (_, i) => `c${i}`).join(', ');
-    expect(refusal('v.sql', `CREATE VIEW s.v (${names}) AS SELECT 1 FROM s.t`)).toMatch(/20,000 words/);
+    const names = Array.from({ length: MAX_SQL_TOKENS / 2 }, (_, i) => `c${i}`).join(', ');
+    expect(refusal('v.sql', `CREATE VIEW s.v (${names}) AS SELECT 1 FROM s.t`)).toMatch(/100,000 words/);
+  });
+
+  it('counts the columns a select list selects, not the commas of CTEs, FROM, GROUP BY or arrays', () => {
+    expect(refusal('v.sql', deepView(3_000, 's.v'))).toBeUndefined();
+    const many = Array.from({ length: 3_000 }, (_, i) => `s.t${i}`).join(', ');
+    const clauses = `CREATE VIEW s.v AS SELECT a, ARRAY[${many}] AS b FROM ${many} GROUP BY ${many} ORDER BY ${many}`;
+    expect(refusal('v.sql', clauses)).toBeUndefined();
+    const wide = Array.from({ length: MAX_VIEW_COLUMNS + 1 }, (_, i) => `c${i}`).join(', ');
+    expect(refusal('v.sql', `CREATE VIEW s.v AS WITH x AS (SELECT 1) SELECT ${wide} FROM x`)).toMatch(
+      /more than 1,600 columns \(1,601 listed\)/,
+    );
+    expect(
+      refusal('v.sql', `CREATE VIEW s.v AS SELECT a FROM s.t UNION ALL (SELECT ${wide} FROM s.u)`),
+    ).toMatch(/1,601 listed/);
+    expect(refusal('v.sql', `CREATE VIEW s.v AS SELECT * FROM (SELECT ${wide} FROM s.u) AS w`)).toMatch(
+      /1,601 listed/,
+    );
   });
 
   it('refuses a YAML mapping of many keys, block or flow (the reader compares keys pairwise)', () => {

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
-import { readGate1Text, readLocalGate1Text } from '../../cli/input.js';
+import { readGate1Text } from '../../cli/input.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
@@ -78,8 +78,8 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       if (file === '-' && against === '-') {
         throw usage('Only one side can be read from stdin.', 'Give a file path to -f or to --against.');
       }
-      const after = await readLocalGate1Text(file, { flag: '-f' });
-      const before = await readLocalGate1Text(against, { flag: '--against' });
+      const after = await readGate1Text(file, { flag: '-f' });
+      const before = await readGate1Text(against, { flag: '--against' });
       result = await this.diffLocally(before, after, semantic);
     } else {
       if (tableId === undefined)
