@@ -35,6 +35,8 @@ export interface ExportProgress {
 export interface ExportOptions {
   format: ExportFormat;
   search?: string | undefined;
+  /** CSV: write text cells as they are, formula-like ones (=, +, -, @, tab, CR) included. */
+  rawCells?: boolean;
   /** A file path; undefined writes to `stdout`. */
   output?: string | undefined;
   resume?: boolean;
@@ -65,6 +67,8 @@ interface ExportState {
   tableId: string;
   format: ExportFormat;
   search: string | null;
+  /** CSV cells written as they are (--raw-cells); absent: formula-like cells neutralised. */
+  rawCells?: true;
   /** The cursor of the next page; null when every page is written. */
   cursor: string | null;
   rows: number;
@@ -113,6 +117,7 @@ export async function exportRecords(
     tableId,
     format: options.format,
     search: options.search ?? null,
+    ...(options.format === 'csv' && options.rawCells === true ? { rawCells: true } : {}),
     cursor: null,
     rows: 0,
     bytes: 0,
@@ -125,16 +130,21 @@ export async function exportRecords(
       : await fileSink(options.output, earlier === null ? 0 : earlier.bytes, options.force === true);
   try {
     let columns = state.columns;
+    const cells = { rawCells: state.rawCells === true };
     if (earlier === null && options.format === 'csv') {
       const described: TableColumns = await call((onHeaders) =>
         client.records.columns(tableId, { signal, onHeaders }),
       );
       columns = ['id', ...described.columns.map((c) => c.name).filter((name) => name !== 'id')];
-      await sink.write(csvLine(columns));
+      await sink.write(csvLine(columns, cells));
     }
     const line =
       options.format === 'csv'
-        ? (record: TableRecord) => csvLine((columns ?? []).map((name) => record[name]))
+        ? (record: TableRecord) =>
+            csvLine(
+              (columns ?? []).map((name) => record[name]),
+              cells,
+            )
         : (record: TableRecord) => `${ndjsonLine(record)}\n`;
     let cursor = state.cursor ?? undefined;
     const finished = earlier !== null && earlier.cursor === null;
@@ -204,6 +214,8 @@ async function startFile(
     if (state.format !== options.format) differs.push(`--format ${state.format}`);
     if (state.search !== (options.search ?? null))
       differs.push(state.search === null ? 'no --search' : `--search ${JSON.stringify(state.search)}`);
+    if (state.format === 'csv' && (state.rawCells === true) !== (options.rawCells === true))
+      differs.push(state.rawCells === true ? '--raw-cells' : 'no --raw-cells');
     if (differs.length > 0) {
       throw new CliError(
         `The interrupted export into ${output} was of another listing (${differs.join(', ')}).`,

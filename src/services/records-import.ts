@@ -29,7 +29,7 @@ import { MAX_BULK_ITEMS, MAX_IMPORT_ROWS } from '../client/areas/records.js';
 import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns } from '../contract/types.js';
 import type { CsvColumnType } from '../core/csv.js';
-import { csvValue } from '../core/csv.js';
+import { csvValue, restoreFormula, type CsvCellOptions } from '../core/csv.js';
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { checkValues, describeProblems } from '../core/record-values.js';
 import { BatchBuffer } from './records-batch.js';
@@ -66,6 +66,8 @@ export interface ImportOptions {
   resume?: boolean;
   /** Start over, dropping the state of an interrupted import of the same input. */
   force?: boolean;
+  /** CSV: take cells as they are, a leading ' before =, +, -, @ included (export's neutralising not undone). */
+  rawCells?: boolean;
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
@@ -356,7 +358,9 @@ async function importRows(
   };
 
   const columns = new Map(table.columns.map((c) => [c.name, c]));
-  for await (const input of readRows(options.input, format, stdin, table, options.key)) {
+  for await (const input of readRows(options.input, format, stdin, table, options.key, {
+    rawCells: options.rawCells === true,
+  })) {
     // From here to the next row the digest covers rows 1..input.row - 1: a flush below is of those rows.
     digest?.next(input);
     if (input.row === skip + 1) checkSkipped(skip);
@@ -487,6 +491,7 @@ async function* readRows(
   stdin: NodeJS.ReadableStream,
   table: TableColumns,
   key: string | undefined,
+  cells: CsvCellOptions,
 ): AsyncGenerator<InputRow, void, undefined> {
   const stream = (): NodeJS.ReadableStream => {
     if (input === '-') return stdin;
@@ -526,7 +531,7 @@ async function* readRows(
     }
     return;
   }
-  yield* csvRows(stream() as Readable, table, key);
+  yield* csvRows(stream() as Readable, table, key, cells);
 }
 
 /** A line whose bytes are not UTF-8: reported as such, never decoded into replacement characters. */
@@ -647,6 +652,7 @@ async function* csvRows(
   stream: Readable,
   table: TableColumns,
   key: string | undefined,
+  options: CsvCellOptions,
 ): AsyncGenerator<InputRow, void, undefined> {
   const { parse, CsvError } = await import('csv-parse');
   const types = new Map<string, CsvColumnType>(table.columns.map((c) => [c.name, c.type]));
@@ -689,7 +695,9 @@ async function* csvRows(
               'Save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), then run again; nothing was sent.',
           });
         }
-        header = cells.map((cell) => cell.value.trim());
+        header = cells.map((cell) =>
+          (options.rawCells === true ? cell.value : restoreFormula(cell.value)).trim(),
+        );
         checkHeader(header, table, types, key);
         continue;
       }
@@ -713,7 +721,7 @@ async function* csvRows(
       header.forEach((name, index) => {
         const cell = cells[index];
         if (cell === undefined) return;
-        const value = csvValue(cell.value, cell.quoted, types.get(name));
+        const value = csvValue(cell.value, cell.quoted, types.get(name), options);
         // An empty id field is no id (a row to create).
         if (name === 'id' && value === null) return;
         values[name] = value;

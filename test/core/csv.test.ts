@@ -1,7 +1,7 @@
 // CSV as records export writes it and import reads it: RFC 4180 quoting, and null apart from "".
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvField, csvLine, csvValue } from '../../src/core/csv.js';
+import { csvField, csvLine, csvValue, neutraliseFormula, restoreFormula } from '../../src/core/csv.js';
 
 describe('csvField', () => {
   it('quotes what must be quoted and doubles quotes', () => {
@@ -54,5 +54,38 @@ describe('csvValue', () => {
     expect(csvValue('', false, 'text')).toBeNull();
     expect(csvValue('', true, 'text')).toBe('');
     expect(csvValue('007', false, 'text')).toBe('007');
+  });
+});
+
+describe('formula-like cells (OWASP CSV injection)', () => {
+  const risky = ['=1+1', '+cmd', '-2+3', '@SUM(A1)', '\tx', '\rx', "'=x", "''+y", '=HYPERLINK("http://x")'];
+  const harmless = ["'plain", "it's", 'a=b', 'plain', '', "'"];
+
+  it("writes a text a spreadsheet would run with a leading ', and nothing else changed", () => {
+    for (const text of risky) expect(neutraliseFormula(text)).toBe(`'${text}`);
+    for (const text of harmless) expect(neutraliseFormula(text)).toBe(text);
+    expect(csvField('=1+1')).toBe("'=1+1");
+    expect(csvField('=1,2')).toBe('"\'=1,2"');
+    // A number is never touched, a negative one included; only text is neutralised.
+    expect(csvField(-5)).toBe('-5');
+    expect(csvLine(['=1+1', -1, '@x'])).toBe("'=1+1,-1,'@x\r\n");
+  });
+
+  it('--raw-cells writes every text as it is', () => {
+    expect(csvField('=1+1', { rawCells: true })).toBe('=1+1');
+    expect(csvLine(['-2+3', '@x'], { rawCells: true })).toBe('-2+3,@x\r\n');
+  });
+
+  it('import takes the quote off again: every text survives export | import, quotes before a formula too', () => {
+    for (const text of [...risky, ...harmless]) {
+      expect(restoreFormula(neutraliseFormula(text))).toBe(text);
+      const [row] = parse(csvLine([text]), {
+        cast: (value, context) => ({ value, quoted: context.quoting }),
+      }) as unknown as Array<Array<{ value: string; quoted: boolean }>>;
+      const cell = row?.[0];
+      expect(cell && csvValue(cell.value, cell.quoted, 'text')).toBe(text);
+    }
+    expect(csvValue("'-5", false, 'numeric')).toBe(-5);
+    expect(csvValue("'=x", false, 'text', { rawCells: true })).toBe("'=x");
   });
 });

@@ -102,6 +102,18 @@ describe('gds records export', () => {
       id: r.id,
     }));
     expect(read).toEqual(stored);
+    // No cell a spreadsheet would run: '=1+1 #13' is written with a leading quote (read back above as stored).
+    expect(text).toContain("'=1+1 #13");
+    // Text cells only: a negative number (qty) is written as the number it is.
+    const textColumns = WIDE_COLUMNS.flatMap((c, i) => (c.type === 'text' ? [i + 1] : []));
+    expect(rows.some((record) => textColumns.some((i) => /^[=+\-@]/.test(record[i]?.value ?? '')))).toBe(
+      false,
+    );
+    expect(rows.some((record) => /^-\d/.test(record[3]?.value ?? ''))).toBe(true);
+
+    const raw = await gds(['export', table, '--format', 'csv', '--raw-cells']);
+    expect(raw.code).toBe(0);
+    expect(raw.stdout).toMatch(/,=1\+1 #13,/);
   }, 120_000);
 
   it('after a SIGKILL in the middle, --resume finishes the same file an uninterrupted run writes', async () => {

@@ -9,7 +9,9 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
     'service’s rate headers: while the minute’s window has requests left they go at once, and when it has none ' +
     'gds waits for it to reset, so a steady run never meets a 429 (one caused by another client is waited out). ' +
     'NDJSON (the default; CSV for an --output named .csv): one record per line as the service gives it. CSV: a header (id, then the table’s columns), ' +
-    'RFC 4180 quoting; an empty field is null and "" an empty string. --output writes FILE.part beside FILE with ' +
+    'RFC 4180 quoting; an empty field is null and "" an empty string; a text cell a spreadsheet would run as a formula ' +
+    "(it starts with =, +, -, @, a tab or a carriage return) gets a leading ', which records import removes " +
+    '(--raw-cells: as it is). --output writes FILE.part beside FILE with ' +
     'a state file FILE.gds-export, and renames it to FILE when every row is in, so FILE is whole or absent; after ' +
     'an interruption (Ctrl-C, a kill, a lost connection) --resume continues where the state says, with no row ' +
     'lost or written twice. On a terminal a progress line on stderr; piped, stderr carries errors only. Under ' +
@@ -17,6 +19,7 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
   static override examples = [
     '<%= config.bin %> records export crm_contacts --profile loader > contacts.ndjson',
     '<%= config.bin %> records export crm_contacts --format csv --output contacts.csv',
+    '<%= config.bin %> records export crm_contacts --format csv --raw-cells > exact.csv   # formula-like cells as they are',
     '<%= config.bin %> records export crm_contacts --output contacts.ndjson --resume',
   ];
   static override args = { table: tableArg };
@@ -40,10 +43,15 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
       exclusive: ['resume'],
     }),
     search: Flags.string({ char: 's', description: 'Only records whose text columns contain this text.' }),
+    'raw-cells': Flags.boolean({
+      description:
+        "CSV: write text cells as they are. By default a cell starting with =, +, -, @, a tab or a carriage return gets a leading ' so a spreadsheet shows it instead of running it as a formula; records import takes the ' off again.",
+    }),
   };
 
   async run(): Promise<void> {
     const { resume, force, search } = this.flags;
+    const rawCells = this.flags['raw-cells'];
     // `--output -` is stdout, as `-o -` is for gate get and quarantine open: never a file named "-".
     const output = this.flags.output === '-' ? undefined : this.flags.output;
     // A file named .csv gets CSV, as records import reads a .csv file as CSV: the two round-trip by name.
@@ -79,6 +87,7 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
         exportRecords(client, tableId, {
           format,
           search,
+          rawCells,
           output,
           resume,
           force,

@@ -11,7 +11,8 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
     'with an id updates that record, one without is created (--ignore-ids creates every row). The format comes ' +
     'from the file name (.csv, .ndjson/.jsonl, .json) or --format; stdin (-f -) is NDJSON unless --format says. ' +
     'CSV: a header of column names; an empty field is null, "" an empty string; numbers and booleans are read by ' +
-    'the column’s type. Every row is checked against the table’s columns first: a row that does not fit (or that ' +
+    "the column’s type; a leading ' before =, +, -, @, a tab or a carriage return (how records export keeps a " +
+    'spreadsheet from running a cell) is taken off (--raw-cells: kept). Every row is checked against the table’s columns first: a row that does not fit (or that ' +
     'the service refuses) is reported and left out, the others go; then exit 7. --dry-run checks every row and ' +
     'sends none. Requests are paced by the rate headers like export’s. An import keeps its place in a state ' +
     'file under $XDG_STATE_HOME/gds/imports: after an interruption --resume skips the batches the service ' +
@@ -55,6 +56,10 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
       description: 'Start over, dropping the state of an interrupted import of the same file or stdin.',
       exclusive: ['resume'],
     }),
+    'raw-cells': Flags.boolean({
+      description:
+        "CSV: keep every cell as it is; by default a leading ' before =, +, -, @, a tab or a carriage return (how records export neutralises a formula) is taken off.",
+    }),
   };
 
   async run(): Promise<void> {
@@ -72,6 +77,7 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
         dryRun: this.flags['dry-run'],
         resume,
         force,
+        rawCells: this.flags['raw-cells'],
         onNotice: (message) => {
           spinner?.stop();
           this.out.warn(message);
