@@ -238,6 +238,7 @@ interface Completions {
   bash: string;
   zsh: string;
   fish: string;
+  powershell: string;
 }
 
 /**
@@ -246,8 +247,13 @@ interface Completions {
  */
 async function completionScripts(gds: string): Promise<Completions> {
   const dir = await mkdtemp(join(downloads, 'completions-'));
-  const scripts = { bash: join(dir, 'gds.bash'), zsh: join(dir, '_gds'), fish: join(dir, 'gds.fish') };
-  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+  const scripts = {
+    bash: join(dir, 'gds.bash'),
+    zsh: join(dir, '_gds'),
+    fish: join(dir, 'gds.fish'),
+    powershell: join(dir, 'gds.ps1'),
+  };
+  for (const shell of ['bash', 'zsh', 'fish', 'powershell'] as const) {
     const script = await execText(gds, ['completion', shell]);
     if (!script.includes('__complete'))
       throw new Error(`gds completion ${shell} printed no completion script`);
@@ -256,7 +262,10 @@ async function completionScripts(gds: string): Promise<Completions> {
   return scripts;
 }
 
-/** `<name>.tar.gz` (`.zip` on Windows): a folder holding the executable as `gds`, the completions and the README. */
+/**
+ * `<name>.tar.gz` (`.zip` on Windows): a folder holding the executable as `gds`, the completions (PowerShell's
+ * in the zip), the README, LICENSE and THIRD-PARTY-NOTICES.
+ */
 async function archive(platform: Platform, executable: string, completions: Completions): Promise<void> {
   const folder = `${pjson.name}-${pjson.version}-${platform.os}-${platform.arch}`;
   const staging = await mkdtemp(join(downloads, 'archive-'));
@@ -268,7 +277,9 @@ async function archive(platform: Platform, executable: string, completions: Comp
     await copyFile(completions.bash, join(dir, 'completions/gds.bash'));
     await copyFile(completions.zsh, join(dir, 'completions/_gds'));
     await copyFile(completions.fish, join(dir, 'completions/gds.fish'));
-    await copyFile(join(root, 'README.md'), join(dir, 'README.md'));
+    if (platform.os === 'win') await copyFile(completions.powershell, join(dir, 'completions/gds.ps1'));
+    for (const file of ['README.md', 'LICENSE', 'THIRD-PARTY-NOTICES'])
+      await copyFile(join(root, file), join(dir, file));
     if (platform.os === 'win') {
       await exec('zip', ['-q', '-r', '-X', join(release, `${folder}.zip`), folder], { cwd: staging });
     } else {
@@ -280,7 +291,10 @@ async function archive(platform: Platform, executable: string, completions: Comp
   }
 }
 
-/** gds_<version>_<arch>.deb: /usr/bin/gds, the bash, zsh and fish completions and the README, built with dpkg-deb. */
+/**
+ * gds_<version>_<arch>.deb: /usr/bin/gds, the bash, zsh and fish completions, the README, and the licenses as
+ * Debian wants them (/usr/share/doc/gds/copyright, machine-readable), built with dpkg-deb.
+ */
 async function debianPackage(debArch: string, executable: string, completions: Completions): Promise<void> {
   const staging = await mkdtemp(join(downloads, 'deb-'));
   try {
@@ -294,6 +308,9 @@ async function debianPackage(debArch: string, executable: string, completions: C
     await put(completions.zsh, 'usr/share/zsh/vendor-completions/_gds', 0o644);
     await put(completions.fish, 'usr/share/fish/vendor_completions.d/gds.fish', 0o644);
     await put(join(root, 'README.md'), 'usr/share/doc/gds/README.md', 0o644);
+    await put(join(root, 'THIRD-PARTY-NOTICES'), 'usr/share/doc/gds/THIRD-PARTY-NOTICES', 0o644);
+    await writeFile(join(staging, 'usr/share/doc/gds/copyright'), debianCopyright());
+    await chmod(join(staging, 'usr/share/doc/gds/copyright'), 0o644);
     await mkdir(join(staging, 'DEBIAN'), { recursive: true });
     const installedKb = Math.ceil(statSync(executable).size / 1024);
     await writeFile(
@@ -318,6 +335,41 @@ async function debianPackage(debArch: string, executable: string, completions: C
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * /usr/share/doc/gds/copyright in Debian's machine-readable format: gds under MIT, the executable's bundled
+ * dependencies and Node.js each under its own license, listed whole in THIRD-PARTY-NOTICES beside it.
+ */
+export function debianCopyright(): string {
+  const mit = readFileSync(join(root, 'LICENSE'), 'utf8');
+  const [, copyright = 'the gds developers'] = /^Copyright \(c\) (.+)$/m.exec(mit) ?? [];
+  const body = mit
+    .slice(mit.indexOf('Permission is hereby granted'))
+    .trim()
+    .split('\n')
+    .map((line) => (line === '' ? ' .' : ` ${line}`))
+    .join('\n');
+  return [
+    'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
+    `Upstream-Name: ${pjson.name}`,
+    'Comment: /usr/bin/gds is a Node.js single executable: it contains Node.js and the JavaScript and',
+    " WebAssembly of gds's dependencies. Each one's license text is in",
+    ' /usr/share/doc/gds/THIRD-PARTY-NOTICES.',
+    '',
+    'Files: *',
+    `Copyright: ${copyright}`,
+    'License: MIT',
+    '',
+    'Files: usr/bin/gds',
+    `Copyright: ${copyright}; Node.js contributors; the authors of the packages in THIRD-PARTY-NOTICES`,
+    'License: MIT and others',
+    'Comment: the licenses of Node.js and of each bundled package are in THIRD-PARTY-NOTICES.',
+    '',
+    'License: MIT',
+    body,
+    '',
+  ].join('\n');
 }
 
 async function writeChecksums(): Promise<void> {

@@ -26,7 +26,14 @@ describe('the npm package', () => {
     const pack = packedFiles();
     const paths = pack.map((f) => f.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['bin/run.js', 'dist/cli/main.js', 'dist/commands/index.js', 'package.json']),
+      expect.arrayContaining([
+        'bin/run.js',
+        'dist/cli/main.js',
+        'dist/commands/index.js',
+        'package.json',
+        'LICENSE',
+        'THIRD-PARTY-NOTICES',
+      ]),
     );
     expect(paths.filter((p) => p === 'dist/gds' || p.startsWith('dist/sea-build/'))).toEqual([]);
     expect(Math.max(...pack.map((f) => f.size))).toBeLessThan(1024 * 1024);

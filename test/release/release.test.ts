@@ -134,12 +134,14 @@ describe('dist/release', () => {
     expect(manifest).toMatch(/darwin-arm64-unsigned: Node 24\.\d+\.\d+ .*unsigned: sign it on a Mac/);
   });
 
-  it('packs the executable, the completions and the README in each archive', async () => {
+  it('packs the executable, the completions, the README and the licenses in each archive', async () => {
     const tar = await run('tar', ['-tzf', join(release, `${base}-linux-arm64.tar.gz`)]);
     expect(tar.stdout.trim().split('\n').sort()).toEqual(
       [
         `${base}-linux-arm64/`,
         `${base}-linux-arm64/README.md`,
+        `${base}-linux-arm64/LICENSE`,
+        `${base}-linux-arm64/THIRD-PARTY-NOTICES`,
         `${base}-linux-arm64/completions/`,
         `${base}-linux-arm64/completions/_gds`,
         `${base}-linux-arm64/completions/gds.bash`,
@@ -152,11 +154,22 @@ describe('dist/release', () => {
     for (const entry of [
       'gds.exe',
       'README.md',
+      'LICENSE',
+      'THIRD-PARTY-NOTICES',
       'completions/gds.bash',
       'completions/_gds',
       'completions/gds.fish',
+      'completions/gds.ps1',
     ])
       expect(zip.stdout).toContain(`${base}-win-x64/${entry}`);
+    // Every archive carries the licenses, the same files as the repository's.
+    for (const archive of archives.filter((a) => a.endsWith('.tar.gz'))) {
+      const folder = archive.replace(/(?:-unsigned)?\.tar\.gz$/, '');
+      const license = await run('tar', ['-xzOf', join(release, archive), `${folder}/LICENSE`]);
+      expect(license.stdout).toBe(readFileSync(join(repoRoot, 'LICENSE'), 'utf8'));
+      const notices = await run('tar', ['-xzOf', join(release, archive), `${folder}/THIRD-PARTY-NOTICES`]);
+      expect(notices.stdout === readFileSync(join(repoRoot, 'THIRD-PARTY-NOTICES'), 'utf8')).toBe(true);
+    }
   });
 });
 
@@ -178,6 +191,16 @@ describe('the .deb packages', () => {
     expect(existsSync(join(root, 'usr/share/bash-completion/completions/gds'))).toBe(true);
     expect(existsSync(join(root, 'usr/share/zsh/vendor-completions/_gds'))).toBe(true);
     expect(existsSync(join(root, 'usr/share/fish/vendor_completions.d/gds.fish'))).toBe(true);
+    // Debian's machine-readable copyright file, and the notices it points to.
+    const copyright = readFileSync(join(root, 'usr/share/doc/gds/copyright'), 'utf8');
+    expect(copyright).toMatch(
+      /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/\n/,
+    );
+    expect(copyright).toMatch(/^Files: \*\nCopyright: .+\nLicense: MIT$/m);
+    expect(copyright).toContain(' Permission is hereby granted');
+    expect(readFileSync(join(root, 'usr/share/doc/gds/THIRD-PARTY-NOTICES'), 'utf8')).toContain(
+      'Node.js 24.',
+    );
     const status = await run('dpkg', [`--root=${root}`, '-s', 'gds']);
     expect(status.stdout).toMatch(/^Status: install ok installed$/m);
     expect(status.stdout).toMatch(new RegExp(`^Version: ${version.replaceAll('.', '\\.')}$`, 'm'));
