@@ -4,7 +4,7 @@ import { Flags } from '@oclif/core';
 import { DIALECTS } from '../core/artifacts/dialect.js';
 
 const connectorDescription =
-  'Connector the table lives behind (gds connectors list); Gate 1 predicates and live preview run through it.';
+  'Connector the table lives behind, by id or name (gds connectors list); Gate 1 predicates and live preview run through it.';
 
 /** `push [--connector]`: without it, the service takes the one connector whose schema holds the source. */
 export const connectorFlag = Flags.string({

@@ -20,7 +20,7 @@ export const projectFlags = {
   exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
   connector: Flags.string({
     description:
-      "Connector the project's tables live behind (gds connectors list); default: gds.yml, else the only connector (of --env); with --env and several, each table's is the one whose schema holds it.",
+      "Connector the project's tables live behind, by id or name (gds connectors list); default: gds.yml, else the only connector (of --env); with --env and several, each table's is the one whose schema holds it.",
   }),
   schema: Flags.string({
     description:

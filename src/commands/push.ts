@@ -31,6 +31,7 @@ export default class Push extends ApiCommand<typeof Push> {
     'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run prints the diff.';
   static override examples = [
     '<%= config.bin %> push models/orders.sql --connector con_dev',
+    '<%= config.bin %> push models/orders.sql --connector warehouse-dev   # a connector by name',
     '<%= config.bin %> push orders.yml --connector con_dev --source analytics.orders --wait',
     '<%= config.bin %> push models/orders.sql --connector con_dev --replace tbl_42 --json',
     '<%= config.bin %> push models/orders.sql --connector con_dev --web',
@@ -60,6 +61,7 @@ export default class Push extends ApiCommand<typeof Push> {
     const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
       await import('../services/artifacts.js');
     const { tablePageUrl } = await import('../services/tables.js');
+    const { resolveConnectorId } = await import('../services/connector-ref.js');
     const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
     const dryRun = this.flags['dry-run'];
     const options = { source, dialect, model, connectorId: connector };
@@ -69,9 +71,10 @@ export default class Push extends ApiCommand<typeof Push> {
       if (web && !this.out.json && openPage(url)) this.out.info(`Opened ${url} in your browser.`);
     };
     await this.withClient(async (client, session) => {
-      const artifact = await inConnectorDialect(client, this.args.file, read, options);
+      const connectorId = connector === undefined ? undefined : await resolveConnectorId(client, connector);
+      const artifact = await inConnectorDialect(client, this.args.file, read, { ...options, connectorId });
       const outcome = await pushArtifact(client, artifact, {
-        connectorId: connector,
+        connectorId,
         replaceId: replace === undefined ? undefined : await this.tableIdOf(client, replace, '--replace'),
         dryRun,
       });

@@ -474,9 +474,31 @@ export interface paths {
         };
         /**
          * `connectors list` (§2.8)
-         * @description A person's session JWT or `cli_` token.
+         * @description A person's session JWT or `cli_` token, or a MANAGEMENT token with `workspace:write:definition` (a definition names its connector, by id or, in gds, by name).
          */
         get: operations["listConnectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/{connectorId}/objects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectorId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * `plan`: the warehouse objects a connector reads (what a definition's source may name)
+         * @description The tables of the connector's warehouse schema with their columns. A person's session JWT or `cli_` token, or a MANAGEMENT token with `workspace:write:definition`.
+         */
+        get: operations["listConnectorObjects"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1593,6 +1615,19 @@ export interface components {
         };
         ConnectorList: {
             connectors: components["schemas"]["Connector"][];
+        };
+        ConnectorObjects: {
+            connectorId: string;
+            /** @description The warehouse schema the connector reads. */
+            schema: string;
+            objects: {
+                /** @description `schema.table` */
+                source: string;
+                columns: {
+                    name: string;
+                    type: string;
+                }[];
+            }[];
         };
         RecertificationRequest: {
             id: string;
@@ -3234,6 +3269,32 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listConnectorObjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connector's warehouse objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorObjects"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listRecertificationRequests: {

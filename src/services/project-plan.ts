@@ -18,6 +18,7 @@ import type { ContractIntentRequest } from '../client/areas/contracts.js';
 import type { TableListRow } from '../client/areas/tables.js';
 import type { DbtDeclaration, DbtProject, MappedTest, NotMappedTest } from '../core/dbt/types.js';
 import type { LocalArtifact } from './artifacts.js';
+import { connectorLines, findConnector } from './connector-ref.js';
 
 export type PlanClient = Pick<
   ApiClient,
@@ -121,17 +122,8 @@ export function chooseConnector(
   connectors: Connector[],
   options: Pick<PlanOptions, 'connectorId' | 'env'>,
 ): Connector | { id: null; environmentLabel: string } {
-  const list = connectors.map((c) => `  ${c.id}  ${c.name}  ${c.environmentLabel}`).join('\n');
-  if (options.connectorId !== undefined) {
-    const named = connectors.find((c) => c.id === options.connectorId);
-    if (named === undefined)
-      throw new CliError('Connector not found', {
-        exitCode: ExitCode.NotFound,
-        code: 'connector_not_found',
-        suggestion: `No connector ${options.connectorId} in your workspace. Its connectors:\n${list}`,
-      });
-    return named;
-  }
+  const list = connectorLines(connectors);
+  if (options.connectorId !== undefined) return findConnector(connectors, options.connectorId);
   const env = options.env;
   const candidates = env === undefined ? connectors : connectors.filter((c) => c.environmentLabel === env);
   const [only] = candidates;
@@ -144,7 +136,7 @@ export function chooseConnector(
     {
       exitCode: ExitCode.Usage,
       code: 'connector_required',
-      suggestion: `Pass --connector <id> (or --env <label>, each table then on the connector whose schema holds it), or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
+      suggestion: `Pass --connector <id or name> (or --env <label>, each table then on the connector whose schema holds it), or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
     },
   );
 }

@@ -288,6 +288,10 @@ describe('success statuses', () => {
       { route: 'GET /api/tables/{tableId}/status', call: () => get(`/api/tables/${customers}/status`) },
       { route: 'GET /api/tables/{tableId}/ddl', call: () => get(`/api/tables/${customers}/ddl`) },
       { route: 'GET /api/connectors', call: () => get('/api/connectors') },
+      {
+        route: 'GET /api/connectors/{connectorId}/objects',
+        call: () => get(`/api/connectors/${server.ready.connectors[0]?.id ?? ''}/objects`),
+      },
       { route: 'GET /api/tables/{tableId}/versions', call: () => get(`/api/tables/${customers}/versions`) },
       {
         route: 'PATCH /api/tables/{tableId}/semantic-contract',

@@ -48,12 +48,14 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     const { connector, source, replace, dialect, model } = this.flags;
     const options = { source, dialect, model, connectorId: connector };
     const read = await readArtifactLocally(this.args.file, options);
+    const { resolveConnectorId } = await import('../../services/connector-ref.js');
     const { artifact, result } = await this.withClient(async (client) => {
-      const local = await inConnectorDialect(client, this.args.file, read, options);
+      const connectorId = await resolveConnectorId(client, connector);
+      const local = await inConnectorDialect(client, this.args.file, read, { ...options, connectorId });
       return {
         artifact: local,
         result: await pushDefinition(client, local, {
-          connectorId: connector,
+          connectorId,
           replaceId: replace,
           ifMatch: this.flags['if-match'],
         }),
