@@ -69,6 +69,7 @@ export function exitCodeForStatus(status: number): ExitCodeValue {
     case 404:
       return ExitCode.NotFound;
     case 409:
+    case 412:
       return ExitCode.Conflict;
     case 429:
       return ExitCode.RateLimited;

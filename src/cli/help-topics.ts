@@ -74,7 +74,7 @@ async function exitCodes(): Promise<string> {
     [ExitCode.Unauthenticated]: 'Not authenticated (401): sign in again, or check SERVICE_TOKEN.',
     [ExitCode.Forbidden]: 'Forbidden (403): your role or token scopes do not allow it.',
     [ExitCode.NotFound]: 'Not found (404).',
-    [ExitCode.Conflict]: 'Conflict (409): someone changed it first, or it exists already.',
+    [ExitCode.Conflict]: 'Conflict (409, 412): someone changed it first, or it exists already.',
     [ExitCode.Refused]: 'Refused by the rules of the service (400/422).',
     [ExitCode.RateLimited]: 'Rate limited after retries (429).',
     [ExitCode.Unavailable]: 'Network or server error (5xx, refused connection, timeout).',

@@ -176,7 +176,8 @@ function suggestionFor(
       return 'Your role or token does not allow this. Ask a workspace admin for the role, or use a token with the permission.';
     }
     case 404:
-    case 409: {
+    case 409:
+    case 412: {
       const specific = specificSuggestion(error, path);
       return specific === undefined ? genericSuggestion(error, path) : (specific ?? undefined);
     }

@@ -68,7 +68,7 @@ export interface CallOptions {
 /** Options of a write that compared with the service first: the version it was computed from. */
 export interface WriteOptions extends CallOptions {
   /**
-   * Sent as `If-Match`: the service answers 409 `version_conflict` when what it holds has moved from
+   * Sent as `If-Match`: the service answers 412 `precondition_failed` when what it holds has moved from
    * this version meanwhile (and `changed: false` when it already holds what is written).
    */
   ifMatch?: number;

@@ -527,6 +527,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `review`: the steward's queue, the open notifications of tables submitted for review
+         * @description A person's session JWT or `cli_` token of role STEWARD or above (403 `steward_role_required` otherwise), in the environments of their scope. `gds gate submit` files a notification (audit action `STEWARD_NOTIFIED`, details `notificationId` and `proofId`); a table has one open notification, its latest submission's, closed when the table leaves PENDING_REVIEW (certified, rejected, replaced, deleted). Each carries the submission's proof, what changed since the last certified version and the table's open recertification requests.
+         */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/recertification-requests/{requestId}/dismiss": {
         parameters: {
             query?: never;
@@ -697,7 +717,7 @@ export interface paths {
         head?: never;
         /**
          * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
-         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false` (compared inside the writing transaction, under the table's row lock). `If-Match`: the contract's `revision` the request was computed from (0 when it had none); other values when it has moved are 409 `version_conflict`.
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false` (compared inside the writing transaction, under the table's row lock). `If-Match`: the contract's `revision` the request was computed from (0 when it had none); other values when it has moved are 412 `precondition_failed`.
          */
         patch: operations["setContractIntent"];
         trace?: never;
@@ -811,8 +831,8 @@ export interface paths {
          *     Never notifies the steward. Content semantically equal to the current version stores nothing
          *     and answers that version with `changed: false` (compared inside the writing transaction, under
          *     the table's row lock: parallel identical applies make one version). `If-Match` (the gate1.yml
-         *     version the file was compared with) makes a write computed from an older version a 409
-         *     `version_conflict`.
+         *     version the file was compared with) makes a write computed from an older version a 412
+         *     `precondition_failed`.
          */
         put: operations["applyGate1"];
         post?: never;
@@ -1663,6 +1683,66 @@ export interface components {
             /** @description With limit and no cursor, how many requests the whole list holds. */
             total?: number;
         };
+        TableVersions: {
+            definition: number;
+            gate1: number;
+            data: number;
+        };
+        Notification: {
+            id: string;
+            /** @description `gate_submitted`. */
+            kind: string;
+            message: string;
+            tableId: string;
+            tableName: string;
+            environmentLabel: string;
+            state: string;
+            /**
+             * Format: date-time
+             * @description When the table was submitted.
+             */
+            createdAt: string;
+            submittedBy: {
+                userId: string | null;
+                email: string | null;
+            };
+            /** @description The submission's Gate 1 proof. */
+            proof: null | {
+                id: string;
+                passed: boolean;
+                failedPredicates: string[];
+                tableVersion: components["schemas"]["TableVersions"];
+            };
+            /** @description The last certified version, and which of the definition, gate1.yml and data versions its proof was taken at differ from this submission's; null when the table was never certified. */
+            sinceCertified: null | {
+                version: number;
+                /** Format: date-time */
+                certifiedAt: string;
+                /** @description The certifier's e-mail. */
+                certifiedBy: string | null;
+                tableVersion: null | components["schemas"]["TableVersions"];
+                changed: {
+                    /** @enum {string} */
+                    what: "definition" | "gate1" | "data";
+                    from: number | null;
+                    to: number;
+                }[];
+            };
+            openRecertificationRequests: {
+                id: string;
+                cause: string;
+                /** Format: date-time */
+                createdAt: string;
+                count: number;
+            }[];
+        };
+        NotificationList: {
+            notifications: components["schemas"]["Notification"][];
+            /** @description With limit or cursor, the cursor of the next page; null on the last. */
+            nextCursor?: string | null;
+            /** @description With limit and no cursor, how many open notifications there are. */
+            total?: number;
+        };
         RecertifyTable: string | {
             name: string;
             schema?: string;
@@ -2196,8 +2276,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `version_conflict`: the write was computed from a version (`If-Match`) that has moved; `details.currentVersion` and `details.expectedVersion`. Nothing was written. Or, where the operation also registers, the `Conflict` of a name or source already used. */
-        VersionConflict: {
+        /** @description `precondition_failed`: the write was computed from a version (`If-Match`) that has moved; `details.currentVersion` and `details.expectedVersion`. Nothing was written. */
+        PreconditionFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -2206,7 +2286,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A resource with the same name or source exists (`details.existingId` names it: pass it as `replaceId`), a parallel request stored it first, or (`version_conflict`) the `If-Match` version has moved. */
+        /** @description A resource with the same name or source exists (`details.existingId` names it: pass it as `replaceId`), or a parallel request stored it first. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2401,7 +2481,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+        /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
         IfMatch: string;
         /** @description The table's id (not its slug). */
         TableId: string;
@@ -3024,7 +3104,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
@@ -3059,6 +3139,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
@@ -3098,7 +3179,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
@@ -3133,6 +3214,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
@@ -3325,6 +3407,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Pages of at most this many notifications (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every one in one answer. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open notifications, oldest first (one page of them with limit or cursor). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     dismissRecertificationRequest: {
@@ -3567,7 +3677,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3595,7 +3705,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["VersionConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
@@ -3605,7 +3715,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3643,6 +3753,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
@@ -3705,7 +3816,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
@@ -3740,6 +3851,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
@@ -3775,7 +3887,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 409 `version_conflict` with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3803,7 +3915,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["VersionConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];

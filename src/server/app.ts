@@ -41,6 +41,7 @@ import { gateJobRoutes } from './routes/gate-jobs.js';
 import { gateRoutes } from './routes/gates.js';
 import { integrationRoutes } from './routes/integration.js';
 import { revocationRoutes } from './routes/revocation.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
 import { meRoutes } from './routes/me.js';
@@ -306,6 +307,7 @@ function buildApp(
   tableRoutes(app, ctx);
   connectorRoutes(app, ctx);
   recertificationRoutes(app, ctx);
+  notificationRoutes(app, ctx);
   gateRoutes(app, ctx);
   gateJobRoutes(app, ctx);
   meRoutes(app, ctx);

@@ -208,7 +208,7 @@ export async function pushArtifact(
   let result: RegistrationResult;
   try {
     // A replacement carries the definition version it was compared with: the service compares again
-    // under the table's lock and refuses (409 version_conflict) if another write came in between.
+    // under the table's lock and refuses (412 precondition_failed) if another write came in between.
     result = await client.artifacts.push(
       registrationBody(artifact, options),
       held === null ? {} : { ifMatch: held.definitionVersion },
@@ -255,7 +255,7 @@ export function definitionDiff(
  * `gds definitions push`: the CI path of §4.9 (a MANAGEMENT token); 200 replaced, 202 registered. A
  * MANAGEMENT token cannot read a table's definition, so a replacement's precondition comes from the caller:
  * `ifMatch` (--if-match), the definition version the pipeline last pushed (its `definitionVersion`), sent
- * as `If-Match`; the service refuses with 409 `version_conflict` when another write moved it since.
+ * as `If-Match`; the service refuses with 412 `precondition_failed` when another write moved it since.
  */
 export async function pushDefinition(
   client: Pick<ApiClient, 'definitions'>,
@@ -292,7 +292,7 @@ async function registrationFailure(
       details: { status: 404, connectorId: options.connectorId },
     });
   }
-  if (error.status === 409 && error.code === 'version_conflict') return error;
+  if (error.status === 412) return error;
   if (error.status === 409) {
     let suggestion: string;
     let id: string | undefined;

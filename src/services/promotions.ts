@@ -34,7 +34,7 @@ export async function promoteTable(
 /**
  * A replacement (--replace, not --dry-run) reads the definition version of the table it replaces first and
  * sends it as `If-Match`: a write to that table between this read and the promotion (another push or
- * promotion) is then refused with 409 `version_conflict` instead of being overwritten unseen. A table the
+ * promotion) is then refused with 412 `precondition_failed` instead of being overwritten unseen. A table the
  * read does not find is left to the service's own answer (no precondition).
  */
 async function replacing(

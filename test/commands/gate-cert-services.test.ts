@@ -143,7 +143,7 @@ describe('applyGate', () => {
     expect(outcome.diff).toContain('+    sql: price > 0');
   });
 
-  it('sends the version it compared with as If-Match; a 409 version_conflict is exit 6 naming the current version', async () => {
+  it('sends the version it compared with as If-Match; a 412 precondition_failed is exit 6 naming the current version', async () => {
     const ifMatch: Array<string | null> = [];
     api.use(
       http.get(at('/api/tables/t_1/gate1'), () =>
@@ -154,12 +154,12 @@ describe('applyGate', () => {
         return HttpResponse.json(
           {
             error: {
-              code: 'version_conflict',
+              code: 'precondition_failed',
               message: 'gate1.yml of t_1 is now v4, not v3 as this write expected: it changed meanwhile.',
               details: { currentVersion: 4, expectedVersion: 3 },
             },
           },
-          { status: 409 },
+          { status: 412 },
         );
       }),
     );
@@ -167,7 +167,7 @@ describe('applyGate', () => {
       (e: unknown) => e,
     );
     expect(ifMatch).toEqual(['3']);
-    expect(error).toMatchObject({ status: 409, code: 'version_conflict' });
+    expect(error).toMatchObject({ status: 412, code: 'precondition_failed' });
   });
 
   it('a PUT the service answers changed: false (a parallel apply stored these rules) is "unchanged"', async () => {

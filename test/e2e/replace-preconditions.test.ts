@@ -1,5 +1,5 @@
 // Issue 21 item 1: a replacement computed from a version carries it (`If-Match`), so a write that lands
-// between gds's read and its own is refused (409 version_conflict, exit 6) instead of being overwritten
+// between gds's read and its own is refused (412 precondition_failed, exit 6) instead of being overwritten
 // unseen. `env promote --replace` reads the replaced table's definition version first; the race is made
 // real by a proxy between gds and the reference server that, once it has answered that read, lets a
 // second `gds push --replace` change the table before gds's promotion goes through. `definitions push
@@ -82,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('env promote --replace', () => {
-  it('a push to the replaced table between gds reading it and promoting: exit 6 version_conflict, the push kept', async () => {
+  it('a push to the replaced table between gds reading it and promoting: exit 6 precondition_failed, the push kept', async () => {
     await server.sql('CREATE TABLE analytics_staging.products AS SELECT * FROM analytics_dev.products');
     await writeFile(file('products.yml'), PRODUCTS_DEFINITION);
     await writeFile(file('gate1.yml'), PRICE_POSITIVE_GATE);
@@ -152,8 +152,8 @@ describe('env promote --replace', () => {
     expect(json.code).toBe(6);
     expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({
       error: {
-        code: 'version_conflict',
-        details: { status: 409, server: { currentVersion: v + 2, expectedVersion: v + 1 } },
+        code: 'precondition_failed',
+        details: { status: 412, server: { currentVersion: v + 2, expectedVersion: v + 1 } },
       },
     });
 
@@ -167,7 +167,7 @@ describe('env promote --replace', () => {
 });
 
 describe('definitions push --replace --if-match', () => {
-  it('a stale version is exit 6 version_conflict and changes nothing; the current one replaces', async () => {
+  it('a stale version is exit 6 precondition_failed and changes nothing; the current one replaces', async () => {
     const connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
     const issued = await server.issueToken('ADMIN', {
       name: 'ci-definitions',

@@ -60,6 +60,7 @@ const MINIMUM_ROLE: Record<string, Role> = {
   certifyTable: 'STEWARD',
   rejectTable: 'STEWARD',
   restoreContractVersion: 'STEWARD',
+  listNotifications: 'STEWARD',
 };
 // Operations whose success would end the matrix's own callers or tables: called only where they must be refused.
 const DESTRUCTIVE = new Set(['revokeOwnCredential', 'deleteTable']);

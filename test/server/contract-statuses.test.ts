@@ -445,6 +445,10 @@ describe('success statuses', () => {
         },
       },
       {
+        route: 'GET /api/notifications',
+        call: () => get('/api/notifications?limit=10'),
+      },
+      {
         route: 'POST /api/recertification-requests/{requestId}/dismiss',
         call: () => post(`/api/recertification-requests/${state.request}/dismiss`, {}, session('STEWARD')),
       },

@@ -16,7 +16,7 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     '`gds push`. Prints only the governance id on stdout, so GID=$(gds definitions push …) works; keep it ' +
     'and pass it to --replace on later changes. Under --json one line: the registration and `replaced`. ' +
     'A MANAGEMENT token cannot read the definition it replaces: --if-match <definitionVersion> (the version ' +
-    'the last push answered) makes the replacement conditional, refused with exit 6 (version_conflict) when ' +
+    'the last push answered) makes the replacement conditional, refused with exit 6 (412 precondition_failed) when ' +
     'another write changed the table since.';
   static override examples = [
     'GID=$(SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/orders.sql --connector con_prod)',

@@ -396,6 +396,18 @@ export const MIGRATIONS: Migration[] = [
         WHERE status = 'OPEN';
     `,
   },
+  {
+    version: 31,
+    name: "the steward's queue: notifications closed when their table leaves PENDING_REVIEW, listed open by key",
+    sql: `
+      ALTER TABLE gds.notifications ADD COLUMN closed_at timestamptz;
+      UPDATE gds.notifications n SET closed_at = n.created_at
+        WHERE EXISTS (SELECT 1 FROM gds.tables t WHERE t.id = n.table_id AND (t.state <> 'PENDING_REVIEW' OR NOT t.active))
+           OR EXISTS (SELECT 1 FROM gds.notifications m
+                       WHERE m.table_id = n.table_id AND (m.created_at, m.id) > (n.created_at, n.id));
+      CREATE INDEX notifications_open ON gds.notifications (workspace_id, created_at, id) WHERE closed_at IS NULL;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

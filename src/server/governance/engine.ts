@@ -19,6 +19,7 @@ import type { Db, Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import { newId } from '../ids.js';
 import { dropCertifiedView } from '../certification/view.js';
+import { closeNotifications } from './notifications.js';
 import type { TableRow } from './tables.js';
 
 export interface ApplyInput {
@@ -104,6 +105,10 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
   // Here rather than as a row's effect, so no path out of CERTIFIED (replace, rename, submit, delete)
   // leaves consumers reading a projection nobody certifies any more.
   if (table?.state === 'CERTIFIED' && result.next !== 'CERTIFIED') await dropCertifiedView(tx, table);
+  // The steward's queue holds a table only while it waits for review.
+  if (table?.state === 'PENDING_REVIEW' && result.next !== 'PENDING_REVIEW') {
+    await closeNotifications(tx, table.id, new Date(clock()).toISOString());
+  }
   if (result.audit) {
     await recordAudit(
       tx,
@@ -219,27 +224,5 @@ export async function fileRecertificationRequest(
     gateMode: table.gate_mode,
     details: { requestId: id, cause: input.cause, ...details },
   });
-  return id;
-}
-
-/** Records a steward notification (the effect `notify_steward`): a row the dashboard would show. */
-export async function notifySteward(
-  tx: Queryable,
-  input: { table: TableRow; kind: string; message: string; details?: Record<string, unknown>; clock: Clock },
-): Promise<string> {
-  const id = newId('ntf');
-  await tx.query(
-    `INSERT INTO gds.notifications (id, workspace_id, table_id, recipient_role, kind, message, details, created_at)
-     VALUES ($1, $2, $3, 'STEWARD', $4, $5, $6, $7)`,
-    [
-      id,
-      input.table.workspaceId,
-      input.table.id,
-      input.kind,
-      input.message,
-      JSON.stringify(input.details ?? {}),
-      new Date(input.clock()).toISOString(),
-    ],
-  );
   return id;
 }

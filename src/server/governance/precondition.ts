@@ -2,8 +2,9 @@
 // client computed its write from (the gate1.yml version, the definition version, the contract revision;
 // 0 for "none yet"). Checked inside the writing transaction, after the "no change" comparison: a write
 // of what the service already holds is `changed: false` whatever version it was computed from; any
-// other write computed from a version that has since moved is 409 `version_conflict`, naming the
-// current version, and writes nothing.
+// other write computed from a version that has since moved is 412 `precondition_failed` (HTTP's answer
+// to a failed If-Match; 409 stays the spec's name-or-source collision), naming the current version, and
+// writes nothing.
 import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../errors.js';
 
@@ -26,7 +27,7 @@ export function expectedVersion(request: FastifyRequest): number | undefined {
 }
 
 /**
- * Throws 409 `version_conflict` when `expected` is given and is not `current`. `what` names the thing
+ * Throws 412 `precondition_failed` when `expected` is given and is not `current`. `what` names the thing
  * versioned ("gate1.yml of t_42"); `reread` says how to compute the write again.
  */
 export function checkVersion(
@@ -37,8 +38,8 @@ export function checkVersion(
 ): void {
   if (expected === undefined || expected === current) return;
   throw new HttpError(
-    409,
-    'version_conflict',
+    412,
+    'precondition_failed',
     `${what} is now v${current}, not v${expected} as this write expected: it changed meanwhile. ${reread}`,
     { currentVersion: current, expectedVersion: expected },
   );

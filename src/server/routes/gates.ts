@@ -21,12 +21,8 @@ import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/index.js';
 import { certifiedViewName } from '../certification/view.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
-import {
-  applyTrigger,
-  fileRecertificationRequest,
-  governedTransaction,
-  notifySteward,
-} from '../governance/engine.js';
+import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
+import { notifySteward } from '../governance/notifications.js';
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
 import { gateTableFor } from '../gates/access.js';

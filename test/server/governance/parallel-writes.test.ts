@@ -2,7 +2,7 @@
 // must leave what one write leaves (one new version, at most one recertification request on a CERTIFIED
 // table), and the others answer `changed: false` with that version. The server decides it inside the
 // writing transaction, serialized per table, on PGlite and on PostgreSQL. A write computed from a version
-// that has since moved answers 409 `version_conflict` naming the current one (`If-Match`).
+// that has since moved answers 412 `precondition_failed` naming the current one (`If-Match`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -76,7 +76,7 @@ for (const database of ['pglite', 'postgres'] as const) {
           });
         }
 
-        it('a write computed from an older version answers 409 version_conflict naming the current one', async () => {
+        it('a write computed from an older version answers 412 precondition_failed naming the current one', async () => {
           const [{ v: current } = { v: 0 }] = await server.sql<{ v: number }>(
             'SELECT gate1_version AS v FROM gds.tables WHERE id = $1',
             [customers],
@@ -86,9 +86,9 @@ for (const database of ['pglite', 'postgres'] as const) {
             body: { content: GATE.replace('id_present', 'id_present_stale') },
             headers: { 'if-match': String(current - 1) },
           });
-          expect(stale.status).toBe(409);
+          expect(stale.status).toBe(412);
           expect(stale.body.error).toMatchObject({
-            code: 'version_conflict',
+            code: 'precondition_failed',
             details: { currentVersion: current, expectedVersion: current - 1 },
           });
           expect(stale.body.error.message).toContain(`v${current}`);
@@ -166,31 +166,36 @@ for (const database of ['pglite', 'postgres'] as const) {
           });
         }
 
-        it('a replacement computed from an older definition version answers 409 version_conflict', async () => {
-          const [{ v: current } = { v: 0 }] = await server.sql<{ v: number }>(
-            'SELECT definition_version AS v FROM gds.tables WHERE id = $1',
-            [products],
-          );
-          const stale = await server.request('POST', '/api/artifacts', {
-            token: owner,
-            body: {
-              filename: 'products.yml',
-              content: definition('products', 'analytics_dev.products', 'stale'),
-              replaceId: products,
-            },
-            headers: { 'if-match': `"${current - 1}"` },
+        for (const path of ['/api/artifacts', '/api/workspace/definitions'] as const) {
+          it(`a replacement through ${path} computed from an older definition version answers 412 precondition_failed`, async () => {
+            const [{ v: current } = { v: 0 }] = await server.sql<{ v: number }>(
+              'SELECT definition_version AS v FROM gds.tables WHERE id = $1',
+              [products],
+            );
+            const stale = await server.request('POST', path, {
+              token: path === '/api/artifacts' ? owner : definer,
+              body: {
+                filename: 'products.yml',
+                content: definition('products', 'analytics_dev.products', 'stale'),
+                replaceId: products,
+                ...(path === '/api/workspace/definitions'
+                  ? { mimeType: 'yaml', connectorId: devConnector() }
+                  : {}),
+              },
+              headers: { 'if-match': `"${current - 1}"` },
+            });
+            expect(stale.status).toBe(412);
+            expect(stale.body.error).toMatchObject({
+              code: 'precondition_failed',
+              details: { currentVersion: current, expectedVersion: current - 1 },
+            });
+            const [{ v: after } = { v: 0 }] = await server.sql<{ v: number }>(
+              'SELECT definition_version AS v FROM gds.tables WHERE id = $1',
+              [products],
+            );
+            expect(after).toBe(current);
           });
-          expect(stale.status).toBe(409);
-          expect(stale.body.error).toMatchObject({
-            code: 'version_conflict',
-            details: { currentVersion: current, expectedVersion: current - 1 },
-          });
-          const [{ v: after } = { v: 0 }] = await server.sql<{ v: number }>(
-            'SELECT definition_version AS v FROM gds.tables WHERE id = $1',
-            [products],
-          );
-          expect(after).toBe(current);
-        });
+        }
       });
 
       describe('contract intent (PATCH .../semantic-contract)', () => {
@@ -222,7 +227,7 @@ for (const database of ['pglite', 'postgres'] as const) {
           });
         }
 
-        it('an intent computed from an older revision answers 409 version_conflict', async () => {
+        it('an intent computed from an older revision answers 412 precondition_failed', async () => {
           const live = await server.request('GET', `/api/tables/${customers}/semantic-contract`, {
             token: owner,
           });
@@ -232,9 +237,9 @@ for (const database of ['pglite', 'postgres'] as const) {
             body: { meaning: 'stale' },
             headers: { 'if-match': String(revision - 1) },
           });
-          expect(stale.status).toBe(409);
+          expect(stale.status).toBe(412);
           expect(stale.body.error).toMatchObject({
-            code: 'version_conflict',
+            code: 'precondition_failed',
             details: { currentVersion: revision, expectedVersion: revision - 1 },
           });
         });

@@ -1,0 +1,228 @@
+// The steward's queue: the notification `gate submit` files (the effect `notify_steward`), read by a
+// STEWARD and above (`GET /api/notifications`, the dashboard's "Waiting for review", `gds review`). A table
+// has at most one open notification, its latest submission's; it closes when the table leaves
+// PENDING_REVIEW (certified, rejected, replaced) or a newer submission takes its place.
+import type { Clock } from '../clock.js';
+import type { Queryable } from '../db/index.js';
+import { newId } from '../ids.js';
+import type { ListKey } from '../list-cursor.js';
+import { keyedPage } from '../list-cursor.js';
+import type { TableRow } from './tables.js';
+
+export interface TableVersions {
+  definition: number;
+  gate1: number;
+  data: number;
+}
+
+export interface QueueEntry {
+  /** The notification's id. */
+  id: string;
+  kind: string;
+  message: string;
+  tableId: string;
+  tableName: string;
+  environmentLabel: string;
+  state: string;
+  /** When the table was submitted. */
+  createdAt: string;
+  submittedBy: { userId: string | null; email: string | null };
+  /** The submission's proof (null when it was not stored). */
+  proof: {
+    id: string;
+    passed: boolean;
+    failedPredicates: string[];
+    tableVersion: TableVersions;
+  } | null;
+  /**
+   * The last certified version and what changed since (the definition, gate1.yml or data version that its
+   * proof was taken at against this submission's); null when the table was never certified.
+   */
+  sinceCertified: {
+    version: number;
+    certifiedAt: string;
+    certifiedBy: string | null;
+    /** Null when the proof it certified is no longer known. */
+    tableVersion: TableVersions | null;
+    changed: Array<{ what: keyof TableVersions; from: number | null; to: number }>;
+  } | null;
+  openRecertificationRequests: Array<{ id: string; cause: string; createdAt: string; count: number }>;
+}
+
+/** Files the steward notification of a submission, closing the table's earlier open one. */
+export async function notifySteward(
+  tx: Queryable,
+  input: { table: TableRow; kind: string; message: string; details?: Record<string, unknown>; clock: Clock },
+): Promise<string> {
+  const id = newId('ntf');
+  const now = new Date(input.clock()).toISOString();
+  await closeNotifications(tx, input.table.id, now);
+  await tx.query(
+    `INSERT INTO gds.notifications (id, workspace_id, table_id, recipient_role, kind, message, details, created_at)
+     VALUES ($1, $2, $3, 'STEWARD', $4, $5, $6, $7)`,
+    [
+      id,
+      input.table.workspaceId,
+      input.table.id,
+      input.kind,
+      input.message,
+      JSON.stringify(input.details ?? {}),
+      now,
+    ],
+  );
+  return id;
+}
+
+/** Closes the table's open notifications (it left PENDING_REVIEW, or a newer submission replaces them). */
+export async function closeNotifications(tx: Queryable, tableId: string, at: string): Promise<void> {
+  await tx.query('UPDATE gds.notifications SET closed_at = $2 WHERE table_id = $1 AND closed_at IS NULL', [
+    tableId,
+    at,
+  ]);
+}
+
+export interface QueueQuery {
+  /** Only tables of these environments (null: every one). */
+  environments: string[] | null;
+  limit?: number | undefined;
+  after?: ListKey | undefined;
+}
+
+interface Row {
+  id: string;
+  kind: string;
+  message: string;
+  table_id: string;
+  table_name: string;
+  environment_label: string;
+  state: string;
+  created_at: Date | string;
+  created_key: string;
+  submitted_by: string | null;
+  submitted_email: string | null;
+  proof_id: string | null;
+  passed: boolean | null;
+  failed_predicates: string[] | null;
+  definition_version: number | null;
+  gate1_version: number | null;
+  data_version: number | null;
+  certified_version: number | null;
+  certified_at: Date | string | null;
+  certified_email: string | null;
+  certified_definition: number | null;
+  certified_gate1: number | null;
+  certified_data: number | null;
+  requests: Array<{ id: string; cause: string; created_at: string; count: number }>;
+}
+
+const WHERE = `n.workspace_id = $1 AND n.closed_at IS NULL AND t.active AND t.state = 'PENDING_REVIEW'
+  AND ($2::text[] IS NULL OR t.environment_label = ANY($2))`;
+
+/**
+ * Open notifications of the workspace, oldest first, read by key (created_at, id) through
+ * notifications_open: each with its proof, the last certified version and the open recertification
+ * requests of its table. Without a limit, every one.
+ */
+export async function listQueuePage(
+  q: Queryable,
+  workspaceId: string,
+  query: QueueQuery,
+): Promise<{ entries: QueueEntry[]; next: ListKey | null }> {
+  const rows = await q.query<Row>(
+    `SELECT n.id, n.kind, n.message, n.table_id, t.name AS table_name, t.environment_label, t.state, n.created_at,
+            to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key,
+            n.details->>'submittedBy' AS submitted_by, su.email AS submitted_email,
+            p.id AS proof_id, p.passed, p.failed_predicates, p.definition_version, p.gate1_version, p.data_version,
+            cv.version AS certified_version, cv.certified_at, cu.email AS certified_email,
+            cp.definition_version AS certified_definition, cp.gate1_version AS certified_gate1,
+            cp.data_version AS certified_data,
+            COALESCE((SELECT json_agg(json_build_object('id', r.id, 'cause', r.cause, 'created_at', r.created_at,
+                                                        'count', r.signal_count) ORDER BY r.created_at, r.id)
+                        FROM gds.recertification_requests r WHERE r.table_id = t.id AND r.status = 'OPEN'),
+                     '[]'::json) AS requests
+       FROM gds.notifications n
+       JOIN gds.tables t ON t.id = n.table_id
+       LEFT JOIN gds.users su ON su.id = n.details->>'submittedBy'
+       LEFT JOIN gds.gate_proofs p ON p.id = n.details->>'proofId'
+       LEFT JOIN LATERAL (SELECT v.version, v.certified_at, v.certified_by FROM gds.contract_versions v
+                           WHERE v.table_id = t.id AND v.kind = 'CERTIFICATION'
+                           ORDER BY v.version DESC LIMIT 1) cv ON true
+       LEFT JOIN gds.users cu ON cu.id = cv.certified_by
+       LEFT JOIN LATERAL (SELECT s.definition_version, s.gate1_version, s.data_version FROM gds.gate_proofs s
+                           WHERE s.table_id = t.id AND s.kind = 'submit' AND s.created_at <= cv.certified_at
+                           ORDER BY s.seq DESC LIMIT 1) cp ON true
+      WHERE ${WHERE}
+        AND ($3::timestamptz IS NULL OR (n.created_at, n.id) > ($3::timestamptz, $4::text))
+      ORDER BY n.created_at, n.id
+      ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
+    [workspaceId, query.environments, query.after?.createdAt ?? null, query.after?.id ?? null],
+  );
+  const { page, next } = keyedPage(rows, query.limit);
+  return { entries: page.map(toEntry), next };
+}
+
+/** How many open notifications the queue of `query` holds (paging aside). */
+export async function countQueue(q: Queryable, workspaceId: string, query: QueueQuery): Promise<number> {
+  const [row] = await q.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM gds.notifications n JOIN gds.tables t ON t.id = n.table_id WHERE ${WHERE}`,
+    [workspaceId, query.environments],
+  );
+  return Number(row?.n ?? 0);
+}
+
+const versionsOf = (
+  definition: number | null,
+  gate1: number | null,
+  data: number | null,
+): TableVersions | null =>
+  definition === null || gate1 === null || data === null
+    ? null
+    : { definition: Number(definition), gate1: Number(gate1), data: Number(data) };
+
+function toEntry(row: Row): QueueEntry {
+  const proofVersions = versionsOf(row.definition_version, row.gate1_version, row.data_version);
+  const certifiedVersions = versionsOf(row.certified_definition, row.certified_gate1, row.certified_data);
+  const changed: NonNullable<QueueEntry['sinceCertified']>['changed'] = [];
+  if (proofVersions) {
+    for (const what of ['definition', 'gate1', 'data'] as const) {
+      const from = certifiedVersions?.[what] ?? null;
+      if (from !== proofVersions[what]) changed.push({ what, from, to: proofVersions[what] });
+    }
+  }
+  return {
+    id: row.id,
+    kind: row.kind,
+    message: row.message,
+    tableId: row.table_id,
+    tableName: row.table_name,
+    environmentLabel: row.environment_label,
+    state: row.state,
+    createdAt: new Date(row.created_at).toISOString(),
+    submittedBy: { userId: row.submitted_by, email: row.submitted_email },
+    proof:
+      row.proof_id === null || proofVersions === null
+        ? null
+        : {
+            id: row.proof_id,
+            passed: row.passed === true,
+            failedPredicates: row.failed_predicates ?? [],
+            tableVersion: proofVersions,
+          },
+    sinceCertified:
+      row.certified_version === null || row.certified_at === null
+        ? null
+        : {
+            version: Number(row.certified_version),
+            certifiedAt: new Date(row.certified_at).toISOString(),
+            certifiedBy: row.certified_email,
+            tableVersion: certifiedVersions,
+            changed,
+          },
+    openRecertificationRequests: row.requests.map((r) => ({
+      id: r.id,
+      cause: r.cause,
+      createdAt: new Date(r.created_at).toISOString(),
+      count: Number(r.count),
+    })),
+  };
+}
