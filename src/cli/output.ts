@@ -316,67 +316,90 @@ export class Output {
       this.pipedRows(rows, columns);
       return;
     }
-    const { alignedRows, relativeTime } = await import('./table.js');
+    if (total > rows.length) this.showing(rows.length, total, options.noun);
+    const table = await this.terminalTable(rows, columns);
+    table.write(rows);
+  }
+
+  private showing(shown: number, total: number, noun: string | undefined): void {
+    this.stdout.write(`Showing ${shown} of ${total}${noun === undefined ? '' : ` ${noun}`}\n\n`);
+  }
+
+  /**
+   * A terminal table whose columns are fitted to `sample` (table.ts): writes its header at once, and then any
+   * rows given to `write`, the sample's or later ones, in the same columns.
+   */
+  private async terminalTable<Row extends object>(
+    sample: readonly Row[],
+    columns: ReadonlyArray<Column<Row>>,
+  ): Promise<{ write(rows: readonly Row[]): void }> {
+    const { tableLayout, relativeTime } = await import('./table.js');
     const colour = this.colorOnStdout;
-    const cells = rows.map((row) =>
-      columns.map((c) => {
-        const text = oneLine(cellText(c.value(row)));
-        if (c.kind === 'time') return relativeTime(text);
-        const style = c.kind === 'state' && colour ? stateStyle(text) : undefined;
-        return style === undefined ? text : styleText(style, text, { validateStream: false });
-      }),
-    );
+    const cells = (rows: readonly Row[]) =>
+      rows.map((row) =>
+        columns.map((c) => {
+          const text = oneLine(cellText(c.value(row)));
+          if (c.kind === 'time') return relativeTime(text);
+          const style = c.kind === 'state' && colour ? stateStyle(text) : undefined;
+          return style === undefined ? text : styleText(style, text, { validateStream: false });
+        }),
+      );
     const width = (this.stdout as { columns?: number }).columns || 80;
     const headers = columns.map((c) => stripControlCharacters(c.header).toUpperCase());
     const fits = columns.map((c) => ({
       shrinks: (c.kind ?? 'text') === 'text',
       value: c.rank ?? kindValue[c.kind ?? 'text'],
     }));
-    if (total > rows.length) {
-      this.stdout.write(
-        `Showing ${rows.length} of ${total}${options.noun === undefined ? '' : ` ${options.noun}`}\n\n`,
-      );
-    }
-    const table = alignedRows(headers, cells, width, fits);
-    this.stdout.write(`${this.render([this.style('bold', table.header)], colour)}\n`);
-    for (const line of table.rows) this.stdout.write(`${line}\n`);
+    const layout = tableLayout(headers, cells(sample), width, fits);
+    this.stdout.write(`${this.render([this.style('bold', layout.header)], colour)}\n`);
+    return {
+      write: (rows) => {
+        if (rows.length > 0)
+          this.stdout.write(
+            cells(rows)
+              .map((row) => `${layout.render(row)}\n`)
+              .join(''),
+          );
+      },
+    };
   }
 
-  /** Whether tablePages writes each page as it arrives (--json, or piped): it then shows no total. */
-  get streamsPages(): boolean {
-    return this.json || this.stdout.isTTY !== true;
+  /** Whether a list says `Showing N of M` when -L cuts it (a terminal, not --json): only then is a total asked for. */
+  get showsTotal(): boolean {
+    return !this.json && this.stdout.isTTY === true;
   }
 
   /**
-   * A list that arrives page by page: under --json and piped, each page's lines are written as it arrives
-   * (constant memory, the first line at once); a terminal table waits for every page, to align them.
+   * A list that arrives page by page, each page written as it arrives, in constant memory: under --json and
+   * piped its lines; on a terminal a table whose columns are fitted to the first page (a later cell wider
+   * than its column is cut when it is free text, never an id), so the first screen shows at once.
    */
   async tablePages<Row extends object>(
     pages: AsyncIterable<{ rows: readonly Row[]; total?: number }>,
     columns: ReadonlyArray<Column<Row>>,
     options: TableOptions = {},
   ): Promise<void> {
-    if (this.streamsPages) {
-      let written = 0;
-      let pagesRead = 0;
-      for await (const page of pages) {
-        const rows = page.rows.slice(0, Math.max(0, (options.limit ?? Infinity) - written));
-        written += rows.length;
-        if (this.json) for (const row of rows) this.record(row);
-        else this.pipedRows(rows, columns);
-        pagesRead += 1;
-        if (pagesRead === 1 && this.out === process.stdout) leanHeapForStreaming();
-      }
-      if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
-      return;
-    }
-    const rows: Row[] = [];
-    let total: number | undefined;
+    const limit = options.limit ?? Infinity;
+    let written = 0;
+    let pagesRead = 0;
+    let table: { write(rows: readonly Row[]): void } | undefined;
     for await (const page of pages) {
-      rows.push(...page.rows);
-      total ??= page.total;
+      const rows = page.rows.slice(0, Math.max(0, limit - written));
+      if (this.json) for (const row of rows) this.record(row);
+      else if (this.stdout.isTTY !== true) this.pipedRows(rows, columns);
+      else if (rows.length > 0) {
+        if (table === undefined) {
+          if (page.total !== undefined && page.total > limit) this.showing(limit, page.total, options.noun);
+          table = await this.terminalTable(rows, columns);
+        }
+        table.write(rows);
+      }
+      written += rows.length;
+      pagesRead += 1;
+      // Not under a terminal table: measuring and cutting its cells is JavaScript that V8 should optimise.
+      if (pagesRead === 1 && this.out === process.stdout && table === undefined) leanHeapForStreaming();
     }
-    await this.table(rows, columns, { ...options, ...(total === undefined ? {} : { total }) });
+    if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
   }
 
   /** Piped: tab-separated fields, no header, nothing cut (gh's rules). */

@@ -30,8 +30,34 @@ export function alignedRows(
   width: number,
   fits: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
 ): { header: string; rows: string[]; shown: number[] } {
-  const lines = [headers, ...cells];
-  const natural = headers.map((_, i) => Math.max(...lines.map((row) => stringWidth(row[i] ?? ''))));
+  const layout = tableLayout(headers, cells, width, fits);
+  return { header: layout.header, rows: cells.map(layout.render), shown: layout.shown };
+}
+
+export interface TableLayout {
+  /** The header line (the caller styles it). */
+  header: string;
+  /** One row in the layout's columns: free text wider than its column is cut, anything else shown whole. */
+  render(row: readonly string[]): string;
+  /** The indexes of the columns shown. */
+  shown: number[];
+}
+
+/**
+ * The columns' widths and which columns show, fitted to `width` from the header and `cells`, for these rows
+ * and any that come later (a list printed page by page takes its widths from the first page). A later cell
+ * wider than its column is cut when it is free text; an id, a version, a time or a state is shown whole and
+ * the rest of its row moves over.
+ */
+export function tableLayout(
+  headers: readonly string[],
+  cells: ReadonlyArray<readonly string[]>,
+  width: number,
+  fits: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
+): TableLayout {
+  const natural = headers.map((header, i) =>
+    cells.reduce((widest, row) => Math.max(widest, stringWidth(row[i] ?? '')), stringWidth(header)),
+  );
   let shown = headers.map((_, i) => i);
   let widths = fitWidths(shown, natural, fits, width);
   while (widths === undefined && shown.length > 1) {
@@ -41,20 +67,20 @@ export function alignedRows(
   }
   // One column left that is still too wide: it is cut, whatever it holds.
   const final = widths ?? shown.map(() => Math.max(1, width));
+  const cuts = (column: number) => widths === undefined || (fits[column]?.shrinks ?? true);
   const render = (row: readonly string[]) =>
     shown
       .map((column, k) => {
         const cell = row[column] ?? '';
         const columnWidth = final[k] ?? 0;
-        const text = stringWidth(cell) > columnWidth ? cliTruncate(cell, columnWidth) : cell;
+        const text = cuts(column) && stringWidth(cell) > columnWidth ? cliTruncate(cell, columnWidth) : cell;
         return k === shown.length - 1
           ? text
           : text + ' '.repeat(Math.max(0, columnWidth - stringWidth(text)));
       })
       .join(gap)
       .trimEnd();
-  const [header = [], ...rows] = lines;
-  return { header: render(header), rows: rows.map(render), shown };
+  return { header: render(headers), render, shown };
 }
 
 /** The column to drop: lowest value; between equals, the rightmost. */

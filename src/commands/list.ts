@@ -26,11 +26,11 @@ export default class List extends ApiCommand<typeof List> {
     const { listTablePages } = await import('../services/tables.js');
     await this.withClient((client) =>
       this.out.tablePages(
-        // Printed page by page, the list needs no total: the service then skips counting the workspace.
+        // Only `Showing N of M` (-L on a terminal) needs the total: else the service skips counting the workspace.
         listTablePages(client, {
           state: this.flags.state,
           limit: this.flags.limit,
-          withTotal: !this.out.streamsPages,
+          withTotal: this.out.showsTotal && this.flags.limit !== undefined,
         }),
         tableColumns,
         {

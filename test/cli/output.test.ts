@@ -323,6 +323,62 @@ describe('Output for people', () => {
     expect(stderr.lines).toEqual(['No tables.']);
   });
 
+  describe('a list that pages, on a terminal', () => {
+    type Row = { id: string; name: string };
+    const columns = [
+      { header: 'Id', kind: 'id' as const, value: (r: Row) => r.id },
+      { header: 'Name', value: (r: Row) => r.name },
+    ];
+
+    it('writes the header and the first page before the second page is asked for', async () => {
+      const { out, stdout } = output({ tty: true, env: { NO_COLOR: '1' } });
+      const asked: string[] = [];
+      async function* pages() {
+        yield { rows: [{ id: 't_1', name: 'orders' }] };
+        asked.push(stdout.text);
+        yield { rows: [{ id: 't_2', name: 'lines' }] };
+      }
+      await out.tablePages(pages(), columns);
+      expect(asked).toEqual(['ID   NAME\nt_1  orders\n']);
+      expect(stdout.lines).toEqual(['ID   NAME', 't_1  orders', 't_2  lines']);
+    });
+
+    it("keeps the first page's columns: a wider later name is cut, a longer later id is whole", async () => {
+      const { out, stdout } = output({ tty: true, env: { NO_COLOR: '1' } });
+      async function* pages() {
+        yield { rows: [{ id: 't_1', name: 'orders' }] };
+        yield { rows: [{ id: 't_123456', name: 'order_lines_by_region' }] };
+      }
+      await out.tablePages(pages(), columns);
+      expect(stdout.lines).toEqual(['ID   NAME', 't_1  orders', 't_123456  order…']);
+    });
+
+    it('says Showing N of M first when -L cuts, and stops at N rows across pages', async () => {
+      const { out, stdout } = output({ tty: true, env: { NO_COLOR: '1' } });
+      async function* pages() {
+        yield { rows: [{ id: 't_1', name: 'a' }], total: 9 };
+        yield {
+          rows: [
+            { id: 't_2', name: 'b' },
+            { id: 't_3', name: 'c' },
+          ],
+        };
+      }
+      await out.tablePages(pages(), columns, { limit: 2, noun: 'tables' });
+      expect(stdout.lines).toEqual(['Showing 2 of 9 tables', '', 'ID   NAME', 't_1  a', 't_2  b']);
+    });
+
+    it('says so on stderr when no page has a row', async () => {
+      const { out, stdout, stderr } = output({ tty: true });
+      async function* pages() {
+        yield { rows: [] as Row[] };
+      }
+      await out.tablePages(pages(), columns, { empty: 'No tables.' });
+      expect(stdout.text).toBe('');
+      expect(stderr.lines).toEqual(['No tables.']);
+    });
+  });
+
   it('keeps the first --limit rows, in the table and under --json', async () => {
     const rows = [{ id: 't_1' }, { id: 't_2' }, { id: 't_3' }];
     const columns = [{ header: 'ID', value: (r: { id: string }) => r.id }];

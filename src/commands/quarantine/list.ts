@@ -20,7 +20,11 @@ export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
     const { limit } = this.flags;
     await this.withClient((client) =>
       this.out.tablePages(
-        listTablePages(client, { state: 'QUARANTINED', limit, withTotal: !this.out.streamsPages }),
+        listTablePages(client, {
+          state: 'QUARANTINED',
+          limit,
+          withTotal: this.out.showsTotal && limit !== undefined,
+        }),
         tableColumns,
         {
           limit,
