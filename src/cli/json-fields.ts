@@ -239,6 +239,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'resourceType',
     'mappedTests',
     'notMappedTests',
+    'rules',
     'changes',
     'diffs',
   ],

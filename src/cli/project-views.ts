@@ -14,8 +14,13 @@ export const projectFlags = {
     required: true,
   }),
   select: Flags.string({
-    description: "dbt node selection (dbt's syntax: names, staging.*, tag:, path:, +x, x+; repeatable).",
+    description:
+      'dbt node selection, as dbt ls resolves it (names, staging.*, tag:, path:, file:, source:, state:modified with --state, +x, x+, @x; repeatable). A selection that matches nothing is a warning (with --strict, exit 2).',
     multiple: true,
+  }),
+  state: Flags.string({
+    description:
+      "Folder of the manifest.json state: selectors compare with (dbt's --state; production's, so a pull request plans only what it changed).",
   }),
   exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
   connector: Flags.string({
@@ -31,7 +36,8 @@ export const projectFlags = {
     description: 'The environment: the entry of gds.yml environments:, or its only connector.',
   }),
   strict: Flags.boolean({
-    description: 'A dbt test that maps to no Gate 1 rule, or a refused model, is exit 7.',
+    description:
+      'A dbt test that maps to no Gate 1 rule, or a refused model, is exit 7; a --select that matches nothing is exit 2.',
   }),
 };
 
@@ -90,6 +96,10 @@ export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?:
       if (diff === undefined || diff === '') continue;
       out.print(`  ${part === 'gate1' ? 'gate1.yml' : part}:`);
       printUnifiedDiff(out, diff);
+    }
+    if (table.rules !== undefined && table.rules.length > 0) {
+      out.print('  rules:');
+      for (const rule of table.rules) out.print(`    ${rule}`);
     }
     if (table.action !== 'gone') {
       out.print(`  dbt tests: ${table.mappedTests.length} mapped, ${table.notMappedTests.length} not mapped`);

@@ -17,11 +17,12 @@ export default class Plan extends ApiCommand<typeof Plan> {
     '"Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
     'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. --exit-code: exit 1 ' +
     'when a table would be created or changed, 0 otherwise (gone tables are shown but not counted: only apply --prune removes them). Under --json one line per table: table, source, action, ' +
-    'tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], changes, diffs.';
+    'tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], rules (every Gate 1 rule in words, implied ones included), changes, diffs.';
   static override examples = [
     '<%= config.bin %> plan --dbt .',
     '<%= config.bin %> plan --dbt ~/jaffle_shop --connector con_dev --select staging.* --select tag:finance',
     '<%= config.bin %> plan --dbt . --exit-code   # in CI on a pull request: 1 when apply would change something',
+    '<%= config.bin %> plan --dbt . --select state:modified+ --state prod-artifacts/   # only what the pull request changed',
     '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action != "unchanged") | {table, action}\'',
   ];
   static override flags = {

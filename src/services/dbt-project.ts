@@ -134,21 +134,44 @@ async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<R
   return headers;
 }
 
+/** The manifest.json of `--state DIR`: DIR/manifest.json, else DIR/target/manifest.json. */
+async function stateManifestPath(dir: string): Promise<string> {
+  const root = resolve(dir);
+  for (const path of [join(root, 'manifest.json'), join(root, 'target', 'manifest.json')])
+    if ((await kindOf(path)) === 'file') return path;
+  throw usage(
+    `--state ${dir}: no manifest.json in ${dir} or ${join(dir, 'target')}`,
+    "Name the folder holding the manifest.json of the state to compare with (production's, e.g. downloaded from the last deploy), as dbt's --state.",
+    'dbt_state_not_found',
+  );
+}
+
 /** Reads and declares the dbt project in `dir` (see findDbtArtifacts); CliError exit 2 on any refusal. */
-export async function loadDbtProject(dir: string, selection: DbtSelection): Promise<DbtProject> {
+export async function loadDbtProject(
+  dir: string,
+  selection: DbtSelection,
+  options: { state?: string | undefined } = {},
+): Promise<DbtProject> {
   const files = await findDbtArtifacts(dir);
-  const [manifest, catalog] = await Promise.all([
+  const statePath = options.state === undefined ? undefined : await stateManifestPath(options.state);
+  const [manifest, catalog, state] = await Promise.all([
     readJsonBounded(files.manifestPath, MAX_MANIFEST_BYTES, 'manifest'),
     files.catalogPath === undefined
       ? undefined
       : readJsonBounded(files.catalogPath, MAX_CATALOG_BYTES, 'catalog'),
+    statePath === undefined ? undefined : readJsonBounded(statePath, MAX_MANIFEST_BYTES, 'manifest'),
     prepareDbtReader(),
   ]);
   const seeds =
     files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
   try {
     return declareDbtProject(
-      { manifest, ...(catalog === undefined ? {} : { catalog }), ...(seeds === undefined ? {} : { seeds }) },
+      {
+        manifest,
+        ...(catalog === undefined ? {} : { catalog }),
+        ...(seeds === undefined ? {} : { seeds }),
+        ...(state === undefined ? {} : { state }),
+      },
       selection,
     );
   } catch (err) {
@@ -160,7 +183,7 @@ export async function loadDbtProject(dir: string, selection: DbtSelection): Prom
       );
     if (err instanceof DbtManifestError)
       throw usage(
-        `${/^the catalog/.test(err.message) ? (files.catalogPath ?? '') : files.manifestPath}: ${err.message}`,
+        `${/^the catalog/.test(err.message) ? (files.catalogPath ?? '') : /^the --state/.test(err.message) ? (statePath ?? '') : files.manifestPath}: ${err.message}`,
         'Run `dbt compile` (or `dbt build`) to write target/manifest.json, and `dbt docs generate` for target/catalog.json.',
         'invalid_dbt_manifest',
       );

@@ -45,6 +45,8 @@ export interface PlannedTable {
   resourceType: string | null;
   mappedTests: MappedTest[];
   notMappedTests: NotMappedTest[];
+  /** Every Gate 1 rule the table gets, in words, implied ones included; absent for a gone or refused table. */
+  rules?: string[];
   changes: PlannedChanges;
   /** Unified diffs of what changes; a part that does not change is left out. */
   diffs: { definition?: string; gate1?: string; contract?: string };
@@ -316,6 +318,7 @@ export async function planProject(
         resourceType: declaration.resourceType,
         mappedTests: declaration.mappedTests,
         notMappedTests: declaration.notMappedTests,
+        ...(declaration.rules === undefined ? {} : { rules: declaration.rules }),
         changes: compared.changes,
         diffs: compared.diffs,
         work,

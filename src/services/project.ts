@@ -7,6 +7,9 @@ import type { ProjectFlags } from './project-config.js';
 
 export interface ProjectCommandFlags extends ProjectFlags {
   dbt: string;
+  /** The folder of the manifest `state:` selectors compare with. */
+  state?: string | undefined;
+  strict?: boolean | undefined;
 }
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
@@ -17,10 +20,15 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
     import('./project-plan.js'),
   ]);
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
-  const project = await loadDbtProject(flags.dbt, {
-    ...(settings.select === undefined ? {} : { select: settings.select }),
-    ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
-  });
+  const project = await loadDbtProject(
+    flags.dbt,
+    {
+      ...(settings.select === undefined ? {} : { select: settings.select }),
+      ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
+      ...(flags.strict === true ? { strict: true } : {}),
+    },
+    { state: flags.state },
+  );
   return planProject(client, project, {
     connectorId: settings.connector,
     env: flags.env,

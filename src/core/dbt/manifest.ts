@@ -21,6 +21,40 @@ export interface ManifestColumn {
   description?: string;
   /** `quote: true`: the name is used exactly as written. */
   quote?: boolean;
+  /** The column's `meta` (and, dbt 1.10+, `config.meta`). */
+  meta: Entry;
+  /** Its `constraints` (dbt 1.5+ model contracts). */
+  constraints: ManifestConstraint[];
+}
+
+/** A model or column constraint of a dbt model contract. */
+export interface ManifestConstraint {
+  /** `not_null`, `unique`, `primary_key`, `foreign_key`, `check`, `custom`. */
+  type: string;
+  name?: string;
+  expression?: string;
+  /** Model-level constraints: the columns it is on. */
+  columns: string[];
+  /** foreign_key (dbt 1.9+): `ref('x')` or `source('a', 'b')`, and the referenced columns. */
+  to?: string;
+  toColumns: string[];
+}
+
+/** What `state:` selectors compare with the same node of another manifest, as dbt compares it. */
+export interface NodeState {
+  /** `raw_code` (`raw_sql` before dbt 1.3). */
+  rawCode?: string;
+  /** `checksum.checksum`: of the file (a seed's body is its checksum). */
+  checksum?: string;
+  /** `unrendered_config`, or the config when a manifest has none. */
+  unrenderedConfig: Entry;
+  /** `contract.checksum` (dbt 1.5+), or undefined. */
+  contractChecksum?: string;
+  /** Each column's name, data type and constraints, and the model's constraints (when no checksum). */
+  contractShape: string;
+  persistDocs: { relation: boolean; columns: boolean };
+  descriptions: { relation: string; columns: Record<string, string> };
+  macros: string[];
 }
 
 export interface ManifestNode {
@@ -45,6 +79,9 @@ export interface ManifestNode {
   language?: string;
   /** A model contract with `enforced: true` (dbt 1.5+): dbt builds exactly the documented columns. */
   contractEnforced: boolean;
+  /** The model's own `constraints` (dbt 1.5+). */
+  constraints: ManifestConstraint[];
+  state: NodeState;
   dependsOn: string[];
   primaryKey: string[];
   version?: string;
@@ -52,6 +89,8 @@ export interface ManifestNode {
   test?: ManifestTest;
   /** Sources only: the table's identifier. */
   identifier?: string;
+  /** Sources only: the source's name (`source('NAME', 'table')`). */
+  sourceName?: string;
   /** Seeds only: `config.column_types`. */
   columnTypes: Record<string, string>;
   /** Seeds only: `config.quote_columns` when set (whether dbt quotes the CSV header's names). */
@@ -85,6 +124,8 @@ export interface Manifest {
   projectName?: string;
   nodes: Map<string, ManifestNode>;
   sources: Map<string, ManifestNode>;
+  /** Each macro's SQL and the macros it calls, for `state:modified.macros`. */
+  macros: Map<string, { sql: string; dependsOn: string[] }>;
 }
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
@@ -120,6 +161,14 @@ export function readManifest(value: unknown): Manifest {
       sources.set(node.uniqueId, { ...node, resourceType: 'source' });
     }
   }
+  const macros = new Map<string, { sql: string; dependsOn: string[] }>();
+  if (isEntry(value['macros'])) {
+    for (const [key, raw] of Object.entries(value['macros'])) {
+      if (!isEntry(raw)) continue;
+      const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
+      macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
+    }
+  }
   const adapter = text(metadata['adapter_type']);
   const projectName = text(metadata['project_name']) ?? guessProject(nodes, text(metadata['project_id']));
   const dbtVersion = text(metadata['dbt_version']);
@@ -130,6 +179,7 @@ export function readManifest(value: unknown): Manifest {
     ...(projectName === undefined ? {} : { projectName }),
     nodes,
     sources,
+    macros,
   };
 }
 
@@ -163,6 +213,29 @@ function readNode(key: string, raw: Entry): ManifestNode {
     ...(isEntry(config['meta']) ? config['meta'] : {}),
   };
   const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['nodes']) : [];
+  const columns = readColumns(raw['columns']);
+  const contract = isEntry(raw['contract']) ? raw['contract'] : {};
+  const constraints = readConstraints(raw['constraints']);
+  const persistDocs = isEntry(config['persist_docs']) ? config['persist_docs'] : {};
+  const checksum = isEntry(raw['checksum']) ? text(raw['checksum']['checksum']) : undefined;
+  const contractChecksum = text(contract['checksum']);
+  const rawCode = text(raw['raw_code']) ?? text(raw['raw_sql']);
+  const state: NodeState = {
+    ...(rawCode === undefined ? {} : { rawCode }),
+    ...(checksum === undefined ? {} : { checksum }),
+    unrenderedConfig: isEntry(raw['unrendered_config']) ? raw['unrendered_config'] : config,
+    ...(contractChecksum === undefined ? {} : { contractChecksum }),
+    contractShape: JSON.stringify([
+      columns.map((c) => [c.name, c.dataType ?? null, c.constraints]),
+      constraints,
+    ]),
+    persistDocs: { relation: persistDocs['relation'] === true, columns: persistDocs['columns'] === true },
+    descriptions: {
+      relation: text(raw['description']) ?? '',
+      columns: Object.fromEntries(columns.map((c) => [c.name, c.description ?? ''])),
+    },
+    macros: isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [],
+  };
   const node: ManifestNode = {
     uniqueId,
     resourceType,
@@ -174,7 +247,9 @@ function readNode(key: string, raw: Entry): ManifestNode {
     enabled: config['enabled'] !== false && raw['enabled'] !== false,
     contractEnforced: [config['contract'], raw['contract']].some((c) => isEntry(c) && c['enforced'] === true),
     meta,
-    columns: readColumns(raw['columns']),
+    columns,
+    constraints,
+    state,
     dependsOn,
     primaryKey: strings(raw['primary_key']),
     columnTypes: Object.fromEntries(
@@ -192,6 +267,7 @@ function readNode(key: string, raw: Entry): ManifestNode {
     ['description', raw['description']],
     ['compiledSql', raw['compiled_code'] ?? raw['compiled_sql']],
     ['identifier', raw['identifier']],
+    ['sourceName', raw['source_name']],
     ['language', raw['language']],
   ];
   for (const [field, value] of optional) {
@@ -232,15 +308,37 @@ function readColumns(value: unknown): ManifestColumn[] {
   const columns: ManifestColumn[] = [];
   for (const [key, raw] of Object.entries(value)) {
     const entry = isEntry(raw) ? raw : {};
-    const column: ManifestColumn = { name: text(entry['name']) ?? key };
+    const config = isEntry(entry['config']) ? entry['config'] : {};
+    const meta = {
+      ...(isEntry(entry['meta']) ? entry['meta'] : {}),
+      ...(isEntry(config['meta']) ? config['meta'] : {}),
+    };
+    const column: ManifestColumn = { name: text(entry['name']) ?? key, meta, constraints: [] };
     const dataType = text(entry['data_type']);
     if (dataType !== undefined && dataType.trim() !== '') column.dataType = dataType.trim();
     const description = text(entry['description']);
     if (description !== undefined && description.trim() !== '') column.description = description;
     if (entry['quote'] === true) column.quote = true;
+    column.constraints = readConstraints(entry['constraints']);
     columns.push(column);
   }
   return columns;
+}
+
+function readConstraints(value: unknown): ManifestConstraint[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isEntry).map((raw) => {
+    const constraint: ManifestConstraint = {
+      type: (text(raw['type']) ?? '').toLowerCase(),
+      columns: strings(raw['columns']),
+      toColumns: strings(raw['to_columns']),
+    };
+    for (const key of ['name', 'expression', 'to'] as const) {
+      const value = text(raw[key])?.trim();
+      if (value !== undefined && value !== '') constraint[key] = value;
+    }
+    return constraint;
+  });
 }
 
 function readTest(raw: Entry, config: Entry): ManifestTest {

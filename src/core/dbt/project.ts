@@ -11,10 +11,10 @@ import type { Dialect } from '../artifacts/dialect.js';
 import { selectColumns } from '../artifacts/select-columns.js';
 import { readWarehouseView } from '../artifacts/warehouse-view.js';
 import type { ArtifactColumn } from '../artifacts/types.js';
-import type { Gate1Document } from '../gate1/schema.js';
+import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
-import { DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
-import { fromPostgresName, warehouseName } from './names.js';
+import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
+import { findColumn, fromPostgresName, warehouseName } from './names.js';
 import { selectNodes } from './select.js';
 import type { MappedRules, ReferenceTarget } from './tests.js';
 import { mapTests } from './tests.js';
@@ -70,7 +70,15 @@ export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelecti
   const catalog =
     artifacts.catalog === undefined ? new Map<string, CatalogTable>() : readCatalog(artifacts.catalog);
   const warnings: string[] = [];
-  const selected = selectNodes(manifest, selection, (message) => warnings.push(message));
+  let state: Manifest | undefined;
+  try {
+    state = artifacts.state === undefined ? undefined : readManifest(artifacts.state);
+  } catch (error) {
+    if (error instanceof DbtManifestError)
+      throw new DbtManifestError(`the --state manifest: ${error.message}`);
+    throw error;
+  }
+  const selected = selectNodes(manifest, selection, (message) => warnings.push(message), state);
   const selectedSet = new Set(selected);
   const reader = new ProjectReader(manifest, catalog, artifacts);
 
@@ -265,6 +273,7 @@ class ProjectReader {
       resolveReference: (test, to) => this.referenceTarget(test, to),
       normaliseName: (name) => warehouseName(name, this.adapter),
       primaryKey: node.primaryKey,
+      declaredNullRates: declaredNullRates(node, names, warnings),
     });
     const columns: ArtifactColumn[] = found.columns.map((c) => ({
       name: c.name,
@@ -297,6 +306,7 @@ class ProjectReader {
       ...(contract === undefined ? {} : { contract }),
       mappedTests: rules.mapped,
       notMappedTests: rules.notMapped,
+      rules: rules.rules,
       packageName: node.packageName,
       fqn: node.fqn,
       ...(node.originalFilePath === undefined ? {} : { originalFilePath: node.originalFilePath }),
@@ -467,6 +477,39 @@ function checkedColumns(found: Columns): Columns {
   };
 }
 
+/**
+ * `meta.gds.null_rate: {warn, fail}` (shares of rows, 0 to 1) of the model, for each of its columns, and of a
+ * column, for that column.
+ */
+function declaredNullRates(
+  node: ManifestNode,
+  columns: string[],
+  warnings: string[],
+): Map<string, FieldOverride['nullRate']> {
+  const read = (meta: Record<string, unknown>, where: string) => {
+    const gds = isEntry(meta['gds']) ? meta['gds'] : {};
+    const value = gds['null_rate'] ?? gds['nullRate'];
+    if (value === undefined) return undefined;
+    const rate = isEntry(value) ? value : {};
+    const [warn, fail] = [rate['warn'], rate['fail']];
+    const share = (n: unknown): n is number => typeof n === 'number' && n >= 0 && n <= 1;
+    if (share(warn) && share(fail) && warn <= fail) return { warn, fail };
+    warnings.push(
+      `${node.uniqueId}: ${where}meta.gds null_rate ${JSON.stringify(value)} is not {warn, fail} with 0 <= warn <= fail <= 1 (shares of rows); it is left out`,
+    );
+    return undefined;
+  };
+  const rates = new Map<string, FieldOverride['nullRate']>();
+  const model = read(node.meta, '');
+  if (model) for (const column of columns) rates.set(column, model);
+  for (const column of node.columns) {
+    const rate = read(column.meta, `column ${column.name}: `);
+    const name = rate === undefined ? undefined : findColumn(columns, column.name);
+    if (rate && name !== undefined) rates.set(name, rate);
+  }
+  return rates;
+}
+
 function decisionContextOf(node: ManifestNode): string | undefined {
   const gds = isEntry(node.meta['gds']) ? node.meta['gds'] : {};
   const value = text(gds['decision_context']) ?? text(node.meta['decision_context']) ?? node.description;
@@ -530,7 +573,7 @@ function gate1YamlOf(node: ManifestNode, rules: MappedRules): string | undefined
       .items) {
       const key = list === 'fieldOverrides' ? `field:${String(item.get('field'))}` : String(item.get('name'));
       const test = rules.traces.get(key);
-      if (test) item.commentBefore = ` dbt test ${test}`;
+      if (test) item.commentBefore = ` ${test}`;
     }
   }
   return doc.toString({ lineWidth: 0 });

@@ -1,9 +1,13 @@
-// dbt's node selection (`--select` / `--exclude`), the part a governance job needs: names and fqn
-// wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `config.materialized:`,
-// `resource_type:`, `fqn:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a union and a
-// comma for an intersection. What is selected is always among the enabled models, seeds and snapshots.
+// dbt's node selection (`--select` / `--exclude`) as `dbt ls` resolves it, the part a governance job needs:
+// names and fqn wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `file:` (the file's
+// name, with or without its extension), `source:`, `state:` against another manifest (`--state`),
+// `config.materialized:`, `resource_type:`, `fqn:`, `package:`, graph operators (`+x`, `x+`, `2+x`, `x+1`,
+// `@x`), a space for a union and a comma for an intersection. The graph holds the tests too, as dbt's does:
+// `@x` reaches the parents of x's tests (a relationships test's other model). What is selected is always
+// among the enabled models, seeds and snapshots.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
+import { stateMatches, STATE_SELECTORS } from './state.js';
 import type { DbtSelection } from './types.js';
 
 /** A selector gds cannot read or that matches nothing; the message names it. */
@@ -22,6 +26,8 @@ export const SELECTOR_METHODS = [
   'tag',
   'path',
   'file',
+  'source',
+  'state',
   'config.materialized',
   'resource_type',
   'package',
@@ -36,7 +42,7 @@ function graphOf(manifest: Manifest): Graph {
   const parents = new Map<string, string[]>();
   const children = new Map<string, string[]>();
   for (const node of manifest.nodes.values()) {
-    if (node.resourceType === 'test') continue;
+    if (!node.enabled) continue;
     parents.set(node.uniqueId, node.dependsOn);
     for (const parent of node.dependsOn) {
       const list = children.get(parent) ?? [];
@@ -47,35 +53,43 @@ function graphOf(manifest: Manifest): Graph {
   return { parents, children };
 }
 
+interface Context {
+  manifest: Manifest;
+  graph: Graph;
+  /** The manifest `state:` compares with (`--state`). */
+  state?: Manifest;
+}
+
 /**
- * The unique ids of the selected enabled models, seeds and snapshots, in manifest order. A `--select` that
- * matches nothing is a DbtSelectionError; an `--exclude` that matches nothing excludes nothing and is said
- * through `warn` (dbt warns of both).
+ * The unique ids of the selected enabled models, seeds and snapshots, in manifest order. A `--select` or
+ * `--exclude` that matches nothing is said through `warn` and adds or removes nothing, as dbt does (with
+ * `strict`, a `--select` that matches nothing is a DbtSelectionError).
  */
 export function selectNodes(
   manifest: Manifest,
   selection: DbtSelection,
   warn: (message: string) => void = () => {},
+  state?: Manifest,
 ): string[] {
   const candidates = [...manifest.nodes.values()].filter(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
   );
-  const graph = graphOf(manifest);
+  const context: Context = { manifest, graph: graphOf(manifest), ...(state === undefined ? {} : { state }) };
   const chosen = new Set<string>();
   const matching = (selector: string): Set<string> => {
-    const found = evaluate(selector, candidates, manifest, graph);
-    if (found.size === 0)
-      throw new DbtSelectionError(
-        `--select ${selector} matches no enabled model, seed or snapshot of the project`,
-        selector,
-      );
+    const found = evaluate(selector, candidates, context);
+    if (found.size === 0) {
+      const message = `--select ${selector} matches no enabled model, seed or snapshot of the project`;
+      if (selection.strict === true) throw new DbtSelectionError(message, selector);
+      warn(`${message}; it selects nothing`);
+    }
     return found;
   };
   const selects = (selection.select ?? []).flatMap(splitUnion);
   if (selects.length === 0) for (const node of candidates) chosen.add(node.uniqueId);
   for (const selector of selects) for (const id of matching(selector)) chosen.add(id);
   for (const selector of (selection.exclude ?? []).flatMap(splitUnion)) {
-    const found = evaluate(selector, candidates, manifest, graph);
+    const found = evaluate(selector, candidates, context);
     if (found.size === 0)
       warn(
         `--exclude ${selector} matches no enabled model, seed or snapshot of the project; it excludes nothing`,
@@ -90,18 +104,13 @@ function splitUnion(entry: string): string[] {
 }
 
 /** One union member: a comma-separated intersection of atoms. */
-function evaluate(
-  selector: string,
-  candidates: ManifestNode[],
-  manifest: Manifest,
-  graph: Graph,
-): Set<string> {
+function evaluate(selector: string, candidates: ManifestNode[], context: Context): Set<string> {
   const atoms = selector.split(',').filter((a) => a !== '');
   if (atoms.length === 0)
     throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
   let result: Set<string> | undefined;
   for (const atom of atoms) {
-    const found = evaluateAtom(atom, selector, candidates, manifest, graph);
+    const found = evaluateAtom(atom, selector, candidates, context);
     result = result === undefined ? found : new Set([...result].filter((id) => found.has(id)));
   }
   return result ?? new Set();
@@ -113,9 +122,9 @@ function evaluateAtom(
   atom: string,
   selector: string,
   candidates: ManifestNode[],
-  manifest: Manifest,
-  graph: Graph,
+  context: Context,
 ): Set<string> {
+  const { graph } = context;
   const match = ATOM.exec(atom);
   if (!match) throw new DbtSelectionError(`cannot read the selector ${JSON.stringify(atom)}`, selector);
   const [, at, upDepth, body = '', downDepth] = match;
@@ -123,7 +132,7 @@ function evaluateAtom(
   const childrenToo = downDepth !== undefined;
   if (at && (parentsToo || childrenToo))
     throw new DbtSelectionError(`${atom}: @ cannot be combined with + (dbt refuses it too)`, selector);
-  const seeds = matchMethod(body, atom, selector, manifest);
+  const seeds = matchMethod(body, atom, selector, context);
   const all = new Set(seeds);
   const depth = (text: string | undefined) => (text === undefined || text === '' ? Infinity : Number(text));
   if (parentsToo) walk(seeds, graph.parents, depth(upDepth), all);
@@ -131,7 +140,8 @@ function evaluateAtom(
     const below = new Set<string>();
     walk(seeds, graph.children, childrenToo ? depth(downDepth) : Infinity, below);
     for (const id of below) all.add(id);
-    if (at) walk(below, graph.parents, Infinity, all);
+    // dbt's @: the children, then the parents of the children and of the selected nodes themselves.
+    if (at) walk([...seeds, ...below], graph.parents, Infinity, all);
   }
   const declared = new Set(candidates.map((c) => c.uniqueId));
   return new Set([...all].filter((id) => declared.has(id)));
@@ -153,7 +163,8 @@ function walk(from: Iterable<string>, edges: Map<string, string[]>, depth: numbe
 }
 
 /** The nodes (any enabled node but tests) that `method:value` names. */
-function matchMethod(body: string, atom: string, selector: string, manifest: Manifest): Set<string> {
+function matchMethod(body: string, atom: string, selector: string, context: Context): Set<string> {
+  const { manifest } = context;
   const colon = body.indexOf(':');
   const method = colon < 0 ? undefined : body.slice(0, colon);
   const value = colon < 0 ? body : body.slice(colon + 1);
@@ -164,15 +175,51 @@ function matchMethod(body: string, atom: string, selector: string, manifest: Man
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
   switch (method) {
+    // dbt's default method: a value with a slash is a path, one ending in .sql, .py or .csv a file name.
     case undefined:
-      return isPathLike(value) ? pick((n) => pathMatches(n, value)) : pick((n) => fqnMatches(n, value));
+      return value.includes('/')
+        ? pick((n) => pathMatches(n, value))
+        : /\.(sql|py|csv)$/i.test(value)
+          ? pick((n) => fileMatches(n, value))
+          : pick((n) => fqnMatches(n, value));
     case 'fqn':
       return pick((n) => fqnMatches(n, value));
     case 'tag':
       return pick((n) => n.tags.some((t) => glob(value, t)));
     case 'path':
-    case 'file':
       return pick((n) => pathMatches(n, value));
+    case 'file':
+      return pick((n) => fileMatches(n, value) || (value.includes('/') && pathMatches(n, value)));
+    case 'source': {
+      const parts = value.split('.');
+      if (parts.length > 3)
+        throw new DbtSelectionError(
+          `${atom}: a source is source:NAME, source:NAME.TABLE or source:PACKAGE.NAME.TABLE`,
+          selector,
+        );
+      const [pkg, name, table] = parts.length === 3 ? parts : ['*', parts[0] ?? '', parts[1] ?? '*'];
+      return pick(
+        (n) =>
+          n.resourceType === 'source' &&
+          glob(pkg ?? '*', n.packageName) &&
+          glob(name ?? '', n.sourceName ?? '') &&
+          glob(table ?? '*', n.name),
+      );
+    }
+    case 'state': {
+      if (!STATE_SELECTORS.includes(value))
+        throw new DbtSelectionError(
+          `${atom}: dbt's state selectors are ${STATE_SELECTORS.map((s) => `state:${s}`).join(', ')}`,
+          selector,
+        );
+      const state = context.state;
+      if (state === undefined)
+        throw new DbtSelectionError(
+          `${atom} compares the project with another manifest: pass --state DIR, the folder of the production manifest.json (dbt's --state)`,
+          selector,
+        );
+      return pick((n) => stateMatches(value, n, manifest, state));
+    }
     case 'config.materialized':
       return pick((n) => n.materialized !== undefined && glob(value, n.materialized));
     case 'resource_type':
@@ -187,8 +234,11 @@ function matchMethod(body: string, atom: string, selector: string, manifest: Man
   }
 }
 
-function isPathLike(value: string): boolean {
-  return value.includes('/') || /\.(sql|py|csv)$/i.test(value);
+/** dbt's file method: the file's name, with or without its extension; globs allowed. */
+function fileMatches(node: ManifestNode, value: string): boolean {
+  const name = node.originalFilePath?.split('/').at(-1);
+  if (name === undefined) return false;
+  return glob(value, name) || glob(value, name.replace(/\.[^.]*$/, ''));
 }
 
 /** `path:models/staging` selects everything under the folder; `path:models/x.sql` that file; globs allowed. */

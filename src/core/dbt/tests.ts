@@ -30,7 +30,15 @@ export interface TestContext {
   normaliseName(name: string): string;
   /** dbt's `primary_key` of the model, when it has one (v12): preferred as the grain key. */
   primaryKey: string[];
+  /** Null-rate limits `meta.gds.null_rate` declares, by column (the model's apply to each of its columns). */
+  declaredNullRates?: Map<string, FieldOverride['nullRate']>;
 }
+
+/**
+ * A column no test or `meta.gds` gives a null-rate rule may be NULL in any share of rows, as in dbt: a rate is
+ * never above 1, so these limits never warn nor fail (the service's default for an optional column would).
+ */
+export const ANY_NULL_RATE: FieldOverride['nullRate'] = { warn: 1, fail: 1 };
 
 export interface MappedRules {
   required: Set<string>;
@@ -41,8 +49,10 @@ export interface MappedRules {
   fieldOverrides: FieldOverride[];
   mapped: MappedTest[];
   notMapped: NotMappedTest[];
-  /** The test of each check, for the gate1.yml comments. */
+  /** Where each check comes from (a dbt test, meta.gds, dbt's meaning), for the gate1.yml comments. */
   traces: Map<string, string>;
+  /** Every rule the table gets, implied ones included, one line each, for the plan. */
+  rules: string[];
 }
 
 const SEVERITY: Record<ManifestTest['severity'], Gate1Severity> = { error: 'HARD_FAIL', warn: 'WARN' };
@@ -69,6 +79,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     mapped: [],
     notMapped: [],
     traces: new Map(),
+    rules: [],
   };
   const names = new Set<string>();
   const grainCandidates: Array<{ test: string; columns: string[] }> = [];
@@ -121,7 +132,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
         const name = uniqueName(node.name, names);
         if (outcome.kind === 'predicate') rules.customPredicates.push({ name, sql: outcome.sql, severity });
         else rules.patternChecks.push({ name, column: outcome.column, regex: outcome.regex, severity });
-        rules.traces.set(name, node.uniqueId);
+        rules.traces.set(name, `dbt test ${node.uniqueId}`);
         rules.mapped.push({ test: node.uniqueId, rule: `${outcome.kind}:${name}` });
         break;
       }
@@ -142,12 +153,49 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
   const byColumn = new Map([...overrides.values()].map((o) => [o.override.field, o]));
   for (const column of context.columns) {
     const held = byColumn.get(column);
-    if (held) {
-      rules.fieldOverrides.push(held.override);
-      rules.traces.set(`field:${column}`, held.test);
-    }
+    const declared = context.declaredNullRates?.get(column);
+    const [override, trace] = held
+      ? [held.override, `dbt test ${held.test}`]
+      : declared
+        ? [{ field: column, nullRate: { ...declared } }, 'meta.gds null_rate']
+        : [
+            { field: column, nullRate: { ...ANY_NULL_RATE } },
+            'no not_null test: in dbt the column may be NULL',
+          ];
+    rules.fieldOverrides.push(override);
+    rules.traces.set(`field:${column}`, trace);
   }
+  rules.rules = describeRules(rules);
   return rules;
+}
+
+const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`;
+
+/** The rules of a mapped table in words, the implied ones (baseline checks, nullable columns) included. */
+function describeRules(rules: MappedRules): string[] {
+  const lines = [
+    'row count and column presence: checked on every gate run',
+    rules.grainKeyColumns === undefined
+      ? 'grain key: none (no unique test)'
+      : `grain key (${rules.grainKeyColumns.join(', ')}): no value twice`,
+  ];
+  for (const { field, nullRate } of rules.fieldOverrides) {
+    const why = rules.traces.get(`field:${field}`) ?? '';
+    const what =
+      nullRate.fail === 0 && nullRate.warn === 0
+        ? 'never NULL'
+        : nullRate.warn >= 1
+          ? 'may be NULL in any share of rows'
+          : nullRate.fail >= 1
+            ? `warns above ${percent(nullRate.warn)} NULL, never fails`
+            : `warns above ${percent(nullRate.warn)} NULL, fails above ${percent(nullRate.fail)}`;
+    lines.push(`${field}: ${what} (${why})`);
+  }
+  for (const [column, target] of rules.references) lines.push(`${column}: references ${target}`);
+  for (const check of rules.patternChecks)
+    lines.push(`${check.name}: ${check.column} matches /${check.regex}/ (${check.severity})`);
+  for (const check of rules.customPredicates) lines.push(`${check.name}: ${check.sql} (${check.severity})`);
+  return lines;
 }
 
 function chooseGrain(

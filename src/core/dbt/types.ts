@@ -56,6 +56,8 @@ export interface DbtDeclaration {
   contract?: DbtContractIntent;
   mappedTests: MappedTest[];
   notMappedTests: NotMappedTest[];
+  /** Every rule the table gets in words, implied ones included (baseline checks, columns that may be NULL). */
+  rules?: string[];
   /** dbt's own coordinates, for selection and display. */
   packageName: string;
   fqn: string[];
@@ -95,6 +97,8 @@ export interface DbtSelection {
   /** dbt node-selection syntax: each entry is a space-separated union of comma-intersections. */
   select?: string[];
   exclude?: string[];
+  /** A `--select` that matches nothing is an error (DbtSelectionError), not a warning. */
+  strict?: boolean;
 }
 
 /** The parsed inputs of a project: `target/manifest.json` and, when there is one, `target/catalog.json`. */
@@ -103,4 +107,6 @@ export interface DbtArtifacts {
   catalog?: unknown;
   /** A seed's CSV header (its column names), by the seed's unique id, when the project folder holds the file. */
   seeds?: Record<string, string[]>;
+  /** The manifest `state:` selectors compare with (`--state DIR`: the production manifest). */
+  state?: unknown;
 }

@@ -157,3 +157,13 @@ async function listTypeScript(dir: string): Promise<string[]> {
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
     .map((e) => join(e.parentPath, e.name));
 }
+
+/** The environment of a gds process talking to a test server with `token`, its config in `configDir`. */
+export function serverEnv(url: string, token: string, configDir: string): Record<string, string> {
+  return {
+    GDS_CONFIG_DIR: configDir,
+    GDS_SECRET_STORAGE: 'file',
+    SERVICE_API_URL: url,
+    SERVICE_TOKEN: token,
+  };
+}

@@ -72,9 +72,36 @@ describe('loadDbtProject', () => {
       join(dir, 'manifest.json'),
       JSON.stringify(manifest(model('orders', { columns: columns({ id: 'int' }) }))),
     );
-    const selector = await refusal(loadDbtProject(dir, { select: ['tag:nope'] }));
+    const selector = await refusal(loadDbtProject(dir, { select: ['tag:nope'], strict: true }));
     expect(selector.exitCode).toBe(2);
     expect(selector.message).toMatch(/tag:nope/);
+    const state = await refusal(loadDbtProject(dir, { select: ['state:modified'] }));
+    expect(state.exitCode).toBe(2);
+    expect(state.message).toMatch(/pass --state DIR/);
+    const noState = await refusal(loadDbtProject(dir, { select: ['state:modified'] }, { state: folder() }));
+    expect(noState.exitCode).toBe(2);
+    expect(noState.code).toBe('dbt_state_not_found');
+  });
+
+  it('--state DIR: state:modified plans only what changed against the manifest in DIR', async () => {
+    const dir = folder();
+    const prod = folder();
+    const body = (name: string, sql: string) =>
+      model(name, {
+        columns: columns({ id: 'int' }),
+        raw_code: sql,
+        checksum: { name: 'sha256', checksum: sql },
+      });
+    writeFileSync(
+      join(prod, 'manifest.json'),
+      JSON.stringify(manifest(body('orders', 'select 1 as id'), body('customers', 'select 2 as id'))),
+    );
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify(manifest(body('orders', 'select 1 as id'), body('customers', 'select 3 as id'))),
+    );
+    const project = await loadDbtProject(dir, { select: ['state:modified'] }, { state: prod });
+    expect(project.declarations.map((d) => d.name)).toEqual(['customers']);
   });
 
   it("reads a seed's columns from its CSV header when the folder is the project", async () => {

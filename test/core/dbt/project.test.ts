@@ -41,12 +41,16 @@ function one(...tests: Record<string, unknown>[]): DbtDeclaration {
 const gate1 = (d: DbtDeclaration) =>
   parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>;
 
+/** The null-rate limits gate1.yml gives a column. */
+const nullRate = (d: DbtDeclaration, field: string) =>
+  gate1(d)['fieldOverrides']?.find((o) => o['field'] === field)?.['nullRate'];
+
 describe('tests become Gate 1 rules', () => {
   it('not_null: the column is required and its null rate may not exceed 0', () => {
     const test = genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id' });
     const d = one(test);
     expect(d.columns.find((c) => c.name === 'order_id')?.required).toBe(true);
-    expect(gate1(d)['fieldOverrides']).toEqual([{ field: 'order_id', nullRate: { warn: 0, fail: 0 } }]);
+    expect(nullRate(d, 'order_id')).toEqual({ warn: 0, fail: 0 });
     expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'required:order_id' }]);
     expect(d.gate1Yaml).toContain(`# dbt test ${String(test['unique_id'])}`);
   });
@@ -56,8 +60,45 @@ describe('tests become Gate 1 rules', () => {
       genericTest('not_null', 'model.shop.orders', {}, { column: 'status', config: { severity: 'warn' } }),
     );
     expect(d.columns.find((c) => c.name === 'status')?.required).toBeUndefined();
-    expect(gate1(d)['fieldOverrides']).toEqual([{ field: 'status', nullRate: { warn: 0, fail: 1 } }]);
+    expect(nullRate(d, 'status')).toEqual({ warn: 0, fail: 1 });
     expect(d.mappedTests[0]?.rule).toBe('nullRate:status');
+  });
+
+  it('a column without not_null may be NULL in any share of rows, as in dbt; the plan lists the rule', () => {
+    const d = one(genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id' }));
+    for (const column of ['customer_id', 'status', 'amount'])
+      expect(nullRate(d, column)).toEqual({ warn: 1, fail: 1 });
+    expect(d.gate1Yaml).toContain('# no not_null test: in dbt the column may be NULL');
+    expect(d.rules).toContain(
+      'status: may be NULL in any share of rows (no not_null test: in dbt the column may be NULL)',
+    );
+    expect(d.rules).toContain(`order_id: never NULL (dbt test ${d.mappedTests[0]?.test ?? ''})`);
+    // A table with no test at all still says so to the service (whose own default would fail above 50 %).
+    expect(nullRate(one(), 'status')).toEqual({ warn: 1, fail: 1 });
+  });
+
+  it('meta.gds null_rate of the model or of a column asks for a null-rate rule; a bad one is a warning', () => {
+    const withMeta = model('orders', {
+      ...orders,
+      meta: { gds: { null_rate: { warn: 0.1, fail: 0.5 } } },
+      columns: {
+        ...columns({ order_id: 'integer', customer_id: 'integer', amount: 'numeric' }),
+        status: { name: 'status', data_type: 'text', meta: { gds: { null_rate: { warn: 0, fail: 0.2 } } } },
+        note: {
+          name: 'note',
+          data_type: 'text',
+          config: { meta: { gds: { null_rate: { warn: 2, fail: 1 } } } },
+        },
+      },
+    });
+    const project = declareDbtProject({ manifest: manifest(withMeta, customers) }, { select: ['orders'] });
+    const [d] = project.declarations;
+    if (!d) throw new Error('no declaration');
+    expect(nullRate(d, 'amount')).toEqual({ warn: 0.1, fail: 0.5 });
+    expect(nullRate(d, 'status')).toEqual({ warn: 0, fail: 0.2 });
+    expect(nullRate(d, 'note')).toEqual({ warn: 0.1, fail: 0.5 });
+    expect(d.rules).toContain('status: warns above 0 % NULL, fails above 20 % (meta.gds null_rate)');
+    expect(project.warnings).toEqual([expect.stringMatching(/column note: meta.gds null_rate .* left out/)]);
   });
 
   it('unique: the grain key, with a grain type', () => {
@@ -591,11 +632,20 @@ describe('selectors', () => {
     expect(names(['staging.*,tag:nightly'])).toEqual(['stg_orders']);
     expect(names(['staging.*'], ['stg_customers'])).toEqual(['stg_orders']);
   });
-  it('an unknown method or a selector that matches nothing is a DbtSelectionError naming it', () => {
+  it('an unknown method is a DbtSelectionError naming it; so is a selection matching nothing with strict', () => {
     expect(() => names(['colour:red'])).toThrow(DbtSelectionError);
     expect(() => names(['colour:red'])).toThrow(/colour/);
-    expect(() => names(['nothing_here'])).toThrow(/--select nothing_here matches no/);
-    expect(() => names(['old'])).toThrow(DbtSelectionError);
+    const strict = (select: string[]) => declareDbtProject({ manifest: m }, { select, strict: true });
+    expect(() => strict(['nothing_here'])).toThrow(/--select nothing_here matches no/);
+    expect(() => strict(['old'])).toThrow(DbtSelectionError);
+  });
+  it('a selection that matches nothing selects nothing, with a warning (as dbt warns and exits 0)', () => {
+    const project = declareDbtProject({ manifest: m }, { select: ['nothing_here', 'report'] });
+    expect(project.declarations.map((d) => d.name)).toEqual(['report']);
+    expect(project.warnings).toEqual([
+      '--select nothing_here matches no enabled model, seed or snapshot of the project; it selects nothing',
+    ]);
+    expect(declareDbtProject({ manifest: m }, { select: ['old'] }).declarations).toEqual([]);
   });
   it('an --exclude that matches nothing excludes nothing, with a warning (as dbt warns)', () => {
     // gds.yml's `exclude: [tag:wip]` must not fail CI on the day no model is tagged wip.

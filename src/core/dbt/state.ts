@@ -1,0 +1,138 @@
+// dbt's `state:` selectors: a node of the project compared with the node of the same unique id in another
+// manifest (`--state DIR`, typically production's), field by field as dbt-core's StateSelectorMethod does.
+// `state:modified` is new, or a change of body (the raw SQL; a seed's file checksum), configs (the
+// unrendered config but database, schema and alias), relation (those three), fqn, persisted descriptions
+// (only under persist_docs), contract (only when one side enforces it) or of a macro the node calls.
+import type { Manifest, ManifestNode } from './manifest.js';
+
+export const STATE_SELECTORS = [
+  'new',
+  'old',
+  'modified',
+  'unmodified',
+  'modified.body',
+  'modified.configs',
+  'modified.relation',
+  'modified.persisted_descriptions',
+  'modified.contract',
+  'modified.macros',
+];
+
+const RELATION_KEYS = ['database', 'schema', 'alias'];
+
+/** JSON with object keys sorted, so two configs compare by content. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+function sameBody(node: ManifestNode, old: ManifestNode): boolean {
+  const [now, then] = [node.state, old.state];
+  if (node.resourceType !== 'seed' && (now.rawCode !== undefined || then.rawCode !== undefined))
+    return now.rawCode === then.rawCode;
+  return now.checksum === then.checksum;
+}
+
+function sameConfig(node: ManifestNode, old: ManifestNode): boolean {
+  const without = (config: Record<string, unknown>) =>
+    canonical(Object.fromEntries(Object.entries(config).filter(([k]) => !RELATION_KEYS.includes(k))));
+  return without(node.state.unrenderedConfig) === without(old.state.unrenderedConfig);
+}
+
+function sameRelation(node: ManifestNode, old: ManifestNode): boolean {
+  return RELATION_KEYS.every(
+    (key) => canonical(node.state.unrenderedConfig[key]) === canonical(old.state.unrenderedConfig[key]),
+  );
+}
+
+function samePersistedDescriptions(node: ManifestNode, old: ManifestNode): boolean {
+  const { persistDocs, descriptions } = node.state;
+  if (persistDocs.relation && descriptions.relation !== old.state.descriptions.relation) return false;
+  if (persistDocs.columns && canonical(descriptions.columns) !== canonical(old.state.descriptions.columns))
+    return false;
+  return true;
+}
+
+function sameContract(node: ManifestNode, old: ManifestNode): boolean {
+  if (!node.contractEnforced && !old.contractEnforced) return true;
+  if (node.contractEnforced !== old.contractEnforced) return false;
+  const [now, then] = [node.state.contractChecksum, old.state.contractChecksum];
+  if (now !== undefined && then !== undefined) return now === then;
+  return node.state.contractShape === old.state.contractShape;
+}
+
+/** The macros whose SQL differs between the manifests, or that only one of them has. */
+function modifiedMacros(manifest: Manifest, state: Manifest): Set<string> {
+  const changed = new Set<string>();
+  for (const [id, macro] of manifest.macros) if (state.macros.get(id)?.sql !== macro.sql) changed.add(id);
+  for (const id of state.macros.keys()) if (!manifest.macros.has(id)) changed.add(id);
+  return changed;
+}
+
+const macroCache = new WeakMap<Manifest, WeakMap<Manifest, Set<string>>>();
+
+function callsModifiedMacro(node: ManifestNode, manifest: Manifest, state: Manifest): boolean {
+  let byState = macroCache.get(manifest);
+  if (byState === undefined) macroCache.set(manifest, (byState = new WeakMap()));
+  let changed = byState.get(state);
+  if (changed === undefined) byState.set(state, (changed = modifiedMacros(manifest, state)));
+  if (changed.size === 0) return false;
+  const seen = new Set<string>();
+  const pending = [...node.state.macros];
+  while (pending.length > 0) {
+    const id = pending.pop() as string;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (changed.has(id)) return true;
+    pending.push(...(manifest.macros.get(id)?.dependsOn ?? []));
+  }
+  return false;
+}
+
+function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, state: Manifest): boolean {
+  return (
+    !sameBody(node, old) ||
+    !sameConfig(node, old) ||
+    !samePersistedDescriptions(node, old) ||
+    node.fqn.join('.') !== old.fqn.join('.') ||
+    !sameRelation(node, old) ||
+    !sameContract(node, old) ||
+    callsModifiedMacro(node, manifest, state)
+  );
+}
+
+/** Whether `state:<selector>` selects the node, compared with its namesake in the `state` manifest. */
+export function stateMatches(
+  selector: string,
+  node: ManifestNode,
+  manifest: Manifest,
+  state: Manifest,
+): boolean {
+  const old = state.nodes.get(node.uniqueId) ?? state.sources.get(node.uniqueId);
+  if (selector === 'new') return old === undefined;
+  if (selector === 'old') return old !== undefined;
+  if (old === undefined) return selector !== 'unmodified' && selector !== 'modified.macros';
+  switch (selector) {
+    case 'modified':
+      return modified(node, old, manifest, state);
+    case 'unmodified':
+      return !modified(node, old, manifest, state);
+    case 'modified.body':
+      return !sameBody(node, old);
+    case 'modified.configs':
+      return !sameConfig(node, old);
+    case 'modified.relation':
+      return !sameRelation(node, old);
+    case 'modified.persisted_descriptions':
+      return !samePersistedDescriptions(node, old);
+    case 'modified.contract':
+      return !sameContract(node, old);
+    case 'modified.macros':
+      return callsModifiedMacro(node, manifest, state);
+    default:
+      return false;
+  }
+}

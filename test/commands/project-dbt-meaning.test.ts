@@ -1,0 +1,100 @@
+// dbt's meaning on the service, in process on PGlite and PostgreSQL: a dbt project applied with planProject /
+// applyPlan, then its tables gated. A column without not_null may hold NULLs in any share of rows (the gate
+// passes and the table can be certified, as `dbt build` is green); the rules a table gets are in the plan.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/client/index.js';
+import { testClient } from '../helpers/client.js';
+import { loadDbtProject } from '../../src/services/dbt-project.js';
+import { applyPlan } from '../../src/services/project-apply.js';
+import { planProject } from '../../src/services/project-plan.js';
+import { ENGINES } from '../helpers/engines.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
+import { columns, genericTest, manifest, model } from '../core/dbt/helpers.js';
+
+describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
+  let server: TestServer;
+  let client: ApiClient;
+  let dev: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer(postgres ? { database: 'postgres' } : {});
+    client = testClient(server.url, server.user('ADMIN').cliToken);
+    dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+    // An SCD2-style table: valid_to is NULL on every current row, plan_id on a LEFT JOIN's misses.
+    await server.sql(
+      `CREATE TABLE analytics_dev.members (member_id integer, plan_id integer, valid_to date, email text)`,
+    );
+    await server.sql(
+      `INSERT INTO analytics_dev.members VALUES (1, NULL, NULL, 'a@x'), (2, NULL, NULL, 'b@x'),
+         (3, 7, NULL, 'c@x'), (4, NULL, '2024-01-01', NULL)`,
+    );
+    dir = await mkdtemp(join(tmpdir(), 'gds-dbt-meaning-'));
+    const members = model('members', {
+      schema: 'analytics_dev',
+      columns: columns({ member_id: 'integer', plan_id: 'integer', valid_to: 'date', email: 'text' }),
+    });
+    await writeFile(
+      join(dir, 'manifest.json'),
+      JSON.stringify(
+        manifest(
+          members,
+          genericTest('not_null', 'model.shop.members', {}, { column: 'member_id' }),
+          genericTest('unique', 'model.shop.members', {}, { column: 'member_id' }),
+        ),
+      ),
+    );
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it(
+    'nullable columns holding NULLs (75 % of valid_to): gate run passes, the table is certified',
+    needs(skip),
+    async () => {
+      const project = await loadDbtProject(dir, {});
+      const plan = await planProject(client, project, { connectorId: dev });
+      const [table] = plan.tables;
+      expect(table?.action).toBe('create');
+      expect(table?.rules).toEqual(
+        expect.arrayContaining([
+          'grain key (member_id): no value twice',
+          expect.stringMatching(/^member_id: never NULL \(dbt test test\.shop\.not_null/),
+          'valid_to: may be NULL in any share of rows (no not_null test: in dbt the column may be NULL)',
+        ]),
+      );
+      expect(table?.diffs.gate1).toMatch(/field: valid_to\n\+ {4}nullRate:\n\+ {6}warn: 1\n\+ {6}fail: 1/);
+      const applied = await applyPlan(client, plan, { describe: (e) => e });
+      expect(applied.failed).toEqual([]);
+      const tableId = applied.actions[0]?.tableId ?? '';
+      const run = await client.gates.run(tableId, { gate: 1 });
+      if (run.kind !== 'proof') throw new Error(`expected a proof, got ${run.kind}`);
+      const nullChecks = run.proof.results.filter((r) => r.name.startsWith('null_rate.'));
+      expect(nullChecks.map((r) => [r.name, r.passed])).toEqual([
+        ['null_rate.member_id', true],
+        ['null_rate.plan_id', true],
+        ['null_rate.valid_to', true],
+        ['null_rate.email', true],
+      ]);
+      expect(run.proof.passed).toBe(true);
+      await client.gates.submit(tableId, { ifNotCertified: false });
+      // Certifying takes a person's session, not a CLI token.
+      const person = testClient(server.url, server.user('ADMIN').accessToken);
+      try {
+        await person.contracts.certify(tableId, { note: 'dbt build is green' });
+        expect((await client.tables.status(tableId)).state).toBe('CERTIFIED');
+      } finally {
+        await person.close();
+      }
+    },
+  );
+});

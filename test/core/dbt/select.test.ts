@@ -1,0 +1,248 @@
+// dbt's node selection as `dbt ls` resolves it: @ (with the selected node's own parents), file: by name,
+// source:, state: against another manifest, and a selection matching nothing; on hand-written manifests and
+// on the real manifests of ../shared/fixtures, whose own parent_map and child_map (written by dbt) say what
+// dbt's graph is.
+import { readdirSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DbtSelectionError, declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import { readManifest } from '../../../src/core/dbt/manifest.js';
+import { selectNodes } from '../../../src/core/dbt/select.js';
+import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
+
+beforeAll(prepareDbtReader);
+
+type Entry = Record<string, unknown>;
+
+const source = (name: string, table: string): Entry => ({
+  unique_id: `source.shop.${name}.${table}`,
+  resource_type: 'source',
+  name: table,
+  source_name: name,
+  package_name: 'shop',
+  fqn: ['shop', name, table],
+  original_file_path: 'models/sources.yml',
+  schema: 'raw',
+  identifier: table,
+  config: { enabled: true },
+  columns: {},
+});
+
+const withSources = (m: Entry, ...sources: Entry[]): Entry => ({
+  ...m,
+  sources: Object.fromEntries(sources.map((s) => [s['unique_id'] as string, s])),
+});
+
+const stgClaims = model('stg_claims', {
+  folders: ['staging'],
+  columns: columns({ id: 'int' }),
+  depends_on: { nodes: ['source.shop.raw.claims'] },
+});
+const dimPlan = model('dim_plan', { folders: ['marts'], columns: columns({ id: 'int' }) });
+const dimDate = model('dim_date', { folders: ['marts'], columns: columns({ id: 'int' }) });
+const fctClaim = model('fct_claim', {
+  folders: ['marts'],
+  columns: columns({ id: 'int', plan_id: 'int' }),
+  depends_on: { nodes: ['model.shop.stg_claims'] },
+});
+const report = model('claims_report', {
+  folders: ['marts'],
+  columns: columns({ id: 'int' }),
+  depends_on: { nodes: ['model.shop.fct_claim', 'model.shop.dim_date'] },
+});
+const planTest = genericTest(
+  'relationships',
+  'model.shop.fct_claim',
+  { to: "ref('dim_plan')", field: 'id' },
+  { column: 'plan_id', dependsOn: ['model.shop.fct_claim', 'model.shop.dim_plan'] },
+);
+const m = withSources(
+  manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest),
+  source('raw', 'claims'),
+  source('raw', 'plans'),
+);
+
+const names = (select: string[], state?: Entry, project: Entry = m) =>
+  declareDbtProject({ manifest: project, ...(state === undefined ? {} : { state }) }, { select })
+    .declarations.map((d) => d.name)
+    .sort();
+
+describe('selectors as dbt ls resolves them', () => {
+  it("@model: the model, its children, and the parents of both (the model's own parent too)", () => {
+    // The relationships test is a child of fct_claim in dbt's graph: its other parent, dim_plan, is in.
+    expect(names(['@fct_claim'])).toEqual([
+      'claims_report',
+      'dim_date',
+      'dim_plan',
+      'fct_claim',
+      'stg_claims',
+    ]);
+    expect(names(['@claims_report'])).toEqual(['claims_report', 'dim_date', 'fct_claim', 'stg_claims']);
+  });
+
+  it('file: by the file name, with or without its extension; a bare name.sql is a file name', () => {
+    expect(names(['file:dim_date.sql'])).toEqual(['dim_date']);
+    expect(names(['dim_date.sql'])).toEqual(['dim_date']);
+    expect(names(['file:dim_date'])).toEqual(['dim_date']);
+    expect(names(['file:dim_*.sql'])).toEqual(['dim_date', 'dim_plan']);
+    expect(names(['models/marts/dim_date.sql'])).toEqual(['dim_date']);
+    expect(names(['path:models/marts/dim_date.sql'])).toEqual(['dim_date']);
+  });
+
+  it('source: selects the source, and + around it its children', () => {
+    expect(names(['source:raw.claims+'])).toEqual(['claims_report', 'fct_claim', 'stg_claims']);
+    expect(names(['source:raw+1'])).toEqual(['stg_claims']);
+    expect(names(['source:shop.raw.claims+', 'dim_plan'])).toEqual([
+      'claims_report',
+      'dim_plan',
+      'fct_claim',
+      'stg_claims',
+    ]);
+    expect(names(['+source:raw.claims'])).toEqual([]);
+    expect(() => names(['source:a.b.c.d'])).toThrow(DbtSelectionError);
+  });
+});
+
+describe('state: against another manifest (--state)', () => {
+  const changed = (node: Entry, change: Entry) => ({ ...node, ...change });
+  const prod = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest);
+
+  it('state:modified is what changed, state:new what is new; + adds the children', () => {
+    const pr = manifest(
+      stgClaims,
+      dimPlan,
+      changed(dimDate, { raw_code: 'select 2 as id' }),
+      fctClaim,
+      report,
+      model('dim_member', { columns: columns({ id: 'int' }) }),
+    );
+    expect(names(['state:modified'], prod, pr)).toEqual(['dim_date', 'dim_member']);
+    expect(names(['state:new'], prod, pr)).toEqual(['dim_member']);
+    expect(names(['state:modified.body'], prod, pr)).toEqual(['dim_date', 'dim_member']);
+    expect(names(['state:modified+'], prod, pr)).toEqual(['claims_report', 'dim_date', 'dim_member']);
+    expect(names(['state:modified.configs'], prod, pr)).toEqual(['dim_member']);
+  });
+
+  it('configs compare the unrendered config but schema, database and alias (modified.relation)', () => {
+    const pr = manifest(
+      changed(stgClaims, { unrendered_config: { materialized: 'table' } }),
+      changed(dimPlan, { unrendered_config: { schema: 'marts' } }),
+      dimDate,
+      fctClaim,
+      report,
+    );
+    const base = manifest(
+      changed(stgClaims, { unrendered_config: { materialized: 'view' } }),
+      changed(dimPlan, { unrendered_config: {} }),
+      dimDate,
+      fctClaim,
+      report,
+    );
+    expect(names(['state:modified.configs'], base, pr)).toEqual(['stg_claims']);
+    expect(names(['state:modified.relation'], base, pr)).toEqual(['dim_plan']);
+    expect(names(['state:modified'], base, pr)).toEqual(['dim_plan', 'stg_claims']);
+  });
+
+  it('modified.contract: only when a contract is enforced on either side', () => {
+    const enforced = (node: Entry, type: string) =>
+      changed(node, {
+        config: { enabled: true, materialized: 'table', contract: { enforced: true } },
+        columns: columns({ id: type }),
+      });
+    const base = manifest(enforced(dimDate, 'int'), changed(dimPlan, { columns: columns({ id: 'int' }) }));
+    const pr = manifest(
+      enforced(dimDate, 'bigint'),
+      changed(dimPlan, { columns: columns({ id: 'bigint' }) }),
+    );
+    expect(names(['state:modified.contract'], base, pr)).toEqual(['dim_date']);
+  });
+
+  it('a macro a model calls, changed, makes it modified', () => {
+    const withMacros = (sql: string) => ({
+      ...manifest(changed(dimDate, { depends_on: { nodes: [], macros: ['macro.shop.cents'] } }), dimPlan),
+      macros: {
+        'macro.shop.cents': { unique_id: 'macro.shop.cents', macro_sql: sql, depends_on: { macros: [] } },
+      },
+    });
+    expect(names(['state:modified'], withMacros('a'), withMacros('b'))).toEqual(['dim_date']);
+    expect(names(['state:modified.macros'], withMacros('a'), withMacros('b'))).toEqual(['dim_date']);
+    expect(names(['state:modified'], withMacros('a'), withMacros('a'))).toEqual([]);
+  });
+
+  it('without --state, or an unknown state selector: a DbtSelectionError saying what to do', () => {
+    expect(() => names(['state:modified'])).toThrow(/pass --state DIR/);
+    expect(() => names(['state:changed'], prod)).toThrow(/state:modified.body/);
+  });
+});
+
+const realManifests = noSharedFixtures
+  ? []
+  : [
+      ...readdirSync(`${sharedFixturesDir}dbt/`)
+        .filter((f) => f.endsWith('manifest.json'))
+        .map((f) => `${sharedFixturesDir}dbt/${f}`),
+      `${sharedFixturesDir}real/dbt-projects/manoty_jaffle_duckdb/target/manifest.json`,
+    ];
+
+describe('on the real manifests', needs(noSharedFixtures), () => {
+  it.each(realManifests)(
+    '@x is dbt graph children and their parents, by its parent_map/child_map: %s',
+    (path) => {
+      const raw = JSON.parse(readFileSync(path, 'utf8')) as {
+        parent_map: Record<string, string[]>;
+        child_map: Record<string, string[]>;
+      };
+      const parsed = readManifest(raw);
+      const declared = [...parsed.nodes.values()].filter(
+        (n) => ['model', 'seed', 'snapshot'].includes(n.resourceType) && n.enabled,
+      );
+      expect(declared.length).toBeGreaterThan(0);
+      for (const node of declared) {
+        const reach = (from: string[], map: Record<string, string[]>, into: Set<string>) => {
+          const pending = [...from];
+          while (pending.length > 0) {
+            for (const next of map[pending.pop() as string] ?? []) {
+              if (into.has(next)) continue;
+              pending.push(next);
+              into.add(next);
+            }
+          }
+        };
+        const children = new Set<string>();
+        reach([node.uniqueId], raw.child_map, children);
+        const all = new Set([node.uniqueId, ...children]);
+        reach([...all], raw.parent_map, all);
+        const expected = declared.filter((n) => all.has(n.uniqueId)).map((n) => n.uniqueId);
+        expect(selectNodes(parsed, { select: [`@${node.name}`] }).sort(), node.uniqueId).toEqual(
+          expected.sort(),
+        );
+      }
+    },
+  );
+
+  it.each(realManifests)(
+    'state:modified against itself selects nothing; a changed body selects it: %s',
+    (path) => {
+      const text = readFileSync(path, 'utf8');
+      const prod = JSON.parse(text) as { nodes: Record<string, Entry> };
+      const pr = JSON.parse(text) as { nodes: Record<string, Entry> };
+      const warnings: string[] = [];
+      const parsed = readManifest(pr);
+      expect(
+        selectNodes(parsed, { select: ['state:modified'] }, (w) => warnings.push(w), readManifest(prod)),
+      ).toEqual([]);
+      expect(warnings).toEqual([expect.stringMatching(/--select state:modified matches no/)]);
+      const [id, node] = Object.entries(pr.nodes).find(([k]) => k.startsWith('model.')) ?? [];
+      if (id === undefined || node === undefined) throw new Error('no model');
+      node['raw_code'] = `${String(node['raw_code'] ?? node['raw_sql'] ?? '')}\n-- changed`;
+      node['raw_sql'] = node['raw_code'];
+      node['checksum'] = { name: 'sha256', checksum: 'changed' };
+      const again = readManifest(pr);
+      const selected = selectNodes(again, { select: ['state:modified'] }, () => {}, readManifest(prod));
+      expect(selected).toEqual([id]);
+      const downstream = selectNodes(again, { select: ['state:modified+'] }, () => {}, readManifest(prod));
+      expect(downstream).toEqual(selectNodes(again, { select: [`${String(node['name'])}+`] }));
+    },
+  );
+});

@@ -1,0 +1,107 @@
+// `gds plan` on the real jaffle-shop project (../shared/fixtures, copied) as a real process: a pull request's
+// `--select state:modified+ --state prod/` plans only the changed model and what reads from it; a selection
+// that matches nothing warns and exits 0 (exit 2 with --strict), as `dbt ls` does; the human plan lists the
+// rules each table gets, implied ones included.
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { ensureBuilt, runCli, serverEnv } from '../cli/helpers/cli-process.js';
+import { sharedFixturesDir } from '../helpers/fixtures.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, noSharedFixtures } from '../helpers/skip.js';
+
+const JAFFLE = join(sharedFixturesDir, 'real/dbt-projects/manoty_jaffle_duckdb');
+
+let server: TestServer;
+let dir: string;
+let project: string;
+let prod: string;
+let connector: string;
+let childMap: Record<string, string[]>;
+
+const gds = (args: string[]): Promise<CliResult> =>
+  runCli(args, { env: serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config')) });
+const plan = (...args: string[]) =>
+  gds(['plan', '--dbt', project, '--connector', connector, '--schema', 'analytics_dev', ...args]);
+const tables = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as { table: string }).table)
+    .sort();
+
+beforeAll(async () => {
+  if (noSharedFixtures !== undefined) return;
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-dbt-select-'));
+  project = join(dir, 'jaffle');
+  prod = join(dir, 'prod-artifacts');
+  await cp(JAFFLE, project, { recursive: true });
+  await mkdir(prod);
+  const text = await readFile(join(project, 'target', 'manifest.json'), 'utf8');
+  await writeFile(join(prod, 'manifest.json'), text);
+  // The pull request changes stg_payments' SQL.
+  const manifest = JSON.parse(text) as {
+    nodes: Record<string, { raw_code: string }>;
+    child_map: Record<string, string[]>;
+  };
+  childMap = manifest.child_map;
+  const node = manifest.nodes['model.jaffle_dbt.stg_payments'];
+  if (!node) throw new Error('the fixture has no stg_payments');
+  node.raw_code += '\n-- a pull request';
+  await writeFile(join(project, 'target', 'manifest.json'), JSON.stringify(manifest));
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () => {
+  it('state:modified with --state plans only the changed model; state:modified+ adds what reads from it', async () => {
+    const only = await plan('--select', 'state:modified', '--state', prod, '--json');
+    expect(only.stderr).toBe('');
+    expect(only.code).toBe(0);
+    expect(tables(only.stdout)).toEqual(['stg_payments']);
+    const downstream = new Set<string>();
+    const pending = ['model.jaffle_dbt.stg_payments'];
+    while (pending.length > 0)
+      for (const child of childMap[pending.pop() as string] ?? [])
+        if (child.startsWith('model.') && !downstream.has(child)) {
+          downstream.add(child);
+          pending.push(child);
+        }
+    const plus = await plan('--select', 'state:modified+', '--state', prod, '--json');
+    expect(plus.code).toBe(0);
+    expect(tables(plus.stdout)).toEqual(
+      ['stg_payments', ...[...downstream].map((id) => id.split('.').at(-1) ?? '')].sort(),
+    );
+    expect(downstream.size).toBeGreaterThan(0);
+    const missing = await plan('--select', 'state:modified', '--json');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--state DIR');
+  });
+
+  it('a selection that matches nothing warns and exits 0; --strict keeps exit 2', async () => {
+    const r = await plan('--select', 'nothing_here');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('--select nothing_here matches no enabled model, seed or snapshot');
+    expect(r.stdout).toContain('Plan: 0 to create, 0 to change, 0 unchanged, 0 to remove.');
+    const strict = await plan('--select', 'nothing_here', '--strict');
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toContain('nothing_here');
+  });
+
+  it('file: and a bare file name select the model; the plan lists every rule, implied ones included', async () => {
+    const r = await plan('--select', 'stg_orders.sql', '--select', 'file:stg_customers.sql');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('+ create stg_orders');
+    expect(r.stdout).toContain('+ create stg_customers');
+    expect(r.stdout).toMatch(/^ {2}rules:$/m);
+    expect(r.stdout).toMatch(/^ {4}grain key \(order_id\): no value twice$/m);
+    expect(r.stdout).toMatch(/^ {4}status: may be NULL in any share of rows \(no not_null test/m);
+  });
+});
