@@ -25,7 +25,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The workspace's integration tokens, client tokens masked (OWNER or ADMIN) */
+        /**
+         * Integration tokens, client tokens masked (an OWNER or ADMIN sees the workspace's, others their own)
+         * @description An OWNER or ADMIN sees every integration token of the environments they act in; any other member sees the tokens they issued. `userId` (optional) keeps one person's tokens (an OWNER or ADMIN only, for another person).
+         */
         get: operations["listIntegrationTokens"];
         put?: never;
         /**
@@ -55,7 +58,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke an integration token by its tf_ client token or its id (OWNER or ADMIN)
+         * Revoke an integration token by its tf_ client token or its id (OWNER, ADMIN, or the person who issued it)
          * @description The token's access tokens are refused (401 `token_revoked`) from their next request and its refresh tokens are spent at once. Audited as `INTEGRATION_TOKEN_REVOKED`. Revoking a revoked token is a no-op.
          */
         post: operations["revokeIntegrationToken"];
@@ -75,7 +78,11 @@ export interface paths {
         /** A person's static CLI tokens (their own; another's for an OWNER or ADMIN), masked */
         get: operations["listCliTokens"];
         put?: never;
-        post?: never;
+        /**
+         * Create a long-lived static CLI token (`cli_…`) for the signed-in person, shown whole only here
+         * @description For scripts and CI. Caller: a browser sign-in (session JWT); a static CLI token is 401 `interactive_login_required` (a CLI token does not make another). `name` is unique among the person's live CLI tokens (409 `token_name_taken`). Audited as `CLI_TOKEN_CREATED`. The token works wherever a person's session does (not for certify) until it is revoked.
+         */
+        post: operations["createCliToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -91,8 +98,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a static CLI token (OWNER or ADMIN); it is 401 on its next request */
+        /** Revoke a static CLI token (its holder, an OWNER or an ADMIN); it is 401 on its next request */
         post: operations["revokeCliToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integration/short-lived-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A 60-minute DATA-API or MANAGEMENT access token drawn on the caller's own sign-in or CLI token
+         * @description What a CI job holding only a CLI token uses for a step that takes a MANAGEMENT token (recertify, definitions) or a DATA-API token (records): the same scopes, role rules and environment checks as `POST /api/integration/tokens`, but no client token, no refresh token and nothing listed or kept: the access token is bound to the credential it was drawn on, and is refused (401 `token_revoked`) once that CLI token or sign-in is revoked or its holder leaves the workspace. Counts against the person's mint limit; audited as `SHORT_LIVED_TOKEN_ISSUED`.
+         */
+        post: operations["issueShortLivedToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1259,6 +1286,8 @@ export interface components {
             environment: string;
             /** @description Who issued it. */
             userId: string;
+            /** @description The e-mail of the person who issued it. */
+            issuedBy: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1268,7 +1297,11 @@ export interface components {
         };
         CliTokenInfo: {
             id: string;
+            /** @description Given at creation; null for the seeded tokens. */
+            name: string | null;
             userId: string;
+            /** @description The e-mail of the person whose token it is. */
+            issuedBy: string | null;
             /** @description Masked, e.g. `cli_abcd…wxyz`. */
             token: string;
             /** Format: date-time */
@@ -1343,6 +1376,35 @@ export interface components {
             /** @description The scope strings embedded in the access token, e.g. `tables:orders:read`. */
             scopes: string[];
             tokens: components["schemas"]["TokenBundle"];
+        };
+        CreateCliTokenRequest: {
+            /** @description What the token is for, e.g. `ci`. */
+            name: string;
+        };
+        CreatedCliToken: {
+            /** @description The `clt_…` id, by which the token is revoked. */
+            id: string;
+            name: string;
+            /** @description The whole token: shown only in this answer. */
+            token: string;
+            userId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ShortLivedTokenRequest: {
+            /** @description `*` for an environment-agnostic token, else one environment label. */
+            env: string;
+            /** @description All table grants (DATA-API) or all workspace scope strings (MANAGEMENT). */
+            scopes: (components["schemas"]["TableGrant"] | components["schemas"]["WorkspaceScope"])[];
+        };
+        ShortLivedToken: {
+            audience: components["schemas"]["Audience"];
+            env: string;
+            scopes: string[];
+            /** @description JWT, 60 minutes; nothing renews it. */
+            accessToken: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         RefreshRequest: {
             refreshToken: string;
@@ -2338,7 +2400,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The client address failed authentication too often this minute (300 by default), or, on `POST /api/integration/tokens`, the person issued too many tokens (30 a minute by default). Answered on every path that takes a credential, before the credential is looked at. */
+        /** @description The client address failed authentication too often this minute (300 by default), or, on `POST /api/integration/tokens`, `POST /api/integration/short-lived-tokens` and `POST /api/cli-tokens`, the person issued too many tokens (30 a minute by default). Answered on every path that takes a credential, before the credential is looked at. */
         TooManyFailedAuthentications: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2532,14 +2594,16 @@ export interface operations {
     };
     listIntegrationTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                userId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every integration token of the workspace, newest first, revoked ones included. */
+            /** @description The integration tokens, newest first, revoked ones included. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2550,6 +2614,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
         };
@@ -2647,6 +2712,36 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    createCliToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCliTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The new token; `token` is never shown again. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedCliToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
+        };
+    };
     revokeCliToken: {
         parameters: {
             query?: never;
@@ -2672,6 +2767,37 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["DatabaseConflict"];
+        };
+    };
+    issueShortLivedToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShortLivedTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The access token. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShortLivedToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
         };
     };

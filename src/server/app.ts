@@ -11,7 +11,7 @@ import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
 import { JOB_READ_HOLD_MS } from './routes/gate-jobs.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import { offsetFileClock, systemClock } from './clock.js';
 import type { AppContext } from './context.js';
 import { authenticate } from './context.js';
 import { ContractChecker } from './contract-check.js';
@@ -118,6 +118,11 @@ export interface ServerOptions {
    * connection's, and a client cannot pick its own bucket by sending the header.
    */
   trustProxy?: string[] | number;
+  /**
+   * `--clock-offset-file`: a file read at each request holding a whole number of seconds added to the clock
+   * (missing or empty: 0), so a test moves the server's time from outside the process.
+   */
+  clockOffsetFile?: string;
 }
 
 export interface RunningServer {
@@ -135,7 +140,12 @@ export interface RunningServer {
 }
 
 export async function createServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const clock = options.clock ?? systemClock;
+  const offset =
+    options.clockOffsetFile === undefined
+      ? undefined
+      : offsetFileClock(options.clockOffsetFile, options.clock ?? systemClock);
+  await offset?.reload();
+  const clock = offset?.clock ?? options.clock ?? systemClock;
   const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const db = await openDb({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
@@ -188,7 +198,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const routes: RunningServer['routes'] = [];
-    const app = buildApp(ctx, options.logger ?? false, contract, routes, options.trustProxy);
+    const app = buildApp(ctx, options.logger ?? false, contract, routes, options.trustProxy, offset?.reload);
     oauthRoutes(app, ctx, options.deviceFlow);
     const host = options.host ?? DEFAULT_HOST;
     await app.listen({ port: options.port ?? DEFAULT_PORT, host });
@@ -222,6 +232,7 @@ function buildApp(
   contract: ContractChecker | null,
   routes: RunningServer['routes'],
   trustProxy: ServerOptions['trustProxy'],
+  reloadClock?: () => Promise<void>,
 ) {
   const app = Fastify({
     logger,
@@ -244,6 +255,8 @@ function buildApp(
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   app.decorateRequest('caller', null);
+  // First, so every other hook and the route see the moved time.
+  if (reloadClock) app.addHook('onRequest', reloadClock);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (!ctx.names().isOwnHost(request.headers.host)) {

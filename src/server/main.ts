@@ -7,13 +7,23 @@
 // First: on Linux it starts the process again with glibc's malloc settings, before anything is loaded.
 import './malloc-env.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
 import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
+import { parseClockOffset } from './clock.js';
 import { DEFAULT_EMBEDDED_ROW_LIMIT } from './db/embedded-limit.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './db/index.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT } from './app.js';
@@ -114,6 +124,13 @@ const OPTIONS: readonly ServerOption[] = [
     default: 'none',
     description:
       'a dbt project folder (its target/manifest.json, catalog.json, seeds/*.csv) or a folder holding manifest.json: its models, seeds and snapshots become tables in the dev warehouse, to try `gds plan --dbt DIR` on',
+  },
+  {
+    name: 'clock-offset-file',
+    value: 'FILE',
+    default: 'none: real time',
+    description:
+      'a file holding a whole number of seconds added to the real time, read at each request (missing or empty: 0), so tests can move the server past token lifetimes',
   },
   { name: 'help', default: 'off', description: 'print this help and exit' },
 ];
@@ -223,10 +240,24 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
       ? { embeddedRowLimit: integer('embedded-row-limit', text('embedded-row-limit'), 1, 1_000_000_000) }
       : {}),
     ...(text('trust-proxy') !== undefined ? { trustProxy: trustProxy(text('trust-proxy') ?? '') } : {}),
+    ...(text('clock-offset-file') !== undefined
+      ? { clockOffsetFile: clockOffsetFile(text('clock-offset-file') ?? '') }
+      : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);
   return { server, readyFile };
+}
+
+/** --clock-offset-file: refused at start when it holds something other than whole seconds. */
+function clockOffsetFile(file: string): string {
+  const path = resolve(file);
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  if (parseClockOffset(text) === undefined)
+    fail(
+      `--clock-offset-file ${file} must hold a whole number of seconds (e.g. 2678400), or be empty or missing.`,
+    );
+  return path;
 }
 
 /** --dbt names a folder: the dbt project (its target/) or one holding manifest.json. */

@@ -1,10 +1,8 @@
 // The ready file: what tests and scripts need to talk to a running server (base URL, ready-made
 // tokens per role, connectors, tables, warehouse objects). Written only once the server listens.
-import { maskToken } from './auth/revocation.js';
+import { createCliToken } from './auth/cli-tokens.js';
 import type { Role } from '../core/scopes.js';
 import type { AppContext } from './context.js';
-import { newId, newSecret, sha256 } from './ids.js';
-import { CLI_TOKEN_PREFIX } from './auth/caller.js';
 import type { DbtWarehouse } from './dbt-warehouse.js';
 import type { WarehouseObject } from './warehouse.js';
 import { listWarehouseObjects } from './warehouse.js';
@@ -106,7 +104,7 @@ async function describeWorkspace(
       email: member.email,
       role: member.platform_operator ? 'PLATFORM_OPERATOR' : member.role,
       accessToken: session.token,
-      cliToken: await createCliToken(ctx, workspace.id, member.id),
+      cliToken: (await createCliToken(ctx, { workspaceId: workspace.id, userId: member.id })).token,
     });
   }
   const connectors = await ctx.db.query<ReadyConnector>(
@@ -133,15 +131,4 @@ async function describeWorkspace(
     tables,
     warehouseObjects,
   };
-}
-
-/** A new static CLI token for the user; only its hash is stored. */
-export async function createCliToken(ctx: AppContext, workspaceId: string, userId: string): Promise<string> {
-  const token = `${CLI_TOKEN_PREFIX}${newSecret()}`;
-  await ctx.db.query(
-    `INSERT INTO gds.cli_tokens (id, workspace_id, user_id, token_hash, created_at, token_hint)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [newId('clt'), workspaceId, userId, sha256(token), new Date(ctx.clock()).toISOString(), maskToken(token)],
-  );
-  return token;
 }

@@ -104,6 +104,7 @@ export interface TestServerOptions extends Pick<
   | 'trustProxy'
   | 'embeddedRowLimit'
   | 'deviceFlow'
+  | 'clockOffsetFile'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -140,6 +141,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.dbt ? { dbt: options.dbt } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
+    ...(options.clockOffsetFile !== undefined ? { clockOffsetFile: options.clockOffsetFile } : {}),
   });
   const contract = running.contract;
   if (!contract) throw new Error('test server: contract checking is off');

@@ -52,10 +52,8 @@ const MANAGEMENT_OR_SESSION: Record<string, string> = {
   listMembers: 'workspace:read:members',
   certifyTable: 'workspace:write:certify',
 };
+// Token lists and revocations take any member: each sees and ends their own, an ADMIN anyone's.
 const MINIMUM_ROLE: Record<string, Role> = {
-  listIntegrationTokens: 'ADMIN',
-  revokeIntegrationToken: 'ADMIN',
-  revokeCliToken: 'ADMIN',
   setConfig: 'ADMIN',
   certifyTable: 'STEWARD',
   rejectTable: 'STEWARD',
@@ -395,13 +393,18 @@ async function walk(who: Caller[]): Promise<{ wrong: string[]; cells: number }> 
 }
 
 describe('the authorization matrix: every operation × every caller × a valid and a bad request', () => {
-  it('refuses with 401/403 where the spec denies (never 400, 2xx or 5xx) and never answers 5xx', async () => {
-    const { wrong, cells } = await walk(callers);
-    expect(cells).toBeGreaterThan(1500);
-    expect(wrong).toEqual([]);
-  });
+  // About 1,600 requests: on a busy shared machine they take longer than the default test timeout.
+  it(
+    'refuses with 401/403 where the spec denies (never 400, 2xx or 5xx) and never answers 5xx',
+    { timeout: 300_000 },
+    async () => {
+      const { wrong, cells } = await walk(callers);
+      expect(cells).toBeGreaterThan(1500);
+      expect(wrong).toEqual([]);
+    },
+  );
 
-  it('refuses expired access tokens with 401 everywhere', async () => {
+  it('refuses expired access tokens with 401 everywhere', { timeout: 300_000 }, async () => {
     server.clock.advance(61 * 60_000);
     try {
       const { wrong } = await walk(expiring);

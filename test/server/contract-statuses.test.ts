@@ -214,6 +214,19 @@ describe('success statuses', () => {
         },
       },
       {
+        route: 'POST /api/integration/short-lived-tokens',
+        call: () =>
+          post(
+            '/api/integration/short-lived-tokens',
+            { env: 'dev', scopes: ['workspace:write:recertify'] },
+            cli('ADMIN'),
+          ),
+      },
+      {
+        route: 'POST /api/cli-tokens',
+        call: () => post('/api/cli-tokens', { name: 'contract-statuses' }),
+      },
+      {
         route: 'POST /api/integration/refresh',
         call: async () => {
           const r = await server.request('POST', '/api/integration/refresh', {

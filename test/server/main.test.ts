@@ -10,6 +10,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +120,7 @@ describe('npm run server', () => {
       'public-url',
       'trust-proxy',
       'dbt',
+      'clock-offset-file',
       'help',
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
@@ -215,6 +217,20 @@ describe('npm run server', () => {
       expect(await server.exited).toBe(2);
       expect(server.output.stderr).toContain('--query-timeout must be an integer from 1 to 3600000; got "0"');
       expect(server.output.stderr).toContain('usage: npm run server -- [options]');
+    },
+  );
+
+  it(
+    'refuses a clock offset file that holds something other than whole seconds',
+    { timeout: 60_000 },
+    async () => {
+      const file = join(dir, 'clock-offset');
+      writeFileSync(file, '31 days');
+      const server = run(['--clock-offset-file', file]);
+      expect(await server.exited).toBe(2);
+      expect(server.output.stderr).toContain(
+        `--clock-offset-file ${file} must hold a whole number of seconds`,
+      );
     },
   );
 

@@ -24,7 +24,7 @@ const audited = async (action: string) =>
     .n as number;
 
 describe('integration tokens', () => {
-  it('are listed masked for an ADMIN, with last use; a MEMBER may not list them', async () => {
+  it('are listed masked for an ADMIN, with last use and who issued them; a MEMBER sees only their own', async () => {
     const issued = await server.issueToken('OWNER', {
       name: 'nightly',
       env: 'dev',
@@ -49,7 +49,9 @@ describe('integration tokens', () => {
     const member = await server.request('GET', '/api/integration/tokens', {
       token: server.user('MEMBER').cliToken,
     });
-    expect(member.status).toBe(403);
+    expect(member.status).toBe(200);
+    expect(member.body.tokens.map((t: { id: string }) => t.id)).not.toContain(issued.id);
+    expect(row.issuedBy).toBe(server.user('OWNER').email);
   });
 
   it('revoked by the tf_ client token: access and refresh tokens are 401 at once, audited', async () => {

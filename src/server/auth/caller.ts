@@ -5,7 +5,7 @@ import { isRole } from '../../core/scopes.js';
 import type { Db } from '../db/index.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { sha256 } from '../ids.js';
-import type { TokenSigner } from './tokens.js';
+import type { IntegrationClaims, TokenSigner } from './tokens.js';
 
 /** A person: a signed-in session (JWT, audience `session`) or a static CLI token (`cli_…`). */
 export interface SessionCaller {
@@ -37,6 +37,9 @@ export interface IntegrationCaller {
 export type Caller = SessionCaller | IntegrationCaller;
 
 export const CLI_TOKEN_PREFIX = 'cli_';
+/** The id prefixes (`newId`) of integration tokens and CLI tokens. */
+export const INTEGRATION_TOKEN_ID_PREFIX = 'itk';
+export const CLI_TOKEN_ID_PREFIX = 'clt';
 export const CLIENT_TOKEN_PREFIX = 'tf_';
 
 interface MemberRow {
@@ -68,16 +71,33 @@ export class Authenticator {
     if (claims.audience === 'session') {
       return this.session('jwt', claims.userId, claims.workspaceId, claims);
     }
-    const [live] = await this.db.query<{ revoked: boolean }>(
-      `SELECT (t.revoked_at IS NOT NULL) AS revoked FROM gds.integration_tokens t
-         JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id AND m.active
-        WHERE t.id = $1 AND t.workspace_id = $2`,
-      [claims.tokenId, claims.workspaceId],
-    );
-    if (!live || live.revoked)
+    if (!(await this.live(claims)))
       throw unauthorized('token_revoked', 'This token has been revoked; issue a new one.');
-    await this.touch('integration_tokens', claims.tokenId);
+    if (claims.tokenId.startsWith(`${INTEGRATION_TOKEN_ID_PREFIX}_`))
+      await this.touch('integration_tokens', claims.tokenId);
+    else if (claims.tokenId.startsWith(`${CLI_TOKEN_ID_PREFIX}_`))
+      await this.touch('cli_tokens', claims.tokenId);
     return { kind: 'integration', ...claims };
+  }
+
+  /**
+   * Whether what an integration access token hangs on still stands, its issuer an active member: the
+   * integration token (`itk_`), or, for a short-lived token, the CLI token (`clt_`) or the sign-in (refresh
+   * family, else the session token's id) it was drawn on (integration-tokens.ts).
+   */
+  private async live(claims: IntegrationClaims): Promise<boolean> {
+    const id = claims.tokenId;
+    const parent = id.startsWith(`${INTEGRATION_TOKEN_ID_PREFIX}_`)
+      ? `SELECT revoked_at IS NULL FROM gds.integration_tokens WHERE id = $1 AND workspace_id = $2 AND user_id = $3`
+      : id.startsWith(`${CLI_TOKEN_ID_PREFIX}_`)
+        ? `SELECT revoked_at IS NULL FROM gds.cli_tokens WHERE id = $1 AND workspace_id = $2 AND user_id = $3`
+        : `SELECT NOT EXISTS (SELECT 1 FROM gds.session_refresh_tokens s WHERE s.family_id = $1 AND s.revoked_at IS NOT NULL)
+              AND NOT EXISTS (SELECT 1 FROM gds.revoked_access_tokens r WHERE r.jti = $1)`;
+    const [row] = await this.db.query<{ live: boolean | null }>(
+      `SELECT (${parent}) AS live FROM gds.memberships m WHERE m.workspace_id = $2 AND m.user_id = $3 AND m.active`,
+      [id, claims.workspaceId, claims.userId],
+    );
+    return row?.live === true;
   }
 
   /** When each token was last written as used: `last_used_at` is written at most once a minute per token. */

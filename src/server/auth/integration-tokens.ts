@@ -11,7 +11,8 @@ import type { HttpError } from '../errors.js';
 import { unauthorized } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import type { TokenBundle } from '../../contract/types.js';
-import { CLIENT_TOKEN_PREFIX } from './caller.js';
+import type { SessionCaller } from './caller.js';
+import { CLIENT_TOKEN_PREFIX, INTEGRATION_TOKEN_ID_PREFIX } from './caller.js';
 import { maskToken } from './revocation.js';
 import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
 
@@ -28,6 +29,9 @@ export interface NewIntegrationToken {
   tableIds: Record<string, string>;
 }
 
+/** What a person may mint, as checked at mint time (routes/integration.ts). */
+export type TokenPlan = Pick<NewIntegrationToken, 'audience' | 'env' | 'scopes' | 'tableIds'>;
+
 export interface IssuedCredentials {
   id: string;
   clientToken: string;
@@ -38,7 +42,7 @@ export async function issueIntegrationToken(
   ctx: AppContext,
   spec: NewIntegrationToken,
 ): Promise<IssuedCredentials> {
-  const id = newId('itk');
+  const id = newId(INTEGRATION_TOKEN_ID_PREFIX);
   const clientToken = `${CLIENT_TOKEN_PREFIX}${newSecret(24)}`;
   const now = new Date(ctx.clock()).toISOString();
   const refresh = await ctx.db.transaction(async (tx) => {
@@ -75,6 +79,41 @@ export async function issueIntegrationToken(
     id,
     clientToken,
     tokens: { accessToken: access.token, expiresAt: access.expiresAt, ...refresh },
+  };
+}
+
+/**
+ * A 60-minute access token drawn on the caller's own credential: its `tid` is that CLI token's id, or the
+ * sign-in's refresh family (else the session token's own id), so the authenticator refuses it once that is
+ * revoked (caller.ts). Nothing is stored but the audit entry: nothing to list, renew or clean up.
+ */
+export async function issueShortLivedToken(
+  ctx: AppContext,
+  caller: SessionCaller,
+  plan: TokenPlan,
+): Promise<{ audience: Audience; env: string; scopes: string[]; accessToken: string; expiresAt: string }> {
+  const parent = caller.via === 'cli_token' ? caller.tokenId : (caller.sessionId ?? caller.tokenId);
+  if (parent === undefined) throw new Error("a person's credential without an id");
+  await recordAudit(ctx.db, ctx.clock, {
+    workspaceId: caller.workspaceId,
+    userId: caller.userId,
+    action: 'SHORT_LIVED_TOKEN_ISSUED',
+    resource: 'integration_token',
+    environmentLabel: plan.env,
+    details: { drawnOn: parent, audience: plan.audience, scopes: plan.scopes },
+  });
+  const access = await ctx.signer.sign({
+    ...plan,
+    userId: caller.userId,
+    workspaceId: caller.workspaceId,
+    tokenId: parent,
+  });
+  return {
+    audience: plan.audience,
+    env: plan.env,
+    scopes: plan.scopes,
+    accessToken: access.token,
+    expiresAt: access.expiresAt,
   };
 }
 

@@ -5,7 +5,8 @@
 import type { Schema } from '../../contract/types.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import { visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
+import { requireRole, visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
+import { roleAtLeast } from '../../core/scopes.js';
 import type { Queryable } from '../db/index.js';
 import { forbidden, notFound } from '../errors.js';
 import { sha256 } from '../ids.js';
@@ -28,13 +29,19 @@ export function maskToken(token: string): string {
 }
 
 /**
- * The workspace's integration tokens in environments the caller sees (§5.6, visibleEnvironments): an
- * environment-scoped ADMIN sees only tokens of those environments, and a `*` token only with every one.
+ * Integration tokens the caller may see: an OWNER or ADMIN sees the workspace's in the environments they see
+ * (§5.6, visibleEnvironments: an environment-scoped ADMIN only tokens of those, a `*` token only with every
+ * one), anyone else the tokens they issued. `userId` keeps one issuer's (another's: OWNER or ADMIN only).
  */
 export async function listIntegrationTokens(
   ctx: AppContext,
   caller: SessionCaller,
+  options: { userId?: string | undefined; id?: string } = {},
 ): Promise<IntegrationTokenRow[]> {
+  const admin = roleAtLeast(caller.role, 'ADMIN');
+  if (!admin && options.userId !== undefined && options.userId !== caller.userId)
+    requireRole(caller, 'ADMIN', "list another person's integration tokens");
+  const issuer = admin ? (options.userId ?? null) : caller.userId;
   const rows = await ctx.db.query<{
     id: string;
     name: string;
@@ -44,16 +51,24 @@ export async function listIntegrationTokens(
     scopes: string[];
     env: string;
     user_id: string;
+    email: string | null;
     created_at: Date;
     last_used_at: Date | null;
     revoked_at: Date | null;
   }>(
-    `SELECT id, name, client_token_hint, audience, scopes, env, user_id, created_at, last_used_at, revoked_at
-       FROM gds.integration_tokens WHERE workspace_id = $1 AND ($2::text[] IS NULL OR env = ANY($2::text[]))
-      ORDER BY created_at DESC, id`,
+    `SELECT t.id, t.name, t.client_token_hint, t.audience, t.scopes, t.env, t.user_id, u.email, t.created_at,
+            t.last_used_at, t.revoked_at
+       FROM gds.integration_tokens t LEFT JOIN gds.users u ON u.id = t.user_id
+      WHERE t.workspace_id = $1 AND ($2::text[] IS NULL OR t.env = ANY($2::text[]))
+        AND ($3::text IS NULL OR t.user_id = $3) AND ($4::text IS NULL OR t.id = $4)
+      ORDER BY t.created_at DESC, t.id`,
     [
       caller.workspaceId,
-      visibleTokenEnvironments(caller, await workspaceEnvironments(ctx.db, caller.workspaceId)),
+      admin
+        ? visibleTokenEnvironments(caller, await workspaceEnvironments(ctx.db, caller.workspaceId))
+        : null,
+      issuer,
+      options.id ?? null,
     ],
   );
   return rows.map((r) => ({
@@ -64,6 +79,7 @@ export async function listIntegrationTokens(
     scopes: r.scopes,
     environment: r.env,
     userId: r.user_id,
+    issuedBy: r.email,
     createdAt: new Date(r.created_at).toISOString(),
     lastUsedAt: iso(r.last_used_at),
     revokedAt: iso(r.revoked_at),
@@ -78,8 +94,8 @@ export async function revokeIntegrationToken(
 ): Promise<IntegrationTokenRow> {
   const byClientToken = reference.startsWith(CLIENT_TOKEN_PREFIX);
   const id = await ctx.db.transaction(async (tx) => {
-    const [row] = await tx.query<{ id: string; env: string; revoked_at: Date | null }>(
-      `SELECT id, env, revoked_at FROM gds.integration_tokens
+    const [row] = await tx.query<{ id: string; env: string; user_id: string; revoked_at: Date | null }>(
+      `SELECT id, env, user_id, revoked_at FROM gds.integration_tokens
         WHERE workspace_id = $1 AND ${byClientToken ? 'client_token_hash' : 'id'} = $2 FOR UPDATE`,
       [caller.workspaceId, byClientToken ? sha256(reference) : reference],
     );
@@ -92,8 +108,12 @@ export async function revokeIntegrationToken(
         },
       );
     }
-    // An ADMIN scoped to some environments revokes only tokens of those (a `*` token only with every one).
-    await requireTokenEnvironment(tx, caller, row.env, row.id);
+    // The person who issued a token may revoke it; anyone else must be an ADMIN, and one scoped to some
+    // environments revokes only tokens of those (a `*` token only with every one).
+    if (row.user_id !== caller.userId) {
+      requireRole(caller, 'ADMIN', "revoke another person's integration token");
+      await requireTokenEnvironment(tx, caller, row.env, row.id);
+    }
     if (row.revoked_at === null) {
       await revokeIntegrationFamily(tx, ctx.clock, {
         tokenId: row.id,
@@ -105,7 +125,7 @@ export async function revokeIntegrationToken(
     }
     return row.id;
   });
-  const [listed] = (await listIntegrationTokens(ctx, caller)).filter((t) => t.id === id);
+  const [listed] = await listIntegrationTokens(ctx, caller, { id });
   if (!listed) throw new Error(`revoked token ${id} vanished`);
   return listed;
 }
@@ -129,23 +149,29 @@ async function requireTokenEnvironment(
 export async function listCliTokens(
   ctx: AppContext,
   workspaceId: string,
-  userId?: string,
+  filter: { userId?: string; id?: string } = {},
 ): Promise<CliTokenRow[]> {
   const rows = await ctx.db.query<{
     id: string;
+    name: string | null;
     user_id: string;
+    email: string | null;
     token_hint: string | null;
     created_at: Date;
     last_used_at: Date | null;
     revoked_at: Date | null;
   }>(
-    `SELECT id, user_id, token_hint, created_at, last_used_at, revoked_at FROM gds.cli_tokens
-      WHERE workspace_id = $1 AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at DESC, id`,
-    [workspaceId, userId ?? null],
+    `SELECT c.id, c.name, c.user_id, u.email, c.token_hint, c.created_at, c.last_used_at, c.revoked_at
+       FROM gds.cli_tokens c LEFT JOIN gds.users u ON u.id = c.user_id
+      WHERE c.workspace_id = $1 AND ($2::text IS NULL OR c.user_id = $2) AND ($3::text IS NULL OR c.id = $3)
+      ORDER BY c.created_at DESC, c.id`,
+    [workspaceId, filter.userId ?? null, filter.id ?? null],
   );
   return rows.map((r) => ({
     id: r.id,
+    name: r.name,
     userId: r.user_id,
+    issuedBy: r.email,
     token: r.token_hint ?? 'cli_…',
     createdAt: new Date(r.created_at).toISOString(),
     lastUsedAt: iso(r.last_used_at),

@@ -408,6 +408,15 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX notifications_open ON gds.notifications (workspace_id, created_at, id) WHERE closed_at IS NULL;
     `,
   },
+  {
+    version: 32,
+    name: "CLI tokens: a name, unique among a person's live tokens",
+    sql: `
+      ALTER TABLE gds.cli_tokens ADD COLUMN name text;
+      CREATE UNIQUE INDEX cli_tokens_live_name ON gds.cli_tokens (workspace_id, user_id, lower(name))
+        WHERE revoked_at IS NULL AND name IS NOT NULL;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

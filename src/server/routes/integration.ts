@@ -1,10 +1,16 @@
-// POST /api/integration/tokens (§4.1) and POST /api/integration/refresh (§4.2).
+// POST /api/integration/tokens (§4.1), POST /api/integration/refresh (§4.2), and the short-lived tokens a
+// person draws on their own sign-in or CLI token (a CI job holding only a CLI token, for a MANAGEMENT step).
 import type { FastifyInstance } from 'fastify';
 import type { TableGrantRequest } from '../../core/scopes.js';
 import { ANY_ENVIRONMENT, planMint } from '../../core/scopes.js';
-import type { IssuedToken, IssueTokenRequest, RefreshResponse } from '../../contract/types.js';
+import type { IssuedToken, IssueTokenRequest, RefreshResponse, Schema } from '../../contract/types.js';
 import { requireSession } from '../auth/caller.js';
-import { issueIntegrationToken, refreshIntegrationToken } from '../auth/integration-tokens.js';
+import type { TokenPlan } from '../auth/integration-tokens.js';
+import {
+  issueIntegrationToken,
+  issueShortLivedToken,
+  refreshIntegrationToken,
+} from '../auth/integration-tokens.js';
 import type { SessionCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { workspaceEnvironments } from '../certification/access.js';
@@ -13,33 +19,19 @@ import { callerOf, limitFailedAuthentication } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
 
+type ShortLivedTokenRequest = Schema<'ShortLivedTokenRequest'>;
+type ShortLivedToken = Schema<'ShortLivedToken'>;
+
 export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/integration/tokens', async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
-    // Each token has a rate bucket of its own: minting is limited per person, so tokens cannot buy buckets.
-    const mint = await ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
-    if (!mint.allowed) throw rateLimited(mint, ctx.clock(), 'integration tokens issued');
     const body = parseBody<IssueTokenRequest>('IssueTokenRequest', request.body);
-    checkEnvironmentScope(caller, body.env, await checkEnvironment(ctx, caller.workspaceId, body.env));
-    const grants = body.scopes.filter((s): s is TableGrantRequest => typeof s === 'object');
-    const tables = await ctx.db.query<{ id: string; slug: string; owner_id: string }>(
-      'SELECT id, slug, owner_id FROM gds.tables WHERE workspace_id = $1 AND id = ANY($2::text[]) AND active',
-      [caller.workspaceId, grants.map((g) => g.tableId)],
-    );
-    const plan = planMint(
-      caller,
-      body.scopes,
-      new Map(tables.map((t) => [t.id, { id: t.id, slug: t.slug, ownerId: t.owner_id }])),
-    );
-    if (!plan.ok) throw new HttpError(plan.status, plan.code, plan.message, plan.details);
+    const plan = await planToken(ctx, caller, body);
     const issued = await issueIntegrationToken(ctx, {
       workspaceId: caller.workspaceId,
       userId: caller.userId,
       name: body.name,
-      audience: plan.audience,
-      env: body.env,
-      scopes: plan.scopes,
-      tableIds: plan.audience === 'DATA-API' ? Object.fromEntries(tables.map((t) => [t.slug, t.id])) : {},
+      ...plan,
     });
     const response: IssuedToken = {
       id: issued.id,
@@ -53,6 +45,14 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(201).send(response);
   });
 
+  app.post('/api/integration/short-lived-tokens', async (request, reply) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const body = parseBody<ShortLivedTokenRequest>('ShortLivedTokenRequest', request.body);
+    const plan = await planToken(ctx, caller, body);
+    const response: ShortLivedToken = await issueShortLivedToken(ctx, caller, plan);
+    return reply.code(201).send(response);
+  });
+
   app.post('/api/integration/refresh', async (request) => {
     // A refresh token is a credential: bogus ones count against the address's failed-authentication limit.
     const response: RefreshResponse = await limitFailedAuthentication(ctx, request, async () => {
@@ -61,6 +61,38 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     return response;
   });
+}
+
+/**
+ * What a person may mint (§2.2, §5.5, §5.6): the audience, scope strings and table ids of `body`, checked
+ * against the caller's role, table ownership and environment scope; counts against their mint limit.
+ */
+async function planToken(
+  ctx: AppContext,
+  caller: SessionCaller,
+  body: { env: string; scopes: IssueTokenRequest['scopes'] },
+): Promise<TokenPlan> {
+  // Each token has a rate bucket of its own: minting is limited per person, so tokens cannot buy buckets.
+  const mint = await ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
+  if (!mint.allowed) throw rateLimited(mint, ctx.clock(), 'integration tokens issued');
+  checkEnvironmentScope(caller, body.env, await checkEnvironment(ctx, caller.workspaceId, body.env));
+  const grants = body.scopes.filter((s): s is TableGrantRequest => typeof s === 'object');
+  const tables = await ctx.db.query<{ id: string; slug: string; owner_id: string }>(
+    'SELECT id, slug, owner_id FROM gds.tables WHERE workspace_id = $1 AND id = ANY($2::text[]) AND active',
+    [caller.workspaceId, grants.map((g) => g.tableId)],
+  );
+  const plan = planMint(
+    caller,
+    body.scopes,
+    new Map(tables.map((t) => [t.id, { id: t.id, slug: t.slug, ownerId: t.owner_id }])),
+  );
+  if (!plan.ok) throw new HttpError(plan.status, plan.code, plan.message, plan.details);
+  return {
+    audience: plan.audience,
+    env: body.env,
+    scopes: plan.scopes,
+    tableIds: plan.audience === 'DATA-API' ? Object.fromEntries(tables.map((t) => [t.slug, t.id])) : {},
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
-// Listing and revoking tokens (issue 22 item 7): the workspace's integration tokens and a person's CLI
-// tokens, for the workspace's OWNER or ADMINs; `POST /api/auth/revoke` revokes the calling credential.
+// Listing, creating and revoking tokens: integration tokens (an OWNER or ADMIN sees and revokes the
+// workspace's, anyone the ones they issued) and CLI tokens (a person creates, lists and revokes their own; an
+// OWNER or ADMIN anyone's); `POST /api/auth/revoke` revokes the calling credential.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireSession } from '../auth/caller.js';
 import {
@@ -12,25 +13,30 @@ import {
 import { requireRole } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, unauthorized } from '../errors.js';
+import { createCliToken } from '../auth/cli-tokens.js';
+import { roleAtLeast } from '../../core/scopes.js';
+import type { Schema } from '../../contract/types.js';
+import { parseBody } from '../contract.js';
+import { rateLimited } from '../rate-limit.js';
 import { checkInput } from '../input-rule.js';
 import type { Query } from '../query.js';
 import { rejectUnknownParams, stringParam } from '../query.js';
 
-export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const admin = async (request: FastifyRequest, what: string) => {
-    const caller = requireSession(await callerOf(ctx, request));
-    requireRole(caller, 'ADMIN', what);
-    return caller;
-  };
+type CreateCliTokenRequest = Schema<'CreateCliTokenRequest'>;
+type CreatedCliToken = Schema<'CreatedCliToken'>;
 
-  app.get('/api/integration/tokens', async (request) => {
-    const caller = await admin(request, "list the workspace's integration tokens");
-    return { tokens: await listIntegrationTokens(ctx, caller) };
+export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/api/integration/tokens', async (request: FastifyRequest<{ Querystring: Query }>) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    rejectUnknownParams(request.query, ['userId']);
+    return {
+      tokens: await listIntegrationTokens(ctx, caller, { userId: stringParam(request.query, 'userId') }),
+    };
   });
 
   app.post('/api/integration/tokens/revoke', async (request) => {
-    const caller = await admin(request, 'revoke an integration token');
+    const caller = requireSession(await callerOf(ctx, request));
     const body = request.body as { token?: unknown } | null;
     if (typeof body !== 'object' || body === null || typeof body.token !== 'string' || body.token === '') {
       throw badRequest('invalid_body', 'Send {"token": "<tf_… client token or token id>"}.', {
@@ -41,22 +47,48 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { token: await revokeIntegrationToken(ctx, caller, body.token) };
   });
 
+  app.post('/api/cli-tokens', async (request, reply) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    if (caller.via === 'cli_token') {
+      throw unauthorized(
+        'interactive_login_required',
+        'Creating a CLI token needs a browser sign-in, not a CLI token (one CLI token does not make another): run `gds auth login` and try again.',
+      );
+    }
+    const mint = await ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
+    if (!mint.allowed) throw rateLimited(mint, ctx.clock(), 'tokens created');
+    const body = parseBody<CreateCliTokenRequest>('CreateCliTokenRequest', request.body);
+    const created = await createCliToken(ctx, {
+      workspaceId: caller.workspaceId,
+      userId: caller.userId,
+      name: body.name,
+    });
+    const response: CreatedCliToken = {
+      id: created.id,
+      name: body.name,
+      token: created.token,
+      userId: caller.userId,
+      createdAt: created.createdAt,
+    };
+    return reply.code(201).header('cache-control', 'no-store').send(response);
+  });
+
   app.get('/api/cli-tokens', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
     rejectUnknownParams(request.query, ['userId']);
     const userId = stringParam(request.query, 'userId') ?? caller.userId;
     if (userId !== caller.userId) requireRole(caller, 'ADMIN', "list another person's CLI tokens");
-    return { tokens: await listCliTokens(ctx, caller.workspaceId, userId) };
+    return { tokens: await listCliTokens(ctx, caller.workspaceId, { userId }) };
   });
 
   app.post(
     '/api/cli-tokens/:tokenId/revoke',
     async (request: FastifyRequest<{ Params: { tokenId: string } }>) => {
-      const caller = await admin(request, 'revoke a CLI token');
-      await revokeCliToken(ctx, caller, request.params.tokenId);
-      const [token] = (await listCliTokens(ctx, caller.workspaceId)).filter(
-        (t) => t.id === request.params.tokenId,
-      );
+      const caller = requireSession(await callerOf(ctx, request));
+      // Its holder revokes their own; an OWNER or ADMIN anyone's. Another person's is 404 to anyone else.
+      const owner = roleAtLeast(caller.role, 'ADMIN') ? undefined : caller.userId;
+      await revokeCliToken(ctx, caller, request.params.tokenId, owner);
+      const [token] = await listCliTokens(ctx, caller.workspaceId, { id: request.params.tokenId });
       return { token };
     },
   );

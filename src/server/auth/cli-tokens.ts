@@ -1,0 +1,65 @@
+// Static CLI tokens (`cli_…`, spec §5.9: long-lived, workspace-scoped, revocable): the seed makes one per
+// seeded user for the ready file, and a signed-in person creates named ones for scripts and CI. Only the
+// token's hash and a masked hint are stored; the whole token is answered once.
+import { recordAudit } from '../audit.js';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../errors.js';
+import { newId, newSecret, sha256 } from '../ids.js';
+import { CLI_TOKEN_ID_PREFIX, CLI_TOKEN_PREFIX } from './caller.js';
+import { maskToken } from './revocation.js';
+
+export interface CreatedCliToken {
+  id: string;
+  token: string;
+  createdAt: string;
+}
+
+/** A new CLI token of the user (named, unless seeded); 409 `token_name_taken` when a live one has the name. */
+export async function createCliToken(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  owner: { workspaceId: string; userId: string; name?: string },
+): Promise<CreatedCliToken> {
+  const token = `${CLI_TOKEN_PREFIX}${newSecret()}`;
+  const id = newId(CLI_TOKEN_ID_PREFIX);
+  const createdAt = new Date(ctx.clock()).toISOString();
+  await ctx.db.transaction(async (tx) => {
+    const [taken] =
+      owner.name === undefined
+        ? []
+        : await tx.query<{ id: string }>(
+            `SELECT id FROM gds.cli_tokens WHERE workspace_id = $1 AND user_id = $2 AND lower(name) = lower($3)
+                AND revoked_at IS NULL`,
+            [owner.workspaceId, owner.userId, owner.name],
+          );
+    if (taken) throw nameTaken(owner.name ?? '', taken.id);
+    await tx
+      .query(
+        `INSERT INTO gds.cli_tokens (id, workspace_id, user_id, token_hash, created_at, token_hint, name)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [id, owner.workspaceId, owner.userId, sha256(token), createdAt, maskToken(token), owner.name ?? null],
+      )
+      .catch((error: unknown) => {
+        // Two creates of one name at once: the unique index keeps one.
+        throw (error as { code?: string }).code === '23505' ? nameTaken(owner.name ?? '') : error;
+      });
+    if (owner.name !== undefined) {
+      await recordAudit(tx, ctx.clock, {
+        workspaceId: owner.workspaceId,
+        userId: owner.userId,
+        action: 'CLI_TOKEN_CREATED',
+        resource: 'cli_token',
+        details: { tokenId: id, name: owner.name },
+      });
+    }
+  });
+  return { id, token, createdAt };
+}
+
+function nameTaken(name: string, tokenId?: string): HttpError {
+  return new HttpError(
+    409,
+    'token_name_taken',
+    `You already have a live CLI token named "${name}"${tokenId === undefined ? '' : ` (${tokenId})`}: revoke it first (gds tokens revoke ${name}), or pick another name.`,
+    { name, ...(tokenId === undefined ? {} : { tokenId }) },
+  );
+}
