@@ -60,6 +60,42 @@ export async function recordAudit(q: Queryable, clock: Clock, entry: AuditInput)
   );
 }
 
+/**
+ * `recordAudit` of many entries in one statement (a signal of a whole dbt run), written in the order given,
+ * all at one time.
+ */
+export async function recordAudits(
+  q: Queryable,
+  clock: Clock,
+  entries: readonly AuditInput[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  const column = <T>(of: (entry: AuditInput) => T) => entries.map(of);
+  await q.query(
+    `INSERT INTO gds.audit_log (id, workspace_id, user_id, table_id, action, resource, environment_label,
+       gate_mode, details, created_at)
+     SELECT e.id, e.workspace_id, e.user_id, e.table_id, e.action, e.resource, e.environment_label,
+            e.gate_mode, e.details::jsonb, $10::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::text[], $9::text[])
+            WITH ORDINALITY AS e(id, workspace_id, user_id, table_id, action, resource, environment_label,
+                                 gate_mode, details, n)
+      ORDER BY e.n`,
+    [
+      column(() => newId('aud')),
+      column((e) => e.workspaceId),
+      column((e) => e.userId),
+      column((e) => e.tableId ?? null),
+      column((e) => e.action),
+      column((e) => e.resource),
+      column((e) => e.environmentLabel ?? null),
+      column((e) => e.gateMode ?? null),
+      column((e) => (e.details ? boundedDetails(e.details) : null)),
+      new Date(clock()).toISOString(),
+    ],
+  );
+}
+
 export interface AuditQuery {
   limit: number;
   cursor?: string;

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/client/errors.js';
 import { contractsApi } from '../../src/client/areas/contracts.js';
 import { gatesApi } from '../../src/client/areas/gates.js';
+import { recertificationApi } from '../../src/client/areas/recertification.js';
 import { createTransport, LONG_WORK_TIMEOUT_MS } from '../../src/client/transport.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/server/db/index.js';
 import type { Transport, TransportOptions } from '../../src/client/transport.js';
@@ -158,7 +159,7 @@ describe('long server work', () => {
     ).resolves.toMatchObject({ data: { proof: true } });
   });
 
-  it('gives gate runs, submissions and certify the long wait', async () => {
+  it('gives gate runs, submissions, certify and recertification signals the long wait', async () => {
     const seen: Array<number | undefined> = [];
     const transport = {
       request: async (req: { headersTimeoutMs?: number }) => {
@@ -173,7 +174,13 @@ describe('long server work', () => {
     await gatesApi(transport).run('t1', { gate: 1 } as never);
     await gatesApi(transport).submit('t1', {} as never);
     await contractsApi(transport).certify('t1');
-    expect(seen).toEqual([LONG_WORK_TIMEOUT_MS, LONG_WORK_TIMEOUT_MS, LONG_WORK_TIMEOUT_MS]);
+    await recertificationApi(transport).signal({ tables: ['orders'] });
+    expect(seen).toEqual([
+      LONG_WORK_TIMEOUT_MS,
+      LONG_WORK_TIMEOUT_MS,
+      LONG_WORK_TIMEOUT_MS,
+      LONG_WORK_TIMEOUT_MS,
+    ]);
     expect(LONG_WORK_TIMEOUT_MS).toBeGreaterThan(DEFAULT_QUERY_TIMEOUT_MS * 2);
   });
 });

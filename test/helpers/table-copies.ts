@@ -1,5 +1,6 @@
 // A large workspace in one statement: `count` copies of a seeded table, named `${prefix}_1…`, each created
 // a millisecond after the one before (the list's order). For the 100,000-table bench and the paging tests.
+// `overrides`: SQL expressions of other columns (`g` is the copy's number).
 import type { TestServer } from './server.js';
 
 export async function copyTable(
@@ -7,6 +8,7 @@ export async function copyTable(
   templateId: string,
   count: number,
   prefix: string,
+  overrides: Record<string, string> = {},
 ): Promise<void> {
   const columns = (
     await server.sql<{ column_name: string }>(
@@ -20,6 +22,7 @@ export async function copyTable(
     name: `'${prefix}_' || g`,
     governance_id: `'tbl_${prefix}_' || g`,
     created_at: `created_at + g * interval '1 millisecond'`,
+    ...overrides,
   };
   await server.sql(
     `INSERT INTO gds.tables (${columns.join(', ')})

@@ -2,8 +2,8 @@
 // dismisses (`recertification list` / `dismiss`).
 import type { RecertifyRequest, RecertifyResponse, Schema } from '../../contract/types.js';
 import { cursorPages } from '../paging.js';
-import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
+import { LONG_WORK_TIMEOUT_MS, pathOf } from '../transport.js';
 
 export type RecertificationRequest = Schema<'RecertificationRequest'>;
 
@@ -35,6 +35,9 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         method: 'POST',
         path: '/api/workspace/recertify',
         body: request,
+        // A signal of 500 rebuilt tables publishes their certified views again, in one transaction: the
+        // client waits as long as for a gate run rather than give up on a signal the service goes on with.
+        headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
       });
     },

@@ -2,7 +2,7 @@
 // columns, published on certification. Mode A reads the warehouse object; Mode B reads its records.
 // Workspaces share one database, so the schema is named within the workspace's warehouse namespace:
 // `<prefix>certified_<env>` (the first workspace's prefix is empty, a later one's e.g. `globex_`).
-import { recordAudit } from '../audit.js';
+import { recordAudits } from '../audit.js';
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
@@ -128,26 +128,35 @@ export interface CertifiedViewStatus {
   detail: string;
 }
 
-/** The certified view's columns in order and its comment; null when there is no such view. */
-async function readView(
+type ViewSeen = { columns: string[]; comment: string | null };
+
+/**
+ * The certified views of `wanted` (schema, name pairs) with their columns in order and their comments, in one
+ * catalog read whatever their number; a view that does not exist is absent from the map (key `schema\0name`).
+ */
+async function readViews(
   q: Queryable,
-  schema: string,
-  name: string,
-): Promise<{ columns: string[]; comment: string | null } | null> {
-  const rows = await q.query<{ column: string | null; comment: string | null }>(
-    `SELECT a.attname AS column, obj_description(c.oid, 'pg_class') AS comment
-       FROM pg_catalog.pg_class c
-       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  wanted: ReadonlyArray<readonly [schema: string, name: string]>,
+): Promise<Map<string, ViewSeen>> {
+  const views = new Map<string, ViewSeen>();
+  if (wanted.length === 0) return views;
+  const rows = await q.query<{ schema: string; name: string; column: string | null; comment: string | null }>(
+    `SELECT n.nspname AS schema, c.relname AS name, a.attname AS column,
+            obj_description(c.oid, 'pg_class') AS comment
+       FROM unnest($1::text[], $2::text[]) AS w(schema, name)
+       JOIN pg_catalog.pg_namespace n ON n.nspname = w.schema
+       JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = w.name AND c.relkind = 'v'
        LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'v'
-      ORDER BY a.attnum`,
-    [schema, name],
+      ORDER BY n.nspname, c.relname, a.attnum`,
+    [wanted.map(([schema]) => schema), wanted.map(([, name]) => name)],
   );
-  if (rows.length === 0) return null;
-  return {
-    columns: rows.flatMap((r) => (r.column === null ? [] : [r.column])),
-    comment: rows[0]?.comment ?? null,
-  };
+  for (const row of rows) {
+    const key = `${row.schema}\0${row.name}`;
+    const view = views.get(key) ?? { columns: [], comment: row.comment };
+    if (row.column !== null) view.columns.push(row.column);
+    views.set(key, view);
+  }
+  return views;
 }
 
 const wantedColumns = (table: ViewSource) => [
@@ -155,12 +164,10 @@ const wantedColumns = (table: ViewSource) => [
   ...table.columns.map((c) => c.name),
 ];
 
-/** The health of a CERTIFIED table's view, as it is now. */
-export async function certifiedViewStatus(q: Queryable, table: ViewSource): Promise<CertifiedViewStatus> {
-  const schema = await certifiedSchema(q, table.workspaceId, table.environmentLabel);
+/** The health of a view as `readViews` saw it (`view` undefined: there is none). */
+function healthOf(table: ViewSource, schema: string, view: ViewSeen | undefined): CertifiedViewStatus {
   const name = `${schema}.${table.name}`;
-  const view = await readView(q, schema, table.name);
-  if (view === null) {
+  if (view === undefined) {
     return { name, health: 'missing', version: null, republished: false, detail: `${name} does not exist.` };
   }
   const served = new RegExp(`^${VIEW_COMMENT} ${table.id}(?: v(\\d+))?$`).exec(view.comment ?? '');
@@ -184,6 +191,42 @@ export async function certifiedViewStatus(q: Queryable, table: ViewSource): Prom
   };
 }
 
+/** The schema of each table's certified view, by table id: one read of the workspaces whatever their number. */
+async function certifiedSchemas(q: Queryable, tables: readonly ViewSource[]): Promise<Map<string, string>> {
+  const workspaces = [...new Set(tables.map((t) => t.workspaceId))];
+  const rows = await q.query<{ id: string; warehouse_prefix: string }>(
+    'SELECT id, warehouse_prefix FROM gds.workspaces WHERE id = ANY($1::text[])',
+    [workspaces],
+  );
+  const prefix = new Map(rows.map((r) => [r.id, r.warehouse_prefix]));
+  return new Map(
+    tables.map((t) => {
+      const of = prefix.get(t.workspaceId);
+      if (of === undefined) throw new Error(`no workspace ${t.workspaceId}`);
+      return [t.id, `${of}certified_${t.environmentLabel}`];
+    }),
+  );
+}
+
+/** The health of each table's view as it is now, by table id, in two reads whatever their number. */
+async function viewHealths(
+  q: Queryable,
+  tables: readonly ViewSource[],
+): Promise<Map<string, CertifiedViewStatus>> {
+  const schemas = await certifiedSchemas(q, tables);
+  const schemaOf = (t: ViewSource) => schemas.get(t.id) ?? '';
+  const views = await readViews(
+    q,
+    tables.map((t) => [schemaOf(t), t.name]),
+  );
+  return new Map(tables.map((t) => [t.id, healthOf(t, schemaOf(t), views.get(`${schemaOf(t)}\0${t.name}`))]));
+}
+
+/** The health of a CERTIFIED table's view, as it is now. */
+export async function certifiedViewStatus(q: Queryable, table: ViewSource): Promise<CertifiedViewStatus> {
+  return (await viewHealths(q, [table])).get(table.id) as CertifiedViewStatus;
+}
+
 /**
  * A CERTIFIED table's view, published again when it is missing (a warehouse rebuild dropped it with
  * `drop … cascade`) and the relation still has the certified columns: the certified version's columns
@@ -195,64 +238,166 @@ export async function repairCertifiedView(
   table: ViewSource,
   audit: { clock: Clock; userId: string | null; via: string },
 ): Promise<CertifiedViewStatus | null> {
-  const seen = await certifiedViewStatus(q, table);
-  if (seen.health !== 'missing') return seen;
-  // Under the table's row lock: a submission or replacement moving it out of CERTIFIED (which drops the
-  // view) either committed already, and nothing is published, or waits for this transaction, and drops it.
-  const [row] = await q.query<{ state: string }>(
-    'SELECT state FROM gds.tables WHERE id = $1 AND active FOR UPDATE',
-    [table.id],
-  );
-  if (row?.state !== 'CERTIFIED') return null;
-  const status = await certifiedViewStatus(q, table);
-  if (status.health !== 'missing') return status;
-  if (table.mode === 'MODE_A') {
-    const missing = await missingSourceColumns(q, table);
-    if (missing === null) {
-      return {
-        ...status,
-        detail: `${status.name} is missing and cannot be published again: the warehouse object ${table.source ?? ''} does not exist.`,
-      };
-    }
-    if (missing.length > 0) {
-      return {
-        ...status,
-        detail: `${status.name} is missing and cannot be published again: ${table.source ?? ''} no longer has the certified column${missing.length === 1 ? '' : 's'} ${missing.join(', ')}. Push the definition again and certify it.`,
-      };
-    }
-  }
-  await publishCertifiedView(q, table);
-  const published = await certifiedViewStatus(q, table);
-  await recordAudit(q, audit.clock, {
-    workspaceId: table.workspaceId,
-    userId: audit.userId,
-    tableId: table.id,
-    action: 'CERTIFIED_VIEW_REPUBLISHED',
-    resource: 'certified_view',
-    environmentLabel: table.environmentLabel,
-    details: { view: published.name, version: published.version, via: audit.via },
-  });
-  // The health is what the call found (missing); republished says it is there again now.
-  return {
-    ...published,
-    health: 'missing',
-    republished: true,
-    detail: `${published.name} was missing (the warehouse object was rebuilt) and is published again over ${table.mode === 'MODE_A' ? (table.source ?? '') : 'the service rows'}.`,
-  };
+  return (await repairCertifiedViews(q, [table], audit)).get(table.id) ?? null;
 }
 
-/** The certified columns the table's warehouse object lacks; null when the object does not exist. */
-async function missingSourceColumns(q: Queryable, table: ViewSource): Promise<string[] | null> {
-  const [schema, name] = splitSource(table.source ?? '');
-  const rows = await q.query<{ name: string }>(
-    `SELECT a.attname AS name
-       FROM pg_catalog.pg_class c
-       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE n.nspname = $1 AND c.relname = $2`,
-    [schema, name],
+/**
+ * `repairCertifiedView` of many tables at once (a signal of a whole dbt run): the catalog is read, the rows
+ * locked and the views published in a handful of statements whatever the number of tables, so a view costs
+ * its DDL, not a dozen round trips. By table id; a table no longer CERTIFIED is absent.
+ */
+export async function repairCertifiedViews(
+  q: Queryable,
+  tables: readonly ViewSource[],
+  audit: { clock: Clock; userId: string | null; via: string },
+): Promise<Map<string, CertifiedViewStatus>> {
+  const result = await viewHealths(q, tables);
+  const missing = tables.filter((t) => result.get(t.id)?.health === 'missing');
+  if (missing.length === 0) return result;
+  // Under the tables' row locks: a submission or replacement moving one out of CERTIFIED (which drops the
+  // view) either committed already, and nothing is published, or waits for this transaction, and drops it.
+  const locked = await q.query<{ id: string; state: string }>(
+    'SELECT id, state FROM gds.tables WHERE id = ANY($1::text[]) AND active ORDER BY id FOR UPDATE',
+    [missing.map((t) => t.id)],
   );
-  if (rows.length === 0) return null;
-  const have = new Set(rows.map((r) => r.name));
-  return table.columns.map((c) => c.name).filter((c) => !have.has(c));
+  const certified = new Set(locked.filter((r) => r.state === 'CERTIFIED').map((r) => r.id));
+  for (const t of missing) if (!certified.has(t.id)) result.delete(t.id);
+  const again = await viewHealths(
+    q,
+    missing.filter((t) => certified.has(t.id)),
+  );
+  const lacking = await missingSourceColumns(
+    q,
+    missing.filter((t) => t.mode === 'MODE_A'),
+  );
+  const byId = new Map(missing.map((t) => [t.id, t]));
+  const publish: ViewSource[] = [];
+  for (const [id, status] of again) {
+    result.set(id, status);
+    if (status.health !== 'missing') continue;
+    const table = byId.get(id) as ViewSource;
+    const absent = table.mode === 'MODE_A' ? lacking.get(table.id) : [];
+    if (absent === null) {
+      result.set(id, {
+        ...status,
+        detail: `${status.name} is missing and cannot be published again: the warehouse object ${table.source ?? ''} does not exist.`,
+      });
+    } else if (absent !== undefined && absent.length > 0) {
+      result.set(id, {
+        ...status,
+        detail: `${status.name} is missing and cannot be published again: ${table.source ?? ''} no longer has the certified column${absent.length === 1 ? '' : 's'} ${absent.join(', ')}. Push the definition again and certify it.`,
+      });
+    } else {
+      publish.push(table);
+    }
+  }
+  const versions = await publishMissingViews(q, publish);
+  await recordAudits(
+    q,
+    audit.clock,
+    publish.map((table) => ({
+      workspaceId: table.workspaceId,
+      userId: audit.userId,
+      tableId: table.id,
+      action: 'CERTIFIED_VIEW_REPUBLISHED',
+      resource: 'certified_view',
+      environmentLabel: table.environmentLabel,
+      details: {
+        view: (again.get(table.id) as CertifiedViewStatus).name,
+        version: versions.get(table.id) ?? null,
+        via: audit.via,
+      },
+    })),
+  );
+  for (const table of publish) {
+    const published = (again.get(table.id) as CertifiedViewStatus).name;
+    const version = versions.get(table.id) ?? null;
+    // The health is what the call found (missing); republished says it is there again now.
+    result.set(table.id, {
+      name: published,
+      health: 'missing',
+      version,
+      republished: true,
+      detail: `${published} was missing (the warehouse object was rebuilt) and is published again over ${table.mode === 'MODE_A' ? (table.source ?? '') : 'the service rows'}.`,
+    });
+  }
+  return result;
+}
+
+/**
+ * Publishes the views of `tables`, none of which exists now, in one script of DDL; returns the contract
+ * version each serves (absent when the table has none).
+ */
+async function publishMissingViews(
+  q: Queryable,
+  tables: readonly ViewSource[],
+): Promise<Map<string, number>> {
+  if (tables.length === 0) return new Map();
+  const schemas = await certifiedSchemas(q, tables);
+  const rows = await q.query<{ table_id: string; version: number | null }>(
+    `SELECT table_id, max(version) AS version FROM gds.contract_versions
+      WHERE table_id = ANY($1::text[]) GROUP BY table_id`,
+    [tables.map((t) => t.id)],
+  );
+  const versions = new Map(
+    rows.flatMap((r) => (r.version === null ? [] : [[r.table_id, Number(r.version)]])),
+  );
+  const script = [...new Set(schemas.values())].map((s) => `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(s)};`);
+  for (const table of tables) {
+    const view = `${quoteIdent(schemas.get(table.id) ?? '')}.${quoteIdent(table.name)}`;
+    const served = versions.get(table.id);
+    script.push(
+      `CREATE OR REPLACE VIEW ${view} AS ${selectOf(table)};`,
+      `COMMENT ON VIEW ${view} IS ${literal(`${VIEW_COMMENT} ${table.id}${served === undefined ? '' : ` v${served}`}`)};`,
+    );
+  }
+  try {
+    await q.exec(script.join('\n'));
+  } catch (error) {
+    const names = tables.map((t) => `${schemas.get(t.id) ?? ''}.${t.name}`);
+    throw new HttpError(
+      422,
+      'view_publish_failed',
+      `The certified view${names.length === 1 ? '' : 's'} ${names.slice(0, 10).join(', ')}${names.length > 10 ? ` and ${names.length - 10} more` : ''} could not be published: ${(error as Error).message}`,
+      names.length === 1 ? { view: names[0] } : { views: names },
+    );
+  }
+  return versions;
+}
+
+/**
+ * The certified columns each Mode A table's warehouse object lacks, by table id (null when the object does not
+ * exist), in one catalog read whatever their number.
+ */
+async function missingSourceColumns(
+  q: Queryable,
+  tables: readonly ViewSource[],
+): Promise<Map<string, string[] | null>> {
+  if (tables.length === 0) return new Map();
+  const sources = tables.map((t) => splitSource(t.source ?? ''));
+  const rows = await q.query<{ schema: string; object: string; name: string }>(
+    `SELECT n.nspname AS schema, c.relname AS object, a.attname AS name
+       FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS w(schema, object)) w
+       JOIN pg_catalog.pg_namespace n ON n.nspname = w.schema
+       JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = w.object
+       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped`,
+    [sources.map(([schema]) => schema), sources.map(([, object]) => object)],
+  );
+  const have = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const key = `${row.schema}\0${row.object}`;
+    const columns = have.get(key) ?? new Set<string>();
+    columns.add(row.name);
+    have.set(key, columns);
+  }
+  return new Map(
+    tables.map((t, i) => {
+      const [schema, object] = sources[i] as [string, string];
+      const columns = have.get(`${schema}\0${object}`);
+      return [
+        t.id,
+        columns === undefined ? null : t.columns.map((c) => c.name).filter((c) => !columns.has(c)),
+      ];
+    }),
+  );
 }

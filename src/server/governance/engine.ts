@@ -13,7 +13,7 @@ import type {
 } from '../../core/lifecycle/index.js';
 import type { Caller } from '../auth/caller.js';
 import type { AuditInput } from '../audit.js';
-import { recordAudit } from '../audit.js';
+import { recordAudit, recordAudits } from '../audit.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
@@ -31,6 +31,11 @@ export interface ApplyInput {
   clock: Clock;
   /** Stamped on the audit entry. */
   details?: Record<string, unknown>;
+  /**
+   * When given, the transition's audit entry is added here for the caller to write (with `recordAudits`,
+   * many at once) instead of being written now.
+   */
+  audits?: AuditInput[];
   /**
    * When `table` is null: who the audit entry is about (a registration knows the id, environment and gate
    * mode of the table it is about to insert).
@@ -110,11 +115,12 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
     await closeNotifications(tx, table.id, new Date(clock()).toISOString());
   }
   if (result.audit) {
-    await recordAudit(
-      tx,
-      clock,
-      audit(result.audit.action, result.audit.resource, { from: table?.state ?? null, to: result.next }),
-    );
+    const entry = audit(result.audit.action, result.audit.resource, {
+      from: table?.state ?? null,
+      to: result.next,
+    });
+    if (input.audits) input.audits.push(entry);
+    else await recordAudit(tx, clock, entry);
   }
   return {
     next: result.next,
@@ -193,36 +199,74 @@ export async function fileRecertificationRequest(
   tx: Queryable,
   input: RecertificationRequestInput,
 ): Promise<string> {
-  const id = newId('rcr');
-  const now = new Date(input.clock()).toISOString();
-  const [table] = await tx.query<{
+  const [id] = await fileRecertificationRequests(tx, input.clock, [input]);
+  return id as string;
+}
+
+/**
+ * `fileRecertificationRequest` of many tables in a few statements whatever their number (a signal of a whole
+ * dbt run); the ids in the order of `inputs`. At most one input per table and cause.
+ */
+export async function fileRecertificationRequests(
+  tx: Queryable,
+  clock: Clock,
+  inputs: readonly Omit<RecertificationRequestInput, 'clock'>[],
+): Promise<string[]> {
+  if (inputs.length === 0) return [];
+  const now = new Date(clock()).toISOString();
+  const ids = inputs.map(() => newId('rcr'));
+  const details = inputs.map((input) => summarizedDetails(input.details));
+  const filed = await tx.query<{
+    id: string;
+    table_id: string;
+    cause: RecertificationCause;
+    inserted: boolean;
     workspace_id: string;
     environment_label: string;
     gate_mode: 'ENFORCING' | 'ADVISORY';
-  }>('SELECT workspace_id, environment_label, gate_mode FROM gds.tables WHERE id = $1', [input.tableId]);
-  if (!table) throw new Error(`fileRecertificationRequest: no table ${input.tableId}`);
-  const details = summarizedDetails(input.details);
-  const [filed] = await tx.query<{ id: string; inserted: boolean }>(
-    `INSERT INTO gds.recertification_requests
-       (id, workspace_id, table_id, cause, status, details, created_by, created_at, last_seen_at)
-     VALUES ($1, $2, $3, $4, 'OPEN', $5, $6, $7, $7)
-     ON CONFLICT (table_id, cause) WHERE status = 'OPEN' DO UPDATE
-       SET signal_count = gds.recertification_requests.signal_count + 1,
-           last_seen_at = EXCLUDED.last_seen_at, details = EXCLUDED.details
-     RETURNING id, (xmax = 0) AS inserted`,
-    [id, table.workspace_id, input.tableId, input.cause, JSON.stringify(details), input.actor.userId, now],
+  }>(
+    `WITH filed AS (
+       INSERT INTO gds.recertification_requests
+         (id, workspace_id, table_id, cause, status, details, created_by, created_at, last_seen_at)
+       SELECT r.id, t.workspace_id, r.table_id, r.cause, 'OPEN', r.details::jsonb, r.created_by, $6, $6
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+              WITH ORDINALITY AS r(id, table_id, cause, details, created_by, n)
+         JOIN gds.tables t ON t.id = r.table_id
+        ORDER BY r.n
+       ON CONFLICT (table_id, cause) WHERE status = 'OPEN' DO UPDATE
+         SET signal_count = gds.recertification_requests.signal_count + 1,
+             last_seen_at = EXCLUDED.last_seen_at, details = EXCLUDED.details
+       RETURNING id, table_id, cause, (xmax = 0) AS inserted)
+     SELECT f.id, f.table_id, f.cause, f.inserted, t.workspace_id, t.environment_label, t.gate_mode
+       FROM filed f JOIN gds.tables t ON t.id = f.table_id`,
+    [
+      ids,
+      inputs.map((i) => i.tableId),
+      inputs.map((i) => i.cause),
+      details.map((d) => JSON.stringify(d)),
+      inputs.map((i) => i.actor.userId),
+      now,
+    ],
   );
-  if (!filed) throw new Error(`fileRecertificationRequest: nothing filed on ${input.tableId}`);
-  if (!filed.inserted) return filed.id;
-  await recordAudit(tx, input.clock, {
-    workspaceId: table.workspace_id,
-    userId: input.actor.userId,
-    tableId: input.tableId,
-    action: 'RECERTIFICATION_REQUESTED',
-    resource: 'semantic_contract',
-    environmentLabel: table.environment_label,
-    gateMode: table.gate_mode,
-    details: { requestId: id, cause: input.cause, ...details },
+  const byKey = new Map(filed.map((f) => [`${f.table_id}\0${f.cause}`, f]));
+  const audits: AuditInput[] = [];
+  const result = inputs.map((input, i) => {
+    const row = byKey.get(`${input.tableId}\0${input.cause}`);
+    if (!row) throw new Error(`fileRecertificationRequest: no table ${input.tableId}`);
+    if (row.inserted) {
+      audits.push({
+        workspaceId: row.workspace_id,
+        userId: input.actor.userId,
+        tableId: input.tableId,
+        action: 'RECERTIFICATION_REQUESTED',
+        resource: 'semantic_contract',
+        environmentLabel: row.environment_label,
+        gateMode: row.gate_mode,
+        details: { requestId: row.id, cause: input.cause, ...details[i] },
+      });
+    }
+    return row.id;
   });
-  return id;
+  await recordAudits(tx, clock, audits);
+  return result;
 }

@@ -8,11 +8,14 @@ import { readRunResults, reduceManifest } from '../../core/dbt-run.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { CertifiedViewStatus } from '../certification/view.js';
-import { repairCertifiedView } from '../certification/view.js';
+import { repairCertifiedViews } from '../certification/view.js';
 import type { Queryable } from '../db/index.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
 import { checkNesting } from '../input-rule.js';
-import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
+import type { AuditInput } from '../audit.js';
+import { recordAudits } from '../audit.js';
+import type { RecertificationRequestInput } from './engine.js';
+import { applyTrigger, fileRecertificationRequests, governedTransaction } from './engine.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
@@ -287,22 +290,44 @@ async function resolveEnvironment(
 }
 
 /**
- * The table an entry names: the table over the relation itself (its source is the entry's schema.name), else
- * the table of that name, else a table over a relation of that name in another schema. With
- * `byExplicitSchema` (a `tables` entry naming its schema) only tables over that schema are candidates.
+ * The table each entry names: the table over the relation itself (its source is the entry's schema.name), else
+ * the table of that name, else a table over a relation of that name in another schema; the first such in the
+ * order of `tables`. With `byExplicitSchema` (a `tables` entry naming its schema) only tables over that schema
+ * are candidates. Looked up by key: the cost grows with the tables and the entries, never their product.
  */
-function matchTable(tables: TableRow[], entry: BatchEntry, byExplicitSchema: boolean): TableRow | undefined {
-  const name = entry.name.toLowerCase();
-  const schema = entry.schema?.toLowerCase();
-  const sourceOf = (t: TableRow) => (t.source ? t.source.toLowerCase().split('.') : []);
-  const candidates = tables.filter(
-    (t) => !byExplicitSchema || schema === undefined || sourceOf(t)[0] === schema,
-  );
-  return (
-    candidates.find((t) => over(t, entry)) ??
-    candidates.find((t) => t.name.toLowerCase() === name) ??
-    candidates.find((t) => sourceOf(t)[1] === name)
-  );
+function matchTables(
+  tables: TableRow[],
+  batch: BatchEntry[],
+  byExplicitSchema: boolean,
+): Array<TableRow | undefined> {
+  const bySource = new Map<string, TableRow>();
+  const byName = new Map<string, TableRow>();
+  const byObject = new Map<string, TableRow>();
+  const first = (map: Map<string, TableRow>, key: string, table: TableRow) => {
+    if (!map.has(key)) map.set(key, table);
+  };
+  for (const t of tables) {
+    const [schema = '', object = ''] = t.source ? t.source.toLowerCase().split('.') : [];
+    const name = t.name.toLowerCase();
+    first(bySource, `${schema}\0${object}`, t);
+    // Keyed once for any schema and once for the table's own (the explicit-schema lookups).
+    first(byName, `\0${name}`, t);
+    first(byName, `${schema}\0${name}`, t);
+    if (object !== '') {
+      first(byObject, `\0${object}`, t);
+      first(byObject, `${schema}\0${object}`, t);
+    }
+  }
+  return batch.map((entry) => {
+    const name = entry.name.toLowerCase();
+    const schema = entry.schema?.toLowerCase();
+    const within = byExplicitSchema && schema !== undefined ? schema : '';
+    return (
+      (schema === undefined ? undefined : bySource.get(`${schema}\0${name}`)) ??
+      byName.get(`${within}\0${name}`) ??
+      byObject.get(`${within}\0${name}`)
+    );
+  });
 }
 
 /** True when `table` is over the relation `entry` names (its source is the entry's schema.name). */
@@ -345,7 +370,8 @@ export async function recertify(
   const explicit = !signal.run;
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
     const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
-    const matched = signal.batch.map((entry) => ({ entry, table: matchTable(tables, entry, explicit) }));
+    const found = matchTables(tables, signal.batch, explicit);
+    const matched = signal.batch.map((entry, i) => ({ entry, table: found[i] }));
     // Of a run, a table over a rebuilt relation is that relation's: another relation of the name in another
     // schema (no table of its own, so matched by name) does not signal it, nor stand first with its definition.
     const owned = new Set(
@@ -360,10 +386,27 @@ export async function recertify(
     const first = new Map<string, { entry: BatchEntry; table: TableRow }>();
     for (const { entry, table } of matched)
       if (table && !first.has(table.id)) first.set(table.id, { entry, table });
-    const signalled = new Map<string, RecertifyResponse['outcomes'][number]>();
-    for (const id of [...first.keys()].sort()) {
-      const { entry, table } = first.get(id) as { entry: BatchEntry; table: TableRow };
-      signalled.set(id, await signalTable(ctx, tx, caller, signal, table, entry, environmentLabel));
+    const signalled = await signalTables(
+      ctx,
+      tx,
+      caller,
+      signal,
+      [...first.keys()].sort().map((id) => first.get(id) as { entry: BatchEntry; table: TableRow }),
+      environmentLabel,
+    );
+    // A rebuild (dbt's rename and drop … cascade) may have dropped the certified views: published again,
+    // all of the signal's at once.
+    const certified = [...first.values()].flatMap(({ table }) =>
+      table.state === 'CERTIFIED' && signalled.get(table.id)?.outcome !== 'not_governed' ? [table] : [],
+    );
+    const views = await repairCertifiedViews(tx, certified, {
+      clock: ctx.clock,
+      userId: caller.userId,
+      via: 'recertify',
+    });
+    for (const [id, certifiedView] of views) {
+      const outcome = signalled.get(id);
+      if (outcome) signalled.set(id, { ...outcome, certifiedView });
     }
     const outcomes: RecertifyResponse['outcomes'] = matched.map(({ entry, table }) => {
       const outcome = table && signalled.get(table.id);
@@ -380,64 +423,80 @@ export async function recertify(
   });
 }
 
-async function signalTable(
+/**
+ * Applies `recertify_signal` to each table, in the order given, and carries out the effects: the transitions
+ * one by one (each is a pure decision), their writes (ingests, requests, audit entries) a statement each for
+ * the whole batch. The outcome of each, by table id.
+ */
+async function signalTables(
   ctx: AppContext,
   tx: Queryable,
   caller: IntegrationCaller,
   signal: Signal,
-  table: TableRow,
-  entry: BatchEntry,
+  signals: ReadonlyArray<{ entry: BatchEntry; table: TableRow }>,
   environmentLabel: string,
-): Promise<RecertifyResponse['outcomes'][number]> {
-  const driftDetected =
-    entry.definitionHash !== undefined &&
-    table.definitionChecksum !== null &&
-    table.definitionChecksum !== entry.definitionHash;
-  const result = await applyTrigger(tx, {
-    table,
-    trigger: 'recertify_signal',
-    context: { mode: table.mode, driftDetected },
-    actor: caller,
-    clock: ctx.clock,
-    details: {
-      trigger: signal.trigger,
-      environmentLabel,
-      submittedAs: entry.name,
-      driftDetected,
-      ...(signal.evidence ? { evidence: signal.evidence } : {}),
-      ...(signal.run ? { runResults: signal.run } : {}),
-      ...(entry.definitionHash ? { definitionHash: entry.definitionHash } : {}),
-    },
-  });
-  const outcome = result.recertifyOutcome ?? 'not_governed';
-  if (outcome === 'not_governed') return { table: entry.name, outcome, driftDetected: false };
-  for (const effect of result.effects) {
-    if (effect.type === 'record_ingest') {
-      await tx.query(
-        `UPDATE gds.tables SET data_version = data_version + 1, definition_checksum = COALESCE($2, definition_checksum)
-          WHERE id = $1`,
-        [table.id, entry.definitionHash ?? null],
-      );
-    } else if (effect.type === 'file_recertification') {
-      await fileRecertificationRequest(tx, {
-        tableId: table.id,
-        cause: effect.cause,
-        details: {
-          trigger: signal.trigger,
-          ...(signal.evidence ? { evidence: signal.evidence } : {}),
-          ...(entry.definitionHash ? { definitionHash: entry.definitionHash } : {}),
-        },
-        actor: caller,
-        clock: ctx.clock,
-      });
-    } else {
-      throw new Error(`recertify: unexpected effect ${effect.type}`);
+): Promise<Map<string, RecertifyResponse['outcomes'][number]>> {
+  const audits: AuditInput[] = [];
+  const ingests: Array<{ id: string; hash: string | null }> = [];
+  const requests: Array<Omit<RecertificationRequestInput, 'clock'>> = [];
+  const outcomes = new Map<string, RecertifyResponse['outcomes'][number]>();
+  for (const { entry, table } of signals) {
+    const driftDetected =
+      entry.definitionHash !== undefined &&
+      table.definitionChecksum !== null &&
+      table.definitionChecksum !== entry.definitionHash;
+    const result = await applyTrigger(tx, {
+      table,
+      trigger: 'recertify_signal',
+      context: { mode: table.mode, driftDetected },
+      actor: caller,
+      clock: ctx.clock,
+      audits,
+      details: {
+        trigger: signal.trigger,
+        environmentLabel,
+        submittedAs: entry.name,
+        driftDetected,
+        ...(signal.evidence ? { evidence: signal.evidence } : {}),
+        ...(signal.run ? { runResults: signal.run } : {}),
+        ...(entry.definitionHash ? { definitionHash: entry.definitionHash } : {}),
+      },
+    });
+    const outcome = result.recertifyOutcome ?? 'not_governed';
+    if (outcome === 'not_governed') {
+      outcomes.set(table.id, { table: entry.name, outcome, driftDetected: false });
+      continue;
     }
+    for (const effect of result.effects) {
+      if (effect.type === 'record_ingest') {
+        ingests.push({ id: table.id, hash: entry.definitionHash ?? null });
+      } else if (effect.type === 'file_recertification') {
+        requests.push({
+          tableId: table.id,
+          cause: effect.cause,
+          details: {
+            trigger: signal.trigger,
+            ...(signal.evidence ? { evidence: signal.evidence } : {}),
+            ...(entry.definitionHash ? { definitionHash: entry.definitionHash } : {}),
+          },
+          actor: caller,
+        });
+      } else {
+        throw new Error(`recertify: unexpected effect ${effect.type}`);
+      }
+    }
+    outcomes.set(table.id, { table: entry.name, outcome, driftDetected });
   }
-  // A rebuild (dbt's rename and drop … cascade) may have dropped the certified view: published again.
-  const certifiedView =
-    table.state === 'CERTIFIED'
-      ? await repairCertifiedView(tx, table, { clock: ctx.clock, userId: caller.userId, via: 'recertify' })
-      : null;
-  return { table: entry.name, outcome, driftDetected, ...(certifiedView ? { certifiedView } : {}) };
+  await recordAudits(tx, ctx.clock, audits);
+  if (ingests.length > 0) {
+    await tx.query(
+      `UPDATE gds.tables t SET data_version = t.data_version + 1,
+              definition_checksum = COALESCE(i.hash, t.definition_checksum)
+         FROM unnest($1::text[], $2::text[]) AS i(id, hash)
+        WHERE t.id = i.id`,
+      [ingests.map((i) => i.id), ingests.map((i) => i.hash)],
+    );
+  }
+  await fileRecertificationRequests(tx, ctx.clock, requests);
+  return outcomes;
 }

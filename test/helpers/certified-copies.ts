@@ -1,0 +1,31 @@
+// Many CERTIFIED Mode A tables whose certified views a dbt rebuild dropped, made in a few statements: `count`
+// warehouse relations `analytics_dev.${prefix}_1…` (id, note), and a CERTIFIED table over each, copied
+// from a seeded Mode A table (dev). No certified view exists: the next recertification signal or status
+// publishes each again. For the recertify bench and the large-run tests.
+import type { TestServer } from './server.js';
+import { copyTable } from './table-copies.js';
+
+export async function certifiedCopies(
+  server: Pick<TestServer, 'sql' | 'table'>,
+  count: number,
+  prefix: string,
+): Promise<string[]> {
+  // A hundred a statement: each statement holds a lock per table it creates, under the query deadline.
+  for (let from = 1; from <= count; from += 100) {
+    await server.sql(
+      `DO $$ BEGIN
+         FOR i IN ${from}..${Math.min(count, from + 99)} LOOP
+           EXECUTE format('CREATE TABLE analytics_dev.%I (id integer, note text)', '${prefix}_' || i);
+         END LOOP;
+       END $$`,
+    );
+  }
+  await copyTable(server, server.table('orders').id, count, prefix, {
+    source: `'analytics_dev.${prefix}_' || g`,
+    state: `'CERTIFIED'`,
+    columns: `'[{"name":"id","type":"integer","required":false},{"name":"note","type":"text","required":false}]'::jsonb`,
+    artifact: 'NULL',
+    definition_checksum: 'NULL',
+  });
+  return Array.from({ length: count }, (_, i) => `${prefix}_${i + 1}`);
+}
