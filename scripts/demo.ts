@@ -207,9 +207,9 @@ async function signIn(demo: Demo, server: RunningServer, cwd: string): Promise<v
     });
     child.on('close', () => reject(new Error(`gds auth login ended before showing a code:\n${stderr}`)));
   });
-  demo.note(`gds shows the code ${code}; approving it at ${server.url}/device`);
+  demo.note(`gds shows the code ${code}; approving it at ${server.origin}/device`);
   const form = new URLSearchParams({ user_code: code, email: signInEmail, action: 'approve' });
-  const approval = await fetch(`${server.url}/device`, { method: 'POST', body: form });
+  const approval = await fetch(`${server.origin}/device`, { method: 'POST', body: form });
   if (!approval.ok) throw new Error(`approving the code failed: ${approval.status}`);
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (json) emit({ step: demo.step, command: ['gds', ...argv], exitCode, output: lines(stdout) });

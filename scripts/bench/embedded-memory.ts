@@ -155,7 +155,7 @@ async function call(
   token: string,
   body: unknown,
 ): Promise<number> {
-  const response = await fetch(new URL(path, info.baseUrl), {
+  const response = await fetch(`${info.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),

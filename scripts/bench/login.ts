@@ -31,12 +31,15 @@ export const run: BenchModule = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'gds-bench-login-'));
   const env = { GDS_CONFIG_DIR: dir, GDS_SECRET_STORAGE: 'file' };
   const form = async (path: string, body: Record<string, string>) => {
-    const response = await fetch(`${server.url}${path}`, { method: 'POST', body: new URLSearchParams(body) });
+    const response = await fetch(`${server.origin}${path}`, {
+      method: 'POST',
+      body: new URLSearchParams(body),
+    });
     return (await response.json().catch(() => ({}))) as Record<string, string>;
   };
   const signIn = async () => {
     const device = await form('/oauth/device/code', { client_id: 'gds-cli' });
-    await fetch(`${server.url}/device`, {
+    await fetch(`${server.origin}/device`, {
       method: 'POST',
       body: new URLSearchParams({
         user_code: device.user_code ?? '',
@@ -55,7 +58,7 @@ export const run: BenchModule = async () => {
       kind: 'session' as const,
       base: server.url,
       issuer: server.url,
-      tokenEndpoint: `${server.url}/oauth/token`,
+      tokenEndpoint: `${server.origin}/oauth/token`,
       expiresAt,
     };
     const secrets = { accessToken: tokens.access_token ?? '', refreshToken: tokens.refresh_token ?? '' };

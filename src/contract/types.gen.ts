@@ -1087,7 +1087,9 @@ export interface paths {
         };
         /**
          * Authorization server metadata (RFC 8414 / OpenID discovery) for the device sign-in
-         * @description The issuer is the server's base URL. The one client is `gds-cli`, public (no secret,
+         * @description Served under the REST base URL, which is the issuer (OpenID discovery appends
+         *     `/.well-known/openid-configuration` to the issuer's path); the device and token endpoints and
+         *     the JWKS it names are at the origin. The one client is `gds-cli`, public (no secret,
          *     `token_endpoint_auth_methods_supported: [none]`), with the scopes `openid offline_access`.
          */
         get: operations["getOpenIdConfiguration"];

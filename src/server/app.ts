@@ -48,11 +48,13 @@ import { meRoutes } from './routes/me.js';
 import { oauthRoutes } from './routes/oauth.js';
 import type { DeviceFlowOptions } from './oauth/settings.js';
 import { DATA_PLANE_ROUTES, recordRoutes } from './routes/records.js';
-import { wellKnownRoutes } from './routes/well-known.js';
+import { discoveryRoute, wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { seedIfEmpty } from './seed.js';
 
 export const DEFAULT_PORT = 8787;
+/** The REST door's stage: its base URL is `{origin}/{stage}` and its paths begin there with `/api`. */
+export const DEFAULT_STAGE = 'v1';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_RATE_LIMIT = 200;
 /** Failed authentications per minute per client address before 429. */
@@ -67,6 +69,8 @@ export interface ServerOptions {
   port?: number;
   /** Default 127.0.0.1 (loopback only). */
   host?: string;
+  /** The REST door's stage segment (default `v1`): the REST base URL is `{origin}/{stage}`. */
+  stage?: string;
   /** PGlite data directory (state survives restarts); in memory when absent. */
   dataDir?: string;
   /** A PostgreSQL connection string; used instead of PGlite. */
@@ -126,7 +130,10 @@ export interface ServerOptions {
 }
 
 export interface RunningServer {
+  /** The REST door's base URL, `{origin}/{stage}` (the ready file's `baseUrl`). */
   url: string;
+  /** The listening origin: the dashboard, the device page and the GraphQL and MCP doors are under it. */
+  origin: string;
   ready: ReadyInfo;
   /** Present when `contractCheck` is on: the violations recorded so far. */
   contract: ContractChecker | null;
@@ -134,8 +141,9 @@ export interface RunningServer {
   jobs: JobControl;
   /** The server's database (tests read and arrange state through it). */
   db: Queryable;
-  /** Every route registered in Fastify (`/api/tables/:tableId`): what the contract must document. */
-  routes: Array<{ method: string; url: string }>;
+  /** Every route registered in Fastify, named as the contract names it (`/api/tables/:tableId`): what the
+   *  contract must document; `path` is where it is served (`/v1/api/tables/:tableId`, `/dashboard`). */
+  routes: Array<{ method: string; url: string; path: string }>;
   close(): Promise<void>;
 }
 
@@ -147,6 +155,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   await offset?.reload();
   const clock = offset?.clock ?? options.clock ?? systemClock;
   const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
+  const stage = checkStage(options.stage ?? DEFAULT_STAGE);
   const db = await openDb({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
@@ -169,9 +178,11 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     });
     let baseUrl = '';
     let names: OwnNames | null = null;
-    // Behind a load balancer or proxy (--public-url) the issuer is the URL people reach: every server
-    // process behind it issues and accepts the same tokens.
-    const issuer = () => publicUrl ?? baseUrl;
+    // Behind a load balancer or proxy (--public-url) the issuer is the REST base URL people reach: every
+    // server process behind it issues and accepts the same tokens. A client given the REST base URL finds
+    // the sign-in settings under it (OpenID discovery appends to the issuer's path).
+    const publicOrigin = () => publicUrl ?? baseUrl;
+    const issuer = () => `${publicOrigin()}/${stage}`;
     const signer = new TokenSigner(keys, issuer, clock);
     const ctx: AppContext = {
       db,
@@ -190,6 +201,9 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       refreshGraceMs: options.refreshGraceMs ?? DEFAULT_REFRESH_GRACE_MS,
       jobReadHoldMs: options.jobReadHoldMs ?? JOB_READ_HOLD_MS,
       baseUrl: () => baseUrl,
+      stage,
+      restBaseUrl: () => `${baseUrl}/${stage}`,
+      publicOrigin,
       issuer,
       names: () => {
         if (!names) throw new Error('the server is not listening yet');
@@ -208,7 +222,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     const ready = await buildReadyInfo(ctx, dbt);
     const jobs = new JobRunner({ db, clock }, options.jobs ?? 'auto');
     return {
-      url: baseUrl,
+      url: ctx.restBaseUrl(),
+      origin: baseUrl,
       ready,
       contract,
       jobs,
@@ -252,7 +267,8 @@ function buildApp(
     genReqId: () => randomUUID(),
   });
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    for (const method of [route.method].flat())
+      routes.push({ method, url: restRoute(ctx, route.url) ?? route.url, path: route.url });
   });
   app.decorateRequest('caller', null);
   // First, so every other hook and the route see the moved time.
@@ -276,7 +292,7 @@ function buildApp(
   // with their rate limit) resolves its caller before its body is read, so nothing about the request is
   // validated, or described, for a caller who is not one.
   app.addHook('onRequest', async (request) => {
-    const route = request.routeOptions.url;
+    const route = restRoute(ctx, request.routeOptions.url);
     if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
     if (DATA_PLANE_ROUTES.has(route)) return;
     request.caller = await authenticate(ctx, request);
@@ -292,17 +308,27 @@ function buildApp(
     }
   });
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const unstaged = path.startsWith('/api/') || path === '/.well-known/openid-configuration';
+    return reply
       .code(404)
-      .send(errorBody('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+      .send(
+        errorBody(
+          'route_not_found',
+          `No endpoint ${request.method} ${path}.` +
+            (unstaged
+              ? ` The REST API is under the stage /${ctx.stage}: ${ctx.restBaseUrl()}${path} (the REST base URL is ${ctx.restBaseUrl()}).`
+              : ''),
+        ),
+      );
+  });
   if (contract) {
     app.addHook('onSend', async (request, reply, payload) => {
       contract.check({
         method: request.method,
         url: request.url,
-        route: request.routeOptions.url,
+        route: restRoute(ctx, request.routeOptions.url),
         status: reply.statusCode,
         headers: reply.getHeaders(),
         body: typeof payload === 'string' ? payload : payload == null ? undefined : String(payload),
@@ -311,19 +337,26 @@ function buildApp(
     });
   }
   wellKnownRoutes(app, ctx);
-  integrationRoutes(app, ctx);
-  revocationRoutes(app, ctx);
-  recordRoutes(app, ctx);
-  workspaceRoutes(app, ctx);
-  certificationRoutes(app, ctx);
-  definitionRoutes(app, ctx);
-  tableRoutes(app, ctx);
-  connectorRoutes(app, ctx);
-  recertificationRoutes(app, ctx);
-  notificationRoutes(app, ctx);
-  gateRoutes(app, ctx);
-  gateJobRoutes(app, ctx);
-  meRoutes(app, ctx);
+  // The REST door, under its stage.
+  void app.register(
+    async (rest) => {
+      discoveryRoute(rest, ctx);
+      integrationRoutes(rest, ctx);
+      revocationRoutes(rest, ctx);
+      recordRoutes(rest, ctx);
+      workspaceRoutes(rest, ctx);
+      certificationRoutes(rest, ctx);
+      definitionRoutes(rest, ctx);
+      tableRoutes(rest, ctx);
+      connectorRoutes(rest, ctx);
+      recertificationRoutes(rest, ctx);
+      notificationRoutes(rest, ctx);
+      gateRoutes(rest, ctx);
+      gateJobRoutes(rest, ctx);
+      meRoutes(rest, ctx);
+    },
+    { prefix: `/${ctx.stage}` },
+  );
   dashboardRoutes(app, ctx);
   return app;
 }
@@ -334,6 +367,24 @@ function checkPublicUrl(raw: string): string {
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '')
     throw new Error(`publicUrl must be an http(s) URL such as https://gds.example.com; got ${raw}`);
   return url.origin;
+}
+
+/** Names a stage may not take: the paths the server serves at its root. */
+const RESERVED_STAGES = new Set(['api', 'dashboard', 'device', 'oauth', 'graphql', 'mcp']);
+
+/** A `--stage`: one path segment of letters, digits, `-` and `_`, not one of the root's own names. */
+export function checkStage(stage: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(stage) || RESERVED_STAGES.has(stage.toLowerCase()))
+    throw new Error(
+      `stage must be one path segment of letters, digits, - and _ (such as v1 or prod), not one of ${[...RESERVED_STAGES].join(', ')}; got ${JSON.stringify(stage)}`,
+    );
+  return stage;
+}
+
+/** A route's name as the contract writes it: a REST route without its stage (`/api/tables/:tableId`). */
+function restRoute(ctx: AppContext, route: string | undefined): string | undefined {
+  const prefix = `/${ctx.stage}/`;
+  return route?.startsWith(prefix) ? route.slice(prefix.length - 1) : route;
 }
 
 /** The /api routes that take no credential. */

@@ -26,10 +26,16 @@ export interface AppContext {
   refreshGraceMs: number;
   /** How long after a gate job is queued a read of it waits for its end (ServerOptions.jobReadHoldMs). */
   jobReadHoldMs?: number;
-  /** The server's base URL (known once it listens). */
+  /** The server's listening origin (known once it listens): the dashboard and the device page are under it. */
   baseUrl: () => string;
-  /** The URL people reach the service by: --public-url when given (shared by every process behind it), else
-   *  the base URL. The tokens' issuer, the discovery document's and the device page's address. */
+  /** The REST door's stage segment (`v1`). */
+  stage: string;
+  /** The REST door's base URL on the listening origin: `{origin}/{stage}`. */
+  restBaseUrl: () => string;
+  /** The origin people reach the service by: --public-url when given (shared by every process behind it),
+   *  else the listening origin. The device page's and the sign-in endpoints' address. */
+  publicOrigin: () => string;
+  /** The REST base URL on the public origin: the tokens' issuer and the discovery document's. */
   issuer: () => string;
   /** The server's own names and origins (known once it listens): Host and Origin checks. */
   names: () => OwnNames;

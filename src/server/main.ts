@@ -26,7 +26,14 @@ import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
 import { parseClockOffset } from './clock.js';
 import { DEFAULT_EMBEDDED_ROW_LIMIT } from './db/embedded-limit.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './db/index.js';
-import { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT } from './app.js';
+import {
+  checkStage,
+  createServer,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_STAGE,
+} from './app.js';
 import type { ReadyInfo } from './ready.js';
 
 const DEFAULT_READY_FILE = join(tmpdir(), 'gds-server', 'ready.json');
@@ -52,6 +59,13 @@ const OPTIONS: readonly ServerOption[] = [
     value: 'HOST',
     default: DEFAULT_HOST,
     description: 'address to listen on',
+  },
+  {
+    name: 'stage',
+    value: 'NAME',
+    default: DEFAULT_STAGE,
+    description:
+      "the REST door's stage segment: the REST API is at {origin}/NAME/api/…, and {origin}/NAME is its base URL (gds --base)",
   },
   {
     name: 'ready-file',
@@ -171,6 +185,14 @@ function publicUrl(raw: string): string {
   return url.origin;
 }
 
+function stage(raw: string): string {
+  try {
+    return checkStage(raw);
+  } catch (error) {
+    fail(`--${(error as Error).message}.`);
+  }
+}
+
 /** `--trust-proxy`: a hop count, or addresses and CIDR ranges (and proxy-addr's loopback, linklocal, uniquelocal). */
 function trustProxy(raw: string): string[] | number {
   if (/^\d+$/.test(raw)) return integer('trust-proxy', raw, 1, 100) ?? 1;
@@ -222,6 +244,7 @@ function parseOptions(): { server: ServerOptions; readyFile: string } {
   const server: ServerOptions = {
     port: integer('port', text('port'), 0, 65535) ?? DEFAULT_PORT,
     ...(host ? { host } : {}),
+    ...(text('stage') !== undefined ? { stage: stage(text('stage') ?? '') } : {}),
     ...(text('public-url') !== undefined ? { publicUrl: publicUrl(text('public-url') ?? '') } : {}),
     ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
@@ -311,8 +334,12 @@ function banner(ready: ReadyInfo, readyFile: string): string {
   const userIndex = ciUser === undefined ? 0 : ready.users.indexOf(ciUser);
   const tokenFromFile = `$(node -p "require('${readyFile}').users[${userIndex}].cliToken")`;
   return [
-    `gds reference server listening on ${ready.baseUrl}`,
-    `workspace ${ready.workspaceId} (${ready.name}); seeded users (sign in as one on ${ready.baseUrl}/device):`,
+    `gds reference server listening on ${ready.origin}`,
+    `  REST     ${ready.doors.rest}   (gds --base; the API is under ${ready.doors.rest}/api)`,
+    `  GraphQL  ${ready.doors.graphql}`,
+    `  MCP      ${ready.doors.mcp}`,
+    `  dashboard ${ready.dashboardUrl}`,
+    `workspace ${ready.workspaceId} (${ready.name}); seeded users (sign in as one on ${ready.origin}/device):`,
     ...ready.users.map(
       (u) =>
         `  ${u.role.padEnd(17)} ${u.email.padEnd(22)} cli token ${mask(u.cliToken)}  session ${mask(u.accessToken)}`,

@@ -4,6 +4,8 @@ import { createCliToken } from './auth/cli-tokens.js';
 import type { Role } from '../core/scopes.js';
 import type { AppContext } from './context.js';
 import type { DbtWarehouse } from './dbt-warehouse.js';
+import type { Doors } from './doors.js';
+import { doorsOf } from './doors.js';
 import type { WarehouseObject } from './warehouse.js';
 import { listWarehouseObjects } from './warehouse.js';
 
@@ -62,7 +64,14 @@ export interface ReadyWorkspace {
 
 /** The first workspace's fields at the top level (what most tests and the demo use), then every workspace. */
 export interface ReadyInfo extends ReadyWorkspace {
+  /** The REST door's base URL, `{origin}/{stage}` (its paths begin with `/api`): what gds's --base takes. */
   baseUrl: string;
+  /** The listening origin: the device page (`/device`) and the dashboard (`/dashboard`) are under it. */
+  origin: string;
+  /** Each door's base URL: REST (the same as `baseUrl`), GraphQL and MCP (no stage segment). */
+  doors: Doors;
+  /** The dashboard's home page. */
+  dashboardUrl: string;
   /** The second workspace (`workspaces[1]`), to prove isolation. */
   otherWorkspace: ReadyWorkspace;
   /** Every workspace, oldest first: the first is the top level's, the second `otherWorkspace`. */
@@ -78,7 +87,16 @@ export async function buildReadyInfo(ctx: AppContext, dbt?: DbtWarehouse): Promi
   const workspaces = await Promise.all(rows.map((w) => describeWorkspace(ctx, w)));
   const [main, other] = workspaces;
   if (!main || !other) throw new Error('the database holds fewer than two workspaces');
-  return { baseUrl: ctx.baseUrl(), ...main, otherWorkspace: other, workspaces, ...(dbt ? { dbt } : {}) };
+  return {
+    baseUrl: ctx.restBaseUrl(),
+    origin: ctx.baseUrl(),
+    doors: doorsOf(ctx),
+    dashboardUrl: `${ctx.baseUrl()}/dashboard`,
+    ...main,
+    otherWorkspace: other,
+    workspaces,
+    ...(dbt ? { dbt } : {}),
+  };
 }
 
 async function describeWorkspace(

@@ -7,10 +7,14 @@ import type { DeletedTable, LifecycleState, TableListRow, TableStatus } from '..
 
 export type TablesClient = Pick<ApiClient, 'tables'>;
 
-/** The table's page in the dashboard: the same address as a registration's trackingUrl. */
+/**
+ * The table's page in the dashboard: the same address as a registration's trackingUrl. The REST base URL
+ * ends in its stage segment (`…/v1`) and the dashboard is beside the stage (`…/dashboard`), behind a
+ * path-prefixing proxy too; a base URL of a bare origin keeps the dashboard at its root.
+ */
 export function tablePageUrl(baseUrl: string, tableId: string): string {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  return new URL(`dashboard/tables/${encodeURIComponent(tableId)}`, base).toString();
+  return new URL(`../dashboard/tables/${encodeURIComponent(tableId)}`, base).toString();
 }
 
 /** Largest page the service serves of the table list, and the first page's size (the first line comes soon). */

@@ -61,7 +61,7 @@ describe('renewingAuthProvider', () => {
     expect(profile).toMatchObject({
       kind: 'session',
       accessToken: fresh,
-      tokenEndpoint: `${server.url}/oauth/token`,
+      tokenEndpoint: `${server.origin}/oauth/token`,
     });
     expect(profile?.refreshToken).not.toBe(tokens.refreshToken);
     expect(Date.parse((profile as { expiresAt: string }).expiresAt)).toBeGreaterThan(

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
 
-const README_URL = 'http://127.0.0.1:8787';
+const README_URL = 'http://127.0.0.1:8787/v1';
+const README_ORIGIN = 'http://127.0.0.1:8787';
 
 /** The ```sh blocks of the README section `## title`, in order. */
 function shellBlocks(readme: string, title: string): { text: string; blocks: string[] } {
@@ -25,7 +26,7 @@ function shellBlocks(readme: string, title: string): { text: string; blocks: str
 
 let dir: string;
 let section: { text: string; blocks: string[] };
-let server: { url: string; stop(): Promise<void>; stdout(): string } | undefined;
+let server: { url: string; origin: string; stop(): Promise<void>; stdout(): string } | undefined;
 let env: NodeJS.ProcessEnv;
 const project = () => join(dir, 'project');
 
@@ -44,10 +45,12 @@ function startServer(commandLine: string, readyFile: string): Promise<NonNullabl
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return new Promise((resolve, reject) => {
     child.stdout.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (url && stdout.includes('next, sign in')) {
+      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      const url = /^ {2}REST +(http:\/\/\S+)/m.exec(stdout)?.[1];
+      if (origin && url && stdout.includes('next, sign in')) {
         resolve({
           url,
+          origin,
           stdout: () => stdout,
           async stop() {
             process.kill(-(child.pid ?? 0), 'SIGTERM');
@@ -118,7 +121,8 @@ describe('README: Try it by hand', () => {
     const url = server?.url ?? '';
     const login = section.blocks[1]?.trim() ?? '';
     expect(login).toBe(`gds auth login --base ${README_URL} --no-browser`);
-    const page = await (await fetch(`${url}/device`)).text();
+    expect(section.text).toContain(`Open \`${README_ORIGIN}/device\``);
+    const page = await (await fetch(`${server?.origin ?? ''}/device`)).text();
     for (const field of ['Code', 'E-mail', 'Approve']) expect(section.text).toContain(`**${field}**`);
     expect(page).toContain('<label for="user_code">Code</label>');
     expect(page).toContain('<label for="email">E-mail</label>');
@@ -142,7 +146,7 @@ describe('README: Try it by hand', () => {
       void result.then((r) => reject(new Error(`gds auth login ended without a code:\n${r.stderr}`)));
     });
     // What the form on /device sends when the person presses Approve.
-    const approval = await fetch(`${url}/device`, {
+    const approval = await fetch(`${server?.origin ?? ''}/device`, {
       method: 'POST',
       body: new URLSearchParams({ user_code: code, email, action: 'approve' }),
     });

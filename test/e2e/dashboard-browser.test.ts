@@ -49,7 +49,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
 
   it('sends a person who is not signed in to the sign-in page, then back to the table', async () => {
     const orders = server.table('orders').id;
-    await page.goto(`${server.url}/dashboard/tables/${orders}`);
+    await page.goto(`${server.origin}/dashboard/tables/${orders}`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
     expect(await page.locator('#table-state').count()).toBe(0);
 
@@ -77,7 +77,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
   });
 
   it('keeps the session cookie HttpOnly and SameSite=Strict, out of the page scripts reach', async () => {
-    const cookies = await context.cookies(`${server.url}/dashboard`);
+    const cookies = await context.cookies(`${server.origin}/dashboard`);
     const session = cookies.find((c) => c.name === 'gds_dashboard');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/dashboard' });
     expect(await page.evaluate('document.cookie')).toBe('');
@@ -106,11 +106,11 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
 
   it("does not show another workspace's table (404) and lists only this workspace's tables", async () => {
     const other = server.ready.otherWorkspace.tables[0]!;
-    const response = await page.goto(`${server.url}/dashboard/tables/${other.id}`);
+    const response = await page.goto(`${server.origin}/dashboard/tables/${other.id}`);
     expect(response?.status()).toBe(404);
     expect(await page.textContent('main')).not.toContain(other.name);
 
-    await page.goto(`${server.url}/dashboard`);
+    await page.goto(`${server.origin}/dashboard`);
     const links = await page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     const own = server.ready.tables.filter((t) => t.active).map((t) => `/dashboard/tables/${t.id}`);
     expect(links.sort()).toEqual(own.sort());
@@ -119,10 +119,10 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
   it('signs out: the next visit is sent to the sign-in page again', async () => {
     await Promise.all([page.waitForNavigation(), page.click('button:has-text("Sign out")')]);
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
-    await page.goto(`${server.url}/dashboard`);
+    await page.goto(`${server.origin}/dashboard`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
-    expect((await context.cookies(`${server.url}/dashboard`)).some((c) => c.name === 'gds_dashboard')).toBe(
-      false,
-    );
+    expect(
+      (await context.cookies(`${server.origin}/dashboard`)).some((c) => c.name === 'gds_dashboard'),
+    ).toBe(false);
   });
 });

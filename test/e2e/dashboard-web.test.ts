@@ -62,7 +62,7 @@ describe('gds status --web', () => {
     const orders = server.table('orders').id;
     const result = await gds(['status', orders, '--web'], false);
     expect(result.code, result.stderr).toBe(0);
-    const url = `${server.url}/dashboard/tables/${orders}`;
+    const url = `${server.origin}/dashboard/tables/${orders}`;
     expect(result.stdout).toBe(`${url}\n`);
     const page = await fetch(url, { headers: { authorization: `Bearer ${server.user('OWNER').cliToken}` } });
     expect(page.status).toBe(200);
@@ -79,7 +79,7 @@ describe('gds status --web', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),
-    ).toEqual([{ tableId: orders, url: `${server.url}/dashboard/tables/${orders}` }]);
+    ).toEqual([{ tableId: orders, url: `${server.origin}/dashboard/tables/${orders}` }]);
     expect(await openedAddresses(0)).toEqual([]);
   });
 
@@ -88,7 +88,7 @@ describe('gds status --web', () => {
     const result = await gds(['status', customers, '--web'], true);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
-    const url = `${server.url}/dashboard/tables/${customers}`;
+    const url = `${server.origin}/dashboard/tables/${customers}`;
     expect(result.stderr).toContain(`Opened ${url} in your browser.`);
     expect(await openedAddresses(1)).toEqual([url]);
 
@@ -110,7 +110,7 @@ describe('gds push --web', () => {
     const shown = await gds(['push', join(dir, 'web_a.yml'), '--connector', connector, '--web'], true);
     expect(shown.code, shown.stderr).toBe(0);
     const tracking = /Tracking: (\S+)/.exec(shown.stdout)?.[1] ?? '';
-    expect(tracking).toMatch(new RegExp(`^${server.url}/dashboard/tables/tbl_`));
+    expect(tracking).toMatch(new RegExp(`^${server.origin}/dashboard/tables/tbl_`));
     expect(shown.stderr).toContain(`Opened ${tracking} in your browser.`);
     expect((await openedAddresses(before + 1)).slice(before)).toEqual([tracking]);
 

@@ -189,7 +189,7 @@ describe('gds push', () => {
     ]);
     expect(same).toMatchObject({ code: 0, stderr: '' });
     expect(same.stdout).toBe(
-      `No change: ${productsId} is already definition v1 (QUARANTINED).\nTracking: ${server.url}/dashboard/tables/${productsId}\n`,
+      `No change: ${productsId} is already definition v1 (QUARANTINED).\nTracking: ${server.origin}/dashboard/tables/${productsId}\n`,
     );
     // One column fewer: a definition the table does not hold yet.
     const changed = await sqlArtifact('products');

@@ -334,7 +334,7 @@ async function approvedLogin(args: string[], env: Record<string, string | undefi
     });
     void result.then(() => resolve(''));
   });
-  const response = await fetch(`${server.url}/device`, {
+  const response = await fetch(`${server.origin}/device`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ user_code: code, email: 'steward@example.com', action: 'approve' }),

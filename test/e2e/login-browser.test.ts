@@ -67,7 +67,7 @@ describe('opening the browser', () => {
       PATH: `${fakeBin}:${basePath}`,
     });
     expect(done.code).toBe(0);
-    expect(opened).toBe(`${server.url}/device?user_code=${code}\n`);
+    expect(opened).toBe(`${server.origin}/device?user_code=${code}\n`);
   }, 60_000);
 
   it('does not try without a display', async () => {

@@ -52,7 +52,7 @@ describe('gds auth login', () => {
     const result = await approvedLogin(w, ['--json']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      new RegExp(`open ${server.url}/device and enter the code [A-Z]{4}-[A-Z]{4}`),
+      new RegExp(`open ${server.origin}/device and enter the code [A-Z]{4}-[A-Z]{4}`),
     );
     const [line, ...rest] = ndjson(result.stdout);
     expect(rest).toEqual([]);
@@ -70,7 +70,7 @@ describe('gds auth login', () => {
     expect(profile).toMatchObject({
       kind: 'session',
       base: server.url,
-      tokenEndpoint: `${server.url}/oauth/token`,
+      tokenEndpoint: `${server.origin}/oauth/token`,
     });
     expect(profile.refreshToken).toMatch(/^gdsr_/);
 

@@ -1,10 +1,12 @@
 // Starts the reference server in this process for a test file, with contract checking on.
 //
 //   const server = await startTestServer();          // in beforeAll (one server per file)
-//   server.url, server.ready                          // base URL and the ready-file JSON
+//   server.url, server.ready                          // REST base URL ({origin}/v1) and the ready-file JSON
+//   server.origin                                     // the origin: /dashboard, /device, /oauth, /graphql, /mcp
 //   server.user('OWNER').accessToken / .cliToken      // a person's session JWT / static CLI token
 //   await server.issueToken('OWNER', { name, env, scopes })   // an integration token (201 body)
 //   await server.request('GET', `/api/tables/${id}/records`, { token })   // {status, headers, body}
+//   await server.request('GET', `${server.origin}/dashboard`)               // outside the REST door
 //   server.clock.advance(61 * 60_000)                 // move the server's clock (token expiry)
 //   await server.close()                              // in afterAll: stops it, then FAILS if any
 //                                                     // response broke openapi.yaml
@@ -49,7 +51,10 @@ export interface TestClock {
 }
 
 export interface TestServer {
+  /** The REST door's base URL, `{origin}/{stage}`: `/api/…` paths and gds's --base go here. */
   url: string;
+  /** The listening origin: the dashboard, the device page, the OAuth endpoints, /graphql and /mcp. */
+  origin: string;
   ready: ReadyInfo;
   clock: TestClock;
   /** A seeded user of the main workspace by role (PLATFORM_OPERATOR included). */
@@ -58,7 +63,8 @@ export interface TestServer {
   table(name: string): ReadyTable;
   /** The seeded workspace at this index of `ready.workspaces` (0 is the main one). */
   workspace(index: number): TestWorkspace;
-  /** One HTTP call: `token` goes into `Authorization: Bearer`, `body` is sent as JSON. */
+  /** One HTTP call: `token` goes into `Authorization: Bearer`, `body` is sent as JSON. A path is under the
+   *  REST base URL (`/api/…`); an absolute URL (`${server.origin}/graphql`) is taken as it is. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Issues an integration token as the user of `role` (session JWT); throws unless 201. */
   issueToken(role: ReadyUser['role'], request: IssueTokenRequest): Promise<IssuedToken>;
@@ -68,8 +74,9 @@ export interface TestServer {
   violations(): ContractViolation[];
   /** The job worker (drive it with `jobs: 'manual'`). */
   jobs: JobControl;
-  /** Every route registered in Fastify, as `{ method, url }` (`/api/tables/:tableId`). */
-  routes: Array<{ method: string; url: string }>;
+  /** Every route registered in Fastify, as `{ method, url, path }`: `url` as the contract names it
+   *  (`/api/tables/:tableId`), `path` as served from the origin (`/v1/api/tables/:tableId`). */
+  routes: Array<{ method: string; url: string; path: string }>;
   /** A query on the server's database: arranges state no endpoint of this area sets, or reads it back. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into rows freely
   sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
@@ -105,6 +112,7 @@ export interface TestServerOptions extends Pick<
   | 'embeddedRowLimit'
   | 'deviceFlow'
   | 'clockOffsetFile'
+  | 'stage'
 > {
   database?: 'pglite' | 'postgres';
 }
@@ -131,6 +139,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.stage ? { stage: options.stage } : {}),
     // Test files send hundreds of refused credentials and issue many tokens from one address within a
     // minute; test/server/auth-flood.test.ts sets them low.
     failedAuthLimit: options.failedAuthLimit ?? 100_000,
@@ -158,6 +167,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const main = workspace(running.ready);
   const server: TestServer = {
     url: running.url,
+    origin: running.origin,
     ready: running.ready,
     clock,
     user: main.user,
@@ -168,7 +178,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const headers: Record<string, string> = { ...options.headers };
       if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
       if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`${running.url}${path}`, {
+      const response = await fetch(/^https?:/.test(path) ? path : `${running.url}${path}`, {
         method,
         headers,
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),

@@ -152,7 +152,7 @@ const endpoints: Endpoint[] = [
       },
     }),
   },
-  { name: 'JWKS', request: async () => ({ method: 'GET', path: '/.well-known/jwks.json' }) },
+  { name: 'JWKS', request: async () => ({ method: 'GET', path: `${server.origin}/.well-known/jwks.json` }) },
 ];
 
 // Columns follow `endpoints`: GET, POST, PATCH, DELETE, bulk, import, audit-log, members, issue,

@@ -52,7 +52,7 @@ function urlOf(url: string): string {
 }
 
 async function send(method: string, url: string, body?: string, contentType?: string): Promise<number> {
-  const response = await fetch(`${server.url}${urlOf(url)}`, {
+  const response = await fetch(`${server.origin}${urlOf(url)}`, {
     method,
     redirect: 'manual',
     headers: contentType ? { 'content-type': contentType } : {},
@@ -68,7 +68,7 @@ async function send(method: string, url: string, body?: string, contentType?: st
  */
 function sendOversized(method: string, url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${server.url}${urlOf(url)}`, {
+    const request = httpRequest(`${server.origin}${urlOf(url)}`, {
       method,
       headers: { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT_BYTES + 1) },
     });
@@ -97,13 +97,13 @@ describe('openapi.yaml and the server', () => {
       const key = keyOf(route);
       const statuses = documented.get(key) ?? [];
       const probes: Array<[string, () => Promise<number>]> = [
-        ['no credential', () => send(route.method, route.url)],
+        ['no credential', () => send(route.method, route.path)],
       ];
       if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
         probes.push(
-          ['a malformed JSON body', () => send(route.method, route.url, '{"oops', 'application/json')],
-          ['a body that is not JSON', () => send(route.method, route.url, '<a/>', 'application/xml')],
-          ['a body over the size limit', () => sendOversized(route.method, route.url)],
+          ['a malformed JSON body', () => send(route.method, route.path, '{"oops', 'application/json')],
+          ['a body that is not JSON', () => send(route.method, route.path, '<a/>', 'application/xml')],
+          ['a body over the size limit', () => sendOversized(route.method, route.path)],
         );
       }
       for (const [what, probe] of probes) {
@@ -130,7 +130,7 @@ async function raw(
   path: string,
   options: { form?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<TestResponse> {
-  const response = await fetch(`${server.url}${path}`, {
+  const response = await fetch(`${server.origin}${path}`, {
     method: options.form ? 'POST' : 'GET',
     redirect: 'manual',
     headers: {
@@ -196,7 +196,7 @@ describe('success statuses', () => {
       `table: ${table}\nsource: ${source}\ncolumns:\n  - name: id\n  - name: name\n`;
 
     const steps: Step[] = [
-      { route: 'GET /.well-known/jwks.json', call: () => get('/.well-known/jwks.json') },
+      { route: 'GET /.well-known/jwks.json', call: () => raw('/.well-known/jwks.json') },
       {
         route: 'GET /.well-known/openid-configuration',
         call: () => get('/.well-known/openid-configuration'),
@@ -514,7 +514,7 @@ describe('success statuses', () => {
         call: () =>
           raw('/dashboard/sign-in', {
             form: { email: 'member@example.com', next: '/dashboard' },
-            headers: { origin: server.url },
+            headers: { origin: server.origin },
           }),
       },
       { route: 'POST /dashboard/sign-out', call: () => raw('/dashboard/sign-out', { form: {} }) },

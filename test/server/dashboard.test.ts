@@ -24,7 +24,7 @@ interface Page {
 }
 
 async function get(path: string, headers: Record<string, string> = {}): Promise<Page> {
-  const response = await fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
+  const response = await fetch(`${server.origin}${path}`, { headers, redirect: 'manual' });
   return { status: response.status, headers: response.headers, text: compact(await response.text()) };
 }
 
@@ -34,7 +34,7 @@ function compact(text: string): string {
 }
 
 async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
+  const response = await fetch(`${server.origin}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(form).toString(),
@@ -44,7 +44,7 @@ async function post(path: string, form: Record<string, string>, headers: Record<
 }
 
 const browser = { accept: 'text/html,application/xhtml+xml' };
-const sameOrigin = () => ({ origin: server.url, 'sec-fetch-site': 'same-origin' });
+const sameOrigin = () => ({ origin: server.origin, 'sec-fetch-site': 'same-origin' });
 
 /** Signs in as the seeded user of `role`; returns the Cookie header to send. */
 async function signIn(role: 'OWNER' | 'MEMBER' = 'OWNER'): Promise<string> {
@@ -220,7 +220,7 @@ describe('signing in and out', () => {
     expect(await sessions()).toBe(before);
     // Either header alone, same-origin, is enough: a browser sends at least one of them.
     const email = server.user('OWNER').email;
-    expect((await post('/dashboard/sign-in', { email }, { origin: server.url })).status).toBe(303);
+    expect((await post('/dashboard/sign-in', { email }, { origin: server.origin })).status).toBe(303);
     expect((await post('/dashboard/sign-in', { email }, { 'sec-fetch-site': 'same-origin' })).status).toBe(
       303,
     );

@@ -56,7 +56,7 @@ const fromPage = (host: string) => ({
 });
 
 async function newDeviceCode(): Promise<string> {
-  const response = await fetch(`${server.url}/oauth/device/code`, {
+  const response = await fetch(`${server.origin}/oauth/device/code`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: form({ client_id: 'gds-cli', scope: 'openid offline_access' }),
@@ -141,7 +141,7 @@ describe('a request whose Host is not one of the server’s names', () => {
 describe('the server’s own names', () => {
   it('answer as before: 127.0.0.1, localhost and [::1] on its port', async () => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
-      const response = await raw('GET', '/api/me', {
+      const response = await raw('GET', '/v1/api/me', {
         host,
         authorization: `Bearer ${server.user('OWNER').cliToken}`,
       });
@@ -178,7 +178,7 @@ describe('--public-url', () => {
       headers: Record<string, string> = {},
       body?: string,
       method = 'GET',
-      path = '/api/me',
+      path = '/v1/api/me',
     ) =>
       new Promise<number>((resolve, reject) => {
         const req = httpRequest(

@@ -38,7 +38,15 @@ describe('npm run server', () => {
       expect(statSync(readyFile).mode & 0o777).toBe(0o600);
       const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
       baseUrl = ready.baseUrl;
-      expect(ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // The REST door under its stage; the GraphQL and MCP doors and the dashboard at the origin.
+      expect(ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(ready.origin).toBe(new URL(ready.baseUrl).origin);
+      expect(ready.doors).toEqual({
+        rest: ready.baseUrl,
+        graphql: `${ready.origin}/graphql`,
+        mcp: `${ready.origin}/mcp`,
+      });
+      expect(ready.dashboardUrl).toBe(`${ready.origin}/dashboard`);
       expect(ready.users.map((u) => u.role)).toEqual([
         'OWNER',
         'ADMIN',
@@ -53,7 +61,8 @@ describe('npm run server', () => {
         headers: { authorization: `Bearer ${ready.users[0]?.cliToken}` },
       });
       expect(members.status).toBe(200);
-      expect(server.output.stdout).toContain(`listening on ${ready.baseUrl}`);
+      expect(server.output.stdout).toContain(`listening on ${ready.origin}`);
+      for (const door of Object.values(ready.doors)) expect(server.output.stdout).toContain(door);
       // The banner: every seeded user with masked tokens, and the next command for a person and for CI.
       for (const user of ready.users) {
         expect(server.output.stdout).toMatch(
@@ -109,6 +118,7 @@ describe('npm run server', () => {
     expect(options.map((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1])).toEqual([
       'port',
       'host',
+      'stage',
       'ready-file',
       'data-dir',
       'database-url',
@@ -125,22 +135,28 @@ describe('npm run server', () => {
     ]);
     for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
     expect(options[0]).toMatch(/^ {2}--port N +.*\(default: 8787\)$/);
-    expect(options[2]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
+    expect(options[2]).toMatch(/^ {2}--stage NAME +.*\(default: v1\)$/);
+    expect(options[3]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
     expect(server.output.stderr).toBe('');
   });
 
   it(
-    'seeds a full second workspace with --workspaces 2 and lists both in the ready file',
+    'seeds a full second workspace with --workspaces 2 and lists both in the ready file; --stage names the REST stage',
     { timeout: 90_000 },
     async () => {
       const readyFile = join(dir, 'two', 'ready.json');
-      const server = run(['--ready-file', readyFile, '--port', '0', '--workspaces', '2']);
+      const server = run(['--ready-file', readyFile, '--port', '0', '--workspaces', '2', '--stage', 'prod']);
       try {
         await waitFor(
           () => existsSync(readyFile) && server.output.stdout.includes('whole tokens'),
           'the ready file',
         );
         const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+        expect(ready.baseUrl).toBe(`${ready.origin}/prod`);
+        const members = await fetch(`${ready.baseUrl}/api/workspace/members`, {
+          headers: { authorization: `Bearer ${ready.users[0]?.cliToken}` },
+        });
+        expect(members.status).toBe(200);
         expect(ready.workspaces.map((w) => w.workspaceId)).toEqual([
           ready.workspaceId,
           ready.otherWorkspace.workspaceId,
@@ -207,6 +223,11 @@ describe('npm run server', () => {
     expect(await workspaces.exited).toBe(2);
     expect(workspaces.output.stderr).toContain('--workspaces must be an integer from 1 to 9');
     expect(server.output.stderr).toContain('usage: npm run server');
+    for (const stage of ['api', 'a/b']) {
+      const staged = run(['--stage', stage]);
+      expect(await staged.exited).toBe(2);
+      expect(staged.output.stderr).toContain(`--stage must be one path segment of letters, digits`);
+    }
   });
 
   it(

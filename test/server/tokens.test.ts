@@ -59,7 +59,7 @@ describe('issuing', () => {
     });
     const jwt = issued.tokens.accessToken;
     expect(decodeProtectedHeader(jwt).alg).toBe('EdDSA');
-    const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));
+    const jwks = createRemoteJWKSet(new URL(`${server.origin}/.well-known/jwks.json`));
     const { payload } = await jwtVerify(jwt, jwks, {
       algorithms: ['EdDSA'],
       issuer: server.url,

@@ -49,7 +49,7 @@ async function call(
     via?: Agent;
   } = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = { origin: node.url };
+  const headers: Record<string, string> = { origin: node.ready.origin };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.cookie) headers.cookie = options.cookie;
   let body: string | undefined;
@@ -60,7 +60,9 @@ async function call(
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(options.form).toString();
   }
-  const response = await fetch(`${node.url}${path}`, {
+  // The REST paths are under the REST base URL; the sign-in endpoints and the dashboard at the origin.
+  const base = path.startsWith('/api/') ? node.ready.baseUrl : node.ready.origin;
+  const response = await fetch(`${base}${path}`, {
     method,
     headers,
     redirect: 'manual',

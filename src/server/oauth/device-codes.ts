@@ -74,7 +74,7 @@ export async function createDeviceCode(
       ],
     );
   });
-  const verificationUri = `${ctx.issuer()}${paths.verification}`;
+  const verificationUri = `${ctx.publicOrigin()}${paths.verification}`;
   return {
     device_code: deviceCode,
     user_code: userCode,

@@ -39,13 +39,13 @@ export const paths = {
   verification: '/device',
 } as const;
 
-/** The RFC 8414 / OpenID discovery document; the issuer is the server's base URL. */
-export function discoveryDocument(base: string) {
+/** The RFC 8414 / OpenID discovery document: the issuer is the REST base URL, the endpoints are at the origin. */
+export function discoveryDocument(issuer: string, origin: string) {
   return {
-    issuer: base,
-    device_authorization_endpoint: `${base}${paths.deviceAuthorization}`,
-    token_endpoint: `${base}${paths.token}`,
-    jwks_uri: `${base}${paths.jwks}`,
+    issuer,
+    device_authorization_endpoint: `${origin}${paths.deviceAuthorization}`,
+    token_endpoint: `${origin}${paths.token}`,
+    jwks_uri: `${origin}${paths.jwks}`,
     grant_types_supported: [DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT],
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: [],

@@ -14,7 +14,6 @@ import {
   CLI_CLIENT_ID,
   DEVICE_CODE_GRANT,
   deviceFlowSettings,
-  discoveryDocument,
   grantedScope,
   paths,
   REFRESH_TOKEN_GRANT,
@@ -52,8 +51,6 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
     scope.addHook('onRequest', async (request, reply) => {
       if (request.url.split('?')[0] === paths.verification) reply.headers(VERIFICATION_PAGE_HEADERS);
     });
-
-    scope.get(paths.discovery, async () => discoveryDocument(ctx.issuer()));
 
     scope.post<{ Body: Form }>(paths.deviceAuthorization, async (request, reply) => {
       // Counted before anything else: a flood from one address costs one statement a request, then none.

@@ -38,7 +38,7 @@ async function environmentOf(name: string, env: Record<string, string>): Promise
   try {
     await waitFor(() => existsSync(readyFile), 'the ready file');
     const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
-    expect((await fetch(`${ready.baseUrl}/.well-known/jwks.json`)).status).toBe(200);
+    expect((await fetch(`${ready.origin}/.well-known/jwks.json`)).status).toBe(200);
     return serverEnvironment(readyFile);
   } finally {
     server.signal('SIGTERM');

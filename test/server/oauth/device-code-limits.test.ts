@@ -15,7 +15,7 @@ interface DeviceAnswer {
 }
 
 async function startDevice(server: TestServer) {
-  const response = await fetch(`${server.url}/oauth/device/code`, {
+  const response = await fetch(`${server.origin}/oauth/device/code`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ client_id: 'gds-cli' }).toString(),
@@ -85,9 +85,9 @@ describe('codes waiting for a person, from everyone', () => {
     expect(await storedCodes(server())).toBe(2);
 
     // A code a person approved no longer waits: there is room for one more.
-    const approved = await fetch(`${server().url}/device`, {
+    const approved = await fetch(`${server().origin}/device`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server().url },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server().origin },
       body: new URLSearchParams({
         user_code: first.body.user_code,
         email: server().user('OWNER').email,

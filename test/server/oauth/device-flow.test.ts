@@ -34,15 +34,16 @@ async function me(token: string) {
 }
 
 describe('discovery', () => {
-  it('names the issuer, the device and token endpoints, the JWKS, grants and a public client', async () => {
+  it('names the issuer (the REST base URL, under which it is found), the device and token endpoints, the JWKS, grants and a public client', async () => {
+    expect(server.url).toBe(`${server.origin}/v1`);
     const response = await fetch(`${server.url}/.well-known/openid-configuration`);
     const doc = (await response.json()) as Record<string, unknown>;
     expect(response.status).toBe(200);
     expect(doc).toMatchObject({
       issuer: server.url,
-      device_authorization_endpoint: `${server.url}/oauth/device/code`,
-      token_endpoint: `${server.url}/oauth/token`,
-      jwks_uri: `${server.url}/.well-known/jwks.json`,
+      device_authorization_endpoint: `${server.origin}/oauth/device/code`,
+      token_endpoint: `${server.origin}/oauth/token`,
+      jwks_uri: `${server.origin}/.well-known/jwks.json`,
       token_endpoint_auth_methods_supported: ['none'],
     });
     expect(doc.grant_types_supported).toEqual([DEVICE_GRANT, 'refresh_token']);
@@ -54,8 +55,8 @@ describe('device authorization', () => {
   it('returns a typable user code, the verification address and the configured timings', async () => {
     const device = (await server.post('/oauth/device/code', { client_id: 'gds-cli' })).body;
     expect(device.user_code).toMatch(/^[B-DF-HJ-NP-TV-XZ]{4}-[B-DF-HJ-NP-TV-XZ]{4}$/);
-    expect(device.verification_uri).toBe(`${server.url}/device`);
-    expect(device.verification_uri_complete).toBe(`${server.url}/device?user_code=${device.user_code}`);
+    expect(device.verification_uri).toBe(`${server.origin}/device`);
+    expect(device.verification_uri_complete).toBe(`${server.origin}/device?user_code=${device.user_code}`);
     expect(device).toMatchObject({ expires_in: 120, interval: 2 });
     const page = await fetch(device.verification_uri_complete);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -160,7 +161,7 @@ describe('verification page', () => {
   });
 
   it('escapes what it echoes', async () => {
-    const page = await fetch(`${server.url}/device?user_code=${encodeURIComponent('"><script>')}`);
+    const page = await fetch(`${server.origin}/device?user_code=${encodeURIComponent('"><script>')}`);
     const html = await page.text();
     expect(html).not.toContain('<script>');
     expect(html).toContain('&quot;&gt;&lt;script&gt;');

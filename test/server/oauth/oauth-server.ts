@@ -8,7 +8,10 @@ import type { DeviceFlowOptions } from '../../../src/server/oauth/settings.js';
 import type { ReadyUser } from '../../../src/server/ready.js';
 
 export interface OAuthTestServer {
+  /** The REST base URL (the issuer, gds's --base). */
   url: string;
+  /** The origin: /oauth/…, /device, /dashboard. */
+  origin: string;
   users: ReadyUser[];
   user(role: ReadyUser['role']): ReadyUser;
   clock: { advance(ms: number): void };
@@ -54,6 +57,7 @@ export async function startOAuthServer(
   };
   const server: OAuthTestServer = {
     url: running.url,
+    origin: running.origin,
     users: running.ready.users,
     user,
     clock: {
@@ -62,7 +66,7 @@ export async function startOAuthServer(
       },
     },
     async post(path, form) {
-      const response = await fetch(`${running.url}${path}`, {
+      const response = await fetch(`${running.origin}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(form),
@@ -122,7 +126,7 @@ export async function writeSessionProfile(
     kind: 'session' as const,
     base: serverUrl,
     issuer: serverUrl,
-    tokenEndpoint: `${serverUrl}/oauth/token`,
+    tokenEndpoint: new URL('/oauth/token', serverUrl).toString(),
     clientId: 'gds-cli',
     expiresAt,
   };

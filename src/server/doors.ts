@@ -1,0 +1,19 @@
+// The service's three doors (spec §1, §4): REST under its stage, GraphQL and MCP at the origin. Each
+// publishes its own base URL: the ready file, the start-up banner and the dashboard show them.
+import type { AppContext } from './context.js';
+
+export const GRAPHQL_PATH = '/graphql';
+export const MCP_PATH = '/mcp';
+
+export interface Doors {
+  /** `{origin}/{stage}`: the REST paths (`/api/…`) begin here. */
+  rest: string;
+  graphql: string;
+  mcp: string;
+}
+
+/** The doors' base URLs on the listening origin. */
+export function doorsOf(ctx: AppContext): Doors {
+  const origin = ctx.baseUrl();
+  return { rest: ctx.restBaseUrl(), graphql: `${origin}${GRAPHQL_PATH}`, mcp: `${origin}${MCP_PATH}` };
+}
