@@ -46,11 +46,14 @@ export class ContractChecker {
   }
 
   private problemsOf(r: ObservedResponse): string[] {
-    // 421 (a Host that is not the server's) is answered on every path, known or not, before routing.
-    if (r.status === 421) {
+    // 421 (a Host that is not the server's) is answered on every path, known or not, before routing; 404
+    // `route_not_found` on every path no route serves (a REST path without its stage among them).
+    const anyPath =
+      r.status === 421 ? 'MisdirectedRequest' : r.status === 404 && r.route === undefined ? 'NotFound' : '';
+    if (anyPath !== '') {
       const [response, pointer] = this.resolve(
-        { $ref: '#/components/responses/MisdirectedRequest' },
-        '/components/responses/MisdirectedRequest',
+        { $ref: `#/components/responses/${anyPath}` },
+        `/components/responses/${anyPath}`,
       );
       return [
         ...this.headerProblems(response, pointer, r.headers),
