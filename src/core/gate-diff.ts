@@ -198,6 +198,7 @@ const SECTIONS = new Map(
   [
     ['patternChecks', 'name'],
     ['customPredicates', 'name'],
+    ['uniqueChecks', 'name'],
     ['fieldOverrides', 'field'],
   ].map(([section, key]) => [section, new RegExp(`^\\s*(?:-\\s+)?${key}\\s*:\\s*(.*?)\\s*(?:#.*)?$`)]),
 );

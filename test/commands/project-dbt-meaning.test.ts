@@ -47,6 +47,7 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
           members,
           genericTest('not_null', 'model.shop.members', {}, { column: 'member_id' }),
           genericTest('unique', 'model.shop.members', {}, { column: 'member_id' }),
+          genericTest('unique', 'model.shop.members', {}, { column: 'email' }),
         ),
       ),
     );
@@ -68,6 +69,7 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
       expect(table?.rules).toEqual(
         expect.arrayContaining([
           'grain key (member_id): no value twice',
+          'unique_members_email: no value of (email) twice (HARD_FAIL)',
           expect.stringMatching(/^member_id: never NULL \(dbt test test\.shop\.not_null/),
           'valid_to: may be NULL in any share of rows (no not_null test: in dbt the column may be NULL)',
         ]),
@@ -85,6 +87,10 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
         ['null_rate.valid_to', true],
         ['null_rate.email', true],
       ]);
+      expect(run.proof.results.find((r) => r.name === 'unique_members_email')).toMatchObject({
+        passed: true,
+        failingRows: 0,
+      });
       expect(run.proof.passed).toBe(true);
       await client.gates.submit(tableId, { ifNotCertified: false });
       // Certifying takes a person's session, not a CLI token.
@@ -95,6 +101,30 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
       } finally {
         await person.close();
       }
+    },
+  );
+
+  it(
+    'two unique tests are both enforced: the grain key and a uniqueness check (NULLs not compared, as dbt)',
+    needs(skip),
+    async () => {
+      const [table] = (await client.tables.list()).filter((t) => t.name === 'members');
+      await server.sql(
+        `INSERT INTO analytics_dev.members VALUES (5, NULL, NULL, 'a@x'), (6, NULL, NULL, NULL), (1, 7, NULL, 'z@x')`,
+      );
+      const run = await client.gates.run(table?.id ?? '', { gate: 1 });
+      if (run.kind !== 'proof') throw new Error(`expected a proof, got ${run.kind}`);
+      expect(run.proof.results.find((r) => r.name === 'grain_uniqueness')).toMatchObject({
+        passed: false,
+        failingRows: 2,
+      });
+      expect(run.proof.results.find((r) => r.name === 'unique_members_email')).toMatchObject({
+        passed: false,
+        severity: 'HARD_FAIL',
+        failingRows: 2,
+        detail: '1 value of (email) appear more than once, over 2 rows.',
+      });
+      expect(run.proof.passed).toBe(false);
     },
   );
 });

@@ -33,6 +33,7 @@ const FRAMES: Array<(sections: Record<string, string>) => string> = [
   (s) =>
     `# leading comment\ncustomPredicates:\n${s.customPredicates}\n\npatternChecks:\n  # before the first\n${s.patternChecks}\n\nfieldOverrides:\n${s.fieldOverrides}\nzeta: last\nalpha:\n  nested: true\n  list: [1, 2]\n`,
   (s) => `patternChecks:\n${s.patternChecks}\nfieldOverrides: []\ncustomPredicates:\nother: ~\n`,
+  (s) => `uniqueChecks:\n${s.customPredicates}\npatternChecks:\n${s.patternChecks}\n`,
   (s) =>
     `description: |\n  text with\n\n  blank lines\npatternChecks:\n\n${s.patternChecks}\n\n# trailing comment\n`,
 ];

@@ -562,11 +562,12 @@ function gate1YamlOf(node: ManifestNode, rules: MappedRules): string | undefined
   const body: Gate1Document = {};
   if (rules.patternChecks.length > 0) body.patternChecks = rules.patternChecks;
   if (rules.customPredicates.length > 0) body.customPredicates = rules.customPredicates;
+  if (rules.uniqueChecks.length > 0) body.uniqueChecks = rules.uniqueChecks;
   if (rules.fieldOverrides.length > 0) body.fieldOverrides = rules.fieldOverrides;
   if (Object.keys(body).length === 0) return undefined;
   const doc = new Document(body);
   doc.commentBefore = ` gate1.yml of dbt ${node.resourceType} ${node.uniqueId}, written by gds from its dbt tests`;
-  for (const list of ['patternChecks', 'customPredicates', 'fieldOverrides'] as const) {
+  for (const list of ['patternChecks', 'customPredicates', 'uniqueChecks', 'fieldOverrides'] as const) {
     const items = doc.get(list);
     if (!items || typeof items !== 'object' || !('items' in items)) continue;
     for (const item of (items as { items: Array<{ commentBefore?: string; get(k: string): unknown }> })

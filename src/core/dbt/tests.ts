@@ -5,7 +5,13 @@
 // (recorded, never blocking). A `where:` condition guards the predicate (`NOT (where) OR (check)`), which
 // under Gate 1's rule (a row fails only when the predicate is false) skips the rows dbt's where skips.
 // Every other test is "not mapped" with its reason.
-import type { CustomPredicate, FieldOverride, Gate1Severity, PatternCheck } from '../gate1/schema.js';
+import type {
+  CustomPredicate,
+  FieldOverride,
+  Gate1Severity,
+  PatternCheck,
+  UniqueCheck,
+} from '../gate1/schema.js';
 import { MAX_NAME_LENGTH, MAX_SQL_LENGTH } from '../gate1/schema.js';
 import { checkPredicateSql } from '../gate1/predicate-sql.js';
 import { checkRegex } from '../gate1/regex-check.js';
@@ -46,6 +52,8 @@ export interface MappedRules {
   grainKeyColumns?: string[];
   patternChecks: PatternCheck[];
   customPredicates: CustomPredicate[];
+  /** The uniqueness tests besides the grain key's. */
+  uniqueChecks: UniqueCheck[];
   fieldOverrides: FieldOverride[];
   mapped: MappedTest[];
   notMapped: NotMappedTest[];
@@ -60,7 +68,7 @@ const SEVERITY: Record<ManifestTest['severity'], Gate1Severity> = { error: 'HARD
 type Outcome =
   | { kind: 'required'; column: string }
   | { kind: 'nullRate'; column: string; override: FieldOverride }
-  | { kind: 'grain'; columns: string[] }
+  | { kind: 'grain'; columns: string[]; severity: Gate1Severity }
   | { kind: 'predicate'; sql: string }
   | { kind: 'pattern'; column: string; regex: string }
   | { kind: 'reference'; column: string; target: string }
@@ -75,6 +83,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     references: new Map(),
     patternChecks: [],
     customPredicates: [],
+    uniqueChecks: [],
     fieldOverrides: [],
     mapped: [],
     notMapped: [],
@@ -82,7 +91,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     rules: [],
   };
   const names = new Set<string>();
-  const grainCandidates: Array<{ test: string; columns: string[] }> = [];
+  const grainCandidates: Array<{ test: string; name: string; columns: string[]; severity: Gate1Severity }> =
+    [];
   const overrides = new Map<string, { override: FieldOverride; test: string; required: boolean }>();
   const sorted = [...tests].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
   for (const node of sorted) {
@@ -112,7 +122,12 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
         break;
       }
       case 'grain':
-        grainCandidates.push({ test: node.uniqueId, columns: outcome.columns });
+        grainCandidates.push({
+          test: node.uniqueId,
+          name: node.name,
+          columns: outcome.columns,
+          severity: outcome.severity,
+        });
         break;
       case 'reference': {
         const held = rules.references.get(outcome.column);
@@ -138,16 +153,22 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
       }
     }
   }
-  const grain = chooseGrain(grainCandidates, context.primaryKey);
+  // One grain key (an error-level test's; the grain check always blocks); every other uniqueness test is a
+  // uniqueCheck of its own severity.
+  const grain = chooseGrain(
+    grainCandidates.filter((c) => c.severity === 'HARD_FAIL'),
+    context.primaryKey,
+    rules.required,
+  );
   for (const candidate of grainCandidates) {
     if (candidate === grain) {
       rules.grainKeyColumns = candidate.columns;
       rules.mapped.push({ test: candidate.test, rule: 'grainKey' });
     } else {
-      rules.notMapped.push({
-        test: candidate.test,
-        reason: `the grain key is already (${grain?.columns.join(', ') ?? ''}); a table has one grain key, so this uniqueness is not checked by Gate 1`,
-      });
+      const name = uniqueName(candidate.name, names);
+      rules.uniqueChecks.push({ name, columns: candidate.columns, severity: candidate.severity });
+      rules.traces.set(name, `dbt test ${candidate.test}`);
+      rules.mapped.push({ test: candidate.test, rule: `unique:${name}` });
     }
   }
   const byColumn = new Map([...overrides.values()].map((o) => [o.override.field, o]));
@@ -195,13 +216,20 @@ function describeRules(rules: MappedRules): string[] {
   for (const check of rules.patternChecks)
     lines.push(`${check.name}: ${check.column} matches /${check.regex}/ (${check.severity})`);
   for (const check of rules.customPredicates) lines.push(`${check.name}: ${check.sql} (${check.severity})`);
+  for (const check of rules.uniqueChecks)
+    lines.push(`${check.name}: no value of (${check.columns.join(', ')}) twice (${check.severity})`);
   return lines;
 }
 
-function chooseGrain(
-  candidates: Array<{ test: string; columns: string[] }>,
+/**
+ * The grain key among the uniqueness tests, in the order dbt infers a model's primary key: its primary_key,
+ * a unique column that also has a not_null test, a combination of columns, a unique column.
+ */
+function chooseGrain<T extends { columns: string[] }>(
+  candidates: T[],
   primaryKey: string[],
-): { test: string; columns: string[] } | undefined {
+  required: ReadonlySet<string>,
+): T | undefined {
   const key = primaryKey
     .map((c) => c.toLowerCase())
     .sort()
@@ -215,7 +243,8 @@ function chooseGrain(
           .sort()
           .join(',') === key,
     ) ??
-    candidates.find((c) => c.columns.length === 1) ??
+    candidates.find((c) => c.columns.length === 1 && required.has(c.columns[0] ?? '')) ??
+    candidates.find((c) => c.columns.length > 1) ??
     candidates[0]
   );
 }
@@ -400,13 +429,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
 }
 
 function grain(columns: string[], test: ManifestTest, condition: string | undefined): Outcome {
-  if (test.severity === 'warn')
-    return refused(
-      'severity warn: the grain-uniqueness check always blocks (HARD_FAIL), so a warn-level test is not made the grain key',
-    );
   if (condition !== undefined)
-    return refused('a where: condition: the grain-uniqueness check has no condition');
-  return { kind: 'grain', columns };
+    return refused('a where: condition: a Gate 1 uniqueness check has no condition');
+  return { kind: 'grain', columns, severity: SEVERITY[test.severity] };
 }
 
 function predicate(sql: string, context: TestContext): Outcome {

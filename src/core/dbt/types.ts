@@ -12,7 +12,8 @@ export interface MappedTest {
   test: string;
   /**
    * What it became, in gds terms: `required:<column>`, `nullRate:<column>`, `grainKey`,
-   * `predicate:<check name>`, `pattern:<check name>`, `reference:<column>`.
+   * `unique:<check name>` (a uniqueness besides the grain key), `predicate:<check name>`, `pattern:<check name>`,
+   * `reference:<column>`.
    */
   rule: string;
 }

@@ -11,7 +11,14 @@ export type { PredicateCheckOptions } from './predicate-sql.js';
 export { ALLOWED_CAST_TYPES, ALLOWED_FUNCTIONS, checkPredicateSql } from './predicate-sql.js';
 export type { RegexProblem } from './regex-check.js';
 export { checkRegex, PG_MAX_REPEAT } from './regex-check.js';
-export type { CustomPredicate, FieldOverride, Gate1Document, Gate1Severity, PatternCheck } from './schema.js';
+export type {
+  CustomPredicate,
+  FieldOverride,
+  Gate1Document,
+  Gate1Severity,
+  PatternCheck,
+  UniqueCheck,
+} from './schema.js';
 export { GATE1_SEVERITIES, gate1Schema } from './schema.js';
 export type { ValidateOptions, ValidationResult } from './validate.js';
 export { validateGate1 } from './validate.js';

@@ -25,6 +25,7 @@ export const gate1Schema = {
     patternChecks: { type: 'array', items: { $ref: '#/definitions/patternCheck' } },
     customPredicates: { type: 'array', items: { $ref: '#/definitions/customPredicate' } },
     fieldOverrides: { type: 'array', items: { $ref: '#/definitions/fieldOverride' } },
+    uniqueChecks: { type: 'array', items: { $ref: '#/definitions/uniqueCheck' } },
   },
   definitions: {
     name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: NO_CONTROL_CHARACTERS },
@@ -49,6 +50,16 @@ export const gate1Schema = {
       properties: {
         name: { $ref: '#/definitions/name' },
         sql: { type: 'string', minLength: 1, maxLength: MAX_SQL_LENGTH },
+        severity: { $ref: '#/definitions/severity' },
+      },
+    },
+    uniqueCheck: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'columns', 'severity'],
+      properties: {
+        name: { $ref: '#/definitions/name' },
+        columns: { type: 'array', minItems: 1, items: { $ref: '#/definitions/column' } },
         severity: { $ref: '#/definitions/severity' },
       },
     },
@@ -87,10 +98,21 @@ export interface FieldOverride {
   nullRate: { warn: number; fail: number };
 }
 
+/**
+ * No two rows share a value of `columns` (a uniqueness besides the grain key, such as a second dbt `unique`
+ * test); a row with a NULL in any of them is not compared, as SQL's UNIQUE and dbt's `unique` test.
+ */
+export interface UniqueCheck {
+  name: string;
+  columns: string[];
+  severity: Gate1Severity;
+}
+
 export interface Gate1Document {
   patternChecks?: PatternCheck[];
   customPredicates?: CustomPredicate[];
   fieldOverrides?: FieldOverride[];
+  uniqueChecks?: UniqueCheck[];
 }
 
 /** The keys allowed at each level, for "unknown key" messages. */
@@ -99,5 +121,6 @@ export const ALLOWED_KEYS = {
   patternCheck: Object.keys(gate1Schema.definitions.patternCheck.properties),
   customPredicate: Object.keys(gate1Schema.definitions.customPredicate.properties),
   fieldOverride: Object.keys(gate1Schema.definitions.fieldOverride.properties),
+  uniqueCheck: Object.keys(gate1Schema.definitions.uniqueCheck.properties),
   nullRate: ['warn', 'fail'],
 } as const;

@@ -60,6 +60,7 @@ function allowedKeysAt(path: readonly PathSegment[]): readonly string[] {
   if (key === 'nullRate') return ALLOWED_KEYS.nullRate;
   if (list === 'patternChecks') return ALLOWED_KEYS.patternCheck;
   if (list === 'customPredicates') return ALLOWED_KEYS.customPredicate;
+  if (list === 'uniqueChecks') return ALLOWED_KEYS.uniqueCheck;
   return ALLOWED_KEYS.fieldOverride;
 }
 
@@ -270,6 +271,13 @@ class Gate1Validator {
       if (typeof entry.sql === 'string') {
         this.findings([...path, 'sql'], checkPredicateSql(entry.sql, columns ? { columns } : {}));
       }
+    });
+    this.forEach(doc, 'uniqueChecks', (entry, path) => {
+      this.unique(names, entry.name, [...path, 'name'], 'duplicate-name', 'check name');
+      if (Array.isArray(entry.columns))
+        entry.columns.forEach((column: unknown, i) =>
+          this.knownColumn(columns, column, [...path, 'columns', i]),
+        );
     });
     this.forEach(doc, 'fieldOverrides', (entry, path) => {
       this.unique(fields, entry.field, [...path, 'field'], 'duplicate-field', 'field');

@@ -2,7 +2,7 @@
 // the declared patternChecks (`NOT (column ~ regex)`, the regex bound as a parameter) and
 // customPredicates (`WHERE NOT (<sql>)`, only SQL that passes checkPredicateSql with the table's
 // columns). Identifiers are quoted, values bound; nothing is inferred from a column's name.
-import type { Gate1Document, Gate1Severity } from '../../core/gate1/index.js';
+import type { Gate1Document, Gate1Severity, UniqueCheck } from '../../core/gate1/index.js';
 import { checkPredicateSql, checkRegex } from '../../core/gate1/index.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
@@ -183,6 +183,7 @@ class CheckRun {
     await this.numericBounds();
     for (const check of document.patternChecks ?? []) await this.pattern(check);
     for (const check of document.customPredicates ?? []) await this.custom(check);
+    for (const check of document.uniqueChecks ?? []) await this.uniqueness(check);
     return { checks: this.checks, rows: this.rows };
   }
 
@@ -451,6 +452,42 @@ class CheckRun {
               outcome.n === 0
                 ? `Every non-null ${check.column} matches the pattern.`
                 : `Rows whose ${check.column} does not match the pattern: ${outcome.n}.`,
+          }
+        : { ...base, passed: false, failingRows: null, detail: `The check failed to run: ${outcome.error}` },
+    );
+  }
+
+  /** A uniqueCheck: no two rows share the columns' values; rows with a NULL among them are not compared. */
+  private async uniqueness(check: UniqueCheck) {
+    const base = { name: check.name, kind: 'custom' as const, severity: check.severity };
+    const absent = check.columns.filter((c) => !this.relation.present.includes(c));
+    if (absent.length > 0) {
+      this.checks.push({
+        ...base,
+        passed: false,
+        failingRows: null,
+        detail: `Not run: column${absent.length === 1 ? '' : 's'} ${absent.join(', ')} missing from the rows.`,
+      });
+      return;
+    }
+    const list = check.columns.map(quoteIdent).join(', ');
+    const present = check.columns.map((c) => `${quoteIdent(c)} IS NOT NULL`).join(' AND ');
+    const outcome = await this.select<{ keys: number; rows: number }>(
+      () => `SELECT count(*)::int AS keys, coalesce(sum(n), 0)::int AS rows
+               FROM (SELECT count(*) AS n FROM gate_rows WHERE ${present}
+                      GROUP BY ${list} HAVING count(*) > 1) AS d`,
+    );
+    const label = `(${check.columns.join(', ')})`;
+    this.checks.push(
+      outcome.ok
+        ? {
+            ...base,
+            passed: outcome.value.keys === 0,
+            failingRows: outcome.value.rows,
+            detail:
+              outcome.value.keys === 0
+                ? `No two rows share a value of ${label}.`
+                : `${plural(outcome.value.keys, 'value')} of ${label} appear more than once, over ${plural(outcome.value.rows, 'row')}.`,
           }
         : { ...base, passed: false, failingRows: null, detail: `The check failed to run: ${outcome.error}` },
     );

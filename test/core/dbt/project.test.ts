@@ -108,7 +108,7 @@ describe('tests become Gate 1 rules', () => {
     expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'grainKey' }]);
   });
 
-  it('unique_combination_of_columns: the grain key over those columns; a second unique test is not mapped', () => {
+  it('several unique tests and unique_combination_of_columns: one grain key, every other a uniqueness check', () => {
     const combo = genericTest(
       'unique_combination_of_columns',
       'model.shop.orders',
@@ -121,19 +121,45 @@ describe('tests become Gate 1 rules', () => {
       {},
       { column: 'status', id: 'test.shop.unique_status.2' },
     );
-    const d = one(combo, single);
-    expect(d.contract?.grainKeyColumns).toEqual(['status']);
-    expect(d.notMappedTests).toEqual([
-      { test: 'test.shop.combo.1', reason: expect.stringMatching(/grain key is already \(status\)/) },
+    const second = genericTest(
+      'unique',
+      'model.shop.orders',
+      {},
+      { column: 'amount', id: 'test.shop.unique_amount.3' },
+    );
+    const d = one(combo, single, second);
+    // A unique column with a not_null test comes first.
+    const keyed = one(
+      single,
+      second,
+      genericTest('not_null', 'model.shop.orders', {}, { column: 'amount', id: 'test.shop.nn_amount.4' }),
+    );
+    expect(keyed.contract?.grainKeyColumns).toEqual(['amount']);
+    // As dbt infers a primary key: a combination of columns before a unique column without not_null.
+    expect(d.contract?.grainKeyColumns).toEqual(['customer_id', 'order_id']);
+    expect(d.notMappedTests).toEqual([]);
+    expect(gate1(d)['uniqueChecks']).toEqual([
+      { name: 'unique_amount', columns: ['amount'], severity: 'HARD_FAIL' },
+      { name: 'unique_status', columns: ['status'], severity: 'HARD_FAIL' },
     ]);
+    expect(d.mappedTests.map((t) => t.rule).sort()).toEqual([
+      'grainKey',
+      'unique:unique_amount',
+      'unique:unique_status',
+    ]);
+    expect(d.gate1Yaml).toContain('# dbt test test.shop.unique_status.2');
+    expect(d.rules).toContain('unique_status: no value of (status) twice (HARD_FAIL)');
   });
 
-  it('unique with severity warn is not mapped, with the reason', () => {
+  it('unique with severity warn is a WARN uniqueness check, not the grain key', () => {
     const d = one(
       genericTest('unique', 'model.shop.orders', {}, { column: 'order_id', config: { severity: 'warn' } }),
     );
     expect(d.contract).toBeUndefined();
-    expect(d.notMappedTests[0]?.reason).toMatch(/severity warn/);
+    expect(gate1(d)['uniqueChecks']).toEqual([
+      { name: expect.any(String), columns: ['order_id'], severity: 'WARN' },
+    ]);
+    expect(d.notMappedTests).toEqual([]);
   });
 
   it('accepted_values: a predicate holding the values, quoted unless quote: false', () => {
