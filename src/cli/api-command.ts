@@ -14,7 +14,7 @@ import type { Command } from '@oclif/core';
 import { Flags } from '@oclif/core';
 import type { ApiClient } from '../client/index.js';
 import { BaseCommand } from './base-command.js';
-import type { Session } from './session.js';
+import type { Session, SessionInput } from './session.js';
 
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
@@ -43,7 +43,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   /** Runs `work` with a client holding the resolved credentials; client errors become CliErrors. */
   protected async withClient<R>(
     work: (client: ApiClient, session: Session) => Promise<R>,
-    options: { authenticated?: boolean } = {},
+    options: Pick<SessionInput, 'authenticated' | 'draw'> = {},
   ): Promise<R> {
     const { withSession } = await import('./session.js');
     const flags = this.flags as typeof this.flags & { 'max-retry-after'?: number };

@@ -11,6 +11,7 @@
 // command's own flags. Server strings are not cleaned here: Output strips them when they are printed.
 import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../client/index.js';
+import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
@@ -23,6 +24,13 @@ export interface SessionInput {
   warn?: (message: string) => void;
   /** false: the call sends no token (the refresh endpoint), so only the API base URL is resolved. */
   authenticated?: boolean;
+  /**
+   * The command takes a MANAGEMENT or DATA-API token (recertify, definitions push). When the credential is a
+   * person's (a `cli_` token or a sign-in), the 60-minute token the command needs is drawn on it first
+   * (`POST /api/integration/short-lived-tokens`): the request is what this returns, asked with the person's
+   * own client. Nothing is stored; another kind of token is used as it is.
+   */
+  draw?: (personal: ApiClient) => Promise<ShortLivedTokenRequest>;
 }
 
 export interface Session {
@@ -71,7 +79,40 @@ export async function openSession(input: SessionInput): Promise<Session> {
     version: input.version,
     ...retry,
   });
-  return { client, baseUrl: credentials.baseUrl, baseSource: credentials.baseSource, credentials };
+  const session = { client, baseUrl: credentials.baseUrl, baseSource: credentials.baseSource, credentials };
+  if (input.draw === undefined || !isPersonal(credentials)) return session;
+  let drawn: string;
+  try {
+    drawn = (await client.tokens.drawShortLived(await input.draw(client))).accessToken;
+  } catch (error) {
+    throw sessionFailure(error, session);
+  } finally {
+    await client.close();
+  }
+  const { staticToken } = await import('../client/transport.js');
+  return {
+    ...session,
+    client: createApiClient({
+      baseUrl: credentials.baseUrl,
+      auth: staticToken(drawn),
+      version: input.version,
+      ...retry,
+    }),
+  };
+}
+
+/** A person's credential: a static CLI token, a browser sign-in's profile, or a session JWT given as it is. */
+function isPersonal(credentials: ResolvedCredentials): boolean {
+  if (credentials.token.startsWith('cli_') || credentials.tokenKind === 'session') return true;
+  const [, payload] = credentials.token.split('.');
+  try {
+    return (
+      (JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { aud?: unknown }).aud ===
+      'session'
+    );
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -20,6 +20,7 @@ export const COMMAND_LOADERS = {
   'auth:status': () => import('./auth/status.js'),
   'auth:switch': () => import('./auth/switch.js'),
   'auth:token': () => import('./auth/token.js'),
+  'auth:token:create': () => import('./auth/token/create.js'),
   certify: () => import('./certify.js'),
   completion: () => import('./completion.js'),
   'config:history': () => import('./config/history.js'),

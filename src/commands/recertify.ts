@@ -5,7 +5,8 @@ import { outcomeColumns } from '../cli/governance-views.js';
 export default class Recertify extends ApiCommand<typeof Recertify> {
   static override summary = 'Tell the service which tables a pipeline run rebuilt, e.g. after dbt run.';
   static override description =
-    "A MANAGEMENT token with workspace:write:recertify (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
+    'A MANAGEMENT token with workspace:write:recertify, or a CLI token (gds auth token create) of a STEWARD or ' +
+    "above, on which gds draws that 60-minute token as it runs (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
     'target/run_results.json, schema v1-v6, with --manifest to match models by definition) or --tables a,b. ' +
     'Models, seeds and snapshots with status success (or partial success: a microbatch model some of whose ' +
     'batches failed) are the rebuilt tables; tests are evidence only. A run ' +
@@ -55,22 +56,26 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
   async run(): Promise<void> {
     const { recertify } = await import('../services/recertification.js');
     const flags = this.flags;
-    const response = await this.withClient((client) =>
-      recertify(
-        client,
-        {
-          runResults: flags['run-results'],
-          manifest: flags.manifest,
-          tables: flags.tables,
-          environmentLabel: flags.env,
-          trigger: flags.trigger,
-          evidenceRunId: flags['evidence-run-id'],
-        },
-        (warning) => {
-          if (this.out.json) this.out.errorRecord({ warning });
-          else this.out.warn(warning.message);
-        },
-      ),
+    // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes.
+    const draw = async () => ({ env: flags.env ?? '*', scopes: ['workspace:write:recertify' as const] });
+    const response = await this.withClient(
+      (client) =>
+        recertify(
+          client,
+          {
+            runResults: flags['run-results'],
+            manifest: flags.manifest,
+            tables: flags.tables,
+            environmentLabel: flags.env,
+            trigger: flags.trigger,
+            evidenceRunId: flags['evidence-run-id'],
+          },
+          (warning) => {
+            if (this.out.json) this.out.errorRecord({ warning });
+            else this.out.warn(warning.message);
+          },
+        ),
+      { draw },
     );
     if (this.out.json) {
       this.out.record(response);

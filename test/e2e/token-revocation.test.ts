@@ -75,14 +75,16 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
 
     const revoked = await gds(['tokens', 'revoke', issued.clientToken, '--yes'], admin);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(revoked.stdout).toContain(`Revoked ${issued.id}`);
+    expect(revoked.stdout).toContain(`Revoked "pipeline" ${issued.id}`);
     const next = await server.request('GET', `/api/tables/${crm}/records?limit=1`, {
       token: issued.tokens.accessToken,
     });
     expect(next.status).toBe(401);
 
-    const member = await gds(['tokens', 'list'], server.user('MEMBER').cliToken);
-    expect(member.code).toBe(4);
+    // A MEMBER sees their own tokens, not the OWNER's.
+    const member = await gds(['tokens', 'list', '--json'], server.user('MEMBER').cliToken);
+    expect(member.code).toBe(0);
+    expect(member.stdout).not.toContain(issued.id);
     for (const output of outputs) expect(output).not.toContain(issued.clientToken.slice(8));
   });
 

@@ -3,7 +3,8 @@ import { BaseCommand } from '../../cli/base-command.js';
 export default class AuthToken extends BaseCommand<typeof AuthToken> {
   static override summary = 'Print the token gds would use, for piping into another tool.';
   static override description =
-    'The one place gds prints a token whole (everywhere else it is masked). The same precedence as every ' +
+    'With gds auth token create (which prints a new CLI token once), the one place gds prints a token whole ' +
+    '(everywhere else it is masked). The same precedence as every ' +
     'call: --token, then SERVICE_TOKEN, then the profile (--profile or the active one). Under --json one ' +
     'line {token, tokenSource, profile}. A browser sign-in prints its current access token, which expires ' +
     'within the hour: run any command (gds whoami) first to have it renewed.';

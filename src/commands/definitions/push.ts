@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import type { ApiClient } from '../../client/index.js';
 import {
   dialectFlag,
   modelFlag,
@@ -12,7 +13,9 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
   static override summary = 'Register or replace a definition from CI with a MANAGEMENT token.';
   static override description =
     'The CI path: POST /api/workspace/definitions with a MANAGEMENT token holding workspace:write:definition ' +
-    '(SERVICE_TOKEN, not a personal token); nothing is stored locally. The file is parsed here first, like ' +
+    '(SERVICE_TOKEN), or a CLI token (gds auth token create) of a STEWARD or above, on which gds draws that ' +
+    "60-minute token, in the connector's environment, as it runs; nothing is stored locally. " +
+    'The file is parsed here first, like ' +
     '`gds push`. Prints only the governance id on stdout, so GID=$(gds definitions push …) works; keep it ' +
     'and pass it to --replace on later changes. Under --json one line: the registration and `replaced`. ' +
     'A MANAGEMENT token cannot read the definition it replaces: --if-match <definitionVersion> (the version ' +
@@ -49,18 +52,30 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     const options = { source, dialect, model, connectorId: connector };
     const read = await readArtifactLocally(this.args.file, options);
     const { resolveConnectorId } = await import('../../services/connector-ref.js');
-    const { artifact, result } = await this.withClient(async (client) => {
-      const connectorId = await resolveConnectorId(client, connector);
-      const local = await inConnectorDialect(client, this.args.file, read, { ...options, connectorId });
-      return {
-        artifact: local,
-        result: await pushDefinition(client, local, {
-          connectorId,
-          replaceId: replace,
-          ifMatch: this.flags['if-match'],
-        }),
-      };
-    });
+    const { drawForConnector } = await import('../../services/tokens.js');
+    // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes, in
+    // the connector's environment, which the person's own client looks up (a MANAGEMENT token cannot).
+    let drawnFor: string | undefined;
+    const draw = async (personal: ApiClient) => {
+      const drawn = await drawForConnector(personal, connector, 'workspace:write:definition');
+      drawnFor = drawn.connectorId;
+      return drawn.request;
+    };
+    const { artifact, result } = await this.withClient(
+      async (client) => {
+        const connectorId = drawnFor ?? (await resolveConnectorId(client, connector));
+        const local = await inConnectorDialect(client, this.args.file, read, { ...options, connectorId });
+        return {
+          artifact: local,
+          result: await pushDefinition(client, local, {
+            connectorId,
+            replaceId: replace,
+            ifMatch: this.flags['if-match'],
+          }),
+        };
+      },
+      { draw },
+    );
     if (this.out.json) {
       this.out.record(result);
       return;

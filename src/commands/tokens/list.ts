@@ -1,66 +1,58 @@
 import { Flags } from '@oclif/core';
 import { type Column, NAME_RANK } from '../../cli/output.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { limitFlag } from '../../cli/list-flags.js';
 
 type Row = Record<string, unknown>;
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
-const integrationColumns: ReadonlyArray<Column<Row>> = [
+const columns: ReadonlyArray<Column<Row>> = [
   { header: 'Name', value: (t) => text(t.name), rank: NAME_RANK },
-  { header: 'Client token', kind: 'id', value: (t) => text(t.clientToken) },
-  { header: 'Audience', value: (t) => text(t.audience) },
+  { header: 'Kind', value: (t) => (t.kind === 'cli' ? 'CLI' : text(t.audience)) },
+  { header: 'Token', kind: 'id', value: (t) => text(t.kind === 'cli' ? t.token : t.clientToken) },
   { header: 'Scopes', value: (t) => (Array.isArray(t.scopes) ? t.scopes.join(' ') : '') },
   { header: 'Env', kind: 'version', value: (t) => text(t.environment) },
+  { header: 'Issued by', value: (t) => text(t.issuedBy ?? t.userId) },
   { header: 'Created', kind: 'time', value: (t) => text(t.createdAt) },
   { header: 'Last used', kind: 'time', value: (t) => text(t.lastUsedAt) },
   { header: 'Revoked', kind: 'time', value: (t) => text(t.revokedAt) },
   { header: 'Id', kind: 'id', value: (t) => text(t.id) },
-];
-
-const cliColumns: ReadonlyArray<Column<Row>> = [
-  { header: 'Id', kind: 'id', value: (t) => text(t.id) },
-  { header: 'Token', kind: 'id', value: (t) => text(t.token) },
-  { header: 'Created', kind: 'time', value: (t) => text(t.createdAt) },
-  { header: 'Last used', kind: 'time', value: (t) => text(t.lastUsedAt) },
-  { header: 'Revoked', kind: 'time', value: (t) => text(t.revokedAt) },
-  { header: 'User id', kind: 'id', value: (t) => text(t.userId) },
 ];
 
 export default class TokensList extends ApiCommand<typeof TokensList> {
   static override pager = true;
-  static override summary = "List the workspace's integration tokens, or a person's CLI tokens.";
+  static override summary = 'List the tokens you can see: integration tokens and CLI tokens, masked.';
   static override description =
-    'An OWNER or ADMIN. Integration tokens show their name, masked client token (tf_abcd…wxyz), audience, ' +
-    'scopes, environment, when they were created and last used, and when revoked. --cli lists CLI tokens ' +
-    'instead: your own, or with --user another person’s. Tokens are never shown whole. Under --json one ' +
-    'line per token.';
+    'Your own CLI tokens (cli_…, gds auth token create) and integration tokens: an OWNER or ADMIN sees the ' +
+    "workspace's integration tokens, anyone else the ones they issued. Each shows its name, kind (CLI, " +
+    'DATA-API or MANAGEMENT), masked token (tf_abcd…wxyz, cli_abcd…wxyz), scopes, environment, who issued ' +
+    'it, when it was created and last used, and when revoked. --cli keeps the CLI tokens; --user <e-mail> ' +
+    "lists that person's tokens (another person's: an OWNER or ADMIN; an unknown e-mail is exit 5). Tokens " +
+    'are never shown whole. Under --json one line per token, with kind "cli" or "integration".';
   static override examples = [
     '<%= config.bin %> tokens list',
-    "<%= config.bin %> tokens list --json | jq -r 'select(.revokedAt == null) | .clientToken'",
-    '<%= config.bin %> tokens list --cli',
-    '<%= config.bin %> tokens list --cli --user usr_42 --json',
+    '<%= config.bin %> tokens list --cli -L 5',
+    '<%= config.bin %> tokens list --user admin@example.com',
+    '<%= config.bin %> tokens list --json | jq -r \'select(.kind == "integration" and .revokedAt == null) | .clientToken\'',
   ];
   static override flags = {
     cli: Flags.boolean({
-      description: 'List CLI tokens (cli_…) instead of integration tokens.',
+      description: 'Only CLI tokens (cli_…).',
       default: false,
     }),
     user: Flags.string({
-      description: 'Whose CLI tokens (a user id; implies --cli); yours by default.',
+      description: "Whose tokens: a member's e-mail (or usr_ id); yours and those you see by default.",
     }),
+    limit: limitFlag,
   };
 
   async run(): Promise<void> {
     const { listTokens } = await import('../../services/tokens.js');
-    const { cli, user } = this.flags;
-    const tokens = await this.withClient((client) =>
-      listTokens(client, {
-        cli: cli === true || user !== undefined,
-        ...(user === undefined ? {} : { userId: user }),
-      }),
-    );
-    await this.out.table(tokens, cli === true || user !== undefined ? cliColumns : integrationColumns, {
-      empty: cli === true || user !== undefined ? 'No CLI tokens.' : 'No integration tokens.',
+    const { cli, user, limit } = this.flags;
+    const tokens = await this.withClient((client) => listTokens(client, { cli, user }));
+    await this.out.table(tokens, columns, {
+      limit,
+      empty: cli ? 'No CLI tokens.' : 'No tokens.',
       noun: 'tokens',
     });
   }
