@@ -2,6 +2,7 @@
 // grown to 100,000 rows: a full dry run, each sample kind, a submission and suggestions (medians).
 import { createServer } from '../../src/server/app.js';
 import { ORDERS_RULES } from './lib/gate-rules.js';
+import { growOrders, sender } from './lib/large-orders.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const ROWS = 100_000;
@@ -12,24 +13,10 @@ const RULES = ORDERS_RULES;
 export const run: BenchModule = async () => {
   const server = await createServer({ port: 0, jobs: 'manual' });
   try {
-    const orders = server.ready.tables.find((t) => t.name === 'orders')?.id ?? '';
-    const token = server.ready.users.find((u) => u.role === 'OWNER')?.accessToken ?? '';
-    await server.db.query(
-      `INSERT INTO analytics_dev.orders
-       SELECT 'b' || g, 10000 + g, 1001 + g % 10, (g % 500)::numeric, 'SHIPPED', date '2024-01-01' + g % 365
-         FROM generate_series(1, $1::int - 8) AS g`,
-      [ROWS],
-    );
-    await server.db.query(`UPDATE gds.tables SET grain_key_columns = '["order_id"]' WHERE id = $1`, [orders]);
+    const { orders, token } = await growOrders(server, ROWS);
+    const send = sender(server.url, token);
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
+      const response = await send(method, path, body);
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
       return response.json();
     };

@@ -28,9 +28,9 @@ const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
 /**
- * Retry rules: a 429 on any method waits for `Retry-After` (the service did not process it);
- * connection failures and 502/503/504 are retried only for idempotent methods, since a POST
- * may have taken effect; at most `maxRetries` retries in all.
+ * Retry rules: a 429, and a 503 with `Retry-After` (the service busy: nothing was done), on any method
+ * wait for `Retry-After`; connection failures and other 502/503/504 are retried only for idempotent
+ * methods, since a POST may have taken effect; at most `maxRetries` retries in all.
  */
 export function decideRetry(
   method: string,
@@ -40,12 +40,13 @@ export function decideRetry(
   random: () => number,
 ): RetryDecision {
   if (retriesSoFar >= policy.maxRetries) return { retry: false };
-  if (outcome.kind === 'status' && outcome.status === 429) {
+  const busy = outcome.kind === 'status' && outcome.status === 503 && outcome.retryAfterSeconds !== undefined;
+  if (outcome.kind === 'status' && (outcome.status === 429 || busy)) {
     const wait = outcome.retryAfterSeconds;
     if (wait === undefined)
       return { retry: true, delayMs: backoffMs(retriesSoFar, policy, random), reason: '429' };
     if (wait > policy.maxRetryAfterSeconds) return { retry: false };
-    return { retry: true, delayMs: wait * 1000, reason: `429, Retry-After ${wait}s` };
+    return { retry: true, delayMs: wait * 1000, reason: `${outcome.status}, Retry-After ${wait}s` };
   }
   if (!IDEMPOTENT.has(method)) return { retry: false };
   if (outcome.kind === 'network') {

@@ -61,6 +61,23 @@ describe('decideRetry', () => {
     },
   );
 
+  it.each(['POST', 'PATCH', 'GET'])(
+    'waits out a 503 that says when to come back (Retry-After: the service was busy) on %s too',
+    (method) => {
+      expect(decide(method, 503, 0, 8)).toBe(true);
+      expect(
+        decideRetry(
+          method,
+          { kind: 'status', status: 503, retryAfterSeconds: 8 },
+          0,
+          DEFAULT_RETRY_POLICY,
+          () => 0.5,
+        ),
+      ).toEqual({ retry: true, delayMs: 8000, reason: '503, Retry-After 8s' });
+      expect(decide(method, 503, 0, 61)).toBe(false);
+    },
+  );
+
   it('stops after three retries whatever the cause', () => {
     expect(decide('GET', 503, 2)).toBe(true);
     expect(decide('GET', 503, 3)).toBe(false);

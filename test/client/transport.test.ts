@@ -226,6 +226,22 @@ describe('retries', () => {
     expect(api.seen).toHaveLength(2);
   });
 
+  it('waits out Retry-After on a 503 (the embedded server busy with gate runs) for a POST, then succeeds', async () => {
+    api.use(
+      http.post(
+        URL_OF('/api/tables/t1/gate-runs'),
+        inOrder(errorBody(503, 'server_busy', 'busy', { 'retry-after': '12' }), () =>
+          HttpResponse.json({ passed: true }),
+        ),
+      ),
+    );
+    const { transport, sleeps } = track(setup());
+    const res = await transport.request({ method: 'POST', path: '/api/tables/t1/gate-runs', body: {} });
+    expect(res.data).toEqual({ passed: true });
+    expect(sleeps).toEqual([12_000]);
+    expect(api.seen).toHaveLength(2);
+  });
+
   it('reads Retry-After given as an HTTP date', async () => {
     const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
     api.use(

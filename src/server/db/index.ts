@@ -36,6 +36,12 @@ export interface Db extends Queryable {
    */
   sandbox?<T>(fn: (sandbox: Db) => Promise<T>): Promise<T>;
   /**
+   * PGlite only: runs gate work (gates/snapshot.ts) in the bounded queue of gate-queue.ts (a request's work
+   * that cannot start in time is refused with 503 and Retry-After; `background` work waits), on a view of
+   * this database whose statements give way to other requests' when both wait for the one connection.
+   */
+  gateWork?<T>(work: (db: Db) => Promise<T>, background?: boolean): Promise<T>;
+  /**
    * PGlite only: the most rows one piece of work over a table's every row may read (a gate run, a
    * baseline); past it the work is refused (see embedded-limit.ts). PostgreSQL has none.
    */

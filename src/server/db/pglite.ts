@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { x as untar } from 'tar';
 import { HttpError } from '../errors.js';
+import { GateQueue } from './gate-queue.js';
 import type { Db, Queryable } from './index.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './pglite-worker.js';
 
@@ -88,7 +89,14 @@ export async function openPgliteWorker(
       options.sharedBuffers ?? SERVICE_SHARED_BUFFERS,
       await pgliteModule(),
     );
-    if (options.sandbox) db.sandbox = sandboxesOf(cluster, queryTimeoutMs, db);
+    if (options.sandbox) {
+      db.sandbox = sandboxesOf(cluster, queryTimeoutMs, db);
+      db.gateQueue = new GateQueue({
+        slots: GATE_SLOTS,
+        depth: GATE_QUEUE_DEPTH,
+        startDeadlineMs: Math.min(GATE_START_DEADLINE_MS, queryTimeoutMs),
+      });
+    }
     if (options.rowLimit !== undefined) db.rowLimit = options.rowLimit;
     if (privateDir) await unpack(await cluster(), privateDir);
     await db.start();
@@ -121,6 +129,15 @@ function* slices(bytes: Uint8Array, size: number): Generator<Uint8Array> {
 
 /** How many checks may run at once on PGlite: each holds a sandbox of its own (a worker, 16 MB of shared_buffers). */
 export const SANDBOXES = 2;
+/**
+ * Gate works at once: one more than the sandboxes, so the next copies its rows while the others check, and
+ * starts checking as soon as a sandbox frees.
+ */
+export const GATE_SLOTS = SANDBOXES + 1;
+/** Requests' gate works that may wait for one of the GATE_SLOTS; one more is refused with 503 at once. */
+const GATE_QUEUE_DEPTH = 6;
+/** How long a request's gate work may wait to start: well within a client's 30 s wait for an answer. */
+const GATE_START_DEADLINE_MS = 10_000;
 /** A sandbox unused this long is closed, and its memory returned. */
 const SANDBOX_IDLE_MS = 30_000;
 /** A sandbox holds copies of a few tables: PostgreSQL's buffer cache need not be PGlite's 128 MB. */
@@ -209,6 +226,9 @@ function sandboxesOf(
   };
 }
 
+/** Who goes first when both wait for the connection: requests' statements, then gate work's. */
+type Priority = 'first' | 'later';
+
 /** The bytes a `COPY (…) TO` wrote (none when it wrote no row). */
 async function copiedOut(answer: Promise<Answer>): Promise<Uint8Array> {
   return (await answer).blob ?? new Uint8Array();
@@ -228,8 +248,11 @@ class PgliteWorkerDb implements Db {
   private restartReason: Error = new Error('the database restarted');
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  /** One statement or transaction at a time, as PGlite itself runs them. */
-  private lock: Promise<unknown> = Promise.resolve();
+  gateQueue?: GateQueue;
+  /** One statement or transaction at a time, as PGlite itself runs them: whether one holds the connection. */
+  private held = false;
+  /** Who waits for the connection: requests' statements first, then gate work's, each in order. */
+  private readonly waiters: Record<Priority, Array<() => void>> = { first: [], later: [] };
   private closed = false;
 
   constructor(
@@ -330,31 +353,62 @@ class PgliteWorkerDb implements Db {
     });
   }
 
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(fn, fn);
-    this.lock = run.catch(() => undefined);
-    return run;
+  private async exclusive<T>(fn: () => Promise<T>, priority: Priority = 'first'): Promise<T> {
+    if (this.held || this.waiters.first.length > 0 || this.waiters.later.length > 0) {
+      await new Promise<void>((resolve) => this.waiters[priority].push(resolve));
+    } else this.held = true;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiters.first.shift() ?? this.waiters.later.shift();
+      if (next)
+        next(); // the connection passes to it: still held
+      else this.held = false;
+    }
   }
 
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], priority?: Priority): Promise<T[]> {
     return this.exclusive(
       async () => (await this.send({ op: 'query', sql, ...(params ? { params } : {}) })).rows as T[],
+      priority,
     );
   }
 
-  copyOut(select: string): Promise<Uint8Array> {
-    return this.exclusive(() => copiedOut(this.send({ op: 'copyOut', select })));
+  copyOut(select: string, priority?: Priority): Promise<Uint8Array> {
+    return this.exclusive(() => copiedOut(this.send({ op: 'copyOut', select })), priority);
   }
 
-  async copyIn(table: string, data: Uint8Array): Promise<void> {
-    await this.exclusive(() => this.send({ op: 'copyIn', table, data }));
+  async copyIn(table: string, data: Uint8Array, priority?: Priority): Promise<void> {
+    await this.exclusive(() => this.send({ op: 'copyIn', table, data }), priority);
   }
 
-  async exec(sql: string): Promise<void> {
-    await this.exclusive(() => this.send({ op: 'exec', sql }));
+  async exec(sql: string, priority?: Priority): Promise<void> {
+    await this.exclusive(() => this.send({ op: 'exec', sql }), priority);
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Gate work in the bounded queue, on a view of this database whose statements wait behind requests'
+   * (a read is answered between a gate run's statements, not after all of them).
+   */
+  gateWork<T>(work: (db: Db) => Promise<T>, background = false): Promise<T> {
+    const queue = this.gateQueue;
+    if (!queue) return work(this);
+    const later: Db = {
+      kind: this.kind,
+      queryTimeoutMs: this.queryTimeoutMs,
+      ...(this.rowLimit === undefined ? {} : { rowLimit: this.rowLimit }),
+      ...(this.sandbox === undefined ? {} : { sandbox: this.sandbox }),
+      query: (sql, params) => this.query(sql, params, 'later'),
+      exec: (sql) => this.exec(sql, 'later'),
+      copyOut: (select) => this.copyOut(select, 'later'),
+      copyIn: (table, data) => this.copyIn(table, data, 'later'),
+      transaction: (fn) => this.transaction(fn, 'later'),
+      close: () => Promise.reject(new Error('gate work does not close the database')),
+    };
+    return queue.run(() => work(later), background);
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, priority?: Priority): Promise<T> {
     return this.exclusive(async () => {
       await this.send({ op: 'begin' });
       const generation = this.generation;
@@ -375,7 +429,7 @@ class PgliteWorkerDb implements Db {
       }
       await this.send({ op: 'commit' }, generation);
       return result;
-    });
+    }, priority);
   }
 
   /** Runs `fn` when the database closes (the sandbox closes with it). */

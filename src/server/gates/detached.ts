@@ -70,6 +70,7 @@ async function withTable<S>(
   const checks = await gateRead(db, table, {
     state,
     run: (tx, relation, read) => run(tx, table, relation, read),
+    background: true,
   });
   return {
     gate: job.type === 'gate3' ? 3 : 2,

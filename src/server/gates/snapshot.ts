@@ -25,6 +25,8 @@ export interface GateRead<S, T> {
   /** The checks, over the table's relation. */
   run: (tx: Queryable, relation: Relation, state: S) => Promise<T>;
   rows?: RowsOptions;
+  /** Work no client waits on (a detached job): on PGlite it waits for its turn however long, never refused. */
+  background?: boolean;
 }
 
 /** For a run that needs no service state beside the rows. */
@@ -34,9 +36,15 @@ export const noState = async (): Promise<null> => null;
  * Runs a gate's checks on one snapshot of the table's rows: in place on PostgreSQL, in the sandbox on PGlite.
  * With a sample on PGlite, the sample is drawn in the service's database (the server's own SQL, at most one
  * pass over the rows, as the copy would be) and only the sample goes into the sandbox: the table's rows are
- * neither copied nor loaded, and the checks read the sample there.
+ * neither copied nor loaded, and the checks read the sample there. On PGlite the work waits its turn in the
+ * database's gate queue (db/gate-queue.ts): a request's that cannot start in time is refused with 503.
  */
 export async function gateRead<S, T>(db: Db, table: GateTable, read: GateRead<S, T>): Promise<T> {
+  if (db.gateWork) return db.gateWork((queued) => readInTurn(queued, table, read), read.background);
+  return readInTurn(db, table, read);
+}
+
+async function readInTurn<S, T>(db: Db, table: GateTable, read: GateRead<S, T>): Promise<T> {
   if (!read.rows?.sample) {
     const hint = 'check a sample of it (gds gate run --sample)';
     await assertWithinEmbedded(db, db, readTargets(table), `Checking every row of ${table.name}`, hint);
