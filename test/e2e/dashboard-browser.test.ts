@@ -2,14 +2,12 @@
 // opens a table's page, sees its state change after a real `gds gate submit`, and signs out. The page
 // runs under its Content-Security-Policy (the hashed style applies, nothing is refused), the session
 // cookie is out of the page's reach, and another workspace's table is not shown.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
-import { CHROMIUM_ARGS, chromiumPath } from '../helpers/chromium.js';
+import type { Browser } from '../helpers/chromium.js';
+import { chromiumPath, launchBrowser } from '../helpers/chromium.js';
 import { needs } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -18,6 +16,7 @@ const browserAt = chromiumPath();
 
 describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : undefined), () => {
   let server: TestServer;
+  let browser: Browser | undefined;
   let profile: string;
   let context: BrowserContext;
   let page: Page;
@@ -26,21 +25,15 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
   beforeAll(async () => {
     if (!('path' in browserAt)) return;
     [server] = await Promise.all([startTestServer(), ensureBuilt()]);
-    profile = await mkdtemp(join(tmpdir(), 'gds-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: browserAt.path,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchBrowser(browserAt.path);
+    ({ profile, context, page } = browser);
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) cspReports.push(message.text());
     });
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     await server?.close();
   });
 
@@ -111,7 +104,9 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
     expect(await page.textContent('main')).not.toContain(other.name);
 
     await page.goto(`${server.origin}/dashboard`);
-    const links = await page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const links = await page
+      .locator('#tables a[href^="/dashboard/tables/"]')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     const own = server.ready.tables.filter((t) => t.active).map((t) => `/dashboard/tables/${t.id}`);
     expect(links.sort()).toEqual(own.sort());
   });

@@ -1,6 +1,11 @@
 // The Chromium the browser tests drive (Debian's package, never a download): its path, or why there is
 // none. `.ci/run` installs it; elsewhere those tests skip with SKIP_NO_CHROMIUM as the reason.
 import { accessSync, constants } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 
 export const SKIP_NO_CHROMIUM = 'no Chromium (apt-get install chromium)';
 
@@ -26,3 +31,31 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+export interface Browser {
+  /** The profile folder (removed by close); a test may keep its own files there. */
+  profile: string;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium at `path` on a fresh profile folder, with its first page. */
+export async function launchBrowser(path: string): Promise<Browser> {
+  const profile = await mkdtemp(join(tmpdir(), 'gds-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: path,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    profile,
+    context,
+    page,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -6,6 +6,7 @@ import { escapeHtml, html } from '../../src/server/dashboard/html.js';
 import { SESSION_TTL_MS } from '../../src/server/dashboard/sessions.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import { copyTable } from '../helpers/table-copies.js';
 
 let server: TestServer;
 
@@ -375,7 +376,12 @@ describe('the sections of a table page hold what the server stores', () => {
     const page = await get(`/dashboard/tables/${certified!.table_id}`, { cookie: await signIn() });
     const versions = page.text.split('<h2>Certification versions</h2>')[1]?.split('<h2>')[0] ?? '';
     expect(versions).toContain(`<tr><td>${certified!.version}</td>`);
-    expect(versions).toContain(escapeHtml(certified!.certified_by));
+    // People by e-mail, never by user id.
+    const [certifier] = await server.sql<{ email: string }>('SELECT email FROM gds.users WHERE id = $1', [
+      certified!.certified_by,
+    ]);
+    expect(versions).toContain(escapeHtml(certifier!.email));
+    expect(page.text).not.toContain(certified!.certified_by);
     expect(page.text).not.toContain('No semantic contract yet');
   });
 
@@ -397,5 +403,95 @@ describe('the sections of a table page hold what the server stores', () => {
     expect(section('Recent gate jobs')).toContain(`<code>${jobId}</code>`);
     expect(section('Recent gate jobs')).toContain('Gate 2 (gate2)');
     expect(section('Open recertification requests')).toContain('<code>rrq_dashboard</code>');
+  });
+});
+
+describe('the steward’s queue at the top of the home page', () => {
+  const queueSection = (text: string) =>
+    text.split('<section id="review-queue">')[1]?.split('</section>')[0] ?? '';
+
+  it('a submitted table waits for review: its link, proof result, submitter’s e-mail and time; gone once rejected', async () => {
+    const table = server.table('customers');
+    const submitter = server.user('STEWARD');
+    const submitted = await server.request('POST', `/api/tables/${table.id}/gate-submissions`, {
+      token: submitter.accessToken,
+      body: {},
+    });
+    expect(submitted.status).toBe(201);
+    const page = await get('/dashboard', { cookie: await signIn() });
+    const queue = queueSection(page.text);
+    expect(queue).toContain('<h2>Waiting for review</h2>');
+    expect(queue).toContain(`<a href="/dashboard/tables/${table.id}">${escapeHtml(table.name)}</a>`);
+    expect(queue).toContain(
+      submitted.body.passed
+        ? '<td>passed</td>'
+        : `<td>failed (${submitted.body.failedPredicates.join(', ')})</td>`,
+    );
+    expect(queue).toContain(`<td>${escapeHtml(submitter.email)}</td>`);
+    expect(queue).not.toContain(submitter.userId);
+    expect(queue).toMatch(/<td>\d{4}-\d{2}-\d{2}T[\d:.]+Z<\/td>/);
+    // A member is no steward: no queue.
+    expect((await get('/dashboard', { cookie: await signIn('MEMBER') })).text).not.toContain('review-queue');
+
+    const rejected = await server.request('POST', `/api/tables/${table.id}/reject`, {
+      token: submitter.accessToken,
+      body: { reason: 'dashboard test' },
+    });
+    expect(rejected.status).toBe(200);
+    const after = queueSection((await get('/dashboard', { cookie: await signIn() })).text);
+    expect(after).toContain('Nothing is waiting for review.');
+    expect(after).not.toContain(table.id);
+  });
+});
+
+describe('the tables list pages by key', () => {
+  it('100 tables a page, a Next link carrying the cursor and the filters, filtered by state and environment', async () => {
+    await copyTable(server, server.table('orders').id, 230, 'paged');
+    const cookie = await signIn();
+    const names = (text: string) =>
+      [...text.matchAll(/<a href="\/dashboard\/tables\/[^"]+">(paged_\d+)<\/a>/g)].map((m) => m[1]);
+    const next = (text: string) =>
+      /<a rel="next" href="([^"]+)"\s*>/.exec(text)?.[1]?.replaceAll('&amp;', '&');
+
+    const seen: string[] = [];
+    let path: string | undefined = '/dashboard?env=dev';
+    let pages = 0;
+    while (path !== undefined) {
+      const page = await get(path, { cookie });
+      expect(page.status).toBe(200);
+      const rowsOnPage = page.text.match(/<tr><td><a href="\/dashboard\/tables\//g) ?? [];
+      expect(rowsOnPage.length).toBeLessThanOrEqual(100);
+      seen.push(...names(page.text).filter((n): n is string => n !== undefined));
+      path = next(page.text);
+      if (path !== undefined) expect(path).toContain('env=dev');
+      pages += 1;
+    }
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(seen).toEqual(Array.from({ length: 230 }, (_, i) => `paged_${i + 1}`));
+
+    const production = await get('/dashboard?env=production', { cookie });
+    expect(names(production.text)).toEqual([]);
+    const [copy] = await server.sql<{ state: string }>(
+      "SELECT state FROM gds.tables WHERE id = 'tbl_paged_1'",
+    );
+    const other = copy?.state === 'CERTIFIED' ? 'QUARANTINED' : 'CERTIFIED';
+    const filtered = await get(`/dashboard?state=${other}`, { cookie });
+    expect(names(filtered.text)).toEqual([]);
+    expect(filtered.text).toContain(`<option value="${other}" selected>`);
+    const bad = await get('/dashboard?cursor=nonsense&state=NOPE', { cookie });
+    expect(bad.status).toBe(200);
+    expect(bad.text).toContain('role="alert"');
+    expect(bad.text.match(/<tr><td><a href="\/dashboard\/tables\//g)).toHaveLength(100);
+  });
+
+  it('at 20,000 tables a page is 100 rows and well under 1 MB', async () => {
+    await copyTable(server, server.table('orders').id, 20_000, 'bulk');
+    const response = await fetch(`${server.origin}/dashboard`, { headers: { cookie: await signIn() } });
+    const bytes = Buffer.byteLength(await response.clone().text());
+    expect(response.status).toBe(200);
+    expect(bytes).toBeLessThan(1_000_000);
+    expect((await response.text()).match(/<a href="\/dashboard\/tables\//g)?.length).toBeLessThanOrEqual(
+      100 + 20,
+    );
   });
 });

@@ -2,7 +2,10 @@
 import type { TableRow } from '../governance/tables.js';
 import type { Html } from './html.js';
 import { html, page } from './html.js';
-import type { TablePage, Viewer } from './view.js';
+import type { HomePage, TablePage, Viewer } from './view.js';
+import { TABLES_PAGE_SIZE } from './view.js';
+import type { QueueEntry } from '../governance/notifications.js';
+import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
@@ -55,22 +58,96 @@ export function signInPage(next: string, problem?: string, email = ''): string {
   );
 }
 
-export function tablesPage(viewer: Viewer, tables: TableRow[]): string {
+const tableLink = (id: string, name: string) =>
+  html`<a href="/dashboard/tables/${encodeURIComponent(id)}">${name}</a>`;
+
+function proofResult(entry: QueueEntry): string {
+  if (!entry.proof) return 'no proof stored';
+  return entry.proof.passed ? 'passed' : `failed (${entry.proof.failedPredicates.join(', ')})`;
+}
+
+function reviewQueue(queue: HomePage['queue']): Html {
+  if (queue === null) return html``;
+  return html`<section id="review-queue">
+    <h2>Waiting for review</h2>
+    ${rows(
+      queue.entries,
+      ['Table', 'Proof', 'Submitted by', 'Submitted'],
+      (n) => [tableLink(n.tableId, n.tableName), proofResult(n), orNone(n.submittedBy.email), n.createdAt],
+      'Nothing is waiting for review.',
+    )}
+    ${queue.more ? html`<p>More are waiting: <code>gds review</code> lists them all.</p>` : ''}
+  </section>`;
+}
+
+/** A link to the tables list with these filters (and cursor). */
+function listHref(filter: { state?: string | undefined; env?: string | undefined; cursor?: string }): string {
+  const query = new URLSearchParams();
+  if (filter.state) query.set('state', filter.state);
+  if (filter.env) query.set('env', filter.env);
+  if (filter.cursor) query.set('cursor', filter.cursor);
+  const text = query.toString();
+  return text === '' ? '/dashboard' : `/dashboard?${text}`;
+}
+
+function option(value: string, label: string, selected: string | undefined): Html {
+  return value === (selected ?? '')
+    ? html`<option value="${value}" selected>${label}</option>`
+    : html`<option value="${value}">${label}</option>`;
+}
+
+function tableFilter(home: HomePage): Html {
+  return html`<form method="get" action="/dashboard" id="table-filter">
+    <label for="state">State</label>
+    <select id="state" name="state">
+      ${option('', 'Every state', home.filter.state)}
+      ${LIFECYCLE_STATES.map((state) => option(state, state, home.filter.state))}
+    </select>
+    <label for="env">Environment</label>
+    <select id="env" name="env">
+      ${option('', 'Every environment', home.filter.env)}
+      ${home.environments.map((env) => option(env, env, home.filter.env))}
+    </select>
+    <p><button>Show</button></p>
+  </form>`;
+}
+
+export function tablesPage(viewer: Viewer, home: HomePage): string {
+  const { filter } = home;
+  const paging = html`<nav id="table-pages">
+    ${filter.cursor ? html`<a href="${listHref({ ...filter, cursor: '' })}">First page</a>` : ''}
+    ${
+      home.nextCursor === null
+        ? ''
+        : html`<a rel="next" href="${listHref({ ...filter, cursor: home.nextCursor })}"
+            >Next ${TABLES_PAGE_SIZE} tables</a
+          >`
+    }
+  </nav>`;
   return page(
     'Tables',
-    rows(
-      tables,
-      ['Table', 'Id', 'State', 'Gate mode', 'Custody mode', 'Environment'],
-      (t) => [
-        html`<a href="/dashboard/tables/${encodeURIComponent(t.id)}">${t.name}</a>`,
-        html`<code>${t.id}</code>`,
-        t.state,
-        t.gateMode,
-        CUSTODY[t.mode],
-        t.environmentLabel,
-      ],
-      'This workspace has no tables yet. Register one with gds push.',
-    ),
+    html`${home.problem === undefined ? '' : html`<p role="alert">${home.problem}</p>`}
+      ${reviewQueue(home.queue)}
+      <section id="tables">
+        <h2>Tables</h2>
+        ${tableFilter(home)}
+        ${rows(
+          home.tables,
+          ['Table', 'Id', 'State', 'Gate mode', 'Custody mode', 'Environment'],
+          (t) => [
+            tableLink(t.id, t.name),
+            html`<code>${t.id}</code>`,
+            t.state,
+            t.gateMode,
+            CUSTODY[t.mode],
+            t.environmentLabel,
+          ],
+          filter.state || filter.env || filter.cursor
+            ? 'No tables on this page.'
+            : 'This workspace has no tables yet. Register one with gds push.',
+        )}
+        ${paging}
+      </section>`,
     header(viewer),
   );
 }

@@ -8,7 +8,6 @@ import { requireSession } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { formScopeErrorHandler, unauthorized } from '../errors.js';
-import { listTables } from '../governance/tables.js';
 import { isSameOriginPost } from '../host-check.js';
 import { memberByEmail } from '../oauth/device-codes.js';
 import { SECURITY_HEADERS } from './html.js';
@@ -23,7 +22,7 @@ import {
 } from './pages.js';
 import { cookieValue, DashboardSessions, SESSION_COOKIE, sessionCookie } from './sessions.js';
 import type { Viewer } from './view.js';
-import { loadTablePage, loadViewer, viewerSees } from './view.js';
+import { loadHome, loadTablePage, loadViewer } from './view.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -96,13 +95,13 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       ),
     );
 
-    scope.get('/dashboard', async (request, reply) => {
+    scope.get<{ Querystring: Form }>('/dashboard', async (request, reply) => {
       const viewer = await requireViewer(request, reply);
       if (!viewer) return reply;
-      const tables = (await listTables(ctx.db, viewer.workspaceId)).filter((t) =>
-        viewerSees(viewer, t.environmentLabel),
-      );
-      return sendPage(reply, 200, tablesPage(viewer, tables));
+      const one = (value: unknown) => (typeof value === 'string' ? value : undefined);
+      const { state, env, cursor } = request.query;
+      const home = await loadHome(ctx.db, viewer, { state: one(state), env: one(env), cursor: one(cursor) });
+      return sendPage(reply, 200, tablesPage(viewer, home));
     });
 
     scope.get<{ Params: { tableId: string } }>('/dashboard/tables/:tableId', async (request, reply) => {

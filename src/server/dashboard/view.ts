@@ -7,8 +7,15 @@ import type { Certification } from '../governance/status.js';
 import { latestCertification } from '../governance/status.js';
 import type { RecertificationRequest } from '../governance/recertification-requests.js';
 import { listOpenRequests } from '../governance/recertification-requests.js';
-import type { TableRow } from '../governance/tables.js';
-import { findTable } from '../governance/tables.js';
+import type { TableListItem, TableRow } from '../governance/tables.js';
+import { findTable, listTablePage } from '../governance/tables.js';
+import type { QueueEntry } from '../governance/notifications.js';
+import { listQueuePage } from '../governance/notifications.js';
+import type { ListKey } from '../list-cursor.js';
+import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
+import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
+import type { Role } from '../../core/scopes.js';
+import { roleAtLeast } from '../../core/scopes.js';
 import { GATE_OF } from '../gates/job-body.js';
 import type { Job } from '../governance/jobs.js';
 
@@ -119,7 +126,37 @@ export async function loadTablePage(db: Db, viewer: Viewer, tableId: string): Pr
     recentProofs(db, table.id),
     tableAudit(db, table),
   ]);
-  return { table, certification, contract, versions, openRequests, jobs, proofs, audit };
+  // People by e-mail, as the audit section shows them, never by user id.
+  const email = await emailsOf(db, [
+    ...versions.map((v) => v.certifiedBy),
+    ...openRequests.map((r) => r.createdBy),
+  ]);
+  return {
+    table,
+    certification: certification && {
+      ...certification,
+      certifiedBy: certification.certifiedByEmail ?? certification.certifiedBy,
+    },
+    contract,
+    versions: versions.map((v) => ({ ...v, certifiedBy: email(v.certifiedBy) ?? v.certifiedBy })),
+    openRequests: openRequests.map((r) => ({ ...r, createdBy: email(r.createdBy) })),
+    jobs,
+    proofs,
+    audit,
+  };
+}
+
+/** A lookup of these users' e-mails (a user no longer known keeps their id). */
+async function emailsOf(db: Db, ids: Array<string | null>): Promise<(id: string | null) => string | null> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  const rows =
+    wanted.length === 0
+      ? []
+      : await db.query<{ id: string; email: string }>('SELECT id, email FROM gds.users WHERE id = ANY($1)', [
+          wanted,
+        ]);
+  const byId = new Map(rows.map((r) => [r.id, r.email]));
+  return (id) => (id === null ? null : (byId.get(id) ?? id));
 }
 
 async function recentJobs(db: Db, table: TableRow): Promise<RecentJob[]> {
@@ -163,9 +200,10 @@ async function recentProofs(db: Db, tableId: string): Promise<RecentProof[]> {
     created_by: string;
     created_at: Date | string;
   }>(
-    `SELECT id, kind, passed, failed_predicates, definition_version, gate1_version, data_version, created_by,
-            created_at
-       FROM gds.gate_proofs WHERE table_id = $1 ORDER BY seq DESC LIMIT $2`,
+    `SELECT p.id, p.kind, p.passed, p.failed_predicates, p.definition_version, p.gate1_version, p.data_version,
+            coalesce(u.email, p.created_by) AS created_by, p.created_at
+       FROM gds.gate_proofs p LEFT JOIN gds.users u ON u.id = p.created_by
+      WHERE p.table_id = $1 ORDER BY p.seq DESC LIMIT $2`,
     [tableId, RECENT_LIMIT],
   );
   return rows.map((row) => ({
@@ -202,4 +240,74 @@ async function tableAudit(db: Db, table: TableRow): Promise<TableAuditEntry[]> {
     gateMode: row.gate_mode,
     createdAt: iso(row.created_at) ?? '',
   }));
+}
+
+/** How many tables a page of the dashboard's list shows. */
+export const TABLES_PAGE_SIZE = 100;
+/** How many waiting tables the home page lists (`gds review` lists them all). */
+export const QUEUE_PAGE_SIZE = 20;
+
+export interface HomeQuery {
+  state?: string | undefined;
+  env?: string | undefined;
+  cursor?: string | undefined;
+}
+
+export interface HomePage {
+  tables: TableListItem[];
+  /** The `cursor` of the next page, or null on the last. */
+  nextCursor: string | null;
+  /** The filters applied (an unknown state or a bad cursor is dropped, and said in `problem`). */
+  filter: { state?: string; env?: string; cursor?: string };
+  problem?: string;
+  /** The workspace's environments the viewer may see, for the filter. */
+  environments: string[];
+  /** The steward's queue: null when the viewer's role is below STEWARD. */
+  queue: { entries: QueueEntry[]; more: boolean } | null;
+}
+
+/** The dashboard's home: one page of tables read by key, like `GET /api/tables`, and the steward's queue. */
+export async function loadHome(db: Db, viewer: Viewer, query: HomeQuery): Promise<HomePage> {
+  const scope = viewer.envScope.includes('*') ? null : viewer.envScope;
+  const filter: HomePage['filter'] = {};
+  const problems: string[] = [];
+  if (query.state) {
+    if ((LIFECYCLE_STATES as readonly string[]).includes(query.state)) filter.state = query.state;
+    else problems.push(`There is no state ${query.state}: showing every state.`);
+  }
+  if (query.env) filter.env = query.env;
+  let after: ListKey | undefined;
+  if (query.cursor) {
+    try {
+      after = decodeListCursor(query.cursor);
+      filter.cursor = query.cursor;
+    } catch {
+      problems.push('That page link is not one this dashboard made: showing the first page.');
+    }
+  }
+  const environments = filter.env === undefined ? scope : viewerSees(viewer, filter.env) ? [filter.env] : [];
+  const [{ tables, next }, labels, queue] = await Promise.all([
+    listTablePage(db, {
+      workspaceId: viewer.workspaceId,
+      state: filter.state,
+      environments,
+      limit: TABLES_PAGE_SIZE,
+      after,
+    }),
+    db.query<{ label: string }>(
+      'SELECT DISTINCT environment_label AS label FROM gds.connectors WHERE workspace_id = $1 ORDER BY 1',
+      [viewer.workspaceId],
+    ),
+    roleAtLeast(viewer.role as Role, 'STEWARD')
+      ? listQueuePage(db, viewer.workspaceId, { environments: scope, limit: QUEUE_PAGE_SIZE })
+      : null,
+  ]);
+  return {
+    tables,
+    nextCursor: next === null ? null : encodeListCursor(next),
+    filter,
+    ...(problems.length > 0 ? { problem: problems.join(' ') } : {}),
+    environments: labels.map((l) => l.label).filter((label) => viewerSees(viewer, label)),
+    queue: queue && { entries: queue.entries, more: queue.next !== null },
+  };
 }

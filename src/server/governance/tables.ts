@@ -133,8 +133,6 @@ export async function loadTable(
   return table;
 }
 
-/** Active tables of the workspace, oldest first, optionally in one state. */
-/** The active tables of a workspace, oldest first; `state` and `name` (case-insensitive, exact) filter. */
 /** A row of the table list: the list's own columns only, never a table's artifact or columns. */
 export interface TableListItem {
   id: string;
@@ -228,20 +226,4 @@ export async function countTables(q: Queryable, query: TableListQuery): Promise<
     [query.workspaceId, query.state ?? null, query.name ?? null, query.environments],
   );
   return row?.n ?? 0;
-}
-
-export async function listTables(
-  q: Queryable,
-  workspaceId: string,
-  state?: string,
-  name?: string,
-): Promise<TableRow[]> {
-  const rows = await q.query<Row>(
-    `SELECT ${TABLE_COLUMNS} FROM gds.tables
-      WHERE workspace_id = $1 AND active AND ($2::text IS NULL OR state = $2)
-        AND ($3::text IS NULL OR lower(name) = lower($3))
-      ORDER BY created_at, name`,
-    [workspaceId, state ?? null, name ?? null],
-  );
-  return rows.map(toTableRow);
 }
