@@ -91,6 +91,9 @@ export function printStatus(out: Output, status: TableStatus): void {
     ['Mode', `${status.mode}, gate ${status.gate}, environment ${status.environmentLabel}`],
     ['State', out.state(status.state)],
     ['Source', status.source ?? '-'],
+    ...(status.project === undefined || status.project === null
+      ? []
+      : [['Project', status.project] as [string, Segment]]),
     [
       'Versions',
       `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,

@@ -15,6 +15,7 @@ const TABLE_ROW = [
   'source',
   'connectorId',
   'artifactFile',
+  'project',
   'gate',
 ];
 
@@ -103,6 +104,7 @@ const STATUS = [
   'gate',
   'environmentLabel',
   'source',
+  'project',
   'definitionVersion',
   'gate1Version',
   'dataVersion',
@@ -242,6 +244,11 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'rules',
     'changes',
     'diffs',
+    'reason',
+    'ownership',
+    'owner',
+    'adopt',
+    'migrate',
   ],
   apply: ['table', 'tableId', 'step', 'outcome', 'version', 'error'],
   'tokens:issue': ['id', 'name', 'clientToken', 'audience', 'env', 'scopes', 'tokens'],

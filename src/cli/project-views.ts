@@ -39,6 +39,11 @@ export const projectFlags = {
     description:
       'A dbt test that maps to no Gate 1 rule, or a refused model, is exit 7; a --select that matches nothing is exit 2.',
   }),
+  adopt: Flags.string({
+    description:
+      'Take over a table the plan shows as "! owned elsewhere" (another project\'s, or registered by hand): apply records this project as its owner (in the audit log), then writes it. Repeatable.',
+    multiple: true,
+  }),
 };
 
 const SIGNS: Record<PlannedTable['action'], string> = {
@@ -47,6 +52,7 @@ const SIGNS: Record<PlannedTable['action'], string> = {
   unchanged: '=',
   gone: '-',
   refused: '!',
+  'owned-elsewhere': '!',
 };
 
 const WORDS: Record<PlannedTable['action'], string> = {
@@ -55,6 +61,7 @@ const WORDS: Record<PlannedTable['action'], string> = {
   unchanged: 'unchanged',
   gone: 'gone',
   refused: 'refused',
+  'owned-elsewhere': 'owned elsewhere',
 };
 
 const COLOURS = {
@@ -63,12 +70,13 @@ const COLOURS = {
   unchanged: 'dim',
   gone: 'red',
   refused: 'red',
+  'owned-elsewhere': 'red',
 } as const;
 
 /** The --json line of a planned table. */
 export function planRecord(table: PlannedTable): Record<string, unknown> {
   const { work: _work, ...record } = table;
-  return record;
+  return { ...record, ownership: table.ownership ?? null, owner: table.owner ?? null };
 }
 
 function heading(out: Output, table: PlannedTable): Segment {
@@ -86,12 +94,16 @@ export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?:
     return;
   }
   out.info(
-    `Project ${plan.projectName} against ${plan.connector.id === null ? "the connector of each source's schema" : `connector ${plan.connector.id}`} (${plan.connector.environmentLabel}):`,
+    `Project ${plan.project.id} against ${plan.connector.id === null ? "the connector of each source's schema" : `connector ${plan.connector.id}`} (${plan.connector.environmentLabel}):`,
   );
   for (const table of plan.tables) {
     if (table.action === 'unchanged' && options.unchanged !== true) continue;
     out.print(heading(out, table));
     if (table.reason !== undefined) out.print(`    ${table.reason}`);
+    if (table.adopt !== undefined)
+      out.print(
+        `    adopt: taken over from ${table.adopt.from === null ? 'no project (registered by hand)' : `project ${table.adopt.from}`}`,
+      );
     for (const [part, diff] of Object.entries(table.diffs)) {
       if (diff === undefined || diff === '') continue;
       out.print(`  ${part === 'gate1' ? 'gate1.yml' : part}:`);
@@ -112,7 +124,13 @@ export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?:
     for (const test of plan.otherTests) out.print(`  ${test.test}: ${test.reason}`);
     out.print('');
   }
+  const { otherProjects, byHand } = plan.untouched;
+  if (otherProjects + byHand > 0)
+    out.print(
+      `Left alone in ${plan.connector.environmentLabel}: ${otherProjects} table${otherProjects === 1 ? '' : 's'} of other projects, ${byHand} registered by hand.`,
+    );
   for (const warning of plan.warnings) out.warn(warning);
+  if (plan.proposal !== undefined) out.info(plan.proposal);
   out.print(summaryLine(plan));
 }
 
@@ -127,9 +145,13 @@ export function printPlanNotes(out: Output, plan: ProjectPlan): void {
 }
 
 export function summaryLine(plan: ProjectPlan): string {
-  const { create, replace, unchanged, gone, refused } = plan.counts;
+  const { create, replace, unchanged, gone, refused, ownedElsewhere } = plan.counts;
   const line = `Plan: ${create} to create, ${replace} to change, ${unchanged} unchanged, ${gone} to remove.`;
-  return refused === 0 ? line : `${line} ${refused} refused.`;
+  const extra = [
+    ...(refused === 0 ? [] : [`${refused} refused.`]),
+    ...(ownedElsewhere === 0 ? [] : [`${ownedElsewhere} owned elsewhere.`]),
+  ];
+  return [line, ...extra].join(' ');
 }
 
 export function printAction(out: Output, action: ApplyAction): void {
@@ -149,7 +171,14 @@ export function printAction(out: Output, action: ApplyAction): void {
 }
 
 export function printApplySummary(out: Output, summary: ApplySummary): void {
-  if (out.json) return;
+  const notPruned =
+    summary.pruneSkipped === 0
+      ? undefined
+      : `Not pruned: ${summary.pruneSkipped} gone table${summary.pruneSkipped === 1 ? '' : 's'} stay until every create and replace succeeds.`;
+  if (out.json) {
+    if (notPruned !== undefined) out.warn(notPruned);
+    return;
+  }
   const done = summary.actions.filter((a) => a.outcome === 'done').length;
   out.print(
     `Apply: ${summary.applied} table${summary.applied === 1 ? '' : 's'} applied (${done} write${done === 1 ? '' : 's'}), ${summary.failed.length} failed.`,
@@ -158,4 +187,5 @@ export function printApplySummary(out: Output, summary: ApplySummary): void {
     out.print(
       `  ${failure.table}${failure.tableId === null ? '' : ` (${failure.tableId})`}: ${failure.step}: ${failure.error.message}`,
     );
+  if (notPruned !== undefined) out.print(notPruned);
 }

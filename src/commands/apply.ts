@@ -13,13 +13,16 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'before writing and the service writes only a real change, so a run killed at any point and run again ' +
     'converges (no duplicate table, no second version of an unchanged definition or gate1.yml), and applies ' +
     'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
-    "steward's handoff); --prune soft-deletes the gone tables. Ends with a summary; when tables failed it " +
+    "steward's handoff); --prune soft-deletes the gone tables, only this project's and only when every create and " +
+    'replace of the run succeeded. A table the plan shows "! owned elsewhere" (another project\'s, or registered ' +
+    'by hand) is refused (exit 6) unless --adopt names it: its owner is then recorded in the audit log. Ends with a summary; when tables failed it ' +
     'lists them, keeps what the others applied, and exits with the exit code of the first failure. Under ' +
     '--json one line per action {table, tableId, step, outcome, version?, error?}.';
   static override examples = [
     '<%= config.bin %> apply --dbt .',
     '<%= config.bin %> apply --dbt . --yes --json   # CI on the main branch',
     '<%= config.bin %> apply --dbt ~/jaffle_shop --connector con_dev --select staging.* --submit --yes',
+    '<%= config.bin %> apply --dbt . --adopt customers --yes   # take over a table registered by hand',
   ];
   static override flags = {
     ...projectFlags,
@@ -47,8 +50,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
       });
     }
     const { readProject, strictFailure } = await import('../services/project.js');
-    const { applyPlan } = await import('../services/project-apply.js');
-    const { planChanges } = await import('../services/project-plan.js');
+    const { applyPlan, hasWork } = await import('../services/project-apply.js');
     const { printAction, printApplySummary, printPlan, printPlanNotes, summaryLine } =
       await import('../cli/project-views.js');
     const { sessionFailure } = await import('../cli/session.js');
@@ -60,11 +62,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
         const failure = strictFailure(plan);
         if (failure !== undefined) throw failure;
       }
-      const pruning = this.flags.prune && plan.counts.gone > 0;
-      if (
-        !planChanges(plan, { prune: this.flags.prune }) ||
-        (plan.counts.create + plan.counts.replace === 0 && !pruning)
-      ) {
+      if (!hasWork(plan, { prune: this.flags.prune })) {
         if (!this.out.json) this.out.info('Nothing to apply.');
         return undefined;
       }

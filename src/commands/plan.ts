@@ -13,16 +13,21 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'listed as not mapped), its meta.gds the contract intent. Each is matched with the tables of the ' +
     "connector's environment, by source and then by name, and shown as + create, ~ replace (the definition, " +
     'gate1.yml and contract diffs), = unchanged, - gone (a table this project registered whose model left the ' +
-    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason). Ends with ' +
+    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason). Ownership is ' +
+    "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
+    'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
+    '! owned elsewhere (apply refuses it unless --adopt names it). Ends with ' +
     '"Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
     'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. --exit-code: exit 1 ' +
     'when a table would be created or changed, 0 otherwise (gone tables are shown but not counted: only apply --prune removes them). Under --json one line per table: table, source, action, ' +
-    'tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], rules (every Gate 1 rule in words, implied ones included), changes, diffs.';
+    'tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership ' +
+    '(this, other, hand; null when new), owner.';
   static override examples = [
     '<%= config.bin %> plan --dbt .',
     '<%= config.bin %> plan --dbt ~/jaffle_shop --connector con_dev --select staging.* --select tag:finance',
     '<%= config.bin %> plan --dbt . --exit-code   # in CI on a pull request: 1 when apply would change something',
     '<%= config.bin %> plan --dbt . --select state:modified+ --state prod-artifacts/   # only what the pull request changed',
+    '<%= config.bin %> plan --dbt . --adopt customers   # preview taking over a table registered by hand',
     '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action != "unchanged") | {table, action}\'',
   ];
   static override flags = {

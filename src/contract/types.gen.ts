@@ -446,6 +446,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tables/{tableId}/project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record the project that owns a table (`gds apply --adopt`, and the migration of old dbt registrations)
+         * @description Compare-and-set: `previous` is the owner the caller saw (null: none); another owner now is 409 `project_changed`. The same right as replacing the table's definition (its owner or a workspace admin, in the caller's environments; never a Mode B table). Writes an audit entry `TABLE_ADOPTED` (reason `adopt`) or `TABLE_PROJECT_RECORDED` (reason `migrate`) with `from` and `to`. A person's session or CLI token.
+         */
+        put: operations["setTableProject"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tables/{tableId}/status": {
         parameters: {
             query?: never;
@@ -1534,6 +1557,7 @@ export interface components {
             connectorId: string;
             replaceId?: string;
             source?: string;
+            project?: components["schemas"]["ProjectId"];
         };
         RegistrationResult: {
             governanceId: string;
@@ -1587,6 +1611,25 @@ export interface components {
             connectorId?: string;
             replaceId?: string;
             source?: string;
+            project?: components["schemas"]["ProjectId"];
+        };
+        /** @description The project (`gds apply`) registering or replacing the table: recorded on a new table. Replacing a table another project owns, or one registered without a project, is 409 `owned_elsewhere` (adopt it first with PUT /api/tables/{tableId}/project). */
+        ProjectId: string;
+        TableProjectRequest: {
+            project: components["schemas"]["ProjectId"];
+            /** @description The owner the caller saw (null for none); another owner now is 409 `project_changed`. */
+            previous: string | null;
+            /**
+             * @default adopt
+             * @enum {string}
+             */
+            reason: "adopt" | "migrate";
+        };
+        TableProject: {
+            tableId: string;
+            project: string;
+            previous: string | null;
+            changed: boolean;
         };
         /** @enum {string} */
         LifecycleState: "QUARANTINED" | "PENDING_REVIEW" | "CERTIFIED" | "BASELINE_VERIFIED" | "CORE";
@@ -1603,8 +1646,10 @@ export interface components {
             /** @description `schema.table` of the warehouse object (Mode A) */
             source?: string | null;
             connectorId?: string | null;
-            /** @description The file name of the artifact last pushed (Mode A); `gds plan` knows the tables a dbt project registered by it (`dbt--<project>--<table>.json`). */
+            /** @description The file name of the artifact last pushed (Mode A). Tables a dbt project registered before projects were recorded carry `dbt--<project>--<table>.json`; `gds apply` records their project once. */
             artifactFile?: string | null;
+            /** @description The project (`gds apply`) that owns the table; null for a table registered otherwise. */
+            project?: string | null;
         };
         TableList: {
             tables: components["schemas"]["TableListRow"][];
@@ -1646,6 +1691,8 @@ export interface components {
             gate: components["schemas"]["GateMode"];
             environmentLabel: string;
             source: string | null;
+            /** @description The project (`gds apply`) that owns the table; null when none recorded one. */
+            project?: string | null;
             definitionVersion: number;
             gate1Version: number;
             dataVersion: number;
@@ -3382,7 +3429,10 @@ export interface operations {
     };
     deleteTable: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the table is owned by this project (`gds apply --prune`); 409 `owned_elsewhere` otherwise, and nothing is deleted. */
+                project?: string;
+            };
             header?: never;
             path: {
                 /** @description The table's id (not its slug). */
@@ -3405,6 +3455,40 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["DatabaseConflict"];
+        };
+    };
+    setTableProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The table's id (not its slug). */
+                tableId: components["parameters"]["TableId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TableProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description The table's owner (changed false when it was this project already). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableProject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             503: components["responses"]["DatabaseConflict"];
         };
     };

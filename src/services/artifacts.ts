@@ -167,6 +167,8 @@ export interface RegisterOptions {
   /** Absent on `push`: the service takes the one connector whose warehouse schema holds the source. */
   connectorId?: string | undefined;
   replaceId?: string | undefined;
+  /** The project (`gds apply`) registering or replacing: recorded on a new table, checked on a replaced one. */
+  project?: string | undefined;
 }
 
 function registrationBody(artifact: LocalArtifact, options: RegisterOptions): ArtifactPushRequest {
@@ -177,6 +179,7 @@ function registrationBody(artifact: LocalArtifact, options: RegisterOptions): Ar
     ...(options.connectorId === undefined ? {} : { connectorId: options.connectorId }),
     ...(options.replaceId === undefined ? {} : { replaceId: options.replaceId }),
     ...(artifact.sourceFlag === undefined ? {} : { source: artifact.sourceFlag }),
+    ...(options.project === undefined ? {} : { project: options.project }),
   };
 }
 

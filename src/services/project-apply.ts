@@ -8,6 +8,11 @@
 // registered is matched by its source and only what still differs is written; a registration that raced
 // another (409 with the existing id) becomes a replacement of that table, which is "no change" when the
 // other writer sent the same definition. One table failing does not stop the others.
+//
+// Ownership: every write names the plan's project, and the service refuses (409 `owned_elsewhere`) to replace
+// or delete a table another project owns. A table the plan shows owned elsewhere fails (exit 6) unless
+// --adopt named it: then its owner is recorded first (compare-and-set on the owner the plan saw, audited).
+// --prune removes only after every create and replace of the run succeeded.
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { PlannedTable, ProjectPlan, TableWork } from './project-plan.js';
@@ -18,7 +23,8 @@ export type ApplyClient = Pick<
   'tables' | 'connectors' | 'artifacts' | 'gates' | 'gateJobs' | 'contracts'
 >;
 
-export type ApplyStep = 'register' | 'replace' | 'gate1' | 'contract' | 'submit' | 'remove';
+export type ApplyStep =
+  'adopt' | 'migrate' | 'register' | 'replace' | 'gate1' | 'contract' | 'submit' | 'remove';
 
 /** One thing apply did (or found already so). */
 export interface ApplyAction {
@@ -48,6 +54,24 @@ export interface ApplySummary {
   actions: ApplyAction[];
   applied: number;
   failed: { table: string; tableId: string | null; step: ApplyStep; error: CliError }[];
+  /** Gone tables not removed because a create or replace of the run failed (--prune). */
+  pruneSkipped: number;
+}
+
+/** The tables apply writes: created, replaced, owned elsewhere (refused), adopted or migrated. */
+export function tablesToWrite(plan: ProjectPlan): PlannedTable[] {
+  return plan.tables.filter(
+    (t) =>
+      t.action === 'create' ||
+      t.action === 'replace' ||
+      t.action === 'owned-elsewhere' ||
+      (t.action === 'unchanged' && (t.adopt !== undefined || t.migrate === true)),
+  );
+}
+
+/** Whether apply has anything to do (write, refuse, or with `prune` remove). */
+export function hasWork(plan: ProjectPlan, options: { prune?: boolean } = {}): boolean {
+  return tablesToWrite(plan).length > 0 || (options.prune === true && plan.counts.gone > 0);
 }
 
 function asCliError(error: unknown, describe: ApplyOptions['describe']): CliError {
@@ -81,13 +105,10 @@ export async function applyPlan(
     actions.push(action);
     options.onAction?.(action);
   };
-  const todo = plan.tables.filter(
-    (t) => t.action === 'create' || t.action === 'replace' || (options.prune === true && t.action === 'gone'),
-  );
   let applied = 0;
-  await mapBounded(todo, options.concurrency ?? 4, async (table) => {
+  const run = async (table: PlannedTable) => {
     try {
-      if (table.action === 'gone') await removeTable(client, table, options, record);
+      if (table.action === 'gone') await removeTable(client, plan, table, options, record);
       else await applyTable(client, plan, table, options, record);
       applied += 1;
     } catch (error) {
@@ -104,8 +125,36 @@ export async function applyPlan(
       });
       failed.push({ table: table.table, tableId: failure.tableId, step: failure.step, error: failure.error });
     }
+  };
+  const concurrency = options.concurrency ?? 4;
+  await mapBounded(tablesToWrite(plan), concurrency, run);
+  const gone = options.prune === true ? plan.tables.filter((t) => t.action === 'gone') : [];
+  // A failed create or replace may be a model renamed or moved: its old table stays until the run succeeds.
+  if (failed.length === 0) await mapBounded(gone, concurrency, run);
+  return { actions, applied, failed, pruneSkipped: failed.length === 0 ? 0 : gone.length };
+}
+
+/** Records the plan's project as the owner of a table adopted (--adopt) or registered under the old file name. */
+async function recordOwner(
+  client: ApplyClient,
+  plan: ProjectPlan,
+  table: PlannedTable,
+  options: ApplyOptions,
+  record: (action: ApplyAction) => void,
+): Promise<void> {
+  const id = table.tableId;
+  if (id === null) return;
+  const [kind, previous, reason] =
+    table.adopt !== undefined
+      ? (['adopt', table.adopt.from, 'adopt'] as const)
+      : table.migrate === true
+        ? (['migrate', null, 'migrate'] as const)
+        : [undefined, null, undefined];
+  if (kind === undefined) return;
+  await step(kind, id, options.describe, async () => {
+    const answer = await client.tables.setProject(id, { project: plan.project.id, previous, reason });
+    record({ table: table.table, tableId: id, step: kind, outcome: answer.changed ? 'done' : 'unchanged' });
   });
-  return { actions, applied, failed };
 }
 
 async function step<R>(
@@ -134,13 +183,27 @@ async function applyTable(
     import('./gates.js'),
     import('./contract-intent.js'),
   ]);
+  if (table.action === 'owned-elsewhere') {
+    throw new StepFailure(
+      'adopt',
+      table.tableId,
+      new CliError(`${table.table} is ${table.reason ?? 'owned elsewhere'}`, {
+        exitCode: ExitCode.Conflict,
+        code: 'owned_elsewhere',
+        suggestion: `Leave the model out (--exclude ${table.table}), or pass --adopt ${table.table} to take the table over.`,
+      }),
+    );
+  }
+  await recordOwner(client, plan, table, options, record);
+  if (table.action === 'unchanged') return;
   const connectorId = plan.connector.id ?? undefined;
+  const project = plan.project.id;
   const base = { table: table.table };
   let tableId = table.tableId;
   if (tableId === null) {
     tableId = await step('register', null, options.describe, async () => {
       try {
-        const outcome = await pushArtifact(client, work.artifact, { connectorId });
+        const outcome = await pushArtifact(client, work.artifact, { connectorId, project });
         const held =
           outcome.kind === 'pushed' ? outcome.result : outcome.kind === 'unchanged' ? outcome.held : null;
         const id = held?.tableId ?? held?.governanceId;
@@ -167,7 +230,7 @@ async function applyTable(
     await step('replace', id, options.describe, () => replaceDefinition(id));
   }
   async function replaceDefinition(id: string): Promise<string> {
-    const outcome = await pushArtifact(client, work.artifact, { connectorId, replaceId: id });
+    const outcome = await pushArtifact(client, work.artifact, { connectorId, replaceId: id, project });
     record({
       ...base,
       tableId: id,
@@ -213,13 +276,15 @@ async function applyTable(
 
 async function removeTable(
   client: ApplyClient,
+  plan: ProjectPlan,
   table: PlannedTable,
   options: ApplyOptions,
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const id = table.tableId as string;
+  await recordOwner(client, plan, table, options, record);
   await step('remove', id, options.describe, async () => {
-    await client.tables.remove(id);
+    await client.tables.remove(id, { project: plan.project.id });
     record({ table: table.table, tableId: id, step: 'remove', outcome: 'done' });
   });
 }

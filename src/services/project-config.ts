@@ -1,6 +1,7 @@
 // `gds.yml` at a dbt project's root: the defaults of `gds plan` / `gds apply` for that project, so a CI job
 // runs `gds plan --dbt .` with nothing else. Flags win over the file. Shape:
 //
+//   project: shop@con_dev         # the project's id on the service (plan proposes one on first use)
 //   connector: con_dev            # the connector the tables live behind (gds connectors list)
 //   schema: analytics_dev         # optional: the warehouse schema of every source, instead of dbt's own
 //   select: ["staging.*", "tag:governed"]
@@ -23,6 +24,7 @@ interface Placement {
 }
 
 export interface ProjectConfig extends Placement {
+  project?: string;
   select?: string[];
   exclude?: string[];
   targets?: Record<string, Placement>;
@@ -31,6 +33,8 @@ export interface ProjectConfig extends Placement {
 
 /** What plan and apply run with: the flags over the file's entry for --target/--env over its top level. */
 export interface ProjectSettings {
+  /** The project's id on the service (gds.yml's `project:`). */
+  project?: string;
   connector?: string;
   schema?: string;
   select?: string[];
@@ -52,7 +56,7 @@ const invalid = (file: string, message: string) =>
   new CliError(`${file}: ${message}`, {
     exitCode: ExitCode.Usage,
     code: 'invalid_project_config',
-    suggestion: `Keys of ${PROJECT_CONFIG_FILE}: connector, schema, select, exclude, targets, environments (each target or environment: connector, schema).`,
+    suggestion: `Keys of ${PROJECT_CONFIG_FILE}: project, connector, schema, select, exclude, targets, environments (each target or environment: connector, schema).`,
   });
 
 function text(file: string, where: string, value: unknown): string | undefined {
@@ -102,7 +106,7 @@ export async function parseProjectConfig(file: string, content: string): Promise
   }
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(file, 'must be a mapping');
-  const known = ['connector', 'schema', 'select', 'exclude', 'targets', 'environments'];
+  const known = ['project', 'connector', 'schema', 'select', 'exclude', 'targets', 'environments'];
   const doc = raw as Record<string, unknown>;
   for (const key of Object.keys(doc))
     if (!known.includes(key)) throw invalid(file, `${key} is not a known key`);
@@ -111,7 +115,11 @@ export async function parseProjectConfig(file: string, content: string): Promise
   const exclude = selectors(file, 'exclude', doc.exclude);
   const targets = placements(file, 'targets', doc.targets);
   const environments = placements(file, 'environments', doc.environments);
+  const project = text(file, 'project', doc.project);
+  if (project !== undefined && (project.length > 200 || /[\u0000-\u001f\u007f]/.test(project)))
+    throw invalid(file, 'project must be at most 200 characters, without control characters');
   return {
+    ...(project === undefined ? {} : { project }),
     ...top,
     ...(select === undefined ? {} : { select }),
     ...(exclude === undefined ? {} : { exclude }),
@@ -164,6 +172,7 @@ export function projectSettings(
       suggestion: `Write ${PROJECT_CONFIG_FILE} beside dbt_project.yml (targets: {${flags.target}: {connector: con_…}}), or pass --connector.`,
     });
   return {
+    ...(config.project === undefined ? {} : { project: config.project }),
     ...(connector === undefined ? {} : { connector }),
     ...(schema === undefined ? {} : { schema }),
     ...(select === undefined ? {} : { select }),

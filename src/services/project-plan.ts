@@ -6,11 +6,15 @@
 // --dry-run`, `gate apply --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly
 // what the plan shows and a second plan after it is all `= unchanged`.
 //
-// Which tables a project registered: `apply` sends each artifact under the file name
-// `dbt--<project>--<table>.json`, and the service's table list carries that name (`artifactFile`). A table
-// of the connector's environment with that prefix and no model in the whole project is `- gone` (a model
-// left out by --select/--exclude or gds.yml's select still exists: its table is not gone); a table
-// registered otherwise is never counted as gone.
+// Which tables are the project's: the service records the project that registered each table (`project`, set
+// by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector (or the
+// environment, with --env over several connectors): two unrelated projects that share a tutorial's `name:`
+// on two connectors never share an id. Each matched table is this project's, another project's, or
+// registered by hand; only this project's are `~ replace` or `- gone`, the others `! owned elsewhere` unless
+// --adopt names them. A table registered before projects were recorded (`dbt--<name>--<table>.json`, on this
+// connector, no project) is this project's, and apply records the project on it once. A table of this
+// project with no model in the whole project is `- gone` (a model left out by --select/--exclude or gds.yml's
+// select still exists: its table is not gone).
 import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { Connector } from '../client/areas/connectors.js';
@@ -25,7 +29,10 @@ export type PlanClient = Pick<
   'tables' | 'connectors' | 'artifacts' | 'gates' | 'gateJobs' | 'contracts'
 >;
 
-export type PlanAction = 'create' | 'replace' | 'unchanged' | 'gone' | 'refused';
+export type PlanAction = 'create' | 'replace' | 'unchanged' | 'gone' | 'refused' | 'owned-elsewhere';
+
+/** Whose a table on the service is: this project's, another project's, or registered by hand (no project). */
+export type Ownership = 'this' | 'other' | 'hand';
 
 export interface PlannedChanges {
   definition: boolean;
@@ -50,8 +57,16 @@ export interface PlannedTable {
   changes: PlannedChanges;
   /** Unified diffs of what changes; a part that does not change is left out. */
   diffs: { definition?: string; gate1?: string; contract?: string };
-  /** Why the table is refused. */
+  /** Why the table is refused or owned elsewhere. */
   reason?: string;
+  /** Whose the table on the service is; absent for a new table. */
+  ownership?: Ownership;
+  /** The project the service records as its owner (null: none). */
+  owner?: string | null;
+  /** apply records this project as the owner first (--adopt), the owner it saw being `from`. */
+  adopt?: { from: string | null };
+  /** Registered under the old file-name convention: apply records this project on it. */
+  migrate?: boolean;
   /** What apply sends (not printed). */
   work?: TableWork;
 }
@@ -65,6 +80,12 @@ export interface TableWork {
 
 export interface ProjectPlan {
   projectName: string;
+  /** The project's id on the service: gds.yml's `project:`, else dbt's name with the connector. */
+  project: { id: string; from: 'gds.yml' | 'derived' };
+  /** On first use without gds.yml's `project:`, the line to write there to keep the id. */
+  proposal?: string;
+  /** Tables of the environment the plan leaves alone: other projects' and ones registered by hand. */
+  untouched: { otherProjects: number; byHand: number };
   /**
    * The connector of every table, or null with --env and no connector: each table then goes to the connector
    * whose warehouse schema holds its source, as the service chooses on `push` (a project over several schemas).
@@ -74,7 +95,14 @@ export interface ProjectPlan {
   /** Tests attached to no selected node, each with why. */
   otherTests: NotMappedTest[];
   warnings: string[];
-  counts: { create: number; replace: number; unchanged: number; gone: number; refused: number };
+  counts: {
+    create: number;
+    replace: number;
+    unchanged: number;
+    gone: number;
+    refused: number;
+    ownedElsewhere: number;
+  };
 }
 
 export interface PlanOptions {
@@ -83,9 +111,21 @@ export interface PlanOptions {
   env?: string | undefined;
   /** The warehouse schema of every source, instead of the one dbt wrote. */
   schema?: string | undefined;
+  /** The project's id (gds.yml's `project:`); default: dbt's name with the connector. */
+  project?: string | undefined;
+  /** Tables owned elsewhere to take over (--adopt, by table name). */
+  adopt?: string[] | undefined;
   /** Tables compared at a time (default 8). */
   concurrency?: number;
   signal?: AbortSignal;
+}
+
+/** The project id when gds.yml names none: dbt's name with the connector (or the environment). */
+export function derivedProjectId(
+  projectName: string,
+  connector: { id: string | null; environmentLabel: string },
+) {
+  return `${projectName}@${connector.id ?? connector.environmentLabel}`;
 }
 
 /** The prefix of the artifact file names a project's tables are registered under. */
@@ -260,6 +300,21 @@ export async function planProject(
     if (row.source) bySource.set(lower(row.source), row);
     byName.set(lower(row.name), row);
   }
+  // A table name is one per workspace, whatever the environment.
+  const nameHolders = new Map(rows.map((row) => [lower(row.name), row]));
+  const projectId = options.project ?? derivedProjectId(projectName, connector);
+  const prefix = projectFilePrefix(projectName);
+  const ownershipOf = (row: TableListRow): { ownership: Ownership; migrate: boolean } => {
+    const owner = row.project ?? null;
+    if (owner === projectId) return { ownership: 'this', migrate: false };
+    if (owner !== null) return { ownership: 'other', migrate: false };
+    const legacy =
+      (row.artifactFile ?? '').startsWith(prefix) &&
+      (connector.id === null || row.connectorId === connector.id);
+    return legacy ? { ownership: 'this', migrate: true } : { ownership: 'hand', migrate: false };
+  };
+  const adopt = new Set((options.adopt ?? []).map(lower));
+  const adopted = new Set<string>();
   const matched = new Set<string>();
   const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
   // dbt builds two relations of one alias in two schemas; the service holds one table per name in an
@@ -288,6 +343,13 @@ export async function planProject(
     }
     const row = bySource.get(lower(artifact.source)) ?? byName.get(lower(declaration.name));
     if (row !== undefined) matched.add(row.id);
+    const holder = nameHolders.get(lower(declaration.name));
+    if (holder !== undefined && holder.id !== row?.id)
+      return refused(
+        { ...declaration, source: artifact.source },
+        `the name ${declaration.name} is held by table ${holder.id} (${holder.source ?? 'no source'}, ${holder.environmentLabel}, ${holder.project === null || holder.project === undefined ? 'no project' : `project ${holder.project}`}), and a table name is one per workspace: give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        row?.id ?? null,
+      );
     if (row?.mode === 'MODE_B')
       return refused(
         { ...declaration, source: artifact.source },
@@ -309,10 +371,16 @@ export async function planProject(
           ? await newTableDiffs(work, connector.id ?? undefined)
           : await heldTableDiffs(client, row.id, work, connector.id ?? undefined, call);
       const changed = compared.changes.definition || compared.changes.gate1 || compared.changes.contract;
+      const owned = row === undefined ? undefined : ownershipOf(row);
+      const adopting =
+        owned !== undefined && owned.ownership !== 'this' && adopt.has(lower(declaration.name));
+      if (adopting) adopted.add(lower(declaration.name));
+      const elsewhere = owned !== undefined && owned.ownership !== 'this' && !adopting;
       return {
         table: declaration.name,
         source: artifact.source,
-        action: row === undefined ? 'create' : changed ? 'replace' : 'unchanged',
+        action:
+          row === undefined ? 'create' : elsewhere ? 'owned-elsewhere' : changed ? 'replace' : 'unchanged',
         tableId: row?.id ?? null,
         uniqueId: declaration.uniqueId,
         resourceType: declaration.resourceType,
@@ -321,6 +389,12 @@ export async function planProject(
         ...(declaration.rules === undefined ? {} : { rules: declaration.rules }),
         changes: compared.changes,
         diffs: compared.diffs,
+        ...(row === undefined || owned === undefined
+          ? {}
+          : { ownership: owned.ownership, owner: row.project ?? null }),
+        ...(elsewhere && row !== undefined ? { reason: ownedElsewhereReason(row, declaration.name) } : {}),
+        ...(adopting && row !== undefined ? { adopt: { from: row.project ?? null } } : {}),
+        ...(owned?.migrate === true ? { migrate: true } : {}),
         work,
       } satisfies PlannedTable;
     } catch (error) {
@@ -333,7 +407,17 @@ export async function planProject(
   const keptNames = new Set(
     [...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])].map((name) => lower(name)),
   );
-  const prefix = projectFilePrefix(projectName);
+  const unknownAdopt = (options.adopt ?? []).filter((name) => !adopted.has(lower(name)));
+  if (unknownAdopt.length > 0)
+    throw new CliError(
+      `--adopt ${unknownAdopt.join(', ')}: no table of this plan owned elsewhere has that name.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'nothing_to_adopt',
+        suggestion:
+          'gds plan marks the tables you may adopt with "! owned elsewhere"; pass --adopt with one of their names.',
+      },
+    );
   const keptFiles = new Set((project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)));
   const gone: PlannedTable[] = inEnv
     .filter(
@@ -341,7 +425,7 @@ export async function planProject(
         !matched.has(row.id) &&
         !keptNames.has(lower(row.name)) &&
         !keptFiles.has(lower(row.artifactFile)) &&
-        (row.artifactFile ?? '').startsWith(prefix),
+        ownershipOf(row).ownership === 'this',
     )
     .map((row) => ({
       table: row.name,
@@ -354,23 +438,51 @@ export async function planProject(
       notMappedTests: [],
       changes: noChanges,
       diffs: {},
+      ownership: 'this',
+      owner: row.project ?? null,
+      ...(ownershipOf(row).migrate ? { migrate: true } : {}),
     }));
+  const untouched = { otherProjects: 0, byHand: 0 };
+  for (const row of inEnv) {
+    if (matched.has(row.id) || row.mode === 'MODE_B') continue;
+    const { ownership } = ownershipOf(row);
+    if (ownership === 'other') untouched.otherProjects += 1;
+    else if (ownership === 'hand') untouched.byHand += 1;
+  }
+  const firstUse = options.project === undefined && !inEnv.some((row) => row.project === projectId);
+  const proposal = firstUse
+    ? `This project's id on the service is ${projectId} (dbt's name and the ${connector.id === null ? 'environment' : 'connector'}). To keep it when the connector changes, write "project: ${projectId}" in gds.yml.`
+    : undefined;
   const tables = [...planned, ...refusals, ...gone];
   const count = (action: PlanAction) => tables.filter((t) => t.action === action).length;
   return {
     projectName,
+    project: { id: projectId, from: options.project === undefined ? 'derived' : 'gds.yml' },
+    untouched,
     connector: { id: connector.id, environmentLabel: env },
     tables,
     otherTests: project.otherTests,
     warnings: project.warnings,
+    ...(proposal === undefined ? {} : { proposal }),
     counts: {
       create: count('create'),
       replace: count('replace'),
       unchanged: count('unchanged'),
       gone: count('gone'),
       refused: count('refused'),
+      ownedElsewhere: count('owned-elsewhere'),
     },
   };
+}
+
+function ownedElsewhereReason(row: TableListRow, name: string): string {
+  const by =
+    row.project !== null && row.project !== undefined
+      ? `by project ${row.project}`
+      : (row.artifactFile ?? '').startsWith('dbt--')
+        ? `by a dbt project on connector ${row.connectorId ?? '(none)'}, ${row.artifactFile ?? ''}`
+        : 'registered by hand';
+  return `owned elsewhere (${by}): apply leaves it alone; pass --adopt ${name} to take it over.`;
 }
 
 interface Compared {

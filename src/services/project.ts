@@ -10,6 +10,8 @@ export interface ProjectCommandFlags extends ProjectFlags {
   /** The folder of the manifest `state:` selectors compare with. */
   state?: string | undefined;
   strict?: boolean | undefined;
+  /** Tables owned elsewhere to take over (by name). */
+  adopt?: string[] | undefined;
 }
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
@@ -30,6 +32,8 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
     { state: flags.state },
   );
   return planProject(client, project, {
+    project: settings.project,
+    adopt: flags.adopt,
     connectorId: settings.connector,
     env: flags.env,
     schema: settings.schema,

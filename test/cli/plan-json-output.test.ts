@@ -14,6 +14,8 @@ function capture(json: boolean) {
 
 const plan: ProjectPlan = {
   projectName: 'shop',
+  project: { id: 'shop@con_1', from: 'derived' },
+  untouched: { otherProjects: 0, byHand: 0 },
   connector: { id: 'con_1', environmentLabel: 'dev' },
   tables: [
     {
@@ -33,7 +35,7 @@ const plan: ProjectPlan = {
   warnings: [
     'model.shop.orders: only the 2 column(s) its properties file documents are declared, without types',
   ],
-  counts: { create: 1, replace: 0, unchanged: 0, gone: 0, refused: 0 },
+  counts: { create: 1, replace: 0, unchanged: 0, gone: 0, refused: 0, ownedElsewhere: 0 },
 };
 
 const parsed = (text: string) =>

@@ -54,6 +54,13 @@ describe('gds apply flags', () => {
     ).toMatchObject({ yes: true, concurrency: 8, submit: true, prune: true });
   });
 
+  it('--adopt is repeatable, on apply and plan', async () => {
+    expect(await flagsOf(Apply, ['--dbt', 'p', '--adopt', 'a', '--adopt', 'b'])).toMatchObject({
+      adopt: ['a', 'b'],
+    });
+    expect(await flagsOf(Plan, ['--dbt', 'p', '--adopt', 'a'])).toMatchObject({ adopt: ['a'] });
+  });
+
   it.each([
     [['--dbt', 'p', '--concurrency', '0'], 'concurrency'],
     [['--dbt', 'p', '--concurrency', 'many'], 'concurrency'],
@@ -94,12 +101,20 @@ describe('gds.yml', () => {
     expect(projectSettings({ connector: 'c' }, undefined)).toEqual({ connector: 'c' });
   });
 
+  it('project: is the project id, whatever the target', async () => {
+    const read = { file, config: await parseProjectConfig(file, `project: shop-1\n${text}`) };
+    expect(projectSettings({}, read)).toMatchObject({ project: 'shop-1' });
+    expect(projectSettings({ target: 'prod' }, read)).toMatchObject({ project: 'shop-1' });
+  });
+
   it.each([
     ['conector: con_dev', 'conector is not a known key'],
     ['select: 3', 'select must be a selector'],
     ['targets: { prod: { connector: c, db: x } }', 'targets.prod.db is not a known key'],
     ['- a\n- b', 'must be a mapping'],
     ['connector: [', 'not YAML'],
+    ['project: [a]', 'project must be a text'],
+    [`project: ${'x'.repeat(201)}`, 'project must be at most 200 characters'],
   ])('%j: exit 2 naming the mistake', async (content, message) => {
     const error = await parseProjectConfig(file, content).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'invalid_project_config' });

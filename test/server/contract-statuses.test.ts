@@ -440,6 +440,16 @@ describe('success statuses', () => {
         content: yaml('stages', 'analytics_dev.stg_pipedrive__stages'),
       }),
       {
+        route: 'PUT /api/tables/{tableId}/project',
+        call: () =>
+          post(
+            `/api/tables/${state['/api/artifacts']}/project`,
+            { project: 'shop@con_dev', previous: null },
+            cli('ADMIN'),
+            'PUT',
+          ),
+      },
+      {
         route: 'DELETE /api/tables/{tableId}',
         call: () =>
           server.request('DELETE', `/api/tables/${state['/api/artifacts']}`, { token: cli('ADMIN') }),

@@ -11,6 +11,8 @@ export type TableDdl = Schema<'TableDdl'>;
 export type DeletedTable = Schema<'DeletedTable'>;
 export type LifecycleState = Schema<'LifecycleState'>;
 export type JobSummary = Schema<'JobSummary'>;
+export type TableProjectRequest = Schema<'TableProjectRequest'>;
+export type TableProject = Schema<'TableProject'>;
 
 export interface TablesApi {
   /**
@@ -34,8 +36,13 @@ export interface TablesApi {
   ): AsyncGenerator<{ tables: TableListRow[]; total?: number }, void, undefined>;
   status(tableId: string, options?: CallOptions): Promise<TableStatus>;
   ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
-  /** Soft-deletes a Mode A governance artifact; the warehouse object stays. */
-  remove(tableId: string, options?: CallOptions): Promise<DeletedTable>;
+  /**
+   * Soft-deletes a Mode A governance artifact; the warehouse object stays. With `project`, only a table that
+   * project owns (409 `owned_elsewhere` otherwise).
+   */
+  remove(tableId: string, options?: CallOptions & { project?: string }): Promise<DeletedTable>;
+  /** Records `project` as the table's owner if it is still `previous` (409 `project_changed` otherwise). */
+  setProject(tableId: string, request: TableProjectRequest, options?: CallOptions): Promise<TableProject>;
 }
 
 /** A 400 `invalid_query` that names `total` among the parameters the service does not know. */
@@ -98,10 +105,20 @@ export function tablesApi(transport: Transport): TablesApi {
         ...options,
       });
     },
-    async remove(tableId, options) {
+    async remove(tableId, options = {}) {
+      const { project, ...call } = options;
       return transport.send<DeletedTable>({
         method: 'DELETE',
         path: table('/api/tables/{tableId}', tableId),
+        ...(project === undefined ? {} : { query: { project } }),
+        ...call,
+      });
+    },
+    async setProject(tableId, request, options) {
+      return transport.send<TableProject>({
+        method: 'PUT',
+        path: table('/api/tables/{tableId}/project', tableId),
+        body: request,
         ...options,
       });
     },

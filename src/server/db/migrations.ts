@@ -417,6 +417,14 @@ export const MIGRATIONS: Migration[] = [
         WHERE revoked_at IS NULL AND name IS NOT NULL;
     `,
   },
+  {
+    version: 40,
+    name: 'tables record the dbt project that owns them',
+    sql: `
+      ALTER TABLE gds.tables ADD COLUMN project text;
+      CREATE INDEX tables_project ON gds.tables (workspace_id, project) WHERE active AND project IS NOT NULL;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -40,6 +40,11 @@ export interface DefinitionInput {
   connectorId?: string;
   replaceId?: string;
   source?: string;
+  /**
+   * The project (`gds apply`) that registers or replaces the table: recorded on a new table; a replacement
+   * of a table another project owns, or one registered without a project, is 409 `owned_elsewhere`.
+   */
+  project?: string;
   /** `If-Match` of a replacement: the definition version the client compared with (not a body field). */
   expectedVersion?: number;
 }
@@ -87,7 +92,7 @@ export function readDefinitionBody(body: unknown, definitionsEndpoint: boolean):
     );
   }
   const fields = body as Record<string, unknown>;
-  const allowed = ['filename', 'content', 'mimeType', 'connectorId', 'replaceId', 'source'];
+  const allowed = ['filename', 'content', 'mimeType', 'connectorId', 'replaceId', 'source', 'project'];
   const unknown = Object.keys(fields).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
     throw badRequest(
@@ -134,7 +139,35 @@ export function readDefinitionBody(body: unknown, definitionsEndpoint: boolean):
   }
   if (replaceId !== undefined) input.replaceId = replaceId;
   if (source !== undefined) input.source = source;
+  const project = text('project', false);
+  if (project !== undefined) input.project = checkProjectId(project, 'project');
   return input;
+}
+
+/** The most a project id takes. */
+export const MAX_PROJECT_ID = 200;
+
+/** A project id as stored: 1-200 printable characters, no control characters; 400 naming `field` otherwise. */
+export function checkProjectId(value: string, field: string): string {
+  if (value.length > MAX_PROJECT_ID || /[\u0000-\u001f\u007f]/.test(value) || value.trim() !== value) {
+    throw badRequest(
+      'invalid_request',
+      `${field} must be 1-${MAX_PROJECT_ID} characters without control characters or surrounding spaces.`,
+      { field },
+    );
+  }
+  return value;
+}
+
+/** 409 `owned_elsewhere`: `table` is not `project`'s (another project's, or registered without one). */
+export function ownedElsewhere(table: Pick<TableRow, 'id' | 'name' | 'project'>, project: string): HttpError {
+  const owner = table.project === null ? 'registered without a project' : `owned by project ${table.project}`;
+  return new HttpError(
+    409,
+    'owned_elsewhere',
+    `Table ${table.name} (${table.id}) is ${owner}, not by ${project}: adopt it first (gds apply --adopt ${table.name}).`,
+    { tableId: table.id, project: table.project },
+  );
 }
 
 /** A connector of the workspace; 404 `Connector not found` for unknown ids and other workspaces' connectors. */
@@ -459,6 +492,7 @@ async function register(
     details: {
       via,
       fileName: input.filename,
+      ...(input.project === undefined ? {} : { project: input.project }),
       source,
       connectorId: connector.id,
       columns: columns.map((c) => c.name),
@@ -467,8 +501,8 @@ async function register(
   const now = new Date(ctx.clock()).toISOString();
   await tx.query(
     `INSERT INTO gds.tables (id, workspace_id, slug, name, mode, state, gate_mode, environment_label, connector_id,
-       source, owner_id, columns, active, created_at, updated_at, governance_id, artifact)
-     VALUES ($1, $2, $3, $4, 'MODE_A', $5, $6, $7, $8, $9, $10, $11, true, $12, $12, $1, $13)`,
+       source, owner_id, columns, active, created_at, updated_at, governance_id, artifact, project)
+     VALUES ($1, $2, $3, $4, 'MODE_A', $5, $6, $7, $8, $9, $10, $11, true, $12, $12, $1, $13, $14)`,
     [
       tableId,
       caller.workspaceId,
@@ -483,6 +517,7 @@ async function register(
       JSON.stringify(columns),
       now,
       storedArtifact(prepared, input),
+      input.project ?? null,
     ],
   );
   const job = await carryOut(ctx, tx, caller, result.effects, { tableId, source, columns });
@@ -511,6 +546,8 @@ async function replace(
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
   if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
+  if (table && input.project !== undefined && table.project !== input.project)
+    throw ownedElsewhere(table, input.project);
   const context: TransitionContext = {
     mode: table?.mode ?? 'MODE_A',
     tableName: artifact.table,

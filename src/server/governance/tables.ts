@@ -32,6 +32,8 @@ export interface TableRow {
   artifact: (GovernanceArtifact & { fileName: string }) | null;
   /** The dbt manifest checksum seen on the last recertification signal (drift detection). */
   definitionChecksum: string | null;
+  /** The project (`gds apply`) that owns the table; null for a table registered otherwise. */
+  project: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -57,6 +59,7 @@ interface Row {
   grain_key_columns: string[] | null;
   artifact: TableRow['artifact'];
   definition_checksum: string | null;
+  project: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -64,7 +67,7 @@ interface Row {
 /** The select list that `toTableRow` reads; usable with a table alias prefix. */
 export const TABLE_COLUMNS = `id, workspace_id, slug, name, mode, state, gate_mode, environment_label, connector_id,
   source, owner_id, columns, governance_id, definition_version, gate1_version, data_version, grain,
-  grain_key_columns, artifact, definition_checksum, created_at, updated_at`;
+  grain_key_columns, artifact, definition_checksum, project, created_at, updated_at`;
 
 export function toTableRow(row: Row): TableRow {
   return {
@@ -88,6 +91,7 @@ export function toTableRow(row: Row): TableRow {
     grainKeyColumns: row.grain_key_columns,
     artifact: row.artifact,
     definitionChecksum: row.definition_checksum,
+    project: row.project ?? null,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
@@ -144,6 +148,7 @@ export interface TableListItem {
   source: string | null;
   connectorId: string | null;
   artifactFile: string | null;
+  project: string | null;
 }
 
 export interface TableListQuery {
@@ -176,10 +181,11 @@ export async function listTablePage(
     source: string | null;
     connector_id: string | null;
     artifact_file: string | null;
+    project: string | null;
     created_key: string;
   }>(
     `SELECT id, name, mode, state, gate_mode, environment_label, source, connector_id,
-            artifact->>'fileName' AS artifact_file,
+            artifact->>'fileName' AS artifact_file, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM gds.tables
       WHERE workspace_id = $1 AND active
@@ -210,6 +216,7 @@ export async function listTablePage(
       source: r.source,
       connectorId: r.connector_id,
       artifactFile: r.artifact_file,
+      project: r.project,
     })),
     next,
   };

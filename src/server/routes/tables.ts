@@ -3,18 +3,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
-import { loadTableInScope, visibleEnvironments } from '../certification/access.js';
+import { loadTableInScope, requireEnvironment, visibleEnvironments } from '../certification/access.js';
 import { repairCertifiedView } from '../certification/view.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { activeJobs } from '../governance/jobs.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
-import { countTables, listTablePage } from '../governance/tables.js';
+import { countTables, listTablePage, loadTable } from '../governance/tables.js';
 import type { Query } from '../query.js';
 import { booleanParam, intParam, rejectUnknownParams, stringParam } from '../query.js';
-import { slugOf } from '../governance/definitions.js';
+import { checkProjectId, ownedElsewhere, replaceRefusal, slugOf } from '../governance/definitions.js';
+import { recordAudit } from '../audit.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
@@ -72,6 +73,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       gate: table.gateMode,
       environmentLabel: table.environmentLabel,
       source: table.source,
+      project: table.project,
       definitionVersion: table.definitionVersion,
       gate1Version: table.gate1Version,
       dataVersion: table.dataVersion,
@@ -102,30 +104,102 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
-  app.delete('/api/tables/:tableId', async (request: TableRequest) => {
+  app.delete(
+    '/api/tables/:tableId',
+    async (request: FastifyRequest<{ Params: { tableId: string }; Querystring: Query }>) => {
+      const caller = requireSession(await callerOf(ctx, request));
+      return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+        const table = await loadTableInScope(tx, caller, request.params.tableId);
+        const result = await applyTrigger(tx, {
+          table,
+          trigger: 'deleted',
+          context: {
+            mode: table.mode,
+            actor: { role: caller.role, isTableOwner: table.ownerId === caller.userId },
+          },
+          actor: caller,
+          clock: ctx.clock,
+          details: { source: table.source },
+        });
+        // After the caller's right is checked; a refusal here rolls the transaction back.
+        rejectUnknownParams(request.query, ['project']);
+        const project = stringParam(request.query, 'project');
+        // `gds apply --prune` deletes only its project's tables, checked under the table's transaction.
+        if (project !== undefined && table.project !== project) throw ownedElsewhere(table, project);
+        const deletedAt = new Date(ctx.clock()).toISOString();
+        for (const effect of result.effects) {
+          if (effect.type !== 'soft_delete') throw new Error(`delete: unexpected effect ${effect.type}`);
+          await tx.query(
+            'UPDATE gds.tables SET active = false, deleted_at = $2, updated_at = $2 WHERE id = $1',
+            [table.id, deletedAt],
+          );
+        }
+        return { id: table.id, governanceId: table.governanceId, state: result.next, deletedAt };
+      });
+    },
+  );
+
+  // The project that owns a table: `gds apply --adopt` takes a table over, and a table registered under the
+  // old file-name convention gets its project recorded. `previous` is what the caller saw: compare-and-set.
+  app.put('/api/tables/:tableId/project', async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTableInScope(tx, caller, request.params.tableId);
-      const result = await applyTrigger(tx, {
-        table,
-        trigger: 'deleted',
-        context: {
-          mode: table.mode,
-          actor: { role: caller.role, isTableOwner: table.ownerId === caller.userId },
-        },
-        actor: caller,
-        clock: ctx.clock,
-        details: { source: table.source },
-      });
-      const deletedAt = new Date(ctx.clock()).toISOString();
-      for (const effect of result.effects) {
-        if (effect.type !== 'soft_delete') throw new Error(`delete: unexpected effect ${effect.type}`);
-        await tx.query(
-          'UPDATE gds.tables SET active = false, deleted_at = $2, updated_at = $2 WHERE id = $1',
-          [table.id, deletedAt],
+      const table = await loadTable(tx, caller.workspaceId, request.params.tableId, { lock: true });
+      requireEnvironment(caller, table.environmentLabel, table.id);
+      const refusal = replaceRefusal(caller, table);
+      if (refusal) throw refusal;
+      const { project, previous, reason } = readProjectBody(request.body);
+      if (table.project === project) return { tableId: table.id, project, previous: project, changed: false };
+      if (table.project !== previous) {
+        throw new HttpError(
+          409,
+          'project_changed',
+          `Table ${table.name} (${table.id}) is owned by ${table.project ?? 'no project'} now, not ${previous ?? 'no project'} as when you planned: plan again.`,
+          { tableId: table.id, project: table.project },
         );
       }
-      return { id: table.id, governanceId: table.governanceId, state: result.next, deletedAt };
+      await tx.query('UPDATE gds.tables SET project = $2, updated_at = $3 WHERE id = $1', [
+        table.id,
+        project,
+        new Date(ctx.clock()).toISOString(),
+      ]);
+      await recordAudit(tx, ctx.clock, {
+        workspaceId: caller.workspaceId,
+        userId: caller.userId,
+        tableId: table.id,
+        action: reason === 'migrate' ? 'TABLE_PROJECT_RECORDED' : 'TABLE_ADOPTED',
+        resource: 'table',
+        environmentLabel: table.environmentLabel,
+        gateMode: table.gateMode,
+        details: { from: table.project, to: project, reason },
+      });
+      return { tableId: table.id, project, previous: table.project, changed: true };
     });
   });
+}
+
+function readProjectBody(body: unknown): {
+  project: string;
+  previous: string | null;
+  reason: 'adopt' | 'migrate';
+} {
+  const fields = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<
+    string,
+    unknown
+  >;
+  const unknown = Object.keys(fields).filter((k) => !['project', 'previous', 'reason'].includes(k));
+  if (unknown.length > 0)
+    throw badRequest('invalid_request', `Unknown fields: ${unknown.join(', ')}.`, { unknown });
+  const { project, previous, reason = 'adopt' } = fields;
+  if (typeof project !== 'string' || project === '')
+    throw badRequest('invalid_request', 'project is required: the id of the project taking the table.', {
+      field: 'project',
+    });
+  if (previous !== null && typeof previous !== 'string')
+    throw badRequest('invalid_request', 'previous is required: the project you saw, or null for none.', {
+      field: 'previous',
+    });
+  if (reason !== 'adopt' && reason !== 'migrate')
+    throw badRequest('invalid_request', 'reason is adopt or migrate.', { field: 'reason' });
+  return { project: checkProjectId(project, 'project'), previous, reason };
 }

@@ -41,6 +41,7 @@ describe('GET /api/tables', () => {
       source: 'analytics_dev.orders',
       connectorId: server.table('orders').connectorId,
       artifactFile: null,
+      project: null,
     });
   });
 

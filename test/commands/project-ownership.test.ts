@@ -1,0 +1,319 @@
+// Ownership of a dbt project's tables, held by the service (planProject/applyPlan against the in-process
+// reference server, on PGlite and PostgreSQL): two projects that share dbt's `name:` on two connectors never
+// see each other's tables as their own (prune leaves them); a table registered by hand on the same source is
+// `owned-elsewhere`, apply refuses it (exit 6) and --adopt takes it over, audited; a table registered under
+// the old `dbt--<name>--<table>.json` convention is migrated once; --prune waits for every create and replace
+// to succeed; and the service itself refuses a replace or a delete naming another project.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ApiClient } from '../../src/client/index.js';
+import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';
+import { applyPlan } from '../../src/services/project-apply.js';
+import { planProject } from '../../src/services/project-plan.js';
+import { ENGINES } from '../helpers/engines.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
+
+const describeError = (error: unknown) =>
+  error instanceof CliError ? error : new CliError(String(error), { exitCode: 1 });
+
+function declaration(schema: string, name: string, gate1 = 'fail: 0'): DbtDeclaration {
+  const columns = [
+    { name: 'id', type: 'integer', required: true },
+    { name: 'label', type: 'text' },
+  ];
+  return {
+    uniqueId: `model.shop.${name}`,
+    resourceType: 'model',
+    name,
+    source: { schema, table: name },
+    columns,
+    columnsFrom: 'catalog',
+    artifact: {
+      fileName: `${name}.json`,
+      mimeType: 'json',
+      content: JSON.stringify({ table: name, source: `${schema}.${name}`, columns }),
+    },
+    gate1Yaml: `fieldOverrides:\n  - field: id\n    nullRate: { warn: 0, ${gate1} }\n`,
+    mappedTests: [],
+    notMappedTests: [],
+    packageName: 'shop',
+    fqn: ['shop', name],
+    tags: [],
+  };
+}
+
+const project = (declarations: DbtDeclaration[], extra: Partial<DbtProject> = {}): DbtProject => ({
+  projectName: 'shop',
+  declarations,
+  refusals: [],
+  otherTests: [],
+  warnings: [],
+  ...extra,
+});
+
+describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgres, skip }) => {
+  let server: TestServer;
+  let client: ApiClient;
+  const connectors = { a: 'con_own_a', b: 'con_own_b' };
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer(postgres ? { database: 'postgres' } : {});
+    client = createApiClient({
+      baseUrl: server.url,
+      auth: staticToken(server.user('ADMIN').cliToken),
+      sleep: async () => {},
+      logger: () => {},
+    });
+    for (const [key, id] of Object.entries(connectors)) {
+      const schema = `own_${key}`;
+      await server.sql(`CREATE SCHEMA ${schema}`);
+      for (const table of ['p_orders', 'p_customers', 'p_payments', 'p_legacy', 'p_buyers'])
+        await server.sql(`CREATE TABLE ${schema}.${table} (id integer, label text)`);
+      await server.sql(
+        `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+         VALUES ($2, $1, $3, 'postgres', 'ACTIVE', 'dev', $4, now())`,
+        [server.ready.workspaceId, id, `warehouse-${key}`, schema],
+      );
+    }
+  }, 120_000);
+
+  /** `gds push` of a one-column table on connector A: no project. */
+  const pushByHand = (filename: string, table: string, source: string) =>
+    client.artifacts.push({
+      filename,
+      content: JSON.stringify({ table, source, columns: [{ name: 'id', type: 'integer' }] }),
+      connectorId: connectors.a,
+    });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it(
+    'two projects with one name on two connectors: each sees only its own tables, prune leaves the other’s',
+    needs(skip),
+    async () => {
+      const a = project([declaration('own_a', 'p_orders'), declaration('own_a', 'p_payments')]);
+      const planA = await planProject(client, a, { connectorId: connectors.a });
+      expect(planA.project).toEqual({ id: 'shop@con_own_a', from: 'derived' });
+      expect(planA.proposal).toContain('write "project: shop@con_own_a" in gds.yml');
+      expect((await applyPlan(client, planA, { describe: describeError })).failed).toEqual([]);
+
+      // Project B, also `name: shop`, with one model of another name, on connector B.
+      const b = project([declaration('own_b', 'p_buyers')]);
+      const planB = await planProject(client, b, { connectorId: connectors.b });
+      expect(planB.tables.map((t) => [t.table, t.action])).toEqual([['p_buyers', 'create']]);
+      expect(planB.counts.gone).toBe(0);
+      expect(planB.untouched.otherProjects).toBe(2);
+      const applied = await applyPlan(client, planB, { describe: describeError, prune: true });
+      expect(applied.failed).toEqual([]);
+      expect(applied.actions.filter((x) => x.step === 'remove')).toEqual([]);
+      const held = await server.sql<{ name: string; project: string; connector_id: string }>(
+        `SELECT name, project, connector_id FROM gds.tables WHERE active AND project LIKE 'shop@%' ORDER BY name`,
+      );
+      expect(held).toEqual([
+        { name: 'p_buyers', project: 'shop@con_own_b', connector_id: connectors.b },
+        { name: 'p_orders', project: 'shop@con_own_a', connector_id: connectors.a },
+        { name: 'p_payments', project: 'shop@con_own_a', connector_id: connectors.a },
+      ]);
+      // gds status shows the owner.
+      const orders = planA.tables.find((t) => t.table === 'p_orders');
+      const status = await client.tables.status(
+        (await client.tables.list({ name: 'p_orders' }))[0]?.id ?? orders?.tableId ?? '',
+      );
+      expect(status.project).toBe('shop@con_own_a');
+
+      // Project A's own model leaving it is gone for A, and only A's prune removes it.
+      const left = await planProject(client, project([declaration('own_a', 'p_orders')]), {
+        connectorId: connectors.a,
+      });
+      expect(left.tables.filter((t) => t.action === 'gone').map((t) => [t.table, t.ownership])).toEqual([
+        ['p_payments', 'this'],
+      ]);
+    },
+  );
+
+  it(
+    'a table registered by hand on the same source: owned elsewhere, apply refuses (exit 6), --adopt takes it, audited',
+    needs(skip),
+    async () => {
+      // Registered with gds push (no project) on the source project A's model `p_customers` reads.
+      await pushByHand('hand.json', 'hand_customers', 'own_a.p_customers');
+      const [hand] = await client.tables.list({ name: 'hand_customers' });
+      const versions = async () =>
+        (
+          await server.sql<{ v: number }>(`SELECT definition_version AS v FROM gds.tables WHERE id = $1`, [
+            hand?.id,
+          ])
+        )[0]?.v;
+      const before = await versions();
+      const mine = project([declaration('own_a', 'p_orders'), declaration('own_a', 'p_customers')]);
+      const plan = await planProject(client, mine, { connectorId: connectors.a });
+      const customers = plan.tables.find((t) => t.table === 'p_customers');
+      expect(customers).toMatchObject({
+        action: 'owned-elsewhere',
+        ownership: 'hand',
+        owner: null,
+        tableId: hand?.id,
+        reason: expect.stringContaining('registered by hand'),
+      });
+      expect(plan.counts.ownedElsewhere).toBe(1);
+      const refused = await applyPlan(client, plan, { describe: describeError, prune: true });
+      expect(refused.failed.map((f) => [f.table, f.step, f.error.exitCode, f.error.code])).toEqual([
+        ['p_customers', 'adopt', 6, 'owned_elsewhere'],
+      ]);
+      expect(await versions()).toBe(before);
+
+      // --adopt p_customers: the owner is recorded first (audited), then the definition replaced.
+      const adopting = await planProject(client, mine, { connectorId: connectors.a, adopt: ['p_customers'] });
+      expect(adopting.tables.find((t) => t.table === 'p_customers')).toMatchObject({
+        action: 'replace',
+        adopt: { from: null },
+      });
+      const adopted = await applyPlan(client, adopting, { describe: describeError });
+      expect(adopted.failed).toEqual([]);
+      expect(
+        adopted.actions.filter((x) => x.table === 'p_customers').map((x) => [x.step, x.outcome]),
+      ).toEqual([
+        ['adopt', 'done'],
+        ['replace', 'done'],
+        ['gate1', 'done'],
+      ]);
+      const audit = await server.sql<{ action: string; details: { from: unknown; to: unknown } }>(
+        `SELECT action, details FROM gds.audit_log WHERE table_id = $1 AND action = 'TABLE_ADOPTED'`,
+        [hand?.id],
+      );
+      expect(audit).toEqual([
+        { action: 'TABLE_ADOPTED', details: { from: null, to: 'shop@con_own_a', reason: 'adopt' } },
+      ]);
+      const again = await planProject(client, mine, { connectorId: connectors.a });
+      expect(again.tables.find((t) => t.table === 'p_customers')).toMatchObject({
+        action: 'unchanged',
+        ownership: 'this',
+      });
+      // --adopt naming no table owned elsewhere is a usage error.
+      await expect(
+        planProject(client, mine, { connectorId: connectors.a, adopt: ['p_orders'] }),
+      ).rejects.toMatchObject({ exitCode: 2, code: 'nothing_to_adopt' });
+    },
+  );
+
+  it(
+    'a table registered under the old dbt--<name>-- file name is this project’s and migrated once',
+    needs(skip),
+    async () => {
+      await pushByHand('dbt--shop--p_legacy.json', 'p_legacy', 'own_a.p_legacy');
+      // On connector B the old file name does not make it B's: a table name is one per workspace.
+      const other = await planProject(client, project([declaration('own_b', 'p_legacy')]), {
+        connectorId: connectors.b,
+      });
+      expect(other.tables.find((t) => t.table === 'p_legacy')).toMatchObject({
+        action: 'owned-elsewhere',
+        reason: expect.stringContaining('by a dbt project on connector con_own_a'),
+      });
+      const plan = await planProject(
+        client,
+        project([declaration('own_a', 'p_orders'), declaration('own_a', 'p_customers')], {
+          // p_payments is left out by a selection: still in the project, so not gone.
+          nodeNames: ['p_orders', 'p_customers', 'p_payments'],
+        }),
+        { connectorId: connectors.a },
+      );
+      const legacy = plan.tables.find((t) => t.table === 'p_legacy');
+      expect(legacy).toMatchObject({ action: 'gone', ownership: 'this', migrate: true });
+      const summary = await applyPlan(client, plan, { describe: describeError, prune: true });
+      expect(summary.failed).toEqual([]);
+      expect(summary.actions.filter((x) => x.table === 'p_legacy').map((x) => [x.step, x.outcome])).toEqual([
+        ['migrate', 'done'],
+        ['remove', 'done'],
+      ]);
+      const audit = await server.sql<{ action: string }>(
+        `SELECT action FROM gds.audit_log WHERE table_id = $1 AND action = 'TABLE_PROJECT_RECORDED'`,
+        [legacy?.tableId],
+      );
+      expect(audit).toHaveLength(1);
+    },
+  );
+
+  it('--prune removes nothing when a create of the run failed', needs(skip), async () => {
+    // p_payments is project A's and left the project; p_broken_one has no warehouse object, so its create fails.
+    const plan = await planProject(
+      client,
+      project([
+        declaration('own_a', 'p_orders'),
+        declaration('own_a', 'p_customers'),
+        declaration('own_a', 'p_broken_one'),
+      ]),
+      { connectorId: connectors.a },
+    );
+    expect(plan.tables.filter((t) => t.action === 'gone').map((t) => t.table)).toEqual(['p_payments']);
+    const summary = await applyPlan(client, plan, { describe: describeError, prune: true });
+    expect(summary.failed.map((f) => f.table)).toEqual(['p_broken_one']);
+    expect(summary.pruneSkipped).toBe(1);
+    expect(summary.actions.filter((x) => x.step === 'remove')).toEqual([]);
+    expect(await client.tables.list({ name: 'p_payments' })).toHaveLength(1);
+  });
+
+  it(
+    'the service refuses a replace or a delete naming another project, and a stale adopt',
+    needs(skip),
+    async () => {
+      const [payments] = await client.tables.list({ name: 'p_payments' });
+      const id = payments?.id ?? '';
+      expect(payments?.project).toBe('shop@con_own_a');
+      await expect(client.tables.remove(id, { project: 'shop@con_own_b' })).rejects.toMatchObject({
+        status: 409,
+        code: 'owned_elsewhere',
+      });
+      await expect(
+        client.artifacts.push({
+          filename: 'p_payments.json',
+          content: JSON.stringify({
+            table: 'p_payments',
+            source: 'own_a.p_payments',
+            columns: [{ name: 'id', type: 'integer' }],
+          }),
+          connectorId: connectors.a,
+          replaceId: id,
+          project: 'shop@con_own_b',
+        }),
+      ).rejects.toMatchObject({ status: 409, code: 'owned_elsewhere' });
+      await expect(
+        client.tables.setProject(id, { project: 'x', previous: null, reason: 'adopt' }),
+      ).rejects.toMatchObject({
+        status: 409,
+        code: 'project_changed',
+      });
+      expect((await client.tables.list({ name: 'p_payments' }))[0]?.project).toBe('shop@con_own_a');
+    },
+  );
+
+  it(
+    'PUT /api/tables/{id}/project: 401 without a token, 403 for a member who does not own the table, 400 on a bad body',
+    needs(skip),
+    async () => {
+      const [payments] = await client.tables.list({ name: 'p_payments' });
+      const url = `${server.url}/api/tables/${payments?.id ?? ''}/project`;
+      const put = (token: string | null, body: unknown) =>
+        fetch(url, {
+          method: 'PUT',
+          headers: {
+            'content-type': 'application/json',
+            ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+          },
+          body: JSON.stringify(body),
+        });
+      const body = { project: 'taken', previous: 'shop@con_own_a' };
+      expect((await put(null, body)).status).toBe(401);
+      expect((await put(server.user('MEMBER').cliToken, body)).status).toBe(403);
+      expect((await put(server.user('ADMIN').cliToken, { project: '', previous: null })).status).toBe(400);
+      expect((await put(server.user('ADMIN').cliToken, { ...body, extra: 1 })).status).toBe(400);
+      expect((await client.tables.list({ name: 'p_payments' }))[0]?.project).toBe('shop@con_own_a');
+    },
+  );
+});
