@@ -35,7 +35,22 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
       `INSERT INTO analytics_dev.members VALUES (1, NULL, NULL, 'a@x'), (2, NULL, NULL, 'b@x'),
          (3, 7, NULL, 'c@x'), (4, NULL, '2024-01-01', NULL)`,
     );
+    await server.sql(`CREATE TABLE analytics_dev.claims (claim_id integer, amount numeric, note text)`);
+    await server.sql(`INSERT INTO analytics_dev.claims VALUES (1, 10, NULL), (2, 0, 'x')`);
     dir = await mkdtemp(join(tmpdir(), 'gds-dbt-meaning-'));
+    const claims = model('claims', {
+      schema: 'analytics_dev',
+      config: { enabled: true, materialized: 'table', contract: { enforced: true } },
+      columns: {
+        claim_id: { name: 'claim_id', data_type: 'integer', constraints: [{ type: 'primary_key' }] },
+        amount: {
+          name: 'amount',
+          data_type: 'numeric',
+          constraints: [{ type: 'check', expression: 'amount >= 0' }],
+        },
+        note: { name: 'note', data_type: 'text' },
+      },
+    });
     const members = model('members', {
       schema: 'analytics_dev',
       columns: columns({ member_id: 'integer', plan_id: 'integer', valid_to: 'date', email: 'text' }),
@@ -44,6 +59,7 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
       join(dir, 'manifest.json'),
       JSON.stringify(
         manifest(
+          claims,
           members,
           genericTest('not_null', 'model.shop.members', {}, { column: 'member_id' }),
           genericTest('unique', 'model.shop.members', {}, { column: 'member_id' }),
@@ -62,7 +78,7 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
     'nullable columns holding NULLs (75 % of valid_to): gate run passes, the table is certified',
     needs(skip),
     async () => {
-      const project = await loadDbtProject(dir, {});
+      const project = await loadDbtProject(dir, { select: ['members'] });
       const plan = await planProject(client, project, { connectorId: dev });
       const [table] = plan.tables;
       expect(table?.action).toBe('create');
@@ -125,6 +141,36 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
         detail: '1 value of (email) appear more than once, over 2 rows.',
       });
       expect(run.proof.passed).toBe(false);
+    },
+  );
+
+  it(
+    "an enforced contract's constraints are Gate 1 rules: primary_key the grain key, check a predicate",
+    needs(skip),
+    async () => {
+      const project = await loadDbtProject(dir, { select: ['claims'] });
+      const plan = await planProject(client, project, { connectorId: dev });
+      expect(plan.tables[0]?.rules).toEqual(
+        expect.arrayContaining([
+          'grain key (claim_id): no value twice',
+          'claims_check_amount: amount >= 0 (HARD_FAIL)',
+          'note: may be NULL in any share of rows (no not_null test: in dbt the column may be NULL)',
+        ]),
+      );
+      const applied = await applyPlan(client, plan, { describe: (e) => e });
+      expect(applied.failed).toEqual([]);
+      const tableId = applied.actions[0]?.tableId ?? '';
+      const passing = await client.gates.run(tableId, { gate: 1 });
+      if (passing.kind !== 'proof') throw new Error(`expected a proof, got ${passing.kind}`);
+      expect(passing.proof.passed).toBe(true);
+      await server.sql(`INSERT INTO analytics_dev.claims VALUES (3, -5, NULL)`);
+      const failing = await client.gates.run(tableId, { gate: 1 });
+      if (failing.kind !== 'proof') throw new Error(`expected a proof, got ${failing.kind}`);
+      expect(failing.proof.results.find((r) => r.name === 'claims_check_amount')).toMatchObject({
+        passed: false,
+        failingRows: 1,
+      });
+      expect(failing.proof.passed).toBe(false);
     },
   );
 });

@@ -15,6 +15,7 @@ import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
 import { findColumn, fromPostgresName, warehouseName } from './names.js';
+import { constraintTests } from './constraints.js';
 import { selectNodes } from './select.js';
 import type { MappedRules, ReferenceTarget } from './tests.js';
 import { mapTests } from './tests.js';
@@ -226,6 +227,23 @@ class ProjectReader {
   }
 
   private referenceTarget(test: ManifestNode, to: string): ReferenceTarget | undefined {
+    // A contract's foreign_key written as `schema.table (column)`: the relation itself.
+    const relation = /^relation\('([^']*)', '([^']*)'\)$/.exec(to);
+    if (relation) {
+      const [, schema = '', table = ''] = relation;
+      const named = [...this.manifest.nodes.values()].find(
+        (n) =>
+          DECLARED_TYPES.has(n.resourceType) &&
+          n.schema?.toLowerCase() === schema.toLowerCase() &&
+          n.alias.toLowerCase() === table.toLowerCase(),
+      );
+      const columns = named === undefined ? undefined : this.columnsOf(named);
+      return {
+        schema: named?.schema ?? schema,
+        table: named?.alias ?? table,
+        ...(columns?.ok ? { columns: columns.columns.map((c) => c.name) } : {}),
+      };
+    }
     const id = this.resolveCall(to, test.dependsOn);
     const node =
       id === undefined ? undefined : (this.manifest.nodes.get(id) ?? this.manifest.sources.get(id));
@@ -267,14 +285,20 @@ class ProjectReader {
     if (!found.ok) return refuse(found.reason);
     if (found.note) warnings.push(`${node.uniqueId}: ${found.note}`);
     const names = found.columns.map((c) => c.name);
-    const rules = mapTests(tests, {
+    const constraints = constraintTests(node);
+    if (constraints.ignored)
+      warnings.push(
+        `${node.uniqueId}: its constraints apply only under an enforced contract (contract: {enforced: true}), as in dbt; none is a Gate 1 rule`,
+      );
+    const rules = mapTests([...tests, ...constraints.tests], {
       columns: names,
       adapter: this.adapter,
       resolveReference: (test, to) => this.referenceTarget(test, to),
       normaliseName: (name) => warehouseName(name, this.adapter),
-      primaryKey: node.primaryKey,
+      primaryKey: node.primaryKey.length > 0 ? node.primaryKey : constraints.primaryKey,
       declaredNullRates: declaredNullRates(node, names, warnings),
     });
+    rules.notMapped.push(...constraints.notMapped);
     const columns: ArtifactColumn[] = found.columns.map((c) => ({
       name: c.name,
       type: c.type,

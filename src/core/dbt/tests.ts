@@ -76,6 +76,9 @@ type Outcome =
 
 const refused = (reason: string): Outcome => ({ kind: 'refused', reason });
 
+/** Where a rule comes from, for the gate1.yml comments and the plan: a dbt test or a contract constraint. */
+const origin = (id: string) => (id.includes(':constraint:') ? `dbt contract ${id}` : `dbt test ${id}`);
+
 /** Maps the tests attached to one declaration. */
 export function mapTests(tests: ManifestNode[], context: TestContext): MappedRules {
   const rules: MappedRules = {
@@ -147,7 +150,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
         const name = uniqueName(node.name, names);
         if (outcome.kind === 'predicate') rules.customPredicates.push({ name, sql: outcome.sql, severity });
         else rules.patternChecks.push({ name, column: outcome.column, regex: outcome.regex, severity });
-        rules.traces.set(name, `dbt test ${node.uniqueId}`);
+        rules.traces.set(name, origin(node.uniqueId));
         rules.mapped.push({ test: node.uniqueId, rule: `${outcome.kind}:${name}` });
         break;
       }
@@ -167,7 +170,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     } else {
       const name = uniqueName(candidate.name, names);
       rules.uniqueChecks.push({ name, columns: candidate.columns, severity: candidate.severity });
-      rules.traces.set(name, `dbt test ${candidate.test}`);
+      rules.traces.set(name, origin(candidate.test));
       rules.mapped.push({ test: candidate.test, rule: `unique:${name}` });
     }
   }
@@ -176,7 +179,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     const held = byColumn.get(column);
     const declared = context.declaredNullRates?.get(column);
     const [override, trace] = held
-      ? [held.override, `dbt test ${held.test}`]
+      ? [held.override, origin(held.test)]
       : declared
         ? [{ field: column, nullRate: { ...declared } }, 'meta.gds null_rate']
         : [

@@ -316,6 +316,96 @@ describe('tests become Gate 1 rules', () => {
   });
 });
 
+describe('a model contract', () => {
+  const contracted = (enforced: boolean) =>
+    model('orders', {
+      config: { enabled: true, materialized: 'table', contract: { enforced } },
+      compiled_code: 'select 1 as other',
+      columns: {
+        order_id: {
+          name: 'order_id',
+          data_type: 'integer',
+          constraints: [{ type: 'primary_key' }],
+        },
+        customer_id: {
+          name: 'customer_id',
+          data_type: 'integer',
+          constraints: [
+            { type: 'not_null' },
+            { type: 'foreign_key', to: "ref('customers')", to_columns: ['customer_id'] },
+          ],
+        },
+        email: { name: 'email', data_type: 'text', constraints: [{ type: 'unique' }] },
+        amount: {
+          name: 'amount',
+          data_type: 'numeric(10,2)',
+          constraints: [{ type: 'check', expression: 'amount >= 0' }],
+        },
+        region_id: {
+          name: 'region_id',
+          data_type: 'integer',
+          constraints: [{ type: 'custom', expression: 'default 1' }],
+        },
+      },
+      constraints: [
+        { type: 'foreign_key', columns: ['region_id'], expression: 'analytics.customers (customer_id)' },
+        { type: 'unique', columns: ['customer_id', 'email'] },
+      ],
+      depends_on: { nodes: ['model.shop.customers'] },
+    });
+
+  it('enforced: its columns and types, and each constraint a rule (not_null, primary_key, unique, check, foreign_key)', () => {
+    const project = declareDbtProject(
+      { manifest: manifest(contracted(true), customers) },
+      { select: ['orders'] },
+    );
+    const [d] = project.declarations;
+    if (!d) throw new Error('no declaration');
+    expect(d.columns).toEqual([
+      { name: 'order_id', type: 'integer', required: true },
+      { name: 'customer_id', type: 'integer', required: true, references: 'analytics.customers.customer_id' },
+      { name: 'email', type: 'text' },
+      { name: 'amount', type: 'numeric(10,2)' },
+      { name: 'region_id', type: 'integer', references: 'analytics.customers.customer_id' },
+    ]);
+    expect(d.contract?.grainKeyColumns).toEqual(['order_id']);
+    expect(gate1(d)['uniqueChecks']?.map((c) => c['columns'])).toEqual([['customer_id', 'email'], ['email']]);
+    expect(gate1(d)['customPredicates']).toEqual([
+      { name: 'orders_check_amount', sql: 'amount >= 0', severity: 'HARD_FAIL' },
+    ]);
+    expect(d.gate1Yaml).toContain('# dbt contract model.shop.orders:constraint:check:amount');
+    expect(d.mappedTests.map((t) => t.rule).sort()).toEqual([
+      'grainKey',
+      'predicate:orders_check_amount',
+      'reference:customer_id',
+      'reference:region_id',
+      'required:customer_id',
+      'required:order_id',
+      'unique:orders_unique_customer_id_email',
+      'unique:orders_unique_email',
+    ]);
+    // The model-level foreign key is written as SQL (dbt before 1.9); a custom constraint is listed.
+    expect(d.notMappedTests).toEqual([
+      {
+        test: 'model.shop.orders:constraint:custom:region_id',
+        reason: expect.stringMatching(/custom constraint is SQL of the warehouse's own/),
+      },
+    ]);
+  });
+
+  it('not enforced: dbt applies no constraint, nor does gds (a warning says so)', () => {
+    const project = declareDbtProject(
+      { manifest: manifest(contracted(false), customers) },
+      { select: ['orders'] },
+    );
+    const [d] = project.declarations;
+    expect(d?.mappedTests).toEqual([]);
+    expect(project.warnings).toContainEqual(
+      expect.stringMatching(/constraints apply only under an enforced contract/),
+    );
+  });
+});
+
 describe('the declaration', () => {
   it('names the relation by its alias and its schema, keeps the database, and the description', () => {
     const project = declareDbtProject(

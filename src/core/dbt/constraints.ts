@@ -1,0 +1,114 @@
+// A dbt model contract's constraints (dbt 1.5+, applied only when `contract: {enforced: true}`) as the tests
+// that mean the same, so they become the same Gate 1 rules: not_null → required, unique → a uniqueness
+// (the grain key or a uniqueCheck), primary_key → both (and the preferred grain key), check → a predicate,
+// foreign_key → the column's reference. Each is traced to `<model>:constraint:<type>:<columns>`.
+import type { ManifestConstraint, ManifestNode, ManifestTest } from './manifest.js';
+import type { NotMappedTest } from './types.js';
+
+export interface ConstraintTests {
+  tests: ManifestNode[];
+  notMapped: NotMappedTest[];
+  /** The columns of a primary_key constraint, when the model has one. */
+  primaryKey: string[];
+  /** The model declares constraints but enforces no contract: dbt applies none of them, nor does gds. */
+  ignored: boolean;
+}
+
+export function constraintTests(node: ManifestNode): ConstraintTests {
+  const out: ConstraintTests = { tests: [], notMapped: [], primaryKey: [], ignored: false };
+  const all: Array<{ constraint: ManifestConstraint; columns: string[] }> = [
+    ...node.columns.flatMap((c) => c.constraints.map((constraint) => ({ constraint, columns: [c.name] }))),
+    ...node.constraints.map((constraint) => ({ constraint, columns: constraint.columns })),
+  ];
+  if (all.length === 0) return out;
+  if (!node.contractEnforced) return { ...out, ignored: true };
+  for (const { constraint, columns } of all) {
+    const id = `${node.uniqueId}:constraint:${constraint.type}${columns.length > 0 ? `:${columns.join(',')}` : ''}`;
+    const test = (
+      name: string,
+      kwargs: Record<string, unknown>,
+      namespace?: string,
+      suffix = '',
+    ): ManifestNode => {
+      const info: ManifestTest = {
+        name,
+        ...(namespace === undefined ? {} : { namespace }),
+        kwargs,
+        attachedNode: node.uniqueId,
+        severity: 'error',
+      };
+      const uniqueId = `${id}${suffix}`;
+      return {
+        ...node,
+        uniqueId,
+        resourceType: 'test',
+        name: `${constraint.name ?? `${node.name}_${constraint.type}_${columns.join('_')}`}${suffix === '' ? '' : suffix.replace(/[^\w]/g, '_')}`,
+        test: info,
+      };
+    };
+    const notNull = () =>
+      columns.map((column) => test('not_null', { column_name: column }, undefined, `:not_null:${column}`));
+    const unique = () =>
+      columns.length === 1
+        ? test('unique', { column_name: columns[0] })
+        : test('unique_combination_of_columns', { combination_of_columns: columns }, 'dbt_utils');
+    const refuse = (reason: string) => out.notMapped.push({ test: id, reason });
+    if (constraint.type !== 'check' && constraint.type !== 'custom' && columns.length === 0) {
+      refuse(`the ${constraint.type} constraint names no column`);
+      continue;
+    }
+    switch (constraint.type) {
+      case 'not_null':
+        out.tests.push(...notNull());
+        break;
+      case 'unique':
+        out.tests.push(unique());
+        break;
+      case 'primary_key':
+        out.tests.push(...notNull(), unique());
+        out.primaryKey = columns;
+        break;
+      case 'check':
+        if (constraint.expression === undefined) refuse('the check constraint has no expression');
+        else out.tests.push(test('expression_is_true', { expression: constraint.expression }, 'dbt_utils'));
+        break;
+      case 'foreign_key': {
+        const [column] = columns;
+        if (columns.length !== 1 || column === undefined) {
+          refuse('a foreign key over several columns: a column declares one reference');
+          break;
+        }
+        const target = foreignKeyTarget(constraint);
+        if (target === undefined)
+          refuse(
+            `its target (${constraint.to ?? constraint.expression ?? 'none'}) is not ref(), source() or schema.table (column)`,
+          );
+        else out.tests.push(test('relationships', { column_name: column, ...target }));
+        break;
+      }
+      default:
+        refuse(
+          `a ${constraint.type || 'custom'} constraint is SQL of the warehouse's own; gds has no Gate 1 rule for it`,
+        );
+    }
+  }
+  return out;
+}
+
+/** `to: ref('x')` with `to_columns` (dbt 1.9+), or the expression `schema.table (column)` before that. */
+function foreignKeyTarget(constraint: ManifestConstraint): { to: string; field: string } | undefined {
+  const [field] = constraint.toColumns;
+  if (constraint.to !== undefined && field !== undefined && constraint.toColumns.length === 1)
+    return { to: constraint.to, field };
+  const written =
+    /^\s*((?:"[^"]+"|[\w$]+)(?:\.(?:"[^"]+"|[\w$]+)){1,2})\s*\(\s*("[^"]+"|[\w$]+)\s*\)\s*$/.exec(
+      constraint.expression ?? '',
+    );
+  if (!written) return undefined;
+  const parts = (written[1] ?? '').split('.').map((p) => p.replace(/^"|"$/g, ''));
+  const [schema, table] = parts.slice(-2);
+  return {
+    to: `relation('${schema ?? ''}', '${table ?? ''}')`,
+    field: (written[2] ?? '').replace(/^"|"$/g, ''),
+  };
+}
