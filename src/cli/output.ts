@@ -372,13 +372,14 @@ export class Output {
   /**
    * A list that arrives page by page, each page written as it arrives, in constant memory: under --json and
    * piped its lines; on a terminal a table whose columns are fitted to the first page (a later cell wider
-   * than its column is cut when it is free text, never an id), so the first screen shows at once.
+   * than its column is cut when it is free text, never an id), so the first screen shows at once. Answers how
+   * many rows it wrote.
    */
   async tablePages<Row extends object>(
     pages: AsyncIterable<{ rows: readonly Row[]; total?: number }>,
     columns: ReadonlyArray<Column<Row>>,
     options: TableOptions = {},
-  ): Promise<void> {
+  ): Promise<number> {
     const limit = options.limit ?? Infinity;
     let written = 0;
     let pagesRead = 0;
@@ -400,6 +401,7 @@ export class Output {
       if (pagesRead === 1 && this.out === process.stdout && table === undefined) leanHeapForStreaming();
     }
     if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
+    return written;
   }
 
   /** Piped: tab-separated fields, no header, nothing cut (gh's rules). */

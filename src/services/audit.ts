@@ -1,6 +1,7 @@
 // `gds audit list`: entries of the workspace audit log (§4.4), newest first. One page by default;
 // with `all`, every page through the client's cursor walker, each entry handed on as it arrives.
 import type { ApiClient } from '../client/index.js';
+import { MAX_AUDIT_PAGE } from '../client/areas/audit-log.js';
 import type { AuditEntry } from '../contract/types.js';
 
 export type AuditClient = Pick<ApiClient, 'auditLog'>;
@@ -40,4 +41,24 @@ export async function listAuditEntries(
   const page = await client.auditLog.page({ eventType, since, limit: options.limit }, { signal });
   for (const entry of page.entries) onEntry(entry);
   return { count: page.entries.length, more: Boolean(page.nextCursor) };
+}
+
+/**
+ * Every entry (as `all` lists them), a page at a time as the service sends them, for a table printed page by
+ * page.
+ */
+export async function* auditEntryPages(
+  client: AuditClient,
+  options: Pick<AuditListOptions, 'eventType' | 'since' | 'signal'>,
+): AsyncGenerator<{ rows: AuditEntry[] }, void, undefined> {
+  const { eventType, since, signal } = options;
+  let rows: AuditEntry[] = [];
+  for await (const entry of client.auditLog.iterate({ eventType, since, ...(signal ? { signal } : {}) })) {
+    rows.push(entry);
+    if (rows.length === MAX_AUDIT_PAGE) {
+      yield { rows };
+      rows = [];
+    }
+  }
+  if (rows.length > 0) yield { rows };
 }

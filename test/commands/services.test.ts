@@ -7,7 +7,7 @@ import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { AuditEntry, Member } from '../../src/contract/types.js';
 import { callApi } from '../../src/services/api-call.js';
-import { listAuditEntries } from '../../src/services/audit.js';
+import { auditEntryPages, listAuditEntries } from '../../src/services/audit.js';
 import { listMembers } from '../../src/services/members.js';
 import { issueRequest, issueToken, refreshToken } from '../../src/services/tokens.js';
 import { BASE, useMockApi } from '../client/mock-api.js';
@@ -118,6 +118,27 @@ describe('listAuditEntries', () => {
       expect(request.url.searchParams.get('eventType')).toBe('X');
       expect(request.url.searchParams.get('limit')).toBe('200');
     }
+  });
+});
+
+describe('auditEntryPages', () => {
+  it('yields each page of 200 as it arrives, before the next is asked for, with the filters', async () => {
+    const page = (from: number, count: number) => Array.from({ length: count }, (_, i) => entry(from + i));
+    const pages: Record<string, { entries: AuditEntry[]; nextCursor: string }> = {
+      '': { entries: page(0, 200), nextCursor: 'c2' },
+      c2: { entries: page(200, 200), nextCursor: 'c3' },
+      c3: { entries: page(400, 5), nextCursor: '' },
+    };
+    api.use(
+      http.get(at('/api/workspace/audit-log'), ({ request }) =>
+        HttpResponse.json(pages[new URL(request.url).searchParams.get('cursor') ?? '']),
+      ),
+    );
+    const yielded: string[] = [];
+    for await (const { rows } of auditEntryPages(newClient(), { eventType: 'X' }))
+      yielded.push(`${rows.length} from ${rows[0]?.id}@${api.seen.length}`);
+    expect(yielded).toEqual(['200 from aud_0@1', '200 from aud_200@2', '5 from aud_400@3']);
+    for (const request of api.seen) expect(request.url.searchParams.get('eventType')).toBe('X');
   });
 });
 

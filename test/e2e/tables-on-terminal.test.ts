@@ -72,6 +72,14 @@ describe('tables on a terminal', () => {
     }
   });
 
+  it('gds audit list --all: one header, then every page in its columns', async () => {
+    const lines = (await onTerminal(['audit', 'list', '--all'], 100, { NO_COLOR: '1' })).map(strip);
+    expect(lines[0]).toMatch(/^TIME\s+ACTION/);
+    expect(lines.filter((l) => /^TIME\s+ACTION/.test(l))).toHaveLength(1);
+    const all = await runCli(['audit', 'list', '--all', '--json'], { env: env() });
+    expect(lines.length - 1).toBe(all.stdout.trimEnd().split('\n').length);
+  });
+
   it('states are coloured; -L says Showing N of M', async () => {
     const lines = await onTerminal(['list', '-L', '1'], 120, { FORCE_COLOR: '1' });
     expect(strip(lines[0] ?? '')).toBe(`Showing 1 of ${(await listedIds()).length} tables`);

@@ -53,23 +53,37 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
   };
 
   async run(): Promise<void> {
-    const { listAuditEntries } = await import('../../services/audit.js');
+    const { auditEntryPages, listAuditEntries } = await import('../../services/audit.js');
     const { 'event-type': eventType, since, limit, all } = this.flags;
+    if (all === true && !this.out.json) {
+      // Every page, each printed as it arrives (a terminal's table is fitted to the first).
+      const count = await this.withClient((client) =>
+        this.out.tablePages(auditEntryPages(client, { eventType, since }), columns, {
+          empty: 'No audit entries.',
+        }),
+      );
+      this.warnIfMisspelt(count, eventType);
+      return;
+    }
     const rows: AuditEntry[] = [];
-    // Under --json each entry is written as it arrives; a table needs them all first.
+    // Under --json each entry is written as it arrives; the one page of a table is printed whole.
     const onEntry = this.out.json
       ? (entry: AuditEntry) => this.out.record(entry)
       : (entry: AuditEntry) => rows.push(entry);
     const result = await this.withClient((client) =>
       listAuditEntries(client, { eventType, since, limit, all }, onEntry),
     );
-    const near = result.count === 0 && eventType !== undefined ? nearAuditAction(eventType) : undefined;
-    // Nothing matched an action that is probably misspelt: said on stderr, under --json too.
-    if (near !== undefined)
-      this.out.warn(`No entries with action ${eventType}. Did you mean --event-type ${near}?`);
+    this.warnIfMisspelt(result.count, eventType);
     if (this.out.json) return;
     await this.out.table(rows, columns, { empty: 'No audit entries.' });
     if (result.more)
       this.out.info(`Showing the newest ${result.count}; --all shows every entry, --limit up to 200.`);
+  }
+
+  /** Nothing matched an action that is probably misspelt: said on stderr, under --json too. */
+  private warnIfMisspelt(count: number, eventType: string | undefined): void {
+    const near = count === 0 && eventType !== undefined ? nearAuditAction(eventType) : undefined;
+    if (near !== undefined)
+      this.out.warn(`No entries with action ${eventType}. Did you mean --event-type ${near}?`);
   }
 }
