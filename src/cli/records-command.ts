@@ -3,7 +3,7 @@
 import type { Command } from '@oclif/core';
 import { Args, Flags } from '@oclif/core';
 import type { ApiClient } from '../client/index.js';
-import type { RecordValues } from '../contract/types.js';
+import type { RecordValues, TableGrant } from '../contract/types.js';
 import { ApiCommand } from './api-command.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -36,14 +36,29 @@ export const recordInputFlags = {
 const MAX_RECORD_BYTES = 25 * 1024 * 1024;
 
 export abstract class RecordsCommand<T extends typeof Command> extends ApiCommand<T> {
-  /** Runs `work` with the client and the table id of the `table` argument. */
+  /** What the command does to rows: a person's CLI token draws a DATA-API token with these permissions. */
+  protected readonly tablePermissions: TableGrant['permissions'] = ['read'];
+
+  /**
+   * Runs `work` with the client and the table id of the `table` argument. Holding a person's CLI token (or
+   * sign-in), gds first draws a 60-minute DATA-API token for that one table on it.
+   */
   protected async withTable<R>(
     ref: string,
     work: (client: ApiClient, tableId: string) => Promise<R>,
   ): Promise<R> {
     const { resolveRecordsTable } = await import('../services/records.js');
-    return this.withClient(async (client, session) =>
-      work(client, await resolveRecordsTable(client, ref, session.credentials?.token)),
+    let drawnFor: string | undefined;
+    const draw = async (personal: ApiClient) => {
+      const { drawForTable } = await import('../services/tokens.js');
+      const drawn = await drawForTable(personal, ref, this.tablePermissions);
+      drawnFor = drawn.tableId;
+      return drawn.request;
+    };
+    return this.withClient(
+      async (client, session) =>
+        work(client, drawnFor ?? (await resolveRecordsTable(client, ref, session.credentials?.token))),
+      { draw },
     );
   }
 

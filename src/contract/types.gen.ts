@@ -1417,8 +1417,8 @@ export interface components {
             createdAt: string;
         };
         ShortLivedTokenRequest: {
-            /** @description `*` for an environment-agnostic token, else one environment label. */
-            env: string;
+            /** @description `*` for an environment-agnostic token, else one environment label. Required for workspace scopes; for table grants it defaults to the tables' environment (400 `env_required` when they are in several). */
+            env?: string;
             /** @description All table grants (DATA-API) or all workspace scope strings (MANAGEMENT). */
             scopes: (components["schemas"]["TableGrant"] | components["schemas"]["WorkspaceScope"])[];
         };

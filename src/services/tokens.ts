@@ -290,6 +290,20 @@ export async function drawForConnector(
   return { connectorId: found.id, request: { env: found.environmentLabel, scopes: [scope] } };
 }
 
+/**
+ * The short-lived DATA-API token a records command asks for when gds holds a person's credential: the table
+ * `ref` names (an id, or a name the person sees), with `permissions`, in the table's environment.
+ */
+export async function drawForTable(
+  client: Pick<ApiClient, 'tables'>,
+  ref: string,
+  permissions: TableGrant['permissions'],
+): Promise<{ tableId: string; request: ShortLivedTokenRequest }> {
+  const { resolveTableId } = await import('./table-ref.js');
+  const tableId = await resolveTableId(client, ref, { flag: '<table>' });
+  return { tableId, request: { scopes: [{ tableId, permissions }] } };
+}
+
 /** `gds auth revoke`: the credential the call is made with. */
 export async function revokeOwnCredential(client: TokensClient): Promise<void> {
   await client.tokens.revokeOwn();

@@ -8,7 +8,14 @@ import { CliError, ExitCode } from '../../src/cli/errors.js';
 import { ApiError } from '../../src/client/errors.js';
 import { withSession } from '../../src/cli/session.js';
 import { recertify } from '../../src/services/recertification.js';
-import { createCliToken, listTokens, revocationTarget, revokeToken } from '../../src/services/tokens.js';
+import { listRecordsPage } from '../../src/services/records.js';
+import {
+  createCliToken,
+  drawForTable,
+  listTokens,
+  revocationTarget,
+  revokeToken,
+} from '../../src/services/tokens.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -192,5 +199,37 @@ describe('a step that takes a MANAGEMENT token, run with a CLI token', () => {
     expect(after[0].n).toBe(before[0].n + 1);
     // A MEMBER's CLI token may not draw a write scope: 403, exit 4, nothing signalled.
     expect((await failure(signal(server.user('MEMBER').cliToken))).exitCode).toBe(ExitCode.Forbidden);
+  });
+});
+
+describe('a records step run with a CLI token', () => {
+  it("draws a DATA-API token for the one table, in the table's environment, and reads its rows", async () => {
+    const drawnFor: string[] = [];
+    const page = await withSession(
+      {
+        flags: { token: server.user('MEMBER').cliToken, base: server.url },
+        version: '0.0.0-test',
+        draw: async (personal) => {
+          const drawn = await drawForTable(personal, 'orders', ['read']);
+          drawnFor.push(drawn.tableId);
+          return drawn.request;
+        },
+      },
+      ({ client }) => listRecordsPage(client, server.table('orders').id, { limit: 1 }),
+    );
+    expect(drawnFor).toEqual([server.table('orders').id]);
+    expect(page.records.length).toBeLessThanOrEqual(1);
+    // The member owns orders, not crm_contacts: no DATA-API token for it (403, exit 4).
+    const refused = await failure(
+      withSession(
+        {
+          flags: { token: server.user('MEMBER').cliToken, base: server.url },
+          version: '0.0.0-test',
+          draw: async (personal) => (await drawForTable(personal, 'crm_contacts', ['read'])).request,
+        },
+        ({ client }) => listRecordsPage(client, server.table('crm_contacts').id, { limit: 1 }),
+      ),
+    );
+    expect(refused.exitCode).toBe(ExitCode.Forbidden);
   });
 });

@@ -133,6 +133,11 @@ describe(
             tokensBefore,
           );
 
+          // A records command draws the DATA-API token of its one table the same way.
+          const rows = await gds(['records', 'list', 'crm_contacts', '--limit', '1', '--json'], ci);
+          expect(rows.code, rows.stderr).toBe(0);
+          expect(jsonLines(rows.stdout)).toHaveLength(1);
+
           const revoked = await gds(['tokens', 'revoke', 'ci', '--yes'], ci);
           expect(revoked.code).toBe(0);
           expect(revoked.stdout).toContain('Revoked "ci"');

@@ -184,6 +184,15 @@ describe.each(ENGINES)('tokens and their holders on $engine', (engine) => {
         expect(data.body.audience).toBe('DATA-API');
         const records = `/api/tables/${server.table('crm_contacts').id}/records?limit=1`;
         expect((await server.request('GET', records, { token: data.body.accessToken })).status).toBe(200);
+        // Table grants without env take the tables' environment; workspace scopes must name one.
+        const defaulted = await draw({
+          scopes: [{ tableId: server.table('crm_contacts').id, permissions: ['read'] }],
+        });
+        expect(defaulted.status).toBe(201);
+        expect(defaulted.body.env).toBe(server.table('crm_contacts').environmentLabel);
+        const unnamed = await draw({ scopes: ['workspace:write:recertify'] });
+        expect(unnamed.status).toBe(400);
+        expect(unnamed.body.error.code).toBe('env_required');
         // The same rules as issuing: a MEMBER may not draw a write scope of the workspace.
         const member = await server.request('POST', '/api/integration/short-lived-tokens', {
           token: server.user('MEMBER').cliToken,

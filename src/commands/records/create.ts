@@ -1,6 +1,8 @@
 import { recordInputFlags, RecordsCommand, tableArg } from '../../cli/records-command.js';
+import type { TableGrant } from '../../contract/types.js';
 
 export default class RecordsCreate extends RecordsCommand<typeof RecordsCreate> {
+  protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
   static override summary = 'Create a record in a table (data plane, DATA-API token with write).';
   static override description =
     'The record is one JSON object of column values, from --data, -f FILE (- for stdin) or piped stdin; it must ' +

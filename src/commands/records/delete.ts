@@ -1,7 +1,9 @@
 import { Flags } from '@oclif/core';
+import type { TableGrant } from '../../contract/types.js';
 import { recordIdArg, RecordsCommand, tableArg } from '../../cli/records-command.js';
 
 export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> {
+  protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
   static override summary = 'Delete a record of a table (data plane, DATA-API token with write).';
   static override description =
     'Shows the record and asks for confirmation on a terminal; without a terminal it refuses (exit 2) unless ' +

@@ -1,8 +1,10 @@
 import { Flags } from '@oclif/core';
+import type { TableGrant } from '../../contract/types.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
 
 export default class RecordsImport extends RecordsCommand<typeof RecordsImport> {
+  protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
   static override summary =
     'Load rows from a CSV, NDJSON or JSON file into a table (data plane, DATA-API token).';
   static override description =

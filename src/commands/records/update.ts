@@ -1,6 +1,8 @@
 import { recordIdArg, recordInputFlags, RecordsCommand, tableArg } from '../../cli/records-command.js';
+import type { TableGrant } from '../../contract/types.js';
 
 export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> {
+  protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
   static override summary = 'Change some columns of a record (data plane, DATA-API token with write).';
   static override description =
     'Only the columns given change (a JSON object from --data, -f FILE or piped stdin); null empties an optional ' +

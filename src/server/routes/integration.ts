@@ -17,7 +17,7 @@ import { workspaceEnvironments } from '../certification/access.js';
 import { rateLimited } from '../rate-limit.js';
 import { callerOf, limitFailedAuthentication } from '../context.js';
 import { parseBody } from '../contract.js';
-import { badRequest, forbidden, HttpError } from '../errors.js';
+import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
 
 type ShortLivedTokenRequest = Schema<'ShortLivedTokenRequest'>;
 type ShortLivedToken = Schema<'ShortLivedToken'>;
@@ -48,7 +48,8 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/integration/short-lived-tokens', async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     const body = parseBody<ShortLivedTokenRequest>('ShortLivedTokenRequest', request.body);
-    const plan = await planToken(ctx, caller, body);
+    const env = body.env ?? (await grantsEnvironment(ctx, caller.workspaceId, body.scopes));
+    const plan = await planToken(ctx, caller, { env, scopes: body.scopes });
     const response: ShortLivedToken = await issueShortLivedToken(ctx, caller, plan);
     return reply.code(201).send(response);
   });
@@ -61,6 +62,32 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     return response;
   });
+}
+
+/** The one environment of the tables a request grants, for a short-lived token that names none. */
+async function grantsEnvironment(
+  ctx: AppContext,
+  workspaceId: string,
+  scopes: IssueTokenRequest['scopes'],
+): Promise<string> {
+  const ids = scopes.filter((s): s is TableGrantRequest => typeof s === 'object').map((g) => g.tableId);
+  if (ids.length === 0)
+    throw badRequest(
+      'env_required',
+      'Name env ("*" or an environment label) for a token of workspace scopes.',
+    );
+  const rows = await ctx.db.query<{ environment_label: string }>(
+    `SELECT DISTINCT environment_label FROM gds.tables WHERE workspace_id = $1 AND id = ANY($2::text[]) AND active`,
+    [workspaceId, ids],
+  );
+  const [only] = rows;
+  if (only === undefined) throw notFound('table_not_found', `No table ${ids.join(', ')} in this workspace.`);
+  if (rows.length > 1)
+    throw badRequest(
+      'env_required',
+      `The tables are in several environments (${rows.map((r) => r.environment_label).join(', ')}): name env.`,
+    );
+  return only.environment_label;
 }
 
 /**
