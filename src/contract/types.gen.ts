@@ -1202,6 +1202,9 @@ export interface paths {
          *     static CLI token as a bearer token. Without either, a browser (Accept text/html) is sent to the
          *     sign-in page and any other client gets 401. Every dashboard response carries a strict
          *     Content-Security-Policy, X-Content-Type-Options nosniff and Referrer-Policy no-referrer.
+         *     A STEWARD and above sees "Waiting for review" first (the queue of `GET /api/notifications`); the
+         *     tables below are read by key, 100 a page, like `GET /api/tables`. An unknown state or a cursor
+         *     this dashboard did not make is said on the page, which then shows the first page unfiltered by it.
          */
         get: operations["showDashboard"];
         put?: never;
@@ -1228,6 +1231,50 @@ export interface paths {
         get: operations["showDashboardTable"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The integration tokens, masked, with a revoke button (HTML)
+         * @description As `GET /api/integration/tokens` lists them: an OWNER or ADMIN sees the workspace's, anyone else
+         *     the tokens they issued. Each with its masked client token, name, audience, environment, scopes,
+         *     issuer's e-mail and last use; a revoke form (with the sign-in's CSRF token) on each live token the
+         *     viewer may revoke (its issuer, or an ADMIN and above). Signed in as for `/dashboard`.
+         */
+        get: operations["showDashboardTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/tokens/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an integration token from the tokens page
+         * @description Needs the dashboard's sign-in cookie, a post from this server's own page (Origin or
+         *     Sec-Fetch-Site) and the form's CSRF token; the rules of `POST /api/integration/tokens/revoke`.
+         */
+        post: operations["revokeTokenFromDashboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2473,7 +2520,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A deadlock or serialization failure with a parallel request (PostgreSQL SQLSTATE 40P01 or 40001): the database rolled this request back and nothing was stored, so the same request succeeds when sent again after `Retry-After`. `error.code` is `database_conflict`, `details.sqlstate` the SQLSTATE. Any write can meet it on PostgreSQL (parallel CI jobs, several server processes). */
+        /** @description A deadlock or serialization failure with a parallel request (PostgreSQL SQLSTATE 40P01 or 40001): the database rolled this request back and nothing was stored, so the same request succeeds when sent again after `Retry-After`. `error.code` is `database_conflict`, `details.sqlstate` the SQLSTATE. Any write can meet it on PostgreSQL (parallel CI jobs, several server processes). Or, on the reference server's embedded database (PGlite), the gate checks (runs, submissions, suggestions, certify) queue for two slots: a check whose queue is full, or that cannot start within 10 s, is refused before anything is done; `error.code` is `server_busy`, `details` gives `running`, `waiting` and `retryAfterSeconds`. A client waits out `Retry-After` and sends it again. */
         DatabaseConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4581,7 +4628,14 @@ export interface operations {
     };
     showDashboard: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only tables in this lifecycle state. */
+                state?: string;
+                /** @description Only tables of this environment. */
+                env?: string;
+                /** @description The Next link's cursor (same filters). */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4644,6 +4698,88 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    showDashboardTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in (a browser); Location is the sign-in page. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    revokeTokenFromDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The token's id. */
+                    token: string;
+                    csrf: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked; Location is the tokens page. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body that could not be read; the sign-in form. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not posted from this server's own tokens page, or not the viewer's to revoke; the page says why. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such token in the workspace; the tokens page says so. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            503: components["responses"]["DatabaseConflict"];
         };
     };
     showDashboardSignIn: {

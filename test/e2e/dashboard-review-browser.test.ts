@@ -81,5 +81,36 @@ describe(
       expect(production.length).toBeGreaterThan(0);
       expect(new Set(production)).toEqual(new Set(['production']));
     }, 60_000);
+
+    it('the tokens page shows each integration token masked, and its Revoke button revokes it', async () => {
+      const orders = server.table('orders');
+      const issued = await server.issueToken('OWNER', {
+        name: 'browser-feed',
+        env: orders.environmentLabel,
+        scopes: [{ tableId: orders.id, permissions: ['read'] }],
+      });
+      await page.goto(`${server.origin}/dashboard`);
+      await Promise.all([page.waitForNavigation(), page.click('a:has-text("Integration tokens")')]);
+      const row = page.locator('tr', { hasText: 'browser-feed' });
+      const cells = await row.locator('td').allTextContents();
+      expect(cells[1]).toMatch(/^tf_.{4}….{4}$/);
+      expect(cells[1]).not.toBe(issued.clientToken);
+      expect(cells.slice(2, 6)).toEqual([
+        'DATA-API',
+        orders.environmentLabel,
+        `tables:${orders.name}:read`,
+        server.user('OWNER').email,
+      ]);
+      expect(await page.content()).not.toContain(issued.clientToken);
+
+      await Promise.all([page.waitForNavigation(), row.locator('button:has-text("Revoke")').click()]);
+      expect(new URL(page.url()).pathname).toBe('/dashboard/tokens');
+      const [stored] = await server.sql<{ revoked: boolean }>(
+        'SELECT revoked_at IS NOT NULL AS revoked FROM gds.integration_tokens WHERE id = $1',
+        [issued.id],
+      );
+      expect(stored?.revoked).toBe(true);
+      expect(await page.locator('tr', { hasText: 'browser-feed' }).textContent()).toContain('revoked');
+    }, 60_000);
   },
 );

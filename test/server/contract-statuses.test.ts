@@ -528,6 +528,36 @@ describe('success statuses', () => {
           }),
       },
       { route: 'POST /dashboard/sign-out', call: () => raw('/dashboard/sign-out', { form: {} }) },
+      {
+        route: 'GET /dashboard/tokens',
+        call: () => raw('/dashboard/tokens', { headers: { authorization: `Bearer ${cli('MEMBER')}` } }),
+      },
+      {
+        route: 'GET /dashboard/tokens',
+        call: () => raw('/dashboard/tokens', { headers: { accept: 'text/html' } }),
+      },
+      {
+        route: 'POST /dashboard/tokens/revoke',
+        call: async () => {
+          const owner = server.user('OWNER');
+          const issued = await server.issueToken('OWNER', {
+            name: 'dashboard-revoke',
+            env: '*',
+            scopes: ['workspace:read:audit'],
+          });
+          const signedIn = await raw('/dashboard/sign-in', {
+            form: { email: owner.email },
+            headers: { origin: server.origin },
+          });
+          const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+          const page = await raw('/dashboard/tokens', { headers: { cookie } });
+          const csrf = /name="csrf" value="([^"]+)"/.exec(String(page.body))?.[1] ?? '';
+          return raw('/dashboard/tokens/revoke', {
+            form: { token: issued.id, csrf },
+            headers: { cookie, origin: server.origin },
+          });
+        },
+      },
       // Revocation last: it ends the credentials it names.
       { route: 'GET /api/integration/tokens', call: () => get('/api/integration/tokens') },
       {

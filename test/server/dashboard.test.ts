@@ -495,3 +495,85 @@ describe('the tables list pages by key', () => {
     );
   });
 });
+
+describe('the tokens page', () => {
+  const revokeForm = (text: string, tokenId: string) =>
+    new RegExp(
+      `action="/dashboard/tokens/revoke"><input type="hidden" name="csrf" value="([^"]+)"[^>]*><input\\s+type="hidden"\\s+name="token"\\s+value="${tokenId}"`,
+    ).exec(text)?.[1];
+
+  it('lists each integration token masked, with its issuer’s e-mail; a member sees and revokes only their own', async () => {
+    const orders = server.table('orders');
+    const mine = await server.issueToken('MEMBER', {
+      name: 'member-feed',
+      env: orders.environmentLabel,
+      scopes: [{ tableId: orders.id, permissions: ['read'] }],
+    });
+    const owners = await server.issueToken('OWNER', {
+      name: 'owner-audit',
+      env: '*',
+      scopes: ['workspace:read:audit'],
+    });
+    const memberCookie = await signIn('MEMBER');
+    const page = await get('/dashboard/tokens', { cookie: memberCookie });
+    expect(page.status).toBe(200);
+    expectSecurityHeaders(page.headers);
+    expect(page.text).toContain('<td>member-feed</td>');
+    expect(page.text).toContain(`<td>${escapeHtml(server.user('MEMBER').email)}</td>`);
+    expect(page.text).toMatch(/<td><code>tf_[^<]{4}…[^<]{4}<\/code><\/td>/);
+    expect(page.text).not.toContain(mine.clientToken);
+    expect(page.text).not.toContain(mine.tokens.accessToken);
+    expect(page.text).not.toContain('owner-audit');
+    const csrf = revokeForm(page.text, mine.id);
+    expect(csrf).toBeDefined();
+
+    // Without the form's token, or from another site: refused, nothing revoked.
+    const revoked = () =>
+      server.sql<{ revoked: boolean }>(
+        'SELECT revoked_at IS NOT NULL AS revoked FROM gds.integration_tokens WHERE id = $1',
+        [mine.id],
+      );
+    expect(
+      (await post('/dashboard/tokens/revoke', { token: mine.id }, { cookie: memberCookie, ...sameOrigin() }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await post(
+          '/dashboard/tokens/revoke',
+          { token: mine.id, csrf: csrf! },
+          { cookie: memberCookie, origin: 'https://evil.example' },
+        )
+      ).status,
+    ).toBe(403);
+    expect((await revoked())[0]?.revoked).toBe(false);
+    // Someone else's token: the service's own refusal, shown on the page.
+    const refused = await post(
+      '/dashboard/tokens/revoke',
+      { token: owners.id, csrf: csrf! },
+      { cookie: memberCookie, ...sameOrigin() },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('role="alert"');
+
+    const done = await post(
+      '/dashboard/tokens/revoke',
+      { token: mine.id, csrf: csrf! },
+      { cookie: memberCookie, ...sameOrigin() },
+    );
+    expect(done.status).toBe(303);
+    expect((await revoked())[0]?.revoked).toBe(true);
+    const after = await get('/dashboard/tokens', { cookie: memberCookie });
+    expect(revokeForm(after.text, mine.id)).toBeUndefined();
+    expect(after.text).toMatch(/<td>revoked \d{4}-/);
+  });
+
+  it('an OWNER sees the workspace’s tokens with a revoke button on each', async () => {
+    const page = await get('/dashboard/tokens', { cookie: await signIn() });
+    expect(page.text).toContain('<td>owner-audit</td>');
+    const [live] = await server.sql<{ id: string }>(
+      `SELECT id FROM gds.integration_tokens WHERE name = 'owner-audit' AND revoked_at IS NULL`,
+    );
+    expect(revokeForm(page.text, live!.id)).toBeDefined();
+  });
+});

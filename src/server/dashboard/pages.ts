@@ -3,12 +3,17 @@ import type { TableRow } from '../governance/tables.js';
 import type { Html } from './html.js';
 import { html, page } from './html.js';
 import type { HomePage, TablePage, Viewer } from './view.js';
-import { TABLES_PAGE_SIZE } from './view.js';
+import { TABLES_PAGE_SIZE, viewerMayRevoke } from './view.js';
+import type { IntegrationTokenRow } from '../auth/revocation.js';
+import type { Role } from '../../core/scopes.js';
+import { roleAtLeast } from '../../core/scopes.js';
 import type { QueueEntry } from '../governance/notifications.js';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
+export const TOKENS_PATH = '/dashboard/tokens';
+export const REVOKE_TOKEN_PATH = '/dashboard/tokens/revoke';
 
 const CUSTODY: Record<TableRow['mode'], string> = {
   MODE_A: 'Mode A (registered warehouse object)',
@@ -17,7 +22,7 @@ const CUSTODY: Record<TableRow['mode'], string> = {
 
 function header(viewer: Viewer): Html {
   return html`<header>
-    <p><a href="/dashboard">${viewer.workspaceName}</a></p>
+    <p><a href="/dashboard">${viewer.workspaceName}</a> · <a href="${TOKENS_PATH}">Integration tokens</a></p>
     <form method="post" action="${SIGN_OUT_PATH}">
       <span>${viewer.displayName} (${viewer.email}, ${viewer.role})</span> <button>Sign out</button>
     </form>
@@ -254,6 +259,54 @@ export function tablePage(viewer: Viewer, view: TablePage): string {
       'No audit entry.',
     )}`;
   return page(table.name, body, header(viewer));
+}
+
+export function tokensPage(
+  viewer: Viewer,
+  tokens: IntegrationTokenRow[],
+  csrf: string | null,
+  problem?: string,
+): string {
+  const revoke = (token: IntegrationTokenRow): Html | string => {
+    if (token.revokedAt !== null) return `revoked ${token.revokedAt}`;
+    if (csrf === null || !viewerMayRevoke(viewer, token)) return '';
+    return html`<form method="post" action="${REVOKE_TOKEN_PATH}">
+      <input type="hidden" name="csrf" value="${csrf}" /><input
+        type="hidden"
+        name="token"
+        value="${token.id}"
+      />
+      <button>Revoke</button>
+    </form>`;
+  };
+  return page(
+    'Integration tokens',
+    html`${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
+      <p>
+        ${
+          roleAtLeast(viewer.role as Role, 'ADMIN')
+            ? 'The integration tokens of your workspace.'
+            : 'The integration tokens you issued.'
+        }
+        Issue one with <code>gds tokens issue</code>; a revoked token is refused on its next call.
+      </p>
+      ${rows(
+        tokens,
+        ['Name', 'Client token', 'Audience', 'Environment', 'Scopes', 'Issued by', 'Last used', ''],
+        (t) => [
+          t.name,
+          html`<code>${t.clientToken}</code>`,
+          t.audience,
+          t.environment === '*' ? 'every environment' : t.environment,
+          t.scopes.join(', '),
+          orNone(t.issuedBy),
+          t.lastUsedAt ?? 'never',
+          revoke(t),
+        ],
+        'No integration tokens.',
+      )}`,
+    header(viewer),
+  );
 }
 
 export function notFoundPage(what: string, viewer?: Viewer): string {

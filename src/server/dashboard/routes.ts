@@ -7,22 +7,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import { formScopeErrorHandler, unauthorized } from '../errors.js';
+import { formScopeErrorHandler, HttpError, unauthorized } from '../errors.js';
 import { isSameOriginPost } from '../host-check.js';
 import { memberByEmail } from '../oauth/device-codes.js';
 import { SECURITY_HEADERS } from './html.js';
 import {
   notFoundPage,
   refusedPage,
+  REVOKE_TOKEN_PATH,
+  TOKENS_PATH,
+  tokensPage,
   SIGN_IN_PATH,
   SIGN_OUT_PATH,
   signInPage,
   tablePage,
   tablesPage,
 } from './pages.js';
-import { cookieValue, DashboardSessions, SESSION_COOKIE, sessionCookie } from './sessions.js';
+import { cookieValue, csrfToken, DashboardSessions, SESSION_COOKIE, sessionCookie } from './sessions.js';
 import type { Viewer } from './view.js';
-import { loadHome, loadTablePage, loadViewer } from './view.js';
+import { loadHome, loadTablePage, loadTokens, loadViewer, viewerCaller } from './view.js';
+import { revokeIntegrationToken } from '../auth/revocation.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -41,6 +45,12 @@ function wantsHtml(request: FastifyRequest): boolean {
 
 function sendPage(reply: FastifyReply, status: number, body: string) {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** The CSRF token of the request's sign-in cookie; null without one (a bearer caller posts no form). */
+function csrfOf(request: FastifyRequest): string | null {
+  const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+  return id === undefined ? null : csrfToken(id);
 }
 
 function seeOther(reply: FastifyReply, location: string) {
@@ -102,6 +112,31 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       const { state, env, cursor } = request.query;
       const home = await loadHome(ctx.db, viewer, { state: one(state), env: one(env), cursor: one(cursor) });
       return sendPage(reply, 200, tablesPage(viewer, home));
+    });
+
+    scope.get(TOKENS_PATH, async (request, reply) => {
+      const viewer = await requireViewer(request, reply);
+      if (!viewer) return reply;
+      return sendPage(reply, 200, tokensPage(viewer, await loadTokens(ctx, viewer), csrfOf(request)));
+    });
+
+    scope.post<{ Body: Form }>(REVOKE_TOKEN_PATH, async (request, reply) => {
+      const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      const session = id === undefined ? null : await sessions.find(id);
+      const viewer = session && (await loadViewer(ctx.db, session.userId, session.workspaceId));
+      const form = request.body ?? {};
+      // Same origin, and the form's token of this very sign-in: another site can send neither.
+      if (!viewer || !isSameOriginPost(request, ctx.names()) || form.csrf !== csrfOf(request)) {
+        return sendPage(reply, 403, refusedPage('Revoke tokens from this server’s own tokens page.'));
+      }
+      try {
+        const revoked = await revokeIntegrationToken(ctx, viewerCaller(viewer), form.token ?? '');
+        return seeOther(reply, `${TOKENS_PATH}?revoked=${encodeURIComponent(revoked.id)}`);
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        const tokens = await loadTokens(ctx, viewer);
+        return sendPage(reply, error.status, tokensPage(viewer, tokens, csrfOf(request), error.message));
+      }
     });
 
     scope.get<{ Params: { tableId: string } }>('/dashboard/tables/:tableId', async (request, reply) => {

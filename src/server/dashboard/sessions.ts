@@ -3,6 +3,7 @@
 // one PostgreSQL knows every sign-in, and a sign-in outlives a restart of a server with a kept database.
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/index.js';
+import { createHmac } from 'node:crypto';
 import { newSecret, sha256 } from '../ids.js';
 
 export const SESSION_COOKIE = 'gds_dashboard';
@@ -68,4 +69,12 @@ export function sessionCookie(id: string | null, secure: boolean): string {
   const attributes = ['Path=/dashboard', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])];
   const lifetime = id === null ? 'Max-Age=0' : `Max-Age=${SESSION_TTL_MS / 1000}`;
   return [`${SESSION_COOKIE}=${id ?? ''}`, lifetime, ...attributes].join('; ');
+}
+
+/**
+ * The CSRF token of a sign-in's forms: derived from the session id (secret, HttpOnly), so a page of another
+ * site can neither read nor compute it, and it ends with the sign-in.
+ */
+export function csrfToken(sessionId: string): string {
+  return createHmac('sha256', sessionId).update('gds dashboard form').digest('base64url');
 }

@@ -16,6 +16,10 @@ import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import type { Role } from '../../core/scopes.js';
 import { roleAtLeast } from '../../core/scopes.js';
+import type { SessionCaller } from '../auth/caller.js';
+import type { IntegrationTokenRow } from '../auth/revocation.js';
+import { listIntegrationTokens } from '../auth/revocation.js';
+import type { AppContext } from '../context.js';
 import { GATE_OF } from '../gates/job-body.js';
 import type { Job } from '../governance/jobs.js';
 
@@ -310,4 +314,28 @@ export async function loadHome(db: Db, viewer: Viewer, query: HomeQuery): Promis
     environments: labels.map((l) => l.label).filter((label) => viewerSees(viewer, label)),
     queue: queue && { entries: queue.entries, more: queue.next !== null },
   };
+}
+
+/** The viewer as the API's guards see a signed-in person. */
+export function viewerCaller(viewer: Viewer): SessionCaller {
+  return {
+    kind: 'session',
+    via: 'jwt',
+    userId: viewer.userId,
+    workspaceId: viewer.workspaceId,
+    role: viewer.role as Role,
+    envScope: viewer.envScope,
+  };
+}
+
+/** The integration tokens the viewer may see, as `GET /api/integration/tokens` lists them (client token masked). */
+export async function loadTokens(ctx: AppContext, viewer: Viewer): Promise<IntegrationTokenRow[]> {
+  return listIntegrationTokens(ctx, viewerCaller(viewer));
+}
+
+/** Whether the viewer may revoke the token: its issuer, or an ADMIN and above. */
+export function viewerMayRevoke(viewer: Viewer, token: IntegrationTokenRow): boolean {
+  return (
+    token.revokedAt === null && (token.userId === viewer.userId || roleAtLeast(viewer.role as Role, 'ADMIN'))
+  );
 }
