@@ -293,6 +293,18 @@ export async function planProject(
   const [connectors, rows] = await Promise.all([client.connectors.list(call), client.tables.list({}, call)]);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
+  const { warehouseColumns, inWarehouseCase } = await import('./warehouse-case.js');
+  const cased = await inWarehouseCase(
+    project.declarations,
+    await warehouseColumns(
+      client,
+      connector.id === null
+        ? connectors.filter((c) => c.environmentLabel === env).map((c) => c.id)
+        : [connector.id],
+      call,
+    ),
+    options.schema,
+  );
   const inEnv = rows.filter((r) => r.environmentLabel === env);
   const bySource = new Map<string, TableListRow>();
   const byName = new Map<string, TableListRow>();
@@ -320,9 +332,9 @@ export async function planProject(
   // dbt builds two relations of one alias in two schemas; the service holds one table per name in an
   // environment, so such models would take turns replacing one table.
   const declared = new Map<string, DbtDeclaration[]>();
-  for (const d of project.declarations)
+  for (const d of cased.declarations)
     declared.set(lower(d.name), [...(declared.get(lower(d.name)) ?? []), d]);
-  const planned = await mapBounded(project.declarations, options.concurrency ?? 8, async (declaration) => {
+  const planned = await mapBounded(cased.declarations, options.concurrency ?? 8, async (declaration) => {
     const sourceOf = () =>
       options.schema === undefined
         ? `${declaration.source.schema}.${declaration.source.table}`
@@ -462,7 +474,7 @@ export async function planProject(
     connector: { id: connector.id, environmentLabel: env },
     tables,
     otherTests: project.otherTests,
-    warnings: project.warnings,
+    warnings: [...project.warnings, ...cased.notes],
     ...(proposal === undefined ? {} : { proposal }),
     counts: {
       create: count('create'),

@@ -145,6 +145,50 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
   );
 
   it(
+    'Snowflake-style upper-case catalog columns against a lower-case warehouse: named at plan time, registered unquoted',
+    needs(skip),
+    async () => {
+      await server.sql(`CREATE TABLE analytics_dev.sf_orders (order_id integer, status text)`);
+      await server.sql(`INSERT INTO analytics_dev.sf_orders VALUES (1, 'placed'), (2, NULL)`);
+      const sf = await mkdtemp(join(tmpdir(), 'gds-dbt-snowflake-'));
+      const m = manifest(
+        model('sf_orders', { schema: 'analytics_dev', columns: columns({ order_id: null, status: null }) }),
+        genericTest('accepted_values', 'model.shop.sf_orders', { values: ['placed'] }, { column: 'status' }),
+      );
+      (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'snowflake';
+      const column = (name: string, type: string, index: number) => ({ name, type, index });
+      await writeFile(join(sf, 'manifest.json'), JSON.stringify(m));
+      await writeFile(
+        join(sf, 'catalog.json'),
+        JSON.stringify({
+          metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+          nodes: {
+            'model.shop.sf_orders': {
+              unique_id: 'model.shop.sf_orders',
+              metadata: { schema: 'ANALYTICS_DEV', name: 'SF_ORDERS' },
+              columns: { ORDER_ID: column('ORDER_ID', 'NUMBER', 1), STATUS: column('STATUS', 'TEXT', 2) },
+            },
+          },
+          sources: {},
+        }),
+      );
+      const plan = await planProject(client, await loadDbtProject(sf, {}), { connectorId: dev });
+      expect(plan.warnings).toContainEqual(
+        expect.stringMatching(
+          /^sf_orders: columns ORDER_ID -> order_id, STATUS -> status: the warehouse object/,
+        ),
+      );
+      expect(plan.tables[0]?.diffs.gate1).toContain("sql: status IN ('placed')");
+      const applied = await applyPlan(client, plan, { describe: (e) => e });
+      expect(applied.failed).toEqual([]);
+      const run = await client.gates.run(applied.actions[0]?.tableId ?? '', { gate: 1 });
+      if (run.kind !== 'proof') throw new Error(`expected a proof, got ${run.kind}`);
+      expect(run.proof.results.find((r) => r.name === 'column_presence')?.passed).toBe(true);
+      expect(run.proof.passed).toBe(true);
+    },
+  );
+
+  it(
     "an enforced contract's constraints are Gate 1 rules: primary_key the grain key, check a predicate",
     needs(skip),
     async () => {

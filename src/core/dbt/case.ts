@@ -1,0 +1,126 @@
+// Column-name case against the warehouse the service reads. dbt leaves a column name unquoted unless
+// `quote: true`, and each warehouse folds an unquoted name its own way: Snowflake to upper case (its catalog
+// lists CUSTOMER_ID), PostgreSQL to lower (customer_id). Both are the same unquoted name, so a declared name
+// that differs from the warehouse object's column only in case, and is written in one case (as a folded
+// unquoted name is), is registered as the warehouse names it: never quoted as "CUSTOMER_ID" against a
+// warehouse column customer_id, which would drift and make every predicate miss. A name in mixed case was
+// quoted in dbt (it keeps its case); the warehouse not having it in that case is a mismatch, named.
+import { parseDocument } from 'yaml';
+import { sqlIdentifier, withColumnNames } from './names.js';
+import type { DbtDeclaration } from './types.js';
+
+/** The columns of warehouse objects, by lower-cased `schema.table`. */
+export type WarehouseColumns = ReadonlyMap<string, readonly string[]>;
+
+const FOLDED = /^(?:[A-Z_][A-Z0-9_$]*|[a-z_][a-z0-9_$]*)$/;
+
+/** The warehouse's name of `name` when they differ only in case, `name` is a folded unquoted one. */
+function warehouseNameOf(name: string, columns: readonly string[] | undefined): string | undefined {
+  if (columns === undefined || columns.includes(name)) return undefined;
+  const matches = columns.filter((c) => c.toLowerCase() === name.toLowerCase());
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+export interface CaseReconciled {
+  declaration: DbtDeclaration;
+  /** What differed in case from the warehouse, in words (empty when nothing did). */
+  notes: string[];
+}
+
+/**
+ * The declaration with each column named as the warehouse object `source` names it where the two differ
+ * only in case (its artifact, gate1.yml, grain key and rules too), and what differed.
+ */
+export function reconcileCase(
+  declaration: DbtDeclaration,
+  source: string,
+  warehouse: WarehouseColumns,
+): CaseReconciled {
+  const columns = warehouse.get(source.toLowerCase());
+  const renames = new Map<string, string>();
+  const quoted: string[] = [];
+  for (const column of declaration.columns) {
+    const found = warehouseNameOf(column.name, columns);
+    if (found === undefined) continue;
+    if (FOLDED.test(column.name)) renames.set(column.name, found);
+    else quoted.push(`${column.name} (the warehouse has ${found})`);
+  }
+  const notes: string[] = [];
+  if (renames.size > 0)
+    notes.push(
+      `${declaration.name}: column${renames.size === 1 ? '' : 's'} ${[...renames].map(([from, to]) => `${from} -> ${to}`).join(', ')}: the warehouse object ${source} names ${renames.size === 1 ? 'it' : 'them'} in another case (an unquoted name is folded to upper case by Snowflake, to lower by PostgreSQL); registered as the warehouse names ${renames.size === 1 ? 'it' : 'them'}`,
+    );
+  if (quoted.length > 0)
+    notes.push(
+      `${declaration.name}: column${quoted.length === 1 ? '' : 's'} ${quoted.join(', ')} differ${quoted.length === 1 ? 's' : ''} in case from the warehouse object ${source}, and a name in mixed case is quoted (quote: true) so keeps its case: Gate 1 will not find ${quoted.length === 1 ? 'it' : 'them'}; rename the column in dbt or in the warehouse`,
+    );
+  if (renames.size === 0) return { declaration, notes };
+  return { declaration: renamed(declaration, renames, warehouse), notes };
+}
+
+function renamed(
+  declaration: DbtDeclaration,
+  renames: ReadonlyMap<string, string>,
+  warehouse: WarehouseColumns,
+): DbtDeclaration {
+  const to = (name: string) => renames.get(name) ?? name;
+  const reference = (target: string | undefined) => {
+    if (target === undefined) return undefined;
+    const parts = target.split('.');
+    const column = parts.pop() ?? '';
+    const found = warehouseNameOf(column, warehouse.get(parts.join('.').toLowerCase()));
+    return found !== undefined && FOLDED.test(column) ? [...parts, found].join('.') : target;
+  };
+  const columns = declaration.columns.map((c) => {
+    const references = reference(c.references);
+    return { ...c, name: to(c.name), ...(references === undefined ? {} : { references }) };
+  });
+  const artifact = JSON.parse(declaration.artifact.content) as Record<string, unknown>;
+  artifact['columns'] = columns;
+  const names = columns.map((c) => c.name);
+  const contract =
+    declaration.contract?.grainKeyColumns === undefined
+      ? declaration.contract
+      : { ...declaration.contract, grainKeyColumns: declaration.contract.grainKeyColumns.map(to) };
+  const word = (text: string) =>
+    text.replace(/'(?:[^']|'')*'|"((?:[^"]|"")+)"|\b[A-Za-z_][A-Za-z0-9_$]*\b/g, (match, inner?: string) =>
+      match.startsWith("'")
+        ? match
+        : inner === undefined
+          ? to(match)
+          : renames.has(inner)
+            ? sqlIdentifier(to(inner))
+            : match,
+    );
+  return {
+    ...declaration,
+    columns,
+    artifact: { ...declaration.artifact, content: `${JSON.stringify(artifact, null, 2)}\n` },
+    ...(declaration.gate1Yaml === undefined
+      ? {}
+      : { gate1Yaml: renamedGate1(declaration.gate1Yaml, to, (sql) => withColumnNames(word(sql), names)) }),
+    ...(contract === undefined ? {} : { contract }),
+    ...(declaration.rules === undefined ? {} : { rules: declaration.rules.map(word) }),
+  };
+}
+
+/** A gate1.yml with its column names renamed, its comments kept. */
+function renamedGate1(text: string, to: (name: string) => string, sql: (text: string) => string): string {
+  const doc = parseDocument(text);
+  const each = (list: string, visit: (index: number) => void) => {
+    const items = doc.get(list) as { items?: unknown[] } | undefined;
+    items?.items?.forEach((_item, index) => visit(index));
+  };
+  const rename = (path: Array<string | number>, change: (value: string) => string) => {
+    const value = doc.getIn(path);
+    if (typeof value === 'string') doc.setIn(path, doc.createNode(change(value)));
+  };
+  each('fieldOverrides', (i) => rename(['fieldOverrides', i, 'field'], to));
+  each('patternChecks', (i) => rename(['patternChecks', i, 'column'], to));
+  each('customPredicates', (i) => rename(['customPredicates', i, 'sql'], sql));
+  each('uniqueChecks', (i) => {
+    const columns = doc.getIn(['uniqueChecks', i, 'columns']) as { items?: unknown[] } | undefined;
+    columns?.items?.forEach((_c, j) => rename(['uniqueChecks', i, 'columns', j], to));
+  });
+  return doc.toString({ lineWidth: 0 });
+}

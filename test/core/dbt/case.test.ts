@@ -1,0 +1,85 @@
+// Column-name case against the warehouse: a Snowflake catalog's upper-case names (unquoted names, folded)
+// are registered as a lower-case warehouse names them, everywhere the declaration uses them; a quoted name
+// in mixed case is named as a mismatch, not renamed.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { reconcileCase } from '../../../src/core/dbt/case.js';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
+
+beforeAll(prepareDbtReader);
+
+function snowflakeOrders() {
+  const m = manifest(
+    model('orders', { columns: columns({ order_id: null, status: null, CustomerRef: null }) }),
+    genericTest('unique', 'model.shop.orders', {}, { column: 'order_id' }),
+    genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id' }),
+    genericTest(
+      'accepted_values',
+      'model.shop.orders',
+      { values: ['placed', 'STATUS'] },
+      { column: 'status' },
+    ),
+  );
+  (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'snowflake';
+  const catalog = {
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+    nodes: {
+      'model.shop.orders': {
+        unique_id: 'model.shop.orders',
+        metadata: { schema: 'ANALYTICS', name: 'ORDERS' },
+        columns: {
+          ORDER_ID: { name: 'ORDER_ID', type: 'NUMBER', index: 1 },
+          STATUS: { name: 'STATUS', type: 'TEXT', index: 2 },
+          CustomerRef: { name: 'CustomerRef', type: 'TEXT', index: 3 },
+        },
+      },
+    },
+    sources: {},
+  };
+  const [d] = declareDbtProject({ manifest: m, catalog }, {}).declarations;
+  if (!d) throw new Error('no declaration');
+  return d;
+}
+
+describe('reconcileCase', () => {
+  it("names Snowflake's upper-case columns as a lower-case warehouse does: artifact, gate1.yml, grain key, rules", () => {
+    const d = snowflakeOrders();
+    expect(parse(d.gate1Yaml ?? '')).toMatchObject({
+      customPredicates: [{ sql: `"STATUS" IN ('placed', 'STATUS')` }],
+    });
+    const warehouse = new Map([['analytics.orders', ['order_id', 'status', 'customerref']]]);
+    const { declaration, notes } = reconcileCase(d, 'analytics.orders', warehouse);
+    expect(declaration.columns.map((c) => c.name)).toEqual(['order_id', 'status', 'CustomerRef']);
+    expect(
+      (JSON.parse(declaration.artifact.content) as { columns: Array<{ name: string }> }).columns.map(
+        (c) => c.name,
+      ),
+    ).toEqual(['order_id', 'status', 'CustomerRef']);
+    const gate1 = parse(declaration.gate1Yaml ?? '') as Record<string, Array<Record<string, unknown>>>;
+    expect(gate1['customPredicates']?.[0]?.['sql']).toBe("status IN ('placed', 'STATUS')");
+    expect(gate1['fieldOverrides']?.map((o) => o['field'])).toEqual(['order_id', 'status', 'CustomerRef']);
+    expect(declaration.gate1Yaml).toContain('# dbt test test.shop.accepted_values');
+    expect(declaration.contract?.grainKeyColumns).toEqual(['order_id']);
+    expect(declaration.rules).toContain('grain key (order_id): no value twice');
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^orders: columns ORDER_ID -> order_id, STATUS -> status: the warehouse object analytics.orders names them in another case/,
+      ),
+      expect.stringMatching(
+        /^orders: column CustomerRef \(the warehouse has customerref\) differs in case .* quoted/,
+      ),
+    ]);
+  });
+
+  it('changes nothing when the warehouse names the columns as declared, or has no such object', () => {
+    const d = snowflakeOrders();
+    const same = reconcileCase(
+      d,
+      'analytics.orders',
+      new Map([['analytics.orders', ['ORDER_ID', 'STATUS', 'CustomerRef']]]),
+    );
+    expect(same).toEqual({ declaration: d, notes: [] });
+    expect(reconcileCase(d, 'analytics.orders', new Map())).toEqual({ declaration: d, notes: [] });
+  });
+});
