@@ -3,7 +3,8 @@
 // fitted to the first page and each page is printed as it arrives, so the first row should not wait for the
 // last page (it did: 45 s at 100,000 tables). Tables are copies of a seeded one made in SQL (as
 // workspace-scale does); the server runs in this process, the CLI in its own (dist/gds when built, else
-// `node bin/run.js`; GDS_BENCH_CLI names another, e.g. an older build, for a before/after).
+// `node bin/run.js`; GDS_BENCH_CLI names another, e.g. an older build, for a before/after;
+// GDS_BENCH_TERMINAL_SIZES other sizes, e.g. 20000).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { startTestServer } from '../../test/helpers/server.js';
 import { copyTable } from '../../test/helpers/table-copies.js';
 import type { BenchModule, BenchRow } from './types.js';
 
-const SIZES = [20_000, 100_000];
+const SIZES = (process.env.GDS_BENCH_TERMINAL_SIZES ?? '20000,100000').split(',').map(Number);
 const root = new URL('../..', import.meta.url).pathname;
 const binary = `${root}dist/gds`;
 const node = `${root}node_modules/.bin/node`;
