@@ -1,5 +1,7 @@
 // Flag parsing of `gds tokens list|revoke` and `gds auth revoke` apart from what they do (nothing is sent).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import AuthRevoke from '../../src/commands/auth/revoke.js';
 import TokensList from '../../src/commands/tokens/list.js';
 import TokensRevoke from '../../src/commands/tokens/revoke.js';
@@ -23,6 +25,20 @@ describe('tokens revoke', () => {
   it('takes exactly one token reference', async () => {
     expect(await usageError(TokensRevoke, [])).toContain('token');
     expect(await usageError(TokensRevoke, ['tf_a', 'tf_b'])).toContain('Unexpected argument: tf_b');
+  });
+});
+
+describe('the tokens topic', () => {
+  it('names every command it holds in its summary', () => {
+    const pjson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      oclif: { topics: Record<string, { description: string }> };
+    };
+    const summary = pjson.oclif.topics.tokens?.description ?? '';
+    const commands = Object.keys(COMMAND_LOADERS)
+      .filter((id) => id.startsWith('tokens:'))
+      .map((id) => id.slice('tokens:'.length));
+    expect(commands.length).toBeGreaterThanOrEqual(4);
+    for (const command of commands) expect(summary).toMatch(new RegExp(`\\b${command}`));
   });
 });
 
