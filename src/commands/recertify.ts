@@ -11,7 +11,13 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'Models, seeds and snapshots with status success (or partial success: a microbatch model some of whose ' +
     'batches failed) are the rebuilt tables; tests are evidence only. A run ' +
     'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing; one that rebuilt ' +
-    'more than 500 tables (the most a signal names) is sent as several signals of at most 500. The manifest ' +
+    'more than 500 tables (the most a signal names) is sent as several signals of at most 500, one after ' +
+    'another, each waited for up to ten minutes. Each part of a run carries an idempotency key (from the ' +
+    'run and the environment): the service applies it once, so running the same command again never ' +
+    'applies a part twice. When a run stops part-way (a network error, a service restarted), the error says ' +
+    'which dbt nodes were signalled, which may have been (the part whose answer was lost) and which were not ' +
+    '(--json: details.signalled, unconfirmed, notSent), and the answered parts are kept under ' +
+    '$XDG_STATE_HOME/gds/recertify: the same command run again sends only the rest. The manifest ' +
     'is reduced to the fields drift detection reads, and, when the request would pass 25 MB, each run result to ' +
     'its status, node, relation and message, so files of any size fit (run results that fit are sent as dbt ' +
     'wrote them); a file that is not a manifest is ' +
@@ -59,10 +65,11 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes.
     const draw = async () => ({ env: flags.env ?? '*', scopes: ['workspace:write:recertify' as const] });
     const response = await this.withClient(
-      (client) =>
+      (client, session) =>
         recertify(
           client,
           {
+            service: session.baseUrl,
             runResults: flags['run-results'],
             manifest: flags.manifest,
             tables: flags.tables,

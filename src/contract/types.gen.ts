@@ -375,7 +375,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pipeline recertification signal (§4.8); MANAGEMENT token only */
+        /**
+         * Pipeline recertification signal (§4.8); MANAGEMENT token only
+         * @description One transaction per signal: every table of it is signalled, or none. With `Idempotency-Key`, a
+         *     signal is applied once: the same key with the same body (a retry after a lost answer, a CI job run
+         *     again) gets the first answer again with the header `Idempotent-Replayed: true`, and nothing is
+         *     applied twice; the same key with another body is 422 `idempotency_key_reused`. Keys are kept 7
+         *     days. `gds recertify` sends each part of a run with a key derived from the part and the environment.
+         */
         post: operations["recertify"];
         delete?: never;
         options?: never;
@@ -3370,7 +3377,10 @@ export interface operations {
     recertify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-200 printable characters without spaces, e.g. a hash of the signal. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3380,9 +3390,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What was filed per submitted table. */
+            /** @description What was filed per submitted table (or, replayed, what was filed the first time). */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier signal with the same key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3394,6 +3406,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             503: components["responses"]["DatabaseConflict"];
         };
     };

@@ -1,5 +1,9 @@
 // `gds recertification list|dismiss` (a person's requests to act on) and `gds recertify` (the pipeline
 // signal of §4.8 for dbt users, with a MANAGEMENT token).
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { readTextInput } from '../cli/input.js';
 import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
@@ -99,11 +103,15 @@ export interface RecertifyInput {
   environmentLabel?: string | undefined;
   trigger?: string | undefined;
   evidenceRunId?: string | undefined;
+  /** The service's base URL: a run cut off part-way is resumed only against the same service. */
+  service?: string | undefined;
+  /** Where XDG_STATE_HOME is read (the process's environment by default). */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** A problem that does not stop the signal (a manifest gds cannot use), said once on stderr. */
 export interface RecertifyWarning {
-  code: 'manifest_ignored';
+  code: 'manifest_ignored' | 'resumed';
   message: string;
 }
 
@@ -185,41 +193,80 @@ export async function recertify(
 ): Promise<RecertifyResponse> {
   const request = await recertifyRequest(input, warn);
   const parts = await runParts(request);
-  if (parts.length === 1) return client.recertification.signal(request);
-  // One signal after another, each answering for its part; together they answer for the run.
-  const answers: RecertifyResponse[] = [];
-  const whole = (): RecertifyResponse => ({
-    ...(answers[0] as RecertifyResponse),
-    submitted: answers.reduce((sum, a) => sum + a.submitted, 0),
-    governed: answers.reduce((sum, a) => sum + a.governed, 0),
-    outcomes: answers.flatMap((a) => a.outcomes),
-  });
+  const only = parts[0];
+  if (parts.length === 1 && only !== undefined)
+    return client.recertification.signal(request, { idempotencyKey: only.key });
+  // One signal after another, each answering for its part; together they answer for the run. Each answer
+  // is kept in a state file until the whole run is signalled, so a run cut off part-way and started again
+  // sends only the parts not answered (and the service answers a part sent twice as the first time).
+  const state = await runState(input, parts);
+  const answers = new Map<number, RecertifyResponse>(state.answered);
+  if (answers.size > 0) {
+    warn?.({
+      code: 'resumed',
+      message: `Parts ${[...answers.keys()].map((i) => i + 1).join(', ')} of the ${parts.length} signals of this run were signalled by an earlier gds recertify; sending the rest.`,
+    });
+  }
+  const whole = (): RecertifyResponse => {
+    const done = [...answers.keys()].sort((a, b) => a - b).map((i) => answers.get(i) as RecertifyResponse);
+    return {
+      ...(done[0] as RecertifyResponse),
+      submitted: done.reduce((sum, a) => sum + a.submitted, 0),
+      governed: done.reduce((sum, a) => sum + a.governed, 0),
+      outcomes: done.flatMap((a) => a.outcomes),
+    };
+  };
   for (const [index, part] of parts.entries()) {
+    if (answers.has(index)) continue;
     try {
-      answers.push(await client.recertification.signal(part));
+      answers.set(index, await client.recertification.signal(part.request, { idempotencyKey: part.key }));
+      await state.save(answers);
     } catch (error) {
-      // The first part refused: nothing was signalled, as with one signal. A later one: the parts before it
-      // were, and saying only its error would tell a CI job the run was not signalled at all.
-      if (index === 0) throw error;
-      throw await partFailed(error, index, parts.length, whole());
+      // The first part refused with nothing signalled before it: as with one signal. Otherwise saying only its
+      // error would tell a CI job the run was not signalled at all.
+      if (answers.size === 0) throw error;
+      throw await partFailed(error, index, parts, answers, whole());
     }
   }
+  await state.done();
   return whole();
 }
 
-/** Part `index` (0-based) of `count` failed after the parts before it were signalled: what was and was not. */
+/** One signal of a run: its body, its idempotency key, and the dbt unique ids of the tables it rebuilt. */
+interface RunPart {
+  request: RecertifyRequest;
+  key: string | undefined;
+  uniqueIds: string[];
+}
+
+/**
+ * Part `index` of `parts` failed: what was signalled (parts answered, now or by an earlier run), what may have
+ * been (the part in flight when the connection was lost: the service may have applied it, and answers it as
+ * the first time when it is sent again), and what was not sent.
+ */
 async function partFailed(
   error: unknown,
   index: number,
-  count: number,
+  parts: readonly RunPart[],
+  answers: ReadonlyMap<number, RecertifyResponse>,
   signalled: RecertifyResponse,
 ): Promise<CliError> {
   const { ApiError, NetworkError } = await import('../client/errors.js');
   const { exitCodeForStatus } = await import('../cli/errors.js');
   const reason = error instanceof Error ? error.message : String(error);
+  // An answer with an error status means the signal's transaction was rolled back: that part was not applied.
+  const inFlight = error instanceof ApiError ? [] : (parts[index]?.uniqueIds ?? []);
+  const ids = (which: (i: number) => boolean) => parts.flatMap((part, i) => (which(i) ? part.uniqueIds : []));
+  const sent = ids((i) => answers.has(i));
+  const notSent = ids((i) => !answers.has(i) && (i !== index || inFlight.length === 0));
+  const count = parts.length;
   return new CliError(
-    `Part ${index + 1} of the ${count} signals of this run failed (${reason}). Parts 1-${index} were signalled ` +
-      `(${signalled.submitted} tables submitted, ${signalled.governed} governed); parts ${index + 1}-${count} were not sent.`,
+    `Part ${index + 1} of the ${count} signals of this run failed (${reason}). ${sent.length} of ${sent.length + inFlight.length + notSent.length} ` +
+      `rebuilt tables were signalled (${signalled.governed} governed)` +
+      (inFlight.length > 0
+        ? `; the ${inFlight.length} of part ${index + 1} may have been (the answer was lost)`
+        : '') +
+      `; ${notSent.length} were not.`,
     {
       exitCode:
         error instanceof ApiError
@@ -229,12 +276,16 @@ async function partFailed(
             : ExitCode.Failure,
       code: error instanceof ApiError ? error.code : 'recertify_failed',
       suggestion:
-        'Fix the cause and run gds recertify again: it sends the whole run, so the tables already signalled hear of it twice.',
+        'Fix the cause and run the same gds recertify again: it sends only the parts not signalled, and the ' +
+        'service answers a part it already applied without applying it twice.',
       details: {
-        partsSignalled: index,
+        partsSignalled: answers.size,
         parts: count,
         submitted: signalled.submitted,
         governed: signalled.governed,
+        signalled: sent,
+        unconfirmed: inFlight,
+        notSent,
         outcomes: signalled.outcomes,
       },
     },
@@ -242,20 +293,74 @@ async function partFailed(
 }
 
 /**
+ * The state file of a run sent in parts, under $XDG_STATE_HOME/gds/recertify, named by a hash of the service
+ * and the parts' keys (the run, its environment and its split): the answers of the parts signalled so far.
+ * A run whose parts have no key (no dbt invocation id) keeps none.
+ */
+async function runState(
+  input: RecertifyInput,
+  parts: readonly RunPart[],
+): Promise<{
+  answered: Array<[number, RecertifyResponse]>;
+  save(answers: ReadonlyMap<number, RecertifyResponse>): Promise<void>;
+  done(): Promise<void>;
+}> {
+  const keys = parts.map((p) => p.key);
+  if (keys.some((k) => k === undefined)) return { answered: [], save: async () => {}, done: async () => {} };
+  const { removeResumeState, writeResumeState } = await import('./resume-state.js');
+  const name = createHash('sha256')
+    .update(JSON.stringify([input.service ?? null, keys]))
+    .digest('hex')
+    .slice(0, 32);
+  const env = input.env ?? process.env;
+  const dir = join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'gds', 'recertify');
+  const path = join(dir, `${name}.json`);
+  let answered: Array<[number, RecertifyResponse]> = [];
+  try {
+    const saved = JSON.parse(await readFile(path, 'utf8')) as { keys?: unknown; answered?: unknown };
+    if (JSON.stringify(saved.keys) === JSON.stringify(keys) && Array.isArray(saved.answered))
+      answered = saved.answered as Array<[number, RecertifyResponse]>;
+  } catch {
+    // No state (the usual case), or one that cannot be read: the whole run is sent.
+  }
+  return {
+    answered,
+    async save(answers) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeResumeState(path, { keys, answered: [...answers] }, 0o600);
+    },
+    done: () => removeResumeState(path),
+  };
+}
+
+/**
  * A dbt run of more than MAX_SIGNAL_TABLES rebuilt tables (a project of 2,000 models) as several signals of
  * at most that many each: the same run (metadata, args), each with its part of the rebuilt results and the
  * manifest's nodes of those, the other results (tests: evidence only) with the first. One part otherwise.
+ * A run's part has an idempotency key (a hash of the part and its environment) when the run has dbt's
+ * invocation id: the same run sent again is the same signals.
  */
-async function runParts(request: RecertifyRequest): Promise<RecertifyRequest[]> {
-  const run = request.runResults as { results?: unknown } | undefined;
-  if (run === undefined || !Array.isArray(run.results)) return [request];
+async function runParts(request: RecertifyRequest): Promise<RunPart[]> {
+  const run = request.runResults as { results?: unknown; metadata?: { invocation_id?: unknown } } | undefined;
+  if (run === undefined || !Array.isArray(run.results)) return [{ request, key: undefined, uniqueIds: [] }];
   const { readRunResults } = await import('../core/dbt-run.js');
+  const keyOf = (part: RecertifyRequest) =>
+    typeof run.metadata?.invocation_id === 'string'
+      ? `gds-recertify-${createHash('sha256')
+          .update(JSON.stringify([request.environmentLabel ?? null, part]))
+          .digest('hex')}`
+      : undefined;
   const reading = readRunResults(run);
-  if (!reading.ok || reading.built.length <= MAX_SIGNAL_TABLES) return [request];
+  if (!reading.ok || reading.built.length <= MAX_SIGNAL_TABLES) {
+    return [
+      { request, key: keyOf(request), uniqueIds: reading.ok ? reading.built.map((b) => b.uniqueId) : [] },
+    ];
+  }
   const part = new Map(reading.built.map((b, i) => [b.uniqueId, Math.floor(i / MAX_SIGNAL_TABLES)]));
-  const parts = Array.from({ length: Math.ceil(reading.built.length / MAX_SIGNAL_TABLES) }, () => ({
+  const parts = Array.from({ length: Math.ceil(reading.built.length / MAX_SIGNAL_TABLES) }, (_, i) => ({
     results: [] as unknown[],
     ids: new Set<string>(),
+    built: reading.built.slice(i * MAX_SIGNAL_TABLES, (i + 1) * MAX_SIGNAL_TABLES).map((b) => b.uniqueId),
   }));
   for (const result of run.results as unknown[]) {
     const entry = (result ?? {}) as { unique_id?: unknown; node?: { unique_id?: unknown } };
@@ -265,18 +370,21 @@ async function runParts(request: RecertifyRequest): Promise<RecertifyRequest[]> 
     if (typeof uniqueId === 'string') into?.ids.add(uniqueId);
   }
   const manifest = request.manifest as { nodes?: Record<string, unknown> } | undefined;
-  return parts.map(({ results, ids }) => ({
-    ...request,
-    runResults: { ...run, results } as unknown as RecertifyRequest['runResults'],
-    ...(manifest?.nodes === undefined
-      ? {}
-      : {
-          manifest: {
-            ...manifest,
-            nodes: Object.fromEntries(Object.entries(manifest.nodes).filter(([id]) => ids.has(id))),
-          } as unknown as RecertifyRequest['manifest'],
-        }),
-  }));
+  return parts.map(({ results, ids, built }) => {
+    const body: RecertifyRequest = {
+      ...request,
+      runResults: { ...run, results } as unknown as RecertifyRequest['runResults'],
+      ...(manifest?.nodes === undefined
+        ? {}
+        : {
+            manifest: {
+              ...manifest,
+              nodes: Object.fromEntries(Object.entries(manifest.nodes).filter(([id]) => ids.has(id))),
+            } as unknown as RecertifyRequest['manifest'],
+          }),
+    };
+    return { request: body, key: keyOf(body), uniqueIds: built };
+  });
 }
 
 async function readJsonObject(path: string, flag: string): Promise<object> {

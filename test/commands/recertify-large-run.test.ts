@@ -149,11 +149,23 @@ describe('recertify a run of more than 500 rebuilt tables', () => {
     expect(failure.exitCode).toBe(ExitCode.RateLimited);
     expect(failure.code).toBe('rate_limited');
     expect(failure.message).toContain('Part 2 of the 3 signals of this run failed (Too many requests)');
-    expect(failure.message).toContain('Parts 1-1 were signalled (500 tables submitted, 1 governed)');
-    expect(failure.message).toContain('parts 2-3 were not sent');
-    const details = failure.details as { partsSignalled: number; submitted: number; outcomes: unknown[] };
+    expect(failure.message).toContain(
+      '500 of 1200 rebuilt tables were signalled (1 governed); 700 were not.',
+    );
+    const details = failure.details as {
+      partsSignalled: number;
+      submitted: number;
+      outcomes: unknown[];
+      signalled: string[];
+      unconfirmed: string[];
+      notSent: string[];
+    };
     expect(details.partsSignalled).toBe(1);
     expect(details.submitted).toBe(500);
     expect(details.outcomes).toHaveLength(500);
+    // The service answered part 2 with an error: its signal was rolled back, so it was not applied either.
+    expect(details.signalled).toEqual(Array.from({ length: 500 }, (_, i) => `model.shop.${name(i)}`));
+    expect(details.unconfirmed).toEqual([]);
+    expect(details.notSent).toEqual(Array.from({ length: 700 }, (_, i) => `model.shop.${name(i + 500)}`));
   });
 });

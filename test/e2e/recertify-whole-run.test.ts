@@ -8,36 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
-import { certifiedCopies } from '../helpers/certified-copies.js';
+import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const MODELS = 1_000;
-
-/** A dbt run_results.json (v6) in which every model of `names` was rebuilt, plus one test. */
-export function runResultsOf(names: readonly string[], invocationId: string): string {
-  return JSON.stringify({
-    metadata: {
-      dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
-      dbt_version: '1.8.0',
-      invocation_id: invocationId,
-    },
-    results: [
-      ...names.map((name) => ({
-        status: 'success',
-        unique_id: `model.shop.${name}`,
-        message: 'SELECT 1',
-        adapter_response: {},
-        relation_name: `"dev"."analytics_dev"."${name}"`,
-      })),
-      { status: 'pass', unique_id: 'test.shop.not_null_x', relation_name: null },
-    ],
-    elapsed_time: 60,
-    args: { which: 'build' },
-  });
-}
 
 describe.each(ENGINES)('recertify of a 1,000-model dbt run on $engine', ({ postgres, skip }) => {
   let server: TestServer;
@@ -54,13 +31,7 @@ describe.each(ENGINES)('recertify of a 1,000-model dbt run on $engine', ({ postg
     names = await certifiedCopies(server, MODELS, 'whole');
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-whole-run-'));
     await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-whole'));
-    token = (
-      await server.issueToken('ADMIN', {
-        name: 'ci-recertify',
-        env: 'dev',
-        scopes: ['workspace:write:recertify'],
-      })
-    ).tokens.accessToken;
+    token = await recertifyToken(server);
   }, 300_000);
 
   afterAll(async () => {

@@ -29,3 +29,36 @@ export async function certifiedCopies(
   });
   return Array.from({ length: count }, (_, i) => `${prefix}_${i + 1}`);
 }
+
+/** A dbt run_results.json (v6) in which every model of `names` was rebuilt, plus one test. */
+export function runResultsOf(names: readonly string[], invocationId: string): string {
+  return JSON.stringify({
+    metadata: {
+      dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+      dbt_version: '1.8.0',
+      invocation_id: invocationId,
+    },
+    results: [
+      ...names.map((name) => ({
+        status: 'success',
+        unique_id: `model.shop.${name}`,
+        message: 'SELECT 1',
+        adapter_response: {},
+        relation_name: `"dev"."analytics_dev"."${name}"`,
+      })),
+      { status: 'pass', unique_id: 'test.shop.not_null_x', relation_name: null },
+    ],
+    elapsed_time: 60,
+    args: { which: 'build' },
+  });
+}
+
+/** A MANAGEMENT access token of the dev environment with workspace:write:recertify, as a CI job holds. */
+export async function recertifyToken(server: Pick<TestServer, 'issueToken'>): Promise<string> {
+  const issued = await server.issueToken('ADMIN', {
+    name: 'ci-recertify',
+    env: 'dev',
+    scopes: ['workspace:write:recertify'],
+  });
+  return issued.tokens.accessToken;
+}

@@ -8,8 +8,14 @@ import { LONG_WORK_TIMEOUT_MS, pathOf } from '../transport.js';
 export type RecertificationRequest = Schema<'RecertificationRequest'>;
 
 export interface RecertificationApi {
-  /** Tell the service which tables a pipeline rebuilt (`tables`, or dbt `runResults`). */
-  signal(request: RecertifyRequest, options?: CallOptions): Promise<RecertifyResponse>;
+  /**
+   * Tell the service which tables a pipeline rebuilt (`tables`, or dbt `runResults`). With
+   * `idempotencyKey`, the service applies the signal once: sent again, it answers as the first time.
+   */
+  signal(
+    request: RecertifyRequest,
+    options?: CallOptions & { idempotencyKey?: string | undefined },
+  ): Promise<RecertifyResponse>;
   /** OPEN requests of the workspace (`all`: every request), oldest first; `tableId` keeps one table's. */
   listRequests(
     query?: { tableId?: string | undefined; all?: boolean | undefined },
@@ -30,7 +36,8 @@ export interface RecertificationApi {
 
 export function recertificationApi(transport: Transport): RecertificationApi {
   return {
-    async signal(request, options) {
+    async signal(request, options = {}) {
+      const { idempotencyKey, ...call } = options;
       return transport.send<RecertifyResponse>({
         method: 'POST',
         path: '/api/workspace/recertify',
@@ -38,7 +45,8 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         // A signal of 500 rebuilt tables publishes their certified views again, in one transaction: the
         // client waits as long as for a gate run rather than give up on a signal the service goes on with.
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
-        ...options,
+        ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+        ...call,
       });
     },
     async listRequests(query = {}, options) {

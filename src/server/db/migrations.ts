@@ -425,6 +425,21 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX tables_project ON gds.tables (workspace_id, project) WHERE active AND project IS NOT NULL;
     `,
   },
+  {
+    version: 60,
+    name: 'recertification signals answered once per idempotency key',
+    sql: `
+      CREATE TABLE gds.recertify_signals (
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        response jsonb,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (workspace_id, key)
+      );
+      CREATE INDEX recertify_signals_age ON gds.recertify_signals (created_at);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -2,6 +2,7 @@
 // dbt run results (schema v1-v6, read as dbt means them by core/dbt-run, optionally resolved through a manifest), resolves the environment, and
 // applies `recertify_signal` to each governed table it names. Names matching no governed table are a
 // silent `not_governed`.
+import { createHash } from 'node:crypto';
 import { parseDottedName } from '../../core/artifacts/identifiers.js';
 import type { ManifestNode } from '../../core/dbt-run.js';
 import { readRunResults, reduceManifest } from '../../core/dbt-run.js';
@@ -358,17 +359,84 @@ async function candidateTables(
   return rows.map(toTableRow);
 }
 
+/** How long an idempotency key is kept: a retried run within it is answered, not applied again. */
+export const IDEMPOTENCY_KEY_DAYS = 7;
+const MAX_KEY_CHARS = 200;
+
+/** Reads the `Idempotency-Key` header: undefined when absent, 400 when not a short printable string. */
+export function idempotencyKeyOf(header: unknown): string | undefined {
+  if (header === undefined) return undefined;
+  if (
+    typeof header !== 'string' ||
+    header === '' ||
+    header.length > MAX_KEY_CHARS ||
+    !/^[\x21-\x7e]+$/.test(header)
+  ) {
+    throw badRequest(
+      'invalid_idempotency_key',
+      `Idempotency-Key must be 1-${MAX_KEY_CHARS} printable characters without spaces (e.g. a hash of the request).`,
+      { header: 'Idempotency-Key' },
+    );
+  }
+  return header;
+}
+
+/**
+ * The signal of `body`, applied once per idempotency key: a signal sent again with its key (a retry after a
+ * lost answer, a CI job run again) gets the first answer and `replayed: true`, and nothing is applied twice.
+ * The key is claimed in the signal's own transaction, so a signal that failed or was cut off left no key, and
+ * two at once with one key wait for each other. The same key with another body is 422.
+ */
 export async function recertify(
   ctx: AppContext,
   caller: IntegrationCaller,
   body: unknown,
-): Promise<RecertifyResponse> {
+  idempotencyKey?: string,
+): Promise<{ response: RecertifyResponse; replayed: boolean }> {
   // Run results, a manifest and evidence are free-form: only their depth is bounded before they are walked.
   checkNesting(body, 'body');
   const signal = readSignal(body);
   const environmentLabel = await resolveEnvironment(ctx, caller, signal);
   const explicit = !signal.run;
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+    if (idempotencyKey === undefined) return { response: await applySignal(tx), replayed: false };
+    const now = ctx.clock();
+    const hash = createHash('sha256')
+      .update(JSON.stringify([environmentLabel, body]))
+      .digest('hex');
+    await tx.query('DELETE FROM gds.recertify_signals WHERE created_at < $1', [
+      new Date(now - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString(),
+    ]);
+    const [claimed] = await tx.query(
+      `INSERT INTO gds.recertify_signals (workspace_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING RETURNING key`,
+      [caller.workspaceId, idempotencyKey, hash, new Date(now).toISOString()],
+    );
+    if (!claimed) {
+      const [seen] = await tx.query<{ request_hash: string; response: RecertifyResponse }>(
+        'SELECT request_hash, response FROM gds.recertify_signals WHERE workspace_id = $1 AND key = $2',
+        [caller.workspaceId, idempotencyKey],
+      );
+      if (seen?.request_hash !== hash) {
+        throw new HttpError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was sent with another signal: give each signal its own key.',
+          { header: 'Idempotency-Key' },
+        );
+      }
+      return { response: seen.response, replayed: true };
+    }
+    const response = await applySignal(tx);
+    await tx.query('UPDATE gds.recertify_signals SET response = $3 WHERE workspace_id = $1 AND key = $2', [
+      caller.workspaceId,
+      idempotencyKey,
+      JSON.stringify(response),
+    ]);
+    return { response, replayed: false };
+  });
+
+  async function applySignal(tx: Queryable): Promise<RecertifyResponse> {
     const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
     const found = matchTables(tables, signal.batch, explicit);
     const matched = signal.batch.map((entry, i) => ({ entry, table: found[i] }));
@@ -420,7 +488,7 @@ export async function recertify(
       governed: outcomes.filter((o) => o.outcome !== 'not_governed').length,
       outcomes,
     };
-  });
+  }
 }
 
 /**

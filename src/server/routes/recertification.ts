@@ -9,14 +9,17 @@ import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
 import { countRequests, dismissRequest, listRequestPage } from '../governance/recertification-requests.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
-import { recertify } from '../governance/recertify.js';
+import { idempotencyKeyOf, recertify } from '../governance/recertify.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 
 export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/api/workspace/recertify', async (request) => {
+  app.post('/api/workspace/recertify', async (request, reply) => {
     const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:recertify', false);
-    return recertify(ctx, caller as IntegrationCaller, request.body);
+    const key = idempotencyKeyOf(request.headers['idempotency-key']);
+    const { response, replayed } = await recertify(ctx, caller as IntegrationCaller, request.body, key);
+    if (replayed) void reply.header('idempotent-replayed', 'true');
+    return response;
   });
 
   app.get('/api/recertification-requests', async (request: FastifyRequest<{ Querystring: Query }>) => {

@@ -1,0 +1,173 @@
+// `gds recertify` of a run cut off part-way, on PGlite and PostgreSQL (skipped, saying why, without
+// GDS_TEST_DATABASE_URL). A 1,100-model run goes as three signals (500, 500, 100) through a proxy that stands
+// for a service killed mid-run: it lets the service apply the second signal, then drops the connection
+// before the answer arrives. The run fails with exit 9 saying which dbt nodes were signalled, which may have
+// been and which were not; the same run started again sends only the second and third parts, the service
+// answers the second as the first time without applying it again, and every table is signalled exactly once.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { request as httpRequest, createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { RecertifyWarning } from '../../src/services/recertification.js';
+import { recertify } from '../../src/services/recertification.js';
+import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { ENGINES } from '../helpers/engines.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
+
+const MODELS = 1_100;
+
+describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgres, skip }) => {
+  let server: TestServer;
+  let proxy: Server;
+  let proxyUrl: string;
+  let token: string;
+  let file: string;
+  let names: string[];
+  /** The recertification signals that reached the service, and whether it answered each as a replay. */
+  const signals: Array<{ replayed: boolean }> = [];
+  /** The signal (1-based, counted from now) whose answer the proxy drops after the service applied it. */
+  let cutAt: number | undefined;
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer({
+      jobs: 'manual',
+      ...(postgres ? { database: 'postgres' as const } : {}),
+    });
+    names = await certifiedCopies(server, MODELS, 'cut');
+    const dir = await mkdtemp(join(tmpdir(), 'gds-recertify-cut-'));
+    file = join(dir, 'run_results.json');
+    await writeFile(file, runResultsOf(names, 'inv-cut'));
+    token = await recertifyToken(server);
+    const target = new URL(server.url);
+    proxy = createServer((req, res) => {
+      const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          // The REST door's stage (server.url's path) before the path the client sent.
+          path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
+          headers: { ...req.headers, host: target.host },
+        },
+        (answer) => {
+          if (isSignal) {
+            signals.push({ replayed: answer.headers['idempotent-replayed'] === 'true' });
+            if (cutAt !== undefined && (cutAt -= 1) === 0) {
+              // The service applied the signal; the client never hears of it.
+              answer.resume();
+              answer.on('end', () => req.socket.destroy());
+              return;
+            }
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  }, 300_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    await server?.close();
+  });
+
+  const run = async (warnings: RecertifyWarning[] = []) => {
+    const client = createApiClient({
+      baseUrl: proxyUrl,
+      auth: staticToken(token),
+      sleep: async () => {},
+      logger: () => {},
+    });
+    try {
+      return await recertify(client, { runResults: file, service: proxyUrl }, (w) => warnings.push(w));
+    } finally {
+      await client.close();
+    }
+  };
+
+  const signalled = async () =>
+    (
+      await server.sql<{ n: number; tables: number }>(
+        `SELECT count(*)::int AS n, count(DISTINCT table_id)::int AS tables FROM gds.audit_log
+          WHERE action = 'RECERTIFY_SIGNAL' AND table_id LIKE 'tbl_cut\\_%'`,
+      )
+    )[0];
+
+  const ids = (from: number, to: number) => names.slice(from, to).map((n) => `model.shop.${n}`);
+
+  it('says which nodes went, which may have, and which did not; exit 9', needs(skip), async () => {
+    cutAt = 2;
+    const error = await run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    const failure = error as CliError;
+    expect(failure.exitCode).toBe(ExitCode.Unavailable);
+    expect(failure.message).toContain('Part 2 of the 3 signals of this run failed');
+    expect(failure.message).toContain(
+      '500 of 1100 rebuilt tables were signalled (500 governed); the 500 of part 2 may have been (the answer was lost); 100 were not.',
+    );
+    expect(failure.details).toMatchObject({
+      partsSignalled: 1,
+      parts: 3,
+      signalled: ids(0, 500),
+      unconfirmed: ids(500, 1000),
+      notSent: ids(1000, 1100),
+    });
+    expect(signals).toEqual([{ replayed: false }, { replayed: false }]);
+    // The service applied parts 1 and 2, each table once.
+    expect(await signalled()).toEqual({ n: 1000, tables: 1000 });
+  });
+
+  it('the same run again sends only the rest, and nothing is applied twice', needs(skip), async () => {
+    signals.length = 0;
+    const warnings: RecertifyWarning[] = [];
+    const response = await run(warnings);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'resumed', message: expect.stringContaining('Parts 1 of the 3') }),
+    ]);
+    // Part 1 was not sent; part 2 was, and the service answered it as the first time.
+    expect(signals).toEqual([{ replayed: true }, { replayed: false }]);
+    expect(response.submitted).toBe(MODELS);
+    expect(response.governed).toBe(MODELS);
+    expect(response.outcomes.map((o) => o.table)).toEqual(names);
+    expect(await signalled()).toEqual({ n: MODELS, tables: MODELS });
+  });
+
+  it('a finished run sent once more is answered, not applied again', needs(skip), async () => {
+    signals.length = 0;
+    const response = await run();
+    expect(signals).toEqual([{ replayed: true }, { replayed: true }, { replayed: true }]);
+    expect(response.governed).toBe(MODELS);
+    expect(await signalled()).toEqual({ n: MODELS, tables: MODELS });
+  });
+
+  it('one idempotency key sent with another signal is refused, 422', needs(skip), async () => {
+    const send = (tables: string[]) =>
+      server.request('POST', '/api/workspace/recertify', {
+        token,
+        headers: { 'idempotency-key': 'key-one' },
+        body: { tables },
+      });
+    expect((await send([names[0] as string])).status).toBe(200);
+    const reused = await send([names[1] as string]);
+    expect(reused.status).toBe(422);
+    expect(reused.body).toMatchObject({ error: { code: 'idempotency_key_reused' } });
+    const bad = await server.request('POST', '/api/workspace/recertify', {
+      token,
+      headers: { 'idempotency-key': 'has space' },
+      body: { tables: ['x'] },
+    });
+    expect(bad.status).toBe(400);
+  });
+});
