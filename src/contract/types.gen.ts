@@ -1349,10 +1349,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/graphql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The GraphQL door (no stage segment; schema in src/contract/schema.graphql)
+         * @description Machine-only, read only: the tables a DATA-API token grants, a table's columns and contract,
+         *     records by cursor, one record (docs/doors.md). Exactly the tokens the table endpoints take
+         *     (anything else is 401 before the body is read), under the same scopes, environment check and
+         *     per-token rate limit (one request of the window per POST). A read the grant does not reach is an
+         *     entry of `errors` with `extensions: {code, status}` (the table endpoints' code and status).
+         */
+        post: operations["graphqlQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** No server-to-client stream (stateless) */
+        get: operations["mcpStream"];
+        put?: never;
+        /**
+         * The MCP door (Model Context Protocol over Streamable HTTP; no stage segment)
+         * @description Machine-only and stateless: each POST carries a JSON-RPC message and is answered in JSON (no
+         *     session id, no server-to-client stream). Tools: `list_tables`, `describe_table`,
+         *     `list_records`, `get_record` (docs/doors.md). Exactly the tokens the table endpoints take
+         *     (anything else is 401 before the message is read), under the same scopes, environment check
+         *     and rate limit. A read the grant does not reach is a tool result with `isError: true`.
+         */
+        post: operations["mcpMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        GraphqlRequest: {
+            query: string;
+            variables?: Record<string, never> | null;
+            operationName?: string | null;
+        };
+        GraphqlResponse: {
+            data?: Record<string, never> | null;
+            errors?: {
+                message: string;
+                path?: unknown[];
+                locations?: unknown[];
+                extensions?: {
+                    code?: string;
+                    status?: number;
+                };
+            }[];
+        };
         IntegrationTokenInfo: {
             id: string;
             name: string;
@@ -4918,6 +4984,136 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    graphqlQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GraphqlRequest"];
+            };
+        };
+        responses: {
+            /** @description The query ran; `data`, and `errors` for fields that were refused */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphqlResponse"];
+                };
+            };
+            /** @description No query, or one that does not parse or validate against the schema */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphqlResponse"];
+                };
+            };
+            401: components["responses"]["TableUnauthorized"];
+            413: components["responses"]["TablePayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TableTooManyRequests"];
+        };
+    };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            401: components["responses"]["TableUnauthorized"];
+            /** @description The server is stateless; POST messages (a JSON-RPC error body) */
+            405: {
+                headers: {
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            429: components["responses"]["TableTooManyRequests"];
+        };
+    };
+    mcpMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description A notification or a response was accepted; no body */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a JSON-RPC message (a JSON-RPC error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["TableUnauthorized"];
+            /** @description The Accept header does not take both application/json and text/event-stream */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            413: components["responses"]["TablePayloadTooLarge"];
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            429: components["responses"]["TableTooManyRequests"];
         };
     };
 }

@@ -36,6 +36,8 @@ import { buildReadyInfo } from './ready.js';
 import { certificationRoutes } from './certification/routes.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { graphqlRoutes } from './doors/graphql.js';
+import { mcpRoutes } from './doors/mcp.js';
 import { definitionRoutes } from './routes/definitions.js';
 import { gateJobRoutes } from './routes/gate-jobs.js';
 import { gateRoutes } from './routes/gates.js';
@@ -357,6 +359,8 @@ function buildApp(
     },
     { prefix: `/${ctx.stage}` },
   );
+  graphqlRoutes(app, ctx);
+  mcpRoutes(app, ctx);
   dashboardRoutes(app, ctx);
   return app;
 }

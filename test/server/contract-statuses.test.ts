@@ -241,6 +241,37 @@ describe('success statuses', () => {
         call: () => get(`/api/tables/${crm}/records`, state.data),
       },
       {
+        route: 'POST /graphql',
+        call: () =>
+          server.request('POST', `${server.origin}/graphql`, {
+            token: state.data,
+            body: { query: '{ tables { id } }' },
+          }),
+      },
+      ...[
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ].map((message) => ({
+        route: 'POST /mcp',
+        call: async () => {
+          const response = await fetch(`${server.origin}/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${state.data}`,
+              accept: 'application/json, text/event-stream',
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify(message),
+          });
+          const text = await response.text();
+          return {
+            status: response.status,
+            headers: response.headers,
+            body: text ? JSON.parse(text) : undefined,
+          };
+        },
+      })),
+      {
         route: 'POST /api/tables/{tableId}/records',
         call: async () => {
           const r = await post(

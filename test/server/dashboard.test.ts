@@ -250,6 +250,19 @@ describe('signing in and out', () => {
 });
 
 describe('what a signed-in person sees', () => {
+  it('the base URL of each door on the home page: REST with its stage, GraphQL and MCP without', async () => {
+    const page = await get('/dashboard', { cookie: await signIn('MEMBER') });
+    expect(page.status).toBe(200);
+    const { rest, graphql, mcp } = server.ready.doors;
+    expect(rest).toBe(`${server.origin}/v1`);
+    for (const [door, url] of [
+      ['REST', rest],
+      ['GraphQL', graphql],
+      ['MCP', mcp],
+    ])
+      expect(page.text).toMatch(new RegExp(`<td>${door}</td>\\s*<td><code>${url}</code></td>`));
+  });
+
   it("the workspace's tables of the person's environments, linked to their pages, and none of another workspace", async () => {
     const page = await get('/dashboard', { cookie: await signIn('MEMBER') });
     expect(page.status).toBe(200);

@@ -1,5 +1,6 @@
 // The dashboard's pages. Every value reaches the markup through the `html` tag, which escapes it.
 import type { TableRow } from '../governance/tables.js';
+import type { Doors } from '../doors.js';
 import type { Html } from './html.js';
 import { html, page } from './html.js';
 import type { HomePage, TablePage, Viewer } from './view.js';
@@ -117,7 +118,24 @@ function tableFilter(home: HomePage): Html {
   </form>`;
 }
 
-export function tablesPage(viewer: Viewer, home: HomePage): string {
+/** Each door's base URL (spec: the dashboard shows them), for machines: REST, GraphQL and MCP. */
+function doorsSection(doors: Doors): Html {
+  return html`<section id="doors">
+    <h2>Base URLs</h2>
+    ${rows(
+      [
+        ['REST', doors.rest],
+        ['GraphQL', doors.graphql],
+        ['MCP', doors.mcp],
+      ],
+      ['Door', 'Base URL'],
+      ([door, url]) => [door, html`<code>${url}</code>`],
+      '',
+    )}
+  </section>`;
+}
+
+export function tablesPage(viewer: Viewer, home: HomePage, doors: Doors): string {
   const { filter } = home;
   const paging = html`<nav id="table-pages">
     ${filter.cursor ? html`<a href="${listHref({ ...filter, cursor: '' })}">First page</a>` : ''}
@@ -132,7 +150,7 @@ export function tablesPage(viewer: Viewer, home: HomePage): string {
   return page(
     'Tables',
     html`${home.problem === undefined ? '' : html`<p role="alert">${home.problem}</p>`}
-      ${reviewQueue(home.queue)}
+      ${reviewQueue(home.queue)} ${doorsSection(doors)}
       <section id="tables">
         <h2>Tables</h2>
         ${tableFilter(home)}

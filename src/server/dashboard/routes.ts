@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
+import { doorsOf } from '../doors.js';
 import { formScopeErrorHandler, HttpError, unauthorized } from '../errors.js';
 import { isSameOriginPost } from '../host-check.js';
 import { memberByEmail } from '../oauth/device-codes.js';
@@ -111,7 +112,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       const one = (value: unknown) => (typeof value === 'string' ? value : undefined);
       const { state, env, cursor } = request.query;
       const home = await loadHome(ctx.db, viewer, { state: one(state), env: one(env), cursor: one(cursor) });
-      return sendPage(reply, 200, tablesPage(viewer, home));
+      return sendPage(reply, 200, tablesPage(viewer, home, doorsOf(ctx)));
     });
 
     scope.get(TOKENS_PATH, async (request, reply) => {

@@ -11,19 +11,17 @@ import type {
   RecordValues,
   TableColumns,
 } from '../../contract/types.js';
-import type { Caller } from '../auth/caller.js';
 import { requireDataApi } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AuditInput } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { assertRecordsWithinEmbedded } from '../db/embedded-limit.js';
 import type { Queryable } from '../db/index.js';
-import { authenticate, callerOf } from '../context.js';
+import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
-import { badRequest, HttpError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
-import { rateLimitHeaders } from '../rate-limit.js';
 import {
   assertValues,
   deleteRecord,
@@ -34,7 +32,7 @@ import {
   updateRecord,
 } from '../records/store.js';
 import type { GovernedTable } from '../records/tables.js';
-import { authorizeTable, loadActiveTable } from '../records/tables.js';
+import { admitDataPlane, grantedTable } from '../records/access.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string; recordId?: string }; Querystring: Query }>;
 
@@ -50,30 +48,7 @@ export const DATA_PLANE_ROUTES = new Set([
 export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
-      let caller: Caller | undefined;
-      let failure: unknown;
-      try {
-        caller = await authenticate(ctx, request);
-      } catch (error) {
-        failure = error;
-      }
-      // A caller that is not an integration token counts against its address, not against a bucket of its
-      // own per (bogus) credential.
-      const key = caller?.kind === 'integration' ? `token:${caller.tokenId}` : `address:${request.ip}`;
-      const state = await ctx.limiter.take(key);
-      const headers = rateLimitHeaders(state, ctx.clock());
-      reply.headers(headers);
-      if (!state.allowed) {
-        throw new HttpError(
-          429,
-          'rate_limited',
-          `Rate limit of ${state.limit} requests per minute reached; retry after ${headers['retry-after']} seconds.`,
-          { limit: state.limit },
-          headers,
-        );
-      }
-      if (failure) throw failure;
-      request.caller = caller ?? null;
+      request.caller = await admitDataPlane(ctx, request, reply);
     });
 
     scope.get('/api/tables/:tableId/records', async (request: TableRequest) => {
@@ -232,9 +207,7 @@ function now(ctx: AppContext): string {
 
 async function tableFor(ctx: AppContext, request: TableRequest, permission: TablePermission) {
   const caller = requireDataApi(await callerOf(ctx, request));
-  const table = await loadActiveTable(ctx.db, caller.workspaceId, request.params.tableId);
-  authorizeTable(caller, table, permission);
-  return { table, caller };
+  return { table: await grantedTable(ctx, caller, request.params.tableId, permission), caller };
 }
 
 /** A table the caller may write: write scope, and Mode B (Mode A rows live in the warehouse). */

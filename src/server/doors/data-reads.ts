@@ -1,0 +1,98 @@
+// What the GraphQL and MCP doors read, each a call into the data plane's own code (records/access.ts,
+// records/store.ts): the granted tables, one table's columns and contract, a page of records, a record.
+import type { TableRecord } from '../../contract/types.js';
+import type { IntegrationCaller } from '../auth/caller.js';
+import { findContract } from '../certification/contracts.js';
+import type { AppContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import type { GrantedTableRow } from '../records/access.js';
+import { grantedTable, grantedTables } from '../records/access.js';
+import type { ListResult } from '../records/store.js';
+import { getRecord, listRecords } from '../records/store.js';
+
+/** The most records one page holds, as on REST (`limit` at most 100). */
+export const MAX_PAGE = 100;
+
+export interface TableDescription {
+  id: string;
+  name: string;
+  environment: string;
+  mode: string;
+  state: string;
+  columns: Array<{ name: string; type: string; required: boolean }>;
+  contract: {
+    intent: string | null;
+    allowedConsumers: string[];
+    grain: string;
+    grainType: string | null;
+    grainKeyColumns: string[];
+    meaning: string;
+    certifiedAt: string | null;
+  } | null;
+}
+
+/** GraphQL passes an argument given as null as null: it is the same as one not given. */
+export interface PageRequest {
+  tableId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  search?: string | null | undefined;
+}
+
+/** The reads of one DATA-API caller. */
+export class DataReads {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly caller: IntegrationCaller,
+  ) {}
+
+  tables(): Promise<GrantedTableRow[]> {
+    return grantedTables(this.ctx, this.caller);
+  }
+
+  async table(tableId: string): Promise<TableDescription> {
+    const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
+    const contract = await findContract(this.ctx.db, table.id);
+    return {
+      id: table.id,
+      name: table.name,
+      environment: table.environmentLabel,
+      mode: table.mode,
+      state: table.state,
+      columns: table.columns.map((c) => ({ name: c.name, type: c.type, required: c.required })),
+      contract:
+        contract === null
+          ? null
+          : {
+              intent: contract.intent,
+              allowedConsumers: contract.allowedConsumers,
+              grain: contract.grain,
+              grainType: contract.grainType,
+              grainKeyColumns: contract.grainKeyColumns,
+              meaning: contract.meaning,
+              certifiedAt: contract.certifiedAt,
+            },
+    };
+  }
+
+  /** A page by key: the first page counts the matches, later ones (after a cursor) do not. */
+  async records(request: PageRequest): Promise<ListResult> {
+    const first = request.first ?? 50;
+    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE)
+      throw badRequest('invalid_query', `first must be an integer from 1 to ${MAX_PAGE}; got ${first}.`, {
+        parameter: 'first',
+      });
+    const table = await grantedTable(this.ctx, this.caller, request.tableId, 'read');
+    return listRecords(this.ctx.db, table, {
+      page: 1,
+      limit: first,
+      ...(request.search == null ? {} : { search: request.search }),
+      ...(request.after == null ? {} : { cursor: request.after }),
+    });
+  }
+
+  async record(tableId: string, recordId: string): Promise<TableRecord> {
+    const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
+    return getRecord(this.ctx.db, table, recordId);
+  }
+}

@@ -1,0 +1,129 @@
+// The GraphQL door ({origin}/graphql): graphql-js over the schema in src/contract/schema.graphql, each
+// field a read of the data plane (data-reads.ts) for the request's DATA-API caller. Admission (the
+// token, its audience, the rate limit) is the data plane's own, before the body is read: 401 and 429
+// are HTTP answers in the contract's error body, as on REST.
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLSchema, OperationDefinitionNode, ValidationContext } from 'graphql';
+import { buildSchema, execute, GraphQLError, Kind, parse, specifiedRules, validate } from 'graphql';
+import type { IntegrationCaller } from '../auth/caller.js';
+import { requireDataApi } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { GRAPHQL_PATH } from '../doors.js';
+import { HttpError } from '../errors.js';
+import { dataApiCaller } from '../records/access.js';
+import type { PageRequest } from './data-reads.js';
+import { DataReads } from './data-reads.js';
+import type { TableRecord } from '../../contract/types.js';
+
+/** Root fields one request may ask for: each is a read of the data plane under one rate-limit unit. */
+export const MAX_ROOT_FIELDS = 10;
+
+let schema: GraphQLSchema | undefined;
+
+/** The schema of src/contract/schema.graphql (read once). */
+export function graphqlSchema(): GraphQLSchema {
+  schema ??= buildSchema(readFileSync(new URL('../../contract/schema.graphql', import.meta.url), 'utf8'));
+  return schema;
+}
+
+interface GraphqlBody {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+export function graphqlRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post(
+    GRAPHQL_PATH,
+    {
+      onRequest: async (request, reply) => {
+        request.caller = await dataApiCaller(ctx, request, reply);
+      },
+    },
+    async (request, reply) => answer(ctx, requireDataApi(await callerOf(ctx, request)), request, reply),
+  );
+}
+
+async function answer(
+  ctx: AppContext,
+  caller: IntegrationCaller,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const body = (request.body ?? {}) as GraphqlBody;
+  if (typeof body.query !== 'string' || body.query.trim() === '')
+    return refuse(reply, 'Send a JSON body {"query": "…", "variables": {…}}: query is missing.');
+  if (body.variables != null && (typeof body.variables !== 'object' || Array.isArray(body.variables)))
+    return refuse(reply, 'variables must be a JSON object.');
+  if (body.operationName != null && typeof body.operationName !== 'string')
+    return refuse(reply, 'operationName must be a string.');
+  let document;
+  try {
+    document = parse(body.query);
+  } catch (error) {
+    return refuse(reply, (error as GraphQLError).message);
+  }
+  const problems = validate(graphqlSchema(), document, [...specifiedRules, rootFieldLimit]);
+  if (problems.length > 0) return reply.code(400).send({ errors: problems.map((p) => p.toJSON()) });
+  const reads = new DataReads(ctx, caller);
+  const result = await execute({
+    schema: graphqlSchema(),
+    document,
+    rootValue: {
+      tables: () => reads.tables(),
+      table: (args: { id: string }) => reads.table(args.id),
+      records: async (args: PageRequest) => {
+        const page = await reads.records(args);
+        return { ...page, records: page.records.map(asRecord) };
+      },
+      record: async (args: { tableId: string; id: string }) =>
+        asRecord(await reads.record(args.tableId, args.id)),
+    },
+    variableValues: (body.variables ?? undefined) as Record<string, unknown> | undefined,
+    operationName: (body.operationName ?? undefined) as string | undefined,
+  });
+  return reply.code(200).send({
+    ...(result.data === undefined ? {} : { data: result.data }),
+    ...(result.errors === undefined ? {} : { errors: result.errors.map(describe) }),
+  });
+}
+
+/** The schema's Record: the id, and every value (the id included) under `values`. */
+const asRecord = (record: TableRecord) => ({ id: record.id, values: record });
+
+function refuse(reply: FastifyReply, message: string) {
+  return reply.code(400).send({ errors: [{ message }] });
+}
+
+/** A refused read carries the data plane's code and status; anything else is not described. */
+function describe(error: GraphQLError) {
+  const cause = error.originalError;
+  if (cause instanceof HttpError) {
+    if (cause.status >= 500) throw cause;
+    return {
+      message: cause.message,
+      ...(error.path === undefined ? {} : { path: error.path }),
+      extensions: { code: cause.code, status: cause.status },
+    };
+  }
+  if (cause !== undefined && !(cause instanceof GraphQLError)) throw cause;
+  return error.toJSON();
+}
+
+/** At most MAX_ROOT_FIELDS root fields in the operation (aliases included). */
+function rootFieldLimit(context: ValidationContext) {
+  return {
+    OperationDefinition(node: OperationDefinitionNode) {
+      const fields = node.selectionSet.selections.filter((s) => s.kind === Kind.FIELD).length;
+      if (fields > MAX_ROOT_FIELDS)
+        context.reportError(
+          new GraphQLError(
+            `A request may ask for at most ${MAX_ROOT_FIELDS} root fields; this one asks for ${fields}.`,
+            { nodes: [node] },
+          ),
+        );
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// The MCP door ({origin}/mcp): the Model Context Protocol over Streamable HTTP with the official SDK,
+// stateless (a server and a transport per POST, JSON answers, no session). Its tools are reads of the data
+// plane (data-reads.ts) for the request's DATA-API caller; admission (the token, its audience, the rate
+// limit) is the data plane's own, before the body is read: 401 and 429 are HTTP answers, as on REST.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as z from 'zod';
+import { requireDataApi } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { MCP_PATH } from '../doors.js';
+import { HttpError } from '../errors.js';
+import { dataApiCaller } from '../records/access.js';
+import { DataReads, MAX_PAGE } from './data-reads.js';
+
+/** The tools, as tools/list names them (docs/doors.md lists them too). */
+export const MCP_TOOLS = ['list_tables', 'describe_table', 'list_records', 'get_record'] as const;
+
+export function mcpRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.caller = await dataApiCaller(ctx, request, reply);
+  };
+  app.post(MCP_PATH, { onRequest: admit }, async (request, reply) => {
+    const reads = new DataReads(ctx, requireDataApi(await callerOf(ctx, request)));
+    const server = mcpServer(reads);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    // The SDK writes the answer itself; the headers set so far (request id, rate limit) go with it.
+    reply.hijack();
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+  // No server-to-client stream: the server is stateless (the transport's spec lets it answer 405).
+  app.get(MCP_PATH, { onRequest: admit }, async (_request, reply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST requests.' },
+        id: null,
+      }),
+  );
+}
+
+function mcpServer(reads: DataReads): McpServer {
+  const server = new McpServer({ name: 'gds', version: '0.1.0' });
+  const tableId = z.string().describe('The table id (tbl_…), as list_tables shows it');
+  server.registerTool(
+    'list_tables',
+    {
+      description:
+        'The tables this token grants: id, name, environment, custody mode and the permissions (read, write).',
+      annotations: { readOnlyHint: true },
+    },
+    async () => result(async () => ({ tables: await reads.tables() })),
+  );
+  server.registerTool(
+    'describe_table',
+    {
+      description:
+        "A table's columns (name, type, required) and its semantic contract (intent, consumers, grain, meaning, certifiedAt).",
+      inputSchema: { tableId },
+      annotations: { readOnlyHint: true },
+    },
+    async (args) => result(() => reads.table(args.tableId)),
+  );
+  server.registerTool(
+    'list_records',
+    {
+      description: `A page of a table's records by key: pass the previous page's nextCursor as cursor. At most ${MAX_PAGE} a page; total on the first page only.`,
+      inputSchema: {
+        tableId,
+        limit: z.number().int().min(1).max(MAX_PAGE).optional().describe('Records on the page (default 50)'),
+        cursor: z.string().optional().describe("The previous page's nextCursor"),
+        search: z.string().optional().describe('Text the record holds in a text column'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async (args) =>
+      result(() =>
+        reads.records({ tableId: args.tableId, first: args.limit, after: args.cursor, search: args.search }),
+      ),
+  );
+  server.registerTool(
+    'get_record',
+    {
+      description: 'One record of a table, by its id.',
+      inputSchema: { tableId, recordId: z.string().describe('The record id') },
+      annotations: { readOnlyHint: true },
+    },
+    async (args) => result(() => reads.record(args.tableId, args.recordId)),
+  );
+  return server;
+}
+
+/** A tool's answer as JSON text and structured content; a refused read (403, 404, 400) is a tool error. */
+async function result(read: () => Promise<object>): Promise<CallToolResult> {
+  try {
+    const value = await read();
+    return {
+      content: [{ type: 'text', text: JSON.stringify(value) }],
+      structuredContent: value as Record<string, unknown>,
+    };
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status >= 500) throw error;
+    return {
+      isError: true,
+      content: [
+        { type: 'text', text: JSON.stringify({ error: { code: error.code, message: error.message } }) },
+      ],
+    };
+  }
+}

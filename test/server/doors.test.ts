@@ -1,0 +1,265 @@
+// The GraphQL and MCP doors ({origin}/graphql, {origin}/mcp): real clients (a GraphQL POST, the MCP SDK's
+// client over Streamable HTTP) read what a DATA-API token grants, under the data plane's scopes,
+// environment check and rate limit; every other credential is 401, as on REST's table endpoints.
+import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_TOOLS } from '../../src/server/doors/mcp.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let reader: string;
+let crm: string;
+const refused: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  crm = server.table('crm_contacts').id;
+  const issued = await server.issueToken('OWNER', {
+    name: 'doors',
+    env: 'dev',
+    scopes: [{ tableId: crm, permissions: ['read'] }],
+  });
+  reader = issued.tokens.accessToken;
+  refused['no token'] = undefined;
+  refused['tf_ client token'] = issued.clientToken;
+  refused['session JWT'] = server.user('OWNER').accessToken;
+  refused['cli_ token'] = server.user('OWNER').cliToken;
+  refused['MANAGEMENT token'] = (
+    await server.issueToken('OWNER', { name: 'mgmt', env: '*', scopes: ['workspace:read:audit'] })
+  ).tokens.accessToken;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function graphql(token: string | undefined, query: string, variables?: Record<string, unknown>) {
+  return server.request('POST', `${server.origin}/graphql`, {
+    ...(token === undefined ? {} : { token }),
+    body: { query, ...(variables ? { variables } : {}) },
+  });
+}
+
+async function mcpClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'doors-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+/** A tool's structured answer (the SDK's client types it loosely). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into answers freely
+const structured = (answer: unknown): any => (answer as { structuredContent: unknown }).structuredContent;
+
+describe('the doors’ base URLs', () => {
+  it('are published in the ready file: REST under the stage, GraphQL and MCP at the origin', () => {
+    expect(server.ready.doors).toEqual({
+      rest: `${server.origin}/v1`,
+      graphql: `${server.origin}/graphql`,
+      mcp: `${server.origin}/mcp`,
+    });
+    expect(server.ready.baseUrl).toBe(server.ready.doors.rest);
+  });
+
+  it('GraphQL and MCP have no stage segment: under the stage they are not served', async () => {
+    const staged = await server.request('POST', '/graphql', {
+      token: reader,
+      body: { query: '{ tables { id } }' },
+    });
+    expect(staged.status).toBe(404);
+  });
+});
+
+describe('GraphQL', () => {
+  it('lists the granted tables, a table’s columns, records by cursor and one record', async () => {
+    const tables = await graphql(reader, '{ tables { id name environment mode permissions } }');
+    expect(tables.status).toBe(200);
+    expect(tables.body).toEqual({
+      data: {
+        tables: [
+          { id: crm, name: 'crm_contacts', environment: 'dev', mode: 'MODE_B', permissions: ['read'] },
+        ],
+      },
+    });
+    expect(tables.headers.get('x-ratelimit-limit')).not.toBeNull();
+
+    const table = await graphql(
+      reader,
+      'query($id: ID!) { table(id: $id) { name columns { name type required } } }',
+      {
+        id: crm,
+      },
+    );
+    const rest = await server.request('GET', `/api/tables/${crm}/columns`, { token: reader });
+    expect(table.body.data.table).toEqual({ name: 'crm_contacts', columns: rest.body.columns });
+
+    const page = `query($t: ID!, $after: String) { records(tableId: $t, first: 2, after: $after) { records { id values } nextCursor total } }`;
+    const first = await graphql(reader, page, { t: crm });
+    expect(first.body.errors).toBeUndefined();
+    const all = await server.request('GET', `/api/tables/${crm}/records?limit=100`, { token: reader });
+    expect(first.body.data.records.total).toBe(all.body.total);
+    expect(first.body.data.records.records).toHaveLength(2);
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const answer = await graphql(reader, page, { t: crm, after });
+      seen.push(...answer.body.data.records.records.map((r: { id: string }) => r.id));
+      after = answer.body.data.records.nextCursor;
+    } while (after !== null);
+    expect(seen).toEqual(all.body.records.map((r: { id: string }) => r.id));
+
+    const one = await graphql(
+      reader,
+      'query($t: ID!, $id: ID!) { record(tableId: $t, id: $id) { id values } }',
+      {
+        t: crm,
+        id: seen[0],
+      },
+    );
+    expect(one.body.data.record).toEqual({ id: seen[0], values: all.body.records[0] });
+  });
+
+  it('a table outside the grant is an error with the data plane’s code and status, not data', async () => {
+    const customers = server.table('customers').id;
+    const answer = await graphql(reader, 'query($id: ID!) { table(id: $id) { name } }', { id: customers });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toBeNull();
+    expect(answer.body.errors[0]).toMatchObject({
+      path: ['table'],
+      extensions: { code: 'table_not_in_scope', status: 403 },
+    });
+    const unknown = await graphql(reader, '{ record(tableId: "tbl_nope", id: "x") { id } }');
+    expect(unknown.body.errors[0].extensions).toEqual({ code: 'table_not_found', status: 404 });
+  });
+
+  it('a query that does not parse or asks for a field that does not exist is 400', async () => {
+    expect((await graphql(reader, '{ tables { ')).status).toBe(400);
+    const unknown = await graphql(reader, '{ tables { secret } }');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0].message).toContain('secret');
+    const many = `{ ${Array.from({ length: 11 }, (_, i) => `t${i}: tables { id }`).join(' ')} }`;
+    expect((await graphql(reader, many)).status).toBe(400);
+  });
+
+  it.each(Object.keys(refused))('refuses a %s with 401, as the data plane does', async (caller) => {
+    const answer = await graphql(refused[caller], '{ tables { id } }');
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toMatch(/^[a-z_]+$/);
+    expect(answer.body.data).toBeUndefined();
+  });
+});
+
+describe('MCP', () => {
+  it('the SDK’s client lists the tools and reads the granted table’s contract, records and one record', async () => {
+    const client = await mcpClient(reader);
+    try {
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name)).toEqual([...MCP_TOOLS]);
+
+      const granted = structured(await client.callTool({ name: 'list_tables', arguments: {} }));
+      expect(granted.tables.map((t: { id: string }) => t.id)).toEqual([crm]);
+
+      const described = structured(
+        await client.callTool({ name: 'describe_table', arguments: { tableId: crm } }),
+      );
+      const rest = await server.request('GET', `/api/tables/${crm}/columns`, { token: reader });
+      expect(described.columns).toEqual(rest.body.columns);
+      expect(described).toHaveProperty('contract');
+
+      const page = structured(
+        await client.callTool({ name: 'list_records', arguments: { tableId: crm, limit: 2 } }),
+      );
+      expect(page.records).toHaveLength(2);
+      expect(typeof page.nextCursor).toBe('string');
+      const next = structured(
+        await client.callTool({
+          name: 'list_records',
+          arguments: { tableId: crm, limit: 2, cursor: page.nextCursor },
+        }),
+      );
+      expect(next.records[0].id).not.toBe(page.records[0].id);
+
+      const record = structured(
+        await client.callTool({
+          name: 'get_record',
+          arguments: { tableId: crm, recordId: page.records[0].id },
+        }),
+      );
+      expect(record).toEqual(page.records[0]);
+
+      const outside = await client.callTool({
+        name: 'describe_table',
+        arguments: { tableId: server.table('customers').id },
+      });
+      expect(outside.isError).toBe(true);
+      expect(JSON.stringify(outside.content)).toContain('table_not_in_scope');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each(Object.keys(refused))('refuses a %s with 401 before any MCP message is read', async (caller) => {
+    const token = refused[caller];
+    const answer = await server.request('POST', `${server.origin}/mcp`, {
+      ...(token === undefined ? {} : { token }),
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toMatch(/^[a-z_]+$/);
+    if (token !== undefined) await expect(mcpClient(token)).rejects.toThrow(/401/);
+  });
+});
+
+describe('one rate limit for every door', () => {
+  it('counts a token’s REST, GraphQL and MCP requests in one window', async () => {
+    const limited = await startTestServer({ rateLimit: 3 });
+    try {
+      const table = limited.table('crm_contacts').id;
+      const token = (
+        await limited.issueToken('OWNER', {
+          name: 'l',
+          env: 'dev',
+          scopes: [{ tableId: table, permissions: ['read'] }],
+        })
+      ).tokens.accessToken;
+      expect((await limited.request('GET', `/api/tables/${table}/records?limit=1`, { token })).status).toBe(
+        200,
+      );
+      const query = { query: '{ tables { id } }' };
+      expect(
+        (await limited.request('POST', `${limited.origin}/graphql`, { token, body: query })).status,
+      ).toBe(200);
+      const mcp = await limited.request('POST', `${limited.origin}/mcp`, {
+        token,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      });
+      expect(mcp.status).toBe(200);
+      const over = await limited.request('POST', `${limited.origin}/graphql`, { token, body: query });
+      expect(over.status).toBe(429);
+      expect(over.body.error.code).toBe('rate_limited');
+      expect(over.headers.get('retry-after')).not.toBeNull();
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('the doors’ contracts beside openapi.yaml', () => {
+  it('the GraphQL schema is src/contract/schema.graphql, and docs/doors.md lists the MCP tools', async () => {
+    const sdl = readFileSync(new URL('../../src/contract/schema.graphql', import.meta.url), 'utf8');
+    const introspected = await graphql(reader, '{ __type(name: "Query") { fields { name } } }');
+    const fields = introspected.body.data.__type.fields.map((f: { name: string }) => f.name);
+    expect(fields).toEqual(['tables', 'table', 'records', 'record']);
+    for (const field of fields) expect(sdl).toMatch(new RegExp(`^ {2}${field}[(:]`, 'm'));
+    const doc = readFileSync(new URL('../../docs/doors.md', import.meta.url), 'utf8');
+    for (const tool of MCP_TOOLS) expect(doc).toContain(`\`${tool}\``);
+  });
+});
