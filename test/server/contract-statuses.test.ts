@@ -631,7 +631,8 @@ describe('success statuses', () => {
     for (const route of registered) {
       const listed = (documented.get(route) ?? []).filter((s) => /^[23]/.test(s)).sort();
       const seen = [...(answered.get(route) ?? [])].sort();
-      if (seen.length === 0) mismatches.push(`${route}: no success path here; add one`);
+      // GET /mcp has no success: the stateless MCP server opens no stream (405).
+      if (seen.length === 0 && listed.length > 0) mismatches.push(`${route}: no success path here; add one`);
       else if (listed.join() !== seen.join())
         mismatches.push(`${route}: answers ${seen.join()}, documents ${listed.join()}`);
     }
