@@ -1,12 +1,12 @@
 // `gds list` over more tables than one page (100 first, then 1,000 a page), in a real process: every table
-// once, in the service's order, under --json and piped, and -L cut where asked. From the second page on the
+// once, in the service's order, under --json, piped and on a terminal, and -L cut where asked. From the second page on the
 // process runs with a lean V8 heap (output.ts, leanHeapForStreaming): what it prints must not change.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { copyTable } from '../helpers/table-copies.js';
@@ -73,5 +73,27 @@ describe('gds list over several pages', () => {
     const ids = await gds(['list', '--jq', '.id']);
     expect(ids.code).toBe(0);
     expect(ids.stdout.trimEnd().split('\n')).toEqual(expected.map((t) => t.id));
+  });
+
+  it('on a terminal: one header, then every table in order, each id whole, page after page', async () => {
+    const onTerminal = async (args: string[]) => {
+      const [command, argv] = cliCommand(args);
+      const line = `stty cols 100 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+      const { result } = runInTerminal(line, {
+        GDS_CONFIG_DIR: join(dir, 'config'),
+        SERVICE_API_URL: server.url,
+        SERVICE_TOKEN: server.user('OWNER').cliToken,
+        NO_COLOR: '1',
+      });
+      const r = await result;
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.split(/\r?\n/).filter((l) => l !== '');
+    };
+    const [header, ...rows] = await onTerminal(['list']);
+    expect(header).toMatch(/^ID\s+NAME/);
+    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual(expected.map((t) => t.id));
+    const few = await onTerminal(['list', '-L', '1050']);
+    expect(few[0]).toBe(`Showing 1050 of ${expected.length} tables`);
+    expect(few.slice(2).map((row) => row.split(/\s+/)[0])).toEqual(expected.slice(0, 1050).map((t) => t.id));
   });
 });
