@@ -2455,6 +2455,12 @@ export interface components {
                 environment: string | null;
             };
             effectiveEnvironmentScope: string[];
+            /** @description The base URL of each door as the service publishes it (on --public-url's origin when one is given): REST (with its stage segment), GraphQL and MCP (without). */
+            doors?: {
+                rest: string;
+                graphql: string;
+                mcp: string;
+            };
         };
     };
     responses: {

@@ -12,8 +12,7 @@ export interface Doors {
   mcp: string;
 }
 
-/** The doors' base URLs on the listening origin. */
-export function doorsOf(ctx: AppContext): Doors {
-  const origin = ctx.baseUrl();
-  return { rest: ctx.restBaseUrl(), graphql: `${origin}${GRAPHQL_PATH}`, mcp: `${origin}${MCP_PATH}` };
+/** The doors' base URLs on an origin of the server: the listening one unless told. */
+export function doorsOf(ctx: AppContext, origin = ctx.baseUrl()): Doors {
+  return { rest: `${origin}/${ctx.stage}`, graphql: `${origin}${GRAPHQL_PATH}`, mcp: `${origin}${MCP_PATH}` };
 }

@@ -65,6 +65,17 @@ describe('the REST base URL has a stage segment', () => {
     expect(ndjson(listed.stdout).map((t: { id: string }) => t.id)).toContain(server.table('orders').id);
   });
 
+  it('gds auth status shows the base URL of each door, as the service publishes them', async () => {
+    const env = asOwner(server.ready.baseUrl);
+    const json = await w.run(['auth', 'status', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    expect(ndjson(json.stdout)[0].doors).toEqual(server.ready.doors);
+    const shown = await w.run(['auth', 'status'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { rest, graphql, mcp } = server.ready.doors;
+    expect(shown.stdout).toContain(`REST ${rest}  GraphQL ${graphql}  MCP ${mcp}`);
+  });
+
   it('a base URL without the stage is refused (exit 5), naming the REST base URL', async () => {
     const listed = await w.run(['list'], asOwner(server.origin));
     expect(listed.code).toBe(5);

@@ -15,7 +15,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     'Applies the same precedence as every command (--token/--base, then SERVICE_TOKEN/SERVICE_API_URL, then ' +
     '--profile or the active profile) and shows the token masked, where each value came from, where the ' +
     'token is stored, and the other profiles. Then it asks the service who the token signs in as (GET ' +
-    '/api/me): user, role and expiry; exit 1 when the service refuses the token or cannot be reached, or ' +
+    '/api/me): user, role, expiry and the base URL of each door (REST, GraphQL, MCP); exit 1 when the service refuses the token or cannot be reached, or ' +
     'when there are no credentials at all (as gh auth status). --offline skips that call (exit 0 even when ' +
     'nothing is configured: check "signedIn" in the --json line).';
   static override examples = [
@@ -46,6 +46,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
               verified: check.me !== undefined,
               email: check.me?.user.email ?? null,
               role: check.me?.role ?? null,
+              doors: check.me?.doors ?? null,
               refused:
                 check.refused === undefined
                   ? null
@@ -58,6 +59,9 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       this.out.print(this.label('Signed in'), `${check.me.user.email} (${check.me.role})`);
     }
     if (status.expiresAt !== null) this.out.print(this.label('Expires'), status.expiresAt);
+    const doors = check?.me?.doors;
+    if (doors !== undefined)
+      this.out.print(this.label('Doors'), `REST ${doors.rest}  GraphQL ${doors.graphql}  MCP ${doors.mcp}`);
     if (check?.refused !== undefined) {
       this.out.print(this.label('Refused', 'red'), check.refused.message);
       if (check.refused.suggestion !== undefined) this.out.print(`  ${check.refused.suggestion}`);

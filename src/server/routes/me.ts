@@ -6,6 +6,7 @@ import type { Schema } from '../../contract/types.js';
 import { ANY_ENVIRONMENT } from '../../core/scopes.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
+import { doorsOf } from '../doors.js';
 import { unauthorized } from '../errors.js';
 
 export function meRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -48,6 +49,7 @@ export function meRoutes(app: FastifyInstance, ctx: AppContext): void {
       role: row.role,
       token,
       effectiveEnvironmentScope: environments,
+      doors: doorsOf(ctx, ctx.publicOrigin()),
     };
     return me;
   });

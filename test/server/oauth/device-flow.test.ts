@@ -234,6 +234,7 @@ describe('GET /api/me', () => {
         role: 'MEMBER',
         token: { kind: 'cli_token', audience: 'session', scopes: [], environment: null },
         effectiveEnvironmentScope: ['dev'],
+        doors: { rest: fresh.url, graphql: `${fresh.origin}/graphql`, mcp: `${fresh.origin}/mcp` },
       });
       expect((await fetch(`${fresh.url}/api/me`)).status).toBe(401);
     } finally {
