@@ -258,8 +258,12 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'owner',
     'adopt',
     'migrate',
+    'downstreamCertified',
+    'recertificationRequested',
+    'summary',
   ],
-  apply: ['table', 'tableId', 'step', 'outcome', 'version', 'error'],
+  // The last line is {"summary":{…}}; recertificationRequested only on a write that filed one.
+  apply: ['table', 'tableId', 'step', 'outcome', 'version', 'error', 'recertificationRequested', 'summary'],
   'tokens:issue': ['id', 'name', 'clientToken', 'audience', 'env', 'scopes', 'tokens'],
   'tokens:refresh': ['tokens'],
   // Integration tokens, or with --cli CLI tokens (id, userId, token, createdAt, lastUsedAt, revokedAt).

@@ -5,7 +5,8 @@ import { Flags } from '@oclif/core';
 import type { Output, Segment } from './output.js';
 import { printUnifiedDiff } from './write-preview.js';
 import type { PlannedTable, ProjectPlan } from '../services/project-plan.js';
-import type { ApplyAction, ApplySummary } from '../services/project-apply.js';
+import type { ApplySummary } from '../services/project-apply.js';
+import type { ReportedAction, RunSummary } from '../services/project-report.js';
 
 export const projectFlags = {
   dbt: Flags.string({
@@ -87,10 +88,34 @@ function heading(out: Output, table: PlannedTable): Segment {
   );
 }
 
-export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?: boolean } = {}): void {
+/** "2 certified tables read from this: fct_orders, customer_ltv", or undefined when none does. */
+export function downstreamLine(table: PlannedTable): string | undefined {
+  const names = table.downstreamCertified ?? [];
+  if (names.length === 0) return undefined;
+  return `${names.length} certified table${names.length === 1 ? ' reads' : 's read'} from this: ${names.join(', ')}`;
+}
+
+export const RECERTIFICATION_NOTE =
+  'applying this files a recertification request: the table is CERTIFIED and its definition or gate1.yml changes';
+
+/**
+ * The last --json line of plan and apply, always printed (nothing to do included): `{"summary":{…}}`. Left
+ * out only when `--json a,b` names fields and not `summary`.
+ */
+export function printSummaryRecord(out: Output, summary: RunSummary): void {
+  if (!out.json || (out.fields !== undefined && !out.fields.includes('summary'))) return;
+  out.record({ summary });
+}
+
+export function printPlan(
+  out: Output,
+  plan: ProjectPlan,
+  options: { unchanged?: boolean; summary?: RunSummary } = {},
+): void {
   if (out.json) {
     for (const table of plan.tables) out.record(planRecord(table));
     printPlanNotes(out, plan);
+    if (options.summary !== undefined) printSummaryRecord(out, options.summary);
     return;
   }
   out.info(
@@ -104,6 +129,9 @@ export function printPlan(out: Output, plan: ProjectPlan, options: { unchanged?:
       out.print(
         `    adopt: taken over from ${table.adopt.from === null ? 'no project (registered by hand)' : `project ${table.adopt.from}`}`,
       );
+    const downstream = downstreamLine(table);
+    if (downstream !== undefined) out.print(`  ${downstream}`);
+    if (table.recertificationRequested === true) out.print(`  ${RECERTIFICATION_NOTE}`);
     for (const [part, diff] of Object.entries(table.diffs)) {
       if (diff === undefined || diff === '') continue;
       out.print(`  ${part === 'gate1' ? 'gate1.yml' : part}:`);
@@ -154,7 +182,7 @@ export function summaryLine(plan: ProjectPlan): string {
   return [line, ...extra].join(' ');
 }
 
-export function printAction(out: Output, action: ApplyAction): void {
+export function printAction(out: Output, action: ReportedAction): void {
   if (out.json) {
     out.record(action);
     return;
@@ -167,25 +195,36 @@ export function printAction(out: Output, action: ApplyAction): void {
       : action.outcome === 'unchanged'
         ? 'no change'
         : `done${version}`;
-  out.info(`${action.table}${id}: ${action.step} ${what}`);
+  const recertification =
+    action.recertificationRequested === true
+      ? '; filed a recertification request (the table was CERTIFIED)'
+      : '';
+  out.info(`${action.table}${id}: ${action.step} ${what}${recertification}`);
 }
 
-export function printApplySummary(out: Output, summary: ApplySummary): void {
+/**
+ * The end of an apply: one line on a terminal (each failure's message was printed as it happened, above), the
+ * summary record under --json.
+ */
+export function printApplySummary(out: Output, applied: ApplySummary, summary: RunSummary): void {
   const notPruned =
-    summary.pruneSkipped === 0
+    applied.pruneSkipped === 0
       ? undefined
-      : `Not pruned: ${summary.pruneSkipped} gone table${summary.pruneSkipped === 1 ? '' : 's'} stay until every create and replace succeeds.`;
+      : `Not pruned: ${applied.pruneSkipped} gone table${applied.pruneSkipped === 1 ? '' : 's'} stay until every create and replace succeeds.`;
   if (out.json) {
     if (notPruned !== undefined) out.warn(notPruned);
+    printSummaryRecord(out, summary);
     return;
   }
-  const done = summary.actions.filter((a) => a.outcome === 'done').length;
+  const done = applied.actions.filter((a) => a.outcome === 'done').length;
+  const failed =
+    applied.failed.length === 0 ? '' : `: ${applied.failed.map((f) => `${f.table} (${f.step})`).join(', ')}`;
+  const recertification =
+    summary.recertificationRequested === 0
+      ? ''
+      : ` ${summary.recertificationRequested} recertification request${summary.recertificationRequested === 1 ? '' : 's'} filed.`;
   out.print(
-    `Apply: ${summary.applied} table${summary.applied === 1 ? '' : 's'} applied (${done} write${done === 1 ? '' : 's'}), ${summary.failed.length} failed.`,
+    `Apply: ${applied.applied} table${applied.applied === 1 ? '' : 's'} applied (${done} write${done === 1 ? '' : 's'}), ${applied.failed.length} failed${failed}.${recertification}`,
   );
-  for (const failure of summary.failed)
-    out.print(
-      `  ${failure.table}${failure.tableId === null ? '' : ` (${failure.tableId})`}: ${failure.step}: ${failure.error.message}`,
-    );
   if (notPruned !== undefined) out.print(notPruned);
 }

@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { projectFlags } from '../cli/project-views.js';
+import type { ProjectPlan } from '../services/project-plan.js';
+import type { ReportedAction } from '../services/project-report.js';
 
 export default class Apply extends ApiCommand<typeof Apply> {
   static override summary = 'Converge the service on a dbt project: carry out what gds plan shows.';
@@ -15,12 +17,17 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
     "steward's handoff); --prune soft-deletes the gone tables, only this project's and only when every create and " +
     'replace of the run succeeded. A table the plan shows "! owned elsewhere" (another project\'s, or registered ' +
-    'by hand) is refused (exit 6) unless --adopt names it: its owner is then recorded in the audit log. Ends with a summary; when tables failed it ' +
-    'lists them, keeps what the others applied, and exits with the exit code of the first failure. Under ' +
-    '--json one line per action {table, tableId, step, outcome, version?, error?}.';
+    'by hand) is refused (exit 6) unless --adopt names it: its owner is then recorded in the audit log. A write ' +
+    'to a CERTIFIED table (its definition or gate1.yml) files a recertification request, and its line says so. ' +
+    'Ends with a summary; when tables failed it names them, keeps what the others applied, and exits with the ' +
+    'exit code of the first failure; tables the plan refused (each with its reason and fix) are not sent, and ' +
+    'the run then exits 7. Under --json one line per action {table, tableId, step, outcome, version?, error?, ' +
+    'recertificationRequested?}, then always (nothing to apply included) one last line {"summary":{create, ' +
+    'replace, unchanged, remove, failed, refused, recertificationRequested}}.';
   static override examples = [
     '<%= config.bin %> apply --dbt .',
     '<%= config.bin %> apply --dbt . --yes --json   # CI on the main branch',
+    "<%= config.bin %> apply --dbt . --yes --json | tail -n 1 | jq '.summary'",
     '<%= config.bin %> apply --dbt ~/jaffle_shop --connector con_dev --select staging.* --submit --yes',
     '<%= config.bin %> apply --dbt . --adopt customers --yes   # take over a table registered by hand',
   ];
@@ -51,10 +58,12 @@ export default class Apply extends ApiCommand<typeof Apply> {
     }
     const { readProject, strictFailure } = await import('../services/project.js');
     const { applyPlan, hasWork } = await import('../services/project-apply.js');
-    const { printAction, printApplySummary, printPlan, printPlanNotes, summaryLine } =
+    const { printAction, printApplySummary, printPlan, printPlanNotes, printSummaryRecord, summaryLine } =
       await import('../cli/project-views.js');
+    const { applySummary, recertificationMarker } = await import('../services/project-report.js');
     const { sessionFailure } = await import('../cli/session.js');
-    const summary = await this.withClient(async (client, session) => {
+    const reported: ReportedAction[] = [];
+    const run = await this.withClient(async (client, session) => {
       const plan = await readProject(client, this.flags);
       if (this.out.json) printPlanNotes(this.out, plan);
       else printPlan(this.out, plan);
@@ -63,7 +72,10 @@ export default class Apply extends ApiCommand<typeof Apply> {
         if (failure !== undefined) throw failure;
       }
       if (!hasWork(plan, { prune: this.flags.prune })) {
-        if (!this.out.json) this.out.info('Nothing to apply.');
+        if (this.out.json) printSummaryRecord(this.out, applySummary(plan, undefined));
+        else this.out.info('Nothing to apply.');
+        const refusal = refusedFailure(plan, 0);
+        if (refusal !== undefined) throw refusal;
         return undefined;
       }
       if (!yes && !(await confirm(`Apply this plan? ${summaryLine(plan)}`))) {
@@ -73,20 +85,31 @@ export default class Apply extends ApiCommand<typeof Apply> {
           suggestion: 'Answer y to apply, or pass --yes to skip the question.',
         });
       }
-      return applyPlan(client, plan, {
+      const marked = recertificationMarker(plan);
+      const applied = await applyPlan(client, plan, {
         concurrency: this.flags.concurrency,
         submit: this.flags.submit,
         prune: this.flags.prune,
         describe: (error) => sessionFailure(error, session),
-        onAction: (action) => printAction(this.out, action),
+        onAction: (action) => {
+          const shown = marked(action);
+          reported.push(shown);
+          printAction(this.out, shown);
+        },
       });
+      return { plan, applied };
     });
-    if (summary === undefined) return;
-    printApplySummary(this.out, summary);
+    if (run === undefined) return;
+    const summary = run.applied;
+    printApplySummary(this.out, summary, applySummary(run.plan, summary, reported));
     const [first] = summary.failed;
     if (first !== undefined) {
+      const others =
+        summary.applied === 0
+          ? 'nothing was applied'
+          : `${summary.applied} other${summary.applied === 1 ? ' is' : 's are'} applied`;
       throw new CliError(
-        `${summary.failed.length} table${summary.failed.length === 1 ? '' : 's'} failed; the others are applied.`,
+        `${summary.failed.length} table${summary.failed.length === 1 ? '' : 's'} failed; ${others}.`,
         {
           exitCode: first.error.exitCode,
           code: first.error.code,
@@ -103,5 +126,24 @@ export default class Apply extends ApiCommand<typeof Apply> {
         },
       );
     }
+    const refusal = refusedFailure(run.plan, summary.applied);
+    if (refusal !== undefined) throw refusal;
   }
+}
+
+/** Tables the plan refused were not applied: exit 7 once the others are, naming them (each reason is above). */
+function refusedFailure(plan: ProjectPlan, applied: number): CliError | undefined {
+  const refused = plan.tables.filter((t) => t.action === 'refused');
+  if (refused.length === 0) return undefined;
+  const others =
+    applied === 0 ? 'nothing was applied' : `${applied} other${applied === 1 ? ' is' : 's are'} applied`;
+  return new CliError(
+    `${refused.length} table${refused.length === 1 ? ' was' : 's were'} refused (${refused.map((t) => t.table).join(', ')}); ${others}.`,
+    {
+      exitCode: ExitCode.Refused,
+      code: 'refused',
+      suggestion: 'Each refused table says why and what to pass above; fix it and run gds apply again.',
+      details: { refused: refused.map((t) => ({ table: t.table, reason: t.reason })) },
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode, toCliError } from '../cli/errors.js';
 import { projectFlags } from '../cli/project-views.js';
 
 export default class Plan extends ApiCommand<typeof Plan> {
@@ -13,42 +13,95 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'listed as not mapped), its meta.gds the contract intent. Each is matched with the tables of the ' +
     "connector's environment, by source and then by name, and shown as + create, ~ replace (the definition, " +
     'gate1.yml and contract diffs), = unchanged, - gone (a table this project registered whose model left the ' +
-    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason). Ownership is ' +
+    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason and the fix: ' +
+    "among others a source that is not a warehouse object of the connector, as apply's registration would " +
+    'refuse it). Ownership is ' +
     "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
     'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
-    '! owned elsewhere (apply refuses it unless --adopt names it). Ends with ' +
-    '"Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
-    'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. --exit-code: exit 1 ' +
-    'when a table would be created or changed, 0 otherwise (gone tables are shown but not counted: only apply --prune removes them). Under --json one line per table: table, source, action, ' +
-    'tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership ' +
-    '(this, other, hand; null when new), owner.';
+    '! owned elsewhere (apply refuses it unless --adopt names it). A table to create or replace names the ' +
+    'CERTIFIED tables downstream of it in the dbt DAG ("2 certified tables read from this: …"), and says when ' +
+    'applying it files a recertification request (a CERTIFIED table whose definition or gate1.yml changes). ' +
+    'Ends with "Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
+    'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. ' +
+    "--detailed-exitcode (as terraform's): 0 nothing to do, 1 error (every failure, a usage error included), 2 " +
+    'a table to create, change or remove. --exit-code: exit 1 when a table would be created or changed, 0 ' +
+    'otherwise (gone tables are shown but not counted). --format markdown writes the plan for a pull-request ' +
+    'comment: a summary table, then one collapsible block per changed table. Under --json one line per table: ' +
+    'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], ' +
+    'rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership (this, other, hand; ' +
+    'null when new), owner, reason (refused), downstreamCertified, recertificationRequested; then always one ' +
+    'last line {"summary":{create, replace, unchanged, remove, failed, refused, recertificationRequested}}.';
   static override examples = [
     '<%= config.bin %> plan --dbt .',
-    '<%= config.bin %> plan --dbt ~/jaffle_shop --connector con_dev --select staging.* --select tag:finance',
-    '<%= config.bin %> plan --dbt . --exit-code   # in CI on a pull request: 1 when apply would change something',
+    '<%= config.bin %> plan --dbt ~/jaffle_shop --connector warehouse-dev --select staging.* --select tag:finance',
+    '<%= config.bin %> plan --dbt . --detailed-exitcode   # in CI: 0 nothing to do, 2 changes, 1 error',
+    '<%= config.bin %> plan --dbt . --format markdown > plan.md   # a pull-request comment',
     '<%= config.bin %> plan --dbt . --select state:modified+ --state prod-artifacts/   # only what the pull request changed',
     '<%= config.bin %> plan --dbt . --adopt customers   # preview taking over a table registered by hand',
     '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action != "unchanged") | {table, action}\'',
+    "<%= config.bin %> plan --dbt . --json | tail -n 1 | jq '.summary'",
   ];
   static override flags = {
     ...projectFlags,
+    'detailed-exitcode': Flags.boolean({
+      description:
+        'Exit 0 when there is nothing to do, 2 when a table would be created, changed or removed, 1 on any error.',
+      exclusive: ['exit-code'],
+    }),
     'exit-code': Flags.boolean({
       description:
         'Exit 1 when a table would be created or changed, 0 otherwise (gone tables are not counted).',
     }),
+    format: Flags.option({
+      description: 'text (the default) or markdown (for a pull-request comment).',
+      options: ['text', 'markdown'] as const,
+      default: 'text',
+    })(),
     unchanged: Flags.boolean({ description: 'Also show a block for each unchanged table.' }),
   };
 
   async run(): Promise<void> {
     const { readProject, strictFailure } = await import('../services/project.js');
     const { planChanges } = await import('../services/project-plan.js');
+    const { planSummary } = await import('../services/project-report.js');
     const { printPlan } = await import('../cli/project-views.js');
+    if (this.flags.format === 'markdown' && this.out.json)
+      throw new CliError('--format markdown and --json each choose the output: pass one of them.', {
+        exitCode: ExitCode.Usage,
+        code: 'usage',
+      });
     const plan = await this.withClient(async (client) => readProject(client, this.flags));
-    printPlan(this.out, plan, { unchanged: this.flags.unchanged });
+    const summary = planSummary(plan);
+    if (this.flags.format === 'markdown') {
+      const { printPlanMarkdown } = await import('../cli/plan-markdown.js');
+      printPlanMarkdown(this.out, plan, summary);
+    } else printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
     if (this.flags.strict) {
       const failure = strictFailure(plan);
       if (failure !== undefined) throw failure;
     }
+    if (this.flags['detailed-exitcode'] && planChanges(plan, { prune: true }))
+      process.exitCode = DETAILED_CHANGES;
     if (this.flags['exit-code'] && planChanges(plan)) process.exitCode = ExitCode.Failure;
   }
+
+  /** Under --detailed-exitcode every failure is exit 1, so that 2 means changes only (a usage error included). */
+  override async catch(error: Error): Promise<never> {
+    if (!this.argv.includes('--detailed-exitcode')) return super.catch(error);
+    const failure = toCliError(error, 'See `gds plan --help`.', {
+      flagNames: Object.keys({ ...Plan.baseFlags, ...Plan.flags }),
+    });
+    if (failure.exitCode === ExitCode.Interrupted) return super.catch(failure);
+    return super.catch(
+      new CliError(failure.message, {
+        exitCode: ExitCode.Failure,
+        code: failure.code,
+        ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
+        details: failure.details,
+      }),
+    );
+  }
 }
+
+/** terraform's `-detailed-exitcode` for "the plan has changes". */
+const DETAILED_CHANGES = 2;

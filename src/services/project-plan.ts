@@ -67,6 +67,10 @@ export interface PlannedTable {
   adopt?: { from: string | null };
   /** Registered under the old file-name convention: apply records this project on it. */
   migrate?: boolean;
+  /** The CERTIFIED tables downstream of this one in the dbt DAG (a table to create or replace). */
+  downstreamCertified?: string[];
+  /** Applying this table files a recertification request: it is CERTIFIED, and its definition or gate1.yml changes. */
+  recertificationRequested?: boolean;
   /** What apply sends (not printed). */
   work?: TableWork;
 }
@@ -293,6 +297,12 @@ export async function planProject(
   const [connectors, rows] = await Promise.all([client.connectors.list(call), client.tables.list({}, call)]);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
+  const [{ readWarehouseSources }, { reportPlanned }] = await Promise.all([
+    import('./project-sources.js'),
+    import('./project-report.js'),
+  ]);
+  const warehouse = readWarehouseSources(client, connectors, connector, call);
+  warehouse.catch(() => undefined);
   const { warehouseColumns, inWarehouseCase } = await import('./warehouse-case.js');
   const cased = await inWarehouseCase(
     project.declarations,
@@ -466,6 +476,7 @@ export async function planProject(
     ? `This project's id on the service is ${projectId} (dbt's name and the ${connector.id === null ? 'environment' : 'connector'}). To keep it when the connector changes, write "project: ${projectId}" in gds.yml.`
     : undefined;
   const tables = [...planned, ...refusals, ...gone];
+  reportPlanned(tables, { warehouse: await warehouse, rows: inEnv, lineage: project.lineage });
   const count = (action: PlanAction) => tables.filter((t) => t.action === action).length;
   return {
     projectName,

@@ -241,7 +241,9 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
   );
 
   it('--prune removes nothing when a create of the run failed', needs(skip), async () => {
-    // p_payments is project A's and left the project; p_broken_one has no warehouse object, so its create fails.
+    // p_payments is project A's and left the project; p_broken_one's warehouse object is there when planning
+    // (a missing one is refused by the plan) and gone when applying, so its create fails.
+    await server.sql('CREATE TABLE own_a.p_broken_one (id integer, thing_id integer)');
     const plan = await planProject(
       client,
       project([
@@ -252,6 +254,7 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
       { connectorId: connectors.a },
     );
     expect(plan.tables.filter((t) => t.action === 'gone').map((t) => t.table)).toEqual(['p_payments']);
+    await server.sql('DROP TABLE own_a.p_broken_one');
     const summary = await applyPlan(client, plan, { describe: describeError, prune: true });
     expect(summary.failed.map((f) => f.table)).toEqual(['p_broken_one']);
     expect(summary.pruneSkipped).toBe(1);

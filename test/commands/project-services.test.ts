@@ -226,8 +226,11 @@ describe('planProject and applyPlan', () => {
 
   it('one table failing leaves the others applied and says which, with its exit code', async () => {
     const missing = declaration('nowhere');
+    // The relation is there when planning (a missing one is refused by the plan) and gone when applying.
+    await server.sql(`CREATE TABLE analytics_dev.nowhere (id integer, thing_id integer)`);
     const plan = await planProject(client, project([declaration('widgets'), missing]), { connectorId: dev });
     expect(plan.counts.create).toBe(2);
+    await server.sql(`DROP TABLE analytics_dev.nowhere`);
     const summary = await applyPlan(client, plan, {
       describe: (error) => (error instanceof CliError ? error : new CliError(String(error), { exitCode: 7 })),
     });

@@ -98,7 +98,8 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     const r = await gds(['plan', ...projectArgs(), '--json', '--exit-code']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
-    const planned = lines<PlanLine>(r.stdout);
+    const planned = lines<PlanLine>(r.stdout).filter((line) => !('summary' in line));
+    expect(lines<{ summary?: unknown }>(r.stdout).at(-1)?.summary).toMatchObject({ create: planned.length });
     expect(planned.length).toBeGreaterThanOrEqual(15);
     for (const line of planned) {
       expect(Object.keys(line)).toEqual(
@@ -199,7 +200,7 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     node.description = 'Payments, one row each, after the change';
     await writeFile(manifestPath, JSON.stringify(manifest));
     const plan = await gds(['plan', ...projectArgs(), '--json']);
-    const changed = lines<PlanLine>(plan.stdout).filter((p) => p.action !== 'unchanged');
+    const changed = lines<PlanLine>(plan.stdout).filter((p) => 'table' in p && p.action !== 'unchanged');
     expect(changed.map((p) => [p.table, p.action])).toEqual([['stg_payments', 'replace']]);
 
     const runs = await Promise.all(

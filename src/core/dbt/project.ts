@@ -114,6 +114,9 @@ export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelecti
     nodeNames: [...manifest.nodes.values()]
       .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
       .map((n) => n.alias),
+    lineage: [...manifest.nodes.values()]
+      .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
+      .map((n) => ({ uniqueId: n.uniqueId, name: n.alias, parents: n.dependsOn })),
     otherTests,
     warnings,
   };

@@ -76,6 +76,12 @@ export interface DbtRefusal {
   notMappedTests: NotMappedTest[];
 }
 
+export interface DbtLineageNode {
+  uniqueId: string;
+  name: string;
+  parents: string[];
+}
+
 export interface DbtProject {
   projectName?: string;
   dbtVersion?: string;
@@ -89,6 +95,11 @@ export interface DbtProject {
    * table the project registered under one of them is never gone. Absent: the declarations' and refusals'.
    */
   nodeNames?: string[];
+  /**
+   * The DAG of every enabled model, seed and snapshot, selected or not: each node's table name (alias) and the
+   * nodes it reads (`depends_on`), for what `gds plan` says is downstream of a change.
+   */
+  lineage?: DbtLineageNode[];
   /** Tests attached to no selected node (sources, singular tests across models, …), each with its reason. */
   otherTests: NotMappedTest[];
   warnings: string[];

@@ -1,0 +1,144 @@
+// What `gds plan` and `gds apply` tell CI besides each table's diff: the CERTIFIED tables downstream of each
+// change in the dbt DAG (`downstreamCertified`), whether applying a table files a recertification request
+// (a CERTIFIED table whose definition or gate1.yml changes), the source checks of project-sources.ts, and
+// the one summary both end with (`{"summary":{…}}`), whatever happened, nothing included.
+import type { TableListRow } from '../client/areas/tables.js';
+import type { DbtLineageNode } from '../core/dbt/types.js';
+import type { ApplyAction, ApplySummary } from './project-apply.js';
+import type { PlannedTable, ProjectPlan } from './project-plan.js';
+import type { WarehouseSources } from './project-sources.js';
+import { refuseMissingSources } from './project-sources.js';
+
+export interface RunSummary {
+  create: number;
+  replace: number;
+  unchanged: number;
+  remove: number;
+  failed: number;
+  refused: number;
+  recertificationRequested: number;
+}
+
+/** An apply action, with whether its write filed a recertification request. */
+export type ReportedAction = ApplyAction & { recertificationRequested?: boolean };
+
+const lower = (s: string) => s.toLowerCase();
+
+/** The table names of every node downstream of each node (children, their children, …), by unique id. */
+function downstreamOf(lineage: readonly DbtLineageNode[]): (uniqueId: string) => string[] {
+  const children = new Map<string, string[]>();
+  const names = new Map(lineage.map((n) => [n.uniqueId, n.name]));
+  for (const node of lineage)
+    for (const parent of node.parents) children.set(parent, [...(children.get(parent) ?? []), node.uniqueId]);
+  return (uniqueId) => {
+    const seen = new Set<string>([uniqueId]);
+    const queue = [...(children.get(uniqueId) ?? [])];
+    const found: string[] = [];
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const name = names.get(id);
+      if (name !== undefined) found.push(name);
+      queue.push(...(children.get(id) ?? []));
+    }
+    return found;
+  };
+}
+
+/**
+ * Completes the planned tables (in place): a table whose source is not on its connector is refused, each
+ * changed table names the CERTIFIED tables of the environment downstream of it in the dbt DAG, and each says
+ * whether applying it files a recertification request.
+ */
+export function reportPlanned(
+  tables: PlannedTable[],
+  context: {
+    warehouse: WarehouseSources | undefined;
+    /** The service's tables of the plan's environment. */
+    rows: readonly TableListRow[];
+    lineage: readonly DbtLineageNode[] | undefined;
+  },
+): void {
+  refuseMissingSources(tables, context.warehouse);
+  const certified = new Map(
+    context.rows.filter((r) => r.state === 'CERTIFIED').map((r) => [lower(r.name), r.name]),
+  );
+  const certifiedIds = new Set(context.rows.filter((r) => r.state === 'CERTIFIED').map((r) => r.id));
+  const downstream = downstreamOf(context.lineage ?? []);
+  for (const table of tables) {
+    const changed = table.action === 'create' || table.action === 'replace';
+    table.downstreamCertified =
+      changed && table.uniqueId !== null
+        ? [...new Set(downstream(table.uniqueId).flatMap((name) => certified.get(lower(name)) ?? []))].filter(
+            (name) => lower(name) !== lower(table.table),
+          )
+        : [];
+    table.recertificationRequested =
+      table.action === 'replace' &&
+      table.tableId !== null &&
+      certifiedIds.has(table.tableId) &&
+      (table.changes.definition || table.changes.gate1);
+  }
+}
+
+/** The summary of a plan: what apply would do (`remove`: the gone tables, removed only with --prune). */
+export function planSummary(plan: ProjectPlan): RunSummary {
+  return {
+    create: plan.counts.create,
+    replace: plan.counts.replace,
+    unchanged: plan.counts.unchanged,
+    remove: plan.counts.gone,
+    failed: 0,
+    // A table owned elsewhere is refused by apply unless --adopt names it (the plan then shows it as its own).
+    refused: plan.counts.refused + plan.counts.ownedElsewhere,
+    recertificationRequested: plan.tables.filter((t) => t.recertificationRequested === true).length,
+  };
+}
+
+/**
+ * Marks the first write of each table planned to file a recertification request (the service files one on
+ * the first change of a CERTIFIED table; the table is then QUARANTINED and later writes file none).
+ */
+export function recertificationMarker(plan: ProjectPlan): (action: ApplyAction) => ReportedAction {
+  const pending = new Set(
+    plan.tables.filter((t) => t.recertificationRequested === true).map((t) => t.tableId),
+  );
+  return (action) => {
+    const writes = action.step === 'replace' || action.step === 'gate1';
+    if (!writes || action.outcome !== 'done' || !pending.has(action.tableId)) return action;
+    pending.delete(action.tableId);
+    return { ...action, recertificationRequested: true };
+  };
+}
+
+/** What an apply did, by table: created, replaced, found unchanged, removed, failed; nothing applied: the plan's. */
+export function applySummary(
+  plan: ProjectPlan,
+  applied: ApplySummary | undefined,
+  reported: readonly ReportedAction[] = applied?.actions ?? [],
+): RunSummary {
+  const actions = reported;
+  const failed = new Set((applied?.failed ?? []).map((f) => f.table));
+  const wrote = (table: string, steps: string[]) =>
+    actions.some((a) => a.table === table && a.outcome === 'done' && steps.includes(a.step));
+  const summary: RunSummary = {
+    create: 0,
+    replace: 0,
+    unchanged: plan.counts.unchanged,
+    remove: 0,
+    failed: failed.size,
+    refused: plan.counts.refused,
+    recertificationRequested: actions.filter((a) => a.recertificationRequested === true).length,
+  };
+  const todo = plan.tables.filter(
+    (t) => (t.action === 'create' || t.action === 'replace' || t.action === 'gone') && !failed.has(t.table),
+  );
+  for (const table of todo) {
+    if (table.action === 'gone') {
+      if (wrote(table.table, ['remove'])) summary.remove += 1;
+    } else if (table.action === 'create' && wrote(table.table, ['register'])) summary.create += 1;
+    else if (wrote(table.table, ['register', 'replace', 'gate1', 'contract'])) summary.replace += 1;
+    else if (actions.some((a) => a.table === table.table)) summary.unchanged += 1;
+  }
+  return summary;
+}

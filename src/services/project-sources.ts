@@ -1,0 +1,114 @@
+// What `gds plan` checks so that it never promises what `apply` cannot do: a table apply would register (or
+// whose definition it would replace) must name a warehouse object of its connector, as the service checks on
+// the registration (its source's schema is the connector's, and the table is there). The objects are read
+// once per connector (`GET /api/connectors/{id}/objects`); a table whose source is not there is `! refused`
+// with the fix, which is always something plan and apply take: --schema, --connector, --exclude.
+import type { ApiClient } from '../client/index.js';
+import { ApiError } from '../client/errors.js';
+import type { Connector } from '../client/areas/connectors.js';
+import type { PlannedTable } from './project-plan.js';
+
+export type SourcesClient = Pick<ApiClient, 'connectors'>;
+
+interface Reads {
+  connector: Pick<Connector, 'id' | 'name'>;
+  schema: string;
+  /** `schema.table` of each object, as the warehouse spells it. */
+  sources: Set<string>;
+}
+
+/** The objects of the plan's connector, or with --env and no connector, of each connector of the environment. */
+export interface WarehouseSources {
+  /** The plan's one connector, or undefined with --env (then each table goes to the connector of its schema). */
+  chosen: Reads | undefined;
+  environmentLabel: string;
+  all: Reads[];
+}
+
+/**
+ * Reads the warehouse objects the plan's tables may name; undefined when the service cannot say (it has no
+ * such route, or the token may not read it): plan then checks nothing, and apply reports what it refuses.
+ */
+export async function readWarehouseSources(
+  client: SourcesClient,
+  connectors: readonly Connector[],
+  chosen: { id: string | null; environmentLabel: string },
+  call: { signal?: AbortSignal } = {},
+): Promise<WarehouseSources | undefined> {
+  const of =
+    chosen.id === null
+      ? connectors.filter((c) => c.environmentLabel === chosen.environmentLabel)
+      : connectors.filter((c) => c.id === chosen.id);
+  try {
+    const all = await Promise.all(
+      of.map(async (connector) => {
+        const read = await client.connectors.objects(connector.id, call);
+        return { connector, schema: read.schema, sources: new Set(read.objects.map((o) => o.source)) };
+      }),
+    );
+    return {
+      chosen: chosen.id === null ? undefined : all[0],
+      environmentLabel: chosen.environmentLabel,
+      all,
+    };
+  } catch (error) {
+    if (
+      error instanceof ApiError &&
+      (error.status === 401 ||
+        error.status === 403 ||
+        (error.status === 404 && error.code !== 'connector_not_found'))
+    )
+      return undefined;
+    throw error;
+  }
+}
+
+function split(source: string): [string, string] {
+  const dot = source.indexOf('.');
+  return [source.slice(0, dot), source.slice(dot + 1)];
+}
+
+/** Why the registration of `source` would be refused, with the fix; undefined when the source is there. */
+export function sourceRefusal(sources: WarehouseSources, source: string): string | undefined {
+  const [schema, table] = split(source);
+  const reads = sources.chosen ?? sources.all.find((r) => r.schema === schema) ?? undefined;
+  if (reads !== undefined && reads.schema === schema && reads.sources.has(source)) return undefined;
+  const holders = (sources.chosen === undefined ? sources.all : [sources.chosen]).filter((r) =>
+    r.sources.has(`${r.schema}.${table}`),
+  );
+  const on =
+    reads === undefined
+      ? `No connector of ${sources.environmentLabel} reads schema ${schema} (${sources.all.map((r) => `${r.connector.name} reads ${r.schema}`).join(', ') || 'it has none'})`
+      : `Source '${source}' is not a warehouse object on connector ${reads.connector.name} (schema ${reads.schema})`;
+  const [holder] = holders;
+  if (holder !== undefined && holders.length === 1)
+    return `${on}, but ${holder.schema}.${table} is: pass --schema ${holder.schema} (or schema: in gds.yml)`;
+  if (reads !== undefined && reads.schema === schema)
+    return `${on}: build it there first (dbt run, dbt seed), or leave it out with --exclude ${table}`;
+  const there = reads === undefined ? undefined : reads.schema;
+  return there === undefined
+    ? `${on}: pass --connector naming a connector that reads ${schema}, or --schema naming a schema one of them reads, or leave it out with --exclude ${table}`
+    : `${on}, nor is ${there}.${table}: build it with dbt in schema ${there} and pass --schema ${there}, pass --connector naming a connector that reads ${schema}, or leave it out with --exclude ${table}`;
+}
+
+/**
+ * Turns each table apply would register, or whose definition it would replace, into `! refused` when its
+ * source is not a warehouse object of its connector (in place; nothing when the objects could not be read).
+ */
+export function refuseMissingSources(tables: PlannedTable[], sources: WarehouseSources | undefined): void {
+  if (sources === undefined) return;
+  for (const [index, table] of tables.entries()) {
+    const registers = table.action === 'create' || (table.action === 'replace' && table.changes.definition);
+    if (!registers || table.source === null) continue;
+    const reason = sourceRefusal(sources, table.source);
+    if (reason === undefined) continue;
+    const { work: _work, ...kept } = table;
+    tables[index] = {
+      ...kept,
+      action: 'refused',
+      changes: { definition: false, gate1: false, contract: false },
+      diffs: {},
+      reason,
+    };
+  }
+}

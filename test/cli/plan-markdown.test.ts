@@ -1,0 +1,88 @@
+// `gds plan --format markdown` (src/cli/plan-markdown.ts): a pull-request comment with the counts as a table,
+// one collapsible block per table that is not unchanged (none for unchanged ones), names and diffs that
+// cannot break out of their HTML or code fence, and a comment that stays under GitHub's 65,536 characters.
+import { describe, expect, it } from 'vitest';
+import { planMarkdown } from '../../src/cli/plan-markdown.js';
+import type { PlannedTable, ProjectPlan } from '../../src/services/project-plan.js';
+import { planSummary } from '../../src/services/project-report.js';
+
+function table(
+  name: string,
+  action: PlannedTable['action'],
+  extra: Partial<PlannedTable> = {},
+): PlannedTable {
+  return {
+    table: name,
+    source: `analytics.${name}`,
+    action,
+    tableId: action === 'create' ? null : `tbl_${name}`,
+    uniqueId: `model.shop.${name}`,
+    resourceType: 'model',
+    mappedTests: [],
+    notMappedTests: [],
+    changes: { definition: action !== 'unchanged', gate1: false, contract: false },
+    diffs: {},
+    downstreamCertified: [],
+    recertificationRequested: false,
+    ...extra,
+  };
+}
+
+function plan(tables: PlannedTable[]): ProjectPlan {
+  const count = (action: PlannedTable['action']) => tables.filter((t) => t.action === action).length;
+  return {
+    projectName: 'shop',
+    project: { id: 'shop@con_1', from: 'derived' },
+    untouched: { otherProjects: 0, byHand: 0 },
+    connector: { id: 'con_1', environmentLabel: 'dev' },
+    tables,
+    otherTests: [],
+    warnings: [],
+    counts: {
+      create: count('create'),
+      replace: count('replace'),
+      unchanged: count('unchanged'),
+      gone: count('gone'),
+      refused: count('refused'),
+      ownedElsewhere: count('owned-elsewhere'),
+    },
+  };
+}
+
+describe('plan --format markdown', () => {
+  it('a summary table, then one <details> block per changed table with its diff and downstream certified tables', () => {
+    const p = plan([
+      table('orders', 'replace', {
+        diffs: { definition: '--- a\n+++ b\n-old\n+new ``` fence\n' },
+        downstreamCertified: ['fct_orders', 'customer_ltv'],
+        recertificationRequested: true,
+      }),
+      table('customers', 'unchanged'),
+      table('old_model', 'gone'),
+    ]);
+    const text = planMarkdown(p, planSummary(p));
+    expect(text).toContain('| `~ replace` | 1 |\n| `= unchanged` | 1 |\n| `- remove` | 1 |');
+    expect(text).toContain(
+      '**Plan: 0 to create, 1 to change, 1 unchanged, 1 to remove.** Applying files 1 recertification request.',
+    );
+    expect(text.split('<details>').length - 1).toBe(2);
+    expect(text).not.toContain('<strong>customers</strong>');
+    expect(text).toContain('**2 certified tables read from this: fct\\_orders, customer\\_ltv**');
+    // The diff's own ``` cannot close the fence.
+    expect(text).toContain('````diff\n--- a\n+++ b\n-old\n+new ``` fence\n````');
+  });
+
+  it('escapes HTML in names and reasons, and names the tables past the size budget instead of showing them', () => {
+    const hostile = table('<img src=x onerror=alert(1)>', 'refused', { reason: 'no </details> here' });
+    const big = Array.from({ length: 200 }, (_, i) =>
+      table(`t${i}`, 'create', { diffs: { definition: `+${'x'.repeat(1000)}\n` } }),
+    );
+    const p = plan([hostile, ...big]);
+    const text = planMarkdown(p, planSummary(p));
+    expect(text).not.toContain('<img');
+    expect(text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(text).toContain('no &lt;/details&gt; here');
+    expect(text.length).toBeLessThan(65_536);
+    expect(text).toMatch(/\d+ more tables change \(the whole plan is in the job's log\): t\d+, /);
+  });
+});
