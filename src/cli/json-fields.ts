@@ -90,10 +90,14 @@ const INTEGRATION_TOKEN = [
   'scopes',
   'environment',
   'userId',
+  'issuedBy',
   'createdAt',
   'lastUsedAt',
   'revokedAt',
 ];
+
+/** `gds tokens list|revoke`: an integration token's fields, a CLI token's `token`, and which kind it is. */
+const ANY_TOKEN = ['kind', ...INTEGRATION_TOKEN, 'token'];
 
 const STATUS = [
   'id',
@@ -267,8 +271,8 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'tokens:issue': ['id', 'name', 'clientToken', 'audience', 'env', 'scopes', 'tokens'],
   'tokens:refresh': ['tokens'],
   // Integration tokens, or with --cli CLI tokens (id, userId, token, createdAt, lastUsedAt, revokedAt).
-  'tokens:list': [...INTEGRATION_TOKEN, 'token'],
-  'tokens:revoke': INTEGRATION_TOKEN,
+  'tokens:list': ANY_TOKEN,
+  'tokens:revoke': ANY_TOKEN,
   // The rows refused, each with its reason (the summary goes to stderr).
   'records:import': ['row', 'line', 'error'],
   'records:delete': ['tableId', 'id', 'deleted'],
@@ -317,6 +321,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'refused',
   ],
   'auth:token': ['token', 'tokenSource', 'profile'],
+  'auth:token:create': ['id', 'name', 'token', 'userId', 'createdAt'],
   'auth:switch': ['activeProfile', 'previous', 'base'],
   'auth:revoke': ['revoked'],
   'auth:logout': ['removed', 'activeProfile', 'configFileRemoved', 'configPath'],

@@ -216,6 +216,11 @@ const steps: Step[] = [
     },
   },
   { id: 'tokens:refresh', args: () => ['tokens', 'refresh'], input: () => seen.refresh ?? '' },
+  {
+    id: 'auth:token:create',
+    args: () => ['auth', 'token', 'create', '--name', 'json-fields'],
+    env: () => ({ SERVICE_TOKEN: server.user('OWNER').accessToken }),
+  },
   { id: 'tokens:list', args: () => ['tokens', 'list'] },
   { id: 'tokens:list', args: () => ['tokens', 'list', '--cli'] },
   {
@@ -265,6 +270,7 @@ const steps: Step[] = [
   { id: 'plan', args: () => ['plan', ...project()], fixtures: true },
   { id: 'apply', args: () => ['apply', ...project(), '--yes'], fixtures: true },
   { id: 'tokens:revoke', args: () => ['tokens', 'revoke', seen.integration ?? '', '--yes'] },
+  { id: 'tokens:revoke', args: () => ['tokens', 'revoke', 'json-fields', '--yes'] },
   // The credentials commands, on a config folder of their own.
   {
     id: 'auth:set',
