@@ -226,19 +226,22 @@ function describeRules(rules: MappedRules): string[] {
 
 /**
  * The grain key among the uniqueness tests, in the order dbt infers a model's primary key: its primary_key,
- * a unique column that also has a not_null test, a combination of columns, a unique column.
+ * a unique column that also has a not_null test, a combination of columns. A unique column without not_null
+ * is never the grain key: dbt's unique test skips NULLs, the grain check counts them as one repeated key, so
+ * it is a uniqueness check (which skips them too).
  */
 function chooseGrain<T extends { columns: string[] }>(
   candidates: T[],
   primaryKey: string[],
   required: ReadonlySet<string>,
 ): T | undefined {
+  const eligible = candidates.filter((c) => c.columns.length > 1 || required.has(c.columns[0] ?? ''));
   const key = primaryKey
     .map((c) => c.toLowerCase())
     .sort()
     .join(',');
   return (
-    candidates.find(
+    eligible.find(
       (c) =>
         key !== '' &&
         c.columns
@@ -246,9 +249,8 @@ function chooseGrain<T extends { columns: string[] }>(
           .sort()
           .join(',') === key,
     ) ??
-    candidates.find((c) => c.columns.length === 1 && required.has(c.columns[0] ?? '')) ??
-    candidates.find((c) => c.columns.length > 1) ??
-    candidates[0]
+    eligible.find((c) => c.columns.length === 1) ??
+    eligible[0]
   );
 }
 

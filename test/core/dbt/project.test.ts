@@ -101,11 +101,22 @@ describe('tests become Gate 1 rules', () => {
     expect(project.warnings).toEqual([expect.stringMatching(/column note: meta.gds null_rate .* left out/)]);
   });
 
-  it('unique: the grain key, with a grain type', () => {
+  it('unique with not_null: the grain key, with a grain type', () => {
+    const test = genericTest('unique', 'model.shop.orders', {}, { column: 'order_id' });
+    const notNull = genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id' });
+    const d = one(test, notNull);
+    expect(d.contract).toEqual({ grainKeyColumns: ['order_id'], grainType: 'ONE_PER_ENTITY' });
+    expect(d.mappedTests).toContainEqual({ test: test['unique_id'], rule: 'grainKey' });
+  });
+
+  it('unique without not_null: a uniqueness check skipping NULLs (as dbt), never the grain key', () => {
     const test = genericTest('unique', 'model.shop.orders', {}, { column: 'order_id' });
     const d = one(test);
-    expect(d.contract).toEqual({ grainKeyColumns: ['order_id'], grainType: 'ONE_PER_ENTITY' });
-    expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'grainKey' }]);
+    expect(d.contract).toBeUndefined();
+    expect(gate1(d)['uniqueChecks']).toEqual([
+      { name: 'unique_orders_order_id', columns: ['order_id'], severity: 'HARD_FAIL' },
+    ]);
+    expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'unique:unique_orders_order_id' }]);
   });
 
   it('several unique tests and unique_combination_of_columns: one grain key, every other a uniqueness check', () => {
