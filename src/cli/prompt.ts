@@ -139,3 +139,21 @@ export async function secret(question: string, streams: PromptStreams = terminal
     streams,
   );
 }
+
+/** A line of text typed at the terminal (a reason); empty answers are asked again; Ctrl-C exits 130. */
+export async function text(question: string, streams: PromptStreams = terminal()): Promise<string> {
+  const { createInterface } = process.getBuiltinModule('node:readline/promises');
+  const rl = createInterface({ input: streams.input, output: streams.output, terminal: true });
+  rl.on('SIGINT', () => {
+    streams.output.write('\n');
+    process.exit(ExitCode.Interrupted);
+  });
+  try {
+    for (;;) {
+      const answer = (await rl.question(`${stripControlCharacters(question)} `)).trim();
+      if (answer !== '') return answer;
+    }
+  } finally {
+    rl.close();
+  }
+}

@@ -8,6 +8,7 @@ import { definitionsApi } from './areas/definitions.js';
 import { gateJobsApi } from './areas/gate-jobs.js';
 import { gatesApi } from './areas/gates.js';
 import { membersApi } from './areas/members.js';
+import { notificationsApi } from './areas/notifications.js';
 import { promotionsApi } from './areas/promotions.js';
 import { recertificationApi } from './areas/recertification.js';
 import { recordsApi } from './areas/records.js';
@@ -29,6 +30,7 @@ export function createApiClient(options: ApiClientOptions) {
     contracts: contractsApi(transport),
     definitions: definitionsApi(transport),
     recertification: recertificationApi(transport),
+    notifications: notificationsApi(transport),
     tables: tablesApi(transport),
     artifacts: artifactsApi(transport),
     connectors: connectorsApi(transport),

@@ -59,6 +59,7 @@ export const COMMAND_LOADERS = {
   'records:list': () => import('./records/list.js'),
   'records:update': () => import('./records/update.js'),
   reject: () => import('./reject.js'),
+  review: () => import('./review.js'),
   'settings:get': () => import('./settings/get.js'),
   'settings:list': () => import('./settings/list.js'),
   'settings:set': () => import('./settings/set.js'),

@@ -42,7 +42,7 @@ export interface QueueEntry {
     version: number;
     certifiedAt: string;
     certifiedBy: string | null;
-    /** Null when the proof it certified is no longer known. */
+    /** Null when the proof it certified is not known (then `changed` is empty: nothing can be said). */
     tableVersion: TableVersions | null;
     changed: Array<{ what: keyof TableVersions; from: number | null; to: number }>;
   } | null;
@@ -183,9 +183,9 @@ function toEntry(row: Row): QueueEntry {
   const proofVersions = versionsOf(row.definition_version, row.gate1_version, row.data_version);
   const certifiedVersions = versionsOf(row.certified_definition, row.certified_gate1, row.certified_data);
   const changed: NonNullable<QueueEntry['sinceCertified']>['changed'] = [];
-  if (proofVersions) {
+  if (proofVersions && certifiedVersions) {
     for (const what of ['definition', 'gate1', 'data'] as const) {
-      const from = certifiedVersions?.[what] ?? null;
+      const from = certifiedVersions[what];
       if (from !== proofVersions[what]) changed.push({ what, from, to: proofVersions[what] });
     }
   }

@@ -1,0 +1,76 @@
+// `gds review` on a terminal: the queue's columns, and the walk through it table by table, asking the
+// steward what to do with each (certify, reject with a reason, skip, quit).
+import { ApiError } from '../client/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type { QueueEntry } from '../services/review.js';
+import { changesSummary, proofSummary, requestsSummary } from '../services/review.js';
+import { certifyTable, rejectTable, requireInteractiveSession } from '../services/certification.js';
+import { type Column, NAME_RANK, type Output } from './output.js';
+import { select, text } from './prompt.js';
+import type { Session } from './session.js';
+
+export const queueColumns: ReadonlyArray<Column<QueueEntry>> = [
+  { header: 'Table', value: (e) => e.tableName, rank: NAME_RANK },
+  { header: 'Id', kind: 'id', value: (e) => e.tableId },
+  { header: 'Env', kind: 'version', value: (e) => e.environmentLabel },
+  { header: 'Proof', value: proofSummary },
+  { header: 'Changed', value: changesSummary },
+  { header: 'Requests', value: requestsSummary },
+  { header: 'Submitted by', value: (e) => e.submittedBy.email ?? e.submittedBy.userId ?? '' },
+  { header: 'Submitted', kind: 'time', value: (e) => e.createdAt },
+];
+
+type Decision = 'certify' | 'reject' | 'skip' | 'quit';
+
+const CHOICES = [
+  { value: 'certify' as const, name: 'Certify', description: 'Certify it now (needs a browser sign-in).' },
+  { value: 'reject' as const, name: 'Reject', description: 'Send it back to QUARANTINED, saying why.' },
+  { value: 'skip' as const, name: 'Skip', description: 'Leave it waiting; go to the next table.' },
+  { value: 'quit' as const, name: 'Quit', description: 'Stop here; the rest stays waiting.' },
+];
+
+/** Shows each waiting table and carries out the steward's decision on it; a refused decision is said and skipped. */
+export async function walkQueue(
+  out: Output,
+  client: ApiClient,
+  session: Session,
+  pages: AsyncIterable<{ rows: QueueEntry[] }>,
+): Promise<void> {
+  let seen = 0;
+  let decided = 0;
+  walk: for await (const page of pages) {
+    for (const entry of page.rows) {
+      seen += 1;
+      out.print('');
+      out.print(out.style('bold', `${entry.tableName}`), ` (${entry.tableId}, ${entry.environmentLabel})`);
+      out.print(`  Proof:     ${proofSummary(entry)}`);
+      out.print(`  Changed:   ${changesSummary(entry)}`);
+      out.print(`  Requests:  ${requestsSummary(entry)}`);
+      out.print(
+        `  Submitted: ${entry.createdAt} by ${entry.submittedBy.email ?? entry.submittedBy.userId ?? 'someone'}`,
+      );
+      const decision = await select<Decision>(`What about ${entry.tableName}?`, CHOICES, { initial: 'skip' });
+      if (decision === 'quit') break walk;
+      if (decision === 'skip') continue;
+      try {
+        if (decision === 'certify') {
+          if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
+          const { contract } = await certifyTable(client, entry.tableId, {});
+          out.print(`Certified ${entry.tableName}: contract ${contract.id} at ${contract.certifiedAt}.`);
+        } else {
+          const reason = await text(`Why is ${entry.tableName} rejected?`);
+          const change = await rejectTable(client, entry.tableId, reason);
+          out.print(`Rejected ${entry.tableName}: now ${change.state}.`);
+        }
+        decided += 1;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        out.warn(
+          `${entry.tableName} was not ${decision === 'certify' ? 'certified' : 'rejected'}: ${error.message}`,
+        );
+      }
+    }
+  }
+  if (seen === 0) out.info('Nothing is waiting for review.');
+  else out.info(`${decided} of ${seen} decided.`);
+}

@@ -1,0 +1,32 @@
+// The steward's queue (`gds review`): the open notifications of the tables submitted for review.
+import type { Schema } from '../../contract/types.js';
+import { cursorPages } from '../paging.js';
+import type { CallOptions, Transport } from '../transport.js';
+
+export type QueueEntry = Schema<'Notification'>;
+
+export interface NotificationsApi {
+  /** The queue a page at a time (oldest first), following the service's cursor; the first page carries `total`. */
+  queuePages(
+    pageSize: number,
+    options?: CallOptions,
+  ): AsyncGenerator<{ entries: QueueEntry[]; total?: number }, void, undefined>;
+}
+
+export function notificationsApi(transport: Transport): NotificationsApi {
+  return {
+    async *queuePages(pageSize, options) {
+      const walk = cursorPages('/api/notifications', (cursor) =>
+        transport.send<Schema<'NotificationList'>>({
+          method: 'GET',
+          path: '/api/notifications',
+          query: { limit: pageSize, cursor },
+          ...options,
+        }),
+      );
+      for await (const page of walk) {
+        yield { entries: page.notifications, ...(page.total === undefined ? {} : { total: page.total }) };
+      }
+    },
+  };
+}

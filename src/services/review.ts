@@ -1,0 +1,43 @@
+// `gds review`: the steward's queue (the tables `gate submit` handed over, oldest first), and a steward's
+// decision on each, through the same calls as `gds certify` and `gds reject`.
+import type { ApiClient } from '../client/index.js';
+import type { QueueEntry } from '../client/areas/notifications.js';
+
+export type { QueueEntry };
+export type ReviewClient = Pick<ApiClient, 'notifications'>;
+
+/** The queue page by page (`pageSize` entries each; the first page carries the queue's `total`). */
+export async function* reviewQueuePages(
+  client: ReviewClient,
+  pageSize = 100,
+): AsyncGenerator<{ rows: QueueEntry[]; total?: number }, void, undefined> {
+  for await (const page of client.notifications.queuePages(pageSize)) {
+    yield { rows: page.entries, ...(page.total === undefined ? {} : { total: page.total }) };
+  }
+}
+
+/** The Gate 1 proof in a few words: `passed`, `failed: a, b`, or `no proof stored`. */
+export function proofSummary(entry: QueueEntry): string {
+  if (entry.proof === null) return 'no proof stored';
+  return entry.proof.passed ? 'passed' : `failed: ${entry.proof.failedPredicates.join(', ')}`;
+}
+
+const WHAT: Record<string, string> = { definition: 'definition', gate1: 'gate1.yml', data: 'data' };
+
+/** What changed since the last certified version: `never certified`, `nothing since v2`, `gate1.yml v1→v2 since v2`. */
+export function changesSummary(entry: QueueEntry): string {
+  const since = entry.sinceCertified;
+  if (since === null) return 'never certified';
+  if (since.tableVersion === null) return `certified v${since.version}; what changed since is not known`;
+  if (since.changed.length === 0) return `nothing since v${since.version}`;
+  const parts = since.changed.map(
+    (c) => `${WHAT[c.what] ?? c.what} ${c.from === null ? '?' : `v${c.from}`}→v${c.to}`,
+  );
+  return `${parts.join(', ')} since v${since.version}`;
+}
+
+/** The open recertification requests in a few words: `none`, `2 (drift, manual)`. */
+export function requestsSummary(entry: QueueEntry): string {
+  const open = entry.openRecertificationRequests;
+  return open.length === 0 ? 'none' : `${open.length} (${open.map((r) => r.cause).join(', ')})`;
+}

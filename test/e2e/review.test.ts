@@ -1,0 +1,118 @@
+// `gds review` as a real process against a real server: after a `gds gate submit` the table waits in the
+// steward's queue; --json prints it as NDJSON (proof, what changed since certified, open requests), piped it
+// lists tab-separated, and a MEMBER is refused (exit 4). On a terminal, the walk rejects a table with a reason.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { startTerminal } from '../helpers/tmux.js';
+import { needs, onPath } from '../helpers/skip.js';
+
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-review-'));
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const env = (role: 'STEWARD' | 'MEMBER' | 'OWNER') => ({
+  GDS_CONFIG_DIR: join(dir, role, 'gds'),
+  GDS_SECRET_STORAGE: 'file',
+  SERVICE_API_URL: server.url,
+  SERVICE_TOKEN: server.user(role).cliToken,
+});
+
+const gds = (args: string[], role: 'STEWARD' | 'MEMBER' | 'OWNER' = 'STEWARD'): Promise<CliResult> =>
+  runCli(args, { env: env(role) });
+
+describe('gds review', () => {
+  it('lists nothing, saying so on stderr, before any submission', async () => {
+    const empty = await gds(['review']);
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toContain('Nothing is waiting for review.');
+  });
+
+  it('--json prints one line per waiting table after gds gate submit; piped, tab-separated rows', async () => {
+    const customers = server.table('customers');
+    const submitted = await gds(['gate', 'submit', customers.id, '--json'], 'OWNER');
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const proof = JSON.parse(submitted.stdout) as { id: string; passed: boolean };
+
+    const json = await gds(['review', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      tableId: customers.id,
+      tableName: customers.name,
+      state: 'PENDING_REVIEW',
+      submittedBy: { email: server.user('OWNER').email },
+      proof: { id: proof.id, passed: proof.passed },
+      // The seed certified it without a proof: what changed since cannot be said.
+      sinceCertified: { version: 1, tableVersion: null, changed: [] },
+      openRecertificationRequests: [],
+    });
+
+    const piped = await gds(['review']);
+    expect(piped.code, piped.stderr).toBe(0);
+    const [row] = piped.stdout.trim().split('\n');
+    expect(row?.split('\t').slice(0, 3)).toEqual([customers.name, customers.id, customers.environmentLabel]);
+    expect(row).toContain('certified v1; what changed since is not known');
+    expect(row).toContain(server.user('OWNER').email);
+  }, 60_000);
+
+  it('a MEMBER is refused: exit 4, one error line on stderr under --json', async () => {
+    const refused = await gds(['review', '--json'], 'MEMBER');
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toBe('');
+    expect(JSON.parse(refused.stderr.trim()).error.code).toBe('steward_role_required');
+  });
+
+  it(
+    'on a terminal, walks the queue: rejecting the table with a reason sends it to QUARANTINED',
+    { ...needs(onPath('tmux') ? undefined : 'no tmux'), timeout: 60_000 },
+    async () => {
+      const customers = server.table('customers');
+      const [command, args] = cliCommand(['review']);
+      const term = await startTerminal([command, ...args], {
+        width: 120,
+        height: 40,
+        env: cliEnv(env('STEWARD')),
+      });
+      try {
+        await term.waitFor(/What about customers\?/);
+        const screen = await term.screen();
+        expect(screen).toContain('Proof:');
+        expect(screen).toContain('certified v1; what changed since is not known');
+        await term.send('Up', 'Enter');
+        await term.waitFor(/Why is customers rejected\?/);
+        await term.send('null rate too high', 'Enter');
+        await term.waitFor(/Rejected customers: now QUARANTINED/);
+      } finally {
+        await term.close();
+      }
+      const [row] = await server.sql<{ state: string }>('SELECT state FROM gds.tables WHERE id = $1', [
+        customers.id,
+      ]);
+      expect(row?.state).toBe('QUARANTINED');
+      const audit = await server.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM gds.audit_log WHERE table_id = $1 AND details::text LIKE '%null rate too high%'`,
+        [customers.id],
+      );
+      expect(audit[0]?.n).toBeGreaterThan(0);
+    },
+  );
+});
