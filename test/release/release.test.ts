@@ -5,11 +5,13 @@
 // them first; `npm test` leaves this folder out (vitest.config.ts), as building takes minutes.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoGate1 } from '../../scripts/demo-gate1.js';
+import { AD_HOC_FLAGS, assertOfficialNodeBinary, readCodeSignature } from '../../scripts/macho-codesign.js';
+import { peChecksum, readPe } from '../../scripts/pe-file.js';
 import { collect, repoRoot } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { readSharedFixture } from '../helpers/fixtures.js';
@@ -27,15 +29,15 @@ const executables = {
   'linux-x64': `${base}-linux-x64`,
   'linux-arm64': `${base}-linux-arm64`,
   'win-x64': `${base}-win-x64.exe`,
-  'darwin-x64': `${base}-darwin-x64-unsigned`,
-  'darwin-arm64': `${base}-darwin-arm64-unsigned`,
+  'darwin-x64': `${base}-darwin-x64`,
+  'darwin-arm64': `${base}-darwin-arm64`,
 };
 const archives = [
   `${base}-linux-x64.tar.gz`,
   `${base}-linux-arm64.tar.gz`,
   `${base}-win-x64.zip`,
-  `${base}-darwin-x64-unsigned.tar.gz`,
-  `${base}-darwin-arm64-unsigned.tar.gz`,
+  `${base}-darwin-x64.tar.gz`,
+  `${base}-darwin-arm64.tar.gz`,
 ];
 const debs = { amd64: `${name}_${version}_amd64.deb`, arm64: `${name}_${version}_arm64.deb` };
 
@@ -47,6 +49,9 @@ const noQemu =
     ? undefined
     : 'no qemu-user for arm64 (apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)';
 const wine = onPath('wine') ?? onPath('wine64');
+const osslsigncode = onPath('osslsigncode');
+const noOsslsigncode =
+  osslsigncode === undefined ? 'no osslsigncode (apt-get install osslsigncode)' : undefined;
 
 const dir = await mkdtemp(join(tmpdir(), 'gds-release-'));
 
@@ -131,7 +136,77 @@ describe('dist/release', () => {
       expect(found.stdout.trim(), file).not.toBe('0');
     }
     const manifest = readFileSync(join(release, 'MANIFEST'), 'utf8');
-    expect(manifest).toMatch(/darwin-arm64-unsigned: Node 24\.\d+\.\d+ .*unsigned: sign it on a Mac/);
+    expect(manifest).toMatch(/darwin-arm64: Node 24\.\d+\.\d+ .*, signed ad hoc$/m);
+  });
+
+  it('signs each macOS executable ad hoc, every page hash matching, as Apple silicon requires', async () => {
+    for (const platform of ['darwin-x64', 'darwin-arm64'] as const) {
+      const file = await readFile(join(release, executables[platform]));
+      const signature = readCodeSignature(file);
+      expect(signature.cms).toBeUndefined();
+      expect(signature.directories).toHaveLength(1);
+      expect(signature.directories[0]).toMatchObject({
+        identifier: 'gds',
+        flags: AD_HOC_FLAGS,
+        hashType: 2,
+        execSegBase: 0n,
+        execSegFlags: 1n,
+        badPages: [],
+      });
+      expect(signature.directories[0]?.execSegLimit).toBeGreaterThan(0n);
+    }
+  });
+
+  it('left no stale Authenticode entry in the Windows executable, and its PE checksum is right', async () => {
+    const file = await readFile(join(release, executables['win-x64']));
+    const pe = readPe(file);
+    expect(pe.certificateTable).toEqual({ offset: 0, size: 0 });
+    expect(pe.checksum).toBe(peChecksum(file));
+    // The same computation gives the checksum Node's own build tools wrote into the node.exe it came from.
+    const runtime = (
+      JSON.parse(readFileSync(join(repoRoot, 'scripts/node-runtimes.json'), 'utf8')) as Record<
+        string,
+        { package: string; version: string }
+      >
+    )['win-x64'];
+    const original = await readFile(
+      join(repoRoot, 'dist/release-cache', `${runtime?.package}@${runtime?.version}`, 'package/bin/node.exe'),
+    );
+    expect(readPe(original).certificateTable.size).toBeGreaterThan(0);
+    expect(peChecksum(original)).toBe(readPe(original).checksum);
+  });
+
+  it(
+    'osslsigncode finds no signature, stale or broken, in the Windows executable',
+    needs(noOsslsigncode),
+    async () => {
+      const verified = await run(osslsigncode ?? 'osslsigncode', [
+        'verify',
+        '-in',
+        join(release, executables['win-x64']),
+      ]);
+      const said = `${verified.stdout}\n${verified.stderr}`;
+      expect(said).toContain('No signature found');
+      expect(said).not.toMatch(/not at the end of the file/i);
+    },
+  );
+
+  it('built the macOS executables from the Node.js project’s own signed binaries', async () => {
+    const pinned = JSON.parse(readFileSync(join(repoRoot, 'scripts/node-runtimes.json'), 'utf8')) as Record<
+      string,
+      { package: string; version: string }
+    >;
+    for (const platform of ['darwin-x64', 'darwin-arm64']) {
+      const runtime = pinned[platform];
+      if (runtime === undefined) throw new Error(`no Node pinned for ${platform}`);
+      const node = join(
+        repoRoot,
+        'dist/release-cache',
+        `${runtime.package}@${runtime.version}`,
+        'package/bin/node',
+      );
+      expect(() => assertOfficialNodeBinary(readFileSync(node), platform)).not.toThrow();
+    }
   });
 
   it('embeds in each executable the Node that scripts/node-runtimes.json pins for its platform', async () => {
@@ -153,42 +228,116 @@ describe('dist/release', () => {
     }
   });
 
-  it('packs the executable, the completions, the README and the licenses in each archive', async () => {
-    const tar = await run('tar', ['-tzf', join(release, `${base}-linux-arm64.tar.gz`)]);
-    expect(tar.stdout.trim().split('\n').sort()).toEqual(
-      [
-        `${base}-linux-arm64/`,
-        `${base}-linux-arm64/README.md`,
-        `${base}-linux-arm64/LICENSE`,
-        `${base}-linux-arm64/THIRD-PARTY-NOTICES`,
-        `${base}-linux-arm64/completions/`,
-        `${base}-linux-arm64/completions/_gds`,
-        `${base}-linux-arm64/completions/gds.bash`,
-        `${base}-linux-arm64/completions/gds.fish`,
-        `${base}-linux-arm64/gds`,
-      ].sort(),
+  it(
+    'packs the executable, the completions, the README and the licenses in each archive',
+    { timeout: 300_000 },
+    async () => {
+      const tar = await run('tar', ['-tzf', join(release, `${base}-linux-arm64.tar.gz`)]);
+      expect(tar.stdout.trim().split('\n').sort()).toEqual(
+        [
+          `${base}-linux-arm64/`,
+          `${base}-linux-arm64/README.md`,
+          `${base}-linux-arm64/LICENSE`,
+          `${base}-linux-arm64/THIRD-PARTY-NOTICES`,
+          `${base}-linux-arm64/completions/`,
+          `${base}-linux-arm64/completions/_gds`,
+          `${base}-linux-arm64/completions/gds.bash`,
+          `${base}-linux-arm64/completions/gds.fish`,
+          `${base}-linux-arm64/gds`,
+        ].sort(),
+      );
+      const zip = await run('python3', ['-m', 'zipfile', '-l', join(release, `${base}-win-x64.zip`)]);
+      expect(zip.code).toBe(0);
+      for (const entry of [
+        'gds.exe',
+        'README.md',
+        'LICENSE',
+        'THIRD-PARTY-NOTICES',
+        'completions/gds.bash',
+        'completions/_gds',
+        'completions/gds.fish',
+        'completions/gds.ps1',
+      ])
+        expect(zip.stdout).toContain(`${base}-win-x64/${entry}`);
+      // Every archive carries the licenses, the same files as the repository's (one pass through each archive).
+      for (const archive of archives.filter((a) => a.endsWith('.tar.gz'))) {
+        const folder = archive.replace(/\.tar\.gz$/, '');
+        const out = await mkdtemp(join(dir, 'licenses-'));
+        const unpacked = await run('tar', [
+          '-xzf',
+          join(release, archive),
+          '-C',
+          out,
+          `${folder}/LICENSE`,
+          `${folder}/THIRD-PARTY-NOTICES`,
+        ]);
+        expect(unpacked.code, unpacked.stderr).toBe(0);
+        expect(readFileSync(join(out, folder, 'LICENSE'), 'utf8')).toBe(
+          readFileSync(join(repoRoot, 'LICENSE'), 'utf8'),
+        );
+        const notices = readFileSync(join(out, folder, 'THIRD-PARTY-NOTICES'), 'utf8');
+        expect(notices === readFileSync(join(repoRoot, 'THIRD-PARTY-NOTICES'), 'utf8')).toBe(true);
+      }
+    },
+  );
+});
+
+describe('the files beside the assets', () => {
+  const assetFiles = [...Object.values(executables), ...archives, ...Object.values(debs)];
+
+  it('holds a CycloneDX SBOM per asset, naming it by its digest and the Node.js it embeds', async () => {
+    const sums = new Map(
+      readFileSync(join(release, 'SHA256SUMS'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => {
+          const [digest = '', file = ''] = line.split(/\s+/);
+          return [file, digest] as const;
+        }),
     );
-    const zip = await run('python3', ['-m', 'zipfile', '-l', join(release, `${base}-win-x64.zip`)]);
-    expect(zip.code).toBe(0);
-    for (const entry of [
-      'gds.exe',
-      'README.md',
-      'LICENSE',
-      'THIRD-PARTY-NOTICES',
-      'completions/gds.bash',
-      'completions/_gds',
-      'completions/gds.fish',
-      'completions/gds.ps1',
-    ])
-      expect(zip.stdout).toContain(`${base}-win-x64/${entry}`);
-    // Every archive carries the licenses, the same files as the repository's.
-    for (const archive of archives.filter((a) => a.endsWith('.tar.gz'))) {
-      const folder = archive.replace(/(?:-unsigned)?\.tar\.gz$/, '');
-      const license = await run('tar', ['-xzOf', join(release, archive), `${folder}/LICENSE`]);
-      expect(license.stdout).toBe(readFileSync(join(repoRoot, 'LICENSE'), 'utf8'));
-      const notices = await run('tar', ['-xzOf', join(release, archive), `${folder}/THIRD-PARTY-NOTICES`]);
-      expect(notices.stdout === readFileSync(join(repoRoot, 'THIRD-PARTY-NOTICES'), 'utf8')).toBe(true);
+    const manifest = readFileSync(join(release, 'MANIFEST'), 'utf8');
+    for (const file of assetFiles) {
+      const bom = JSON.parse(readFileSync(join(release, `${file}.cdx.json`), 'utf8')) as {
+        bomFormat: string;
+        specVersion: string;
+        metadata: {
+          component: { name: string; version: string; hashes: Array<{ alg: string; content: string }> };
+        };
+        components: Array<{ name: string; version: string; purl: string; type: string }>;
+      };
+      expect(bom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.5' });
+      expect(bom.metadata.component).toMatchObject({ name, version });
+      expect(bom.metadata.component.hashes).toEqual([{ alg: 'SHA-256', content: sums.get(file) }]);
+      const node = bom.components.find((c) => c.type === 'platform' && c.name === 'Node.js');
+      expect(node, file).toBeDefined();
+      expect(bom.components.some((c) => c.purl.startsWith('pkg:npm/%40oclif/core@'))).toBe(true);
+      // Only this platform's keychain addon.
+      expect(bom.components.filter((c) => c.name.startsWith('@napi-rs/keyring-'))).toHaveLength(1);
+      if (!file.endsWith('.deb')) expect(manifest).toContain(`Node ${node?.version} `);
     }
+  });
+
+  it('holds a Homebrew formula, Scoop and winget manifests whose digests are the archives’, and release notes', () => {
+    const sums = readFileSync(join(release, 'SHA256SUMS'), 'utf8');
+    const digestOf = (file: string) =>
+      new RegExp(`^([0-9a-f]{64})  ${file.replaceAll('.', '\\.')}$`, 'm').exec(sums)?.[1];
+    const formula = readFileSync(join(release, `${name}.rb`), 'utf8');
+    for (const archive of archives.filter((a) => a.endsWith('.tar.gz')))
+      expect(formula).toContain(`${archive}"\n      sha256 "${digestOf(archive)}"`);
+    const zip = `${base}-win-x64.zip`;
+    const scoop = JSON.parse(readFileSync(join(release, `${name}.scoop.json`), 'utf8')) as {
+      architecture: { '64bit': { hash: string } };
+    };
+    expect(scoop.architecture['64bit'].hash).toBe(digestOf(zip));
+    expect(readFileSync(join(release, `${name}.winget.yaml`), 'utf8')).toContain(
+      `InstallerSha256: ${digestOf(zip)?.toUpperCase()}`,
+    );
+    expect(readFileSync(join(release, 'RELEASE-NOTES.md'), 'utf8')).toMatch(
+      new RegExp(`^# \\[${version.replaceAll('.', '\\.')}\\]`),
+    );
+    expect(readFileSync(join(release, 'install.sh'), 'utf8')).toBe(
+      readFileSync(join(repoRoot, 'install.sh'), 'utf8'),
+    );
   });
 });
 
@@ -201,6 +350,8 @@ describe('the .deb packages', () => {
     const installed = await run('dpkg', [
       `--root=${root}`,
       '--force-script-chrootless',
+      // The empty root has no C library to satisfy Depends; the package's own files are what is checked here.
+      '--force-depends',
       '--log=/dev/null',
       '-i',
       join(release, debs.amd64),
@@ -229,8 +380,16 @@ describe('the .deb packages', () => {
   });
 
   it('describes the arm64 package for arm64, and its gds runs there', needs(noQemu), async () => {
-    const info = await run('dpkg-deb', ['-f', join(release, debs.arm64), 'Package', 'Architecture']);
-    expect(info.stdout).toBe('Package: gds\nArchitecture: arm64\n');
+    const info = await run('dpkg-deb', [
+      '-f',
+      join(release, debs.arm64),
+      'Package',
+      'Architecture',
+      'Depends',
+    ]);
+    expect(info.stdout).toBe(
+      'Package: gds\nArchitecture: arm64\nDepends: libc6 (>= 2.28), libstdc++6 (>= 5.2), libgcc-s1 | libgcc1\n',
+    );
     const unpacked = join(dir, 'arm64-root');
     expect((await run('dpkg-deb', ['-x', join(release, debs.arm64), unpacked])).code).toBe(0);
     const ran = await runArm64(join(unpacked, 'usr/bin/gds'), ['--version']);
