@@ -23,6 +23,7 @@
 // Windows: Node's Authenticode signature would no longer match after injection: it is removed first
 // (scripts/pe-file.ts) and the image checksum computed again after; the executable runs unsigned.
 import { spawn } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -39,9 +40,11 @@ import {
 } from './build-binary.js';
 import type { Asset } from './build-binary.js';
 import { adHocSign, assertOfficialNodeBinary } from './macho-codesign.js';
+import { manPage } from './man-page.js';
 import { removeAuthenticode, withPeChecksum } from './pe-file.js';
 import {
   cycloneDx,
+  debianChangelog,
   homebrewFormula,
   lockComponents,
   releaseNotes,
@@ -176,6 +179,7 @@ async function main(): Promise<void> {
   await rm(release, { recursive: true, force: true });
   await mkdir(release, { recursive: true });
   const completions = await completionScripts(join(root, 'dist/gds'));
+  const man = await manual();
   const manifest: string[] = [];
   for (const { platform, node, nodeVersion, nodePackage, keyring } of prepared) {
     const name = executableName(platform);
@@ -201,8 +205,8 @@ async function main(): Promise<void> {
       if (platform.os === 'win') await writeFile(output, withPeChecksum(await readFile(output)));
     }
     await chmod(output, 0o755);
-    await archive(platform, output, completions);
-    if (platform.deb !== undefined) await debianPackage(platform.deb, output, completions);
+    await archive(platform, output, completions, man);
+    if (platform.deb !== undefined) await debianPackage(platform.deb, output, completions, man);
     const signed = platform.os === 'darwin' ? ', signed ad hoc' : '';
     manifest.push(
       `${name}: Node ${nodeVersion} (${nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`,
@@ -309,7 +313,12 @@ async function completionScripts(gds: string): Promise<Completions> {
  * `<name>.tar.gz` (`.zip` on Windows): a folder holding the executable as `gds`, the completions (PowerShell's
  * in the zip), the README, LICENSE and THIRD-PARTY-NOTICES.
  */
-async function archive(platform: Platform, executable: string, completions: Completions): Promise<void> {
+async function archive(
+  platform: Platform,
+  executable: string,
+  completions: Completions,
+  man: string,
+): Promise<void> {
   const folder = `${pjson.name}-${pjson.version}-${platform.os}-${platform.arch}`;
   const staging = await mkdtemp(join(downloads, 'archive-'));
   try {
@@ -323,6 +332,10 @@ async function archive(platform: Platform, executable: string, completions: Comp
     if (platform.os === 'win') await copyFile(completions.powershell, join(dir, 'completions/gds.ps1'));
     for (const file of ['README.md', 'LICENSE', 'THIRD-PARTY-NOTICES'])
       await copyFile(join(root, file), join(dir, file));
+    if (platform.os !== 'win') {
+      await mkdir(join(dir, 'man/man1'), { recursive: true });
+      await writeFile(join(dir, 'man/man1/gds.1'), man);
+    }
     if (platform.os === 'win') {
       await exec('zip', ['-q', '-r', '-X', join(release, `${folder}.zip`), folder], { cwd: staging });
     } else {
@@ -338,7 +351,12 @@ async function archive(platform: Platform, executable: string, completions: Comp
  * gds_<version>_<arch>.deb: /usr/bin/gds, the bash, zsh and fish completions, the README, and the licenses as
  * Debian wants them (/usr/share/doc/gds/copyright, machine-readable), built with dpkg-deb.
  */
-async function debianPackage(debArch: string, executable: string, completions: Completions): Promise<void> {
+async function debianPackage(
+  debArch: string,
+  executable: string,
+  completions: Completions,
+  man: string,
+): Promise<void> {
   const staging = await mkdtemp(join(downloads, 'deb-'));
   try {
     const put = async (from: string, to: string, mode: number) => {
@@ -354,6 +372,35 @@ async function debianPackage(debArch: string, executable: string, completions: C
     await put(join(root, 'THIRD-PARTY-NOTICES'), 'usr/share/doc/gds/THIRD-PARTY-NOTICES', 0o644);
     await writeFile(join(staging, 'usr/share/doc/gds/copyright'), debianCopyright());
     await chmod(join(staging, 'usr/share/doc/gds/copyright'), 0o644);
+    // gzip as Debian wants it: best compression, no name or time in the header (zlib writes neither).
+    const gzipped = async (text: string, to: string) => {
+      await mkdir(join(staging, to, '..'), { recursive: true });
+      await writeFile(join(staging, to), gzipSync(text, { level: 9 }));
+      await chmod(join(staging, to), 0o644);
+    };
+    await gzipped(
+      debianChangelog(
+        readFileSync(join(root, 'CHANGELOG.md'), 'utf8'),
+        pjson.version,
+        MAINTAINER,
+        await commitDate(),
+      ),
+      'usr/share/doc/gds/changelog.gz',
+    );
+    await gzipped(man, 'usr/share/man/man1/gds.1.gz');
+    // What lintian rightly reports of any Node.js single executable, and why it stays.
+    await mkdir(join(staging, 'usr/share/lintian/overrides'), { recursive: true });
+    await writeFile(
+      join(staging, 'usr/share/lintian/overrides/gds'),
+      [
+        '# /usr/bin/gds is Node.js with gds inside: Node links its own zlib statically and its official',
+        '# builds are not position-independent executables.',
+        'gds: embedded-library zlib [usr/bin/gds]',
+        'gds: hardening-no-pie [usr/bin/gds]',
+        '',
+      ].join('\n'),
+    );
+    await chmod(join(staging, 'usr/share/lintian/overrides/gds'), 0o644);
     await mkdir(join(staging, 'DEBIAN'), { recursive: true });
     const installedKb = Math.ceil(statSync(executable).size / 1024);
     await writeFile(
@@ -362,15 +409,16 @@ async function debianPackage(debArch: string, executable: string, completions: C
         `Package: ${pjson.name}`,
         `Version: ${pjson.version}`,
         `Architecture: ${debArch}`,
-        'Maintainer: gds developers <gds@example.com>',
+        `Maintainer: ${MAINTAINER}`,
         `Installed-Size: ${installedKb}`,
         // What Node 24's official Linux builds link: glibc 2.28 and libstdc++ of GCC 5 (GLIBCXX_3.4.21).
         'Depends: libc6 (>= 2.28), libstdc++6 (>= 5.2), libgcc-s1 | libgcc1',
         'Section: utils',
         'Priority: optional',
         'Description: command-line client of the Governed Data Service',
-        ' gds pushes governance artifacts, manages Gate 1 rules, runs gates, certifies tables',
-        ' and reads the audit trail. One executable with its own Node.js inside.',
+        ' gds pushes governance artifacts, manages Gate 1 rules, runs gates,',
+        ' certifies tables and reads the audit trail. One executable with its',
+        ' own Node.js inside.',
         '',
       ].join('\n'),
     );
@@ -416,6 +464,20 @@ export function debianCopyright(): string {
     '',
   ].join('\n');
 }
+
+/** gds(1), from the command classes; dated by the last commit, so two builds of one commit write the same page. */
+async function manual(): Promise<string> {
+  const { COMMANDS } = await import('../src/commands/index.js');
+  return manPage(COMMANDS, { ...pjson, date: (await commitDate()).toISOString().slice(0, 10) });
+}
+
+/** The last commit's time (now outside a git checkout): what dates the man page and the Debian changelog. */
+async function commitDate(): Promise<Date> {
+  const seconds = Number((await execText('git', ['log', '-1', '--format=%ct']).catch(() => '')).trim());
+  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : new Date();
+}
+
+const MAINTAINER = 'gds developers <gds@example.com>';
 
 /** Where the release's files will be downloaded from: --base-url URL, else GDS_RELEASE_BASE_URL, else a placeholder. */
 function releaseBaseUrl(): string {

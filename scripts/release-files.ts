@@ -203,3 +203,34 @@ export function releaseNotes(changelog: string, version: string): string {
   const body = (end < 0 ? rest : rest.slice(0, end)).trim();
   return `# ${start[0].slice(3).trim()}\n\n${body}\n`;
 }
+
+/**
+ * The version's section of CHANGELOG.md as a Debian changelog (what a native package's changelog.gz must be):
+ * each paragraph and bullet an entry, headings dropped, dated `date` (RFC 2822).
+ */
+export function debianChangelog(changelog: string, version: string, maintainer: string, date: Date): string {
+  const notes = releaseNotes(changelog, version).split('\n').slice(1).join('\n');
+  const entries = notes
+    .split(/\n(?=- )|\n\n/)
+    .map((block) =>
+      block
+        .replace(/^- /, '')
+        .replace(/\s*\n\s*/g, ' ')
+        .trim(),
+    )
+    .filter((entry) => entry !== '' && !entry.startsWith('#'));
+  const wrapped = entries.map((entry) => {
+    const lines: string[] = [];
+    let line = '';
+    for (const word of entry.split(' ')) {
+      if (line !== '' && line.length + 1 + word.length > 74) {
+        lines.push(line);
+        line = word;
+      } else line = line === '' ? word : `${line} ${word}`;
+    }
+    lines.push(line);
+    return lines.map((text, i) => `${i === 0 ? '  * ' : '    '}${text}`).join('\n');
+  });
+  const stamp = date.toUTCString().replace('GMT', '+0000');
+  return `gds (${version}) unstable; urgency=medium\n\n${wrapped.join('\n')}\n\n -- ${maintainer}  ${stamp}\n`;
+}

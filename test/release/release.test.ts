@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoGate1 } from '../../scripts/demo-gate1.js';
 import { AD_HOC_FLAGS, assertOfficialNodeBinary, readCodeSignature } from '../../scripts/macho-codesign.js';
@@ -50,6 +51,8 @@ const noQemu =
     : 'no qemu-user for arm64 (apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)';
 const wine = onPath('wine') ?? onPath('wine64');
 const osslsigncode = onPath('osslsigncode');
+const lintian = onPath('lintian');
+const noLintian = lintian === undefined ? 'no lintian (apt-get install lintian)' : undefined;
 const noOsslsigncode =
   osslsigncode === undefined ? 'no osslsigncode (apt-get install osslsigncode)' : undefined;
 
@@ -239,6 +242,9 @@ describe('dist/release', () => {
           `${base}-linux-arm64/README.md`,
           `${base}-linux-arm64/LICENSE`,
           `${base}-linux-arm64/THIRD-PARTY-NOTICES`,
+          `${base}-linux-arm64/man/`,
+          `${base}-linux-arm64/man/man1/`,
+          `${base}-linux-arm64/man/man1/gds.1`,
           `${base}-linux-arm64/completions/`,
           `${base}-linux-arm64/completions/_gds`,
           `${base}-linux-arm64/completions/gds.bash`,
@@ -371,6 +377,13 @@ describe('the .deb packages', () => {
     expect(readFileSync(join(root, 'usr/share/doc/gds/THIRD-PARTY-NOTICES'), 'utf8')).toContain(
       'Node.js 24.',
     );
+    // man gds, and the changelog Debian wants beside the copyright.
+    expect(gunzipSync(readFileSync(join(root, 'usr/share/man/man1/gds.1.gz'))).toString('utf8')).toMatch(
+      /^\.TH GDS 1 /,
+    );
+    expect(gunzipSync(readFileSync(join(root, 'usr/share/doc/gds/changelog.gz'))).toString('utf8')).toMatch(
+      new RegExp(`^gds \\(${version.replaceAll('.', '\\.')}\\) unstable; urgency=medium\n\n  \\* `),
+    );
     const status = await run('dpkg', [`--root=${root}`, '-s', 'gds']);
     expect(status.stdout).toMatch(/^Status: install ok installed$/m);
     expect(status.stdout).toMatch(new RegExp(`^Version: ${version.replaceAll('.', '\\.')}$`, 'm'));
@@ -378,6 +391,20 @@ describe('the .deb packages', () => {
     expect(ran.code).toBe(0);
     expect(ran.stdout).toMatch(/^gds\/\S+ linux-x64 node-v24\.\d+\.\d+\n$/);
   });
+
+  it(
+    'is clean under lintian but for what any Node.js single executable is, overridden with the reason',
+    needs(noLintian),
+    async () => {
+      const checked = await run(lintian ?? 'lintian', [
+        '--tag-display-limit',
+        '0',
+        join(release, debs.amd64),
+      ]);
+      const tags = checked.stdout.split('\n').filter((line) => /^[EW]: /.test(line));
+      expect(tags).toEqual([]);
+    },
+  );
 
   it('describes the arm64 package for arm64, and its gds runs there', needs(noQemu), async () => {
     const info = await run('dpkg-deb', [
@@ -397,7 +424,8 @@ describe('the .deb packages', () => {
   });
 });
 
-describe('the linux-arm64 executable, under qemu-user', () => {
+// Emulated: a run takes seconds on a quiet machine and minutes on a loaded one, so slow is not failed.
+describe('the linux-arm64 executable, under qemu-user', { timeout: 300_000 }, () => {
   let server: TestServer | undefined;
   const gds = join(release, executables['linux-arm64']);
 
@@ -499,7 +527,7 @@ if (wine !== undefined) {
 }
 const noWine = await whyNoWine();
 
-describe('the win-x64 executable, under Wine', () => {
+describe('the win-x64 executable, under Wine', { timeout: 300_000 }, () => {
   const exe = join(release, executables['win-x64']);
 
   afterAll(async () => {

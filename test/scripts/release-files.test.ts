@@ -14,6 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cycloneDx,
+  debianChangelog,
   homebrewFormula,
   lockComponents,
   releaseNotes,
@@ -136,6 +137,32 @@ describe('the SBOM and the package manifests', () => {
     const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string })
       .version;
     expect(releaseNotes(readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8'), version)).toMatch(/^# \[/);
+  });
+});
+
+describe('debianChangelog', () => {
+  it('turns the version’s section into Debian’s format: one entry per paragraph or bullet, wrapped, signed and dated', () => {
+    const changelog =
+      '# Changelog\n\n## [1.0.0] - 2026-12-01\n\nThe first one.\n\n### Added\n\n- a thing that is described at such length that it must wrap onto a second line here\n- another\n';
+    const text = debianChangelog(
+      changelog,
+      '1.0.0',
+      'Dev <dev@example.com>',
+      new Date(Date.UTC(2026, 11, 1, 9, 5, 0)),
+    );
+    expect(text).toBe(
+      [
+        'gds (1.0.0) unstable; urgency=medium',
+        '',
+        '  * The first one.',
+        '  * a thing that is described at such length that it must wrap onto a second',
+        '    line here',
+        '  * another',
+        '',
+        ' -- Dev <dev@example.com>  Tue, 01 Dec 2026 09:05:00 +0000',
+        '',
+      ].join('\n'),
+    );
   });
 });
 
