@@ -394,7 +394,7 @@ describe('the .deb packages', () => {
 
   it(
     'is clean under lintian but for what any Node.js single executable is, overridden with the reason',
-    needs(noLintian),
+    { ...needs(noLintian), timeout: 300_000 },
     async () => {
       const checked = await run(lintian ?? 'lintian', [
         '--tag-display-limit',
