@@ -76,7 +76,7 @@ const COLOURS = {
 
 /** The --json line of a planned table. */
 export function planRecord(table: PlannedTable): Record<string, unknown> {
-  const { work: _work, ...record } = table;
+  const { work: _work, seen: _seen, ...record } = table;
   return { ...record, ownership: table.ownership ?? null, owner: table.owner ?? null };
 }
 

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../cli/errors.js';
 import { projectFlags } from '../cli/project-views.js';
@@ -30,9 +30,20 @@ export default class Apply extends ApiCommand<typeof Apply> {
     "<%= config.bin %> apply --dbt . --yes --json | tail -n 1 | jq '.summary'",
     '<%= config.bin %> apply --dbt ~/jaffle_shop --connector con_dev --select staging.* --submit --yes',
     '<%= config.bin %> apply --dbt . --adopt customers --yes   # take over a table registered by hand',
+    '<%= config.bin %> apply plan.json --yes   # exactly the plan gds plan --out plan.json saved',
   ];
+  static override args = {
+    file: Args.string({
+      description:
+        'A plan gds plan --out wrote: applied exactly, refused (exit 6) if the service changed since.',
+    }),
+  };
   static override flags = {
     ...projectFlags,
+    dbt: Flags.string({
+      description:
+        'The dbt project folder (its target/manifest.json, and catalog.json when there is one), or a folder holding manifest.json. Required unless FILE is given.',
+    }),
     yes: Flags.boolean({ char: 'y', description: 'Apply without asking (needed without a terminal).' }),
     concurrency: Flags.integer({
       description: 'Tables applied at a time (default 4).',
@@ -57,6 +68,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
       });
     }
     const { readProject, strictFailure } = await import('../services/project.js');
+    const saved = await this.savedPlan();
     const { applyPlan, hasWork } = await import('../services/project-apply.js');
     const { printAction, printApplySummary, printPlan, printPlanNotes, printSummaryRecord, summaryLine } =
       await import('../cli/project-views.js');
@@ -64,7 +76,11 @@ export default class Apply extends ApiCommand<typeof Apply> {
     const { sessionFailure } = await import('../cli/session.js');
     const reported: ReportedAction[] = [];
     const run = await this.withClient(async (client, session) => {
-      const plan = await readProject(client, this.flags);
+      const plan = saved ?? (await readProject(client, { ...this.flags, dbt: this.flags.dbt ?? '' }));
+      if (saved !== undefined) {
+        const { checkSavedPlan } = await import('../services/project-saved.js');
+        await checkSavedPlan(client, saved);
+      }
       if (this.out.json) printPlanNotes(this.out, plan);
       else printPlan(this.out, plan);
       if (this.flags.strict) {
@@ -128,6 +144,35 @@ export default class Apply extends ApiCommand<typeof Apply> {
     }
     const refusal = refusedFailure(run.plan, summary.applied);
     if (refusal !== undefined) throw refusal;
+  }
+
+  /** The plan of FILE, or undefined without one; FILE with flags that shape a plan, or neither, is exit 2. */
+  private async savedPlan() {
+    const { file } = this.args;
+    const shaping = (
+      ['dbt', 'select', 'exclude', 'connector', 'schema', 'target', 'env', 'adopt'] as const
+    ).filter((name) => this.flags[name] !== undefined);
+    if (file === undefined) {
+      if (this.flags.dbt === undefined)
+        throw new CliError('Which project? Pass --dbt DIR, or a plan file gds plan --out wrote.', {
+          exitCode: ExitCode.Usage,
+          code: 'project_required',
+          suggestion:
+            'gds apply --dbt . (plans and applies), or gds plan --dbt . --out plan.json then gds apply plan.json.',
+        });
+      return undefined;
+    }
+    if (shaping.length > 0)
+      throw new CliError(
+        `A saved plan is applied as it was planned: --${shaping.join(', --')} belong to gds plan.`,
+        {
+          exitCode: ExitCode.Usage,
+          code: 'plan_file_with_flags',
+          suggestion: `Plan again with them (gds plan … --out ${file}), or apply ${file} without them.`,
+        },
+      );
+    const { readPlanFile } = await import('../services/project-saved.js');
+    return readPlanFile(file);
   }
 }
 

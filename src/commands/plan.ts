@@ -38,6 +38,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     '<%= config.bin %> plan --dbt . --format markdown > plan.md   # a pull-request comment',
     '<%= config.bin %> plan --dbt . --select state:modified+ --state prod-artifacts/   # only what the pull request changed',
     '<%= config.bin %> plan --dbt . --adopt customers   # preview taking over a table registered by hand',
+    '<%= config.bin %> plan --dbt . --out plan.json && gds apply plan.json   # apply exactly what was reviewed',
     '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action != "unchanged") | {table, action}\'',
     "<%= config.bin %> plan --dbt . --json | tail -n 1 | jq '.summary'",
   ];
@@ -58,6 +59,10 @@ export default class Plan extends ApiCommand<typeof Plan> {
       default: 'text',
     })(),
     unchanged: Flags.boolean({ description: 'Also show a block for each unchanged table.' }),
+    out: Flags.string({
+      description:
+        'Also save the plan to this file (0600, written whole or not at all), with what the service held of each table: gds apply FILE applies exactly it.',
+    }),
   };
 
   async run(): Promise<void> {
@@ -76,6 +81,19 @@ export default class Plan extends ApiCommand<typeof Plan> {
       const { printPlanMarkdown } = await import('../cli/plan-markdown.js');
       printPlanMarkdown(this.out, plan, summary);
     } else printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
+    if (this.flags.out !== undefined) {
+      const { planFileText } = await import('../services/project-saved.js');
+      const { writeOutputFile } = await import('../cli/output-file.js');
+      await writeOutputFile(this.flags.out, planFileText(plan, new Date()), {
+        force: true,
+        mode: 0o600,
+        flag: '--out',
+        example: 'plan.json',
+      });
+      this.out.info(
+        `Saved the plan to ${this.flags.out}: apply exactly it with gds apply ${this.flags.out}.`,
+      );
+    }
     if (this.flags.strict) {
       const failure = strictFailure(plan);
       if (failure !== undefined) throw failure;

@@ -453,6 +453,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/held-tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything `gds plan` compares, for the tables of one environment, a page at a time
+         * @description Each active table of the environment (oldest first, as `GET /api/tables` pages them) with its owner project, the definition it holds (as `GET /api/tables/{tableId}/definition`), its current gate1.yml (as `GET /api/tables/{tableId}/gate1`, null when none) and its live contract (as `GET /api/tables/{tableId}/semantic-contract`, null when none). A plan of a dbt project reads its environment with this in a few requests instead of three per table. A person's session or CLI token whose environment scope holds `environment` (403 otherwise); MANAGEMENT and DATA-API tokens are 401.
+         */
+        get: operations["listHeldTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tables/{tableId}/project": {
         parameters: {
             query?: never;
@@ -1735,6 +1755,27 @@ export interface components {
         };
         /** @description The project (`gds apply`) registering or replacing the table: recorded on a new table. Replacing a table another project owns, or one registered without a project, is 409 `owned_elsewhere` (adopt it first with PUT /api/tables/{tableId}/project). */
         ProjectId: string;
+        HeldTable: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            mode: "MODE_A" | "MODE_B";
+            state: components["schemas"]["LifecycleState"];
+            gate: components["schemas"]["GateMode"];
+            environmentLabel: string;
+            source: string | null;
+            connectorId: string | null;
+            artifactFile: string | null;
+            project: string | null;
+            definition: components["schemas"]["HeldDefinition"];
+            gate1: null | components["schemas"]["Gate1Version"];
+            contract: null | components["schemas"]["LiveContractResponse"];
+        };
+        HeldTablePage: {
+            tables: components["schemas"]["HeldTable"][];
+            /** @description The cursor of the next page; null on the last. */
+            nextCursor: string | null;
+        };
         TableProjectRequest: {
             project: components["schemas"]["ProjectId"];
             /** @description The owner the caller saw (null for none); another owner now is 409 `project_changed`. */
@@ -3589,6 +3630,36 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["DatabaseConflict"];
+        };
+    };
+    listHeldTables: {
+        parameters: {
+            query: {
+                /** @description The environment label whose tables to read. */
+                environment: string;
+                /** @description Tables per page, 1-1000 (default 500). */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the environment's tables. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldTablePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     setTableProject: {

@@ -46,6 +46,7 @@ import { revocationRoutes } from './routes/revocation.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
+import { heldTableRoutes } from './routes/held-tables.js';
 import { meRoutes } from './routes/me.js';
 import { oauthRoutes } from './routes/oauth.js';
 import type { DeviceFlowOptions } from './oauth/settings.js';
@@ -350,6 +351,7 @@ function buildApp(
       certificationRoutes(rest, ctx);
       definitionRoutes(rest, ctx);
       tableRoutes(rest, ctx);
+      heldTableRoutes(rest, ctx);
       connectorRoutes(rest, ctx);
       recertificationRoutes(rest, ctx);
       notificationRoutes(rest, ctx);

@@ -110,26 +110,9 @@ export async function setIntent(
     throw error;
   });
   const current = live?.contract ?? null;
-  const before = current === null ? null : fieldsOf(current);
-  const after = { ...(before ?? {}), ...request };
-  // "No change" without asking the service only for a caller it would let set the intent; anyone else
-  // sends, and hears the service's refusal.
-  if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {})) {
-    return { kind: 'unchanged', contract: current };
-  }
-  if (options.dryRun === true) {
-    const { unifiedDiff } = await import('../core/gate-diff.js');
-    return {
-      kind: 'preview',
-      diff: unifiedDiff(
-        {
-          name: current === null ? `${tableId}@none` : `${tableId}@contract`,
-          text: fieldsText(before ?? {}),
-        },
-        { name: `${tableId}@contract`, text: fieldsText(after) },
-      ),
-    };
-  }
+  const diff = await intentDiff(tableId, live, request);
+  if (current !== null && diff === undefined) return { kind: 'unchanged', contract: current };
+  if (options.dryRun === true) return { kind: 'preview', diff: diff ?? '' };
   // The revision compared with goes along: the service compares again under the table's lock, answers
   // `changed: false` when a parallel write already set these values, and 409 when other values came in.
   const revision = current?.revision ?? (current === null ? 0 : undefined);
@@ -141,6 +124,28 @@ export async function setIntent(
   return answer.changed === false
     ? { kind: 'unchanged', contract: answer.contract }
     : { kind: 'set', contract: answer.contract };
+}
+
+/**
+ * The diff of the contract fields `request` sets against the live contract, or undefined when it holds them
+ * already. "No change" only for a caller the service would let set the intent; anyone else sends, and hears
+ * the service's refusal.
+ */
+export async function intentDiff(
+  tableId: string,
+  live: { contract: LiveContract; maySetIntent?: boolean } | null,
+  request: ContractIntentRequest,
+): Promise<string | undefined> {
+  const current = live?.contract ?? null;
+  const before = current === null ? null : fieldsOf(current);
+  const after = { ...(before ?? {}), ...request };
+  if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {}))
+    return undefined;
+  const { unifiedDiff } = await import('../core/gate-diff.js');
+  return unifiedDiff(
+    { name: current === null ? `${tableId}@none` : `${tableId}@contract`, text: fieldsText(before ?? {}) },
+    { name: `${tableId}@contract`, text: fieldsText(after) },
+  );
 }
 
 function fieldsOf(contract: LiveContract): Partial<LiveContract> {

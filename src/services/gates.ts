@@ -64,25 +64,35 @@ export async function applyGate(
   await checkGateLocally(input);
   const call = options.signal === undefined ? {} : { signal: options.signal };
   const current = await currentGateOrNull(client, tableId, call);
-  const { diffGateTexts, sameGateRules } = await import('../core/gate-diff.js');
-  if (current !== null && sameGateRules(current.content, input.text)) {
+  const diff = await gateDiff(tableId, current, input);
+  if (current !== null && diff === undefined) {
     const { content: _content, ...version } = current;
     return {
       kind: 'unchanged',
       current: { ...version, warnings: [], recertificationRequestId: null, changed: false },
     };
   }
-  const before = {
-    name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,
-    text: current?.content ?? '',
-  };
-  const { unified: diff } = diffGateTexts(before, input, { semantic: false });
-  if (options.dryRun === true) return { kind: 'preview', diff };
+  if (options.dryRun === true) return { kind: 'preview', diff: diff ?? '' };
   // The version compared with goes along: the service writes only if it is still the current one (a
   // parallel apply of other rules is 409), and answers `changed: false` if it already holds these rules.
   const applied = await client.gates.apply(tableId, input.text, { ...call, ifMatch: current?.version ?? 0 });
   if (applied.changed === false) return { kind: 'unchanged', current: applied };
-  return { kind: 'applied', applied, diff };
+  return { kind: 'applied', applied, diff: diff ?? '' };
+}
+
+/** The diff from the current gate1.yml (none: empty) to `input`, or undefined when it holds the same rules. */
+export async function gateDiff(
+  tableId: string,
+  current: Pick<Gate1Version, 'version' | 'content'> | null,
+  input: { name: string; text: string },
+): Promise<string | undefined> {
+  const { diffGateTexts, sameGateRules } = await import('../core/gate-diff.js');
+  if (current !== null && sameGateRules(current.content, input.text)) return undefined;
+  const before = {
+    name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,
+    text: current?.content ?? '',
+  };
+  return diffGateTexts(before, input, { semantic: false }).unified;
 }
 
 /** Validates a gate1.yml as `gate validate` does (no columns): exit 2 with every diagnostic, nothing sent. */

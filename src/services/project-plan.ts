@@ -19,7 +19,7 @@ import { CliError, ExitCode } from '../cli/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
-import type { TableListRow } from '../client/areas/tables.js';
+import type { HeldTable, TableListRow } from '../client/areas/tables.js';
 import type { DbtDeclaration, DbtProject, MappedTest, NotMappedTest } from '../core/dbt/types.js';
 import type { LocalArtifact } from './artifacts.js';
 import { connectorLines, findConnector } from './connector-ref.js';
@@ -71,8 +71,28 @@ export interface PlannedTable {
   downstreamCertified?: string[];
   /** Applying this table files a recertification request: it is CERTIFIED, and its definition or gate1.yml changes. */
   recertificationRequested?: boolean;
+  /** What the service held when planned (a saved plan is applied only while it still holds this). */
+  seen?: Seen;
   /** What apply sends (not printed). */
   work?: TableWork;
+}
+
+/** The versions of a table the plan compared with. */
+export interface Seen {
+  definitionVersion: number;
+  gate1Version: number;
+  contractRevision: number;
+  project: string | null;
+}
+
+/** What the service holds of `held`, as a saved plan records it. */
+export function seenOf(held: HeldTable): Seen {
+  return {
+    definitionVersion: held.definition.definitionVersion,
+    gate1Version: held.gate1?.version ?? 0,
+    contractRevision: held.contract?.contract.revision ?? 0,
+    project: held.project,
+  };
 }
 
 /** What `apply` writes for one table. */
@@ -315,9 +335,10 @@ export async function planProject(
     ),
     options.schema,
   );
-  const inEnv = rows.filter((r) => r.environmentLabel === env);
-  const bySource = new Map<string, TableListRow>();
-  const byName = new Map<string, TableListRow>();
+  // Everything compared, for the whole environment, in a few paged requests.
+  const inEnv = await client.tables.held(env, call);
+  const bySource = new Map<string, HeldTable>();
+  const byName = new Map<string, HeldTable>();
   for (const row of inEnv) {
     if (row.source) bySource.set(lower(row.source), row);
     byName.set(lower(row.name), row);
@@ -326,7 +347,7 @@ export async function planProject(
   const nameHolders = new Map(rows.map((row) => [lower(row.name), row]));
   const projectId = options.project ?? derivedProjectId(projectName, connector);
   const prefix = projectFilePrefix(projectName);
-  const ownershipOf = (row: TableListRow): { ownership: Ownership; migrate: boolean } => {
+  const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean } => {
     const owner = row.project ?? null;
     if (owner === projectId) return { ownership: 'this', migrate: false };
     if (owner !== null) return { ownership: 'other', migrate: false };
@@ -391,7 +412,7 @@ export async function planProject(
       const compared =
         row === undefined
           ? await newTableDiffs(work, connector.id ?? undefined)
-          : await heldTableDiffs(client, row.id, work, connector.id ?? undefined, call);
+          : await heldTableDiffs(row, work, connector.id ?? undefined);
       const changed = compared.changes.definition || compared.changes.gate1 || compared.changes.contract;
       const owned = row === undefined ? undefined : ownershipOf(row);
       const adopting =
@@ -417,6 +438,7 @@ export async function planProject(
         ...(elsewhere && row !== undefined ? { reason: ownedElsewhereReason(row, declaration.name) } : {}),
         ...(adopting && row !== undefined ? { adopt: { from: row.project ?? null } } : {}),
         ...(owned?.migrate === true ? { migrate: true } : {}),
+        ...(row === undefined ? {} : { seen: seenOf(row) }),
         work,
       } satisfies PlannedTable;
     } catch (error) {
@@ -463,6 +485,7 @@ export async function planProject(
       ownership: 'this',
       owner: row.project ?? null,
       ...(ownershipOf(row).migrate ? { migrate: true } : {}),
+      seen: seenOf(row),
     }));
   const untouched = { otherProjects: 0, byHand: 0 };
   for (const row of inEnv) {
@@ -536,37 +559,36 @@ async function newTableDiffs(work: TableWork, connectorId: string | undefined): 
   };
 }
 
-/** A table the service holds: the three dry runs of push --replace, gate apply and contract set-intent. */
+/** A table the service holds, compared as push --replace, gate apply and contract set-intent --dry-run do. */
 async function heldTableDiffs(
-  client: PlanClient,
-  tableId: string,
+  held: HeldTable,
   work: TableWork,
   connectorId: string | undefined,
-  call: { signal?: AbortSignal },
 ): Promise<Compared> {
-  const [{ pushArtifact }, { applyGate }, { setIntent }] = await Promise.all([
+  const [{ definitionDiff, isHeld }, { checkGateLocally, gateDiff }, { intentDiff }] = await Promise.all([
     import('./artifacts.js'),
     import('./gates.js'),
     import('./contract-intent.js'),
   ]);
-  const [definition, gate1, contract] = await Promise.all([
-    pushArtifact(client, work.artifact, { connectorId, replaceId: tableId, dryRun: true }),
-    work.gate1 === undefined ? undefined : applyGate(client, tableId, work.gate1, { ...call, dryRun: true }),
-    work.intent === undefined
+  const definition =
+    held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
       ? undefined
-      : setIntent(client, tableId, work.intent, { ...call, dryRun: true }),
-  ]);
-  const diffs: PlannedTable['diffs'] = {};
-  if (definition.kind === 'preview') diffs.definition = definition.diff;
-  if (gate1?.kind === 'preview') diffs.gate1 = gate1.diff;
-  if (contract?.kind === 'preview') diffs.contract = contract.diff;
+      : definitionDiff(held.definition, work.artifact, connectorId);
+  if (work.gate1 !== undefined) await checkGateLocally(work.gate1);
+  const gate1 = work.gate1 === undefined ? undefined : await gateDiff(held.id, held.gate1, work.gate1);
+  const contract =
+    work.intent === undefined ? undefined : await intentDiff(held.id, held.contract, work.intent);
   return {
     changes: {
-      definition: definition.kind === 'preview',
-      gate1: gate1?.kind === 'preview',
-      contract: contract?.kind === 'preview',
+      definition: definition !== undefined,
+      gate1: gate1 !== undefined,
+      contract: contract !== undefined,
     },
-    diffs,
+    diffs: {
+      ...(definition === undefined ? {} : { definition }),
+      ...(gate1 === undefined ? {} : { gate1 }),
+      ...(contract === undefined ? {} : { contract }),
+    },
   };
 }
 

@@ -64,7 +64,7 @@ describe('gds apply flags', () => {
   it.each([
     [['--dbt', 'p', '--concurrency', '0'], 'concurrency'],
     [['--dbt', 'p', '--concurrency', 'many'], 'concurrency'],
-    [['--yes'], 'Missing required flag'],
+    [['a.json', 'b.json'], 'Unexpected argument'],
   ])('%j is a usage error', async (argv, message) => {
     expect(await usageError(Apply, argv)).toContain(message);
   });

@@ -5,7 +5,7 @@
 // unchanged (--exit-code 0), and that an apply killed half-way and run again, or five applies at once, leave
 // no duplicate table and one version per change.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -213,6 +213,38 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect(after[0]?.definition_version).toBe((before?.definition_version ?? 0) + 1);
     expect(after[0]?.gate1_version).toBe(before?.gate1_version);
     expect((await gds(['plan', ...projectArgs(), '--exit-code'])).code).toBe(0);
+  });
+
+  it('plan --out saves the plan (0600); apply FILE applies it, and refuses it (exit 6, naming the table) once the service changed', async () => {
+    const file = join(dir, 'plan.json');
+    const saved = await gds(['plan', ...projectArgs(), '--out', file]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ format: 'gds-plan', version: 1 });
+    const clean = await gds(['apply', file, '--yes']);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stderr).toContain('Nothing to apply.');
+
+    // Another writer changes stg_orders' gate1.yml after the plan was saved.
+    const rules = join(dir, 'other-gate1.yml');
+    await writeFile(rules, 'fieldOverrides:\n  - field: order_id\n    nullRate: { warn: 0.1, fail: 0.2 }\n');
+    expect((await gds(['gate', 'apply', 'stg_orders', '-f', rules])).code).toBe(0);
+    const before = await versionsOf('stg_orders');
+    const stale = await gds(['apply', file, '--yes', '--json']);
+    expect(stale.code).toBe(6);
+    expect(stale.stdout).toBe('');
+    const error = JSON.parse(stale.stderr.trim().split('\n').at(-1) ?? '{}') as {
+      error: { code: string; message: string };
+    };
+    expect(error.error.code).toBe('plan_stale');
+    expect(error.error.message).toContain('stg_orders');
+    expect(await versionsOf('stg_orders')).toEqual(before);
+    // Flags that shape a plan do not go with a saved one.
+    expect((await gds(['apply', file, '--yes', '--select', 'stg_orders'])).code).toBe(2);
+    // Neither a project nor a plan file.
+    const neither = await gds(['apply', '--yes']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('--dbt');
   });
 
   it('apply --json says the plan\'s warnings on stderr, each a {"warning"} line; stdout stays its actions', async () => {

@@ -329,6 +329,7 @@ describe('success statuses', () => {
       },
       { route: 'GET /api/config/{key}/history', call: () => get('/api/config/gate_mode/history') },
       { route: 'GET /api/tables', call: () => get('/api/tables') },
+      { route: 'GET /api/held-tables', call: () => get('/api/held-tables?environment=dev') },
       { route: 'GET /api/tables/{tableId}/status', call: () => get(`/api/tables/${customers}/status`) },
       { route: 'GET /api/tables/{tableId}/ddl', call: () => get(`/api/tables/${customers}/ddl`) },
       { route: 'GET /api/connectors', call: () => get('/api/connectors') },

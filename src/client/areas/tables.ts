@@ -13,6 +13,7 @@ export type LifecycleState = Schema<'LifecycleState'>;
 export type JobSummary = Schema<'JobSummary'>;
 export type TableProjectRequest = Schema<'TableProjectRequest'>;
 export type TableProject = Schema<'TableProject'>;
+export type HeldTable = Schema<'HeldTable'>;
 
 export interface TablesApi {
   /**
@@ -41,6 +42,11 @@ export interface TablesApi {
    * project owns (409 `owned_elsewhere` otherwise).
    */
   remove(tableId: string, options?: CallOptions & { project?: string }): Promise<DeletedTable>;
+  /**
+   * Every table of `environment` with what `gds plan` compares (definition, gate1.yml, contract, owner), read
+   * a page of `pageSize` (default 500) at a time.
+   */
+  held(environment: string, options?: CallOptions & { pageSize?: number }): Promise<HeldTable[]>;
   /** Records `project` as the table's owner if it is still `previous` (409 `project_changed` otherwise). */
   setProject(tableId: string, request: TableProjectRequest, options?: CallOptions): Promise<TableProject>;
 }
@@ -113,6 +119,22 @@ export function tablesApi(transport: Transport): TablesApi {
         ...(project === undefined ? {} : { query: { project } }),
         ...call,
       });
+    },
+    async held(environment, options = {}) {
+      const { pageSize, ...call } = options;
+      const tables: HeldTable[] = [];
+      let cursor: string | undefined;
+      do {
+        const page: Schema<'HeldTablePage'> = await transport.send<Schema<'HeldTablePage'>>({
+          method: 'GET',
+          path: '/api/held-tables',
+          query: { environment, limit: pageSize ?? 500, cursor },
+          ...call,
+        });
+        tables.push(...page.tables);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      return tables;
     },
     async setProject(tableId, request, options) {
       return transport.send<TableProject>({

@@ -84,6 +84,13 @@ export function fieldsOf(contract: ContractFields): ContractFields {
   };
 }
 
+/** The live contracts of several tables at once, by table id (a table without one is absent). */
+export async function findContracts(q: Queryable, tableIds: string[]): Promise<Map<string, LiveContract>> {
+  if (tableIds.length === 0) return new Map();
+  const rows = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = ANY($1)', [tableIds]);
+  return new Map(rows.map((row) => [row.table_id, toContract(row)]));
+}
+
 /** The table's live contract, or null while it has none (never certified, no intent set). */
 export async function findContract(q: Queryable, tableId: string): Promise<LiveContract | null> {
   const [row] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1', [tableId]);

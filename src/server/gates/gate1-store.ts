@@ -27,6 +27,17 @@ const toVersion = (row: Row): Gate1Version => ({
 
 const COLUMNS = 'version, content, created_by, created_at';
 
+/** The newest version of several tables at once, by table id (a table without one is absent). */
+export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<Map<string, Gate1Version>> {
+  if (tableIds.length === 0) return new Map();
+  const rows = await q.query<Row & { table_id: string }>(
+    `SELECT DISTINCT ON (table_id) table_id, ${COLUMNS} FROM gds.gate1_versions
+      WHERE table_id = ANY($1) ORDER BY table_id, version DESC`,
+    [tableIds],
+  );
+  return new Map(rows.map((row) => [row.table_id, toVersion(row)]));
+}
+
 /** The newest version, or null when none was ever applied. */
 export async function currentGate1(q: Queryable, tableId: string): Promise<Gate1Version | null> {
   const [row] = await q.query<Row>(

@@ -110,6 +110,6 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
 const sameFields = (a: ContractFields, b: ContractFields) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The intent of a table's contract is set by the table's owner, or by a STEWARD and above. */
-function maySetIntent(caller: SessionCaller, table: TableRow): boolean {
+export function maySetIntent(caller: SessionCaller, table: Pick<TableRow, 'ownerId'>): boolean {
   return table.ownerId === caller.userId || roleAtLeast(caller.role, 'STEWARD');
 }

@@ -12,7 +12,9 @@ import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
 import { loadConnector, mayReplace } from '../governance/definitions.js';
 import { expectedVersion } from '../governance/precondition.js';
+import type { TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';
+import type { Caller } from '../auth/caller.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
 
@@ -27,18 +29,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables/:tableId/definition', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));
     const table = await loadTableInScope(ctx.db, caller, request.params.tableId);
-    const body: Schema<'HeldDefinition'> = {
-      tableId: table.id,
-      governanceId: table.governanceId,
-      name: table.name,
-      environmentLabel: table.environmentLabel,
-      connectorId: table.connectorId,
-      state: table.state,
-      definitionVersion: table.definitionVersion,
-      mayReplace: mayReplace(caller, table),
-      definition: heldDefinition(table),
-    };
-    return body;
+    return heldDefinitionOf(caller, table);
   });
 
   app.post('/api/tables/:tableId/promotions', async (request: TableRequest, reply: FastifyReply) => {
@@ -106,4 +97,19 @@ function sendLanding(reply: FastifyReply, outcome: LandOutcome): FastifyReply {
   }
   const result: PromotionResult = outcome.result;
   return reply.code(result.changed ? 202 : 200).send(result);
+}
+
+/** GET /api/tables/{tableId}/definition's answer (also each table's `definition` of GET /api/held-tables). */
+export function heldDefinitionOf(caller: Caller, table: TableRow): Schema<'HeldDefinition'> {
+  return {
+    tableId: table.id,
+    governanceId: table.governanceId,
+    name: table.name,
+    environmentLabel: table.environmentLabel,
+    connectorId: table.connectorId,
+    state: table.state,
+    definitionVersion: table.definitionVersion,
+    mayReplace: mayReplace(caller, table),
+    definition: heldDefinition(table),
+  };
 }

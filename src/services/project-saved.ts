@@ -1,0 +1,136 @@
+// Saved plans: `gds plan --out FILE` writes the plan with what the service held of each table when planned
+// (definition, gate1.yml and contract versions, owner); `gds apply FILE` applies exactly that plan, after
+// reading the environment again: a table changed, registered or removed since is exit 6 naming it, and
+// nothing is written.
+import { readFile } from 'node:fs/promises';
+import { CliError, ExitCode } from '../cli/errors.js';
+import type { ApiClient } from '../client/index.js';
+import type { PlannedTable, ProjectPlan, Seen } from './project-plan.js';
+import { seenOf } from './project-plan.js';
+
+export const PLAN_FILE_FORMAT = 'gds-plan';
+export const PLAN_FILE_VERSION = 1;
+
+/** The text of a plan file. */
+export function planFileText(plan: ProjectPlan, createdAt: Date): string {
+  return `${JSON.stringify({ format: PLAN_FILE_FORMAT, version: PLAN_FILE_VERSION, createdAt: createdAt.toISOString(), plan })}\n`;
+}
+
+const notAPlan = (path: string, why: string) =>
+  new CliError(`${path} is not a plan gds plan --out wrote: ${why}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'invalid_plan_file',
+    suggestion: 'Write one with gds plan --dbt . --out plan.json, then gds apply plan.json.',
+  });
+
+/** Reads a plan file; exit 2 when it is not one this gds wrote. */
+export async function readPlanFile(path: string): Promise<ProjectPlan> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw notAPlan(
+      path,
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such file' : (error as Error).message,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw notAPlan(path, 'it is not JSON');
+  }
+  const file = value as {
+    format?: unknown;
+    version?: unknown;
+    plan?: { tables?: unknown; project?: unknown };
+  };
+  if (file?.format !== PLAN_FILE_FORMAT) throw notAPlan(path, `its "format" is not "${PLAN_FILE_FORMAT}"`);
+  if (file.version !== PLAN_FILE_VERSION)
+    throw notAPlan(
+      path,
+      `it is version ${String(file.version)}, this gds reads version ${PLAN_FILE_VERSION}`,
+    );
+  if (!Array.isArray(file.plan?.tables) || typeof file.plan?.project !== 'object')
+    throw notAPlan(path, 'it holds no plan');
+  return file.plan as unknown as ProjectPlan;
+}
+
+const sameSeen = (a: Seen, b: Seen) =>
+  a.definitionVersion === b.definitionVersion &&
+  a.gate1Version === b.gate1Version &&
+  a.contractRevision === b.contractRevision &&
+  a.project === b.project;
+
+function describeChange(before: Seen, now: Seen): string {
+  const parts = [
+    ...(before.definitionVersion === now.definitionVersion
+      ? []
+      : [`definition v${before.definitionVersion} → v${now.definitionVersion}`]),
+    ...(before.gate1Version === now.gate1Version
+      ? []
+      : [`gate1.yml v${before.gate1Version} → v${now.gate1Version}`]),
+    ...(before.contractRevision === now.contractRevision
+      ? []
+      : [`contract revision ${before.contractRevision} → ${now.contractRevision}`]),
+    ...(before.project === now.project
+      ? []
+      : [`owner ${before.project ?? 'none'} → ${now.project ?? 'none'}`]),
+  ];
+  return parts.join(', ');
+}
+
+/**
+ * Refuses (exit 6, naming each table) a saved plan the service moved away from: a table it would write or
+ * remove changed since, or is gone, or a table it would create is registered now.
+ */
+export async function checkSavedPlan(
+  client: Pick<ApiClient, 'tables'>,
+  plan: ProjectPlan,
+  options: { signal?: AbortSignal } = {},
+): Promise<void> {
+  const held = await client.tables.held(plan.connector.environmentLabel, options);
+  const byId = new Map(held.map((h) => [h.id, h]));
+  const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
+  const stale: { table: string; tableId: string | null; change: string }[] = [];
+  const check = (table: PlannedTable) => {
+    if (table.action === 'refused') return;
+    if (table.tableId === null) {
+      const taken = held.find(
+        (h) =>
+          lower(h.name) === lower(table.table) ||
+          (table.source !== null && lower(h.source) === lower(table.source)),
+      );
+      if (taken !== undefined)
+        stale.push({
+          table: table.table,
+          tableId: taken.id,
+          change: `registered since the plan as ${taken.id}`,
+        });
+      return;
+    }
+    const now = byId.get(table.tableId);
+    if (now === undefined) {
+      stale.push({ table: table.table, tableId: table.tableId, change: 'removed since the plan' });
+      return;
+    }
+    if (table.seen !== undefined && !sameSeen(table.seen, seenOf(now)))
+      stale.push({
+        table: table.table,
+        tableId: table.tableId,
+        change: describeChange(table.seen, seenOf(now)),
+      });
+  };
+  plan.tables.forEach(check);
+  const [first] = stale;
+  if (first === undefined) return;
+  throw new CliError(
+    `The saved plan is out of date: ${first.table}${first.tableId === null ? '' : ` (${first.tableId})`} ${first.change}${stale.length > 1 ? `, and ${stale.length - 1} more` : ''}. Nothing was applied.`,
+    {
+      exitCode: ExitCode.Conflict,
+      code: 'plan_stale',
+      suggestion: 'Plan again (gds plan --dbt . --out FILE), review it, and apply the new file.',
+      details: { stale },
+    },
+  );
+}

@@ -1,0 +1,178 @@
+// Saved plans (src/services/project-saved.ts) and the bulk read plan makes (GET /api/held-tables), against the
+// in-process reference server on PGlite and PostgreSQL: a plan written to a file and read back is applied as
+// it was; one the service moved away from since (a changed gate1.yml, a table registered since) is exit 6
+// naming the table, and nothing is written; a file that is not a plan is exit 2. The bulk read pages the
+// environment's tables with their definitions, gate1.yml and contracts, and refuses callers as the spec says.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ApiClient } from '../../src/client/index.js';
+import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';
+import { applyPlan } from '../../src/services/project-apply.js';
+import { planProject } from '../../src/services/project-plan.js';
+import { checkSavedPlan, planFileText, readPlanFile } from '../../src/services/project-saved.js';
+import { ENGINES } from '../helpers/engines.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
+
+const describeError = (error: unknown) =>
+  error instanceof CliError ? error : new CliError(String(error), { exitCode: 1 });
+
+function declaration(name: string): DbtDeclaration {
+  const columns = [
+    { name: 'id', type: 'integer', required: true },
+    { name: 'label', type: 'text' },
+  ];
+  return {
+    uniqueId: `model.saved.${name}`,
+    resourceType: 'model',
+    name,
+    source: { schema: 'analytics_dev', table: name },
+    columns,
+    columnsFrom: 'catalog',
+    artifact: {
+      fileName: `${name}.json`,
+      mimeType: 'json',
+      content: JSON.stringify({ table: name, source: `analytics_dev.${name}`, columns }),
+    },
+    gate1Yaml: 'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0, fail: 0 }\n',
+    contract: { grainType: 'ONE_PER_ENTITY', grainKeyColumns: ['id'] },
+    mappedTests: [],
+    notMappedTests: [],
+    packageName: 'saved',
+    fqn: ['saved', name],
+    tags: [],
+  };
+}
+
+const project = (names: string[]): DbtProject => ({
+  projectName: 'saved',
+  declarations: names.map(declaration),
+  refusals: [],
+  otherTests: [],
+  warnings: [],
+});
+
+describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, skip }) => {
+  let server: TestServer;
+  let client: ApiClient;
+  let dev: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer(postgres ? { database: 'postgres' } : {});
+    client = createApiClient({
+      baseUrl: server.url,
+      auth: staticToken(server.user('ADMIN').cliToken),
+      sleep: async () => {},
+      logger: () => {},
+    });
+    dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+    for (const name of ['sv_one', 'sv_two', 'sv_three'])
+      await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
+    dir = await mkdtemp(join(tmpdir(), 'gds-saved-plan-'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  async function saved(names: string[], file: string) {
+    const plan = await planProject(client, project(names), { connectorId: dev });
+    await writeFile(join(dir, file), planFileText(plan, new Date()));
+    return readPlanFile(join(dir, file));
+  }
+
+  it(
+    'a saved plan read back is applied as it was; once the service changed it is exit 6 naming the table',
+    needs(skip),
+    async () => {
+      const first = await saved(['sv_one', 'sv_two'], 'first.json');
+      await checkSavedPlan(client, first);
+      expect((await applyPlan(client, first, { describe: describeError })).failed).toEqual([]);
+
+      const clean = await saved(['sv_one', 'sv_two'], 'clean.json');
+      expect(clean.tables.map((t) => t.action)).toEqual(['unchanged', 'unchanged']);
+      await checkSavedPlan(client, clean);
+      const two = clean.tables.find((t) => t.table === 'sv_two')?.tableId ?? '';
+      await client.gates.apply(
+        two,
+        'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0.1, fail: 0.2 }\n',
+        {
+          ifMatch: 1,
+        },
+      );
+      const refusal = await checkSavedPlan(client, clean).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ exitCode: 6, code: 'plan_stale' });
+      expect((refusal as Error).message).toContain(`sv_two (${two}) gate1.yml v1 → v2`);
+    },
+  );
+
+  it('a saved create is refused once another apply registered the table', needs(skip), async () => {
+    const plan = await saved(['sv_three'], 'three.json');
+    expect(plan.tables[0]?.action).toBe('create');
+    expect(
+      (await applyPlan(client, await saved(['sv_three'], 'other.json'), { describe: describeError })).failed,
+    ).toEqual([]);
+    await expect(checkSavedPlan(client, plan)).rejects.toMatchObject({
+      exitCode: 6,
+      message: expect.stringContaining('sv_three'),
+    });
+  });
+
+  it('a file that is not a plan is exit 2', needs(skip), async () => {
+    for (const [name, text] of [
+      ['none.json', null],
+      ['text.json', 'not json'],
+      ['other.json', '{"format":"terraform"}'],
+      ['newer.json', '{"format":"gds-plan","version":9,"plan":{}}'],
+    ] as const) {
+      if (text !== null) await writeFile(join(dir, name), text);
+      await expect(readPlanFile(join(dir, name)), name).rejects.toMatchObject({
+        exitCode: 2,
+        code: 'invalid_plan_file',
+      });
+    }
+  });
+
+  it(
+    'GET /api/held-tables pages the environment with definitions, gate1.yml, contracts and owners',
+    needs(skip),
+    async () => {
+      const all = await client.tables.held('dev');
+      const listed = (await client.tables.list()).filter((t) => t.environmentLabel === 'dev');
+      expect(all.map((t) => t.id)).toEqual(listed.map((t) => t.id));
+      expect(await client.tables.held('dev', { pageSize: 2 })).toEqual(all);
+      const one = all.find((t) => t.name === 'sv_one');
+      expect(one).toMatchObject({
+        project: 'saved@' + dev,
+        definition: { definitionVersion: 1, mayReplace: true },
+        gate1: { version: 1 },
+        contract: { contract: { grainKeyColumns: ['id'] }, maySetIntent: true },
+      });
+    },
+  );
+
+  it(
+    'GET /api/held-tables: 401 without a person, 403 outside the caller’s environments, 400 without environment',
+    needs(skip),
+    async () => {
+      const get = (query: string, token: string | null) =>
+        fetch(`${server.url}/api/held-tables${query}`, {
+          headers: token === null ? {} : { authorization: `Bearer ${token}` },
+        });
+      expect((await get('?environment=dev', null)).status).toBe(401);
+      expect((await get('?environment=dev', 'not-a-token')).status).toBe(401);
+      expect((await get('?environment=production', server.user('MEMBER').cliToken)).status).toBe(403);
+      expect((await get('', server.user('ADMIN').cliToken)).status).toBe(400);
+      expect((await get('?environment=dev&limit=0', server.user('ADMIN').cliToken)).status).toBe(400);
+      expect((await get('?environment=dev', server.user('MEMBER').cliToken)).status).toBe(200);
+    },
+  );
+});
