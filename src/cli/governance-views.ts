@@ -103,6 +103,9 @@ export function printStatus(out: Output, status: TableStatus): void {
       ? [['Certified view', describeView(status.certifiedView)] as [string, Segment]]
       : []),
     ['Schema drift', describeDrift(status.schemaDrift)],
+    ...(status.openRecertificationRequests
+      ? [['Recertification', `${status.openRecertificationRequests} open request(s)`] as [string, Segment]]
+      : []),
     ['Jobs', describeJobs(status.activeJobs)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length + 2));
@@ -112,7 +115,10 @@ export function printStatus(out: Output, status: TableStatus): void {
 /** `certified_dev.orders published v3`; when it is not (or was just published again), why. */
 function describeView(view: ViewStatus): string {
   const words = `${view.name} ${describeViewHealth(view)}`;
-  return view.health === 'published' ? words : `${words}: ${view.detail}`;
+  const told = view.health === 'published' ? words : `${words}: ${view.detail}`;
+  return view.ungatedSince
+    ? `${told} (the relation was rebuilt: its rows have not been gated since ${view.ungatedSince})`
+    : told;
 }
 
 /** The latest contract version: a certification, or a restore (which asks for a new certification). */

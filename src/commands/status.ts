@@ -18,6 +18,11 @@ export default class Status extends ApiCommand<typeof Status> {
     'is active, and one final line on stderr when none is; a spinner on a terminal while jobs run. Under ' +
     '--json one line per status on stdout (the first, then each change; the last has no active job) and ' +
     'nothing on stderr. Ctrl-C stops with exit 130. ' +
+    'A rebuild found by this read (the view missing, the relation with its columns) files a recertification ' +
+    'request of cause rebuild, and the view line says since when the rows have not been gated; the workspace ' +
+    'setting certified_view_after_rebuild (republish, the default, or withhold) decides whether the view is ' +
+    'published again before the table is certified again. --exit-status exits 1 when the certified view is ' +
+    'missing or a recertification request is open (as gh run view --exit-status), after printing. ' +
     "--web opens the table's dashboard page in the browser (https, or http on this machine) instead of " +
     'printing the status; without a display it prints the address, and under --json one line {tableId, url}.';
   static override examples = [
@@ -25,6 +30,7 @@ export default class Status extends ApiCommand<typeof Status> {
     '<%= config.bin %> status tbl_42 --watch',
     '<%= config.bin %> status tbl_42 --web',
     "<%= config.bin %> status tbl_42 --watch --json | jq -c '{state, jobs: [.activeJobs[].status]}'",
+    '<%= config.bin %> status tbl_42 --exit-status >/dev/null || echo "not gated since the last rebuild"',
   ];
   static override args = {
     tableId: Args.string({ description: 'The table id or name (gds list).', required: true }),
@@ -33,6 +39,11 @@ export default class Status extends ApiCommand<typeof Status> {
     env: tableEnvFlag,
     watch: Flags.boolean({ description: 'Poll until no job is active.' }),
     interval: intervalFlag,
+    'exit-status': Flags.boolean({
+      description:
+        'Exit 1 when the certified view is missing (not published again) or a recertification request is open.',
+      exclusive: ['watch', 'web'],
+    }),
     web: Flags.boolean({
       description: "Open the table's dashboard page in the browser (or print its address).",
       exclusive: ['watch'],
@@ -60,6 +71,7 @@ export default class Status extends ApiCommand<typeof Status> {
       );
       if (this.out.json) this.out.record(status);
       else printStatus(this.out, status);
+      if (this.flags['exit-status'] && !trusted(status)) this.exit(1);
       return;
     }
     let spinner: Spinner | undefined;
@@ -90,4 +102,11 @@ export default class Status extends ApiCommand<typeof Status> {
     );
     spinner?.stop();
   }
+}
+
+/** A status a CI gate can pass: the certified view (when the table has one) there, and no request open. */
+function trusted(status: TableStatus): boolean {
+  const view = status.certifiedView;
+  const missing = view !== null && view !== undefined && view.health === 'missing' && !view.republished;
+  return !missing && (status.openRecertificationRequests ?? 0) === 0;
 }

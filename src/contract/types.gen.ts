@@ -592,7 +592,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * `recertification list`: OPEN requests (causes drift, schema_change, ingest, manual)
+         * `recertification list`: OPEN requests (causes drift, schema_change, ingest, manual, rebuild)
          * @description A person's session JWT or `cli_` token. One request is OPEN per table and cause at most; certifying the table resolves its open requests (RESOLVED, with the version that resolved them).
          */
         get: operations["listRecertificationRequests"];
@@ -737,7 +737,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`, `certified_view_after_rebuild`). */
                 key: components["parameters"]["ConfigKey"];
             };
             cookie?: never;
@@ -757,7 +757,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`, `certified_view_after_rebuild`). */
                 key: components["parameters"]["ConfigKey"];
             };
             cookie?: never;
@@ -1876,6 +1876,8 @@ export interface components {
             /** @description A CERTIFIED table's view and its health (null when the table is not CERTIFIED). A missing view is published again by this read when the relation still has the certified columns (republished true). */
             certifiedView?: null | components["schemas"]["CertifiedViewStatus"];
             schemaDrift: components["schemas"]["SchemaDrift"];
+            /** @description How many recertification requests of the table are OPEN (a rebuild, a drift, an ingest…); `gds status --exit-status` exits 1 when any is. */
+            openRecertificationRequests?: number;
             activeJobs: components["schemas"]["JobSummary"][];
         };
         TableDdl: {
@@ -1927,7 +1929,7 @@ export interface components {
             tableName: string;
             environmentLabel: string;
             /** @enum {string} */
-            cause: "drift" | "schema_change" | "ingest" | "manual";
+            cause: "drift" | "schema_change" | "ingest" | "manual" | "rebuild";
             /** @enum {string} */
             status: "OPEN" | "DISMISSED" | "RESOLVED";
             details: Record<string, never>;
@@ -2056,6 +2058,11 @@ export interface components {
             /** @description This call found the view missing and published it again; it is there now. */
             republished: boolean;
             detail: string;
+            /**
+             * Format: date-time
+             * @description When a rebuild of the relation was first found (the open `rebuild` recertification request): the rows under the view have not been gated since. Null when no such request is open.
+             */
+            ungatedSince?: string | null;
         };
         RecertifyResponse: {
             environmentLabel: string;
@@ -2763,7 +2770,7 @@ export interface components {
         IfMatch: string;
         /** @description The table's id (not its slug). */
         TableId: string;
-        /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+        /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`, `certified_view_after_rebuild`). */
         ConfigKey: string;
         RecordId: string;
         /** @description A gate job's id (Gate 2/3 jobs and the auto-baseline job). */
@@ -4009,7 +4016,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`, `certified_view_after_rebuild`). */
                 key: components["parameters"]["ConfigKey"];
             };
             cookie?: never;
@@ -4042,7 +4049,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`). */
+                /** @description A workspace configuration key (`gate_mode`, `gate3_required`, `inspection_policy`, `certified_view_after_rebuild`). */
                 key: components["parameters"]["ConfigKey"];
             };
             cookie?: never;

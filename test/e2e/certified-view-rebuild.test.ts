@@ -179,6 +179,73 @@ describe.each(engines)('a dbt rebuild of a certified table on $engine', ({ datab
   );
 
   it(
+    'a rebuild files a rebuild request; status says the rows are not gated since, --exit-status exits 1',
+    needs(skip),
+    async () => {
+      // Nothing open to begin with: --exit-status passes.
+      await server.sql(`UPDATE gds.recertification_requests SET status = 'DISMISSED' WHERE table_id = $1`, [
+        orders,
+      ]);
+      const clean = await gds(['status', orders, '--exit-status']);
+      expect(clean.code, clean.stderr).toBe(0);
+      await dbtRebuild(90010);
+      const r = await gds(['status', orders, '--exit-status', '--json']);
+      expect(r.code).toBe(1);
+      const status = only(r) as {
+        certifiedView: { republished: boolean; ungatedSince: string | null };
+        openRecertificationRequests: number;
+      };
+      expect(status.certifiedView.republished).toBe(true);
+      expect(status.certifiedView.ungatedSince).toEqual(expect.any(String));
+      expect(status.openRecertificationRequests).toBe(1);
+      expect(await viewIds()).toContain('90010');
+      const requests = await server.sql<{ cause: string; details: Record<string, unknown> }>(
+        `SELECT cause, details FROM gds.recertification_requests WHERE table_id = $1 AND status = 'OPEN'`,
+        [orders],
+      );
+      expect(requests).toEqual([
+        { cause: 'rebuild', details: { view: 'certified_dev.orders', via: 'status' } },
+      ]);
+      const human = await gds(['status', orders, '--exit-status']);
+      expect(human.code).toBe(1);
+      expect(human.stdout).toMatch(
+        /Certified view: +certified_dev\.orders published v\d+ \(the relation was rebuilt: its rows have not been gated since /,
+      );
+      expect(human.stdout).toMatch(/Recertification: +1 open request/);
+    },
+  );
+
+  it(
+    'with certified_view_after_rebuild withhold, a rebuilt view stays missing until certified again',
+    needs(skip),
+    async () => {
+      const set = await gds(['config', 'set', 'certified_view_after_rebuild', 'withhold']);
+      expect(set.code, set.stderr).toBe(0);
+      try {
+        await dbtRebuild(90011);
+        const r = await gds(['status', orders, '--exit-status', '--json']);
+        expect(r.code).toBe(1);
+        expect(only(r)).toMatchObject({
+          certifiedView: {
+            health: 'missing',
+            republished: false,
+            detail: expect.stringContaining('withheld until the table is certified again'),
+          },
+        });
+        expect(await viewExists()).toBe(false);
+      } finally {
+        const reset = await gds(['config', 'set', 'certified_view_after_rebuild', 'republish']);
+        expect(reset.code, reset.stderr).toBe(0);
+      }
+      // Back to the default: the next read publishes it again.
+      expect(only(await gds(['status', orders, '--json']))).toMatchObject({
+        certifiedView: { republished: true },
+      });
+      expect(await viewIds()).toContain('90011');
+    },
+  );
+
+  it(
     'a rebuild that lost a certified column: not published, and the outcome and status say why',
     needs(skip),
     async () => {

@@ -31,7 +31,7 @@ export type Trigger = (typeof TRIGGERS)[number];
 export type CustodyMode = 'MODE_A' | 'MODE_B';
 
 /** Causes of a recertification request (as listed by `recertification list`). */
-export type RecertificationCause = 'drift' | 'schema_change' | 'ingest' | 'manual';
+export type RecertificationCause = 'drift' | 'schema_change' | 'ingest' | 'manual' | 'rebuild';
 
 /** What the caller of `transition` knows about the request; each guard reads only the fields it needs. */
 export interface TransitionContext {

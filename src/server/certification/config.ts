@@ -11,6 +11,11 @@ export const CONFIG_KEYS = {
   gate3_required: { allowed: ['true', 'false'], default: 'false' },
   /** `evidence_required`: certify must name its evidence (evidenceFileName and evidenceHash). */
   inspection_policy: { allowed: ['none', 'evidence_required'], default: 'none' },
+  /**
+   * A certified view a warehouse rebuild dropped: `republish` publishes it again over the rebuilt rows at
+   * once (consumers depend on it); `withhold` leaves it missing until the table is certified again.
+   */
+  certified_view_after_rebuild: { allowed: ['republish', 'withhold'], default: 'republish' },
 } as const satisfies Record<string, { allowed: readonly string[]; default: string }>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
@@ -19,6 +24,7 @@ export interface WorkspaceConfig {
   gateMode: 'ENFORCING' | 'ADVISORY';
   gate3Required: boolean;
   inspectionPolicy: 'none' | 'evidence_required';
+  certifiedViewAfterRebuild: 'republish' | 'withhold';
 }
 
 export interface ConfigEntry {
@@ -106,6 +112,8 @@ export async function getWorkspaceConfig(q: Queryable, workspaceId: string): Pro
     gateMode: values.get('gate_mode') === 'ADVISORY' ? 'ADVISORY' : 'ENFORCING',
     gate3Required: values.get('gate3_required') === 'true',
     inspectionPolicy: values.get('inspection_policy') === 'evidence_required' ? 'evidence_required' : 'none',
+    certifiedViewAfterRebuild:
+      values.get('certified_view_after_rebuild') === 'withhold' ? 'withhold' : 'republish',
   };
 }
 

@@ -3,6 +3,8 @@
 // Workspaces share one database, so the schema is named within the workspace's warehouse namespace:
 // `<prefix>certified_<env>` (the first workspace's prefix is empty, a later one's e.g. `globex_`).
 import { recordAudits } from '../audit.js';
+import { fileRecertificationRequests } from '../governance/engine.js';
+import { getWorkspaceConfig } from './config.js';
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
@@ -126,6 +128,11 @@ export interface CertifiedViewStatus {
   /** True when this call found it missing and published it again (the relation still has the columns). */
   republished: boolean;
   detail: string;
+  /**
+   * When a rebuild of the relation was first found (the open `rebuild` recertification request): the rows
+   * have not been gated since. Null when none is open.
+   */
+  ungatedSince?: string | null;
 }
 
 type ViewSeen = { columns: string[]; comment: string | null };
@@ -253,7 +260,24 @@ export async function repairCertifiedViews(
 ): Promise<Map<string, CertifiedViewStatus>> {
   const result = await viewHealths(q, tables);
   const missing = tables.filter((t) => result.get(t.id)?.health === 'missing');
-  if (missing.length === 0) return result;
+  if (missing.length > 0) await repairMissing(q, missing, result, audit);
+  const rebuilt = await q.query<{ table_id: string; created_at: Date | string }>(
+    `SELECT table_id, created_at FROM gds.recertification_requests
+      WHERE table_id = ANY($1::text[]) AND cause = 'rebuild' AND status = 'OPEN'`,
+    [[...result.keys()]],
+  );
+  const since = new Map(rebuilt.map((r) => [r.table_id, new Date(r.created_at).toISOString()]));
+  for (const [id, status] of result) result.set(id, { ...status, ungatedSince: since.get(id) ?? null });
+  return result;
+}
+
+/** The part of `repairCertifiedViews` for the views found missing: `result` is updated in place. */
+async function repairMissing(
+  q: Queryable,
+  missing: readonly ViewSource[],
+  result: Map<string, CertifiedViewStatus>,
+  audit: { clock: Clock; userId: string | null; via: string },
+): Promise<void> {
   // Under the tables' row locks: a submission or replacement moving one out of CERTIFIED (which drops the
   // view) either committed already, and nothing is published, or waits for this transaction, and drops it.
   const locked = await q.query<{ id: string; state: string }>(
@@ -291,6 +315,32 @@ export async function repairCertifiedViews(
       publish.push(table);
     }
   }
+  // A rebuild is not a certification: each rebuilt relation files a request (cause rebuild) whether or not
+  // its view is published again, which the workspace decides. A recertification signal files its own
+  // (ingest or drift) for the same rebuild.
+  await fileRecertificationRequests(
+    q,
+    audit.clock,
+    (audit.via === 'recertify' ? [] : publish).map((table) => ({
+      tableId: table.id,
+      cause: 'rebuild' as const,
+      details: { view: (again.get(table.id) as CertifiedViewStatus).name, via: audit.via },
+      actor: { userId: audit.userId },
+    })),
+  );
+  const withheld = new Set<string>();
+  for (const workspaceId of new Set(publish.map((t) => t.workspaceId))) {
+    if ((await getWorkspaceConfig(q, workspaceId)).certifiedViewAfterRebuild !== 'withhold') continue;
+    for (const t of publish) if (t.workspaceId === workspaceId) withheld.add(t.id);
+  }
+  for (const id of withheld) {
+    const status = again.get(id) as CertifiedViewStatus;
+    result.set(id, {
+      ...status,
+      detail: `${status.name} is missing (the warehouse object was rebuilt) and is withheld until the table is certified again (workspace setting certified_view_after_rebuild: withhold).`,
+    });
+  }
+  publish.splice(0, publish.length, ...publish.filter((t) => !withheld.has(t.id)));
   const versions = await publishMissingViews(q, publish);
   await recordAudits(
     q,
@@ -321,7 +371,6 @@ export async function repairCertifiedViews(
       detail: `${published} was missing (the warehouse object was rebuilt) and is published again over ${table.mode === 'MODE_A' ? (table.source ?? '') : 'the service rows'}.`,
     });
   }
-  return result;
 }
 
 /**

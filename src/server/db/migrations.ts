@@ -440,6 +440,15 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX recertify_signals_age ON gds.recertify_signals (created_at);
     `,
   },
+  {
+    version: 61,
+    name: 'recertification requests of cause rebuild',
+    sql: `
+      ALTER TABLE gds.recertification_requests DROP CONSTRAINT recertification_requests_cause_check;
+      ALTER TABLE gds.recertification_requests ADD CONSTRAINT recertification_requests_cause_check
+        CHECK (cause IN ('drift', 'schema_change', 'ingest', 'manual', 'rebuild'));
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -153,7 +153,7 @@ export interface RecertificationRequestInput {
   tableId: string;
   cause: RecertificationCause;
   details?: Record<string, unknown>;
-  actor: Caller;
+  actor: { userId: string | null };
   clock: Clock;
 }
 

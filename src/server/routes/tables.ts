@@ -10,6 +10,7 @@ import { callerOf } from '../context.js';
 import { badRequest, HttpError } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { activeJobs } from '../governance/jobs.js';
+import { countRequests } from '../governance/recertification-requests.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
 import { countTables, listTablePage, loadTable } from '../governance/tables.js';
 import type { Query } from '../query.js';
@@ -86,6 +87,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
             )
           : null,
       schemaDrift: await schemaDrift(ctx.db, table),
+      openRecertificationRequests: await countRequests(ctx.db, caller.workspaceId, { tableId: table.id }),
       activeJobs: jobs.map((j) => ({ id: j.id, type: j.type, status: j.status, createdAt: j.createdAt })),
     };
   });

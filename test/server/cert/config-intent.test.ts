@@ -39,6 +39,7 @@ describe('workspace config', () => {
       entry('gate_mode', 'ENFORCING', ['ENFORCING', 'ADVISORY']),
       entry('gate3_required', 'false', ['true', 'false']),
       entry('inspection_policy', 'none', ['none', 'evidence_required']),
+      entry('certified_view_after_rebuild', 'republish', ['republish', 'withhold']),
     ]);
   });
 
