@@ -12,6 +12,8 @@ import { COMMANDS } from '../../src/commands/index.js';
 import { ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+/** The command reference `npm run readme` writes from the commands. */
+const reference = readFileSync(join(repoRoot, 'docs/commands.md'), 'utf8');
 
 /** The text of the README section `## title`, up to the next `## `. */
 function section(title: string): string {
@@ -44,22 +46,26 @@ beforeAll(async () => {
   topics = new Set(config.commands.flatMap((c) => c.id.split(':').slice(0, -1)));
 });
 
-describe('README command reference', () => {
+describe('the command reference (docs/commands.md)', () => {
   const documented = Object.entries(COMMANDS)
     .filter(([, command]) => command.hidden !== true)
     .map(([id]) => id);
   it.each(documented)('documents gds %s', (id) => {
     const words = id.split(':').join(' ');
-    expect(readme).toMatch(new RegExp(`^## \`gds ${words}(?: [A-Z\\[].*)?\``, 'm'));
+    expect(reference).toMatch(new RegExp(`^## \`gds ${words}(?: [A-Z\\[].*)?\``, 'm'));
   });
 
   it('lists every visible command of the tree once, and says how many there are', () => {
     const listed = [
-      ...section('Command reference').matchAll(/^\* \[`gds ([a-z: -]+?)(?: [A-Z[].*)?`\]/gm),
+      ...reference.matchAll(/^\* \[`gds ([a-z: -]+?)(?: [A-Z[].*)?`\]/gm),
     ].map((m) => (m[1] ?? '').split(' ').join(':'));
     expect([...listed].sort()).toEqual([...visibleCommands].sort());
-    const stated = /gds has (\d+) commands/.exec(section('Command reference'))?.[1];
+    const stated = /gds has (\d+) commands/.exec(reference)?.[1];
     expect(Number(stated)).toBe(visibleCommands.length);
+  });
+
+  it('is where the README sends people for it', () => {
+    expect(section('Command reference')).toContain('](docs/commands.md)');
   });
 
   it('names the two commands a newcomer needs, and how long the tests take', () => {
