@@ -19,6 +19,7 @@ import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode, toCliError } from './errors.js';
 import { JSON_FIELDS } from './json-fields.js';
+import { pasteCommand } from './paste-command.js';
 import { exitInterrupted, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
 
@@ -134,6 +135,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     });
     (this.out ?? new Output({ json: jsonRequested(this.argv) })).error(redactError(failure, this.argv));
     this.exit(failure.exitCode);
+  }
+
+  /** A command line for the person to paste, carrying the --profile/--base they gave (paste-command.ts). */
+  protected pasteCommand(words: readonly string[]): string {
+    const { profile, base, token } = this.flags as GlobalFlags;
+    return pasteCommand(this.config.bin, words, { profile, base, token });
   }
 
   private interrupt(): void {

@@ -9,10 +9,12 @@
 //
 // Commands extending ApiCommand (api-command.ts) call `this.withClient(...)`, which is this with the
 // command's own flags. Server strings are not cleaned here: Output strips them when they are printed.
+import type { GdsConfig, Profile } from '../auth/config.js';
 import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../client/index.js';
 import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
+import { shellWord } from '../core/shell-word.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
 
@@ -51,10 +53,17 @@ export async function withSession<T>(
   try {
     return await work(session);
   } catch (error) {
-    throw sessionFailure(error, session);
+    throw sessionFailure(error, session, await profilesFor(error, input.env ?? process.env));
   } finally {
     await session.client.close();
   }
+}
+
+/** The stored profiles, read only when a refusal asks for another kind of token (one of them may hold it). */
+async function profilesFor(error: unknown, env: NodeJS.ProcessEnv): Promise<GdsConfig | undefined> {
+  if (!isNamed<ApiError>(error, 'ApiError') || error.code !== 'wrong_audience') return undefined;
+  const { loadConfig } = await import('../auth/config.js');
+  return loadConfig({ env }).catch(() => undefined);
 }
 
 export async function openSession(input: SessionInput): Promise<Session> {
@@ -85,7 +94,7 @@ export async function openSession(input: SessionInput): Promise<Session> {
   try {
     drawn = (await client.tokens.drawShortLived(await input.draw(client))).accessToken;
   } catch (error) {
-    throw sessionFailure(error, session);
+    throw sessionFailure(error, session, await profilesFor(error, env));
   } finally {
     await client.close();
   }
@@ -158,14 +167,19 @@ async function resolveBaseOnly(
 export function sessionFailure(
   error: unknown,
   session: Pick<Session, 'baseUrl' | 'baseSource' | 'credentials'>,
+  config?: GdsConfig,
 ) {
-  if (isNamed<ApiError>(error, 'ApiError')) return apiFailure(error, session);
+  if (isNamed<ApiError>(error, 'ApiError')) return apiFailure(error, session, config);
   if (isNamed<NetworkError>(error, 'NetworkError')) return networkFailure(error, session);
   if (isNamed<CursorLoopError>(error, 'CursorLoopError')) return cursorLoopFailure(error, session);
   return error;
 }
 
-function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credentials'>): CliError {
+function apiFailure(
+  error: ApiError,
+  session: Pick<Session, 'baseUrl' | 'credentials'>,
+  config: GdsConfig | undefined,
+): CliError {
   const path = pathAfterBase(error.url, session.baseUrl);
   // Below 400 the answer itself was unreadable (a 2xx body that is not JSON): the service misbehaved.
   const exitCode = error.status < 400 ? ExitCode.Unavailable : exitCodeForStatus(error.status);
@@ -182,7 +196,7 @@ function apiFailure(error: ApiError, session: Pick<Session, 'baseUrl' | 'credent
   return new CliError(`${lead}${error.message}`, {
     exitCode,
     code: error.code,
-    suggestion: suggestionFor(error, path, session.credentials),
+    suggestion: suggestionFor(error, path, session.credentials, config),
     details,
   });
 }
@@ -191,11 +205,22 @@ function suggestionFor(
   error: ApiError,
   path: string,
   credentials: ResolvedCredentials | undefined,
+  config: GdsConfig | undefined,
 ): string | undefined {
   switch (error.status) {
     case 401:
       if (credentials === undefined) return undefined;
       if (error.code === 'wrong_audience') {
+        const right = config === undefined ? undefined : profileHolding(error.message, config, credentials);
+        if (right !== undefined) {
+          const over =
+            credentials.tokenSource === 'flag'
+              ? ' (without --token)'
+              : credentials.tokenSource === 'env'
+                ? ' (without SERVICE_TOKEN)'
+                : '';
+          return `Run again with --profile ${shellWord(right)}${over}: that profile holds the kind of token this call takes.`;
+        }
         return 'This call takes another kind of token (the message says which): a MANAGEMENT token (gds tokens issue --scope …), a DATA-API token (gds tokens issue --table …), or your own sign-in (gds auth set, gds auth login).';
       }
       return [
@@ -313,6 +338,29 @@ function cursorLoopFailure(error: CursorLoopError, session: Pick<Session, 'baseU
       `repeated cursor to the operator of ${session.baseUrl}.`,
     details: { list: error.list, cursor: error.cursor },
   });
+}
+
+/** What a wrong_audience refusal asks for ("… take a DATA-API token; this is …"), as a test of a profile. */
+const AUDIENCES: readonly [RegExp, (profile: Profile) => boolean][] = [
+  [/DATA-API token/, (p) => p.kind === 'integration' && p.audience === 'DATA-API'],
+  [/MANAGEMENT token/, (p) => p.kind === 'integration' && p.audience === 'MANAGEMENT'],
+  [/personal sign-in/, (p) => p.kind === 'session' || p.kind === 'static'],
+];
+
+/** A stored profile, other than the one refused, of the same service whose token is of the kind asked for. */
+export function profileHolding(
+  message: string,
+  config: GdsConfig,
+  credentials: Pick<ResolvedCredentials, 'baseUrl' | 'profileName'>,
+): string | undefined {
+  const asked = message.split(';')[0] ?? '';
+  const fits = AUDIENCES.find(([wording]) => wording.test(asked))?.[1];
+  if (fits === undefined) return undefined;
+  const sameBase = (base: string) => base.replace(/\/+$/, '') === credentials.baseUrl.replace(/\/+$/, '');
+  const names = Object.entries(config.profiles)
+    .filter(([name, p]) => name !== credentials.profileName && sameBase(p.base) && fits(p))
+    .map(([name]) => name);
+  return names.includes(config.activeProfile ?? '') ? (config.activeProfile ?? undefined) : names.sort()[0];
 }
 
 function describeSource(source: CredentialSource, variable: string): string {

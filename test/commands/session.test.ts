@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { GdsConfig, Profile } from '../../src/auth/config.js';
 import { CliError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { redactError } from '../../src/cli/secrets.js';
@@ -78,6 +79,36 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
 
   it('401 wrong_audience: says which kinds of token there are', () => {
     expect(mapped(apiError(401, 'wrong_audience')).suggestion).toContain('gds tokens issue --scope');
+  });
+
+  it('401 wrong_audience: names the stored profile of that service that holds the kind of token asked for', () => {
+    const refused = apiError(401, 'wrong_audience', {
+      message: 'Table endpoints take a DATA-API token; this is a MANAGEMENT token.',
+    });
+    const profile = (kind: string, base: string, audience?: string) =>
+      ({ kind, base, ...(audience === undefined ? {} : { audience }) }) as Profile;
+    const config: GdsConfig = {
+      version: 1,
+      activeProfile: 'ci',
+      profiles: {
+        ci: profile('integration', BASE, 'MANAGEMENT'),
+        elsewhere: profile('integration', 'https://other.example.com', 'DATA-API'),
+        loader: profile('integration', `${BASE}/`, 'DATA-API'),
+        me: profile('session', BASE),
+      },
+    };
+    const session = withToken('profile:ci');
+    if (session.credentials) session.credentials.profileName = 'ci';
+    const failure = sessionFailure(refused, session, config) as CliError;
+    expect(failure.exitCode).toBe(3);
+    expect(failure.suggestion).toMatch(/^Run again with --profile loader: /);
+    expect((sessionFailure(refused, withToken('flag'), config) as CliError).suggestion).toContain(
+      '--profile loader (without --token)',
+    );
+    const none = { ...config, profiles: { me: profile('session', BASE) } };
+    expect((sessionFailure(refused, session, none) as CliError).suggestion).toContain(
+      'gds tokens issue --table',
+    );
   });
 
   it('401 without credentials (the refresh call): the server message alone', () => {

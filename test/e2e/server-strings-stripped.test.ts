@@ -116,10 +116,16 @@ describe('records list: the next page command', () => {
   let stub: Server;
   let stubUrl: string;
   const cursor = "abc'; touch /tmp/pwned #$(id)";
+  const otherToken = 'cli_other0000000000000000';
 
   beforeAll(async () => {
-    stub = createServer((_request, response) => {
+    stub = createServer((request, response) => {
       response.setHeader('Content-Type', 'application/json');
+      if (request.headers.authorization === `Bearer ${otherToken}`) {
+        response.statusCode = 401;
+        response.end(JSON.stringify({ error: { code: 'unauthorized', message: 'Token refused.' } }));
+        return;
+      }
       response.end(JSON.stringify({ records: [{ id: 'rec_1', a: 1 }], nextCursor: cursor, total: 2 }));
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
@@ -141,5 +147,38 @@ describe('records list: the next page command', () => {
       .split('\0')
       .slice(0, -1);
     expect(words).toEqual(['gds', 'records', 'list', 'tbl_stub', '--search', search, '--cursor', cursor]);
+  });
+  it('carries the --profile and --base the person gave, so that the pasted line runs as theirs did', async () => {
+    const noEnv = { SERVICE_API_URL: undefined, SERVICE_TOKEN: undefined } as unknown as Record<
+      string,
+      string
+    >;
+    for (const [profile, token] of [
+      ['default', otherToken],
+      ['loader', 'cli_loader000000000000000'],
+    ] as const) {
+      const set = await gds(
+        ['auth', 'set', '--token', token, '--base', stubUrl, '--profile', profile, '--no-verify'],
+        noEnv,
+      );
+      expect(set.code, set.stderr).toBe(0);
+    }
+    const first = await gds(['records', 'list', 'tbl_stub', '--profile', 'loader', '-L', '5'], noEnv);
+    expect(first.code, first.stderr).toBe(0);
+    const line = /More records of tbl_stub: gds (records list .*)$/m.exec(first.stderr)?.[1] ?? '';
+    expect(line).toContain('--profile loader');
+    const words = execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' })
+      .split('\0')
+      .slice(0, -1);
+    const pasted = await gds(words, noEnv);
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(pasted.stdout).toContain('rec_1');
+
+    const withToken = await gds(
+      ['records', 'list', 'tbl_stub', '--token', 'cli_secret0000000000000', '--base', stubUrl],
+      noEnv,
+    );
+    expect(withToken.stderr).not.toContain('cli_secret');
+    expect(withToken.stderr).toMatch(/ --base http\S+ \(add --token …: gds does not print tokens\)$/m);
   });
 });

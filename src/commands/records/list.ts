@@ -44,13 +44,13 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
       // A line to paste: the cursor comes from the service, the table and search from the person's shell
       // (where they were quoted); each is one word again, whatever it holds.
       const { shellWord } = await import('../../core/shell-word.js');
-      const more = [
-        `${this.config.bin} records list ${shellWord(this.args.table)}`,
+      const more = this.pasteCommand([
+        `records list ${shellWord(this.args.table)}`,
         ...(limit === undefined ? [] : [`--limit ${limit}`]),
         ...(search === undefined ? [] : [`--search ${shellWord(search)}`]),
         `--cursor ${shellWord(page.nextCursor)}`,
-      ];
-      this.out.info(`More records of ${tableId}: ${more.join(' ')}`);
+      ]);
+      this.out.info(`More records of ${tableId}: ${more}`);
     }
   }
 }
