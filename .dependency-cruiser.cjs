@@ -1,0 +1,26 @@
+/* global module */
+/** Layering of docs/architecture.md. Known violations live in .dependency-cruiser-known-violations.json. */
+const forbid = (name, from, to) => ({ name, severity: 'error', from: { path: from }, to: { path: to } });
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    forbid('server-is-standalone', '^src/server/', '^src/(cli|commands|services|auth|client)/'),
+    forbid(
+      'nothing-below-cli-imports-it',
+      '^src/(services|auth|client|contract|core|server)/',
+      '^src/(cli|commands)/',
+    ),
+    forbid('cli-does-not-import-commands', '^src/cli/', '^src/commands/'),
+    forbid('services-do-not-import-up', '^src/(auth|client|contract|core)/', '^src/services/'),
+    forbid('client-below-auth', '^src/(client|contract|core)/', '^src/auth/'),
+    forbid('contract-and-core-at-the-bottom', '^src/(contract|core)/', '^src/client/'),
+    forbid('core-below-contract', '^src/core/', '^src/contract/'),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};
