@@ -116,6 +116,7 @@ const STATUS = [
   'certifiedView',
   'schemaDrift',
   'activeJobs',
+  'openRecertificationRequests',
 ];
 
 /** One of gds's own settings (src/cli/settings.ts), as `settings get|list` print it. */
@@ -224,6 +225,20 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'gate:diff': ['identical', 'semantic', 'hunks'],
   certify: ['id', 'status', 'certifiedAt', 'grain', 'grainType', 'grainKeyColumns'],
   reject: ['tableId', 'state'],
+  review: [
+    'id',
+    'kind',
+    'message',
+    'tableId',
+    'tableName',
+    'environmentLabel',
+    'state',
+    'createdAt',
+    'submittedBy',
+    'proof',
+    'sinceCertified',
+    'openRecertificationRequests',
+  ],
   delete: ['id', 'governanceId', 'state', 'deletedAt'],
   // --dry-run: changed, diff; --bundle-out: tableId, file, sha256; else the registration in the target.
   'env:promote': [

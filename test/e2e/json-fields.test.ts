@@ -162,6 +162,7 @@ const steps: Step[] = [
   { id: 'gate:result', args: () => ['gate', 'result', seen.job ?? ''] },
   { id: 'gate:jobs', args: () => ['gate', 'jobs', seen.products ?? ''] },
   { id: 'gate:submit', args: () => ['gate', 'submit', seen.products ?? ''] },
+  { id: 'review', args: () => ['review'] },
   { id: 'reject', args: () => ['reject', seen.products ?? '', '--reason', 'prices unchecked'] },
   { id: 'env:promote', args: () => ['env', 'promote', 'orders', '--to', 'staging', '--dry-run'] },
   {
