@@ -249,7 +249,7 @@ describe('gds push', () => {
         error: {
           code: 'connector_not_found',
           message: 'Connector not found',
-          suggestion: expect.stringContaining('gds connectors list'),
+          suggestion: expect.stringContaining("--connector takes a connector's id or name"),
           details: expect.anything(),
         },
       },
