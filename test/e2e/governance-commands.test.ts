@@ -627,10 +627,12 @@ describe('gds definitions push', () => {
     });
     expect(again).toMatchObject({ code: 0, stdout: `${gid}\n` });
     expect(again.stderr).toContain(`No change: ${gid} already holds this definition of ci_orders.`);
+    // The CLI session draws a short-lived MANAGEMENT token, so it reaches the service and meets the same name.
     const personal = await gds(['definitions', 'push', 'def.yml', '--connector', staging], {
       cwd: folder,
     });
-    expect(personal.code).toBe(3);
+    expect(personal.code).toBe(6);
+    expect(personal.stderr).toContain("A governance artifact named 'ci_orders' already exists");
   });
 });
 
