@@ -60,28 +60,26 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
   };
 
   async run(): Promise<void> {
-    const { recertify } = await import('../services/recertification.js');
+    const { recertify, recertifyRequest } = await import('../services/recertification.js');
     const flags = this.flags;
+    const input = {
+      runResults: flags['run-results'],
+      manifest: flags.manifest,
+      tables: flags.tables,
+      environmentLabel: flags.env,
+      trigger: flags.trigger,
+      evidenceRunId: flags['evidence-run-id'],
+    };
+    const warn = (warning: { code: string; message: string }) => {
+      if (this.out.json) this.out.errorRecord({ warning });
+      else this.out.warn(warning.message);
+    };
+    // The files are read and checked first: bad input is refused before any token is drawn or request sent.
+    const request = await recertifyRequest(input, warn);
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes.
     const draw = async () => ({ env: flags.env ?? '*', scopes: ['workspace:write:recertify' as const] });
     const response = await this.withClient(
-      (client, session) =>
-        recertify(
-          client,
-          {
-            service: session.baseUrl,
-            runResults: flags['run-results'],
-            manifest: flags.manifest,
-            tables: flags.tables,
-            environmentLabel: flags.env,
-            trigger: flags.trigger,
-            evidenceRunId: flags['evidence-run-id'],
-          },
-          (warning) => {
-            if (this.out.json) this.out.errorRecord({ warning });
-            else this.out.warn(warning.message);
-          },
-        ),
+      (client, session) => recertify(client, { ...input, service: session.baseUrl }, warn, request),
       { draw },
     );
     if (this.out.json) {

@@ -186,12 +186,17 @@ async function readManifest(
 /** The most tables one signal may name (spec §4.8: `tables` 1-500; a run deriving more is refused, 400). */
 export const MAX_SIGNAL_TABLES = 500;
 
+/**
+ * Signals the run (`prepared`: the request `recertifyRequest` built from the same input, so that a command can
+ * read and check its files before it asks for a token).
+ */
 export async function recertify(
   client: RecertificationClient,
   input: RecertifyInput,
   warn?: (warning: RecertifyWarning) => void,
+  prepared?: RecertifyRequest,
 ): Promise<RecertifyResponse> {
-  const request = await recertifyRequest(input, warn);
+  const request = prepared ?? (await recertifyRequest(input, warn));
   const parts = await runParts(request);
   const only = parts[0];
   if (parts.length === 1 && only !== undefined)
