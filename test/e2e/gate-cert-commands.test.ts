@@ -231,7 +231,8 @@ describe('a table from push to promotion', () => {
     const cancelled = await gds(['gate', 'cancel', jobId, '--gate', '2', '--json']);
     expect(only(cancelled)).toMatchObject({ id: jobId, status: 'CANCELLED' });
     expect((await gds(['gate', 'result', jobId, '--json'])).code).toBe(0);
-  });
+    // Nine gds processes, one after another: each starts node and oclif, seconds apiece on a loaded machine.
+  }, 120_000);
 
   it('gate submit moves it to PENDING_REVIEW; reject sends it back; submit again', async () => {
     const submitted = await gds(['gate', 'submit', table, '--json']);
