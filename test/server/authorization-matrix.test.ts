@@ -25,6 +25,8 @@ interface Operation {
   method: string;
   path: string;
   bodySchema: unknown;
+  /** Served at the origin (its own `servers`: /graphql, /mcp), not under the REST base URL. */
+  atOrigin: boolean;
 }
 
 type Credential =
@@ -42,7 +44,10 @@ interface Caller {
 
 // How each operation takes its callers (src/server/auth/caller.ts guards, §4 and §5 of the spec).
 // The table endpoints (data plane) are the server's own list, so that a new one is walked as one.
-const isDataPlane = (op: Operation) => DATA_PLANE_ROUTES.has(op.path.replace(/\{(\w+)\}/g, ':$1'));
+// The GraphQL and MCP doors take exactly the table endpoints' tokens; a grant's reach is answered in their body.
+const DOORS = new Set(['graphqlQuery', 'mcpMessage', 'mcpStream']);
+const isDataPlane = (op: Operation) =>
+  DOORS.has(op.id) || DATA_PLANE_ROUTES.has(op.path.replace(/\{(\w+)\}/g, ':$1'));
 const MANAGEMENT_ONLY: Record<string, string> = {
   registerDefinition: 'workspace:write:definition',
   recertify: 'workspace:write:recertify',
@@ -51,6 +56,9 @@ const MANAGEMENT_OR_SESSION: Record<string, string> = {
   listAuditLog: 'workspace:read:audit',
   listMembers: 'workspace:read:members',
   certifyTable: 'workspace:write:certify',
+  // A definition names its connector: MANAGEMENT tokens that register definitions may read them.
+  listConnectors: 'workspace:write:definition',
+  listConnectorObjects: 'workspace:write:definition',
 };
 // Token lists and revocations take any member: each sees and ends their own, an ADMIN anyone's.
 const MINIMUM_ROLE: Record<string, Role> = {
@@ -79,6 +87,7 @@ function expected(
       return [401];
     case 'data':
       if (!isDataPlane(op)) return [401];
+      if (DOORS.has(op.id)) return 'allowed';
       if (tableId === null || !credential.tables.includes(tableId)) return REFUSED;
       if (credential.env !== '*' && credential.env !== tableEnv) return REFUSED;
       return 'allowed';
@@ -119,6 +128,7 @@ function operations(): Operation[] {
         method: method.toUpperCase(),
         path,
         bodySchema: op.requestBody?.content?.['application/json']?.schema,
+        atOrigin: Array.isArray((item as { servers?: unknown }).servers),
       });
     }
   }
@@ -215,8 +225,10 @@ function validBody(op: Operation, tableId: string | null): unknown {
 
 function urlOf(op: Operation, tableId: string | null, valid: boolean): string {
   return (
+    (op.atOrigin ? server.origin : '') +
     op.path
       .replace('{tableId}', tableId ?? 'x')
+      .replace('{connectorId}', 'con_missing')
       .replace('{recordId}', 'rec_missing')
       .replace('{jobId}', productionJob)
       .replace('{requestId}', productionRequest)
