@@ -172,5 +172,6 @@ describe('README: Try it by hand', () => {
     // Word by word, so a table drawn for a terminal and a piped one (tab-separated) both match.
     expect(run.stdout).toMatch(/State\W+CERTIFIED/);
     expect(run.stdout).toMatch(/Source\W+analytics_dev\.stg_pipedrive__stages/);
-  });
+    // The README's commands, a gds process each, one after another: seconds apiece on a loaded machine.
+  }, 120_000);
 });
