@@ -56,9 +56,9 @@ describe('the command reference (docs/commands.md)', () => {
   });
 
   it('lists every visible command of the tree once, and says how many there are', () => {
-    const listed = [
-      ...reference.matchAll(/^\* \[`gds ([a-z: -]+?)(?: [A-Z[].*)?`\]/gm),
-    ].map((m) => (m[1] ?? '').split(' ').join(':'));
+    const listed = [...reference.matchAll(/^\* \[`gds ([a-z: -]+?)(?: [A-Z[].*)?`\]/gm)].map((m) =>
+      (m[1] ?? '').split(' ').join(':'),
+    );
     expect([...listed].sort()).toEqual([...visibleCommands].sort());
     const stated = /gds has (\d+) commands/.exec(reference)?.[1];
     expect(Number(stated)).toBe(visibleCommands.length);
