@@ -234,7 +234,8 @@ function urlOf(op: Operation, tableId: string | null, valid: boolean): string {
       .replace('{requestId}', productionRequest)
       .replace('{tokenId}', 'clt_missing')
       .replace('{key}', 'gate3_required')
-      .replace('{version}', '1') + (valid ? '' : BAD_QUERY)
+      .replace('{version}', '1') +
+    (valid ? '' : BAD_QUERY)
   );
 }
 
