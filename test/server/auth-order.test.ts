@@ -20,6 +20,8 @@ interface Operation {
   method: string;
   path: string;
   security: unknown;
+  /** Served at the origin (its own `servers`: /graphql, /mcp), not under the REST base URL. */
+  atOrigin: boolean;
 }
 
 function operations(): Operation[] {
@@ -30,7 +32,12 @@ function operations(): Operation[] {
       const security = (operation as { security?: unknown }).security;
       // Public operations (discovery, OAuth, refresh, the pages) take no credential.
       if (Array.isArray(security) && security.length === 0) continue;
-      found.push({ method: method.toUpperCase(), path, security });
+      found.push({
+        method: method.toUpperCase(),
+        path,
+        security,
+        atOrigin: Array.isArray((item as { servers?: unknown }).servers),
+      });
     }
   }
   return found;
@@ -95,7 +102,7 @@ afterAll(async () => {
 
 async function call(op: Operation, token: string | undefined, tableId: string) {
   const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
-  return server.request(op.method, urlOf(op.path, tableId), {
+  return server.request(op.method, (op.atOrigin ? server.origin : '') + urlOf(op.path, tableId), {
     ...(token === undefined ? {} : { token }),
     ...(hasBody ? { body: BAD_BODY } : {}),
   });
