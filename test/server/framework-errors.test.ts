@@ -51,8 +51,11 @@ function rawRequest(request: string): Promise<RawAnswer> {
 }
 
 const host = () => new URL(server.url).host;
+/** A GET of a REST path (`/api/…`), under the REST base URL's stage segment as every REST path is. */
 const get = (path: string, extra = '') =>
-  rawRequest(`GET ${path} HTTP/1.1\r\nHost: ${host()}\r\n${extra}Connection: close\r\n\r\n`);
+  rawRequest(
+    `GET ${new URL(server.url).pathname.replace(/\/$/, '')}${path} HTTP/1.1\r\nHost: ${host()}\r\n${extra}Connection: close\r\n\r\n`,
+  );
 
 /** The contract's Error body with this code, and nothing of Fastify's own shape. */
 function expectErrorBody(answer: RawAnswer, status: number, code: string): string {
