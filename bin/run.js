@@ -7,9 +7,18 @@
 // prepack: scripts/build-package-bundles.ts) runs that one file instead, as the single executable does.
 // Only what every Node since 18 links is imported statically (no named import that an older Node lacks,
 // such as enableCompileCache): an older Node then gets a sentence instead of a SyntaxError.
+// The first thing done: a token given as an argument is masked in the process's command line (`ps`,
+// /proc/PID/cmdline), before the rest of gds loads; process-title.js imports only the masking it needs.
+import { scrubProcessTitle } from '../dist/cli/process-title.js';
 import nodeModule from 'node:module';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+try {
+  scrubProcessTitle();
+} catch {
+  // an old Node, told below which Node gds needs, exits at once
+}
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 3)) {

@@ -3,6 +3,8 @@
 // one), else compiles the bundle (SEA asset gds.cjs, or the command's own, or direct.cjs for a command line
 // gds runs without oclif) with a code cache trained at build time (asset gds.cache, or gds-help.cache for
 // help) and runs it. Assets are read in place from the executable: no copy of the cache, one of the source.
+// mask-argv.js comes first: it masks a token given as an argument in the command line before anything else.
+import './mask-argv.js';
 import { dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { getRawAsset } from 'node:sea';

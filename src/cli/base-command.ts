@@ -34,7 +34,10 @@ const globalGroup = 'GLOBAL';
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
     token: Flags.string({
-      description: 'API token for this call (first in precedence, before SERVICE_TOKEN and the profile).',
+      description:
+        'API token for this call (first in precedence, before SERVICE_TOKEN and the profile). A token on the ' +
+        'command line stays in the shell history: prefer SERVICE_TOKEN, or store it once with ' +
+        '`printf %s "$TOKEN" | gds auth set --token - --base URL`.',
       helpGroup: globalGroup,
     }),
     base: Flags.string({

@@ -1,66 +1,9 @@
 // A token is never printed whole: errors that echo user input pass through redactError first.
 import { redactJson, redactSecrets } from '../core/redact.js';
 import { CliError } from './errors.js';
+import { secretsFrom } from './process-title.js';
 
-/** Flags and environment variables that carry a secret into gds. */
-const SECRET_FLAGS = ['--token', '--refresh-token'] as const;
-export const SECRET_VARIABLES = ['SERVICE_TOKEN', 'GDS_REFRESH_TOKEN'] as const;
-
-/**
- * The secrets a process was given: the `--token`/`--refresh-token` values, SERVICE_TOKEN and
- * GDS_REFRESH_TOKEN, and every `gds api -H` header (whole, and its value): headers carry API keys.
- */
-export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const given = SECRET_FLAGS.map((flag) => {
-    const index = argv.indexOf(flag);
-    return index === -1
-      ? argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1)
-      : argv[index + 1];
-  });
-  const headers = headerValues(argv).flatMap((header) => {
-    const colon = header.indexOf(':');
-    return colon === -1 ? [header] : [header, header.slice(colon + 1).trim()];
-  });
-  return [...given, ...headers, ...SECRET_VARIABLES.map((name) => env[name])].filter(
-    (s): s is string => s !== undefined && s !== '-' && s !== '',
-  );
-}
-
-/** The values of `-H`/`--header` (`-H v`, `-Hv`, `--header v`, `--header=v`). */
-function headerValues(argv: readonly string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '--') break;
-    if (arg === '-H' || arg === '--header') {
-      const value = argv[i + 1];
-      if (value !== undefined) values.push(value);
-      i++;
-    } else if (arg.startsWith('--header=')) values.push(arg.slice('--header='.length));
-    else if (arg.startsWith('-H') && arg.length > 2 && !arg.startsWith('--')) values.push(arg.slice(2));
-  }
-  return values;
-}
-
-/**
- * Hides the `--token`/`--refresh-token` values, `-H` headers and any token of a known shape given otherwise
- * (`tokens revoke tf_…`, a token as an alias's argument) from other users of the machine: on Linux `ps` and
- * /proc/PID/cmdline read the process's argv memory, which Node overwrites when process.title is set (libuv
- * writes the title over argv), so the title becomes the command line with those values masked.
- * process.argv (gds's own copy) keeps them. Does nothing when there is nothing to mask.
- */
-export function scrubProcessTitle(argv: readonly string[] = process.argv): void {
-  // The single executable's argv repeats its path: the title shows it once, as `ps` did.
-  const words = argv[1] === argv[0] ? [argv[0], ...argv.slice(2)] : [...argv];
-  const line = words.join(' ');
-  const masked = redactSecrets(line, secretsFrom(argv, {}));
-  if (masked === line) return;
-  try {
-    process.title = masked;
-  } catch {
-    // A platform without a settable title: nothing to hide there either.
-  }
-}
+export { SECRET_VARIABLES, scrubProcessTitle, secretsFrom } from './process-title.js';
 
 /** The same error with every secret of the process masked in its message, suggestion and details. */
 export function redactError(error: CliError, argv: readonly string[]): CliError {

@@ -152,3 +152,27 @@ describe('help like gh (issue 23 item 7)', () => {
     expect(text).not.toContain('--token=<value>');
   });
 });
+
+describe('help of what takes a token', () => {
+  it('every flag or argument that takes a token recommends stdin or a variable over the command line', async () => {
+    const { COMMANDS } = await import('../../src/commands/index.js');
+    const { BaseCommand } = await import('../../src/cli/base-command.js');
+    const taking: Array<[string, string | undefined]> = [
+      ['--token', (BaseCommand.baseFlags.token as { description?: string }).description],
+    ];
+    for (const [id, command] of Object.entries(COMMANDS)) {
+      const inputs = { ...command.flags, ...command.args } as Record<string, { description?: string }>;
+      for (const [name, input] of Object.entries(inputs)) {
+        if (/(^|-)token$/.test(name) && name !== 'token') taking.push([`${id} --${name}`, input.description]);
+        if (name === 'token' && command.args?.token !== undefined)
+          taking.push([`${id} ${name}`, input.description]);
+      }
+    }
+    expect(taking.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['--token', 'tokens:refresh --refresh-token', 'tokens:revoke token']),
+    );
+    for (const [name, description] of taking)
+      expect(description, name).toMatch(/--token -|read it from stdin|SERVICE_TOKEN|NAME or id/);
+    for (const [, description] of taking) expect(description).toContain('shell history');
+  });
+});

@@ -10,7 +10,15 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from './helpers/cli-process.js';
+import {
+  cliCommand,
+  cliEnv,
+  cliUnderTest,
+  collect,
+  ensureBuilt,
+  repoRoot,
+  runCli,
+} from './helpers/cli-process.js';
 
 const token = 'cli_PsMustNotShowThis0123456789';
 const apiKey = 'supersecretkey99';
@@ -97,6 +105,27 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
     }
   }, 30_000);
 });
+
+describe.runIf(process.platform === 'linux' && cliUnderTest === undefined)(
+  'the command line before gds loads',
+  () => {
+    it.each([
+      ['--token', ['list', '--token', token, '--base', 'http://127.0.0.1:1'], '--token cli_…****'],
+      ['an argument', ['tokens', 'revoke', 'tf_NotEvenForAMoment0123', '--yes'], 'revoke tf_…**** --yes'],
+    ])('is masked before the first module of gds loads (%s)', async (_kind, args, masked) => {
+      const file = join(dir, `cmdline-${args[0]}`);
+      const result = await runCli(args, {
+        nodeArgs: ['--import', join(repoRoot, 'test/cli/fixtures/cmdline-at-first-module.mjs')],
+        env: { GDS_TEST_CMDLINE_FILE: file, GDS_CONFIG_DIR: join(dir, 'first-config') },
+      });
+      expect(result.code).not.toBe(0); // nothing to reach: only what it showed on the way matters
+      const cmdline = (await readFile(file, 'utf8')).replaceAll('\0', ' ');
+      expect(cmdline).toContain(masked);
+      expect(cmdline).not.toContain(token);
+      expect(cmdline).not.toContain('tf_NotEvenForAMoment0123');
+    });
+  },
+);
 
 describe('debug output', () => {
   it('DEBUG=* and GDS_DEBUG=1 mask every -H value', async () => {

@@ -17,8 +17,8 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     'it is refused; --no-verify skips the check (offline set-up). Client tokens (tf_…) are refused: the ' +
     'REST API never accepts them.';
   static override examples = [
-    '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com',
     'printf %s "$GDS_TOKEN" | <%= config.bin %> auth set --token - --base https://gds.example.com --profile staging',
+    '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com',
     '<%= config.bin %> auth set --token cli_abc123 --base http://127.0.0.1:8080 --profile local --json',
     '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com --no-verify',
   ];

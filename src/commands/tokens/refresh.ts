@@ -24,7 +24,9 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   ];
   static override flags = {
     'refresh-token': Flags.string({
-      description: 'The refresh token, or - to read it from stdin (the default).',
+      description:
+        'The refresh token, or - to read it from stdin (the default, and the way to use: a token on the ' +
+        'command line stays in the shell history).',
     }),
     ...saveProfileFlags,
   };

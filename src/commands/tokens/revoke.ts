@@ -22,7 +22,8 @@ export default class TokensRevoke extends ApiCommand<typeof TokensRevoke> {
   static override args = {
     token: Args.string({
       description:
-        'The token: its NAME, a tf_… client token, an itk_… integration token id, or a clt_… CLI token id.',
+        'The token: its NAME, a tf_… client token, an itk_… integration token id, or a clt_… CLI token id. ' +
+        'Prefer the NAME or id: a client token on the command line stays in the shell history.',
       required: true,
     }),
   };
