@@ -2,7 +2,7 @@
 // its own: the --token/--base flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile named by
 // --profile (else the active one). The config and the keychain are read only when a flag or variable
 // leaves something missing, so a CI job with SERVICE_TOKEN and SERVICE_API_URL touches neither.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { maskToken } from '../core/redact.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, GdsConfig, Profile, ProfileKind, SecretStorageSetting } from './config.js';

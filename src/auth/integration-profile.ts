@@ -1,7 +1,7 @@
 // `gds tokens issue|refresh --save-profile <name>`: the integration token goes into an `integration`
 // profile (secrets in the keychain or the 0600 file, like any profile), from which it renews itself
 // (refresh.ts). Nothing is stored without the flag.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';

@@ -3,7 +3,7 @@
 // through openid-client. The tokens land in a `session` profile; the token endpoint is kept beside them
 // so a refresh (refresh.ts) needs no discovery round trip. openid-client loads only inside login().
 import type * as OpenIdClient from 'openid-client';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, Profile } from './config.js';

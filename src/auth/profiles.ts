@@ -1,7 +1,7 @@
 // Writing and removing profiles: the secrets go where the secret storage setting says (secret-store.ts),
 // the rest into the config file (config.ts). `gds auth set`, `gds auth logout`, and later the browser
 // sign-in and the token refresh write through here.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { Env, GdsConfig, Profile, ProfileSecrets } from './config.js';
 import {
   checkProfileName,

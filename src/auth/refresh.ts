@@ -9,7 +9,7 @@
 // tokens are saved before anything else, Ctrl-C and SIGTERM wait (bounded) for that save, and a run that
 // finds a refresh recorded for the stored refresh token presents it again at once, which the service
 // answers with the same new tokens within its reuse grace window.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { shellWord } from '../core/shell-word.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';

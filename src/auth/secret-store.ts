@@ -6,7 +6,7 @@
 // never hangs gds, and Ctrl-C works meanwhile.
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { SECRET_VARIABLES } from '../cli/secrets.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
 import { configDir, configPath, secretStorageSettings } from './config.js';

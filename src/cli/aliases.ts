@@ -10,7 +10,7 @@
 // (positional parameters, never pasted into the script), as gh runs its shell aliases.
 import { readSettings } from './settings.js';
 import { ALIAS_NAME, RESERVED_WORDS, reservedWords } from './command-route.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 /**
  * main(): what an alias given as the first word stands for: the command line (`argv`), or, for a shell

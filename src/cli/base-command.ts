@@ -17,7 +17,8 @@
 // exits 130 with the cursor shown. Add the class to src/commands/index.ts to make it a command.
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
-import { CliError, ExitCode, toCliError } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
+import { toCliError } from './errors.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
 import { exitInterrupted, jsonRequested, Output } from './output.js';

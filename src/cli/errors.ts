@@ -1,84 +1,8 @@
-// Exit codes and the one error type commands throw. The codes are DESIGN.md's; `gate diff` uses 1 for "different".
+// How errors that reach the top of a command become a CliError: oclif's usage errors in gds's voice, and
+// "did you mean" for mistyped commands and flags.
 import { closest } from '../core/did-you-mean.js';
-
-export const ExitCode = {
-  Ok: 0,
-  Failure: 1,
-  Usage: 2,
-  Unauthenticated: 3,
-  Forbidden: 4,
-  NotFound: 5,
-  Conflict: 6,
-  Refused: 7,
-  RateLimited: 8,
-  Unavailable: 9,
-  Interrupted: 130,
-} as const;
-
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
-
-export interface CliErrorOptions {
-  exitCode: ExitCodeValue;
-  /** snake_case, the `code` of the `{"error":{…}}` line; defaults from the exit code. */
-  code?: string;
-  /** What to do next, printed under the error in human mode. */
-  suggestion?: string;
-  details?: unknown;
-}
-
-const defaultCodes: Record<ExitCodeValue, string> = {
-  0: 'ok',
-  1: 'failed',
-  2: 'usage',
-  3: 'unauthenticated',
-  4: 'forbidden',
-  5: 'not_found',
-  6: 'conflict',
-  7: 'refused',
-  8: 'rate_limited',
-  9: 'unavailable',
-  130: 'interrupted',
-};
-
-export class CliError extends Error {
-  readonly exitCode: ExitCodeValue;
-  readonly code: string;
-  readonly suggestion: string | undefined;
-  readonly details: unknown;
-
-  constructor(message: string, options: CliErrorOptions) {
-    super(message);
-    this.name = 'CliError';
-    this.exitCode = options.exitCode;
-    this.code = options.code ?? defaultCodes[options.exitCode];
-    this.suggestion = options.suggestion;
-    this.details = options.details;
-  }
-}
-
-/** Maps an HTTP status of the service (e.g. `ApiError.status`) to the exit code a command ends with. */
-export function exitCodeForStatus(status: number): ExitCodeValue {
-  switch (status) {
-    case 400:
-    case 422:
-      return ExitCode.Refused;
-    case 401:
-      return ExitCode.Unauthenticated;
-    case 403:
-      return ExitCode.Forbidden;
-    case 404:
-      return ExitCode.NotFound;
-    case 409:
-    case 412:
-      return ExitCode.Conflict;
-    case 429:
-      return ExitCode.RateLimited;
-    default:
-      if (status >= 500 || status === 0) return ExitCode.Unavailable;
-      if (status >= 200 && status < 300) return ExitCode.Ok;
-      return ExitCode.Failure;
-  }
-}
+import { CliError, ExitCode } from '../core/errors.js';
+import type { ExitCodeValue } from '../core/errors.js';
 
 /** The shape oclif gives its own errors: parse errors carry `parse`, every CLIError may carry `oclif.exit`. */
 interface OclifErrorShape {

@@ -2,7 +2,7 @@
 // compiler-style line per diagnostic on stdout and a summary on stderr, or under --json one record per
 // diagnostic and a summary record; exit code 2 when there is an error.
 import type { TextInput } from './input.js';
-import { ExitCode } from './errors.js';
+import { ExitCode } from '../core/errors.js';
 import type { Output } from './output.js';
 
 export async function printGate1Check(

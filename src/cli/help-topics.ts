@@ -66,7 +66,7 @@ async function environment(): Promise<string> {
 }
 
 async function exitCodes(): Promise<string> {
-  const { ExitCode } = await import('./errors.js');
+  const { ExitCode } = await import('../core/errors.js');
   const meaning: Record<number, string> = {
     [ExitCode.Ok]: 'Success.',
     [ExitCode.Failure]: 'Failure (gate diff: the two differ; plan --exit-code: something would change).',

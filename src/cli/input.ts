@@ -15,7 +15,7 @@ import {
 } from '../core/artifact-bounds.js';
 import type { BoundsRefusal } from '../core/artifact-bounds.js';
 import { countText } from '../core/count-text.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export interface TextInput {
   /** The path as given, or `<stdin>`: what diagnostics and diff headers show. */

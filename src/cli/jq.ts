@@ -4,7 +4,7 @@
 // that reaches a terminal.
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { awaitWithoutTierUp, withoutTierUp } from '../core/wasm-tier-up.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { jqLoadOptions } from './jq-load-options.js';
 
 type Jq = (input: string, filter: string, flags: string[]) => string;

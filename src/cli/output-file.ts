@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export interface WriteOptions {
   force: boolean;

@@ -4,7 +4,7 @@
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
 import { styleText } from 'node:util';
 import { settingValue } from './settings.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';

@@ -6,7 +6,7 @@
 // the process with 130 on a clean line, as Ctrl-C does everywhere else in gds.
 import { settingValue } from './settings.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream & { isTTY?: boolean };

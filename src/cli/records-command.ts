@@ -5,7 +5,7 @@ import { Args, Flags } from '@oclif/core';
 import type { ApiClient } from '../client/index.js';
 import type { RecordValues, TableGrant } from '../contract/types.js';
 import { ApiCommand } from './api-command.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export const tableArg = Args.string({
   description: 'The table: its id, or the name of a table your DATA-API token grants.',

@@ -1,6 +1,6 @@
 // A token is never printed whole: errors that echo user input pass through redactError first.
 import { redactJson, redactSecrets } from '../core/redact.js';
-import { CliError } from './errors.js';
+import { CliError } from '../core/errors.js';
 import { secretsFrom } from './process-title.js';
 
 export { SECRET_VARIABLES, scrubProcessTitle, secretsFrom } from './process-title.js';

@@ -16,7 +16,7 @@ import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
 import { shellWord } from '../core/shell-word.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
-import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
+import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 
 export interface SessionInput {
   flags: CredentialFlags & { 'max-retry-after'?: number | undefined };

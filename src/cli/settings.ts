@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Env } from '../auth/config.js';
 import { configDir } from '../core/config-folder.js';
 import { closest } from '../core/did-you-mean.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { isObject, versionedObject } from './versioned-file.js';
 
 export const settingsFileName = 'settings.json';

@@ -2,7 +2,7 @@
 // `auth login` (which ends by saying who signed in).
 import type { Schema } from '../contract/types.js';
 import type { SessionInput } from './session.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export type Me = Schema<'Me'>;
 

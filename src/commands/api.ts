@@ -100,7 +100,7 @@ export default class Api extends ApiCommand<typeof Api> {
     const headers = header ?? [];
     const sent = method ?? (fields.length > 0 || body !== undefined ? 'POST' : 'GET');
     if (paginate && sent !== 'GET') {
-      const { CliError, ExitCode } = await import('../cli/errors.js');
+      const { CliError, ExitCode } = await import('../core/errors.js');
       throw new CliError('--paginate reads pages of a GET; this call is not a GET.', {
         exitCode: ExitCode.Usage,
         code: 'paginate_not_get',
@@ -150,7 +150,7 @@ export default class Api extends ApiCommand<typeof Api> {
         if (query === undefined) return;
         const next = JSON.stringify(query);
         if (followed.has(next)) {
-          const { CliError, ExitCode } = await import('../cli/errors.js');
+          const { CliError, ExitCode } = await import('../core/errors.js');
           throw new CliError(`The service returned the next page ${next} twice; stopping.`, {
             exitCode: ExitCode.Failure,
             code: 'pagination_loop',
@@ -192,7 +192,7 @@ export default class Api extends ApiCommand<typeof Api> {
 
   private async readJsonBody(source: string): Promise<unknown> {
     const { readTextInput } = await import('../cli/input.js');
-    const { CliError, ExitCode } = await import('../cli/errors.js');
+    const { CliError, ExitCode } = await import('../core/errors.js');
     const { name, text } = await readTextInput(source, { flag: '--input', what: 'a request body' });
     try {
       return JSON.parse(text) as unknown;

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { projectFlags } from '../cli/project-views.js';
 import type { ProjectPlan } from '../services/project-plan.js';
 import type { ReportedAction } from '../services/project-report.js';

@@ -35,7 +35,7 @@ export default class Completion extends BaseCommand<typeof Completion> {
 
   async run(): Promise<void> {
     if (this.out.json) {
-      const { CliError, ExitCode } = await import('../cli/errors.js');
+      const { CliError, ExitCode } = await import('../core/errors.js');
       throw new CliError(
         'gds completion prints a shell script, and --json keeps stdout for NDJSON records.',
         {

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { CliError, ExitCode, toCliError } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
+import { toCliError } from '../cli/errors.js';
 import { projectFlags } from '../cli/project-views.js';
 
 export default class Plan extends ApiCommand<typeof Plan> {

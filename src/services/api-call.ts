@@ -1,8 +1,8 @@
 // `gds api`: one authenticated call to any path of the service, like `gh api`. Fields go into the JSON
 // body (POST/PUT/PATCH) or the query (GET/DELETE, or when --input gives the body). The path must be a
 // path of the configured service: the token never goes to another host.
-import { CliError, ExitCode, exitCodeForStatus } from '../cli/errors.js';
-import type { ExitCodeValue } from '../cli/errors.js';
+import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
+import type { ExitCodeValue } from '../core/errors.js';
 import type { ApiClient, HttpMethod } from '../client/index.js';
 
 export type RawClient = Pick<ApiClient, 'request'>;

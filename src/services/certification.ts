@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ResolvedCredentials } from '../auth/credentials.js';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableStateChange } from '../client/areas/contracts.js';
 import type { CertifyRequest, CertifyResponse } from '../contract/types.js';

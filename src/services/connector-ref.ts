@@ -1,7 +1,7 @@
 // A connector's name wherever its id goes (`--connector warehouse-dev` as well as `--connector con_…`): the
 // connectors are read once per client with one `GET /api/connectors`; the id matches first, then the name
 // (case-insensitive). Neither is exit 5 with the nearest name or id and the list of connectors.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';

@@ -1,6 +1,6 @@
 // `gds contract set-intent`: decision class, consumer classes and structured grain of a contract.
 // The enumerations are checked here, so a typo is a usage error listing the allowed values.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { ContractIntentRequest, LiveContract } from '../client/areas/contracts.js';

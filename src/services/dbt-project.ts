@@ -3,7 +3,7 @@
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
 import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { readBoundedText } from '../cli/input.js';
 import { isInsideFolder } from '../core/inside-folder.js';
 import {

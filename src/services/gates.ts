@@ -1,7 +1,7 @@
 // `gds gate get|apply|diff|run|submit|result|status|cancel|suggest`: gate1.yml on the service and gate runs.
 // Everything that can be refused locally is refused before a request: an invalid gate1.yml, Gate 3
 // without a baseline, a sample on Gate 2/3.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { GateJobList, GateRecord } from '../client/areas/gate-jobs.js';

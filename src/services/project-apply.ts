@@ -13,7 +13,7 @@
 // or delete a table another project owns. A table the plan shows owned elsewhere fails (exit 6) unless
 // --adopt named it: then its owner is recorded first (compare-and-set on the owner the plan saw, audited).
 // --prune removes only after every create and replace of the run succeeded.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { PlannedTable, ProjectPlan, TableWork } from './project-plan.js';
 import { mapBounded } from './project-plan.js';

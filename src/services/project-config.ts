@@ -14,7 +14,7 @@
 // An unknown key, a wrong type or a --target/--env the file does not name is exit 2 naming it.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export const PROJECT_CONFIG_FILE = 'gds.yml';
 

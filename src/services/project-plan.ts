@@ -15,7 +15,7 @@
 // connector, no project) is this project's, and apply records the project on it once. A table of this
 // project with no model in the whole project is `- gone` (a model left out by --select/--exclude or gds.yml's
 // select still exists: its table is not gone).
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';

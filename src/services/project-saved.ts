@@ -3,7 +3,7 @@
 // reading the environment again: a table changed, registered or removed since is exit 6 naming it, and
 // nothing is written.
 import { readFile } from 'node:fs/promises';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { PlannedTable, ProjectPlan, Seen } from './project-plan.js';
 import { seenOf } from './project-plan.js';

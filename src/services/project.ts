@@ -1,6 +1,6 @@
 // What `gds plan` and `gds apply` share: gds.yml read and merged under the flags, the dbt project read
 // (src/services/dbt-project.ts) with the selection, and the plan made against the service.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { PlanClient, ProjectPlan } from './project-plan.js';
 import { notMappedTests } from './project-plan.js';
 import type { ProjectFlags } from './project-config.js';

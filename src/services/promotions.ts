@@ -1,7 +1,7 @@
 // `gds env promote`: the table's artifact on another environment, directly, relayed across two
 // profiles, or carried as a portable bundle file. A bundle is checked against its sha256 before it is sent.
 import { shellWord } from '../core/shell-word.js';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Bundle, PromotionPreview, PromotionResult } from '../client/areas/promotions.js';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { refuseFolder } from '../cli/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { readTextInput } from '../cli/input.js';
 import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
@@ -78,7 +78,7 @@ export async function dismissRecertificationRequests(
   if (first === undefined) return { attempted: unique.length, dismissed };
   if (unique.length === 1) throw first.error;
   const { ApiError } = await import('../client/errors.js');
-  const { exitCodeForStatus } = await import('../cli/errors.js');
+  const { exitCodeForStatus } = await import('../core/errors.js');
   const status = first.error instanceof ApiError ? first.error.status : 0;
   const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   throw new CliError(
@@ -257,7 +257,7 @@ async function partFailed(
   signalled: RecertifyResponse,
 ): Promise<CliError> {
   const { ApiError, NetworkError } = await import('../client/errors.js');
-  const { exitCodeForStatus } = await import('../cli/errors.js');
+  const { exitCodeForStatus } = await import('../core/errors.js');
   const reason = error instanceof Error ? error.message : String(error);
   // An answer with an error status means the signal's transaction was rolled back: that part was not applied.
   const inFlight = error instanceof ApiError ? [] : (parts[index]?.uniqueIds ?? []);

@@ -11,7 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { refuseFolder } from '../cli/output-file.js';
 import { ndjsonLine } from '../cli/output.js';
 import type { ApiClient } from '../client/index.js';

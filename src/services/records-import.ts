@@ -21,7 +21,7 @@ import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Readable, TransformCallback } from 'node:stream';
 import { Transform } from 'node:stream';
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import { firstInvalidUtf8, notUtf8Error } from '../cli/input.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';

@@ -2,7 +2,7 @@
 // token (an integration profile from `gds tokens issue --table … --save-profile`). The table argument is an
 // id or the name of a table the token grants: a DATA-API token cannot list the workspace's tables, so a name
 // is read from the token's own grants (its slug -> id claim), with no request.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { ListRecordsQuery } from '../client/areas/records.js';
 import type { RecordPage, RecordValues, TableRecord } from '../contract/types.js';

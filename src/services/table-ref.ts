@@ -4,7 +4,7 @@
 // environment (`--env` picks). When no table has that name, the argument may still be an id of another
 // shape: one `GET /api/tables/{ref}/status` says whether it is; if not, exit 5, with the nearest name when
 // one is close.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { TableListRow } from '../client/areas/tables.js';

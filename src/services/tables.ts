@@ -1,6 +1,6 @@
 // `gds list`, `gds quarantine list`, `gds status [--watch]` and `gds delete`: the governance tables of the
 // workspace (§4.9), through the CLI's table paths.
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { type PollOptions, pollUntil } from './poll.js';
 import type { DeletedTable, LifecycleState, TableListRow, TableStatus } from '../client/areas/tables.js';

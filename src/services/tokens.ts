@@ -1,6 +1,6 @@
 // `gds tokens issue` / `gds tokens refresh`: integration tokens (§4.1, §4.2). A request carries table
 // grants (a DATA-API token) or workspace scopes (a MANAGEMENT token), never both (DESIGN.md).
-import { CliError, ExitCode } from '../cli/errors.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiClient } from '../client/index.js';
 import type { CreatedCliToken, ShortLivedTokenRequest } from '../client/areas/tokens.js';

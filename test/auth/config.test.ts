@@ -5,7 +5,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, stat, utimes, writeFile } fro
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import type { GdsConfig, Profile } from '../../src/auth/config.js';
 import { configDir, configPath, loadConfig, updateConfig, withProfileLock } from '../../src/auth/config.js';
 import { ensureBuilt, node24 } from '../cli/helpers/cli-process.js';

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { configDir, configPath, loadConfig } from '../../src/auth/config.js';
 import type { CredentialFlags } from '../../src/auth/credentials.js';
 import { checkBaseUrl, credentialStatus, resolveCredentials } from '../../src/auth/credentials.js';

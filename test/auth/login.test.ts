@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/auth/config.js';
 import { clientIdFrom, insecureAllowed, liveToken } from '../../src/auth/login.js';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { isLoopbackUrl } from '../../src/core/url-policy.js';
 
 describe('plain http', () => {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { loadConfig, updateConfig } from '../../src/auth/config.js';
 import type { ResolvedCredentials } from '../../src/auth/credentials.js';
 import { authProviderFor, refreshUnderLock, renewingAuthProvider } from '../../src/auth/refresh.js';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
 import { startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
 

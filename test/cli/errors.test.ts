@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CliError,
-  commandSuggestion,
-  ExitCode,
-  exitCodeForStatus,
-  toCliError,
-} from '../../src/cli/errors.js';
+import { CliError, ExitCode, exitCodeForStatus } from '../../src/core/errors.js';
+import { commandSuggestion, toCliError } from '../../src/cli/errors.js';
 import { redactError, secretsFrom } from '../../src/cli/secrets.js';
 import { maskToken, redactSecrets } from '../../src/core/redact.js';
 

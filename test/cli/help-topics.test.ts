@@ -2,7 +2,7 @@
 // `global-flags`), generated from the code that decides, and `gds version` printing the version.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariableNames } from '../../src/cli/environment.js';
-import { ExitCode } from '../../src/cli/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { JSON_FIELDS, VARYING_JSON_FIELDS } from '../../src/cli/json-fields.js';
 import { COMPLETION_SETUP } from '../../src/cli/completion-scripts.js';
 import { cliCommand, ensureBuilt, runCli, runInTerminal } from './helpers/cli-process.js';

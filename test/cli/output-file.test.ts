@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { writeDocument } from '../../src/cli/gate-output.js';
 import { Output } from '../../src/cli/output.js';
 import { writeOutputFile } from '../../src/cli/output-file.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { CliError, ExitCode } from '../../src/core/errors.js';
 import { colorEnabled, jsonRequested, Output } from '../../src/cli/output.js';
 
 class Capture {

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { readSettings, settingsPath, updateSettings } from '../../src/cli/settings.js';
 
 async function settingsHolding(text: string): Promise<NodeJS.ProcessEnv> {

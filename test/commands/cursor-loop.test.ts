@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { withSession } from '../../src/cli/session.js';
 import type { Session } from '../../src/cli/session.js';
 import { listAuditEntries } from '../../src/services/audit.js';

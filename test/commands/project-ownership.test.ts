@@ -5,7 +5,7 @@
 // the old `dbt--<name>--<table>.json` convention is migrated once; --prune waits for every create and replace
 // to succeed; and the service itself refuses a replace or a delete naming another project.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';

@@ -6,7 +6,7 @@ import { copyFile, mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { ApiError } from '../../src/client/errors.js';
-import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { CliError, ExitCode } from '../../src/core/errors.js';
 import { recertify } from '../../src/services/recertification.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { CliError, ExitCode } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { RecertifyWarning } from '../../src/services/recertification.js';
 import { recertify } from '../../src/services/recertification.js';

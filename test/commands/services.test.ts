@@ -2,7 +2,7 @@
 // must be used, any other request fails the test): what goes over the wire and what comes back.
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { AuditEntry, Member } from '../../src/contract/types.js';

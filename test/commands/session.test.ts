@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GdsConfig, Profile } from '../../src/auth/config.js';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { redactError } from '../../src/cli/secrets.js';
 import { openSession, sessionFailure, withSession } from '../../src/cli/session.js';

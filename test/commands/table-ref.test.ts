@@ -2,7 +2,7 @@
 // a name costs one request per process however often it is resolved, and the errors say what to do.
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { isTableId, resolveTableId } from '../../src/services/table-ref.js';
 import { BASE, useMockApi, useMockClient } from '../client/mock-api.js';
 

@@ -3,7 +3,7 @@
 // token that may register definitions resolves names too (GET /api/connectors takes it), one that may not
 // sends the reference as it is; and the warehouse objects a connector reads (GET /api/connectors/{id}/objects).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { findConnector, resolveConnectorId } from '../../src/services/connector-ref.js';

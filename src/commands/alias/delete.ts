@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
   static override summary = 'Delete an alias.';

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class AliasImport extends BaseCommand<typeof AliasImport> {
   static override summary = 'Add aliases from a YAML file (name: expansion), as gh alias import.';

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class AliasSet extends BaseCommand<typeof AliasSet> {
   static override summary = 'Create a shortcut for a gds command.';

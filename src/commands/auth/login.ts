@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary =

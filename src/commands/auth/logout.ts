@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 import type { RemovedProfile } from '../../auth/profiles.js';
 
 export default class AuthLogout extends BaseCommand<typeof AuthLogout> {

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import type { CliError } from '../../cli/errors.js';
-import { ExitCode, toCliError } from '../../cli/errors.js';
+import type { CliError } from '../../core/errors.js';
+import { ExitCode } from '../../core/errors.js';
+import { toCliError } from '../../cli/errors.js';
 import type { Me } from '../../cli/signed-in.js';
 import type { Segment } from '../../cli/output.js';
 import type { CredentialSource } from '../../auth/credentials.js';

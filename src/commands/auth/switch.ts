@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   static override summary = 'Make another stored profile the active one.';

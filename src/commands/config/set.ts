@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
   static override summary = 'Set one workspace configuration key (ADMIN or OWNER).';

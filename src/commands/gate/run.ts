@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
-import { ExitCode } from '../../cli/errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { gateFlag } from '../../cli/gate-flag.js';
 import { parseSampleSpec } from '../../services/gates.js';
 

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
-import { ExitCode } from '../../cli/errors.js';
+import { ExitCode } from '../../core/errors.js';
 
 export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   static override summary = 'Run Gate 1 on every row, keep the proof, and send the table to review.';

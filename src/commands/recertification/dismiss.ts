@@ -38,7 +38,7 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
     });
     const ids = argv.map(String);
     const { table, reason } = this.flags;
-    const { CliError, ExitCode } = await import('../../cli/errors.js');
+    const { CliError, ExitCode } = await import('../../core/errors.js');
     if (ids.length === 0 && table === undefined) {
       throw new CliError(
         'Name the requests to dismiss, or --table to dismiss every open request of a table.',

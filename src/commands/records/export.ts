@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
 
 export default class RecordsExport extends RecordsCommand<typeof RecordsExport> {

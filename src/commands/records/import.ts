@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { TableGrant } from '../../contract/types.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
 
 export default class RecordsImport extends RecordsCommand<typeof RecordsImport> {

@@ -78,7 +78,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
 
   private async readRefreshToken(): Promise<string> {
     const { readTextInput } = await import('../../cli/input.js');
-    const { CliError, ExitCode } = await import('../../cli/errors.js');
+    const { CliError, ExitCode } = await import('../../core/errors.js');
     const howTo =
       'Pipe it in (printf %s "$REFRESH_TOKEN" | gds tokens refresh) or pass --refresh-token <value>.';
     if (process.stdin.isTTY === true) {

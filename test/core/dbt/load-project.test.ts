@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../../src/cli/errors.js';
+import { CliError } from '../../../src/core/errors.js';
 import { csvHeader, parseCsv } from '../../../src/core/dbt/csv.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
