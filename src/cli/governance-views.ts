@@ -8,6 +8,7 @@ import type { PushOutcome } from '../services/artifacts.js';
 import type { RecertifyOutcome } from '../services/recertification.js';
 import { printPreview } from './write-preview.js';
 import type { RegistrationResult } from '../contract/types.js';
+import { describeSignalDetails } from '../core/signal-details.js';
 
 export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
   { header: 'Id', kind: 'id', value: (t) => t.id },
@@ -35,6 +36,7 @@ export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
   { header: 'Signals', kind: 'version', value: (r) => String(r.count ?? 1) },
   { header: 'Opened', kind: 'time', value: (r) => r.createdAt },
   { header: 'Last seen', kind: 'time', value: (r) => r.lastSeenAt ?? r.createdAt },
+  { header: 'Latest', value: (r) => describeSignalDetails(r.signals?.at(-1)?.details ?? r.details) },
   {
     header: 'Resolved by',
     kind: 'version',

@@ -67,6 +67,7 @@ const RECERTIFICATION_REQUEST = [
   'resolvedBy',
   'resolvedAt',
   'resolvedVersion',
+  'signals',
 ];
 
 const CONTRACT = [

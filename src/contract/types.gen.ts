@@ -1939,7 +1939,7 @@ export interface components {
             dismissedBy: string | null;
             /** Format: date-time */
             dismissedAt: string | null;
-            /** @description How many signals the request stands for: one request stays OPEN per table and cause, and a repeated signal updates it (count, `lastSeenAt`, the latest `details`, whose evidence is a summary) instead of filing another. */
+            /** @description How many signals the request stands for: one request stays OPEN per table and cause, and a repeated signal updates it (count, `lastSeenAt`, the latest `details`, whose evidence is a summary) instead of filing another. Each signal is kept in `signals`. */
             count?: number;
             /** Format: date-time */
             lastSeenAt?: string;
@@ -1949,6 +1949,18 @@ export interface components {
             resolvedAt?: string | null;
             /** @description The contract version the certification that resolved it wrote. */
             resolvedVersion?: number | null;
+            /** @description Every signal merged into the request, oldest first: who sent it, when, and its own details (a restore's reason, a pipeline run's trigger and evidence summary, the gate1.yml version applied). A request filed before signals were kept holds only its latest one (`createdBy` null when the request had merged several), so `count` may be larger. */
+            signals: components["schemas"]["RecertificationSignal"][];
+        };
+        RecertificationSignal: {
+            id: string;
+            /** @enum {string} */
+            cause: "drift" | "schema_change" | "ingest" | "manual" | "rebuild";
+            details: Record<string, never>;
+            /** @description The user id of who sent the signal (null when the service found it itself, e.g. a rebuild). */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         RecertificationRequestList: {
             requests: components["schemas"]["RecertificationRequest"][];

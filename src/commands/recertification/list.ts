@@ -9,7 +9,8 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
   static override summary = 'List the open recertification requests of your workspace.';
   static override description =
     'Requests filed by drift, a schema change, an ingest or by hand, oldest first: one per table and cause, ' +
-    'a repeated signal counts into it (Signals, Last seen). Certifying the table resolves them; or ' +
+    "a repeated signal counts into it (Signals, Last seen, Latest: the latest signal's details; --json has " +
+    'every signal as signals[]). Certifying the table resolves them; or ' +
     'acknowledge them with `gds recertification dismiss <requestId>...` (or --table). --all lists dismissed ' +
     'and resolved ones too (RESOLVED with the contract version that resolved them). Under --json one line ' +
     'per request.';

@@ -10,6 +10,7 @@ import type { Role } from '../../core/scopes.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import type { QueueEntry } from '../governance/notifications.js';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
+import { describeSignalDetails } from '../../core/signal-details.js';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
@@ -175,6 +176,15 @@ export function tablesPage(viewer: Viewer, home: HomePage, doors: Doors): string
   );
 }
 
+/** Every signal merged into a request, oldest first: when, who, and its details. */
+function signalList(request: TablePage['openRequests'][number]): Html {
+  return html`<ol class="signals">
+    ${request.signals.map(
+      (s) => html`<li>${s.createdAt} by ${orNone(s.createdBy)}: ${describeSignalDetails(s.details)}</li>`,
+    )}
+  </ol>`;
+}
+
 export function tablePage(viewer: Viewer, view: TablePage): string {
   const { table, certification, contract } = view;
   const summary = html`<dl>
@@ -236,8 +246,8 @@ export function tablePage(viewer: Viewer, view: TablePage): string {
     <h2>Open recertification requests</h2>
     ${rows(
       view.openRequests,
-      ['Request', 'Cause', 'Filed', 'By'],
-      (r) => [html`<code>${r.id}</code>`, r.cause, r.createdAt, orNone(r.createdBy)],
+      ['Request', 'Cause', 'Filed', 'By', 'Signals'],
+      (r) => [html`<code>${r.id}</code>`, r.cause, r.createdAt, orNone(r.createdBy), signalList(r)],
       'None open.',
     )}
     <h2>Recent gate jobs</h2>

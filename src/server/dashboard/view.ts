@@ -133,7 +133,7 @@ export async function loadTablePage(db: Db, viewer: Viewer, tableId: string): Pr
   // People by e-mail, as the audit section shows them, never by user id.
   const email = await emailsOf(db, [
     ...versions.map((v) => v.certifiedBy),
-    ...openRequests.map((r) => r.createdBy),
+    ...openRequests.flatMap((r) => [r.createdBy, ...r.signals.map((s) => s.createdBy)]),
   ]);
   return {
     table,
@@ -143,7 +143,11 @@ export async function loadTablePage(db: Db, viewer: Viewer, tableId: string): Pr
     },
     contract,
     versions: versions.map((v) => ({ ...v, certifiedBy: email(v.certifiedBy) ?? v.certifiedBy })),
-    openRequests: openRequests.map((r) => ({ ...r, createdBy: email(r.createdBy) })),
+    openRequests: openRequests.map((r) => ({
+      ...r,
+      createdBy: email(r.createdBy),
+      signals: r.signals.map((s) => ({ ...s, createdBy: email(s.createdBy) })),
+    })),
     jobs,
     proofs,
     audit,

@@ -449,6 +449,27 @@ export const MIGRATIONS: Migration[] = [
         CHECK (cause IN ('drift', 'schema_change', 'ingest', 'manual', 'rebuild'));
     `,
   },
+  {
+    version: 62,
+    name: 'recertification requests keep every signal merged into them',
+    sql: `
+      CREATE TABLE gds.recertification_signals (
+        id text PRIMARY KEY,
+        request_id text NOT NULL REFERENCES gds.recertification_requests(id),
+        cause text NOT NULL,
+        details jsonb NOT NULL,
+        created_by text,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX recertification_signals_by_request ON gds.recertification_signals (request_id, created_at, id);
+      -- Requests filed before signals were kept: the one signal each still knows of, its latest (whose
+      -- sender is known only when it was the request's only signal).
+      INSERT INTO gds.recertification_signals (id, request_id, cause, details, created_by, created_at)
+        SELECT 'rcs_' || id, id, cause, COALESCE(details, '{}'::jsonb),
+               CASE WHEN signal_count = 1 THEN created_by END, last_seen_at
+          FROM gds.recertification_requests;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */

@@ -163,7 +163,7 @@ export const EVIDENCE_SUMMARY_CHARS = 2_000;
 /**
  * The request's details with the signal's evidence reduced to a summary: its `kind` and `runId`, and its
  * `summary` cut to EVIDENCE_SUMMARY_CHARS (the whole evidence, up to 64 KB, stays on the signal's audit
- * entry); a request merges signals, so it keeps the latest summary, never every evidence.
+ * entry); the request and each of its kept signals hold the summary, never the whole evidence.
  */
 export function summarizedDetails(details: Record<string, unknown> = {}): Record<string, unknown> {
   const { evidence } = details;
@@ -191,8 +191,10 @@ export function summarizedDetails(details: Record<string, unknown> = {}): Record
  * Files a recertification request on the table (the effect `file_recertification`) and returns its id.
  * One request stays OPEN per table and cause: a repeated signal updates it (its count, when it was last
  * seen, the latest details) instead of filing another, in one statement that parallel signals cannot
- * race (the unique index `recertification_one_open`). A new request gets its own audit entry
- * `RECERTIFICATION_REQUESTED`; an update does not (the signal that caused it is audited by the engine).
+ * race (the unique index `recertification_one_open`); each signal is also kept on its own
+ * (`recertification_signals`: who, when, cause, details), so a merge loses none. A new request gets its
+ * own audit entry `RECERTIFICATION_REQUESTED`; an update does not (the signal that caused it is audited by
+ * the engine).
  * The table's state is left as it is.
  */
 export async function fileRecertificationRequest(
@@ -249,6 +251,20 @@ export async function fileRecertificationRequests(
     ],
   );
   const byKey = new Map(filed.map((f) => [`${f.table_id}\0${f.cause}`, f]));
+  // Every signal is kept with its request, a merged one too: who sent it, when, and its own details.
+  await tx.query(
+    `INSERT INTO gds.recertification_signals (id, request_id, cause, details, created_by, created_at)
+     SELECT s.id, s.request_id, s.cause, s.details::jsonb, s.created_by, $6
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS s(id, request_id, cause, details, created_by)`,
+    [
+      inputs.map(() => newId('rcs')),
+      inputs.map((input) => byKey.get(`${input.tableId}\0${input.cause}`)?.id ?? null),
+      inputs.map((i) => i.cause),
+      details.map((d) => JSON.stringify(d)),
+      inputs.map((i) => i.actor.userId),
+      now,
+    ],
+  );
   const audits: AuditInput[] = [];
   const result = inputs.map((input, i) => {
     const row = byKey.get(`${input.tableId}\0${input.cause}`);

@@ -1,6 +1,7 @@
 // Recertification requests (`recertification list` / `dismiss`): filed by the engine's
 // `file_recertification` effect (drift, schema change, ingest, manual), listed while OPEN, and dismissed
-// (acknowledged without certifying or rejecting) with an audit entry.
+// (acknowledged without certifying or rejecting) with an audit entry. A request keeps every signal merged
+// into it (`signals`, oldest first).
 import type { RecertificationCause } from '../../core/lifecycle/index.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
@@ -10,6 +11,15 @@ import type { Db, Queryable } from '../db/index.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import { keyedPage, type ListKey } from '../list-cursor.js';
+
+/** One signal merged into a request: who sent it, when, why (the request's cause) and its own details. */
+export interface RecertificationSignal {
+  id: string;
+  cause: RecertificationCause;
+  details: Record<string, unknown>;
+  createdBy: string | null;
+  createdAt: string;
+}
 
 export interface RecertificationRequest {
   id: string;
@@ -31,6 +41,8 @@ export interface RecertificationRequest {
   resolvedBy: string | null;
   resolvedAt: string | null;
   resolvedVersion: number | null;
+  /** Every signal the request stands for, oldest first (requests older than kept signals: their latest). */
+  signals: RecertificationSignal[];
 }
 
 interface Row {
@@ -68,7 +80,7 @@ const SELECT_KEYED = SELECT.replace(
 
 const isoOrNull = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
-function toRequest(row: Row): RecertificationRequest {
+function toRequest(row: Row, signals: RecertificationSignal[] = []): RecertificationRequest {
   return {
     id: row.id,
     tableId: row.table_id,
@@ -86,7 +98,44 @@ function toRequest(row: Row): RecertificationRequest {
     resolvedBy: row.resolved_by,
     resolvedAt: isoOrNull(row.resolved_at),
     resolvedVersion: row.resolved_version === null ? null : Number(row.resolved_version),
+    signals,
   };
+}
+
+/** The signals of these requests, oldest first, by request id (one statement whatever their number). */
+async function signalsOf(q: Queryable, requestIds: string[]): Promise<Map<string, RecertificationSignal[]>> {
+  const byRequest = new Map<string, RecertificationSignal[]>(requestIds.map((id) => [id, []]));
+  if (requestIds.length === 0) return byRequest;
+  const rows = await q.query<{
+    id: string;
+    request_id: string;
+    cause: RecertificationCause;
+    details: Record<string, unknown> | null;
+    created_by: string | null;
+    created_at: Date | string;
+  }>(
+    `SELECT id, request_id, cause, details, created_by, created_at FROM gds.recertification_signals
+      WHERE request_id = ANY($1::text[]) ORDER BY request_id, created_at, id`,
+    [requestIds],
+  );
+  for (const row of rows) {
+    byRequest.get(row.request_id)?.push({
+      id: row.id,
+      cause: row.cause,
+      details: row.details ?? {},
+      createdBy: row.created_by,
+      createdAt: new Date(row.created_at).toISOString(),
+    });
+  }
+  return byRequest;
+}
+
+async function withSignals(q: Queryable, rows: Row[]): Promise<RecertificationRequest[]> {
+  const signals = await signalsOf(
+    q,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => toRequest(row, signals.get(row.id)));
 }
 
 export interface RequestListQuery {
@@ -127,7 +176,7 @@ export async function listRequestPage(
   );
   const { page, next } = keyedPage(rows, query.limit);
   return {
-    requests: page.map(toRequest),
+    requests: await withSignals(q, page),
     next,
   };
 }
@@ -207,7 +256,10 @@ export async function dismissRequest(
       gateMode: row.gate_mode,
       details: { requestId, cause: row.cause, ...(reason ? { reason } : {}) },
     });
-    return toRequest({ ...row, status: 'DISMISSED', dismissed_by: caller.userId, dismissed_at: now });
+    const [dismissed] = await withSignals(tx, [
+      { ...row, status: 'DISMISSED', dismissed_by: caller.userId, dismissed_at: now },
+    ]);
+    return dismissed as RecertificationRequest;
   });
 }
 
