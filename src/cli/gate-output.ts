@@ -6,7 +6,7 @@ import type { Column, Output } from './output.js';
 type Check = Gate1ProofBody['results'][number];
 
 const checkColumns: ReadonlyArray<Column<Check>> = [
-  { header: 'Check', value: (c) => c.name },
+  { header: 'Check', kind: 'name', value: (c) => c.name },
   { header: 'Kind', kind: 'version', value: (c) => c.kind },
   { header: 'Severity', kind: 'state', value: (c) => c.severity },
   { header: 'Result', kind: 'state', value: resultLabel },
@@ -26,7 +26,7 @@ interface JobCheck {
 }
 
 const jobCheckColumns: ReadonlyArray<Column<JobCheck>> = [
-  { header: 'Check', value: (c) => c.name },
+  { header: 'Check', kind: 'name', value: (c) => c.name },
   { header: 'Severity', kind: 'state', value: (c) => c.severity },
   { header: 'Result', kind: 'state', value: resultLabel },
   { header: 'Detail', value: (c) => c.detail },

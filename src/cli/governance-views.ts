@@ -1,6 +1,6 @@
 // How the governance commands show tables, status and registrations to a person (human mode only;
 // --json writes the service's objects as they are).
-import { type Column, NAME_RANK, type Output, type Segment } from './output.js';
+import { type Column, type Output, type Segment } from './output.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { JobSummary, TableListRow, TableStatus } from '../client/areas/tables.js';
@@ -12,7 +12,7 @@ import { describeSignalDetails } from '../core/signal-details.js';
 
 export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
   { header: 'Id', kind: 'id', value: (t) => t.id },
-  { header: 'Name', value: (t) => t.name, rank: NAME_RANK },
+  { header: 'Name', kind: 'name', value: (t) => t.name },
   { header: 'Mode', kind: 'version', value: (t) => t.mode },
   { header: 'State', kind: 'state', value: (t) => t.state },
   { header: 'Gate', kind: 'version', value: (t) => t.gate },
@@ -21,7 +21,7 @@ export const tableColumns: ReadonlyArray<Column<TableListRow>> = [
 
 export const connectorColumns: ReadonlyArray<Column<Connector>> = [
   { header: 'Id', kind: 'id', value: (c) => c.id },
-  { header: 'Name', value: (c) => c.name, rank: NAME_RANK },
+  { header: 'Name', kind: 'name', value: (c) => c.name },
   { header: 'Type', value: (c) => c.type },
   { header: 'Status', kind: 'state', value: (c) => c.status },
   { header: 'Env', kind: 'version', value: (c) => c.environmentLabel },
@@ -29,8 +29,9 @@ export const connectorColumns: ReadonlyArray<Column<Connector>> = [
 
 export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
   { header: 'Id', kind: 'id', value: (r) => r.id },
-  { header: 'Table', value: (r) => `${r.tableName} (${r.tableId})`, rank: NAME_RANK },
-  { header: 'Cause', value: (r) => r.cause },
+  { header: 'Table', kind: 'name', value: (r) => r.tableName },
+  { header: 'Table id', kind: 'id', value: (r) => r.tableId },
+  { header: 'Cause', kind: 'what', value: (r) => r.cause },
   { header: 'Env', kind: 'version', value: (r) => r.environmentLabel },
   { header: 'Status', kind: 'state', value: (r) => r.status },
   { header: 'Signals', kind: 'version', value: (r) => String(r.count ?? 1) },
@@ -46,7 +47,7 @@ export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
 ];
 
 export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [
-  { header: 'Table', value: (o) => o.table, rank: NAME_RANK },
+  { header: 'Table', kind: 'name', value: (o) => o.table },
   { header: 'Outcome', kind: 'state', value: (o) => o.outcome },
   { header: 'Drift', kind: 'version', value: (o) => (o.driftDetected ? 'yes' : 'no') },
   {

@@ -20,12 +20,14 @@ export type Style = Parameters<typeof styleText>[0];
 export type Segment = string | { readonly text: string; readonly style: Style };
 
 /**
- * What a column holds, which says how it shows on a terminal: `text` (the default: names, details, users)
- * is cut first; `id`, `version`, `time` and `state` are never cut (a column that cannot fit is dropped
- * instead, the one of least value first, ids last); `time` reads `3m ago` and `state` is coloured.
- * Piped and under --json nothing changes: ISO times, nothing cut, no colour.
+ * What a column holds, which says how it shows on a terminal (the rules are docs/output.md's): free text
+ * (`text`, the default: details, notes; `name`, what names the row; `who`, the person who did it; `what`,
+ * what happened or why) is cut with … when the row does not fit; `id`, `version`, `time` and `state` are
+ * never cut. A column that still cannot fit is dropped, the one of least value first: a column empty in
+ * every row, then text, times, versions, states, `what`, `who`, `name`, and ids last. `time` reads `3m ago`
+ * and `state` is coloured. Piped and under --json nothing changes: ISO times, nothing cut, no colour.
  */
-export type ColumnKind = 'id' | 'version' | 'time' | 'state' | 'text';
+export type ColumnKind = 'id' | 'name' | 'who' | 'what' | 'version' | 'time' | 'state' | 'text';
 
 export interface Column<Row> {
   header: string;
@@ -46,13 +48,17 @@ export interface TableOptions {
   total?: number;
 }
 
-const kindValue: Record<ColumnKind, number> = { id: 100, state: 80, version: 60, time: 40, text: 20 };
-
-/**
- * The rank of the free text that names a row (a table's or connector's name): it shrinks like any text but
- * is dropped only after everything but the id, as gh keeps a title and cuts it rather than drop it.
- */
-export const NAME_RANK = 90;
+const kindValue: Record<ColumnKind, number> = {
+  id: 100,
+  name: 90,
+  who: 85,
+  what: 82,
+  state: 80,
+  version: 60,
+  time: 40,
+  text: 20,
+};
+const shrinkingKinds: ReadonlySet<ColumnKind> = new Set(['text', 'name', 'who', 'what']);
 
 /** Green, red or yellow: how a lifecycle state, a job status or a check result reads at a glance. */
 export function stateStyle(value: string): Style | undefined {
@@ -131,6 +137,8 @@ export function forcedTerminal(stream: OutputStream, env: NodeJS.ProcessEnv): Ou
 }
 
 const showCursor = '\u001B[?25h';
+/** The one mark of a confirmation or a finished step (settings, aliases, records, exports, spinners). */
+export const successMark = '✓';
 
 export class Output {
   readonly json: boolean;
@@ -143,7 +151,7 @@ export class Output {
   /** The pager stdout goes through (pager.ts), when the command pages and stdout is a terminal. */
   private paged: { running: boolean; end(): Promise<void> } | undefined;
   private readonly env: NodeJS.ProcessEnv;
-  private activeSpinner: { stop(): unknown } | undefined;
+  private activeSpinner: { stop(): unknown; clear(): unknown; render(): unknown } | undefined;
   /** Records on their way through jq, written in order; `flush()` waits for them. */
   private jqQueue: Promise<void> = Promise.resolve();
   /** Records given to `record()` that no jq run has taken yet. */
@@ -282,7 +290,32 @@ export class Output {
 
   /** A message for the person at the terminal, on stderr. */
   info(...segments: Segment[]): void {
+    // A line said while a spinner turns goes above it, and the spinner carries on below.
+    this.activeSpinner?.clear();
     this.stderr.write(`${this.render(segments, this.colorOnStderr)}\n`);
+    this.activeSpinner?.render();
+  }
+
+  /**
+   * A confirmation for the person, on stderr with the one mark every command uses: `✓ Created …`. Nothing
+   * under --json (stdout carries the record instead, and every line of stderr stays JSON).
+   */
+  success(text: string): void {
+    if (this.json) return;
+    this.info(this.style('green', successMark), ` ${text}`);
+  }
+
+  /**
+   * Runs `work` with a spinner saying `text` on a terminal's stderr (nothing piped or under --json), for a
+   * wait that may pass a second: the spinner goes when the work ends, whether it succeeded or failed.
+   */
+  async during<R>(text: string, work: () => Promise<R>): Promise<R> {
+    const spinner = await this.spinner(text);
+    try {
+      return await work();
+    } finally {
+      spinner.stop();
+    }
   }
 
   /** A warning on stderr that stays machine-readable: under --json one `{"warning":{"message"}}` line, as
@@ -347,8 +380,9 @@ export class Output {
     const width = (this.stdout as { columns?: number }).columns || 80;
     const headers = columns.map((c) => stripControlCharacters(c.header).toUpperCase());
     const fits = columns.map((c) => ({
-      shrinks: (c.kind ?? 'text') === 'text',
+      shrinks: shrinkingKinds.has(c.kind ?? 'text'),
       value: c.rank ?? kindValue[c.kind ?? 'text'],
+      cutLast: c.kind === 'name' || c.kind === 'who' || c.kind === 'what',
     }));
     const layout = tableLayout(headers, cells(sample), width, fits);
     this.stdout.write(`${this.render([this.style('bold', layout.header)], colour)}\n`);
@@ -413,7 +447,11 @@ export class Output {
   async spinner(text: string): Promise<Spinner> {
     // A terminal that reports no width (a bare pty) makes ora redraw without end: plain lines instead.
     const width = (this.stderr as { columns?: number }).columns;
-    if (this.json || this.stderr.isTTY !== true || !width) return this.plainProgress();
+    if (this.json || this.stderr.isTTY !== true) return this.plainProgress();
+    if (!width) {
+      this.info(`${text}`);
+      return this.plainProgress();
+    }
     const { default: ora } = await import('ora');
     const spinner = ora({
       text: stripControlCharacters(text),
@@ -431,7 +469,13 @@ export class Output {
         spinner.text = stripControlCharacters(t);
       },
       succeed: (t) => {
-        spinner.succeed(t === undefined ? undefined : stripControlCharacters(t));
+        const mark = this.colorOnStderr
+          ? styleText('green', successMark, { validateStream: false })
+          : successMark;
+        spinner.stopAndPersist({
+          symbol: mark,
+          ...(t === undefined ? {} : { text: stripControlCharacters(t) }),
+        });
         end();
       },
       fail: (t) => {
@@ -480,7 +524,10 @@ export class Output {
     const line = (text: string | undefined) => {
       if (!this.json && text !== undefined) this.info(text);
     };
-    return { update: () => undefined, succeed: line, fail: line, stop: () => undefined };
+    const success = (text: string | undefined) => {
+      if (text !== undefined) this.success(text);
+    };
+    return { update: () => undefined, succeed: success, fail: line, stop: () => undefined };
   }
 
   private render(segments: readonly Segment[], color: boolean): string {

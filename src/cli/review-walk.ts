@@ -5,18 +5,18 @@ import type { ApiClient } from '../client/index.js';
 import type { QueueEntry } from '../services/review.js';
 import { changesSummary, proofSummary, requestsSummary } from '../services/review.js';
 import { certifyTable, rejectTable, requireInteractiveSession } from '../services/certification.js';
-import { type Column, NAME_RANK, type Output } from './output.js';
+import { type Column, type Output } from './output.js';
 import { select, text } from './prompt.js';
 import type { Session } from './session.js';
 
 export const queueColumns: ReadonlyArray<Column<QueueEntry>> = [
-  { header: 'Table', value: (e) => e.tableName, rank: NAME_RANK },
+  { header: 'Table', kind: 'name', value: (e) => e.tableName },
   { header: 'Id', kind: 'id', value: (e) => e.tableId },
   { header: 'Env', kind: 'version', value: (e) => e.environmentLabel },
   { header: 'Proof', value: proofSummary },
   { header: 'Changed', value: changesSummary },
   { header: 'Requests', value: requestsSummary },
-  { header: 'Submitted by', value: (e) => e.submittedBy.email ?? e.submittedBy.userId ?? '' },
+  { header: 'Submitted by', kind: 'who', value: (e) => e.submittedBy.email ?? e.submittedBy.userId ?? '' },
   { header: 'Submitted', kind: 'time', value: (e) => e.createdAt },
 ];
 

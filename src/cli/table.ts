@@ -9,6 +9,8 @@ import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 
 const gap = '  ';
+/** The value of a state column (output.ts): columns below it, unless cutLast, are dropped before who/what text is cut. */
+const stateValue = 80;
 /** A free-text column is never cut narrower than this (room for a few characters and the ellipsis). */
 const minimumWidth = 8;
 
@@ -17,6 +19,11 @@ export interface ColumnFit {
   shrinks: boolean;
   /** Which column goes first when the row cannot fit: the lowest value. */
   value: number;
+  /**
+   * Free text that says who or what (a row's name, the person who acted, a cause): cut only once no column
+   * that is neither an id, a state nor such text is left to drop; plain text is cut before anything goes.
+   */
+  cutLast?: boolean;
 }
 
 /**
@@ -53,17 +60,33 @@ export function tableLayout(
   headers: readonly string[],
   cells: ReadonlyArray<readonly string[]>,
   width: number,
-  fits: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
+  given: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
 ): TableLayout {
   const natural = headers.map((header, i) =>
     cells.reduce((widest, row) => Math.max(widest, stringWidth(row[i] ?? '')), stringWidth(header)),
   );
+  // A column with nothing in any row says nothing: when the row does not fit, it goes before anything is cut.
+  const empty = (i: number) => cells.length > 0 && cells.every((row) => (row[i] ?? '') === '');
+  const fits = given.map((fit, i) => (empty(i) ? { shrinks: fit.shrinks, value: -1 } : fit));
+  const minor = (i: number) => !(fits[i]?.cutLast ?? false) && (fits[i]?.value ?? 0) < stateValue;
+  const wanted = (columns: readonly number[]) =>
+    columns.reduce((sum, i) => sum + (natural[i] ?? 0), gap.length * (columns.length - 1));
   let shown = headers.map((_, i) => i);
-  let widths = fitWidths(shown, natural, fits, width);
-  while (widths === undefined && shown.length > 1) {
+  while (wanted(shown) > width && shown.some(empty)) {
+    const dropped = shown.findLast(empty);
+    shown = shown.filter((i) => i !== dropped);
+  }
+  let widths: number[] | undefined;
+  for (;;) {
+    // Plain text is cut first; who/what text only once no minor column is left to drop instead.
+    widths = fitWidths(shown, natural, fits, width, (i) => !(fits[i]?.cutLast ?? false));
+    if (widths !== undefined || shown.length <= 1) break;
+    if (!shown.some(minor)) {
+      widths = fitWidths(shown, natural, fits, width, () => true);
+      if (widths !== undefined) break;
+    }
     const dropped = leastValued(shown, fits);
     shown = shown.filter((i) => i !== dropped);
-    widths = fitWidths(shown, natural, fits, width);
   }
   // One column left that is still too wide: it is cut, whatever it holds.
   const final = widths ?? shown.map(() => Math.max(1, width));
@@ -102,6 +125,7 @@ function fitWidths(
   natural: readonly number[],
   fits: readonly ColumnFit[],
   width: number,
+  mayCut: (column: number) => boolean,
 ): number[] | undefined {
   const available = Math.max(width, 1) - gap.length * (shown.length - 1);
   const widths = shown.map((i) => natural[i] ?? 0);
@@ -109,7 +133,8 @@ function fitWidths(
   while (excess > 0) {
     let widest = -1;
     widths.forEach((w, k) => {
-      const shrinks = fits[shown[k] ?? 0]?.shrinks ?? true;
+      const column = shown[k] ?? 0;
+      const shrinks = (fits[column]?.shrinks ?? true) && mayCut(column);
       if (shrinks && w > minimumWidth && (widest === -1 || w > (widths[widest] ?? 0))) widest = k;
     });
     if (widest === -1) return undefined;

@@ -30,13 +30,15 @@ export default class Certify extends ApiCommand<typeof Certify> {
       await import('../services/certification.js');
     const path = this.flags['evidence-file'];
     const evidence = path === undefined ? undefined : await evidenceOf(path);
-    const { contract } = await this.withClient(async (client, session) => {
-      if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
-      return certifyTable(client, await this.tableIdOf(client, this.args.tableId), {
-        note: this.flags.note,
-        evidence,
-      });
-    });
+    const { contract } = await this.out.during(`Certifying ${this.args.tableId}…`, () =>
+      this.withClient(async (client, session) => {
+        if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
+        return certifyTable(client, await this.tableIdOf(client, this.args.tableId), {
+          note: this.flags.note,
+          evidence,
+        });
+      }),
+    );
     if (this.out.json) {
       this.out.record(contract);
       return;

@@ -265,6 +265,66 @@ describe('Output for people', () => {
     }
   });
 
+  describe('which columns survive a narrow terminal (docs/output.md)', () => {
+    type Entry = {
+      at: string;
+      action: string;
+      resource: string;
+      table: string;
+      user: string;
+      env: string;
+      resolved: string;
+    };
+    const entry: Entry = {
+      at: new Date(Date.now() - 60_000).toISOString(),
+      action: 'TABLE_CERTIFIED',
+      resource: 'semantic_contract',
+      table: 'tbl_aa2a66833cd5e202',
+      user: 'admin@example.com',
+      env: 'production',
+      resolved: '',
+    };
+    const columns = [
+      { header: 'Time', kind: 'time' as const, value: (e: Entry) => e.at },
+      { header: 'Action', kind: 'version' as const, value: (e: Entry) => e.action },
+      { header: 'Resource', value: (e: Entry) => e.resource },
+      { header: 'Table', kind: 'id' as const, value: (e: Entry) => e.table },
+      { header: 'User', kind: 'who' as const, value: (e: Entry) => e.user },
+      { header: 'Env', kind: 'version' as const, value: (e: Entry) => e.env },
+      { header: 'Resolved by', kind: 'version' as const, value: (e: Entry) => e.resolved },
+    ];
+
+    async function headersAt(width: number, rows: Entry[] = [entry]) {
+      const { out, stdout } = output({ tty: true, stdoutColumns: width, env: { NO_COLOR: '1' } });
+      await out.table(rows, columns);
+      for (const line of stdout.lines) expect(line.length).toBeLessThanOrEqual(width);
+      return { headers: stdout.lines[0]?.split(/\s{2,}/), row: stdout.lines[1] ?? '' };
+    }
+
+    it('drops a column empty in every row before anything else, and keeps it when a row fills it', async () => {
+      const { headers } = await headersAt(100);
+      expect(headers).not.toContain('RESOLVED BY');
+      expect(headers).toContain('RESOURCE');
+      expect((await headersAt(100, [entry, { ...entry, resolved: 'v3' }])).headers).toContain('RESOLVED BY');
+    });
+
+    it('keeps who did it whole at 80 and 60 columns: plain text and times go first', async () => {
+      for (const width of [80, 60]) {
+        const { headers, row } = await headersAt(width);
+        expect(headers).toContain('USER');
+        expect(row).toContain('admin@example.com');
+        expect(row).toContain('tbl_aa2a66833cd5e202');
+      }
+      expect((await headersAt(80)).headers).toEqual(['TIME', 'ACTION', 'TABLE', 'USER', 'ENV']);
+    });
+
+    it('cuts who did it only when nothing but ids and states is left to drop', async () => {
+      const { headers, row } = await headersAt(36);
+      expect(headers).toEqual(['TABLE', 'USER']);
+      expect(row).toMatch(/^tbl_aa2a66833cd5e202 {2}admin@e\S*…$/);
+    });
+  });
+
   it('on a terminal: relative times and coloured states; piped: ISO times and no colour', async () => {
     const at = new Date(Date.now() - 3 * 60_000 - 5000).toISOString();
     const rows = [
@@ -404,12 +464,12 @@ describe('Output for people', () => {
     ]);
   });
 
-  it('without a TTY on stderr shows no spinner, only the final line', async () => {
+  it('without a TTY on stderr shows no spinner, only the final line with the one mark', async () => {
     const { out, stderr } = output({ tty: false });
     const spinner = await out.spinner('waiting for the baseline job');
     spinner.update('still waiting');
     spinner.succeed('Baseline done');
-    expect(stderr.lines).toEqual(['Baseline done']);
+    expect(stderr.lines).toEqual(['✓ Baseline done']);
   });
 
   it('shows a spinner on a TTY stderr, ends it with the final line, and keeps stdout clean', async () => {
@@ -424,11 +484,80 @@ describe('Output for people', () => {
   });
 
   it('on a TTY that reports no width (a bare pty), prints plain lines instead of a spinner', async () => {
-    const { out, stderr } = output({ tty: true, columns: 0 });
+    const { out, stderr } = output({ tty: true, columns: 0, env: { NO_COLOR: '1' } });
     const spinner = await out.spinner('waiting for the baseline job');
     spinner.update('still waiting');
     spinner.succeed('Baseline done');
-    expect(stderr.lines).toEqual(['Baseline done']);
+    expect(stderr.lines).toEqual(['waiting for the baseline job', '✓ Baseline done']);
+  });
+
+  it('ends a spinner on a terminal with the one mark, ✓, as settings and aliases confirm', async () => {
+    const { out, stderr } = output({ tty: true, env: { NO_COLOR: '1' } });
+    const spinner = await out.spinner('Exporting orders…');
+    spinner.succeed('Exported 3 rows of orders.');
+    expect(stderr.text).toContain('✓ Exported 3 rows of orders.');
+    expect(stderr.text).not.toContain('✔');
+  });
+
+  it('confirms on stderr with ✓ (green on a terminal), never on stdout, and says nothing under --json', () => {
+    const human = output({ tty: true });
+    human.out.success('Created record rec_1 in orders.');
+    expect(human.stdout.text).toBe('');
+    expect(human.stderr.text).toBe('\u001b[32m✓\u001b[39m Created record rec_1 in orders.\n');
+    const piped = output({ tty: false });
+    piped.out.success('Deleted record rec_1 of orders.');
+    expect(piped.stderr.lines).toEqual(['✓ Deleted record rec_1 of orders.']);
+    const json = output({ json: true });
+    json.out.success('Created record rec_1 in orders.');
+    expect(json.stdout.text + json.stderr.text).toBe('');
+  });
+
+  describe('during: a spinner for a wait', () => {
+    it('turns on a terminal while the work runs and is gone when it ends, the answer passed on', async () => {
+      const { out, stdout, stderr } = output({ tty: true, env: { NO_COLOR: '1' } });
+      let seen = '';
+      const answer = await out.during('Running Gate 1 on orders…', async () => {
+        seen = stderr.text;
+        return 42;
+      });
+      expect(answer).toBe(42);
+      expect(seen).toContain('Running Gate 1 on orders…');
+      expect(stdout.text).toBe('');
+      // ora hides the cursor while it spins and shows it again when stopped
+      expect(stderr.text).toContain('\u001b[?25h');
+    });
+
+    it('stops the spinner when the work fails, and the failure goes on', async () => {
+      const { out, stderr } = output({ tty: true, env: { NO_COLOR: '1' } });
+      await expect(
+        out.during('Certifying orders…', async () => {
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      expect(stderr.text).toContain('\u001b[?25h');
+    });
+
+    it('says the wait once as a line on a terminal that reports no width', async () => {
+      const { out, stderr } = output({ tty: true, columns: 0, env: { NO_COLOR: '1' } });
+      await out.during('Running Gate 1 on orders…', async () => undefined);
+      expect(stderr.lines).toEqual(['Running Gate 1 on orders…']);
+    });
+
+    it('prints nothing piped or under --json', async () => {
+      for (const options of [{ tty: false }, { tty: true, json: true }]) {
+        const { out, stdout, stderr } = output(options);
+        await out.during('Running Gate 1 on orders…', async () => undefined);
+        expect(stdout.text + stderr.text).toBe('');
+      }
+    });
+  });
+
+  it('keeps a line said while a spinner turns above it', async () => {
+    const { out, stderr } = output({ tty: true, env: { NO_COLOR: '1' } });
+    await out.during('Running Gate 1 on orders…', async () => {
+      out.warn('token expires in 2 minutes');
+    });
+    expect(stderr.text).toContain('Warning: token expires in 2 minutes\n');
   });
 
   it('gives the cursor back when interrupted on a TTY', () => {

@@ -80,6 +80,33 @@ describe('tables on a terminal', () => {
     expect(lines.length - 1).toBe(all.stdout.trimEnd().split('\n').length);
   });
 
+  it('gds audit list at 80 columns keeps USER, who did it, whole', async () => {
+    const lines = (await onTerminal(['audit', 'list', '--limit', '5'], 80, { NO_COLOR: '1' })).map(strip);
+    expect(lines[0]).toMatch(/\bUSER\b/);
+    const rows = lines.slice(1).filter((l) => !l.startsWith('Showing'));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/\b\w+@example\.com\b/);
+  });
+
+  it('gds recertification list at 80 columns keeps CAUSE and the whole table id; RESOLVED BY, empty, goes first', async () => {
+    const customers = server.table('customers').id;
+    await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [customers]);
+    const applied = await server.request('PUT', `/api/tables/${customers}/gate1`, {
+      token: server.user('OWNER').cliToken,
+      body: {
+        content: 'customPredicates:\n  - name: r1\n    sql: id IS NOT NULL\n    severity: HARD_FAIL\n',
+      },
+    });
+    expect(applied.status).toBe(200);
+    const lines = (await onTerminal(['recertification', 'list'], 80, { NO_COLOR: '1' })).map(strip);
+    expect(lines[0]).toMatch(/\bCAUSE\b/);
+    expect(lines[0]).not.toContain('RESOLVED BY');
+    const row = lines.find((l) => l.includes(customers));
+    expect(row, lines.join('\n')).toBeDefined();
+    expect(row).toMatch(/\bcustomers\b/);
+    expect(row).toMatch(/\bmanual\b/);
+  });
+
   it('states are coloured; -L says Showing N of M', async () => {
     const lines = await onTerminal(['list', '-L', '1'], 120, { FORCE_COLOR: '1' });
     expect(strip(lines[0] ?? '')).toBe(`Showing 1 of ${(await listedIds()).length} tables`);
@@ -95,5 +122,28 @@ describe('tables on a terminal', () => {
     const list = await runCli(['list', '-L', '1'], { env: env() });
     expect(list.stdout).not.toContain('Showing');
     expect(list.stdout.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
+// Waits that may pass a second show a spinner (ora) on a terminal's stderr, as push, status and records do;
+// piped or under --json nothing of it is written.
+describe('progress on a terminal', () => {
+  it('gds gate run says what it waits for on the terminal before the proof, and clears it', async () => {
+    const screen = (await onTerminal(['gate', 'run', 'orders'], 80, { NO_COLOR: '1' })).join('\n');
+    const waiting = screen.indexOf('Running Gate 1 on orders');
+    expect(waiting, screen).toBeGreaterThanOrEqual(0);
+    expect(waiting).toBeLessThan(screen.indexOf('CHECK'));
+    // ora's frame; the line is cleared once the answer is there
+    expect(screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Running Gate 1 on orders/);
+    expect(screen.slice(screen.indexOf('CHECK'))).not.toContain('Running Gate 1');
+  });
+
+  it('gds gate run --json on a terminal, or piped, writes no progress at all', async () => {
+    const screen = await onTerminal(['gate', 'run', 'orders', '--json'], 80, { NO_COLOR: '1' });
+    expect(screen.join('\n')).not.toContain('Running Gate 1');
+    const r = await runCli(['gate', 'run', 'orders'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('Running Gate 1');
+    expect(r.stdout).toContain('record_count\t');
   });
 });

@@ -9,7 +9,7 @@ const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Action', kind: 'version', value: (e) => e.action },
   { header: 'Resource', value: (e) => e.resource },
   { header: 'Table', kind: 'id', value: (e) => e.tableId },
-  { header: 'User', value: (e) => e.userEmail || e.userId },
+  { header: 'User', kind: 'who', value: (e) => e.userEmail || e.userId },
   { header: 'Env', kind: 'version', value: (e) => e.environmentLabel },
 ];
 

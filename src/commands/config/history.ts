@@ -6,7 +6,7 @@ import { limitFlag } from '../../cli/list-flags.js';
 
 const columns: ReadonlyArray<Column<ConfigChange>> = [
   { header: 'Changed at', kind: 'time', value: (c) => c.changedAt },
-  { header: 'By', value: (c) => c.changedByEmail ?? c.changedBy },
+  { header: 'By', kind: 'who', value: (c) => c.changedByEmail ?? c.changedBy },
   { header: 'Old', value: (c) => c.oldValue },
   { header: 'New', value: (c) => c.newValue },
 ];

@@ -8,7 +8,7 @@ const columns: ReadonlyArray<Column<ConfigEntry>> = [
   { header: 'Value', kind: 'version', value: (c) => c.value },
   { header: 'Allowed', value: (c) => c.allowedValues.join(', ') },
   { header: 'Updated at', kind: 'time', value: (c) => c.updatedAt ?? '(default)' },
-  { header: 'By', value: (c) => c.updatedByEmail ?? c.updatedBy },
+  { header: 'By', kind: 'who', value: (c) => c.updatedByEmail ?? c.updatedBy },
 ];
 
 export default class ConfigList extends ApiCommand<typeof ConfigList> {

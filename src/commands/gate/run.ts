@@ -39,8 +39,14 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       baseline: this.flags.baseline,
       sample: this.flags.sample,
     });
-    const outcome = await this.withClient(async (client) =>
-      runGate(client, await this.tableIdOf(client, this.args.tableId), request),
+    const what =
+      this.flags.gate === 1
+        ? `Running Gate 1 on ${this.args.tableId} (up to 10 minutes)…`
+        : `Queueing a Gate ${this.flags.gate} job for ${this.args.tableId}…`;
+    const outcome = await this.out.during(what, () =>
+      this.withClient(async (client) =>
+        runGate(client, await this.tableIdOf(client, this.args.tableId), request),
+      ),
     );
     if (outcome.kind === 'job') {
       const { job } = outcome;

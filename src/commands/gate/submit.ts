@@ -31,8 +31,10 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   async run(): Promise<void> {
     const { submitGate } = await import('../../services/gates.js');
     const ifNotCertified = this.flags['if-not-certified'];
-    const outcome = await this.withClient(async (client) =>
-      submitGate(client, await this.tableIdOf(client, this.args.tableId), { ifNotCertified }),
+    const outcome = await this.out.during(`Running Gate 1 over every row of ${this.args.tableId}…`, () =>
+      this.withClient(async (client) =>
+        submitGate(client, await this.tableIdOf(client, this.args.tableId), { ifNotCertified }),
+      ),
     );
     if (outcome.kind === 'skipped') {
       const { kind: _kind, ...skipped } = outcome;

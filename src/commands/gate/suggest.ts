@@ -18,8 +18,8 @@ export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
 
   async run(): Promise<void> {
     const { suggestGate } = await import('../../services/gates.js');
-    const suggested = await this.withClient(async (client) =>
-      suggestGate(client, await this.tableIdOf(client, this.args.tableId)),
+    const suggested = await this.out.during(`Proposing checks for ${this.args.tableId}…`, () =>
+      this.withClient(async (client) => suggestGate(client, await this.tableIdOf(client, this.args.tableId))),
     );
     if (this.out.json) {
       this.out.record(suggested);

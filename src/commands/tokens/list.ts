@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { type Column, NAME_RANK } from '../../cli/output.js';
+import type { Column } from '../../cli/output.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
@@ -7,12 +7,12 @@ type Row = Record<string, unknown>;
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
 const columns: ReadonlyArray<Column<Row>> = [
-  { header: 'Name', value: (t) => text(t.name), rank: NAME_RANK },
+  { header: 'Name', kind: 'name', value: (t) => text(t.name) },
   { header: 'Kind', value: (t) => (t.kind === 'cli' ? 'CLI' : text(t.audience)) },
   { header: 'Token', kind: 'id', value: (t) => text(t.kind === 'cli' ? t.token : t.clientToken) },
   { header: 'Scopes', value: (t) => (Array.isArray(t.scopes) ? t.scopes.join(' ') : '') },
   { header: 'Env', kind: 'version', value: (t) => text(t.environment) },
-  { header: 'Issued by', value: (t) => text(t.issuedBy ?? t.userId) },
+  { header: 'Issued by', kind: 'who', value: (t) => text(t.issuedBy ?? t.userId) },
   { header: 'Created', kind: 'time', value: (t) => text(t.createdAt) },
   { header: 'Last used', kind: 'time', value: (t) => text(t.lastUsedAt) },
   { header: 'Revoked', kind: 'time', value: (t) => text(t.revokedAt) },

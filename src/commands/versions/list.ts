@@ -9,7 +9,7 @@ const columns: ReadonlyArray<Column<ContractVersion>> = [
   { header: 'Version', kind: 'id', value: (v) => v.version },
   { header: 'Kind', value: (v) => (v.restoredFrom === null ? v.kind : `${v.kind} of v${v.restoredFrom}`) },
   { header: 'Certified at', kind: 'time', value: (v) => v.certifiedAt },
-  { header: 'Certified by', value: (v) => v.certifiedByEmail ?? v.certifiedBy },
+  { header: 'Certified by', kind: 'who', value: (v) => v.certifiedByEmail ?? v.certifiedBy },
   { header: 'Env', kind: 'version', value: (v) => v.environmentLabel },
   { header: 'Grain', value: (v) => v.grain },
   { header: 'Reason', value: (v) => v.reason },
