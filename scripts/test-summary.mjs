@@ -1,15 +1,32 @@
-// Prints the plain closing line CI reads ("tests: N passed, N failed, N skipped"), summed over the vitest
-// JSON reports named on the command line, and fails when a test failed or none ran.
-import { readFileSync } from 'node:fs';
+// Prints the plain closing lines CI reads ("tests: N passed, N failed, N skipped", then each failed file),
+// summed over the vitest JSON reports named on the command line, and fails when a test or a file failed (a
+// file whose set-up threw leaves its tests "skipped" but is itself failed), when none ran, or when a report
+// is missing (its stage stopped before its tests ran: lint, typecheck or a build failed).
+import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
 const reportPaths = process.argv.length > 2 ? process.argv.slice(2) : ['.gds-tmp/vitest-report.json'];
 const totals = { passed: 0, failed: 0, skipped: 0, total: 0 };
+const failedFiles = [];
+const missingReports = [];
 for (const path of reportPaths) {
+  if (!existsSync(path)) {
+    missingReports.push(path);
+    continue;
+  }
   const report = JSON.parse(readFileSync(path, 'utf8'));
   totals.passed += report.numPassedTests;
   totals.failed += report.numFailedTests;
   totals.skipped += report.numPendingTests + report.numTodoTests;
   totals.total += report.numTotalTests;
+  for (const file of report.testResults) {
+    if (file.status === 'failed') failedFiles.push(relative(process.cwd(), file.name));
+  }
 }
-process.stdout.write(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
-process.exitCode = totals.failed > 0 || totals.total === 0 ? 1 : 0;
+const lines = [`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`];
+if (failedFiles.length > 0)
+  lines.push(`files: ${failedFiles.length} failed`, ...failedFiles.map((f) => `  failed ${f}`));
+for (const path of missingReports) lines.push(`no report ${path}: its stage stopped before its tests ran`);
+process.stdout.write(`${lines.join('\n')}\n`);
+process.exitCode =
+  totals.failed > 0 || failedFiles.length > 0 || missingReports.length > 0 || totals.total === 0 ? 1 : 0;

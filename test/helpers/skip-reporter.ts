@@ -3,12 +3,26 @@
 // needs() (test/helpers/skip.ts) puts on a test or its describe, or from `ctx.skip(note)`.
 // It is vitest's JSON reporter too (.ci/run's closing line reads that report): vitest runs reporters
 // side by side, so only after the report is written (and said so) are the reason lines last.
-import type { TestCase, TestModule } from 'vitest/node';
+import type { TestCase, TestModule, TestSuite } from 'vitest/node';
 import { JsonReporter } from 'vitest/node';
+
+// A test whose suite's set-up (beforeAll) threw is left "skipped" by vitest; it did not run because its
+// set-up failed, which the run reports as a failed file, and the closing lines say so rather than "it.skip".
+function failedSetUp(test: TestCase): string | undefined {
+  let suite: TestSuite | TestModule = test.parent;
+  for (;;) {
+    const [error] = suite.errors();
+    if (error !== undefined) return error.message;
+    if (suite.type === 'module') return undefined;
+    suite = suite.parent;
+  }
+}
 
 function skipReason(test: TestCase): string {
   const fromMeta = test.meta().skipReason;
   if (fromMeta !== undefined) return fromMeta;
+  const setUpError = failedSetUp(test);
+  if (setUpError !== undefined) return `not run, their file's set-up failed (${setUpError.split('\n')[0]})`;
   const result = test.result();
   return (
     (result.state === 'skipped' ? result.note : undefined) ??

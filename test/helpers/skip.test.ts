@@ -1,5 +1,6 @@
 // The skip guards and the reporter together, in a real `vitest run` of a small file in a temp folder:
-// the run's last lines name each reason once with its count; a test that ran is not counted.
+// the run's last lines name each reason once with its count; a test that ran is not counted. A file whose set-up
+// throws is a failure, in the reporter's lines and in .ci/run's closing summary (scripts/test-summary.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import { NO_POSTGRES, NO_SHARED_FIXTURES } from './skip.js';
 
 let dir: string;
+let failingDir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gds-skip-'));
@@ -25,28 +27,45 @@ it('ran', needs(undefined), () => {});
 it('reads a fixture', ({ skip }) => { skip(true, NO_SHARED_FIXTURES); });
 `,
   );
+  failingDir = await mkdtemp(join(tmpdir(), 'gds-setup-'));
+  await writeFile(
+    join(failingDir, 'server.test.ts'),
+    `import { beforeAll, describe, it } from 'vitest';
+describe('against a server', () => {
+  beforeAll(() => { throw new Error('the server did not start'); });
+  it('one', () => {});
+  it('two', () => {});
+});
+`,
+  );
+  await writeFile(join(failingDir, 'fine.test.ts'), `import { it } from 'vitest';\nit('ran', () => {});\n`);
 });
 
 afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (failingDir !== undefined) await rm(failingDir, { recursive: true, force: true });
 });
+
+function vitestRun(root: string) {
+  const child = spawn(
+    node24,
+    [
+      join(repoRoot, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--root',
+      root,
+      '--reporter=default',
+      `--reporter=${join(repoRoot, 'test/helpers/skip-reporter.ts')}`,
+      `--outputFile=${join(root, 'report.json')}`,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', CI: '1' } },
+  );
+  return collect(child);
+}
 
 describe('a run with skipped tests', () => {
   it('ends with one line per reason, with the count of tests skipped for it', async () => {
-    const child = spawn(
-      node24,
-      [
-        join(repoRoot, 'node_modules/vitest/vitest.mjs'),
-        'run',
-        '--root',
-        dir,
-        '--reporter=default',
-        `--reporter=${join(repoRoot, 'test/helpers/skip-reporter.ts')}`,
-        `--outputFile=${join(dir, 'report.json')}`,
-      ],
-      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', CI: '1' } },
-    );
-    const result = await collect(child);
+    const result = await vitestRun(dir);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trimEnd().split('\n').slice(-2)).toEqual([
       `skipped 2 tests: ${NO_POSTGRES}`,
@@ -55,5 +74,29 @@ describe('a run with skipped tests', () => {
     // Still the JSON report .ci/run's closing line is summed from.
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Record<string, number>;
     expect(report).toMatchObject({ numPassedTests: 1, numPendingTests: 3, numFailedTests: 0 });
+  }, 60_000);
+});
+
+describe("a run where a file's set-up threw", () => {
+  it('counts the file as failed, its tests as not run for that reason, and the CI summary fails', async () => {
+    const result = await vitestRun(failingDir);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
+      "skipped 2 tests: not run, their file's set-up failed (the server did not start)",
+    );
+
+    const summary = await collect(
+      spawn(node24, [join(repoRoot, 'scripts/test-summary.mjs'), 'report.json', 'missing-report.json'], {
+        cwd: failingDir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    expect(summary.code).toBe(1);
+    expect(summary.stdout.trimEnd().split('\n')).toEqual([
+      'tests: 1 passed, 0 failed, 2 skipped',
+      'files: 1 failed',
+      '  failed server.test.ts',
+      'no report missing-report.json: its stage stopped before its tests ran',
+    ]);
   }, 60_000);
 });
