@@ -40,8 +40,9 @@ export function manPage(
       `${info.name} is the command-line client of the Governed Data Service: it registers governance artifacts, ` +
         'manages Gate 1 rules, runs gates, certifies tables, plans and applies dbt projects, reads and writes table ' +
         'rows, and reads the audit trail. Every command takes --json (NDJSON on standard output), --token, ' +
-        '--base and --profile. Run "gds help COMMAND" for a command\'s whole page, and "gds help environment", ' +
-        '"gds help exit-codes", "gds help formatting" and "gds help global-flags" for the rest.',
+        '--base and --profile. Run "gds help COMMAND" for a command\'s whole page, "gds help reference" for every ' +
+        'command\'s page at once, and "gds help environment", "gds help exit-codes", "gds help formatting" and ' +
+        '"gds help global-flags" for the rest.',
     ),
     '.SH COMMANDS',
   ];
@@ -72,7 +73,9 @@ export function manPage(
       '$XDG_CONFIG_HOME/gds/config.json: profiles and settings (secrets in the OS keychain when one answers).',
     ),
     '.SH SEE ALSO',
-    roff('gds help COMMAND, and the README (the command reference is docs/commands.md of the source).'),
+    roff(
+      'gds help COMMAND, gds help reference, and the README (the command reference is docs/commands.md of the source).',
+    ),
     '',
   );
   return lines.join('\n');

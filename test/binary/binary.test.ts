@@ -92,13 +92,13 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
   it('ignores NODE_OPTIONS meant for a Node installation', async () => {
     const r = await runBinary(['--help'], { NODE_OPTIONS: `--require ${join(dir, 'missing.cjs')}` });
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toContain('$ gds [COMMAND]');
+    expect(r.stdout).toContain('gds <command> <subcommand> [flags]');
   });
 
   it('--help lists the topics and commands, as node bin/run.js does', async () => {
     const [binary, viaNode] = await Promise.all([runBinary(['--help']), runNode(['--help'])]);
     expect(binary).toMatchObject({ code: 0, stderr: '' });
-    expect(binary.stdout).toMatch(/TOPICS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
+    expect(binary.stdout).toMatch(/CORE COMMANDS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
     // one completion command, gds's own (issue 23, H9): the oclif plugin's `autocomplete` is gone
     expect(binary.stdout).toMatch(/^ {2}completion\s+Print the shell completion script/m);
     expect(binary.stdout).not.toMatch(/autocomplete/);

@@ -44,8 +44,8 @@ describe('version and help', () => {
       const r = await runCli(args);
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
-      expect(r.stdout).toContain('$ gds [COMMAND]');
-      expect(r.stdout).toMatch(/TOPICS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
+      expect(r.stdout).toContain('gds <command> <subcommand> [flags]');
+      expect(r.stdout).toMatch(/CORE COMMANDS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
       // one command per job, as gh (issue 23, H9): gds's own completion, not the oclif plugin's autocomplete
       expect(r.stdout).toMatch(/^ {2}completion\s+Print the shell completion script/m);
       expect(r.stdout).not.toMatch(/autocomplete/);

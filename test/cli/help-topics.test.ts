@@ -61,21 +61,18 @@ describe('command help, as gh has it', () => {
     expect(r.stdout.split(summary).length - 1).toBe(1);
     expect(r.stdout).toMatch(/USAGE\n {2}\$ gds gate apply TABLEID \[flags\]\n/);
     const root = await runCli(['--help']);
-    expect(root.stdout.split('\n')[0]).toBe(
-      'Work with the Governed Data Service from the command line: tables, gates, certification, audit',
-    );
+    expect(root.stdout.split('\n')[0]).toBe('Work with the Governed Data Service from the command line.');
     expect(root.stdout).not.toContain('reference server');
   });
 });
 
 describe('help like gh (issue 23 item 7)', () => {
-  it('the root page lists the help topics, the global flags once, and examples', async () => {
+  it('the root page lists the help topics, the global flags topic, and examples', async () => {
     const r = await runCli(['--help']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const topics = /\nHELP TOPICS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     for (const topic of ['environment', 'exit-codes', 'formatting', 'global-flags'])
       expect(topics).toMatch(new RegExp(`^ {2}${topic} +\\S`, 'm'));
-    expect(r.stdout).toContain('\nGLOBAL FLAGS\n  --token, --base, --profile, --json, -q/--jq\n');
     const examples = /\nEXAMPLES\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(examples.split('\n').filter((line) => line.startsWith('  $ gds ')).length).toBeGreaterThanOrEqual(
       3,
