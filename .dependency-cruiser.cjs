@@ -4,16 +4,17 @@ const forbid = (name, from, to) => ({ name, severity: 'error', from: { path: fro
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
-    forbid('server-is-standalone', '^src/server/', '^src/(cli|commands|services|auth|client)/'),
+    forbid('server-is-standalone', '^src/server/', '^src/(cli|commands|services|auth|client|io)/'),
     forbid(
       'nothing-below-cli-imports-it',
-      '^src/(services|auth|client|contract|core|server)/',
+      '^src/(services|auth|client|io|contract|core|server)/',
       '^src/(cli|commands)/',
     ),
     forbid('cli-does-not-import-commands', '^src/cli/', '^src/commands/'),
-    forbid('services-do-not-import-up', '^src/(auth|client|contract|core)/', '^src/services/'),
+    forbid('services-do-not-import-up', '^src/(auth|client|io|contract|core)/', '^src/services/'),
+    forbid('io-uses-only-core', '^src/io/', '^src/(auth|client|contract)/'),
     forbid('client-below-auth', '^src/(client|contract|core)/', '^src/auth/'),
-    forbid('contract-and-core-at-the-bottom', '^src/(contract|core)/', '^src/client/'),
+    forbid('contract-and-core-at-the-bottom', '^src/(contract|core)/', '^src/(client|io)/'),
     forbid('core-below-contract', '^src/core/', '^src/contract/'),
   ],
   options: {

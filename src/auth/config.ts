@@ -11,7 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { isObject, versionedObject } from '../cli/versioned-file.js';
+import { isObject, versionedObject } from '../core/versioned-file.js';
 import { configDir } from '../core/config-folder.js';
 
 export const configVersion = 1;

@@ -7,7 +7,7 @@
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../core/errors.js';
-import { SECRET_VARIABLES } from '../cli/secrets.js';
+import { SECRET_VARIABLES } from '../core/redact.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
 import { configDir, configPath, secretStorageSettings } from './config.js';
 

@@ -6,7 +6,7 @@ import { toCliError } from './errors.js';
 import { directRun } from './command-route.js';
 import type { DirectRun } from './command-route.js';
 import { printGate1Check } from './gate1-check.js';
-import { readGate1Text } from './input.js';
+import { readGate1Text } from '../io/input.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { exitInterrupted, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';

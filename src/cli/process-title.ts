@@ -1,11 +1,10 @@
 // The secrets a process was given, and their masking in the process's command line. The first thing
 // bin/run.js and the single executable's boot script do (before Node loads anything else of gds), so this
 // module imports nothing but the pure masking of core/redact.ts.
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets, SECRET_VARIABLES } from '../core/redact.js';
 
 /** Flags and environment variables that carry a secret into gds. */
 const SECRET_FLAGS = ['--token', '--refresh-token'] as const;
-export const SECRET_VARIABLES = ['SERVICE_TOKEN', 'GDS_REFRESH_TOKEN'] as const;
 
 /**
  * The secrets a process was given: the `--token`/`--refresh-token` values, SERVICE_TOKEN and

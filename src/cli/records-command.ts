@@ -77,7 +77,7 @@ export abstract class RecordsCommand<T extends typeof Command> extends ApiComman
         suggestion: `Pass --data '{"column":"value"}', -f record.json, or pipe the JSON object in.`,
       });
     }
-    const { readBoundedText } = await import('./input.js');
+    const { readBoundedText } = await import('../io/input.js');
     const input = await readBoundedText(source, {
       flag: '-f',
       maxBytes: MAX_RECORD_BYTES,

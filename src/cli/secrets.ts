@@ -3,7 +3,7 @@ import { redactJson, redactSecrets } from '../core/redact.js';
 import { CliError } from '../core/errors.js';
 import { secretsFrom } from './process-title.js';
 
-export { SECRET_VARIABLES, scrubProcessTitle, secretsFrom } from './process-title.js';
+export { scrubProcessTitle, secretsFrom } from './process-title.js';
 
 /** The same error with every secret of the process masked in its message, suggestion and details. */
 export function redactError(error: CliError, argv: readonly string[]): CliError {

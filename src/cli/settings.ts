@@ -16,7 +16,7 @@ import type { Env } from '../auth/config.js';
 import { configDir } from '../core/config-folder.js';
 import { closest } from '../core/did-you-mean.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { isObject, versionedObject } from './versioned-file.js';
+import { isObject, versionedObject } from '../core/versioned-file.js';
 
 export const settingsFileName = 'settings.json';
 const settingsVersion = 1;

@@ -181,7 +181,7 @@ export default class Api extends ApiCommand<typeof Api> {
   ): Promise<Array<readonly [string, string | number | boolean | null]>> {
     const read = fields.map(async ([key, value]) => {
       if (typeof value !== 'string' || !value.startsWith('@')) return [key, value] as const;
-      const { readTextInput } = await import('../cli/input.js');
+      const { readTextInput } = await import('../io/input.js');
       return [
         key,
         (await readTextInput(value.slice(1), { flag: `-F ${key}=@`, what: 'a field value' })).text,
@@ -191,7 +191,7 @@ export default class Api extends ApiCommand<typeof Api> {
   }
 
   private async readJsonBody(source: string): Promise<unknown> {
-    const { readTextInput } = await import('../cli/input.js');
+    const { readTextInput } = await import('../io/input.js');
     const { CliError, ExitCode } = await import('../core/errors.js');
     const { name, text } = await readTextInput(source, { flag: '--input', what: 'a request body' });
     try {

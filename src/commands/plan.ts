@@ -84,7 +84,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     } else printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
     if (this.flags.out !== undefined) {
       const { planFileText } = await import('../services/project-saved.js');
-      const { writeOutputFile } = await import('../cli/output-file.js');
+      const { writeOutputFile } = await import('../io/output-file.js');
       await writeOutputFile(this.flags.out, planFileText(plan, new Date()), {
         force: true,
         mode: 0o600,

@@ -1,5 +1,8 @@
 // Masking of secrets for display and logs. A token is never shown whole: at most its kind.
 
+/** Environment variables that carry a secret into gds: masked in errors, never handed to a keychain helper. */
+export const SECRET_VARIABLES = ['SERVICE_TOKEN', 'GDS_REFRESH_TOKEN'] as const;
+
 const MASK = '****';
 /** Every kind of secret the service issues: static CLI tokens, integration client tokens, session and
  *  integration refresh tokens, JWTs. */

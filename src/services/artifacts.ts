@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { type PollOptions, pollUntil } from './poll.js';
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { readArtifactText } from '../cli/input.js';
+import { readArtifactText } from '../io/input.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { ArtifactPushRequest } from '../client/areas/artifacts.js';

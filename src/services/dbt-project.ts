@@ -4,7 +4,7 @@
 import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { readBoundedText } from '../cli/input.js';
+import { readBoundedText } from '../io/input.js';
 import { isInsideFolder } from '../core/inside-folder.js';
 import {
   DbtManifestError,

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { link, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { refuseFolder } from '../cli/output-file.js';
+import { refuseFolder } from '../io/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableDdl } from '../client/areas/tables.js';

@@ -22,7 +22,7 @@ import { extname, join } from 'node:path';
 import type { Readable, TransformCallback } from 'node:stream';
 import { Transform } from 'node:stream';
 import { CliError, ExitCode } from '../core/errors.js';
-import { firstInvalidUtf8, notUtf8Error } from '../cli/input.js';
+import { firstInvalidUtf8, notUtf8Error } from '../io/input.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import { MAX_BULK_ITEMS, MAX_IMPORT_ROWS } from '../client/areas/records.js';

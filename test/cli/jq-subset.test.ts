@@ -3,7 +3,8 @@
 import { raw } from 'jq-wasm';
 import { describe, expect, it } from 'vitest';
 import { compileSimpleFilter } from '../../src/cli/jq-subset.js';
-import { Output, ndjsonLine } from '../../src/cli/output.js';
+import { Output } from '../../src/cli/output.js';
+import { ndjsonLine } from '../../src/core/ndjson.js';
 import { stripControlCharacters } from '../../src/core/terminal-text.js';
 
 const RECORDS: object[] = [

@@ -1,4 +1,4 @@
-// settings.json opened wrong (cli/settings.ts through cli/versioned-file.ts): each way the file can be wrong is
+// settings.json opened wrong (cli/settings.ts through core/versioned-file.ts): each way the file can be wrong is
 // named with its fix and exit 2, and neither a read nor an update changes the file.
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -24,7 +24,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
     const { checkAlias } = await import('../../cli/aliases.js');
     const { COMMAND_LOADERS } = await import('../loaders.js');
     const { updateSettings } = await import('../../cli/settings.js');
-    const { readTextInput } = await import('../../cli/input.js');
+    const { readTextInput } = await import('../../io/input.js');
     const { parse } = await import('yaml');
     const source = this.args.file;
     const { text } = await readTextInput(source, { maxBytes: 1024 * 1024, what: 'the alias file' });

@@ -36,7 +36,7 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
     const { checkAlias } = await import('../../cli/aliases.js');
     const { COMMAND_LOADERS } = await import('../loaders.js');
     const { updateSettings } = await import('../../cli/settings.js');
-    const { readTextInput } = await import('../../cli/input.js');
+    const { readTextInput } = await import('../../io/input.js');
     const given =
       this.args.expansion === '-'
         ? (await readTextInput('-', { maxBytes: 64 * 1024, what: 'the expansion' })).text.trim()

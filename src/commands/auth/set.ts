@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
-import { readTextInput } from '../../cli/input.js';
+import { readTextInput } from '../../io/input.js';
 import { TOKEN_READ_LIMIT_BYTES } from '../../core/artifact-bounds.js';
 import { maskToken } from '../../core/redact.js';
 import type { Me } from '../../cli/signed-in.js';

@@ -64,7 +64,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     const bundleOut = this.flags['bundle-out'];
     const bundleIn = this.flags['bundle-in'];
     const destProfile = this.flags['dest-profile'];
-    const { writesToStdout } = await import('../../cli/output-file.js');
+    const { writesToStdout } = await import('../../io/output-file.js');
     if (writesToStdout(bundleOut, { flag: '--bundle-out', json: this.out.json })) {
       const bundle = await this.withClient(async (client) =>
         promotions.exportBundle(client, await this.tableIdOf(client, tableId)),
@@ -77,7 +77,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       const bundle = await this.withClient(async (client) =>
         promotions.exportBundle(client, await this.tableIdOf(client, tableId)),
       );
-      const { writeOutputFile } = await import('../../cli/output-file.js');
+      const { writeOutputFile } = await import('../../io/output-file.js');
       await writeOutputFile(bundleOut, `${JSON.stringify(bundle, null, 2)}\n`, {
         force,
         mode: 0o600,
@@ -94,7 +94,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     const landing = { replaceId: this.flags.replace, dryRun: this.flags['dry-run'] };
     let outcome: PromotionOutcome;
     if (bundleIn !== undefined) {
-      const { readTextInput } = await import('../../cli/input.js');
+      const { readTextInput } = await import('../../io/input.js');
       const input = await readTextInput(bundleIn, { flag: '--bundle-in', what: 'a bundle' });
       const bundle = promotions.parseBundle(input.text, input.name);
       promotions.checkBundleTable(bundle, tableId, input.name);

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
-import { readGate1Text } from '../../cli/input.js';
+import { readGate1Text } from '../../io/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {

@@ -28,7 +28,7 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
 
   async run(): Promise<void> {
     const { getGate } = await import('../../services/gates.js');
-    const { writesToStdout } = await import('../../cli/output-file.js');
+    const { writesToStdout } = await import('../../io/output-file.js');
     const output = writesToStdout(this.flags.output, { flag: '-o', json: this.out.json })
       ? undefined
       : this.flags.output;
@@ -36,7 +36,7 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
       getGate(client, await this.tableIdOf(client, this.args.tableId)),
     );
     if (output !== undefined) {
-      const { writeOutputFile } = await import('../../cli/output-file.js');
+      const { writeOutputFile } = await import('../../io/output-file.js');
       await writeOutputFile(output, gate.content, {
         force: this.flags.force,
         flag: '-o',

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { printGate1Check } from '../../cli/gate1-check.js';
-import { readGate1Text } from '../../cli/input.js';
+import { readGate1Text } from '../../io/input.js';
 
 export default class GateValidate extends ApiCommand<typeof GateValidate> {
   static override summary = 'Check a gate1.yml offline (exit 0 valid, 2 invalid; warnings alone keep 0).';

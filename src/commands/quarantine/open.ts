@@ -28,7 +28,7 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   async run(): Promise<void> {
     const { openQuarantinedDdl } = await import('../../services/quarantine.js');
     const { output, force } = this.flags;
-    const { writesToStdout } = await import('../../cli/output-file.js');
+    const { writesToStdout } = await import('../../io/output-file.js');
     if (writesToStdout(output, { flag: '-o', json: this.out.json })) {
       const { ddl } = await this.withClient(async (client) =>
         client.tables.ddl(await this.tableIdOf(client, this.args.tableId)),

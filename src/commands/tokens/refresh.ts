@@ -77,7 +77,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   }
 
   private async readRefreshToken(): Promise<string> {
-    const { readTextInput } = await import('../../cli/input.js');
+    const { readTextInput } = await import('../../io/input.js');
     const { CliError, ExitCode } = await import('../../core/errors.js');
     const howTo =
       'Pipe it in (printf %s "$REFRESH_TOKEN" | gds tokens refresh) or pass --refresh-token <value>.';

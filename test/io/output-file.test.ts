@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { writeDocument } from '../../src/cli/gate-output.js';
 import { Output } from '../../src/cli/output.js';
-import { writeOutputFile } from '../../src/cli/output-file.js';
+import { writeOutputFile } from '../../src/io/output-file.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 // The opening config.json and settings.json share (auth/config.ts, cli/settings.ts): JSON, an object, and the
 // version this gds writes. A file a newer gds wrote is refused with the upgrade as its fix; anything else
 // wrong is the file's own `damaged` error, which says how to repair that file.
-import { CliError, ExitCode } from '../core/errors.js';
+import { CliError, ExitCode } from './errors.js';
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

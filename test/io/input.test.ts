@@ -10,7 +10,7 @@ import {
   readBoundedText,
   readGate1Text,
   readTextInput,
-} from '../../src/cli/input.js';
+} from '../../src/io/input.js';
 import { ARTIFACT_BODY_LIMIT_BYTES, MAX_MAPPING_KEYS } from '../../src/core/artifact-bounds.js';
 
 let dir: string;
