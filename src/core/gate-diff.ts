@@ -448,6 +448,7 @@ function printedItem(lines: string[]): string | null {
 
 /** Whether two gate1.yml texts hold the same rules (semantic comparison); a text that is not YAML is never the same. */
 export function sameGateRules(a: string, b: string): boolean {
+  if (a === b) return true;
   try {
     return normaliseGateYaml({ name: 'a', text: a }) === normaliseGateYaml({ name: 'b', text: b });
   } catch (error) {

@@ -20,6 +20,7 @@ import {
   isDialect,
   parseArtifact,
   resolveSource,
+  sameDefinition,
 } from '../core/artifacts/index.js';
 import type {
   ArtifactKind,
@@ -229,7 +230,7 @@ export async function pushArtifact(
 export function isHeld(held: HeldDefinition, declared: DefinitionSummary, connectorId?: string): boolean {
   if (held.definition === null) return false;
   if (connectorId !== undefined && connectorId !== held.connectorId) return false;
-  return definitionText(held.definition) === definitionText(declared);
+  return sameDefinition(held.definition, declared);
 }
 
 /**

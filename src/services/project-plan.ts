@@ -306,6 +306,17 @@ function refused(
 
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
+/** The client, reading each connector's warehouse objects once (the sources check and the column case both need them). */
+function withObjectsReadOnce(client: PlanClient): PlanClient {
+  const reads = new Map<string, ReturnType<PlanClient['connectors']['objects']>>();
+  const objects: PlanClient['connectors']['objects'] = (connectorId, options) => {
+    const read = reads.get(connectorId) ?? client.connectors.objects(connectorId, options);
+    reads.set(connectorId, read);
+    return read;
+  };
+  return { ...client, connectors: { ...client.connectors, objects } };
+}
+
 /** Compares the project with the service. Sends nothing but reads. */
 export async function planProject(
   client: PlanClient,
@@ -313,6 +324,7 @@ export async function planProject(
   options: PlanOptions = {},
 ): Promise<ProjectPlan> {
   const call = options.signal === undefined ? {} : { signal: options.signal };
+  client = withObjectsReadOnce(client);
   const projectName = projectNameOf(project);
   const [connectors, rows] = await Promise.all([client.connectors.list(call), client.tables.list({}, call)]);
   const connector = chooseConnector(connectors, options);
@@ -574,7 +586,8 @@ async function heldTableDiffs(
     held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
       ? undefined
       : definitionDiff(held.definition, work.artifact, connectorId);
-  if (work.gate1 !== undefined) await checkGateLocally(work.gate1);
+  // A gate1.yml the service already holds word for word is not sent, so there is nothing to refuse.
+  if (work.gate1 !== undefined && work.gate1.text !== held.gate1?.content) await checkGateLocally(work.gate1);
   const gate1 = work.gate1 === undefined ? undefined : await gateDiff(held.id, held.gate1, work.gate1);
   const contract =
     work.intent === undefined ? undefined : await intentDiff(held.id, held.contract, work.intent);

@@ -126,6 +126,23 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
     });
   });
 
+  it('a plan reads the connector’s warehouse objects once', needs(skip), async () => {
+    let reads = 0;
+    const counting: ApiClient = {
+      ...client,
+      connectors: {
+        ...client.connectors,
+        objects: (...args) => {
+          reads += 1;
+          return client.connectors.objects(...args);
+        },
+      },
+    };
+    const plan = await planProject(counting, project(['sv_one', 'sv_four']), { connectorId: dev });
+    expect(plan.tables.map((t) => t.table).slice(0, 2)).toEqual(['sv_one', 'sv_four']);
+    expect(reads).toBe(1);
+  });
+
   it('a file that is not a plan is exit 2', needs(skip), async () => {
     for (const [name, text] of [
       ['none.json', null],

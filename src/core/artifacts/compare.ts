@@ -36,6 +36,11 @@ export function definitionText(summary: DefinitionSummary): string {
   return stringify(definitionSummary(summary, summary.source), { lineWidth: 0 });
 }
 
+/** What equality compares: the summary's fields in definitionText's order, as JSON (YAML's printer is slow). */
+export function definitionKey(summary: DefinitionSummary): string {
+  return JSON.stringify(definitionSummary(summary, summary.source));
+}
+
 export function sameDefinition(a: DefinitionSummary, b: DefinitionSummary): boolean {
-  return definitionText(a) === definitionText(b);
+  return definitionKey(a) === definitionKey(b);
 }

@@ -6,5 +6,5 @@ export type * from './types.js';
 export { DIALECTS, DIALECT_NAMES, declaresDialect, isDialect } from './dialect.js';
 export type { Dialect } from './dialect.js';
 export { declarationYaml } from './dbt.js';
-export { definitionSummary, definitionText, sameDefinition } from './compare.js';
+export { definitionKey, definitionSummary, definitionText, sameDefinition } from './compare.js';
 export type { DefinitionSummary } from './compare.js';

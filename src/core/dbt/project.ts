@@ -3,7 +3,6 @@
 // intent), or a refusal with its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
 // dbt runs. The SQL of a model is read by PostgreSQL's own grammar, loaded once by `prepareDbtReader()`
 // (loadDbtProject does it); without it, a model whose columns only its compiled SQL names is refused.
-import { Document } from 'yaml';
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { nameProblem } from '../artifacts/identifiers.js';
 import type { PgGrammar } from '../artifacts/pg-grammar.js';
@@ -17,6 +16,8 @@ import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, t
 import { findColumn, fromPostgresName, warehouseName } from './names.js';
 import { constraintTests } from './constraints.js';
 import { selectNodes } from './select.js';
+import type { CommentedItem } from './gate1-text.js';
+import { printGate1 } from './gate1-text.js';
 import type { MappedRules, ReferenceTarget } from './tests.js';
 import { mapTests } from './tests.js';
 import type {
@@ -586,23 +587,25 @@ function contractOf(
 }
 
 function gate1YamlOf(node: ManifestNode, rules: MappedRules): string | undefined {
-  const body: Gate1Document = {};
-  if (rules.patternChecks.length > 0) body.patternChecks = rules.patternChecks;
-  if (rules.customPredicates.length > 0) body.customPredicates = rules.customPredicates;
-  if (rules.uniqueChecks.length > 0) body.uniqueChecks = rules.uniqueChecks;
-  if (rules.fieldOverrides.length > 0) body.fieldOverrides = rules.fieldOverrides;
-  if (Object.keys(body).length === 0) return undefined;
-  const doc = new Document(body);
-  doc.commentBefore = ` gate1.yml of dbt ${node.resourceType} ${node.uniqueId}, written by gds from its dbt tests`;
-  for (const list of ['patternChecks', 'customPredicates', 'uniqueChecks', 'fieldOverrides'] as const) {
-    const items = doc.get(list);
-    if (!items || typeof items !== 'object' || !('items' in items)) continue;
-    for (const item of (items as { items: Array<{ commentBefore?: string; get(k: string): unknown }> })
-      .items) {
-      const key = list === 'fieldOverrides' ? `field:${String(item.get('field'))}` : String(item.get('name'));
-      const test = rules.traces.get(key);
-      if (test) item.commentBefore = ` ${test}`;
-    }
-  }
-  return doc.toString({ lineWidth: 0 });
+  const lists: Array<[string, CommentedItem[]]> = [];
+  const add = (list: keyof Gate1Document, items: Array<{ name?: string; field?: string }>) => {
+    if (items.length === 0) return;
+    lists.push([
+      list,
+      items.map((item) => {
+        const key = list === 'fieldOverrides' ? `field:${String(item.field)}` : String(item.name);
+        const trace = rules.traces.get(key);
+        return { value: item as CommentedItem['value'], comment: trace ? ` ${trace}` : undefined };
+      }),
+    ]);
+  };
+  add('patternChecks', rules.patternChecks);
+  add('customPredicates', rules.customPredicates);
+  add('uniqueChecks', rules.uniqueChecks);
+  add('fieldOverrides', rules.fieldOverrides);
+  if (lists.length === 0) return undefined;
+  return printGate1(
+    ` gate1.yml of dbt ${node.resourceType} ${node.uniqueId}, written by gds from its dbt tests`,
+    lists,
+  );
 }

@@ -1,0 +1,123 @@
+// The text of a gate1.yml gds writes from a dbt model's tests, byte for byte as the `yaml` package prints the
+// same document (a block map of lists of flat maps, a comment before the document and before each item),
+// without building that package's document: a plan of 2,000 models printed them in seconds. Only what this
+// printer knows to print as `yaml` does is printed here (names plainly, any other single-line scalar as `yaml`
+// prints it alone); anything else (a comment or value over several lines, an unusual number) is undefined,
+// and the caller prints the document with `yaml`. test/core/dbt/gate1-text.test.ts compares the two.
+import { Document, stringify } from 'yaml';
+
+type Value = string | number | boolean | null | Value[] | { [key: string]: Value };
+
+/** An item of a top-level list, and the comment printed before it (none: undefined). */
+export interface CommentedItem {
+  value: Record<string, Value>;
+  comment?: string | undefined;
+}
+
+const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Words the YAML 1.2 core schema reads as something else than a string (any case, to be safe). */
+const NOT_PLAIN = new Set(['null', 'true', 'false', 'y', 'n', 'yes', 'no', 'on', 'off']);
+const printedAlone = new Map<string, string | undefined>();
+
+class NotPrinted extends Error {}
+
+function scalar(value: string | number | boolean | null): string {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+    throw new NotPrinted();
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') {
+    if (Object.is(value, -0) || (!Number.isSafeInteger(value) && !/^-?\d+\.\d+$/.test(String(value))))
+      throw new NotPrinted();
+    return String(value);
+  }
+  if (PLAIN.test(value) && !NOT_PLAIN.has(value.toLowerCase())) return value;
+  let printed = printedAlone.get(value);
+  if (!printedAlone.has(value)) {
+    const text = value.includes('\n') ? undefined : stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
+    printed = text === undefined || text.includes('\n') ? undefined : text;
+    if (printedAlone.size > 10_000) printedAlone.clear();
+    printedAlone.set(value, printed);
+  }
+  if (printed === undefined) throw new NotPrinted();
+  return printed;
+}
+
+function comment(text: string, indent: string): string {
+  if (text === '') return ''; // as yaml prints an empty comment: not at all
+  if (text.includes('\n')) throw new NotPrinted();
+  return `${indent}#${text}\n`;
+}
+
+/** The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `). */
+function mapLines(map: Record<string, Value>, indent: string, first = indent): string {
+  let out = '';
+  let lead = first;
+  for (const [key, value] of Object.entries(map) as Array<[string, Value | undefined]>) {
+    if (value === undefined) continue; // as yaml leaves it out
+    const name = scalar(key);
+    if (Array.isArray(value)) {
+      if (value.length === 0) throw new NotPrinted();
+      out += `${lead}${name}:\n${listLines(value, `${indent}  `)}`;
+    } else if (value !== null && typeof value === 'object') {
+      if (Object.keys(value).length === 0) throw new NotPrinted();
+      out += `${lead}${name}:\n${mapLines(value, `${indent}  `)}`;
+    } else out += `${lead}${name}: ${scalar(value)}\n`;
+    lead = indent;
+  }
+  if (out === '') throw new NotPrinted();
+  return out;
+}
+
+function listLines(items: Value[], indent: string, comments: Array<string | undefined> = []): string {
+  let out = '';
+  for (const [index, item] of items.entries()) {
+    const before = comments[index];
+    if (before !== undefined) out += comment(before, indent);
+    if (Array.isArray(item)) throw new NotPrinted();
+    if (item !== null && typeof item === 'object') {
+      if (Object.keys(item).length === 0) throw new NotPrinted();
+      out += mapLines(item, `${indent}  `, `${indent}- `);
+    } else out += `${indent}- ${scalar(item)}\n`;
+  }
+  return out;
+}
+
+/**
+ * `# header`, a blank line, then each list under its key, each item after its comment; undefined when this
+ * printer cannot be sure to print it as `yaml` does.
+ */
+export function gate1Text(header: string, lists: Array<[string, CommentedItem[]]>): string | undefined {
+  try {
+    let out = comment(header, '') + '\n';
+    for (const [key, items] of lists) {
+      if (items.length === 0) throw new NotPrinted();
+      out += `${scalar(key)}:\n${listLines(
+        items.map((i) => i.value),
+        '  ',
+        items.map((i) => i.comment),
+      )}`;
+    }
+    return out;
+  } catch (error) {
+    if (error instanceof NotPrinted) return undefined;
+    throw error;
+  }
+}
+
+/** The same text printed by `yaml` from its document. */
+export function gate1TextWithYaml(header: string, lists: Array<[string, CommentedItem[]]>): string {
+  const doc = new Document(Object.fromEntries(lists.map(([key, items]) => [key, items.map((i) => i.value)])));
+  doc.commentBefore = header;
+  for (const [key, items] of lists) {
+    const printed = doc.get(key) as { items: Array<{ commentBefore?: string }> };
+    for (const [index, item] of items.entries())
+      if (item.comment !== undefined && printed.items[index] !== undefined)
+        printed.items[index].commentBefore = item.comment;
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** gate1Text, else gate1TextWithYaml. */
+export function printGate1(header: string, lists: Array<[string, CommentedItem[]]>): string {
+  return gate1Text(header, lists) ?? gate1TextWithYaml(header, lists);
+}
