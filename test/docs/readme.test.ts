@@ -75,6 +75,32 @@ describe('the command reference (docs/commands.md)', () => {
   });
 });
 
+describe('the README as a guide', () => {
+  it('is at most 900 lines, contents first, then install, sign in, first table, dbt and CI in that order', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(900);
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] ?? '');
+    expect(headings.slice(0, 6)).toEqual([
+      'Contents',
+      'Install',
+      'Signing in',
+      'Your first table',
+      'Govern a dbt project',
+      'In CI',
+    ]);
+  });
+
+  it("contents link to every section, and each link's section exists", () => {
+    const contents = section('Contents');
+    const anchor = (title: string) =>
+      title
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replaceAll(' ', '-');
+    const titles = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] ?? '').filter((t) => t !== 'Contents');
+    for (const title of titles) expect(contents, title).toContain(`](#${anchor(title)})`);
+  });
+});
+
 describe('README claims', () => {
   it('lists exactly the environment variables of src/cli/environment.ts', () => {
     const table = section('Environment variables')
