@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { countText } from '../../src/core/count-text.js';
-import { startTestServer } from '../../test/helpers/server.js';
-import { copyTable } from '../../test/helpers/table-copies.js';
+import { largeWorkspace } from './lib/large-workspace.js';
 import { unpackedPackage } from './lib/npm-package.js';
 import type { BenchModule, BenchRow } from './types.js';
 
@@ -98,14 +97,8 @@ async function npmPackageRows(env: NodeJS.ProcessEnv, tables: number): Promise<B
 }
 
 export const run: BenchModule = async () => {
-  // Making 100,000 tables is one INSERT: on a loaded machine it outlasts the default 30 s query deadline.
-  const server = await startTestServer({ rateLimit: 1_000_000_000, queryTimeoutMs: 600_000 });
+  const { server, template, made } = await largeWorkspace(TABLES);
   try {
-    const template = server.table('customers');
-    const started = performance.now();
-    await copyTable(server, template.id, TABLES, 'bench');
-    await server.sql('ANALYZE gds.tables');
-    const made = ((performance.now() - started) / 1000).toFixed(1);
     const env = {
       PATH: process.env.PATH,
       HOME: '/tmp',

@@ -1,6 +1,7 @@
 // The steward's side of the dashboard in a real browser (headless Chromium, playwright-core): a table a
 // real `gds gate submit` handed over waits at the top of the home page; the tables list pages by key
-// (Next, the filters); the tokens page shows each integration token masked and revokes one.
+// (Next, First page, the filters by state and environment); the tokens page shows each integration token
+// masked and revokes one.
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +62,7 @@ describe(
       expect(await page.textContent('#table-state')).toBe('PENDING_REVIEW');
     }, 60_000);
 
-    it('the tables list pages by key: Next 100 tables, then a filter by environment', async () => {
+    it('the tables list pages by key: Next 100 tables, First page, then filters by state and environment', async () => {
       await copyTable(server, server.table('orders').id, 150, 'many');
       await page.goto(`${server.origin}/dashboard`);
       const tableLinks = () => page.locator('#tables tbody tr').count();
@@ -72,6 +73,18 @@ describe(
       expect(second.length).toBeGreaterThan(0);
       expect(second.length).toBeLessThanOrEqual(100);
       expect(second.at(-1)).toBe('many_150');
+      // First page goes back to where the list starts.
+      await Promise.all([page.waitForNavigation(), page.click('#table-pages a:has-text("First page")')]);
+      expect(new URL(page.url()).searchParams.get('cursor')).toBeNull();
+      expect(await tableLinks()).toBe(100);
+
+      await page.selectOption('#state', 'CERTIFIED');
+      await Promise.all([page.waitForNavigation(), page.click('#table-filter button')]);
+      expect(new URL(page.url()).searchParams.get('state')).toBe('CERTIFIED');
+      const states = await page.locator('#tables tbody tr td:nth-child(3)').allTextContents();
+      expect(states.length).toBeGreaterThan(0);
+      expect(new Set(states)).toEqual(new Set(['CERTIFIED']));
+      await page.selectOption('#state', '');
 
       await page.selectOption('#env', 'production');
       await Promise.all([page.waitForNavigation(), page.click('#table-filter button')]);

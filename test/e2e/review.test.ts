@@ -1,10 +1,13 @@
 // `gds review` as a real process against a real server: after a `gds gate submit` the table waits in the
 // steward's queue; --json prints it as NDJSON (proof, what changed since certified, open requests), piped it
-// lists tab-separated, and a MEMBER is refused (exit 4). On a terminal, the walk rejects a table with a reason.
+// lists tab-separated, and a MEMBER is refused (exit 4). On a terminal, the walk rejects a table with a reason,
+// and certifies one with a browser sign-in's session (a static CLI token is refused before anything is sent).
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withProfileLock } from '../../src/auth/config.js';
+import { saveProfile } from '../../src/auth/profiles.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
@@ -113,6 +116,64 @@ describe('gds review', () => {
         [customers.id],
       );
       expect(audit[0]?.n).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    'on a terminal, certifies a table with the session of a browser sign-in; a static token is refused first',
+    { ...needs(onPath('tmux') ? undefined : 'no tmux'), timeout: 90_000 },
+    async () => {
+      const orders = server.table('orders');
+      const submitted = await gds(['gate', 'submit', orders.id, '--json'], 'OWNER');
+      expect(submitted.code, submitted.stderr).toBe(0);
+      expect(JSON.parse(submitted.stdout)).toMatchObject({ passed: true });
+      const state = async () =>
+        (await server.sql<{ state: string }>('SELECT state FROM gds.tables WHERE id = $1', [orders.id]))[0]
+          ?.state;
+
+      // Certify from SERVICE_TOKEN (a static CLI token): refused before any request, saying how to sign in.
+      const walk = async (env: Record<string, string | undefined>, until: RegExp) => {
+        const [command, args] = cliCommand(['review']);
+        const term = await startTerminal([command, ...args], { width: 140, height: 40, env: cliEnv(env) });
+        try {
+          await term.waitFor(/What about orders\?/);
+          await term.send('Up', 'Up', 'Enter');
+          return await term.waitFor(until);
+        } finally {
+          await term.close();
+        }
+      };
+      const refused = await walk(env('STEWARD'), /gds auth login/);
+      expect(refused).toContain('Certification needs interactive authentication');
+      expect(await state()).toBe('PENDING_REVIEW');
+
+      // The profile a browser sign-in (gds auth login) writes: a session token, no SERVICE_TOKEN.
+      const configDir = join(dir, 'signed-in', 'gds');
+      const profileEnv = { ...process.env, GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
+      await withProfileLock(
+        'steward',
+        () =>
+          saveProfile(
+            'steward',
+            { kind: 'session', base: server.url },
+            { accessToken: server.user('STEWARD').accessToken },
+            { env: profileEnv },
+          ),
+        { env: profileEnv },
+      );
+      await walk(
+        { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file', SERVICE_API_URL: undefined },
+        /1 of 1 decided/,
+      ).then((screen) => expect(screen).toMatch(/Certified orders: contract \S+ at /));
+      expect(await state()).toBe('CERTIFIED');
+      const audit = await server.sql<{ user_id: string }>(
+        `SELECT user_id FROM gds.audit_log WHERE table_id = $1 AND action = 'TABLE_CERTIFIED'`,
+        [orders.id],
+      );
+      expect(audit.map((a) => a.user_id)).toContain(server.user('STEWARD').userId);
+      // Off the queue once certified.
+      const queue = await gds(['review', '--json']);
+      expect(queue.stdout).not.toContain(orders.id);
     },
   );
 });

@@ -470,6 +470,15 @@ export const MIGRATIONS: Migration[] = [
           FROM gds.recertification_requests;
     `,
   },
+  {
+    version: 63,
+    name: 'table lists filtered by state or environment read by key',
+    sql: `
+      CREATE INDEX tables_listed_by_state ON gds.tables (workspace_id, state, created_at, id) WHERE active;
+      CREATE INDEX tables_listed_by_environment ON gds.tables (workspace_id, environment_label, created_at, id)
+        WHERE active;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction. */
