@@ -9,6 +9,8 @@ export default defineConfig({
     exclude: [
       ...configDefaults.exclude,
       ...(process.env.GDS_TEST_RELEASE === '1' ? [] : ['test/release/**']),
+      // The single executable's own tests run where it is built: `npm run test:e2e:binary` names it in GDS_TEST_CLI.
+      ...(process.env.GDS_TEST_CLI === undefined ? ['test/binary/**'] : []),
     ],
     // A home folder of its own for every test file: no test reads or writes the gds files (settings, aliases,
     // profiles, caches) of whoever runs the suite. The HOME it replaces is given for the test that checks it.

@@ -1,7 +1,7 @@
-// Smoke test of the single executable: builds dist/gds once (npm run build:binary without its tsc step,
-// which ensureBuilt() shares with the other test files), copies it to a temp folder and runs it there with
-// an empty environment: no node_modules, no Node on the PATH, HOME in the temp folder. Where the answer is
-// the same by design, the binary's output is compared with `node bin/run.js`'s.
+// Smoke test of the single executable: the executable `npm run test:e2e:binary` builds (GDS_TEST_CLI names
+// it; `npm test` leaves this folder out, vitest.config.ts) is copied to a temp folder and run there with an
+// empty environment: no node_modules, no Node on the PATH, HOME in the temp folder. Where the answer is the
+// same by design, the binary's output is compared with `node bin/run.js`'s (ensureBuilt: dist/ from tsc).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -9,19 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/index.js';
-import { collect, ensureBuilt, node24, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import { cliEntry, cliEnv, collect, ensureBuilt, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { needs, noSecretServiceTools } from '../helpers/skip.js';
 
-const buildTools = [
-  join(repoRoot, 'node_modules/node/bin/node'),
-  join(repoRoot, 'node_modules/postject/package.json'),
-  join(repoRoot, 'node_modules/esbuild/package.json'),
-];
-const missingTools = buildTools.filter((tool) => !existsSync(tool));
+const builtExecutable = process.env.GDS_TEST_CLI;
 const noBuildTools =
-  missingTools.length > 0
-    ? `no build tools for the single executable (run npm ci): ${missingTools.join(', ')}`
+  builtExecutable === undefined || !existsSync(builtExecutable)
+    ? 'no single executable to test: npm run test:e2e:binary builds it and names it in GDS_TEST_CLI'
     : undefined;
 const golden = join(repoRoot, 'test/core/gate1/golden');
 
@@ -31,21 +26,15 @@ let home: string;
 /** A PATH with nothing on it: the binary must need no `node` (nor anything else) from the PATH. */
 let emptyPath: string;
 
-// Building the executable takes minutes on a loaded machine; a 90 s hook timed out and skipped every test.
 beforeAll(async () => {
+  if (builtExecutable === undefined) return;
   await ensureBuilt();
-  const build = spawn(node24, ['--import', 'tsx', 'scripts/build-binary.ts', '--skip-tsc'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const built = await collect(build);
-  if (built.code !== 0) throw new Error(`build:binary failed:\n${built.stdout}${built.stderr}`);
   dir = await mkdtemp(join(tmpdir(), 'gds-binary-'));
   gds = join(dir, 'gds');
   home = join(dir, 'home');
   emptyPath = join(dir, 'empty-path');
   await Promise.all([mkdir(home), mkdir(emptyPath)]);
-  await copyFile(join(repoRoot, 'dist/gds'), gds);
+  await copyFile(builtExecutable, gds);
   await writeFile(
     join(dir, 'a.yml'),
     'patternChecks:\n  - {name: a, column: c, regex: "^x$", severity: WARN}\n',
@@ -54,7 +43,7 @@ beforeAll(async () => {
     join(dir, 'b.yml'),
     'patternChecks:\n  - {name: a, column: c, regex: "^y$", severity: WARN}\n',
   );
-}, 900_000);
+}, 120_000);
 
 afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -69,9 +58,14 @@ function runBinary(args: string[], env: Record<string, string> = {}): Promise<Cl
   return collect(child);
 }
 
-/** The same arguments through `node bin/run.js`, run from the same folder. */
+/** The same arguments through `node bin/run.js` (not GDS_TEST_CLI, which names the executable), run from the same folder. */
 function runNode(args: string[]): Promise<CliResult> {
-  return runCli(args, { cwd: dir, env: { HOME: home } });
+  const child = spawn(node24, [cliEntry, ...args], {
+    cwd: dir,
+    env: cliEnv({ HOME: home }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
 }
 
 function jsonLines(text: string): unknown[] {
