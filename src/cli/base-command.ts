@@ -65,6 +65,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         "Filter each JSON record with a jq expression (implies --json; no jq binary needed), e.g. --jq '.id'.",
       helpGroup: globalGroup,
     }),
+    template: Flags.string({
+      char: 't',
+      description:
+        "Format each JSON record with a Mustache template (implies --json), e.g. --template '{{id}} {{name}}' " +
+        '(see `gds help formatting`).',
+      helpGroup: globalGroup,
+      exclusive: ['jq'],
+    }),
   };
 
   /**
@@ -109,6 +117,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         await checkJq(jq);
       }
       this.out = out;
+    }
+    const template = (flags as { template?: string }).template;
+    if (template !== undefined) {
+      const { compileTemplate } = await import('./template.js');
+      this.out = new Output({
+        json: true,
+        fields,
+        template: compileTemplate(template),
+        ...(listedFields ? { listedFields } : {}),
+      });
     }
     if ((this.ctor as { pager?: boolean }).pager === true && process.stdout.isTTY === true) {
       await this.out.usePager();

@@ -61,7 +61,7 @@ function spacedId(argv: readonly string[], commands: Readonly<Record<string, Rou
   return id.length === 0 ? [argv[0] ?? ''] : id;
 }
 
-const globalFlagWithValue = /^--(?:token|base|profile|jq)(=.*)?$/;
+const globalFlagWithValue = /^--(?:token|base|profile|jq|template)(=.*)?$/;
 
 /**
  * `gds --profile prod env promote …`: oclif reads a command's flags only after its words, so global flags

@@ -110,12 +110,26 @@ async function formatting(): Promise<string> {
       ].join('\n'),
     ),
     '',
+    'TEMPLATES',
+    indent(
+      [
+        '-t/--template T prints each record as a Mustache template makes it (gh has Go templates), one line',
+        'each: {{field}} and {{a.b}} print a value as it is (an object or array as JSON, nothing HTML-escaped),',
+        '{{#list}}...{{/list}} repeats for each item ({{.}} is the item) or shows when a value is set, and',
+        '{{^field}}...{{/field}} shows when it is not. A record the template makes empty prints nothing.',
+        'Not with --jq.',
+      ].join('\n'),
+    ),
+    '',
     'EXAMPLES',
     indent(
       [
         'gds list --json id,name,state',
         'gds list --jq \'select(.state == "QUARANTINED") | .id\'',
         'gds audit list --all --json | jq -s length',
+        "gds list --template '{{id}} {{name}} ({{state}})'",
+        "gds audit list -t '{{createdAt}} {{#userEmail}}{{userEmail}}{{/userEmail}}{{^userEmail}}(system){{/userEmail}} {{action}}'",
+        "gds api /api/me --template '{{user.email}} is {{role}}'",
       ].join('\n'),
     ),
     '',
@@ -143,7 +157,7 @@ async function globalFlags(): Promise<string> {
 export const HELP_TOPICS: Readonly<Record<string, HelpTopic>> = {
   environment: { summary: 'The environment variables gds reads', render: environment },
   'exit-codes': { summary: 'What each exit code means', render: exitCodes },
-  formatting: { summary: 'Tables, NDJSON, --json fields and --jq', render: formatting },
+  formatting: { summary: 'Tables, NDJSON, --json fields, --jq and --template', render: formatting },
   'global-flags': { summary: 'The flags every command takes', render: globalFlags },
 };
 

@@ -86,6 +86,8 @@ export interface OutputOptions {
   listedFields?: readonly string[];
   /** `--jq EXPR`: each record goes through this jq filter (jq compiled to WebAssembly, loaded only then). */
   jq?: string;
+  /** `--template T`: each record is printed as this template makes it (template.ts), instead of as JSON. */
+  template?: (record: object) => string;
   stdout?: OutputStream;
   stderr?: OutputStream;
   env?: NodeJS.ProcessEnv;
@@ -146,6 +148,7 @@ export class Output {
   readonly fields: readonly string[] | undefined;
   private readonly listedFields: readonly string[];
   readonly jq: string | undefined;
+  private readonly template: ((record: object) => string) | undefined;
   /** Where stdout goes: the process's (or GDS_FORCE_TTY's stand-in), or the pager once usePager() chose one. */
   private out: OutputStream;
   readonly stderr: OutputStream;
@@ -167,8 +170,13 @@ export class Output {
     this.fields = options.fields;
     this.listedFields = options.listedFields ?? [];
     this.jq = options.jq;
+    this.template = options.template;
     this.simpleJq = options.jq === undefined ? undefined : compileSimpleFilter(options.jq);
-    this.json = options.json || options.fields !== undefined || options.jq !== undefined;
+    this.json =
+      options.json ||
+      options.fields !== undefined ||
+      options.jq !== undefined ||
+      options.template !== undefined;
     this.env = options.env ?? process.env;
     this.out = options.stdout ?? forcedTerminal(process.stdout, this.env);
     this.stderr = options.stderr ?? process.stderr;
@@ -222,9 +230,14 @@ export class Output {
     return style === undefined ? text : { text, style };
   }
 
-  /** One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` when given. */
+  /** One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` (or formatted by `--template`). */
   record(value: object): void {
     const shaped = this.fields === undefined ? value : pickFields(value, this.fields, this.listedFields);
+    if (this.template !== undefined) {
+      const text = stripControlCharacters(this.template(shaped)).replace(/\n?$/, '\n');
+      if (text !== '\n') this.stdout.write(text);
+      return;
+    }
     const filter = this.jq;
     if (filter === undefined) {
       this.stdout.write(`${ndjsonLine(shaped)}\n`);

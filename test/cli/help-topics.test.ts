@@ -33,6 +33,7 @@ describe('gds help <topic>', () => {
     expect(r.stdout).toContain('NDJSON');
     expect(r.stdout).toContain('--json id,name');
     expect(r.stdout).toContain("not '.[].name'");
+    expect(r.stdout).toContain("gds list --template '{{id}} {{name}} ({{state}})'");
   });
 
   it('global-flags: the global flags, once', async () => {
@@ -143,7 +144,7 @@ describe('help like gh (issue 23 item 7)', () => {
     const r = await result;
     const text = r.stdout.replace(/\r/g, '').replace(/\x1b\[[0-9;]*m/g, '');
     expect(text).toContain(
-      'GLOBAL FLAGS\n  --base, -q/--jq, --json, --max-retry-after, --profile, --token\n',
+      'GLOBAL FLAGS\n  --base, -q/--jq, --json, --max-retry-after, --profile, -t/--template, --token\n',
     );
     expect(text).toContain('USAGE\n  $ gds list [flags]\n');
     expect(text).not.toContain('--token=<value>');

@@ -155,6 +155,25 @@ describe('-q is --jq on every command (O13)', () => {
   });
 });
 
+describe('--template, as gh has it (O14, API12)', () => {
+  it('gds list --template prints each table as the template makes it; with --jq it is exit 2', async () => {
+    const r = await runCli(['list', '--template', '{{id}} {{name}} ({{state}})'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toEqual(
+      (await listed()).map((t) => `${t.id} ${t.name} (${t.state})`),
+    );
+    const both = await runCli(['list', '-t', '{{id}}', '-q', '.id'], { env: env() });
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe('');
+  });
+
+  it('gds api --template formats the answer', async () => {
+    const r = await runCli(['--template', '{{user.email}} is {{role}}', 'api', '/api/me'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^\S+@example\.com is [A-Z]+\n$/);
+  });
+});
+
 describe('gds api like gh api', () => {
   it('on a terminal the JSON is indented and coloured (keys blue, strings green); piped it is one plain line (API16)', async () => {
     const piped = await runCli(['api', '/api/me'], { env: env() });

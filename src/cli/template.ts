@@ -1,0 +1,25 @@
+// --template: each JSON record formatted with a Mustache template (mustache.js), gds's counterpart of gh's
+// Go templates. {{field}} and {{a.b}} print a value as it is (no HTML escaping; an object or array prints as
+// compact JSON), {{#list}}…{{/list}} repeats for each item ({{.}} is the item) or shows when a value is set,
+// {{^field}}…{{/field}} shows when it is not. Loaded only when --template is given.
+import Mustache from 'mustache';
+import { CliError, ExitCode } from '../core/errors.js';
+
+export type RecordTemplate = (record: object) => string;
+
+const asText = (value: unknown): string =>
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+
+/** The template, checked now (a malformed one is exit 2 before anything is sent), as a function of a record. */
+export function compileTemplate(template: string): RecordTemplate {
+  try {
+    Mustache.parse(template);
+  } catch (error) {
+    throw new CliError(`--template: ${(error as Error).message}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_template',
+      suggestion: "A Mustache template: --template '{{id}} {{name}}'; see `gds help formatting`.",
+    });
+  }
+  return (record) => Mustache.render(template, record, {}, { escape: asText });
+}
