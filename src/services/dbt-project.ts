@@ -3,6 +3,7 @@
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
 import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
 import { CliError, ExitCode } from '../core/errors.js';
 import { readBoundedText } from '../io/input.js';
 import { isInsideFolder } from '../core/inside-folder.js';
@@ -13,12 +14,15 @@ import {
   prepareDbtReader,
 } from '../core/dbt/project.js';
 import { csvHeader } from '../core/dbt/csv.js';
+import { readQuoting } from '../core/dbt/manifest.js';
+import type { QuotePolicy } from '../core/dbt/manifest.js';
 import type { DbtProject, DbtSelection } from '../core/dbt/types.js';
 
 /** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
 export const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
 export const MAX_CATALOG_BYTES = 256 * 1024 * 1024;
 const MAX_SEED_HEADER_BYTES = 64 * 1024;
+const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
 
 export interface DbtProjectFiles {
   /** The folder that was named. */
@@ -134,6 +138,30 @@ async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<R
   return headers;
 }
 
+/**
+ * The `quoting:` of the project's dbt_project.yml (which parts of a relation's name dbt quotes), or undefined
+ * without one. A file gds cannot read as YAML is dbt's to refuse: it is left to the manifest dbt wrote.
+ */
+async function readProjectQuoting(projectDir: string): Promise<QuotePolicy | undefined> {
+  const path = join(projectDir, 'dbt_project.yml');
+  if ((await kindOf(path)) !== 'file') return undefined;
+  const { text } = await readBoundedText(path, {
+    flag: '--dbt',
+    maxBytes: MAX_PROJECT_FILE_BYTES,
+    what: 'a dbt_project.yml',
+  });
+  try {
+    const project: unknown = parse(text);
+    return readQuoting(
+      typeof project === 'object' && project !== null
+        ? (project as Record<string, unknown>)['quoting']
+        : undefined,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
 /** The manifest.json of `--state DIR`: DIR/manifest.json, else DIR/target/manifest.json. */
 async function stateManifestPath(dir: string): Promise<string> {
   const root = resolve(dir);
@@ -164,6 +192,7 @@ export async function loadDbtProject(
   ]);
   const seeds =
     files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
+  const quoting = files.projectDir === undefined ? undefined : await readProjectQuoting(files.projectDir);
   try {
     return declareDbtProject(
       {
@@ -171,6 +200,7 @@ export async function loadDbtProject(
         ...(catalog === undefined ? {} : { catalog }),
         ...(seeds === undefined ? {} : { seeds }),
         ...(state === undefined ? {} : { state }),
+        ...(quoting === undefined ? {} : { quoting }),
       },
       selection,
     );

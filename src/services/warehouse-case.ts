@@ -1,38 +1,51 @@
-// The column names of the warehouse objects behind a plan's connectors (GET /api/connectors/{id}/objects), for
-// naming a project's columns as the warehouse does (src/core/dbt/case.ts). Reads only; a connector whose
-// objects cannot be read leaves its tables' names as the project wrote them.
+// The names and columns of the warehouse objects behind a plan's connectors (GET /api/connectors/{id}/objects),
+// for naming a project's relations and columns as the warehouse does (src/core/dbt/case.ts). Reads only; a
+// connector whose objects cannot be read leaves its tables' names as the project wrote them.
 import type { DbtDeclaration } from '../core/dbt/types.js';
-import type { WarehouseColumns } from '../core/dbt/case.js';
+import type { WarehouseColumns, WarehouseSources } from '../core/dbt/case.js';
 import type { PlanClient } from './project-plan.js';
 
 export async function warehouseColumns(
   client: PlanClient,
   connectorIds: readonly string[],
   call: { signal?: AbortSignal },
-): Promise<WarehouseColumns> {
+): Promise<{ columns: WarehouseColumns; sources: WarehouseSources }> {
   const columns = new Map<string, string[]>();
+  const sources = new Map<string, string>();
   const read = await Promise.all(
     connectorIds.map((id) => client.connectors.objects(id, call).catch(() => undefined)),
   );
   for (const listing of read)
-    for (const object of listing?.objects ?? [])
+    for (const object of listing?.objects ?? []) {
       columns.set(
         object.source.toLowerCase(),
         object.columns.map((c) => c.name),
       );
-  return columns;
+      sources.set(object.source.toLowerCase(), object.source);
+    }
+  return { columns, sources };
 }
 
-/** Each declaration named as its warehouse object names its columns, and what differed in case. */
+/**
+ * Each declaration named as its warehouse object names it (its source, where dbt's quoting folded it) and
+ * its columns, and what differed in case.
+ */
 export async function inWarehouseCase(
   declarations: DbtDeclaration[],
-  warehouse: WarehouseColumns,
+  warehouse: { columns: WarehouseColumns; sources: WarehouseSources },
   schema: string | undefined,
 ): Promise<{ declarations: DbtDeclaration[]; notes: string[] }> {
-  if (warehouse.size === 0) return { declarations, notes: [] };
-  const { reconcileCase } = await import('../core/dbt/case.js');
-  const done = declarations.map((d) =>
-    reconcileCase(d, `${schema ?? d.source.schema}.${d.source.table}`, warehouse),
-  );
+  if (warehouse.columns.size === 0) return { declarations, notes: [] };
+  const { reconcileCase, reconcileSource } = await import('../core/dbt/case.js');
+  const done = declarations.map((d) => {
+    const sourced = reconcileSource(d, warehouse.sources, schema);
+    const { source } = sourced.declaration;
+    const cased = reconcileCase(
+      sourced.declaration,
+      `${schema ?? source.schema}.${source.table}`,
+      warehouse.columns,
+    );
+    return { declaration: cased.declaration, notes: [...sourced.notes, ...cased.notes] };
+  });
   return { declarations: done.map((r) => r.declaration), notes: done.flatMap((r) => r.notes) };
 }

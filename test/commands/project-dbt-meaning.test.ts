@@ -1,7 +1,7 @@
 // dbt's meaning on the service, in process on PGlite and PostgreSQL: a dbt project applied with planProject /
 // applyPlan, then its tables gated. A column without not_null may hold NULLs in any share of rows (the gate
 // passes and the table can be certified, as `dbt build` is green); the rules a table gets are in the plan.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,6 +215,47 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
         failingRows: 1,
       });
       expect(failing.proof.passed).toBe(false);
+    },
+  );
+
+  it(
+    "dbt's quoting names the relation: folded where dbt leaves it unquoted (and matched to the warehouse), kept where quoted",
+    needs(skip),
+    async () => {
+      await server.sql(`CREATE TABLE analytics_dev.q_orders (order_id integer)`);
+      /** A project folder: its dbt_project.yml (with `quoting`) and target/manifest.json of one model. */
+      const project = async (adapter: string, alias: string, quoting = '') => {
+        const folder = await mkdtemp(join(tmpdir(), 'gds-dbt-quoting-'));
+        const m = manifest(
+          model('q_orders', { alias, schema: 'analytics_dev', columns: columns({ order_id: 'integer' }) }),
+        );
+        (m['metadata'] as Record<string, unknown>)['adapter_type'] = adapter;
+        await mkdir(join(folder, 'target'));
+        await writeFile(join(folder, 'target', 'manifest.json'), JSON.stringify(m));
+        await writeFile(join(folder, 'dbt_project.yml'), `name: shop\nprofile: shop\n${quoting}`);
+        return planProject(client, await loadDbtProject(folder, {}), { connectorId: dev });
+      };
+
+      // Snowflake leaves it unquoted (ANALYTICS_DEV.Q_ORDERS): the warehouse names it in lower case.
+      const snowflake = await project('snowflake', 'q_orders');
+      expect(snowflake.tables[0]).toMatchObject({ action: 'create', source: 'analytics_dev.q_orders' });
+      expect(snowflake.warnings).toContainEqual(
+        expect.stringMatching(/^q_orders: source ANALYTICS_DEV\.Q_ORDERS -> analytics_dev\.q_orders: /),
+      );
+
+      // PostgreSQL quotes by default: "Q_Orders" keeps its case, and the warehouse has no such relation.
+      const quoted = await project('postgres', 'Q_Orders');
+      expect(quoted.tables[0]).toMatchObject({ action: 'refused' });
+      expect(quoted.warnings).toContainEqual(
+        expect.stringMatching(
+          /^Q_Orders: the warehouse object is analytics_dev\.q_orders, not analytics_dev\.Q_Orders/,
+        ),
+      );
+
+      // quoting: {identifier: false} in dbt_project.yml: dbt builds q_orders, and gds registers it.
+      const unquoted = await project('postgres', 'Q_Orders', 'quoting:\n  identifier: false\n');
+      expect(unquoted.tables[0]).toMatchObject({ action: 'create', source: 'analytics_dev.q_orders' });
+      expect(unquoted.warnings.join('\n')).not.toContain('warehouse object is');
     },
   );
 });

@@ -6,11 +6,15 @@
 // warehouse column customer_id, which would drift and make every predicate miss. A name in mixed case was
 // quoted in dbt (it keeps its case); the warehouse not having it in that case is a mismatch, named.
 import { parseDocument } from 'yaml';
+import { formatSourceRef } from '../artifacts/identifiers.js';
 import { sqlIdentifier, withColumnNames } from './names.js';
 import type { DbtDeclaration } from './types.js';
 
 /** The columns of warehouse objects, by lower-cased `schema.table`. */
 export type WarehouseColumns = ReadonlyMap<string, readonly string[]>;
+
+/** `schema.table` of warehouse objects as the warehouse spells them, by lower-cased `schema.table`. */
+export type WarehouseSources = ReadonlyMap<string, string>;
 
 const FOLDED = /^(?:[A-Z_][A-Z0-9_$]*|[a-z_][a-z0-9_$]*)$/;
 
@@ -25,6 +29,52 @@ export interface CaseReconciled {
   declaration: DbtDeclaration;
   /** What differed in case from the warehouse, in words (empty when nothing did). */
   notes: string[];
+}
+
+/**
+ * The declaration with its source named as the warehouse names the object where the two differ only in
+ * case and dbt leaves the differing part unquoted (its `quoting` config: the warehouse folded it), and what
+ * differed. A quoted part keeps its case in dbt: the warehouse holding it in another case is a mismatch,
+ * named, and the source is left as written (plan then says it is not a warehouse object). `schema`
+ * (--schema) replaces the source's schema, so only the table is compared then.
+ */
+export function reconcileSource(
+  declaration: DbtDeclaration,
+  sources: WarehouseSources,
+  schema?: string,
+): CaseReconciled {
+  const written = { schema: schema ?? declaration.source.schema, table: declaration.source.table };
+  const spelled = sources.get(`${written.schema}.${written.table}`.toLowerCase());
+  const dot = spelled?.indexOf('.') ?? -1;
+  if (spelled === undefined || dot < 0) return { declaration, notes: [] };
+  const found = { schema: schema ?? spelled.slice(0, dot), table: spelled.slice(dot + 1) };
+  const parts = (['schema', 'table'] as const).filter((part) => found[part] !== written[part]);
+  if (parts.length === 0) return { declaration, notes: [] };
+  const at = `${written.schema}.${written.table}`;
+  const quoted = parts.filter((part) => declaration.sourceQuoted?.[part] !== false);
+  if (quoted.length > 0)
+    return {
+      declaration,
+      notes: [
+        `${declaration.name}: the warehouse object is ${spelled}, not ${at}, and dbt quotes the relation's ${quoted.join(' and ')} (its quoting config), so keeps its case: apply will not find it; set quoting (identifier, schema) to false in dbt_project.yml or the model's config, or rename the relation`,
+      ],
+    };
+  const source = {
+    schema: schema === undefined ? found.schema : declaration.source.schema,
+    table: found.table,
+  };
+  const artifact = JSON.parse(declaration.artifact.content) as Record<string, unknown>;
+  artifact['source'] = formatSourceRef(source);
+  return {
+    declaration: {
+      ...declaration,
+      source,
+      artifact: { ...declaration.artifact, content: `${JSON.stringify(artifact, null, 2)}\n` },
+    },
+    notes: [
+      `${declaration.name}: source ${at} -> ${spelled}: dbt leaves the relation's ${parts.join(' and ')} unquoted (its quoting config) and the warehouse names it in another case; registered as the warehouse names it`,
+    ],
+  };
 }
 
 /**

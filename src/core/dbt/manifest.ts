@@ -93,6 +93,11 @@ export interface ManifestNode {
   sourceName?: string;
   /** Seeds only: `config.column_types`. */
   columnTypes: Record<string, string>;
+  /**
+   * Whether dbt quotes the relation's schema and identifier: a model's, seed's or snapshot's
+   * `config.quoting`, a source table's `quoting` (its source's, merged); only what is set.
+   */
+  quoting?: QuotePolicy;
   /** Seeds only: `config.quote_columns` when set (whether dbt quotes the CSV header's names). */
   quoteColumns?: boolean;
   /**
@@ -101,6 +106,22 @@ export interface ManifestNode {
    * `hard_deletes: new_record`.
    */
   snapshotColumns?: Record<string, string>;
+}
+
+/** dbt's `quoting` (project, model or source): whether each part of a relation's name is quoted. */
+export interface QuotePolicy {
+  database?: boolean;
+  schema?: boolean;
+  identifier?: boolean;
+}
+
+/** The boolean `database`, `schema` and `identifier` of a `quoting` entry (anything else is ignored). */
+export function readQuoting(value: unknown): QuotePolicy | undefined {
+  if (!isEntry(value)) return undefined;
+  const policy: QuotePolicy = {};
+  for (const part of ['database', 'schema', 'identifier'] as const)
+    if (typeof value[part] === 'boolean') policy[part] = value[part];
+  return Object.keys(policy).length === 0 ? undefined : policy;
 }
 
 export interface ManifestTest {
@@ -280,6 +301,8 @@ function readNode(key: string, raw: Entry): ManifestNode {
   if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
   if (resourceType === 'test') node.test = readTest(raw, config);
   if (resourceType === 'snapshot') node.snapshotColumns = snapshotColumnsOf(config);
+  const quoting = readQuoting(resourceType === 'source' ? raw['quoting'] : config['quoting']);
+  if (quoting !== undefined) node.quoting = quoting;
   if (resourceType === 'seed' && typeof config['quote_columns'] === 'boolean')
     node.quoteColumns = config['quote_columns'];
   return node;

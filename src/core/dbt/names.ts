@@ -5,7 +5,29 @@
 // PostgreSQL and Redshift lower-case it, the others (DuckDB, BigQuery, Databricks, Trino, SQL Server, …)
 // keep it as written. A column declared with `quote: true` (or a seed's, quoted by dbt) keeps its name
 // exactly, except on Redshift, which lower-cases quoted names too (enable_case_sensitive_identifier is
-// false by default).
+// false by default). A relation's schema and table follow dbt's `quoting` config the same way
+// (relationQuoting).
+import type { QuotePolicy } from './manifest.js';
+
+/** The adapters whose relations dbt leaves unquoted unless `quoting:` says otherwise (the others quote them). */
+const UNQUOTED_RELATION_ADAPTERS: ReadonlySet<string> = new Set(['snowflake', 'spark', 'athena']);
+
+/**
+ * Whether dbt quotes a relation's schema and identifier: the adapter's default (Snowflake's, Spark's and
+ * Athena's false, every other's true), then the project's `quoting:` (dbt_project.yml), then the node's own
+ * (a model's `config.quoting`, a source table's `quoting`), each part that a later one sets winning.
+ */
+export function relationQuoting(
+  adapter: string | undefined,
+  ...policies: Array<QuotePolicy | undefined>
+): { schema: boolean; identifier: boolean } {
+  const quoted = !UNQUOTED_RELATION_ADAPTERS.has(adapter ?? '');
+  const merged = Object.assign({ schema: quoted, identifier: quoted }, ...policies.filter(Boolean)) as {
+    schema: boolean;
+    identifier: boolean;
+  };
+  return { schema: merged.schema, identifier: merged.identifier };
+}
 
 /** The name an unquoted identifier gets in the adapter's warehouse. */
 export function warehouseName(name: string, adapter: string | undefined, quoted = false): string {

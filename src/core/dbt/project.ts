@@ -9,11 +9,11 @@ import type { PgGrammar } from '../artifacts/pg-grammar.js';
 import type { Dialect } from '../artifacts/dialect.js';
 import { selectColumns } from '../artifacts/select-columns.js';
 import { readWarehouseView } from '../artifacts/warehouse-view.js';
-import type { ArtifactColumn } from '../artifacts/types.js';
+import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
 import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
-import { findColumn, fromPostgresName, warehouseName } from './names.js';
+import { findColumn, fromPostgresName, relationQuoting, warehouseName } from './names.js';
 import { constraintTests } from './constraints.js';
 import { selectNodes } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
@@ -147,6 +147,23 @@ class ProjectReader {
     return this.manifest.adapter;
   }
 
+  /**
+   * The relation's schema and table as the warehouse names them: a part dbt quotes keeps its case, an
+   * unquoted one is folded as the adapter folds it (Snowflake to upper case, PostgreSQL to lower).
+   */
+  relationOf(
+    node: ManifestNode,
+    schema: string,
+  ): SourceRef & { quoted: { schema: boolean; table: boolean } } {
+    const table = node.resourceType === 'source' ? (node.identifier ?? node.name) : node.alias;
+    const quoting = relationQuoting(this.adapter, this.artifacts.quoting, node.quoting);
+    return {
+      schema: warehouseName(schema, this.adapter, quoting.schema),
+      table: warehouseName(table, this.adapter, quoting.identifier),
+      quoted: { schema: quoting.schema, table: quoting.identifier },
+    };
+  }
+
   /** Where a test belongs: a selected node, the project's other tests, or a node outside the selection. */
   attachTest(test: ManifestNode, selected: Set<string>): Placement {
     const attached = this.attachedNode(test);
@@ -252,10 +269,10 @@ class ProjectReader {
     const node =
       id === undefined ? undefined : (this.manifest.nodes.get(id) ?? this.manifest.sources.get(id));
     if (!node?.schema) return undefined;
-    const table = node.resourceType === 'source' ? (node.identifier ?? node.name) : node.alias;
+    const { schema, table } = this.relationOf(node, node.schema);
     const columns = this.columnsOf(node);
     return {
-      schema: node.schema,
+      schema,
       table,
       ...(columns.ok ? { columns: columns.columns.map((c) => c.name) } : {}),
     };
@@ -309,7 +326,7 @@ class ProjectReader {
       ...(rules.required.has(c.name) ? { required: true } : {}),
       ...(rules.references.has(c.name) ? { references: rules.references.get(c.name) } : {}),
     }));
-    const source = { schema: node.schema, table: node.alias };
+    const { quoted, ...source } = this.relationOf(node, node.schema);
     const decisionContext = decisionContextOf(node);
     const document: Record<string, unknown> = { table: node.alias, source: formatSourceRef(source) };
     if (decisionContext !== undefined) document['decision_context'] = decisionContext;
@@ -321,6 +338,7 @@ class ProjectReader {
       resourceType,
       name: node.alias,
       source,
+      sourceQuoted: quoted,
       ...(node.database === undefined ? {} : { database: node.database }),
       columns,
       columnsFrom: found.from,

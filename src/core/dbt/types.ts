@@ -3,6 +3,7 @@
 // model, seed or snapshot, already in the service's terms: the JSON artifact to push, the gate1.yml to
 // apply, the contract intent to set, and where each dbt test went.
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
+import type { QuotePolicy } from './manifest.js';
 
 export type DbtResourceType = 'model' | 'seed' | 'snapshot';
 
@@ -39,8 +40,10 @@ export interface DbtDeclaration {
   resourceType: DbtResourceType;
   /** The table name: the relation's alias (never a `__dbt_tmp` / `__dbt_backup` name). */
   name: string;
-  /** `schema.alias` of the relation. */
+  /** `schema.alias` of the relation, as the warehouse names them under dbt's quoting. */
   source: SourceRef;
+  /** Whether dbt quotes the source's schema and table (a quoted name keeps its case, an unquoted one is folded). */
+  sourceQuoted?: { schema: boolean; table: boolean };
   /** The relation's database as dbt wrote it, when it has one; the service's connector has no database part. */
   database?: string;
   columns: ArtifactColumn[];
@@ -121,4 +124,6 @@ export interface DbtArtifacts {
   seeds?: Record<string, string[]>;
   /** The manifest `state:` selectors compare with (`--state DIR`: the production manifest). */
   state?: unknown;
+  /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
+  quoting?: QuotePolicy;
 }
