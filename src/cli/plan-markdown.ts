@@ -5,7 +5,7 @@
 // HTML is escaped, and a fence is longer than any run of backticks inside it. A comment is capped at 65,536
 // characters on GitHub: past about 60,000 the remaining tables are named in one line instead.
 import { stripControlCharacters } from '../core/terminal-text.js';
-import type { PlannedTable, ProjectPlan } from '../services/project-plan.js';
+import type { PlannedTable, ProjectPlan } from '../services/project-plan-types.js';
 import type { RunSummary } from '../services/project-report.js';
 import type { Output } from './output.js';
 import { downstreamLine, RECERTIFICATION_NOTE, summaryLine } from './project-views.js';

@@ -4,7 +4,7 @@
 import { Flags } from '@oclif/core';
 import type { Output, Segment } from './output.js';
 import { printUnifiedDiff } from './write-preview.js';
-import type { PlannedTable, ProjectPlan } from '../services/project-plan.js';
+import type { PlannedTable, ProjectPlan } from '../services/project-plan-types.js';
 import type { ApplySummary } from '../services/project-apply.js';
 import type { ReportedAction, RunSummary } from '../services/project-report.js';
 

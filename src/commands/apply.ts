@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { projectFlags } from '../cli/project-views.js';
-import type { ProjectPlan } from '../services/project-plan.js';
+import type { ProjectPlan } from '../services/project-plan-types.js';
 import type { ReportedAction } from '../services/project-report.js';
 
 export default class Apply extends ApiCommand<typeof Apply> {

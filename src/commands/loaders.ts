@@ -3,6 +3,7 @@
 // index.ts builds oclif's explicit command map from this table. A command module must not import heavy
 // libraries at its top.
 import type { CommandLoaders } from '../cli/main.js';
+import type { CommandId } from './command-ids.js';
 
 export const COMMAND_LOADERS = {
   __complete: () => import('./__complete.js'),
@@ -72,4 +73,4 @@ export const COMMAND_LOADERS = {
   'versions:list': () => import('./versions/list.js'),
   'versions:restore': () => import('./versions/restore.js'),
   whoami: () => import('./whoami.js'),
-} satisfies CommandLoaders;
+} satisfies { readonly [Id in CommandId]: CommandLoaders[string] };

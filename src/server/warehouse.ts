@@ -1,5 +1,5 @@
 // Read access to warehouse objects (a connector's schema). The service never writes to them.
-import type { Queryable } from './db/index.js';
+import type { Queryable } from './db/handle.js';
 import type { Column, ColumnType } from './records/columns.js';
 import { INTEGER_BYTES } from './records/columns.js';
 

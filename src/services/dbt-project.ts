@@ -15,8 +15,7 @@ import {
 } from '../core/dbt/project.js';
 import { csvHeader } from '../core/dbt/csv.js';
 import { readQuoting } from '../core/dbt/manifest.js';
-import type { QuotePolicy } from '../core/dbt/manifest.js';
-import type { DbtProject, DbtSelection } from '../core/dbt/types.js';
+import type { DbtProject, DbtSelection, QuotePolicy } from '../core/dbt/types.js';
 
 /** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
 export const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;

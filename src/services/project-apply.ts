@@ -15,8 +15,8 @@
 // --prune removes only after every create and replace of the run succeeded.
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
-import type { PlannedTable, ProjectPlan, TableWork } from './project-plan.js';
-import { mapBounded } from './project-plan.js';
+import type { PlannedTable, ProjectPlan, TableWork } from './project-plan-types.js';
+import { mapBounded } from './map-bounded.js';
 
 export type ApplyClient = Pick<
   ApiClient,

@@ -5,7 +5,7 @@
 import type { TableListRow } from '../client/areas/tables.js';
 import type { DbtLineageNode } from '../core/dbt/types.js';
 import type { ApplyAction, ApplySummary } from './project-apply.js';
-import type { PlannedTable, ProjectPlan } from './project-plan.js';
+import type { PlannedTable, ProjectPlan } from './project-plan-types.js';
 import type { WarehouseSources } from './project-sources.js';
 import { refuseMissingSources } from './project-sources.js';
 

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
-import type { PlannedTable, ProjectPlan, Seen } from './project-plan.js';
+import type { PlannedTable, ProjectPlan, Seen } from './project-plan-types.js';
 import { seenOf } from './project-plan.js';
 
 export const PLAN_FILE_FORMAT = 'gds-plan';

@@ -6,7 +6,7 @@
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
-import type { PlannedTable } from './project-plan.js';
+import type { PlannedTable } from './project-plan-types.js';
 
 export type SourcesClient = Pick<ApiClient, 'connectors'>;
 

@@ -1,7 +1,7 @@
 // What `gds plan` and `gds apply` share: gds.yml read and merged under the flags, the dbt project read
 // (src/services/dbt-project.ts) with the selection, and the plan made against the service.
 import { CliError, ExitCode } from '../core/errors.js';
-import type { PlanClient, ProjectPlan } from './project-plan.js';
+import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests } from './project-plan.js';
 import type { ProjectFlags } from './project-config.js';
 

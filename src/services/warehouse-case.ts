@@ -3,7 +3,7 @@
 // connector whose objects cannot be read leaves its tables' names as the project wrote them.
 import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { WarehouseColumns, WarehouseSources } from '../core/dbt/case.js';
-import type { PlanClient } from './project-plan.js';
+import type { PlanClient } from './project-plan-types.js';
 
 export async function warehouseColumns(
   client: PlanClient,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
 import { printPlan, printPlanNotes } from '../../src/cli/project-views.js';
-import type { ProjectPlan } from '../../src/services/project-plan.js';
+import type { ProjectPlan } from '../../src/services/project-plan-types.js';
 
 function capture(json: boolean) {
   const stdout = { text: '', write: (c: string) => ((stdout.text += c), true) };

@@ -3,7 +3,7 @@
 // cannot break out of their HTML or code fence, and a comment that stays under GitHub's 65,536 characters.
 import { describe, expect, it } from 'vitest';
 import { planMarkdown } from '../../src/cli/plan-markdown.js';
-import type { PlannedTable, ProjectPlan } from '../../src/services/project-plan.js';
+import type { PlannedTable, ProjectPlan } from '../../src/services/project-plan-types.js';
 import { planSummary } from '../../src/services/project-report.js';
 
 function table(

@@ -22,7 +22,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
 
   async run(): Promise<void> {
     const { checkAlias } = await import('../../cli/aliases.js');
-    const { COMMAND_LOADERS } = await import('../loaders.js');
+    const { COMMAND_IDS } = await import('../command-ids.js');
     const { updateSettings } = await import('../../cli/settings.js');
     const { readTextInput } = await import('../../io/input.js');
     const { parse } = await import('yaml');
@@ -36,7 +36,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw notAliases(source, 'it is not a mapping of name: expansion');
-    const ids = Object.keys(COMMAND_LOADERS);
+    const ids: readonly string[] = COMMAND_IDS;
     const wanted = Object.entries(parsed as Record<string, unknown>).map(([name, expansion]) => {
       if (typeof expansion !== 'string') throw notAliases(source, `the alias ${name} is not a string`);
       return [name, checkAlias(name, expansion, false, ids)] as const;

@@ -34,7 +34,7 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
 
   async run(): Promise<void> {
     const { checkAlias } = await import('../../cli/aliases.js');
-    const { COMMAND_LOADERS } = await import('../loaders.js');
+    const { COMMAND_IDS } = await import('../command-ids.js');
     const { updateSettings } = await import('../../cli/settings.js');
     const { readTextInput } = await import('../../io/input.js');
     const given =
@@ -42,7 +42,7 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
         ? (await readTextInput('-', { maxBytes: 64 * 1024, what: 'the expansion' })).text.trim()
         : this.args.expansion;
     const { name } = this.args;
-    const expansion = checkAlias(name, given, this.flags.shell, Object.keys(COMMAND_LOADERS));
+    const expansion = checkAlias(name, given, this.flags.shell, COMMAND_IDS);
     const previous = await updateSettings((file) => {
       const before = file.aliases[name] ?? null;
       if (before !== null && before !== expansion && !this.flags.clobber) {

@@ -2,7 +2,7 @@
 // (select * from a) select * from final`. Read by PostgreSQL's own grammar; a star is resolved through the
 // CTEs (and subqueries) that name their columns, and refused by name where the columns are not written in
 // the SQL (a star over a warehouse table). Names are as PostgreSQL folds them (unquoted: lower case).
-import { figureName, STAR, stringValue, typeOf } from './pg-view.js';
+import { figureName, STAR, stringValue, typeOf } from './pg-column-names.js';
 import type { PgGrammar } from './pg-grammar.js';
 import { pgRefusal } from './pg-grammar.js';
 

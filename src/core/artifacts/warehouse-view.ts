@@ -5,8 +5,8 @@
 // without an alias is refused by name rather than guessed.
 import { isDbtTemporary, modelOfFile, underDbtTarget, withoutDbtSuffix } from './dbt-sql.js';
 import type { Dialect } from './dialect.js';
-import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './sql.js';
-import type { ViewReading, ViewShape } from './sql.js';
+import { notAView, SELECT_STAR_MESSAGE, statementWords, VIEW_SHAPE } from './view-shape.js';
+import type { ViewReading, ViewShape } from './view-shape.js';
 
 type TokenKind = 'word' | 'quoted' | 'string' | 'number' | 'symbol';
 

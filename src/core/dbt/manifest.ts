@@ -3,7 +3,7 @@
 // it (`compiled_code` or `compiled_sql`, `config.meta` or `meta`, `attached_node` or the test's `model`
 // argument, …). Pure: no I/O.
 import { createHash } from 'node:crypto';
-import type { DbtResourceType } from './types.js';
+import type { DbtResourceType, QuotePolicy } from './types.js';
 
 type Entry = Record<string, unknown>;
 
@@ -106,13 +106,6 @@ export interface ManifestNode {
    * `hard_deletes: new_record`.
    */
   snapshotColumns?: Record<string, string>;
-}
-
-/** dbt's `quoting` (project, model or source): whether each part of a relation's name is quoted. */
-export interface QuotePolicy {
-  database?: boolean;
-  schema?: boolean;
-  identifier?: boolean;
 }
 
 /** The boolean `database`, `schema` and `identifier` of a `quoting` entry (anything else is ignored). */

@@ -7,7 +7,7 @@
 // exactly, except on Redshift, which lower-cases quoted names too (enable_case_sensitive_identifier is
 // false by default). A relation's schema and table follow dbt's `quoting` config the same way
 // (relationQuoting).
-import type { QuotePolicy } from './manifest.js';
+import type { QuotePolicy } from './types.js';
 
 /** The adapters whose relations dbt leaves unquoted unless `quoting:` says otherwise (the others quote them). */
 const UNQUOTED_RELATION_ADAPTERS: ReadonlySet<string> = new Set(['snowflake', 'spark', 'athena']);

@@ -3,7 +3,13 @@
 // model, seed or snapshot, already in the service's terms: the JSON artifact to push, the gate1.yml to
 // apply, the contract intent to set, and where each dbt test went.
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
-import type { QuotePolicy } from './manifest.js';
+
+/** dbt's `quoting` (project, model or source): whether each part of a relation's name is quoted. */
+export interface QuotePolicy {
+  database?: boolean;
+  schema?: boolean;
+  identifier?: boolean;
+}
 
 export type DbtResourceType = 'model' | 'seed' | 'snapshot';
 

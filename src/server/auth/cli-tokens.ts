@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import { CLI_TOKEN_ID_PREFIX, CLI_TOKEN_PREFIX } from './caller.js';
-import { maskToken } from './revocation.js';
+import { maskToken } from './mask-token.js';
 
 export interface CreatedCliToken {
   id: string;

@@ -13,7 +13,7 @@ import { newId, newSecret, sha256 } from '../ids.js';
 import type { TokenBundle } from '../../contract/types.js';
 import type { SessionCaller } from './caller.js';
 import { CLIENT_TOKEN_PREFIX, INTEGRATION_TOKEN_ID_PREFIX } from './caller.js';
-import { maskToken } from './revocation.js';
+import { maskToken } from './mask-token.js';
 import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
 
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;

@@ -14,6 +14,7 @@ import type { SessionCaller } from './caller.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
 import { ACCESS_TOKEN_TTL_MS } from './tokens.js';
 import { revokeIntegrationFamily } from './integration-tokens.js';
+import { maskToken } from './mask-token.js';
 
 /** A row of `GET /api/integration/tokens` (and the revoked token's answer): the contract's type. */
 export type IntegrationTokenRow = Schema<'IntegrationTokenInfo'>;
@@ -21,12 +22,6 @@ export type IntegrationTokenRow = Schema<'IntegrationTokenInfo'>;
 export type CliTokenRow = Schema<'CliTokenInfo'>;
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
-
-/** `tf_abcd…wxyz`: enough to tell tokens apart, never enough to use one. */
-export function maskToken(token: string): string {
-  const prefix = token.startsWith(CLIENT_TOKEN_PREFIX) ? CLIENT_TOKEN_PREFIX : token.slice(0, 4);
-  return `${prefix}${token.slice(prefix.length, prefix.length + 4)}…${token.slice(-4)}`;
-}
 
 /**
  * Integration tokens the caller may see: an OWNER or ADMIN sees the workspace's in the environments they see

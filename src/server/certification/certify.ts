@@ -15,7 +15,8 @@ import type { TableRow } from '../governance/tables.js';
 import { getWorkspaceConfig } from './config.js';
 import { appendVersion, fieldsOf, liveContract, updateContract } from './contracts.js';
 import { resolveOpenRequests } from '../governance/recertification-requests.js';
-import { certifiedViewName, publishCertifiedView } from './view.js';
+import { publishCertifiedView } from './view.js';
+import { certifiedViewName } from './view-name.js';
 
 export interface CertifyBody {
   note?: string;

@@ -1,6 +1,6 @@
 // Migration 4: the live semantic contract per table, its immutable numbered versions, and the
 // workspace configuration with the history of every change.
-import type { Migration } from '../db/migrations.js';
+import type { Migration } from '../db/migration.js';
 
 export const CERTIFICATION_MIGRATION: Migration = {
   version: 4,

@@ -4,44 +4,14 @@
 // `<prefix>certified_<env>` (the first workspace's prefix is empty, a later one's e.g. `globex_`).
 import { recordAudits } from '../audit.js';
 import { fileRecertificationRequests } from '../governance/engine.js';
+import { certifiedSchema } from './view-name.js';
+import type { ViewSource } from './view-name.js';
 import { getWorkspaceConfig } from './config.js';
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
-import type { Column, ColumnType } from '../records/columns.js';
+import type { ColumnType } from '../records/columns.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
-
-export interface ViewSource {
-  id: string;
-  workspaceId: string;
-  name: string;
-  mode: 'MODE_A' | 'MODE_B';
-  environmentLabel: string;
-  source: string | null;
-  columns: Column[];
-}
-
-/** The schema of the workspace's certified views in this environment. */
-export async function certifiedSchema(
-  q: Queryable,
-  workspaceId: string,
-  environmentLabel: string,
-): Promise<string> {
-  const [workspace] = await q.query<{ warehouse_prefix: string }>(
-    'SELECT warehouse_prefix FROM gds.workspaces WHERE id = $1',
-    [workspaceId],
-  );
-  if (!workspace) throw new Error(`no workspace ${workspaceId}`);
-  return `${workspace.warehouse_prefix}certified_${environmentLabel}`;
-}
-
-/** `schema.table` of the table's certified view (published or not). */
-export async function certifiedViewName(
-  q: Queryable,
-  table: Pick<ViewSource, 'workspaceId' | 'name' | 'environmentLabel'>,
-): Promise<string> {
-  return `${await certifiedSchema(q, table.workspaceId, table.environmentLabel)}.${table.name}`;
-}
 
 const CAST: Record<ColumnType, string> = {
   text: 'text',
@@ -63,15 +33,6 @@ function selectOf(table: ViewSource): string {
     (c) => `(data->>${literal(c.name)})::${CAST[c.type]} AS ${quoteIdent(c.name)}`,
   );
   return `SELECT ${['id', ...columns].join(', ')} FROM gds.records WHERE table_id = ${literal(table.id)}`;
-}
-
-/** Drops the table's certified view, if published: the table is no longer certified under that name. */
-export async function dropCertifiedView(
-  q: Queryable,
-  table: Pick<ViewSource, 'workspaceId' | 'name' | 'environmentLabel'>,
-): Promise<void> {
-  const schema = await certifiedSchema(q, table.workspaceId, table.environmentLabel);
-  await q.exec(`DROP VIEW IF EXISTS ${quoteIdent(schema)}.${quoteIdent(table.name)}`);
 }
 
 /** Creates (or replaces) the certified view; returns its qualified name, `schema.table`. */

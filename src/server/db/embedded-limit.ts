@@ -5,7 +5,7 @@
 // is refused past `--embedded-row-limit` with a 422 saying what to do instead. PostgreSQL has no limit.
 import { HttpError } from '../errors.js';
 import { quoteSource } from '../warehouse.js';
-import type { Db, Queryable } from './index.js';
+import type { Db, Queryable } from './handle.js';
 
 /**
  * The default limit. Measured on PGlite (Gate 1 over the orders table, 6 columns, one pattern and one

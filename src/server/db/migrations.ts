@@ -2,12 +2,7 @@
 // issues append migrations here; never edit one that has shipped.
 import { CERTIFICATION_MIGRATION, WAREHOUSE_NAMESPACE_MIGRATION } from '../certification/schema.js';
 import type { Db } from './index.js';
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migration.js';
 
 /**
  * Binds the grants of DATA-API tokens issued before table ids were recorded: each `tables:<slug>:…` scope

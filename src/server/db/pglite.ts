@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { x as untar } from 'tar';
 import { HttpError } from '../errors.js';
 import { GateQueue } from './gate-queue.js';
-import type { Db, Queryable } from './index.js';
+import type { Db, Queryable } from './handle.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './pglite-worker.js';
 
 /** A statement stopped at the server's deadline: the request that ran it answers 422 with this reason. */

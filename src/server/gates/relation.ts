@@ -5,7 +5,7 @@
 import type { Queryable } from '../db/index.js';
 import type { ColumnType } from '../records/columns.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
-import type { SampleSpec } from './sample.js';
+import type { RowsSource, SampleSpec } from './sample.js';
 import { drawSample } from './sample.js';
 import { Params } from './params.js';
 import type { GateTable } from './table.js';
@@ -183,22 +183,6 @@ function naturalOrder(table: GateTable, present: string[], physical: string | nu
     return [...table.grainKeyColumns.map((k) => `b.${quoteIdent(k)}`), ...(physical ? [physical] : [])];
   }
   return physical ? [physical] : present.map((c) => `b.${quoteIdent(c)}`);
-}
-
-/** The rows of a relation as a sample draws from them (`b` is the alias of `from`). */
-export interface RowsSource {
-  from: string;
-  present: string[];
-  /** ORDER BY terms of the natural order, ascending. */
-  order: string[];
-  /** A plain scan of `from` yields the natural order (a table in storage order): no sort needed. */
-  storageOrdered: boolean;
-  /** The natural order is a unique btree index's (the grain key): ORDER BY … LIMIT N reads N entries. */
-  keyIndexed?: boolean;
-  /** The relation itself, when TABLESAMPLE applies (a table or materialized view). */
-  sampleable?: string;
-  /** A text that tells one row from another, hashed with the seed for random:N. */
-  identity: string;
 }
 
 /** Temporary table of one run's sample (dropped at the end of the run's transaction). */

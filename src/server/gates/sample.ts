@@ -17,7 +17,22 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/index.js';
 import { badRequest } from '../errors.js';
 import { Params } from './params.js';
-import type { RowsSource } from './relation.js';
+
+/** The rows of a relation as a sample draws from them (`b` is the alias of `from`). */
+export interface RowsSource {
+  from: string;
+  present: string[];
+  /** ORDER BY terms of the natural order, ascending. */
+  order: string[];
+  /** A plain scan of `from` yields the natural order (a table in storage order): no sort needed. */
+  storageOrdered: boolean;
+  /** The natural order is a unique btree index's (the grain key): ORDER BY … LIMIT N reads N entries. */
+  keyIndexed?: boolean;
+  /** The relation itself, when TABLESAMPLE applies (a table or materialized view). */
+  sampleable?: string;
+  /** A text that tells one row from another, hashed with the seed for random:N. */
+  identity: string;
+}
 
 export const MAX_SAMPLE_ROWS = 1_000_000;
 export const MAX_CHUNKS = 1000;

@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/index.js';
 import { HttpError } from '../errors.js';
 import { newId } from '../ids.js';
-import { dropCertifiedView } from '../certification/view.js';
+import { dropCertifiedView } from '../certification/view-name.js';
 import { closeNotifications } from './notifications.js';
 import type { TableRow } from './tables.js';
 

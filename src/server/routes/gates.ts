@@ -19,7 +19,7 @@ import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/index.js';
-import { certifiedViewName } from '../certification/view.js';
+import { certifiedViewName } from '../certification/view-name.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
 import { notifySteward } from '../governance/notifications.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
-import type { QuotePolicy } from '../../../src/core/dbt/manifest.js';
+import type { QuotePolicy } from '../../../src/core/dbt/types.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';

@@ -4,7 +4,7 @@
 // table too small for that, or a view, the rows are numbered once, as before (gate1-run.test.ts asserts
 // those rows). The drawn rows are read back from the run's temporary table, on PGlite and PostgreSQL.
 import { describe, expect, it } from 'vitest';
-import type { RowsSource } from '../../../src/server/gates/relation.js';
+import type { RowsSource } from '../../../src/server/gates/sample.js';
 import { drawSample, parseSample } from '../../../src/server/gates/sample.js';
 import { ENGINES, useEngineDb } from '../../helpers/engines.js';
 import { needs } from '../../helpers/skip.js';
