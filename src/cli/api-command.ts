@@ -40,6 +40,11 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     });
   }
 
+  /** How a reply names a table: by the name the person gave, else by its id (`Created record … in orders`). */
+  protected tableLabel(ref: string, tableId: string): string {
+    return ref === tableId ? tableId : ref;
+  }
+
   /** Runs `work` with a client holding the resolved credentials; client errors become CliErrors. */
   protected async withClient<R>(
     work: (client: ApiClient, session: Session) => Promise<R>,

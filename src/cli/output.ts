@@ -155,6 +155,8 @@ export class Output {
   /** The pager stdout goes through (pager.ts), when the command pages and stdout is a terminal. */
   private paged: { running: boolean; end(): Promise<void> } | undefined;
   private readonly env: NodeJS.ProcessEnv;
+  /** Footnotes said while the pager shows stdout, written once it is quit. */
+  private readonly footnotes: Segment[][] = [];
   private activeSpinner: { stop(): unknown; clear(): unknown; render(): unknown } | undefined;
   /** Records on their way through jq, written in order; `flush()` waits for them. */
   private jqQueue: Promise<void> = Promise.resolve();
@@ -207,9 +209,20 @@ export class Output {
     return this.paged?.running === true;
   }
 
-  /** The output is complete: the pager gets the end of its input, and this waits until it is quit. */
+  /** The output is complete: the pager gets the end of its input, and this waits until it is quit; then the
+   *  footnotes said meanwhile. */
   async endPager(): Promise<void> {
     await this.paged?.end();
+    for (const segments of this.footnotes.splice(0)) this.info(...segments);
+  }
+
+  /**
+   * A line on stderr about what stdout showed (the next page's command, `Showing the newest 50`): while a
+   * pager shows the list it would be written over the pager's prompt line, so it waits until the pager is quit.
+   */
+  footnote(...segments: Segment[]): void {
+    if (this.paging) this.footnotes.push(segments);
+    else this.info(...segments);
   }
 
   get colorOnStdout(): boolean {

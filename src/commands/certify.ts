@@ -43,11 +43,9 @@ export default class Certify extends ApiCommand<typeof Certify> {
       this.out.record(contract);
       return;
     }
-    this.out.print(
-      `Certified ${this.args.tableId}: contract ${contract.id} ${contract.status} at ${contract.certifiedAt}.`,
-    );
+    this.out.success(`Certified ${this.args.tableId}: contract ${contract.id} ${contract.status}.`);
     if (evidence !== undefined) {
-      this.out.print(
+      this.out.info(
         `Evidence ${evidence.evidenceFileName} (${evidence.evidenceSize} bytes, sha256 ${evidence.evidenceHash}).`,
       );
     }

@@ -40,6 +40,8 @@ export default class Delete extends ApiCommand<typeof Delete> {
       this.out.record(deleted);
       return;
     }
-    this.out.print(`Deleted ${deleted.id} (governance id ${deleted.governanceId}) at ${deleted.deletedAt}.`);
+    this.out.success(
+      `Deleted ${this.tableLabel(this.args.id, deleted.id)} (governance id ${deleted.governanceId}).`,
+    );
   }
 }

@@ -20,6 +20,9 @@ export default class Reject extends ApiCommand<typeof Reject> {
       rejectTable(client, await this.tableIdOf(client, this.args.tableId), this.flags.reason),
     );
     if (this.out.json) this.out.record(change);
-    else this.out.print(`Rejected ${change.tableId}: now ${change.state}.`);
+    else
+      this.out.success(
+        `Rejected ${this.tableLabel(this.args.tableId, change.tableId)}: now ${change.state}.`,
+      );
   }
 }

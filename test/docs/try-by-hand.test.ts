@@ -168,7 +168,7 @@ describe('README: Try it by hand', () => {
     expect(run.stdout).toMatch(/Registered tbl_[0-9a-f]+ \(QUARANTINED\)/);
     expect(run.stdout).toContain('Gate 1 PASSED');
     expect(run.stdout).toContain('table now PENDING_REVIEW');
-    expect(run.stdout).toMatch(/Certified tbl_[0-9a-f]+/);
+    expect(run.stderr).toMatch(/✓ Certified tbl_[0-9a-f]+/);
     // Word by word, so a table drawn for a terminal and a piped one (tab-separated) both match.
     expect(run.stdout).toMatch(/State\W+CERTIFIED/);
     expect(run.stdout).toMatch(/Source\W+analytics_dev\.stg_pipedrive__stages/);

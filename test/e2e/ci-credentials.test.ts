@@ -140,7 +140,7 @@ describe(
 
           const revoked = await gds(['tokens', 'revoke', 'ci', '--yes'], ci);
           expect(revoked.code).toBe(0);
-          expect(revoked.stdout).toContain('Revoked "ci"');
+          expect(revoked.stderr).toContain('✓ Revoked "ci"');
           const after = await gds(['plan', ...projectArgs], ci);
           expect(after.code).toBe(3);
         } finally {

@@ -243,7 +243,8 @@ describe('a table from push to promotion', () => {
     expect((await gds(['reject', table])).code).toBe(2);
     const rejected = await gds(['reject', table, '--reason', 'price of p03 looks wrong']);
     expect(rejected.code).toBe(0);
-    expect(rejected.stdout).toContain('QUARANTINED');
+    expect(rejected.stderr).toContain('✓ Rejected');
+    expect(rejected.stderr).toContain('QUARANTINED');
     expect(await state(table)).toBe('QUARANTINED');
 
     expect((await gds(['gate', 'submit', table])).code).toBe(0);
@@ -537,7 +538,7 @@ describe('gate suggest | gate apply', () => {
     const piped = await collect(child);
     outputs.push(piped.stdout, piped.stderr);
     expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout).toContain('as gate1.yml v1');
+    expect(piped.stderr).toContain('as gate1.yml v1');
     const suggested = await server.request('POST', `/api/tables/${orders}/gate1/suggestions`, {
       token: ownerToken,
     });

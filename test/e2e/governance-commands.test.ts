@@ -666,6 +666,7 @@ describe('gds recertify and gds recertification', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const [response, ...rest] = lines(r.stdout);
     expect(rest).toEqual([]);
+
     expect(response).toMatchObject({ environmentLabel: 'dev' });
     const outcomes = response?.outcomes as Array<{ table: string; outcome: string }>;
     expect(outcomes.find((o) => o.table.toLowerCase() === 'categorydim')).toMatchObject({
@@ -684,8 +685,8 @@ describe('gds recertify and gds recertification', () => {
       '--reason',
       'rebuilt, nothing changed',
     ]);
-    expect(dismissed).toMatchObject({ code: 0, stderr: '' });
-    expect(dismissed.stdout).toContain(`Dismissed ${String(request?.id)}`);
+    expect(dismissed).toMatchObject({ code: 0, stdout: '' });
+    expect(dismissed.stderr).toContain(`✓ Dismissed ${String(request?.id)}`);
     const [stored] = await server.sql('SELECT status FROM gds.recertification_requests WHERE id = $1', [
       request?.id,
     ]);

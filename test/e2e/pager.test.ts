@@ -93,6 +93,18 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
     expect(await readFile(pager.seen, 'utf8')).toBe('FRX|-c|unset');
   });
 
+  it("a list's footnote (Showing the newest N) comes once the pager is quit, not over its prompt line", async () => {
+    const pager = recordingPager();
+    const r = await onTerminal(['audit', 'list', '-L', '2'], {
+      GDS_PAGER: `${pager.command}; echo PAGER-QUIT`,
+    });
+    expect(r.code).toBe(0);
+    expect(strip(await readFile(pager.paged, 'utf8'))).toMatch(/^TIME +ACTION/);
+    const quit = r.text.indexOf('PAGER-QUIT');
+    expect(quit, r.text).toBeGreaterThanOrEqual(0);
+    expect(r.text.indexOf('Showing the newest 2')).toBeGreaterThan(quit);
+  });
+
   it('gds api on a terminal: the whole indented answer is paged; a LESS of your own is kept', async () => {
     const pager = recordingPager();
     const r = await onTerminal(['api', '/items', '--base', bigBase, '--token', 'cli_pager_test_aaaa'], {

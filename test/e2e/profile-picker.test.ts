@@ -85,7 +85,7 @@ describe('the profile picker at 80 columns', needs(onPath('tmux') ? undefined : 
       // The list is in name order with staging-eu (active) selected: Down picks work.
       await term.send('Down', 'Enter');
       const ended = await term.waitFor(/\[exit \d+\]/);
-      expect(ended).toMatch(/^work is the active profile \(http:\/\/127\.0\.0\.1:\d+\/v1\)\.$/m);
+      expect(ended).toMatch(/^✓ work is the active profile \(http:\/\/127\.0\.0\.1:\d+\/v1\)\.$/m);
       expect(ended).toContain('[exit 0]');
       // The answered question names the profile alone, on one line: not the picker's row, which wrapped.
       // (It may have scrolled off the visible screen: tmux scrolls it up as the picker's lines are erased.)

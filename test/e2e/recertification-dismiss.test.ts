@@ -76,7 +76,8 @@ describe('gds recertification dismiss', () => {
     const c = await fileRequest(customers);
     const r = await gds(['recertification', 'dismiss', '--table', 'customers']);
     expect(r, r.stderr).toMatchObject({ code: 0 });
-    expect(r.stdout).toBe(`Dismissed ${c} (manual) on customers (${customers}).\n`);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`✓ Dismissed ${c} (manual) on customers (${customers}).\n`);
     const again = await gds(['recertification', 'dismiss', '--table', customers]);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('');

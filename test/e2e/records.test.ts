@@ -122,6 +122,31 @@ describe('gds records with a DATA-API profile', () => {
     expect(ndjson(ada.stdout).map((r) => r.email)).toEqual(['ada@example.com']);
   });
 
+  it('for people: the new id alone on stdout, each confirmation on stderr with ✓ and the table by name', async () => {
+    const created = await records([
+      'create',
+      'crm_contacts',
+      '--data',
+      '{"email":"ida@example.com","full_name":"Ida"}',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.trim();
+    expect(id).toMatch(/^rec_\w+$/);
+    expect(created.stderr).toBe(`✓ Created record ${id} in crm_contacts.\n`);
+    const updated = await records(['update', 'crm_contacts', id, '--data', '{"score":3}']);
+    expect(updated).toMatchObject({ code: 0, stdout: '', stderr: `✓ Updated record ${id}: score.\n` });
+    const deleted = await records(['delete', 'crm_contacts', id, '--yes']);
+    expect(deleted).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Deleted record ${id} of crm_contacts.\n`,
+    });
+    expect(await stored(id)).toBeUndefined();
+    const switched = await w.run(['auth', 'switch', '--profile', 'loader']);
+    expect(switched).toMatchObject({ code: 0, stdout: '' });
+    expect(switched.stderr).toMatch(/^✓ loader is the active profile \(http:\/\/127\.0\.0\.1:\d+\/v1\)\.\n$/);
+  });
+
   it('a table the token does not grant by name is exit 5 naming the ones it grants; a bad record is exit 7', async () => {
     const other = await records(['list', 'orders', '--json']);
     expect(other.code).toBe(5);

@@ -75,7 +75,8 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
 
     const revoked = await gds(['tokens', 'revoke', issued.clientToken, '--yes'], admin);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(revoked.stdout).toContain(`Revoked "pipeline" ${issued.id}`);
+    expect(revoked.stderr).toContain(`✓ Revoked "pipeline" ${issued.id}`);
+    expect(revoked.stdout).toBe('');
     const next = await server.request('GET', `/api/tables/${crm}/records?limit=1`, {
       token: issued.tokens.accessToken,
     });

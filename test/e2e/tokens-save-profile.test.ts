@@ -184,7 +184,8 @@ describe('gds tokens issue --save-profile', () => {
       base,
     );
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Refreshed. The refresh token you gave is spent.');
+    expect(r.stderr).toContain('✓ Refreshed. The refresh token you gave is spent.');
+    expect(r.stdout).not.toContain('Refreshed.');
     const rot = (await w.config()).profiles.rot;
     secrets.push(rot.accessToken, rot.refreshToken);
     expect(rot).toMatchObject({ kind: 'integration', base: server.url });

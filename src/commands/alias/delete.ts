@@ -37,6 +37,6 @@ export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
     });
     const shell = expansion.startsWith('!');
     if (this.out.json) this.out.record({ name, expansion, shell });
-    else this.out.info(this.out.style('green', '✓'), ` Deleted alias ${name} (${expansion}).`);
+    else this.out.success(`Deleted alias ${name} (${expansion}).`);
   }
 }

@@ -63,10 +63,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
       return;
     }
     for (const { name, expansion, previous } of results)
-      this.out.info(
-        this.out.style('green', '✓'),
-        ` ${previous === null ? 'Added' : 'Changed'} alias ${name}: ${expansion}`,
-      );
+      this.out.success(`${previous === null ? 'Added' : 'Changed'} alias ${name}: ${expansion}`);
   }
 }
 

@@ -61,9 +61,8 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
       return;
     }
     const verb = previous === null ? 'Added' : 'Changed';
-    this.out.info(
-      this.out.style('green', '✓'),
-      ` ${verb} alias ${name}: gds ${name} runs ${shell ? expansion.slice(1) : `gds ${expansion}`}`,
+    this.out.success(
+      `${verb} alias ${name}: gds ${name} runs ${shell ? expansion.slice(1) : `gds ${expansion}`}`,
     );
   }
 }

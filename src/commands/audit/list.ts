@@ -77,7 +77,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
     if (this.out.json) return;
     await this.out.table(rows, columns, { empty: 'No audit entries.' });
     if (result.more)
-      this.out.info(`Showing the newest ${result.count}; --all shows every entry, --limit up to 200.`);
+      this.out.footnote(`Showing the newest ${result.count}; --all shows every entry, --limit up to 200.`);
   }
 
   /** Nothing matched an action that is probably misspelt: said on stderr, under --json too. */

@@ -37,6 +37,6 @@ export default class AuthRevoke extends ApiCommand<typeof AuthRevoke> {
       await revokeOwnCredential(client);
     });
     if (this.out.json) this.out.record({ revoked: true });
-    else this.out.print('Revoked: this token is refused from now on. Sign in again with gds auth login.');
+    else this.out.success('Revoked: this token is refused from now on. Sign in again with gds auth login.');
   }
 }

@@ -40,7 +40,7 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
       this.out.record({ activeProfile: name, previous, base: config.profiles[name]?.base ?? null });
       return;
     }
-    this.out.print(`${name} is the active profile (${config.profiles[name]?.base ?? 'no base URL'}).`);
+    this.out.success(`${name} is the active profile (${config.profiles[name]?.base ?? 'no base URL'}).`);
   }
 
   private async pick(known: readonly string[], active: string | null): Promise<string> {

@@ -52,10 +52,12 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
       this.out.record(applied);
       return;
     }
-    this.out.print(`Applied ${input.name} to ${applied.tableId} as gate1.yml v${applied.version}.`);
+    this.out.success(
+      `Applied ${input.name} to ${this.tableLabel(tableId, applied.tableId)} as gate1.yml v${applied.version}.`,
+    );
     for (const warning of applied.warnings) this.out.warn(JSON.stringify(warning));
     if (applied.recertificationRequestId !== null) {
-      this.out.print(
+      this.out.info(
         `The table is CERTIFIED: recertification request ${applied.recertificationRequestId} filed.`,
       );
     }

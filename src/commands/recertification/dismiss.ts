@@ -58,7 +58,7 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
         onDismissed: (request) => {
           if (this.out.json) this.out.record(request);
           else
-            this.out.print(
+            this.out.success(
               `Dismissed ${request.id} (${request.cause}) on ${request.tableName} (${request.tableId}).`,
             );
         },

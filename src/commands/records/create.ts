@@ -7,7 +7,7 @@ export default class RecordsCreate extends RecordsCommand<typeof RecordsCreate> 
   static override description =
     'The record is one JSON object of column values, from --data, -f FILE (- for stdin) or piped stdin; it must ' +
     'hold every required column. A record the table refuses (a missing, unknown or mistyped column) is exit 7, ' +
-    'naming the columns. Prints the new record’s id; under --json the record as created. Many rows: gds records import.';
+    'naming the columns. Prints the new record’s id on stdout (and a ✓ line on stderr); under --json the record as created. Many rows: gds records import.';
   static override examples = [
     `<%= config.bin %> records create crm_contacts --data '{"email":"ada@example.com","full_name":"Ada Lovelace"}'`,
     '<%= config.bin %> records create crm_contacts -f contact.json --json',
@@ -27,6 +27,7 @@ export default class RecordsCreate extends RecordsCommand<typeof RecordsCreate> 
       this.out.record(record);
       return;
     }
-    this.out.print(`Created record ${record.id} in ${tableId}.`);
+    this.out.print(record.id);
+    this.out.success(`Created record ${record.id} in ${this.tableLabel(this.args.table, tableId)}.`);
   }
 }

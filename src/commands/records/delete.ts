@@ -29,7 +29,10 @@ export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> 
         this.args.id,
         yes
           ? undefined
-          : async (record) => confirm(`Delete record ${record.id} of ${tableId} (${summary(record)})?`),
+          : async (record) =>
+              confirm(
+                `Delete record ${record.id} of ${this.tableLabel(this.args.table, tableId)} (${summary(record)})?`,
+              ),
       ),
     );
     if (deleted === null) {
@@ -40,7 +43,7 @@ export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> 
       this.out.record(deleted);
       return;
     }
-    this.out.print(`Deleted record ${deleted.id} of ${deleted.tableId}.`);
+    this.out.success(`Deleted record ${deleted.id} of ${this.tableLabel(this.args.table, deleted.tableId)}.`);
   }
 }
 

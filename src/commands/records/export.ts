@@ -96,7 +96,7 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
         }),
       );
       progress.done(
-        `Exported ${result.rows.toLocaleString('en')} rows of ${result.tableId}${result.output === null ? '' : ` to ${result.output}`}` +
+        `Exported ${result.rows.toLocaleString('en')} rows of ${this.tableLabel(this.args.table, result.tableId)}${result.output === null ? '' : ` to ${result.output}`}` +
           `${result.resumedFrom === null ? '' : ` (resumed after ${result.resumedFrom.toLocaleString('en')})`}` +
           ` in ${result.requests} requests${result.waitedMs > 0 ? `, ${Math.round(result.waitedMs / 1000)} s of them waiting for the rate limit` : ''}.`,
       );
@@ -123,7 +123,9 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
           p.waitingMs === undefined
             ? `, ${rate.toLocaleString('en')} rows/s`
             : `; waiting ${Math.ceil(p.waitingMs / 1000)} s for the rate limit`;
-        spinner.update(`Exporting ${tableId}: ${p.rows.toLocaleString('en')}${of} rows${share}${wait}`);
+        spinner.update(
+          `Exporting ${this.tableLabel(this.args.table, tableId)}: ${p.rows.toLocaleString('en')}${of} rows${share}${wait}`,
+        );
       },
       done: (text: string) => spinner?.succeed(text),
       stop: () => spinner?.stop(),

@@ -96,7 +96,7 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
         },
         onProgress: (p) =>
           spinner?.update(
-            `Importing into ${tableId}: ${p.rows.toLocaleString('en')} rows read, ${p.sent.toLocaleString('en')} sent` +
+            `Importing into ${this.tableLabel(this.args.table, tableId)}: ${p.rows.toLocaleString('en')} rows read, ${p.sent.toLocaleString('en')} sent` +
               `${p.refused > 0 ? `, ${p.refused.toLocaleString('en')} refused` : ''}` +
               `${p.waitingMs === undefined ? '' : `; waiting ${Math.ceil(p.waitingMs / 1000)} s for the rate limit`}`,
           ),
@@ -110,8 +110,8 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
       this.out.errorRecord({ summary: result });
     } else {
       const verb = result.dryRun ? 'Checked' : 'Imported';
-      this.out.info(
-        `${verb} ${result.rows.toLocaleString('en')} rows of ${result.input} ${result.dryRun ? 'for' : 'into'} ${result.tableId}: ` +
+      this.out.success(
+        `${verb} ${result.rows.toLocaleString('en')} rows of ${result.input} ${result.dryRun ? 'for' : 'into'} ${this.tableLabel(this.args.table, result.tableId)}: ` +
           (result.dryRun
             ? `${(result.rows - result.refused).toLocaleString('en')} fit, nothing sent`
             : `${result.inserted.toLocaleString('en')} inserted, ${result.updated.toLocaleString('en')} updated in ${result.batches} batches`) +

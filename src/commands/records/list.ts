@@ -50,7 +50,7 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
         ...(search === undefined ? [] : [`--search ${shellWord(search)}`]),
         `--cursor ${shellWord(page.nextCursor)}`,
       ]);
-      this.out.info(`More records of ${tableId}: ${more}`);
+      this.out.footnote(`More records of ${this.tableLabel(this.args.table, tableId)}: ${more}`);
     }
   }
 }

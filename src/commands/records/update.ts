@@ -25,6 +25,6 @@ export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> 
       this.out.record(record);
       return;
     }
-    this.out.print(`Updated record ${record.id}: ${Object.keys(changes).join(', ')}.`);
+    this.out.success(`Updated record ${record.id}: ${Object.keys(changes).join(', ')}.`);
   }
 }

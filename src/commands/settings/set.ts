@@ -32,6 +32,6 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
     });
     const path = settingsPath();
     if (this.out.json) this.out.record({ key: spec.key, value, previous, path });
-    else this.out.info(this.out.style('green', '✓'), ` Set ${spec.key} to ${value} (in ${path}).`);
+    else this.out.success(`Set ${spec.key} to ${value} (in ${path}).`);
   }
 }

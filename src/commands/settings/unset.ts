@@ -26,6 +26,6 @@ export default class SettingsUnset extends BaseCommand<typeof SettingsUnset> {
     }
     const now = spec.defaultLabel ?? spec.default;
     if (previous === null) this.out.info(`${spec.key} was not set; its default applies (${now}).`);
-    else this.out.info(this.out.style('green', '✓'), ` Unset ${spec.key} (was ${previous}); now ${now}.`);
+    else this.out.success(`Unset ${spec.key} (was ${previous}); now ${now}.`);
   }
 }

@@ -63,7 +63,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
         });
         return;
       }
-      this.out.print('Refreshed. The refresh token you gave is spent.');
+      this.out.success('Refreshed. The refresh token you gave is spent.');
       printSavedTokens(this.out, saved, tokens);
       return;
     }
@@ -72,7 +72,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       this.out.record(refreshed);
       return;
     }
-    this.out.print('Refreshed. The refresh token you gave is spent.');
+    this.out.success('Refreshed. The refresh token you gave is spent.');
     printTokenBundle(this.out, refreshed.tokens);
   }
 

@@ -53,7 +53,7 @@ export default class TokensRevoke extends ApiCommand<typeof TokensRevoke> {
     });
     if (this.out.json) this.out.record(token);
     else
-      this.out.print(
+      this.out.success(
         `Revoked ${token.name === null || token.name === undefined ? '' : `"${String(token.name)}" `}${token.id} (${String(token.kind === 'cli' ? token.token : token.clientToken)}).`,
       );
   }
