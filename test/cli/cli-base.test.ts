@@ -77,12 +77,12 @@ describe('version and help', () => {
     expect(r.code).toBe(0);
     const global = /\nGLOBAL FLAGS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(global).toMatch(
-      /^ {2}--base, -q\/--jq, --json, (?:--max-retry-after, )?--profile, --token\n {2}\(see `gds help global-flags`\)\n$/,
+      /^ {2}--base, -q\/--jq, --json, (?:--max-retry-after, )?--profile, -t\/--template, --token\n {2}\(see `gds help global-flags`\)\n$/,
     );
     // Their descriptions are on the global-flags page only, not in each command's FLAGS.
     expect(r.stdout).not.toContain('--token=<value>');
     const page = await runCli(['help', 'global-flags']);
-    for (const flag of ['--base', '--json', '--profile', '--token', '--jq'])
+    for (const flag of ['--base', '--json', '--profile', '--token', '--jq', '--template'])
       expect(page.stdout).toContain(flag);
   });
 });
