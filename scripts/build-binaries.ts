@@ -46,6 +46,7 @@ import {
   cycloneDx,
   debianChangelog,
   homebrewFormula,
+  latestJson,
   lockComponents,
   releaseNotes,
   scoopManifest,
@@ -557,6 +558,7 @@ async function writeReleaseFiles(
     join(release, 'RELEASE-NOTES.md'),
     releaseNotes(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), pjson.version),
   );
+  await writeFile(join(release, 'latest.json'), latestJson(info));
   await copyFile(join(root, 'install.sh'), join(release, 'install.sh'));
   await chmod(join(release, 'install.sh'), 0o755);
 }

@@ -193,6 +193,14 @@ export function wingetManifest(info: ReleaseInfo, zip: ReleaseAsset): string {
 }
 
 /** The section of CHANGELOG.md for `version` (its `## [version]` heading up to the next `## `). */
+/**
+ * latest.json: what gds's update notice reads (src/cli/update-notice.ts) at the address package.json's
+ * `gds.updateUrl` names. Published there with each release, it says which version is the newest and where it is.
+ */
+export function latestJson(info: ReleaseInfo): string {
+  return `${JSON.stringify({ version: info.version, url: info.baseUrl }, null, 2)}\n`;
+}
+
 export function releaseNotes(changelog: string, version: string): string {
   const heading = new RegExp(`^## \\[${version.replaceAll('.', '\\.')}\\][^\\n]*\\n`, 'm');
   const start = heading.exec(changelog);

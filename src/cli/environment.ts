@@ -84,6 +84,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description:
       'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly; loopback always is.',
   },
+  {
+    names: ['GDS_NO_UPDATE_NOTIFIER', 'CI'],
+    description:
+      'Set to anything: no update notice. gds otherwise says once a day, on a terminal, when a newer release is out (the release source the package names; none: nothing is fetched); CI set (as CI services do) turns it off too.',
+  },
 ];
 
 /** Every variable name of the list. */

@@ -8,6 +8,7 @@ import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
 import { commandRoute, directRun, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
+import type { UpdateCheck } from './update-notice.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { commandSuggestion, toCliError } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
@@ -80,6 +81,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     await (await import('./direct.js')).ranDirectly(argv);
     return;
   }
+  const updateCheck = completing ? undefined : await updateCheckFor(pjson, argv, json);
   installUndiciFetch();
   colourOnlyOnTerminals();
   const oclif = await importOclif();
@@ -144,6 +146,29 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
   } catch (error) {
     process.exitCode = exitAfter(error, argv, json, commandIds);
   }
+  const notice = await updateCheck?.finish();
+  if (notice !== undefined) process.stderr.write(notice);
+}
+
+/**
+ * The update check (update-notice.ts), started in the background when the package names a release source and
+ * stderr is a terminal; its module is not even loaded otherwise.
+ */
+async function updateCheckFor(
+  pjson: Interfaces.PJSON,
+  argv: readonly string[],
+  json: boolean,
+): Promise<UpdateCheck | undefined> {
+  const source = (pjson as { gds?: { updateUrl?: string | null } }).gds?.updateUrl ?? undefined;
+  if (source === undefined || source === '' || process.stderr.isTTY !== true) return undefined;
+  const { startUpdateCheck } = await import('./update-notice.js');
+  return startUpdateCheck({
+    current: pjson.version,
+    source,
+    env: process.env,
+    stderrIsTerminal: true,
+    json: json || argv.some((word) => /^(?:--jq|-q|--template|-t)(?:=|$)/.test(word)),
+  });
 }
 
 function helpFlags(pjson: Interfaces.PJSON): string[] {

@@ -16,6 +16,7 @@ import {
   cycloneDx,
   debianChangelog,
   homebrewFormula,
+  latestJson,
   lockComponents,
   releaseNotes,
   scoopManifest,
@@ -126,6 +127,10 @@ describe('the SBOM and the package manifests', () => {
         },
       ],
     });
+  });
+
+  it('writes latest.json, what the update notice reads: the version and where its files are', () => {
+    expect(JSON.parse(latestJson(info))).toEqual({ version: '9.9.9', url: info.baseUrl });
   });
 
   it('takes the release notes from CHANGELOG.md’s section of the version, and refuses a version without one', () => {
