@@ -316,7 +316,7 @@ export const packageBundleDir = join(root, 'dist/bundle');
  * bundle for a plain Node (no code cache, no assets: the keychain addon, undici, openid-client and the
  * WebAssembly of PostgreSQL's parser and jq load from node_modules), and bundles.json, by which bin/run.js
  * routes a command line to one. Such a command then reads one file instead
- * of resolving and compiling oclif's and gds's modules one by one (issues 24 and 25: docs/bench.md). Needs
+ * of resolving and compiling oclif's and gds's modules one by one (docs/bench.md has the figures). Needs
  * dist/ built: the manifest comes from its classes.
  */
 export async function buildPackageBundles(outDir: string, options: { minify: boolean }): Promise<string[]> {
@@ -469,7 +469,7 @@ const trainingRuns: string[][] = [
   ['gate', 'diff', '--nope', '--json'],
   // A network command's path (credentials, client, transport) up to a refused connection.
   ['list', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
-  // --jq with a filter outside gds's own subset: jq-wasm's glue in list's cache (issue 25: 7 ms of CPU per run).
+  // --jq with a filter outside gds's own subset: jq-wasm's glue in list's cache (7 ms of CPU per run).
   ['list', '--jq', '[.id, .name] | @tsv', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
   ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
@@ -791,7 +791,7 @@ const rewrites: Rewrites = {
   ],
   // undici's fetch loads node:crypto at its top, for two things gds never asks of it: the random boundary
   // of a multipart body, and the hashes of a request's `integrity` (which also lists OpenSSL's hashes):
-  // both load it on first use instead (issue 16: about 5 % of `list --json`'s start-up, profiled).
+  // both load it on first use instead (about 5 % of `list --json`'s start-up, profiled).
   '/node_modules/undici/lib/web/fetch/body.js': [
     [
       "const random = runtimeFeatures.has('crypto')\n  ? require('node:crypto').randomInt\n  : (max) => Math.floor(Math.random() * max)",

@@ -1,4 +1,4 @@
-// Nothing quadratic and nothing unbounded in what gds reads (issues 22 item 8, 25 item 5): a 30,000-line
+// Nothing quadratic and nothing unbounded in what gds reads: a 30,000-line
 // view read by the SQL reader (in process) and by `gds push` (refused by the bounds), the refusals of
 // the issue's inputs, and `gate diff` of 10,000 reordered checks (in process; the command refuses them as
 // `gate validate` does, and diffs the 2,500 that fit).

@@ -1,4 +1,4 @@
-// A generated dbt project of N models for the bench (the 2,000-model rows of issue 20), and the reader's own
+// A generated dbt project of N models for the bench (the 2,000-model rows), and the reader's own
 // rows: declareDbtProject on the largest real manifest (99 models) and on generated 200- and 2,000-model ones.
 //
 //   import { generateDbtProject, writeDbtProject } from './dbt-manifest.js';

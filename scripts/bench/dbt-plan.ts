@@ -1,4 +1,4 @@
-// `gds plan --dbt` as a real process against a reference server in this process (issue 20's bench rows):
+// `gds plan --dbt` as a real process against a reference server in this process:
 // on the largest real manifest of ../shared/fixtures (its tables new, then all applied, so each is compared
 // with what the service holds) and on a generated 2,000-model project (all new). Wall time of the whole
 // process, and its peak memory (maximum resident set, read by /usr/bin/time when there is one).

@@ -1,4 +1,4 @@
-// What `--embedded-row-limit` costs a records import on PGlite (issue 25 item 7): every import batch that
+// What `--embedded-row-limit` costs a records import on PGlite: every import batch that
 // inserts rows counts the table's rows afterwards, in its transaction, reading at most the limit plus one
 // (src/server/db/embedded-limit.ts), so the count grows with the table until the limit. Measured in this
 // process on the embedded database, for a Mode B table grown in SQL to each size: the bounded count alone

@@ -1,4 +1,4 @@
-// The reference server's memory on its embedded database (issue 25 item 7: idle RSS ≤ 300 MB, start-up
+// The reference server's memory on its embedded database (its budget: idle RSS ≤ 300 MB, start-up
 // peak ≤ 500 MB): `npm run server` as a user starts it, in its own process; its peak RSS when the ready
 // file appears (start-up: the WebAssembly compiled, the cluster unpacked, migrations and the seed run),
 // its RSS after a while idle, and its RSS idle again after full gate runs on a grown orders table (a

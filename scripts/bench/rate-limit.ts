@@ -1,4 +1,4 @@
-// What the shared rate limit costs a request (issue 25 item 8): the window lives in the database so that
+// What the shared rate limit costs a request: the window lives in the database so that
 // every server process counts against it, at one upsert per counted request. Measured on the service's own
 // database handle, beside a `SELECT 1` (the round trip no statement can beat), on PGlite and on PostgreSQL:
 // one token's window counted many times, and as many tokens' windows counted once each.

@@ -1,4 +1,4 @@
-// `gds recertify --run-results` of a whole dbt run (issue 34): 1,000 and 10,000 rebuilt models, every one a
+// `gds recertify --run-results` of a whole dbt run: 1,000 and 10,000 rebuilt models, every one a
 // CERTIFIED table whose certified view the rebuild dropped (so each is published again), on PGlite and, with
 // GDS_TEST_DATABASE_URL, on PostgreSQL. The server runs in this process; the run goes through the CLI's own
 // service function and HTTP client, in signals of at most 500 names. Budget: every name accounted for, and

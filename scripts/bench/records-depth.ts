@@ -1,4 +1,4 @@
-// A records page deep in a big warehouse table (issue 25: one page used to cost the whole relation, a window
+// A records page deep in a big warehouse table (one page used to cost the whole relation, a window
 // count and an offset): a Mode A table of 3,000,000 rows on PostgreSQL (1,000,000 on the embedded PGlite),
 // the page at depth 500,000 read by cursor, the spec's numbered page at the same depth (an offset: its cost
 // is its depth), and the first page with its total. Medians of a few reads, with the server in this process.

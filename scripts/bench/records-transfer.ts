@@ -1,4 +1,4 @@
-// `gds records export` and `gds records import` (issue 25 item 2) as real CLI processes against the reference
+// `gds records export` and `gds records import` as real CLI processes against the reference
 // server in this process.
 //
 // Throughput as a share of the rate limit's: each run is sized to need one request more than a window holds

@@ -1,4 +1,4 @@
-// Cheap samples (issue 21 item 6): Gate 1 over HTTP against an in-process reference server whose warehouse
+// Cheap samples: Gate 1 over HTTP against an in-process reference server whose warehouse
 // orders table is grown to 1,000,000 rows, on PGlite and on PostgreSQL (GDS_TEST_DATABASE_URL; the rows
 // say why they are skipped without it). A full dry run, then each sample kind, as a share of the full
 // scan (budget: each sample <= 25 %). `npm run bench samples`; GDS_BENCH_SAMPLE_ROWS changes the size.

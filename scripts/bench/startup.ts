@@ -1,7 +1,7 @@
 // Cold start of the single executable (dist/gds), of `node bin/run.js` in the checkout and of the packed npm
 // package (its manifest lets a command import only itself) against bare `node -e 0`, all on Node 24 from
-// node_modules, and of `gh` when it is on the PATH (the anchor of issue 16's and 24's budgets), for what
-// people run (issue 24): help piped and on a terminal, a gate1.yml with predicates, push of a real view.
+// node_modules, and of `gh` when it is on the PATH (the anchor of the start-up budgets), for what
+// people run: help piped and on a terminal, a gate1.yml with predicates, push of a real view.
 //
 // On a terminal: each such command runs under `script -qec 'exec …' /dev/null` (a pseudo-terminal), and so
 // does a terminal baseline `node -e 0`; the row's time is the command's under script minus script's own
@@ -33,7 +33,7 @@ const runs = Math.max(1, Number(process.env.GDS_BENCH_RUNS ?? 15));
 const gnuTime = '/usr/bin/time';
 
 /**
- * Issue 24's budget for the single executable (issue 16's for the rows it did not change): ratio to
+ * The start-up budget of the single executable (docs/bench.md): ratio to
  * `node -e 0`, and peak memory. Help on a terminal is held to gh's own time on a terminal when gh is on the
  * PATH (see ghBudget), else to 1.5x.
  */
@@ -49,7 +49,7 @@ const binaryBudget: Record<string, number> = {
 };
 const memoryBudgetMiB = 48;
 /** The real view push reads: the longest of ../shared/fixtures/real/sql that PostgreSQL's grammar reads. */
-const realView = '/work/shared/fixtures/real/sql/snowflake_jfb_shared.billing_estimator_rates.sql';
+const realView = join(root, '../shared/fixtures/real/sql/snowflake_jfb_shared.billing_estimator_rates.sql');
 /**
  * What Node alone needs for a budgeted row's work, no CLI around it (scripts/bench/floors): the row can come
  * no lower than its floor, measured in the same rounds so the two stand side by side.
@@ -278,7 +278,7 @@ export const run: BenchModule = async () => {
     ['gds gate validate (gate1.yml with predicates)', ['gate', 'validate', '-f', predicates]],
     ['gds gate diff --semantic', ['gate', 'diff', '-f', b, '--against', a, '--semantic']],
     ['gds list --json (local server)', ['list', '--json']],
-    // What --jq adds (issue 25 item 5: at most 30 ms): the row above's time is its baseline.
+    // What --jq adds (its budget: at most 30 ms): the row above's time is its baseline.
     ['gds list --jq .id (local server)', ['list', '--jq', '.id']],
     // A filter outside gds's own subset (src/cli/jq-subset.ts): jq's WebAssembly loads.
     ['gds list --jq outside the subset (local server)', ['list', '--jq', '[.id, .name] | @tsv']],
@@ -408,7 +408,7 @@ export const run: BenchModule = async () => {
         note: `median ${median(times.get(c.name) ?? []).toFixed(1)} ms, cpu ${median(cpu.get(c.name) ?? []).toFixed(0)} ms${terminal}${failed}, ratio paired per round, peak ${mib(peak)}${budgetNote(budgetOf(c, ghTerminalRatio), row, floor)}`,
       });
     }
-    // What --jq adds to the same list, paired per round (issue 25 item 5's budget: 30 ms).
+    // What --jq adds to the same list, paired per round (its budget: 30 ms).
     for (const label of ['dist/gds', 'npm package']) {
       for (const filter of ['.id', 'outside the subset']) {
         const json = times.get(`gds list --json (local server) (${label})`) ?? [];
@@ -460,11 +460,11 @@ const planRows = {
   generated: 'gds plan (2,000-model generated manifest)',
 };
 /** The real manifest of 99 models (../shared/fixtures/real/dbt), the largest there. */
-const realManifest = '/work/shared/fixtures/real/dbt/sfa_1.4.9_generate_snapshots.manifest.json';
+const realManifest = join(root, '../shared/fixtures/real/dbt/sfa_1.4.9_generate_snapshots.manifest.json');
 
 /**
  * `gds plan` of the 99-model manifest in ../shared/fixtures/real/dbt (a folder holding it as manifest.json)
- * and of a generated 2,000-model project (scripts/bench/dbt-manifest.ts, issue 20), each when this checkout
+ * and of a generated 2,000-model project (scripts/bench/dbt-manifest.ts), each when this checkout
  * has what it needs; planSkips says why a row is missing.
  */
 async function planCommands(
@@ -500,7 +500,7 @@ function planSkips(commands: Array<[string, string[]]>): BenchRow[] {
       : 'gds plan is not in this checkout',
     [planRows.generated]: existsSync(join(root, 'scripts/bench/dbt-manifest.ts'))
       ? 'scripts/bench/dbt-manifest.ts has no writeDbtProject(models, {dir})'
-      : 'the manifest generator scripts/bench/dbt-manifest.ts (issue 20) is not in this checkout',
+      : 'the manifest generator scripts/bench/dbt-manifest.ts is not in this checkout',
   };
   return Object.entries(why)
     .filter(([name]) => !commands.some(([measured]) => measured === name))

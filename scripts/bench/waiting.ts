@@ -1,4 +1,4 @@
-// Adaptive waiting (issue 21): `gds push --replace --wait` as a real process, with the default --interval
+// Adaptive waiting: `gds push --replace --wait` as a real process, with the default --interval
 // (3 s), against a reference server in this process whose baseline job ends within 50 ms of the
 // registration (a worker here runs queued jobs every 10 ms). The first poll comes at once, the second
 // after 0.25 s: the whole command should take well under a second, not the 3 s of a fixed interval.

@@ -1,4 +1,4 @@
-// A workspace of 100,000 tables (issue 25) on the embedded PGlite: `gds list --json` (time to its first line,
+// A workspace of 100,000 tables on the embedded PGlite: `gds list --json` (time to its first line,
 // the whole list, the CLI's peak memory), `gds list -L 5`, and a recertification signal naming one table
 // (median), with another request's time while signals run. The tables are copies of a seeded Mode A table
 // made in SQL; the server runs in this process, the CLI in its own: the single executable (dist/gds) when it

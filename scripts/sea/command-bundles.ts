@@ -1,4 +1,4 @@
-// Commands with a bundle of their own in the single executable (issue 24: a command compiles and holds only
+// Commands with a bundle of their own in the single executable (a command compiles and holds only
 // its own code). build-binary.ts makes one per command its runs' training goes through (a copy of the main
 // bundle with that command alone, trained on that command's runs); boot.ts runs it for a command line that
 // routes to that command, the way main() routes one (command-route.ts), and the whole bundle otherwise.

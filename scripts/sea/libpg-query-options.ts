@@ -4,7 +4,7 @@
 // no file is written. A bundle run by a plain `node` finds the .wasm in node_modules as usual. Either way the
 // module moves text by Node's encoder and decoder (src/core/wasm-strings.ts).
 //
-// The bytes are not hashed at run time (issue 24): node:crypto alone cost a push 4-5 ms of CPU and 1.3 MiB.
+// The bytes are not hashed at run time: node:crypto alone cost a push 4-5 ms of CPU and 1.3 MiB.
 // The asset and the code reading it are one SEA blob, written at once by the build; bytes that were not
 // the build's could only come from editing the executable, which could edit a hash as well. V8 validates
 // the module as it compiles it, and its imports must match this build's glue.

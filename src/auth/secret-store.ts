@@ -165,7 +165,7 @@ function inKeychainChild(
 ): Promise<string | boolean | null> {
   const [command, args] = keychainChildCommand();
   // node:child_process (and the node:net and node:dgram it loads) only when a keychain call is made: a
-  // command given its token loads none of it (issue 24).
+  // command given its token loads none of it (a few ms of every start-up).
   const { spawn } = process.getBuiltinModule('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: keychainChildEnv() });

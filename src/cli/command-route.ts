@@ -1,6 +1,6 @@
 // Which command a command line names, decided from the command manifest alone: the same words oclif's
 // `normalizeArgv` takes as the command id with the topic separator ' ' (@oclif/core help/util.js,
-// collateSpacedCmdIDFromArgs), so that main() can run that command without oclif's `run` (issue 24: the
+// collateSpacedCmdIDFromArgs), so that main() can run that command without oclif's `run` (the
 // fast dispatcher). test/cli/command-route.test.ts holds it to oclif's own answer.
 
 /** What the route needs of a manifest command: whether it takes positional arguments. */
@@ -112,7 +112,7 @@ export interface DirectRun {
 }
 
 /**
- * The direct run these arguments ask for, or undefined when oclif should parse them (issue 24: oclif's config
+ * The direct run these arguments ask for, or undefined when oclif should parse them (oclif's config
  * and parser are most of an offline check's start-up). Only `gate validate` with one `-f FILE`, `--file FILE`
  * or `--file=FILE` and at most one plain `--json`, in any order: any other word (a table id, --env, a
  * field list, a help flag, a value that looks like a flag) goes to oclif, which parses and refuses as always.

@@ -1,5 +1,5 @@
 // The command lines gds answers without oclif (command-route.ts directRun): `gate validate -f FILE [--json]`,
-// an offline check CI runs on every commit, whose start-up was mostly oclif's config and parser (issue 24).
+// an offline check CI runs on every commit, whose start-up was mostly oclif's config and parser.
 // It prints, fails and is interrupted exactly as the command does (test/e2e/gate-validate-direct.test.ts
 // compares the two).
 import { toCliError } from './errors.js';

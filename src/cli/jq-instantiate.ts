@@ -2,7 +2,7 @@
 // executable (scripts/sea/jq-options.ts) alike: as jq-wasm does it, except for jq's one call for random
 // bytes. jq seeds its random generator with 4 bytes at its first run, which jq-wasm's glue asks of
 // WebCrypto (`crypto.getRandomValues`); loading WebCrypto for them cost a `--jq` run 7 ms of CPU, a fifth
-// of what jq adds (issue 25, measured). The bytes come from the system's /dev/urandom instead, through
+// of what jq adds (measured). The bytes come from the system's /dev/urandom instead, through
 // node:fs (loaded anyway), or from WebCrypto where there is no /dev/urandom (Windows).
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { JqLoadOptions } from 'jq-wasm';

@@ -92,7 +92,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
   if (options.development) pjson.oclif.commands = { ...devCommands };
   let commandIds: readonly string[] = [];
   try {
-    // The fast dispatcher (issue 24): a command line that names one of gds's commands runs that command
+    // The fast dispatcher: a command line that names one of gds's commands runs that command
     // straight away (runRouted), and the single executable loads only that command into oclif's config.
     const embedded = options.bundle?.manifest.commands;
     const earlyRoute = embedded && commandRoute(argv, embedded, helpFlags(pjson));

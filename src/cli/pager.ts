@@ -1,4 +1,4 @@
-// Long output through a pager, as gh does (issue 23, O15): on a terminal only, the commands that print
+// Long output through a pager, as gh does: on a terminal only, the commands that print
 // lists, diffs and `gds api` answers send stdout through GDS_PAGER, else the CLI's `pager` setting, else
 // PAGER. Loaded only when stdout is a terminal and the command pages (Output.usePager).
 //

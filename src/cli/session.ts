@@ -125,7 +125,7 @@ function isPersonal(credentials: ResolvedCredentials): boolean {
 }
 
 /**
- * DESIGN.md's precedence is flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile: --profile only
+ * The precedence is flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile: --profile only
  * chooses which profile is last in line, so the environment still wins. Said, since it surprises.
  */
 export function warnEnvOverProfile(

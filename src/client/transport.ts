@@ -1,7 +1,7 @@
 // The one way the client talks HTTP: node:http(s) requests over a keep-alive Agent (msw's interceptors see
 // every one in the tests), bearer auth, JSON in and out, typed errors, retries, one token refresh on 401,
 // abort. Not fetch: undici's fetch (WHATWG streams, webidl, headers) was a quarter of a network command's
-// start-up, for one JSON body in and one out (issue 16).
+// start-up, for one JSON body in and one out (profiled).
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeRequestOptions } from 'node:http';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { maskToken, redactSecrets } from '../core/redact.js';

@@ -51,7 +51,7 @@ export default class Api extends ApiCommand<typeof Api> {
       },
     })(),
     // As gh api: -F/--field is the typed field, -f/--raw-field the string one. --typed-field (gds's earlier
-    // name for -F) stays as an alias; --field was the string field until issue 23 (API5) made it gh's.
+    // name for -F) stays as an alias; --field was the string field until it became gh's.
     field: Flags.custom<readonly [string, string | number | boolean | null]>({
       char: 'F',
       aliases: ['typed-field'],

@@ -1,7 +1,7 @@
 // The initial linear memory a WebAssembly module declares, lowered to what it uses at start before it is
 // compiled. libpg-query's Emscripten build declares 128 MiB (INITIAL_MEMORY) of which it touches about
 // 1 MiB: the pages cost no RSS, but V8 counts the whole buffer as external memory, and 128 MiB is past
-// the 64 MiB at which V8 starts a full garbage collection for it (issue 24, measured: a 10 ms Mark-Compact
+// the 64 MiB at which V8 starts a full garbage collection for it (measured: a 10 ms Mark-Compact
 // of a 5 MB heap in every `push`). Such a module grows its memory when it needs more (Emscripten's
 // ALLOW_MEMORY_GROWTH: its sbrk calls memory.grow), so declaring less changes nothing it computes.
 //

@@ -1,7 +1,7 @@
 // Text in and out of an Emscripten module's memory by Node's own encoder and decoder, in place of the
 // glue's JavaScript loops: libpg-query's parseSync copies the SQL in (lengthBytesUTF8, stringToUTF8) and
 // its parse tree out (UTF8ToString, which scans for the terminating NUL byte by byte), and in a short run
-// those loops run cold: about 3-4 ms of a push of a 262-line view (19 KB of SQL, 67 KB of tree; issue 24,
+// those loops run cold: about 3-4 ms of a push of a 262-line view (19 KB of SQL, 67 KB of tree;
 // measured). The answers are the same bytes and text for any string a file or JSON document gives
 // (test/core/wasm-strings.test.ts); a lone surrogate, which neither holds, is written as U+FFFD (3 bytes,
 // as the glue counts it) where the glue wrote the surrogate's own 3 bytes.

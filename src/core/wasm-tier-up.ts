@@ -2,7 +2,7 @@
 // jq). A call that runs long enough makes V8 recompile its hot functions with TurboFan in the background: for
 // libpg-query's parser function, measured, 1.9 s of CPU and 600 MB that the process then waits for before it
 // exits, for a parse that takes 30 ms in the baseline tier; for jq under `--jq`, 30 ms of CPU and 17 MiB per
-// run (issue 24, dist/gds list --jq .id). The flag is set only while a call is held, so other WebAssembly in
+// run (measured on dist/gds list --jq .id). The flag is set only while a call is held, so other WebAssembly in
 // the process (PGlite in the reference server) keeps tiering up.
 import { setFlagsFromString } from 'node:v8';
 

@@ -154,7 +154,7 @@ function tooLarge(name: string, options: BoundedInputOptions, size?: number): Cl
 const READ_CHUNK = 64 * 1024;
 
 // node:fs's callbacks, not node:fs/promises: that module loads readline and the REPL's history at its top
-// (+1 MiB resident at every `gate validate -f`, issue 24).
+// (+1 MiB resident at every `gate validate -f`, measured).
 const file = {
   open: promisify(open),
   stat: promisify(fstat),

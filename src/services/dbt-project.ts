@@ -94,7 +94,7 @@ async function readJsonBounded(path: string, max: number, what: string): Promise
       'dbt_artifact_too_large',
     );
   // A regular file only, read no further than the limit, UTF-8 only: a FIFO or a link to /dev/zero (whose
-  // size reads 0) is refused instead of blocking or reading forever (issue 22 item 8).
+  // size reads 0) is refused instead of blocking or reading forever.
   const { text } = await readBoundedText(path, { flag: '--dbt', maxBytes: max, what: `a dbt ${what}` });
   try {
     return JSON.parse(text) as unknown;

@@ -1,4 +1,4 @@
-// A table name wherever a table id goes (DESIGN.md): an argument shaped like an id (`tbl_…`) is used as it
+// A table name wherever a table id goes: an argument shaped like an id (`tbl_…`) is used as it
 // is, with no request; anything else is a name, looked up once per process with one `GET /api/tables?name=`
 // (case-insensitive, exact). One table of that name is used; several are exit 2 listing each id with its
 // environment (`--env` picks). When no table has that name, the argument may still be an id of another

@@ -1,5 +1,5 @@
 // `gds tokens issue` / `gds tokens refresh`: integration tokens (§4.1, §4.2). A request carries table
-// grants (a DATA-API token) or workspace scopes (a MANAGEMENT token), never both (DESIGN.md).
+// grants (a DATA-API token) or workspace scopes (a MANAGEMENT token), never both.
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiClient } from '../client/index.js';

@@ -5,7 +5,7 @@ import { redactError, secretsFrom } from '../../src/cli/secrets.js';
 import { maskToken, redactSecrets } from '../../src/core/redact.js';
 
 describe('exit codes', () => {
-  it('are the ones DESIGN.md fixes', () => {
+  it('are the ones the README documents', () => {
     expect(ExitCode).toEqual({
       Ok: 0,
       Failure: 1,

@@ -1,4 +1,4 @@
-// The floor of `gds list --json` (issue 24): what Node alone needs to ask the service for the same first page
+// The floor of `gds list --json`: what Node alone needs to ask the service for the same first page
 // (`GET /api/tables?limit=100&total=false`, the request gds sends) over node:http, as gds's transport does,
 // and print the answer's body. Nothing of a CLI around it: no flags, config, output or client. CommonJS, as
 // gds's own bundles are: Node's ES module loader alone costs more than this whole script.

@@ -1,4 +1,4 @@
-// The floor of `gds push --dry-run` of a view (issue 24): what Node alone needs to load PostgreSQL's parser
+// The floor of `gds push --dry-run` of a view: what Node alone needs to load PostgreSQL's parser
 // (libpg-query's WebAssembly, as its package ships it) and parse the view once. Run it with `--liftoff-only`,
 // as gds parses (src/core/wasm-tier-up.ts: TurboFan tier-up costs far more than a single parse gains).
 // CommonJS, as gds's own bundles are: Node's ES module loader alone costs more than a few milliseconds.

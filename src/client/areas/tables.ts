@@ -1,4 +1,4 @@
-// Governance tables, the CLI's paths (DESIGN.md wire map): list, status, DDL, soft delete.
+// Governance tables, the CLI's paths (src/contract/openapi.yaml): list, status, DDL, soft delete.
 import type { Schema } from '../../contract/types.js';
 import { ApiError } from '../errors.js';
 import { cursorPages } from '../paging.js';

@@ -1,4 +1,4 @@
-// A dbt project read into declarations (issue 20, items 1–3): one per selected, enabled model, seed and
+// A dbt project read into declarations: one per selected, enabled model, seed and
 // snapshot, already in the service's terms (the JSON artifact to push, the gate1.yml to apply, the contract
 // intent), or a refusal with its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
 // dbt runs. The SQL of a model is read by PostgreSQL's own grammar, loaded once by `prepareDbtReader()`

@@ -1,4 +1,4 @@
-// dbt tests as Gate 1 rules (issue 20, item 2), each traced to its test's unique_id: not_null → required
+// dbt tests as Gate 1 rules, each traced to its test's unique_id: not_null → required
 // column and a null-rate override; unique / unique_combination_of_columns → the grain key; accepted_values,
 // expression_is_true, accepted_range, expect_column_values_to_be_between → predicates; match_regex → a
 // pattern check; relationships → the column's reference. dbt severity error → HARD_FAIL, warn → WARN

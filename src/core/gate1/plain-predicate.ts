@@ -3,7 +3,7 @@
 // grammar can only build nodes that checkPredicateSql allows (A_Expr comparisons, BoolExpr, NullTest,
 // BooleanTest, ColumnRef, A_Const), so the checker's answer is known without its parser: no finding. Deciding
 // it here spares `gds gate validate` PostgreSQL's parser (its WebAssembly: about 35 ms of CPU and 15 MiB of
-// memory per process, issue 24). Anything else, or anything in doubt, answers false and the full checker
+// memory per process, measured). Anything else, or anything in doubt, answers false and the full checker
 // (PostgreSQL's parser) reads the text: this is a shortcut for an answer, never a second set of rules.
 // test/core/gate1/plain-predicate.test.ts checks every text this accepts against the parser's checker.
 import { PG_KEYWORDS } from './pg-keywords.js';
