@@ -410,6 +410,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/artifacts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `apply`: register or replace up to 100 definitions, each with its gate1.yml and contract intent, in one request
+         * @description A person's session JWT or `cli_` token (MANAGEMENT and DATA-API tokens are 401). Each item is what three single writes do, in order and with their rules: its definition as POST /api/artifacts (with `replaceId`, `definitionVersion` is that write's `If-Match`; `project` as there: a table another project owns is 409 `owned_elsewhere`), then its gate1.yml as PUT /api/tables/{tableId}/gate1 (`gate1.version` is its `If-Match`, 0 when none is held), then its contract intent as PATCH /api/tables/{tableId}/semantic-contract (`intent.revision` is its `If-Match`). Each step is written in its own transaction, and each step's answer is reported per item: the status the single write would have answered, whether it wrote, the version after it, and the error it would have answered. An item whose definition fails goes no further; the other items are written all the same. The request as a whole is refused only for the caller (401) or a body that is not a batch (400); it counts once against the rate limit, which is what lets `gds apply` write 500 models within 200 requests a minute.
+         */
+        post: operations["pushArtifactBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tables": {
         parameters: {
             query?: never;
@@ -1752,6 +1772,48 @@ export interface components {
             replaceId?: string;
             source?: string;
             project?: components["schemas"]["ProjectId"];
+        };
+        ArtifactBatchRequest: {
+            items: components["schemas"]["ArtifactBatchItem"][];
+        };
+        /** @description `definition` to register or replace one (and then write its gate1.yml and intent), or `tableId` to write only the gate1.yml and intent of a table whose definition stays; one of the two (400 in the item otherwise). */
+        ArtifactBatchItem: {
+            definition?: components["schemas"]["ArtifactPushRequest"];
+            tableId?: string;
+            /** @description With `definition.replaceId`, the definition version the item was computed from (If-Match). */
+            definitionVersion?: number;
+            gate1?: {
+                /** @description The gate1.yml text. */
+                content: string;
+                /** @description The gate1.yml version the item was computed from, 0 when none (If-Match). */
+                version?: number;
+            };
+            intent?: {
+                request: components["schemas"]["ContractIntentRequest"];
+                /** @description The contract revision the item was computed from (If-Match). */
+                revision?: number;
+            };
+        };
+        ArtifactBatchResult: {
+            results: components["schemas"]["ArtifactBatchItemResult"][];
+        };
+        ArtifactBatchItemResult: {
+            /** @description The item's place in the request. */
+            index: number;
+            /** @description The table registered or replaced; null when the definition failed. */
+            tableId: string | null;
+            definition?: components["schemas"]["ArtifactBatchStep"];
+            gate1?: components["schemas"]["ArtifactBatchStep"];
+            contract?: components["schemas"]["ArtifactBatchStep"];
+        };
+        /** @description One step of an item, as its single write would have answered it. */
+        ArtifactBatchStep: {
+            status: number;
+            /** @description Whether the step wrote anything. */
+            changed: boolean;
+            /** @description The definition version, gate1.yml version or contract revision after the step. */
+            version?: number;
+            error?: components["schemas"]["Error"];
         };
         /** @description The project (`gds apply`) registering or replacing the table: recorded on a new table. Replacing a table another project owns, or one registered without a project, is 409 `owned_elsewhere` (adopt it first with PUT /api/tables/{tableId}/project). */
         ProjectId: string;
@@ -3585,6 +3647,35 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["DatabaseConflict"];
+        };
+    };
+    pushArtifactBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Every item was tried; `results` holds one entry per item, in the order sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactBatchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listTables: {

@@ -47,6 +47,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { recertificationRoutes } from './routes/recertification.js';
 import { tableRoutes } from './routes/tables.js';
 import { heldTableRoutes } from './routes/held-tables.js';
+import { artifactBatchRoutes } from './routes/artifact-batch.js';
 import { meRoutes } from './routes/me.js';
 import { oauthRoutes } from './routes/oauth.js';
 import type { DeviceFlowOptions } from './oauth/settings.js';
@@ -350,6 +351,7 @@ function buildApp(
       workspaceRoutes(rest, ctx);
       certificationRoutes(rest, ctx);
       definitionRoutes(rest, ctx);
+      artifactBatchRoutes(rest, ctx);
       tableRoutes(rest, ctx);
       heldTableRoutes(rest, ctx);
       connectorRoutes(rest, ctx);

@@ -1,5 +1,6 @@
-// `gds apply --dbt DIR`: carries out a plan (project-plan.ts), table by table, at most `concurrency` tables at
-// a time (the transport waits out 429s and their Retry-After). Per table, in order: the definition
+// `gds apply --dbt DIR`: carries out a plan (project-plan.ts): the tables it creates or replaces in batches
+// (below), the others table by table, at most `concurrency` tables at a time (the transport waits out 429s
+// and their Retry-After). Per table, in order: the definition
 // (register, or replace when it changed), its gate1.yml, its contract intent, and with `submit` the move to
 // PENDING_REVIEW. Each step goes through the same service function as `push`, `gate apply` and
 // `contract set-intent`: it compares with what the service holds right before writing and sends the version
@@ -15,6 +16,8 @@
 // --prune removes only after every create and replace of the run succeeded.
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
+import type { ArtifactBatchItem, ArtifactBatchItemResult } from '../client/areas/artifacts.js';
+import { ApiError } from '../client/errors.js';
 import type { PlannedTable, ProjectPlan, TableWork } from './project-plan-types.js';
 import { mapBounded } from './map-bounded.js';
 
@@ -48,6 +51,8 @@ export interface ApplyOptions {
   describe: (error: unknown) => unknown;
   /** Called after each action, as it happens. */
   onAction?: (action: ApplyAction) => void;
+  /** Write created and replaced tables in batches (POST /api/artifacts/batch); default true. */
+  batch?: boolean;
 }
 
 export interface ApplySummary {
@@ -106,28 +111,58 @@ export async function applyPlan(
     options.onAction?.(action);
   };
   let applied = 0;
+  const fail = (table: PlannedTable, step: ApplyStep, tableId: string | null, error: CliError) => {
+    record({
+      table: table.table,
+      tableId,
+      step,
+      outcome: 'failed',
+      error: { exitCode: error.exitCode, code: error.code, message: error.message },
+    });
+    failed.push({ table: table.table, tableId, step, error });
+  };
+  const failure = (table: PlannedTable, error: unknown) =>
+    error instanceof StepFailure
+      ? error
+      : new StepFailure('register', table.tableId, asCliError(error, options.describe));
   const run = async (table: PlannedTable) => {
     try {
       if (table.action === 'gone') await removeTable(client, plan, table, options, record);
       else await applyTable(client, plan, table, options, record);
       applied += 1;
     } catch (error) {
-      const failure =
-        error instanceof StepFailure
-          ? error
-          : new StepFailure('register', table.tableId, asCliError(error, options.describe));
-      record({
-        table: table.table,
-        tableId: failure.tableId,
-        step: failure.step,
-        outcome: 'failed',
-        error: { exitCode: failure.error.exitCode, code: failure.error.code, message: failure.error.message },
-      });
-      failed.push({ table: table.table, tableId: failure.tableId, step: failure.step, error: failure.error });
+      const { step, tableId, error: cause } = failure(table, error);
+      fail(table, step, tableId, cause);
     }
   };
   const concurrency = options.concurrency ?? 4;
-  await mapBounded(tablesToWrite(plan), concurrency, run);
+  const writes = tablesToWrite(plan);
+  let oneByOne = writes;
+  if (options.batch !== false) {
+    const failedTables = new Set<PlannedTable>();
+    const { written, leftOver } = await applyInBatches(client, plan, writes.filter(batchable), {
+      concurrency: Math.min(concurrency, 2),
+      describe: (error) => asCliError(error, options.describe),
+      record,
+      fail: (table, step, tableId, error) => {
+        failedTables.add(table);
+        fail(table, step, tableId, error);
+      },
+    });
+    const done = written.filter(({ table }) => !failedTables.has(table));
+    applied += done.length;
+    oneByOne = [...writes.filter((table) => !batchable(table)), ...leftOver];
+    if (options.submit === true)
+      await mapBounded(done, concurrency, async ({ table, tableId }) => {
+        try {
+          await submitTable(client, { ...table, tableId }, options, record);
+        } catch (error) {
+          applied -= 1;
+          fail(table, 'submit', tableId, failure(table, error).error);
+        }
+      });
+  }
+  await mapBounded(oneByOne, concurrency, run);
   const gone = options.prune === true ? plan.tables.filter((t) => t.action === 'gone') : [];
   // A failed create or replace may be a model renamed or moved: its old table stays until the run succeeds.
   if (failed.length === 0) await mapBounded(gone, concurrency, run);
@@ -178,7 +213,7 @@ async function applyTable(
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const work = table.work as TableWork;
-  const [{ pushArtifact }, { applyGate, submitGate }, { setIntent }] = await Promise.all([
+  const [{ pushArtifact }, { applyGate }, { setIntent }] = await Promise.all([
     import('./artifacts.js'),
     import('./gates.js'),
     import('./contract-intent.js'),
@@ -266,12 +301,22 @@ async function applyTable(
       });
     });
   }
-  if (options.submit === true) {
-    await step('submit', id, options.describe, async () => {
-      await submitGate(client, id);
-      record({ ...base, tableId: id, step: 'submit', outcome: 'done' });
-    });
-  }
+  if (options.submit === true) await submitTable(client, { ...table, tableId: id }, options, record);
+}
+
+/** Moves a table to PENDING_REVIEW (`apply --submit`). */
+async function submitTable(
+  client: ApplyClient,
+  table: PlannedTable,
+  options: ApplyOptions,
+  record: (action: ApplyAction) => void,
+): Promise<void> {
+  const id = table.tableId as string;
+  const { submitGate } = await import('./gates.js');
+  await step('submit', id, options.describe, async () => {
+    await submitGate(client, id);
+    record({ table: table.table, tableId: id, step: 'submit', outcome: 'done' });
+  });
 }
 
 async function removeTable(
@@ -295,4 +340,152 @@ function existingIdOf(error: unknown): string | undefined {
   const details = error.details as { existingId?: unknown; server?: { existingId?: unknown } } | undefined;
   const id = details?.existingId ?? details?.server?.existingId;
   return typeof id === 'string' ? id : undefined;
+}
+
+// Batches (POST /api/artifacts/batch): up to BATCH_SIZE tables a request, each table's definition, gate1.yml
+// and contract intent in one item, with the versions the plan saw as their If-Match. The service writes each
+// step as its single write would and reports each; a step that failed is the same failure as the single
+// write's. A first apply of 500 models is then a handful of requests, within the default rate limit. What a
+// batch cannot say is left to the table-by-table path: a table registered since the plan (409 naming it),
+// and a whole service without the batch route (404).
+
+export const BATCH_SIZE = 50;
+
+type Step = NonNullable<ArtifactBatchItemResult['definition']>;
+
+export interface BatchOutcome {
+  /** Tables every step of which the service answered (done, unchanged or failed), with their ids. */
+  written: Array<{ table: PlannedTable; tableId: string }>;
+  /** Tables to write one by one: the batch could not say (see the head of this file). */
+  leftOver: PlannedTable[];
+}
+
+/** A table apply may send in a batch: created or replaced, and not adopted or moved to its project first. */
+export function batchable(table: PlannedTable): boolean {
+  return (
+    (table.action === 'create' || table.action === 'replace') &&
+    table.adopt === undefined &&
+    table.migrate !== true &&
+    table.work !== undefined
+  );
+}
+
+function itemOf(plan: ProjectPlan, table: PlannedTable): ArtifactBatchItem {
+  const work = table.work as TableWork;
+  const created = table.tableId === null;
+  const item: ArtifactBatchItem = {};
+  if (created || table.changes.definition) {
+    const { artifact } = work;
+    item.definition = {
+      filename: artifact.filename,
+      content: artifact.content,
+      mimeType: artifact.mimeType,
+      ...(plan.connector.id === null ? {} : { connectorId: plan.connector.id }),
+      ...(created ? {} : { replaceId: table.tableId as string }),
+      ...(artifact.sourceFlag === undefined ? {} : { source: artifact.sourceFlag }),
+      project: plan.project.id,
+    };
+    if (!created && table.seen !== undefined) item.definitionVersion = table.seen.definitionVersion;
+  } else item.tableId = table.tableId as string;
+  if (work.gate1 !== undefined && (created || table.changes.gate1))
+    item.gate1 = { content: work.gate1.text, version: created ? 0 : (table.seen?.gate1Version ?? 0) };
+  if (work.intent !== undefined && (created || table.changes.contract))
+    item.intent = {
+      request: work.intent,
+      ...(created || table.seen === undefined ? {} : { revision: table.seen.contractRevision }),
+    };
+  return item;
+}
+
+/** The id of the table a failed registration says holds the name or source already. */
+function registeredSince(step: Step | undefined): boolean {
+  const details = step?.error?.error.details as { existingId?: unknown } | undefined;
+  return step?.status === 409 && typeof details?.existingId === 'string';
+}
+
+/**
+ * Writes `tables` (all batchable) in batches; `record` hears each step as the table-by-table path reports it,
+ * `fail` each failed step with the error its single write would have raised.
+ */
+export async function applyInBatches(
+  client: Pick<ApiClient, 'artifacts'>,
+  plan: ProjectPlan,
+  tables: PlannedTable[],
+  options: {
+    concurrency: number;
+    describe: (error: unknown) => CliError;
+    record: (action: ApplyAction) => void;
+    fail: (table: PlannedTable, step: ApplyStep, tableId: string | null, error: CliError) => void;
+  },
+): Promise<BatchOutcome> {
+  const chunks: PlannedTable[][] = [];
+  for (let at = 0; at < tables.length; at += BATCH_SIZE) chunks.push(tables.slice(at, at + BATCH_SIZE));
+  const written: BatchOutcome['written'] = [];
+  const leftOver: PlannedTable[] = [];
+  let unsupported = false;
+  await mapBounded(chunks, options.concurrency, async (chunk) => {
+    if (unsupported) {
+      leftOver.push(...chunk);
+      return;
+    }
+    let results: ArtifactBatchItemResult[];
+    try {
+      results = await client.artifacts.batch(chunk.map((table) => itemOf(plan, table)));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && error.code === 'route_not_found') {
+        unsupported = true;
+        leftOver.push(...chunk);
+        return;
+      }
+      for (const table of chunk) options.fail(table, 'register', table.tableId, options.describe(error));
+      return;
+    }
+    for (const [index, table] of chunk.entries()) {
+      const result = results.find((r) => r.index === index);
+      if (result === undefined || registeredSince(result.definition)) {
+        leftOver.push(table);
+        continue;
+      }
+      if (result.tableId !== null) written.push({ table, tableId: result.tableId });
+      report(table, result, options);
+    }
+  });
+  return { written, leftOver };
+}
+
+function report(
+  table: PlannedTable,
+  result: ArtifactBatchItemResult,
+  options: Parameters<typeof applyInBatches>[3],
+): void {
+  const steps: Array<[ApplyStep, Step | undefined]> = [
+    [table.tableId === null ? 'register' : 'replace', result.definition],
+    ['gate1', result.gate1],
+    ['contract', result.contract],
+  ];
+  for (const [name, step] of steps) {
+    if (step === undefined) continue;
+    const tableId = result.tableId ?? table.tableId;
+    if (step.error !== undefined) {
+      const error = new ApiError({
+        status: step.status,
+        code: step.error.error.code,
+        message: step.error.error.message,
+        details: step.error.error.details,
+        requestId: undefined,
+        retryAfterSeconds: undefined,
+        method: 'POST',
+        url: '/api/artifacts/batch',
+      });
+      options.fail(table, name, tableId, options.describe(error));
+      continue;
+    }
+    options.record({
+      table: table.table,
+      tableId,
+      step: name,
+      outcome: step.changed ? 'done' : 'unchanged',
+      ...(step.changed && name !== 'contract' && step.version !== undefined ? { version: step.version } : {}),
+    });
+  }
 }

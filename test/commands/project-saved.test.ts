@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
-import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planProject } from '../../src/services/project-plan.js';
 import { checkSavedPlan, planFileText, readPlanFile } from '../../src/services/project-saved.js';
+import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -22,40 +22,7 @@ import { needs } from '../helpers/skip.js';
 const describeError = (error: unknown) =>
   error instanceof CliError ? error : new CliError(String(error), { exitCode: 1 });
 
-function declaration(name: string): DbtDeclaration {
-  const columns = [
-    { name: 'id', type: 'integer', required: true },
-    { name: 'label', type: 'text' },
-  ];
-  return {
-    uniqueId: `model.saved.${name}`,
-    resourceType: 'model',
-    name,
-    source: { schema: 'analytics_dev', table: name },
-    columns,
-    columnsFrom: 'catalog',
-    artifact: {
-      fileName: `${name}.json`,
-      mimeType: 'json',
-      content: JSON.stringify({ table: name, source: `analytics_dev.${name}`, columns }),
-    },
-    gate1Yaml: 'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0, fail: 0 }\n',
-    contract: { grainType: 'ONE_PER_ENTITY', grainKeyColumns: ['id'] },
-    mappedTests: [],
-    notMappedTests: [],
-    packageName: 'saved',
-    fqn: ['saved', name],
-    tags: [],
-  };
-}
-
-const project = (names: string[]): DbtProject => ({
-  projectName: 'saved',
-  declarations: names.map(declaration),
-  refusals: [],
-  otherTests: [],
-  warnings: [],
-});
+const project = (names: string[]) => dbtProjectOf('saved', names);
 
 describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, skip }) => {
   let server: TestServer;

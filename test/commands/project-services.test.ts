@@ -18,6 +18,7 @@ import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
+import { dbtDeclaration } from '../helpers/dbt-declaration.js';
 import { columns, manifest, model } from '../core/dbt/helpers.js';
 
 let server: TestServer;
@@ -48,24 +49,8 @@ function declaration(name: string, extra: Partial<DbtDeclaration> = {}): DbtDecl
     { name: name === 'things' ? 'kind' : 'thing_id', type: name === 'things' ? 'text' : 'integer' },
   ];
   return {
-    uniqueId: `model.shop.${name}`,
-    resourceType: 'model',
-    name,
-    source: { schema: 'analytics_dev', table: name },
-    columns,
-    columnsFrom: 'catalog',
-    artifact: {
-      fileName: `${name}.json`,
-      mimeType: 'json',
-      content: JSON.stringify({ table: name, source: `analytics_dev.${name}`, columns }),
-    },
-    gate1Yaml: 'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0, fail: 0 }\n',
-    contract: { grainType: 'ONE_PER_ENTITY', grainKeyColumns: ['id'] },
+    ...dbtDeclaration(name, 'shop', columns),
     mappedTests: [{ test: `test.shop.unique_${name}_id`, rule: 'grainKey' }],
-    notMappedTests: [],
-    packageName: 'shop',
-    fqn: ['shop', name],
-    tags: [],
     ...extra,
   };
 }

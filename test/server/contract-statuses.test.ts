@@ -330,6 +330,13 @@ describe('success statuses', () => {
       { route: 'GET /api/config/{key}/history', call: () => get('/api/config/gate_mode/history') },
       { route: 'GET /api/tables', call: () => get('/api/tables') },
       { route: 'GET /api/held-tables', call: () => get('/api/held-tables?environment=dev') },
+      {
+        route: 'POST /api/artifacts/batch',
+        call: () =>
+          post('/api/artifacts/batch', {
+            items: [{ tableId: orders, intent: { request: { meaning: 'batch' } } }],
+          }),
+      },
       { route: 'GET /api/tables/{tableId}/status', call: () => get(`/api/tables/${customers}/status`) },
       { route: 'GET /api/tables/{tableId}/ddl', call: () => get(`/api/tables/${customers}/ddl`) },
       { route: 'GET /api/connectors', call: () => get('/api/connectors') },

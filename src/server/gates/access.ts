@@ -19,7 +19,16 @@ export async function gateTableFor(
   request: FastifyRequest<{ Params: { tableId: string } }>,
 ): Promise<{ caller: SessionCaller; table: GateTable }> {
   const caller = await gateCaller(ctx, request);
-  const table = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
+  return { caller, table: await gateTableOf(ctx, caller, request.params.tableId) };
+}
+
+/** The table, once the caller's environments are checked to cover it. */
+export async function gateTableOf(
+  ctx: AppContext,
+  caller: SessionCaller,
+  tableId: string,
+): Promise<GateTable> {
+  const table = await loadGateTable(ctx.db, caller.workspaceId, tableId);
   requireEnvironment(caller, table.environmentLabel, table.id);
-  return { caller, table };
+  return table;
 }

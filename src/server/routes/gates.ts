@@ -61,84 +61,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.put('/api/tables/:tableId/gate1', async (request: TableRequest) => {
     const { caller, table } = await gateTableFor(ctx, request);
     const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
-    checkGate1Bounds(content);
-    const { diagnostics } = validateGate1(content, {
-      fileName: 'gate1.yml',
-      columns: table.columns.map((c) => c.name),
-    });
-    const errors = diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length > 0) {
-      throw badRequest(
-        'invalid_gate1',
-        `gate1.yml has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was stored. Fix them (each is in details.diagnostics) and apply again.`,
-        { diagnostics },
-      );
-    }
-    const expected = expectedVersion(request);
-    return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      // The table's row lock: parallel applies of one table compare and write one after another.
-      const locked = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
-      const current = await currentGate1(tx, locked.id);
-      if (current !== null && sameGateRules(current.content, content)) {
-        const unchanged: Gate1ApplyResult = {
-          tableId: locked.id,
-          version: current.version,
-          createdBy: current.createdBy,
-          createdAt: current.createdAt,
-          warnings: [],
-          recertificationRequestId: null,
-          changed: false,
-        };
-        return unchanged;
-      }
-      checkVersion(
-        `gate1.yml of ${locked.id}`,
-        current?.version ?? 0,
-        expected,
-        `Compare with gds gate diff ${locked.id} -f <file> and apply again.`,
-      );
-      const { effects } = await applyTrigger(tx, {
-        table: locked,
-        trigger: 'gate_applied',
-        context: { mode: locked.mode, tableName: locked.name },
-        actor: caller,
-        clock: ctx.clock,
-        details: { gate1Version: locked.versions.gate1 + 1 },
-      });
-      const createdAt = new Date(ctx.clock()).toISOString();
-      let version = locked.versions.gate1;
-      let recertificationRequestId: string | null = null;
-      for (const effect of effects) {
-        if (effect.type === 'store_gate_rules_version') {
-          version = await storeGate1Version(tx, {
-            tableId: locked.id,
-            content,
-            createdBy: caller.userId,
-            createdAt,
-          });
-        } else if (effect.type === 'file_recertification') {
-          recertificationRequestId = await fileRecertificationRequest(tx, {
-            tableId: locked.id,
-            cause: effect.cause,
-            details: { reason: 'gate1.yml applied', gate1Version: version },
-            actor: caller,
-            clock: ctx.clock,
-          });
-        }
-      }
-      const body: Gate1ApplyResult = {
-        tableId: locked.id,
-        version,
-        createdBy: caller.userId,
-        createdAt,
-        warnings: diagnostics.filter(
-          (d) => d.severity === 'warning',
-        ) as unknown as Gate1ApplyResult['warnings'],
-        recertificationRequestId,
-        changed: true,
-      };
-      return body;
-    });
+    return applyGate1(ctx, caller, table, content, () => expectedVersion(request));
   });
 
   app.get('/api/tables/:tableId/gate1/versions', async (request: TableRequest) => {
@@ -372,4 +295,96 @@ async function assertBaselineReady(tx: Queryable, table: GateTable, baseline: st
       { baseline, status: row.status },
     );
   }
+}
+
+/**
+ * Validates and stores `content` as the table's gate1.yml (PUT .../gate1, and each item of POST
+ * /api/artifacts/batch): nothing when it holds the same rules; 412 when `expectedOf()` is given and is not the
+ * current version. The caller and the table's environment are checked before (gateTableFor, gateTableOf).
+ */
+export async function applyGate1(
+  ctx: AppContext,
+  caller: SessionCaller,
+  table: GateTable,
+  content: string,
+  expectedOf: () => number | undefined,
+): Promise<Gate1ApplyResult> {
+  checkGate1Bounds(content);
+  const { diagnostics } = validateGate1(content, {
+    fileName: 'gate1.yml',
+    columns: table.columns.map((c) => c.name),
+  });
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) {
+    throw badRequest(
+      'invalid_gate1',
+      `gate1.yml has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was stored. Fix them (each is in details.diagnostics) and apply again.`,
+      { diagnostics },
+    );
+  }
+  const expected = expectedOf();
+  return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+    // The table's row lock: parallel applies of one table compare and write one after another.
+    const locked = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
+    const current = await currentGate1(tx, locked.id);
+    if (current !== null && sameGateRules(current.content, content)) {
+      const unchanged: Gate1ApplyResult = {
+        tableId: locked.id,
+        version: current.version,
+        createdBy: current.createdBy,
+        createdAt: current.createdAt,
+        warnings: [],
+        recertificationRequestId: null,
+        changed: false,
+      };
+      return unchanged;
+    }
+    checkVersion(
+      `gate1.yml of ${locked.id}`,
+      current?.version ?? 0,
+      expected,
+      `Compare with gds gate diff ${locked.id} -f <file> and apply again.`,
+    );
+    const { effects } = await applyTrigger(tx, {
+      table: locked,
+      trigger: 'gate_applied',
+      context: { mode: locked.mode, tableName: locked.name },
+      actor: caller,
+      clock: ctx.clock,
+      details: { gate1Version: locked.versions.gate1 + 1 },
+    });
+    const createdAt = new Date(ctx.clock()).toISOString();
+    let version = locked.versions.gate1;
+    let recertificationRequestId: string | null = null;
+    for (const effect of effects) {
+      if (effect.type === 'store_gate_rules_version') {
+        version = await storeGate1Version(tx, {
+          tableId: locked.id,
+          content,
+          createdBy: caller.userId,
+          createdAt,
+        });
+      } else if (effect.type === 'file_recertification') {
+        recertificationRequestId = await fileRecertificationRequest(tx, {
+          tableId: locked.id,
+          cause: effect.cause,
+          details: { reason: 'gate1.yml applied', gate1Version: version },
+          actor: caller,
+          clock: ctx.clock,
+        });
+      }
+    }
+    const body: Gate1ApplyResult = {
+      tableId: locked.id,
+      version,
+      createdBy: caller.userId,
+      createdAt,
+      warnings: diagnostics.filter(
+        (d) => d.severity === 'warning',
+      ) as unknown as Gate1ApplyResult['warnings'],
+      recertificationRequestId,
+      changed: true,
+    };
+    return body;
+  });
 }

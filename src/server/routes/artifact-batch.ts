@@ -1,0 +1,130 @@
+// `POST /api/artifacts/batch`: what `gds apply` writes for many tables in one request. Each item goes through
+// the single writes' own functions, in order (the definition as POST /api/artifacts, its gate1.yml as PUT
+// .../gate1, its contract intent as PATCH .../semantic-contract), with their authorization, ownership and
+// If-Match rules, each step in its own transaction; what each step would have answered is reported per item.
+import type { FastifyInstance } from 'fastify';
+import type { Schema } from '../../contract/types.js';
+import { checkArtifactBounds } from '../artifact-bounds.js';
+import type { SessionCaller } from '../auth/caller.js';
+import { requireSession } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../context.js';
+import { parseBody } from '../contract.js';
+import { badRequest, errorBody, HttpError } from '../errors.js';
+import { readDefinitionBody, registerDefinition, withPrecondition } from '../governance/definitions.js';
+import { gateTableOf } from '../gates/access.js';
+import { checkIntentCaller, setIntent } from './contract.js';
+import { applyGate1 } from './gates.js';
+
+type Item = Schema<'ArtifactBatchItem'>;
+type Step = Schema<'ArtifactBatchStep'>;
+type ItemResult = Schema<'ArtifactBatchItemResult'>;
+
+export function artifactBatchRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api/artifacts/batch', async (request) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const { items } = parseBody<Schema<'ArtifactBatchRequest'>>('ArtifactBatchRequest', request.body);
+    const results: ItemResult[] = [];
+    // One item after another: registrations take the workspace's registration lock one at a time anyway.
+    for (const [index, item] of items.entries()) results.push(await writeItem(ctx, caller, index, item));
+    const body: Schema<'ArtifactBatchResult'> = { results };
+    return body;
+  });
+}
+
+async function writeItem(
+  ctx: AppContext,
+  caller: SessionCaller,
+  index: number,
+  item: Item,
+): Promise<ItemResult> {
+  let tableId: string;
+  let definition: Step | undefined;
+  if (item.definition === undefined) {
+    if (item.tableId === undefined)
+      return {
+        index,
+        tableId: null,
+        definition: failed(
+          badRequest(
+            'invalid_request',
+            'An item names a definition, or the tableId whose gate1.yml and intent it writes.',
+          ),
+        ),
+      };
+    tableId = item.tableId;
+  } else {
+    try {
+      const input = withPrecondition(readDefinitionBody(item.definition, false), item.definitionVersion);
+      checkArtifactBounds(input);
+      const outcome = await registerDefinition(ctx, caller, input, 'push');
+      tableId = outcome.body.tableId;
+      definition = {
+        status: outcome.status,
+        changed: outcome.body.changed !== false,
+        version: outcome.body.definitionVersion,
+      };
+    } catch (error) {
+      return { index, tableId: null, definition: failed(error) };
+    }
+  }
+  const result: ItemResult = { index, tableId, ...(definition === undefined ? {} : { definition }) };
+  const gate1 = item.gate1;
+  if (gate1 !== undefined) {
+    result.gate1 = await step(async () => {
+      const table = await gateTableOf(ctx, caller, tableId);
+      const applied = await applyGate1(ctx, caller, table, gate1.content, () => gate1.version);
+      return { status: 200, changed: applied.changed !== false, version: applied.version };
+    });
+  }
+  const intent = item.intent;
+  if (intent !== undefined) {
+    result.contract = await step(async () => {
+      await checkIntentCaller(ctx, caller, tableId);
+      const set = await setIntent(ctx, caller, tableId, intent.request, () => intent.revision);
+      return { status: 200, changed: set.changed === true, version: set.contract.revision ?? 0 };
+    });
+  }
+  return result;
+}
+
+async function step(write: () => Promise<Step>): Promise<Step> {
+  try {
+    return await write();
+  } catch (error) {
+    return failed(error);
+  }
+}
+
+/** What the single write would have answered for `error` (src/server/errors.ts handleError's mapping). */
+function failed(error: unknown): Step {
+  if (error instanceof HttpError)
+    return {
+      status: error.status,
+      changed: false,
+      error: errorBody(error.code, error.message, error.details),
+    };
+  const sqlstate = (error as { code?: unknown } | null)?.code;
+  if (sqlstate === '23505')
+    return {
+      status: 409,
+      changed: false,
+      error: errorBody(
+        'conflict',
+        'A parallel request stored the same thing first; read the current state and try again.',
+      ),
+    };
+  if (sqlstate === '40P01' || sqlstate === '40001')
+    return {
+      status: 503,
+      changed: false,
+      error: errorBody(
+        'database_conflict',
+        'A parallel request held the same rows; nothing was stored. Send it again.',
+        {
+          sqlstate,
+        },
+      ),
+    };
+  throw error;
+}

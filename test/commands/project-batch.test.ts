@@ -1,0 +1,82 @@
+// gds apply writes a project's tables in batches (src/services/project-batch.ts, POST /api/artifacts/batch), on
+// PGlite and PostgreSQL: a first apply of many models stays within a low rate limit without one 429, every
+// table registered with its gate1.yml and contract intent, and the same apply again writes nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/core/errors.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ApiClient } from '../../src/client/index.js';
+import { applyPlan } from '../../src/services/project-apply.js';
+import { planProject } from '../../src/services/project-plan.js';
+import { dbtProjectOf } from '../helpers/dbt-declaration.js';
+import { ENGINES } from '../helpers/engines.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
+
+const MODELS = 60;
+/** Requests a minute per token: a first apply one table at a time would need five a model. */
+const RATE_LIMIT = 30;
+
+const describeError = (error: unknown) =>
+  error instanceof CliError ? error : new CliError(String(error), { exitCode: 1 });
+
+const names = Array.from({ length: MODELS }, (_, i) => `bt_model_${i}`);
+const project = dbtProjectOf('batch', names);
+
+describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
+  let server: TestServer;
+  let client: ApiClient;
+  let dev: string;
+  const log: string[] = [];
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer({ rateLimit: RATE_LIMIT, ...(postgres ? { database: 'postgres' } : {}) });
+    client = createApiClient({
+      baseUrl: server.url,
+      auth: staticToken(server.user('ADMIN').cliToken),
+      sleep: async () => {},
+      logger: (line) => log.push(line),
+    });
+    dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+    for (const name of names) await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it(
+    `a first apply of ${MODELS} models makes a handful of requests and meets no 429 at ${RATE_LIMIT} a minute`,
+    needs(skip),
+    async () => {
+      const plan = await planProject(client, project, { connectorId: dev });
+      expect(plan.counts.create).toBe(MODELS);
+      const summary = await applyPlan(client, plan, { describe: describeError });
+      expect(summary.failed).toEqual([]);
+      expect(summary.applied).toBe(MODELS);
+      const steps = (step: string) => summary.actions.filter((a) => a.step === step && a.outcome === 'done');
+      expect([steps('register').length, steps('gate1').length, steps('contract').length]).toEqual([
+        MODELS,
+        MODELS,
+        MODELS,
+      ]);
+      const requests = log.filter((line) => line.startsWith('→ '));
+      expect(requests.length).toBeLessThan(RATE_LIMIT / 2);
+      expect(log.filter((line) => / 429 /.test(line))).toEqual([]);
+      const [held] = await server.sql<{ tables: number; gates: number }>(
+        `SELECT count(*)::int AS tables,
+                (SELECT count(*)::int FROM gds.gate1_versions g JOIN gds.tables u ON u.id = g.table_id
+                  WHERE u.project = 'batch@${dev}') AS gates
+           FROM gds.tables WHERE project = $1 AND active`,
+        [`batch@${dev}`],
+      );
+      expect(held).toEqual({ tables: MODELS, gates: MODELS });
+
+      const again = await planProject(client, project, { connectorId: dev });
+      expect(again.counts.unchanged).toBe(MODELS);
+      expect((await applyPlan(client, again, { describe: describeError })).actions).toEqual([]);
+    },
+  );
+});
