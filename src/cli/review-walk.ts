@@ -1,6 +1,7 @@
 // `gds review` on a terminal: the queue's columns, and the walk through it table by table, asking the
 // steward what to do with each (certify, reject with a reason, skip, quit).
 import { ApiError } from '../client/errors.js';
+import { CliError } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { QueueEntry } from '../services/review.js';
 import { changesSummary, proofSummary, requestsSummary } from '../services/review.js';
@@ -64,9 +65,11 @@ export async function walkQueue(
         }
         decided += 1;
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
+        // A static token's certify is refused here, before any request, like the service's refusals.
+        if (!(error instanceof ApiError) && !(error instanceof CliError)) throw error;
+        const next = error instanceof CliError && error.suggestion ? ` ${error.suggestion}` : '';
         out.warn(
-          `${entry.tableName} was not ${decision === 'certify' ? 'certified' : 'rejected'}: ${error.message}`,
+          `${entry.tableName} was not ${decision === 'certify' ? 'certified' : 'rejected'}: ${error.message}${next}`,
         );
       }
     }

@@ -143,8 +143,10 @@ describe('gds review', () => {
           await term.close();
         }
       };
-      const refused = await walk(env('STEWARD'), /gds auth login/);
-      expect(refused).toContain('Certification needs interactive authentication');
+      // Said, and the walk goes on (here to its end) as after any refused decision.
+      const refused = await walk(env('STEWARD'), /0 of 1 decided/);
+      expect(refused).toContain('orders was not certified: Certification needs interactive authentication');
+      expect(refused).toContain('gds auth login');
       expect(await state()).toBe('PENDING_REVIEW');
 
       // The profile a browser sign-in (gds auth login) writes: a session token, no SERVICE_TOKEN.
