@@ -39,7 +39,8 @@ function resultLabel(check: { skipped?: unknown; passed?: unknown; severity?: un
   return check.severity === 'WARN' ? 'WARN' : 'FAIL';
 }
 
-export async function printProof(out: Output, proof: Gate1ProofBody): Promise<void> {
+/** The proof of a Gate 1 run; `table` is how the person named the table (its id when not given). */
+export async function printProof(out: Output, proof: Gate1ProofBody, table = proof.tableId): Promise<void> {
   if (out.json) {
     out.record(proof);
     return;
@@ -49,7 +50,7 @@ export async function printProof(out: Output, proof: Gate1ProofBody): Promise<vo
   const verdict = proof.passed
     ? out.style('green', 'PASSED')
     : out.style('red', `FAILED (${proof.failedPredicates.join(', ')})`);
-  out.print('Gate 1 ', verdict, ` on ${proof.tableId}: ${proof.rowsChecked} rows checked, ${sample}.`);
+  out.print('Gate 1 ', verdict, ` on ${table}: ${proof.rowsChecked} rows checked, ${sample}.`);
   if (proof.id !== null)
     out.print(`Proof ${proof.id}${proof.state === undefined ? '' : `; table now ${proof.state}`}.`);
 }
@@ -60,9 +61,9 @@ export async function printJob(out: Output, job: GateJobBody): Promise<void> {
     return;
   }
   out.print(`Job ${job.id} (${job.type}, Gate ${job.gate}) on ${job.tableId ?? '-'}: ${job.status}`);
-  out.print(`Created ${job.createdAt} by ${job.createdByEmail ?? job.createdBy}`);
-  if (job.startedAt !== null) out.print(`Started ${job.startedAt}`);
-  if (job.finishedAt !== null) out.print(`Finished ${job.finishedAt}`);
+  out.print(`Created ${out.when(job.createdAt)} by ${job.createdByEmail ?? job.createdBy}`);
+  if (job.startedAt !== null) out.print(`Started ${out.when(job.startedAt)}`);
+  if (job.finishedAt !== null) out.print(`Finished ${out.when(job.finishedAt)}`);
   if (job.error?.message !== undefined) out.print(out.style('red', `Error: ${job.error.message}`));
   if (job.result === undefined) return;
   const report = (job.result ?? {}) as { checks?: unknown; results?: unknown; passed?: unknown };

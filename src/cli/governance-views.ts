@@ -101,7 +101,7 @@ export function printStatus(out: Output, status: TableStatus): void {
       'Versions',
       `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,
     ],
-    ['Certified', describeCertification(certification)],
+    ['Certified', describeCertification(certification, (iso) => out.when(iso))],
     ...(status.certifiedView
       ? [['Certified view', describeView(status.certifiedView)] as [string, Segment]]
       : []),
@@ -125,7 +125,10 @@ function describeView(view: ViewStatus): string {
 }
 
 /** The latest contract version: a certification, or a restore (which asks for a new certification). */
-function describeCertification(certification: TableStatus['certification']): string {
+function describeCertification(
+  certification: TableStatus['certification'],
+  when: (iso: string) => string,
+): string {
   if (certification === null) return 'never';
   const person = certification.certifiedByEmail ?? certification.certifiedBy;
   const by = person === null ? '' : ` by ${person}`;
@@ -134,9 +137,9 @@ function describeCertification(certification: TableStatus['certification']): str
       certification.restoredFrom === null || certification.restoredFrom === undefined
         ? ''
         : ` from v${certification.restoredFrom}`;
-    return `v${certification.version} restored${from}${by} at ${certification.certifiedAt} (recertification requested)`;
+    return `v${certification.version} restored${from}${by} ${when(certification.certifiedAt)} (recertification requested)`;
   }
-  return `v${certification.version} at ${certification.certifiedAt}${by}`;
+  return `v${certification.version} ${when(certification.certifiedAt)}${by}`;
 }
 
 export function printRegistration(out: Output, result: RegistrationResult, verb: string): void {

@@ -9,6 +9,8 @@ import { stripControlCharacters } from '../core/terminal-text.js';
 import { ndjsonLine } from '../core/ndjson.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
+import { jsonSegments } from './json-colour.js';
+import { relativeTime } from './relative-time.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -131,8 +133,9 @@ export function forcedTerminal(stream: OutputStream, env: NodeJS.ProcessEnv): Ou
   const share = /^(\d{1,3})%$/.exec(value);
   const number = /^\d+$/.test(value) ? Number(value) : 0;
   const columns = share ? Math.round((terminal * Number(share[1])) / 100) : number >= 20 ? number : terminal;
-  const forced: OutputStream & { columns: number } = {
+  const forced: OutputStream & { columns: number; forced: true } = {
     isTTY: true,
+    forced: true,
     columns: Math.max(columns, 20),
     write: (chunk: string) => stream.write(chunk),
   };
@@ -237,13 +240,22 @@ export class Output {
     return { text, style };
   }
 
+  /** A time in a detail view or a reply: `12m ago`, `in 59m` on a terminal, as in tables; piped, the ISO time. */
+  when(iso: string): string {
+    return this.stdout.isTTY === true ? relativeTime(iso) : iso;
+  }
+
   /** A lifecycle state, job status or check result, coloured as in tables (CERTIFIED green, …). */
   state(text: string): Segment {
     const style = stateStyle(text);
     return style === undefined ? text : { text, style };
   }
 
-  /** One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` (or formatted by `--template`). */
+  /**
+   * One NDJSON line on stdout, shaped by `--json a,b` and filtered by `--jq` (or formatted by `--template`).
+   * On a terminal (not GDS_FORCE_TTY's stand-in), without --jq or --template, indented and coloured as
+   * `gds api` and gh print JSON.
+   */
   record(value: object): void {
     const shaped = this.fields === undefined ? value : pickFields(value, this.fields, this.listedFields);
     if (this.template !== undefined) {
@@ -253,7 +265,9 @@ export class Output {
     }
     const filter = this.jq;
     if (filter === undefined) {
-      this.stdout.write(`${ndjsonLine(shaped)}\n`);
+      if (this.stdout.isTTY === true && (this.stdout as { forced?: boolean }).forced !== true) {
+        this.stdout.write(`${this.render(jsonSegments(shaped), this.colorOnStdout)}\n`);
+      } else this.stdout.write(`${ndjsonLine(shaped)}\n`);
       return;
     }
     const line = ndjsonLine(shaped);
@@ -393,7 +407,7 @@ export class Output {
     sample: readonly Row[],
     columns: ReadonlyArray<Column<Row>>,
   ): Promise<{ write(rows: readonly Row[]): void }> {
-    const { tableLayout, relativeTime } = await import('./table.js');
+    const { tableLayout } = await import('./table.js');
     const colour = this.colorOnStdout;
     const cells = (rows: readonly Row[]) =>
       rows.map((row) =>

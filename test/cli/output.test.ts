@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode } from '../../src/core/errors.js';
-import { colorEnabled, jsonRequested, Output } from '../../src/cli/output.js';
+import { colorEnabled, forcedTerminal, jsonRequested, Output } from '../../src/cli/output.js';
 
 class Capture {
   text = '';
@@ -154,6 +154,48 @@ describe('Output under --json', () => {
     const spinner = await out.spinner('waiting');
     spinner.succeed('done');
     expect(stdout.text + stderr.text).toBe('');
+  });
+});
+
+describe('when: times in detail views', () => {
+  it('reads 12m ago or in 59m on a terminal, as tables do; piped, the ISO time', () => {
+    const ago = new Date(Date.now() - 12 * 60_000 - 5000).toISOString();
+    const ahead = new Date(Date.now() + 59 * 60_000 + 5000).toISOString();
+    const terminal = output({ tty: true });
+    expect(terminal.out.when(ago)).toBe('12m ago');
+    expect(terminal.out.when(ahead)).toBe('in 59m');
+    expect(output({ tty: false }).out.when(ago)).toBe(ago);
+  });
+});
+
+describe('--json on a terminal', () => {
+  const value = { id: 'tbl_1', n: 3, ok: true, none: null, tags: ['a'] };
+
+  it('is indented and coloured as gds api prints JSON; NO_COLOR leaves it indented, plain', () => {
+    const coloured = output({ json: true, tty: true });
+    coloured.out.record(value);
+    expect(coloured.stdout.text).toContain('\u001b[');
+    const plain = output({ json: true, tty: true, env: { NO_COLOR: '1' } });
+    plain.out.record(value);
+    expect(plain.stdout.text).toBe(`${JSON.stringify(value, null, 2)}\n`);
+    expect(coloured.stdout.text.replaceAll(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stdout.text);
+  });
+
+  it('keeps --json a,b on a terminal, and stays one compact line per record piped or under GDS_FORCE_TTY', () => {
+    const fields = output({ json: true, tty: true, fields: ['id', 'n'], env: { NO_COLOR: '1' } });
+    fields.out.record(value);
+    expect(fields.stdout.text).toBe('{\n  "id": "tbl_1",\n  "n": 3\n}\n');
+    const piped = output({ json: true, tty: false });
+    piped.out.record(value);
+    expect(piped.stdout.text).toBe(`${JSON.stringify(value)}\n`);
+    const capture = new Capture(false);
+    const forced = new Output({
+      json: true,
+      stdout: forcedTerminal(capture, { GDS_FORCE_TTY: '1' }),
+      env: { GDS_FORCE_TTY: '1' },
+    });
+    forced.record(value);
+    expect(capture.text).toBe(`${JSON.stringify(value)}\n`);
   });
 });
 

@@ -125,6 +125,33 @@ describe('tables on a terminal', () => {
   });
 });
 
+describe('detail views on a terminal', () => {
+  it('gds status says when the table was certified as lists do (… ago); --json keeps the ISO time', async () => {
+    const lines = (await onTerminal(['status', 'customers'], 100, { NO_COLOR: '1' })).map(strip);
+    const certified = lines.find((l) => l.startsWith('Certified:'));
+    expect(certified, lines.join('\n')).toMatch(/^Certified: +v\d+ (now|\d+(s|m|h|d|mo|y) ago)( by \S+)?$/);
+    const json = await runCli(['status', 'customers', '--json'], { env: env() });
+    const status = JSON.parse(json.stdout) as { certification: { certifiedAt: string } };
+    expect(status.certification.certifiedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const piped = await runCli(['status', 'customers'], { env: env() });
+    expect(piped.stdout).toMatch(/^Certified: +v\d+ \d{4}-\d\d-\d\dT/m);
+  });
+});
+
+describe('--json on a terminal', () => {
+  it('is indented and coloured, as gds api prints it; each object parses once the colour is taken off', async () => {
+    const lines = await onTerminal(['list', '--json'], 100, { FORCE_COLOR: '1' });
+    const screen = lines.join('\n');
+    expect(screen).toMatch(/\u001b\[[0-9;]*m"id"/);
+    const objects = strip(screen)
+      .split(/^}$/m)
+      .filter((part) => part.trim() !== '')
+      .map((part) => JSON.parse(`${part}}`) as { id: string });
+    expect(objects.map((o) => o.id).sort()).toEqual((await listedIds()).sort());
+    expect(strip(lines[1] ?? '')).toMatch(/^ {2}"id": "tbl_\w+",$/);
+  });
+});
+
 // Waits that may pass a second show a spinner (ora) on a terminal's stderr, as push, status and records do;
 // piped or under --json nothing of it is written.
 describe('progress on a terminal', () => {
@@ -136,6 +163,8 @@ describe('progress on a terminal', () => {
     // ora's frame; the line is cleared once the answer is there
     expect(screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Running Gate 1 on orders/);
     expect(screen.slice(screen.indexOf('CHECK'))).not.toContain('Running Gate 1');
+    // the reply names the table as it was given
+    expect(screen).toMatch(/Gate 1 (PASSED|FAILED.*) on orders: /);
   });
 
   it('gds gate run --json on a terminal, or piped, writes no progress at all', async () => {

@@ -59,7 +59,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     if (check?.me !== undefined) {
       this.out.print(this.label('Signed in'), `${check.me.user.email} (${check.me.role})`);
     }
-    if (status.expiresAt !== null) this.out.print(this.label('Expires'), status.expiresAt);
+    if (status.expiresAt !== null) this.out.print(this.label('Expires'), this.out.when(status.expiresAt));
     const doors = check?.me?.doors;
     if (doors !== undefined)
       this.out.print(this.label('Doors'), `REST ${doors.rest}  GraphQL ${doors.graphql}  MCP ${doors.mcp}`);

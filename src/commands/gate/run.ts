@@ -61,7 +61,7 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       return;
     }
     const { printProof } = await import('../../cli/gate-output.js');
-    await printProof(this.out, outcome.proof);
+    await printProof(this.out, outcome.proof, this.tableLabel(this.args.tableId, outcome.proof.tableId));
     if (!outcome.proof.passed) process.exitCode = ExitCode.Failure;
   }
 }

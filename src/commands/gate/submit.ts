@@ -44,7 +44,7 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     }
     const { proof } = outcome;
     const { printProof } = await import('../../cli/gate-output.js');
-    await printProof(this.out, proof);
+    await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
     if (proof.viewWithdrawn === true && !this.out.json) {
       this.out.warn(
         `${proof.tableId} was CERTIFIED: its certified view ${proof.withdrawnView ?? ''} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
