@@ -106,8 +106,11 @@ describe('the npm package with command bundles', () => {
     expect(tables.length).toBeGreaterThan(0);
     expect(ids).toEqual(tables.map((table) => table.id));
     expect(bundleOf(r.modules)).toEqual(['command-list.cjs']);
-    // Nothing of dist/ beyond the router, and neither oclif nor undici as files of their own.
+    // Nothing of dist/ beyond the masking of the command line (bin/run.js's first act) and the router, and
+    // neither oclif nor undici as files of their own.
     expect(files(r.modules).filter((url) => url.includes('/dist/'))).toEqual([
+      expect.stringMatching(/\/dist\/cli\/process-title\.js$/),
+      expect.stringMatching(/\/dist\/core\/redact\.js$/),
       expect.stringMatching(/\/dist\/cli\/command-route\.js$/),
       expect.stringMatching(/\/dist\/bundle\/command-list\.cjs$/),
     ]);
@@ -125,6 +128,7 @@ describe('the npm package with command bundles', () => {
     ['list, a table', ['list', '-L', '2'], 0],
     ['list --jq', ['list', '--jq', '.name'], 0],
     ['list, a jq filter outside gds’s own', ['list', '--jq', '[.id, .name] | @tsv'], 0],
+    ['list --template', ['list', '--template', '{{id}} {{name}}'], 0],
     ['list, an unknown flag', ['list', '--nope'], 2],
     ['list, a bad option', ['list', '--state', 'NOPE', '--json'], 2],
     ['push --dry-run of a view', ['push', 'v.sql', '--dry-run', '--json'], 0],
