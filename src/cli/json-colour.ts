@@ -2,7 +2,7 @@
 // null cyan, true/false yellow, numbers and punctuation plain. Without colour (piped, NO_COLOR) the
 // segments join to exactly `JSON.stringify(value, null, 2)`.
 import { isRawJson } from '../core/lossless-json.js';
-import type { Segment } from './output.js';
+import type { Segment } from './segment.js';
 
 /** The segments of `value` printed as indented JSON; `Output.print(...segments)` colours them or not. */
 export function jsonSegments(value: unknown): Segment[] {

@@ -10,6 +10,7 @@ import { ndjsonLine } from '../core/ndjson.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 import { jsonSegments } from './json-colour.js';
+import type { Segment, Style } from './segment.js';
 import { relativeTime } from './relative-time.js';
 
 export interface OutputStream {
@@ -17,10 +18,7 @@ export interface OutputStream {
   isTTY?: boolean;
 }
 
-export type Style = Parameters<typeof styleText>[0];
-
-/** A piece of a printed line: plain strings are stripped of control characters, styled ones coloured too. */
-export type Segment = string | { readonly text: string; readonly style: Style };
+export type { Segment, Style } from './segment.js';
 
 /**
  * What a column holds, which says how it shows on a terminal (the rules are docs/output.md's): free text
