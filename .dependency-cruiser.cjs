@@ -12,7 +12,12 @@ module.exports = {
     ),
     forbid('cli-does-not-import-commands', '^src/cli/', '^src/commands/'),
     forbid('services-do-not-import-up', '^src/(auth|client|io|contract|core)/', '^src/services/'),
-    forbid('io-uses-only-core', '^src/io/', '^src/(auth|client|contract)/'),
+    forbid('io-uses-only-core', '^src/io/', '^src/(auth|client|contract|server)/'),
+    forbid(
+      'nothing-imports-the-server',
+      '^src/(commands|cli|services|auth|client|io|contract|core)/',
+      '^src/server/',
+    ),
     forbid('client-below-auth', '^src/(client|contract|core)/', '^src/auth/'),
     forbid('contract-and-core-at-the-bottom', '^src/(contract|core)/', '^src/(client|io)/'),
     forbid('core-below-contract', '^src/core/', '^src/contract/'),
