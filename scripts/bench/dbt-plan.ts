@@ -11,6 +11,7 @@ import { sharedFixturesDir } from '../../test/helpers/fixtures.js';
 import { startTestServer } from '../../test/helpers/server.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { writeDbtProject } from './dbt-manifest.js';
+import { benchCliEnv } from './lib/cli-env.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const TIME = '/usr/bin/time';
@@ -48,12 +49,7 @@ export const run: BenchModule = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gds-bench-plan-'));
   try {
     const connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-    const env = {
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      GDS_SECRET_STORAGE: 'file',
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('ADMIN').cliToken,
-    };
+    const env = benchCliEnv(server, dir);
     const rows: BenchRow[] = [];
     if (existsSync(REAL)) {
       const real = join(dir, 'real');

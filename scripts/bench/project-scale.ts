@@ -1,15 +1,20 @@
 // A generated 2,000-model dbt project on each engine (PGlite; PostgreSQL when GDS_TEST_DATABASE_URL is set):
-// its first `gds apply`, then a no-change `gds plan --json`, then three such plans at once. Each row: wall
-// time of the gds process, its requests (counted from GDS_DEBUG's one line per request), 429s met, and its
-// peak memory (maximum resident set, read by /usr/bin/time when there is one).
+// its first `gds apply`, then a no-change `gds plan --json`, then three such plans at once; a first apply of
+// 500 models at the default rate limit (200 requests a minute a token), counting its 429s; and on PGlite, the
+// CLI's peak memory planning 5,000 models. Each row: wall time of the gds process, its requests (counted
+// from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum resident set, read by
+// /usr/bin/time when there is one). GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale
+// runs one part.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliEntry, cliEnv, ensureBuilt, node24, repoRoot } from '../../test/cli/helpers/cli-process.js';
 import { startTestServer } from '../../test/helpers/server.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/server/app.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { writeDbtProject } from './dbt-manifest.js';
+import { benchCliEnv } from './lib/cli-env.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const TIME = '/usr/bin/time';
@@ -56,27 +61,75 @@ function measured(args: string[], env: Record<string, string>): Promise<Measured
 const figure = (m: Measured) =>
   `${(m.ms / 1000).toFixed(1)} s, ${m.requests} requests${m.peakMb === undefined ? '' : `, ${m.peakMb.toFixed(0)} MiB peak`}`;
 
-async function engineRows(engine: 'PGlite' | 'PostgreSQL'): Promise<BenchRow[]> {
+type Engine = 'PGlite' | 'PostgreSQL';
+
+/** A server (rate limit off unless given) and a generated project of `models`, its warehouse tables made. */
+async function scene(engine: Engine, models: number, rateLimit = 1_000_000_000) {
   const server = await startTestServer({
-    rateLimit: 1_000_000_000,
+    rateLimit,
     ...(engine === 'PostgreSQL' ? { database: 'postgres' } : {}),
   });
   const dir = mkdtempSync(join(tmpdir(), 'gds-bench-scale-'));
+  const connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+  const env = benchCliEnv(server, dir);
+  const generated = writeDbtProject(models, { dir: join(dir, 'generated'), schema: 'analytics_dev' });
+  const declared = await loadDbtProject(generated, {});
+  const creates = declared.declarations.map(
+    (d) =>
+      `CREATE TABLE IF NOT EXISTS analytics_dev."${d.name}" (${d.columns.map((c) => `"${c.name}" text`).join(', ')});`,
+  );
+  for (let at = 0; at < creates.length; at += 200)
+    await server.sql(`DO $$ BEGIN ${creates.slice(at, at + 200).join(' ')} END $$`);
+  return {
+    server,
+    env,
+    project: ['--dbt', generated, '--connector', connector],
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A first apply of 500 models at the default rate limit: the 429s it met. */
+async function rateRows(engine: Engine): Promise<BenchRow[]> {
+  const { env, project, close } = await scene(engine, 500, DEFAULT_RATE_LIMIT);
   try {
-    const connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-    const env = {
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      GDS_SECRET_STORAGE: 'file',
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('ADMIN').cliToken,
-    };
-    const generated = writeDbtProject(MODELS, { dir: join(dir, 'generated'), schema: 'analytics_dev' });
-    const declared = await loadDbtProject(generated, {});
-    for (const d of declared.declarations) {
-      const columns = d.columns.map((c) => `"${c.name}" text`).join(', ');
-      await server.sql(`CREATE TABLE IF NOT EXISTS analytics_dev."${d.name}" (${columns})`);
-    }
-    const project = ['--dbt', generated, '--connector', connector];
+    const apply = await measured(['apply', ...project, '--yes', '--json'], env);
+    return [
+      {
+        section: `project-scale (${engine})`,
+        name: 'gds apply, 500 models, first, at 200 requests a minute',
+        value: figure(apply),
+        note: `${apply.tooMany} 429s (budget: none); batches of 50 tables a request`,
+      },
+    ];
+  } finally {
+    await close();
+  }
+}
+
+/** The CLI's peak memory planning 5,000 models (nothing applied: every table a create). */
+async function planMemoryRows(): Promise<BenchRow[]> {
+  const { env, project, close } = await scene('PGlite', 5_000);
+  try {
+    const plan = await measured(['plan', ...project, '--json'], env);
+    return [
+      {
+        section: 'project-scale (PGlite)',
+        name: 'gds plan --json, 5,000 models, first (all create)',
+        value: figure(plan),
+        note: 'budget: CLI peak ≤ 200 MiB at 5,000 models',
+      },
+    ];
+  } finally {
+    await close();
+  }
+}
+
+async function engineRows(engine: Engine): Promise<BenchRow[]> {
+  const { env, project, close } = await scene(engine, MODELS);
+  try {
     const section = `project-scale (${engine})`;
     const apply = await measured(['apply', ...project, '--yes', '--json', '--concurrency', '8'], env);
     const plan = await measured(['plan', ...project, '--json'], env);
@@ -87,7 +140,7 @@ async function engineRows(engine: 'PGlite' | 'PostgreSQL'): Promise<BenchRow[]> 
         section,
         name: `gds apply, ${MODELS} models, first`,
         value: figure(apply),
-        note: `${apply.tooMany} 429s (rate limit off); register, gate1.yml and contract per model`,
+        note: `${apply.tooMany} 429s (rate limit off); batches of 50 tables a request`,
       },
       {
         section,
@@ -103,14 +156,19 @@ async function engineRows(engine: 'PGlite' | 'PostgreSQL'): Promise<BenchRow[]> 
       },
     ];
   } finally {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 
 export const run: BenchModule = async () => {
   await ensureBuilt();
-  const rows = await engineRows('PGlite');
-  if (process.env.GDS_TEST_DATABASE_URL) rows.push(...(await engineRows('PostgreSQL')));
+  const only = process.env.GDS_BENCH_ONLY;
+  const engines: Engine[] = process.env.GDS_TEST_DATABASE_URL ? ['PGlite', 'PostgreSQL'] : ['PGlite'];
+  const rows: BenchRow[] = [];
+  for (const engine of engines) {
+    if (only === undefined || only === 'scale') rows.push(...(await engineRows(engine)));
+    if (only === undefined || only === 'rate') rows.push(...(await rateRows(engine)));
+  }
+  if (only === undefined || only === 'plan5000') rows.push(...(await planMemoryRows()));
   return rows;
 };

@@ -1,6 +1,7 @@
 // What `gds plan` and `gds apply` share: gds.yml read and merged under the flags, the dbt project read
 // (src/services/dbt-project.ts) with the selection, and the plan made against the service.
 import { CliError, ExitCode } from '../core/errors.js';
+import { holdYoungGeneration } from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests } from './project-plan.js';
 import type { ProjectFlags } from './project-config.js';
@@ -16,6 +17,7 @@ export interface ProjectCommandFlags extends ProjectFlags {
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
+  holdYoungGeneration();
   const [{ readProjectConfig, projectSettings }, { loadDbtProject }, { planProject }] = await Promise.all([
     import('./project-config.js'),
     import('./dbt-project.js'),
