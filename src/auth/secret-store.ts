@@ -4,6 +4,9 @@
 // started only when a secret is read or written, and killed after GDS_KEYCHAIN_TIMEOUT_MS: the addon
 // blocks the thread that calls it while D-Bus does not answer, so a hung session bus or a locked keychain
 // never hangs gds, and Ctrl-C works meanwhile.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -20,7 +23,7 @@ export type SecretStorage = 'keychain' | 'file';
 export interface SecretStoreOptions {
   env?: Env;
   /**
-   * Output.warn of the command: told once per process when secrets fall back to the file (saveProfile
+   * Output.warn of the command: told once per machine when secrets fall back to the file (saveProfile
    * passes none for a profile whose secrets were in the file already: once per profile too).
    */
   warn?: (message: string) => void;
@@ -61,7 +64,7 @@ export function keychainRefFor(profileName: string, env: Env = process.env): Key
 
 /**
  * Stores a profile's secrets by the setting and returns the fields to put into its config entry.
- * `auto`: the keychain, else the file with one warning per process; `keychain`: the keychain or a clear
+ * `auto`: the keychain, else the file with one warning per machine; `keychain`: the keychain or a clear
  * error; `file`: the file.
  */
 export async function placeSecrets(
@@ -224,9 +227,27 @@ function keychainReason(error: unknown): string {
 
 let warnedFileFallback = false;
 
+/** The marker that the file fallback was said on this machine: in gds's state folder, as update.json is. */
+function fallbackMarker(env: Env): string {
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'gds', 'keychain-fallback-said');
+}
+
+/**
+ * Said once per machine, not on every credential write: a marker in the state folder remembers it (where the
+ * marker cannot be written, once per process).
+ */
 function warnFileFallbackOnce(options: SecretStoreOptions): void {
   if (warnedFileFallback) return;
   warnedFileFallback = true;
+  const env = options.env ?? process.env;
+  const marker = fallbackMarker(env);
+  if (existsSync(marker)) return;
+  try {
+    mkdirSync(dirname(marker), { recursive: true, mode: 0o700 });
+    writeFileSync(marker, `${new Date().toISOString()} ${configPath(env)}\n`, { mode: 0o600 });
+  } catch {
+    // a state folder gds cannot write: the warning stays once per process
+  }
   // One short line: why the keychain did not answer (D-Bus's own words) is no help to act on.
   options.warn?.(
     `No OS keychain answered, so the token is stored in ${configPath(options.env)} (mode 600); ` +

@@ -58,6 +58,7 @@ const hungEnv = (cfg: string, extra: Record<string, string | undefined> = {}) =>
   GDS_SECRET_STORAGE: undefined,
   GDS_KEYCHAIN_TIMEOUT_MS: undefined,
   DBUS_SESSION_BUS_ADDRESS: busAddress,
+  XDG_STATE_HOME: join(cfg, 'state'),
   ...extra,
 });
 

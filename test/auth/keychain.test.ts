@@ -37,7 +37,13 @@ function freshConfigDir(): string {
 async function gds(configDir: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
   const result = await runCli(args, {
     ...options,
-    env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: undefined, ...options.env },
+    // each config folder its own machine: the keychain-fallback warning is said once per state folder
+    env: {
+      GDS_CONFIG_DIR: configDir,
+      GDS_SECRET_STORAGE: undefined,
+      XDG_STATE_HOME: join(configDir, 'state'),
+      ...options.env,
+    },
   });
   outputs.push(result.stdout, result.stderr);
   return result;
@@ -230,7 +236,16 @@ describe('no keychain answering (no D-Bus session bus)', () => {
     );
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('');
-    // Under --json the warning for another profile is one JSON line, so stderr stays machine-readable.
+    // Once per machine: another profile falling back to the file on this machine says nothing either.
+    const other = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--profile', 'second', '--token', token, '--base', 'https://f.example'],
+      { env: noBus() },
+    );
+    expect(other.code).toBe(0);
+    expect(other.stderr).toBe('');
+    expect(JSON.parse(await readConfig(cfg)).profiles.second.token).toBe(token);
+    // Under --json the warning (on a machine that has not seen it) is one JSON line: stderr stays machine-readable.
     const json = await gds(
       cfg,
       [
@@ -245,7 +260,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
         'https://f.example',
         '--json',
       ],
-      { env: noBus() },
+      { env: { ...noBus(), XDG_STATE_HOME: join(cfg, 'another-machine') } },
     );
     expect(json.code).toBe(0);
     const lines = json.stderr.split('\n').filter((l) => l !== '');

@@ -86,6 +86,8 @@ describe('gds settings set/get/list/unset', () => {
       ['color', 'never', 'settings'],
     ]);
     expect(list[3]).toMatchObject({ allowedValues: ['auto', 'always', 'never'], overriddenBy: null });
+    const first = lines((await gds(['settings', 'list', '-L', '2', '--json'])).stdout);
+    expect(first.map((r) => r.key)).toEqual(['prompt', 'browser']);
     const overridden = lines((await gds(['settings', 'get', 'color', '--json'], { NO_COLOR: '1' })).stdout);
     expect(overridden).toEqual([expect.objectContaining({ value: 'never', overriddenBy: 'NO_COLOR' })]);
     const unset = await gds(['settings', 'unset', 'color', '--json']);

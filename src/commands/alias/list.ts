@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
+import { limitFlag } from '../../cli/list-flags.js';
 import type { Column } from '../../cli/output.js';
 
 interface AliasRow {
@@ -17,7 +18,12 @@ export default class AliasList extends BaseCommand<typeof AliasList> {
   static override description =
     'Each alias and what it expands to (a shell alias starts with !). Under --json one line per alias ' +
     '{name,expansion,shell}.';
-  static override examples = ['<%= config.bin %> alias list', '<%= config.bin %> alias list --json'];
+  static override examples = [
+    '<%= config.bin %> alias list',
+    '<%= config.bin %> alias list --json',
+    '<%= config.bin %> alias list -L 5',
+  ];
+  static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
     const { readSettings } = await import('../../cli/settings.js');
@@ -25,6 +31,8 @@ export default class AliasList extends BaseCommand<typeof AliasList> {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, expansion]) => ({ name, expansion, shell: expansion.startsWith('!') }));
     await this.out.table(rows, columns, {
+      limit: this.flags.limit,
+      noun: 'aliases',
       empty: "No aliases. Add one: gds alias set ls 'list --state CERTIFIED'",
     });
   }

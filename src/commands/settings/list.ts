@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
+import { limitFlag } from '../../cli/list-flags.js';
 import type { Column } from '../../cli/output.js';
 import { readSettings, settingRecord, SETTINGS } from '../../cli/settings.js';
 import type { SettingRecord } from '../../cli/settings.js';
@@ -25,11 +26,16 @@ export default class SettingsList extends BaseCommand<typeof SettingsList> {
     'of the service is `gds config`. For each key, a flag wins over its environment variable, the variable ' +
     'over the setting, and the setting over the default (see `gds help environment`). Under --json one ' +
     'line per key {key,value,source,default,allowedValues,overriddenBy,description}.';
-  static override examples = ['<%= config.bin %> settings list', '<%= config.bin %> settings list --json'];
+  static override examples = [
+    '<%= config.bin %> settings list',
+    '<%= config.bin %> settings list --json',
+    '<%= config.bin %> settings list -L 2',
+  ];
+  static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
     const file = readSettings();
     const rows = SETTINGS.map((spec) => settingRecord(spec, file));
-    await this.out.table(rows, columns);
+    await this.out.table(rows, columns, { limit: this.flags.limit, noun: 'settings' });
   }
 }
