@@ -1,15 +1,7 @@
-// The executable's own cache folder: $XDG_CACHE_HOME/gds (an absolute XDG_CACHE_HOME only, as the XDG spec
-// says), else ~/.cache/gds. What it holds is derived from the executable and checked or keyed by its build:
-// the keychain addon (native-addon.ts), help pages rendered on a terminal (terminal-help.ts).
+// The executable's own cache folder is core/folders.ts's cacheDir ($XDG_CACHE_HOME/gds, else ~/.cache/gds).
+// What it holds is derived from the executable and checked or keyed by its build: the keychain addon
+// (native-addon.ts), help pages rendered on a terminal (terminal-help.ts).
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
-
-export function gdsCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-  return join(base, 'gds');
-}
 
 /**
  * Writes a file of the cache whole or not at all (temp file, then rename: a concurrent or interrupted run

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getRawAsset } from 'node:sea';
-import { gdsCacheDir, writeCacheFile } from './cache-dir.js';
+import { cacheDir } from '../../src/core/folders.js';
+import { writeCacheFile } from './cache-dir.js';
 
 /**
  * Filled in by scripts/build-binary.ts: asset key -> `<platform>-<arch>` -> sha256 of that platform's file,
@@ -17,7 +18,7 @@ import { gdsCacheDir, writeCacheFile } from './cache-dir.js';
 declare const GDS_NATIVE_ADDONS: Record<string, Record<string, string>>;
 
 export function nativeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(gdsCacheDir(env), 'native');
+  return join(cacheDir(env), 'native');
 }
 
 export function loadEmbeddedAddon(name: string): unknown {

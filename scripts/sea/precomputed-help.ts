@@ -9,7 +9,7 @@
 // Any variable that changes oclif's output otherwise or asks to watch the bundle run (OCLIF_COLUMNS,
 // FORCE_COLOR, DEBUG, the start-up tests' GDS_TEST_*) sends the call to oclif, and nothing is kept.
 import { join } from 'node:path';
-import { gdsCacheDir } from './cache-dir.js';
+import { cacheDir } from '../../src/core/folders.js';
 
 /** The asset (help.json): the user agent the pages' VERSION line shows, and each page by its argv. */
 export interface PrecomputedHelp {
@@ -73,7 +73,7 @@ export function terminalHelpKey(
 
 /** The cache file of a terminal page: under the build's own folder, named by a 64-bit hash of its key. */
 export function terminalHelpFile(buildId: string, key: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(gdsCacheDir(env), 'help', buildId, `${fnv1a(key, 0x811c9dc5)}${fnv1a(key, 0x01000193)}.txt`);
+  return join(cacheDir(env), 'help', buildId, `${fnv1a(key, 0x811c9dc5)}${fnv1a(key, 0x01000193)}.txt`);
 }
 
 /** FNV-1a over UTF-16 code units, 32 bits as 8 hex digits (a file name, not a secret: node:crypto stays unloaded). */

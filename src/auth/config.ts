@@ -12,7 +12,7 @@ import { chmod, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';
-import { configDir } from '../core/config-folder.js';
+import { configDir } from '../core/folders.js';
 
 export const configVersion = 1;
 

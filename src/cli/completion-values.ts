@@ -5,9 +5,9 @@
 // caller prints nothing and exits 0.
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { ApiClient } from '../client/index.js';
+import { cacheDir } from '../core/folders.js';
 import type { Candidate, DynamicKind } from './completion.js';
 
 /** How long an answer of the service is used again. */
@@ -16,8 +16,7 @@ export const COMPLETION_CACHE_MS = 20_000;
 const TIMEOUTS = { connectMs: 1_000, headersMs: 2_000, bodyMs: 2_000 };
 
 export function completionCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'gds', 'complete');
+  return join(cacheDir(env), 'complete');
 }
 
 export interface ValueOptions {

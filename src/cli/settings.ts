@@ -1,5 +1,5 @@
 // The CLI's own settings and command aliases (`gds settings`, `gds alias`), as gh keeps them in config.yml:
-// `settings.json` beside config.json in the config folder (core/config-folder.ts, GDS_CONFIG_DIR), written
+// `settings.json` beside config.json in the config folder (core/folders.ts, GDS_CONFIG_DIR), written
 // through the config module, src/auth/config.ts (its lock, an atomic replace, mode 0600), which loads only to
 // write: reading a setting is part of every start-up, which loads none of the credentials layer. It holds no
 // secret, so it is a file of its own: reading a setting never opens the file that may hold tokens.
@@ -13,7 +13,7 @@
 import { constants, openSync, readFileSync, closeSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../auth/config.js';
-import { configDir } from '../core/config-folder.js';
+import { configDir } from '../core/folders.js';
 import { closest } from '../core/did-you-mean.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';

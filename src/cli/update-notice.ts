@@ -5,9 +5,9 @@
 // kept in $XDG_STATE_HOME/gds/update.json and a newer version is said on stderr. One still on its way is
 // dropped (the next run asks again): the command is never held up. No source configured: nothing is fetched.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { stateDir } from '../core/folders.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The longest a check may take, whatever the command does meanwhile. */
@@ -56,7 +56,7 @@ export function updateCheckApplies(context: UpdateCheckContext): boolean {
 
 /** $XDG_STATE_HOME/gds/update.json (default ~/.local/state/gds/update.json): when gds last asked, and the answer. */
 export function updateStateFile(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'gds', 'update.json');
+  return join(stateDir(env), 'update.json');
 }
 
 /** Starts the check in the background when it applies and gds has not asked in the last 24 hours. */

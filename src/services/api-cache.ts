@@ -5,9 +5,9 @@
 // answer of a GET is kept; anything unreadable in the cache is a miss.
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
+import { cacheDir } from '../core/folders.js';
 import type { ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiCallResult } from './api-call.js';
 
@@ -29,8 +29,7 @@ export function parseCacheDuration(text: string): number {
 }
 
 export function apiCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'gds', 'api');
+  return join(cacheDir(env), 'api');
 }
 
 export interface CacheKeyParts {

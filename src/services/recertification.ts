@@ -2,9 +2,9 @@
 // signal of §4.8 for dbt users, with a MANAGEMENT token).
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
+import { stateDir } from '../core/folders.js';
 import { readTextInput } from '../io/input.js';
 import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
@@ -318,7 +318,7 @@ async function runState(
     .digest('hex')
     .slice(0, 32);
   const env = input.env ?? process.env;
-  const dir = join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'gds', 'recertify');
+  const dir = join(stateDir(env), 'recertify');
   const path = join(dir, `${name}.json`);
   let answered: Array<[number, RecertifyResponse]> = [];
   try {

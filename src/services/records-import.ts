@@ -17,11 +17,11 @@ import { isUtf8 } from 'node:buffer';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, rmSync } from 'node:fs';
 import { link, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Readable, TransformCallback } from 'node:stream';
 import { Transform } from 'node:stream';
 import { CliError, ExitCode } from '../core/errors.js';
+import { stateDir } from '../core/folders.js';
 import { firstInvalidUtf8, notUtf8Error } from '../io/input.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
@@ -949,8 +949,7 @@ async function stateFileFor(tableId: string, options: ImportOptions): Promise<st
   }
   const hash = createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 32);
   const env = options.env ?? process.env;
-  const base = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  const dir = join(base, 'gds', 'imports');
+  const dir = join(stateDir(env), 'imports');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return join(dir, `${hash}.json`);
 }

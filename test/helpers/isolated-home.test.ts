@@ -1,6 +1,6 @@
 // The suite's own home folder (isolated-home.ts, a setup file of vitest.config.ts). A developer who ran
 // `gds settings set color always` (or prompt disabled, a pager, aliases, profiles) saw unit tests fail that
-// give gds functions a bare environment (`env: {}`): config-folder.ts resolved it to their ~/.config/gds.
+// give gds functions a bare environment (`env: {}`): folders.ts resolved it to their ~/.config/gds.
 // Here: the folders gds falls back to are in a temp home, never in the home of whoever started vitest; the
 // CLI the tests start reads that temp home; and a run under a hostile home passes the tests it failed.
 import { spawn } from 'node:child_process';
@@ -11,7 +11,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { configPath, loadConfig } from '../../src/auth/config.js';
 import { completionCacheDir } from '../../src/cli/completion-values.js';
 import { readSettings, settingsPath } from '../../src/cli/settings.js';
-import { configDir } from '../../src/core/config-folder.js';
+import { configDir } from '../../src/core/folders.js';
 import { apiCacheDir } from '../../src/services/api-cache.js';
 import { collect, node24, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 

@@ -1,6 +1,6 @@
 // A setup file of vitest (vitest.config.ts, setupFiles): every test file runs with a home folder of its own,
 // made empty in the temp folder before the file is loaded and removed after it. gds finds its files from the
-// home folder when nothing else names them (core/config-folder.ts: GDS_CONFIG_DIR, else $XDG_CONFIG_HOME/gds,
+// home folder when nothing else names them (core/folders.ts: GDS_CONFIG_DIR, else $XDG_CONFIG_HOME/gds,
 // else ~/.config/gds; the caches under ~/.cache, import state under ~/.local/state), and a test that gives a
 // function a bare environment (`env: {}`) or runs the CLI with the inherited one would otherwise read the
 // settings, aliases and profiles of whoever runs the tests (`gds settings set color always` fails the

@@ -1,7 +1,7 @@
 // importRecords against a stand-in service that fails where a test says: what the state file lets a later
 // `--resume` do after the run stopped at a given point.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,25 @@ describe('an import from stdin that stopped with its first batch in flight', () 
     expect(result).toMatchObject({ rows: 3, sent: 3, resumedFrom: 0 });
     expect(again.stored.map((r) => r.sku)).toEqual(['A', 'B', 'C']);
     expect(await readdir(join(state, 'gds', 'imports'))).toEqual([]);
+  });
+});
+
+describe('a relative XDG_STATE_HOME (invalid by the XDG spec)', () => {
+  it('is ignored: the state file goes under ~/.local/state/gds/imports, not below the working folder', async () => {
+    const fallback = join(homedir(), '.local', 'state', 'gds', 'imports');
+    const cwd = process.cwd();
+    process.chdir(state);
+    try {
+      const options = { ...fromStdin(false), env: { XDG_STATE_HOME: 'relative-state' } };
+      await expect(importRecords(service(() => lostConnection()).client, 'tbl_1', options)).rejects.toThrow(
+        NetworkError,
+      );
+      expect(await readdir(state)).toEqual([]);
+      expect((await readdir(fallback)).filter((name) => name.endsWith('.json'))).toHaveLength(1);
+    } finally {
+      process.chdir(cwd);
+      await rm(fallback, { recursive: true, force: true });
+    }
   });
 });
 
