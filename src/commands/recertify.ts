@@ -78,9 +78,11 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     const request = await recertifyRequest(input, warn);
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes.
     const draw = async () => ({ env: flags.env ?? '*', scopes: ['workspace:write:recertify' as const] });
-    const response = await this.withClient(
-      (client, session) => recertify(client, { ...input, service: session.baseUrl }, warn, request),
-      { draw },
+    const response = await this.out.during('Asking the service to recertify the rebuilt tables…', () =>
+      this.withClient(
+        (client, session) => recertify(client, { ...input, service: session.baseUrl }, warn, request),
+        { draw },
+      ),
     );
     if (this.out.json) {
       this.out.record(response);

@@ -167,6 +167,15 @@ describe('progress on a terminal', () => {
     expect(screen).toMatch(/Gate 1 (PASSED|FAILED.*) on orders: /);
   });
 
+  it('gds recertify says what it waits for before the outcomes', async () => {
+    const screen = (
+      await onTerminal(['recertify', '--tables', 'customers', '--env', 'dev'], 100, { NO_COLOR: '1' })
+    ).join('\n');
+    const waiting = screen.indexOf('Asking the service to recertify');
+    expect(waiting, screen).toBeGreaterThanOrEqual(0);
+    expect(waiting).toBeLessThan(screen.indexOf('OUTCOME'));
+  });
+
   it('gds gate run --json on a terminal, or piped, writes no progress at all', async () => {
     const screen = await onTerminal(['gate', 'run', 'orders', '--json'], 80, { NO_COLOR: '1' });
     expect(screen.join('\n')).not.toContain('Running Gate 1');

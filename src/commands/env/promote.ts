@@ -98,11 +98,13 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       const input = await readTextInput(bundleIn, { flag: '--bundle-in', what: 'a bundle' });
       const bundle = promotions.parseBundle(input.text, input.name);
       promotions.checkBundleTable(bundle, tableId, input.name);
-      outcome = await this.withClient(async (client) =>
-        promotions.importBundle(client, bundle, to, {
-          ...landing,
-          replaceId: await this.replaceIdOf(client, landing.replaceId, to),
-        }),
+      outcome = await this.out.during(`Registering the bundle of ${tableId} on ${to}…`, () =>
+        this.withClient(async (client) =>
+          promotions.importBundle(client, bundle, to, {
+            ...landing,
+            replaceId: await this.replaceIdOf(client, landing.replaceId, to),
+          }),
+        ),
       );
     } else if (destProfile !== undefined) {
       outcome = await this.withClient(async (source) => {
@@ -115,11 +117,13 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
         );
       });
     } else {
-      outcome = await this.withClient(async (client) =>
-        promotions.promoteTable(client, await this.tableIdOf(client, tableId), to, {
-          ...landing,
-          replaceId: await this.replaceIdOf(client, landing.replaceId, to),
-        }),
+      outcome = await this.out.during(`Promoting ${tableId} to ${to}…`, () =>
+        this.withClient(async (client) =>
+          promotions.promoteTable(client, await this.tableIdOf(client, tableId), to, {
+            ...landing,
+            replaceId: await this.replaceIdOf(client, landing.replaceId, to),
+          }),
+        ),
       );
     }
     if (outcome.kind === 'preview') {
