@@ -9,8 +9,9 @@ export default class Apply extends ApiCommand<typeof Apply> {
   static override summary = 'Converge the service on a dbt project: carry out what gds plan shows.';
   static override description =
     'Plans first (as gds plan), shows the plan and asks on a terminal; without a terminal it needs --yes. Then, ' +
-    'for each table to create or replace, at most --concurrency tables at a time (default 4; a 429 is waited ' +
-    'out as its Retry-After says): registers or replaces the definition, applies its gate1.yml, sets its ' +
+    'for each table to create or replace, 50 tables a request (POST /api/artifacts/batch; a table that cannot go ' +
+    'in a batch: at most --concurrency at a time, default 4; a 429 is waited out as its Retry-After says): ' +
+    'registers or replaces the definition, applies its gate1.yml, sets its ' +
     'contract intent; nothing for unchanged tables. Every step compares with what the service holds right ' +
     'before writing and the service writes only a real change, so a run killed at any point and run again ' +
     'converges (no duplicate table, no second version of an unchanged definition or gate1.yml), and applies ' +
