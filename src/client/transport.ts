@@ -4,6 +4,7 @@
 // start-up, for one JSON body in and one out (profiled).
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeRequestOptions } from 'node:http';
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { paths } from '../contract/types.gen.js';
 import { maskToken, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
@@ -13,6 +14,25 @@ import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
 import type { AttemptOutcome, RetryPolicy } from './retry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A path of the contract (src/contract/openapi.yaml) as it is written there: `/api/tables/{tableId}`. */
+export type PathTemplate = keyof paths & string;
+
+/** A template with each `{name}` filled by some value: `/api/tables/${string}`. */
+export type FilledPath<T extends string> = T extends `${infer Head}{${string}}${infer Tail}`
+  ? `${Head}${string}${FilledPath<Tail>}`
+  : T;
+
+/** The names of a template's parameters: `tableId` of `/api/tables/{tableId}`. */
+export type PathParameters<T extends string> = T extends `${string}{${infer Name}}${infer Tail}`
+  ? Name | PathParameters<Tail>
+  : never;
+
+/**
+ * A request path of the contract, parameters filled: a path openapi.yaml does not have fails tsc instead of
+ * answering 404 at run time. Build the ones with parameters with `pathOf`, which checks the whole template.
+ */
+export type ApiPath = FilledPath<PathTemplate>;
 
 /**
  * Where the bearer token comes from. `getToken` is asked before every attempt (it may refresh a
@@ -85,7 +105,7 @@ export type QueryValue = string | number | boolean | undefined;
 export interface RequestOptions extends CallOptions {
   method: HttpMethod;
   /** Path from `/api` on, parameters already filled in (use `pathOf`). */
-  path: string;
+  path: ApiPath;
   query?: Record<string, QueryValue>;
   /** Sent as JSON when present (a `JsonBody` as its bytes are). */
   body?: unknown;
@@ -151,13 +171,25 @@ const DEFAULT_TIMEOUTS: TransportTimeouts = {
   idleMs: 4_000,
 };
 
-/** A path with each `{name}` replaced by its URL-encoded value. */
-export function pathOf(template: string, params: Record<string, string>): string {
+/** A path of the contract with each `{name}` replaced by its URL-encoded value. */
+export function pathOf<T extends PathTemplate>(
+  template: T,
+  params: Record<PathParameters<T>, string>,
+): FilledPath<T> {
+  const values: Record<string, string | undefined> = params;
   return template.replace(/\{(\w+)\}/g, (_match, name: string) => {
-    const value = params[name];
+    const value = values[name];
     if (value === undefined) throw new Error(`missing path parameter ${name} for ${template}`);
     return encodeURIComponent(value);
-  });
+  }) as FilledPath<T>;
+}
+
+/**
+ * A request path not checked against the contract: the one the user types (`gds api <path>`), where the
+ * service says whether it exists, and the stand-in paths of the transport's own tests.
+ */
+export function uncheckedPath(path: string): ApiPath {
+  return path as ApiPath;
 }
 
 export function createTransport(options: TransportOptions): Transport {

@@ -4,6 +4,7 @@
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import type { ExitCodeValue } from '../core/errors.js';
 import type { ApiClient, HttpMethod } from '../client/index.js';
+import { uncheckedPath } from '../client/transport.js';
 
 export type RawClient = Pick<ApiClient, 'request'>;
 export type FieldValue = string | number | boolean | null;
@@ -64,7 +65,7 @@ export async function callApi(
   try {
     const res = await client.request<unknown>({
       method,
-      path,
+      path: uncheckedPath(path),
       ...(query ? { query } : {}),
       ...(body === undefined ? {} : { body }),
       headers: headerObject(input.headers ?? []),

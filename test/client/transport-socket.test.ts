@@ -9,7 +9,7 @@ import { NetworkError } from '../../src/client/errors.js';
 import { contractsApi } from '../../src/client/areas/contracts.js';
 import { gatesApi } from '../../src/client/areas/gates.js';
 import { recertificationApi } from '../../src/client/areas/recertification.js';
-import { createTransport, LONG_WORK_TIMEOUT_MS } from '../../src/client/transport.js';
+import { createTransport, LONG_WORK_TIMEOUT_MS, uncheckedPath } from '../../src/client/transport.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/server/db/index.js';
 import type { Transport, TransportOptions } from '../../src/client/transport.js';
 
@@ -58,7 +58,8 @@ describe('transport over real sockets', () => {
       res.end('{"ok":true}');
     });
     const transport = transportFor(baseUrl);
-    for (let i = 0; i < 10; i += 1) await transport.request({ method: 'GET', path: `/api/x?i=${i}` });
+    for (let i = 0; i < 10; i += 1)
+      await transport.request({ method: 'GET', path: uncheckedPath(`/api/x?i=${i}`) });
     expect(stats.requests).toHaveLength(10);
     // The Agent may open a second socket while the first is being returned to the pool.
     expect(stats.connections).toBeLessThanOrEqual(2);
@@ -76,12 +77,16 @@ describe('transport over real sockets', () => {
       res.end('{"ok":true}');
     });
     const transport = transportFor(baseUrl);
-    await expect(transport.request({ method: 'GET', path: '/api/get' })).resolves.toMatchObject({
+    await expect(
+      transport.request({ method: 'GET', path: uncheckedPath('/api/get') }),
+    ).resolves.toMatchObject({
       data: { ok: true },
     });
     expect(stats.requests).toEqual(['GET /api/get', 'GET /api/get']);
 
-    const err = await transport.request({ method: 'POST', path: '/api/post', body: {} }).catch((e) => e);
+    const err = await transport
+      .request({ method: 'POST', path: uncheckedPath('/api/post'), body: {} })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.failure).toBe('connection');
     expect(err.code).toBe('ECONNRESET');
@@ -94,15 +99,15 @@ describe('transport over real sockets', () => {
       res.end('{"ok":true}');
     });
     const transport = transportFor(baseUrl, { timeouts: { idleMs: 100 } });
-    await transport.request({ method: 'GET', path: '/api/first' });
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/first') });
     await expect(Promise.race([closed.then(() => 'closed'), sleep(5000).then(() => 'open')])).resolves.toBe(
       'closed',
     );
-    await expect(transport.request({ method: 'POST', path: '/api/second', body: {} })).resolves.toMatchObject(
-      {
-        status: 200,
-      },
-    );
+    await expect(
+      transport.request({ method: 'POST', path: uncheckedPath('/api/second'), body: {} }),
+    ).resolves.toMatchObject({
+      status: 200,
+    });
     expect(stats.connections).toBe(2);
   });
 
@@ -114,8 +119,10 @@ describe('transport over real sockets', () => {
       }, 400);
     });
     const transport = transportFor(baseUrl, { timeouts: { idleMs: 100 } });
-    await transport.request({ method: 'GET', path: '/api/warm' }); // the next request reuses the socket
-    await expect(transport.request({ method: 'POST', path: '/api/slow', body: {} })).resolves.toMatchObject({
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/warm') }); // the next request reuses the socket
+    await expect(
+      transport.request({ method: 'POST', path: uncheckedPath('/api/slow'), body: {} }),
+    ).resolves.toMatchObject({
       data: { ok: true },
     });
   });
@@ -124,7 +131,7 @@ describe('transport over real sockets', () => {
     const { baseUrl } = await serve(() => {});
     await cleanups.pop()?.();
     const transport = transportFor(baseUrl, { retry: { maxRetries: 0 } });
-    const err = await transport.request({ method: 'GET', path: '/api/x' }).catch((e) => e);
+    const err = await transport.request({ method: 'GET', path: uncheckedPath('/api/x') }).catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ failure: 'connection', code: 'ECONNREFUSED' });
     expect(err.message).toBe(
@@ -135,7 +142,7 @@ describe('transport over real sockets', () => {
   it('reports a server that never answers as a timeout, after retrying the GET', async () => {
     const { baseUrl, stats } = await serve(() => {});
     const transport = transportFor(baseUrl, { timeouts: { headersMs: 150 }, retry: { maxRetries: 1 } });
-    const err = await transport.request({ method: 'GET', path: '/api/hang' }).catch((e) => e);
+    const err = await transport.request({ method: 'GET', path: uncheckedPath('/api/hang') }).catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ failure: 'timeout', code: 'HEADERS_TIMEOUT' });
     expect(err.message).toContain('failed: the service did not answer in time');
@@ -152,10 +159,17 @@ describe('long server work', () => {
       }, 400);
     });
     const transport = transportFor(baseUrl, { timeouts: { headersMs: 150 }, retry: { maxRetries: 0 } });
-    const quick = await transport.request({ method: 'POST', path: '/api/run', body: {} }).catch((e) => e);
+    const quick = await transport
+      .request({ method: 'POST', path: uncheckedPath('/api/run'), body: {} })
+      .catch((e) => e);
     expect(quick).toMatchObject({ failure: 'timeout', code: 'HEADERS_TIMEOUT' });
     await expect(
-      transport.request({ method: 'POST', path: '/api/run', body: {}, headersTimeoutMs: 2_000 }),
+      transport.request({
+        method: 'POST',
+        path: uncheckedPath('/api/run'),
+        body: {},
+        headersTimeoutMs: 2_000,
+      }),
     ).resolves.toMatchObject({ data: { proof: true } });
   });
 
@@ -192,7 +206,7 @@ describe('body timeout', () => {
       res.write('{"rows":[');
     });
     const transport = transportFor(baseUrl, { timeouts: { bodyMs: 150 }, retry: { maxRetries: 1 } });
-    const err = await transport.request({ method: 'GET', path: '/api/stall' }).catch((e) => e);
+    const err = await transport.request({ method: 'GET', path: uncheckedPath('/api/stall') }).catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ failure: 'timeout', code: 'BODY_TIMEOUT' });
     expect(err.message).toContain('failed: the answer stopped arriving (BODY_TIMEOUT)');
@@ -234,7 +248,7 @@ describe('redirects', () => {
     const err = await transport
       .request({
         method: 'POST',
-        path: '/api/integration/refresh',
+        path: uncheckedPath('/api/integration/refresh'),
         body: { refreshToken: 'rt_0011.secret' },
         authenticated: false,
       })
@@ -248,7 +262,7 @@ describe('redirects', () => {
   it('does not follow a redirect of a POST even to the same origin', async () => {
     const { baseUrl, stats } = await redirecting(308, () => '/api/elsewhere');
     const err = await transportFor(baseUrl)
-      .request({ method: 'POST', path: '/api/x', body: { a: 1 } })
+      .request({ method: 'POST', path: uncheckedPath('/api/x'), body: { a: 1 } })
       .catch((e) => e);
     expect(err).toMatchObject({ status: 308, code: 'redirect_refused' });
     expect(err.message).toContain('/api/elsewhere');
@@ -259,7 +273,7 @@ describe('redirects', () => {
     const other = await recorder();
     const { baseUrl } = await redirecting(302, (url) => `${other.baseUrl}${url}`);
     const err = await transportFor(baseUrl)
-      .request({ method: 'GET', path: '/api/me' })
+      .request({ method: 'GET', path: uncheckedPath('/api/me') })
       .catch((e) => e);
     expect(err).toMatchObject({ status: 302, code: 'redirect_refused' });
     expect(err.message).toContain(`${other.baseUrl}/api/me`);
@@ -279,7 +293,7 @@ describe('redirects', () => {
       res.setHeader('content-type', 'application/json');
       res.end('{"moved":true}');
     });
-    const answer = await transportFor(baseUrl).request({ method: 'GET', path: '/api/old' });
+    const answer = await transportFor(baseUrl).request({ method: 'GET', path: uncheckedPath('/api/old') });
     expect(answer.data).toEqual({ moved: true });
     expect(seen).toEqual([
       'GET /api/old Bearer cli_0123456789abcdef',
@@ -290,7 +304,7 @@ describe('redirects', () => {
   it('gives up on a redirect loop after a bounded number of hops', async () => {
     const { baseUrl, stats } = await redirecting(302, (url) => url);
     const err = await transportFor(baseUrl)
-      .request({ method: 'GET', path: '/api/loop' })
+      .request({ method: 'GET', path: uncheckedPath('/api/loop') })
       .catch((e) => e);
     expect(err).toMatchObject({ status: 302, code: 'redirect_refused' });
     expect(stats.requests).toEqual(Array(6).fill('GET /api/loop'));

@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, NetworkError } from '../../src/client/errors.js';
-import { createTransport } from '../../src/client/transport.js';
+import { createTransport, uncheckedPath } from '../../src/client/transport.js';
 import type { AuthProvider, TransportOptions } from '../../src/client/transport.js';
 import { BASE, useMockApi } from './mock-api.js';
 
@@ -65,7 +65,7 @@ describe('requests', () => {
     const { transport } = track(setup());
     const res = await transport.request({
       method: 'POST',
-      path: '/api/tables/t%201/records',
+      path: uncheckedPath('/api/tables/t%201/records'),
       body: { name: 'a' },
     });
     expect(res).toMatchObject({ status: 201, data: { id: 'r1', echo: { name: 'a' } }, requestId: 'req-7' });
@@ -81,7 +81,7 @@ describe('requests', () => {
     const { transport } = track(setup());
     await transport.request({
       method: 'GET',
-      path: '/api/workspace/audit-log',
+      path: uncheckedPath('/api/workspace/audit-log'),
       query: { limit: 5, cursor: undefined, eventType: 'TABLE_CERTIFIED' },
     });
     expect(api.seen[0]?.url.search).toBe('?limit=5&eventType=TABLE_CERTIFIED');
@@ -90,7 +90,9 @@ describe('requests', () => {
   it('gives undefined data for an empty 204 answer', async () => {
     api.use(http.delete(URL_OF('/api/x'), () => new HttpResponse(null, { status: 204 })));
     const { transport } = track(setup());
-    await expect(transport.request({ method: 'DELETE', path: '/api/x' })).resolves.toMatchObject({
+    await expect(
+      transport.request({ method: 'DELETE', path: uncheckedPath('/api/x') }),
+    ).resolves.toMatchObject({
       status: 204,
       data: undefined,
     });
@@ -101,7 +103,7 @@ describe('requests', () => {
     const { transport } = track(setup());
     await transport.request({
       method: 'POST',
-      path: '/api/integration/refresh',
+      path: uncheckedPath('/api/integration/refresh'),
       body: {},
       authenticated: false,
     });
@@ -153,7 +155,7 @@ describe('base URL', () => {
   it('keeps the stage segment and drops a trailing slash', async () => {
     api.use(http.get(URL_OF('/api/x'), () => HttpResponse.json({})));
     const { transport } = track(setup({ baseUrl: `${BASE}/` }));
-    await transport.request({ method: 'GET', path: '/api/x' });
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
     expect(api.seen[0]?.url.pathname).toBe('/stage/api/x');
   });
 });
@@ -169,7 +171,9 @@ describe('error mapping', () => {
       ),
     );
     const { transport } = track(setup());
-    const err = await transport.request({ method: 'GET', path: '/api/tables/t1/records' }).catch((e) => e);
+    const err = await transport
+      .request({ method: 'GET', path: uncheckedPath('/api/tables/t1/records') })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({
       status: 404,
@@ -185,7 +189,9 @@ describe('error mapping', () => {
   it('names the status when the error body is not JSON', async () => {
     api.use(http.post(URL_OF('/api/x'), () => new HttpResponse('<html>oops</html>', { status: 500 })));
     const { transport } = track(setup());
-    const err = await transport.request({ method: 'POST', path: '/api/x', body: {} }).catch((e) => e);
+    const err = await transport
+      .request({ method: 'POST', path: uncheckedPath('/api/x'), body: {} })
+      .catch((e) => e);
     expect(err).toMatchObject({
       status: 500,
       code: 'http_500',
@@ -197,7 +203,7 @@ describe('error mapping', () => {
   it('refuses a success answer whose body is not JSON', async () => {
     api.use(http.get(URL_OF('/api/x'), () => new HttpResponse('not json', { status: 200 })));
     const { transport } = track(setup());
-    await expect(transport.request({ method: 'GET', path: '/api/x' })).rejects.toMatchObject({
+    await expect(transport.request({ method: 'GET', path: uncheckedPath('/api/x') })).rejects.toMatchObject({
       name: 'ApiError',
       status: 200,
       code: 'invalid_response',
@@ -218,7 +224,7 @@ describe('retries', () => {
     const { transport, sleeps } = track(setup());
     const res = await transport.request({
       method: 'POST',
-      path: '/api/tables/t1/import',
+      path: uncheckedPath('/api/tables/t1/import'),
       body: { rows: [] },
     });
     expect(res.data).toEqual({ inserted: 1 });
@@ -236,7 +242,11 @@ describe('retries', () => {
       ),
     );
     const { transport, sleeps } = track(setup());
-    const res = await transport.request({ method: 'POST', path: '/api/tables/t1/gate-runs', body: {} });
+    const res = await transport.request({
+      method: 'POST',
+      path: uncheckedPath('/api/tables/t1/gate-runs'),
+      body: {},
+    });
     expect(res.data).toEqual({ passed: true });
     expect(sleeps).toEqual([12_000]);
     expect(api.seen).toHaveLength(2);
@@ -253,7 +263,7 @@ describe('retries', () => {
       ),
     );
     const { transport, sleeps } = track(setup());
-    await transport.request({ method: 'GET', path: '/api/x' });
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
     expect(sleeps).toHaveLength(1);
     expect(sleeps[0]).toBeGreaterThan(8000);
     expect(sleeps[0]).toBeLessThanOrEqual(11000);
@@ -264,7 +274,7 @@ describe('retries', () => {
       http.get(URL_OF('/api/x'), errorBody(429, 'rate_limited', 'slow down', { 'retry-after': '120' })),
     );
     const { transport, sleeps } = track(setup({ retry: { maxRetryAfterSeconds: 30 } }));
-    const err = await transport.request({ method: 'GET', path: '/api/x' }).catch((e) => e);
+    const err = await transport.request({ method: 'GET', path: uncheckedPath('/api/x') }).catch((e) => e);
     expect(err).toMatchObject({
       name: 'ApiError',
       status: 429,
@@ -278,7 +288,9 @@ describe('retries', () => {
   it('gives up on a 429 after three retries', async () => {
     api.use(http.post(URL_OF('/api/x'), errorBody(429, 'rate_limited', 'slow down', { 'retry-after': '1' })));
     const { transport, sleeps } = track(setup());
-    await expect(transport.request({ method: 'POST', path: '/api/x', body: {} })).rejects.toMatchObject({
+    await expect(
+      transport.request({ method: 'POST', path: uncheckedPath('/api/x'), body: {} }),
+    ).rejects.toMatchObject({
       status: 429,
       retryAfterSeconds: 1,
     });
@@ -298,7 +310,7 @@ describe('retries', () => {
       ),
     );
     const { transport, sleeps } = track(setup({ random: () => 1 }));
-    await expect(transport.request({ method: 'GET', path: '/api/x' })).resolves.toMatchObject({
+    await expect(transport.request({ method: 'GET', path: uncheckedPath('/api/x') })).resolves.toMatchObject({
       data: { ok: true },
     });
     expect(sleeps).toEqual([250, 500]);
@@ -308,7 +320,7 @@ describe('retries', () => {
   it('throws a NetworkError when the connection keeps failing on a GET', async () => {
     api.use(http.get(URL_OF('/api/x'), () => HttpResponse.error()));
     const { transport, sleeps } = track(setup({ random: () => 0 }));
-    const err = await transport.request({ method: 'GET', path: '/api/x' }).catch((e) => e);
+    const err = await transport.request({ method: 'GET', path: uncheckedPath('/api/x') }).catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ failure: 'connection', method: 'GET', url: URL_OF('/api/x') });
     expect(sleeps).toEqual([125, 250, 500]);
@@ -319,7 +331,7 @@ describe('retries', () => {
     api.use(http.post(URL_OF('/api/tables/t1/records'), () => HttpResponse.error()));
     const { transport, sleeps } = track(setup());
     const err = await transport
-      .request({ method: 'POST', path: '/api/tables/t1/records', body: {} })
+      .request({ method: 'POST', path: uncheckedPath('/api/tables/t1/records'), body: {} })
       .catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(sleeps).toEqual([]);
@@ -330,7 +342,9 @@ describe('retries', () => {
     const handler = method === 'POST' ? http.post : http.patch;
     api.use(handler(URL_OF('/api/x'), errorBody(503, 'unavailable', 'down for maintenance')));
     const { transport, sleeps } = track(setup());
-    await expect(transport.request({ method, path: '/api/x', body: {} })).rejects.toMatchObject({
+    await expect(
+      transport.request({ method, path: uncheckedPath('/api/x'), body: {} }),
+    ).rejects.toMatchObject({
       status: 503,
       code: 'unavailable',
     });
@@ -343,7 +357,7 @@ describe('retries', () => {
     async (status) => {
       api.use(http.get(URL_OF('/api/x'), errorBody(status, 'upstream', `upstream said ${status}`)));
       const { transport, sleeps } = track(setup());
-      const err = await transport.request({ method: 'GET', path: '/api/x' }).catch((e) => e);
+      const err = await transport.request({ method: 'GET', path: uncheckedPath('/api/x') }).catch((e) => e);
       expect(err).toMatchObject({
         name: 'ApiError',
         status,
@@ -364,14 +378,18 @@ describe('retries', () => {
       ),
     );
     const { transport } = track(setup());
-    await expect(transport.request({ method, path: '/api/x' })).resolves.toMatchObject({ status: 200 });
+    await expect(transport.request({ method, path: uncheckedPath('/api/x') })).resolves.toMatchObject({
+      status: 200,
+    });
     expect(api.seen).toHaveLength(2);
   });
 
   it('does not retry other errors such as a 500 or a 409 on a GET', async () => {
     api.use(http.get(URL_OF('/api/x'), errorBody(500, 'internal', 'bug')));
     const { transport, sleeps } = track(setup());
-    await expect(transport.request({ method: 'GET', path: '/api/x' })).rejects.toMatchObject({ status: 500 });
+    await expect(transport.request({ method: 'GET', path: uncheckedPath('/api/x') })).rejects.toMatchObject({
+      status: 500,
+    });
     expect(sleeps).toEqual([]);
     expect(api.seen).toHaveLength(1);
   });
@@ -385,7 +403,7 @@ describe('retries', () => {
       ),
     );
     const { transport } = track(setup({ auth: { getToken: async () => tokens.shift() ?? 'exhausted' } }));
-    await transport.request({ method: 'GET', path: '/api/x' });
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
     expect(api.seen.map((r) => r.headers.get('authorization'))).toEqual([
       `Bearer ${TOKEN}`,
       `Bearer ${FRESH}`,
@@ -405,7 +423,7 @@ describe('refresh on 401', () => {
     );
     const onUnauthorized = vi.fn(async () => FRESH);
     const { transport } = track(setup({ auth: { getToken: async () => TOKEN, onUnauthorized } }));
-    const res = await transport.request({ method: 'POST', path: '/api/x', body: { a: 1 } });
+    const res = await transport.request({ method: 'POST', path: uncheckedPath('/api/x'), body: { a: 1 } });
     expect(res.data).toEqual({ done: true });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
     expect(api.seen.map((r) => r.headers.get('authorization'))).toEqual([
@@ -418,7 +436,7 @@ describe('refresh on 401', () => {
     api.use(http.get(URL_OF('/api/x'), unauthorized));
     const onUnauthorized = vi.fn(async () => FRESH);
     const { transport, sleeps } = track(setup({ auth: { getToken: async () => TOKEN, onUnauthorized } }));
-    await expect(transport.request({ method: 'GET', path: '/api/x' })).rejects.toMatchObject({
+    await expect(transport.request({ method: 'GET', path: uncheckedPath('/api/x') })).rejects.toMatchObject({
       status: 401,
       code: 'unauthorized',
     });
@@ -431,7 +449,9 @@ describe('refresh on 401', () => {
     api.use(http.get(URL_OF('/api/x'), unauthorized));
     const onUnauthorized = vi.fn(async () => undefined);
     const { transport } = track(setup({ auth: { getToken: async () => TOKEN, onUnauthorized } }));
-    await expect(transport.request({ method: 'GET', path: '/api/x' })).rejects.toMatchObject({ status: 401 });
+    await expect(transport.request({ method: 'GET', path: uncheckedPath('/api/x') })).rejects.toMatchObject({
+      status: 401,
+    });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
     expect(api.seen).toHaveLength(1);
   });
@@ -445,7 +465,7 @@ describe('refresh on 401', () => {
       },
     };
     const { transport } = track(setup({ auth }));
-    await expect(transport.request({ method: 'GET', path: '/api/x' })).rejects.toThrow(
+    await expect(transport.request({ method: 'GET', path: uncheckedPath('/api/x') })).rejects.toThrow(
       'refresh token revoked; run gds auth login',
     );
     expect(api.seen).toHaveLength(1);
@@ -460,7 +480,9 @@ describe('refresh on 401', () => {
     let release: (token: string) => void = () => {};
     const onUnauthorized = vi.fn(() => new Promise<string>((resolve) => (release = resolve)));
     const { transport } = track(setup({ auth: { getToken: async () => TOKEN, onUnauthorized } }));
-    const calls = [1, 2, 3].map((n) => transport.request({ method: 'GET', path: `/api/x/${n}` }));
+    const calls = [1, 2, 3].map((n) =>
+      transport.request({ method: 'GET', path: uncheckedPath(`/api/x/${n}`) }),
+    );
     await vi.waitFor(() => expect(onUnauthorized).toHaveBeenCalled());
     await vi.waitFor(() => expect(api.seen).toHaveLength(3));
     release(FRESH);
@@ -476,8 +498,8 @@ describe('refresh on 401', () => {
     );
     const onUnauthorized = vi.fn(async () => FRESH);
     const { transport } = track(setup({ auth: { getToken: async () => TOKEN, onUnauthorized } }));
-    await transport.request({ method: 'GET', path: '/api/x' });
-    await transport.request({ method: 'GET', path: '/api/x' });
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
+    await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
     expect(api.seen.map((r) => r.headers.get('authorization'))).toEqual([
       `Bearer ${TOKEN}`,
@@ -500,8 +522,8 @@ describe('secrets', () => {
       http.get(URL_OF('/api/y'), () => HttpResponse.error()),
     );
     const { transport, lines } = track(setup());
-    const apiErr = await transport.request({ method: 'GET', path: '/api/x' }).catch((e) => e);
-    const netErr = await transport.request({ method: 'GET', path: '/api/y' }).catch((e) => e);
+    const apiErr = await transport.request({ method: 'GET', path: uncheckedPath('/api/x') }).catch((e) => e);
+    const netErr = await transport.request({ method: 'GET', path: uncheckedPath('/api/y') }).catch((e) => e);
     expect(apiErr.message).toBe('bad token Bearer ****');
     for (const text of [apiErr.message, String(apiErr), netErr.message, String(netErr), ...lines]) {
       expect(text).not.toContain(TOKEN);
@@ -523,7 +545,7 @@ describe('secrets', () => {
     });
     try {
       const { transport } = track(setup({ logger: undefined }));
-      const res = await transport.request({ method: 'GET', path: '/api/x' });
+      const res = await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
       return { requestId: res.requestId, stderr: writes.join('') };
     } finally {
       spy.mockRestore();
@@ -552,7 +574,7 @@ describe('secrets', () => {
     const spy = vi.spyOn(process.stderr, 'write');
     try {
       const { transport } = track(setup({ logger: undefined }));
-      await transport.request({ method: 'GET', path: '/api/x' });
+      await transport.request({ method: 'GET', path: uncheckedPath('/api/x') });
       expect(spy).not.toHaveBeenCalled();
     } finally {
       spy.mockRestore();
@@ -573,7 +595,7 @@ describe('abort', () => {
       }),
     );
     const err = await transport
-      .request({ method: 'GET', path: '/api/x', signal: controller.signal })
+      .request({ method: 'GET', path: uncheckedPath('/api/x'), signal: controller.signal })
       .catch((e) => e);
     expect(err).toMatchObject({ name: 'AbortError' });
     expect(api.seen).toHaveLength(1);
@@ -582,7 +604,7 @@ describe('abort', () => {
   it('sends nothing when already aborted', async () => {
     const { transport } = track(setup());
     const err = await transport
-      .request({ method: 'GET', path: '/api/x', signal: AbortSignal.abort() })
+      .request({ method: 'GET', path: uncheckedPath('/api/x'), signal: AbortSignal.abort() })
       .catch((e) => e);
     expect(err).toMatchObject({ name: 'AbortError' });
     expect(api.seen).toHaveLength(0);
@@ -599,7 +621,7 @@ describe('abort', () => {
     );
     const { transport } = track(setup());
     const err = await transport
-      .request({ method: 'GET', path: '/api/slow', signal: controller.signal })
+      .request({ method: 'GET', path: uncheckedPath('/api/slow'), signal: controller.signal })
       .catch((e) => e);
     expect(err).toMatchObject({ name: 'AbortError' });
     expect(api.seen).toHaveLength(1);

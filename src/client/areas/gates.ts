@@ -44,30 +44,32 @@ export interface GatesApi {
 }
 
 export function gatesApi(transport: Transport): GatesApi {
-  const table = (tableId: string, rest = '') => `${pathOf('/api/tables/{tableId}', { tableId })}${rest}`;
-  const job = (jobId: string, rest = '') => `${pathOf('/api/gate-jobs/{jobId}', { jobId })}${rest}`;
   const gateQuery = (gate: GateNumber | undefined) => ({
     gate: gate === undefined ? undefined : String(gate),
   });
   return {
     async get(tableId, options) {
-      return transport.send<Gate1Version>({ method: 'GET', path: table(tableId, '/gate1'), ...options });
+      return transport.send<Gate1Version>({
+        method: 'GET',
+        path: pathOf('/api/tables/{tableId}/gate1', { tableId }),
+        ...options,
+      });
     },
     async version(tableId, version, options) {
-      const path = table(tableId, pathOf('/gate1/versions/{version}', { version }));
+      const path = pathOf('/api/tables/{tableId}/gate1/versions/{version}', { tableId, version });
       return transport.send<Gate1Version>({ method: 'GET', path, ...options });
     },
     async versions(tableId, options) {
       return transport.send<Gate1VersionList>({
         method: 'GET',
-        path: table(tableId, '/gate1/versions'),
+        path: pathOf('/api/tables/{tableId}/gate1/versions', { tableId }),
         ...options,
       });
     },
     async apply(tableId, content, options) {
       return transport.send<Gate1ApplyResult>({
         method: 'PUT',
-        path: table(tableId, '/gate1'),
+        path: pathOf('/api/tables/{tableId}/gate1', { tableId }),
         body: { content },
         ...writeOptions(options),
       });
@@ -75,14 +77,14 @@ export function gatesApi(transport: Transport): GatesApi {
     async suggest(tableId, options) {
       return transport.send<Gate1Suggestions>({
         method: 'POST',
-        path: table(tableId, '/gate1/suggestions'),
+        path: pathOf('/api/tables/{tableId}/gate1/suggestions', { tableId }),
         ...options,
       });
     },
     async run(tableId, request, options) {
       const response = await transport.request<Gate1ProofBody | GateJobAccepted>({
         method: 'POST',
-        path: table(tableId, '/gate-runs'),
+        path: pathOf('/api/tables/{tableId}/gate-runs', { tableId }),
         body: request,
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
@@ -94,7 +96,7 @@ export function gatesApi(transport: Transport): GatesApi {
     async submit(tableId, request, options) {
       return transport.send<Gate1ProofBody>({
         method: 'POST',
-        path: table(tableId, '/gate-submissions'),
+        path: pathOf('/api/tables/{tableId}/gate-submissions', { tableId }),
         body: request,
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
@@ -103,7 +105,7 @@ export function gatesApi(transport: Transport): GatesApi {
     async result(jobId, gate, options) {
       return transport.send<GateJobBody | Gate1ProofBody>({
         method: 'GET',
-        path: job(jobId, '/result'),
+        path: pathOf('/api/gate-jobs/{jobId}/result', { jobId }),
         query: gateQuery(gate),
         ...options,
       });
@@ -111,7 +113,7 @@ export function gatesApi(transport: Transport): GatesApi {
     async cancel(jobId, gate, options) {
       return transport.send<GateJobBody>({
         method: 'POST',
-        path: job(jobId, '/cancel'),
+        path: pathOf('/api/gate-jobs/{jobId}/cancel', { jobId }),
         query: gateQuery(gate),
         ...options,
       });

@@ -59,7 +59,6 @@ function refusesTotalParameter(error: unknown): boolean {
 }
 
 export function tablesApi(transport: Transport): TablesApi {
-  const table = (template: string, tableId: string) => pathOf(template, { tableId });
   return {
     async list(query = {}, options) {
       const { tables } = await transport.send<Schema<'TableList'>>({
@@ -100,14 +99,14 @@ export function tablesApi(transport: Transport): TablesApi {
     async status(tableId, options) {
       return transport.send<TableStatus>({
         method: 'GET',
-        path: table('/api/tables/{tableId}/status', tableId),
+        path: pathOf('/api/tables/{tableId}/status', { tableId }),
         ...options,
       });
     },
     async ddl(tableId, options) {
       return transport.send<TableDdl>({
         method: 'GET',
-        path: table('/api/tables/{tableId}/ddl', tableId),
+        path: pathOf('/api/tables/{tableId}/ddl', { tableId }),
         ...options,
       });
     },
@@ -115,7 +114,7 @@ export function tablesApi(transport: Transport): TablesApi {
       const { project, ...call } = options;
       return transport.send<DeletedTable>({
         method: 'DELETE',
-        path: table('/api/tables/{tableId}', tableId),
+        path: pathOf('/api/tables/{tableId}', { tableId }),
         ...(project === undefined ? {} : { query: { project } }),
         ...call,
       });
@@ -139,7 +138,7 @@ export function tablesApi(transport: Transport): TablesApi {
     async setProject(tableId, request, options) {
       return transport.send<TableProject>({
         method: 'PUT',
-        path: table('/api/tables/{tableId}/project', tableId),
+        path: pathOf('/api/tables/{tableId}/project', { tableId }),
         body: request,
         ...options,
       });
