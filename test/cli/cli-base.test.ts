@@ -1,5 +1,6 @@
-// The oclif base as a real process (node bin/run.js over dist/): version, help, topics, usage errors,
-// unknown commands, --json errors, lazy loading of heavy modules, colour on a terminal, Ctrl-C, completion.
+// The oclif base: version, help, topics, usage errors, unknown commands, --json errors and completion in
+// process (runInProcess); lazy loading of heavy modules, colour, a terminal and Ctrl-C as a real process
+// (node bin/run.js over dist/).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { arch, platform, tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import {
   runCli,
   runInTerminal,
 } from './helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -31,9 +33,9 @@ function errorLines(stderr: string): unknown[] {
 describe('version and help', () => {
   it('--version prints name/version platform-arch node-version, the same line oclif prints', async () => {
     const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
-    const fast = await runCli(['--version']);
+    const fast = await runInProcess(['--version']);
     // Any argument after --version takes oclif's own path: both must agree.
-    const oclif = await runCli(['--version', '--json']);
+    const oclif = await runInProcess(['--version', '--json']);
     expect(fast).toMatchObject({ code: 0, stderr: '' });
     expect(fast.stdout).toBe(`gds/${pkg.version} ${platform()}-${arch()} node-${process.version}\n`);
     expect(oclif.stdout).toBe(fast.stdout);
@@ -41,7 +43,7 @@ describe('version and help', () => {
 
   it('--help (and no arguments) lists topics and commands on stdout', async () => {
     for (const args of [['--help'], []]) {
-      const r = await runCli(args);
+      const r = await runInProcess(args);
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('gds <command> <subcommand> [flags]');
@@ -53,7 +55,7 @@ describe('version and help', () => {
   });
 
   it("topic help lists the topic's commands with a space separator", async () => {
-    const r = await runCli(['gate', '--help']);
+    const r = await runInProcess(['gate', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('$ gds gate COMMAND');
     expect(r.stdout).toMatch(/gate diff\s+Compare a gate1\.yml with the server's/);
@@ -73,7 +75,7 @@ describe('version and help', () => {
   });
 
   it('command help names the global flags every command accepts once, and where they are explained', async () => {
-    const r = await runCli(['gate', 'diff', '--help']);
+    const r = await runInProcess(['gate', 'diff', '--help']);
     expect(r.code).toBe(0);
     const global = /\nGLOBAL FLAGS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(global).toMatch(
@@ -81,7 +83,7 @@ describe('version and help', () => {
     );
     // Their descriptions are on the global-flags page only, not in each command's FLAGS.
     expect(r.stdout).not.toContain('--token=<value>');
-    const page = await runCli(['help', 'global-flags']);
+    const page = await runInProcess(['help', 'global-flags']);
     for (const flag of ['--base', '--json', '--profile', '--token', '--jq', '--template'])
       expect(page.stdout).toContain(flag);
   });
@@ -89,15 +91,15 @@ describe('version and help', () => {
 
 describe('usage errors (exit 2)', () => {
   it('a bad flag: human message and suggestion on stderr, nothing on stdout', async () => {
-    const r = await runCli(['gate', 'diff', '--nope']);
+    const r = await runInProcess(['gate', 'diff', '--nope']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('Error: Unknown flag: --nope.\nSee `gds gate diff --help`.\n');
   });
 
   it('a bad flag under --json, or GDS_CONTENT_TYPE=json: exactly one JSON error line on stderr', async () => {
-    const withFlag = await runCli(['gate', 'diff', '--nope', '--json']);
-    const withEnv = await runCli(['gate', 'diff', '--nope'], { env: { GDS_CONTENT_TYPE: 'json' } });
+    const withFlag = await runInProcess(['gate', 'diff', '--nope', '--json']);
+    const withEnv = await runInProcess(['gate', 'diff', '--nope'], { env: { GDS_CONTENT_TYPE: 'json' } });
     for (const r of [withFlag, withEnv]) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -115,14 +117,14 @@ describe('usage errors (exit 2)', () => {
   });
 
   it('an unknown command', async () => {
-    const human = await runCli(['gate', 'dif']);
+    const human = await runInProcess(['gate', 'dif']);
     expect(human.code).toBe(2);
     expect(human.stdout).toBe('');
     // Off a terminal "did you mean" is a suggestion line of its own, not a prompt.
     expect(human.stderr).toBe(
       'Error: Unknown command: gate dif.\nDid you mean `gds gate diff`? Run `gds --help` for the list of commands.\n',
     );
-    const json = await runCli(['nope', '--json']);
+    const json = await runInProcess(['nope', '--json']);
     expect(json.code).toBe(2);
     expect(json.stdout).toBe('');
     expect(errorLines(json.stderr)).toEqual([
@@ -139,7 +141,7 @@ describe('usage errors (exit 2)', () => {
 
   it('never echoes a --token value whole in an error', async () => {
     const token = 'cli_0123456789secret';
-    const r = await runCli(['gate', 'diff', 't_1', token, '--token', token]);
+    const r = await runInProcess(['gate', 'diff', 't_1', token, '--token', token]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Unexpected argument: cli_…****');
     expect(r.stderr).not.toContain('0123456789secret');
@@ -336,13 +338,13 @@ describe('interrupted under --json', () => {
 describe('shell completion', () => {
   it("`gds autocomplete` (the old plugin's name) is a hidden alias of `gds completion`", async () => {
     const [completion, alias] = await Promise.all([
-      runCli(['completion', 'bash']),
-      runCli(['autocomplete', 'bash']),
+      runInProcess(['completion', 'bash']),
+      runInProcess(['autocomplete', 'bash']),
     ]);
     expect(completion).toMatchObject({ code: 0, stderr: '' });
     expect(completion.stdout).toContain('complete -o nosort -F _gds_complete gds');
     expect(alias).toEqual(completion);
-    const bare = await runCli(['autocomplete']);
+    const bare = await runInProcess(['autocomplete']);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('Missing required argument <shell>: (bash|zsh|fish|powershell)');
     expect(bare.stderr).toContain('gds completion --help');

@@ -1,0 +1,31 @@
+// The in-process runner leaves the test process as it found it, and shows what a process would.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { runInProcess } from './run-in-process.js';
+
+it('restores the environment, the working folder, exitCode, the streams and the console after a call', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gds-in-process-'));
+  await writeFile(join(dir, 'a.yml'), 'a: 1\n');
+  const before = { env: { ...process.env }, cwd: process.cwd(), stdout: process.stdout, log: console.log };
+  const r = await runInProcess(['gate', 'diff', '-f', '-', '--against', 'a.yml'], {
+    cwd: dir,
+    env: { GDS_TEST_MARK: 'set for the call' },
+    input: 'a: 2\n',
+  });
+  expect(r).toMatchObject({ code: 1, signal: null, stderr: '' });
+  expect(r.stdout).toContain('+a: 2');
+  expect(process.env).toEqual(before.env);
+  expect(process.cwd()).toBe(before.cwd);
+  expect(process.exitCode).toBeUndefined();
+  expect(process.stdout).toBe(before.stdout);
+  expect(console.log).toBe(before.log);
+});
+
+it('runs calls one at a time: each gets its own output', async () => {
+  const [version, help] = await Promise.all([runInProcess(['--version']), runInProcess(['gate', '--help'])]);
+  expect(version.stdout).toMatch(/^gds\/\S+ \S+ node-v\S+\n$/);
+  expect(help.stdout).toContain('$ gds gate COMMAND');
+  expect(help.stdout).not.toContain('gds/');
+});
