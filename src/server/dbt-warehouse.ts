@@ -146,7 +146,7 @@ async function readProject(dir: string): Promise<ProjectFiles> {
 /** Creates the project's relations in the main workspace's warehouse (see the head of this file). */
 export async function createDbtWarehouse(db: Db, dir: string): Promise<DbtWarehouse> {
   const files = await readProject(dir);
-  await prepareDbtReader();
+  const dbtReader = await prepareDbtReader();
   const seeds: Record<string, string[]> = {};
   const rowsOf = new Map<string, string[][]>();
   for (const [id, text] of files.seedFiles) {
@@ -159,6 +159,7 @@ export async function createDbtWarehouse(db: Db, dir: string): Promise<DbtWareho
   const project = declareDbtProject(
     { manifest: files.manifest, ...(files.catalog === undefined ? {} : { catalog: files.catalog }), seeds },
     {},
+    dbtReader,
   );
   const tables: DbtWarehouseTable[] = [];
   const warnings = [...project.warnings];

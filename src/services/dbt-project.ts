@@ -181,7 +181,7 @@ export async function loadDbtProject(
 ): Promise<DbtProject> {
   const files = await findDbtArtifacts(dir);
   const statePath = options.state === undefined ? undefined : await stateManifestPath(options.state);
-  const [manifest, catalog, state] = await Promise.all([
+  const [manifest, catalog, state, dbtReader] = await Promise.all([
     readJsonBounded(files.manifestPath, MAX_MANIFEST_BYTES, 'manifest'),
     files.catalogPath === undefined
       ? undefined
@@ -202,6 +202,7 @@ export async function loadDbtProject(
         ...(quoting === undefined ? {} : { quoting }),
       },
       selection,
+      dbtReader,
     );
   } catch (err) {
     if (err instanceof DbtSelectionError)

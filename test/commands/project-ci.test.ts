@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { declareDbtProject, prepareDbtReader } from '../../src/core/dbt/project.js';
+import type { DbtReader } from '../../src/core/dbt/project.js';
 import type { DbtProject } from '../../src/core/dbt/types.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planChanges, planProject } from '../../src/services/project-plan.js';
@@ -20,6 +21,7 @@ import { needs } from '../helpers/skip.js';
 import { columns, genericTest, manifest, model } from '../core/dbt/helpers.js';
 
 const describeError = (error: unknown) => error;
+let dbtReader: DbtReader;
 
 /** A shop of four models in dbt's schema `main`: customers <- orders <- ltv, and one never built. */
 function shop(options: { notNull?: boolean } = {}): DbtProject {
@@ -49,6 +51,7 @@ function shop(options: { notNull?: boolean } = {}): DbtProject {
       ),
     },
     {},
+    dbtReader,
   );
 }
 
@@ -59,7 +62,7 @@ describe.each(ENGINES)('plan and apply for CI, on $engine', ({ postgres, skip })
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    await prepareDbtReader();
+    dbtReader = await prepareDbtReader();
     server = await startTestServer(postgres ? { database: 'postgres' } : {});
     client = createApiClient({
       baseUrl: server.url,

@@ -115,7 +115,7 @@ describe('planProject and applyPlan', () => {
   it('a selection leaving a model out never makes its table gone; plan --exit-code counts gone only with --prune', async () => {
     // `things` was registered by the test above; `--select widgets` leaves its model out of the selection.
     const { declareDbtProject, prepareDbtReader } = await import('../../src/core/dbt/project.js');
-    await prepareDbtReader();
+    const dbtReader = await prepareDbtReader();
     const selected = declareDbtProject(
       {
         manifest: manifest(
@@ -124,6 +124,7 @@ describe('planProject and applyPlan', () => {
         ),
       },
       { select: ['widgets'] },
+      dbtReader,
     );
     expect(selected.declarations.map((d) => d.name)).toEqual(['widgets']);
     expect(selected.nodeNames).toEqual(['things', 'widgets']);

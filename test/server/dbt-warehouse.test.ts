@@ -137,10 +137,11 @@ describe(
     });
 
     it('creates the declared tables (no seed files: seeds are refused, with the reason)', async () => {
-      await prepareDbtReader();
+      const dbtReader = await prepareDbtReader();
       const project = declareDbtProject(
         { manifest: JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as unknown },
         {},
+        dbtReader,
       );
       const created = server.ready.dbt?.tables.map((t) => t.source).sort();
       expect(created).toEqual(project.declarations.map((d) => `${d.source.schema}.${d.source.table}`).sort());

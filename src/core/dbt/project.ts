@@ -1,8 +1,8 @@
 // A dbt project read into declarations: one per selected, enabled model, seed and
 // snapshot, already in the service's terms (the JSON artifact to push, the gate1.yml to apply, the contract
 // intent), or a refusal with its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
-// dbt runs. The SQL of a model is read by PostgreSQL's own grammar, loaded once by `prepareDbtReader()`
-// (loadDbtProject does it); without it, a model whose columns only its compiled SQL names is refused.
+// dbt runs. The SQL of a model is read by PostgreSQL's own grammar, which `prepareDbtReader()` loads and
+// gives back as the reader declareDbtProject takes (loadDbtProject does both).
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { nameProblem } from '../artifacts/identifiers.js';
 import type { PgGrammar } from '../artifacts/pg-grammar.js';
@@ -34,16 +34,22 @@ import type {
 export { DbtManifestError } from './manifest.js';
 export { DbtSelectionError } from './select.js';
 
-let grammar: PgGrammar | undefined;
+/** What declareDbtProject reads a model's compiled SQL with: PostgreSQL's grammar. */
+export interface DbtReader {
+  readonly grammar: PgGrammar;
+}
 
-/** Loads what declareDbtProject needs to read SQL (PostgreSQL's parser, the predicate checker). Idempotent. */
-export async function prepareDbtReader(): Promise<void> {
+/**
+ * Loads what declareDbtProject needs to read SQL: PostgreSQL's grammar, given back as the reader, and the
+ * predicate checker of gate1 (which keeps its parser itself). Cheap after the first call.
+ */
+export async function prepareDbtReader(): Promise<DbtReader> {
   const [{ pgGrammar }, { loadPredicateParser }] = await Promise.all([
     import('../artifacts/pg-grammar.js'),
     import('../gate1/predicate-sql.js'),
   ]);
-  grammar = await pgGrammar();
-  await loadPredicateParser();
+  const [grammar] = await Promise.all([pgGrammar(), loadPredicateParser()]);
+  return { grammar };
 }
 
 /** The adapters whose SQL the warehouse reader of src/core/artifacts reads, by their dialect there. */
@@ -67,7 +73,11 @@ const CONSUMERS = ['HUMAN', 'AI', 'AUTOMATION', 'EXTERNAL'];
  * read or that matches nothing. Every test attached to a selected node is accounted for: mapped, not mapped
  * (with its reason) or, for a refused node, listed in its refusal.
  */
-export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelection): DbtProject {
+export function declareDbtProject(
+  artifacts: DbtArtifacts,
+  selection: DbtSelection,
+  dbtReader: DbtReader,
+): DbtProject {
   const manifest = readManifest(artifacts.manifest);
   const catalog =
     artifacts.catalog === undefined ? new Map<string, CatalogTable>() : readCatalog(artifacts.catalog);
@@ -82,7 +92,7 @@ export function declareDbtProject(artifacts: DbtArtifacts, selection: DbtSelecti
   }
   const selected = selectNodes(manifest, selection, (message) => warnings.push(message), state);
   const selectedSet = new Set(selected);
-  const reader = new ProjectReader(manifest, catalog, artifacts);
+  const reader = new ProjectReader(manifest, catalog, artifacts, dbtReader.grammar);
 
   const testsOf = new Map<string, ManifestNode[]>();
   const otherTests: NotMappedTest[] = [];
@@ -141,6 +151,7 @@ class ProjectReader {
     private readonly manifest: Manifest,
     private readonly catalog: Map<string, CatalogTable>,
     private readonly artifacts: DbtArtifacts,
+    private readonly grammar: PgGrammar,
   ) {}
 
   private get adapter(): string | undefined {
@@ -463,9 +474,7 @@ class ProjectReader {
   private sqlColumns(
     sql: string,
   ): { ok: true; columns: Array<{ name: string; type?: string }> } | { ok: false; reason: string } {
-    if (!grammar)
-      return { ok: false, reason: "PostgreSQL's parser is not loaded (call prepareDbtReader first)" };
-    const read = selectColumns(grammar, sql);
+    const read = selectColumns(this.grammar, sql);
     if (read.ok)
       return {
         ok: true,

@@ -5,9 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { reconcileCase } from '../../../src/core/dbt/case.js';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
 
-beforeAll(prepareDbtReader);
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
 
 function snowflakeOrders() {
   const m = manifest(
@@ -37,7 +41,7 @@ function snowflakeOrders() {
     },
     sources: {},
   };
-  const [d] = declareDbtProject({ manifest: m, catalog }, {}).declarations;
+  const [d] = declareDbtProject({ manifest: m, catalog }, {}, dbtReader).declarations;
   if (!d) throw new Error('no declaration');
   return d;
 }

@@ -115,9 +115,9 @@ describe('gate1.yml printed from dbt tests', () => {
   });
 
   it('writes the gate1.yml of every model of a generated project as the yaml package does', async () => {
-    await prepareDbtReader();
+    const dbtReader = await prepareDbtReader();
     const { manifest, catalog } = generateDbtProject(120);
-    const project = declareDbtProject({ manifest, catalog }, {});
+    const project = declareDbtProject({ manifest, catalog }, {}, dbtReader);
     const { parse } = await import('yaml');
     const written = project.declarations.filter((d) => d.gate1Yaml !== undefined);
     expect(written.length).toBeGreaterThan(100);

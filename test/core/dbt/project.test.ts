@@ -8,11 +8,15 @@ import {
   declareDbtProject,
   prepareDbtReader,
 } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtDeclaration } from '../../../src/core/dbt/types.js';
 import { validateGate1 } from '../../../src/core/gate1/index.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
 
-beforeAll(prepareDbtReader);
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
 
 const orders = model('orders', {
   description: 'One row per order.',
@@ -25,6 +29,7 @@ function one(...tests: Record<string, unknown>[]): DbtDeclaration {
   const project = declareDbtProject(
     { manifest: manifest(orders, customers, ...tests) },
     { select: ['orders'] },
+    dbtReader,
   );
   const [declaration] = project.declarations;
   if (!declaration) throw new Error('no declaration');
@@ -91,7 +96,11 @@ describe('tests become Gate 1 rules', () => {
         },
       },
     });
-    const project = declareDbtProject({ manifest: manifest(withMeta, customers) }, { select: ['orders'] });
+    const project = declareDbtProject(
+      { manifest: manifest(withMeta, customers) },
+      { select: ['orders'] },
+      dbtReader,
+    );
     const [d] = project.declarations;
     if (!d) throw new Error('no declaration');
     expect(nullRate(d, 'amount')).toEqual({ warn: 0.1, fail: 0.5 });
@@ -369,6 +378,7 @@ describe('a model contract', () => {
     const project = declareDbtProject(
       { manifest: manifest(contracted(true), customers) },
       { select: ['orders'] },
+      dbtReader,
     );
     const [d] = project.declarations;
     if (!d) throw new Error('no declaration');
@@ -408,6 +418,7 @@ describe('a model contract', () => {
     const project = declareDbtProject(
       { manifest: manifest(contracted(false), customers) },
       { select: ['orders'] },
+      dbtReader,
     );
     const [d] = project.declarations;
     expect(d?.mappedTests).toEqual([]);
@@ -426,6 +437,7 @@ describe('the declaration', () => {
         ),
       },
       {},
+      dbtReader,
     );
     const [d] = project.declarations;
     expect(d?.name).toBe('orders_v2');
@@ -447,6 +459,7 @@ describe('the declaration', () => {
         ),
       },
       {},
+      dbtReader,
     );
     expect(project.declarations[0]?.contract).toEqual({
       intent: 'METRIC',
@@ -459,7 +472,11 @@ describe('the declaration', () => {
     const sql = `with source as (select * from raw.orders),
 renamed as (select id as order_id, cast(amount as numeric) as amount, status from source)
 select * from renamed`;
-    const project = declareDbtProject({ manifest: manifest(model('orders', { compiled_code: sql })) }, {});
+    const project = declareDbtProject(
+      { manifest: manifest(model('orders', { compiled_code: sql })) },
+      {},
+      dbtReader,
+    );
     expect(project.declarations[0]?.columns).toEqual([
       { name: 'order_id', type: 'unknown' },
       { name: 'amount', type: 'numeric' },
@@ -473,13 +490,15 @@ select * from renamed`;
       language: 'python',
       compiled_code: "import pandas as pd\n\ndef model(dbt, session):\n    return dbt.ref('orders')\n",
     });
-    const [refusal] = declareDbtProject({ manifest: manifest(python) }, {}).refusals;
+    const [refusal] = declareDbtProject({ manifest: manifest(python) }, {}, dbtReader).refusals;
     expect(refusal?.reason).toMatch(/a Python model/);
     expect(refusal?.reason).toMatch(/dbt docs generate/);
     expect(refusal?.reason).not.toMatch(/syntax error|compiled SQL/);
     // Its documented columns still declare it (with the usual warning), as for any model.
     const documented = { ...python, columns: columns({ id: 'integer', amount: 'numeric' }) };
-    expect(declareDbtProject({ manifest: manifest(documented) }, {}).declarations[0]?.columns).toEqual([
+    expect(
+      declareDbtProject({ manifest: manifest(documented) }, {}, dbtReader).declarations[0]?.columns,
+    ).toEqual([
       { name: 'id', type: 'integer' },
       { name: 'amount', type: 'numeric' },
     ]);
@@ -494,6 +513,7 @@ select * from renamed`;
       declareDbtProject(
         { manifest: manifest(model('orders', { compiled_code: sql, columns: documented, ...extra })) },
         {},
+        dbtReader,
       );
     const loose = read({});
     expect(loose.declarations[0]?.columns).toEqual([
@@ -519,13 +539,14 @@ select * from renamed`;
     const metadata = m['metadata'] as Record<string, unknown>;
     delete metadata['project_name'];
     metadata['project_id'] = createHash('md5').update('shop').digest('hex');
-    expect(declareDbtProject({ manifest: m }, {}).projectName).toBe('shop');
+    expect(declareDbtProject({ manifest: m }, {}, dbtReader).projectName).toBe('shop');
   });
 
   it('refuses by name a star over a warehouse table', () => {
     const project = declareDbtProject(
       { manifest: manifest(model('orders', { compiled_code: 'select * from raw.orders' })) },
       {},
+      dbtReader,
     );
     expect(project.refusals[0]?.reason).toMatch(/SELECT \* from raw\.orders/);
   });
@@ -542,9 +563,9 @@ select * from renamed`;
         },
       },
     };
-    const withCatalog = declareDbtProject({ manifest: m, catalog }, {});
+    const withCatalog = declareDbtProject({ manifest: m, catalog }, {}, dbtReader);
     expect(withCatalog.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'NUMBER' }]);
-    const without = declareDbtProject({ manifest: m }, {});
+    const without = declareDbtProject({ manifest: m }, {}, dbtReader);
     expect(without.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'unknown' }]);
   });
 
@@ -579,6 +600,7 @@ select * from renamed`;
         catalog,
       },
       {},
+      dbtReader,
     );
     expect(project.declarations[0]?.columns.map((c) => c.name)).toEqual([
       'customer_id',
@@ -599,6 +621,7 @@ select * from renamed`;
         ),
       },
       {},
+      dbtReader,
     );
     expect(project.refusals[0]?.reason).toMatch(/ephemeral model builds no relation/);
   });
@@ -609,7 +632,7 @@ select * from renamed`;
       unique_id: 'snapshot.shop.orders_snapshot',
       resource_type: 'snapshot',
     };
-    const [declaration] = declareDbtProject({ manifest: manifest(snapshot) }, {}).declarations;
+    const [declaration] = declareDbtProject({ manifest: manifest(snapshot) }, {}, dbtReader).declarations;
     expect(declaration?.columns.map((c) => c.name)).toEqual([
       'id',
       'status',
@@ -639,7 +662,7 @@ select * from renamed`;
         },
       },
     };
-    const [declaration] = declareDbtProject({ manifest: manifest(snapshot) }, {}).declarations;
+    const [declaration] = declareDbtProject({ manifest: manifest(snapshot) }, {}, dbtReader).declarations;
     expect(declaration?.columns.map((c) => c.name)).toEqual([
       'id',
       'status',
@@ -651,7 +674,7 @@ select * from renamed`;
     ]);
     // Without hard_deletes: new_record dbt adds no deletion column.
     const ignored = { ...snapshot, config: { ...snapshot.config, hard_deletes: 'ignore' } };
-    const [plain] = declareDbtProject({ manifest: manifest(ignored) }, {}).declarations;
+    const [plain] = declareDbtProject({ manifest: manifest(ignored) }, {}, dbtReader).declarations;
     expect(plain?.columns.map((c) => c.name)).not.toContain('is_deleted');
   });
 
@@ -671,6 +694,7 @@ select * from renamed`;
       const project = declareDbtProject(
         { manifest: m, seeds: { 'seed.shop.raw_customers': ['ID', 'Customer_Name', 'status'] } },
         {},
+        dbtReader,
       );
       return project.declarations[0]?.columns.map((c) => c.name);
     };
@@ -691,7 +715,7 @@ select * from renamed`;
       }),
     );
     (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'bigquery';
-    const [declaration] = declareDbtProject({ manifest: m }, {}).declarations;
+    const [declaration] = declareDbtProject({ manifest: m }, {}, dbtReader).declarations;
     expect(declaration?.columns).toEqual([
       { name: 'id', type: 'unknown' },
       { name: 'order_status', type: 'unknown' },
@@ -699,7 +723,7 @@ select * from renamed`;
   });
 
   it('refuses a file that is not a manifest', () => {
-    expect(() => declareDbtProject({ manifest: { results: [] } }, {})).toThrow(DbtManifestError);
+    expect(() => declareDbtProject({ manifest: { results: [] } }, {}, dbtReader)).toThrow(DbtManifestError);
     expect(() =>
       declareDbtProject(
         {
@@ -709,6 +733,7 @@ select * from renamed`;
           },
         },
         {},
+        dbtReader,
       ),
     ).toThrow(/run-results/);
   });
@@ -732,7 +757,7 @@ describe('selectors', () => {
     model('old', { config: { enabled: false }, columns: columns({ id: 'int' }) }),
   );
   const names = (select: string[], exclude?: string[]) =>
-    declareDbtProject({ manifest: m }, { select, ...(exclude ? { exclude } : {}) })
+    declareDbtProject({ manifest: m }, { select, ...(exclude ? { exclude } : {}) }, dbtReader)
       .declarations.map((d) => d.name)
       .sort();
 
@@ -762,21 +787,26 @@ describe('selectors', () => {
   it('an unknown method is a DbtSelectionError naming it; so is a selection matching nothing with strict', () => {
     expect(() => names(['colour:red'])).toThrow(DbtSelectionError);
     expect(() => names(['colour:red'])).toThrow(/colour/);
-    const strict = (select: string[]) => declareDbtProject({ manifest: m }, { select, strict: true });
+    const strict = (select: string[]) =>
+      declareDbtProject({ manifest: m }, { select, strict: true }, dbtReader);
     expect(() => strict(['nothing_here'])).toThrow(/--select nothing_here matches no/);
     expect(() => strict(['old'])).toThrow(DbtSelectionError);
   });
   it('a selection that matches nothing selects nothing, with a warning (as dbt warns and exits 0)', () => {
-    const project = declareDbtProject({ manifest: m }, { select: ['nothing_here', 'report'] });
+    const project = declareDbtProject({ manifest: m }, { select: ['nothing_here', 'report'] }, dbtReader);
     expect(project.declarations.map((d) => d.name)).toEqual(['report']);
     expect(project.warnings).toEqual([
       '--select nothing_here matches no enabled model, seed or snapshot of the project; it selects nothing',
     ]);
-    expect(declareDbtProject({ manifest: m }, { select: ['old'] }).declarations).toEqual([]);
+    expect(declareDbtProject({ manifest: m }, { select: ['old'] }, dbtReader).declarations).toEqual([]);
   });
   it('an --exclude that matches nothing excludes nothing, with a warning (as dbt warns)', () => {
     // gds.yml's `exclude: [tag:wip]` must not fail CI on the day no model is tagged wip.
-    const project = declareDbtProject({ manifest: m }, { select: [], exclude: ['tag:wip', 'stg_orders'] });
+    const project = declareDbtProject(
+      { manifest: m },
+      { select: [], exclude: ['tag:wip', 'stg_orders'] },
+      dbtReader,
+    );
     expect(project.declarations.map((d) => d.name).sort()).toEqual(['orders', 'report', 'stg_customers']);
     expect(project.warnings).toEqual([
       '--exclude tag:wip matches no enabled model, seed or snapshot of the project; it excludes nothing',

@@ -5,13 +5,19 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
 import type { QuotePolicy } from '../../../src/core/dbt/types.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
 
 const made: string[] = [];
 afterEach(() => {
@@ -31,6 +37,7 @@ function sourceOf(adapter: string, quoting?: QuotePolicy, config: Record<string,
   const [declaration] = declareDbtProject(
     { manifest: m, ...(quoting === undefined ? {} : { quoting }) },
     {},
+    dbtReader,
   ).declarations;
   return {
     source: declaration?.source,
@@ -87,7 +94,6 @@ describe('the registered relation follows dbt quoting', () => {
   });
 
   it("a relationships test to a source follows the source's quoting", async () => {
-    await prepareDbtReader();
     const m = manifest(
       model('orders', {
         config: { enabled: true, materialized: 'table' },
@@ -118,7 +124,7 @@ describe('the registered relation follows dbt quoting', () => {
         config: { enabled: true },
       },
     };
-    const [orders] = declareDbtProject({ manifest: m }, {}).declarations;
+    const [orders] = declareDbtProject({ manifest: m }, {}, dbtReader).declarations;
     expect(orders?.source).toEqual({ schema: 'ANALYTICS', table: 'ORDERS' });
     const customerId = orders?.columns.find((c) => c.name.toLowerCase() === 'customer_id');
     expect(customerId?.references).toMatch(/^RAW\.Customers\./);

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseArtifact } from '../../../src/core/artifacts/index.js';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { validateGate1 } from '../../../src/core/gate1/index.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
@@ -36,7 +37,10 @@ const manifests = noSharedFixtures
     ];
 
 describe('declareDbtProject on every real manifest', needs(noSharedFixtures), () => {
-  beforeAll(prepareDbtReader);
+  let dbtReader: DbtReader;
+  beforeAll(async () => {
+    dbtReader = await prepareDbtReader();
+  });
 
   it('finds the fixtures', () => {
     expect(manifests.length).toBeGreaterThanOrEqual(25);
@@ -49,6 +53,7 @@ describe('declareDbtProject on every real manifest', needs(noSharedFixtures), ()
     const project = declareDbtProject(
       { manifest: manifestJson, ...(catalogJson === undefined ? {} : { catalog: catalogJson }) },
       {},
+      dbtReader,
     );
     const manifest = readManifest(manifestJson);
     const expected = [...manifest.nodes.values()]
@@ -125,6 +130,7 @@ describe('declareDbtProject on every real manifest', needs(noSharedFixtures), ()
         catalog: JSON.parse(readFileSync(`${dir}catalog.json`, 'utf8')) as unknown,
       },
       { select: ['customer_ltv'] },
+      dbtReader,
     );
     expect(project.declarations).toHaveLength(1);
     const [ltv] = project.declarations;

@@ -5,13 +5,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DbtSelectionError, declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { selectNodes } from '../../../src/core/dbt/select.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
 
-beforeAll(prepareDbtReader);
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
 
 type Entry = Record<string, unknown>;
 
@@ -64,7 +68,7 @@ const m = withSources(
 );
 
 const names = (select: string[], state?: Entry, project: Entry = m) =>
-  declareDbtProject({ manifest: project, ...(state === undefined ? {} : { state }) }, { select })
+  declareDbtProject({ manifest: project, ...(state === undefined ? {} : { state }) }, { select }, dbtReader)
     .declarations.map((d) => d.name)
     .sort();
 
