@@ -1,9 +1,9 @@
-// `gds gate diff` as a real process (node bin/run.js over dist/).
+// `gds gate diff` run as bin/run.js runs it, in the test process (runInProcess).
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const before =
   'patternChecks:\n  - name: email_format\n    column: email\n    regex: "^.+@.+$"\n    severity: error\n';
@@ -16,7 +16,6 @@ let dir: string;
 const file = (name: string) => join(dir, name);
 
 beforeAll(async () => {
-  await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'gds-diff-'));
   await Promise.all([
     writeFile(file('before.yml'), before),
@@ -37,12 +36,19 @@ function jsonLines(text: string): unknown[] {
 
 describe('gds gate diff, two local files', () => {
   it('exits 0 and prints nothing when the files are identical', async () => {
-    const r = await runCli(['gate', 'diff', '-f', file('same.yml'), '--against', file('before.yml')]);
+    const r = await runInProcess(['gate', 'diff', '-f', file('same.yml'), '--against', file('before.yml')]);
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('exits 1 with a plain unified diff on stdout (no colour off a TTY) and nothing on stderr', async () => {
-    const r = await runCli(['gate', 'diff', '-f', file('changed.yml'), '--against', file('before.yml')]);
+    const r = await runInProcess([
+      'gate',
+      'diff',
+      '-f',
+      file('changed.yml'),
+      '--against',
+      file('before.yml'),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('');
     expect(r.stdout.split('\n')).toEqual([
@@ -59,7 +65,7 @@ describe('gds gate diff, two local files', () => {
   });
 
   it('under --json prints exactly one NDJSON line and exits 1 when different', async () => {
-    const r = await runCli([
+    const r = await runInProcess([
       'gate',
       'diff',
       '-f',
@@ -81,22 +87,24 @@ describe('gds gate diff, two local files', () => {
 
   it('--semantic ignores key order, quoting and comments (exit 0), text mode does not (exit 1)', async () => {
     const args = ['gate', 'diff', '-f', file('reformatted.yml'), '--against', file('before.yml'), '--json'];
-    const text = await runCli(args);
-    const semantic = await runCli([...args, '--semantic']);
+    const text = await runInProcess(args);
+    const semantic = await runInProcess([...args, '--semantic']);
     expect(text.code).toBe(1);
     expect(semantic.code).toBe(0);
     expect(jsonLines(semantic.stdout)).toEqual([{ identical: true, semantic: true, hunks: [] }]);
   });
 
   it('reads -f - from stdin', async () => {
-    const r = await runCli(['gate', 'diff', '-f', '-', '--against', file('before.yml')], { input: changed });
+    const r = await runInProcess(['gate', 'diff', '-f', '-', '--against', file('before.yml')], {
+      input: changed,
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('+++ <stdin>\n');
     expect(r.stdout).toContain('+    severity: warn\n');
   });
 
   it('GDS_CONTENT_TYPE=json works like --json', async () => {
-    const r = await runCli(['gate', 'diff', '-f', file('same.yml'), '--against', file('before.yml')], {
+    const r = await runInProcess(['gate', 'diff', '-f', file('same.yml'), '--against', file('before.yml')], {
       env: { GDS_CONTENT_TYPE: 'json' },
     });
     expect(r.code).toBe(0);
@@ -105,11 +113,11 @@ describe('gds gate diff, two local files', () => {
 
   it('strips terminal control sequences from file contents in human output, keeps them exact in JSON', async () => {
     const args = ['gate', 'diff', '-f', file('hostile.yml'), '--against', file('before.yml')];
-    const human = await runCli(args);
+    const human = await runInProcess(args);
     expect(human.code).toBe(1);
     expect(human.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(human.stdout).toContain('+  - name: email_format\n');
-    const json = await runCli([...args, '--json']);
+    const json = await runInProcess([...args, '--json']);
     const [line] = jsonLines(json.stdout) as Array<{ hunks: Array<{ lines: string[] }> }>;
     expect(line?.hunks[0]?.lines).toContain('+  - name: email_format\u001b]0;owned\u0007\u001b[2J');
   });
@@ -117,7 +125,14 @@ describe('gds gate diff, two local files', () => {
 
 describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
   it('names a missing file and says what to do', async () => {
-    const r = await runCli(['gate', 'diff', '-f', file('missing.yml'), '--against', file('before.yml')]);
+    const r = await runInProcess([
+      'gate',
+      'diff',
+      '-f',
+      file('missing.yml'),
+      '--against',
+      file('before.yml'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
@@ -126,7 +141,7 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
   });
 
   it('under --json: one error line on stderr', async () => {
-    const r = await runCli(['gate', 'diff', '-f', dir, '--against', file('before.yml'), '--json']);
+    const r = await runInProcess(['gate', 'diff', '-f', dir, '--against', file('before.yml'), '--json']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(jsonLines(r.stderr)).toEqual([
@@ -143,13 +158,13 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
 
   it('reports a YAML error in semantic mode with file:line:col', async () => {
     const args = ['gate', 'diff', '-f', file('broken.yml'), '--against', file('before.yml'), '--semantic'];
-    const human = await runCli(args);
+    const human = await runInProcess(args);
     expect(human.code).toBe(2);
     expect(human.stdout).toBe('');
     expect(human.stderr).toContain(
       `Error: ${file('broken.yml')}:3:1: All mapping items must start at the same column`,
     );
-    const json = await runCli([...args, '--json']);
+    const json = await runInProcess([...args, '--json']);
     expect(json.code).toBe(2);
     expect(jsonLines(json.stderr)).toMatchObject([
       { error: { code: 'invalid_yaml', details: { file: file('broken.yml'), line: 3, col: 1 } } },
@@ -161,7 +176,7 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
       ['gate', 'diff', 't_42', '-f', file('before.yml')],
       ['gate', 'diff', 't_42', '--from', 'v1', '--to', 'v2', '--json'],
     ]) {
-      const r = await runCli(args, { env: { GDS_CONFIG_DIR: file('no-config') } });
+      const r = await runInProcess(args, { env: { GDS_CONFIG_DIR: file('no-config') } });
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/No API base URL/);
@@ -175,14 +190,14 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
       ['gate', 'diff', 't_42'],
       ['gate', 'diff', 't_42', '--from', 'x1', '--to', 'v2'],
     ]) {
-      const r = await runCli(args, { env: { GDS_CONFIG_DIR: file('no-config') } });
+      const r = await runInProcess(args, { env: { GDS_CONFIG_DIR: file('no-config') } });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
     }
   });
 
   it('refuses --from without --to as a usage error', async () => {
-    const r = await runCli(['gate', 'diff', 't_42', '--from', 'v1', '--json']);
+    const r = await runInProcess(['gate', 'diff', 't_42', '--from', 'v1', '--json']);
     expect(r.code).toBe(2);
     expect(jsonLines(r.stderr)).toMatchObject([{ error: { code: 'usage' } }]);
   });
