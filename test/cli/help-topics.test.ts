@@ -1,11 +1,13 @@
 // Issue 23 items 2, 6 and 7: the help topics gh has (`gds help environment`, `exit-codes`, `formatting`,
-// `global-flags`), generated from the code that decides, and `gds version` printing the version.
+// `global-flags`), generated from the code that decides, and `gds version` printing the version. In the test
+// process (runInProcess), but the help on a terminal (node bin/run.js over dist/ under a pseudo-terminal).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentVariableNames } from '../../src/cli/environment.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { JSON_FIELDS, VARYING_JSON_FIELDS } from '../../src/cli/json-fields.js';
 import { COMPLETION_SETUP } from '../../src/cli/completion-scripts.js';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from './helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from './helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -13,7 +15,7 @@ beforeAll(async () => {
 
 describe('gds help <topic>', () => {
   it('environment: every variable of the list, and none of the retired GDS_<FLAG> ones', async () => {
-    const r = await runCli(['help', 'environment']);
+    const r = await runInProcess(['help', 'environment']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     for (const name of environmentVariableNames()) expect(r.stdout).toContain(name);
     for (const retired of ['GDS_LIMIT', 'GDS_REPLACE', 'GDS_YES', 'GDS_OUTPUT']) {
@@ -22,13 +24,13 @@ describe('gds help <topic>', () => {
   });
 
   it('exit-codes: each code gds exits with, one line each', async () => {
-    const r = await runCli(['help', 'exit-codes']);
+    const r = await runInProcess(['help', 'exit-codes']);
     expect(r.code).toBe(0);
     for (const code of Object.values(ExitCode)) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
   });
 
   it('formatting: NDJSON, --json fields and per-record --jq with the .[] advice', async () => {
-    const r = await runCli(['help', 'formatting']);
+    const r = await runInProcess(['help', 'formatting']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('NDJSON');
     expect(r.stdout).toContain('--json id,name');
@@ -37,7 +39,7 @@ describe('gds help <topic>', () => {
   });
 
   it('global-flags: the global flags, once', async () => {
-    const r = await runCli(['help', 'global-flags']);
+    const r = await runInProcess(['help', 'global-flags']);
     expect(r.code).toBe(0);
     for (const flag of ['--token', '--base', '--profile', '--json', '-q, --jq', '--max-retry-after']) {
       expect(r.stdout.split(`  ${flag}`).length - 1).toBe(1);
@@ -47,7 +49,7 @@ describe('gds help <topic>', () => {
 
 describe('gds version', () => {
   it('prints the version line, as gds --version does', async () => {
-    const [word, flag] = await Promise.all([runCli(['version']), runCli(['--version'])]);
+    const [word, flag] = await Promise.all([runInProcess(['version']), runInProcess(['--version'])]);
     expect(word).toMatchObject({ code: 0, stderr: '' });
     expect(word.stdout).toMatch(/^gds\/\d+\.\d+\.\d+ /);
     expect(word.stdout).toBe(flag.stdout);
@@ -56,12 +58,12 @@ describe('gds version', () => {
 
 describe('command help, as gh has it', () => {
   it('the summary once, a short usage line, and the tagline written for users', async () => {
-    const r = await runCli(['gate', 'apply', '--help']);
+    const r = await runInProcess(['gate', 'apply', '--help']);
     expect(r.code).toBe(0);
     const summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
     expect(r.stdout.split(summary).length - 1).toBe(1);
     expect(r.stdout).toMatch(/USAGE\n {2}\$ gds gate apply TABLEID \[flags\]\n/);
-    const root = await runCli(['--help']);
+    const root = await runInProcess(['--help']);
     expect(root.stdout.split('\n')[0]).toBe('Work with the Governed Data Service from the command line.');
     expect(root.stdout).not.toContain('reference server');
   });
@@ -69,7 +71,7 @@ describe('command help, as gh has it', () => {
 
 describe('help like gh (issue 23 item 7)', () => {
   it('the root page lists the help topics, the global flags topic, and examples', async () => {
-    const r = await runCli(['--help']);
+    const r = await runInProcess(['--help']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const topics = /\nHELP TOPICS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     for (const topic of ['environment', 'exit-codes', 'formatting', 'global-flags'])
@@ -81,7 +83,7 @@ describe('help like gh (issue 23 item 7)', () => {
   });
 
   it.each(Object.entries(JSON_FIELDS))('gds %s --help lists its JSON FIELDS', async (id, fields) => {
-    const r = await runCli([...id.split(':'), '--help']);
+    const r = await runInProcess([...id.split(':'), '--help']);
     expect(r.code).toBe(0);
     const section = /\nJSON FIELDS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
     expect(section.replace(/\s+/g, ' ').trim()).toBe(fields.join(', '));
@@ -94,7 +96,7 @@ describe('help like gh (issue 23 item 7)', () => {
   ])(
     'gds %s --help at 80 columns never splits an allowed value of --%s over two lines',
     async (command, flag) => {
-      const r = await runCli([...command.split(' '), '--help'], { env: { COLUMNS: '80' } });
+      const r = await runInProcess([...command.split(' '), '--help'], { env: { COLUMNS: '80' } });
       expect(r.code).toBe(0);
       const { COMMANDS } = await import('../../src/commands/index.js');
       const options = (
@@ -107,7 +109,7 @@ describe('help like gh (issue 23 item 7)', () => {
   );
 
   it('gds completion --help says how to set up each shell, before what it completes', async () => {
-    const r = await runCli(['completion', '--help']);
+    const r = await runInProcess(['completion', '--help']);
     expect(r.code).toBe(0);
     const description = /\nDESCRIPTION\n((?: {2}.*\n|\n)+)/.exec(r.stdout)?.[1] ?? '';
     for (const line of Object.values(COMPLETION_SETUP)) expect(description).toContain(line.trim());
@@ -119,7 +121,7 @@ describe('help like gh (issue 23 item 7)', () => {
   it.each(Object.entries(VARYING_JSON_FIELDS))(
     'gds %s --help says what its records hold',
     async (id, text) => {
-      const r = await runCli([...id.split(':'), '--help']);
+      const r = await runInProcess([...id.split(':'), '--help']);
       expect(r.code).toBe(0);
       const section = /\nJSON FIELDS\n((?: {2}.*\n)+)/.exec(r.stdout)?.[1] ?? '';
       expect(section.replace(/\s+/g, ' ').trim()).toBe(text);
@@ -128,7 +130,7 @@ describe('help like gh (issue 23 item 7)', () => {
 
   it('--json with a field the records do not have is exit 2 before anything is sent, naming the fields', async () => {
     // Nothing listens on port 9: a request would be exit 9.
-    const r = await runCli(['list', '--json', 'id,nmae'], {
+    const r = await runInProcess(['list', '--json', 'id,nmae'], {
       env: { SERVICE_API_URL: 'http://127.0.0.1:9', SERVICE_TOKEN: 'cli_x' },
     });
     expect(r.code).toBe(2);
