@@ -1,9 +1,10 @@
-// `gds gate validate` as a real process (node bin/run.js over dist/): exit codes, stdout vs stderr, stdin, --json.
+// `gds gate validate` run as bin/run.js runs it, in the test process (runInProcess): exit codes, stdout vs
+// stderr, stdin, --json.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const valid = `patternChecks:
   - name: email_format
@@ -44,7 +45,6 @@ let dir: string;
 const file = (name: string) => join(dir, name);
 
 beforeAll(async () => {
-  await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'gds-validate-'));
   await Promise.all([
     writeFile(file('valid.yml'), valid),
@@ -63,14 +63,14 @@ function jsonLines(text: string): Array<Record<string, unknown>> {
 
 describe('gds gate validate, human output', () => {
   it('exits 0 on a valid file, prints nothing on stdout and the verdict on stderr', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('valid.yml')]);
+    const r = await runInProcess(['gate', 'validate', '-f', file('valid.yml')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`${file('valid.yml')}: valid\n`);
   });
 
   it('exits 2 on an invalid file, one compiler-style line per problem on stdout, the summary on stderr', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('invalid.yml')]);
+    const r = await runInProcess(['gate', 'validate', '-f', file('invalid.yml')]);
     expect(r.code).toBe(2);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toEqual([
@@ -91,7 +91,7 @@ describe('gds gate validate, human output', () => {
   });
 
   it('exits 0 when there are warnings only, and still shows them', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('warnings.yml')]);
+    const r = await runInProcess(['gate', 'validate', '-f', file('warnings.yml')]);
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(2);
     expect(r.stdout).toMatch(/:4:13 warning patternChecks\[0\]\.regex: \\b means a backspace/);
@@ -99,30 +99,30 @@ describe('gds gate validate, human output', () => {
   });
 
   it('reads stdin with -f - and names it <stdin>', async () => {
-    const ok = await runCli(['gate', 'validate', '-f', '-'], { input: valid });
+    const ok = await runInProcess(['gate', 'validate', '-f', '-'], { input: valid });
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe('<stdin>: valid\n');
-    const bad = await runCli(['gate', 'validate', '-f', '-'], { input: invalid });
+    const bad = await runInProcess(['gate', 'validate', '-f', '-'], { input: invalid });
     expect(bad.code).toBe(2);
     expect(bad.stdout).toMatch(/^<stdin>:3:25 error /);
   });
 
   it('strips terminal control characters that came from the file', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('hostile.yml')]);
+    const r = await runInProcess(['gate', 'validate', '-f', file('hostile.yml')]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/unknown key "evil/);
     expect(r.stdout).not.toMatch(/[\u001b\u0007]/);
   });
 
   it('exits 2 with an error on stderr and nothing on stdout when the file does not exist', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('missing.yml')]);
+    const r = await runInProcess(['gate', 'validate', '-f', file('missing.yml')]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/No such file/);
   });
 
   it('exits 2 when -f is missing', async () => {
-    const r = await runCli(['gate', 'validate']);
+    const r = await runInProcess(['gate', 'validate']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/file/);
@@ -131,7 +131,7 @@ describe('gds gate validate, human output', () => {
 
 describe('gds gate validate --json', () => {
   it('prints one diagnostic per line, then the summary line, all parsing; exit 2', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('invalid.yml'), '--json']);
+    const r = await runInProcess(['gate', 'validate', '-f', file('invalid.yml'), '--json']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('');
     const lines = jsonLines(r.stdout);
@@ -152,14 +152,14 @@ describe('gds gate validate --json', () => {
   });
 
   it('prints only the summary line for a valid file; exit 0', async () => {
-    const r = await runCli(['gate', 'validate', '-f', '-', '--json'], { input: valid });
+    const r = await runInProcess(['gate', 'validate', '-f', '-', '--json'], { input: valid });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(jsonLines(r.stdout)).toEqual([{ valid: true, file: '<stdin>', errors: 0, warnings: 0 }]);
   });
 
   it('keeps control characters escaped inside JSON strings', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('hostile.yml'), '--json']);
+    const r = await runInProcess(['gate', 'validate', '-f', file('hostile.yml'), '--json']);
     expect(r.code).toBe(2);
     expect(r.stdout).not.toMatch(/[\u001b\u0007]/);
     const [first] = jsonLines(r.stdout);
@@ -167,7 +167,7 @@ describe('gds gate validate --json', () => {
   });
 
   it('puts a read failure as one {"error"} line on stderr, nothing on stdout', async () => {
-    const r = await runCli(['gate', 'validate', '-f', file('missing.yml'), '--json']);
+    const r = await runInProcess(['gate', 'validate', '-f', file('missing.yml'), '--json']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(jsonLines(r.stderr)).toEqual([{ error: expect.objectContaining({ code: 'input_not_found' }) }]);
