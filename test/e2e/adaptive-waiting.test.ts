@@ -96,7 +96,7 @@ describe('push --wait, piped, human mode', () => {
     expect(out[0]).toMatch(/^Registered tbl_\w+ \(QUARANTINED\)$/);
     expect(out[2]).toMatch(/^Status: +baseline job (job_\w+) QUEUED$/);
     const jobId = /(job_\w+)/.exec(out[2] ?? '')?.[1];
-    expect(nonEmpty(r.stderr)).toEqual([`Baseline job ${jobId} SUCCEEDED`]);
+    expect(nonEmpty(r.stderr)).toEqual([`✓ Baseline job ${jobId} SUCCEEDED`]);
     expect(r.stdout).not.toContain('SUCCEEDED');
   });
 
