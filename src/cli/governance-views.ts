@@ -101,7 +101,13 @@ export function printStatus(out: Output, status: TableStatus): void {
       'Versions',
       `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,
     ],
-    ['Certified', describeCertification(certification, (iso) => out.when(iso))],
+    // `12m ago` on a terminal, `at <ISO time>` piped
+    [
+      'Certified',
+      describeCertification(certification, (iso) =>
+        out.stdout.isTTY === true ? out.when(iso) : `at ${iso}`,
+      ),
+    ],
     ...(status.certifiedView
       ? [['Certified view', describeView(status.certifiedView)] as [string, Segment]]
       : []),

@@ -134,7 +134,7 @@ describe('detail views on a terminal', () => {
     const status = JSON.parse(json.stdout) as { certification: { certifiedAt: string } };
     expect(status.certification.certifiedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     const piped = await runCli(['status', 'customers'], { env: env() });
-    expect(piped.stdout).toMatch(/^Certified: +v\d+ \d{4}-\d\d-\d\dT/m);
+    expect(piped.stdout).toMatch(/^Certified: +v\d+ at \d{4}-\d\d-\d\dT/m);
   });
 });
 
