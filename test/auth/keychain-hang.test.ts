@@ -72,7 +72,7 @@ describe('a D-Bus session bus that accepts and never answers', () => {
     );
     console.info(`gds auth set with a hung session bus: ${r.ms.toFixed(0)} ms (timeout 3,000 ms)`);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`The token is stored in the config file ${join(cfg, 'config.json')}.`);
+    expect(r.stderr).toContain(`The token is stored in the config file ${join(cfg, 'config.json')}.`);
     expect(r.stderr).toMatch(/^Warning: No OS keychain answered, so the token is stored in /);
     expect(r.stdout + r.stderr).not.toContain(token);
     expect(JSON.parse(await readFile(join(cfg, 'config.json'), 'utf8')).profiles.default.token).toBe(token);

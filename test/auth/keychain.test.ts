@@ -88,8 +88,8 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
     const cfg = freshConfigDir();
     const account = `default@${cfg}`;
     const r = await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example']);
-    expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toContain(
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toContain(
       `The token is stored in the OS keychain (service gds-cli, account ${account}).`,
     );
     expect(JSON.parse((await lookup(account)) ?? 'null')).toEqual({ token });
@@ -129,7 +129,7 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
       expect(r.code).toBe(0);
     }
     const one = await gds(cfg, ['auth', 'logout', '--profile', 'a']);
-    expect(one.stdout).toBe('Removed profile a and its keychain entry.\nActive profile: b.\n');
+    expect(one.stderr).toBe('✓ Removed profile a and its keychain entry.\nActive profile: b.\n');
     expect(await lookup(`a@${cfg}`)).toBeNull();
     expect(await lookup(`b@${cfg}`)).not.toBeNull();
     const all = await gds(cfg, ['auth', 'logout', '--json']);
@@ -155,7 +155,8 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
         env: { GDS_SECRET_STORAGE: 'file' },
       },
     );
-    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).not.toContain('Warning:');
     expect(await lookup(`default@${cfg}`)).toBeNull();
     expect(JSON.parse(await readConfig(cfg)).profiles.default).toEqual({
       kind: 'static',
@@ -214,8 +215,8 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       },
     );
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`The token is stored in the config file ${join(cfg, 'config.json')}.`);
-    const warnings = r.stderr.split('\n').filter((l) => l !== '');
+    expect(r.stderr).toContain(`The token is stored in the config file ${join(cfg, 'config.json')}.`);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('Warning:'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(
       new RegExp(
@@ -235,7 +236,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       { env: noBus() },
     );
     expect(again.code).toBe(0);
-    expect(again.stderr).toBe('');
+    expect(again.stderr).not.toContain('Warning:');
     // Once per machine: another profile falling back to the file on this machine says nothing either.
     const other = await gds(
       cfg,
@@ -243,7 +244,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       { env: noBus() },
     );
     expect(other.code).toBe(0);
-    expect(other.stderr).toBe('');
+    expect(other.stderr).not.toContain('Warning:');
     expect(JSON.parse(await readConfig(cfg)).profiles.second.token).toBe(token);
     // Under --json the warning (on a machine that has not seen it) is one JSON line: stderr stays machine-readable.
     const json = await gds(
@@ -291,7 +292,8 @@ describe('no keychain answering (no D-Bus session bus)', () => {
         env: { ...noBus(), GDS_SECRET_STORAGE: 'file' },
       },
     );
-    expect(file).toMatchObject({ code: 0, stderr: '' });
+    expect(file).toMatchObject({ code: 0, stdout: '' });
+    expect(file.stderr).not.toContain('Warning:');
     const bad = await gds(cfg, ['auth', 'status', '--offline'], { env: { GDS_SECRET_STORAGE: 'cloud' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('GDS_SECRET_STORAGE=cloud is not a secret storage.');
@@ -318,7 +320,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
     );
     const logout = await gds(cfg, ['auth', 'logout'], { env: noBus() });
     expect(logout.code).toBe(0);
-    expect(logout.stdout).toContain('Removed profile default; its keychain entry could not be removed.');
+    expect(logout.stderr).toContain('✓ Removed profile default; its keychain entry could not be removed.');
     expect(logout.stderr).toContain('secret-tool clear service gds-cli username default@elsewhere');
   });
 });

@@ -69,9 +69,9 @@ describe('gds auth set', () => {
       '--base',
       'https://gds.example.com/',
     ]);
-    expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toBe(
-      'Saved profile default: https://gds.example.com with token cli_…****.\n' +
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toBe(
+      '✓ Saved profile default: https://gds.example.com with token cli_…****.\n' +
         `The token is stored in the config file ${join(cfg, 'config.json')}.\n` +
         'default is the active profile.\n',
     );
@@ -372,8 +372,8 @@ describe('gds auth logout', () => {
       'b',
     ]);
     const r = await gds(cfg, ['auth', 'logout', '--profile', 'default']);
-    expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toBe('Removed profile default.\nActive profile: b.\n');
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toBe('✓ Removed profile default.\nActive profile: b.\n');
     expect(await config(cfg)).toMatchObject({ activeProfile: 'b', profiles: { b: { token: otherToken } } });
     expect(Object.keys((await config(cfg)).profiles)).toEqual(['b']);
     const again = await gds(cfg, ['auth', 'logout', '--profile', 'default', '--json']);
@@ -411,7 +411,7 @@ describe('gds auth logout', () => {
     });
     await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
     const again = await gds(cfg, ['auth', 'logout']);
-    expect(again).toMatchObject({ code: 0, stdout: 'Nothing to remove: no config file.\n', stderr: '' });
+    expect(again).toMatchObject({ code: 0, stdout: '', stderr: 'Nothing to remove: no config file.\n' });
     const status = await gds(cfg, ['auth', 'status', '--offline', '--json']);
     expect(jsonLine(status.stdout)).toMatchObject({ signedIn: false });
   });
@@ -421,7 +421,8 @@ describe('gds auth logout', () => {
     await mkdir(cfg, { recursive: true });
     await writeFile(join(cfg, 'config.json'), '{"half');
     const r = await gds(cfg, ['auth', 'logout']);
-    expect(r).toMatchObject({ code: 0, stdout: `Removed ${join(cfg, 'config.json')}.\n` });
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toContain(`✓ Removed ${join(cfg, 'config.json')}.\n`);
     await expect(stat(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -84,8 +84,8 @@ describe('gds auth set checks the token first', () => {
     const token = server.user('OWNER').cliToken;
     const r = await gds(cfg, ['auth', 'set', '--token', token, '--base', server.url]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('The token signs in as owner@example.com (OWNER).');
-    expect(r.stdout).not.toContain(token);
+    expect(r.stderr).toContain('The token signs in as owner@example.com (OWNER).');
+    expect(r.stdout + r.stderr).not.toContain(token);
     const offline = await gds(cfg, [
       'auth',
       'set',

@@ -215,8 +215,9 @@ describe('gds auth logout', () => {
     ]);
     const r = await gds(cfg, ['auth', 'logout']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(
-      `Removed profile default.\nRemoved profile b.\nRemoved ${join(cfg, 'config.json')}.\n`,
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `✓ Removed profile default.\n✓ Removed profile b.\n✓ Removed ${join(cfg, 'config.json')}.\n`,
     );
     expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });

@@ -106,7 +106,7 @@ describe('gds auth login', () => {
 
     const forced = await approvedLogin(w, ['--force'], 'admin@example.com');
     expect(forced.code).toBe(0);
-    expect(forced.stdout).toContain('Signed in as admin@example.com (ADMIN) to ');
+    expect(forced.stderr).toContain('✓ Signed in as admin@example.com (ADMIN) to ');
     const after = (await w.config()).profiles.default;
     remember(after);
     expect(after.accessToken).not.toBe(before.accessToken);

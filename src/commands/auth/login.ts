@@ -90,11 +90,12 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       });
       return;
     }
-    this.out.print(`Profile ${saved.name}: tokens stored in ${where}.`);
-    this.out.print(
+    this.out.success(
+      me !== undefined ? signedInLine(me, saved.profile.base) : `Signed in to ${saved.profile.base}.`,
+    );
+    this.out.info(`Profile ${saved.name}: tokens stored in ${where}.`);
+    this.out.info(
       saved.active ? `${saved.name} is the active profile.` : `Use it with --profile ${saved.name}.`,
     );
-    if (me !== undefined) this.out.print(signedInLine(me, saved.profile.base));
-    else this.out.print(`Signed in to ${saved.profile.base}.`);
   }
 }

@@ -29,17 +29,17 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
       return;
     }
     if (result.removed.length === 0 && !result.configFileRemoved) {
-      this.out.print(
+      this.out.info(
         profile === undefined
           ? 'Nothing to remove: no config file.'
           : `No profile ${profile}: nothing removed.`,
       );
       return;
     }
-    for (const removed of result.removed) this.out.print(removedLine(removed));
-    if (result.configFileRemoved) this.out.print(`Removed ${path}.`);
+    for (const removed of result.removed) this.out.success(removedLine(removed));
+    if (result.configFileRemoved) this.out.success(`Removed ${path}.`);
     if (profile !== undefined && result.activeProfile !== null) {
-      this.out.print(`Active profile: ${result.activeProfile}.`);
+      this.out.info(`Active profile: ${result.activeProfile}.`);
     }
   }
 

@@ -114,11 +114,11 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
       });
       return;
     }
-    this.out.print(`Saved profile ${saved.name}: ${saved.profile.base} with token ${maskToken(secret)}.`);
-    if (me !== undefined) this.out.print(`The token signs in as ${me.user.email} (${me.role}).`);
-    this.out.print(`The token is stored in ${where}.`);
-    if (saved.active) this.out.print(`${saved.name} is the active profile.`);
-    else this.out.print(`Use it with --profile ${saved.name}.`);
+    this.out.success(`Saved profile ${saved.name}: ${saved.profile.base} with token ${maskToken(secret)}.`);
+    if (me !== undefined) this.out.info(`The token signs in as ${me.user.email} (${me.role}).`);
+    this.out.info(`The token is stored in ${where}.`);
+    if (saved.active) this.out.info(`${saved.name} is the active profile.`);
+    else this.out.info(`Use it with --profile ${saved.name}.`);
   }
 
   /**
