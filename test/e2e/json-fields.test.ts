@@ -3,7 +3,8 @@
 // the three lists of json-fields.ts (a new command in none of them fails here); each command with a fixed
 // list runs against the reference server under --json, every record it prints has only listed keys, and
 // between its runs every listed key is printed. Commands whose records are a table's rows print the
-// table's columns.
+// table's columns. gds runs in the test process (runInProcess), but for the device login, whose code is read
+// from its stderr while it waits.
 import { cp, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/index.js';
 import { JSON_FIELDS, VARYING_JSON_FIELDS, NO_JSON_RECORDS } from '../../src/cli/json-fields.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -317,7 +319,7 @@ async function run(step: Step): Promise<CliResult> {
   };
   const args = [...step.args(), '--json'];
   if (step.id === 'auth:login') return approvedLogin(args, env);
-  const running = runCli(args, { env, ...(step.input === undefined ? {} : { input: step.input() }) });
+  const running = runInProcess(args, { env, ...(step.input === undefined ? {} : { input: step.input() }) });
   if (step.during === undefined) return running;
   let done = false;
   void running.finally(() => {
@@ -413,10 +415,10 @@ describe('JSON FIELDS are the keys of the records printed', () => {
 
   it('--json a,b: a listed field this kind of record lacks is null; a field not listed is exit 2', async () => {
     const env = { SERVICE_API_URL: server.url, SERVICE_TOKEN: server.user('ADMIN').cliToken };
-    const r = await runCli(['status', 'customers', '--json', 'name,url'], { env });
+    const r = await runInProcess(['status', 'customers', '--json', 'name,url'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout)).toEqual([{ name: 'customers', url: null }]);
-    const unknown = await runCli(['status', 'customers', '--json', 'name,link'], { env });
+    const unknown = await runInProcess(['status', 'customers', '--json', 'name,link'], { env });
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toContain(`Available fields: ${JSON_FIELDS.status?.join(', ')}.`);
