@@ -1,7 +1,8 @@
 // The governance commands (list, status --watch, push [--wait], delete, connectors, quarantine, recertification,
-// definitions push, recertify) as real `gds` processes against a real reference server whose gate jobs stay
-// QUEUED until a test runs them, so QUEUED -> RUNNING -> SUCCEEDED can be watched. What the server stores,
-// exit codes, stdout against stderr, every --json line parsed, and no credential ever printed whole.
+// definitions push, recertify) against a real reference server whose gate jobs stay QUEUED until a test runs
+// them, so QUEUED -> RUNNING -> SUCCEEDED can be watched. What the server stores, exit codes, stdout against
+// stderr, every --json line parsed, and no credential ever printed whole. gds runs in the test process
+// (runInProcess), but where it is watched while it runs (startGds) or on a terminal (inTerminal).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -18,9 +19,9 @@ import {
   collect,
   ensureBuilt,
   repoRoot,
-  runCli,
   runInTerminal,
 } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -65,7 +66,7 @@ const freshFolder = async () => {
 };
 
 type Role = 'OWNER' | 'ADMIN' | 'STEWARD' | 'MEMBER';
-interface GdsOptions extends RunOptions {
+interface GdsOptions extends Omit<RunOptions, 'nodeArgs'> {
   as?: Role;
   token?: string;
 }
@@ -81,7 +82,7 @@ function gdsEnv(options: GdsOptions): Record<string, string | undefined> {
 }
 
 async function gds(args: string[], options: GdsOptions = {}): Promise<CliResult> {
-  const result = await runCli(args, { ...options, env: gdsEnv(options) });
+  const result = await runInProcess(args, { ...options, env: gdsEnv(options) });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
@@ -816,14 +817,14 @@ describe('help that teaches', () => {
     'definitions push',
     'recertify',
   ])('gds %s --help: description and examples', async (command) => {
-    const r = await runCli([...command.split(' '), '--help']);
+    const r = await runInProcess([...command.split(' '), '--help']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain('DESCRIPTION');
     expect(r.stdout).toMatch(new RegExp(`EXAMPLES\\n[\\s\\S]*gds ${command}\\b`));
   });
 
   it('gds --help lists the new topics and commands', async () => {
-    const r = await runCli(['--help']);
+    const r = await runInProcess(['--help']);
     for (const topic of ['connectors', 'definitions', 'quarantine', 'recertification'])
       expect(r.stdout).toMatch(new RegExp(`\\n {2}${topic} +\\S`));
     for (const command of ['list', 'status', 'push', 'delete', 'recertify'])
