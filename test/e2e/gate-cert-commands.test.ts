@@ -1,6 +1,7 @@
-// The gate, certification and contract commands as real `gds` processes against a real reference server:
-// one table's life from push to promotion, what the server stores after each step, exit codes, stdout
-// against stderr, NDJSON. No run may print a credential whole (checked at the end).
+// The gate, certification and contract commands against a real reference server: one table's life from
+// push to promotion, what the server stores after each step, exit codes, stdout against stderr, NDJSON. No
+// run may print a credential whole (checked at the end). gds runs in the test process (runInProcess), but in
+// a shell pipeline.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
 import { bundleDigest } from '../../src/core/bundle-seal.js';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
@@ -55,14 +57,14 @@ function freshConfigDir(): string {
   return join(dir, `c${folders}`, 'gds');
 }
 
-interface GdsOptions extends RunOptions {
+interface GdsOptions extends Omit<RunOptions, 'nodeArgs'> {
   configDir?: string;
   /** Run with the OWNER's static CLI token in SERVICE_TOKEN (default true). */
   owner?: boolean;
 }
 
 async function gds(args: string[], options: GdsOptions = {}): Promise<CliResult> {
-  const result = await runCli(args, {
+  const result = await runInProcess(args, {
     ...options,
     env: {
       GDS_CONFIG_DIR: options.configDir ?? freshConfigDir(),
