@@ -1,13 +1,13 @@
 // Every kind of error the CLI can end with has the same fields in both modes: under --json one
 // {"error":{code,message,suggestion,details}} line on stderr; in human mode "Error: <message>", the
 // details that matter (gate1.yml diagnostics) and the suggestion on stderr. Same exit code, stdout empty.
-// Real `gds` processes against a real server.
+// gds in the test process (runInProcess) against a real server.
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-errors-'));
 });
 
@@ -116,7 +116,7 @@ const cases: Case[] = [
 ];
 
 async function gds(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return runCli(args, {
+  return runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
@@ -176,7 +176,7 @@ describe('gate validate and the service agree', () => {
 describe('warnings under --json', () => {
   it('are {"warning":{"message"}} lines on stderr, like errors: every stderr line parses', async () => {
     const config = join(dir, 'warn-config');
-    const saved = await runCli(
+    const saved = await runInProcess(
       ['auth', 'set', '--token', owner(), '--base', server.url, '--profile', 'saved', '--no-verify'],
       { env: { GDS_CONFIG_DIR: config, GDS_SECRET_STORAGE: 'file' } },
     );
