@@ -88,6 +88,11 @@ const emptySettings = (): SettingsFile => ({ version: settingsVersion, settings:
 
 const cache = new Map<string, SettingsFile>();
 
+/** Forgets what was read: a run of gds in the test process starts as a new process would. */
+export function forgetSettings(): void {
+  cache.clear();
+}
+
 /**
  * settings.json as on disk (empty when absent), read once per process and path. Like config.json, only a
  * regular file is read (a symbolic link is refused): a setting names programs gds runs.

@@ -23,6 +23,7 @@ import type { Command, Interfaces } from '@oclif/core';
 import { afterAll } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { main } from '../../src/cli/main.js';
+import { forgetSettings } from '../../src/cli/settings.js';
 import type { CommandLoaders } from '../../src/cli/main.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
@@ -160,6 +161,8 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
   for (const [name] of saved.streams) {
     Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => streams[name] });
   }
+  // settings.json is read once per process: each call reads it again, as a process would.
+  forgetSettings();
   // oclif prints help and its messages with console.log and console.error, which vitest intercepts.
   globalThis.console = new Console({ stdout, stderr });
   let code: number;
