@@ -1,11 +1,13 @@
 // Issue 23, E15: gds's own settings kept on disk, as `gh config get/set/list` keeps gh's (`gds config` is the
-// workspace's configuration on the service). The real CLI process: the file on disk (0600, replaced whole),
-// exit codes, stdout vs stderr, every --json line parsing, and the precedence flag > variable > setting.
+// workspace's configuration on the service). The file on disk (0600, replaced whole), exit codes, stdout vs
+// stderr, every --json line parsing, and the precedence flag > variable > setting, with gds in the test
+// process (runInProcess); what a terminal shows with a real process under a pseudo-terminal.
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -29,7 +31,7 @@ beforeEach(() => {
 
 const env = (extra: Record<string, string | undefined> = {}) => ({ GDS_CONFIG_DIR: dir, ...extra });
 const gds = (args: string[], extra: Record<string, string | undefined> = {}) =>
-  runCli(args, { env: env(extra) });
+  runInProcess(args, { env: env(extra) });
 const lines = (text: string) =>
   text
     .trim()
