@@ -1,7 +1,7 @@
 // `gds records export`: the real gds against the reference server, on a Mode B table of 10,000 rows whose
 // values are the hard ones (test/helpers/records.ts). Every row comes out once, exactly as stored, as NDJSON
 // on stdout or CSV in a file; a SIGKILL in the middle and `--resume` give the same file as a run that was
-// never interrupted.
+// never interrupted. gds runs in the test process (runInProcess), but where it is killed or on a terminal.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,14 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { createModeBTable, fillRows, storedRows, WIDE_COLUMNS } from '../helpers/records.js';
-import {
-  cliCommand,
-  cliEnv,
-  collect,
-  ensureBuilt,
-  runCli,
-  runInTerminal,
-} from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { csvValue } from '../../src/core/csv.js';
 
 const ROWS = 10_000;
@@ -48,7 +42,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const gds = (args: string[]) => runCli(['records', ...args], { env });
+const gds = (args: string[]) => runInProcess(['records', ...args], { env });
 
 /** What the server holds, as export writes it: the record's columns and its id. */
 async function expected(): Promise<Array<Record<string, unknown>>> {
