@@ -1,7 +1,8 @@
-// `gds review` as a real process against a real server: after a `gds gate submit` the table waits in the
-// steward's queue; --json prints it as NDJSON (proof, what changed since certified, open requests), piped it
-// lists tab-separated, and a MEMBER is refused (exit 4). On a terminal, the walk rejects a table with a reason,
-// and certifies one with a browser sign-in's session (a static CLI token is refused before anything is sent).
+// `gds review` against a real server: after a `gds gate submit` the table waits in the steward's queue;
+// --json prints it as NDJSON (proof, what changed since certified, open requests), piped it lists
+// tab-separated, and a MEMBER is refused (exit 4), with gds in the test process (runInProcess). On a terminal
+// (a real process), the walk rejects a table with a reason, and certifies one with a browser sign-in's
+// session (a static CLI token is refused before anything is sent).
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { startTerminal } from '../helpers/tmux.js';
@@ -35,7 +37,7 @@ const env = (role: 'STEWARD' | 'MEMBER' | 'OWNER') => ({
 });
 
 const gds = (args: string[], role: 'STEWARD' | 'MEMBER' | 'OWNER' = 'STEWARD'): Promise<CliResult> =>
-  runCli(args, { env: env(role) });
+  runInProcess(args, { env: env(role) });
 
 describe('gds review', () => {
   it('lists nothing, saying so on stderr, before any submission', async () => {
