@@ -11,7 +11,8 @@
 // oclif never imports a command module itself, so every module of gds is loaded once, by vitest. Under
 // GDS_TEST_CLI (the end-to-end suite run against the single executable) it runs that executable instead.
 // What a process alone shows stays a process test (runCli): signals, a terminal, stdout closing early,
-// process.exit, colour forced by FORCE_COLOR after the first call (ansis decides once per process).
+// process.exit, colour forced by FORCE_COLOR after the first call (ansis decides once per process), and a
+// child gds starts with stdio inherited (a shell alias), which writes to the test process's own stdout.
 import { Console } from 'node:console';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
