@@ -2,7 +2,8 @@
 // recertify (after `dbt docs generate`, which builds nothing). Run ten times in a row they must leave
 // the service as the first run did: one gate1.yml version, CERTIFIED tables still CERTIFIED, no
 // recertification request, no new audit entry or job. --dry-run previews and sends nothing; promote
-// onto a different table already there is refused like a push name collision.
+// onto a different table already there is refused like a push name collision. gds runs in the test process
+// (runInProcess), but where it is interrupted.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
@@ -55,7 +57,7 @@ const docsGenerate = {
 const file = (name: string) => join(dir, name);
 
 async function gds(args: string[], token = ownerToken): Promise<CliResult> {
-  const result = await runCli(args, {
+  const result = await runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
