@@ -1,11 +1,12 @@
 // Issue 23 item 10: env promote's errors name its own flags. Promoting products to staging, whose
 // warehouse has no products object, is refused by the service in push's words ("pass --source"): gds
-// says what promote can do instead, and never advises a flag env promote does not have.
+// says what promote can do instead, and never advises a flag env promote does not have. gds runs in the
+// test process (runInProcess).
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { PRODUCTS_DEFINITION } from './products.js';
@@ -13,7 +14,7 @@ import { PRODUCTS_DEFINITION } from './products.js';
 let server: TestServer;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  server = await startTestServer({ jobs: 'manual' });
 }, 60_000);
 
 afterAll(async () => {
@@ -30,14 +31,14 @@ describe('env promote refusals', () => {
       SERVICE_TOKEN: server.user('OWNER').cliToken,
       GDS_CONFIG_DIR: join(dir, 'config'),
     };
-    const pushed = await runCli(['push', file, '--json'], { env });
+    const pushed = await runInProcess(['push', file, '--json'], { env });
     expect(pushed.code, pushed.stderr).toBe(0);
     const tableId = String((JSON.parse(pushed.stdout) as { governanceId: string }).governanceId);
-    const human = await runCli(['env', 'promote', tableId, '--to', 'staging'], { env });
+    const human = await runInProcess(['env', 'promote', tableId, '--to', 'staging'], { env });
     expect(human.code).not.toBe(0);
     expect(human.stderr).not.toContain('--source');
     expect(human.stderr).toContain('--to');
-    const json = await runCli(['env', 'promote', tableId, '--to', 'staging', '--json'], { env });
+    const json = await runInProcess(['env', 'promote', tableId, '--to', 'staging', '--json'], { env });
     const { error } = JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '') as {
       error: { message: string; suggestion: string };
     };
@@ -68,12 +69,12 @@ describe('env promote --dry-run checks the target, writes nothing', () => {
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-dry-'));
     const file = join(dir, 'products.yml');
     await writeFile(file, PRODUCTS_DEFINITION);
-    await runCli(['push', file, '--json'], { env: env() });
+    await runInProcess(['push', file, '--json'], { env: env() });
   });
 
   it('a target environment without the warehouse object: refused as the promotion would be', async () => {
     const before = await stagingTables();
-    const r = await runCli(['env', 'promote', 'products', '--to', 'staging', '--dry-run', '--json'], {
+    const r = await runInProcess(['env', 'promote', 'products', '--to', 'staging', '--dry-run', '--json'], {
       env: env(),
     });
     expect(r.code).toBe(7);
@@ -83,14 +84,16 @@ describe('env promote --dry-run checks the target, writes nothing', () => {
   });
 
   it('an environment that does not exist: refused', async () => {
-    const r = await runCli(['env', 'promote', 'orders', '--to', 'nowhere', '--dry-run'], { env: env() });
+    const r = await runInProcess(['env', 'promote', 'orders', '--to', 'nowhere', '--dry-run'], {
+      env: env(),
+    });
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('nowhere');
   });
 
   it('a caller who may not act in the target environment: exit 4', async () => {
-    const r = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--dry-run'], {
+    const r = await runInProcess(['env', 'promote', 'orders', '--to', 'staging', '--dry-run'], {
       env: env('MEMBER'),
     });
     expect(r.code).toBe(4);
@@ -99,17 +102,22 @@ describe('env promote --dry-run checks the target, writes nothing', () => {
 
   it('a target that takes it: the diff of what would change, exit 0, nothing written; then no change once promoted', async () => {
     const before = await stagingTables();
-    const preview = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--dry-run', '--json'], {
-      env: env(),
-    });
+    const preview = await runInProcess(
+      ['env', 'promote', 'orders', '--to', 'staging', '--dry-run', '--json'],
+      {
+        env: env(),
+      },
+    );
     expect(preview.code, preview.stderr).toBe(0);
     const answer = JSON.parse(preview.stdout.trim()) as { changed: boolean; diff: string };
     expect(answer.changed).toBe(true);
     expect(answer.diff).toContain('analytics_staging.orders');
     expect(await stagingTables()).toBe(before);
-    const promoted = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--json'], { env: env() });
+    const promoted = await runInProcess(['env', 'promote', 'orders', '--to', 'staging', '--json'], {
+      env: env(),
+    });
     expect(promoted.code, promoted.stderr).toBe(0);
-    const again = await runCli(['env', 'promote', 'orders', '--to', 'staging', '--dry-run', '--json'], {
+    const again = await runInProcess(['env', 'promote', 'orders', '--to', 'staging', '--dry-run', '--json'], {
       env: env(),
     });
     expect(again.code, again.stderr).toBe(0);
