@@ -205,6 +205,22 @@ async function step<R>(
   }
 }
 
+/**
+ * Which of a table's writes apply sends, one by one or in a batch: every one for a table it creates, else those
+ * the plan found changed.
+ */
+function sends(
+  table: PlannedTable,
+  work: TableWork,
+): { definition: boolean; gate1: boolean; contract: boolean } {
+  const created = table.tableId === null;
+  return {
+    definition: created || table.changes.definition,
+    gate1: work.gate1 !== undefined && (created || table.changes.gate1),
+    contract: work.intent !== undefined && (created || table.changes.contract),
+  };
+}
+
 async function applyTable(
   client: ApplyClient,
   plan: ProjectPlan,
@@ -275,9 +291,9 @@ async function applyTable(
     return id;
   }
   const id = tableId;
-  const created = table.tableId === null;
-  if (work.gate1 !== undefined && (created || table.changes.gate1)) {
-    const gate1 = work.gate1;
+  const sent = sends(table, work);
+  const { gate1, intent } = work;
+  if (gate1 !== undefined && sent.gate1) {
     await step('gate1', id, options.describe, async () => {
       const outcome = await applyGate(client, id, gate1);
       record({
@@ -289,8 +305,7 @@ async function applyTable(
       });
     });
   }
-  if (work.intent !== undefined && (created || table.changes.contract)) {
-    const intent = work.intent;
+  if (intent !== undefined && sent.contract) {
     await step('contract', id, options.describe, async () => {
       const outcome = await setIntent(client, id, intent);
       record({
@@ -373,8 +388,9 @@ export function batchable(table: PlannedTable): boolean {
 function itemOf(plan: ProjectPlan, table: PlannedTable): ArtifactBatchItem {
   const work = table.work as TableWork;
   const created = table.tableId === null;
+  const sent = sends(table, work);
   const item: ArtifactBatchItem = {};
-  if (created || table.changes.definition) {
+  if (sent.definition) {
     const { artifact } = work;
     item.definition = {
       filename: artifact.filename,
@@ -387,9 +403,9 @@ function itemOf(plan: ProjectPlan, table: PlannedTable): ArtifactBatchItem {
     };
     if (!created && table.seen !== undefined) item.definitionVersion = table.seen.definitionVersion;
   } else item.tableId = table.tableId as string;
-  if (work.gate1 !== undefined && (created || table.changes.gate1))
+  if (work.gate1 !== undefined && sent.gate1)
     item.gate1 = { content: work.gate1.text, version: created ? 0 : (table.seen?.gate1Version ?? 0) };
-  if (work.intent !== undefined && (created || table.changes.contract))
+  if (work.intent !== undefined && sent.contract)
     item.intent = {
       request: work.intent,
       ...(created || table.seen === undefined ? {} : { revision: table.seen.contractRevision }),
@@ -397,7 +413,7 @@ function itemOf(plan: ProjectPlan, table: PlannedTable): ArtifactBatchItem {
   return item;
 }
 
-/** The id of the table a failed registration says holds the name or source already. */
+/** Whether a failed registration is a 409 naming the table that holds the name or source already. */
 function registeredSince(step: Step | undefined): boolean {
   const details = step?.error?.error.details as { existingId?: unknown } | undefined;
   return step?.status === 409 && typeof details?.existingId === 'string';
