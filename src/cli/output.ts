@@ -11,6 +11,7 @@ import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 import { jsonSegments } from './json-colour.js';
 import type { Segment, Style } from './segment.js';
+import { holdYoungGeneration } from '../io/young-generation.js';
 import { relativeTime } from './relative-time.js';
 
 export interface OutputStream {
@@ -591,10 +592,11 @@ export class Output {
 function leanHeapForStreaming(): void {
   if (leanHeap) return;
   leanHeap = true;
+  holdYoungGeneration();
   try {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1 --no-opt');
+    process.getBuiltinModule('node:v8').setFlagsFromString('--no-opt');
   } catch {
-    // a Node without these flags: the list streams as before
+    // a Node without the flag: the list streams as before
   }
 }
 let leanHeap = false;
