@@ -557,6 +557,11 @@ async function signalTables(
   }
   await recordAudits(tx, ctx.clock, audits);
   if (ingests.length > 0) {
+    // An UPDATE … FROM locks its rows in the join's order, not the ids': parallel signals of one run would
+    // deadlock on them. Locked first in id order, the update then waits on nothing it does not already hold.
+    await tx.query('SELECT id FROM gds.tables WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [
+      ingests.map((i) => i.id),
+    ]);
     await tx.query(
       `UPDATE gds.tables t SET data_version = t.data_version + 1,
               definition_checksum = COALESCE(i.hash, t.definition_checksum)
