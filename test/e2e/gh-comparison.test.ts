@@ -1,6 +1,6 @@
 // Issue 23's side by side with gh (docs/gh-comparison.md), the rows that were worse and are fixed, each as
-// a person meets it: real `gds` processes against the reference server, in a pseudo-terminal (`script`)
-// where the terminal matters. O4 a narrow table keeps the name; O7 states coloured outside tables; O13 -q on
+// a person meets it: gds in the test process (runInProcess) against the reference server, and a real `gds`
+// process in a pseudo-terminal (`script`) where the terminal matters. O4 a narrow table keeps the name; O7 states coloured outside tables; O13 -q on
 // every command; E11 CLICOLOR=0; API16 `gds api` JSON coloured on a terminal; API5 --raw-field; A14 a
 // refused pasted (or piped) token is not called "the token from the command line"; token list times; E12
 // GDS_FORCE_TTY; API13 `gds api --cache`.
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -51,7 +52,7 @@ interface ListedTable {
 }
 
 async function listed(): Promise<ListedTable[]> {
-  const r = await runCli(['list', '--json', 'id,name,state'], { env: env() });
+  const r = await runInProcess(['list', '--json', 'id,name,state'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
   return r.stdout
     .trimEnd()
@@ -92,7 +93,7 @@ describe('tables and colours on a terminal', () => {
     expect(red.text).toMatch(/State:\s+(\u001b\[[0-9;]*m)*\u001b\[31mQUARANTINED\u001b\[39m/);
     const green = await onTerminal(['status', certified?.id ?? ''], 100, { FORCE_COLOR: '1' });
     expect(green.text).toMatch(/\u001b\[32mCERTIFIED\u001b\[39m/);
-    const piped = await runCli(['status', quarantined?.id ?? ''], { env: env() });
+    const piped = await runInProcess(['status', quarantined?.id ?? ''], { env: env() });
     expect(piped.code).toBe(0);
     expect(piped.stdout).toMatch(/^State:\s+QUARANTINED$/m);
     expect(piped.stdout).not.toMatch(escape);
@@ -117,7 +118,7 @@ describe('tables and colours on a terminal', () => {
       expect(row).toMatch(/\s(now|\d+(s|m|h|d|mo|y) ago)\s/);
       expect(row).not.toMatch(/\d{4}-\d\d-\d\dT/);
     }
-    const piped = await runCli(['tokens', 'list', '--cli'], { env: env() });
+    const piped = await runInProcess(['tokens', 'list', '--cli'], { env: env() });
     expect(piped.code).toBe(0);
     const fields = piped.stdout.split('\n')[0]?.split('\t') ?? [];
     expect(fields.at(-1)).toMatch(/^clt_/);
@@ -127,17 +128,17 @@ describe('tables and colours on a terminal', () => {
 
 describe('GDS_FORCE_TTY, as gh GH_FORCE_TTY (E12)', () => {
   it('piped, the table is printed as on a terminal of that width; --json is unchanged', async () => {
-    const r = await runCli(['list'], { env: { ...env(), GDS_FORCE_TTY: '60' } });
+    const r = await runInProcess(['list'], { env: { ...env(), GDS_FORCE_TTY: '60' } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(escape);
     const lines = strip(r.stdout).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
     for (const table of await listed()) expect(lines.some((l) => l.startsWith(`${table.id}  `))).toBe(true);
-    const plain = await runCli(['list'], { env: { ...env(), GDS_FORCE_TTY: '1', NO_COLOR: '1' } });
+    const plain = await runInProcess(['list'], { env: { ...env(), GDS_FORCE_TTY: '1', NO_COLOR: '1' } });
     expect(plain.stdout).not.toMatch(escape);
     expect(plain.stdout).toMatch(/^ID\s+NAME/);
-    const json = await runCli(['list', '--json', 'id'], { env: { ...env(), GDS_FORCE_TTY: '1' } });
+    const json = await runInProcess(['list', '--json', 'id'], { env: { ...env(), GDS_FORCE_TTY: '1' } });
     expect(
       json.stdout
         .trimEnd()
@@ -149,7 +150,7 @@ describe('GDS_FORCE_TTY, as gh GH_FORCE_TTY (E12)', () => {
 
 describe('-q is --jq on every command (O13)', () => {
   it('gds list -q .id prints the ids, one a line', async () => {
-    const r = await runCli(['list', '-q', '.id'], { env: env() });
+    const r = await runInProcess(['list', '-q', '.id'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split('\n')).toEqual((await listed()).map((t) => t.id));
   });
@@ -157,18 +158,20 @@ describe('-q is --jq on every command (O13)', () => {
 
 describe('--template, as gh has it (O14, API12)', () => {
   it('gds list --template prints each table as the template makes it; with --jq it is exit 2', async () => {
-    const r = await runCli(['list', '--template', '{{id}} {{name}} ({{state}})'], { env: env() });
+    const r = await runInProcess(['list', '--template', '{{id}} {{name}} ({{state}})'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split('\n')).toEqual(
       (await listed()).map((t) => `${t.id} ${t.name} (${t.state})`),
     );
-    const both = await runCli(['list', '-t', '{{id}}', '-q', '.id'], { env: env() });
+    const both = await runInProcess(['list', '-t', '{{id}}', '-q', '.id'], { env: env() });
     expect(both.code).toBe(2);
     expect(both.stdout).toBe('');
   });
 
   it('gds api --template formats the answer', async () => {
-    const r = await runCli(['--template', '{{user.email}} is {{role}}', 'api', '/api/me'], { env: env() });
+    const r = await runInProcess(['--template', '{{user.email}} is {{role}}', 'api', '/api/me'], {
+      env: env(),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^\S+@example\.com is [A-Z]+\n$/);
   });
@@ -176,7 +179,7 @@ describe('--template, as gh has it (O14, API12)', () => {
 
 describe('gds api like gh api', () => {
   it('on a terminal the JSON is indented and coloured (keys blue, strings green); piped it is one plain line (API16)', async () => {
-    const piped = await runCli(['api', '/api/me'], { env: env() });
+    const piped = await runInProcess(['api', '/api/me'], { env: env() });
     expect(piped.code).toBe(0);
     expect(piped.stdout).not.toMatch(escape);
     const body = JSON.parse(piped.stdout) as { user: { email: string } };
@@ -197,7 +200,7 @@ describe('gds api like gh api', () => {
   });
 
   it("--raw-field, gh's name for -f, sends a string field (API5)", async () => {
-    const r = await runCli(['api', '/api/workspace/audit-log', '-X', 'GET', '--raw-field', 'limit=1'], {
+    const r = await runInProcess(['api', '/api/workspace/audit-log', '-X', 'GET', '--raw-field', 'limit=1'], {
       env: env(),
     });
     expect(r.code, r.stderr).toBe(0);
@@ -217,7 +220,7 @@ describe('gds api --cache, as gh api --cache (API13)', () => {
     const base = `http://127.0.0.1:${(counter.address() as AddressInfo).port}`;
     const cacheHome = await mkdtemp(join(tmpdir(), 'gds-e2e-api-cache-'));
     const api = async (args: string[], token = 'cli_cache_test_token_aaaa') => {
-      const r = await runCli(['api', ...args, '--base', base, '--token', token], {
+      const r = await runInProcess(['api', ...args, '--base', base, '--token', token], {
         env: { XDG_CACHE_HOME: cacheHome, GDS_CONFIG_DIR: '/nonexistent/gds' },
       });
       expect(r.code, r.stderr).toBe(0);
@@ -236,7 +239,7 @@ describe('gds api --cache, as gh api --cache (API13)', () => {
       const files = await readdir(dir);
       expect(files).toHaveLength(2);
       for (const file of files) expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
-      const bad = await runCli(['api', '/x', '--cache', '5x', '--base', base, '--token', 't'], {
+      const bad = await runInProcess(['api', '/x', '--cache', '5x', '--base', base, '--token', 't'], {
         env: { XDG_CACHE_HOME: cacheHome },
       });
       expect(bad.code).toBe(2);
@@ -252,7 +255,7 @@ describe('a refused token says where it came from (A14)', () => {
   const cfg = () => mkdtemp(join(tmpdir(), 'gds-e2e-ghcmp-'));
 
   it('read from stdin', async () => {
-    const r = await runCli(['auth', 'set', '--token', '-', '--base', server.url], {
+    const r = await runInProcess(['auth', 'set', '--token', '-', '--base', server.url], {
       input: 'cli_this_token_does_not_exist_000\n',
       env: { GDS_CONFIG_DIR: await cfg(), GDS_SECRET_STORAGE: 'file', SERVICE_TOKEN: undefined },
     });
