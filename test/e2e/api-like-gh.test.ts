@@ -1,13 +1,14 @@
 // Issue 23 item 8, `gds api` like `gh api`: --paginate (NDJSON items across cursor pages), -i/--include,
-// --silent, -q for --jq, -F key=@file|@-, key[sub]=v and key[]=v, a missing leading / added. Real `gds`
-// processes against the reference server, and against a loopback server that records what it is sent.
+// --silent, -q for --jq, -F key=@file|@-, key[sub]=v and key[]=v, a missing leading / added. gds in the
+// test process (runInProcess) against the reference server, and against a loopback server that records what
+// it is sent.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -33,7 +34,7 @@ const echo = createServer((request, response) => {
 let echoBase = '';
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoBase = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
 }, 60_000);
@@ -56,17 +57,20 @@ const lines = (text: string) =>
 
 describe('gds api', () => {
   it('api/me without the leading /: the path of the service', async () => {
-    const r = await runCli(['api', 'api/me', '-q', '.user.email'], { env: env() });
+    const r = await runInProcess(['api', 'api/me', '-q', '.user.email'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${server.user('OWNER').email}\n`);
   });
 
   it('--paginate follows nextCursor: one NDJSON line per audit entry of every page', async () => {
-    const every = await runCli(['audit', 'list', '--all', '--json'], { env: env() });
+    const every = await runInProcess(['audit', 'list', '--all', '--json'], { env: env() });
     const ids = lines(every.stdout).map((e) => e.id);
-    const r = await runCli(['api', '/api/workspace/audit-log', '-X', 'GET', '-F', 'limit=7', '--paginate'], {
-      env: env(),
-    });
+    const r = await runInProcess(
+      ['api', '/api/workspace/audit-log', '-X', 'GET', '-F', 'limit=7', '--paginate'],
+      {
+        env: env(),
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const entries = lines(r.stdout);
     expect(entries.length).toBeGreaterThan(7);
@@ -75,7 +79,7 @@ describe('gds api', () => {
 
   it('--paginate stops (exit 1) when the service answers the same next page twice', async () => {
     const before = recorded.length;
-    const r = await runCli(['api', '/loop', '--paginate'], {
+    const r = await runInProcess(['api', '/loop', '--paginate'], {
       env: { ...env(), SERVICE_API_URL: echoBase },
     });
     expect(r.code).toBe(1);
@@ -85,12 +89,12 @@ describe('gds api', () => {
   });
 
   it('-i prints the status line and headers first; --silent prints nothing', async () => {
-    const included = await runCli(['api', '/api/me', '-i'], { env: env() });
+    const included = await runInProcess(['api', '/api/me', '-i'], { env: env() });
     expect(included.code).toBe(0);
     expect(included.stdout).toMatch(/^HTTP\/1\.1 200 OK\n/);
     expect(included.stdout).toMatch(/^content-type: application\/json/m);
     expect(included.stdout).toContain('"email"');
-    const silent = await runCli(['api', '/api/me', '--silent'], { env: env() });
+    const silent = await runInProcess(['api', '/api/me', '--silent'], { env: env() });
     expect(silent).toMatchObject({ code: 0, stdout: '' });
   });
 
@@ -98,7 +102,7 @@ describe('gds api', () => {
     const dir = await mkdtemp(join(tmpdir(), 'gds-e2e-api-'));
     await writeFile(join(dir, 'notes.txt'), 'from a file');
     recorded.length = 0;
-    const r = await runCli(
+    const r = await runInProcess(
       [
         'api',
         'things',
@@ -138,7 +142,7 @@ describe('gds api', () => {
     recorded.length = 0;
     const sent = async (...fields: string[]) => {
       recorded.length = 0;
-      const r = await runCli(
+      const r = await runInProcess(
         ['api', 'things', '--base', echoBase, '--token', 'cli_echo0123456789', ...fields],
         { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } },
       );
