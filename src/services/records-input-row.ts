@@ -1,0 +1,31 @@
+// What the input readers of `gds records import` yield: a row, numbered, with its values or what is wrong
+// with it.
+
+export type ImportFormat = 'csv' | 'ndjson' | 'json';
+
+export interface RowError {
+  /** 1-based row of the input (the CSV header is not a row). */
+  row: number;
+  /** 1-based line of the input where the row starts, when the format has lines. */
+  line?: number;
+  error: { code: string; message: string; details?: unknown };
+}
+
+export interface InputRow {
+  row: number;
+  line?: number;
+  /** The row's text as read (an NDJSON line); other formats are digested from values or problem. */
+  text?: string;
+  values?: Record<string, unknown>;
+  problem?: RowError['error'];
+}
+
+/** The problem of a row that is not UTF-8: its first bad byte (1-based in the row), and how to convert the file. */
+export function notUtf8(at: number, byte: number): RowError['error'] {
+  return {
+    code: 'input_not_utf8',
+    message:
+      `The row is not UTF-8: its byte ${at} is 0x${byte.toString(16).toUpperCase().padStart(2, '0')}, which begins or ` +
+      'continues no UTF-8 character (save the file as UTF-8, e.g. iconv -f latin1 -t utf-8).',
+  };
+}
