@@ -6,7 +6,8 @@
 // interactive zsh in a terminal (tmux, 80 columns) after compinit, and Tab is pressed there: what zsh
 // writes on the line or lists below it is what is checked. PowerShell is checked by the script's content
 // only: pwsh is not installed here. The hidden `gds __complete` says nothing and exits 0 when no service
-// answers.
+// answers. The shells run the real `gds` (a process each); what no shell runs, gds in the test process
+// (runInProcess).
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -16,6 +17,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { needs, onPath } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -38,7 +40,11 @@ beforeAll(async () => {
     `#!/bin/sh\nexec ${cliCommand([]).flat().map(quote).join(' ')} "$@"\n`,
   );
   await chmod(join(dir, 'bin/gds'), 0o755);
-  const queued = await run('bash', ['-c', 'gds gate run customers --gate 2 --json']);
+  // What `eval "$(gds completion bash)"` loads, for the tests of what it does once loaded.
+  const script = await gds(['completion', 'bash']);
+  expect(script.code, script.stderr).toBe(0);
+  await writeFile(join(dir, 'completion.bash'), script.stdout);
+  const queued = await gds(['gate', 'run', 'customers', '--gate', '2', '--json']);
   jobId = (JSON.parse(queued.stdout.trim().split('\n').at(-1) ?? '{}') as { id?: string }).id ?? '';
   if (!jobId) throw new Error(`no job queued: ${queued.stdout}${queued.stderr}`);
 }, 60_000);
@@ -47,8 +53,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  return cliEnv({
+type Vars = Record<string, string | undefined>;
+
+function vars(extra: Vars = {}): Vars {
+  return {
     PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
     HOME: dir,
     XDG_CACHE_HOME: join(dir, 'cache'),
@@ -57,7 +65,14 @@ function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv 
     SERVICE_API_URL: server.url,
     SERVICE_TOKEN: server.user('OWNER').cliToken,
     ...extra,
-  });
+  };
+}
+
+const env = (extra: Vars = {}): NodeJS.ProcessEnv => cliEnv(vars(extra));
+
+/** gds in the test process, with the environment and folder the shells have. */
+function gds(args: string[], extra: Vars = {}): Promise<CliResult> {
+  return runInProcess(args, { env: vars(extra), cwd: dir });
 }
 
 function run(
@@ -75,7 +90,7 @@ async function bashCompletes(
   extra: Record<string, string | undefined> = {},
 ): Promise<string[]> {
   const script = [
-    'eval "$(gds completion bash)"',
+    'source completion.bash',
     `COMP_LINE=${quote(line)}`,
     'COMP_POINT=${#COMP_LINE}',
     // bash splits the words at COMP_WORDBREAKS (so `--state=Q` is `--state`, `=`, `Q`)
@@ -142,11 +157,20 @@ describe('bash completion from eval "$(gds completion bash)"', () => {
   });
 
   it('completes profiles from the config, and file names where a file goes', async () => {
-    for (const name of ['prod', 'staging'])
-      await run('bash', [
-        '-c',
-        `gds auth set --token cli_${name}0123456789 --base ${server.url} --profile ${name} --no-verify`,
+    for (const name of ['prod', 'staging']) {
+      const set = await gds([
+        'auth',
+        'set',
+        '--token',
+        `cli_${name}0123456789`,
+        '--base',
+        server.url,
+        '--profile',
+        name,
+        '--no-verify',
       ]);
+      expect(set.code, set.stderr).toBe(0);
+    }
     expect(await bashCompletes('gds --profile ')).toEqual(['prod', 'staging']);
     expect(await bashCompletes('gds whoami --profile pr')).toEqual(['prod']);
     await writeFile(join(dir, 'gate1.yml'), 'patternChecks: []\n');
@@ -209,7 +233,7 @@ describe('gds __complete without a service', () => {
       ['line', '--', 'status', ''],
       ['connectors', 'con'],
     ]) {
-      const result = await run('gds', ['__complete', ...args], {
+      const result = await gds(['__complete', ...args], {
         XDG_CACHE_HOME: join(dir, 'empty-cache'),
         ...extra,
       });
@@ -218,6 +242,7 @@ describe('gds __complete without a service', () => {
   });
 
   it('gives up on a service that never answers, silently', async () => {
+    // A process: the last resort of giving up is a deadline that ends the process (process.exit).
     const result = await run('gds', ['__complete', 'tables', ''], {
       XDG_CACHE_HOME: join(dir, 'empty-cache'),
       SERVICE_API_URL: silentUrl,
@@ -226,7 +251,7 @@ describe('gds __complete without a service', () => {
   });
 
   it('still completes what needs no service', async () => {
-    const result = await run('gds', ['__complete', 'line', '--', 'list', '--state', 'P'], {
+    const result = await gds(['__complete', 'line', '--', 'list', '--state', 'P'], {
       SERVICE_API_URL: 'http://127.0.0.1:9',
     });
     expect(result).toMatchObject({ code: 0, stdout: 'PENDING_REVIEW\n', stderr: '' });
@@ -256,7 +281,7 @@ describe('the other shells', () => {
     'zsh: the script is valid zsh',
     needs(onPath('zsh') ? undefined : 'no zsh (apt-get install zsh)'),
     async () => {
-      const script = (await run('gds', ['completion', 'zsh'])).stdout;
+      const script = (await gds(['completion', 'zsh'])).stdout;
       expect(script.startsWith('#compdef gds\n')).toBe(true);
       const check = await run('zsh', ['-n', '-c', script]);
       expect(check).toMatchObject({ code: 0, stderr: '' });
@@ -264,14 +289,14 @@ describe('the other shells', () => {
   );
 
   it('powershell: a native argument completer that asks gds __complete', async () => {
-    const script = (await run('gds', ['completion', 'powershell'])).stdout;
+    const script = (await gds(['completion', 'powershell'])).stdout;
     expect(script).toContain('Register-ArgumentCompleter -Native -CommandName gds');
     expect(script).toContain('& gds __complete line "--current=$wordToComplete" @words');
     expect(script).toContain('[System.Management.Automation.CompletionResult]::new(');
   });
 
   it('an unknown shell is a usage error naming the four', async () => {
-    const result = await run('gds', ['completion', 'tcsh']);
+    const result = await gds(['completion', 'tcsh']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bash.*zsh.*fish.*powershell/s);
   });
@@ -281,7 +306,7 @@ describe('the other shells', () => {
       [['completion', 'bash', '--json'], {}],
       [['completion', 'zsh'], { GDS_JSON: '1' }],
     ] as const) {
-      const result = await run('gds', [...args], extra);
+      const result = await gds([...args], extra);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       const { error } = JSON.parse(result.stderr) as { error: { code: string; suggestion: string } };
@@ -298,11 +323,21 @@ describe.skipIf(!onPath('zsh') || !onPath('tmux'))(
     const prompt = '>';
 
     beforeAll(async () => {
-      for (const name of ['prod', 'staging'])
-        await run('bash', [
-          '-c',
-          `gds auth set --token cli_${name}0123456789 --base ${server.url} --profile ${name} --no-verify --force`,
+      for (const name of ['prod', 'staging']) {
+        const set = await gds([
+          'auth',
+          'set',
+          '--token',
+          `cli_${name}0123456789`,
+          '--base',
+          server.url,
+          '--profile',
+          name,
+          '--no-verify',
+          '--force',
         ]);
+        expect(set.code, set.stderr).toBe(0);
+      }
       await writeFile(join(dir, 'gate1.yml'), 'patternChecks: []\n');
       zsh = await startTerminal(['zsh', '-f'], { width: 80, height: 50, env: env(), cwd: dir });
       // As ~/.zshrc would: compinit, then the one-line setup.
