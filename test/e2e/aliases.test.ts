@@ -1,5 +1,6 @@
-// Issue 23, E16: command aliases as gh's (`gds alias set/list/delete/import`), run by the real CLI process
-// (and by dist/gds when GDS_TEST_CLI names it): an alias expands with its arguments, may not shadow a
+// Issue 23, E16: command aliases as gh's (`gds alias set/list/delete/import`), run by gds in the test process
+// (runInProcess; dist/gds when GDS_TEST_CLI names it), and shell aliases by a real gds process, their shell
+// writing to gds's own stdout and stderr: an alias expands with its arguments, may not shadow a
 // built-in command, and is tried only for a first word that names no command; did-you-mean still answers
 // when no alias matches. Shell aliases get their arguments as "$1"…, never pasted into the script.
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cliCommand, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -30,15 +32,15 @@ beforeEach(() => {
   dir = join(root, `config-${count}`);
 });
 
+const env = () => ({
+  GDS_CONFIG_DIR: dir,
+  SERVICE_API_URL: server.url,
+  SERVICE_TOKEN: server.user('OWNER').cliToken,
+});
 const gds = (args: string[], input?: string) =>
-  runCli(args, {
-    env: {
-      GDS_CONFIG_DIR: dir,
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('OWNER').cliToken,
-    },
-    ...(input === undefined ? {} : { input }),
-  });
+  runInProcess(args, { env: env(), ...(input === undefined ? {} : { input }) });
+// A shell alias's shell inherits gds's stdio: only a gds process's own streams show what it printed.
+const gdsProcess = (args: string[]) => runCli(args, { env: env() });
 const lines = (text: string) =>
   text
     .trim()
@@ -154,7 +156,7 @@ describe('shell aliases (--shell, or an expansion starting with !)', () => {
     expect(set.code, set.stderr).toBe(0);
     expect((await settingsFile()).aliases.say).toBe('!printf "<%s>" "$1" "$2"; exit 3');
     const planted = join(root, `pwned-${count}`);
-    const r = await gds(['say', `a b; touch ${planted}`, '$(touch x)']);
+    const r = await gdsProcess(['say', `a b; touch ${planted}`, '$(touch x)']);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe(`<a b; touch ${planted}><$(touch x)>`);
     await expect(stat(planted)).rejects.toThrow('ENOENT');
@@ -172,14 +174,7 @@ describe('shell aliases (--shell, or an expansion starting with !)', () => {
       `#!/bin/sh\nexec ${[command, ...argv].map((a) => `'${a}'`).join(' ')} "$@"\n`,
       { mode: 0o755 },
     );
-    const r = await runCli(['names'], {
-      env: {
-        GDS_CONFIG_DIR: dir,
-        SERVICE_API_URL: server.url,
-        SERVICE_TOKEN: server.user('OWNER').cliToken,
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-      },
-    });
+    const r = await runCli(['names'], { env: { ...env(), PATH: `${bin}:${process.env.PATH ?? ''}` } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(String(expected));
   });
