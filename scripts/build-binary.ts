@@ -611,7 +611,7 @@ function directRunsElsewhere(): Plugin {
 }
 
 /**
- * The modules output.ts loads only for what a direct run (src/cli/direct.ts: `gate validate -f FILE [--json]`)
+ * The modules output.ts and its parts load only for what a direct run (src/cli/direct.ts: `gate validate -f FILE [--json]`)
  * never does: page, filter with jq, draw a table on a terminal, spin. The direct bundle holds a module in
  * their place that fails saying so (their source, read at every start, was a third of the bundle).
  */

@@ -1,7 +1,8 @@
 // How gate proofs and gate jobs are shown: a table of checks with pass/fail for a Gate 1 proof, a few
 // labelled lines for a job. Under --json the object itself is the one NDJSON line.
 import type { Gate1ProofBody, GateJobBody, Schema } from '../contract/types.js';
-import type { Column, Output } from './output.js';
+import type { Column } from './output-table.js';
+import type { Output } from './output.js';
 
 type Check = Gate1ProofBody['results'][number];
 

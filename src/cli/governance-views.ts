@@ -1,6 +1,8 @@
 // How the governance commands show tables, status and registrations to a person (human mode only;
 // --json writes the service's objects as they are).
-import { type Column, type Output, type Segment } from './output.js';
+import type { Column } from './output-table.js';
+import type { Output } from './output.js';
+import type { Segment } from './segment.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { JobSummary, TableListRow, TableStatus } from '../client/areas/tables.js';

@@ -205,7 +205,7 @@ function compileObject(text: string): Stage | undefined {
 
 /** jq -r -c's line for a value, or undefined when jq might print it otherwise. */
 function printed(value: Json): string | undefined {
-  // An empty line alone is one jq's batch in output.ts does not print: jq answers it as before.
+  // An empty line alone is one jq's batch in output-jq.ts does not print: jq answers it as before.
   if (typeof value === 'string') return value !== '' && plainString(value) ? value : undefined;
   return printable(value) ? JSON.stringify(value) : undefined;
 }

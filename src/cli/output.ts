@@ -2,81 +2,26 @@
 // object per line) and everything human goes nowhere; otherwise text, tables and colour. Messages,
 // warnings, spinners and errors go to stderr. Every string is stripped of terminal control characters
 // before it is written; the colour codes this module adds itself are the only escapes that get out.
+// Commands import this module's Output; its parts are the table (output-table.ts), the NDJSON records
+// (output-ndjson.ts), --jq (output-jq.ts), the pager (pager.ts) and the spinner (output-spinner.ts).
 import { styleText } from 'node:util';
 import { settingValue } from './settings.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { ndjsonLine } from '../core/ndjson.js';
-import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 import { jsonSegments } from './json-colour.js';
 import type { Segment, Style } from './segment.js';
-import { holdYoungGeneration } from '../io/young-generation.js';
+import { leanHeapForStreaming } from '../io/young-generation.js';
 import { relativeTime } from './relative-time.js';
+import { JqFilter } from './output-jq.js';
+import { errorBody, pickFields } from './output-ndjson.js';
+import { oraSpinner, type Spinner, type TurningSpinner } from './output-spinner.js';
+import { pipedLine, stateStyle, terminalTable, type Column, type TableOptions } from './output-table.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
-}
-
-export type { Segment, Style } from './segment.js';
-
-/**
- * What a column holds, which says how it shows on a terminal (the rules are docs/output.md's): free text
- * (`text`, the default: details, notes; `name`, what names the row; `who`, the person who did it; `what`,
- * what happened or why) is cut with … when the row does not fit; `id`, `version`, `time` and `state` are
- * never cut. A column that still cannot fit is dropped, the one of least value first: a column empty in
- * every row, then text, times, versions, states, `what`, `who`, `name`, and ids last. `time` reads `3m ago`
- * and `state` is coloured. Piped and under --json nothing changes: ISO times, nothing cut, no colour.
- */
-export type ColumnKind = 'id' | 'name' | 'who' | 'what' | 'version' | 'time' | 'state' | 'text';
-
-export interface Column<Row> {
-  header: string;
-  value: (row: Row) => unknown;
-  kind?: ColumnKind;
-  /** Which column goes first when a row cannot fit: the lowest (default by kind; ids highest). */
-  rank?: number;
-}
-
-export interface TableOptions {
-  /** Said on stderr (stdout stays empty) when there are no rows, e.g. "No tables." */
-  empty?: string;
-  /** `-L/--limit`: only the first this many rows (`Showing N of M` on a terminal when it cuts). */
-  limit?: number;
-  /** What the rows are, for `Showing 2 of 9 tables`. */
-  noun?: string;
-  /** How many rows the whole list holds, when the service paged it and said (else the rows given). */
-  total?: number;
-}
-
-const kindValue: Record<ColumnKind, number> = {
-  id: 100,
-  name: 90,
-  who: 85,
-  what: 82,
-  state: 80,
-  version: 60,
-  time: 40,
-  text: 20,
-};
-const shrinkingKinds: ReadonlySet<ColumnKind> = new Set(['text', 'name', 'who', 'what']);
-
-/** Green, red or yellow: how a lifecycle state, a job status or a check result reads at a glance. */
-export function stateStyle(value: string): Style | undefined {
-  const word = value.toUpperCase();
-  if (/^(CERTIFIED|PASS|PASSED|SUCCEEDED|ACTIVE|OK|CONNECTED|YES)$/.test(word)) return 'green';
-  if (/^(QUARANTINED|FAIL|FAILED|REJECTED|ERROR|CANCELLED|REVOKED|DEPRECATED)$/.test(word)) return 'red';
-  if (/^(PENDING_REVIEW|WARN|QUEUED|RUNNING|PENDING|DRAFT|OPEN|SKIPPED)$/.test(word)) return 'yellow';
-  return undefined;
-}
-
-export interface Spinner {
-  update(text: string): void;
-  /** Ends the spinner with a success line (printed as a plain line on stderr when no spinner is shown). */
-  succeed(text?: string): void;
-  fail(text?: string): void;
-  stop(): void;
 }
 
 export interface OutputOptions {
@@ -159,23 +104,19 @@ export class Output {
   private readonly env: NodeJS.ProcessEnv;
   /** Footnotes said while the pager shows stdout, written once it is quit. */
   private readonly footnotes: Segment[][] = [];
-  private activeSpinner: { stop(): unknown; clear(): unknown; render(): unknown } | undefined;
-  /** Records on their way through jq, written in order; `flush()` waits for them. */
-  private jqQueue: Promise<void> = Promise.resolve();
-  /** Records given to `record()` that no jq run has taken yet. */
-  private readonly jqPending: string[] = [];
-  private jqFailure: unknown;
-  /** The --jq filter when gds evaluates it without jq (jq-subset.ts), else undefined. */
-  private readonly simpleJq: SimpleFilter | undefined;
-  /** jq runs queued and not yet ended: records meanwhile queue behind them, to stay in order. */
-  private jqRuns = 0;
+  private activeSpinner: TurningSpinner | undefined;
+  /** --jq's filter over the records. */
+  private readonly jqFilter: JqFilter | undefined;
 
   constructor(options: OutputOptions) {
     this.fields = options.fields;
     this.listedFields = options.listedFields ?? [];
     this.jq = options.jq;
     this.template = options.template;
-    this.simpleJq = options.jq === undefined ? undefined : compileSimpleFilter(options.jq);
+    this.jqFilter =
+      options.jq === undefined
+        ? undefined
+        : new JqFilter(options.jq, (text) => this.stdout.write(`${text}\n`));
     this.json =
       options.json ||
       options.fields !== undefined ||
@@ -262,52 +203,23 @@ export class Output {
       if (text !== '\n') this.stdout.write(text);
       return;
     }
-    const filter = this.jq;
-    if (filter === undefined) {
+    if (this.jqFilter === undefined) {
       if (this.stdout.isTTY === true && (this.stdout as { forced?: boolean }).forced !== true) {
         this.stdout.write(`${this.render(jsonSegments(shaped), this.colorOnStdout)}\n`);
       } else this.stdout.write(`${ndjsonLine(shaped)}\n`);
       return;
     }
-    const line = ndjsonLine(shaped);
-    // A filter of the subset gds answers itself, when no jq run is still ahead of this record.
-    if (this.simpleJq !== undefined && this.jqRuns === 0 && this.jqFailure === undefined) {
-      const answer = this.simpleJq(line);
-      if (answer !== undefined) {
-        if (answer.length > 0) this.stdout.write(`${stripControlCharacters(answer.join('\n'))}\n`);
-        return;
-      }
-    }
-    // The records given meanwhile wait for the one jq run that takes them all (see runJqOver), in order.
-    // The chain never rejects: the first failure is kept for flush(), and the records after it are dropped.
-    this.jqPending.push(line);
-    if (this.jqPending.length > 1) return;
-    this.jqRuns += 1;
-    this.jqQueue = this.jqQueue.then(async () => {
-      try {
-        const { runJqOver } = await import('./jq.js');
-        const lines = this.jqPending.splice(0);
-        if (this.jqFailure !== undefined) return;
-        const { text, failure } = await runJqOver(lines, filter);
-        if (text !== '') this.stdout.write(`${text}\n`);
-        if (failure !== undefined) this.jqFailure = failure;
-      } catch (error) {
-        this.jqFailure = error;
-      } finally {
-        this.jqRuns -= 1;
-      }
-    });
+    this.jqFilter?.take(ndjsonLine(shaped));
   }
 
   /** Whether --jq's filter is one gds evaluates itself (jq-subset.ts): jq need not check it first. */
   get jqIsSimple(): boolean {
-    return this.simpleJq !== undefined;
+    return this.jqFilter?.isSimple === true;
   }
 
   /** Waits until every record given to `record()` is written (only `--jq` writes later); throws jq's failure. */
   async flush(): Promise<void> {
-    await this.jqQueue;
-    if (this.jqFailure !== undefined) throw this.jqFailure;
+    await this.jqFilter?.flush();
   }
 
   /** One NDJSON line on stderr: an `{"error":{…}}` body under --json. */
@@ -399,41 +311,20 @@ export class Output {
   }
 
   /**
-   * A terminal table whose columns are fitted to `sample` (table.ts): writes its header at once, and then any
-   * rows given to `write`, the sample's or later ones, in the same columns.
+   * A terminal table whose columns are fitted to `sample` (output-table.ts): writes its header at once, and
+   * then any rows given to `write`, the sample's or later ones, in the same columns.
    */
   private async terminalTable<Row extends object>(
     sample: readonly Row[],
     columns: ReadonlyArray<Column<Row>>,
   ): Promise<{ write(rows: readonly Row[]): void }> {
-    const { tableLayout } = await import('./table.js');
     const colour = this.colorOnStdout;
-    const cells = (rows: readonly Row[]) =>
-      rows.map((row) =>
-        columns.map((c) => {
-          const text = oneLine(cellText(c.value(row)));
-          if (c.kind === 'time') return relativeTime(text);
-          const style = c.kind === 'state' && colour ? stateStyle(text) : undefined;
-          return style === undefined ? text : styleText(style, text, { validateStream: false });
-        }),
-      );
     const width = (this.stdout as { columns?: number }).columns || 80;
-    const headers = columns.map((c) => stripControlCharacters(c.header).toUpperCase());
-    const fits = columns.map((c) => ({
-      shrinks: shrinkingKinds.has(c.kind ?? 'text'),
-      value: c.rank ?? kindValue[c.kind ?? 'text'],
-      cutLast: c.kind === 'name' || c.kind === 'who' || c.kind === 'what',
-    }));
-    const layout = tableLayout(headers, cells(sample), width, fits);
-    this.stdout.write(`${this.render([this.style('bold', layout.header)], colour)}\n`);
+    const table = await terminalTable(sample, columns, width, colour);
+    this.stdout.write(`${this.render([this.style('bold', table.header)], colour)}\n`);
     return {
       write: (rows) => {
-        if (rows.length > 0)
-          this.stdout.write(
-            cells(rows)
-              .map((row) => `${layout.render(row)}\n`)
-              .join(''),
-          );
+        if (rows.length > 0) this.stdout.write(table.lines(rows));
       },
     };
   }
@@ -479,8 +370,7 @@ export class Output {
 
   /** Piped: tab-separated fields, no header, nothing cut (gh's rules). */
   private pipedRows<Row extends object>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>): void {
-    for (const row of rows)
-      this.stdout.write(`${columns.map((c) => oneLine(cellText(c.value(row)))).join('\t')}\n`);
+    for (const row of rows) this.stdout.write(pipedLine(row, columns));
   }
 
   /** A spinner on stderr when it is a TTY and --json is off (ora loads only then). */
@@ -492,56 +382,24 @@ export class Output {
       this.info(`${text}`);
       return this.plainProgress();
     }
-    const { default: ora } = await import('ora');
-    const spinner = ora({
-      text: stripControlCharacters(text),
-      stream: this.stderr as NodeJS.WritableStream,
-      isEnabled: true,
-      discardStdin: false,
-      color: this.colorOnStderr ? 'cyan' : false,
-    }).start();
-    this.activeSpinner = spinner;
-    const end = () => {
-      this.activeSpinner = undefined;
-    };
-    return {
-      update: (t) => {
-        spinner.text = stripControlCharacters(t);
+    const { spinner, turning } = await oraSpinner(
+      text,
+      this.stderr as NodeJS.WritableStream,
+      () => this.colorOnStderr,
+      successMark,
+      () => {
+        this.activeSpinner = undefined;
       },
-      succeed: (t) => {
-        const mark = this.colorOnStderr
-          ? styleText('green', successMark, { validateStream: false })
-          : successMark;
-        spinner.stopAndPersist({
-          symbol: mark,
-          ...(t === undefined ? {} : { text: stripControlCharacters(t) }),
-        });
-        end();
-      },
-      fail: (t) => {
-        spinner.fail(t === undefined ? undefined : stripControlCharacters(t));
-        end();
-      },
-      stop: () => {
-        spinner.stop();
-        end();
-      },
-    };
+    );
+    this.activeSpinner = turning;
+    return spinner;
   }
 
   /** Human: a red `Error:` line and the suggestion on stderr. --json: one `{"error":{…}}` line on stderr. */
   error(error: CliError): void {
     this.stopSpinner();
     if (this.json) {
-      const body = {
-        error: {
-          code: error.code,
-          message: error.message,
-          suggestion: error.suggestion ?? null,
-          details: error.details ?? null,
-        },
-      };
-      this.errorRecord(body);
+      this.errorRecord(errorBody(error));
       return;
     }
     this.info(this.style(['bold', 'red'], 'Error:'), ` ${error.message}`);
@@ -579,54 +437,6 @@ export class Output {
       })
       .join('');
   }
-}
-
-/**
- * A list streamed page by page allocates much and keeps nothing: V8's young generation is then held at its
- * size (it grows with the survivors of each page otherwise) and no JavaScript is optimised further (the work
- * is JSON.parse and JSON.stringify, native already). 100,000 tables (dist/gds): peak 91 -> 73-76 MiB, the
- * same CPU time; a terminal's table, 20,000 and 100,000 tables (node bin/run.js): peak 95 and 106 -> 92 MiB
- * both, no slower. Set at run time, after the bundle's code cache is read (a flag on the command line would
- * invalidate it), once, from the second page on: a short list never sets it.
- */
-function leanHeapForStreaming(): void {
-  if (leanHeap) return;
-  leanHeap = true;
-  holdYoungGeneration();
-  try {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--no-opt');
-  } catch {
-    // a Node without the flag: the list streams as before
-  }
-}
-let leanHeap = false;
-
-/**
- * A record with only the named fields, in the order named. A field of the command's list this record lacks
- * (another kind of record of the same command) is null; any other field it does not have is a usage error.
- */
-function pickFields(value: object, fields: readonly string[], listed: readonly string[]): object {
-  const record = value as Record<string, unknown>;
-  const unknown = fields.filter((f) => !Object.hasOwn(record, f) && !listed.includes(f));
-  if (unknown.length > 0) {
-    throw new CliError(`Unknown JSON field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, {
-      exitCode: ExitCode.Usage,
-      code: 'unknown_json_field',
-      suggestion: `Available fields: ${Object.keys(record).join(', ')}.`,
-      details: { unknown, available: Object.keys(record) },
-    });
-  }
-  return Object.fromEntries(fields.map((f) => [f, Object.hasOwn(record, f) ? record[f] : null]));
-}
-
-/** A tab or line break inside a cell would split its row or column: it becomes a space. */
-function oneLine(cell: string): string {
-  return cell.replace(/[\t\r\n]+/g, ' ');
-}
-
-function cellText(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  return stripControlCharacters(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /** The `file:line:col severity path: message (code)` lines of gate1.yml diagnostics an error carries (the

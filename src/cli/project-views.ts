@@ -2,7 +2,8 @@
 // source and id, the diffs, the dbt tests that were not mapped) and the summary line; under --json one line
 // per table (plan) or per action (apply). Flags both commands share live here too.
 import { Flags } from '@oclif/core';
-import type { Output, Segment } from './output.js';
+import type { Output } from './output.js';
+import type { Segment } from './segment.js';
 import { printUnifiedDiff } from './write-preview.js';
 import type { PlannedTable, ProjectPlan } from '../services/project-plan-types.js';
 import type { ApplySummary } from '../services/project-apply.js';

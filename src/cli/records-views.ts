@@ -1,7 +1,8 @@
 // How records show on a terminal: a table whose columns are the records' own (id first), or one record's
 // columns a line each. Under --json each record is one line as the service gave it.
 import type { TableRecord } from '../contract/types.js';
-import type { Column, Output } from './output.js';
+import type { Column } from './output-table.js';
+import type { Output } from './output.js';
 
 /** The columns of a page of records: id, then every other key in the order first seen. */
 export function recordColumns(records: readonly TableRecord[]): Array<Column<TableRecord>> {

@@ -6,7 +6,8 @@ import type { ApiClient } from '../client/index.js';
 import type { QueueEntry } from '../services/review.js';
 import { changesSummary, proofSummary, requestsSummary } from '../services/review.js';
 import { certifyTable, rejectTable, requireInteractiveSession } from '../services/certification.js';
-import { type Column, type Output } from './output.js';
+import type { Column } from './output-table.js';
+import type { Output } from './output.js';
 import { select, text } from './prompt.js';
 import type { Session } from './session.js';
 

@@ -1,5 +1,5 @@
 // A table on a terminal, by gh's rules: a header, columns aligned with two spaces between them and no
-// borders. Each column says how it shrinks (Column.kind in output.ts): free text is cut with … first,
+// borders. Each column says how it shrinks (Column.kind in output-table.ts): free text is cut with … first,
 // widest first; ids, versions, times and states are never cut. When the row still does not fit, the
 // column of least value is dropped (the id last) before anything whole is cut. (Piped, Output.table
 // writes tab-separated rows itself.) Widths are measured with string-width (wide CJK characters and emoji
@@ -9,7 +9,7 @@ import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 
 const gap = '  ';
-/** The value of a state column (output.ts): columns below it, unless cutLast, are dropped before who/what text is cut. */
+/** The value of a state column (output-table.ts): columns below it, unless cutLast, are dropped before who/what text is cut. */
 const stateValue = 80;
 /** A free-text column is never cut narrower than this (room for a few characters and the ellipsis). */
 const minimumWidth = 8;

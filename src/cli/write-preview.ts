@@ -1,7 +1,8 @@
 // The `--dry-run` preview shared by the writes that compare with the service first (gate apply,
 // push --replace, env promote, contract set-intent): the diff that would be applied, nothing sent.
 import { Flags } from '@oclif/core';
-import type { Output, Segment } from './output.js';
+import type { Output } from './output.js';
+import type { Segment } from './segment.js';
 
 export const dryRunFlag = Flags.boolean({
   description:

@@ -3,7 +3,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import { openPage } from '../cli/browser.js';
 import { intervalFlag, tableEnvFlag } from '../cli/governance-flags.js';
 import { describeJobs, printStatus } from '../cli/governance-views.js';
-import type { Spinner } from '../cli/output.js';
+import type { Spinner } from '../cli/output-spinner.js';
 import type { TableStatus } from '../client/areas/tables.js';
 
 export default class Status extends ApiCommand<typeof Status> {

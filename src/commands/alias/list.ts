@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { limitFlag } from '../../cli/list-flags.js';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 
 interface AliasRow {
   name: string;

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { nearAuditAction } from '../../core/audit-actions.js';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { AuditEntry } from '../../contract/types.js';
 

@@ -4,7 +4,7 @@ import type { CliError } from '../../core/errors.js';
 import { ExitCode } from '../../core/errors.js';
 import { toCliError } from '../../cli/errors.js';
 import type { Me } from '../../cli/signed-in.js';
-import type { Segment } from '../../cli/output.js';
+import type { Segment } from '../../cli/segment.js';
 import type { CredentialSource } from '../../auth/credentials.js';
 
 /** The widest label (`Signed in:`) and a space. */

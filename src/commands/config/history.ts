@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import type { ConfigChange } from '../../client/areas/config.js';
 import { limitFlag } from '../../cli/list-flags.js';
 

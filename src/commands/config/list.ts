@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import type { ConfigEntry } from '../../client/areas/config.js';
 import { limitFlag } from '../../cli/list-flags.js';
 

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { gateFlag } from '../../cli/gate-flag.js';
 import { intervalFlag } from '../../cli/governance-flags.js';
-import type { Spinner } from '../../cli/output.js';
+import type { Spinner } from '../../cli/output-spinner.js';
 import type { GateRecord } from '../../client/areas/gate-jobs.js';
 
 export default class GateStatus extends ApiCommand<typeof GateStatus> {

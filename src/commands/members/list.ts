@@ -1,4 +1,4 @@
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { Member } from '../../contract/types.js';
 import { limitFlag } from '../../cli/list-flags.js';

@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { limitFlag } from '../../cli/list-flags.js';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import { readSettings, settingRecord, SETTINGS } from '../../cli/settings.js';
 import type { SettingRecord } from '../../cli/settings.js';
 

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { limitFlag } from '../../cli/list-flags.js';
 

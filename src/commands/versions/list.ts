@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
-import type { Column } from '../../cli/output.js';
+import type { Column } from '../../cli/output-table.js';
 import type { ContractVersion } from '../../client/areas/versions.js';
 import { limitFlag } from '../../cli/list-flags.js';
 
