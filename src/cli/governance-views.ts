@@ -111,7 +111,7 @@ export function printStatus(out: Output, status: TableStatus): void {
       ),
     ],
     ...(status.certifiedView
-      ? [['Certified view', describeView(status.certifiedView)] as [string, Segment]]
+      ? [['Certified view', describeView(status.certifiedView, out)] as [string, Segment]]
       : []),
     ['Schema drift', describeDrift(status.schemaDrift)],
     ...(status.openRecertificationRequests
@@ -123,13 +123,15 @@ export function printStatus(out: Output, status: TableStatus): void {
   for (const [label, value] of rows) out.print(out.style('bold', `${label}:`.padEnd(width)), value);
 }
 
-/** `certified_dev.orders published v3`; when it is not (or was just published again), why. */
-function describeView(view: ViewStatus): string {
+/** `certified_dev.orders published v3`; when it is not (or was just published again), why. On a terminal
+ *  the rebuild reads relative (`rebuilt 12m ago`); piped, the ISO time a script parses. */
+function describeView(view: ViewStatus, out: Output): string {
   const words = `${view.name} ${describeViewHealth(view)}`;
   const told = view.health === 'published' ? words : `${words}: ${view.detail}`;
-  return view.ungatedSince
-    ? `${told} (the relation was rebuilt: its rows have not been gated since ${view.ungatedSince})`
-    : told;
+  if (!view.ungatedSince) return told;
+  return out.stdout.isTTY === true
+    ? `${told} (the relation was rebuilt ${out.when(view.ungatedSince)}: its rows have not been gated since)`
+    : `${told} (the relation was rebuilt: its rows have not been gated since ${view.ungatedSince})`;
 }
 
 /** The latest contract version: a certification, or a restore (which asks for a new certification). */
@@ -190,7 +192,7 @@ export function printPushPreview(
       changed: false,
     });
   } else {
-    out.print(noChange);
+    out.success(noChange);
     if (trackingUrl !== undefined) out.print(`Tracking: ${trackingUrl}`);
   }
 }

@@ -49,7 +49,7 @@ export async function walkQueue(
       out.print(`  Changed:   ${changesSummary(entry)}`);
       out.print(`  Requests:  ${requestsSummary(entry)}`);
       out.print(
-        `  Submitted: ${entry.createdAt} by ${entry.submittedBy.email ?? entry.submittedBy.userId ?? 'someone'}`,
+        `  Submitted: ${out.when(entry.createdAt)} by ${entry.submittedBy.email ?? entry.submittedBy.userId ?? 'someone'}`,
       );
       const decision = await select<Decision>(`What about ${entry.tableName}?`, CHOICES, { initial: 'skip' });
       if (decision === 'quit') break walk;
@@ -58,11 +58,11 @@ export async function walkQueue(
         if (decision === 'certify') {
           if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
           const { contract } = await certifyTable(client, entry.tableId, {});
-          out.print(`Certified ${entry.tableName}: contract ${contract.id} at ${contract.certifiedAt}.`);
+          out.success(`Certified ${entry.tableName}: contract ${contract.id} ${contract.status}.`);
         } else {
           const reason = await text(`Why is ${entry.tableName} rejected?`);
           const change = await rejectTable(client, entry.tableId, reason);
-          out.print(`Rejected ${entry.tableName}: now ${change.state}.`);
+          out.success(`Rejected ${entry.tableName}: now ${change.state}.`);
         }
         decided += 1;
       } catch (error) {

@@ -7,9 +7,9 @@ import type { TokenBundle } from '../contract/types.js';
 
 export function printTokenBundle(out: Output, tokens: TokenBundle): void {
   out.print(`Access token:  ${tokens.accessToken}`);
-  out.print(`               expires ${tokens.expiresAt}`);
+  out.print(`               expires ${out.when(tokens.expiresAt)}`);
   out.print(`Refresh token: ${tokens.refreshToken}`);
-  out.print(`               expires ${tokens.refreshExpiresAt}, single use`);
+  out.print(`               expires ${out.when(tokens.refreshExpiresAt)}, single use`);
   out.info(
     out.style(['bold', 'yellow'], 'Shown once:'),
     ' gds has not stored these tokens and cannot show them again. Put them in your secret manager now; ' +
@@ -33,8 +33,8 @@ export const saveProfileFlags = {
 /** The human and JSON rendering of tokens stored by --save-profile: where they are, never the tokens. */
 export function printSavedTokens(out: Output, saved: SavedIntegration<unknown>, tokens: TokenBundle): void {
   const { name, storage } = saved.saved;
-  out.print(`Access token:  expires ${tokens.expiresAt}`);
-  out.print(`Refresh token: expires ${tokens.refreshExpiresAt}, single use`);
+  out.print(`Access token:  expires ${out.when(tokens.expiresAt)}`);
+  out.print(`Refresh token: expires ${out.when(tokens.refreshExpiresAt)}, single use`);
   out.info(
     out.style(['bold'], 'Stored'),
     ` in profile ${name} (${storage}: ${saved.location}). Use it with --profile ${name}: the access token ` +

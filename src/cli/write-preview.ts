@@ -16,13 +16,14 @@ export interface WritePreview {
   diff: string;
 }
 
-/** A preview: one `{changed, diff}` line under --json, else the coloured diff or the no-change line. */
+/** A preview: one `{changed, diff}` line under --json, else the coloured diff on stdout, or the no-change
+ *  line on stderr (a confirmation, docs/output.md). */
 export function printPreview(out: Output, preview: WritePreview, noChange: string): void {
   if (out.json) {
     out.record(preview);
     return;
   }
-  if (!preview.changed) out.print(noChange);
+  if (!preview.changed) out.success(noChange);
   else printUnifiedDiff(out, preview.diff);
 }
 

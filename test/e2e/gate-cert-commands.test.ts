@@ -163,7 +163,9 @@ describe('a table from push to promotion', () => {
     expect(got.stdout).toBe(badGate);
 
     const out = file('got.yml');
-    expect((await gds(['gate', 'get', table, '-o', out])).code).toBe(0);
+    const wrote = await gds(['gate', 'get', table, '-o', out]);
+    expect(wrote).toMatchObject({ code: 0, stdout: '' });
+    expect(wrote.stderr).toBe(`✓ Wrote gate1.yml v1 of ${table} to ${out}.\n`);
     expect(await readFile(out, 'utf8')).toBe(badGate);
     expect((await stat(out)).mode & 0o777).toBe(0o644);
     await writeFile(out, 'mine\n');
@@ -295,29 +297,12 @@ describe('a table from push to promotion', () => {
     const listed = await gds(['versions', 'list', table, '--json']);
     expect(listed.code).toBe(0);
     expect(lines(listed.stdout)).toMatchObject([{ version: 1, kind: 'CERTIFICATION' }]);
-    const restored = await gds([
-      'versions',
-      'restore',
-      table,
-      '--to',
-      '1',
-      '--reason',
-      'roll back',
-      '--json',
-    ]);
+    const restore = (reason: string, ...more: string[]) =>
+      gds(['versions', 'restore', table, '--to', '1', '--reason', reason, ...more]);
+    const restored = await restore('roll back', '--json');
     expect(restored.code, restored.stderr).toBe(0);
     expect(only(restored)).toMatchObject({ version: { version: 2, kind: 'RESTORE', restoredFrom: 1 } });
-    const wrongEnv = await gds([
-      'versions',
-      'restore',
-      table,
-      '--to',
-      '1',
-      '--reason',
-      'x',
-      '--env',
-      'production',
-    ]);
+    const wrongEnv = await restore('x', '--env', 'production');
     expect(wrongEnv.code).toBe(7);
     const human = await gds(['versions', 'list', table]);
     expect(human.stdout).toContain('RESTORE of v1');
@@ -340,6 +325,13 @@ describe('a table from push to promotion', () => {
     expect(shown.stdout).toContain(`v2 restored from v1 by ${status.certification.certifiedByEmail} at `);
     expect(shown.stdout).toContain('(recertification requested)');
     expect(shown.stdout).not.toContain('usr_');
+    const humanRestore = await restore('roll back again');
+    expect(humanRestore).toMatchObject({ code: 0, stdout: '' });
+    expect(humanRestore.stderr).toMatch(
+      new RegExp(
+        `^✓ Restored v1 of ${table} as v3; state \\w+\\.\\nRecertification request \\w+ filed\\.\\n$`,
+      ),
+    );
   });
 
   it('config set, list and history (a bad value is exit 7 and changes nothing)', async () => {
@@ -376,7 +368,8 @@ describe('a table from push to promotion', () => {
       userId: expect.stringMatching(/^usr_/),
       userEmail: 'owner@example.com',
     });
-    expect((await gds(['config', 'set', 'gate3_required', 'false'])).code).toBe(0);
+    const human = await gds(['config', 'set', 'gate3_required', 'false']);
+    expect(human).toMatchObject({ code: 0, stdout: '', stderr: '✓ Set gate3_required to false.\n' });
   });
 
   it('contract set-intent sets what is given and carries the rest forward; bad values are exit 2', async () => {
@@ -433,6 +426,15 @@ describe('a table from push to promotion', () => {
     expect(only(out)).toMatchObject({ sha256: sealed.sha256 });
     expect((await gds(['env', 'promote', customers, '--to', 'staging', '--bundle-out', bundle])).code).toBe(
       2,
+    );
+    const humanBundle = file('customers.human.bundle.json');
+    const wrote = await gds(['env', 'promote', 'customers', '--to', 'staging', '--bundle-out', humanBundle]);
+    expect(wrote).toMatchObject({ code: 0, stdout: '' });
+    expect(wrote.stderr).toMatch(
+      new RegExp(`^✓ Wrote the bundle of customers to ${humanBundle} \\(sha256 [0-9a-f]{64}\\)\\.\\n`),
+    );
+    expect(wrote.stderr).toContain(
+      `Register it on staging: gds env promote customers --to staging --bundle-in ${humanBundle}`,
     );
 
     const tampered = file('tampered.bundle.json');
@@ -519,6 +521,14 @@ describe('a table from push to promotion', () => {
       [promoted.tableId],
     );
     expect(audit?.user_id).toBe(admin.userId);
+  });
+
+  it('env promote confirms on stderr with ✓ naming the table as given; what it made is on stdout', async () => {
+    const promoted = await gds(['env', 'promote', 'orders', '--to', 'staging']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(promoted.stderr).toMatch(/^✓ Promoted orders to staging: table tbl_\w+ on connector \S+\.\n/);
+    expect(promoted.stdout).toMatch(/^Governance id: \S+\nTracking: {6}http\S+\n/);
+    expect(promoted.stdout).not.toContain('Promoted');
   });
 });
 

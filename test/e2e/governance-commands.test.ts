@@ -188,10 +188,9 @@ describe('gds push', () => {
       '--replace',
       productsId,
     ]);
-    expect(same).toMatchObject({ code: 0, stderr: '' });
-    expect(same.stdout).toBe(
-      `No change: ${productsId} is already definition v1 (QUARANTINED).\nTracking: ${server.origin}/dashboard/tables/${productsId}\n`,
-    );
+    expect(same).toMatchObject({ code: 0 });
+    expect(same.stderr).toBe(`✓ No change: ${productsId} is already definition v1 (QUARANTINED).\n`);
+    expect(same.stdout).toBe(`Tracking: ${server.origin}/dashboard/tables/${productsId}\n`);
     // One column fewer: a definition the table does not hold yet.
     const changed = await sqlArtifact('products');
     await writeFile(changed, (await readFile(changed, 'utf8')).replace(/SELECT (\w+), /, 'SELECT '));
@@ -627,7 +626,7 @@ describe('gds definitions push', () => {
       cwd: folder,
     });
     expect(again).toMatchObject({ code: 0, stdout: `${gid}\n` });
-    expect(again.stderr).toContain(`No change: ${gid} already holds this definition of ci_orders.`);
+    expect(again.stderr).toContain(`✓ No change: ${gid} already holds this definition of ci_orders.`);
     // The CLI session draws a short-lived MANAGEMENT token, so it reaches the service and meets the same name.
     const personal = await gds(['definitions', 'push', 'def.yml', '--connector', staging], {
       cwd: folder,

@@ -137,12 +137,13 @@ describe('a CI loop run ten times', () => {
     for (let run = 1; run <= 10; run += 1) {
       const gateFile = run % 2 === 0 ? file('gate1.reformatted.yml') : file('gate1.yml');
       const applied = await gds(['gate', 'apply', table, '-f', gateFile]);
-      expect(applied, `run ${run}`).toMatchObject({ code: 0, stderr: '' });
-      expect(applied.stdout).toBe(`No change: gate1.yml of ${table} is already v1.\n`);
+      expect(applied, `run ${run}`).toMatchObject({ code: 0, stdout: '' });
+      expect(applied.stderr).toBe(`✓ No change: gate1.yml of ${table} is already v1.\n`);
 
       const replaced = await gds(['push', file('products.yml'), '--replace', table]);
-      expect(replaced, `run ${run}`).toMatchObject({ code: 0, stderr: '' });
-      expect(replaced.stdout).toContain(`No change: ${table} is already definition v1 (CERTIFIED).`);
+      expect(replaced, `run ${run}`).toMatchObject({ code: 0 });
+      expect(replaced.stderr).toBe(`✓ No change: ${table} is already definition v1 (CERTIFIED).\n`);
+      expect(replaced.stdout).toMatch(/^Tracking: http\S+\n$/);
 
       const promoted = await gds(['env', 'promote', table, '--to', 'staging', '--json']);
       expect(promoted.code, promoted.stderr).toBe(0);
@@ -160,6 +161,17 @@ describe('a CI loop run ten times', () => {
     }
     expect(await footprint()).toEqual(before);
   }, 240_000);
+
+  it('says "No change" on stderr with ✓, stdout empty, for env promote and its --dry-run', async () => {
+    const promoted = await gds(['env', 'promote', table, '--to', 'staging']);
+    expect(promoted).toMatchObject({ code: 0, stdout: '' });
+    expect(promoted.stderr).toBe(
+      `✓ No change: ${staging} in staging already holds this definition, gate1.yml and contract.\n`,
+    );
+    const preview = await gds(['env', 'promote', table, '--to', 'staging', '--dry-run']);
+    expect(preview).toMatchObject({ code: 0, stdout: '' });
+    expect(preview.stderr).toBe(`✓ No change: ${table} is already promoted to staging as it is.\n`);
+  });
 });
 
 describe('--dry-run', () => {
@@ -327,5 +339,18 @@ describe('recertify with a manifest that is not one', () => {
       environmentLabel: 'dev',
       outcomes: [expect.objectContaining({ table: 'products' })],
     });
+  });
+});
+
+// Last: it changes the contract the promotions above compare.
+describe('contract set-intent with the values held', () => {
+  it('says "No change" on stderr with ✓, stdout empty', async () => {
+    const intent = await gds(['contract', 'set-intent', table, '--intent', 'DECISION']);
+    expect(intent.code, intent.stderr).toBe(0);
+    const again = await gds(['contract', 'set-intent', table, '--intent', 'DECISION']);
+    expect(again).toMatchObject({ code: 0, stdout: '' });
+    expect(again.stderr).toMatch(
+      new RegExp(`^✓ No change: the contract of ${table} already holds these values \\(\\w+\\)\\.\\n$`),
+    );
   });
 });

@@ -97,6 +97,6 @@ describe('the README pipes under GDS_JSON=1', () => {
     const run = await shell(line, {});
     expect(run.code, run.stderr).toBe(0);
     expect(await readFile(saved, 'utf8')).toBe(before.content);
-    expect(run.stdout).toContain('No change');
+    expect(run.stderr).toContain('✓ No change');
   });
 });

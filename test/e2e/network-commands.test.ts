@@ -366,8 +366,8 @@ describe('gds tokens issue and refresh', () => {
       { env: { SERVICE_TOKEN: server.user('ADMIN').cliToken } },
     );
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Issued MANAGEMENT token itk_\w+ "from-env" for environment dev\.\n/);
-    expect(r.stdout).toContain('Scopes:        workspace:read:members\n');
+    expect(r.stderr).toMatch(/^✓ Issued MANAGEMENT token itk_\w+ "from-env" for environment dev\.\n/);
+    expect(r.stdout).toMatch(/^Scopes: {8}workspace:read:members\n/);
     expect(r.stdout).toMatch(/Access token: {2}eyJ/);
     expect(r.stdout).toMatch(/Refresh token: \S+\.\S+\n/);
     expect(r.stderr).toContain('Shown once: gds has not stored these tokens and cannot show them again.');

@@ -49,13 +49,14 @@ for (const database of ['pglite', 'postgres'] as const) {
         );
         for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0 });
         const applied = results.filter((r) => r.stderr.startsWith('✓ Applied '));
-        const unchanged = results.filter((r) => r.stdout.startsWith('No change'));
+        const unchanged = results.filter((r) => r.stderr.startsWith('✓ No change'));
         expect(applied).toHaveLength(1);
         expect(applied[0]?.stdout).toBe('');
         expect(applied[0]?.stderr).toContain('as gate1.yml v1.');
-        for (const r of unchanged) expect(r.stderr).toBe('');
+        for (const r of unchanged) expect(r.stdout).toBe('');
         expect(unchanged).toHaveLength(4);
-        for (const r of unchanged) expect(r.stdout).toBe(`No change: gate1.yml of ${table} is already v1.\n`);
+        for (const r of unchanged)
+          expect(r.stderr).toBe(`✓ No change: gate1.yml of ${table} is already v1.\n`);
         const versions = await server.sql('SELECT version FROM gds.gate1_versions WHERE table_id = $1', [
           table,
         ]);

@@ -51,6 +51,8 @@ describe('quarantine open, then push --replace', () => {
 
     const opened = await gds(['quarantine', 'open', 'stg_pipedrive__stages', '-o', 'opened.sql']);
     expect(opened.code, opened.stderr).toBe(0);
+    expect(opened.stdout).toMatch(/opened\.sql\n$/);
+    expect(opened.stderr).toMatch(/^✓ Wrote the DDL of stg_pipedrive__stages \(tbl_\w+, QUARANTINED\)\.\n$/);
     const ddl = await readFile(join(dir, 'opened.sql'), 'utf8');
     expect(ddl).toMatch(/^CREATE OR REPLACE VIEW "analytics_dev"\."stg_pipedrive__stages" AS\n/);
     expect(ddl).toContain('"stage_name"::text AS "stage_name"');
@@ -60,9 +62,9 @@ describe('quarantine open, then push --replace', () => {
     expect(JSON.parse(preview.stdout.trim()), preview.stdout).toMatchObject({ changed: false });
 
     const pushed = await gds(['push', 'opened.sql', '--replace', tableId]);
-    expect(pushed).toMatchObject({ code: 0, stderr: '' });
-    expect(pushed.stdout).toContain(
-      `No change: ${tableId} is already definition v${before?.definition_version}`,
+    expect(pushed).toMatchObject({ code: 0 });
+    expect(pushed.stderr).toContain(
+      `✓ No change: ${tableId} is already definition v${before?.definition_version}`,
     );
     const [after] = await server.sql('SELECT definition_version, source FROM gds.tables WHERE id = $1', [
       tableId,

@@ -168,7 +168,7 @@ describe('gds review', () => {
       await walk(
         { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file', SERVICE_API_URL: undefined },
         /1 of 1 decided/,
-      ).then((screen) => expect(screen).toMatch(/Certified orders: contract \S+ at /));
+      ).then((screen) => expect(screen).toMatch(/✓ Certified orders: contract \S+/));
       expect(await state()).toBe('CERTIFIED');
       const audit = await server.sql<{ user_id: string }>(
         `SELECT user_id FROM gds.audit_log WHERE table_id = $1 AND action = 'TABLE_CERTIFIED'`,

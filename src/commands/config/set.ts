@@ -38,6 +38,6 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
       },
     );
     if (this.out.json) this.out.record(entry);
-    else this.out.print(`${entry.key} = ${entry.value}`);
+    else this.out.success(`Set ${entry.key} to ${entry.value}.`);
   }
 }

@@ -58,7 +58,7 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
       const noChange = `No change: the contract of ${this.args.tableId} already holds these values (${contract.status}).`;
       if (dryRun) printPreview(this.out, { changed: false, diff: '' }, noChange);
       else if (this.out.json) this.out.record({ ...contract, changed: false });
-      else this.out.print(noChange);
+      else this.out.success(noChange);
       return;
     }
     if (this.out.json) {

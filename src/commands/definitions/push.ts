@@ -82,10 +82,12 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     }
     this.out.print(result.governanceId);
     if (result.changed === false) {
-      this.out.info(`No change: ${result.governanceId} already holds this definition of ${artifact.table}.`);
+      this.out.success(
+        `No change: ${result.governanceId} already holds this definition of ${artifact.table}.`,
+      );
       return;
     }
-    this.out.info(
+    this.out.success(
       `${result.replaced ? 'Replaced' : 'Registered'} ${artifact.table}; tracking ${result.trackingUrl}; baseline job ${result.job.id} ${result.job.status}.`,
     );
   }

@@ -86,7 +86,7 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       });
       if (this.out.json) this.out.record({ tableId, file: bundleOut, sha256: bundle.sha256 });
       else {
-        this.out.print(`Wrote the bundle of ${tableId} to ${bundleOut} (sha256 ${bundle.sha256}).`);
+        this.out.success(`Wrote the bundle of ${tableId} to ${bundleOut} (sha256 ${bundle.sha256}).`);
         this.out.info(`Register it on ${to}: gds env promote ${tableId} --to ${to} --bundle-in ${bundleOut}`);
       }
       return;
@@ -140,13 +140,13 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       return;
     }
     if (outcome.kind === 'unchanged') {
-      this.out.print(
+      this.out.success(
         `No change: ${result.tableId} in ${result.environmentLabel} already holds this definition, gate1.yml and contract.`,
       );
       return;
     }
-    this.out.print(
-      `Promoted to ${result.environmentLabel}: table ${result.tableId} on connector ${result.connectorId}.`,
+    this.out.success(
+      `Promoted ${tableId} to ${result.environmentLabel}: table ${result.tableId} on connector ${result.connectorId}.`,
     );
     this.out.print(`Governance id: ${result.governanceId}`);
     this.out.print(`Tracking:      ${result.trackingUrl}`);

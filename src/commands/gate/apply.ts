@@ -40,7 +40,7 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
       const noChange = `No change: gate1.yml of ${outcome.current.tableId} is already v${outcome.current.version}.`;
       if (dryRun) printPreview(this.out, { changed: false, diff: '' }, noChange);
       else if (this.out.json) this.out.record(outcome.current);
-      else this.out.print(noChange);
+      else this.out.success(noChange);
       return;
     }
     if (outcome.kind === 'preview') {

@@ -43,7 +43,7 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
         example: 'gate1.yml',
       });
       if (this.out.json) this.out.record({ ...gate, file: output });
-      else this.out.info(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${output}.`);
+      else this.out.success(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${output}.`);
       return;
     }
     if (this.out.json) this.out.record(gate);

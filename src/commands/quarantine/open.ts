@@ -46,6 +46,6 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
       return;
     }
     this.out.print(opened.path);
-    this.out.info(`DDL of ${table.name} (${table.tableId}, ${table.state}) written.`);
+    this.out.success(`Wrote the DDL of ${table.name} (${table.tableId}, ${table.state}).`);
   }
 }

@@ -113,7 +113,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   }
 
   private printIssued(issued: IssuedToken): void {
-    this.out.print(
+    this.out.success(
       `Issued ${issued.audience} token ${issued.id} "${issued.name}" for environment ${issued.env}.`,
     );
     this.out.print(`Scopes:        ${issued.scopes.join(' ')}`);

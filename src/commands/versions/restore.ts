@@ -31,9 +31,9 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
       this.out.record(restored);
       return;
     }
-    this.out.print(
-      `Restored v${to} of ${restored.tableId} as v${restored.version.version}; state ${restored.state}.`,
+    this.out.success(
+      `Restored v${to} of ${this.tableLabel(this.args.tableId, restored.tableId)} as v${restored.version.version}; state ${restored.state}.`,
     );
-    this.out.print(`Recertification request ${restored.recertificationRequestId} filed.`);
+    this.out.info(`Recertification request ${restored.recertificationRequestId} filed.`);
   }
 }
