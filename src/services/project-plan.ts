@@ -226,6 +226,9 @@ export async function planProject(
   const [connectors, rows] = await Promise.all([client.connectors.list(call), client.tables.list({}, call)]);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
+  // Everything compared, for the whole environment, in a few paged requests, read while the warehouse is.
+  const held = client.tables.held(env, call);
+  held.catch(() => undefined);
   const [{ readWarehouseSources }, { reportPlanned }] = await Promise.all([
     import('./project-sources.js'),
     import('./project-report.js'),
@@ -244,8 +247,7 @@ export async function planProject(
     ),
     options.schema,
   );
-  // Everything compared, for the whole environment, in a few paged requests.
-  const inEnv = await client.tables.held(env, call);
+  const inEnv = await held;
   const bySource = new Map<string, HeldTable>();
   const byName = new Map<string, HeldTable>();
   for (const row of inEnv) {
