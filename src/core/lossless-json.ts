@@ -22,9 +22,10 @@ const reviveLossless = (_key: string, value: unknown, context?: SourceContext): 
 
 /**
  * Only a number of 16 or more significant digits (a double holds any of 15) or a 3-digit exponent can lose
- * anything: text without either is parsed as plain JSON.parse does, at its speed.
+ * anything: text without either is parsed as plain JSON.parse does, at its speed. A number starts the text or
+ * follows `:`, `,` or `[`, so long runs of digits inside strings (ids, hashes, a view's SQL) do not count.
  */
-const MAY_LOSE = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
+const MAY_LOSE = /(?:^|[:,[])\s*-?(?:\d(?:\.?\d){15}|[\d.]+[eE][+-]?\d{3})/;
 
 /** JSON.parse, with every number whose value a double cannot hold kept as its own text (see above). */
 export function parseLossless(text: string): unknown {

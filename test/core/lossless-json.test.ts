@@ -1,6 +1,6 @@
 // parseLossless: a number no double holds keeps its digits (as JSON.rawJSON); every other value is what
 // JSON.parse gives, plain numbers included.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { jsonSegments } from '../../src/cli/json-colour.js';
 import { parseLossless } from '../../src/core/lossless-json.js';
 
@@ -30,6 +30,20 @@ describe('parseLossless', () => {
   it('is JSON.parse for text without a long number, errors included', () => {
     expect(parseLossless('{"total":2,"limit":50}')).toEqual({ total: 2, limit: 50 });
     expect(() => parseLossless('{"a":12345678901234567890')).toThrow(SyntaxError);
+  });
+
+  it('reads long digit runs inside strings as plain JSON.parse does, with no reviver', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const text = '{"id":"tbl_12345678901234567890","sql":"SELECT 12345678901234567890 AS n","n":[1,2.5]}';
+      expect(parseLossless(text)).toEqual(JSON.parse(text));
+      expect(parse.mock.calls[0]).toEqual([text]);
+      parse.mockClear();
+      parseLossless('[12345678901234567890]');
+      expect(parse.mock.calls[0]?.[1]).toBeTypeOf('function');
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('prints the digits in the indented JSON of gds api on a terminal', () => {
