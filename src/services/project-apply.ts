@@ -14,6 +14,7 @@
 // or delete a table another project owns. A table the plan shows owned elsewhere fails (exit 6) unless
 // --adopt named it: then its owner is recorded first (compare-and-set on the owner the plan saw, audited).
 // --prune removes only after every create and replace of the run succeeded.
+import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { ArtifactBatchItem, ArtifactBatchItemResult } from '../client/areas/artifacts.js';
@@ -357,7 +358,8 @@ function existingIdOf(error: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-// Batches (POST /api/artifacts/batch): up to BATCH_SIZE tables a request, each table's definition, gate1.yml
+// Batches (POST /api/artifacts/batch): up to BATCH_SIZE tables a request, and no more bytes than the service's
+// request body limit (a batch of 50 large views would pass it), each table's definition, gate1.yml
 // and contract intent in one item, with the versions the plan saw as their If-Match. The service writes each
 // step as its single write would and reports each; a step that failed is the same failure as the single
 // write's. A first apply of 500 models is then a handful of requests, within the default rate limit. What a
@@ -365,6 +367,32 @@ function existingIdOf(error: unknown): string | undefined {
 // and a whole service without the batch route (404).
 
 export const BATCH_SIZE = 50;
+/** The most bytes of a batch's body: the service's limit on every request body (413 over it). */
+export const BATCH_BODY_BYTES = REQUEST_BODY_LIMIT_BYTES;
+/** `{"items":[` and `]}` around the items. */
+const BATCH_ENVELOPE_BYTES = Buffer.byteLength(JSON.stringify({ items: [] }));
+
+/**
+ * The items cut into batches in order: at most BATCH_SIZE each, and within BATCH_BODY_BYTES as JSON. An item
+ * too big for any batch goes alone (the service refuses it as its single write would).
+ */
+export function batchesOf<T>(items: T[], bodyOf: (item: T) => unknown): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let bytes = BATCH_ENVELOPE_BYTES;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(bodyOf(item)));
+    if (batch.length === BATCH_SIZE || (batch.length > 0 && bytes + 1 + size > BATCH_BODY_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = BATCH_ENVELOPE_BYTES;
+    }
+    bytes += (batch.length > 0 ? 1 : 0) + size;
+    batch.push(item);
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
 
 type Step = NonNullable<ArtifactBatchItemResult['definition']>;
 
@@ -434,19 +462,22 @@ export async function applyInBatches(
     fail: (table: PlannedTable, step: ApplyStep, tableId: string | null, error: CliError) => void;
   },
 ): Promise<BatchOutcome> {
-  const chunks: PlannedTable[][] = [];
-  for (let at = 0; at < tables.length; at += BATCH_SIZE) chunks.push(tables.slice(at, at + BATCH_SIZE));
+  const chunks = batchesOf(
+    tables.map((table) => ({ table, item: itemOf(plan, table) })),
+    (entry) => entry.item,
+  );
   const written: BatchOutcome['written'] = [];
   const leftOver: PlannedTable[] = [];
   let unsupported = false;
-  await mapBounded(chunks, options.concurrency, async (chunk) => {
+  await mapBounded(chunks, options.concurrency, async (entries) => {
+    const chunk = entries.map((entry) => entry.table);
     if (unsupported) {
       leftOver.push(...chunk);
       return;
     }
     let results: ArtifactBatchItemResult[];
     try {
-      results = await client.artifacts.batch(chunk.map((table) => itemOf(plan, table)));
+      results = await client.artifacts.batch(entries.map((entry) => entry.item));
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && error.code === 'route_not_found') {
         unsupported = true;

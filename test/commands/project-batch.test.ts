@@ -1,13 +1,15 @@
 // gds apply writes a project's tables in batches (src/services/project-batch.ts, POST /api/artifacts/batch), on
 // PGlite and PostgreSQL: a first apply of many models stays within a low rate limit without one 429, every
-// table registered with its gate1.yml and contract intent, and the same apply again writes nothing.
+// table registered with its gate1.yml and contract intent, and the same apply again writes nothing; batches of
+// large definitions are cut to stay within the service's request body limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
 import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planProject } from '../../src/services/project-plan.js';
-import { dbtProjectOf } from '../helpers/dbt-declaration.js';
+import { dbtDeclaration, dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -22,6 +24,19 @@ const describeError = (error: unknown) =>
 
 const names = Array.from({ length: MODELS }, (_, i) => `bt_model_${i}`);
 const project = dbtProjectOf('batch', names);
+
+/** Models whose definitions together pass the request body limit: 40 of 700 KB (a long decision context). */
+const LARGE = 40;
+const largeNames = Array.from({ length: LARGE }, (_, i) => `bt_large_${i}`);
+const largeProject = {
+  ...dbtProjectOf('batchlarge', []),
+  declarations: largeNames.map((name) => {
+    const declaration = dbtDeclaration(name, 'batchlarge');
+    const artifact = JSON.parse(declaration.artifact.content) as Record<string, unknown>;
+    artifact.decision_context = `${name}: ${'why this table exists. '.repeat(32_000)}`;
+    return { ...declaration, artifact: { ...declaration.artifact, content: JSON.stringify(artifact) } };
+  }),
+};
 
 describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
   let server: TestServer;
@@ -39,7 +54,8 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       logger: (line) => log.push(line),
     });
     dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-    for (const name of names) await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
+    for (const name of [...names, ...largeNames])
+      await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
   }, 120_000);
 
   afterAll(async () => {
@@ -77,6 +93,30 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       const again = await planProject(client, project, { connectorId: dev });
       expect(again.counts.unchanged).toBe(MODELS);
       expect((await applyPlan(client, again, { describe: describeError })).actions).toEqual([]);
+    },
+  );
+
+  it(
+    `a first apply of ${LARGE} large definitions sends batches within the request body limit`,
+    // 29 MB of definitions written: 24 s on PGlite at a load of 18.
+    { ...needs(skip), timeout: 240_000 },
+    async () => {
+      const sent = largeProject.declarations.reduce((sum, d) => sum + d.artifact.content.length, 0);
+      expect(sent).toBeGreaterThan(REQUEST_BODY_LIMIT_BYTES);
+      log.length = 0;
+      const plan = await planProject(client, largeProject, { connectorId: dev });
+      expect(plan.counts.create).toBe(LARGE);
+      const summary = await applyPlan(client, plan, { describe: describeError });
+      expect(summary.failed).toEqual([]);
+      expect(summary.applied).toBe(LARGE);
+      const batches = log.filter((line) => line.startsWith('← ') && line.includes('/api/artifacts/batch'));
+      expect(batches.length).toBeGreaterThan(1);
+      expect(batches.every((line) => line.startsWith('← 200 '))).toBe(true);
+      const [held] = await server.sql<{ tables: number }>(
+        'SELECT count(*)::int AS tables FROM gds.tables WHERE project = $1 AND active',
+        [`batchlarge@${dev}`],
+      );
+      expect(held).toEqual({ tables: LARGE });
     },
   );
 });
