@@ -1,6 +1,7 @@
 // `gds gate get|apply|diff|run|submit|result|status|cancel|suggest`: gate1.yml on the service and gate runs.
 // Everything that can be refused locally is refused before a request: an invalid gate1.yml, Gate 3
 // without a baseline, a sample on Gate 2/3.
+import { onFirstUse } from '../core/on-first-use.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
@@ -80,13 +81,15 @@ export async function applyGate(
   return { kind: 'applied', applied, diff: diff ?? '' };
 }
 
+const gateDiffCore = onFirstUse(() => import('../core/gate-diff.js'));
+
 /** The diff from the current gate1.yml (none: empty) to `input`, or undefined when it holds the same rules. */
 export async function gateDiff(
   tableId: string,
   current: Pick<Gate1Version, 'version' | 'content'> | null,
   input: { name: string; text: string },
 ): Promise<string | undefined> {
-  const { diffGateTexts, sameGateRules } = await import('../core/gate-diff.js');
+  const { diffGateTexts, sameGateRules } = await gateDiffCore();
   if (current !== null && sameGateRules(current.content, input.text)) return undefined;
   const before = {
     name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,

@@ -15,6 +15,7 @@
 // connector, no project) is this project's, and apply records the project on it once. A table of this
 // project with no model in the whole project is `- gone` (a model left out by --select/--exclude or gds.yml's
 // select still exists: its table is not gone).
+import { onFirstUse } from '../core/on-first-use.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
@@ -106,11 +107,17 @@ export function chooseConnector(
 
 const noChanges: PlannedChanges = { definition: false, gate1: false, contract: false };
 
+const artifactsCore = onFirstUse(() => import('../core/artifacts/index.js'));
+const artifactsService = onFirstUse(() => import('./artifacts.js'));
+const gatesService = onFirstUse(() => import('./gates.js'));
+const intentService = onFirstUse(() => import('./contract-intent.js'));
+const gateDiffCore = onFirstUse(() => import('../core/gate-diff.js'));
+
 /** The contract intent of a declaration as the PATCH body; a grain key alone is ONE_PER_ENTITY. */
 async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequest | undefined> {
   const contract = declaration.contract;
   if (contract === undefined) return undefined;
-  const { intentRequest } = await import('./contract-intent.js');
+  const { intentRequest } = await intentService();
   const keys = contract.grainKeyColumns ?? [];
   const input = {
     ...(contract.intent === undefined ? {} : { intent: contract.intent }),
@@ -158,8 +165,7 @@ async function artifactOf(
   schema: string | undefined,
   dbtSchemas: ReadonlySet<string>,
 ): Promise<LocalArtifact> {
-  const { definitionSummary, parseArtifact, resolveSource, formatArtifactError } =
-    await import('../core/artifacts/index.js');
+  const { definitionSummary, parseArtifact, resolveSource, formatArtifactError } = await artifactsCore();
   const filename = `${projectFilePrefix(projectName)}${declaration.name}.json`;
   const content =
     schema === undefined ? declaration.artifact.content : inSchema(declaration, schema, dbtSchemas);
@@ -449,16 +455,16 @@ interface Compared {
 
 /** A new table: everything it declares is a change, diffed against nothing. */
 async function newTableDiffs(work: TableWork, connectorId: string | undefined): Promise<Compared> {
-  const { definitionDiff } = await import('./artifacts.js');
-  const { unifiedDiff } = await import('../core/gate-diff.js');
+  const { definitionDiff } = await artifactsService();
+  const { unifiedDiff } = await gateDiffCore();
   const diffs: PlannedTable['diffs'] = { definition: definitionDiff(null, work.artifact, connectorId) };
   if (work.gate1 !== undefined) {
-    const { checkGateLocally } = await import('./gates.js');
+    const { checkGateLocally } = await gatesService();
     await checkGateLocally(work.gate1);
     diffs.gate1 = unifiedDiff({ name: '(none)', text: '' }, work.gate1);
   }
   if (work.intent !== undefined) {
-    const { intentText } = await import('./contract-intent.js');
+    const { intentText } = await intentService();
     diffs.contract = unifiedDiff(
       { name: '(none)', text: '' },
       { name: 'contract', text: intentText(work.intent) },
@@ -477,9 +483,9 @@ async function heldTableDiffs(
   connectorId: string | undefined,
 ): Promise<Compared> {
   const [{ definitionDiff, isHeld }, { checkGateLocally, gateDiff }, { intentDiff }] = await Promise.all([
-    import('./artifacts.js'),
-    import('./gates.js'),
-    import('./contract-intent.js'),
+    artifactsService(),
+    gatesService(),
+    intentService(),
   ]);
   const definition =
     held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
