@@ -1,5 +1,7 @@
 // `npm run server` as a real process: it writes the ready file (0600), serves, prints its URL
-// without whole tokens, stops cleanly on SIGTERM, and refuses a ready-file directory others can write.
+// without whole tokens, stops cleanly on SIGTERM, and refuses a ready-file directory others can write or a
+// bad option (exit 2, the message and the usage on stderr). Which command lines are refused, and why, is
+// checked on the parser itself (parseServerArgs, whose UsageError main prints that way), without a process.
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -19,6 +21,7 @@ import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { ReadyInfo } from '../helpers/server.js';
 import { startServerProcess, waitFor } from '../helpers/server-process.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
+import { parseServerArgs, UsageError } from '../../src/server/options.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gds-main-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,7 +98,8 @@ describe('npm run server', () => {
     await expect(fetch(`${baseUrl}/.well-known/jwks.json`)).rejects.toThrow();
   });
 
-  it(
+  // The three that start no server run at once.
+  it.concurrent(
     'refuses a ready-file directory others can write, with exit code 2, and writes nothing',
     { timeout: 60_000 },
     async () => {
@@ -110,34 +114,47 @@ describe('npm run server', () => {
     },
   );
 
-  it('--help describes every option on its own line, with its default', { timeout: 60_000 }, async () => {
-    const server = run(['--help']);
-    expect(await server.exited).toBe(0);
+  it.concurrent(
+    '--help describes every option on its own line, with its default',
+    { timeout: 60_000 },
+    async () => {
+      const server = run(['--help']);
+      expect(await server.exited).toBe(0);
+      await server.closed;
+      const options = server.output.stdout.split('\n').filter((line) => line.startsWith('  --'));
+      expect(options.map((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1])).toEqual([
+        'port',
+        'host',
+        'stage',
+        'ready-file',
+        'data-dir',
+        'database-url',
+        'rate-limit',
+        'refresh-grace',
+        'workspaces',
+        'query-timeout',
+        'embedded-row-limit',
+        'public-url',
+        'trust-proxy',
+        'dbt',
+        'clock-offset-file',
+        'help',
+      ]);
+      for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
+      expect(options[0]).toMatch(/^ {2}--port N +.*\(default: 8787\)$/);
+      expect(options[2]).toMatch(/^ {2}--stage NAME +.*\(default: v1\)$/);
+      expect(options[3]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
+      expect(server.output.stderr).toBe('');
+    },
+  );
+
+  it.concurrent('refuses a bad option with exit code 2, the message and the usage on stderr', async () => {
+    const server = run(['--port', 'eighty']);
+    expect(await server.exited).toBe(2);
     await server.closed;
-    const options = server.output.stdout.split('\n').filter((line) => line.startsWith('  --'));
-    expect(options.map((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1])).toEqual([
-      'port',
-      'host',
-      'stage',
-      'ready-file',
-      'data-dir',
-      'database-url',
-      'rate-limit',
-      'refresh-grace',
-      'workspaces',
-      'query-timeout',
-      'embedded-row-limit',
-      'public-url',
-      'trust-proxy',
-      'dbt',
-      'clock-offset-file',
-      'help',
-    ]);
-    for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
-    expect(options[0]).toMatch(/^ {2}--port N +.*\(default: 8787\)$/);
-    expect(options[2]).toMatch(/^ {2}--stage NAME +.*\(default: v1\)$/);
-    expect(options[3]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
-    expect(server.output.stderr).toBe('');
+    expect(server.output.stderr).toContain('--port must be an integer');
+    expect(server.output.stderr).toContain('usage: npm run server -- [options]');
+    expect(server.output.stdout).toBe('');
   });
 
   it(
@@ -208,58 +225,61 @@ describe('npm run server', () => {
       await server.closed;
     },
   );
+});
 
-  it('refuses a --dbt that is not a folder with exit code 2', { timeout: 60_000 }, async () => {
-    const server = run(['--dbt', join(dir, 'no-such-project')]);
-    expect(await server.exited).toBe(2);
-    expect(server.output.stderr).toContain('is not a folder: name your dbt project folder');
-  });
-
-  it('refuses a bad option with exit code 2 and the usage', { timeout: 60_000 }, async () => {
-    const server = run(['--port', 'eighty']);
-    expect(await server.exited).toBe(2);
-    expect(server.output.stderr).toContain('--port must be an integer');
-    const workspaces = run(['--workspaces', '0']);
-    expect(await workspaces.exited).toBe(2);
-    expect(workspaces.output.stderr).toContain('--workspaces must be an integer from 1 to 9');
-    expect(server.output.stderr).toContain('usage: npm run server');
-    for (const stage of ['api', 'a/b']) {
-      const staged = run(['--stage', stage]);
-      expect(await staged.exited).toBe(2);
-      expect(staged.output.stderr).toContain(`--stage must be one path segment of letters, digits`);
+describe("npm run server's command line", () => {
+  const refusal = (args: string[]) => {
+    try {
+      parseServerArgs(args, {});
+    } catch (error) {
+      if (error instanceof UsageError) return error.message;
+      throw error;
     }
+    throw new Error(`${args.join(' ')} was accepted`);
+  };
+
+  it('refuses a --dbt that is not a folder', () => {
+    expect(refusal(['--dbt', join(dir, 'no-such-project')])).toContain(
+      'is not a folder: name your dbt project folder',
+    );
   });
 
-  it(
-    'refuses a query deadline that is not a positive number of milliseconds',
-    { timeout: 60_000 },
-    async () => {
-      const server = run(['--query-timeout', '0']);
-      expect(await server.exited).toBe(2);
-      expect(server.output.stderr).toContain('--query-timeout must be an integer from 1 to 3600000; got "0"');
-      expect(server.output.stderr).toContain('usage: npm run server -- [options]');
-    },
-  );
+  it('refuses a bad port, workspace count or stage', () => {
+    expect(refusal(['--port', 'eighty'])).toContain('--port must be an integer');
+    expect(refusal(['--workspaces', '0'])).toContain('--workspaces must be an integer from 1 to 9');
+    for (const stage of ['api', 'a/b'])
+      expect(refusal(['--stage', stage])).toContain(`--stage must be one path segment of letters, digits`);
+  });
 
-  it(
-    'refuses a clock offset file that holds something other than whole seconds',
-    { timeout: 60_000 },
-    async () => {
-      const file = join(dir, 'clock-offset');
-      writeFileSync(file, '31 days');
-      const server = run(['--clock-offset-file', file]);
-      expect(await server.exited).toBe(2);
-      expect(server.output.stderr).toContain(
-        `--clock-offset-file ${file} must hold a whole number of seconds`,
-      );
-    },
-  );
+  it('refuses a query deadline that is not a positive number of milliseconds', () => {
+    expect(refusal(['--query-timeout', '0'])).toContain(
+      '--query-timeout must be an integer from 1 to 3600000; got "0"',
+    );
+  });
 
-  it('refuses an embedded row limit that is not a positive number of rows', { timeout: 60_000 }, async () => {
-    const server = run(['--embedded-row-limit', '0']);
-    expect(await server.exited).toBe(2);
-    expect(server.output.stderr).toContain(
+  it('refuses a clock offset file that holds something other than whole seconds', () => {
+    const file = join(dir, 'clock-offset');
+    writeFileSync(file, '31 days');
+    expect(refusal(['--clock-offset-file', file])).toContain(
+      `--clock-offset-file ${file} must hold a whole number of seconds`,
+    );
+  });
+
+  it('refuses an embedded row limit that is not a positive number of rows', () => {
+    expect(refusal(['--embedded-row-limit', '0'])).toContain(
       '--embedded-row-limit must be an integer from 1 to 1000000000; got "0"',
     );
+  });
+
+  it('reads a good command line into the server options and the ready file', () => {
+    const parsed = parseServerArgs(
+      ['--port', '0', '--workspaces', '2', '--stage', 'prod', '--ready-file', join(dir, 'r.json')],
+      { GDS_DATABASE_URL: 'postgres://db/x' },
+    );
+    expect(parsed).toMatchObject({
+      server: { port: 0, workspaces: 2, stage: 'prod', databaseUrl: 'postgres://db/x' },
+      readyFile: join(dir, 'r.json'),
+    });
+    expect(parseServerArgs(['--help'], {})).toEqual({ help: true });
   });
 });
