@@ -3,7 +3,7 @@
 // database handle, beside a `SELECT 1` (the round trip no statement can beat), on PGlite and on PostgreSQL:
 // one token's window counted many times, and as many tokens' windows counted once each.
 import { performance } from 'node:perf_hooks';
-import type { Db } from '../../src/server/db/index.js';
+import type { Db } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
 import { migrate } from '../../src/server/db/migrations.js';
 import { RateLimiter } from '../../src/server/rate-limit.js';

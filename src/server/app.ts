@@ -15,7 +15,7 @@ import { offsetFileClock, systemClock } from './clock.js';
 import type { AppContext } from './context.js';
 import { authenticate } from './context.js';
 import { ContractChecker } from './contract-check.js';
-import type { Queryable } from './db/index.js';
+import type { Queryable } from './db/handle.js';
 import { exclusively, openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
 import {

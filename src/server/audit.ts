@@ -1,6 +1,6 @@
 // The audit trail: every action of the server writes an entry in the same transaction as the action.
 import type { Clock } from './clock.js';
-import type { Queryable } from './db/index.js';
+import type { Queryable } from './db/handle.js';
 import { badRequest } from './errors.js';
 import { newId } from './ids.js';
 import type { AuditEntry } from '../contract/types.js';

@@ -5,7 +5,7 @@ import type { Authenticator } from './auth/caller.js';
 import type { SigningKeys } from './auth/keys.js';
 import type { TokenSigner } from './auth/tokens.js';
 import type { Clock } from './clock.js';
-import type { Db } from './db/index.js';
+import type { Db } from './db/handle.js';
 import type { OwnNames } from './host-check.js';
 import { HttpError } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';

@@ -13,7 +13,7 @@ import { parseCsv } from '../core/dbt/csv.js';
 import { isInsideFolder } from '../core/inside-folder.js';
 import { declareDbtProject, prepareDbtReader } from '../core/dbt/project.js';
 import type { DbtDeclaration } from '../core/dbt/types.js';
-import type { Db, Queryable } from './db/index.js';
+import type { Db, Queryable } from './db/handle.js';
 import { newId } from './ids.js';
 import { describeWarehouseObject, quoteIdent } from './warehouse.js';
 

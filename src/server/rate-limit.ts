@@ -2,7 +2,7 @@
 // authentication, a person for minting tokens. The windows live in the database (gds.rate_windows), so that
 // every server process on one PostgreSQL counts against the same window: one statement per counted request.
 import type { Clock } from './clock.js';
-import type { Queryable } from './db/index.js';
+import type { Queryable } from './db/handle.js';
 import { HttpError } from './errors.js';
 
 export interface RateLimitState {

@@ -6,7 +6,7 @@
 // warehouse namespace. Runs only when the database holds no workspace yet.
 import type { Clock } from './clock.js';
 import { isoAt } from './clock.js';
-import type { Db, Queryable } from './db/index.js';
+import type { Db, Queryable } from './db/handle.js';
 import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import type { Column } from './records/columns.js';

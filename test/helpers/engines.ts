@@ -2,7 +2,7 @@
 // without GDS_TEST_DATABASE_URL). `describe.each(ENGINES)` with `useEngineDb` gives each block a fresh
 // database of its engine, arranged by `setup`, closed (and a PostgreSQL one dropped) after the block.
 import { afterAll, beforeAll } from 'vitest';
-import type { Db } from '../../src/server/db/index.js';
+import type { Db } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
 import { createPostgresDatabase } from './server.js';
 import { noPostgres } from './skip.js';

@@ -3,7 +3,7 @@
 // schema's columns for each made `gds apply` and `npm run server -- --dbt` quadratic in the project's size.
 // The rows the database returns are counted here (no timing: the figures are in `npm run bench dbt-plan`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, Queryable } from '../../src/server/db/index.js';
+import type { Db, Queryable } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
 import { describeWarehouseObject } from '../../src/server/warehouse.js';
 

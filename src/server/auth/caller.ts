@@ -2,7 +2,7 @@
 // still active, integration token not revoked). Guards below say which callers an endpoint takes.
 import type { Audience, Role, WorkspaceScope } from '../../core/scopes.js';
 import { isRole } from '../../core/scopes.js';
-import type { Db } from '../db/index.js';
+import type { Db } from '../db/handle.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { sha256 } from '../ids.js';
 import type { IntegrationClaims, TokenSigner } from './tokens.js';

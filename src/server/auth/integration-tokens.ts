@@ -5,7 +5,7 @@
 import type { Audience } from '../../core/scopes.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import type { Clock } from '../clock.js';
 import type { HttpError } from '../errors.js';
 import { unauthorized } from '../errors.js';

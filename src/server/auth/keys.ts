@@ -3,7 +3,7 @@
 import type { CryptoKey, JWK } from 'jose';
 import { exportJWK, generateKeyPair, importJWK } from 'jose';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/index.js';
+import type { Db } from '../db/handle.js';
 import { newId } from '../ids.js';
 
 export const SIGNING_ALG = 'EdDSA';

@@ -5,7 +5,7 @@
 // key derived (HKDF) from the spent token's secret, which the server never stores: the database alone,
 // holding only the secret's SHA-256, cannot open it.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 
 /**
  * How long a spent refresh token is answered again with its successor (a server option, `--refresh-grace`).

@@ -7,7 +7,7 @@ import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { requireRole, visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
 import { roleAtLeast } from '../../core/scopes.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { forbidden, notFound } from '../errors.js';
 import { sha256 } from '../ids.js';
 import type { SessionCaller } from './caller.js';

@@ -4,7 +4,7 @@ import type { Role } from '../../core/scopes.js';
 import { ANY_ENVIRONMENT, environmentAllows, isRole, roleAtLeast } from '../../core/scopes.js';
 import type { Caller, SessionCaller } from '../auth/caller.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { forbidden, unauthorized } from '../errors.js';
 import type { TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';

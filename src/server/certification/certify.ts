@@ -3,7 +3,7 @@
 import type { TransitionContext } from '../../core/lifecycle/index.js';
 import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
-import type { Db, Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { badRequest } from '../errors.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1WithDigest } from '../gates/gate1-runner.js';

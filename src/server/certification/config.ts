@@ -1,7 +1,7 @@
 // Workspace configuration: a fixed set of keys with their allowed values and defaults, the current
 // values (defaults until first set) and the history of every change (actor, time, old and new value).
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { badRequest } from '../errors.js';
 
 export const CONFIG_KEYS = {

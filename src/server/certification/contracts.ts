@@ -1,7 +1,7 @@
 // The live semantic contract of a table (§2.6) and its immutable numbered versions (§9): one version
 // per certification, and a restore cuts a new forward version carrying an earlier one's fields.
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 

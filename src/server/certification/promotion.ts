@@ -9,7 +9,7 @@ import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import { requireEnvironment } from './access.js';
 import type { AppContext } from '../context.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { currentGate1, storeGate1Version } from '../gates/gate1-store.js';
 import type { ConnectorRow } from '../governance/definitions.js';

@@ -1,6 +1,6 @@
 // Where a table's certified view lives (`<prefix>certified_<env>.<table>`), and dropping it: what a state
 // change out of CERTIFIED needs (governance/engine.ts) without the publishing of view.ts.
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import type { Column } from '../records/columns.js';
 import { quoteIdent } from '../warehouse.js';
 

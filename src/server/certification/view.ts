@@ -8,7 +8,7 @@ import { certifiedSchema } from './view-name.js';
 import type { ViewSource } from './view-name.js';
 import { getWorkspaceConfig } from './config.js';
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { HttpError } from '../errors.js';
 import type { ColumnType } from '../records/columns.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';

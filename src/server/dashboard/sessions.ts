@@ -2,7 +2,7 @@
 // the person and workspace it stands for, in the database (gds.dashboard_sessions): every server process on
 // one PostgreSQL knows every sign-in, and a sign-in outlives a restart of a server with a kept database.
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { createHmac } from 'node:crypto';
 import { newSecret, sha256 } from '../ids.js';
 

@@ -2,7 +2,7 @@
 // (a table's recent jobs, proofs and audit entries) are read here, always scoped to the table.
 import type { LiveContract, ContractVersion } from '../certification/contracts.js';
 import { findContract, listVersions } from '../certification/contracts.js';
-import type { Db } from '../db/index.js';
+import type { Db } from '../db/handle.js';
 import type { Certification } from '../governance/status.js';
 import { latestCertification } from '../governance/status.js';
 import type { RecertificationRequest } from '../governance/recertification-requests.js';

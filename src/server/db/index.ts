@@ -9,8 +9,8 @@ import pg from 'pg';
 import { DEFAULT_EMBEDDED_ROW_LIMIT } from './embedded-limit.js';
 import { openPgliteWorker, pgliteModule, QueryDeadlineError } from './pglite.js';
 
-// The handle's types are in handle.ts, so that pglite.ts and embedded-limit.ts need not import this module.
-export type { Db, Queryable } from './handle.js';
+// The handle's types are in handle.ts, imported from there, so that pglite.ts and embedded-limit.ts need not
+// import this module.
 import type { Db, Queryable } from './handle.js';
 
 /** Runs `fn` as the only server process doing `name` on this database (one at a time); PGlite: just runs it. */

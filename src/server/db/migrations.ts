@@ -1,7 +1,7 @@
 // The service's own schema (`gds`), as an ordered list of migrations applied once each. Later
 // issues append migrations here; never edit one that has shipped.
 import { CERTIFICATION_MIGRATION, WAREHOUSE_NAMESPACE_MIGRATION } from '../certification/schema.js';
-import type { Db } from './index.js';
+import type { Db } from './handle.js';
 import type { Migration } from './migration.js';
 
 /**

@@ -1,7 +1,7 @@
 // Gate 2 (semantic/structural) and Gate 3 (statistical) as detached, evidence-only jobs: each
 // handler reads the table's rows in a read-only transaction and returns a report stored as the
 // job's result. They change no state and certify nothing.
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import type { BaselineReport } from '../governance/baseline.js';
 import type { Job, JobEnv } from '../governance/jobs.js';
 import { registerJobHandler } from '../governance/jobs.js';

@@ -5,7 +5,7 @@
 import type { Gate1Document, Gate1Severity, UniqueCheck } from '../../core/gate1/index.js';
 import { checkPredicateSql, checkRegex } from '../../core/gate1/index.js';
 import type { Clock } from '../clock.js';
-import type { Db, Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { quoteIdent, quoteSource } from '../warehouse.js';
 import { percent, plural } from './format.js';
 import { currentGate1, rulesOf } from './gate1-store.js';

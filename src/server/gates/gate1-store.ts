@@ -2,7 +2,7 @@
 // gds.tables.gate1_version, which makes every earlier proof stale.
 import type { Gate1Document } from '../../core/gate1/index.js';
 import { validateGate1 } from '../../core/gate1/index.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 
 export interface Gate1Version {
   version: number;

@@ -1,7 +1,7 @@
 // Persisted Gate 1 proofs (`gate submit` only; a dry run stores nothing). A proof is FRESH while the
 // table's definition, gate1.yml and data versions all equal the ones it was taken at.
 import type { Gate1ProofBody } from '../../contract/types.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
 import type { CheckResult, Gate1Proof, SampleInfo } from './gate1-runner.js';
 import type { TableVersions } from './table.js';

@@ -2,7 +2,7 @@
 // write possible even through a predicate) with a statement timeout. Each check runs under a
 // savepoint so a failing statement (a cast error in a predicate) fails that check only; a statement
 // past the server's deadline (QueryDeadlineError) fails the whole run, naming the deadline.
-import type { Db, Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 
 const WORK_MEM = '64MB';

@@ -2,7 +2,7 @@
 // table's source), or a Mode B table's own rows projected from gds.records as typed columns. Every
 // check is `WITH gate_rows AS (…) SELECT … FROM gate_rows`, so checks see exactly the registered
 // columns (by their names) and nothing else.
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import type { ColumnType } from '../records/columns.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import type { RowsSource, SampleSpec } from './sample.js';

@@ -14,7 +14,7 @@
 //               storage order and their starts spread evenly over the table's blocks instead (the
 //               first run from the first row, the last to the last row): see drawBlockChunks.
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { badRequest } from '../errors.js';
 import { Params } from './params.js';
 

@@ -9,7 +9,7 @@
 // A sampled run (`--sample`) draws the sample in that snapshot first and copies the sample alone: the
 // table's own rows are not copied, so a sample of a large table costs its draw, not a copy of the table.
 import { assertWithinEmbedded } from '../db/embedded-limit.js';
-import type { Db, Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 import { HttpError } from '../errors.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';

@@ -4,7 +4,7 @@
 import { stringify } from 'yaml';
 import type { CustomPredicate, FieldOverride, Gate1Document, PatternCheck } from '../../core/gate1/index.js';
 import { checkPredicateSql, validateGate1 } from '../../core/gate1/index.js';
-import type { Db } from '../db/index.js';
+import type { Db } from '../db/handle.js';
 import { quoteIdent } from '../warehouse.js';
 import { percent } from './format.js';
 import { Params } from './relation.js';

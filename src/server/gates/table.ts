@@ -1,6 +1,6 @@
 // What the gates need of a governed table: gov's table row, plus the optional referential-integrity
 // and bounds declarations of its columns, its three versions, and where a reference may point.
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import type { LoadOptions, TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';
 import type { Column } from '../records/columns.js';

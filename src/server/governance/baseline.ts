@@ -2,7 +2,7 @@
 // and stores the profile as the job's result, the baseline report Gate 3 compares against (the job id is
 // the report id).
 import { assertWithinEmbedded } from '../db/embedded-limit.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { describeWarehouseObject, quoteIdent, quoteSource } from '../warehouse.js';
 import type { Job, JobEnv } from './jobs.js';
 

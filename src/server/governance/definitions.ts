@@ -16,7 +16,7 @@ import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Column, ColumnType } from '../records/columns.js';

@@ -15,7 +15,7 @@ import type { Caller } from '../auth/caller.js';
 import type { AuditInput } from '../audit.js';
 import { recordAudit, recordAudits } from '../audit.js';
 import type { Clock } from '../clock.js';
-import type { Db, Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { HttpError } from '../errors.js';
 import { newId } from '../ids.js';
 import { dropCertifiedView } from '../certification/view-name.js';

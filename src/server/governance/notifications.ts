@@ -3,7 +3,7 @@
 // has at most one open notification, its latest submission's; it closes when the table leaves
 // PENDING_REVIEW (certified, rejected, replaced) or a newer submission takes its place.
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
 import type { ListKey } from '../list-cursor.js';
 import { keyedPage } from '../list-cursor.js';

@@ -7,7 +7,7 @@ import type { SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
-import type { Db, Queryable } from '../db/index.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import { keyedPage, type ListKey } from '../list-cursor.js';

@@ -10,7 +10,7 @@ import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { CertifiedViewStatus } from '../certification/view.js';
 import { repairCertifiedViews } from '../certification/view.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
 import { checkNesting } from '../input-rule.js';
 import type { AuditInput } from '../audit.js';

@@ -1,6 +1,6 @@
 // What `status` and `quarantine open` show about a table: certification info from the contract versions,
 // schema drift computed live against the warehouse object, and the table's DDL.
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import type { Column } from '../records/columns.js';
 import { describeWarehouseObject, quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import type { TableRow } from './tables.js';

@@ -3,7 +3,7 @@
 import { randomInt } from 'node:crypto';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { HttpError } from '../errors.js';
 import { newSecret, sha256 } from '../ids.js';
 import { OAuthError } from './errors.js';

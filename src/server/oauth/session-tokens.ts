@@ -4,7 +4,7 @@
 // except within the reuse grace window (../auth/reissue.ts), which answers it again with the same tokens.
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from '../auth/reissue.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import { OAuthError } from './errors.js';

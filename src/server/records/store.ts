@@ -1,7 +1,7 @@
 // Reading and writing records. Mode A rows come from the warehouse object (read only); Mode B rows
 // live in the service's own storage (gds.records).
 import type { TableRecord } from '../../contract/types.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';

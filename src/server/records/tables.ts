@@ -2,7 +2,7 @@
 import { environmentAllows, tableScope } from '../../core/scopes.js';
 import type { TablePermission } from '../../core/scopes.js';
 import type { IntegrationCaller } from '../auth/caller.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { findTable } from '../governance/tables.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Column } from './columns.js';

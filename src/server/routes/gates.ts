@@ -18,7 +18,7 @@ import { checkGate1Bounds } from '../artifact-bounds.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { parseBody } from '../contract.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { certifiedViewName } from '../certification/view-name.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';

@@ -16,7 +16,7 @@ import { recordAudit } from '../audit.js';
 import type { AuditInput } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { assertRecordsWithinEmbedded } from '../db/embedded-limit.js';
-import type { Queryable } from '../db/index.js';
+import type { Queryable } from '../db/handle.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';

@@ -4,7 +4,7 @@
 // gate work give way to requests' on the one connection, so a read is answered between a gate run's steps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateQueue, ServerBusyError } from '../../../src/server/db/gate-queue.js';
-import type { Db } from '../../../src/server/db/index.js';
+import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { GATE_SLOTS } from '../../../src/server/db/pglite.js';
 

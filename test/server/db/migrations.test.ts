@@ -1,7 +1,7 @@
 // Migrations apply once each, in order, and a database another build numbered differently is refused
 // by name instead of being half-migrated.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/server/db/index.js';
+import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { migrate, MIGRATIONS } from '../../../src/server/db/migrations.js';
 

@@ -6,7 +6,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/server/db/index.js';
+import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { QueryDeadlineError } from '../../../src/server/db/pglite.js';
 

@@ -4,7 +4,7 @@
 // that error hid the first one while the dead connection went back to the pool.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/server/db/index.js';
+import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { createPostgresDatabase } from '../../helpers/server.js';
 import { needs, noPostgres } from '../../helpers/skip.js';

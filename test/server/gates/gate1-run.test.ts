@@ -3,7 +3,7 @@
 // warehouse; samples; dry runs persisting nothing; submissions persisting a fresh proof that goes
 // stale when the gate1, definition or data version moves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../../../src/server/db/index.js';
+import type { Queryable } from '../../../src/server/db/handle.js';
 import { isProofFresh, latestSubmitProof } from '../../../src/server/gates/proofs.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';

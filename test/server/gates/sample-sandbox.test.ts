@@ -3,7 +3,7 @@
 // (a full run loads them all). What each sample finds is what the same sample finds checked in place.
 // The sandbox is watched by wrapping the database's: every COPY of copied rows is counted per table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, Queryable } from '../../../src/server/db/index.js';
+import type { Db, Queryable } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { migrate } from '../../../src/server/db/migrations.js';
 import { seedIfEmpty } from '../../../src/server/seed.js';

@@ -14,7 +14,7 @@ import {
 import { cancelJob, enqueueJob, getJob, registerJobHandler } from '../../../src/server/governance/jobs.js';
 import { resolveOpenRequests } from '../../../src/server/governance/recertification-requests.js';
 import { findTable, loadTable } from '../../../src/server/governance/tables.js';
-import type { Db } from '../../../src/server/db/index.js';
+import type { Db } from '../../../src/server/db/handle.js';
 
 let server: RunningServer;
 let db: Db;
