@@ -4,6 +4,7 @@
 // network error (exit 9), never a silent direct connection. The https service goes by a name that is not
 // loopback (service.gds.test, mapped to 127.0.0.1 by the proxy): a loopback base never goes through a proxy,
 // so a plain-http base (allowed only for loopback) never sends its bearer token to a proxy in clear text.
+// gds runs in the test process (runInProcess), once as a real process.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:https';
@@ -14,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxyEnvironment } from '../../src/client/transport.js';
 import { connectProxy, serviceHost } from './connect-proxy.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/tls/', import.meta.url));
 const certificate = join(fixtures, 'proxied-cert.pem');
@@ -62,11 +64,15 @@ const env = (extra: Record<string, string>) => ({
 });
 
 describe('proxies', () => {
-  it.each(['HTTPS_PROXY', 'https_proxy'])(
+  it.each([
+    ['HTTPS_PROXY', runCli],
+    ['https_proxy', runInProcess],
+  ])(
     '%s: the call goes through the proxy (CONNECT host:port)',
-    async (name) => {
+    // Once a real process, as a user runs gds behind a proxy: node reads NODE_EXTRA_CA_CERTS as it starts.
+    async (name, run) => {
       connects.length = 0;
-      const r = await runCli(['list', '--json'], { env: env({ [name]: proxyUrl }) });
+      const r = await run(['list', '--json'], { env: env({ [name]: proxyUrl }) });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ id: 'tbl_1' });
       expect(connects).toEqual([`CONNECT ${new URL(base).host}`]);
@@ -76,7 +82,7 @@ describe('proxies', () => {
   it('NO_PROXY naming the host: gds goes around the proxy, which hears nothing', async () => {
     // service.gds.test resolves only through the proxy: going around it is a network error (exit 9).
     connects.length = 0;
-    const r = await runCli(['list', '--json', '--max-retry-after', '0'], {
+    const r = await runInProcess(['list', '--json', '--max-retry-after', '0'], {
       env: env({ HTTPS_PROXY: proxyUrl, NO_PROXY: serviceHost }),
     });
     expect(r.code).toBe(9);
@@ -102,7 +108,7 @@ describe('proxies', () => {
       }
       try {
         const port = (plain.address() as AddressInfo).port;
-        const r = await runCli(['list', '--json'], {
+        const r = await runInProcess(['list', '--json'], {
           env: env({
             SERVICE_API_URL: `http://${host}:${port}`,
             HTTP_PROXY: proxyUrl,
@@ -124,7 +130,7 @@ describe('proxies', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const r = await runCli(['list', '--json', '--max-retry-after', '0'], {
+    const r = await runInProcess(['list', '--json', '--max-retry-after', '0'], {
       env: env({ HTTPS_PROXY: `http://127.0.0.1:${port}` }),
     });
     expect(r.code).toBe(9);

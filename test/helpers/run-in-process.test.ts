@@ -1,7 +1,10 @@
 // The in-process runner leaves the test process as it found it, and shows what a process would.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getCACertificates } from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { runInProcess } from './run-in-process.js';
 
@@ -28,4 +31,16 @@ it('runs calls one at a time: each gets its own output', async () => {
   expect(version.stdout).toMatch(/^gds\/\S+ \S+ node-v\S+\n$/);
   expect(help.stdout).toContain('$ gds gate COMMAND');
   expect(help.stdout).not.toContain('gds/');
+});
+
+it('trusts the certificates of NODE_EXTRA_CA_CERTS for the call alone, as node read it as it started', async () => {
+  const trusted = () =>
+    new Set(getCACertificates('default').map((pem) => new X509Certificate(pem).fingerprint256));
+  const before = trusted();
+  const file = fileURLToPath(new URL('../e2e/fixtures/tls/proxied-cert.pem', import.meta.url));
+  const certificate = new X509Certificate(await readFile(file)).fingerprint256;
+  expect(before.has(certificate)).toBe(false);
+  const r = await runInProcess(['--version'], { env: { NODE_EXTRA_CA_CERTS: file } });
+  expect(r.code).toBe(0);
+  expect(trusted()).toEqual(before);
 });

@@ -13,12 +13,15 @@
 // What a process alone shows stays a process test (runCli): signals, a terminal, stdout closing early,
 // process.exit, colour forced by FORCE_COLOR after the first call (ansis decides once per process), and a
 // child gds starts with stdio inherited (a shell alias), which writes to the test process's own stdout.
+// NODE_EXTRA_CA_CERTS, which node reads only as it starts, is given its effect for the call: the
+// certificates of the file are trusted besides the default ones, and no longer after.
 import { Console } from 'node:console';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { afterAll } from 'vitest';
@@ -150,6 +153,7 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
     listeners: processEvents.map((event) => [event, process.listeners(event)] as const),
   };
   let exitCalled: number | undefined;
+  const trusted = trustExtraCertificates(options.env?.NODE_EXTRA_CA_CERTS);
   replaceEnv(cliEnv(options.env));
   process.chdir(options.cwd ?? repoRoot);
   process.argv = [process.execPath, cliEntry, ...args];
@@ -201,8 +205,20 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
     process.title = saved.title;
     process.chdir(saved.cwd);
     replaceEnv(saved.env);
+    if (trusted !== undefined) setDefaultCACertificates(trusted);
   }
   return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Trusts the certificates of `file` besides the default ones; returns the default ones to restore. */
+function trustExtraCertificates(file: string | undefined): string[] | undefined {
+  if (file === undefined) return undefined;
+  const before = getCACertificates('default');
+  const extra = readFileSync(file, 'utf8').match(
+    /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g,
+  );
+  setDefaultCACertificates([...before, ...(extra ?? [])]);
+  return before;
 }
 
 function replaceEnv(next: NodeJS.ProcessEnv): void {
