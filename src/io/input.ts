@@ -163,6 +163,22 @@ const file = {
 };
 
 async function readRegularFile(path: string, flag: string, options: BoundedInputOptions): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of regularFileChunks(path, { ...options, flag })) {
+    chunks.push(chunk);
+    total += chunk.length;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * The bytes of a regular file of at most `maxBytes` bytes, chunk by chunk (each a new Buffer), refused as
+ * readBoundedText refuses it (not a regular file, over the limit: from its size, or as it grows). Bytes are
+ * not checked for UTF-8 here.
+ */
+export async function* regularFileChunks(path: string, options: BoundedInputOptions): AsyncGenerator<Buffer> {
+  const flag = options.flag ?? '-f';
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO does not wait for a writer (the type is checked next); no effect on a file.
@@ -171,7 +187,9 @@ async function readRegularFile(path: string, flag: string, options: BoundedInput
     throw inputError(path, flag, error);
   }
   try {
-    const info = await file.stat(fd);
+    const info = await file.stat(fd).catch((error: unknown) => {
+      throw inputError(path, flag, error);
+    });
     if (info.isDirectory()) throw inputError(path, flag, Object.assign(new Error(''), { code: 'EISDIR' }));
     if (!info.isFile()) {
       throw new CliError(
@@ -185,20 +203,20 @@ async function readRegularFile(path: string, flag: string, options: BoundedInput
     }
     if (info.size > options.maxBytes) throw tooLarge(path, options, info.size);
     // The file may grow after the stat: read no more than one byte past the limit.
-    const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
       const chunk = Buffer.allocUnsafe(READ_CHUNK);
-      const { bytesRead } = await file.read(fd, chunk, 0, READ_CHUNK, null);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await file.read(fd, chunk, 0, READ_CHUNK, null));
+      } catch (error) {
+        throw inputError(path, flag, error);
+      }
       if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
       total += bytesRead;
       if (total > options.maxBytes) throw tooLarge(path, options);
+      yield chunk.subarray(0, bytesRead);
     }
-    return Buffer.concat(chunks, total);
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw inputError(path, flag, error);
   } finally {
     await file.close(fd);
   }

@@ -14,7 +14,15 @@ import {
   prepareDbtReader,
 } from '../core/dbt/project.js';
 import { csvHeader } from '../core/dbt/csv.js';
-import { readQuoting } from '../core/dbt/manifest.js';
+import {
+  CATALOG_MEMBERS,
+  CatalogReader,
+  MANIFEST_MEMBERS,
+  ManifestReader,
+  readQuoting,
+} from '../core/dbt/manifest.js';
+import type { Manifest, ManifestOutline } from '../core/dbt/manifest.js';
+import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
 import type { DbtProject, DbtSelection, QuotePolicy } from '../core/dbt/types.js';
 
 /** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
@@ -85,7 +93,18 @@ export async function findDbtArtifacts(dir: string): Promise<DbtProjectFiles> {
   );
 }
 
-async function readJsonBounded(path: string, max: number, what: string): Promise<unknown> {
+/**
+ * Reads a manifest or catalog member by member (readJsonMembers): the file is never held whole, nor parsed
+ * whole, only what `reader` keeps of each member.
+ */
+async function readArtifactMembers<T>(
+  path: string,
+  max: number,
+  what: string,
+  members: { each: readonly string[]; whole: readonly string[] },
+  reader: { member(section: string, key: string | undefined, raw: unknown): void },
+  result: (outline: ManifestOutline) => T,
+): Promise<T> {
   const info = await stat(path);
   if (info.size > max)
     throw usage(
@@ -95,39 +114,48 @@ async function readJsonBounded(path: string, max: number, what: string): Promise
     );
   // A regular file only, read no further than the limit, UTF-8 only: a FIFO or a link to /dev/zero (whose
   // size reads 0) is refused instead of blocking or reading forever.
-  const { text } = await readBoundedText(path, { flag: '--dbt', maxBytes: max, what: `a dbt ${what}` });
   try {
-    return JSON.parse(text) as unknown;
+    const outline = await readJsonMembers(
+      path,
+      { flag: '--dbt', maxBytes: max, what: `a dbt ${what}`, ...members },
+      (section, key, value) => reader.member(section, key, value),
+    );
+    return result({ object: outline.root === 'object', nodes: outline.members.get('nodes') === 'object' });
   } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
     throw usage(
-      `${path} is not valid JSON: ${(err as Error).message}`,
+      `${path} is not valid JSON: ${err.message}`,
       `Run dbt again to rewrite its ${what} (a run stopped half-way leaves a cut file).`,
       'invalid_dbt_artifact',
     );
   }
 }
 
-async function readSeedHeaders(projectDir: string, manifest: unknown): Promise<Record<string, string[]>> {
+const readManifestFile = (path: string) => {
+  const reader = new ManifestReader();
+  return readArtifactMembers(path, MAX_MANIFEST_BYTES, 'manifest', MANIFEST_MEMBERS, reader, (outline) =>
+    reader.manifest(outline),
+  );
+};
+
+const readCatalogFile = (path: string) => {
+  const reader = new CatalogReader();
+  return readArtifactMembers(path, MAX_CATALOG_BYTES, 'catalog', CATALOG_MEMBERS, reader, (outline) =>
+    reader.catalog(outline),
+  );
+};
+
+async function readSeedHeaders(projectDir: string, manifest: Manifest): Promise<Record<string, string[]>> {
   const headers: Record<string, string[]> = {};
-  const nodes = (manifest as { nodes?: Record<string, unknown> } | null)?.nodes;
-  if (typeof nodes !== 'object' || nodes === null) return headers;
-  for (const [id, raw] of Object.entries(nodes)) {
-    const node = raw as {
-      resource_type?: unknown;
-      original_file_path?: unknown;
-      config?: { delimiter?: unknown };
-    };
-    if (node?.resource_type !== 'seed' || typeof node.original_file_path !== 'string') continue;
-    const path = resolve(projectDir, node.original_file_path.replaceAll('\\', '/'));
+  for (const [id, node] of manifest.nodes) {
+    if (node.resourceType !== 'seed' || node.originalFilePath === undefined) continue;
+    const path = resolve(projectDir, node.originalFilePath);
     if (!isInsideFolder(projectDir, path) || (await kindOf(path)) !== 'file') continue;
     const handle = await open(path, 'r');
     try {
       const buffer = Buffer.alloc(MAX_SEED_HEADER_BYTES);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      const delimiter =
-        typeof node.config?.delimiter === 'string' && node.config.delimiter.length === 1
-          ? node.config.delimiter
-          : ',';
+      const delimiter = node.delimiter?.length === 1 ? node.delimiter : ',';
       const header = csvHeader(buffer.subarray(0, bytesRead).toString('utf8'), delimiter);
       if (header.length > 0) headers[id] = header;
     } finally {
@@ -182,11 +210,13 @@ export async function loadDbtProject(
   const files = await findDbtArtifacts(dir);
   const statePath = options.state === undefined ? undefined : await stateManifestPath(options.state);
   const [manifest, catalog, state, dbtReader] = await Promise.all([
-    readJsonBounded(files.manifestPath, MAX_MANIFEST_BYTES, 'manifest'),
+    readManifestFile(files.manifestPath).catch(manifestError(files.manifestPath)),
     files.catalogPath === undefined
       ? undefined
-      : readJsonBounded(files.catalogPath, MAX_CATALOG_BYTES, 'catalog'),
-    statePath === undefined ? undefined : readJsonBounded(statePath, MAX_MANIFEST_BYTES, 'manifest'),
+      : readCatalogFile(files.catalogPath).catch(manifestError(files.catalogPath)),
+    statePath === undefined
+      ? undefined
+      : readManifestFile(statePath).catch(manifestError(statePath, 'the --state manifest: ')),
     prepareDbtReader(),
   ]);
   const seeds =
@@ -211,12 +241,18 @@ export async function loadDbtProject(
         'Check the selector: dbt ls --select … lists what it matches.',
         'invalid_dbt_selector',
       );
-    if (err instanceof DbtManifestError)
-      throw usage(
-        `${/^the catalog/.test(err.message) ? (files.catalogPath ?? '') : /^the --state/.test(err.message) ? (statePath ?? '') : files.manifestPath}: ${err.message}`,
-        'Run `dbt compile` (or `dbt build`) to write target/manifest.json, and `dbt docs generate` for target/catalog.json.',
-        'invalid_dbt_manifest',
-      );
-    throw err;
+    throw manifestError(files.manifestPath)(err);
   }
+}
+
+/** A DbtManifestError of the file at `path` as the usage error that names it (anything else as it is). */
+function manifestError(path: string, prefix = ''): (err: unknown) => never {
+  return (err) => {
+    if (!(err instanceof DbtManifestError)) throw err;
+    throw usage(
+      `${path}: ${prefix}${err.message}`,
+      'Run `dbt compile` (or `dbt build`) to write target/manifest.json, and `dbt docs generate` for target/catalog.json.',
+      'invalid_dbt_manifest',
+    );
+  };
 }

@@ -100,6 +100,8 @@ export interface ManifestNode {
   quoting?: QuotePolicy;
   /** Seeds only: `config.quote_columns` when set (whether dbt quotes the CSV header's names). */
   quoteColumns?: boolean;
+  /** Seeds only: `config.delimiter` when set (the CSV file's delimiter). */
+  delimiter?: string;
   /**
    * Snapshots only: the columns dbt adds to the table, by dbt's default name (`dbt_valid_from`, …), named as
    * `config.snapshot_meta_column_names` renames them (dbt 1.9+); `dbt_is_deleted` only with
@@ -144,57 +146,90 @@ export interface Manifest {
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
 
-/** Reads a parsed manifest.json; a DbtManifestError when it is not one. */
-export function readManifest(value: unknown): Manifest {
-  if (!isEntry(value))
-    throw new DbtManifestError('the manifest is not a JSON object: is it a dbt manifest.json?');
-  const metadata = isEntry(value['metadata']) ? value['metadata'] : {};
-  const schemaVersion = text(metadata['dbt_schema_version']);
-  if (schemaVersion !== undefined && !/\/manifest\/v\d+\.json$/.test(schemaVersion)) {
-    const kind = /\/dbt\/([a-z_-]+)\//.exec(schemaVersion)?.[1] ?? 'artifact';
-    throw new DbtManifestError(
-      `this is a dbt ${kind} (${schemaVersion}), not a manifest: gds reads target/manifest.json`,
-    );
-  }
-  const rawNodes = value['nodes'];
-  if (!isEntry(rawNodes))
-    throw new DbtManifestError(
-      'the file has no `nodes` object: it is not a dbt manifest.json (dbt writes one in target/ on every compile, run or build)',
-    );
-  const nodes = new Map<string, ManifestNode>();
-  for (const [key, raw] of Object.entries(rawNodes)) {
-    if (!isEntry(raw)) continue;
-    const node = readNode(key, raw);
-    nodes.set(node.uniqueId, node);
-  }
-  const sources = new Map<string, ManifestNode>();
-  if (isEntry(value['sources'])) {
-    for (const [key, raw] of Object.entries(value['sources'])) {
-      if (!isEntry(raw)) continue;
+/** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
+export const MANIFEST_MEMBERS = { each: ['nodes', 'sources', 'macros'], whole: ['metadata'] } as const;
+
+/** What a manifest file was besides its members: whether it was an object, and its `nodes` one. */
+export interface ManifestOutline {
+  object: boolean;
+  nodes: boolean;
+}
+
+/**
+ * Reads a manifest member by member (a 5,000-model manifest is tens of MB: each node is read into what gds
+ * keeps as it comes, and the rest of it dropped), then `manifest()` checks what it was and gives it.
+ */
+export class ManifestReader {
+  private metadata: Entry = {};
+  private readonly nodes = new Map<string, ManifestNode>();
+  private readonly sources = new Map<string, ManifestNode>();
+  private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
+
+  /** A member of `nodes`, `sources` or `macros` (by `key`), or `metadata` whole (no key). */
+  member(section: string, key: string | undefined, raw: unknown): void {
+    if (section === 'metadata') {
+      this.metadata = isEntry(raw) ? raw : {};
+      return;
+    }
+    if (key === undefined || !isEntry(raw)) return;
+    if (section === 'nodes') {
       const node = readNode(key, raw);
-      sources.set(node.uniqueId, { ...node, resourceType: 'source' });
-    }
-  }
-  const macros = new Map<string, { sql: string; dependsOn: string[] }>();
-  if (isEntry(value['macros'])) {
-    for (const [key, raw] of Object.entries(value['macros'])) {
-      if (!isEntry(raw)) continue;
+      this.nodes.set(node.uniqueId, node);
+    } else if (section === 'sources') {
+      const node = readNode(key, raw);
+      this.sources.set(node.uniqueId, { ...node, resourceType: 'source' });
+    } else if (section === 'macros') {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
-      macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
+      this.macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
     }
   }
-  const adapter = text(metadata['adapter_type']);
-  const projectName = text(metadata['project_name']) ?? guessProject(nodes, text(metadata['project_id']));
-  const dbtVersion = text(metadata['dbt_version']);
-  return {
-    ...(schemaVersion === undefined ? {} : { schemaVersion }),
-    ...(dbtVersion === undefined ? {} : { dbtVersion }),
-    ...(adapter === undefined ? {} : { adapter: adapter.toLowerCase() }),
-    ...(projectName === undefined ? {} : { projectName }),
-    nodes,
-    sources,
-    macros,
-  };
+
+  /** The manifest read; a DbtManifestError when the file was not one. */
+  manifest(outline: ManifestOutline): Manifest {
+    if (!outline.object)
+      throw new DbtManifestError('the manifest is not a JSON object: is it a dbt manifest.json?');
+    const metadata = this.metadata;
+    const schemaVersion = text(metadata['dbt_schema_version']);
+    if (schemaVersion !== undefined && !/\/manifest\/v\d+\.json$/.test(schemaVersion)) {
+      const kind = /\/dbt\/([a-z_-]+)\//.exec(schemaVersion)?.[1] ?? 'artifact';
+      throw new DbtManifestError(
+        `this is a dbt ${kind} (${schemaVersion}), not a manifest: gds reads target/manifest.json`,
+      );
+    }
+    if (!outline.nodes)
+      throw new DbtManifestError(
+        'the file has no `nodes` object: it is not a dbt manifest.json (dbt writes one in target/ on every compile, run or build)',
+      );
+    const adapter = text(metadata['adapter_type']);
+    const projectName =
+      text(metadata['project_name']) ?? guessProject(this.nodes, text(metadata['project_id']));
+    const dbtVersion = text(metadata['dbt_version']);
+    return {
+      ...(schemaVersion === undefined ? {} : { schemaVersion }),
+      ...(dbtVersion === undefined ? {} : { dbtVersion }),
+      ...(adapter === undefined ? {} : { adapter: adapter.toLowerCase() }),
+      ...(projectName === undefined ? {} : { projectName }),
+      nodes: this.nodes,
+      sources: this.sources,
+      macros: this.macros,
+    };
+  }
+}
+
+/** Reads a parsed manifest.json (or gives back one already read); a DbtManifestError when it is not one. */
+export function readManifest(value: unknown): Manifest {
+  // Already read (by ManifestReader): its nodes are a Map, which no parsed JSON holds.
+  if (isEntry(value) && value['nodes'] instanceof Map) return value as unknown as Manifest;
+  const reader = new ManifestReader();
+  if (isEntry(value)) {
+    for (const section of [...MANIFEST_MEMBERS.whole, ...MANIFEST_MEMBERS.each]) {
+      const members = value[section];
+      if (section === 'metadata') reader.member(section, undefined, members);
+      else if (isEntry(members))
+        for (const [key, raw] of Object.entries(members)) reader.member(section, key, raw);
+    }
+  }
+  return reader.manifest({ object: isEntry(value), nodes: isEntry(value) && isEntry(value['nodes']) });
 }
 
 /**
@@ -298,6 +333,8 @@ function readNode(key: string, raw: Entry): ManifestNode {
   if (quoting !== undefined) node.quoting = quoting;
   if (resourceType === 'seed' && typeof config['quote_columns'] === 'boolean')
     node.quoteColumns = config['quote_columns'];
+  if (resourceType === 'seed' && typeof config['delimiter'] === 'string')
+    node.delimiter = config['delimiter'];
   return node;
 }
 
@@ -415,48 +452,73 @@ export interface CatalogTable {
   columns: Array<{ name: string; type: string }>;
 }
 
+/** The top-level members of a catalog.json gds reads. */
+export const CATALOG_MEMBERS = { each: ['nodes', 'sources'], whole: ['metadata'] } as const;
+
+/** Reads a catalog member by member, as ManifestReader reads a manifest. */
+export class CatalogReader {
+  private metadata: Entry = {};
+  private readonly tables = new Map<string, CatalogTable>();
+
+  /** A member of `nodes` or `sources` (by `key`), or `metadata` whole (no key). */
+  member(section: string, key: string | undefined, raw: unknown): void {
+    if (section === 'metadata') {
+      this.metadata = isEntry(raw) ? raw : {};
+      return;
+    }
+    if ((section !== 'nodes' && section !== 'sources') || key === undefined || !isEntry(raw)) return;
+    const meta = isEntry(raw['metadata']) ? raw['metadata'] : {};
+    const columns = Object.entries(isEntry(raw['columns']) ? raw['columns'] : {})
+      .map(([name, c], i) => {
+        const column = isEntry(c) ? c : {};
+        const index = typeof column['index'] === 'number' ? column['index'] : i;
+        return { name: text(column['name']) ?? name, type: text(column['type']) ?? 'unknown', index };
+      })
+      .sort((a, b) => a.index - b.index);
+    // dbt-bigquery's catalog lists each field of a STRUCT (and of an ARRAY of STRUCTs) as an entry of its
+    // own, `address.city` beside `address` (INFORMATION_SCHEMA.COLUMN_FIELD_PATHS): those are paths inside
+    // a column, not columns of the relation.
+    const top = new Set(columns.map((c) => c.name));
+    const relationColumns = columns
+      .filter(({ name }) => !(name.includes('.') && top.has(name.slice(0, name.indexOf('.')))))
+      .map(({ name, type }) => ({ name, type }));
+    const schema = text(meta['schema']);
+    const name = text(meta['name']);
+    this.tables.set(text(raw['unique_id']) ?? key, {
+      ...(schema === undefined ? {} : { schema }),
+      ...(name === undefined ? {} : { name }),
+      columns: relationColumns,
+    });
+  }
+
+  /** The catalog's tables; a DbtManifestError when the file was not a catalog. */
+  catalog(outline: ManifestOutline): Map<string, CatalogTable> {
+    if (!outline.object)
+      throw new DbtManifestError('the catalog is not a JSON object: is it a dbt catalog.json?');
+    const schemaVersion = text(this.metadata['dbt_schema_version']);
+    if (schemaVersion !== undefined && !/\/catalog\/v\d+\.json$/.test(schemaVersion))
+      throw new DbtManifestError(
+        `the catalog file is not a dbt catalog (${schemaVersion}): dbt docs generate writes target/catalog.json`,
+      );
+    if (!outline.nodes)
+      throw new DbtManifestError(
+        'the catalog has no `nodes` object: it is not a dbt catalog.json (written by dbt docs generate)',
+      );
+    return this.tables;
+  }
+}
+
+/** Reads a parsed catalog.json (or gives back one already read: a Map); a DbtManifestError when it is not one. */
 export function readCatalog(value: unknown): Map<string, CatalogTable> {
-  if (!isEntry(value))
-    throw new DbtManifestError('the catalog is not a JSON object: is it a dbt catalog.json?');
-  const metadata = isEntry(value['metadata']) ? value['metadata'] : {};
-  const schemaVersion = text(metadata['dbt_schema_version']);
-  if (schemaVersion !== undefined && !/\/catalog\/v\d+\.json$/.test(schemaVersion))
-    throw new DbtManifestError(
-      `the catalog file is not a dbt catalog (${schemaVersion}): dbt docs generate writes target/catalog.json`,
-    );
-  if (!isEntry(value['nodes']))
-    throw new DbtManifestError(
-      'the catalog has no `nodes` object: it is not a dbt catalog.json (written by dbt docs generate)',
-    );
-  const tables = new Map<string, CatalogTable>();
-  for (const section of ['nodes', 'sources']) {
-    const entries = value[section];
-    if (!isEntry(entries)) continue;
-    for (const [key, raw] of Object.entries(entries)) {
-      if (!isEntry(raw)) continue;
-      const meta = isEntry(raw['metadata']) ? raw['metadata'] : {};
-      const columns = Object.entries(isEntry(raw['columns']) ? raw['columns'] : {})
-        .map(([name, c], i) => {
-          const column = isEntry(c) ? c : {};
-          const index = typeof column['index'] === 'number' ? column['index'] : i;
-          return { name: text(column['name']) ?? name, type: text(column['type']) ?? 'unknown', index };
-        })
-        .sort((a, b) => a.index - b.index);
-      // dbt-bigquery's catalog lists each field of a STRUCT (and of an ARRAY of STRUCTs) as an entry of its
-      // own, `address.city` beside `address` (INFORMATION_SCHEMA.COLUMN_FIELD_PATHS): those are paths inside
-      // a column, not columns of the relation.
-      const top = new Set(columns.map((c) => c.name));
-      const relationColumns = columns
-        .filter(({ name }) => !(name.includes('.') && top.has(name.slice(0, name.indexOf('.')))))
-        .map(({ name, type }) => ({ name, type }));
-      const schema = text(meta['schema']);
-      const name = text(meta['name']);
-      tables.set(text(raw['unique_id']) ?? key, {
-        ...(schema === undefined ? {} : { schema }),
-        ...(name === undefined ? {} : { name }),
-        columns: relationColumns,
-      });
+  if (value instanceof Map) return value as Map<string, CatalogTable>;
+  const reader = new CatalogReader();
+  if (isEntry(value)) {
+    reader.member('metadata', undefined, value['metadata']);
+    for (const section of CATALOG_MEMBERS.each) {
+      const members = value[section];
+      if (isEntry(members))
+        for (const [key, raw] of Object.entries(members)) reader.member(section, key, raw);
     }
   }
-  return tables;
+  return reader.catalog({ object: isEntry(value), nodes: isEntry(value) && isEntry(value['nodes']) });
 }
