@@ -50,7 +50,7 @@ export function findConnector(
   throw new CliError('Connector not found', {
     exitCode: ExitCode.NotFound,
     code: 'connector_not_found',
-    suggestion: `${near === undefined ? `No connector ${ref} in your workspace` : `Did you mean ${near}?`} ${flag} takes a connector's id or name:${list}`,
+    suggestion: `${near === undefined ? `No connector ${ref} in your workspace.` : `Did you mean ${near}?`} ${flag} takes a connector's id or name:${list}`,
     details: { connector: ref, ...(near === undefined ? {} : { didYouMean: near }) },
   });
 }

@@ -53,6 +53,9 @@ describe('--connector by id or name', () => {
     expect((error as CliError).suggestion).toContain(`${dev}  warehouse-dev  dev`);
     const far = await resolveConnectorId(client, 'con_nosuch').catch((e: unknown) => e);
     expect(far).toMatchObject({ exitCode: 5 });
+    expect((far as CliError).suggestion).toMatch(
+      /^No connector con_nosuch in your workspace\. --connector takes a connector's id or name:\n/,
+    );
   });
 
   it('two connectors of one name: exit 2 listing both ids', () => {
