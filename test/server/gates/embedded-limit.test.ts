@@ -3,9 +3,11 @@
 // saying to start the server with --database-url (or to check a sample); a sampled run is not refused, nor
 // is a table at the limit; the baseline job of such an object fails with the same reason. PostgreSQL has
 // no such limit. (At the default limit the refusal is what stands between a user and PGlite's "out of
-// memory" 500; a small limit here lets the seeded tables stand for large ones.)
+// memory" 500; a small limit here lets the seeded tables, cut or filled to just past or below it, stand for
+// large ones.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushDevDefinition } from '../../helpers/push.js';
+import { fillRows } from '../../helpers/records.js';
 import type { TestResponse, TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
 import { needs, noPostgres } from '../../helpers/skip.js';
@@ -37,10 +39,14 @@ describe('work beyond the embedded database (PGlite)', () => {
   let limit: number;
 
   beforeAll(async () => {
-    const probe = await startTestServer();
-    limit = (await ordersRows(probe)) - 1; // the seeded orders table is one row past the limit
-    await probe.close();
+    limit = 4;
     server = await startTestServer({ jobs: 'manual', embeddedRowLimit: limit });
+    // The seeded orders table, cut to one row past the limit.
+    await server.sql(
+      `DELETE FROM analytics_dev.orders WHERE id NOT IN (SELECT id FROM analytics_dev.orders ORDER BY id LIMIT $1)`,
+      [limit + 1],
+    );
+    expect(await ordersRows(server)).toBe(limit + 1);
   }, 120_000);
 
   afterAll(async () => {
@@ -115,12 +121,18 @@ describe('records imported beyond the embedded database (PGlite)', () => {
   let limit: number;
 
   beforeAll(async () => {
-    const probe = await startTestServer();
-    const seeded = await recordRows(probe, probe.table('crm_contacts').id);
-    await probe.close();
-    limit = seeded + 3; // room for three more rows
+    limit = 20;
     server = await startTestServer({ embeddedRowLimit: limit });
     ({ crm, token } = await crmWriter(server));
+    // The seeded contacts, filled up to three rows below the limit: room for three more.
+    await fillRows(
+      server,
+      crm,
+      limit - 3,
+      (i) => ({ email: `filler${i}@example.com`, full_name: `F ${i}` }),
+      await recordRows(server, crm),
+    );
+    expect(await recordRows(server, crm)).toBe(limit - 3);
   }, 120_000);
 
   afterAll(async () => {
