@@ -97,7 +97,8 @@ describe('gds tokens issue --save-profile', () => {
       audience: 'DATA-API',
       env: 'dev',
     });
-    expect(r.stdout).toContain('Issued DATA-API token');
+    expect(r.stderr).toContain('✓ Issued DATA-API token');
+    expect(r.stdout).not.toContain('Issued');
     expect(r.stderr).toContain(
       `Stored in profile ci (file: the config file ${join(w.configDir, 'config.json')})`,
     );
