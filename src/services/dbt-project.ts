@@ -131,8 +131,8 @@ async function readArtifactMembers<T>(
   }
 }
 
-const readManifestFile = (path: string) => {
-  const reader = new ManifestReader();
+const readManifestFile = (path: string, options: { state: boolean }) => {
+  const reader = new ManifestReader(options);
   return readArtifactMembers(path, MAX_MANIFEST_BYTES, 'manifest', MANIFEST_MEMBERS, reader, (outline) =>
     reader.manifest(outline),
   );
@@ -210,13 +210,17 @@ export async function loadDbtProject(
   const files = await findDbtArtifacts(dir);
   const statePath = options.state === undefined ? undefined : await stateManifestPath(options.state);
   const [manifest, catalog, state, dbtReader] = await Promise.all([
-    readManifestFile(files.manifestPath).catch(manifestError(files.manifestPath)),
+    readManifestFile(files.manifestPath, { state: statePath !== undefined }).catch(
+      manifestError(files.manifestPath),
+    ),
     files.catalogPath === undefined
       ? undefined
       : readCatalogFile(files.catalogPath).catch(manifestError(files.catalogPath)),
     statePath === undefined
       ? undefined
-      : readManifestFile(statePath).catch(manifestError(statePath, 'the --state manifest: ')),
+      : readManifestFile(statePath, { state: true }).catch(
+          manifestError(statePath, 'the --state manifest: '),
+        ),
     prepareDbtReader(),
   ]);
   const seeds =

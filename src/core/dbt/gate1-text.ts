@@ -48,56 +48,63 @@ function comment(text: string, indent: string): string {
   return `${indent}#${text}\n`;
 }
 
-/** The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `). */
-function mapLines(map: Record<string, Value>, indent: string, first = indent): string {
-  let out = '';
+/** The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `), added to `out`. */
+function mapLines(out: string[], map: Record<string, Value>, indent: string, first = indent): void {
   let lead = first;
+  const before = out.length;
   for (const [key, value] of Object.entries(map) as Array<[string, Value | undefined]>) {
     if (value === undefined) continue; // as yaml leaves it out
     const name = scalar(key);
     if (Array.isArray(value)) {
       if (value.length === 0) throw new NotPrinted();
-      out += `${lead}${name}:\n${listLines(value, `${indent}  `)}`;
+      out.push(`${lead}${name}:\n`);
+      listLines(out, value, `${indent}  `);
     } else if (value !== null && typeof value === 'object') {
       if (Object.keys(value).length === 0) throw new NotPrinted();
-      out += `${lead}${name}:\n${mapLines(value, `${indent}  `)}`;
-    } else out += `${lead}${name}: ${scalar(value)}\n`;
+      out.push(`${lead}${name}:\n`);
+      mapLines(out, value, `${indent}  `);
+    } else out.push(`${lead}${name}: ${scalar(value)}\n`);
     lead = indent;
   }
-  if (out === '') throw new NotPrinted();
-  return out;
+  if (out.length === before) throw new NotPrinted();
 }
 
-function listLines(items: Value[], indent: string, comments: Array<string | undefined> = []): string {
-  let out = '';
+function listLines(
+  out: string[],
+  items: Value[],
+  indent: string,
+  comments: Array<string | undefined> = [],
+): void {
   for (const [index, item] of items.entries()) {
     const before = comments[index];
-    if (before !== undefined) out += comment(before, indent);
+    if (before !== undefined) out.push(comment(before, indent));
     if (Array.isArray(item)) throw new NotPrinted();
     if (item !== null && typeof item === 'object') {
       if (Object.keys(item).length === 0) throw new NotPrinted();
-      out += mapLines(item, `${indent}  `, `${indent}- `);
-    } else out += `${indent}- ${scalar(item)}\n`;
+      mapLines(out, item, `${indent}  `, `${indent}- `);
+    } else out.push(`${indent}- ${scalar(item)}\n`);
   }
-  return out;
 }
 
 /**
  * `# header`, a blank line, then each list under its key, each item after its comment; undefined when this
- * printer cannot be sure to print it as `yaml` does.
+ * printer cannot be sure to print it as `yaml` does. Joined once at the end: a text built by `+=` is held
+ * by V8 as a tree of its pieces, and a plan keeps thousands of these texts.
  */
 export function gate1Text(header: string, lists: Array<[string, CommentedItem[]]>): string | undefined {
   try {
-    let out = comment(header, '') + '\n';
+    const out = [comment(header, ''), '\n'];
     for (const [key, items] of lists) {
       if (items.length === 0) throw new NotPrinted();
-      out += `${scalar(key)}:\n${listLines(
+      out.push(`${scalar(key)}:\n`);
+      listLines(
+        out,
         items.map((i) => i.value),
         '  ',
         items.map((i) => i.comment),
-      )}`;
+      );
     }
-    return out;
+    return out.join('');
   } catch (error) {
     if (error instanceof NotPrinted) return undefined;
     throw error;

@@ -110,6 +110,15 @@ export interface ManifestNode {
   snapshotColumns?: Record<string, string>;
 }
 
+/** The state of every node of a manifest no `state:` selector compares (no --state): nothing is read for it. */
+const NO_STATE: NodeState = Object.freeze({
+  unrenderedConfig: Object.freeze({}),
+  contractShape: '',
+  persistDocs: Object.freeze({ relation: false, columns: false }),
+  descriptions: Object.freeze({ relation: '', columns: Object.freeze({}) }),
+  macros: Object.freeze([]) as unknown as string[],
+});
+
 /** The boolean `database`, `schema` and `identifier` of a `quoting` entry (anything else is ignored). */
 export function readQuoting(value: unknown): QuotePolicy | undefined {
   if (!isEntry(value)) return undefined;
@@ -161,6 +170,13 @@ export interface ManifestOutline {
  */
 export class ManifestReader {
   private metadata: Entry = {};
+  /** Whether `state:` selectors will compare this manifest with another (`--state`): each node's NodeState and the macros are kept only then. */
+  private readonly withState: boolean;
+
+  constructor(options: { state?: boolean } = {}) {
+    this.withState = options.state ?? true;
+  }
+
   private readonly nodes = new Map<string, ManifestNode>();
   private readonly sources = new Map<string, ManifestNode>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
@@ -173,12 +189,12 @@ export class ManifestReader {
     }
     if (key === undefined || !isEntry(raw)) return;
     if (section === 'nodes') {
-      const node = readNode(key, raw);
+      const node = readNode(key, raw, this.withState);
       this.nodes.set(node.uniqueId, node);
     } else if (section === 'sources') {
-      const node = readNode(key, raw);
+      const node = readNode(key, raw, this.withState);
       this.sources.set(node.uniqueId, { ...node, resourceType: 'source' });
-    } else if (section === 'macros') {
+    } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
       this.macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
     }
@@ -247,7 +263,7 @@ function guessProject(nodes: Map<string, ManifestNode>, projectId: string | unde
   return hashed ?? packages.values().next().value;
 }
 
-function readNode(key: string, raw: Entry): ManifestNode {
+function readNode(key: string, raw: Entry, withState = true): ManifestNode {
   const config = isEntry(raw['config']) ? raw['config'] : {};
   const uniqueId = text(raw['unique_id']) ?? key;
   const parts = uniqueId.split('.');
@@ -269,22 +285,24 @@ function readNode(key: string, raw: Entry): ManifestNode {
   const checksum = isEntry(raw['checksum']) ? text(raw['checksum']['checksum']) : undefined;
   const contractChecksum = text(contract['checksum']);
   const rawCode = text(raw['raw_code']) ?? text(raw['raw_sql']);
-  const state: NodeState = {
-    ...(rawCode === undefined ? {} : { rawCode }),
-    ...(checksum === undefined ? {} : { checksum }),
-    unrenderedConfig: isEntry(raw['unrendered_config']) ? raw['unrendered_config'] : config,
-    ...(contractChecksum === undefined ? {} : { contractChecksum }),
-    contractShape: JSON.stringify([
-      columns.map((c) => [c.name, c.dataType ?? null, c.constraints]),
-      constraints,
-    ]),
-    persistDocs: { relation: persistDocs['relation'] === true, columns: persistDocs['columns'] === true },
-    descriptions: {
-      relation: text(raw['description']) ?? '',
-      columns: Object.fromEntries(columns.map((c) => [c.name, c.description ?? ''])),
-    },
-    macros: isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [],
-  };
+  const state: NodeState = !withState
+    ? NO_STATE
+    : {
+        ...(rawCode === undefined ? {} : { rawCode }),
+        ...(checksum === undefined ? {} : { checksum }),
+        unrenderedConfig: isEntry(raw['unrendered_config']) ? raw['unrendered_config'] : config,
+        ...(contractChecksum === undefined ? {} : { contractChecksum }),
+        contractShape: JSON.stringify([
+          columns.map((c) => [c.name, c.dataType ?? null, c.constraints]),
+          constraints,
+        ]),
+        persistDocs: { relation: persistDocs['relation'] === true, columns: persistDocs['columns'] === true },
+        descriptions: {
+          relation: text(raw['description']) ?? '',
+          columns: Object.fromEntries(columns.map((c) => [c.name, c.description ?? ''])),
+        },
+        macros: isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [],
+      };
   const node: ManifestNode = {
     uniqueId,
     resourceType,
