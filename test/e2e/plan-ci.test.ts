@@ -1,6 +1,6 @@
 // `gds plan` / `gds apply` as CI runs them, on the real jaffle-shop project (../shared/fixtures, read in place
-// and copied to a temp folder) against the reference server, as real `gds` processes (their exit codes and
-// streams are what is tested): a plan never promises what apply cannot do (a source the connector lacks is
+// and copied to a temp folder) against the reference server, gds run in the test process (runInProcess: its
+// exit codes and streams are what is tested): a plan never promises what apply cannot do (a source the connector lacks is
 // `! refused` with a fix that works, and apply says so once, without "the others are applied" when none
 // were), --connector takes the connector's name (plan, apply, push), --detailed-exitcode is terraform's
 // (2 on a removal too; every failure 1), --json always ends with the summary line (a no-op apply prints it
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -32,7 +32,7 @@ const lines = (text: string): Array<Record<string, unknown>> =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const gds = (args: string[]): Promise<CliResult> =>
-  runCli(args, {
+  runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
@@ -70,7 +70,7 @@ async function editManifest(change: (manifest: { nodes: Record<string, Record<st
 
 beforeAll(async () => {
   if (noSharedFixtures !== undefined) return;
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-plan-ci-'));
   project = join(dir, 'jaffle');
   await cp(JAFFLE, project, { recursive: true });
