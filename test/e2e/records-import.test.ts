@@ -1,5 +1,5 @@
-// `gds records import`, and `gds records export | gds records import` as real processes against the reference
-// server: a 10,000-row table of hard values round-trips exactly (NDJSON through a pipe, CSV through a file,
+// `gds records import`, and `gds records export | gds records import` against the reference server (gds in
+// the test process, runInProcess, but for the pipe and the runs that are killed): a 10,000-row table of hard values round-trips exactly (NDJSON through a pipe, CSV through a file,
 // bulk creation); a SIGKILL in the middle of an import and `--resume` leave every row once on the server;
 // rows that do not fit are reported one by one while the others go in; --dry-run sends nothing.
 import { spawn } from 'node:child_process';
@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { createModeBTable, fillRows, storedRows, wideRow } from '../helpers/records.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const ROWS = 10_000;
 let server: TestServer;
@@ -58,7 +59,7 @@ afterAll(async () => {
 });
 
 const gds = (args: string[], input?: string) =>
-  runCli(['records', ...args], { env, ...(input === undefined ? {} : { input }) });
+  runInProcess(['records', ...args], { env, ...(input === undefined ? {} : { input }) });
 
 const dataOf = async (tableId: string) => (await storedRows(server, tableId)).map((r) => r.data);
 
@@ -278,7 +279,7 @@ describe('an import from stdin killed and resumed', () => {
     const stateDir = join(dir, 'state-stdin', 'gds', 'imports');
     const args = ['import', 'copy_stdin', '-f', '-', '--key', 'sku', '--batch-size', '250'];
     const importing = (more: string[], input: string) =>
-      runCli(['records', ...args, ...more, '--json'], { env: stdinEnv, input });
+      runInProcess(['records', ...args, ...more, '--json'], { env: stdinEnv, input });
     const [command, argv] = cliCommand(['records', ...args]);
     const child = spawn(command, argv, { env: cliEnv(stdinEnv), stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.on('error', () => undefined); // killed while its stdin is still being written
