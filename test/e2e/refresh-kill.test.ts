@@ -108,6 +108,6 @@ describe.concurrent('killing gds during the refresh of an integration profile', 
       // cannot finish within the bound (here: the test holds the lock it needs).
       expect(refreshTokenChanged).toBe(point === 'spent');
     },
-    60_000,
+    180_000,
   );
 });
