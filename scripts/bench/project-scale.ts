@@ -7,7 +7,7 @@
 // runs one part.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliEntry, cliEnv, ensureBuilt, node24, repoRoot } from '../../test/cli/helpers/cli-process.js';
 import { startTestServer } from '../../test/helpers/server.js';
@@ -25,12 +25,14 @@ interface Measured {
   requests: number;
   tooMany: number;
   peakMb?: number;
+  /** User + system CPU of the gds process, seconds. */
+  cpuS?: number;
 }
 
 function measured(args: string[], env: Record<string, string>): Promise<Measured> {
   const timed = existsSync(TIME);
   const [file, argv] = timed
-    ? [TIME, ['-f', 'peak-kb %M', node24, cliEntry, ...args]]
+    ? [TIME, ['-f', 'peak-kb %M cpu-s %U %S', node24, cliEntry, ...args]]
     : [node24, [cliEntry, ...args]];
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -48,18 +50,23 @@ function measured(args: string[], env: Record<string, string>): Promise<Measured
       const ms = performance.now() - started;
       if (code !== 0) reject(new Error(`gds ${args.join(' ')} exited ${code}: ${stderr.slice(-2000)}`));
       const kb = /peak-kb (\d+)/.exec(stderr)?.[1];
+      const cpu = /cpu-s ([\d.]+) ([\d.]+)/.exec(stderr);
       resolve({
         ms,
         requests: (stderr.match(/^.*→ [A-Z]+ /gm) ?? []).length,
         tooMany: (stderr.match(/← 429 /g) ?? []).length,
         ...(kb === undefined ? {} : { peakMb: Number(kb) / 1024 }),
+        ...(cpu === null ? {} : { cpuS: Number(cpu[1]) + Number(cpu[2]) }),
       });
     });
   });
 }
 
 const figure = (m: Measured) =>
-  `${(m.ms / 1000).toFixed(1)} s, ${m.requests} requests${m.peakMb === undefined ? '' : `, ${m.peakMb.toFixed(0)} MiB peak`}`;
+  `${(m.ms / 1000).toFixed(1)} s, ${m.requests} requests${m.peakMb === undefined ? '' : `, ${m.peakMb.toFixed(0)} MiB peak`}${m.cpuS === undefined ? '' : `, ${m.cpuS.toFixed(1)} s CPU`}`;
+
+/** The machine's load average over the last minute, for the note of a timed row. */
+const load = () => `load ${loadavg()[0]?.toFixed(1) ?? '?'}`;
 
 type Engine = 'PGlite' | 'PostgreSQL';
 
@@ -119,7 +126,7 @@ async function planMemoryRows(): Promise<BenchRow[]> {
         section: 'project-scale (PGlite)',
         name: 'gds plan --json, 5,000 models, first (all create)',
         value: figure(plan),
-        note: 'budget: CLI peak ≤ 200 MiB at 5,000 models',
+        note: `budget: CLI peak ≤ 200 MiB at 5,000 models; ${load()}`,
       },
     ];
   } finally {
@@ -133,8 +140,10 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
     const section = `project-scale (${engine})`;
     const apply = await measured(['apply', ...project, '--yes', '--json', '--concurrency', '8'], env);
     const plan = await measured(['plan', ...project, '--json'], env);
+    const loadAlone = load();
     const together = await Promise.all([1, 2, 3].map(() => measured(['plan', ...project, '--json'], env)));
     const slowest = together.reduce((a, b) => (a.ms > b.ms ? a : b));
+    const cpu = together.map((m) => m.cpuS?.toFixed(1) ?? '?').join(' / ');
     return [
       {
         section,
@@ -146,13 +155,13 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
         section,
         name: `gds plan --json, ${MODELS} models, no change`,
         value: figure(plan),
-        note: 'budget: ≤ 25 requests, ≤ 5 s on PostgreSQL, ≤ 10 s on PGlite',
+        note: `budget: ≤ 25 requests, ≤ 5 s on PostgreSQL, ≤ 10 s on PGlite; ${loadAlone}`,
       },
       {
         section,
         name: `3 × gds plan --json at once, ${MODELS} models`,
-        value: `slowest ${(slowest.ms / 1000).toFixed(1)} s (${(slowest.ms / plan.ms).toFixed(1)}× one alone)`,
-        note: 'budget: each within 2× of one alone',
+        value: `slowest ${(slowest.ms / 1000).toFixed(1)} s (${(slowest.ms / plan.ms).toFixed(1)}× one alone), CLI CPU ${cpu} s`,
+        note: `budget: each within 2× of one alone; ${load()}`,
       },
     ];
   } finally {
