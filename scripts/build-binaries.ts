@@ -40,7 +40,7 @@ import {
 } from './build-binary.js';
 import type { Asset } from './build-binary.js';
 import { adHocSign, assertOfficialNodeBinary } from './macho-codesign.js';
-import { manPage } from './man-page.js';
+import { manPages } from './man-page.js';
 import { removeAuthenticode, withPeChecksum } from './pe-file.js';
 import {
   cycloneDx,
@@ -318,7 +318,7 @@ async function archive(
   platform: Platform,
   executable: string,
   completions: Completions,
-  man: string,
+  man: ReadonlyMap<string, string>,
 ): Promise<void> {
   const folder = `${pjson.name}-${pjson.version}-${platform.os}-${platform.arch}`;
   const staging = await mkdtemp(join(downloads, 'archive-'));
@@ -335,7 +335,7 @@ async function archive(
       await copyFile(join(root, file), join(dir, file));
     if (platform.os !== 'win') {
       await mkdir(join(dir, 'man/man1'), { recursive: true });
-      await writeFile(join(dir, 'man/man1/gds.1'), man);
+      for (const [name, page] of man) await writeFile(join(dir, 'man/man1', name), page);
     }
     if (platform.os === 'win') {
       await exec('zip', ['-q', '-r', '-X', join(release, `${folder}.zip`), folder], { cwd: staging });
@@ -356,7 +356,7 @@ async function debianPackage(
   debArch: string,
   executable: string,
   completions: Completions,
-  man: string,
+  man: ReadonlyMap<string, string>,
 ): Promise<void> {
   const staging = await mkdtemp(join(downloads, 'deb-'));
   try {
@@ -388,7 +388,7 @@ async function debianPackage(
       ),
       'usr/share/doc/gds/changelog.gz',
     );
-    await gzipped(man, 'usr/share/man/man1/gds.1.gz');
+    for (const [name, page] of man) await gzipped(page, `usr/share/man/man1/${name}.gz`);
     // What lintian rightly reports of any Node.js single executable, and why it stays.
     await mkdir(join(staging, 'usr/share/lintian/overrides'), { recursive: true });
     await writeFile(
@@ -466,10 +466,10 @@ export function debianCopyright(): string {
   ].join('\n');
 }
 
-/** gds(1), from the command classes; dated by the last commit, so two builds of one commit write the same page. */
-async function manual(): Promise<string> {
+/** gds(1) and each command's page, from the command classes; dated by the last commit, so two builds of one commit write the same pages. */
+async function manual(): Promise<Map<string, string>> {
   const { COMMANDS } = await import('../src/commands/index.js');
-  return manPage(COMMANDS, { ...pjson, date: (await commitDate()).toISOString().slice(0, 10) });
+  return manPages(COMMANDS, { ...pjson, date: (await commitDate()).toISOString().slice(0, 10) });
 }
 
 /** The last commit's time (now outside a git checkout): what dates the man page and the Debian changelog. */

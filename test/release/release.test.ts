@@ -236,7 +236,12 @@ describe('dist/release', () => {
     { timeout: 300_000 },
     async () => {
       const tar = await run('tar', ['-tzf', join(release, `${base}-linux-arm64.tar.gz`)]);
-      expect(tar.stdout.trim().split('\n').sort()).toEqual(
+      const listed = tar.stdout.trim().split('\n');
+      // gds(1) and a page per command (gh ships one per command too).
+      const pages = listed.filter((path) => /\/man\/man1\/gds-[a-z-]+\.1$/.test(path));
+      expect(pages).toContain(`${base}-linux-arm64/man/man1/gds-gate-run.1`);
+      expect(pages.length).toBeGreaterThan(50);
+      expect(listed.filter((path) => !pages.includes(path)).sort()).toEqual(
         [
           `${base}-linux-arm64/`,
           `${base}-linux-arm64/README.md`,
@@ -381,6 +386,9 @@ describe('the .deb packages', () => {
     expect(gunzipSync(readFileSync(join(root, 'usr/share/man/man1/gds.1.gz'))).toString('utf8')).toMatch(
       /^\.TH GDS 1 /,
     );
+    expect(
+      gunzipSync(readFileSync(join(root, 'usr/share/man/man1/gds-gate-run.1.gz'))).toString('utf8'),
+    ).toMatch(/^\.TH GDS-GATE-RUN 1 [^]*\n\.SH OPTIONS\n/);
     expect(gunzipSync(readFileSync(join(root, 'usr/share/doc/gds/changelog.gz'))).toString('utf8')).toMatch(
       new RegExp(`^gds \\(${version.replaceAll('.', '\\.')}\\) unstable; urgency=medium\n\n  \\* `),
     );
