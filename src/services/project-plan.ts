@@ -1,8 +1,9 @@
 // `gds plan --dbt DIR`: a dbt project (read by src/services/dbt-project.ts) compared with what the service
 // holds in the connector's environment, table by table: + create, ~ replace (definition, gate1.yml and
-// contract diffs), = unchanged, - gone, ! refused. It only reads: one GET of the connectors, one of the
-// tables, then for each table the project already has there the definition, gate1.yml and contract it holds
-// (three GETs, at most `concurrency` tables at a time). The comparisons are the ones `push --replace
+// contract diffs), = unchanged, - gone, ! refused. It only reads, in a handful of requests whatever the
+// project's size: the connectors, the warehouse's objects, and the paged bulk read of every table the
+// environment holds with its definition, gate1.yml and contract (`GET /api/held-tables`, read while the
+// warehouse is). The comparisons are the ones `push --replace
 // --dry-run`, `gate apply --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly
 // what the plan shows and a second plan after it is all `= unchanged`.
 //
