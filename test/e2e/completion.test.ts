@@ -47,7 +47,7 @@ beforeAll(async () => {
   const queued = await gds(['gate', 'run', 'customers', '--gate', '2', '--json']);
   jobId = (JSON.parse(queued.stdout.trim().split('\n').at(-1) ?? '{}') as { id?: string }).id ?? '';
   if (!jobId) throw new Error(`no job queued: ${queued.stdout}${queued.stderr}`);
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -69,6 +69,25 @@ function vars(extra: Vars = {}): Vars {
 }
 
 const env = (extra: Vars = {}): NodeJS.ProcessEnv => cliEnv(vars(extra));
+
+/** Profiles `prod` and `staging` in the config the shells' gds reads (`--force` once they exist). */
+async function saveProfiles(extra: string[] = []): Promise<void> {
+  for (const name of ['prod', 'staging']) {
+    const set = await gds([
+      'auth',
+      'set',
+      '--token',
+      `cli_${name}0123456789`,
+      '--base',
+      server.url,
+      '--profile',
+      name,
+      '--no-verify',
+      ...extra,
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+  }
+}
 
 /** gds in the test process, with the environment and folder the shells have. */
 function gds(args: string[], extra: Vars = {}): Promise<CliResult> {
@@ -157,20 +176,7 @@ describe('bash completion from eval "$(gds completion bash)"', () => {
   });
 
   it('completes profiles from the config, and file names where a file goes', async () => {
-    for (const name of ['prod', 'staging']) {
-      const set = await gds([
-        'auth',
-        'set',
-        '--token',
-        `cli_${name}0123456789`,
-        '--base',
-        server.url,
-        '--profile',
-        name,
-        '--no-verify',
-      ]);
-      expect(set.code, set.stderr).toBe(0);
-    }
+    await saveProfiles();
     expect(await bashCompletes('gds --profile ')).toEqual(['prod', 'staging']);
     expect(await bashCompletes('gds whoami --profile pr')).toEqual(['prod']);
     await writeFile(join(dir, 'gate1.yml'), 'patternChecks: []\n');
@@ -323,21 +329,7 @@ describe.skipIf(!onPath('zsh') || !onPath('tmux'))(
     const prompt = '>';
 
     beforeAll(async () => {
-      for (const name of ['prod', 'staging']) {
-        const set = await gds([
-          'auth',
-          'set',
-          '--token',
-          `cli_${name}0123456789`,
-          '--base',
-          server.url,
-          '--profile',
-          name,
-          '--no-verify',
-          '--force',
-        ]);
-        expect(set.code, set.stderr).toBe(0);
-      }
+      await saveProfiles(['--force']);
       await writeFile(join(dir, 'gate1.yml'), 'patternChecks: []\n');
       zsh = await startTerminal(['zsh', '-f'], { width: 80, height: 50, env: env(), cwd: dir });
       // As ~/.zshrc would: compinit, then the one-line setup.
@@ -346,7 +338,7 @@ describe.skipIf(!onPath('zsh') || !onPath('tmux'))(
         'Enter',
       );
       await zsh.waitFor((screen) => screen.endsWith(`\n${prompt}`));
-    }, 60_000);
+    });
 
     afterAll(async () => {
       await zsh?.close();
