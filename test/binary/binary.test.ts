@@ -43,7 +43,7 @@ beforeAll(async () => {
     join(dir, 'b.yml'),
     'patternChecks:\n  - {name: a, column: c, regex: "^y$", severity: WARN}\n',
   );
-}, 120_000);
+});
 
 afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });

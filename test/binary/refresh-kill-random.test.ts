@@ -26,7 +26,7 @@ let harness: KillHarness;
 
 beforeAll(async () => {
   harness = await startKillHarness();
-}, 120_000);
+});
 
 afterAll(async () => {
   await harness?.close();

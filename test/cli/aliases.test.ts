@@ -88,7 +88,7 @@ describe('the alias module loads only for an unknown first word', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gds-alias-modules-'));
     await ensureBuilt();
-  }, 60_000);
+  });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });

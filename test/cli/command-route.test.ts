@@ -19,7 +19,7 @@ const helpFlags = ['-h', '--help'];
 beforeAll(async () => {
   config = await Config.load({ root, devPlugins: false, userPlugins: false });
   commands = Object.fromEntries(config.commands.map((command) => [command.id, command]));
-}, 60_000);
+});
 
 const lines: string[][] = [
   ['list', '--json'],

@@ -14,7 +14,7 @@ let config: Interfaces.Config;
 beforeAll(async () => {
   await ensureBuilt();
   config = await Config.load(repoRoot);
-}, 120_000);
+});
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -11,7 +11,7 @@ import { runInProcess } from '../helpers/run-in-process.js';
 
 beforeAll(async () => {
   await ensureBuilt();
-}, 120_000);
+});
 
 describe('gds help <topic>', () => {
   it('environment: every variable of the list, and none of the retired GDS_<FLAG> ones', async () => {

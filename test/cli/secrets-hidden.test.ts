@@ -81,7 +81,7 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
       expect(text).toContain('--token cli_…****');
       expect(text).toContain(`--base ${base}`);
     }
-  }, 30_000);
+  });
 
   it('shows a token given as an argument (tokens revoke tf_…) masked too', async () => {
     const clientToken = 'tf_PsMustNotShowThisEither0123';
@@ -103,7 +103,7 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
       expect(text).not.toContain(clientToken);
       expect(text).toContain('tokens revoke tf_…**** --yes');
     }
-  }, 30_000);
+  });
 });
 
 describe.runIf(process.platform === 'linux' && cliUnderTest === undefined)(
@@ -139,7 +139,7 @@ describe('debug output', () => {
     expect(r.stderr).toContain('GET');
     expect(r.stdout + r.stderr).not.toContain(apiKey);
     expect(r.stdout + r.stderr).not.toContain(token);
-  }, 30_000);
+  });
 
   it('DEBUG=* masks the user name and password of a --base URL', async () => {
     const r = await runCli(['whoami', '--token', token, '--base', `https://admin:${password}@gds.example`], {
@@ -149,7 +149,7 @@ describe('debug output', () => {
     expect(r.stderr).toContain('https://****@gds.example');
     expect(r.stdout + r.stderr).not.toContain(password);
     expect(r.stdout + r.stderr).not.toContain('admin:');
-  }, 30_000);
+  });
 });
 
 describe('a symlink planted at config.json', () => {
@@ -171,5 +171,5 @@ describe('a symlink planted at config.json', () => {
       expect((await stat(target)).mode & 0o777).toBe(0o644);
       expect(await readFile(target, 'utf8')).toBe(content);
     }
-  }, 30_000);
+  });
 });

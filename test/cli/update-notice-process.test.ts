@@ -47,7 +47,7 @@ beforeAll(async () => {
   await copyFile(join(repoRoot, 'bin/run.js'), join(dir, 'package', 'bin', 'run.js'));
   await symlink(join(repoRoot, 'dist'), join(dir, 'package', 'dist'));
   await symlink(join(repoRoot, 'node_modules'), join(dir, 'package', 'node_modules'));
-}, 120_000);
+});
 
 afterAll(async () => {
   server?.closeAllConnections();

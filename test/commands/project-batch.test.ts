@@ -56,7 +56,7 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
     dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
     for (const name of [...names, ...largeNames])
       await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await client?.close();

@@ -79,7 +79,7 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
         [server.ready.workspaceId, id, `warehouse-${key}`, schema],
       );
     }
-  }, 120_000);
+  });
 
   /** `gds push` of a one-column table on connector A: no project. */
   const pushByHand = (filename: string, table: string, source: string) =>

@@ -43,7 +43,7 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
     for (const name of ['sv_one', 'sv_two', 'sv_three'])
       await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
     dir = await mkdtemp(join(tmpdir(), 'gds-saved-plan-'));
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await client?.close();

@@ -24,7 +24,7 @@ const clients: ApiClient[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
-}, 120_000);
+});
 afterAll(async () => {
   for (const client of clients) await client.close();
   await server?.close();

@@ -34,7 +34,7 @@ beforeAll(async () => {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as DemoEvent);
-}, 180_000);
+});
 
 const run = (...words: string[]) =>
   events.filter((e) => e.command && words.every((w, i) => e.command?.[i + 1] === w));

@@ -51,7 +51,7 @@ beforeAll(async () => {
     join(dir, 'v.sql'),
     'CREATE VIEW analytics_dev.bundle_probe AS\nSELECT id, amount::numeric AS amount FROM raw.orders;\n',
   );
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -217,6 +217,6 @@ describe(
       } finally {
         await inEnv(['auth', 'logout', '--profile', 'kc'], join(repoRoot, 'bin/run.js'));
       }
-    }, 60_000);
+    });
   },
 );

@@ -31,7 +31,7 @@ beforeAll(async () => {
     }),
   );
   expect(manifest.code, manifest.stderr).toBe(0);
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -103,7 +103,7 @@ beforeAll(async () => {
   expect(build).toBe('npm run build');
   await ensureBuilt();
   server = await startServer(start ?? '', join(dir, 'ready', 'ready.json'));
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.stop();
@@ -173,5 +173,5 @@ describe('README: Try it by hand', () => {
     expect(run.stdout).toMatch(/State\W+CERTIFIED/);
     expect(run.stdout).toMatch(/Source\W+analytics_dev\.stg_pipedrive__stages/);
     // The README's commands, a gds process each, one after another: seconds apiece on a loaded machine.
-  }, 120_000);
+  });
 });

@@ -19,7 +19,7 @@ let dir: string;
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
   root = await mkdtemp(join(tmpdir(), 'gds-aliases-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

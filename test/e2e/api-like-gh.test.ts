@@ -37,7 +37,7 @@ beforeAll(async () => {
   server = await startTestServer();
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoBase = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
-}, 60_000);
+});
 
 afterAll(async () => {
   echo.close();

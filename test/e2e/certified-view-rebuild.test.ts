@@ -51,7 +51,7 @@ describe.each(engines)('a dbt rebuild of a certified table on $engine', ({ datab
       body: { note: 'before the rebuild' },
     });
     expect(certified.status, JSON.stringify(certified.body)).toBe(200);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

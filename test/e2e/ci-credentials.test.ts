@@ -41,7 +41,7 @@ beforeAll(async () => {
     const columns = declaration.columns.map((c) => `"${c.name.toLowerCase()}" text`).join(', ');
     await server.sql(`CREATE TABLE IF NOT EXISTS ${SCHEMA}."${declaration.name}" (${columns})`);
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -18,7 +18,7 @@ beforeAll(async () => {
   [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-collision-'));
   dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

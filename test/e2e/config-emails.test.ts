@@ -9,7 +9,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

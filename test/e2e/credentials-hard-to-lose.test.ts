@@ -21,7 +21,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -30,7 +30,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) cspReports.push(message.text());
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -55,7 +55,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
     expect(response?.status()).toBe(200);
     expect(await page.textContent('#table-state')).toBe(await state(orders));
     expect(await page.textContent('h1')).toBe('orders');
-  }, 60_000);
+  });
 
   it('runs the page under its CSP: the header is there, the hashed style applies, nothing is refused', async () => {
     const response = await page.reload();
@@ -95,7 +95,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
     await page.reload();
     expect(await page.textContent('#table-state')).toBe('PENDING_REVIEW');
     expect(await page.textContent('main')).toContain(proof.id);
-  }, 60_000);
+  });
 
   it("does not show another workspace's table (404) and lists only this workspace's tables", async () => {
     const other = server.ready.otherWorkspace.tables[0]!;

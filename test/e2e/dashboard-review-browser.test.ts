@@ -32,7 +32,7 @@ describe(
       await page.goto(`${server.origin}/dashboard`);
       await page.fill('#email', server.user('OWNER').email);
       await Promise.all([page.waitForNavigation(), page.click('button:has-text("Sign in")')]);
-    }, 120_000);
+    });
 
     afterAll(async () => {
       await browser?.close();
@@ -60,7 +60,7 @@ describe(
       expect(cells[2]).toBe(server.user('STEWARD').email);
       await Promise.all([page.waitForNavigation(), row.locator('a').click()]);
       expect(await page.textContent('#table-state')).toBe('PENDING_REVIEW');
-    }, 60_000);
+    });
 
     it('the tables list pages by key: Next 100 tables, First page, then filters by state and environment', async () => {
       await copyTable(server, server.table('orders').id, 150, 'many');
@@ -93,7 +93,7 @@ describe(
       const production = await page.locator('#tables tbody tr td:last-child').allTextContents();
       expect(production.length).toBeGreaterThan(0);
       expect(new Set(production)).toEqual(new Set(['production']));
-    }, 60_000);
+    });
 
     it('the tokens page shows each integration token masked, and its Revoke button revokes it', async () => {
       const orders = server.table('orders');
@@ -124,6 +124,6 @@ describe(
       );
       expect(stored?.revoked).toBe(true);
       expect(await page.locator('tr', { hasText: 'browser-feed' }).textContent()).toContain('revoked');
-    }, 60_000);
+    });
   },
 );

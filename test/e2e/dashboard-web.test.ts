@@ -24,7 +24,7 @@ beforeAll(async () => {
   await writeFile(join(bin, 'xdg-open'), '#!/bin/sh\nprintf "%s\\n" "$@" >> "$GDS_TEST_OPENED"\n');
   await chmod(join(bin, 'xdg-open'), 0o755);
   opened = join(dir, 'opened.txt');
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

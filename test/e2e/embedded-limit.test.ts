@@ -17,7 +17,7 @@ let dir: string;
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer({ embeddedRowLimit: 2 }), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-embedded-'));
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -41,7 +41,7 @@ describe('gds gate run beyond the embedded database', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('beyond the embedded database');
     expect(result.stderr).toContain('start the server with --database-url');
-  }, 60_000);
+  });
 
   it('--json: one error line with the code, exit 7', async () => {
     const result = await gds(['gate', 'run', 'orders', '--json']);
@@ -54,12 +54,12 @@ describe('gds gate run beyond the embedded database', () => {
       .find((line) => line.error);
     expect(errorLine?.error?.code).toBe('beyond_embedded_database');
     expect(errorLine?.error?.message).toContain('--database-url');
-  }, 60_000);
+  });
 
   it('runs a sampled gate run of the same table', async () => {
     const result = await gds(['gate', 'run', 'orders', '--sample', 'head:1']);
     expect(result.stderr).not.toContain('beyond the embedded database');
     expect(result.code).not.toBe(7);
     expect(result.stdout).toContain('sample'); // the run's results, over its sample
-  }, 60_000);
+  });
 });

@@ -40,7 +40,7 @@ beforeAll(async () => {
       ([name, text]) => writeFile(join(dir, name), text),
     ),
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -236,7 +236,7 @@ describe('a table from push to promotion', () => {
     expect(only(cancelled)).toMatchObject({ id: jobId, status: 'CANCELLED' });
     expect((await gds(['gate', 'result', jobId, '--json'])).code).toBe(0);
     // Nine gds processes, one after another: each starts node and oclif, seconds apiece on a loaded machine.
-  }, 120_000);
+  });
 
   it('gate submit moves it to PENDING_REVIEW; reject sends it back; submit again', async () => {
     const submitted = await gds(['gate', 'submit', table, '--json']);

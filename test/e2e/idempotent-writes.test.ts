@@ -117,7 +117,7 @@ beforeAll(async () => {
   await server.jobs.runPending();
   // Certification itself is another test's subject: both tables are CERTIFIED from here.
   await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = ANY($1)`, [[table, staging]]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -68,7 +68,7 @@ beforeAll(async () => {
     scopes: ['workspace:write:definition', 'workspace:write:recertify'],
   } as never);
   seen.management = (management as unknown as { tokens: { accessToken: string } }).tokens.accessToken;
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -379,7 +379,7 @@ describe('JSON FIELDS are the keys of the records printed', () => {
 
   it.for(
     steps.map((step, index): [string, Step] => [`${index + 1}. gds ${step.id.replaceAll(':', ' ')}`, step]),
-  )('%s', { timeout: 60_000 }, async ([, step], context) => {
+  )('%s', async ([, step], context) => {
     if (step.fixtures === true && noSharedFixtures !== undefined) return context.skip(noSharedFixtures);
     const r = await run(step);
     expect(r.code, r.stderr).toBe(step.code ?? 0);

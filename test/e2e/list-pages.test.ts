@@ -22,7 +22,7 @@ beforeAll(async () => {
   await copyTable(server, server.table('customers').id, COPIES, 'page');
   const all = await server.request('GET', '/api/tables', { token: server.user('OWNER').accessToken });
   expected = (all.body as { tables: Array<{ id: string; name: string }> }).tables;
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -96,7 +96,7 @@ let w: Workspace;
 
 beforeAll(async () => {
   [other, w] = await Promise.all([minimalAuthorizationServer(), newWorkspace(), ensureBuilt()]);
-}, 120_000);
+});
 
 afterAll(async () => {
   const outputs = w.outputs.join('\n');
@@ -145,5 +145,5 @@ describe('another authorization server', () => {
     expect(other.seen.discoveries).toBe(1);
     expect(new Set(other.seen.clientIds)).toEqual(new Set([CLIENT_ID]));
     expect((await w.config()).profiles.default.refreshToken).toBe('opaque-refresh-2');
-  }, 60_000);
+  });
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
   const opener = join(fakeBin, 'xdg-open');
   await writeFile(opener, '#!/bin/sh\nprintf "%s\\n" "$1" >> "$OPENED_FILE"\n');
   await chmod(opener, 0o755);
-}, 120_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -68,17 +68,17 @@ describe('opening the browser', () => {
     });
     expect(done.code).toBe(0);
     expect(opened).toBe(`${server.origin}/device?user_code=${code}\n`);
-  }, 60_000);
+  });
 
   it('does not try without a display', async () => {
     const { done, opened } = await loginInTerminal('headless', { PATH: `${fakeBin}:${basePath}` });
     expect(done.code).toBe(0);
     expect(opened).toBeNull();
-  }, 60_000);
+  });
 
   it('still signs in when a display is set but no opener exists', async () => {
     const { done } = await loginInTerminal('no-opener', { DISPLAY: ':99', PATH: basePath });
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/Signed in as \S+@example\.com \(\w+\) to http/);
-  }, 60_000);
+  });
 });

@@ -27,7 +27,7 @@ describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
       newWorkspace({ GDS_SECRET_STORAGE: undefined }),
       ensureBuilt(),
     ]);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     const outputs = w.outputs.join('\n');
@@ -80,5 +80,5 @@ describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
     const logout = await w.run(['auth', 'logout', '--profile', 'default']);
     expect(logout.code).toBe(0);
     expect(await keychainSecrets()).toBeNull();
-  }, 120_000);
+  });
 });

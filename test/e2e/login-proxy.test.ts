@@ -87,7 +87,7 @@ beforeAll(async () => {
   base = `https://${serviceHost}:${(authorizationServer.address() as AddressInfo).port}`;
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   w = await newWorkspace({ NODE_EXTRA_CA_CERTS: certificate });
-}, 120_000);
+});
 
 afterAll(async () => {
   authorizationServer.close();
@@ -121,7 +121,7 @@ describe('sign-in and refresh behind a proxy', () => {
     expect(heard).toEqual(['POST /oauth/token refresh_token', 'GET /api/me']);
     expect(connects.length).toBeGreaterThan(0);
     expect((await w.config()).profiles.default.refreshToken).toBe('proxied-refresh-3');
-  }, 60_000);
+  });
 
   it('NO_PROXY naming the host: the sign-in goes around the proxy (which alone resolves the name)', async () => {
     connects.length = 0;
@@ -135,5 +135,5 @@ describe('sign-in and refresh behind a proxy', () => {
     expect(login.code).not.toBe(0);
     expect(login.stderr).toContain('Could not read the sign-in settings');
     expect(connects).toEqual([]);
-  }, 60_000);
+  });
 });

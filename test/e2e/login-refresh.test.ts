@@ -21,7 +21,7 @@ beforeAll(async () => {
     newWorkspace(),
     ensureBuilt(),
   ]);
-}, 120_000);
+});
 
 afterAll(async () => {
   const outputs = w.outputs.join('\n');
@@ -106,7 +106,7 @@ describe('parallel refresh', () => {
     expect(result.stdout).toBe('');
     const kept = await storedProfile();
     expect([kept.accessToken, kept.refreshToken]).toEqual([first.access_token, first.refresh_token]);
-  }, 60_000);
+  });
 
   it('tokens issue --save-profile into the expired session that mints it: refreshes, then replaces it', async () => {
     await signIn('owner@example.com');
@@ -130,7 +130,7 @@ describe('parallel refresh', () => {
     const config = await loadConfig({ env: w.env });
     expect(config.profiles.default).toMatchObject({ kind: 'integration', base: server.url, env: 'dev' });
     tokensSeen.push(config.profiles.default?.accessToken ?? '', config.profiles.default?.refreshToken ?? '');
-  }, 60_000);
+  });
 
   it('processes killed in the middle of a refresh leave a config that still loads', async () => {
     await signIn('owner@example.com');
@@ -148,5 +148,5 @@ describe('parallel refresh', () => {
     const after = await w.run(['auth', 'status', '--json']);
     expect(after.code).toBe(0);
     expect(ndjson(after.stdout)[0]).toMatchObject({ profile: 'default', storage: 'file' });
-  }, 60_000);
+  });
 });

@@ -18,7 +18,7 @@ beforeAll(async () => {
     startOAuthServer({ intervalSeconds: 1, expiresInSeconds: 30 }),
     ensureBuilt(),
   ]);
-}, 120_000);
+});
 
 afterAll(async () => {
   // No token ever printed whole, by any run of this file.
@@ -91,7 +91,7 @@ describe('gds auth login', () => {
     expect(human.stdout).toContain('default (browser sign-in)');
     expect(human.stdout).toMatch(/Role:\s+STEWARD/);
     expect(human.stdout).toMatch(/Environments:\s+dev, staging/);
-  }, 60_000);
+  });
 
   it('refuses to replace a live sign-in without --force, and replaces it with --force', async () => {
     const w = await workspace();
@@ -112,7 +112,7 @@ describe('gds auth login', () => {
     expect(after.accessToken).not.toBe(before.accessToken);
     const who = await w.run(['whoami', '--json']);
     expect(ndjson(who.stdout)[0].role).toBe('ADMIN');
-  }, 60_000);
+  });
 
   it('stops with exit 3 and writes nothing when the sign-in is denied', async () => {
     const w = await workspace();
@@ -123,7 +123,7 @@ describe('gds auth login', () => {
     expect(result.stderr).toContain('denied');
     expect(result.stdout).toBe('');
     expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
-  }, 60_000);
+  });
 
   it('stops with exit 3 when the code expires unapproved, as one JSON error line under --json', async () => {
     const w = await workspace();
@@ -137,7 +137,7 @@ describe('gds auth login', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ error: { code: 'login_expired' } });
     expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
-  }, 60_000);
+  });
 
   it('stops with exit 130 on Ctrl-C while waiting, and writes nothing', async () => {
     const w = await workspace();
@@ -147,7 +147,7 @@ describe('gds auth login', () => {
     const result = await login.result;
     expect(result.code).toBe(130);
     expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
-  }, 60_000);
+  });
 
   it('without a terminal and without --no-browser, refuses and says how CI authenticates', async () => {
     const w = await workspace();
@@ -173,7 +173,7 @@ describe('gds auth login when the service refuses new sign-ins for now', () => {
   let busy: OAuthTestServer;
   beforeAll(async () => {
     busy = await startOAuthServer({ maxPendingCodes: 0 });
-  }, 60_000);
+  });
   afterAll(async () => busy?.close());
 
   it('exits 8 with the wait the service asked for, not as a failed sign-in, and writes nothing', async () => {

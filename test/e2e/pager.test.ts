@@ -47,7 +47,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-pager-'));
   await new Promise<void>((resolve) => big.listen(0, '127.0.0.1', resolve));
   bigBase = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
-}, 60_000);
+});
 
 afterAll(async () => {
   big.close();

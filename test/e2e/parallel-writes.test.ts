@@ -24,7 +24,7 @@ for (const database of ['pglite', 'postgres'] as const) {
         [server] = await Promise.all([startTestServer({ database, jobs: 'manual' }), ensureBuilt()]);
         dir = await mkdtemp(join(tmpdir(), 'gds-e2e-parallel-'));
         await writeFile(join(dir, 'gate1.yml'), GATE);
-      }, 120_000);
+      });
 
       afterAll(async () => {
         await server?.close();
@@ -66,7 +66,7 @@ for (const database of ['pglite', 'postgres'] as const) {
           [table],
         );
         expect(requests).toHaveLength(1);
-      }, 120_000);
+      });
 
       it('ten gds definitions push of one new name: one registers, nine exit 6 naming its id and --replace', async () => {
         const definer = (
@@ -111,7 +111,7 @@ for (const database of ['pglite', 'postgres'] as const) {
           expect(error.details.existingId).toBe(id);
           expect(error.suggestion).toContain(`--replace ${id}`);
         }
-      }, 120_000);
+      });
     },
   );
 }

@@ -46,7 +46,7 @@ beforeAll(async () => {
     { env: env() },
   );
   expect(work.code, work.stderr).toBe(0);
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

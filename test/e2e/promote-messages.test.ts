@@ -15,7 +15,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer({ jobs: 'manual' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -48,7 +48,7 @@ beforeAll(async () => {
   ]);
   base = `https://${serviceHost}:${(service.address() as AddressInfo).port}`;
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-}, 120_000);
+});
 
 afterAll(() => {
   service.close();

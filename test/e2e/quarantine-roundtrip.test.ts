@@ -15,7 +15,7 @@ let dir: string;
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-quarantine-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

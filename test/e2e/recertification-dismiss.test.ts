@@ -51,7 +51,7 @@ beforeAll(async () => {
   customers = server.table('customers').id;
   orders = server.table('orders').id;
   await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = ANY($1)`, [[customers, orders]]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

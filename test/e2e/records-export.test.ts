@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   env = { SERVICE_TOKEN: issued.tokens.accessToken, SERVICE_API_URL: server.url };
   dir = await mkdtemp(join(tmpdir(), 'gds-export-'));
-}, 120_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -60,7 +60,7 @@ describe('gds records export', () => {
     expect(lines.map((line) => JSON.parse(line))).toEqual(await expected());
     // No raw C1 character or line separator reaches the stream: JSON escapes them.
     expect(r.stdout).not.toMatch(/[\u0085\u2028]/);
-  }, 120_000);
+  });
 
   it('writes CSV into --output whole, with a summary line under --json; null and "" stay apart', async () => {
     const file = join(dir, 'wide.csv');
@@ -108,7 +108,7 @@ describe('gds records export', () => {
     const raw = await gds(['export', table, '--format', 'csv', '--raw-cells']);
     expect(raw.code).toBe(0);
     expect(raw.stdout).toMatch(/,=1\+1 #13,/);
-  }, 120_000);
+  });
 
   it('after a SIGKILL in the middle, --resume finishes the same file an uninterrupted run writes', async () => {
     const whole = join(dir, 'whole.ndjson');
@@ -143,7 +143,7 @@ describe('gds records export', () => {
     expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
     expect(existsSync(`${file}.part`) || existsSync(`${file}.gds-export`)).toBe(false);
     expect((await readdir(dir)).filter((name) => name.startsWith('killed.'))).toEqual(['killed.ndjson']);
-  }, 120_000);
+  });
 
   it('refuses to overwrite a file without --force, and --format csv on stdout under --json', async () => {
     const file = join(dir, 'whole.ndjson');
@@ -164,5 +164,5 @@ describe('gds records export', () => {
     expect(r.stdout).toMatch(/Exporting tbl_\w+: [\d,]+ of 10,000 rows \(\d+ %\)/);
     expect(r.stdout).toContain(`Exported 10,000 rows of ${table} to ${file} in 100 requests.`);
     expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(ROWS + 1);
-  }, 120_000);
+  });
 });

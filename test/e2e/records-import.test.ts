@@ -51,7 +51,7 @@ beforeAll(async () => {
     SERVICE_API_URL: server.url,
     XDG_STATE_HOME: join(dir, 'state'),
   };
-}, 180_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -49,7 +49,7 @@ beforeAll(async () => {
     SERVICE_API_URL: server.url,
     XDG_STATE_HOME: join(dir, 'state'),
   };
-}, 120_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -219,7 +219,7 @@ describe('a row bigger than a request', () => {
     expect(r.code, r.stderr).toBe(7);
     expect(ndjson(r.stdout).map((e) => [e.row, e.error.code])).toEqual([[2, 'row_too_large']]);
     expect(await dataOf('huge')).toEqual([{ sku: 'G1' }, { sku: 'G3' }]);
-  }, 60_000);
+  });
 });
 
 describe('gds records export --output', () => {

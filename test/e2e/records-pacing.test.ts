@@ -34,7 +34,7 @@ beforeAll(async () => {
   serverTime.advance = (ms) => server.clock.advance(ms);
   table = await createModeBTable(server, 'paced');
   await fillRows(server, table, ROWS);
-}, 120_000);
+});
 
 afterAll(async () => {
   await server.close();

@@ -44,7 +44,7 @@ describe.each([
     });
     env = { SERVICE_TOKEN: issued.tokens.accessToken, SERVICE_API_URL: server.url };
     dir = await mkdtemp(join(tmpdir(), 'gds-precision-'));
-  }, 120_000);
+  });
 
   afterAll(async () => {
     if (skip !== undefined) return;

@@ -31,7 +31,7 @@ beforeAll(async () => {
     { SERVICE_TOKEN: server.user('OWNER').cliToken, SERVICE_API_URL: server.url },
   );
   expect(issued.code, issued.stderr).toBe(0);
-}, 120_000);
+});
 
 afterAll(async () => {
   await w.remove();

@@ -31,7 +31,7 @@ let template: Record<string, unknown>;
 beforeAll(async () => {
   harness = await startKillHarness();
   template = await savedProfileTemplate(harness);
-}, 120_000);
+});
 
 afterAll(async () => {
   await harness?.close();

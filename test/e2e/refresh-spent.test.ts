@@ -17,7 +17,7 @@ let w: Workspace;
 
 beforeAll(async () => {
   [server, w] = await Promise.all([startTestServer(), newWorkspace(), ensureBuilt()]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await w.remove();

@@ -74,7 +74,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-}, 120_000);
+});
 
 afterAll(async () => {
   await new Promise((resolve) => proxy?.close(resolve));

@@ -23,7 +23,7 @@ let dir: string;
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-review-'));
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -77,7 +77,7 @@ describe('gds review', () => {
     expect(row?.split('\t').slice(0, 3)).toEqual([customers.name, customers.id, customers.environmentLabel]);
     expect(row).toContain('certified v1; what changed since is not known');
     expect(row).toContain(server.user('OWNER').email);
-  }, 60_000);
+  });
 
   it('a MEMBER is refused: exit 4, one error line on stderr under --json', async () => {
     const refused = await gds(['review', '--json'], 'MEMBER');
@@ -88,7 +88,7 @@ describe('gds review', () => {
 
   it(
     'on a terminal, walks the queue: rejecting the table with a reason sends it to QUARANTINED',
-    { ...needs(onPath('tmux') ? undefined : 'no tmux'), timeout: 60_000 },
+    { ...needs(onPath('tmux') ? undefined : 'no tmux') },
     async () => {
       const customers = server.table('customers');
       const [command, args] = cliCommand(['review']);
@@ -123,7 +123,7 @@ describe('gds review', () => {
 
   it(
     'on a terminal, certifies a table with the session of a browser sign-in; a static token is refused first',
-    { ...needs(onPath('tmux') ? undefined : 'no tmux'), timeout: 90_000 },
+    { ...needs(onPath('tmux') ? undefined : 'no tmux') },
     async () => {
       const orders = server.table('orders');
       const submitted = await gds(['gate', 'submit', orders.id, '--json'], 'OWNER');

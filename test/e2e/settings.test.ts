@@ -17,7 +17,7 @@ let dir: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'gds-settings-'));
   await ensureBuilt();
-}, 60_000);
+});
 
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -194,7 +194,7 @@ describe('precedence: flag > environment variable > setting > default', () => {
     expect(await untilOutput(envWins.child, 'Which profile?')).toContain('Which profile?');
     envWins.child.stdin.write('\u0003');
     expect((await envWins.result).code).toBe(130);
-  }, 30_000);
+  });
 });
 
 /** What the child printed, once it has printed `text` (or ended). */
@@ -213,7 +213,7 @@ describe('browser: GDS_BROWSER > the setting > BROWSER (gh order)', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.close();
   });
@@ -259,5 +259,5 @@ describe('browser: GDS_BROWSER > the setting > BROWSER (gh order)', () => {
     expect(
       await openedBy({ BROWSER: desktop.program, GDS_BROWSER: chosen.program }, [setting, desktop, chosen]),
     ).toBe(2);
-  }, 30_000);
+  });
 });

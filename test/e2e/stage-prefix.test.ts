@@ -47,7 +47,7 @@ beforeAll(async () => {
   [server, w] = await Promise.all([startTestServer(), newWorkspace(), ensureBuilt()]);
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${PREFIX}`;
-}, 120_000);
+});
 
 afterAll(async () => {
   await new Promise((resolve) => proxy.close(resolve));

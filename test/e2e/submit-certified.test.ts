@@ -17,7 +17,7 @@ let dir: string;
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-submit-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

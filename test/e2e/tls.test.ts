@@ -37,7 +37,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await ensureBuilt();
-}, 120_000);
+});
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));

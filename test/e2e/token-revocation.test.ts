@@ -18,7 +18,7 @@ const outputs: string[] = [];
 
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

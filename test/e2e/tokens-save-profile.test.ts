@@ -20,7 +20,7 @@ beforeAll(async () => {
     newWorkspace(),
     ensureBuilt(),
   ]);
-}, 120_000);
+});
 
 afterAll(async () => {
   const outputs = w.outputs.join('\n');

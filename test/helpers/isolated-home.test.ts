@@ -130,5 +130,5 @@ describe('a run of vitest by a developer with settings, aliases and a profile of
       ['settings.json', 'config.json'].map((f) => readFile(join(gdsFolder, f))),
     );
     expect(after).toEqual(before);
-  }, 120_000);
+  });
 });

@@ -74,7 +74,7 @@ describe('a run with skipped tests', () => {
     // Still the JSON report .ci/run's closing line is summed from.
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Record<string, number>;
     expect(report).toMatchObject({ numPassedTests: 1, numPendingTests: 3, numFailedTests: 0 });
-  }, 60_000);
+  });
 });
 
 describe("a run where a file's set-up threw", () => {
@@ -98,5 +98,5 @@ describe("a run where a file's set-up threw", () => {
       '  failed server.test.ts',
       'no report missing-report.json: its stage stopped before its tests ran',
     ]);
-  }, 60_000);
+  });
 });

@@ -55,7 +55,7 @@ describe.each(ENGINES)('POST /api/artifacts/batch on $engine', ({ postgres, skip
     ];
     for (const [env, name] of names)
       await server.sql(`CREATE TABLE ${schemaOf[env ?? 'dev']}.${name} (id integer, label text)`);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -30,7 +30,7 @@ beforeAll(async () => {
   refused['MANAGEMENT token'] = (
     await server.issueToken('OWNER', { name: 'mgmt', env: '*', scopes: ['workspace:read:audit'] })
   ).tokens.accessToken;
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -9,7 +9,7 @@ import { startTestServer } from '../helpers/server.js';
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
-}, 60_000);
+});
 afterAll(async () => {
   await server?.close();
 });

@@ -29,7 +29,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = startServerProcess;
 
 describe('npm run server', () => {
-  it('writes the ready file once it listens, serves, and stops on SIGTERM', { timeout: 90_000 }, async () => {
+  it('writes the ready file once it listens, serves, and stops on SIGTERM', async () => {
     const readyFile = join(dir, 'ready.json');
     const server = run(['--ready-file', readyFile, '--port', '0']);
     let baseUrl: string | undefined;
@@ -101,7 +101,6 @@ describe('npm run server', () => {
   // The three that start no server run at once.
   it.concurrent(
     'refuses a ready-file directory others can write, with exit code 2, and writes nothing',
-    { timeout: 60_000 },
     async () => {
       const shared = join(dir, 'shared');
       mkdirSync(shared);
@@ -114,39 +113,35 @@ describe('npm run server', () => {
     },
   );
 
-  it.concurrent(
-    '--help describes every option on its own line, with its default',
-    { timeout: 60_000 },
-    async () => {
-      const server = run(['--help']);
-      expect(await server.exited).toBe(0);
-      await server.closed;
-      const options = server.output.stdout.split('\n').filter((line) => line.startsWith('  --'));
-      expect(options.map((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1])).toEqual([
-        'port',
-        'host',
-        'stage',
-        'ready-file',
-        'data-dir',
-        'database-url',
-        'rate-limit',
-        'refresh-grace',
-        'workspaces',
-        'query-timeout',
-        'embedded-row-limit',
-        'public-url',
-        'trust-proxy',
-        'dbt',
-        'clock-offset-file',
-        'help',
-      ]);
-      for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
-      expect(options[0]).toMatch(/^ {2}--port N +.*\(default: 8787\)$/);
-      expect(options[2]).toMatch(/^ {2}--stage NAME +.*\(default: v1\)$/);
-      expect(options[3]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
-      expect(server.output.stderr).toBe('');
-    },
-  );
+  it.concurrent('--help describes every option on its own line, with its default', async () => {
+    const server = run(['--help']);
+    expect(await server.exited).toBe(0);
+    await server.closed;
+    const options = server.output.stdout.split('\n').filter((line) => line.startsWith('  --'));
+    expect(options.map((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1])).toEqual([
+      'port',
+      'host',
+      'stage',
+      'ready-file',
+      'data-dir',
+      'database-url',
+      'rate-limit',
+      'refresh-grace',
+      'workspaces',
+      'query-timeout',
+      'embedded-row-limit',
+      'public-url',
+      'trust-proxy',
+      'dbt',
+      'clock-offset-file',
+      'help',
+    ]);
+    for (const line of options) expect(line).toMatch(/^ {2}--\S+( [A-Z]+)? +\S.* \(default: .+\)$/);
+    expect(options[0]).toMatch(/^ {2}--port N +.*\(default: 8787\)$/);
+    expect(options[2]).toMatch(/^ {2}--stage NAME +.*\(default: v1\)$/);
+    expect(options[3]).toContain(`(default: ${join(tmpdir(), 'gds-server', 'ready.json')})`);
+    expect(server.output.stderr).toBe('');
+  });
 
   it.concurrent('refuses a bad option with exit code 2, the message and the usage on stderr', async () => {
     const server = run(['--port', 'eighty']);
@@ -157,47 +152,43 @@ describe('npm run server', () => {
     expect(server.output.stdout).toBe('');
   });
 
-  it(
-    'seeds a full second workspace with --workspaces 2 and lists both in the ready file; --stage names the REST stage',
-    { timeout: 90_000 },
-    async () => {
-      const readyFile = join(dir, 'two', 'ready.json');
-      const server = run(['--ready-file', readyFile, '--port', '0', '--workspaces', '2', '--stage', 'prod']);
-      try {
-        await waitFor(
-          () => existsSync(readyFile) && server.output.stdout.includes('whole tokens'),
-          'the ready file',
-        );
-        const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
-        expect(ready.baseUrl).toBe(`${ready.origin}/prod`);
-        const members = await fetch(`${ready.baseUrl}/api/workspace/members`, {
-          headers: { authorization: `Bearer ${ready.users[0]?.cliToken}` },
-        });
-        expect(members.status).toBe(200);
-        expect(ready.workspaces.map((w) => w.workspaceId)).toEqual([
-          ready.workspaceId,
-          ready.otherWorkspace.workspaceId,
-        ]);
-        const second = ready.workspaces[1];
-        expect(second?.users.map((u) => [u.role, u.workspaceId])).toEqual(
-          ['OWNER', 'ADMIN', 'STEWARD', 'MEMBER'].map((role) => [role, second?.workspaceId]),
-        );
-        expect(second?.connectors.map((c) => c.schema)).toEqual([
-          'globex_dev',
-          'globex_staging',
-          'globex_prod',
-        ]);
-        for (const user of second?.users ?? []) expect(server.output.stdout).not.toContain(user.cliToken);
-      } finally {
-        server.signal('SIGTERM');
-      }
-      await server.closed;
-    },
-  );
+  it('seeds a full second workspace with --workspaces 2 and lists both in the ready file; --stage names the REST stage', async () => {
+    const readyFile = join(dir, 'two', 'ready.json');
+    const server = run(['--ready-file', readyFile, '--port', '0', '--workspaces', '2', '--stage', 'prod']);
+    try {
+      await waitFor(
+        () => existsSync(readyFile) && server.output.stdout.includes('whole tokens'),
+        'the ready file',
+      );
+      const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+      expect(ready.baseUrl).toBe(`${ready.origin}/prod`);
+      const members = await fetch(`${ready.baseUrl}/api/workspace/members`, {
+        headers: { authorization: `Bearer ${ready.users[0]?.cliToken}` },
+      });
+      expect(members.status).toBe(200);
+      expect(ready.workspaces.map((w) => w.workspaceId)).toEqual([
+        ready.workspaceId,
+        ready.otherWorkspace.workspaceId,
+      ]);
+      const second = ready.workspaces[1];
+      expect(second?.users.map((u) => [u.role, u.workspaceId])).toEqual(
+        ['OWNER', 'ADMIN', 'STEWARD', 'MEMBER'].map((role) => [role, second?.workspaceId]),
+      );
+      expect(second?.connectors.map((c) => c.schema)).toEqual([
+        'globex_dev',
+        'globex_staging',
+        'globex_prod',
+      ]);
+      for (const user of second?.users ?? []) expect(server.output.stdout).not.toContain(user.cliToken);
+    } finally {
+      server.signal('SIGTERM');
+    }
+    await server.closed;
+  });
 
   it(
     "--dbt DIR: the project's tables in the ready file, and the plan to run next in the banner",
-    { ...needs(noSharedFixtures), timeout: 120_000 },
+    { ...needs(noSharedFixtures) },
     async () => {
       const project = join(sharedFixturesDir, 'real/dbt-projects/manoty_jaffle_duckdb');
       const readyFile = join(dir, 'dbt', 'ready.json');

@@ -9,7 +9,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'gds-data-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('a persistent data dir', () => {
-  it('keeps workspaces, records and tokens across a restart', { timeout: 60_000 }, async () => {
+  it('keeps workspaces, records and tokens across a restart', async () => {
     const first = await createServer({ port: 0, dataDir, contractCheck: true });
     const crm = first.ready.tables.find((t) => t.name === 'crm_contacts')?.id;
     const owner = first.ready.users.find((u) => u.role === 'OWNER');

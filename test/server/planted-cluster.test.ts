@@ -48,7 +48,7 @@ beforeAll(async () => {
   clusterName = `pglite-${version}-empty-cluster.tar.gz`;
   // Where the server used to look, with no owner check.
   await writeFile(join(tmp, `gds-${clusterName}`), plantedCluster);
-}, 120_000);
+});
 
 afterAll(async () => {
   if (savedTmp === undefined) delete process.env.TMPDIR;
@@ -60,7 +60,7 @@ describe('a fresh in-memory server trusts no cluster planted in the temp folder'
   it('ignores a cluster planted at the old shared path', async () => {
     expect(plantedOwnerToken).toMatch(/^cli_/);
     expect(await plantedTokenStatus()).toBe(401);
-  }, 60_000);
+  });
 
   it('ignores a cache folder open to others, even with a matching digest', async () => {
     await rm(cacheDir(), { recursive: true, force: true });
@@ -69,7 +69,7 @@ describe('a fresh in-memory server trusts no cluster planted in the temp folder'
     await writeFile(join(cacheDir(), clusterName), plantedCluster);
     await writeFile(join(cacheDir(), `${clusterName}.sha256`), sha256(plantedCluster));
     expect(await plantedTokenStatus()).toBe(401);
-  }, 60_000);
+  });
 
   it('ignores a cache folder that is a symlink to another folder', async () => {
     await rm(cacheDir(), { recursive: true, force: true });
@@ -79,7 +79,7 @@ describe('a fresh in-memory server trusts no cluster planted in the temp folder'
     await writeFile(join(elsewhere, `${clusterName}.sha256`), sha256(plantedCluster));
     await symlink(elsewhere, cacheDir());
     expect(await plantedTokenStatus()).toBe(401);
-  }, 60_000);
+  });
 
   it('rebuilds a cluster in its private folder whose digest does not match, and then reuses the rebuilt one', async () => {
     await rm(cacheDir(), { recursive: true, force: true });
@@ -94,5 +94,5 @@ describe('a fresh in-memory server trusts no cluster planted in the temp folder'
     const before = (await stat(join(cacheDir(), clusterName))).mtimeMs;
     expect(await plantedTokenStatus()).toBe(401);
     expect((await stat(join(cacheDir(), clusterName))).mtimeMs).toBe(before);
-  }, 90_000);
+  });
 });

@@ -16,7 +16,7 @@ describe('two imports at once on one key (PostgreSQL)', needs(noPostgres), () =>
     server = await startTestServer({ database: 'postgres', rateLimit: 1_000_000 });
     table = await createModeBTable(server, 'concurrent');
     token = await readWriteToken(server, table, 'concurrent');
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -25,7 +25,7 @@ describe.each(ENGINES)('tokens and their holders on $engine', (engine) => {
       clockOffsetFile: offsetFile,
       ...(engine.postgres ? { database: 'postgres' as const } : {}),
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.close();
   });

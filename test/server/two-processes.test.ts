@@ -121,7 +121,7 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
       const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
       return { name, process, ready, url: ready.baseUrl };
     }) as [Node, Node];
-  }, 180_000);
+  });
 
   afterAll(async () => {
     for (const node of [a, b]) node?.process.signal('SIGTERM');
@@ -129,7 +129,7 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
     await sql?.end();
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   it('both come up on the empty database started together: migrated once, seeded once, one signing key', async () => {
     expect(a.url).not.toBe(b.url);
@@ -306,81 +306,73 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
     expect(after.body.error.code).toBe('sign_in_required');
   });
 
-  it(
-    'runs each gate job queued on A exactly once, by one of the two workers',
-    { timeout: 120_000 },
-    async () => {
-      const orders = table('orders');
-      const queued: string[] = [];
-      for (let i = 0; i < 8; i += 1) {
-        const accepted = await call(next(), 'POST', `/api/tables/${orders}/gate-runs`, {
-          token: owner(a).cliToken,
-          json: { gate: 2 },
-        });
-        expect(accepted.status).toBe(202);
-        queued.push(accepted.body.job.id);
-      }
-      const finished = async () =>
-        (
-          await sql.query<{ id: string; status: string; attempts: number; claimed_by: string | null }>(
-            `SELECT id, status, attempts, claimed_by FROM gds.jobs WHERE id = ANY($1::text[]) ORDER BY id`,
-            [queued],
-          )
-        ).rows;
-      for (let i = 0; i < 600 && (await finished()).some((j) => j.status !== 'SUCCEEDED'); i += 1)
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      const jobs = await finished();
-      expect(jobs.map((j) => [j.status, j.attempts])).toEqual(queued.map(() => ['SUCCEEDED', 1]));
-      for (const job of jobs) expect(job.claimed_by).toMatch(/:\d+:[0-9a-f]{8}$/);
-      // Each answers the same from either process.
-      const [one] = queued;
-      const views = await Promise.all(
-        [a, b].map((node) => call(node, 'GET', `/api/gate-jobs/${one}`, { token: owner(node).cliToken })),
-      );
-      expect(views[0]?.body).toEqual(views[1]?.body);
-    },
-  );
+  it('runs each gate job queued on A exactly once, by one of the two workers', async () => {
+    const orders = table('orders');
+    const queued: string[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      const accepted = await call(next(), 'POST', `/api/tables/${orders}/gate-runs`, {
+        token: owner(a).cliToken,
+        json: { gate: 2 },
+      });
+      expect(accepted.status).toBe(202);
+      queued.push(accepted.body.job.id);
+    }
+    const finished = async () =>
+      (
+        await sql.query<{ id: string; status: string; attempts: number; claimed_by: string | null }>(
+          `SELECT id, status, attempts, claimed_by FROM gds.jobs WHERE id = ANY($1::text[]) ORDER BY id`,
+          [queued],
+        )
+      ).rows;
+    for (let i = 0; i < 600 && (await finished()).some((j) => j.status !== 'SUCCEEDED'); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    const jobs = await finished();
+    expect(jobs.map((j) => [j.status, j.attempts])).toEqual(queued.map(() => ['SUCCEEDED', 1]));
+    for (const job of jobs) expect(job.claimed_by).toMatch(/:\d+:[0-9a-f]{8}$/);
+    // Each answers the same from either process.
+    const [one] = queued;
+    const views = await Promise.all(
+      [a, b].map((node) => call(node, 'GET', `/api/gate-jobs/${one}`, { token: owner(node).cliToken })),
+    );
+    expect(views[0]?.body).toEqual(views[1]?.body);
+  });
 
-  it(
-    'queues again a job whose process died while running it, and fails one that died too often',
-    { timeout: 120_000 },
-    async () => {
-      const orders = table('orders');
-      const orphan = async (id: string, attempts: number) =>
-        sql.query(
-          `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, params, created_by, created_at, started_at,
+  it('queues again a job whose process died while running it, and fails one that died too often', async () => {
+    const orders = table('orders');
+    const orphan = async (id: string, attempts: number) =>
+      sql.query(
+        `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, params, created_by, created_at, started_at,
                                heartbeat_at, claimed_by, attempts)
          VALUES ($1, $2, $3, 'gate2', 'RUNNING', '{}', $4, now() - interval '1 hour', now() - interval '1 hour',
                  now() - interval '1 hour', 'gone-host:4242:deadbeef', $5)`,
-          [id, a.ready.workspaceId, orders, owner(a).userId, attempts],
-        );
-      await orphan('job_orphan_once', 1);
-      await orphan('job_orphan_often', 3);
-      const rows = async () =>
-        (
-          await sql.query<{
-            id: string;
-            status: string;
-            attempts: number;
-            claimed_by: string;
-            error: unknown;
-          }>(
-            `SELECT id, status, attempts, claimed_by, error FROM gds.jobs WHERE id LIKE 'job_orphan_%' ORDER BY id`,
-          )
-        ).rows;
-      for (
-        let i = 0;
-        i < 600 && (await rows()).some((j) => j.status === 'RUNNING' || j.status === 'QUEUED');
-        i += 1
-      )
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      const [often, once] = await rows();
-      expect(once).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
-      expect(once?.claimed_by).not.toBe('gone-host:4242:deadbeef');
-      expect(often).toMatchObject({ status: 'FAILED', attempts: 3 });
-      expect(JSON.stringify(often?.error)).toContain('gone-host:4242:deadbeef');
-    },
-  );
+        [id, a.ready.workspaceId, orders, owner(a).userId, attempts],
+      );
+    await orphan('job_orphan_once', 1);
+    await orphan('job_orphan_often', 3);
+    const rows = async () =>
+      (
+        await sql.query<{
+          id: string;
+          status: string;
+          attempts: number;
+          claimed_by: string;
+          error: unknown;
+        }>(
+          `SELECT id, status, attempts, claimed_by, error FROM gds.jobs WHERE id LIKE 'job_orphan_%' ORDER BY id`,
+        )
+      ).rows;
+    for (
+      let i = 0;
+      i < 600 && (await rows()).some((j) => j.status === 'RUNNING' || j.status === 'QUEUED');
+      i += 1
+    )
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    const [often, once] = await rows();
+    expect(once).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
+    expect(once?.claimed_by).not.toBe('gone-host:4242:deadbeef');
+    expect(often).toMatchObject({ status: 'FAILED', attempts: 3 });
+    expect(JSON.stringify(often?.error)).toContain('gone-host:4242:deadbeef');
+  });
   it('limits failed authentications of one address across both (300 a minute), give or take one per process', async () => {
     // From 127.0.0.2, an address of its own: nothing before counted against it.
     const via = new Agent({ localAddress: '127.0.0.2' });

@@ -61,7 +61,7 @@ describe('gate work on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
     db = await openDb({});
-  }, 60_000);
+  });
   afterAll(async () => {
     await db?.close();
   });

@@ -47,14 +47,14 @@ async function environmentOf(name: string, env: Record<string, string>): Promise
 }
 
 describe.runIf(process.platform === 'linux')('npm run server on Linux', () => {
-  it('serves with glibc malloc settings that return freed memory', { timeout: 120_000 }, async () => {
+  it('serves with glibc malloc settings that return freed memory', async () => {
     const env = await environmentOf('default', {});
     expect(env.get('MALLOC_MMAP_THRESHOLD_')).toBe('32768');
     expect(env.get('MALLOC_TRIM_THRESHOLD_')).toBe('32768');
     expect(env.get('MALLOC_ARENA_MAX')).toBe('1');
   });
 
-  it('keeps a setting the user made, and adds none', { timeout: 120_000 }, async () => {
+  it('keeps a setting the user made, and adds none', async () => {
     const env = await environmentOf('own', { MALLOC_ARENA_MAX: '4' });
     expect(env.get('MALLOC_ARENA_MAX')).toBe('4');
     expect(env.has('MALLOC_MMAP_THRESHOLD_')).toBe(false);

@@ -20,7 +20,7 @@ beforeAll(async () => {
   process.env.TMPDIR = tmp; // the private data directory goes here, so the test can see it go
   db = await openDb({ queryTimeoutMs: 1000 });
   await db.exec('CREATE TABLE kept (x int); INSERT INTO kept VALUES (1)');
-}, 60_000);
+});
 
 afterAll(async () => {
   if (savedTmp === undefined) delete process.env.TMPDIR;
@@ -47,7 +47,7 @@ describe('PGlite with a deadline', () => {
     expect(error).toBeInstanceOf(QueryDeadlineError);
     expect((error as QueryDeadlineError).message).toMatch(/deadline of 1 s/);
     expect(await db.query('SELECT x FROM kept')).toEqual([{ x: 1 }]);
-  }, 60_000);
+  });
 
   it('loses the open transaction and keeps what was committed', async () => {
     await db.transaction(async (tx) => {
@@ -61,7 +61,7 @@ describe('PGlite with a deadline', () => {
     expect(await db.query('SELECT x FROM kept ORDER BY x')).toEqual([{ x: 1 }, { x: 2 }]);
     await db.exec('INSERT INTO kept VALUES (4)');
     expect(await db.query('SELECT count(*)::int AS n FROM kept')).toEqual([{ n: 3 }]);
-  }, 60_000);
+  });
 
   it('keeps the usual errors as they were (code included) and the transaction usable after a savepoint', async () => {
     const error = await db.query('INSERT INTO missing VALUES (1)').catch((e: unknown) => e);
@@ -78,5 +78,5 @@ describe('PGlite with a deadline', () => {
     expect((await readdir(tmp)).filter((name) => name.startsWith('gds-pglite-'))).toHaveLength(1);
     await db.close();
     expect((await readdir(tmp)).filter((name) => name.startsWith('gds-pglite-'))).toEqual([]);
-  }, 60_000);
+  });
 });

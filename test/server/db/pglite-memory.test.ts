@@ -19,7 +19,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'gds-memory-'));
   process.env.TMPDIR = tmp; // private data directories go here, so the test can see them
   db = await openDb({});
-}, 60_000);
+});
 
 afterAll(async () => {
   await db.close();
@@ -36,7 +36,7 @@ describe('the embedded database in memory', () => {
     expect(await sharedBuffers(db)).toBe('16MB');
     expect(db.sandbox).toBeDefined();
     expect(await db.sandbox?.((sandbox) => sharedBuffers(sandbox))).toBe('16MB');
-  }, 60_000);
+  });
 
   it('starts from the unpacked empty cluster: a complete PostgreSQL data directory', async () => {
     const [dir] = (await readdir(tmp)).filter((name) => name.startsWith('gds-pglite-'));
@@ -44,7 +44,7 @@ describe('the embedded database in memory', () => {
     expect(files).toEqual(expect.arrayContaining(['PG_VERSION', 'base', 'global', 'pg_wal']));
     await db.exec('CREATE TABLE written (x int); INSERT INTO written VALUES (7)');
     expect(await db.query('SELECT x FROM written')).toEqual([{ x: 7 }]);
-  }, 60_000);
+  });
 
   it('copies rows out and in through a file of its own: exact text rows, none, and a failed copy leaving nothing', async () => {
     await db.exec(`CREATE TABLE copied (id int, note text);
@@ -74,7 +74,7 @@ describe('the embedded database in memory', () => {
       );
     });
     expect(loaded).toEqual([{ rows: 5000, nulls: 1666, sample: 'tab\there 4' }]);
-  }, 60_000);
+  });
 
   it('refuses a tarball it cannot unpack, saying so, and removes the directory it made', async () => {
     const before = (await readdir(tmp)).length;
@@ -83,5 +83,5 @@ describe('the embedded database in memory', () => {
       /could not be unpacked|TAR_BAD_ARCHIVE|unexpected end|incorrect header/i,
     );
     expect((await readdir(tmp)).length).toBe(before);
-  }, 60_000);
+  });
 });

@@ -50,7 +50,7 @@ describe.each(engines)('a gate run past the deadline on $name', ({ database, ski
 
   it(
     'answers 422 naming the deadline, while other requests are answered, and loses nothing committed',
-    { ...needs(skip ? NO_POSTGRES : undefined), timeout: 60_000 },
+    { ...needs(skip ? NO_POSTGRES : undefined) },
     async () => {
       const finished: string[] = [];
       const timed = async <T>(name: string, call: Promise<T>) => {

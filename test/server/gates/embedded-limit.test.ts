@@ -47,7 +47,7 @@ describe('work beyond the embedded database (PGlite)', () => {
       [limit + 1],
     );
     expect(await ordersRows(server)).toBe(limit + 1);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();
@@ -56,7 +56,7 @@ describe('work beyond the embedded database (PGlite)', () => {
   it('refuses a gate run over every row with 422 beyond_embedded_database, naming --database-url', async () => {
     const response = await run(server, server.table('orders').id);
     expectBeyond(response, 'analytics_dev.orders', limit);
-  }, 60_000);
+  });
 
   it('runs a sampled gate run on the same table, and a full one on a table at the limit', async () => {
     const sampled = await run(server, server.table('orders').id, { sample: 'head:2' });
@@ -68,7 +68,7 @@ describe('work beyond the embedded database (PGlite)', () => {
     const atLimit = await run(server, server.table('orders').id);
     expect(atLimit.status).toBe(200);
     expect(atLimit.body.results.length).toBeGreaterThan(0);
-  }, 60_000);
+  });
 
   it('fails the baseline job of an object past the limit with the same reason', async () => {
     await server.sql(
@@ -85,7 +85,7 @@ describe('work beyond the embedded database (PGlite)', () => {
     expect(job?.status).toBe('FAILED');
     expect(JSON.stringify(job?.error)).toContain('beyond the embedded database');
     expect(JSON.stringify(job?.error)).toContain('--database-url');
-  }, 60_000);
+  });
 });
 
 /** How many records a Mode B table holds (as the service counts them). */
@@ -133,7 +133,7 @@ describe('records imported beyond the embedded database (PGlite)', () => {
       await recordRows(server, crm),
     );
     expect(await recordRows(server, crm)).toBe(limit - 3);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();
@@ -148,7 +148,7 @@ describe('records imported beyond the embedded database (PGlite)', () => {
     expectBeyond(response, 'crm_contacts', limit);
     expect(response.headers.get('x-ratelimit-limit')).toBe('200');
     expect(await recordRows(server, crm)).toBe(before);
-  }, 60_000);
+  });
 
   it('refuses key-less bulk creation past the limit the same way, writing nothing', async () => {
     const before = await recordRows(server, crm);
@@ -156,7 +156,7 @@ describe('records imported beyond the embedded database (PGlite)', () => {
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('beyond_embedded_database');
     expect(await recordRows(server, crm)).toBe(before);
-  }, 60_000);
+  });
 
   it('takes an import up to the limit, and updates past it (no new rows)', async () => {
     const upTo = await post('/import?mode=upsert&key=email', { rows: contacts(20, 3) });
@@ -172,7 +172,7 @@ describe('records imported beyond the embedded database (PGlite)', () => {
     expect(oneMore.status).toBe(422);
     expect(oneMore.body.error.code).toBe('beyond_embedded_database');
     expect(await recordRows(server, crm)).toBe(limit);
-  }, 60_000);
+  });
 });
 
 describe('no row limit on PostgreSQL', needs(noPostgres), () => {
@@ -180,7 +180,7 @@ describe('no row limit on PostgreSQL', needs(noPostgres), () => {
 
   beforeAll(async () => {
     server = await startTestServer({ database: 'postgres', embeddedRowLimit: 1 });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();
@@ -194,11 +194,11 @@ describe('no row limit on PostgreSQL', needs(noPostgres), () => {
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ inserted: 2, updated: 0 });
-  }, 60_000);
+  });
 
   it('runs a gate run over every row of a table past any embedded limit', async () => {
     expect(await ordersRows(server)).toBeGreaterThan(1);
     const response = await run(server, server.table('orders').id);
     expect(response.status).toBe(200);
-  }, 60_000);
+  });
 });

@@ -91,7 +91,7 @@ beforeAll(async () => {
   );
   await db.query('ANALYZE analytics_dev.orders');
   table = await loadGateTable(db, orders.workspace_id, orders.id);
-}, 120_000);
+});
 
 afterAll(async () => {
   await db?.close();

@@ -42,7 +42,7 @@ describe.each(engines)('samples on $engine', ({ database, skip }) => {
       body: { content: AMOUNT_RULES },
     });
     expect(applied.status).toBe(200);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -38,7 +38,7 @@ describe('gate checks in the PGlite sandbox', () => {
     await server?.close();
   });
 
-  it('runs a check beside a slow one, each in a sandbox of its own', { timeout: 60_000 }, async () => {
+  it('runs a check beside a slow one, each in a sandbox of its own', async () => {
     const warm = await Promise.all(Array.from({ length: SANDBOXES }, quickRun)); // every sandbox opened
     expect(warm.map((r) => r.status)).toEqual(Array.from({ length: SANDBOXES }, () => 200));
     const finished: string[] = [];
@@ -103,45 +103,41 @@ describe('gate checks in the PGlite sandbox', () => {
     expect(certified.status, JSON.stringify(certified.body)).toBe(200);
   });
 
-  it(
-    'refuses certify (422, nothing certified) when rows change between its checks and its transaction',
-    { timeout: 60_000 },
-    async () => {
-      const pushed = await pushDevDefinition(server, 'categorydim', ['category_id', 'category_name']);
-      expect(pushed.status).toBe(202);
-      const tableId: string = pushed.body.tableId;
-      expect(await submit(server, tableId)).toMatchObject({ passed: true });
+  it('refuses certify (422, nothing certified) when rows change between its checks and its transaction', async () => {
+    const pushed = await pushDevDefinition(server, 'categorydim', ['category_id', 'category_name']);
+    expect(pushed.status).toBe(202);
+    const tableId: string = pushed.body.tableId;
+    expect(await submit(server, tableId)).toMatchObject({ passed: true });
 
-      // Slow gate runs on another table hold every sandbox: certify copies its rows out at once, then
-      // waits for a sandbox, and the rows change in the meantime.
-      const slow = Promise.all(Array.from({ length: SANDBOXES }, slowRun));
-      await sleep(500);
-      const certify = () =>
-        server.request('POST', `/api/tables/${tableId}/semantic-contract/certify`, {
-          token: steward,
-          body: { note: 'looks fine' },
-        });
-      const racing = certify();
-      await sleep(1000);
-      await server.sql(
-        `INSERT INTO analytics_dev.categorydim (category_id, category_name) VALUES (7, NULL), (8, NULL), (9, NULL)`,
-      );
+    // Slow gate runs on another table hold every sandbox: certify copies its rows out at once, then
+    // waits for a sandbox, and the rows change in the meantime.
+    const slow = Promise.all(Array.from({ length: SANDBOXES }, slowRun));
+    await sleep(500);
+    const certify = () =>
+      server.request('POST', `/api/tables/${tableId}/semantic-contract/certify`, {
+        token: steward,
+        body: { note: 'looks fine' },
+      });
+    const racing = certify();
+    await sleep(1000);
+    await server.sql(
+      `INSERT INTO analytics_dev.categorydim (category_id, category_name) VALUES (7, NULL), (8, NULL), (9, NULL)`,
+    );
 
-      const refused = await racing;
-      expect((await slow).map((r) => r.status)).toEqual(Array.from({ length: SANDBOXES }, () => 422));
-      expect(refused.status, JSON.stringify(refused.body)).toBe(422);
-      expect(refused.body.error.code).toBe('data_changed_during_checks');
-      expect(refused.body.error.message).toMatch(/Run certify again/);
-      const [table] = await server.sql('SELECT state FROM gds.tables WHERE id = $1', [tableId]);
-      expect(table.state).toBe('PENDING_REVIEW');
-      const [view] = await server.sql(`SELECT to_regclass('certified_dev.categorydim')::text AS v`);
-      expect(view.v).toBeNull();
+    const refused = await racing;
+    expect((await slow).map((r) => r.status)).toEqual(Array.from({ length: SANDBOXES }, () => 422));
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body.error.code).toBe('data_changed_during_checks');
+    expect(refused.body.error.message).toMatch(/Run certify again/);
+    const [table] = await server.sql('SELECT state FROM gds.tables WHERE id = $1', [tableId]);
+    expect(table.state).toBe('PENDING_REVIEW');
+    const [view] = await server.sql(`SELECT to_regclass('certified_dev.categorydim')::text AS v`);
+    expect(view.v).toBeNull();
 
-      // Run again, the checks see the rows written meanwhile.
-      const again = await certify();
-      expect(again.status).toBe(422);
-      expect(again.body.error.code).toBe('checks_failed');
-      expect(again.body.error.message).toContain('null_rate.category_name');
-    },
-  );
+    // Run again, the checks see the rows written meanwhile.
+    const again = await certify();
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe('checks_failed');
+    expect(again.body.error.message).toContain('null_rate.category_name');
+  });
 });

@@ -72,7 +72,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       beforeAll(async () => {
         server = await startTestServer({ jobs: 'manual', ...(database === 'postgres' ? { database } : {}) });
         await createWide(server);
-      }, 120_000);
+      });
 
       afterAll(async () => {
         await server?.close();
@@ -81,11 +81,11 @@ for (const database of ['pglite', 'postgres'] as const) {
       it("profiles a table of 1,600 columns, PostgreSQL's limit, in several statements", async () => {
         expect(WIDTH).toBeGreaterThan(BASELINE_COLUMNS_PER_STATEMENT);
         checkProfile(await baseline(server, 'wide_1600', names(WIDTH)), WIDTH);
-      }, 120_000);
+      });
 
       it('profiles a view of 833 columns, the first count one statement could not hold', async () => {
         checkProfile(await baseline(server, 'wide_833', names(833)), 833);
-      }, 120_000);
+      });
     },
   );
 }

@@ -18,7 +18,7 @@ describe.each(ENGINES)('the steward queue on $engine', ({ postgres, skip }) => {
       server = await startTestServer({ jobs: 'manual', ...(postgres ? { database: 'postgres' } : {}) });
       orders = server.table('orders').id;
       customers = server.table('customers').id;
-    }, 120_000);
+    });
 
     afterAll(async () => {
       await server?.close();

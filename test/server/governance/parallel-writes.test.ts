@@ -23,7 +23,7 @@ for (const database of ['pglite', 'postgres'] as const) {
         server = await startTestServer({ database, jobs: 'manual' });
         owner = server.user('OWNER').cliToken;
         customers = server.table('customers').id;
-      }, 120_000);
+      });
 
       afterAll(async () => {
         await server?.close();

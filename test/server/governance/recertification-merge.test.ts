@@ -68,7 +68,7 @@ for (const database of ['pglite', 'postgres'] as const) {
             scopes: ['workspace:write:recertify'],
           })
         ).tokens.accessToken;
-      }, 120_000);
+      });
 
       afterAll(async () => {
         await server?.close();

@@ -53,7 +53,7 @@ describe.each(ENGINES)('merged recertification signals on $engine', ({ postgres,
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.recertificationRequestId).toBe(requestId);
     restoredVersion = restored.body.version.version;
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await server?.close();
@@ -103,7 +103,7 @@ describe.each(ENGINES)('merged recertification signals on $engine', ({ postgres,
 
   it(
     'gds recertification list --json prints every signal; piped, the Latest column is the restore',
-    { ...needs(skip), timeout: 60_000 },
+    { ...needs(skip) },
     async () => {
       const env = {
         GDS_CONFIG_DIR: join(dir, 'gds'),
@@ -149,7 +149,7 @@ describe.each(ENGINES)(
     beforeAll(async () => {
       if (skip !== undefined) return;
       server = await startTestServer({ database: postgres ? 'postgres' : 'pglite', jobs: 'manual' });
-    }, 120_000);
+    });
 
     afterAll(async () => {
       await server?.close();

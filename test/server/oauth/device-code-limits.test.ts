@@ -45,7 +45,7 @@ function useServer(bounds: { codesPerAddressPerMinute: number; maxPendingCodes: 
   let server: TestServer | undefined;
   beforeAll(async () => {
     server = await startTestServer({ deviceFlow: { expiresInSeconds: LIFETIME_S, ...bounds } });
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.close();
   });
