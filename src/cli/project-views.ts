@@ -211,7 +211,7 @@ export function printApplySummary(out: Output, applied: ApplySummary, summary: R
   const notPruned =
     applied.pruneSkipped === 0
       ? undefined
-      : `Not pruned: ${applied.pruneSkipped} gone table${applied.pruneSkipped === 1 ? '' : 's'} stay until every create and replace succeeds.`;
+      : `Not pruned: ${applied.pruneSkipped} gone table${applied.pruneSkipped === 1 ? ' stays' : 's stay'} until every create and replace succeeds (${applied.failed.length > 0 ? `${applied.failed.length} failed` : `${summary.refused} refused`}).`;
   if (out.json) {
     if (notPruned !== undefined) out.warn(notPruned);
     printSummaryRecord(out, summary);

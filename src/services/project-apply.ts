@@ -13,7 +13,7 @@
 // Ownership: every write names the plan's project, and the service refuses (409 `owned_elsewhere`) to replace
 // or delete a table another project owns. A table the plan shows owned elsewhere fails (exit 6) unless
 // --adopt named it: then its owner is recorded first (compare-and-set on the owner the plan saw, audited).
-// --prune removes only after every create and replace of the run succeeded.
+// --prune removes only after every create and replace of the run succeeded (none failed, none refused).
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
@@ -60,7 +60,7 @@ export interface ApplySummary {
   actions: ApplyAction[];
   applied: number;
   failed: { table: string; tableId: string | null; step: ApplyStep; error: CliError }[];
-  /** Gone tables not removed because a create or replace of the run failed (--prune). */
+  /** Gone tables not removed because a create or replace of the run failed or was refused (--prune). */
   pruneSkipped: number;
 }
 
@@ -165,9 +165,11 @@ export async function applyPlan(
   }
   await mapBounded(oneByOne, concurrency, run);
   const gone = options.prune === true ? plan.tables.filter((t) => t.action === 'gone') : [];
-  // A failed create or replace may be a model renamed or moved: its old table stays until the run succeeds.
-  if (failed.length === 0) await mapBounded(gone, concurrency, run);
-  return { actions, applied, failed, pruneSkipped: failed.length === 0 ? 0 : gone.length };
+  // A failed or refused create or replace may be a model renamed or moved: its old table stays until the run
+  // succeeds.
+  const held = failed.length > 0 || plan.tables.some((t) => t.action === 'refused');
+  if (!held) await mapBounded(gone, concurrency, run);
+  return { actions, applied, failed, pruneSkipped: held ? gone.length : 0 };
 }
 
 /** Records the plan's project as the owner of a table adopted (--adopt) or registered under the old file name. */

@@ -263,6 +263,32 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
   });
 
   it(
+    '--prune removes nothing when a table of the run was refused (it may be the gone model’s new name)',
+    needs(skip),
+    async () => {
+      // p_renamed's warehouse object is not on the connector: the plan refuses it, so it is not created.
+      const plan = await planProject(
+        client,
+        project([
+          declaration('own_a', 'p_orders'),
+          declaration('own_a', 'p_customers'),
+          declaration('own_a', 'p_renamed'),
+        ]),
+        { connectorId: connectors.a },
+      );
+      expect(plan.tables.filter((t) => t.action !== 'unchanged').map((t) => [t.table, t.action])).toEqual([
+        ['p_renamed', 'refused'],
+        ['p_payments', 'gone'],
+      ]);
+      const summary = await applyPlan(client, plan, { describe: describeError, prune: true });
+      expect(summary.failed).toEqual([]);
+      expect(summary.pruneSkipped).toBe(1);
+      expect(summary.actions.filter((x) => x.step === 'remove')).toEqual([]);
+      expect(await client.tables.list({ name: 'p_payments' })).toHaveLength(1);
+    },
+  );
+
+  it(
     'the service refuses a replace or a delete naming another project, and a stale adopt',
     needs(skip),
     async () => {

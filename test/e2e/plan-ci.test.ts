@@ -224,5 +224,27 @@ describe(
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('Connector not found');
     });
+
+    it('apply --prune removes nothing while a table of the run is refused (the gone model may be its new name): exit 7', async () => {
+      await editManifest((manifest) => {
+        const node = manifest.nodes['model.jaffle_dbt.stg_orders'] ?? {};
+        manifest.nodes['model.jaffle_dbt.top_customers_renamed'] = {
+          ...node,
+          unique_id: 'model.jaffle_dbt.top_customers_renamed',
+          name: 'top_customers_renamed',
+          alias: 'top_customers_renamed',
+        };
+      });
+      const apply = await gds(['apply', ...onDev(), '--prune', '--yes']);
+      expect(apply.code, apply.stderr).toBe(7);
+      expect(apply.stdout).toContain('! refused top_customers_renamed');
+      expect(apply.stdout).toContain(
+        'Not pruned: 1 gone table stays until every create and replace succeeds (1 refused).',
+      );
+      expect(apply.stderr).toContain('1 table was refused (top_customers_renamed)');
+      expect(lines((await gds(['list', '--json'])).stdout).map((t) => t['name'])).toContain(
+        'top_customers_summary_query',
+      );
+    });
   },
 );
