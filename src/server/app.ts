@@ -193,7 +193,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       clock,
       keys,
       signer,
-      auth: new Authenticator(db, signer),
+      auth: new Authenticator(db, signer, clock),
       limiter: new RateLimiter('token', options.rateLimit ?? DEFAULT_RATE_LIMIT, db, clock),
       failedAuth: new RateLimiter(
         'failed-auth',

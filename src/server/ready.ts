@@ -1,6 +1,6 @@
 // The ready file: what tests and scripts need to talk to a running server (base URL, ready-made
 // tokens per role, connectors, tables, warehouse objects). Written only once the server listens.
-import { createCliToken } from './auth/cli-tokens.js';
+import { seededCliToken } from './auth/cli-tokens.js';
 import type { Role } from '../core/scopes.js';
 import type { AppContext } from './context.js';
 import type { DbtWarehouse } from './dbt-warehouse.js';
@@ -18,7 +18,7 @@ export interface ReadyUser {
   role: Role | 'PLATFORM_OPERATOR';
   /** A session JWT (audience `session`), valid 60 minutes from start. */
   accessToken: string;
-  /** A static CLI token (`cli_…`), valid until revoked. */
+  /** A static CLI token (`cli_…`), valid until revoked; the same at every start over one database. */
   cliToken: string;
 }
 
@@ -122,7 +122,7 @@ async function describeWorkspace(
       email: member.email,
       role: member.platform_operator ? 'PLATFORM_OPERATOR' : member.role,
       accessToken: session.token,
-      cliToken: (await createCliToken(ctx, { workspaceId: workspace.id, userId: member.id })).token,
+      cliToken: await seededCliToken(ctx, { workspaceId: workspace.id, userId: member.id }),
     });
   }
   const connectors = await ctx.db.query<ReadyConnector>(

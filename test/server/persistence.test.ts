@@ -1,9 +1,13 @@
-// --data-dir: state survives a restart (seeded once, signing key kept, refresh tokens still valid).
+// --data-dir: state survives a restart (seeded once, signing key kept, refresh tokens still valid), and a
+// restart over one database hands each seeded user the CLI token it had, without making another.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server/app.js';
+import { ENGINES } from '../helpers/engines.js';
+import { createPostgresDatabase } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gds-data-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -53,4 +57,61 @@ describe('a persistent data dir', () => {
       await second.close();
     }
   });
+});
+
+describe.each(ENGINES)('restarts over one database on $engine', ({ postgres, skip }) => {
+  it(
+    'hand each seeded user the same CLI token, make no new one, and derive another once it is revoked',
+    needs(skip),
+    async () => {
+      const database = postgres ? await createPostgresDatabase() : undefined;
+      const dir = postgres ? undefined : mkdtempSync(join(tmpdir(), 'gds-data-'));
+      const start = () =>
+        createServer({
+          port: 0,
+          contractCheck: true,
+          ...(database ? { databaseUrl: database.url } : { dataDir: dir }),
+        });
+      const tokensOf = async (url: string, token: string) =>
+        (
+          (await fetch(`${url}/api/cli-tokens`, { headers: { authorization: `Bearer ${token}` } }).then((r) =>
+            r.json(),
+          )) as { tokens: Array<{ id: string; revokedAt: string | null }> }
+        ).tokens;
+      try {
+        const first = await start();
+        const owner = (ready: typeof first.ready) =>
+          ready.users.find((u) => u.role === 'OWNER')?.cliToken ?? '';
+        const held = await tokensOf(first.url, owner(first.ready));
+        await first.close();
+
+        const second = await start();
+        expect(second.ready.users.map((u) => u.cliToken)).toEqual(first.ready.users.map((u) => u.cliToken));
+        // "Last used" moves; the tokens are the same ones.
+        expect((await tokensOf(second.url, owner(second.ready))).map((t) => t.id)).toEqual(
+          held.map((t) => t.id),
+        );
+        const [seeded] = held;
+        const revoked = await fetch(`${second.url}/api/cli-tokens/${seeded?.id ?? ''}/revoke`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${second.ready.users[0]?.accessToken ?? ''}` },
+        });
+        expect(revoked.status).toBe(200);
+        await second.close();
+
+        const third = await start();
+        try {
+          expect(owner(third.ready)).not.toBe(owner(first.ready));
+          const listed = await tokensOf(third.url, owner(third.ready));
+          expect(listed.filter((t) => t.revokedAt === null)).toHaveLength(1);
+          expect(listed).toHaveLength(2);
+        } finally {
+          await third.close();
+        }
+      } finally {
+        await database?.drop();
+        if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -175,6 +175,10 @@ describe.each(ENGINES)('tokens and their holders on $engine', (engine) => {
           const answered = await recertify(drawn.body.accessToken);
           expect(answered.status).toBe(200);
           expect(answered.body.environmentLabel).toBe('dev');
+          // "Last used" is the server's time, which the offset file moved.
+          const listed = await server.request('GET', '/api/cli-tokens', { token: cli });
+          const nightly = listed.body.tokens.find((t: { id: string }) => t.id === created.body.id);
+          expect(Date.parse(nightly.lastUsedAt)).toBeGreaterThan(Date.now() + (seconds - 60) * 1000);
         }
         const data = await draw({
           env: 'dev',

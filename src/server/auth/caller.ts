@@ -2,6 +2,8 @@
 // still active, integration token not revoked). Guards below say which callers an endpoint takes.
 import type { Audience, Role, WorkspaceScope } from '../../core/scopes.js';
 import { isRole } from '../../core/scopes.js';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
 import type { Db } from '../db/handle.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { sha256 } from '../ids.js';
@@ -51,6 +53,7 @@ export class Authenticator {
   constructor(
     private readonly db: Db,
     private readonly signer: TokenSigner,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The caller behind an Authorization header value; 401 when there is none or it is not valid. */
@@ -104,12 +107,14 @@ export class Authenticator {
   private readonly touched = new Map<string, number>();
 
   private async touch(table: 'integration_tokens' | 'cli_tokens', id: string): Promise<void> {
-    const now = Date.now();
+    // The server's clock, which --clock-offset-file moves, as every other time the server writes.
+    const now = this.clock();
     const key = `${table}:${id}`;
-    if (now - (this.touched.get(key) ?? 0) < 60_000) return;
+    const last = this.touched.get(key);
+    if (last !== undefined && Math.abs(now - last) < 60_000) return;
     if (this.touched.size > 10_000) this.touched.clear();
     this.touched.set(key, now);
-    await this.db.query(`UPDATE gds.${table} SET last_used_at = now() WHERE id = $1`, [id]);
+    await this.db.query(`UPDATE gds.${table} SET last_used_at = $2 WHERE id = $1`, [id, new Date(now)]);
   }
 
   private async cliTokenCaller(token: string): Promise<SessionCaller> {

@@ -1,6 +1,7 @@
 // Static CLI tokens (`cli_…`, spec §5.9: long-lived, workspace-scoped, revocable): the seed makes one per
 // seeded user for the ready file, and a signed-in person creates named ones for scripts and CI. Only the
 // token's hash and a masked hint are stored; the whole token is answered once.
+import { createHmac } from 'node:crypto';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../errors.js';
@@ -18,8 +19,8 @@ export interface CreatedCliToken {
 export async function createCliToken(
   ctx: Pick<AppContext, 'db' | 'clock'>,
   owner: { workspaceId: string; userId: string; name?: string },
+  token = `${CLI_TOKEN_PREFIX}${newSecret()}`,
 ): Promise<CreatedCliToken> {
-  const token = `${CLI_TOKEN_PREFIX}${newSecret()}`;
   const id = newId(CLI_TOKEN_ID_PREFIX);
   const createdAt = new Date(ctx.clock()).toISOString();
   await ctx.db.transaction(async (tx) => {
@@ -62,4 +63,34 @@ function nameTaken(name: string, tokenId?: string): HttpError {
     `You already have a live CLI token named "${name}"${tokenId === undefined ? '' : ` (${tokenId})`}: revoke it first (gds tokens revoke ${name}), or pick another name.`,
     { name, ...(tokenId === undefined ? {} : { tokenId }) },
   );
+}
+
+/**
+ * A seeded user's unnamed CLI token for the ready file: the same at every start over one database (derived
+ * from the service's signing key), so restarts over a data dir neither pile tokens up nor end the one a script
+ * was given; once it is revoked, the next start derives another.
+ */
+export async function seededCliToken(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  owner: { workspaceId: string; userId: string },
+): Promise<string> {
+  const [key] = await ctx.db.query<{ d: string }>(
+    `SELECT private_jwk->>'d' AS d FROM gds.signing_keys ORDER BY created_at DESC LIMIT 1`,
+  );
+  if (key === undefined) throw new Error('no signing key to derive the seeded CLI tokens from');
+  const rows = await ctx.db.query<{ token_hash: string; revoked: boolean }>(
+    `SELECT token_hash, revoked_at IS NOT NULL AS revoked FROM gds.cli_tokens
+      WHERE workspace_id = $1 AND user_id = $2 AND name IS NULL`,
+    [owner.workspaceId, owner.userId],
+  );
+  const revoked = new Map(rows.map((r) => [r.token_hash, r.revoked]));
+  for (let n = 0; ; n++) {
+    const secret = createHmac('sha256', key.d)
+      .update(`seeded-cli-token:${owner.workspaceId}:${owner.userId}:${n}`)
+      .digest('base64url');
+    const token = `${CLI_TOKEN_PREFIX}${secret}`;
+    const state = revoked.get(sha256(token));
+    if (state === false) return token;
+    if (state === undefined) return (await createCliToken(ctx, owner, token)).token;
+  }
 }
