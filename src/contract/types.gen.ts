@@ -644,6 +644,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/recertification-requests/{requestId}/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Every signal merged into a recertification request, oldest first, a page at a time
+         * @description A person's session JWT or `cli_` token. A request as listed carries its latest 20 signals; this reads all of them by key (`gds recertification list --json` and the dashboard's request page follow it). 404 for a request of another workspace or of a deleted table; 403 `environment_forbidden` for one outside the caller's environments.
+         */
+        get: operations["listRecertificationSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/recertification-requests/{requestId}/dismiss": {
         parameters: {
             query?: never;
@@ -1276,6 +1298,28 @@ export interface paths {
          *     for `/dashboard`; a table of another workspace is 404, as is an unknown one.
          */
         get: operations["showDashboardTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/recertification-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every signal merged into a recertification request, 100 a page
+         * @description Oldest first, each with when, who (by e-mail) and its details; `?cursor=` and the Next link page on.
+         *     The table page shows a request's latest 20 signals and links here when it keeps more. Signed in as
+         *     for `/dashboard`; a request of another workspace or outside the viewer's environments is 404.
+         */
+        get: operations["showDashboardRequestSignals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2011,8 +2055,10 @@ export interface components {
             resolvedAt?: string | null;
             /** @description The contract version the certification that resolved it wrote. */
             resolvedVersion?: number | null;
-            /** @description Every signal merged into the request, oldest first: who sent it, when, and its own details (a restore's reason, a pipeline run's trigger and evidence summary, the gate1.yml version applied). A request filed before signals were kept holds only its latest one (`createdBy` null when the request had merged several), so `count` may be larger. */
+            /** @description The latest 20 signals merged into the request, oldest first: who sent it, when, and its own details (a restore's reason, a pipeline run's trigger and evidence summary, the gate1.yml version applied). Every signal is kept: when there are more (`earlierSignals`), GET /api/recertification-requests/{requestId}/signals pages through all of them. A request filed before signals were kept holds only its latest one (`createdBy` null when the request had merged several), so `count` may be larger. */
             signals: components["schemas"]["RecertificationSignal"][];
+            /** @description Whether the request keeps signals earlier than those in `signals`. */
+            earlierSignals: boolean;
         };
         RecertificationSignal: {
             id: string;
@@ -2023,6 +2069,11 @@ export interface components {
             createdBy: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        RecertificationSignalList: {
+            signals: components["schemas"]["RecertificationSignal"][];
+            /** @description The cursor of the next page; null on the last. */
+            nextCursor: string | null;
         };
         RecertificationRequestList: {
             requests: components["schemas"]["RecertificationRequest"][];
@@ -3962,6 +4013,37 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    listRecertificationSignals: {
+        parameters: {
+            query?: {
+                /** @description At most this many signals a page (1-1000, default 100). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the request's signals, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecertificationSignalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     dismissRecertificationRequest: {
         parameters: {
             query?: never;
@@ -4956,6 +5038,47 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             /** @description No such table in the viewer's workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    showDashboardRequestSignals: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in (a browser); Location is the sign-in page. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such request in the viewer's workspace. */
             404: {
                 headers: {
                     [name: string]: unknown;

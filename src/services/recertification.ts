@@ -18,8 +18,9 @@ const MAX_REQUEST_PAGE = 1000;
 const FIRST_REQUEST_PAGE = 100;
 
 /**
- * The requests a page at a time, for printing each as it arrives; with `limit` (-L), only that many are
- * asked for (the service pages by it) and no page after them.
+ * The requests a page at a time, for printing each as it arrives, each with every signal it keeps (the list
+ * carries a request's latest 20; the rest are read for the requests that have more); with `limit` (-L),
+ * only that many are asked for (the service pages by it) and no page after them.
  */
 export async function* listRecertificationRequestPages(
   client: RecertificationClient,
@@ -30,10 +31,22 @@ export async function* listRecertificationRequestPages(
   let seen = 0;
   const query = { tableId: options.tableId, all: options.all };
   for await (const page of client.recertification.requestPages(query, [first, rest])) {
-    yield { rows: page.requests, ...(page.total === undefined ? {} : { total: page.total }) };
+    const rows: RecertificationRequest[] = [];
+    for (const request of page.requests) rows.push(await withEverySignal(client, request));
+    yield { rows, ...(page.total === undefined ? {} : { total: page.total }) };
     seen += page.requests.length;
     if (options.limit !== undefined && seen >= options.limit) return;
   }
+}
+
+async function withEverySignal(
+  client: RecertificationClient,
+  request: RecertificationRequest,
+): Promise<RecertificationRequest> {
+  if (!request.earlierSignals) return request;
+  const signals = [];
+  for await (const page of client.recertification.signals(request.id)) signals.push(...page);
+  return { ...request, signals, earlierSignals: false };
 }
 
 export function dismissRecertificationRequest(

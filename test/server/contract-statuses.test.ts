@@ -507,6 +507,22 @@ describe('success statuses', () => {
         },
       },
       {
+        route: 'GET /api/recertification-requests/{requestId}/signals',
+        call: () => get(`/api/recertification-requests/${state.request}/signals`),
+      },
+      {
+        route: 'GET /dashboard/recertification-requests/{requestId}',
+        call: () =>
+          raw(`/dashboard/recertification-requests/${state.request}`, {
+            headers: { authorization: `Bearer ${cli('MEMBER')}` },
+          }),
+      },
+      {
+        route: 'GET /dashboard/recertification-requests/{requestId}',
+        call: () =>
+          raw(`/dashboard/recertification-requests/${state.request}`, { headers: { accept: 'text/html' } }),
+      },
+      {
         route: 'GET /api/notifications',
         call: () => get('/api/notifications?limit=10'),
       },

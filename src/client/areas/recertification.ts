@@ -6,6 +6,7 @@ import type { CallOptions, Transport } from '../transport.js';
 import { LONG_WORK_TIMEOUT_MS, pathOf } from '../transport.js';
 
 export type RecertificationRequest = Schema<'RecertificationRequest'>;
+export type RecertificationSignal = Schema<'RecertificationSignal'>;
 
 export interface RecertificationApi {
   /**
@@ -30,6 +31,11 @@ export interface RecertificationApi {
     pageSizes: readonly [first: number, rest: number],
     options?: CallOptions,
   ): AsyncGenerator<{ requests: RecertificationRequest[]; total?: number }, void, undefined>;
+  /**
+   * Every signal of a request, oldest first, a page at a time (a request as listed carries its latest 20;
+   * `earlierSignals` says when there are more).
+   */
+  signals(requestId: string, options?: CallOptions): AsyncGenerator<RecertificationSignal[], void, undefined>;
   /** Acknowledges a request without certifying or rejecting; returns it DISMISSED. */
   dismiss(requestId: string, reason?: string, options?: CallOptions): Promise<RecertificationRequest>;
 }
@@ -75,6 +81,18 @@ export function recertificationApi(transport: Transport): RecertificationApi {
       for await (const page of walk) {
         yield { requests: page.requests, ...(page.total === undefined ? {} : { total: page.total }) };
       }
+    },
+    async *signals(requestId, options) {
+      const path = pathOf('/api/recertification-requests/{requestId}/signals', { requestId });
+      const walk = cursorPages(path, (cursor) =>
+        transport.send<Schema<'RecertificationSignalList'>>({
+          method: 'GET',
+          path,
+          query: { limit: 1000, cursor },
+          ...options,
+        }),
+      );
+      for await (const page of walk) yield page.signals;
     },
     async dismiss(requestId, reason, options) {
       const { request } = await transport.send<{ request: RecertificationRequest }>({

@@ -3,8 +3,8 @@ import type { TableRow } from '../governance/tables.js';
 import type { Doors } from '../doors.js';
 import type { Html } from './html.js';
 import { html, page } from './html.js';
-import type { HomePage, TablePage, Viewer } from './view.js';
-import { TABLES_PAGE_SIZE, viewerMayRevoke } from './view.js';
+import type { HomePage, SignalsPage, TablePage, Viewer } from './view.js';
+import { SIGNALS_PAGE_SIZE, TABLES_PAGE_SIZE, viewerMayRevoke } from './view.js';
 import type { IntegrationTokenRow } from '../auth/revocation.js';
 import type { Role } from '../../core/scopes.js';
 import { roleAtLeast } from '../../core/scopes.js';
@@ -176,13 +176,55 @@ export function tablesPage(viewer: Viewer, home: HomePage, doors: Doors): string
   );
 }
 
-/** Every signal merged into a request, oldest first: when, who, and its details. */
-function signalList(request: TablePage['openRequests'][number]): Html {
+export const signalsHref = (requestId: string, cursor?: string) =>
+  `/dashboard/recertification-requests/${encodeURIComponent(requestId)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
+
+function signalItems(signals: SignalsPage['signals']): Html {
   return html`<ol class="signals">
-    ${request.signals.map(
+    ${signals.map(
       (s) => html`<li>${s.createdAt} by ${orNone(s.createdBy)}: ${describeSignalDetails(s.details)}</li>`,
     )}
   </ol>`;
+}
+
+/**
+ * The signals merged into a request, oldest first: when, who, and its details; the latest 20, with a link
+ * to every one when there are more.
+ */
+function signalList(request: TablePage['openRequests'][number]): Html {
+  return html`${
+    request.earlierSignals
+      ? html`<p class="earlier-signals">
+          The latest ${request.signals.length} of ${request.count}:
+          <a href="${signalsHref(request.id)}">every signal</a>
+        </p>`
+      : ''
+  }${signalItems(request.signals)}`;
+}
+
+/** Every signal of a request, a page at a time (oldest first). */
+export function signalsPage(viewer: Viewer, view: SignalsPage): string {
+  const { request } = view;
+  return page(
+    `Signals of ${request.id}`,
+    html`<p>
+        Recertification request <code>${request.id}</code> (${request.cause}) of
+        <a href="/dashboard/tables/${request.tableId}">${request.tableName}</a>: ${request.count} signals,
+        oldest first.
+      </p>
+      <section id="signals">${signalItems(view.signals)}</section>
+      <nav id="signal-pages">
+        ${view.cursor ? html`<a href="${signalsHref(request.id)}">First page</a>` : ''}
+        ${
+          view.nextCursor === null
+            ? ''
+            : html`<a rel="next" href="${signalsHref(request.id, view.nextCursor)}"
+                >Next ${SIGNALS_PAGE_SIZE} signals</a
+              >`
+        }
+      </nav>`,
+    header(viewer),
+  );
 }
 
 export function tablePage(viewer: Viewer, view: TablePage): string {

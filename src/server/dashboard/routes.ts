@@ -21,12 +21,13 @@ import {
   SIGN_IN_PATH,
   SIGN_OUT_PATH,
   signInPage,
+  signalsPage,
   tablePage,
   tablesPage,
 } from './pages.js';
 import { cookieValue, csrfToken, DashboardSessions, SESSION_COOKIE, sessionCookie } from './sessions.js';
 import type { Viewer } from './view.js';
-import { loadHome, loadTablePage, loadTokens, loadViewer, viewerCaller } from './view.js';
+import { loadHome, loadSignalsPage, loadTablePage, loadTokens, loadViewer, viewerCaller } from './view.js';
 import { revokeIntegrationToken } from '../auth/revocation.js';
 
 type Form = Record<string, string | undefined>;
@@ -153,6 +154,27 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       }
       return sendPage(reply, 200, tablePage(viewer, view));
     });
+
+    scope.get<{ Params: { requestId: string }; Querystring: Form }>(
+      '/dashboard/recertification-requests/:requestId',
+      async (request, reply) => {
+        const viewer = await requireViewer(request, reply);
+        if (!viewer) return reply;
+        const { cursor } = request.query;
+        const view = await loadSignalsPage(ctx.db, viewer, request.params.requestId, cursor);
+        if (!view) {
+          return sendPage(
+            reply,
+            404,
+            notFoundPage(
+              `Your workspace has no recertification request ${request.params.requestId}.`,
+              viewer,
+            ),
+          );
+        }
+        return sendPage(reply, 200, signalsPage(viewer, view));
+      },
+    );
 
     scope.get<{ Querystring: Form }>(SIGN_IN_PATH, async (request, reply) =>
       sendPage(reply, 200, signInPage(safeNext(request.query.next))),

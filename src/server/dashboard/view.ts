@@ -6,11 +6,13 @@ import type { Db } from '../db/handle.js';
 import type { Certification } from '../governance/status.js';
 import { latestCertification } from '../governance/status.js';
 import type { RecertificationRequest } from '../governance/recertification-requests.js';
-import { listOpenRequests } from '../governance/recertification-requests.js';
+import type { RecertificationSignal, RequestSummary } from '../governance/recertification-requests.js';
+import { findRequestFor, listOpenRequests, listSignalPage } from '../governance/recertification-requests.js';
 import type { TableListItem, TableRow } from '../governance/tables.js';
 import { findTable, listTablePage } from '../governance/tables.js';
 import type { QueueEntry } from '../governance/notifications.js';
 import { listQueuePage } from '../governance/notifications.js';
+import { HttpError } from '../errors.js';
 import type { ListKey } from '../list-cursor.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
@@ -151,6 +153,54 @@ export async function loadTablePage(db: Db, viewer: Viewer, tableId: string): Pr
     jobs,
     proofs,
     audit,
+  };
+}
+
+/** How many signals a page of a request's signals shows. */
+export const SIGNALS_PAGE_SIZE = 100;
+
+export interface SignalsPage {
+  request: RequestSummary;
+  signals: RecertificationSignal[];
+  cursor: string | undefined;
+  nextCursor: string | null;
+}
+
+/**
+ * A page of every signal merged into a request, oldest first, senders by e-mail; null when the viewer does
+ * not see the request (another workspace's, or outside their environments).
+ */
+export async function loadSignalsPage(
+  db: Db,
+  viewer: Viewer,
+  requestId: string,
+  cursor: string | undefined,
+): Promise<SignalsPage | null> {
+  let after: ListKey | undefined;
+  try {
+    after = cursor ? decodeListCursor(cursor) : undefined;
+  } catch {
+    // A link this dashboard did not make: the first page.
+    cursor = undefined;
+  }
+  let request: RequestSummary;
+  try {
+    request = await findRequestFor(db, viewerCaller(viewer), requestId);
+  } catch (error) {
+    // Outside the viewer's environments reads as not found, like a table page.
+    if (error instanceof HttpError && (error.status === 403 || error.status === 404)) return null;
+    throw error;
+  }
+  const { signals, next } = await listSignalPage(db, request.id, { limit: SIGNALS_PAGE_SIZE, after });
+  const email = await emailsOf(
+    db,
+    signals.map((s) => s.createdBy),
+  );
+  return {
+    request,
+    signals: signals.map((s) => ({ ...s, createdBy: email(s.createdBy) })),
+    cursor,
+    nextCursor: next === null ? null : encodeListCursor(next),
   };
 }
 

@@ -1,9 +1,10 @@
 // Recertification requests (`recertification list` / `dismiss`): filed by the engine's
 // `file_recertification` effect (drift, schema change, ingest, manual), listed while OPEN, and dismissed
 // (acknowledged without certifying or rejecting) with an audit entry. A request keeps every signal merged
-// into it (`signals`, oldest first).
+// into it; a request as listed carries its latest SIGNALS_SHOWN (`signals`, oldest first), and the rest are
+// read a page at a time (`listSignalPage`), so a request a nightly run merges into for months stays small.
 import type { RecertificationCause } from '../../core/lifecycle/index.js';
-import type { SessionCaller } from '../auth/caller.js';
+import type { Caller, SessionCaller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
@@ -41,9 +42,14 @@ export interface RecertificationRequest {
   resolvedBy: string | null;
   resolvedAt: string | null;
   resolvedVersion: number | null;
-  /** Every signal the request stands for, oldest first (requests older than kept signals: their latest). */
+  /** The latest SIGNALS_SHOWN signals, oldest first (requests older than kept signals: their latest). */
   signals: RecertificationSignal[];
+  /** Whether earlier signals than those in `signals` are kept (read them with listSignalPage). */
+  earlierSignals: boolean;
 }
+
+/** How many of a request's signals (its latest) a request carries as listed. */
+export const SIGNALS_SHOWN = 20;
 
 interface Row {
   id: string;
@@ -80,7 +86,13 @@ const SELECT_KEYED = SELECT.replace(
 
 const isoOrNull = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
-function toRequest(row: Row, signals: RecertificationSignal[] = []): RecertificationRequest {
+function toRequest(
+  row: Row,
+  { signals, earlier }: { signals: RecertificationSignal[]; earlier: boolean } = {
+    signals: [],
+    earlier: false,
+  },
+): RecertificationRequest {
   return {
     id: row.id,
     tableId: row.table_id,
@@ -99,32 +111,51 @@ function toRequest(row: Row, signals: RecertificationSignal[] = []): Recertifica
     resolvedAt: isoOrNull(row.resolved_at),
     resolvedVersion: row.resolved_version === null ? null : Number(row.resolved_version),
     signals,
+    earlierSignals: earlier,
   };
 }
 
-/** The signals of these requests, oldest first, by request id (one statement whatever their number). */
-async function signalsOf(q: Queryable, requestIds: string[]): Promise<Map<string, RecertificationSignal[]>> {
-  const byRequest = new Map<string, RecertificationSignal[]>(requestIds.map((id) => [id, []]));
-  if (requestIds.length === 0) return byRequest;
-  const rows = await q.query<{
-    id: string;
-    request_id: string;
-    cause: RecertificationCause;
-    details: Record<string, unknown> | null;
-    created_by: string | null;
-    created_at: Date | string;
-  }>(
-    `SELECT id, request_id, cause, details, created_by, created_at FROM gds.recertification_signals
-      WHERE request_id = ANY($1::text[]) ORDER BY request_id, created_at, id`,
-    [requestIds],
-  );
-  for (const row of rows) {
-    byRequest.get(row.request_id)?.push({
-      id: row.id,
-      cause: row.cause,
-      details: row.details ?? {},
-      createdBy: row.created_by,
-      createdAt: new Date(row.created_at).toISOString(),
+interface SignalRow {
+  id: string;
+  request_id: string;
+  cause: RecertificationCause;
+  details: Record<string, unknown> | null;
+  created_by: string | null;
+  created_at: Date | string;
+}
+
+const toSignal = (row: SignalRow): RecertificationSignal => ({
+  id: row.id,
+  cause: row.cause,
+  details: row.details ?? {},
+  createdBy: row.created_by,
+  createdAt: new Date(row.created_at).toISOString(),
+});
+
+/**
+ * The latest SIGNALS_SHOWN signals of each of these requests, oldest first, and whether earlier ones are
+ * kept (one statement whatever their number; each request reads at most SIGNALS_SHOWN + 1 of its index).
+ */
+async function signalsOf(
+  q: Queryable,
+  requestIds: string[],
+): Promise<Map<string, { signals: RecertificationSignal[]; earlier: boolean }>> {
+  const latest = new Map<string, SignalRow[]>(requestIds.map((id) => [id, []]));
+  if (requestIds.length > 0) {
+    const rows = await q.query<SignalRow>(
+      `SELECT s.id, s.request_id, s.cause, s.details, s.created_by, s.created_at
+         FROM unnest($1::text[]) AS r(id)
+         CROSS JOIN LATERAL (SELECT x.* FROM gds.recertification_signals x WHERE x.request_id = r.id
+                              ORDER BY x.created_at DESC, x.id DESC LIMIT ${SIGNALS_SHOWN + 1}) s`,
+      [requestIds],
+    );
+    for (const row of rows) latest.get(row.request_id)?.push(row);
+  }
+  const byRequest = new Map<string, { signals: RecertificationSignal[]; earlier: boolean }>();
+  for (const [id, rows] of latest) {
+    byRequest.set(id, {
+      signals: rows.slice(0, SIGNALS_SHOWN).reverse().map(toSignal),
+      earlier: rows.length > SIGNALS_SHOWN,
     });
   }
   return byRequest;
@@ -136,6 +167,66 @@ async function withSignals(q: Queryable, rows: Row[]): Promise<RecertificationRe
     rows.map((r) => r.id),
   );
   return rows.map((row) => toRequest(row, signals.get(row.id)));
+}
+
+export interface RequestSummary {
+  id: string;
+  tableId: string;
+  tableName: string;
+  cause: RecertificationCause;
+  count: number;
+}
+
+/**
+ * The request a reader of its signals names: of the caller's workspace and an active table (404 otherwise),
+ * in an environment the caller may act in (403 otherwise, as for dismissing it).
+ */
+export async function findRequestFor(
+  q: Queryable,
+  caller: Caller,
+  requestId: string,
+): Promise<RequestSummary> {
+  const [row] = await q.query<{
+    id: string;
+    table_id: string;
+    table_name: string;
+    environment_label: string;
+    cause: RecertificationCause;
+    signal_count: number;
+  }>(
+    `SELECT r.id, r.table_id, t.name AS table_name, t.environment_label, r.cause, r.signal_count
+       FROM gds.recertification_requests r JOIN gds.tables t ON t.id = r.table_id
+      WHERE r.id = $1 AND r.workspace_id = $2 AND t.active`,
+    [requestId, caller.workspaceId],
+  );
+  if (!row)
+    throw notFound('recertification_request_not_found', `Recertification request not found: ${requestId}`);
+  requireEnvironment(caller, row.environment_label);
+  return {
+    id: row.id,
+    tableId: row.table_id,
+    tableName: row.table_name,
+    cause: row.cause,
+    count: Number(row.signal_count),
+  };
+}
+
+/** Every signal of a request, oldest first, a page at a time by key (created_at, id). */
+export async function listSignalPage(
+  q: Queryable,
+  requestId: string,
+  query: { limit: number; after?: ListKey | undefined },
+): Promise<{ signals: RecertificationSignal[]; next: ListKey | null }> {
+  const rows = await q.query<SignalRow & { created_key: string }>(
+    `SELECT id, request_id, cause, details, created_by, created_at,
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+       FROM gds.recertification_signals
+      WHERE request_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::text))
+      ORDER BY created_at, id LIMIT ${query.limit + 1}`,
+    [requestId, query.after?.createdAt ?? null, query.after?.id ?? null],
+  );
+  const { page, next } = keyedPage(rows, query.limit);
+  return { signals: page.map(toSignal), next };
 }
 
 export interface RequestListQuery {

@@ -7,7 +7,13 @@ import { visibleEnvironments } from '../certification/access.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { badRequest } from '../errors.js';
-import { countRequests, dismissRequest, listRequestPage } from '../governance/recertification-requests.js';
+import {
+  countRequests,
+  dismissRequest,
+  findRequestFor,
+  listRequestPage,
+  listSignalPage,
+} from '../governance/recertification-requests.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import { idempotencyKeyOf, recertify } from '../governance/recertify.js';
 import type { Query } from '../query.js';
@@ -50,6 +56,22 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
         : {}),
     };
   });
+
+  app.get(
+    '/api/recertification-requests/:requestId/signals',
+    async (request: FastifyRequest<{ Params: { requestId: string }; Querystring: Query }>) => {
+      const caller = requireSession(await callerOf(ctx, request));
+      const found = await findRequestFor(ctx.db, caller, request.params.requestId);
+      // The query is read once the caller may read the request (authorize, then validate).
+      rejectUnknownParams(request.query, ['limit', 'cursor']);
+      const cursor = stringParam(request.query, 'cursor');
+      const { signals, next } = await listSignalPage(ctx.db, found.id, {
+        limit: intParam(request.query, 'limit', 1, 1000, 100),
+        after: cursor === undefined ? undefined : decodeListCursor(cursor),
+      });
+      return { signals, nextCursor: next === null ? null : encodeListCursor(next) };
+    },
+  );
 
   app.post(
     '/api/recertification-requests/:requestId/dismiss',
