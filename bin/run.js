@@ -31,8 +31,8 @@ if (major < 22 || (major === 22 && minor < 3)) {
 nodeModule.enableCompileCache?.();
 
 /**
- * The bundle these arguments run, when the package has one for them: direct.cjs for a command line gds runs
- * without oclif (src/cli/direct.ts), else their command's own (routed as main() does).
+ * The bundle these arguments run, when the package has one for them: their command's own (routed as main()
+ * does).
  */
 async function commandBundle(argv) {
   let bundles;
@@ -41,10 +41,7 @@ async function commandBundle(argv) {
   } catch {
     return undefined; // a checkout, or a package without bundles: every command through dist/
   }
-  const { commandRoute, directRun, globalFlagsAfterCommand } = await import('../dist/cli/command-route.js');
-  if (directRun(globalFlagsAfterCommand(argv)) !== undefined) {
-    return fileURLToPath(new URL('../dist/bundle/direct.cjs', import.meta.url));
-  }
+  const { commandRoute, globalFlagsAfterCommand } = await import('../dist/cli/command-route.js');
   const route = commandRoute(globalFlagsAfterCommand(argv), bundles.routes, bundles.helpFlags);
   if (route === undefined || !bundles.own.includes(route.id)) return undefined;
   return fileURLToPath(

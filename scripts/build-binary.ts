@@ -27,7 +27,6 @@ import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
-import { directRun } from '../src/cli/command-route.js';
 import { cacheVariant, commandBundleAsset, commandBundleRoute, routesOf } from './sea/command-bundles.js';
 import type { CommandBundles } from './sea/command-bundles.js';
 
@@ -120,12 +119,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
         }),
       },
       metafile: true,
-      plugins: [
-        ...plugins,
-        directRunsElsewhere(),
-        assetModuleImports(),
-        bundleModules(gate1Validator, manifestFile),
-      ],
+      plugins: [...plugins, assetModuleImports(), bundleModules(gate1Validator, manifestFile)],
     });
   const assetBundles = await buildAssetModules(options, bundleModules(gate1Validator, manifestFile));
   const { metafile } = await bundleBuild(bundle);
@@ -140,10 +134,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       const file = join(work, `command-${id.replaceAll(':', '-')}.cjs`);
       const built = await bundleBuild(file, commandOnly(id, manifest, routes));
       await writeFile(file.replace(/\.cjs$/, '.meta.json'), JSON.stringify(built.metafile));
-      // A line the boot script sends to the bundle of direct runs never reaches the command's own either.
-      const runs = trainingRuns.filter(
-        (argv) => routeOf(argv)?.id === id && directRun(argv, {}) === undefined,
-      );
+      const runs = trainingRuns.filter((argv) => routeOf(argv)?.id === id);
       const jqRuns = runs.filter((argv) => cacheVariant(argv) === 'jq');
       const plainRuns = runs.filter((argv) => cacheVariant(argv) === 'plain');
       return {
@@ -162,21 +153,6 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       };
     }),
   );
-  // The command lines gds runs without oclif (src/cli/direct.ts) have a bundle of their own, with no oclif in it.
-  const directFile = join(work, 'direct.cjs');
-  await build({
-    ...scriptOptions(options),
-    entryPoints: [join(root, 'scripts/sea/direct-entry.ts')],
-    outfile: directFile,
-    banner: { js: bundleWrapper.head },
-    footer: { js: bundleWrapper.tail },
-    external: ['typescript'],
-    plugins: [notInDirectRuns(), assetModuleImports(), bundleModules(gate1Validator, manifestFile)],
-  });
-  const direct = {
-    file: directFile,
-    caches: [{ file: join(work, 'direct.cache'), runs: trainingRuns.filter((argv) => directRun(argv, {})) }],
-  };
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
   await build({
     ...scriptOptions(options),
@@ -199,10 +175,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   });
   const [codeCache, helpCodeCache] = [join(work, 'gds.cache'), join(work, 'gds-help.cache')];
   const help = join(work, 'help.json');
-  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help }, [
-    ...ownBundles,
-    direct,
-  ]);
+  await trainCodeCache(trainer, bundle, { run: codeCache, help: helpCodeCache, helpPages: help }, ownBundles);
   const inputs: SeaInputs = {
     boot,
     assets: {
@@ -216,8 +189,6 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
           ...caches.map(({ kind, file: cache }) => [commandBundleAsset(id, kind), cache]),
         ]),
       ),
-      'direct.cjs': directFile,
-      'direct.cache': join(work, 'direct.cache'),
       'help.json': help,
       'keyring.node': keyring.path,
       'libpg-query.wasm': pgWasm.path,
@@ -312,8 +283,7 @@ export const packageBundleDir = join(root, 'dist/bundle');
 
 /**
  * The npm package's command bundles (scripts/build-package-bundles.ts, run by prepack): for each command with a
- * bundle of its own in the executable, and for the direct runs (direct.cjs, src/cli/direct.ts), the same
- * bundle for a plain Node (no code cache, no assets: the keychain addon, undici, openid-client and the
+ * bundle of its own in the executable, the same bundle for a plain Node (no code cache, no assets: the keychain addon, undici, openid-client and the
  * WebAssembly of PostgreSQL's parser and jq load from node_modules), and bundles.json, by which bin/run.js
  * routes a command line to one. Such a command then reads one file instead
  * of resolving and compiling oclif's and gds's modules one by one (docs/bench.md has the figures). Needs
@@ -345,22 +315,11 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
           banner: { js: packageBanner },
           plugins: [
             commandOnly(id, manifest, routes),
-            directRunsElsewhere(),
             bundleModules(gate1Validator, manifestFile, 'package'),
           ],
         }),
       ),
     );
-    await build({
-      ...scriptOptions({ output: '', tsc: false, minify: options.minify }),
-      entryPoints: [join(root, 'scripts/sea/direct-entry.ts')],
-      outfile: join(outDir, 'direct.cjs'),
-      nodePaths,
-      external: packageExternals,
-      define: { 'import.meta.url': '__gdsBundleUrl' },
-      banner: { js: packageBanner },
-      plugins: [notInDirectRuns(), bundleModules(gate1Validator, manifestFile, 'package')],
-    });
     const bundles: PackageBundles = {
       routes,
       own,
@@ -432,9 +391,7 @@ async function trainCodeCache(
     };
     const train = (...args: string[]) => exec(node, [...executableNodeOptions, trainer, ...args], options);
     await train(bundle, files.help, JSON.stringify(helpRuns), files.helpPages);
-    // Nor does the whole bundle: boot.ts sends a direct run to the bundle of direct runs.
-    const wholeBundleRuns = trainingRuns.filter((argv) => directRun(argv, {}) === undefined);
-    await train(bundle, files.run, JSON.stringify(wholeBundleRuns));
+    await train(bundle, files.run, JSON.stringify(trainingRuns));
     // Each command's own bundle, on the runs of that command (its --jq runs apart, cacheVariant).
     await Promise.all(
       ownBundles.flatMap(({ file, caches }) =>
@@ -462,7 +419,7 @@ async function trainCodeCache(
 const trainingRuns: string[][] = [
   ['gate', 'validate', '-f', 'a.yml'],
   ['gate', 'validate', '-f', 'a.yml', '--json'],
-  // gate validate with a table id: through oclif (a network command's path), not the direct bundle.
+  // gate validate with a table id: a network command's path.
   ['gate', 'validate', 't_1', '-f', 'a.yml', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   ['gate', 'diff', '-f', 'b.yml', '--against', 'a.yml', '--semantic'],
   ['gate', 'diff', '--nope'],
@@ -585,59 +542,6 @@ async function buildAssetModules(options: BinaryOptions, modules: Plugin): Promi
     });
   }
   return files;
-}
-
-/**
- * main()'s direct run (src/cli/direct.ts) in a bundle of main(): boot.ts and bin/run.js send every line it would
- * take to the bundle of direct runs, so these bundles hold a module in its place that fails saying so, not
- * gate validate's reader, YAML and checks (250 kB more source in every command's bundle, read at each start).
- */
-function directRunsElsewhere(): Plugin {
-  const direct = join(root, 'src/cli/direct.ts');
-  return {
-    name: 'gds-direct-runs-elsewhere',
-    setup(b) {
-      b.onResolve({ filter: /[\\/]direct\.js$/ }, (args) =>
-        resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) === direct
-          ? { path: 'direct', namespace: 'gds-direct-runs-elsewhere' }
-          : undefined,
-      );
-      b.onLoad({ filter: /.*/, namespace: 'gds-direct-runs-elsewhere' }, () => ({
-        contents: `exports.ranDirectly = () => { throw new Error('gds: a direct run (src/cli/direct.ts) reached a bundle of main()'); };`,
-        loader: 'js',
-      }));
-    },
-  };
-}
-
-/**
- * The modules output.ts and its parts load only for what a direct run (src/cli/direct.ts: `gate validate -f FILE [--json]`)
- * never does: page, filter with jq, draw a table on a terminal, spin. The direct bundle holds a module in
- * their place that fails saying so (their source, read at every start, was a third of the bundle).
- */
-function notInDirectRuns(): Plugin {
-  const modules = [
-    join(root, 'src/cli/pager.ts'),
-    join(root, 'src/cli/jq.ts'),
-    join(root, 'src/cli/table.ts'),
-  ];
-  return {
-    name: 'gds-not-in-direct-runs',
-    setup(b) {
-      b.onResolve({ filter: /^ora$|[\\/](?:pager|jq|table)\.js$/ }, (args) => {
-        if (
-          args.path !== 'ora' &&
-          !modules.includes(resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')))
-        )
-          return undefined;
-        return { path: args.path, namespace: 'gds-not-in-direct-runs' };
-      });
-      b.onLoad({ filter: /.*/, namespace: 'gds-not-in-direct-runs' }, (args) => ({
-        contents: `throw new Error(${JSON.stringify(`gds: ${args.path} is not in the bundle of direct runs (src/cli/direct.ts)`)});`,
-        loader: 'js',
-      }));
-    },
-  };
 }
 
 /** In a command bundle, each import of an assetModules package reads its asset bundle instead. */

@@ -1,7 +1,6 @@
 // The single executable's main script (Node's SEA `main`): answers a bare `--version` at once, and a help
 // page rendered before when it applies (precomputed-help.ts: the build's off a terminal, the cache's on
-// one), else compiles the bundle (SEA asset gds.cjs, or the command's own, or direct.cjs for a command line
-// gds runs without oclif) with a code cache trained at build time (asset gds.cache, or gds-help.cache for
+// one), else compiles the bundle (SEA asset gds.cjs, or the command's own) with a code cache trained at build time (asset gds.cache, or gds-help.cache for
 // help) and runs it. Assets are read in place from the executable: no copy of the cache, one of the source.
 // mask-argv.js comes first: it masks a token given as an argument in the command line before anything else.
 import './mask-argv.js';
@@ -9,7 +8,6 @@ import { dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { getRawAsset } from 'node:sea';
 import packageJson from '../../package.json' with { type: 'json' };
-import { directRun, globalFlagsAfterCommand } from '../../src/cli/command-route.js';
 import { answeredVersion, userAgent } from '../../src/cli/version.js';
 import { codeCacheAsset, compileBundle } from './bundle-script.js';
 import type { BundleFunction } from './bundle-script.js';
@@ -73,12 +71,9 @@ function answeredTerminalHelp(argv: string[]): boolean {
 }
 
 /**
- * The bundle and code cache for these arguments: the direct run's (no oclif, src/cli/direct.ts) when they ask
- * for one, the command's own when it has one, else the whole CLI's.
+ * The bundle and code cache for these arguments: the command's own when it has one, else the whole CLI's.
  */
 function bundleAssets(argv: readonly string[]): { source: string; cache: string } {
-  if (directRun(globalFlagsAfterCommand(argv)) !== undefined)
-    return { source: 'direct.cjs', cache: 'direct.cache' };
   const helpFlags = ['--help', ...packageJson.oclif.additionalHelpFlags];
   const route = commandBundleRoute(argv, GDS_COMMAND_BUNDLES, helpFlags);
   if (route === undefined) return { source: 'gds.cjs', cache: codeCacheAsset(argv) };

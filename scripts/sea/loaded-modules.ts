@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { isSea } from 'node:sea';
 
-// GDS_TEST_LOADED_MODULES: the start-up test's window into a bundle of the executable (entry.ts,
-// direct-entry.ts): every package module that ran (build-binary.ts marks them), the same list
-// test/cli/fixtures/record-loaded-modules.mjs writes for `node bin/run.js`, then Node's own modules as
-// `node:<id>` (internal ones included: `node:internal/deps/undici/undici` is global fetch). A bundle of the
+// GDS_TEST_LOADED_MODULES: the start-up test's window into a bundle of the executable (entry.ts): every
+// package module that ran (build-binary.ts marks them), the same list test/cli/fixtures/record-loaded-modules.mjs
+// writes for `node bin/run.js`, then Node's own modules as `node:<id>` (internal ones included: `node:internal/deps/undici/undici` is global fetch). A bundle of the
 // npm package leaves the list to the test's own recorder, which adds the bundle's package modules to what
 // Node resolved.
 export function recordLoadedModules(): void {

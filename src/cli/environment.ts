@@ -46,11 +46,6 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'GDS_DEBUG=1 logs each request, answer and retry on stderr (tokens masked).',
   },
   {
-    names: ['GDS_DIRECT'],
-    description:
-      "GDS_DIRECT=0: `gate validate -f FILE [--json]` goes through oclif like every other command line, instead of the direct run that skips oclif's start-up (same output; for telling the two apart).",
-  },
-  {
     names: ['GDS_BROWSER', 'BROWSER'],
     description:
       'The program that opens web pages (auth login, --web), e.g. firefox or wslview; false or none: never open one. GDS_BROWSER beats the browser setting, BROWSER comes after it.',

@@ -1,6 +1,6 @@
-// What `gds gate validate` prints for a gate1.yml (its command, and the direct run of direct.ts): one
-// compiler-style line per diagnostic on stdout and a summary on stderr, or under --json one record per
-// diagnostic and a summary record; exit code 2 when there is an error.
+// What `gds gate validate` prints for a gate1.yml: one compiler-style line per diagnostic on stdout and a
+// summary on stderr, or under --json one record per diagnostic and a summary record; exit code 2 when there
+// is an error.
 import type { TextInput } from '../io/input.js';
 import { ExitCode } from '../core/errors.js';
 import type { Output } from './output.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
-import { commandRoute, directRun, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
+import { commandRoute, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import type { CommandRoute } from './command-route.js';
 import type { UpdateCheck } from './update-notice.js';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -75,12 +75,6 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     }
   }
   redactStandardError(argv);
-  if (directRun(argv) !== undefined) {
-    // The executable and the npm package's bundles send such a line to a bundle of its own (direct-entry.ts):
-    // theirs of main() hold no direct.js (build-binary.ts), and a checkout loads it only here.
-    await (await import('./direct.js')).ranDirectly(argv);
-    return;
-  }
   const updateCheck = completing ? undefined : await updateCheckFor(pjson, argv, json);
   installUndiciFetch();
   colourOnlyOnTerminals();

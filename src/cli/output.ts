@@ -462,8 +462,7 @@ function isDiagnostic(value: unknown): value is Diagnostic {
 }
 
 /**
- * Ctrl-C: the cursor back, under --json one `Interrupted.` error line, and exit 130 (base-command.ts,
- * direct.ts).
+ * Ctrl-C: the cursor back, under --json one `Interrupted.` error line, and exit 130 (base-command.ts).
  */
 export function exitInterrupted(out: Output, details?: Record<string, unknown>): never {
   out.interrupted();

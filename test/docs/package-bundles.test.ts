@@ -1,7 +1,6 @@
 // The npm package's command bundles (dist/bundle, made by prepack: scripts/build-package-bundles.ts): a
-// command line routed to gate validate, gate diff, list or push runs one bundled file (`gate validate -f`
-// the bundle of direct runs, without oclif), and answers exactly as the same command line does through
-// dist/ in a checkout. Laid out here as npm installs the package (bin/, dist/ with its bundle folder,
+// command line routed to gate validate, gate diff, list or push runs one bundled file, and answers exactly as
+// the same command line does through dist/ in a checkout. Laid out here as npm installs the package (bin/, dist/ with its bundle folder,
 // package.json, node_modules beside) in a temp folder, so the checkout itself never has bundles.
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -156,9 +155,7 @@ describe('the npm package with command bundles', () => {
     const parser = (r: Run) => files(r.modules).filter((url) => url.includes('/node_modules/libpg-query/'));
     const plain = await fromPackage(['gate', 'validate', '-f', 'plain.yml']);
     expect(plain.code, plain.stderr).toBe(0);
-    // gate validate -f runs without oclif (src/cli/direct.ts): the bundle of direct runs holds none of it.
-    expect(bundleOf(plain.modules)).toEqual(['direct.cjs']);
-    expect(plain.modules.filter((url) => url.includes('/node_modules/@oclif/'))).toEqual([]);
+    expect(bundleOf(plain.modules)).toEqual(['command-gate-validate.cjs']);
     expect(plain.modules).toContain('/node_modules/yaml/dist/index.js');
     expect(parser(plain)).toEqual([]);
     const sql = await fromPackage(['gate', 'validate', '-f', 'sql.yml']);
