@@ -5,7 +5,7 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeRequestOptions } from 'node:http';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { paths } from '../contract/types.gen.js';
-import { maskToken, redactSecrets } from '../core/redact.js';
+import { maskToken, redactJson, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
@@ -153,6 +153,11 @@ export interface Transport {
   /** `request` reduced to the parsed body. */
   send<T>(options: RequestOptions): Promise<T>;
   readonly stats: Readonly<TransportStats>;
+  /**
+   * A JSON value from an answer (an error a 2xx body carries) with secrets masked, as an error answer's are:
+   * every token the transport sent, and every kind the service issues.
+   */
+  masked<T>(value: T): T;
   /** Closes the keep-alive pool. */
   close(): Promise<void>;
 }
@@ -344,6 +349,7 @@ export function createTransport(options: TransportOptions): Transport {
     request,
     send: async <T>(req: RequestOptions) => (await request<T>(req)).data,
     stats,
+    masked: <T>(value: T) => redactJson(value, tokensSeen) as T,
     close: async () => {
       for (const opened of pools.values()) opened.agent.destroy();
       pools.clear();

@@ -37,7 +37,15 @@ export function artifactsApi(transport: Transport): ArtifactsApi {
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
         ...options,
       });
-      return results;
+      // A step's error is what its single write would have answered: masked as that answer would be.
+      return results.map((result) => {
+        const masked = { ...result };
+        for (const step of ['definition', 'gate1', 'contract'] as const) {
+          const held = result[step];
+          if (held?.error !== undefined) masked[step] = { ...held, error: transport.masked(held.error) };
+        }
+        return masked;
+      });
     },
     async held(tableId, options) {
       return transport.send<HeldDefinition>({
