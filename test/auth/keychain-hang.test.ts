@@ -1,4 +1,4 @@
-// A session bus that accepts and never answers cannot hang gds (issue 22 item 3). The keychain addon blocks
+// A session bus that accepts and never answers cannot hang gds. The keychain addon blocks
 // the thread that calls it while D-Bus is silent (gds auth set and whoami waited 20-45 s, deaf to the 3 s
 // timeout and to Ctrl-C), so every keychain call runs in a child process gds kills at
 // GDS_KEYCHAIN_TIMEOUT_MS (default 3 s) and falls back as before. The times are printed, not asserted: the

@@ -93,7 +93,8 @@ describe('dist/gds, copied alone to a temp folder, empty environment', needs(noB
     const [binary, viaNode] = await Promise.all([runBinary(['--help']), runNode(['--help'])]);
     expect(binary).toMatchObject({ code: 0, stderr: '' });
     expect(binary.stdout).toMatch(/CORE COMMANDS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
-    // one completion command, gds's own (issue 23, H9): the oclif plugin's `autocomplete` is gone
+    // one completion command, gds's own, as gh has (docs/gh-comparison.md, H9): the oclif plugin's
+    // `autocomplete` is gone
     expect(binary.stdout).toMatch(/^ {2}completion\s+Print the shell completion script/m);
     expect(binary.stdout).not.toMatch(/autocomplete/);
     expect(binary.stdout).toBe(viaNode.stdout);

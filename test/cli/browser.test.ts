@@ -77,7 +77,7 @@ describe('openPage (--web)', () => {
   });
 });
 
-describe('GDS_BROWSER and BROWSER (issue 23 item 3)', () => {
+describe('GDS_BROWSER and BROWSER', () => {
   it('GDS_BROWSER, else BROWSER, names the program; its words stay, the address comes last', async () => {
     const { openerFor } = await import('../../src/cli/browser.js');
     const uri = 'https://gds.example.com/device';

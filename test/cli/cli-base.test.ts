@@ -48,7 +48,8 @@ describe('version and help', () => {
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('gds <command> <subcommand> [flags]');
       expect(r.stdout).toMatch(/CORE COMMANDS\n(?: {2}.*\n)*\s+gate\s+Gate 1 rules/);
-      // one command per job, as gh (issue 23, H9): gds's own completion, not the oclif plugin's autocomplete
+      // one command per job, as gh (docs/gh-comparison.md, H9): gds's own completion, not the oclif
+      // plugin's autocomplete
       expect(r.stdout).toMatch(/^ {2}completion\s+Print the shell completion script/m);
       expect(r.stdout).not.toMatch(/autocomplete/);
     }

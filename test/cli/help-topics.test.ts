@@ -1,4 +1,4 @@
-// Issue 23 items 2, 6 and 7: the help topics gh has (`gds help environment`, `exit-codes`, `formatting`,
+// The help topics gh has (`gds help environment`, `exit-codes`, `formatting`,
 // `global-flags`), generated from the code that decides, and `gds version` printing the version. In the test
 // process (runInProcess), but the help on a terminal (node bin/run.js over dist/ under a pseudo-terminal).
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +69,7 @@ describe('command help, as gh has it', () => {
   });
 });
 
-describe('help like gh (issue 23 item 7)', () => {
+describe('help like gh', () => {
   it('the root page lists the help topics, the global flags topic, and examples', async () => {
     const r = await runInProcess(['--help']);
     expect(r).toMatchObject({ code: 0, stderr: '' });

@@ -1,9 +1,9 @@
-// What gds parses is bounded by the service's own limits before any parser sees it (issue 22 item 8): a
+// What gds parses is bounded by the service's own limits before any parser sees it: a
 // view of 50,000 columns, a YAML mapping of 12,000 keys and a 1.2 MB gate1.yml end with exit 2 naming the
 // limit (they used to hold gds 150 s, 19 s and 8 s: the service takes 262,144 characters of gate1.yml); only regular files are read (a FIFO blocked, a symlink
 // to /dev/zero read 673 MB); stdin stays readable, bounded; bytes that are not UTF-8 are refused with
 // their offset. Nothing is sent in any of these cases: a local server counts the requests it gets.
-// Issue 22 (remainder): the other inputs are bounded too: `api --input` and `-F key=@file`, `env promote
+// The other inputs are bounded too: `api --input` and `-F key=@file`, `env promote
 // --bundle-in` and `recertify --run-results` read at most the service's request body limit (25 MB),
 // `recertify --manifest` at most 256 MB (only its reduction is sent), `--token -` at most 16 KiB (a request's
 // headers hold no more); a FIFO or a symlink to /dev/zero is refused at once (they blocked or read without end).

@@ -1,4 +1,4 @@
-// Smaller leaks (issue 22 item 9, the CLI side): the --token value and -H headers no longer show in `ps`
+// Smaller leaks, on the CLI's side: the --token value and -H headers no longer show in `ps`
 // while gds runs (process.title overwrites the argv memory /proc/PID/cmdline reads); DEBUG=* and GDS_DEBUG
 // mask a URL's user name and password and every -H value; a symlink planted at config.json is refused, its
 // target untouched (it used to be chmod-ed to 0600).

@@ -1,4 +1,4 @@
-// Issue 23 item 2: a short, deliberate list of environment variables steers gds. Every command's flags (the
+// A short, deliberate list of environment variables steers gds. Every command's flags (the
 // command map, global flags included) are checked against it: only --profile, --json and --interval read
 // one, and no flag that targets, replaces, confirms or redirects does. Then the variables that used to
 // retarget a command (GDS_REPLACE, GDS_OUTPUT, GDS_YES, GDS_FORCE, GDS_TO, …) are set and parsed: ignored.
@@ -49,7 +49,7 @@ describe('environment variables of flags', () => {
     },
   );
 
-  it('the list is the one of issue 23, each variable once', () => {
+  it('the list is the deliberate one, each variable once', () => {
     const names = environmentVariableNames();
     expect(new Set(names).size).toBe(names.length);
     expect(names).toEqual(

@@ -426,7 +426,7 @@ describe('pushDefinition', () => {
     });
     const error = await rejection(pushDefinition(c, artifact, { connectorId: 'c' }));
     expect(error).toMatchObject({ exitCode: 6 });
-    // No id in the 409 and no lookup: it says where to find the id, never a literal placeholder (issue 22).
+    // No id in the 409 and no lookup: it says where to find the id, never a literal placeholder.
     expect(error.suggestion).toContain('find its id with gds list and run again with --replace');
     expect(error.suggestion).not.toContain('<governanceId>');
     expect(bodies[0]).toMatchObject({ mimeType: 'sql', replaceId: 'tbl_1' });

@@ -1,4 +1,4 @@
-// The initial memory of libpg-query's and jq's WebAssembly, lowered before compiling (issue 24): the module
+// The initial memory of libpg-query's and jq's WebAssembly, lowered before compiling: the module
 // still validates, PostgreSQL's parser answers exactly what the package's own module answers, also for a
 // statement that makes it grow its memory well past the lowered start, and a module whose layout is not
 // read is left as it was.

@@ -1,4 +1,4 @@
-// Issue 23, E16: command aliases as gh's (`gds alias set/list/delete/import`), run by gds in the test process
+// Command aliases as gh's (`gds alias set/list/delete/import`), run by gds in the test process
 // (runInProcess; dist/gds when GDS_TEST_CLI names it), and shell aliases by a real gds process, their shell
 // writing to gds's own stdout and stderr: an alias expands with its arguments, may not shadow a
 // built-in command, and is tried only for a first word that names no command; did-you-mean still answers

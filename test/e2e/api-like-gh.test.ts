@@ -1,4 +1,4 @@
-// Issue 23 item 8, `gds api` like `gh api`: --paginate (NDJSON items across cursor pages), -i/--include,
+// `gds api` like `gh api`: --paginate (NDJSON items across cursor pages), -i/--include,
 // --silent, -q for --jq, -F key=@file|@-, key[sub]=v and key[]=v, a missing leading / added. gds in the
 // test process (runInProcess) against the reference server, and against a loopback server that records what
 // it is sent.

@@ -1,4 +1,4 @@
-// Issue 22 item 1: the narrowest scope (workspace:write:recertify) cannot take the audit log down. Evidence
+// The narrowest scope (workspace:write:recertify) cannot take the audit log down. Evidence
 // over 64 KB serialized is 413 naming the limit with nothing stamped; twelve signals of the largest evidence
 // accepted leave an audit log that `audit-log?limit=200` answers in a bounded page and `gds audit list --all`
 // reads whole; entries stored oversized before the bound are returned truncated, with a marker.

@@ -1,4 +1,4 @@
-// Certified views survive warehouse rebuilds (issue 21 item 3), with the real CLI against a reference server
+// Certified views survive warehouse rebuilds, with the real CLI against a reference server
 // on PGlite and on PostgreSQL (skipped, saying why, without GDS_TEST_DATABASE_URL). dbt-postgres rebuilds a
 // relation by creating `x__dbt_tmp`, renaming `x` to `x__dbt_backup`, renaming the new one to `x` and
 // `drop … x__dbt_backup cascade`: the cascade drops certified_<env>.x. `gds recertify --tables x` then

@@ -1,4 +1,4 @@
-// Issue 22 item 9: a name collision suggests a replacement only where one is possible. A push whose table
+// A name collision suggests a replacement only where one is possible. A push whose table
 // name is held by a Mode B (custody) table answers 409 with details.replaceable false and the reason, and
 // gds says that reason instead of a `--replace` the server would then refuse; a collision with a Mode A
 // table names its id.

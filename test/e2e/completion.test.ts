@@ -1,4 +1,4 @@
-// Issue 23 item 9: completion as a person meets it. The script `gds completion bash` prints is loaded into a
+// Completion as a person meets it. The script `gds completion bash` prints is loaded into a
 // real bash (`eval "$(gds completion bash)"`, the one-line setup), and its function is driven as bash's
 // programmable completion drives it (COMP_LINE, COMP_POINT, COMP_WORDS, COMP_CWORD): commands, flags, enum
 // values, table names and ids, connector ids, job ids and profiles, the last from a reference server with the

@@ -1,4 +1,4 @@
-// Issue 23 item 10: `config list` names who changed a key by e-mail, as `config history` does (was the user id).
+// `config list` names who changed a key by e-mail, as `config history` does (was the user id).
 // gds in the test process (runInProcess) against the in-process server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';

@@ -1,4 +1,4 @@
-// Issue 23 item 4, credentials that are hard to lose, with real `gds` processes against a real server:
+// Credentials that are hard to lose, with real `gds` processes against a real server:
 // auth set does not silently replace a live sign-in or another user's token; auth status asks the
 // service (user, role, exit 1 when the token is refused; --offline skips); a profile's token goes only to
 // its own base; auth logout on a terminal asks which profile, and off a terminal says what it removed.
@@ -198,7 +198,7 @@ async function onTerminal(cfg: string, args: string[], question: string) {
 
 describe('gds auth logout', () => {
   // The spec's `cli auth logout`: "Clear one profile, or the whole config file when no profile is given";
-  // issue 23 keeps that off a terminal and asks that it say what it removed (docs/gh-comparison.md, A11).
+  // gds keeps that off a terminal and asks that it say what it removed (docs/gh-comparison.md, A11).
   it('off a terminal: removes every profile and the config file, and says which', async () => {
     const cfg = await fresh();
     await gds(cfg, ['auth', 'set', '--no-verify', '--token', 'cli_aaaaaaaaaaaaaaaa', '--base', server.url]);

@@ -1,4 +1,4 @@
-// Issue 23 item 6, one did-you-mean path: an unknown command, with or without arguments, on a terminal or
+// An unknown command, with or without arguments, on a terminal or
 // piped, gets the command meant as a suggestion and is never run (exit 2); `gds version` prints the
 // version; enum values get "did you mean" (config set values, audit list --event-type). gds in the test
 // process (runInProcess), and a real process in a pseudo-terminal for what a terminal shows.

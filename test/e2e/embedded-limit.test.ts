@@ -1,7 +1,7 @@
-// `gds gate run` against a reference server on PGlite whose table is past --embedded-row-limit (issue 25
-// item 7): the server's 422 `beyond_embedded_database` reaches the user as one clear error on stderr,
-// naming --database-url, exit code 7 (refused, as every 422), nothing on stdout; with --json an
-// `{"error":…}` line carrying the code. A sampled run of the same table is not refused.
+// `gds gate run` against a reference server on PGlite whose table is past --embedded-row-limit: the
+// server's 422 `beyond_embedded_database` reaches the user as one clear error on stderr, naming
+// --database-url, exit code 7 (refused, as every 422), nothing on stdout; with --json an `{"error":…}` line
+// carrying the code. A sampled run of the same table is not refused.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 23's side by side with gh (docs/gh-comparison.md), the rows that were worse and are fixed, each as
+// The side by side with gh (docs/gh-comparison.md), the rows that were worse and are fixed, each as
 // a person meets it: gds in the test process (runInProcess) against the reference server, and a real `gds`
 // process in a pseudo-terminal (`script`) where the terminal matters. O4 a narrow table keeps the name; O7 states coloured outside tables; O13 -q on
 // every command; E11 CLICOLOR=0; API16 `gds api` JSON coloured on a terminal; API5 --raw-field; A14 a

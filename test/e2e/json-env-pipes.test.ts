@@ -1,4 +1,4 @@
-// Issue 23 item 2: GDS_JSON=1 (which the README offers for CI) must not break the README's own pipes.
+// GDS_JSON=1 (which the README offers for CI) must not break the README's own pipes.
 // `gds gate suggest T | gds gate apply T -f -` and `gds gate get T > f; gds gate apply T -f f` run through a
 // real shell with GDS_JSON=1: apply takes the record suggest or get printed (its yaml / content), and the
 // gate1.yml the service stores is the suggestion itself.

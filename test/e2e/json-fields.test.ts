@@ -1,4 +1,4 @@
-// Issue 23 item 7: the JSON FIELDS a command's help lists, and that `--json a,b` is checked against
+// The JSON FIELDS a command's help lists, and that `--json a,b` is checked against
 // (src/cli/json-fields.ts), are the keys of the records it prints. Every command of the tree is in one of
 // the three lists of json-fields.ts (a new command in none of them fails here); each command with a fixed
 // list runs against the reference server under --json, every record it prints has only listed keys, and

@@ -1,4 +1,4 @@
-// Issue 22 (remainder): `gds auth login` and a session's refresh honour HTTPS_PROXY / NO_PROXY like the
+// `gds auth login` and a session's refresh honour HTTPS_PROXY / NO_PROXY like the
 // transport does (openid-client has its own fetch; gds gives it one with undici's proxy agent). The
 // authorization server here is https at a name that resolves only through the loopback CONNECT proxy
 // (service.gds.test → 127.0.0.1, as in proxy.test.ts): reaching it at all means going through the proxy.

@@ -1,4 +1,4 @@
-// Issue 23, O15 of docs/gh-comparison.md: long output through a pager, as gh 2.23 does. On a terminal (a
+// Long output through a pager, as gh 2.23 does. On a terminal (a
 // pseudo-terminal from `script`, or tmux for a real `less` driven by keys) the lists and `gds api` go through
 // GDS_PAGER, else PAGER; piped output never does, help never does. The pagers here are shell commands
 // that keep what they were given (`sh -c 'cat > file'`), so what was paged is read back from disk; `less`

@@ -1,4 +1,4 @@
-// Issue 23 item 10: env promote's errors name its own flags. Promoting products to staging, whose
+// `env promote`'s errors name its own flags. Promoting products to staging, whose
 // warehouse has no products object, is refused by the service in push's words ("pass --source"): gds
 // says what promote can do instead, and never advises a flag env promote does not have. gds runs in the
 // test process (runInProcess).

@@ -1,4 +1,4 @@
-// Issue 23 item 3: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and lower-case) are honoured by the transport. A
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and lower-case) are honoured by the transport. A
 // loopback proxy records every CONNECT and tunnels it to an https service (a certificate trusted through
 // NODE_EXTRA_CA_CERTS): gds goes through it, NO_PROXY goes around it, and a proxy that is not there is a
 // network error (exit 9), never a silent direct connection. The https service goes by a name that is not

@@ -1,4 +1,4 @@
-// Issue 23 item 10: Ctrl-C during `push --json --wait` must not lose the table it registered. The error line
+// Ctrl-C during `push --json --wait` must not lose the table it registered. The error line
 // on stderr (exit 130) carries the table id and the baseline job id in its details. The server's jobs stay
 // QUEUED until the test runs them, so the wait is certain to be under way when SIGINT arrives.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 23 item 10: `gds quarantine open T` writes DDL whose view is named schema.table, as a SQL artifact
+// `gds quarantine open T` writes DDL whose view is named schema.table, as a SQL artifact
 // declares its source, so `gds push <file> --replace T` takes the file back as the definition the service
 // holds: "No change", no new version, no --source needed.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';

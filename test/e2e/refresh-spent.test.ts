@@ -1,4 +1,4 @@
-// Issue 22 item 6, the client side: on a service with single-use refresh tokens (the default, no reuse
+// On a service with single-use refresh tokens (the default, no reuse
 // grace), a gds killed after its refresh reached the service finds the refresh recorded in flight and its
 // refresh token spent. It cannot get those tokens back, so it says in one line what to run: the
 // `gds tokens issue` command that re-issues the profile's token with its environment and scopes.

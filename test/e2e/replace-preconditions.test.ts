@@ -1,4 +1,4 @@
-// Issue 21 item 1: a replacement computed from a version carries it (`If-Match`), so a write that lands
+// A replacement computed from a version carries it (`If-Match`), so a write that lands
 // between gds's read and its own is refused (412 precondition_failed, exit 6) instead of being overwritten
 // unseen. `env promote --replace` reads the replaced table's definition version first; the race is made
 // real by a proxy between gds and the reference server that, once it has answered that read, lets a

@@ -1,4 +1,4 @@
-// Issue 23, E15: gds's own settings kept on disk, as `gh config get/set/list` keeps gh's (`gds config` is the
+// gds's own settings kept on disk, as `gh config get/set/list` keeps gh's (`gds config` is the
 // workspace's configuration on the service). The file on disk (0600, replaced whole), exit codes, stdout vs
 // stderr, every --json line parsing, and the precedence flag > variable > setting, with gds in the test
 // process (runInProcess); what a terminal shows with a real process under a pseudo-terminal.

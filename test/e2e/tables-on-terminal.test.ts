@@ -1,4 +1,4 @@
-// Issue 23 item 1, in a pseudo-terminal (`script`) against a real server: tables keep the ids a person
+// In a pseudo-terminal (`script`) against a real server: tables keep the ids a person
 // copies whole at 60 and 100 columns, times read `… ago`, states are coloured, `-L` says Showing N of M.
 // Piped, the same commands print tab-separated rows with ISO times and nothing cut.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

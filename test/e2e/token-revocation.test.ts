@@ -1,4 +1,4 @@
-// Issue 22 item 7 with the real gds: `gds tokens list` shows the workspace's integration tokens masked,
+// Token revocation with the real gds: `gds tokens list` shows the workspace's integration tokens masked,
 // `gds tokens revoke tf_…` revokes one (the token is 401 on its next request), `gds auth revoke` revokes
 // the CLI token it runs with (the next command exits 3). No token is ever printed whole. Both are
 // destructive, so both confirm as `gds delete` does: asked on a terminal (n: exit 1, nothing revoked),

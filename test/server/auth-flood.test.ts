@@ -1,4 +1,4 @@
-// Issue 22 item 9 (server side): a flood of distinct bogus credentials is rate-limited per client address
+// A flood of distinct bogus credentials is rate-limited per client address
 // (before, each bogus token got a rate bucket of its own and a database lookup), and minting tokens is
 // rate-limited per person (before, each new token bought a fresh 200/min bucket). Limits are small here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

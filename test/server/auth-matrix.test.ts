@@ -1,4 +1,4 @@
-// The authorization matrix of issue 2: every endpoint x every kind of caller, with the spec's
+// The authorization matrix: every endpoint x every kind of caller, with the spec's
 // status for each cell (§4.1-§4.5, §5, §7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// Issue 22 item 5: authenticate, then authorize, then validate, on every route. Each operation of
+// Authenticate, then authorize, then validate, on every route. Each operation of
 // src/contract/openapi.yaml that takes a credential is called with a body and a query that are wrong in
 // every way (a malformed body, unknown fields, a NUL, bad query values) by callers that must not get in:
 // none, a forged or tampered JWT, a `tf_` client token (401, never the 400 that would describe the schema);

@@ -1,4 +1,4 @@
-// Issue 22: the authorization matrix, re-run as a test. Every operation of src/contract/openapi.yaml that
+// The authorization matrix, re-run as a test. Every operation of src/contract/openapi.yaml that
 // takes a credential is called by every kind of caller the service knows — none, forged, tampered and expired
 // JWTs, a `tf_` client token as bearer, an unknown `cli_` token, another workspace's CLI token, people of each
 // role (OWNER, ADMIN, STEWARD confined to dev+staging, MEMBER confined to dev), MANAGEMENT tokens (every scope;

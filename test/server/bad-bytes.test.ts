@@ -1,4 +1,4 @@
-// Issue 22 item 4: bad bytes are 400s. Every string field of every request body in src/contract/openapi.yaml,
+// Bad bytes are 400s. Every string field of every request body in src/contract/openapi.yaml,
 // every string query parameter and the path's ids get a NUL, a lone surrogate (text fast-check generates
 // around them) and, for number fields, an out-of-range number; the server must answer 4xx, never 500.
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// `npm run server -- --dbt DIR` (issue 20, item 8): every model, seed and snapshot of the project becomes a
+// `npm run server -- --dbt DIR`: every model, seed and snapshot of the project becomes a
 // table in the warehouse, in the schema its declaration's source names, served by a dev connector; seeds
 // are loaded from seeds/*.csv; the ready file lists them; a declaration's artifact then registers as is.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

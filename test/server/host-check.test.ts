@@ -1,4 +1,4 @@
-// Issue 22 item 2: DNS rebinding. A page at rebind.attacker.example:PORT, whose name the attacker points at
+// DNS rebinding. A page at rebind.attacker.example:PORT, whose name the attacker points at
 // 127.0.0.1, reaches the local server with its own name in Host and its own origin in Origin (and, being
 // same-origin to itself, Sec-Fetch-Site: same-origin). The replays below are the probe's: sign in as
 // owner@example.com, approve a device code, change the workspace configuration. Each is 421 and changes

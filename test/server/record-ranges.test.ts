@@ -1,4 +1,4 @@
-// Issue 22 item 4 (remainder): a record value is checked against its column's storage — int2, int4 and int8
+// A record value is checked against its column's storage — int2, int4 and int8
 // ranges, numeric(p,s) precision and scale where the column declares them — and refused with 400
 // `invalid_record` naming the column and the range, with nothing stored. The storage comes from the
 // warehouse's information_schema (a Mode A table's columns) or from the declared type of the artifact.

@@ -1,4 +1,4 @@
-// Issue 22 item 6: refresh tokens are single-use, as the spec says (§4.2 "invalid, expired or reused refresh
+// Refresh tokens are single-use, as the spec says (§4.2 "invalid, expired or reused refresh
 // token: 401"; §5.7). By default a spent refresh token presented again is refused and revokes its family,
 // access tokens included (session access tokens too, checked on every call). With a reuse grace configured, a
 // spent token gets its successor again only while that successor is unused: never the successor's successor.

@@ -1,4 +1,4 @@
-// Issue 22 item 7: tokens can be revoked, as the spec says (§2.1 the tf_ client token is for "revocation
+// Tokens can be revoked, as the spec says (§2.1 the tf_ client token is for "revocation
 // scripts"; §5.9 CLI tokens are "revocable"). An OWNER or ADMIN lists the workspace's integration tokens
 // (client tokens masked) and a person's CLI tokens, and revokes either; a person revokes the credential
 // they call with. A revoked token is 401 on its very next request; every revocation is audited.

@@ -1,4 +1,4 @@
-// Issue 22 (remainder): the per-address failed-authentication limit behind a reverse proxy. Off by default
+// The per-address failed-authentication limit behind a reverse proxy. Off by default
 // (the spec's default is a direct connection), X-Forwarded-For is ignored: a client cannot choose its own
 // bucket by sending one. With `--trust-proxy` naming the proxy, the client address is the one the proxy
 // forwards, so one client's failures no longer lock out everyone else behind the same proxy.

@@ -1,4 +1,4 @@
-// Issue 25 item 8: two `npm run server -- --database-url …` processes on one PostgreSQL behave as one
+// Two `npm run server -- --database-url …` processes on one PostgreSQL behave as one
 // service, whichever of them a request reaches (as behind a load balancer). Both start at the same moment on
 // an empty database; then requests alternate between them: the table-endpoint rate limit is one window per
 // token across both, a refresh token is single-use across both, a device code started on one is approved on

@@ -1,4 +1,4 @@
-// A single dbt file (issue 20, item 7): a model template is refused saying what to do; dbt's compiled SQL
+// A single dbt file: a model template is refused saying what to do; dbt's compiled SQL
 // (a bare `with … select`) and run SQL (`create … <name>__dbt_tmp as (…)`) are read as the model itself,
 // a final `select * from <cte>` resolved through the CTEs. Checked on every SQL file of a real project.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The PostgreSQL view reader is linear in the view's length (issue 25 item 5): byte offsets become character
+// The PostgreSQL view reader is linear in the view's length: byte offsets become character
 // offsets through one table computed once (they were re-tested against the whole file per token: 30,000
 // lines took 147 s), SELECT items find their tokens by index, and the scanner runs only where its tokens
 // decide something. These tests check the reader's answers on views of 30,000 lines, where the old reader

@@ -1,4 +1,4 @@
-// What the embedded database holds in memory (issue 25 item 7): the service's database and each sandbox
+// What the embedded database holds in memory: the service's database and each sandbox
 // run with 16 MB of shared_buffers (their data lives in files: the page cache holds the rest), a private
 // data directory is written from the empty cluster's tarball by streaming it, and a tarball that cannot
 // be unpacked fails the start with a reason and leaves no directory behind. The RSS figures themselves are

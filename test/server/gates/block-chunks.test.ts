@@ -1,4 +1,4 @@
-// Issue 21 item 6: chunks:K@N on a table with room for them reads K runs of N consecutive rows in storage
+// `chunks:K@N` on a table with room for them reads K runs of N consecutive rows in storage
 // order by TID range scans of the blocks around each run (no count, no numbering, no sort of the table),
 // the first run from the first row, the last to the last row, the others spread evenly between; on a
 // table too small for that, or a view, the rows are numbered once, as before (gate1-run.test.ts asserts

@@ -1,4 +1,4 @@
-// The embedded database knows its size (issue 25 item 7): on PGlite, a gate run over every row of a table
+// The embedded database knows its size: on PGlite, a gate run over every row of a table
 // holding more rows than --embedded-row-limit is refused before it starts, 422 `beyond_embedded_database`,
 // saying to start the server with --database-url (or to check a sample); a sampled run is not refused, nor
 // is a table at the limit; the baseline job of such an object fails with the same reason. PostgreSQL has

@@ -118,7 +118,7 @@ describe('cancel', () => {
     const again = await cancel(id);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('job_terminal');
-    // Issue 22 item 9: the audit entry carries the table's environment and gate mode, as other table events.
+    // The audit entry carries the table's environment and gate mode, as other table events.
     const [entry] = await server.sql(
       `SELECT a.environment_label, a.gate_mode, t.environment_label AS env, t.gate_mode AS mode
          FROM gds.audit_log a JOIN gds.tables t ON t.id = a.table_id

@@ -1,4 +1,4 @@
-// Issue 21 item 7: a status read of a gate job queued moments ago waits for the job's end (up to
+// A status read of a gate job queued moments ago waits for the job's end (up to
 // jobReadHoldMs after it was queued, 250 ms by default) instead of answering QUEUED: `push --wait` reads
 // at once after the registration and hears of a job that ends in a few milliseconds then. The window is
 // made long here so that nothing depends on how fast this machine runs the job; the bench row

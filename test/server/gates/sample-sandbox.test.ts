@@ -1,4 +1,4 @@
-// Issue 21 item 6 on PGlite: a sampled Gate 1 run draws the sample in the service's database and loads
+// On PGlite, a sampled Gate 1 run draws the sample in the service's database and loads
 // only the sample into the sandbox its checks run in; the table's own rows are neither copied nor loaded
 // (a full run loads them all). What each sample finds is what the same sample finds checked in place.
 // The sandbox is watched by wrapping the database's: every COPY of copied rows is counted per table.

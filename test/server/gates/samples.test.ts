@@ -1,4 +1,4 @@
-// Cheap samples (issue 21 item 6) on PGlite and on PostgreSQL (skipped, saying why, without
+// Cheap samples on PGlite and on PostgreSQL (skipped, saying why, without
 // GDS_TEST_DATABASE_URL): each run draws its sample once, into a temporary table every check reads, and
 // the proof says how (the cost): head:N on a table is a LIMIT in storage order, tail:N a TID range scan of
 // its last blocks, chunks:K@N rows numbered in storage order without a sort, random:N TABLESAMPLE on a table large

@@ -1,4 +1,4 @@
-// The auto-baseline job profiles every column count PostgreSQL allows (issue 25 item 6): each column
+// The auto-baseline job profiles every column count PostgreSQL allows: each column
 // takes two entries of the profiling select list and PostgreSQL allows 1,664, so a view of 832 columns
 // or more used to register and then fail its job with "target lists can have at most 1664 entries". A
 // 1,600-column table (PostgreSQL's own limit) and a view over it of 833 columns, on PGlite and on

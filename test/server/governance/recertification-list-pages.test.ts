@@ -1,4 +1,4 @@
-// The recertification queue pages by key like the table list (issue 25 item 3): every request once, in
+// The recertification queue pages by key like the table list: every request once, in
 // the unpaged list's order, the total on the first page, the caller's environments only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
