@@ -32,6 +32,7 @@ import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js
 import type { JobControl } from '../../src/server/governance/jobs.js';
 import type { ContractViolation } from '../../src/server/contract-check.js';
 import type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace } from '../../src/server/ready.js';
+import { migratedPgliteCopy, migratedPostgresTemplate } from './migrated-database.js';
 
 export type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace };
 
@@ -128,7 +129,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       offset = 0;
     },
   };
-  const database = options.database === 'postgres' ? await createPostgresDatabase() : null;
+  const database = options.database === 'postgres' ? await createPostgresDatabase({ migrated: true }) : null;
+  const pglite = database ? null : await migratedPgliteCopy();
   const running = await createServer({
     port: 0,
     contractCheck: true,
@@ -147,6 +149,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
     ...(options.jobReadHoldMs !== undefined ? { jobReadHoldMs: options.jobReadHoldMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
+    ...(pglite ? { dataDir: pglite.dataDir } : {}),
     ...(options.dbt ? { dbt: options.dbt } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
@@ -206,6 +209,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       await running.close();
       await database?.drop();
+      await pglite?.remove();
       if (contract.violations.length > 0) {
         const lines = contract.violations.map(
           (v) => `${v.method} ${v.url} -> ${v.status}: ${v.problems.join('; ')}`,
@@ -240,14 +244,20 @@ export function postgresTestUrl(): { url: string } | { skip: string } {
       };
 }
 
-/** A fresh, empty database on the test PostgreSQL (see `postgresTestUrl`), and how to drop it. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh database on the test PostgreSQL (see `postgresTestUrl`), and how to drop it: empty, or with
+ * `migrated` the service's schema already in it (`migrated-database.ts`).
+ */
+export async function createPostgresDatabase(
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const target = postgresTestUrl();
   if ('skip' in target) throw new Error(target.skip);
   const name = `gds_test_${process.pid}_${Date.now().toString(36)}`;
+  const template = options.migrated ? await migratedPostgresTemplate(target.url) : undefined;
   const admin = new pg.Client({ connectionString: target.url });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   await admin.end();
   const url = new URL(target.url);
   url.pathname = `/${name}`;
