@@ -1,5 +1,6 @@
-// The network commands as real `gds` processes (node bin/run.js over dist/) against a real reference
-// server in this process: what the server sees and stores, exit codes, stdout against stderr, NDJSON.
+// The network commands, run by gds in the test process (runInProcess), against a real reference server in
+// this process: what the server sees and stores, exit codes, stdout against stderr, NDJSON. A terminal is a
+// real `gds` process (node bin/run.js over dist/) under `script`.
 // Every output of every run is kept; no run may print a credential whole (checked at the end).
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,8 +8,10 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, IssuedToken, Member } from '../../src/contract/types.js';
-import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import type { InProcessOptions } from '../helpers/run-in-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -40,13 +43,13 @@ function configDir(): string {
   return join(dir, `c${folders}`, 'gds');
 }
 
-interface GdsOptions extends RunOptions {
+interface GdsOptions extends InProcessOptions {
   configDir?: string;
 }
 
 /** Runs gds against the test server with an empty config of its own unless told otherwise. */
 async function gds(args: string[], options: GdsOptions = {}): Promise<CliResult> {
-  const result = await runCli(args, {
+  const result = await runInProcess(args, {
     ...options,
     env: {
       GDS_CONFIG_DIR: options.configDir ?? configDir(),
