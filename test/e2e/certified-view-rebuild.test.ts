@@ -1,4 +1,4 @@
-// Certified views survive warehouse rebuilds, with the real CLI against a reference server
+// Certified views survive warehouse rebuilds, with gds run in the test process against a reference server
 // on PGlite and on PostgreSQL (skipped, saying why, without GDS_TEST_DATABASE_URL). dbt-postgres rebuilds a
 // relation by creating `x__dbt_tmp`, renaming `x` to `x__dbt_backup`, renaming the new one to `x` and
 // `drop … x__dbt_backup cascade`: the cascade drops certified_<env>.x. `gds recertify --tables x` then
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs, noPostgres } from '../helpers/skip.js';
@@ -27,10 +27,7 @@ describe.each(engines)('a dbt rebuild of a certified table on $engine', ({ datab
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    [server] = await Promise.all([
-      startTestServer({ jobs: 'manual', ...(database ? { database } : {}) }),
-      ensureBuilt(),
-    ]);
+    server = await startTestServer({ jobs: 'manual', ...(database ? { database } : {}) });
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-rebuild-'));
     orders = server.table('orders').id;
     const issued = await server.issueToken('ADMIN', {
@@ -58,7 +55,7 @@ describe.each(engines)('a dbt rebuild of a certified table on $engine', ({ datab
   });
 
   function gds(args: string[], token = server.user('ADMIN').cliToken): Promise<CliResult> {
-    return runCli(args, {
+    return runInProcess(args, {
       env: {
         GDS_CONFIG_DIR: join(dir, 'gds'),
         GDS_SECRET_STORAGE: 'file',
