@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { postgresTestUrl, startTestServer } from '../helpers/server.js';
 import { pushDevDefinition } from '../helpers/push.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const DECIMAL = '123456789012345678.123456';
 const BIG = '9007199254740993';
@@ -26,7 +26,7 @@ describe.each([
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000, database }), ensureBuilt()]);
+    server = await startTestServer({ rateLimit: 1_000_000, database });
     await server.sql(
       `CREATE TABLE analytics_dev.ledger_base (id integer PRIMARY KEY, amount numeric(30,6), big bigint, small integer, ratio double precision)`,
     );
@@ -52,7 +52,7 @@ describe.each([
     await server?.close();
   });
 
-  const gds = (args: string[]) => runCli(['records', ...args], { env });
+  const gds = (args: string[]) => runInProcess(['records', ...args], { env });
   const raw = async (path: string) => {
     const response = await fetch(`${server.url}${path}`, {
       headers: { authorization: `Bearer ${env.SERVICE_TOKEN}` },
