@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ let dir: string;
 let dev: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  server = await startTestServer({ jobs: 'manual' });
   dir = await mkdtemp(join(tmpdir(), 'gds-collision-'));
   dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
 });
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 const push = async (file: string, content: string) => {
   await writeFile(join(dir, file), content);
-  return runCli(['push', join(dir, file), '--connector', dev], {
+  return runInProcess(['push', join(dir, file), '--connector', dev], {
     env: {
       GDS_CONFIG_DIR: dir,
       GDS_SECRET_STORAGE: 'file',
