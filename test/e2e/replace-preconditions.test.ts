@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
@@ -27,8 +28,12 @@ let afterRead: { path: string; then: () => Promise<void> } | undefined;
 
 const file = (name: string) => join(dir, name);
 
-async function gds(args: string[], options: { url?: string; token?: string } = {}): Promise<CliResult> {
-  return runCli(args, {
+/** gds in the test process; `process`: a `gds` process of its own, which runs while the in-process one waits. */
+async function gds(
+  args: string[],
+  options: { url?: string; token?: string; process?: boolean } = {},
+): Promise<CliResult> {
+  return (options.process ? runCli : runInProcess)(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
@@ -111,7 +116,9 @@ describe('env promote --replace', () => {
     afterRead = {
       path: `/api/tables/${staging}/definition`,
       then: async () => {
-        concurrent = await gds(['push', file('staging.yml'), '--replace', staging, '--json']);
+        concurrent = await gds(['push', file('staging.yml'), '--replace', staging, '--json'], {
+          process: true,
+        });
       },
     };
     const before = await server.sql<{ v: number }>(
@@ -142,7 +149,9 @@ describe('env promote --replace', () => {
       path: `/api/tables/${staging}/definition`,
       then: async () => {
         await writeFile(file('staging.yml'), stagingDefinition);
-        concurrent = await gds(['push', file('staging.yml'), '--replace', staging, '--json']);
+        concurrent = await gds(['push', file('staging.yml'), '--replace', staging, '--json'], {
+          process: true,
+        });
       },
     };
     const json = await gds(['env', 'promote', table, '--to', 'staging', '--replace', staging, '--json'], {
