@@ -5,7 +5,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -13,7 +13,7 @@ let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-quarantine-'));
 });
 
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const gds = (args: string[]) =>
-  runCli(args, {
+  runInProcess(args, {
     cwd: dir,
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
