@@ -1,4 +1,4 @@
-// `gds gate submit` on a CERTIFIED table, as real processes against a real reference server: the submission
+// `gds gate submit` on a CERTIFIED table, run by gds in the test process against a real reference server: the submission
 // withdraws the certified view (certified_<env>.<table>) until the table is certified again, and says so
 // (stderr in human mode; viewWithdrawn/withdrawnView in the JSON line); --if-not-certified leaves a
 // CERTIFIED table and its view as they are (exit 0, says so) and submits any other table as usual.
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  server = await startTestServer({ jobs: 'manual' });
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-submit-'));
 });
 
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 function gds(args: string[]): Promise<CliResult> {
-  return runCli(args, {
+  return runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'gds'),
       GDS_SECRET_STORAGE: 'file',
