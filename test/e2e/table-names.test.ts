@@ -1,4 +1,4 @@
-// A table name wherever a table id goes: real `gds` processes against the reference server. A name of one
+// A table name wherever a table id goes: gds in the test process against the reference server. A name of one
 // table answers as its id does; a name used in two environments is exit 2 listing both ids (--env picks);
 // an unknown name is exit 5 with the nearest name; an id is used as it is.
 import { mkdtemp } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ let dir: string;
 let stagingOrders: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-names-'));
   // orders promoted to staging, then that copy renamed orders as a service may hold one name per environment
   // (this server names a promoted copy orders_staging).
@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 function gds(args: string[]): Promise<CliResult> {
-  return runCli(args, {
+  return runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
