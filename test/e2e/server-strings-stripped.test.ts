@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -24,7 +24,7 @@ let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-hostile-'));
   await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [
     server.table('orders').id,
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 const gds = (args: string[], env: Record<string, string> = {}) =>
-  runCli(args, {
+  runInProcess(args, {
     env: {
       SERVICE_API_URL: server.url,
       SERVICE_TOKEN: server.user('OWNER').cliToken,
