@@ -89,6 +89,25 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
     for (const output of outputs) expect(output).not.toContain(issued.clientToken.slice(8));
   });
 
+  it('a MEMBER revokes the token they issued for a table they own', async () => {
+    const orders = server.table('orders');
+    const issued = await server.issueToken('MEMBER', {
+      name: 'member-feed',
+      env: orders.environmentLabel,
+      scopes: [{ tableId: orders.id, permissions: ['read'] }],
+    });
+    const revoked = await gds(
+      ['tokens', 'revoke', issued.clientToken, '--yes'],
+      server.user('MEMBER').cliToken,
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stderr).toContain(`✓ Revoked "member-feed" ${issued.id}`);
+    const next = await server.request('GET', `/api/tables/${orders.id}/records?limit=1`, {
+      token: issued.tokens.accessToken,
+    });
+    expect(next.status).toBe(401);
+  });
+
   it('gds auth revoke revokes the CLI token it runs with: the next command exits 3', async () => {
     const steward = server.user('STEWARD').cliToken;
     expect((await gds(['whoami'], steward)).code).toBe(0);

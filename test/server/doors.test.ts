@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOLS } from '../../src/server/doors/mcp.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import { needs, noPostgres } from '../helpers/skip.js';
 
 let server: TestServer;
 let reader: string;
@@ -36,17 +37,22 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function graphql(token: string | undefined, query: string, variables?: Record<string, unknown>) {
-  return server.request('POST', `${server.origin}/graphql`, {
+async function graphql(
+  token: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+  on: TestServer = server,
+) {
+  return on.request('POST', `${on.origin}/graphql`, {
     ...(token === undefined ? {} : { token }),
     body: { query, ...(variables ? { variables } : {}) },
   });
 }
 
-async function mcpClient(token: string): Promise<Client> {
+async function mcpClient(token: string, on: TestServer = server): Promise<Client> {
   const client = new Client({ name: 'doors-test', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${on.origin}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
@@ -261,5 +267,53 @@ describe('the doors’ contracts beside openapi.yaml', () => {
     for (const field of fields) expect(sdl).toMatch(new RegExp(`^ {2}${field}[(:]`, 'm'));
     const doc = readFileSync(new URL('../../docs/doors.md', import.meta.url), 'utf8');
     for (const tool of MCP_TOOLS) expect(doc).toContain(`\`${tool}\``);
+  });
+});
+
+describe('the doors on PostgreSQL', needs(noPostgres), () => {
+  let pg: TestServer;
+
+  beforeAll(async () => {
+    pg = await startTestServer({ database: 'postgres' });
+  });
+
+  afterAll(async () => {
+    await pg?.close();
+  });
+
+  it('GraphQL and the MCP SDK read a stored and a warehouse table; other credentials are 401', async () => {
+    const stored = pg.table('crm_contacts').id;
+    const warehouse = pg.table('orders').id;
+    const issued = await pg.issueToken('OWNER', {
+      name: 'doors-pg',
+      env: 'dev',
+      scopes: [stored, warehouse].map((tableId) => ({ tableId, permissions: ['read' as const] })),
+    });
+    const token = issued.tokens.accessToken;
+    const query = `query ($id: ID!) { records(tableId: $id, first: 2) { records { id } nextCursor total } }`;
+    for (const id of [stored, warehouse]) {
+      const rest = await pg.request('GET', `/api/tables/${id}/records?limit=2`, { token });
+      const answer = await graphql(token, query, { id }, pg);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.data.records.records.map((r: { id: string }) => r.id)).toEqual(
+        rest.body.records.map((r: { id: string }) => r.id),
+      );
+    }
+    const client = await mcpClient(token, pg);
+    try {
+      const page = structured(
+        await client.callTool({ name: 'list_records', arguments: { tableId: warehouse, limit: 2 } }),
+      );
+      expect(page.records).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+    const management = (
+      await pg.issueToken('OWNER', { name: 'm', env: '*', scopes: ['workspace:read:audit'] })
+    ).tokens.accessToken;
+    for (const other of [issued.clientToken, pg.user('OWNER').accessToken, management]) {
+      expect((await graphql(other, '{ tables { id } }', undefined, pg)).status).toBe(401);
+      await expect(mcpClient(other, pg)).rejects.toMatchObject({ code: 401 });
+    }
   });
 });
