@@ -73,6 +73,25 @@ describe('readJsonMembers', () => {
     expect(Object.fromEntries(outline.members)).toEqual({ nodes: 'array', metadata: 'value' });
   });
 
+  it('empty objects and arrays, strings holding brackets and quotes, and members not asked for are read past', async () => {
+    const doc = {
+      exposures: {},
+      disabled: [],
+      nodes: { 'model.a': { sql: 'select "}" as x, \'[\' -- \\"' }, 'model.b': {} },
+      child_map: { 'model.a': [], 'model.b': ['model.a'] },
+      metadata: { a: [{}, []] },
+      nothing: null,
+    };
+    const { outline, members } = await read(JSON.stringify(doc, null, 2));
+    expect(members).toEqual([
+      ['nodes', 'model.a', doc.nodes['model.a']],
+      ['nodes', 'model.b', {}],
+      ['metadata', undefined, doc.metadata],
+    ]);
+    expect(outline.members.get('disabled')).toBe('array');
+    expect(outline.members.get('nothing')).toBe('value');
+  });
+
   it('text that is not JSON: JsonSyntaxError (a cut file, trailing text, an empty file, a missing comma)', async () => {
     for (const text of [
       '{"nodes": {"a": {}',
@@ -80,6 +99,15 @@ describe('readJsonMembers', () => {
       '',
       '  ',
       '{"nodes": {"a": 1 "b": 2}}',
+      '{"nodes": {"a": 1,}}',
+      '{"nodes": [1,]}',
+      '{"nodes": {"a" 1}}',
+      '{"nodes": {1: 2}}',
+      '{"nodes": {"a": 1]}',
+      '{"nodes": {}, }',
+      '{"nodes": {} "x": 1}',
+      '{"a": tru}',
+      '[1, 2',
     ]) {
       const error = await failure(text);
       expect(error, text).toBeInstanceOf(JsonSyntaxError);
