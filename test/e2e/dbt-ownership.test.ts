@@ -1,0 +1,233 @@
+// The "done when" of a dbt project gds can be trusted with, checked as a user would on the real jaffle-shop
+// project (../shared/fixtures, copied), gds run in the test process against the reference server on PGlite
+// and PostgreSQL: a second project with the same dbt `name:` on another connector of the environment
+// creates its own tables and its --prune leaves the first's; a table registered by hand on a model's source
+// is `! owned elsewhere`, apply refuses it (exit 6) and --adopt takes it; nullable columns holding NULLs
+// pass `gate run`; a second `unique` test is enforced beside the grain key; and `@model` selects what
+// dbt's own graph (the manifest's child_map and parent_map) says.
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { serverEnv } from '../cli/helpers/cli-process.js';
+import { ENGINES } from '../helpers/engines.js';
+import { sharedFixturesDir } from '../helpers/fixtures.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { needs, noSharedFixtures } from '../helpers/skip.js';
+import { loadDbtProject } from '../../src/services/dbt-project.js';
+
+const JAFFLE = join(sharedFixturesDir, 'real/dbt-projects/manoty_jaffle_duckdb');
+const SCHEMA = 'analytics_dev';
+
+interface Manifest {
+  nodes: Record<string, Record<string, unknown>>;
+  child_map: Record<string, string[]>;
+  parent_map: Record<string, string[]>;
+}
+
+const lines = (text: string): Array<Record<string, unknown>> =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+const tablesOf = (stdout: string) =>
+  lines(stdout)
+    .map((l) => l['table'])
+    .filter((t): t is string => typeof t === 'string')
+    .sort();
+
+/** Project B: jaffle's three staging models as b_*, in schema `own_b`, still `name: jaffle_dbt`. */
+function projectB(manifest: Manifest): Manifest {
+  const nodes: Manifest['nodes'] = {};
+  for (const model of ['stg_customers', 'stg_orders', 'stg_payments']) {
+    const node = manifest.nodes[`model.jaffle_dbt.${model}`] ?? {};
+    const renamed = JSON.parse(JSON.stringify(node).replaceAll(model, `b_${model}`)) as Record<
+      string,
+      unknown
+    >;
+    nodes[`model.jaffle_dbt.b_${model}`] = {
+      ...renamed,
+      schema: 'own_b',
+      depends_on: { nodes: [], macros: [] },
+    };
+  }
+  return { nodes, child_map: {}, parent_map: {} };
+}
+
+describe.each(ENGINES)('a dbt project gds can be trusted with, on $engine', ({ postgres, skip }) => {
+  const skipped = skip ?? noSharedFixtures;
+  let server: TestServer;
+  let dir: string;
+  let a: string;
+  let b: string;
+  let manifest: Manifest;
+
+  const gds = (args: string[]): Promise<CliResult> =>
+    runInProcess(args, {
+      env: serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config')),
+      cwd: dir,
+    });
+  const onA = () => ['--dbt', a, '--connector', 'warehouse-dev', '--schema', SCHEMA];
+  const onB = () => ['--dbt', b, '--connector', 'dbt-b'];
+  const editA = async (change: (manifest: Manifest) => void) => {
+    const path = join(a, 'target/manifest.json');
+    const held = JSON.parse(await readFile(path, 'utf8')) as Manifest;
+    change(held);
+    await writeFile(path, JSON.stringify(held));
+  };
+  const held = async () =>
+    lines((await gds(['list', '--json'])).stdout).map((t) => [t['name'], t['project'] ?? null] as const);
+
+  beforeAll(async () => {
+    if (skipped !== undefined) return;
+    server = await startTestServer(postgres ? { database: 'postgres' } : {});
+    dir = await mkdtemp(join(tmpdir(), 'gds-e2e-dbt-ownership-'));
+    a = join(dir, 'a');
+    b = join(dir, 'b');
+    await cp(JAFFLE, a, { recursive: true });
+    manifest = JSON.parse(await readFile(join(a, 'target/manifest.json'), 'utf8')) as Manifest;
+    for (const declaration of (await loadDbtProject(a, {})).declarations) {
+      const columns = declaration.columns.map((c) => `"${c.name.toLowerCase()}" text`).join(', ');
+      await server.sql(`CREATE TABLE ${SCHEMA}."${declaration.name}" (${columns})`);
+    }
+    // A second connector of dev reading schema own_b, where project B's relations are.
+    await cp(JAFFLE, b, { recursive: true, filter: (path) => !path.endsWith('catalog.json') });
+    await writeFile(join(b, 'target/manifest.json'), JSON.stringify(projectB(manifest)));
+    await server.sql('CREATE SCHEMA own_b');
+    for (const model of ['stg_customers', 'stg_orders', 'stg_payments'])
+      await server.sql(`CREATE TABLE own_b.b_${model} AS SELECT * FROM ${SCHEMA}.${model}`);
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ('con_e2e_dbt_b', $1, 'dbt-b', 'postgres', 'ACTIVE', 'dev', 'own_b', now())`,
+      [server.ready.workspaceId],
+    );
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe('checked from outside', { ...needs(skipped), timeout: 180_000 }, () => {
+    it('two projects with one name on two connectors: the second creates its own, its --prune leaves the first’s', async () => {
+      const first = await gds(['apply', ...onA(), '--prune', '--yes', '--json']);
+      expect(first.code, first.stderr).toBe(0);
+      const created = (lines(first.stdout).at(-1)?.['summary'] as { create: number }).create;
+      expect(created).toBeGreaterThan(10);
+
+      const plan = await gds(['plan', ...onB(), '--json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(lines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 3, remove: 0 } });
+      const applied = await gds(['apply', ...onB(), '--prune', '--yes']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stderr).not.toContain('remove');
+      const owners = await held();
+      expect(owners.filter(([, project]) => project === 'jaffle_dbt@con_e2e_dbt_b').map(([n]) => n)).toEqual([
+        'b_stg_customers',
+        'b_stg_orders',
+        'b_stg_payments',
+      ]);
+      expect(
+        owners.filter(([, project]) => project !== null && project !== 'jaffle_dbt@con_e2e_dbt_b'),
+      ).toHaveLength(created);
+    });
+
+    it('a table registered by hand on a model’s source: ! owned elsewhere, apply refuses (exit 6), --adopt takes it', async () => {
+      await server.sql(`CREATE TABLE ${SCHEMA}.hand_orders AS SELECT * FROM ${SCHEMA}.stg_orders`);
+      const file = join(dir, 'hand_orders.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          table: 'hand_orders',
+          source: `${SCHEMA}.hand_orders`,
+          columns: [{ name: 'order_id', type: 'text' }],
+        }),
+      );
+      expect((await gds(['push', file, '--connector', 'warehouse-dev'])).code).toBe(0);
+      await editA((held) => {
+        const node = held.nodes['model.jaffle_dbt.stg_orders'] ?? {};
+        held.nodes['model.jaffle_dbt.hand_orders'] = {
+          ...(JSON.parse(JSON.stringify(node).replaceAll('stg_orders', 'hand_orders')) as object),
+          depends_on: node['depends_on'],
+        };
+      });
+      const plan = await gds(['plan', ...onA()]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toMatch(/! owned elsewhere hand_orders \(analytics_dev\.hand_orders, tbl_\w+\)/);
+      expect(plan.stdout).toContain('pass --adopt hand_orders');
+
+      const refused = await gds(['apply', ...onA(), '--prune', '--yes']);
+      expect(refused.code).toBe(6);
+      expect(refused.stderr).toContain('hand_orders');
+      expect(await held()).toContainEqual(['hand_orders', null]);
+
+      const adopted = await gds(['apply', ...onA(), '--adopt', 'hand_orders', '--yes']);
+      expect(adopted.code, adopted.stderr).toBe(0);
+      expect(adopted.stderr).toMatch(/hand_orders \(tbl_\w+\): adopt done/);
+      const status = lines((await gds(['status', 'hand_orders', '--json'])).stdout)[0];
+      expect(status?.['project']).toBe(`jaffle_dbt@${server.ready.connectors[0]?.id ?? ''}`);
+    });
+
+    it('nullable columns holding NULLs pass gate run; a second unique test is enforced beside the grain key', async () => {
+      await server.sql(
+        `INSERT INTO ${SCHEMA}.stg_customers (customer_id, first_name, last_name)
+         VALUES ('1', 'Ann', NULL), ('2', 'Bo', NULL), ('3', 'Cy', 'Z')`,
+      );
+      await server.sql(
+        `INSERT INTO ${SCHEMA}.stg_orders (order_id, customer_id, order_date, status)
+         VALUES ('10', '1', NULL, 'placed'), ('11', '1', NULL, 'placed'), ('12', '2', NULL, 'shipped')`,
+      );
+      const customers = await gds(['gate', 'run', 'stg_customers']);
+      expect(customers.code, customers.stdout + customers.stderr).toBe(0);
+      expect(customers.stdout).toMatch(/null_rate\.last_name\t.*\tpass\t2\t/);
+      expect((await gds(['gate', 'run', 'stg_orders'])).code).toBe(0);
+
+      await editA((held) => {
+        const unique =
+          Object.values(held.nodes).find((n) => n['name'] === 'unique_stg_orders_order_id') ?? {};
+        held.nodes['test.jaffle_dbt.unique_stg_orders_customer_id.e2e'] = {
+          ...unique,
+          unique_id: 'test.jaffle_dbt.unique_stg_orders_customer_id.e2e',
+          name: 'unique_stg_orders_customer_id',
+          column_name: 'customer_id',
+          test_metadata: { name: 'unique', kwargs: { column_name: 'customer_id' } },
+        };
+      });
+      const plan = await gds(['plan', ...onA(), '--select', 'stg_orders', '--json']);
+      const rules = lines(plan.stdout).find((l) => l['table'] === 'stg_orders')?.['rules'];
+      expect(rules).toEqual(
+        expect.arrayContaining([
+          'grain key (order_id): no value twice',
+          'unique_stg_orders_customer_id: no value of (customer_id) twice (HARD_FAIL)',
+        ]),
+      );
+      expect((await gds(['apply', ...onA(), '--select', 'stg_orders', '--yes'])).code).toBe(0);
+      const orders = await gds(['gate', 'run', 'stg_orders']);
+      expect(orders.code).toBe(1);
+      expect(orders.stdout).toMatch(/grain_uniqueness\t.*\tpass\t/);
+      expect(orders.stdout).toMatch(/unique_stg_orders_customer_id\t.*\tFAIL\t2\t/);
+    });
+
+    it('@model selects what dbt’s own graph says: its children and the parents of both', async () => {
+      const kinds = new Set(['model', 'seed', 'snapshot']);
+      const walk = (start: string[], edges: Record<string, string[]>) => {
+        const seen = new Set(start);
+        for (const id of seen) for (const next of edges[id] ?? []) seen.add(next);
+        return seen;
+      };
+      for (const model of ['stg_customers', 'stg_orders', 'customer_ltv']) {
+        const children = walk([`model.jaffle_dbt.${model}`], manifest.child_map);
+        const expected = [...walk([...children], manifest.parent_map)]
+          .filter((id) => kinds.has(id.split('.')[0] ?? ''))
+          .map((id) => id.split('.').at(-1))
+          .sort();
+        const plan = await gds(['plan', ...onA(), '--select', `@${model}`, '--json']);
+        expect(plan.code, plan.stderr).toBe(0);
+        expect(tablesOf(plan.stdout), `@${model}`).toEqual(expected);
+      }
+    });
+  });
+});
