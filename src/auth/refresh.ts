@@ -23,6 +23,7 @@ import { finishBeforeExit } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { readSecrets } from './secret-store.js';
+import { createApiClient, ApiError } from '../client/index.js';
 
 /** Refresh when the access token expires within this long. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -309,7 +310,6 @@ const sessionGrant: Grant = async (stored, refreshToken, now) => {
 
 /** §4.2: POST /api/integration/refresh with the refresh token, no Authorization header; 401 = refused. */
 const integrationGrant: Grant = async (stored, refreshToken) => {
-  const { createApiClient, ApiError } = await import('../client/index.js');
   const client = createApiClient({ baseUrl: stored.profile.base });
   try {
     const { tokens } = await client.tokens.refresh(refreshToken);

@@ -1,11 +1,12 @@
 // The base of every command that calls the service. It adds --max-retry-after to the global flags and
 // `withClient`, which runs the command's one service call in a session (session.ts):
 //
+//   import { listMembers } from '../../services/members.js';
+//
 //   export default class MembersList extends ApiCommand<typeof MembersList> {
 //     static override summary = 'List the members of your workspace.';
 //     static override examples = ['<%= config.bin %> members list --json'];
 //     async run(): Promise<void> {
-//       const { listMembers } = await import('../../services/members.js');
 //       const members = await this.withClient((client) => listMembers(client));
 //       await this.out.table(members, memberColumns);
 //     }
@@ -15,6 +16,8 @@ import { Flags } from '@oclif/core';
 import type { ApiClient } from '../client/index.js';
 import { BaseCommand } from './base-command.js';
 import type { Session, SessionInput } from './session.js';
+import { resolveTableId } from '../services/table-ref.js';
+import { withSession } from './session.js';
 
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
@@ -32,7 +35,6 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
    * (src/services/table-ref.ts); the command's `--env`, when it has one, picks among tables of one name.
    */
   protected async tableIdOf(client: ApiClient, ref: string, flag?: string): Promise<string> {
-    const { resolveTableId } = await import('../services/table-ref.js');
     const { env } = this.flags as { env?: unknown };
     return resolveTableId(client, ref, {
       ...(typeof env === 'string' ? { env } : {}),
@@ -50,7 +52,6 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     work: (client: ApiClient, session: Session) => Promise<R>,
     options: Pick<SessionInput, 'authenticated' | 'draw'> = {},
   ): Promise<R> {
-    const { withSession } = await import('./session.js');
     const flags = this.flags as typeof this.flags & { 'max-retry-after'?: number };
     return withSession(
       {

@@ -1,12 +1,13 @@
 // Every gds command extends BaseCommand:
 //
+//   import { diffWithServer } from '../../services/gates.js'; // gds's own modules: static imports
+//
 //   export default class GateDiff extends BaseCommand<typeof GateDiff> {
 //     static override summary = '…';
 //     static override examples = ['<%= config.bin %> gate diff -f a.yml --against b.yml'];
 //     static override args = { tableId: Args.string() };
 //     static override flags = { file: Flags.string({ char: 'f', required: true }) };
 //     async run(): Promise<void> {
-//       const { runDiff } = await import('../../core/gate-diff.js'); // heavy modules: import() inside run
 //       this.out.record({ … });                                  // this.flags / this.args are parsed
 //       throw new CliError('…', { exitCode: ExitCode.Usage, suggestion: '…' }); // rendered by catch()
 //     }
@@ -14,7 +15,14 @@
 //
 // init() parses argv (global flags --token/--base/--profile/--json included) and builds `this.out`;
 // catch() renders any error (human or one JSON line on stderr) and exits with its exit code; Ctrl-C
-// exits 130 with the cursor shown. Add the class to src/commands/index.ts to make it a command.
+// exits 130 with the cursor shown. Add the class to src/commands/loaders.ts to make it a command.
+//
+// Imports: gds's own modules are imported statically. A heavy library stays out of a command's module
+// until its run needs it: behind `await import()` in the one module that wraps it (PostgreSQL's parser in
+// core/artifacts/pg-grammar.ts, jq in jq.ts, ora in output-spinner.ts, the keychain in
+// auth/keychain-child.ts), or, for yaml, ajv and the diff library, which pure core modules use throughout,
+// behind `await import()` of those modules (core/gate-diff.ts, core/gate1/validate.ts,
+// services/artifacts.ts, …), with a line saying what it keeps off. test/cli/cli-base.test.ts checks.
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -23,6 +31,7 @@ import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
 import { exitInterrupted, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
+import { checkJq } from './jq.js';
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<
@@ -113,13 +122,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const out = new Output({ json: true, fields, jq, ...(listedFields ? { listedFields } : {}) });
       // A filter of the subset gds evaluates itself is valid jq (jq-subset.test.ts): no jq to load.
       if (!out.jqIsSimple) {
-        const { checkJq } = await import('./jq.js');
         await checkJq(jq);
       }
       this.out = out;
     }
     const template = (flags as { template?: string }).template;
     if (template !== undefined) {
+      // template.ts brings mustache: 4 ms of CPU that every other command would pay.
       const { compileTemplate } = await import('./template.js');
       this.out = new Output({
         json: true,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ApiClient } from '../client/index.js';
 import { cacheDir } from '../core/folders.js';
 import type { Candidate, DynamicKind } from './completion.js';
+import { createApiClient } from '../client/index.js';
 
 /** How long an answer of the service is used again. */
 export const COMPLETION_CACHE_MS = 20_000;
@@ -38,6 +39,7 @@ export async function dynamicValues(
 }
 
 async function profiles(env: NodeJS.ProcessEnv | undefined): Promise<Candidate[]> {
+  // src/auth loads only when a command reads credentials (auth-commands.test.ts: start-up loads none of it).
   const { loadConfig } = await import('../auth/config.js');
   const config = await loadConfig({ env: env ?? process.env });
   return Object.entries(config.profiles).map(([name, profile]) => ({
@@ -63,7 +65,6 @@ async function fromService(
   const cached = readCache(file, now());
   if (cached !== undefined) return cached;
   const { authProviderFor } = await import('../auth/refresh.js');
-  const { createApiClient } = await import('../client/index.js');
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
     auth: authProviderFor(credentials, { env }),

@@ -3,6 +3,7 @@
 import type { Gate1ProofBody, GateJobBody, Schema } from '../contract/types.js';
 import type { Column } from './output-table.js';
 import type { Output } from './output.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 
 type Check = Gate1ProofBody['results'][number];
 
@@ -111,6 +112,5 @@ export async function writeDocument(out: Output, text: string): Promise<void> {
     out.stdout.write(text);
     return;
   }
-  const { stripControlCharacters } = await import('../core/terminal-text.js');
   out.stdout.write(stripControlCharacters(text));
 }

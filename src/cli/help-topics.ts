@@ -3,6 +3,7 @@
 // environment.ts, the exit codes of errors.ts, the global flags of BaseCommand/ApiCommand), so the pages
 // cannot drift from what gds does. main.ts answers them before oclif loads.
 import { ENVIRONMENT_VARIABLES } from './environment.js';
+import { ExitCode } from '../core/errors.js';
 
 export interface HelpTopic {
   summary: string;
@@ -66,7 +67,6 @@ async function environment(): Promise<string> {
 }
 
 async function exitCodes(): Promise<string> {
-  const { ExitCode } = await import('../core/errors.js');
   const meaning: Record<number, string> = {
     [ExitCode.Ok]: 'Success.',
     [ExitCode.Failure]: 'Failure (gate diff: the two differ; plan --exit-code: something would change).',
@@ -138,6 +138,7 @@ async function formatting(): Promise<string> {
 }
 
 async function globalFlags(): Promise<string> {
+  // api-command.ts brings oclif (about 20 MiB), which a help topic's page does without.
   const { ApiCommand } = await import('./api-command.js');
   const flags = ApiCommand.baseFlags as Record<string, { description?: string; env?: string; char?: string }>;
   const rows = Object.entries(flags).map(([name, flag]) => {

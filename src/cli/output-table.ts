@@ -70,6 +70,7 @@ export async function terminalTable<Row extends object>(
   width: number,
   colour: boolean,
 ): Promise<{ header: string; lines(rows: readonly Row[]): string }> {
+  // table.ts brings cli-truncate and string-width (about 9 MiB), which only a terminal's table needs.
   const { tableLayout } = await import('./table.js');
   const cells = (rows: readonly Row[]) =>
     rows.map((row) =>

@@ -139,6 +139,7 @@ export class Output {
    */
   async usePager(setting: string | undefined = settingValue('pager', this.env)): Promise<void> {
     if (this.out !== process.stdout || process.stdout.isTTY !== true || this.paged !== undefined) return;
+    // pager.ts (and node:child_process) loads only on a terminal (cli-base.test.ts pins it).
     const { pagedOutput, resolvePager } = await import('./pager.js');
     const command = resolvePager(this.env, setting);
     if (command === undefined) return;

@@ -6,6 +6,9 @@ import type { ApiClient } from '../client/index.js';
 import type { RecordValues, TableGrant } from '../contract/types.js';
 import { ApiCommand } from './api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { resolveRecordsTable, parseRecordValues } from '../services/records.js';
+import { drawForTable } from '../services/tokens.js';
+import { readBoundedText } from '../io/input.js';
 
 export const tableArg = Args.string({
   description: 'The table: its id, or the name of a table your DATA-API token grants.',
@@ -47,10 +50,8 @@ export abstract class RecordsCommand<T extends typeof Command> extends ApiComman
     ref: string,
     work: (client: ApiClient, tableId: string) => Promise<R>,
   ): Promise<R> {
-    const { resolveRecordsTable } = await import('../services/records.js');
     let drawnFor: string | undefined;
     const draw = async (personal: ApiClient) => {
-      const { drawForTable } = await import('../services/tokens.js');
       const drawn = await drawForTable(personal, ref, this.tablePermissions);
       drawnFor = drawn.tableId;
       return drawn.request;
@@ -67,7 +68,6 @@ export abstract class RecordsCommand<T extends typeof Command> extends ApiComman
     data?: string | undefined;
     file?: string | undefined;
   }): Promise<RecordValues> {
-    const { parseRecordValues } = await import('../services/records.js');
     if (flags.data !== undefined) return parseRecordValues(flags.data, '--data');
     const source = flags.file ?? (process.stdin.isTTY === true ? undefined : '-');
     if (source === undefined) {
@@ -77,7 +77,6 @@ export abstract class RecordsCommand<T extends typeof Command> extends ApiComman
         suggestion: `Pass --data '{"column":"value"}', -f record.json, or pipe the JSON object in.`,
       });
     }
-    const { readBoundedText } = await import('../io/input.js');
     const input = await readBoundedText(source, {
       flag: '-f',
       maxBytes: MAX_RECORD_BYTES,

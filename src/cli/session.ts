@@ -17,6 +17,8 @@ import { untrustedCertificate } from '../client/errors.js';
 import { shellWord } from '../core/shell-word.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
+import { createApiClient } from '../client/index.js';
+import { staticToken } from '../client/transport.js';
 
 export interface SessionInput {
   flags: CredentialFlags & { 'max-retry-after'?: number | undefined };
@@ -62,6 +64,7 @@ export async function withSession<T>(
 /** The stored profiles, read only when a refusal asks for another kind of token (one of them may hold it). */
 async function profilesFor(error: unknown, env: NodeJS.ProcessEnv): Promise<GdsConfig | undefined> {
   if (!isNamed<ApiError>(error, 'ApiError') || error.code !== 'wrong_audience') return undefined;
+  // src/auth loads only when a command reads credentials (auth-commands.test.ts: start-up loads none of it).
   const { loadConfig } = await import('../auth/config.js');
   return loadConfig({ env }).catch(() => undefined);
 }
@@ -69,7 +72,6 @@ async function profilesFor(error: unknown, env: NodeJS.ProcessEnv): Promise<GdsC
 export async function openSession(input: SessionInput): Promise<Session> {
   const env = input.env ?? process.env;
   const options = input.warn === undefined ? {} : { warn: input.warn };
-  const { createApiClient } = await import('../client/index.js');
   const retry =
     input.flags['max-retry-after'] === undefined
       ? {}
@@ -98,7 +100,6 @@ export async function openSession(input: SessionInput): Promise<Session> {
   } finally {
     await client.close();
   }
-  const { staticToken } = await import('../client/transport.js');
   return {
     ...session,
     client: createApiClient({

@@ -148,6 +148,7 @@ export async function updateSettings<T>(
 ): Promise<T> {
   const env = options.env ?? process.env;
   // The config module (and its lock) loads only to write: reading settings is part of every start-up.
+  // src/auth loads only when a command reads credentials (auth-commands.test.ts: start-up loads none of it).
   const { rewriteConfigFolderFile } = await import('../auth/config.js');
   return rewriteConfigFolderFile(
     settingsFileName,

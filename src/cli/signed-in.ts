@@ -3,6 +3,7 @@
 import type { Schema } from '../contract/types.js';
 import type { SessionInput } from './session.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { withSession } from './session.js';
 
 export type Me = Schema<'Me'>;
 
@@ -23,7 +24,6 @@ export function refuseClientToken(token: string): void {
 
 /** GET /api/me with the session's credentials; failures map like any call (401: exit 3 with what to do). */
 export async function signedInAs(input: SessionInput): Promise<Me> {
-  const { withSession } = await import('./session.js');
   return withSession(
     input,
     async ({ client }) => (await client.request<Me>({ method: 'GET', path: '/api/me' })).data,

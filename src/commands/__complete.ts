@@ -1,6 +1,9 @@
 import { Command } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import type { CompletionCommand, CompletionFlag, CompletionTree, DynamicKind } from '../cli/completion.js';
+import { complete, DYNAMIC_KINDS, renderAnswer } from '../cli/completion.js';
+import { dynamicValues } from '../cli/completion-values.js';
+import { readSettings } from '../cli/settings.js';
 
 /**
  * What the completion scripts ask (`gds completion`): `gds __complete line -- <words…>` prints what may come at
@@ -37,7 +40,6 @@ export default class Complete extends Command {
   }
 
   private async answer(argv: readonly string[]): Promise<string> {
-    const { complete, DYNAMIC_KINDS, renderAnswer } = await import('../cli/completion.js');
     const [mode, ...rest] = argv;
     if (mode === 'line') {
       const answer = complete(await completionTree(this.config), lineWords(rest));
@@ -54,7 +56,6 @@ export default class Complete extends Command {
   }
 
   private async values(kind: DynamicKind, prefix: string, flags: Record<string, string>) {
-    const { dynamicValues } = await import('../cli/completion-values.js');
     return dynamicValues(kind, prefix, { flags, version: this.config.version });
   }
 }
@@ -109,7 +110,6 @@ async function completionTree(config: Interfaces.Config): Promise<CompletionTree
 
 /** The aliases (`gds alias set`), offered beside the commands, with the flags of the command they run. */
 async function aliasCommands(commands: readonly CompletionCommand[]): Promise<CompletionCommand[]> {
-  const { readSettings } = await import('../cli/settings.js');
   const { splitWords } = await import('../cli/aliases.js');
   let aliases: Record<string, string>;
   try {

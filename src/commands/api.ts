@@ -1,7 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import type { HttpMethod } from '../client/index.js';
-import { parseField, parseHeader } from '../services/api-call.js';
+import { parseField, parseHeader, callApi, nextPageQuery, pageItems } from '../services/api-call.js';
+import { CliError, ExitCode } from '../core/errors.js';
+import { jsonSegments } from '../cli/json-colour.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
+import { readTextInput } from '../io/input.js';
+import { cachedCall, parseCacheDuration } from '../services/api-cache.js';
 
 const methods: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -93,14 +98,12 @@ export default class Api extends ApiCommand<typeof Api> {
   };
 
   async run(): Promise<void> {
-    const { callApi, nextPageQuery, pageItems } = await import('../services/api-call.js');
     const { input, method, header, paginate, include, silent } = this.flags;
     const body = input === undefined ? undefined : await this.readJsonBody(input);
     const fields = [...(this.flags['raw-field'] ?? []), ...(await this.withFiles(this.flags.field ?? []))];
     const headers = header ?? [];
     const sent = method ?? (fields.length > 0 || body !== undefined ? 'POST' : 'GET');
     if (paginate && sent !== 'GET') {
-      const { CliError, ExitCode } = await import('../core/errors.js');
       throw new CliError('--paginate reads pages of a GET; this call is not a GET.', {
         exitCode: ExitCode.Usage,
         code: 'paginate_not_get',
@@ -108,8 +111,7 @@ export default class Api extends ApiCommand<typeof Api> {
       });
     }
     const cacheFor = this.flags.cache;
-    const cache = cacheFor === undefined ? undefined : await import('../services/api-cache.js');
-    const cacheMs = cache?.parseCacheDuration(cacheFor ?? '');
+    const cacheMs = cacheFor === undefined ? undefined : parseCacheDuration(cacheFor);
     await this.withClient(async (client, session) => {
       let query: Record<string, string> | undefined;
       // A server that answers the same next page again would be followed forever (second probe).
@@ -125,9 +127,9 @@ export default class Api extends ApiCommand<typeof Api> {
         };
         const send = () => callApi(client, session.baseUrl, request);
         const result =
-          cache === undefined || cacheMs === undefined
+          cacheMs === undefined
             ? await send()
-            : await cache.cachedCall(
+            : await cachedCall(
                 { baseUrl: session.baseUrl, credentials: session.credentials, request },
                 cacheMs,
                 sent,
@@ -143,14 +145,12 @@ export default class Api extends ApiCommand<typeof Api> {
         } else if (paginate) {
           for (const item of pageItems(result.body)) this.out.record(item as object);
         } else if (!this.out.json && this.out.stdout.isTTY === true) {
-          const { jsonSegments } = await import('../cli/json-colour.js');
           this.out.print(...jsonSegments(result.body));
         } else this.out.record(result.body as object);
         query = paginate ? nextPageQuery(result.body) : undefined;
         if (query === undefined) return;
         const next = JSON.stringify(query);
         if (followed.has(next)) {
-          const { CliError, ExitCode } = await import('../core/errors.js');
           throw new CliError(`The service returned the next page ${next} twice; stopping.`, {
             exitCode: ExitCode.Failure,
             code: 'pagination_loop',
@@ -167,7 +167,6 @@ export default class Api extends ApiCommand<typeof Api> {
    *  service's text, stripped of control characters (HTTP lets C1 ones through as obs-text). */
   private async printHead(status: number, headers: ReadonlyArray<readonly [string, string]>): Promise<void> {
     const { STATUS_CODES } = process.getBuiltinModule('node:http');
-    const { stripControlCharacters } = await import('../core/terminal-text.js');
     const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()];
     for (const [name, value] of headers) lines.push(stripControlCharacters(`${name}: ${value}`));
     const text = `${lines.join('\n')}\n\n`;
@@ -181,7 +180,6 @@ export default class Api extends ApiCommand<typeof Api> {
   ): Promise<Array<readonly [string, string | number | boolean | null]>> {
     const read = fields.map(async ([key, value]) => {
       if (typeof value !== 'string' || !value.startsWith('@')) return [key, value] as const;
-      const { readTextInput } = await import('../io/input.js');
       return [
         key,
         (await readTextInput(value.slice(1), { flag: `-F ${key}=@`, what: 'a field value' })).text,
@@ -191,8 +189,6 @@ export default class Api extends ApiCommand<typeof Api> {
   }
 
   private async readJsonBody(source: string): Promise<unknown> {
-    const { readTextInput } = await import('../io/input.js');
-    const { CliError, ExitCode } = await import('../core/errors.js');
     const { name, text } = await readTextInput(source, { flag: '--input', what: 'a request body' });
     try {
       return JSON.parse(text) as unknown;
@@ -210,7 +206,6 @@ export default class Api extends ApiCommand<typeof Api> {
       this.out.errorRecord(body as object);
       return;
     }
-    const { jsonSegments } = await import('../cli/json-colour.js');
     this.out.info(...jsonSegments(body));
   }
 }

@@ -1,9 +1,23 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { projectFlags } from '../cli/project-views.js';
+import {
+  projectFlags,
+  printAction,
+  printApplySummary,
+  printPlan,
+  printPlanNotes,
+  printSummaryRecord,
+  summaryLine,
+} from '../cli/project-views.js';
 import type { ProjectPlan } from '../services/project-plan-types.js';
 import type { ReportedAction } from '../services/project-report.js';
+import { canAsk, confirm } from '../cli/prompt.js';
+import { readProject, strictFailure } from '../services/project.js';
+import { applyPlan, hasWork } from '../services/project-apply.js';
+import { applySummary, recertificationMarker } from '../services/project-report.js';
+import { sessionFailure } from '../cli/session.js';
+import { checkSavedPlan, readPlanFile } from '../services/project-saved.js';
 
 export default class Apply extends ApiCommand<typeof Apply> {
   static override summary = 'Converge the service on a dbt project: carry out what gds plan shows.';
@@ -59,7 +73,6 @@ export default class Apply extends ApiCommand<typeof Apply> {
   };
 
   async run(): Promise<void> {
-    const { canAsk, confirm } = await import('../cli/prompt.js');
     const { yes } = this.flags;
     if (!yes && !canAsk()) {
       throw new CliError('gds apply asks before writing, and there is no terminal to ask on.', {
@@ -68,18 +81,11 @@ export default class Apply extends ApiCommand<typeof Apply> {
         suggestion: 'Run gds plan to see what would change, then gds apply --yes.',
       });
     }
-    const { readProject, strictFailure } = await import('../services/project.js');
     const saved = await this.savedPlan();
-    const { applyPlan, hasWork } = await import('../services/project-apply.js');
-    const { printAction, printApplySummary, printPlan, printPlanNotes, printSummaryRecord, summaryLine } =
-      await import('../cli/project-views.js');
-    const { applySummary, recertificationMarker } = await import('../services/project-report.js');
-    const { sessionFailure } = await import('../cli/session.js');
     const reported: ReportedAction[] = [];
     const run = await this.withClient(async (client, session) => {
       const plan = saved ?? (await readProject(client, { ...this.flags, dbt: this.flags.dbt ?? '' }));
       if (saved !== undefined) {
-        const { checkSavedPlan } = await import('../services/project-saved.js');
         await checkSavedPlan(client, saved);
       }
       if (this.out.json) printPlanNotes(this.out, plan);
@@ -172,7 +178,6 @@ export default class Apply extends ApiCommand<typeof Apply> {
           suggestion: `Plan again with them (gds plan … --out ${file}), or apply ${file} without them.`,
         },
       );
-    const { readPlanFile } = await import('../services/project-saved.js');
     return readPlanFile(file);
   }
 }

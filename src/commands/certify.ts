@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { tableEnvFlag } from '../cli/governance-flags.js';
+import { certifyTable, evidenceOf, requireInteractiveSession } from '../services/certification.js';
 
 export default class Certify extends ApiCommand<typeof Certify> {
   static override summary = 'Certify a PENDING_REVIEW table (interactive sign-in only).';
@@ -26,8 +27,6 @@ export default class Certify extends ApiCommand<typeof Certify> {
   };
 
   async run(): Promise<void> {
-    const { certifyTable, evidenceOf, requireInteractiveSession } =
-      await import('../services/certification.js');
     const path = this.flags['evidence-file'];
     const evidence = path === undefined ? undefined : await evidenceOf(path);
     const { contract } = await this.out.during(`Certifying ${this.args.tableId}…`, () =>

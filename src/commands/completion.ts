@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { COMPLETION_SCRIPTS, COMPLETION_SETUP, COMPLETION_SHELLS } from '../cli/completion-scripts.js';
 import type { CompletionShell } from '../cli/completion-scripts.js';
+import { CliError, ExitCode } from '../core/errors.js';
 
 export default class Completion extends BaseCommand<typeof Completion> {
   static override summary = 'Print the shell completion script for bash, zsh, fish or PowerShell.';
@@ -35,7 +36,6 @@ export default class Completion extends BaseCommand<typeof Completion> {
 
   async run(): Promise<void> {
     if (this.out.json) {
-      const { CliError, ExitCode } = await import('../core/errors.js');
       throw new CliError(
         'gds completion prints a shell script, and --json keeps stdout for NDJSON records.',
         {

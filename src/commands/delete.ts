@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { tableEnvFlag } from '../cli/governance-flags.js';
+import { confirm, requireConfirmable } from '../cli/prompt.js';
+import { deleteTable } from '../services/tables.js';
 
 export default class Delete extends ApiCommand<typeof Delete> {
   static override summary = 'Soft-delete a governance artifact; the warehouse object is left as it is.';
@@ -21,10 +23,8 @@ export default class Delete extends ApiCommand<typeof Delete> {
   };
 
   async run(): Promise<void> {
-    const { confirm, requireConfirmable } = await import('../cli/prompt.js');
     const { yes } = this.flags;
     requireConfirmable('delete', yes, `delete ${this.args.id}`);
-    const { deleteTable } = await import('../services/tables.js');
     const deleted = await this.withClient(async (client) =>
       deleteTable(
         client,

@@ -3,6 +3,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import { tableColumns } from '../cli/governance-views.js';
 import { LIFECYCLE_STATES } from '../core/lifecycle/types.js';
 import { limitFlag } from '../cli/list-flags.js';
+import { listTablePages } from '../services/tables.js';
 
 export default class List extends ApiCommand<typeof List> {
   static override pager = true;
@@ -23,7 +24,6 @@ export default class List extends ApiCommand<typeof List> {
   };
 
   async run(): Promise<void> {
-    const { listTablePages } = await import('../services/tables.js');
     await this.withClient((client) =>
       this.out.tablePages(
         // Only `Showing N of M` (-L on a terminal) needs the total: else the service skips counting the workspace.

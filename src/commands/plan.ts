@@ -2,7 +2,13 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { toCliError } from '../cli/errors.js';
-import { projectFlags } from '../cli/project-views.js';
+import { projectFlags, printPlan } from '../cli/project-views.js';
+import { readProject, strictFailure } from '../services/project.js';
+import { planChanges } from '../services/project-plan.js';
+import { planSummary } from '../services/project-report.js';
+import { printPlanMarkdown } from '../cli/plan-markdown.js';
+import { planFileText } from '../services/project-saved.js';
+import { writeOutputFile } from '../io/output-file.js';
 
 export default class Plan extends ApiCommand<typeof Plan> {
   static override summary =
@@ -67,10 +73,6 @@ export default class Plan extends ApiCommand<typeof Plan> {
   };
 
   async run(): Promise<void> {
-    const { readProject, strictFailure } = await import('../services/project.js');
-    const { planChanges } = await import('../services/project-plan.js');
-    const { planSummary } = await import('../services/project-report.js');
-    const { printPlan } = await import('../cli/project-views.js');
     if (this.flags.format === 'markdown' && this.out.json)
       throw new CliError('--format markdown and --json each choose the output: pass one of them.', {
         exitCode: ExitCode.Usage,
@@ -79,12 +81,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
     const plan = await this.withClient(async (client) => readProject(client, this.flags));
     const summary = planSummary(plan);
     if (this.flags.format === 'markdown') {
-      const { printPlanMarkdown } = await import('../cli/plan-markdown.js');
       printPlanMarkdown(this.out, plan, summary);
     } else printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
     if (this.flags.out !== undefined) {
-      const { planFileText } = await import('../services/project-saved.js');
-      const { writeOutputFile } = await import('../io/output-file.js');
       await writeOutputFile(this.flags.out, planFileText(plan, new Date()), {
         force: true,
         mode: 0o600,

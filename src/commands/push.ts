@@ -12,6 +12,8 @@ import {
 } from '../cli/governance-flags.js';
 import { printPushPreview, printRegistration } from '../cli/governance-views.js';
 import { dryRunFlag } from '../cli/write-preview.js';
+import { tablePageUrl } from '../services/tables.js';
+import { resolveConnectorId } from '../services/connector-ref.js';
 
 export default class Push extends ApiCommand<typeof Push> {
   static override summary =
@@ -58,10 +60,9 @@ export default class Push extends ApiCommand<typeof Push> {
   };
 
   async run(): Promise<void> {
+    // artifacts.ts brings yaml and the diff library: loaded by the run, not by the command map.
     const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
       await import('../services/artifacts.js');
-    const { tablePageUrl } = await import('../services/tables.js');
-    const { resolveConnectorId } = await import('../services/connector-ref.js');
     const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
     const dryRun = this.flags['dry-run'];
     const options = { source, dialect, model, connectorId: connector };

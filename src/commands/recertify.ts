@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { outcomeColumns } from '../cli/governance-views.js';
+import { recertify, recertifyRequest } from '../services/recertification.js';
 
 export default class Recertify extends ApiCommand<typeof Recertify> {
   static override summary = 'Tell the service which tables a pipeline run rebuilt, e.g. after dbt run.';
@@ -60,7 +61,6 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
   };
 
   async run(): Promise<void> {
-    const { recertify, recertifyRequest } = await import('../services/recertification.js');
     const flags = this.flags;
     const input = {
       runResults: flags['run-results'],

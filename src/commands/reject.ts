@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { tableEnvFlag } from '../cli/governance-flags.js';
+import { rejectTable } from '../services/certification.js';
 
 export default class Reject extends ApiCommand<typeof Reject> {
   static override summary = 'Send a PENDING_REVIEW table back to QUARANTINED, saying why.';
@@ -15,7 +16,6 @@ export default class Reject extends ApiCommand<typeof Reject> {
   };
 
   async run(): Promise<void> {
-    const { rejectTable } = await import('../services/certification.js');
     const change = await this.withClient(async (client) =>
       rejectTable(client, await this.tableIdOf(client, this.args.tableId), this.flags.reason),
     );

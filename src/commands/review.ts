@@ -1,4 +1,7 @@
 import { ApiCommand } from '../cli/api-command.js';
+import { reviewQueuePages } from '../services/review.js';
+import { canAsk } from '../cli/prompt.js';
+import { queueColumns, walkQueue } from '../cli/review-walk.js';
 
 export default class Review extends ApiCommand<typeof Review> {
   static override summary = "Walk the steward's queue: the tables submitted for review.";
@@ -15,9 +18,6 @@ export default class Review extends ApiCommand<typeof Review> {
   ];
 
   async run(): Promise<void> {
-    const { reviewQueuePages } = await import('../services/review.js');
-    const { canAsk } = await import('../cli/prompt.js');
-    const { queueColumns, walkQueue } = await import('../cli/review-walk.js');
     const walk = !this.out.json && this.out.stdout.isTTY === true && canAsk();
     await this.withClient(async (client, session) => {
       if (!walk) {

@@ -5,6 +5,7 @@ import { intervalFlag, tableEnvFlag } from '../cli/governance-flags.js';
 import { describeJobs, printStatus } from '../cli/governance-views.js';
 import type { Spinner } from '../cli/output-spinner.js';
 import type { TableStatus } from '../client/areas/tables.js';
+import { tablePageUrl, tableStatus, watchTableStatus } from '../services/tables.js';
 
 export default class Status extends ApiCommand<typeof Status> {
   static override summary = "Show a table's lifecycle state, certification, schema drift and active jobs.";
@@ -51,7 +52,6 @@ export default class Status extends ApiCommand<typeof Status> {
   };
 
   async run(): Promise<void> {
-    const { tablePageUrl, tableStatus, watchTableStatus } = await import('../services/tables.js');
     let tableId = this.args.tableId;
     if (this.flags.web) {
       // The status call first: an unknown table or a bad credential fails here, not in the browser.

@@ -141,6 +141,7 @@ export async function intentDiff(
   const after = { ...(before ?? {}), ...request };
   if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {}))
     return undefined;
+  // gate-diff.ts brings yaml and the diff library, which only a changed intent's diff needs.
   const { unifiedDiff } = await import('../core/gate-diff.js');
   return unifiedDiff(
     { name: current === null ? `${tableId}@none` : `${tableId}@contract`, text: fieldsText(before ?? {}) },

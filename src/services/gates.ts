@@ -17,6 +17,7 @@ import type {
   GateRunRequest,
 } from '../contract/types.js';
 import type { DiffSide, GateDiff } from '../core/gate-diff.js';
+import { countDiagnostics } from '../core/gate1/diagnostic.js';
 
 export type GatesClient = Pick<ApiClient, 'gates' | 'gateJobs'>;
 type Call = { signal?: AbortSignal };
@@ -81,6 +82,7 @@ export async function applyGate(
   return { kind: 'applied', applied, diff: diff ?? '' };
 }
 
+// gate-diff.ts brings yaml and the diff library (about 18 MiB together), which only a diff needs.
 const gateDiffCore = onFirstUse(() => import('../core/gate-diff.js'));
 
 /** The diff from the current gate1.yml (none: empty) to `input`, or undefined when it holds the same rules. */
@@ -100,8 +102,8 @@ export async function gateDiff(
 
 /** Validates a gate1.yml as `gate validate` does (no columns): exit 2 with every diagnostic, nothing sent. */
 export async function checkGateLocally(input: { name: string; text: string }): Promise<void> {
+  // validate.ts brings yaml and ajv (about 26 MiB together), off the commands that only send a gate1.yml.
   const { validateGate1Lazily } = await import('../core/gate1/validate.js');
-  const { countDiagnostics } = await import('../core/gate1/diagnostic.js');
   const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
   if (errors > 0) {
@@ -154,7 +156,7 @@ export async function diffWithServer(
       client.gates.version(tableId, target.to, call).then(side),
     ]);
   }
-  const { diffGateTexts } = await import('../core/gate-diff.js');
+  const { diffGateTexts } = await gateDiffCore();
   return diffGateTexts(before, after, { semantic: options.semantic });
 }
 

@@ -21,6 +21,8 @@ import type { ArtifactBatchItem, ArtifactBatchItemResult } from '../client/areas
 import { ApiError } from '../client/errors.js';
 import type { PlannedTable, ProjectPlan, TableWork } from './project-plan-types.js';
 import { mapBounded } from './map-bounded.js';
+import { applyGate, submitGate } from './gates.js';
+import { setIntent } from './contract-intent.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -232,11 +234,8 @@ async function applyTable(
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const work = table.work as TableWork;
-  const [{ pushArtifact }, { applyGate }, { setIntent }] = await Promise.all([
-    import('./artifacts.js'),
-    import('./gates.js'),
-    import('./contract-intent.js'),
-  ]);
+  // artifacts.ts brings yaml and the diff library.
+  const { pushArtifact } = await import('./artifacts.js');
   if (table.action === 'owned-elsewhere') {
     throw new StepFailure(
       'adopt',
@@ -330,7 +329,6 @@ async function submitTable(
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const id = table.tableId as string;
-  const { submitGate } = await import('./gates.js');
   await step('submit', id, options.describe, async () => {
     await submitGate(client, id);
     record({ table: table.table, tableId: id, step: 'submit', outcome: 'done' });

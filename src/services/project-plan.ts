@@ -35,6 +35,11 @@ import type {
   Seen,
   TableWork,
 } from './project-plan-types.js';
+import { warehouseColumns, inWarehouseCase } from './warehouse-case.js';
+import { checkGateLocally, gateDiff } from './gates.js';
+import { intentDiff, intentRequest, intentText } from './contract-intent.js';
+import { readWarehouseSources } from './project-sources.js';
+import { reportPlanned } from './project-report.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -108,17 +113,15 @@ export function chooseConnector(
 
 const noChanges: PlannedChanges = { definition: false, gate1: false, contract: false };
 
+// yaml and the diff library, loaded once, by the first table that needs them.
 const artifactsCore = onFirstUse(() => import('../core/artifacts/index.js'));
 const artifactsService = onFirstUse(() => import('./artifacts.js'));
-const gatesService = onFirstUse(() => import('./gates.js'));
-const intentService = onFirstUse(() => import('./contract-intent.js'));
 const gateDiffCore = onFirstUse(() => import('../core/gate-diff.js'));
 
 /** The contract intent of a declaration as the PATCH body; a grain key alone is ONE_PER_ENTITY. */
 async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequest | undefined> {
   const contract = declaration.contract;
   if (contract === undefined) return undefined;
-  const { intentRequest } = await intentService();
   const keys = contract.grainKeyColumns ?? [];
   const input = {
     ...(contract.intent === undefined ? {} : { intent: contract.intent }),
@@ -236,13 +239,8 @@ export async function planProject(
   // Everything compared, for the whole environment, in a few paged requests, read while the warehouse is.
   const held = client.tables.held(env, call);
   held.catch(() => undefined);
-  const [{ readWarehouseSources }, { reportPlanned }] = await Promise.all([
-    import('./project-sources.js'),
-    import('./project-report.js'),
-  ]);
   const warehouse = readWarehouseSources(client, connectors, connector, call);
   warehouse.catch(() => undefined);
-  const { warehouseColumns, inWarehouseCase } = await import('./warehouse-case.js');
   const cased = await inWarehouseCase(
     project.declarations,
     await warehouseColumns(
@@ -460,12 +458,10 @@ async function newTableDiffs(work: TableWork, connectorId: string | undefined): 
   const { unifiedDiff } = await gateDiffCore();
   const diffs: PlannedTable['diffs'] = { definition: definitionDiff(null, work.artifact, connectorId) };
   if (work.gate1 !== undefined) {
-    const { checkGateLocally } = await gatesService();
     await checkGateLocally(work.gate1);
     diffs.gate1 = unifiedDiff({ name: '(none)', text: '' }, work.gate1);
   }
   if (work.intent !== undefined) {
-    const { intentText } = await intentService();
     diffs.contract = unifiedDiff(
       { name: '(none)', text: '' },
       { name: 'contract', text: intentText(work.intent) },
@@ -483,11 +479,7 @@ async function heldTableDiffs(
   work: TableWork,
   connectorId: string | undefined,
 ): Promise<Compared> {
-  const [{ definitionDiff, isHeld }, { checkGateLocally, gateDiff }, { intentDiff }] = await Promise.all([
-    artifactsService(),
-    gatesService(),
-    intentService(),
-  ]);
+  const { definitionDiff, isHeld } = await artifactsService();
   const definition =
     held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
       ? undefined

@@ -3,8 +3,8 @@
 import { CliError, ExitCode } from '../core/errors.js';
 import { holdYoungGeneration } from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
-import { notMappedTests } from './project-plan.js';
-import type { ProjectFlags } from './project-config.js';
+import { notMappedTests, planProject } from './project-plan.js';
+import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
 
 export interface ProjectCommandFlags extends ProjectFlags {
   dbt: string;
@@ -18,11 +18,8 @@ export interface ProjectCommandFlags extends ProjectFlags {
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
-  const [{ readProjectConfig, projectSettings }, { loadDbtProject }, { planProject }] = await Promise.all([
-    import('./project-config.js'),
-    import('./dbt-project.js'),
-    import('./project-plan.js'),
-  ]);
+  // dbt-project.ts brings yaml and the streaming JSON parser.
+  const { loadDbtProject } = await import('./dbt-project.js');
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
   const project = await loadDbtProject(
     flags.dbt,

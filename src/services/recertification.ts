@@ -3,13 +3,16 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError, ExitCode } from '../core/errors.js';
+import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { stateDir } from '../core/folders.js';
 import { readTextInput } from '../io/input.js';
 import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
+import { ApiError, NetworkError } from '../client/errors.js';
+import { readRunResults, reduceManifest, reduceRunResults } from '../core/dbt-run.js';
+import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
 
@@ -90,8 +93,6 @@ export async function dismissRecertificationRequests(
   const [first] = failures;
   if (first === undefined) return { attempted: unique.length, dismissed };
   if (unique.length === 1) throw first.error;
-  const { ApiError } = await import('../client/errors.js');
-  const { exitCodeForStatus } = await import('../core/errors.js');
   const status = first.error instanceof ApiError ? first.error.status : 0;
   const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   throw new CliError(
@@ -139,7 +140,6 @@ export async function recertifyRequest(
 ): Promise<RecertifyRequest> {
   const body: RecertifyRequest = {};
   if (input.runResults !== undefined) {
-    const { readRunResults, reduceManifest, reduceRunResults } = await import('../core/dbt-run.js');
     const runResults = await readJsonObject(input.runResults, '--run-results');
     const reading = readRunResults(runResults);
     if (!reading.ok) {
@@ -269,8 +269,6 @@ async function partFailed(
   answers: ReadonlyMap<number, RecertifyResponse>,
   signalled: RecertifyResponse,
 ): Promise<CliError> {
-  const { ApiError, NetworkError } = await import('../client/errors.js');
-  const { exitCodeForStatus } = await import('../core/errors.js');
   const reason = error instanceof Error ? error.message : String(error);
   // An answer with an error status means the signal's transaction was rolled back: that part was not applied.
   const inFlight = error instanceof ApiError ? [] : (parts[index]?.uniqueIds ?? []);
@@ -325,7 +323,6 @@ async function runState(
 }> {
   const keys = parts.map((p) => p.key);
   if (keys.some((k) => k === undefined)) return { answered: [], save: async () => {}, done: async () => {} };
-  const { removeResumeState, writeResumeState } = await import('./resume-state.js');
   const name = createHash('sha256')
     .update(JSON.stringify([input.service ?? null, keys]))
     .digest('hex')
@@ -361,7 +358,6 @@ async function runState(
 async function runParts(request: RecertifyRequest): Promise<RunPart[]> {
   const run = request.runResults as { results?: unknown; metadata?: { invocation_id?: unknown } } | undefined;
   if (run === undefined || !Array.isArray(run.results)) return [{ request, key: undefined, uniqueIds: [] }];
-  const { readRunResults } = await import('../core/dbt-run.js');
   const keyOf = (part: RecertifyRequest) =>
     typeof run.metadata?.invocation_id === 'string'
       ? `gds-recertify-${createHash('sha256')

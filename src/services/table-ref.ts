@@ -8,6 +8,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { TableListRow } from '../client/areas/tables.js';
+import { closest } from '../core/did-you-mean.js';
 
 export type TableRefClient = Pick<ApiClient, 'tables'>;
 
@@ -113,7 +114,6 @@ async function notFound(
     });
   }
   // Only on the way to an error: the whole list, for "did you mean".
-  const { closest } = await import('../core/did-you-mean.js');
   const names = await client.tables
     .list()
     .then((rows) => [...new Set(rows.map((t) => t.name))])

@@ -12,6 +12,10 @@ import type {
   TableGrant,
   WorkspaceScope,
 } from '../contract/types.js';
+import { closest } from '../core/did-you-mean.js';
+import { maskToken } from '../core/redact.js';
+import { connectorsOf, findConnector } from './connector-ref.js';
+import { resolveTableId } from './table-ref.js';
 
 export type TokensClient = Pick<ApiClient, 'tokens'>;
 
@@ -134,7 +138,6 @@ export async function resolveUserId(client: MembersClient, user: string): Promis
   const { members } = await client.members.list();
   const found = members.find((m) => m.email.toLowerCase() === ref.toLowerCase());
   if (found) return found.userId;
-  const { closest } = await import('../core/did-you-mean.js');
   const near = closest(
     ref,
     members.map((m) => m.email),
@@ -184,7 +187,6 @@ export async function revocationTarget(client: TokensClient, given: string): Pro
     );
   }
   if (ref.startsWith('tf_')) {
-    const { maskToken } = await import('../core/redact.js');
     return { kind: 'integration', reference: ref, label: `integration token ${maskToken(ref)}` };
   }
   if (TOKEN_IDS.test(ref)) {
@@ -227,7 +229,6 @@ export async function revocationTarget(client: TokensClient, given: string): Pro
       details: { name: ref, tokens: named.map((t) => ({ id: t.id, kind: t.kind })) },
     });
   }
-  const { closest } = await import('../core/did-you-mean.js');
   const near = closest(ref, [...new Set(live.map((t) => t.name ?? ''))]);
   throw new CliError(`No live token named ${ref}.`, {
     exitCode: ExitCode.NotFound,
@@ -285,7 +286,6 @@ export async function drawForConnector(
   connector: string,
   scope: WorkspaceScope,
 ): Promise<{ connectorId: string; request: ShortLivedTokenRequest }> {
-  const { connectorsOf, findConnector } = await import('./connector-ref.js');
   const found = findConnector(await connectorsOf(client), connector);
   return { connectorId: found.id, request: { env: found.environmentLabel, scopes: [scope] } };
 }
@@ -299,7 +299,6 @@ export async function drawForTable(
   ref: string,
   permissions: TableGrant['permissions'],
 ): Promise<{ tableId: string; request: ShortLivedTokenRequest }> {
-  const { resolveTableId } = await import('./table-ref.js');
   const tableId = await resolveTableId(client, ref, { flag: '<table>' });
   return { tableId, request: { scopes: [{ tableId, permissions }] } };
 }

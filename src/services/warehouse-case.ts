@@ -36,6 +36,7 @@ export async function inWarehouseCase(
   schema: string | undefined,
 ): Promise<{ declarations: DbtDeclaration[]; notes: string[] }> {
   if (warehouse.columns.size === 0) return { declarations, notes: [] };
+  // case.ts brings yaml (about 13 MiB), which only a warehouse with columns to match needs.
   const { reconcileCase, reconcileSource } = await import('../core/dbt/case.js');
   const done = declarations.map((d) => {
     const sourced = reconcileSource(d, warehouse.sources, schema);

@@ -1,6 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { updateSettings } from '../../cli/settings.js';
+import { closest } from '../../core/did-you-mean.js';
 
 export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
   static override summary = 'Delete an alias.';
@@ -13,8 +15,6 @@ export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
   };
 
   async run(): Promise<void> {
-    const { updateSettings } = await import('../../cli/settings.js');
-    const { closest } = await import('../../core/did-you-mean.js');
     const { name } = this.args;
     const expansion = await updateSettings((file) => {
       const known = file.aliases[name];

@@ -1,6 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { COMMAND_IDS } from '../command-ids.js';
+import { updateSettings } from '../../cli/settings.js';
+import { readTextInput } from '../../io/input.js';
 
 export default class AliasImport extends BaseCommand<typeof AliasImport> {
   static override summary = 'Add aliases from a YAML file (name: expansion), as gh alias import.';
@@ -22,9 +25,6 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
 
   async run(): Promise<void> {
     const { checkAlias } = await import('../../cli/aliases.js');
-    const { COMMAND_IDS } = await import('../command-ids.js');
-    const { updateSettings } = await import('../../cli/settings.js');
-    const { readTextInput } = await import('../../io/input.js');
     const { parse } = await import('yaml');
     const source = this.args.file;
     const { text } = await readTextInput(source, { maxBytes: 1024 * 1024, what: 'the alias file' });

@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { limitFlag } from '../../cli/list-flags.js';
 import type { Column } from '../../cli/output-table.js';
+import { readSettings } from '../../cli/settings.js';
 
 interface AliasRow {
   name: string;
@@ -26,7 +27,6 @@ export default class AliasList extends BaseCommand<typeof AliasList> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { readSettings } = await import('../../cli/settings.js');
     const rows = Object.entries(readSettings().aliases)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, expansion]) => ({ name, expansion, shell: expansion.startsWith('!') }));

@@ -1,6 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { COMMAND_IDS } from '../command-ids.js';
+import { updateSettings } from '../../cli/settings.js';
+import { readTextInput } from '../../io/input.js';
 
 export default class AliasSet extends BaseCommand<typeof AliasSet> {
   static override summary = 'Create a shortcut for a gds command.';
@@ -34,9 +37,6 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
 
   async run(): Promise<void> {
     const { checkAlias } = await import('../../cli/aliases.js');
-    const { COMMAND_IDS } = await import('../command-ids.js');
-    const { updateSettings } = await import('../../cli/settings.js');
-    const { readTextInput } = await import('../../io/input.js');
     const given =
       this.args.expansion === '-'
         ? (await readTextInput('-', { maxBytes: 64 * 1024, what: 'the expansion' })).text.trim()

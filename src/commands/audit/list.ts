@@ -3,6 +3,7 @@ import { nearAuditAction } from '../../core/audit-actions.js';
 import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { AuditEntry } from '../../contract/types.js';
+import { auditEntryPages, listAuditEntries } from '../../services/audit.js';
 
 const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Time', kind: 'time', value: (e) => e.createdAt },
@@ -53,7 +54,6 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
   };
 
   async run(): Promise<void> {
-    const { auditEntryPages, listAuditEntries } = await import('../../services/audit.js');
     const { 'event-type': eventType, since, limit, all } = this.flags;
     if (all === true && !this.out.json) {
       // Every page, each printed as it arrives (a terminal's table is fitted to the first).

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { profileOnlyEnv, signedInAs, signedInLine } from '../../cli/signed-in.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary =
@@ -59,7 +60,6 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     });
     const { saved } = result;
     const where = describeStorage(saved.storage, saved.profile.secretRef);
-    const { profileOnlyEnv, signedInAs, signedInLine } = await import('../../cli/signed-in.js');
     // Who signed in, with the profile just saved (SERVICE_TOKEN must not answer for it).
     // A service that does not answer /api/me does not undo the sign-in: the line is left out.
     const me = await signedInAs({

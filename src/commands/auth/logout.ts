@@ -1,6 +1,8 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import type { RemovedProfile } from '../../auth/profiles.js';
+import { canAsk, confirm, select } from '../../cli/prompt.js';
+import { profileChoices } from '../../cli/profile-choices.js';
 
 export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
   static override summary = 'Forget one profile, or every profile and the config file.';
@@ -46,7 +48,6 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
   /** On a terminal: which profile to forget (Enter: the active one), or all of them after a second yes.
    *  Off a terminal, undefined: every profile, as the spec says. */
   private async askWhich(): Promise<string | undefined> {
-    const { canAsk, confirm, select } = await import('../../cli/prompt.js');
     if (this.out.json || !canAsk()) return undefined;
     const { loadConfig } = await import('../../auth/config.js');
     let config;
@@ -57,7 +58,6 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
     }
     const known = Object.keys(config.profiles).sort();
     if (known.length === 0) return undefined;
-    const { profileChoices } = await import('../../cli/profile-choices.js');
     const all = '\u0000all';
     const picked = await select(
       'Log out of which profile?',

@@ -1,5 +1,8 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { revokeOwnCredential } from '../../services/tokens.js';
+import { confirmOrStop, requireConfirmable } from '../../cli/prompt.js';
+import { maskToken } from '../../core/redact.js';
 
 export default class AuthRevoke extends ApiCommand<typeof AuthRevoke> {
   static override summary = 'Revoke the token this command would use: a CLI token, or a sign-in.';
@@ -18,9 +21,6 @@ export default class AuthRevoke extends ApiCommand<typeof AuthRevoke> {
   };
 
   async run(): Promise<void> {
-    const { revokeOwnCredential } = await import('../../services/tokens.js');
-    const { confirmOrStop, requireConfirmable } = await import('../../cli/prompt.js');
-    const { maskToken } = await import('../../core/redact.js');
     const { yes } = this.flags;
     requireConfirmable('auth revoke', yes, 'revoke the token');
     await this.withClient(async (client, session) => {

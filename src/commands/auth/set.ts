@@ -5,6 +5,8 @@ import { readTextInput } from '../../io/input.js';
 import { TOKEN_READ_LIMIT_BYTES } from '../../core/artifact-bounds.js';
 import { maskToken } from '../../core/redact.js';
 import type { Me } from '../../cli/signed-in.js';
+import { canAsk, secret as askSecret } from '../../cli/prompt.js';
+import { refuseClientToken, signedInAs, profileOnlyEnv } from '../../cli/signed-in.js';
 
 export default class AuthSet extends BaseCommand<typeof AuthSet> {
   static override summary = 'Store a CLI token and the API base URL in a profile.';
@@ -36,7 +38,6 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
 
   async run(): Promise<void> {
     const { base, profile } = this.flags;
-    const { canAsk, secret: askSecret } = await import('../../cli/prompt.js');
     if (base === undefined || (this.flags.token === undefined && !canAsk())) {
       throw new CliError('gds auth set needs both --token and --base.', {
         exitCode: ExitCode.Usage,
@@ -66,7 +67,6 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
             .text
         : token
     ).trim();
-    const { refuseClientToken, signedInAs } = await import('../../cli/signed-in.js');
     const { checkProfileName } = await import('../../auth/config.js');
     const { checkBaseUrl } = await import('../../auth/credentials.js');
     // Bad input is refused before any request; a token with spaces is refused by setStaticProfile below.
@@ -141,7 +141,6 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
       });
     if (existing.kind !== 'static') throw refuse(describeLive(existing));
     if (me === undefined) return;
-    const { profileOnlyEnv, signedInAs } = await import('../../cli/signed-in.js');
     const before = await signedInAs({
       flags: { profile: name },
       env: profileOnlyEnv(),

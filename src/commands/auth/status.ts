@@ -6,6 +6,7 @@ import { toCliError } from '../../cli/errors.js';
 import type { Me } from '../../cli/signed-in.js';
 import type { Segment } from '../../cli/segment.js';
 import type { CredentialSource } from '../../auth/credentials.js';
+import { signedInAs } from '../../cli/signed-in.js';
 
 /** The widest label (`Signed in:`) and a space. */
 const LABEL_WIDTH = 11;
@@ -118,7 +119,6 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
   /** GET /api/me with the same credentials: who the token signs in as, or why the service refused it. */
   private async askService(): Promise<ServiceCheck> {
     const { token, base, profile } = this.flags;
-    const { signedInAs } = await import('../../cli/signed-in.js');
     try {
       return {
         me: await signedInAs({

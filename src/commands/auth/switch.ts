@@ -1,5 +1,7 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { canAsk, select } from '../../cli/prompt.js';
+import { profileChoices } from '../../cli/profile-choices.js';
 
 export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   static override summary = 'Make another stored profile the active one.';
@@ -44,7 +46,6 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   }
 
   private async pick(known: readonly string[], active: string | null): Promise<string> {
-    const { canAsk, select } = await import('../../cli/prompt.js');
     if (!canAsk() || this.out.json) {
       throw new CliError('gds auth switch needs --profile <name> when it cannot ask.', {
         exitCode: ExitCode.Usage,
@@ -53,7 +54,6 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
         details: { known },
       });
     }
-    const { profileChoices } = await import('../../cli/profile-choices.js');
     return select('Which profile?', await profileChoices(known), active === null ? {} : { initial: active });
   }
 }

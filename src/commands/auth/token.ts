@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
+import { warnEnvOverProfile } from '../../cli/session.js';
 
 export default class AuthToken extends BaseCommand<typeof AuthToken> {
   static override summary = 'Print the token gds would use, for piping into another tool.';
@@ -16,7 +17,6 @@ export default class AuthToken extends BaseCommand<typeof AuthToken> {
   async run(): Promise<void> {
     const { resolveCredentials } = await import('../../auth/credentials.js');
     const { token, base, profile } = this.flags;
-    const { warnEnvOverProfile } = await import('../../cli/session.js');
     const warn = (m: string) => this.out.warn(m);
     const credentials = await resolveCredentials({ token, base, profile }, process.env, { warn });
     warnEnvOverProfile({ profile }, credentials, warn);

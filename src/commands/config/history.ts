@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import type { Column } from '../../cli/output-table.js';
 import type { ConfigChange } from '../../client/areas/config.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { configHistory } from '../../services/workspace-config.js';
 
 const columns: ReadonlyArray<Column<ConfigChange>> = [
   { header: 'Changed at', kind: 'time', value: (c) => c.changedAt },
@@ -21,7 +22,6 @@ export default class ConfigHistory extends ApiCommand<typeof ConfigHistory> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { configHistory } = await import('../../services/workspace-config.js');
     const changes = await this.withClient((client) => configHistory(client, this.args.key));
     await this.out.table(changes, columns, { limit: this.flags.limit, empty: 'No changes of this key.' });
   }

@@ -2,6 +2,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import type { Column } from '../../cli/output-table.js';
 import type { ConfigEntry } from '../../client/areas/config.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listConfig } from '../../services/workspace-config.js';
 
 const columns: ReadonlyArray<Column<ConfigEntry>> = [
   { header: 'Key', kind: 'id', value: (c) => c.key },
@@ -21,7 +22,6 @@ export default class ConfigList extends ApiCommand<typeof ConfigList> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { listConfig } = await import('../../services/workspace-config.js');
     const entries = await this.withClient((client) => listConfig(client));
     await this.out.table(entries, columns, { limit: this.flags.limit, empty: 'No configuration keys.' });
   }

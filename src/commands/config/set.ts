@@ -1,6 +1,8 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { listConfig, nearConfig, setConfig } from '../../services/workspace-config.js';
+import { shellWord } from '../../core/shell-word.js';
 
 export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
   static override summary = 'Set one workspace configuration key (ADMIN or OWNER).';
@@ -17,7 +19,6 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
   };
 
   async run(): Promise<void> {
-    const { listConfig, nearConfig, setConfig } = await import('../../services/workspace-config.js');
     const { key, value } = this.args;
     const entry = await this.withClient((client) => setConfig(client, key, value)).catch(
       async (error: unknown) => {
@@ -28,7 +29,6 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
         const entries = await this.withClient((client) => listConfig(client)).catch(() => []);
         const near = nearConfig(key, value, entries);
         if (near === undefined) throw error;
-        const { shellWord } = await import('../../core/shell-word.js');
         throw new CliError(refused.message, {
           exitCode: refused.exitCode,
           code: refused.code,

@@ -1,6 +1,7 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { connectorColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listConnectors } from '../../services/connectors.js';
 
 export default class ConnectorsList extends ApiCommand<typeof ConnectorsList> {
   static override pager = true;
@@ -15,7 +16,6 @@ export default class ConnectorsList extends ApiCommand<typeof ConnectorsList> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { listConnectors } = await import('../../services/connectors.js');
     const connectors = await this.withClient((client) => listConnectors(client));
     await this.out.table(connectors, connectorColumns, { limit: this.flags.limit, empty: 'No connectors.' });
   }

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
-import { consumerClasses, intents } from '../../services/contract-intent.js';
+import { consumerClasses, intents, intentRequest, setIntent } from '../../services/contract-intent.js';
 
 export default class ContractSetIntent extends ApiCommand<typeof ContractSetIntent> {
   static override summary = 'Set the decision class, consumer classes and structured grain of a contract.';
@@ -35,7 +35,6 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
   };
 
   async run(): Promise<void> {
-    const { intentRequest, setIntent } = await import('../../services/contract-intent.js');
     const f = this.flags;
     const request = intentRequest({
       intent: f.intent,

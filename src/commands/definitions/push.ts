@@ -8,6 +8,8 @@ import {
   requiredConnectorFlag,
   sourceFlag,
 } from '../../cli/governance-flags.js';
+import { resolveConnectorId } from '../../services/connector-ref.js';
+import { drawForConnector } from '../../services/tokens.js';
 
 export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> {
   static override summary = 'Register or replace a definition from CI with a MANAGEMENT token.';
@@ -46,13 +48,12 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
   };
 
   async run(): Promise<void> {
+    // artifacts.ts brings yaml and the diff library: loaded by the run, not by the command map.
     const { inConnectorDialect, pushDefinition, readArtifactLocally } =
       await import('../../services/artifacts.js');
     const { connector, source, replace, dialect, model } = this.flags;
     const options = { source, dialect, model, connectorId: connector };
     const read = await readArtifactLocally(this.args.file, options);
-    const { resolveConnectorId } = await import('../../services/connector-ref.js');
-    const { drawForConnector } = await import('../../services/tokens.js');
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes, in
     // the connector's environment, which the person's own client looks up (a MANAGEMENT token cannot).
     let drawnFor: string | undefined;

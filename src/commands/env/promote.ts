@@ -4,6 +4,12 @@ import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 import type { PromotionOutcome } from '../../services/promotions.js';
 import type { ApiClient } from '../../client/index.js';
+import { writesToStdout, writeOutputFile } from '../../io/output-file.js';
+import { writeDocument } from '../../cli/gate-output.js';
+import { readTextInput } from '../../io/input.js';
+import { withSession } from '../../cli/session.js';
+import { resolveTableId } from '../../services/table-ref.js';
+import * as promotions from '../../services/promotions.js';
 
 const modes = ['dest-profile', 'bundle-out', 'bundle-in'];
 
@@ -58,18 +64,15 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
   };
 
   async run(): Promise<void> {
-    const promotions = await import('../../services/promotions.js');
     const { tableId } = this.args;
     const { to, force } = this.flags;
     const bundleOut = this.flags['bundle-out'];
     const bundleIn = this.flags['bundle-in'];
     const destProfile = this.flags['dest-profile'];
-    const { writesToStdout } = await import('../../io/output-file.js');
     if (writesToStdout(bundleOut, { flag: '--bundle-out', json: this.out.json })) {
       const bundle = await this.withClient(async (client) =>
         promotions.exportBundle(client, await this.tableIdOf(client, tableId)),
       );
-      const { writeDocument } = await import('../../cli/gate-output.js');
       await writeDocument(this.out, `${JSON.stringify(bundle, null, 2)}\n`);
       return;
     }
@@ -77,7 +80,6 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       const bundle = await this.withClient(async (client) =>
         promotions.exportBundle(client, await this.tableIdOf(client, tableId)),
       );
-      const { writeOutputFile } = await import('../../io/output-file.js');
       await writeOutputFile(bundleOut, `${JSON.stringify(bundle, null, 2)}\n`, {
         force,
         mode: 0o600,
@@ -94,7 +96,6 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     const landing = { replaceId: this.flags.replace, dryRun: this.flags['dry-run'] };
     let outcome: PromotionOutcome;
     if (bundleIn !== undefined) {
-      const { readTextInput } = await import('../../io/input.js');
       const input = await readTextInput(bundleIn, { flag: '--bundle-in', what: 'a bundle' });
       const bundle = promotions.parseBundle(input.text, input.name);
       promotions.checkBundleTable(bundle, tableId, input.name);
@@ -155,7 +156,6 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
 
   /** A second session on `profile` alone: SERVICE_TOKEN/SERVICE_API_URL and --token/--base are the source's. */
   private async withDestination<R>(profile: string, work: (client: ApiClient) => Promise<R>): Promise<R> {
-    const { withSession } = await import('../../cli/session.js');
     const { SERVICE_TOKEN: _token, SERVICE_API_URL: _base, ...env } = process.env;
     return withSession(
       {
@@ -174,7 +174,6 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
   /** --replace as an id: a table name is looked up in the target environment. */
   private async replaceIdOf(client: ApiClient, replace: string | undefined, to: string) {
     if (replace === undefined) return undefined;
-    const { resolveTableId } = await import('../../services/table-ref.js');
     return resolveTableId(client, replace, { env: to, flag: '--replace' });
   }
 }

@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { readGate1Text } from '../../io/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
+import { applyGate } from '../../services/gates.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
   static override summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
@@ -32,7 +33,6 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     const { tableId } = this.args;
     const dryRun = this.flags['dry-run'];
     const input = await readGate1Text(this.flags.file, { flag: '-f' });
-    const { applyGate } = await import('../../services/gates.js');
     const outcome = await this.withClient(async (client) =>
       applyGate(client, await this.tableIdOf(client, tableId), input, { dryRun }),
     );

@@ -1,6 +1,8 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { gateFlag } from '../../cli/gate-flag.js';
+import { cancelGateJob } from '../../services/gates.js';
+import { printJob } from '../../cli/gate-output.js';
 
 export default class GateCancel extends ApiCommand<typeof GateCancel> {
   static override summary = 'Cancel a queued or running gate job (default Gate 1).';
@@ -11,9 +13,7 @@ export default class GateCancel extends ApiCommand<typeof GateCancel> {
   static override flags = { gate: gateFlag({ default: 1 }) };
 
   async run(): Promise<void> {
-    const { cancelGateJob } = await import('../../services/gates.js');
     const job = await this.withClient((client) => cancelGateJob(client, this.args.jobId, this.flags.gate));
-    const { printJob } = await import('../../cli/gate-output.js');
     await printJob(this.out, job);
   }
 }

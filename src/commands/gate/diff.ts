@@ -6,7 +6,7 @@ import { readGate1Text } from '../../io/input.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
-import { parseGateVersion } from '../../services/gates.js';
+import { parseGateVersion, diffWithServer } from '../../services/gates.js';
 
 const localFix = 'Run: gds gate diff -f gate1.yml --against other.yml';
 const serverFix = 'Run: gds gate diff t_42 -f gate1.yml, or gds gate diff t_42 --from v1 --to v2';
@@ -92,7 +92,6 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
         from !== undefined && to !== undefined
           ? { kind: 'versions', from, to }
           : { kind: 'current', after: await readGate1Text(file ?? '-', { flag: '-f' }) };
-      const { diffWithServer } = await import('../../services/gates.js');
       result = await this.withClient((client) =>
         this.yamlErrors(async () =>
           diffWithServer(client, await this.tableIdOf(client, tableId), target, { semantic }),
@@ -109,6 +108,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       });
     } else {
       printUnifiedDiff(this.out, result.unified);
+      // gate-diff.ts brings yaml and the diff library: loaded by the run, not by the command map.
       const { checkSummary } = await import('../../core/gate-diff.js');
       const summary = checkSummary(result);
       if (summary !== undefined) this.out.info(summary);

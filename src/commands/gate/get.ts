@@ -1,6 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { getGate } from '../../services/gates.js';
+import { writesToStdout, writeOutputFile } from '../../io/output-file.js';
+import { writeDocument } from '../../cli/gate-output.js';
 
 export default class GateGet extends ApiCommand<typeof GateGet> {
   static override summary = "Fetch a table's current gate1.yml (stdout, or a file with -o).";
@@ -27,8 +30,6 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
   };
 
   async run(): Promise<void> {
-    const { getGate } = await import('../../services/gates.js');
-    const { writesToStdout } = await import('../../io/output-file.js');
     const output = writesToStdout(this.flags.output, { flag: '-o', json: this.out.json })
       ? undefined
       : this.flags.output;
@@ -36,7 +37,6 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
       getGate(client, await this.tableIdOf(client, this.args.tableId)),
     );
     if (output !== undefined) {
-      const { writeOutputFile } = await import('../../io/output-file.js');
       await writeOutputFile(output, gate.content, {
         force: this.flags.force,
         flag: '-o',
@@ -47,6 +47,6 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
       return;
     }
     if (this.out.json) this.out.record(gate);
-    else await (await import('../../cli/gate-output.js')).writeDocument(this.out, gate.content);
+    else await writeDocument(this.out, gate.content);
   }
 }

@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { listGateJobs } from '../../services/gates.js';
+import { gateJobColumns } from '../../cli/gate-output.js';
 
 export default class GateJobs extends ApiCommand<typeof GateJobs> {
   static override pager = true;
@@ -27,8 +29,6 @@ export default class GateJobs extends ApiCommand<typeof GateJobs> {
   };
 
   async run(): Promise<void> {
-    const { listGateJobs } = await import('../../services/gates.js');
-    const { gateJobColumns } = await import('../../cli/gate-output.js');
     const jobs = await this.withClient(async (client) =>
       listGateJobs(client, await this.tableIdOf(client, this.args.tableId), this.flags.limit),
     );

@@ -1,5 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { gateJobResult } from '../../services/gates.js';
+import { printGateRecord } from '../../cli/gate-output.js';
 
 export default class GateResult extends ApiCommand<typeof GateResult> {
   static override summary = 'Show the report of a finished gate job.';
@@ -15,9 +17,7 @@ export default class GateResult extends ApiCommand<typeof GateResult> {
   static override args = { jobId: Args.string({ description: 'The job id.', required: true }) };
 
   async run(): Promise<void> {
-    const { gateJobResult } = await import('../../services/gates.js');
     const job = await this.withClient((client) => gateJobResult(client, this.args.jobId));
-    const { printGateRecord } = await import('../../cli/gate-output.js');
     await printGateRecord(this.out, job);
   }
 }

@@ -3,7 +3,9 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../core/errors.js';
 import { gateFlag } from '../../cli/gate-flag.js';
-import { parseSampleSpec } from '../../services/gates.js';
+import { parseSampleSpec, gateRunRequest, runGate } from '../../services/gates.js';
+import { shellWord } from '../../core/shell-word.js';
+import { printProof } from '../../cli/gate-output.js';
 
 export default class GateRun extends ApiCommand<typeof GateRun> {
   static override summary = 'Dry-run Gate 1 and print its proof, or queue a Gate 2/3 job.';
@@ -33,7 +35,6 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
   };
 
   async run(): Promise<void> {
-    const { gateRunRequest, runGate } = await import('../../services/gates.js');
     const request = gateRunRequest({
       gate: this.flags.gate,
       baseline: this.flags.baseline,
@@ -53,14 +54,12 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       if (this.out.json) this.out.record(job);
       else {
         this.out.print(job.id);
-        const { shellWord } = await import('../../core/shell-word.js');
         this.out.info(
           `Gate ${job.gate} job ${job.id} ${job.status}. Follow it: gds gate status ${shellWord(job.id)} --gate ${job.gate}`,
         );
       }
       return;
     }
-    const { printProof } = await import('../../cli/gate-output.js');
     await printProof(this.out, outcome.proof, this.tableLabel(this.args.tableId, outcome.proof.tableId));
     if (!outcome.proof.passed) process.exitCode = ExitCode.Failure;
   }

@@ -4,6 +4,8 @@ import { gateFlag } from '../../cli/gate-flag.js';
 import { intervalFlag } from '../../cli/governance-flags.js';
 import type { Spinner } from '../../cli/output-spinner.js';
 import type { GateRecord } from '../../client/areas/gate-jobs.js';
+import { gateJobStatus, isProof, watchGateJob } from '../../services/gates.js';
+import { printGateRecord } from '../../cli/gate-output.js';
 
 export default class GateStatus extends ApiCommand<typeof GateStatus> {
   static override summary = 'Show the status of a gate job (--gate is required).';
@@ -30,8 +32,6 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
   };
 
   async run(): Promise<void> {
-    const { gateJobStatus, isProof, watchGateJob } = await import('../../services/gates.js');
-    const { printGateRecord } = await import('../../cli/gate-output.js');
     const { jobId } = this.args;
     const { gate } = this.flags;
     if (!this.flags.watch) {

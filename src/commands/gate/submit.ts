@@ -2,6 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../core/errors.js';
+import { submitGate } from '../../services/gates.js';
+import { printProof } from '../../cli/gate-output.js';
 
 export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   static override summary = 'Run Gate 1 on every row, keep the proof, and send the table to review.';
@@ -29,7 +31,6 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   };
 
   async run(): Promise<void> {
-    const { submitGate } = await import('../../services/gates.js');
     const ifNotCertified = this.flags['if-not-certified'];
     const outcome = await this.out.during(`Running Gate 1 over every row of ${this.args.tableId}…`, () =>
       this.withClient(async (client) =>
@@ -43,7 +44,6 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       return;
     }
     const { proof } = outcome;
-    const { printProof } = await import('../../cli/gate-output.js');
     await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
     if (proof.viewWithdrawn === true && !this.out.json) {
       this.out.warn(

@@ -1,6 +1,8 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { suggestGate } from '../../services/gates.js';
+import { writeDocument } from '../../cli/gate-output.js';
 
 export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
   static override summary =
@@ -17,7 +19,6 @@ export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
   static override flags = { env: tableEnvFlag };
 
   async run(): Promise<void> {
-    const { suggestGate } = await import('../../services/gates.js');
     const suggested = await this.out.during(`Proposing checks for ${this.args.tableId}…`, () =>
       this.withClient(async (client) => suggestGate(client, await this.tableIdOf(client, this.args.tableId))),
     );
@@ -28,7 +29,6 @@ export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
     for (const s of suggested.suggestions)
       this.out.info(`# ${s.name} (${s.kind}, ${s.column}): ${s.justification}`);
     for (const n of suggested.notes) this.out.info(`# note on ${n.column}: ${n.note}`);
-    const { writeDocument } = await import('../../cli/gate-output.js');
     await writeDocument(this.out, suggested.yaml);
   }
 }

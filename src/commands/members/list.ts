@@ -2,6 +2,7 @@ import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { Member } from '../../contract/types.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listMembers } from '../../services/members.js';
 
 const columns: ReadonlyArray<Column<Member>> = [
   { header: 'Email', kind: 'id', value: (m) => m.email },
@@ -26,7 +27,6 @@ export default class MembersList extends ApiCommand<typeof MembersList> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { listMembers } = await import('../../services/members.js');
     const members = await this.withClient((client) => listMembers(client));
     await this.out.table(members, columns, {
       limit: this.flags.limit,

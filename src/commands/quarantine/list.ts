@@ -1,6 +1,7 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listTablePages } from '../../services/tables.js';
 
 export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
   static override pager = true;
@@ -16,7 +17,6 @@ export default class QuarantineList extends ApiCommand<typeof QuarantineList> {
   static override flags = { limit: limitFlag };
 
   async run(): Promise<void> {
-    const { listTablePages } = await import('../../services/tables.js');
     const { limit } = this.flags;
     await this.withClient((client) =>
       this.out.tablePages(

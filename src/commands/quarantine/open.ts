@@ -1,6 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { openQuarantinedDdl } from '../../services/quarantine.js';
+import { writesToStdout } from '../../io/output-file.js';
+import { writeDocument } from '../../cli/gate-output.js';
 
 export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   static override summary = "Fetch a table's DDL into a local .sql file.";
@@ -26,14 +29,11 @@ export default class QuarantineOpen extends ApiCommand<typeof QuarantineOpen> {
   };
 
   async run(): Promise<void> {
-    const { openQuarantinedDdl } = await import('../../services/quarantine.js');
     const { output, force } = this.flags;
-    const { writesToStdout } = await import('../../io/output-file.js');
     if (writesToStdout(output, { flag: '-o', json: this.out.json })) {
       const { ddl } = await this.withClient(async (client) =>
         client.tables.ddl(await this.tableIdOf(client, this.args.tableId)),
       );
-      const { writeDocument } = await import('../../cli/gate-output.js');
       await writeDocument(this.out, ddl.endsWith('\n') ? ddl : `${ddl}\n`);
       return;
     }

@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { CliError, ExitCode } from '../../core/errors.js';
+import { dismissRecertificationRequests } from '../../services/recertification.js';
 
 export default class RecertificationDismiss extends ApiCommand<typeof RecertificationDismiss> {
   static override summary = 'Acknowledge recertification requests without certifying or rejecting.';
@@ -38,7 +40,6 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
     });
     const ids = argv.map(String);
     const { table, reason } = this.flags;
-    const { CliError, ExitCode } = await import('../../core/errors.js');
     if (ids.length === 0 && table === undefined) {
       throw new CliError(
         'Name the requests to dismiss, or --table to dismiss every open request of a table.',
@@ -49,7 +50,6 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
         },
       );
     }
-    const { dismissRecertificationRequests } = await import('../../services/recertification.js');
     const outcome = await this.withClient(async (client) =>
       dismissRecertificationRequests(client, {
         ids,

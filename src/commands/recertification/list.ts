@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { requestColumns } from '../../cli/governance-views.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listRecertificationRequestPages } from '../../services/recertification.js';
 
 export default class RecertificationList extends ApiCommand<typeof RecertificationList> {
   static override pager = true;
@@ -27,7 +28,6 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
   };
 
   async run(): Promise<void> {
-    const { listRecertificationRequestPages } = await import('../../services/recertification.js');
     const { table, all, limit } = this.flags;
     await this.withClient(async (client) =>
       this.out.tablePages(

@@ -1,5 +1,6 @@
 import { recordInputFlags, RecordsCommand, tableArg } from '../../cli/records-command.js';
 import type { TableGrant } from '../../contract/types.js';
+import { createRecord } from '../../services/records.js';
 
 export default class RecordsCreate extends RecordsCommand<typeof RecordsCreate> {
   protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
@@ -18,7 +19,6 @@ export default class RecordsCreate extends RecordsCommand<typeof RecordsCreate> 
 
   async run(): Promise<void> {
     const values = await this.recordInput(this.flags);
-    const { createRecord } = await import('../../services/records.js');
     const { record, tableId } = await this.withTable(this.args.table, async (client, tableId) => ({
       tableId,
       record: await createRecord(client, tableId, values),

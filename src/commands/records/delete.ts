@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import type { TableGrant } from '../../contract/types.js';
 import { recordIdArg, RecordsCommand, tableArg } from '../../cli/records-command.js';
+import { confirm, requireConfirmable } from '../../cli/prompt.js';
+import { deleteRecord } from '../../services/records.js';
 
 export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> {
   protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
@@ -18,10 +20,8 @@ export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> 
   };
 
   async run(): Promise<void> {
-    const { confirm, requireConfirmable } = await import('../../cli/prompt.js');
     const { yes } = this.flags;
     requireConfirmable('records delete', yes, `delete record ${this.args.id}`);
-    const { deleteRecord } = await import('../../services/records.js');
     const deleted = await this.withTable(this.args.table, (client, tableId) =>
       deleteRecord(
         client,

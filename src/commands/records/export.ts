@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
+import { exportRecords, ReaderGone } from '../../services/records-export.js';
 
 export default class RecordsExport extends RecordsCommand<typeof RecordsExport> {
   static override summary = 'Write every row of a table as NDJSON or CSV (data plane, DATA-API token).';
@@ -79,7 +80,6 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
         },
       );
     }
-    const { exportRecords, ReaderGone } = await import('../../services/records-export.js');
     const progress = await this.progress();
     const abort = new AbortController();
     try {

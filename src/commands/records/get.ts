@@ -1,4 +1,6 @@
 import { recordIdArg, RecordsCommand, tableArg } from '../../cli/records-command.js';
+import { getRecord } from '../../services/records.js';
+import { printRecord } from '../../cli/records-views.js';
 
 export default class RecordsGet extends RecordsCommand<typeof RecordsGet> {
   static override summary = 'Show one record of a table (data plane, DATA-API token).';
@@ -12,11 +14,9 @@ export default class RecordsGet extends RecordsCommand<typeof RecordsGet> {
   static override args = { table: tableArg, id: recordIdArg };
 
   async run(): Promise<void> {
-    const { getRecord } = await import('../../services/records.js');
     const record = await this.withTable(this.args.table, (client, tableId) =>
       getRecord(client, tableId, this.args.id),
     );
-    const { printRecord } = await import('../../cli/records-views.js');
     printRecord(this.out, record);
   }
 }

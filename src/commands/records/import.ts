@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import type { TableGrant } from '../../contract/types.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
+import { importRecords } from '../../services/records-import.js';
 
 export default class RecordsImport extends RecordsCommand<typeof RecordsImport> {
   protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
@@ -66,7 +67,6 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
 
   async run(): Promise<void> {
     const { file, format, key, resume, force } = this.flags;
-    const { importRecords } = await import('../../services/records-import.js');
     const shown = !this.out.json && process.stderr.isTTY === true;
     const spinner = shown ? await this.out.spinner(`Importing into ${this.args.table}…`) : undefined;
     const result = await this.withTable(this.args.table, (client, tableId) =>

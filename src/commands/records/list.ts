@@ -1,5 +1,8 @@
 import { Flags } from '@oclif/core';
 import { RecordsCommand, tableArg } from '../../cli/records-command.js';
+import { listRecordsPage } from '../../services/records.js';
+import { recordColumns } from '../../cli/records-views.js';
+import { shellWord } from '../../core/shell-word.js';
 
 export default class RecordsList extends RecordsCommand<typeof RecordsList> {
   static override pager = true;
@@ -28,13 +31,11 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
   };
 
   async run(): Promise<void> {
-    const { listRecordsPage } = await import('../../services/records.js');
     const { limit, search, cursor } = this.flags;
     const { page, tableId } = await this.withTable(this.args.table, async (client, tableId) => ({
       tableId,
       page: await listRecordsPage(client, tableId, { limit, search, cursor }),
     }));
-    const { recordColumns } = await import('../../cli/records-views.js');
     await this.out.table(page.records, recordColumns(page.records), {
       empty: 'No records.',
       noun: 'records',
@@ -43,7 +44,6 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
     if (page.nextCursor !== null && !this.out.json) {
       // A line to paste: the cursor comes from the service, the table and search from the person's shell
       // (where they were quoted); each is one word again, whatever it holds.
-      const { shellWord } = await import('../../core/shell-word.js');
       const more = this.pasteCommand([
         `records list ${shellWord(this.args.table)}`,
         ...(limit === undefined ? [] : [`--limit ${limit}`]),

@@ -1,5 +1,6 @@
 import { recordIdArg, recordInputFlags, RecordsCommand, tableArg } from '../../cli/records-command.js';
 import type { TableGrant } from '../../contract/types.js';
+import { updateRecord } from '../../services/records.js';
 
 export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> {
   protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
@@ -17,7 +18,6 @@ export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> 
 
   async run(): Promise<void> {
     const changes = await this.recordInput(this.flags);
-    const { updateRecord } = await import('../../services/records.js');
     const record = await this.withTable(this.args.table, (client, tableId) =>
       updateRecord(client, tableId, this.args.id, changes),
     );

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { checkSettingKey, readSettings, settingRecord } from '../../cli/settings.js';
 
 export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
   static override summary = "Print one of gds's own settings (its default when not set).";
@@ -16,7 +17,6 @@ export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
   };
 
   async run(): Promise<void> {
-    const { checkSettingKey, readSettings, settingRecord } = await import('../../cli/settings.js');
     const spec = checkSettingKey(this.args.key);
     const record = settingRecord(spec, readSettings());
     if (this.out.json) this.out.record(record);

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { checkSettingKey, checkSettingValue, settingsPath, updateSettings } from '../../cli/settings.js';
 
 export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
   static override summary = "Change one of gds's own settings, kept on this computer.";
@@ -21,8 +22,6 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
   };
 
   async run(): Promise<void> {
-    const { checkSettingKey, checkSettingValue, settingsPath, updateSettings } =
-      await import('../../cli/settings.js');
     const spec = checkSettingKey(this.args.key);
     const value = checkSettingValue(spec, this.args.value);
     const previous = await updateSettings((file) => {

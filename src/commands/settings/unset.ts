@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { checkSettingKey, settingsPath, updateSettings } from '../../cli/settings.js';
 
 export default class SettingsUnset extends BaseCommand<typeof SettingsUnset> {
   static override summary = "Remove one of gds's own settings: its default applies again.";
@@ -12,7 +13,6 @@ export default class SettingsUnset extends BaseCommand<typeof SettingsUnset> {
   };
 
   async run(): Promise<void> {
-    const { checkSettingKey, settingsPath, updateSettings } = await import('../../cli/settings.js');
     const spec = checkSettingKey(this.args.key);
     const previous = await updateSettings((file) => {
       const before = file.settings[spec.key] ?? null;

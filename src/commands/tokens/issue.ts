@@ -1,13 +1,14 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { IssuedToken, TableGrant, WorkspaceScope } from '../../contract/types.js';
-import { parseTableGrant, workspaceScopes } from '../../services/tokens.js';
+import { parseTableGrant, workspaceScopes, issueToken } from '../../services/tokens.js';
 import {
   printSavedTokens,
   printTokenBundle,
   saveProfileFlags,
   tokenExpiries,
 } from '../../cli/token-bundle.js';
+import { resolveTableId } from '../../services/table-ref.js';
 
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
@@ -50,10 +51,8 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   };
 
   async run(): Promise<void> {
-    const { issueToken } = await import('../../services/tokens.js');
     const { name, env, table, scope } = this.flags;
     const scopes = scope;
-    const { resolveTableId } = await import('../../services/table-ref.js');
     const issue = () =>
       this.withClient(async (client, session) => {
         // A table name is looked up among the tables of the token's environment (any, for *).

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listTokens } from '../../services/tokens.js';
 
 type Row = Record<string, unknown>;
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
@@ -47,7 +48,6 @@ export default class TokensList extends ApiCommand<typeof TokensList> {
   };
 
   async run(): Promise<void> {
-    const { listTokens } = await import('../../services/tokens.js');
     const { cli, user, limit } = this.flags;
     const tokens = await this.withClient((client) => listTokens(client, { cli, user }));
     await this.out.table(tokens, columns, {

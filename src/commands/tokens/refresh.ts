@@ -7,6 +7,9 @@ import {
   saveProfileFlags,
   tokenExpiries,
 } from '../../cli/token-bundle.js';
+import { refreshToken } from '../../services/tokens.js';
+import { readTextInput } from '../../io/input.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   static override summary = 'Spend a refresh token for a new access token and a new refresh token.';
@@ -32,7 +35,6 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   };
 
   async run(): Promise<void> {
-    const { refreshToken } = await import('../../services/tokens.js');
     const given = this.flags['refresh-token'] ?? '-';
     const presented = given === '-' ? await this.readRefreshToken() : given;
     const refresh = () =>
@@ -77,8 +79,6 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   }
 
   private async readRefreshToken(): Promise<string> {
-    const { readTextInput } = await import('../../io/input.js');
-    const { CliError, ExitCode } = await import('../../core/errors.js');
     const howTo =
       'Pipe it in (printf %s "$REFRESH_TOKEN" | gds tokens refresh) or pass --refresh-token <value>.';
     if (process.stdin.isTTY === true) {

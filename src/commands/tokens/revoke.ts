@@ -1,5 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { revocationTarget, revokeToken } from '../../services/tokens.js';
+import { confirmOrStop, requireConfirmable } from '../../cli/prompt.js';
 
 export default class TokensRevoke extends ApiCommand<typeof TokensRevoke> {
   static override summary =
@@ -32,8 +34,6 @@ export default class TokensRevoke extends ApiCommand<typeof TokensRevoke> {
   };
 
   async run(): Promise<void> {
-    const { revocationTarget, revokeToken } = await import('../../services/tokens.js');
-    const { confirmOrStop, requireConfirmable } = await import('../../cli/prompt.js');
     const { yes } = this.flags;
     requireConfirmable(
       'tokens revoke',

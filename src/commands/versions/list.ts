@@ -4,6 +4,7 @@ import { tableEnvFlag } from '../../cli/governance-flags.js';
 import type { Column } from '../../cli/output-table.js';
 import type { ContractVersion } from '../../client/areas/versions.js';
 import { limitFlag } from '../../cli/list-flags.js';
+import { listVersions } from '../../services/versions.js';
 
 const columns: ReadonlyArray<Column<ContractVersion>> = [
   { header: 'Version', kind: 'id', value: (v) => v.version },
@@ -33,7 +34,6 @@ export default class VersionsList extends ApiCommand<typeof VersionsList> {
   };
 
   async run(): Promise<void> {
-    const { listVersions } = await import('../../services/versions.js');
     const versions = await this.withClient(async (client) =>
       listVersions(client, await this.tableIdOf(client, this.args.tableId)),
     );

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { restoreVersion } from '../../services/versions.js';
 
 export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> {
   static override summary = 'Put an earlier certified contract back as a new version.';
@@ -22,7 +23,6 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
   };
 
   async run(): Promise<void> {
-    const { restoreVersion } = await import('../../services/versions.js');
     const { to, reason, env } = this.flags;
     const restored = await this.withClient(async (client) =>
       restoreVersion(client, await this.tableIdOf(client, this.args.tableId), { to, reason, env }),

@@ -2,6 +2,7 @@ import { isDbtProperties, readDbtModel } from './dbt.js';
 import { readDeclaration } from './declaration.js';
 import { loadJson, loadYaml } from './document.js';
 import type { ArtifactError, ArtifactFile, ArtifactKind, ParseResult } from './types.js';
+import { readSql } from './sql.js';
 
 const KIND_BY_EXTENSION: Readonly<Record<string, ArtifactKind>> = {
   sql: 'sql',
@@ -45,7 +46,6 @@ export async function parseArtifact({
         return { ok: false, error: { code: 'model_not_applicable', message } };
       }
       if (isDbtTemplate(text)) return { ok: false, error: dbtTemplateError(fileName) };
-      const { readSql } = await import('./sql.js');
       return await readSql(text, dialect, fileName);
     }
     const loaded = kind === 'yaml' ? loadYaml(text) : loadJson(text);

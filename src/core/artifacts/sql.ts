@@ -3,6 +3,8 @@ import type { Dialect } from './dialect.js';
 import { nameProblem } from './identifiers.js';
 import { positionAt } from './position.js';
 import type { ArtifactColumn, ArtifactErrorCode, ParseResult, SourceRef } from './types.js';
+import { readPostgresView } from './pg-view.js';
+import { readWarehouseView } from './warehouse-view.js';
 
 /**
  * Reads a SQL governance artifact: exactly one view definition. The table is the view's name; a schema-qualified
@@ -16,8 +18,8 @@ export async function readSql(content: string, asked?: Dialect, fileName = ''): 
   const { dialect } = choice;
   const reading =
     dialect === 'postgres'
-      ? await (await import('./pg-view.js')).readPostgresView(content, fileName)
-      : (await import('./warehouse-view.js')).readWarehouseView(content, dialect, fileName);
+      ? await readPostgresView(content, fileName)
+      : readWarehouseView(content, dialect, fileName);
   const fail = (code: ArtifactErrorCode, message: string, at?: number): ParseResult => ({
     ok: false,
     error: {

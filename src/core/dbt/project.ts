@@ -5,7 +5,8 @@
 // gives back as the reader declareDbtProject takes (loadDbtProject does both).
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { nameProblem } from '../artifacts/identifiers.js';
-import type { PgGrammar } from '../artifacts/pg-grammar.js';
+import { pgGrammar, type PgGrammar } from '../artifacts/pg-grammar.js';
+import { loadPredicateParser } from '../gate1/predicate-sql.js';
 import type { Dialect } from '../artifacts/dialect.js';
 import { selectColumns } from '../artifacts/select-columns.js';
 import { readWarehouseView } from '../artifacts/warehouse-view.js';
@@ -44,10 +45,6 @@ export interface DbtReader {
  * predicate checker of gate1 (which keeps its parser itself). Cheap after the first call.
  */
 export async function prepareDbtReader(): Promise<DbtReader> {
-  const [{ pgGrammar }, { loadPredicateParser }] = await Promise.all([
-    import('../artifacts/pg-grammar.js'),
-    import('../gate1/predicate-sql.js'),
-  ]);
   const [grammar] = await Promise.all([pgGrammar(), loadPredicateParser()]);
   return { grammar };
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../../cli/api-command.js';
+import { createCliToken } from '../../../services/tokens.js';
 
 export default class AuthTokenCreate extends ApiCommand<typeof AuthTokenCreate> {
   static override summary = 'Create a long-lived CLI token (cli_…) for scripts and CI, shown once.';
@@ -24,7 +25,6 @@ export default class AuthTokenCreate extends ApiCommand<typeof AuthTokenCreate> 
   };
 
   async run(): Promise<void> {
-    const { createCliToken } = await import('../../../services/tokens.js');
     const created = await this.withClient((client, session) =>
       createCliToken(client, session.credentials, this.flags.name),
     );
