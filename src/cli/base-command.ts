@@ -31,7 +31,6 @@ import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
 import { exitInterrupted, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
-import { checkJq } from './jq.js';
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<
@@ -122,6 +121,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const out = new Output({ json: true, fields, jq, ...(listedFields ? { listedFields } : {}) });
       // A filter of the subset gds evaluates itself is valid jq (jq-subset.test.ts): no jq to load.
       if (!out.jqIsSimple) {
+        // jq.ts, jq's loader, is a third of the bundle that gate validate runs without (build-binary.ts).
+        const { checkJq } = await import('./jq.js');
         await checkJq(jq);
       }
       this.out = out;

@@ -3,7 +3,6 @@
 // records given meanwhile queued behind the run so that they come out in order.
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
-import { runJqOver } from './jq.js';
 
 export class JqFilter {
   /** Records on their way through jq, written in order; `flush()` waits for them. */
@@ -46,6 +45,8 @@ export class JqFilter {
     this.runs += 1;
     this.queue = this.queue.then(async () => {
       try {
+        // jq.ts, jq's loader, is a third of the bundle that gate validate runs without (build-binary.ts).
+        const { runJqOver } = await import('./jq.js');
         const lines = this.pending.splice(0);
         if (this.failure !== undefined) return;
         const { text, failure } = await runJqOver(lines, this.filter);
