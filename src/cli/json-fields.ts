@@ -68,6 +68,7 @@ const RECERTIFICATION_REQUEST = [
   'resolvedAt',
   'resolvedVersion',
   'signals',
+  'earlierSignals',
 ];
 
 const CONTRACT = [

@@ -58,6 +58,19 @@ describe('gds review: the walk', () => {
     expect(stdout).toContain('Proof:     no proof stored');
   });
 
+  it('skip leaves a table waiting and goes on; quit ends the walk', async () => {
+    answers.splice(0, answers.length, 'skip', 'reject');
+    const skipped = await walk(false);
+    expect(skipped.stderr).not.toContain('Certified orders');
+    expect(skipped.stderr).toContain('✓ Rejected customers: now QUARANTINED.\n');
+    expect(skipped.stderr).toContain('1 of 2 decided.');
+
+    answers.splice(0, answers.length, 'quit');
+    const quit = await walk(false);
+    expect(quit.stdout).not.toContain('customers');
+    expect(quit.stderr).toContain('0 of 1 decided.');
+  });
+
   it('says when the table was submitted relative on a terminal, ISO piped', async () => {
     expect((await walk(true)).stdout).toContain('Submitted: 12m ago by steward@example.com');
     const piped = await walk(false);
