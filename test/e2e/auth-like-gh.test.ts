@@ -1,19 +1,19 @@
 // auth as gh does it: auth set checks the token with the service before saving (tf_ client tokens
 // refused), auth switch, auth token for piping, and a warning when SERVICE_TOKEN overrides --profile.
-// Real `gds` processes against a real server.
+// gds in the test process against a real server.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
 });
 
 afterAll(async () => {
@@ -25,7 +25,7 @@ async function fresh(): Promise<string> {
 }
 
 function gds(cfg: string, args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return runCli(args, {
+  return runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: cfg,
       GDS_SECRET_STORAGE: 'file',
