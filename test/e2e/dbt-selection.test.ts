@@ -1,4 +1,4 @@
-// `gds plan` on the real jaffle-shop project (../shared/fixtures, copied) as a real process: a pull request's
+// `gds plan` on the real jaffle-shop project (../shared/fixtures, copied), run in the test process: a pull request's
 // `--select state:modified+ --state prod/` plans only the changed model and what reads from it; a selection
 // that matches nothing warns and exits 0 (exit 2 with --strict), as `dbt ls` does; the human plan lists the
 // rules each table gets, implied ones included.
@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli, serverEnv } from '../cli/helpers/cli-process.js';
+import { serverEnv } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -24,7 +25,7 @@ let connector: string;
 let childMap: Record<string, string[]>;
 
 const gds = (args: string[]): Promise<CliResult> =>
-  runCli(args, { env: serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config')) });
+  runInProcess(args, { env: serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config')) });
 const plan = (...args: string[]) =>
   gds(['plan', '--dbt', project, '--connector', connector, '--schema', 'analytics_dev', ...args]);
 const tables = (stdout: string) =>
@@ -38,7 +39,7 @@ const tables = (stdout: string) =>
 
 beforeAll(async () => {
   if (noSharedFixtures !== undefined) return;
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-dbt-select-'));
   project = join(dir, 'jaffle');
