@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -16,7 +16,7 @@ let customers: string;
 let orders: string;
 
 const gds = (args: string[]): Promise<CliResult> =>
-  runCli(args, {
+  runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
@@ -46,7 +46,7 @@ async function fileRequest(tableId: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  server = await startTestServer({ jobs: 'manual' });
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-dismiss-'));
   customers = server.table('customers').id;
   orders = server.table('orders').id;
