@@ -1,5 +1,6 @@
-// `gds plan` and `gds apply` on the real jaffle-shop project (../shared/fixtures, read in place) as real `gds`
-// processes against the reference server, whose dev warehouse schema gets the project's relations first.
+// `gds plan` and `gds apply` on the real jaffle-shop project (../shared/fixtures, read in place), run in the
+// test process against the reference server (real `gds` processes where a kill or five applies at once are
+// what is checked), whose dev warehouse schema gets the project's relations first.
 // What the server holds after apply (tables with the catalog's columns, the unique test as the grain key,
 // accepted_values as a predicate holding its values, relationships as a reference), that a second plan is all
 // unchanged (--exit-code 0), and that an apply killed half-way and run again, or five applies at once, leave
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -61,7 +63,7 @@ function gdsEnv(): Record<string, string> {
   };
 }
 
-const gds = (args: string[]): Promise<CliResult> => runCli(args, { env: gdsEnv() });
+const gds = (args: string[]): Promise<CliResult> => runInProcess(args, { env: gdsEnv() });
 const projectArgs = () => ['--dbt', project, '--connector', connector, '--schema', SCHEMA];
 
 async function versionsOf(name: string) {
@@ -204,7 +206,9 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect(changed.map((p) => [p.table, p.action])).toEqual([['stg_payments', 'replace']]);
 
     const runs = await Promise.all(
-      Array.from({ length: 5 }, () => gds(['apply', ...projectArgs(), '--yes', '--json'])),
+      Array.from({ length: 5 }, () =>
+        runCli(['apply', ...projectArgs(), '--yes', '--json'], { env: gdsEnv() }),
+      ),
     );
     for (const run of runs) expect(run.stderr).toBe('');
     expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0, 0]);
@@ -286,13 +290,13 @@ describe(
       const copy = await mkdtemp(join(tmpdir(), 'gds-e2e-dbt-own-'));
       await cp(JAFFLE, copy, { recursive: true });
       await writeFile(join(copy, 'gds.yml'), `connector: ${connectorId}\n`);
-      const applied = await runCli(['apply', '--dbt', copy, '--yes', '--json'], { env });
+      const applied = await runInProcess(['apply', '--dbt', copy, '--yes', '--json'], { env });
       expect(applied.stderr).toBe('');
       expect(applied.code).toBe(0);
-      const again = await runCli(['plan', '--dbt', copy, '--exit-code'], { env });
+      const again = await runInProcess(['plan', '--dbt', copy, '--exit-code'], { env });
       expect(again.code).toBe(0);
       expect(again.stdout).toMatch(/Plan: 0 to create, 0 to change, \d+ unchanged, 0 to remove\./);
-      const status = await runCli(['status', 'stg_orders', '--json'], { env });
+      const status = await runInProcess(['status', 'stg_orders', '--json'], { env });
       expect(JSON.parse(status.stdout)).toMatchObject({ name: 'stg_orders', source: 'main.stg_orders' });
     });
   },
