@@ -1,7 +1,8 @@
-// `gds records import` and `export` on the files a data team really has, as real processes against the
-// reference server: bytes that are not UTF-8 (a Latin-1 export), byte order marks (Excel, PowerShell),
-// a CSV header with a column twice or unnamed, blank lines at the end, quoted line breaks before a bad row
-// (its line number), broken quoting, a row bigger than any request; and an export that fails at once.
+// `gds records import` and `export` on the files a data team really has, run in the test process against the
+// reference server (real processes where an import is stopped, killed or still running): bytes that are not
+// UTF-8 (a Latin-1 export), byte order marks (Excel, PowerShell), a CSV header with a column twice or
+// unnamed, blank lines at the end, quoted line breaks before a bad row (its line number), broken quoting, a
+// row bigger than any request; and an export that fails at once.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { createModeBTable, storedRows, WIDE_COLUMNS } from '../helpers/records.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 let server: TestServer;
 let dir: string;
@@ -57,7 +59,7 @@ afterAll(async () => {
 });
 
 const gds = (args: string[], options: { cwd?: string; input?: string } = {}) =>
-  runCli(['records', ...args], { env, ...options });
+  runInProcess(['records', ...args], { env, ...options });
 const dataOf = async (name: string) => (await storedRows(server, tables[name] ?? '')).map((r) => r.data);
 const file = async (name: string, ...parts: Array<string | number[]>) => {
   const path = join(dir, name);
