@@ -132,7 +132,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   const ownBundles = await Promise.all(
     own.map(async (id) => {
       const file = join(work, `command-${id.replaceAll(':', '-')}.cjs`);
-      const built = await bundleBuild(file, commandOnly(id, manifest, routes));
+      const built = await bundleBuild(file, commandOnly(id, manifest));
       await writeFile(file.replace(/\.cjs$/, '.meta.json'), JSON.stringify(built.metafile));
       const runs = trainingRuns.filter((argv) => routeOf(argv)?.id === id);
       const jqRuns = runs.filter((argv) => cacheVariant(argv) === 'jq');
@@ -313,10 +313,7 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
           external: packageExternals,
           define: { 'import.meta.url': '__gdsBundleUrl' },
           banner: { js: packageBanner },
-          plugins: [
-            commandOnly(id, manifest, routes),
-            bundleModules(gate1Validator, manifestFile, 'package'),
-          ],
+          plugins: [commandOnly(id, manifest), bundleModules(gate1Validator, manifestFile, 'package')],
         }),
       ),
     );
@@ -469,13 +466,14 @@ function loadersById(): { COMMAND_LOADERS: Record<string, string> } {
 }
 
 /**
- * A bundle of one command: its loader alone in the command table, the manifest with only its entry whole (the
- * others as much as routing reads), and no plugin command. Used only for command lines routed to it.
+ * A bundle of one command: its loader alone in the command table, the manifest with its entry alone (oclif's
+ * config then builds no entry, permutation or topic for the others), and no plugin command. Used only for
+ * command lines routed to it (boot.ts, bin/run.js).
  */
-function commandOnly(id: string, manifest: Interfaces.Manifest, routes: CommandBundles['routes']): Plugin {
+function commandOnly(id: string, manifest: Interfaces.Manifest): Plugin {
   const module = loadersById().COMMAND_LOADERS[id];
   if (module === undefined) throw new Error(`build:binary: src/commands/loaders.ts has no loader for ${id}`);
-  const commands = { ...routes, [id]: manifest.commands[id] };
+  const commands = { [id]: manifest.commands[id] };
   return {
     name: 'gds-command-only',
     setup(b) {

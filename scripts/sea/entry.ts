@@ -25,15 +25,8 @@ import { recordLoadedModules } from './loaded-modules.js';
 const root = isSea() ? dirname(process.execPath) : join(__dirname, '..', '..');
 const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;
 
-/**
- * Commands that read the whole command list from oclif's config (the completion words): they get every
- * command even when routed.
- */
-const needsEveryCommand = new Set(['__complete']);
-
 async function prepare(
   oclif: typeof OclifCore,
-  only?: string,
 ): Promise<{ rootPlugin: Interfaces.Plugin; commands: CommandLoaders }> {
   const { PLUGIN_COMMANDS, PLUGIN_HOOKS } = await import('gds:embedded-plugins');
   const modules = new Map<string, unknown>();
@@ -66,16 +59,10 @@ async function prepare(
   // oclif reads a plugin's manifest from a file next to it (a private method, no option): the bundle has
   // it inline. The binary's end-to-end suite fails if a new @oclif/core stops calling this.
   const withManifest = rootPlugin as unknown as { _manifest(): Promise<Interfaces.Manifest> };
-  // A command line routed to one of gds's commands (main.ts) needs only that command in the config: oclif
-  // then builds no entry, permutation or topic for the others.
-  const routed =
-    only !== undefined && Object.hasOwn(COMMAND_LOADERS, only) && !needsEveryCommand.has(only)
-      ? { ...manifest, commands: { [only]: manifest.commands[only] } }
-      : manifest;
   withManifest._manifest = async () => {
-    rootPlugin.commandIDs = Object.keys(routed.commands);
+    rootPlugin.commandIDs = Object.keys(manifest.commands);
     rootPlugin.hasManifest = true;
-    return routed as Interfaces.Manifest;
+    return manifest;
   };
   return { rootPlugin, commands: { ...PLUGIN_COMMANDS, ...COMMAND_LOADERS } };
 }
@@ -110,4 +97,4 @@ async function probeKeyring(): Promise<void> {
 // call in a process it can kill (secret-store.ts).
 if (process.argv[2] === KEYCHAIN_CHILD_ARG) void runKeychainChild();
 else if (process.env.GDS_TEST_KEYRING_PROBE === '1') void probeKeyring();
-else void main(process.argv.slice(2), root, { bundle: { pjson, prepare, manifest } });
+else void main(process.argv.slice(2), root, { bundle: { pjson, prepare } });

@@ -1,7 +1,7 @@
 // Which command a command line names, decided from the command manifest alone: the same words oclif's
 // `normalizeArgv` takes as the command id with the topic separator ' ' (@oclif/core help/util.js,
-// collateSpacedCmdIDFromArgs), so that main() can run that command without oclif's `run` (the
-// fast dispatcher). test/cli/command-route.test.ts holds it to oclif's own answer.
+// collateSpacedCmdIDFromArgs), so that the entries (bin/run.js, the executable's boot script) can pick the
+// command's own bundle before oclif loads. test/cli/command-route.test.ts holds it to oclif's own answer.
 
 /** What the route needs of a manifest command: whether it takes positional arguments. */
 export interface RoutedCommand {

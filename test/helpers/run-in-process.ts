@@ -177,7 +177,6 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
     await main(args, repoRoot, {
       bundle: {
         pjson,
-        manifest: commands,
         async prepare(core) {
           const rootPlugin = new core.Plugin({ root: repoRoot, pjson, isRoot: true });
           const withManifest = rootPlugin as unknown as { _manifest(): Promise<Interfaces.Manifest> };
