@@ -1,7 +1,7 @@
 // What `gds plan` and `gds apply` share: gds.yml read and merged under the flags, the dbt project read
 // (src/services/dbt-project.ts) with the selection, and the plan made against the service.
 import { CliError, ExitCode } from '../core/errors.js';
-import { holdYoungGeneration } from '../io/young-generation.js';
+import { collectGarbage, holdYoungGeneration } from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests, planProject } from './project-plan.js';
 import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
@@ -30,6 +30,8 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
     },
     { state: flags.state },
   );
+  // The manifest's nodes, live while the project was declared, are garbage now.
+  collectGarbage();
   return planProject(client, project, {
     project: settings.project,
     adopt: flags.adopt,
