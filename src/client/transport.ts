@@ -4,6 +4,7 @@
 // start-up, for one JSON body in and one out (profiled).
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeRequestOptions } from 'node:http';
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { paths } from '../contract/types.gen.js';
 import { maskToken, redactJson, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
@@ -472,9 +473,12 @@ async function exchange(
       request.on('response', (res: IncomingMessage) => {
         answered();
         let silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
-        const chunks: Buffer[] = [];
+        // Decoded as it arrives: a body of megabytes (a page of held tables) is never also held as one
+        // Buffer, nor turned into a string outside the JavaScript heap.
+        const decoder = new StringDecoder('utf8');
+        const chunks: string[] = [];
         res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          chunks.push(decoder.write(chunk));
           silence();
           silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
         });
@@ -488,7 +492,7 @@ async function exchange(
               ok: status >= 200 && status < 300,
               headers: headersOf(res),
             },
-            text: Buffer.concat(chunks).toString('utf8'),
+            text: chunks.join('') + decoder.end(),
           });
         });
       });

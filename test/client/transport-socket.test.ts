@@ -52,6 +52,19 @@ function transportFor(baseUrl: string, overrides: Partial<TransportOptions> = {}
 }
 
 describe('transport over real sockets', () => {
+  it('reads a body whose characters are cut between the packets that carry it', async () => {
+    const text = JSON.stringify({ name: 'café ☕ 😀'.repeat(20_000) });
+    const bytes = Buffer.from(text);
+    const { baseUrl } = await serve((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      // Written in pieces of 7 bytes at first, so that every kind of character is cut somewhere.
+      for (let at = 0; at < 700; at += 7) res.write(bytes.subarray(at, at + 7));
+      res.end(bytes.subarray(700));
+    });
+    const answer = await transportFor(baseUrl).send({ method: 'GET', path: uncheckedPath('/api/x') });
+    expect(answer).toEqual(JSON.parse(text));
+  });
+
   it('reuses keep-alive connections instead of opening one per request', async () => {
     const { baseUrl, stats } = await serve((_req, res) => {
       res.setHeader('content-type', 'application/json');
