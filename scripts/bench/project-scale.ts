@@ -1,6 +1,6 @@
 // A generated 2,000-model dbt project on each engine (PGlite; PostgreSQL when GDS_TEST_DATABASE_URL is set):
-// its first `gds apply`, then a no-change `gds plan --json`, then three such plans at once; a first apply of
-// 500 models at the default rate limit (200 requests a minute a token), counting its 429s; and on PGlite, the
+// its first `gds apply`, then a no-change `gds plan --json`, then two and three such plans at once; a first
+// apply of 500 models at the default rate limit (200 requests a minute a token), counting its 429s; and the
 // CLI's peak memory planning 5,000 models. Each row: wall time of the gds process, its requests (counted
 // from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum resident set, read by
 // /usr/bin/time when there is one). GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale
@@ -117,13 +117,13 @@ async function rateRows(engine: Engine): Promise<BenchRow[]> {
 }
 
 /** The CLI's peak memory planning 5,000 models (nothing applied: every table a create). */
-async function planMemoryRows(): Promise<BenchRow[]> {
-  const { env, project, close } = await scene('PGlite', 5_000);
+async function planMemoryRows(engine: Engine): Promise<BenchRow[]> {
+  const { env, project, close } = await scene(engine, 5_000);
   try {
     const plan = await measured(['plan', ...project, '--json'], env);
     return [
       {
-        section: 'project-scale (PGlite)',
+        section: `project-scale (${engine})`,
         name: 'gds plan --json, 5,000 models, first (all create)',
         value: figure(plan),
         note: `budget: CLI peak ≤ 200 MiB at 5,000 models; ${load()}`,
@@ -141,9 +141,22 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
     const apply = await measured(['apply', ...project, '--yes', '--json', '--concurrency', '8'], env);
     const plan = await measured(['plan', ...project, '--json'], env);
     const loadAlone = load();
-    const together = await Promise.all([1, 2, 3].map(() => measured(['plan', ...project, '--json'], env)));
-    const slowest = together.reduce((a, b) => (a.ms > b.ms ? a : b));
-    const cpu = together.map((m) => m.cpuS?.toFixed(1) ?? '?').join(' / ');
+    const atOnce = async (count: number): Promise<BenchRow> => {
+      const together = await Promise.all(
+        Array.from({ length: count }, () => measured(['plan', ...project, '--json'], env)),
+      );
+      const slowest = together.reduce((a, b) => (a.ms > b.ms ? a : b));
+      const cpu = together.map((m) => m.cpuS?.toFixed(1) ?? '?').join(' / ');
+      const peak = Math.max(...together.map((m) => m.peakMb ?? 0));
+      return {
+        section,
+        name: `${count} × gds plan --json at once, ${MODELS} models`,
+        value: `slowest ${(slowest.ms / 1000).toFixed(1)} s (${(slowest.ms / plan.ms).toFixed(1)}× one alone), CLI CPU ${cpu} s (alone ${plan.cpuS?.toFixed(1) ?? '?'} s), peak ${peak.toFixed(0)} MiB`,
+        note: `budget: each within 2× of one alone; ${load()}`,
+      };
+    };
+    const two = await atOnce(2);
+    const three = await atOnce(3);
     return [
       {
         section,
@@ -157,12 +170,8 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
         value: figure(plan),
         note: `budget: ≤ 25 requests, ≤ 5 s on PostgreSQL, ≤ 10 s on PGlite; ${loadAlone}`,
       },
-      {
-        section,
-        name: `3 × gds plan --json at once, ${MODELS} models`,
-        value: `slowest ${(slowest.ms / 1000).toFixed(1)} s (${(slowest.ms / plan.ms).toFixed(1)}× one alone), CLI CPU ${cpu} s`,
-        note: `budget: each within 2× of one alone; ${load()}`,
-      },
+      two,
+      three,
     ];
   } finally {
     await close();
@@ -177,7 +186,7 @@ export const run: BenchModule = async () => {
   for (const engine of engines) {
     if (only === undefined || only === 'scale') rows.push(...(await engineRows(engine)));
     if (only === undefined || only === 'rate') rows.push(...(await rateRows(engine)));
+    if (only === undefined || only === 'plan5000') rows.push(...(await planMemoryRows(engine)));
   }
-  if (only === undefined || only === 'plan5000') rows.push(...(await planMemoryRows()));
   return rows;
 };
