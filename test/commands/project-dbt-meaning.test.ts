@@ -64,6 +64,12 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
           genericTest('not_null', 'model.shop.members', {}, { column: 'member_id' }),
           genericTest('unique', 'model.shop.members', {}, { column: 'member_id' }),
           genericTest('unique', 'model.shop.members', {}, { column: 'email' }),
+          genericTest(
+            'unique_combination_of_columns',
+            'model.shop.members',
+            { combination_of_columns: ['plan_id', 'valid_to'] },
+            { namespace: 'dbt_utils', config: { severity: 'warn' }, id: 'test.shop.members_plan_period.1' },
+          ),
         ),
       ),
     );
@@ -86,6 +92,7 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
         expect.arrayContaining([
           'grain key (member_id): no value twice',
           'unique_members_email: no value of (email) twice (HARD_FAIL)',
+          'members_plan_period: no value of (plan_id, valid_to) twice, NULL counted as a value (WARN)',
           expect.stringMatching(/^member_id: never NULL \(dbt test test\.shop\.not_null/),
           'valid_to: may be NULL in any share of rows (no not_null test: in dbt the column may be NULL)',
         ]),
@@ -139,6 +146,13 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
         severity: 'HARD_FAIL',
         failingRows: 2,
         detail: '1 value of (email) appear more than once, over 2 rows.',
+      });
+      // dbt_utils.unique_combination_of_columns groups the rows: those sharing a NULL count as repeated.
+      expect(run.proof.results.find((r) => r.name === 'members_plan_period')).toMatchObject({
+        passed: false,
+        severity: 'WARN',
+        failingRows: 6,
+        detail: '2 values of (plan_id, valid_to) appear more than once, over 6 rows.',
       });
       expect(run.proof.passed).toBe(false);
     },

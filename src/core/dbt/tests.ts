@@ -68,7 +68,7 @@ const SEVERITY: Record<ManifestTest['severity'], Gate1Severity> = { error: 'HARD
 type Outcome =
   | { kind: 'required'; column: string }
   | { kind: 'nullRate'; column: string; override: FieldOverride }
-  | { kind: 'grain'; columns: string[]; severity: Gate1Severity }
+  | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nullsDistinct?: false }
   | { kind: 'predicate'; sql: string }
   | { kind: 'pattern'; column: string; regex: string }
   | { kind: 'reference'; column: string; target: string }
@@ -94,8 +94,13 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     rules: [],
   };
   const names = new Set<string>();
-  const grainCandidates: Array<{ test: string; name: string; columns: string[]; severity: Gate1Severity }> =
-    [];
+  const grainCandidates: Array<{
+    test: string;
+    name: string;
+    columns: string[];
+    severity: Gate1Severity;
+    nullsDistinct?: false;
+  }> = [];
   const overrides = new Map<string, { override: FieldOverride; test: string; required: boolean }>();
   const sorted = [...tests].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
   for (const node of sorted) {
@@ -130,6 +135,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
           name: node.name,
           columns: outcome.columns,
           severity: outcome.severity,
+          ...(outcome.nullsDistinct === false ? { nullsDistinct: false as const } : {}),
         });
         break;
       case 'reference': {
@@ -169,7 +175,12 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
       rules.mapped.push({ test: candidate.test, rule: 'grainKey' });
     } else {
       const name = uniqueName(candidate.name, names);
-      rules.uniqueChecks.push({ name, columns: candidate.columns, severity: candidate.severity });
+      rules.uniqueChecks.push({
+        name,
+        columns: candidate.columns,
+        severity: candidate.severity,
+        ...(candidate.nullsDistinct === false ? { nullsDistinct: false } : {}),
+      });
       rules.traces.set(name, origin(candidate.test));
       rules.mapped.push({ test: candidate.test, rule: `unique:${name}` });
     }
@@ -220,7 +231,9 @@ function describeRules(rules: MappedRules): string[] {
     lines.push(`${check.name}: ${check.column} matches /${check.regex}/ (${check.severity})`);
   for (const check of rules.customPredicates) lines.push(`${check.name}: ${check.sql} (${check.severity})`);
   for (const check of rules.uniqueChecks)
-    lines.push(`${check.name}: no value of (${check.columns.join(', ')}) twice (${check.severity})`);
+    lines.push(
+      `${check.name}: no value of (${check.columns.join(', ')}) twice${check.nullsDistinct === false ? ', NULL counted as a value' : ''} (${check.severity})`,
+    );
   return lines;
 }
 
@@ -331,7 +344,11 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         if (name === undefined) return refused(`the table has no column ${JSON.stringify(written)}`);
         found.push(name);
       }
-      return grain(found, test, where ?? text(kwargs['row_condition']));
+      const outcome = grain(found, test, where ?? text(kwargs['row_condition']));
+      // dbt_utils groups the rows by the columns: rows that share a NULL among them count as repeated.
+      return kind === 'dbt_utils.unique_combination_of_columns' && outcome.kind === 'grain'
+        ? { ...outcome, nullsDistinct: false }
+        : outcome;
     }
     case 'accepted_values':
     case 'dbt_expectations.expect_column_values_to_be_in_set': {

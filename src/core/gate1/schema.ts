@@ -61,6 +61,7 @@ export const gate1Schema = {
         name: { $ref: '#/definitions/name' },
         columns: { type: 'array', minItems: 1, items: { $ref: '#/definitions/column' } },
         severity: { $ref: '#/definitions/severity' },
+        nullsDistinct: { type: 'boolean' },
       },
     },
     fieldOverride: {
@@ -100,12 +101,15 @@ export interface FieldOverride {
 
 /**
  * No two rows share a value of `columns` (a uniqueness besides the grain key, such as a second dbt `unique`
- * test); a row with a NULL in any of them is not compared, as SQL's UNIQUE and dbt's `unique` test.
+ * test); a row with a NULL in any of them is not compared, as SQL's UNIQUE and dbt's `unique` test. With
+ * `nullsDistinct: false` (PostgreSQL's UNIQUE NULLS NOT DISTINCT) NULL is compared as a value, as
+ * dbt_utils.unique_combination_of_columns groups rows.
  */
 export interface UniqueCheck {
   name: string;
   columns: string[];
   severity: Gate1Severity;
+  nullsDistinct?: boolean;
 }
 
 export interface Gate1Document {

@@ -457,7 +457,10 @@ class CheckRun {
     );
   }
 
-  /** A uniqueCheck: no two rows share the columns' values; rows with a NULL among them are not compared. */
+  /**
+   * A uniqueCheck: no two rows share the columns' values; rows with a NULL among them are not compared, unless
+   * `nullsDistinct: false` (NULL is then a value like any other).
+   */
   private async uniqueness(check: UniqueCheck) {
     const base = { name: check.name, kind: 'custom' as const, severity: check.severity };
     const absent = check.columns.filter((c) => !this.relation.present.includes(c));
@@ -471,7 +474,10 @@ class CheckRun {
       return;
     }
     const list = check.columns.map(quoteIdent).join(', ');
-    const present = check.columns.map((c) => `${quoteIdent(c)} IS NOT NULL`).join(' AND ');
+    const present =
+      check.nullsDistinct === false
+        ? 'true'
+        : check.columns.map((c) => `${quoteIdent(c)} IS NOT NULL`).join(' AND ');
     const outcome = await this.select<{ keys: number; rows: number }>(
       () => `SELECT count(*)::int AS keys, coalesce(sum(n), 0)::int AS rows
                FROM (SELECT count(*) AS n FROM gate_rows WHERE ${present}

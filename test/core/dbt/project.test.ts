@@ -128,6 +128,23 @@ describe('tests become Gate 1 rules', () => {
     expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'unique:unique_orders_order_id' }]);
   });
 
+  it('a unique_combination_of_columns beside the grain key compares NULL as a value, as dbt_utils groups rows', () => {
+    const d = one(
+      genericTest('unique', 'model.shop.orders', {}, { column: 'order_id', id: 'test.shop.unique_id.1' }),
+      genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id', id: 'test.shop.nn_id.2' }),
+      genericTest(
+        'unique_combination_of_columns',
+        'model.shop.orders',
+        { combination_of_columns: ['customer_id', 'status'] },
+        { namespace: 'dbt_utils', id: 'test.shop.combo.3' },
+      ),
+    );
+    expect(d.contract?.grainKeyColumns).toEqual(['order_id']);
+    expect(gate1(d)['uniqueChecks']).toEqual([
+      { name: 'combo', columns: ['customer_id', 'status'], severity: 'HARD_FAIL', nullsDistinct: false },
+    ]);
+  });
+
   it('several unique tests and unique_combination_of_columns: one grain key, every other a uniqueness check', () => {
     const combo = genericTest(
       'unique_combination_of_columns',

@@ -20,6 +20,13 @@ describe('uniqueChecks', () => {
     ]);
   });
 
+  it('takes nullsDistinct: false (NULL compared as a value), and only a boolean there', () => {
+    const text =
+      'uniqueChecks:\n  - name: u\n    columns: [id, region]\n    severity: WARN\n    nullsDistinct: false\n';
+    expect(codes(text)).toEqual([]);
+    expect(codes(text.replace('false', 'no way'))).toEqual(['error schema-type']);
+  });
+
   it('refuses an unknown column, a name another check has, no columns and an unknown key', () => {
     expect(codes('uniqueChecks:\n  - name: u\n    columns: [id, mail]\n    severity: WARN\n')).toEqual([
       'error unknown-column',
