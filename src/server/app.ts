@@ -264,7 +264,7 @@ function buildApp(
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify's and Node's own refusals (a bad or too long path, headers over the limit) answer in the
     // contract's error body too.
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     exposeHeadRoutes: false,

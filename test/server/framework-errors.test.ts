@@ -7,11 +7,21 @@ import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
 let server: TestServer;
+/** The process warnings while the server starts (a deprecated Fastify option would print one on stderr). */
+const warnings: string[] = [];
+const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
 beforeAll(async () => {
+  process.on('warning', onWarning);
   server = await startTestServer();
+  await new Promise((resolve) => setImmediate(resolve));
+  process.off('warning', onWarning);
 });
 afterAll(async () => {
   await server?.close();
+});
+
+it('the server starts without a framework warning on stderr', () => {
+  expect(warnings.filter((w) => w.startsWith('FastifyWarning'))).toEqual([]);
 });
 
 interface RawAnswer {
