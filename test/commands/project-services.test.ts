@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
-import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
@@ -15,33 +14,26 @@ import { applyPlan } from '../../src/services/project-apply.js';
 import { planChanges, planProject } from '../../src/services/project-plan.js';
 import { strictFailure } from '../../src/services/project.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
+import type { ProjectServer } from '../helpers/project-server.js';
+import { startProjectServer } from '../helpers/project-server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
 import { dbtDeclaration } from '../helpers/dbt-declaration.js';
 import { columns, manifest, model } from '../core/dbt/helpers.js';
 
+let started: ProjectServer | undefined;
 let server: TestServer;
 let client: ApiClient;
 let dev: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = createApiClient({
-    baseUrl: server.url,
-    auth: staticToken(server.user('ADMIN').cliToken),
-    sleep: async () => {},
-    logger: () => {},
+  started = await startProjectServer({
+    relations: { things: 'id integer, kind text', widgets: 'id integer, thing_id integer' },
   });
-  dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-  await server.sql(`CREATE TABLE analytics_dev.things (id integer, kind text)`);
-  await server.sql(`CREATE TABLE analytics_dev.widgets (id integer, thing_id integer)`);
+  ({ server, client, dev } = started);
 });
 
-afterAll(async () => {
-  await client?.close();
-  await server?.close();
-});
+afterAll(() => started?.close());
 
 function declaration(name: string, extra: Partial<DbtDeclaration> = {}): DbtDeclaration {
   const columns = [
