@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
 import { CliError } from '../../src/core/errors.js';
-import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planProject } from '../../src/services/project-plan.js';
 import { dbtDeclaration, dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
+import type { ProjectServer } from '../helpers/project-server.js';
+import { startProjectServer } from '../helpers/project-server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const MODELS = 60;
@@ -39,6 +39,7 @@ const largeProject = {
 };
 
 describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
+  let started: ProjectServer | undefined;
   let server: TestServer;
   let client: ApiClient;
   let dev: string;
@@ -46,22 +47,18 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    server = await startTestServer({ rateLimit: RATE_LIMIT, ...(postgres ? { database: 'postgres' } : {}) });
-    client = createApiClient({
-      baseUrl: server.url,
-      auth: staticToken(server.user('ADMIN').cliToken),
-      sleep: async () => {},
+    started = await startProjectServer({
+      postgres,
+      rateLimit: RATE_LIMIT,
       logger: (line) => log.push(line),
+      relations: Object.fromEntries(
+        [...names, ...largeNames].map((name) => [name, 'id integer, label text']),
+      ),
     });
-    dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-    for (const name of [...names, ...largeNames])
-      await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
+    ({ server, client, dev } = started);
   });
 
-  afterAll(async () => {
-    await client?.close();
-    await server?.close();
-  });
+  afterAll(() => started?.close());
 
   it(
     `a first apply of ${MODELS} models makes a handful of requests and meets no 429 at ${RATE_LIMIT} a minute`,
