@@ -5,7 +5,6 @@
 // DAG; a write to a CERTIFIED table files a recertification request, which the plan announces and the
 // apply action carries; and the summary both end with, a no-op included.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { declareDbtProject, prepareDbtReader } from '../../src/core/dbt/project.js';
 import type { DbtReader } from '../../src/core/dbt/project.js';
@@ -15,8 +14,9 @@ import { planChanges, planProject } from '../../src/services/project-plan.js';
 import type { ReportedAction } from '../../src/services/project-report.js';
 import { applySummary, planSummary, recertificationMarker } from '../../src/services/project-report.js';
 import { ENGINES } from '../helpers/engines.js';
+import type { ProjectServer } from '../helpers/project-server.js';
+import { startProjectServer } from '../helpers/project-server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 import { columns, genericTest, manifest, model } from '../core/dbt/helpers.js';
 
@@ -56,6 +56,7 @@ function shop(options: { notNull?: boolean } = {}): DbtProject {
 }
 
 describe.each(ENGINES)('plan and apply for CI, on $engine', ({ postgres, skip }) => {
+  let started: ProjectServer | undefined;
   let server: TestServer;
   let client: ApiClient;
   let dev: string;
@@ -63,23 +64,18 @@ describe.each(ENGINES)('plan and apply for CI, on $engine', ({ postgres, skip })
   beforeAll(async () => {
     if (skip !== undefined) return;
     dbtReader = await prepareDbtReader();
-    server = await startTestServer(postgres ? { database: 'postgres' } : {});
-    client = createApiClient({
-      baseUrl: server.url,
-      auth: staticToken(server.user('ADMIN').cliToken),
-      sleep: async () => {},
-      logger: () => {},
+    started = await startProjectServer({
+      postgres,
+      relations: {
+        ci_customers: 'id integer',
+        ci_orders: 'id integer, customer_id integer',
+        ci_ltv: 'customer_id integer, ltv numeric',
+      },
     });
-    dev = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id ?? '';
-    await server.sql('CREATE TABLE analytics_dev.ci_customers (id integer)');
-    await server.sql('CREATE TABLE analytics_dev.ci_orders (id integer, customer_id integer)');
-    await server.sql('CREATE TABLE analytics_dev.ci_ltv (customer_id integer, ltv numeric)');
+    ({ server, client, dev } = started);
   });
 
-  afterAll(async () => {
-    await client?.close();
-    await server?.close();
-  });
+  afterAll(() => started?.close());
 
   it(
     'a source the connector does not read is ! refused with a --schema that works; apply then registers',
