@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
-import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ApiClient } from '../../src/client/index.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planProject } from '../../src/services/project-plan.js';
 import { checkSavedPlan, planFileText, readPlanFile } from '../../src/services/project-saved.js';
 import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
+import type { ProjectServer } from '../helpers/project-server.js';
+import { startProjectServer } from '../helpers/project-server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const describeError = (error: unknown) =>
@@ -25,6 +25,7 @@ const describeError = (error: unknown) =>
 const project = (names: string[]) => dbtProjectOf('saved', names);
 
 describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, skip }) => {
+  let started: ProjectServer | undefined;
   let server: TestServer;
   let client: ApiClient;
   let dev: string;
@@ -32,23 +33,19 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    server = await startTestServer(postgres ? { database: 'postgres' } : {});
-    client = createApiClient({
-      baseUrl: server.url,
-      auth: staticToken(server.user('ADMIN').cliToken),
-      sleep: async () => {},
-      logger: () => {},
+    started = await startProjectServer({
+      postgres,
+      relations: {
+        sv_one: 'id integer, label text',
+        sv_two: 'id integer, label text',
+        sv_three: 'id integer, label text',
+      },
     });
-    dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
-    for (const name of ['sv_one', 'sv_two', 'sv_three'])
-      await server.sql(`CREATE TABLE analytics_dev.${name} (id integer, label text)`);
+    ({ server, client, dev } = started);
     dir = await mkdtemp(join(tmpdir(), 'gds-saved-plan-'));
   });
 
-  afterAll(async () => {
-    await client?.close();
-    await server?.close();
-  });
+  afterAll(() => started?.close());
 
   async function saved(names: string[], file: string) {
     const plan = await planProject(client, project(names), { connectorId: dev });
