@@ -14,6 +14,7 @@ import { saveProfile } from './profiles.js';
 import type { SessionExtras } from './refresh.js';
 import { expiresAtFrom } from './refresh.js';
 import { oidcFetch } from './oidc-fetch.js';
+import { openIdClient } from './openid-client.js';
 
 export const DEFAULT_CLIENT_ID = 'gds-cli';
 export const LOGIN_SCOPE = 'openid offline_access';
@@ -93,7 +94,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const server = new URL(options.base);
   const insecure = insecureAllowed(server, 'the service');
   const clientId = clientIdFrom(env);
-  const oidc = await import('openid-client');
+  const oidc = await openIdClient();
   const config = await discover(oidc, server, clientId, insecure);
   const metadata = config.serverMetadata();
   if (metadata.token_endpoint === undefined || metadata.device_authorization_endpoint === undefined) {

@@ -16,6 +16,7 @@ import type { AuthProvider } from '../client/transport.js';
 import { staticToken } from '../client/transport.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { oidcFetch } from './oidc-fetch.js';
+import { openIdClient } from './openid-client.js';
 import type { Env, IntegrationProfile, RefreshInFlight, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, updateConfig, withProfileLock } from './config.js';
@@ -270,7 +271,7 @@ class InvalidGrant extends Error {}
 /** The refresh-token grant at the token endpoint saved at login (discovery only when it is missing). */
 const sessionGrant: Grant = async (stored, refreshToken, now) => {
   const profile = stored.profile as SessionProfile & SessionExtras;
-  const oidc = await import('openid-client');
+  const oidc = await openIdClient();
   const clientId = profile.clientId ?? 'gds-cli';
   const issuer = profile.issuer ?? profile.base;
   const insecure = (url: string) => new URL(url).protocol === 'http:' && isLoopbackUrl(new URL(url));

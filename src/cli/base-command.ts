@@ -19,10 +19,11 @@
 //
 // Imports: gds's own modules are imported statically. A heavy library stays out of a command's module
 // until its run needs it: behind `await import()` in the one module that wraps it (PostgreSQL's parser in
-// core/artifacts/pg-grammar.ts, jq in jq.ts, ora in output-spinner.ts, the keychain in
-// auth/keychain-child.ts), or, for yaml, ajv and the diff library, which pure core modules use throughout,
-// behind `await import()` of those modules (core/gate-diff.ts, core/gate1/validate.ts,
-// services/artifacts.ts, …), with a line saying what it keeps off. test/cli/cli-base.test.ts checks.
+// core/artifacts/pg-grammar.ts, jq in jq.ts, ora in output-spinner.ts, the OpenID client in
+// auth/openid-client.ts, the keychain in auth/keychain-child.ts), or, for yaml, ajv and the diff library,
+// which pure core modules use throughout, behind `await import()` of those modules (core/gate-diff.ts,
+// core/gate1/validate.ts, services/artifacts.ts, …), with a line saying what it keeps off.
+// test/cli/cli-base.test.ts checks.
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';
