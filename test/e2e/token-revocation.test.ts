@@ -1,6 +1,6 @@
-// Token revocation with the real gds: `gds tokens list` shows the workspace's integration tokens masked,
-// `gds tokens revoke tf_…` revokes one (the token is 401 on its next request), `gds auth revoke` revokes
-// the CLI token it runs with (the next command exits 3). No token is ever printed whole. Both are
+// Token revocation with gds in the test process (a real `gds` on a terminal where it asks): `gds tokens list`
+// shows the workspace's integration tokens masked, `gds tokens revoke tf_…` revokes one (the token is 401 on
+// its next request), `gds auth revoke` revokes the CLI token it runs with (the next command exits 3). No token is ever printed whole. Both are
 // destructive, so both confirm as `gds delete` does: asked on a terminal (n: exit 1, nothing revoked),
 // refused without one (exit 2 naming --yes) unless --yes.
 import { mkdtemp } from 'node:fs/promises';
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -34,7 +35,7 @@ async function envFor(token: string) {
 }
 
 async function gds(args: string[], token: string): Promise<CliResult> {
-  const result = await runCli(args, { env: await envFor(token) });
+  const result = await runInProcess(args, { env: await envFor(token) });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
