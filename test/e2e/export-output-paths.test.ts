@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 let server: TestServer;
 let dir: string;
@@ -42,7 +43,10 @@ async function freshDir(): Promise<string> {
 }
 
 const gds = (args: string[], cwd?: string) =>
-  runCli(['records', 'export', 'crm_contacts', ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
+  runInProcess(['records', 'export', 'crm_contacts', ...args], {
+    env,
+    ...(cwd === undefined ? {} : { cwd }),
+  });
 
 describe('records export --output', () => {
   it('refuses a folder (exit 2, with or without --force) and writes nothing beside it', async () => {
