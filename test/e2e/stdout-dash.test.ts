@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -34,7 +35,7 @@ function env(): Record<string, string> {
   };
 }
 
-const gds = (args: string[]): Promise<CliResult> => runCli(args, { env: env(), cwd: dir });
+const gds = (args: string[]): Promise<CliResult> => runInProcess(args, { env: env(), cwd: dir });
 
 /** `gds …a | gds …b` through a real shell pipe, in `dir`. */
 async function pipe(a: string[], b: string[]): Promise<CliResult> {
