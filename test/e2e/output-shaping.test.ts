@@ -1,20 +1,16 @@
 // Output as a script and a person at a terminal meet it (gh's habits): piped tables through `cut`, `--json`
 // with a field list, `--jq` without a jq binary, `-L`, global flags before the command, an empty list, and
-// the table on a terminal. Real `gds` processes (or dist/gds under GDS_TEST_CLI) against a real server.
+// the table on a terminal. gds in the test process (dist/gds under GDS_TEST_CLI), and real `gds` processes
+// in a pipe or on a terminal, against a real server.
 import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
-import {
-  cliCommand,
-  cliEnv,
-  collect,
-  ensureBuilt,
-  runCli,
-  runInTerminal,
-} from '../cli/helpers/cli-process.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import type { InProcessOptions } from '../helpers/run-in-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -44,8 +40,8 @@ function env(extra: Record<string, string | undefined> = {}): Record<string, str
   };
 }
 
-async function gds(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const result = await runCli(args, { ...options, env: { ...env(), ...options.env } });
+async function gds(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const result = await runInProcess(args, { ...options, env: { ...env(), ...options.env } });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
