@@ -110,6 +110,7 @@ async function completionTree(config: Interfaces.Config): Promise<CompletionTree
 
 /** The aliases (`gds alias set`), offered beside the commands, with the flags of the command they run. */
 async function aliasCommands(commands: readonly CompletionCommand[]): Promise<CompletionCommand[]> {
+  // aliases.ts loads in the run, not with a checkout's command map (aliases.test.ts pins it).
   const { splitWords } = await import('../cli/aliases.js');
   let aliases: Record<string, string>;
   try {

@@ -24,6 +24,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
   };
 
   async run(): Promise<void> {
+    // aliases.ts loads in the run, not with a checkout's command map (aliases.test.ts pins it).
     const { checkAlias } = await import('../../cli/aliases.js');
     const { parse } = await import('yaml');
     const source = this.args.file;

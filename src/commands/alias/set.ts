@@ -36,6 +36,7 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
   };
 
   async run(): Promise<void> {
+    // aliases.ts loads in the run, not with a checkout's command map (aliases.test.ts pins it).
     const { checkAlias } = await import('../../cli/aliases.js');
     const given =
       this.args.expansion === '-'

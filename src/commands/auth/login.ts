@@ -44,6 +44,7 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
           'token). To sign in from here anyway, run gds auth login --no-browser and open the address it prints.',
       });
     }
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { login, loginBaseUrl } = await import('../../auth/login.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
     const name = profile ?? 'default';

@@ -20,6 +20,7 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
 
   async run(): Promise<void> {
     const profile = this.flags.profile ?? (await this.askWhich());
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { removeAllProfiles, removeProfile } = await import('../../auth/profiles.js');
     const { configPath } = await import('../../auth/config.js');
     const options = { warn: (m: string) => this.out.warn(m) };

@@ -59,6 +59,7 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     }
     // On a terminal without --token: asked for, masked, so it stays out of the shell history.
     const token = this.flags.token ?? (await askSecret(`Paste the CLI token for ${base}:`));
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { setStaticProfile } = await import('../../auth/profiles.js');
     const { describeStorage } = await import('../../auth/secret-store.js');
     const secret = (

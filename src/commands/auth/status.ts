@@ -32,6 +32,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
 
   async run(): Promise<void> {
     const { token, base, profile } = this.flags;
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { credentialStatus } = await import('../../auth/credentials.js');
     const status = await credentialStatus({ token, base, profile }, process.env, {
       warn: (m) => this.out.warn(m),

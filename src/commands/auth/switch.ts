@@ -15,6 +15,7 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   ];
 
   async run(): Promise<void> {
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { loadConfig, updateConfig } = await import('../../auth/config.js');
     const config = await loadConfig();
     const known = Object.keys(config.profiles).sort();

@@ -15,6 +15,7 @@ export default class AuthToken extends BaseCommand<typeof AuthToken> {
   ];
 
   async run(): Promise<void> {
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { resolveCredentials } = await import('../../auth/credentials.js');
     const { token, base, profile } = this.flags;
     const warn = (m: string) => this.out.warn(m);

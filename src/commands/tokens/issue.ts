@@ -88,6 +88,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     profileName: string,
     issue: () => Promise<{ issued: IssuedToken; base: string }>,
   ): Promise<void> {
+    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
     const { saveIntegrationTokens } = await import('../../auth/integration-profile.js');
     const saved = await saveIntegrationTokens(
       profileName,

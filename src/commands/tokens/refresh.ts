@@ -47,6 +47,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       );
     const saveTo = this.flags['save-profile'];
     if (saveTo !== undefined) {
+      // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
       const { saveIntegrationTokens } = await import('../../auth/integration-profile.js');
       const saved = await saveIntegrationTokens(
         saveTo,
