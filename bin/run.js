@@ -41,9 +41,9 @@ async function commandBundle(argv) {
   } catch {
     return undefined; // a checkout, or a package without bundles: every command through dist/
   }
-  const { commandRoute, globalFlagsAfterCommand } = await import('../dist/cli/command-route.js');
-  const route = commandRoute(globalFlagsAfterCommand(argv), bundles.routes, bundles.helpFlags);
-  if (route === undefined || !bundles.own.includes(route.id)) return undefined;
+  const { commandBundleRoute } = await import('../dist/cli/command-route.js');
+  const route = commandBundleRoute(argv, bundles);
+  if (route === undefined) return undefined;
   return fileURLToPath(
     new URL(`../dist/bundle/command-${route.id.replaceAll(':', '-')}.cjs`, import.meta.url),
   );

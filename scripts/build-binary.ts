@@ -27,8 +27,9 @@ import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../src/core/gate1/schema-validator.js';
 import { bundleWrapper } from './sea/bundle-script.js';
-import { cacheVariant, commandBundleAsset, commandBundleRoute, routesOf } from './sea/command-bundles.js';
-import type { CommandBundles } from './sea/command-bundles.js';
+import { commandBundleRoute } from '../src/cli/command-route.js';
+import type { CommandBundles } from '../src/cli/command-route.js';
+import { cacheVariant, commandBundleAsset, routesOf } from './sea/command-bundles.js';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 // Under dist/ (ignored by git, eslint and prettier): the bundle, its metafile, the SEA blob.
@@ -127,8 +128,8 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   // A bundle of its own for each command the runs' training goes through (commandBundles): only that command's
   // code, compiled with its own code cache, for the command lines boot.ts routes to it.
   const manifest = readJson(manifestFile) as Interfaces.Manifest;
-  const routes = commandRoutes(manifest);
-  const own = ownBundleCommands(routes);
+  const table = commandBundleTable(manifest);
+  const { own } = table;
   const ownBundles = await Promise.all(
     own.map(async (id) => {
       const file = join(work, `command-${id.replaceAll(':', '-')}.cjs`);
@@ -162,8 +163,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
     define: {
       GDS_BUILD_ID: JSON.stringify(sha256Of(bundle).slice(0, 16)),
       GDS_COMMAND_BUNDLES: JSON.stringify({
-        routes,
-        own,
+        ...table,
         jq: ownBundles.filter(({ caches }) => caches.length > 1).map(({ id }) => id),
       } satisfies CommandBundles),
     },
@@ -255,12 +255,6 @@ export async function makeExecutable(inputs: SeaInputs, target: ExecutableTarget
   }
 }
 
-/** What bin/run.js reads, in the npm package's bundle folder, to route a command line to a bundle there. */
-export interface PackageBundles extends CommandBundles {
-  /** oclif's help flags (package.json): a help request is never routed to a command bundle. */
-  helpFlags: string[];
-}
-
 /** What the npm package's bundles load from node_modules, as the rest of the package does. */
 const packageExternals = [
   'typescript',
@@ -298,9 +292,8 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
     const gate1Validator = await writeGate1Validator(scratch);
     const manifestFile = await writeCommandManifest(scratch);
     const manifest = readJson(manifestFile) as Interfaces.Manifest;
-    const routes = commandRoutes(manifest);
-    const own = ownBundleCommands(routes);
-    const pjson = readJson(join(root, 'package.json')) as Interfaces.PJSON;
+    const table = commandBundleTable(manifest);
+    const { own } = table;
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
     await Promise.all(
@@ -317,12 +310,7 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
         }),
       ),
     );
-    const bundles: PackageBundles = {
-      routes,
-      own,
-      helpFlags: ['--help', ...(pjson.oclif.additionalHelpFlags ?? [])],
-    };
-    await writeFile(join(outDir, 'bundles.json'), JSON.stringify(bundles));
+    await writeFile(join(outDir, 'bundles.json'), JSON.stringify(table));
     return own;
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -432,7 +420,8 @@ const trainingRuns: string[][] = [
 let routesForTraining: CommandBundles['routes'] = {};
 
 function routeOf(argv: readonly string[]): { id: string } | undefined {
-  return commandBundleRoute(argv, { routes: routesForTraining, own: Object.keys(routesForTraining) });
+  const routes = routesForTraining;
+  return commandBundleRoute(argv, { routes, own: Object.keys(routes), helpFlags: [] });
 }
 
 function commandRoutes(manifest: Interfaces.Manifest): CommandBundles['routes'] {
@@ -440,12 +429,23 @@ function commandRoutes(manifest: Interfaces.Manifest): CommandBundles['routes'] 
   return routesForTraining;
 }
 
+/**
+ * The one routing table of both entries (command-route.ts CommandBundles): every command's routing fields,
+ * the commands with a bundle of their own, oclif's help flags.
+ */
+function commandBundleTable(manifest: Interfaces.Manifest): CommandBundles {
+  const routes = commandRoutes(manifest);
+  const pjson = readJson(join(root, 'package.json')) as Interfaces.PJSON;
+  const helpFlags = [...new Set(['--help', ...(pjson.oclif.additionalHelpFlags ?? [])])];
+  return { routes, own: ownBundleCommands(routes), helpFlags };
+}
+
 /** gds's commands the runs' training goes through: each gets a bundle of its own. */
 function ownBundleCommands(routes: CommandBundles['routes']): string[] {
   const { COMMAND_LOADERS } = loadersById();
   const ids = new Set<string>();
   for (const argv of trainingRuns) {
-    const route = commandBundleRoute(argv, { routes, own: Object.keys(routes) });
+    const route = commandBundleRoute(argv, { routes, own: Object.keys(routes), helpFlags: [] });
     if (route === undefined)
       throw new Error(`build:binary: the training run \`${argv.join(' ')}\` names no command`);
     if (Object.hasOwn(COMMAND_LOADERS, route.id) && route.id !== '__complete') ids.add(route.id);

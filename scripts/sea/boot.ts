@@ -11,8 +11,9 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { answeredVersion, userAgent } from '../../src/cli/version.js';
 import { codeCacheAsset, compileBundle } from './bundle-script.js';
 import type { BundleFunction } from './bundle-script.js';
-import { cacheVariant, commandBundleAsset, commandBundleRoute } from './command-bundles.js';
-import type { CommandBundles } from './command-bundles.js';
+import { commandBundleRoute } from '../../src/cli/command-route.js';
+import type { CommandBundles } from '../../src/cli/command-route.js';
+import { cacheVariant, commandBundleAsset } from './command-bundles.js';
 import { writeCacheFile } from './cache-dir.js';
 import { helpCase, helpKey, terminalHelpFile, terminalHelpKey } from './precomputed-help.js';
 import type { PrecomputedHelp } from './precomputed-help.js';
@@ -74,8 +75,7 @@ function answeredTerminalHelp(argv: string[]): boolean {
  * The bundle and code cache for these arguments: the command's own when it has one, else the whole CLI's.
  */
 function bundleAssets(argv: readonly string[]): { source: string; cache: string } {
-  const helpFlags = ['--help', ...packageJson.oclif.additionalHelpFlags];
-  const route = commandBundleRoute(argv, GDS_COMMAND_BUNDLES, helpFlags);
+  const route = commandBundleRoute(argv, GDS_COMMAND_BUNDLES);
   if (route === undefined) return { source: 'gds.cjs', cache: codeCacheAsset(argv) };
   const jq = cacheVariant(route.argv) === 'jq' && GDS_COMMAND_BUNDLES.jq?.includes(route.id) === true;
   return {

@@ -61,6 +61,31 @@ function spacedId(argv: readonly string[], commands: Readonly<Record<string, Rou
   return id.length === 0 ? [argv[0] ?? ''] : id;
 }
 
+/**
+ * The commands with a bundle of their own: one table, made by the build (scripts/build-binary.ts
+ * commandBundleTable) for both entries. The npm package's bin/run.js reads it from dist/bundle/bundles.json;
+ * the executable's boot script has it built in.
+ */
+export interface CommandBundles {
+  /** Every command of the manifest, with what routing reads of it. */
+  routes: Record<string, RoutedCommand>;
+  /** The commands with a bundle of their own. */
+  own: string[];
+  /** oclif's help flags (package.json): a help request is never routed to a command bundle. */
+  helpFlags: string[];
+  /** The executable's: of `own`, those with a second code cache, trained on `--jq` runs. */
+  jq?: string[];
+}
+
+/** The command these arguments run when it has a bundle of its own; else undefined (no bundle). */
+export function commandBundleRoute(
+  argv: readonly string[],
+  bundles: CommandBundles,
+): CommandRoute | undefined {
+  const route = commandRoute(globalFlagsAfterCommand(argv), bundles.routes, bundles.helpFlags);
+  return route !== undefined && bundles.own.includes(route.id) ? route : undefined;
+}
+
 const globalFlagWithValue = /^--(?:token|base|profile|jq|template)(=.*)?$/;
 
 /**

@@ -1,4 +1,4 @@
-// The fast dispatcher's route (src/cli/command-route.ts) against oclif's own reading of the same command
+// The route of a command line (src/cli/command-route.ts, by which both entries pick a command's bundle) against oclif's own reading of the same command
 // lines: the command id and the arguments handed to the command must be the ones `normalizeArgv` gives on
 // gds's real config, and every line oclif would not run as a command (help, version, topics, unknown
 // words, aliases) must be left to oclif.
@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
 import { normalizeArgv } from '@oclif/core/help';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commandRoute } from '../../src/cli/command-route.js';
+import { commandBundleRoute, commandRoute } from '../../src/cli/command-route.js';
 import type { RoutedCommand } from '../../src/cli/command-route.js';
 import { globalFlagsAfterCommand } from '../../src/cli/main.js';
-import { commandBundleRoute, routesOf } from '../../scripts/sea/command-bundles.js';
+import { routesOf } from '../../scripts/sea/command-bundles.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let config: Config;
@@ -81,9 +81,9 @@ describe('the fast dispatcher routes a command line as oclif does', () => {
   });
 });
 
-// dist/gds's boot script picks a command's own bundle from the routing fields alone (routesOf), before main()
-// runs: it must pick the command main() then routes the line to, and no bundle where main() routes none.
-describe("the single executable's boot script picks the bundle of the command main() runs", () => {
+// Both entries (bin/run.js, dist/gds's boot script) pick a command's own bundle from one table's routing fields
+// alone (routesOf), before oclif loads: the command oclif then runs, and no bundle where it runs none.
+describe('the entries pick the bundle of the command oclif runs', () => {
   it.each(
     [...lines, ['--profile', 'p', 'list', '--json'], ['--json', 'gate', 'validate', '-f', 'x.yml']].map(
       (line) => [line.join(' '), line],
@@ -91,8 +91,8 @@ describe("the single executable's boot script picks the bundle of the command ma
   )('%s', (_, line) => {
     const routes = routesOf(commands);
     const main = commandRoute(globalFlagsAfterCommand(line), commands, helpFlags);
-    expect(commandBundleRoute(line, { routes, own: Object.keys(routes) }, helpFlags)).toEqual(main);
-    expect(commandBundleRoute(line, { routes, own: ['gate:validate'] }, helpFlags)?.id).toBe(
+    expect(commandBundleRoute(line, { routes, own: Object.keys(routes), helpFlags })).toEqual(main);
+    expect(commandBundleRoute(line, { routes, own: ['gate:validate'], helpFlags })?.id).toBe(
       main?.id === 'gate:validate' ? 'gate:validate' : undefined,
     );
   });
