@@ -180,6 +180,14 @@ export class ManifestReader {
   private readonly nodes = new Map<string, ManifestNode>();
   private readonly sources = new Map<string, ManifestNode>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
+  /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
+  private readonly names = new Map<string, string>();
+  private readonly same = (name: string): string => {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  };
 
   /** A member of `nodes`, `sources` or `macros` (by `key`), or `metadata` whole (no key). */
   member(section: string, key: string | undefined, raw: unknown): void {
@@ -189,10 +197,10 @@ export class ManifestReader {
     }
     if (key === undefined || !isEntry(raw)) return;
     if (section === 'nodes') {
-      const node = readNode(key, raw, this.withState);
+      const node = readNode(key, raw, this.withState, this.same);
       this.nodes.set(node.uniqueId, node);
     } else if (section === 'sources') {
-      const node = readNode(key, raw, this.withState);
+      const node = readNode(key, raw, this.withState, this.same);
       this.sources.set(node.uniqueId, { ...node, resourceType: 'source' });
     } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
@@ -263,21 +271,26 @@ function guessProject(nodes: Map<string, ManifestNode>, projectId: string | unde
   return hashed ?? packages.values().next().value;
 }
 
-function readNode(key: string, raw: Entry, withState = true): ManifestNode {
+function readNode(
+  key: string,
+  raw: Entry,
+  withState = true,
+  same: (name: string) => string = (name) => name,
+): ManifestNode {
   const config = isEntry(raw['config']) ? raw['config'] : {};
-  const uniqueId = text(raw['unique_id']) ?? key;
+  const uniqueId = same(text(raw['unique_id']) ?? key);
   const parts = uniqueId.split('.');
-  const resourceType = (text(raw['resource_type']) ?? parts[0] ?? '').toLowerCase();
+  const resourceType = same((text(raw['resource_type']) ?? parts[0] ?? '').toLowerCase());
   const name = text(raw['name']) ?? parts.at(-1) ?? uniqueId;
   const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
-  const packageName = text(raw['package_name']) ?? parts[1] ?? '';
-  const fqn = strings(raw['fqn']);
-  const tags = [...new Set([...strings(raw['tags']), ...strings(config['tags'])])];
+  const packageName = same(text(raw['package_name']) ?? parts[1] ?? '');
+  const fqn = strings(raw['fqn']).map(same);
+  const tags = [...new Set([...strings(raw['tags']), ...strings(config['tags'])])].map(same);
   const meta = {
     ...(isEntry(raw['meta']) ? raw['meta'] : {}),
     ...(isEntry(config['meta']) ? config['meta'] : {}),
   };
-  const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['nodes']) : [];
+  const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['nodes']).map(same) : [];
   const columns = readColumns(raw['columns']);
   const contract = isEntry(raw['contract']) ? raw['contract'] : {};
   const constraints = readConstraints(raw['constraints']);
@@ -341,7 +354,8 @@ function readNode(key: string, raw: Entry, withState = true): ManifestNode {
     // A project compiled on Windows writes its paths with backslashes.
     const t =
       field === 'originalFilePath' || field === 'path' ? text(value)?.replaceAll('\\', '/') : text(value);
-    if (t !== undefined && t !== '') (node as unknown as Entry)[field] = t;
+    if (t !== undefined && t !== '')
+      (node as unknown as Entry)[field] = field === 'description' || field === 'compiledSql' ? t : same(t);
   }
   const version = raw['version'];
   if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
