@@ -1,5 +1,6 @@
-// gds auth set / status / logout as real processes (node bin/run.js over dist/), each with its own
-// GDS_CONFIG_DIR and the file storage (the keychain has its own test file). Every output of every run is
+// gds auth set / status / logout run in the test process (real processes, node bin/run.js over dist/, where
+// the modules start-up loads are checked), each with its own GDS_CONFIG_DIR and the file storage (the keychain
+// has its own test file). Every output of every run is
 // collected, and no run may print a token whole.
 import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from './helpers/cli-process.js';
 import { ensureBuilt, repoRoot, runCli } from './helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const token = 'cli_S3cretValueNeverPrinted';
 const otherToken = 'cli_AnotherSecretValue42';
@@ -32,7 +34,7 @@ async function freshConfigDir(): Promise<string> {
 }
 
 async function gds(configDir: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const result = await runCli(args, {
+  const result = await (options.nodeArgs === undefined ? runInProcess : runCli)(args, {
     ...options,
     env: {
       GDS_CONFIG_DIR: configDir,
@@ -464,13 +466,13 @@ describe('what loads when', () => {
 
 describe('help', () => {
   it('the auth topic lists its commands, and each has examples', async () => {
-    const topic = await runCli(['auth', '--help']);
+    const topic = await runInProcess(['auth', '--help']);
     expect(topic.code).toBe(0);
     expect(topic.stdout).toMatch(/auth logout\s+Forget one profile/);
     expect(topic.stdout).toMatch(/auth set\s+Store a CLI token/);
     expect(topic.stdout).toMatch(/auth status\s+Show which API base and token/);
     for (const command of ['set', 'status', 'logout']) {
-      const help = await runCli(['auth', command, '--help']);
+      const help = await runInProcess(['auth', command, '--help']);
       expect(help.stdout).toContain(`$ gds auth ${command}`);
       expect(help.stdout).toContain('EXAMPLES');
     }
