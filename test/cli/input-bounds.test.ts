@@ -22,7 +22,7 @@ import {
   REQUEST_BODY_LIMIT_BYTES,
   TOKEN_READ_LIMIT_BYTES,
 } from '../../src/core/artifact-bounds.js';
-import { ensureBuilt, runCli } from './helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
@@ -43,7 +43,6 @@ const bigGate1 = `customPredicates:\n${Array.from(
 const gate1Mapping = `patternChecks: []\nx:\n${Array.from({ length: 12_000 }, (_, i) => `  k${i}: v\n`).join('')}`;
 
 beforeAll(async () => {
-  await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'gds-bounds-'));
   server = createServer((request, response) => {
     requests++;
@@ -84,7 +83,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], input?: string) =>
-  runCli([...args, '--token', 'cli_bounds_test', '--base', base], {
+  runInProcess([...args, '--token', 'cli_bounds_test', '--base', base], {
     env: { GDS_CONFIG_DIR: join(dir, 'config') },
     ...(input === undefined ? {} : { input }),
   });
@@ -294,7 +293,7 @@ describe('the other inputs gds reads are bounded too: a file or a pipe, up to th
   });
 
   it('auth set --token - reads at most 16 KiB: a longer pipe is exit 2 naming the limit, nothing saved', async () => {
-    const r = await runCli(['auth', 'set', '--token', '-', '--base', base, '--no-verify'], {
+    const r = await runInProcess(['auth', 'set', '--token', '-', '--base', base, '--no-verify'], {
       env: { GDS_CONFIG_DIR: join(dir, 'config-set'), GDS_SECRET_STORAGE: 'file' },
       input: 'c'.repeat(TOKEN_READ_LIMIT_BYTES + 1),
     });
@@ -302,14 +301,14 @@ describe('the other inputs gds reads are bounded too: a file or a pipe, up to th
     expect(r.stderr).toContain(
       `over the limit of ${TOKEN_READ_LIMIT_BYTES.toLocaleString('en')} bytes for a token`,
     );
-    const listed = await runCli(['auth', 'status', '--json'], {
+    const listed = await runInProcess(['auth', 'status', '--json'], {
       env: { GDS_CONFIG_DIR: join(dir, 'config-set'), GDS_SECRET_STORAGE: 'file' },
     });
     expect(listed.stdout).not.toContain('ccccccccc');
   });
 
   it('auth set --token - still reads a token from a pipe', async () => {
-    const r = await runCli(
+    const r = await runInProcess(
       ['auth', 'set', '--token', '-', '--base', base, '--no-verify', '--profile', 'piped'],
       {
         env: { GDS_CONFIG_DIR: join(dir, 'config-ok'), GDS_SECRET_STORAGE: 'file' },
