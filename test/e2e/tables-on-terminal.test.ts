@@ -1,9 +1,10 @@
 // In a pseudo-terminal (`script`) against a real server: tables keep the ids a person
 // copies whole at 60 and 100 columns, times read `… ago`, states are coloured, `-L` says Showing N of M.
-// Piped, the same commands print tab-separated rows with ISO times and nothing cut.
+// Piped (gds in the test process), the same commands print tab-separated rows with ISO times and nothing cut.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -38,7 +39,7 @@ async function onTerminal(
 
 /** The ids `gds list --json` prints: what the table must show. */
 async function listedIds(): Promise<string[]> {
-  const r = await runCli(['list', '--json'], { env: env() });
+  const r = await runInProcess(['list', '--json'], { env: env() });
   const ids = r.stdout
     .trimEnd()
     .split('\n')
@@ -76,7 +77,7 @@ describe('tables on a terminal', () => {
     const lines = (await onTerminal(['audit', 'list', '--all'], 100, { NO_COLOR: '1' })).map(strip);
     expect(lines[0]).toMatch(/^TIME\s+ACTION/);
     expect(lines.filter((l) => /^TIME\s+ACTION/.test(l))).toHaveLength(1);
-    const all = await runCli(['audit', 'list', '--all', '--json'], { env: env() });
+    const all = await runInProcess(['audit', 'list', '--all', '--json'], { env: env() });
     expect(lines.length - 1).toBe(all.stdout.trimEnd().split('\n').length);
   });
 
@@ -114,12 +115,12 @@ describe('tables on a terminal', () => {
   });
 
   it('piped: tab-separated, ISO times, no header, nothing cut', async () => {
-    const r = await runCli(['audit', 'list', '--limit', '3'], { env: env() });
+    const r = await runInProcess(['audit', 'list', '--limit', '3'], { env: env() });
     expect(r.code).toBe(0);
     const rows = r.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row.split('\t')[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-    const list = await runCli(['list', '-L', '1'], { env: env() });
+    const list = await runInProcess(['list', '-L', '1'], { env: env() });
     expect(list.stdout).not.toContain('Showing');
     expect(list.stdout.trimEnd().split('\n')).toHaveLength(1);
   });
@@ -130,10 +131,10 @@ describe('detail views on a terminal', () => {
     const lines = (await onTerminal(['status', 'customers'], 100, { NO_COLOR: '1' })).map(strip);
     const certified = lines.find((l) => l.startsWith('Certified:'));
     expect(certified, lines.join('\n')).toMatch(/^Certified: +v\d+ (now|\d+(s|m|h|d|mo|y) ago)( by \S+)?$/);
-    const json = await runCli(['status', 'customers', '--json'], { env: env() });
+    const json = await runInProcess(['status', 'customers', '--json'], { env: env() });
     const status = JSON.parse(json.stdout) as { certification: { certifiedAt: string } };
     expect(status.certification.certifiedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const piped = await runCli(['status', 'customers'], { env: env() });
+    const piped = await runInProcess(['status', 'customers'], { env: env() });
     expect(piped.stdout).toMatch(/^Certified: +v\d+ at \d{4}-\d\d-\d\dT/m);
   });
 });
@@ -179,7 +180,7 @@ describe('progress on a terminal', () => {
   it('gds gate run --json on a terminal, or piped, writes no progress at all', async () => {
     const screen = await onTerminal(['gate', 'run', 'orders', '--json'], 80, { NO_COLOR: '1' });
     expect(screen.join('\n')).not.toContain('Running Gate 1');
-    const r = await runCli(['gate', 'run', 'orders'], { env: env() });
+    const r = await runInProcess(['gate', 'run', 'orders'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('Running Gate 1');
     expect(r.stdout).toContain('record_count\t');
