@@ -1,4 +1,4 @@
-// Redirects as a real gds process meets them: a service (loopback http, which gds allows) that answers
+// Redirects as gds meets them (run in the test process): a service (loopback http, which gds allows) that answers
 // every request with a redirect to another origin. The other origin is a second server that records
 // what reaches it: nothing may, neither the refresh token's POST nor a sign-in's discovery or device code.
 import { createServer } from 'node:http';
@@ -8,7 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const servers: Server[] = [];
 
@@ -58,7 +58,6 @@ beforeAll(async () => {
     res.end();
   });
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-redirect-'));
-  await ensureBuilt();
 });
 
 afterAll(async () => {
@@ -69,7 +68,7 @@ afterAll(async () => {
 });
 
 function gds(args: string[], input?: string) {
-  return runCli(args, {
+  return runInProcess(args, {
     input,
     env: { GDS_CONFIG_DIR: join(dir, 'gds'), GDS_SECRET_STORAGE: 'file', SERVICE_API_URL: redirecting },
   });
@@ -89,7 +88,7 @@ describe('a service that redirects to another origin', () => {
 
   it('gds whoami (a GET with a token) does not follow it either', async () => {
     const token = 'cli_0123456789abcdef0123';
-    const result = await runCli(['whoami', '--json'], {
+    const result = await runInProcess(['whoami', '--json'], {
       env: {
         GDS_CONFIG_DIR: join(dir, 'gds'),
         SERVICE_API_URL: redirecting,
