@@ -4,7 +4,9 @@
 // gds's own bundles are: Node's ES module loader alone costs more than this whole script.
 const { get } = require('node:http');
 
-const url = new URL('/api/tables?limit=100&total=false', process.env.SERVICE_API_URL);
+// Relative to the REST base URL, which holds a stage segment (…/v1): an absolute path would drop it.
+const base = process.env.SERVICE_API_URL.replace(/\/*$/, '/');
+const url = new URL('api/tables?limit=100&total=false', base);
 get(url, { headers: { authorization: `Bearer ${process.env.SERVICE_TOKEN}` } }, (response) => {
   if (response.statusCode !== 200) process.exitCode = 1;
   response.pipe(process.stdout);
