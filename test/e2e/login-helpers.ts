@@ -1,11 +1,13 @@
 // Drives the real `gds auth login` process against the reference server: starts it, waits for the
-// user code on its stderr, and lets the test play the person on the verification page.
+// user code on its stderr, and lets the test play the person on the verification page. Other commands
+// (`run`) run in the test process.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, collect, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, repoRoot } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 export interface Workspace {
   configDir: string;
@@ -42,7 +44,7 @@ export async function newWorkspace(overrides: Record<string, string | undefined>
     configDir,
     env,
     outputs,
-    run: async (args, extraEnv = {}) => keep(await runCli(args, { env: { ...env, ...extraEnv } })),
+    run: async (args, extraEnv = {}) => keep(await runInProcess(args, { env: { ...env, ...extraEnv } })),
     start(args) {
       const [command, argv] = cliCommand(args);
       const child = spawn(command, argv, {
