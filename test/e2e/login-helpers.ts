@@ -1,12 +1,13 @@
 // Drives the real `gds auth login` process against the reference server: starts it, waits for the
 // user code on its stderr, and lets the test play the person on the verification page. Other commands
-// (`run`) run in the test process.
+// (`run`) run in the test process; `runProcess` runs one as a process of its own, for what only processes
+// show (several refreshing one session at once, each with its own memory).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, collect, repoRoot } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 
 export interface Workspace {
@@ -15,6 +16,7 @@ export interface Workspace {
   /** Every output of every run, to check at the end that no token was ever printed. */
   outputs: string[];
   run(args: string[], extraEnv?: Record<string, string | undefined>): Promise<CliResult>;
+  runProcess(args: string[], extraEnv?: Record<string, string | undefined>): Promise<CliResult>;
   /** Starts `gds args…`; resolves the user code once it is on stderr, and the result at exit. */
   start(args: string[]): {
     code: Promise<string>;
@@ -45,6 +47,7 @@ export async function newWorkspace(overrides: Record<string, string | undefined>
     env,
     outputs,
     run: async (args, extraEnv = {}) => keep(await runInProcess(args, { env: { ...env, ...extraEnv } })),
+    runProcess: async (args, extraEnv = {}) => keep(await runCli(args, { env: { ...env, ...extraEnv } })),
     start(args) {
       const [command, argv] = cliCommand(args);
       const child = spawn(command, argv, {

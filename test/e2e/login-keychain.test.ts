@@ -72,7 +72,7 @@ describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
       { env: w.env },
     );
     const refreshes = await server.auditCount('SESSION_REFRESHED');
-    const runs = await Promise.all(Array.from({ length: 16 }, () => w.run(['whoami', '--json'])));
+    const runs = await Promise.all(Array.from({ length: 16 }, () => w.runProcess(['whoami', '--json'])));
     for (const run of runs) expect([run.code, run.stderr]).toEqual([0, '']);
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes + 1);
     const second = await keychainSecrets();

@@ -53,7 +53,9 @@ async function storedProfile() {
 }
 
 async function parallelWhoami() {
-  const results = await Promise.all(Array.from({ length: PARALLEL }, () => w.run(['whoami', '--json'])));
+  const results = await Promise.all(
+    Array.from({ length: PARALLEL }, () => w.runProcess(['whoami', '--json'])),
+  );
   for (const result of results) {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
