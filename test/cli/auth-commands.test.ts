@@ -33,8 +33,13 @@ async function freshConfigDir(): Promise<string> {
   return join(dir, `c${folders}`, 'gds');
 }
 
-async function gds(configDir: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const result = await (options.nodeArgs === undefined ? runInProcess : runCli)(args, {
+/** gds in the test process; a process of its own with node options, or `spawned` (several writers at once). */
+async function gds(
+  configDir: string,
+  args: string[],
+  { spawned = false, ...options }: RunOptions & { spawned?: boolean } = {},
+): Promise<CliResult> {
+  const result = await (spawned || options.nodeArgs !== undefined ? runCli : runInProcess)(args, {
     ...options,
     env: {
       GDS_CONFIG_DIR: configDir,
@@ -199,18 +204,22 @@ describe('gds auth set', () => {
     const names = Array.from({ length: 16 }, (_, i) => `ci-${i}`);
     const results = await Promise.all(
       names.map((name, i) =>
-        gds(cfg, [
-          'auth',
-          'set',
-          '--no-verify',
-          '--token',
-          `${token}${i}`,
-          '--base',
-          `https://h${i}.example`,
-          '--profile',
-          name,
-          '--json',
-        ]),
+        gds(
+          cfg,
+          [
+            'auth',
+            'set',
+            '--no-verify',
+            '--token',
+            `${token}${i}`,
+            '--base',
+            `https://h${i}.example`,
+            '--profile',
+            name,
+            '--json',
+          ],
+          { spawned: true },
+        ),
       ),
     );
     for (const r of results) expect(r).toMatchObject({ code: 0, stderr: '' });
