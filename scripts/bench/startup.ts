@@ -265,6 +265,13 @@ export const run: BenchModule = async () => {
     XDG_CACHE_HOME: join(scratch, 'cache'),
     GH_CONFIG_DIR: join(scratch, 'gh'),
     GH_NO_UPDATE_NOTIFIER: '1',
+    // What a user's shell does not hold, and with which gds renders its help anew (precomputed-help.ts):
+    // GDS_TEST_DATABASE_URL, exported for the tests, made every help row oclif's own.
+    ...Object.fromEntries(
+      Object.keys(process.env)
+        .filter((name) => /^(?:FORCE_COLOR|DEBUG|GDS_DEBUG|OCLIF_.*|GDS_TEST_.*)$/.test(name))
+        .map((name) => [name, undefined]),
+    ),
   };
   const bare: Invocation = { command: node, args: ['-e', '0'] };
   const baseline: Case = { name: 'node -e 0', commandName: 'node -e 0', runner: 'node', ...bare };
