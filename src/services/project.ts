@@ -18,7 +18,7 @@ export interface ProjectCommandFlags extends ProjectFlags {
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
-  // dbt-project.ts brings yaml and the streaming JSON parser.
+  // dbt-project.ts brings yaml.
   const { loadDbtProject } = await import('./dbt-project.js');
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
   const project = await loadDbtProject(
