@@ -1,7 +1,8 @@
 // The single executable's main script (Node's SEA `main`): answers a bare `--version` at once, and a help
 // page rendered before when it applies (precomputed-help.ts: the build's off a terminal, the cache's on
 // one), else compiles the bundle (SEA asset gds.cjs, or the command's own) with a code cache trained at
-// build time (asset gds.cache, or gds-help.cache for help) and runs it. Assets are read in place from the executable: no copy of the cache, one of the source.
+// build time (asset gds.cache, or gds-help.cache for help) and runs it. Assets are read in place from the
+// executable: no copy of the cache, one of the source.
 // mask-argv.js comes first: it masks a token given as an argument in the command line before anything else.
 import './mask-argv.js';
 import { dirname } from 'node:path';
