@@ -221,7 +221,9 @@ describe('browser: GDS_BROWSER > the setting > BROWSER (gh order)', () => {
   async function opener(name: string): Promise<{ program: string; opened: string }> {
     const opened = join(root, `${name}-${count}.opened`);
     const program = join(root, `${name}-${count}.sh`);
-    await writeFile(program, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    // Written aside and renamed: the test reads the file as soon as it exists, so it must never see it empty.
+    const script = `#!/bin/sh\nprintf '%s' "$1" > '${opened}.part' && mv '${opened}.part' '${opened}'\n`;
+    await writeFile(program, script, { mode: 0o755 });
     return { program, opened };
   }
 
