@@ -29,16 +29,9 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  buildBinary,
-  commandExists,
-  exec,
-  fileAsset,
-  makeExecutable,
-  nodeBinary,
-  root,
-} from './build-binary.js';
-import type { Asset } from './build-binary.js';
+import { buildBinary, makeExecutable } from './build-binary.js';
+import { commandExists, exec, fileAsset, nodeBinary, root } from './bundle/tools.js';
+import type { Asset } from './bundle/tools.js';
 import { adHocSign, assertOfficialNodeBinary } from './macho-codesign.js';
 import { manPages } from './man-page.js';
 import { removeAuthenticode, withPeChecksum } from './pe-file.js';

@@ -1,4 +1,4 @@
-// A package kept out of the executable's bundles as a bundle of its own (a SEA asset, scripts/build-binary.ts
+// A package kept out of the executable's bundles as a bundle of its own (a SEA asset, scripts/bundle/esbuild-plugins.ts
 // assetModules): evaluated on its first import, so that the command bundles neither hold nor copy its source
 // at every start. A bundle run by a plain `node` (the build's training) reads the file beside it instead.
 import { readFileSync } from 'node:fs';

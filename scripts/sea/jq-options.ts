@@ -1,5 +1,5 @@
 // Where jq-wasm finds its WebAssembly in the single executable: the SEA asset jq.wasm, in place of
-// src/cli/jq-load-options.ts (scripts/build-binary.ts redirects that module here), instantiated by
+// src/cli/jq-load-options.ts (scripts/bundle/esbuild-plugins.ts redirects that module here), instantiated by
 // src/cli/jq-instantiate.ts. The bytes are read only by a `--jq` run, in place (not hashed: see
 // scripts/sea/libpg-query-options.ts). A bundle run by a plain `node` (the build's training) reads the
 // jq.wasm the build wrote beside it.

@@ -1,4 +1,4 @@
-// '@napi-rs/keyring' as the bundle sees it: scripts/build-binary.ts redirects every import of the package
+// '@napi-rs/keyring' as the bundle sees it: scripts/bundle/esbuild-plugins.ts redirects every import of the package
 // here. Inside the single executable the addon comes from the executable itself (native-addon.ts); a
 // bundle run by a plain `node` requires the installed package as usual.
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// The options libpg-query's Emscripten module starts with in the bundle (scripts/build-binary.ts rewrites the
+// The options libpg-query's Emscripten module starts with in the bundle (scripts/bundle/rewrites.ts rewrites the
 // package's index.cjs to pass them). Inside the single executable the WebAssembly is the SEA asset
 // libpg-query.wasm, compiled from a copy of it with its initial memory lowered (src/core/wasm-initial-memory.ts):
 // no file is written. A bundle run by a plain `node` finds the .wasm in node_modules as usual. Either way the

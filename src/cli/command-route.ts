@@ -62,7 +62,7 @@ function spacedId(argv: readonly string[], commands: Readonly<Record<string, Rou
 }
 
 /**
- * The commands with a bundle of their own: one table, made by the build (scripts/build-binary.ts
+ * The commands with a bundle of their own: one table, made by the build (scripts/bundle/training.ts
  * commandBundleTable) for both entries. The npm package's bin/run.js reads it from dist/bundle/bundles.json;
  * the executable's boot script has it built in.
  */

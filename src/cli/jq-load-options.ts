@@ -1,5 +1,5 @@
 // Where jq-wasm finds its WebAssembly: beside its own script in node_modules, instantiated by
-// jq-instantiate.ts. The single executable carries it as an asset instead: scripts/build-binary.ts puts
+// jq-instantiate.ts. The single executable carries it as an asset instead: scripts/bundle/esbuild-plugins.ts puts
 // scripts/sea/jq-options.ts in this module's place.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -7,7 +7,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackageBundles } from '../../scripts/build-binary.js';
+import { buildPackageBundles } from '../../scripts/build-package-bundles.js';
 import { cliEnv, collect, ensureBuilt, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { startTestServer } from '../helpers/server.js';

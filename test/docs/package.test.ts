@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPackageBundles } from '../../scripts/build-binary.js';
+import { buildPackageBundles } from '../../scripts/build-package-bundles.js';
 import { ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
 
 /** The files `npm pack` puts in the package (without running prepack), with their sizes. */
