@@ -5,11 +5,11 @@
 // blocks the thread that calls it while D-Bus does not answer, so a hung session bus or a locked keychain
 // never hangs gds, and Ctrl-C works meanwhile.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../core/errors.js';
+import { stateDir } from '../core/folders.js';
 import { SECRET_VARIABLES } from '../core/redact.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
 import { configDir, configPath, secretStorageSettings } from './config.js';
@@ -229,7 +229,7 @@ let warnedFileFallback = false;
 
 /** The marker that the file fallback was said on this machine: in gds's state folder, as update.json is. */
 function fallbackMarker(env: Env): string {
-  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'gds', 'keychain-fallback-said');
+  return join(stateDir(env), 'keychain-fallback-said');
 }
 
 /**

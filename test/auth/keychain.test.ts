@@ -3,7 +3,8 @@
 // it; a Secret Service that stops answering falls back after the timeout. Without one, those tests skip
 // and say why. The fallback to the 0600 file runs everywhere: no D-Bus at all.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -268,6 +269,22 @@ describe('no keychain answering (no D-Bus session bus)', () => {
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
       { warning: { message: expect.stringMatching(/^No OS keychain answered, so the token is stored in /) } },
     ]);
+  });
+
+  it('a relative XDG_STATE_HOME is ignored, as everywhere: the marker goes to ~/.local/state/gds', async () => {
+    const cfg = freshConfigDir();
+    const home = join(cfg, 'home');
+    const cwd = join(cfg, 'cwd');
+    await mkdir(cwd, { recursive: true });
+    const r = await gds(
+      cfg,
+      ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://f.example'],
+      { cwd, env: { ...noBus(), HOME: home, XDG_STATE_HOME: 'relative-state' } },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^Warning: No OS keychain answered/);
+    expect(existsSync(join(home, '.local/state/gds/keychain-fallback-said'))).toBe(true);
+    expect(existsSync(join(cwd, 'relative-state'))).toBe(false);
   });
 
   it('keychain: refuses with a clear error and writes nothing; file: no warning', async () => {
