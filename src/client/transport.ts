@@ -29,11 +29,19 @@ export type PathParameters<T extends string> = T extends `${string}{${infer Name
   ? Name | PathParameters<Tail>
   : never;
 
+/** A template of the contract without parameters: written as it is, it is the request path. */
+type PlainPath<T extends string> = T extends `${string}{${string}` ? never : T;
+
+declare const checked: unique symbol;
+/** A path built by `pathOf` (checked against a whole template) or let through by `uncheckedPath`. */
+export type CheckedPath = string & { readonly [checked]: true };
+
 /**
- * A request path of the contract, parameters filled: a path openapi.yaml does not have fails tsc instead of
- * answering 404 at run time. Build the ones with parameters with `pathOf`, which checks the whole template.
+ * A request path of the contract: a path openapi.yaml does not have fails tsc instead of answering 404 at
+ * run time. One with parameters is built by `pathOf`, which checks the whole template; a template literal
+ * is refused, since `/api/tables/${id}/gatee1` would pass as `/api/tables/{tableId}` filled.
  */
-export type ApiPath = FilledPath<PathTemplate>;
+export type ApiPath = PlainPath<PathTemplate> | CheckedPath;
 
 /**
  * Where the bearer token comes from. `getToken` is asked before every attempt (it may refresh a
@@ -181,13 +189,13 @@ const DEFAULT_TIMEOUTS: TransportTimeouts = {
 export function pathOf<T extends PathTemplate>(
   template: T,
   params: Record<PathParameters<T>, string>,
-): FilledPath<T> {
+): FilledPath<T> & CheckedPath {
   const values: Record<string, string | undefined> = params;
   return template.replace(/\{(\w+)\}/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`missing path parameter ${name} for ${template}`);
     return encodeURIComponent(value);
-  }) as FilledPath<T>;
+  }) as FilledPath<T> & CheckedPath;
 }
 
 /**
@@ -195,7 +203,7 @@ export function pathOf<T extends PathTemplate>(
  * service says whether it exists, and the stand-in paths of the transport's own tests.
  */
 export function uncheckedPath(path: string): ApiPath {
-  return path as ApiPath;
+  return path as CheckedPath;
 }
 
 export function createTransport(options: TransportOptions): Transport {

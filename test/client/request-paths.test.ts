@@ -26,11 +26,15 @@ describe('request paths typed against the contract', () => {
     const template = () => pathOf('/api/tabels/{tableId}', { tableId: 't' });
     // @ts-expect-error -- the template's parameter is tableId
     const parameter = () => pathOf('/api/tables/{tableId}', { id: 't' });
-    expect([misspelt, request.path, typeof template, typeof parameter]).toEqual([
+    const tableId = 't';
+    // @ts-expect-error -- a template literal is refused: this one would pass as /api/tables/{tableId} filled
+    const literal: ApiPath = `/api/tables/${tableId}/gatee1`;
+    expect([misspelt, request.path, typeof template, typeof parameter, literal]).toEqual([
       '/api/workspace/memebrs',
       '/api/whoami',
       'function',
       'function',
+      '/api/tables/t/gatee1',
     ]);
   });
 

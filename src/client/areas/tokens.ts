@@ -6,6 +6,7 @@ export type CliTokenInfo = Schema<'CliTokenInfo'>;
 export type CreatedCliToken = Schema<'CreatedCliToken'>;
 export type ShortLivedTokenRequest = Schema<'ShortLivedTokenRequest'>;
 export type ShortLivedToken = Schema<'ShortLivedToken'>;
+import { pathOf } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
 export interface TokensApi {
@@ -75,7 +76,7 @@ export function tokensApi(transport: Transport): TokensApi {
     async revokeCli(tokenId, options) {
       return transport.send({
         method: 'POST',
-        path: `/api/cli-tokens/${encodeURIComponent(tokenId)}/revoke`,
+        path: pathOf('/api/cli-tokens/{tokenId}/revoke', { tokenId }),
         body: {},
         ...options,
       });
