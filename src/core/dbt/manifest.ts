@@ -282,8 +282,9 @@ function readNode(
   const parts = uniqueId.split('.');
   const resourceType = same((text(raw['resource_type']) ?? parts[0] ?? '').toLowerCase());
   const name = text(raw['name']) ?? parts.at(-1) ?? uniqueId;
-  const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
   const packageName = same(text(raw['package_name']) ?? parts[1] ?? '');
+  if (resourceType === 'test') return readTestNode({ uniqueId, name, packageName }, raw, config, same);
+  const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
   const fqn = strings(raw['fqn']).map(same);
   const tags = [...new Set([...strings(raw['tags']), ...strings(config['tags'])])].map(same);
   const meta = {
@@ -368,6 +369,40 @@ function readNode(
   if (resourceType === 'seed' && typeof config['delimiter'] === 'string')
     node.delimiter = config['delimiter'];
   return node;
+}
+
+const NOTHING = Object.freeze([]) as unknown as never[];
+const EMPTY: Entry = Object.freeze({});
+
+/**
+ * A test node with only what placing and mapping a test read (a project has several tests a model, each
+ * with its compiled SQL, paths and description, none of which gds uses): no selector picks a test.
+ */
+function readTestNode(
+  { uniqueId, name, packageName }: Pick<ManifestNode, 'uniqueId' | 'name' | 'packageName'>,
+  raw: Entry,
+  config: Entry,
+  same: (name: string) => string,
+): ManifestNode {
+  return {
+    uniqueId,
+    resourceType: 'test',
+    name,
+    alias: name,
+    packageName,
+    fqn: NOTHING,
+    tags: NOTHING,
+    enabled: config['enabled'] !== false && raw['enabled'] !== false,
+    contractEnforced: false,
+    meta: EMPTY,
+    columns: NOTHING,
+    constraints: NOTHING,
+    state: NO_STATE,
+    dependsOn: isEntry(raw['depends_on']) ? strings(raw['depends_on']['nodes']).map(same) : [],
+    primaryKey: NOTHING,
+    columnTypes: EMPTY as Record<string, string>,
+    test: readTest(raw, config),
+  };
 }
 
 const SNAPSHOT_META_COLUMNS = ['dbt_scd_id', 'dbt_updated_at', 'dbt_valid_from', 'dbt_valid_to'];

@@ -208,11 +208,13 @@ const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`;
 
 /** The rules of a mapped table in words, the implied ones (baseline checks, nullable columns) included. */
 function describeRules(rules: MappedRules): string[] {
-  const lines = [
-    'row count and column presence: checked on every gate run',
+  // Each line joined from its parts: a template literal keeps a line as a tree of its pieces, about twice
+  // the memory of the text, and a 5,000-model project holds some 60,000 of them until the plan is printed.
+  const lines: string[][] = [
+    ['row count and column presence: checked on every gate run'],
     rules.grainKeyColumns === undefined
-      ? 'grain key: none (no unique test)'
-      : `grain key (${rules.grainKeyColumns.join(', ')}): no value twice`,
+      ? ['grain key: none (no unique test)']
+      : ['grain key (', rules.grainKeyColumns.join(', '), '): no value twice'],
   ];
   for (const { field, nullRate } of rules.fieldOverrides) {
     const why = rules.traces.get(`field:${field}`) ?? '';
@@ -224,17 +226,25 @@ function describeRules(rules: MappedRules): string[] {
           : nullRate.fail >= 1
             ? `warns above ${percent(nullRate.warn)} NULL, never fails`
             : `warns above ${percent(nullRate.warn)} NULL, fails above ${percent(nullRate.fail)}`;
-    lines.push(`${field}: ${what} (${why})`);
+    lines.push([field, ': ', what, ' (', why, ')']);
   }
-  for (const [column, target] of rules.references) lines.push(`${column}: references ${target}`);
+  for (const [column, target] of rules.references) lines.push([column, ': references ', target]);
   for (const check of rules.patternChecks)
-    lines.push(`${check.name}: ${check.column} matches /${check.regex}/ (${check.severity})`);
-  for (const check of rules.customPredicates) lines.push(`${check.name}: ${check.sql} (${check.severity})`);
+    lines.push([check.name, ': ', check.column, ' matches /', check.regex, '/ (', check.severity, ')']);
+  for (const check of rules.customPredicates)
+    lines.push([check.name, ': ', check.sql, ' (', check.severity, ')']);
   for (const check of rules.uniqueChecks)
-    lines.push(
-      `${check.name}: no value of (${check.columns.join(', ')}) twice${check.nullsDistinct === false ? ', NULL counted as a value' : ''} (${check.severity})`,
-    );
-  return lines;
+    lines.push([
+      check.name,
+      ': no value of (',
+      check.columns.join(', '),
+      ') twice',
+      check.nullsDistinct === false ? ', NULL counted as a value' : '',
+      ' (',
+      check.severity,
+      ')',
+    ]);
+  return lines.map((parts) => parts.join(''));
 }
 
 /**
