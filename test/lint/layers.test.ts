@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -8,11 +9,12 @@ const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 const lintLayers = () => run('npm', ['run', '-s', 'lint:layers'], { cwd: root });
 
-/** Runs lint:layers with `files` planted in a new folder under src/core; answers how it failed (null: it passed). */
+/** Runs lint:layers with `files` planted in a new folder (`under`, a prefix); answers how it failed (null: it passed). */
 async function lintWith(
   files: Record<string, string>,
+  under = 'src/core/planted-',
 ): Promise<{ code: number; stdout: string; dir: string } | null> {
-  const dir = await mkdtemp(path.join(root, 'src/core/planted-'));
+  const dir = await mkdtemp(path.join(root, under));
   try {
     for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
     return await lintLayers().then(
@@ -36,6 +38,16 @@ describe('npm run lint:layers', () => {
     expect(failed?.stdout).toContain(path.relative(root, path.join(failed?.dir ?? '', 'upward.ts')));
   });
 
+  it('fails on a service importing the CLI (its output module)', { timeout: 180_000 }, async () => {
+    const failed = await lintWith(
+      { 'upward.ts': "export { Output } from '../../cli/output.js';\n" },
+      'src/services/planted-',
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toContain('nothing-below-cli-imports-it');
+    expect(failed?.stdout).toContain(path.relative(root, path.join(failed?.dir ?? '', 'upward.ts')));
+  });
+
   it('fails on a new import cycle', { timeout: 180_000 }, async () => {
     const failed = await lintWith({
       'a.ts': "import { b } from './b.js';\nexport const a = (): number => b() + 1;\n",
@@ -45,4 +57,26 @@ describe('npm run lint:layers', () => {
     expect(failed?.stdout).toContain('no-circular');
     expect(failed?.stdout).toContain(path.relative(root, path.join(failed?.dir ?? '', 'a.ts')));
   });
+
+  it(
+    'docs/layers.mmd is the diagram npm run docs:layers makes of the code as it is',
+    { timeout: 180_000 },
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'gds-layers-'));
+      try {
+        const fresh = path.join(dir, 'layers.mmd');
+        await run('npm', ['run', '-s', 'docs:layers', '--', '--output-to', fresh], { cwd: root });
+        const arrows = (text: string) =>
+          text
+            .split('\n')
+            .filter((line) => line !== '')
+            .sort();
+        expect(arrows(await readFile(path.join(root, 'docs/layers.mmd'), 'utf8'))).toEqual(
+          arrows(await readFile(fresh, 'utf8')),
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
