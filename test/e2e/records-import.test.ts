@@ -63,6 +63,19 @@ const gds = (args: string[], input?: string) =>
 
 const dataOf = async (tableId: string) => (await storedRows(server, tableId)).map((r) => r.data);
 
+// The source table never changes: its rows are read, and exported as NDJSON, once for every test that needs them.
+let sourceRows: Promise<Array<Record<string, unknown>>> | undefined;
+const sourceData = () => (sourceRows ??= dataOf(source));
+let sourceExport: Promise<string> | undefined;
+/** wide_source exported by `gds records export -o` into a file (the file's path). */
+const exportedSource = () =>
+  (sourceExport ??= (async () => {
+    const file = join(dir, 'wide.ndjson');
+    const r = await gds(['export', 'wide_source', '-o', file]);
+    expect(r.code, r.stderr).toBe(0);
+    return file;
+  })());
+
 /** A shell line running the CLI under test with these arguments (every word quoted). */
 const shellWords = (args: string[]) => {
   const [command, argv] = cliCommand(args);
@@ -77,7 +90,7 @@ describe('gds records export | gds records import', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Imported 10,000 rows of <stdin>');
-    expect(await dataOf(targets.copy_pipe ?? '')).toEqual(await dataOf(source));
+    expect(await dataOf(targets.copy_pipe ?? '')).toEqual(await sourceData());
   }, 180_000);
 
   it('round-trips through a CSV file, and through bulk creation without a key', async () => {
@@ -95,10 +108,9 @@ describe('gds records export | gds records import', () => {
       refused: 0,
       batches: 1,
     });
-    expect(await dataOf(targets.copy_csv ?? '')).toEqual(await dataOf(source));
+    expect(await dataOf(targets.copy_csv ?? '')).toEqual(await sourceData());
 
-    const ndjson = join(dir, 'wide.ndjson');
-    expect((await gds(['export', 'wide_source', '-o', ndjson])).code).toBe(0);
+    const ndjson = await exportedSource();
     const bulk = await gds(['import', 'copy_bulk', '-f', ndjson, '--ignore-ids', '--json']);
     expect(bulk.code, bulk.stderr).toBe(0);
     expect(JSON.parse(bulk.stderr.trim()).summary).toMatchObject({
@@ -106,19 +118,18 @@ describe('gds records export | gds records import', () => {
       inserted: ROWS,
       batches: 10,
     });
-    expect(await dataOf(targets.copy_bulk ?? '')).toEqual(await dataOf(source));
+    expect(await dataOf(targets.copy_bulk ?? '')).toEqual(await sourceData());
 
     // Imported again on its key, the same file changes nothing and adds nothing.
     const again = await gds(['import', 'copy_csv', '-f', file, '--key', 'sku', '--json']);
     expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ inserted: 0, updated: ROWS });
-    expect(await dataOf(targets.copy_csv ?? '')).toEqual(await dataOf(source));
+    expect(await dataOf(targets.copy_csv ?? '')).toEqual(await sourceData());
   }, 180_000);
 });
 
 describe('an import killed and resumed', () => {
   it('leaves every row once on the server: the acknowledged batches skipped, the one in flight sent again', async () => {
-    const file = join(dir, 'resume.ndjson');
-    expect((await gds(['export', 'wide_source', '-o', file])).code).toBe(0);
+    const file = await exportedSource();
     const args = ['records', 'import', 'copy_killed', '-f', file, '--key', 'sku', '--batch-size', '250'];
     const [command, argv] = cliCommand(args);
     const child = spawn(command, argv, { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -174,7 +185,7 @@ describe('an import killed and resumed', () => {
     const summary = JSON.parse(resumed.stderr.trim()).summary;
     expect(summary.resumedFrom).toBeGreaterThanOrEqual(2_500);
     expect(summary.sent).toBeGreaterThanOrEqual(ROWS);
-    expect(await dataOf(targets.copy_killed ?? '')).toEqual(await dataOf(source));
+    expect(await dataOf(targets.copy_killed ?? '')).toEqual(await sourceData());
     expect(await readdir(stateDir)).toEqual([]);
   }, 180_000);
 });
@@ -272,9 +283,7 @@ describe('a row the service refuses', () => {
 
 describe('an import from stdin killed and resumed', () => {
   it('skips the acknowledged rows only when the same rows are piped in again (checked by digest), leaving every row once', async () => {
-    const file = join(dir, 'stdin.ndjson');
-    expect((await gds(['export', 'wide_source', '-o', file])).code).toBe(0);
-    const text = await readFile(file, 'utf8');
+    const text = await readFile(await exportedSource(), 'utf8');
     const stdinEnv = { ...env, XDG_STATE_HOME: join(dir, 'state-stdin') };
     const stateDir = join(dir, 'state-stdin', 'gds', 'imports');
     const args = ['import', 'copy_stdin', '-f', '-', '--key', 'sku', '--batch-size', '250'];
@@ -330,7 +339,7 @@ describe('an import from stdin killed and resumed', () => {
     const summary = said.at(-1).summary;
     expect(summary.resumedFrom).toBeGreaterThanOrEqual(2_500);
     expect(summary.rows).toBe(ROWS);
-    expect(await dataOf(targets.copy_stdin ?? '')).toEqual(await dataOf(source));
+    expect(await dataOf(targets.copy_stdin ?? '')).toEqual(await sourceData());
     expect(await readdir(stateDir)).toEqual([]);
   }, 180_000);
 });
