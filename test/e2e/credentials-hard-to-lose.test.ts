@@ -1,7 +1,8 @@
-// Credentials that are hard to lose, with real `gds` processes against a real server:
+// Credentials that are hard to lose, with gds against a real server:
 // auth set does not silently replace a live sign-in or another user's token; auth status asks the
 // service (user, role, exit 1 when the token is refused; --offline skips); a profile's token goes only to
 // its own base; auth logout on a terminal asks which profile, and off a terminal says what it removed.
+// gds runs in the test process (runInProcess), but on a terminal (a real gds in a pseudo-terminal).
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -30,7 +32,7 @@ afterAll(async () => {
 const fresh = () => mkdtemp(join(tmpdir(), 'gds-e2e-creds-'));
 
 function gds(cfg: string, args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return runCli(args, {
+  return runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: cfg,
       GDS_SECRET_STORAGE: 'file',
@@ -185,14 +187,17 @@ async function logoutOnTerminal(cfg: string) {
   return onTerminal(cfg, ['auth', 'logout'], 'Log out of which profile?');
 }
 
-/** `gds <args>` in a pseudo-terminal, once `question` is on the screen. */
+/** `gds <args>` in a pseudo-terminal, once `question` is on the screen (or gds has ended). */
 async function onTerminal(cfg: string, args: string[], question: string) {
   const [command, argv] = cliCommand(args);
   const line = `stty cols 100 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
   const { child, result } = runInTerminal(line, { GDS_CONFIG_DIR: cfg, GDS_SECRET_STORAGE: 'file' });
   let seen = '';
+  let ended = false;
   child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
-  for (let i = 0; i < 200 && !seen.includes(question); i += 1) await sleep(50);
+  const end = () => (ended = true);
+  void result.then(end, end);
+  for (let i = 0; i < 200 && !seen.includes(question) && !ended; i += 1) await sleep(50);
   return { seen: () => seen, type: (keys: string) => child.stdin?.write(keys), result };
 }
 
