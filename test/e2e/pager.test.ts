@@ -2,7 +2,8 @@
 // pseudo-terminal from `script`, or tmux for a real `less` driven by keys) the lists and `gds api` go through
 // GDS_PAGER, else PAGER; piped output never does, help never does. The pagers here are shell commands
 // that keep what they were given (`sh -c 'cat > file'`), so what was paged is read back from disk; `less`
-// itself is checked in tmux: q before the end is exit 0, Ctrl-C waits for the pager and exits 130.
+// itself is checked in tmux: q before the end is exit 0, Ctrl-C waits for the pager and exits 130. What is
+// piped runs gds in the test process (runInProcess), what is on a terminal a real gds.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { cliCommand, cliEnv, ensureBuilt, runCli, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { needs, onPath } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
@@ -137,7 +139,7 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
   it('the pager of gds settings comes after GDS_PAGER and before PAGER', async () => {
     const config = await mkdtemp(join(dir, 'config-'));
     const setting = recordingPager();
-    const set = await runCli(['settings', 'set', 'pager', setting.command], {
+    const set = await runInProcess(['settings', 'set', 'pager', setting.command], {
       env: { GDS_CONFIG_DIR: config },
     });
     expect(set.code, set.stderr).toBe(0);
@@ -156,7 +158,9 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
   it('piped output never goes through the pager, --json or not', async () => {
     for (const args of [['list'], ['list', '--json'], ['api', '/api/me']]) {
       const pager = recordingPager();
-      const r = await runCli(args, { env: { ...env(), GDS_PAGER: pager.command, PAGER: pager.command } });
+      const r = await runInProcess(args, {
+        env: { ...env(), GDS_PAGER: pager.command, PAGER: pager.command },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).not.toBe('');
       expect(existsSync(pager.paged)).toBe(false);
@@ -184,7 +188,7 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
   it('quitting the pager early stops the command, as gh: --paginate asks no more pages, exit 0', async () => {
     const args = ['api', '/pages', '--paginate', '--base', bigBase, '--token', 'cli_pager_test_aaaa'];
     pagesAsked = 0;
-    const all = await runCli(args, { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } });
+    const all = await runInProcess(args, { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } });
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout.trimEnd().split('\n')).toHaveLength(5000);
     expect(pagesAsked).toBe(100);
