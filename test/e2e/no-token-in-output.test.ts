@@ -1,6 +1,7 @@
-// No credential whole in anything a real gds process prints (except `tokens issue`'s deliberate stdout):
+// No credential whole in anything gds prints (except `tokens issue`'s deliberate stdout):
 // oclif's debug log, a stray argument echoed back, a server that quotes a credential in its error. Human
 // output carries no bidi override; files gds writes honour the umask (bundles 0600 whatever it is).
+// gds runs in the test process (runInProcess), but under DEBUG or a umask of its own (a real gds process).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -48,8 +50,8 @@ function freshDir(): string {
   return join(dir, `c${folders}`);
 }
 
-function gds(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  return runCli(args, {
+function gdsOptions(options: RunOptions): RunOptions {
+  return {
     ...options,
     env: {
       GDS_CONFIG_DIR: join(freshDir(), 'gds'),
@@ -57,7 +59,17 @@ function gds(args: string[], options: RunOptions = {}): Promise<CliResult> {
       SERVICE_API_URL: server.url,
       ...options.env,
     },
-  });
+  };
+}
+
+/** gds in the test process. */
+function gds(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runInProcess(args, gdsOptions(options));
+}
+
+/** A gds process: oclif's debug log reads DEBUG once, as it loads. */
+function gdsProcess(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runCli(args, gdsOptions(options));
 }
 
 /** gds run by a shell that sets the umask first, in a folder of its own. */
@@ -85,7 +97,7 @@ function expectNoneOf(result: CliResult, secrets: string[]) {
 
 describe("oclif's debug log", () => {
   it('DEBUG=* gds whoami --token cli_… logs argv with the token masked', async () => {
-    const result = await gds(['whoami', '--token', cliToken], { env: { DEBUG: '*' } });
+    const result = await gdsProcess(['whoami', '--token', cliToken], { env: { DEBUG: '*' } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('oclif:'); // the debug log did run
     expect(result.stderr).toContain('cli_…****');
@@ -93,11 +105,11 @@ describe("oclif's debug log", () => {
   });
 
   it('DEBUG=* with SERVICE_TOKEN (a JWT) and --token=… of no known shape', async () => {
-    const env = await gds(['whoami'], { env: { DEBUG: '*', SERVICE_TOKEN: accessToken } });
+    const env = await gdsProcess(['whoami'], { env: { DEBUG: '*', SERVICE_TOKEN: accessToken } });
     expect(env.code, env.stderr).toBe(0);
     expectNoneOf(env, [accessToken]);
     const odd = 'plainsecretvalue1234';
-    const flag = await gds(['whoami', `--token=${odd}`], { env: { DEBUG: '*' } });
+    const flag = await gdsProcess(['whoami', `--token=${odd}`], { env: { DEBUG: '*' } });
     expect(flag.code).toBe(3);
     expect(flag.stderr).toContain('oclif:');
     expectNoneOf(flag, [odd]);
@@ -105,7 +117,7 @@ describe("oclif's debug log", () => {
 
   it('DEBUG=* masks a --token that oclif logs escaped (a pasted carriage return, a backslash)', async () => {
     for (const token of ['plainsecretvalue1234\r', 'plain\\secretvalue1234']) {
-      const result = await gds(['whoami', '--token', token], { env: { DEBUG: '*' } });
+      const result = await gdsProcess(['whoami', '--token', token], { env: { DEBUG: '*' } });
       expect(result.stderr).toContain('oclif:');
       expect(result.stdout + result.stderr).not.toContain('secretvalue1234');
     }
