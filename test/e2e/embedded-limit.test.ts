@@ -1,13 +1,13 @@
 // `gds gate run` against a reference server on PGlite whose table is past --embedded-row-limit: the
 // server's 422 `beyond_embedded_database` reaches the user as one clear error on stderr, naming
 // --database-url, exit code 7 (refused, as every 422), nothing on stdout; with --json an `{"error":…}` line
-// carrying the code. A sampled run of the same table is not refused.
+// carrying the code. A sampled run of the same table is not refused. gds runs in the test process.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer({ embeddedRowLimit: 2 }), ensureBuilt()]);
+  server = await startTestServer({ embeddedRowLimit: 2 });
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-embedded-'));
 });
 
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const gds = (args: string[]): Promise<CliResult> =>
-  runCli(args, {
+  runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'gds'),
       GDS_SECRET_STORAGE: 'file',
