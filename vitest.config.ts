@@ -21,6 +21,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // As `npm run server` does: WebAssembly compiled by V8's baseline compiler only. Without it the optimizing
+    // tier recompiled PGlite's PostgreSQL in every test process that started a server (about 1.7 s of CPU and
+    // 500 MB each, paid by every such file; the suite is CPU-bound).
+    execArgv: ['--liftoff-only'],
     // Most files wait on servers and the CLI processes they start rather than compute: two files at a time
     // even on two cores (vitest's default there is one, availableParallelism - 1), which roughly halves the run.
     maxWorkers: Math.max(2, availableParallelism() - 1),
