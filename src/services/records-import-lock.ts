@@ -1,12 +1,18 @@
-// The lock an import holds on its state file while it runs, `<state>.lock`: a file naming the process that
-// holds it. Two imports of the same input (the same file, or stdin) into one table on one key share a state
-// file: the second would have taken the first's place for an interrupted run's, and each would overwrite the
-// other's. A lock whose process is gone (a kill) is taken over at once, which a lock that goes stale after a
-// time (proper-lockfile's) would not do: the next import would be refused until then.
-import { randomBytes } from 'node:crypto';
+// The lock an import holds on its state file while it runs: proper-lockfile's `<state>.lock`, as the config
+// file's, and beside it `<state>.pid`, naming the process that holds it. Two imports of the same input (the
+// same file, or stdin) into one table on one key share a state file: the second would have taken the
+// first's place for an interrupted run's, and each would overwrite the other's. The second is refused at
+// once while the holder runs; the lock of a holder that is gone (a kill) is taken over once it is stale
+// (the holder refreshes it every second), rather than waiting for a run that will not end.
 import { rmSync } from 'node:fs';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LockOptions } from 'proper-lockfile';
 import { CliError, ExitCode } from '../core/errors.js';
+
+const lockOptions = { realpath: false, stale: 5_000, update: 1_000 } satisfies LockOptions;
+/** A dead holder's lock goes stale within `stale`: waited for, a little longer. */
+const TAKE_OVER = { retries: 30, factor: 1, minTimeout: 200, maxTimeout: 200 };
 
 /** Holds `<state>.lock` while an import runs, and gives back its release. */
 export async function holdState(
@@ -14,47 +20,69 @@ export async function holdState(
   tableId: string,
   options: { input: string; key?: string | undefined },
 ): Promise<() => Promise<void>> {
-  const lock = `${path}.lock`;
-  // Written whole beside it, then linked into place (which fails when the lock exists): a lock is never seen
-  // empty. Created with 'wx' and then written, another import starting at that moment read no pid, took the
-  // lock for a dead one's, removed it and ran too.
-  const mine = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(mine, `${process.pid}\n`, { mode: 0o600 });
+  // Loaded by an import only, as the config file's lock is loaded by a write only.
+  const { lock } = await import('proper-lockfile');
+  const lockfilePath = `${path}.lock`;
+  const pidFile = `${path}.pid`;
+  const take = (retries: number | typeof TAKE_OVER) =>
+    // A lock taken over while this import holds it means its process was stopped past `stale`: the import
+    // goes on, as the other one found this one gone.
+    lock(path, { ...lockOptions, lockfilePath, retries, onCompromised: () => undefined });
+  let release: () => Promise<void>;
   try {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await link(mine, lock);
-        // Ctrl-C ends gds with process.exit (130): the lock goes then too; only a kill leaves it (taken over).
-        const onExit = () => rmSync(lock, { force: true });
-        process.once('exit', onExit);
-        return async () => {
-          process.off('exit', onExit);
-          await rm(lock, { force: true });
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      // A second EEXIST: another import took the lock between its removal and ours.
-      if (attempt > 0 || (Number.isSafeInteger(pid) && pid > 0 && processRuns(pid))) {
-        throw importRunning(pid, lock, tableId, options);
-      }
-      await rm(lock, { force: true });
+    release = await take(0);
+  } catch (error) {
+    if (!locked(error)) throw error;
+    const pid = await holderOf(pidFile, lockfilePath);
+    if (pid === undefined || processRuns(pid)) throw importRunning(pid, lockfilePath, tableId, options);
+    try {
+      release = await take(TAKE_OVER);
+    } catch (again) {
+      if (!locked(again)) throw again;
+      throw importRunning(await holderOf(pidFile, lockfilePath), lockfilePath, tableId, options);
     }
-  } finally {
-    await rm(mine, { force: true });
   }
+  await writeFile(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  // Ctrl-C ends gds with process.exit (130): the pid file goes then too, as proper-lockfile's lock does.
+  const onExit = () => rmSync(pidFile, { force: true });
+  process.once('exit', onExit);
+  return async () => {
+    process.off('exit', onExit);
+    await rm(pidFile, { force: true });
+    await release().catch(() => undefined);
+  };
+}
+
+function locked(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ELOCKED';
+}
+
+/** The holder's pid; one that has just taken the lock writes it right after, so it is waited for a moment. */
+async function holderOf(pidFile: string, lockfilePath: string): Promise<number | undefined> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+    if (Number.isSafeInteger(pid) && pid > 0) return pid;
+    if (
+      !(await stat(lockfilePath).then(
+        () => true,
+        () => false,
+      ))
+    )
+      break;
+    await sleep(20);
+  }
+  return undefined;
 }
 
 function importRunning(
-  pid: number,
+  pid: number | undefined,
   lock: string,
   tableId: string,
   options: { input: string; key?: string | undefined },
 ): CliError {
   const what = options.input === '-' ? 'stdin' : options.input;
   return new CliError(
-    `Another gds import of ${what} into ${tableId}${options.key === undefined ? '' : ` on --key ${options.key}`} is running (process ${pid}).`,
+    `Another gds import of ${what} into ${tableId}${options.key === undefined ? '' : ` on --key ${options.key}`} is running${pid === undefined ? '' : ` (process ${pid})`}.`,
     {
       exitCode: ExitCode.Conflict,
       code: 'import_running',
@@ -62,7 +90,7 @@ function importRunning(
         options.input === '-'
           ? `Wait for it to end: imports from stdin into one table on one key go one at a time (each keeps its place for --resume); to load several inputs at once, write each to a file and import the files. If no import runs, remove ${lock}.`
           : `Wait for it to end: the same file imported twice at once would send every row twice. If no import runs, remove ${lock}.`,
-      details: { pid, lock },
+      details: { pid: pid ?? null, lock },
     },
   );
 }

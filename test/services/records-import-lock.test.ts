@@ -1,47 +1,21 @@
-// The lock an import from stdin (or of one file) holds while it runs (services/records-import.ts holdState):
-// two such imports started at the same moment, or one taking over a dead import's lock while another does.
-// node:fs/promises is wrapped so that writing a file is what the system does, an open and then a write, with
-// the moment between them long enough for another import to look at the file.
-import type * as FsPromises from 'node:fs/promises';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+// The lock an import from stdin (or of one file) holds while it runs (services/records-import-lock.ts, over
+// proper-lockfile): two such imports started at the same moment, a lock whose holder runs, and one whose
+// holder was killed.
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportClient } from '../../src/services/records-import.js';
 import { importRecords } from '../../src/services/records-import.js';
+import { stateFileFor } from '../../src/services/records-import-state.js';
 import { RatePacer } from '../../src/client/rate-pacer.js';
 import type { JsonBody } from '../../src/client/transport.js';
-
-/** Set by a test: what happens right after a lock is removed (another import taking it at that moment). */
-let afterLockRemoved: ((lock: string) => Promise<void>) | undefined;
-
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const fs = await importOriginal<typeof FsPromises>();
-  const writeFile: typeof fs.writeFile = async (path, data, options) => {
-    const flag = typeof options === 'object' && options !== null ? options.flag : undefined;
-    if (flag !== 'wx' || typeof path !== 'string') return fs.writeFile(path, data, options);
-    const handle = await fs.open(path, 'wx', 0o600);
-    try {
-      await delay(30);
-      await handle.writeFile(data as string);
-    } finally {
-      await handle.close();
-    }
-  };
-  const rm: typeof fs.rm = async (path, options) => {
-    await fs.rm(path, options);
-    if (typeof path === 'string' && path.endsWith('.lock')) await afterLockRemoved?.(path);
-  };
-  return { ...fs, default: { ...fs, writeFile, rm }, writeFile, rm };
-});
 
 let state: string;
 
 beforeEach(async () => {
   state = await mkdtemp(join(tmpdir(), 'gds-import-lock-'));
-  afterLockRemoved = undefined;
 });
 
 afterEach(async () => {
@@ -96,27 +70,33 @@ describe('two imports from stdin into one table on one key', () => {
     expect(await readdir(imports())).toEqual([]);
   });
 
-  it("taking over a killed one's lock while another import takes it: exit 6 import_running, not EEXIST", async () => {
-    // Where the lock is: a first import removes it at its end.
-    let lock = '';
-    afterLockRemoved = async (path) => {
-      lock = path;
-    };
-    await importRecords(service().client, 'tbl_1', fromStdin());
-    expect(lock).not.toBe('');
-    // A killed import's lock (its process gone: pid above Linux's largest), and another import that takes
-    // it over right after this one removes it.
-    await writeFile(lock, `${2 ** 22 + 12_345}\n`);
-    afterLockRemoved = async (path) => {
-      afterLockRemoved = undefined;
-      await writeFile(path, `${process.pid}\n`);
-    };
-    const second = service();
-    await expect(importRecords(second.client, 'tbl_1', fromStdin())).rejects.toMatchObject({
+  it('a lock whose holder runs: refused at once, exit 6 import_running with its pid; nothing sent', async () => {
+    const statePath = await plantLock(process.pid);
+    const refused = service();
+    await expect(importRecords(refused.client, 'tbl_1', fromStdin())).rejects.toMatchObject({
       exitCode: 6,
       code: 'import_running',
-      details: { pid: process.pid },
+      details: { pid: process.pid, lock: `${statePath}.lock` },
     });
-    expect(second.stored).toEqual([]);
+    expect(refused.stored).toEqual([]);
+  });
+
+  it("a killed import's lock (its process gone) is taken over: the next import runs", async () => {
+    // pid above Linux's largest; the lock's last refresh long ago, as a killed holder leaves it
+    await plantLock(2 ** 22 + 12_345, new Date(Date.now() - 60_000));
+    const next = service();
+    await importRecords(next.client, 'tbl_1', fromStdin());
+    expect(next.stored.map((r) => r.sku)).toEqual(['A', 'B']);
+    expect(await readdir(imports())).toEqual([]);
   });
 });
+
+/** The lock of an import from stdin into tbl_1 on sku, held by `pid` and last refreshed at `refreshed`. */
+async function plantLock(pid: number, refreshed?: Date): Promise<string> {
+  const statePath = await stateFileFor('tbl_1', fromStdin());
+  await mkdir(imports(), { recursive: true });
+  await mkdir(`${statePath}.lock`);
+  await writeFile(`${statePath}.pid`, `${pid}\n`);
+  if (refreshed !== undefined) await utimes(`${statePath}.lock`, refreshed, refreshed);
+  return statePath;
+}
