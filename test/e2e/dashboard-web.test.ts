@@ -1,5 +1,5 @@
-// `gds status <id> --web` and `gds push … --web` as real processes: the table's dashboard page is opened
-// where there is a display (a stand-in xdg-open on the PATH records what it was given), and its address
+// `gds status <id> --web` and `gds push … --web`, gds run in the test process: the table's dashboard page is
+// opened where there is a display (a stand-in xdg-open on the PATH records what it was given), and its address
 // printed where there is none or under --json. The address is the dashboard page the server serves.
 import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -17,7 +17,7 @@ let opened: string;
 let runs = 0;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+  server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-web-'));
   const bin = join(dir, 'bin');
   await mkdir(bin);
@@ -33,7 +33,7 @@ afterAll(async () => {
 /** Runs gds as the OWNER; `display` gives it a desktop (and the stand-in opener), else none. */
 async function gds(args: string[], display: boolean): Promise<CliResult> {
   runs += 1;
-  return runCli(args, {
+  return runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, `c${runs}`),
       GDS_SECRET_STORAGE: 'file',
