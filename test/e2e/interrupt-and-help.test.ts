@@ -1,5 +1,6 @@
 // Ctrl-C in the middle of `gds audit list --all --json` (a stub service that serves one page and then
-// never answers), and the help of every network command (a description and examples).
+// never answers), and the help of every network command (a description and examples), the help run by gds in
+// the test process.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -9,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const token = 'cli_InterruptTestToken0001';
 let stub: Server;
@@ -82,7 +84,7 @@ describe('help that teaches', () => {
   it.each(['api', 'audit list', 'members list', 'tokens issue', 'tokens refresh'])(
     'gds %s --help: description, examples and the global flags',
     async (command) => {
-      const r = await runCli([...command.split(' '), '--help']);
+      const r = await runInProcess([...command.split(' '), '--help']);
       expect(r).toMatchObject({ code: 0, stderr: '' });
       expect(r.stdout).toContain('DESCRIPTION');
       expect(r.stdout).toMatch(new RegExp(`EXAMPLES\\n[\\s\\S]*gds ${command}\\b`));
@@ -93,7 +95,7 @@ describe('help that teaches', () => {
   );
 
   it('gds --help lists the new topics', async () => {
-    const r = await runCli(['--help']);
+    const r = await runInProcess(['--help']);
     expect(r.stdout).toMatch(/\n {2}api +Make an authenticated call/);
     for (const topic of ['audit', 'members', 'tokens'])
       expect(r.stdout).toMatch(new RegExp(`\\n {2}${topic} +\\S`));
