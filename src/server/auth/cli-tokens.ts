@@ -78,12 +78,15 @@ export async function seededCliToken(
     `SELECT private_jwk->>'d' AS d FROM gds.signing_keys ORDER BY created_at DESC LIMIT 1`,
   );
   if (key === undefined) throw new Error('no signing key to derive the seeded CLI tokens from');
-  const rows = await ctx.db.query<{ token_hash: string; revoked: boolean }>(
-    `SELECT token_hash, revoked_at IS NOT NULL AS revoked FROM gds.cli_tokens
-      WHERE workspace_id = $1 AND user_id = $2 AND name IS NULL`,
-    [owner.workspaceId, owner.userId],
-  );
-  const revoked = new Map(rows.map((r) => [r.token_hash, r.revoked]));
+  const revokedByHash = async () => {
+    const rows = await ctx.db.query<{ token_hash: string; revoked: boolean }>(
+      `SELECT token_hash, revoked_at IS NOT NULL AS revoked FROM gds.cli_tokens
+        WHERE workspace_id = $1 AND user_id = $2 AND name IS NULL`,
+      [owner.workspaceId, owner.userId],
+    );
+    return new Map(rows.map((r) => [r.token_hash, r.revoked]));
+  };
+  let revoked = await revokedByHash();
   for (let n = 0; ; n++) {
     const secret = createHmac('sha256', key.d)
       .update(`seeded-cli-token:${owner.workspaceId}:${owner.userId}:${n}`)
@@ -91,6 +94,15 @@ export async function seededCliToken(
     const token = `${CLI_TOKEN_PREFIX}${secret}`;
     const state = revoked.get(sha256(token));
     if (state === false) return token;
-    if (state === undefined) return (await createCliToken(ctx, owner, token)).token;
+    if (state === undefined) {
+      try {
+        return (await createCliToken(ctx, owner, token)).token;
+      } catch (error) {
+        // Another server starting over this database inserted the same derived token first: it is ours too.
+        revoked = await revokedByHash();
+        if (revoked.get(sha256(token)) === false) return token;
+        throw error;
+      }
+    }
   }
 }
