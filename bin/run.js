@@ -3,15 +3,15 @@
 // (`gds --help | head -1`) oclif's final flush never settles, and the process should still just end.
 // Node's compile cache (in the OS temp folder, or NODE_COMPILE_CACHE; off with NODE_DISABLE_COMPILE_CACHE)
 // keeps the compiled code of every module between runs: it is on before dist/ loads.
-// In the npm package, a command line routed to a command with a bundle of its own (dist/bundle, made by
-// prepack: scripts/build-package-bundles.ts) runs that one file instead, as the single executable does.
+// In the npm package every command line runs one file, the whole CLI bundled (dist/bundle/gds.cjs, made by
+// prepack: scripts/build-package-bundles.ts); a checkout has none and runs dist/ module by module.
 // Only what every Node since 18 links is imported statically (no named import that an older Node lacks,
 // such as enableCompileCache): an older Node then gets a sentence instead of a SyntaxError.
 // The first thing done: a token given as an argument is masked in the process's command line (`ps`,
 // /proc/PID/cmdline), before the rest of gds loads; process-title.js imports only the masking it needs.
 import { scrubProcessTitle } from '../dist/cli/process-title.js';
 import nodeModule from 'node:module';
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 try {
@@ -30,27 +30,8 @@ if (major < 22 || (major === 22 && minor < 3)) {
 
 nodeModule.enableCompileCache?.();
 
-/**
- * The bundle these arguments run, when the package has one for them: their command's own (routed as main()
- * does).
- */
-async function commandBundle(argv) {
-  let bundles;
-  try {
-    bundles = JSON.parse(readFileSync(new URL('../dist/bundle/bundles.json', import.meta.url), 'utf8'));
-  } catch {
-    return undefined; // a checkout, or a package without bundles: every command through dist/
-  }
-  const { commandBundleRoute } = await import('../dist/cli/command-route.js');
-  const route = commandBundleRoute(argv, bundles);
-  if (route === undefined) return undefined;
-  return fileURLToPath(
-    new URL(`../dist/bundle/command-${route.id.replaceAll(':', '-')}.cjs`, import.meta.url),
-  );
-}
-
-const bundle = await commandBundle(process.argv.slice(2));
-if (bundle !== undefined) {
+const bundle = fileURLToPath(new URL('../dist/bundle/gds.cjs', import.meta.url));
+if (existsSync(bundle)) {
   nodeModule.createRequire(import.meta.url)(bundle);
 } else {
   const [{ main }, { COMMAND_LOADERS }] = await Promise.all([

@@ -1,17 +1,14 @@
-// `npm run build:package-bundles` (prepack runs it after tsc and `oclif manifest`): the npm package's command
-// bundles in dist/bundle; postpack removes them, so that a checkout never runs bundles older than its
-// sources. Options: --no-minify.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// `npm run build:package-bundles` (prepack runs it after tsc and `oclif manifest`): the npm package's bundle,
+// dist/bundle/gds.cjs; postpack removes it, so that a checkout never runs a bundle older than its sources.
+// Options: --no-minify.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { Interfaces } from '@oclif/core';
-import { commandBundleAsset } from './sea/command-bundles.js';
-import { bundleModules, commandOnly, scriptOptions } from './bundle/esbuild-plugins.js';
+import { bundleModules, scriptOptions } from './bundle/esbuild-plugins.js';
 import { writeCommandManifest, writeGate1Validator } from './bundle/generated.js';
-import { commandBundleTable } from './bundle/training.js';
-import { readJson, root } from './bundle/tools.js';
+import { root } from './bundle/tools.js';
 
 /** What the npm package's bundles load from node_modules, as the rest of the package does. */
 const packageExternals = [
@@ -30,46 +27,38 @@ const packageExternals = [
  */
 const packageBanner = "var __gdsBundleUrl = require('node:url').pathToFileURL(__filename).href;";
 
-/** The folder of the npm package's command bundles, made by `npm pack` (prepack) and removed after it. */
+/** The folder of the npm package's bundle, made by `npm pack` (prepack) and removed after it. */
 export const packageBundleDir = join(root, 'dist/bundle');
 
 /**
- * The npm package's command bundles (scripts/build-package-bundles.ts, run by prepack): for each command with a
- * bundle of its own in the executable, the same bundle for a plain Node (no code cache, no assets: the keychain addon, undici, openid-client and the
- * WebAssembly of PostgreSQL's parser and jq load from node_modules), and bundles.json, by which bin/run.js
- * routes a command line to one. Such a command then reads one file instead
- * of resolving and compiling oclif's and gds's modules one by one (docs/bench.md has the figures). Needs
- * dist/ built: the manifest comes from its classes.
+ * The npm package's bundle (run by prepack): the whole CLI, as the executable's gds.cjs, for a plain Node (no
+ * assets: the keychain addon, undici, openid-client and the WebAssembly of PostgreSQL's parser and jq load
+ * from node_modules), in `outDir`/gds.cjs, which bin/run.js runs for every command line, under Node's compile
+ * cache. One file read and compiled once, instead of oclif's and gds's modules resolved and compiled one by
+ * one: `--help` and a command of its own took half the CPU time (docs/architecture.md has the figures). Needs
+ * dist/ built: the manifest comes from its classes. Returns the bundle's path.
  */
-export async function buildPackageBundles(outDir: string, options: { minify: boolean }): Promise<string[]> {
-  const scratch = await mkdtemp(join(tmpdir(), 'gds-package-bundles-'));
-  // The generated gate1 validator lies in that temporary folder, outside the project: its `ajv/dist/…`
-  // requires resolve from the project's node_modules, not from whatever the folder's parents hold.
-  const nodePaths = [join(root, 'node_modules')];
+export async function buildPackageBundle(outDir: string, options: { minify: boolean }): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), 'gds-package-bundle-'));
   try {
     const gate1Validator = await writeGate1Validator(scratch);
     const manifestFile = await writeCommandManifest(scratch);
-    const manifest = readJson(manifestFile) as Interfaces.Manifest;
-    const table = commandBundleTable(manifest);
-    const { own } = table;
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
-    await Promise.all(
-      own.map((id) =>
-        build({
-          ...scriptOptions(options),
-          entryPoints: [join(root, 'scripts/sea/entry.ts')],
-          outfile: join(outDir, commandBundleAsset(id, 'cjs')),
-          nodePaths,
-          external: packageExternals,
-          define: { 'import.meta.url': '__gdsBundleUrl' },
-          banner: { js: packageBanner },
-          plugins: [commandOnly(id, manifest), bundleModules(gate1Validator, manifestFile, 'package')],
-        }),
-      ),
-    );
-    await writeFile(join(outDir, 'bundles.json'), JSON.stringify(table));
-    return own;
+    const outfile = join(outDir, 'gds.cjs');
+    await build({
+      ...scriptOptions(options),
+      entryPoints: [join(root, 'scripts/sea/entry.ts')],
+      outfile,
+      // The generated gate1 validator lies in the temporary folder, outside the project: its `ajv/dist/…`
+      // requires resolve from the project's node_modules, not from whatever the folder's parents hold.
+      nodePaths: [join(root, 'node_modules')],
+      external: packageExternals,
+      define: { 'import.meta.url': '__gdsBundleUrl' },
+      banner: { js: packageBanner },
+      plugins: [bundleModules(gate1Validator, manifestFile, 'package')],
+    });
+    return outfile;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -77,9 +66,9 @@ export async function buildPackageBundles(outDir: string, options: { minify: boo
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = performance.now();
-  const own = await buildPackageBundles(packageBundleDir, { minify: !process.argv.includes('--no-minify') });
+  const bundle = await buildPackageBundle(packageBundleDir, {
+    minify: !process.argv.includes('--no-minify'),
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  process.stderr.write(
-    `build:package-bundles: ${relative(root, packageBundleDir)}: ${own.join(', ')} in ${seconds} s\n`,
-  );
+  process.stderr.write(`build:package-bundles: ${relative(root, bundle)} in ${seconds} s\n`);
 }

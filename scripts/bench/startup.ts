@@ -1,5 +1,5 @@
 // Cold start of the single executable (dist/gds), of `node bin/run.js` in the checkout and of the packed npm
-// package (its manifest lets a command import only itself) against bare `node -e 0`, all on Node 24 from
+// package (one bundle of the whole CLI) against bare `node -e 0`, all on Node 24 from
 // node_modules, and of `gh` when it is on the PATH (the anchor of the start-up budgets), for what
 // people run: help piped and on a terminal, a gate1.yml with predicates, push of a real view.
 //

@@ -150,8 +150,8 @@ export function assetModuleImports(): Plugin {
 
 /**
  * Every module that exists only in the bundle, and the redirects that put them in place. The npm package's
- * command bundles (buildPackageBundles) load the keychain addon and the WebAssembly of PostgreSQL's parser and
- * of jq from node_modules, as the rest of the package does: they take none of the executable's redirects.
+ * bundle (build-package-bundles.ts) loads the keychain addon and the WebAssembly of PostgreSQL's parser and
+ * of jq from node_modules, as the rest of the package does: it takes none of the executable's redirects.
  */
 export function bundleModules(
   gate1Validator: string,

@@ -1,6 +1,6 @@
 // Entry of the single executable (dist/gds), bundled by scripts/build-binary.ts, and of the npm package's
-// command bundles (dist/bundle, buildPackageBundles), which bin/run.js requires for a command line routed to
-// one. The same main() as bin/run.js, with package.json inlined at build time and every command and plugin
+// bundle (dist/bundle/gds.cjs, buildPackageBundle), which bin/run.js requires for every command line. The
+// same main() as bin/run.js, with package.json inlined at build time and every command and plugin
 // hook in the bundle.
 // oclif gets its root plugin ready-made, with the command manifest computed at build time (help and the
 // command list need no command class), and main() imports only the command being run. Plugin hooks are
@@ -20,7 +20,7 @@ import { recordLoadedModules } from './loaded-modules.js';
 
 /**
  * Where oclif thinks the CLI lives (nothing is read from it): the executable's folder, or the npm package's
- * (its command bundles are in dist/bundle).
+ * (its bundle is in dist/bundle).
  */
 const root = isSea() ? dirname(process.execPath) : join(__dirname, '..', '..');
 const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;

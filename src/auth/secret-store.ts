@@ -137,8 +137,8 @@ function keychainCall(
 }
 
 /**
- * How to start the keychain child: the single executable runs itself; a command bundle of the npm package
- * (dist/bundle, where this module is part of the bundle's file) runs its bundle with the child's argument, as
+ * How to start the keychain child: the single executable runs itself; the npm package's bundle
+ * (dist/bundle/gds.cjs, where this module is part of the bundle's file) runs its bundle with the child's argument, as
  * its entry (scripts/sea/entry.ts) serves it; otherwise Node runs the module.
  */
 function keychainChildCommand(): [string, string[]] {

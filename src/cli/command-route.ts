@@ -63,8 +63,7 @@ function spacedId(argv: readonly string[], commands: Readonly<Record<string, Rou
 
 /**
  * The commands with a bundle of their own: one table, made by the build (scripts/bundle/training.ts
- * commandBundleTable) for both entries. The npm package's bin/run.js reads it from dist/bundle/bundles.json;
- * the executable's boot script has it built in.
+ * commandBundleTable); the executable's boot script has it built in.
  */
 export interface CommandBundles {
   /** Every command of the manifest, with what routing reads of it. */

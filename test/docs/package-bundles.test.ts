@@ -1,13 +1,13 @@
-// The npm package's command bundles (dist/bundle, made by prepack: scripts/build-package-bundles.ts): a
-// command line routed to gate validate, gate diff, list or push runs one bundled file, and answers exactly as
-// gds itself does (run in the test process). Laid out here as npm installs the package (bin/, dist/ with its
-// bundle folder, package.json, node_modules beside) in a temp folder, so the checkout itself never has bundles.
+// The npm package's bundle (dist/bundle/gds.cjs, made by prepack: scripts/build-package-bundles.ts): every
+// command line runs that one bundled file, and answers exactly as gds itself does (run in the test process).
+// Laid out here as npm installs the package (bin/, dist/ with its bundle folder,
+// package.json, node_modules beside) in a temp folder, so the checkout itself never has bundles.
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackageBundles } from '../../scripts/build-package-bundles.js';
+import { buildPackageBundle } from '../../scripts/build-package-bundles.js';
 import { cliEnv, collect, ensureBuilt, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
@@ -18,7 +18,7 @@ import type { TestServer } from '../helpers/server.js';
 let dir: string;
 let installed: string;
 let server: TestServer;
-let bundled: string[];
+let bundled: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gds-package-bundles-'));
@@ -33,7 +33,7 @@ beforeAll(async () => {
       await symlink(join(repoRoot, 'dist', entry.name), join(installed, 'dist', entry.name));
   }
   await symlink(join(repoRoot, 'node_modules'), join(installed, 'node_modules'));
-  bundled = await buildPackageBundles(join(installed, 'dist/bundle'), { minify: true });
+  bundled = await buildPackageBundle(join(installed, 'dist/bundle'), { minify: true });
   await writeFile(
     join(dir, 'plain.yml'),
     'patternChecks:\n  - {name: code, column: code, regex: "^[A-Z]+$", severity: WARN}\n',
@@ -87,11 +87,12 @@ const bundleOf = (modules: string[]) =>
 /** Modules Node resolved as files (a bundle's own modules are recorded by their node_modules path only). */
 const files = (modules: string[]) => modules.filter((url) => url.startsWith('file:'));
 
-describe('the npm package with command bundles', () => {
+describe('the npm package with its bundle', () => {
   const owner = () => ({ SERVICE_TOKEN: server.user('OWNER').cliToken, SERVICE_API_URL: server.url });
 
-  it('has one for each command the executable bundles apart', () => {
-    expect(bundled.toSorted()).toEqual(['gate:diff', 'gate:validate', 'list', 'push']);
+  it('holds one bundle, the whole CLI', async () => {
+    expect(bundled).toBe(join(installed, 'dist/bundle/gds.cjs'));
+    expect(await readdir(join(installed, 'dist/bundle'))).toEqual(['gds.cjs']);
   });
 
   it('runs gds list --json from its bundle alone: one line per table, as the server has them', async () => {
@@ -106,14 +107,13 @@ describe('the npm package with command bundles', () => {
     const tables = (listed.body as { tables: Array<{ id: string }> }).tables;
     expect(tables.length).toBeGreaterThan(0);
     expect(ids).toEqual(tables.map((table) => table.id));
-    expect(bundleOf(r.modules)).toEqual(['command-list.cjs']);
-    // Nothing of dist/ beyond the masking of the command line (bin/run.js's first act) and the router, and
-    // neither oclif nor undici as files of their own.
+    expect(bundleOf(r.modules)).toEqual(['gds.cjs']);
+    // Nothing of dist/ beyond the masking of the command line (bin/run.js's first act), and neither oclif
+    // nor undici as files of their own.
     expect(files(r.modules).filter((url) => url.includes('/dist/'))).toEqual([
       expect.stringMatching(/\/dist\/cli\/process-title\.js$/),
       expect.stringMatching(/\/dist\/core\/redact\.js$/),
-      expect.stringMatching(/\/dist\/cli\/command-route\.js$/),
-      expect.stringMatching(/\/dist\/bundle\/command-list\.cjs$/),
+      expect.stringMatching(/\/dist\/bundle\/gds\.cjs$/),
     ]);
     expect(files(r.modules).filter((url) => /\/node_modules\/(@oclif|undici)\//.test(url))).toEqual([]);
     expect(r.modules).toContain('/node_modules/@oclif/core/lib/index.js');
@@ -133,11 +133,18 @@ describe('the npm package with command bundles', () => {
     ['list, an unknown flag', ['list', '--nope'], 2],
     ['list, a bad option', ['list', '--state', 'NOPE', '--json'], 2],
     ['push --dry-run of a view', ['push', 'v.sql', '--dry-run', '--json'], 0],
+    ['--help', ['--help'], 0],
+    ['a topic’s help', ['gate', '--help'], 0],
+    ['a command’s help', ['list', '--help'], 0],
+    ['--version', ['--version'], 0],
+    ['auth status', ['auth', 'status'], 0],
+    ['connectors list', ['connectors', 'list', '--json'], 0],
+    ['an unknown command', ['nope'], 2],
   ])('answers %s exactly as a checkout does', async (_, args, code) => {
     const [bundle, checkout] = await Promise.all([fromPackage(args, owner()), fromCheckout(args, owner())]);
     expect(bundle.code, bundle.stderr).toBe(code);
     expect(bundle.stdout + bundle.stderr).not.toBe('');
-    expect(bundleOf(bundle.modules)).toHaveLength(1);
+    expect(bundleOf(bundle.modules)).toEqual(['gds.cjs']);
     expect({ code: bundle.code, stdout: bundle.stdout, stderr: bundle.stderr }).toEqual({
       code: checkout.code,
       stdout: checkout.stdout,
@@ -145,18 +152,11 @@ describe('the npm package with command bundles', () => {
     });
   });
 
-  it('leaves help to dist/: a help request is never routed to a bundle', async () => {
-    const r = await fromPackage(['list', '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('--state');
-    expect(bundleOf(r.modules)).toEqual([]);
-  });
-
   it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
     const parser = (r: Run) => files(r.modules).filter((url) => url.includes('/node_modules/libpg-query/'));
     const plain = await fromPackage(['gate', 'validate', '-f', 'plain.yml']);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(bundleOf(plain.modules)).toEqual(['command-gate-validate.cjs']);
+    expect(bundleOf(plain.modules)).toEqual(['gds.cjs']);
     expect(plain.modules).toContain('/node_modules/yaml/dist/index.js');
     expect(parser(plain)).toEqual([]);
     const sql = await fromPackage(['gate', 'validate', '-f', 'sql.yml']);
@@ -167,7 +167,7 @@ describe('the npm package with command bundles', () => {
   it('serves as its own keychain child: one request on stdin, one JSON answer on stdout', async () => {
     const child = spawn(
       node24,
-      [join(installed, 'dist/bundle/command-list.cjs'), '__gds_keychain_child'],
+      [join(installed, 'dist/bundle/gds.cjs'), '__gds_keychain_child'],
       // No session bus: the keychain refuses, and the child says so in its answer.
       { cwd: dir, env: cliEnv({ DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' }) },
     );
@@ -181,7 +181,7 @@ describe('the npm package with command bundles', () => {
 });
 
 describe(
-  'a command bundle reading a profile kept in the OS keychain',
+  'the package’s bundle reading a profile kept in the OS keychain',
   needs(await whyNoSecretService()),
   () => {
     it('reads the token through its own keychain child, as dist/ does', async () => {

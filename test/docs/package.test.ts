@@ -1,11 +1,11 @@
-// What `npm install gds` gets: the compiled CLI and its entry, and the command bundles prepack adds
+// What `npm install gds` gets: the compiled CLI and its entry, and the bundle prepack adds
 // (scripts/build-package-bundles.ts), not the single executable or its build.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPackageBundles } from '../../scripts/build-package-bundles.js';
+import { buildPackageBundle } from '../../scripts/build-package-bundles.js';
 import { ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
 
 /** The files `npm pack` puts in the package (without running prepack), with their sizes. */
@@ -52,7 +52,7 @@ function packageBytes(dir: string): number {
 }
 
 describe('the npm package installed', () => {
-  it('with its runtime dependencies (as package-lock.json resolves them) and its command bundles takes at most 30 MiB', async () => {
+  it('with its runtime dependencies (as package-lock.json resolves them) and its bundle takes at most 30 MiB', async () => {
     await ensureBuilt();
     const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
       packages: Record<string, { dev?: boolean }>;
@@ -64,10 +64,10 @@ describe('the npm package installed', () => {
     const dependencies = runtime.reduce((sum, dir) => sum + packageBytes(dir), 0);
     const pack = packedFiles();
     const own = pack.reduce((sum, file) => sum + file.size, 0);
-    // The command bundles prepack adds (dist/bundle), built here as prepack builds them.
+    // The bundle prepack adds (dist/bundle), built here as prepack builds them.
     const scratch = mkdtempSync(join(tmpdir(), 'gds-package-size-'));
     try {
-      await buildPackageBundles(scratch, { minify: true });
+      await buildPackageBundle(scratch, { minify: true });
       const bundles = packageBytes(scratch);
       expect(bundles).toBeGreaterThan(0);
       expect(runtime.filter((dir) => dir.endsWith('/node_modules/tar'))).toEqual([]); // the server's alone

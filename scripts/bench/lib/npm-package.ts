@@ -1,5 +1,5 @@
 // The npm package as a user gets it, for the benches that run it: `npm pack` (prepack adds the oclif manifest
-// and the command bundles, scripts/build-package-bundles.ts), unpacked, with the checkout's node_modules
+// and the bundle, scripts/build-package-bundles.ts), unpacked, with the checkout's node_modules
 // beside it for its dependencies.
 import { spawn } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
