@@ -8,8 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { buildPackageBundle } from '../../scripts/build-package-bundles.js';
 import { ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
 
-/** The files `npm pack` puts in the package (without running prepack), with their sizes. */
+let packed: Array<{ path: string; size: number }> | undefined;
+
+/** The files `npm pack` puts in the package (without running prepack), with their sizes: asked of npm once. */
 function packedFiles(): Array<{ path: string; size: number }> {
+  packed ??= packList();
+  return packed;
+}
+
+function packList(): Array<{ path: string; size: number }> {
   const [pack] = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: repoRoot,
