@@ -6,7 +6,6 @@
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { nameProblem } from '../artifacts/identifiers.js';
 import { pgGrammar, type PgGrammar } from '../artifacts/pg-grammar.js';
-import { loadPredicateParser } from '../gate1/predicate-sql.js';
 import type { Dialect } from '../artifacts/dialect.js';
 import { selectColumns } from '../artifacts/select-columns.js';
 import { readWarehouseView } from '../artifacts/warehouse-view.js';
@@ -41,12 +40,11 @@ export interface DbtReader {
 }
 
 /**
- * Loads what declareDbtProject needs to read SQL: PostgreSQL's grammar, given back as the reader, and the
- * predicate checker of gate1 (which keeps its parser itself). Cheap after the first call.
+ * Loads what declareDbtProject needs to read SQL: PostgreSQL's grammar, given back as the reader (it reads the
+ * models' SQL and the tests' predicates). Cheap after the first call.
  */
 export async function prepareDbtReader(): Promise<DbtReader> {
-  const [grammar] = await Promise.all([pgGrammar(), loadPredicateParser()]);
-  return { grammar };
+  return { grammar: await pgGrammar() };
 }
 
 /** The adapters whose SQL the warehouse reader of src/core/artifacts reads, by their dialect there. */
@@ -326,6 +324,7 @@ class ProjectReader {
       normaliseName: (name) => warehouseName(name, this.adapter),
       primaryKey: node.primaryKey.length > 0 ? node.primaryKey : constraints.primaryKey,
       declaredNullRates: declaredNullRates(node, names, warnings),
+      grammar: this.grammar,
     });
     rules.notMapped.push(...constraints.notMapped);
     const columns: ArtifactColumn[] = found.columns.map((c) => ({

@@ -13,6 +13,7 @@ import type {
   UniqueCheck,
 } from '../gate1/schema.js';
 import { MAX_NAME_LENGTH, MAX_SQL_LENGTH } from '../gate1/schema.js';
+import type { PgGrammar } from '../artifacts/pg-grammar.js';
 import { checkPredicateSql } from '../gate1/predicate-sql.js';
 import { checkRegex } from '../gate1/regex-check.js';
 import type { ManifestNode, ManifestTest } from './manifest.js';
@@ -38,6 +39,8 @@ export interface TestContext {
   primaryKey: string[];
   /** Null-rate limits `meta.gds.null_rate` declares, by column (the model's apply to each of its columns). */
   declaredNullRates?: Map<string, FieldOverride['nullRate']>;
+  /** PostgreSQL's grammar, which reads a test's predicate. */
+  grammar: PgGrammar;
 }
 
 /**
@@ -469,7 +472,9 @@ function grain(columns: string[], test: ManifestTest, condition: string | undefi
 function predicate(sql: string, context: TestContext): Outcome {
   if (sql.length > MAX_SQL_LENGTH)
     return refused(`the predicate would be longer than ${MAX_SQL_LENGTH} characters`);
-  const problems = checkPredicateSql(sql, { columns: context.columns }).filter((f) => f.severity === 'error');
+  const problems = checkPredicateSql(sql, { columns: context.columns, grammar: context.grammar }).filter(
+    (f) => f.severity === 'error',
+  );
   if (problems.length > 0)
     return refused(
       `as a Gate 1 predicate (${sql}) it is refused: ${problems[0]?.message ?? 'not a safe predicate'}`,

@@ -305,9 +305,12 @@ function loadedGrammar(): PgGrammar {
 }
 
 /** The statements of a text, or PostgreSQL's refusal. */
-function parse(sql: string): { statements: PgNode[] } | { refusal: { message: string; offset?: number } } {
+function parse(
+  sql: string,
+  grammar: PgGrammar,
+): { statements: PgNode[] } | { refusal: { message: string; offset?: number } } {
   try {
-    const tree = loadedGrammar().parseSync(sql) as { stmts?: Array<{ stmt?: PgNode }> };
+    const tree = grammar.parseSync(sql) as { stmts?: Array<{ stmt?: PgNode }> };
     return { statements: (tree.stmts ?? []).map((s) => s.stmt ?? {}) };
   } catch (error) {
     return { refusal: pgRefusal(error) };
@@ -327,9 +330,9 @@ function selectShape(statements: PgNode[]): string | undefined {
   return shape({ ...select[1], whereClause: null });
 }
 
-function baselineShape(): string | undefined {
+function baselineShape(grammar: PgGrammar): string | undefined {
   if (baseline === undefined) {
-    const parsed = parse(`${WRAPPER}true)`);
+    const parsed = parse(`${WRAPPER}true)`, grammar);
     baseline = 'statements' in parsed ? selectShape(parsed.statements) : undefined;
   }
   return baseline;
@@ -812,6 +815,8 @@ function sortedEqual(a: string[], b: string[]): boolean {
 export interface PredicateCheckOptions {
   /** The table's columns, when known (the server knows them): references to other names are refused. */
   columns?: Iterable<string>;
+  /** PostgreSQL's grammar to read the text with (a dbt reader's); without it, the one loadPredicateParser loaded. */
+  grammar?: PgGrammar;
 }
 
 const STATEMENT_REFUSAL: Finding = {
@@ -841,7 +846,7 @@ export function checkPredicateSql(sql: string, opts: PredicateCheckOptions = {})
   const columns = opts.columns ? new Set(opts.columns) : undefined;
   // Comparisons of columns and constants (amount >= 0, status IN ('open', 'closed')) need no parser.
   if (isPlainPredicate(sql, columns)) return [];
-  return checkParsedPredicate(sql, lexed, columns);
+  return checkParsedPredicate(sql, lexed, columns, opts.grammar);
 }
 
 /** checkPredicateSql's answer from PostgreSQL's parser, for a text lexPredicate found nothing in. */
@@ -849,14 +854,14 @@ export function checkParsedPredicate(
   sql: string,
   lexed: LexedPredicate = lexPredicate(sql),
   columns?: ReadonlySet<string>,
+  grammar: PgGrammar = loadedGrammar(),
 ): Finding[] {
-  loadedGrammar();
-
-  const parsed = parse(`${WRAPPER}${sql})`);
+  const parsed = parse(`${WRAPPER}${sql})`, grammar);
   if ('refusal' in parsed) {
     // Without the parentheses, a text that adds a clause (GROUP BY, UNION, …) parses: say that instead.
-    const bare = parse(UNWRAPPED + sql);
-    if ('statements' in bare && selectShape(bare.statements) !== baselineShape()) return [STATEMENT_REFUSAL];
+    const bare = parse(UNWRAPPED + sql, grammar);
+    if ('statements' in bare && selectShape(bare.statements) !== baselineShape(grammar))
+      return [STATEMENT_REFUSAL];
     const { message, offset } = parsed.refusal;
     const index =
       offset === undefined ? undefined : Math.min(Math.max(offset - WRAPPER.length, 0), sql.length);
@@ -869,7 +874,7 @@ export function checkParsedPredicate(
       },
     ];
   }
-  if (selectShape(parsed.statements) !== baselineShape()) return [STATEMENT_REFUSAL];
+  if (selectShape(parsed.statements) !== baselineShape(grammar)) return [STATEMENT_REFUSAL];
   const select = nodeOf(parsed.statements[0]);
   const where = select?.[1].whereClause;
   const walker = new PredicateWalker(sql, columns);
