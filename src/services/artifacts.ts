@@ -3,6 +3,7 @@
 // then registered (or replaced) on the service, and for `push --wait` followed until its baseline job ends.
 import { basename } from 'node:path';
 import { type PollOptions, pollUntil } from './poll.js';
+import { connectorsOf } from './connector-ref.js';
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { readArtifactText } from '../io/input.js';
@@ -141,7 +142,8 @@ const DIALECT_OF_CONNECTOR: Readonly<Record<string, Dialect>> = { postgresql: 'p
 
 /**
  * The artifact as the connector's warehouse reads it: with --connector and no dialect named, a .sql view is
- * read in the dialect of the connector's type (one GET of the connectors; the artifact is not sent). Without
+ * read in the dialect of the connector's type (the client's one GET of the connectors, which resolving
+ * --connector made already; the artifact is not sent). Without
  * that type (none found, not readable with this token, or PostgreSQL), the local reading stands.
  */
 export async function inConnectorDialect(
@@ -157,7 +159,7 @@ export async function inConnectorDialect(
   if (!connectorMayChoose(path, options)) return local();
   const { text } = await readArtifactText(path, 'sql', { flag: '<file>' });
   if (declaresDialect(text)) return local();
-  const connectors = await client.connectors.list().catch(() => []);
+  const connectors = await connectorsOf(client).catch(() => []);
   const type = connectors.find((c) => c.id === options.connectorId)?.type.toLowerCase() ?? '';
   const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
   if (dialect === undefined || dialect === 'postgres') return local();

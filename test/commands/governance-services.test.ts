@@ -23,6 +23,7 @@ import {
 } from '../../src/services/artifacts.js';
 import type { LocalArtifact } from '../../src/services/artifacts.js';
 import { listConnectors } from '../../src/services/connectors.js';
+import { resolveConnectorId } from '../../src/services/connector-ref.js';
 import { openQuarantinedDdl, safeSqlFileName } from '../../src/services/quarantine.js';
 import {
   dismissRecertificationRequest,
@@ -197,6 +198,30 @@ describe('readArtifact (local, before any request)', () => {
       table: 'b',
     });
     expect(listed).toBe(3);
+  });
+
+  it('--connector resolved and its dialect read with one GET of the connectors', async () => {
+    const folder = await folderWith({ 'plain.sql': 'create view a.b as select x from t\n' });
+    let listed = 0;
+    api.use(
+      http.get(at('/api/connectors'), () => {
+        listed++;
+        const connector = {
+          id: 'con_sf',
+          name: 'sf',
+          type: 'snowflake',
+          status: 'ACTIVE',
+          environmentLabel: 'dev',
+        };
+        return HttpResponse.json({ connectors: [connector] });
+      }),
+    );
+    const path = join(folder, 'plain.sql');
+    const shared = newClient();
+    const connectorId = await resolveConnectorId(shared, 'sf');
+    const read = await readArtifactLocally(path, { connectorId });
+    expect(await inConnectorDialect(shared, path, read, { connectorId })).toMatchObject({ table: 'B' });
+    expect(listed).toBe(1);
   });
 
   it('a dbt properties file: refused listing its models; --model sends that model as a declaration', async () => {
