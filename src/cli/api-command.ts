@@ -1,7 +1,7 @@
 // The base of every command that calls the service. It adds --max-retry-after to the global flags and
 // `withClient`, which runs the command's one service call in a session (session.ts):
 //
-//   import { listMembers } from '../../services/members.js';
+//   import { listMembers } from '../../services/members.js'; // static: see base-command.ts's Imports
 //
 //   export default class MembersList extends ApiCommand<typeof MembersList> {
 //     static override summary = 'List the members of your workspace.';
@@ -15,6 +15,7 @@ import type { Command } from '@oclif/core';
 import { Flags } from '@oclif/core';
 import type { ApiClient } from '../client/index.js';
 import { BaseCommand } from './base-command.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
 import type { Session, SessionInput } from './session.js';
 import { resolveTableId } from '../services/table-ref.js';
 import { withSession } from './session.js';
@@ -22,12 +23,7 @@ import { withSession } from './session.js';
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
-    'max-retry-after': Flags.integer({
-      description:
-        'Longest Retry-After (seconds) gds waits out on a 429 before giving up with exit 8 (default 60).',
-      min: 0,
-      helpGroup: 'GLOBAL',
-    }),
+    'max-retry-after': Flags.integer({ ...GLOBAL_FLAGS['max-retry-after'], min: 0, helpGroup: 'GLOBAL' }),
   };
 
   /**

@@ -17,21 +17,26 @@
 // catch() renders any error (human or one JSON line on stderr) and exits with its exit code; Ctrl-C
 // exits 130 with the cursor shown. Add the class to src/commands/loaders.ts to make it a command.
 //
-// Imports: gds's own modules are imported statically. A heavy library stays out of a command's module
-// until its run needs it: behind `await import()` in the one module that wraps it (PostgreSQL's parser in
-// core/artifacts/pg-grammar.ts, jq in jq.ts, ora in output-spinner.ts, the OpenID client in
-// auth/openid-client.ts, the keychain in auth/keychain-child.ts), or, for yaml, ajv and the diff library,
-// which pure core modules use throughout, behind `await import()` of those modules (core/gate-diff.ts,
-// core/gate1/validate.ts, services/artifacts.ts, …), with a line saying what it keeps off.
-// test/cli/cli-base.test.ts checks.
+// Imports: gds's own modules are imported statically. A heavy library (10 ms of CPU or more to load) stays
+// out of the runs that do not use it, behind `await import()` in the one module of gds that wraps it:
+// PostgreSQL's parser in core/artifacts/pg-grammar.ts, jq in jq.ts, cli-truncate and string-width in
+// table.ts, ora in output-spinner.ts, the prompts in prompt.ts, the OpenID client in auth/openid-client.ts,
+// the keychain in auth/keychain-child.ts, oclif in main.ts (csv-parse, undici and proper-lockfile likewise).
+// yaml, ajv and the diff library are used synchronously all through the modules built on them, so those
+// modules are what loads lazily, each through its door in services/lazy/ (one file per family, so that a
+// command's bundle carries only the doors it uses). test/cli/cli-base.test.ts checks that start-up loads
+// none of them.
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';
 import { toCliError } from './errors.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
+import { checkJq } from './jq.js';
 import { exitInterrupted, jsonRequested, Output } from './output.js';
 import { redactError } from './secrets.js';
+import { compileTemplate } from './template.js';
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<
@@ -43,45 +48,12 @@ const globalGroup = 'GLOBAL';
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
-    token: Flags.string({
-      description:
-        'API token for this call (first in precedence, before SERVICE_TOKEN and the profile). A token on the ' +
-        'command line stays in the shell history: prefer SERVICE_TOKEN, or store it once with ' +
-        '`printf %s "$TOKEN" | gds auth set --token - --base URL`.',
-      helpGroup: globalGroup,
-    }),
-    base: Flags.string({
-      description: 'API base URL (before SERVICE_API_URL and the profile).',
-      helpGroup: globalGroup,
-    }),
-    // GDS_PROFILE and GDS_JSON as for every flag; no GDS_TOKEN or GDS_BASE: SERVICE_TOKEN and SERVICE_API_URL
-    // already follow the flags in the one precedence of src/auth, and a second variable would confuse it.
-    profile: Flags.string({
-      description: 'Profile to use instead of the active one.',
-      env: 'GDS_PROFILE',
-      helpGroup: globalGroup,
-    }),
-    json: Flags.boolean({
-      description:
-        'NDJSON on stdout, errors as one JSON line on stderr (also GDS_CONTENT_TYPE=json or GDS_JSON=1). ' +
-        '--json id,name keeps those fields of each record.',
-      env: 'GDS_JSON',
-      helpGroup: globalGroup,
-    }),
-    jq: Flags.string({
-      char: 'q',
-      description:
-        "Filter each JSON record with a jq expression (implies --json; no jq binary needed), e.g. --jq '.id'.",
-      helpGroup: globalGroup,
-    }),
-    template: Flags.string({
-      char: 't',
-      description:
-        "Format each JSON record with a Mustache template (implies --json), e.g. --template '{{id}} {{name}}' " +
-        '(see `gds help formatting`).',
-      helpGroup: globalGroup,
-      exclusive: ['jq'],
-    }),
+    token: Flags.string({ ...GLOBAL_FLAGS.token, helpGroup: globalGroup }),
+    base: Flags.string({ ...GLOBAL_FLAGS.base, helpGroup: globalGroup }),
+    profile: Flags.string({ ...GLOBAL_FLAGS.profile, helpGroup: globalGroup }),
+    json: Flags.boolean({ ...GLOBAL_FLAGS.json, helpGroup: globalGroup }),
+    jq: Flags.string({ ...GLOBAL_FLAGS.jq, helpGroup: globalGroup }),
+    template: Flags.string({ ...GLOBAL_FLAGS.template, helpGroup: globalGroup, exclusive: ['jq'] }),
   };
 
   /**
@@ -122,16 +94,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const out = new Output({ json: true, fields, jq, ...(listedFields ? { listedFields } : {}) });
       // A filter of the subset gds evaluates itself is valid jq (jq-subset.test.ts): no jq to load.
       if (!out.jqIsSimple) {
-        // jq.ts, jq's loader, is a third of the bundle that gate validate runs without (build-binary.ts).
-        const { checkJq } = await import('./jq.js');
         await checkJq(jq);
       }
       this.out = out;
     }
     const template = (flags as { template?: string }).template;
     if (template !== undefined) {
-      // template.ts brings mustache: 4 ms of CPU that every other command would pay.
-      const { compileTemplate } = await import('./template.js');
       this.out = new Output({
         json: true,
         fields,

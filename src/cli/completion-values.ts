@@ -10,6 +10,9 @@ import type { ApiClient } from '../client/index.js';
 import { cacheDir } from '../core/folders.js';
 import type { Candidate, DynamicKind } from './completion.js';
 import { createApiClient } from '../client/index.js';
+import { loadConfig } from '../auth/config.js';
+import { resolveCredentials } from '../auth/credentials.js';
+import { authProviderFor } from '../auth/refresh.js';
 
 /** How long an answer of the service is used again. */
 export const COMPLETION_CACHE_MS = 20_000;
@@ -39,8 +42,6 @@ export async function dynamicValues(
 }
 
 async function profiles(env: NodeJS.ProcessEnv | undefined): Promise<Candidate[]> {
-  // src/auth loads only when a command reads credentials (auth-commands.test.ts: start-up loads none of it).
-  const { loadConfig } = await import('../auth/config.js');
   const config = await loadConfig({ env: env ?? process.env });
   return Object.entries(config.profiles).map(([name, profile]) => ({
     value: name,
@@ -54,7 +55,6 @@ async function fromService(
 ): Promise<Candidate[]> {
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
-  const { resolveCredentials } = await import('../auth/credentials.js');
   const credentials = await resolveCredentials(options.flags, env, {});
   const key = createHash('sha256')
     .update(`${credentials.baseUrl}\0${credentials.token}\0${kind}`)
@@ -64,7 +64,6 @@ async function fromService(
   const file = join(dir, `${key}.json`);
   const cached = readCache(file, now());
   if (cached !== undefined) return cached;
-  const { authProviderFor } = await import('../auth/refresh.js');
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
     auth: authProviderFor(credentials, { env }),

@@ -3,11 +3,12 @@
 // environment.ts, the exit codes of errors.ts, the global flags of BaseCommand/ApiCommand), so the pages
 // cannot drift from what gds does. main.ts answers them before oclif loads.
 import { ENVIRONMENT_VARIABLES } from './environment.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
 import { ExitCode } from '../core/errors.js';
 
 export interface HelpTopic {
   summary: string;
-  render(): Promise<string>;
+  render(): string;
 }
 
 const indent = (text: string, width = 2) =>
@@ -45,7 +46,7 @@ function definitionList(rows: ReadonlyArray<readonly [string, string]>): string 
     .join('\n');
 }
 
-async function environment(): Promise<string> {
+function environment(): string {
   const rows = ENVIRONMENT_VARIABLES.map(
     (variable) => [variable.names.join(', '), variable.description] as const,
   );
@@ -66,7 +67,7 @@ async function environment(): Promise<string> {
   ].join('\n');
 }
 
-async function exitCodes(): Promise<string> {
+function exitCodes(): string {
   const meaning: Record<number, string> = {
     [ExitCode.Ok]: 'Success.',
     [ExitCode.Failure]: 'Failure (gate diff: the two differ; plan --exit-code: something would change).',
@@ -89,7 +90,7 @@ async function exitCodes(): Promise<string> {
   ].join('\n');
 }
 
-async function formatting(): Promise<string> {
+function formatting(): string {
   return [
     'On a terminal gds prints aligned tables without borders, with relative times and coloured states;',
     'ids, versions and times are never cut, free text is. Piped, rows are tab-separated, with no header,',
@@ -137,15 +138,13 @@ async function formatting(): Promise<string> {
   ].join('\n');
 }
 
-async function globalFlags(): Promise<string> {
-  // api-command.ts brings oclif (about 20 MiB), which a help topic's page does without.
-  const { ApiCommand } = await import('./api-command.js');
-  const flags = ApiCommand.baseFlags as Record<string, { description?: string; env?: string; char?: string }>;
+function globalFlags(): string {
+  const flags: Record<string, { description: string; env?: string; char?: string }> = GLOBAL_FLAGS;
   const rows = Object.entries(flags).map(([name, flag]) => {
     const value = name === 'json' ? '' : '=<value>';
     const env = flag.env === undefined ? '' : ` (also ${flag.env})`;
     const short = flag.char === undefined ? '' : `-${flag.char}, `;
-    return [`${short}--${name}${value}`, `${flag.description ?? ''}${env}`] as const;
+    return [`${short}--${name}${value}`, `${flag.description}${env}`] as const;
   });
   return [
     'Every command takes these flags, before or after its own words (--max-retry-after: the commands that',
@@ -163,11 +162,11 @@ export const HELP_TOPICS: Readonly<Record<string, HelpTopic>> = {
 };
 
 /** `gds help <topic>` (or `gds <topic> --help` for a topic that is no command): the page, else undefined. */
-export async function helpTopicPage(argv: readonly string[]): Promise<string | undefined> {
+export function helpTopicPage(argv: readonly string[]): string | undefined {
   const words = argv.filter((word) => word !== '--help' && word !== '-h');
   const asked = words[0] === 'help' ? words.slice(1) : argv.length > words.length ? words : [];
   if (asked.length !== 1) return undefined;
   const topic = HELP_TOPICS[asked[0] ?? ''];
   if (topic === undefined) return undefined;
-  return `${topic.summary}.\n\n${await topic.render()}\n`;
+  return `${topic.summary}.\n\n${topic.render()}\n`;
 }

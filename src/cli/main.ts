@@ -7,12 +7,14 @@ import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
 import { globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
-import type { UpdateCheck } from './update-notice.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { commandSuggestion, toCliError } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
 import { redactError, redactStandardError, scrubProcessTitle } from './secrets.js';
 import { answeredVersion } from './version.js';
+import { startUpdateCheck, type UpdateCheck } from './update-notice.js';
+import { helpTopicPage } from './help-topics.js';
+import { aliasCommandLine } from './aliases.js';
 
 export { globalFlagsAfterCommand };
 
@@ -62,7 +64,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
   // The completion scripts' words (`gds __complete line -- list --help`) are not a help request.
   const completing = argv[0] === '__complete';
   if (!completing && (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h'))) {
-    const page = await (await import('./help-topics.js')).helpTopicPage(argv);
+    const page = helpTopicPage(argv);
     if (page !== undefined) {
       process.stdout.write(page);
       return;
@@ -111,7 +113,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     // An alias (`gds alias set`), only for a first word that names no command or topic: the normal
     // command path loads and reads nothing more.
     if (mayBeAlias(argv[0], commandIds)) {
-      const expanded = await (await import('./aliases.js')).aliasCommandLine(argv);
+      const expanded = await aliasCommandLine(argv);
       if ('exitCode' in expanded) {
         process.exitCode = expanded.exitCode;
         return;
@@ -142,7 +144,6 @@ async function updateCheckFor(
 ): Promise<UpdateCheck | undefined> {
   const source = (pjson as { gds?: { updateUrl?: string | null } }).gds?.updateUrl ?? undefined;
   if (source === undefined || source === '' || process.stderr.isTTY !== true) return undefined;
-  const { startUpdateCheck } = await import('./update-notice.js');
   return startUpdateCheck({
     current: pjson.version,
     source,

@@ -1,8 +1,9 @@
 // `--jq EXPR` over the records a command prints: a filter of the subset gds answers itself (jq-subset.ts) is
-// applied at once; any other runs through jq (jq.ts, jq compiled to WebAssembly, loaded only then), the
+// applied at once; any other runs through jq (jq.ts; jq compiled to WebAssembly, loaded only then), the
 // records given meanwhile queued behind the run so that they come out in order.
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
+import { runJqOver } from './jq.js';
 
 export class JqFilter {
   /** Records on their way through jq, written in order; `flush()` waits for them. */
@@ -45,8 +46,6 @@ export class JqFilter {
     this.runs += 1;
     this.queue = this.queue.then(async () => {
       try {
-        // jq.ts, jq's loader, is a third of the bundle that gate validate runs without (build-binary.ts).
-        const { runJqOver } = await import('./jq.js');
         const lines = this.pending.splice(0);
         if (this.failure !== undefined) return;
         const { text, failure } = await runJqOver(lines, this.filter);

@@ -1,9 +1,10 @@
 // The rows of a list as gh prints them: on a terminal a table whose columns are fitted to the width (the
-// layout is table.ts's, loaded only for a terminal), piped tab-separated fields with no header, nothing cut.
+// layout is table.ts's, its text-width libraries loaded only for a terminal), piped tab-separated fields with no header, nothing cut.
 import { styleText } from 'node:util';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { relativeTime } from './relative-time.js';
 import type { Style } from './segment.js';
+import { tableLayout } from './table.js';
 
 /**
  * What a column holds, which says how it shows on a terminal (the rules are docs/output.md's): free text
@@ -70,8 +71,6 @@ export async function terminalTable<Row extends object>(
   width: number,
   colour: boolean,
 ): Promise<{ header: string; lines(rows: readonly Row[]): string }> {
-  // table.ts brings cli-truncate and string-width (about 9 MiB), which only a terminal's table needs.
-  const { tableLayout } = await import('./table.js');
   const cells = (rows: readonly Row[]) =>
     rows.map((row) =>
       columns.map((c) => {
@@ -87,7 +86,7 @@ export async function terminalTable<Row extends object>(
     value: c.rank ?? kindValue[c.kind ?? 'text'],
     cutLast: c.kind === 'name' || c.kind === 'who' || c.kind === 'what',
   }));
-  const layout = tableLayout(headers, cells(sample), width, fits);
+  const layout = await tableLayout(headers, cells(sample), width, fits);
   return {
     header: layout.header,
     lines: (rows) =>

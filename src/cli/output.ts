@@ -15,6 +15,7 @@ import type { Segment, Style } from './segment.js';
 import { leanHeapForStreaming } from '../io/young-generation.js';
 import { relativeTime } from './relative-time.js';
 import { JqFilter } from './output-jq.js';
+import { pagedOutput, resolvePager } from './pager.js';
 import { errorBody, pickFields } from './output-ndjson.js';
 import { oraSpinner, type Spinner, type TurningSpinner } from './output-spinner.js';
 import { pipedLine, stateStyle, terminalTable, type Column, type TableOptions } from './output-table.js';
@@ -139,8 +140,6 @@ export class Output {
    */
   async usePager(setting: string | undefined = settingValue('pager', this.env)): Promise<void> {
     if (this.out !== process.stdout || process.stdout.isTTY !== true || this.paged !== undefined) return;
-    // pager.ts (and node:child_process) loads only on a terminal (cli-base.test.ts pins it).
-    const { pagedOutput, resolvePager } = await import('./pager.js');
     const command = resolvePager(this.env, setting);
     if (command === undefined) return;
     const paged = pagedOutput(command, this.env, process.stdout, (message) => this.warn(message), setting);
@@ -280,8 +279,8 @@ export class Output {
 
   /**
    * A list: under --json one NDJSON line per row (the row itself), else a table on stdout by gh's
-   * rules (aligned on a terminal, tab-separated when piped; see table.ts, which loads only for a
-   * terminal).
+   * rules (aligned on a terminal, tab-separated when piped; see table.ts, whose text-width libraries
+   * load only for a terminal).
    */
   async table<Row extends object>(
     rows: readonly Row[],

@@ -9,8 +9,14 @@
 //
 // Commands extending ApiCommand (api-command.ts) call `this.withClient(...)`, which is this with the
 // command's own flags. Server strings are not cleaned here: Output strips them when they are printed.
-import type { GdsConfig, Profile } from '../auth/config.js';
-import type { CredentialFlags, CredentialSource, ResolvedCredentials } from '../auth/credentials.js';
+import { type GdsConfig, loadConfig, type Profile } from '../auth/config.js';
+import {
+  type CredentialFlags,
+  type CredentialSource,
+  credentialStatus,
+  resolveCredentials,
+  type ResolvedCredentials,
+} from '../auth/credentials.js';
 import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../client/index.js';
 import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
@@ -19,6 +25,7 @@ import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { createApiClient } from '../client/index.js';
 import { staticToken } from '../client/transport.js';
+import { authProviderFor } from '../auth/refresh.js';
 
 export interface SessionInput {
   flags: CredentialFlags & { 'max-retry-after'?: number | undefined };
@@ -64,8 +71,6 @@ export async function withSession<T>(
 /** The stored profiles, read only when a refusal asks for another kind of token (one of them may hold it). */
 async function profilesFor(error: unknown, env: NodeJS.ProcessEnv): Promise<GdsConfig | undefined> {
   if (!isNamed<ApiError>(error, 'ApiError') || error.code !== 'wrong_audience') return undefined;
-  // src/auth loads only when a command reads credentials (auth-commands.test.ts: start-up loads none of it).
-  const { loadConfig } = await import('../auth/config.js');
   return loadConfig({ env }).catch(() => undefined);
 }
 
@@ -80,10 +85,8 @@ export async function openSession(input: SessionInput): Promise<Session> {
     const { baseUrl, baseSource } = await resolveBaseOnly(input.flags, env, options);
     return { client: createApiClient({ baseUrl, version: input.version, ...retry }), baseUrl, baseSource };
   }
-  const { resolveCredentials } = await import('../auth/credentials.js');
   const credentials = await resolveCredentials(input.flags, env, options);
   warnEnvOverProfile(input.flags, credentials, input.warn);
-  const { authProviderFor } = await import('../auth/refresh.js');
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
     auth: authProviderFor(credentials, { env, ...options }),
@@ -151,7 +154,6 @@ async function resolveBaseOnly(
   env: NodeJS.ProcessEnv,
   options: { warn?: (message: string) => void },
 ): Promise<{ baseUrl: string; baseSource: CredentialSource }> {
-  const { credentialStatus } = await import('../auth/credentials.js');
   const status = await credentialStatus(flags, env, options);
   if (status.baseUrl === null || status.baseSource === null) {
     throw new CliError('No API base URL: no --base flag, no SERVICE_API_URL, and no profile with one.', {

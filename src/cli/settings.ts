@@ -1,8 +1,8 @@
 // The CLI's own settings and command aliases (`gds settings`, `gds alias`), as gh keeps them in config.yml:
 // `settings.json` beside config.json in the config folder (core/folders.ts, GDS_CONFIG_DIR), written
-// through the config module, src/auth/config.ts (its lock, an atomic replace, mode 0600), which loads only to
-// write: reading a setting is part of every start-up, which loads none of the credentials layer. It holds no
-// secret, so it is a file of its own: reading a setting never opens the file that may hold tokens.
+// through the config module, src/auth/config.ts (its lock, an atomic replace, mode 0600; the lock library
+// loads only to write). It holds no secret, so it is a file of its own: reading a setting never opens the
+// file that may hold tokens.
 //
 // Precedence, for every key: a flag, then the environment variable, then the setting, then the default. As in
 // gh, the generic variables that every program reads (BROWSER, PAGER) come after the setting: a setting made
@@ -17,6 +17,7 @@ import { configDir } from '../core/folders.js';
 import { closest } from '../core/did-you-mean.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';
+import { rewriteConfigFolderFile } from '../auth/config.js';
 
 export const settingsFileName = 'settings.json';
 const settingsVersion = 1;
@@ -147,9 +148,6 @@ export async function updateSettings<T>(
   options: { env?: Env } = {},
 ): Promise<T> {
   const env = options.env ?? process.env;
-  // The config module (and its lock) loads only to write: reading settings is part of every start-up.
-  // src/auth loads only when a command reads credentials (auth-commands.test.ts: start-up loads none of it).
-  const { rewriteConfigFolderFile } = await import('../auth/config.js');
   return rewriteConfigFolderFile(
     settingsFileName,
     async (path) => {

@@ -3,10 +3,17 @@
 // widest first; ids, versions, times and states are never cut. When the row still does not fit, the
 // column of least value is dropped (the id last) before anything whole is cut. (Piped, Output.table
 // writes tab-separated rows itself.) Widths are measured with string-width (wide CJK characters and emoji
-// count as two cells, colour codes none) and cells are cut with cli-truncate: this module loads only
-// when a table is printed on a terminal.
-import cliTruncate from 'cli-truncate';
-import stringWidth from 'string-width';
+// count as two cells, colour codes none) and cells are cut with cli-truncate.
+import { onFirstUse } from '../core/on-first-use.js';
+
+// cli-truncate and string-width: 40 ms of CPU and 10 MiB to load, paid only by a table on a terminal.
+const textCells = onFirstUse(async () => {
+  const [{ default: cliTruncate }, { default: stringWidth }] = await Promise.all([
+    import('cli-truncate'),
+    import('string-width'),
+  ]);
+  return { cliTruncate, stringWidth };
+});
 
 const gap = '  ';
 /** The value of a state column (output-table.ts): columns below it, unless cutLast, are dropped before who/what text is cut. */
@@ -31,13 +38,13 @@ export interface ColumnFit {
  * the header line, the row lines (without colour added; the caller styles the header) and the indexes
  * of the columns shown.
  */
-export function alignedRows(
+export async function alignedRows(
   headers: readonly string[],
   cells: ReadonlyArray<readonly string[]>,
   width: number,
   fits: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
-): { header: string; rows: string[]; shown: number[] } {
-  const layout = tableLayout(headers, cells, width, fits);
+): Promise<{ header: string; rows: string[]; shown: number[] }> {
+  const layout = await tableLayout(headers, cells, width, fits);
   return { header: layout.header, rows: cells.map(layout.render), shown: layout.shown };
 }
 
@@ -56,12 +63,13 @@ export interface TableLayout {
  * wider than its column is cut when it is free text; an id, a version, a time or a state is shown whole and
  * the rest of its row moves over.
  */
-export function tableLayout(
+export async function tableLayout(
   headers: readonly string[],
   cells: ReadonlyArray<readonly string[]>,
   width: number,
   given: readonly ColumnFit[] = headers.map(() => ({ shrinks: true, value: 0 })),
-): TableLayout {
+): Promise<TableLayout> {
+  const { cliTruncate, stringWidth } = await textCells();
   const natural = headers.map((header, i) =>
     cells.reduce((widest, row) => Math.max(widest, stringWidth(row[i] ?? '')), stringWidth(header)),
   );

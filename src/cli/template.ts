@@ -1,7 +1,7 @@
 // --template: each JSON record formatted with a Mustache template (mustache.js), gds's counterpart of gh's
 // Go templates. {{field}} and {{a.b}} print a value as it is (no HTML escaping; an object or array prints as
 // compact JSON), {{#list}}…{{/list}} repeats for each item ({{.}} is the item) or shows when a value is set,
-// {{^field}}…{{/field}} shows when it is not. Loaded only when --template is given.
+// {{^field}}…{{/field}} shows when it is not.
 import Mustache from 'mustache';
 import { CliError, ExitCode } from '../core/errors.js';
 

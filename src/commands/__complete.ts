@@ -4,6 +4,7 @@ import type { CompletionCommand, CompletionFlag, CompletionTree, DynamicKind } f
 import { complete, DYNAMIC_KINDS, renderAnswer } from '../cli/completion.js';
 import { dynamicValues } from '../cli/completion-values.js';
 import { readSettings } from '../cli/settings.js';
+import { splitWords } from '../cli/aliases.js';
 
 /**
  * What the completion scripts ask (`gds completion`): `gds __complete line -- <words…>` prints what may come at
@@ -110,8 +111,6 @@ async function completionTree(config: Interfaces.Config): Promise<CompletionTree
 
 /** The aliases (`gds alias set`), offered beside the commands, with the flags of the command they run. */
 async function aliasCommands(commands: readonly CompletionCommand[]): Promise<CompletionCommand[]> {
-  // aliases.ts loads in the run, not with a checkout's command map (aliases.test.ts pins it).
-  const { splitWords } = await import('../cli/aliases.js');
   let aliases: Record<string, string>;
   try {
     aliases = readSettings().aliases;

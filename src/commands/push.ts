@@ -14,6 +14,7 @@ import { printPushPreview, printRegistration } from '../cli/governance-views.js'
 import { dryRunFlag } from '../cli/write-preview.js';
 import { tablePageUrl } from '../services/tables.js';
 import { resolveConnectorId } from '../services/connector-ref.js';
+import { artifactsService } from '../services/lazy/artifacts.js';
 
 export default class Push extends ApiCommand<typeof Push> {
   static override summary =
@@ -60,9 +61,8 @@ export default class Push extends ApiCommand<typeof Push> {
   };
 
   async run(): Promise<void> {
-    // artifacts.ts brings yaml and the diff library: loaded by the run, not by the command map.
     const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
-      await import('../services/artifacts.js');
+      await artifactsService();
     const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
     const dryRun = this.flags['dry-run'];
     const options = { source, dialect, model, connectorId: connector };

@@ -59,6 +59,7 @@ import { DATA_PLANE_ROUTES, recordRoutes } from './routes/records.js';
 import { discoveryRoute, wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { seedIfEmpty } from './seed.js';
+import { createDbtWarehouse } from './dbt-warehouse.js';
 
 export const DEFAULT_PORT = 8787;
 /** The REST door's stage: its base URL is `{origin}/{stage}` and its paths begin there with `/api`. */
@@ -177,10 +178,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       await migrate(db);
       await seedIfEmpty(db, clock, options.workspaces);
       return {
-        dbt:
-          options.dbt === undefined
-            ? undefined
-            : await (await import('./dbt-warehouse.js')).createDbtWarehouse(db, options.dbt),
+        dbt: options.dbt === undefined ? undefined : await createDbtWarehouse(db, options.dbt),
         keys: await loadSigningKeys(db, clock),
       };
     });

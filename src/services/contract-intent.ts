@@ -5,6 +5,7 @@ import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { ContractIntentRequest, LiveContract } from '../client/areas/contracts.js';
 import type { Schema } from '../contract/types.js';
+import { gateDiffModule } from './lazy/gate-diff.js';
 
 export type IntentClient = Pick<ApiClient, 'contracts'>;
 
@@ -141,8 +142,7 @@ export async function intentDiff(
   const after = { ...(before ?? {}), ...request };
   if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {}))
     return undefined;
-  // gate-diff.ts brings yaml and the diff library, which only a changed intent's diff needs.
-  const { unifiedDiff } = await import('../core/gate-diff.js');
+  const { unifiedDiff } = await gateDiffModule();
   return unifiedDiff(
     { name: current === null ? `${tableId}@none` : `${tableId}@contract`, text: fieldsText(before ?? {}) },
     { name: `${tableId}@contract`, text: fieldsText(after) },

@@ -1,7 +1,6 @@
 // `gds gate get|apply|diff|run|submit|result|status|cancel|suggest`: gate1.yml on the service and gate runs.
 // Everything that can be refused locally is refused before a request: an invalid gate1.yml, Gate 3
 // without a baseline, a sample on Gate 2/3.
-import { onFirstUse } from '../core/on-first-use.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
@@ -18,6 +17,8 @@ import type {
 } from '../contract/types.js';
 import type { DiffSide, GateDiff } from '../core/gate-diff.js';
 import { countDiagnostics } from '../core/gate1/diagnostic.js';
+import { gate1Validation } from './lazy/gate1-validation.js';
+import { gateDiffModule } from './lazy/gate-diff.js';
 
 export type GatesClient = Pick<ApiClient, 'gates' | 'gateJobs'>;
 type Call = { signal?: AbortSignal };
@@ -82,16 +83,13 @@ export async function applyGate(
   return { kind: 'applied', applied, diff: diff ?? '' };
 }
 
-// gate-diff.ts brings yaml and the diff library (about 18 MiB together), which only a diff needs.
-const gateDiffCore = onFirstUse(() => import('../core/gate-diff.js'));
-
 /** The diff from the current gate1.yml (none: empty) to `input`, or undefined when it holds the same rules. */
 export async function gateDiff(
   tableId: string,
   current: Pick<Gate1Version, 'version' | 'content'> | null,
   input: { name: string; text: string },
 ): Promise<string | undefined> {
-  const { diffGateTexts, sameGateRules } = await gateDiffCore();
+  const { diffGateTexts, sameGateRules } = await gateDiffModule();
   if (current !== null && sameGateRules(current.content, input.text)) return undefined;
   const before = {
     name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,
@@ -102,8 +100,7 @@ export async function gateDiff(
 
 /** Validates a gate1.yml as `gate validate` does (no columns): exit 2 with every diagnostic, nothing sent. */
 export async function checkGateLocally(input: { name: string; text: string }): Promise<void> {
-  // validate.ts brings yaml and ajv (about 26 MiB together), off the commands that only send a gate1.yml.
-  const { validateGate1Lazily } = await import('../core/gate1/validate.js');
+  const { validateGate1Lazily } = await gate1Validation();
   const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
   if (errors > 0) {
@@ -156,7 +153,7 @@ export async function diffWithServer(
       client.gates.version(tableId, target.to, call).then(side),
     ]);
   }
-  const { diffGateTexts } = await gateDiffCore();
+  const { diffGateTexts } = await gateDiffModule();
   return diffGateTexts(before, after, { semantic: options.semantic });
 }
 

@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
+import { yamlLibrary } from './lazy/yaml.js';
 
 export const PROJECT_CONFIG_FILE = 'gds.yml';
 
@@ -97,7 +98,7 @@ function placements(file: string, where: string, value: unknown): Record<string,
 
 /** Parses the text of a gds.yml (pure). */
 export async function parseProjectConfig(file: string, content: string): Promise<ProjectConfig> {
-  const { parse } = await import('yaml');
+  const { parse } = await yamlLibrary();
   let raw: unknown;
   try {
     raw = parse(content);

@@ -16,7 +16,6 @@
 // connector, no project) is this project's, and apply records the project on it once. A table of this
 // project with no model in the whole project is `- gone` (a model left out by --select/--exclude or gds.yml's
 // select still exists: its table is not gone).
-import { onFirstUse } from '../core/on-first-use.js';
 import { collectGarbage } from '../io/young-generation.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
@@ -41,6 +40,8 @@ import { checkGateLocally, gateDiff } from './gates.js';
 import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources } from './project-sources.js';
 import { reportPlanned } from './project-report.js';
+import { artifactsCore, artifactsService } from './lazy/artifacts.js';
+import { gateDiffModule } from './lazy/gate-diff.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -113,11 +114,6 @@ export function chooseConnector(
 }
 
 const noChanges: PlannedChanges = { definition: false, gate1: false, contract: false };
-
-// yaml and the diff library, loaded once, by the first table that needs them.
-const artifactsCore = onFirstUse(() => import('../core/artifacts/index.js'));
-const artifactsService = onFirstUse(() => import('./artifacts.js'));
-const gateDiffCore = onFirstUse(() => import('../core/gate-diff.js'));
 
 /** The contract intent of a declaration as the PATCH body; a grain key alone is ONE_PER_ENTITY. */
 async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequest | undefined> {
@@ -460,7 +456,7 @@ interface Compared {
 /** A new table: everything it declares is a change, diffed against nothing. */
 async function newTableDiffs(work: TableWork, connectorId: string | undefined): Promise<Compared> {
   const { definitionDiff } = await artifactsService();
-  const { unifiedDiff } = await gateDiffCore();
+  const { unifiedDiff } = await gateDiffModule();
   const diffs: PlannedTable['diffs'] = { definition: definitionDiff(null, work.artifact, connectorId) };
   if (work.gate1 !== undefined) {
     await checkGateLocally(work.gate1);

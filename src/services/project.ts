@@ -5,6 +5,7 @@ import { collectGarbage, holdYoungGeneration } from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests, planProject } from './project-plan.js';
 import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
+import { dbtProjectService } from './lazy/dbt.js';
 
 export interface ProjectCommandFlags extends ProjectFlags {
   dbt: string;
@@ -18,8 +19,7 @@ export interface ProjectCommandFlags extends ProjectFlags {
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
-  // dbt-project.ts brings yaml.
-  const { loadDbtProject } = await import('./dbt-project.js');
+  const { loadDbtProject } = await dbtProjectService();
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
   const project = await loadDbtProject(
     flags.dbt,

@@ -4,6 +4,7 @@
 import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { WarehouseColumns, WarehouseSources } from '../core/dbt/case.js';
 import type { PlanClient } from './project-plan-types.js';
+import { dbtCase } from './lazy/dbt.js';
 
 export async function warehouseColumns(
   client: PlanClient,
@@ -36,8 +37,7 @@ export async function inWarehouseCase(
   schema: string | undefined,
 ): Promise<{ declarations: DbtDeclaration[]; notes: string[] }> {
   if (warehouse.columns.size === 0) return { declarations, notes: [] };
-  // case.ts brings yaml (about 13 MiB), which only a warehouse with columns to match needs.
-  const { reconcileCase, reconcileSource } = await import('../core/dbt/case.js');
+  const { reconcileCase, reconcileSource } = await dbtCase();
   const done = declarations.map((d) => {
     const sourced = reconcileSource(d, warehouse.sources, schema);
     const { source } = sourced.declaration;

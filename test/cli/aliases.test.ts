@@ -1,13 +1,9 @@
 // Alias expansion (src/cli/aliases.ts) word by word, the dispatcher's test of a first word
-// (command-route.ts mayBeAlias), and that a command line naming a command never loads the alias module.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// (command-route.ts mayBeAlias): which first words are tried as an alias at all.
+import { describe, expect, it } from 'vitest';
 import { expandAlias, splitWords } from '../../src/cli/aliases.js';
 import { mayBeAlias } from '../../src/cli/command-route.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
-import { ensureBuilt, repoRoot, runCli } from './helpers/cli-process.js';
 
 describe('splitWords', () => {
   it.each([
@@ -80,39 +76,5 @@ describe('mayBeAlias: only a word that names no command or topic', () => {
     [undefined, false],
   ])('%s: %s', (word, expected) => {
     expect(mayBeAlias(word, ids)).toBe(expected);
-  });
-});
-
-describe('the alias module loads only for an unknown first word', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'gds-alias-modules-'));
-    await ensureBuilt();
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function loaded(args: string[]): Promise<string[]> {
-    const record = join(dir, `${args.join('_').replace(/\W/g, '')}.json`);
-    const r = await runCli(args, {
-      nodeArgs: ['--import', join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs')],
-      env: { GDS_TEST_LOADED_MODULES: record, GDS_CONFIG_DIR: dir },
-    });
-    expect(r.code).not.toBeNull();
-    return JSON.parse(await readFile(record, 'utf8')) as string[];
-  }
-
-  it.runIf(process.env.GDS_TEST_CLI === undefined)('a command: no; an unknown word: yes', async () => {
-    await writeFile(
-      join(dir, 'settings.json'),
-      JSON.stringify({ version: 1, aliases: { b: 'completion bash' } }),
-    );
-    const aliasModule = (modules: string[]) => modules.some((m) => m.endsWith('/dist/cli/aliases.js'));
-    expect(aliasModule(await loaded(['completion', 'bash']))).toBe(false);
-    expect(aliasModule(await loaded(['list', '--token', 'cli_x', '--base', 'http://127.0.0.1:9']))).toBe(
-      false,
-    );
-    expect(aliasModule(await loaded(['b']))).toBe(true);
   });
 });

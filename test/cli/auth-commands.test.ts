@@ -440,7 +440,7 @@ describe('gds auth logout', () => {
 
 describe('what loads when', () => {
   const preload = join(repoRoot, 'test/cli/fixtures/record-loaded-modules.mjs');
-  const watched = /\/(node_modules\/(proper-lockfile|@napi-rs\/keyring)|dist\/auth)\//;
+  const watched = /\/(node_modules\/(proper-lockfile|@napi-rs\/keyring|openid-client))\//;
 
   async function loaded(cfg: string, args: string[], env: Record<string, string> = {}): Promise<string[]> {
     folders += 1;
@@ -454,14 +454,14 @@ describe('what loads when', () => {
     return [...new Set(modules.map((m) => watched.exec(m)?.[1]).filter((m) => m !== undefined))].sort();
   }
 
-  it('start-up loads none of the credentials layer; reading credentials takes no lock; only a write locks', async () => {
+  it('start-up loads no lock library, keychain or OpenID client; reading credentials takes no lock; only a write locks', async () => {
     const cfg = await freshConfigDir();
     expect(await loaded(cfg, ['auth', '--help'])).toEqual([]);
     const ci = { SERVICE_TOKEN: envToken, SERVICE_API_URL: 'https://ci.example' };
-    expect(await loaded(cfg, ['auth', 'status', '--offline'], ci)).toEqual(['dist/auth']);
+    expect(await loaded(cfg, ['auth', 'status', '--offline'], ci)).toEqual([]);
     expect(
       await loaded(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://a.example']),
-    ).toEqual(['dist/auth', 'node_modules/proper-lockfile']);
+    ).toEqual(['node_modules/proper-lockfile']);
     // The addon never loads in gds itself: a keychain call runs in a child process it can kill
     // (src/auth/keychain-child.ts), started only when the storage setting lets a secret go to the keychain.
     expect(
@@ -469,7 +469,7 @@ describe('what loads when', () => {
         GDS_SECRET_STORAGE: 'auto',
         DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`,
       }),
-    ).toEqual(['dist/auth', 'node_modules/proper-lockfile']);
+    ).toEqual(['node_modules/proper-lockfile']);
   });
 });
 

@@ -221,17 +221,6 @@ describe('start-up loads no heavy module', () => {
     expect(modules.filter((m) => m.includes('/undici/'))).toEqual([]);
   });
 
-  it('the pager module loads only on a terminal: not for --version, --help or a piped list, PAGER set', async () => {
-    const pager = { PAGER: 'less', GDS_PAGER: 'less' };
-    for (const args of [['--version'], ['--help'], ['list', '--help'], ['api', '/api/me']]) {
-      const modules = await loadedModules(
-        [...args, '--token', 'cli_x', '--base', 'http://127.0.0.1:9'],
-        pager,
-      );
-      expect(modules.filter((m) => /\/cli\/pager\.[jt]s$/.test(m))).toEqual([]);
-    }
-  });
-
   it('push loads PostgreSQL’s parser for a .sql view, and only then', async () => {
     await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id FROM t');
     const modules = await loadedModules([

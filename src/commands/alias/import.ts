@@ -4,6 +4,8 @@ import { CliError, ExitCode } from '../../core/errors.js';
 import { COMMAND_IDS } from '../command-ids.js';
 import { updateSettings } from '../../cli/settings.js';
 import { readTextInput } from '../../io/input.js';
+import { checkAlias } from '../../cli/aliases.js';
+import { yamlLibrary } from '../../services/lazy/yaml.js';
 
 export default class AliasImport extends BaseCommand<typeof AliasImport> {
   static override summary = 'Add aliases from a YAML file (name: expansion), as gh alias import.';
@@ -24,9 +26,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
   };
 
   async run(): Promise<void> {
-    // aliases.ts loads in the run, not with a checkout's command map (aliases.test.ts pins it).
-    const { checkAlias } = await import('../../cli/aliases.js');
-    const { parse } = await import('yaml');
+    const { parse } = await yamlLibrary();
     const source = this.args.file;
     const { text } = await readTextInput(source, { maxBytes: 1024 * 1024, what: 'the alias file' });
     let parsed: unknown;

@@ -4,6 +4,7 @@ import { CliError, ExitCode } from '../../core/errors.js';
 import { COMMAND_IDS } from '../command-ids.js';
 import { updateSettings } from '../../cli/settings.js';
 import { readTextInput } from '../../io/input.js';
+import { checkAlias } from '../../cli/aliases.js';
 
 export default class AliasSet extends BaseCommand<typeof AliasSet> {
   static override summary = 'Create a shortcut for a gds command.';
@@ -36,8 +37,6 @@ export default class AliasSet extends BaseCommand<typeof AliasSet> {
   };
 
   async run(): Promise<void> {
-    // aliases.ts loads in the run, not with a checkout's command map (aliases.test.ts pins it).
-    const { checkAlias } = await import('../../cli/aliases.js');
     const given =
       this.args.expansion === '-'
         ? (await readTextInput('-', { maxBytes: 64 * 1024, what: 'the expansion' })).text.trim()

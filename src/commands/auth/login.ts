@@ -3,6 +3,9 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { profileOnlyEnv, signedInAs, signedInLine } from '../../cli/signed-in.js';
+import { login, loginBaseUrl } from '../../auth/login.js';
+import { describeStorage } from '../../auth/secret-store.js';
+import { updateConfig } from '../../auth/config.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary =
@@ -44,9 +47,6 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
           'token). To sign in from here anyway, run gds auth login --no-browser and open the address it prints.',
       });
     }
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { login, loginBaseUrl } = await import('../../auth/login.js');
-    const { describeStorage } = await import('../../auth/secret-store.js');
     const name = profile ?? 'default';
     const warn = (m: string) => this.out.warn(m);
     const serviceUrl = await loginBaseUrl(name, base, process.env, warn);
@@ -70,7 +70,6 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       warn,
     }).catch(() => undefined);
     if (me !== undefined) {
-      const { updateConfig } = await import('../../auth/config.js');
       await updateConfig((config) => {
         const stored = config.profiles[saved.name];
         if (stored !== undefined) stored.user = me.user.email;

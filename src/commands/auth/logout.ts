@@ -3,6 +3,8 @@ import { CliError, ExitCode } from '../../core/errors.js';
 import type { RemovedProfile } from '../../auth/profiles.js';
 import { canAsk, confirm, select } from '../../cli/prompt.js';
 import { profileChoices } from '../../cli/profile-choices.js';
+import { removeAllProfiles, removeProfile } from '../../auth/profiles.js';
+import { configPath, loadConfig } from '../../auth/config.js';
 
 export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
   static override summary = 'Forget one profile, or every profile and the config file.';
@@ -20,9 +22,6 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
 
   async run(): Promise<void> {
     const profile = this.flags.profile ?? (await this.askWhich());
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { removeAllProfiles, removeProfile } = await import('../../auth/profiles.js');
-    const { configPath } = await import('../../auth/config.js');
     const options = { warn: (m: string) => this.out.warn(m) };
     const result =
       profile === undefined ? await removeAllProfiles(options) : await removeProfile(profile, options);
@@ -50,7 +49,6 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
    *  Off a terminal, undefined: every profile, as the spec says. */
   private async askWhich(): Promise<string | undefined> {
     if (this.out.json || !canAsk()) return undefined;
-    const { loadConfig } = await import('../../auth/config.js');
     let config;
     try {
       config = await loadConfig();

@@ -7,6 +7,11 @@ import { maskToken } from '../../core/redact.js';
 import type { Me } from '../../cli/signed-in.js';
 import { canAsk, secret as askSecret } from '../../cli/prompt.js';
 import { refuseClientToken, signedInAs, profileOnlyEnv } from '../../cli/signed-in.js';
+import { setStaticProfile } from '../../auth/profiles.js';
+import { describeStorage } from '../../auth/secret-store.js';
+import { checkProfileName, loadConfig } from '../../auth/config.js';
+import { checkBaseUrl } from '../../auth/credentials.js';
+import { describeLive, liveToken } from '../../auth/login.js';
 
 export default class AuthSet extends BaseCommand<typeof AuthSet> {
   static override summary = 'Store a CLI token and the API base URL in a profile.';
@@ -59,17 +64,12 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     }
     // On a terminal without --token: asked for, masked, so it stays out of the shell history.
     const token = this.flags.token ?? (await askSecret(`Paste the CLI token for ${base}:`));
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { setStaticProfile } = await import('../../auth/profiles.js');
-    const { describeStorage } = await import('../../auth/secret-store.js');
     const secret = (
       token === '-'
         ? (await readTextInput('-', { flag: '--token', maxBytes: TOKEN_READ_LIMIT_BYTES, what: 'a token' }))
             .text
         : token
     ).trim();
-    const { checkProfileName } = await import('../../auth/config.js');
-    const { checkBaseUrl } = await import('../../auth/credentials.js');
     // Bad input is refused before any request; a token with spaces is refused by setStaticProfile below.
     refuseClientToken(secret);
     checkProfileName(profile ?? 'default');
@@ -127,9 +127,7 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
    * of another user, is replaced only with --force. An expired or refused token is not worth keeping.
    */
   private async refuseToReplace(name: string, secret: string, me: Me | undefined): Promise<void> {
-    const { loadConfig } = await import('../../auth/config.js');
     const existing = (await loadConfig({ warn: (m) => this.out.warn(m) })).profiles[name];
-    const { describeLive, liveToken } = await import('../../auth/login.js');
     if (existing === undefined || !liveToken(existing)) return;
     const refuse = (what: string) =>
       new CliError(`Profile ${name} holds ${what}; not replacing it.`, {

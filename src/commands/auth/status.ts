@@ -7,6 +7,7 @@ import type { Me } from '../../cli/signed-in.js';
 import type { Segment } from '../../cli/segment.js';
 import type { CredentialSource } from '../../auth/credentials.js';
 import { signedInAs } from '../../cli/signed-in.js';
+import { credentialStatus } from '../../auth/credentials.js';
 
 /** The widest label (`Signed in:`) and a space. */
 const LABEL_WIDTH = 11;
@@ -32,8 +33,6 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
 
   async run(): Promise<void> {
     const { token, base, profile } = this.flags;
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { credentialStatus } = await import('../../auth/credentials.js');
     const status = await credentialStatus({ token, base, profile }, process.env, {
       warn: (m) => this.out.warn(m),
     });

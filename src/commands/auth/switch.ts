@@ -2,6 +2,7 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { canAsk, select } from '../../cli/prompt.js';
 import { profileChoices } from '../../cli/profile-choices.js';
+import { loadConfig, updateConfig } from '../../auth/config.js';
 
 export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   static override summary = 'Make another stored profile the active one.';
@@ -15,8 +16,6 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   ];
 
   async run(): Promise<void> {
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { loadConfig, updateConfig } = await import('../../auth/config.js');
     const config = await loadConfig();
     const known = Object.keys(config.profiles).sort();
     if (known.length === 0) {

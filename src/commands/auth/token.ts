@@ -1,5 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { warnEnvOverProfile } from '../../cli/session.js';
+import { resolveCredentials } from '../../auth/credentials.js';
 
 export default class AuthToken extends BaseCommand<typeof AuthToken> {
   static override summary = 'Print the token gds would use, for piping into another tool.';
@@ -15,8 +16,6 @@ export default class AuthToken extends BaseCommand<typeof AuthToken> {
   ];
 
   async run(): Promise<void> {
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { resolveCredentials } = await import('../../auth/credentials.js');
     const { token, base, profile } = this.flags;
     const warn = (m: string) => this.out.warn(m);
     const credentials = await resolveCredentials({ token, base, profile }, process.env, { warn });

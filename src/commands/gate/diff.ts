@@ -7,6 +7,7 @@ import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
 import { parseGateVersion, diffWithServer } from '../../services/gates.js';
+import { gateDiffModule } from '../../services/lazy/gate-diff.js';
 
 const localFix = 'Run: gds gate diff -f gate1.yml --against other.yml';
 const serverFix = 'Run: gds gate diff t_42 -f gate1.yml, or gds gate diff t_42 --from v1 --to v2';
@@ -108,8 +109,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       });
     } else {
       printUnifiedDiff(this.out, result.unified);
-      // gate-diff.ts brings yaml and the diff library: loaded by the run, not by the command map.
-      const { checkSummary } = await import('../../core/gate-diff.js');
+      const { checkSummary } = await gateDiffModule();
       const summary = checkSummary(result);
       if (summary !== undefined) this.out.info(summary);
     }
@@ -117,13 +117,13 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
   }
 
   private async diffLocally(before: DiffSide, after: DiffSide, semantic: boolean): Promise<GateDiffResult> {
-    const { diffGateTexts } = await import('../../core/gate-diff.js');
+    const { diffGateTexts } = await gateDiffModule();
     return this.yamlErrors(async () => diffGateTexts(before, after, { semantic }));
   }
 
   /** A side that is not YAML under --semantic is bad input (exit 2), wherever it came from. */
   private async yamlErrors(work: () => Promise<GateDiffResult>): Promise<GateDiffResult> {
-    const { GateYamlError } = await import('../../core/gate-diff.js');
+    const { GateYamlError } = await gateDiffModule();
     try {
       return await work();
     } catch (error) {

@@ -9,6 +9,7 @@ import {
   tokenExpiries,
 } from '../../cli/token-bundle.js';
 import { resolveTableId } from '../../services/table-ref.js';
+import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
@@ -88,8 +89,6 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     profileName: string,
     issue: () => Promise<{ issued: IssuedToken; base: string }>,
   ): Promise<void> {
-    // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-    const { saveIntegrationTokens } = await import('../../auth/integration-profile.js');
     const saved = await saveIntegrationTokens(
       profileName,
       async () => {

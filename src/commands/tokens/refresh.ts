@@ -10,6 +10,7 @@ import {
 import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   static override summary = 'Spend a refresh token for a new access token and a new refresh token.';
@@ -47,8 +48,6 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       );
     const saveTo = this.flags['save-profile'];
     if (saveTo !== undefined) {
-      // src/auth loads in the run, not with a checkout's command map (auth-commands.test.ts pins it).
-      const { saveIntegrationTokens } = await import('../../auth/integration-profile.js');
       const saved = await saveIntegrationTokens(
         saveTo,
         async () => {
