@@ -2,15 +2,27 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import SkipReasonsReporter from './test/helpers/skip-reporter.js';
 
+// The release files take minutes to build: `npm run test:release` builds them and runs test/release.
+const exclude = [
+  ...configDefaults.exclude,
+  ...(process.env.GDS_TEST_RELEASE === '1' ? [] : ['test/release/**']),
+  // The single executable's own tests run where it is built: `npm run test:e2e:binary` names it in GDS_TEST_CLI.
+  ...(process.env.GDS_TEST_CLI === undefined ? ['test/binary/**'] : []),
+];
+
+// Files that may share a test process with the files run before them (isolate off): each still gets a server,
+// database and home folder of its own, but the modules (the server and everything it imports), the compiled
+// PGlite and the contract's compiled schemas are loaded once per process instead of once per file.
+const SHARED_PROCESS = ['test/server/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The release files take minutes to build: `npm run test:release` builds them and runs test/release.
-    exclude: [
-      ...configDefaults.exclude,
-      ...(process.env.GDS_TEST_RELEASE === '1' ? [] : ['test/release/**']),
-      // The single executable's own tests run where it is built: `npm run test:e2e:binary` names it in GDS_TEST_CLI.
-      ...(process.env.GDS_TEST_CLI === undefined ? ['test/binary/**'] : []),
+    projects: [
+      { extends: true, test: { name: 'shared', include: SHARED_PROCESS, exclude, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...exclude, ...SHARED_PROCESS] },
+      },
     ],
     // A home folder of its own for every test file: no test reads or writes the gds files (settings, aliases,
     // profiles, caches) of whoever runs the suite. The HOME it replaces is given for the test that checks it.

@@ -3,7 +3,13 @@
 // test can fail on them after the fact (see test/helpers/server.ts).
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { ContractDocument } from './contract.js';
-import { CONTRACT_ID, createContractAjv, describeAjvErrors, loadContract, pointerPart } from './contract.js';
+import {
+  CONTRACT_ID,
+  createContractAjv,
+  describeAjvErrors,
+  pointerPart,
+  sharedContract,
+} from './contract.js';
 
 export interface ContractViolation {
   method: string;
@@ -24,17 +30,33 @@ export interface ObservedResponse {
 
 type Node = Record<string, unknown>;
 
+interface Compiled {
+  doc: ContractDocument;
+  ajv: ReturnType<typeof createContractAjv>;
+  /** Validators by JSON pointer, compiled on first use. */
+  validators: Map<string, ValidateFunction>;
+}
+
+/** The shared contract's schemas, compiled once per process for every checker (a test file starts several servers). */
+let sharedCompiled: Compiled | undefined;
+
+function compile(doc: ContractDocument): Compiled {
+  return { doc, ajv: createContractAjv(doc), validators: new Map() };
+}
+
 export class ContractChecker {
   readonly violations: ContractViolation[] = [];
   /** How many responses were checked. */
   checked = 0;
   private readonly doc: ContractDocument;
   private readonly ajv;
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly validators;
 
-  constructor(doc: ContractDocument = loadContract()) {
-    this.doc = doc;
-    this.ajv = createContractAjv(doc);
+  constructor(doc?: ContractDocument) {
+    const compiled = doc ? compile(doc) : (sharedCompiled ??= compile(sharedContract()));
+    this.doc = compiled.doc;
+    this.ajv = compiled.ajv;
+    this.validators = compiled.validators;
   }
 
   check(response: ObservedResponse): void {

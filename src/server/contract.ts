@@ -19,6 +19,14 @@ export function loadContract(): ContractDocument {
   return parse(text) as ContractDocument;
 }
 
+let parsed: ContractDocument | undefined;
+
+/** The contract parsed once per process, read (never changed) by the request and response checks. */
+export function sharedContract(): ContractDocument {
+  parsed ??= loadContract();
+  return parsed;
+}
+
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export function createContractAjv(doc: ContractDocument): Ajv2020 {
@@ -38,7 +46,7 @@ export function pointerPart(key: string): string {
 let shared: { ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
 
 function schemaValidator(name: string): ValidateFunction {
-  shared ??= { ajv: createContractAjv(loadContract()), validators: new Map() };
+  shared ??= { ajv: createContractAjv(sharedContract()), validators: new Map() };
   let validate = shared.validators.get(name);
   if (!validate) {
     validate = shared.ajv.compile({ $ref: `${CONTRACT_ID}#/components/schemas/${name}` });

@@ -41,18 +41,18 @@ async function privateFolder(): Promise<string> {
 
 let pgliteTemplate: Promise<string> | undefined;
 
+const exists = (path: string) =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
+
 /** The migrated PGlite data directory, made once (a rename makes it whole at once; a racing maker's is dropped). */
 function migratedPglite(): Promise<string> {
   pgliteTemplate ??= (async () => {
     const folder = await privateFolder();
     const template = join(folder, `pglite-${await migrationsDigest()}`);
-    if (
-      await lstat(template).then(
-        () => true,
-        () => false,
-      )
-    )
-      return template;
+    if (await exists(template)) return template;
     const making = await mkdtemp(join(folder, 'making-'));
     try {
       const db = await openDb({ dataDir: join(making, 'data') });
@@ -75,7 +75,13 @@ function migratedPglite(): Promise<string> {
 
 /** A PGlite data directory of its own holding the migrated schema, and how to remove it. */
 export async function migratedPgliteCopy(): Promise<{ dataDir: string; remove(): Promise<void> }> {
-  const template = await migratedPglite();
+  let template = await migratedPglite();
+  // Test files share a process (vitest.config.ts): one that pointed TMPDIR elsewhere may have made it there
+  // and removed it with its folder.
+  if (!(await exists(template))) {
+    pgliteTemplate = undefined;
+    template = await migratedPglite();
+  }
   const folder = await mkdtemp(join(tmpdir(), 'gds-test-db-'));
   const dataDir = join(folder, 'data');
   // GNU cp leaves the zeros of PostgreSQL's preallocated WAL segment unwritten: a third less to write.
