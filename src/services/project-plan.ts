@@ -457,19 +457,22 @@ interface Compared {
 async function newTableDiffs(work: TableWork, connectorId: string | undefined): Promise<Compared> {
   const { definitionDiff } = await artifactsService();
   const { unifiedDiff } = await gateDiffModule();
-  const diffs: PlannedTable['diffs'] = { definition: definitionDiff(null, work.artifact, connectorId) };
-  if (work.gate1 !== undefined) {
-    await checkGateLocally(work.gate1);
-    diffs.gate1 = unifiedDiff({ name: '(none)', text: '' }, work.gate1);
+  // A new table's diffs are its whole texts again: each is written out when the plan is printed or saved,
+  // not held for every table until then.
+  const diffs: PlannedTable['diffs'] = {};
+  const later = (part: keyof PlannedTable['diffs'], diff: () => string) =>
+    Object.defineProperty(diffs, part, { get: diff, enumerable: true });
+  const none = { name: '(none)', text: '' };
+  later('definition', () => definitionDiff(null, work.artifact, connectorId));
+  const { gate1, intent } = work;
+  if (gate1 !== undefined) {
+    await checkGateLocally(gate1);
+    later('gate1', () => unifiedDiff(none, gate1));
   }
-  if (work.intent !== undefined) {
-    diffs.contract = unifiedDiff(
-      { name: '(none)', text: '' },
-      { name: 'contract', text: intentText(work.intent) },
-    );
-  }
+  if (intent !== undefined)
+    later('contract', () => unifiedDiff(none, { name: 'contract', text: intentText(intent) }));
   return {
-    changes: { definition: true, gate1: work.gate1 !== undefined, contract: work.intent !== undefined },
+    changes: { definition: true, gate1: gate1 !== undefined, contract: intent !== undefined },
     diffs,
   };
 }
