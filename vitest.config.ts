@@ -10,18 +10,45 @@ const exclude = [
   ...(process.env.GDS_TEST_CLI === undefined ? ['test/binary/**'] : []),
 ];
 
-// Files that may share a test process with the files run before them (isolate off): each still gets a server,
-// database and home folder of its own, but the modules (the server and everything it imports), the compiled
-// PGlite and the contract's compiled schemas are loaded once per process instead of once per file.
-const SHARED_PROCESS = ['test/server/**/*.test.ts'];
+// Files that may share a test process with the files run before them (isolate off): each still gets its servers,
+// databases and home folder of its own, but the modules (the server, gds and what they import), the compiled
+// PGlite and the contract's compiled schemas are loaded once per process instead of once per file. Under
+// test/e2e, test/docs, test/demo and test/scripts, and the files in ISOLATED, each file has a process of its own.
+const SHARED_DIRS = [
+  'server',
+  'commands',
+  'cli',
+  'auth',
+  'core',
+  'client',
+  'services',
+  'io',
+  'contract',
+  'lint',
+  'helpers',
+];
+// Module mocks (vi.mock) and the process's own state (exit code, working folder, environment) under test.
+const ISOLATED = ['test/cli/review-walk.test.ts', 'test/helpers/run-in-process.test.ts'];
 
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'shared', include: SHARED_PROCESS, exclude, isolate: false } },
       {
         extends: true,
-        test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...exclude, ...SHARED_PROCESS] },
+        test: {
+          name: 'shared',
+          include: [`test/{${SHARED_DIRS.join(',')}}/**/*.test.ts`],
+          exclude: [...exclude, ...ISOLATED],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/*.test.ts', `test/!(${SHARED_DIRS.join('|')})/**/*.test.ts`, ...ISOLATED],
+          exclude,
+        },
       },
     ],
     // A home folder of its own for every test file: no test reads or writes the gds files (settings, aliases,
