@@ -17,15 +17,16 @@
 // catch() renders any error (human or one JSON line on stderr) and exits with its exit code; Ctrl-C
 // exits 130 with the cursor shown. Add the class to src/commands/loaders.ts to make it a command.
 //
-// Imports: gds's own modules are imported statically. A heavy library (10 ms of CPU or more to load) stays
-// out of the runs that do not use it, behind `await import()` in the one module of gds that wraps it:
-// PostgreSQL's parser in core/artifacts/pg-grammar.ts, jq in jq.ts, cli-truncate and string-width in
-// table.ts, ora in output-spinner.ts, the prompts in prompt.ts, the OpenID client in auth/openid-client.ts,
-// the keychain in auth/keychain-child.ts, oclif in main.ts (csv-parse, undici and proper-lockfile likewise).
-// yaml, ajv and the diff library are used synchronously all through the modules built on them, so those
-// modules are what loads lazily, each through its door in services/lazy/ (one file per family, so that a
-// command's bundle carries only the doors it uses). test/cli/cli-base.test.ts checks that start-up loads
-// none of them.
+// Imports: gds's own modules are imported statically. A library that would slow every start-up (10 ms of
+// CPU or more to load; mustache, 2 ms, measurably) stays out of the runs that do not use it, behind
+// `await import()` in the one module of gds that wraps it: PostgreSQL's parser in
+// core/artifacts/pg-grammar.ts, jq in jq.ts, cli-truncate and string-width in table.ts, mustache in
+// template.ts, ora in output-spinner.ts, the prompts in prompt.ts, the OpenID client in
+// auth/openid-client.ts, the keychain in auth/keychain-child.ts, oclif in main.ts (csv-parse, undici and
+// proper-lockfile likewise). yaml, ajv and the diff library are used synchronously all through the modules
+// built on them, so those modules are what loads lazily, each through its door in services/lazy/ (one file
+// per family, so that a command's bundle carries only the doors it uses). test/cli/cli-base.test.ts checks
+// that start-up loads none of them.
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -103,7 +104,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.out = new Output({
         json: true,
         fields,
-        template: compileTemplate(template),
+        template: await compileTemplate(template),
         ...(listedFields ? { listedFields } : {}),
       });
     }

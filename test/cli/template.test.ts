@@ -5,7 +5,7 @@ import { CliError } from '../../src/core/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { compileTemplate } from '../../src/cli/template.js';
 
-function output(template: string) {
+async function output(template: string) {
   const stdout = {
     isTTY: false,
     text: '',
@@ -19,43 +19,41 @@ function output(template: string) {
     stdout,
     stderr: stdout,
     env: {},
-    template: compileTemplate(template),
+    template: await compileTemplate(template),
   });
   return { out, stdout };
 }
 
 describe('--template', () => {
-  it('prints each record as the template makes it, one line each, with nothing HTML-escaped', () => {
-    const { out, stdout } = output('{{id}}\t{{name}} ({{certification.state}})');
+  it('prints each record as the template makes it, one line each, with nothing HTML-escaped', async () => {
+    const { out, stdout } = await output('{{id}}\t{{name}} ({{certification.state}})');
     expect(out.json).toBe(true);
     out.record({ id: 'tbl_1', name: 'orders & co', certification: { state: 'CERTIFIED' } });
     out.record({ id: 'tbl_2', name: '<b>', certification: { state: 'PENDING_REVIEW' } });
     expect(stdout.text).toBe('tbl_1\torders & co (CERTIFIED)\ntbl_2\t<b> (PENDING_REVIEW)\n');
   });
 
-  it('repeats a section per item, prints objects as JSON, and skips a record it renders empty', () => {
-    const { out, stdout } = output('{{#live}}{{id}}: {{#columns}}[{{.}}]{{/columns}} {{meta}}{{/live}}');
+  it('repeats a section per item, prints objects as JSON, and skips a record it renders empty', async () => {
+    const { out, stdout } = await output(
+      '{{#live}}{{id}}: {{#columns}}[{{.}}]{{/columns}} {{meta}}{{/live}}',
+    );
     out.record({ id: 'a', live: true, columns: ['x', 'y'], meta: { n: 1 } });
     out.record({ id: 'b', live: false });
     out.record({ id: 'c', live: true, columns: [], meta: null });
     expect(stdout.text).toBe('a: [x][y] {"n":1}\nc:  \n');
   });
 
-  it('adds no second newline to a template that ends with one, and strips terminal control characters', () => {
-    const { out, stdout } = output('{{name}}\n');
+  it('adds no second newline to a template that ends with one, and strips terminal control characters', async () => {
+    const { out, stdout } = await output('{{name}}\n');
     out.record({ name: 'evil\u001b]0;owned\u0007\u001b[2Jname' });
     expect(stdout.text).toBe('evilname\n');
   });
 
-  it('a malformed template is a usage error (exit 2) before anything is sent', () => {
-    const error = (() => {
-      try {
-        compileTemplate('{{#rows}}{{id}}');
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+  it('a malformed template is a usage error (exit 2) before anything is sent', async () => {
+    const error: unknown = await compileTemplate('{{#rows}}{{id}}').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(2);
     expect((error as CliError).message).toContain('Unclosed section "rows"');
