@@ -1,6 +1,6 @@
 // Long output through a pager, as gh does: on a terminal only, the commands that print
 // lists, diffs and `gds api` answers send stdout through GDS_PAGER, else the CLI's `pager` setting, else
-// PAGER. Loaded only when stdout is a terminal and the command pages (Output.usePager).
+// PAGER, when stdout is a terminal and the command pages (Output.usePager).
 //
 // What gh 2.23 does, checked in a pseudo-terminal (docs/gh-comparison.md, O15), and gds with it:
 // - GH_PAGER set wins, even empty (no pager); then the config's pager; then PAGER. Unset: no pager.
@@ -12,7 +12,6 @@
 // - A pager that is not there is said on stderr, and the output is printed as it would be without one.
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 
 /**
@@ -144,6 +143,9 @@ export class PagedOutput {
       );
       return undefined;
     }
+    // node:child_process (and the node:net and node:dgram it loads) only once a pager starts: every command
+    // imports this module, and most never page.
+    const { spawn } = process.getBuiltinModule('node:child_process');
     const child = spawn(this.command, {
       shell: true,
       stdio: ['pipe', 'inherit', 'inherit'],
