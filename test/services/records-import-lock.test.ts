@@ -24,8 +24,11 @@ afterEach(async () => {
 
 type Row = Record<string, unknown>;
 
-/** A service of one table (a required text column `sku`) whose import stores the rows. */
-function service() {
+/**
+ * A service of one table (a required text column `sku`) whose import stores the rows; with `held`, each
+ * import request waits for it first (the import still runs while that promise is pending).
+ */
+function service(held?: Promise<void>) {
   const stored: Row[] = [];
   const client = {
     records: {
@@ -36,6 +39,7 @@ function service() {
         columns: [{ name: 'sku', type: 'text', required: true }],
       }),
       import: async (_table: string, body: JsonBody) => {
+        await held;
         const rows = (JSON.parse(Buffer.from(body.bytes).toString('utf8')) as { rows: Row[] }).rows;
         stored.push(...rows);
         return { inserted: rows.length, updated: 0 };
@@ -57,12 +61,18 @@ const imports = () => join(state, 'gds', 'imports');
 
 describe('two imports from stdin into one table on one key', () => {
   it('started at the same moment: one runs, the other exits 6 import_running (a lock is never seen empty)', async () => {
-    const a = service();
-    const b = service();
-    const results = await Promise.allSettled([
-      importRecords(a.client, 'tbl_1', fromStdin()),
-      importRecords(b.client, 'tbl_1', fromStdin()),
-    ]);
+    // The import that takes the lock sends nothing until the other has been refused: an import of two rows
+    // with an in-process service would otherwise end before the other even looks at the lock.
+    let oneRefused = () => {};
+    const refusal = new Promise<void>((resolve) => (oneRefused = resolve));
+    const a = service(refusal);
+    const b = service(refusal);
+    const run = (client: ImportClient) =>
+      importRecords(client, 'tbl_1', fromStdin()).catch((error: unknown) => {
+        oneRefused();
+        throw error;
+      });
+    const results = await Promise.allSettled([run(a.client), run(b.client)]);
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({ exitCode: 6, code: 'import_running', details: { pid: process.pid } });
