@@ -14,11 +14,24 @@ const lockOptions = { realpath: false, stale: 5_000, update: 1_000 } satisfies L
 /** A dead holder's lock goes stale within `stale`: waited for, a little longer. */
 const TAKE_OVER = { retries: 30, factor: 1, minTimeout: 200, maxTimeout: 200 };
 
+/**
+ * How many times the lock is tried again when its holder ended between the refusal and the read of its
+ * pid: a run of imports each ending just then is not waited out for ever.
+ */
+const RETAKES = 5;
+
+/** Moments of holdState a test can act in (what another process would do then). */
+export interface HoldStateMoments {
+  /** After the lock was refused, before the holder's pid is read. */
+  refused?: () => Promise<void>;
+}
+
 /** Holds `<state>.lock` while an import runs, and gives back its release. */
 export async function holdState(
   path: string,
   tableId: string,
   options: { input: string; key?: string | undefined },
+  moments: HoldStateMoments = {},
 ): Promise<() => Promise<void>> {
   // Loaded by an import only, as the config file's lock is loaded by a write only.
   const { lock } = await import('proper-lockfile');
@@ -28,18 +41,24 @@ export async function holdState(
     // A lock taken over while this import holds it means its process was stopped past `stale`: the import
     // goes on, as the other one found this one gone.
     lock(path, { ...lockOptions, lockfilePath, retries, onCompromised: () => undefined });
-  let release: () => Promise<void>;
-  try {
-    release = await take(0);
-  } catch (error) {
-    if (!locked(error)) throw error;
-    const pid = await holderOf(pidFile, lockfilePath);
-    if (pid === undefined || processRuns(pid)) throw importRunning(pid, lockfilePath, tableId, options);
+  let release: (() => Promise<void>) | undefined;
+  for (let attempt = 1; release === undefined; attempt += 1) {
     try {
-      release = await take(TAKE_OVER);
-    } catch (again) {
-      if (!locked(again)) throw again;
-      throw importRunning(await holderOf(pidFile, lockfilePath), lockfilePath, tableId, options);
+      release = await take(0);
+    } catch (error) {
+      if (!locked(error)) throw error;
+      await moments.refused?.();
+      const holder = await holderOf(pidFile, lockfilePath);
+      if (holder === 'gone' && attempt < RETAKES) continue;
+      const pid = typeof holder === 'number' ? holder : undefined;
+      if (pid === undefined || processRuns(pid)) throw importRunning(pid, lockfilePath, tableId, options);
+      try {
+        release = await take(TAKE_OVER);
+      } catch (again) {
+        if (!locked(again)) throw again;
+        const next = await holderOf(pidFile, lockfilePath);
+        throw importRunning(typeof next === 'number' ? next : undefined, lockfilePath, tableId, options);
+      }
     }
   }
   await writeFile(pidFile, `${process.pid}\n`, { mode: 0o600 });
@@ -57,8 +76,11 @@ function locked(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ELOCKED';
 }
 
-/** The holder's pid; one that has just taken the lock writes it right after, so it is waited for a moment. */
-async function holderOf(pidFile: string, lockfilePath: string): Promise<number | undefined> {
+/**
+ * The holder's pid; one that has just taken the lock writes it right after, so it is waited for a moment.
+ * `gone` when the lock was released meanwhile (its holder ended), undefined when no pid was written in time.
+ */
+async function holderOf(pidFile: string, lockfilePath: string): Promise<number | 'gone' | undefined> {
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
     if (Number.isSafeInteger(pid) && pid > 0) return pid;
@@ -68,7 +90,7 @@ async function holderOf(pidFile: string, lockfilePath: string): Promise<number |
         () => false,
       ))
     )
-      break;
+      return 'gone';
     await sleep(20);
   }
   return undefined;

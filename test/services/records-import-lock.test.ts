@@ -1,13 +1,14 @@
 // The lock an import from stdin (or of one file) holds while it runs (services/records-import-lock.ts, over
 // proper-lockfile): two such imports started at the same moment, a lock whose holder runs, and one whose
 // holder was killed.
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportClient } from '../../src/services/records-import.js';
 import { importRecords } from '../../src/services/records-import.js';
+import { holdState } from '../../src/services/records-import-lock.js';
 import { stateFileFor } from '../../src/services/records-import-state.js';
 import { RatePacer } from '../../src/client/rate-pacer.js';
 import type { JsonBody } from '../../src/client/transport.js';
@@ -97,6 +98,28 @@ describe('two imports from stdin into one table on one key', () => {
     const next = service();
     await importRecords(next.client, 'tbl_1', fromStdin());
     expect(next.stored.map((r) => r.sku)).toEqual(['A', 'B']);
+    expect(await readdir(imports())).toEqual([]);
+  });
+
+  it('a holder that ends between the refusal and the read of its pid: the lock is taken again, not refused', async () => {
+    const statePath = await plantLock(process.pid);
+    let refusals = 0;
+    const release = await holdState(
+      statePath,
+      'tbl_1',
+      { input: '-', key: 'sku' },
+      {
+        // the holder ends at that moment, as a finished import does: its pid file first, then its lock
+        refused: async () => {
+          refusals += 1;
+          await rm(`${statePath}.pid`);
+          await rm(`${statePath}.lock`, { recursive: true });
+        },
+      },
+    );
+    expect(refusals).toBe(1);
+    expect(await readFile(`${statePath}.pid`, 'utf8')).toBe(`${process.pid}\n`);
+    await release();
     expect(await readdir(imports())).toEqual([]);
   });
 });
