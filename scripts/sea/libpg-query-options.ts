@@ -1,8 +1,7 @@
 // The options libpg-query's Emscripten module starts with in the bundle (scripts/bundle/rewrites.ts rewrites the
 // package's index.cjs to pass them). Inside the single executable the WebAssembly is the SEA asset
 // libpg-query.wasm, compiled from a copy of it with its initial memory lowered (src/core/wasm-initial-memory.ts):
-// no file is written. A bundle run by a plain `node` finds the .wasm in node_modules as usual. Either way the
-// module moves text by Node's encoder and decoder (src/core/wasm-strings.ts).
+// no file is written. A bundle run by a plain `node` finds the .wasm in node_modules as usual.
 //
 // The bytes are not hashed at run time: node:crypto alone cost a push 4-5 ms of CPU and 1.3 MiB.
 // The asset and the code reading it are one SEA blob, written at once by the build; bytes that were not
@@ -11,8 +10,6 @@
 import { createRequire } from 'node:module';
 import { getAsset, isSea } from 'node:sea';
 import { lowerInitialMemory } from '../../src/core/wasm-initial-memory.js';
-import { useNativeStrings } from '../../src/core/wasm-strings.js';
-import type { EmscriptenStrings } from '../../src/core/wasm-strings.js';
 
 // The project's lib has no DOM types, where WebAssembly's are declared: the little used here.
 interface WasmApi {
@@ -27,14 +24,8 @@ function embeddedWasm(): Uint8Array {
   return lowerInitialMemory(new Uint8Array(getAsset('libpg-query.wasm')));
 }
 
-/** Text in and out by Node's encoder and decoder (src/core/wasm-strings.ts), once the runtime is up. */
-function onRuntimeInitialized(this: EmscriptenStrings): void {
-  useNativeStrings(this);
-}
-
 export const moduleOptions = isSea()
   ? {
-      onRuntimeInitialized,
       instantiateWasm(imports: object, receive: Receive): object {
         wasm.instantiate(embeddedWasm(), imports).then(
           ({ instance }) => receive(instance),
@@ -46,6 +37,5 @@ export const moduleOptions = isSea()
       },
     }
   : {
-      onRuntimeInitialized,
       locateFile: (file: string) => createRequire(__filename).resolve(`libpg-query/wasm/${file}`),
     };
