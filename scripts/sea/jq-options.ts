@@ -1,13 +1,11 @@
 // Where jq-wasm finds its WebAssembly in the single executable: the SEA asset jq.wasm, in place of
-// src/cli/jq-load-options.ts (scripts/bundle/esbuild-plugins.ts redirects that module here), instantiated by
-// src/cli/jq-instantiate.ts. The bytes are read only by a `--jq` run, in place (not hashed: see
-// scripts/sea/libpg-query-options.ts). A bundle run by a plain `node` (the build's training) reads the
-// jq.wasm the build wrote beside it.
+// src/cli/jq-load-options.ts (scripts/bundle/esbuild-plugins.ts redirects that module here). The bytes are read
+// only by a `--jq` run, in place (not hashed: see scripts/sea/libpg-query-options.ts). A bundle run by a plain
+// `node` (the build's training) reads the jq.wasm the build wrote beside it.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { getRawAsset, isSea } from 'node:sea';
 import type { JqLoadOptions } from 'jq-wasm';
-import { jqInstantiation } from '../../src/cli/jq-instantiate.js';
 
 function jqWasm(): Uint8Array {
   if (!isSea()) return readFileSync(join(dirname(__filename), 'jq.wasm'));
@@ -15,5 +13,5 @@ function jqWasm(): Uint8Array {
 }
 
 export function jqLoadOptions(): JqLoadOptions {
-  return jqInstantiation(jqWasm());
+  return { wasmBinary: jqWasm() };
 }
