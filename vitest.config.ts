@@ -13,8 +13,9 @@ const exclude = [
 // Files that may share a test process with the files run before them (isolate off): each still gets its servers,
 // databases and home folder of its own, but the modules (the server, gds and what they import), the compiled
 // PGlite and the contract's compiled schemas are loaded once per process instead of once per file. Under
-// test/e2e, test/docs, test/demo, test/scripts and test/cli, and the files in ISOLATED, each file has a process of
-// its own: test/cli's auth-commands failed `auth --help` (exit 1) after other files in its process.
+// test/e2e, test/docs, test/demo and test/scripts, and the files in ISOLATED, each file has a process of its own.
+// A helper module is loaded once per process too: a hook it registers as it loads (afterAll) belongs to the first
+// file alone, and its module state outlives the file.
 const SHARED_DIRS = [
   'server',
   'commands',
@@ -26,9 +27,10 @@ const SHARED_DIRS = [
   'contract',
   'lint',
   'helpers',
+  'cli',
 ];
 // Module mocks (vi.mock) and the process's own state (exit code, working folder, environment) under test.
-const ISOLATED = ['test/helpers/run-in-process.test.ts'];
+const ISOLATED = ['test/helpers/run-in-process.test.ts', 'test/cli/review-walk.test.ts'];
 
 export default defineConfig({
   test: {

@@ -24,7 +24,6 @@ import { StringDecoder } from 'node:string_decoder';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
-import { afterAll } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { main } from '../../src/cli/main.js';
 import { forgetSettings } from '../../src/cli/settings.js';
@@ -52,7 +51,9 @@ writeFileSync(
   `const load = globalThis[Symbol.for(${JSON.stringify(helpKey)})];\n` +
     'module.exports = { then: (resolve, reject) => load().then(resolve, reject) };\n',
 );
-afterAll(() => rmSync(shimDir, { recursive: true, force: true }));
+// Removed as the process ends, not after a file: in a test process shared by several files (vitest.config.ts)
+// this module is loaded once, and the files after the first still need the shim.
+process.once('exit', () => rmSync(shimDir, { recursive: true, force: true }));
 
 function freshPjson(): Interfaces.PJSON {
   const pjson = structuredClone(packageJson) as unknown as Interfaces.PJSON;

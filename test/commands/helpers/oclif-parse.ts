@@ -3,26 +3,22 @@
 //
 //   const flags = await flagsOf(Push, ['f.sql', '--connector', 'c1']);
 //   expect(await usageError(Push, ['f.sql'])).toContain('Missing required flag --connector');
-//   setEnv({ GDS_CONNECTOR: 'c1' });                   // undone after each test
+//   setEnv({ GDS_CONNECTOR: 'c1' });                   // undone when the test ends
+//
+// Nothing here is a hook of the file that loads it first: in a test process shared by several files
+// (vitest.config.ts) this module is loaded once, and a hook would be registered for that file alone.
 import { Config } from '@oclif/core';
 import type { Command } from '@oclif/core';
-import { afterEach, beforeAll, expect, vi } from 'vitest';
+import { expect, onTestFinished, vi } from 'vitest';
 import { repoRoot } from '../../cli/helpers/cli-process.js';
 
-let config: Config;
-beforeAll(async () => {
-  config = await Config.load(repoRoot);
-});
-
-const envNames: string[] = [];
-afterEach(() => {
-  for (const name of envNames.splice(0)) delete process.env[name];
-  vi.restoreAllMocks();
-});
+let config: Promise<Config> | undefined;
 
 export function setEnv(values: Record<string, string>): void {
   for (const [name, value] of Object.entries(values)) {
-    envNames.push(name);
+    onTestFinished(() => {
+      delete process.env[name];
+    });
     process.env[name] = value;
   }
 }
@@ -47,18 +43,20 @@ export async function parse(command: typeof Command, argv: string[]): Promise<Ou
     }
   } as unknown as CommandClass;
   let stderr = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+  const loaded = await (config ??= Config.load(repoRoot));
+  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
     stderr += String(chunk);
     return true;
   });
   const sigint = process.listeners('SIGINT');
   try {
-    await Probe.run(argv, config);
+    await Probe.run(argv, loaded);
   } catch (error) {
     const exit = (error as { oclif?: { exit?: number } }).oclif?.exit;
     if (typeof exit !== 'number') throw error;
     return { exit, stderr };
   } finally {
+    write.mockRestore();
     for (const listener of process.listeners('SIGINT')) {
       if (!sigint.includes(listener)) process.removeListener('SIGINT', listener);
     }
