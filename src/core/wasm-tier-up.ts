@@ -3,8 +3,9 @@
 // libpg-query's parser function, measured, 1.9 s of CPU and 600 MB that the process then waits for before it
 // exits, for a parse that takes 30 ms in the baseline tier; for jq under `--jq`, 30 ms of CPU and 17 MiB per
 // run (measured on dist/gds list --jq .id). The flag is set only while a call is held, so other WebAssembly in
-// the process (PGlite in the reference server) keeps tiering up.
-import { setFlagsFromString } from 'node:v8';
+// the process (PGlite in the reference server) keeps tiering up. node:v8 is taken when a call is held, not
+// at start-up: every command's start-up reaches this module (through --jq's), and node:v8 loads V8's heap
+// utilities and streams with it.
 
 /** A function index no module has: with it as the filter, no function tiers up. */
 const NO_FUNCTION = 2_147_483_647;
@@ -12,7 +13,7 @@ let holds = 0;
 
 function setTierUpFilter(index: number): boolean {
   try {
-    setFlagsFromString(`--wasm-tier-up-filter=${index}`);
+    process.getBuiltinModule('node:v8').setFlagsFromString(`--wasm-tier-up-filter=${index}`);
     return true;
   } catch {
     return false;

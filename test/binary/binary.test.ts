@@ -473,6 +473,18 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect(modules.filter((m) => /^node:(internal\/)?fs\/promises$|readline|repl/.test(m))).toEqual([]);
   });
 
+  it('start-up loads no node:v8: it comes when WebAssembly runs (push parses its view)', async () => {
+    const network = ['--json', '--token', 'cli_startup', '--base', 'http://127.0.0.1:9'];
+    for (const args of [
+      ['gate', 'validate', '-f', 'a.yml'],
+      ['list', ...network],
+    ]) {
+      expect((await evaluated(args)).filter((m) => m === 'node:v8')).toEqual([]);
+    }
+    await writeFile(join(dir, 'v8.sql'), 'CREATE VIEW analytics.v AS SELECT id FROM t');
+    expect(await evaluated(['push', 'v8.sql', ...network])).toContain('node:v8');
+  });
+
   it('help loads neither undici nor node:crypto', async () => {
     const modules = await evaluated(['--help']);
     expect(modules.filter((m) => m.includes('/undici/') || m === 'node:crypto')).toEqual([]);
