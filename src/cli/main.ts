@@ -161,8 +161,7 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
  * oclif's explicit command strategy finds a command in the module that maps every command, which imports
  * them all; the loader table imports the one asked for. Help and the command list come from the manifest.
  * What it buys: in a bundle, commands that are not there are never looked for; in the npm package, a
- * command without a bundle of its own imports its modules alone, not every command's (help: 3.4x node
- * -e 0 in the package against 6.6x in a checkout, which has no manifest).
+ * command imports its modules alone, not every command's (`auth status` 131 -> 109 ms of CPU, 62 -> 59 MiB).
  */
 function importOnlyTheCommandRun(
   oclif: typeof OclifCore,
