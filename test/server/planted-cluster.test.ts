@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server/app.js';
+import { migratedPgliteCopy } from '../helpers/migrated-database.js';
 
 const savedTmp = process.env.TMPDIR;
 let tmp: string;
@@ -33,16 +34,21 @@ async function plantedTokenStatus(): Promise<number> {
 }
 
 beforeAll(async () => {
+  // The attacker's cluster: a seeded server whose OWNER's CLI token they hold (started on a migrated copy, as
+  // test servers are: the cluster holds the same schema and seed as one it migrated itself).
+  const evilDb = await migratedPgliteCopy();
+  try {
+    const evil = await createServer({ port: 0, jobs: 'manual', dataDir: evilDb.dataDir });
+    plantedOwnerToken = evil.ready.users.find((u) => u.role === 'OWNER')?.cliToken ?? '';
+    await evil.close();
+    const lite = await PGlite.create(evilDb.dataDir);
+    plantedCluster = Buffer.from(await (await lite.dumpDataDir('gzip')).arrayBuffer());
+    await lite.close();
+  } finally {
+    await evilDb.remove();
+  }
   tmp = await mkdtemp(join(tmpdir(), 'gds-planted-'));
   process.env.TMPDIR = tmp; // os.tmpdir() reads it on every call
-  // The attacker's cluster: a seeded server whose OWNER's CLI token they hold.
-  const evilDir = join(tmp, 'evil');
-  const evil = await createServer({ port: 0, jobs: 'manual', dataDir: evilDir });
-  plantedOwnerToken = evil.ready.users.find((u) => u.role === 'OWNER')?.cliToken ?? '';
-  await evil.close();
-  const lite = await PGlite.create(evilDir);
-  plantedCluster = Buffer.from(await (await lite.dumpDataDir('gzip')).arrayBuffer());
-  await lite.close();
   const pkg = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(await readFile(pkg, 'utf8')) as { version: string };
   clusterName = `pglite-${version}-empty-cluster.tar.gz`;
@@ -53,7 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (savedTmp === undefined) delete process.env.TMPDIR;
   else process.env.TMPDIR = savedTmp;
-  await rm(tmp, { recursive: true, force: true });
+  if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
 });
 
 describe('a fresh in-memory server trusts no cluster planted in the temp folder', () => {
