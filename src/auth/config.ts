@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';
 import { configDir } from '../core/folders.js';
+import { debugLog } from './debug-log.js';
 
 export const configVersion = 1;
 
@@ -272,6 +273,7 @@ async function withLock<T>(
 ): Promise<T> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
+  const asked = Date.now();
   try {
     // Loaded on the first write only: reading the config (every API command) does not need it.
     const { lock } = await import('proper-lockfile');
@@ -280,11 +282,14 @@ async function withLock<T>(
       lockfilePath,
       onCompromised: (error) => {
         compromised = error;
+        debugLog(`lock ${lockfilePath}: lost (${error.message})`);
       },
     });
   } catch (error) {
+    debugLog(`lock ${lockfilePath}: not taken after ${Date.now() - asked} ms`);
     throw lockError(lockfilePath, error);
   }
+  debugLog(`lock ${lockfilePath}: taken after ${Date.now() - asked} ms`);
   const assertHeld = () => {
     if (compromised !== undefined) {
       throw new CliError(`Lost the lock ${lockfilePath} while working (${compromised.message}).`, {

@@ -13,6 +13,7 @@ import { stateDir } from '../core/folders.js';
 import { SECRET_VARIABLES } from '../core/redact.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
 import { configDir, configPath, secretStorageSettings } from './config.js';
+import { debugLog } from './debug-log.js';
 
 export const keychainService = 'gds-cli';
 const defaultTimeoutMs = 3_000;
@@ -38,7 +39,11 @@ export interface SecretPlacement {
 }
 
 export class KeychainUnavailableError extends Error {
-  constructor(readonly reason: string) {
+  /** `noAnswer`: no answer at all (the keychain process hung or died, or D-Bus's reply did not come). */
+  constructor(
+    readonly reason: string,
+    readonly noAnswer = false,
+  ) {
     super(`the OS keychain did not answer: ${reason}`);
     this.name = 'KeychainUnavailableError';
   }
@@ -123,17 +128,32 @@ export function describeStorage(storage: SecretStorage, ref: KeychainRef | undef
 
 type KeychainRequest = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' };
 
+/** The addon's D-Bus calls wait about 2 s for the keychain's reply: on a busy machine that is no answer yet. */
+const NO_REPLY = /Did not receive a reply/;
+
+/** What a user reads in an error for each keychain operation. */
+const operationName = { get: 'read', set: 'write', delete: 'delete' } as const;
+
 /**
  * One keychain operation in a child process, killed after GDS_KEYCHAIN_TIMEOUT_MS (default 3 s): the
- * stored password (or null) for `get`, whether an entry was removed for `delete`.
+ * stored password (or null) for `get`, whether an entry was removed for `delete`. A read that got no
+ * answer is asked once more, of a fresh process: a keychain process stuck on its D-Bus connection, or a
+ * reply later than D-Bus waits while many processes ask at once, does not fail the command.
  */
-function keychainCall(
+async function keychainCall(
   ref: KeychainRef,
   env: Env | undefined,
   request: KeychainRequest,
 ): Promise<string | boolean | null> {
   const timeoutMs = keychainTimeoutMs(env ?? process.env);
-  return inKeychainChild({ ...request, service: ref.service, account: ref.account }, timeoutMs);
+  const call = { ...request, service: ref.service, account: ref.account };
+  try {
+    return await inKeychainChild(call, timeoutMs);
+  } catch (error) {
+    if (request.op !== 'get' || !(error instanceof KeychainUnavailableError) || !error.noAnswer) throw error;
+    debugLog('keychain read: asking a fresh process once more');
+    return inKeychainChild(call, timeoutMs);
+  }
 }
 
 /**
@@ -170,8 +190,12 @@ function inKeychainChild(
   // node:child_process (and the node:net and node:dgram it loads) only when a keychain call is made: a
   // command given its token loads none of it (a few ms of every start-up).
   const { spawn } = process.getBuiltinModule('node:child_process');
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: keychainChildEnv() });
+    debugLog(
+      `keychain ${operationName[request.op]}: asked process ${child.pid ?? '?'} (limit ${timeoutMs} ms)`,
+    );
     const killChild = () => child.kill('SIGKILL');
     // gds ending (Ctrl-C included) takes a hung child with it.
     process.once('exit', killChild);
@@ -186,15 +210,28 @@ function inKeychainChild(
     };
     const timer = setTimeout(() => {
       killChild();
-      settle(() => reject(new KeychainUnavailableError(`no answer within ${timeoutMs} ms (is it locked?)`)));
+      debugLog(
+        `keychain ${operationName[request.op]}: no answer from process ${child.pid ?? '?'} within ${timeoutMs} ms; killed`,
+      );
+      settle(() =>
+        reject(
+          new KeychainUnavailableError(
+            `no answer to a ${operationName[request.op]} within ${timeoutMs} ms (is it locked?)`,
+            true,
+          ),
+        ),
+      );
     }, timeoutMs);
     // The timer alone must not keep gds alive: an interrupted command ends without waiting for it.
     timer.unref();
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stdin.on('error', () => undefined);
     child.on('error', (error) => settle(() => reject(new KeychainUnavailableError(error.message))));
-    child.on('close', () =>
+    child.on('close', (code, signal) =>
       settle(() => {
+        debugLog(
+          `keychain ${operationName[request.op]}: process ${child.pid ?? '?'} ended (${signal ?? code}) after ${Date.now() - started} ms`,
+        );
         try {
           const answer = JSON.parse(stdout) as {
             ok: boolean;
@@ -202,9 +239,12 @@ function inKeychainChild(
             error?: string;
           };
           if (answer.ok) resolve(answer.value ?? null);
-          else reject(new KeychainUnavailableError(keychainReason(new Error(answer.error ?? 'failed'))));
+          else {
+            const error = answer.error ?? 'failed';
+            reject(new KeychainUnavailableError(keychainReason(new Error(error)), NO_REPLY.test(error)));
+          }
         } catch {
-          reject(new KeychainUnavailableError('the keychain process ended without an answer'));
+          reject(new KeychainUnavailableError('the keychain process ended without an answer', true));
         }
       }),
     );

@@ -38,12 +38,14 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     names: ['GDS_KEYCHAIN_TIMEOUT_MS'],
-    description: 'How long a keychain call may take before gds gives up on it (default 3000).',
+    description:
+      'How long a keychain call may take before gds gives up on it (default 3000; a read is asked once more).',
   },
   { names: ['GDS_CLIENT_ID'], description: 'The OAuth client id of gds auth login (default gds-cli).' },
   {
     names: ['GDS_DEBUG'],
-    description: 'GDS_DEBUG=1 logs each request, answer and retry on stderr (tokens masked).',
+    description:
+      'GDS_DEBUG=1 logs each request, answer and retry, each keychain call and profile lock on stderr (tokens masked).',
   },
   {
     names: ['GDS_BROWSER', 'BROWSER'],

@@ -92,7 +92,7 @@ describe('a D-Bus session bus that accepts and never answers', () => {
       error: {
         code: 'keychain_unavailable',
         message:
-          'The secret storage is set to keychain, but the OS keychain did not answer: no answer within 500 ms (is it locked?).',
+          'The secret storage is set to keychain, but the OS keychain did not answer: no answer to a write within 500 ms (is it locked?).',
       },
     });
     await expect(readFile(join(cfg, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -126,7 +126,7 @@ describe('a D-Bus session bus that accepts and never answers', () => {
       `gds auth status (a keychain profile, 500 ms timeout): ${r.ms.toFixed(0)} ms, exit ${r.code}`,
     );
     expect(r.ms).toBeLessThan(GUARD_MS);
-    expect(`${r.stdout}${r.stderr}`).toMatch(/did not answer: no answer within 500 ms/);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/did not answer: no answer to a read within 500 ms/);
   });
 
   it('Ctrl-C during the keychain call ends gds at once with 130, and the keychain process with it', async () => {
