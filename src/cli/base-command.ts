@@ -23,10 +23,10 @@
 // core/artifacts/pg-grammar.ts, jq in jq.ts, cli-truncate and string-width in table.ts, mustache in
 // template.ts, ora in output-spinner.ts, the prompts in prompt.ts, the OpenID client in
 // auth/openid-client.ts, the keychain in auth/keychain-child.ts, oclif in main.ts (csv-parse, undici and
-// proper-lockfile likewise). yaml, ajv and the diff library are used synchronously all through the modules
-// built on them, so those modules are what loads lazily, each through its door in services/lazy/ (one file
-// per family, so that a command's bundle carries only the doors it uses). test/cli/cli-base.test.ts checks
-// that start-up loads none of them.
+// proper-lockfile likewise), yaml and the diff library in core/libraries/, ajv in
+// core/gate1/schema-validator.ts: the modules built on them take the loaded library as a parameter. eslint
+// refuses an import() of gds's own modules (but the command table's); test/cli/cli-base.test.ts checks that
+// start-up loads none of these libraries.
 import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';

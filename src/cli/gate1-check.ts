@@ -5,14 +5,13 @@ import type { TextInput } from '../io/input.js';
 import { ExitCode } from '../core/errors.js';
 import type { Output } from './output.js';
 import { countDiagnostics, diagnosticParts } from '../core/gate1/diagnostic.js';
-import { gate1Validation } from '../services/lazy/gate1-validation.js';
+import { validateGate1Lazily } from '../core/gate1/validate.js';
 
 export async function printGate1Check(
   out: Output,
   input: TextInput,
   columns?: Iterable<string>,
 ): Promise<void> {
-  const { validateGate1Lazily } = await gate1Validation();
   const { diagnostics } = await validateGate1Lazily(input.text, {
     fileName: input.name,
     ...(columns === undefined ? {} : { columns }),

@@ -14,7 +14,13 @@ import { printPushPreview, printRegistration } from '../cli/governance-views.js'
 import { dryRunFlag } from '../cli/write-preview.js';
 import { tablePageUrl } from '../services/tables.js';
 import { resolveConnectorId } from '../services/connector-ref.js';
-import { artifactsService } from '../services/lazy/artifacts.js';
+import {
+  inConnectorDialect,
+  jobOutcomeFailure,
+  pushArtifact,
+  readArtifactLocally,
+  waitForBaselineJob,
+} from '../services/artifacts.js';
 
 export default class Push extends ApiCommand<typeof Push> {
   static override summary =
@@ -61,8 +67,6 @@ export default class Push extends ApiCommand<typeof Push> {
   };
 
   async run(): Promise<void> {
-    const { inConnectorDialect, jobOutcomeFailure, pushArtifact, readArtifactLocally, waitForBaselineJob } =
-      await artifactsService();
     const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
     const dryRun = this.flags['dry-run'];
     const options = { source, dialect, model, connectorId: connector };

@@ -6,10 +6,22 @@
 // checks were added, removed, changed or moved. The line diff after it is bounded: past
 // MAX_EDIT_LINES differing lines (10,000 reordered checks), Myers' O(N·D) search gives way to one
 // hunk from the first differing line to the last, found in linear time.
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 import type { StructuredPatch, StructuredPatchHunk } from 'diff';
-import { type Document, isAlias, isNode, parseDocument, stringify, visit } from 'yaml';
+import type { Document } from 'yaml';
 import { countText } from './count-text.js';
+import { type Diff, loadDiff } from './libraries/diff.js';
+import { loadYaml, type Yaml } from './libraries/yaml.js';
+
+/** The libraries a gate diff reads and compares with (the semantic mode's reading alone needs yaml). */
+export interface GateDiffLibraries {
+  yaml: Yaml;
+  diff: Diff;
+}
+
+export async function loadGateDiffLibraries(): Promise<GateDiffLibraries> {
+  const [yaml, diff] = await Promise.all([loadYaml(), loadDiff()]);
+  return { yaml, diff };
+}
 
 export interface DiffSide {
   /** Shown in the `---` / `+++` headers and in error positions. */
@@ -91,23 +103,40 @@ export class GateYamlError extends Error {
 }
 
 /** `before` is the reference (the server's version, or `--against`), `after` the file being proposed. */
-export function diffGateTexts(before: DiffSide, after: DiffSide, options: { semantic: boolean }): GateDiff {
+export function diffGateTexts(
+  { yaml, diff }: GateDiffLibraries,
+  before: DiffSide,
+  after: DiffSide,
+  options: { semantic: boolean },
+): GateDiff {
   const { semantic } = options;
-  if (before.text === after.text) return { identical: true, semantic, hunks: [], unified: '' };
+  if (before.text === after.text || !semantic)
+    return lineDiff(diff, before, after, before.text, after.text, semantic);
   // Both sides mostly hold the same checks: each distinct check is read and printed once (normaliseByCheck).
   const printed: PrintedChecks = new Map();
-  const normalise = (side: DiffSide) => normaliseByCheck(side.text, printed) ?? normaliseGateYaml(side);
-  const oldText = semantic ? normalise(before) : before.text;
-  const newText = semantic ? normalise(after) : after.text;
+  const normalise = (side: DiffSide) =>
+    normaliseByCheck(yaml, side.text, printed) ?? normaliseGateYaml(yaml, side);
+  return lineDiff(diff, before, after, normalise(before), normalise(after), semantic);
+}
+
+/** The diff of the two sides' texts as compared (the texts themselves, or their normalised forms). */
+function lineDiff(
+  diff: Diff,
+  before: DiffSide,
+  after: DiffSide,
+  oldText: string,
+  newText: string,
+  semantic: boolean,
+): GateDiff {
   if (oldText === newText) return { identical: true, semantic, hunks: [], unified: '' };
   const checks = checkChanges(oldText, newText);
-  const { patch, coarse } = boundedPatch(before.name, after.name, oldText, newText);
+  const { patch, coarse } = boundedPatch(diff, before.name, after.name, oldText, newText);
   const hunks = patch.hunks.map(toHunk);
   return {
     identical: hunks.length === 0,
     semantic,
     hunks,
-    unified: hunks.length === 0 ? '' : formatPatch(patch, FILE_HEADERS_ONLY),
+    unified: hunks.length === 0 ? '' : diff.formatPatch(patch, diff.FILE_HEADERS_ONLY),
     ...(checks === undefined ? {} : { checks }),
     ...(coarse ? { coarse } : {}),
   };
@@ -115,12 +144,13 @@ export function diffGateTexts(before: DiffSide, after: DiffSide, options: { sema
 
 /** The line diff: the shortest edit within MAX_EDIT_LINES, else one hunk over the differing middle. */
 function boundedPatch(
+  diff: Diff,
   oldName: string,
   newName: string,
   oldText: string,
   newText: string,
 ): { patch: StructuredPatch; coarse: boolean } {
-  const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
+  const patch = diff.structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
     context: 3,
     maxEditLength: MAX_EDIT_LINES,
   });
@@ -344,22 +374,22 @@ function longestIncreasing(values: number[]): Set<number> {
 }
 
 /** The unified text diff of any two texts (empty when they are equal), bounded as gate diff's is. */
-export function unifiedDiff(before: DiffSide, after: DiffSide): string {
-  return diffGateTexts(before, after, { semantic: false }).unified;
+export function unifiedDiff(diff: Diff, before: DiffSide, after: DiffSide): string {
+  return lineDiff(diff, before, after, before.text, after.text, false).unified;
 }
 
 const CANONICAL = { sortMapEntries: true, lineWidth: 0 } as const;
 
 /** The canonical YAML text of a document: what semantic mode compares. */
-export function normaliseGateYaml(side: DiffSide): string {
-  const document = parseDocument(side.text, { logLevel: 'error' });
+export function normaliseGateYaml(yaml: Yaml, side: DiffSide): string {
+  const document = yaml.parseDocument(side.text, { logLevel: 'error' });
   const [problem] = document.errors;
   if (problem !== undefined) {
     const position = problem.linePos?.[0] ?? { line: 1, col: 1 };
     throw new GateYamlError(side.name, position.line, position.col, firstLine(problem.message));
   }
   const value: unknown = document.toJS({ maxAliasCount: 100 });
-  return stringify(value, CANONICAL);
+  return yaml.stringify(value, CANONICAL);
 }
 
 /** A check item's text → its canonical lines as an item of its section (null: not read on its own). */
@@ -374,12 +404,12 @@ export type PrintedChecks = Map<string, string | null>;
  * is not valid YAML (normaliseGateYaml then says where), or an inline section. gate-diff-by-check.test.ts
  * compares it with normaliseGateYaml over many texts.
  */
-export function normaliseByCheck(text: string, printed: PrintedChecks): string | undefined {
+export function normaliseByCheck(yaml: Yaml, text: string, printed: PrintedChecks): string | undefined {
   if (/[\r\t]|^(?:%|---|\.\.\.)/m.test(text)) return undefined;
   const scanned = scanCheckItems(text);
   if (scanned === undefined || scanned.items.length === 0) return undefined;
-  const frameDocument = parseDocument(scanned.frame.join('\n'), QUICK);
-  if (!plainDocument(frameDocument)) return undefined;
+  const frameDocument = yaml.parseDocument(scanned.frame.join('\n'), QUICK);
+  if (!plainDocument(yaml, frameDocument)) return undefined;
   const frame: unknown = frameDocument.toJS();
   if (frame === null || typeof frame !== 'object' || Array.isArray(frame)) return undefined;
   const sections = new Map<string, string[]>();
@@ -387,7 +417,7 @@ export function normaliseByCheck(text: string, printed: PrintedChecks): string |
     const itemText = item.lines.join('\n');
     let lines = printed.get(itemText);
     if (lines === undefined) {
-      lines = printedItem(item.lines);
+      lines = printedItem(yaml, item.lines);
       printed.set(itemText, lines);
     }
     if (lines === null) return undefined;
@@ -401,7 +431,7 @@ export function normaliseByCheck(text: string, printed: PrintedChecks): string |
     if (!Object.hasOwn(skeleton, section) || skeleton[section] !== null) return undefined;
     skeleton[section] = `gds-checks-of-${section.toLowerCase()}`;
   }
-  let canonical = `\n${stringify(skeleton, CANONICAL)}`;
+  let canonical = `\n${yaml.stringify(skeleton, CANONICAL)}`;
   for (const [section, lines] of sections) {
     const line = `\n${section}: gds-checks-of-${section.toLowerCase()}\n`;
     const at = canonical.indexOf(line);
@@ -415,8 +445,9 @@ export function normaliseByCheck(text: string, printed: PrintedChecks): string |
 const QUICK = { logLevel: 'error', prettyErrors: false } as const;
 
 /** Valid, one document, and no anchor, alias or tag (whose meaning may reach past a part read alone). */
-function plainDocument(document: Document): boolean {
+function plainDocument(yaml: Yaml, document: Document): boolean {
   if (document.errors.length > 0) return false;
+  const { isAlias, isNode, visit } = yaml;
   let plain = true;
   visit(document, (_key, node) => {
     if (isAlias(node) || (isNode(node) && (node.anchor !== undefined || node.tag !== undefined))) {
@@ -429,28 +460,31 @@ function plainDocument(document: Document): boolean {
 }
 
 /** One check item's canonical lines, indented as an item of a top-level section; null if not read alone. */
-function printedItem(lines: string[]): string | null {
+function printedItem(yaml: Yaml, lines: string[]): string | null {
   const indent = /^\s*/.exec(lines[0] ?? '')?.[0].length ?? 0;
   // Every line after the `-` deeper than it (blank lines and comments aside), as in the whole document.
   for (const line of lines.slice(1)) {
     const trimmed = line.trimStart();
     if (trimmed !== '' && !trimmed.startsWith('#') && line.length - trimmed.length <= indent) return null;
   }
-  const document = parseDocument(lines.join('\n'), QUICK);
-  if (!plainDocument(document)) return null;
+  const document = yaml.parseDocument(lines.join('\n'), QUICK);
+  if (!plainDocument(yaml, document)) return null;
   const value: unknown = document.toJS();
   if (!Array.isArray(value) || value.length !== 1) return null;
-  return stringify(value, CANONICAL)
+  return yaml
+    .stringify(value, CANONICAL)
     .split('\n')
     .map((line) => (line === '' ? line : `  ${line}`))
     .join('\n');
 }
 
 /** Whether two gate1.yml texts hold the same rules (semantic comparison); a text that is not YAML is never the same. */
-export function sameGateRules(a: string, b: string): boolean {
+export function sameGateRules(yaml: Yaml, a: string, b: string): boolean {
   if (a === b) return true;
   try {
-    return normaliseGateYaml({ name: 'a', text: a }) === normaliseGateYaml({ name: 'b', text: b });
+    return (
+      normaliseGateYaml(yaml, { name: 'a', text: a }) === normaliseGateYaml(yaml, { name: 'b', text: b })
+    );
   } catch (error) {
     if (error instanceof GateYamlError) return false;
     throw error;

@@ -30,7 +30,8 @@ import type {
   GovernanceArtifact,
 } from '../core/artifacts/index.js';
 import type { HeldDefinition } from '../client/areas/artifacts.js';
-import { unifiedDiff } from '../core/gate-diff.js';
+import { type GateDiffLibraries, loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
+import { loadYaml } from '../core/libraries/yaml.js';
 
 /** A file that parsed as an artifact, ready to send. */
 export interface LocalArtifact {
@@ -88,7 +89,7 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
   const asDeclaration = parsed.artifact.fromDbtSql !== undefined;
   return {
     filename: asDeclaration ? `${basename(path).replace(/\.sql$/i, '')}.yml` : basename(path),
-    content: contentToSend(parsed.artifact, text, options.dialect),
+    content: await contentToSend(parsed.artifact, text, options.dialect),
     mimeType: asDeclaration ? 'yaml' : kind,
     table: parsed.artifact.table,
     source: `${resolved.source.schema}.${resolved.source.table}`,
@@ -101,8 +102,12 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
  * What the service receives: the file as written, named so that the service reads it the way it was read here
  * (a dialect asked for with --dialect becomes the file's first line; a dbt model becomes its own declaration).
  */
-function contentToSend(artifact: GovernanceArtifact, text: string, dialect: Dialect | undefined): string {
-  if (artifact.fromDbtModel || artifact.fromDbtSql) return declarationYaml(artifact);
+async function contentToSend(
+  artifact: GovernanceArtifact,
+  text: string,
+  dialect: Dialect | undefined,
+): Promise<string> {
+  if (artifact.fromDbtModel || artifact.fromDbtSql) return declarationYaml(await loadYaml(), artifact);
   if (artifact.kind !== 'sql' || dialect === undefined || dialect === 'postgres' || declaresDialect(text))
     return text;
   return `-- dialect: ${dialect}\n${text}`;
@@ -209,7 +214,10 @@ export async function pushArtifact(
     return { kind: 'unchanged', held };
   }
   if (options.dryRun === true) {
-    return { kind: 'preview', diff: definitionDiff(held, artifact, options.connectorId) };
+    return {
+      kind: 'preview',
+      diff: definitionDiff(await loadGateDiffLibraries(), held, artifact, options.connectorId),
+    };
   }
   let result: RegistrationResult;
   try {
@@ -240,19 +248,21 @@ export function isHeld(held: HeldDefinition, declared: DefinitionSummary, connec
  * connector as its first line: a replacement that moves the table to another connector changes that alone.
  */
 export function definitionDiff(
+  { yaml, diff }: GateDiffLibraries,
   held: HeldDefinition | null,
   artifact: LocalArtifact,
   connectorId?: string,
 ): string {
   const connectorLine = (id: string | null | undefined) => (id ? `connector: ${id}\n` : '');
   return unifiedDiff(
+    diff,
     {
       name: held === null ? '(new)' : `${held.tableId}@definition-v${held.definitionVersion}`,
-      text: held?.definition ? connectorLine(held.connectorId) + definitionText(held.definition) : '',
+      text: held?.definition ? connectorLine(held.connectorId) + definitionText(yaml, held.definition) : '',
     },
     {
       name: artifact.filename,
-      text: connectorLine(connectorId ?? held?.connectorId) + definitionText(artifact.declared),
+      text: connectorLine(connectorId ?? held?.connectorId) + definitionText(yaml, artifact.declared),
     },
   );
 }

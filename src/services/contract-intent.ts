@@ -5,7 +5,8 @@ import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { ContractIntentRequest, LiveContract } from '../client/areas/contracts.js';
 import type { Schema } from '../contract/types.js';
-import { gateDiffModule } from './lazy/gate-diff.js';
+import { unifiedDiff } from '../core/gate-diff.js';
+import { loadDiff } from '../core/libraries/diff.js';
 
 export type IntentClient = Pick<ApiClient, 'contracts'>;
 
@@ -142,8 +143,8 @@ export async function intentDiff(
   const after = { ...(before ?? {}), ...request };
   if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {}))
     return undefined;
-  const { unifiedDiff } = await gateDiffModule();
   return unifiedDiff(
+    await loadDiff(),
     { name: current === null ? `${tableId}@none` : `${tableId}@contract`, text: fieldsText(before ?? {}) },
     { name: `${tableId}@contract`, text: fieldsText(after) },
   );

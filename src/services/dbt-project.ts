@@ -3,8 +3,8 @@
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
 import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { CliError, ExitCode } from '../core/errors.js';
+import { loadYaml } from '../core/libraries/yaml.js';
 import { readBoundedText } from '../io/input.js';
 import { isInsideFolder } from '../core/inside-folder.js';
 import {
@@ -177,6 +177,7 @@ async function readProjectQuoting(projectDir: string): Promise<QuotePolicy | und
     maxBytes: MAX_PROJECT_FILE_BYTES,
     what: 'a dbt_project.yml',
   });
+  const { parse } = await loadYaml();
   try {
     const project: unknown = parse(text);
     return readQuoting(

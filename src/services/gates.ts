@@ -16,9 +16,9 @@ import type {
   GateRunRequest,
 } from '../contract/types.js';
 import type { DiffSide, GateDiff } from '../core/gate-diff.js';
+import { diffGateTexts, loadGateDiffLibraries, sameGateRules } from '../core/gate-diff.js';
 import { countDiagnostics } from '../core/gate1/diagnostic.js';
-import { gate1Validation } from './lazy/gate1-validation.js';
-import { gateDiffModule } from './lazy/gate-diff.js';
+import { validateGate1Lazily } from '../core/gate1/validate.js';
 
 export type GatesClient = Pick<ApiClient, 'gates' | 'gateJobs'>;
 type Call = { signal?: AbortSignal };
@@ -89,18 +89,17 @@ export async function gateDiff(
   current: Pick<Gate1Version, 'version' | 'content'> | null,
   input: { name: string; text: string },
 ): Promise<string | undefined> {
-  const { diffGateTexts, sameGateRules } = await gateDiffModule();
-  if (current !== null && sameGateRules(current.content, input.text)) return undefined;
+  const libraries = await loadGateDiffLibraries();
+  if (current !== null && sameGateRules(libraries.yaml, current.content, input.text)) return undefined;
   const before = {
     name: current === null ? `${tableId}@none` : `${tableId}@v${current.version}`,
     text: current?.content ?? '',
   };
-  return diffGateTexts(before, input, { semantic: false }).unified;
+  return diffGateTexts(libraries, before, input, { semantic: false }).unified;
 }
 
 /** Validates a gate1.yml as `gate validate` does (no columns): exit 2 with every diagnostic, nothing sent. */
 export async function checkGateLocally(input: { name: string; text: string }): Promise<void> {
-  const { validateGate1Lazily } = await gate1Validation();
   const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
   const { errors } = countDiagnostics(diagnostics);
   if (errors > 0) {
@@ -153,8 +152,7 @@ export async function diffWithServer(
       client.gates.version(tableId, target.to, call).then(side),
     ]);
   }
-  const { diffGateTexts } = await gateDiffModule();
-  return diffGateTexts(before, after, { semantic: options.semantic });
+  return diffGateTexts(await loadGateDiffLibraries(), before, after, { semantic: options.semantic });
 }
 
 export const gate3NeedsBaseline = '--baseline <reportId> is required for Gate 3';

@@ -23,7 +23,7 @@ import type { PlannedTable, ProjectPlan, TableWork } from './project-plan-types.
 import { mapBounded } from './map-bounded.js';
 import { applyGate, submitGate } from './gates.js';
 import { setIntent } from './contract-intent.js';
-import { artifactsService } from './lazy/artifacts.js';
+import { pushArtifact } from './artifacts.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -235,7 +235,6 @@ async function applyTable(
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const work = table.work as TableWork;
-  const { pushArtifact } = await artifactsService();
   if (table.action === 'owned-elsewhere') {
     throw new StepFailure(
       'adopt',

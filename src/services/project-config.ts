@@ -15,7 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { yamlLibrary } from './lazy/yaml.js';
+import { loadYaml } from '../core/libraries/yaml.js';
 
 export const PROJECT_CONFIG_FILE = 'gds.yml';
 
@@ -98,7 +98,7 @@ function placements(file: string, where: string, value: unknown): Record<string,
 
 /** Parses the text of a gds.yml (pure). */
 export async function parseProjectConfig(file: string, content: string): Promise<ProjectConfig> {
-  const { parse } = await yamlLibrary();
+  const { parse } = await loadYaml();
   let raw: unknown;
   try {
     raw = parse(content);

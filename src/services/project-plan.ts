@@ -23,6 +23,7 @@ import type { ContractIntentRequest } from '../client/areas/contracts.js';
 import type { HeldTable, TableListRow } from '../client/areas/tables.js';
 import type { DbtDeclaration, DbtProject, MappedTest, NotMappedTest } from '../core/dbt/types.js';
 import type { LocalArtifact } from './artifacts.js';
+import { definitionDiff, isHeld } from './artifacts.js';
 import { connectorLines, findConnector } from './connector-ref.js';
 import { mapBounded } from './map-bounded.js';
 import type {
@@ -40,8 +41,13 @@ import { checkGateLocally, gateDiff } from './gates.js';
 import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources } from './project-sources.js';
 import { reportPlanned } from './project-report.js';
-import { artifactsCore, artifactsService } from './lazy/artifacts.js';
-import { gateDiffModule } from './lazy/gate-diff.js';
+import {
+  definitionSummary,
+  formatArtifactError,
+  parseArtifact,
+  resolveSource,
+} from '../core/artifacts/index.js';
+import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -166,7 +172,6 @@ async function artifactOf(
   schema: string | undefined,
   dbtSchemas: ReadonlySet<string>,
 ): Promise<LocalArtifact> {
-  const { definitionSummary, parseArtifact, resolveSource, formatArtifactError } = await artifactsCore();
   const filename = `${projectFilePrefix(projectName)}${declaration.name}.json`;
   const content =
     schema === undefined ? declaration.artifact.content : inSchema(declaration, schema, dbtSchemas);
@@ -455,22 +460,23 @@ interface Compared {
 
 /** A new table: everything it declares is a change, diffed against nothing. */
 async function newTableDiffs(work: TableWork, connectorId: string | undefined): Promise<Compared> {
-  const { definitionDiff } = await artifactsService();
-  const { unifiedDiff } = await gateDiffModule();
+  const libraries = await loadGateDiffLibraries();
   // A new table's diffs are its whole texts again: each is written out when the plan is printed or saved,
   // not held for every table until then.
   const diffs: PlannedTable['diffs'] = {};
   const later = (part: keyof PlannedTable['diffs'], diff: () => string) =>
     Object.defineProperty(diffs, part, { get: diff, enumerable: true });
   const none = { name: '(none)', text: '' };
-  later('definition', () => definitionDiff(null, work.artifact, connectorId));
+  later('definition', () => definitionDiff(libraries, null, work.artifact, connectorId));
   const { gate1, intent } = work;
   if (gate1 !== undefined) {
     await checkGateLocally(gate1);
-    later('gate1', () => unifiedDiff(none, gate1));
+    later('gate1', () => unifiedDiff(libraries.diff, none, gate1));
   }
   if (intent !== undefined)
-    later('contract', () => unifiedDiff(none, { name: 'contract', text: intentText(intent) }));
+    later('contract', () =>
+      unifiedDiff(libraries.diff, none, { name: 'contract', text: intentText(intent) }),
+    );
   return {
     changes: { definition: true, gate1: gate1 !== undefined, contract: intent !== undefined },
     diffs,
@@ -483,11 +489,11 @@ async function heldTableDiffs(
   work: TableWork,
   connectorId: string | undefined,
 ): Promise<Compared> {
-  const { definitionDiff, isHeld } = await artifactsService();
+  const libraries = await loadGateDiffLibraries();
   const definition =
     held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
       ? undefined
-      : definitionDiff(held.definition, work.artifact, connectorId);
+      : definitionDiff(libraries, held.definition, work.artifact, connectorId);
   // A gate1.yml the service already holds word for word is not sent, so there is nothing to refuse. The
   // two equal texts are kept as one (a project's held gate1.yml files are megabytes, read all at once).
   if (work.gate1 !== undefined && held.gate1?.content === work.gate1.text)

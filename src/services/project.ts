@@ -5,7 +5,7 @@ import { collectGarbage, holdYoungGeneration } from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests, planProject } from './project-plan.js';
 import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
-import { dbtProjectService } from './lazy/dbt.js';
+import { loadDbtProject } from './dbt-project.js';
 
 export interface ProjectCommandFlags extends ProjectFlags {
   dbt: string;
@@ -19,7 +19,6 @@ export interface ProjectCommandFlags extends ProjectFlags {
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
-  const { loadDbtProject } = await dbtProjectService();
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
   const project = await loadDbtProject(
     flags.dbt,

@@ -3,8 +3,9 @@
 // connector whose objects cannot be read leaves its tables' names as the project wrote them.
 import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { WarehouseColumns, WarehouseSources } from '../core/dbt/case.js';
+import { reconcileCase, reconcileSource } from '../core/dbt/case.js';
+import { loadYaml } from '../core/libraries/yaml.js';
 import type { PlanClient } from './project-plan-types.js';
-import { dbtCase } from './lazy/dbt.js';
 
 export async function warehouseColumns(
   client: PlanClient,
@@ -37,11 +38,12 @@ export async function inWarehouseCase(
   schema: string | undefined,
 ): Promise<{ declarations: DbtDeclaration[]; notes: string[] }> {
   if (warehouse.columns.size === 0) return { declarations, notes: [] };
-  const { reconcileCase, reconcileSource } = await dbtCase();
+  const yaml = await loadYaml();
   const done = declarations.map((d) => {
     const sourced = reconcileSource(d, warehouse.sources, schema);
     const { source } = sourced.declaration;
     const cased = reconcileCase(
+      yaml,
       sourced.declaration,
       `${schema ?? source.schema}.${source.table}`,
       warehouse.columns,

@@ -171,6 +171,18 @@ describe('start-up loads no heavy module', () => {
     },
   );
 
+  // gate, push and plan import the modules built on yaml, ajv and the diff library statically: each of these
+  // libraries loads when the work needs it, not with the module.
+  it.each([
+    [['gate', 'status', 'job_1', '--gate', '1', '--token', 'cli_x', '--base', 'http://127.0.0.1:9']],
+    [['push', '--help']],
+    [['plan', '--help']],
+    [['gate', 'validate', '--help']],
+  ])('gds %j, whose modules are built on them', async (args) => {
+    const modules = await loadedModules(args);
+    expect(modules.filter((m) => heavy.test(m))).toEqual([]);
+  });
+
   it('while the command that needs them does load them (the check can fail)', async () => {
     const modules = await loadedModules([
       'gate',

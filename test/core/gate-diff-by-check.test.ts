@@ -1,12 +1,16 @@
 // gate diff --semantic reads and prints a gate1.yml check by check (normaliseByCheck), each distinct check
 // once for both sides. It must give normaliseGateYaml's text exactly, or leave the text to it.
+import * as jsdiff from 'diff';
 import { describe, expect, it } from 'vitest';
+import * as yaml from 'yaml';
 import {
   diffGateTexts,
   GateYamlError,
   normaliseByCheck,
   normaliseGateYaml,
 } from '../../src/core/gate-diff.js';
+
+const libraries = { yaml, diff: jsdiff };
 
 /** Check items as people write them: every kind of scalar, nesting, comments, blank lines. */
 const ITEMS = [
@@ -62,8 +66,8 @@ describe('normaliseByCheck', () => {
     let read = 0;
     for (let seed = 0; seed < 300; seed++) {
       const text = sample(seed);
-      const full = normaliseGateYaml({ name: 'a', text });
-      const byCheck = normaliseByCheck(text, new Map());
+      const full = normaliseGateYaml(yaml, { name: 'a', text });
+      const byCheck = normaliseByCheck(yaml, text, new Map());
       if (byCheck === undefined) continue;
       read += 1;
       expect(byCheck, text).toBe(full);
@@ -76,9 +80,11 @@ describe('normaliseByCheck', () => {
     const printed = new Map<string, string | null>();
     const before = sample(7);
     const after = sample(7).replace('severity: WARN', 'severity: BLOCK');
-    expect(normaliseByCheck(before, printed)).toBe(normaliseGateYaml({ name: 'a', text: before }));
+    expect(normaliseByCheck(yaml, before, printed)).toBe(
+      normaliseGateYaml(yaml, { name: 'a', text: before }),
+    );
     const distinct = printed.size;
-    expect(normaliseByCheck(after, printed)).toBe(normaliseGateYaml({ name: 'b', text: after }));
+    expect(normaliseByCheck(yaml, after, printed)).toBe(normaliseGateYaml(yaml, { name: 'b', text: after }));
     expect(printed.size).toBe(distinct + 1);
   });
 
@@ -100,7 +106,7 @@ describe('normaliseByCheck', () => {
       `${base}patternChecks:\n  - name: twice\n`,
       `${base}  - name: [unclosed\n`,
     ]) {
-      expect(normaliseByCheck(text, new Map()), JSON.stringify(text)).toBeUndefined();
+      expect(normaliseByCheck(yaml, text, new Map()), JSON.stringify(text)).toBeUndefined();
     }
   });
 
@@ -112,10 +118,15 @@ describe('normaliseByCheck', () => {
       'patternChecks:\n  - name: a\nversion: 1\nversion: 2\n',
       'patternChecks:\n  - name: a\n    column: x\n  - : \n    - ]\n',
     ]) {
-      expect(() => normaliseGateYaml({ name: 'a', text }), text).toThrow(GateYamlError);
-      expect(normaliseByCheck(text, new Map()), JSON.stringify(text)).toBeUndefined();
+      expect(() => normaliseGateYaml(yaml, { name: 'a', text }), text).toThrow(GateYamlError);
+      expect(normaliseByCheck(yaml, text, new Map()), JSON.stringify(text)).toBeUndefined();
       expect(() =>
-        diffGateTexts({ name: 'ok', text: 'patternChecks: []\n' }, { name: 'bad', text }, { semantic: true }),
+        diffGateTexts(
+          libraries,
+          { name: 'ok', text: 'patternChecks: []\n' },
+          { name: 'bad', text },
+          { semantic: true },
+        ),
       ).toThrow(GateYamlError);
     }
   });
@@ -127,10 +138,17 @@ describe('normaliseByCheck', () => {
     const before = `patternChecks:\n${ids.map(check).join('')}`;
     const after = `patternChecks:\n${[...ids].reverse().map(check).join('')}`;
     const printed = new Map<string, string | null>();
-    expect(normaliseByCheck(before, printed)).toBe(normaliseGateYaml({ name: 'a', text: before }));
-    expect(normaliseByCheck(after, printed)).toBe(normaliseGateYaml({ name: 'b', text: after }));
+    expect(normaliseByCheck(yaml, before, printed)).toBe(
+      normaliseGateYaml(yaml, { name: 'a', text: before }),
+    );
+    expect(normaliseByCheck(yaml, after, printed)).toBe(normaliseGateYaml(yaml, { name: 'b', text: after }));
     expect(printed.size).toBe(2_000);
-    const diff = diffGateTexts({ name: 'a', text: before }, { name: 'b', text: after }, { semantic: true });
+    const diff = diffGateTexts(
+      libraries,
+      { name: 'a', text: before },
+      { name: 'b', text: after },
+      { semantic: true },
+    );
     expect(diff.identical).toBe(false);
     expect(diff.checks?.moved).toHaveLength(1_999);
   });

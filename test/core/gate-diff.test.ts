@@ -1,6 +1,9 @@
-import { applyPatch } from 'diff';
+import * as jsdiff from 'diff';
 import { describe, expect, it } from 'vitest';
+import * as yaml from 'yaml';
 import { checkSummary, diffGateTexts, GateYamlError } from '../../src/core/gate-diff.js';
+
+const libraries = { yaml, diff: jsdiff };
 
 const original = `patternChecks:
   - name: email_format
@@ -30,7 +33,7 @@ const side = (name: string, text: string) => ({ name, text });
 
 describe('diffGateTexts, text mode', () => {
   it('finds no difference between equal texts', () => {
-    expect(diffGateTexts(side('a', original), side('b', original), { semantic: false })).toEqual({
+    expect(diffGateTexts(libraries, side('a', original), side('b', original), { semantic: false })).toEqual({
       identical: true,
       semantic: false,
       hunks: [],
@@ -40,7 +43,9 @@ describe('diffGateTexts, text mode', () => {
 
   it('gives a unified diff from before to after', () => {
     const after = original.replace('severity: error', 'severity: warn');
-    const result = diffGateTexts(side('server', original), side('gate1.yml', after), { semantic: false });
+    const result = diffGateTexts(libraries, side('server', original), side('gate1.yml', after), {
+      semantic: false,
+    });
     expect(result.identical).toBe(false);
     expect(result.hunks).toHaveLength(1);
     expect(result.hunks[0]?.lines).toContain('-    severity: error');
@@ -53,21 +58,21 @@ describe('diffGateTexts, text mode', () => {
   });
 
   it('counts formatting as a difference', () => {
-    expect(diffGateTexts(side('a', original), side('b', reformatted), { semantic: false }).identical).toBe(
-      false,
-    );
+    expect(
+      diffGateTexts(libraries, side('a', original), side('b', reformatted), { semantic: false }).identical,
+    ).toBe(false);
   });
 });
 
 describe('diffGateTexts, semantic mode', () => {
   it('ignores key order, quoting, comments, layout and number spelling', () => {
-    const result = diffGateTexts(side('a', original), side('b', reformatted), { semantic: true });
+    const result = diffGateTexts(libraries, side('a', original), side('b', reformatted), { semantic: true });
     expect(result).toMatchObject({ identical: true, semantic: true, hunks: [] });
   });
 
   it('still sees a changed value, and shows it in the normalised form', () => {
     const after = reformatted.replace('fail: 0.10', 'fail: 0.2');
-    const result = diffGateTexts(side('a', original), side('b', after), { semantic: true });
+    const result = diffGateTexts(libraries, side('a', original), side('b', after), { semantic: true });
     expect(result.identical).toBe(false);
     expect(result.hunks.flatMap((h) => h.lines)).toEqual(
       expect.arrayContaining(['-      fail: 0.1', '+      fail: 0.2']),
@@ -77,14 +82,16 @@ describe('diffGateTexts, semantic mode', () => {
   it('keeps list order significant', () => {
     const two = 'patternChecks:\n  - name: a\n  - name: b\n';
     const swapped = 'patternChecks:\n  - name: b\n  - name: a\n';
-    expect(diffGateTexts(side('a', two), side('b', swapped), { semantic: true }).identical).toBe(false);
+    expect(diffGateTexts(libraries, side('a', two), side('b', swapped), { semantic: true }).identical).toBe(
+      false,
+    );
   });
 
   it('reports invalid YAML with the file and the 1-based position', () => {
     const broken = 'patternChecks:\n  - name: a\n  name: b\n';
     let error: unknown;
     try {
-      diffGateTexts(side('ok.yml', original), side('broken.yml', broken), { semantic: true });
+      diffGateTexts(libraries, side('ok.yml', original), side('broken.yml', broken), { semantic: true });
     } catch (e) {
       error = e;
     }
@@ -96,9 +103,9 @@ describe('diffGateTexts, semantic mode', () => {
   });
 
   it('refuses duplicate keys rather than silently keeping one', () => {
-    expect(() => diffGateTexts(side('a', 'x: 1\nx: 2\n'), side('b', 'x: 2\n'), { semantic: true })).toThrow(
-      /^a:2:1: Map keys must be unique/,
-    );
+    expect(() =>
+      diffGateTexts(libraries, side('a', 'x: 1\nx: 2\n'), side('b', 'x: 2\n'), { semantic: true }),
+    ).toThrow(/^a:2:1: Map keys must be unique/);
   });
 });
 
@@ -112,19 +119,19 @@ describe('diffGateTexts compares by check first, and bounds the line diff', () =
   it('10,000 reordered checks: all but one moved, nothing else; one hunk that turns before into after', () => {
     const before = many(ids);
     const after = many([...ids].reverse());
-    const result = diffGateTexts(side('a', before), side('b', after), { semantic: false });
+    const result = diffGateTexts(libraries, side('a', before), side('b', after), { semantic: false });
     expect(result.identical).toBe(false);
     expect(result.coarse).toBe(true);
     expect(result.checks).toMatchObject({ added: [], removed: [], changed: [] });
     expect(result.checks?.moved).toHaveLength(9_999);
     expect(result.hunks).toHaveLength(1);
-    expect(applyPatch(before, result.unified)).toBe(after);
+    expect(jsdiff.applyPatch(before, result.unified)).toBe(after);
   });
 
   it('names the added, removed and changed checks, and keeps the shortest diff when few lines differ', () => {
     const before = many([1, 2, 3, 4, 5]);
     const after = many([1, 2, 4, 5, 6], (i) => (i === 4 ? check(4, 'HARD_FAIL') : undefined) as string);
-    const result = diffGateTexts(side('a', before), side('b', after), { semantic: false });
+    const result = diffGateTexts(libraries, side('a', before), side('b', after), { semantic: false });
     expect(result.coarse).toBeUndefined();
     expect(result.checks).toEqual({
       added: [{ section: 'patternChecks', name: 'check_00006' }],
@@ -132,16 +139,18 @@ describe('diffGateTexts compares by check first, and bounds the line diff', () =
       changed: [{ section: 'patternChecks', name: 'check_00004' }],
       moved: [],
     });
-    expect(applyPatch(before, result.unified)).toBe(after);
+    expect(jsdiff.applyPatch(before, result.unified)).toBe(after);
     expect(checkSummary(result)).toBeUndefined(); // the unified diff says it all
-    const moved = diffGateTexts(side('a', many([1, 2, 3, 4])), side('b', many([2, 1, 3, 5])), {
+    const moved = diffGateTexts(libraries, side('a', many([1, 2, 3, 4])), side('b', many([2, 1, 3, 5])), {
       semantic: false,
     });
     expect(checkSummary(moved)).toBe('By check: added check_00005; removed check_00004; moved check_00002.');
   });
 
   it('in semantic mode too: reordered checks are a difference, reported as moved', () => {
-    const result = diffGateTexts(side('a', many([1, 2, 3])), side('b', many([3, 1, 2])), { semantic: true });
+    const result = diffGateTexts(libraries, side('a', many([1, 2, 3])), side('b', many([3, 1, 2])), {
+      semantic: true,
+    });
     expect(result.identical).toBe(false);
     expect(result.checks?.moved).toEqual([{ section: 'patternChecks', name: 'check_00003' }]);
   });
@@ -149,13 +158,14 @@ describe('diffGateTexts compares by check first, and bounds the line diff', () =
   it('a spanning hunk keeps a missing newline at the end right', () => {
     const before = many(ids.slice(0, 2_000));
     const after = `${many([...ids.slice(0, 2_000)].reverse()).trimEnd()}`;
-    const result = diffGateTexts(side('a', before), side('b', after), { semantic: false });
+    const result = diffGateTexts(libraries, side('a', before), side('b', after), { semantic: false });
     expect(result.coarse).toBe(true);
-    expect(applyPatch(before, result.unified)).toBe(after);
+    expect(jsdiff.applyPatch(before, result.unified)).toBe(after);
   });
 
   it('reads no checks from a flow-style list, and still diffs the lines', () => {
     const result = diffGateTexts(
+      libraries,
       side('a', 'patternChecks: [{name: a, column: c, regex: x, severity: WARN}]\n'),
       side('b', 'patternChecks: [{name: a, column: c, regex: y, severity: WARN}]\n'),
       { semantic: false },

@@ -5,7 +5,7 @@ import { COMMAND_IDS } from '../command-ids.js';
 import { updateSettings } from '../../cli/settings.js';
 import { readTextInput } from '../../io/input.js';
 import { checkAlias } from '../../cli/aliases.js';
-import { yamlLibrary } from '../../services/lazy/yaml.js';
+import { loadYaml } from '../../core/libraries/yaml.js';
 
 export default class AliasImport extends BaseCommand<typeof AliasImport> {
   static override summary = 'Add aliases from a YAML file (name: expansion), as gh alias import.';
@@ -26,7 +26,7 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
   };
 
   async run(): Promise<void> {
-    const { parse } = await yamlLibrary();
+    const { parse } = await loadYaml();
     const source = this.args.file;
     const { text } = await readTextInput(source, { maxBytes: 1024 * 1024, what: 'the alias file' });
     let parsed: unknown;

@@ -10,7 +10,7 @@ import {
 } from '../../cli/governance-flags.js';
 import { resolveConnectorId } from '../../services/connector-ref.js';
 import { drawForConnector } from '../../services/tokens.js';
-import { artifactsService } from '../../services/lazy/artifacts.js';
+import { inConnectorDialect, pushDefinition, readArtifactLocally } from '../../services/artifacts.js';
 
 export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> {
   static override summary = 'Register or replace a definition from CI with a MANAGEMENT token.';
@@ -49,7 +49,6 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
   };
 
   async run(): Promise<void> {
-    const { inConnectorDialect, pushDefinition, readArtifactLocally } = await artifactsService();
     const { connector, source, replace, dialect, model } = this.flags;
     const options = { source, dialect, model, connectorId: connector };
     const read = await readArtifactLocally(this.args.file, options);

@@ -5,9 +5,9 @@ import { CliError, ExitCode } from '../../core/errors.js';
 import { readGate1Text } from '../../io/input.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
+import { checkSummary, diffGateTexts, GateYamlError, loadGateDiffLibraries } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
 import { parseGateVersion, diffWithServer } from '../../services/gates.js';
-import { gateDiffModule } from '../../services/lazy/gate-diff.js';
 
 const localFix = 'Run: gds gate diff -f gate1.yml --against other.yml';
 const serverFix = 'Run: gds gate diff t_42 -f gate1.yml, or gds gate diff t_42 --from v1 --to v2';
@@ -109,7 +109,6 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       });
     } else {
       printUnifiedDiff(this.out, result.unified);
-      const { checkSummary } = await gateDiffModule();
       const summary = checkSummary(result);
       if (summary !== undefined) this.out.info(summary);
     }
@@ -117,13 +116,12 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
   }
 
   private async diffLocally(before: DiffSide, after: DiffSide, semantic: boolean): Promise<GateDiffResult> {
-    const { diffGateTexts } = await gateDiffModule();
-    return this.yamlErrors(async () => diffGateTexts(before, after, { semantic }));
+    const libraries = await loadGateDiffLibraries();
+    return this.yamlErrors(async () => diffGateTexts(libraries, before, after, { semantic }));
   }
 
   /** A side that is not YAML under --semantic is bad input (exit 2), wherever it came from. */
   private async yamlErrors(work: () => Promise<GateDiffResult>): Promise<GateDiffResult> {
-    const { GateYamlError } = await gateDiffModule();
     try {
       return await work();
     } catch (error) {

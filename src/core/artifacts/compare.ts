@@ -1,7 +1,7 @@
 // What a definition declares, for comparing a file with the definition the service holds
 // (`push --replace`, `env promote`): the table name, the source, the columns with their declared
 // types and checks, the decision context. Not the file name, the format, comments or layout.
-import { stringify } from 'yaml';
+import type { Yaml } from '../libraries/yaml.js';
 import type { ArtifactColumn, GovernanceArtifact } from './types.js';
 
 export interface DefinitionSummary {
@@ -32,8 +32,8 @@ export function definitionSummary(
 }
 
 /** The summary as YAML with a fixed key order: what `--dry-run` diffs and what equality compares. */
-export function definitionText(summary: DefinitionSummary): string {
-  return stringify(definitionSummary(summary, summary.source), { lineWidth: 0 });
+export function definitionText(yaml: Yaml, summary: DefinitionSummary): string {
+  return yaml.stringify(definitionSummary(summary, summary.source), { lineWidth: 0 });
 }
 
 /** What equality compares: the summary's fields in definitionText's order, as JSON (YAML's printer is slow). */

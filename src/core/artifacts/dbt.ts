@@ -1,7 +1,7 @@
 // dbt properties files (`models:` / `sources:` lists, usually a dbt user's first YAML): one model, or one
 // source table, chosen with --model, becomes a governance artifact. A model's description is its decision
 // context (meta.decision_context wins); a column's data_type is its type, a not_null test makes it required.
-import { stringify } from 'yaml';
+import type { Yaml } from '../libraries/yaml.js';
 import type { DocumentPath, LocatedDocument } from './document.js';
 import { formatSourceRef, nameProblem } from './identifiers.js';
 import type { ArtifactColumn, GovernanceArtifact, ParseResult, SourceRef } from './types.js';
@@ -146,7 +146,7 @@ function listOrNames(value: unknown): string[] {
 }
 
 /** The gds declaration of an artifact, as YAML the service reads back to the same artifact. */
-export function declarationYaml(artifact: GovernanceArtifact): string {
+export function declarationYaml(yaml: Yaml, artifact: GovernanceArtifact): string {
   const declaration: Record<string, unknown> = { table: artifact.table };
   if (artifact.source) declaration['source'] = formatSourceRef(artifact.source);
   if (artifact.decisionContext) declaration['decision_context'] = artifact.decisionContext;
@@ -156,7 +156,7 @@ export function declarationYaml(artifact: GovernanceArtifact): string {
     : artifact.fromDbtSql
       ? `# dbt model ${artifact.table}, as gds push read its ${artifact.fromDbtSql} SQL\n`
       : '';
-  return origin + stringify(declaration);
+  return origin + yaml.stringify(declaration);
 }
 
 function listOf(value: unknown): Entry[] {

@@ -1,5 +1,5 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { Document, Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
+import type { Yaml } from '../libraries/yaml.js';
 import { positionAt } from './position.js';
 import type { ArtifactError, Position } from './types.js';
 
@@ -17,15 +17,15 @@ type Loaded = { ok: true; document: LocatedDocument } | { ok: false; error: Arti
 /** Aliases let a small file expand into a huge value; this bounds it. */
 const MAX_ALIAS_COUNT = 100;
 
-export function loadYaml(content: string): Loaded {
-  let lineCounter = new LineCounter();
-  let doc = parseYaml(content, lineCounter);
+export function yamlDocument(yaml: Yaml, content: string): Loaded {
+  let lineCounter = new yaml.LineCounter();
+  let doc = parseYaml(yaml, content, lineCounter);
   if (doc.errors[0]?.code === 'MISSING_CHAR' && /closing ["']quote/.test(doc.errors[0].message)) {
     // PyYAML and js-yaml (and so dbt, Soda, datacontract) read a quoted scalar whose next line is no deeper
     // than its key; the `yaml` package, strict to YAML 1.2's s-l+flow-in-block(n), does not. Such lines are
     // indented one step further and the file read again; only a clean second reading is kept.
-    const relaxedCounter = new LineCounter();
-    const relaxed = parseYaml(indentQuotedContinuations(content), relaxedCounter);
+    const relaxedCounter = new yaml.LineCounter();
+    const relaxed = parseYaml(yaml, indentQuotedContinuations(content), relaxedCounter);
     if (relaxed.errors.length === 0) {
       doc = relaxed;
       lineCounter = relaxedCounter;
@@ -41,14 +41,19 @@ export function loadYaml(content: string): Loaded {
   }
   try {
     const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    return { ok: true, document: { value, locate: locatorOf(doc, lineCounter) } };
+    return { ok: true, document: { value, locate: locatorOf(yaml, doc, lineCounter) } };
   } catch (err) {
     return { ok: false, error: { code: 'syntax_error', message: `YAML error: ${(err as Error).message}` } };
   }
 }
 
-function parseYaml(content: string, lineCounter: LineCounter): Document.Parsed {
-  return parseDocument(content, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
+function parseYaml(yaml: Yaml, content: string, lineCounter: LineCounter): Document.Parsed {
+  return yaml.parseDocument(content, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    logLevel: 'error',
+  });
 }
 
 /** Continuation lines of a multi-line quoted scalar, indented past the key (or list item) the scalar belongs to. */
@@ -95,7 +100,7 @@ function closingQuote(line: string, from: number, quote: string): number {
  * error), come from reading it again as YAML (a superset), which is done only when needed: YAML's reader is two
  * orders slower, and a plan reads thousands of artifacts.
  */
-export function loadJson(content: string): Loaded {
+export function loadJson(yaml: Yaml, content: string): Loaded {
   let value: unknown;
   try {
     value = JSON.parse(content);
@@ -105,8 +110,8 @@ export function loadJson(content: string): Loaded {
   let read: { doc: Document; lineCounter: LineCounter } | undefined;
   const asYaml = () => {
     if (read !== undefined) return read;
-    const lineCounter = new LineCounter();
-    const doc = parseDocument(content, {
+    const lineCounter = new yaml.LineCounter();
+    const doc = yaml.parseDocument(content, {
       lineCounter,
       prettyErrors: false,
       uniqueKeys: true,
@@ -132,7 +137,7 @@ export function loadJson(content: string): Loaded {
     document: {
       value,
       locate: (path) => {
-        locate ??= locatorOf(asYaml().doc, asYaml().lineCounter);
+        locate ??= locatorOf(yaml, asYaml().doc, asYaml().lineCounter);
         return locate(path);
       },
     },
@@ -170,7 +175,8 @@ function jsonSyntaxError(content: string, parserMessage: string): ArtifactError 
   return { code: 'syntax_error', message: `JSON syntax error: ${reason}`, ...positionAt(content, offset) };
 }
 
-function locatorOf(doc: Document, lineCounter: LineCounter): LocatedDocument['locate'] {
+function locatorOf(yaml: Yaml, doc: Document, lineCounter: LineCounter): LocatedDocument['locate'] {
+  const { isAlias, isMap, isScalar, isSeq } = yaml;
   const at = (node: unknown): Position | undefined => {
     const offset = (node as Node | null)?.range?.[0];
     if (offset === undefined) return undefined;

@@ -1,6 +1,7 @@
 import { isDbtProperties, readDbtModel } from './dbt.js';
 import { readDeclaration } from './declaration.js';
-import { loadJson, loadYaml } from './document.js';
+import { loadJson, yamlDocument } from './document.js';
+import { loadYaml } from '../libraries/yaml.js';
 import type { ArtifactError, ArtifactFile, ArtifactKind, ParseResult } from './types.js';
 import { readSql } from './sql.js';
 
@@ -48,7 +49,8 @@ export async function parseArtifact({
       if (isDbtTemplate(text)) return { ok: false, error: dbtTemplateError(fileName) };
       return await readSql(text, dialect, fileName);
     }
-    const loaded = kind === 'yaml' ? loadYaml(text) : loadJson(text);
+    const yaml = await loadYaml();
+    const loaded = kind === 'yaml' ? yamlDocument(yaml, text) : loadJson(yaml, text);
     if (!loaded.ok) return loaded;
     const { document } = loaded;
     if (kind === 'yaml' && isDbtProperties(document.value))

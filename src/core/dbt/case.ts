@@ -5,7 +5,7 @@
 // unquoted name is), is registered as the warehouse names it: never quoted as "CUSTOMER_ID" against a
 // warehouse column customer_id, which would drift and make every predicate miss. A name in mixed case was
 // quoted in dbt (it keeps its case); the warehouse not having it in that case is a mismatch, named.
-import { parseDocument } from 'yaml';
+import type { Yaml } from '../libraries/yaml.js';
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { sqlIdentifier, withColumnNames } from './names.js';
 import type { DbtDeclaration } from './types.js';
@@ -82,6 +82,7 @@ export function reconcileSource(
  * only in case (its artifact, gate1.yml, grain key and rules too), and what differed.
  */
 export function reconcileCase(
+  yaml: Yaml,
   declaration: DbtDeclaration,
   source: string,
   warehouse: WarehouseColumns,
@@ -105,10 +106,11 @@ export function reconcileCase(
       `${declaration.name}: column${quoted.length === 1 ? '' : 's'} ${quoted.join(', ')} differ${quoted.length === 1 ? 's' : ''} in case from the warehouse object ${source}, and a name in mixed case is quoted (quote: true) so keeps its case: Gate 1 will not find ${quoted.length === 1 ? 'it' : 'them'}; rename the column in dbt or in the warehouse`,
     );
   if (renames.size === 0) return { declaration, notes };
-  return { declaration: renamed(declaration, renames, warehouse), notes };
+  return { declaration: renamed(yaml, declaration, renames, warehouse), notes };
 }
 
 function renamed(
+  yaml: Yaml,
   declaration: DbtDeclaration,
   renames: ReadonlyMap<string, string>,
   warehouse: WarehouseColumns,
@@ -148,15 +150,24 @@ function renamed(
     artifact: { ...declaration.artifact, content: `${JSON.stringify(artifact, null, 2)}\n` },
     ...(declaration.gate1Yaml === undefined
       ? {}
-      : { gate1Yaml: renamedGate1(declaration.gate1Yaml, to, (sql) => withColumnNames(word(sql), names)) }),
+      : {
+          gate1Yaml: renamedGate1(yaml, declaration.gate1Yaml, to, (sql) =>
+            withColumnNames(word(sql), names),
+          ),
+        }),
     ...(contract === undefined ? {} : { contract }),
     ...(declaration.rules === undefined ? {} : { rules: declaration.rules.map(word) }),
   };
 }
 
 /** A gate1.yml with its column names renamed, its comments kept. */
-function renamedGate1(text: string, to: (name: string) => string, sql: (text: string) => string): string {
-  const doc = parseDocument(text);
+function renamedGate1(
+  yaml: Yaml,
+  text: string,
+  to: (name: string) => string,
+  sql: (text: string) => string,
+): string {
+  const doc = yaml.parseDocument(text);
   const each = (list: string, visit: (index: number) => void) => {
     const items = doc.get(list) as { items?: unknown[] } | undefined;
     items?.items?.forEach((_item, index) => visit(index));

@@ -4,7 +4,7 @@
 // printer knows to print as `yaml` does is printed here (names plainly, any other single-line scalar as `yaml`
 // prints it alone); anything else (a comment or value over several lines, an unusual number) is undefined,
 // and the caller prints the document with `yaml`. test/core/dbt/gate1-text.test.ts compares the two.
-import { Document, stringify } from 'yaml';
+import type { Yaml } from '../libraries/yaml.js';
 
 type Value = string | number | boolean | null | Value[] | { [key: string]: Value };
 
@@ -21,7 +21,7 @@ const printedAlone = new Map<string, string | undefined>();
 
 class NotPrinted extends Error {}
 
-function scalar(value: string | number | boolean | null): string {
+function scalar(yaml: Yaml, value: string | number | boolean | null): string {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
     throw new NotPrinted();
   if (typeof value === 'boolean') return String(value);
@@ -33,7 +33,9 @@ function scalar(value: string | number | boolean | null): string {
   if (PLAIN.test(value) && !NOT_PLAIN.has(value.toLowerCase())) return value;
   let printed = printedAlone.get(value);
   if (!printedAlone.has(value)) {
-    const text = value.includes('\n') ? undefined : stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
+    const text = value.includes('\n')
+      ? undefined
+      : yaml.stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
     printed = text === undefined || text.includes('\n') ? undefined : text;
     if (printedAlone.size > 10_000) printedAlone.clear();
     printedAlone.set(value, printed);
@@ -49,27 +51,34 @@ function comment(text: string, indent: string): string {
 }
 
 /** The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `), added to `out`. */
-function mapLines(out: string[], map: Record<string, Value>, indent: string, first = indent): void {
+function mapLines(
+  yaml: Yaml,
+  out: string[],
+  map: Record<string, Value>,
+  indent: string,
+  first = indent,
+): void {
   let lead = first;
   const before = out.length;
   for (const [key, value] of Object.entries(map) as Array<[string, Value | undefined]>) {
     if (value === undefined) continue; // as yaml leaves it out
-    const name = scalar(key);
+    const name = scalar(yaml, key);
     if (Array.isArray(value)) {
       if (value.length === 0) throw new NotPrinted();
       out.push(`${lead}${name}:\n`);
-      listLines(out, value, `${indent}  `);
+      listLines(yaml, out, value, `${indent}  `);
     } else if (value !== null && typeof value === 'object') {
       if (Object.keys(value).length === 0) throw new NotPrinted();
       out.push(`${lead}${name}:\n`);
-      mapLines(out, value, `${indent}  `);
-    } else out.push(`${lead}${name}: ${scalar(value)}\n`);
+      mapLines(yaml, out, value, `${indent}  `);
+    } else out.push(`${lead}${name}: ${scalar(yaml, value)}\n`);
     lead = indent;
   }
   if (out.length === before) throw new NotPrinted();
 }
 
 function listLines(
+  yaml: Yaml,
   out: string[],
   items: Value[],
   indent: string,
@@ -81,8 +90,8 @@ function listLines(
     if (Array.isArray(item)) throw new NotPrinted();
     if (item !== null && typeof item === 'object') {
       if (Object.keys(item).length === 0) throw new NotPrinted();
-      mapLines(out, item, `${indent}  `, `${indent}- `);
-    } else out.push(`${indent}- ${scalar(item)}\n`);
+      mapLines(yaml, out, item, `${indent}  `, `${indent}- `);
+    } else out.push(`${indent}- ${scalar(yaml, item)}\n`);
   }
 }
 
@@ -91,13 +100,18 @@ function listLines(
  * printer cannot be sure to print it as `yaml` does. Joined once at the end: a text built by `+=` is held
  * by V8 as a tree of its pieces, and a plan keeps thousands of these texts.
  */
-export function gate1Text(header: string, lists: Array<[string, CommentedItem[]]>): string | undefined {
+export function gate1Text(
+  yaml: Yaml,
+  header: string,
+  lists: Array<[string, CommentedItem[]]>,
+): string | undefined {
   try {
     const out = [comment(header, ''), '\n'];
     for (const [key, items] of lists) {
       if (items.length === 0) throw new NotPrinted();
-      out.push(`${scalar(key)}:\n`);
+      out.push(`${scalar(yaml, key)}:\n`);
       listLines(
+        yaml,
         out,
         items.map((i) => i.value),
         '  ',
@@ -112,8 +126,14 @@ export function gate1Text(header: string, lists: Array<[string, CommentedItem[]]
 }
 
 /** The same text printed by `yaml` from its document. */
-export function gate1TextWithYaml(header: string, lists: Array<[string, CommentedItem[]]>): string {
-  const doc = new Document(Object.fromEntries(lists.map(([key, items]) => [key, items.map((i) => i.value)])));
+export function gate1TextWithYaml(
+  yaml: Yaml,
+  header: string,
+  lists: Array<[string, CommentedItem[]]>,
+): string {
+  const doc = new yaml.Document(
+    Object.fromEntries(lists.map(([key, items]) => [key, items.map((i) => i.value)])),
+  );
   doc.commentBefore = header;
   for (const [key, items] of lists) {
     const printed = doc.get(key) as { items: Array<{ commentBefore?: string }> };
@@ -125,6 +145,6 @@ export function gate1TextWithYaml(header: string, lists: Array<[string, Commente
 }
 
 /** gate1Text, else gate1TextWithYaml. */
-export function printGate1(header: string, lists: Array<[string, CommentedItem[]]>): string {
-  return gate1Text(header, lists) ?? gate1TextWithYaml(header, lists);
+export function printGate1(yaml: Yaml, header: string, lists: Array<[string, CommentedItem[]]>): string {
+  return gate1Text(yaml, header, lists) ?? gate1TextWithYaml(yaml, header, lists);
 }

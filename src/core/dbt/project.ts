@@ -6,6 +6,7 @@
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { nameProblem } from '../artifacts/identifiers.js';
 import { pgGrammar, type PgGrammar } from '../artifacts/pg-grammar.js';
+import { loadYaml, type Yaml } from '../libraries/yaml.js';
 import type { Dialect } from '../artifacts/dialect.js';
 import { selectColumns } from '../artifacts/select-columns.js';
 import { readWarehouseView } from '../artifacts/warehouse-view.js';
@@ -34,9 +35,10 @@ import type {
 export { DbtManifestError } from './manifest.js';
 export { DbtSelectionError } from './select.js';
 
-/** What declareDbtProject reads a model's compiled SQL with: PostgreSQL's grammar. */
+/** What declareDbtProject reads a model's compiled SQL with (PostgreSQL's grammar) and prints gate1.yml with. */
 export interface DbtReader {
   readonly grammar: PgGrammar;
+  readonly yaml: Yaml;
 }
 
 /**
@@ -44,7 +46,8 @@ export interface DbtReader {
  * models' SQL and the tests' predicates). Cheap after the first call.
  */
 export async function prepareDbtReader(): Promise<DbtReader> {
-  return { grammar: await pgGrammar() };
+  const [grammar, yaml] = await Promise.all([pgGrammar(), loadYaml()]);
+  return { grammar, yaml };
 }
 
 /** The adapters whose SQL the warehouse reader of src/core/artifacts reads, by their dialect there. */
@@ -87,7 +90,7 @@ export function declareDbtProject(
   }
   const selected = selectNodes(manifest, selection, (message) => warnings.push(message), state);
   const selectedSet = new Set(selected);
-  const reader = new ProjectReader(manifest, catalog, artifacts, dbtReader.grammar);
+  const reader = new ProjectReader(manifest, catalog, artifacts, dbtReader);
 
   const testsOf = new Map<string, ManifestNode[]>();
   const otherTests: NotMappedTest[] = [];
@@ -146,8 +149,12 @@ class ProjectReader {
     private readonly manifest: Manifest,
     private readonly catalog: Map<string, CatalogTable>,
     private readonly artifacts: DbtArtifacts,
-    private readonly grammar: PgGrammar,
+    private readonly dbtReader: DbtReader,
   ) {}
+
+  private get grammar(): PgGrammar {
+    return this.dbtReader.grammar;
+  }
 
   private get adapter(): string | undefined {
     return this.manifest.adapter;
@@ -339,7 +346,7 @@ class ProjectReader {
     if (decisionContext !== undefined) document['decision_context'] = decisionContext;
     document['columns'] = columns;
     const contract = contractOf(node, rules, warnings);
-    const gate1Yaml = gate1YamlOf(node, rules);
+    const gate1Yaml = gate1YamlOf(this.dbtReader.yaml, node, rules);
     return {
       uniqueId: node.uniqueId,
       resourceType,
@@ -609,7 +616,7 @@ function contractOf(
   return Object.keys(contract).length === 0 ? undefined : contract;
 }
 
-function gate1YamlOf(node: ManifestNode, rules: MappedRules): string | undefined {
+function gate1YamlOf(yaml: Yaml, node: ManifestNode, rules: MappedRules): string | undefined {
   const lists: Array<[string, CommentedItem[]]> = [];
   const add = (list: keyof Gate1Document, items: Array<{ name?: string; field?: string }>) => {
     if (items.length === 0) return;
@@ -628,6 +635,7 @@ function gate1YamlOf(node: ManifestNode, rules: MappedRules): string | undefined
   add('fieldOverrides', rules.fieldOverrides);
   if (lists.length === 0) return undefined;
   return printGate1(
+    yaml,
     ` gate1.yml of dbt ${node.resourceType} ${node.uniqueId}, written by gds from its dbt tests`,
     lists,
   );

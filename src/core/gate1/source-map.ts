@@ -1,7 +1,7 @@
 // Finds where a document path (patternChecks[0].regex) and an offset inside a string value sit in the
 // YAML source, as 1-based line and column.
-import { isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
-import type { Document, LineCounter, Node, Pair } from 'yaml';
+import type { Document, LineCounter, Node, Pair, Scalar } from 'yaml';
+import type { Yaml } from '../libraries/yaml.js';
 
 export type PathSegment = string | number;
 
@@ -25,6 +25,7 @@ interface Located {
 
 export class SourceMap {
   constructor(
+    private readonly yaml: Yaml,
     private readonly doc: Document,
     private readonly lines: LineCounter,
     private readonly text: string,
@@ -37,6 +38,7 @@ export class SourceMap {
 
   /** The deepest node on the path, and the key of the pair holding it. */
   private locate(path: readonly PathSegment[]): Located {
+    const { isAlias, isMap, isScalar, isSeq } = this.yaml;
     let current: Located = { node: (this.doc.contents as Node | null) ?? undefined };
     for (const seg of path) {
       let node: unknown = current.node;
@@ -68,7 +70,8 @@ export class SourceMap {
   inString(path: readonly PathSegment[], index: number | undefined): Position {
     const { node } = this.locate(path);
     const start = node?.range?.[0] ?? 0;
-    if (index === undefined || !isScalar(node) || typeof node.value !== 'string') return this.position(start);
+    if (index === undefined || !this.yaml.isScalar(node) || typeof node.value !== 'string')
+      return this.position(start);
     const offset = this.offsetInScalar(node, index);
     const value = node.value;
     return this.position(offset !== undefined && this.text[offset] === value[index] ? offset : start);
@@ -78,6 +81,7 @@ export class SourceMap {
     const [start = 0, end = 0] = node.range ?? [];
     const value = String(node.value);
     const source = this.text.slice(start, end);
+    const { Scalar } = this.yaml;
     switch (node.type) {
       case Scalar.PLAIN:
         return source === value ? start + index : undefined;

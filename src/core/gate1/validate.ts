@@ -1,6 +1,5 @@
 // validateGate1: YAML syntax, the schema, then the checks the schema cannot express (regexes as
 // PostgreSQL reads them, SQL safety, null-rate order, duplicate names). Every problem is reported.
-import { LineCounter, parseDocument } from 'yaml';
 import { closest } from '../did-you-mean.js';
 import type { Diagnostic } from './diagnostic.js';
 import { byPosition } from './diagnostic.js';
@@ -9,8 +8,10 @@ import { checkPredicateSql, loadPredicateParser, PredicateParserMissing } from '
 import { checkRegex } from './regex-check.js';
 import type { Gate1Document } from './schema.js';
 import { ALLOWED_KEYS, GATE1_SEVERITIES, MAX_COLUMN_LENGTH } from './schema.js';
-import type { SchemaError } from './schema-validator.js';
-import { schemaErrors } from './schema-validator.js';
+import type { Yaml } from '../libraries/yaml.js';
+import { loadYaml } from '../libraries/yaml.js';
+import type { SchemaError, SchemaValidator } from './schema-validator.js';
+import { loadSchemaValidator } from './schema-validator.js';
 import type { PathSegment } from './source-map.js';
 import { formatPath, SourceMap } from './source-map.js';
 
@@ -19,6 +20,17 @@ export interface ValidateOptions {
   fileName: string;
   /** The table's columns, when known (the server knows them): other column names are refused. */
   columns?: Iterable<string>;
+}
+
+/** What validateGate1 reads a gate1.yml with: yaml, and the schema's validator (ajv). */
+export interface Gate1Libraries {
+  yaml: Yaml;
+  schemaErrors: SchemaValidator;
+}
+
+export async function loadGate1Libraries(): Promise<Gate1Libraries> {
+  const [yaml, schemaErrors] = await Promise.all([loadYaml(), loadSchemaValidator()]);
+  return { yaml, schemaErrors };
 }
 
 export interface ValidationResult {
@@ -78,6 +90,7 @@ class Gate1Validator {
   private map!: SourceMap;
 
   constructor(
+    private readonly libraries: Gate1Libraries,
     private readonly text: string,
     private readonly opts: ValidateOptions,
   ) {}
@@ -100,14 +113,15 @@ class Gate1Validator {
   }
 
   run(): ValidationResult {
-    const lines = new LineCounter();
-    const doc = parseDocument(this.text, {
+    const { yaml, schemaErrors } = this.libraries;
+    const lines = new yaml.LineCounter();
+    const doc = yaml.parseDocument(this.text, {
       lineCounter: lines,
       prettyErrors: false,
       uniqueKeys: true,
       logLevel: 'error',
     });
-    this.map = new SourceMap(doc, lines, this.text);
+    this.map = new SourceMap(yaml, doc, lines, this.text);
     for (const [list, severity] of [
       [doc.errors, 'error'],
       [doc.warnings, 'warning'],
@@ -345,9 +359,16 @@ class Gate1Validator {
   }
 }
 
-/** Validates the text of a gate1.yml file. Pure: no I/O. Never throws on any input (once PostgreSQL's parser is loaded). */
-export function validateGate1(text: string, opts: ValidateOptions): ValidationResult {
-  return new Gate1Validator(text, opts).run();
+/**
+ * Validates the text of a gate1.yml file with the libraries given (loadGate1Libraries). Pure: no I/O. Never
+ * throws on any input (once PostgreSQL's parser is loaded).
+ */
+export function validateGate1With(
+  libraries: Gate1Libraries,
+  text: string,
+  opts: ValidateOptions,
+): ValidationResult {
+  return new Gate1Validator(libraries, text, opts).run();
 }
 
 /**
@@ -356,11 +377,12 @@ export function validateGate1(text: string, opts: ValidateOptions): ValidationRe
  * validated a second time, with the parser (a YAML parse more, against the parser's 35 ms).
  */
 export async function validateGate1Lazily(text: string, opts: ValidateOptions): Promise<ValidationResult> {
+  const libraries = await loadGate1Libraries();
   try {
-    return validateGate1(text, opts);
+    return validateGate1With(libraries, text, opts);
   } catch (error) {
     if (!(error instanceof PredicateParserMissing)) throw error;
     await loadPredicateParser();
-    return validateGate1(text, opts);
+    return validateGate1With(libraries, text, opts);
   }
 }

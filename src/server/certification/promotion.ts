@@ -1,7 +1,8 @@
 // Environment promotion and portable bundles (`gds env promote`): a Mode A table's definition is
 // registered on a connector of another environment through the same rules as a push, then its
 // gate1.yml and contract fields follow it.
-import { stringify } from 'yaml';
+import * as diff from 'diff';
+import * as yaml from 'yaml';
 import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
 import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
@@ -338,7 +339,7 @@ async function landRules(
 ): Promise<void> {
   const now = new Date(ctx.clock()).toISOString();
   const gate1 = await currentGate1(tx, tableId);
-  if (bundle.gate1 && !(gate1 && sameGateRules(gate1.content, bundle.gate1.content))) {
+  if (bundle.gate1 && !(gate1 && sameGateRules(yaml, gate1.content, bundle.gate1.content))) {
     await storeGate1Version(tx, {
       tableId,
       content: bundle.gate1.content,
@@ -382,7 +383,7 @@ async function landingDiff(
   const after = {
     connectorId: connector.id,
     definition: definitionSummary(rendered.artifact, source),
-    gate1: bundle.gate1 ? normaliseGateYaml({ name: 'gate1.yml', text: bundle.gate1.content }) : null,
+    gate1: bundle.gate1 ? normaliseGateYaml(yaml, { name: 'gate1.yml', text: bundle.gate1.content }) : null,
     contract: bundle.contract ? fieldsOf(bundle.contract) : null,
   };
   const before = existing
@@ -392,7 +393,7 @@ async function landingDiff(
         return {
           connectorId: existing.connectorId,
           definition: heldDefinition(existing),
-          gate1: gate1 ? normaliseGateYaml({ name: 'gate1.yml', text: gate1.content }) : null,
+          gate1: gate1 ? normaliseGateYaml(yaml, { name: 'gate1.yml', text: gate1.content }) : null,
           // A bundle without gate1.yml or contract leaves the target's as they are.
           ...(after.contract === null
             ? { contract: null }
@@ -401,8 +402,9 @@ async function landingDiff(
       })()
     : null;
   if (before && after.gate1 === null) after.gate1 = before.gate1;
-  const text = (value: object | null) => (value === null ? '' : stringify(value, { lineWidth: 0 }));
+  const text = (value: object | null) => (value === null ? '' : yaml.stringify(value, { lineWidth: 0 }));
   return unifiedDiff(
+    diff,
     {
       name: existing ? `${existing.governanceId}@${connector.environmentLabel}` : '(new)',
       text: text(before),

@@ -11,6 +11,7 @@ import type {
   GateRunRequest,
   GateSubmitRequest,
 } from '../../contract/types.js';
+import * as yaml from 'yaml';
 import { sameGateRules } from '../../core/gate-diff.js';
 import { validateGate1 } from '../../core/gate1/index.js';
 import type { SessionCaller } from '../auth/caller.js';
@@ -327,7 +328,7 @@ export async function applyGate1(
     // The table's row lock: parallel applies of one table compare and write one after another.
     const locked = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
     const current = await currentGate1(tx, locked.id);
-    if (current !== null && sameGateRules(current.content, content)) {
+    if (current !== null && sameGateRules(yaml, current.content, content)) {
       const unchanged: Gate1ApplyResult = {
         tableId: locked.id,
         version: current.version,

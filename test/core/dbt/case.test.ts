@@ -2,7 +2,7 @@
 // are registered as a lower-case warehouse names them, everywhere the declaration uses them; a quoted name
 // in mixed case is named as a mismatch, not renamed.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import * as yaml from 'yaml';
 import { reconcileCase } from '../../../src/core/dbt/case.js';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
@@ -49,18 +49,18 @@ function snowflakeOrders() {
 describe('reconcileCase', () => {
   it("names Snowflake's upper-case columns as a lower-case warehouse does: artifact, gate1.yml, grain key, rules", () => {
     const d = snowflakeOrders();
-    expect(parse(d.gate1Yaml ?? '')).toMatchObject({
+    expect(yaml.parse(d.gate1Yaml ?? '')).toMatchObject({
       customPredicates: [{ sql: `"STATUS" IN ('placed', 'STATUS')` }],
     });
     const warehouse = new Map([['analytics.orders', ['order_id', 'status', 'customerref']]]);
-    const { declaration, notes } = reconcileCase(d, 'analytics.orders', warehouse);
+    const { declaration, notes } = reconcileCase(yaml, d, 'analytics.orders', warehouse);
     expect(declaration.columns.map((c) => c.name)).toEqual(['order_id', 'status', 'CustomerRef']);
     expect(
       (JSON.parse(declaration.artifact.content) as { columns: Array<{ name: string }> }).columns.map(
         (c) => c.name,
       ),
     ).toEqual(['order_id', 'status', 'CustomerRef']);
-    const gate1 = parse(declaration.gate1Yaml ?? '') as Record<string, Array<Record<string, unknown>>>;
+    const gate1 = yaml.parse(declaration.gate1Yaml ?? '') as Record<string, Array<Record<string, unknown>>>;
     expect(gate1['customPredicates']?.[0]?.['sql']).toBe("status IN ('placed', 'STATUS')");
     expect(gate1['fieldOverrides']?.map((o) => o['field'])).toEqual(['order_id', 'status', 'CustomerRef']);
     expect(declaration.gate1Yaml).toContain('# dbt test test.shop.accepted_values');
@@ -79,11 +79,12 @@ describe('reconcileCase', () => {
   it('changes nothing when the warehouse names the columns as declared, or has no such object', () => {
     const d = snowflakeOrders();
     const same = reconcileCase(
+      yaml,
       d,
       'analytics.orders',
       new Map([['analytics.orders', ['ORDER_ID', 'STATUS', 'CustomerRef']]]),
     );
     expect(same).toEqual({ declaration: d, notes: [] });
-    expect(reconcileCase(d, 'analytics.orders', new Map())).toEqual({ declaration: d, notes: [] });
+    expect(reconcileCase(yaml, d, 'analytics.orders', new Map())).toEqual({ declaration: d, notes: [] });
   });
 });

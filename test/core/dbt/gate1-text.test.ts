@@ -2,6 +2,7 @@
 // be the yaml package's text byte for byte (the service compares texts, and a plan of an applied project must
 // find the same text it wrote before), or leave the document to the yaml package.
 import { describe, expect, it } from 'vitest';
+import * as yaml from 'yaml';
 import type { CommentedItem } from '../../../src/core/dbt/gate1-text.js';
 import { gate1Text, gate1TextWithYaml, printGate1 } from '../../../src/core/dbt/gate1-text.js';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
@@ -97,13 +98,13 @@ describe('gate1.yml printed from dbt tests', () => {
       for (const n of NUMBERS)
         for (const comment of COMMENTS) {
           const input = lists(s, n, comment);
-          const fast = gate1Text(' gate1.yml of dbt model model.shop.x, written by gds', input);
-          const slow = gate1TextWithYaml(' gate1.yml of dbt model model.shop.x, written by gds', input);
+          const fast = gate1Text(yaml, ' gate1.yml of dbt model model.shop.x, written by gds', input);
+          const slow = gate1TextWithYaml(yaml, ' gate1.yml of dbt model model.shop.x, written by gds', input);
           if (fast !== undefined) {
             printed += 1;
             expect(fast, JSON.stringify({ s, n, comment })).toBe(slow);
           }
-          expect(printGate1(' gate1.yml of dbt model model.shop.x, written by gds', input)).toBe(slow);
+          expect(printGate1(yaml, ' gate1.yml of dbt model model.shop.x, written by gds', input)).toBe(slow);
         }
     // Many (all the usual ones) are printed without the yaml package’s document.
     expect(printed).toBeGreaterThan((STRINGS.length * NUMBERS.length * COMMENTS.length) / 3);
@@ -111,24 +112,24 @@ describe('gate1.yml printed from dbt tests', () => {
 
   it('prints the usual dbt tests alone: names, SQL predicates, 0/1 null rates, one-line comments', () => {
     const input = lists("status IN ('placed', 'shipped')", 0, ' dbt test test.shop.accepted_values_x.abc');
-    expect(gate1Text(' header', input)).toBeDefined();
+    expect(gate1Text(yaml, ' header', input)).toBeDefined();
   });
 
   it('writes the gate1.yml of every model of a generated project as the yaml package does', async () => {
     const dbtReader = await prepareDbtReader();
     const { manifest, catalog } = generateDbtProject(120);
     const project = declareDbtProject({ manifest, catalog }, {}, dbtReader);
-    const { parse } = await import('yaml');
     const written = project.declarations.filter((d) => d.gate1Yaml !== undefined);
     expect(written.length).toBeGreaterThan(100);
     for (const d of written) {
       const text = d.gate1Yaml ?? '';
       expect(text).toMatch(/^# gate1\.yml of dbt \w+ \S+, written by gds from its dbt tests\n\n/);
       // The value the yaml package reads back is printed by it to the same text.
-      const value = parse(text) as Record<string, Array<Record<string, never>>>;
+      const value = yaml.parse(text) as Record<string, Array<Record<string, never>>>;
       const comments = [...text.matchAll(/^ {2}#(.*)\n {2}- /gm)].map((m) => m[1]);
       let at = 0;
       const again = gate1TextWithYaml(
+        yaml,
         text.split('\n', 1)[0]?.slice(1) ?? '',
         Object.entries(value).map(([key, items]) => [
           key,

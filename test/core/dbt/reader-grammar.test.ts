@@ -2,7 +2,7 @@
 // PostgreSQL's grammar alone is enough, with nothing else loaded first (this file imports no gate1 index,
 // which would load the predicate checker's own parser for the whole process).
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import * as yaml from 'yaml';
 import { pgGrammar } from '../../../src/core/artifacts/pg-grammar.js';
 import { declareDbtProject } from '../../../src/core/dbt/project.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
@@ -23,10 +23,10 @@ describe('a dbt reader given in', () => {
         ),
       },
       { select: ['orders'] },
-      { grammar },
+      { grammar, yaml },
     );
     const [declaration] = project.declarations;
-    const gate1 = parse(declaration?.gate1Yaml ?? '{}') as { customPredicates?: Array<{ sql: string }> };
+    const gate1 = yaml.parse(declaration?.gate1Yaml ?? '{}') as { customPredicates?: Array<{ sql: string }> };
     expect(gate1.customPredicates?.map((p) => p.sql)).toEqual(['coalesce(amount, 0) >= 0']);
     expect(declaration?.notMappedTests.map((t) => t.test)).toEqual(['test.shop.refused.a2']);
   });
