@@ -609,8 +609,14 @@ describe('the keychain addon inside the binary', needs(noBuildTools), () => {
   }) => {
     skip(noSecretServiceTools !== undefined, noSecretServiceTools);
     // dbus-run-session and gnome-keyring-daemon: Debian packages dbus-daemon and gnome-keyring.
+    // The daemon takes the Secret Service's name on the bus after --unlock returns: a call before that made
+    // D-Bus start a second daemon, which wrote its variables on the test's stdout (seen under load).
+    const ownsSecrets =
+      'dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus ' +
+      'org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true"';
     const session =
       'echo -n probe | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ' +
+      `until ${ownsSecrets}; do sleep 0.1; done && ` +
       `GDS_TEST_KEYRING_PROBE=1 HOME=${home} PATH=${emptyPath} ${gds}`;
     const child = spawn('/usr/bin/dbus-run-session', ['--', '/bin/sh', '-c', session], {
       env: { PATH: '/usr/bin:/bin', HOME: home },
