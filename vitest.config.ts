@@ -13,7 +13,7 @@ const exclude = [
 // Files that may share a test process with the files run before them (isolate off): each still gets its servers,
 // databases and home folder of its own, but the modules (the server, gds and what they import), the compiled
 // PGlite and the contract's compiled schemas are loaded once per process instead of once per file. Under
-// test/e2e, test/docs, test/demo and test/scripts, and the files in ISOLATED, each file has a process of its own.
+// test/docs, test/demo and test/scripts, and the files in ISOLATED, each file has a process of its own.
 // A helper module is loaded once per process too: a hook it registers as it loads (afterAll) belongs to the first
 // file alone, and its module state outlives the file.
 const SHARED_DIRS = [
@@ -28,9 +28,21 @@ const SHARED_DIRS = [
   'lint',
   'helpers',
   'cli',
+  'e2e',
 ];
-// Module mocks (vi.mock) and the process's own state (exit code, working folder, environment) under test.
-const ISOLATED = ['test/helpers/run-in-process.test.ts', 'test/cli/review-walk.test.ts'];
+// Module mocks (vi.mock) and the process's own state (exit code, working folder, environment) under test;
+// login-keychain talks to the Secret Service of the machine. completion and records-import each failed once
+// in a shared run at load 19-32 (their in-process server answered after gds's own limits: completion's 2 s,
+// a 30 s bulk write), and passed after other files in one process at load 15-22: not shown to come from
+// sharing, they keep a process of their own until it is.
+const ISOLATED = [
+  'test/helpers/run-in-process.test.ts',
+  'test/cli/review-walk.test.ts',
+  'test/e2e/records-pacing.test.ts',
+  'test/e2e/login-keychain.test.ts',
+  'test/e2e/completion.test.ts',
+  'test/e2e/records-import.test.ts',
+];
 
 export default defineConfig({
   test: {
