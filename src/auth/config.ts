@@ -303,6 +303,7 @@ async function withLock<T>(
     return await fn(assertHeld);
   } finally {
     await release().catch(() => undefined);
+    debugLog(`lock ${lockfilePath}: let go`);
   }
 }
 

@@ -123,9 +123,13 @@ export async function refreshUnderLock(
   const now = options.now ?? Date.now;
   const fresh = (s: SessionState) =>
     s.expiresAt === undefined || Date.parse(s.expiresAt) - now() >= REFRESH_MARGIN_MS;
-  return withProfileLock(
+  const refreshed = await withProfileLock(
     profileName,
-    async () => {
+    async (): Promise<SessionState | typeof ALREADY_FRESH> => {
+      // Another process refreshed while this one waited for the lock: the config file says so, and the
+      // secrets are read after the lock is let go. A keychain read can take seconds on a busy machine, and
+      // every process waiting behind this one would wait for it too.
+      if (!forced && (await freshInConfig(profileName, fresh, options))) return ALREADY_FRESH;
       const stored = await readSession(profileName, options);
       if (stored.inFlight === undefined) {
         if (stored.profile.refreshInFlight !== undefined) await forgetInFlight(profileName, options);
@@ -172,6 +176,23 @@ export async function refreshUnderLock(
     },
     { env: options.env },
   );
+  if (refreshed !== ALREADY_FRESH) return refreshed;
+  const stored = await readSession(profileName, options);
+  return { accessToken: stored.accessToken, expiresAt: stored.expiresAt };
+}
+
+const ALREADY_FRESH = Symbol('already fresh');
+
+/** The profile's expiry in the config file is fresh and no refresh is recorded in flight (no secret is read). */
+async function freshInConfig(
+  profileName: string,
+  fresh: (state: SessionState) => boolean,
+  options: SessionAuthOptions,
+): Promise<boolean> {
+  const profile = (await loadConfig({ env: options.env, warn: options.warn })).profiles[profileName];
+  if (profile === undefined || profile.kind === 'static' || profile.refreshInFlight !== undefined)
+    return false;
+  return profile.expiresAt !== undefined && fresh({ accessToken: '', expiresAt: profile.expiresAt });
 }
 
 /** Records, durably, that `refreshToken` is about to be presented (see RefreshInFlight). */

@@ -9,11 +9,14 @@ import { createServer, connect } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import { resolveCredentials } from '../../src/auth/credentials.js';
-import { keychainChildEnv } from '../../src/auth/secret-store.js';
+import { deleteKeychainEntry, keychainChildEnv } from '../../src/auth/secret-store.js';
+import { loadConfig } from '../../src/auth/config.js';
+import { saveProfile } from '../../src/auth/profiles.js';
+import { refreshUnderLock } from '../../src/auth/refresh.js';
 import { needs, whyNoSecretService } from '../helpers/skip.js';
 
 const token = 'cli_KeychainTokenNeverPrinted';
@@ -203,6 +206,43 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
     } finally {
       await proxy.close();
     }
+  });
+
+  it('a process that finds the session refreshed by another reads the keychain after letting the profile lock go', async () => {
+    const configDir = freshConfigDir();
+    const env = { GDS_CONFIG_DIR: configDir, GDS_KEYCHAIN_TIMEOUT_MS: '60000' };
+    const fresh = { accessToken: 'gdsa_RefreshedByAnother', refreshToken: 'gdsr_RefreshedByAnother' };
+    const expiresAt = new Date(Date.now() + 30 * 60_000).toISOString();
+    const saved = await saveProfile(
+      'work',
+      { kind: 'session', base: 'http://127.0.0.1:9', expiresAt },
+      fresh,
+      {
+        env,
+      },
+    );
+    expect(saved.storage).toBe('keychain');
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      return true;
+    });
+    const debug = process.env.GDS_DEBUG;
+    process.env.GDS_DEBUG = '1';
+    try {
+      // This process read the old token before another one refreshed it: it waits for the lock, then adopts.
+      const state = await refreshUnderLock('work', 'gdsa_TheOldOne', false, { env });
+      expect(state).toEqual({ accessToken: fresh.accessToken, expiresAt });
+    } finally {
+      write.mockRestore();
+      if (debug === undefined) delete process.env.GDS_DEBUG;
+      else process.env.GDS_DEBUG = debug;
+    }
+    const letGo = lines.findIndex((line) => /lock .*profile-work\.lock: let go/.test(line));
+    const read = lines.findIndex((line) => /keychain read: asked/.test(line));
+    expect(letGo, lines.join('\n')).toBeGreaterThanOrEqual(0);
+    expect(read, lines.join('\n')).toBeGreaterThan(letGo);
+    await deleteKeychainEntry((await loadConfig({ env })).profiles.work!, { env });
   });
 
   it('a read that gets no answer is asked once more of a fresh keychain process, and succeeds', async () => {
