@@ -121,8 +121,8 @@ export async function refreshUnderLock(
   options: SessionAuthOptions = {},
 ): Promise<SessionState> {
   const now = options.now ?? Date.now;
-  const fresh = (s: SessionState) =>
-    s.expiresAt === undefined || Date.parse(s.expiresAt) - now() >= REFRESH_MARGIN_MS;
+  const fresh = (expiresAt: string | undefined) =>
+    expiresAt === undefined || Date.parse(expiresAt) - now() >= REFRESH_MARGIN_MS;
   const refreshed = await withProfileLock(
     profileName,
     async (): Promise<SessionState | typeof ALREADY_FRESH> => {
@@ -133,7 +133,7 @@ export async function refreshUnderLock(
       const stored = await readSession(profileName, options);
       if (stored.inFlight === undefined) {
         if (stored.profile.refreshInFlight !== undefined) await forgetInFlight(profileName, options);
-        if (stored.accessToken !== stale || (!forced && fresh(stored)))
+        if (stored.accessToken !== stale || (!forced && fresh(stored.expiresAt)))
           return { accessToken: stored.accessToken, expiresAt: stored.expiresAt };
       }
       const refreshToken = stored.refreshToken;
@@ -186,13 +186,13 @@ const ALREADY_FRESH = Symbol('already fresh');
 /** The profile's expiry in the config file is fresh and no refresh is recorded in flight (no secret is read). */
 async function freshInConfig(
   profileName: string,
-  fresh: (state: SessionState) => boolean,
+  fresh: (expiresAt: string | undefined) => boolean,
   options: SessionAuthOptions,
 ): Promise<boolean> {
   const profile = (await loadConfig({ env: options.env, warn: options.warn })).profiles[profileName];
   if (profile === undefined || profile.kind === 'static' || profile.refreshInFlight !== undefined)
     return false;
-  return profile.expiresAt !== undefined && fresh({ accessToken: '', expiresAt: profile.expiresAt });
+  return profile.expiresAt !== undefined && fresh(profile.expiresAt);
 }
 
 /** Records, durably, that `refreshToken` is about to be presented (see RefreshInFlight). */
