@@ -39,6 +39,7 @@ const ISOLATED = [
   'test/helpers/run-in-process.test.ts',
   'test/cli/review-walk.test.ts',
   'test/e2e/records-pacing.test.ts',
+  'test/auth/refresh-lock-lost.test.ts',
   'test/e2e/login-keychain.test.ts',
   'test/e2e/completion.test.ts',
   'test/e2e/records-import.test.ts',

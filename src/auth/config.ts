@@ -219,16 +219,22 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
  * with loadConfig(), and refreshes only if nobody else did meanwhile. Taken again further down the same
  * call while still held, it lets that call through: `gds tokens issue --profile X --save-profile X` holds
  * X's lock to save the minted token, and minting may first refresh X's session under that same lock.
+ * `stillHeld` says whether the lock is still this call's (see withLock).
  */
-export async function withProfileLock<T>(name: string, fn: () => Promise<T>, options: { env?: Env } = {}) {
+export async function withProfileLock<T>(
+  name: string,
+  fn: (stillHeld: () => Promise<boolean>) => Promise<T>,
+  options: { env?: Env } = {},
+) {
   const dir = await ensureConfigDir(options.env);
   const target = join(dir, `profile-${checkProfileName(name)}`);
   const held = profileLocksHeld().getStore() ?? [];
-  if (held.some((lock) => lock.target === target && !lock.released)) return fn();
-  return withLock(target, `${target}.lock`, async () => {
-    const lock: HeldLock = { target, released: false };
+  const outer = held.find((lock) => lock.target === target && !lock.released);
+  if (outer !== undefined) return fn(outer.stillHeld);
+  return withLock(target, `${target}.lock`, async (_assertHeld, stillHeld) => {
+    const lock: HeldLock = { target, released: false, stillHeld };
     try {
-      return await profileLocksHeld().run([...held, lock], fn);
+      return await profileLocksHeld().run([...held, lock], () => fn(stillHeld));
     } finally {
       // Work that `fn` started and left running sees the lock as gone, and takes it again if it needs it.
       lock.released = true;
@@ -239,6 +245,7 @@ export async function withProfileLock<T>(name: string, fn: () => Promise<T>, opt
 interface HeldLock {
   readonly target: string;
   released: boolean;
+  readonly stillHeld: () => Promise<boolean>;
 }
 
 let locksHeld: AsyncLocalStorage<readonly HeldLock[]> | undefined;
@@ -266,13 +273,23 @@ const lockOptions = {
   retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
 } as const;
 
+/** A holder whose last update of its lock is older than this is no longer sure of it: stillHeld says no. */
+const heldMargin = 1_000;
+
+/**
+ * Runs `fn` holding the lock. `assertHeld` throws when proper-lockfile noticed the lock was lost. `stillHeld`
+ * asks the disk: the lock folder's mtime is still the last one this holder wrote, and no other process can
+ * have found it stale yet (a holder starved of CPU, or waiting on a slow keychain, misses its updates, and
+ * another process takes the lock over; proper-lockfile notices only at its next update).
+ */
 async function withLock<T>(
   target: string,
   lockfilePath: string,
-  fn: (assertHeld: () => void) => Promise<T>,
+  fn: (assertHeld: () => void, stillHeld: () => Promise<boolean>) => Promise<T>,
 ): Promise<T> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
+  const touches = lockTouches(lockfilePath);
   const asked = Date.now();
   try {
     // Loaded on the first write only: reading the config (every API command) does not need it.
@@ -280,6 +297,7 @@ async function withLock<T>(
     release = await lock(target, {
       ...lockOptions,
       lockfilePath,
+      fs: touches.fs,
       onCompromised: (error) => {
         compromised = error;
         debugLog(`lock ${lockfilePath}: lost (${error.message})`);
@@ -299,12 +317,70 @@ async function withLock<T>(
       });
     }
   };
+  const stillHeld = async () => {
+    const fresh = compromised === undefined && Date.now() - touches.lastAt() < lockOptions.stale - heldMargin;
+    const held = fresh && (await touches.ours());
+    if (!held) debugLog(`lock ${lockfilePath}: no longer held`);
+    return held;
+  };
   try {
-    return await fn(assertHeld);
+    return await fn(assertHeld, stillHeld);
   } finally {
+    // A lock another process took over is theirs: letting go must not remove it.
+    if (compromised === undefined && !(await touches.ours())) touches.disown();
     await release().catch(() => undefined);
     debugLog(`lock ${lockfilePath}: let go`);
   }
+}
+
+/**
+ * The file system proper-lockfile works the lock through, noting each mtime this holder gives the lock
+ * folder (when taking it and at each update) so the holder can tell its lock from one another process
+ * took over. A fresh object per lock: proper-lockfile then probes the mtime precision with a write, which is
+ * noted too.
+ */
+function lockTouches(lockfilePath: string) {
+  const fs = process.getBuiltinModule('node:fs');
+  let written: number[] = [];
+  let lastAt = 0;
+  let disowned = false;
+  const ownMtime = (mtime: number) =>
+    written.some((ours) => mtime === ours || mtime === Math.floor(ours / 1000) * 1000);
+  return {
+    fs: {
+      ...fs,
+      utimes(path: string, atime: Date, mtime: Date, callback: (error: Error | null) => void) {
+        const at = Date.now();
+        // Kept until the write is done: a check meanwhile may already see the new mtime.
+        written.push(mtime.getTime());
+        fs.utimes(path, atime, mtime, (error) => {
+          if (error === null && path === lockfilePath) {
+            written = [mtime.getTime()];
+            lastAt = at;
+          }
+          callback(error);
+        });
+      },
+      rmdir(path: string, callback: (error: Error | null) => void) {
+        if (disowned && path === lockfilePath) callback(null);
+        else fs.rmdir(path, callback);
+      },
+      rmdirSync(path: string) {
+        if (!(disowned && path === lockfilePath)) fs.rmdirSync(path);
+      },
+    },
+    lastAt: () => lastAt,
+    async ours(): Promise<boolean> {
+      const mtime = await stat(lockfilePath).then(
+        (s) => s.mtime.getTime(),
+        () => undefined,
+      );
+      return mtime !== undefined && ownMtime(mtime);
+    },
+    disown() {
+      disowned = true;
+    },
+  };
 }
 
 /**

@@ -3,7 +3,8 @@
 // within a minute is refreshed before a request, and a 401 triggers one refresh (the client retries
 // once). A refresh runs under the profile's cross-process lock and re-reads the profile first: when
 // another process already refreshed, its tokens are adopted and no second refresh is sent, so a
-// single-use refresh token is never presented twice. The new tokens are written (atomically) before they
+// single-use refresh token is never presented twice; a process that lost the lock before presenting it (a slow
+// keychain read on a busy machine) starts over. The new tokens are written (atomically) before they
 // are used. Only the grant differs by kind: the OAuth refresh-token grant, or POST /api/integration/refresh.
 // A killed gds must not brick its profile: the refresh is recorded in the profile before it is sent, the new
 // tokens are saved before anything else, Ctrl-C and SIGTERM wait (bounded) for that save, and a run that
@@ -123,9 +124,32 @@ export async function refreshUnderLock(
   const now = options.now ?? Date.now;
   const fresh = (expiresAt: string | undefined) =>
     expiresAt === undefined || Date.parse(expiresAt) - now() >= REFRESH_MARGIN_MS;
-  const refreshed = await withProfileLock(
+  for (let attempt = 1; ; attempt += 1) {
+    const refreshed = await refreshOnce(profileName, stale, forced, fresh, options);
+    if (refreshed === LOCK_LOST && attempt < lockAttempts) continue;
+    if (refreshed === LOCK_LOST) throw lockLost(profileName);
+    if (refreshed !== ALREADY_FRESH) return refreshed;
+    const stored = await readSession(profileName, options);
+    return { accessToken: stored.accessToken, expiresAt: stored.expiresAt };
+  }
+}
+
+const ALREADY_FRESH = Symbol('already fresh');
+const LOCK_LOST = Symbol('lock lost');
+/** How many times a refresh starts over after losing the profile lock before it gives up. */
+const lockAttempts = 5;
+
+async function refreshOnce(
+  profileName: string,
+  stale: string,
+  forced: boolean,
+  fresh: (expiresAt: string | undefined) => boolean,
+  options: SessionAuthOptions,
+): Promise<SessionState | typeof ALREADY_FRESH | typeof LOCK_LOST> {
+  const now = options.now ?? Date.now;
+  return withProfileLock(
     profileName,
-    async (): Promise<SessionState | typeof ALREADY_FRESH> => {
+    async (stillHeld): Promise<SessionState | typeof ALREADY_FRESH | typeof LOCK_LOST> => {
       // Another process refreshed while this one waited for the lock: the config file says so, and the
       // secrets are read after the lock is let go. A keychain read can take seconds on a busy machine, and
       // every process waiting behind this one would wait for it too.
@@ -140,6 +164,10 @@ export async function refreshUnderLock(
       if (refreshToken === undefined)
         throw cannotRenew(profileName, stored.profile, 'it holds no refresh token');
       if (stored.inFlight === undefined) await recordInFlight(profileName, refreshToken, now(), options);
+      // Waiting on the keychain past the lock's stale time lets another process take the lock over and
+      // present this same single-use refresh token. Start over instead: it may have refreshed already.
+      // (The record just written is harmless: this token was not presented.)
+      if (!(await stillHeld())) return LOCK_LOST;
       return finishBeforeExit(async () => {
         let tokens: GrantedTokens;
         try {
@@ -163,7 +191,8 @@ export async function refreshUnderLock(
             `the service refused its refresh token (${error.message})${interrupted}`,
           );
         }
-        // The new tokens first: the old refresh token is spent, these are the only copy.
+        // The new tokens first, even if the lock was lost while the request was out: the old refresh token is
+        // spent, these are the only copy.
         const fields = { ...renewableFields(stored.profile), ...tokens.fields };
         await saveProfile(
           profileName,
@@ -176,12 +205,7 @@ export async function refreshUnderLock(
     },
     { env: options.env },
   );
-  if (refreshed !== ALREADY_FRESH) return refreshed;
-  const stored = await readSession(profileName, options);
-  return { accessToken: stored.accessToken, expiresAt: stored.expiresAt };
 }
-
-const ALREADY_FRESH = Symbol('already fresh');
 
 /** The profile's expiry in the config file is fresh and no refresh is recorded in flight (no secret is read). */
 async function freshInConfig(
@@ -352,6 +376,17 @@ const grants: Record<RenewableProfile['kind'], Grant> = {
   session: sessionGrant,
   integration: integrationGrant,
 };
+
+function lockLost(profileName: string): CliError {
+  return new CliError(
+    `Lost the lock of profile ${profileName} ${lockAttempts} times while refreshing its tokens: the machine may be too busy.`,
+    {
+      exitCode: ExitCode.Failure,
+      code: 'config_lock_lost',
+      suggestion: 'Nothing was sent and the saved tokens are unchanged. Run the command again.',
+    },
+  );
+}
 
 function refreshFailed(error: unknown): CliError {
   return new CliError(`Could not refresh the tokens: ${stripControlCharacters((error as Error).message)}.`, {

@@ -1,7 +1,7 @@
 // The config file on disk: where it lives, its modes, atomic replacement under the lock, clear errors for a
 // damaged file, and a writer killed with SIGKILL mid-loop leaving a file that still loads.
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -245,6 +245,25 @@ describe('locks', () => {
     await utimes(lockDir, longAgo, longAgo);
     await updateConfig((c) => void (c.profiles.a = profile('https://a')), { env });
     expect(Object.keys((await loadConfig({ env })).profiles)).toEqual(['a']);
+  });
+
+  it('a profile lock another process took over is no longer held, and letting go leaves it to them', async () => {
+    const env = await freshEnv();
+    const lockDir = join(configDir(env), 'profile-a.lock');
+    let inside: { before: boolean; after: boolean } | undefined;
+    await withProfileLock(
+      'a',
+      async (stillHeld) => {
+        const before = await stillHeld();
+        // What a process that found this lock stale does: remove it and make its own.
+        await rmdir(lockDir);
+        await mkdir(lockDir);
+        inside = { before, after: await stillHeld() };
+      },
+      { env },
+    );
+    expect(inside).toEqual({ before: true, after: false });
+    expect((await stat(lockDir)).isDirectory()).toBe(true);
   });
 });
 
