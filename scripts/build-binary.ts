@@ -33,7 +33,12 @@ import {
   commandOnly,
   scriptOptions,
 } from './bundle/esbuild-plugins.js';
-import { jqWasmAsset, writeCommandManifest, writeGate1Validator } from './bundle/generated.js';
+import {
+  jqWasmAsset,
+  libpgQueryWasmAsset,
+  writeCommandManifest,
+  writeGate1Validator,
+} from './bundle/generated.js';
 import {
   commandBundleTable,
   executableNodeOptions,
@@ -47,7 +52,6 @@ import {
   keyringAddon,
   node,
   nodeBinary,
-  packageFile,
   postjectCli,
   readJson,
   root,
@@ -100,7 +104,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   await mkdir(work, { recursive: true });
   const keyring = keyringAddon();
   const keyrings = { ...options.otherKeyrings, [`${process.platform}-${process.arch}`]: keyring };
-  const pgWasm = packageFile('libpg-query/wasm/libpg-query.wasm');
+  const pgWasm = await libpgQueryWasmAsset();
   const jq = await jqWasmAsset();
   const bundle = join(work, 'gds.cjs');
   const [gate1Validator, manifestFile] = [await writeGate1Validator(), await writeCommandManifest()];

@@ -1,6 +1,6 @@
 // Files the build makes for the bundles: oclif's manifest of every command, the gate1.yml schema validator
-// compiled by ajv, and jq's WebAssembly beside them.
-import { copyFile, writeFile } from 'node:fs/promises';
+// compiled by ajv, and jq's and PostgreSQL's parser's WebAssembly beside them.
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
@@ -8,6 +8,7 @@ import standalone from 'ajv/dist/standalone/index.js';
 import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../../src/core/gate1/schema-validator.js';
+import { lowerInitialMemory } from '../../src/core/wasm-initial-memory.js';
 import { pluginEntries } from './esbuild-plugins.js';
 import { fileAsset, readJson, root, work } from './tools.js';
 import type { Asset } from './tools.js';
@@ -62,6 +63,17 @@ export async function writeCommandManifest(dir: string = work): Promise<string> 
 export async function jqWasmAsset(): Promise<Asset> {
   const path = join(work, 'jq.wasm');
   await copyFile(join(root, 'node_modules/jq-wasm/dist/build/jq.wasm'), path);
+  return fileAsset(path);
+}
+
+/**
+ * libpg-query's WebAssembly, an asset of the executable, with its initial memory lowered here rather than at
+ * every run (src/core/wasm-initial-memory.ts): reading the module's layout and copying it cost a push 6-9 ms.
+ */
+export async function libpgQueryWasmAsset(): Promise<Asset> {
+  const path = join(work, 'libpg-query.wasm');
+  const bytes = await readFile(join(root, 'node_modules/libpg-query/wasm/libpg-query.wasm'));
+  await writeFile(path, lowerInitialMemory(new Uint8Array(bytes)));
   return fileAsset(path);
 }
 
