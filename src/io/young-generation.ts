@@ -6,9 +6,19 @@
 
 let held = false;
 
+// gds may run inside another program (the tests run commands in their own process, many files one after the
+// other): V8's flags and full collections are then that program's, and a flag set for one command would stay
+// for everything the program runs after it.
+let tuning = true;
+
+/** Whether gds may change V8's flags and collect the heap (the in-process test runner turns it off for a call). */
+export function allowProcessTuning(allowed: boolean): void {
+  tuning = allowed;
+}
+
 /** Keeps the young generation at its size from now on (once per process; a Node without the flag: nothing). */
 export function holdYoungGeneration(): void {
-  if (held) return;
+  if (held || !tuning) return;
   held = true;
   try {
     process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
@@ -26,7 +36,7 @@ export function holdYoungGeneration(): void {
  * invalidate it), once, from the second page on: a short list never sets it.
  */
 export function leanHeapForStreaming(): void {
-  if (leanHeap) return;
+  if (leanHeap || !tuning) return;
   leanHeap = true;
   holdYoungGeneration();
   try {
@@ -44,6 +54,7 @@ let leanHeap = false;
  * again before collecting them. A no-op where the runtime refuses.
  */
 export function collectGarbage(): void {
+  if (!tuning) return;
   try {
     const v8 = process.getBuiltinModule('node:v8');
     const vm = process.getBuiltinModule('node:vm');

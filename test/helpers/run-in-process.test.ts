@@ -4,8 +4,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCACertificates } from 'node:tls';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { runInProcess } from './run-in-process.js';
 
 it('restores the environment, the working folder, exitCode, the streams and the console after a call', async () => {
@@ -43,4 +44,21 @@ it('trusts the certificates of NODE_EXTRA_CA_CERTS for the call alone, as node r
   const r = await runInProcess(['--version'], { env: { NODE_EXTRA_CA_CERTS: file } });
   expect(r.code).toBe(0);
   expect(trusted()).toEqual(before);
+});
+
+it("leaves V8's flags to the test process: a plan's held young generation and full collection are not set", async () => {
+  const setFlags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+  try {
+    const dir = await mkdtemp(join(tmpdir(), 'gds-in-process-'));
+    const r = await runInProcess(['plan', '--dbt', join(dir, 'no-such-project')], {
+      env: { SERVICE_API_URL: 'http://127.0.0.1:9/v1', SERVICE_TOKEN: 'gds_not_a_token' },
+    });
+    expect(r.code, r.stderr).not.toBe(0);
+    expect(r.stderr).toContain('no-such-project');
+    // WebAssembly's tier-up filter is set and put back within a call: not left behind.
+    const left = setFlags.mock.calls.filter(([flag]) => !flag.startsWith('--wasm-tier-up-filter'));
+    expect(left).toEqual([]);
+  } finally {
+    setFlags.mockRestore();
+  }
 });

@@ -27,6 +27,7 @@ import type { Command, Interfaces } from '@oclif/core';
 import packageJson from '../../package.json' with { type: 'json' };
 import { main } from '../../src/cli/main.js';
 import { forgetSettings } from '../../src/cli/settings.js';
+import { allowProcessTuning } from '../../src/io/young-generation.js';
 import type { CommandLoaders } from '../../src/cli/main.js';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
@@ -169,6 +170,9 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
   }
   // settings.json is read once per process: each call reads it again, as a process would.
   forgetSettings();
+  // V8's flags (a held young generation, no optimisation) and full collections would stay with the test
+  // process, and with every file it runs after this one.
+  allowProcessTuning(false);
   // oclif prints help and its messages with console.log and console.error, which vitest intercepts.
   globalThis.console = new Console({ stdout, stderr });
   let code: number;
@@ -191,6 +195,7 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
       },
     });
   } finally {
+    allowProcessTuning(true);
     code = exitCalled ?? Number(process.exitCode ?? 0);
     for (const [name, descriptor] of saved.streams) Object.defineProperty(process, name, descriptor);
     for (const [event, before] of saved.listeners) {
