@@ -10,10 +10,13 @@ import { CliError } from '../../src/core/errors.js';
 import { ensureBuilt, repoRoot, runCli } from './helpers/cli-process.js';
 
 let config: Interfaces.Config;
+/** The visible commands' ids as loaded: oclif's help rewrites the id of each command it renders ("a:b" → "a b"). */
+let visibleIds: string[];
 
 beforeAll(async () => {
   await ensureBuilt();
   config = await Config.load(repoRoot);
+  visibleIds = config.commands.filter((command) => command.hidden !== true).map((command) => command.id);
 });
 
 afterEach(() => {
@@ -31,8 +34,6 @@ async function help(argv: string[]): Promise<string> {
   vi.restoreAllMocks();
   return printed;
 }
-
-const visible = () => config.commands.filter((command) => command.hidden !== true);
 
 describe('gds --help', () => {
   it('is at most 55 lines, none wider than 80 columns, grouped by purpose', async () => {
@@ -53,7 +54,7 @@ describe('gds --help', () => {
 
   it('lists every command and topic of the first level once (help aside)', async () => {
     const page = await help([]);
-    const firstWords = new Set(visible().map((command) => command.id.split(':')[0] ?? ''));
+    const firstWords = new Set(visibleIds.map((id) => id.split(':')[0] ?? ''));
     firstWords.delete('help');
     const listed = ROOT_GROUPS.flatMap(({ entries }) => entries.map(([name]) => name));
     expect([...listed].sort()).toEqual([...firstWords].sort());
@@ -64,8 +65,8 @@ describe('gds --help', () => {
   it("names each of a topic's subcommands on its line", () => {
     for (const { entries } of ROOT_GROUPS) {
       for (const [name, text] of entries) {
-        const subcommands = visible()
-          .map((command) => command.id.split(':'))
+        const subcommands = visibleIds
+          .map((id) => id.split(':'))
           .filter((words) => words[0] === name && words.length > 1)
           .map((words) => words[1] ?? '');
         for (const word of subcommands) expect(text, `${name} ${word}`).toMatch(new RegExp(`\\b${word}\\b`));
@@ -87,11 +88,7 @@ describe('gds help reference', () => {
   it("prints every visible command's page under its usage line", async () => {
     const page = await help(['reference']);
     const headings = [...page.matchAll(/^# gds ([a-z -]+?)(?: [A-Z[].*)?$/gm)].map((m) => m[1] ?? '');
-    expect(headings.sort()).toEqual(
-      visible()
-        .map((command) => command.id.replaceAll(':', ' '))
-        .sort(),
-    );
+    expect(headings.sort()).toEqual(visibleIds.map((id) => id.replaceAll(':', ' ')).sort());
     expect(page).toContain('USAGE\n  $ gds records export TABLE [flags]');
     expect(page).toContain('JSON FIELDS');
   });
@@ -123,8 +120,8 @@ describe('a topic page (gds tokens --help)', () => {
   it("names each of the topic's subcommands in its summary", () => {
     const topics = config.pjson.oclif.topics ?? {};
     for (const [name, topic] of Object.entries(topics)) {
-      const subcommands = visible()
-        .map((command) => command.id.split(':'))
+      const subcommands = visibleIds
+        .map((id) => id.split(':'))
         .filter((words) => words[0] === name && words.length > 1)
         .map((words) => words[1] ?? '');
       for (const word of subcommands)

@@ -11,7 +11,6 @@ import { startTestServer } from '../helpers/server.js';
 let server: TestServer;
 let crm: string;
 let dataToken: string;
-let refreshToken: string;
 const clients: ApiClient[] = [];
 
 function clientWith(token: string | undefined, options: Partial<ApiClientOptions> = {}): ApiClient {
@@ -27,16 +26,20 @@ function clientWith(token: string | undefined, options: Partial<ApiClientOptions
   return client;
 }
 
-beforeAll(async () => {
-  server = await startTestServer({ rateLimit: 5 });
-  crm = server.table('crm_contacts').id;
+/** An integration token pair of its own for a test (each test runs in any order: none spends another's). */
+async function issueDataTokens(name: string) {
   const issued = await clientWith(server.user('OWNER').cliToken).tokens.issue({
-    name: 'client-e2e',
+    name,
     env: 'dev',
     scopes: [{ tableId: crm, permissions: ['read', 'write'] }],
   });
-  dataToken = issued.tokens.accessToken;
-  refreshToken = issued.tokens.refreshToken;
+  return issued.tokens;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ rateLimit: 5 });
+  crm = server.table('crm_contacts').id;
+  dataToken = (await issueDataTokens('client-e2e')).accessToken;
 });
 
 afterAll(async () => {
@@ -104,6 +107,7 @@ describe('client against the reference server', () => {
   });
 
   it('walks the audit log across pages, newest first, each entry once', async () => {
+    await clientWith(dataToken).records.create(crm, { email: 'walker@audit.test', full_name: 'Audit One' });
     const client = clientWith(server.user('OWNER').accessToken);
     const firstPage = await client.auditLog.page({ limit: 200 });
     expect(firstPage.nextCursor).toBe('');
@@ -122,7 +126,8 @@ describe('client against the reference server', () => {
   });
 
   it('recovers from an expired access token through the refresh hook, once', async () => {
-    let current = dataToken;
+    const issued = await issueDataTokens('client-e2e-expiry');
+    let { accessToken: current, refreshToken } = issued;
     let refreshes = 0;
     const unauthenticated = clientWith(undefined);
     const client = clientWith(undefined, {
@@ -138,13 +143,19 @@ describe('client against the reference server', () => {
       },
     });
     server.clock.advance(61 * 60_000);
-    const page = await client.records.list(crm, { limit: 1 });
-    expect(page.records).toHaveLength(1);
-    expect(refreshes).toBe(1);
-    expect(current).not.toBe(dataToken);
+    try {
+      const page = await client.records.list(crm, { limit: 1 });
+      expect(page.records).toHaveLength(1);
+      expect(refreshes).toBe(1);
+      expect(current).not.toBe(issued.accessToken);
+    } finally {
+      // The other tests' tokens stay valid, whichever runs next.
+      server.clock.advance(-61 * 60_000);
+    }
   });
 
   it('answers a spent refresh token with 401 and revokes its successor (single use, the spec’s default)', async () => {
+    const { refreshToken } = await issueDataTokens('client-e2e-spent');
     const client = clientWith(undefined);
     const { tokens } = await client.tokens.refresh(refreshToken);
     await expect(client.tokens.refresh(refreshToken)).rejects.toMatchObject({ status: 401 });
