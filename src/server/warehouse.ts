@@ -55,33 +55,64 @@ interface ColumnInfo {
 async function columnsOf(q: Queryable, schemas: string[], table?: string): Promise<ColumnInfo[]> {
   return q.query<ColumnInfo>(
     `SELECT n.nspname AS table_schema, c.relname AS table_name, a.attname AS column_name,
-            CASE WHEN et.typelem <> 0 AND et.typlen = -1 THEN 'ARRAY'
-                 WHEN ent.nspname = 'pg_catalog' THEN format_type(et.oid, NULL)
-                 ELSE 'USER-DEFINED' END AS data_type,
+            ${DATA_TYPE} AS data_type,
             CASE WHEN a.attnotnull OR (t.typtype = 'd' AND t.typnotnull) THEN 'NO' ELSE 'YES' END AS is_nullable,
             CASE WHEN et.oid = 'numeric'::regtype AND m.typmod <> -1 THEN ((m.typmod - 4) >> 16) & 65535 END
               AS numeric_precision,
             CASE WHEN et.oid = 'numeric'::regtype AND m.typmod <> -1 THEN (m.typmod - 4) & 65535 END AS numeric_scale
-       FROM pg_attribute a
-       JOIN pg_class c ON c.oid = a.attrelid
-       JOIN pg_namespace n ON n.oid = c.relnamespace
-       JOIN pg_type t ON t.oid = a.atttypid
-       JOIN pg_type et ON et.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
-       JOIN pg_namespace ent ON ent.oid = et.typnamespace
+       ${COLUMNS_FROM}
        CROSS JOIN LATERAL (SELECT CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END AS typmod) m
-      WHERE n.nspname = ANY($1::text[])${table === undefined ? '' : ' AND c.relname = $2'}
-        AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'v', 'f', 'p')
-        AND (pg_has_role(c.relowner, 'USAGE')
-             OR has_column_privilege(c.oid, a.attnum, 'SELECT, INSERT, UPDATE, REFERENCES'))
+      WHERE ${COLUMNS_WHERE}${table === undefined ? '' : ' AND c.relname = $2'}
       ORDER BY n.nspname, c.relname, a.attnum`,
     table === undefined ? [schemas] : [schemas, table],
   );
 }
 
+/** information_schema.columns' `data_type`, from pg_catalog (see columnsOf). */
+const DATA_TYPE = `CASE WHEN et.typelem <> 0 AND et.typlen = -1 THEN 'ARRAY'
+                 WHEN ent.nspname = 'pg_catalog' THEN format_type(et.oid, NULL)
+                 ELSE 'USER-DEFINED' END`;
+
+const COLUMNS_FROM = `FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_type t ON t.oid = a.atttypid
+       JOIN pg_type et ON et.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+       JOIN pg_namespace ent ON ent.oid = et.typnamespace`;
+
+/** The columns of tables, views and foreign or partitioned tables of the schemas $1, as information_schema shows. */
+const COLUMNS_WHERE = `n.nspname = ANY($1::text[])
+        AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'v', 'f', 'p')
+        AND (pg_has_role(c.relowner, 'USAGE')
+             OR has_column_privilege(c.oid, a.attnum, 'SELECT, INSERT, UPDATE, REFERENCES'))`;
+
+/**
+ * Each table of `schemas` with its columns' names and data types (as columnsOf gives them) in order: one row a
+ * table, not a column. On PGlite most of the cost of reading a schema of 2,000 tables is each row's way from
+ * the database to JavaScript: 16,000 rows of seven fields took 190-310 ms of the database thread's CPU, 2,000
+ * of three 110-150 ms.
+ */
+async function tablesOf(
+  q: Queryable,
+  schemas: string[],
+): Promise<Array<{ table_schema: string; table_name: string; columns: Array<[string, string]> }>> {
+  return q.query(
+    `SELECT n.nspname AS table_schema, c.relname AS table_name,
+            json_agg(json_build_array(a.attname, ${DATA_TYPE}) ORDER BY a.attnum) AS columns
+       ${COLUMNS_FROM}
+      WHERE ${COLUMNS_WHERE}
+      GROUP BY n.nspname, c.relname
+      ORDER BY n.nspname, c.relname`,
+    [schemas],
+  );
+}
+
+const columnType = (dataType: string): ColumnType => COLUMN_TYPE_OF[dataType] ?? 'text';
+
 function toColumn(info: ColumnInfo): Column {
   return {
     name: info.column_name,
-    type: COLUMN_TYPE_OF[info.data_type] ?? 'text',
+    type: columnType(info.data_type),
     required: info.is_nullable === 'NO',
     // The storage the warehouse declares: an integer's size; a numeric's precision and scale (numeric(p,s)),
     // which information_schema gives only when the column declares them.
@@ -112,16 +143,9 @@ export async function listWarehouseObjects(
   connectors: Array<{ id: string; schema: string }>,
 ): Promise<WarehouseObject[]> {
   const bySchema = new Map(connectors.map((c) => [c.schema, c.id]));
-  const objects = new Map<string, WarehouseObject>();
-  for (const info of await columnsOf(q, [...bySchema.keys()])) {
-    const source = `${info.table_schema}.${info.table_name}`;
-    let object = objects.get(source);
-    if (!object) {
-      object = { connectorId: bySchema.get(info.table_schema) ?? '', source, columns: [] };
-      objects.set(source, object);
-    }
-    const { name, type } = toColumn(info);
-    object.columns.push({ name, type });
-  }
-  return [...objects.values()];
+  return (await tablesOf(q, [...bySchema.keys()])).map((table) => ({
+    connectorId: bySchema.get(table.table_schema) ?? '',
+    source: `${table.table_schema}.${table.table_name}`,
+    columns: table.columns.map(([name, dataType]) => ({ name, type: columnType(dataType) })),
+  }));
 }
