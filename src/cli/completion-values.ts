@@ -16,8 +16,14 @@ import { authProviderFor } from '../auth/refresh.js';
 
 /** How long an answer of the service is used again. */
 export const COMPLETION_CACHE_MS = 20_000;
-/** The service calls of one completion: short, never retried. */
-const TIMEOUTS = { connectMs: 1_000, headersMs: 2_000, bodyMs: 2_000 };
+/**
+ * How long one completion waits for the service's answer (GDS_COMPLETION_TIMEOUT_MS, default 2 s): short, as
+ * TAB must not hang; a slow or loaded service may be given more.
+ */
+export function completionWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.GDS_COMPLETION_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : 2_000;
+}
 
 export function completionCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheDir(env), 'complete');
@@ -64,11 +70,13 @@ async function fromService(
   const file = join(dir, `${key}.json`);
   const cached = readCache(file, now());
   if (cached !== undefined) return cached;
+  const wait = completionWaitMs(env);
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
     auth: authProviderFor(credentials, { env }),
     version: options.version,
-    timeouts: TIMEOUTS,
+    // Never retried; the connection gets half the wait (1 s by default).
+    timeouts: { connectMs: wait / 2, headersMs: wait, bodyMs: wait },
     retry: { maxRetries: 0, maxRetryAfterSeconds: 0 },
     logger: () => undefined,
   });

@@ -41,6 +41,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description:
       'How long a keychain call may take before gds gives up on it (default 3000; a read is asked once more).',
   },
+  {
+    names: ['GDS_COMPLETION_TIMEOUT_MS'],
+    description:
+      'How long TAB completion waits for the service (table names, ids, jobs) before it offers nothing (default 2000).',
+  },
   { names: ['GDS_CLIENT_ID'], description: 'The OAuth client id of gds auth login (default gds-cli).' },
   {
     names: ['GDS_DEBUG'],

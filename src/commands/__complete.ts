@@ -2,7 +2,7 @@ import { Command } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import type { CompletionCommand, CompletionFlag, CompletionTree, DynamicKind } from '../cli/completion.js';
 import { complete, DYNAMIC_KINDS, renderAnswer } from '../cli/completion.js';
-import { dynamicValues } from '../cli/completion-values.js';
+import { completionWaitMs, dynamicValues } from '../cli/completion-values.js';
 import { readSettings } from '../cli/settings.js';
 import { splitWords } from '../cli/aliases.js';
 
@@ -10,7 +10,7 @@ import { splitWords } from '../cli/aliases.js';
  * What the completion scripts ask (`gds completion`): `gds __complete line -- <words…>` prints what may come at
  * the last word, `gds __complete <kind> <prefix>` the values of one kind (tables, connectors, jobs, requests,
  * profiles, environments). Never asks anything, never writes to stderr, and exits 0 whatever happens, within
- * about 3 seconds.
+ * about 3 seconds (a second more than GDS_COMPLETION_TIMEOUT_MS).
  */
 export default class Complete extends Command {
   static override hidden = true;
@@ -23,7 +23,8 @@ export default class Complete extends Command {
 
   async run(): Promise<void> {
     process.stderr.write = (() => true) as typeof process.stderr.write;
-    const deadline = setTimeout(() => process.exit(0), 3_000);
+    // The service's wait and a second more (3 s by default).
+    const deadline = setTimeout(() => process.exit(0), completionWaitMs() + 1_000);
     deadline.unref();
     try {
       process.stdout.write(await this.answer(this.argv));

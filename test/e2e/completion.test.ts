@@ -64,6 +64,8 @@ function vars(extra: Vars = {}): Vars {
     GDS_SECRET_STORAGE: 'file',
     SERVICE_API_URL: server.url,
     SERVICE_TOKEN: server.user('OWNER').cliToken,
+    // The in-process server shares a loaded machine with the shells: TAB's 2 s for the service is not its limit.
+    GDS_COMPLETION_TIMEOUT_MS: '60000',
     ...extra,
   };
 }
@@ -251,6 +253,7 @@ describe('gds __complete without a service', () => {
     const result = await run('gds', ['__complete', 'tables', ''], {
       XDG_CACHE_HOME: join(dir, 'empty-cache'),
       SERVICE_API_URL: silentUrl,
+      GDS_COMPLETION_TIMEOUT_MS: undefined,
     });
     expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
