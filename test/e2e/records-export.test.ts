@@ -20,6 +20,8 @@ import { csvValue } from '../../src/core/csv.js';
 const ROWS = 10_000;
 let server: TestServer;
 let table: string;
+/** A table of the first 5,000 of those rows, for the export that is killed and resumed. */
+let half: string;
 let dir: string;
 let env: Record<string, string>;
 
@@ -27,11 +29,13 @@ beforeAll(async () => {
   // The functional tests run far above the spec's 200 a minute; records-pacing.test.ts holds the limit low.
   [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
   table = await createModeBTable(server, 'export_wide');
+  half = await createModeBTable(server, 'export_half');
   await fillRows(server, table, ROWS);
+  await fillRows(server, half, ROWS / 2);
   const issued = await server.issueToken('OWNER', {
     name: 'export',
     env: 'dev',
-    scopes: [{ tableId: table, permissions: ['read'] }],
+    scopes: [table, half].map((tableId) => ({ tableId, permissions: ['read'] as Array<'read'> })),
   });
   env = { SERVICE_TOKEN: issued.tokens.accessToken, SERVICE_API_URL: server.url };
   dir = await mkdtemp(join(tmpdir(), 'gds-export-'));
@@ -112,9 +116,10 @@ describe('gds records export', () => {
 
   it('after a SIGKILL in the middle, --resume finishes the same file an uninterrupted run writes', async () => {
     const whole = join(dir, 'whole.ndjson');
-    expect((await gds(['export', table, '-o', whole])).code).toBe(0);
+    // Half the rows: the kill still lands 3,000 rows in, with 2,000 left to go.
+    expect((await gds(['export', half, '-o', whole])).code).toBe(0);
     const file = join(dir, 'killed.ndjson');
-    const [command, argv] = cliCommand(['records', 'export', table, '-o', file]);
+    const [command, argv] = cliCommand(['records', 'export', half, '-o', file]);
     const child = spawn(command, argv, { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     const ended = collect(child);
     // Killed once the state says a few thousand rows are in (and the run is still going).
@@ -128,18 +133,21 @@ describe('gds records export', () => {
     expect((await ended).signal).toBe('SIGKILL');
     expect(existsSync(file)).toBe(false);
     const interrupted = JSON.parse(await readFile(`${file}.gds-export`, 'utf8'));
-    expect(interrupted.rows).toBeLessThan(ROWS);
+    expect(interrupted.rows).toBeLessThan(ROWS / 2);
     // A kill between writing the state's temporary copy and renaming it leaves the copy beside the output.
     await writeFile(`${file}.gds-export.0badf00d.tmp`, '{"version":1,"ro');
 
-    const again = await gds(['export', table, '-o', file, '--json']);
+    const again = await gds(['export', half, '-o', file, '--json']);
     expect(again.code).toBe(2);
     expect(JSON.parse(again.stderr.trim()).error.code).toBe('export_interrupted');
 
-    const resumed = await gds(['export', table, '-o', file, '--resume', '--json']);
+    const resumed = await gds(['export', half, '-o', file, '--resume', '--json']);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
-    expect(JSON.parse(resumed.stdout.trim())).toMatchObject({ rows: ROWS, resumedFrom: interrupted.rows });
+    expect(JSON.parse(resumed.stdout.trim())).toMatchObject({
+      rows: ROWS / 2,
+      resumedFrom: interrupted.rows,
+    });
     expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
     expect(existsSync(`${file}.part`) || existsSync(`${file}.gds-export`)).toBe(false);
     expect((await readdir(dir)).filter((name) => name.startsWith('killed.'))).toEqual(['killed.ndjson']);
