@@ -70,6 +70,8 @@ export default defineConfig({
     // profiles, caches) of whoever runs the suite. The HOME it replaces is given for the test that checks it.
     setupFiles: ['test/helpers/isolated-home.ts'],
     provide: { invokingHome: process.env.HOME ?? '' },
+    // ensureBuilt (test/cli/helpers/cli-process.ts) leaves out sources changed after this moment.
+    env: { GDS_TEST_RUN_STARTED_MS: String(Date.now()) },
     // A loaded machine (CI at a load of 20 on two cores) makes a test slower, and must not make it red: the limits
     // only end a test that hangs. Timing is measured by `npm run bench`, never by a test's limit.
     testTimeout: 120_000,

@@ -139,13 +139,29 @@ export async function ensureBuilt(): Promise<void> {
   }
 }
 
-async function distIsFresh(): Promise<boolean> {
-  const sources = await listTypeScript(join(repoRoot, 'src'));
-  for (const source of sources) {
-    const rel = relative(join(repoRoot, 'src'), source);
+/** When the test run began (vitest.config.ts sets it; unset outside vitest: no bound). */
+const runStartedMs = Number(process.env.GDS_TEST_RUN_STARTED_MS) || Number.POSITIVE_INFINITY;
+
+/**
+ * Whether dist/ holds an output at least as new as each source under src/ (the server's aside). A source
+ * changed or added after the test run began is not this run's concern: an edit made while tests run never
+ * starts a build that rewrites dist/ under the processes running it. One removed since it was listed has
+ * nothing to build.
+ */
+export async function distIsFresh(
+  root = repoRoot,
+  startedMs = runStartedMs,
+  sources?: readonly string[],
+): Promise<boolean> {
+  for (const source of sources ?? (await listTypeScript(join(root, 'src')))) {
+    const rel = relative(join(root, 'src'), source);
     if (rel.startsWith('server')) continue;
-    const built = join(repoRoot, 'dist', rel.replace(/\.ts$/, '.js'));
-    const [src, out] = await Promise.all([stat(source), stat(built).catch(() => undefined)]);
+    const built = join(root, 'dist', rel.replace(/\.ts$/, '.js'));
+    const [src, out] = await Promise.all([
+      stat(source).catch(() => undefined),
+      stat(built).catch(() => undefined),
+    ]);
+    if (src === undefined || src.mtimeMs > startedMs) continue;
     if (out === undefined || out.mtimeMs < src.mtimeMs) return false;
   }
   return true;
