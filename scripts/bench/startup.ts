@@ -61,7 +61,7 @@ const floors: Record<string, Invocation> = {
   },
   'gds push --dry-run (real 262-line view)': {
     command: node,
-    args: ['--liftoff-only', join(root, 'scripts/bench/floors/parse-view.cjs'), realView],
+    args: ['--liftoff-only', join(root, 'scripts/bench/floors/push-dry-run.cjs'), realView],
   },
 };
 const floorName = (commandName: string) => `floor of ${commandName}: Node alone`;
