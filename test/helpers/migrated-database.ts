@@ -1,17 +1,21 @@
 // Test servers start on a database that already holds the service's schema: a copy of a PGlite data
 // directory, or a PostgreSQL database made from a template, each migrated once per set of migrations (their
 // digest names it) rather than by every server of every test file. Migrating took a server's start-up 0.4 s
-// of CPU, and 2 s for the first server of a test process. The server still runs its migrations (each is
-// found applied) and seeds its data itself, with the test's clock.
+// of CPU, and 2 s for the first server of a test process. A PGlite copy holds the seeded data too (the
+// seed's 222 statements took 0.5 s of CPU a server): seeded once per version of the server's code, at a
+// fixed time long past, and moved to each server's start by `moveSeededTimes`. Every server thus has the
+// same seeded ids (each in a database of its own); its signing key and tokens are its own.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import type { Queryable } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
 import { migrate, MIGRATIONS } from '../../src/server/db/migrations.js';
+import { seedIfEmpty } from '../../src/server/seed.js';
 
 const run = promisify(execFile);
 
@@ -39,57 +43,170 @@ async function privateFolder(): Promise<string> {
   return folder;
 }
 
-let pgliteTemplate: Promise<string> | undefined;
-
 const exists = (path: string) =>
   lstat(path).then(
     () => true,
     () => false,
   );
 
-/** The migrated PGlite data directory, made once (a rename makes it whole at once; a racing maker's is dropped). */
-function migratedPglite(): Promise<string> {
-  pgliteTemplate ??= (async () => {
-    const folder = await privateFolder();
-    const template = join(folder, `pglite-${await migrationsDigest()}`);
-    if (await exists(template)) return template;
-    const making = await mkdtemp(join(folder, 'making-'));
-    try {
-      const db = await openDb({ dataDir: join(making, 'data') });
+const pgliteTemplates = new Map<string, Promise<string>>();
+
+/**
+ * The PGlite data directory `<private folder>/<name>`, made once by `make` (a rename makes it whole at once;
+ * a racing maker's is dropped).
+ */
+function pgliteTemplate(name: string, make: (dataDir: string) => Promise<void>): Promise<string> {
+  let made = pgliteTemplates.get(name);
+  if (made === undefined) {
+    made = (async () => {
+      const folder = await privateFolder();
+      const template = join(folder, name);
+      if (await exists(template)) return template;
+      const making = await mkdtemp(join(folder, 'making-'));
       try {
-        await migrate(db);
+        await make(join(making, 'data'));
+        await rename(join(making, 'data'), template).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+        });
       } finally {
-        await db.close();
+        await rm(making, { recursive: true, force: true });
       }
-      await rename(join(making, 'data'), template).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
-      });
-    } finally {
-      await rm(making, { recursive: true, force: true });
-    }
-    return template;
-  })();
-  pgliteTemplate.catch(() => (pgliteTemplate = undefined));
-  return pgliteTemplate;
+      return template;
+    })();
+    made.catch(() => pgliteTemplates.delete(name));
+    pgliteTemplates.set(name, made);
+  }
+  return made;
 }
 
-/** A PGlite data directory of its own holding the migrated schema, and how to remove it. */
-export async function migratedPgliteCopy(): Promise<{ dataDir: string; remove(): Promise<void> }> {
-  let template = await migratedPglite();
+/** A copy of the template at `dataDir`, made again when it is gone. */
+async function copyOf(
+  template: () => Promise<string>,
+): Promise<{ dataDir: string; remove(): Promise<void> }> {
+  let source = await template();
   // Test files share a process (vitest.config.ts): one that pointed TMPDIR elsewhere may have made it there
   // and removed it with its folder.
-  if (!(await exists(template))) {
-    pgliteTemplate = undefined;
-    template = await migratedPglite();
+  if (!(await exists(source))) {
+    pgliteTemplates.clear();
+    source = await template();
   }
   const folder = await mkdtemp(join(tmpdir(), 'gds-test-db-'));
   const dataDir = join(folder, 'data');
-  // GNU cp leaves the zeros of PostgreSQL's preallocated WAL segment unwritten: a third less to write.
-  await run(
-    'cp',
-    process.platform === 'linux' ? ['-a', '--sparse=always', template, dataDir] : ['-R', template, dataDir],
-  );
+  await copyDirectory(source, dataDir);
+  // Its time of last use: a seeded template of other code unused for an hour is removed (seededPglite).
+  const now = new Date();
+  await utimes(source, now, now).catch(() => undefined);
   return { dataDir, remove: () => rm(folder, { recursive: true, force: true }) };
+}
+
+/** GNU cp leaves the zeros of PostgreSQL's preallocated WAL segment unwritten: a third less to write. */
+async function copyDirectory(from: string, to: string): Promise<void> {
+  await run('cp', process.platform === 'linux' ? ['-a', '--sparse=always', from, to] : ['-R', from, to]);
+}
+
+/** The migrated PGlite data directory. */
+async function migratedPglite(): Promise<string> {
+  return pgliteTemplate(`pglite-${await migrationsDigest()}`, async (dataDir) => {
+    const db = await openDb({ dataDir });
+    try {
+      await migrate(db);
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+/** A PGlite data directory of its own holding the migrated schema, and how to remove it. */
+export function migratedPgliteCopy(): Promise<{ dataDir: string; remove(): Promise<void> }> {
+  return copyOf(migratedPglite);
+}
+
+/** When the seeded templates' data was written: every time the seed writes is within a second of it. */
+const SEEDED_AT = Date.UTC(2000, 0, 1);
+
+let seedDigest: Promise<string> | undefined;
+
+/** Names what the seed writes: the migrations, and the code of the server, core and contract it runs. */
+function seededDigest(): Promise<string> {
+  seedDigest ??= (async () => {
+    const hash = createHash('sha256').update(await migrationsDigest());
+    const src = new URL('../../src/', import.meta.url);
+    for (const layer of ['server', 'core', 'contract']) {
+      const files = (await readdir(new URL(layer, src), { recursive: true })).sort();
+      for (const file of files.filter((name) => name.endsWith('.ts')))
+        hash.update(file).update(await readFile(new URL(`${layer}/${file}`, src)));
+    }
+    return hash.digest('hex').slice(0, 16);
+  })();
+  seedDigest.catch(() => (seedDigest = undefined));
+  return seedDigest;
+}
+
+/** The migrated PGlite data directory with `workspaces` seeded into it (as the server seeds), at SEEDED_AT. */
+async function seededPglite(workspaces: number): Promise<string> {
+  return pgliteTemplate(`pglite-seeded-${await seededDigest()}-${workspaces}`, async (dataDir) => {
+    await removeUnused(await privateFolder());
+    await copyDirectory(await migratedPglite(), dataDir);
+    const db = await openDb({ dataDir });
+    try {
+      // A millisecond a reading, as time passes while the server seeds: what it writes in turn stays in turn.
+      let at = SEEDED_AT;
+      await seedIfEmpty(db, () => at++, workspaces);
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+/** Seeded templates (40 MB each) of code changed since, none copied within the hour: each edit makes one. */
+async function removeUnused(folder: string): Promise<void> {
+  for (const name of await readdir(folder)) {
+    if (!name.startsWith('pglite-seeded-')) continue;
+    const template = join(folder, name);
+    const unused = await stat(template).then(
+      (found) => Date.now() - found.mtimeMs > 3_600_000,
+      () => false,
+    );
+    if (unused) await rm(template, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A PGlite data directory of its own holding the migrated schema and the seeded data of `workspaces` (as the
+ * server's `workspaces` option), and how to remove it. Its times are SEEDED_AT's until `moveSeededTimes`.
+ */
+export function seededPgliteCopy(workspaces = 1): Promise<{ dataDir: string; remove(): Promise<void> }> {
+  return copyOf(() => seededPglite(workspaces));
+}
+
+/**
+ * Moves the times of the seeded data (every timestamp of the gds schema before SEEDED_AT's next day, and the
+ * time in the note of a seeded certification) to `to`, as if the server had seeded at `to`. Run before any
+ * request: what the server itself wrote at start is dated now and stays as it is.
+ */
+export async function moveSeededTimes(db: Queryable, to: number): Promise<void> {
+  const note = 'Seeded as certified at ';
+  await db.exec(`DO $$
+    DECLARE
+      c record;
+      shift interval := interval '${Math.round(to - SEEDED_AT)} milliseconds';
+      seeded timestamptz := '${new Date(SEEDED_AT + 86_400_000).toISOString()}';
+    BEGIN
+      -- Replica mode: contract_versions' immutability trigger does not fire (no key is changed).
+      PERFORM set_config('session_replication_role', 'replica', true);
+      FOR c IN SELECT table_name, column_name FROM information_schema.columns
+                WHERE table_schema = 'gds' AND data_type = 'timestamp with time zone'
+                  AND table_name <> 'schema_migrations'
+      LOOP
+        EXECUTE format('UPDATE gds.%I SET %I = %I + $1 WHERE %I < $2',
+                       c.table_name, c.column_name, c.column_name, c.column_name) USING shift, seeded;
+      END LOOP;
+      UPDATE gds.audit_log
+         SET details = jsonb_set(details, '{note}', to_jsonb('${note}' || to_char(
+               (substr(details->>'note', ${note.length + 1})::timestamptz + shift) AT TIME ZONE 'UTC',
+               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+       WHERE details->>'note' LIKE '${note}2000-%';
+    END $$`);
 }
 
 const templates = new Map<string, Promise<string>>();

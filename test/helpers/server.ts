@@ -33,7 +33,7 @@ import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js
 import type { JobControl } from '../../src/server/governance/jobs.js';
 import type { ContractViolation } from '../../src/server/contract-check.js';
 import type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace } from '../../src/server/ready.js';
-import { migratedPgliteCopy, migratedPostgresTemplate } from './migrated-database.js';
+import { migratedPostgresTemplate, moveSeededTimes, seededPgliteCopy } from './migrated-database.js';
 
 export type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace };
 
@@ -133,7 +133,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
   const database = options.database === 'postgres' ? await createPostgresDatabase({ migrated: true }) : null;
-  const pglite = database ? null : await migratedPgliteCopy();
+  const pglite = database ? null : await seededPgliteCopy(options.workspaces);
+  // The seeded data is dated as if the server had seeded it as it started, before it wrote anything itself.
+  const startedAt = clock.now();
   const running = await createServer({
     port: 0,
     contractCheck: options.contractCheck ?? true,
@@ -158,6 +160,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
     ...(options.clockOffsetFile !== undefined ? { clockOffsetFile: options.clockOffsetFile } : {}),
   });
+  if (pglite)
+    await moveSeededTimes(running.db, startedAt).catch(async (error: unknown) => {
+      await running.close();
+      await pglite.remove();
+      throw error;
+    });
   const contract = running.contract;
   if (!contract && options.contractCheck !== false) throw new Error('test server: contract checking is off');
   const find = <T>(items: T[], match: (item: T) => boolean, what: string): T => {
