@@ -4,6 +4,9 @@
 // of an import (of its first 5,000 rows) and `--resume` leave every row once on the server; rows that do not
 // fit are reported one by one while the others go in; --dry-run sends nothing.
 import { spawn } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +99,51 @@ const shellWords = (args: string[]) => {
   const [command, argv] = cliCommand(args);
   return [command, ...argv].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
 };
+
+/**
+ * A proxy to the server that forwards the first `writes` requests that write (every request but GET) and
+ * holds the next one unanswered, never forwarded: a process killed while it waits on that request leaves no
+ * write in flight at the server, so what the server holds after the kill is all it will ever get from it.
+ */
+async function holdingProxy(writes: number) {
+  let forwarded = 0;
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const target = new URL(server.url);
+  const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' && forwarded >= writes) {
+      held();
+      return;
+    }
+    if (req.method !== 'GET') forwarded += 1;
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${target.pathname}`,
+    /** Resolves once a write is held. */
+    holding,
+    close: () => {
+      proxy.closeAllConnections();
+      return new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
 
 describe('gds records export | gds records import', () => {
   it('round-trips 10,000 rows exactly through a pipe (NDJSON, upsert on a key)', async () => {
@@ -304,17 +352,25 @@ describe('an import from stdin killed and resumed', () => {
     const args = ['import', 'copy_stdin', '-f', '-', '--key', 'sku', '--batch-size', '250'];
     const importing = (more: string[], input: string) =>
       runInProcess(['records', ...args, ...more, '--json'], { env: stdinEnv, input });
+    // The killed process talks to the server through a proxy that holds its eleventh batch: killed while it
+    // waits on that one, it has no batch in flight, and the rows on the server stay as they are after it.
+    const proxy = await holdingProxy(10);
     const [command, argv] = cliCommand(['records', ...args]);
-    const child = spawn(command, argv, { env: cliEnv(stdinEnv), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, {
+      env: cliEnv({ ...stdinEnv, SERVICE_API_URL: proxy.url }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stdin.on('error', () => undefined); // killed while its stdin is still being written
     child.stdin.end(text);
     const ended = collect(child);
+    let holding = false;
+    void proxy.holding.then(() => (holding = true));
     for (;;) {
       const names = await readdir(stateDir).catch(() => [] as string[]);
       const name = names.find((n) => n.endsWith('.json'));
       const state =
         name === undefined ? null : await readFile(join(stateDir, name), 'utf8').then(JSON.parse, () => null);
-      if (state !== null && state.done >= 2_500) break;
+      if (holding && state !== null && state.done >= 2_500) break;
       if (child.exitCode !== null) {
         throw new Error(`the import ended before it could be killed: ${(await ended).stderr}`);
       }
@@ -322,6 +378,7 @@ describe('an import from stdin killed and resumed', () => {
     }
     child.kill('SIGKILL');
     expect((await ended).signal).toBe('SIGKILL');
+    await proxy.close();
     const partial = (await dataOf(targets.copy_stdin ?? '')).length;
     expect(partial).toBeGreaterThanOrEqual(2_500);
     expect(partial).toBeLessThan(KILLED_ROWS);
