@@ -273,14 +273,11 @@ const lockOptions = {
   retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
 } as const;
 
-/** A holder whose last update of its lock is older than this is no longer sure of it: stillHeld says no. */
-const heldMargin = 1_000;
-
 /**
  * Runs `fn` holding the lock. `assertHeld` throws when proper-lockfile noticed the lock was lost. `stillHeld`
- * asks the disk: the lock folder's mtime is still the last one this holder wrote, and no other process can
- * have found it stale yet (a holder starved of CPU, or waiting on a slow keychain, misses its updates, and
- * another process takes the lock over; proper-lockfile notices only at its next update).
+ * also asks the disk: the lock folder's mtime is still the last one this holder wrote (a holder starved of
+ * CPU misses its updates, another process takes the lock over, and proper-lockfile notices only at its next
+ * update, a second or more later).
  */
 async function withLock<T>(
   target: string,
@@ -318,8 +315,7 @@ async function withLock<T>(
     }
   };
   const stillHeld = async () => {
-    const fresh = compromised === undefined && Date.now() - touches.lastAt() < lockOptions.stale - heldMargin;
-    const held = fresh && (await touches.ours());
+    const held = compromised === undefined && (await touches.ours());
     if (!held) debugLog(`lock ${lockfilePath}: no longer held`);
     return held;
   };
@@ -342,7 +338,6 @@ async function withLock<T>(
 function lockTouches(lockfilePath: string) {
   const fs = process.getBuiltinModule('node:fs');
   let written: number[] = [];
-  let lastAt = 0;
   let disowned = false;
   const ownMtime = (mtime: number) =>
     written.some((ours) => mtime === ours || mtime === Math.floor(ours / 1000) * 1000);
@@ -350,14 +345,10 @@ function lockTouches(lockfilePath: string) {
     fs: {
       ...fs,
       utimes(path: string, atime: Date, mtime: Date, callback: (error: Error | null) => void) {
-        const at = Date.now();
         // Kept until the write is done: a check meanwhile may already see the new mtime.
         written.push(mtime.getTime());
         fs.utimes(path, atime, mtime, (error) => {
-          if (error === null && path === lockfilePath) {
-            written = [mtime.getTime()];
-            lastAt = at;
-          }
+          if (error === null && path === lockfilePath) written = [mtime.getTime()];
           callback(error);
         });
       },
@@ -369,7 +360,6 @@ function lockTouches(lockfilePath: string) {
         if (!(disowned && path === lockfilePath)) fs.rmdirSync(path);
       },
     },
-    lastAt: () => lastAt,
     async ours(): Promise<boolean> {
       const mtime = await stat(lockfilePath).then(
         (s) => s.mtime.getTime(),
