@@ -22,8 +22,11 @@ export const COMPLETION_CACHE_MS = 20_000;
  */
 export function completionWaitMs(env: NodeJS.ProcessEnv = process.env): number {
   const value = Number(env.GDS_COMPLETION_TIMEOUT_MS);
-  return Number.isFinite(value) && value > 0 ? value : 2_000;
+  // At most ten minutes: a timer past 2^31 ms fires at once, and the process would end before it asked.
+  return Number.isFinite(value) && value > 0 ? Math.min(value, MAX_COMPLETION_WAIT_MS) : 2_000;
 }
+
+const MAX_COMPLETION_WAIT_MS = 600_000;
 
 export function completionCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheDir(env), 'complete');

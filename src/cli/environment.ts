@@ -44,7 +44,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['GDS_COMPLETION_TIMEOUT_MS'],
     description:
-      'How long TAB completion waits for the service (table names, ids, jobs) before it offers nothing (default 2000).',
+      'How long TAB completion waits for the service (table names, ids, jobs) before it offers nothing (default 2000, at most 600000).',
   },
   { names: ['GDS_CLIENT_ID'], description: 'The OAuth client id of gds auth login (default gds-cli).' },
   {

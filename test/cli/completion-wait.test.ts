@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { dynamicValues } from '../../src/cli/completion-values.js';
+import { completionWaitMs, dynamicValues } from '../../src/cli/completion-values.js';
 
 let slow: Server;
 let base: string;
@@ -51,4 +51,11 @@ it('waits for the service as long as GDS_COMPLETION_TIMEOUT_MS says', async () =
 
 it('gives up after 2 s without it', async () => {
   await expect(tables('cache-default', {})).rejects.toMatchObject({ code: 'HEADERS_TIMEOUT' });
+});
+
+it('holds a wait past what a timer can count to at ten minutes, and ignores what is no positive number', () => {
+  expect(completionWaitMs({ GDS_COMPLETION_TIMEOUT_MS: '1e12' })).toBe(600_000);
+  expect(completionWaitMs({ GDS_COMPLETION_TIMEOUT_MS: '60000' })).toBe(60_000);
+  expect(completionWaitMs({ GDS_COMPLETION_TIMEOUT_MS: 'soon' })).toBe(2_000);
+  expect(completionWaitMs({ GDS_COMPLETION_TIMEOUT_MS: '-5' })).toBe(2_000);
 });
