@@ -9,7 +9,8 @@
 // Plans at once: Linux shares the CPU between sessions first (the scheduler's autogroups), then between the
 // processes of a session. Plans that several people start each run in a session of their own (a terminal's
 // shell), so the plan alone and each plan at once run in a session of its own (setsid); three started by
-// one script share one session's part of a busy machine, which the last row shows.
+// one script share one session's part of a busy machine, which the last row shows. The plan alone is timed
+// three times (as many as the most plans at once); the ratios are against the median of the three.
 //
 // gds runs as users run it: the packed npm package (its one bundle, oclif's manifest built in), not the
 // checkout's `bin/run.js`, which loads dist/ module by module and imports every command (about 0.1 s more of
@@ -40,6 +41,17 @@ interface Measured {
   peakMb?: number;
   /** User + system CPU of the gds process, seconds. */
   cpuS?: number;
+}
+
+/** How many times the plan alone is timed: as many as the most plans at once. */
+const ALONE_ROUNDS = 3;
+
+/** The middle one of `items` by `key` (the upper middle of an even count). */
+function median<T>(items: T[], key: (item: T) => number): T {
+  const sorted = [...items].sort((a, b) => key(a) - key(b));
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('median of nothing');
+  return middle;
 }
 
 /** The packed npm package's `bin/run.js` (set when the bench starts). */
@@ -180,9 +192,17 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
       const { user, system } = process.cpuUsage();
       return (user + system) / 1e6;
     };
-    const serverBefore = serverCpu();
-    const plan = await measured(['plan', ...project, '--json'], env, { session: 'own' });
-    const serverAlone = serverCpu() - serverBefore;
+    // One plan alone, timed as many times as the most plans at once (three): the ratios are against the
+    // median, so one slow or fast run alone no longer moves every ratio (±0.3× run to run when timed once).
+    const alone: Array<Measured & { serverS: number }> = [];
+    for (let round = 0; round < ALONE_ROUNDS; round += 1) {
+      const serverBefore = serverCpu();
+      const timed = await measured(['plan', ...project, '--json'], env, { session: 'own' });
+      alone.push({ ...timed, serverS: serverCpu() - serverBefore });
+    }
+    const plan = median(alone, (m) => m.ms);
+    const serverAlone = median(alone, (m) => m.serverS).serverS;
+    const aloneRange = `alone ${alone.map((m) => (m.ms / 1000).toFixed(1)).join(' / ')} s, the median taken`;
     const loadAlone = load();
     const atOnce = async (count: number, session: 'own' | 'shared'): Promise<BenchRow> => {
       const before = serverCpu();
@@ -196,7 +216,7 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
       return {
         section,
         name: `${count} × gds plan --json at once, ${MODELS} models${session === 'own' ? '' : ', one session'}`,
-        value: `slowest ${(slowest.ms / 1000).toFixed(1)} s (${(slowest.ms / plan.ms).toFixed(1)}× one alone), CLI CPU ${cpu} s (alone ${plan.cpuS?.toFixed(1) ?? '?'} s), server CPU ${server.toFixed(1)} s (alone ${serverAlone.toFixed(1)} s), peak ${peak.toFixed(0)} MiB`,
+        value: `slowest ${(slowest.ms / 1000).toFixed(1)} s (${(slowest.ms / plan.ms).toFixed(1)}× one alone, the median of ${ALONE_ROUNDS}), CLI CPU ${cpu} s (alone ${plan.cpuS?.toFixed(1) ?? '?'} s), server CPU ${server.toFixed(1)} s (alone ${serverAlone.toFixed(1)} s), peak ${peak.toFixed(0)} MiB`,
         note:
           session === 'own'
             ? `budget: each within 2× of one alone; each in a session of its own; ${load()}`
@@ -216,7 +236,7 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
       {
         section,
         name: `gds plan --json, ${MODELS} models, no change`,
-        value: `${figure(plan)}, server CPU ${serverAlone.toFixed(1)} s`,
+        value: `${figure(plan)}, server CPU ${serverAlone.toFixed(1)} s (${aloneRange})`,
         note: `budget: ≤ 25 requests, ≤ 5 s on PostgreSQL, ≤ 10 s on PGlite; ${loadAlone}`,
       },
       two,
