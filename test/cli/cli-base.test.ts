@@ -3,9 +3,11 @@
 // (node bin/run.js over dist/).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cliEntry,
   cliEnv,
@@ -16,6 +18,17 @@ import {
   runInTerminal,
 } from './helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+
+// The service a network command reaches: a 404 for every request, at once. (An unreachable port would cost
+// each command the backoff of its retries, seconds of waiting.)
+const service = createServer((request, response) => {
+  request.resume();
+  response.writeHead(404, { 'content-type': 'application/json' });
+  response.end('{"error":{"code":"not_found","message":"Nothing here."}}');
+});
+await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+afterAll(() => new Promise((resolve) => service.close(resolve)));
 
 let dir: string;
 beforeAll(async () => {
@@ -157,7 +170,7 @@ describe('start-up loads no heavy module', () => {
     const record = join(dir, `modules-${args.join('_').replace(/[^\w]/g, '')}.json`);
     const r = await runCli(args, {
       nodeArgs: ['--import', preload],
-      env: { GDS_TEST_LOADED_MODULES: record, ...env },
+      env: { GDS_TEST_LOADED_MODULES: record, SERVICE_API_URL: base, ...env },
     });
     expect(r.code).not.toBeNull();
     return JSON.parse(await readFile(record, 'utf8')) as string[];
@@ -174,7 +187,7 @@ describe('start-up loads no heavy module', () => {
   // gate, push and plan import the modules built on yaml, ajv and the diff library statically: each of these
   // libraries loads when the work needs it, not with the module.
   it.each([
-    [['gate', 'status', 'job_1', '--gate', '1', '--token', 'cli_x', '--base', 'http://127.0.0.1:9']],
+    [['gate', 'status', 'job_1', '--gate', '1', '--token', 'cli_x']],
     [['push', '--help']],
     [['plan', '--help']],
     [['gate', 'validate', '--help']],
@@ -222,27 +235,13 @@ describe('start-up loads no heavy module', () => {
   });
 
   it('a network command loads no undici (its request goes out on node:http)', async () => {
-    const modules = await loadedModules([
-      'list',
-      '--json',
-      '--token',
-      'cli_x',
-      '--base',
-      'http://127.0.0.1:9',
-    ]);
+    const modules = await loadedModules(['list', '--json', '--token', 'cli_x', '--base', base]);
     expect(modules.filter((m) => m.includes('/undici/'))).toEqual([]);
   });
 
   it('push loads PostgreSQL’s parser for a .sql view, and only then', async () => {
     await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id FROM t');
-    const modules = await loadedModules([
-      'push',
-      join(dir, 'v.sql'),
-      '--token',
-      'cli_x',
-      '--base',
-      'http://127.0.0.1:9',
-    ]);
+    const modules = await loadedModules(['push', join(dir, 'v.sql'), '--token', 'cli_x', '--base', base]);
     expect(modules.some((m) => m.includes('/node_modules/libpg-query/'))).toBe(true);
   });
 });

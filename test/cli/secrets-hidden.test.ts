@@ -4,12 +4,12 @@
 // target untouched (it used to be chmod-ed to 0600).
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   cliCommand,
   cliEnv,
@@ -24,35 +24,51 @@ const token = 'cli_PsMustNotShowThis0123456789';
 const apiKey = 'supersecretkey99';
 const password = 'pa55wordInUrl';
 let dir: string;
-let slow: Server;
+let service: Server;
 let base: string;
 let requests = 0;
+let holding = false;
+const held: ServerResponse[] = [];
+
+function answer(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end('{}');
+}
+
+/** Answers the requests held so far, and the ones after at once. */
+function release(): void {
+  holding = false;
+  for (const response of held.splice(0)) answer(response);
+}
 
 beforeAll(async () => {
   await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'gds-hidden-'));
-  // Answers after 4 s: gds waits on it long enough to be looked at with ps.
-  slow = createServer((request, response) => {
+  // While `holding`, requests wait unanswered: gds waits on the service for as long as a test looks at it
+  // with ps, and gets its answer once the test is done looking.
+  service = createServer((request, response) => {
     requests++;
     request.resume();
-    setTimeout(() => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end('{}');
-    }, 4_000);
+    if (holding) held.push(response);
+    else answer(response);
   });
-  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
 });
 
+// A test that failed while holding leaves none held for the next.
+afterEach(release);
+
 afterAll(async () => {
-  slow.closeAllConnections();
-  await new Promise((resolve) => slow.close(resolve));
+  service.closeAllConnections();
+  await new Promise((resolve) => service.close(resolve));
   await rm(dir, { recursive: true, force: true });
 });
 
 describe.runIf(process.platform === 'linux')('ps while gds waits on the service', () => {
   it('shows neither the --token value nor a -H header, masked in the command line', async () => {
     const before = requests;
+    holding = true;
     const [command, args] = cliCommand([
       'api',
       '/api/me',
@@ -74,6 +90,7 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
     expect(requests).toBeGreaterThan(before); // gds is past start-up, waiting for the answer
     const shown = execFileSync('ps', ['-o', 'args=', '-p', String(child.pid)], { encoding: 'utf8' });
     const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+    release();
     await done;
     for (const text of [shown, cmdline]) {
       expect(text).not.toContain(token);
@@ -86,6 +103,7 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
   it('shows a token given as an argument (tokens revoke tf_…) masked too', async () => {
     const clientToken = 'tf_PsMustNotShowThisEither0123';
     const before = requests;
+    holding = true;
     const [command, args] = cliCommand(['tokens', 'revoke', clientToken, '--yes', '--base', base]);
     const child = spawn(command, args, {
       env: cliEnv({ GDS_CONFIG_DIR: join(dir, 'ps-config'), SERVICE_TOKEN: 'cli_FromTheEnvironment01234' }),
@@ -98,6 +116,7 @@ describe.runIf(process.platform === 'linux')('ps while gds waits on the service'
     expect(requests).toBeGreaterThan(before);
     const shown = execFileSync('ps', ['-o', 'args=', '-p', String(child.pid)], { encoding: 'utf8' });
     const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+    release();
     await done;
     for (const text of [shown, cmdline]) {
       expect(text).not.toContain(clientToken);
