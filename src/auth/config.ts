@@ -14,6 +14,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';
 import { configDir } from '../core/folders.js';
 import { debugLog } from './debug-log.js';
+import type { RefreshHolder } from './refresh-holder.js';
 
 export const configVersion = 1;
 
@@ -57,6 +58,8 @@ export interface RefreshInFlight {
   since: string;
   /** The first 16 hex digits of the SHA-256 of the refresh token presented: the stored one, or not. */
   refreshTokenSha256: string;
+  /** The gds process presenting it: others wait for it while it lives (refresh-holder.ts). */
+  holder?: RefreshHolder;
 }
 
 /** A browser sign-in. Fields the file holds beside the ones named here are kept as they are. */

@@ -4,7 +4,9 @@
 // once). A refresh runs under the profile's cross-process lock and re-reads the profile first: when
 // another process already refreshed, its tokens are adopted and no second refresh is sent, so a
 // single-use refresh token is never presented twice; a process that lost the lock before presenting it (a slow
-// keychain read on a busy machine) starts over. The new tokens are written (atomically) before they
+// keychain read on a busy machine) starts over, and one that finds the token presented by a gds process
+// that still lives (it may have lost the lock while a slow keychain write outlasted the lock's stale time)
+// waits for it to save the new tokens (refresh-holder.ts). The new tokens are written (atomically) before they
 // are used. Only the grant differs by kind: the OAuth refresh-token grant, or POST /api/integration/refresh.
 // A killed gds must not brick its profile: the refresh is recorded in the profile before it is sent, the new
 // tokens are saved before anything else, Ctrl-C and SIGTERM wait (bounded) for that save, and a run that
@@ -21,10 +23,12 @@ import { openIdClient } from './openid-client.js';
 import type { Env, IntegrationProfile, RefreshInFlight, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, updateConfig, withProfileLock } from './config.js';
+import { debugLog } from './debug-log.js';
 import { finishBeforeExit } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
 import { saveProfile } from './profiles.js';
-import { readSecrets } from './secret-store.js';
+import { holderAlive, holderOf, presenting } from './refresh-holder.js';
+import { keychainTimeoutMs, readSecrets } from './secret-store.js';
 import { createApiClient, ApiError } from '../client/index.js';
 
 /** Refresh when the access token expires within this long. */
@@ -124,9 +128,16 @@ export async function refreshUnderLock(
   const now = options.now ?? Date.now;
   const fresh = (expiresAt: string | undefined) =>
     expiresAt === undefined || Date.parse(expiresAt) - now() >= REFRESH_MARGIN_MS;
-  for (let attempt = 1; ; attempt += 1) {
+  for (let attempt = 1; ;) {
     const refreshed = await refreshOnce(profileName, stale, forced, fresh, options);
-    if (refreshed === LOCK_LOST && attempt < lockAttempts) continue;
+    if (refreshed instanceof PresentedElsewhere) {
+      await untilSettled(profileName, refreshed.record, options);
+      continue;
+    }
+    if (refreshed === LOCK_LOST && attempt < lockAttempts) {
+      attempt += 1;
+      continue;
+    }
     if (refreshed === LOCK_LOST) throw lockLost(profileName);
     if (refreshed !== ALREADY_FRESH) return refreshed;
     const stored = await readSession(profileName, options);
@@ -139,17 +150,59 @@ const LOCK_LOST = Symbol('lock lost');
 /** How many times a refresh starts over after losing the profile lock before it gives up. */
 const lockAttempts = 5;
 
+/** The stored refresh token is being presented by another gds process that still lives. */
+class PresentedElsewhere {
+  constructor(readonly record: RefreshInFlight) {}
+}
+
+/**
+ * Whether the refresh `record` names may still be under way: its holder lives and it began less than the
+ * longest a refresh takes ago (a minute for the request, plus one keychain write): beyond that, a holder
+ * is taken to be stuck, or another process under its pid, and the refresh is taken over.
+ */
+async function underWay(record: RefreshInFlight, now: number, env: Env | undefined): Promise<boolean> {
+  const age = now - Date.parse(record.since);
+  if (!(age < 60_000 + keychainTimeoutMs(env ?? process.env))) return false;
+  return holderAlive(record.holder, record.refreshTokenSha256);
+}
+
+/** Waits (without the profile lock) until the refresh `record` names is no longer recorded or under way. */
+async function untilSettled(
+  profileName: string,
+  record: RefreshInFlight,
+  options: SessionAuthOptions,
+): Promise<void> {
+  const now = options.now ?? Date.now;
+  const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
+  debugLog(
+    `refresh of profile ${profileName}: process ${record.holder?.pid ?? '?'} presented its refresh token at ${record.since}; waiting for it to save the new tokens`,
+  );
+  for (;;) {
+    await sleep(100 + Math.random() * 150);
+    const profile = (await loadConfig({ env: options.env, warn: options.warn })).profiles[profileName];
+    const current = profile === undefined || profile.kind === 'static' ? undefined : profile.refreshInFlight;
+    if (
+      current?.since !== record.since ||
+      current.refreshTokenSha256 !== record.refreshTokenSha256 ||
+      !(await underWay(record, now(), options.env))
+    )
+      return;
+  }
+}
+
 async function refreshOnce(
   profileName: string,
   stale: string,
   forced: boolean,
   fresh: (expiresAt: string | undefined) => boolean,
   options: SessionAuthOptions,
-): Promise<SessionState | typeof ALREADY_FRESH | typeof LOCK_LOST> {
+): Promise<SessionState | typeof ALREADY_FRESH | typeof LOCK_LOST | PresentedElsewhere> {
   const now = options.now ?? Date.now;
   return withProfileLock(
     profileName,
-    async (stillHeld): Promise<SessionState | typeof ALREADY_FRESH | typeof LOCK_LOST> => {
+    async (
+      stillHeld,
+    ): Promise<SessionState | typeof ALREADY_FRESH | typeof LOCK_LOST | PresentedElsewhere> => {
       // Another process refreshed while this one waited for the lock: the config file says so, and the
       // secrets are read after the lock is let go. A keychain read can take seconds on a busy machine, and
       // every process waiting behind this one would wait for it too.
@@ -160,48 +213,53 @@ async function refreshOnce(
         if (stored.accessToken !== stale || (!forced && fresh(stored.expiresAt)))
           return { accessToken: stored.accessToken, expiresAt: stored.expiresAt };
       }
+      if (stored.inFlight !== undefined && (await underWay(stored.inFlight, now(), options.env)))
+        return new PresentedElsewhere(stored.inFlight);
       const refreshToken = stored.refreshToken;
       if (refreshToken === undefined)
         throw cannotRenew(profileName, stored.profile, 'it holds no refresh token');
-      if (stored.inFlight === undefined) await recordInFlight(profileName, refreshToken, now(), options);
+      // Also over a record of a holder that has ended: this process presents the token now.
+      await recordInFlight(profileName, refreshToken, now(), options);
       // Waiting on the keychain past the lock's stale time lets another process take the lock over and
       // present this same single-use refresh token. Start over instead: it may have refreshed already.
-      // (The record just written is harmless: this token was not presented.)
+      // (The record just written names this process: others wait for it to start over and present it.)
       if (!(await stillHeld())) return LOCK_LOST;
-      return finishBeforeExit(async () => {
-        let tokens: GrantedTokens;
-        try {
-          tokens = await grants[stored.profile.kind](stored, refreshToken, now());
-        } catch (error) {
-          if (!(error instanceof InvalidGrant)) throw error;
-          // Another writer (a `gds auth login --force`, an older gds without the lock) may just have
-          // replaced the tokens: use theirs, and never remove what they wrote.
-          const again = await readSession(profileName, options);
-          if (again.accessToken !== stale)
-            return { accessToken: again.accessToken, expiresAt: again.expiresAt };
-          // Refused for good: nothing is left to complete, and the profile stays as it was.
-          await forgetInFlight(profileName, options);
-          const interrupted =
-            stored.inFlight === undefined
-              ? ''
-              : `; a refresh interrupted at ${stored.inFlight.since} had already spent it, and the service answers a spent refresh token only once`;
-          throw cannotRenew(
+      return presenting(fingerprint(refreshToken), () =>
+        finishBeforeExit(async () => {
+          let tokens: GrantedTokens;
+          try {
+            tokens = await grants[stored.profile.kind](stored, refreshToken, now());
+          } catch (error) {
+            if (!(error instanceof InvalidGrant)) throw error;
+            // Another writer (a `gds auth login --force`, an older gds without the lock) may just have
+            // replaced the tokens: use theirs, and never remove what they wrote.
+            const again = await readSession(profileName, options);
+            if (again.accessToken !== stale)
+              return { accessToken: again.accessToken, expiresAt: again.expiresAt };
+            // Refused for good: nothing is left to complete, and the profile stays as it was.
+            await forgetInFlight(profileName, options);
+            const interrupted =
+              stored.inFlight === undefined
+                ? ''
+                : `; a refresh interrupted at ${stored.inFlight.since} had already spent it, and the service answers a spent refresh token only once`;
+            throw cannotRenew(
+              profileName,
+              stored.profile,
+              `the service refused its refresh token (${error.message})${interrupted}`,
+            );
+          }
+          // The new tokens first, even if the lock was lost while the request was out: the old refresh token is
+          // spent, these are the only copy.
+          const fields = { ...renewableFields(stored.profile), ...tokens.fields };
+          await saveProfile(
             profileName,
-            stored.profile,
-            `the service refused its refresh token (${error.message})${interrupted}`,
+            fields,
+            { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? refreshToken },
+            { env: options.env, warn: options.warn },
           );
-        }
-        // The new tokens first, even if the lock was lost while the request was out: the old refresh token is
-        // spent, these are the only copy.
-        const fields = { ...renewableFields(stored.profile), ...tokens.fields };
-        await saveProfile(
-          profileName,
-          fields,
-          { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? refreshToken },
-          { env: options.env, warn: options.warn },
-        );
-        return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
-      });
+          return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
+        }),
+      );
     },
     { env: options.env },
   );
@@ -226,6 +284,7 @@ async function recordInFlight(
   now: number,
   options: SessionAuthOptions,
 ): Promise<void> {
+  const holder = await holderOf();
   await updateConfig(
     (config) => {
       const profile = config.profiles[profileName];
@@ -233,6 +292,7 @@ async function recordInFlight(
       profile.refreshInFlight = {
         since: new Date(now).toISOString(),
         refreshTokenSha256: fingerprint(refreshToken),
+        holder,
       };
     },
     { env: options.env, warn: options.warn },

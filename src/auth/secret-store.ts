@@ -252,7 +252,8 @@ function inKeychainChild(
   });
 }
 
-function keychainTimeoutMs(env: Env): number {
+/** GDS_KEYCHAIN_TIMEOUT_MS, else 3 s: how long one keychain call may take before its process is killed. */
+export function keychainTimeoutMs(env: Env): number {
   const value = Number(env.GDS_KEYCHAIN_TIMEOUT_MS);
   return Number.isFinite(value) && value > 0 ? value : defaultTimeoutMs;
 }

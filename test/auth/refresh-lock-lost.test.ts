@@ -1,17 +1,27 @@
 // A refresher whose keychain read outlasts the profile lock's stale time: another process takes the lock
 // over and refreshes with the same single-use refresh token. The first must not present it again (the
-// service would revoke the whole sign-in): it starts over and adopts what the other one saved.
+// service would revoke the whole sign-in): it starts over and adopts what the other one saved. And the
+// other way round: a refresher whose keychain write of the new tokens outlasts the stale time, after it
+// presented the token, is waited for by the process that takes the lock over, which never presents the
+// spent token again while that refresher lives.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/auth/config.js';
+import { loadConfig, updateConfig } from '../../src/auth/config.js';
 import { refreshUnderLock } from '../../src/auth/refresh.js';
+import { holderOf } from '../../src/auth/refresh-holder.js';
 import type * as SecretStore from '../../src/auth/secret-store.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
 import { startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
 
 const slowRead = vi.hoisted(() => ({ after: undefined as (() => Promise<void>) | undefined }));
+const slowWrite = vi.hoisted(() => ({ before: undefined as (() => Promise<void>) | undefined }));
+const debugLines = vi.hoisted(() => ({ seen: (_line: string): void => undefined }));
+
+vi.mock('../../src/auth/debug-log.js', () => ({ debugLog: (line: string) => debugLines.seen(line) }));
 
 vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
   const real = await importOriginal<typeof SecretStore>();
@@ -25,8 +35,24 @@ vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
       await after?.();
       return answer;
     },
+    // The new tokens written only once `before` is done.
+    placeSecrets: async (...args: Parameters<typeof SecretStore.placeSecrets>) => {
+      const before = slowWrite.before;
+      slowWrite.before = undefined;
+      await before?.();
+      return real.placeSecrets(...args);
+    },
   };
 });
+
+/** Resolves at the first debug line saying a refresh waits for another process's. */
+function waitingForHolder(): Promise<string> {
+  return new Promise((resolve) => {
+    debugLines.seen = (line) => {
+      if (/waiting for it to save the new tokens/.test(line)) resolve(line);
+    };
+  });
+}
 
 let server: OAuthTestServer;
 let env: NodeJS.ProcessEnv;
@@ -45,36 +71,112 @@ beforeEach(async () => {
   return () => rm(dir, { recursive: true, force: true });
 });
 
-it('a refresher that lost the profile lock while reading the secrets starts over instead of presenting the spent token', async () => {
+interface Before {
+  tokens: { accessToken: string; refreshToken: string };
+  refreshed: number;
+  revoked: number;
+}
+
+/** A signed-in profile `work` whose access token expires within the refresh margin; the audit counts before. */
+async function expiringSession(): Promise<Before> {
   const issued = await server.signIn('owner@example.com');
   const tokens = { accessToken: issued.access_token, refreshToken: issued.refresh_token };
   await writeSessionProfile(env, 'work', server.url, tokens, new Date(Date.now() + 30_000).toISOString());
-  const refreshed = await server.auditCount('SESSION_REFRESHED');
-  const revoked = await server.auditCount('SESSION_REFRESH_REUSE_REVOKED');
-
-  let reading!: () => void;
-  const firstIsReading = new Promise<void>((resolve) => (reading = resolve));
-  let otherDone!: () => void;
-  slowRead.after = () => {
-    reading();
-    return new Promise<void>((resolve) => (otherDone = resolve));
+  return {
+    tokens,
+    refreshed: await server.auditCount('SESSION_REFRESHED'),
+    revoked: await server.auditCount('SESSION_REFRESH_REUSE_REVOKED'),
   };
-  const first = refreshUnderLock('work', tokens.accessToken, false, { env });
-  await firstIsReading;
-  // The read outlasted the stale time: another process removed the lock as abandoned, took it, refreshed.
-  await rm(join(dir, 'profile-work.lock'), { recursive: true, force: true });
-  const other = await refreshUnderLock('work', tokens.accessToken, false, { env });
-  otherDone();
+}
 
-  expect(await first).toEqual(other);
-  expect(other.accessToken).not.toBe(tokens.accessToken);
-  expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshed + 1);
-  expect(await server.auditCount('SESSION_REFRESH_REUSE_REVOKED')).toBe(revoked);
+/** A hook that says when it is reached and holds its caller there until `go()`. */
+function gate() {
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  let release: () => void = () => undefined;
+  return {
+    reached,
+    hook: () => {
+      reach();
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+    go: () => release(),
+  };
+}
+
+/** One refresh reached the service and none was revoked; the saved tokens are `result`'s, and work. */
+async function refreshedOnce(before: Before, result: { accessToken: string }) {
+  expect(result.accessToken).not.toBe(before.tokens.accessToken);
+  expect(await server.auditCount('SESSION_REFRESHED')).toBe(before.refreshed + 1);
+  expect(await server.auditCount('SESSION_REFRESH_REUSE_REVOKED')).toBe(before.revoked);
   const saved = (await loadConfig({ env })).profiles.work;
-  expect(saved).toMatchObject({ accessToken: other.accessToken });
+  expect(saved).toMatchObject({ accessToken: result.accessToken });
   expect(saved).not.toHaveProperty('refreshInFlight');
   const me = await fetch(`${server.url}/api/me`, {
-    headers: { authorization: `Bearer ${other.accessToken}` },
+    headers: { authorization: `Bearer ${result.accessToken}` },
   });
   expect(me.status).toBe(200);
+}
+
+it.each([
+  {
+    moment: 'while reading the secrets starts over instead of presenting the spent token',
+    slow: (hook: () => Promise<void>) => (slowRead.after = hook),
+  },
+  {
+    moment:
+      'after presenting the token, while writing the new ones, is waited for instead of the token presented again',
+    slow: (hook: () => Promise<void>) => (slowWrite.before = hook),
+  },
+])('a refresher that lost the profile lock $moment', async ({ slow }) => {
+  const before = await expiringSession();
+  const held = gate();
+  slow(held.hook);
+  const first = refreshUnderLock('work', before.tokens.accessToken, false, { env });
+  await held.reached;
+  // The read or write outlasted the stale time: another process removed the lock as abandoned and took it.
+  // Before the first presented the token, it refreshes; after, it finds the old tokens and the record of the
+  // refresh under way, and waits.
+  await rm(join(dir, 'profile-work.lock'), { recursive: true, force: true });
+  const waiting = waitingForHolder();
+  const other = refreshUnderLock('work', before.tokens.accessToken, false, { env });
+  await Promise.race([waiting, other.catch(() => undefined)]);
+  held.go();
+
+  const ours = await first;
+  expect(await other).toEqual(ours);
+  await refreshedOnce(before, ours);
+});
+
+it('a refresh recorded by another live process is waited for, and taken over once that process has ended', async () => {
+  const before = await expiringSession();
+  const { tokens } = before;
+  const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  const ended = new Promise((resolve) => holder.once('exit', resolve));
+  try {
+    const named = await holderOf(holder.pid);
+    // That process recorded the refresh and has not presented the token yet (or not had the answer).
+    await updateConfig(
+      (config) => {
+        Object.assign(config.profiles.work ?? {}, {
+          refreshInFlight: {
+            since: new Date().toISOString(),
+            refreshTokenSha256: createHash('sha256').update(tokens.refreshToken).digest('hex').slice(0, 16),
+            holder: named,
+          },
+        });
+      },
+      { env },
+    );
+    const waiting = waitingForHolder();
+    const renewed = refreshUnderLock('work', tokens.accessToken, false, { env });
+    const first = await Promise.race([waiting, renewed.then(() => 'refreshed at once')]);
+    expect(first).toMatch(new RegExp(`process ${holder.pid} presented its refresh token`));
+    expect(await server.auditCount('SESSION_REFRESHED')).toBe(before.refreshed);
+    holder.kill('SIGKILL');
+    await ended;
+    await refreshedOnce(before, await renewed);
+  } finally {
+    holder.kill('SIGKILL');
+  }
 });
