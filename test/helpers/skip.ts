@@ -83,6 +83,8 @@ function run(file: string, args: string[], input: string): Promise<{ code: numbe
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', (error) => resolve({ code: null, stderr: error.message }));
     child.on('close', (code) => resolve({ code, stderr }));
+    // A tool that ends (or is ended at the timeout) before reading its input: its exit code says how it went.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });
 }
