@@ -8,7 +8,7 @@ const noBuiltinImport = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', 'src/contract/types.gen.ts'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.gds-tmp/', 'src/contract/types.gen.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

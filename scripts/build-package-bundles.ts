@@ -1,6 +1,6 @@
 // `npm run build:package-bundles` (prepack runs it after tsc and `oclif manifest`): the npm package's bundle,
 // dist/bundle/gds.cjs; postpack removes it, so that a checkout never runs a bundle older than its sources.
-// Options: --no-minify.
+// Options: --no-minify; --out-dir DIR writes DIR/gds.cjs instead (the tests' installed package: ensureBuilt).
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -66,9 +66,13 @@ export async function buildPackageBundle(outDir: string, options: { minify: bool
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = performance.now();
-  const bundle = await buildPackageBundle(packageBundleDir, {
-    minify: !process.argv.includes('--no-minify'),
-  });
+  const outDir = process.argv.indexOf('--out-dir');
+  const bundle = await buildPackageBundle(
+    outDir === -1 ? packageBundleDir : resolve(process.argv[outDir + 1] ?? ''),
+    {
+      minify: !process.argv.includes('--no-minify'),
+    },
+  );
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(`build:package-bundles: ${relative(root, bundle)} in ${seconds} s\n`);
 }

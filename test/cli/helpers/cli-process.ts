@@ -1,8 +1,11 @@
-// Runs the real CLI as a child process: `node bin/run.js …` on Node 24 (node_modules/.bin/node), over the
-// compiled dist/. ensureBuilt() runs `tsc -p tsconfig.build.json` once when dist/ is older than src/
-// (`npm test` has built already, so it is a no-op there); parallel test files share one build via a lock.
+// Runs the real CLI as a child process on Node 24 (node_modules/.bin/node): what users run, the npm package
+// as installed (bin/run.js over its bundle, dist/bundle/gds.cjs), laid out in .gds-tmp/package by
+// ensureBuilt(). ensureBuilt() runs `tsc -p tsconfig.build.json` once when dist/ is older than src/ (`npm test`
+// has built already, so it is a no-op there), then the package's bundle when it is older than what it is built
+// from; parallel test files share one build via a lock. Before ensureBuilt() in a test process, and with node
+// options (a preload that watches dist/'s modules), the checkout's own `node bin/run.js` runs, over dist/.
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, rmdir, stat, symlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +13,12 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const node24 = join(repoRoot, 'node_modules/.bin/node');
 export const cliEntry = join(repoRoot, 'bin/run.js');
+/** The npm package as installed, with the bundle prepack makes: ensureBuilt() lays it out and keeps it fresh. */
+export const installedPackage = join(repoRoot, '.gds-tmp/package');
+const installedEntry = join(installedPackage, 'bin/run.js');
+const installedBundle = join(installedPackage, 'dist/bundle/gds.cjs');
+/** Set once ensureBuilt() has found (or made) the installed package's bundle fresh in this process. */
+let installedReady = false;
 
 export interface CliResult {
   code: number | null;
@@ -85,7 +94,9 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 
 /** The executable and arguments that run the CLI under test with `args`. */
 export function cliCommand(args: string[], nodeArgs: string[] = []): [string, string[]] {
-  return cliUnderTest === undefined ? [node24, [...nodeArgs, cliEntry, ...args]] : [cliUnderTest, args];
+  if (cliUnderTest !== undefined) return [cliUnderTest, args];
+  const entry = installedReady && nodeArgs.length === 0 ? installedEntry : cliEntry;
+  return [node24, [...nodeArgs, entry, ...args]];
 }
 
 export function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
@@ -110,7 +121,7 @@ export function runInTerminal(commandLine: string, env: Record<string, string | 
 }
 
 export async function ensureBuilt(): Promise<void> {
-  if (await distIsFresh()) return;
+  if ((await distIsFresh()) && (await installedIsFresh())) return;
   const lock = join(repoRoot, '.gds-tmp', 'build.lock');
   await mkdir(join(repoRoot, '.gds-tmp'), { recursive: true });
   for (let attempt = 0; ; attempt += 1) {
@@ -118,25 +129,97 @@ export async function ensureBuilt(): Promise<void> {
       await mkdir(lock);
       break;
     } catch {
-      if (attempt > 600) throw new Error(`build lock ${lock} held for over a minute: remove it if stale`);
+      if (attempt > 3000)
+        throw new Error(`build lock ${lock} held for over five minutes: remove it if stale`);
       await sleep(100);
     }
   }
   try {
-    if (await distIsFresh()) return;
-    const build = spawn(
-      node24,
-      [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: repoRoot,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const result = await collect(build);
-    if (result.code !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+    if (!(await distIsFresh()))
+      await build('npm run build', [
+        join(repoRoot, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'tsconfig.build.json',
+      ]);
+    if (!(await installedIsFresh())) await installPackage();
   } finally {
     await rmdir(lock);
   }
+}
+
+async function build(name: string, args: string[]): Promise<void> {
+  const result = await collect(spawn(node24, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] }));
+  if (result.code !== 0) throw new Error(`${name} failed:\n${result.stdout}${result.stderr}`);
+}
+
+/** Whether the installed package's bundle is as new as what it is built from (none under GDS_TEST_CLI). */
+async function installedIsFresh(): Promise<boolean> {
+  if (cliUnderTest !== undefined) return true;
+  installedReady = await bundleIsFresh();
+  return installedReady;
+}
+
+/**
+ * Lays out the npm package as npm installs it (bin/run.js, package.json, dist/ with the bundle, node_modules
+ * beside) in .gds-tmp/package, and builds its bundle as prepack does (scripts/build-package-bundles.ts).
+ */
+async function installPackage(): Promise<void> {
+  await rm(installedPackage, { recursive: true, force: true });
+  await mkdir(join(installedPackage, 'bin'), { recursive: true });
+  await mkdir(join(installedPackage, 'dist'));
+  await copyFile(join(repoRoot, 'bin/run.js'), installedEntry);
+  await copyFile(join(repoRoot, 'package.json'), join(installedPackage, 'package.json'));
+  for (const entry of await readdir(join(repoRoot, 'dist'), { withFileTypes: true })) {
+    if (entry.isDirectory() && !['bundle', 'sea-build', 'release', 'release-cache'].includes(entry.name))
+      await symlink(join(repoRoot, 'dist', entry.name), join(installedPackage, 'dist', entry.name));
+  }
+  await symlink(join(repoRoot, 'node_modules'), join(installedPackage, 'node_modules'));
+  const script = join(repoRoot, 'scripts/build-package-bundles.ts');
+  const tsx = join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
+  await build('npm run build:package-bundles', [
+    tsx,
+    script,
+    '--out-dir',
+    join(installedPackage, 'dist/bundle'),
+  ]);
+  if (!(await bundleIsFresh())) throw new Error(`${installedBundle} was built but is older than its sources`);
+  installedReady = true;
+}
+
+/** What the package's bundle is built from, besides src/ (the server's aside). */
+const bundleInputs = [
+  'bin/run.js',
+  'package.json',
+  'node_modules/.package-lock.json',
+  'scripts/build-package-bundles.ts',
+  'scripts/bundle',
+  'scripts/sea',
+];
+
+/**
+ * Whether `bundle` is at least as new as every file it is built from (src/, aside the server, and the build's
+ * own scripts and package files), leaving out those changed after the test run began, as distIsFresh does.
+ */
+export async function bundleIsFresh(
+  root = repoRoot,
+  startedMs = runStartedMs,
+  bundle = installedBundle,
+): Promise<boolean> {
+  const built = await stat(bundle).catch(() => undefined);
+  if (built === undefined) return false;
+  const inputs = [join(root, 'src'), ...bundleInputs.map((input) => join(root, input))];
+  for (const input of inputs) {
+    const files = (await stat(input).catch(() => undefined))?.isDirectory()
+      ? await listFiles(input)
+      : [input];
+    for (const file of files) {
+      if (relative(join(root, 'src'), file).startsWith('server')) continue;
+      const changed = await stat(file).catch(() => undefined);
+      if (changed === undefined || changed.mtimeMs > startedMs) continue;
+      if (built.mtimeMs < changed.mtimeMs) return false;
+    }
+  }
+  return true;
 }
 
 /** When the test run began (vitest.config.ts sets it; unset outside vitest: no bound). */
@@ -168,10 +251,12 @@ export async function distIsFresh(
 }
 
 async function listTypeScript(dir: string): Promise<string[]> {
+  return (await listFiles(dir)).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+}
+
+async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
-    .map((e) => join(e.parentPath, e.name));
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }
 
 /** The environment of a gds process talking to a test server with `token`, its config in `configDir`. */
