@@ -1,10 +1,11 @@
 // Test servers start on a database that already holds the service's schema: a copy of a PGlite data
 // directory, or a PostgreSQL database made from a template, each migrated once per set of migrations (their
 // digest names it) rather than by every server of every test file. Migrating took a server's start-up 0.4 s
-// of CPU, and 2 s for the first server of a test process. A PGlite copy holds the seeded data too (the
-// seed's 222 statements took 0.5 s of CPU a server): seeded once per version of the server's code, at a
-// fixed time long past, and moved to each server's start by `moveSeededTimes`. Every server thus has the
-// same seeded ids (each in a database of its own); its signing key and tokens are its own.
+// of CPU, and 2 s for the first server of a test process. The copy holds the seeded data too (the seed's 222
+// statements took 0.5 s of CPU a PGlite server, and as many round trips to PostgreSQL): seeded once per
+// version of the server's code, at a fixed time long past, and moved to each server's start by
+// `moveSeededTimes`. Every server thus has the same seeded ids (each in a database of its own); its signing
+// key and tokens are its own.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import type { Queryable } from '../../src/server/db/handle.js';
+import type { Db, Queryable } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
 import { migrate, MIGRATIONS } from '../../src/server/db/migrations.js';
 import { seedIfEmpty } from '../../src/server/seed.js';
@@ -209,6 +210,36 @@ export async function moveSeededTimes(db: Queryable, to: number): Promise<void> 
     END $$`);
 }
 
+/**
+ * Takes the advisory lock of the database `name` (held by `admin`'s session until it ends), and makes the
+ * database unless it is there: created (`create` is what follows CREATE DATABASE's name) and filled by `fill`
+ * under a name of its own, then renamed. Answers whether it made it.
+ */
+async function makeOnce(
+  admin: pg.Client,
+  adminUrl: string,
+  name: string,
+  create: string,
+  fill: (db: Db) => Promise<void>,
+): Promise<boolean> {
+  await admin.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [name]);
+  const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (found.rowCount !== 0) return false;
+  const making = `${name}_making_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${making} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${making}${create}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${making}`;
+  const db = await openDb({ databaseUrl: url.toString() });
+  try {
+    await fill(db);
+  } finally {
+    await db.close();
+  }
+  await admin.query(`ALTER DATABASE ${making} RENAME TO ${name}`);
+  return true;
+}
+
 const templates = new Map<string, Promise<string>>();
 
 /**
@@ -223,22 +254,7 @@ export function migratedPostgresTemplate(adminUrl: string): Promise<string> {
       const admin = new pg.Client({ connectionString: adminUrl });
       await admin.connect();
       try {
-        await admin.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [name]);
-        const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-        if (found.rowCount === 0) {
-          const making = `${name}_making_${process.pid}`;
-          await admin.query(`DROP DATABASE IF EXISTS ${making} WITH (FORCE)`);
-          await admin.query(`CREATE DATABASE ${making}`);
-          const url = new URL(adminUrl);
-          url.pathname = `/${making}`;
-          const db = await openDb({ databaseUrl: url.toString() });
-          try {
-            await migrate(db);
-          } finally {
-            await db.close();
-          }
-          await admin.query(`ALTER DATABASE ${making} RENAME TO ${name}`);
-        }
+        await makeOnce(admin, adminUrl, name, '', migrate);
       } finally {
         await admin.end();
       }
@@ -248,4 +264,59 @@ export function migratedPostgresTemplate(adminUrl: string): Promise<string> {
     templates.set(adminUrl, made);
   }
   return made;
+}
+
+/** Seeded template databases unused for this long are dropped when another is made (each edit makes one). */
+const UNUSED_MS = 3_600_000;
+const SEEDED_PREFIX = 'gds_test_seeded_';
+
+/**
+ * Creates the database `name` on the PostgreSQL of `adminUrl` holding the migrated schema and the seeded data
+ * of `workspaces` at SEEDED_AT (as `seededPgliteCopy`), from a template seeded once per version of the server's
+ * code. The template's advisory lock is held until the copy is made: a template is made once, and dropped as
+ * unused (its comment holds when it was last copied) only while no test process copies it.
+ */
+export async function createSeededPostgresDatabase(
+  adminUrl: string,
+  name: string,
+  workspaces: number,
+): Promise<void> {
+  const template = `${SEEDED_PREFIX}${await seededDigest()}_${workspaces}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const migrated = await migratedPostgresTemplate(adminUrl);
+    const made = await makeOnce(admin, adminUrl, template, ` TEMPLATE ${migrated}`, async (db) => {
+      let at = SEEDED_AT;
+      await seedIfEmpty(db, () => at++, workspaces);
+    });
+    if (made) await dropUnusedSeeded(admin, template);
+    await admin.query(`COMMENT ON DATABASE ${template} IS '${Date.now()}'`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Seeded templates other than `kept` copied last over UNUSED_MS ago, each taken under its own lock. */
+async function dropUnusedSeeded(admin: pg.Client, kept: string): Promise<void> {
+  const { rows } = await admin.query<{ name: string; used: string | null }>(
+    `SELECT datname AS name, shobj_description(oid, 'pg_database') AS used FROM pg_database
+      WHERE starts_with(datname, $1) AND datname <> $2 AND datname NOT LIKE '%\\_making\\_%'`,
+    [SEEDED_PREFIX, kept],
+  );
+  for (const { name, used } of rows) {
+    if (Date.now() - Number(used ?? 0) <= UNUSED_MS) continue;
+    const key = [name];
+    const { rows: locked } = await admin.query<{ got: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got',
+      key,
+    );
+    if (!locked[0]?.got) continue;
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`).catch(() => undefined);
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key);
+    }
+  }
 }

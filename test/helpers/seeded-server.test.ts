@@ -1,19 +1,23 @@
 // Test servers start on a copy of a seeded template (migrated-database.ts): each has a database of its own,
 // and its seeded data is dated as if the server had seeded it as it started, before what it wrote itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from './engines.js';
 import type { TestServer } from './server.js';
 import { startTestServer } from './server.js';
+import { needs } from './skip.js';
 
-describe('a test server on the seeded template', () => {
+describe.each(ENGINES)('a test server on the seeded template ($engine)', ({ postgres, skip }) => {
   let first: TestServer;
   let second: TestServer;
   let before: number;
   let after: number;
 
   beforeAll(async () => {
+    if (skip !== undefined) return;
+    const database = postgres ? 'postgres' : 'pglite';
     before = Date.now();
-    first = await startTestServer();
-    second = await startTestServer({ workspaces: 2 });
+    first = await startTestServer({ database });
+    second = await startTestServer({ database, workspaces: 2 });
     after = Date.now();
   });
 
@@ -22,7 +26,7 @@ describe('a test server on the seeded template', () => {
     await second?.close();
   });
 
-  it("dates the seeded rows at the server's start, in the order they were written", async () => {
+  it("dates the seeded rows at the server's start, in the order they were written", needs(skip), async () => {
     const times = await first.sql<{ at: Date }>(
       `SELECT created_at AS at FROM gds.audit_log WHERE details->>'seeded' = 'true' OR details ? 'note'
         UNION ALL SELECT created_at FROM gds.workspaces UNION ALL SELECT created_at FROM gds.tables
@@ -44,17 +48,21 @@ describe('a test server on the seeded template', () => {
     expect(noted).toBeLessThanOrEqual(certified?.at.getTime() ?? 0);
   });
 
-  it('seeds before what the server writes as it starts: its signing key and CLI tokens come later', async () => {
-    const [{ seeded, key, tokens }] = await first.sql(
-      `SELECT (SELECT max(created_at) FROM gds.tables) AS seeded,
+  it(
+    'seeds before what the server writes as it starts: its signing key and CLI tokens come later',
+    needs(skip),
+    async () => {
+      const [{ seeded, key, tokens }] = await first.sql(
+        `SELECT (SELECT max(created_at) FROM gds.tables) AS seeded,
               (SELECT min(created_at) FROM gds.signing_keys) AS key,
               (SELECT min(created_at) FROM gds.cli_tokens) AS tokens`,
-    );
-    expect(seeded.getTime()).toBeLessThanOrEqual(key.getTime());
-    expect(seeded.getTime()).toBeLessThanOrEqual(tokens.getTime());
-  });
+      );
+      expect(seeded.getTime()).toBeLessThanOrEqual(key.getTime());
+      expect(seeded.getTime()).toBeLessThanOrEqual(tokens.getTime());
+    },
+  );
 
-  it('gives each server a database of its own, with the workspaces asked for', async () => {
+  it('gives each server a database of its own, with the workspaces asked for', needs(skip), async () => {
     expect(first.ready.workspaces).toHaveLength(2);
     expect(second.ready.workspaces.map((w) => w.users.length)).toEqual([5, 4]);
     await first.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [first.table('orders').id, 'renamed']);

@@ -33,7 +33,12 @@ import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js
 import type { JobControl } from '../../src/server/governance/jobs.js';
 import type { ContractViolation } from '../../src/server/contract-check.js';
 import type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace } from '../../src/server/ready.js';
-import { migratedPostgresTemplate, moveSeededTimes, seededPgliteCopy } from './migrated-database.js';
+import {
+  createSeededPostgresDatabase,
+  migratedPostgresTemplate,
+  moveSeededTimes,
+  seededPgliteCopy,
+} from './migrated-database.js';
 
 export type { ReadyInfo, ReadyTable, ReadyUser, ReadyWorkspace };
 
@@ -132,7 +137,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       offset = 0;
     },
   };
-  const database = options.database === 'postgres' ? await createPostgresDatabase({ migrated: true }) : null;
+  const database =
+    options.database === 'postgres'
+      ? await createPostgresDatabase({ seeded: options.workspaces ?? 1 })
+      : null;
   const pglite = database ? null : await seededPgliteCopy(options.workspaces);
   // The seeded data is dated as if the server had seeded it as it started, before it wrote anything itself.
   const startedAt = clock.now();
@@ -160,12 +168,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
     ...(options.clockOffsetFile !== undefined ? { clockOffsetFile: options.clockOffsetFile } : {}),
   });
-  if (pglite)
-    await moveSeededTimes(running.db, startedAt).catch(async (error: unknown) => {
-      await running.close();
-      await pglite.remove();
-      throw error;
-    });
+  await moveSeededTimes(running.db, startedAt).catch(async (error: unknown) => {
+    await running.close();
+    await database?.drop();
+    await pglite?.remove();
+    throw error;
+  });
   const contract = running.contract;
   if (!contract && options.contractCheck !== false) throw new Error('test server: contract checking is off');
   const find = <T>(items: T[], match: (item: T) => boolean, what: string): T => {
@@ -257,19 +265,23 @@ export function postgresTestUrl(): { url: string } | { skip: string } {
 
 /**
  * A fresh database on the test PostgreSQL (see `postgresTestUrl`), and how to drop it: empty, or with
- * `migrated` the service's schema already in it (`migrated-database.ts`).
+ * `migrated` the service's schema already in it, or with `seeded` the schema and that many seeded workspaces
+ * dated long ago (`migrated-database.ts`; `moveSeededTimes` dates them now).
  */
 export async function createPostgresDatabase(
-  options: { migrated?: boolean } = {},
+  options: { migrated?: boolean; seeded?: number } = {},
 ): Promise<{ url: string; drop(): Promise<void> }> {
   const target = postgresTestUrl();
   if ('skip' in target) throw new Error(target.skip);
   const name = `gds_test_${process.pid}_${Date.now().toString(36)}`;
-  const template = options.migrated ? await migratedPostgresTemplate(target.url) : undefined;
-  const admin = new pg.Client({ connectionString: target.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
-  await admin.end();
+  if (options.seeded !== undefined) await createSeededPostgresDatabase(target.url, name, options.seeded);
+  else {
+    const template = options.migrated ? await migratedPostgresTemplate(target.url) : undefined;
+    const admin = new pg.Client({ connectionString: target.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+    await admin.end();
+  }
   const url = new URL(target.url);
   url.pathname = `/${name}`;
   return {
