@@ -69,6 +69,16 @@ export const TABLE_COLUMNS = `id, workspace_id, slug, name, mode, state, gate_mo
   source, owner_id, columns, governance_id, definition_version, gate1_version, data_version, grain,
   grain_key_columns, artifact, definition_checksum, project, created_at, updated_at`;
 
+/**
+ * TABLE_COLUMNS with the two large jsonb columns as their text, parsed by the caller: on PGlite a row's
+ * nested objects cost the database thread their decoding and their copy to the request thread, a string
+ * only its copy.
+ */
+const TABLE_COLUMNS_JSON_AS_TEXT = `id, workspace_id, slug, name, mode, state, gate_mode, environment_label,
+  connector_id, source, owner_id, columns::text AS columns, governance_id, definition_version, gate1_version,
+  data_version, grain, grain_key_columns, artifact::text AS artifact, definition_checksum, project, created_at,
+  updated_at`;
+
 export function toTableRow(row: Row): TableRow {
   return {
     id: row.id,
@@ -217,6 +227,59 @@ export async function listTablePage(
       connectorId: r.connector_id,
       artifactFile: r.artifact_file,
       project: r.project,
+    })),
+    next,
+  };
+}
+
+/**
+ * One page of an environment's active tables as whole rows, oldest first (listTablePage's order and cursor),
+ * with each one's artifact file: one query walking the tables_listed_by_environment index from the cursor,
+ * so a page reads its own rows only (listTablePage's list of environments makes the database read and sort
+ * the environment's every row for each page, and its whole rows then took a second query).
+ */
+export async function environmentTablePage(
+  q: Queryable,
+  query: {
+    workspaceId: string;
+    environment: string;
+    limit: number;
+    after?: { createdAt: string; id: string };
+  },
+): Promise<{
+  tables: Array<{ table: TableRow; artifactFile: string | null }>;
+  next: { createdAt: string; id: string } | null;
+}> {
+  const rows = await q.query<
+    Omit<Row, 'columns' | 'artifact'> & {
+      columns: string;
+      artifact: string | null;
+      artifact_file: string | null;
+      created_key: string;
+    }
+  >(
+    `SELECT ${TABLE_COLUMNS_JSON_AS_TEXT}, artifact->>'fileName' AS artifact_file,
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+       FROM gds.tables
+      WHERE workspace_id = $1 AND active AND environment_label = $2
+        ${query.after === undefined ? '' : 'AND (created_at, id) > ($3::timestamptz, $4::text)'}
+      ORDER BY created_at, id
+      LIMIT ${query.limit + 1}`,
+    [
+      query.workspaceId,
+      query.environment,
+      ...(query.after === undefined ? [] : [query.after.createdAt, query.after.id]),
+    ],
+  );
+  const { page, next } = keyedPage(rows, query.limit);
+  return {
+    tables: page.map((row) => ({
+      table: toTableRow({
+        ...row,
+        columns: JSON.parse(row.columns) as Column[],
+        artifact: row.artifact === null ? null : (JSON.parse(row.artifact) as TableRow['artifact']),
+      }),
+      artifactFile: row.artifact_file,
     })),
     next,
   };

@@ -1,7 +1,7 @@
 // `GET /api/held-tables`: everything `gds plan` compares a dbt project with, for the tables of one
 // environment, a page at a time: each table's list row, owner project, held definition, current gate1.yml and
 // live contract. A plan of 2,000 models reads it in a handful of requests instead of three per table. Read
-// with a few queries per page (the page's keys, then its rows, gate1.yml versions and contracts by id).
+// with three queries per page (its rows in the list's order, then their gate1.yml versions and contracts by id).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { requireEnvironment, requirePerson } from '../certification/access.js';
@@ -10,7 +10,7 @@ import { findContracts } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { currentGate1s } from '../gates/gate1-store.js';
-import { listTablePage, TABLE_COLUMNS, toTableRow } from '../governance/tables.js';
+import { environmentTablePage } from '../governance/tables.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
@@ -36,26 +36,16 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
     requireEnvironment(caller, environment);
     const limit = intParam(request.query, 'limit', 1, 1000, 500);
     const cursor = stringParam(request.query, 'cursor');
-    const { tables: keys, next } = await listTablePage(ctx.db, {
+    const { tables: page, next } = await environmentTablePage(ctx.db, {
       workspaceId: caller.workspaceId,
-      environments: [environment],
+      environment,
       limit,
-      after: cursor === undefined ? undefined : decodeListCursor(cursor),
+      ...(cursor === undefined ? {} : { after: decodeListCursor(cursor) }),
     });
-    const ids = keys.map((k) => k.id);
-    const [rows, gates, contracts] = await Promise.all([
-      ctx.db.query<Parameters<typeof toTableRow>[0]>(
-        `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE id = ANY($1)`,
-        [ids],
-      ),
-      currentGate1s(ctx.db, ids),
-      findContracts(ctx.db, ids),
-    ]);
-    const byId = new Map(rows.map((row) => [row.id, toTableRow(row)]));
+    const ids = page.map(({ table }) => table.id);
+    const [gates, contracts] = await Promise.all([currentGate1s(ctx.db, ids), findContracts(ctx.db, ids)]);
     const tables: Schema<'HeldTable'>[] = [];
-    for (const key of keys) {
-      const table = byId.get(key.id);
-      if (table === undefined) continue;
+    for (const { table, artifactFile } of page) {
       const gate1 = gates.get(table.id);
       const contract = contracts.get(table.id);
       tables.push({
@@ -67,7 +57,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
         environmentLabel: table.environmentLabel,
         source: table.source,
         connectorId: table.connectorId,
-        artifactFile: key.artifactFile,
+        artifactFile,
         project: table.project,
         definition: heldDefinitionOf(caller, table),
         gate1: gate1 === undefined ? null : { tableId: table.id, ...gate1 },
