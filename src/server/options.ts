@@ -11,6 +11,7 @@ import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
 import { parseClockOffset } from './clock.js';
 import { DEFAULT_EMBEDDED_ROW_LIMIT } from './db/embedded-limit.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './db/index.js';
+import { DEFAULT_DEVICE_INTERVAL_SECONDS } from './oauth/settings.js';
 
 const DEFAULT_READY_FILE = join(tmpdir(), 'gds-server', 'ready.json');
 
@@ -73,6 +74,13 @@ const OPTIONS: readonly ServerOption[] = [
     default: String(DEFAULT_REFRESH_GRACE_MS / 1000),
     description:
       'seconds a spent refresh token still answers with its successor while that is unused (0 to 86400; 0: single use)',
+  },
+  {
+    name: 'device-interval',
+    value: 'S',
+    default: String(DEFAULT_DEVICE_INTERVAL_SECONDS),
+    description:
+      'seconds a device sign-in (gds auth login) waits between two polls of its code (RFC 8628 interval; 1 to 60)',
   },
   {
     name: 'workspaces',
@@ -231,6 +239,9 @@ export function parseServerArgs(
     ...(rateLimit ? { rateLimit: integer('rate-limit', rateLimit, 1, 1_000_000_000) } : {}),
     ...(text('refresh-grace') !== undefined
       ? { refreshGraceMs: (integer('refresh-grace', text('refresh-grace'), 0, 86_400) ?? 0) * 1000 }
+      : {}),
+    ...(text('device-interval') !== undefined
+      ? { deviceFlow: { intervalSeconds: integer('device-interval', text('device-interval'), 1, 60) } }
       : {}),
     ...(text('workspaces') !== undefined
       ? { workspaces: integer('workspaces', text('workspaces'), 1, 9) }

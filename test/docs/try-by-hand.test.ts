@@ -1,8 +1,9 @@
 // README's "Try it by hand", run as written: its shell blocks are taken from README.md and run by bash
-// against `npm run server`, with `gds` on the PATH as the installed CLI would be. Two changes, both
-// so that parallel runs never meet: the server gets `--port 0` and a ready file in a temp folder, and
-// the README's http://127.0.0.1:8787 becomes the port it got. Nobody is there to approve the sign-in,
-// so the test does what the /device page's form does: a POST of the code and the e-mail the README names.
+// against `npm run server`, with `gds` on the PATH as the installed CLI would be. Three changes: so that
+// parallel runs never meet, the server gets `--port 0` and a ready file in a temp folder, and the README's
+// http://127.0.0.1:8787 becomes the port it got; and `--device-interval 1`, so that the sign-in's polls
+// come a second apart instead of five. Nobody is there to approve the sign-in, so the test does what the
+// /device page's form does: a POST of the code and the e-mail the README names.
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,12 +33,16 @@ const project = () => join(dir, 'project');
 
 function startServer(commandLine: string, readyFile: string): Promise<NonNullable<typeof server>> {
   // `npm run server` as the README says, in its own process group so the whole group can be stopped.
-  const child = spawn('sh', ['-c', `${commandLine} -- --port 0 --ready-file ${readyFile}`], {
-    cwd: repoRoot,
-    env: cliEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    'sh',
+    ['-c', `${commandLine} -- --port 0 --ready-file ${readyFile} --device-interval 1`],
+    {
+      cwd: repoRoot,
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

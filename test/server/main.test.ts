@@ -127,6 +127,7 @@ describe('npm run server', () => {
       'database-url',
       'rate-limit',
       'refresh-grace',
+      'device-interval',
       'workspaces',
       'query-timeout',
       'embedded-row-limit',
@@ -235,8 +236,11 @@ describe("npm run server's command line", () => {
     );
   });
 
-  it('refuses a bad port, workspace count or stage', () => {
+  it('refuses a bad port, workspace count, device interval or stage', () => {
     expect(refusal(['--port', 'eighty'])).toContain('--port must be an integer');
+    expect(refusal(['--device-interval', '0'])).toContain(
+      '--device-interval must be an integer from 1 to 60',
+    );
     expect(refusal(['--workspaces', '0'])).toContain('--workspaces must be an integer from 1 to 9');
     for (const stage of ['api', 'a/b'])
       expect(refusal(['--stage', stage])).toContain(`--stage must be one path segment of letters, digits`);
@@ -264,11 +268,28 @@ describe("npm run server's command line", () => {
 
   it('reads a good command line into the server options and the ready file', () => {
     const parsed = parseServerArgs(
-      ['--port', '0', '--workspaces', '2', '--stage', 'prod', '--ready-file', join(dir, 'r.json')],
+      [
+        '--port',
+        '0',
+        '--workspaces',
+        '2',
+        '--stage',
+        'prod',
+        '--device-interval',
+        '1',
+        '--ready-file',
+        join(dir, 'r.json'),
+      ],
       { GDS_DATABASE_URL: 'postgres://db/x' },
     );
     expect(parsed).toMatchObject({
-      server: { port: 0, workspaces: 2, stage: 'prod', databaseUrl: 'postgres://db/x' },
+      server: {
+        port: 0,
+        workspaces: 2,
+        stage: 'prod',
+        deviceFlow: { intervalSeconds: 1 },
+        databaseUrl: 'postgres://db/x',
+      },
       readyFile: join(dir, 'r.json'),
     });
     expect(parseServerArgs(['--help'], {})).toEqual({ help: true });

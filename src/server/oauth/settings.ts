@@ -9,6 +9,9 @@ export const REFRESH_TOKEN_GRANT = 'refresh_token';
 /** Spec §2: a refresh token lives 30 days. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** RFC 8628's `interval` when the server names none: a client waits 5 s between two polls. */
+export const DEFAULT_DEVICE_INTERVAL_SECONDS = 5;
+
 export interface DeviceFlowOptions {
   /** Seconds a client waits between polls (RFC 8628 `interval`); default 5. */
   intervalSeconds?: number;
@@ -24,7 +27,7 @@ export type DeviceFlowSettings = Required<DeviceFlowOptions>;
 
 export function deviceFlowSettings(options: DeviceFlowOptions = {}): DeviceFlowSettings {
   return {
-    intervalSeconds: options.intervalSeconds ?? 5,
+    intervalSeconds: options.intervalSeconds ?? DEFAULT_DEVICE_INTERVAL_SECONDS,
     expiresInSeconds: options.expiresInSeconds ?? 600,
     codesPerAddressPerMinute: options.codesPerAddressPerMinute ?? 60,
     maxPendingCodes: options.maxPendingCodes ?? 1000,
