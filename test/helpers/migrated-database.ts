@@ -157,6 +157,21 @@ export function migratedPgliteCopy(): Promise<{ dataDir: string; remove(): Promi
 /** When the seeded templates' data was written: every time the seed writes is within a second of it. */
 const SEEDED_AT = Date.UTC(2000, 0, 1);
 
+/**
+ * The seed reads its clock at most this many times (a millisecond a reading): its data, moved to a server's
+ * start, ends within this long of it, and the server writes nothing of its own before then (startTestServer).
+ */
+export const SEED_SPAN_MS = 64;
+
+/** Seeds `workspaces` into `db` at SEEDED_AT, a millisecond a clock reading, within SEED_SPAN_MS. */
+async function seedAtSeededTime(db: Db, workspaces: number): Promise<void> {
+  // A millisecond a reading, as time passes while the server seeds: what it writes in turn stays in turn.
+  let at = SEEDED_AT;
+  await seedIfEmpty(db, () => at++, workspaces);
+  if (at - SEEDED_AT > SEED_SPAN_MS)
+    throw new Error(`the seed read its clock ${at - SEEDED_AT} times: raise SEED_SPAN_MS to more than that`);
+}
+
 let seedDigest: Promise<string> | undefined;
 
 /** Names what the seed writes: the migrations, and the code of the server, core and contract it runs. */
@@ -182,9 +197,7 @@ async function seededPglite(workspaces: number): Promise<string> {
     await copyDirectory(await migratedPglite(), dataDir);
     const db = await openDb({ dataDir });
     try {
-      // A millisecond a reading, as time passes while the server seeds: what it writes in turn stays in turn.
-      let at = SEEDED_AT;
-      await seedIfEmpty(db, () => at++, workspaces);
+      await seedAtSeededTime(db, workspaces);
     } finally {
       await db.close();
     }
@@ -319,8 +332,7 @@ export async function createSeededPostgresDatabase(
   try {
     const migrated = await migratedPostgresTemplate(adminUrl);
     const made = await makeOnce(admin, adminUrl, template, ` TEMPLATE ${migrated}`, async (db) => {
-      let at = SEEDED_AT;
-      await seedIfEmpty(db, () => at++, workspaces);
+      await seedAtSeededTime(db, workspaces);
     });
     if (made) await dropUnusedSeeded(admin, template);
     await admin.query(`COMMENT ON DATABASE ${template} IS '${Date.now()}'`);

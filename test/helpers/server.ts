@@ -26,6 +26,7 @@
 //   await server.jobs.runPending()                    // runs them to SUCCEEDED/FAILED (CANCELLED stays)
 //   await server.sql('UPDATE gds.tables SET state = $2 WHERE id = $1', [id, 'CERTIFIED'])
 //                                                     // arrange or read server state directly
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ServerOptions } from '../../src/server/app.js';
 import { createServer } from '../../src/server/app.js';
@@ -37,6 +38,7 @@ import {
   createSeededPostgresDatabase,
   migratedPostgresTemplate,
   moveSeededTimes,
+  SEED_SPAN_MS,
   seededPgliteCopy,
 } from './migrated-database.js';
 
@@ -142,8 +144,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ? await createPostgresDatabase({ seeded: options.workspaces ?? 1 })
       : null;
   const pglite = database ? null : await seededPgliteCopy(options.workspaces);
-  // The seeded data is dated as if the server had seeded it as it started, before it wrote anything itself.
+  // The seeded data is dated as if the server had seeded it as it started, before it wrote anything itself:
+  // it ends within SEED_SPAN_MS of the start, and a server on a copy can write its signing key sooner.
   const startedAt = clock.now();
+  await sleep(SEED_SPAN_MS + 1);
   const running = await createServer({
     port: 0,
     contractCheck: options.contractCheck ?? true,
