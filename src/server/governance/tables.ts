@@ -64,20 +64,43 @@ interface Row {
   updated_at: Date | string;
 }
 
-/** The select list that `toTableRow` reads; usable with a table alias prefix. */
-export const TABLE_COLUMNS = `id, workspace_id, slug, name, mode, state, gate_mode, environment_label, connector_id,
-  source, owner_id, columns, governance_id, definition_version, gate1_version, data_version, grain,
-  grain_key_columns, artifact, definition_checksum, project, created_at, updated_at`;
+const TABLE_COLUMN_NAMES = [
+  'id',
+  'workspace_id',
+  'slug',
+  'name',
+  'mode',
+  'state',
+  'gate_mode',
+  'environment_label',
+  'connector_id',
+  'source',
+  'owner_id',
+  'columns',
+  'governance_id',
+  'definition_version',
+  'gate1_version',
+  'data_version',
+  'grain',
+  'grain_key_columns',
+  'artifact',
+  'definition_checksum',
+  'project',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof Row>;
+
+/** The select list that `toTableRow` reads. */
+export const TABLE_COLUMNS = TABLE_COLUMN_NAMES.join(', ');
 
 /**
  * TABLE_COLUMNS with the two large jsonb columns as their text, parsed by the caller: on PGlite a row's
  * nested objects cost the database thread their decoding and their copy to the request thread, a string
  * only its copy.
  */
-const TABLE_COLUMNS_JSON_AS_TEXT = `id, workspace_id, slug, name, mode, state, gate_mode, environment_label,
-  connector_id, source, owner_id, columns::text AS columns, governance_id, definition_version, gate1_version,
-  data_version, grain, grain_key_columns, artifact::text AS artifact, definition_checksum, project, created_at,
-  updated_at`;
+const TABLE_COLUMNS_JSON_AS_TEXT = TABLE_COLUMN_NAMES.map((name) =>
+  name === 'columns' || name === 'artifact' ? `${name}::text AS ${name}` : name,
+).join(', ');
 
 export function toTableRow(row: Row): TableRow {
   return {
