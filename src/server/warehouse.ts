@@ -1,5 +1,6 @@
 // Read access to warehouse objects (a connector's schema). The service never writes to them.
 import type { Queryable } from './db/handle.js';
+import { jsonRows } from './db/handle.js';
 import type { Column, ColumnType } from './records/columns.js';
 import { INTEGER_BYTES } from './records/columns.js';
 
@@ -90,19 +91,20 @@ const COLUMNS_WHERE = `n.nspname = ANY($1::text[])
  * Each table of `schemas` with its columns' names and data types (as columnsOf gives them) in order: one row a
  * table, not a column. On PGlite most of the cost of reading a schema of 2,000 tables is each row's way from
  * the database to JavaScript: 16,000 rows of seven fields took 190-310 ms of the database thread's CPU, 2,000
- * of three 110-150 ms.
+ * of three 110-150 ms, the 2,000 as one JSON text (jsonRows) 86-90 ms against 100-108.
  */
 async function tablesOf(
   q: Queryable,
   schemas: string[],
 ): Promise<Array<{ table_schema: string; table_name: string; columns: Array<[string, string]> }>> {
-  return q.query(
+  return jsonRows(
+    q,
     `SELECT n.nspname AS table_schema, c.relname AS table_name,
             json_agg(json_build_array(a.attname, ${DATA_TYPE}) ORDER BY a.attnum) AS columns
        ${COLUMNS_FROM}
       WHERE ${COLUMNS_WHERE}
-      GROUP BY n.nspname, c.relname
-      ORDER BY n.nspname, c.relname`,
+      GROUP BY n.nspname, c.relname`,
+    'table_schema, table_name',
     [schemas],
   );
 }

@@ -130,6 +130,8 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
       const listed = (await client.tables.list()).filter((t) => t.environmentLabel === 'dev');
       expect(all.map((t) => t.id)).toEqual(listed.map((t) => t.id));
       expect(await client.tables.held('dev', { pageSize: 2 })).toEqual(all);
+      // A page reads its rows as one JSON text: each definition as the table's own read answers it.
+      for (const table of all) expect(table.definition).toEqual(await client.artifacts.held(table.id));
       const one = all.find((t) => t.name === 'sv_one');
       expect(one).toMatchObject({
         project: 'saved@' + dev,

@@ -44,3 +44,22 @@ export interface Db extends Queryable {
   processLock?<T>(name: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/**
+ * The rows of `select` (which orders them by `orderBy`) as one JSON text, parsed on the calling thread: on
+ * PGlite each row's fields cost the database thread their decoding and their copy to the request thread,
+ * which one string does not (a page of 500 held tables: about half the database thread's time). Each row
+ * is an object keyed by the select list's names; jsonb values arrive parsed, timestamps as ISO text.
+ */
+export async function jsonRows<T>(
+  q: Queryable,
+  select: string,
+  orderBy: string,
+  params?: unknown[],
+): Promise<T[]> {
+  const [row] = await q.query<{ rows: string }>(
+    `SELECT coalesce(json_agg(selected ORDER BY ${orderBy}), '[]')::text AS rows FROM (${select}) selected`,
+    params,
+  );
+  return JSON.parse(row?.rows ?? '[]') as T[];
+}

@@ -3,6 +3,7 @@
 import type { GovernanceArtifact } from '../../core/artifacts/index.js';
 import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/handle.js';
+import { jsonRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
 import { keyedPage } from '../list-cursor.js';
@@ -92,15 +93,6 @@ const TABLE_COLUMN_NAMES = [
 
 /** The select list that `toTableRow` reads. */
 export const TABLE_COLUMNS = TABLE_COLUMN_NAMES.join(', ');
-
-/**
- * TABLE_COLUMNS with the two large jsonb columns as their text, parsed by the caller: on PGlite a row's
- * nested objects cost the database thread their decoding and their copy to the request thread, a string
- * only its copy.
- */
-const TABLE_COLUMNS_JSON_AS_TEXT = TABLE_COLUMN_NAMES.map((name) =>
-  name === 'columns' || name === 'artifact' ? `${name}::text AS ${name}` : name,
-).join(', ');
 
 export function toTableRow(row: Row): TableRow {
   return {
@@ -273,21 +265,16 @@ export async function environmentTablePage(
   tables: Array<{ table: TableRow; artifactFile: string | null }>;
   next: { createdAt: string; id: string } | null;
 }> {
-  const rows = await q.query<
-    Omit<Row, 'columns' | 'artifact'> & {
-      columns: string;
-      artifact: string | null;
-      artifact_file: string | null;
-      created_key: string;
-    }
-  >(
-    `SELECT ${TABLE_COLUMNS_JSON_AS_TEXT}, artifact->>'fileName' AS artifact_file,
+  const rows = await jsonRows<Row & { artifact_file: string | null; created_key: string }>(
+    q,
+    `SELECT ${TABLE_COLUMNS}, artifact->>'fileName' AS artifact_file,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM gds.tables
       WHERE workspace_id = $1 AND active AND environment_label = $2
         ${query.after === undefined ? '' : 'AND (created_at, id) > ($3::timestamptz, $4::text)'}
       ORDER BY created_at, id
       LIMIT ${query.limit + 1}`,
+    'created_at, id',
     [
       query.workspaceId,
       query.environment,
@@ -297,11 +284,7 @@ export async function environmentTablePage(
   const { page, next } = keyedPage(rows, query.limit);
   return {
     tables: page.map((row) => ({
-      table: toTableRow({
-        ...row,
-        columns: JSON.parse(row.columns) as Column[],
-        artifact: row.artifact === null ? null : (JSON.parse(row.artifact) as TableRow['artifact']),
-      }),
+      table: toTableRow(row),
       artifactFile: row.artifact_file,
     })),
     next,
