@@ -1,7 +1,8 @@
-// `gds records export`: the real gds against the reference server, on a Mode B table of 10,000 rows whose
-// values are the hard ones (test/helpers/records.ts). Every row comes out once, exactly as stored, as NDJSON
-// on stdout or CSV in a file; a SIGKILL in the middle and `--resume` give the same file as a run that was
-// never interrupted. gds runs in the test process (runInProcess), but where it is killed or on a terminal.
+// `gds records export`: the real gds against the reference server (on PostgreSQL where there is one:
+// bulk-rows-server.ts), on a Mode B table of 10,000 rows whose values are the hard ones
+// (test/helpers/records.ts). Every row comes out once, exactly as stored, as NDJSON on stdout or CSV in a file;
+// a SIGKILL in the middle and `--resume` give the same file as a run that was never interrupted. gds runs in
+// the test process (runInProcess), but where it is killed or on a terminal.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -11,10 +12,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { createModeBTable, fillRows, storedRows, WIDE_COLUMNS } from '../helpers/records.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+import { startBulkRowsServer } from './bulk-rows-server.js';
 import { csvValue } from '../../src/core/csv.js';
 
 const ROWS = 10_000;
@@ -26,8 +27,7 @@ let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  // The functional tests run far above the spec's 200 a minute; records-pacing.test.ts holds the limit low.
-  [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
+  [server] = await Promise.all([startBulkRowsServer(), ensureBuilt()]);
   table = await createModeBTable(server, 'export_wide');
   half = await createModeBTable(server, 'export_half');
   await fillRows(server, table, ROWS);
