@@ -82,6 +82,11 @@ export interface ServerOptions {
   stage?: string;
   /** PGlite data directory (state survives restarts); in memory when absent. */
   dataDir?: string;
+  /**
+   * PGlite: the folder in which an in-memory database and each gate sandbox unpack their cluster (a private
+   * folder each, removed on close); default the temp folder. Tests pass one in memory (/dev/shm).
+   */
+  scratchDir?: string;
   /** A PostgreSQL connection string; used instead of PGlite. */
   databaseUrl?: string;
   /** Requests per minute per token on table endpoints; default 200. */
@@ -170,6 +175,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
     ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
     ...(options.embeddedRowLimit ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
+    ...(options.scratchDir ? { scratchDir: options.scratchDir } : {}),
   });
   try {
     // Several server processes may start together on one PostgreSQL: one at a time migrates, seeds, makes

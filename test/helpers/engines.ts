@@ -4,6 +4,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
+import { scratchDir } from './migrated-database.js';
 import { createPostgresDatabase } from './server.js';
 import { noPostgres } from './skip.js';
 
@@ -34,7 +35,7 @@ export function useEngineDb(
       drop = database.drop;
       db = await openDb({ databaseUrl: database.url });
     } else {
-      db = await openDb({});
+      db = await openDb({ scratchDir: await scratchDir() });
     }
     await setup(db);
   }, timeoutMs);

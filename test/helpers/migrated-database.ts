@@ -53,10 +53,19 @@ async function databasesRoot(): Promise<string> {
   return (await shm) ? '/dev/shm' : tmpdir();
 }
 
-/** Copies a killed test process left in memory (each server's is removed as it closes): none lives a day. */
+/**
+ * The folder test servers' in-memory databases and gate sandboxes unpack their clusters in (the server's
+ * `scratchDir`): the one test databases go in. Unpacking the empty cluster's 1,170 files took 0.9-1.2 s of CPU
+ * in the temp folder on ext4 (two thirds of it the system's), 0.4 s in /dev/shm.
+ */
+export function scratchDir(): Promise<string> {
+  return databasesRoot();
+}
+
+/** Copies and clusters a killed test process left in memory (each is removed as it closes): none lives a day. */
 async function removeAbandoned(root: string): Promise<void> {
   for (const name of await readdir(root)) {
-    if (!name.startsWith('gds-test-db-')) continue;
+    if (!name.startsWith('gds-test-db-') && !name.startsWith('gds-pglite-')) continue;
     const folder = join(root, name);
     const found = await lstat(folder).catch(() => undefined);
     if (found?.isDirectory() && found.uid === process.getuid?.() && Date.now() - found.mtimeMs > 86_400_000)

@@ -39,6 +39,7 @@ import {
   migratedPostgresTemplate,
   moveSeededTimes,
   SEED_SPAN_MS,
+  scratchDir,
   seededPgliteCopy,
 } from './migrated-database.js';
 
@@ -166,7 +167,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
     ...(options.jobReadHoldMs !== undefined ? { jobReadHoldMs: options.jobReadHoldMs } : {}),
     ...(database ? { databaseUrl: database.url } : {}),
-    ...(pglite ? { dataDir: pglite.dataDir } : {}),
+    ...(pglite ? { dataDir: pglite.dataDir, scratchDir: await scratchDir() } : {}),
     ...(options.dbt ? { dbt: options.dbt } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),

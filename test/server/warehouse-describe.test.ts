@@ -5,13 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
+import { scratchDir } from '../helpers/migrated-database.js';
 import { describeWarehouseObject } from '../../src/server/warehouse.js';
 
 let db: Db;
 const TABLES = 60;
 
 beforeAll(async () => {
-  db = await openDb({});
+  db = await openDb({ scratchDir: await scratchDir() });
   await db.exec('CREATE SCHEMA analytics');
   for (let i = 0; i < TABLES; i++)
     await db.exec(`CREATE TABLE analytics.t_${i} (id integer NOT NULL, label text, amount numeric(12,2))`);

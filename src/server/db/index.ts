@@ -27,6 +27,8 @@ export interface DbOptions {
   queryTimeoutMs?: number;
   /** PGlite only: Db.rowLimit; default DEFAULT_EMBEDDED_ROW_LIMIT. */
   embeddedRowLimit?: number;
+  /** PGlite only: where an in-memory database and the gate sandboxes unpack their clusters; default the temp folder. */
+  scratchDir?: string;
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
@@ -39,6 +41,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
     : openPgliteWorker(options.dataDir, emptyCluster, timeout, {
         sandbox: true,
         rowLimit: options.embeddedRowLimit ?? DEFAULT_EMBEDDED_ROW_LIMIT,
+        ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }),
       });
 }
 

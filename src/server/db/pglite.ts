@@ -78,9 +78,11 @@ export async function openPgliteWorker(
   dataDir: string | undefined,
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
-  options: { sandbox: boolean; sharedBuffers?: string; rowLimit?: number } = { sandbox: true },
+  options: { sandbox: boolean; sharedBuffers?: string; rowLimit?: number; scratchDir?: string } = {
+    sandbox: true,
+  },
 ): Promise<Db> {
-  const privateDir = dataDir ? undefined : await mkdtemp(join(tmpdir(), 'gds-pglite-'));
+  const privateDir = dataDir ? undefined : await mkdtemp(join(options.scratchDir ?? tmpdir(), 'gds-pglite-'));
   try {
     const db = new PgliteWorkerDb(
       dataDir ?? (privateDir as string),
@@ -90,7 +92,7 @@ export async function openPgliteWorker(
       await pgliteModule(),
     );
     if (options.sandbox) {
-      db.sandbox = sandboxesOf(cluster, queryTimeoutMs, db);
+      db.sandbox = sandboxesOf(cluster, queryTimeoutMs, db, options.scratchDir);
       db.gateQueue = new GateQueue({
         slots: GATE_SLOTS,
         depth: GATE_QUEUE_DEPTH,
@@ -153,6 +155,7 @@ function sandboxesOf(
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
   owner: PgliteWorkerDb,
+  scratchDir: string | undefined,
 ): NonNullable<Db['sandbox']> {
   const open = new Set<Db>();
   const idle = new Map<Db, NodeJS.Timeout>();
@@ -186,6 +189,7 @@ function sandboxesOf(
       sandbox = await openPgliteWorker(undefined, cluster, queryTimeoutMs, {
         sandbox: false,
         sharedBuffers: SANDBOX_SHARED_BUFFERS,
+        ...(scratchDir === undefined ? {} : { scratchDir }),
       });
     } catch (error) {
       opening--;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateQueue, ServerBusyError } from '../../../src/server/db/gate-queue.js';
 import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
+import { scratchDir } from '../../helpers/migrated-database.js';
 import { GATE_SLOTS } from '../../../src/server/db/pglite.js';
 
 function deferred() {
@@ -60,7 +61,7 @@ describe('GateQueue', () => {
 describe('gate work on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openDb({});
+    db = await openDb({ scratchDir: await scratchDir() });
   });
   afterAll(async () => {
     await db?.close();

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
+import { scratchDir } from '../../helpers/migrated-database.js';
 import { migrate, MIGRATIONS } from '../../../src/server/db/migrations.js';
 
 let db: Db | undefined;
@@ -14,7 +15,7 @@ afterEach(async () => {
 
 describe('migrate', () => {
   it('applies every migration once, and again changes nothing', async () => {
-    db = await openDb({});
+    db = await openDb({ scratchDir: await scratchDir() });
     await migrate(db);
     await migrate(db);
     const rows = await db.query<{ version: number }>(
@@ -24,7 +25,7 @@ describe('migrate', () => {
   });
 
   it('refuses a database whose migration of the same number has another name', async () => {
-    db = await openDb({});
+    db = await openDb({ scratchDir: await scratchDir() });
     await migrate(db);
     const last = MIGRATIONS.at(-1);
     await db.query('UPDATE gds.schema_migrations SET name = $2 WHERE version = $1', [

@@ -4,27 +4,25 @@
 // be unpacked fails the start with a reason and leaves no directory behind. The RSS figures themselves are
 // bench rows (`npm run bench embedded-memory`).
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { openPgliteWorker } from '../../../src/server/db/pglite.js';
+import { scratchDir } from '../../helpers/migrated-database.js';
 
-const savedTmp = process.env.TMPDIR;
 let tmp: string;
 let db: Db;
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'gds-memory-'));
-  process.env.TMPDIR = tmp; // private data directories go here, so the test can see them
-  db = await openDb({});
+  // Private data directories go in the scratch folder given (test/server/db/pglite-deadline: by default the
+  // temp folder), so the test can see them.
+  tmp = await mkdtemp(join(await scratchDir(), 'gds-test-db-'));
+  db = await openDb({ scratchDir: tmp });
 });
 
 afterAll(async () => {
   await db.close();
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmp;
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -36,6 +34,8 @@ describe('the embedded database in memory', () => {
     expect(await sharedBuffers(db)).toBe('16MB');
     expect(db.sandbox).toBeDefined();
     expect(await db.sandbox?.((sandbox) => sharedBuffers(sandbox))).toBe('16MB');
+    // The sandbox's cluster is unpacked beside the database's.
+    expect((await readdir(tmp)).filter((name) => name.startsWith('gds-pglite-'))).toHaveLength(2);
   });
 
   it('starts from the unpacked empty cluster: a complete PostgreSQL data directory', async () => {
@@ -79,9 +79,9 @@ describe('the embedded database in memory', () => {
   it('refuses a tarball it cannot unpack, saying so, and removes the directory it made', async () => {
     const before = (await readdir(tmp)).length;
     const broken = async () => new Uint8Array(Buffer.from('not a tarball at all'.repeat(100)));
-    await expect(openPgliteWorker(undefined, broken, 30_000)).rejects.toThrow(
-      /could not be unpacked|TAR_BAD_ARCHIVE|unexpected end|incorrect header/i,
-    );
+    await expect(
+      openPgliteWorker(undefined, broken, 30_000, { sandbox: true, scratchDir: tmp }),
+    ).rejects.toThrow(/could not be unpacked|TAR_BAD_ARCHIVE|unexpected end|incorrect header/i);
     expect((await readdir(tmp)).length).toBe(before);
   });
 });

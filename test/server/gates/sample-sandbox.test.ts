@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
+import { scratchDir } from '../../helpers/migrated-database.js';
 import { migrate } from '../../../src/server/db/migrations.js';
 import { seedIfEmpty } from '../../../src/server/seed.js';
 import type { Gate1Proof } from '../../../src/server/gates/gate1-runner.js';
@@ -76,7 +77,7 @@ const findings = (proof: Gate1Proof) =>
   proof.results.map((r) => ({ name: r.name, passed: r.passed, failingRows: r.failingRows }));
 
 beforeAll(async () => {
-  db = await openDb({});
+  db = await openDb({ scratchDir: await scratchDir() });
   await migrate(db);
   await seedIfEmpty(db, Date.now);
   const [orders] = await db.query<{ id: string; workspace_id: string }>(
