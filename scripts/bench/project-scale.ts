@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { cliEnv, ensureBuilt, node24, repoRoot } from '../../test/cli/helpers/cli-process.js';
 import type { TestServer } from '../../test/helpers/server.js';
 import { startTestServer } from '../../test/helpers/server.js';
-import { DEFAULT_RATE_LIMIT } from '../../src/server/app.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/server/defaults.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { writeDbtProject } from './dbt-manifest.js';
 import { benchCliEnv } from './lib/cli-env.js';

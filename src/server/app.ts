@@ -60,12 +60,8 @@ import { discoveryRoute, wellKnownRoutes } from './routes/well-known.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { seedIfEmpty } from './seed.js';
 import { createDbtWarehouse } from './dbt-warehouse.js';
+import { checkStage, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT, DEFAULT_STAGE } from './defaults.js';
 
-export const DEFAULT_PORT = 8787;
-/** The REST door's stage: its base URL is `{origin}/{stage}` and its paths begin there with `/api`. */
-export const DEFAULT_STAGE = 'v1';
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_RATE_LIMIT = 200;
 /** Failed authentications per minute per client address before 429. */
 export const DEFAULT_FAILED_AUTH_LIMIT = 300;
 /** Integration tokens per minute per person before 429. */
@@ -387,18 +383,6 @@ function checkPublicUrl(raw: string): string {
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '')
     throw new Error(`publicUrl must be an http(s) URL such as https://gds.example.com; got ${raw}`);
   return url.origin;
-}
-
-/** Names a stage may not take: the paths the server serves at its root. */
-const RESERVED_STAGES = new Set(['api', 'dashboard', 'device', 'oauth', 'graphql', 'mcp']);
-
-/** A `--stage`: one path segment of letters, digits, `-` and `_`, not one of the root's own names. */
-export function checkStage(stage: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(stage) || RESERVED_STAGES.has(stage.toLowerCase()))
-    throw new Error(
-      `stage must be one path segment of letters, digits, - and _ (such as v1 or prod), not one of ${[...RESERVED_STAGES].join(', ')}; got ${JSON.stringify(stage)}`,
-    );
-  return stage;
 }
 
 /** A route's name as the contract writes it: a REST route without its stage (`/api/tables/:tableId`). */

@@ -6,11 +6,17 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from './app.js';
-import { checkStage, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT, DEFAULT_STAGE } from './app.js';
 import { DEFAULT_REFRESH_GRACE_MS } from './auth/reissue.js';
 import { parseClockOffset } from './clock.js';
 import { DEFAULT_EMBEDDED_ROW_LIMIT } from './db/embedded-limit.js';
-import { DEFAULT_QUERY_TIMEOUT_MS } from './db/index.js';
+import {
+  checkStage,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_STAGE,
+} from './defaults.js';
 import { DEFAULT_DEVICE_INTERVAL_SECONDS } from './oauth/settings.js';
 
 const DEFAULT_READY_FILE = join(tmpdir(), 'gds-server', 'ready.json');

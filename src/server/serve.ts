@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ServerOptions } from './app.js';
-import { createServer } from './app.js';
 import { helpText, parseServerArgs, UsageError, USAGE } from './options.js';
 import type { ReadyInfo } from './ready.js';
 
@@ -115,6 +114,9 @@ function dbtBanner(dbt: NonNullable<ReadyInfo['dbt']>): string[] {
 async function main(): Promise<void> {
   const { server: options, readyFile } = parseOptions();
   ensurePrivateDirectory(dirname(readyFile));
+  // Loaded once the command line is taken: --help and a refused command line answer without it.
+  // eslint-disable-next-line no-restricted-syntax -- the server's modules cost about a second of CPU
+  const { createServer } = await import('./app.js');
   const server = await createServer(options);
   writeAtomically(readyFile, `${JSON.stringify(server.ready, null, 2)}\n`);
   process.stdout.write(banner(server.ready, readyFile));

@@ -10,7 +10,7 @@ import { contractsApi } from '../../src/client/areas/contracts.js';
 import { gatesApi } from '../../src/client/areas/gates.js';
 import { recertificationApi } from '../../src/client/areas/recertification.js';
 import { createTransport, LONG_WORK_TIMEOUT_MS, uncheckedPath } from '../../src/client/transport.js';
-import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/server/db/index.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/server/defaults.js';
 import type { Transport, TransportOptions } from '../../src/client/transport.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -6,6 +6,7 @@ import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../defaults.js';
 import { DEFAULT_EMBEDDED_ROW_LIMIT } from './embedded-limit.js';
 import { openPgliteWorker, pgliteModule, QueryDeadlineError } from './pglite.js';
 
@@ -30,8 +31,6 @@ export interface DbOptions {
   /** PGlite only: where an in-memory database and the gate sandboxes unpack their clusters; default the temp folder. */
   scratchDir?: string;
 }
-
-export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 export async function openDb(options: DbOptions): Promise<Db> {
   const timeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
