@@ -1,15 +1,17 @@
 // --data-dir: state survives a restart (seeded once, signing key kept, refresh tokens still valid), and a
 // restart over one database hands each seeded user the CLI token it had, without making another.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server/app.js';
 import { ENGINES } from '../helpers/engines.js';
+import { scratchDir } from '../helpers/migrated-database.js';
 import { createPostgresDatabase } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'gds-data-'));
+// In the folder test databases go in (memory where there is room): a data directory on disk cost the system
+// a second of CPU and more.
+const dataDir = mkdtempSync(join(await scratchDir(), 'gds-test-db-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('a persistent data dir', () => {
@@ -65,7 +67,7 @@ describe.each(ENGINES)('restarts over one database on $engine', ({ postgres, ski
     needs(skip),
     async () => {
       const database = postgres ? await createPostgresDatabase() : undefined;
-      const dir = postgres ? undefined : mkdtempSync(join(tmpdir(), 'gds-data-'));
+      const dir = postgres ? undefined : mkdtempSync(join(await scratchDir(), 'gds-test-db-'));
       const start = () =>
         createServer({
           port: 0,

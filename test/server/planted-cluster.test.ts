@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server/app.js';
-import { migratedPgliteCopy } from '../helpers/migrated-database.js';
+import { scratchDir, seededPgliteCopy } from '../helpers/migrated-database.js';
 
 const savedTmp = process.env.TMPDIR;
 let tmp: string;
@@ -22,7 +22,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 /** Starts an in-memory server and answers the status of GET /api/me with the planted OWNER token. */
 async function plantedTokenStatus(): Promise<number> {
-  const server = await createServer({ port: 0, jobs: 'manual' });
+  const server = await createServer({ port: 0, jobs: 'manual', scratchDir: await scratchDir() });
   try {
     const response = await fetch(`${server.url}/api/me`, {
       headers: { authorization: `Bearer ${plantedOwnerToken}` },
@@ -34,9 +34,9 @@ async function plantedTokenStatus(): Promise<number> {
 }
 
 beforeAll(async () => {
-  // The attacker's cluster: a seeded server whose OWNER's CLI token they hold (started on a migrated copy, as
-  // test servers are: the cluster holds the same schema and seed as one it migrated itself).
-  const evilDb = await migratedPgliteCopy();
+  // The attacker's cluster: a seeded server whose OWNER's CLI token they hold (started on a seeded copy, as
+  // test servers are: the cluster holds the same schema and seed as one it seeded itself).
+  const evilDb = await seededPgliteCopy();
   try {
     const evil = await createServer({ port: 0, jobs: 'manual', dataDir: evilDb.dataDir });
     plantedOwnerToken = evil.ready.users.find((u) => u.role === 'OWNER')?.cliToken ?? '';

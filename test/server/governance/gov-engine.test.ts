@@ -15,6 +15,7 @@ import { cancelJob, enqueueJob, getJob, registerJobHandler } from '../../../src/
 import { resolveOpenRequests } from '../../../src/server/governance/recertification-requests.js';
 import { findTable, loadTable } from '../../../src/server/governance/tables.js';
 import type { Db } from '../../../src/server/db/handle.js';
+import { scratchDir } from '../../helpers/migrated-database.js';
 
 let server: RunningServer;
 let db: Db;
@@ -48,7 +49,7 @@ const auditOf = (table: string, action: string) =>
   );
 
 beforeAll(async () => {
-  server = await createServer({ port: 0, jobs: 'manual' });
+  server = await createServer({ port: 0, jobs: 'manual', scratchDir: await scratchDir() });
   db = server.db as Db;
   owner = sessionOf('OWNER');
   member = sessionOf('MEMBER');
@@ -249,7 +250,7 @@ describe('job runner (manual mode)', () => {
 
 describe('job runner (auto mode)', () => {
   it('runs a queued job without being asked', async () => {
-    const auto = await createServer({ port: 0 });
+    const auto = await createServer({ port: 0, scratchDir: await scratchDir() });
     try {
       registerJobHandler('gate2', async () => ({ auto: true }));
       const job = await enqueueJob(auto.db, {
