@@ -94,6 +94,15 @@ const rewrites: Rewrites = {
       'const debug = process.env.DEBUG ? (0, debug_1.default)(namespace) : () => {};',
     ],
   ],
+  // oclif's `run` and `Command.run` each load a config given to them again from scratch (its plugins, its
+  // commands, the user's theme.json read through the thread pool), in case it came from another @oclif/core:
+  // a bundle holds one, so the config main() loaded is used as it is.
+  '/node_modules/@oclif/core/lib/config/config.js': [
+    [
+      '        if (isConfig(opts)) {\n',
+      '        if (isConfig(opts) && opts instanceof Config && opts._base === BASE)\n            return opts;\n        if (isConfig(opts)) {\n',
+    ],
+  ],
   // oclif sorts the command list with localeCompare, whose first call maps ICU's collation data (+3 MiB
   // resident, measured): code-unit order is the same for gds's ids, which writeCommandManifest checks.
   '/node_modules/@oclif/core/lib/config/plugin.js': [

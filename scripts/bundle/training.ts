@@ -16,8 +16,10 @@ import { exec, node, readJson, root } from './tools.js';
  * V8 refuses a cache made under other flags. A young generation of at most 2 x 8 MiB: with V8's default
  * (16 MiB a semi-space) `records import` of 1,000,000 rows peaked at 147-153 MiB, with 8 at 103 MiB (89
  * at 10,000 rows): a batch that lives across scavenges made V8 grow the young generation over the run.
+ * And of at least 2 x 2 MiB from the start: `list --json` allocates a little over V8's first 1 MiB, and its
+ * one scavenge cost 3-4 ms of CPU (docs/bench.md); the peak is no higher (nothing is collected either way).
  */
-export const executableNodeOptions = ['--max-semi-space-size=8'];
+export const executableNodeOptions = ['--max-semi-space-size=8', '--min-semi-space-size=2'];
 
 /**
  * What the code caches are trained on. Two caches, as V8 deserialises a whole cache at every start

@@ -350,6 +350,8 @@ export class Output {
     let pagesRead = 0;
     let table: { write(rows: readonly Row[]): void } | undefined;
     for await (const page of pages) {
+      // From the second page on: a list of one page (most) never loads node:v8 to set V8's flags.
+      if (pagesRead === 1 && this.out === process.stdout) leanHeapForStreaming();
       const rows = page.rows.slice(0, Math.max(0, limit - written));
       if (this.json) for (const row of rows) this.record(row);
       else if (this.stdout.isTTY !== true) this.pipedRows(rows, columns);
@@ -362,7 +364,6 @@ export class Output {
       }
       written += rows.length;
       pagesRead += 1;
-      if (pagesRead === 1 && this.out === process.stdout) leanHeapForStreaming();
     }
     if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
     return written;

@@ -4,6 +4,8 @@
 // same by design, the binary's output is compared with `node bin/run.js`'s (ensureBuilt: dist/ from tsc).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -377,6 +379,14 @@ describe('dist/gds start-up', needs(noBuildTools), () => {
     expect(r.code).not.toBeNull();
     expect(r.stderr.split('\n')[0]).toBe(`code cache: accepted (${assets})`);
   });
+
+  // oclif's `run` and `Command.run` would each load the config main() passes them again (scripts/bundle/rewrites.ts).
+  it('gds list loads oclif’s config once', async () => {
+    const r = await runBinary(['list', '--json', ...refused], { DEBUG: '*' });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain('oclif:config');
+    expect(r.stderr).not.toContain('reloading config');
+  });
 });
 
 describe('dist/gds piped help', needs(noBuildTools), () => {
@@ -482,6 +492,48 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     const modules = await evaluated(args);
     expect(modules).toContain('node:fs');
     expect(modules.filter((m) => /^node:(internal\/)?fs\/promises$|readline|repl/.test(m))).toEqual([]);
+  });
+
+  // V8 is tuned for a streamed list from its second page on (output.ts, leanHeapForStreaming): a list of one
+  // page prints without node:v8, a longer one still sets the flags.
+  it.each([
+    [1, false],
+    [2, true],
+  ])('gds list --json of %i page(s) served loads node:v8: %s', async (pages, loadsV8) => {
+    const table = (n: number) => ({
+      id: `tbl_${String(n).padStart(16, '0')}`,
+      name: `t${n}`,
+      mode: 'MODE_B',
+      state: 'CERTIFIED',
+      environmentLabel: 'dev',
+      source: null,
+      connectorId: null,
+      artifactFile: null,
+      project: null,
+      gate: 'ADVISORY',
+    });
+    const server = createServer((request, response) => {
+      const cursor = new URL(request.url ?? '/', 'http://localhost').searchParams.get('cursor');
+      const page = cursor === null ? 1 : Number(cursor);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ tables: [table(page)], nextCursor: page < pages ? String(page + 1) : null }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const record = join(dir, `modules-list-${pages}-pages.json`);
+      const r = await runBinary(['list', '--json', '--token', 'cli_startup', '--base', base], {
+        GDS_TEST_LOADED_MODULES: record,
+      });
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(jsonLines(r.stdout)).toEqual(Array.from({ length: pages }, (_, i) => table(i + 1)));
+      const modules = JSON.parse(await readFile(record, 'utf8')) as string[];
+      expect(modules.includes('node:v8')).toBe(loadsV8);
+    } finally {
+      server.close();
+    }
   });
 
   it('start-up loads no node:v8: it comes when WebAssembly runs (push parses its view)', async () => {
