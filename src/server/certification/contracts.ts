@@ -2,6 +2,7 @@
 // per certification, and a restore cuts a new forward version carrying an earlier one's fields.
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/handle.js';
+import { jsonRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 
@@ -87,7 +88,12 @@ export function fieldsOf(contract: ContractFields): ContractFields {
 /** The live contracts of several tables at once, by table id (a table without one is absent). */
 export async function findContracts(q: Queryable, tableIds: string[]): Promise<Map<string, LiveContract>> {
   if (tableIds.length === 0) return new Map();
-  const rows = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = ANY($1)', [tableIds]);
+  const rows = await jsonRows<ContractRow>(
+    q,
+    'SELECT * FROM gds.contracts WHERE table_id = ANY($1)',
+    'table_id',
+    [tableIds],
+  );
   return new Map(rows.map((row) => [row.table_id, toContract(row)]));
 }
 

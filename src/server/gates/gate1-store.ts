@@ -3,6 +3,7 @@
 import type { Gate1Document } from '../../core/gate1/index.js';
 import { validateGate1 } from '../../core/gate1/index.js';
 import type { Queryable } from '../db/handle.js';
+import { jsonRows } from '../db/handle.js';
 
 export interface Gate1Version {
   version: number;
@@ -30,9 +31,11 @@ const COLUMNS = 'version, content, created_by, created_at';
 /** The newest version of several tables at once, by table id (a table without one is absent). */
 export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<Map<string, Gate1Version>> {
   if (tableIds.length === 0) return new Map();
-  const rows = await q.query<Row & { table_id: string }>(
+  const rows = await jsonRows<Row & { table_id: string }>(
+    q,
     `SELECT DISTINCT ON (table_id) table_id, ${COLUMNS} FROM gds.gate1_versions
       WHERE table_id = ANY($1) ORDER BY table_id, version DESC`,
+    'table_id',
     [tableIds],
   );
   return new Map(rows.map((row) => [row.table_id, toVersion(row)]));

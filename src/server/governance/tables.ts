@@ -196,7 +196,7 @@ export async function listTablePage(
   q: Queryable,
   query: TableListQuery,
 ): Promise<{ tables: TableListItem[]; next: { createdAt: string; id: string } | null }> {
-  const rows = await q.query<{
+  const rows = await jsonRows<{
     id: string;
     name: string;
     mode: 'MODE_A' | 'MODE_B';
@@ -209,6 +209,7 @@ export async function listTablePage(
     project: string | null;
     created_key: string;
   }>(
+    q,
     `SELECT id, name, mode, state, gate_mode, environment_label, source, connector_id,
             artifact->>'fileName' AS artifact_file, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
@@ -220,6 +221,8 @@ export async function listTablePage(
         AND ($5::timestamptz IS NULL OR (created_at, id) > ($5::timestamptz, $6::text))
       ORDER BY created_at, id
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
+    // created_key is created_at to the microsecond (all it holds), in UTC: in bytes' order, its time's.
+    'created_key COLLATE "C", id',
     [
       query.workspaceId,
       query.state ?? null,
