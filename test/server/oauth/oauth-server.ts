@@ -1,11 +1,18 @@
 // The reference server for sign-in tests: contract checking on, a movable clock, a short device-flow
 // interval, and helpers to talk OAuth (form bodies) and to play the person on the verification page.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { withProfileLock } from '../../../src/auth/config.js';
 import { saveProfile } from '../../../src/auth/profiles.js';
 import type { ServerOptions } from '../../../src/server/app.js';
 import { createServer } from '../../../src/server/app.js';
 import type { DeviceFlowOptions } from '../../../src/server/oauth/settings.js';
 import type { ReadyUser } from '../../../src/server/ready.js';
+import {
+  moveSeededTimes,
+  scratchDir,
+  SEED_SPAN_MS,
+  seededPgliteCopy,
+} from '../../helpers/migrated-database.js';
 
 export interface OAuthTestServer {
   /** The REST base URL (the issuer, gds's --base). */
@@ -43,12 +50,29 @@ export async function startOAuthServer(
   options: Pick<ServerOptions, 'refreshGraceMs'> = {},
 ): Promise<OAuthTestServer> {
   let offset = 0;
+  const clock = () => Date.now() + offset;
+  // On a copy of the seeded database, as startTestServer's servers are (test/helpers/server.ts), its seed dated
+  // at the start and ending before the server writes anything itself: an in-memory database unpacked, migrated
+  // and seeded cost about 2 s of CPU a server.
+  const copy = await seededPgliteCopy();
+  const startedAt = clock();
+  await sleep(SEED_SPAN_MS + 1);
   const running = await createServer({
     ...options,
     port: 0,
     contractCheck: true,
-    clock: () => Date.now() + offset,
+    clock,
     deviceFlow: { intervalSeconds: 1, expiresInSeconds: 60, ...deviceFlow },
+    dataDir: copy.dataDir,
+    scratchDir: await scratchDir(),
+  }).catch(async (error: unknown) => {
+    await copy.remove();
+    throw error;
+  });
+  await moveSeededTimes(running.db, startedAt).catch(async (error: unknown) => {
+    await running.close();
+    await copy.remove();
+    throw error;
   });
   const user = (role: ReadyUser['role']) => {
     const found = running.ready.users.find((u) => u.role === role);
@@ -104,6 +128,7 @@ export async function startOAuthServer(
     },
     async close() {
       await running.close();
+      await copy.remove();
       const violations = running.contract?.violations ?? [];
       if (violations.length > 0) {
         const lines = violations.map((v) => `${v.method} ${v.url} -> ${v.status}: ${v.problems.join('; ')}`);
