@@ -219,7 +219,9 @@ async function refreshOnce(
       if (refreshToken === undefined)
         throw cannotRenew(profileName, stored.profile, 'it holds no refresh token');
       // Also over a record of a holder that has ended: this process presents the token now.
-      await recordInFlight(profileName, refreshToken, now(), options);
+      const claim = await claimRefresh(profileName, stored, refreshToken, now(), options);
+      if (claim === PROFILE_CHANGED) return LOCK_LOST;
+      if (claim instanceof PresentedElsewhere) return claim;
       // Waiting on the keychain past the lock's stale time lets another process take the lock over and
       // present this same single-use refresh token. Start over instead: it may have refreshed already.
       // (The record just written names this process: others wait for it to start over and present it.)
@@ -277,23 +279,39 @@ async function freshInConfig(
   return profile.expiresAt !== undefined && fresh(profile.expiresAt);
 }
 
-/** Records, durably, that `refreshToken` is about to be presented (see RefreshInFlight). */
-async function recordInFlight(
+const PROFILE_CHANGED = Symbol('profile changed');
+
+/**
+ * Records, durably, that `refreshToken` is about to be presented (see RefreshInFlight), unless the profile
+ * changed since `stored` was read (another process saved new tokens: start over) or another live process
+ * has since recorded the same token (wait for it). Checked and written under the config file's lock: the
+ * profile lock alone lets two processes present one token when both believe they hold it (a starved
+ * holder's lock update can land on the lock folder another process took over; an older gds takes no lock).
+ */
+async function claimRefresh(
   profileName: string,
+  stored: StoredSession,
   refreshToken: string,
   now: number,
   options: SessionAuthOptions,
-): Promise<void> {
+): Promise<'claimed' | typeof PROFILE_CHANGED | PresentedElsewhere> {
   const holder = await holderOf();
-  await updateConfig(
-    (config) => {
+  const refreshTokenSha256 = fingerprint(refreshToken);
+  const { refreshInFlight: recordRead, ...readFields } = stored.profile;
+  return updateConfig(
+    async (config) => {
       const profile = config.profiles[profileName];
-      if (profile === undefined || profile.kind === 'static') return;
-      profile.refreshInFlight = {
-        since: new Date(now).toISOString(),
-        refreshTokenSha256: fingerprint(refreshToken),
-        holder,
-      };
+      if (profile === undefined || profile.kind === 'static') return PROFILE_CHANGED;
+      const { refreshInFlight: recorded, ...fields } = profile;
+      if (JSON.stringify(fields) !== JSON.stringify(readFields)) return PROFILE_CHANGED;
+      if (
+        recorded?.refreshTokenSha256 === refreshTokenSha256 &&
+        recorded.since !== recordRead?.since &&
+        (await underWay(recorded, now, options.env))
+      )
+        return new PresentedElsewhere(recorded);
+      profile.refreshInFlight = { since: new Date(now).toISOString(), refreshTokenSha256, holder };
+      return 'claimed';
     },
     { env: options.env, warn: options.warn },
   );

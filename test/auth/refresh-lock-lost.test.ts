@@ -15,7 +15,7 @@ import { refreshUnderLock } from '../../src/auth/refresh.js';
 import { holderOf } from '../../src/auth/refresh-holder.js';
 import type * as SecretStore from '../../src/auth/secret-store.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
-import { startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
+import { saveSessionProfile, startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
 
 const slowRead = vi.hoisted(() => ({ after: undefined as (() => Promise<void>) | undefined }));
 const slowWrite = vi.hoisted(() => ({ before: undefined as (() => Promise<void>) | undefined }));
@@ -145,6 +145,29 @@ it.each([
 
   const ours = await first;
   expect(await other).toEqual(ours);
+  await refreshedOnce(before, ours);
+});
+
+it('a refresher whose tokens another process renewed and saved while it read them starts over, even believing it holds the lock', async () => {
+  // Under load a starved holder's lock update can land on the lock folder another process took over, so both
+  // believe they hold it (an older gds writes without it): what was saved since the read must still stop it.
+  const before = await expiringSession();
+  const held = gate();
+  slowRead.after = held.hook;
+  const first = refreshUnderLock('work', before.tokens.accessToken, false, { env });
+  await held.reached;
+  const renewed = await server.post('/oauth/token', {
+    grant_type: 'refresh_token',
+    refresh_token: before.tokens.refreshToken,
+    client_id: 'gds-cli',
+  });
+  expect(renewed.status).toBe(200);
+  const theirs = { accessToken: renewed.body.access_token, refreshToken: renewed.body.refresh_token };
+  await saveSessionProfile(env, 'work', server.url, theirs, new Date(Date.now() + 3_600_000).toISOString());
+  held.go();
+
+  const ours = await first;
+  expect(ours.accessToken).toBe(theirs.accessToken);
   await refreshedOnce(before, ours);
 });
 

@@ -147,6 +147,17 @@ export async function writeSessionProfile(
   secrets: { accessToken: string; refreshToken?: string },
   expiresAt: string,
 ): Promise<void> {
+  await withProfileLock(name, () => saveSessionProfile(env, name, serverUrl, secrets, expiresAt), { env });
+}
+
+/** writeSessionProfile without the profile lock, as an older gds or a process that lost the lock writes. */
+export async function saveSessionProfile(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  serverUrl: string,
+  secrets: { accessToken: string; refreshToken?: string },
+  expiresAt: string,
+): Promise<void> {
   const fields = {
     kind: 'session' as const,
     base: serverUrl,
@@ -155,5 +166,5 @@ export async function writeSessionProfile(
     clientId: 'gds-cli',
     expiresAt,
   };
-  await withProfileLock(name, () => saveProfile(name, fields, secrets, { env }), { env });
+  await saveProfile(name, fields, secrets, { env });
 }
