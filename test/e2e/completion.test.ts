@@ -20,7 +20,7 @@ import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-pro
 import { runInProcess } from '../helpers/run-in-process.js';
 import { needs, onPath } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import type { Terminal } from '../helpers/tmux.js';
 import { startTerminal } from '../helpers/tmux.js';
 

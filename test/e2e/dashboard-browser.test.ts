@@ -10,7 +10,7 @@ import type { Browser } from '../helpers/chromium.js';
 import { chromiumPath, launchBrowser } from '../helpers/chromium.js';
 import { needs } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 
 const browserAt = chromiumPath();
 

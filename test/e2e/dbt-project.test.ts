@@ -15,7 +15,7 @@ import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers
 import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 

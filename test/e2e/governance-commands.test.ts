@@ -24,7 +24,7 @@ import {
 import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { noSharedFixtures } from '../helpers/skip.js';
 
 let server: TestServer;

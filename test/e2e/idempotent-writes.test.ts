@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
 
 let server: TestServer;

@@ -16,7 +16,7 @@ import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-pro
 import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { noSharedFixtures } from '../helpers/skip.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { spawn } from 'node:child_process';

@@ -13,7 +13,7 @@ import { ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import type { InProcessOptions } from '../helpers/run-in-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 
 let server: TestServer;
 let dir: string;

@@ -12,7 +12,7 @@ import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/
 import type { InProcessOptions } from '../helpers/run-in-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 
 let server: TestServer;
 let dir: string;

@@ -16,7 +16,7 @@ import { cliCommand, cliEnv, ensureBuilt, runInTerminal } from '../cli/helpers/c
 import { runInProcess } from '../helpers/run-in-process.js';
 import { needs, onPath } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { startTerminal } from '../helpers/tmux.js';
 
 let server: TestServer;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCommand, cliEnv, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { needs, onPath } from '../helpers/skip.js';
 import { startTerminal } from '../helpers/tmux.js';
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 
 let server: TestServer;
 let dir: string;

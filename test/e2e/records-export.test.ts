@@ -1,8 +1,7 @@
-// `gds records export`: the real gds against the reference server (on PostgreSQL where there is one:
-// bulk-rows-server.ts), on a Mode B table of 10,000 rows whose values are the hard ones
-// (test/helpers/records.ts). Every row comes out once, exactly as stored, as NDJSON on stdout or CSV in a file;
-// a SIGKILL in the middle and `--resume` give the same file as a run that was never interrupted. gds runs in
-// the test process (runInProcess), but where it is killed or on a terminal.
+// `gds records export`: the real gds against the reference server, on a Mode B table of 10,000 rows whose
+// values are the hard ones (test/helpers/records.ts). Every row comes out once, exactly as stored, as NDJSON
+// on stdout or CSV in a file; a SIGKILL in the middle and `--resume` give the same file as a run that was
+// never interrupted. gds runs in the test process (runInProcess), but where it is killed or on a terminal.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,7 +14,7 @@ import type { TestServer } from '../helpers/server.js';
 import { createModeBTable, fillRows, storedRows, WIDE_COLUMNS } from '../helpers/records.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-import { startBulkRowsServer } from './bulk-rows-server.js';
+import { startTestServer } from './test-server.js';
 import { csvValue } from '../../src/core/csv.js';
 
 const ROWS = 10_000;
@@ -27,7 +26,8 @@ let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  [server] = await Promise.all([startBulkRowsServer(), ensureBuilt()]);
+  // The functional tests run far above the spec's 200 a minute; records-pacing.test.ts holds the limit low.
+  [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
   table = await createModeBTable(server, 'export_wide');
   half = await createModeBTable(server, 'export_half');
   await fillRows(server, table, ROWS);

@@ -1,9 +1,8 @@
-// `gds records import`, and `gds records export | gds records import` against the reference server (on
-// PostgreSQL where there is one: bulk-rows-server.ts; gds in the test process, runInProcess, but for the pipe
-// and the runs that are killed): a 10,000-row table of hard values round-trips exactly (NDJSON through a pipe,
-// CSV through a file, bulk creation); a SIGKILL in the middle of an import (of its first 5,000 rows) and
-// `--resume` leave every row once on the server; rows that do not fit are reported one by one while the others
-// go in; --dry-run sends nothing.
+// `gds records import`, and `gds records export | gds records import` against the reference server (gds in
+// the test process, runInProcess, but for the pipe and the runs that are killed): a 10,000-row table of hard
+// values round-trips exactly (NDJSON through a pipe, CSV through a file, bulk creation); a SIGKILL in the middle
+// of an import (of its first 5,000 rows) and `--resume` leave every row once on the server; rows that do not
+// fit are reported one by one while the others go in; --dry-run sends nothing.
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, request } from 'node:http';
@@ -17,7 +16,7 @@ import type { TestServer } from '../helpers/server.js';
 import { createModeBTable, fillRows, storedRows, wideRow } from '../helpers/records.js';
 import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-import { startBulkRowsServer } from './bulk-rows-server.js';
+import { startTestServer } from './test-server.js';
 
 const ROWS = 10_000;
 let server: TestServer;
@@ -27,7 +26,7 @@ let env: Record<string, string>;
 const targets: Record<string, string> = {};
 
 beforeAll(async () => {
-  [server] = await Promise.all([startBulkRowsServer(), ensureBuilt()]);
+  [server] = await Promise.all([startTestServer({ rateLimit: 1_000_000 }), ensureBuilt()]);
   source = await createModeBTable(server, 'wide_source');
   await fillRows(server, source, ROWS);
   for (const name of [

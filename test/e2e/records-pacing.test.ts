@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as RatePacerModule from '../../src/client/rate-pacer.js';
 import type { RatePacerOptions } from '../../src/client/rate-pacer.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { createModeBTable, fillRows, storedRows } from '../helpers/records.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 

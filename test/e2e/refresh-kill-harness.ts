@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 
 export const auditList = ['audit', 'list', '--profile', 'ci', '--limit', '1', '--json'];
 

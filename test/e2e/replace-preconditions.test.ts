@@ -15,7 +15,7 @@ import type { CliResult } from '../cli/helpers/cli-process.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { PRICE_POSITIVE_GATE, PRODUCTS_DEFINITION } from './products.js';
 
 let server: TestServer;

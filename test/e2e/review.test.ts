@@ -13,7 +13,7 @@ import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, ensureBuilt } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { startTerminal } from '../helpers/tmux.js';
 import { needs, onPath } from '../helpers/skip.js';
 

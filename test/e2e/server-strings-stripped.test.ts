@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 
 /** Clipboard write (OSC 52), clear screen, carriage return, a bidi override, a C1 CSI. */
 const HOSTILE = '\u001b]52;c;ZXZpbA==\u0007\u001b[2J\r\u202eEVIL\u009b31m';

@@ -6,7 +6,7 @@ import { request as httpRequest, createServer as createHttpServer } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { Workspace } from './login-helpers.js';
 import { ndjson, newWorkspace } from './login-helpers.js';
