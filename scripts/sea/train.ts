@@ -64,6 +64,9 @@ function next(): void {
   process.exitCode = 0;
   const module = { exports: {} };
   (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundleFile as string, '.');
+  // Node emits beforeExit again only if its listener left work behind: a run that did all its work
+  // synchronously would otherwise end the training here, the cache unwritten.
+  setImmediate(() => undefined);
 }
 
 process.on('beforeExit', next);
