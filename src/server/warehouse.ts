@@ -103,7 +103,8 @@ async function tablesOf(
             json_agg(json_build_array(a.attname, ${DATA_TYPE}) ORDER BY a.attnum) AS columns
        ${COLUMNS_FROM}
       WHERE ${COLUMNS_WHERE}
-      GROUP BY n.nspname, c.relname`,
+      GROUP BY n.nspname, c.relname
+      ORDER BY n.nspname, c.relname`,
     'table_schema, table_name',
     [schemas],
   );
