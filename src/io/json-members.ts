@@ -67,10 +67,12 @@ class Piece {
 
   /** The piece's text, up to (not including) `end` of the chunk. */
   text(chunk: Buffer, end: number): string {
-    const tail = chunk.subarray(this.start, end);
-    const bytes = this.parts.length === 0 ? tail : Buffer.concat([...this.parts, tail]);
-    this.parts = [];
+    const start = this.start;
     this.start = -1;
+    // A piece within one chunk (nearly every one) is decoded from it in place: no view, no copy.
+    if (this.parts.length === 0) return chunk.toString('utf8', start, end);
+    const bytes = Buffer.concat([...this.parts, chunk.subarray(start, end)]);
+    this.parts = [];
     return bytes.toString('utf8');
   }
 

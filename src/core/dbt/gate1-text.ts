@@ -50,7 +50,10 @@ function comment(text: string, indent: string): string {
   return `${indent}#${text}\n`;
 }
 
-/** The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `), added to `out`. */
+/**
+ * The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `), added to `out`
+ * piece by piece (joined once by gate1Text: no string made for a line).
+ */
 function mapLines(
   yaml: Yaml,
   out: string[],
@@ -60,18 +63,20 @@ function mapLines(
 ): void {
   let lead = first;
   const before = out.length;
-  for (const [key, value] of Object.entries(map) as Array<[string, Value | undefined]>) {
+  // By index, not by entries: a plan prints thousands of these maps, and each entry would be a pair.
+  for (const key of Object.keys(map)) {
+    const value = map[key] as Value | undefined;
     if (value === undefined) continue; // as yaml leaves it out
     const name = scalar(yaml, key);
     if (Array.isArray(value)) {
       if (value.length === 0) throw new NotPrinted();
-      out.push(`${lead}${name}:\n`);
+      out.push(lead, name, ':\n');
       listLines(yaml, out, value, `${indent}  `);
     } else if (value !== null && typeof value === 'object') {
       if (Object.keys(value).length === 0) throw new NotPrinted();
-      out.push(`${lead}${name}:\n`);
+      out.push(lead, name, ':\n');
       mapLines(yaml, out, value, `${indent}  `);
-    } else out.push(`${lead}${name}: ${scalar(yaml, value)}\n`);
+    } else out.push(lead, name, ': ', scalar(yaml, value), '\n');
     lead = indent;
   }
   if (out.length === before) throw new NotPrinted();
@@ -84,14 +89,15 @@ function listLines(
   indent: string,
   comments: Array<string | undefined> = [],
 ): void {
-  for (const [index, item] of items.entries()) {
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index] as Value;
     const before = comments[index];
     if (before !== undefined) out.push(comment(before, indent));
     if (Array.isArray(item)) throw new NotPrinted();
     if (item !== null && typeof item === 'object') {
       if (Object.keys(item).length === 0) throw new NotPrinted();
       mapLines(yaml, out, item, `${indent}  `, `${indent}- `);
-    } else out.push(`${indent}- ${scalar(yaml, item)}\n`);
+    } else out.push(indent, '- ', scalar(yaml, item), '\n');
   }
 }
 
