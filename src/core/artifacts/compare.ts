@@ -16,19 +16,20 @@ export function definitionSummary(
   artifact: Pick<GovernanceArtifact, 'table' | 'columns' | 'decisionContext'>,
   source: string,
 ): DefinitionSummary {
-  return {
-    table: artifact.table,
-    source,
-    columns: artifact.columns.map((column) => ({
-      name: column.name,
-      ...(column.type === undefined ? {} : { type: column.type.trim().toLowerCase() }),
-      required: column.required ?? false,
-      ...(column.references === undefined ? {} : { references: column.references }),
-      ...(column.min === undefined ? {} : { min: column.min }),
-      ...(column.max === undefined ? {} : { max: column.max }),
-    })),
-    ...(artifact.decisionContext === undefined ? {} : { decisionContext: artifact.decisionContext }),
-  };
+  // Each key set in this order, not spread from objects made for it: a plan compares thousands.
+  const columns: ArtifactColumn[] = [];
+  for (const column of artifact.columns) {
+    const summary = { name: column.name } as ArtifactColumn;
+    if (column.type !== undefined) summary.type = column.type.trim().toLowerCase();
+    summary.required = column.required ?? false;
+    if (column.references !== undefined) summary.references = column.references;
+    if (column.min !== undefined) summary.min = column.min;
+    if (column.max !== undefined) summary.max = column.max;
+    columns.push(summary);
+  }
+  const summary: DefinitionSummary = { table: artifact.table, source, columns };
+  if (artifact.decisionContext !== undefined) summary.decisionContext = artifact.decisionContext;
+  return summary;
 }
 
 /** The summary as YAML with a fixed key order: what `--dry-run` diffs and what equality compares. */

@@ -74,12 +74,11 @@ type Columns =
   | { ok: false; code: ArtifactErrorCode; message: string; path: DocumentPath };
 
 function readColumns(kind: 'yaml' | 'json', value: unknown, key: string): Columns {
-  const entries: Array<[DocumentPath, unknown, string | undefined]> = Array.isArray(value)
-    ? value.map((item, i) => [[key, i], item, undefined])
-    : isRecord(value)
-      ? Object.entries(value).map(([name, item]) => [[key, name], item, name])
-      : [];
-  if (entries.length === 0) {
+  // Each column read where it is, its path made only for an error (a plan reads thousands of artifacts).
+  const list = Array.isArray(value) ? (value as unknown[]) : undefined;
+  const names = list === undefined && isRecord(value) ? Object.keys(value) : undefined;
+  const count = list?.length ?? names?.length ?? 0;
+  if (count === 0) {
     return {
       ok: false,
       code: 'no_columns',
@@ -90,13 +89,15 @@ function readColumns(kind: 'yaml' | 'json', value: unknown, key: string): Column
   }
   const columns: ArtifactColumn[] = [];
   const seen = new Set<string>();
-  for (const [path, item, mapKey] of entries) {
+  for (let index = 0; index < count; index += 1) {
+    const mapKey = names?.[index];
+    const item = list === undefined ? (value as Record<string, unknown>)[mapKey as string] : list[index];
     const column = readColumn(item, mapKey);
     const invalid = (code: ArtifactErrorCode, message: string): Columns => ({
       ok: false,
       code,
       message,
-      path,
+      path: [key, mapKey ?? index],
     });
     if (typeof column === 'string') return invalid('invalid_column', column);
     const problem = nameProblem(column.name);

