@@ -50,6 +50,34 @@ function comment(text: string, indent: string): string {
   return `${indent}#${text}\n`;
 }
 
+/** Whether an object has a member of its own. */
+function hasKeys(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
+/** `indent` and two spaces more: the few there are made once. */
+function deeper(indent: string): string {
+  let more = deeperIndents.get(indent);
+  if (more === undefined) {
+    more = `${indent}  `;
+    deeperIndents.set(indent, more);
+  }
+  return more;
+}
+const deeperIndents = new Map<string, string>();
+
+/** `indent` and a list item's `- `, made once. */
+function dashed(indent: string): string {
+  let lead = dashedIndents.get(indent);
+  if (lead === undefined) {
+    lead = `${indent}- `;
+    dashedIndents.set(indent, lead);
+  }
+  return lead;
+}
+const dashedIndents = new Map<string, string>();
+
 /**
  * The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `), added to `out`
  * piece by piece (joined once by gate1Text: no string made for a line).
@@ -63,19 +91,20 @@ function mapLines(
 ): void {
   let lead = first;
   const before = out.length;
-  // By index, not by entries: a plan prints thousands of these maps, and each entry would be a pair.
-  for (const key of Object.keys(map)) {
+  // Key by key, not by entries: a plan prints thousands of these maps, and each entry would be a pair.
+  for (const key in map) {
+    if (!Object.hasOwn(map, key)) continue;
     const value = map[key] as Value | undefined;
     if (value === undefined) continue; // as yaml leaves it out
     const name = scalar(yaml, key);
     if (Array.isArray(value)) {
       if (value.length === 0) throw new NotPrinted();
       out.push(lead, name, ':\n');
-      listLines(yaml, out, value, `${indent}  `);
+      listLines(yaml, out, value, deeper(indent));
     } else if (value !== null && typeof value === 'object') {
-      if (Object.keys(value).length === 0) throw new NotPrinted();
+      if (!hasKeys(value)) throw new NotPrinted();
       out.push(lead, name, ':\n');
-      mapLines(yaml, out, value, `${indent}  `);
+      mapLines(yaml, out, value, deeper(indent));
     } else out.push(lead, name, ': ', scalar(yaml, value), '\n');
     lead = indent;
   }
@@ -95,9 +124,9 @@ function listLines(
     if (before !== undefined) out.push(comment(before, indent));
     if (Array.isArray(item)) throw new NotPrinted();
     if (item !== null && typeof item === 'object') {
-      if (Object.keys(item).length === 0) throw new NotPrinted();
-      mapLines(yaml, out, item, `${indent}  `, `${indent}- `);
-    } else out.push(indent, '- ', scalar(yaml, item), '\n');
+      if (!hasKeys(item)) throw new NotPrinted();
+      mapLines(yaml, out, item, deeper(indent), dashed(indent));
+    } else out.push(dashed(indent), scalar(yaml, item), '\n');
   }
 }
 

@@ -314,6 +314,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       : ({ name: found } as const);
   };
   const guarded = (check: string, condition: string | undefined = where): Outcome => {
+    if (condition === undefined && where === undefined) return predicate(check, context);
     const conditions = [condition, where === condition ? undefined : where].filter(
       (c): c is string => c !== undefined && c.trim() !== '',
     );

@@ -20,6 +20,21 @@ const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=']);
 /** Every character PostgreSQL's lexer reads into an operator (a run of them is one operator token). */
 const OPERATOR_CHARS = /[+\-*/<>=~!@#%^&|`?]/;
 
+// Sticky: each reads at its lastIndex only, so the text is read in place (no rest of it sliced per token).
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER = /[0-9]+(?:\.[0-9]+)?/y;
+const STRING = /'[ !#-&(-[\]-~]*'/y;
+/** After a word: a quote, `$` or `&` (a typed or prefixed literal). */
+const AFTER_WORD = /['"$&]/y;
+/** After a number: what makes it read otherwise in PostgreSQL. */
+const AFTER_NUMBER = /[A-Za-z0-9_.$'"]/y;
+
+/** Whether the sticky `pattern` matches `sql` at `at`; its lastIndex is then where the match ends. */
+function matchesAt(pattern: RegExp, sql: string, at: number): boolean {
+  pattern.lastIndex = at;
+  return pattern.test(sql);
+}
+
 /** The tokens of a plain predicate, or undefined when a character or token is outside the plain subset. */
 function tokens(sql: string): Token[] | undefined {
   const out: Token[] = [];
@@ -30,32 +45,33 @@ function tokens(sql: string): Token[] | undefined {
       i += 1;
       continue;
     }
-    let match: RegExpExecArray | null;
-    const rest = sql.slice(i);
-    if ((match = /^[A-Za-z_][A-Za-z0-9_]*/.exec(rest)) !== null) {
+    let end: number;
+    if (matchesAt(WORD, sql, i)) {
+      end = WORD.lastIndex;
       // A word right before a quote is a typed or prefixed literal (E'…', B'…', date '…' is spaced): refused.
-      if (/^['"$&]/.test(sql.slice(i + match[0].length))) return undefined;
-      out.push({ kind: 'word', text: match[0] });
-    } else if ((match = /^[0-9]+(?:\.[0-9]+)?/.exec(rest)) !== null) {
+      if (matchesAt(AFTER_WORD, sql, end)) return undefined;
+      out.push({ kind: 'word', text: sql.slice(i, end) });
+    } else if (matchesAt(NUMBER, sql, i)) {
+      end = NUMBER.lastIndex;
       // 0x1F, 1e5, 1_000, 1abc and 1.2.3 read otherwise (or fail) in PostgreSQL: refused.
-      if (/^[A-Za-z0-9_.$'"]/.test(sql.slice(i + match[0].length))) return undefined;
-      out.push({ kind: 'number', text: match[0] });
-    } else if ((match = /^'[ !#-&(-[\]-~]*'/.exec(rest)) !== null) {
+      if (matchesAt(AFTER_NUMBER, sql, end)) return undefined;
+      out.push({ kind: 'number', text: sql.slice(i, end) });
+    } else if (matchesAt(STRING, sql, i)) {
+      end = STRING.lastIndex;
       // Printable ASCII without quotes or backslashes inside, and not followed by another quote ('a''b').
-      if (sql[i + match[0].length] === "'") return undefined;
-      out.push({ kind: 'string', text: match[0] });
+      if (sql[end] === "'") return undefined;
+      out.push({ kind: 'string', text: sql.slice(i, end) });
     } else if (OPERATOR_CHARS.test(c)) {
-      let end = i;
+      end = i;
       while (end < sql.length && OPERATOR_CHARS.test(sql[end] ?? '')) end += 1;
       out.push({ kind: 'operator', text: sql.slice(i, end) });
-      match = [sql.slice(i, end)] as unknown as RegExpExecArray;
     } else if (c === '(' || c === ')' || c === ',') {
       out.push({ kind: c, text: c });
-      match = [c] as unknown as RegExpExecArray;
+      end = i + 1;
     } else {
       return undefined;
     }
-    i += match[0].length;
+    i = end;
     if (out.length > MAX_TOKENS) return undefined;
   }
   return out;

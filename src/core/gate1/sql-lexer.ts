@@ -67,7 +67,6 @@ export function lexPredicate(text: string): LexedPredicate {
   let i = 0;
   while (i < text.length) {
     const c = text[i] ?? '';
-    const two = text.slice(i, i + 2);
     if (c === "'" || c === '"') {
       const prefix = text.slice(Math.max(0, i - 2), i);
       if (/[Ee]$/.test(prefix) && !/[A-Za-z0-9_]/.test(text[i - 2] ?? '')) {
@@ -102,7 +101,8 @@ export function lexPredicate(text: string): LexedPredicate {
       i = end;
       continue;
     }
-    if (two === '--' || two === '/*') {
+    // `--` or `/*` (read by character: no string made for each position of the text)
+    if ((c === '-' && text[i + 1] === '-') || (c === '/' && text[i + 1] === '*')) {
       refuse(
         findings,
         'sql-comment',
