@@ -2,7 +2,7 @@
 // ending the worker, the caller gets QueryDeadlineError, the open transaction is lost, everything
 // committed survives (a new worker reopens the same private data directory), and the request thread
 // stays free meanwhile. The private directory is gone after close.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +15,23 @@ const savedTmp = process.env.TMPDIR;
 let tmp: string;
 let db: Db;
 
+/**
+ * The empty cluster the server keeps in `<temp folder>/gds-cache-<uid>` (src/server/db/index.ts), copied into
+ * `to`'s own (0700) when this machine has one: a fresh temp folder would otherwise make it again by initdb
+ * (3-4 s), which is not what this file checks. A copy that does not verify is made again, as without it.
+ */
+async function bringClusterCache(to: string): Promise<void> {
+  const name = `gds-cache-${process.getuid?.() ?? 0}`;
+  const from = join(tmpdir(), name);
+  await mkdir(join(to, name), { mode: 0o700 });
+  for (const file of await readdir(from).catch(() => []))
+    if (/^pglite-.*-empty-cluster\.tar\.gz(\.sha256)?$/.test(file))
+      await copyFile(join(from, file), join(to, name, file));
+}
+
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'gds-deadline-'));
+  await bringClusterCache(tmp);
   process.env.TMPDIR = tmp; // the private data directory goes here, so the test can see it go
   db = await openDb({ queryTimeoutMs: 1000 });
   await db.exec('CREATE TABLE kept (x int); INSERT INTO kept VALUES (1)');
