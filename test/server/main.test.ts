@@ -16,8 +16,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
+import { seededPgliteCopy } from '../helpers/migrated-database.js';
 import type { ReadyInfo } from '../helpers/server.js';
 import { startServerProcess, waitFor } from '../helpers/server-process.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
@@ -193,7 +194,13 @@ describe('npm run server', () => {
     async () => {
       const project = join(sharedFixturesDir, 'real/dbt-projects/manoty_jaffle_duckdb');
       const readyFile = join(dir, 'dbt', 'ready.json');
-      const server = run(['--ready-file', readyFile, '--port', '0', '--dbt', project]);
+      // On a seeded copy (--data-dir): the seeding is the tests' above; here, what --dbt adds to it.
+      const copy = await seededPgliteCopy();
+      onTestFinished(() => copy.remove());
+      const server = run([
+        ...['--ready-file', readyFile, '--port', '0'],
+        ...['--dbt', project, '--data-dir', copy.dataDir],
+      ]);
       try {
         await waitFor(
           () => existsSync(readyFile) && server.output.stdout.includes('gds plan --dbt'),

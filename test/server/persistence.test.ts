@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server/app.js';
 import { ENGINES } from '../helpers/engines.js';
-import { scratchDir } from '../helpers/migrated-database.js';
+import { migratedPgliteCopy, scratchDir } from '../helpers/migrated-database.js';
 import { createPostgresDatabase } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
@@ -66,13 +66,15 @@ describe.each(ENGINES)('restarts over one database on $engine', ({ postgres, ski
     'hand each seeded user the same CLI token, make no new one, and derive another once it is revoked',
     needs(skip),
     async () => {
-      const database = postgres ? await createPostgresDatabase() : undefined;
-      const dir = postgres ? undefined : mkdtempSync(join(await scratchDir(), 'gds-test-db-'));
+      // On a migrated database (the first server seeds it): an empty one is the test above's, and making it
+      // (PGlite's initdb, the migrations) took seconds.
+      const database = postgres ? await createPostgresDatabase({ migrated: true }) : undefined;
+      const copy = postgres ? undefined : await migratedPgliteCopy();
       const start = () =>
         createServer({
           port: 0,
           contractCheck: true,
-          ...(database ? { databaseUrl: database.url } : { dataDir: dir }),
+          ...(database ? { databaseUrl: database.url } : { dataDir: copy?.dataDir }),
         });
       const tokensOf = async (url: string, token: string) =>
         (
@@ -112,7 +114,7 @@ describe.each(ENGINES)('restarts over one database on $engine', ({ postgres, ski
         }
       } finally {
         await database?.drop();
-        if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+        await copy?.remove();
       }
     },
   );
