@@ -75,11 +75,12 @@ const rewrites: Rewrites = {
     ],
   ],
   // oclif reads the user's theme.json (in gds's config folder) at every start, through node:fs/promises:
-  // through node:fs's callback instead, so node:fs/promises (lazy in the bundle, see bundleModules) is not loaded.
+  // with node:fs's synchronous call instead, so node:fs/promises (lazy in the bundle, see bundleModules) is not
+  // loaded, and no libuv thread pool starts for it (four threads, a command's only use of them).
   '/node_modules/@oclif/core/lib/util/fs.js': [
     [
       "const contents = await (0, promises_1.readFile)(path, 'utf8');",
-      "const contents = await new Promise((resolve, reject) => (0, node_fs_1.readFile)(path, 'utf8', (error, text) => (error ? reject(error) : resolve(text))));",
+      "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');",
     ],
   ],
   // oclif logs through `debug`, whose loggers are made at the first log line of every run (node:tty, node:util,

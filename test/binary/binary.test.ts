@@ -484,7 +484,7 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
   });
 
   // node:fs/promises loads readline's interface and the REPL's history at its top (build-binary.ts makes its
-  // imports lazy; oclif's theme read and the bounded file read use node:fs's callbacks).
+  // imports lazy; oclif reads theme.json with node:fs's synchronous call, the bounded file read with its callbacks).
   it.each([
     [['gate', 'validate', '-f', 'a.yml']],
     [['list', '--json', '--token', 'cli_startup', '--base', 'http://127.0.0.1:9']],
