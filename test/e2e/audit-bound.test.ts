@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 
@@ -33,7 +33,7 @@ const stamped = async () =>
   );
 
 beforeAll(async () => {
-  [server] = await Promise.all([startTestServer({ jobs: 'manual' }), ensureBuilt()]);
+  server = await startTestServer({ jobs: 'manual' });
   const devConnector = server.ready.connectors.find((c) => c.name === 'warehouse-dev')?.id;
   const pushed = await server.request('POST', '/api/artifacts', {
     token: server.user('ADMIN').cliToken,
@@ -112,7 +112,7 @@ describe('evidence is a summary', () => {
     );
     expect(whole.length).toBeGreaterThan(0);
 
-    const all = await runCli(['audit', 'list', '--all', '--json'], {
+    const all = await runInProcess(['audit', 'list', '--all', '--json'], {
       env: {
         GDS_CONFIG_DIR: await mkdtemp(join(tmpdir(), 'gds-audit-bound-')),
         GDS_SECRET_STORAGE: 'file',

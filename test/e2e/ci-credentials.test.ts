@@ -3,14 +3,14 @@
 // commands (plan, apply, recertify) run with SERVICE_TOKEN holding only that token after the server's clock
 // moved 2 hours (past every access token) and 31 days (past every refresh token): recertify draws the
 // 60-minute MANAGEMENT token it needs on the CLI token, and leaves no token behind. `gds tokens revoke ci`
-// ends it. Real gds processes (SERVICE_TOKEN is the boundary under test) against the in-process server,
-// whose clock moves through the file `--clock-offset-file` names.
+// ends it. gds runs in the test process (runInProcess), each command with SERVICE_TOKEN alone in its environment
+// as a CI job's, against the in-process server, whose clock moves through the file `--clock-offset-file` names.
 import { cp, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   if (noSharedFixtures !== undefined) return;
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-ci-credentials-'));
   offsetFile = join(dir, 'clock-offset');
-  [server] = await Promise.all([startTestServer({ clockOffsetFile: offsetFile }), ensureBuilt()]);
+  server = await startTestServer({ clockOffsetFile: offsetFile });
   project = join(dir, 'jaffle');
   await cp(JAFFLE, project, { recursive: true });
   connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 async function gds(args: string[], token: string): Promise<CliResult> {
-  const result = await runCli(args, {
+  const result = await runInProcess(args, {
     env: {
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { Browser } from '../helpers/chromium.js';
 import { chromiumPath, launchBrowser } from '../helpers/chromium.js';
 import { needs } from '../helpers/skip.js';
@@ -24,7 +24,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
 
   beforeAll(async () => {
     if (!('path' in browserAt)) return;
-    [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+    server = await startTestServer();
     browser = await launchBrowser(browserAt.path);
     ({ profile, context, page } = browser);
     page.on('console', (message) => {
@@ -79,7 +79,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
   it('shows the new state after a real `gds gate submit`', async () => {
     const orders = server.table('orders').id;
     const before = await page.textContent('#table-state');
-    const submitted = await runCli(['gate', 'submit', orders, '--json'], {
+    const submitted = await runInProcess(['gate', 'submit', orders, '--json'], {
       env: {
         GDS_CONFIG_DIR: join(profile, 'gds-config'),
         GDS_SECRET_STORAGE: 'file',

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { Browser } from '../helpers/chromium.js';
 import { chromiumPath, launchBrowser } from '../helpers/chromium.js';
 import { needs } from '../helpers/skip.js';
@@ -26,7 +26,7 @@ describe(
 
     beforeAll(async () => {
       if (!('path' in browserAt)) return;
-      [server] = await Promise.all([startTestServer(), ensureBuilt()]);
+      server = await startTestServer();
       browser = await launchBrowser(browserAt.path);
       ({ profile, page } = browser);
       await page.goto(`${server.origin}/dashboard`);
@@ -42,7 +42,7 @@ describe(
     it('a table submitted with gds gate submit waits for review, with its submitter’s e-mail', async () => {
       expect(await page.textContent('#review-queue')).toContain('Nothing is waiting for review.');
       const customers = server.table('customers');
-      const submitted = await runCli(['gate', 'submit', customers.id, '--json'], {
+      const submitted = await runInProcess(['gate', 'submit', customers.id, '--json'], {
         env: {
           GDS_CONFIG_DIR: join(profile, 'gds-config'),
           GDS_SECRET_STORAGE: 'file',

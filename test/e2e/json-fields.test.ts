@@ -304,8 +304,9 @@ const steps: Step[] = [
   { id: 'alias:delete', args: () => ['alias', 'delete', 'ls'] },
 ];
 
+/** Runs the jobs queued so far; called again and again (every 50 ms) until the command waiting on them ends. */
 async function runJobs(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await new Promise((resolve) => setTimeout(resolve, 50));
   await server.jobs.runPending();
 }
 

@@ -5,7 +5,8 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliCommand, cliEnv, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, ensureBuilt } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 import { needs, onPath } from '../helpers/skip.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
   configDir = await mkdtemp(join(tmpdir(), 'gds-picker-'));
   for (const [name, base] of Object.entries(LONG_BASES)) {
-    const set = await runCli(
+    const set = await runInProcess(
       [
         'auth',
         'set',
@@ -41,7 +42,7 @@ beforeAll(async () => {
     );
     expect(set.code, set.stderr).toBe(0);
   }
-  const work = await runCli(
+  const work = await runInProcess(
     ['auth', 'set', '--token', server.user('OWNER').cliToken, '--base', server.url, '--profile', 'work'],
     { env: env() },
   );

@@ -1,13 +1,14 @@
-// `gds recertify --run-results` of a whole dbt run with the real CLI, on PGlite and on PostgreSQL (skipped,
-// saying why, without GDS_TEST_DATABASE_URL): 1,000 rebuilt models, each a CERTIFIED table whose certified
-// view the rebuild dropped, so the service publishes every one again. gds sends the run as two signals of
-// 500 and exits 0 with all 1,000 accounted for: each outcome, each view back, each table signalled once.
+// `gds recertify --run-results` of a whole dbt run, on PGlite and on PostgreSQL (skipped, saying why, without
+// GDS_TEST_DATABASE_URL): 1,000 rebuilt models, each a CERTIFIED table whose certified view the rebuild
+// dropped, so the service publishes every one again. gds (in the test process, runInProcess) sends the run as
+// two signals of 500 and exits 0 with all 1,000 accounted for: each outcome, each view back, each table
+// signalled once.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
@@ -24,10 +25,10 @@ describe.each(ENGINES)('recertify of a 1,000-model dbt run on $engine', ({ postg
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    [server] = await Promise.all([
-      startTestServer({ jobs: 'manual', ...(postgres ? { database: 'postgres' as const } : {}) }),
-      ensureBuilt(),
-    ]);
+    server = await startTestServer({
+      jobs: 'manual',
+      ...(postgres ? { database: 'postgres' as const } : {}),
+    });
     names = await certifiedCopies(server, MODELS, 'whole');
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-whole-run-'));
     await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-whole'));
@@ -39,7 +40,7 @@ describe.each(ENGINES)('recertify of a 1,000-model dbt run on $engine', ({ postg
   });
 
   const gds = (args: string[]): Promise<CliResult> =>
-    runCli(args, {
+    runInProcess(args, {
       env: { GDS_CONFIG_DIR: join(dir, 'gds'), SERVICE_API_URL: server.url, SERVICE_TOKEN: token },
     });
 

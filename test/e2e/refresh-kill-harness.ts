@@ -2,7 +2,8 @@
 // given refresh at a chosen point (the request never reaches the service; the service has answered and the
 // answer is held back; answered at once), config folders holding a profile `ci` exactly as
 // `gds tokens issue --save-profile ci` stores it with its access token expired (so the next command refreshes
-// first), and a gds process on one of them.
+// first), and a gds process on one of them. The issue of the template and the command run after a kill are
+// ordinary commands, run in the test process (runInProcess); the process killed is a process.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -11,7 +12,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot, runCli } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 
@@ -103,7 +105,7 @@ async function forward(
 /** The profile `ci` exactly as `gds tokens issue --save-profile ci` stores it (issued through the proxy). */
 export async function savedProfileTemplate(harness: KillHarness): Promise<Record<string, unknown>> {
   const templateDir = join(harness.dir, 'template');
-  const issue = await runCli(
+  const issue = await runInProcess(
     ['tokens', 'issue', '--name', 'template', '--env', 'dev', '--scope', 'workspace:read:audit'].concat([
       '--save-profile',
       'ci',
@@ -187,5 +189,5 @@ export function startGds(args: string[], configDir: string, extraEnv: Record<str
 
 /** A normal run of `gds audit list --profile ci` on the profile of `configDir`. */
 export function auditListOn(configDir: string) {
-  return runCli(auditList, { env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' } });
+  return runInProcess(auditList, { env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' } });
 }
