@@ -10,7 +10,7 @@ import { globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { commandSuggestion, toCliError } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
-import { redactError, redactStandardError, scrubProcessTitle } from './secrets.js';
+import { redactError, redactStandardError, scrubProcessTitle, stderrIsTerminal } from './secrets.js';
 import { answeredVersion } from './version.js';
 import { startUpdateCheck, type UpdateCheck } from './update-notice.js';
 import { helpTopicPage } from './help-topics.js';
@@ -143,7 +143,7 @@ async function updateCheckFor(
   json: boolean,
 ): Promise<UpdateCheck | undefined> {
   const source = (pjson as { gds?: { updateUrl?: string | null } }).gds?.updateUrl ?? undefined;
-  if (source === undefined || source === '' || process.stderr.isTTY !== true) return undefined;
+  if (source === undefined || source === '' || !stderrIsTerminal()) return undefined;
   return startUpdateCheck({
     current: pjson.version,
     source,
@@ -203,7 +203,10 @@ async function importOclif(): Promise<typeof OclifCore> {
  * terminal is attached; gds colours only on a terminal, so without one ansis is told so before it loads.
  */
 function colourOnlyOnTerminals(): void {
-  if (!colorEnabled(forcedTerminal(process.stdout, process.env)) && !colorEnabled(process.stderr))
+  if (
+    !colorEnabled(forcedTerminal(process.stdout, process.env)) &&
+    !colorEnabled({ isTTY: stderrIsTerminal() })
+  )
     process.env.FORCE_COLOR = '0';
 }
 

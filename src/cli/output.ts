@@ -53,7 +53,10 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
 
 /** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on), CLICOLOR_FORCE (not 0: on),
  *  CLICOLOR=0 (off, as gh reads it); then the `color` setting (never, always); else only on a TTY. */
-export function colorEnabled(stream: OutputStream, env: NodeJS.ProcessEnv = process.env): boolean {
+export function colorEnabled(
+  stream: Pick<OutputStream, 'isTTY'>,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.toLowerCase());
   if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
@@ -99,7 +102,8 @@ export class Output {
   private readonly template: ((record: object) => string) | undefined;
   /** Where stdout goes: the process's (or GDS_FORCE_TTY's stand-in), or the pager once usePager() chose one. */
   private out: OutputStream;
-  readonly stderr: OutputStream;
+  /** stderr when one was given, else the process's, taken when something is written (secrets.ts). */
+  private readonly givenStderr: OutputStream | undefined;
   /** The pager stdout goes through (pager.ts), when the command pages and stdout is a terminal. */
   private paged: { running: boolean; end(): Promise<void> } | undefined;
   private readonly env: NodeJS.ProcessEnv;
@@ -125,11 +129,15 @@ export class Output {
       options.template !== undefined;
     this.env = options.env ?? process.env;
     this.out = options.stdout ?? forcedTerminal(process.stdout, this.env);
-    this.stderr = options.stderr ?? process.stderr;
+    this.givenStderr = options.stderr;
   }
 
   get stdout(): OutputStream {
     return this.out;
+  }
+
+  get stderr(): OutputStream {
+    return this.givenStderr ?? process.stderr;
   }
 
   /**
