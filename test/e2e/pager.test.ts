@@ -23,6 +23,8 @@ let server: TestServer;
 let dir: string;
 /** Pages asked of /pages, a list of 100 pages of 50 items each (nextCursor), counted. */
 let pagesAsked = 0;
+/** How long /pages takes to answer a page: none for a run that reads them all, 20 ms for one that is stopped. */
+let pageDelayMs = 20;
 /**
  * A service answering any path with 400 items (`gds api` prints them indented, over 1,600 lines), and
  * /pages with a page of a 100-page list.
@@ -37,7 +39,7 @@ const big = createServer((request, response) => {
     // 20 ms a page: the 100 pages take 2 s, far longer than a pager's exit takes to reach gds
     setTimeout(() => {
       response.end(JSON.stringify({ items, ...(page < 99 ? { nextCursor: String(page + 1) } : {}) }));
-    }, 20);
+    }, pageDelayMs);
     return;
   }
   response.end(JSON.stringify(Array.from({ length: 400 }, (_, n) => ({ n, title: `item ${n}` }))));
@@ -188,7 +190,10 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
   it('quitting the pager early stops the command, as gh: --paginate asks no more pages, exit 0', async () => {
     const args = ['api', '/pages', '--paginate', '--base', bigBase, '--token', 'cli_pager_test_aaaa'];
     pagesAsked = 0;
-    const all = await runInProcess(args, { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } });
+    pageDelayMs = 0;
+    const all = await runInProcess(args, { env: { GDS_CONFIG_DIR: '/nonexistent/gds' } }).finally(() => {
+      pageDelayMs = 20;
+    });
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout.trimEnd().split('\n')).toHaveLength(5000);
     expect(pagesAsked).toBe(100);
