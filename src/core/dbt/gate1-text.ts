@@ -56,27 +56,20 @@ function hasKeys(value: object): boolean {
   return false;
 }
 
-/** `indent` and two spaces more: the few there are made once. */
-function deeper(indent: string): string {
-  let more = deeperIndents.get(indent);
-  if (more === undefined) {
-    more = `${indent}  `;
-    deeperIndents.set(indent, more);
+/**
+ * `indent` and `more` after it (`'  '`: one level deeper; `'- '`: a list item's lead): the few there are made
+ * once.
+ */
+function indented(indent: string, more: '  ' | '- '): string {
+  const made = madeIndents[more];
+  let text = made.get(indent);
+  if (text === undefined) {
+    text = `${indent}${more}`;
+    made.set(indent, text);
   }
-  return more;
+  return text;
 }
-const deeperIndents = new Map<string, string>();
-
-/** `indent` and a list item's `- `, made once. */
-function dashed(indent: string): string {
-  let lead = dashedIndents.get(indent);
-  if (lead === undefined) {
-    lead = `${indent}- `;
-    dashedIndents.set(indent, lead);
-  }
-  return lead;
-}
-const dashedIndents = new Map<string, string>();
+const madeIndents = { '  ': new Map<string, string>(), '- ': new Map<string, string>() };
 
 /**
  * The lines of a map's entries at `indent` (its first key printed at `first`, after a `- `), added to `out`
@@ -100,11 +93,11 @@ function mapLines(
     if (Array.isArray(value)) {
       if (value.length === 0) throw new NotPrinted();
       out.push(lead, name, ':\n');
-      listLines(yaml, out, value, deeper(indent));
+      listLines(yaml, out, value, indented(indent, '  '));
     } else if (value !== null && typeof value === 'object') {
       if (!hasKeys(value)) throw new NotPrinted();
       out.push(lead, name, ':\n');
-      mapLines(yaml, out, value, deeper(indent));
+      mapLines(yaml, out, value, indented(indent, '  '));
     } else out.push(lead, name, ': ', scalar(yaml, value), '\n');
     lead = indent;
   }
@@ -125,8 +118,8 @@ function listLines(
     if (Array.isArray(item)) throw new NotPrinted();
     if (item !== null && typeof item === 'object') {
       if (!hasKeys(item)) throw new NotPrinted();
-      mapLines(yaml, out, item, deeper(indent), dashed(indent));
-    } else out.push(dashed(indent), scalar(yaml, item), '\n');
+      mapLines(yaml, out, item, indented(indent, '  '), indented(indent, '- '));
+    } else out.push(indented(indent, '- '), scalar(yaml, item), '\n');
   }
 }
 

@@ -505,11 +505,7 @@ function readTest(raw: Entry, config: Entry): ManifestTest {
     name = name.slice(dot + 1);
   }
   if (namespace === 'dbt') namespace = undefined;
-  const writtenSeverity = text(config['severity']);
-  const severity =
-    writtenSeverity === 'warn' || (writtenSeverity !== undefined && writtenSeverity.toLowerCase() === 'warn')
-      ? 'warn'
-      : 'error';
+  const severity = text(config['severity'])?.toLowerCase() === 'warn' ? 'warn' : 'error';
   const where = text(config['where']);
   const columnName = text(raw['column_name']) ?? text(kwargs['column_name']);
   const attachedNode = text(raw['attached_node']);
