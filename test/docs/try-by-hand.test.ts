@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, repoRoot } from '../cli/helpers/cli-process.js';
+import { guardGroup } from '../helpers/group-guard.js';
 
 const README_URL = 'http://127.0.0.1:8787/v1';
 const README_ORIGIN = 'http://127.0.0.1:8787';
@@ -43,11 +44,18 @@ function startServer(commandLine: string, readyFile: string): Promise<NonNullabl
       detached: true,
     },
   );
+  // Its group ends with this test process, however that ends (group-guard.ts), unless it has closed first.
+  const guard = guardGroup(child.pid, { output: [child.stdout, child.stderr] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', () => {
+      guard.release();
+      resolve();
+    }),
+  );
   return new Promise((resolve, reject) => {
     child.stdout.on('data', () => {
       const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];

@@ -6,6 +6,7 @@
 //   server.signal('SIGTERM'); await server.closed;
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { guardGroup } from './group-guard.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -30,11 +31,18 @@ export function startServerProcess(args: string[], env: Record<string, string> =
     // so the group is signalled, as a terminal does on Ctrl-C.
     detached: true,
   });
+  // Its group ends with this test process, however that ends (group-guard.ts), unless it has closed first.
+  const guard = guardGroup(child.pid, { output: [child.stdout, child.stderr] });
   const output = { stdout: '', stderr: '' };
   child.stdout?.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', () => {
+      guard.release();
+      resolve();
+    }),
+  );
   const signal = (name: NodeJS.Signals) => process.kill(-(child.pid ?? 0), name);
   return { child, output, exited, closed, signal };
 }
