@@ -74,12 +74,18 @@ const DATA_TYPE = `CASE WHEN et.typelem <> 0 AND et.typlen = -1 THEN 'ARRAY'
                  WHEN ent.nspname = 'pg_catalog' THEN format_type(et.oid, NULL)
                  ELSE 'USER-DEFINED' END`;
 
-const COLUMNS_FROM = `FROM pg_attribute a
-       JOIN pg_class c ON c.oid = a.attrelid
-       JOIN pg_namespace n ON n.oid = c.relnamespace
-       JOIN pg_type t ON t.oid = a.atttypid
+/** A column's type `t`, its base type `et` (a domain's, else itself) and that one's schema `ent`. */
+const TYPES_FROM = `pg_type t
        JOIN pg_type et ON et.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
        JOIN pg_namespace ent ON ent.oid = et.typnamespace`;
+
+/** The columns `a` of the relations `c` in the schemas `n`. */
+const RELATIONS_FROM = `FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace`;
+
+const COLUMNS_FROM = `${RELATIONS_FROM}
+       JOIN ${TYPES_FROM} ON t.oid = a.atttypid`;
 
 /** The columns of tables, views and foreign or partitioned tables of the schemas $1, as information_schema shows. */
 const COLUMNS_WHERE = `n.nspname = ANY($1::text[])
@@ -92,6 +98,11 @@ const COLUMNS_WHERE = `n.nspname = ANY($1::text[])
  * table, not a column. On PGlite most of the cost of reading a schema of 2,000 tables is each row's way from
  * the database to JavaScript: 16,000 rows of seven fields took 190-310 ms of the database thread's CPU, 2,000
  * of three 110-150 ms, the 2,000 as one JSON text (jsonRows) 86-90 ms against 100-108.
+ * The columns are grouped by their table's oid and named after, and each column's data type is looked up by a
+ * subquery the planner memoizes by type (a handful of types, not a lookup a column): grouped by the names, the
+ * 16,000 column rows were sorted with both names in them (spilling past work_mem) and three catalog lookups
+ * ran per column; this way a schema of 2,000 tables and 16,000 columns reads in 24 ms of PostgreSQL's CPU
+ * instead of 44-48, and 32 ms of PGlite's instead of 55 (the same rows).
  */
 async function tablesOf(
   q: Queryable,
@@ -99,11 +110,15 @@ async function tablesOf(
 ): Promise<Array<{ table_schema: string; table_name: string; columns: Array<[string, string]> }>> {
   return jsonRows(
     q,
-    `SELECT n.nspname AS table_schema, c.relname AS table_name,
-            json_agg(json_build_array(a.attname, ${DATA_TYPE}) ORDER BY a.attnum) AS columns
-       ${COLUMNS_FROM}
-      WHERE ${COLUMNS_WHERE}
-      GROUP BY n.nspname, c.relname
+    `SELECT n.nspname AS table_schema, c.relname AS table_name, grouped.columns
+       FROM (SELECT a.attrelid, json_agg(json_build_array(a.attname, typed.data_type) ORDER BY a.attnum) AS columns
+               ${RELATIONS_FROM}
+               CROSS JOIN LATERAL (SELECT ${DATA_TYPE} AS data_type FROM ${TYPES_FROM}
+                                    WHERE t.oid = a.atttypid OFFSET 0) typed
+              WHERE ${COLUMNS_WHERE}
+              GROUP BY a.attrelid) grouped
+       JOIN pg_class c ON c.oid = grouped.attrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace
       ORDER BY n.nspname, c.relname`,
     'table_schema, table_name',
     [schemas],
