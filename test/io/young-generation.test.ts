@@ -1,5 +1,6 @@
+import { getBuiltinModule } from 'node:process';
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../../src/io/young-generation.js';
+import { collectGarbage, withoutOptimisingCompilers } from '../../src/io/young-generation.js';
 
 describe('collectGarbage', () => {
   it('collects what nothing holds any more, at once', async () => {
@@ -8,5 +9,40 @@ describe('collectGarbage', () => {
     await new Promise((resolve) => setImmediate(resolve));
     collectGarbage();
     expect(ref.deref()).toBeUndefined();
+  });
+});
+
+describe('withoutOptimisingCompilers', () => {
+  // V8's own view of a function (natives syntax, allowed only while these two are made).
+  const v8 = getBuiltinModule('node:v8');
+  v8.setFlagsFromString('--allow-natives-syntax');
+  const optimiseNow = new Function(
+    'f',
+    '%PrepareFunctionForOptimization(f); f(3); f(4); %OptimizeFunctionOnNextCall(f); f(5);',
+  );
+  const statusOf = new Function('f', 'return %GetOptimizationStatus(f)') as (f: unknown) => number;
+  v8.setFlagsFromString('--no-allow-natives-syntax');
+  const OPTIMIZED = 1 << 4;
+  const loop = () => new Function('n', 'let s = 0; for (let i = 0; i < n; i += 1) s += i; return s;');
+
+  it('runs the work unoptimised and gives its answer; the compilers are on again after it', async () => {
+    const during = loop();
+    const answer = await withoutOptimisingCompilers(async () => {
+      optimiseNow(during);
+      return statusOf(during);
+    });
+    expect(answer & OPTIMIZED).toBe(0);
+    const after = loop();
+    optimiseNow(after);
+    expect(statusOf(after) & OPTIMIZED).toBe(OPTIMIZED);
+  });
+
+  it("passes the work's error on, and turns the compilers on again", async () => {
+    await expect(withoutOptimisingCompilers(() => Promise.reject(new Error('refused')))).rejects.toThrow(
+      'refused',
+    );
+    const after = loop();
+    optimiseNow(after);
+    expect(statusOf(after) & OPTIMIZED).toBe(OPTIMIZED);
   });
 });
