@@ -60,7 +60,9 @@ function renderArtifact(
 }
 
 /** What the table declares: its last pushed artifact, else its registered columns; null without a source (Mode B). */
-export function heldDefinition(table: TableRow): DefinitionSummary | null {
+export function heldDefinition(
+  table: Pick<TableRow, 'mode' | 'source' | 'artifact' | 'name' | 'columns'>,
+): DefinitionSummary | null {
   if (table.mode !== 'MODE_A' || !table.source) return null;
   return definitionSummary(table.artifact ?? { table: table.name, columns: table.columns }, table.source);
 }

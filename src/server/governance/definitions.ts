@@ -622,13 +622,16 @@ async function replace(
   };
 }
 
+/** What the replace rule reads of a table. */
+type Replaced = Pick<TableRow, 'id' | 'mode' | 'name' | 'state' | 'ownerId'>;
+
 /** Whether the lifecycle would let `caller` replace `table`'s definition (the replace rule, nothing applied). */
-export function mayReplace(caller: Caller, table: TableRow): boolean {
+export function mayReplace(caller: Caller, table: Replaced): boolean {
   return replaceRefusal(caller, table) === undefined;
 }
 
 /** The lifecycle's refusal of `caller` replacing `table`'s definition, as a replacement would answer it. */
-export function replaceRefusal(caller: Caller, table: TableRow): HttpError | undefined {
+export function replaceRefusal(caller: Caller, table: Replaced): HttpError | undefined {
   const context = { mode: table.mode, tableName: table.name, actor: replacingActor(caller, table) };
   const result = transition(table.state, 'replaced', context);
   return result.ok
@@ -637,7 +640,7 @@ export function replaceRefusal(caller: Caller, table: TableRow): HttpError | und
 }
 
 /** Who replaces, for the lifecycle's rule: a person's role and ownership, or a MANAGEMENT token's scopes. */
-function replacingActor(caller: Caller, table: TableRow | null): TransitionContext['actor'] {
+function replacingActor(caller: Caller, table: Replaced | null): TransitionContext['actor'] {
   if (caller.kind === 'integration') return { tokenScopes: caller.scopes };
   return { role: caller.role, isTableOwner: table?.ownerId === caller.userId };
 }

@@ -100,7 +100,24 @@ function sendLanding(reply: FastifyReply, outcome: LandOutcome): FastifyReply {
 }
 
 /** GET /api/tables/{tableId}/definition's answer (also each table's `definition` of GET /api/held-tables). */
-export function heldDefinitionOf(caller: Caller, table: TableRow): Schema<'HeldDefinition'> {
+export function heldDefinitionOf(
+  caller: Caller,
+  table: Pick<
+    TableRow,
+    | 'id'
+    | 'governanceId'
+    | 'name'
+    | 'environmentLabel'
+    | 'connectorId'
+    | 'state'
+    | 'definitionVersion'
+    | 'mode'
+    | 'source'
+    | 'artifact'
+    | 'columns'
+    | 'ownerId'
+  >,
+): Schema<'HeldDefinition'> {
   return {
     tableId: table.id,
     governanceId: table.governanceId,
