@@ -86,9 +86,9 @@ function setCompilers(on: boolean): void {
  * Runs `work` (a command's short work, such as reading one artifact) with V8's optimising compilers (Maglev
  * and TurboFan) off, then on again. A push of a view runs a few loops hot enough for V8 to optimise them in
  * the background, and the compilers' own machine code and working memory cost the process more than they
- * save it: `push --dry-run` of the real 262-line view 79.7 -> 68.9 MiB at its peak, 11 ms less CPU, 2.6 ms
- * less wall (docs/bench.md). A view near the size limit (86,000 tokens) reads in the same time: its time is
- * PostgreSQL's parser's. The flags go back to their defaults after: V8's flag hash with them, so the Node
+ * save it: `push --dry-run` of the real 262-line view 79.7 -> 68.9-70.7 MiB at its peak, 8-11 ms less CPU,
+ * its wall time unchanged (docs/bench.md). A view near the size limit (86,000 tokens) reads in the same time:
+ * its time is PostgreSQL's parser's. The flags go back to their defaults after: V8's flag hash with them, so the Node
  * modules loaded later still compile from Node's code cache (a changed hash makes V8 refuse it:
  * `require('node:http')` 1.2 -> 4.3 ms).
  */
