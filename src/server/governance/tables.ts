@@ -292,29 +292,14 @@ export async function environmentTablePage(
   tables: Array<{ table: HeldTableRow; artifactFile: string | null }>;
   next: { createdAt: string; id: string } | null;
 }> {
-  const rows = await jsonRows<
-    Pick<
-      Row,
-      | 'id'
-      | 'name'
-      | 'mode'
-      | 'state'
-      | 'gate_mode'
-      | 'environment_label'
-      | 'connector_id'
-      | 'source'
-      | 'owner_id'
-      | 'governance_id'
-      | 'definition_version'
-      | 'artifact'
-      | 'columns'
-      | 'project'
-    > & { artifact_file: string | null; created_key: string }
-  >(
+  // Each row as HeldTableRow names its fields (aliases), so no object is made again a row.
+  const rows = await jsonRows<HeldTableRow & { artifactFile: string | null; created_key: string }>(
     q,
-    `SELECT id, name, mode, state, gate_mode, environment_label, connector_id, source, owner_id, governance_id,
-            definition_version, artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns,
-            project, artifact->>'fileName' AS artifact_file,
+    `SELECT id, name, mode, state, gate_mode AS "gateMode", environment_label AS "environmentLabel",
+            connector_id AS "connectorId", source, owner_id AS "ownerId",
+            coalesce(governance_id, id) AS "governanceId", definition_version AS "definitionVersion", artifact,
+            CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
+            artifact->>'fileName' AS "artifactFile",
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM gds.tables
       WHERE workspace_id = $1 AND active AND environment_label = $2
@@ -329,28 +314,7 @@ export async function environmentTablePage(
     ],
   );
   const { page, next } = keyedPage(rows, query.limit);
-  return {
-    tables: page.map((row) => ({
-      table: {
-        id: row.id,
-        name: row.name,
-        mode: row.mode,
-        state: row.state,
-        gateMode: row.gate_mode,
-        environmentLabel: row.environment_label,
-        connectorId: row.connector_id,
-        source: row.source,
-        ownerId: row.owner_id,
-        governanceId: row.governance_id ?? row.id,
-        definitionVersion: Number(row.definition_version),
-        artifact: row.artifact,
-        columns: row.columns,
-        project: row.project ?? null,
-      },
-      artifactFile: row.artifact_file,
-    })),
-    next,
-  };
+  return { tables: page.map((table) => ({ table, artifactFile: table.artifactFile })), next };
 }
 
 /** How many tables the list of `query` holds in all (its first page says so). */
