@@ -61,6 +61,16 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
       `database: an idle connection ended (${error.code ?? error.message}); reconnecting\n`,
     );
   });
+  // pg's pool.end() resolves once it has asked each connection to end, before PostgreSQL has ended them:
+  // close() waits for them (each is 'remove'd once its socket has closed), so that a database dropped or a
+  // process ended right after it finds none of this server's connections still open.
+  const open = new Set<pg.PoolClient>();
+  let allClosed: (() => void) | undefined;
+  pool.on('connect', (client) => open.add(client));
+  pool.on('remove', (client) => {
+    open.delete(client);
+    if (open.size === 0) allClosed?.();
+  });
   await pool.query('SELECT 1');
   const deadline = deadlineOf(queryTimeoutMs);
   return {
@@ -117,7 +127,11 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
         client.release(true);
       }
     },
-    close: () => pool.end(),
+    async close() {
+      const closed = new Promise<void>((resolve) => (allClosed = resolve));
+      await pool.end();
+      if (open.size > 0) await closed;
+    },
   };
 }
 

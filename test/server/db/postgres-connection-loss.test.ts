@@ -1,9 +1,11 @@
 // The server on PostgreSQL outlives the end of its connections: PostgreSQL ends them on a restart, a
 // failover or pg_terminate_backend (SQLSTATE 57P01). An idle connection's end was an unheard 'error' event
 // on the pool, which ends a Node process; a connection ended inside a transaction failed its ROLLBACK, and
-// that error hid the first one while the dead connection went back to the pool.
+// that error hid the first one while the dead connection went back to the pool. And close() resolves once
+// its connections are closed: a test that dropped the database right after it ended some of them, which the
+// server then reported as lost.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
 import { createPostgresDatabase } from '../../helpers/server.js';
@@ -24,6 +26,21 @@ afterAll(async () => {
   await db?.close();
   await drop?.();
 });
+
+/** What the server writes on stderr while `fn` runs (and up to its end), kept from the run's output. */
+async function stderrOf(fn: () => Promise<void>): Promise<string> {
+  let text = '';
+  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    text += String(chunk);
+    return true;
+  });
+  try {
+    await fn();
+  } finally {
+    write.mockRestore();
+  }
+  return text;
+}
 
 /** Ends every connection to the test database but the caller's, as an administrator would. */
 async function terminateConnections(): Promise<number> {
@@ -46,9 +63,12 @@ describe('connections PostgreSQL ends', () => {
     needs(noPostgres),
     async () => {
       await Promise.all([db.query('SELECT pg_sleep(0.05)'), db.query('SELECT pg_sleep(0.05)')]);
-      expect(await terminateConnections()).toBeGreaterThan(0);
-      // Give the pool the moment in which it hears of the end (the event that ended the process).
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const said = await stderrOf(async () => {
+        expect(await terminateConnections()).toBeGreaterThan(0);
+        // Give the pool the moment in which it hears of the end (the event that ended the process).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      expect(said).toContain('database: an idle connection ended (57P01); reconnecting\n');
       expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     },
   );
@@ -64,6 +84,41 @@ describe('connections PostgreSQL ends', () => {
       });
       await expect(failed).rejects.toThrow(/terminat|connection/i);
       for (let i = 0; i < 6; i += 1) expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    },
+  );
+});
+
+describe('close()', () => {
+  it(
+    'resolves once its connections are closed: the database dropped next ends none of them',
+    needs(noPostgres),
+    async () => {
+      // Asked at once from a connection already open: pg's own end() resolved with some still open (in 7 of
+      // 10 rounds), so the database's drop ended them.
+      const admin = new pg.Client({ connectionString: process.env.GDS_TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        for (let round = 0; round < 5; round += 1) {
+          const database = await createPostgresDatabase();
+          const closing = await openDb({ databaseUrl: database.url });
+          // All five of the pool's connections open.
+          await Promise.all([1, 2, 3, 4, 5].map(() => closing.query('SELECT pg_sleep(0.02)')));
+          let open: unknown;
+          const said = await stderrOf(async () => {
+            await closing.close();
+            open = (
+              await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [
+                new URL(database.url).pathname.slice(1),
+              ])
+            ).rows;
+            await database.drop();
+          });
+          expect(open).toEqual([{ n: 0 }]);
+          expect(said).toBe('');
+        }
+      } finally {
+        await admin.end();
+      }
     },
   );
 });
