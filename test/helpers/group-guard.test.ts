@@ -126,6 +126,32 @@ describe('a process group a test starts ends with the test process', () => {
     },
   );
 
+  it.concurrent(
+    'and its output is drained once the test process is gone: what it writes as it stops does not break it',
+    async () => {
+      // As a server does on SIGTERM: a line, a pause, then more (here beyond a pipe's 64 KiB), then its last act,
+      // which a failed write (a broken pipe) prevents.
+      const marker = join(dir, 'stopped');
+      const stop = `echo stopping || exit 1; sleep 0.5; i=0; while [ $i -lt 2000 ]; do echo "line $i of the output written as it stops" || exit 1; i=$((i+1)); done; touch ${marker}`;
+      const test = testProcess(`
+      import { spawn } from 'node:child_process';
+      import { guardGroup } from './test/helpers/group-guard.ts';
+      const group = spawn('sh', ['-c', ${JSON.stringify(`trap '${stop}' TERM; sleep 600 & wait`)}], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      group.stdout.resume();
+      guardGroup(group.pid, { output: [group.stdout, group.stderr] });
+      process.stdout.write(group.pid + '\\n');
+      process.exit(0);
+    `);
+      const [pgid = 0] = await test.line;
+      await test.closed;
+      await waitFor(() => !alive(-pgid), 'the group to end');
+      expect(existsSync(marker)).toBe(true);
+    },
+  );
+
   it.concurrent('with SIGKILL when SIGTERM does not end it within the grace', async () => {
     const test = testProcess(guarded("trap '' TERM; sleep 600", 'process.exit(0);', 200));
     const [pgid = 0] = await test.line;

@@ -16,16 +16,17 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 
 // Run by the guard process (CommonJS, `node -e`): argv[1] is the group, argv[2] the grace in milliseconds; its
-// stdout and stderr are the read ends of the group's output pipes, or /dev/null.
+// stdout and stderr are the read ends of the group's output pipes (or /dev/null, which is not drained).
 const GUARD = `
-const { createReadStream } = require('node:fs');
+const { Socket } = require('node:net');
 const group = -Number(process.argv[1]);
 const graceMs = Number(process.argv[2]);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
 const alive = () => { try { process.kill(group, 0); return true; } catch { return false; } };
 process.stdin.on('data', () => {});
 process.stdin.on('close', () => {
-  for (const fd of [1, 2]) createReadStream('', { fd }).on('error', () => {}).resume();
+  // Read through the event loop: the pipes are non-blocking (the test process's end made them so).
+  for (const fd of [1, 2]) try { new Socket({ fd, readable: true, writable: false }).on('error', () => {}).resume(); } catch {}
   try { process.kill(group, 'SIGTERM'); } catch { process.exit(0); }
   const until = Date.now() + graceMs;
   setInterval(() => {
