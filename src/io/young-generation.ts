@@ -70,11 +70,14 @@ export function collectGarbage(): void {
 const OPTIMISING_COMPILERS = ['opt', 'maglev'] as const;
 let compilersHeld = 0;
 
-/** Whether the process's V8 options leave the optimising compilers at their defaults (x64 and arm64 run both). */
+/**
+ * Whether the process's V8 options leave the optimising compilers at their defaults (x64 and arm64 run both):
+ * no option names them (`--no-opt`, `--max-opt=…`, `--always-turbofan`, `--no-maglev`) or `--jitless`.
+ */
 function compilersAtDefaults(): boolean {
   if (process.arch !== 'x64' && process.arch !== 'arm64') return false;
-  const options = [...process.execArgv, process.env['NODE_OPTIONS'] ?? ''].join(' ');
-  return !OPTIMISING_COMPILERS.some((name) => options.includes(name));
+  const options = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)];
+  return !options.some((option) => /^--[\w-]*(?:opt|maglev|turbofan|jitless)/.test(option));
 }
 
 function setCompilers(on: boolean): void {
@@ -93,7 +96,7 @@ function setCompilers(on: boolean): void {
  * `require('node:http')` 1.2 -> 4.3 ms).
  */
 export async function withoutOptimisingCompilers<T>(work: () => Promise<T>): Promise<T> {
-  const toggle = tuning && compilersHeld === 0 && compilersAtDefaults();
+  const toggle = tuning && !leanHeap && compilersHeld === 0 && compilersAtDefaults();
   if (toggle) setCompilers(false);
   compilersHeld += 1;
   try {
