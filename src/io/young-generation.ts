@@ -16,15 +16,20 @@ export function allowProcessTuning(allowed: boolean): void {
   tuning = allowed;
 }
 
+/** Sets a V8 flag for the rest of the process; a Node without the flag: nothing (the work runs as before). */
+function setV8Flag(flag: string): void {
+  try {
+    process.getBuiltinModule('node:v8').setFlagsFromString(flag);
+  } catch {
+    // a Node without the flag: the work runs as before
+  }
+}
+
 /** Keeps the young generation at its size from now on (once per process; a Node without the flag: nothing). */
 export function holdYoungGeneration(): void {
   if (held || !tuning) return;
   held = true;
-  try {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
-  } catch {
-    // a Node without the flag: the work runs as before
-  }
+  setV8Flag('--semi-space-growth-factor=1');
 }
 
 /**
@@ -39,11 +44,7 @@ export function leanHeapForStreaming(): void {
   if (leanHeap || !tuning) return;
   leanHeap = true;
   holdYoungGeneration();
-  try {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--no-opt');
-  } catch {
-    // a Node without the flag: the list streams as before
-  }
+  setV8Flag('--no-opt');
 }
 let leanHeap = false;
 
