@@ -1,6 +1,10 @@
 import { getBuiltinModule } from 'node:process';
 import { describe, expect, it } from 'vitest';
-import { collectGarbage, withoutOptimisingCompilers } from '../../src/io/young-generation.js';
+import {
+  collectGarbage,
+  withoutOptimisingCompilers,
+  withoutTopTierCompiler,
+} from '../../src/io/young-generation.js';
 
 describe('collectGarbage', () => {
   it('collects what nothing holds any more, at once', async () => {
@@ -44,5 +48,24 @@ describe('withoutOptimisingCompilers', () => {
     const after = loop();
     optimiseNow(after);
     expect(statusOf(after) & OPTIMIZED).toBe(OPTIMIZED);
+  });
+});
+
+describe('withoutTopTierCompiler', () => {
+  // V8's own view of its compilers (natives syntax, allowed only while these are made).
+  const v8 = getBuiltinModule('node:v8');
+  v8.setFlagsFromString('--allow-natives-syntax');
+  const compilers = new Function('return [%IsTurbofanEnabled(), %IsMaglevEnabled()]') as () => boolean[];
+  v8.setFlagsFromString('--no-allow-natives-syntax');
+
+  it('runs the work with Maglev and without TurboFan, and both after it, also after an error', async () => {
+    expect(compilers()).toEqual([true, true]);
+    const during = await withoutTopTierCompiler(() => Promise.resolve(compilers()));
+    expect(during).toEqual([false, true]);
+    expect(compilers()).toEqual([true, true]);
+    await expect(withoutTopTierCompiler(() => Promise.reject(new Error('no manifest')))).rejects.toThrow(
+      'no manifest',
+    );
+    expect(compilers()).toEqual([true, true]);
   });
 });
