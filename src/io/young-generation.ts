@@ -118,9 +118,9 @@ export async function withoutOptimisingCompilers<T>(
  * a model, a test, a column). TurboFan compiled about fifty such functions while a project of 2,000 models
  * was read (its manifest's scanner four times over), on V8's worker threads: held off, reading the project
  * takes about 0.1 s less of a plan's CPU (0.18 s at 5,000 models), all of it beside the main thread, which
- * runs within 10-20 ms of before (docs/bench.md, plans at once, eleventh pass). Maglev, the tier below, still
- * compiles what is hot; TurboFan is back once `work` ends, for what runs long after it (a first plan's every
- * table a create: 15 % slower without it).
+ * runs within 10-20 ms of before (docs/bench.md, plans at once, eleventh pass: the CLI's compiler work).
+ * Maglev, the tier below, still compiles what is hot; TurboFan is back once `work` ends, for what runs long
+ * after it (a first plan's every table a create: 15 % slower without it).
  */
 export function withoutTopTierCompiler<T>(work: () => Promise<T>): Promise<T> {
   return withoutOptimisingCompilers(work, ['opt']);
