@@ -268,6 +268,51 @@ export function postgresTestUrl(): { url: string } | { skip: string } {
       };
 }
 
+let leftDatabasesDropped: Promise<void> | undefined;
+
+/** How old a left database is before it is dropped: far longer than any test file holds one. */
+export const LEFT_DATABASE_AGE_MS = 60 * 60_000;
+
+/**
+ * Drops the databases of `createPostgresDatabase` (gds_test_<process id>_<time made>) that a test process left
+ * when it was ended before its clean-up (vitest killed or interrupted): made over LEFT_DATABASE_AGE_MS ago by a
+ * process no longer running, and connected to by nobody (no FORCE). Only on a PostgreSQL on this machine
+ * (loopback), whose test processes' ids are this machine's. Answers the names dropped. Each test process runs
+ * it once, before its first database.
+ */
+export async function dropLeftTestDatabases(adminUrl: string, now = Date.now()): Promise<string[]> {
+  if (!['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(adminUrl).hostname)) return [];
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const dropped: string[] = [];
+  try {
+    const { rows } = await admin.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname ~ '^gds_test_[0-9]+_[0-9a-z]+$'",
+    );
+    for (const { datname } of rows) {
+      const [, pid = '', made = ''] = datname.split('_').slice(1);
+      if (now - Number.parseInt(made, 36) < LEFT_DATABASE_AGE_MS || processRuns(Number(pid))) continue;
+      const gone = await admin.query(`DROP DATABASE IF EXISTS ${datname}`).then(
+        () => true,
+        () => false, // connected to, or dropped by another process at the same moment
+      );
+      if (gone) dropped.push(datname);
+    }
+  } finally {
+    await admin.end();
+  }
+  return dropped;
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /**
  * A fresh database on the test PostgreSQL (see `postgresTestUrl`), and how to drop it: empty, or with
  * `migrated` the service's schema already in it, or with `seeded` the schema and that many seeded workspaces
@@ -278,6 +323,12 @@ export async function createPostgresDatabase(
 ): Promise<{ url: string; drop(): Promise<void> }> {
   const target = postgresTestUrl();
   if ('skip' in target) throw new Error(target.skip);
+  // Once a process: what killed test processes left (a failure to drop them fails no test).
+  leftDatabasesDropped ??= dropLeftTestDatabases(target.url).then(
+    () => undefined,
+    () => undefined,
+  );
+  await leftDatabasesDropped;
   const name = `gds_test_${process.pid}_${Date.now().toString(36)}`;
   if (options.seeded !== undefined) await createSeededPostgresDatabase(target.url, name, options.seeded);
   else {
