@@ -27,15 +27,18 @@ afterAll(async () => {
   await drop?.();
 });
 
-/** What the server writes on stderr while `fn` runs (and up to its end), kept from the run's output. */
-async function stderrOf(fn: () => Promise<void>): Promise<string> {
+/**
+ * What the server writes on stderr while `fn` runs (and up to its end), kept from the run's output. `fn` is
+ * given what has been written so far.
+ */
+async function stderrOf(fn: (soFar: () => string) => Promise<void>): Promise<string> {
   let text = '';
   const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
     text += String(chunk);
     return true;
   });
   try {
-    await fn();
+    await fn(() => text);
   } finally {
     write.mockRestore();
   }
@@ -63,12 +66,17 @@ describe('connections PostgreSQL ends', () => {
     needs(noPostgres),
     async () => {
       await Promise.all([db.query('SELECT pg_sleep(0.05)'), db.query('SELECT pg_sleep(0.05)')]);
-      const said = await stderrOf(async () => {
-        expect(await terminateConnections()).toBeGreaterThan(0);
-        // Give the pool the moment in which it hears of the end (the event that ended the process).
-        await new Promise((resolve) => setTimeout(resolve, 300));
+      const line = 'database: an idle connection ended (57P01); reconnecting\n';
+      const said = await stderrOf(async (soFar) => {
+        const ended = await terminateConnections();
+        expect(ended).toBeGreaterThan(0);
+        // The pool hears of each end (the event that once ended the process) when PostgreSQL's notice arrives:
+        // each line waited for, however long a loaded machine takes (a query sent before the pool has heard
+        // of an end would get that connection and fail).
+        const heard = () => soFar().split(line).length - 1;
+        await vi.waitFor(() => expect(heard()).toBe(ended), { timeout: 60_000, interval: 20 });
       });
-      expect(said).toContain('database: an idle connection ended (57P01); reconnecting\n');
+      expect(said).toContain(line);
       expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     },
   );
