@@ -108,13 +108,17 @@ export function printSummaryRecord(out: Output, summary: RunSummary): void {
   out.record({ summary });
 }
 
-export function printPlan(
+/** The plan, a table at a time, each after stdout has room (`Output.drained`): a long plan piped is not held whole. */
+export async function printPlan(
   out: Output,
   plan: ProjectPlan,
   options: { unchanged?: boolean; summary?: RunSummary } = {},
-): void {
+): Promise<void> {
   if (out.json) {
-    for (const table of plan.tables) out.record(planRecord(table));
+    for (const table of plan.tables) {
+      out.record(planRecord(table));
+      await out.drained();
+    }
     printPlanNotes(out, plan);
     if (options.summary !== undefined) printSummaryRecord(out, options.summary);
     return;
@@ -147,6 +151,7 @@ export function printPlan(
       for (const test of table.notMappedTests) out.print(`    not mapped: ${test.test}: ${test.reason}`);
     }
     out.print('');
+    await out.drained();
   }
   if (plan.otherTests.length > 0) {
     out.print(`Tests on no selected table (${plan.otherTests.length}, not mapped):`);

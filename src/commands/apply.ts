@@ -89,7 +89,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
         await checkSavedPlan(client, saved);
       }
       if (this.out.json) printPlanNotes(this.out, plan);
-      else printPlan(this.out, plan);
+      else await printPlan(this.out, plan);
       if (this.flags.strict) {
         const failure = strictFailure(plan);
         if (failure !== undefined) throw failure;

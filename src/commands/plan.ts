@@ -82,7 +82,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     const summary = planSummary(plan);
     if (this.flags.format === 'markdown') {
       printPlanMarkdown(this.out, plan, summary);
-    } else printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
+    } else await printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
     if (this.flags.out !== undefined) {
       await writeOutputFile(this.flags.out, planFileText(plan, new Date()), {
         force: true,

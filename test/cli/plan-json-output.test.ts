@@ -1,6 +1,7 @@
 // `gds plan --json` (and `apply --json`): stdout holds one line per table, and what the human plan says
 // besides the tables (the reader's warnings, such as columns declared without types, and the dbt tests on no
 // selected table) is not dropped: each is one `{"warning":…}` line on stderr, as every warning under --json.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
 import { printPlan, printPlanNotes } from '../../src/cli/project-views.js';
@@ -45,9 +46,9 @@ const parsed = (text: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('plan --json', () => {
-  it('one line per table on stdout; the warnings and the tests on no selected table on stderr', () => {
+  it('one line per table on stdout; the warnings and the tests on no selected table on stderr', async () => {
     const { out, stdout, stderr } = capture(true);
-    printPlan(out, plan);
+    await printPlan(out, plan);
     expect(parsed(stdout.text).map((l) => l['table'])).toEqual(['orders']);
     const notes = parsed(stderr.text).map((l) => (l['warning'] as { message: string }).message);
     expect(notes).toHaveLength(2);
@@ -60,5 +61,36 @@ describe('plan --json', () => {
     printPlanNotes(out, plan);
     expect(stdout.text).toBe('');
     expect(parsed(stderr.text)).toHaveLength(2);
+  });
+
+  it('piped to a reader slower than gds, each table waits for room: the plan is never held whole', async () => {
+    // A pipe's reader that takes each chunk a turn of the event loop later, as `| jq` on a busy machine.
+    let queuedMost = 0;
+    let text = '';
+    const pipe = new Writable({
+      highWaterMark: 4096,
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        setImmediate(done);
+      },
+    });
+    const write = pipe.write.bind(pipe);
+    const stdout = Object.assign(pipe, {
+      write: (chunk: string) => {
+        const room = write(chunk);
+        queuedMost = Math.max(queuedMost, pipe.writableLength);
+        return room;
+      },
+    });
+    const stderr = { write: () => true };
+    const [table] = plan.tables;
+    if (table === undefined) throw new Error('no table');
+    const tables = Array.from({ length: 500 }, (_, at) => ({ ...table, table: `orders_${at}` }));
+    await printPlan(new Output({ json: true, stdout, stderr, env: {} }), { ...plan, tables });
+    await new Promise<void>((resolve) => pipe.end(resolve));
+    const lines = parsed(text);
+    expect(lines.map((l) => l['table'])).toEqual(tables.map((t) => t.table));
+    expect(Buffer.byteLength(text)).toBeGreaterThan(20 * 4096);
+    expect(queuedMost).toBeLessThan(2 * 4096);
   });
 });
