@@ -1,10 +1,10 @@
 // A generated 2,000-model dbt project on each engine (PGlite; PostgreSQL when GDS_TEST_DATABASE_URL is set):
 // its first `gds apply`, then a no-change `gds plan --json`, then two and three such plans at once; a first
 // apply of 500 models at the default rate limit (200 requests a minute a token), counting its 429s; and the
-// CLI's peak memory planning 5,000 models. Each row: wall time of the gds process, its requests (counted
-// from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum resident set, read by
-// /usr/bin/time when there is one). GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale
-// runs one part.
+// CLI's peak memory planning 5,000 models (its stdout a pipe, as `| jq`). Each row: wall time of the gds
+// process, its requests (counted from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum
+// resident set, read by /usr/bin/time when there is one). GDS_BENCH_MODELS changes the 2,000;
+// GDS_BENCH_ONLY=plan5000|rate|scale runs one part.
 //
 // Plans at once: Linux shares the CPU between sessions first (the scheduler's autogroups), then between the
 // processes of a session. Plans that several people start each run in a session of their own (a terminal's
@@ -57,11 +57,15 @@ function median<T>(items: T[], key: (item: T) => number): T {
 /** The packed npm package's `bin/run.js` (set when the bench starts). */
 let cliEntry = '';
 
-/** `session: 'own'`: the gds process in a session of its own (setsid), as a person's shell starts it. */
+/**
+ * `session: 'own'`: the gds process in a session of its own (setsid), as a person's shell starts it.
+ * `stdout: 'pipe'`: its stdout a pipe the bench reads (and drops), as `gds plan --json | jq` has; else /dev/null,
+ * which takes every write at once (a pipe's reader may lag, and what gds writes meanwhile waits in its memory).
+ */
 function measured(
   args: string[],
   env: Record<string, string>,
-  options: { session?: 'own' | 'shared' } = {},
+  options: { session?: 'own' | 'shared'; stdout?: 'pipe' } = {},
 ): Promise<Measured> {
   const timed = existsSync(TIME);
   const [file, argv] = timed
@@ -72,11 +76,12 @@ function measured(
     const child = spawn(file, argv, {
       cwd: repoRoot,
       env: cliEnv({ ...env, GDS_DEBUG: '1' }),
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', options.stdout === 'pipe' ? 'pipe' : 'ignore', 'pipe'],
       detached: options.session === 'own',
     });
+    child.stdout?.resume();
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     child.on('error', reject);
@@ -155,11 +160,11 @@ async function rateRows(engine: Engine): Promise<BenchRow[]> {
 async function planMemoryRows(engine: Engine): Promise<BenchRow[]> {
   const { env, project, close } = await scene(engine, 5_000);
   try {
-    const plan = await measured(['plan', ...project, '--json'], env);
+    const plan = await measured(['plan', ...project, '--json'], env, { stdout: 'pipe' });
     return [
       {
         section: `project-scale (${engine})`,
-        name: 'gds plan --json, 5,000 models, first (all create)',
+        name: 'gds plan --json, 5,000 models, first (all create), stdout piped',
         value: figure(plan),
         note: `budget: CLI peak ≤ 200 MiB at 5,000 models; ${load()}`,
       },
