@@ -132,6 +132,10 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
       expect(await client.tables.held('dev', { pageSize: 2 })).toEqual(all);
       // A page reads its rows as one JSON text: each definition as the table's own read answers it.
       for (const table of all) expect(table.definition).toEqual(await client.artifacts.held(table.id));
+      // Each gate1.yml the newest version, as the table's own read answers it (sv_two holds two by now).
+      for (const table of all)
+        if (table.gate1 !== null) expect(table.gate1).toEqual(await client.gates.get(table.id));
+      expect(all.find((t) => t.name === 'sv_two')?.gate1).toMatchObject({ version: 2 });
       const one = all.find((t) => t.name === 'sv_one');
       expect(one).toMatchObject({
         project: 'saved@' + dev,
