@@ -53,8 +53,18 @@ export interface LocalArtifact {
 const usage = (message: string, code: string, suggestion: string) =>
   new CliError(message, { exitCode: ExitCode.Usage, code, suggestion });
 
+/** An artifact file's text as read (within the service's bounds), and its type by its name. */
+export interface ArtifactFile {
+  kind: ArtifactKind;
+  text: string;
+}
+
 /** Reads and parses `path`; every refusal is exit 2 and nothing has been sent. */
 export async function readArtifact(path: string, options: ReadOptions): Promise<LocalArtifact> {
+  return artifactOf(path, await readArtifactFile(path), options);
+}
+
+async function readArtifactFile(path: string): Promise<ArtifactFile> {
   const kind = artifactKindOf(path);
   if (kind === undefined) {
     throw usage(
@@ -64,6 +74,15 @@ export async function readArtifact(path: string, options: ReadOptions): Promise<
     );
   }
   const { text } = await readArtifactText(path, kind, { flag: '<file>' });
+  return { kind, text };
+}
+
+/** The file's text parsed as an artifact (readArtifact, once the file is read). */
+async function artifactOf(
+  path: string,
+  { kind, text }: ArtifactFile,
+  options: ReadOptions,
+): Promise<LocalArtifact> {
   const parsed = await parseArtifact({
     fileName: path,
     content: text,
@@ -114,8 +133,11 @@ async function contentToSend(
   return `-- dialect: ${dialect}\n${text}`;
 }
 
-/** What a read of the file gave: the artifact, or a SQL refusal held back for the connector's dialect. */
-export type LocalRead = { artifact: LocalArtifact } | { refused: CliError };
+/**
+ * What a read of the file gave: its text, and the artifact or a SQL refusal held back for the connector's
+ * dialect (inConnectorDialect reads the same text again, not the file).
+ */
+export type LocalRead = { file: ArtifactFile } & ({ artifact: LocalArtifact } | { refused: CliError });
 
 export interface ReadOptions {
   source?: string | undefined;
@@ -128,17 +150,20 @@ export interface ReadOptions {
 /**
  * readArtifact, except that a .sql view refused as PostgreSQL is held back when --connector names a connector
  * whose type may be another warehouse's (no --dialect, no "-- dialect:" line): inConnectorDialect decides.
- * The file's reads and a dry run's diff are a push's short work, run without V8's optimising compilers
- * (withoutOptimisingCompilers): push --dry-run of a 262-line view peaks 9 MiB lower.
+ * The file's read and parses and a dry run's diff are a push's short work, run without V8's optimising
+ * compilers (withoutOptimisingCompilers): push --dry-run of a 262-line view peaks 9 MiB lower.
  */
 export async function readArtifactLocally(path: string, options: ReadOptions): Promise<LocalRead> {
-  try {
-    return { artifact: await withoutOptimisingCompilers(() => readArtifact(path, options)) };
-  } catch (error) {
-    if (error instanceof CliError && error.code === 'invalid_artifact' && connectorMayChoose(path, options))
-      return { refused: error };
-    throw error;
-  }
+  return withoutOptimisingCompilers(async () => {
+    const file = await readArtifactFile(path);
+    try {
+      return { file, artifact: await artifactOf(path, file, options) };
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'invalid_artifact' && connectorMayChoose(path, options))
+        return { file, refused: error };
+      throw error;
+    }
+  });
 }
 
 function connectorMayChoose(path: string, options: ReadOptions): boolean {
@@ -164,14 +189,12 @@ export async function inConnectorDialect(
     if ('refused' in read) throw read.refused;
     return read.artifact;
   };
-  if (!connectorMayChoose(path, options)) return local();
-  const { text } = await withoutOptimisingCompilers(() => readArtifactText(path, 'sql', { flag: '<file>' }));
-  if (declaresDialect(text)) return local();
+  if (!connectorMayChoose(path, options) || declaresDialect(read.file.text)) return local();
   const connectors = await connectorsOf(client).catch(() => []);
   const type = connectors.find((c) => c.id === options.connectorId)?.type.toLowerCase() ?? '';
   const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
   if (dialect === undefined || dialect === 'postgres') return local();
-  return withoutOptimisingCompilers(() => readArtifact(path, { ...options, dialect }));
+  return withoutOptimisingCompilers(() => artifactOf(path, read.file, { ...options, dialect }));
 }
 
 export interface RegisterOptions {
