@@ -92,6 +92,31 @@ describe('readJsonMembers', () => {
     expect(outline.members.get('nothing')).toBe('value');
   });
 
+  it('strings with escaped quotes and runs of backslashes, short and long, wherever a read chunk ends', async () => {
+    // Each text holds brackets right after an escaped quote, or ends with a backslash before its closing
+    // quote, next to a text of brackets: a string's end misread anywhere cuts the members elsewhere. The
+    // file is read in chunks of 64 KiB: each document moves the texts one byte across the first boundary.
+    const texts = {
+      short: '"}]},{"',
+      ending: 'abc\\',
+      brackets: '}]},{[',
+      run: '\\\\"}]\\',
+      long: `${'x'.repeat(40)}"}]},{${'y'.repeat(40)}\\`,
+      after: '}]},{[',
+    };
+    const prefix = '{"nodes":{"model.a":{"pad":"'.length;
+    for (let shift = 0; shift < 160; shift += 1) {
+      const node = { pad: 'p'.repeat(64 * 1024 - prefix - 150 + shift), ...texts, list: [texts, {}] };
+      const doc = { nodes: { 'model.a': node, 'model.b': texts }, metadata: texts };
+      const { members } = await read(JSON.stringify(doc));
+      expect(members, `shift ${shift}`).toEqual([
+        ['nodes', 'model.a', node],
+        ['nodes', 'model.b', texts],
+        ['metadata', undefined, texts],
+      ]);
+    }
+  });
+
   it('text that is not JSON: JsonSyntaxError (a cut file, trailing text, an empty file, a missing comma)', async () => {
     for (const text of [
       '{"nodes": {"a": {}',
