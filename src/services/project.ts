@@ -1,7 +1,12 @@
 // What `gds plan` and `gds apply` share: gds.yml read and merged under the flags, the dbt project read
 // (src/services/dbt-project.ts) with the selection, and the plan made against the service.
 import { CliError, ExitCode } from '../core/errors.js';
-import { collectGarbage, holdYoungGeneration, withoutTopTierCompiler } from '../io/young-generation.js';
+import {
+  collectGarbage,
+  holdYoungGeneration,
+  withOldGenerationRoom,
+  withoutTopTierCompiler,
+} from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests, planProject } from './project-plan.js';
 import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
@@ -20,18 +25,21 @@ export interface ProjectCommandFlags extends ProjectFlags {
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
-  const project = await withoutTopTierCompiler(() =>
-    loadDbtProject(
-      flags.dbt,
-      {
-        ...(settings.select === undefined ? {} : { select: settings.select }),
-        ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
-        ...(flags.strict === true ? { strict: true } : {}),
-      },
-      { state: flags.state },
+  const project = await withOldGenerationRoom(() =>
+    withoutTopTierCompiler(() =>
+      loadDbtProject(
+        flags.dbt,
+        {
+          ...(settings.select === undefined ? {} : { select: settings.select }),
+          ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
+          ...(flags.strict === true ? { strict: true } : {}),
+        },
+        { state: flags.state },
+      ),
     ),
   );
-  // The manifest's nodes, live while the project was declared, are garbage now.
+  // The manifest's nodes, live while the project was declared, are garbage now (and the old generation's
+  // next limit is set from what is live after it, at V8's own growth).
   collectGarbage();
   return planProject(client, project, {
     project: settings.project,

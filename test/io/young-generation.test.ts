@@ -2,6 +2,7 @@ import { getBuiltinModule } from 'node:process';
 import { describe, expect, it } from 'vitest';
 import {
   collectGarbage,
+  withOldGenerationRoom,
   withoutOptimisingCompilers,
   withoutTopTierCompiler,
 } from '../../src/io/young-generation.js';
@@ -67,5 +68,16 @@ describe('withoutTopTierCompiler', () => {
       'no manifest',
     );
     expect(compilers()).toEqual([true, true]);
+  });
+});
+
+describe('withOldGenerationRoom', () => {
+  // What it changes is when V8 starts a full collection of its own, which depends on the heap's state and V8's
+  // other heuristics: its effect is measured by the bench (docs/bench.md), not here.
+  it("passes the work's answer and its error on", async () => {
+    await expect(withOldGenerationRoom(() => Promise.resolve(42))).resolves.toBe(42);
+    await expect(withOldGenerationRoom(() => Promise.reject(new Error('no manifest')))).rejects.toThrow(
+      'no manifest',
+    );
   });
 });
