@@ -3,7 +3,7 @@
 // Laid out here as npm installs the package (bin/, dist/ with its bundle folder,
 // package.json, node_modules beside) in a temp folder, so the checkout itself never has bundles.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +150,46 @@ describe('the npm package with its bundle', () => {
       stdout: checkout.stdout,
       stderr: checkout.stderr,
     });
+  });
+
+  it('keeps a code cache of the bundle per first word beside Node’s compile cache, and answers the same from it', async () => {
+    const cacheDir = join(dir, 'compile-cache');
+    const env = { ...owner(), NODE_COMPILE_CACHE: cacheDir };
+    const caches = async () => {
+      const folders = await readdir(cacheDir);
+      const names = await Promise.all(folders.map((folder) => readdir(join(cacheDir, folder))));
+      return names.flat().filter((name) => name.startsWith('gds-bundle-'));
+    };
+    const first = await fromPackage(['list', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const length = (await readFile(bundled, 'latin1')).length;
+    expect(await caches()).toEqual([`gds-bundle-${length}-list.cache`]);
+    const [folder = ''] = await readdir(cacheDir);
+    const file = join(cacheDir, folder, `gds-bundle-${length}-list.cache`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const second = await fromPackage(['list', '--json'], env);
+    expect({ code: second.code, stdout: second.stdout, stderr: second.stderr }).toEqual({
+      code: first.code,
+      stdout: first.stdout,
+      stderr: first.stderr,
+    });
+    // A cache V8 refuses (here, not one at all) is written anew; the answer is the same.
+    await writeFile(file, 'not a code cache');
+    const third = await fromPackage(['list', '--json'], env);
+    expect(third.stdout).toBe(first.stdout);
+    expect((await readFile(file)).length).toBeGreaterThan(1000);
+    // A usage error (a mistyped word, a flag that is none) leaves no cache; help has one of its own.
+    expect((await fromPackage(['lsit'], env)).code).toBe(2);
+    expect((await fromPackage(['list', '--nope'], env)).code).toBe(2);
+    expect((await fromPackage(['gate', '--help'], env)).code).toBe(0);
+    expect((await caches()).toSorted()).toEqual([
+      `gds-bundle-${length}-help.cache`,
+      `gds-bundle-${length}-list.cache`,
+    ]);
+    // Off with Node's compile cache.
+    const off = await fromPackage(['auth', 'status'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(off.code, off.stderr).toBe(0);
+    expect(await caches()).toHaveLength(2);
   });
 
   it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
