@@ -32,19 +32,21 @@ const COLUMNS = 'version, content, created_by, created_at';
  * The newest version of several tables at once, by table id (a table without one is absent). Each table's
  * newest is read from the primary key's end (a lateral LIMIT 1 per id), so a page reads one version a table
  * however many its history holds: `DISTINCT ON` over `table_id = ANY(…)` read, sorted and dropped every
- * version of each (a page of 500 tables with 10 versions each: 23-30 ms of PostgreSQL against 1.5 ms).
+ * version of each (a page of 500 tables with 10 versions each: 23-30 ms of PostgreSQL against 1.5 ms; PGlite
+ * 26-30 ms against 5.3 ms, and at one version a table 5.3-5.6 ms against 5.1 ms).
  */
 export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<Map<string, Gate1Version>> {
   if (tableIds.length === 0) return new Map();
   const rows = await jsonRows<Row & { table_id: string }>(
     q,
-    `SELECT newest.table_id, newest.version, newest.content, newest.created_by, newest.created_at
-       FROM unnest($1::text[]) AS page(id)
+    `SELECT page.at, newest.table_id, newest.version, newest.content, newest.created_by, newest.created_at
+       FROM unnest($1::text[]) WITH ORDINALITY AS page(id, at)
        CROSS JOIN LATERAL (
          SELECT table_id, ${COLUMNS} FROM gds.gate1_versions
           WHERE table_id = page.id ORDER BY version DESC LIMIT 1
        ) newest`,
-    'table_id',
+    // The ids' own order, in which the rows come: no sort of the contents by table_id (1 ms a page on PGlite).
+    'at',
     [tableIds],
   );
   return new Map(rows.map((row) => [row.table_id, toVersion(row)]));
