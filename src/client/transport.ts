@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { paths } from '../contract/types.gen.js';
 import { maskToken, redactJson, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
+import type { BodyReader } from './json-elements.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
@@ -127,6 +128,11 @@ export interface RequestOptions extends CallOptions {
    * answering (a gate run scans the whole table under its own statement deadlines).
    */
   headersTimeoutMs?: number;
+  /**
+   * Reads a 2xx answer's body as it arrives, instead of parsing its whole text at its end (a fresh reader for
+   * each attempt): `arrayElementsReader` for a page of thousands of records.
+   */
+  reader?: () => BodyReader<unknown>;
 }
 
 /**
@@ -293,6 +299,7 @@ export function createTransport(options: TransportOptions): Transport {
         { method: req.method, headers, body },
         req.headersTimeoutMs === undefined ? timeouts : { ...timeouts, headersMs: req.headersTimeoutMs },
         req.signal,
+        req.reader,
       );
       let outcome: AttemptOutcome;
       let failure: Error;
@@ -303,7 +310,7 @@ export function createTransport(options: TransportOptions): Transport {
         failure = network;
         outcome = { kind: 'network' };
       } else {
-        const { res, text } = answer;
+        const { res, text, read } = answer;
         const requestId = res.headers.get('x-request-id') ?? undefined;
         const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'), Date.now());
         const elapsed = Date.now() - started;
@@ -322,7 +329,7 @@ export function createTransport(options: TransportOptions): Transport {
         if (res.ok) {
           return {
             status: res.status,
-            data: parseBody<T>(text, res, req, url),
+            data: read === undefined ? parseBody<T>(text, res, req, url) : readBody<T>(read, res, req, url),
             headers: res.headers,
             requestId,
           };
@@ -425,14 +432,21 @@ function timeoutError(code: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOU
   return Object.assign(new Error(code.toLowerCase().replace('_', ' ')), { code });
 }
 
-/** The response and its body text, or the error of the attempt (rethrowing an abort as is). */
+/** What a `reader` made of a 2xx answer's body: its value, or the error that refused its text. */
+type ReadBody = { value: unknown } | { error: unknown };
+
+/**
+ * The response and its body text (or, for a 2xx answer with a `reader`, what the reader read of it), or the
+ * error of the attempt (rethrowing an abort as is).
+ */
 async function exchange(
   pool: Pool,
   url: URL,
   init: { method: HttpMethod; headers: Record<string, string>; body: string | Uint8Array | undefined },
   timeouts: TransportTimeouts,
   signal: AbortSignal | undefined,
-): Promise<{ res: Answer; text: string } | Error> {
+  reader?: () => BodyReader<unknown>,
+): Promise<{ res: Answer; text: string; read?: ReadBody } | Error> {
   try {
     return await new Promise((resolve, reject) => {
       const timers = new Set<NodeJS.Timeout>();
@@ -485,22 +499,39 @@ async function exchange(
         // Buffer, nor turned into a string outside the JavaScript heap.
         const decoder = new StringDecoder('utf8');
         const chunks: string[] = [];
+        const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        // A 2xx body with a reader goes to it piece by piece, each piece garbage once read.
+        const body = ok ? reader?.() : undefined;
+        let refused: { error: unknown } | undefined;
+        const take = (text: string) => {
+          if (body === undefined) chunks.push(text);
+          else if (refused === undefined)
+            try {
+              body.write(text);
+            } catch (error) {
+              refused = { error };
+            }
+        };
         res.on('data', (chunk: Buffer) => {
-          chunks.push(decoder.write(chunk));
+          take(decoder.write(chunk));
           silence();
           silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
         });
         res.on('error', settle(reject));
         res.on('end', () => {
-          const status = res.statusCode ?? 0;
+          take(decoder.end());
+          let read: ReadBody | undefined;
+          if (body !== undefined)
+            try {
+              read = refused ?? { value: body.end() };
+            } catch (error) {
+              read = { error };
+            }
           settle(resolve)({
-            res: {
-              status,
-              statusText: res.statusMessage ?? '',
-              ok: status >= 200 && status < 300,
-              headers: headersOf(res),
-            },
-            text: chunks.join('') + decoder.end(),
+            res: { status, statusText: res.statusMessage ?? '', ok, headers: headersOf(res) },
+            text: chunks.join(''),
+            ...(read === undefined ? {} : { read }),
           });
         });
       });
@@ -628,15 +659,25 @@ function parseBody<T>(text: string, res: Answer, req: RequestOptions, url: strin
     // A number no double holds (a warehouse's numeric or bigint) keeps its digits: see lossless-json.ts.
     return parseLossless(text) as T;
   } catch {
-    throw new ApiError({
-      status: res.status,
-      code: 'invalid_response',
-      message: `The service answered ${req.method} ${req.path} with a body that is not JSON`,
-      requestId: res.headers.get('x-request-id') ?? undefined,
-      method: req.method,
-      url,
-    });
+    throw notJson(res, req, url);
   }
+}
+
+/** What a reader read of the body, as parseBody's value: refused text is the same `invalid_response`. */
+function readBody<T>(read: ReadBody, res: Answer, req: RequestOptions, url: string): T {
+  if ('error' in read) throw notJson(res, req, url);
+  return read.value as T;
+}
+
+function notJson(res: Answer, req: RequestOptions, url: string): ApiError {
+  return new ApiError({
+    status: res.status,
+    code: 'invalid_response',
+    message: `The service answered ${req.method} ${req.path} with a body that is not JSON`,
+    requestId: res.headers.get('x-request-id') ?? undefined,
+    method: req.method,
+    url,
+  });
 }
 
 function stderrLogger(line: string): void {

@@ -211,6 +211,43 @@ describe('error mapping', () => {
   });
 });
 
+describe('a body read as it arrives (reader)', () => {
+  const reader = (pieces: string[]) => () => ({
+    write: (text: string) => void pieces.push(text),
+    end: () => JSON.parse(pieces.join('')) as unknown,
+  });
+
+  it("hands a success answer's text to the reader and answers what the reader read", async () => {
+    api.use(http.get(URL_OF('/api/x'), () => HttpResponse.json({ tables: [{ id: 't1' }] })));
+    const { transport } = track(setup());
+    const pieces: string[] = [];
+    const res = await transport.request({
+      method: 'GET',
+      path: uncheckedPath('/api/x'),
+      reader: reader(pieces),
+    });
+    expect(res.data).toEqual({ tables: [{ id: 't1' }] });
+    expect(pieces.join('')).toBe('{"tables":[{"id":"t1"}]}');
+  });
+
+  it('refuses a success answer the reader refuses as not JSON, and leaves an error answer to the error', async () => {
+    api.use(
+      http.get(URL_OF('/api/x'), () => new HttpResponse('{"tables":[', { status: 200 })),
+      http.get(URL_OF('/api/y'), errorBody(404, 'table_not_found', 'No such table')),
+    );
+    const { transport } = track(setup());
+    const pieces: string[] = [];
+    await expect(
+      transport.request({ method: 'GET', path: uncheckedPath('/api/x'), reader: reader(pieces) }),
+    ).rejects.toMatchObject({ name: 'ApiError', status: 200, code: 'invalid_response' });
+    pieces.length = 0;
+    await expect(
+      transport.request({ method: 'GET', path: uncheckedPath('/api/y'), reader: reader(pieces) }),
+    ).rejects.toMatchObject({ status: 404, code: 'table_not_found', message: 'No such table' });
+    expect(pieces).toEqual([]);
+  });
+});
+
 describe('retries', () => {
   it('waits out Retry-After on a 429, then succeeds, whatever the method', async () => {
     api.use(
