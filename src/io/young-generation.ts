@@ -126,18 +126,21 @@ export function withoutTopTierCompiler<T>(work: () => Promise<T>): Promise<T> {
   return withoutOptimisingCompilers(work, ['opt']);
 }
 
-/** The old generation's growth between full collections while a dbt project is read: 10x its live size. */
-const READING_GROWTH_PERCENT = 900;
+/**
+ * The old generation's growth between full collections while a dbt project is read: 6x its live size (10x
+ * raised the no-change plan of 5,000 models to 193-200 MiB at its peak, against 189-193).
+ */
+const READING_GROWTH_PERCENT = 500;
 
 /**
- * `work` (reading and declaring a dbt project) with V8's old generation let grow to 10 times what was live at
- * the last full collection before V8 starts one of its own (V8 allows up to about 4 times), then its default
+ * `work` (reading and declaring a dbt project) with V8's old generation let grow to 6 times what was live at
+ * the last full collection before V8 starts one of its own (it allowed about 4 times here), then its default
  * growth again. In the npm package libpg-query's 128 MiB of WebAssembly memory makes V8 collect the whole
  * heap as the project starts to be read (10 MB live); the next limit, about 42 MB, was then reached near the
  * read's end, and V8 marked the heap of 2,000 models (about 45 MB) once on its own (on its worker threads and
  * the main thread) shortly before the full collection made once the project is declared (`collectGarbage`)
- * marked it again: no-change plan of 2,000 models, about 40 ms less CPU; at 5,000 models the heap before
- * that collection is 4 MB higher, the peak the same (docs/bench.md, plans at once, twelfth pass).
+ * marked it again: no-change plan of 2,000 models, about 40 ms less CPU; 5,000 models still have one such
+ * collection while they are read, and peak the same (docs/bench.md, plans at once, twelfth pass).
  * The limit V8 sets while `work` runs holds until the next full collection, which `collectGarbage` makes.
  */
 export async function withOldGenerationRoom<T>(work: () => Promise<T>): Promise<T> {
