@@ -61,6 +61,7 @@ import { workspaceRoutes } from './routes/workspace.js';
 import { seedIfEmpty } from './seed.js';
 import { createDbtWarehouse } from './dbt-warehouse.js';
 import { checkStage, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT, DEFAULT_STAGE } from './defaults.js';
+import { RequestsInFlight } from './requests-in-flight.js';
 
 /** Failed authentications per minute per client address before 429. */
 export const DEFAULT_FAILED_AUTH_LIMIT = 300;
@@ -220,7 +221,16 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const routes: RunningServer['routes'] = [];
-    const app = buildApp(ctx, options.logger ?? false, contract, routes, options.trustProxy, offset?.reload);
+    const inFlight = new RequestsInFlight();
+    const app = buildApp(
+      ctx,
+      options.logger ?? false,
+      contract,
+      routes,
+      inFlight,
+      options.trustProxy,
+      offset?.reload,
+    );
     oauthRoutes(app, ctx, options.deviceFlow);
     const host = options.host ?? DEFAULT_HOST;
     await app.listen({ port: options.port ?? DEFAULT_PORT, host });
@@ -239,6 +249,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       routes,
       close: async () => {
         await app.close();
+        await inFlight.settled();
         await jobs.stop();
         await db.close();
       },
@@ -254,6 +265,7 @@ function buildApp(
   logger: FastifyServerOptions['logger'],
   contract: ContractChecker | null,
   routes: RunningServer['routes'],
+  inFlight: RequestsInFlight,
   trustProxy: ServerOptions['trustProxy'],
   reloadClock?: () => Promise<void>,
 ) {
@@ -279,7 +291,17 @@ function buildApp(
       routes.push({ method, url: restRoute(ctx, route.url) ?? route.url, path: route.url });
   });
   app.decorateRequest('caller', null);
-  // First, so every other hook and the route see the moved time.
+  app.decorateRequest('handled', null);
+  // The very first: closing the server waits for the request until it has its answer (requests-in-flight.ts).
+  app.addHook('onRequest', async (request) => {
+    inFlight.begin(request);
+    request.handled = () => inFlight.end(request);
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    inFlight.end(request);
+    return payload;
+  });
+  // So every other hook and the route see the moved time.
   if (reloadClock) app.addHook('onRequest', reloadClock);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -79,5 +79,7 @@ export async function limitFailedAuthentication<T>(
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
+    /** Marks the request answered for the server's close (a hijacked route, which has no onSend, calls it). */
+    handled: (() => void) | null;
   }
 }

@@ -37,8 +37,12 @@ export function mcpRoutes(app: FastifyInstance, ctx: AppContext): void {
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } finally {
+      request.handled?.();
+    }
   });
   // No server-to-client stream: the server is stateless (the transport's spec lets it answer 405).
   app.get(MCP_PATH, { onRequest: admit }, async (_request, reply) =>
