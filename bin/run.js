@@ -49,14 +49,14 @@ function runBundle(bundle) {
   // The bundle's import() of a package (PostgreSQL's parser, jq, the keychain) goes to the main context's
   // loader, from the bundle's place, as in a module Node loads.
   const importModuleDynamically = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (folder === undefined || importModuleDynamically === undefined) {
-    nodeModule.createRequire(import.meta.url)(bundle);
-    return;
-  }
   const argv = process.argv.slice(2);
   const last = argv.at(-1);
   const word = last === '--help' || last === '-h' ? 'help' : argv[0];
   const key = /^[a-z][a-z0-9-]{0,39}$/.test(word ?? '') ? word : 'run';
+  if (folder === undefined || importModuleDynamically === undefined || UNTRAINED_WORDS.has(key)) {
+    nodeModule.createRequire(import.meta.url)(bundle);
+    return;
+  }
   const source = readFileSync(bundle, 'latin1');
   // Named by the bundle's length too (V8's own check of a cache's source): two gds versions on one machine
   // keep a cache each instead of replacing each other's at every run.
@@ -99,6 +99,14 @@ function runBundle(bundle) {
     dirname(bundle),
   );
 }
+
+/**
+ * The words whose runs compile too much for a trained cache to pay: a plan's cache holds about 1.2 MB of code,
+ * which V8 reads back whole at every run. Node runs the bundle for them, with its own compile cache. No-change
+ * `plan --json` of 2,000 models, warm caches both: CPU 0.750 -> 0.725 s (paired median -30 ms), peak 123 ->
+ * 118 MiB; first plan of 5,000 piped, peak 189 -> 183 MiB (docs/bench.md, issue 34, reg34).
+ */
+const UNTRAINED_WORDS = new Set(['plan', 'apply']);
 
 const bundle = fileURLToPath(import.meta.resolve('../dist/bundle/gds.cjs'));
 if (existsSync(bundle)) {

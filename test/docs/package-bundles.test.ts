@@ -182,6 +182,20 @@ describe('the npm package with its bundle', () => {
     expect((await fromPackage(['lsit'], env)).code).toBe(2);
     expect((await fromPackage(['list', '--nope'], env)).code).toBe(2);
     expect((await fromPackage(['gate', '--help'], env)).code).toBe(0);
+    // plan and apply run the bundle as Node does: a cache of all they compile costs them more than it buys.
+    const dbt = join(dir, 'dbt');
+    await mkdir(dbt);
+    await writeFile(
+      join(dbt, 'manifest.json'),
+      JSON.stringify({
+        metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json' },
+        nodes: {},
+      }),
+    );
+    const project = ['--dbt', dbt, '--connector', server.ready.connectors[0]?.id ?? '', '--json'];
+    const plan = await fromPackage(['plan', ...project], env);
+    const apply = await fromPackage(['apply', ...project, '--yes'], env);
+    expect([plan.code, apply.code], plan.stderr + apply.stderr).toEqual([0, 0]);
     expect((await caches()).toSorted()).toEqual([
       `gds-bundle-${length}-help.cache`,
       `gds-bundle-${length}-list.cache`,
