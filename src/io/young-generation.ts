@@ -78,8 +78,13 @@ let compilersHeld = 0;
  */
 function compilersAtDefaults(): boolean {
   if (process.arch !== 'x64' && process.arch !== 'arm64') return false;
+  return !startedWithOption(/^--[\w-]*(?:opt|maglev|turbofan|jitless)/);
+}
+
+/** Whether an option the process was started with (its own arguments or NODE_OPTIONS) matches `pattern`. */
+function startedWithOption(pattern: RegExp): boolean {
   const options = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)];
-  return !options.some((option) => /^--[\w-]*(?:opt|maglev|turbofan|jitless)/.test(option));
+  return options.some((option) => pattern.test(option));
 }
 
 function setCompilers(compilers: readonly OptimisingCompiler[], on: boolean): void {
@@ -155,6 +160,5 @@ export async function withOldGenerationRoom<T>(work: () => Promise<T>): Promise<
 
 /** Whether the process's V8 options leave the heap's growth to V8 (no `--heap-growing-percent`). */
 function growthAtDefault(): boolean {
-  const options = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)];
-  return !options.some((option) => /^--heap[-_]growing[-_]percent/.test(option));
+  return !startedWithOption(/^--heap[-_]growing[-_]percent/);
 }
