@@ -8,7 +8,7 @@ const SETTLE_LIMIT_MS = 60_000;
 
 export class RequestsInFlight {
   private readonly pending = new Set<object>();
-  private whenSettled: (() => void) | undefined;
+  private readonly waiting: Array<() => void> = [];
 
   /** A request has begun (its first hook). */
   begin(request: object): void {
@@ -18,7 +18,7 @@ export class RequestsInFlight {
   /** A request has its answer (its onSend, or a hijacked route's end); again or unknown is a no-op. */
   end(request: object): void {
     if (!this.pending.delete(request) || this.pending.size > 0) return;
-    this.whenSettled?.();
+    for (const settle of this.waiting.splice(0)) settle();
   }
 
   /** Resolves once no request is being handled, or after SETTLE_LIMIT_MS (a handler that never ends). */
@@ -27,11 +27,10 @@ export class RequestsInFlight {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, SETTLE_LIMIT_MS);
       timer.unref();
-      this.whenSettled = () => {
+      this.waiting.push(() => {
         clearTimeout(timer);
-        this.whenSettled = undefined;
         resolve();
-      };
+      });
     });
   }
 }
