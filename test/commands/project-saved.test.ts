@@ -67,7 +67,8 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
       const two = clean.tables.find((t) => t.table === 'sv_two')?.tableId ?? '';
       await client.gates.apply(
         two,
-        'fieldOverrides:\n  - field: id\n    nullRate: { warn: 0.1, fail: 0.2 }\n',
+        // Quotes, a backslash and text beyond ASCII: the bulk read below answers it byte for byte.
+        `# the "id" rule's \\ bound — naïve 😀\nfieldOverrides:\n  - field: id\n    nullRate: { warn: 0.1, fail: 0.2 }\n`,
         {
           ifMatch: 1,
         },
@@ -130,12 +131,15 @@ describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, 
       const listed = (await client.tables.list()).filter((t) => t.environmentLabel === 'dev');
       expect(all.map((t) => t.id)).toEqual(listed.map((t) => t.id));
       expect(await client.tables.held('dev', { pageSize: 2 })).toEqual(all);
-      // A page reads its rows as one JSON text: each definition as the table's own read answers it.
+      // Each definition as the table's own read answers it.
       for (const table of all) expect(table.definition).toEqual(await client.artifacts.held(table.id));
       // Each gate1.yml the newest version, as the table's own read answers it (sv_two holds two by now).
       for (const table of all)
         if (table.gate1 !== null) expect(table.gate1).toEqual(await client.gates.get(table.id));
-      expect(all.find((t) => t.name === 'sv_two')?.gate1).toMatchObject({ version: 2 });
+      expect(all.find((t) => t.name === 'sv_two')?.gate1).toMatchObject({
+        version: 2,
+        content: expect.stringContaining(`# the "id" rule's \\ bound — naïve 😀\n`),
+      });
       const one = all.find((t) => t.name === 'sv_one');
       expect(one).toMatchObject({
         project: 'saved@' + dev,

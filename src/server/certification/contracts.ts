@@ -2,7 +2,7 @@
 // per certification, and a restore cuts a new forward version carrying an earlier one's fields.
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/handle.js';
-import { jsonRows } from '../db/handle.js';
+import { copiedRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 
@@ -88,11 +88,24 @@ export function fieldsOf(contract: ContractFields): ContractFields {
 /** The live contracts of several tables at once, by table id (a table without one is absent). */
 export async function findContracts(q: Queryable, tableIds: string[]): Promise<Map<string, LiveContract>> {
   if (tableIds.length === 0) return new Map();
-  const rows = await jsonRows<ContractRow>(
+  const rows = await copiedRows<ContractRow>(
     q,
     'SELECT * FROM gds.contracts WHERE table_id = ANY($1)',
     'table_id',
     [tableIds],
+    {
+      id: 'text',
+      table_id: 'text',
+      intent: 'text',
+      allowed_consumers: 'jsonb',
+      grain: 'text',
+      grain_type: 'text',
+      grain_key_columns: 'jsonb',
+      meaning: 'text',
+      certified_at: 'timestamptz',
+      updated_at: 'timestamptz',
+      revision: 'int4',
+    },
   );
   return new Map(rows.map((row) => [row.table_id, toContract(row)]));
 }

@@ -16,8 +16,8 @@ export interface WorkerInit {
 
 export type WorkerRequest =
   | { id: number; op: 'query'; sql: string; params?: unknown[] }
-  /** `COPY (select) TO …`: answers its bytes (as `blob`). */
-  | { id: number; op: 'copyOut'; select: string }
+  /** `COPY (select) TO …` (text format, or binary): answers its bytes (as `blob`). */
+  | { id: number; op: 'copyOut'; select: string; binary?: boolean }
   /** `COPY table FROM …` over `data`. */
   | { id: number; op: 'copyIn'; table: string; data: Uint8Array }
   | { id: number; op: 'exec'; sql: string }
@@ -104,7 +104,9 @@ async function handle(request: WorkerRequest): Promise<{ rows?: unknown[]; blob?
       return { rows: (await target.query(request.sql, request.params)).rows };
     case 'copyOut':
       try {
-        await target.query(`COPY (${request.select}) TO '${COPY_FILE}'`);
+        await target.query(
+          `COPY (${request.select}) TO '${COPY_FILE}'${request.binary === true ? ' WITH (FORMAT binary)' : ''}`,
+        );
         return { blob: fs().readFile(COPY_FILE) };
       } finally {
         removeCopyFile();

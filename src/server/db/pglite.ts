@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { x as untar } from 'tar';
 import { HttpError } from '../errors.js';
 import { GateQueue } from './gate-queue.js';
-import type { Db, Queryable } from './handle.js';
+import type { CopyFormat, Db, Queryable } from './handle.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './pglite-worker.js';
 
 /** A statement stopped at the server's deadline: the request that ran it answers 422 with this reason. */
@@ -234,6 +234,10 @@ function sandboxesOf(
 type Priority = 'first' | 'later';
 
 /** The bytes a `COPY (…) TO` wrote (none when it wrote no row). */
+function copyOutRequest(select: string, format: CopyFormat = 'text') {
+  return { op: 'copyOut' as const, select, ...(format === 'binary' ? { binary: true } : {}) };
+}
+
 async function copiedOut(answer: Promise<Answer>): Promise<Uint8Array> {
   return (await answer).blob ?? new Uint8Array();
 }
@@ -378,8 +382,8 @@ class PgliteWorkerDb implements Db {
     );
   }
 
-  copyOut(select: string, priority?: Priority): Promise<Uint8Array> {
-    return this.exclusive(() => copiedOut(this.send({ op: 'copyOut', select })), priority);
+  copyOut(select: string, format?: CopyFormat, priority?: Priority): Promise<Uint8Array> {
+    return this.exclusive(() => copiedOut(this.send(copyOutRequest(select, format))), priority);
   }
 
   async copyIn(table: string, data: Uint8Array, priority?: Priority): Promise<void> {
@@ -404,7 +408,7 @@ class PgliteWorkerDb implements Db {
       ...(this.sandbox === undefined ? {} : { sandbox: this.sandbox }),
       query: (sql, params) => this.query(sql, params, 'later'),
       exec: (sql) => this.exec(sql, 'later'),
-      copyOut: (select) => this.copyOut(select, 'later'),
+      copyOut: (select, format) => this.copyOut(select, format, 'later'),
       copyIn: (table, data) => this.copyIn(table, data, 'later'),
       transaction: (fn) => this.transaction(fn, 'later'),
       close: () => Promise.reject(new Error('gate work does not close the database')),
@@ -420,7 +424,8 @@ class PgliteWorkerDb implements Db {
         query: async <R>(sql: string, params?: unknown[]) =>
           (await this.send({ op: 'query', sql, ...(params ? { params } : {}) }, generation)).rows as R[],
         exec: async (sql: string) => void (await this.send({ op: 'exec', sql }, generation)),
-        copyOut: (select: string) => copiedOut(this.send({ op: 'copyOut', select }, generation)),
+        copyOut: (select: string, format?: CopyFormat) =>
+          copiedOut(this.send(copyOutRequest(select, format), generation)),
         copyIn: async (table: string, data: Uint8Array) =>
           void (await this.send({ op: 'copyIn', table, data }, generation)),
       };

@@ -3,7 +3,7 @@
 import type { Gate1Document } from '../../core/gate1/index.js';
 import { validateGate1 } from '../../core/gate1/index.js';
 import type { Queryable } from '../db/handle.js';
-import { jsonRows } from '../db/handle.js';
+import { copiedRows } from '../db/handle.js';
 
 export interface Gate1Version {
   version: number;
@@ -38,7 +38,7 @@ const COLUMNS = 'version, content, created_by, created_at';
  */
 export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<Map<string, Gate1Version>> {
   if (tableIds.length === 0) return new Map();
-  const rows = await jsonRows<Row & { table_id: string }>(
+  const rows = await copiedRows<Row & { table_id: string }>(
     q,
     `SELECT page.at, newest.table_id, newest.version, newest.content, newest.created_by, newest.created_at
        FROM unnest($1::text[]) WITH ORDINALITY AS page(id, at)
@@ -49,6 +49,7 @@ export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<M
     // The ids' own order, in which the rows come: no sort of the contents by table_id (1 ms a page on PGlite).
     'at',
     [tableIds],
+    { table_id: 'text', version: 'int4', content: 'text', created_by: 'text', created_at: 'timestamptz' },
   );
   return new Map(rows.map((row) => [row.table_id, toVersion(row)]));
 }

@@ -3,7 +3,7 @@
 import type { GovernanceArtifact } from '../../core/artifacts/index.js';
 import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/handle.js';
-import { jsonRows } from '../db/handle.js';
+import { copiedRows, jsonRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
 import { keyedPage } from '../list-cursor.js';
@@ -293,7 +293,7 @@ export async function environmentTablePage(
   next: { createdAt: string; id: string } | null;
 }> {
   // Each row as HeldTableRow names its fields (aliases), so no object is made again a row.
-  const rows = await jsonRows<HeldTableRow & { artifactFile: string | null; created_key: string }>(
+  const rows = await copiedRows<HeldTableRow & { artifactFile: string | null; created_key: string }>(
     q,
     `SELECT id, name, mode, state, gate_mode AS "gateMode", environment_label AS "environmentLabel",
             connector_id AS "connectorId", source, owner_id AS "ownerId",
@@ -312,6 +312,24 @@ export async function environmentTablePage(
       query.environment,
       ...(query.after === undefined ? [] : [query.after.createdAt, query.after.id]),
     ],
+    {
+      id: 'text',
+      name: 'text',
+      mode: 'text',
+      state: 'text',
+      gateMode: 'text',
+      environmentLabel: 'text',
+      connectorId: 'text',
+      source: 'text',
+      ownerId: 'text',
+      governanceId: 'text',
+      definitionVersion: 'int4',
+      artifact: 'jsonb',
+      columns: 'jsonb',
+      project: 'text',
+      artifactFile: 'text',
+      created_key: 'text',
+    },
   );
   const { page, next } = keyedPage(rows, query.limit);
   return { tables: page.map((table) => ({ table, artifactFile: table.artifactFile })), next };
