@@ -20,7 +20,13 @@ import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
 import type { HeldTable, TableListRow } from '../client/areas/tables.js';
-import type { DbtDeclaration, DbtProject, MappedTest, NotMappedTest } from '../core/dbt/types.js';
+import type {
+  DbtDeclaration,
+  DbtProject,
+  DeclaredArtifact,
+  MappedTest,
+  NotMappedTest,
+} from '../core/dbt/types.js';
 import type { LocalArtifact } from './artifacts.js';
 import { definitionDiff, isHeld } from './artifacts.js';
 import { connectorLines, findConnector } from './connector-ref.js';
@@ -44,8 +50,10 @@ import {
   definitionSummary,
   formatArtifactError,
   parseArtifact,
+  parseWrittenJson,
   resolveSource,
 } from '../core/artifacts/index.js';
+import { changedArtifact, writtenValue } from '../core/dbt/declared-artifact.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
@@ -149,22 +157,30 @@ async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequ
  * The JSON artifact with every name of the project's schemas moved to `schema` (--schema): its source, and
  * the references of its columns to the project's other relations.
  */
-function inSchema(declaration: DbtDeclaration, schema: string, dbtSchemas: ReadonlySet<string>): string {
-  const artifact = JSON.parse(declaration.artifact.content) as {
-    source?: unknown;
-    columns?: Array<{ references?: unknown }>;
-  };
-  artifact.source = `${schema}.${declaration.source.table}`;
-  for (const column of artifact.columns ?? []) {
-    if (typeof column.references !== 'string') continue;
-    const parts = column.references.split('.');
-    if (parts.length === 3 && dbtSchemas.has(lower(parts[0])))
-      column.references = [schema, ...parts.slice(1)].join('.');
-  }
-  return `${JSON.stringify(artifact, null, 2)}\n`;
+function inSchema(
+  declaration: DbtDeclaration,
+  schema: string,
+  dbtSchemas: ReadonlySet<string>,
+): DeclaredArtifact {
+  return changedArtifact(declaration.artifact, (artifact) => {
+    artifact['source'] = `${schema}.${declaration.source.table}`;
+    const columns = artifact['columns'];
+    if (!Array.isArray(columns)) return artifact;
+    artifact['columns'] = columns.map((column: { references?: unknown }) => {
+      if (typeof column.references !== 'string') return column;
+      const parts = column.references.split('.');
+      return parts.length === 3 && dbtSchemas.has(lower(parts[0]))
+        ? { ...column, references: [schema, ...parts.slice(1)].join('.') }
+        : column;
+    });
+    return artifact;
+  });
 }
 
-/** The artifact of a declaration as `push` would send it, under the project's file name. */
+/**
+ * The artifact of a declaration as `push` would send it, under the project's file name. It is read from the
+ * value the declaration's JSON was written from, not from the text (parseWrittenJson: the same checks).
+ */
 async function artifactOf(
   declaration: DbtDeclaration,
   projectName: string,
@@ -172,9 +188,13 @@ async function artifactOf(
   dbtSchemas: ReadonlySet<string>,
 ): Promise<LocalArtifact> {
   const filename = `${projectFilePrefix(projectName)}${declaration.name}.json`;
-  const content =
-    schema === undefined ? declaration.artifact.content : inSchema(declaration, schema, dbtSchemas);
-  const parsed = await parseArtifact({ fileName: filename, content });
+  const declared = schema === undefined ? declaration.artifact : inSchema(declaration, schema, dbtSchemas);
+  const { content } = declared;
+  const value = writtenValue(declared);
+  const parsed =
+    value === undefined
+      ? await parseArtifact({ fileName: filename, content })
+      : await parseWrittenJson({ fileName: filename, content }, value);
   if (!parsed.ok) throw new Error(formatArtifactError(filename, parsed.error));
   const resolved = resolveSource(parsed.artifact, undefined);
   if (!resolved.ok) throw new Error(resolved.error.message);

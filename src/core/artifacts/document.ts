@@ -107,19 +107,7 @@ export function loadJson(yaml: Yaml, content: string): Loaded {
   } catch (err) {
     return { ok: false, error: jsonSyntaxError(content, (err as Error).message) };
   }
-  let read: { doc: Document; lineCounter: LineCounter } | undefined;
-  const asYaml = () => {
-    if (read !== undefined) return read;
-    const lineCounter = new yaml.LineCounter();
-    const doc = yaml.parseDocument(content, {
-      lineCounter,
-      prettyErrors: false,
-      uniqueKeys: true,
-      logLevel: 'error',
-    });
-    read = { doc, lineCounter };
-    return read;
-  };
+  const asYaml = yamlReading(yaml, content);
   if (keysWritten(content) !== keysKept(value)) {
     const { doc, lineCounter } = asYaml();
     const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
@@ -131,16 +119,36 @@ export function loadJson(yaml: Yaml, content: string): Loaded {
       };
     }
   }
+  return { ok: true, document: { value, locate: lazyLocator(yaml, asYaml) } };
+}
+
+/**
+ * The document of JSON text `content` that was written from `value` (JSON.stringify's, which writes no key
+ * twice): nothing is parsed; the text is read as YAML only if a position is wanted (an error's).
+ */
+export function writtenJson(yaml: Yaml, content: string, value: unknown): LocatedDocument {
+  return { value, locate: lazyLocator(yaml, yamlReading(yaml, content)) };
+}
+
+/** The text read as YAML (a superset of JSON) once, when first asked. */
+function yamlReading(yaml: Yaml, content: string): () => { doc: Document; lineCounter: LineCounter } {
+  let read: { doc: Document; lineCounter: LineCounter } | undefined;
+  return () => {
+    if (read !== undefined) return read;
+    const lineCounter = new yaml.LineCounter();
+    read = { doc: parseYaml(yaml, content, lineCounter), lineCounter };
+    return read;
+  };
+}
+
+function lazyLocator(
+  yaml: Yaml,
+  asYaml: () => { doc: Document; lineCounter: LineCounter },
+): LocatedDocument['locate'] {
   let locate: LocatedDocument['locate'] | undefined;
-  return {
-    ok: true,
-    document: {
-      value,
-      locate: (path) => {
-        locate ??= locatorOf(yaml, asYaml().doc, asYaml().lineCounter);
-        return locate(path);
-      },
-    },
+  return (path) => {
+    locate ??= locatorOf(yaml, asYaml().doc, asYaml().lineCounter);
+    return locate(path);
   };
 }
 

@@ -1,4 +1,4 @@
-export { artifactKindOf, formatArtifactError, parseArtifact } from './parse.js';
+export { artifactKindOf, formatArtifactError, parseArtifact, parseWrittenJson } from './parse.js';
 export { resolveSource } from './source.js';
 export type { SourceResult } from './source.js';
 export { formatSourceRef, parseSourceRef } from './identifiers.js';

@@ -1,6 +1,6 @@
 import { isDbtProperties, readDbtModel } from './dbt.js';
 import { readDeclaration } from './declaration.js';
-import { loadJson, yamlDocument } from './document.js';
+import { loadJson, writtenJson, yamlDocument } from './document.js';
 import { loadYaml } from '../libraries/yaml.js';
 import type { ArtifactError, ArtifactFile, ArtifactKind, ParseResult } from './types.js';
 import { readSql } from './sql.js';
@@ -62,6 +62,24 @@ export async function parseArtifact({
     return readDeclaration(kind, document);
   } catch (err) {
     return { ok: false, error: unreadable(kind, err) };
+  }
+}
+
+/**
+ * parseArtifact of JSON text that the caller wrote from `value` (JSON.stringify's): the same artifact, or the
+ * same refusal at the same position, without parsing the text back (`gds plan` reads a project's artifacts
+ * from the values it wrote them from). Any other file goes to parseArtifact.
+ */
+export async function parseWrittenJson(file: ArtifactFile, value: unknown): Promise<ParseResult> {
+  const { fileName, content, kind, dialect, model } = file;
+  const plain = kind === undefined && dialect === undefined && model === undefined;
+  if (!plain || artifactKindOf(fileName) !== 'json' || content.startsWith('\uFEFF') || !/\S/.test(content))
+    return parseArtifact(file);
+  const yaml = await loadYaml();
+  try {
+    return readDeclaration('json', writtenJson(yaml, content, value));
+  } catch (err) {
+    return { ok: false, error: unreadable('json', err) };
   }
 }
 

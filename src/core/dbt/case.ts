@@ -8,6 +8,7 @@
 import type { Yaml } from '../libraries/yaml.js';
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { sqlIdentifier, withColumnNames } from './names.js';
+import { changedArtifact } from './declared-artifact.js';
 import type { DbtDeclaration } from './types.js';
 
 /** The columns of warehouse objects, by lower-cased `schema.table`. */
@@ -63,13 +64,14 @@ export function reconcileSource(
     schema: schema === undefined ? found.schema : declaration.source.schema,
     table: found.table,
   };
-  const artifact = JSON.parse(declaration.artifact.content) as Record<string, unknown>;
-  artifact['source'] = formatSourceRef(source);
   return {
     declaration: {
       ...declaration,
       source,
-      artifact: { ...declaration.artifact, content: `${JSON.stringify(artifact, null, 2)}\n` },
+      artifact: changedArtifact(declaration.artifact, (artifact) => {
+        artifact['source'] = formatSourceRef(source);
+        return artifact;
+      }),
     },
     notes: [
       `${declaration.name}: source ${at} -> ${spelled}: dbt leaves the relation's ${parts.join(' and ')} unquoted (its quoting config) and the warehouse names it in another case; registered as the warehouse names it`,
@@ -127,8 +129,6 @@ function renamed(
     const references = reference(c.references);
     return { ...c, name: to(c.name), ...(references === undefined ? {} : { references }) };
   });
-  const artifact = JSON.parse(declaration.artifact.content) as Record<string, unknown>;
-  artifact['columns'] = columns;
   const names = columns.map((c) => c.name);
   const contract =
     declaration.contract?.grainKeyColumns === undefined
@@ -147,7 +147,10 @@ function renamed(
   return {
     ...declaration,
     columns,
-    artifact: { ...declaration.artifact, content: `${JSON.stringify(artifact, null, 2)}\n` },
+    artifact: changedArtifact(declaration.artifact, (artifact) => {
+      artifact['columns'] = columns;
+      return artifact;
+    }),
     ...(declaration.gate1Yaml === undefined
       ? {}
       : {

@@ -16,6 +16,7 @@ import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
 import { findColumn, fromPostgresName, relationQuoting, warehouseName } from './names.js';
 import { constraintTests } from './constraints.js';
+import { declaredArtifact } from './declared-artifact.js';
 import { selectNodes } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
 import { printGate1 } from './gate1-text.js';
@@ -357,11 +358,7 @@ class ProjectReader {
       columns,
       columnsFrom: found.from,
       ...(decisionContext === undefined ? {} : { decisionContext }),
-      artifact: {
-        fileName: `${node.alias}.json`,
-        mimeType: 'json',
-        content: `${JSON.stringify(document, null, 2)}\n`,
-      },
+      artifact: declaredArtifact(`${node.alias}.json`, document),
       ...(gate1Yaml === undefined ? {} : { gate1Yaml }),
       ...(contract === undefined ? {} : { contract }),
       mappedTests: rules.mapped,

@@ -41,6 +41,18 @@ export interface DbtContractIntent {
   meaning?: string;
 }
 
+/** A declaration's JSON artifact (src/core/dbt/declared-artifact.ts makes one). */
+export interface DeclaredArtifact {
+  fileName: string;
+  mimeType: 'json';
+  content: string;
+  /**
+   * The value `content` was written from (`text`, the content then): `gds plan` reads the artifact from it
+   * instead of parsing the text back, and only while the content is still that text.
+   */
+  written?: { text: string; value: Record<string, unknown> };
+}
+
 export interface DbtDeclaration {
   uniqueId: string;
   resourceType: DbtResourceType;
@@ -60,7 +72,7 @@ export interface DbtDeclaration {
   columnsFrom: 'catalog' | 'manifest' | 'compiled_sql' | 'seed_file';
   decisionContext?: string;
   /** The governance artifact to push: a JSON artifact that `gds push` would parse the same way. */
-  artifact: { fileName: string; mimeType: 'json'; content: string };
+  artifact: DeclaredArtifact;
   /** The gate1.yml to apply, or undefined when no test became a Gate 1 rule. */
   gate1Yaml?: string;
   contract?: DbtContractIntent;
