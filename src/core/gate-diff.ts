@@ -18,9 +18,14 @@ export interface GateDiffLibraries {
   diff: Diff;
 }
 
+let loaded: GateDiffLibraries | undefined;
+
+/** yaml and the diff library, loaded once: a plan asks for them for every table it compares. */
 export async function loadGateDiffLibraries(): Promise<GateDiffLibraries> {
+  if (loaded !== undefined) return loaded;
   const [yaml, diff] = await Promise.all([loadYaml(), loadDiff()]);
-  return { yaml, diff };
+  loaded = { yaml, diff };
+  return loaded;
 }
 
 export interface DiffSide {

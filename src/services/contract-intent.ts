@@ -7,6 +7,7 @@ import type { ContractIntentRequest, LiveContract } from '../client/areas/contra
 import type { Schema } from '../contract/types.js';
 import { unifiedDiff } from '../core/gate-diff.js';
 import { loadDiff } from '../core/libraries/diff.js';
+import { sameJson } from '../core/same-json.js';
 
 export type IntentClient = Pick<ApiClient, 'contracts'>;
 
@@ -141,8 +142,7 @@ export async function intentDiff(
   const current = live?.contract ?? null;
   const before = current === null ? null : fieldsOf(current);
   const after = { ...(before ?? {}), ...request };
-  if (current !== null && live?.maySetIntent !== false && fieldsText(after) === fieldsText(before ?? {}))
-    return undefined;
+  if (current !== null && live?.maySetIntent !== false && sameFields(after, before ?? {})) return undefined;
   return unifiedDiff(
     await loadDiff(),
     { name: current === null ? `${tableId}@none` : `${tableId}@contract`, text: fieldsText(before ?? {}) },
@@ -152,6 +152,18 @@ export async function intentDiff(
 
 function fieldsOf(contract: LiveContract): Partial<LiveContract> {
   return Object.fromEntries(contractFields.map((key) => [key, contract[key]]));
+}
+
+/** fieldsText(a) === fieldsText(b), told field by field (a plan compares the contract of every table). */
+function sameFields(a: Partial<LiveContract>, b: Partial<LiveContract>): boolean {
+  for (const key of contractFields) {
+    const value = a[key];
+    const other = b[key];
+    if (value === undefined || other === undefined) {
+      if (value !== other) return false;
+    } else if (!sameJson(value, other)) return false;
+  }
+  return true;
 }
 
 /** One `key: value` line per field, in a fixed order (a field not set yet is left out). */

@@ -506,17 +506,20 @@ async function heldTableDiffs(
   work: TableWork,
   connectorId: string | undefined,
 ): Promise<Compared> {
-  const libraries = await loadGateDiffLibraries();
+  // What is the same is told without the diff's libraries, and without a diff: most tables of a plan are.
   const definition =
     held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
       ? undefined
-      : definitionDiff(libraries, held.definition, work.artifact, connectorId);
+      : definitionDiff(await loadGateDiffLibraries(), held.definition, work.artifact, connectorId);
   // A gate1.yml the service already holds word for word is not sent, so there is nothing to refuse. The
   // two equal texts are kept as one (a project's held gate1.yml files are megabytes, read all at once).
+  let gate1: string | undefined;
   if (work.gate1 !== undefined && held.gate1?.content === work.gate1.text)
     held.gate1.content = work.gate1.text;
-  else if (work.gate1 !== undefined) await checkGateLocally(work.gate1);
-  const gate1 = work.gate1 === undefined ? undefined : await gateDiff(held.id, held.gate1, work.gate1);
+  else if (work.gate1 !== undefined) {
+    await checkGateLocally(work.gate1);
+    gate1 = await gateDiff(held.id, held.gate1, work.gate1);
+  }
   const contract =
     work.intent === undefined ? undefined : await intentDiff(held.id, held.contract, work.intent);
   return {

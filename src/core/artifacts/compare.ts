@@ -2,6 +2,7 @@
 // (`push --replace`, `env promote`): the table name, the source, the columns with their declared
 // types and checks, the decision context. Not the file name, the format, comments or layout.
 import type { Yaml } from '../libraries/yaml.js';
+import { sameJson } from '../same-json.js';
 import type { ArtifactColumn, GovernanceArtifact } from './types.js';
 
 export interface DefinitionSummary {
@@ -42,6 +43,32 @@ export function definitionKey(summary: DefinitionSummary): string {
   return JSON.stringify(definitionSummary(summary, summary.source));
 }
 
+/**
+ * definitionKey(a) === definitionKey(b), told member by member without writing either (a plan compares every
+ * table it holds): a member definitionSummary leaves out, or JSON.stringify does, is left out of both.
+ */
 export function sameDefinition(a: DefinitionSummary, b: DefinitionSummary): boolean {
-  return definitionKey(a) === definitionKey(b);
+  if (!sameJson(a.table, b.table) || !sameJson(a.source, b.source)) return false;
+  const columns = a.columns;
+  const others = b.columns;
+  if (columns.length !== others.length) return false;
+  for (let i = 0; i < columns.length; i += 1)
+    if (!sameColumn(columns[i] as ArtifactColumn, others[i] as ArtifactColumn)) return false;
+  return sameJson(a.decisionContext, b.decisionContext);
+}
+
+/** Two columns as definitionSummary writes them: the type trimmed and in lower case, `required` false unless set. */
+function sameColumn(a: ArtifactColumn, b: ArtifactColumn): boolean {
+  if (!sameJson(a.name, b.name)) return false;
+  const type = a.type;
+  const other = b.type;
+  if (type === undefined || other === undefined) {
+    if (type !== other) return false;
+  } else if (type !== other && type.trim().toLowerCase() !== other.trim().toLowerCase()) return false;
+  return (
+    sameJson(a.required ?? false, b.required ?? false) &&
+    sameJson(a.references, b.references) &&
+    sameJson(a.min, b.min) &&
+    sameJson(a.max, b.max)
+  );
 }
