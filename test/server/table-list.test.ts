@@ -61,6 +61,17 @@ describe('GET /api/tables', () => {
     expect(member.total).toBeLessThan(all.length);
   });
 
+  it('finds a table by its name in any case, and nothing by a name of quotes, backslashes and SQL', async () => {
+    const [first] = (await list('')).body.tables as Array<Row & { name: string }>;
+    const byName = await list(`?name=${encodeURIComponent(first?.name.toUpperCase() ?? '')}`);
+    expect(byName.body.tables.map((t: Row) => t.id)).toEqual([first?.id]);
+    for (const name of [`it's`, `a\\'b`, `'; DROP TABLE gds.tables; --`, `naïve 😀`]) {
+      const odd = await list(`?name=${encodeURIComponent(name)}`);
+      expect([odd.status, odd.body.tables]).toEqual([200, []]);
+    }
+    expect((await list('')).body.tables.length).toBeGreaterThanOrEqual(3);
+  });
+
   it('says the whole list is one page when it fits', async () => {
     const response = await list('?limit=1000');
     expect(response.body.nextCursor).toBeNull();

@@ -83,13 +83,14 @@ export type CopiedColumn = 'text' | 'int4' | 'bool' | 'jsonb' | 'timestamptz';
  * request's statements, one at a time), no string is made there, and the bytes reach the calling thread
  * without a copy. The five held-tables pages of a no-change plan of 2,000 models: that thread 106 -> 73 ms
  * (docs/bench.md). COPY takes no parameters, so `params` are written into the statement as literals (text,
- * text[] or integers). On PostgreSQL (or in a transaction) `select` runs as it is, with its parameters.
+ * text[], integers or null: the select casts each where its type is needed). On PostgreSQL (or in a
+ * transaction) `select` runs as it is, with its parameters.
  */
 export async function copiedRows<T>(
   q: Queryable,
   select: string,
   orderBy: string,
-  params: Array<string | string[] | number>,
+  params: Array<string | string[] | number | null>,
   columns: Record<string & keyof T, CopiedColumn>,
 ): Promise<T[]> {
   if ((q as Partial<Db>).kind !== 'pglite' || q.copyOut === undefined) return q.query<T>(select, params);
@@ -103,7 +104,8 @@ export async function copiedRows<T>(
 }
 
 /** `value` as an SQL literal (standard_conforming_strings: a quote doubled is the only escape). */
-function sqlLiteral(value: string | string[] | number | undefined): string {
+function sqlLiteral(value: string | string[] | number | null | undefined): string {
+  if (value === null) return 'NULL';
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new Error(`not an integer parameter: ${value}`);
     return String(value);

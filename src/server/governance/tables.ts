@@ -3,7 +3,7 @@
 import type { GovernanceArtifact } from '../../core/artifacts/index.js';
 import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/handle.js';
-import { copiedRows, jsonRows } from '../db/handle.js';
+import { copiedRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
 import { keyedPage } from '../list-cursor.js';
@@ -196,7 +196,7 @@ export async function listTablePage(
   q: Queryable,
   query: TableListQuery,
 ): Promise<{ tables: TableListItem[]; next: { createdAt: string; id: string } | null }> {
-  const rows = await jsonRows<{
+  const rows = await copiedRows<{
     id: string;
     name: string;
     mode: 'MODE_A' | 'MODE_B';
@@ -217,7 +217,7 @@ export async function listTablePage(
       WHERE workspace_id = $1 AND active
         AND ($2::text IS NULL OR state = $2)
         AND ($3::text IS NULL OR lower(name) = lower($3))
-        AND ($4::text[] IS NULL OR environment_label = ANY($4))
+        AND ($4::text[] IS NULL OR environment_label = ANY($4::text[]))
         AND ($5::timestamptz IS NULL OR (created_at, id) > ($5::timestamptz, $6::text))
       ORDER BY created_at, id
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
@@ -231,6 +231,19 @@ export async function listTablePage(
       query.after?.createdAt ?? null,
       query.after?.id ?? null,
     ],
+    {
+      id: 'text',
+      name: 'text',
+      mode: 'text',
+      state: 'text',
+      gate_mode: 'text',
+      environment_label: 'text',
+      source: 'text',
+      connector_id: 'text',
+      artifact_file: 'text',
+      project: 'text',
+      created_key: 'text',
+    },
   );
   const { page, next } = keyedPage(rows, query.limit);
   return {
