@@ -495,32 +495,30 @@ async function exchange(
       request.on('response', (res: IncomingMessage) => {
         answered();
         let silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
-        // Decoded as it arrives: a body of megabytes (a page of held tables) is never also held as one
-        // Buffer, nor turned into a string outside the JavaScript heap.
+        // Decoded as it arrives: a body of megabytes is never also held as one Buffer, nor turned into a
+        // string outside the JavaScript heap.
         const decoder = new StringDecoder('utf8');
         const chunks: string[] = [];
         const status = res.statusCode ?? 0;
         const ok = status >= 200 && status < 300;
-        // A 2xx body with a reader goes to it piece by piece, each piece garbage once read.
+        // A 2xx body with a reader goes to it as its bytes arrive (a page of held tables: only each table's
+        // text is decoded), each chunk garbage once read.
         const body = ok ? reader?.() : undefined;
         let refused: { error: unknown } | undefined;
-        const take = (text: string) => {
-          if (body === undefined) chunks.push(text);
+        res.on('data', (chunk: Buffer) => {
+          if (body === undefined) chunks.push(decoder.write(chunk));
           else if (refused === undefined)
             try {
-              body.write(text);
+              body.write(chunk);
             } catch (error) {
               refused = { error };
             }
-        };
-        res.on('data', (chunk: Buffer) => {
-          take(decoder.write(chunk));
           silence();
           silence = after(timeouts.bodyMs, 'BODY_TIMEOUT');
         });
         res.on('error', settle(reject));
         res.on('end', () => {
-          take(decoder.end());
+          if (body === undefined) chunks.push(decoder.end());
           let read: ReadBody | undefined;
           if (body !== undefined)
             try {
