@@ -1,5 +1,7 @@
 // Whether JSON.stringify would write two values the same, told without writing them where it can be told at
-// once: `gds plan` compares thousands of definitions and contracts whose values are mostly the same.
+// once: `gds plan` compares thousands of definitions and contracts whose values are mostly the same. Buys
+// a no-change plan of 2,000 models 20 MB less garbage and 33 -> 11 ms of comparing (docs/bench.md, fifteenth
+// pass).
 
 /**
  * JSON.stringify(a) === JSON.stringify(b): the same value (or object) is written the same; arrays are
