@@ -53,7 +53,7 @@ function runBundle(bundle) {
   const last = argv.at(-1);
   const word = last === '--help' || last === '-h' ? 'help' : argv[0];
   const key = /^[a-z][a-z0-9-]{0,39}$/.test(word ?? '') ? word : 'run';
-  if (folder === undefined || importModuleDynamically === undefined || UNTRAINED_WORDS.has(key)) {
+  if (folder === undefined || importModuleDynamically === undefined) {
     nodeModule.createRequire(import.meta.url)(bundle);
     return;
   }
@@ -77,6 +77,8 @@ function runBundle(bundle) {
       if (code === 2) return;
       const written = `${cacheFile}.${process.pid}`;
       try {
+        // V8 takes a cache only under the flags it was made with: those the run set go back first.
+        module.exports.restoreV8Flags?.();
         writeFileSync(written, script.createCachedData(), { mode: 0o600 });
         renameSync(written, cacheFile);
       } catch {
@@ -99,14 +101,6 @@ function runBundle(bundle) {
     dirname(bundle),
   );
 }
-
-/**
- * The words whose runs compile too much for a trained cache to pay: a plan's cache holds about 1.2 MB of code,
- * which V8 reads back whole at every run. Node runs the bundle for them, with its own compile cache. No-change
- * `plan --json` of 2,000 models, warm caches both: CPU 0.750 -> 0.725 s (paired median -30 ms), peak 123 ->
- * 118 MiB; first plan of 5,000 piped, peak 189 -> 183 MiB (docs/bench.md, issue 34, reg34).
- */
-const UNTRAINED_WORDS = new Set(['plan', 'apply']);
 
 const bundle = fileURLToPath(import.meta.resolve('../dist/bundle/gds.cjs'));
 if (existsSync(bundle)) {

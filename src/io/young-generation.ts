@@ -60,12 +60,33 @@ export function collectGarbage(): void {
     const v8 = process.getBuiltinModule('node:v8');
     const vm = process.getBuiltinModule('node:vm');
     v8.setFlagsFromString('--expose-gc');
+    gcExposed = true;
     const gc: unknown = vm.runInNewContext('gc');
     if (typeof gc === 'function') (gc as () => void)();
   } catch {
     // a runtime without the flag or the function: the heap is collected as before
   }
 }
+
+let gcExposed = false;
+
+/**
+ * The V8 flags this module leaves set for the rest of the process (the young generation held, `--expose-gc`,
+ * a streamed list's `--no-opt`) put back as the process started, for a code cache made as it exits: V8 takes
+ * a code cache only under the flags it was made with (it compares a hash of them all), and the npm package
+ * writes its bundle's cache at exit (bin/run.js) for the next run to read at its start. Made under a plan's
+ * flags, V8 refused it at every later plan, which then compiled everything again and wrote the cache anew.
+ * A flag the process was started with is left as it is; the rest of this module sets theirs back itself.
+ */
+export function restoreV8Flags(): void {
+  if (held && !startedWithOption(/^--semi[-_]space[-_]growth[-_]factor/))
+    setV8Flag(`--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}`);
+  if (gcExposed && !startedWithOption(/^--expose[-_]gc/)) setV8Flag('--no-expose-gc');
+  if (leanHeap && compilersAtDefaults()) setV8Flag('--opt');
+}
+
+/** V8's own growth factor of the young generation (`--semi-space-growth-factor`, Node 22 to 24). */
+const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
 
 /** V8's optimising compilers, and the flags that turn them off while a short piece of work runs. */
 const OPTIMISING_COMPILERS = ['opt', 'maglev'] as const;

@@ -182,7 +182,8 @@ describe('the npm package with its bundle', () => {
     expect((await fromPackage(['lsit'], env)).code).toBe(2);
     expect((await fromPackage(['list', '--nope'], env)).code).toBe(2);
     expect((await fromPackage(['gate', '--help'], env)).code).toBe(0);
-    // plan and apply run the bundle as Node does: a cache of all they compile costs them more than it buys.
+    // plan and apply keep one too, made under the V8 flags their runs start with (a plan sets some as it reads
+    // the project): the next plan reads it, so it is not written anew.
     const dbt = join(dir, 'dbt');
     await mkdir(dbt);
     await writeFile(
@@ -197,13 +198,21 @@ describe('the npm package with its bundle', () => {
     const apply = await fromPackage(['apply', ...project, '--yes'], env);
     expect([plan.code, apply.code], plan.stderr + apply.stderr).toEqual([0, 0]);
     expect((await caches()).toSorted()).toEqual([
+      `gds-bundle-${length}-apply.cache`,
       `gds-bundle-${length}-help.cache`,
       `gds-bundle-${length}-list.cache`,
+      `gds-bundle-${length}-plan.cache`,
     ]);
+    const planCache = join(cacheDir, folder, `gds-bundle-${length}-plan.cache`);
+    const written = await stat(planCache);
+    const again = await fromPackage(['plan', ...project], env);
+    expect({ code: again.code, stdout: again.stdout }).toEqual({ code: plan.code, stdout: plan.stdout });
+    // A cache written anew is a new file (written beside, then renamed over it).
+    expect((await stat(planCache)).ino).toBe(written.ino);
     // Off with Node's compile cache.
     const off = await fromPackage(['auth', 'status'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.code, off.stderr).toBe(0);
-    expect(await caches()).toHaveLength(2);
+    expect(await caches()).toHaveLength(4);
   });
 
   it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
