@@ -134,7 +134,8 @@ type Phase = 'key' | 'value' | 'done';
  * A scanner of one JSON text, fed its bytes chunk by chunk (`write`), handing its pieces to its handler.
  * A class, not a function's closures: made of closures, each splitter's state (and what its handler keeps)
  * outlived the text in the young generation's collections, so that a page of held tables read at a time
- * left about 0.8 MB a page to the old generation and took 4.6 -> 6.3 ms a page (docs/bench.md, fifteenth pass).
+ * left about 0.8 MB a page to the old generation and took 4.6 -> 6.3 ms a page (docs/bench.md, one JSON
+ * splitter).
  */
 export class JsonSplitter {
   private root: JsonKind | undefined;
