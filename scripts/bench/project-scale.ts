@@ -1,6 +1,7 @@
 // A generated 2,000-model dbt project on each engine (PGlite; PostgreSQL when GDS_TEST_DATABASE_URL is set):
 // its first `gds apply`, then a no-change `gds plan --json`, then two and three such plans at once; a first
-// apply of 500 models at the default rate limit (200 requests a minute a token), counting its 429s; and the
+// apply of 500 models at the default rate limit (200 requests a minute a token), counting its 429s; the
+// no-change plan again once each table holds ten gate1.yml versions (a project's months of CI); and the
 // CLI's peak memory planning 5,000 models (its stdout a pipe, as `| jq`). Each row: wall time of the gds
 // process, its requests (counted from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum
 // resident set, read by /usr/bin/time when there is one). GDS_BENCH_MODELS changes the 2,000;
@@ -185,6 +186,25 @@ async function jobsDone(server: TestServer): Promise<void> {
   }
 }
 
+/** The versions of gate1.yml a table of the history row holds: months of CI applying it. */
+const HISTORY_VERSIONS = 10;
+
+/**
+ * Gives every table whose gate1.yml has one version HISTORY_VERSIONS of them, as a project's months of CI
+ * leave it (versions 2 onwards the same text: the plan stays unchanged).
+ */
+async function addGate1History(server: TestServer): Promise<void> {
+  await server.sql(
+    `INSERT INTO gds.gate1_versions (table_id, version, content, created_by, created_at)
+     SELECT first.table_id, later.version, first.content, first.created_by, first.created_at
+       FROM gds.gate1_versions first CROSS JOIN generate_series(2, $1::int) AS later(version)
+      WHERE first.version = 1
+        AND NOT EXISTS (SELECT 1 FROM gds.gate1_versions other WHERE other.table_id = first.table_id AND other.version > 1)`,
+    [HISTORY_VERSIONS],
+  );
+  await server.sql(`UPDATE gds.tables SET gate1_version = $1 WHERE gate1_version = 1`, [HISTORY_VERSIONS]);
+}
+
 async function engineRows(engine: Engine): Promise<BenchRow[]> {
   const { server, env, project, close } = await scene(engine, MODELS);
   try {
@@ -231,6 +251,16 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
     const two = await atOnce(2, 'own');
     const three = await atOnce(3, 'own');
     const threeShared = await atOnce(3, 'shared');
+    // The same plan once each table holds a history of gate1.yml versions: a page reads each newest by its key.
+    await addGate1History(server);
+    const history: Array<Measured & { serverS: number }> = [];
+    for (let round = 0; round < ALONE_ROUNDS; round += 1) {
+      const serverBefore = serverCpu();
+      const timed = await measured(['plan', ...project, '--json'], env, { session: 'own' });
+      history.push({ ...timed, serverS: serverCpu() - serverBefore });
+    }
+    const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
+    const historyPlan = median(history, (m) => m.ms);
     return [
       {
         section,
@@ -247,6 +277,12 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
       two,
       three,
       threeShared,
+      {
+        section,
+        name: `gds plan --json, ${MODELS} models, no change, ${HISTORY_VERSIONS} gate1.yml versions a table`,
+        value: `${figure(historyPlan)}, server CPU ${ms(median(history, (m) => m.serverS).serverS)} a plan (one version a table: ${ms(serverAlone)}; alone ${history.map((m) => (m.ms / 1000).toFixed(1)).join(' / ')} s, the median taken)`,
+        note: `months of CI: each table's gate1.yml applied ${HISTORY_VERSIONS} times, the plan still unchanged; a page reads each table's newest by its primary key; ${load()}`,
+      },
     ];
   } finally {
     await close();
