@@ -75,13 +75,17 @@ describe('codes waiting for a person, from everyone', () => {
   const server = useServer({ codesPerAddressPerMinute: 10_000, maxPendingCodes: 2 });
 
   it('caps the pending codes: 429 too_many_pending_sign_ins until one is decided or expires', async () => {
+    const started = Date.now();
     const first = await startDevice(server());
     expect(first.status).toBe(200);
     server().clock.advance(10_000);
     expect((await startDevice(server())).status).toBe(200);
     const refused = await startDevice(server());
-    // Retry-After: when the oldest pending code expires (50 s from now).
-    expect(expectRefused(refused, 'too_many_pending_sign_ins', 2)).toBe(LIFETIME_S - 10);
+    // Retry-After: when the oldest pending code expires (50 s from now, less the real time these requests took:
+    // over a second on a loaded machine).
+    const retryAfter = expectRefused(refused, 'too_many_pending_sign_ins', 2);
+    expect(retryAfter).toBeLessThanOrEqual(LIFETIME_S - 10);
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil(LIFETIME_S - 10 - (Date.now() - started) / 1000));
     expect(await storedCodes(server())).toBe(2);
 
     // A code a person approved no longer waits: there is room for one more.
