@@ -139,17 +139,38 @@ export async function withoutOptimisingCompilers<T>(
 }
 
 /**
- * `work` run with V8's top compiler tier (TurboFan, `--opt`) off, then on again (withoutOptimisingCompilers):
- * for work that runs most of its JavaScript once over many items, reading and declaring a dbt project (a loop
- * a model, a test, a column). TurboFan compiled about fifty such functions while a project of 2,000 models
+ * `work` run with V8's top compiler tier (TurboFan, `--opt`) off, then on again, or sooner when `work` calls
+ * `topTierCompilerWanted`: for work that runs most of its JavaScript once over many items, reading and
+ * declaring a dbt project (a loop a model, a test, a column) and telling which of its tables the service
+ * already holds as they are. TurboFan compiled about fifty such functions while a project of 2,000 models
  * was read (its manifest's scanner four times over), on V8's worker threads: held off, reading the project
  * takes about 0.1 s less of a plan's CPU (0.18 s at 5,000 models), all of it beside the main thread, which
  * runs within 10-20 ms of before (docs/bench.md, plans at once, eleventh pass: the CLI's compiler work).
- * Maglev, the tier below, still compiles what is hot; TurboFan is back once `work` ends, for what runs long
- * after it (a first plan's every table a create: 15 % slower without it).
+ * Maglev, the tier below, still compiles what is hot. What a table to change runs (a first plan's every
+ * table a create: a gate1.yml checked, diffs made) needs TurboFan: 12-15 % slower on the main thread without
+ * it, so the plan asks for it back at its first such table (docs/bench.md, sixteenth pass).
  */
-export function withoutTopTierCompiler<T>(work: () => Promise<T>): Promise<T> {
-  return withoutOptimisingCompilers(work, ['opt']);
+export async function withoutTopTierCompiler<T>(work: () => Promise<T>): Promise<T> {
+  const toggle = tuning && !leanHeap && compilersHeld === 0 && compilersAtDefaults();
+  if (toggle) {
+    setCompilers(['opt'], false);
+    topTierHeld = true;
+  }
+  compilersHeld += 1;
+  try {
+    return await work();
+  } finally {
+    compilersHeld -= 1;
+    topTierCompilerWanted();
+  }
+}
+let topTierHeld = false;
+
+/** TurboFan back now, when `withoutTopTierCompiler` holds it off (else nothing): work that needs it starts. */
+export function topTierCompilerWanted(): void {
+  if (!topTierHeld) return;
+  topTierHeld = false;
+  setCompilers(['opt'], true);
 }
 
 /**

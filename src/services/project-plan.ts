@@ -31,6 +31,7 @@ import type { LocalArtifact } from './artifacts.js';
 import { definitionDiff, isHeld } from './artifacts.js';
 import { connectorLines, findConnector } from './connector-ref.js';
 import { mapBounded } from './map-bounded.js';
+import { topTierCompilerWanted } from '../io/young-generation.js';
 import type {
   Ownership,
   PlanAction,
@@ -477,6 +478,7 @@ interface Compared {
 
 /** A new table: everything it declares is a change, diffed against nothing. */
 async function newTableDiffs(work: TableWork, connectorId: string | undefined): Promise<Compared> {
+  topTierCompilerWanted();
   const libraries = await loadGateDiffLibraries();
   // A new table's diffs are its whole texts again: each is written out when the plan is printed or saved,
   // not held for every table until then.
@@ -507,10 +509,12 @@ async function heldTableDiffs(
   connectorId: string | undefined,
 ): Promise<Compared> {
   // What is the same is told without the diff's libraries, and without a diff: most tables of a plan are.
-  const definition =
-    held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId)
-      ? undefined
-      : definitionDiff(await loadGateDiffLibraries(), held.definition, work.artifact, connectorId);
+  const same =
+    held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId);
+  if (!same || (work.gate1 !== undefined && held.gate1?.content !== work.gate1.text)) topTierCompilerWanted();
+  const definition = same
+    ? undefined
+    : definitionDiff(await loadGateDiffLibraries(), held.definition, work.artifact, connectorId);
   // A gate1.yml the service already holds word for word is not sent, so there is nothing to refuse. The
   // two equal texts are kept as one (a project's held gate1.yml files are megabytes, read all at once).
   let gate1: string | undefined;

@@ -25,8 +25,10 @@ export interface ProjectCommandFlags extends ProjectFlags {
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
-  const project = await withOldGenerationRoom(() =>
-    withoutTopTierCompiler(() =>
+  // TurboFan stays off while the plan tells the tables that are the same: planProject asks for it back at
+  // its first table to change.
+  return withoutTopTierCompiler(async () => {
+    const project = await withOldGenerationRoom(() =>
       loadDbtProject(
         flags.dbt,
         {
@@ -36,17 +38,17 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
         },
         { state: flags.state },
       ),
-    ),
-  );
-  // The manifest's nodes, live while the project was declared, are garbage now (and the old generation's
-  // next limit is set from what is live after it, at V8's own growth).
-  collectGarbage();
-  return planProject(client, project, {
-    project: settings.project,
-    adopt: flags.adopt,
-    connectorId: settings.connector,
-    env: flags.env,
-    schema: settings.schema,
+    );
+    // The manifest's nodes, live while the project was declared, are garbage now (and the old generation's
+    // next limit is set from what is live after it, at V8's own growth).
+    collectGarbage();
+    return planProject(client, project, {
+      project: settings.project,
+      adopt: flags.adopt,
+      connectorId: settings.connector,
+      env: flags.env,
+      schema: settings.schema,
+    });
   });
 }
 

@@ -2,6 +2,7 @@ import { getBuiltinModule } from 'node:process';
 import { describe, expect, it } from 'vitest';
 import {
   collectGarbage,
+  topTierCompilerWanted,
   withOldGenerationRoom,
   withoutOptimisingCompilers,
   withoutTopTierCompiler,
@@ -67,6 +68,22 @@ describe('withoutTopTierCompiler', () => {
     await expect(withoutTopTierCompiler(() => Promise.reject(new Error('no manifest')))).rejects.toThrow(
       'no manifest',
     );
+    expect(compilers()).toEqual([true, true]);
+  });
+
+  it('gives TurboFan back as soon as the work asks for it (its first table to change), and leaves it on', async () => {
+    const seen = await withoutTopTierCompiler(() => {
+      const held = compilers();
+      topTierCompilerWanted();
+      return Promise.resolve([held, compilers()]);
+    });
+    expect(seen).toEqual([
+      [false, true],
+      [true, true],
+    ]);
+    expect(compilers()).toEqual([true, true]);
+    // Asked for outside such work: nothing to give back.
+    topTierCompilerWanted();
     expect(compilers()).toEqual([true, true]);
   });
 });
