@@ -9,7 +9,6 @@ import type { Interfaces } from '@oclif/core';
 import { gate1Schema } from '../../src/core/gate1/schema.js';
 import { gate1AjvOptions } from '../../src/core/gate1/schema-validator.js';
 import { lowerInitialMemory } from '../../src/core/wasm-initial-memory.js';
-import { parserFunctionsReached, withCompilationHints } from './parser-hints.js';
 import { pluginEntries } from './esbuild-plugins.js';
 import { fileAsset, readJson, root, work } from './tools.js';
 import type { Asset } from './tools.js';
@@ -69,15 +68,12 @@ export async function jqWasmAsset(): Promise<Asset> {
 
 /**
  * libpg-query's WebAssembly, an asset of the executable, with its initial memory lowered here rather than at
- * every run (src/core/wasm-initial-memory.ts): reading the module's layout and copying it cost a push 6-9 ms;
- * and the functions a parse reaches named for V8 to compile ahead (parser-hints.ts).
+ * every run (src/core/wasm-initial-memory.ts): reading the module's layout and copying it cost a push 6-9 ms.
  */
 export async function libpgQueryWasmAsset(): Promise<Asset> {
   const path = join(work, 'libpg-query.wasm');
   const bytes = await readFile(join(root, 'node_modules/libpg-query/wasm/libpg-query.wasm'));
-  const lowered = lowerInitialMemory(new Uint8Array(bytes));
-  const reached = parserFunctionsReached();
-  await writeFile(path, reached.length === 0 ? lowered : withCompilationHints(lowered, reached));
+  await writeFile(path, lowerInitialMemory(new Uint8Array(bytes)));
   return fileAsset(path);
 }
 

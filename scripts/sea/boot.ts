@@ -12,12 +12,11 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { answeredVersion, userAgent } from '../../src/cli/version.js';
 import { codeCacheAsset, compileBundle } from './bundle-script.js';
 import type { BundleFunction } from './bundle-script.js';
-import { commandBundleRoute, commandRoute, globalFlagsAfterCommand } from '../../src/cli/command-route.js';
+import { commandBundleRoute } from '../../src/cli/command-route.js';
 import type { CommandBundles } from '../../src/cli/command-route.js';
 import { cacheVariant, commandBundleAsset } from './command-bundles.js';
 import { writeCacheFile } from './cache-dir.js';
 import { helpCase, helpKey, terminalHelpFile, terminalHelpKey } from './precomputed-help.js';
-import { compileParserEarly, holdTierUpWhileCompiling } from './parser-module.js';
 import type { PrecomputedHelp } from './precomputed-help.js';
 
 /** Filled in by scripts/build-binary.ts: the first 16 hex digits of the bundle's sha256. */
@@ -88,9 +87,6 @@ function bundleAssets(argv: readonly string[]): { source: string; cache: string 
 
 const argv = process.argv.slice(2);
 if (!answeredVersion(argv, packageJson) && !answeredHelp(argv)) {
-  const { routes, helpFlags } = GDS_COMMAND_BUNDLES;
-  const parses = commandRoute(globalFlagsAfterCommand(argv), routes, helpFlags)?.id === 'push';
-  if (parses) compileParserEarly();
   const assets = bundleAssets(argv);
   const source = Buffer.from(getRawAsset(assets.source)).toString('latin1');
   const script = compileBundle(source, new Uint8Array(getRawAsset(assets.cache)));
@@ -98,6 +94,5 @@ if (!answeredVersion(argv, packageJson) && !answeredHelp(argv)) {
     const verdict = script.cachedDataRejected === true ? 'rejected' : 'accepted';
     process.stderr.write(`code cache: ${verdict} (${assets.source}, ${assets.cache})\n`);
   }
-  if (parses) holdTierUpWhileCompiling();
   (script.runInThisContext() as BundleFunction)(exports, require, module, __filename, __dirname);
 }

@@ -9,22 +9,29 @@
 // the build's could only come from editing the executable, which could edit a hash as well. V8 validates
 // the module as it compiles it, and its imports must match this build's glue.
 import { createRequire } from 'node:module';
-import { isSea } from 'node:sea';
-import { parserModule, wasm } from './parser-module.js';
+import { getRawAsset, isSea } from 'node:sea';
+
+// The project's lib has no DOM types, where WebAssembly's are declared: the little used here.
+interface WasmApi {
+  instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: object }>;
+}
+const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: WasmApi };
 
 type Receive = (instance: object) => void;
+
+function embeddedWasm(): Uint8Array {
+  return new Uint8Array(getRawAsset('libpg-query.wasm'));
+}
 
 export const moduleOptions = isSea()
   ? {
       instantiateWasm(imports: object, receive: Receive): object {
-        parserModule()
-          .then((module) => wasm.instantiate(module, imports))
-          .then(
-            (instance) => receive(instance),
-            (error: unknown) => {
-              throw error;
-            },
-          );
+        wasm.instantiate(embeddedWasm(), imports).then(
+          ({ instance }) => receive(instance),
+          (error: unknown) => {
+            throw error;
+          },
+        );
         return {};
       },
     }

@@ -16,8 +16,7 @@ const SECTION = { global: 6, memory: 5, data: 11 } as const;
 const I32_CONST = 0x41;
 const END = 0x0b;
 
-/** Reads a WebAssembly module's bytes from `at` on (the build's parser-hints.ts reads with it too). */
-export class Reader {
+class Reader {
   constructor(
     readonly bytes: Uint8Array,
     public at = 0,
