@@ -135,7 +135,12 @@ export function gate1Text(
 ): string | undefined {
   try {
     const out = [comment(header, ''), '\n'];
-    for (const [key, items] of lists) {
+    // An index, not for-of with destructuring: no iterator objects a list (TurboFan is held off while a
+    // project is declared).
+    for (let l = 0; l < lists.length; l++) {
+      const list = lists[l] as [string, CommentedItem[]];
+      const key = list[0];
+      const items = list[1];
       if (items.length === 0) throw new NotPrinted();
       out.push(`${scalar(yaml, key)}:\n`);
       listLines(

@@ -12,7 +12,7 @@ import { selectColumns } from '../artifacts/select-columns.js';
 import { readWarehouseView } from '../artifacts/warehouse-view.js';
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
 import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
-import type { CatalogTable, Manifest, ManifestNode } from './manifest.js';
+import type { CatalogTable, Manifest, ManifestColumn, ManifestNode } from './manifest.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
 import { findColumn, fromPostgresName, relationQuoting, warehouseName } from './names.js';
 import { constraintTests } from './constraints.js';
@@ -95,19 +95,22 @@ export function declareDbtProject(
 
   const testsOf = new Map<string, ManifestNode[]>();
   const otherTests: NotMappedTest[] = [];
-  for (const node of manifest.nodes.values()) {
-    if (node.resourceType !== 'test') continue;
+  // forEach and indexed loops over the nodes: a for-of made an iterator's result object a node (TurboFan,
+  // which would elide them, is held off while a project is read and declared).
+  manifest.nodes.forEach((node) => {
+    if (node.resourceType !== 'test') return;
     const placed = reader.attachTest(node, selectedSet);
     if (placed.kind === 'node') {
       const list = testsOf.get(placed.id) ?? [];
       list.push(node);
       testsOf.set(placed.id, list);
     } else if (placed.kind === 'other') otherTests.push({ test: node.uniqueId, reason: placed.reason });
-  }
+  });
 
   const declarations: DbtDeclaration[] = [];
   const refusals: DbtRefusal[] = [];
-  for (const id of selected) {
+  for (let i = 0; i < selected.length; i++) {
+    const id = selected[i] as string;
     const node = manifest.nodes.get(id);
     if (!node) continue;
     const outcome = reader.declare(node, testsOf.get(id) ?? [], warnings);
@@ -516,7 +519,8 @@ function withSnapshotColumns(node: ManifestNode, found: Columns, adapter: string
 function checkedColumns(found: Columns): Columns {
   if (!found.ok) return found;
   const seen = new Set<string>();
-  for (const column of found.columns) {
+  for (let i = 0; i < found.columns.length; i++) {
+    const column = found.columns[i] as (typeof found.columns)[number];
     const problem = nameProblem(column.name);
     if (problem) return { ok: false, reason: `column name ${JSON.stringify(column.name)} ${problem}` };
     if (seen.has(column.name))
@@ -556,8 +560,9 @@ function declaredNullRates(
   };
   const rates = new Map<string, FieldOverride['nullRate']>();
   const model = read(node.meta, '');
-  if (model) for (const column of columns) rates.set(column, model);
-  for (const column of node.columns) {
+  if (model) for (let i = 0; i < columns.length; i++) rates.set(columns[i] as string, model);
+  for (let i = 0; i < node.columns.length; i++) {
+    const column = node.columns[i] as ManifestColumn;
     const rate = read(column.meta, `column ${column.name}: `);
     const name = rate === undefined ? undefined : findColumn(columns, column.name);
     if (rate && name !== undefined) rates.set(name, rate);

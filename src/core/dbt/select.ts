@@ -41,15 +41,19 @@ interface Graph {
 function graphOf(manifest: Manifest): Graph {
   const parents = new Map<string, string[]>();
   const children = new Map<string, string[]>();
-  for (const node of manifest.nodes.values()) {
-    if (!node.enabled) continue;
+  // forEach and an index: no iterator's result object a node and an edge (TurboFan, which would elide them,
+  // is held off while a project is read).
+  manifest.nodes.forEach((node) => {
+    if (!node.enabled) return;
     parents.set(node.uniqueId, node.dependsOn);
-    for (const parent of node.dependsOn) {
+    const dependsOn = node.dependsOn;
+    for (let i = 0; i < dependsOn.length; i++) {
+      const parent = dependsOn[i] as string;
       const list = children.get(parent) ?? [];
       list.push(node.uniqueId);
       children.set(parent, list);
     }
-  }
+  });
   return { parents, children };
 }
 

@@ -106,7 +106,10 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
   }> = [];
   const overrides = new Map<string, { override: FieldOverride; test: string; required: boolean }>();
   const sorted = [...tests].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
-  for (const node of sorted) {
+  // Indexed loops, forEach and no destructuring here and below: each for-of made an iterator's result object
+  // an item (TurboFan, which would elide them, is held off while a project is read and declared).
+  for (let i = 0; i < sorted.length; i++) {
+    const node = sorted[i] as ManifestNode;
     const test = node.test;
     if (!test) continue;
     const outcome = node.enabled ? mapOne(node, test, context) : refused('disabled in dbt (enabled: false)');
@@ -172,7 +175,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     context.primaryKey,
     rules.required,
   );
-  for (const candidate of grainCandidates) {
+  for (let i = 0; i < grainCandidates.length; i++) {
+    const candidate = grainCandidates[i] as (typeof grainCandidates)[number];
     if (candidate === grain) {
       rules.grainKeyColumns = candidate.columns;
       rules.mapped.push({ test: candidate.test, rule: 'grainKey' });
@@ -188,18 +192,25 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
       rules.mapped.push({ test: candidate.test, rule: `unique:${name}` });
     }
   }
-  const byColumn = new Map([...overrides.values()].map((o) => [o.override.field, o]));
-  for (const column of context.columns) {
+  const byColumn = new Map<string, { override: FieldOverride; test: string; required: boolean }>();
+  overrides.forEach((o) => byColumn.set(o.override.field, o));
+  const columns = context.columns;
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i] as string;
     const held = byColumn.get(column);
     const declared = context.declaredNullRates?.get(column);
-    const [override, trace] = held
-      ? [held.override, origin(held.test)]
-      : declared
-        ? [{ field: column, nullRate: { ...declared } }, 'meta.gds null_rate']
-        : [
-            { field: column, nullRate: { ...ANY_NULL_RATE } },
-            'no not_null test: in dbt the column may be NULL',
-          ];
+    let override: FieldOverride;
+    let trace: string;
+    if (held) {
+      override = held.override;
+      trace = origin(held.test);
+    } else if (declared) {
+      override = { field: column, nullRate: { ...declared } };
+      trace = 'meta.gds null_rate';
+    } else {
+      override = { field: column, nullRate: { ...ANY_NULL_RATE } };
+      trace = 'no not_null test: in dbt the column may be NULL';
+    }
     rules.fieldOverrides.push(override);
     rules.traces.set(`field:${column}`, trace);
   }
@@ -219,7 +230,9 @@ function describeRules(rules: MappedRules): string[] {
       ? ['grain key: none (no unique test)']
       : ['grain key (', rules.grainKeyColumns.join(', '), '): no value twice'],
   ];
-  for (const { field, nullRate } of rules.fieldOverrides) {
+  const overrides = rules.fieldOverrides;
+  for (let i = 0; i < overrides.length; i++) {
+    const { field, nullRate } = overrides[i] as FieldOverride;
     const why = rules.traces.get(`field:${field}`) ?? '';
     const what =
       nullRate.fail === 0 && nullRate.warn === 0
@@ -231,7 +244,7 @@ function describeRules(rules: MappedRules): string[] {
             : `warns above ${percent(nullRate.warn)} NULL, fails above ${percent(nullRate.fail)}`;
     lines.push([field, ': ', what, ' (', why, ')']);
   }
-  for (const [column, target] of rules.references) lines.push([column, ': references ', target]);
+  rules.references.forEach((target, column) => lines.push([column, ': references ', target]));
   for (const check of rules.patternChecks)
     lines.push([check.name, ': ', check.column, ' matches /', check.regex, '/ (', check.severity, ')']);
   for (const check of rules.customPredicates)
