@@ -83,14 +83,21 @@ class Piece {
   }
 }
 
-/** Strings this long or longer are searched for their end by Buffer's indexOf (memchr) rather than byte by byte. */
+/** Strings this long or longer are searched for their end by indexOf rather than byte by byte in JavaScript. */
 const SHORT_STRING = 32;
+
+/**
+ * V8's own indexOf of a Uint8Array, called on the Buffer: Buffer's goes through node:buffer's JavaScript, which
+ * (TurboFan off while a plan reads, declares and compares) allocated about 9 MB a no-change plan of 2,000 models
+ * (docs/bench.md, plans at once, eighteenth pass).
+ */
+const indexOfByte = Uint8Array.prototype.indexOf;
 
 /**
  * Where the JSON string that runs on from `from` of `chunk` (inside it, no escape pending at `from`) ends: the
  * index of its closing quote; when the chunk ends first, -1, or -2 when the chunk's last byte is a backslash
  * that escapes the next chunk's first. Nearly every byte of a dbt manifest is inside a string (compiled SQL,
- * descriptions, names): a string's bytes are passed over by memchr instead of one by one in JavaScript.
+ * descriptions, names): a string's bytes are passed over by indexOf instead of one by one in JavaScript.
  * With the loop that passes over a piece's inside, reading the 2,000-model project takes 20-50 ms less of
  * the main thread's CPU (docs/bench.md, plans at once, twelfth pass).
  */
@@ -107,7 +114,7 @@ function stringEnd(chunk: Buffer, from: number): number {
     } else i += 1;
   }
   for (;;) {
-    const quote = i < length ? chunk.indexOf(QUOTE, i) : -1;
+    const quote = i < length ? indexOfByte.call(chunk, QUOTE, i) : -1;
     // A quote is the string's end unless an odd run of backslashes (from `i` on: none is pending there) escapes it.
     const last = quote < 0 ? length : quote;
     let k = last - 1;
