@@ -281,7 +281,7 @@ function guessProject(nodes: Map<string, ManifestNode>, projectId: string | unde
 // select.ts, gate1-text.ts, services/dbt-project.ts): TurboFan, which would elide each iterator's result object,
 // is off while a project is read, and a for-of made one an item; indexed loops and forEach read and declare the
 // 2,000-model project with 27 MB less garbage (199 -> 172 MB), a no-change plan with 161 -> 144 scavenges and
-// about 20 ms less CPU (docs/bench.md, "Plans at once, seventeenth pass").
+// about 20 ms less CPU (docs/bench.md, "Plans at once, eighteenth pass").
 
 function readNode(
   key: string,
