@@ -14,8 +14,8 @@ import { parseLossless } from '../core/lossless-json.js';
 
 /** Reads an answer's body in pieces, in order; `end` gives its value (undefined for no body at all). */
 export interface BodyReader<T> {
-  /** The body's next bytes (or text). */
-  write(chunk: Buffer | string): void;
+  /** The body's next bytes, as they arrive. */
+  write(chunk: Buffer): void;
   /** Throws when the text is not JSON. */
   end(): T;
 }
@@ -62,7 +62,7 @@ export function arrayElementsReader<T, E = unknown>(
     write(chunk) {
       if (chunk.length === 0) return;
       wrote = true;
-      splitter.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      splitter.write(chunk);
     },
     end() {
       if (!wrote) return undefined as T;

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { arrayElementsReader } from '../../src/client/json-elements.js';
 import { parseLossless } from '../../src/core/lossless-json.js';
 
-/** The reader's value for `text` given in `pieces`, or the error it threw. */
+/** The reader's value for `text` given in `pieces` (each as the bytes the transport hands over), or the error it threw. */
 function read(pieces: string[], each?: (element: unknown) => void): { value?: unknown; error?: unknown } {
   const reader = arrayElementsReader<unknown>('tables', each);
   try {
-    for (const piece of pieces) reader.write(piece);
+    for (const piece of pieces) reader.write(Buffer.from(piece));
     return { value: reader.end() };
   } catch (error) {
     return { error };

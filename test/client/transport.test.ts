@@ -213,7 +213,7 @@ describe('error mapping', () => {
 
 describe('a body read as it arrives (reader)', () => {
   const reader = (pieces: string[]) => () => ({
-    write: (text: string) => void pieces.push(text),
+    write: (chunk: Buffer) => void pieces.push(chunk.toString()),
     end: () => JSON.parse(pieces.join('')) as unknown,
   });
 
