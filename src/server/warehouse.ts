@@ -87,42 +87,66 @@ const RELATIONS_FROM = `FROM pg_attribute a
 const COLUMNS_FROM = `${RELATIONS_FROM}
        JOIN ${TYPES_FROM} ON t.oid = a.atttypid`;
 
-/** The columns of tables, views and foreign or partitioned tables of the schemas $1, as information_schema shows. */
-const COLUMNS_WHERE = `n.nspname = ANY($1::text[])
-        AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'v', 'f', 'p')
+/** The tables, views and foreign or partitioned tables `c` of the schemas $1. */
+const RELATION_WHERE = `n.nspname = ANY($1::text[]) AND c.relkind IN ('r', 'v', 'f', 'p')`;
+
+/** The columns `a` of the relation `c` that information_schema shows: not dropped, and usable by the role. */
+const COLUMN_WHERE = `a.attnum > 0 AND NOT a.attisdropped
         AND (pg_has_role(c.relowner, 'USAGE')
              OR has_column_privilege(c.oid, a.attnum, 'SELECT, INSERT, UPDATE, REFERENCES'))`;
+
+/** The columns of tables, views and foreign or partitioned tables of the schemas $1, as information_schema shows. */
+const COLUMNS_WHERE = `${RELATION_WHERE} AND ${COLUMN_WHERE}`;
 
 /**
  * Each table of `schemas` with its columns' names and data types (as columnsOf gives them) in order: one row a
  * table, not a column. On PGlite most of the cost of reading a schema of 2,000 tables is each row's way from
  * the database to JavaScript: 16,000 rows of seven fields took 190-310 ms of the database thread's CPU, 2,000
  * of three 110-150 ms, the 2,000 as one JSON text (jsonRows) 86-90 ms against 100-108.
- * The columns are grouped by their table's oid and named after, and each column's data type is looked up by a
- * subquery the planner memoizes by type (a handful of types, not a lookup a column): grouped by the names, the
- * 16,000 column rows were sorted with both names in them (spilling past work_mem) and three catalog lookups
- * ran per column; this way a schema of 2,000 tables and 16,000 columns reads in 24 ms of PostgreSQL's CPU
- * instead of 44-48, and 32 ms of PGlite's instead of 55 (the same rows).
+ * Each table's columns are read by its oid (the catalog's index on attrelid, attnum) as two arrays, their
+ * names and their type oids, and each type's data type is looked up once afterwards (a handful of types, not a
+ * lookup a column). Grouping every column of the schemas by table (a sort in each group) and building a JSON
+ * pair a column cost the request of a schema of 2,000 tables and 16,000 columns 57-58 ms of PGlite's database
+ * thread and 24 ms of PostgreSQL's backend; this answers the same bytes in 37-40 and 18 ms (docs/bench.md,
+ * "Plans at once, twentieth pass").
  */
 async function tablesOf(
   q: Queryable,
   schemas: string[],
 ): Promise<Array<{ table_schema: string; table_name: string; columns: Array<[string, string]> }>> {
-  return jsonRows(
+  const tables = await jsonRows<{
+    table_schema: string;
+    table_name: string;
+    names: string[];
+    types: number[];
+  }>(
     q,
-    `SELECT n.nspname AS table_schema, c.relname AS table_name, grouped.columns
-       FROM (SELECT a.attrelid, json_agg(json_build_array(a.attname, typed.data_type) ORDER BY a.attnum) AS columns
-               ${RELATIONS_FROM}
-               CROSS JOIN LATERAL (SELECT ${DATA_TYPE} AS data_type FROM ${TYPES_FROM}
-                                    WHERE t.oid = a.atttypid OFFSET 0) typed
-              WHERE ${COLUMNS_WHERE}
-              GROUP BY a.attrelid) grouped
-       JOIN pg_class c ON c.oid = grouped.attrelid
+    `SELECT n.nspname AS table_schema, c.relname AS table_name, read.names, read.types
+       FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
+       CROSS JOIN LATERAL (SELECT to_json(array_agg(a.attname ORDER BY a.attnum)) AS names,
+                                  to_json(array_agg(a.atttypid ORDER BY a.attnum)) AS types
+                             FROM pg_attribute a
+                            WHERE a.attrelid = c.oid AND ${COLUMN_WHERE}) read
+      WHERE ${RELATION_WHERE} AND read.names IS NOT NULL
       ORDER BY n.nspname, c.relname`,
     'table_schema, table_name',
     [schemas],
   );
+  const typeOids = [...new Set(tables.flatMap((t) => t.types))];
+  const dataTypes =
+    typeOids.length === 0
+      ? []
+      : await q.query<{ oid: number; data_type: string }>(
+          `SELECT t.oid, ${DATA_TYPE} AS data_type FROM ${TYPES_FROM} WHERE t.oid = ANY($1::oid[])`,
+          [typeOids],
+        );
+  const dataTypeOf = new Map(dataTypes.map((t) => [Number(t.oid), t.data_type]));
+  return tables.map(({ table_schema, table_name, names, types }) => ({
+    table_schema,
+    table_name,
+    columns: names.map((name, at): [string, string] => [name, dataTypeOf.get(Number(types[at])) ?? '']),
+  }));
 }
 
 const columnType = (dataType: string): ColumnType => COLUMN_TYPE_OF[dataType] ?? 'text';
