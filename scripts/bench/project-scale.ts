@@ -12,7 +12,9 @@
 // shell), so the plan alone and each plan at once run in a session of its own (setsid); three started by
 // one script share one session's part of a busy machine, which the last row shows. The plan alone is timed
 // three times (as many as the most plans at once), and so is each set of plans at once; a ratio is the median
-// round's slowest plan against the median plan alone.
+// round's slowest plan against the median plan alone, split into its floor, the CPU a plan costs at once
+// against alone and the share of the two cores used (`ratioParts`). CPU prints to 10 ms, as /usr/bin/time
+// reads it: to 0.1 s, 0.55 and 0.58 s read 0.5 and 0.6.
 //
 // gds runs as users run it: the packed npm package (its one bundle, oclif's manifest built in), not the
 // checkout's `bin/run.js`, which loads dist/ module by module and imports every command (about 0.1 s more of
@@ -104,7 +106,7 @@ function measured(
 }
 
 const figure = (m: Measured) =>
-  `${(m.ms / 1000).toFixed(1)} s, ${m.requests} requests${m.peakMb === undefined ? '' : `, ${m.peakMb.toFixed(0)} MiB peak`}${m.cpuS === undefined ? '' : `, ${m.cpuS.toFixed(1)} s CPU`}`;
+  `${(m.ms / 1000).toFixed(1)} s, ${m.requests} requests${m.peakMb === undefined ? '' : `, ${m.peakMb.toFixed(0)} MiB peak`}${m.cpuS === undefined ? '' : `, ${m.cpuS.toFixed(2)} s CPU`}`;
 
 /** The machine's load average over the last minute, for the note of a timed row. */
 const load = () => `load ${loadavg()[0]?.toFixed(1) ?? '?'}`;
@@ -230,6 +232,24 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
     const serverAlone = median(alone, (m) => m.serverS).serverS;
     const aloneRange = `alone ${alone.map((m) => (m.ms / 1000).toFixed(2)).join(' / ')} s, the median taken`;
     const loadAlone = load();
+    // The CLI's CPU alone as the median of the runs alone (not the CPU of the run of median wall time).
+    const cpuAlone = median(alone, (m) => m.cpuS ?? 0).cpuS;
+    /**
+     * The ratio to one alone as the product of its three parts (an identity): the floor, count / 2 × (all CPU
+     * of a plan, the CLI's and the server process's) / (its wall alone), as if the plans at once packed the two
+     * cores full and each cost what it costs alone; the CPU a plan costs at once against alone; and the share
+     * of the two cores the plans and the server used until the slowest ended (PostgreSQL's backends are not
+     * counted: they are the database's processes).
+     */
+    const ratioParts = (together: Measured[], server: number, slowestMs: number): string => {
+      if (cpuAlone === undefined || together.some((m) => m.cpuS === undefined)) return '';
+      const count = together.length;
+      const perPlanAt = (together.reduce((sum, m) => sum + (m.cpuS ?? 0), 0) + server) / count;
+      const perPlanAlone = cpuAlone + serverAlone;
+      const floor = ((count / 2) * perPlanAlone * 1000) / plan.ms;
+      const used = (count * perPlanAt * 1000) / (2 * slowestMs);
+      return `; that ratio = floor ${floor.toFixed(2)}× (${count} / 2 × CPU alone / wall alone) × CPU at once / alone ${(perPlanAt / perPlanAlone).toFixed(2)} / the cores' share used ${used.toFixed(2)}`;
+    };
     // Plans at once, timed in as many rounds as the plan alone: each round's slowest plan, the median round
     // taken (one round's slowest is one draw of the scheduler: ±0.1× from round to round at idle).
     const atOnce = async (count: number, session: 'own' | 'shared'): Promise<BenchRow> => {
@@ -243,13 +263,13 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
         rounds.push({ slowest, together, serverS: serverCpu() - before });
       }
       const { slowest, together, serverS } = median(rounds, (r) => r.slowest.ms);
-      const cpu = together.map((m) => m.cpuS?.toFixed(1) ?? '?').join(' / ');
+      const cpu = together.map((m) => m.cpuS?.toFixed(2) ?? '?').join(' / ');
       const peak = Math.max(...rounds.flatMap((r) => r.together.map((m) => m.peakMb ?? 0)));
       const each = rounds.map((r) => (r.slowest.ms / 1000).toFixed(2)).join(' / ');
       return {
         section,
         name: `${count} × gds plan --json at once, ${MODELS} models${session === 'own' ? '' : ', one session'}`,
-        value: `slowest ${(slowest.ms / 1000).toFixed(2)} s (${(slowest.ms / plan.ms).toFixed(2)}× one alone; each round's slowest ${each} s, the median round taken), CLI CPU ${cpu} s (alone ${plan.cpuS?.toFixed(1) ?? '?'} s), server CPU ${serverS.toFixed(1)} s (alone ${serverAlone.toFixed(1)} s), peak ${peak.toFixed(0)} MiB`,
+        value: `slowest ${(slowest.ms / 1000).toFixed(2)} s (${(slowest.ms / plan.ms).toFixed(2)}× one alone; each round's slowest ${each} s, the median round taken), CLI CPU ${cpu} s (alone ${cpuAlone?.toFixed(2) ?? '?'} s), server CPU ${serverS.toFixed(2)} s (alone ${serverAlone.toFixed(2)} s), peak ${peak.toFixed(0)} MiB${ratioParts(together, serverS, slowest.ms)}`,
         note:
           session === 'own'
             ? `budget: each within 2× of one alone; each in a session of its own; ${load()}`
