@@ -11,7 +11,9 @@
 // documented in its properties (half with data_type), and tests: unique and not_null on its id, not_null
 // and relationships on its parent id, accepted_values on its status, expression_is_true on its amount for a
 // third of them, accepted_range for a fifth, a recency test gds does not map for a tenth, and one singular
-// test per 50 models.
+// test per 50 models. As a real manifest has them, it also holds the macros of dbt, its adapter and dbt_utils
+// (about 650, 0.9 MB: the real manifests of ../shared/fixtures hold 470-1,220 macros, 0.5-1.4 MB, most of
+// each file) and the parent and child maps of every node, which gds reads past without keeping.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -279,15 +281,14 @@ export function generateDbtProject(count: number, options: GenerateOptions = {})
       },
       nodes,
       sources: {},
-      macros: {},
+      macros: generatedMacros(),
       docs: {},
       exposures: {},
       metrics: {},
       groups: {},
       selectors: {},
       disabled: {},
-      parent_map: {},
-      child_map: {},
+      ...nodeMaps(nodes),
       group_map: {},
       saved_queries: {},
       semantic_models: {},
@@ -305,6 +306,66 @@ export function generateDbtProject(count: number, options: GenerateOptions = {})
     },
     models,
   };
+}
+
+/** The packages whose macros a real project's manifest holds, with how many each: dbt's own, its adapter's, dbt_utils. */
+const MACRO_PACKAGES: Array<[string, number]> = [
+  ['dbt', 420],
+  ['dbt_postgres', 110],
+  ['dbt_utils', 120],
+];
+
+/** About 650 macros of about 1.5 kB of JSON each, shaped as dbt 1.8 writes them (see the head of this file). */
+function generatedMacros(): Record<string, Entry> {
+  const macros: Record<string, Entry> = {};
+  for (const [pkg, count] of MACRO_PACKAGES) {
+    for (let i = 0; i < count; i++) {
+      const name = `${pkg === 'dbt' ? 'default__' : `${pkg}__`}macro_${i}`;
+      const id = `macro.${pkg}.${name}`;
+      const lines = 3 + (i % 10);
+      const body = Array.from(
+        { length: lines },
+        (_, line) =>
+          `    {%- set column_${line} = adapter.quote(relation.identifier ~ "_${line}") -%}\n    {{ return(load_result('column_${line}').table) }}`,
+      ).join('\n');
+      const path = `macros/${i % 3 === 0 ? 'adapters' : i % 3 === 1 ? 'materializations' : 'utils'}/${name}.sql`;
+      macros[id] = {
+        name,
+        resource_type: 'macro',
+        package_name: pkg,
+        path,
+        original_file_path: path,
+        unique_id: id,
+        macro_sql: `{% macro ${name}(relation, column_name=none) -%}\n${body}\n{%- endmacro %}`,
+        depends_on: { macros: i % 4 === 0 ? [`macro.dbt.default__macro_${(i * 7) % 420}`] : [] },
+        description: '',
+        meta: {},
+        docs: { show: true, node_color: null },
+        patch_path: null,
+        arguments: [],
+        created_at: 1767225600 + i / 1000,
+        supported_languages: null,
+      };
+    }
+  }
+  return macros;
+}
+
+/** A manifest's parent_map and child_map: each node's parents (its depends_on.nodes) and, the other way, its children. */
+function nodeMaps(nodes: Record<string, Entry>): {
+  parent_map: Record<string, string[]>;
+  child_map: Record<string, string[]>;
+} {
+  const parentMap: Record<string, string[]> = {};
+  const childMap: Record<string, string[]> = {};
+  for (const id of Object.keys(nodes)) childMap[id] = [];
+  for (const [id, node] of Object.entries(nodes)) {
+    const parents = ((node['depends_on'] as { nodes?: string[] } | undefined)?.nodes ?? []).slice().sort();
+    parentMap[id] = parents;
+    for (const parent of parents) (childMap[parent] ??= []).push(id);
+  }
+  for (const children of Object.values(childMap)) children.sort();
+  return { parent_map: parentMap, child_map: childMap };
 }
 
 /** Writes a generated project's target/manifest.json (and catalog.json unless `catalog: false`) to a new folder. */
