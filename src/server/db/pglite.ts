@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ResourceLimits } from 'node:worker_threads';
 import { Worker } from 'node:worker_threads';
 import { x as untar } from 'tar';
 import { HttpError } from '../errors.js';
@@ -44,6 +45,17 @@ const WORKER_URL = new URL(
   import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
   import.meta.url,
 );
+
+/**
+ * The young generation of a PGlite worker's JavaScript heap: at most 8 MB. Its old generation holds little
+ * (18-20 MB), so V8's default young generation (up to 32 MB a semi-space pair) was larger than the room left
+ * below the old generation's limit, and V8 then starts marking at once, as if that limit were near: the
+ * database thread ran about one full collection a plan, marking on V8's helper threads throughout. Capped,
+ * marking starts when the limit nears. A no-change plan of 2,000 models, paired between fresh servers of the
+ * same data (docs/bench.md, "Plans at once, twentieth pass"): the server's CPU -43 ms (V8's helpers -28, the
+ * database thread -10), RSS -19 MB; three at once -25 ms a plan, RSS -23 MB.
+ */
+const WORKER_HEAP: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
 /**
  * The service's own database keeps its data in files (a data dir, or a private one), so the page cache
@@ -277,7 +289,7 @@ class PgliteWorkerDb implements Db {
       module: this.module,
       sharedBuffers: this.sharedBuffers,
     };
-    const worker = new Worker(WORKER_URL, { workerData: init });
+    const worker = new Worker(WORKER_URL, { workerData: init, resourceLimits: WORKER_HEAP });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {
       const onError = (error: Error) => reject(error);
