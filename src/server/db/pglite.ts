@@ -47,13 +47,13 @@ const WORKER_URL = new URL(
 );
 
 /**
- * The young generation of a PGlite worker's JavaScript heap: at most 8 MB. Its old generation holds little
- * (18-20 MB), so V8's default young generation (up to 32 MB a semi-space pair) was larger than the room left
- * below the old generation's limit, and V8 then starts marking at once, as if that limit were near: the
- * database thread ran about one full collection a plan, marking on V8's helper threads throughout. Capped,
- * marking starts when the limit nears. A no-change plan of 2,000 models, paired between fresh servers of the
- * same data (docs/bench.md, "Plans at once, twentieth pass"): the server's CPU -43 ms (V8's helpers -28, the
- * database thread -10), RSS -19 MB; three at once -25 ms a plan, RSS -23 MB.
+ * The young generation of a PGlite worker's JavaScript heap: at most 8 MB instead of V8's default (which grows
+ * it to 32 MB), in the service's database worker and in each gate sandbox. A worker's own JavaScript holds
+ * little (an old generation of 18-20 MB: the database lives in WebAssembly memory), and what a plan's requests
+ * allocate there is short-lived. A no-change plan of 2,000 models, paired between fresh pairs of servers of the
+ * same data (docs/bench.md, "Plans at once, twentieth pass"): the server's RSS -16 to -20 MB alone and -23 to
+ * -83 MB three at once (lower in 31 of 33 rounds); its CPU the same on an idle machine, -25 to -43 ms a plan at
+ * a load of 6-10 (fewer full collections of the worker's heap, whose marking runs on V8's helper threads).
  */
 const WORKER_HEAP: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
