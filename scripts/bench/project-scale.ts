@@ -222,12 +222,17 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
     };
     // One plan alone, timed as many times as the most plans at once (three): the ratios are against the
     // median, so one slow or fast run alone no longer moves every ratio (±0.3× run to run when timed once).
-    const alone: Array<Measured & { serverS: number }> = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const serverBefore = serverCpu();
-      const timed = await measured(['plan', ...project, '--json'], env, { session: 'own' });
-      alone.push({ ...timed, serverS: serverCpu() - serverBefore });
-    }
+    /** The no-change plan alone, ROUNDS times, each with the server's CPU during it. */
+    const plansAlone = async (): Promise<Array<Measured & { serverS: number }>> => {
+      const timedRounds: Array<Measured & { serverS: number }> = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const serverBefore = serverCpu();
+        const timed = await measured(['plan', ...project, '--json'], env, { session: 'own' });
+        timedRounds.push({ ...timed, serverS: serverCpu() - serverBefore });
+      }
+      return timedRounds;
+    };
+    const alone = await plansAlone();
     const plan = median(alone, (m) => m.ms);
     const serverAlone = median(alone, (m) => m.serverS).serverS;
     const aloneRange = `alone ${alone.map((m) => (m.ms / 1000).toFixed(2)).join(' / ')} s, the median taken`;
@@ -281,12 +286,7 @@ async function engineRows(engine: Engine): Promise<BenchRow[]> {
     const threeShared = await atOnce(3, 'shared');
     // The same plan once each table holds a history of gate1.yml versions: a page reads each newest by its key.
     await addGate1History(server);
-    const history: Array<Measured & { serverS: number }> = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const serverBefore = serverCpu();
-      const timed = await measured(['plan', ...project, '--json'], env, { session: 'own' });
-      history.push({ ...timed, serverS: serverCpu() - serverBefore });
-    }
+    const history = await plansAlone();
     const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
     const historyPlan = median(history, (m) => m.ms);
     return [
