@@ -13,7 +13,8 @@ export async function copyTable(
   const columns = (
     await server.sql<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns
-        WHERE table_schema = 'gds' AND table_name = 'tables' ORDER BY ordinal_position`,
+        WHERE table_schema = 'gds' AND table_name = 'tables' AND is_generated = 'NEVER'
+        ORDER BY ordinal_position`,
     )
   ).map((c) => c.column_name);
   const replaced: Record<string, string> = {

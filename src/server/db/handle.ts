@@ -73,8 +73,11 @@ export async function jsonRows<T>(
   return JSON.parse(row?.rows ?? '[]') as T[];
 }
 
-/** How `copiedRows` reads a column of binary COPY back: as `jsonRows` would give it. */
-export type CopiedColumn = 'text' | 'int4' | 'bool' | 'jsonb' | 'timestamptz';
+/**
+ * How `copiedRows` reads a column of binary COPY back: as `jsonRows` would give it. `json`: a text column
+ * holding JSON (a jsonb kept as its text when written), parsed as a `jsonb` column is, on both engines.
+ */
+export type CopiedColumn = 'text' | 'int4' | 'bool' | 'jsonb' | 'json' | 'timestamptz';
 
 /**
  * The rows of `select` in `orderBy`'s order, each an object of `columns` (the select list's names, each read
@@ -93,8 +96,18 @@ export async function copiedRows<T>(
   params: Array<string | string[] | number | null>,
   columns: Record<string & keyof T, CopiedColumn>,
 ): Promise<T[]> {
-  if ((q as Partial<Db>).kind !== 'pglite' || q.copyOut === undefined) return q.query<T>(select, params);
   const names = Object.keys(columns) as Array<string & keyof T>;
+  if ((q as Partial<Db>).kind !== 'pglite' || q.copyOut === undefined) {
+    const rows = await q.query<T>(select, params);
+    const json = names.filter((name) => columns[name] === 'json');
+    if (json.length > 0)
+      for (const row of rows as Array<Record<string, unknown>>)
+        for (const name of json) {
+          const value = row[name];
+          if (typeof value === 'string') row[name] = JSON.parse(value);
+        }
+    return rows;
+  }
   const inlined = select.replace(/\$(\d+)/g, (_, at: string) => sqlLiteral(params[Number(at) - 1]));
   const bytes = await q.copyOut(
     `SELECT ${names.map((name) => `selected."${name}"`).join(', ')} FROM (${inlined}) selected ORDER BY ${orderBy}`,
@@ -169,6 +182,8 @@ function binaryValue(
     case 'jsonb':
       // jsonb's binary form: a version byte (1), then its text.
       return JSON.parse(text(start + 1, end));
+    case 'json':
+      return JSON.parse(text(start, end));
     case 'timestamptz': {
       // Microseconds since PostgreSQL's epoch, to the millisecond below (as Date reads its text).
       const micros = bytes.readBigInt64BE(start);

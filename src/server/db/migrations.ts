@@ -474,10 +474,17 @@ export const MIGRATIONS: Migration[] = [
         WHERE active;
     `,
   },
+  {
+    version: 64,
+    name: "tables keep their artifact's text beside it, for the reads that pass it on",
+    // A column PostgreSQL computes at every write of the row, never stale; its ADD rewrites gds.tables once
+    // (100,000 tables: 3.7 s on PostgreSQL 15, 4.7 s on PGlite).
+    sql: `ALTER TABLE gds.tables ADD COLUMN artifact_text text GENERATED ALWAYS AS (artifact::text) STORED;`,
+  },
 ];
 
-/** Applies every migration not yet applied, each in its own transaction. */
-export async function migrate(db: Db): Promise<void> {
+/** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<void> {
   await db.exec(`
     CREATE SCHEMA IF NOT EXISTS gds;
     CREATE TABLE IF NOT EXISTS gds.schema_migrations (
@@ -491,7 +498,7 @@ export async function migrate(db: Db): Promise<void> {
       await db.query<{ version: number; name: string }>('SELECT version, name FROM gds.schema_migrations')
     ).map((r) => [r.version, r.name]),
   );
-  for (const migration of MIGRATIONS) {
+  for (const migration of migrations) {
     const appliedName = applied.get(migration.version);
     if (appliedName !== undefined && appliedName !== migration.name) {
       throw new Error(
