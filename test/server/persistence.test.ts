@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server/app.js';
 import { ENGINES } from '../helpers/engines.js';
-import { migratedPgliteCopy, scratchDir } from '../helpers/migrated-database.js';
-import { createPostgresDatabase } from '../helpers/server.js';
+import { scratchDir } from '../helpers/migrated-database.js';
+import { oneDatabase } from '../helpers/one-database.js';
 import { needs } from '../helpers/skip.js';
 
 // In the folder test databases go in (memory where there is room): a data directory on disk cost the system
@@ -66,16 +66,8 @@ describe.each(ENGINES)('restarts over one database on $engine', ({ postgres, ski
     'hand each seeded user the same CLI token, make no new one, and derive another once it is revoked',
     needs(skip),
     async () => {
-      // On a migrated database (the first server seeds it): an empty one is the test above's, and making it
-      // (PGlite's initdb, the migrations) took seconds.
-      const database = postgres ? await createPostgresDatabase({ migrated: true }) : undefined;
-      const copy = postgres ? undefined : await migratedPgliteCopy();
-      const start = () =>
-        createServer({
-          port: 0,
-          contractCheck: true,
-          ...(database ? { databaseUrl: database.url } : { dataDir: copy?.dataDir }),
-        });
+      // On a migrated database (an empty one is the test above's).
+      const { start, remove } = await oneDatabase(postgres);
       const tokensOf = async (url: string, token: string) =>
         (
           (await fetch(`${url}/api/cli-tokens`, { headers: { authorization: `Bearer ${token}` } }).then((r) =>
@@ -113,8 +105,7 @@ describe.each(ENGINES)('restarts over one database on $engine', ({ postgres, ski
           await third.close();
         }
       } finally {
-        await database?.drop();
-        await copy?.remove();
+        await remove();
       }
     },
   );

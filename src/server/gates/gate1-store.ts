@@ -54,6 +54,67 @@ export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<M
   return new Map(rows.map((row) => [row.table_id, toVersion(row)]));
 }
 
+/**
+ * Versions `newestGate1s` has read, by the Db they came from: a version (table id, number) is written once and
+ * never changed or removed, so what is kept cannot go stale, whichever server process wrote it. Oldest used
+ * first out past HELD_CHARS of text (a project of 2,000 models keeps about 3 MB).
+ */
+const heldVersions = new WeakMap<Queryable, Map<string, Gate1Version>>();
+const HELD_CHARS = 16 * 1024 * 1024;
+const heldChars = new WeakMap<Map<string, Gate1Version>, number>();
+
+/** A copy of `text` that holds no larger string alive (a binary COPY's texts are slices of its whole answer). */
+const own = (text: string): string => (' ' + text).slice(1);
+
+function hold(held: Map<string, Gate1Version>, tableId: string, version: Gate1Version): void {
+  const key = `${tableId} ${version.version}`;
+  if (held.has(key)) return;
+  const kept = { ...version, content: own(version.content), createdBy: own(version.createdBy) };
+  held.set(key, kept);
+  let chars = (heldChars.get(held) ?? 0) + kept.content.length + kept.createdBy.length + key.length;
+  for (const [oldest, gone] of held) {
+    if (chars <= HELD_CHARS) break;
+    held.delete(oldest);
+    chars -= gone.content.length + gone.createdBy.length + oldest.length;
+  }
+  heldChars.set(held, chars);
+}
+
+/**
+ * The newest version of each table, as `currentGate1s` answers, for tables whose row says which version that is
+ * (`gds.tables.gate1_version`, bumped in the transaction that stores the version): a version read before is
+ * answered from what the server keeps, and only the others are read (a table whose row names a version that is
+ * not there yet, or none, by the newest there is). A no-change plan's held-tables pages read no gate1.yml
+ * after the first plan: its eight requests, paired (10 rounds), PGlite's database thread -25 ms and request
+ * thread -14 ms, PostgreSQL's node -10 ms and backends -8 ms (docs/bench.md, "Plans at once, twenty-second
+ * pass (server)").
+ */
+export async function newestGate1s(
+  q: Queryable,
+  tables: Array<{ id: string; gate1Version: number }>,
+): Promise<Map<string, Gate1Version>> {
+  let held = heldVersions.get(q);
+  if (held === undefined) heldVersions.set(q, (held = new Map()));
+  const found = new Map<string, Gate1Version>();
+  const missing: string[] = [];
+  for (const { id, gate1Version } of tables) {
+    const key = `${id} ${gate1Version}`;
+    const version = held.get(key);
+    if (version === undefined) missing.push(id);
+    else {
+      held.delete(key); // used now: the last to leave
+      held.set(key, version);
+      found.set(id, version);
+    }
+  }
+  if (missing.length > 0)
+    for (const [id, version] of await currentGate1s(q, missing)) {
+      found.set(id, version);
+      hold(held, id, version);
+    }
+  return found;
+}
+
 /** The newest version, or null when none was ever applied. */
 export async function currentGate1(q: Queryable, tableId: string): Promise<Gate1Version | null> {
   const [row] = await q.query<Row>(

@@ -284,6 +284,7 @@ export type HeldTableRow = Pick<
   | 'ownerId'
   | 'governanceId'
   | 'definitionVersion'
+  | 'gate1Version'
   | 'artifact'
   | 'columns'
   | 'project'
@@ -316,7 +317,7 @@ export async function environmentTablePage(
     `SELECT id, name, mode, state, gate_mode AS "gateMode", environment_label AS "environmentLabel",
             connector_id AS "connectorId", source, owner_id AS "ownerId",
             coalesce(governance_id, id) AS "governanceId", definition_version AS "definitionVersion",
-            artifact_text AS artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
+            gate1_version AS "gate1Version", artifact_text AS artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM gds.tables
       WHERE workspace_id = $1 AND active AND environment_label = $2
@@ -341,6 +342,7 @@ export async function environmentTablePage(
       ownerId: 'text',
       governanceId: 'text',
       definitionVersion: 'int4',
+      gate1Version: 'int4',
       artifact: 'json',
       columns: 'jsonb',
       project: 'text',

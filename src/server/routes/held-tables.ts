@@ -1,7 +1,8 @@
 // `GET /api/held-tables`: everything `gds plan` compares a dbt project with, for the tables of one
 // environment, a page at a time: each table's list row, owner project, held definition, current gate1.yml and
 // live contract. A plan of 2,000 models reads it in a handful of requests instead of three per table. Read
-// with three queries per page (its rows in the list's order, then their gate1.yml versions and contracts by id).
+// with up to three queries per page (its rows in the list's order, then by id their contracts and the newest
+// gate1.yml versions the server has not read before: gates/gate1-store.ts, newestGate1s).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { requireEnvironment, requirePerson } from '../certification/access.js';
@@ -9,7 +10,7 @@ import type { LiveContract } from '../certification/contracts.js';
 import { findContracts } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
-import { currentGate1s } from '../gates/gate1-store.js';
+import { newestGate1s } from '../gates/gate1-store.js';
 import { environmentTablePage } from '../governance/tables.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type { Query } from '../query.js';
@@ -43,7 +44,13 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
       ...(cursor === undefined ? {} : { after: decodeListCursor(cursor) }),
     });
     const ids = page.map(({ table }) => table.id);
-    const [gates, contracts] = await Promise.all([currentGate1s(ctx.db, ids), findContracts(ctx.db, ids)]);
+    const [gates, contracts] = await Promise.all([
+      newestGate1s(
+        ctx.db,
+        page.map(({ table }) => table),
+      ),
+      findContracts(ctx.db, ids),
+    ]);
     const tables: Schema<'HeldTable'>[] = [];
     for (const { table, artifactFile } of page) {
       const gate1 = gates.get(table.id);
