@@ -252,8 +252,8 @@ export class JsonSplitter {
    * code away and compiled it again at each of them as the read reached it (a split member's end, the next
    * top-level member, a chunk ending in a string): 7-10 times a plan of 2,000 models. Apart, this loop has run
    * every line of its own within the first pieces, and `write` is compiled 2-3 times: a no-change plan of
-   * 2,000 models takes 14-16 ms less CPU, 4-7 ms of it on V8's worker threads (docs/bench.md, plans at once,
-   * twenty-second pass).
+   * 2,000 models takes 11-13 ms less CPU, about 7 ms of it on V8's worker threads (docs/bench.md, plans at
+   * once, twenty-second pass).
    */
   private passPiece(chunk: Buffer, from: number, cut: number): number {
     const length = chunk.length;
