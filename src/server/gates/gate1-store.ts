@@ -56,8 +56,8 @@ export async function currentGate1s(q: Queryable, tableIds: string[]): Promise<M
 
 /**
  * Versions `newestGate1s` has read, by the Db they came from: a version (table id, number) is written once and
- * never changed or removed, so what is kept cannot go stale, whichever server process wrote it. Oldest used
- * first out past HELD_CHARS of text (a project of 2,000 models keeps about 3 MB).
+ * never changed or removed, so what is kept cannot go stale, whichever server process wrote it. Past HELD_CHARS
+ * of text the oldest used leave until half is left (a project of 2,000 models keeps about 3 MB).
  */
 const heldVersions = new WeakMap<Queryable, Map<string, Gate1Version>>();
 const HELD_CHARS = 16 * 1024 * 1024;
@@ -72,11 +72,14 @@ function hold(held: Map<string, Gate1Version>, tableId: string, version: Gate1Ve
   const kept = { ...version, content: own(version.content), createdBy: own(version.createdBy) };
   held.set(key, kept);
   let chars = (heldChars.get(held) ?? 0) + kept.content.length + kept.createdBy.length + key.length;
-  for (const [oldest, gone] of held) {
-    if (chars <= HELD_CHARS) break;
-    held.delete(oldest);
-    chars -= gone.content.length + gone.createdBy.length + oldest.length;
-  }
+  // Past the bound the oldest used leave until half of it is left, in one pass: a Map's iteration walks the
+  // entries deleted before it, so one leaving at a time cost 5.9 µs a version read past the bound, 2.7 so.
+  if (chars > HELD_CHARS)
+    for (const [oldest, gone] of held) {
+      if (chars <= HELD_CHARS / 2) break;
+      held.delete(oldest);
+      chars -= gone.content.length + gone.createdBy.length + oldest.length;
+    }
   heldChars.set(held, chars);
 }
 

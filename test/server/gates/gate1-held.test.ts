@@ -65,7 +65,7 @@ describe('newestGate1s', () => {
     expect(asked.at(-1)).toEqual(['t3']);
   });
 
-  it('keeps at most 16 M characters of text, the oldest used leaving first', async () => {
+  it('keeps at most 16 M characters of text, the oldest used leaving until half is left', async () => {
     const big = (n: number) => String(n % 10).repeat(1024 * 1024); // 1 M characters: 15 fit, not 16
     const ids = Array.from({ length: 16 }, (_, i) => `big${i}`);
     const { q, asked } = database(new Map(ids.map((id, i) => [id, [big(i)]])));
@@ -77,9 +77,9 @@ describe('newestGate1s', () => {
     const read = asked.length;
     await newestGate1s(q, [row(0)]); // kept, and now the last to leave: big1 is the oldest used
     expect(asked.length).toBe(read);
-    await newestGate1s(q, [row(15)]); // past 16 M: big1 leaves
-    const again = await newestGate1s(q, [row(0), row(1), row(2)]);
-    expect(asked.slice(read)).toEqual([['big15'], ['big1']]);
-    expect(again.get('big1')?.content).toBe(big(1));
+    await newestGate1s(q, [row(15)]); // past 16 M: big1 to big9 leave, 8 M or less is left
+    const again = await newestGate1s(q, [row(0), row(9), row(10), row(15)]);
+    expect(asked.slice(read)).toEqual([['big15'], ['big9']]);
+    expect(again.get('big9')?.content).toBe(big(9));
   });
 });
