@@ -13,7 +13,8 @@
 //   5. the SEA blob: scripts/sea/boot.ts as main (it serves help pages rendered before, precomputed-help.ts,
 //      and picks a command's own bundle when it has one), the bundles, their code caches, the help pages, the
 //      keychain addon,
-//      PostgreSQL's parser (libpg-query's WebAssembly) and jq's WebAssembly (jq-wasm's jq.wasm) as assets;
+//      PostgreSQL's parser (libpg-query's WebAssembly, and for this machine's platform the same translated to
+//      C and compiled as an addon: bundle/pg-parser-addon.ts) and jq's WebAssembly (jq-wasm's jq.wasm) as assets;
 //   6. a copy of Node 24's own binary, stripped, with the blob injected by postject.
 // Options: --no-minify; --skip-tsc when dist/ is built already (the tests share one tsc build under a lock).
 import { statSync } from 'node:fs';
@@ -39,6 +40,7 @@ import {
   writeCommandManifest,
   writeGate1Validator,
 } from './bundle/generated.js';
+import { pgParserAddon } from './bundle/pg-parser-addon.js';
 import {
   commandBundleTable,
   executableNodeOptions,
@@ -97,6 +99,8 @@ export interface ExecutableTarget {
 /** Builds dist/gds for this machine, and returns what other platforms' executables are made of. */
 export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   const started = performance.now();
+  // 26 s to compile on a cold cache: beside tsc and the bundles.
+  const pgParserBuild = pgParserAddon();
   if (options.tsc) {
     await exec(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
   }
@@ -106,6 +110,14 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
   const keyrings = { ...options.otherKeyrings, [`${process.platform}-${process.arch}`]: keyring };
   const pgWasm = await libpgQueryWasmAsset();
   const jq = await jqWasmAsset();
+  const pgParser = await pgParserBuild;
+  // Beside the other assets, where the bench's floor of `push` finds it (scripts/bench/startup.ts).
+  const pgParserFile = join(work, 'pg-parser.node');
+  if (pgParser.built) await copyFile(pgParser.asset.path, pgParserFile);
+  else
+    process.stderr.write(
+      `build:binary: PostgreSQL's parser stays WebAssembly only (${pgParser.reason}): \`push\` is slower\n`,
+    );
   const bundle = join(work, 'gds.cjs');
   const [gate1Validator, manifestFile] = [await writeGate1Validator(), await writeCommandManifest()];
   const bundleBuild = (outfile: string, ...plugins: Plugin[]) =>
@@ -122,6 +134,9 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
           keyring: Object.fromEntries(
             Object.entries(keyrings).map(([platform, addon]) => [platform, addon.sha256]),
           ),
+          ...(pgParser.built
+            ? { 'pg-parser': { [`${process.platform}-${process.arch}`]: pgParser.asset.sha256 } }
+            : {}),
         }),
       },
       metafile: true,
@@ -198,6 +213,7 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       'keyring.node': keyring.path,
       'libpg-query.wasm': pgWasm.path,
       'jq.wasm': jq.path,
+      ...(pgParser.built ? { 'pg-parser.node': pgParserFile } : {}),
     },
   };
   const strip = (await commandExists('strip')) ? 'strip' : undefined;
@@ -217,6 +233,8 @@ export async function makeExecutable(inputs: SeaInputs, target: ExecutableTarget
     const assets = { ...inputs.assets };
     if (target.keyring !== undefined) assets['keyring.node'] = target.keyring;
     if (!target.native) {
+      // Built for this machine only: elsewhere PostgreSQL's parser is the WebAssembly.
+      delete assets['pg-parser.node'];
       // Empty caches compile the bundle without one; help pages that match no user agent are never served.
       for (const name of Object.keys(assets).filter((asset) => asset.endsWith('.cache'))) {
         assets[name] = join(dir, name);

@@ -64,6 +64,8 @@ const floors: Record<string, Invocation> = {
     args: ['--liftoff-only', join(root, 'scripts/bench/floors/push-dry-run.cjs'), realView],
   },
 };
+/** PostgreSQL's parser as dist/gds's native addon, when build:binary made one (scripts/bundle/pg-parser-addon.ts). */
+const builtPgParser = join(root, 'dist/sea-build/pg-parser.node');
 const floorName = (commandName: string) => `floor of ${commandName}: Node alone`;
 const pushRow = 'gds push --dry-run (real 262-line view)';
 
@@ -266,6 +268,8 @@ export const run: BenchModule = async () => {
     XDG_CACHE_HOME: join(scratch, 'cache'),
     GH_CONFIG_DIR: join(scratch, 'gh'),
     GH_NO_UPDATE_NOTIFIER: '1',
+    // push's floor parses with the parser dist/gds carries (scripts/bench/floors/push-dry-run.cjs).
+    GDS_BENCH_PG_PARSER_ADDON: existsSync(builtPgParser) ? builtPgParser : undefined,
     // What a user's shell does not hold, and with which gds renders its help anew (precomputed-help.ts):
     // GDS_TEST_DATABASE_URL, exported for the tests, made every help row oclif's own.
     ...Object.fromEntries(

@@ -26,11 +26,13 @@ const rewrites: Rewrites = {
     ],
   ],
   // libpg-query starts its Emscripten module with no options, which looks for the .wasm beside the script:
-  // in the bundle it comes from the executable's asset instead (scripts/sea/libpg-query-options.ts).
+  // in the bundle it comes from the executable's native addon or asset instead, and the glue loads only for
+  // the asset (scripts/sea/libpg-query-options.ts).
   '/node_modules/libpg-query/wasm/index.cjs': [
+    ['const libpg_query_js_1 = __importDefault(require("./libpg-query.js"));', ''],
     [
       'const initPromise = (0, libpg_query_js_1.default)().then(',
-      "const initPromise = (0, libpg_query_js_1.default)(require('gds:libpg-query-options').moduleOptions).then(",
+      'const initPromise = require(\'gds:libpg-query-options\').startModule(() => __importDefault(require("./libpg-query.js")).default).then(',
     ],
   ],
   // undici's fetch loads node:crypto at its top, for two things gds never asks of it: the random boundary

@@ -25,7 +25,8 @@ declare module 'gds:embedded-manifest' {
   export default manifest;
 }
 
-// The options libpg-query's Emscripten module starts with (scripts/sea/libpg-query-options.ts).
+// How libpg-query's Emscripten module starts in the bundle (scripts/sea/libpg-query-options.ts).
 declare module 'gds:libpg-query-options' {
   export const moduleOptions: object;
+  export function startModule(glue: () => (options: object) => Promise<object>): Promise<object>;
 }

@@ -449,7 +449,7 @@ describe('dist/gds start-up loads no heavy module', needs(noBuildTools), () => {
     expect([...names].sort()).toEqual(['diff', 'yaml']);
   });
 
-  it("push reads a view with PostgreSQL's grammar, from the executable's own asset, before any request", async () => {
+  it("push reads a view with PostgreSQL's grammar, from the executable itself, before any request", async () => {
     await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id AS constraint FROM t');
     await writeFile(join(dir, 'bad.sql'), "CREATE VIEW v\nCOMMENT = 'x' AS SELECT a FROM t");
     const network = ['--json', '--token', 'cli_startup', '--base', 'http://127.0.0.1:9'];
@@ -682,7 +682,9 @@ describe('the keychain addon inside the binary', needs(noBuildTools), () => {
   it('goes to ~/.cache/gds/native without XDG_CACHE_HOME', async () => {
     const r = await runBinary([], { GDS_TEST_KEYRING_PROBE: '1' });
     expect(r.code).toBe(0);
-    expect(await readdir(join(home, '.cache/gds/native'))).toEqual([
+    // (Beside it, PostgreSQL's parser, when a test before this one pushed a view.)
+    const addons = await readdir(join(home, '.cache/gds/native'));
+    expect(addons.filter((name) => !name.startsWith('pg-parser-'))).toEqual([
       expect.stringMatching(/^keyring-.+\.node$/),
     ]);
   });
