@@ -89,7 +89,7 @@ export async function trainCodeCache(
 /**
  * The runs the runs' code cache is trained on (run from a folder holding a.yml, b.yml and v.sql): a flag
  * error, a --json run, a network command up to its request, and the commands of the start-up budget. Each
- * command named here also gets a bundle of its own (ownBundleCommands, but push), trained on its own runs.
+ * command named here also gets a bundle of its own (ownBundleCommands), trained on its own runs.
  */
 export const trainingRuns: string[][] = [
   ['gate', 'validate', '-f', 'a.yml'],
@@ -105,6 +105,20 @@ export const trainingRuns: string[][] = [
   ['list', '--jq', '[.id, .name] | @tsv', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
   ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
+  // A dry run without a connector asks the service nothing: the view read, its diff and YAML.
+  ['push', 'v.sql', '--dry-run', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
+  // With one, up to the refused request for the connectors.
+  [
+    'push',
+    'v.sql',
+    '--dry-run',
+    '--connector',
+    'con_1',
+    '--token',
+    'cli_training_only',
+    '--base',
+    'http://127.0.0.1:9',
+  ],
 ];
 
 let routesForTraining: CommandBundles['routes'] = {};
@@ -131,16 +145,10 @@ export function commandBundleTable(manifest: Interfaces.Manifest): CommandBundle
 }
 
 /**
- * Commands the runs' training goes through that run the whole bundle all the same: push's own bundle bought
- * 4-6 ms of CPU and 3 MiB (paired, dist/gds, load 23-36), under what a lever must buy (10 ms or 5 MiB).
- * Their runs still train the whole bundle's cache.
- */
-const WHOLE_BUNDLE_COMMANDS = new Set(['push']);
-
-/**
  * gds's commands the runs' training goes through: each gets a bundle of its own (against the whole bundle,
  * paired: list 10 ms of CPU and 5.7 MiB, gate diff 13 ms and 4 MiB, gate validate 9 ms and 4 MiB; what
- * keeps `gate validate` and `list` within 2x `node -e 0` and 60 MiB), but WHOLE_BUNDLE_COMMANDS.
+ * keeps `gate validate` and `list` within 2x `node -e 0` and 60 MiB; push, trained on its dry runs, 9 ms and
+ * 3.6 MiB).
  */
 function ownBundleCommands(routes: CommandBundles['routes']): string[] {
   const { COMMAND_LOADERS } = loadersById();
@@ -149,12 +157,7 @@ function ownBundleCommands(routes: CommandBundles['routes']): string[] {
     const route = commandBundleRoute(argv, { routes, own: Object.keys(routes), helpFlags: [] });
     if (route === undefined)
       throw new Error(`build:binary: the training run \`${argv.join(' ')}\` names no command`);
-    if (
-      Object.hasOwn(COMMAND_LOADERS, route.id) &&
-      route.id !== '__complete' &&
-      !WHOLE_BUNDLE_COMMANDS.has(route.id)
-    )
-      ids.add(route.id);
+    if (Object.hasOwn(COMMAND_LOADERS, route.id) && route.id !== '__complete') ids.add(route.id);
   }
   return [...ids];
 }

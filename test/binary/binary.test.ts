@@ -373,7 +373,7 @@ describe('dist/gds start-up', needs(noBuildTools), () => {
     [['list', '--jq', '.name | ascii_downcase', ...refused], 'command-list.cjs, command-list.jq.cache'],
     [['list', '-q.id', ...refused], 'command-list.cjs, command-list.jq.cache'],
     [['gate', 'get', 't_1', ...refused], 'gds.cjs, gds.cache'],
-    [['push', 'v.sql', ...refused], 'gds.cjs, gds.cache'],
+    [['push', 'v.sql', ...refused], 'command-push.cjs, command-push.cache'],
   ])('gds %j compiles %s, trained at build time (V8 accepts the cache)', async (args, assets) => {
     const r = await runBinary(args, { GDS_TEST_CODE_CACHE: '1' });
     expect(r.code).not.toBeNull();
