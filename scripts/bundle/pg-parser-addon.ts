@@ -112,18 +112,29 @@ export async function pgParserAddon(): Promise<PgParserAddon> {
   try {
     await run(wasm2c, [wasmFile, '-n', 'libpg-query', '-o', join(dir, 'libpg-query.c')]);
     const includes = ['-I', dir, '-I', runtimeDir, '-I', join(prefix, 'include'), '-I', nodeHeaders];
-    const objects = await Promise.all(
+    // Every compile settled before the folder goes, the failed one's error thrown after.
+    const compiled = await Promise.allSettled(
       [join(dir, 'libpg-query.c'), addonSource, runtimeSource].map(async (source, index) => {
         const object = join(dir, `${index}.o`);
         await run(cc, [...compileFlags, ...includes, '-c', source, '-o', object], { maxBuffer: 2 ** 24 });
         return object;
       }),
     );
+    const objects = compiled.map((result) => {
+      if (result.status === 'rejected') throw result.reason;
+      return result.value;
+    });
     // Linked in the build's folder, then renamed: a build stopped half-way leaves no addon in the cache.
     const linked = join(dir, 'pg-parser.node');
     await run(cc, ['-shared', '-s', '-Wl,--gc-sections', '-o', linked, ...objects]);
     await rename(linked, cached);
     return { built: true, asset: fileAsset(cached) };
+  } catch (error) {
+    // A wasm2c or compiler this file was not written for (wabt names its output differently across versions):
+    // the executable is still built, with the WebAssembly, and says why.
+    const stderr = (error as { stderr?: string }).stderr ?? String(error);
+    const firstError = stderr.split('\n').find((line) => /error/i.test(line)) ?? stderr.split('\n')[0];
+    return { built: false, reason: `the addon did not build: ${firstError?.trim()}` };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
