@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/index.js';
-import { cliEntry, cliEnv, collect, ensureBuilt, node24, repoRoot } from '../cli/helpers/cli-process.js';
+import { collect, ensureBuilt, repoRoot, runThroughNode } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { needs, noSecretServiceTools } from '../helpers/skip.js';
 
@@ -62,12 +62,7 @@ function runBinary(args: string[], env: Record<string, string> = {}): Promise<Cl
 
 /** The same arguments through `node bin/run.js` (not GDS_TEST_CLI, which names the executable), run from the same folder. */
 function runNode(args: string[]): Promise<CliResult> {
-  const child = spawn(node24, [cliEntry, ...args], {
-    cwd: dir,
-    env: cliEnv({ HOME: home }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return collect(child);
+  return runThroughNode(args, { cwd: dir, env: { HOME: home } });
 }
 
 function jsonLines(text: string): unknown[] {

@@ -8,7 +8,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEntry, cliEnv, collect, ensureBuilt, node24 } from '../cli/helpers/cli-process.js';
+import { collect, ensureBuilt, runThroughNode } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import { needs, noSharedFixtures, onPath } from '../helpers/skip.js';
@@ -56,12 +56,7 @@ function runBinary(args: string[], cache: string, env: Record<string, string> = 
 
 /** The same command line through the npm package's entry (libpg-query's WebAssembly). */
 function runNode(args: string[]): Promise<CliResult> {
-  const child = spawn(node24, [cliEntry, ...args], {
-    cwd: dir,
-    env: cliEnv({ HOME: home }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return collect(child);
+  return runThroughNode(args, { cwd: dir, env: { HOME: home } });
 }
 
 function answer(r: CliResult): { code: number | null; stdout: string; stderr: string } {

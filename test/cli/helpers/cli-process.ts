@@ -98,6 +98,22 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
   return collect(child);
 }
 
+/**
+ * `args` through the npm package's entry (`node bin/run.js`) whatever GDS_TEST_CLI names: the executable's
+ * tests compare it with this.
+ */
+export function runThroughNode(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
+  const child = spawn(node24, [cliEntry, ...args], {
+    cwd: options.cwd,
+    env: cliEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
 /** The executable and arguments that run the CLI under test with `args`. */
 export function cliCommand(args: string[], nodeArgs: string[] = []): [string, string[]] {
   if (cliUnderTest !== undefined) return [cliUnderTest, args];
