@@ -22,7 +22,6 @@
 // then notarize).
 // Windows: Node's Authenticode signature would no longer match after injection: it is removed first
 // (scripts/pe-file.ts) and the image checksum computed again after; the executable runs unsigned.
-import { spawn } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
@@ -30,7 +29,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } fro
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBinary, makeExecutable } from './build-binary.js';
-import { commandExists, exec, fileAsset, nodeBinary, root } from './bundle/tools.js';
+import { commandExists, exec, execText, fileAsset, nodeBinary, root } from './bundle/tools.js';
 import type { Asset } from './bundle/tools.js';
 import { adHocSign, assertOfficialNodeBinary } from './macho-codesign.js';
 import { manPages } from './man-page.js';
@@ -575,20 +574,6 @@ function fileSha256(file: string): Promise<string> {
 
 function mib(file: string): string {
   return (statSync(file).size / 2 ** 20).toFixed(0);
-}
-
-async function execText(command: string, args: string[]): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.on('error', fail);
-    child.on('close', (code) =>
-      code === 0 ? done(out) : fail(new Error(`${command} ${args.join(' ')}: ${err}`)),
-    );
-  });
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

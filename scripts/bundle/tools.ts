@@ -70,6 +70,23 @@ export async function commandExists(name: string): Promise<boolean> {
   return (await exec('sh', ['-c', `command -v ${name}`], { quiet: true, allowFailure: true })) === 0;
 }
 
+/** A tool's standard output; on failure an Error naming the command, with its standard error as `stderr`. */
+export function execText(command: string, args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    child.on('error', fail);
+    child.on('close', (code) =>
+      code === 0
+        ? done(out)
+        : fail(Object.assign(new Error(`${command} ${args.join(' ')}: ${err}`), { stderr: err })),
+    );
+  });
+}
+
 export interface ExecOptions {
   quiet?: boolean;
   allowFailure?: boolean;
