@@ -134,8 +134,9 @@ async function contentToSend(
 }
 
 /**
- * What a read of the file gave: its text, and the artifact or a SQL refusal held back for the connector's
- * dialect (inConnectorDialect reads the same text again, not the file).
+ * What a read of the file gave: its text, and the artifact, a SQL refusal held back until the connector is
+ * resolved, or nothing yet when the connector's type chooses the dialect (inConnectorDialect reads the text
+ * then, not the file).
  */
 export type LocalRead = { file: ArtifactFile } & (
   { artifact: LocalArtifact } | { refused: CliError } | { awaitsConnector: true }
