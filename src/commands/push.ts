@@ -76,8 +76,9 @@ export default class Push extends ApiCommand<typeof Push> {
       if (web && !this.out.json && openPage(url)) this.out.info(`Opened ${url} in your browser.`);
     };
     await this.withClient(async (client, session) => {
-      const connectorId = connector === undefined ? undefined : await resolveConnectorId(client, connector);
-      const artifact = await inConnectorDialect(client, this.args.file, read, { ...options, connectorId });
+      const resolving = connector === undefined ? undefined : resolveConnectorId(client, connector);
+      const artifact = await inConnectorDialect(client, this.args.file, read, options, resolving);
+      const connectorId = await resolving;
       const outcome = await pushArtifact(client, artifact, {
         connectorId,
         replaceId: replace === undefined ? undefined : await this.tableIdOf(client, replace, '--replace'),

@@ -152,9 +152,8 @@ export interface ReadOptions {
 
 /**
  * readArtifact, except for a .sql view with --connector and no --dialect: without a "-- dialect:" line it is
- * not read here but once, in the dialect of the connector's type, by inConnectorDialect (a read as PostgreSQL
- * was thrown away for every other warehouse's connector: 3-6 ms of a 262-line view, cold); with one, its
- * refusal is held back until the connector is resolved, as a refusal's always was. The file's read and
+ * not read here but by inConnectorDialect, while the connectors are asked for (as PostgreSQL, and again in
+ * the dialect of the connector's type when that is another warehouse's); with one, its refusal is held back until the connector is resolved, as a refusal's always was. The file's read and
  * parses and a dry run's diff are a push's short work, run without V8's optimising compilers
  * (withoutOptimisingCompilers): push --dry-run of a 262-line view peaks 9 MiB lower.
  */
@@ -183,22 +182,45 @@ const DIALECT_OF_CONNECTOR: Readonly<Record<string, Dialect>> = { postgresql: 'p
 /**
  * The artifact as the connector's warehouse reads it: with --connector and no dialect named, a .sql view is
  * read in the dialect of the connector's type (the client's one GET of the connectors, which resolving
- * --connector made already; the artifact is not sent). Without that type (none found, not readable with this
- * token, or PostgreSQL), it is read as readArtifact reads it.
+ * --connector makes; the artifact is not sent). Without that type (none found, not readable with this token,
+ * or PostgreSQL), it is read as readArtifact reads it. `connectorId` is --connector as it resolves: its
+ * refusal comes first, then the file's, as when the connector was resolved before the file was read.
+ *
+ * The view is read as PostgreSQL while the service answers the connectors' request (once the request is on
+ * its way), and that read is the one kept when the connector's type is
+ * PostgreSQL's or unknown; only another warehouse's connector reads the view again, in its dialect.
  */
 export async function inConnectorDialect(
   client: Pick<ApiClient, 'connectors'>,
   path: string,
   read: LocalRead,
-  options: ReadOptions,
+  options: Omit<ReadOptions, 'connectorId'>,
+  connectorId: Promise<string | undefined> | string | undefined,
 ): Promise<LocalArtifact> {
-  if ('refused' in read) throw read.refused;
-  if ('artifact' in read) return read.artifact;
+  if (!('awaitsConnector' in read)) {
+    await connectorId;
+    if ('refused' in read) throw read.refused;
+    return read.artifact;
+  }
+  await pastTheNextPoll();
+  const asPostgres = withoutOptimisingCompilers(() => artifactOf(path, read.file, options));
+  // Its refusal is thrown below, once the connector is resolved.
+  await asPostgres.catch(() => undefined);
+  const id = await connectorId;
   const connectors = await connectorsOf(client).catch(() => []);
-  const type = connectors.find((c) => c.id === options.connectorId)?.type.toLowerCase() ?? '';
+  const type = connectors.find((c) => c.id === id)?.type.toLowerCase() ?? '';
   const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
-  const asRead = dialect === undefined || dialect === 'postgres' ? options : { ...options, dialect };
-  return withoutOptimisingCompilers(() => artifactOf(path, read.file, asRead));
+  if (dialect === undefined || dialect === 'postgres') return asPostgres;
+  return withoutOptimisingCompilers(() => artifactOf(path, read.file, { ...options, dialect }));
+}
+
+/**
+ * Resolves after the event loop's next poll: a connection opened just before is then connected (loopback), or
+ * its handshake under way, and the request written on it. The check phase runs setImmediate's callbacks after
+ * the poll phase that is running, then after the next one.
+ */
+async function pastTheNextPoll(): Promise<void> {
+  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export interface RegisterOptions {

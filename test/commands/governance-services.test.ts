@@ -175,10 +175,10 @@ describe('readArtifact (local, before any request)', () => {
     const read = await readArtifactLocally(path, { connectorId: 'con_sf' });
     // Not read as PostgreSQL (where it is refused): read once, in the connector's dialect.
     expect(read).toHaveProperty('awaitsConnector');
-    const artifact = await inConnectorDialect(newClient(), path, read, { connectorId: 'con_sf' });
+    const artifact = await inConnectorDialect(newClient(), path, read, {}, 'con_sf');
     expect(artifact).toMatchObject({ table: 'ORDERS', content: `-- dialect: snowflake\n${view}` });
     const onPostgres = readArtifactLocally(path, { connectorId: 'con_pg' }).then((r) =>
-      inConnectorDialect(newClient(), path, r, { connectorId: 'con_pg' }),
+      inConnectorDialect(newClient(), path, r, {}, 'con_pg'),
     );
     expect(await rejection(onPostgres)).toMatchObject({
       exitCode: 2,
@@ -189,12 +189,13 @@ describe('readArtifact (local, before any request)', () => {
       newClient(),
       plain,
       await readArtifactLocally(plain, { connectorId: 'con_sf' }),
-      { connectorId: 'con_sf' },
+      {},
+      'con_sf',
     );
     expect(asSnowflake).toMatchObject({ table: 'B', source: 'A.B' });
     const named = await readArtifactLocally(plain, { connectorId: 'con_sf', dialect: 'postgres' });
     expect(
-      await inConnectorDialect(newClient(), plain, named, { connectorId: 'con_sf', dialect: 'postgres' }),
+      await inConnectorDialect(newClient(), plain, named, { dialect: 'postgres' }, 'con_sf'),
     ).toMatchObject({
       table: 'b',
     });
@@ -221,8 +222,33 @@ describe('readArtifact (local, before any request)', () => {
     const shared = newClient();
     const connectorId = await resolveConnectorId(shared, 'sf');
     const read = await readArtifactLocally(path, { connectorId });
-    expect(await inConnectorDialect(shared, path, read, { connectorId })).toMatchObject({ table: 'B' });
+    expect(await inConnectorDialect(shared, path, read, {}, connectorId)).toMatchObject({ table: 'B' });
     expect(listed).toBe(1);
+  });
+
+  it('--connector resolved while the view is read: its refusal first, then the view as its warehouse reads it', async () => {
+    // A view PostgreSQL refuses (COPY GRANTS is Snowflake's), read while the connectors' request is answered.
+    const view = 'create view analytics.orders copy grants as select id from raw.orders\n';
+    const folder = await folderWith({ 'orders.sql': view });
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    api.use(
+      http.get(at('/api/connectors'), async () => {
+        await answered;
+        const connector = { name: 'sf', type: 'snowflake', status: 'ACTIVE', environmentLabel: 'dev' };
+        return HttpResponse.json({ connectors: [{ id: 'con_sf', ...connector }] });
+      }),
+    );
+    const path = join(folder, 'orders.sql');
+    const client = newClient();
+    const local = await readArtifactLocally(path, { connectorId: 'sf' });
+    const readFor = (ref: string) =>
+      inConnectorDialect(client, path, local, {}, resolveConnectorId(client, ref));
+    const refused = readFor('con_nope');
+    const read = readFor('sf');
+    answer();
+    expect(await rejection(refused)).toMatchObject({ exitCode: 5, code: 'connector_not_found' });
+    expect(await read).toMatchObject({ table: 'ORDERS', content: `-- dialect: snowflake\n${view}` });
   });
 
   it('a dbt properties file: refused listing its models; --model sends that model as a declaration', async () => {

@@ -62,8 +62,9 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     };
     const { artifact, result } = await this.withClient(
       async (client) => {
-        const connectorId = drawnFor ?? (await resolveConnectorId(client, connector));
-        const local = await inConnectorDialect(client, this.args.file, read, { ...options, connectorId });
+        const resolving = drawnFor ?? resolveConnectorId(client, connector);
+        const local = await inConnectorDialect(client, this.args.file, read, options, resolving);
+        const connectorId = await resolving;
         return {
           artifact: local,
           result: await pushDefinition(client, local, {
