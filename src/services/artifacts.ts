@@ -202,11 +202,15 @@ export async function inConnectorDialect(
     if ('refused' in read) throw read.refused;
     return read.artifact;
   }
+  const resolving = Promise.resolve(connectorId);
+  // Awaited once the view is read: a refusal that comes meanwhile is thrown there, not left unhandled (which
+  // ends a Node process).
+  resolving.catch(() => undefined);
   await pastTheNextPoll();
   const asPostgres = withoutOptimisingCompilers(() => artifactOf(path, read.file, options));
   // Its refusal is thrown below, once the connector is resolved.
   await asPostgres.catch(() => undefined);
-  const id = await connectorId;
+  const id = await resolving;
   const connectors = await connectorsOf(client).catch(() => []);
   const type = connectors.find((c) => c.id === id)?.type.toLowerCase() ?? '';
   const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
