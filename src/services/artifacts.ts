@@ -186,9 +186,9 @@ const DIALECT_OF_CONNECTOR: Readonly<Record<string, Dialect>> = { postgresql: 'p
  * or PostgreSQL), it is read as readArtifact reads it. `connectorId` is --connector as it resolves: its
  * refusal comes first, then the file's, as when the connector was resolved before the file was read.
  *
- * The view is read as PostgreSQL while the service answers the connectors' request (once the request is on
- * its way), and that read is the one kept when the connector's type is
- * PostgreSQL's or unknown; only another warehouse's connector reads the view again, in its dialect.
+ * The connectors are asked for first, and the view is read as PostgreSQL while the service answers (once the
+ * request is on its way); that read is the one kept when the connector's type is PostgreSQL's or unknown, and
+ * only another warehouse's connector reads the view again, in its dialect.
  */
 export async function inConnectorDialect(
   client: Pick<ApiClient, 'connectors'>,
@@ -206,12 +206,15 @@ export async function inConnectorDialect(
   // Awaited once the view is read: a refusal that comes meanwhile is thrown there, not left unhandled (which
   // ends a Node process).
   resolving.catch(() => undefined);
+  // The one GET of the connectors resolving --connector made, or (a token drawn for the connector's
+  // environment) this client's own.
+  const listing = connectorsOf(client).catch(() => []);
   await pastTheNextPoll();
   const asPostgres = withoutOptimisingCompilers(() => artifactOf(path, read.file, options));
   // Its refusal is thrown below, once the connector is resolved.
   await asPostgres.catch(() => undefined);
   const id = await resolving;
-  const connectors = await connectorsOf(client).catch(() => []);
+  const connectors = await listing;
   const type = connectors.find((c) => c.id === id)?.type.toLowerCase() ?? '';
   const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
   if (dialect === undefined || dialect === 'postgres') return asPostgres;
