@@ -153,9 +153,10 @@ export interface ReadOptions {
 /**
  * readArtifact, except for a .sql view with --connector and no --dialect: without a "-- dialect:" line it is
  * not read here but by inConnectorDialect, while the connectors are asked for (as PostgreSQL, and again in
- * the dialect of the connector's type when that is another warehouse's); with one, its refusal is held back until the connector is resolved, as a refusal's always was. The file's read and
- * parses and a dry run's diff are a push's short work, run without V8's optimising compilers
- * (withoutOptimisingCompilers): push --dry-run of a 262-line view peaks 9 MiB lower.
+ * the dialect of the connector's type when that is another warehouse's); with one, its refusal is held back
+ * until the connector is resolved, as a refusal's always was. The file's read and parses and a dry run's
+ * diff are a push's short work, run without V8's optimising compilers (withoutOptimisingCompilers): push
+ * --dry-run of a 262-line view peaks 9 MiB lower.
  */
 export async function readArtifactLocally(path: string, options: ReadOptions): Promise<LocalRead> {
   return withoutOptimisingCompilers(async () => {

@@ -173,7 +173,8 @@ describe('readArtifact (local, before any request)', () => {
     );
     const path = join(folder, 'orders.sql');
     const read = await readArtifactLocally(path, { connectorId: 'con_sf' });
-    // Not read as PostgreSQL (where it is refused): read once, in the connector's dialect.
+    // Not read here: inConnectorDialect reads it, and keeps the read in the connector's dialect (PostgreSQL
+    // refuses it).
     expect(read).toHaveProperty('awaitsConnector');
     const artifact = await inConnectorDialect(newClient(), path, read, {}, 'con_sf');
     expect(artifact).toMatchObject({ table: 'ORDERS', content: `-- dialect: snowflake\n${view}` });
