@@ -28,7 +28,8 @@ export default class Push extends ApiCommand<typeof Push> {
   static override description =
     'Mode A only. The file is parsed here first: an unsupported type, a malformed file (file:line:col) or a ' +
     'missing source is refused with exit 2 and nothing is sent. A .sql view is read as PostgreSQL (by its own ' +
-    'grammar) unless --dialect or a "-- dialect: <name>" line names the warehouse; of a dbt properties file, ' +
+    'grammar) unless --dialect, a "-- dialect: <name>" line or the type of the --connector names another ' +
+    'warehouse; of a dbt properties file, ' +
     'the model --model names is pushed. --source names the warehouse object unless the ' +
     'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job; --web also opens " +
