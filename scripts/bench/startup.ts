@@ -23,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from '../../src/server/app.js';
 import { demoGate1 } from '../demo-gate1.js';
 import { median } from './lib/measure.js';
-import { output, unpackedPackage } from './lib/npm-package.js';
+import { unpackedPackage } from './lib/npm-package.js';
+import { execText } from '../bundle/tools.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -113,7 +114,7 @@ async function hyperfineRound(
 ): Promise<Array<{ ms: number; cpuMs: number }>> {
   const exported = join(scratch, 'round.json');
   const commandLines = cases.map(commandLine);
-  await output(
+  await execText(
     'hyperfine',
     ['-N', '--runs', '1', '-i', '--style', 'none', '--export-json', exported, ...commandLines],
     { ...process.env, ...env },

@@ -70,10 +70,13 @@ export async function commandExists(name: string): Promise<boolean> {
   return (await exec('sh', ['-c', `command -v ${name}`], { quiet: true, allowFailure: true })) === 0;
 }
 
-/** A tool's standard output; on failure an Error naming the command, with its standard error as `stderr`. */
-export function execText(command: string, args: string[]): Promise<string> {
+/**
+ * A tool's standard output; on failure an Error naming the command, its exit code and its standard error
+ * (also as `stderr`).
+ */
+export function execText(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -82,7 +85,11 @@ export function execText(command: string, args: string[]): Promise<string> {
     child.on('close', (code) =>
       code === 0
         ? done(out)
-        : fail(Object.assign(new Error(`${command} ${args.join(' ')}: ${err}`), { stderr: err })),
+        : fail(
+            Object.assign(new Error(`${command} ${args.join(' ')} exited ${code}\n${err.trim()}`), {
+              stderr: err,
+            }),
+          ),
     );
   });
 }
