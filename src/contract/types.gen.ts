@@ -154,7 +154,8 @@ export interface paths {
         put?: never;
         /**
          * Rotate a refresh token (§4.2)
-         * @description No Authorization header. Single use: the presented refresh token is spent; presenting a
+         * @description No Authorization header. The answer's refresh token keeps the presented `<tokenId>` with a
+         *     new secret (§2.1: the secret rotates). Single use: the presented secret is spent; presenting a
          *     spent one is 401 `refresh_token_reused` and revokes every token of its family (access and
          *     refresh) at once. A server started with a reuse grace (`--refresh-grace S`, off by default)
          *     answers a spent token again with the same rotated pair within S seconds, and only while that
@@ -1581,7 +1582,7 @@ export interface components {
         TokenBundle: {
             /** @description JWT, 60 minutes. */
             accessToken: string;
-            /** @description `<tokenId>.<secret>`, 30 days, single use. */
+            /** @description `<tokenId>.<secret>`, 30 days, single use; a refresh keeps the tokenId and rotates the secret. */
             refreshToken: string;
             /**
              * Format: date-time

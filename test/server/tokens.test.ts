@@ -195,6 +195,23 @@ describe('refresh', () => {
     expect((await listCrm(second.body.tokens.accessToken)).status).toBe(200);
   });
 
+  it("keeps the refresh token's id and rotates only its secret (§2.1: `<tokenId>.<secret>`)", async () => {
+    const issued = await server.issueToken('OWNER', { name: 'same id', env: '*', scopes: readGrant() });
+    const first = await refresh(issued.tokens.refreshToken);
+    const second = await refresh(first.body.tokens.refreshToken);
+    const pairs = [
+      issued.tokens.refreshToken,
+      first.body.tokens.refreshToken,
+      second.body.tokens.refreshToken,
+    ].map((token: string) => token.split('.'));
+    expect(new Set(pairs.map(([id]) => id)).size).toBe(1);
+    expect(new Set(pairs.map(([, secret]) => secret)).size).toBe(3);
+    // The first secret, spent twice over, is reuse: the family is revoked and the newest secret with it.
+    const reused = await refreshLater(issued.tokens.refreshToken, 31_000);
+    expect(reused.body.error.code).toBe('refresh_token_reused');
+    expect((await refresh(second.body.tokens.refreshToken)).status).toBe(401);
+  });
+
   it('treats a spent refresh token presented after the grace window as reuse: 401, and every token of the family is revoked', async () => {
     const issued = await server.issueToken('OWNER', { name: 'stolen', env: '*', scopes: readGrant() });
     const rotated = await refresh(issued.tokens.refreshToken);

@@ -124,34 +124,40 @@ async function createRefreshToken(q: Queryable, ctx: AppContext, familyId: strin
 }
 
 interface NewRefreshToken {
+  /** The row's own key: one row a secret, so a spent secret is still known (reuse, the grace answer). */
   id: string;
+  /** The id presented with every secret of the family (`<tokenId>.<secret>`): the first row's id. */
+  tokenId: string;
   secret: string;
   createdAt: string;
   answer: { refreshToken: string; refreshExpiresAt: string };
 }
 
-function newRefreshToken(ctx: AppContext): NewRefreshToken {
+function newRefreshToken(ctx: AppContext, tokenId?: string): NewRefreshToken {
   const id = newId('rt');
   const secret = newSecret();
   const now = ctx.clock();
   const refreshExpiresAt = new Date(now + REFRESH_TOKEN_TTL_MS).toISOString();
   return {
     id,
+    tokenId: tokenId ?? id,
     secret,
     createdAt: new Date(now).toISOString(),
-    answer: { refreshToken: `${id}.${secret}`, refreshExpiresAt },
+    answer: { refreshToken: `${tokenId ?? id}.${secret}`, refreshExpiresAt },
   };
 }
 
 async function insertRefreshToken(q: Queryable, familyId: string, token: NewRefreshToken): Promise<void> {
   await q.query(
-    'INSERT INTO gds.refresh_tokens (id, family_id, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-    [token.id, familyId, sha256(token.secret), token.createdAt, token.answer.refreshExpiresAt],
+    `INSERT INTO gds.refresh_tokens (id, token_id, family_id, secret_hash, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [token.id, token.tokenId, familyId, sha256(token.secret), token.createdAt, token.answer.refreshExpiresAt],
   );
 }
 
 interface RefreshRow {
   id: string;
+  token_id: string;
   family_id: string;
   secret_hash: string;
   expires_at: Date;
@@ -180,8 +186,8 @@ const NOT_A_MEMBER = () => unauthorized('not_a_member', 'The token owner is no l
 export async function refreshIntegrationToken(ctx: AppContext, presented: string): Promise<TokenBundle> {
   const [id, secret, extra] = presented.split('.');
   if (!id || !secret || extra !== undefined) throw INVALID();
-  const row = await refreshRow(ctx, id);
-  if (!row || row.secret_hash !== sha256(secret)) throw INVALID();
+  const row = await refreshRow(ctx, id, secret);
+  if (!row) throw INVALID();
   if (row.revoked_at)
     throw unauthorized('token_revoked', 'This token family has been revoked; issue a new one.');
   if (row.used_at) return answerAgainOrRevoke(ctx, row, secret);
@@ -190,7 +196,7 @@ export async function refreshIntegrationToken(ctx: AppContext, presented: string
   }
   if (!row.member_active) throw NOT_A_MEMBER();
   const now = new Date(ctx.clock()).toISOString();
-  const successor = newRefreshToken(ctx);
+  const successor = newRefreshToken(ctx, row.token_id);
   const access = await ctx.signer.sign({
     audience: row.audience,
     userId: row.user_id,
@@ -223,20 +229,21 @@ export async function refreshIntegrationToken(ctx: AppContext, presented: string
   });
   if (spent) return answer;
   // Lost a race with another refresh of the same token: answered as a reuse, read after the winner's commit.
-  const again = await refreshRow(ctx, id);
+  const again = await refreshRow(ctx, id, secret);
   if (!again) throw INVALID();
   return answerAgainOrRevoke(ctx, again, secret);
 }
 
-async function refreshRow(ctx: AppContext, id: string): Promise<RefreshRow | undefined> {
+/** The row of one secret of the refresh token `tokenId` (spent or not), or undefined for a wrong pair. */
+async function refreshRow(ctx: AppContext, tokenId: string, secret: string): Promise<RefreshRow | undefined> {
   const [row] = await ctx.db.query<RefreshRow>(
-    `SELECT r.id, r.family_id, r.secret_hash, r.expires_at, r.used_at, r.successor_sealed, t.workspace_id,
+    `SELECT r.id, r.token_id, r.family_id, r.secret_hash, r.expires_at, r.used_at, r.successor_sealed, t.workspace_id,
             t.user_id, t.audience, t.env, t.scopes, t.table_ids, t.revoked_at, m.active AS member_active
        FROM gds.refresh_tokens r
        JOIN gds.integration_tokens t ON t.id = r.family_id
        LEFT JOIN gds.memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
-      WHERE r.id = $1`,
-    [id],
+      WHERE r.token_id = $1 AND r.secret_hash = $2`,
+    [tokenId, sha256(secret)],
   );
   return row;
 }
@@ -260,9 +267,10 @@ async function answerAgainOrRevoke(ctx: AppContext, row: RefreshRow, secret: str
 
 /** Whether the successor a spent token would be answered with is still unspent. */
 async function successorUnused(ctx: AppContext, successor: string): Promise<boolean> {
+  const [tokenId, secret = ''] = successor.split('.');
   const [row] = await ctx.db.query<{ used_at: Date | null }>(
-    'SELECT used_at FROM gds.refresh_tokens WHERE id = $1',
-    [successor.split('.')[0]],
+    'SELECT used_at FROM gds.refresh_tokens WHERE token_id = $1 AND secret_hash = $2',
+    [tokenId, sha256(secret)],
   );
   return row !== undefined && row.used_at === null;
 }

@@ -481,6 +481,19 @@ export const MIGRATIONS: Migration[] = [
     // (100,000 tables: 3.7 s on PostgreSQL 15, 4.7 s on PGlite).
     sql: `ALTER TABLE gds.tables ADD COLUMN artifact_text text GENERATED ALWAYS AS (artifact::text) STORED;`,
   },
+  {
+    version: 65,
+    name: 'a refresh token keeps its id across refreshes; only its secret rotates',
+    // Spec §2.1: the refresh token is `<tokenId>.<secret>` and "the secret rotates on every successful refresh".
+    // Each spent secret keeps its own row (reuse detection, the grace answer); token_id is the id presented
+    // with it, carried from the family's first row. A row made before is its own token_id.
+    sql: `
+      ALTER TABLE gds.refresh_tokens ADD COLUMN token_id text;
+      UPDATE gds.refresh_tokens SET token_id = id;
+      ALTER TABLE gds.refresh_tokens ALTER COLUMN token_id SET NOT NULL;
+      CREATE INDEX refresh_tokens_by_token ON gds.refresh_tokens (token_id, secret_hash);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */
