@@ -21,6 +21,20 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** gds's environment for `role`'s CLI token, its settings under `dir`. */
+const cliEnv = (dir: string, role: 'OWNER' | 'STEWARD' | 'MEMBER' = 'OWNER') => ({
+  SERVICE_API_URL: server.url,
+  SERVICE_TOKEN: server.user(role).cliToken,
+  GDS_CONFIG_DIR: join(dir, 'config'),
+});
+/** The `{"error":…}` line gds wrote last on stderr under --json. */
+const lastError = (stderr: string) =>
+  (
+    JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}') as {
+      error: { code: string; message: string; suggestion: string | null };
+    }
+  ).error;
+
 describe('env promote refusals', () => {
   it('a target without the warehouse object: no advice to pass --source', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-'));
@@ -48,11 +62,7 @@ describe('env promote refusals', () => {
 
 describe('env promote --dry-run checks the target, writes nothing', () => {
   let dir: string;
-  const env = (role: 'OWNER' | 'MEMBER' = 'OWNER') => ({
-    SERVICE_API_URL: server.url,
-    SERVICE_TOKEN: server.user(role).cliToken,
-    GDS_CONFIG_DIR: join(dir, 'config'),
-  });
+  const env = (role: 'OWNER' | 'MEMBER' = 'OWNER') => cliEnv(dir, role);
   const stagingTables = async () =>
     Number(
       (
@@ -61,9 +71,6 @@ describe('env promote --dry-run checks the target, writes nothing', () => {
         )
       )[0]?.n,
     );
-  const lastError = (stderr: string) =>
-    (JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}') as { error: { code: string; message: string } })
-      .error;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-dry-'));
@@ -122,5 +129,21 @@ describe('env promote --dry-run checks the target, writes nothing', () => {
     });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout.trim())).toMatchObject({ changed: false });
+  });
+});
+
+describe('env promote names the environment that is wrong', () => {
+  let dir: string;
+  const env = (role: 'OWNER' | 'STEWARD' = 'OWNER') => cliEnv(dir, role);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-env-'));
+  });
+
+  it('a target outside the caller scope: the message names the target, not the table', async () => {
+    const r = await runInProcess(['env', 'promote', 'orders', '--to', 'production'], { env: env('STEWARD') });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toContain('production, the environment you promote to, is outside your scope');
+    expect(r.stderr).not.toContain('this table is in production');
   });
 });

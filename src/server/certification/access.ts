@@ -31,13 +31,27 @@ export function requireRole(caller: SessionCaller, minimum: Role, what: string):
  */
 export function requireEnvironment(caller: Caller, environmentLabel: string, tableId?: string): void {
   if (!inEnvironmentScope(caller, environmentLabel)) {
-    const scope = caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env;
     throw forbidden(
       'environment_forbidden',
-      `You may act only in ${scope}; ${tableId === undefined ? 'this table' : `table ${tableId}`} is in ${environmentLabel}. Ask a workspace admin to widen your environment scope.`,
+      `You may act only in ${scopeText(caller)}; ${tableId === undefined ? 'this table' : `table ${tableId}`} is in ${environmentLabel}. Ask a workspace admin to widen your environment scope.`,
       { environmentLabel, ...(tableId === undefined ? {} : { tableId }) },
     );
   }
+}
+
+/** requireEnvironment for the environment a promotion or bundle lands in, which no table is in yet. */
+export function requireTargetEnvironment(caller: Caller, environmentLabel: string): void {
+  if (!inEnvironmentScope(caller, environmentLabel)) {
+    throw forbidden(
+      'environment_forbidden',
+      `You may act only in ${scopeText(caller)}; ${environmentLabel}, the environment you promote to, is outside your scope. Promote to one of those, or ask a workspace admin to add ${environmentLabel} to your environment scope.`,
+      { environmentLabel, target: true },
+    );
+  }
+}
+
+function scopeText(caller: Caller): string {
+  return caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env;
 }
 
 /** Whether the caller may act in (and read) `environmentLabel`; lists keep only what this allows. */

@@ -8,7 +8,7 @@ import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-d
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
-import { requireEnvironment } from './access.js';
+import { requireTargetEnvironment } from './access.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
@@ -167,7 +167,7 @@ export async function landBundle(
   audit: { action: 'TABLE_PROMOTED' | 'BUNDLE_IMPORTED'; details: Record<string, unknown> },
   options: LandOptions = {},
 ): Promise<LandOutcome> {
-  requireEnvironment(caller, connector.environmentLabel);
+  requireTargetEnvironment(caller, connector.environmentLabel);
   const parsed = await parseArtifact({
     fileName: bundle.artifact.filename,
     content: bundle.artifact.content,

@@ -225,6 +225,12 @@ describe('promotion', () => {
     expect(member.status).toBe(403);
     const steward = await promote(server.table('customers_production').id, { to: 'staging' }, 'STEWARD');
     expect(steward.status).toBe(403);
+    expect(steward.body.error.message).toContain('table');
+    const target = await promote(orders, { to: 'production' }, 'STEWARD');
+    expect(target.status).toBe(403);
+    expect(target.body.error.message).toBe(
+      'You may act only in dev, staging; production, the environment you promote to, is outside your scope. Promote to one of those, or ask a workspace admin to add production to your environment scope.',
+    );
     expect((await promote('tbl_none', { to: 'staging' })).status).toBe(404);
   });
 });
