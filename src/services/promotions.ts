@@ -2,6 +2,7 @@
 // profiles, or carried as a portable bundle file. A bundle is checked against its sha256 before it is sent.
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { closest } from '../core/did-you-mean.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Bundle, PromotionPreview, PromotionResult } from '../client/areas/promotions.js';
@@ -71,8 +72,9 @@ async function landed(send: () => Promise<PromotionResult | PromotionPreview>): 
         details: { status: 409, server: error.details },
       });
     }
-    const foreign = error instanceof ApiError ? foreignFlagAdvice(error) : undefined;
-    if (foreign !== undefined) throw foreign;
+    const advised =
+      error instanceof ApiError ? (environmentAdvice(error) ?? foreignFlagAdvice(error)) : undefined;
+    if (advised !== undefined) throw advised;
     throw error;
   }
   if (isPreview(answer)) return { kind: 'preview', changed: answer.changed, diff: answer.diff };
@@ -154,11 +156,10 @@ export async function importBundle(
   const connectors = await client.connectors.list(call);
   const connector = connectors.find((c) => c.environmentLabel === to && c.status === 'ACTIVE');
   if (connector === undefined) {
-    throw new CliError(`Environment ${to} has no active connector to register the bundle on.`, {
-      exitCode: ExitCode.NotFound,
-      code: 'no_connector_for_environment',
-      suggestion: 'gds connectors list shows the environments with connectors; ask an admin to add one.',
-    });
+    const environments = [...new Set(connectors.map((c) => c.environmentLabel))].sort();
+    throw environments.includes(to)
+      ? noActiveConnector(to, `Environment ${to} has no active connector to register the bundle on.`)
+      : unknownEnvironment(to, environments, `Environment ${to} has no connector in this workspace.`);
   }
   const write = await replacing(client, landing, call);
   return landed(() => client.promotions.importBundle(bundle, connector.id, write, landing));
@@ -193,5 +194,42 @@ function foreignFlagAdvice(error: ApiError): CliError | undefined {
       'The target environment has no such warehouse object: create it there first, or promote to another ' +
       'environment (--to); --dry-run checks the target without changing it.',
     details: { status: error.status, server: error.details },
+  });
+}
+
+/** The service's refusals of the target environment, with what a CLI user does next. */
+function environmentAdvice(error: ApiError): CliError | undefined {
+  const details = (error.details ?? {}) as { environmentLabel?: unknown; environments?: unknown };
+  const to = typeof details.environmentLabel === 'string' ? details.environmentLabel : undefined;
+  if (to === undefined) return undefined;
+  if (error.status === 404 && error.code === 'environment_not_found') {
+    const known = Array.isArray(details.environments) ? details.environments.map(String) : [];
+    return unknownEnvironment(to, known, error.message);
+  }
+  if (error.status === 400 && error.code === 'no_connector_for_environment') {
+    return noActiveConnector(to, error.message);
+  }
+  return undefined;
+}
+
+/** `--to` names no environment of the workspace: exit 5, as for any unknown name, with the one meant. */
+function unknownEnvironment(to: string, environments: readonly string[], message: string): CliError {
+  const near = closest(to, environments);
+  const choices = environments.length === 0 ? 'none yet' : environments.join(', ');
+  return new CliError(message, {
+    exitCode: ExitCode.NotFound,
+    code: 'environment_not_found',
+    suggestion: `${near === undefined ? '' : `Did you mean ${near}? `}--to takes an environment of the workspace: ${choices}.`,
+    details: { environmentLabel: to, environments, ...(near === undefined ? {} : { didYouMean: near }) },
+  });
+}
+
+/** The environment exists, but nothing there can hold the table: exit 7, and how to get a connector. */
+function noActiveConnector(to: string, message: string): CliError {
+  return new CliError(message, {
+    exitCode: ExitCode.Refused,
+    code: 'no_connector_for_environment',
+    suggestion: `A workspace admin adds (or reactivates) a connector of ${to} on the service; gds connectors list shows each connector's environment and status. Then promote again.`,
+    details: { environmentLabel: to },
   });
 }

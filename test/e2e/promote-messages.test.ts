@@ -140,6 +140,44 @@ describe('env promote names the environment that is wrong', () => {
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-env-'));
   });
 
+  it('a mistyped --to: an unknown environment, did you mean the one near it, exit 5', async () => {
+    for (const mode of [[], ['--bundle-in', '-']]) {
+      const bundle =
+        mode.length === 0
+          ? undefined
+          : (
+              await runInProcess(['env', 'promote', 'orders', '--to', 'staging', '--bundle-out', '-'], {
+                env: env(),
+              })
+            ).stdout;
+      const r = await runInProcess(['env', 'promote', 'orders', '--to', 'prod', ...mode, '--json'], {
+        env: env(),
+        ...(bundle === undefined ? {} : { input: bundle }),
+      });
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stdout).toBe('');
+      const error = lastError(r.stderr);
+      expect(error.code).toBe('environment_not_found');
+      expect(error.message).toContain('prod');
+      expect(error.message).not.toContain('connectorId');
+      expect(error.suggestion).toContain('Did you mean production?');
+    }
+  });
+
+  it('an environment without an active connector: says how a CLI user gets one, never connectorId', async () => {
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ('con_qa_off', $1, 'warehouse-qa', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())`,
+      [server.ready.workspaceId],
+    );
+    const r = await runInProcess(['env', 'promote', 'orders', '--to', 'qa', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(7);
+    const error = lastError(r.stderr);
+    expect(error.code).toBe('no_connector_for_environment');
+    expect(`${error.message} ${error.suggestion}`).not.toContain('connectorId');
+    expect(`${error.message} ${error.suggestion}`).toContain('gds connectors list');
+  });
+
   it('a target outside the caller scope: the message names the target, not the table', async () => {
     const r = await runInProcess(['env', 'promote', 'orders', '--to', 'production'], { env: env('STEWARD') });
     expect(r.code, r.stderr).toBe(4);

@@ -4,11 +4,12 @@
 import * as diff from 'diff';
 import * as yaml from 'yaml';
 import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
+import { closest } from '../../core/did-you-mean.js';
 import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
-import { requireTargetEnvironment } from './access.js';
+import { requireTargetEnvironment, workspaceEnvironments } from './access.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
@@ -105,7 +106,10 @@ export function promotedName(name: string, fromEnv: string, toEnv: string): stri
   return `${base}_${toEnv}`;
 }
 
-/** The connector to promote onto: the one named, or the target environment's (400 when it has none). */
+/**
+ * The connector to promote onto: the one named, or the target environment's active one (404 for an
+ * environment the workspace does not have, 400 for one without an active connector).
+ */
 export async function targetConnector(
   q: Queryable,
   workspaceId: string,
@@ -129,12 +133,19 @@ export async function targetConnector(
     [workspaceId, to],
   );
   if (!row) {
+    const environments = await workspaceEnvironments(q, workspaceId);
+    if (!environments.includes(to)) {
+      const near = closest(to, environments);
+      throw notFound(
+        'environment_not_found',
+        `Environment ${to} is not an environment of this workspace (its environments: ${environments.join(', ') || 'none'}).`,
+        { environmentLabel: to, environments, ...(near === undefined ? {} : { didYouMean: near }) },
+      );
+    }
     throw badRequest(
       'no_connector_for_environment',
-      `Environment ${to} has no connector: add one, or name it with connectorId.`,
-      {
-        environmentLabel: to,
-      },
+      `Environment ${to} has no active connector to register the table on: a workspace admin adds one.`,
+      { environmentLabel: to },
     );
   }
   return loadConnector(q, workspaceId, row.id);

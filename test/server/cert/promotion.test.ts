@@ -205,13 +205,29 @@ describe('promotion', () => {
     expect(before[0]).toMatchObject({ state: 'CERTIFIED' });
   });
 
-  it('refuses the same environment, an environment without connector, and a connector of another environment (400)', async () => {
+  it('refuses the same environment, an unknown environment (404), an environment without connector, and a connector of another environment (400)', async () => {
     const same = await promote(orders, { to: 'dev' });
     expect(same.status).toBe(400);
     expect(same.body.error.code).toBe('same_environment');
+    const unknown = await promote(orders, { to: 'prod' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({
+      code: 'environment_not_found',
+      details: {
+        environmentLabel: 'prod',
+        environments: ['dev', 'production', 'staging'],
+        didYouMean: 'production',
+      },
+    });
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ('con_qa_off', $1, 'warehouse-qa', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())`,
+      [server.ready.workspaceId],
+    );
     const none = await promote(orders, { to: 'qa' });
     expect(none.status).toBe(400);
     expect(none.body.error.code).toBe('no_connector_for_environment');
+    expect(none.body.error.message).not.toContain('connectorId');
     const wrong = await promote(orders, { to: 'staging', connectorId: connector('warehouse-production') });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe('connector_environment_mismatch');
