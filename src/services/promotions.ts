@@ -29,7 +29,32 @@ export async function promoteTable(
   const { signal, ...landing } = options;
   const call = signal === undefined ? {} : { signal };
   const write = await replacing(client, landing, call);
-  return landed(() => client.promotions.promote(tableId, { to, ...landing }, write));
+  return custodyAdvised(to, () =>
+    landed(() => client.promotions.promote(tableId, { to, ...landing }, write)),
+  );
+}
+
+/**
+ * A Mode B (custody) table is not promoted or bundled (docs/spec-deviations.md): the service's 400
+ * `not_promotable` gets the steps that carry its rules to `to` by hand.
+ */
+async function custodyAdvised<T>(to: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 400 && error.code === 'not_promotable')) throw error;
+    const name = (error.details as { name?: unknown } | undefined)?.name;
+    const table = shellWord(typeof name === 'string' ? name : '<tableId>');
+    throw new CliError(error.message, {
+      exitCode: ExitCode.Refused,
+      code: error.code,
+      suggestion:
+        `Create the custody table in ${shellWord(to)} through the service (its dashboard or API), then copy the rules: ` +
+        `gds gate get ${table} -o gate1.yml && gds gate apply <new table> -f gate1.yml, and the contract with ` +
+        'gds contract set-intent <new table> --intent … --grain …. Its rows stay in its own environment.',
+      details: { status: 400, server: error.details },
+    });
+  }
 }
 
 /**
@@ -100,12 +125,14 @@ export function checkBundleTable(bundle: Bundle, tableId: string, name: string):
   });
 }
 
+/** The table's bundle, for a promotion to `to`. */
 export async function exportBundle(
   client: PromotionsClient,
   tableId: string,
+  to: string,
   call: Call = {},
 ): Promise<Bundle> {
-  return client.promotions.exportBundle(tableId, call);
+  return custodyAdvised(to, () => client.promotions.exportBundle(tableId, call));
 }
 
 /** The bundle in `text`, or exit 2 when it is not one or does not match its sha256 (nothing sent). */
@@ -173,8 +200,10 @@ export async function relayPromotion(
   to: string,
   options: LandingOptions = {},
 ): Promise<PromotionOutcome> {
-  const bundle = await source.promotions.exportBundle(
+  const bundle = await exportBundle(
+    source,
     tableId,
+    to,
     options.signal === undefined ? {} : { signal: options.signal },
   );
   return importBundle(destination, bundle, to, options);

@@ -2,7 +2,7 @@
 // warehouse has no products object, is refused by the service in push's words ("pass --source"): gds
 // says what promote can do instead, and never advises a flag env promote does not have. gds runs in the
 // test process (runInProcess).
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,5 +183,29 @@ describe('env promote names the environment that is wrong', () => {
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain('production, the environment you promote to, is outside your scope');
     expect(r.stderr).not.toContain('this table is in production');
+  });
+});
+
+describe('env promote of a Mode B (custody) table', () => {
+  it('is refused (exit 7) with what to do instead, promoting and bundling alike, nothing written', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gds-e2e-promote-custody-'));
+    const bundle = join(dir, 'crm.bundle.json');
+    const tables = async () => (await server.sql('SELECT count(*)::int AS n FROM gds.tables'))[0]?.n;
+    const before = await tables();
+    for (const mode of [[], ['--bundle-out', bundle]]) {
+      const r = await runInProcess(['env', 'promote', 'crm_contacts', '--to', 'staging', ...mode, '--json'], {
+        env: cliEnv(dir),
+      });
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stdout).toBe('');
+      const error = lastError(r.stderr);
+      expect(error.code).toBe('not_promotable');
+      expect(error.message).toContain('Mode B');
+      expect(error.message).toContain('spec-deviations');
+      expect(error.suggestion).toContain('gds gate get crm_contacts -o gate1.yml');
+      expect(error.suggestion).toContain('staging');
+    }
+    await expect(stat(bundle)).rejects.toThrow();
+    expect(await tables()).toBe(before);
   });
 });

@@ -68,12 +68,17 @@ export function heldDefinition(
   return definitionSummary(table.artifact ?? { table: table.name, columns: table.columns }, table.source);
 }
 
-/** Everything a bundle carries, read from the table (Mode A only: a Mode B table has no definition to port). */
+/**
+ * Everything a bundle carries, read from the table. Mode A only, a deviation from §4.9's scope rule
+ * (docs/spec-deviations.md): a promotion lands through the push rules on a connector of the target
+ * environment, and a custody table has neither a connector nor a warehouse object there.
+ */
 export async function bundleOf(q: Queryable, table: TableRow, createdAt: string): Promise<BundleBody> {
   if (table.mode !== 'MODE_A' || !table.source) {
     throw badRequest(
       'not_promotable',
-      `Table ${table.name} is a Mode B (custody) table: only warehouse-connected (Mode A) definitions can be promoted or bundled.`,
+      `Table ${table.name} is a Mode B (custody) table: gds promotes and bundles only warehouse-connected (Mode A) definitions, a deviation from the spec (docs/spec-deviations.md). Create the custody table in the target environment through the service, then copy its gate1.yml and contract onto it; its rows stay where they are.`,
+      { tableId: table.id, name: table.name, mode: table.mode, environmentLabel: table.environmentLabel },
     );
   }
   const gate1 = await currentGate1(q, table.id);

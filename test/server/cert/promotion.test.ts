@@ -233,7 +233,11 @@ describe('promotion', () => {
     expect(wrong.body.error.code).toBe('connector_environment_mismatch');
     const modeB = await promote(server.table('crm_contacts').id, { to: 'staging' });
     expect(modeB.status).toBe(400);
-    expect(modeB.body.error.code).toBe('not_promotable');
+    expect(modeB.body.error).toMatchObject({
+      code: 'not_promotable',
+      details: { name: 'crm_contacts', mode: 'MODE_B' },
+    });
+    expect(modeB.body.error.message).toContain('docs/spec-deviations.md');
   });
 
   it('keeps callers to their environments (403), and answers 404 for an unknown table', async () => {
