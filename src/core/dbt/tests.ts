@@ -1,6 +1,7 @@
 // dbt tests as Gate 1 rules, each traced to its test's unique_id: not_null → required
 // column and a null-rate override; unique / unique_combination_of_columns → the grain key; accepted_values,
-// expression_is_true, accepted_range, expect_column_values_to_be_between → predicates; match_regex → a
+// expect_column_values_to_(not_)be_in_set, expression_is_true, accepted_range,
+// expect_column_values_to_be_between → predicates; match_regex → a
 // pattern check; relationships → the column's reference. dbt severity error → HARD_FAIL, warn → WARN
 // (recorded, never blocking). A `where:` condition guards the predicate (`NOT (where) OR (check)`), which
 // under Gate 1's rule (a row fails only when the predicate is false) skips the rows dbt's where skips.
@@ -378,7 +379,8 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         : outcome;
     }
     case 'accepted_values':
-    case 'dbt_expectations.expect_column_values_to_be_in_set': {
+    case 'dbt_expectations.expect_column_values_to_be_in_set':
+    case 'dbt_expectations.expect_column_values_to_not_be_in_set': {
       const col = column();
       if ('error' in col) return refused(col.error!);
       const values = kwargs['values'] ?? kwargs['value_set'];
@@ -390,10 +392,17 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         if (literal === undefined) return refused(`its value ${JSON.stringify(value)} is not a plain value`);
         literals.push(literal);
       }
-      return guarded(
-        `${sqlIdentifier(col.name)} IN (${literals.join(', ')})`,
-        where ?? text(kwargs['row_condition']),
-      );
+      const id = sqlIdentifier(col.name);
+      const list = literals.join(', ');
+      // accepted_values (`not in`) and not_be_in_set (an inner join) never report a NULL, and a NULL predicate
+      // never fails a Gate 1 row; be_in_set reports it (its left join finds no value for it), so it fails here.
+      const check =
+        kind === 'dbt_expectations.expect_column_values_to_not_be_in_set'
+          ? `${id} NOT IN (${list})`
+          : kind === 'dbt_expectations.expect_column_values_to_be_in_set'
+            ? `${id} IS NOT NULL AND ${id} IN (${list})`
+            : `${id} IN (${list})`;
+      return guarded(check, where ?? text(kwargs['row_condition']));
     }
     case 'relationships': {
       const col = column();

@@ -223,6 +223,29 @@ describe('tests become Gate 1 rules', () => {
     expect(gate1(raw)['customPredicates']?.[0]?.['sql']).toBe('amount IN (1, 2)');
   });
 
+  // dbt reports a NULL as not accepted only in expect_column_values_to_be_in_set (its left join finds no value
+  // for it); a Gate 1 predicate fails a row only when it is false.
+  it.each([
+    ['accepted_values', null, "status IN ('placed', 'shipped')"],
+    [
+      'expect_column_values_to_be_in_set',
+      'dbt_expectations',
+      "status IS NOT NULL AND status IN ('placed', 'shipped')",
+    ],
+    ['expect_column_values_to_not_be_in_set', 'dbt_expectations', "status NOT IN ('placed', 'shipped')"],
+  ])('%s: a predicate that fails NULL rows only where dbt does', (name, namespace, sql) => {
+    const d = one(
+      genericTest(
+        name,
+        'model.shop.orders',
+        { values: ['placed', 'shipped'], value_set: ['placed', 'shipped'] },
+        { column: 'status', ...(namespace === null ? {} : { namespace }) },
+      ),
+    );
+    expect(d.notMappedTests).toEqual([]);
+    expect(gate1(d)['customPredicates']).toEqual([{ name: expect.any(String), sql, severity: 'HARD_FAIL' }]);
+  });
+
   it('severity warn becomes WARN; a where: condition guards the predicate', () => {
     const d = one(
       genericTest(
