@@ -72,11 +72,18 @@ const SEVERITY: Record<ManifestTest['severity'], Gate1Severity> = { error: 'HARD
 type Outcome =
   | { kind: 'required'; column: string }
   | { kind: 'nullRate'; column: string; override: FieldOverride }
-  | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nullsDistinct?: false }
+  | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nulls: NullRows }
   | { kind: 'predicate'; sql: string }
   | { kind: 'pattern'; column: string; regex: string }
   | { kind: 'reference'; column: string; target: string }
   | { kind: 'refused'; reason: string };
+
+/**
+ * Which rows with NULLs a uniqueness test skips: `any` a row with a NULL among its columns (unique, and
+ * dbt_expectations' ignore_row_if: any_value_is_missing), `all` a row whose columns are all NULL
+ * (ignore_row_if: all_values_are_missing, its default), `none` no row (dbt_utils groups NULL as a value).
+ */
+type NullRows = 'any' | 'all' | 'none';
 
 const refused = (reason: string): Outcome => ({ kind: 'refused', reason });
 
@@ -103,7 +110,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     name: string;
     columns: string[];
     severity: Gate1Severity;
-    nullsDistinct?: false;
+    nulls: NullRows;
   }> = [];
   const overrides = new Map<string, { override: FieldOverride; test: string; required: boolean }>();
   const sorted = [...tests].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
@@ -142,7 +149,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
           name: node.name,
           columns: outcome.columns,
           severity: outcome.severity,
-          ...(outcome.nullsDistinct === false ? { nullsDistinct: false as const } : {}),
+          nulls: outcome.nulls,
         });
         break;
       case 'reference': {
@@ -181,13 +188,21 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     if (candidate === grain) {
       rules.grainKeyColumns = candidate.columns;
       rules.mapped.push({ test: candidate.test, rule: 'grainKey' });
+    } else if (candidate.nulls === 'all' && !candidate.columns.some((c) => rules.required.has(c))) {
+      rules.notMapped.push({
+        test: candidate.test,
+        reason:
+          `its ignore_row_if: all_values_are_missing skips only the rows where all of ${candidate.columns.join(', ')} are NULL, ` +
+          'and no Gate 1 uniqueness check does (one compares NULL as a value, one skips every row with a NULL): ' +
+          'add a not_null test to one of the columns, or set ignore_row_if: any_value_is_missing',
+      });
     } else {
       const name = uniqueName(candidate.name, names);
       rules.uniqueChecks.push({
         name,
         columns: candidate.columns,
         severity: candidate.severity,
-        ...(candidate.nullsDistinct === false ? { nullsDistinct: false } : {}),
+        ...(candidate.nulls === 'any' ? {} : { nullsDistinct: false }),
       });
       rules.traces.set(name, origin(candidate.test));
       rules.mapped.push({ test: candidate.test, rule: `unique:${name}` });
@@ -266,16 +281,23 @@ function describeRules(rules: MappedRules): string[] {
 
 /**
  * The grain key among the uniqueness tests, in the order dbt infers a model's primary key: its primary_key,
- * a unique column that also has a not_null test, a combination of columns. A unique column without not_null
- * is never the grain key: dbt's unique test skips NULLs, the grain check counts them as one repeated key, so
- * it is a uniqueness check (which skips them too).
+ * a unique column that also has a not_null test, a combination of columns. The grain check compares every
+ * row, NULL as a value, so a test that skips rows with NULLs is the grain key only where those rows fail a
+ * not_null test anyway: a unique column (or ignore_row_if: any_value_is_missing) whose every column is
+ * required, an all_values_are_missing one with a required column. Any other is a uniqueness check.
  */
-function chooseGrain<T extends { columns: string[] }>(
+function chooseGrain<T extends { columns: string[]; nulls: NullRows }>(
   candidates: T[],
   primaryKey: string[],
   required: ReadonlySet<string>,
 ): T | undefined {
-  const eligible = candidates.filter((c) => c.columns.length > 1 || required.has(c.columns[0] ?? ''));
+  const eligible = candidates.filter((c) =>
+    c.nulls === 'none'
+      ? true
+      : c.nulls === 'any'
+        ? c.columns.every((x) => required.has(x))
+        : c.columns.some((x) => required.has(x)),
+  );
   const key = primaryKey
     .map((c) => c.toLowerCase())
     .sort()
@@ -359,7 +381,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'dbt_expectations.expect_column_values_to_be_unique': {
       const col = column();
       if ('error' in col) return refused(col.error!);
-      return grain([col.name], test, where ?? text(kwargs['row_condition']));
+      return grain([col.name], test, where ?? text(kwargs['row_condition']), 'any');
     }
     case 'dbt_utils.unique_combination_of_columns':
     case 'dbt_expectations.expect_compound_columns_to_be_unique': {
@@ -372,11 +394,17 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         if (name === undefined) return refused(`the table has no column ${JSON.stringify(written)}`);
         found.push(name);
       }
-      const outcome = grain(found, test, where ?? text(kwargs['row_condition']));
       // dbt_utils groups the rows by the columns: rows that share a NULL among them count as repeated.
-      return kind === 'dbt_utils.unique_combination_of_columns' && outcome.kind === 'grain'
-        ? { ...outcome, nullsDistinct: false }
-        : outcome;
+      if (kind === 'dbt_utils.unique_combination_of_columns')
+        return grain(found, test, where ?? text(kwargs['row_condition']), 'none');
+      const ignore = kwargs['ignore_row_if'] ?? 'all_values_are_missing';
+      if (ignore !== 'all_values_are_missing' && ignore !== 'any_value_is_missing')
+        return refused(
+          `its ignore_row_if ${JSON.stringify(ignore)} is neither all_values_are_missing nor any_value_is_missing`,
+        );
+      // Over one column, "all" and "any" of its values missing are the same rows.
+      const nulls = ignore === 'any_value_is_missing' || found.length === 1 ? 'any' : 'all';
+      return grain(found, test, where ?? text(kwargs['row_condition']), nulls);
     }
     case 'accepted_values':
     case 'dbt_expectations.expect_column_values_to_be_in_set':
@@ -486,10 +514,15 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
   }
 }
 
-function grain(columns: string[], test: ManifestTest, condition: string | undefined): Outcome {
+function grain(
+  columns: string[],
+  test: ManifestTest,
+  condition: string | undefined,
+  nulls: NullRows,
+): Outcome {
   if (condition !== undefined)
     return refused('a where: condition: a Gate 1 uniqueness check has no condition');
-  return { kind: 'grain', columns, severity: SEVERITY[test.severity] };
+  return { kind: 'grain', columns, severity: SEVERITY[test.severity], nulls };
 }
 
 function predicate(sql: string, context: TestContext): Outcome {

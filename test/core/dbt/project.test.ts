@@ -188,6 +188,58 @@ describe('tests become Gate 1 rules', () => {
     expect(d.rules).toContain('unique_status: no value of (status) twice (HARD_FAIL)');
   });
 
+  describe('expect_compound_columns_to_be_unique skips the rows its ignore_row_if names, as dbt_expectations', () => {
+    const compound = (ignoreRowIf?: string) =>
+      genericTest(
+        'expect_compound_columns_to_be_unique',
+        'model.shop.orders',
+        {
+          column_list: ['customer_id', 'status'],
+          ...(ignoreRowIf === undefined ? {} : { ignore_row_if: ignoreRowIf }),
+        },
+        { namespace: 'dbt_expectations', id: 'test.shop.compound.1' },
+      );
+    const notNull = (column: string) =>
+      genericTest('not_null', 'model.shop.orders', {}, { column, id: `test.shop.nn_${column}.2` });
+
+    it('any_value_is_missing: a uniqueness check skipping rows with a NULL, not the grain key', () => {
+      const d = one(compound('any_value_is_missing'));
+      expect(d.contract).toBeUndefined();
+      expect(gate1(d)['uniqueChecks']).toEqual([
+        { name: 'compound', columns: ['customer_id', 'status'], severity: 'HARD_FAIL' },
+      ]);
+      // With one column required, rows with a NULL in the other are still skipped.
+      const partly = one(compound('any_value_is_missing'), notNull('customer_id'));
+      expect(partly.contract).toBeUndefined();
+      expect(gate1(partly)['uniqueChecks']).toHaveLength(1);
+    });
+
+    it('every column required: the grain key, whichever rows it skips', () => {
+      const d = one(compound('any_value_is_missing'), notNull('customer_id'), notNull('status'));
+      expect(d.contract?.grainKeyColumns).toEqual(['customer_id', 'status']);
+    });
+
+    it('all_values_are_missing (the default) with a column required: the grain key (an all-NULL row fails not_null)', () => {
+      const d = one(compound(), notNull('status'));
+      expect(d.contract?.grainKeyColumns).toEqual(['customer_id', 'status']);
+      expect(d.notMappedTests).toEqual([]);
+    });
+
+    it('all_values_are_missing without a required column: not mapped, saying why and what to change', () => {
+      const d = one(compound());
+      expect(d.contract).toBeUndefined();
+      expect(gate1(d)['uniqueChecks']).toBeUndefined();
+      expect(d.notMappedTests).toEqual([
+        {
+          test: 'test.shop.compound.1',
+          reason: expect.stringMatching(
+            /all_values_are_missing .* add a not_null test .* any_value_is_missing/,
+          ),
+        },
+      ]);
+    });
+  });
+
   it('unique with severity warn is a WARN uniqueness check, not the grain key', () => {
     const d = one(
       genericTest('unique', 'model.shop.orders', {}, { column: 'order_id', config: { severity: 'warn' } }),
