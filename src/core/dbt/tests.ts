@@ -3,8 +3,9 @@
 // expect_column_values_to_(not_)be_in_set, expression_is_true, accepted_range,
 // expect_column_values_to_be_between → predicates; match_regex → a
 // pattern check; relationships → the column's reference. dbt severity error → HARD_FAIL, warn → WARN
-// (recorded, never blocking). A `where:` condition guards the predicate (`NOT (where) OR (check)`), which
-// under Gate 1's rule (a row fails only when the predicate is false) skips the rows dbt's where skips.
+// (recorded, never blocking). A `where:` condition, and the test's own (row_condition), guard the predicate
+// (`NOT (where) OR (check)`), which under Gate 1's rule (a row fails only when the predicate is false) skips
+// the rows dbt skips.
 // Every other test is "not mapped" with its reason.
 import type {
   CustomPredicate,
@@ -349,8 +350,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         } as const)
       : ({ name: found } as const);
   };
-  const guarded = (check: string, condition: string | undefined = where): Outcome => {
-    if (condition === undefined && where === undefined) return predicate(check, context);
+  // dbt checks a row only when the test's own condition (row_condition, expression_is_true's condition) and
+  // its where: both hold.
+  const guarded = (check: string, condition: string | undefined): Outcome => {
     const conditions = [condition, where === condition ? undefined : where].filter(
       (c): c is string => c !== undefined && c.trim() !== '',
     );
@@ -368,7 +370,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const col = column();
       if ('error' in col) return refused(col.error!);
       if (where !== undefined || kwargs['row_condition'] !== undefined)
-        return guarded(`${sqlIdentifier(col.name)} IS NOT NULL`, text(kwargs['row_condition']) ?? where);
+        return guarded(`${sqlIdentifier(col.name)} IS NOT NULL`, text(kwargs['row_condition']));
       return test.severity === 'error'
         ? { kind: 'required', column: col.name }
         : {
@@ -430,7 +432,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
           : kind === 'dbt_expectations.expect_column_values_to_be_in_set'
             ? `${id} IS NOT NULL AND ${id} IN (${list})`
             : `${id} IN (${list})`;
-      return guarded(check, where ?? text(kwargs['row_condition']));
+      return guarded(check, text(kwargs['row_condition']));
     }
     case 'relationships': {
       const col = column();
@@ -469,7 +471,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const condition = text(kwargs['condition']);
       return guarded(
         check,
-        condition !== undefined && condition.replace(/\s/g, '') !== '1=1' ? condition : where,
+        condition !== undefined && condition.replace(/\s/g, '') !== '1=1' ? condition : undefined,
       );
     }
     case 'dbt_utils.accepted_range':
@@ -491,7 +493,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         bounds.push(`${id} ${op} ${literal}`);
       }
       if (bounds.length === 0) return refused('it sets neither min_value nor max_value');
-      return guarded(bounds.join(' AND '), where ?? text(kwargs['row_condition']));
+      return guarded(bounds.join(' AND '), text(kwargs['row_condition']));
     }
     case 'dbt_expectations.expect_column_values_to_match_regex': {
       const col = column();
@@ -504,8 +506,8 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const problems = checkRegex(regex).filter((p) => p.severity === 'error');
       if (problems.length > 0)
         return refused(`its regex cannot run on PostgreSQL: ${problems[0]?.message ?? ''}`);
-      const condition = where ?? text(kwargs['row_condition']);
-      if (condition !== undefined)
+      const condition = text(kwargs['row_condition']);
+      if (condition !== undefined || where !== undefined)
         return guarded(`${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`, condition);
       return { kind: 'pattern', column: col.name, regex };
     }

@@ -313,6 +313,50 @@ describe('tests become Gate 1 rules', () => {
     });
   });
 
+  // dbt filters the model by where: and the test's query by its own condition: a row is checked only when both hold.
+  it.each([
+    ['not_null', null, { row_condition: "status = 'placed'" }, 'amount IS NOT NULL'],
+    [
+      'expect_column_values_to_be_in_set',
+      'dbt_expectations',
+      { value_set: [1], quote_values: false, row_condition: "status = 'placed'" },
+      'amount IS NOT NULL AND amount IN (1)',
+    ],
+    [
+      'expect_column_values_to_be_between',
+      'dbt_expectations',
+      { min_value: 0, row_condition: "status = 'placed'" },
+      'amount >= 0',
+    ],
+    [
+      'expect_column_values_to_match_regex',
+      'dbt_expectations',
+      { regex: '^[0-9]+$', row_condition: "status = 'placed'" },
+      "amount::text ~ '^[0-9]+$'",
+    ],
+    [
+      'expression_is_true',
+      'dbt_utils',
+      { expression: '>= 0', condition: "status = 'placed'" },
+      'amount >= 0',
+    ],
+  ])('%s: its own condition and a where: both guard the predicate', (name, namespace, kwargs, check) => {
+    const d = one(
+      genericTest(name, 'model.shop.orders', kwargs, {
+        column: 'amount',
+        config: { where: 'order_id > 100' },
+        ...(namespace === null ? {} : { namespace }),
+      }),
+    );
+    expect(gate1(d)['customPredicates']).toEqual([
+      {
+        name: expect.any(String),
+        sql: `NOT (status = 'placed') OR NOT (order_id > 100) OR (${check})`,
+        severity: 'HARD_FAIL',
+      },
+    ]);
+  });
+
   it('a Jinja where: is not mapped', () => {
     const d = one(
       genericTest(
