@@ -172,10 +172,12 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
   const colon = body.indexOf(':');
   const method = colon < 0 ? undefined : body.slice(0, colon);
   const value = colon < 0 ? body : body.slice(colon + 1);
-  const nodes = [...manifest.nodes.values(), ...manifest.sources.values()].filter(
-    (n) => n.resourceType !== 'test' && n.enabled,
-  );
-  const pick = (test: (node: ManifestNode) => boolean) => new Set(nodes.filter(test).map((n) => n.uniqueId));
+  // As dbt's methods search: the fqn and resource_type methods the manifest's nodes only (a seed and a
+  // source of the same name are not one node), the others its sources too.
+  const parsed = [...manifest.nodes.values()].filter((n) => n.resourceType !== 'test' && n.enabled);
+  const all = [...parsed, ...[...manifest.sources.values()].filter((n) => n.enabled)];
+  const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
+    new Set(among.filter(test).map((n) => n.uniqueId));
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
   switch (method) {
@@ -185,9 +187,9 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
         ? pick((n) => pathMatches(n, value))
         : /\.(sql|py|csv)$/i.test(value)
           ? pick((n) => fileMatches(n, value))
-          : pick((n) => fqnMatches(n, value));
+          : pick((n) => fqnMatches(n, value), parsed);
     case 'fqn':
-      return pick((n) => fqnMatches(n, value));
+      return pick((n) => fqnMatches(n, value), parsed);
     case 'tag':
       return pick((n) => n.tags.some((t) => glob(value, t)));
     case 'path':
@@ -227,7 +229,7 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
     case 'config.materialized':
       return pick((n) => n.materialized !== undefined && glob(value, n.materialized));
     case 'resource_type':
-      return pick((n) => glob(value, n.resourceType));
+      return pick((n) => glob(value, n.resourceType), parsed);
     case 'package':
       return pick((n) => glob(value, n.packageName));
     default:

@@ -108,6 +108,27 @@ describe('selectors as dbt ls resolves them', () => {
   });
 });
 
+describe('which nodes each method searches, as dbt does', () => {
+  const seed = (name: string): Entry => ({
+    ...model(name),
+    unique_id: `seed.shop.${name}`,
+    resource_type: 'seed',
+    original_file_path: `seeds/${name}.csv`,
+  });
+  const stgOrders = model('stg_orders', { depends_on: { nodes: ['source.shop.ecom.raw_orders'] } });
+  const project = withSources(manifest(seed('raw_orders'), stgOrders), source('ecom', 'raw_orders'));
+
+  const selected = (select: string) => selectNodes(readManifest(project), { select: [select] });
+
+  it('a name or fqn: is searched among the nodes, not the sources: the seed, not the source of its name', () => {
+    expect(selected('raw_orders+')).toEqual(['seed.shop.raw_orders']);
+    expect(selected('fqn:raw_orders+')).toEqual(['seed.shop.raw_orders']);
+    expect(selected('resource_type:source+')).toEqual([]);
+    expect(selected('source:ecom+')).toEqual(['model.shop.stg_orders']);
+    expect(selected('path:models/sources.yml+')).toEqual(['model.shop.stg_orders']);
+  });
+});
+
 describe('state: against another manifest (--state)', () => {
   const changed = (node: Entry, change: Entry) => ({ ...node, ...change });
   const prod = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest);
@@ -224,6 +245,20 @@ describe('on the real manifests', needs(noSharedFixtures), () => {
       }
     },
   );
+
+  it("a seed and a source of the same name: a name selects the seed alone (dbt's child_map)", () => {
+    const raw = JSON.parse(
+      readFileSync(`${sharedFixturesDir}real/dbt/dap_v12_1.12.0.manifest.json`, 'utf8'),
+    ) as { child_map: Record<string, string[]> };
+    expect(raw.child_map['seed.jaffle_shop.raw_orders']).toEqual([]);
+    const parsed = readManifest(raw);
+    expect(selectNodes(parsed, { select: ['raw_orders+'] })).toEqual(['seed.jaffle_shop.raw_orders']);
+    const everything = selectNodes(parsed, {});
+    expect(everything).toHaveLength(19);
+    expect(selectNodes(parsed, { exclude: ['raw_customers+'] })).toEqual(
+      everything.filter((id) => id !== 'seed.jaffle_shop.raw_customers'),
+    );
+  });
 
   it.each(realManifests)(
     'state:modified against itself selects nothing; a changed body selects it: %s',
