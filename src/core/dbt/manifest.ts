@@ -55,6 +55,11 @@ export interface NodeState {
   persistDocs: { relation: boolean; columns: boolean };
   descriptions: { relation: string; columns: Record<string, string> };
   macros: string[];
+  /**
+   * Sources only: what else dbt's SourceDefinition.same_contents compares, as canonical JSON: `quoting`,
+   * `freshness`, `loaded_at_field` and `external`.
+   */
+  sourceProperties?: string;
 }
 
 export interface ManifestNode {
@@ -310,7 +315,9 @@ function readNode(
   const dependsOn = isEntry(raw['depends_on']) ? names(raw['depends_on']['nodes'], same) : [];
   const columns = readColumns(raw['columns']);
   const constraints = readConstraints(raw['constraints']);
-  const state: NodeState = !withState ? NO_STATE : readState(raw, config, columns, constraints);
+  const state: NodeState = !withState
+    ? NO_STATE
+    : readState(raw, config, columns, constraints, resourceType === 'source');
   const node: ManifestNode = {
     uniqueId,
     resourceType,
@@ -368,6 +375,7 @@ function readState(
   config: Entry,
   columns: ManifestColumn[],
   constraints: ManifestConstraint[],
+  source: boolean,
 ): NodeState {
   const contract = entryOr(raw['contract']);
   const persistDocs = entryOr(config['persist_docs']);
@@ -389,7 +397,23 @@ function readState(
       columns: Object.fromEntries(columns.map((c) => [c.name, c.description ?? ''])),
     },
     macros: isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [],
+    ...(source
+      ? {
+          sourceProperties: canonicalJson(
+            ['quoting', 'freshness', 'loaded_at_field', 'external'].map((key) => raw[key] ?? null),
+          ),
+        }
+      : {}),
   };
+}
+
+/** JSON with object keys sorted, so two values compare by content. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 const NOTHING = Object.freeze([]) as unknown as never[];

@@ -2,8 +2,11 @@
 // manifest (`--state DIR`, typically production's), field by field as dbt-core's StateSelectorMethod does.
 // `state:modified` is new, or a change of body (the raw SQL; a seed's file checksum), configs (the
 // unrendered config but database, schema and alias), relation (those three), fqn, persisted descriptions
-// (only under persist_docs), contract (only when one side enforces it) or of a macro the node calls.
+// (only under persist_docs), contract (only when one side enforces it) or of a macro the node calls. A
+// source (dbt's SourceDefinition.same_contents) is modified by a change of its relation (database, schema,
+// identifier), fqn, configs, quoting, freshness, loaded_at_field or external table; not of its description.
 import type { Manifest, ManifestNode } from './manifest.js';
+import { canonicalJson as canonical } from './manifest.js';
 
 export const STATE_SELECTORS = [
   'new',
@@ -20,15 +23,6 @@ export const STATE_SELECTORS = [
 
 const RELATION_KEYS = ['database', 'schema', 'alias'];
 
-/** JSON with object keys sorted, so two configs compare by content. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
 function sameBody(node: ManifestNode, old: ManifestNode): boolean {
   const [now, then] = [node.state, old.state];
   if (node.resourceType !== 'seed' && (now.rawCode !== undefined || then.rawCode !== undefined))
@@ -42,7 +36,10 @@ function sameConfig(node: ManifestNode, old: ManifestNode): boolean {
   return without(node.state.unrenderedConfig) === without(old.state.unrenderedConfig);
 }
 
+/** A source's relation is its database, schema and identifier as written; a model's, as configured. */
 function sameRelation(node: ManifestNode, old: ManifestNode): boolean {
+  if (node.resourceType === 'source')
+    return node.database === old.database && node.schema === old.schema && node.identifier === old.identifier;
   return RELATION_KEYS.every(
     (key) => canonical(node.state.unrenderedConfig[key]) === canonical(old.state.unrenderedConfig[key]),
   );
@@ -93,6 +90,13 @@ function callsModifiedMacro(node: ManifestNode, manifest: Manifest, state: Manif
 }
 
 function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, state: Manifest): boolean {
+  if (node.resourceType === 'source')
+    return (
+      !sameRelation(node, old) ||
+      node.fqn.join('.') !== old.fqn.join('.') ||
+      !sameConfig(node, old) ||
+      node.state.sourceProperties !== old.state.sourceProperties
+    );
   return (
     !sameBody(node, old) ||
     !sameConfig(node, old) ||

@@ -169,6 +169,30 @@ describe('state: against another manifest (--state)', () => {
     expect(names(['state:modified'], base, pr)).toEqual(['dim_plan', 'stg_claims']);
   });
 
+  it("a source's relation, quoting, freshness or external table changed: the source is modified, not for its description", () => {
+    const withClaims = (change: Entry) =>
+      withSources(manifest(stgClaims, fctClaim, report, dimDate), changed(source('raw', 'claims'), change));
+    const base = withClaims({});
+    const downstream = ['claims_report', 'fct_claim', 'stg_claims'];
+    expect(names(['state:modified+'], withClaims({ schema: 'raw_v2' }), base)).toEqual(downstream);
+    expect(names(['state:modified.relation+'], withClaims({ schema: 'raw_v2' }), base)).toEqual(downstream);
+    for (const change of [
+      { identifier: 'claims_2024' },
+      { database: 'archive' },
+      { quoting: { identifier: true } },
+      { loaded_at_field: 'loaded_at' },
+      { freshness: { warn_after: { count: 1, period: 'day' } } },
+      { external: { location: 's3://claims/' } },
+    ])
+      expect(names(['state:modified+'], base, withClaims(change)), JSON.stringify(change)).toEqual(
+        downstream,
+      );
+    expect(names(['state:modified.relation+'], base, withClaims({ quoting: { identifier: true } }))).toEqual(
+      [],
+    );
+    expect(names(['state:modified+'], base, withClaims({ description: 'claims as loaded' }))).toEqual([]);
+  });
+
   it('modified.contract: only when a contract is enforced on either side', () => {
     const enforced = (node: Entry, type: string) =>
       changed(node, {
