@@ -255,24 +255,32 @@ function pathMatches(node: ManifestNode, value: string): boolean {
   return glob(wanted, file) || file.startsWith(`${wanted}/`) || glob(`${wanted}/*`, file);
 }
 
-/**
- * dbt's fqn method: a one-part selector matches the node's name (or its unversioned name); otherwise the
- * selector's parts are a prefix of the fqn (package name optional), each part a shell-style glob.
- */
+/** dbt's fqn method: the selector against the node's fqn, or against it without the package name. */
 function fqnMatches(node: ManifestNode, value: string): boolean {
-  const parts = value.split('.');
-  const fqn = node.fqn;
-  if (parts.length === 1 && (glob(value, node.name) || glob(value, fqn.at(-1) ?? ''))) return true;
-  for (const candidate of [fqn, fqn.slice(1)]) {
-    if (parts.length > candidate.length) continue;
-    if (parts.every((part, i) => glob(part, candidate[i] ?? ''))) return true;
+  const versioned = node.version !== undefined;
+  return isSelectedNode(node.fqn, value, versioned) || isSelectedNode(node.fqn.slice(1), value, versioned);
+}
+
+/**
+ * dbt-core's is_selected_node. The fqn's leaf (a versioned model: the part before its version, or the two
+ * joined by `_`, `dim_customers_v2`) equals the selector; or the selector's dotted parts are a prefix of the
+ * fqn, each part equal until the first with a wildcard, from which on the rest of the selector is one
+ * fnmatch over the rest of the dotted fqn (`*` spans dots: `marts.*.fct_*` reaches marts/finance/sub/).
+ */
+function isSelectedNode(fqn: string[], selector: string, versioned: boolean): boolean {
+  const parts = selector.split('.');
+  if (versioned) {
+    if (fqn.at(-2) === selector) return true;
+    if (fqn.slice(-2).join('_') === parts.slice(-2).join('_')) return true;
+  } else if (fqn.at(-1) === selector) return true;
+  const flat = fqn.flatMap((segment) => segment.split('.'));
+  if (flat.length < parts.length) return false;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (/[*?[\]]/.test(part)) return glob(parts.slice(i).join('.'), flat.slice(i).join('.'));
+    if (flat[i] !== part) return false;
   }
-  // A versioned model: `dim_customers.v2` names version 2 of dim_customers.
-  if (node.version !== undefined && parts.length === 2) {
-    const [name, version] = parts as [string, string];
-    return glob(name, node.name) && version.replace(/^v/, '') === node.version;
-  }
-  return false;
+  return true;
 }
 
 /** fnmatch: `*`, `?` and `[…]`, the whole text. */

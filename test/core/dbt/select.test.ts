@@ -129,6 +129,54 @@ describe('which nodes each method searches, as dbt does', () => {
   });
 });
 
+describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)', () => {
+  const versioned = (name: string, version: number) =>
+    model(name, {
+      folders: ['marts'],
+      version,
+      fqn: ['shop', 'marts', name, `v${version}`],
+      unique_id: `model.shop.${name}.v${version}`,
+    });
+  const project = readManifest(
+    manifest(
+      model('stg_orders', { folders: ['staging'] }),
+      model('fct_deep', { folders: ['marts', 'finance', 'sub'] }),
+      model('fct_top', { folders: ['marts'] }),
+      versioned('dim_accounts', 1),
+      versioned('dim_accounts', 2),
+      versioned('dim_other', 2),
+    ),
+  );
+  const selected = (select: string) =>
+    selectNodes(project, { select: [select] }).map((id) => id.replace('model.shop.', ''));
+
+  it('from the first wildcard part on, one fnmatch over the rest of the fqn, where * spans folders', () => {
+    expect(selected('*.sub.*')).toEqual(['fct_deep']);
+    expect(selected('marts.*.fct_*')).toEqual(['fct_deep']);
+    expect(selected('marts.fct_*')).toEqual(['fct_top']);
+    expect(selected('shop.marts.*')).toEqual([
+      'fct_deep',
+      'fct_top',
+      'dim_accounts.v1',
+      'dim_accounts.v2',
+      'dim_other.v2',
+    ]);
+    expect(selected('staging')).toEqual(['stg_orders']);
+    // A bare name is the fqn's leaf exactly: dbt's stg_* is a pattern over the whole fqn.
+    expect(selected('fct_deep')).toEqual(['fct_deep']);
+    expect(selected('*fct_deep')).toEqual(['fct_deep']);
+  });
+
+  it('a versioned model: by name (every version), name_vN or name.vN; vN alone selects nothing', () => {
+    expect(selected('dim_accounts')).toEqual(['dim_accounts.v1', 'dim_accounts.v2']);
+    expect(selected('dim_accounts_v2')).toEqual(['dim_accounts.v2']);
+    expect(selected('dim_accounts.v2')).toEqual(['dim_accounts.v2']);
+    const warnings: string[] = [];
+    expect(selectNodes(project, { select: ['v2'] }, (w) => warnings.push(w))).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/--select v2 matches no/)]);
+  });
+});
+
 describe('state: against another manifest (--state)', () => {
   const changed = (node: Entry, change: Entry) => ({ ...node, ...change });
   const prod = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest);
