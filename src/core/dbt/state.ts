@@ -1,7 +1,7 @@
 // dbt's `state:` selectors: a node of the project compared with the node of the same unique id in another
 // manifest (`--state DIR`, typically production's), field by field as dbt-core's StateSelectorMethod does.
 // `state:modified` is new, or a change of body (the raw SQL; a seed's file checksum), configs (the
-// unrendered config but database, schema and alias), relation (those three), fqn, persisted descriptions
+// unrendered config but database, schema, alias, tags and group), relation (those three), fqn, persisted descriptions
 // (only under persist_docs), contract (only when one side enforces it) or of a macro the node calls. A
 // source (dbt's SourceDefinition.same_contents) is modified by a change of its relation (database, schema,
 // identifier), fqn, configs, quoting, freshness, loaded_at_field or external table; not of its description.
@@ -22,6 +22,8 @@ export const STATE_SELECTORS = [
 ];
 
 const RELATION_KEYS = ['database', 'schema', 'alias'];
+/** The config keys dbt's configs comparison leaves out (CompareBehavior.Exclude): the relation, tags, group. */
+const NOT_COMPARED_CONFIG_KEYS = [...RELATION_KEYS, 'tags', 'group'];
 
 function sameBody(node: ManifestNode, old: ManifestNode): boolean {
   const [now, then] = [node.state, old.state];
@@ -32,7 +34,9 @@ function sameBody(node: ManifestNode, old: ManifestNode): boolean {
 
 function sameConfig(node: ManifestNode, old: ManifestNode): boolean {
   const without = (config: Record<string, unknown>) =>
-    canonical(Object.fromEntries(Object.entries(config).filter(([k]) => !RELATION_KEYS.includes(k))));
+    canonical(
+      Object.fromEntries(Object.entries(config).filter(([k]) => !NOT_COMPARED_CONFIG_KEYS.includes(k))),
+    );
   return without(node.state.unrenderedConfig) === without(old.state.unrenderedConfig);
 }
 

@@ -241,6 +241,19 @@ describe('state: against another manifest (--state)', () => {
     expect(names(['state:modified+'], base, withClaims({ description: 'claims as loaded' }))).toEqual([]);
   });
 
+  it('configs leave out tags and group, as dbt does (CompareBehavior.Exclude)', () => {
+    const base = manifest(
+      changed(stgClaims, { unrendered_config: { materialized: 'view' } }),
+      changed(dimPlan, { unrendered_config: { materialized: 'table' } }),
+    );
+    const pr = manifest(
+      changed(stgClaims, { unrendered_config: { materialized: 'view', tags: ['nightly'] } }),
+      changed(dimPlan, { unrendered_config: { materialized: 'table', group: 'finance' } }),
+    );
+    expect(names(['state:modified.configs'], base, pr)).toEqual([]);
+    expect(names(['state:modified'], base, pr)).toEqual([]);
+  });
+
   it('modified.contract: only when a contract is enforced on either side', () => {
     const enforced = (node: Entry, type: string) =>
       changed(node, {
