@@ -72,6 +72,8 @@ export interface ManifestNode {
   packageName: string;
   fqn: string[];
   originalFilePath?: string;
+  /** The .yml file that documents the node (`patch_path` without its `package://`). */
+  patchPath?: string;
   path?: string;
   tags: string[];
   materialized?: string;
@@ -343,6 +345,8 @@ function readNode(
   if (database !== undefined) node.database = same(database);
   const originalFilePath = filePath(raw['original_file_path']);
   if (originalFilePath !== undefined) node.originalFilePath = same(originalFilePath);
+  const patchPath = filePath(raw['patch_path']);
+  if (patchPath !== undefined) node.patchPath = same(patchPath.replace(/^[^/]*:\/\//, ''));
   const path = filePath(raw['path']);
   if (path !== undefined) node.path = same(path);
   const materialized = nonEmpty(config['materialized']);

@@ -247,12 +247,32 @@ function fileMatches(node: ManifestNode, value: string): boolean {
   return glob(value, name) || glob(value, name.replace(/\.[^.]*$/, ''));
 }
 
-/** `path:models/staging` selects everything under the folder; `path:models/x.sql` that file; globs allowed. */
+/**
+ * dbt's path method: the value is a glob of paths in the project (pathlib's: `*` within one folder, `**`
+ * any folders), and a node is selected by its file, by a folder above it, or by the .yml that documents it.
+ */
 function pathMatches(node: ManifestNode, value: string): boolean {
+  const pattern = value
+    .replace(/^(\.\/)+/, '')
+    .split('/')
+    .filter((part) => part !== '' && part !== '.');
+  if (pattern.length === 0) return false;
   const file = node.originalFilePath;
-  if (!file) return false;
-  const wanted = value.replace(/^\.\//, '').replace(/\/+$/, '');
-  return glob(wanted, file) || file.startsWith(`${wanted}/`) || glob(`${wanted}/*`, file);
+  if (file !== undefined && pathGlob(pattern, file.split('/'), true)) return true;
+  return node.patchPath !== undefined && pathGlob(pattern, node.patchPath.split('/'), false);
+}
+
+/** Whether the glob's parts from `p` match the path's from `i` (`within`: or a folder above the path). */
+function pathGlob(pattern: string[], path: string[], within: boolean, p = 0, i = 0): boolean {
+  const head = pattern[p];
+  if (head === undefined) return i === path.length || within;
+  if (head === '**') {
+    for (let skipped = i; skipped <= path.length; skipped++)
+      if (pathGlob(pattern, path, within, p + 1, skipped)) return true;
+    return false;
+  }
+  const part = path[i];
+  return part !== undefined && glob(head, part) && pathGlob(pattern, path, within, p + 1, i + 1);
 }
 
 /** dbt's fqn method: the selector against the node's fqn, or against it without the package name. */

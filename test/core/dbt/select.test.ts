@@ -177,6 +177,33 @@ describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)',
   });
 });
 
+describe('path: as dbt globs it (pathlib)', () => {
+  const project = readManifest(
+    manifest(
+      model('stg_orders', { folders: ['staging'], patch_path: 'shop://models/staging/_staging.yml' }),
+      model('fct_top', { folders: ['marts'] }),
+      model('fct_deep', { folders: ['marts', 'finance', 'sub'] }),
+      model('root_model'),
+    ),
+  );
+  const selected = (select: string) =>
+    selectNodes(project, { select: [select] }, () => {}).map((id) => id.replace('model.shop.', ''));
+
+  it('* stays within one folder, ** spans folders; a folder selects what is under it', () => {
+    expect(selected('path:models/*.sql')).toEqual(['root_model']);
+    expect(selected('path:models/*/fct_*.sql')).toEqual(['fct_top']);
+    expect(selected('path:models/**/fct_*.sql')).toEqual(['fct_top', 'fct_deep']);
+    expect(selected('path:models/marts/*')).toEqual(['fct_top', 'fct_deep']);
+    expect(selected('path:models/marts')).toEqual(['fct_top', 'fct_deep']);
+    expect(selected('models/*/finance')).toEqual(['fct_deep']);
+  });
+
+  it('the .yml that documents a node (its patch_path) selects it too', () => {
+    expect(selected('path:models/staging/_staging.yml')).toEqual(['stg_orders']);
+    expect(selected('path:models/**/_*.yml')).toEqual(['stg_orders']);
+  });
+});
+
 describe('state: against another manifest (--state)', () => {
   const changed = (node: Entry, change: Entry) => ({ ...node, ...change });
   const prod = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest);
