@@ -122,7 +122,9 @@ export function stateMatches(
   const old = state.nodes.get(node.uniqueId) ?? state.sources.get(node.uniqueId);
   if (selector === 'new') return old === undefined;
   if (selector === 'old') return old !== undefined;
-  if (old === undefined) return selector !== 'unmodified' && selector !== 'modified.macros';
+  // dbt's modified.macros looks at the node's macros alone, whether or not the node is new.
+  if (selector === 'modified.macros') return callsModifiedMacro(node, manifest, state);
+  if (old === undefined) return selector !== 'unmodified';
   switch (selector) {
     case 'modified':
       return modified(node, old, manifest, state);
@@ -138,8 +140,6 @@ export function stateMatches(
       return !samePersistedDescriptions(node, old);
     case 'modified.contract':
       return !sameContract(node, old);
-    case 'modified.macros':
-      return callsModifiedMacro(node, manifest, state);
     default:
       return false;
   }

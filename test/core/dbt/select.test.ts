@@ -207,6 +207,14 @@ describe('path: as dbt globs it (pathlib)', () => {
 describe('state: against another manifest (--state)', () => {
   const changed = (node: Entry, change: Entry) => ({ ...node, ...change });
   const prod = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest);
+  const callsCents = (node: Entry) =>
+    changed(node, { depends_on: { nodes: [], macros: ['macro.shop.cents'] } });
+  const withCentsMacro = (sql: string, ...nodes: Entry[]) => ({
+    ...manifest(...nodes),
+    macros: {
+      'macro.shop.cents': { unique_id: 'macro.shop.cents', macro_sql: sql, depends_on: { macros: [] } },
+    },
+  });
 
   it('state:modified is what changed, state:new what is new; + adds the children', () => {
     const pr = manifest(
@@ -296,15 +304,16 @@ describe('state: against another manifest (--state)', () => {
   });
 
   it('a macro a model calls, changed, makes it modified', () => {
-    const withMacros = (sql: string) => ({
-      ...manifest(changed(dimDate, { depends_on: { nodes: [], macros: ['macro.shop.cents'] } }), dimPlan),
-      macros: {
-        'macro.shop.cents': { unique_id: 'macro.shop.cents', macro_sql: sql, depends_on: { macros: [] } },
-      },
-    });
+    const withMacros = (sql: string) => withCentsMacro(sql, callsCents(dimDate), dimPlan);
     expect(names(['state:modified'], withMacros('a'), withMacros('b'))).toEqual(['dim_date']);
     expect(names(['state:modified.macros'], withMacros('a'), withMacros('b'))).toEqual(['dim_date']);
     expect(names(['state:modified'], withMacros('a'), withMacros('a'))).toEqual([]);
+  });
+
+  it('modified.macros: a new model that calls a changed macro too (dbt looks only at the macros)', () => {
+    const base = withCentsMacro('a', callsCents(dimDate));
+    const pr = withCentsMacro('b', callsCents(dimDate), callsCents(dimPlan), model('dim_member'));
+    expect(names(['state:modified.macros'], base, pr)).toEqual(['dim_date', 'dim_plan']);
   });
 
   it('without --state, or an unknown state selector: a DbtSelectionError saying what to do', () => {
