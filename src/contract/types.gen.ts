@@ -2148,7 +2148,7 @@ export interface components {
             schema?: string;
             definitionHash?: string;
         };
-        /** @description Exactly one of `tables` or `runResults`, or a raw run-results artifact (`metadata` + `results`). */
+        /** @description Exactly one of `tables` or `runResults`, or a raw run-results artifact (`metadata` + `results`). Of the wrapper's fields, a raw artifact is read for `environmentLabel` only (at its top), as in the wrapped body: it must match a single-environment token (403 `environment_mismatch`), and without it an environment-agnostic token is refused (400 `environment_required`). */
         RecertifyRequest: {
             tables?: components["schemas"]["RecertifyTable"][];
             runResults?: Record<string, never>;

@@ -71,7 +71,16 @@ export function readSignal(body: unknown): Signal {
   const hasTables = 'tables' in body;
   const hasRun = 'runResults' in body;
   const raw = !hasTables && !hasRun && isObject(body['metadata']) && Array.isArray(body['results']);
-  if (raw) return { ...fromRunResults(body, undefined), raw: true, trigger: 'PIPELINE_RUN' };
+  if (raw) {
+    // dbt writes no environmentLabel into run_results.json, but one added at its top counts as in a wrapped body.
+    const environmentLabel = readEnvironmentLabel(body);
+    return {
+      ...fromRunResults(body, undefined),
+      raw: true,
+      trigger: 'PIPELINE_RUN',
+      ...(environmentLabel === undefined ? {} : { environmentLabel }),
+    };
+  }
   if (hasTables === hasRun) {
     throw badRequest(
       'invalid_request',
@@ -90,12 +99,7 @@ export function readSignal(body: unknown): Signal {
       },
     );
   }
-  const environmentLabel = body['environmentLabel'];
-  if (environmentLabel !== undefined && (typeof environmentLabel !== 'string' || environmentLabel === '')) {
-    throw badRequest('invalid_request', 'environmentLabel must be a non-empty string.', {
-      field: 'environmentLabel',
-    });
-  }
+  const environmentLabel = readEnvironmentLabel(body);
   const trigger = body['trigger'] ?? 'PIPELINE_RUN';
   if (typeof trigger !== 'string' || trigger === '' || trigger.length > MAX_TRIGGER_CHARS) {
     throw badRequest(
@@ -123,6 +127,17 @@ export function readSignal(body: unknown): Signal {
     ...(environmentLabel === undefined ? {} : { environmentLabel }),
     ...(evidence === undefined ? {} : { evidence }),
   };
+}
+
+/** The body's `environmentLabel`, when it names one; 400 when it is not a non-empty string. */
+function readEnvironmentLabel(body: Body): string | undefined {
+  const environmentLabel = body['environmentLabel'];
+  if (environmentLabel !== undefined && (typeof environmentLabel !== 'string' || environmentLabel === '')) {
+    throw badRequest('invalid_request', 'environmentLabel must be a non-empty string.', {
+      field: 'environmentLabel',
+    });
+  }
+  return environmentLabel;
 }
 
 /** 413 when `evidence` serializes to more than MAX_EVIDENCE_BYTES: it is a summary, not the run's output. */
@@ -258,10 +273,11 @@ async function resolveEnvironment(
       );
     }
     label = caller.env;
-  } else if (signal.raw) {
+  } else if (signal.raw && signal.environmentLabel === undefined) {
     throw badRequest(
       'environment_required',
-      'A raw run-results body carries no environmentLabel: send it with an environment-scoped token, or wrap it as {"runResults": …, "environmentLabel": …}.',
+      'This raw run-results body names no environment: send it with an environment-scoped token, or add "environmentLabel" at its top (or wrap it as {"runResults": …, "environmentLabel": …}).',
+      { field: 'environmentLabel' },
     );
   } else if (signal.environmentLabel === undefined) {
     throw badRequest(

@@ -14,6 +14,15 @@ const ids: Record<string, string> = {};
 
 const duckdbRun = () => JSON.parse(readSharedFixture('dbt/duckdb-v6-run_results.json'));
 const duckdbManifest = () => JSON.parse(readSharedFixture('dbt/duckdb-v12-manifest.json'));
+/** The run_results.json of a dbt 1.5 run (schema v5) with these results. */
+const v5Run = (results: object[]) => ({
+  metadata: {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v5.json',
+    dbt_version: '1.5.0',
+  },
+  results,
+  elapsed_time: 1.5,
+});
 
 const signal = (body: unknown, token = anyEnv) =>
   server.request('POST', '/api/workspace/recertify', { token, body });
@@ -276,26 +285,19 @@ describe('runResults', () => {
   });
 
   it('reads a v5 run: only successful models count', async () => {
-    const v5 = {
-      metadata: {
-        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v5.json',
-        dbt_version: '1.5.0',
+    const v5 = v5Run([
+      {
+        status: 'success',
+        unique_id: 'model.shop.categorydim',
+        relation_name: '"warehouse"."analytics"."categorydim"',
       },
-      results: [
-        {
-          status: 'success',
-          unique_id: 'model.shop.categorydim',
-          relation_name: '"warehouse"."analytics"."categorydim"',
-        },
-        {
-          status: 'error',
-          unique_id: 'model.shop.productsdim',
-          relation_name: '"warehouse"."analytics"."productsdim"',
-        },
-        { status: 'pass', unique_id: 'test.shop.not_null_categorydim_category_id', relation_name: null },
-      ],
-      elapsed_time: 1.5,
-    };
+      {
+        status: 'error',
+        unique_id: 'model.shop.productsdim',
+        relation_name: '"warehouse"."analytics"."productsdim"',
+      },
+      { status: 'pass', unique_id: 'test.shop.not_null_categorydim_category_id', relation_name: null },
+    ]);
     const response = await signal({ runResults: v5, environmentLabel: 'dev' });
     expect(response.body).toMatchObject({ submitted: 1, governed: 1 });
     expect(response.body.outcomes[0].table).toBe('categorydim');
@@ -342,7 +344,9 @@ describe('runResults', () => {
     expect(failed.body.error.code).toBe('nothing_built');
   });
 
-  it('recognises a raw run-results body by shape; it needs an environment-scoped token', async ({ skip }) => {
+  it('recognises a raw run-results body by shape; naming no environment, it needs an environment-scoped token', async ({
+    skip,
+  }) => {
     skip(noSharedFixtures !== undefined, noSharedFixtures);
     const raw = await signal(duckdbRun(), devOnly);
     expect(raw.status).toBe(200);
@@ -350,6 +354,41 @@ describe('runResults', () => {
     const agnostic = await signal(duckdbRun(), anyEnv);
     expect(agnostic.status).toBe(400);
     expect(agnostic.body.error.code).toBe('environment_required');
+  });
+
+  it('reads a top-level environmentLabel of a raw run-results body as in the wrapped body', async () => {
+    const raw = v5Run([
+      {
+        status: 'success',
+        unique_id: 'model.shop.categorydim',
+        relation_name: '"dw"."analytics_dev"."categorydim"',
+      },
+    ]);
+    const requestsBefore = await openRequests('categorydim');
+    const versionBefore = (await tableState('categorydim'))?.data_version;
+    const mismatch = await signal({ ...raw, environmentLabel: 'production' }, devOnly);
+    expect(mismatch.status).toBe(403);
+    expect(mismatch.body.error.code).toBe('environment_mismatch');
+    expect((await tableState('categorydim'))?.data_version).toBe(versionBefore);
+    const notAString = await signal({ ...raw, environmentLabel: 5 }, anyEnv);
+    expect(notAString.status).toBe(400);
+    expect(notAString.body.error).toMatchObject({
+      code: 'invalid_request',
+      details: { field: 'environmentLabel' },
+    });
+    const unknown = await signal({ ...raw, environmentLabel: 'qa' }, anyEnv);
+    expect(unknown.body.error.code).toBe('unknown_environment');
+    expect((await tableState('categorydim'))?.data_version).toBe(versionBefore);
+    expect(await openRequests('categorydim')).toEqual(requestsBefore);
+    for (const token of [anyEnv, devOnly]) {
+      const named = await signal({ ...raw, environmentLabel: 'dev' }, token);
+      expect(named.status).toBe(200);
+      expect(named.body).toMatchObject({ environmentLabel: 'dev', submitted: 1, governed: 1 });
+      expect(named.body.outcomes[0]).toMatchObject({ table: 'categorydim', outcome: 'recert_filed' });
+    }
+    const unnamed = await signal(raw, anyEnv);
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.error.code).toBe('environment_required');
   });
 });
 
