@@ -6,6 +6,7 @@
 // `success` although they build nothing. Models, seeds and snapshots with status `success` are rebuilt
 // tables, and so is a microbatch model with `partial success` (dbt 1.9+: some batches failed, the others
 // were written, so its rows changed); tests are evidence only.
+import { parseDottedName } from './artifacts/identifiers.js';
 
 /** The run-results schema versions read (the trailing `vN.json` of `metadata.dbt_schema_version`). */
 export const RUN_RESULTS_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
@@ -195,6 +196,57 @@ function ranSql(result: Record<string, unknown>): boolean {
     isObject(response) &&
     Object.keys(response).length === 0;
   return !compiledOnly;
+}
+
+/** A rebuilt table as the run names it: its name, its schema when known, and its manifest checksum. */
+export interface NamedTable {
+  name: string;
+  schema?: string;
+  definitionHash?: string;
+}
+
+const named = (...candidates: unknown[]): string | undefined =>
+  candidates.find((c): c is string => typeof c === 'string' && c !== '');
+
+/**
+ * The table a rebuilt node names: the manifest node's alias or name, else the relation name's last part,
+ * else the unique id's third (`model.<project>.<name>`); the schema likewise. An empty string names
+ * nothing, so a manifest node with an empty alias and name falls back as a run without a manifest does.
+ * Null when nothing names the table.
+ */
+export function namedTable(built: BuiltNode, node: ManifestNode | undefined): NamedTable | null {
+  const relation =
+    built.relationName === undefined
+      ? undefined
+      : // dbt quotes a relation as its adapter does: backticks on BigQuery (whose project names hold
+        // hyphens), Databricks and Spark; double quotes elsewhere.
+        parseDottedName(built.relationName, { backticks: true });
+  const name = named(node?.alias, node?.name, relation?.at(-1), built.uniqueId.split('.')[2]);
+  if (name === undefined) return null;
+  const schema = named(node?.schema, relation?.at(-2));
+  const checksum = named(node?.checksum?.checksum);
+  return { name, ...(schema ? { schema } : {}), ...(checksum ? { definitionHash: checksum } : {}) };
+}
+
+/**
+ * The tables the run rebuilt (named through `nodes`, the manifest's, when one is given), or nothing_built
+ * when none of them can be named: a run that rebuilt no table gds can signal.
+ */
+export function namedTables(
+  built: readonly BuiltNode[],
+  nodes: Readonly<Record<string, ManifestNode>> | null,
+): { ok: true; tables: NamedTable[] } | { ok: false; code: 'nothing_built'; message: string } {
+  const tables = built.flatMap((b) => namedTable(b, nodes?.[b.uniqueId]) ?? []);
+  if (tables.length > 0) return { ok: true, tables };
+  const ids = built.slice(0, 5).map((b) => JSON.stringify(b.uniqueId));
+  return {
+    ok: false,
+    code: 'nothing_built',
+    message:
+      `This run built nothing gds can name: of its successful model, seed and snapshot results ` +
+      `(${ids.join(', ')}${built.length > ids.length ? ', …' : ''}), none names its table by a relation_name, ` +
+      `a manifest node's alias or name, or a unique id of the form model.<project>.<name>, so there is nothing to recertify.`,
+  };
 }
 
 /** What the service reads of a result: its status, which node, the relation, and whether it ran SQL. */

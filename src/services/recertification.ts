@@ -11,7 +11,8 @@ import type { ApiClient } from '../client/index.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
 import { ApiError, NetworkError } from '../client/errors.js';
-import { readRunResults, reduceManifest, reduceRunResults } from '../core/dbt-run.js';
+import type { ReducedManifest } from '../core/dbt-run.js';
+import { namedTables, readRunResults, reduceManifest, reduceRunResults } from '../core/dbt-run.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
@@ -142,22 +143,18 @@ export async function recertifyRequest(
   if (input.runResults !== undefined) {
     const runResults = await readJsonObject(input.runResults, '--run-results');
     const reading = readRunResults(runResults);
-    if (!reading.ok) {
-      const built = reading.code === 'nothing_built';
-      throw new CliError(`${input.runResults}: ${reading.message}`, {
-        exitCode: built ? ExitCode.Refused : ExitCode.Usage,
-        code: reading.code,
-        suggestion: built
-          ? 'Signal after dbt run, build, seed or snapshot; nothing was sent.'
-          : 'Give --run-results the target/run_results.json dbt wrote; nothing was sent.',
-      });
-    }
+    if (!reading.ok) throw refusedRun(input.runResults, reading);
     body.runResults = runResults as RecertifyRequest['runResults'];
+    let manifest: ReducedManifest | string | undefined;
     if (input.manifest !== undefined) {
-      const manifest = await readManifest(input.manifest, reduceManifest);
+      manifest = await readManifest(input.manifest);
       if (typeof manifest === 'string') warn({ code: 'manifest_ignored', message: manifest });
       else body.manifest = manifest;
     }
+    // Named as the service names them: a run none of whose rebuilt nodes names a table is refused here too.
+    const naming = namedTables(reading.built, typeof manifest === 'object' ? manifest.nodes : null);
+    if (!naming.ok)
+      throw refusedRun(input.runResults, naming, 'Name the rebuilt tables with --tables; nothing was sent.');
     // The run results as dbt wrote them (the service derives its evidence summary from the artifact), unless
     // the request would pass the service's 25 MB: then each result as the status, node, relation and message
     // the signal reads.
@@ -174,11 +171,26 @@ export async function recertifyRequest(
   return body;
 }
 
-/** The reduced manifest, or why it is left out (a file that cannot be read is still exit 2). */
-async function readManifest(
+/** Run results gds does not send: a run that built nothing (exit 7), or a file it cannot read (exit 2). */
+function refusedRun(
   path: string,
-  reduce: (value: unknown) => object | null,
-): Promise<object | string> {
+  refusal: { code: 'malformed_run_results' | 'nothing_built'; message: string },
+  suggestion?: string,
+): CliError {
+  const built = refusal.code === 'nothing_built';
+  return new CliError(`${path}: ${refusal.message}`, {
+    exitCode: built ? ExitCode.Refused : ExitCode.Usage,
+    code: refusal.code,
+    suggestion:
+      suggestion ??
+      (built
+        ? 'Signal after dbt run, build, seed or snapshot; nothing was sent.'
+        : 'Give --run-results the target/run_results.json dbt wrote; nothing was sent.'),
+  });
+}
+
+/** The reduced manifest, or why it is left out (a file that cannot be read is still exit 2). */
+async function readManifest(path: string): Promise<ReducedManifest | string> {
   const { text } = await readTextInput(path, {
     flag: '--manifest',
     maxBytes: MANIFEST_READ_LIMIT_BYTES,
@@ -191,7 +203,7 @@ async function readManifest(
     return `${path} is not JSON (${(error as Error).message}); the signal is sent without a manifest, so no drift detection.`;
   }
   return (
-    reduce(value) ??
+    reduceManifest(value) ??
     `${path} is not a dbt manifest.json (no nodes or no manifest schema version); the signal is sent without it, so no drift detection.`
   );
 }

@@ -1115,6 +1115,26 @@ describe('recertify', () => {
     expect(api.seen).toEqual([]);
   });
 
+  it('a run whose successful results name no table (no relation, manifest name or model.<project>.<name>): exit 7, nothing sent', async () => {
+    const unnamed = run('run', [
+      { status: 'success', unique_id: 'model' },
+      { status: 'success', unique_id: 'model.shop' },
+    ]);
+    const manifest = manifestWith({ model: { ...node, unique_id: 'model', name: '', alias: '' } });
+    const folder = await folderWith({
+      'rr.json': JSON.stringify(unnamed),
+      'm.json': JSON.stringify(manifest),
+    });
+    for (const input of [{}, { manifest: join(folder, 'm.json') }]) {
+      const error = await rejection(
+        recertify(newClient(), { runResults: join(folder, 'rr.json'), ...input }),
+      );
+      expect(error, JSON.stringify(input)).toMatchObject({ exitCode: 7, code: 'nothing_built' });
+      expect(error.message).toContain('built nothing');
+    }
+    expect(api.seen).toEqual([]);
+  });
+
   it('--tables sends the names', async () => {
     let body: unknown;
     api.use(

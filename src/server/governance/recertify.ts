@@ -3,9 +3,8 @@
 // applies `recertify_signal` to each governed table it names. Names matching no governed table are a
 // silent `not_governed`.
 import { createHash } from 'node:crypto';
-import { parseDottedName } from '../../core/artifacts/identifiers.js';
 import type { ManifestNode } from '../../core/dbt-run.js';
-import { readRunResults, reduceManifest } from '../../core/dbt-run.js';
+import { namedTables, readRunResults, reduceManifest } from '../../core/dbt-run.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { CertifiedViewStatus } from '../certification/view.js';
@@ -216,12 +215,13 @@ function fromRunResults(
   const reading = readRunResults(runResults);
   if (!reading.ok) throw badRequest(reading.code, reading.message);
   const nodes = manifestNodes(manifest);
+  const naming = namedTables(reading.built, nodes);
+  if (!naming.ok) throw badRequest(naming.code, naming.message);
   // One entry per relation: two models of one alias in two schemas are two relations (each its table).
   const seen = new Map<string, BatchEntry>();
-  for (const built of reading.built) {
-    const entry = resolveModel(built.uniqueId, built.relationName, nodes?.[built.uniqueId]);
-    const key = entry && `${entry.schema ?? ''}.${entry.name}`.toLowerCase();
-    if (entry && key && !seen.has(key)) seen.set(key, entry);
+  for (const entry of naming.tables) {
+    const key = `${entry.schema ?? ''}.${entry.name}`.toLowerCase();
+    if (!seen.has(key)) seen.set(key, entry);
   }
   if (seen.size > MAX_TABLES) throw tooMany(seen.size);
   return {
@@ -234,27 +234,6 @@ function fromRunResults(
       manifestUsed: nodes !== null,
     },
   };
-}
-
-/** A model's table name: the manifest node's alias/name, else the relation name's last part, else the unique id's. */
-function resolveModel(
-  uniqueId: string,
-  relationName: unknown,
-  node: ManifestNode | undefined,
-): BatchEntry | null {
-  const checksum = typeof node?.checksum?.checksum === 'string' ? node.checksum.checksum : undefined;
-  const fromNode =
-    typeof node?.alias === 'string' ? node.alias : typeof node?.name === 'string' ? node.name : undefined;
-  const relation =
-    typeof relationName === 'string'
-      ? // dbt quotes a relation as its adapter does: backticks on BigQuery (whose project names hold
-        // hyphens), Databricks and Spark; double quotes elsewhere.
-        parseDottedName(relationName, { backticks: true })
-      : undefined;
-  const name = fromNode ?? relation?.at(-1) ?? uniqueId.split('.')[2];
-  if (!name) return null;
-  const schema = typeof node?.schema === 'string' ? node.schema : relation?.at(-2);
-  return { name, ...(schema ? { schema } : {}), ...(checksum ? { definitionHash: checksum } : {}) };
 }
 
 /** The environment the signal acts in (§4.8 "Environment resolution"), with its 400 and 403 cases. */

@@ -390,6 +390,46 @@ describe('runResults', () => {
     expect(unnamed.status).toBe(400);
     expect(unnamed.body.error.code).toBe('environment_required');
   });
+
+  it('names a model whose manifest node has an empty alias and name by its relation, else its unique id', async () => {
+    const manifest = {
+      nodes: {
+        'model.shop.categorydim': {
+          unique_id: 'model.shop.categorydim',
+          resource_type: 'model',
+          alias: '',
+          name: '',
+          schema: '',
+        },
+      },
+    };
+    for (const relation of [{ relation_name: '"dw"."analytics_dev"."categorydim"' }, {}]) {
+      const runResults = v5Run([{ status: 'success', unique_id: 'model.shop.categorydim', ...relation }]);
+      const response = await signal({ runResults, manifest, environmentLabel: 'dev' });
+      expect(response.status, JSON.stringify(relation)).toBe(200);
+      expect(response.body, JSON.stringify(relation)).toMatchObject({ submitted: 1, governed: 1 });
+      expect(response.body.outcomes[0]).toMatchObject({ table: 'categorydim', outcome: 'recert_filed' });
+    }
+  });
+
+  it('answers 400 nothing_built when no successful result names a table, and files nothing', async () => {
+    const runResults = v5Run([
+      { status: 'success', unique_id: 'model' },
+      { status: 'success', unique_id: 'seed.shop' },
+      { status: 'error', unique_id: 'model.shop.categorydim' },
+    ]);
+    const before = await server.sql('SELECT count(*)::int AS n FROM gds.recertification_requests');
+    const versionBefore = (await tableState('categorydim'))?.data_version;
+    for (const manifest of [undefined, { nodes: {} }]) {
+      const response = await signal({ runResults, manifest, environmentLabel: 'dev' });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('nothing_built');
+      expect(response.body.error.message).toContain('built nothing');
+      expect(response.body.error.message).toContain('"seed.shop"');
+    }
+    expect(await server.sql('SELECT count(*)::int AS n FROM gds.recertification_requests')).toEqual(before);
+    expect((await tableState('categorydim'))?.data_version).toBe(versionBefore);
+  });
 });
 
 describe('refusals (§7.2)', () => {
