@@ -171,6 +171,8 @@ export function printPushPreview(
   outcome: Exclude<PushOutcome, { kind: 'pushed' }>,
   dryRun: boolean,
   trackingUrl?: string,
+  /** The table as --replace named it (docs/output.md); else its governance id. */
+  named?: string,
 ): void {
   if (outcome.kind === 'preview') {
     printPreview(out, { changed: true, diff: outcome.diff }, '');
@@ -180,7 +182,7 @@ export function printPushPreview(
   const id = held.governanceId;
   const version = held.definitionVersion === undefined ? '' : ` definition v${held.definitionVersion}`;
   const state = held.state === undefined ? '' : ` (${held.state})`;
-  const noChange = `No change: ${id} is already${version || ' this definition'}${state}.`;
+  const noChange = `No change: ${named ?? id} is already${version || ' this definition'}${state}.`;
   if (dryRun) printPreview(out, { changed: false, diff: '' }, noChange);
   else if (out.json) {
     out.record({

@@ -5,10 +5,11 @@ import { Args, Flags } from '@oclif/core';
 import type { ApiClient } from '../client/index.js';
 import type { RecordValues, TableGrant } from '../contract/types.js';
 import { ApiCommand } from './api-command.js';
-import { CliError, ExitCode } from '../core/errors.js';
+import { CliError, ExitCode, restated } from '../core/errors.js';
 import { resolveRecordsTable, parseRecordValues } from '../services/records.js';
 import { drawForTable } from '../services/tokens.js';
 import { readBoundedText } from '../io/input.js';
+import { shellWord } from '../core/shell-word.js';
 
 export const tableArg = Args.string({
   description: 'The table: its id, or the name of a table your DATA-API token grants.',
@@ -61,6 +62,30 @@ export abstract class RecordsCommand<T extends typeof Command> extends ApiComman
         work(client, drawnFor ?? (await resolveRecordsTable(client, ref, session.credentials?.token))),
       { draw },
     );
+  }
+
+  /**
+   * withTable for one record: a record the table lacks (404, exit 5) is said with the table as the person
+   * named it, and where its record ids are listed.
+   */
+  protected async withRecord<R>(
+    ref: string,
+    recordId: string,
+    work: (client: ApiClient, tableId: string) => Promise<R>,
+  ): Promise<R> {
+    let label = ref;
+    try {
+      return await this.withTable(ref, (client, tableId) => {
+        label = this.tableLabel(ref, tableId);
+        return work(client, tableId);
+      });
+    } catch (error) {
+      if (!(error instanceof CliError) || error.code !== 'record_not_found') throw error;
+      throw restated(error, {
+        message: `Record ${recordId} does not exist in table ${label}.`,
+        suggestion: `gds records list ${shellWord(label)} shows the ids of its records.`,
+      });
+    }
   }
 
   /** The record of `--data`, `-f` or piped stdin; a usage error (nothing sent) when none is given. */

@@ -93,7 +93,11 @@ export default class Push extends ApiCommand<typeof Push> {
             : 'trackingUrl' in held
               ? held.trackingUrl
               : tablePageUrl(session.baseUrl, held.tableId);
-        printPushPreview(this.out, outcome, dryRun, tracking);
+        const named =
+          held === undefined || replace === undefined
+            ? undefined
+            : this.tableLabel(replace, held.governanceId);
+        printPushPreview(this.out, outcome, dryRun, tracking, named);
         if (tracking !== undefined && !dryRun) openTracking(tracking);
         return;
       }

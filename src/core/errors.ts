@@ -79,3 +79,13 @@ export function exitCodeForStatus(status: number): ExitCodeValue {
       return ExitCode.Failure;
   }
 }
+
+/** `error` said again in the person's terms (the table as they named it, the file they gave); the rest kept. */
+export function restated(error: CliError, change: { message?: string; suggestion?: string }): CliError {
+  return new CliError(change.message ?? error.message, {
+    exitCode: error.exitCode,
+    code: error.code,
+    details: error.details,
+    suggestion: change.suggestion ?? error.suggestion,
+  });
+}

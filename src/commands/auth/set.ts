@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { CliError, ExitCode } from '../../core/errors.js';
+import { CliError, ExitCode, restated } from '../../core/errors.js';
 import { readTextInput } from '../../io/input.js';
 import { TOKEN_READ_LIMIT_BYTES } from '../../core/artifact-bounds.js';
 import { maskToken } from '../../core/redact.js';
@@ -157,10 +157,7 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
  */
 function refusedAs(error: unknown, how: string | undefined): unknown {
   if (how === undefined || !(error instanceof CliError) || error.suggestion === undefined) return error;
-  return new CliError(error.message, {
-    exitCode: error.exitCode,
-    code: error.code,
-    details: error.details,
+  return restated(error, {
     suggestion: error.suggestion.replace('The token from the command line', `The token ${how}`),
   });
 }

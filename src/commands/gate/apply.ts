@@ -4,6 +4,8 @@ import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { readGate1Text } from '../../io/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 import { applyGate } from '../../services/gates.js';
+import { CliError, restated } from '../../core/errors.js';
+import { shellWord } from '../../core/shell-word.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
   static override summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
@@ -35,9 +37,17 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     const input = await readGate1Text(this.flags.file, { flag: '-f' });
     const outcome = await this.withClient(async (client) =>
       applyGate(client, await this.tableIdOf(client, tableId), input, { dryRun }),
-    );
+    ).catch((error: unknown) => {
+      // Refused here or by the service: the check to run names the table and the file as the person did.
+      if (!(error instanceof CliError) || error.code !== 'invalid_gate1') throw error;
+      const validate = `gds gate validate ${shellWord(tableId)} -f ${shellWord(this.flags.file)}`;
+      throw restated(error, {
+        suggestion: `Fix the file (${validate} shows the same), then apply it again.`,
+      });
+    });
     if (outcome.kind === 'unchanged') {
-      const noChange = `No change: gate1.yml of ${outcome.current.tableId} is already v${outcome.current.version}.`;
+      const table = this.tableLabel(tableId, outcome.current.tableId);
+      const noChange = `No change: gate1.yml of ${table} is already v${outcome.current.version}.`;
       if (dryRun) printPreview(this.out, { changed: false, diff: '' }, noChange);
       else if (this.out.json) this.out.record(outcome.current);
       else this.out.success(noChange);

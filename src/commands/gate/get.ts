@@ -43,7 +43,10 @@ export default class GateGet extends ApiCommand<typeof GateGet> {
         example: 'gate1.yml',
       });
       if (this.out.json) this.out.record({ ...gate, file: output });
-      else this.out.success(`Wrote gate1.yml v${gate.version} of ${gate.tableId} to ${output}.`);
+      else {
+        const table = this.tableLabel(this.args.tableId, gate.tableId);
+        this.out.success(`Wrote gate1.yml v${gate.version} of ${table} to ${output}.`);
+      }
       return;
     }
     if (this.out.json) this.out.record(gate);

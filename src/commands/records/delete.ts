@@ -22,7 +22,7 @@ export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> 
   async run(): Promise<void> {
     const { yes } = this.flags;
     requireConfirmable('records delete', yes, `delete record ${this.args.id}`);
-    const deleted = await this.withTable(this.args.table, (client, tableId) =>
+    const deleted = await this.withRecord(this.args.table, this.args.id, (client, tableId) =>
       deleteRecord(
         client,
         tableId,

@@ -14,7 +14,7 @@ export default class RecordsGet extends RecordsCommand<typeof RecordsGet> {
   static override args = { table: tableArg, id: recordIdArg };
 
   async run(): Promise<void> {
-    const record = await this.withTable(this.args.table, (client, tableId) =>
+    const record = await this.withRecord(this.args.table, this.args.id, (client, tableId) =>
       getRecord(client, tableId, this.args.id),
     );
     printRecord(this.out, record);

@@ -18,7 +18,7 @@ export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> 
 
   async run(): Promise<void> {
     const changes = await this.recordInput(this.flags);
-    const record = await this.withTable(this.args.table, (client, tableId) =>
+    const record = await this.withRecord(this.args.table, this.args.id, (client, tableId) =>
       updateRecord(client, tableId, this.args.id, changes),
     );
     if (this.out.json) {
