@@ -54,19 +54,28 @@ export type GateApplyOutcome =
   | { kind: 'applied'; applied: Gate1ApplyResult; diff: string };
 
 /**
- * Validates `content` locally (exit 2 with every diagnostic, nothing sent), then compares it with the
- * current version: rules semantically identical (formatting, key order, comments aside) send nothing.
- * Otherwise stores it, unless `dryRun`, which only returns the diff.
+ * Validates `content` locally (exit 2 with every diagnostic, nothing sent), its column names too when
+ * `columns` gives the table's, then compares it with the current version: rules semantically identical
+ * (formatting, key order, comments aside) send nothing. Otherwise stores it, unless `dryRun`, which only
+ * returns the diff.
  */
 export async function applyGate(
   client: GatesClient,
   tableId: string,
   input: { name: string; text: string },
-  options: Call & { dryRun?: boolean } = {},
+  options: Call & {
+    dryRun?: boolean;
+    /** The table's column names, asked once the file is valid without them (an invalid file sends nothing). */
+    columns?: () => Promise<Iterable<string> | undefined>;
+  } = {},
 ): Promise<GateApplyOutcome> {
   await checkGateLocally(input);
   const call = options.signal === undefined ? {} : { signal: options.signal };
-  const current = await currentGateOrNull(client, tableId, call);
+  const [current, columns] = await Promise.all([
+    currentGateOrNull(client, tableId, call),
+    options.columns?.(),
+  ]);
+  if (columns !== undefined) await checkGateLocally(input, columns);
   const diff = await gateDiff(tableId, current, input);
   if (current !== null && diff === undefined) {
     const { content: _content, ...version } = current;
@@ -98,9 +107,18 @@ export async function gateDiff(
   return diffGateTexts(libraries, before, input, { semantic: false }).unified;
 }
 
-/** Validates a gate1.yml as `gate validate` does (no columns): exit 2 with every diagnostic, nothing sent. */
-export async function checkGateLocally(input: { name: string; text: string }): Promise<void> {
-  const { diagnostics } = await validateGate1Lazily(input.text, { fileName: input.name });
+/**
+ * Validates a gate1.yml as `gate validate` does, against the table's `columns` when given: exit 2 with every
+ * diagnostic, nothing sent.
+ */
+export async function checkGateLocally(
+  input: { name: string; text: string },
+  columns?: Iterable<string>,
+): Promise<void> {
+  const { diagnostics } = await validateGate1Lazily(input.text, {
+    fileName: input.name,
+    ...(columns === undefined ? {} : { columns }),
+  });
   const { errors } = countDiagnostics(diagnostics);
   if (errors > 0) {
     // The diagnostics are printed from details (one line each in human mode, whole under --json).
@@ -113,6 +131,23 @@ export async function checkGateLocally(input: { name: string; text: string }): P
         details: { diagnostics },
       },
     );
+  }
+}
+
+/**
+ * The column names of a table, for checking a gate1.yml before it is sent; undefined when this caller may
+ * not read them (the service checks them then).
+ */
+export async function tableColumnsOrUndefined(
+  client: Pick<ApiClient, 'tables'>,
+  tableId: string,
+  call: Call = {},
+): Promise<string[] | undefined> {
+  try {
+    return (await client.tables.ddl(tableId, call)).columns;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return undefined;
+    throw error;
   }
 }
 

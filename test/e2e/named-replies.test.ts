@@ -1,6 +1,6 @@
 // A new user names tables by name (`orders`, `crm_contacts`): every reply names them back that way, never
 // by the id the name resolved to (docs/output.md), and the next step suggested uses the name and the file
-// the user gave.
+// the user gave. gate apply checks the rules' column names against the table before sending anything.
 // gds runs in the test process (runInProcess).
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,10 @@ let server: TestServer;
 let dir: string;
 const file = (name: string) => join(dir, name);
 
-async function gds(args: string[], stdin?: string): Promise<CliResult> {
+async function gds(args: string[], stdin?: string, debug = false): Promise<CliResult> {
   return runInProcess(args, {
     env: {
+      ...(debug ? { GDS_DEBUG: '1' } : {}),
       GDS_CONFIG_DIR: join(dir, 'config'),
       GDS_SECRET_STORAGE: 'file',
       SERVICE_API_URL: server.url,
@@ -26,6 +27,14 @@ async function gds(args: string[], stdin?: string): Promise<CliResult> {
     },
     ...(stdin === undefined ? {} : { input: stdin }),
   });
+}
+
+/** The gate1.yml versions the service holds for a table. */
+async function gateVersions(tableId: string): Promise<number> {
+  const [row] = await server.sql('SELECT count(*)::int AS n FROM gds.gate1_versions WHERE table_id = $1', [
+    tableId,
+  ]);
+  return Number(row?.n);
 }
 
 beforeAll(async () => {
@@ -84,5 +93,29 @@ describe('replies name the table as the user named it', () => {
     const applied = await gds(['gate', 'apply', 'orders', '-f', file('invalid.yml')]);
     expect(applied.code).toBe(2);
     expect(applied.stderr).toContain(`gds gate validate orders -f ${file('invalid.yml')}`);
+  });
+});
+
+describe('gate apply checks column names against the table first', () => {
+  it('rules naming a column orders lacks: exit 2 as gate validate, no PUT sent, nothing stored', async () => {
+    const tableId = server.table('orders').id;
+    const before = await gateVersions(tableId);
+    const validated = await gds(['gate', 'validate', 'orders', '-f', file('gate1.yml')]);
+    expect(validated.code).toBe(2);
+    // GDS_DEBUG=1 logs every request gds sends.
+    const applied = await gds(['gate', 'apply', 'orders', '-f', file('gate1.yml')], undefined, true);
+    expect(applied.code, applied.stderr).toBe(2);
+    expect(applied.stderr).toMatch(/^gds: → GET /m);
+    expect(applied.stderr).not.toMatch(/^gds: → PUT /m);
+    const said = applied.stderr.replace(/^gds: .*\n/gm, '');
+    expect(said).toContain('the table has no column "discount_pct"');
+    expect(said).toContain(`gds gate validate orders -f ${file('gate1.yml')}`);
+    expect(await gateVersions(tableId)).toBe(before);
+  });
+
+  it('rules whose columns the table has: applied', async () => {
+    const applied = await gds(['gate', 'apply', 'products', '-f', file('price.yml')]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toContain('Applied');
   });
 });

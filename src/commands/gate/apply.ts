@@ -3,18 +3,19 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { readGate1Text } from '../../io/input.js';
 import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
-import { applyGate } from '../../services/gates.js';
+import { applyGate, tableColumnsOrUndefined } from '../../services/gates.js';
 import { CliError, restated } from '../../core/errors.js';
 import { shellWord } from '../../core/shell-word.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
   static override summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
   static override description =
-    'The file is checked first with the same rules as gds gate validate: when it is invalid nothing is sent ' +
-    'and the command exits 2 with every error. It is then compared with the current version: the same rules ' +
-    '(formatting, key order and comments aside) send nothing and print "No change" (exit 0), so a pipeline ' +
-    'can apply on every run. The service checks it again against the table columns. The steward is not ' +
-    'notified; on a CERTIFIED table a recertification request is filed. -f - reads stdin.';
+    'The file is checked first as gds gate validate <table> checks it, column names against the table ' +
+    'included: when it is invalid nothing is sent and the command exits 2 with every error. It is then ' +
+    'compared with the current version: the same rules (formatting, key order and comments aside) send ' +
+    'nothing and print "No change" (exit 0), so a pipeline can apply on every run. The service checks it ' +
+    'again. The steward is not notified; on a CERTIFIED table a recertification request is filed. -f - reads ' +
+    'stdin.';
   static override examples = [
     '<%= config.bin %> gate apply t_42 -f gate1.yml',
     '<%= config.bin %> gate apply t_42 -f gate1.yml --dry-run',
@@ -35,9 +36,10 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     const { tableId } = this.args;
     const dryRun = this.flags['dry-run'];
     const input = await readGate1Text(this.flags.file, { flag: '-f' });
-    const outcome = await this.withClient(async (client) =>
-      applyGate(client, await this.tableIdOf(client, tableId), input, { dryRun }),
-    ).catch((error: unknown) => {
+    const outcome = await this.withClient(async (client) => {
+      const id = await this.tableIdOf(client, tableId);
+      return applyGate(client, id, input, { dryRun, columns: () => tableColumnsOrUndefined(client, id) });
+    }).catch((error: unknown) => {
       // Refused here or by the service: the check to run names the table and the file as the person did.
       if (!(error instanceof CliError) || error.code !== 'invalid_gate1') throw error;
       const validate = `gds gate validate ${shellWord(tableId)} -f ${shellWord(this.flags.file)}`;
