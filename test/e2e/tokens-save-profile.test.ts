@@ -103,6 +103,14 @@ describe('gds tokens issue --save-profile', () => {
       `Stored in profile ci (file: the config file ${join(w.configDir, 'config.json')})`,
     );
     expect(r.stderr).not.toContain('Shown once');
+    // The client token too is stored, not shown: masked as tokens list shows it.
+    const [issued] = await server.sql(
+      `SELECT client_token_hint FROM gds.integration_tokens WHERE name = 'ci-data'`,
+    );
+    expect(issued?.client_token_hint).toMatch(/^tf_.{4}….{4}$/);
+    const shown = r.stdout + r.stderr;
+    expect(shown).toContain(`Client token:  ${issued?.client_token_hint}  (`);
+    expect(shown).not.toMatch(/tf_[A-Za-z0-9_-]{12}/);
   });
 
   it('refuses to replace the live profile without --force: nothing issued, the profile unchanged', async () => {
@@ -118,6 +126,7 @@ describe('gds tokens issue --save-profile', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const [record] = ndjson(r.stdout);
     expect(record).toMatchObject({ audience: 'MANAGEMENT', profile: 'ci', storage: 'file' });
+    expect(record.clientToken).toMatch(/^tf_.{4}….{4}$/);
     expect(Object.keys(record.tokens).sort()).toEqual(['expiresAt', 'refreshExpiresAt']);
     expect(await ciProfile()).toMatchObject({
       kind: 'integration',

@@ -8,6 +8,7 @@ import type { Db } from '../db/handle.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { sha256 } from '../ids.js';
 import type { IntegrationClaims, TokenSigner } from './tokens.js';
+import { CLIENT_TOKEN_PREFIX } from '../../core/token-hint.js';
 
 /** A person: a signed-in session (JWT, audience `session`) or a static CLI token (`cli_…`). */
 export interface SessionCaller {
@@ -42,7 +43,7 @@ export const CLI_TOKEN_PREFIX = 'cli_';
 /** The id prefixes (`newId`) of integration tokens and CLI tokens. */
 export const INTEGRATION_TOKEN_ID_PREFIX = 'itk';
 export const CLI_TOKEN_ID_PREFIX = 'clt';
-export const CLIENT_TOKEN_PREFIX = 'tf_';
+export { CLIENT_TOKEN_PREFIX };
 
 interface MemberRow {
   role: string;
