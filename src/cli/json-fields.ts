@@ -172,7 +172,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ],
   // With --web: the dashboard's address instead (tableId, url).
   status: [...STATUS, 'tableId', 'url'],
-  'config:set': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy', 'updatedByEmail'],
+  'config:set': ['key', 'value', 'allowedValues', 'updatedAt', 'updatedBy', 'updatedByEmail', 'changed'],
   // --dry-run: changed, diff; else the registration, with the finished job under --wait.
   push: ['changed', 'diff', 'governanceId', 'trackingUrl', 'job', 'tableId', 'state', 'definitionVersion'],
   'definitions:push': [

@@ -2264,6 +2264,8 @@ export interface components {
             updatedBy: string | null;
             /** @description The e-mail of updatedBy (as config history shows). */
             updatedByEmail: string | null;
+            /** @description In the answer of a set only: false when the key already held the value (and, for gate_mode, every table had it): nothing written, no history or audit entry; the entry is as it stands. */
+            changed?: boolean;
         };
         ConfigList: {
             config: components["schemas"]["ConfigEntry"][];
@@ -4213,7 +4215,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The key with its new value. */
+            /** @description The key with its new value; the value it already held changes nothing (no history or audit entry, `changed: false`). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -9,6 +9,7 @@ export type ConfigChange = Schema<'ConfigChange'>;
 export interface ConfigApi {
   /** Every key with its value, defaults included. */
   list(options?: CallOptions): Promise<ConfigEntry[]>;
+  /** `changed: false` when the key already held the value: nothing was written. */
   set(key: string, value: string, options?: CallOptions): Promise<ConfigEntry>;
   /** Every change of one key, oldest first. */
   history(key: string, options?: CallOptions): Promise<ConfigChange[]>;

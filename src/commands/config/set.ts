@@ -8,7 +8,8 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
   static override summary = 'Set one workspace configuration key (ADMIN or OWNER).';
   static override description =
     'gds config list shows the keys and their allowed values; a value outside them is refused (exit 7). ' +
-    'Every change is kept: gds config history <key>.';
+    'Every change is kept: gds config history <key>. The value the key already holds changes nothing: ' +
+    '"No change" (exit 0), no history entry; under --json the entry with changed: false.';
   static override examples = [
     '<%= config.bin %> config set gate_mode ADVISORY',
     '<%= config.bin %> config set gate3_required true',
@@ -38,6 +39,7 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
       },
     );
     if (this.out.json) this.out.record(entry);
+    else if (entry.changed === false) this.out.success(`No change: ${entry.key} is already ${entry.value}.`);
     else this.out.success(`Set ${entry.key} to ${entry.value}.`);
   }
 }

@@ -119,19 +119,25 @@ export async function getWorkspaceConfig(q: Queryable, workspaceId: string): Pro
 
 /**
  * Sets `key` and records the change; returns the previous value. Setting `gate_mode` also sets every
- * table's gate column, so lists and later audit entries (gateModeAtEvaluation) show it.
+ * table's gate column, so lists and later audit entries (gateModeAtEvaluation) show it. The value the key
+ * already holds (and, for `gate_mode`, every table already has) changes nothing: no row, no history entry,
+ * `changed: false` with the entry as it stands.
  */
 export async function setConfig(
   q: Queryable,
   clock: Clock,
   input: { workspaceId: string; key: ConfigKey; value: string; actor: string },
-): Promise<{ oldValue: string; entry: ConfigEntry }> {
+): Promise<{ oldValue: string; entry: ConfigEntry; changed: boolean }> {
   const now = new Date(clock()).toISOString();
   const [previous] = await q.query<{ value: string }>(
     'SELECT value FROM gds.workspace_config WHERE workspace_id = $1 AND key = $2 FOR UPDATE',
     [input.workspaceId, input.key],
   );
   const oldValue = previous?.value ?? CONFIG_KEYS[input.key].default;
+  if (oldValue === input.value && !(await tablesTakeGateMode(q, input))) {
+    const entry = (await listConfig(q, input.workspaceId)).find((e) => e.key === input.key);
+    if (entry !== undefined) return { oldValue, entry, changed: false };
+  }
   await q.query(
     `INSERT INTO gds.workspace_config (workspace_id, key, value, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (workspace_id, key) DO UPDATE SET value = $3, updated_at = $4, updated_by = $5`,
@@ -154,6 +160,7 @@ export async function setConfig(
   ]);
   return {
     oldValue,
+    changed: true,
     entry: {
       key: input.key,
       value: input.value,
@@ -163,6 +170,19 @@ export async function setConfig(
       updatedByEmail: actor?.email ?? null,
     },
   };
+}
+
+/** Whether setting `gate_mode` to `value` would change some table of the workspace. */
+async function tablesTakeGateMode(
+  q: Queryable,
+  input: { workspaceId: string; key: ConfigKey; value: string },
+): Promise<boolean> {
+  if (input.key !== 'gate_mode') return false;
+  const [other] = await q.query(
+    'SELECT 1 FROM gds.tables WHERE workspace_id = $1 AND gate_mode <> $2 LIMIT 1',
+    [input.workspaceId, input.value],
+  );
+  return other !== undefined;
 }
 
 export async function configHistory(

@@ -31,12 +31,13 @@ export function configRoutes(app: FastifyInstance, ctx: AppContext): void {
     const key = requireConfigKey(request.params.key);
     const value = requireConfigValue(key, (body as { value: unknown }).value);
     return ctx.db.transaction(async (tx) => {
-      const { oldValue, entry } = await setConfig(tx, ctx.clock, {
+      const { oldValue, entry, changed } = await setConfig(tx, ctx.clock, {
         workspaceId: caller.workspaceId,
         key,
         value,
         actor: caller.userId,
       });
+      if (!changed) return { ...entry, changed };
       await recordAudit(tx, ctx.clock, {
         workspaceId: caller.workspaceId,
         userId: caller.userId,
@@ -44,7 +45,7 @@ export function configRoutes(app: FastifyInstance, ctx: AppContext): void {
         resource: 'workspace_config',
         details: { key, oldValue, newValue: entry.value },
       });
-      return entry;
+      return { ...entry, changed };
     });
   });
 
