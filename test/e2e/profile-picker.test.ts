@@ -1,4 +1,4 @@
-// The profile picker of `gds auth switch` (and `auth logout`) in a terminal of 80 columns,
+// The profile picker of `gds auth switch` in a terminal of 80 columns,
 // as a person meets it: one line per profile, none wrapped, with its base, user and kind; a long base URL is
 // cut (`…`), never the profile's name or kind. The arrow keys pick, Enter takes. Run in tmux.
 import { mkdtemp, readFile } from 'node:fs/promises';

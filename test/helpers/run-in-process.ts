@@ -33,7 +33,11 @@ import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import type { CliResult, RunOptions } from '../cli/helpers/cli-process.js';
 import { cliEnv, cliEntry, cliUnderTest, repoRoot, runCli } from '../cli/helpers/cli-process.js';
 
-export type InProcessOptions = Omit<RunOptions, 'nodeArgs'>;
+export type InProcessOptions = Omit<RunOptions, 'nodeArgs'> & {
+  /** stdin and stderr say they are a terminal, as `canAsk` checks: what a command does when it could ask.
+   *  A question asked all the same finds stdin closed and fails the run. */
+  terminal?: boolean;
+};
 
 /** gds's commands and plugin-help's `help`, as the single executable holds them. */
 const loaders: CommandLoaders = {
@@ -165,6 +169,10 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
     throw new Error(`process.exit(${exitCalled}) in an in-process run: test this with runCli`);
   }) as typeof process.exit;
   const streams = { stdin: stdinOf(options.input), stdout, stderr };
+  if (options.terminal === true) {
+    Object.assign(streams.stdin, { isTTY: true });
+    Object.assign(stderr, { isTTY: true });
+  }
   for (const [name] of saved.streams) {
     Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => streams[name] });
   }
