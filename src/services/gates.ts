@@ -167,19 +167,31 @@ async function currentGateOrNull(
 export type DiffTarget =
   { kind: 'current'; after: DiffSide } | { kind: 'versions'; from: string; to: string };
 
-/** The server half of `gate diff`: a local file against the current version, or two stored versions. */
+export interface ServerGateDiff extends GateDiff {
+  /** The table has no gate1.yml yet: the local file was compared with an empty one. */
+  noneApplied: boolean;
+}
+
+/**
+ * The server half of `gate diff`: a local file against the current version, or two stored versions. A
+ * table with no gate1.yml yet has an empty one to compare with: the file differs from it (exit 1), as
+ * the spec's "exit code 0 identical, 1 different" has it.
+ */
 export async function diffWithServer(
   client: GatesClient,
   tableId: string,
   target: DiffTarget,
   options: { semantic: boolean } & Call,
-): Promise<GateDiff> {
+): Promise<ServerGateDiff> {
   const call = options.signal === undefined ? {} : { signal: options.signal };
   const side = (v: Gate1Version): DiffSide => ({ name: `${tableId}@v${v.version}`, text: v.content });
   let before: DiffSide;
   let after: DiffSide;
+  let noneApplied = false;
   if (target.kind === 'current') {
-    before = side(await client.gates.get(tableId, call));
+    const current = await currentGateOrNull(client, tableId, call);
+    noneApplied = current === null;
+    before = current === null ? { name: `${tableId} (no gate1.yml yet)`, text: '' } : side(current);
     after = target.after;
   } else {
     [before, after] = await Promise.all([
@@ -187,7 +199,10 @@ export async function diffWithServer(
       client.gates.version(tableId, target.to, call).then(side),
     ]);
   }
-  return diffGateTexts(await loadGateDiffLibraries(), before, after, { semantic: options.semantic });
+  const diff = await diffGateTexts(await loadGateDiffLibraries(), before, after, {
+    semantic: options.semantic,
+  });
+  return { ...diff, noneApplied };
 }
 
 export const gate3NeedsBaseline = '--baseline <reportId> is required for Gate 3';

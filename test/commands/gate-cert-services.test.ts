@@ -239,6 +239,18 @@ describe('diffWithServer', () => {
     expect(diff.unified).toContain('+++ local.yml');
   });
 
+  it('a table with no gate1.yml yet: the file against an empty one, different, noneApplied', async () => {
+    api.use(
+      http.get(at('/api/tables/t_1/gate1'), () =>
+        HttpResponse.json({ error: { code: 'gate1_not_found', message: 'none' } }, { status: 404 }),
+      ),
+    );
+    const after = { name: 'local.yml', text: validGate };
+    const diff = await diffWithServer(newClient(), 't_1', { kind: 'current', after }, { semantic: false });
+    expect(diff).toMatchObject({ identical: false, noneApplied: true });
+    expect(diff.unified).toContain('--- t_1 (no gate1.yml yet)');
+  });
+
   it('compares two stored versions, fetching each once', async () => {
     api.use(
       http.get(at('/api/tables/t_1/gate1/versions/v1'), () => HttpResponse.json(gateVersion(1, validGate))),

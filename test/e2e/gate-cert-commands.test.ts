@@ -152,6 +152,17 @@ describe('a table from push to promotion', () => {
     expect((await storedGate(table)).status).toBe(404);
   });
 
+  it('gate diff before any gate1.yml: the file against an empty one, exit 1, saying so on stderr; gate get exit 5', async () => {
+    const diff = await gds(['gate', 'diff', table, '-f', file('bad.yml')]);
+    expect(diff.code, diff.stderr).toBe(1);
+    expect(diff.stdout).toContain('+customPredicates:');
+    expect(diff.stderr).toContain(`Table ${table} has no gate1.yml yet`);
+    const json = await gds(['gate', 'diff', table, '-f', file('bad.yml'), '--json']);
+    expect(json.code).toBe(1);
+    expect(only(json)).toMatchObject({ identical: false });
+    expect((await gds(['gate', 'get', table])).code).toBe(5);
+  });
+
   it('gate apply stores a valid file; gate get prints it byte for byte or writes it (never over a file without --force)', async () => {
     const applied = await gds(['gate', 'apply', table, '-f', '-', '--json'], { input: badGate });
     expect(applied.code, applied.stderr).toBe(0);

@@ -24,7 +24,8 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
   static override summary =
     "Compare a gate1.yml with the server's, two server versions, or two files (exit 0 identical, 1 different).";
   static override description =
-    "With a table id: the -f file (after) against the server's current gate1.yml (before), or two stored " +
+    "With a table id: the -f file (after) against the server's current gate1.yml (before; an empty one, " +
+    'said on stderr, when none was applied yet), or two stored ' +
     'versions with --from vN --to vM. With --against: two local files, no network. Prints a unified diff from before to after. With --semantic both ' +
     'are parsed and compared as normalised documents, so key order, quoting, comments and formatting ' +
     'alone are not a difference. The checks are compared by name first: on stderr, which were added, removed, changed ' +
@@ -93,11 +94,18 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
         from !== undefined && to !== undefined
           ? { kind: 'versions', from, to }
           : { kind: 'current', after: await readGate1Text(file ?? '-', { flag: '-f' }) };
-      result = await this.withClient((client) =>
+      const fromServer = await this.withClient((client) =>
         this.yamlErrors(async () =>
           diffWithServer(client, await this.tableIdOf(client, tableId), target, { semantic }),
         ),
       );
+      if (fromServer.noneApplied) {
+        this.out.info(
+          `Table ${tableId} has no gate1.yml yet: ${file === '-' ? 'stdin' : file} is compared with an empty file. ` +
+            `Apply it with gds gate apply ${tableId} -f ${file ?? 'gate1.yml'}.`,
+        );
+      }
+      result = fromServer;
     }
     if (this.out.json) {
       this.out.record({
@@ -121,7 +129,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
   }
 
   /** A side that is not YAML under --semantic is bad input (exit 2), wherever it came from. */
-  private async yamlErrors(work: () => Promise<GateDiffResult>): Promise<GateDiffResult> {
+  private async yamlErrors<T extends GateDiffResult>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
