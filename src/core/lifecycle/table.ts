@@ -85,6 +85,15 @@ export interface TransitionRow {
 }
 
 const allExcept = (...excluded: LifecycleState[]) => LIFECYCLE_STATES.filter((s) => !excluded.includes(s));
+
+/** Why certify was refused outside review, with the next step right for the state: gate submit moves a
+ *  QUARANTINED table to review, but would send a certified one back, withdrawing its certified view. */
+function certifyOutsideReview(state: string): string {
+  if (state === 'CERTIFIED') return 'The table is already CERTIFIED: nothing to do';
+  if (state === 'QUARANTINED')
+    return 'The table is QUARANTINED, not PENDING_REVIEW: run gate submit before certifying';
+  return `The table is ${state}, not PENDING_REVIEW: only a table in review can be certified`;
+}
 const contract = (action: string): AuditRecord => ({ action, resource: 'semantic_contract' });
 const artifact = (action: string): AuditRecord => ({ action, resource: 'governance_artifact' });
 const stateOf = (state: LifecycleState | null) => state ?? 'not registered';
@@ -300,8 +309,7 @@ export const TRANSITIONS: readonly TransitionRow[] = [
       refuse: {
         status: 400,
         code: 'not_pending_review',
-        message: (_ctx, state) =>
-          `The table is ${stateOf(state)}, not PENDING_REVIEW: run gate submit before certifying`,
+        message: (_ctx, state) => certifyOutsideReview(stateOf(state)),
       },
       audit: contract('CERTIFICATION_REFUSED'),
     },

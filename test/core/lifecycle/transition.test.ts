@@ -59,6 +59,24 @@ interface Case {
   expected: WithoutRow<TransitionResult>;
 }
 
+/** certify outside PENDING_REVIEW: 400 not_pending_review, with a message right for the state. */
+function certifyOutsideReview(state: LifecycleState, says: string, message: string): Case {
+  return {
+    row: 'certify.not_pending_review',
+    title: `certify on a ${state} table is 400 and ${says}`,
+    state,
+    trigger: 'certify',
+    context: { ...modeA, certification: certifiable },
+    expected: {
+      ok: false,
+      status: 400,
+      code: 'not_pending_review',
+      message,
+      audit: { action: 'CERTIFICATION_REFUSED', resource: 'semantic_contract' },
+    },
+  };
+}
+
 /** Each expected outcome is written out from spec §3 (and the decisions noted there), not read from the table. */
 const CASES: Case[] = [
   {
@@ -389,34 +407,22 @@ const CASES: Case[] = [
       audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
     },
   },
-  {
-    row: 'certify.not_pending_review',
-    title: 'certify on a QUARANTINED table is 400 naming the state',
-    state: 'QUARANTINED',
-    trigger: 'certify',
-    context: { ...modeA, certification: certifiable },
-    expected: {
-      ok: false,
-      status: 400,
-      code: 'not_pending_review',
-      message: 'The table is QUARANTINED, not PENDING_REVIEW: run gate submit before certifying',
-      audit: { action: 'CERTIFICATION_REFUSED', resource: 'semantic_contract' },
-    },
-  },
-  {
-    row: 'certify.not_pending_review',
-    title: 'certify on an already CERTIFIED table is 400',
-    state: 'CERTIFIED',
-    trigger: 'certify',
-    context: { ...modeA, certification: certifiable },
-    expected: {
-      ok: false,
-      status: 400,
-      code: 'not_pending_review',
-      message: 'The table is CERTIFIED, not PENDING_REVIEW: run gate submit before certifying',
-      audit: { action: 'CERTIFICATION_REFUSED', resource: 'semantic_contract' },
-    },
-  },
+  certifyOutsideReview(
+    'QUARANTINED',
+    'names the state and the way to review',
+    'The table is QUARANTINED, not PENDING_REVIEW: run gate submit before certifying',
+  ),
+  // Not "run gate submit": that would send the certified table back to review, withdrawing its view.
+  certifyOutsideReview(
+    'CERTIFIED',
+    'says there is nothing to do',
+    'The table is already CERTIFIED: nothing to do',
+  ),
+  certifyOutsideReview(
+    'CORE',
+    'names the state, without sending it to gate submit',
+    'The table is CORE, not PENDING_REVIEW: only a table in review can be certified',
+  ),
   {
     row: 'reject',
     title: 'reject sends a PENDING_REVIEW table back to QUARANTINED with an audit entry',

@@ -103,6 +103,8 @@ describe('certify: who may call it', () => {
     const certified = await certify(customers, session('STEWARD'));
     expect(certified.status).toBe(400);
     expect(certified.body.error.code).toBe('not_pending_review');
+    // Not "run gate submit": that would send the certified table back to review.
+    expect(certified.body.error.message).toBe('The table is already CERTIFIED: nothing to do');
     expect(await stateOf(customers)).toBe('CERTIFIED');
     const refused = await latestAudit('CERTIFICATION_REFUSED');
     expect(refused).toMatchObject({ tableId: customers, resource: 'semantic_contract' });
