@@ -60,6 +60,12 @@ export const modelFlag = Flags.string({
     'In a dbt properties file (models:/sources: lists), the model to push, or <source>.<table> for a source table; its columns, description and meta are pushed.',
 });
 
+/** `--filename` of push and definitions push: stdin has no name to tell its type by. */
+export const filenameFlag = Flags.string({
+  description:
+    'With - (the artifact read from stdin): the file name it goes by, e.g. orders.sql; its extension gives the type, and the service records the name.',
+});
+
 /** `--env` of a command taking a table: among several tables of the name given, the one in this environment. */
 export const tableEnvFlag = Flags.string({
   description: 'When the table name given is used in several environments, the environment of the one meant.',

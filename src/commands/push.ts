@@ -4,6 +4,7 @@ import { openPage } from '../cli/browser.js';
 import {
   connectorFlag,
   dialectFlag,
+  filenameFlag,
   intervalFlag,
   modelFlag,
   replaceFlag,
@@ -31,7 +32,8 @@ export default class Push extends ApiCommand<typeof Push> {
     'grammar) unless --dialect, a "-- dialect: <name>" line or the type of the --connector names another ' +
     'warehouse; of a dbt properties file, ' +
     'the model --model names is pushed. --source names the warehouse object unless the ' +
-    'file declares it. When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
+    'file declares it. With - the artifact is read from stdin, and --filename gives the name it goes by (its ' +
+    'extension, the type). When the name is taken the service answers 409 (exit 6): pass --replace with the existing ' +
     "artifact's governance id. Prints the governance id, the tracking URL and the baseline job; --web also opens " +
     'the tracking URL (the dashboard page) in the browser where there is a display. --wait follows ' +
     'that job until it ends (a spinner on a terminal; polls after 0.25 s, then twice as long each time up to ' +
@@ -48,9 +50,13 @@ export default class Push extends ApiCommand<typeof Push> {
     '<%= config.bin %> push target/run/orders.sql --dialect snowflake --connector con_sf',
     '<%= config.bin %> push models/staging/schema.yml --model stg_orders --source analytics.stg_orders',
     '<%= config.bin %> push models/orders.sql --replace tbl_42 --dry-run',
+    'git show main:models/orders.sql | <%= config.bin %> push - --filename orders.sql --replace tbl_42 --dry-run',
   ];
   static override args = {
-    file: Args.string({ description: 'The artifact file.', required: true }),
+    file: Args.string({
+      description: 'The artifact file, or - for stdin (with --filename naming it).',
+      required: true,
+    }),
   };
   static override flags = {
     connector: connectorFlag,
@@ -59,6 +65,7 @@ export default class Push extends ApiCommand<typeof Push> {
     env: tableEnvFlag,
     dialect: dialectFlag,
     model: modelFlag,
+    filename: filenameFlag,
     wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.' }),
     interval: intervalFlag,
     web: Flags.boolean({
@@ -68,9 +75,9 @@ export default class Push extends ApiCommand<typeof Push> {
   };
 
   async run(): Promise<void> {
-    const { connector, source, replace, wait, interval, dialect, model, web } = this.flags;
+    const { connector, source, replace, wait, interval, dialect, model, web, filename } = this.flags;
     const dryRun = this.flags['dry-run'];
-    const options = { source, dialect, model, connectorId: connector };
+    const options = { source, dialect, model, connectorId: connector, filename };
     const read = await readArtifactLocally(this.args.file, options);
     // Under --json the record carries trackingUrl; without a display the Tracking line shows it.
     const openTracking = (url: string) => {
@@ -78,7 +85,7 @@ export default class Push extends ApiCommand<typeof Push> {
     };
     await this.withClient(async (client, session) => {
       const resolving = connector === undefined ? undefined : resolveConnectorId(client, connector);
-      const artifact = await inConnectorDialect(client, this.args.file, read, options, resolving);
+      const artifact = await inConnectorDialect(client, read, options, resolving);
       const connectorId = await resolving;
       const outcome = await pushArtifact(client, artifact, {
         connectorId,

@@ -55,32 +55,53 @@ const usage = (message: string, code: string, suggestion: string) =>
 
 /** An artifact file's text as read (within the service's bounds), and its type by its name. */
 export interface ArtifactFile {
+  /** The path, or for `-` (stdin) the --filename it goes by: its type, and the name the service records. */
+  name: string;
   kind: ArtifactKind;
   text: string;
 }
 
 /** Reads and parses `path`; every refusal is exit 2 and nothing has been sent. */
 export async function readArtifact(path: string, options: ReadOptions): Promise<LocalArtifact> {
-  return artifactOf(path, await readArtifactFile(path), options);
+  const file = await readArtifactFile(path, options.filename);
+  return artifactOf(file, options);
 }
 
-async function readArtifactFile(path: string): Promise<ArtifactFile> {
-  const kind = artifactKindOf(path);
+async function readArtifactFile(path: string, filename: string | undefined): Promise<ArtifactFile> {
+  const name = artifactName(path, filename);
+  const kind = artifactKindOf(name);
   if (kind === undefined) {
     throw usage(
       'Unsupported file type',
       'unsupported_file_type',
-      `${path}: an artifact is a .sql, .yml, .yaml or .json file.`,
+      `${name}: an artifact is a .sql, .yml, .yaml or .json file.`,
     );
   }
   const { text } = await readArtifactText(path, kind, { flag: '<file>' });
-  return { kind, text };
+  return { name, kind, text };
+}
+
+/** stdin has no name: --filename gives it one, whose extension is its type (the service records the name). */
+function artifactName(path: string, filename: string | undefined): string {
+  if (path === '-') {
+    if (filename !== undefined) return filename;
+    throw usage(
+      'An artifact read from stdin (-) needs --filename: its extension gives the type, and the service records the name.',
+      'filename_required',
+      'Name it, e.g. cat view.sql | gds push - --filename orders.sql',
+    );
+  }
+  if (filename === undefined) return path;
+  throw usage(
+    `--filename names an artifact read from stdin (-); ${path} goes by its own name.`,
+    'filename_without_stdin',
+    'Drop --filename (a file goes by its own name), or give - to read the artifact from stdin.',
+  );
 }
 
 /** The file's text parsed as an artifact (readArtifact, once the file is read). */
 async function artifactOf(
-  path: string,
-  { kind, text }: ArtifactFile,
+  { name: path, kind, text }: ArtifactFile,
   options: ReadOptions,
 ): Promise<LocalArtifact> {
   const parsed = await parseArtifact({
@@ -148,6 +169,8 @@ export interface ReadOptions {
   model?: string | undefined;
   /** --connector: its type may name the warehouse a .sql view is written for. */
   connectorId?: string | undefined;
+  /** --filename: with `-`, the name the artifact read from stdin goes by. */
+  filename?: string | undefined;
 }
 
 /**
@@ -160,13 +183,17 @@ export interface ReadOptions {
  */
 export async function readArtifactLocally(path: string, options: ReadOptions): Promise<LocalRead> {
   return withoutOptimisingCompilers(async () => {
-    const file = await readArtifactFile(path);
-    if (connectorMayChoose(path, options) && !declaresDialect(file.text))
+    const file = await readArtifactFile(path, options.filename);
+    if (connectorMayChoose(file.name, options) && !declaresDialect(file.text))
       return { file, awaitsConnector: true };
     try {
-      return { file, artifact: await artifactOf(path, file, options) };
+      return { file, artifact: await artifactOf(file, options) };
     } catch (error) {
-      if (error instanceof CliError && error.code === 'invalid_artifact' && connectorMayChoose(path, options))
+      if (
+        error instanceof CliError &&
+        error.code === 'invalid_artifact' &&
+        connectorMayChoose(file.name, options)
+      )
         return { file, refused: error };
       throw error;
     }
@@ -193,7 +220,6 @@ const DIALECT_OF_CONNECTOR: Readonly<Record<string, Dialect>> = { postgresql: 'p
  */
 export async function inConnectorDialect(
   client: Pick<ApiClient, 'connectors'>,
-  path: string,
   read: LocalRead,
   options: Omit<ReadOptions, 'connectorId'>,
   connectorId: Promise<string | undefined> | string | undefined,
@@ -211,7 +237,7 @@ export async function inConnectorDialect(
   // environment) this client's own.
   const listing = connectorsOf(client).catch(() => []);
   await pastTheNextPoll();
-  const asPostgres = withoutOptimisingCompilers(() => artifactOf(path, read.file, options));
+  const asPostgres = withoutOptimisingCompilers(() => artifactOf(read.file, options));
   // Its refusal is thrown below, once the connector is resolved.
   await asPostgres.catch(() => undefined);
   const id = await resolving;
@@ -219,7 +245,7 @@ export async function inConnectorDialect(
   const type = connectors.find((c) => c.id === id)?.type.toLowerCase() ?? '';
   const dialect = isDialect(type) ? type : DIALECT_OF_CONNECTOR[type];
   if (dialect === undefined || dialect === 'postgres') return asPostgres;
-  return withoutOptimisingCompilers(() => artifactOf(path, read.file, { ...options, dialect }));
+  return withoutOptimisingCompilers(() => artifactOf(read.file, { ...options, dialect }));
 }
 
 /**

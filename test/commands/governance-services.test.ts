@@ -176,10 +176,10 @@ describe('readArtifact (local, before any request)', () => {
     // Not read here: inConnectorDialect reads it, and keeps the read in the connector's dialect (PostgreSQL
     // refuses it).
     expect(read).toHaveProperty('awaitsConnector');
-    const artifact = await inConnectorDialect(newClient(), path, read, {}, 'con_sf');
+    const artifact = await inConnectorDialect(newClient(), read, {}, 'con_sf');
     expect(artifact).toMatchObject({ table: 'ORDERS', content: `-- dialect: snowflake\n${view}` });
     const onPostgres = readArtifactLocally(path, { connectorId: 'con_pg' }).then((r) =>
-      inConnectorDialect(newClient(), path, r, {}, 'con_pg'),
+      inConnectorDialect(newClient(), r, {}, 'con_pg'),
     );
     expect(await rejection(onPostgres)).toMatchObject({
       exitCode: 2,
@@ -188,16 +188,13 @@ describe('readArtifact (local, before any request)', () => {
     const plain = join(folder, 'plain.sql');
     const asSnowflake = await inConnectorDialect(
       newClient(),
-      plain,
       await readArtifactLocally(plain, { connectorId: 'con_sf' }),
       {},
       'con_sf',
     );
     expect(asSnowflake).toMatchObject({ table: 'B', source: 'A.B' });
     const named = await readArtifactLocally(plain, { connectorId: 'con_sf', dialect: 'postgres' });
-    expect(
-      await inConnectorDialect(newClient(), plain, named, { dialect: 'postgres' }, 'con_sf'),
-    ).toMatchObject({
+    expect(await inConnectorDialect(newClient(), named, { dialect: 'postgres' }, 'con_sf')).toMatchObject({
       table: 'b',
     });
     expect(listed).toBe(3);
@@ -223,7 +220,7 @@ describe('readArtifact (local, before any request)', () => {
     const shared = newClient();
     const connectorId = await resolveConnectorId(shared, 'sf');
     const read = await readArtifactLocally(path, { connectorId });
-    expect(await inConnectorDialect(shared, path, read, {}, connectorId)).toMatchObject({ table: 'B' });
+    expect(await inConnectorDialect(shared, read, {}, connectorId)).toMatchObject({ table: 'B' });
     expect(listed).toBe(1);
   });
 
@@ -243,8 +240,7 @@ describe('readArtifact (local, before any request)', () => {
     const path = join(folder, 'orders.sql');
     const client = newClient();
     const local = await readArtifactLocally(path, { connectorId: 'sf' });
-    const readFor = (ref: string) =>
-      inConnectorDialect(client, path, local, {}, resolveConnectorId(client, ref));
+    const readFor = (ref: string) => inConnectorDialect(client, local, {}, resolveConnectorId(client, ref));
     const refused = readFor('con_nope');
     const read = readFor('sf');
     answer();

@@ -205,6 +205,27 @@ describe('gds push', () => {
     expect(row?.definition_version).toBe(2);
   });
 
+  it('- reads the artifact from stdin, --filename naming it (its type); without --filename exit 2, nothing sent', async () => {
+    const view = await readFile(await sqlArtifact('products'), 'utf8');
+    const viaCounter = { env: { SERVICE_API_URL: counterUrl }, input: view };
+    const unnamed = await gds(['push', '-', '--connector', devConnector, '--json'], viaCounter);
+    expect(unnamed.code).toBe(2);
+    expect(lines(unnamed.stderr)[0]).toMatchObject({
+      error: { code: 'filename_required', suggestion: expect.stringContaining('--filename') as string },
+    });
+    const misnamed = await gds(['push', '-', '--filename', 'products.txt'], viaCounter);
+    expect(misnamed.code).toBe(2);
+    expect(misnamed.stderr).toContain('Error: Unsupported file type');
+    expect(counted).toBe(0);
+    // The table holds the view less one column (the test before): the dry run shows the column coming back.
+    const args = ['push', '-', '--filename', 'products.sql', '--replace', productsId, '--dry-run'];
+    const preview = await gds(args, { input: view });
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stdout).toMatch(/^\+.*\S/m);
+    const [row] = await server.sql('SELECT definition_version FROM gds.tables WHERE id = $1', [productsId]);
+    expect(row?.definition_version).toBe(2);
+  });
+
   it("--replace by a MEMBER on someone else's table: exit 4, the message, the definition unchanged", async () => {
     const args = [
       'push',
@@ -627,6 +648,13 @@ describe('gds definitions push', () => {
     });
     expect(again).toMatchObject({ code: 0, stdout: `${gid}\n` });
     expect(again.stderr).toContain(`✓ No change: ${gid} already holds this definition of ci_orders.`);
+    // From stdin, --filename naming it: the same definition.
+    const piped = await gds(
+      ['definitions', 'push', '-', '--filename', 'def.yml', '--connector', staging, '--replace', gid],
+      { token, input: await readFile(join(folder, 'def.yml'), 'utf8') },
+    );
+    expect(piped).toMatchObject({ code: 0, stdout: `${gid}\n` });
+    expect(piped.stderr).toContain(`✓ No change: ${gid} already holds this definition of ci_orders.`);
     // The CLI session draws a short-lived MANAGEMENT token, so it reaches the service and meets the same name.
     const personal = await gds(['definitions', 'push', 'def.yml', '--connector', staging], {
       cwd: folder,

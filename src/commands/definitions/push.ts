@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import type { ApiClient } from '../../client/index.js';
 import {
   dialectFlag,
+  filenameFlag,
   modelFlag,
   replaceFlag,
   requiredConnectorFlag,
@@ -32,7 +33,11 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     'SERVICE_TOKEN=$MANAGEMENT_TOKEN <%= config.bin %> definitions push models/schema.yml --model orders --source analytics.orders --connector con_prod',
   ];
   static override args = {
-    file: Args.string({ description: 'The artifact file (.sql, .yml, .yaml, .json).', required: true }),
+    file: Args.string({
+      description:
+        'The artifact file (.sql, .yml, .yaml, .json), or - for stdin (with --filename naming it).',
+      required: true,
+    }),
   };
   static override flags = {
     connector: requiredConnectorFlag,
@@ -46,11 +51,12 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     }),
     dialect: dialectFlag,
     model: modelFlag,
+    filename: filenameFlag,
   };
 
   async run(): Promise<void> {
-    const { connector, source, replace, dialect, model } = this.flags;
-    const options = { source, dialect, model, connectorId: connector };
+    const { connector, source, replace, dialect, model, filename } = this.flags;
+    const options = { source, dialect, model, connectorId: connector, filename };
     const read = await readArtifactLocally(this.args.file, options);
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes, in
     // the connector's environment, which the person's own client looks up (a MANAGEMENT token cannot).
@@ -63,7 +69,7 @@ export default class DefinitionsPush extends ApiCommand<typeof DefinitionsPush> 
     const { artifact, result } = await this.withClient(
       async (client) => {
         const resolving = drawnFor ?? resolveConnectorId(client, connector);
-        const local = await inConnectorDialect(client, this.args.file, read, options, resolving);
+        const local = await inConnectorDialect(client, read, options, resolving);
         const connectorId = await resolving;
         return {
           artifact: local,
