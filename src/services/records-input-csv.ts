@@ -9,13 +9,14 @@ import { firstInvalidUtf8 } from '../io/input.js';
 import type { TableColumns } from '../contract/types.js';
 import type { CsvColumnType } from '../core/csv.js';
 import { csvValue, restoreFormula, type CsvCellOptions } from '../core/csv.js';
-import { notUtf8, type InputRow } from './records-input-row.js';
+import { emptyInputError, notUtf8, type InputRow } from './records-input-row.js';
 
 export async function* csvRows(
   stream: Readable,
   table: TableColumns,
   key: string | undefined,
   options: CsvCellOptions,
+  input: string,
 ): AsyncGenerator<InputRow, void, undefined> {
   const { parse, CsvError } = await import('csv-parse');
   const types = new Map<string, CsvColumnType>(table.columns.map((c) => [c.name, c.type]));
@@ -82,6 +83,7 @@ export async function* csvRows(
       }
       yield { row, line, values: valuesOf(header, cells, types, options) };
     }
+    if (header === undefined) throw emptyInputError(input);
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
     throw unreadable(error, row);

@@ -1,6 +1,8 @@
 // What the input readers of `gds records import` yield: a row, numbered, with its values or what is wrong
 // with it.
 
+import { CliError, ExitCode } from '../core/errors.js';
+
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
 export interface RowError {
@@ -28,4 +30,17 @@ export function notUtf8(at: number, byte: number): RowError['error'] {
       `The row is not UTF-8: its byte ${at} is 0x${byte.toString(16).toUpperCase().padStart(2, '0')}, which begins or ` +
       'continues no UTF-8 character (save the file as UTF-8, e.g. iconv -f latin1 -t utf-8).',
   };
+}
+
+/**
+ * An input with nothing in it (no byte but blanks): a closed or forgotten pipe, not a wish to import no rows,
+ * which a CSV header alone or a JSON [] says.
+ */
+export function emptyInputError(input: string): CliError {
+  return new CliError(`${input === '-' ? '<stdin>' : input} is empty: there are no rows to import.`, {
+    exitCode: ExitCode.Usage,
+    code: 'empty_input',
+    suggestion:
+      'Check the file, or what is piped in; nothing was sent. To import no rows on purpose, give a CSV header alone or a JSON [].',
+  });
 }

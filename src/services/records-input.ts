@@ -12,7 +12,7 @@ import { firstInvalidUtf8, notUtf8Error } from '../io/input.js';
 import type { TableColumns } from '../contract/types.js';
 import type { CsvCellOptions } from '../core/csv.js';
 import { csvRows } from './records-input-csv.js';
-import { notUtf8, type ImportFormat, type InputRow } from './records-input-row.js';
+import { emptyInputError, notUtf8, type ImportFormat, type InputRow } from './records-input-row.js';
 
 /** A JSON array is parsed whole: NDJSON or CSV for anything bigger. */
 export const MAX_JSON_BYTES = 256 * 1024 * 1024;
@@ -75,9 +75,10 @@ export async function* readRows(
       }
       yield { ...objectRow(value, row, line), text };
     }
+    if (row === 0) throw emptyInputError(input);
     return;
   }
-  yield* csvRows(stream() as Readable, table, key, cells);
+  yield* csvRows(stream() as Readable, table, key, cells, input);
 }
 
 /** A line whose bytes are not UTF-8: reported as such, never decoded into replacement characters. */
@@ -164,6 +165,7 @@ function objectRow(value: unknown, row: number, line?: number): InputRow {
 }
 
 function* jsonRows(text: string, input: string): Generator<InputRow, void, undefined> {
+  if (text.trim() === '') throw emptyInputError(input);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -140,6 +140,27 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
     );
   });
 
+  it('an empty -f - (a closed pipe) or a file of comments only declares nothing: exit 2, as gate validate says', async () => {
+    const piped = await runInProcess(['gate', 'diff', '-f', '-', '--against', file('before.yml')], {
+      input: '',
+    });
+    expect(piped.code).toBe(2);
+    expect(piped.stdout).toBe('');
+    expect(piped.stderr).toContain('Error: <stdin>: the file declares nothing;');
+    await writeFile(file('comments.yml'), '# nothing yet\n\n');
+    const against = await runInProcess([
+      'gate',
+      'diff',
+      '-f',
+      file('before.yml'),
+      '--against',
+      file('comments.yml'),
+      '--json',
+    ]);
+    expect(against.code).toBe(2);
+    expect(jsonLines(against.stderr)[0]).toMatchObject({ error: { code: 'empty_gate1' } });
+  });
+
   it('under --json: one error line on stderr', async () => {
     const r = await runInProcess(['gate', 'diff', '-f', dir, '--against', file('before.yml'), '--json']);
     expect(r.code).toBe(2);

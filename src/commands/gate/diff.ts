@@ -8,6 +8,7 @@ import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.
 import { checkSummary, diffGateTexts, GateYamlError, loadGateDiffLibraries } from '../../core/gate-diff.js';
 import type { DiffTarget } from '../../services/gates.js';
 import { parseGateVersion, diffWithServer } from '../../services/gates.js';
+import { DECLARES_NOTHING, declaresNothing } from '../../core/gate1/schema.js';
 
 const localFix = 'Run: gds gate diff -f gate1.yml --against other.yml';
 const serverFix = 'Run: gds gate diff t_42 -f gate1.yml, or gds gate diff t_42 --from v1 --to v2';
@@ -19,6 +20,18 @@ function usage(message: string, suggestion: string): CliError {
   return new CliError(message, { exitCode: ExitCode.Usage, suggestion });
 }
 
+/** A local side, refused (exit 2) when it declares nothing, as gate validate and gate apply refuse it: an
+ *  empty file or pipe is no set of rules to compare. */
+async function readGateSide(source: string, flag: string): Promise<DiffSide> {
+  const side = await readGate1Text(source, { flag });
+  if (!declaresNothing(side.text)) return side;
+  throw new CliError(`${side.name}: ${DECLARES_NOTHING}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'empty_gate1',
+    suggestion: `Check what ${flag} names or what is piped in; gds gate validate -f ${source} says the same.`,
+  });
+}
+
 export default class GateDiff extends ApiCommand<typeof GateDiff> {
   static override pager = true;
   static override summary =
@@ -26,7 +39,8 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
   static override description =
     "With a table id: the -f file (after) against the server's current gate1.yml (before; an empty one, " +
     'said on stderr, when none was applied yet), or two stored ' +
-    'versions with --from vN --to vM. With --against: two local files, no network. Prints a unified diff from before to after. With --semantic both ' +
+    'versions with --from vN --to vM. With --against: two local files, no network. A local side that ' +
+    'declares nothing (empty, or comments only) is exit 2, as gate validate says. Prints a unified diff from before to after. With --semantic both ' +
     'are parsed and compared as normalised documents, so key order, quoting, comments and formatting ' +
     'alone are not a difference. The checks are compared by name first: on stderr, which were added, removed, changed ' +
     'or moved. Past 1,000 differing lines the diff is one hunk spanning them (coarse), found in linear time. ' +
@@ -80,8 +94,8 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       if (file === '-' && against === '-') {
         throw usage('Only one side can be read from stdin.', 'Give a file path to -f or to --against.');
       }
-      const after = await readGate1Text(file, { flag: '-f' });
-      const before = await readGate1Text(against, { flag: '--against' });
+      const after = await readGateSide(file, '-f');
+      const before = await readGateSide(against, '--against');
       result = await this.diffLocally(before, after, semantic);
     } else {
       if (tableId === undefined)
@@ -93,7 +107,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       const target: DiffTarget =
         from !== undefined && to !== undefined
           ? { kind: 'versions', from, to }
-          : { kind: 'current', after: await readGate1Text(file ?? '-', { flag: '-f' }) };
+          : { kind: 'current', after: await readGateSide(file ?? '-', '-f') };
       const fromServer = await this.withClient((client) =>
         this.yamlErrors(async () =>
           diffWithServer(client, await this.tableIdOf(client, tableId), target, { semantic }),

@@ -9,6 +9,15 @@
 export const GATE1_SEVERITIES = ['HARD_FAIL', 'SOFT_FAIL', 'WARN'] as const;
 export type Gate1Severity = (typeof GATE1_SEVERITIES)[number];
 
+/** A gate1.yml with no document in it (nothing but blank lines and comments): said alike by validate and diff. */
+export const DECLARES_NOTHING =
+  'the file declares nothing; write a mapping with patternChecks, customPredicates or fieldOverrides (`{}` declares no checks on purpose)';
+
+/** True when the text holds no YAML document: only blank lines, comments and document markers. */
+export function declaresNothing(text: string): boolean {
+  return text.split('\n').every((line) => /^\s*(#.*)?$|^(---|\.\.\.)\s*$/.test(line));
+}
+
 export const MAX_NAME_LENGTH = 128;
 /** PostgreSQL truncates identifiers to 63 bytes (NAMEDATALEN - 1). */
 export const MAX_COLUMN_LENGTH = 63;

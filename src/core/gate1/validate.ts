@@ -7,7 +7,7 @@ import type { Finding } from './finding.js';
 import { checkPredicateSql, loadPredicateParser, PredicateParserMissing } from './predicate-sql.js';
 import { checkRegex } from './regex-check.js';
 import type { Gate1Document } from './schema.js';
-import { ALLOWED_KEYS, GATE1_SEVERITIES, MAX_COLUMN_LENGTH } from './schema.js';
+import { ALLOWED_KEYS, DECLARES_NOTHING, GATE1_SEVERITIES, MAX_COLUMN_LENGTH } from './schema.js';
 import type { Yaml } from '../libraries/yaml.js';
 import { loadYaml } from '../libraries/yaml.js';
 import type { SchemaError, SchemaValidator } from './schema-validator.js';
@@ -152,13 +152,7 @@ class Gate1Validator {
       return this.result();
     }
     if (value === null || value === undefined) {
-      this.add(
-        [],
-        { line: 1, column: 1 },
-        'error',
-        'empty-document',
-        'the file declares nothing; write a mapping with patternChecks, customPredicates or fieldOverrides (`{}` declares no checks on purpose)',
-      );
+      this.add([], { line: 1, column: 1 }, 'error', 'empty-document', DECLARES_NOTHING);
       return this.result();
     }
     for (const e of schemaErrors(value)) this.schemaDiagnostic(e);
