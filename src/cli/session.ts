@@ -286,6 +286,10 @@ function specificSuggestion(error: ApiError, path: string): string | undefined |
   if (/`gds |\bgds [a-z]+ /.test(error.message)) return null;
   const list = LIST_COMMAND[error.code];
   if (list !== undefined) return `${list} shows the ids you can use.`;
+  if (error.code === 'token_not_found') {
+    // The tf_… client token a list shows is masked: it names no token.
+    return 'Revoke it by the id (itk_…, clt_…) or NAME that gds tokens list shows; the client token listed there is masked.';
+  }
   const table = tableOf(path);
   if (error.status === 409 && table !== undefined) return `gds status ${table} shows where the table is now.`;
   return null;

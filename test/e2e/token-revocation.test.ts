@@ -13,6 +13,7 @@ import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-proce
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
+import TokensList from '../../src/commands/tokens/list.js';
 
 let server: TestServer;
 const outputs: string[] = [];
@@ -55,6 +56,13 @@ async function answered(args: string[], token: string, question: string, answer:
   return r;
 }
 
+/** An integration token reading the orders table, issued by `role`. */
+function ordersFeed(role: 'OWNER' | 'MEMBER', name: string) {
+  const orders = server.table('orders');
+  const scopes = [{ tableId: orders.id, permissions: ['read' as const] }];
+  return server.issueToken(role, { name, env: orders.environmentLabel, scopes });
+}
+
 const live = (token: string) => server.request('GET', '/api/me', { token }).then((r) => r.status);
 
 describe('gds tokens list / revoke, gds auth revoke', () => {
@@ -92,11 +100,7 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
 
   it('a MEMBER revokes the token they issued for a table they own', async () => {
     const orders = server.table('orders');
-    const issued = await server.issueToken('MEMBER', {
-      name: 'member-feed',
-      env: orders.environmentLabel,
-      scopes: [{ tableId: orders.id, permissions: ['read'] }],
-    });
+    const issued = await ordersFeed('MEMBER', 'member-feed');
     const revoked = await gds(
       ['tokens', 'revoke', issued.clientToken, '--yes'],
       server.user('MEMBER').cliToken,
@@ -107,6 +111,29 @@ describe('gds tokens list / revoke, gds auth revoke', () => {
       token: issued.tokens.accessToken,
     });
     expect(next.status).toBe(401);
+  });
+
+  it("tokens list's jq example prints what tokens revoke takes; a masked client token is 404 pointing at the id or name", async () => {
+    const issued = await ordersFeed('OWNER', 'example-feed');
+    const owner = server.user('OWNER').cliToken;
+    const listed = await gds(['tokens', 'list', '--json'], owner);
+    const row = listed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; clientToken: string })
+      .find((r) => r.id === issued.id);
+    const masked = await gds(['tokens', 'revoke', row?.clientToken ?? '', '--yes'], owner);
+    expect(masked.code).toBe(5);
+    expect(masked.stderr).toContain('gds tokens list');
+    expect(masked.stderr).toMatch(/\bid\b.*\bNAME\b|\bNAME\b.*\bid\b/);
+
+    const example = TokensList.examples.map(String).find((e) => e.includes('jq -r'));
+    const filter = /jq -r '(.*)'$/.exec(example ?? '')?.[1] ?? '';
+    const picked = await gds(['tokens', 'list', '--json', '--jq', filter], owner);
+    expect(picked.code, picked.stderr).toBe(0);
+    expect(picked.stdout.split('\n')).toContain(issued.id);
+    const revoked = await gds(['tokens', 'revoke', issued.id, '--yes'], owner);
+    expect(revoked.code, revoked.stderr).toBe(0);
   });
 
   it('gds auth revoke revokes the CLI token it runs with: the next command exits 3', async () => {

@@ -34,7 +34,7 @@ export default class TokensList extends ApiCommand<typeof TokensList> {
     '<%= config.bin %> tokens list',
     '<%= config.bin %> tokens list --cli -L 5',
     '<%= config.bin %> tokens list --user admin@example.com',
-    '<%= config.bin %> tokens list --json | jq -r \'select(.kind == "integration" and .revokedAt == null) | .clientToken\'',
+    '<%= config.bin %> tokens list --json | jq -r \'select(.kind == "integration" and .revokedAt == null) | .id\'',
   ];
   static override flags = {
     cli: Flags.boolean({
