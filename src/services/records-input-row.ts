@@ -33,14 +33,15 @@ export function notUtf8(at: number, byte: number): RowError['error'] {
 }
 
 /**
- * An input with nothing in it (no byte but blanks): a closed or forgotten pipe, not a wish to import no rows,
- * which a CSV header alone or a JSON [] says.
+ * A CSV or JSON input with nothing in it (no byte but blanks): a closed or forgotten pipe, not a wish to import
+ * no rows, which a CSV header alone or a JSON [] says. Empty NDJSON is no rows: `records export` of an empty
+ * table writes nothing, and its pipe into `records import` copies nothing.
  */
 export function emptyInputError(input: string): CliError {
   return new CliError(`${input === '-' ? '<stdin>' : input} is empty: there are no rows to import.`, {
     exitCode: ExitCode.Usage,
     code: 'empty_input',
     suggestion:
-      'Check the file, or what is piped in; nothing was sent. To import no rows on purpose, give a CSV header alone or a JSON [].',
+      'Check the file, or what is piped in; nothing was sent. To import no rows on purpose, give a CSV header alone, a JSON [] or an empty NDJSON input.',
   });
 }

@@ -75,7 +75,6 @@ export async function* readRows(
       }
       yield { ...objectRow(value, row, line), text };
     }
-    if (row === 0) throw emptyInputError(input);
     return;
   }
   yield* csvRows(stream() as Readable, table, key, cells, input);

@@ -13,7 +13,7 @@ export default class RecordsImport extends RecordsCommand<typeof RecordsImport> 
     'inserted) in batches of up to 10,000; without it they go through bulk-update in batches of up to 1,000: a row ' +
     'with an id updates that record, one without is created (--ignore-ids creates every row). The format comes ' +
     'from the file name (.csv, .ndjson/.jsonl, .json) or --format; stdin (-f -) is NDJSON unless --format says. ' +
-    'An empty input (nothing but blank lines) is exit 2; a CSV header alone or a JSON [] is no rows on purpose. ' +
+    'An empty CSV or JSON input (nothing but blank lines) is exit 2; a CSV header alone, a JSON [] or empty NDJSON is no rows. ' +
     'CSV: a header of column names; an empty field is null, "" an empty string; numbers and booleans are read by ' +
     "the column’s type; a leading ' before =, +, -, @, a tab or a carriage return (how records export keeps a " +
     'spreadsheet from running a cell) is taken off (--raw-cells: kept). Every row is checked against the table’s columns first: a row that does not fit (or that ' +
