@@ -24,7 +24,8 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     'and nothing is sent, as is a bundle of another table than the one named. The table already holding the ' +
     'name in the target environment is compared first: when it holds the same definition, gate1.yml and contract ' +
     'nothing changes ("No change", exit 0); otherwise the promotion is refused (exit 6) unless --replace names ' +
-    'it. --dry-run prints the diff and changes nothing. A Mode B (custody) table is not promoted or bundled (exit 7, ' +
+    'it. --dry-run prints the diff and changes nothing. An unknown --to is exit 5 naming the environment meant, one ' +
+    'without an active connector exit 7, one outside your environment scope exit 4. A Mode B (custody) table is not promoted or bundled (exit 7, ' +
     'see docs/spec-deviations.md): its rows stay in its environment, its gate1.yml and contract are copied by hand.';
   static override examples = [
     '<%= config.bin %> env promote t_42 --to staging',
