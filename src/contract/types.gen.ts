@@ -3736,8 +3736,8 @@ export interface operations {
         parameters: {
             query?: {
                 state?: components["schemas"]["LifecycleState"];
-                /** @description Only the tables of this name (case-insensitive, exact); how a table name is resolved to its id. */
-                name?: string;
+                /** @description Only the tables of this name (case-insensitive, exact); how a table name is resolved to its id. Repeated (`?name=a&name=b`, at most 500), the tables holding any of the names: how `gds plan` finds the tables of other environments holding its models' names without reading the whole workspace. Over 500 names, or an empty one, is a 400 `invalid_query` naming the parameter. */
+                name?: string[];
                 /** @description Pages of at most this many tables (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every table in one answer. */
                 limit?: number;
                 /** @description The nextCursor of the previous page (same filters). */

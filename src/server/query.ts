@@ -24,6 +24,29 @@ export function stringParam(query: Query, name: string): string | undefined {
   if (Array.isArray(value) || value === '') {
     throw badRequest('invalid_query', `${name} must be given once, with a value.`, { parameter: name });
   }
+  return wellFormed(name, value);
+}
+
+/** A parameter that may be repeated (`?name=a&name=b`), up to `max` values, each with a value. */
+export function repeatedStringParam(query: Query, name: string, max: number): string[] | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  // Given once, it is checked (and refused) as a single parameter is.
+  if (!Array.isArray(value)) return [stringParam(query, name) ?? value];
+  if (value.length > max) {
+    throw badRequest(
+      'invalid_query',
+      `${name} may be repeated at most ${max} times; got ${value.length}: ask for the rest in another request.`,
+      { parameter: name, max },
+    );
+  }
+  if (value.includes('')) {
+    throw badRequest('invalid_query', `${name} must be given with a value each time.`, { parameter: name });
+  }
+  return value.map((v) => wellFormed(name, v));
+}
+
+function wellFormed(name: string, value: string): string {
   const problem = badCharacter(value);
   if (problem !== undefined) {
     throw badRequest('invalid_query', `${name} holds ${problem}: send well-formed text (UTF-8, no NUL).`, {

@@ -179,13 +179,34 @@ export interface TableListItem {
 export interface TableListQuery {
   workspaceId: string;
   state?: string | undefined;
-  name?: string | undefined;
+  /** Only the tables holding one of these names (case-insensitive, exact). */
+  names?: string[] | undefined;
   /** The environments the caller may see; null: every one. */
   environments: string[] | null;
   /** At most this many rows (and one more is read, to know whether another page follows); absent: all. */
   limit?: number | undefined;
   /** The key of the last row of the previous page. */
   after?: { createdAt: string; id: string } | undefined;
+}
+
+/**
+ * The names of $3, lowered by the database as the index tables_by_name lowers a table's name (JavaScript's
+ * lowering is not always PostgreSQL's).
+ */
+const LOWER_NAMES = 'ARRAY(SELECT lower(n) FROM unnest($3::text[]) AS n)';
+
+/**
+ * The tables a list reads: with names ($3), each name's tables found by the index tables_by_name, a lookup a
+ * name. As a filter, the planner (no statistics of lower(name): the index is partial) walks tables_listed in
+ * order instead, reading a workspace of 100,000 tables for a few names (50-280 ms on PostgreSQL, 0.5 ms so).
+ * The filter on $3 stays in the query's WHERE: it is what the list means; this is only the way in.
+ */
+function listedTables(names: string[] | undefined): string {
+  if (names === undefined) return 'gds.tables';
+  return `(SELECT DISTINCT lower(n) AS wanted FROM unnest($3::text[]) AS n) AS named
+          CROSS JOIN LATERAL (SELECT * FROM gds.tables
+                               WHERE workspace_id = $1 AND active AND lower(name) = named.wanted
+                               OFFSET 0) AS tables`;
 }
 
 /**
@@ -215,10 +236,10 @@ export async function listTablePage(
     `SELECT id, name, mode, state, gate_mode, environment_label, source, connector_id,
             artifact->>'fileName' AS artifact_file, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
-       FROM gds.tables
+       FROM ${listedTables(query.names)}
       WHERE workspace_id = $1 AND active
         AND ($2::text IS NULL OR state = $2)
-        AND ($3::text IS NULL OR lower(name) = lower($3))
+        AND ($3::text[] IS NULL OR lower(name) = ANY(${LOWER_NAMES}))
         AND ($4::text[] IS NULL OR environment_label = ANY($4::text[]))
         AND ($5::timestamptz IS NULL OR (created_at, id) > ($5::timestamptz, $6::text))
       ORDER BY created_at, id
@@ -228,7 +249,7 @@ export async function listTablePage(
     [
       query.workspaceId,
       query.state ?? null,
-      query.name ?? null,
+      query.names ?? null,
       query.environments,
       query.after?.createdAt ?? null,
       query.after?.id ?? null,
@@ -356,12 +377,12 @@ export async function environmentTablePage(
 /** How many tables the list of `query` holds in all (its first page says so). */
 export async function countTables(q: Queryable, query: TableListQuery): Promise<number> {
   const [row] = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM gds.tables
+    `SELECT count(*)::int AS n FROM ${listedTables(query.names)}
       WHERE workspace_id = $1 AND active
         AND ($2::text IS NULL OR state = $2)
-        AND ($3::text IS NULL OR lower(name) = lower($3))
+        AND ($3::text[] IS NULL OR lower(name) = ANY(${LOWER_NAMES}))
         AND ($4::text[] IS NULL OR environment_label = ANY($4))`,
-    [query.workspaceId, query.state ?? null, query.name ?? null, query.environments],
+    [query.workspaceId, query.state ?? null, query.names ?? null, query.environments],
   );
   return row?.n ?? 0;
 }

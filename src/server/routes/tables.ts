@@ -14,10 +14,13 @@ import { countRequests } from '../governance/recertification-requests.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
 import { countTables, listTablePage, loadTable } from '../governance/tables.js';
 import type { Query } from '../query.js';
-import { booleanParam, intParam, rejectUnknownParams, stringParam } from '../query.js';
+import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
 import { checkProjectId, ownedElsewhere, replaceRefusal, slugOf } from '../governance/definitions.js';
 import { recordAudit } from '../audit.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
+
+/** The names one list request may ask for (a client sends fewer when its URL would pass the header limit). */
+const MAX_NAMES = 500;
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 
@@ -26,7 +29,8 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     const caller = requireSession(await callerOf(ctx, request));
     rejectUnknownParams(request.query, ['state', 'name', 'limit', 'cursor', 'total']);
     const state = stringParam(request.query, 'state');
-    const name = stringParam(request.query, 'name');
+    // Repeated, the tables holding any of the names: how `gds plan` finds who holds its models' names.
+    const names = repeatedStringParam(request.query, 'name', MAX_NAMES);
     if (state !== undefined && !(LIFECYCLE_STATES as readonly string[]).includes(state)) {
       throw badRequest(
         'invalid_query',
@@ -44,7 +48,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     const query = {
       workspaceId: caller.workspaceId,
       state,
-      name,
+      names,
       environments: visibleEnvironments(caller),
       limit,
       after: cursor === undefined ? undefined : decodeListCursor(cursor),
