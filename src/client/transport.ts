@@ -110,7 +110,8 @@ export function writeOptions(options: WriteOptions = {}): CallOptions & { header
   return ifMatch === undefined ? call : { ...call, headers: { 'if-match': String(ifMatch) } };
 }
 
-export type QueryValue = string | number | boolean | undefined;
+/** A query parameter's value; an array is the parameter repeated (`?name=a&name=b`). */
+export type QueryValue = string | number | boolean | undefined | readonly string[];
 
 export interface RequestOptions extends CallOptions {
   method: HttpMethod;
@@ -646,7 +647,8 @@ function checkedBaseUrl(raw: string): string {
 function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValue> | undefined): string {
   const url = new URL(baseUrl + path);
   for (const [key, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) url.searchParams.set(key, String(value));
+    if (typeof value === 'object') for (const each of value) url.searchParams.append(key, each);
+    else if (value !== undefined) url.searchParams.set(key, String(value));
   }
   return url.toString();
 }

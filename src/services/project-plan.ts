@@ -1,11 +1,12 @@
 // `gds plan --dbt DIR`: a dbt project (read by src/services/dbt-project.ts) compared with what the service
 // holds in the connector's environment, table by table: + create, ~ replace (definition, gate1.yml and
 // contract diffs), = unchanged, - gone, ! refused. It only reads, in a handful of requests whatever the
-// project's size: the connectors, the warehouse's objects, and the paged bulk read of every table the
+// project's size: the connectors, the warehouse's objects, the paged bulk read of every table the
 // environment holds with its definition, gate1.yml and contract (`GET /api/held-tables`, read while the
-// warehouse is). The comparisons are the ones `push --replace
-// --dry-run`, `gate apply --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly
-// what the plan shows and a second plan after it is all `= unchanged`.
+// warehouse is), and, for the models no table there holds yet, who holds their names elsewhere
+// (`GET /api/tables?name=…`). The comparisons are the ones `push --replace --dry-run`, `gate apply
+// --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly what the plan shows and a
+// second plan after it is all `= unchanged`.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector (or the
@@ -255,7 +256,7 @@ export async function planProject(
   const call = options.signal === undefined ? {} : { signal: options.signal };
   client = withObjectsReadOnce(client);
   const projectName = projectNameOf(project);
-  const [connectors, rows] = await Promise.all([client.connectors.list(call), client.tables.list({}, call)]);
+  const connectors = await client.connectors.list(call);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
   // Everything compared, for the whole environment, in a few paged requests, read while the warehouse is.
@@ -283,8 +284,13 @@ export async function planProject(
     if (row.source) bySource.set(lower(row.source), row);
     byName.set(lower(row.name), row);
   }
-  // A table name is one per workspace, whatever the environment.
-  const nameHolders = new Map(rows.map((row) => [lower(row.name), row]));
+  // A table name is one per workspace, whatever the environment: the models' names no table of this
+  // environment holds are looked up in the others, by name (in a workspace of 100,000 tables, reading them all
+  // cost a no-change plan of 2,000 models 0.5 s and 60-90 MiB); a plan creating nothing asks nothing.
+  const nameHolders = new Map<string, HeldTable | TableListRow>(byName);
+  const unheld = [...new Set(cased.declarations.map((d) => lower(d.name)))].filter((n) => !byName.has(n));
+  if (unheld.length > 0)
+    for (const row of await client.tables.named(unheld, call)) nameHolders.set(lower(row.name), row);
   const projectId = options.project ?? derivedProjectId(projectName, connector);
   const prefix = projectFilePrefix(projectName);
   const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean } => {

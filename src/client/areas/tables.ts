@@ -36,6 +36,12 @@ export interface TablesApi {
     pageSizes: readonly [first: number, rest: number],
     options?: CallOptions,
   ): AsyncGenerator<{ tables: TableListRow[]; total?: number }, void, undefined>;
+  /**
+   * The tables holding any of `names` (case-insensitive, exact), in as few requests as the URL allows: the
+   * names in groups of up to 500 whose query stays under ~6,000 characters, a few groups at a time. A service
+   * from before `name` could be repeated refuses it: its whole list is then read and filtered.
+   */
+  named(names: readonly string[], options?: CallOptions): Promise<TableListRow[]>;
   status(tableId: string, options?: CallOptions): Promise<TableStatus>;
   ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
   /**
@@ -59,8 +65,54 @@ function refusesTotalParameter(error: unknown): boolean {
   return Array.isArray(unknown) && unknown.includes('total');
 }
 
+/** A 400 `invalid_query` on `name`: a service from before `name` could be repeated. */
+function refusesRepeatedName(error: unknown): boolean {
+  if (!(error instanceof ApiError) || error.status !== 400 || error.code !== 'invalid_query') return false;
+  return (error.details as { parameter?: unknown } | undefined)?.parameter === 'name';
+}
+
+/** Names a request of `named` carries at most: the service's bound. */
+const NAMES_PER_REQUEST = 500;
+/** The query of one such request stays under this many characters: well within any proxy's URL limit. */
+const NAMES_QUERY_CHARACTERS = 6_000;
+/** Requests of `named` in flight at a time. */
+const NAMED_REQUESTS_AT_ONCE = 4;
+
+/** `names` in groups of at most NAMES_PER_REQUEST whose encoded `name=` parameters stay under the limit. */
+function nameGroups(names: readonly string[]): string[][] {
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let length = 0;
+  for (const name of names) {
+    const more = `&name=${encodeURIComponent(name)}`.length;
+    if (group.length > 0 && (group.length === NAMES_PER_REQUEST || length + more > NAMES_QUERY_CHARACTERS)) {
+      groups.push(group);
+      group = [];
+      length = 0;
+    }
+    group.push(name);
+    length += more;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
 export function tablesApi(transport: Transport): TablesApi {
-  return {
+  /** The tables holding any of `names`, every page of them (one, unless a thousand hold them). */
+  const holding = async (names: readonly string[], options: CallOptions | undefined) => {
+    const tables: TableListRow[] = [];
+    const walk = cursorPages('/api/tables', (cursor) =>
+      transport.send<Schema<'TableList'>>({
+        method: 'GET',
+        path: '/api/tables',
+        query: { name: names, limit: 1000, cursor },
+        ...options,
+      }),
+    );
+    for await (const page of walk) tables.push(...page.tables);
+    return tables;
+  };
+  const api: TablesApi = {
     async list(query = {}, options) {
       const { tables } = await transport.send<Schema<'TableList'>>({
         method: 'GET',
@@ -96,6 +148,28 @@ export function tablesApi(transport: Transport): TablesApi {
       for await (const page of walk) {
         yield { tables: page.tables, ...(page.total === undefined ? {} : { total: page.total }) };
       }
+    },
+    async named(names, options) {
+      const wanted = [...new Set(names)];
+      const groups = nameGroups(wanted);
+      // By id: two spellings of one name in two groups find the same table twice.
+      const tables = new Map<string, TableListRow>();
+      try {
+        for (let i = 0; i < groups.length; i += NAMED_REQUESTS_AT_ONCE) {
+          const answers = await Promise.allSettled(
+            groups.slice(i, i + NAMED_REQUESTS_AT_ONCE).map((group) => holding(group, options)),
+          );
+          for (const answer of answers) {
+            if (answer.status === 'rejected') throw answer.reason;
+            for (const table of answer.value) tables.set(table.id, table);
+          }
+        }
+      } catch (error) {
+        if (!refusesRepeatedName(error)) throw error;
+        const lowered = new Set(wanted.map((name) => name.toLowerCase()));
+        return (await api.list({}, options)).filter((table) => lowered.has(table.name.toLowerCase()));
+      }
+      return [...tables.values()];
     },
     async status(tableId, options) {
       return transport.send<TableStatus>({
@@ -148,4 +222,5 @@ export function tablesApi(transport: Transport): TablesApi {
       });
     },
   };
+  return api;
 }
