@@ -4,8 +4,9 @@
 // no-change plan again once each table holds ten gate1.yml versions (a project's months of CI); and the
 // CLI's peak memory planning 5,000 models (its stdout a pipe, as `| jq`). Each row: wall time of the gds
 // process, its requests (counted from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum
-// resident set, read by /usr/bin/time when there is one). GDS_BENCH_MODELS changes the 2,000;
-// GDS_BENCH_ONLY=plan5000|rate|scale runs one part.
+// resident set, read by /usr/bin/time when there is one). And the no-change plan of the applied 2,000 models
+// beside 100,000 tables of another environment (`wide`): a table name is one per workspace, yet the plan must
+// not read them all. GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale|wide runs one part.
 //
 // Plans at once: Linux shares the CPU between sessions first (the scheduler's autogroups), then between the
 // processes of a session. Plans that several people start each run in a session of their own (a terminal's
@@ -33,6 +34,7 @@ import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { writeDbtProject } from './dbt-manifest.js';
 import { benchCliEnv } from './lib/cli-env.js';
 import { unpackedPackage } from './lib/npm-package.js';
+import { copyTable } from '../../test/helpers/table-copies.js';
 import type { BenchModule, BenchRow } from './types.js';
 
 const TIME = '/usr/bin/time';
@@ -118,6 +120,8 @@ async function scene(engine: Engine, models: number, rateLimit = 1_000_000_000) 
   const server = await startTestServer({
     rateLimit,
     contractCheck: false,
+    // Making 100,000 tables (`wide`) is one INSERT: on a loaded machine it outlasts the default 30 s deadline.
+    queryTimeoutMs: 600_000,
     ...(engine === 'PostgreSQL' ? { database: 'postgres' } : {}),
   });
   const dir = mkdtempSync(join(tmpdir(), 'gds-bench-scale-'));
@@ -171,6 +175,43 @@ async function planMemoryRows(engine: Engine): Promise<BenchRow[]> {
         name: 'gds plan --json, 5,000 models, first (all create), stdout piped',
         value: figure(plan),
         note: `budget: CLI peak ≤ 200 MiB at 5,000 models; ${load()}`,
+      },
+    ];
+  } finally {
+    await close();
+  }
+}
+
+/** The tables of another environment beside the applied project in the `wide` part. */
+const WIDE_TABLES = 100_000;
+
+/**
+ * The no-change plan of the applied project once the workspace also holds WIDE_TABLES tables of production
+ * (copies of the seeded `customers`): the plan reads its own environment, and asks about no other table.
+ */
+async function wideRows(engine: Engine): Promise<BenchRow[]> {
+  const { server, env, project, close } = await scene(engine, MODELS);
+  try {
+    const apply = await measured(['apply', ...project, '--yes', '--json', '--concurrency', '8'], env);
+    await jobsDone(server);
+    const production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
+    const started = performance.now();
+    await copyTable(server, server.table('customers').id, WIDE_TABLES, 'wide', {
+      environment_label: `'production'`,
+      connector_id: `'${production}'`,
+    });
+    await server.sql('ANALYZE gds.tables');
+    const made = ((performance.now() - started) / 1000).toFixed(1);
+    const alone: Measured[] = [];
+    for (let round = 0; round < ROUNDS; round += 1)
+      alone.push(await measured(['plan', ...project, '--json'], env, { session: 'own' }));
+    const plan = median(alone, (m) => m.ms);
+    return [
+      {
+        section: `project-scale (${engine})`,
+        name: `gds plan --json, ${MODELS} models, no change, beside ${WIDE_TABLES.toLocaleString('en')} tables of another environment`,
+        value: `${figure(plan)} (alone ${alone.map((m) => (m.ms / 1000).toFixed(2)).join(' / ')} s, peaks ${alone.map((m) => m.peakMb?.toFixed(0) ?? '?').join(' / ')} MiB, the median taken)`,
+        note: `the project applied first (${figure(apply)}), then the tables made in ${made} s; a no-change plan asks about no table of another environment; ${load()}`,
       },
     ];
   } finally {
@@ -329,6 +370,7 @@ export const run: BenchModule = async () => {
       if (only === undefined || only === 'scale') rows.push(...(await engineRows(engine)));
       if (only === undefined || only === 'rate') rows.push(...(await rateRows(engine)));
       if (only === undefined || only === 'plan5000') rows.push(...(await planMemoryRows(engine)));
+      if (only === undefined || only === 'wide') rows.push(...(await wideRows(engine)));
     }
     return rows;
   } finally {
