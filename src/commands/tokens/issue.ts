@@ -10,7 +10,6 @@ import {
 } from '../../cli/token-bundle.js';
 import { resolveTableId } from '../../services/table-ref.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
-import { tokenHint } from '../../core/token-hint.js';
 
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
@@ -20,9 +19,9 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     'audit log, members, certification, definitions or recertification. One token holds one kind. --env names ' +
     'the environment the token works in, or * for every one. The access token (60 minutes) and the refresh ' +
     'token (30 days, single use) are shown once: gds does not store them and cannot show them again. With ' +
-    '--save-profile <name> they are stored in that profile instead (and not shown, nor is the client token ' +
-    'whole: masked as gds tokens list shows it), and --profile <name> then calls with the token, renewing it ' +
-    'as it expires.';
+    '--save-profile <name> they are stored in that profile instead (and not shown; the client token, a label the ' +
+    'API refuses, is still shown once for revocation scripts), and --profile <name> then calls with the token, ' +
+    'renewing it as it expires.';
   static override examples = [
     '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
     "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",
@@ -103,15 +102,13 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     if (this.out.json) {
       this.out.record({
         ...issued,
-        // Stored, not shown: the client token as tokens list shows it.
-        clientToken: tokenHint(issued.clientToken),
         tokens: tokenExpiries(issued.tokens),
         profile: saved.saved.name,
         storage: saved.saved.storage,
       });
       return;
     }
-    this.printIssued({ ...issued, clientToken: tokenHint(issued.clientToken) });
+    this.printIssued(issued);
     printSavedTokens(this.out, saved, issued.tokens);
   }
 
