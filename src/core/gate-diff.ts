@@ -11,6 +11,7 @@ import type { Document } from 'yaml';
 import { countText } from './count-text.js';
 import { type Diff, loadDiff } from './libraries/diff.js';
 import { loadYaml, type Yaml } from './libraries/yaml.js';
+import { declaresNothing } from './gate1/schema.js';
 
 /** The libraries a gate diff reads and compares with (the semantic mode's reading alone needs yaml). */
 export interface GateDiffLibraries {
@@ -119,8 +120,11 @@ export function diffGateTexts(
     return lineDiff(diff, before, after, before.text, after.text, semantic);
   // Both sides mostly hold the same checks: each distinct check is read and printed once (normaliseByCheck).
   const printed: PrintedChecks = new Map();
+  // A side that declares nothing (a table with no gate1.yml yet) is no lines, not the YAML of null.
   const normalise = (side: DiffSide) =>
-    normaliseByCheck(yaml, side.text, printed) ?? normaliseGateYaml(yaml, side);
+    declaresNothing(side.text)
+      ? ''
+      : (normaliseByCheck(yaml, side.text, printed) ?? normaliseGateYaml(yaml, side));
   return lineDiff(diff, before, after, normalise(before), normalise(after), semantic);
 }
 

@@ -2,6 +2,7 @@ import * as jsdiff from 'diff';
 import { describe, expect, it } from 'vitest';
 import * as yaml from 'yaml';
 import { checkSummary, diffGateTexts, GateYamlError } from '../../src/core/gate-diff.js';
+import { declaresNothing } from '../../src/core/gate1/schema.js';
 
 const libraries = { yaml, diff: jsdiff };
 
@@ -65,6 +66,16 @@ describe('diffGateTexts, text mode', () => {
 });
 
 describe('diffGateTexts, semantic mode', () => {
+  it('diffs from no lines when the before side declares nothing (a table with no gate1.yml yet)', () => {
+    const result = diffGateTexts(libraries, side('t_42 (no gate1.yml yet)', ''), side('b', original), {
+      semantic: true,
+    });
+    const lines = result.hunks.flatMap((h) => h.lines);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => line.startsWith('+'))).toBe(true);
+    expect(result.unified).not.toMatch(/^-null$/m);
+  });
+
   it('ignores key order, quoting, comments, layout and number spelling', () => {
     const result = diffGateTexts(libraries, side('a', original), side('b', reformatted), { semantic: true });
     expect(result).toMatchObject({ identical: true, semantic: true, hunks: [] });
@@ -172,5 +183,21 @@ describe('diffGateTexts compares by check first, and bounds the line diff', () =
     );
     expect(result.checks).toBeUndefined();
     expect(result.hunks).toHaveLength(1);
+  });
+});
+
+describe('declaresNothing', () => {
+  it('reads blank lines, comments and document markers as nothing, whatever the line endings', () => {
+    for (const text of [
+      '',
+      '\n',
+      '# only a comment\n',
+      '# only a comment\r\n',
+      '---\r\n# c\r\n...\r\n',
+      '# a\r# b',
+    ])
+      expect(declaresNothing(text), JSON.stringify(text)).toBe(true);
+    for (const text of ['{}', 'patternChecks: []\r\n', '# c\r\npatternChecks: []'])
+      expect(declaresNothing(text), JSON.stringify(text)).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ export const DECLARES_NOTHING =
 
 /** True when the text holds no YAML document: only blank lines, comments and document markers. */
 export function declaresNothing(text: string): boolean {
-  return text.split('\n').every((line) => /^\s*(#.*)?$|^(---|\.\.\.)\s*$/.test(line));
+  return text.split(/\r\n|\r|\n/).every((line) => /^\s*(#.*)?$|^(---|\.\.\.)\s*$/.test(line));
 }
 
 export const MAX_NAME_LENGTH = 128;
