@@ -170,6 +170,12 @@ describe('env promote names the environment that is wrong', () => {
        VALUES ('con_qa_off', $1, 'warehouse-qa', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())`,
       [server.ready.workspaceId],
     );
+    // qa is the owner's to act in: what is left to say is that it has no active connector.
+    await server.sql(
+      `UPDATE gds.memberships SET env_scope = env_scope || '["qa"]'::jsonb
+        WHERE workspace_id = $1 AND user_id = (SELECT id FROM gds.users WHERE email = 'owner@example.com')`,
+      [server.ready.workspaceId],
+    );
     const r = await runInProcess(['env', 'promote', 'orders', '--to', 'qa', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(7);
     const error = lastError(r.stderr);

@@ -9,7 +9,12 @@ import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-d
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
-import { requireTargetEnvironment, workspaceEnvironments } from './access.js';
+import {
+  inEnvironmentScope,
+  requireTargetEnvironment,
+  visibleEnvironments,
+  workspaceEnvironments,
+} from './access.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
@@ -112,15 +117,21 @@ export function promotedName(name: string, fromEnv: string, toEnv: string): stri
 }
 
 /**
- * The connector to promote onto: the one named, or the target environment's active one (404 for an
- * environment the workspace does not have, 400 for one without an active connector).
+ * The connector to promote onto: the one named, or the target environment's active one. Refused in the
+ * order a caller can act on: 404 for an environment the workspace does not have (the one meant among those
+ * the caller sees), 403 for one outside the caller's scope, 400 for one without an active connector.
  */
 export async function targetConnector(
   q: Queryable,
-  workspaceId: string,
+  caller: Caller,
   to: string,
   connectorId: string | undefined,
 ): Promise<ConnectorRow> {
+  const { workspaceId } = caller;
+  if (!inEnvironmentScope(caller, to)) {
+    await requireKnownEnvironment(q, caller, to);
+    requireTargetEnvironment(caller, to);
+  }
   if (connectorId !== undefined) {
     const connector = await loadConnector(q, workspaceId, connectorId);
     if (connector.environmentLabel !== to) {
@@ -138,15 +149,7 @@ export async function targetConnector(
     [workspaceId, to],
   );
   if (!row) {
-    const environments = await workspaceEnvironments(q, workspaceId);
-    if (!environments.includes(to)) {
-      const near = closest(to, environments);
-      throw notFound(
-        'environment_not_found',
-        `Environment ${to} is not an environment of this workspace (its environments: ${environments.join(', ') || 'none'}).`,
-        { environmentLabel: to, environments, ...(near === undefined ? {} : { didYouMean: near }) },
-      );
-    }
+    await requireKnownEnvironment(q, caller, to);
     throw badRequest(
       'no_connector_for_environment',
       `Environment ${to} has no active connector to register the table on: a workspace admin adds one.`,
@@ -154,6 +157,20 @@ export async function targetConnector(
     );
   }
   return loadConnector(q, workspaceId, row.id);
+}
+
+/** 404 when the workspace has no environment `to`, naming the ones the caller sees (and the one meant). */
+async function requireKnownEnvironment(q: Queryable, caller: Caller, to: string): Promise<void> {
+  const environments = await workspaceEnvironments(q, caller.workspaceId);
+  if (environments.includes(to)) return;
+  const visible = visibleEnvironments(caller);
+  const seen = visible === null ? environments : environments.filter((e) => visible.includes(e));
+  const near = closest(to, seen);
+  throw notFound(
+    'environment_not_found',
+    `Environment ${to} is not an environment of this workspace (the ones you may use: ${seen.join(', ') || 'none'}).`,
+    { environmentLabel: to, environments: seen, ...(near === undefined ? {} : { didYouMean: near }) },
+  );
 }
 
 export interface LandOptions {

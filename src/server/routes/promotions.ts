@@ -45,7 +45,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     const bundle = await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString());
-    const connector = await targetConnector(ctx.db, caller.workspaceId, body.to, body.connectorId);
+    const connector = await targetConnector(ctx.db, caller, body.to, body.connectorId);
     const outcome = await landBundle(
       ctx,
       caller,

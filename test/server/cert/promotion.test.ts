@@ -224,6 +224,12 @@ describe('promotion', () => {
        VALUES ('con_qa_off', $1, 'warehouse-qa', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())`,
       [server.ready.workspaceId],
     );
+    // qa is the owner's to act in: what is left to say is that it has no active connector.
+    await server.sql(
+      `UPDATE gds.memberships SET env_scope = env_scope || '["qa"]'::jsonb
+        WHERE workspace_id = $1 AND user_id = (SELECT id FROM gds.users WHERE email = 'owner@example.com')`,
+      [server.ready.workspaceId],
+    );
     const none = await promote(orders, { to: 'qa' });
     expect(none.status).toBe(400);
     expect(none.body.error.code).toBe('no_connector_for_environment');
@@ -252,5 +258,24 @@ describe('promotion', () => {
       'You may act only in dev, staging; production, the environment you promote to, is outside your scope. Promote to one of those, or ask a workspace admin to add production to your environment scope.',
     );
     expect((await promote('tbl_none', { to: 'staging' })).status).toBe(404);
+  });
+
+  it('tells a scoped caller an unknown environment among its own, then its scope, before the connector', async () => {
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ('con_qa_idle', $1, 'warehouse-qa-idle', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())
+       ON CONFLICT DO NOTHING`,
+      [server.ready.workspaceId],
+    );
+    // qa exists and has no active connector: outside a STEWARD's dev, staging, that is the first thing to say.
+    const outside = await promote(orders, { to: 'qa' }, 'STEWARD');
+    expect(outside.status).toBe(403);
+    expect(outside.body.error.message).toContain('qa, the environment you promote to, is outside your scope');
+    // A typo is unknown among the environments the STEWARD may use: production is not offered.
+    const typo = await promote(orders, { to: 'prodd' }, 'STEWARD');
+    expect(typo.status).toBe(404);
+    expect(typo.body.error.details).toEqual({ environmentLabel: 'prodd', environments: ['dev', 'staging'] });
+    const near = await promote(orders, { to: 'stagin' }, 'STEWARD');
+    expect(near.body.error.details).toMatchObject({ didYouMean: 'staging' });
   });
 });
