@@ -92,8 +92,9 @@ const cases: Case[] = [
     details: () => ({ existingId: customers() }),
   },
   {
-    name: '400 (a gate1.yml the service refuses: its diagnostics)',
-    exit: 7,
+    // gate apply checks the columns against the table before sending (as gate validate TABLE does).
+    name: '2 (a gate1.yml naming a column the table lacks: refused before sending, its diagnostics)',
+    exit: 2,
     code: 'invalid_gate1',
     args: async () => {
       const file = join(dir, 'gate1.yml');
@@ -103,7 +104,7 @@ const cases: Case[] = [
       );
       return ['gate', 'apply', customers(), '-f', file];
     },
-    details: () => ({ server: { diagnostics: [expect.objectContaining({ line: 3, column: 13 })] } }),
+    details: () => ({ diagnostics: [expect.objectContaining({ line: 3, column: 13 })] }),
     humanLine: 'gate1.yml:3:13 error patternChecks[0].column: the table has no column "nope"',
   },
   {
@@ -152,16 +153,30 @@ describe('one error shape in both modes', () => {
 });
 
 describe('gate validate and the service agree', () => {
-  it('a file gate apply refuses for its columns is invalid for gate validate <tableId> too', async () => {
+  it('a file the service refuses for its columns is invalid for gate validate <tableId> and gate apply too', async () => {
     const file = join(dir, 'columns.yml');
-    await writeFile(file, 'fieldOverrides:\n  - field: nope\n    nullRate: { warn: 0.1, fail: 0.2 }\n');
-    const applied = await gds(['gate', 'apply', customers(), '-f', file, '--json'], {});
+    const content = 'fieldOverrides:\n  - field: nope\n    nullRate: { warn: 0.1, fail: 0.2 }\n';
+    await writeFile(file, content);
+    const refused = await server.request('PUT', `/api/tables/${customers()}/gate1`, {
+      token: owner(),
+      body: { content },
+    });
+    expect(refused.status).toBe(400);
+    const served = (refused.body as { error: { details: { diagnostics: unknown[] } } }).error.details
+      .diagnostics;
     const validated = await gds(['gate', 'validate', customers(), '-f', file, '--json'], {});
-    expect(applied.code).toBe(7);
     expect(validated.code).toBe(2);
-    const served = (
-      JSON.parse(applied.stderr) as { error: { details: { server: { diagnostics: unknown[] } } } }
-    ).error.details.server.diagnostics;
+    // gate apply refuses it before sending, with the same diagnostics.
+    const applied = await gds(['gate', 'apply', customers(), '-f', file, '--json'], {});
+    expect(applied.code).toBe(2);
+    const appliedLocally = (
+      JSON.parse(applied.stderr) as {
+        error: { details: { diagnostics: Array<{ code: string; line: number }> } };
+      }
+    ).error.details.diagnostics;
+    expect(appliedLocally.map((d) => [d.code, d.line])).toEqual(
+      (served as Array<{ code: string; line: number }>).map((d) => [d.code, d.line]),
+    );
     const local = validated.stdout
       .trimEnd()
       .split('\n')
