@@ -153,6 +153,24 @@ describe('GraphQL', () => {
     expect((await graphql(reader, many)).status).toBe(400);
   });
 
+  it('counts the root fields of fragments, spread or inline, against the limit of 10', async () => {
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `t${i}: tables { id }`).join(' ');
+    const inline = await graphql(reader, `{ ... on Query { ${fields(30)} } }`);
+    expect(inline.status).toBe(400);
+    expect(inline.body.errors[0].message).toContain('at most 10 root fields');
+    const spread = await graphql(reader, `query { ...F } fragment F on Query { ${fields(6)} }`);
+    expect(spread.status).toBe(200);
+    const twice = await graphql(
+      reader,
+      `query { ...F ...G } fragment F on Query { ${fields(6)} } fragment G on Query { ...F }`,
+    );
+    expect(twice.status).toBe(400);
+    // A fragment spreading itself is refused by graphql-js's own rule, not counted forever.
+    const cycle = await graphql(reader, 'query { ...F } fragment F on Query { tables { id } ...F }');
+    expect(cycle.status).toBe(400);
+    expect(cycle.body.errors.map((e: { message: string }) => e.message).join(' ')).toContain('F');
+  });
+
   it.each(Object.keys(refused))('refuses a %s with 401, as the data plane does', async (caller) => {
     const answer = await graphql(refused[caller], '{ tables { id } }');
     expect(answer.status).toBe(401);
@@ -220,6 +238,32 @@ describe('MCP', () => {
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toMatch(/^[a-z_]+$/);
     if (token !== undefined) await expect(mcpClient(token)).rejects.toThrow(/401/);
+  });
+});
+
+describe('MCP, one message a request', () => {
+  it('refuses a JSON-RPC batch (400, -32600): one request of the rate limit is one read', async () => {
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'list_records', arguments: { tableId: crm, limit: 1 } },
+    });
+    const headers = { accept: 'application/json, text/event-stream' };
+    const batch = await server.request('POST', `${server.origin}/mcp`, {
+      token: reader,
+      headers,
+      body: [call(1), call(2)],
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
+    expect(batch.body.error.message).toContain('no batches');
+    const one = await server.request('POST', `${server.origin}/mcp`, {
+      token: reader,
+      headers,
+      body: call(3),
+    });
+    expect(one.status).toBe(200);
   });
 });
 

@@ -4,7 +4,7 @@
 // are HTTP answers in the contract's error body, as on REST.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GraphQLSchema, OperationDefinitionNode, ValidationContext } from 'graphql';
+import type { GraphQLSchema, OperationDefinitionNode, SelectionNode, ValidationContext } from 'graphql';
 import { buildSchema, execute, GraphQLError, Kind, parse, specifiedRules, validate } from 'graphql';
 import type { IntegrationCaller } from '../auth/caller.js';
 import { requireDataApi } from '../auth/caller.js';
@@ -112,15 +112,36 @@ function describe(error: GraphQLError) {
   return error.toJSON();
 }
 
-/** At most MAX_ROOT_FIELDS root fields in the operation (aliases included). */
+/**
+ * At most MAX_ROOT_FIELDS root fields in the operation (aliases included), counted as executed: the fields of
+ * its fragments (spread or inline) too, each spread as often as it is spread. Counting stops past the limit,
+ * so a fragment spread a thousand times costs no more than the limit to count; a fragment within its own
+ * spreading (a cycle, which graphql-js's own rule refuses) is not entered again.
+ */
 function rootFieldLimit(context: ValidationContext) {
+  const count = (selections: readonly SelectionNode[], seen: number, within: ReadonlySet<string>): number => {
+    let total = seen;
+    for (const selection of selections) {
+      if (total > MAX_ROOT_FIELDS) break;
+      if (selection.kind === Kind.FIELD) total += 1;
+      else if (selection.kind === Kind.INLINE_FRAGMENT)
+        total = count(selection.selectionSet.selections, total, within);
+      else {
+        const name = selection.name.value;
+        const fragment = within.has(name) ? undefined : context.getFragment(name);
+        if (fragment !== null && fragment !== undefined)
+          total = count(fragment.selectionSet.selections, total, new Set([...within, name]));
+      }
+    }
+    return total;
+  };
   return {
     OperationDefinition(node: OperationDefinitionNode) {
-      const fields = node.selectionSet.selections.filter((s) => s.kind === Kind.FIELD).length;
+      const fields = count(node.selectionSet.selections, 0, new Set());
       if (fields > MAX_ROOT_FIELDS)
         context.reportError(
           new GraphQLError(
-            `A request may ask for at most ${MAX_ROOT_FIELDS} root fields; this one asks for ${fields}.`,
+            `A request may ask for at most ${MAX_ROOT_FIELDS} root fields (its fragments' included); this one asks for more.`,
             { nodes: [node] },
           ),
         );

@@ -23,6 +23,18 @@ export function mcpRoutes(app: FastifyInstance, ctx: AppContext): void {
     request.caller = await dataApiCaller(ctx, request, reply);
   };
   app.post(MCP_PATH, { onRequest: admit }, async (request, reply) => {
+    // One message a request: a JSON-RPC batch would be many reads under the one rate-limit unit its request
+    // took (the MCP revision of 2025-06-18 has no batches; the SDK's transport still takes up to 100).
+    if (Array.isArray(request.body))
+      return reply.code(400).send({
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message:
+            'Invalid Request: send one JSON-RPC message a request (no batches); each is one request of the rate limit.',
+        },
+        id: null,
+      });
     const reads = new DataReads(ctx, requireDataApi(await callerOf(ctx, request)));
     const server = mcpServer(reads);
     const transport = new StreamableHTTPServerTransport({
