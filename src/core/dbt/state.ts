@@ -112,6 +112,9 @@ function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, sta
   );
 }
 
+/** The state selectors whose comparison (same_body, same_persisted_description, same_contract) a dbt source lacks. */
+const SOURCES_HAVE_NONE = new Set(['modified.body', 'modified.persisted_descriptions', 'modified.contract']);
+
 /** Whether `state:<selector>` selects the node, compared with its namesake in the `state` manifest. */
 export function stateMatches(
   selector: string,
@@ -124,6 +127,8 @@ export function stateMatches(
   if (selector === 'old') return old !== undefined;
   // dbt's modified.macros looks at the node's macros alone, whether or not the node is new.
   if (selector === 'modified.macros') return callsModifiedMacro(node, manifest, state);
+  // dbt compares these by methods a source does not have, so a source is never one of them, new or not.
+  if (node.resourceType === 'source' && SOURCES_HAVE_NONE.has(selector)) return false;
   if (old === undefined) return selector !== 'unmodified';
   switch (selector) {
     case 'modified':

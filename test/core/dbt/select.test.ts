@@ -276,6 +276,20 @@ describe('state: against another manifest (--state)', () => {
     expect(names(['state:modified+'], base, withClaims({ description: 'claims as loaded' }))).toEqual([]);
   });
 
+  it('a source new to the project: new, but never modified.body, .persisted_descriptions or .contract (a source has none)', () => {
+    const base = manifest(stgClaims, fctClaim, report, dimDate);
+    const pr = withSources(manifest(stgClaims, fctClaim, report, dimDate), source('raw', 'claims'));
+    const downstream = ['claims_report', 'fct_claim', 'stg_claims'];
+    expect(names(['state:new+'], base, pr)).toEqual(downstream);
+    expect(names(['state:modified+'], base, pr)).toEqual(downstream);
+    for (const selector of [
+      'state:modified.body+',
+      'state:modified.persisted_descriptions+',
+      'state:modified.contract+',
+    ])
+      expect(names([selector], base, pr), selector).toEqual([]);
+  });
+
   it('configs leave out tags and group, as dbt does (CompareBehavior.Exclude)', () => {
     const base = manifest(
       changed(stgClaims, { unrendered_config: { materialized: 'view' } }),
