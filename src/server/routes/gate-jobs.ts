@@ -30,16 +30,22 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
       recentJobs(ctx.db, table.id, limit),
       recentProofs(ctx.db, table.id, limit),
     ]);
+    // Newest first by when each began, a job not started yet by when it was queued; a queued job has no
+    // start time to show (GET /api/gate-jobs/{id} says null as well).
+    const began = new Map<string, string>();
     const rows: GateJobList['jobs'] = [
-      ...jobs.map((job) => ({
-        id: job.id,
-        gate: GATE_OF[job.type],
-        type: job.type,
-        status: job.status,
-        startedAt: job.startedAt ?? job.createdAt,
-        endedAt: job.finishedAt,
-        proof: TERMINAL_STATUSES.has(job.status) ? job.id : null,
-      })),
+      ...jobs.map((job) => {
+        began.set(job.id, job.startedAt ?? job.createdAt);
+        return {
+          id: job.id,
+          gate: GATE_OF[job.type],
+          type: job.type,
+          status: job.status,
+          startedAt: job.startedAt,
+          endedAt: job.finishedAt,
+          proof: TERMINAL_STATUSES.has(job.status) ? job.id : null,
+        };
+      }),
       ...proofs.map((proof) => ({
         id: proof.id,
         gate: 1 as const,
@@ -50,7 +56,8 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
         proof: proof.id,
       })),
     ];
-    rows.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || b.id.localeCompare(a.id));
+    const key = (row: GateJobList['jobs'][number]) => began.get(row.id) ?? row.startedAt ?? '';
+    rows.sort((a, b) => key(b).localeCompare(key(a)) || b.id.localeCompare(a.id));
     const body: GateJobList = { tableId: table.id, jobs: rows.slice(0, limit) };
     return body;
   });

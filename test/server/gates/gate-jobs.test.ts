@@ -302,7 +302,13 @@ describe('finding proofs and finished jobs', () => {
       status: 'SUCCEEDED',
       proof: baseline,
     });
-    expect(rows.find((r) => r.id === queued.body.job.id)).toMatchObject({ status: 'QUEUED', proof: null });
+    // Queued, not started: no start time (as GET /api/gate-jobs/{id} says), and listed first, the newest.
+    expect(rows.find((r) => r.id === queued.body.job.id)).toMatchObject({
+      status: 'QUEUED',
+      proof: null,
+      startedAt: null,
+    });
+    expect(rows[0]?.id).toBe(queued.body.job.id);
     expect(rows.some((r) => r.type === 'gate1-submit' && r.proof?.startsWith('prf_'))).toBe(true);
     const [total] = await server.sql<{ n: number }>(
       `SELECT (SELECT count(*) FROM gds.jobs WHERE table_id = $1) + (SELECT count(*) FROM gds.gate_proofs WHERE table_id = $1) AS n`,
