@@ -223,6 +223,22 @@ describe('MCP', () => {
       });
       expect(outside.isError).toBe(true);
       expect(JSON.stringify(outside.content)).toContain('table_not_in_scope');
+
+      // A limit out of range is refused as REST and GraphQL refuse it: invalid_query, in the data plane's shape.
+      for (const limit of [0, 101, 2.5]) {
+        const refusedLimit = await client.callTool({
+          name: 'list_records',
+          arguments: { tableId: crm, limit },
+        });
+        expect(refusedLimit.isError, String(limit)).toBe(true);
+        const [text] = refusedLimit.content as Array<{ text: string }>;
+        expect(JSON.parse(text?.text ?? '')).toMatchObject({
+          error: {
+            code: 'invalid_query',
+            message: expect.stringContaining('limit must be an integer from 1 to 100'),
+          },
+        });
+      }
     } finally {
       await client.close();
     }

@@ -11,7 +11,7 @@ import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { MCP_PATH } from '../doors.js';
-import { HttpError } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import { dataApiCaller } from '../records/access.js';
 import { DataReads, MAX_PAGE } from './data-reads.js';
 
@@ -97,16 +97,30 @@ function mcpServer(reads: DataReads): McpServer {
       description: `A page of a table's records by key: pass the previous page's nextCursor as cursor. At most ${MAX_PAGE} a page; total on the first page only.`,
       inputSchema: {
         tableId,
-        limit: z.number().int().min(1).max(MAX_PAGE).optional().describe('Records on the page (default 50)'),
+        // Its range is checked by the read, so a refusal is the data plane's invalid_query, not the SDK's text.
+        limit: z
+          .number()
+          .optional()
+          .describe(`Records on the page, an integer from 1 to ${MAX_PAGE} (default 50)`),
         cursor: z.string().optional().describe("The previous page's nextCursor"),
         search: z.string().optional().describe('Text the record holds in a text column'),
       },
       annotations: { readOnlyHint: true },
     },
     async (args) =>
-      result(() =>
-        reads.records({ tableId: args.tableId, first: args.limit, after: args.cursor, search: args.search }),
-      ),
+      result(() => {
+        const { limit } = args;
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE))
+          throw badRequest('invalid_query', `limit must be an integer from 1 to ${MAX_PAGE}; got ${limit}.`, {
+            parameter: 'limit',
+          });
+        return reads.records({
+          tableId: args.tableId,
+          first: limit,
+          after: args.cursor,
+          search: args.search,
+        });
+      }),
   );
   server.registerTool(
     'get_record',
