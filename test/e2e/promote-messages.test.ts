@@ -6,6 +6,7 @@ import { mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addIdleEnvironment } from '../helpers/idle-environment.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
@@ -165,17 +166,8 @@ describe('env promote names the environment that is wrong', () => {
   });
 
   it('an environment without an active connector: says how a CLI user gets one, never connectorId', async () => {
-    await server.sql(
-      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
-       VALUES ('con_qa_off', $1, 'warehouse-qa', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())`,
-      [server.ready.workspaceId],
-    );
     // qa is the owner's to act in: what is left to say is that it has no active connector.
-    await server.sql(
-      `UPDATE gds.memberships SET env_scope = env_scope || '["qa"]'::jsonb
-        WHERE workspace_id = $1 AND user_id = (SELECT id FROM gds.users WHERE email = 'owner@example.com')`,
-      [server.ready.workspaceId],
-    );
+    await addIdleEnvironment(server, 'qa', ['owner@example.com']);
     const r = await runInProcess(['env', 'promote', 'orders', '--to', 'qa', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(7);
     const error = lastError(r.stderr);

@@ -2,6 +2,7 @@
 // through the push rules, carrying its gate1.yml and contract; bundles sealed by sha256.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addIdleEnvironment } from '../../helpers/idle-environment.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
 
@@ -219,17 +220,8 @@ describe('promotion', () => {
         didYouMean: 'production',
       },
     });
-    await server.sql(
-      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
-       VALUES ('con_qa_off', $1, 'warehouse-qa', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())`,
-      [server.ready.workspaceId],
-    );
     // qa is the owner's to act in: what is left to say is that it has no active connector.
-    await server.sql(
-      `UPDATE gds.memberships SET env_scope = env_scope || '["qa"]'::jsonb
-        WHERE workspace_id = $1 AND user_id = (SELECT id FROM gds.users WHERE email = 'owner@example.com')`,
-      [server.ready.workspaceId],
-    );
+    await addIdleEnvironment(server, 'qa', ['owner@example.com']);
     const none = await promote(orders, { to: 'qa' });
     expect(none.status).toBe(400);
     expect(none.body.error.code).toBe('no_connector_for_environment');
@@ -261,12 +253,7 @@ describe('promotion', () => {
   });
 
   it('tells a scoped caller an unknown environment among its own, then its scope, before the connector', async () => {
-    await server.sql(
-      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
-       VALUES ('con_qa_idle', $1, 'warehouse-qa-idle', 'postgres', 'INACTIVE', 'qa', 'analytics_qa', now())
-       ON CONFLICT DO NOTHING`,
-      [server.ready.workspaceId],
-    );
+    await addIdleEnvironment(server, 'qa');
     // qa exists and has no active connector: outside a STEWARD's dev, staging, that is the first thing to say.
     const outside = await promote(orders, { to: 'qa' }, 'STEWARD');
     expect(outside.status).toBe(403);
