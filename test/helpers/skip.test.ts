@@ -39,6 +39,10 @@ describe('against a server', () => {
 `,
   );
   await writeFile(join(failingDir, 'fine.test.ts'), `import { it } from 'vitest';\nit('ran', () => {});\n`);
+  await writeFile(
+    join(failingDir, 'sums.test.ts'),
+    `import { describe, expect, it } from 'vitest';\ndescribe('sums', () => { it('adds', () => { expect(1 + 1).toBe(3); }); });\n`,
+  );
 });
 
 afterAll(async () => {
@@ -92,11 +96,21 @@ describe("a run where a file's set-up threw", () => {
       }),
     );
     expect(summary.code).toBe(1);
-    expect(summary.stdout.trimEnd().split('\n')).toEqual([
-      'tests: 1 passed, 0 failed, 2 skipped',
-      'files: 1 failed',
-      '  failed server.test.ts',
-      'no report missing-report.json: its stage stopped before its tests ran',
+    // Each failed file, and under it each failed test with its failure's first lines: what CI's log ends with.
+    const lines = summary.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['tests: 1 passed, 1 failed, 2 skipped', 'files: 2 failed']);
+    const sums = lines.indexOf('  failed sums.test.ts');
+    expect(lines.slice(sums, sums + 3)).toEqual([
+      '  failed sums.test.ts',
+      '    × sums adds',
+      '      AssertionError: expected 2 to be 3 // Object.is equality',
     ]);
+    const server = lines.indexOf('  failed server.test.ts');
+    expect(lines.slice(server, server + 3)).toEqual([
+      '  failed server.test.ts',
+      '    × the file',
+      '      its set-up failed: the log above says why',
+    ]);
+    expect(lines.at(-1)).toBe('no report missing-report.json: its stage stopped before its tests ran');
   });
 });
