@@ -73,19 +73,29 @@ export function heldDefinition(
   return definitionSummary(table.artifact ?? { table: table.name, columns: table.columns }, table.source);
 }
 
+/** The refusal of a Mode B (custody) table's promotion, its bundle's export, or the import of a bundle of one. */
+export function notPromotable(
+  table: Pick<TableRow, 'name' | 'mode' | 'environmentLabel'> & { id?: string | undefined },
+) {
+  return badRequest(
+    'not_promotable',
+    `Table ${table.name} is a Mode B (custody) table: gds promotes and bundles only warehouse-connected (Mode A) definitions, a deviation from the spec (docs/spec-deviations.md). Create the custody table in the target environment through the service, then copy its gate1.yml and contract onto it; its rows stay where they are.`,
+    {
+      tableId: table.id ?? null,
+      name: table.name,
+      mode: table.mode,
+      environmentLabel: table.environmentLabel,
+    },
+  );
+}
+
 /**
  * Everything a bundle carries, read from the table. Mode A only, a deviation from §4.9's scope rule
  * (docs/spec-deviations.md): a promotion lands through the push rules on a connector of the target
  * environment, and a custody table has neither a connector nor a warehouse object there.
  */
 export async function bundleOf(q: Queryable, table: TableRow, createdAt: string): Promise<BundleBody> {
-  if (table.mode !== 'MODE_A' || !table.source) {
-    throw badRequest(
-      'not_promotable',
-      `Table ${table.name} is a Mode B (custody) table: gds promotes and bundles only warehouse-connected (Mode A) definitions, a deviation from the spec (docs/spec-deviations.md). Create the custody table in the target environment through the service, then copy its gate1.yml and contract onto it; its rows stay where they are.`,
-      { tableId: table.id, name: table.name, mode: table.mode, environmentLabel: table.environmentLabel },
-    );
-  }
+  if (table.mode !== 'MODE_A' || !table.source) throw notPromotable(table);
   const gate1 = await currentGate1(q, table.id);
   const contract = await findContract(q, table.id);
   return {

@@ -5,7 +5,13 @@ import { loadTableInScope, requireEnvironment, requirePerson } from '../certific
 import type { Bundle } from '../certification/bundle.js';
 import { openBundle, sealBundle } from '../certification/bundle.js';
 import type { LandOutcome, PromotionResult } from '../certification/promotion.js';
-import { bundleOf, heldDefinition, landBundle, targetConnector } from '../certification/promotion.js';
+import {
+  bundleOf,
+  heldDefinition,
+  landBundle,
+  notPromotable,
+  targetConnector,
+} from '../certification/promotion.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -71,6 +77,8 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     const { connectorId, replaceId, dryRun, ...sealed } = input as Record<string, unknown>;
     const bundle = openBundle(sealed);
+    // A bundle is sealed by a digest anyone can compute: one made by hand may say what no export says.
+    if (bundle.table.mode !== 'MODE_A') throw notPromotable(bundle.table);
     parseBody<Schema<'ImportBundleRequest'>>('ImportBundleRequest', input);
     const connector = await loadConnector(ctx.db, caller.workspaceId, String(connectorId));
     const outcome = await landBundle(

@@ -94,6 +94,18 @@ describe('bundles', () => {
     expect(await server.sql('SELECT count(*)::int AS n FROM gds.tables')).toEqual(before);
   });
 
+  it('refuses a bundle that says it is of a Mode B table (400 not_promotable), as its export is refused', async () => {
+    const { sha256: _sha256, ...body } = await bundleOf(orders);
+    const custody = { ...body, table: { ...body.table, mode: 'MODE_B' } };
+    const sealed = { ...custody, sha256: createHash('sha256').update(canonical(custody)).digest('hex') };
+    const before = await server.sql('SELECT count(*)::int AS n FROM gds.tables');
+    const response = await importBundle({ ...sealed, connectorId: connector('warehouse-staging') });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'not_promotable', details: { mode: 'MODE_B' } });
+    expect(response.body.error.message).toContain('Mode B (custody)');
+    expect(await server.sql('SELECT count(*)::int AS n FROM gds.tables')).toEqual(before);
+  });
+
   it('round-trips: importing on the staging connector registers orders_staging with its rules and contract', async () => {
     const bundle = await bundleOf(orders);
     const response = await importBundle({ ...bundle, connectorId: connector('warehouse-staging') });
