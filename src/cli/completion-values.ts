@@ -1,10 +1,20 @@
 // The values completion fetches: profiles from the config, the rest from the service with the credentials a
-// command would use (the line's own --token/--base/--profile first). Answers are kept briefly under
-// $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written whole), keyed by the base URL, the token's
-// digest and the kind, so TAB after TAB asks the service once. Anything that fails gives no values: the
-// caller prints nothing and exits 0.
+// command would use (the line's own --token/--base/--profile first). Tables are asked for by what was typed,
+// one page of them (GET /api/tables?prefix=), never the whole list: a workspace of 100,000 tables answers in
+// milliseconds. Answers are kept briefly under $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written
+// whole), keyed by the base URL, the token's digest, the kind and (tables) what was typed, so TAB after TAB
+// asks the service once. Anything that fails gives no values: the caller prints nothing and exits 0.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../client/index.js';
 import { cacheDir } from '../core/folders.js';
@@ -16,6 +26,11 @@ import { authProviderFor } from '../auth/refresh.js';
 
 /** How long an answer of the service is used again. */
 export const COMPLETION_CACHE_MS = 20_000;
+/** The tables one completion asks for: what a person reads through; typing on narrows them. */
+export const TABLE_CANDIDATES = 100;
+/** The tables whose gate jobs a completion of a job id lists: the newest of one page of the list. */
+const JOB_TABLES = 10;
+const JOB_TABLES_PAGE = 1_000;
 /**
  * How long one completion waits for the service's answer (GDS_COMPLETION_TIMEOUT_MS, default 2 s): short, as
  * TAB must not hang; a slow or loaded service may be given more.
@@ -46,7 +61,7 @@ export async function dynamicValues(
   prefix: string,
   options: ValueOptions,
 ): Promise<Candidate[]> {
-  const all = kind === 'profiles' ? await profiles(options.env) : await fromService(kind, options);
+  const all = kind === 'profiles' ? await profiles(options.env) : await fromService(kind, prefix, options);
   return all.filter((candidate) => candidate.value.toLowerCase().startsWith(prefix.toLowerCase()));
 }
 
@@ -60,13 +75,16 @@ async function profiles(env: NodeJS.ProcessEnv | undefined): Promise<Candidate[]
 
 async function fromService(
   kind: Exclude<DynamicKind, 'profiles'>,
+  prefix: string,
   options: ValueOptions,
 ): Promise<Candidate[]> {
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
   const credentials = await resolveCredentials(options.flags, env, {});
+  // The tables are those of what was typed: an answer for `cu` is no answer for `or`.
+  const asked = kind === 'tables' ? prefix : '';
   const key = createHash('sha256')
-    .update(`${credentials.baseUrl}\0${credentials.token}\0${kind}`)
+    .update(`${credentials.baseUrl}\0${credentials.token}\0${kind}\0${asked}`)
     .digest('hex')
     .slice(0, 32);
   const dir = completionCacheDir(env);
@@ -84,8 +102,8 @@ async function fromService(
     logger: () => undefined,
   });
   try {
-    const values = await fetchKind(client, kind);
-    writeCache(dir, file, values);
+    const values = await fetchKind(client, kind, asked);
+    writeCache(dir, file, values, now());
     return values;
   } finally {
     await client.close();
@@ -94,10 +112,14 @@ async function fromService(
 
 type Client = ApiClient;
 
-async function fetchKind(client: Client, kind: Exclude<DynamicKind, 'profiles'>): Promise<Candidate[]> {
+async function fetchKind(
+  client: Client,
+  kind: Exclude<DynamicKind, 'profiles'>,
+  prefix: string,
+): Promise<Candidate[]> {
   switch (kind) {
     case 'tables': {
-      const tables = await client.tables.list();
+      const tables = await client.tables.startingWith(prefix, TABLE_CANDIDATES);
       return [
         ...tables.map((t) => ({ value: t.name, description: `${t.id} ${t.environmentLabel} ${t.state}` })),
         ...tables.map((t) => ({ value: t.id, description: `${t.name} ${t.environmentLabel} ${t.state}` })),
@@ -116,8 +138,9 @@ async function fetchKind(client: Client, kind: Exclude<DynamicKind, 'profiles'>)
       return requests.map((r) => ({ value: r.id, description: `${r.tableName} ${r.cause}` }));
     }
     case 'jobs': {
-      // The service lists jobs per table: those of the newest tables (the list is oldest first).
-      const tables = (await client.tables.list()).slice(-10);
+      // The service lists jobs per table: those of the newest tables. The list is oldest first, and pages only
+      // forward: the newest of its first page (all of a workspace of up to 1,000 tables), not the whole list.
+      const tables = (await firstPage(client)).slice(-JOB_TABLES);
       const lists = await Promise.all(tables.map((t) => client.gateJobs.list(t.id, { limit: 5 })));
       return lists.flatMap((list, i) =>
         list.jobs.map((job) => ({
@@ -129,9 +152,31 @@ async function fetchKind(client: Client, kind: Exclude<DynamicKind, 'profiles'>)
   }
 }
 
+async function firstPage(client: Client) {
+  for await (const page of client.tables.pages({ withTotal: false }, [JOB_TABLES_PAGE, JOB_TABLES_PAGE]))
+    return page.tables;
+  return [];
+}
+
 function unique(): (candidate: Candidate) => boolean {
   const seen = new Set<string>();
   return (candidate) => !seen.has(candidate.value) && seen.add(candidate.value) !== undefined;
+}
+
+/**
+ * Removes the answers no completion uses any more (older than COMPLETION_CACHE_MS): one is kept for each start
+ * of a table typed, and the folder would otherwise grow with every one.
+ */
+function forgetStale(dir: string, now: number): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      if (now - statSync(join(dir, name)).mtimeMs > COMPLETION_CACHE_MS)
+        rmSync(join(dir, name), { force: true });
+    } catch {
+      // gone meanwhile (another completion removed it)
+    }
+  }
 }
 
 function readCache(file: string, now: number): Candidate[] | undefined {
@@ -147,9 +192,10 @@ function readCache(file: string, now: number): Candidate[] | undefined {
   }
 }
 
-function writeCache(dir: string, file: string, values: Candidate[]): void {
+function writeCache(dir: string, file: string, values: Candidate[], now: number): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
+  forgetStale(dir, now);
   const temp = `${file}.${process.pid}.tmp`;
   rmSync(temp, { force: true });
   writeFileSync(temp, JSON.stringify(values), { flag: 'wx', mode: 0o600 });

@@ -3738,9 +3738,11 @@ export interface operations {
                 state?: components["schemas"]["LifecycleState"];
                 /** @description Only the tables of this name (case-insensitive, exact); how a table name is resolved to its id. Repeated (`?name=a&name=b`, at most 500), the tables holding any of the names: how `gds plan` finds the tables of other environments holding its models' names without reading the whole workspace. Over 500 names, or an empty one, is a 400 `invalid_query` naming the parameter. */
                 name?: string[];
+                /** @description Only the tables whose name (case-insensitive) or id starts with this (taken as it is: `%`, `_` and `\` are no wildcards), ordered by what matched: the lowercased name, or the id for a table whose name does not match, in code-point order, then id. How TAB completes a table: a page (`limit`) costs the same at 100 tables or 100,000, however many match. The other filters apply as without it; an empty prefix is a 400 `invalid_query`. A service from before it answers 400 `invalid_query` naming it among the unknown parameters. */
+                prefix?: string;
                 /** @description Pages of at most this many tables (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every table in one answer. */
                 limit?: number;
-                /** @description The nextCursor of the previous page (same filters). */
+                /** @description The nextCursor of the previous page (same filters); a cursor of a list with `prefix` pages only a list with it, and one without only a list without (else 400 `invalid_query`). */
                 cursor?: string;
                 /** @description false: the first page leaves out total (counting a workspace of 100,000 tables costs the embedded database more than the page itself); for a caller that prints each page as it arrives. */
                 total?: boolean;
@@ -3751,7 +3753,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tables, oldest first (one page of them with limit or cursor). */
+            /** @description The tables, oldest first, or with prefix in the order it says (one page of them with limit or cursor). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,7 @@
-// The cursor of the lists read by key (created_at, id): the table list and the recertification requests.
+// The cursor of the lists read by key (created_at, id): the table list and the recertification requests; and
+// of the table list by prefix, read by key (the name or id that matched, id).
 import { badRequest } from './errors.js';
+import { badCharacter } from './input-rule.js';
 
 export interface ListKey {
   /** created_at exactly as the list's query writes it (UTC, microseconds). */
@@ -7,7 +9,13 @@ export interface ListKey {
   id: string;
 }
 
-export function encodeListCursor(key: ListKey): string {
+/** The key of a table list by prefix: the lowercased name (or the id) that matched, then the id. */
+export interface MatchKey {
+  matched: string;
+  id: string;
+}
+
+export function encodeListCursor(key: ListKey | MatchKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
@@ -23,14 +31,35 @@ function isCursorTimestamp(value: unknown): value is string {
 
 /** The key a list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. */
 export function decodeListCursor(cursor: string): ListKey {
+  const { createdAt, id } = cursorFields(cursor);
+  if (isCursorTimestamp(createdAt) && isCursorText(id)) return { createdAt, id };
+  throw notACursor();
+}
+
+/** The key a cursor of a list by prefix carries (base64url JSON of `{matched, id}`); 400 for anything else. */
+export function decodeMatchCursor(cursor: string): MatchKey {
+  const { matched, id } = cursorFields(cursor);
+  if (isCursorText(matched) && isCursorText(id)) return { matched, id };
+  throw notACursor();
+}
+
+/** A text the database can hold (a NUL in a made-up cursor was a 500 on PGlite). */
+function isCursorText(value: unknown): value is string {
+  return typeof value === 'string' && badCharacter(value) === undefined;
+}
+
+function cursorFields(cursor: string): Record<string, unknown> {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const { createdAt, id } = value;
-    if (isCursorTimestamp(createdAt) && typeof id === 'string') return { createdAt, id };
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof value === 'object' && value !== null) return value as Record<string, unknown>;
   } catch {
-    // answered below
+    // not JSON: no fields
   }
-  throw badRequest(
+  return {};
+}
+
+function notACursor() {
+  return badRequest(
     'invalid_query',
     'cursor is not a cursor this service gave: pass the nextCursor of a page.',
     {

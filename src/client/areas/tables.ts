@@ -42,6 +42,12 @@ export interface TablesApi {
    * from before `name` could be repeated refuses it: its whole list is then read and filtered.
    */
   named(names: readonly string[], options?: CallOptions): Promise<TableListRow[]>;
+  /**
+   * Up to `limit` (1-1,000) tables whose name (case-insensitive) or id starts with `prefix`, in one request
+   * (`prefix`; an empty one asks for the list's first page), ordered by the name or id that matched. A
+   * service from before `prefix` refuses it: its whole list is then read and filtered, every match kept.
+   */
+  startingWith(prefix: string, limit: number, options?: CallOptions): Promise<TableListRow[]>;
   status(tableId: string, options?: CallOptions): Promise<TableStatus>;
   ddl(tableId: string, options?: CallOptions): Promise<TableDdl>;
   /**
@@ -58,11 +64,11 @@ export interface TablesApi {
   setProject(tableId: string, request: TableProjectRequest, options?: CallOptions): Promise<TableProject>;
 }
 
-/** A 400 `invalid_query` that names `total` among the parameters the service does not know. */
-function refusesTotalParameter(error: unknown): boolean {
+/** A 400 `invalid_query` that names one of `parameters` among those the service does not know. */
+function refusesParameter(error: unknown, ...parameters: string[]): boolean {
   if (!(error instanceof ApiError) || error.status !== 400 || error.code !== 'invalid_query') return false;
   const unknown = (error.details as { unknown?: unknown } | undefined)?.unknown;
-  return Array.isArray(unknown) && unknown.includes('total');
+  return Array.isArray(unknown) && parameters.some((parameter) => unknown.includes(parameter));
 }
 
 /** A 400 `invalid_query` on `name`: a service from before `name` could be repeated. */
@@ -139,7 +145,7 @@ export function tablesApi(transport: Transport): TablesApi {
       const walk = cursorPages('/api/tables', (cursor) =>
         pageAfter(cursor, query.withTotal !== false).catch((error: unknown) => {
           // A service from before `total=false` refuses the parameter (400): it is then asked as before.
-          if (cursor === undefined && query.withTotal === false && refusesTotalParameter(error)) {
+          if (cursor === undefined && query.withTotal === false && refusesParameter(error, 'total')) {
             return pageAfter(undefined, true);
           }
           throw error;
@@ -170,6 +176,24 @@ export function tablesApi(transport: Transport): TablesApi {
         return (await api.list({}, options)).filter((table) => lowered.has(table.name.toLowerCase()));
       }
       return [...tables.values()];
+    },
+    async startingWith(prefix, limit, options) {
+      try {
+        const { tables } = await transport.send<Schema<'TableList'>>({
+          method: 'GET',
+          path: '/api/tables',
+          query: { prefix: prefix === '' ? undefined : prefix, limit, total: 'false' },
+          ...options,
+        });
+        return tables;
+      } catch (error) {
+        // A service from before `prefix` (or `total=false`) refuses it: the whole list, as it was read before.
+        if (!refusesParameter(error, 'prefix', 'total')) throw error;
+        const lowered = prefix.toLowerCase();
+        return (await api.list({}, options)).filter((table) =>
+          [table.name, table.id].some((value) => value.toLowerCase().startsWith(lowered)),
+        );
+      }
     },
     async status(tableId, options) {
       return transport.send<TableStatus>({

@@ -7,6 +7,7 @@ import { copiedRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
 import { keyedPage } from '../list-cursor.js';
+import type { ListKey, MatchKey } from '../list-cursor.js';
 
 export interface TableRow {
   id: string;
@@ -186,7 +187,14 @@ export interface TableListQuery {
   /** At most this many rows (and one more is read, to know whether another page follows); absent: all. */
   limit?: number | undefined;
   /** The key of the last row of the previous page. */
-  after?: { createdAt: string; id: string } | undefined;
+  after?: ListKey | undefined;
+  /**
+   * Only the tables whose name (case-insensitive) or id starts with this, ordered by the lowercased name (or,
+   * for a table matched by its id alone, the id): `prefixTablePage`.
+   */
+  prefix?: string | undefined;
+  /** With `prefix`, the key of the last row of the previous page. */
+  afterMatch?: MatchKey | undefined;
 }
 
 /**
@@ -209,80 +217,115 @@ function listedTables(names: string[] | undefined): string {
                                OFFSET 0) AS tables`;
 }
 
+/** The list's columns, each named as TableListItem names it. */
+const LISTED_COLUMNS = `id, name, mode, state, gate_mode AS "gateMode", environment_label AS "environmentLabel", source,
+            connector_id AS "connectorId", artifact->>'fileName' AS "artifactFile", project`;
+
+/** How copiedRows reads the columns a table's list row and held row share. */
+const TABLE_ROW_TYPES = {
+  id: 'text',
+  name: 'text',
+  mode: 'text',
+  state: 'text',
+  gateMode: 'text',
+  environmentLabel: 'text',
+  connectorId: 'text',
+  source: 'text',
+  project: 'text',
+} as const;
+
+const LISTED_TYPES = { ...TABLE_ROW_TYPES, artifactFile: 'text' } as const;
+
+/** The list's filters: $1 the workspace, $2 a state, $3 names, $4 the environments the caller may see. */
+const LISTED_WHERE = `workspace_id = $1 AND active
+        AND ($2::text IS NULL OR state = $2)
+        AND ($3::text[] IS NULL OR lower(name) = ANY(${LOWER_NAMES}))
+        AND ($4::text[] IS NULL OR environment_label = ANY($4::text[]))`;
+
+function listedParams(query: TableListQuery): Array<string | string[] | null> {
+  return [query.workspaceId, query.state ?? null, query.names ?? null, query.environments];
+}
+
 /**
  * One page of a workspace's active tables, oldest first, read by key (created_at, id) through the
  * tables_listed index: its cost is the page, not the workspace, and the heavy jsonb columns stay unread. Read by
  * copiedRows: on PGlite the whole list of 2,047 tables costs its database thread 15 ms instead of 21, a page of
- * 1,000 about 3.5 ms less (docs/bench.md).
+ * 1,000 about 3.5 ms less (docs/bench.md). With a prefix, `prefixTablePage`'s page instead.
  */
 export async function listTablePage(
   q: Queryable,
   query: TableListQuery,
-): Promise<{ tables: TableListItem[]; next: { createdAt: string; id: string } | null }> {
-  const rows = await copiedRows<{
-    id: string;
-    name: string;
-    mode: 'MODE_A' | 'MODE_B';
-    state: LifecycleState;
-    gate_mode: 'ENFORCING' | 'ADVISORY';
-    environment_label: string;
-    source: string | null;
-    connector_id: string | null;
-    artifact_file: string | null;
-    project: string | null;
-    created_key: string;
-  }>(
+): Promise<{ tables: TableListItem[]; next: ListKey | MatchKey | null }> {
+  if (query.prefix !== undefined) return prefixTablePage(q, { ...query, prefix: query.prefix });
+  const rows = await copiedRows<TableListItem & { created_key: string }>(
     q,
-    `SELECT id, name, mode, state, gate_mode, environment_label, source, connector_id,
-            artifact->>'fileName' AS artifact_file, project,
+    `SELECT ${LISTED_COLUMNS},
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM ${listedTables(query.names)}
-      WHERE workspace_id = $1 AND active
-        AND ($2::text IS NULL OR state = $2)
-        AND ($3::text[] IS NULL OR lower(name) = ANY(${LOWER_NAMES}))
-        AND ($4::text[] IS NULL OR environment_label = ANY($4::text[]))
+      WHERE ${LISTED_WHERE}
         AND ($5::timestamptz IS NULL OR (created_at, id) > ($5::timestamptz, $6::text))
       ORDER BY created_at, id
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
     // created_key is created_at to the microsecond (all it holds), in UTC: in bytes' order, its time's.
     'created_key COLLATE "C", id',
-    [
-      query.workspaceId,
-      query.state ?? null,
-      query.names ?? null,
-      query.environments,
-      query.after?.createdAt ?? null,
-      query.after?.id ?? null,
-    ],
-    {
-      id: 'text',
-      name: 'text',
-      mode: 'text',
-      state: 'text',
-      gate_mode: 'text',
-      environment_label: 'text',
-      source: 'text',
-      connector_id: 'text',
-      artifact_file: 'text',
-      project: 'text',
-      created_key: 'text',
-    },
+    [...listedParams(query), query.after?.createdAt ?? null, query.after?.id ?? null],
+    { ...LISTED_TYPES, created_key: 'text' },
   );
   const { page, next } = keyedPage(rows, query.limit);
+  return { tables: page.map(({ created_key: _, ...table }) => table), next };
+}
+
+/**
+ * What a table is matched by with a prefix ($5): its name lowercased (as the index tables_by_name_prefix
+ * holds it), or its id (tables_by_id_prefix), each in the "C" collation, whose order is the code points', so
+ * that every text starting with the prefix lies in one range of the index: [prefix, prefix || U+10FFFF). A
+ * range, not LIKE: the planner turns `LIKE 'abc%'` into one only in the "C" collation and for a pattern it
+ * knows as it plans, and the prefix's `%`, `_` and `\` would need escaping. (A name whose next character
+ * after the prefix is U+10FFFF itself, a noncharacter, is left out.)
+ */
+const MATCHED_NAME = 'lower(name) COLLATE "C"';
+const MATCHED_ID = 'id COLLATE "C"';
+const startsWithPrefix = (matched: string) =>
+  `(${matched} >= lower($5::text) AND ${matched} < (lower($5::text) || chr(1114111)))`;
+
+/**
+ * One page of the tables whose name (case-insensitive) or id starts with `prefix`, ordered by what matched
+ * (the lowercased name; the id for a table whose name does not match), then id, read by key (matched, id):
+ * how TAB completes a table. Two ordered reads of an index each, the names' and the ids', each stopping at
+ * the page's end, then merged: its cost is the page's, at 100 tables or 100,000, however many match.
+ */
+async function prefixTablePage(
+  q: Queryable,
+  query: TableListQuery & { prefix: string },
+): Promise<{ tables: TableListItem[]; next: MatchKey | null }> {
+  const limit = query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`;
+  const after = (matched: string) =>
+    query.afterMatch === undefined ? '' : `AND (${matched}, id) > ($6::text, $7::text)`;
+  const matching = (matched: string, also: string) =>
+    `(SELECT ${LISTED_COLUMNS}, ${matched} AS matched
+        FROM ${listedTables(query.names)}
+       WHERE ${LISTED_WHERE} AND ${startsWithPrefix(matched)} ${also} ${after(matched)}
+       ORDER BY ${matched}, id ${limit})`;
+  const rows = await copiedRows<TableListItem & { matched: string }>(
+    q,
+    `SELECT * FROM (${matching(MATCHED_NAME, '')}
+                    UNION ALL
+                    ${matching(MATCHED_ID, `AND NOT ${startsWithPrefix(MATCHED_NAME)}`)}) AS matching
+      ORDER BY matched COLLATE "C", id ${limit}`,
+    'matched COLLATE "C", id',
+    [
+      ...listedParams(query),
+      query.prefix,
+      ...(query.afterMatch === undefined ? [] : [query.afterMatch.matched, query.afterMatch.id]),
+    ],
+    { ...LISTED_TYPES, matched: 'text' },
+  );
+  const more = query.limit !== undefined && rows.length > query.limit;
+  const page = more ? rows.slice(0, query.limit) : rows;
+  const last = page.at(-1);
   return {
-    tables: page.map((r) => ({
-      id: r.id,
-      name: r.name,
-      mode: r.mode,
-      state: r.state,
-      gateMode: r.gate_mode,
-      environmentLabel: r.environment_label,
-      source: r.source,
-      connectorId: r.connector_id,
-      artifactFile: r.artifact_file,
-      project: r.project,
-    })),
-    next,
+    tables: page.map(({ matched: _, ...table }) => table),
+    next: more && last !== undefined ? { matched: last.matched, id: last.id } : null,
   };
 }
 
@@ -352,21 +395,13 @@ export async function environmentTablePage(
       ...(query.after === undefined ? [] : [query.after.createdAt, query.after.id]),
     ],
     {
-      id: 'text',
-      name: 'text',
-      mode: 'text',
-      state: 'text',
-      gateMode: 'text',
-      environmentLabel: 'text',
-      connectorId: 'text',
-      source: 'text',
+      ...TABLE_ROW_TYPES,
       ownerId: 'text',
       governanceId: 'text',
       definitionVersion: 'int4',
       gate1Version: 'int4',
       artifact: 'json',
       columns: 'jsonb',
-      project: 'text',
       created_key: 'text',
     },
   );
@@ -376,13 +411,12 @@ export async function environmentTablePage(
 
 /** How many tables the list of `query` holds in all (its first page says so). */
 export async function countTables(q: Queryable, query: TableListQuery): Promise<number> {
+  const prefixed = query.prefix === undefined ? [] : [query.prefix];
   const [row] = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM ${listedTables(query.names)}
-      WHERE workspace_id = $1 AND active
-        AND ($2::text IS NULL OR state = $2)
-        AND ($3::text[] IS NULL OR lower(name) = ANY(${LOWER_NAMES}))
-        AND ($4::text[] IS NULL OR environment_label = ANY($4))`,
-    [query.workspaceId, query.state ?? null, query.names ?? null, query.environments],
+      WHERE ${LISTED_WHERE}
+        ${prefixed.length === 0 ? '' : `AND (${startsWithPrefix(MATCHED_NAME)} OR ${startsWithPrefix(MATCHED_ID)})`}`,
+    [...listedParams(query), ...prefixed],
   );
   return row?.n ?? 0;
 }

@@ -17,7 +17,7 @@ import type { Query } from '../query.js';
 import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
 import { checkProjectId, ownedElsewhere, replaceRefusal, slugOf } from '../governance/definitions.js';
 import { recordAudit } from '../audit.js';
-import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
+import { decodeListCursor, decodeMatchCursor, encodeListCursor } from '../list-cursor.js';
 
 /** The names one list request may ask for (a client sends fewer when its URL would pass the header limit). */
 const MAX_NAMES = 500;
@@ -27,8 +27,10 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['state', 'name', 'limit', 'cursor', 'total']);
+    rejectUnknownParams(request.query, ['state', 'name', 'prefix', 'limit', 'cursor', 'total']);
     const state = stringParam(request.query, 'state');
+    // The tables whose name (any case) or id starts with it, ordered by that: what TAB completion asks.
+    const prefix = stringParam(request.query, 'prefix');
     // Repeated, the tables holding any of the names: how `gds plan` finds who holds its models' names.
     const names = repeatedStringParam(request.query, 'name', MAX_NAMES);
     if (state !== undefined && !(LIFECYCLE_STATES as readonly string[]).includes(state)) {
@@ -51,7 +53,12 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       names,
       environments: visibleEnvironments(caller),
       limit,
-      after: cursor === undefined ? undefined : decodeListCursor(cursor),
+      prefix,
+      ...(cursor === undefined
+        ? {}
+        : prefix === undefined
+          ? { after: decodeListCursor(cursor) }
+          : { afterMatch: decodeMatchCursor(cursor) }),
     };
     const { tables, next } = await listTablePage(ctx.db, query);
     const rows = tables.map(({ gateMode, ...t }) => ({ ...t, gate: gateMode }));
