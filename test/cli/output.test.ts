@@ -181,6 +181,18 @@ describe('--json on a terminal', () => {
     expect(coloured.stdout.text.replaceAll(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stdout.text);
   });
 
+  it('keeps every character on a terminal: C1 and format characters as \\u escapes, as piped', () => {
+    const name = 'orders \u202eabc \u009b31m tail';
+    for (const env of [{ NO_COLOR: '1' }, {}]) {
+      const { out, stdout } = output({ json: true, tty: true, env });
+      out.record({ name, [`key\u009d`]: ['x\u200by'] });
+      const text = stdout.text.replaceAll(/\u001b\[[0-9;]*m/g, '');
+      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b\u202e]/);
+      expect(text).toContain('"name": "orders \\u202eabc \\u009b31m tail"');
+      expect(JSON.parse(text)).toEqual({ name, [`key\u009d`]: ['x\u200by'] });
+    }
+  });
+
   it('keeps --json a,b on a terminal, and stays one compact line per record piped or under GDS_FORCE_TTY', () => {
     const fields = output({ json: true, tty: true, fields: ['id', 'n'], env: { NO_COLOR: '1' } });
     fields.out.record(value);
