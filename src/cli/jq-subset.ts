@@ -13,9 +13,10 @@
 // A record's answer is left to jq when a step would be jq's error (indexing a string, a number, an array)
 // or when printing could differ from jq's: numbers other than safe integers, strings holding NUL, DEL or
 // a lone surrogate (jq refuses the input). test/cli/jq-subset.test.ts compares the answers with jq's over many filters and records.
+import { escapedJson } from '../core/ndjson.js';
 
-/** One record's output lines (the record as one line of JSON) as jq -r -c prints them (strings raw, other
- *  values compact JSON), or undefined when jq must answer for this record. */
+/** One record's output lines (the record as one line of JSON) as --jq prints them (jq.ts: strings raw, other
+ *  values compact JSON, escaped as NDJSON is), or undefined when jq must answer for this record. */
 export type SimpleFilter = (line: string) => string[] | undefined;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -207,7 +208,7 @@ function compileObject(text: string): Stage | undefined {
 function printed(value: Json): string | undefined {
   // An empty line alone is one jq's batch in output-jq.ts does not print: jq answers it as before.
   if (typeof value === 'string') return value !== '' && plainString(value) ? value : undefined;
-  return printable(value) ? JSON.stringify(value) : undefined;
+  return printable(value) ? escapedJson(JSON.stringify(value)) : undefined;
 }
 
 /** NUL, DEL and lone surrogates are where jq's printing and JSON.stringify's part. */

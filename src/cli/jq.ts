@@ -1,7 +1,10 @@
 // `--jq EXPR`: jq itself (jq 1.8, compiled to WebAssembly by the jq-wasm package), so a CI image needs no
 // jq binary. Loaded only when --jq is given. Strings come out raw (as `jq -r` and gh's --jq do), other
-// values as compact JSON, one per line; control characters in the output are stripped like any text
-// that reaches a terminal.
+// values as compact JSON, one per line, written as NDJSON is (core/ndjson.ts): C1 and the format characters
+// a terminal acts on as `\u` escapes, so the JSON is whole and parses wherever it goes. jq runs with -c,
+// not -r, so that each line of its output is one value whose kind is known. The raw strings are stripped of
+// control characters by Output when they reach a terminal, like any text.
+import { escapedJson } from '../core/ndjson.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { awaitWithoutTierUp, withoutTierUp } from '../core/wasm-tier-up.js';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -28,18 +31,33 @@ function loadJq(): Promise<Jq> {
   return jq;
 }
 
-/** Runs `filter` over one JSON document; answers jq's output lines (without the last line break). */
+/** Runs `filter` over one JSON document; answers its output lines as --jq prints them (see printed). */
 export async function runJq(json: string, filter: string): Promise<string> {
   const raw = await loadJq();
   try {
-    return stripControlCharacters(raw(json, filter, ['-r', '-c']));
+    return printed(valueLines(raw(json, filter, ['-c'])));
   } catch (error) {
     throw jqError(filter, error, ExitCode.Failure);
   }
 }
 
-/** Marks, at the start of a line of jq's output, the record the filter failed on (a control character no JSON string holds raw). */
+/** jq -c's output: one JSON value a line (a string's line breaks are escapes in it). */
+function valueLines(out: string): string[] {
+  return out === '' ? [] : out.split('\n');
+}
+
+/** jq -c's values as --jq prints them: a string raw, as jq -r prints it; any other value as its compact JSON
+ *  with C1 and format characters as `\u` escapes (jq writes them raw). */
+function printed(lines: readonly string[]): string {
+  return lines
+    .map((line) => (line.startsWith('"') ? (JSON.parse(line) as string) : escapedJson(line)))
+    .join('\n');
+}
+
+/** Starts the string jq answers for the record the filter failed on (a control character no JSON string
+ *  holds raw), and, as jq -c writes it, the line of that string. */
 const FAILURE_MARK = '\u0001gds-jq-failure\u0001';
+const FAILURE_LINE = JSON.stringify(FAILURE_MARK).slice(0, -1);
 /** Filters whose answer for one record depends on the others when they share one jq run. */
 const READS_OTHER_RECORDS = /\b(?:inputs?|input_line_number|input_filename|halt|halt_error)\b|\$__loc__/;
 
@@ -57,16 +75,18 @@ export async function runJqOver(
     const raw = await loadJq();
     let out: string | undefined;
     try {
-      out = raw(lines.join('\n'), `try (${filter}) catch ("${FAILURE_MARK}" + tostring)`, ['-r', '-c']);
+      out = raw(lines.join('\n'), `try (${filter}) catch ("${FAILURE_MARK}" + tostring)`, ['-c']);
     } catch {
       // the filter does not compile inside try (…): once per record below says why
     }
     if (out !== undefined) {
-      const at = out.startsWith(FAILURE_MARK) ? 0 : out.indexOf(`\n${FAILURE_MARK}`);
-      if (at < 0) return { text: stripControlCharacters(out) };
-      const said = out.slice(out.indexOf(FAILURE_MARK, at) + FAILURE_MARK.length).split('\n')[0] ?? '';
+      const values = valueLines(out);
+      const at = values.findIndex((line) => line.startsWith(FAILURE_LINE));
+      if (at < 0) return { text: printed(values) };
+      const message = JSON.parse(values[at] ?? '""') as string;
+      const said = message.slice(FAILURE_MARK.length).split('\n')[0] ?? '';
       return {
-        text: stripControlCharacters(out.slice(0, at)),
+        text: printed(values.slice(0, at)),
         failure: jqError(filter, new Error(`jq: error: ${said}`), ExitCode.Failure),
       };
     }

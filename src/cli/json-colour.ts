@@ -1,7 +1,10 @@
 // JSON for a person at a terminal, as `gh api` prints it: indented by two spaces, keys blue, strings green,
 // null cyan, true/false yellow, numbers and punctuation plain. Without colour (piped, NO_COLOR) the
-// segments join to exactly `JSON.stringify(value, null, 2)`.
+// segments join to exactly `JSON.stringify(value, null, 2)`, but for the characters a terminal would act on
+// (C1, DEL, bidi overrides, zero width spaces), written as `\u` escapes as in NDJSON (core/ndjson.ts): the
+// data stays whole, and Output's stripping of what it prints finds nothing to take.
 import { isRawJson } from '../core/lossless-json.js';
+import { escapedJson } from '../core/ndjson.js';
 import type { Segment } from './segment.js';
 
 /** The segments of `value` printed as indented JSON; `Output.print(...segments)` colours them or not. */
@@ -17,7 +20,7 @@ function write(value: unknown, indent: string, out: Segment[]): void {
     return;
   }
   if (typeof value === 'string') {
-    out.push({ text: JSON.stringify(value), style: 'green' });
+    out.push({ text: escapedJson(JSON.stringify(value)), style: 'green' });
     return;
   }
   if (typeof value === 'boolean') {
@@ -57,7 +60,7 @@ function write(value: unknown, indent: string, out: Segment[]): void {
   }
   out.push('{\n');
   entries.forEach(([key, item], i) => {
-    out.push(inner, { text: JSON.stringify(key), style: ['bold', 'blue'] }, ': ');
+    out.push(inner, { text: escapedJson(JSON.stringify(key)), style: ['bold', 'blue'] }, ': ');
     write(item, inner, out);
     out.push(i < entries.length - 1 ? ',\n' : '\n');
   });

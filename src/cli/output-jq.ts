@@ -1,7 +1,8 @@
 // `--jq EXPR` over the records a command prints: a filter of the subset gds answers itself (jq-subset.ts) is
 // applied at once; any other runs through jq (jq.ts; jq compiled to WebAssembly, loaded only then), the
-// records given meanwhile queued behind the run so that they come out in order.
-import { stripControlCharacters } from '../core/terminal-text.js';
+// records given meanwhile queued behind the run so that they come out in order. Either way strings come out
+// raw and other values as compact JSON with what a terminal acts on as `\u` escapes; Output strips the raw
+// strings on a terminal.
 import { compileSimpleFilter, type SimpleFilter } from './jq-subset.js';
 import { runJqOver } from './jq.js';
 
@@ -16,7 +17,7 @@ export class JqFilter {
   /** jq runs queued and not yet ended: records meanwhile queue behind them, to stay in order. */
   private runs = 0;
 
-  /** `write` is given the filter's output for one or more records, without a final line break. */
+  /** `write` is given the filter's output for one or more records, without a final line break (not stripped). */
   constructor(
     private readonly filter: string,
     private readonly write: (text: string) => void,
@@ -35,7 +36,7 @@ export class JqFilter {
     if (this.simple !== undefined && this.runs === 0 && this.failure === undefined) {
       const answer = this.simple(line);
       if (answer !== undefined) {
-        if (answer.length > 0) this.write(stripControlCharacters(answer.join('\n')));
+        if (answer.length > 0) this.write(answer.join('\n'));
         return;
       }
     }

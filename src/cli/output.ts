@@ -121,7 +121,7 @@ export class Output {
     this.jqFilter =
       options.jq === undefined
         ? undefined
-        : new JqFilter(options.jq, (text) => this.stdout.write(`${text}\n`));
+        : new JqFilter(options.jq, (text) => this.stdout.write(`${this.shown(text)}\n`));
     this.json =
       options.json ||
       options.fields !== undefined ||
@@ -207,7 +207,7 @@ export class Output {
   record(value: object): void {
     const shaped = this.fields === undefined ? value : pickFields(value, this.fields, this.listedFields);
     if (this.template !== undefined) {
-      const text = stripControlCharacters(this.template(shaped)).replace(/\n?$/, '\n');
+      const text = this.shown(this.template(shaped)).replace(/\n?$/, '\n');
       if (text !== '\n') this.stdout.write(text);
       return;
     }
@@ -218,6 +218,15 @@ export class Output {
       return;
     }
     this.jqFilter?.take(ndjsonLine(shaped));
+  }
+
+  /**
+   * What --jq or --template made of the records, as it reaches stdout: on a terminal (GDS_FORCE_TTY's
+   * stand-in and the pager too) stripped of control characters as every string is; piped, the text as it
+   * is, as `jq -r` prints it. JSON in it has nothing to strip (jq.ts escapes what a terminal acts on).
+   */
+  private shown(text: string): string {
+    return this.stdout.isTTY === true ? stripControlCharacters(text) : text;
   }
 
   /** Whether --jq's filter is one gds evaluates itself (jq-subset.ts): jq need not check it first. */

@@ -3,11 +3,13 @@
 // compact JSON), {{#list}}…{{/list}} repeats for each item ({{.}} is the item) or shows when a value is set,
 // {{^field}}…{{/field}} shows when it is not.
 import { CliError, ExitCode } from '../core/errors.js';
+import { ndjsonLine } from '../core/ndjson.js';
 
 export type RecordTemplate = (record: object) => string;
 
+/** A value as the template prints it: an object or array as JSON, written as NDJSON is (core/ndjson.ts). */
 const asText = (value: unknown): string =>
-  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+  typeof value === 'object' && value !== null ? ndjsonLine(value) : String(value);
 
 /** The template, checked now (a malformed one is exit 2 before anything is sent), as a function of a record. */
 export async function compileTemplate(template: string): Promise<RecordTemplate> {

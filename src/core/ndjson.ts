@@ -4,7 +4,13 @@
  *  escaped (JSON already escapes C0), not stripped, so no raw control character reaches a terminal and
  *  nothing reorders or hides the rest of the line. A character outside the BMP is escaped as its pair. */
 export function ndjsonLine(value: object): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/gu, (c) => {
+  return escapedJson(JSON.stringify(value));
+}
+
+/** JSON text (JSON.stringify's, jq's) with the characters ndjsonLine escapes written as `\u` escapes: they
+ *  stand only inside strings, so it stays the same JSON, whole, and no terminal acts on it. */
+export function escapedJson(json: string): string {
+  return json.replace(/[\u007f-\u009f\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/gu, (c) => {
     let escaped = '';
     for (let i = 0; i < c.length; i += 1) escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
     return escaped;

@@ -1,11 +1,10 @@
 // The --jq filters gds evaluates without jq (src/cli/jq-subset.ts) must answer exactly as jq does: every
 // filter the subset takes is compiled by jq, and on every record the subset answers, its lines are jq's.
-import { raw } from 'jq-wasm';
 import { describe, expect, it } from 'vitest';
+import { runJqOver } from '../../src/cli/jq.js';
 import { compileSimpleFilter } from '../../src/cli/jq-subset.js';
 import { Output } from '../../src/cli/output.js';
 import { ndjsonLine } from '../../src/core/ndjson.js';
-import { stripControlCharacters } from '../../src/core/terminal-text.js';
 
 const RECORDS: object[] = [
   {
@@ -95,20 +94,17 @@ const FILTERS = [
   '.name|ascii_downcase|length',
 ];
 
-/** jq -r -c over each record on its own: the text of its output lines, or 'ERROR'. One jq run per filter. */
+/** jq over each record on its own, as --jq runs it (jq.ts): the text of its output lines, or 'ERROR'. One
+ *  jq run per filter. */
 async function jqAnswers(filter: string): Promise<string[]> {
   const mark = '\u0001REC';
-  const { stdout, stderr, exitCode } = await raw(
-    RECORDS.map(ndjsonLine).join('\n'),
+  const { text, failure } = await runJqOver(
+    RECORDS.map(ndjsonLine),
     `"${mark.replace('\u0001', '\\u0001')}", (try (${filter}) catch "\\u0001ERROR")`,
-    ['-r', '-c'],
   );
-  if (exitCode !== 0) throw new Error(`jq ${filter}: ${stderr}`);
-  const out = stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
-  const parts = `\n${out}`.split(`\n${mark}`).slice(1);
-  return parts.map((part) =>
-    part.includes('\u0001ERROR') ? 'ERROR' : stripControlCharacters(part.slice(1)),
-  );
+  if (failure !== undefined) throw failure;
+  const parts = `\n${text}`.split(`\n${mark}`).slice(1);
+  return parts.map((part) => (part.includes('\u0001ERROR') ? 'ERROR' : part.slice(1)));
 }
 
 /**
@@ -124,7 +120,7 @@ async function expectSameAsJq(filter: string): Promise<number> {
     const mine = simple?.(ndjsonLine(record));
     if (mine === undefined) return;
     answered += 1;
-    expect(stripControlCharacters(mine.join('\n')), `${filter} on record ${index}`).toBe(expected[index]);
+    expect(mine.join('\n'), `${filter} on record ${index}`).toBe(expected[index]);
   });
   return answered;
 }

@@ -123,7 +123,11 @@ describe('Output under --json', () => {
     out.record({ name: 'b\u001b[2J', n: 2 });
     out.record({ name: 'c', n: 3 });
     await out.flush();
-    expect(stdout.lines).toEqual(['b', '{"n":2}', 'c', '{"n":3}']);
+    expect(stdout.lines).toEqual(['b\u001b[2J', '{"n":2}', 'c', '{"n":3}']);
+    const terminal = output({ jq: 'select(.n > 1) | .name, {n}', tty: true });
+    terminal.out.record({ name: 'b\u001b[2J', n: 2 });
+    await terminal.out.flush();
+    expect(terminal.stdout.lines).toEqual(['b', '{"n":2}']);
   });
 
   it('renders an error as exactly one {"error":{code,message,details}} line on stderr', () => {
@@ -179,6 +183,18 @@ describe('--json on a terminal', () => {
     plain.out.record(value);
     expect(plain.stdout.text).toBe(`${JSON.stringify(value, null, 2)}\n`);
     expect(coloured.stdout.text.replaceAll(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stdout.text);
+  });
+
+  it('keeps every character on a terminal: C1 and format characters as \\u escapes, as piped', () => {
+    const name = 'orders \u202eabc \u009b31m tail';
+    for (const env of [{ NO_COLOR: '1' }, {}]) {
+      const { out, stdout } = output({ json: true, tty: true, env });
+      out.record({ name, [`key\u009d`]: ['x\u200by'] });
+      const text = stdout.text.replaceAll(/\u001b\[[0-9;]*m/g, '');
+      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b\u202e]/);
+      expect(text).toContain('"name": "orders \\u202eabc \\u009b31m tail"');
+      expect(JSON.parse(text)).toEqual({ name, [`key\u009d`]: ['x\u200by'] });
+    }
   });
 
   it('keeps --json a,b on a terminal, and stays one compact line per record piped or under GDS_FORCE_TTY', () => {
@@ -688,6 +704,65 @@ describe('--jq over many records (one jq run takes the records given meanwhile)'
     await out.flush();
     expect(stdout.lines).toEqual(Array.from({ length: 700 }, (_, n) => String(n)));
   });
+});
+
+describe('--jq and C1 characters (cp1252 text read as latin1: "Žižek" holds U+008E and U+009E)', () => {
+  const zizek = { email: 'zizek@example.com', full_name: 'Slavoj \u008Ei\u009Eek' };
+  const after = { email: 'after@example.com', full_name: 'After Record' };
+  const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+
+  async function filtered(jq: string, tty: boolean): Promise<string[]> {
+    const { out, stdout } = output({ jq, tty });
+    out.record(zizek);
+    out.record(after);
+    await out.flush();
+    return stdout.lines;
+  }
+
+  // `.` and `{…}` gds answers itself (jq-subset.ts); `[…]` goes through one jq run over both records, and
+  // `$__loc__` through one jq run per record.
+  it.each([
+    ['.', [zizek, after]],
+    ['{full_name}', [{ full_name: zizek.full_name }, { full_name: after.full_name }]],
+    ['[.full_name, .email]', [Object.values(zizek).reverse(), Object.values(after).reverse()]],
+    [
+      '[.full_name, $__loc__.line]',
+      [
+        [zizek.full_name, 1],
+        [after.full_name, 1],
+      ],
+    ],
+  ])(
+    '--jq %s: every record whole, JSON with C1 as \\u escapes, piped and on a terminal',
+    async (jq, expected) => {
+      for (const tty of [false, true]) {
+        const lines = await filtered(jq, tty);
+        for (const line of lines) expect(line).not.toMatch(raw);
+        expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(expected);
+      }
+    },
+  );
+
+  // `.full_name` gds answers itself; `… , …` goes through one jq run; `$__loc__` one jq run per record.
+  it.each([
+    ['.full_name', [zizek.full_name, after.full_name], ['Slavoj iek', after.full_name]],
+    [
+      '.full_name, .email',
+      [zizek.full_name, zizek.email, after.full_name, after.email],
+      ['Slavoj iek', zizek.email, after.full_name, after.email],
+    ],
+    [
+      '.full_name, $__loc__.file',
+      [zizek.full_name, '<top-level>', after.full_name, '<top-level>'],
+      ['Slavoj iek', '<top-level>', after.full_name, '<top-level>'],
+    ],
+  ])(
+    '--jq %s: strings raw piped (as jq -r), stripped on a terminal, no record lost',
+    async (jq, piped, terminal) => {
+      expect(await filtered(jq, false)).toEqual(piped);
+      expect(await filtered(jq, true)).toEqual(terminal);
+    },
+  );
 });
 
 describe('--jq failing at run time', () => {

@@ -20,8 +20,22 @@ describe('stripControlCharacters', () => {
     ['bidi isolates', '\u2066x\u2067y\u2068z\u2069', 'xyz'],
     ['zero width space, word joiner, BOM', 'ad\u200Bmin\u2060\uFEFF', 'admin'],
     ['line and paragraph separators', 'a\u2028b\u2029c', 'abc'],
+    // Never the text after them: cp1252 "Žižek" read as latin1 is \u008E i \u009E e k (U+009E starts a PM).
+    ['a lone 8-bit PM introducer, not what follows', 'Slavoj \u008Ei\u009Eek', 'Slavoj iek'],
+    ['a lone 8-bit OSC introducer, not what follows', 'Café \u009dQuote', 'Café Quote'],
+    ['lone 8-bit DCS, SOS and APC introducers', 'a\u0090b\u0098c\u009fd', 'abcd'],
+    ['an 8-bit string ended only on a later line, not the lines', 'a\u009dx\nb\u0007c', 'ax\nbc'],
+    ['an open 7-bit OSC string up to the end of its line only', 'a\u001b]0;title\nnext', 'a\nnext'],
   ])('removes %s', (_name, input, expected) => {
     expect(stripControlCharacters(input)).toBe(expected);
+  });
+
+  it('strips a long line of open introducers in one pass, not once per introducer', () => {
+    const started = performance.now();
+    expect(stripControlCharacters('a\u009e\u009d'.repeat(100_000))).toBe('a'.repeat(100_000));
+    expect(stripControlCharacters('\u001b]x\n'.repeat(100_000))).toBe('\n'.repeat(100_000));
+    // Searched to the end of the line from each introducer, this took minutes.
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('keeps newlines, tabs, non-ASCII text and the joiners emoji and scripts need', () => {

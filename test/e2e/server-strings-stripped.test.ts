@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
@@ -180,5 +181,91 @@ describe('records list: the next page command', () => {
     );
     expect(withToken.stderr).not.toContain('cli_secret');
     expect(withToken.stderr).toMatch(/ --base http\S+ \(add --token …: gds does not print tokens\)$/m);
+  });
+});
+
+describe('data holding C1 and format characters: whole in JSON, cut nowhere in text', () => {
+  // cp1252 "Žižek" read as latin1: U+008E and U+009E, and U+009E starts a terminal's PM string.
+  const zizek = { email: 'zizek@example.com', full_name: 'Slavoj \u008Ei\u009Eek' };
+  const after = { email: 'after@example.com', full_name: 'After Record' };
+  let table: string;
+  const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+  beforeAll(async () => {
+    table = server.table('crm_contacts').id;
+    for (const record of [zizek, after]) {
+      const r = await gds(['records', 'create', table, '-d', JSON.stringify(record)], {
+        SERVICE_TOKEN: server.user('ADMIN').cliToken,
+      });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+
+  it('--jq: every record, JSON whole with \\u escapes, strings raw piped and stripped on a terminal', async () => {
+    for (const forced of [{}, { GDS_FORCE_TTY: '1' }] as Array<Record<string, string>>) {
+      const whole = await gds(['records', 'list', table, '--jq', '.'], forced);
+      expect(whole.code, whole.stderr).toBe(0);
+      expect(whole.stdout).not.toMatch(CONTROL);
+      const records = lines(whole.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records).toContainEqual(expect.objectContaining(zizek));
+      expect(records).toContainEqual(expect.objectContaining(after));
+      const pairs = await gds(['records', 'list', table, '--jq', '[.full_name, .email]'], forced);
+      expect(pairs.code, pairs.stderr).toBe(0);
+      const parsed = lines(pairs.stdout).map((line) => JSON.parse(line) as unknown);
+      expect(parsed).toContainEqual([zizek.full_name, zizek.email]);
+      expect(parsed).toContainEqual([after.full_name, after.email]);
+    }
+    const piped = await gds(['records', 'list', table, '--jq', '.full_name']);
+    expect(lines(piped.stdout)).toEqual(expect.arrayContaining([zizek.full_name, after.full_name]));
+    const terminal = await gds(['records', 'list', table, '--jq', '.full_name'], { GDS_FORCE_TTY: '1' });
+    expect(lines(terminal.stdout)).toEqual(expect.arrayContaining(['Slavoj iek', after.full_name]));
+  });
+
+  it('--template: the whole line, as it is piped and stripped on a terminal; a piped table cell whole', async () => {
+    const template = ['records', 'list', table, '--template', '{{full_name}} <{{email}}>'];
+    const piped = await gds(template);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(lines(piped.stdout)).toEqual(
+      expect.arrayContaining([`${zizek.full_name} <${zizek.email}>`, `${after.full_name} <${after.email}>`]),
+    );
+    const terminal = await gds(template, { GDS_FORCE_TTY: '1' });
+    expect(lines(terminal.stdout)).toEqual(
+      expect.arrayContaining([`Slavoj iek <${zizek.email}>`, `${after.full_name} <${after.email}>`]),
+    );
+    const table_ = await gds(['records', 'list', table]);
+    expect(table_.code, table_.stderr).toBe(0);
+    const row = lines(table_.stdout).find((line) => line.includes(zizek.email)) ?? '';
+    expect(row.split('\t')).toContain('Slavoj iek');
+  });
+
+  it('--json and gds api on a terminal keep the name whole, as \\u escapes, as piped', async () => {
+    await ensureBuilt();
+    const name = `orders${HOSTILE}`;
+    const nameIn = (text: string) => {
+      const line = text.split('\n').find((l) => /^\s*"name": "orders/.test(l)) ?? '';
+      return (JSON.parse(`{${line.trim().replace(/,$/, '')}}`) as { name?: string }).name;
+    };
+    const piped = await gds(['list', '--json']);
+    const tables = lines(piped.stdout).map((line) => JSON.parse(line) as { name: string });
+    expect(tables.map((t) => t.name)).toContain(name);
+    for (const args of [
+      ['list', '--json'],
+      ['api', '/api/tables'],
+    ]) {
+      const [command, argv] = cliCommand(args);
+      const { result } = runInTerminal([command, ...argv].map((a) => `'${a}'`).join(' '), {
+        SERVICE_API_URL: server.url,
+        SERVICE_TOKEN: server.user('OWNER').cliToken,
+        XDG_CACHE_HOME: join(dir, 'cache'),
+        GDS_CONFIG_DIR: join(dir, 'config'),
+        NO_COLOR: '1',
+        GDS_PAGER: 'cat',
+      });
+      const r = await result;
+      const text = r.stdout.replaceAll('\r\n', '\n');
+      expect(r.code, text).toBe(0);
+      expect(text).not.toMatch(CONTROL);
+      expect(nameIn(text), args.join(' ')).toBe(name);
+    }
   });
 });
