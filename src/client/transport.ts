@@ -10,7 +10,7 @@ import { maskToken, redactJson, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
 import type { BodyReader } from './json-elements.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
+import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl, shownUrl } from '../core/url-policy.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
 import type { AttemptOutcome, RetryPolicy } from './retry.js';
@@ -629,7 +629,7 @@ function checkedBaseUrl(raw: string): string {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
     throw new Error(
-      `The API base URL ${JSON.stringify(raw)} is not an http(s) address; ` +
+      `The API base URL ${JSON.stringify(shownUrl(raw))} is not an http(s) address; ` +
         'pass --base https://host[/stage] or set SERVICE_API_URL.',
     );
   }
