@@ -4,7 +4,7 @@
 // leaves something missing, so a CI job with SERVICE_TOKEN and SERVICE_API_URL touches neither.
 import { CliError, ExitCode } from '../core/errors.js';
 import { maskToken } from '../core/redact.js';
-import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
+import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl, shownUrl } from '../core/url-policy.js';
 import type { Env, GdsConfig, Profile, ProfileKind, SecretStorageSetting } from './config.js';
 import { configPath, loadConfig } from './config.js';
 import type { SecretStorage } from './secret-store.js';
@@ -159,8 +159,8 @@ export async function credentialStatus(
   };
 }
 
-/** An https URL (http only to a loopback host) without credentials in it, without a trailing slash.
- *  Exit 2 naming where it came from. */
+/** An https URL (http only to a loopback host) without credentials, query or fragment in it, without a
+ *  trailing slash. Exit 2 naming where it came from; the value is never echoed whole (shownUrl). */
 export function checkBaseUrl(value: string, from: string): string {
   let url: URL | undefined;
   try {
@@ -169,7 +169,7 @@ export function checkBaseUrl(value: string, from: string): string {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new CliError(`The API base URL from ${from} is not an http(s) URL: ${value}`, {
+    throw new CliError(`The API base URL from ${from} is not an http(s) URL: ${shownUrl(value)}`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_base_url',
       suggestion: 'Give the full address of the service, e.g. https://gds.example.com',
@@ -180,6 +180,17 @@ export function checkBaseUrl(value: string, from: string): string {
       exitCode: ExitCode.Usage,
       code: 'invalid_base_url',
       suggestion: 'Give the address alone (https://host/path) and the token with --token.',
+    });
+  }
+  // `?` or `#` in the text, even with nothing after it: request paths are appended to the base.
+  if (/[?#]/.test(url.href)) {
+    const alone = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    throw new CliError(`The API base URL from ${from} has a query or a fragment: ${shownUrl(value)}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_base_url',
+      suggestion:
+        `Give the address of the service alone: ${alone} (gds sends its token itself: --token, ` +
+        'SERVICE_TOKEN or a profile).',
     });
   }
   refuseInsecureUrl(url, `the API base URL from ${from}`);

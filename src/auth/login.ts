@@ -160,8 +160,9 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
 }
 
 async function discover(oidc: typeof OpenIdClient, server: URL, clientId: string, insecure: boolean) {
+  // Outside the try: a proxy variable gds cannot use is said as such, not as the service's failure.
+  const proxied = await oidcFetch();
   try {
-    const proxied = await oidcFetch();
     return await oidc.discovery(server, clientId, undefined, oidc.None(), {
       ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
       ...(proxied === undefined ? {} : { [oidc.customFetch]: proxied }),

@@ -399,8 +399,9 @@ const sessionGrant: Grant = async (stored, refreshToken, now) => {
   const issuer = profile.issuer ?? profile.base;
   const insecure = (url: string) => new URL(url).protocol === 'http:' && isLoopbackUrl(new URL(url));
   let config;
+  // Outside the try: a proxy variable gds cannot use is said as such, not as a failed refresh.
+  const proxied = await oidcFetch();
   try {
-    const proxied = await oidcFetch();
     config =
       profile.tokenEndpoint === undefined
         ? await oidc.discovery(new URL(profile.base), clientId, undefined, oidc.None(), {

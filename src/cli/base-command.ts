@@ -15,7 +15,7 @@
 //
 // init() parses argv (global flags --token/--base/--profile/--json included) and builds `this.out`;
 // catch() renders any error (human or one JSON line on stderr) and exits with its exit code; Ctrl-C
-// exits 130 with the cursor shown. Add the class to src/commands/loaders.ts to make it a command.
+// exits 130 with the cursor shown, SIGTERM 143. Add the class to src/commands/loaders.ts to make it a command.
 //
 // Imports: gds's own modules are imported statically. A library that would slow every start-up (10 ms of
 // CPU or more to load; mustache, 2 ms, measurably) stays out of the runs that do not use it, behind
@@ -76,7 +76,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const listedFields = this.id === undefined ? undefined : JSON_FIELDS[this.id];
     this.out = new Output({ json: jsonRequested(argv), fields, ...(listedFields ? { listedFields } : {}) });
     if (fields !== undefined) checkJsonFields(this.id, fields);
-    process.once('SIGINT', () => this.interrupt());
+    process.once('SIGINT', () => this.interrupt('SIGINT'));
+    process.once('SIGTERM', () => this.interrupt('SIGTERM'));
     this.debug('interrupt handler installed');
     // oclif would fill a missing argument from piped stdin; stdin belongs to `-f -` alone.
     const argDefinitions = Object.fromEntries(
@@ -145,15 +146,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return pasteCommand(this.config.bin, words, { profile, base, token });
   }
 
-  private interrupt(): void {
+  private interrupt(signal: 'SIGINT' | 'SIGTERM'): void {
     if (this.out.paging) {
       // The pager (less) gets the same Ctrl-C and stays open: it gets the end of what was printed, and gds
       // exits 130 once it is quit, so the shell does not take the terminal back from under it. A second
-      // Ctrl-C meanwhile ends gds at once (Node's default).
-      void this.out.endPager().then(() => this.interrupt());
+      // Ctrl-C meanwhile ends gds at once (Node's default). A SIGTERM waits for the pager the same way.
+      void this.out.endPager().then(() => this.interrupt(signal));
       return;
     }
-    exitInterrupted(this.out, this.interruptDetails);
+    exitInterrupted(this.out, this.interruptDetails, signal);
   }
 
   private commandWords(): string {

@@ -84,7 +84,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
     description:
-      'A proxy for https:// and http:// bases (lower-case names too); NO_PROXY lists hosts reached directly; loopback always is.',
+      'An http:// or https:// proxy (lower-case names too; any other value is refused, exit 2); NO_PROXY lists hosts reached directly; loopback always is.',
   },
   {
     names: ['GDS_NO_UPDATE_NOTIFIER', 'CI'],

@@ -79,7 +79,7 @@ function exitCodes(): string {
     [ExitCode.Refused]: 'Refused by the rules of the service (400/422).',
     [ExitCode.RateLimited]: 'Rate limited after retries (429).',
     [ExitCode.Unavailable]: 'Network or server error (5xx, refused connection, timeout).',
-    [ExitCode.Interrupted]: 'Interrupted (Ctrl-C).',
+    [ExitCode.Interrupted]: 'Interrupted (Ctrl-C); a SIGTERM exits 143.',
   };
   const rows = Object.values(ExitCode).map((code) => [String(code), meaning[code] ?? ''] as const);
   return [

@@ -502,18 +502,26 @@ function isDiagnostic(value: unknown): value is Diagnostic {
   );
 }
 
+/** The exit code of a run ended by SIGTERM, as a process killed by it shows (128 + 15). */
+export const SIGTERM_EXIT_CODE = 143;
+
 /**
- * Ctrl-C: the cursor back, under --json one `Interrupted.` error line, and exit 130 (base-command.ts).
+ * Ctrl-C (SIGINT) or SIGTERM: the cursor back, under --json one `Interrupted.` error line, and exit 130, or
+ * 143 for SIGTERM (base-command.ts). Work that must not outlive the process cleans up on its `exit` event.
  */
-export function exitInterrupted(out: Output, details?: Record<string, unknown>): never {
+export function exitInterrupted(
+  out: Output,
+  details?: Record<string, unknown>,
+  signal: 'SIGINT' | 'SIGTERM' = 'SIGINT',
+): never {
   out.interrupted();
   if (out.json) {
     out.error(
-      new CliError('Interrupted.', {
+      new CliError(signal === 'SIGINT' ? 'Interrupted.' : 'Interrupted (SIGTERM).', {
         exitCode: ExitCode.Interrupted,
         ...(details === undefined ? {} : { details }),
       }),
     );
   }
-  process.exit(ExitCode.Interrupted);
+  process.exit(signal === 'SIGINT' ? ExitCode.Interrupted : SIGTERM_EXIT_CODE);
 }

@@ -3,27 +3,46 @@
 // module imports nothing but the pure masking of core/redact.ts.
 import { redactSecrets, SECRET_VARIABLES } from '../core/redact.js';
 
-/** Flags and environment variables that carry a secret into gds. */
-const SECRET_FLAGS = ['--token', '--refresh-token'] as const;
+/**
+ * A flag whose value is a secret: `--token` and `--refresh-token` (group 2: the flag's name when it is one of
+ * them), and any flag that looks like a mistyped one (`--tok=…`, `--TOKN …`, `--refresh …`), whose value the
+ * error about an unknown flag echoes. Group 3: the value given with `=`.
+ */
+const SECRET_FLAG = /^--((token|refresh-token)|(?:tok|ref)[^=]*)(?:=([^]*))?$/i;
 
 /**
- * The secrets a process was given: the `--token`/`--refresh-token` values, SERVICE_TOKEN and
- * GDS_REFRESH_TOKEN, and every `gds api -H` header (whole, and its value): headers carry API keys.
+ * The secrets a process was given: every `--token`/`--refresh-token` value (and a mistyped such flag's),
+ * SERVICE_TOKEN and GDS_REFRESH_TOKEN, and every `gds api -H` header (whole, and its value): headers carry
+ * API keys.
  */
 export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const given = SECRET_FLAGS.map((flag) => {
-    const index = argv.indexOf(flag);
-    return index === -1
-      ? argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1)
-      : argv[index + 1];
-  });
   const headers = headerValues(argv).flatMap((header) => {
     const colon = header.indexOf(':');
     return colon === -1 ? [header] : [header, header.slice(colon + 1).trim()];
   });
-  return [...given, ...headers, ...SECRET_VARIABLES.map((name) => env[name])].filter(
+  return [...flagValues(argv), ...headers, ...SECRET_VARIABLES.map((name) => env[name])].filter(
     (s): s is string => s !== undefined && s !== '-' && s !== '',
   );
+}
+
+/** The values of the flags SECRET_FLAG matches, each time one is given (`--token v`, `--token=v`); the word
+ *  after a mistyped one only when it is no flag itself. */
+function flagValues(argv: readonly string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const match = SECRET_FLAG.exec(argv[i] ?? '');
+    if (match === null) continue;
+    const [, , exact, given] = match;
+    if (given !== undefined) values.push(given);
+    else {
+      const next = argv[i + 1];
+      if (next !== undefined && (exact !== undefined || !next.startsWith('-'))) {
+        values.push(next);
+        i++;
+      }
+    }
+  }
+  return values;
 }
 
 /** The values of `-H`/`--header` (`-H v`, `-Hv`, `--header v`, `--header=v`). */

@@ -24,7 +24,7 @@ import { shellWord } from '../core/shell-word.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { createApiClient } from '../client/index.js';
-import { staticToken } from '../client/transport.js';
+import { proxyVariable, staticToken } from '../client/transport.js';
 import { authProviderFor } from '../auth/refresh.js';
 
 export interface SessionInput {
@@ -329,8 +329,7 @@ function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 
 function proxyNote(baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
   const url = URL.parse(baseUrl);
   if (url === null || isLoopbackUrl(url)) return '';
-  const name = url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-  const set = [name, name.toLowerCase()].find((variable) => (env[variable] ?? '') !== '');
+  const set = proxyVariable(env, url.protocol);
   if (set === undefined) return '';
   return ` gds goes through the proxy in ${set} (unless NO_PROXY lists ${url.hostname}): check that the proxy runs and lets ${url.host} through, or leave it out with NO_PROXY=${url.hostname}.`;
 }

@@ -10,7 +10,14 @@ import { maskToken, redactJson, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
 import type { BodyReader } from './json-elements.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
+import { CliError, ExitCode } from '../core/errors.js';
+import {
+  INSECURE_URL_ADVICE,
+  INSECURE_URL_CODE,
+  isInsecureUrl,
+  isLoopbackUrl,
+  shownUrl,
+} from '../core/url-policy.js';
 import { ApiError, apiErrorFrom, networkErrorFrom } from './errors.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from './retry.js';
 import type { AttemptOutcome, RetryPolicy } from './retry.js';
@@ -220,12 +227,13 @@ export function createTransport(options: TransportOptions): Transport {
   const random = options.random ?? Math.random;
   const userAgent = `gds/${options.version ?? 'dev'}`;
   const baseUrl = checkedBaseUrl(options.baseUrl);
+  const proxyEnv = proxyEnvironmentFor(new URL(baseUrl), process.env);
   // node:http or node:https, loaded on the first request of its scheme: building a client costs nothing.
   const pools = new Map<string, Pool>();
   const pool = (protocol: string) => {
     let found = pools.get(protocol);
     if (found === undefined) {
-      found = openPool(protocol, timeouts.idleMs);
+      found = openPool(protocol, timeouts.idleMs, proxyEnv);
       pools.set(protocol, found);
     }
     return found;
@@ -380,10 +388,9 @@ interface Pool {
   agent: Agent;
 }
 
-function openPool(protocol: string, idleMs: number): Pool {
+function openPool(protocol: string, idleMs: number, proxyEnv: Record<string, string> | undefined): Pool {
   // Loaded on first use, and called through the module object: msw's interceptors replace its `request`.
   const scheme = process.getBuiltinModule(protocol === 'https:' ? 'node:https' : 'node:http');
-  const proxyEnv = proxyEnvironment(process.env);
   return {
     request: (url, options) => scheme.request(url, options),
     // HTTPS_PROXY / HTTP_PROXY / NO_PROXY (or lower-case): Node's agent tunnels https through the proxy
@@ -418,6 +425,69 @@ export function proxyEnvironment(env: NodeJS.ProcessEnv): Record<string, string>
   if (found.HTTPS_PROXY === undefined && found.HTTP_PROXY === undefined) return undefined;
   const noProxy = [found.NO_PROXY, ...loopbackNoProxy].filter((entry) => entry !== undefined);
   return { ...found, NO_PROXY: noProxy.join(',') };
+}
+
+/**
+ * The proxy variables to give Node's agent for a service at `base`, the one that carries its requests
+ * checked first (checkProxyVariable); undefined when none is set, and for a loopback base, never proxied.
+ */
+function proxyEnvironmentFor(base: URL, env: NodeJS.ProcessEnv): Record<string, string> | undefined {
+  if (isLoopbackUrl(base)) return undefined;
+  checkProxyVariable(env, base.protocol);
+  return proxyEnvironment(env);
+}
+
+/** The name of the variable that holds the proxy for requests of `protocol` (upper-case first), if any is set. */
+export function proxyVariable(env: NodeJS.ProcessEnv, protocol: string): string | undefined {
+  const name = protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+  return [name, name.toLowerCase()].find((variable) => (env[variable] ?? '') !== '');
+}
+
+/**
+ * A CliError (exit 2, invalid_proxy) when the proxy variable for `protocol` holds what Node's agent would
+ * refuse (it throws the value whole, password and all) or ignore (it connects directly, behind the user's
+ * back): no http:// or https:// scheme, or a URL whose user name or password holds an unencoded / ? # @.
+ * The value is shown with its credentials masked.
+ */
+export function checkProxyVariable(env: NodeJS.ProcessEnv, protocol: string): void {
+  const name = proxyVariable(env, protocol);
+  const value = name === undefined ? undefined : env[name];
+  if (name === undefined || value === undefined) return;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') {
+    const named = scheme === undefined ? 'names no scheme' : `names a ${scheme}:// proxy`;
+    throw new CliError(
+      `${name} ${named} (${shownUrl(value)}): gds goes only through an http:// or https:// proxy.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'invalid_proxy',
+        suggestion:
+          scheme === undefined
+            ? `Write it with its scheme: ${name}=http://${shownUrl(value)}, or unset ${name} to connect directly.`
+            : `Set ${name} to the http:// address of a proxy, or unset it to connect directly.`,
+      },
+    );
+  }
+  if (/[\r\n]/.test(value)) {
+    throw new CliError(`${name} holds a line break: ${shownUrl(value.trim())}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_proxy',
+      suggestion: `Set ${name} to the proxy's address alone, on one line, or unset it to connect directly.`,
+    });
+  }
+  const url = URL.parse(value);
+  const unread =
+    url === null ||
+    /[?#]/.test(url.href) ||
+    (value.includes('@') && url.username === '' && url.password === '');
+  if (!unread) return;
+  throw new CliError(`${name} is not a proxy URL gds can read: ${shownUrl(value)}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'invalid_proxy',
+    suggestion:
+      'In the user name and password before the host, percent-encode / ? # @ : and % ' +
+      `(%2F %3F %23 %40 %3A %25); or unset ${name} to connect directly.`,
+  });
 }
 
 /** What one attempt got back, as far as the transport reads it. */
@@ -629,7 +699,7 @@ function checkedBaseUrl(raw: string): string {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
     throw new Error(
-      `The API base URL ${JSON.stringify(raw)} is not an http(s) address; ` +
+      `The API base URL ${JSON.stringify(shownUrl(raw))} is not an http(s) address; ` +
         'pass --base https://host[/stage] or set SERVICE_API_URL.',
     );
   }

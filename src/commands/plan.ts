@@ -2,13 +2,14 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { toCliError } from '../cli/errors.js';
-import { projectFlags, printPlan } from '../cli/project-views.js';
+import { projectFlags, printPlan, summaryLine } from '../cli/project-views.js';
 import { readProject, strictFailure } from '../services/project.js';
 import { planChanges } from '../services/project-plan.js';
 import { planSummary } from '../services/project-report.js';
 import { printPlanMarkdown } from '../cli/plan-markdown.js';
 import { planFileText } from '../services/project-saved.js';
-import { writeOutputFile } from '../io/output-file.js';
+import { writeDocument } from '../cli/gate-output.js';
+import { writeOutputFile, writesToStdout } from '../io/output-file.js';
 
 export default class Plan extends ApiCommand<typeof Plan> {
   static override summary =
@@ -68,8 +69,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
     unchanged: Flags.boolean({ description: 'Also show a block for each unchanged table.' }),
     out: Flags.string({
       description:
-        'Also save the plan to this file (0600, written whole or not at all), with what the service held of each table: gds apply FILE applies exactly it.',
+        'Also save the plan to this file (0600, written whole or not at all), with what the service held of each table: gds apply FILE applies exactly it. - writes the plan file to stdout instead of the plan (its summary goes to stderr).',
     }),
+    force: Flags.boolean({ description: 'Replace the --out file if it exists.', dependsOn: ['out'] }),
   };
 
   async run(): Promise<void> {
@@ -78,14 +80,25 @@ export default class Plan extends ApiCommand<typeof Plan> {
         exitCode: ExitCode.Usage,
         code: 'usage',
       });
+    // `--out -`: stdout carries the plan file alone, as `-o -` elsewhere; the plan's text would spoil it.
+    const toStdout = writesToStdout(this.flags.out, { flag: '--out', json: this.out.json });
+    if (toStdout && this.flags.format === 'markdown')
+      throw new CliError('--out - and --format markdown each write to stdout: pass one of them.', {
+        exitCode: ExitCode.Usage,
+        code: 'stdout_taken',
+        suggestion: 'Give --out a file path to have both, the plan file there and the markdown on stdout.',
+      });
     const plan = await this.withClient(async (client) => readProject(client, this.flags));
     const summary = planSummary(plan);
-    if (this.flags.format === 'markdown') {
+    if (toStdout) {
+      await writeDocument(this.out, planFileText(plan, new Date()));
+      this.out.info(summaryLine(plan));
+    } else if (this.flags.format === 'markdown') {
       printPlanMarkdown(this.out, plan, summary);
     } else await printPlan(this.out, plan, { unchanged: this.flags.unchanged, summary });
-    if (this.flags.out !== undefined) {
+    if (this.flags.out !== undefined && !toStdout) {
       await writeOutputFile(this.flags.out, planFileText(plan, new Date()), {
-        force: true,
+        force: this.flags.force,
         mode: 0o600,
         flag: '--out',
         example: 'plan.json',

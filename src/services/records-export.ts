@@ -8,7 +8,7 @@
 // which `--resume` cuts off before asking for the next page: nothing lost, nothing twice. At the end the part
 // file takes the file's name (a reader never sees half a file) and the state goes.
 import type { FileHandle } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, rmSync } from 'node:fs';
 import { link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -307,8 +307,13 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     });
   }
   let position = keepBytes;
-  // Whether the part file holds rows a state file counts: one that never did is removed when the export fails.
+  // Whether the part file holds rows a state file counts: one that never did is removed when the export fails,
+  // and when the process exits before it ends (Ctrl-C, SIGTERM: their handlers exit at once).
   let kept = keepBytes > 0;
+  const dropUncounted = () => {
+    if (!kept) rmSync(part, { force: true });
+  };
+  process.once('exit', dropUncounted);
   return {
     async write(text) {
       const bytes = Buffer.from(text, 'utf8');
@@ -323,6 +328,7 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     },
     async finish() {
       await handle.sync();
+      process.off('exit', dropUncounted);
       await handle.close();
       if (force) {
         await rename(part, output);
@@ -349,8 +355,9 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     async abandon() {
       // The part file and the state stay for --resume; a part file no state counts (the first request
       // failed) is nothing to resume, and would be left where the user never asked for a file.
+      process.off('exit', dropUncounted);
       await handle.close().catch(() => undefined);
-      if (!kept) await rm(part, { force: true });
+      dropUncounted();
     },
   };
 }

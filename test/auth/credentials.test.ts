@@ -235,6 +235,29 @@ describe('base URLs', () => {
     expect(error.message).not.toContain('hunter2');
   });
 
+  it('a query or a fragment is refused, the URL shown without them (they may hold a secret)', async () => {
+    for (const base of [
+      'https://gds.example/v1?access_token=s3cr3t',
+      'https://gds.example/v1#s3cr3t',
+      'https://gds.example/v1?',
+      'https://gds.example/v1/#',
+    ]) {
+      const error = await failure({ token: 'cli_t', base });
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_base_url' });
+      expect(error.message).toMatch(
+        /^The API base URL from --base has a query or a fragment: https:\/\/gds\.example\/v1\/?[?#]…\.$/,
+      );
+      expect(error.message).not.toContain('s3cr3t');
+      expect(error.suggestion).toContain(' https://gds.example/v1 ');
+    }
+    // Nor does any other refusal echo what may hold a secret.
+    for (const base of ['ftp://me:s3cr3t@files.example/x?key=s3cr3t', 'gds.example?key=s3cr3t#s3cr3t']) {
+      const error = await failure({ token: 'cli_t', base });
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_base_url' });
+      expect(error.message).not.toContain('s3cr3t');
+    }
+  });
+
   it('auth set refuses a bad base and a bad token and writes nothing', async () => {
     await expect(
       setStaticProfile({ name: 'x', token: 'cli_t', base: 'mailto:a@b' }, { env }),

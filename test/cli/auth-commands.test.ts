@@ -199,6 +199,36 @@ describe('gds auth set', () => {
     expect((await config(cfg)).profiles).toMatchObject({ default: { base: 'http://127.0.0.1:8787' } });
   });
 
+  it('a base URL with a query or a fragment is exit 2 up front, shown without them, and never saved', async () => {
+    const cfg = await freshConfigDir();
+    const secret = 's3cr3tQueryValue';
+    const refused = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+      const r = await gds(cfg, [...args, '--json'], { env });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(jsonLine(r.stderr)).toMatchObject({ error: { code: 'invalid_base_url' } });
+      expect(r.stderr).not.toContain(secret);
+      return r;
+    };
+    const authSet = ['auth', 'set', '--no-verify', '--token', token, '--profile', 'q', '--base'];
+    const set = await refused([...authSet, `https://gds.example/v1?stage=${secret}`]);
+    expect(set.stderr).toContain('https://gds.example/v1');
+    await refused(['whoami', '--token', token, '--base', `https://gds.example/v1?access_token=${secret}`]);
+    await refused(['whoami', '--token', token], { SERVICE_API_URL: `https://gds.example/v1#${secret}` });
+    await refused(['whoami', '--token', token, '--base', 'https://gds.example/v1?']);
+    await refused(['auth', 'login', '--base', `https://gds.example/v1?x=${secret}`, '--no-browser']);
+    await expect(stat(cfg)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    // One saved before gds refused them: each use of the profile says which it is, and how to mend it.
+    expect((await gds(cfg, [...authSet, 'https://gds.example/v1'])).code).toBe(0);
+    const file = join(cfg, 'config.json');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('/v1"', `/v1?stage=${secret}"`));
+    const saved = await refused(['whoami', '--profile', 'q']);
+    expect(jsonLine(saved.stderr)).toMatchObject({
+      error: { message: expect.stringContaining('profile q') as unknown },
+    });
+  });
+
   it('16 processes setting 16 profiles at once leave one valid config holding all 16', async () => {
     const cfg = await freshConfigDir();
     const names = Array.from({ length: 16 }, (_, i) => `ci-${i}`);

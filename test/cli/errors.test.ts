@@ -109,6 +109,24 @@ describe('secrets', () => {
     expect(secretsFrom(['--refresh-token', '-'], {})).toEqual([]);
   });
 
+  it('finds every --token and --refresh-token given, not only the first', () => {
+    expect(
+      secretsFrom(
+        ['--token', 'a1234567890', '--token=opaque-2', '--refresh-token', 'r-1', '--refresh-token=r-2'],
+        {},
+      ),
+    ).toEqual(['a1234567890', 'opaque-2', 'r-1', 'r-2']);
+  });
+
+  it('finds the value of a mistyped --tok…/--ref… flag (its error echoes it), not a flag after it', () => {
+    expect(secretsFrom(['--tok=opaqueSecretToken123', '--TOKN', 'second-secret', '--ref=r-3'], {})).toEqual([
+      'opaqueSecretToken123',
+      'second-secret',
+      'r-3',
+    ]);
+    expect(secretsFrom(['--tokn', '--json', '--refresh'], {})).toEqual([]);
+  });
+
   it('masks them in an error message and keeps the rest of the error', () => {
     const error = new CliError('bad value cli_aaaa1234bbbb5678', {
       exitCode: ExitCode.Usage,

@@ -23,6 +23,8 @@ import {
 const token = 'cli_PsMustNotShowThis0123456789';
 const apiKey = 'supersecretkey99';
 const password = 'pa55wordInUrl';
+/** A token of no known shape: only knowing where it was given masks it. */
+const opaque = 'opaqueSecretToken123';
 let dir: string;
 let service: Server;
 let base: string;
@@ -131,6 +133,11 @@ describe.runIf(process.platform === 'linux' && cliUnderTest === undefined)(
     it.each([
       ['--token', ['list', '--token', token, '--base', 'http://127.0.0.1:1'], '--token cli_…****'],
       ['an argument', ['tokens', 'revoke', 'tf_NotEvenForAMoment0123', '--yes'], 'revoke tf_…**** --yes'],
+      [
+        'a --token given twice',
+        ['list', '--token', 'a1234567890', `--token=${opaque}`, '--base', 'http://127.0.0.1:1'],
+        '--token **** --token=****',
+      ],
     ])('is masked before the first module of gds loads (%s)', async (_kind, args, masked) => {
       const file = join(dir, `cmdline-${args[0]}`);
       const result = await runCli(args, {
@@ -142,6 +149,7 @@ describe.runIf(process.platform === 'linux' && cliUnderTest === undefined)(
       expect(cmdline).toContain(masked);
       expect(cmdline).not.toContain(token);
       expect(cmdline).not.toContain('tf_NotEvenForAMoment0123');
+      expect(cmdline).not.toContain(opaque);
     });
   },
 );
@@ -158,6 +166,19 @@ describe('debug output', () => {
     expect(r.stderr).toContain('GET');
     expect(r.stdout + r.stderr).not.toContain(apiKey);
     expect(r.stdout + r.stderr).not.toContain(token);
+  });
+
+  it('DEBUG=* masks a second --token, and a mistyped --tok= is masked in its error', async () => {
+    const twice = await runCli(['whoami', '--token', 'a1234567890', `--token=${opaque}`, '--base', base], {
+      env: { DEBUG: '*', GDS_CONFIG_DIR: join(dir, 'twice-config') },
+    });
+    expect(twice.stderr).toContain('oclif:'); // the debug log did run
+    expect(twice.stdout + twice.stderr).not.toContain(opaque);
+    const mistyped = await runCli(['whoami', `--tok=${opaque}`, '--json'], {
+      env: { GDS_CONFIG_DIR: join(dir, 'mistyped-config') },
+    });
+    expect(mistyped.code).toBe(2);
+    expect(JSON.parse(mistyped.stderr)).toMatchObject({ error: { message: 'Unknown flag: --tok=****.' } });
   });
 
   it('DEBUG=* masks the user name and password of a --base URL', async () => {

@@ -136,6 +136,12 @@ describe('base URL', () => {
     },
   );
 
+  it('shows a refused URL without its query or fragment, which may hold a secret', () => {
+    for (const baseUrl of ['https://gds.example/v1?access_token=s3cret', 'https://gds.example/v1#s3cret']) {
+      expect(() => createTransport({ baseUrl })).toThrow(/"https:\/\/gds\.example\/v1[?#]…" is not/);
+    }
+  });
+
   it.each(['http://gds.example.com', 'http://10.0.0.1:8787/stage', 'http://127.0.0.1.example.com'])(
     'refuses plain http to %s, a host that is not loopback',
     (baseUrl) => {

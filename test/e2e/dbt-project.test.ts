@@ -6,7 +6,7 @@
 // unchanged (--exit-code 0), and that an apply killed half-way and run again, or five applies at once, leave
 // no duplicate table and one version per change.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,6 +249,40 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     const neither = await gds(['apply', '--yes']);
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain('--dbt');
+  });
+
+  it('plan --out - writes the plan file to stdout, no file named "-"; an existing --out file is kept without --force', async () => {
+    const folder = await mkdtemp(join(dir, 'out-'));
+    const piped = await runInProcess(['plan', ...projectArgs(), '--out', '-'], {
+      env: gdsEnv(),
+      cwd: folder,
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    // stdout is the plan file alone (the plan's text would spoil it), stderr its summary.
+    expect(JSON.parse(piped.stdout)).toMatchObject({ format: 'gds-plan', version: 1 });
+    expect(piped.stderr).toMatch(/^Plan: \d+ to create, /m);
+    expect(piped.stderr).not.toContain('gds apply -');
+    expect(await readdir(folder)).toEqual([]);
+    for (const shaped of [['--json'], ['--format', 'markdown']]) {
+      const taken = await runInProcess(['plan', ...projectArgs(), '--out', '-', ...shaped, '--json'], {
+        env: gdsEnv(),
+        cwd: folder,
+      });
+      expect(taken.code).toBe(2);
+      expect(taken.stdout).toBe('');
+    }
+
+    const notes = join(folder, 'notes.txt');
+    await writeFile(notes, 'precious\n');
+    const kept = await gds(['plan', ...projectArgs(), '--out', notes, '--json']);
+    expect(kept.code).toBe(2);
+    expect(JSON.parse(kept.stderr.trim().split('\n').at(-1) ?? '{}')).toMatchObject({
+      error: { code: 'output_exists' },
+    });
+    expect(await readFile(notes, 'utf8')).toBe('precious\n');
+    const replaced = await gds(['plan', ...projectArgs(), '--out', notes, '--force']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(JSON.parse(await readFile(notes, 'utf8'))).toMatchObject({ format: 'gds-plan' });
   });
 
   it('apply --json says the plan\'s warnings on stderr, each a {"warning"} line; stdout stays its actions', async () => {

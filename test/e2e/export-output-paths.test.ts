@@ -3,14 +3,17 @@
 // FILE.part (or at FILE) is never written through, so no other file is overwritten with the table's rows.
 // Rows written to a terminal are shown like every server string (a CSV value's control characters
 // stripped); piped, they go on byte for byte.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
-import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
+import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 
 let server: TestServer;
@@ -138,6 +141,56 @@ describe('records export --output', () => {
     expect(JSON.parse(r.stderr.trim()).error.code).toBe('output_exists');
     expect(await readlink(file)).toBe(join(folder, 'nowhere'));
     expect((await readdir(folder)).sort()).toEqual(['out.ndjson']);
+  });
+});
+
+describe('records export --output interrupted before its first page', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s: exit %d, and no part file left that no state counts', async (signal, code) => {
+    // A stand-in service: the columns answered (the CSV header is written), the first page held.
+    let held: () => void = () => {};
+    const asked = new Promise<void>((resolve) => (held = resolve));
+    const standIn = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.endsWith('/columns') === true) res.end(JSON.stringify({ columns: [{ name: 'email' }] }));
+      else held();
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    try {
+      const folder = await freshDir();
+      const file = join(folder, 'out.csv');
+      const [command, argv] = cliCommand([
+        'records',
+        'export',
+        'tbl_held',
+        '-o',
+        file,
+        '--format',
+        'csv',
+        '--json',
+      ]);
+      const child = spawn(command, argv, {
+        env: cliEnv({
+          SERVICE_TOKEN: 'opaque0123456789',
+          SERVICE_API_URL: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1`,
+          GDS_CONFIG_DIR: join(dir, 'no-config'),
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const ended = collect(child);
+      await asked;
+      child.kill(signal);
+      const r = await ended;
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stdout).toBe('');
+      expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'interrupted' } });
+      expect(await readdir(folder)).toEqual([]);
+    } finally {
+      standIn.closeAllConnections();
+      await new Promise((resolve) => standIn.close(resolve));
+    }
   });
 });
 

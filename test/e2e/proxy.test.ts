@@ -36,7 +36,7 @@ const service = createServer(
     res.end(JSON.stringify({ tables: [table] }));
   },
 );
-const { proxy, connects } = connectProxy();
+const { proxy, connects, credentials } = connectProxy();
 let base = '';
 let proxyUrl = '';
 
@@ -90,9 +90,13 @@ describe('proxies', () => {
     expect(connects).toEqual([]);
   });
 
-  it.each(['127.0.0.1', 'localhost', '127.0.0.2'])(
-    'HTTP_PROXY and a plain-http loopback base (%s): straight to the service, the proxy never sees the token',
-    async (host) => {
+  it.each([
+    ['127.0.0.1', 'the proxy'],
+    ['localhost', 'the proxy'],
+    ['127.0.0.2', 'a proxy URL gds cannot read'],
+  ])(
+    'HTTP_PROXY and a plain-http loopback base (%s), HTTP_PROXY %s: straight to the service, the proxy never sees the token',
+    async (host, proxied) => {
       connects.length = 0;
       const authorizations: (string | undefined)[] = [];
       const plain = createHttpServer((req, res) => {
@@ -111,7 +115,7 @@ describe('proxies', () => {
         const r = await runInProcess(['list', '--json'], {
           env: env({
             SERVICE_API_URL: `http://${host}:${port}`,
-            HTTP_PROXY: proxyUrl,
+            HTTP_PROXY: proxied === 'the proxy' ? proxyUrl : 'http://ci:p4ss#w0rd@proxy.corp:3128',
             HTTPS_PROXY: proxyUrl,
           }),
         });
@@ -135,6 +139,41 @@ describe('proxies', () => {
     });
     expect(r.code).toBe(9);
     expect(r.stdout).toBe('');
+  });
+
+  it.each([
+    ['HTTPS_PROXY', 'http://ci:p4ss#w0rd@proxy.corp:3128', /percent-encode/],
+    ['https_proxy', 'http://ci:p4ss/w0rd@proxy.corp:3128', /percent-encode/],
+    ['HTTPS_PROXY', 'http://ci:p4ss?w0rd@proxy.corp:3128', /percent-encode/],
+    ['HTTPS_PROXY', 'http://ci#p4ssw0rd@proxy.corp:3128', /percent-encode/],
+    ['HTTPS_PROXY', 'socks5://ci:p4ssw0rd@proxy.corp:1080', /only through an http:\/\/ or https:\/\/ proxy/],
+    ['HTTPS_PROXY', 'proxy.corp:3128', /only through an http:\/\/ or https:\/\/ proxy/],
+    ['HTTPS_PROXY', 'http://ci:p4ssw0rd@proxy.corp:3128\n', /line break/],
+  ])('%s=%s: exit 2 naming the variable, its credentials masked, nothing sent', async (name, value, why) => {
+    connects.length = 0;
+    for (const args of [['list'], ['auth', 'login', '--base', base, '--no-browser']]) {
+      const r = await runInProcess([...args, '--json'], { env: env({ [name]: value }) });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      const { error } = JSON.parse(r.stderr) as {
+        error: { code: string; message: string; suggestion: string };
+      };
+      expect(error.code).toBe('invalid_proxy');
+      expect(error.message).toMatch(new RegExp(`^${name} `));
+      expect(`${error.message} ${error.suggestion}`).toMatch(why);
+      expect(r.stderr).not.toMatch(/p4ss|w0rd/);
+    }
+    expect(connects).toEqual([]);
+  });
+
+  it('a password percent-encoded (%23 for #) reaches the proxy as it is', async () => {
+    connects.length = 0;
+    credentials.length = 0;
+    const r = await runInProcess(['list', '--json'], {
+      env: env({ HTTPS_PROXY: proxyUrl.replace('//', '//ci:p4ss%23w0rd%2F@') }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(credentials).toEqual(['ci:p4ss#w0rd/']);
   });
 
   it('reads the upper-case names first, then the lower-case ones; nothing without a proxy', () => {

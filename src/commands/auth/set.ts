@@ -50,6 +50,8 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
         suggestion: 'Run: gds auth set --token <t> --base <url> [--profile <name>]',
       });
     }
+    // Checked first: the prompt and the messages below show it.
+    const checkedBase = checkBaseUrl(base, '--base');
     if (this.flags.token === '-' && process.stdin.isTTY === true) {
       throw new CliError(
         '--token - reads the token from stdin, and stdin is this terminal: nothing is piped in.',
@@ -57,13 +59,13 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
           exitCode: ExitCode.Usage,
           code: 'stdin_is_terminal',
           suggestion:
-            `Pipe it in: printf %s "$TOKEN" | gds auth set --token - --base ${base}` +
+            `Pipe it in: printf %s "$TOKEN" | gds auth set --token - --base ${checkedBase}` +
             ' (or leave --token out on a terminal to paste it, hidden).',
         },
       );
     }
     // On a terminal without --token: asked for, masked, so it stays out of the shell history.
-    const token = this.flags.token ?? (await askSecret(`Paste the CLI token for ${base}:`));
+    const token = this.flags.token ?? (await askSecret(`Paste the CLI token for ${checkedBase}:`));
     const secret = (
       token === '-'
         ? (await readTextInput('-', { flag: '--token', maxBytes: TOKEN_READ_LIMIT_BYTES, what: 'a token' }))
@@ -73,7 +75,6 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     // Bad input is refused before any request; a token with spaces is refused by setStaticProfile below.
     refuseClientToken(secret);
     checkProfileName(profile ?? 'default');
-    const checkedBase = checkBaseUrl(base, '--base');
     const me =
       this.flags.verify && secret !== '' && !/[\s\p{Cc}]/u.test(secret)
         ? await signedInAs({
