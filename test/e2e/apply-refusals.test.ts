@@ -1,0 +1,138 @@
+// `gds plan` / `gds apply` when the service refuses or another writer moves first (gds run in the test process
+// against the reference server, on a generated dbt project of 3 seeds and 3 models):
+//  - a step of apply's batch the service refuses (a person applied gate1.yml between plan and apply: 412) is
+//    that table's failure, with the service's code and exit code; the others are reported written and the
+//    summary is printed;
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDbtProject } from '../../scripts/bench/dbt-manifest.js';
+import { createApiClient, staticToken } from '../../src/client/index.js';
+import type { ReadyUser } from '../../src/server/ready.js';
+import { loadDbtProject } from '../../src/services/dbt-project.js';
+import { applyGate } from '../../src/services/gates.js';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { holdingProxy } from '../helpers/holding-proxy.js';
+import { summary } from '../helpers/plan-summary.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
+
+const lines = (text: string): Array<Record<string, unknown>> =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/**
+ * In a describe: a server, a generated project of 3 seeds and 3 models (`shop`) with its relations in
+ * analytics_dev, applied by an ADMIN when `applied`; `gds` runs gds as `role` (ADMIN), through `base`.
+ */
+function shopProject(options: { applied: boolean }) {
+  const context = { server: undefined as unknown as TestServer, dbt: '', dir: '' };
+  const on = () => ['--dbt', context.dbt, '--connector', 'warehouse-dev'];
+  const gds = (args: string[], call: { role?: ReadyUser['role']; base?: string } = {}) =>
+    runInProcess(args, {
+      env: {
+        GDS_CONFIG_DIR: join(context.dir, 'config'),
+        GDS_SECRET_STORAGE: 'file',
+        SERVICE_API_URL: call.base ?? context.server.url,
+        SERVICE_TOKEN: context.server.user(call.role ?? 'ADMIN').cliToken,
+      },
+    });
+  beforeAll(async () => {
+    context.server = await startTestServer();
+    context.dir = await mkdtemp(join(tmpdir(), 'gds-e2e-apply-refusals-'));
+    context.dbt = writeDbtProject(3, {
+      dir: join(context.dir, 'shop'),
+      schema: 'analytics_dev',
+      project: 'shop',
+    });
+    for (const d of (await loadDbtProject(context.dbt, {})).declarations)
+      await context.server.sql(
+        `CREATE TABLE analytics_dev."${d.name}" (${d.columns.map((c) => `"${c.name}" text`).join(', ')})`,
+      );
+    if (!options.applied) return;
+    const applied = await gds(['apply', ...on(), '--yes', '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(lines(applied.stdout).at(-1)).toEqual(summary({ create: 6 }));
+  });
+  afterAll(async () => {
+    await context.server?.close();
+  });
+  return { context, gds, on };
+}
+
+/** Rewrites the project's manifest or catalog as dbt would after a change. */
+async function edit(dbt: string, file: 'manifest' | 'catalog', change: (text: string) => string) {
+  const path = join(dbt, 'target', `${file}.json`);
+  await writeFile(path, change(await readFile(path, 'utf8')));
+}
+
+describe('a person applies a gate1.yml between apply’s plan and its writes', { timeout: 180_000 }, () => {
+  const { context, gds, on } = shopProject({ applied: true });
+
+  it('that table fails with the service’s 412 (exit 6); the others are reported written, the summary printed', async () => {
+    // Only the tests change: a new gate1.yml for each model with an accepted_values test.
+    await edit(context.dbt, 'manifest', (text) => text.replaceAll('"returned"', '"lost"'));
+    const [row] = await context.server.sql<{ id: string }>(
+      `SELECT id FROM gds.tables WHERE active AND name = 'int_entity_1'`,
+    );
+    const tableId = row?.id ?? '';
+    const person = createApiClient({
+      baseUrl: context.server.url,
+      auth: staticToken(context.server.user('ADMIN').cliToken),
+      logger: () => {},
+    });
+    const proxy = await holdingProxy(context.server.url, {
+      holds: (method, path) => method === 'POST' && path.endsWith('/api/artifacts/batch'),
+      meanwhile: async () => {
+        const current = await person.gates.get(tableId);
+        const text = `${current.content}patternChecks:\n  - name: status_lower\n    column: status\n    regex: '^[a-z]+$'\n    severity: HARD_FAIL\n`;
+        expect((await applyGate(person, tableId, { name: 'gate1.yml', text })).kind).toBe('applied');
+      },
+    });
+    let apply: CliResult;
+    try {
+      apply = await gds(['apply', ...on(), '--yes', '--json'], { base: proxy.url });
+    } finally {
+      await proxy.close();
+      await person.close();
+    }
+    expect(proxy.held()).toBe(true);
+    expect(apply.code, apply.stderr).toBe(6);
+    const records = lines(apply.stdout);
+    expect(records.filter((r) => r['step'] === 'gate1').map((r) => [r['table'], r['outcome']])).toEqual(
+      expect.arrayContaining([
+        ['stg_entity_0', 'done'],
+        ['int_entity_1', 'failed'],
+        ['fct_entity_2', 'done'],
+      ]),
+    );
+    expect(records.find((r) => r['table'] === 'int_entity_1' && r['step'] === 'gate1')).toMatchObject({
+      tableId,
+      outcome: 'failed',
+      error: { exitCode: 6, code: 'precondition_failed' },
+    });
+    expect(records.at(-1)).toEqual(summary({ replace: 2, unchanged: 3, failed: 1 }));
+    const error = lines(apply.stderr).find((line) => 'error' in line)?.['error'];
+    expect(error).toMatchObject({
+      code: 'precondition_failed',
+      message: '1 table failed; 2 others are applied.',
+      details: { failed: [{ table: 'int_entity_1', step: 'gate1', code: 'precondition_failed' }] },
+    });
+    expect(apply.stderr).not.toContain('Invalid URL');
+    // The person's rules stay; the others have the new values.
+    const held = await context.server.sql<{ name: string; person: boolean; lost: boolean }>(
+      `SELECT t.name, g.content LIKE '%status_lower%' AS person, g.content LIKE '%lost%' AS lost
+         FROM gds.tables t JOIN gds.gate1_versions g ON g.table_id = t.id AND g.version = t.gate1_version
+        WHERE t.active AND t.name IN ('stg_entity_0', 'int_entity_1', 'fct_entity_2') ORDER BY t.name`,
+    );
+    expect(held).toEqual([
+      { name: 'fct_entity_2', person: false, lost: true },
+      { name: 'int_entity_1', person: true, lost: false },
+      { name: 'stg_entity_0', person: false, lost: true },
+    ]);
+  });
+});
