@@ -1,5 +1,8 @@
 // `gds plan` / `gds apply` when the service refuses or another writer moves first (gds run in the test process
 // against the reference server, on a generated dbt project of 3 seeds and 3 models):
+//  - a STEWARD's or MEMBER's token, which may not replace an ADMIN's definitions: a project that did not change
+//    is all `= unchanged` (no phantom `~ replace`, --detailed-exitcode 0, apply has nothing to do); a changed
+//    definition (or, for a MEMBER, contract intent) is `! refused` saying why, apply exits 7 and writes nothing;
 //  - a step of apply's batch the service refuses (a person applied gate1.yml between plan and apply: 412) is
 //    that table's failure, with the service's code and exit code; the others are reported written and the
 //    summary is printed;
@@ -69,6 +72,104 @@ async function edit(dbt: string, file: 'manifest' | 'catalog', change: (text: st
   const path = join(dbt, 'target', `${file}.json`);
   await writeFile(path, change(await readFile(path, 'utf8')));
 }
+
+describe('a token that may not replace the ADMIN’s definitions', { timeout: 180_000 }, () => {
+  const { context, gds, on } = shopProject({ applied: true });
+
+  it.each(['STEWARD', 'MEMBER'] as const)(
+    '%s: nothing changed is all unchanged, and apply has nothing to do',
+    async (role) => {
+      const plan = await gds(['plan', ...on(), '--json'], { role });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(lines(plan.stdout).at(-1)).toEqual(summary({ unchanged: 6 }));
+      const human = await gds(['plan', ...on(), '--detailed-exitcode'], { role });
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).not.toContain('~ replace');
+      expect(human.stdout).toContain('Plan: 0 to create, 0 to change, 6 unchanged, 0 to remove.');
+
+      const apply = await gds(['apply', ...on(), '--prune', '--yes', '--json'], { role });
+      expect(apply.code, apply.stderr).toBe(0);
+      expect(lines(apply.stdout)).toEqual([summary({ unchanged: 6 })]);
+      const one = await gds(['apply', ...on(), '--select', 'raw_source_0', '--yes'], { role });
+      expect(one.code, one.stderr).toBe(0);
+      expect(one.stderr).toContain('Nothing to apply.');
+    },
+  );
+
+  it.each(['STEWARD', 'MEMBER'] as const)('%s: production is refused as before (exit 4)', async (role) => {
+    const plan = await gds(
+      ['plan', '--dbt', context.dbt, '--connector', 'warehouse-production', '--schema', 'analytics_prod'],
+      { role },
+    );
+    expect(plan.code).toBe(4);
+    expect(plan.stderr).toContain('this table is in production');
+  });
+
+  it('a changed definition is ! refused saying why; apply exits 7, the table untouched', async () => {
+    await edit(context.dbt, 'catalog', (text) => {
+      const catalog = JSON.parse(text) as {
+        nodes: Record<string, { columns: Record<string, { type: string }> }>;
+      };
+      const amount = catalog.nodes['model.shop.int_entity_1']?.columns['amount'];
+      if (amount === undefined) throw new Error('no amount column in int_entity_1');
+      amount.type = 'NUMERIC(18,4)';
+      return JSON.stringify(catalog);
+    });
+    const [before] = await context.server.sql<{ definition_version: number }>(
+      `SELECT definition_version FROM gds.tables WHERE active AND name = 'int_entity_1'`,
+    );
+    for (const role of ['STEWARD', 'MEMBER'] as const) {
+      const plan = await gds(['plan', ...on(), '--detailed-exitcode'], { role });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toMatch(/! refused int_entity_1 \(analytics_dev\.int_entity_1, tbl_\w+\)/);
+      expect(plan.stdout).toContain(
+        "the model changes its definition, which this token may not: only the table's owner or a workspace admin may replace its definition. Apply as the table's owner or a workspace admin, or leave the model out with --exclude int_entity_1",
+      );
+      expect(plan.stdout).toContain('numeric(18,4)');
+      expect(plan.stdout).toContain('Plan: 0 to create, 0 to change, 5 unchanged, 0 to remove. 1 refused.');
+
+      const apply = await gds(['apply', ...on(), '--yes', '--json'], { role });
+      expect(apply.code, apply.stderr).toBe(7);
+      expect(lines(apply.stdout).at(-1)).toEqual(summary({ unchanged: 5, refused: 1 }));
+      const error = lines(apply.stderr).find((line) => 'error' in line)?.['error'];
+      expect(error).toMatchObject({ code: 'refused', details: { refused: [{ table: 'int_entity_1' }] } });
+    }
+    const [after] = await context.server.sql<{ definition_version: number }>(
+      `SELECT definition_version FROM gds.tables WHERE active AND name = 'int_entity_1'`,
+    );
+    expect(after).toEqual(before);
+    // The ADMIN may: the same plan is a replacement.
+    const admin = await gds(['plan', ...on(), '--json']);
+    expect(lines(admin.stdout).at(-1)).toEqual(summary({ replace: 1, unchanged: 5 }));
+  });
+
+  it('a changed contract intent: ! refused for a MEMBER, a change for a STEWARD (who may set it)', async () => {
+    // fct_entity_2's grain key (its unique test) moves to parent_id.
+    await edit(context.dbt, 'manifest', (text) => {
+      const manifest = JSON.parse(text) as { nodes: Record<string, Record<string, unknown>> };
+      const [unique] = Object.entries(manifest.nodes).filter(([id]) =>
+        id.startsWith('test.shop.unique_fct_entity_2_'),
+      );
+      if (unique === undefined) throw new Error('no unique test on fct_entity_2');
+      manifest.nodes[unique[0]] = JSON.parse(
+        JSON.stringify(unique[1]).replaceAll('"fct_entity_2_id"', '"parent_id"'),
+      ) as Record<string, unknown>;
+      return JSON.stringify(manifest);
+    });
+    const member = await gds(['plan', ...on(), '--select', 'fct_entity_2'], { role: 'MEMBER' });
+    expect(member.code, member.stderr).toBe(0);
+    expect(member.stdout).toContain('! refused fct_entity_2');
+    expect(member.stdout).toContain(
+      'the model changes its contract intent, which this token may not: only its owner or a STEWARD and above may set its contract intent.',
+    );
+    const steward = await gds(['plan', ...on(), '--select', 'fct_entity_2', '--json'], { role: 'STEWARD' });
+    expect(lines(steward.stdout)[0]).toMatchObject({
+      table: 'fct_entity_2',
+      action: 'replace',
+      changes: { definition: false, contract: true },
+    });
+  });
+});
 
 describe('a person applies a gate1.yml between apply’s plan and its writes', { timeout: 180_000 }, () => {
   const { context, gds, on } = shopProject({ applied: true });
