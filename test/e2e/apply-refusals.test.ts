@@ -6,6 +6,8 @@
 //  - a step of apply's batch the service refuses (a person applied gate1.yml between plan and apply: 412) is
 //    that table's failure, with the service's code and exit code; the others are reported written and the
 //    summary is printed;
+//  - two CI jobs of one project: a table the first registers between the second's reads of the environment
+//    and of the names is the model's table (compared with), never "the name is held".
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,8 @@ import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { ReadyUser } from '../../src/server/ready.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { applyGate } from '../../src/services/gates.js';
+import { applyPlan } from '../../src/services/project-apply.js';
+import { planProject } from '../../src/services/project-plan.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { holdingProxy } from '../helpers/holding-proxy.js';
 import { summary } from '../helpers/plan-summary.js';
@@ -237,3 +241,48 @@ describe('a person applies a gate1.yml between apply’s plan and its writes', {
     ]);
   });
 });
+
+describe(
+  'two CI jobs of one project, the second started while the first registers',
+  { timeout: 180_000 },
+  () => {
+    const { context, gds, on } = shopProject({ applied: false });
+
+    it('a table the first registers between the second’s reads is the model’s table, not a name held', async () => {
+      const dev = context.server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+      const first = createApiClient({
+        baseUrl: context.server.url,
+        auth: staticToken(context.server.user('ADMIN').cliToken),
+        sleep: async () => {},
+        logger: () => {},
+      });
+      // The second job has read the environment's tables (none of the project's yet) and asks who holds the
+      // models' names: the first job registers the whole project just then.
+      const proxy = await holdingProxy(context.server.url, {
+        holds: (method, path) => method === 'GET' && path.endsWith('/api/tables'),
+        meanwhile: async () => {
+          const plan = await planProject(first, await loadDbtProject(context.dbt, {}), { connectorId: dev });
+          const applied = await applyPlan(first, plan, { describe: (error) => error });
+          expect(applied.failed).toEqual([]);
+        },
+      });
+      let second: CliResult;
+      try {
+        second = await gds(['apply', ...on(), '--yes', '--json'], {
+          base: proxy.url,
+        });
+      } finally {
+        await proxy.close();
+        await first.close();
+      }
+      expect(proxy.held()).toBe(true);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout + second.stderr).not.toContain('is held by table');
+      expect(lines(second.stdout).at(-1)).toEqual(summary({ unchanged: 6 }));
+      const owners = await context.server.sql<{ name: string; project: string }>(
+        `SELECT name, project FROM gds.tables WHERE active AND project LIKE 'shop@%' ORDER BY name`,
+      );
+      expect(owners).toHaveLength(6);
+    });
+  },
+);
