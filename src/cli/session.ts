@@ -383,8 +383,9 @@ function requiredScope(details: unknown): string | undefined {
 /** The request path as the user gave it: the URL without the API base (which may carry a stage path). */
 function pathAfterBase(url: string, baseUrl: string): string {
   if (url.startsWith(`${baseUrl}/`)) return url.slice(baseUrl.length);
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
+  // A path as it is: what a service reports of one step of a batch names the batch's path.
+  const parsed = URL.parse(url);
+  return parsed === null ? url : parsed.pathname + parsed.search;
 }
 
 function compact(values: Record<string, unknown>): Record<string, unknown> {

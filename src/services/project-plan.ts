@@ -4,9 +4,11 @@
 // project's size: the connectors, the warehouse's objects, the paged bulk read of every table the
 // environment holds with its definition, gate1.yml and contract (`GET /api/held-tables`, read while the
 // warehouse is), and, for the models no table there holds yet, who holds their names elsewhere
-// (`GET /api/tables?name=…`). The comparisons are the ones `push --replace --dry-run`, `gate apply
-// --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly what the plan shows and a
-// second plan after it is all `= unchanged`.
+// (`GET /api/tables?name=…`; a holder in the environment itself, registered since, has it read again). A
+// change the caller may not write (the service says so of each table) is `! refused`, never a change apply
+// would fail. The comparisons are the ones `push --replace --dry-run`, `gate apply --dry-run` and `contract
+// set-intent --dry-run` make, so `apply` writes exactly what the plan shows and a second plan after it is
+// all `= unchanged`.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector (or the
@@ -236,6 +238,17 @@ function refused(
 
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
+/** The environment's tables by source and by name (lower case). */
+function indexed(rows: HeldTable[]) {
+  const bySource = new Map<string, HeldTable>();
+  const byName = new Map<string, HeldTable>();
+  for (const row of rows) {
+    if (row.source) bySource.set(lower(row.source), row);
+    byName.set(lower(row.name), row);
+  }
+  return { bySource, byName };
+}
+
 /** The client, reading each connector's warehouse objects once (the sources check and the column case both need them). */
 function withObjectsReadOnce(client: PlanClient): PlanClient {
   const reads = new Map<string, ReturnType<PlanClient['connectors']['objects']>>();
@@ -277,20 +290,22 @@ export async function planProject(
   );
   // No full collection here: read a table at a time, the pages leave little garbage in the old generation,
   // and one costs a no-change plan of 2,000 models 40 ms of CPU (0.72 -> 0.68 s) for 3-4 MiB (docs/bench.md).
-  const inEnv = await held;
-  const bySource = new Map<string, HeldTable>();
-  const byName = new Map<string, HeldTable>();
-  for (const row of inEnv) {
-    if (row.source) bySource.set(lower(row.source), row);
-    byName.set(lower(row.name), row);
-  }
+  let inEnv = await held;
+  let { bySource, byName } = indexed(inEnv);
   // A table name is one per workspace, whatever the environment: the models' names no table of this
   // environment holds are looked up in the others, by name (in a workspace of 100,000 tables, reading them all
   // cost a no-change plan of 2,000 models 0.5 s and 60-90 MiB); a plan creating nothing asks nothing.
-  const nameHolders = new Map<string, HeldTable | TableListRow>(byName);
   const unheld = [...new Set(cased.declarations.map((d) => lower(d.name)))].filter((n) => !byName.has(n));
-  if (unheld.length > 0)
-    for (const row of await client.tables.named(unheld, call)) nameHolders.set(lower(row.name), row);
+  const holders = unheld.length === 0 ? [] : await client.tables.named(unheld, call);
+  // A holder in this environment was registered since it was read (another run of this project, started a
+  // moment before): the environment is read again, so that such a table is compared as the model's (or owned
+  // elsewhere), never a name held.
+  if (holders.some((row) => row.environmentLabel === env)) {
+    inEnv = await client.tables.held(env, call);
+    ({ bySource, byName } = indexed(inEnv));
+  }
+  const nameHolders = new Map<string, HeldTable | TableListRow>(byName);
+  for (const row of holders) nameHolders.set(lower(row.name), row);
   const projectId = options.project ?? derivedProjectId(projectName, connector);
   const prefix = projectFilePrefix(projectName);
   const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean } => {
@@ -365,6 +380,12 @@ export async function planProject(
         owned !== undefined && owned.ownership !== 'this' && adopt.has(lower(declaration.name));
       if (adopting) adopted.add(lower(declaration.name));
       const elsewhere = owned !== undefined && owned.ownership !== 'this' && !adopting;
+      const forbidden = row === undefined || elsewhere ? undefined : forbiddenChange(row, compared.changes);
+      if (forbidden !== undefined && row !== undefined)
+        return {
+          ...refused({ ...declaration, source: artifact.source }, forbidden, row.id),
+          diffs: compared.diffs,
+        };
       return {
         table: declaration.name,
         source: artifact.source,
@@ -467,6 +488,23 @@ export async function planProject(
   };
 }
 
+/**
+ * Why the model's table is refused when it changes what the caller may not write (the service tells, per table:
+ * `mayReplace`, `maySetIntent`); undefined when the caller may write every change.
+ */
+function forbiddenChange(row: HeldTable, changes: PlannedChanges): string | undefined {
+  const rules = [
+    ...(changes.definition && row.definition.mayReplace === false
+      ? [['definition', "only the table's owner or a workspace admin may replace its definition"]]
+      : []),
+    ...(changes.contract && row.contract?.maySetIntent === false
+      ? [['contract intent', 'only its owner or a STEWARD and above may set its contract intent']]
+      : []),
+  ];
+  if (rules.length === 0) return undefined;
+  return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${row.name}`;
+}
+
 function ownedElsewhereReason(row: TableListRow, name: string): string {
   const by =
     row.project !== null && row.project !== undefined
@@ -515,8 +553,8 @@ async function heldTableDiffs(
   connectorId: string | undefined,
 ): Promise<Compared> {
   // What is the same is told without the diff's libraries, and without a diff: most tables of a plan are.
-  const same =
-    held.definition.mayReplace !== false && isHeld(held.definition, work.artifact.declared, connectorId);
+  // Whoever may replace it: a change this caller may not write is refused (forbiddenChange).
+  const same = isHeld(held.definition, work.artifact.declared, connectorId);
   if (!same || (work.gate1 !== undefined && held.gate1?.content !== work.gate1.text)) topTierCompilerWanted();
   const definition = same
     ? undefined
@@ -530,8 +568,11 @@ async function heldTableDiffs(
     await checkGateLocally(work.gate1);
     gate1 = await gateDiff(held.id, held.gate1, work.gate1);
   }
+  // The contract as it is, whoever may set it: a change this caller may not write is refused (forbiddenChange).
   const contract =
-    work.intent === undefined ? undefined : await intentDiff(held.id, held.contract, work.intent);
+    work.intent === undefined
+      ? undefined
+      : await intentDiff(held.id, held.contract && { contract: held.contract.contract }, work.intent);
   return {
     changes: {
       definition: definition !== undefined,

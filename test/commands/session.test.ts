@@ -165,6 +165,17 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(said.suggestion).toBeUndefined();
   });
 
+  it('a step of a batch, named by the batch’s path alone: mapped as its status says, never "Invalid URL"', () => {
+    const step = mapped(
+      apiError(412, 'precondition_failed', { method: 'POST', url: '/api/artifacts/batch' }),
+    );
+    expect(step).toMatchObject({
+      exitCode: 6,
+      code: 'precondition_failed',
+      details: { status: 412, request: 'POST /api/artifacts/batch' },
+    });
+  });
+
   it('400 and 422', () => {
     expect(mapped(apiError(400, 'invalid_request'))).toMatchObject({ exitCode: 7, suggestion: undefined });
     expect(mapped(apiError(422, 'predicates_failed'))).toMatchObject({ exitCode: 7 });

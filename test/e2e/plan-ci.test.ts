@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+import { summary } from '../helpers/plan-summary.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
@@ -40,20 +41,6 @@ const gds = (args: string[]): Promise<CliResult> =>
       SERVICE_TOKEN: server.user('ADMIN').cliToken,
     },
   });
-
-/** The `{"summary"}` line: every count 0 but those given. */
-const summary = (counts: Record<string, number>) => ({
-  summary: {
-    create: 0,
-    replace: 0,
-    unchanged: 0,
-    remove: 0,
-    failed: 0,
-    refused: 0,
-    recertificationRequested: 0,
-    ...counts,
-  },
-});
 
 /** The project on the dev connector, by its name, in the schema its relations are in. */
 const onDev = () => ['--dbt', project, '--connector', 'warehouse-dev', '--schema', SCHEMA];
