@@ -55,6 +55,7 @@ const SIGNS: Record<PlannedTable['action'], string> = {
   gone: '-',
   refused: '!',
   'owned-elsewhere': '!',
+  skipped: '#',
 };
 
 const WORDS: Record<PlannedTable['action'], string> = {
@@ -64,6 +65,7 @@ const WORDS: Record<PlannedTable['action'], string> = {
   gone: 'gone',
   refused: 'refused',
   'owned-elsewhere': 'owned elsewhere',
+  skipped: 'skipped',
 };
 
 const COLOURS = {
@@ -73,6 +75,7 @@ const COLOURS = {
   gone: 'red',
   refused: 'red',
   'owned-elsewhere': 'red',
+  skipped: 'dim',
 } as const;
 
 /** The --json line of a planned table. */
@@ -179,11 +182,12 @@ export function printPlanNotes(out: Output, plan: ProjectPlan): void {
 }
 
 export function summaryLine(plan: ProjectPlan): string {
-  const { create, replace, unchanged, gone, refused, ownedElsewhere } = plan.counts;
+  const { create, replace, unchanged, gone, refused, ownedElsewhere, skipped } = plan.counts;
   const line = `Plan: ${create} to create, ${replace} to change, ${unchanged} unchanged, ${gone} to remove.`;
   const extra = [
     ...(refused === 0 ? [] : [`${refused} refused.`]),
     ...(ownedElsewhere === 0 ? [] : [`${ownedElsewhere} owned elsewhere.`]),
+    ...(skipped === 0 ? [] : [`${skipped} skipped.`]),
   ];
   return [line, ...extra].join(' ');
 }

@@ -20,15 +20,17 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'listed as not mapped), its meta.gds the contract intent. Each is matched with the tables of the ' +
     "connector's environment, by source and then by name, and shown as + create, ~ replace (the definition, " +
     'gate1.yml and contract diffs), = unchanged, - gone (a table this project registered whose model left the ' +
-    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason and the fix: ' +
-    "among others a source that is not a warehouse object of the connector, as apply's registration would " +
-    'refuse it). Ownership is ' +
+    'project, selected or not, or became ephemeral; apply removes it only with --prune), ! refused (with the ' +
+    "reason and the fix: among others a source that is not a warehouse object of the connector, as apply's " +
+    'registration would refuse it) or # skipped (a node gds governs nothing of, with the reason: an ephemeral ' +
+    'model, which dbt builds no relation for; it holds nothing back, and apply exits 0 for it). Ownership is ' +
     "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
     'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
     '! owned elsewhere (apply refuses it unless --adopt names it). A table to create or replace names the ' +
     'CERTIFIED tables downstream of it in the dbt DAG ("2 certified tables read from this: …"), and says when ' +
     'applying it files a recertification request (a CERTIFIED table whose definition or gate1.yml changes). ' +
-    'Ends with "Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
+    'Ends with "Plan: N to create, N to change, N unchanged, N to remove." (then, when there are, ' +
+    '"N refused.", "N owned elsewhere.", "N skipped."). Defaults come from gds.yml beside ' +
     'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. ' +
     "--detailed-exitcode (as terraform's): 0 nothing to do, 1 error (every failure, a usage error included), 2 " +
     'a table to create, change or remove. --exit-code: exit 1 when a table would be created or changed, 0 ' +
@@ -36,8 +38,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'comment: a summary table, then one collapsible block per changed table. Under --json one line per table: ' +
     'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], ' +
     'rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership (this, other, hand; ' +
-    'null when new), owner, reason (refused), downstreamCertified, recertificationRequested; then always one ' +
-    'last line {"summary":{create, replace, unchanged, remove, failed, refused, recertificationRequested}}.';
+    'null when new), owner, reason (why refused, owned elsewhere or skipped), downstreamCertified, ' +
+    'recertificationRequested; then always one last line {"summary":{create, replace, unchanged, remove, ' +
+    'failed, refused, skipped, recertificationRequested}}.';
   static override examples = [
     '<%= config.bin %> plan --dbt .',
     '<%= config.bin %> plan --dbt ~/jaffle_shop --connector warehouse-dev --select staging.* --select tag:finance',

@@ -10,7 +10,9 @@ export type PlanClient = Pick<
   'tables' | 'connectors' | 'artifacts' | 'gates' | 'gateJobs' | 'contracts'
 >;
 
-export type PlanAction = 'create' | 'replace' | 'unchanged' | 'gone' | 'refused' | 'owned-elsewhere';
+/** What apply does with a table: `skipped` is a selected node gds governs nothing of (an ephemeral model). */
+export type PlanAction =
+  'create' | 'replace' | 'unchanged' | 'gone' | 'refused' | 'owned-elsewhere' | 'skipped';
 
 /** Whose a table on the service is: this project's, another project's, or registered by hand (no project). */
 export type Ownership = 'this' | 'other' | 'hand';
@@ -38,7 +40,7 @@ export interface PlannedTable {
   changes: PlannedChanges;
   /** Unified diffs of what changes; a part that does not change is left out. */
   diffs: { definition?: string; gate1?: string; contract?: string };
-  /** Why the table is refused or owned elsewhere. */
+  /** Why the table is refused, owned elsewhere or skipped. */
   reason?: string;
   /** Whose the table on the service is; absent for a new table. */
   ownership?: Ownership;
@@ -97,5 +99,6 @@ export interface ProjectPlan {
     gone: number;
     refused: number;
     ownedElsewhere: number;
+    skipped: number;
   };
 }

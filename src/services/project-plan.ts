@@ -6,7 +6,8 @@
 // warehouse is), and, for the models no table there holds yet, who holds their names elsewhere
 // (`GET /api/tables?name=…`). The comparisons are the ones `push --replace --dry-run`, `gate apply
 // --dry-run` and `contract set-intent --dry-run` make, so `apply` writes exactly what the plan shows and a
-// second plan after it is all `= unchanged`.
+// second plan after it is all `= unchanged`. A selected node gds governs nothing of (an ephemeral model: dbt
+// builds no relation for it) is `# skipped`, with the reason; it refuses nothing and holds nothing back.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector (or the
@@ -218,11 +219,12 @@ function refused(
   },
   reason: string,
   tableId: string | null = null,
+  action: 'refused' | 'skipped' = 'refused',
 ): PlannedTable {
   return {
     table: declaration.name,
     source: declaration.source ?? null,
-    action: 'refused',
+    action,
     tableId,
     uniqueId: declaration.uniqueId,
     resourceType: declaration.resourceType,
@@ -393,7 +395,10 @@ export async function planProject(
       throw error;
     }
   });
-  const refusals = project.refusals.map((r) => refused(r, r.reason));
+  const refusals = [
+    ...project.refusals.map((r) => refused(r, r.reason)),
+    ...(project.skipped ?? []).map((r) => refused(r, r.reason, null, 'skipped')),
+  ];
   const keptNames = new Set(
     [...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])].map((name) => lower(name)),
   );
@@ -463,6 +468,7 @@ export async function planProject(
       gone: count('gone'),
       refused: count('refused'),
       ownedElsewhere: count('owned-elsewhere'),
+      skipped: count('skipped'),
     },
   };
 }

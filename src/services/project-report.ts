@@ -16,6 +16,8 @@ export interface RunSummary {
   remove: number;
   failed: number;
   refused: number;
+  /** Selected nodes gds governs nothing of (ephemeral models). */
+  skipped: number;
   recertificationRequested: number;
 }
 
@@ -91,6 +93,7 @@ export function planSummary(plan: ProjectPlan): RunSummary {
     failed: 0,
     // A table owned elsewhere is refused by apply unless --adopt names it (the plan then shows it as its own).
     refused: plan.counts.refused + plan.counts.ownedElsewhere,
+    skipped: plan.counts.skipped,
     recertificationRequested: plan.tables.filter((t) => t.recertificationRequested === true).length,
   };
 }
@@ -128,6 +131,7 @@ export function applySummary(
     remove: 0,
     failed: failed.size,
     refused: plan.counts.refused,
+    skipped: plan.counts.skipped,
     recertificationRequested: actions.filter((a) => a.recertificationRequested === true).length,
   };
   const todo = plan.tables.filter(

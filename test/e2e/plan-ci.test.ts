@@ -50,6 +50,7 @@ const summary = (counts: Record<string, number>) => ({
     remove: 0,
     failed: 0,
     refused: 0,
+    skipped: 0,
     recertificationRequested: 0,
     ...counts,
   },
