@@ -20,6 +20,7 @@ const SIGN: Record<PlannedTable['action'], string> = {
   refused: '! refused',
   'owned-elsewhere': '! owned elsewhere',
   skipped: '# skipped',
+  submit: '^ submit',
 };
 
 function html(text: string): string {
@@ -82,6 +83,7 @@ export function planMarkdown(plan: ProjectPlan, summary: RunSummary): string {
     ['= unchanged', summary.unchanged],
     ['- remove', summary.remove],
     ['! refused', summary.refused],
+    ...(summary.submit === 0 ? [] : [['^ submit', summary.submit] as [string, number]]),
     ...(summary.skipped === 0 ? [] : [['# skipped', summary.skipped] as [string, number]]),
   ];
   const head = [

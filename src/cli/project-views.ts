@@ -56,6 +56,7 @@ const SIGNS: Record<PlannedTable['action'], string> = {
   refused: '!',
   'owned-elsewhere': '!',
   skipped: '#',
+  submit: '^',
 };
 
 const WORDS: Record<PlannedTable['action'], string> = {
@@ -66,6 +67,7 @@ const WORDS: Record<PlannedTable['action'], string> = {
   refused: 'refused',
   'owned-elsewhere': 'owned elsewhere',
   skipped: 'skipped',
+  submit: 'submit',
 };
 
 const COLOURS = {
@@ -76,6 +78,7 @@ const COLOURS = {
   refused: 'red',
   'owned-elsewhere': 'red',
   skipped: 'dim',
+  submit: 'cyan',
 } as const;
 
 /** The --json line of a planned table. */
@@ -182,9 +185,10 @@ export function printPlanNotes(out: Output, plan: ProjectPlan): void {
 }
 
 export function summaryLine(plan: ProjectPlan): string {
-  const { create, replace, unchanged, gone, refused, ownedElsewhere, skipped } = plan.counts;
+  const { create, replace, unchanged, gone, refused, ownedElsewhere, skipped, submit } = plan.counts;
   const line = `Plan: ${create} to create, ${replace} to change, ${unchanged} unchanged, ${gone} to remove.`;
   const extra = [
+    ...(submit === 0 ? [] : [`${submit} to submit.`]),
     ...(refused === 0 ? [] : [`${refused} refused.`]),
     ...(ownedElsewhere === 0 ? [] : [`${ownedElsewhere} owned elsewhere.`]),
     ...(skipped === 0 ? [] : [`${skipped} skipped.`]),

@@ -54,9 +54,9 @@ export async function readPlanFile(path: string): Promise<ProjectPlan> {
   if (!Array.isArray(file.plan?.tables) || typeof file.plan?.project !== 'object')
     throw notAPlan(path, 'it holds no plan');
   const plan = file.plan as unknown as ProjectPlan;
-  // Written before plans counted skipped nodes: none.
-  const { skipped = 0 }: Partial<ProjectPlan['counts']> = plan.counts;
-  return { ...plan, counts: { ...plan.counts, skipped } };
+  // Written before plans counted skipped nodes and tables to submit: none.
+  const { skipped = 0, submit = 0 }: Partial<ProjectPlan['counts']> = plan.counts;
+  return { ...plan, counts: { ...plan.counts, skipped, submit } };
 }
 
 const sameSeen = (a: Seen, b: Seen) =>

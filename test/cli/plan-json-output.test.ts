@@ -44,6 +44,7 @@ const plan: ProjectPlan = {
     refused: 0,
     ownedElsewhere: 0,
     skipped: 0,
+    submit: 0,
   },
 };
 

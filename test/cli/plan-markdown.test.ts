@@ -46,6 +46,7 @@ function plan(tables: PlannedTable[]): ProjectPlan {
       refused: count('refused'),
       ownedElsewhere: count('owned-elsewhere'),
       skipped: count('skipped'),
+      submit: count('submit'),
     },
   };
 }

@@ -80,6 +80,7 @@ describe('an ephemeral model in gds plan / gds apply', { timeout: 120_000 }, () 
         failed: 0,
         refused: 0,
         skipped: 1,
+        submit: 0,
         recertificationRequested: 0,
       },
     });

@@ -51,6 +51,7 @@ const summary = (counts: Record<string, number>) => ({
     failed: 0,
     refused: 0,
     skipped: 0,
+    submit: 0,
     recertificationRequested: 0,
     ...counts,
   },
