@@ -19,6 +19,8 @@ const SIGN: Record<PlannedTable['action'], string> = {
   gone: '- gone',
   refused: '! refused',
   'owned-elsewhere': '! owned elsewhere',
+  skipped: '# skipped',
+  submit: '^ submit',
 };
 
 function html(text: string): string {
@@ -81,6 +83,8 @@ export function planMarkdown(plan: ProjectPlan, summary: RunSummary): string {
     ['= unchanged', summary.unchanged],
     ['- remove', summary.remove],
     ['! refused', summary.refused],
+    ...(summary.submit === 0 ? [] : [['^ submit', summary.submit] as [string, number]]),
+    ...(summary.skipped === 0 ? [] : [['# skipped', summary.skipped] as [string, number]]),
   ];
   const head = [
     `### gds plan: ${text(plan.projectName)} against ${text(target)}`,

@@ -55,6 +55,8 @@ const SIGNS: Record<PlannedTable['action'], string> = {
   gone: '-',
   refused: '!',
   'owned-elsewhere': '!',
+  skipped: '#',
+  submit: '^',
 };
 
 const WORDS: Record<PlannedTable['action'], string> = {
@@ -64,6 +66,8 @@ const WORDS: Record<PlannedTable['action'], string> = {
   gone: 'gone',
   refused: 'refused',
   'owned-elsewhere': 'owned elsewhere',
+  skipped: 'skipped',
+  submit: 'submit',
 };
 
 const COLOURS = {
@@ -73,6 +77,8 @@ const COLOURS = {
   gone: 'red',
   refused: 'red',
   'owned-elsewhere': 'red',
+  skipped: 'dim',
+  submit: 'cyan',
 } as const;
 
 /** The --json line of a planned table. */
@@ -179,11 +185,13 @@ export function printPlanNotes(out: Output, plan: ProjectPlan): void {
 }
 
 export function summaryLine(plan: ProjectPlan): string {
-  const { create, replace, unchanged, gone, refused, ownedElsewhere } = plan.counts;
+  const { create, replace, unchanged, gone, refused, ownedElsewhere, skipped, submit } = plan.counts;
   const line = `Plan: ${create} to create, ${replace} to change, ${unchanged} unchanged, ${gone} to remove.`;
   const extra = [
+    ...(submit === 0 ? [] : [`${submit} to submit.`]),
     ...(refused === 0 ? [] : [`${refused} refused.`]),
     ...(ownedElsewhere === 0 ? [] : [`${ownedElsewhere} owned elsewhere.`]),
+    ...(skipped === 0 ? [] : [`${skipped} skipped.`]),
   ];
   return [line, ...extra].join(' ');
 }

@@ -30,15 +30,19 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'before writing and the service writes only a real change, so a run killed at any point and run again ' +
     'converges (no duplicate table, no second version of an unchanged definition or gate1.yml), and applies ' +
     'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
-    "steward's handoff); --prune soft-deletes the gone tables, only this project's and only when every create and " +
-    'replace of the run succeeded. A table the plan shows "! owned elsewhere" (another project\'s, or registered ' +
-    'by hand) is refused (exit 6) unless --adopt names it: its owner is then recorded in the audit log. A write ' +
+    "steward's handoff), and each table of the project QUARANTINED and never submitted as it is (plan --submit " +
+    'shows it as ^ submit; a run killed before its submissions leaves such tables), never one a steward ' +
+    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond; --prune soft-deletes the gone tables, only this ' +
+    "project's and only when every create and replace of the run succeeded; a node gds governs nothing of (an " +
+    'ephemeral model, # skipped in the plan) holds nothing back. A table the plan shows "! owned elsewhere" ' +
+    "(another project's, or registered by hand) is refused (exit 6) unless --adopt names it: its owner is " +
+    'then recorded in the audit log. A write ' +
     'to a CERTIFIED table (its definition or gate1.yml) files a recertification request, and its line says so. ' +
     'Ends with a summary; when tables failed it names them, keeps what the others applied, and exits with the ' +
     'exit code of the first failure; tables the plan refused (each with its reason and fix) are not sent, and ' +
     'the run then exits 7. Under --json one line per action {table, tableId, step, outcome, version?, error?, ' +
     'recertificationRequested?}, then always (nothing to apply included) one last line {"summary":{create, ' +
-    'replace, unchanged, remove, failed, refused, recertificationRequested}}.';
+    'replace, unchanged, remove, failed, refused, skipped, submit, recertificationRequested}}.';
   static override examples = [
     '<%= config.bin %> apply --dbt .',
     '<%= config.bin %> apply --dbt . --yes --json   # CI on the main branch',
@@ -67,7 +71,8 @@ export default class Apply extends ApiCommand<typeof Apply> {
       max: 32,
     }),
     submit: Flags.boolean({
-      description: 'Move each changed table to PENDING_REVIEW after applying (gate submit).',
+      description:
+        'Move each changed table to PENDING_REVIEW after applying (gate submit), and each QUARANTINED one never submitted as it is.',
     }),
     prune: Flags.boolean({ description: 'Soft-delete the tables the plan shows as gone.' }),
   };
@@ -111,7 +116,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
       const marked = recertificationMarker(plan);
       const applied = await applyPlan(client, plan, {
         concurrency: this.flags.concurrency,
-        submit: this.flags.submit,
+        submit: this.flags.submit || plan.submit === true,
         prune: this.flags.prune,
         describe: (error) => sessionFailure(error, session),
         onAction: (action) => {

@@ -21,24 +21,32 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'listed as not mapped), its meta.gds the contract intent. Each is matched with the tables of the ' +
     "connector's environment, by source and then by name, and shown as + create, ~ replace (the definition, " +
     'gate1.yml and contract diffs), = unchanged, - gone (a table this project registered whose model left the ' +
-    'project, selected or not; apply removes it only with --prune) or ! refused (with the reason and the fix: ' +
-    "among others a source that is not a warehouse object of the connector, as apply's registration would " +
-    'refuse it). Ownership is ' +
+    'project, selected or not, or became ephemeral; apply removes it only with --prune), ! refused (with the ' +
+    "reason and the fix: among others a source that is not a warehouse object of the connector, as apply's " +
+    'registration would refuse it) or # skipped (a node gds governs nothing of, with the reason: an ephemeral ' +
+    'model, which dbt builds no relation for; it holds nothing back, and apply exits 0 for it). With --submit, ' +
+    'as apply --submit plans: a table of this project that nothing else changes, QUARANTINED and never ' +
+    'submitted as it is (a run killed before its submissions leaves such tables), is ^ submit; one a steward ' +
+    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond never is. Ownership is ' +
     "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
     'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
     '! owned elsewhere (apply refuses it unless --adopt names it). A table to create or replace names the ' +
     'CERTIFIED tables downstream of it in the dbt DAG ("2 certified tables read from this: …"), and says when ' +
     'applying it files a recertification request (a CERTIFIED table whose definition or gate1.yml changes). ' +
-    'Ends with "Plan: N to create, N to change, N unchanged, N to remove.". Defaults come from gds.yml beside ' +
+    'Ends with "Plan: N to create, N to change, N unchanged, N to remove." (then, when there are, "N to submit.", ' +
+    '"N refused.", "N owned elsewhere.", "N skipped."). Defaults come from gds.yml beside ' +
     'dbt_project.yml (connector, schema, select, exclude, targets, environments); flags win. ' +
     "--detailed-exitcode (as terraform's): 0 nothing to do, 1 error (every failure, a usage error included), 2 " +
-    'a table to create, change or remove. --exit-code: exit 1 when a table would be created or changed, 0 ' +
+    'a table to create, change, remove or (with --submit) submit. --exit-code: exit 1 when a table would be ' +
+    'created, changed or (with --submit) submitted, 0 ' +
     'otherwise (gone tables are shown but not counted). --format markdown writes the plan for a pull-request ' +
     'comment: a summary table, then one collapsible block per changed table. Under --json one line per table: ' +
     'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], ' +
     'rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership (this, other, hand; ' +
-    'null when new), owner, reason (refused), downstreamCertified, recertificationRequested; then always one ' +
-    'last line {"summary":{create, replace, unchanged, remove, failed, refused, recertificationRequested}}.';
+    'null when new), owner, reason (why refused, owned elsewhere, skipped, or with --submit submitted or not), ' +
+    'downstreamCertified, ' +
+    'recertificationRequested; then always one last line {"summary":{create, replace, unchanged, remove, ' +
+    'failed, refused, skipped, submit, recertificationRequested}}.';
   static override examples = [
     '<%= config.bin %> plan --dbt .',
     '<%= config.bin %> plan --dbt ~/jaffle_shop --connector warehouse-dev --select staging.* --select tag:finance',
@@ -46,6 +54,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     '<%= config.bin %> plan --dbt . --format markdown > plan.md   # a pull-request comment',
     '<%= config.bin %> plan --dbt . --select state:modified+ --state prod-artifacts/   # only what the pull request changed',
     '<%= config.bin %> plan --dbt . --adopt customers   # preview taking over a table registered by hand',
+    '<%= config.bin %> plan --dbt . --submit   # also what apply --submit would submit for review',
     '<%= config.bin %> plan --dbt . --out plan.json && gds apply plan.json   # apply exactly what was reviewed',
     '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action != "unchanged") | {table, action}\'',
     "<%= config.bin %> plan --dbt . --json | tail -n 1 | jq '.summary'",
@@ -67,6 +76,10 @@ export default class Plan extends ApiCommand<typeof Plan> {
       default: 'text',
     })(),
     unchanged: Flags.boolean({ description: 'Also show a block for each unchanged table.' }),
+    submit: Flags.boolean({
+      description:
+        'Plan as apply --submit: a QUARANTINED table of this project never submitted as it is is ^ submit (kept by --out).',
+    }),
     out: Flags.string({
       description:
         'Also save the plan to this file (0600, written whole or not at all), with what the service held of each table: gds apply FILE applies exactly it. - writes the plan file to stdout instead of the plan (its summary goes to stderr).',

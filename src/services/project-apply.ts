@@ -2,7 +2,9 @@
 // (below), the others table by table, at most `concurrency` tables at a time (the transport waits out 429s
 // and their Retry-After). Per table, in order: the definition
 // (register, or replace when it changed), its gate1.yml, its contract intent, and with `submit` the move to
-// PENDING_REVIEW. Each step goes through the same service function as `push`, `gate apply` and
+// PENDING_REVIEW; a table the plan shows `submit` (--submit: QUARANTINED, nothing else changed, as a run
+// killed before its submissions leaves it) is only submitted, when it is still QUARANTINED right before.
+// Each step goes through the same service function as `push`, `gate apply` and
 // `contract set-intent`: it compares with what the service holds right before writing and sends the version
 // it compared with, so the service writes only a real change, once, however many applies run at the same
 // time. A run killed at any point and run again plans again from what the service holds: a table already
@@ -47,7 +49,10 @@ export interface ApplyAction {
 
 export interface ApplyOptions {
   concurrency?: number;
-  /** Move the changed tables to PENDING_REVIEW after applying (`gate submit`). */
+  /**
+   * Move the changed tables to PENDING_REVIEW after applying (`gate submit`); the plan's `submit` tables are
+   * submitted whatever this says (the plan was made with --submit).
+   */
   submit?: boolean;
   /** Soft-delete the gone tables. */
   prune?: boolean;
@@ -67,12 +72,13 @@ export interface ApplySummary {
   pruneSkipped: number;
 }
 
-/** The tables apply writes: created, replaced, owned elsewhere (refused), adopted or migrated. */
+/** The tables apply writes: created, replaced, submitted, owned elsewhere (refused), adopted or migrated. */
 export function tablesToWrite(plan: ProjectPlan): PlannedTable[] {
   return plan.tables.filter(
     (t) =>
       t.action === 'create' ||
       t.action === 'replace' ||
+      t.action === 'submit' ||
       t.action === 'owned-elsewhere' ||
       (t.action === 'unchanged' && (t.adopt !== undefined || t.migrate === true)),
   );
@@ -247,6 +253,7 @@ async function applyTable(
     );
   }
   await recordOwner(client, plan, table, options, record);
+  if (table.action === 'submit') return submitTable(client, table, options, record);
   if (table.action === 'unchanged') return;
   const connectorId = plan.connector.id ?? undefined;
   const project = plan.project.id;
@@ -320,7 +327,11 @@ async function applyTable(
   if (options.submit === true) await submitTable(client, { ...table, tableId: id }, options, record);
 }
 
-/** Moves a table to PENDING_REVIEW (`apply --submit`). */
+/**
+ * Moves a table to PENDING_REVIEW (`apply --submit`). One the plan shows `submit` (QUARANTINED, nothing else
+ * to write) only while it still is: a submission or a certification since is `unchanged`, and a certification
+ * between that read and the submission is left as it is too (`ifNotCertified`).
+ */
 async function submitTable(
   client: ApplyClient,
   table: PlannedTable,
@@ -328,9 +339,16 @@ async function submitTable(
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const id = table.tableId as string;
+  const planned = table.action === 'submit';
   await step('submit', id, options.describe, async () => {
-    await submitGate(client, id);
-    record({ table: table.table, tableId: id, step: 'submit', outcome: 'done' });
+    const waiting = !planned || (await client.tables.status(id)).state === 'QUARANTINED';
+    const outcome = waiting ? await submitGate(client, id, { ifNotCertified: planned }) : undefined;
+    record({
+      table: table.table,
+      tableId: id,
+      step: 'submit',
+      outcome: outcome?.kind === 'submitted' ? 'done' : 'unchanged',
+    });
   });
 }
 

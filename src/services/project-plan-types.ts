@@ -10,7 +10,13 @@ export type PlanClient = Pick<
   'tables' | 'connectors' | 'artifacts' | 'gates' | 'gateJobs' | 'contracts'
 >;
 
-export type PlanAction = 'create' | 'replace' | 'unchanged' | 'gone' | 'refused' | 'owned-elsewhere';
+/**
+ * What apply does with a table: `skipped` is a selected node gds governs nothing of (an ephemeral model);
+ * `submit` (planned with --submit) a table of this project nothing else changes, QUARANTINED and never
+ * submitted as it is: apply --submit submits it for review.
+ */
+export type PlanAction =
+  'create' | 'replace' | 'unchanged' | 'gone' | 'refused' | 'owned-elsewhere' | 'skipped' | 'submit';
 
 /** Whose a table on the service is: this project's, another project's, or registered by hand (no project). */
 export type Ownership = 'this' | 'other' | 'hand';
@@ -38,7 +44,7 @@ export interface PlannedTable {
   changes: PlannedChanges;
   /** Unified diffs of what changes; a part that does not change is left out. */
   diffs: { definition?: string; gate1?: string; contract?: string };
-  /** Why the table is refused or owned elsewhere. */
+  /** Why the table is refused, owned elsewhere, skipped or submitted. */
   reason?: string;
   /** Whose the table on the service is; absent for a new table. */
   ownership?: Ownership;
@@ -87,6 +93,8 @@ export interface ProjectPlan {
    */
   connector: { id: string | null; environmentLabel: string };
   tables: PlannedTable[];
+  /** Planned with --submit: apply submits the tables it writes, and the `submit` ones (absent: false). */
+  submit?: boolean;
   /** Tests attached to no selected node, each with why. */
   otherTests: NotMappedTest[];
   warnings: string[];
@@ -97,5 +105,7 @@ export interface ProjectPlan {
     gone: number;
     refused: number;
     ownedElsewhere: number;
+    skipped: number;
+    submit: number;
   };
 }

@@ -8,7 +8,13 @@
 // change the caller may not write (the service says so of each table) is `! refused`, never a change apply
 // would fail. The comparisons are the ones `push --replace --dry-run`, `gate apply --dry-run` and `contract
 // set-intent --dry-run` make, so `apply` writes exactly what the plan shows and a second plan after it is
-// all `= unchanged`.
+// all `= unchanged`. A selected node gds governs nothing of (an ephemeral model: dbt
+// builds no relation for it) is `# skipped`, with the reason; it refuses nothing and holds nothing back.
+// With `submit` (plan --submit, apply --submit), a table of this project that nothing else changes, QUARANTINED
+// and never submitted as it is (registered or changed since its last submission: a run killed between its
+// writes and its submissions leaves such tables) is `^ submit`: apply submits it for review. One a steward
+// rejected as it is stays `= unchanged` (saying so), and one PENDING_REVIEW or CERTIFIED (or beyond) is never
+// submitted again.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector (or the
@@ -80,6 +86,11 @@ export interface PlanOptions {
   project?: string | undefined;
   /** Tables owned elsewhere to take over (--adopt, by table name). */
   adopt?: string[] | undefined;
+  /**
+   * Plan as apply --submit: a table of this project that nothing else changes, QUARANTINED and never submitted
+   * as it is, is `submit`.
+   */
+  submit?: boolean | undefined;
   /** Tables compared at a time (default 8). */
   concurrency?: number;
   signal?: AbortSignal;
@@ -220,11 +231,12 @@ function refused(
   },
   reason: string,
   tableId: string | null = null,
+  action: 'refused' | 'skipped' = 'refused',
 ): PlannedTable {
   return {
     table: declaration.name,
     source: declaration.source ?? null,
-    action: 'refused',
+    action,
     tableId,
     uniqueId: declaration.uniqueId,
     resourceType: declaration.resourceType,
@@ -386,11 +398,24 @@ export async function planProject(
           ...refused({ ...declaration, source: artifact.source }, forbidden, row.id),
           diffs: compared.diffs,
         };
+      const submission =
+        options.submit === true && row?.state === 'QUARANTINED' && !elsewhere && !changed
+          ? await lastSubmission(client, row, call)
+          : undefined;
+      const action: PlanAction =
+        row === undefined
+          ? 'create'
+          : elsewhere
+            ? 'owned-elsewhere'
+            : changed
+              ? 'replace'
+              : submission?.submit === true
+                ? 'submit'
+                : 'unchanged';
       return {
         table: declaration.name,
         source: artifact.source,
-        action:
-          row === undefined ? 'create' : elsewhere ? 'owned-elsewhere' : changed ? 'replace' : 'unchanged',
+        action,
         tableId: row?.id ?? null,
         uniqueId: declaration.uniqueId,
         resourceType: declaration.resourceType,
@@ -403,6 +428,7 @@ export async function planProject(
           ? {}
           : { ownership: owned.ownership, owner: row.project ?? null }),
         ...(elsewhere && row !== undefined ? { reason: ownedElsewhereReason(row, declaration.name) } : {}),
+        ...(submission === undefined ? {} : { reason: submission.reason }),
         ...(adopting && row !== undefined ? { adopt: { from: row.project ?? null } } : {}),
         ...(owned?.migrate === true ? { migrate: true } : {}),
         ...(row === undefined ? {} : { seen: seenOf(row) }),
@@ -414,7 +440,10 @@ export async function planProject(
       throw error;
     }
   });
-  const refusals = project.refusals.map((r) => refused(r, r.reason));
+  const refusals = [
+    ...project.refusals.map((r) => refused(r, r.reason)),
+    ...(project.skipped ?? []).map((r) => refused(r, r.reason, null, 'skipped')),
+  ];
   const keptNames = new Set(
     [...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])].map((name) => lower(name)),
   );
@@ -475,6 +504,7 @@ export async function planProject(
     connector: { id: connector.id, environmentLabel: env },
     tables,
     otherTests: project.otherTests,
+    ...(options.submit === true ? { submit: true } : {}),
     warnings: [...project.warnings, ...cased.notes],
     ...(proposal === undefined ? {} : { proposal }),
     counts: {
@@ -484,6 +514,8 @@ export async function planProject(
       gone: count('gone'),
       refused: count('refused'),
       ownedElsewhere: count('owned-elsewhere'),
+      skipped: count('skipped'),
+      submit: count('submit'),
     },
   };
 }
@@ -503,6 +535,36 @@ function forbiddenChange(row: HeldTable, changes: PlannedChanges): string | unde
   ];
   if (rules.length === 0) return undefined;
   return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${row.name}`;
+}
+
+/**
+ * Whether apply --submit submits a QUARANTINED table that nothing else changes: unless its latest submission
+ * was of the definition and gate1.yml it holds now (QUARANTINED since, a steward rejected it: submitting the
+ * same again is for a person to decide, with gds gate submit). Reads its gate jobs (and that submission).
+ */
+async function lastSubmission(
+  client: PlanClient,
+  row: HeldTable,
+  call: { signal?: AbortSignal },
+): Promise<{ submit: boolean; reason: string }> {
+  const { jobs } = await client.gateJobs.list(row.id, { limit: 100 }, call);
+  const last = jobs.find((job) => job.type === 'gate1-submit');
+  const proof = last === undefined ? undefined : await client.gateJobs.lookup(last.id, { gate: 1 }, call);
+  const version = proof !== undefined && 'tableVersion' in proof ? proof.tableVersion : undefined;
+  const asHeld =
+    version !== undefined &&
+    version.definition === row.definition.definitionVersion &&
+    version.gate1 === (row.gate1?.version ?? 0);
+  return asHeld
+    ? {
+        submit: false,
+        reason: `QUARANTINED since it was submitted as it is (${last?.id ?? ''}; rejected): apply --submit leaves it; gds gate submit ${row.name} submits it again`,
+      }
+    : {
+        submit: true,
+        reason:
+          'QUARANTINED and not submitted as it is: apply --submit submits it for review (PENDING_REVIEW)',
+      };
 }
 
 function ownedElsewhereReason(row: TableListRow, name: string): string {
@@ -589,10 +651,12 @@ async function heldTableDiffs(
 
 /**
  * Whether applying the plan would change anything (`plan --exit-code`): a gone table counts only with
- * `prune` (apply removes it only with --prune; plan shows it but its exit code ignores it).
+ * `prune` (apply removes it only with --prune; plan shows it but its exit code ignores it), a table to submit
+ * only as planned with --submit.
  */
 export function planChanges(plan: ProjectPlan, options: { prune?: boolean } = {}): boolean {
-  return plan.counts.create + plan.counts.replace + (options.prune === true ? plan.counts.gone : 0) > 0;
+  const { create, replace, submit, gone } = plan.counts;
+  return create + replace + submit + (options.prune === true ? gone : 0) > 0;
 }
 
 /** Every dbt test the plan could not map: the tables' and the project's other tests. */

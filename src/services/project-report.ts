@@ -16,6 +16,10 @@ export interface RunSummary {
   remove: number;
   failed: number;
   refused: number;
+  /** Selected nodes gds governs nothing of (ephemeral models). */
+  skipped: number;
+  /** Tables QUARANTINED that nothing else changes, submitted for review (--submit). */
+  submit: number;
   recertificationRequested: number;
 }
 
@@ -91,6 +95,8 @@ export function planSummary(plan: ProjectPlan): RunSummary {
     failed: 0,
     // A table owned elsewhere is refused by apply unless --adopt names it (the plan then shows it as its own).
     refused: plan.counts.refused + plan.counts.ownedElsewhere,
+    skipped: plan.counts.skipped,
+    submit: plan.counts.submit,
     recertificationRequested: plan.tables.filter((t) => t.recertificationRequested === true).length,
   };
 }
@@ -111,7 +117,10 @@ export function recertificationMarker(plan: ProjectPlan): (action: ApplyAction) 
   };
 }
 
-/** What an apply did, by table: created, replaced, found unchanged, removed, failed; nothing applied: the plan's. */
+/**
+ * What an apply did, by table: created, replaced, submitted, found unchanged, removed, failed; nothing applied:
+ * the plan's.
+ */
 export function applySummary(
   plan: ProjectPlan,
   applied: ApplySummary | undefined,
@@ -128,14 +137,21 @@ export function applySummary(
     remove: 0,
     failed: failed.size,
     refused: plan.counts.refused,
+    skipped: plan.counts.skipped,
+    submit: 0,
     recertificationRequested: actions.filter((a) => a.recertificationRequested === true).length,
   };
   const todo = plan.tables.filter(
-    (t) => (t.action === 'create' || t.action === 'replace' || t.action === 'gone') && !failed.has(t.table),
+    (t) =>
+      (t.action === 'create' || t.action === 'replace' || t.action === 'gone' || t.action === 'submit') &&
+      !failed.has(t.table),
   );
   for (const table of todo) {
     if (table.action === 'gone') {
       if (wrote(table.table, ['remove'])) summary.remove += 1;
+    } else if (table.action === 'submit') {
+      if (wrote(table.table, ['submit'])) summary.submit += 1;
+      else if (actions.some((a) => a.table === table.table)) summary.unchanged += 1;
     } else if (table.action === 'create' && wrote(table.table, ['register'])) summary.create += 1;
     else if (wrote(table.table, ['register', 'replace', 'gate1', 'contract'])) summary.replace += 1;
     else if (actions.some((a) => a.table === table.table)) summary.unchanged += 1;

@@ -53,7 +53,10 @@ export async function readPlanFile(path: string): Promise<ProjectPlan> {
     );
   if (!Array.isArray(file.plan?.tables) || typeof file.plan?.project !== 'object')
     throw notAPlan(path, 'it holds no plan');
-  return file.plan as unknown as ProjectPlan;
+  const plan = file.plan as unknown as ProjectPlan;
+  // Written before plans counted skipped nodes and tables to submit: none.
+  const { skipped = 0, submit = 0 }: Partial<ProjectPlan['counts']> = plan.counts;
+  return { ...plan, counts: { ...plan.counts, skipped, submit } };
 }
 
 const sameSeen = (a: Seen, b: Seen) =>

@@ -19,6 +19,8 @@ export interface ProjectCommandFlags extends ProjectFlags {
   strict?: boolean | undefined;
   /** Tables owned elsewhere to take over (by name). */
   adopt?: string[] | undefined;
+  /** Plan as apply --submit (QUARANTINED tables nothing else changes are `submit`). */
+  submit?: boolean | undefined;
 }
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
@@ -45,6 +47,7 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
     return planProject(client, project, {
       project: settings.project,
       adopt: flags.adopt,
+      submit: flags.submit,
       connectorId: settings.connector,
       env: flags.env,
       schema: settings.schema,

@@ -36,7 +36,16 @@ const plan: ProjectPlan = {
   warnings: [
     'model.shop.orders: only the 2 column(s) its properties file documents are declared, without types',
   ],
-  counts: { create: 1, replace: 0, unchanged: 0, gone: 0, refused: 0, ownedElsewhere: 0 },
+  counts: {
+    create: 1,
+    replace: 0,
+    unchanged: 0,
+    gone: 0,
+    refused: 0,
+    ownedElsewhere: 0,
+    skipped: 0,
+    submit: 0,
+  },
 };
 
 const parsed = (text: string) =>

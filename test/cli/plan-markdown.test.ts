@@ -45,6 +45,8 @@ function plan(tables: PlannedTable[]): ProjectPlan {
       gone: count('gone'),
       refused: count('refused'),
       ownedElsewhere: count('owned-elsewhere'),
+      skipped: count('skipped'),
+      submit: count('submit'),
     },
   };
 }

@@ -101,6 +101,8 @@ describe.each(ENGINES)('plan and apply for CI, on $engine', ({ postgres, skip })
         remove: 0,
         failed: 0,
         refused: 4,
+        skipped: 0,
+        submit: 0,
         recertificationRequested: 0,
       });
 
@@ -128,6 +130,8 @@ describe.each(ENGINES)('plan and apply for CI, on $engine', ({ postgres, skip })
         remove: 0,
         failed: 0,
         refused: 1,
+        skipped: 0,
+        submit: 0,
         recertificationRequested: 0,
       });
       // Nothing left to do: the summary of an apply that sends nothing is the plan's.

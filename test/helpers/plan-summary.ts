@@ -10,6 +10,8 @@ export const summary = (counts: Record<string, number>) => ({
     remove: 0,
     failed: 0,
     refused: 0,
+    skipped: 0,
+    submit: 0,
     recertificationRequested: 0,
     ...counts,
   },

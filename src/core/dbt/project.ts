@@ -1,6 +1,7 @@
 // A dbt project read into declarations: one per selected, enabled model, seed and
 // snapshot, already in the service's terms (the JSON artifact to push, the gate1.yml to apply, the contract
-// intent), or a refusal with its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
+// intent), or a refusal with its reason, or (an ephemeral model, which dbt builds no relation for) skipped with
+// its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
 // dbt runs. The SQL of a model is read by PostgreSQL's own grammar, which `prepareDbtReader()` loads and
 // gives back as the reader declareDbtProject takes (loadDbtProject does both).
 import { formatSourceRef } from '../artifacts/identifiers.js';
@@ -30,6 +31,7 @@ import type {
   DbtRefusal,
   DbtResourceType,
   DbtSelection,
+  DbtSkipped,
   NotMappedTest,
 } from './types.js';
 
@@ -70,7 +72,7 @@ const CONSUMERS = ['HUMAN', 'AI', 'AUTOMATION', 'EXTERNAL'];
  * Declares the selected models, seeds and snapshots of a dbt project. Throws DbtManifestError for a file
  * that is not a manifest (or a catalog that is not a catalog), DbtSelectionError for a selector gds cannot
  * read or that matches nothing. Every test attached to a selected node is accounted for: mapped, not mapped
- * (with its reason) or, for a refused node, listed in its refusal.
+ * (with its reason) or, for a refused or skipped node, listed in its refusal or skip.
  */
 export function declareDbtProject(
   artifacts: DbtArtifacts,
@@ -109,14 +111,25 @@ export function declareDbtProject(
 
   const declarations: DbtDeclaration[] = [];
   const refusals: DbtRefusal[] = [];
+  const skipped: DbtSkipped[] = [];
   for (let i = 0; i < selected.length; i++) {
     const id = selected[i] as string;
     const node = manifest.nodes.get(id);
     if (!node) continue;
-    const outcome = reader.declare(node, testsOf.get(id) ?? [], warnings);
+    const tests = testsOf.get(id) ?? [];
+    if (node.materialized === 'ephemeral') {
+      skipped.push(leftOut(node, tests, EPHEMERAL, 'gds governs no table of this model'));
+      continue;
+    }
+    const outcome = reader.declare(node, tests, warnings);
     if ('reason' in outcome) refusals.push(outcome);
     else declarations.push(outcome);
   }
+  // An ephemeral model has no relation: a table the project registered under its name (before it became
+  // ephemeral) is gone.
+  const built = [...manifest.nodes.values()].filter(
+    (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled && n.materialized !== 'ephemeral',
+  );
   return {
     ...(manifest.projectName === undefined ? {} : { projectName: manifest.projectName }),
     ...(manifest.dbtVersion === undefined ? {} : { dbtVersion: manifest.dbtVersion }),
@@ -124,14 +137,27 @@ export function declareDbtProject(
     ...(manifest.adapter === undefined ? {} : { adapter: manifest.adapter }),
     declarations,
     refusals,
-    nodeNames: [...manifest.nodes.values()]
-      .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
-      .map((n) => n.alias),
+    ...(skipped.length === 0 ? {} : { skipped }),
+    nodeNames: built.map((n) => n.alias),
     lineage: [...manifest.nodes.values()]
       .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
       .map((n) => ({ uniqueId: n.uniqueId, name: n.alias, parents: n.dependsOn })),
     otherTests,
     warnings,
+  };
+}
+
+const EPHEMERAL =
+  'an ephemeral model builds no relation in the warehouse (dbt inlines it into the models that use it): there is no table to govern';
+
+/** A node refused or skipped, with the reason, each of its tests listed as not mapped (`why`). */
+function leftOut(node: ManifestNode, tests: ManifestNode[], reason: string, why: string): DbtRefusal {
+  return {
+    uniqueId: node.uniqueId,
+    resourceType: node.resourceType as DbtResourceType,
+    name: node.alias,
+    reason,
+    notMappedTests: tests.map((t) => ({ test: t.uniqueId, reason: `not mapped: ${why} (${reason})` })),
   };
 }
 
@@ -297,20 +323,7 @@ class ProjectReader {
 
   declare(node: ManifestNode, tests: ManifestNode[], warnings: string[]): DbtDeclaration | DbtRefusal {
     const resourceType = node.resourceType as DbtResourceType;
-    const refuse = (reason: string): DbtRefusal => ({
-      uniqueId: node.uniqueId,
-      resourceType,
-      name: node.alias,
-      reason,
-      notMappedTests: tests.map((t) => ({
-        test: t.uniqueId,
-        reason: `not mapped: the table is refused (${reason})`,
-      })),
-    });
-    if (node.materialized === 'ephemeral')
-      return refuse(
-        'an ephemeral model builds no relation in the warehouse (dbt inlines it into the models that use it): there is no table to govern',
-      );
+    const refuse = (reason: string): DbtRefusal => leftOut(node, tests, reason, 'the table is refused');
     if (!node.schema) return refuse('the manifest gives the relation no schema');
     for (const [what, value] of [
       ['table name', node.alias],

@@ -97,6 +97,19 @@ export interface DbtRefusal {
   notMappedTests: NotMappedTest[];
 }
 
+/**
+ * A selected node gds governs nothing of, and why: an ephemeral model (dbt builds no relation for it, it
+ * inlines it into the models that read it). Not a refusal: there is nothing to fix, and nothing waits on it.
+ */
+export interface DbtSkipped {
+  uniqueId: string;
+  resourceType: DbtResourceType;
+  name: string;
+  reason: string;
+  /** Its dbt tests, none of which becomes a rule. */
+  notMappedTests: NotMappedTest[];
+}
+
 export interface DbtLineageNode {
   uniqueId: string;
   name: string;
@@ -111,9 +124,12 @@ export interface DbtProject {
   adapter?: string;
   declarations: DbtDeclaration[];
   refusals: DbtRefusal[];
+  /** The selected nodes gds governs nothing of (ephemeral models); absent: none. */
+  skipped?: DbtSkipped[];
   /**
-   * The table names (aliases) of every enabled model, seed and snapshot of the project, selected or not: a
-   * table the project registered under one of them is never gone. Absent: the declarations' and refusals'.
+   * The table names (aliases) of every enabled model, seed and snapshot of the project that dbt builds a
+   * relation for (not an ephemeral model), selected or not: a table the project registered under one of them
+   * is never gone. Absent: the declarations' and refusals'.
    */
   nodeNames?: string[];
   /**

@@ -746,7 +746,7 @@ select * from renamed`;
     ]);
   });
 
-  it('refuses an ephemeral model: it builds no relation', () => {
+  it('skips an ephemeral model, not refused: it builds no relation, so its name is no table kept', () => {
     const project = declareDbtProject(
       {
         manifest: manifest(
@@ -754,12 +754,33 @@ select * from renamed`;
             config: { enabled: true, materialized: 'ephemeral' },
             columns: columns({ id: 'int' }),
           }),
+          model('kept', { columns: columns({ id: 'int' }) }),
+          genericTest('not_null', 'model.shop.base', {}, { column: 'id' }),
         ),
       },
       {},
       dbtReader,
     );
-    expect(project.refusals[0]?.reason).toMatch(/ephemeral model builds no relation/);
+    expect(project.refusals).toEqual([]);
+    expect(project.declarations.map((d) => d.name)).toEqual(['kept']);
+    expect(project.skipped).toEqual([
+      {
+        uniqueId: 'model.shop.base',
+        resourceType: 'model',
+        name: 'base',
+        reason: expect.stringMatching(/^an ephemeral model builds no relation/) as unknown,
+        notMappedTests: [
+          {
+            test: 'test.shop.not_null_base_id.abc',
+            reason: expect.stringMatching(
+              /^not mapped: gds governs no table of this model \(an ephemeral model/,
+            ) as unknown,
+          },
+        ],
+      },
+    ]);
+    // A table registered for it before it became ephemeral is gone: its name is not among the built nodes'.
+    expect(project.nodeNames).toEqual(['kept']);
   });
 
   it("adds dbt's own columns to a snapshot read from its compiled SQL", () => {

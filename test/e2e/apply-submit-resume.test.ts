@@ -1,0 +1,158 @@
+// `gds apply --submit` run again after a run that was killed half-way (SIGKILL between registering tables and
+// submitting them), in the test process against the reference server. The killed run is arranged, not timed:
+// some tables registered and submitted (PENDING_REVIEW), some registered and never submitted (QUARANTINED, as
+// the kill leaves them), the rest not registered. A re-run converges to what an uninterrupted run leaves:
+// every table PENDING_REVIEW, each submitted once; `plan --submit` shows the QUARANTINED ones as `^ submit`
+// first, and a third run finds nothing to do. Without --submit, plan and apply leave them alone. A table a
+// steward rejected (QUARANTINED again, as it was submitted) is not submitted again; one changed since is.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GeneratedProject } from './generated-project.js';
+import { generatedProject, jsonLines as lines, linesWhere } from './generated-project.js';
+
+let shop: GeneratedProject;
+
+/** Each of the project's tables: its lifecycle state and how many times it was submitted. */
+async function states(): Promise<Record<string, { state: string; submitted: number }>> {
+  const rows = await shop.server.sql<{ name: string; state: string; submitted: number }>(
+    `SELECT t.name, t.state,
+            (SELECT count(*)::int FROM gds.gate_proofs p WHERE p.table_id = t.id AND p.kind = 'submit') AS submitted
+       FROM gds.tables t
+      WHERE t.workspace_id = $1 AND t.active AND t.project IS NOT NULL`,
+    [shop.server.ready.workspaceId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, { state: r.state, submitted: r.submitted }]));
+}
+
+beforeAll(async () => {
+  shop = await generatedProject('submit-resume');
+});
+
+afterAll(async () => {
+  await shop?.close();
+});
+
+describe('gds apply --submit after a run killed half-way', { timeout: 120_000 }, () => {
+  it('submits the tables the killed run registered but never submitted, once, and then has nothing to do', async () => {
+    const { gds, onDev } = shop;
+    // What the killed run left: the seeds registered and submitted, two staging models registered only.
+    const submitted = await gds([
+      'apply',
+      ...onDev(),
+      '--select',
+      'raw_source_0 raw_source_1 raw_source_2',
+      '--submit',
+      '--yes',
+    ]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const registered = await gds(['apply', ...onDev(), '--select', 'stg_entity_0 stg_entity_1', '--yes']);
+    expect(registered.code, registered.stderr).toBe(0);
+    expect(await states()).toEqual({
+      raw_source_0: { state: 'PENDING_REVIEW', submitted: 1 },
+      raw_source_1: { state: 'PENDING_REVIEW', submitted: 1 },
+      raw_source_2: { state: 'PENDING_REVIEW', submitted: 1 },
+      stg_entity_0: { state: 'QUARANTINED', submitted: 0 },
+      stg_entity_1: { state: 'QUARANTINED', submitted: 0 },
+    });
+
+    // Without --submit nothing differs for them: unchanged.
+    const plain = await gds([
+      'plan',
+      ...onDev(),
+      '--select',
+      'stg_entity_0 stg_entity_1',
+      '--detailed-exitcode',
+    ]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('Plan: 0 to create, 0 to change, 2 unchanged, 0 to remove.');
+
+    // plan --submit shows what apply --submit will do: submit the two, create the other four.
+    const plan = await gds(['plan', ...onDev(), '--submit']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/^\^ submit stg_entity_0 \(analytics_dev\.stg_entity_0, tbl_\w+\)$/m);
+    expect(plan.stdout).toMatch(/^\^ submit stg_entity_1 /m);
+    expect(plan.stdout).not.toMatch(/submit raw_source/);
+    expect(plan.stdout).toContain('Plan: 4 to create, 0 to change, 3 unchanged, 0 to remove. 2 to submit.');
+    const planJson = await gds(['plan', ...onDev(), '--submit', '--json', '--detailed-exitcode']);
+    expect(planJson.code, planJson.stderr).toBe(2);
+    const planned = lines(planJson.stdout);
+    expect(linesWhere(planned, ['action', 'submit'], 'table')).toEqual([['stg_entity_0'], ['stg_entity_1']]);
+    expect(planned.at(-1)).toMatchObject({ summary: { create: 4, unchanged: 3, submit: 2 } });
+
+    const resumed = await gds(['apply', ...onDev(), '--submit', '--yes', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const actions = lines(resumed.stdout);
+    expect(linesWhere(actions, ['step', 'submit'], 'table', 'outcome')).toEqual([
+      ['fct_entity_4', 'done'],
+      ['fct_entity_5', 'done'],
+      ['int_entity_2', 'done'],
+      ['int_entity_3', 'done'],
+      ['stg_entity_0', 'done'],
+      ['stg_entity_1', 'done'],
+    ]);
+    expect(actions.at(-1)).toMatchObject({ summary: { create: 4, unchanged: 3, submit: 2, failed: 0 } });
+
+    // What an uninterrupted run leaves: every table PENDING_REVIEW, each submitted once.
+    const after = await states();
+    expect(Object.keys(after)).toHaveLength(9);
+    for (const [name, held] of Object.entries(after))
+      expect([name, held]).toEqual([name, { state: 'PENDING_REVIEW', submitted: 1 }]);
+
+    // A third run has nothing to do, and plan --submit agrees.
+    const third = await gds(['apply', ...onDev(), '--submit', '--yes']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain('Nothing to apply.');
+    const settled = await gds(['plan', ...onDev(), '--submit', '--detailed-exitcode']);
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(settled.stdout).toContain('Plan: 0 to create, 0 to change, 9 unchanged, 0 to remove.');
+    expect(await states()).toEqual(after);
+  });
+
+  // Goes on from the state the test above leaves: every table PENDING_REVIEW, submitted once.
+  it('never submits again a table a steward rejected as it is; a saved plan --submit submits one changed since', async () => {
+    const { gds, onDev, server } = shop;
+    const [rejected] = await server.sql<{ id: string }>(
+      `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = 'raw_source_0'`,
+      [server.ready.workspaceId],
+    );
+    const reject = await server.request('POST', `/api/tables/${rejected?.id ?? ''}/reject`, {
+      token: server.user('STEWARD').cliToken,
+      body: { reason: 'the amounts are wrong' },
+    });
+    expect(reject.status, JSON.stringify(reject.body)).toBe(200);
+    expect((await states())['raw_source_0']).toEqual({ state: 'QUARANTINED', submitted: 1 });
+
+    const plan = await gds(['plan', ...onDev(), '--submit', '--json', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const line = lines(plan.stdout).find((l) => l['table'] === 'raw_source_0');
+    expect(line).toMatchObject({ action: 'unchanged' });
+    expect(line?.['reason']).toContain('gds gate submit raw_source_0 submits it again');
+    const noop = await gds(['apply', ...onDev(), '--submit', '--yes']);
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(noop.stderr).toContain('Nothing to apply.');
+    expect((await states())['raw_source_0']).toEqual({ state: 'QUARANTINED', submitted: 1 });
+
+    // fct_entity_4 changes and is applied without --submit: QUARANTINED, its new definition never submitted.
+    await shop.editManifest((manifest) => {
+      const fct = manifest.nodes['model.shop.fct_entity_4'];
+      if (fct === undefined) throw new Error('no fct_entity_4 in the generated manifest');
+      fct.description = 'Entities, one row each, after the change';
+    });
+    const changed = await gds(['apply', ...onDev(), '--select', 'fct_entity_4', '--yes']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect((await states())['fct_entity_4']).toEqual({ state: 'QUARANTINED', submitted: 1 });
+
+    const file = join(shop.dir, 'plan.json');
+    const saved = await gds(['plan', ...onDev(), '--submit', '--out', file]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toMatch(/^\^ submit fct_entity_4 /m);
+    expect(saved.stdout).toContain('Plan: 0 to create, 0 to change, 8 unchanged, 0 to remove. 1 to submit.');
+    const applied = await gds(['apply', file, '--yes', '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(lines(applied.stdout).filter((a) => 'step' in a)).toEqual([
+      expect.objectContaining({ table: 'fct_entity_4', step: 'submit', outcome: 'done' }),
+    ]);
+    expect((await states())['fct_entity_4']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
+    expect((await states())['raw_source_0']).toEqual({ state: 'QUARANTINED', submitted: 1 });
+  });
+});
