@@ -8,11 +8,14 @@
 // time. A run killed at any point and run again plans again from what the service holds: a table already
 // registered is matched by its source and only what still differs is written; a registration that raced
 // another (409 with the existing id) becomes a replacement of that table, which is "no change" when the
-// other writer sent the same definition. One table failing does not stop the others.
+// other writer sent the same definition (the service says so, after checking the owner). One table failing
+// does not stop the others.
 //
-// Ownership: every write names the plan's project, and the service refuses (409 `owned_elsewhere`) to replace
-// or delete a table another project owns. A table the plan shows owned elsewhere fails (exit 6) unless
-// --adopt named it: then its owner is recorded first (compare-and-set on the owner the plan saw, audited).
+// Ownership: every write names the plan's project (the definition, gate1.yml, contract intent, submission and
+// removal, in batches and one by one), and the service refuses (409 `owned_elsewhere`), under the table's row
+// lock, to write a table another project owns: a table another project registered or adopted since the plan
+// is left as it is. A table the plan shows owned elsewhere fails (exit 6) unless --adopt named it: then its
+// owner is recorded first (compare-and-set on the owner the plan saw, audited).
 // --prune removes only after every create and replace of the run succeeded (none failed, none refused).
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -159,7 +162,7 @@ export async function applyPlan(
     if (options.submit === true)
       await mapBounded(done, concurrency, async ({ table, tableId }) => {
         try {
-          await submitTable(client, { ...table, tableId }, options, record);
+          await submitTable(client, plan, { ...table, tableId }, options, record);
         } catch (error) {
           applied -= 1;
           fail(table, 'submit', tableId, failure(table, error).error);
@@ -269,7 +272,8 @@ async function applyTable(
         return id;
       } catch (error) {
         // Registered since the plan (another apply, or this one killed after the write): replace that table,
-        // which sends nothing when it holds this definition already. Only a table of this environment.
+        // which the service answers "no change" when it holds this definition already, and refuses when
+        // another project owns it. Only a table of this environment.
         const existingId = existingIdOf(error);
         if (existingId === undefined) throw error;
         const existing = await client.tables.status(existingId);
@@ -296,7 +300,7 @@ async function applyTable(
   const { gate1, intent } = work;
   if (gate1 !== undefined && sent.gate1) {
     await step('gate1', id, options.describe, async () => {
-      const outcome = await applyGate(client, id, gate1);
+      const outcome = await applyGate(client, id, gate1, { project });
       record({
         ...base,
         tableId: id,
@@ -308,7 +312,7 @@ async function applyTable(
   }
   if (intent !== undefined && sent.contract) {
     await step('contract', id, options.describe, async () => {
-      const outcome = await setIntent(client, id, intent);
+      const outcome = await setIntent(client, id, intent, { project });
       record({
         ...base,
         tableId: id,
@@ -317,19 +321,20 @@ async function applyTable(
       });
     });
   }
-  if (options.submit === true) await submitTable(client, { ...table, tableId: id }, options, record);
+  if (options.submit === true) await submitTable(client, plan, { ...table, tableId: id }, options, record);
 }
 
 /** Moves a table to PENDING_REVIEW (`apply --submit`). */
 async function submitTable(
   client: ApplyClient,
+  plan: ProjectPlan,
   table: PlannedTable,
   options: ApplyOptions,
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const id = table.tableId as string;
   await step('submit', id, options.describe, async () => {
-    await submitGate(client, id);
+    await submitGate(client, id, { project: plan.project.id });
     record({ table: table.table, tableId: id, step: 'submit', outcome: 'done' });
   });
 }
@@ -429,7 +434,12 @@ function itemOf(plan: ProjectPlan, table: PlannedTable): ArtifactBatchItem {
       project: plan.project.id,
     };
     if (!created && table.seen !== undefined) item.definitionVersion = table.seen.definitionVersion;
-  } else item.tableId = table.tableId as string;
+  } else {
+    // The project goes with the gate1.yml and intent (the definition's does when there is one): the service
+    // writes them only on the project's table.
+    item.tableId = table.tableId as string;
+    item.project = plan.project.id;
+  }
   if (work.gate1 !== undefined && sent.gate1)
     item.gate1 = { content: work.gate1.text, version: created ? 0 : (table.seen?.gate1Version ?? 0) };
   if (work.intent !== undefined && sent.contract)

@@ -26,6 +26,8 @@ import { applyTrigger, fileRecertificationRequest, governedTransaction } from '.
 import type { Job } from './jobs.js';
 import { enqueueJob, recentJobs } from './jobs.js';
 import { checkVersion } from './precondition.js';
+import type { Query } from '../query.js';
+import { stringParam } from '../query.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
@@ -168,6 +170,23 @@ export function ownedElsewhere(table: Pick<TableRow, 'id' | 'name' | 'project'>,
     `Table ${table.name} (${table.id}) is ${owner}, not by ${project}: adopt it first (gds apply --adopt ${table.name}).`,
     { tableId: table.id, project: table.project },
   );
+}
+
+/**
+ * A write naming `project` (`gds apply`) goes only onto that project's table: 409 `owned_elsewhere` when `table`
+ * is another project's or registered without one. Call it on the row the write holds locked, so that an
+ * adoption committed meanwhile is seen. Nothing without a project (push, gate apply by hand).
+ */
+export function checkOwner(
+  table: Pick<TableRow, 'id' | 'name' | 'project'>,
+  project: string | undefined,
+): void {
+  if (project !== undefined && table.project !== project) throw ownedElsewhere(table, project);
+}
+
+/** `?project=` of a write: the project (`gds apply`) it is for, compared by checkOwner. */
+export function projectParam(query: unknown): string | undefined {
+  return stringParam((query ?? {}) as Query, 'project');
 }
 
 /** A connector of the workspace; 404 `Connector not found` for unknown ids and other workspaces' connectors. */
@@ -546,8 +565,7 @@ async function replace(
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
   if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
-  if (table && input.project !== undefined && table.project !== input.project)
-    throw ownedElsewhere(table, input.project);
+  if (table) checkOwner(table, input.project);
   const context: TransitionContext = {
     mode: table?.mode ?? 'MODE_A',
     tableName: artifact.table,
