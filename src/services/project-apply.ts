@@ -7,9 +7,10 @@
 // it compared with, so the service writes only a real change, once, however many applies run at the same
 // time. A run killed at any point and run again plans again from what the service holds: a table already
 // registered is matched by its source and only what still differs is written; a registration that raced
-// another (409 with the existing id) becomes a replacement of that table, which is "no change" when the
-// other writer sent the same definition (the service says so, after checking the owner). One table failing
-// does not stop the others.
+// another (409 with the existing id) of the same name becomes a replacement of that table, which is "no
+// change" when the other writer sent the same definition (the service says so, after checking the owner). A
+// table of another name holding the name's slug or the source is never replaced: that create fails (exit 6).
+// One table failing does not stop the others.
 //
 // Ownership: every write names the plan's project (the definition, gate1.yml, contract intent, submission and
 // removal, in batches and one by one), and the service refuses (409 `owned_elsewhere`), under the table's row
@@ -27,6 +28,7 @@ import { mapBounded } from './map-bounded.js';
 import { applyGate, submitGate } from './gates.js';
 import { setIntent } from './contract-intent.js';
 import { pushArtifact } from './artifacts.js';
+import { slugOf } from '../core/table-slug.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -273,11 +275,13 @@ async function applyTable(
       } catch (error) {
         // Registered since the plan (another apply, or this one killed after the write): replace that table,
         // which the service answers "no change" when it holds this definition already, and refuses when
-        // another project owns it. Only a table of this environment.
+        // another project owns it. Only a table of this environment and of this name.
         const existingId = existingIdOf(error);
         if (existingId === undefined) throw error;
         const existing = await client.tables.status(existingId);
         if (existing.environmentLabel !== plan.connector.environmentLabel) throw error;
+        if (existing.name.toLowerCase() !== work.artifact.table.toLowerCase())
+          throw heldByAnother(work.artifact, { ...existing, id: existingId });
         return replaceDefinition(existingId);
       }
     });
@@ -352,6 +356,29 @@ async function removeTable(
     await client.tables.remove(id, { project: plan.project.id });
     record({ table: table.table, tableId: id, step: 'remove', outcome: 'done' });
   });
+}
+
+/**
+ * A create refused because a table of another name was registered since the plan with the same source, or with
+ * a name of the same slug (`raw-source-0` for `raw_source_0`): replacing it would rename it.
+ */
+function heldByAnother(
+  artifact: TableWork['artifact'],
+  existing: { id: string; name: string; source: string | null },
+): CliError {
+  const by =
+    (existing.source ?? '').toLowerCase() === artifact.source.toLowerCase()
+      ? `its source ${artifact.source}`
+      : `a name of the same slug (${slugOf(artifact.table)}), and the service holds one table a slug`;
+  return new CliError(
+    `${artifact.table} was to be a new table, but table ${existing.name} (${existing.id}) was registered meanwhile with ${by}: apply does not make it ${artifact.table} (a rename).`,
+    {
+      exitCode: ExitCode.Conflict,
+      code: 'name_conflict',
+      suggestion: `Plan again (gds plan) to see who holds it; if the names clash, give the model another alias (dbt's alias config).`,
+      details: { existingId: existing.id, existingName: existing.name },
+    },
+  );
 }
 
 /** The id of the table a 409 says holds the name or source already (push's hint, or the service's details). */

@@ -1,8 +1,10 @@
-// gds apply never writes onto a table another dbt project owns (planProject and applyPlan against the
-// in-process reference server, on PGlite and PostgreSQL, in batches and table by table):
+// gds apply never writes onto a table another dbt project owns, nor onto a table of another name (planProject and
+// applyPlan against the in-process reference server, on PGlite and PostgreSQL, in batches and table by table):
 // a table another project registered or adopted between a plan and its apply keeps its definition, gate1.yml,
 // contract and state (every step of the loser is 409 `owned_elsewhere`, as the service answers it under the
-// table's lock); and the service refuses gate1.yml, contract intent and submission naming another project.
+// table's lock); the service refuses gate1.yml, contract intent and submission naming another project; and a
+// model whose name has the slug of another table's (`sl-orders` beside `sl_orders`) is refused by the plan,
+// and a stale plan's create never becomes a replacement (a rename) of that table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/client/errors.js';
 import { CliError, exitCodeForStatus } from '../../src/core/errors.js';
@@ -263,6 +265,74 @@ describe.each(ENGINES)('apply writes only its own project’s tables on $engine'
       for (const [method, path, body] of writes('shop_a'))
         statuses.push((await send(method, path, body)).status);
       expect(statuses).toEqual([200, 200, 201]);
+    },
+  );
+
+  it(
+    'a model named with another table’s slug (sl-orders beside sl_orders) is refused by the plan; nothing is renamed',
+    needs(skip),
+    async () => {
+      // sl_orders is another team's table; this project's new model is aliased sl-orders.
+      const [ordersId = ''] = await applied(['sl_orders'], 'orders_team');
+      const before = await held(['sl_orders']);
+      const planned = await plan(['sl-orders'], 'a', 'slugs');
+      expect(planned.tables.map((t) => [t.table, t.action])).toEqual([['sl-orders', 'refused']]);
+      expect(planned.tables[0]?.reason).toBe(
+        `the name sl-orders is table sl_orders's (${ordersId}, analytics_dev.sl_orders, dev, project orders_team) to the service, which compares table names lowered and with each run of other characters than letters, digits and _ made one _ (both are sl_orders): give the model another alias (dbt's alias config), or leave it out with --exclude`,
+      );
+      expect((await applyPlan(the().client, planned, { describe: describeError })).actions).toEqual([]);
+      expect(await held(['sl_orders', 'sl-orders'])).toEqual(before);
+    },
+  );
+
+  it(
+    'a stale plan’s create of sl-items fails once sl_items is registered: the table is not renamed',
+    needs(skip),
+    async () => {
+      const stale = await plan(['sl-items'], 'a', 'stale');
+      expect(stale.tables.map((t) => [t.table, t.action, t.reason])).toEqual([
+        ['sl-items', 'create', undefined],
+      ]);
+      const [itemsId = ''] = await applied(['sl_items'], 'stale');
+      const before = await held(['sl_items', 'sl-items']);
+      for (const batch of [true, false]) {
+        const summary = await applyPlan(the().client, stale, { describe: describeError, batch });
+        expect(summary.actions.filter((a) => a.outcome !== 'failed')).toEqual([]);
+        expect(summary.failed.map((f) => [f.table, f.step, f.error.exitCode, f.error.code])).toEqual([
+          ['sl-items', 'register', 6, 'name_conflict'],
+        ]);
+        expect(summary.failed[0]?.error.message).toContain(`table sl_items (${itemsId})`);
+        expect(await held(['sl_items', 'sl-items'])).toEqual(before);
+      }
+    },
+  );
+
+  it(
+    'two new models of one slug (sl_twin, sl-twin) are both refused; once sl_twin is registered, only sl-twin',
+    needs(skip),
+    async () => {
+      const planned = await plan(['sl_twin', 'sl-twin'], 'a', 'twins');
+      expect(planned.tables.map((t) => [t.table, t.action])).toEqual([
+        ['sl_twin', 'refused'],
+        ['sl-twin', 'refused'],
+      ]);
+      expect(planned.tables[0]?.reason).toBe(
+        "model.shop.sl-twin (analytics_dev.sl-twin) is named sl-twin, the same table name as sl_twin to the service, which compares table names lowered and with each run of other characters than letters, digits and _ made one _ (sl_twin): give all but one of them another alias (dbt's alias config), or leave all but one out with --exclude",
+      );
+      expect((await applyPlan(the().client, planned, { describe: describeError })).actions).toEqual([]);
+      expect(await held(['sl_twin', 'sl-twin'])).toEqual([]);
+
+      // The project had sl_twin first; sl-twin is the model added beside it (the audit's raw-source-0).
+      const [twinId = ''] = await applied(['sl_twin'], 'twins');
+      const before = await held(['sl_twin', 'sl-twin']);
+      const added = await plan(['sl_twin', 'sl-twin'], 'a', 'twins');
+      expect(added.tables.map((t) => [t.table, t.action])).toEqual([
+        ['sl_twin', 'unchanged'],
+        ['sl-twin', 'refused'],
+      ]);
+      expect(added.tables[1]?.reason).toContain(`the name sl-twin is table sl_twin's (${twinId}, `);
+      expect((await applyPlan(the().client, added, { describe: describeError })).actions).toEqual([]);
+      expect(await held(['sl_twin', 'sl-twin'])).toEqual(before);
     },
   );
 });

@@ -11,6 +11,7 @@ import {
   sameDefinition,
 } from '../../core/artifacts/index.js';
 import { transition } from '../../core/lifecycle/index.js';
+import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
@@ -326,13 +327,6 @@ function columnsOf(artifact: GovernanceArtifact, warehouse: Column[]): Column[] 
       ...storage,
     };
   });
-}
-
-export function slugOf(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9_]+/g, '_')
-    .replace(/^_+|_+$/g, '');
 }
 
 export interface Prepared {

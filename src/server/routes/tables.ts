@@ -15,13 +15,8 @@ import { latestCertification, schemaDrift, tableDdl } from '../governance/status
 import { countTables, listTablePage, loadTable } from '../governance/tables.js';
 import type { Query } from '../query.js';
 import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
-import {
-  checkOwner,
-  checkProjectId,
-  projectParam,
-  replaceRefusal,
-  slugOf,
-} from '../governance/definitions.js';
+import { checkOwner, checkProjectId, projectParam, replaceRefusal } from '../governance/definitions.js';
+import { slugOf } from '../../core/table-slug.js';
 import { recordAudit } from '../audit.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 
