@@ -48,6 +48,7 @@ import { checkGateLocally, gateDiff } from './gates.js';
 import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources } from './project-sources.js';
 import { reportPlanned } from './project-report.js';
+import { isBareIdentifier } from '../core/artifacts/identifiers.js';
 import {
   definitionSummary,
   formatArtifactError,
@@ -166,7 +167,9 @@ function inSchema(
   dbtSchemas: ReadonlySet<string>,
 ): DeclaredArtifact {
   return changedArtifact(declaration.artifact, (artifact) => {
-    artifact['source'] = `${schema}.${declaration.source.table}`;
+    // A table part PostgreSQL would not read bare (an alias `stg-orders`) is quoted, as dbt's reader writes it.
+    const table = declaration.source.table;
+    artifact['source'] = `${schema}.${isBareIdentifier(table) ? table : `"${table.replaceAll('"', '""')}"`}`;
     const columns = artifact['columns'];
     if (!Array.isArray(columns)) return artifact;
     artifact['columns'] = columns.map((column: { references?: unknown }) => {
