@@ -111,6 +111,17 @@ export interface WriteOptions extends CallOptions {
   ifMatch?: number;
 }
 
+/** Options of a write `gds apply` makes for one of its project's tables. */
+export interface ProjectWriteOptions extends WriteOptions {
+  /** Sent as `?project=`: the service writes only that project's table (409 `owned_elsewhere` otherwise). */
+  project?: string;
+}
+
+/** The query of a write for `project`'s table (none without a project). */
+export function projectQuery(project: string | undefined): { query?: { project: string } } {
+  return project === undefined ? {} : { query: { project } };
+}
+
 /** The request options of a write: its signal, and `If-Match` when it names a version. */
 export function writeOptions(options: WriteOptions = {}): CallOptions & { headers?: Record<string, string> } {
   const { ifMatch, ...call } = options;

@@ -422,7 +422,7 @@ export interface paths {
         put?: never;
         /**
          * `apply`: register or replace up to 100 definitions, each with its gate1.yml and contract intent, in one request
-         * @description A person's session JWT or `cli_` token (MANAGEMENT and DATA-API tokens are 401). Each item is what three single writes do, in order and with their rules: its definition as POST /api/artifacts (with `replaceId`, `definitionVersion` is that write's `If-Match`; `project` as there: a table another project owns is 409 `owned_elsewhere`), then its gate1.yml as PUT /api/tables/{tableId}/gate1 (`gate1.version` is its `If-Match`, 0 when none is held), then its contract intent as PATCH /api/tables/{tableId}/semantic-contract (`intent.revision` is its `If-Match`). Each step is written in its own transaction, and each step's answer is reported per item: the status the single write would have answered, whether it wrote, the version after it, and the error it would have answered. An item whose definition fails goes no further; the other items are written all the same. The request as a whole is refused only for the caller (401) or a body that is not a batch (400); it counts once against the rate limit, which is what lets `gds apply` write 500 models within 200 requests a minute.
+         * @description A person's session JWT or `cli_` token (MANAGEMENT and DATA-API tokens are 401). Each item is what three single writes do, in order and with their rules: its definition as POST /api/artifacts (with `replaceId`, `definitionVersion` is that write's `If-Match`; `project` as there: a table another project owns is 409 `owned_elsewhere`), then its gate1.yml as PUT /api/tables/{tableId}/gate1 (`gate1.version` is its `If-Match`, 0 when none is held), then its contract intent as PATCH /api/tables/{tableId}/semantic-contract (`intent.revision` is its `If-Match`); the item's `project` (else its definition's) is those two writes' `?project=`. Each step is written in its own transaction, and each step's answer is reported per item: the status the single write would have answered, whether it wrote, the version after it, and the error it would have answered. An item whose definition fails goes no further; the other items are written all the same. The request as a whole is refused only for the caller (401) or a body that is not a batch (400); it counts once against the rate limit, which is what lets `gds apply` write 500 models within 200 requests a minute.
          */
         post: operations["pushArtifactBatch"];
         delete?: never;
@@ -837,7 +837,7 @@ export interface paths {
         head?: never;
         /**
          * Set decision class, consumer classes and structured grain (`gds contract set-intent`)
-         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false` (compared inside the writing transaction, under the table's row lock). `If-Match`: the contract's `revision` the request was computed from (0 when it had none); other values when it has moved are 412 `precondition_failed`.
+         * @description Fields not given carry forward unchanged. Table owner, or STEWARD and above. Fields that are already the contract's change nothing (no audit entry) and answer `changed: false` (compared inside the writing transaction, under the table's row lock). `If-Match`: the contract's `revision` the request was computed from (0 when it had none); other values when it has moved are 412 `precondition_failed`. `project` (`gds apply`): only that project's table (409 `owned_elsewhere` otherwise, before any comparison).
          */
         patch: operations["setContractIntent"];
         trace?: never;
@@ -952,7 +952,8 @@ export interface paths {
          *     and answers that version with `changed: false` (compared inside the writing transaction, under
          *     the table's row lock: parallel identical applies make one version). `If-Match` (the gate1.yml
          *     version the file was compared with) makes a write computed from an older version a 412
-         *     `precondition_failed`.
+         *     `precondition_failed`. `project` (`gds apply`): only that project's table (409 `owned_elsewhere`
+         *     otherwise, before any comparison).
          */
         put: operations["applyGate1"];
         post?: never;
@@ -1068,7 +1069,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Gate 1 full scan, proof persisted, table to PENDING_REVIEW, steward notified (`gate submit`) */
+        /**
+         * Gate 1 full scan, proof persisted, table to PENDING_REVIEW, steward notified (`gate submit`)
+         * @description `project` (`gds apply --submit`): only that project's table (409 `owned_elsewhere` otherwise, checked before the scan and again when the proof is written); nothing is submitted.
+         */
         post: operations["submitGate1"];
         delete?: never;
         options?: never;
@@ -1825,6 +1829,8 @@ export interface components {
         ArtifactBatchItem: {
             definition?: components["schemas"]["ArtifactPushRequest"];
             tableId?: string;
+            /** @description The project (`gds apply`) the item is written for, as `?project=` of PUT .../gate1 and PATCH .../semantic-contract: its gate1.yml and intent steps are 409 `owned_elsewhere` on a table that is not that project's. Absent: the definition's `project`, if any. Both given and different: 400. */
+            project?: string;
             /** @description With `definition.replaceId`, the definition version the item was computed from (If-Match). */
             definitionVersion?: number;
             gate1?: {
@@ -2894,6 +2900,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The project (`gds apply`) the write is for: when the table is another project's, or registered without one, the write is 409 `owned_elsewhere` (details: tableId, project, the owner) and nothing is written, compared under the table's row lock (an adoption committed meanwhile is seen). Without it, no owner is checked. */
+        Project: string;
         /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
         IfMatch: string;
         /** @description The table's id (not its slug). */
@@ -4287,7 +4295,10 @@ export interface operations {
     };
     setContractIntent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The project (`gds apply`) the write is for: when the table is another project's, or registered without one, the write is 409 `owned_elsewhere` (details: tableId, project, the owner) and nothing is written, compared under the table's row lock (an adoption committed meanwhile is seen). Without it, no owner is checked. */
+                project?: components["parameters"]["Project"];
+            };
             header?: {
                 /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4317,6 +4328,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4497,7 +4509,10 @@ export interface operations {
     };
     applyGate1: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The project (`gds apply`) the write is for: when the table is another project's, or registered without one, the write is 409 `owned_elsewhere` (details: tableId, project, the owner) and nothing is written, compared under the table's row lock (an adoption committed meanwhile is seen). Without it, no owner is checked. */
+                project?: components["parameters"]["Project"];
+            };
             header?: {
                 /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4527,6 +4542,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4666,7 +4682,10 @@ export interface operations {
     };
     submitGate1: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The project (`gds apply`) the write is for: when the table is another project's, or registered without one, the write is 409 `owned_elsewhere` (details: tableId, project, the owner) and nothing is written, compared under the table's row lock (an adoption committed meanwhile is seen). Without it, no owner is checked. */
+                project?: components["parameters"]["Project"];
+            };
             header?: never;
             path: {
                 /** @description The table's id (not its slug). */

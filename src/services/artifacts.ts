@@ -285,8 +285,10 @@ export type PushOutcome =
 
 /**
  * `gds push`: a person's session or CLI token. With --replace the file is first compared with the
- * definition the table holds: the same declarations on the same connector send nothing. `dryRun`
- * returns the diff instead of sending. On a name collision the hint names the table to replace.
+ * definition the table holds: the same declarations on the same connector send nothing, unless a `project`
+ * (`gds apply`) is named: the service then says "no change" itself, once it has checked under the table's lock
+ * that the project owns the table. `dryRun` returns the diff instead of sending. On a name collision the hint
+ * names the table to replace.
  */
 export async function pushArtifact(
   client: Pick<ApiClient, 'artifacts' | 'tables'>,
@@ -294,9 +296,14 @@ export async function pushArtifact(
   options: RegisterOptions & { dryRun?: boolean },
 ): Promise<PushOutcome> {
   const held = options.replaceId === undefined ? null : await client.artifacts.held(options.replaceId);
-  // "No change" without asking the service only for a caller it would let replace; anyone else sends, and
-  // hears the service's refusal.
-  if (held !== null && held.mayReplace !== false && isHeld(held, artifact.declared, options.connectorId)) {
+  // "No change" without asking the service only for a caller it would let replace, and with no project whose
+  // ownership it checks; anyone else sends, and hears the service's refusal.
+  const heldHere =
+    held !== null &&
+    options.project === undefined &&
+    held.mayReplace !== false &&
+    isHeld(held, artifact.declared, options.connectorId);
+  if (heldHere) {
     return { kind: 'unchanged', held };
   }
   if (options.dryRun === true) {

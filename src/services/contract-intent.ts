@@ -105,7 +105,7 @@ export async function setIntent(
   client: IntentClient,
   tableId: string,
   request: ContractIntentRequest,
-  options: { signal?: AbortSignal; dryRun?: boolean } = {},
+  options: { signal?: AbortSignal; dryRun?: boolean; project?: string } = {},
 ): Promise<IntentOutcome> {
   const call = options.signal === undefined ? {} : { signal: options.signal };
   const live = await client.contracts.get(tableId, call).catch((error: unknown) => {
@@ -119,11 +119,11 @@ export async function setIntent(
   // The revision compared with goes along: the service compares again under the table's lock, answers
   // `changed: false` when a parallel write already set these values, and 409 when other values came in.
   const revision = current?.revision ?? (current === null ? 0 : undefined);
-  const answer = await client.contracts.setIntent(
-    tableId,
-    request,
-    revision === undefined ? call : { ...call, ifMatch: revision },
-  );
+  const answer = await client.contracts.setIntent(tableId, request, {
+    ...call,
+    ...(revision === undefined ? {} : { ifMatch: revision }),
+    ...(options.project === undefined ? {} : { project: options.project }),
+  });
   return answer.changed === false
     ? { kind: 'unchanged', contract: answer.contract }
     : { kind: 'set', contract: answer.contract };

@@ -67,6 +67,8 @@ export async function applyGate(
     dryRun?: boolean;
     /** The table's column names, asked once the file is valid without them (an invalid file sends nothing). */
     columns?: () => Promise<Iterable<string> | undefined>;
+    /** `gds apply`'s project: the service writes only that project's table (409 `owned_elsewhere`). */
+    project?: string;
   } = {},
 ): Promise<GateApplyOutcome> {
   await checkGateLocally(input);
@@ -87,7 +89,11 @@ export async function applyGate(
   if (options.dryRun === true) return { kind: 'preview', diff: diff ?? '' };
   // The version compared with goes along: the service writes only if it is still the current one (a
   // parallel apply of other rules is 409), and answers `changed: false` if it already holds these rules.
-  const applied = await client.gates.apply(tableId, input.text, { ...call, ifMatch: current?.version ?? 0 });
+  const applied = await client.gates.apply(tableId, input.text, {
+    ...call,
+    ifMatch: current?.version ?? 0,
+    ...(options.project === undefined ? {} : { project: options.project }),
+  });
   if (applied.changed === false) return { kind: 'unchanged', current: applied };
   return { kind: 'applied', applied, diff: diff ?? '' };
 }
@@ -261,12 +267,19 @@ export type SubmitOutcome =
 export async function submitGate(
   client: GatesClient,
   tableId: string,
-  options: { ifNotCertified?: boolean } = {},
+  options: { ifNotCertified?: boolean; project?: string } = {},
   call: Call = {},
 ): Promise<SubmitOutcome> {
   const ifNotCertified = options.ifNotCertified === true;
   try {
-    const proof = await client.gates.submit(tableId, { ifNotCertified }, call);
+    const proof = await client.gates.submit(
+      tableId,
+      { ifNotCertified },
+      {
+        ...call,
+        ...(options.project === undefined ? {} : { project: options.project }),
+      },
+    );
     return { kind: 'submitted', proof };
   } catch (error) {
     if (!ifNotCertified || !(error instanceof ApiError) || error.code !== 'table_certified') throw error;

@@ -9,12 +9,16 @@
 // it compared with, so the service writes only a real change, once, however many applies run at the same
 // time. A run killed at any point and run again plans again from what the service holds: a table already
 // registered is matched by its source and only what still differs is written; a registration that raced
-// another (409 with the existing id) becomes a replacement of that table, which is "no change" when the
-// other writer sent the same definition. One table failing does not stop the others.
+// another (409 with the existing id) of the same name becomes a replacement of that table, which is "no
+// change" when the other writer sent the same definition (the service says so, after checking the owner). A
+// table of another name holding the name's slug or the source is never replaced: that create fails (exit 6).
+// One table failing does not stop the others.
 //
-// Ownership: every write names the plan's project, and the service refuses (409 `owned_elsewhere`) to replace
-// or delete a table another project owns. A table the plan shows owned elsewhere fails (exit 6) unless
-// --adopt named it: then its owner is recorded first (compare-and-set on the owner the plan saw, audited).
+// Ownership: every write names the plan's project (the definition, gate1.yml, contract intent, submission and
+// removal, in batches and one by one), and the service refuses (409 `owned_elsewhere`), under the table's row
+// lock, to write a table another project owns: a table another project registered or adopted since the plan
+// is left as it is. A table the plan shows owned elsewhere fails (exit 6) unless --adopt named it: then its
+// owner is recorded first (compare-and-set on the owner the plan saw, audited).
 // --prune removes only after every create and replace of the run succeeded (none failed, none refused).
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -26,6 +30,7 @@ import { mapBounded } from './map-bounded.js';
 import { applyGate, submitGate } from './gates.js';
 import { setIntent } from './contract-intent.js';
 import { pushArtifact } from './artifacts.js';
+import { slugOf } from '../core/table-slug.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -165,7 +170,7 @@ export async function applyPlan(
     if (options.submit === true)
       await mapBounded(done, concurrency, async ({ table, tableId }) => {
         try {
-          await submitTable(client, { ...table, tableId }, options, record);
+          await submitTable(client, plan, { ...table, tableId }, options, record);
         } catch (error) {
           applied -= 1;
           fail(table, 'submit', tableId, failure(table, error).error);
@@ -253,7 +258,7 @@ async function applyTable(
     );
   }
   await recordOwner(client, plan, table, options, record);
-  if (table.action === 'submit') return submitTable(client, table, options, record);
+  if (table.action === 'submit') return submitTable(client, plan, table, options, record);
   if (table.action === 'unchanged') return;
   const connectorId = plan.connector.id ?? undefined;
   const project = plan.project.id;
@@ -276,11 +281,14 @@ async function applyTable(
         return id;
       } catch (error) {
         // Registered since the plan (another apply, or this one killed after the write): replace that table,
-        // which sends nothing when it holds this definition already. Only a table of this environment.
+        // which the service answers "no change" when it holds this definition already, and refuses when
+        // another project owns it. Only a table of this environment and of this name.
         const existingId = existingIdOf(error);
         if (existingId === undefined) throw error;
         const existing = await client.tables.status(existingId);
         if (existing.environmentLabel !== plan.connector.environmentLabel) throw error;
+        if (existing.name.toLowerCase() !== work.artifact.table.toLowerCase())
+          throw heldByAnother(work.artifact, { ...existing, id: existingId });
         return replaceDefinition(existingId);
       }
     });
@@ -303,7 +311,7 @@ async function applyTable(
   const { gate1, intent } = work;
   if (gate1 !== undefined && sent.gate1) {
     await step('gate1', id, options.describe, async () => {
-      const outcome = await applyGate(client, id, gate1);
+      const outcome = await applyGate(client, id, gate1, { project });
       record({
         ...base,
         tableId: id,
@@ -315,7 +323,7 @@ async function applyTable(
   }
   if (intent !== undefined && sent.contract) {
     await step('contract', id, options.describe, async () => {
-      const outcome = await setIntent(client, id, intent);
+      const outcome = await setIntent(client, id, intent, { project });
       record({
         ...base,
         tableId: id,
@@ -324,7 +332,7 @@ async function applyTable(
       });
     });
   }
-  if (options.submit === true) await submitTable(client, { ...table, tableId: id }, options, record);
+  if (options.submit === true) await submitTable(client, plan, { ...table, tableId: id }, options, record);
 }
 
 /**
@@ -334,6 +342,7 @@ async function applyTable(
  */
 async function submitTable(
   client: ApplyClient,
+  plan: ProjectPlan,
   table: PlannedTable,
   options: ApplyOptions,
   record: (action: ApplyAction) => void,
@@ -342,7 +351,9 @@ async function submitTable(
   const planned = table.action === 'submit';
   await step('submit', id, options.describe, async () => {
     const waiting = !planned || (await client.tables.status(id)).state === 'QUARANTINED';
-    const outcome = waiting ? await submitGate(client, id, { ifNotCertified: planned }) : undefined;
+    const outcome = waiting
+      ? await submitGate(client, id, { ifNotCertified: planned, project: plan.project.id })
+      : undefined;
     record({
       table: table.table,
       tableId: id,
@@ -365,6 +376,29 @@ async function removeTable(
     await client.tables.remove(id, { project: plan.project.id });
     record({ table: table.table, tableId: id, step: 'remove', outcome: 'done' });
   });
+}
+
+/**
+ * A create refused because a table of another name was registered since the plan with the same source, or with
+ * a name of the same slug (`raw-source-0` for `raw_source_0`): replacing it would rename it.
+ */
+function heldByAnother(
+  artifact: TableWork['artifact'],
+  existing: { id: string; name: string; source: string | null },
+): CliError {
+  const by =
+    (existing.source ?? '').toLowerCase() === artifact.source.toLowerCase()
+      ? `its source ${artifact.source}`
+      : `a name of the same slug (${slugOf(artifact.table)}), and the service holds one table a slug`;
+  return new CliError(
+    `${artifact.table} was to be a new table, but table ${existing.name} (${existing.id}) was registered meanwhile with ${by}: apply does not make it ${artifact.table} (a rename).`,
+    {
+      exitCode: ExitCode.Conflict,
+      code: 'name_conflict',
+      suggestion: `Plan again (gds plan) to see who holds it; if the names clash, give the model another alias (dbt's alias config).`,
+      details: { existingId: existing.id, existingName: existing.name },
+    },
+  );
 }
 
 /** The id of the table a 409 says holds the name or source already (push's hint, or the service's details). */
@@ -447,7 +481,12 @@ function itemOf(plan: ProjectPlan, table: PlannedTable): ArtifactBatchItem {
       project: plan.project.id,
     };
     if (!created && table.seen !== undefined) item.definitionVersion = table.seen.definitionVersion;
-  } else item.tableId = table.tableId as string;
+  } else {
+    // The project goes with the gate1.yml and intent (the definition's does when there is one): the service
+    // writes them only on the project's table.
+    item.tableId = table.tableId as string;
+    item.project = plan.project.id;
+  }
   if (work.gate1 !== undefined && sent.gate1)
     item.gate1 = { content: work.gate1.text, version: created ? 0 : (table.seen?.gate1Version ?? 0) };
   if (work.intent !== undefined && sent.contract)

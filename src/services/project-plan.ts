@@ -56,6 +56,7 @@ import { checkGateLocally, gateDiff } from './gates.js';
 import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources } from './project-sources.js';
 import { reportPlanned } from './project-report.js';
+import { isBareIdentifier } from '../core/artifacts/identifiers.js';
 import {
   definitionSummary,
   formatArtifactError,
@@ -64,6 +65,7 @@ import {
   resolveSource,
 } from '../core/artifacts/index.js';
 import { changedArtifact, writtenValue } from '../core/dbt/declared-artifact.js';
+import { slugOf } from '../core/table-slug.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
@@ -178,7 +180,9 @@ function inSchema(
   dbtSchemas: ReadonlySet<string>,
 ): DeclaredArtifact {
   return changedArtifact(declaration.artifact, (artifact) => {
-    artifact['source'] = `${schema}.${declaration.source.table}`;
+    // A table part PostgreSQL would not read bare (an alias `stg-orders`) is quoted, as dbt's reader writes it.
+    const table = declaration.source.table;
+    artifact['source'] = `${schema}.${isBareIdentifier(table) ? table : `"${table.replaceAll('"', '""')}"`}`;
     const columns = artifact['columns'];
     if (!Array.isArray(columns)) return artifact;
     artifact['columns'] = columns.map((column: { references?: unknown }) => {
@@ -304,20 +308,33 @@ export async function planProject(
   // and one costs a no-change plan of 2,000 models 40 ms of CPU (0.72 -> 0.68 s) for 3-4 MiB (docs/bench.md).
   let inEnv = await held;
   let { bySource, byName } = indexed(inEnv);
+  // A table name is one per workspace by its slug too (raw-source-0 is raw_source_0 to the service).
+  const slugHolders = new Map<string, HeldTable | TableListRow>();
+  for (const row of inEnv) slugHolders.set(slugOf(row.name), row);
   // A table name is one per workspace, whatever the environment: the models' names no table of this
   // environment holds are looked up in the others, by name (in a workspace of 100,000 tables, reading them all
-  // cost a no-change plan of 2,000 models 0.5 s and 60-90 MiB); a plan creating nothing asks nothing.
-  const unheld = [...new Set(cased.declarations.map((d) => lower(d.name)))].filter((n) => !byName.has(n));
-  const holders = unheld.length === 0 ? [] : await client.tables.named(unheld, call);
+  // cost a no-change plan of 2,000 models 0.5 s and 60-90 MiB), with their slugs as names (the holder of a
+  // slug named otherwise, `Raw Source 0`, is not found so: its registration is then refused); a plan creating
+  // nothing asks nothing.
+  const unheld = new Set<string>();
+  for (const { name } of cased.declarations) {
+    if (!byName.has(lower(name))) unheld.add(lower(name));
+    if (slugOf(name) !== lower(name) && !slugHolders.has(slugOf(name))) unheld.add(slugOf(name));
+  }
+  const holders = unheld.size === 0 ? [] : await client.tables.named([...unheld], call);
   // A holder in this environment was registered since it was read (another run of this project, started a
   // moment before): the environment is read again, so that such a table is compared as the model's (or owned
   // elsewhere), never a name held.
   if (holders.some((row) => row.environmentLabel === env)) {
     inEnv = await client.tables.held(env, call);
     ({ bySource, byName } = indexed(inEnv));
+    for (const row of inEnv) slugHolders.set(slugOf(row.name), row);
   }
   const nameHolders = new Map<string, HeldTable | TableListRow>(byName);
-  for (const row of holders) nameHolders.set(lower(row.name), row);
+  for (const row of holders) {
+    nameHolders.set(lower(row.name), row);
+    slugHolders.set(slugOf(row.name), row);
+  }
   const projectId = options.project ?? derivedProjectId(projectName, connector);
   const prefix = projectFilePrefix(projectName);
   const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean } => {
@@ -334,21 +351,24 @@ export async function planProject(
   const matched = new Set<string>();
   const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
   // dbt builds two relations of one alias in two schemas; the service holds one table per name in an
-  // environment, so such models would take turns replacing one table.
+  // environment, so such models would take turns replacing one table: each is refused. So are models of one
+  // slug (raw_source_0, raw-source-0) while no table holds it; once one does, the model matched to it is
+  // planned, and the others are refused below, naming that table.
   const declared = new Map<string, DbtDeclaration[]>();
   for (const d of cased.declarations)
-    declared.set(lower(d.name), [...(declared.get(lower(d.name)) ?? []), d]);
+    declared.set(slugOf(d.name), [...(declared.get(slugOf(d.name)) ?? []), d]);
   const planned = await mapBounded(cased.declarations, options.concurrency ?? 8, async (declaration) => {
     const sourceOf = () =>
       options.schema === undefined
         ? `${declaration.source.schema}.${declaration.source.table}`
         : `${options.schema}.${declaration.source.table}`;
-    const namesakes = (declared.get(lower(declaration.name)) ?? []).filter((d) => d !== declaration);
+    const namesakes = (declared.get(slugOf(declaration.name)) ?? []).filter(
+      (d) =>
+        d !== declaration &&
+        (lower(d.name) === lower(declaration.name) || !slugHolders.has(slugOf(declaration.name))),
+    );
     if (namesakes.length > 0)
-      return refused(
-        { ...declaration, source: sourceOf() },
-        `${namesakes.map((d) => `${d.uniqueId} (${d.source.schema}.${d.source.table})`).join(', ')} is also named ${declaration.name}, and a table name is unique in an environment: give all but one of them another alias (dbt's alias config), or leave all but one out with --exclude`,
-      );
+      return refused({ ...declaration, source: sourceOf() }, namesakesReason(declaration, namesakes));
     let artifact: LocalArtifact;
     let intent: ContractIntentRequest | undefined;
     try {
@@ -363,7 +383,14 @@ export async function planProject(
     if (holder !== undefined && holder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${declaration.name} is held by table ${holder.id} (${holder.source ?? 'no source'}, ${holder.environmentLabel}, ${holder.project === null || holder.project === undefined ? 'no project' : `project ${holder.project}`}), and a table name is one per workspace: give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${declaration.name} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        row?.id ?? null,
+      );
+    const slugHolder = slugHolders.get(slugOf(declaration.name));
+    if (slugHolder !== undefined && slugHolder.id !== row?.id)
+      return refused(
+        { ...declaration, source: artifact.source },
+        `the name ${declaration.name} is table ${slugHolder.name}'s ${holderText(slugHolder, slugHolder.id)} to the service, which compares table names ${SLUG_RULE} (both are ${slugOf(declaration.name)}): give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
     if (row?.mode === 'MODE_B')
@@ -565,6 +592,26 @@ async function lastSubmission(
         reason:
           'QUARANTINED and not submitted as it is: apply --submit submits it for review (PENDING_REVIEW)',
       };
+}
+
+/** How the service compares table names besides lowered: their slugs (src/core/table-slug.ts). */
+const SLUG_RULE = 'lowered and with each run of other characters than letters, digits and _ made one _';
+
+/** `(source, environment, project)` of a table holding a name, its id first when given. */
+function holderText(holder: HeldTable | TableListRow, id?: string): string {
+  const project =
+    holder.project === null || holder.project === undefined ? 'no project' : `project ${holder.project}`;
+  return `(${id === undefined ? '' : `${id}, `}${holder.source ?? 'no source'}, ${holder.environmentLabel}, ${project})`;
+}
+
+/** Why models of one table name (or slug) are refused: the service would hold one table for them. */
+function namesakesReason(declaration: DbtDeclaration, namesakes: DbtDeclaration[]): string {
+  const where = (d: DbtDeclaration) => `${d.uniqueId} (${d.source.schema}.${d.source.table})`;
+  const fix =
+    "give all but one of them another alias (dbt's alias config), or leave all but one out with --exclude";
+  if (namesakes.every((d) => lower(d.name) === lower(declaration.name)))
+    return `${namesakes.map(where).join(', ')} is also named ${declaration.name}, and a table name is unique in an environment: ${fix}`;
+  return `${namesakes.map((d) => `${where(d)} is named ${d.name}`).join(', ')}, the same table name as ${declaration.name} to the service, which compares table names ${SLUG_RULE} (${slugOf(declaration.name)}): ${fix}`;
 }
 
 function ownedElsewhereReason(row: TableListRow, name: string): string {

@@ -171,6 +171,48 @@ describe.each(ENGINES)('a dbt project gds can be trusted with, on $engine', ({ p
       expect(status?.['project']).toBe(`jaffle_dbt@${server.ready.connectors[0]?.id ?? ''}`);
     });
 
+    it('a model aliased stg-payments beside table stg_payments: ! refused naming it, apply leaves the table as it is', async () => {
+      await server.sql(`CREATE TABLE ${SCHEMA}."stg-payments" AS SELECT * FROM ${SCHEMA}.stg_payments`);
+      const before = lines((await gds(['status', 'stg_payments', '--json'])).stdout)[0];
+      await editA((held) => {
+        const node = held.nodes['model.jaffle_dbt.stg_payments'] ?? {};
+        const relation = JSON.stringify(node['relation_name'] ?? '').replaceAll(
+          'stg_payments',
+          'stg-payments',
+        );
+        held.nodes['model.jaffle_dbt.stg_payments_dashed'] = {
+          ...node,
+          unique_id: 'model.jaffle_dbt.stg_payments_dashed',
+          name: 'stg_payments_dashed',
+          alias: 'stg-payments',
+          relation_name: JSON.parse(relation) as unknown,
+        };
+      });
+      const plan = await gds(['plan', ...onA()]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain(
+        `! refused stg-payments (analytics_dev.stg-payments)\n    the name stg-payments is table stg_payments's (${String(before?.['id'])}, `,
+      );
+      expect(plan.stdout).toMatch(/Plan: 0 to create, 0 to change, \d+ unchanged, 0 to remove\. 1 refused\./);
+      expect(plan.stdout).toContain("give the model another alias (dbt's alias config)");
+      const applied = await gds(['apply', ...onA(), '--yes', '--json']);
+      // Refused by the plan: not sent, exit 7 naming it; nothing else to do.
+      expect(applied.code).toBe(7);
+      expect(applied.stderr).toContain('stg-payments');
+      expect(lines(applied.stdout).at(-1)).toMatchObject({ summary: { refused: 1, replace: 0, create: 0 } });
+      expect(
+        lines(applied.stdout).filter((l) => l['table'] === 'stg_payments' || l['table'] === 'stg-payments'),
+      ).toEqual([]);
+      expect(lines((await gds(['status', 'stg_payments', '--json'])).stdout)[0]).toMatchObject({
+        name: 'stg_payments',
+        source: before?.['source'],
+        definitionVersion: before?.['definitionVersion'],
+      });
+      await editA((held) => {
+        delete held.nodes['model.jaffle_dbt.stg_payments_dashed'];
+      });
+    });
+
     it('nullable columns holding NULLs pass gate run; a second unique test is enforced beside the grain key', async () => {
       await server.sql(
         `INSERT INTO ${SCHEMA}.stg_customers (customer_id, first_name, last_name)

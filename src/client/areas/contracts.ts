@@ -1,7 +1,7 @@
 // Semantic contracts (§4.6): certification of a PENDING_REVIEW table, rejection, and the contract's intent.
 import type { CertifyRequest, CertifyResponse, Schema } from '../../contract/types.js';
-import { LONG_WORK_TIMEOUT_MS, pathOf, writeOptions } from '../transport.js';
-import type { CallOptions, Transport, WriteOptions } from '../transport.js';
+import { LONG_WORK_TIMEOUT_MS, pathOf, projectQuery, writeOptions } from '../transport.js';
+import type { CallOptions, ProjectWriteOptions, Transport } from '../transport.js';
 
 export type TableStateChange = Schema<'TableStateChange'>;
 export type ContractIntentRequest = Schema<'ContractIntentRequest'>;
@@ -13,12 +13,13 @@ export interface ContractsApi {
   reject(tableId: string, reason: string, options?: CallOptions): Promise<TableStateChange>;
   /**
    * Fields not given carry forward unchanged; answers the live contract after the change and whether it
-   * changed. `ifMatch`: the contract revision the request was computed from (0: none yet).
+   * changed. `ifMatch`: the contract revision the request was computed from (0: none yet); `project`: only
+   * that project's table (409 `owned_elsewhere` otherwise).
    */
   setIntent(
     tableId: string,
     request: ContractIntentRequest,
-    options?: WriteOptions,
+    options?: ProjectWriteOptions,
   ): Promise<Schema<'LiveContractResponse'>>;
   /**
    * The live contract, and whether the caller may set its intent; 404 `contract_not_found` while the table
@@ -46,12 +47,14 @@ export function contractsApi(transport: Transport): ContractsApi {
         ...options,
       });
     },
-    async setIntent(tableId, request, options) {
+    async setIntent(tableId, request, options = {}) {
+      const { project, ...write } = options;
       return transport.send<Schema<'LiveContractResponse'>>({
         method: 'PATCH',
         path: pathOf('/api/tables/{tableId}/semantic-contract', { tableId }),
         body: request,
-        ...writeOptions(options),
+        ...projectQuery(project),
+        ...writeOptions(write),
       });
     },
     async get(tableId, options) {

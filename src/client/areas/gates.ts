@@ -11,8 +11,8 @@ import type {
   GateSubmitRequest,
   Schema,
 } from '../../contract/types.js';
-import { LONG_WORK_TIMEOUT_MS, pathOf, writeOptions } from '../transport.js';
-import type { CallOptions, Transport, WriteOptions } from '../transport.js';
+import { LONG_WORK_TIMEOUT_MS, pathOf, projectQuery, writeOptions } from '../transport.js';
+import type { CallOptions, ProjectWriteOptions, Transport } from '../transport.js';
 
 export type GateJobAccepted = Schema<'GateJobAccepted'>;
 /** The gate a job belongs to, as `--gate` names it (1 = the auto-baseline job). */
@@ -27,12 +27,22 @@ export interface GatesApi {
   /** One stored version (`3` or `v3`). */
   version(tableId: string, version: string, options?: CallOptions): Promise<Gate1Version>;
   versions(tableId: string, options?: CallOptions): Promise<Gate1VersionList>;
-  /** `ifMatch`: the gate1.yml version the content was compared with (0: none yet). */
-  apply(tableId: string, content: string, options?: WriteOptions): Promise<Gate1ApplyResult>;
+  /**
+   * `ifMatch`: the gate1.yml version the content was compared with (0: none yet); `project`: only that
+   * project's table (409 `owned_elsewhere` otherwise).
+   */
+  apply(tableId: string, content: string, options?: ProjectWriteOptions): Promise<Gate1ApplyResult>;
   suggest(tableId: string, options?: CallOptions): Promise<Gate1Suggestions>;
   run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
-  /** 409 `table_certified` when `request.ifNotCertified` and the table is CERTIFIED. */
-  submit(tableId: string, request: GateSubmitRequest, options?: CallOptions): Promise<Gate1ProofBody>;
+  /**
+   * 409 `table_certified` when `request.ifNotCertified` and the table is CERTIFIED; with `project`, 409
+   * `owned_elsewhere` when the table is not that project's.
+   */
+  submit(
+    tableId: string,
+    request: GateSubmitRequest,
+    options?: CallOptions & { project?: string },
+  ): Promise<Gate1ProofBody>;
   /** 409 `job_not_terminal` while the job is queued or running. */
   result(
     jobId: string,
@@ -66,12 +76,14 @@ export function gatesApi(transport: Transport): GatesApi {
         ...options,
       });
     },
-    async apply(tableId, content, options) {
+    async apply(tableId, content, options = {}) {
+      const { project, ...write } = options;
       return transport.send<Gate1ApplyResult>({
         method: 'PUT',
         path: pathOf('/api/tables/{tableId}/gate1', { tableId }),
         body: { content },
-        ...writeOptions(options),
+        ...projectQuery(project),
+        ...writeOptions(write),
       });
     },
     async suggest(tableId, options) {
@@ -93,13 +105,15 @@ export function gatesApi(transport: Transport): GatesApi {
         ? { kind: 'job', job: (response.data as GateJobAccepted).job }
         : { kind: 'proof', proof: response.data as Gate1ProofBody };
     },
-    async submit(tableId, request, options) {
+    async submit(tableId, request, options = {}) {
+      const { project, ...call } = options;
       return transport.send<Gate1ProofBody>({
         method: 'POST',
         path: pathOf('/api/tables/{tableId}/gate-submissions', { tableId }),
         body: request,
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
-        ...options,
+        ...projectQuery(project),
+        ...call,
       });
     },
     async result(jobId, gate, options) {

@@ -3,7 +3,7 @@ import type { Schema } from '../../contract/types.js';
 import { ApiError } from '../errors.js';
 import { arrayElementsReader } from '../json-elements.js';
 import { cursorPages } from '../paging.js';
-import { pathOf } from '../transport.js';
+import { pathOf, projectQuery } from '../transport.js';
 import type { CallOptions, Transport } from '../transport.js';
 
 export type TableListRow = Schema<'TableListRow'>;
@@ -214,7 +214,7 @@ export function tablesApi(transport: Transport): TablesApi {
       return transport.send<DeletedTable>({
         method: 'DELETE',
         path: pathOf('/api/tables/{tableId}', { tableId }),
-        ...(project === undefined ? {} : { query: { project } }),
+        ...projectQuery(project),
         ...call,
       });
     },

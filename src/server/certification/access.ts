@@ -6,7 +6,7 @@ import type { Caller, SessionCaller } from '../auth/caller.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { Queryable } from '../db/handle.js';
 import { forbidden, unauthorized } from '../errors.js';
-import type { TableRow } from '../governance/tables.js';
+import type { LoadOptions, TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';
 
 export interface TableSubject {
@@ -88,8 +88,13 @@ export function inEnvironmentScope(caller: Caller, environmentLabel: string): bo
 }
 
 /** An active table of the caller's workspace (404 otherwise) in an environment the caller may act in (403). */
-export async function loadTableInScope(q: Queryable, caller: Caller, tableId: string): Promise<TableRow> {
-  const table = await loadTable(q, caller.workspaceId, tableId);
+export async function loadTableInScope(
+  q: Queryable,
+  caller: Caller,
+  tableId: string,
+  options: LoadOptions = {},
+): Promise<TableRow> {
+  const table = await loadTable(q, caller.workspaceId, tableId, options);
   requireEnvironment(caller, table.environmentLabel, table.id);
   return table;
 }

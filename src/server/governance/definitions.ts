@@ -11,6 +11,7 @@ import {
   sameDefinition,
 } from '../../core/artifacts/index.js';
 import { transition } from '../../core/lifecycle/index.js';
+import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { environmentAllows } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
@@ -26,6 +27,8 @@ import { applyTrigger, fileRecertificationRequest, governedTransaction } from '.
 import type { Job } from './jobs.js';
 import { enqueueJob, recentJobs } from './jobs.js';
 import { checkVersion } from './precondition.js';
+import type { Query } from '../query.js';
+import { stringParam } from '../query.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
 
@@ -170,6 +173,23 @@ export function ownedElsewhere(table: Pick<TableRow, 'id' | 'name' | 'project'>,
   );
 }
 
+/**
+ * A write naming `project` (`gds apply`) goes only onto that project's table: 409 `owned_elsewhere` when `table`
+ * is another project's or registered without one. Call it on the row the write holds locked, so that an
+ * adoption committed meanwhile is seen. Nothing without a project (push, gate apply by hand).
+ */
+export function checkOwner(
+  table: Pick<TableRow, 'id' | 'name' | 'project'>,
+  project: string | undefined,
+): void {
+  if (project !== undefined && table.project !== project) throw ownedElsewhere(table, project);
+}
+
+/** `?project=` of a write: the project (`gds apply`) it is for, compared by checkOwner. */
+export function projectParam(query: unknown): string | undefined {
+  return stringParam((query ?? {}) as Query, 'project');
+}
+
 /** A connector of the workspace; 404 `Connector not found` for unknown ids and other workspaces' connectors. */
 export async function loadConnector(
   q: Queryable,
@@ -307,13 +327,6 @@ function columnsOf(artifact: GovernanceArtifact, warehouse: Column[]): Column[] 
       ...storage,
     };
   });
-}
-
-export function slugOf(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9_]+/g, '_')
-    .replace(/^_+|_+$/g, '');
 }
 
 export interface Prepared {
@@ -546,8 +559,7 @@ async function replace(
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
   if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
-  if (table && input.project !== undefined && table.project !== input.project)
-    throw ownedElsewhere(table, input.project);
+  if (table) checkOwner(table, input.project);
   const context: TransitionContext = {
     mode: table?.mode ?? 'MODE_A',
     tableName: artifact.table,

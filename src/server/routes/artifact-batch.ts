@@ -2,6 +2,7 @@
 // the single writes' own functions, in order (the definition as POST /api/artifacts, its gate1.yml as PUT
 // .../gate1, its contract intent as PATCH .../semantic-contract), with their authorization, ownership and
 // If-Match rules, each step in its own transaction; what each step would have answered is reported per item.
+// The item's project (else its definition's) goes with its gate1.yml and intent as their `?project=`.
 import type { FastifyInstance } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { checkArtifactBounds } from '../artifact-bounds.js';
@@ -11,7 +12,12 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, errorBody, HttpError } from '../errors.js';
-import { readDefinitionBody, registerDefinition, withPrecondition } from '../governance/definitions.js';
+import {
+  checkProjectId,
+  readDefinitionBody,
+  registerDefinition,
+  withPrecondition,
+} from '../governance/definitions.js';
 import { gateTableOf } from '../gates/access.js';
 import { checkIntentCaller, setIntent } from './contract.js';
 import { applyGate1 } from './gates.js';
@@ -40,6 +46,12 @@ async function writeItem(
 ): Promise<ItemResult> {
   let tableId: string;
   let definition: Step | undefined;
+  let project: string | undefined;
+  try {
+    project = itemProject(item);
+  } catch (error) {
+    return { index, tableId: null, definition: failed(error) };
+  }
   if (item.definition === undefined) {
     if (item.tableId === undefined)
       return {
@@ -73,7 +85,7 @@ async function writeItem(
   if (gate1 !== undefined) {
     result.gate1 = await step(async () => {
       const table = await gateTableOf(ctx, caller, tableId);
-      const applied = await applyGate1(ctx, caller, table, gate1.content, () => gate1.version);
+      const applied = await applyGate1(ctx, caller, table, gate1.content, () => gate1.version, project);
       return { status: 200, changed: applied.changed !== false, version: applied.version };
     });
   }
@@ -81,11 +93,24 @@ async function writeItem(
   if (intent !== undefined) {
     result.contract = await step(async () => {
       await checkIntentCaller(ctx, caller, tableId);
-      const set = await setIntent(ctx, caller, tableId, intent.request, () => intent.revision);
+      const set = await setIntent(ctx, caller, tableId, intent.request, () => intent.revision, project);
       return { status: 200, changed: set.changed === true, version: set.contract.revision ?? 0 };
     });
   }
   return result;
+}
+
+/** The project the item's gate1.yml and intent are written for: its own, else its definition's (400 if both differ). */
+function itemProject(item: Item): string | undefined {
+  const own = item.project === undefined ? undefined : checkProjectId(item.project, 'project');
+  const theirs = item.definition?.project;
+  if (own !== undefined && theirs !== undefined && own !== theirs)
+    throw badRequest(
+      'invalid_request',
+      `The item's project (${own}) and its definition's (${theirs}) differ: send one project for the item.`,
+      { field: 'project' },
+    );
+  return own ?? theirs;
 }
 
 async function step(write: () => Promise<Step>): Promise<Step> {

@@ -12,6 +12,7 @@ import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, notFound } from '../errors.js';
 import type { SessionCaller } from '../auth/caller.js';
+import { checkOwner, projectParam } from '../governance/definitions.js';
 import type { TableRow } from '../governance/tables.js';
 import { checkVersion, expectedVersion } from '../governance/precondition.js';
 import { loadTable } from '../governance/tables.js';
@@ -23,7 +24,14 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
     const caller = requirePerson(await callerOf(ctx, request));
     await checkIntentCaller(ctx, caller, request.params.tableId);
     const body = parseBody<Schema<'ContractIntentRequest'>>('ContractIntentRequest', request.body);
-    return setIntent(ctx, caller, request.params.tableId, body, () => expectedVersion(request));
+    return setIntent(
+      ctx,
+      caller,
+      request.params.tableId,
+      body,
+      () => expectedVersion(request),
+      projectParam(request.query),
+    );
   });
 
   app.get('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
@@ -67,7 +75,7 @@ export async function checkIntentCaller(
 /**
  * Sets the contract intent (PATCH .../semantic-contract, and each item of POST /api/artifacts/batch): every
  * field not given carries forward; nothing when nothing changes; 412 when `expectedOf()` is given and is not
- * the contract's revision.
+ * the contract's revision; 409 `owned_elsewhere` when `project` is given and the table is not that project's.
  */
 export async function setIntent(
   ctx: AppContext,
@@ -75,6 +83,7 @@ export async function setIntent(
   tableId: string,
   body: Schema<'ContractIntentRequest'>,
   expectedOf: () => number | undefined,
+  project?: string,
 ): Promise<Schema<'LiveContractResponse'>> {
   if ((body.grainType === undefined) !== (body.grainKeyColumns === undefined)) {
     throw badRequest(
@@ -91,6 +100,7 @@ export async function setIntent(
       requireRole(caller, 'STEWARD', "set the intent of a table you don't own");
     }
     requireEnvironment(caller, table.environmentLabel);
+    checkOwner(table, project);
     const registered = new Set(table.columns.map((c) => c.name));
     const unknown = (body.grainKeyColumns ?? []).filter((c) => !registered.has(c));
     if (unknown.length > 0) {

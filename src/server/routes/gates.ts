@@ -27,6 +27,7 @@ import { notifySteward } from '../governance/notifications.js';
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
 import { gateTableFor } from '../gates/access.js';
+import { checkOwner, projectParam } from '../governance/definitions.js';
 import { checkVersion, expectedVersion } from '../governance/precondition.js';
 import { registerGateJobHandlers } from '../gates/detached.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
@@ -62,7 +63,14 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.put('/api/tables/:tableId/gate1', async (request: TableRequest) => {
     const { caller, table } = await gateTableFor(ctx, request);
     const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
-    return applyGate1(ctx, caller, table, content, () => expectedVersion(request));
+    return applyGate1(
+      ctx,
+      caller,
+      table,
+      content,
+      () => expectedVersion(request),
+      projectParam(request.query),
+    );
   });
 
   app.get('/api/tables/:tableId/gate1/versions', async (request: TableRequest) => {
@@ -141,6 +149,9 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/tables/:tableId/gate-submissions', async (request: TableRequest, reply) => {
     const { caller, table } = await gateTableFor(ctx, request);
     const { ifNotCertified = false } = parseBody<GateSubmitRequest>('GateSubmitRequest', request.body ?? {});
+    // `gds apply --submit` submits only its project's tables: checked before the scan, and again under the lock.
+    const project = projectParam(request.query);
+    checkOwner(table, project);
     // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
     // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
     if (ifNotCertified) await refuseCertified(ctx.db, table);
@@ -149,6 +160,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
       // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
       // (and refused under --if-not-certified) instead of being overwritten by this transition.
       const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
+      checkOwner(current, project);
       if (ifNotCertified) await refuseCertified(tx, current);
       if (!isProofFresh(proof, current)) {
         throw new HttpError(
@@ -301,7 +313,8 @@ async function assertBaselineReady(tx: Queryable, table: GateTable, baseline: st
 /**
  * Validates and stores `content` as the table's gate1.yml (PUT .../gate1, and each item of POST
  * /api/artifacts/batch): nothing when it holds the same rules; 412 when `expectedOf()` is given and is not the
- * current version. The caller and the table's environment are checked before (gateTableFor, gateTableOf).
+ * current version; 409 `owned_elsewhere` when `project` is given and the table is not that project's. The caller
+ * and the table's environment are checked before (gateTableFor, gateTableOf).
  */
 export async function applyGate1(
   ctx: AppContext,
@@ -309,6 +322,7 @@ export async function applyGate1(
   table: GateTable,
   content: string,
   expectedOf: () => number | undefined,
+  project?: string,
 ): Promise<Gate1ApplyResult> {
   checkGate1Bounds(content);
   const { diagnostics } = validateGate1(content, {
@@ -327,6 +341,7 @@ export async function applyGate1(
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
     // The table's row lock: parallel applies of one table compare and write one after another.
     const locked = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
+    checkOwner(locked, project);
     const current = await currentGate1(tx, locked.id);
     if (current !== null && sameGateRules(yaml, current.content, content)) {
       const unchanged: Gate1ApplyResult = {

@@ -15,7 +15,8 @@ import { latestCertification, schemaDrift, tableDdl } from '../governance/status
 import { countTables, listTablePage, loadTable } from '../governance/tables.js';
 import type { Query } from '../query.js';
 import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
-import { checkProjectId, ownedElsewhere, replaceRefusal, slugOf } from '../governance/definitions.js';
+import { checkOwner, checkProjectId, projectParam, replaceRefusal } from '../governance/definitions.js';
+import { slugOf } from '../../core/table-slug.js';
 import { recordAudit } from '../audit.js';
 import { decodeListCursor, decodeMatchCursor, encodeListCursor } from '../list-cursor.js';
 
@@ -122,7 +123,8 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (request: FastifyRequest<{ Params: { tableId: string }; Querystring: Query }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-        const table = await loadTableInScope(tx, caller, request.params.tableId);
+        // The row's lock: an adoption by another project commits before this reads the owner, or waits.
+        const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         const result = await applyTrigger(tx, {
           table,
           trigger: 'deleted',
@@ -136,9 +138,8 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         });
         // After the caller's right is checked; a refusal here rolls the transaction back.
         rejectUnknownParams(request.query, ['project']);
-        const project = stringParam(request.query, 'project');
         // `gds apply --prune` deletes only its project's tables, checked under the table's transaction.
-        if (project !== undefined && table.project !== project) throw ownedElsewhere(table, project);
+        checkOwner(table, projectParam(request.query));
         const deletedAt = new Date(ctx.clock()).toISOString();
         for (const effect of result.effects) {
           if (effect.type !== 'soft_delete') throw new Error(`delete: unexpected effect ${effect.type}`);
