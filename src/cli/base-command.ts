@@ -76,8 +76,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const listedFields = this.id === undefined ? undefined : JSON_FIELDS[this.id];
     this.out = new Output({ json: jsonRequested(argv), fields, ...(listedFields ? { listedFields } : {}) });
     if (fields !== undefined) checkJsonFields(this.id, fields);
-    process.once('SIGINT', () => this.interrupt('SIGINT'));
-    process.once('SIGTERM', () => this.interrupt('SIGTERM'));
+    listenForInterrupts(this);
     this.debug('interrupt handler installed');
     // oclif would fill a missing argument from piped stdin; stdin belongs to `-f -` alone.
     const argDefinitions = Object.fromEntries(
@@ -146,7 +145,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return pasteCommand(this.config.bin, words, { profile, base, token });
   }
 
-  private interrupt(signal: 'SIGINT' | 'SIGTERM'): void {
+  interrupt(signal: 'SIGINT' | 'SIGTERM'): void {
     if (this.out.paging) {
       // The pager (less) gets the same Ctrl-C and stays open: it gets the end of what was printed, and gds
       // exits 130 once it is quit, so the shell does not take the terminal back from under it. A second
@@ -246,4 +245,22 @@ function pagerClosed(error: unknown): boolean {
 
 function isOclifExit(error: Error): boolean {
   return (error as { code?: unknown }).code === 'EEXIT';
+}
+
+/** The command Ctrl-C and SIGTERM interrupt: the one running (a process runs one; in-process tests, many). */
+let interruptible: { interrupt(signal: 'SIGINT' | 'SIGTERM'): void } | undefined;
+const onSignal = {
+  SIGINT: () => interruptible?.interrupt('SIGINT'),
+  SIGTERM: () => interruptible?.interrupt('SIGTERM'),
+} as const;
+
+/**
+ * One listener a signal for the process, whatever the number of commands run in it (a listener a command left
+ * as many listeners as commands, past Node's warning at 11, in a process that runs many). Once: a second
+ * Ctrl-C ends gds at once (Node's default).
+ */
+function listenForInterrupts(command: { interrupt(signal: 'SIGINT' | 'SIGTERM'): void }): void {
+  interruptible = command;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    if (!process.listeners(signal).includes(onSignal[signal])) process.once(signal, onSignal[signal]);
 }
