@@ -68,6 +68,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected out!: Output;
   /** What was done before an interruption, for the `Interrupted.` error's details (push --wait: the ids). */
   protected interruptDetails: Record<string, unknown> | undefined;
+  /** What to do after an interruption (said on stderr, and as the `Interrupted.` error's suggestion). */
+  protected interruptAdvice: string | undefined;
 
   override async init(): Promise<void> {
     await super.init();
@@ -153,7 +155,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       void this.out.endPager().then(() => this.interrupt(signal));
       return;
     }
-    exitInterrupted(this.out, this.interruptDetails, signal);
+    exitInterrupted(this.out, this.interruptDetails, signal, this.interruptAdvice);
   }
 
   private commandWords(): string {

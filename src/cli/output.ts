@@ -513,6 +513,7 @@ export function exitInterrupted(
   out: Output,
   details?: Record<string, unknown>,
   signal: 'SIGINT' | 'SIGTERM' = 'SIGINT',
+  advice?: string,
 ): never {
   out.interrupted();
   if (out.json) {
@@ -520,8 +521,11 @@ export function exitInterrupted(
       new CliError(signal === 'SIGINT' ? 'Interrupted.' : 'Interrupted (SIGTERM).', {
         exitCode: ExitCode.Interrupted,
         ...(details === undefined ? {} : { details }),
+        ...(advice === undefined ? {} : { suggestion: advice }),
       }),
     );
+  } else if (advice !== undefined) {
+    out.info(advice);
   }
   process.exit(signal === 'SIGINT' ? ExitCode.Interrupted : SIGTERM_EXIT_CODE);
 }

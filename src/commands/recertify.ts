@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { outcomeColumns } from '../cli/governance-views.js';
+import type { RecertifyRunReport } from '../services/recertification.js';
 import { recertify, recertifyRequest } from '../services/recertification.js';
 
 export default class Recertify extends ApiCommand<typeof Recertify> {
@@ -15,7 +16,7 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'more than 500 tables (the most a signal names) is sent as several signals of at most 500, one after ' +
     'another, each waited for up to ten minutes. Each part of a run carries an idempotency key (from the ' +
     'run and the environment): the service applies it once, so running the same command again never ' +
-    'applies a part twice. When a run stops part-way (a network error, a service restarted), the error says ' +
+    'applies a part twice. When a run stops part-way (a network error, a service restarted, Ctrl-C), the error says ' +
     'which dbt nodes were signalled, which may have been (the part whose answer was lost) and which were not ' +
     '(--json: details.signalled, unconfirmed, notSent), and the answered parts are kept under ' +
     '$XDG_STATE_HOME/gds/recertify: the same command run again sends only the rest. The manifest ' +
@@ -80,7 +81,13 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     const draw = async () => ({ env: flags.env ?? '*', scopes: ['workspace:write:recertify' as const] });
     const response = await this.out.during('Asking the service to recertify the rebuilt tables…', () =>
       this.withClient(
-        (client, session) => recertify(client, { ...input, service: session.baseUrl }, warn, request),
+        (client, session) =>
+          recertify(
+            client,
+            { ...input, service: session.baseUrl, progress: (report) => this.standing(report) },
+            warn,
+            request,
+          ),
         { draw },
       ),
     );
@@ -96,5 +103,26 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     this.out.info(
       `Environment ${response.environmentLabel}: ${response.submitted} submitted, ${response.governed} governed.`,
     );
+  }
+
+  /** Where the run stands, for a Ctrl-C or SIGTERM: the `Interrupted.` error says it and how to go on. */
+  private standing(report: RecertifyRunReport): void {
+    const { signalled, unconfirmed, notSent } = report;
+    if (unconfirmed.length === 0 && notSent.length === 0) {
+      this.interruptDetails = undefined;
+      this.interruptAdvice = undefined;
+      return;
+    }
+    const { resumable, ...details } = report;
+    this.interruptDetails = details;
+    this.interruptAdvice =
+      `${signalled.length} of ${signalled.length + unconfirmed.length + notSent.length} rebuilt tables were signalled` +
+      (unconfirmed.length > 0 ? `, ${unconfirmed.length} may have been (the answer did not arrive)` : '') +
+      `, ${notSent.length} were not. ` +
+      (resumable
+        ? 'Run the same gds recertify again: it sends only the parts not signalled, and the service answers a ' +
+          'part it already applied without applying it twice.'
+        : 'Run the same gds recertify again to signal the rest: without a dbt invocation id in the run results, ' +
+          'the tables already signalled are signalled again.');
   }
 }

@@ -122,6 +122,26 @@ export interface RecertifyInput {
   service?: string | undefined;
   /** Where XDG_STATE_HOME is read (the process's environment by default). */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Told before each signal is sent and after each is answered: what a stop at that moment (Ctrl-C, SIGTERM)
+   * leaves signalled, perhaps signalled (the signal in flight) and not sent.
+   */
+  progress?: ((report: RecertifyRunReport) => void) | undefined;
+}
+
+/** Where a run stands: the dbt unique ids of its rebuilt tables by what became of their signal. */
+export interface RecertifyRunReport {
+  partsSignalled: number;
+  parts: number;
+  submitted: number;
+  governed: number;
+  signalled: string[];
+  /** The part in flight, or whose answer was lost: the service may have applied it. */
+  unconfirmed: string[];
+  notSent: string[];
+  outcomes: RecertifyResponse['outcomes'];
+  /** Whether the run's signals carry idempotency keys (a dbt invocation id): sent again, none applies twice. */
+  resumable: boolean;
 }
 
 /** A problem that does not stop the signal (a manifest gds cannot use), said once on stderr. */
@@ -224,8 +244,12 @@ export async function recertify(
   const request = prepared ?? (await recertifyRequest(input, warn));
   const parts = await runParts(request);
   const only = parts[0];
-  if (parts.length === 1 && only !== undefined)
-    return client.recertification.signal(request, { idempotencyKey: only.key });
+  if (parts.length === 1 && only !== undefined) {
+    input.progress?.(runReport(parts, new Map(), 0));
+    const response = await client.recertification.signal(request, { idempotencyKey: only.key });
+    input.progress?.(runReport(parts, new Map([[0, response]]), undefined));
+    return response;
+  }
   // One signal after another, each answering for its part; together they answer for the run. Each answer
   // is kept in a state file until the whole run is signalled, so a run cut off part-way and started again
   // sends only the parts not answered (and the service answers a part sent twice as the first time).
@@ -248,14 +272,16 @@ export async function recertify(
   };
   for (const [index, part] of parts.entries()) {
     if (answers.has(index)) continue;
+    input.progress?.(runReport(parts, answers, index));
     try {
       answers.set(index, await client.recertification.signal(part.request, { idempotencyKey: part.key }));
       await state.save(answers);
+      input.progress?.(runReport(parts, answers, undefined));
     } catch (error) {
       // The first part refused with nothing signalled before it: as with one signal. Otherwise saying only its
       // error would tell a CI job the run was not signalled at all.
       if (answers.size === 0) throw error;
-      throw await partFailed(error, index, parts, answers, whole());
+      throw partFailed(error, index, parts, answers);
     }
   }
   await state.done();
@@ -270,27 +296,46 @@ interface RunPart {
 }
 
 /**
+ * The run's standing with the parts in `answers` answered (now or by an earlier run) and part `inFlight` sent
+ * without an answer yet (or whose answer was lost).
+ */
+function runReport(
+  parts: readonly RunPart[],
+  answers: ReadonlyMap<number, RecertifyResponse>,
+  inFlight: number | undefined,
+): RecertifyRunReport {
+  const ids = (which: (i: number) => boolean) => parts.flatMap((part, i) => (which(i) ? part.uniqueIds : []));
+  const done = [...answers.keys()].sort((a, b) => a - b).map((i) => answers.get(i) as RecertifyResponse);
+  return {
+    partsSignalled: answers.size,
+    parts: parts.length,
+    submitted: done.reduce((sum, a) => sum + a.submitted, 0),
+    governed: done.reduce((sum, a) => sum + a.governed, 0),
+    signalled: ids((i) => answers.has(i)),
+    unconfirmed: ids((i) => i === inFlight && !answers.has(i)),
+    notSent: ids((i) => !answers.has(i) && i !== inFlight),
+    outcomes: done.flatMap((a) => a.outcomes),
+    resumable: parts.every((part) => part.key !== undefined),
+  };
+}
+
+/**
  * Part `index` of `parts` failed: what was signalled (parts answered, now or by an earlier run), what may have
  * been (the part in flight when the connection was lost: the service may have applied it, and answers it as
  * the first time when it is sent again), and what was not sent.
  */
-async function partFailed(
+function partFailed(
   error: unknown,
   index: number,
   parts: readonly RunPart[],
   answers: ReadonlyMap<number, RecertifyResponse>,
-  signalled: RecertifyResponse,
-): Promise<CliError> {
+): CliError {
   const reason = error instanceof Error ? error.message : String(error);
-  // An answer with an error status means the signal's transaction was rolled back: that part was not applied.
-  const inFlight = error instanceof ApiError ? [] : (parts[index]?.uniqueIds ?? []);
-  const ids = (which: (i: number) => boolean) => parts.flatMap((part, i) => (which(i) ? part.uniqueIds : []));
-  const sent = ids((i) => answers.has(i));
-  const notSent = ids((i) => !answers.has(i) && (i !== index || inFlight.length === 0));
-  const count = parts.length;
+  const report = runReport(parts, answers, mayHaveBeenApplied(error) ? index : undefined);
+  const { signalled: sent, unconfirmed: inFlight, notSent } = report;
   return new CliError(
-    `Part ${index + 1} of the ${count} signals of this run failed (${reason}). ${sent.length} of ${sent.length + inFlight.length + notSent.length} ` +
-      `rebuilt tables were signalled (${signalled.governed} governed)` +
+    `Part ${index + 1} of the ${parts.length} signals of this run failed (${reason}). ${sent.length} of ${sent.length + inFlight.length + notSent.length} ` +
+      `rebuilt tables were signalled (${report.governed} governed)` +
       (inFlight.length > 0
         ? `; the ${inFlight.length} of part ${index + 1} may have been (the answer was lost)`
         : '') +
@@ -303,21 +348,24 @@ async function partFailed(
             ? ExitCode.Unavailable
             : ExitCode.Failure,
       code: error instanceof ApiError ? error.code : 'recertify_failed',
-      suggestion:
-        'Fix the cause and run the same gds recertify again: it sends only the parts not signalled, and the ' +
-        'service answers a part it already applied without applying it twice.',
-      details: {
-        partsSignalled: answers.size,
-        parts: count,
-        submitted: signalled.submitted,
-        governed: signalled.governed,
-        signalled: sent,
-        unconfirmed: inFlight,
-        notSent,
-        outcomes: signalled.outcomes,
-      },
+      suggestion: RESUME_ADVICE,
+      details: report,
     },
   );
+}
+
+const RESUME_ADVICE =
+  'Fix the cause and run the same gds recertify again: it sends only the parts not signalled, and the ' +
+  'service answers a part it already applied without applying it twice.';
+
+/**
+ * Whether the service may have applied a signal that failed with `error`. The service's own error answer (its
+ * error envelope) means the signal's transaction was rolled back. A lost connection, or an answer that is not
+ * the service's (a gateway's 502 or 504 after giving up waiting, a body that is not JSON), says nothing of it.
+ */
+function mayHaveBeenApplied(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return true;
+  return error.code === 'invalid_response' || (error.status >= 500 && error.code === `http_${error.status}`);
 }
 
 /**

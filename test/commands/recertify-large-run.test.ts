@@ -168,4 +168,45 @@ describe('recertify a run of more than 500 rebuilt tables', () => {
     expect(details.unconfirmed).toEqual([]);
     expect(details.notSent).toEqual(Array.from({ length: 700 }, (_, i) => `model.shop.${name(i + 500)}`));
   });
+
+  it("a gateway that answers 502/504 in the service's stead leaves the part unconfirmed, not unsent", async () => {
+    // A proxy in front of the service gave up on part 2 (its own body, not the service's error): the service
+    // may still have applied it, so the part is reported as perhaps signalled, never as not sent.
+    for (const status of [502, 504]) {
+      const failing = {
+        recertification: {
+          ...client.recertification,
+          signal: async (body: Parameters<ApiClient['recertification']['signal']>[0]) => {
+            const run = body.runResults as unknown as { results: Array<{ unique_id: string }> };
+            if (!run.results.some((r) => r.unique_id === `model.shop.${name(500)}`))
+              return client.recertification.signal(body);
+            throw new ApiError({
+              status,
+              code: `http_${status}`,
+              message: `The service answered ${status} Gateway Timeout`,
+              method: 'POST',
+              url: `${server.url}/api/workspace/recertify`,
+            });
+          },
+        },
+      } as unknown as ApiClient;
+      const error = await recertify(failing, {
+        runResults: join(folder, 'run_results.json'),
+        manifest: join(folder, 'manifest.json'),
+        environmentLabel: 'dev',
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CliError);
+      const failure = error as CliError;
+      expect(failure.exitCode).toBe(ExitCode.Unavailable);
+      expect(failure.message).toContain(
+        'the 500 of part 2 may have been (the answer was lost); 200 were not.',
+      );
+      const details = failure.details as { signalled: string[]; unconfirmed: string[]; notSent: string[] };
+      expect(details.signalled).toEqual(Array.from({ length: 500 }, (_, i) => `model.shop.${name(i)}`));
+      expect(details.unconfirmed).toEqual(
+        Array.from({ length: 500 }, (_, i) => `model.shop.${name(i + 500)}`),
+      );
+      expect(details.notSent).toEqual(Array.from({ length: 200 }, (_, i) => `model.shop.${name(i + 1000)}`));
+    }
+  });
 });
