@@ -24,7 +24,8 @@ import { shellWord } from '../core/shell-word.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { createApiClient } from '../client/index.js';
-import { proxyVariable, staticToken } from '../client/transport.js';
+import { proxyVariable } from '../client/transport.js';
+import type { AuthProvider } from '../client/transport.js';
 import { authProviderFor } from '../auth/refresh.js';
 
 export interface SessionInput {
@@ -95,22 +96,60 @@ export async function openSession(input: SessionInput): Promise<Session> {
   });
   const session = { client, baseUrl: credentials.baseUrl, baseSource: credentials.baseSource, credentials };
   if (input.draw === undefined || !isPersonal(credentials)) return session;
-  let drawn: string;
+  let auth: AuthProvider;
   try {
-    drawn = (await client.tokens.drawShortLived(await input.draw(client))).accessToken;
+    auth = await drawnToken(client, await input.draw(client));
   } catch (error) {
-    throw sessionFailure(error, session, await profilesFor(error, env));
-  } finally {
     await client.close();
+    throw sessionFailure(error, session, await profilesFor(error, env));
   }
+  const drawnClient = createApiClient({
+    baseUrl: credentials.baseUrl,
+    auth,
+    version: input.version,
+    ...retry,
+  });
   return {
     ...session,
-    client: createApiClient({
-      baseUrl: credentials.baseUrl,
-      auth: staticToken(drawn),
-      version: input.version,
-      ...retry,
-    }),
+    client: {
+      ...drawnClient,
+      // The person's client stays open while the drawn token may need drawing again.
+      close: async () => {
+        await drawnClient.close();
+        await client.close();
+      },
+    },
+  };
+}
+
+/** Drawn again this long before it runs out, so no request goes out with a token that expires on its way. */
+const REDRAW_BEFORE_MS = 2 * 60_000;
+
+/**
+ * The 60-minute token `request` asks for, drawn on the person's client, and drawn again when it is about to
+ * run out or the service says it did: a command that works longer than an hour (a recertify of many parts,
+ * an apply of thousands of models) goes on, where the token it drew once ran out half-way.
+ */
+async function drawnToken(personal: ApiClient, request: ShortLivedTokenRequest): Promise<AuthProvider> {
+  const draw = async () => {
+    const token = await personal.tokens.drawShortLived(request);
+    return { token: token.accessToken, renewAt: Date.parse(token.expiresAt) - REDRAW_BEFORE_MS };
+  };
+  let current = await draw();
+  let drawing: Promise<{ token: string; renewAt: number }> | undefined;
+  const redraw = () => {
+    drawing ??= draw().finally(() => {
+      drawing = undefined;
+    });
+    return drawing.then((next) => {
+      current = next;
+      return next.token;
+    });
+  };
+  return {
+    // An expiry that cannot be read (NaN) is not acted on early: the service's 401 says it.
+    getToken: async () => (Date.now() >= current.renewAt ? redraw() : current.token),
+    onUnauthorized: redraw,
   };
 }
 

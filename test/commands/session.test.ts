@@ -403,3 +403,80 @@ describe('openSession and withSession', () => {
     expect(api.seen).toHaveLength(1);
   });
 });
+
+describe("a 60-minute token drawn on a person's token", () => {
+  it('is drawn again when the service says it expired, so a run longer than an hour goes on', async () => {
+    const drawn: string[] = [];
+    const seen: string[] = [];
+    api.use(
+      http.post(`${BASE}/api/integration/short-lived-tokens`, ({ request }) => {
+        expect(request.headers.get('authorization')).toBe(`Bearer ${TOKEN}`);
+        drawn.push(`mgt_drawn_${drawn.length + 1}`);
+        return HttpResponse.json({
+          audience: 'MANAGEMENT',
+          env: '*',
+          scopes: ['workspace:read'],
+          accessToken: drawn.at(-1),
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        });
+      }),
+      http.get(`${BASE}/api/workspace/members`, ({ request }) => {
+        const authorization = request.headers.get('authorization') ?? '';
+        seen.push(authorization);
+        // The first drawn token has run out (an hour of work went by).
+        if (authorization === 'Bearer mgt_drawn_1')
+          return HttpResponse.json(
+            { error: { code: 'token_expired', message: 'Expired.' } },
+            { status: 401 },
+          );
+        return HttpResponse.json({ members: [] });
+      }),
+    );
+    const members = await withSession(
+      {
+        flags: {},
+        version: '1',
+        env: { ...env, SERVICE_TOKEN: TOKEN, SERVICE_API_URL: BASE },
+        draw: async () => ({ env: '*', scopes: ['workspace:read' as never] }),
+      },
+      ({ client }) => client.members.list(),
+    );
+    expect(members).toEqual({ members: [] });
+    expect(drawn).toEqual(['mgt_drawn_1', 'mgt_drawn_2']);
+    expect(seen).toEqual(['Bearer mgt_drawn_1', 'Bearer mgt_drawn_2']);
+  });
+
+  it('is drawn again before it runs out, not sent when it is about to', async () => {
+    let expiresIn = 30_000; // the first drawn token has 30 s left when it arrives
+    const drawn: string[] = [];
+    const seen: string[] = [];
+    api.use(
+      http.post(`${BASE}/api/integration/short-lived-tokens`, () => {
+        drawn.push(`mgt_soon_${drawn.length + 1}`);
+        const answer = {
+          audience: 'MANAGEMENT',
+          env: '*',
+          scopes: ['workspace:read'],
+          accessToken: drawn.at(-1),
+          expiresAt: new Date(Date.now() + expiresIn).toISOString(),
+        };
+        expiresIn = 3_600_000;
+        return HttpResponse.json(answer);
+      }),
+      http.get(`${BASE}/api/workspace/members`, ({ request }) => {
+        seen.push(request.headers.get('authorization') ?? '');
+        return HttpResponse.json({ members: [] });
+      }),
+    );
+    await withSession(
+      {
+        flags: {},
+        version: '1',
+        env: { ...env, SERVICE_TOKEN: TOKEN, SERVICE_API_URL: BASE },
+        draw: async () => ({ env: '*', scopes: ['workspace:read' as never] }),
+      },
+      ({ client }) => client.members.list(),
+    );
+    expect(seen).toEqual(['Bearer mgt_soon_2']);
+  });
+});
