@@ -209,8 +209,19 @@ const named = (...candidates: unknown[]): string | undefined =>
   candidates.find((c): c is string => typeof c === 'string' && c !== '');
 
 /**
+ * The relation dbt builds for a node named only by its unique id: `model.<project>.<name>`, or for a
+ * versioned model (dbt 1.5+) `model.<project>.<name>.v<version>`, built as `<name>_v<version>`.
+ */
+function uniqueIdName(uniqueId: string): string | undefined {
+  const [, , name, ...version] = uniqueId.split('.');
+  if (name === undefined || name === '') return undefined;
+  const v = version.join('.');
+  return /^v./.test(v) ? `${name}_${v}` : name;
+}
+
+/**
  * The table a rebuilt node names: the manifest node's alias or name, else the relation name's last part,
- * else the unique id's third (`model.<project>.<name>`); the schema likewise. An empty string names
+ * else its unique id (uniqueIdName); the schema likewise. An empty string names
  * nothing, so a manifest node with an empty alias and name falls back as a run without a manifest does.
  * Null when nothing names the table.
  */
@@ -221,7 +232,7 @@ export function namedTable(built: BuiltNode, node: ManifestNode | undefined): Na
       : // dbt quotes a relation as its adapter does: backticks on BigQuery (whose project names hold
         // hyphens), Databricks and Spark; double quotes elsewhere.
         parseDottedName(built.relationName, { backticks: true });
-  const name = named(node?.alias, node?.name, relation?.at(-1), built.uniqueId.split('.')[2]);
+  const name = named(node?.alias, node?.name, relation?.at(-1), uniqueIdName(built.uniqueId));
   if (name === undefined) return null;
   const schema = named(node?.schema, relation?.at(-2));
   const checksum = named(node?.checksum?.checksum);

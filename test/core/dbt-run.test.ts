@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRunResults, reduceManifest } from '../../src/core/dbt-run.js';
+import { namedTables, readRunResults, reduceManifest } from '../../src/core/dbt-run.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import { needs, NO_SHARED_FIXTURES } from '../helpers/skip.js';
 
@@ -236,6 +236,38 @@ describe('a microbatch model that built some of its batches (dbt 1.9+)', () => {
     expect(readRunResults(v6([result('model.p.events', 'partial success')]))).toMatchObject({
       ok: true,
       built: [{ uniqueId: 'model.p.events', relationName: '"dev"."analytics"."events"' }],
+    });
+  });
+});
+
+describe('versioned models (dbt 1.5+) named without a manifest or a relation_name', () => {
+  // dbt builds model.<project>.<name>.v<version> as the relation <name>_v<version> (the balboa 1.8.8
+  // manifest: stg_country_populations.v1, .v2, .v3 as stg_country_populations_v1, _v2, _v3). Run results
+  // before relation_name (v4, dbt 1.5) name the node only by its unique id.
+  const built = (uniqueId: string) => ({ uniqueId, resourceType: 'model' });
+
+  it('each version is its own table, not one table named by the model', () => {
+    const naming = namedTables(
+      [built('model.shop.orders.v1'), built('model.shop.orders.v2'), built('model.shop.customers')],
+      null,
+    );
+    expect(naming).toEqual({
+      ok: true,
+      tables: [{ name: 'orders_v1' }, { name: 'orders_v2' }, { name: 'customers' }],
+    });
+  });
+
+  it('a manifest node still names the table by its alias', () => {
+    const node = {
+      unique_id: 'model.shop.orders.v2',
+      resource_type: 'model',
+      name: 'orders',
+      alias: 'orders_current',
+      schema: 'analytics',
+    };
+    expect(namedTables([built('model.shop.orders.v2')], { 'model.shop.orders.v2': node })).toEqual({
+      ok: true,
+      tables: [{ name: 'orders_current', schema: 'analytics' }],
     });
   });
 });
