@@ -2118,6 +2118,15 @@ export interface components {
                 passed: boolean;
                 failedPredicates: string[];
                 tableVersion: components["schemas"]["TableVersions"];
+                /** @description Whether the table is still at the proof's versions. False once its definition, gate1.yml or data moved (a rebuild signalled, records written): certify is then blocked (422 stale_proof) until the table is submitted again. */
+                fresh: boolean;
+                /** @description What moved since the proof, from the proof's version to the table's. */
+                changedSince: {
+                    /** @enum {string} */
+                    what: "definition" | "gate1" | "data";
+                    from: number;
+                    to: number;
+                }[];
             };
             /** @description The last certified version, and which of the definition, gate1.yml and data versions its proof was taken at differ from this submission's; null when the table was never certified. */
             sinceCertified: null | {

@@ -16,13 +16,21 @@ export async function* reviewQueuePages(
   }
 }
 
-/** The Gate 1 proof in a few words: `passed`, `failed: a, b`, or `no proof stored`. */
-export function proofSummary(entry: QueueEntry): string {
-  if (entry.proof === null) return 'no proof stored';
-  return entry.proof.passed ? 'passed' : `failed: ${entry.proof.failedPredicates.join(', ')}`;
-}
-
 const WHAT: Record<string, string> = { definition: 'definition', gate1: 'gate1.yml', data: 'data' };
+
+/**
+ * The Gate 1 proof in a few words: `passed`, `failed: a, b`, or `no proof stored`; and when the table moved
+ * since (certify is then blocked), `…, stale (data v3→v4 since): submit it again to certify`.
+ */
+export function proofSummary(entry: QueueEntry): string {
+  const proof = entry.proof;
+  if (proof === null) return 'no proof stored';
+  const result = proof.passed ? 'passed' : `failed: ${proof.failedPredicates.join(', ')}`;
+  // An older service sends no `fresh`: nothing can be said of it.
+  if (proof.fresh !== false) return result;
+  const moved = proof.changedSince.map((c) => `${WHAT[c.what] ?? c.what} v${c.from}→v${c.to}`).join(', ');
+  return `${result}, stale (${moved} since): submit it again to certify`;
+}
 
 /** What changed since the last certified version: `never certified`, `nothing since v2`, `gate1.yml v1→v2 since v2`. */
 export function changesSummary(entry: QueueEntry): string {

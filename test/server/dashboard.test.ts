@@ -455,6 +455,33 @@ describe('the steward’s queue at the top of the home page', () => {
     expect(after).toContain('Nothing is waiting for review.');
     expect(after).not.toContain(table.id);
   });
+
+  it('a waiting table whose data moved since its submission shows its proof stale, not passed', async () => {
+    const table = server.table('customers');
+    const submitted = await server.request('POST', `/api/tables/${table.id}/gate-submissions`, {
+      token: server.user('STEWARD').accessToken,
+      body: {},
+    });
+    expect(submitted.status).toBe(201);
+    const issued = await server.issueToken('ADMIN', {
+      name: 'dashboard-rebuild',
+      env: table.environmentLabel,
+      scopes: ['workspace:write:recertify'] as never,
+    });
+    const signal = await server.request('POST', '/api/workspace/recertify', {
+      token: issued.tokens.accessToken,
+      body: { tables: [table.name], environmentLabel: table.environmentLabel },
+    });
+    expect(signal.status).toBe(200);
+    const data = submitted.body.tableVersion.data as number;
+    const queue = queueSection((await get('/dashboard', { cookie: await signIn() })).text);
+    expect(queue).toContain(`stale: data v${data} → v${data + 1} since; submit it again to certify`);
+    const rejected = await server.request('POST', `/api/tables/${table.id}/reject`, {
+      token: server.user('STEWARD').accessToken,
+      body: { reason: 'dashboard test' },
+    });
+    expect(rejected.status).toBe(200);
+  });
 });
 
 describe('the tables list pages by key', () => {

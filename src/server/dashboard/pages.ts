@@ -70,7 +70,10 @@ const tableLink = (id: string, name: string) =>
 
 function proofResult(entry: QueueEntry): string {
   if (!entry.proof) return 'no proof stored';
-  return entry.proof.passed ? 'passed' : `failed (${entry.proof.failedPredicates.join(', ')})`;
+  const result = entry.proof.passed ? 'passed' : `failed (${entry.proof.failedPredicates.join(', ')})`;
+  if (entry.proof.fresh) return result;
+  const moved = entry.proof.changedSince.map((c) => `${c.what} v${c.from} → v${c.to}`).join(', ');
+  return `${result}, stale: ${moved} since; submit it again to certify`;
 }
 
 function reviewQueue(queue: HomePage['queue']): Html {

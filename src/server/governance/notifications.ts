@@ -33,6 +33,13 @@ export interface QueueEntry {
     passed: boolean;
     failedPredicates: string[];
     tableVersion: TableVersions;
+    /**
+     * Whether the table is still at the proof's versions: false once its definition, gate1.yml or data moved
+     * (a rebuild signalled, records written), when certify is blocked (stale_proof) until it is submitted again.
+     */
+    fresh: boolean;
+    /** What moved since the proof, from its version to the table's. */
+    changedSince: Array<{ what: keyof TableVersions; from: number; to: number }>;
   } | null;
   /**
    * The last certified version and what changed since (the definition, gate1.yml or data version that its
@@ -106,6 +113,9 @@ interface Row {
   definition_version: number | null;
   gate1_version: number | null;
   data_version: number | null;
+  table_definition: number;
+  table_gate1: number;
+  table_data: number;
   certified_version: number | null;
   certified_at: Date | string | null;
   certified_email: string | null;
@@ -133,6 +143,7 @@ export async function listQueuePage(
             to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key,
             n.details->>'submittedBy' AS submitted_by, su.email AS submitted_email,
             p.id AS proof_id, p.passed, p.failed_predicates, p.definition_version, p.gate1_version, p.data_version,
+            t.definition_version AS table_definition, t.gate1_version AS table_gate1, t.data_version AS table_data,
             cv.version AS certified_version, cv.certified_at, cu.email AS certified_email,
             cp.definition_version AS certified_definition, cp.gate1_version AS certified_gate1,
             cp.data_version AS certified_data,
@@ -182,6 +193,7 @@ const versionsOf = (
 function toEntry(row: Row): QueueEntry {
   const proofVersions = versionsOf(row.definition_version, row.gate1_version, row.data_version);
   const certifiedVersions = versionsOf(row.certified_definition, row.certified_gate1, row.certified_data);
+  const tableVersions = versionsOf(row.table_definition, row.table_gate1, row.table_data) as TableVersions;
   const changed: NonNullable<QueueEntry['sinceCertified']>['changed'] = [];
   if (proofVersions && certifiedVersions) {
     for (const what of ['definition', 'gate1', 'data'] as const) {
@@ -207,6 +219,14 @@ function toEntry(row: Row): QueueEntry {
             passed: row.passed === true,
             failedPredicates: row.failed_predicates ?? [],
             tableVersion: proofVersions,
+            fresh: (['definition', 'gate1', 'data'] as const).every(
+              (w) => proofVersions[w] === tableVersions[w],
+            ),
+            changedSince: (['definition', 'gate1', 'data'] as const).flatMap((what) =>
+              proofVersions[what] === tableVersions[what]
+                ? []
+                : [{ what, from: proofVersions[what], to: tableVersions[what] }],
+            ),
           },
     sinceCertified:
       row.certified_version === null || row.certified_at === null
