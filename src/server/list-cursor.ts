@@ -1,5 +1,6 @@
-// The cursor of the lists read by key (created_at, id): the table list and the recertification requests; and
-// of the table list by prefix, read by key (the name or id that matched, id).
+// The cursor of the lists read by key (created_at, id): the table list and the recertification requests; of
+// the table list by prefix, read by key (the name or id that matched, id); and of the steward's queue, read by
+// the sequence its notifications were filed in.
 import { badRequest } from './errors.js';
 import { badCharacter } from './input-rule.js';
 
@@ -15,7 +16,12 @@ export interface MatchKey {
   id: string;
 }
 
-export function encodeListCursor(key: ListKey | MatchKey): string {
+/** The key of the steward's queue: a notification's seq (a bigint, as its decimal digits). */
+export interface SeqKey {
+  seq: string;
+}
+
+export function encodeListCursor(key: ListKey | MatchKey | SeqKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
@@ -42,6 +48,15 @@ export function decodeMatchCursor(cursor: string): MatchKey {
   if (isCursorText(matched) && isCursorText(id)) return { matched, id };
   throw notACursor();
 }
+
+/** The key a cursor of the steward's queue carries (base64url JSON of `{seq}`); 400 for anything else. */
+export function decodeSeqCursor(cursor: string): SeqKey {
+  const { seq } = cursorFields(cursor);
+  if (typeof seq === 'string' && /^\d{1,19}$/.test(seq) && BigInt(seq) <= MAX_BIGINT) return { seq };
+  throw notACursor();
+}
+
+const MAX_BIGINT = 2n ** 63n - 1n;
 
 /** A text the database can hold (a NUL in a made-up cursor was a 500 on PGlite). */
 function isCursorText(value: unknown): value is string {

@@ -504,6 +504,26 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX tables_by_id_prefix ON gds.tables (workspace_id, (id COLLATE "C")) WHERE active;
     `,
   },
+  {
+    version: 67,
+    name: "the steward's queue read in the order its notifications were filed",
+    // A notification's created_at is the app clock's inside the submitting transaction, so one can commit
+    // behind a later key a steward already paged past. seq is handed out under a per-workspace lock held to
+    // commit (notifySteward), so within a workspace it grows in commit order. Existing rows keep their order.
+    sql: `
+      CREATE SEQUENCE gds.notifications_seq;
+      ALTER TABLE gds.notifications ADD COLUMN seq bigint;
+      UPDATE gds.notifications n SET seq = o.seq
+        FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS seq FROM gds.notifications) o
+       WHERE o.id = n.id;
+      SELECT setval('gds.notifications_seq', COALESCE(max(seq), 0) + 1, false) FROM gds.notifications;
+      ALTER TABLE gds.notifications ALTER COLUMN seq SET DEFAULT nextval('gds.notifications_seq'),
+        ALTER COLUMN seq SET NOT NULL;
+      ALTER SEQUENCE gds.notifications_seq OWNED BY gds.notifications.seq;
+      DROP INDEX gds.notifications_open;
+      CREATE INDEX notifications_open ON gds.notifications (workspace_id, seq) WHERE closed_at IS NULL;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */

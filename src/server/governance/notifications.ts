@@ -5,8 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
-import type { ListKey } from '../list-cursor.js';
-import { keyedPage } from '../list-cursor.js';
+import type { SeqKey } from '../list-cursor.js';
 import type { TableRow } from './tables.js';
 
 export interface TableVersions {
@@ -64,6 +63,11 @@ export async function notifySteward(
   const id = newId('ntf');
   const now = new Date(input.clock()).toISOString();
   await closeNotifications(tx, input.table.id, now);
+  // The queue pages by seq: held to commit, this lock makes the workspace's notifications take their seq
+  // (nextval, the column's default) in the order they commit, so none commits behind a seq already read.
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+    `gds.notifications:${input.table.workspaceId}`,
+  ]);
   await tx.query(
     `INSERT INTO gds.notifications (id, workspace_id, table_id, recipient_role, kind, message, details, created_at)
      VALUES ($1, $2, $3, 'STEWARD', $4, $5, $6, $7)`,
@@ -92,7 +96,7 @@ export interface QueueQuery {
   /** Only tables of these environments (null: every one). */
   environments: string[] | null;
   limit?: number | undefined;
-  after?: ListKey | undefined;
+  after?: SeqKey | undefined;
 }
 
 interface Row {
@@ -104,7 +108,7 @@ interface Row {
   environment_label: string;
   state: string;
   created_at: Date | string;
-  created_key: string;
+  seq: string;
   submitted_by: string | null;
   submitted_email: string | null;
   proof_id: string | null;
@@ -129,7 +133,7 @@ const WHERE = `n.workspace_id = $1 AND n.closed_at IS NULL AND t.active AND t.st
   AND ($2::text[] IS NULL OR t.environment_label = ANY($2))`;
 
 /**
- * Open notifications of the workspace, oldest first, read by key (created_at, id) through
+ * Open notifications of the workspace in the order they were filed (committed), read by seq through
  * notifications_open: each with its proof, the last certified version and the open recertification
  * requests of its table. Without a limit, every one.
  */
@@ -137,10 +141,10 @@ export async function listQueuePage(
   q: Queryable,
   workspaceId: string,
   query: QueueQuery,
-): Promise<{ entries: QueueEntry[]; next: ListKey | null }> {
+): Promise<{ entries: QueueEntry[]; next: SeqKey | null }> {
   const rows = await q.query<Row>(
     `SELECT n.id, n.kind, n.message, n.table_id, t.name AS table_name, t.environment_label, t.state, n.created_at,
-            to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key,
+            n.seq::text AS seq,
             n.details->>'submittedBy' AS submitted_by, su.email AS submitted_email,
             p.id AS proof_id, p.passed, p.failed_predicates, p.definition_version, p.gate1_version, p.data_version,
             t.definition_version AS table_definition, t.gate1_version AS table_gate1, t.data_version AS table_data,
@@ -163,13 +167,15 @@ export async function listQueuePage(
                            WHERE s.table_id = t.id AND s.kind = 'submit' AND s.created_at <= cv.certified_at
                            ORDER BY s.seq DESC LIMIT 1) cp ON true
       WHERE ${WHERE}
-        AND ($3::timestamptz IS NULL OR (n.created_at, n.id) > ($3::timestamptz, $4::text))
-      ORDER BY n.created_at, n.id
+        AND ($3::bigint IS NULL OR n.seq > $3::bigint)
+      ORDER BY n.seq
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
-    [workspaceId, query.environments, query.after?.createdAt ?? null, query.after?.id ?? null],
+    [workspaceId, query.environments, query.after?.seq ?? null],
   );
-  const { page, next } = keyedPage(rows, query.limit);
-  return { entries: page.map(toEntry), next };
+  const more = query.limit !== undefined && rows.length > query.limit;
+  const page = more ? rows.slice(0, query.limit) : rows;
+  const last = page.at(-1);
+  return { entries: page.map(toEntry), next: more && last !== undefined ? { seq: last.seq } : null };
 }
 
 /** How many open notifications the queue of `query` holds (paging aside). */

@@ -1,5 +1,5 @@
 // The steward's queue (`gds review`, the dashboard's "Waiting for review"): the open notifications of
-// the tables submitted for review, for a person of role STEWARD and above, paged by key like the other lists.
+// the tables submitted for review, for a person of role STEWARD and above, paged by the order they were filed in.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { roleAtLeast } from '../../core/scopes.js';
 import { requireSession } from '../auth/caller.js';
@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { forbidden } from '../errors.js';
 import { countQueue, listQueuePage } from '../governance/notifications.js';
-import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
+import { decodeSeqCursor, encodeListCursor } from '../list-cursor.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 
@@ -29,7 +29,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     const query = {
       environments: visibleEnvironments(caller),
       limit: paged ? intParam(request.query, 'limit', 1, 1000, 100) : undefined,
-      after: cursor === undefined ? undefined : decodeListCursor(cursor),
+      after: cursor === undefined ? undefined : decodeSeqCursor(cursor),
     };
     const { entries, next } = await listQueuePage(ctx.db, caller.workspaceId, query);
     if (!paged) return { notifications: entries };
