@@ -1920,7 +1920,7 @@ export interface components {
             /** @description `schema.table` of the warehouse object (Mode A) */
             source?: string | null;
             connectorId?: string | null;
-            /** @description The file name of the artifact last pushed (Mode A). Tables a dbt project registered before projects were recorded carry `dbt--<project>--<table>.json`; `gds apply` records their project once. */
+            /** @description The file name of the artifact last pushed (Mode A). Tables a dbt project registered carry `dbt--<project>--<table>.json`; a file name is no ownership (`project` is): `gds apply` takes a table with no project only when `--adopt` names it. */
             artifactFile?: string | null;
             /** @description The project (`gds apply`) that owns the table; null for a table registered otherwise. */
             project?: string | null;

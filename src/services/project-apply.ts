@@ -186,7 +186,10 @@ export async function applyPlan(
   return { actions, applied, failed, pruneSkipped: held ? gone.length : 0 };
 }
 
-/** Records the plan's project as the owner of a table adopted (--adopt) or registered under the old file name. */
+/**
+ * Records the plan's project as the owner of a table adopted (--adopt), or of one recorded under the id an
+ * earlier gds derived for it (migrate), the owner the plan saw being `previous`.
+ */
 async function recordOwner(
   client: ApplyClient,
   plan: ProjectPlan,
@@ -200,7 +203,7 @@ async function recordOwner(
     table.adopt !== undefined
       ? (['adopt', table.adopt.from, 'adopt'] as const)
       : table.migrate === true
-        ? (['migrate', null, 'migrate'] as const)
+        ? (['migrate', table.owner ?? null, 'migrate'] as const)
         : [undefined, null, undefined];
   if (kind === undefined) return;
   await step(kind, id, options.describe, async () => {

@@ -52,7 +52,7 @@ export interface PlannedTable {
   owner?: string | null;
   /** apply records this project as the owner first (--adopt), the owner it saw being `from`. */
   adopt?: { from: string | null };
-  /** Registered under the old file-name convention: apply records this project on it. */
+  /** Recorded under an id an earlier gds derived for this project (`owner`): apply records the current one. */
   migrate?: boolean;
   /** The CERTIFIED tables downstream of this one in the dbt DAG (a table to create or replace). */
   downstreamCertified?: string[];

@@ -17,14 +17,18 @@
 // submitted again.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
-// by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector (or the
-// environment, with --env over several connectors): two unrelated projects that share a tutorial's `name:`
-// on two connectors never share an id. Each matched table is this project's, another project's, or
-// registered by hand; only this project's are `~ replace` or `- gone`, the others `! owned elsewhere` unless
-// --adopt names them. A table registered before projects were recorded (`dbt--<name>--<table>.json`, on this
-// connector, no project) is this project's, and apply records the project on it once. A table of this
-// project with no model in the whole project is `- gone` (a model left out by --select/--exclude or gds.yml's
-// select still exists: its table is not gone).
+// by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector its tables live
+// behind (with --env and no connector, the connectors whose schemas hold its sources, as the service picks
+// each table's): two unrelated projects that share a tutorial's `name:` on two connectors never share an id,
+// and a derived id owns only tables on those connectors. Each matched table is this project's, another
+// project's, or registered by hand; only this project's are `~ replace` or `- gone`, the others `! owned
+// elsewhere` unless --adopt names them. A table recorded under an id an earlier gds derived for this name
+// (`<name>@<environment>` with --env, or `<name>@<connector>`), on a connector of this project, is this
+// project's, and apply records the current id on it once. A table with no project is never this project's,
+// whatever its file name: `dbt--<name>--<table>.json` is also what anyone pushing such a file gets, so one of
+// those with no model is not `- gone` but named in a warning with the --adopt that makes it so. A table of
+// this project with no model in the whole project is `- gone` (a model left out by --select/--exclude or
+// gds.yml's select still exists: its table is not gone).
 import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
@@ -98,12 +102,60 @@ export interface PlanOptions {
   signal?: AbortSignal;
 }
 
-/** The project id when gds.yml names none: dbt's name with the connector (or the environment). */
+/**
+ * The project id when gds.yml names none: dbt's name with the connector, or with --env and no connector the
+ * connectors its tables live behind (`shop@con_a+con_b`), else (none known) the environment.
+ */
 export function derivedProjectId(
   projectName: string,
   connector: { id: string | null; environmentLabel: string },
+  projectConnectors: ReadonlySet<string> = new Set(),
 ) {
-  return `${projectName}@${connector.id ?? connector.environmentLabel}`;
+  const connectors = connector.id === null ? [...projectConnectors].sort().join('+') : connector.id;
+  return `${projectName}@${connectors === '' ? connector.environmentLabel : connectors}`;
+}
+
+/**
+ * Whether `owner` is an id gds derived for a project of this name on `connectorId` before: with --env (the
+ * environment, as gds derived it before it named the connectors), or with connectors among them this one.
+ */
+function derivedBefore(
+  owner: string,
+  projectName: string,
+  environmentLabel: string,
+  connectorId: string,
+): boolean {
+  const prefix = `${projectName}@`;
+  if (!owner.startsWith(prefix)) return false;
+  const place = owner.slice(prefix.length);
+  return place === environmentLabel || place.split('+').includes(connectorId);
+}
+
+/**
+ * The connectors the project's tables live behind: the plan's one; with --env and no connector, those whose
+ * warehouse schema holds a source of the project (read from their objects, and from the environment's tables:
+ * the service registers a table on a connector reading its source's schema); undefined when none is known.
+ */
+async function connectorsOfProject(
+  client: PlanClient,
+  connectors: readonly Connector[],
+  connector: { id: string | null; environmentLabel: string },
+  schemas: ReadonlySet<string>,
+  inEnv: readonly HeldTable[],
+  call: { signal?: AbortSignal },
+): Promise<Set<string> | undefined> {
+  if (connector.id !== null) return new Set([connector.id]);
+  const found = new Set<string>();
+  const inEnvironment = connectors.filter((c) => c.environmentLabel === connector.environmentLabel);
+  const reads = await Promise.all(
+    inEnvironment.map((c) => client.connectors.objects(c.id, call).catch(() => undefined)),
+  );
+  for (const read of reads)
+    if (read !== undefined && schemas.has(lower(read.schema))) found.add(read.connectorId);
+  for (const row of inEnv)
+    if (row.connectorId && row.source && schemas.has(lower(row.source.split('.')[0])))
+      found.add(row.connectorId);
+  return found.size === 0 ? undefined : found;
 }
 
 /** The prefix of the artifact file names a project's tables are registered under. */
@@ -335,17 +387,39 @@ export async function planProject(
     nameHolders.set(lower(row.name), row);
     slugHolders.set(slugOf(row.name), row);
   }
-  const projectId = options.project ?? derivedProjectId(projectName, connector);
+  const schemas = new Set(
+    options.schema === undefined
+      ? cased.declarations.map((d) => lower(d.source.schema))
+      : [lower(options.schema)],
+  );
+  const projectConnectors = await connectorsOfProject(client, connectors, connector, schemas, inEnv, call);
+  const derived = options.project === undefined;
+  const projectId = options.project ?? derivedProjectId(projectName, connector, projectConnectors);
   const prefix = projectFilePrefix(projectName);
+  const onProjectConnector = (row: HeldTable) =>
+    projectConnectors === undefined || projectConnectors.has(row.connectorId ?? '');
+  // A derived id names the connectors, so it owns tables on them only; gds.yml's id is the user's, kept
+  // across a change of connector.
   const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean } => {
     const owner = row.project ?? null;
-    if (owner === projectId) return { ownership: 'this', migrate: false };
-    if (owner !== null) return { ownership: 'other', migrate: false };
-    const legacy =
-      (row.artifactFile ?? '').startsWith(prefix) &&
-      (connector.id === null || row.connectorId === connector.id);
-    return legacy ? { ownership: 'this', migrate: true } : { ownership: 'hand', migrate: false };
+    if (owner === null) return { ownership: 'hand', migrate: false };
+    if (owner === projectId && (!derived || onProjectConnector(row)))
+      return { ownership: 'this', migrate: false };
+    const before =
+      derived &&
+      row.connectorId !== null &&
+      row.connectorId !== undefined &&
+      projectConnectors?.has(row.connectorId) === true &&
+      derivedBefore(owner, projectName, env, row.connectorId);
+    return before ? { ownership: 'this', migrate: true } : { ownership: 'other', migrate: false };
   };
+  // Registered with no project under this project's file name: by hand, or by a gds before projects were
+  // recorded. The name is all there is to go by, and anyone may push a file so named: only --adopt makes one
+  // this project's.
+  const namedLikeOurs = (row: HeldTable) =>
+    (row.project ?? null) === null &&
+    lower(row.artifactFile).startsWith(lower(prefix)) &&
+    onProjectConnector(row);
   const adopt = new Set((options.adopt ?? []).map(lower));
   const adopted = new Set<string>();
   const matched = new Set<string>();
@@ -454,7 +528,9 @@ export async function planProject(
         ...(row === undefined || owned === undefined
           ? {}
           : { ownership: owned.ownership, owner: row.project ?? null }),
-        ...(elsewhere && row !== undefined ? { reason: ownedElsewhereReason(row, declaration.name) } : {}),
+        ...(elsewhere && row !== undefined
+          ? { reason: ownedElsewhereReason(row, declaration.name, prefix) }
+          : {}),
         ...(submission === undefined ? {} : { reason: submission.reason }),
         ...(adopting && row !== undefined ? { adopt: { from: row.project ?? null } } : {}),
         ...(owned?.migrate === true ? { migrate: true } : {}),
@@ -474,6 +550,13 @@ export async function planProject(
   const keptNames = new Set(
     [...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])].map((name) => lower(name)),
   );
+  const keptFiles = new Set((project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)));
+  const modelLess = inEnv.filter(
+    (row) =>
+      !matched.has(row.id) && !keptNames.has(lower(row.name)) && !keptFiles.has(lower(row.artifactFile)),
+  );
+  const unclaimed = modelLess.filter((row) => namedLikeOurs(row) && row.mode !== 'MODE_B');
+  for (const row of unclaimed) if (adopt.has(lower(row.name))) adopted.add(lower(row.name));
   const unknownAdopt = (options.adopt ?? []).filter((name) => !adopted.has(lower(name)));
   if (unknownAdopt.length > 0)
     throw new CliError(
@@ -482,44 +565,52 @@ export async function planProject(
         exitCode: ExitCode.Usage,
         code: 'nothing_to_adopt',
         suggestion:
-          'gds plan marks the tables you may adopt with "! owned elsewhere"; pass --adopt with one of their names.',
+          'gds plan marks the tables you may adopt with "! owned elsewhere", and names the ones with no model that have this project\'s file name but no project; pass --adopt with one of their names.',
       },
     );
-  const keptFiles = new Set((project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)));
-  const gone: PlannedTable[] = inEnv
+  const gone: PlannedTable[] = modelLess
     .filter(
-      (row) =>
-        !matched.has(row.id) &&
-        !keptNames.has(lower(row.name)) &&
-        !keptFiles.has(lower(row.artifactFile)) &&
-        ownershipOf(row).ownership === 'this',
+      (row) => ownershipOf(row).ownership === 'this' || (namedLikeOurs(row) && adopt.has(lower(row.name))),
     )
-    .map((row) => ({
-      table: row.name,
-      source: row.source ?? null,
-      action: 'gone',
-      tableId: row.id,
-      uniqueId: null,
-      resourceType: null,
-      mappedTests: [],
-      notMappedTests: [],
-      changes: noChanges,
-      diffs: {},
-      ownership: 'this',
-      owner: row.project ?? null,
-      ...(ownershipOf(row).migrate ? { migrate: true } : {}),
-      seen: seenOf(row),
-    }));
+    .map((row) => {
+      const { ownership, migrate } = ownershipOf(row);
+      return {
+        table: row.name,
+        source: row.source ?? null,
+        action: 'gone',
+        tableId: row.id,
+        uniqueId: null,
+        resourceType: null,
+        mappedTests: [],
+        notMappedTests: [],
+        changes: noChanges,
+        diffs: {},
+        ownership,
+        owner: row.project ?? null,
+        ...(ownership === 'this' ? {} : { adopt: { from: row.project ?? null } }),
+        ...(migrate ? { migrate: true } : {}),
+        seen: seenOf(row),
+      };
+    });
+  const leftUnclaimed = unclaimed.filter((row) => !adopt.has(lower(row.name))).map((row) => row.name);
+  const unclaimedWarning = leftUnclaimed.length === 0 ? [] : [unclaimedText(leftUnclaimed, env, prefix)];
+  const goneIds = new Set(gone.map((t) => t.tableId));
   const untouched = { otherProjects: 0, byHand: 0 };
   for (const row of inEnv) {
-    if (matched.has(row.id) || row.mode === 'MODE_B') continue;
+    if (matched.has(row.id) || goneIds.has(row.id) || row.mode === 'MODE_B') continue;
     const { ownership } = ownershipOf(row);
     if (ownership === 'other') untouched.otherProjects += 1;
     else if (ownership === 'hand') untouched.byHand += 1;
   }
   const firstUse = options.project === undefined && !inEnv.some((row) => row.project === projectId);
+  const derivedFrom =
+    connector.id !== null
+      ? 'the connector'
+      : projectConnectors === undefined
+        ? 'the environment'
+        : `the connector${projectConnectors.size === 1 ? '' : 's'} of its sources' schemas`;
   const proposal = firstUse
-    ? `This project's id on the service is ${projectId} (dbt's name and the ${connector.id === null ? 'environment' : 'connector'}). To keep it when the connector changes, write "project: ${projectId}" in gds.yml.`
+    ? `This project's id on the service is ${projectId} (dbt's name and ${derivedFrom}). To keep it when the connector changes, write "project: ${projectId}" in gds.yml.`
     : undefined;
   const tables = [...planned, ...refusals, ...gone];
   reportPlanned(tables, { warehouse: await warehouse, rows: inEnv, lineage: project.lineage });
@@ -532,7 +623,7 @@ export async function planProject(
     tables,
     otherTests: project.otherTests,
     ...(options.submit === true ? { submit: true } : {}),
-    warnings: [...project.warnings, ...cased.notes],
+    warnings: [...project.warnings, ...cased.notes, ...unclaimedWarning],
     ...(proposal === undefined ? {} : { proposal }),
     counts: {
       create: count('create'),
@@ -614,14 +705,20 @@ function namesakesReason(declaration: DbtDeclaration, namesakes: DbtDeclaration[
   return `${namesakes.map((d) => `${where(d)} is named ${d.name}`).join(', ')}, the same table name as ${declaration.name} to the service, which compares table names ${SLUG_RULE} (${slugOf(declaration.name)}): ${fix}`;
 }
 
-function ownedElsewhereReason(row: TableListRow, name: string): string {
+function ownedElsewhereReason(row: TableListRow, name: string, prefix: string): string {
   const by =
     row.project !== null && row.project !== undefined
       ? `by project ${row.project}`
-      : (row.artifactFile ?? '').startsWith('dbt--')
-        ? `by a dbt project on connector ${row.connectorId ?? '(none)'}, ${row.artifactFile ?? ''}`
+      : lower(row.artifactFile).startsWith(lower(prefix))
+        ? `registered with no project, as ${row.artifactFile ?? ''} on connector ${row.connectorId ?? '(none)'}: by hand, or by a gds before projects were recorded; the file name alone does not make it this project's`
         : 'registered by hand';
   return `owned elsewhere (${by}): apply leaves it alone; pass --adopt ${name} to take it over.`;
+}
+
+/** What the plan says of the tables with no model that have this project's file name and no project. */
+function unclaimedText(names: string[], env: string, prefix: string): string {
+  const [it, has] = names.length === 1 ? ['it', 'has'] : ['them', 'have'];
+  return `${names.join(', ')} (${env}) ${has} this project's file name (${prefix}<table>.json) but no project recorded, and no model here: left alone, never removed, as a file name is no proof this project registered ${it} (anyone may push a file so named). If an earlier gds applied ${it} for this project, adopt and remove ${it}: gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags).`;
 }
 
 interface Compared {

@@ -1,9 +1,10 @@
 // Ownership of a dbt project's tables, held by the service (planProject/applyPlan against the in-process
 // reference server, on PGlite and PostgreSQL): two projects that share dbt's `name:` on two connectors never
 // see each other's tables as their own (prune leaves them); a table registered by hand on the same source is
-// `owned-elsewhere`, apply refuses it (exit 6) and --adopt takes it over, audited; a table registered under
-// the old `dbt--<name>--<table>.json` convention is migrated once; --prune waits for every create and replace
-// to succeed; and the service itself refuses a replace or a delete naming another project.
+// `owned-elsewhere`, apply refuses it (exit 6) and --adopt takes it over, audited; a `dbt--<name>--<table>.json`
+// file name alone makes no table the project's (only --adopt does); with --env the derived id names the
+// connector, and the id an earlier gds derived is migrated on its connector; --prune waits for every create
+// and replace to succeed; and the service itself refuses a replace or a delete naming another project.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
@@ -204,39 +205,129 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
   );
 
   it(
-    'a table registered under the old dbt--<name>-- file name is this project’s and migrated once',
+    'a table pushed by hand under a dbt--<name>-- file name is not this project’s: never gone on its name alone, --adopt takes it',
     needs(skip),
     async () => {
       await pushByHand('dbt--shop--p_legacy.json', 'p_legacy', 'own_a.p_legacy');
-      // On connector B the old file name does not make it B's: a table name is one per workspace.
+      // On connector B the file name does not make it B's either: a table name is one per workspace.
       const other = await planProject(client, project([declaration('own_b', 'p_legacy')]), {
         connectorId: connectors.b,
       });
       expect(other.tables.find((t) => t.table === 'p_legacy')).toMatchObject({
         action: 'owned-elsewhere',
-        reason: expect.stringContaining('by a dbt project on connector con_own_a'),
+        ownership: 'hand',
+        reason: expect.stringContaining('registered with no project'),
       });
-      const plan = await planProject(
-        client,
-        project([declaration('own_a', 'p_orders'), declaration('own_a', 'p_customers')], {
-          // p_payments is left out by a selection: still in the project, so not gone.
-          nodeNames: ['p_orders', 'p_customers', 'p_payments'],
-        }),
-        { connectorId: connectors.a },
+      // A model of that name on connector A: owned elsewhere, with the command that takes it over.
+      const matched = await planProject(client, project([declaration('own_a', 'p_legacy')]), {
+        connectorId: connectors.a,
+      });
+      expect(matched.tables.find((t) => t.table === 'p_legacy')).toMatchObject({
+        action: 'owned-elsewhere',
+        ownership: 'hand',
+        owner: null,
+        reason: expect.stringContaining('pass --adopt p_legacy'),
+      });
+      const mine = project([declaration('own_a', 'p_orders'), declaration('own_a', 'p_customers')], {
+        // p_payments is left out by a selection: still in the project, so not gone.
+        nodeNames: ['p_orders', 'p_customers', 'p_payments'],
+      });
+      const plan = await planProject(client, mine, { connectorId: connectors.a });
+      expect(plan.tables.find((t) => t.table === 'p_legacy')).toBeUndefined();
+      expect(plan.counts.gone).toBe(0);
+      expect(plan.untouched.byHand).toBeGreaterThanOrEqual(1);
+      expect(plan.warnings).toContainEqual(
+        expect.stringMatching(/p_legacy.*no project.*gds apply --adopt p_legacy --prune/s),
       );
-      const legacy = plan.tables.find((t) => t.table === 'p_legacy');
-      expect(legacy).toMatchObject({ action: 'gone', ownership: 'this', migrate: true });
       const summary = await applyPlan(client, plan, { describe: describeError, prune: true });
       expect(summary.failed).toEqual([]);
-      expect(summary.actions.filter((x) => x.table === 'p_legacy').map((x) => [x.step, x.outcome])).toEqual([
-        ['migrate', 'done'],
+      expect(summary.actions.filter((x) => x.table === 'p_legacy')).toEqual([]);
+      expect(await client.tables.list({ name: 'p_legacy' })).toMatchObject([{ project: null }]);
+
+      // --adopt p_legacy: this project's from now on, so gone, and --prune records the owner then removes it.
+      const adopting = await planProject(client, mine, { connectorId: connectors.a, adopt: ['p_legacy'] });
+      const legacy = adopting.tables.find((t) => t.table === 'p_legacy');
+      expect(legacy).toMatchObject({ action: 'gone', adopt: { from: null } });
+      const removed = await applyPlan(client, adopting, { describe: describeError, prune: true });
+      expect(removed.failed).toEqual([]);
+      expect(removed.actions.filter((x) => x.table === 'p_legacy').map((x) => [x.step, x.outcome])).toEqual([
+        ['adopt', 'done'],
         ['remove', 'done'],
       ]);
-      const audit = await server.sql<{ action: string }>(
-        `SELECT action FROM gds.audit_log WHERE table_id = $1 AND action = 'TABLE_PROJECT_RECORDED'`,
+      const audit = await server.sql<{ action: string; details: unknown }>(
+        `SELECT action, details FROM gds.audit_log WHERE table_id = $1 AND action IN ('TABLE_ADOPTED', 'TABLE_PROJECT_RECORDED')`,
         [legacy?.tableId],
       );
-      expect(audit).toHaveLength(1);
+      expect(audit).toEqual([
+        { action: 'TABLE_ADOPTED', details: { from: null, to: 'shop@con_own_a', reason: 'adopt' } },
+      ]);
+    },
+  );
+
+  it(
+    'with --env, two projects of one name on two connectors get two ids; the old shared id is migrated on its connector',
+    needs(skip),
+    async () => {
+      await server.sql('CREATE TABLE own_a.m_orders (id integer, label text)');
+      await server.sql('CREATE TABLE own_a.m_payments (id integer, label text)');
+      await server.sql('CREATE TABLE own_b.m_buyers (id integer, label text)');
+      const mart = (declarations: DbtDeclaration[]) => project(declarations, { projectName: 'mart' });
+      const martA = mart([declaration('own_a', 'm_orders'), declaration('own_a', 'm_payments')]);
+      // Applied by an earlier gds with --env dev: it recorded the id it derived then, mart@dev.
+      const earlier = await planProject(client, martA, { env: 'dev', project: 'mart@dev' });
+      expect((await applyPlan(client, earlier, { describe: describeError })).failed).toEqual([]);
+
+      // Project B, also `name: mart`, on connector B: A's tables are not its own, and its --prune leaves them.
+      const martB = mart([declaration('own_b', 'm_buyers')]);
+      const planB = await planProject(client, martB, { env: 'dev' });
+      expect(planB.project).toEqual({ id: 'mart@con_own_b', from: 'derived' });
+      expect(planB.tables.map((t) => [t.table, t.action])).toEqual([['m_buyers', 'create']]);
+      expect(planB.untouched.otherProjects).toBeGreaterThanOrEqual(2);
+      const appliedB = await applyPlan(client, planB, { describe: describeError, prune: true });
+      expect(appliedB.failed).toEqual([]);
+      expect(appliedB.actions.filter((x) => x.step === 'remove')).toEqual([]);
+
+      // Project A with --env: the id --connector would derive; its tables under the old id are its own,
+      // and apply records the new id on them once.
+      const planA = await planProject(client, martA, { env: 'dev' });
+      expect(planA.project).toEqual({ id: 'mart@con_own_a', from: 'derived' });
+      expect(planA.tables.map((t) => [t.table, t.action, t.ownership, t.migrate])).toEqual([
+        ['m_orders', 'unchanged', 'this', true],
+        ['m_payments', 'unchanged', 'this', true],
+      ]);
+      const appliedA = await applyPlan(client, planA, { describe: describeError, prune: true });
+      expect(appliedA.failed).toEqual([]);
+      expect(appliedA.actions.map((x) => [x.table, x.step, x.outcome]).sort()).toEqual([
+        ['m_orders', 'migrate', 'done'],
+        ['m_payments', 'migrate', 'done'],
+      ]);
+      const held = await server.sql<{ name: string; project: string }>(
+        `SELECT name, project FROM gds.tables WHERE active AND name LIKE 'm\\_%' ORDER BY name`,
+      );
+      expect(held).toEqual([
+        { name: 'm_buyers', project: 'mart@con_own_b' },
+        { name: 'm_orders', project: 'mart@con_own_a' },
+        { name: 'm_payments', project: 'mart@con_own_a' },
+      ]);
+      const audit = await server.sql<{ details: unknown }>(
+        `SELECT a.details FROM gds.audit_log a JOIN gds.tables t ON t.id = a.table_id
+         WHERE t.name = 'm_orders' AND a.action = 'TABLE_PROJECT_RECORDED'`,
+      );
+      expect(audit).toEqual([{ details: { from: 'mart@dev', to: 'mart@con_own_a', reason: 'migrate' } }]);
+
+      // A's model leaving it is gone for A only; B's plan still sees none of A's.
+      const left = await planProject(client, mart([declaration('own_a', 'm_orders')]), { env: 'dev' });
+      expect(left.tables.filter((t) => t.action === 'gone').map((t) => t.table)).toEqual(['m_payments']);
+      expect((await planProject(client, martB, { env: 'dev' })).counts.gone).toBe(0);
+      // A project over both connectors is neither: its id names both.
+      const both = await planProject(
+        client,
+        mart([declaration('own_a', 'm_orders'), declaration('own_b', 'm_buyers')]),
+        {
+          env: 'dev',
+        },
+      );
+      expect(both.project.id).toBe('mart@con_own_a+con_own_b');
     },
   );
 

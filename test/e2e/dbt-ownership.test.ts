@@ -3,8 +3,9 @@
 // and PostgreSQL: a second project with the same dbt `name:` on another connector of the environment
 // creates its own tables and its --prune leaves the first's; a table registered by hand on a model's source
 // is `! owned elsewhere`, apply refuses it (exit 6) and --adopt takes it; nullable columns holding NULLs
-// pass `gate run`; a second `unique` test is enforced beside the grain key; and `@model` selects what
-// dbt's own graph (the manifest's child_map and parent_map) says.
+// pass `gate run`; a second `unique` test is enforced beside the grain key; `@model` selects what dbt's own
+// graph (the manifest's child_map and parent_map) says; a table pushed by hand under the project's file name
+// is never pruned on that name alone; and with --env the two projects keep their own tables.
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -270,6 +271,84 @@ describe.each(ENGINES)('a dbt project gds can be trusted with, on $engine', ({ p
         expect(plan.code, plan.stderr).toBe(0);
         expect(tablesOf(plan.stdout), `@${model}`).toEqual(expected);
       }
+    });
+
+    it('a table pushed by hand as dbt--jaffle_dbt--<table>.json is never pruned on its name; --adopt then --prune removes it', async () => {
+      await server.sql(`CREATE TABLE ${SCHEMA}.hand_legacy AS SELECT * FROM ${SCHEMA}.stg_orders`);
+      const file = join(dir, 'dbt--jaffle_dbt--hand_legacy.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          table: 'hand_legacy',
+          source: `${SCHEMA}.hand_legacy`,
+          columns: [{ name: 'order_id', type: 'text' }],
+        }),
+      );
+      const pushed = await gds(['push', file, '--connector', 'warehouse-dev']);
+      expect(pushed.code, pushed.stderr).toBe(0);
+      const plan = await gds(['plan', ...onA()]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).not.toContain('hand_legacy');
+      expect(plan.stdout).toMatch(/ 0 to remove\./);
+      expect(plan.stderr).toContain('hand_legacy (dev) has this project');
+      expect(plan.stderr).toContain('gds apply --adopt hand_legacy --prune');
+
+      const pruned = await gds(['apply', ...onA(), '--prune', '--yes', '--json']);
+      expect(pruned.code, pruned.stderr).toBe(0);
+      expect(lines(pruned.stdout).filter((l) => l['table'] === 'hand_legacy')).toEqual([]);
+      expect(await held()).toContainEqual(['hand_legacy', null]);
+
+      const adopted = await gds(['apply', ...onA(), '--adopt', 'hand_legacy', '--prune', '--yes', '--json']);
+      expect(adopted.code, adopted.stderr).toBe(0);
+      expect(
+        lines(adopted.stdout)
+          .filter((l) => l['table'] === 'hand_legacy')
+          .map((l) => [l['step'], l['outcome']]),
+      ).toEqual([
+        ['adopt', 'done'],
+        ['remove', 'done'],
+      ]);
+      expect((await held()).map(([name]) => name)).not.toContain('hand_legacy');
+    });
+
+    it('with --env over both connectors, each project of the one name keeps its own tables, the shared id of an earlier gds migrated', async () => {
+      const envA = ['--dbt', a, '--env', 'dev', '--schema', SCHEMA];
+      const envB = ['--dbt', b, '--env', 'dev'];
+      // An earlier gds derived jaffle_dbt@dev for both projects with --env, and recorded it.
+      await server.sql(
+        `UPDATE gds.tables SET project = 'jaffle_dbt@dev' WHERE project LIKE 'jaffle\\_dbt@%'`,
+      );
+      const before = await held();
+      const plan = await gds(['plan', ...envB, '--json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(lines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 0, replace: 0, remove: 0 } });
+      expect(
+        lines(plan.stdout)
+          .filter((l) => l['migrate'] === true)
+          .map((l) => l['table'])
+          .sort(),
+      ).toEqual(['b_stg_customers', 'b_stg_orders', 'b_stg_payments']);
+      const appliedB = await gds(['apply', ...envB, '--prune', '--yes', '--json']);
+      expect(appliedB.code, appliedB.stderr).toBe(0);
+      expect(lines(appliedB.stdout).filter((l) => l['step'] === 'remove')).toEqual([]);
+
+      const appliedA = await gds(['apply', ...envA, '--prune', '--yes', '--json']);
+      expect(lines(appliedA.stdout).filter((l) => l['step'] === 'remove')).toEqual([]);
+      const conA = server.ready.connectors[0]?.id ?? '';
+      const after = await held();
+      expect(after.map(([name]) => name).sort()).toEqual(before.map(([name]) => name).sort());
+      expect(after.filter(([, project]) => project === 'jaffle_dbt@con_e2e_dbt_b').map(([n]) => n)).toEqual([
+        'b_stg_customers',
+        'b_stg_orders',
+        'b_stg_payments',
+      ]);
+      expect(
+        after.filter(([, project]) => project !== null && project !== 'jaffle_dbt@con_e2e_dbt_b'),
+      ).toEqual(
+        before
+          .filter(([name, project]) => project !== null && !String(name).startsWith('b_'))
+          .map(([name]) => [name, `jaffle_dbt@${conA}`]),
+      );
     });
   });
 });

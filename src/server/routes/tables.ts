@@ -153,8 +153,9 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  // The project that owns a table: `gds apply --adopt` takes a table over, and a table registered under the
-  // old file-name convention gets its project recorded. `previous` is what the caller saw: compare-and-set.
+  // The project that owns a table: `gds apply --adopt` takes a table over, and a table recorded under the id
+  // an earlier gds derived for the project gets the current one. `previous` is what the caller saw:
+  // compare-and-set.
   app.put('/api/tables/:tableId/project', async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
