@@ -309,7 +309,7 @@ function readNode(
   const resourceType = same((writtenType ?? parts[0] ?? '').toLowerCase());
   const name = writtenName ?? parts.at(-1) ?? uniqueId;
   const packageName = same(writtenPackage ?? parts[1] ?? '');
-  if (resourceType === 'test') return readTestNode(uniqueId, name, packageName, raw, config, same);
+  if (resourceType === 'test') return readTestNode(uniqueId, name, packageName, raw, config, withState, same);
   const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
   const fqn = names(raw['fqn'], same);
   const tags = tagsOf(raw['tags'], config['tags'], same);
@@ -425,7 +425,8 @@ const EMPTY: Entry = Object.freeze({});
 
 /**
  * A test node with only what placing and mapping a test read (a project has several tests a model, each
- * with its compiled SQL, paths and description, none of which gds uses): no selector picks a test.
+ * with its compiled SQL, paths and description, none of which gds uses), and with --state what `state:`
+ * compares (its fqn too): only a `state:` selector picks a test.
  */
 function readTestNode(
   uniqueId: string,
@@ -433,6 +434,7 @@ function readTestNode(
   packageName: string,
   raw: Entry,
   config: Entry,
+  withState: boolean,
   same: (name: string) => string,
 ): ManifestNode {
   return {
@@ -441,14 +443,14 @@ function readTestNode(
     name,
     alias: name,
     packageName,
-    fqn: NOTHING,
+    fqn: withState ? names(raw['fqn'], same) : NOTHING,
     tags: NOTHING,
     enabled: config['enabled'] !== false && raw['enabled'] !== false,
     contractEnforced: false,
     meta: EMPTY,
     columns: NOTHING,
     constraints: NOTHING,
-    state: NO_STATE,
+    state: withState ? readState(raw, config, NOTHING, NOTHING, false) : NO_STATE,
     dependsOn: isEntry(raw['depends_on']) ? names(raw['depends_on']['nodes'], same) : [],
     primaryKey: NOTHING,
     columnTypes: EMPTY as Record<string, string>,

@@ -34,8 +34,11 @@ export interface TestContext {
   /** The declaration's column names. */
   columns: string[];
   adapter: string | undefined;
-  /** Resolves `ref('x')` / `source('a','b')` of a relationships test. */
-  resolveReference(test: ManifestNode, to: string): ReferenceTarget | undefined;
+  /**
+   * Resolves `ref('x')` / `source('a','b')` of a relationships test: undefined when it names nothing, or
+   * why the reference could never be checked.
+   */
+  resolveReference(test: ManifestNode, to: string): ReferenceTarget | { unmappable: string } | undefined;
   normaliseName(name: string): string;
   /** dbt's `primary_key` of the model, when it has one (v12): preferred as the grain key. */
   primaryKey: string[];
@@ -450,6 +453,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         return refused(`its to: ${to} is not a ref() or source()`);
       const target = context.resolveReference(node, to);
       if (!target) return refused(`its to: ${to} names no model, seed, snapshot or source of the manifest`);
+      if ('unmappable' in target) return refused(target.unmappable);
       const targetColumn =
         (target.columns ? findColumn(target.columns, field) : undefined) ?? context.normaliseName(field);
       const reference = `${target.schema}.${target.table}.${targetColumn}`;

@@ -383,6 +383,73 @@ describe('tests become Gate 1 rules', () => {
     expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'reference:customer_id' }]);
   });
 
+  it('relationships to an ephemeral model: not mapped (no table to reference), with what to do', () => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "ref('customers')", field: 'customer_id' },
+      { column: 'customer_id', dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+    );
+    const ephemeral = { ...customers, config: { enabled: true, materialized: 'ephemeral' } };
+    const [d] = declareDbtProject(
+      { manifest: manifest(orders, ephemeral, test) },
+      { select: ['orders'] },
+      dbtReader,
+    ).declarations;
+    expect(d?.columns.find((c) => c.name === 'customer_id')?.references).toBeUndefined();
+    expect(d?.mappedTests).toEqual([]);
+    expect(d?.notMappedTests).toEqual([
+      {
+        test: test['unique_id'],
+        reason: expect.stringMatching(/customers, an ephemeral model.*no relation.*materialize/) as unknown,
+      },
+    ]);
+  });
+
+  it('relationships to a source in another database: not mapped (the connector reads one database)', () => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "source('crm', 'customers')", field: 'customer_id' },
+      { column: 'customer_id', dependsOn: ['source.shop.crm.customers', 'model.shop.orders'] },
+    );
+    const crm = (database: string) => ({
+      unique_id: 'source.shop.crm.customers',
+      resource_type: 'source',
+      name: 'customers',
+      source_name: 'crm',
+      package_name: 'shop',
+      fqn: ['shop', 'crm', 'customers'],
+      database,
+      schema: 'crm',
+      identifier: 'customers',
+      config: { enabled: true },
+      columns: {},
+    });
+    const declared = (database: string) =>
+      declareDbtProject(
+        {
+          manifest: {
+            ...manifest(orders, customers, test),
+            sources: { [crm(database)['unique_id']]: crm(database) },
+          },
+        },
+        { select: ['orders'] },
+        dbtReader,
+      ).declarations[0];
+    expect(declared('dev')?.columns.find((c) => c.name === 'customer_id')?.references).toBe(
+      'crm.customers.customer_id',
+    );
+    const other = declared('raw');
+    expect(other?.columns.find((c) => c.name === 'customer_id')?.references).toBeUndefined();
+    expect(other?.notMappedTests).toEqual([
+      {
+        test: test['unique_id'],
+        reason: expect.stringMatching(/database raw.*orders is in dev/) as unknown,
+      },
+    ]);
+  });
+
   it('relationships without attached_node: the child is found from the model argument', () => {
     const test = genericTest(
       'relationships',
