@@ -101,7 +101,7 @@ export function declareDbtProject(
   // forEach and indexed loops over the nodes: a for-of made an iterator's result object a node (TurboFan,
   // which would elide them, is held off while a project is read and declared).
   manifest.nodes.forEach((node) => {
-    if (node.resourceType !== 'test') return;
+    if (node.resourceType !== 'test' && node.resourceType !== 'unit_test') return;
     const placed = reader.attachTest(node, selectedSet);
     if (placed.kind === 'node') {
       const list = testsOf.get(placed.id) ?? [];

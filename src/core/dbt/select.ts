@@ -184,6 +184,28 @@ function walk(from: Iterable<string>, edges: Map<string, string[]>, depth: numbe
   }
 }
 
+/** dbt's NodeType values: what `resource_type:` accepts. */
+const DBT_RESOURCE_TYPES = [
+  'model',
+  'seed',
+  'snapshot',
+  'source',
+  'test',
+  'unit_test',
+  'analysis',
+  'operation',
+  'rpc',
+  'sql_operation',
+  'doc',
+  'macro',
+  'exposure',
+  'metric',
+  'group',
+  'saved_query',
+  'semantic_model',
+  'fixture',
+];
+
 /** The state selectors a test is selected by: those of a change. */
 const TEST_STATE_SELECTORS = new Set(STATE_SELECTORS.filter((s) => s !== 'old' && s !== 'unmodified'));
 
@@ -252,10 +274,16 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
         : all;
       return pick((n) => stateMatches(value, n, manifest, state), among);
     }
+    // dbt's config and resource_type methods compare the value as it is: no glob.
     case 'config.materialized':
-      return pick((n) => n.materialized !== undefined && glob(value, n.materialized));
+      return pick((n) => n.materialized === value);
     case 'resource_type':
-      return pick((n) => glob(value, n.resourceType), parsed);
+      if (!DBT_RESOURCE_TYPES.includes(value))
+        throw new DbtSelectionError(
+          `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (dbt refuses any other)`,
+          selector,
+        );
+      return pick((n) => n.resourceType === value, parsed);
     case 'package':
       return pick((n) => glob(value, n.packageName));
     default:

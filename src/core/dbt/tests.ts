@@ -94,6 +94,9 @@ const refused = (reason: string): Outcome => ({ kind: 'refused', reason });
 /** Where a rule comes from, for the gate1.yml comments and the plan: a dbt test or a contract constraint. */
 const origin = (id: string) => (id.includes(':constraint:') ? `dbt contract ${id}` : `dbt test ${id}`);
 
+const UNIT_TEST =
+  "a dbt unit test: it checks the model's SQL on fixed input rows (its given and expect) when dbt builds the model, not the rows of the table, so it is no Gate 1 rule; dbt still runs it";
+
 /** Maps the tests attached to one declaration. */
 export function mapTests(tests: ManifestNode[], context: TestContext): MappedRules {
   const rules: MappedRules = {
@@ -122,6 +125,10 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
   // an item (TurboFan, which would elide them, is held off while a project is read and declared).
   for (let i = 0; i < sorted.length; i++) {
     const node = sorted[i] as ManifestNode;
+    if (node.resourceType === 'unit_test') {
+      rules.notMapped.push({ test: node.uniqueId, reason: UNIT_TEST });
+      continue;
+    }
     const test = node.test;
     if (!test) continue;
     const outcome = node.enabled ? mapOne(node, test, context) : refused('disabled in dbt (enabled: false)');

@@ -129,6 +129,30 @@ describe('which nodes each method searches, as dbt does', () => {
   });
 });
 
+describe('config.materialized: and resource_type: compare the value as it is, as dbt does (no glob)', () => {
+  const table = model('fct_sales', { config: { enabled: true, materialized: 'table' } });
+  const incremental = model('fct_events', { config: { enabled: true, materialized: 'incremental' } });
+  const seed: Entry = { ...model('countries'), unique_id: 'seed.shop.countries', resource_type: 'seed' };
+  const project = readManifest(manifest(table, incremental, seed));
+  const selected = (select: string) => selectNodes(project, { select: [select] });
+
+  it('config.materialized: the one materialization named; a pattern matches nothing', () => {
+    expect(selected('config.materialized:table')).toEqual(['model.shop.fct_sales']);
+    expect(selected('config.materialized:incremental')).toEqual(['model.shop.fct_events']);
+    expect(selected('config.materialized:*')).toEqual([]);
+    expect(selected('config.materialized:tab*')).toEqual([]);
+  });
+
+  it("resource_type: one of dbt's resource types; any other (a pattern) is an error, as in dbt", () => {
+    expect(selected('resource_type:seed')).toEqual(['seed.shop.countries']);
+    expect(selected('resource_type:model')).toEqual(['model.shop.fct_sales', 'model.shop.fct_events']);
+    expect(() => selected('resource_type:*')).toThrow(DbtSelectionError);
+    expect(() => selected('resource_type:mod*')).toThrow(
+      /resource_type:mod\*: dbt's resource types are .*model/,
+    );
+  });
+});
+
 describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)', () => {
   const versioned = (name: string, version: number) =>
     model(name, {
