@@ -58,7 +58,7 @@ import type {
 import { warehouseColumns, inWarehouseCase } from './warehouse-case.js';
 import { checkGateLocally, gateDiff } from './gates.js';
 import { intentDiff, intentRequest, intentText } from './contract-intent.js';
-import { readWarehouseSources } from './project-sources.js';
+import { readWarehouseSources, withCheckableReferences } from './project-sources.js';
 import { reportPlanned } from './project-report.js';
 import { isBareIdentifier } from '../core/artifacts/identifiers.js';
 import {
@@ -356,6 +356,15 @@ export async function planProject(
     ),
     options.schema,
   );
+  const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
+  const declarations = await withCheckableReferences(
+    client,
+    connectors,
+    await warehouse,
+    cased.declarations,
+    { schema: options.schema, dbtSchemas },
+    call,
+  );
   // No full collection here: read a table at a time, the pages leave little garbage in the old generation,
   // and one costs a no-change plan of 2,000 models 40 ms of CPU (0.72 -> 0.68 s) for 3-4 MiB (docs/bench.md).
   let inEnv = await held;
@@ -369,7 +378,7 @@ export async function planProject(
   // slug named otherwise, `Raw Source 0`, is not found so: its registration is then refused); a plan creating
   // nothing asks nothing.
   const unheld = new Set<string>();
-  for (const { name } of cased.declarations) {
+  for (const { name } of declarations) {
     if (!byName.has(lower(name))) unheld.add(lower(name));
     if (slugOf(name) !== lower(name) && !slugHolders.has(slugOf(name))) unheld.add(slugOf(name));
   }
@@ -423,15 +432,13 @@ export async function planProject(
   const adopt = new Set((options.adopt ?? []).map(lower));
   const adopted = new Set<string>();
   const matched = new Set<string>();
-  const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
   // dbt builds two relations of one alias in two schemas; the service holds one table per name in an
   // environment, so such models would take turns replacing one table: each is refused. So are models of one
   // slug (raw_source_0, raw-source-0) while no table holds it; once one does, the model matched to it is
   // planned, and the others are refused below, naming that table.
   const declared = new Map<string, DbtDeclaration[]>();
-  for (const d of cased.declarations)
-    declared.set(slugOf(d.name), [...(declared.get(slugOf(d.name)) ?? []), d]);
-  const planned = await mapBounded(cased.declarations, options.concurrency ?? 8, async (declaration) => {
+  for (const d of declarations) declared.set(slugOf(d.name), [...(declared.get(slugOf(d.name)) ?? []), d]);
+  const planned = await mapBounded(declarations, options.concurrency ?? 8, async (declaration) => {
     const sourceOf = () =>
       options.schema === undefined
         ? `${declaration.source.schema}.${declaration.source.table}`

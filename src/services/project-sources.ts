@@ -2,10 +2,13 @@
 // whose definition it would replace) must name a warehouse object of its connector, as the service checks on
 // the registration (its source's schema is the connector's, and the table is there). The objects are read
 // once per connector (`GET /api/connectors/{id}/objects`); a table whose source is not there is `! refused`
-// with the fix, which is always something plan and apply take: --schema, --connector, --exclude.
+// with the fix, which is always something plan and apply take: --schema, --connector, --exclude. A column's
+// reference into a schema no connector of the workspace reads is not mapped, with the fix.
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
+import { changedArtifact } from '../core/dbt/declared-artifact.js';
+import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { PlannedTable } from './project-plan-types.js';
 
 export type SourcesClient = Pick<ApiClient, 'connectors'>;
@@ -111,4 +114,87 @@ export function refuseMissingSources(tables: PlannedTable[], sources: WarehouseS
       reason,
     };
   }
+}
+
+/** What --schema moves a reference to: a reference into one of the project's dbt schemas goes to `schema`. */
+export interface ReferenceSchemas {
+  schema: string | undefined;
+  /** The schemas of the project's declarations, lower case. */
+  dbtSchemas: ReadonlySet<string>;
+}
+
+/**
+ * The declarations with each reference Gate 1 could never check listed as not mapped, with what to do: the
+ * runner checks a reference only into a schema a connector of the workspace reads, and fails it on every run
+ * otherwise. The plan's connectors' schemas are read already; the workspace's other connectors are read only
+ * when a reference names a schema none of those reads. Nothing changes when the service cannot say.
+ */
+export async function withCheckableReferences(
+  client: SourcesClient,
+  connectors: readonly Connector[],
+  sources: WarehouseSources | undefined,
+  declarations: DbtDeclaration[],
+  moved: ReferenceSchemas,
+  call: { signal?: AbortSignal } = {},
+): Promise<DbtDeclaration[]> {
+  if (sources === undefined) return declarations;
+  const schemaOf = (reference: string) => {
+    const schema = reference.slice(0, reference.indexOf('.'));
+    return moved.schema !== undefined && moved.dbtSchemas.has(schema.toLowerCase()) ? moved.schema : schema;
+  };
+  const read = new Set(sources.all.map((r) => r.schema));
+  const wanted = new Set(
+    declarations.flatMap((d) =>
+      d.columns.flatMap((c) => (c.references === undefined ? [] : [schemaOf(c.references)])),
+    ),
+  );
+  if ([...wanted].some((schema) => !read.has(schema))) {
+    const seen = new Set(sources.all.map((r) => r.connector.id));
+    try {
+      const others = await Promise.all(
+        connectors.filter((c) => !seen.has(c.id)).map((c) => client.connectors.objects(c.id, call)),
+      );
+      for (const other of others) read.add(other.schema);
+    } catch (error) {
+      if (error instanceof ApiError && [401, 403, 404].includes(error.status)) return declarations;
+      throw error;
+    }
+  }
+  return declarations.map((declaration) => {
+    const unread = declaration.columns.filter(
+      (c) => c.references !== undefined && !read.has(schemaOf(c.references)),
+    );
+    if (unread.length === 0) return declaration;
+    const columns = declaration.columns.map((c) => {
+      if (!unread.includes(c)) return c;
+      const { references: _references, ...column } = c;
+      return column;
+    });
+    const notMapped = unread.flatMap((column) => {
+      const reference = column.references ?? '';
+      const schema = schemaOf(reference);
+      const fix = moved.dbtSchemas.has(schema.toLowerCase())
+        ? `it is a schema of this project's models: pass --schema naming the schema the connector reads (or schema: in gds.yml)`
+        : `add a connector that reads ${schema} (a workspace admin does), or leave the test to dbt`;
+      const reason = `the reference ${reference}: no connector of the workspace reads schema ${schema} (they read ${[...read].join(', ') || 'none'}), so Gate 1 could never check it and would fail it on every run; ${fix}`;
+      return declaration.mappedTests
+        .filter((t) => t.rule === `reference:${column.name}`)
+        .map((t) => ({ test: t.test, reason }));
+    });
+    const dropped = new Set(unread.map((c) => `reference:${c.name}`));
+    const lines = unread.map((c) => `${c.name}: references `);
+    return {
+      ...declaration,
+      columns,
+      artifact: changedArtifact(declaration.artifact, (artifact) => {
+        artifact['columns'] = columns;
+        return artifact;
+      }),
+      mappedTests: declaration.mappedTests.filter((t) => !dropped.has(t.rule)),
+      notMappedTests: [...declaration.notMappedTests, ...notMapped],
+      ...(declaration.rules === undefined
+        ? {}
+        : { rules: declaration.rules.filter((rule) => !lines.some((line) => rule.startsWith(line))) }),
+    };
+  });
 }

@@ -272,4 +272,82 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
       expect(unquoted.warnings.join('\n')).not.toContain('warehouse object is');
     },
   );
+
+  it(
+    'a relationships test to a source in a schema no connector reads is not mapped (with what to do); one another connector reads is checked',
+    needs(skip),
+    async () => {
+      await server.sql(
+        `CREATE TABLE analytics_dev.payments (payment_id integer, account_id integer, customer_id integer)`,
+      );
+      await server.sql(`INSERT INTO analytics_dev.payments VALUES (1, 1, 10)`);
+      await server.sql(`CREATE TABLE analytics_staging.crm_accounts (account_id integer)`);
+      await server.sql(`INSERT INTO analytics_staging.crm_accounts VALUES (1)`);
+      const source = (name: string, table: string, schema: string, identifier: string) => ({
+        unique_id: `source.shop.${name}.${table}`,
+        resource_type: 'source',
+        name: table,
+        source_name: name,
+        package_name: 'shop',
+        fqn: ['shop', name, table],
+        database: 'dev',
+        schema,
+        identifier,
+        config: { enabled: true },
+        columns: {},
+      });
+      const accounts = source('crm', 'accounts', 'analytics_staging', 'crm_accounts');
+      const rawCustomers = source('raw', 'customers', 'raw', 'customers');
+      const toRaw = genericTest(
+        'relationships',
+        'model.shop.payments',
+        { to: "source('raw', 'customers')", field: 'customer_id' },
+        { column: 'customer_id', dependsOn: ['source.shop.raw.customers', 'model.shop.payments'] },
+      );
+      const folder = await mkdtemp(join(tmpdir(), 'gds-dbt-references-'));
+      await writeFile(
+        join(folder, 'manifest.json'),
+        JSON.stringify({
+          ...manifest(
+            model('payments', {
+              schema: 'analytics_dev',
+              columns: columns({ payment_id: 'integer', account_id: 'integer', customer_id: 'integer' }),
+            }),
+            genericTest(
+              'relationships',
+              'model.shop.payments',
+              { to: "source('crm', 'accounts')", field: 'account_id' },
+              { column: 'account_id', dependsOn: ['source.shop.crm.accounts', 'model.shop.payments'] },
+            ),
+            toRaw,
+          ),
+          sources: { [accounts.unique_id]: accounts, [rawCustomers.unique_id]: rawCustomers },
+        }),
+      );
+      const plan = await planProject(client, await loadDbtProject(folder, {}), { connectorId: dev });
+      const [table] = plan.tables;
+      expect(table?.action).toBe('create');
+      expect(table?.mappedTests.map((t) => t.rule)).toEqual(['reference:account_id']);
+      expect(table?.notMappedTests).toEqual([
+        {
+          test: toRaw['unique_id'],
+          reason: expect.stringMatching(
+            /^the reference raw\.customers\.customer_id: no connector of the workspace reads schema raw .*add a connector/,
+          ) as unknown,
+        },
+      ]);
+      expect(table?.rules).toContain('account_id: references analytics_staging.crm_accounts.account_id');
+      expect(table?.rules?.join('\n')).not.toContain('customer_id: references');
+      const applied = await applyPlan(client, plan, { describe: (e) => e });
+      expect(applied.failed).toEqual([]);
+      const run = await client.gates.run(applied.actions[0]?.tableId ?? '', { gate: 1 });
+      if (run.kind !== 'proof') throw new Error(`expected a proof, got ${run.kind}`);
+      expect(
+        run.proof.results
+          .filter((r) => r.name.startsWith('referential_integrity'))
+          .map((r) => [r.name, r.passed]),
+      ).toEqual([['referential_integrity.account_id', true]]);
+      expect(run.proof.passed).toBe(true);
+    },
+  );
 });

@@ -163,7 +163,10 @@ export interface Manifest {
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
 
 /** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
-export const MANIFEST_MEMBERS = { each: ['nodes', 'sources', 'macros'], whole: ['metadata'] } as const;
+export const MANIFEST_MEMBERS = {
+  each: ['nodes', 'sources', 'macros', 'unit_tests'],
+  whole: ['metadata'],
+} as const;
 
 /** What a manifest file was besides its members: whether it was an object, and its `nodes` one. */
 export interface ManifestOutline {
@@ -196,14 +199,15 @@ export class ManifestReader {
     return name;
   };
 
-  /** A member of `nodes`, `sources` or `macros` (by `key`), or `metadata` whole (no key). */
+  /** A member of `nodes`, `sources`, `macros` or `unit_tests` (by `key`), or `metadata` whole (no key). */
   member(section: string, key: string | undefined, raw: unknown): void {
     if (section === 'metadata') {
       this.metadata = isEntry(raw) ? raw : {};
       return;
     }
     if (key === undefined || !isEntry(raw)) return;
-    if (section === 'nodes') {
+    // dbt 1.8+'s unit tests: kept as the tests are, so that each is listed with why it is no rule.
+    if (section === 'nodes' || section === 'unit_tests') {
       const node = readNode(key, raw, this.withState, this.same);
       this.nodes.set(node.uniqueId, node);
     } else if (section === 'sources') {
@@ -309,7 +313,8 @@ function readNode(
   const resourceType = same((writtenType ?? parts[0] ?? '').toLowerCase());
   const name = writtenName ?? parts.at(-1) ?? uniqueId;
   const packageName = same(writtenPackage ?? parts[1] ?? '');
-  if (resourceType === 'test') return readTestNode(uniqueId, name, packageName, raw, config, same);
+  if (resourceType === 'test' || resourceType === 'unit_test')
+    return readTestNode(uniqueId, resourceType, name, packageName, raw, config, withState, same);
   const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
   const fqn = names(raw['fqn'], same);
   const tags = tagsOf(raw['tags'], config['tags'], same);
@@ -425,30 +430,33 @@ const EMPTY: Entry = Object.freeze({});
 
 /**
  * A test node with only what placing and mapping a test read (a project has several tests a model, each
- * with its compiled SQL, paths and description, none of which gds uses): no selector picks a test.
+ * with its compiled SQL, paths and description, none of which gds uses), and with --state what `state:`
+ * compares (its fqn too): only a `state:` selector picks a test.
  */
 function readTestNode(
   uniqueId: string,
+  resourceType: string,
   name: string,
   packageName: string,
   raw: Entry,
   config: Entry,
+  withState: boolean,
   same: (name: string) => string,
 ): ManifestNode {
   return {
     uniqueId,
-    resourceType: 'test',
+    resourceType,
     name,
     alias: name,
     packageName,
-    fqn: NOTHING,
+    fqn: withState ? names(raw['fqn'], same) : NOTHING,
     tags: NOTHING,
     enabled: config['enabled'] !== false && raw['enabled'] !== false,
     contractEnforced: false,
     meta: EMPTY,
     columns: NOTHING,
     constraints: NOTHING,
-    state: NO_STATE,
+    state: withState ? readState(raw, config, NOTHING, NOTHING, false) : NO_STATE,
     dependsOn: isEntry(raw['depends_on']) ? names(raw['depends_on']['nodes'], same) : [],
     primaryKey: NOTHING,
     columnTypes: EMPTY as Record<string, string>,
@@ -524,12 +532,11 @@ function readConstraints(value: unknown): ManifestConstraint[] {
 
 const CONSTRAINT_TEXTS = ['name', 'expression', 'to'] as const;
 
-/** dbt's default thresholds of a test, and each without its white space (how a written one is compared). */
-const THRESHOLDS: ReadonlyArray<readonly [key: string, standard: string, bare: string]> = [
-  ['fail_calc', 'count(*)', 'count(*)'],
-  ['warn_if', '!= 0', '!=0'],
-  ['error_if', '!= 0', '!=0'],
-];
+/**
+ * A threshold condition, without its white space, that holds for any count of failing rows but 0 (dbt's
+ * default `!= 0`): the test fails, or warns, on the first failing row.
+ */
+const ON_FIRST_ROW: ReadonlySet<string> = new Set(['!=0', '<>0', '>0', '>=1']);
 
 function readTest(raw: Entry, config: Entry): ManifestTest {
   const metadata = isEntry(raw['test_metadata']) ? raw['test_metadata'] : undefined;
@@ -546,17 +553,17 @@ function readTest(raw: Entry, config: Entry): ManifestTest {
   const where = text(config['where']);
   const columnName = text(raw['column_name']) ?? text(kwargs['column_name']);
   const attachedNode = text(raw['attached_node']);
-  // The thresholds a test writes other than dbt's defaults (every test node writes the defaults).
+  // The thresholds a test writes other than dbt's defaults (every test node writes the defaults). dbt fails a
+  // test of severity error on its error_if alone (warn_if then only says when to warn instead of pass), and
+  // warns on a test of severity warn by its warn_if alone.
   let thresholds: string | undefined;
-  for (let i = 0; i < THRESHOLDS.length; i++) {
-    const threshold = THRESHOLDS[i] as (typeof THRESHOLDS)[number];
-    const key = threshold[0];
-    const standard = threshold[1];
-    const bare = threshold[2];
-    const value = text(config[key]);
-    if (value === undefined || value === standard || value.replace(/\s+/g, '') === bare) continue;
-    thresholds = `${thresholds === undefined ? '' : `${thresholds}, `}${key} ${value}`;
-  }
+  const failCalc = text(config['fail_calc']);
+  if (failCalc !== undefined && failCalc.replace(/\s+/g, '').toLowerCase() !== 'count(*)')
+    thresholds = `fail_calc ${failCalc}`;
+  const conditionKey = severity === 'error' ? 'error_if' : 'warn_if';
+  const condition = text(config[conditionKey]);
+  if (condition !== undefined && !ON_FIRST_ROW.has(condition.replace(/\s+/g, '')))
+    thresholds = `${thresholds === undefined ? '' : `${thresholds}, `}${conditionKey} ${condition}`;
   const test = {} as ManifestTest;
   if (name !== undefined) test.name = name;
   if (namespace !== undefined) test.namespace = namespace;

@@ -16,6 +16,7 @@ import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestColumn, ManifestNode } from './manifest.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
 import { findColumn, fromPostgresName, relationQuoting, warehouseName } from './names.js';
+import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
 import { selectNodes } from './select.js';
@@ -100,7 +101,7 @@ export function declareDbtProject(
   // forEach and indexed loops over the nodes: a for-of made an iterator's result object a node (TurboFan,
   // which would elide them, is held off while a project is read and declared).
   manifest.nodes.forEach((node) => {
-    if (node.resourceType !== 'test') return;
+    if (node.resourceType !== 'test' && node.resourceType !== 'unit_test') return;
     const placed = reader.attachTest(node, selectedSet);
     if (placed.kind === 'node') {
       const list = testsOf.get(placed.id) ?? [];
@@ -209,7 +210,7 @@ class ProjectReader {
 
   /** Where a test belongs: a selected node, the project's other tests, or a node outside the selection. */
   attachTest(test: ManifestNode, selected: Set<string>): Placement {
-    const attached = this.attachedNode(test);
+    const attached = attachedNode(this.manifest, test);
     if (attached !== undefined) {
       if (selected.has(attached)) return { kind: 'node', id: attached };
       if (attached.startsWith('source.'))
@@ -238,59 +239,15 @@ class ProjectReader {
     };
   }
 
-  private attachedNode(test: ManifestNode): string | undefined {
-    const info = test.test;
-    if (info?.attachedNode !== undefined) return info.attachedNode;
-    const model = text(info?.kwargs['model']);
-    if (model !== undefined) {
-      const found = this.resolveCall(model, test.dependsOn);
-      if (found) return found;
-    }
-    if (info?.name === undefined) return undefined;
-    const parents = test.dependsOn.filter((id) => !id.startsWith('macro.'));
-    if (parents.length === 1) return parents[0];
-    const to = text(info.kwargs['to']);
-    if (to !== undefined) {
-      const target = this.resolveCall(to, test.dependsOn);
-      const rest = parents.filter((p) => p !== target);
-      if (rest.length === 1) return rest[0];
-    }
-    return undefined;
-  }
-
-  /** The unique id a `ref('x')`, `ref('pkg', 'x')`, `ref('x', v=2)` or `source('s', 't')` names. */
-  private resolveCall(call: string, near: string[]): string | undefined {
-    const ref =
-      /\bref\(\s*['"]([^'"]+)['"](?:\s*,\s*['"]([^'"]+)['"])?(?:\s*,\s*(?:v|version)\s*=\s*['"]?([\w.]+)['"]?)?\s*\)/.exec(
-        call,
-      );
-    if (ref) {
-      const [, first, second, version] = ref;
-      const name = second ?? first ?? '';
-      const pkg = second === undefined ? undefined : first;
-      const fits = (node: ManifestNode) =>
-        DECLARED_TYPES.has(node.resourceType) &&
-        node.name === name &&
-        (pkg === undefined || node.packageName === pkg) &&
-        (version === undefined || node.version === version);
-      const nearby = near
-        .map((id) => this.manifest.nodes.get(id))
-        .filter((n): n is ManifestNode => !!n && fits(n));
-      if (nearby.length >= 1) return nearby[0]?.uniqueId;
-      return [...this.manifest.nodes.values()].find(fits)?.uniqueId;
-    }
-    const source = /\bsource\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\)/.exec(call);
-    if (source) {
-      const suffix = `.${source[1] ?? ''}.${source[2] ?? ''}`;
-      return (
-        near.find((id) => id.startsWith('source.') && id.endsWith(suffix)) ??
-        [...this.manifest.sources.keys()].find((id) => id.endsWith(suffix))
-      );
-    }
-    return undefined;
-  }
-
-  private referenceTarget(test: ManifestNode, to: string): ReferenceTarget | undefined {
+  /**
+   * What a relationships test's `to:` references, undefined when it names nothing of the manifest, or why
+   * no Gate 1 reference of `declared` can check it (the check would fail on every run).
+   */
+  private referenceTarget(
+    declared: ManifestNode,
+    test: ManifestNode,
+    to: string,
+  ): ReferenceTarget | { unmappable: string } | undefined {
     // A contract's foreign_key written as `schema.table (column)`: the relation itself.
     const relation = /^relation\('([^']*)', '([^']*)'\)$/.exec(to);
     if (relation) {
@@ -301,6 +258,8 @@ class ProjectReader {
           n.schema?.toLowerCase() === schema.toLowerCase() &&
           n.alias.toLowerCase() === table.toLowerCase(),
       );
+      const unmappable = named === undefined ? undefined : unreferenceable(declared, named, to);
+      if (unmappable !== undefined) return { unmappable };
       const columns = named === undefined ? undefined : this.columnsOf(named);
       return {
         schema: named?.schema ?? schema,
@@ -308,10 +267,12 @@ class ProjectReader {
         ...(columns?.ok ? { columns: columns.columns.map((c) => c.name) } : {}),
       };
     }
-    const id = this.resolveCall(to, test.dependsOn);
+    const id = resolveCall(this.manifest, to, test.dependsOn);
     const node =
       id === undefined ? undefined : (this.manifest.nodes.get(id) ?? this.manifest.sources.get(id));
     if (!node?.schema) return undefined;
+    const unmappable = unreferenceable(declared, node, to);
+    if (unmappable !== undefined) return { unmappable };
     const { schema, table } = this.relationOf(node, node.schema);
     const columns = this.columnsOf(node);
     return {
@@ -344,7 +305,7 @@ class ProjectReader {
     const rules = mapTests([...tests, ...constraints.tests], {
       columns: names,
       adapter: this.adapter,
-      resolveReference: (test, to) => this.referenceTarget(test, to),
+      resolveReference: (test, to) => this.referenceTarget(node, test, to),
       normaliseName: (name) => warehouseName(name, this.adapter),
       primaryKey: node.primaryKey.length > 0 ? node.primaryKey : constraints.primaryKey,
       declaredNullRates: declaredNullRates(node, names, warnings),
@@ -503,6 +464,20 @@ class ProjectReader {
     const view = readWarehouseView(`CREATE VIEW gds_dbt_model AS\n${sql}`, dialect);
     return view.ok ? { ok: true, columns: view.view.columns.map((c) => ({ name: c.name })) } : read;
   }
+}
+
+/**
+ * Why a Gate 1 reference of `declared` to `target` could never be checked, or undefined: an ephemeral model
+ * has no relation, and a relation in another database is out of reach of the connector, which reads one
+ * database (the one dbt builds `declared` in).
+ */
+function unreferenceable(declared: ManifestNode, target: ManifestNode, to: string): string | undefined {
+  if (target.resourceType === 'model' && target.materialized === 'ephemeral')
+    return `its to: ${to} is ${target.name}, an ephemeral model: dbt builds no relation for it (it inlines it into the models that use it), so there is no table for a reference to check; materialize ${target.name} as a view or table, or test the relationship against the table it reads`;
+  const [there, here] = [target.database, declared.database];
+  if (there !== undefined && here !== undefined && there.toLowerCase() !== here.toLowerCase())
+    return `its to: ${to} is in database ${there}, and ${declared.alias} is in ${here}: the service's connector reads one database, so a reference there could never be checked; keep the test in dbt, or build the referenced table in ${here}`;
+  return undefined;
 }
 
 /**

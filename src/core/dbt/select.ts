@@ -3,10 +3,12 @@
 // name, with or without its extension), `source:`, `state:` against another manifest (`--state`),
 // `config.materialized:`, `resource_type:`, `fqn:`, `package:`, graph operators (`+x`, `x+`, `2+x`, `x+1`,
 // `@x`), a space for a union and a comma for an intersection. The graph holds the tests too, as dbt's does:
-// `@x` reaches the parents of x's tests (a relationships test's other model). What is selected is always
-// among the enabled models, seeds and snapshots.
+// `@x` reaches the parents of x's tests (a relationships test's other model). `state:` selects a test too (new
+// or changed), which to gds is its model. What is selected is always among the enabled models, seeds and
+// snapshots.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
+import { attachedNode } from './attached.js';
 import { stateMatches, STATE_SELECTORS } from './state.js';
 import type { DbtSelection } from './types.js';
 
@@ -147,8 +149,24 @@ function evaluateAtom(
     // dbt's @: the children, then the parents of the children and of the selected nodes themselves.
     if (at) walk([...seeds, ...below], graph.parents, Infinity, all);
   }
+  // A test selected (state:) is run by dbt against its model: to gds, the model's gate is selected. The
+  // graph was walked from the test, as dbt walks it (a test has no children; its parents are its models).
+  for (const id of seeds) {
+    const model = testedNode(context.manifest, id);
+    if (model !== undefined) all.add(model);
+  }
   const declared = new Set(candidates.map((c) => c.uniqueId));
   return new Set([...all].filter((id) => declared.has(id)));
+}
+
+/** The model, seed or snapshot a test id is attached to (undefined: not a test, or a test of no one node). */
+function testedNode(manifest: Manifest, id: string): string | undefined {
+  const test = manifest.nodes.get(id);
+  if (test?.resourceType !== 'test') return undefined;
+  const attached = attachedNode(manifest, test);
+  if (attached !== undefined) return attached;
+  const declared = test.dependsOn.filter((parent) => DECLARED_TYPES.has(parent.split('.')[0] ?? ''));
+  return declared.length === 1 ? declared[0] : undefined;
 }
 
 function walk(from: Iterable<string>, edges: Map<string, string[]>, depth: number, into: Set<string>): void {
@@ -166,7 +184,32 @@ function walk(from: Iterable<string>, edges: Map<string, string[]>, depth: numbe
   }
 }
 
-/** The nodes (any enabled node but tests) that `method:value` names. */
+/** dbt's NodeType values: what `resource_type:` accepts. */
+const DBT_RESOURCE_TYPES = [
+  'model',
+  'seed',
+  'snapshot',
+  'source',
+  'test',
+  'unit_test',
+  'analysis',
+  'operation',
+  'rpc',
+  'sql_operation',
+  'doc',
+  'macro',
+  'exposure',
+  'metric',
+  'group',
+  'saved_query',
+  'semantic_model',
+  'fixture',
+];
+
+/** The state selectors a test is selected by: those of a change. */
+const TEST_STATE_SELECTORS = new Set(STATE_SELECTORS.filter((s) => s !== 'old' && s !== 'unmodified'));
+
+/** The nodes (any enabled node but tests, which only `state:` selectors name) that `method:value` names. */
 function matchMethod(body: string, atom: string, selector: string, context: Context): Set<string> {
   const { manifest } = context;
   const colon = body.indexOf(':');
@@ -224,12 +267,23 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
           `${atom} compares the project with another manifest: pass --state DIR, the folder of the production manifest.json (dbt's --state)`,
           selector,
         );
-      return pick((n) => stateMatches(value, n, manifest, state));
+      // A test changed or new is selected (dbt then runs it), by the selectors of change only: an unmodified
+      // or old test would select its model whatever the model's own state.
+      const among = TEST_STATE_SELECTORS.has(value)
+        ? [...all, ...[...manifest.nodes.values()].filter((n) => n.resourceType === 'test' && n.enabled)]
+        : all;
+      return pick((n) => stateMatches(value, n, manifest, state), among);
     }
+    // dbt's config and resource_type methods compare the value as it is: no glob.
     case 'config.materialized':
-      return pick((n) => n.materialized !== undefined && glob(value, n.materialized));
+      return pick((n) => n.materialized === value);
     case 'resource_type':
-      return pick((n) => glob(value, n.resourceType), parsed);
+      if (!DBT_RESOURCE_TYPES.includes(value))
+        throw new DbtSelectionError(
+          `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (dbt refuses any other)`,
+          selector,
+        );
+      return pick((n) => n.resourceType === value, parsed);
     case 'package':
       return pick((n) => glob(value, n.packageName));
     default:

@@ -5,6 +5,8 @@
 // (only under persist_docs), contract (only when one side enforces it) or of a macro the node calls. A
 // source (dbt's SourceDefinition.same_contents) is modified by a change of its relation (database, schema,
 // identifier), fqn, configs, quoting, freshness, loaded_at_field or external table; not of its description.
+// A generic test (dbt's GenericTestNode.same_contents) by a change of its config or fqn; a singular test as
+// a model is.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { canonicalJson as canonical } from './manifest.js';
 
@@ -94,6 +96,14 @@ function callsModifiedMacro(node: ManifestNode, manifest: Manifest, state: Manif
 }
 
 function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, state: Manifest): boolean {
+  // dbt's GenericTestNode.same_contents: its config and fqn (its body is the call of its generic test, and
+  // its arguments are in its name, so in its unique id), besides the macros it calls.
+  if (node.resourceType === 'test' && node.test?.name !== undefined)
+    return (
+      !sameConfig(node, old) ||
+      node.fqn.join('.') !== old.fqn.join('.') ||
+      callsModifiedMacro(node, manifest, state)
+    );
   if (node.resourceType === 'source')
     return (
       !sameRelation(node, old) ||

@@ -34,8 +34,11 @@ export interface TestContext {
   /** The declaration's column names. */
   columns: string[];
   adapter: string | undefined;
-  /** Resolves `ref('x')` / `source('a','b')` of a relationships test. */
-  resolveReference(test: ManifestNode, to: string): ReferenceTarget | undefined;
+  /**
+   * Resolves `ref('x')` / `source('a','b')` of a relationships test: undefined when it names nothing, or
+   * why the reference could never be checked.
+   */
+  resolveReference(test: ManifestNode, to: string): ReferenceTarget | { unmappable: string } | undefined;
   normaliseName(name: string): string;
   /** dbt's `primary_key` of the model, when it has one (v12): preferred as the grain key. */
   primaryKey: string[];
@@ -91,6 +94,9 @@ const refused = (reason: string): Outcome => ({ kind: 'refused', reason });
 /** Where a rule comes from, for the gate1.yml comments and the plan: a dbt test or a contract constraint. */
 const origin = (id: string) => (id.includes(':constraint:') ? `dbt contract ${id}` : `dbt test ${id}`);
 
+const UNIT_TEST =
+  "a dbt unit test: it checks the model's SQL on fixed input rows (its given and expect) when dbt builds the model, not the rows of the table, so it is no Gate 1 rule; dbt still runs it";
+
 /** Maps the tests attached to one declaration. */
 export function mapTests(tests: ManifestNode[], context: TestContext): MappedRules {
   const rules: MappedRules = {
@@ -119,6 +125,10 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
   // an item (TurboFan, which would elide them, is held off while a project is read and declared).
   for (let i = 0; i < sorted.length; i++) {
     const node = sorted[i] as ManifestNode;
+    if (node.resourceType === 'unit_test') {
+      rules.notMapped.push({ test: node.uniqueId, reason: UNIT_TEST });
+      continue;
+    }
     const test = node.test;
     if (!test) continue;
     const outcome = node.enabled ? mapOne(node, test, context) : refused('disabled in dbt (enabled: false)');
@@ -450,6 +460,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         return refused(`its to: ${to} is not a ref() or source()`);
       const target = context.resolveReference(node, to);
       if (!target) return refused(`its to: ${to} names no model, seed, snapshot or source of the manifest`);
+      if ('unmappable' in target) return refused(target.unmappable);
       const targetColumn =
         (target.columns ? findColumn(target.columns, field) : undefined) ?? context.normaliseName(field);
       const reference = `${target.schema}.${target.table}.${targetColumn}`;

@@ -357,6 +357,75 @@ describe('tests become Gate 1 rules', () => {
     ]);
   });
 
+  it("thresholds: only those that let failing rows pass are refused, not dbt's defaults or what the severity ignores", () => {
+    const notNull = (config: Record<string, unknown>) =>
+      one(
+        genericTest(
+          'not_null',
+          'model.shop.orders',
+          {},
+          {
+            column: 'order_id',
+            config: { fail_calc: 'count(*)', warn_if: '!= 0', error_if: '!= 0', ...config },
+          },
+        ),
+      );
+    expect(notNull({}).mappedTests[0]?.rule).toBe('required:order_id');
+    // The same as != 0 for a count of failing rows.
+    for (const error_if of ['!=0', '> 0', '>0', '>= 1', '<> 0'])
+      expect(notNull({ error_if }).mappedTests[0]?.rule, error_if).toBe('required:order_id');
+    // severity error fails on error_if alone; warn_if only says when to warn below it.
+    expect(notNull({ warn_if: '> 10' }).mappedTests[0]?.rule).toBe('required:order_id');
+    // severity warn ignores error_if.
+    expect(notNull({ severity: 'warn', error_if: '> 100' }).mappedTests[0]?.rule).toBe('nullRate:order_id');
+    expect(notNull({ error_if: '> 100' }).notMappedTests[0]?.reason).toMatch(
+      /^its thresholds \(error_if > 100\) let some failing rows pass/,
+    );
+    expect(notNull({ severity: 'warn', warn_if: '> 10' }).notMappedTests[0]?.reason).toMatch(
+      /^its thresholds \(warn_if > 10\)/,
+    );
+    expect(notNull({ fail_calc: 'sum(n)' }).notMappedTests[0]?.reason).toMatch(
+      /^its thresholds \(fail_calc sum\(n\)\)/,
+    );
+  });
+
+  it('a dbt unit test (dbt 1.8+) is listed as not mapped, on its model or among the other tests', () => {
+    const unitTest = (model: string) => ({
+      unique_id: `unit_test.shop.${model}.test_${model}_logic`,
+      resource_type: 'unit_test',
+      name: `test_${model}_logic`,
+      package_name: 'shop',
+      model,
+      fqn: ['shop', model, `test_${model}_logic`],
+      original_file_path: `models/${model}.yml`,
+      depends_on: { macros: [], nodes: [`model.shop.${model}`] },
+      config: { enabled: true, tags: [], meta: {} },
+    });
+    const project = declareDbtProject(
+      {
+        manifest: {
+          ...manifest(orders, customers),
+          unit_tests: {
+            'unit_test.shop.orders.test_orders_logic': unitTest('orders'),
+            'unit_test.shop.customers.test_customers_logic': unitTest('customers'),
+          },
+        },
+      },
+      { select: ['orders'] },
+      dbtReader,
+    );
+    expect(project.declarations[0]?.notMappedTests).toEqual([
+      {
+        test: 'unit_test.shop.orders.test_orders_logic',
+        reason: expect.stringMatching(
+          /^a dbt unit test: it checks the model's SQL on fixed input rows/,
+        ) as unknown,
+      },
+    ]);
+    // Its model not selected: not this plan's, as a data test of another model.
+    expect(project.otherTests).toEqual([]);
+  });
+
   it('a Jinja where: is not mapped', () => {
     const d = one(
       genericTest(
@@ -381,6 +450,73 @@ describe('tests become Gate 1 rules', () => {
       'analytics.customers.customer_id',
     );
     expect(d.mappedTests).toEqual([{ test: test['unique_id'], rule: 'reference:customer_id' }]);
+  });
+
+  it('relationships to an ephemeral model: not mapped (no table to reference), with what to do', () => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "ref('customers')", field: 'customer_id' },
+      { column: 'customer_id', dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+    );
+    const ephemeral = { ...customers, config: { enabled: true, materialized: 'ephemeral' } };
+    const [d] = declareDbtProject(
+      { manifest: manifest(orders, ephemeral, test) },
+      { select: ['orders'] },
+      dbtReader,
+    ).declarations;
+    expect(d?.columns.find((c) => c.name === 'customer_id')?.references).toBeUndefined();
+    expect(d?.mappedTests).toEqual([]);
+    expect(d?.notMappedTests).toEqual([
+      {
+        test: test['unique_id'],
+        reason: expect.stringMatching(/customers, an ephemeral model.*no relation.*materialize/) as unknown,
+      },
+    ]);
+  });
+
+  it('relationships to a source in another database: not mapped (the connector reads one database)', () => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "source('crm', 'customers')", field: 'customer_id' },
+      { column: 'customer_id', dependsOn: ['source.shop.crm.customers', 'model.shop.orders'] },
+    );
+    const crm = (database: string) => ({
+      unique_id: 'source.shop.crm.customers',
+      resource_type: 'source',
+      name: 'customers',
+      source_name: 'crm',
+      package_name: 'shop',
+      fqn: ['shop', 'crm', 'customers'],
+      database,
+      schema: 'crm',
+      identifier: 'customers',
+      config: { enabled: true },
+      columns: {},
+    });
+    const declared = (database: string) =>
+      declareDbtProject(
+        {
+          manifest: {
+            ...manifest(orders, customers, test),
+            sources: { [crm(database)['unique_id']]: crm(database) },
+          },
+        },
+        { select: ['orders'] },
+        dbtReader,
+      ).declarations[0];
+    expect(declared('dev')?.columns.find((c) => c.name === 'customer_id')?.references).toBe(
+      'crm.customers.customer_id',
+    );
+    const other = declared('raw');
+    expect(other?.columns.find((c) => c.name === 'customer_id')?.references).toBeUndefined();
+    expect(other?.notMappedTests).toEqual([
+      {
+        test: test['unique_id'],
+        reason: expect.stringMatching(/database raw.*orders is in dev/) as unknown,
+      },
+    ]);
   });
 
   it('relationships without attached_node: the child is found from the model argument', () => {

@@ -129,6 +129,30 @@ describe('which nodes each method searches, as dbt does', () => {
   });
 });
 
+describe('config.materialized: and resource_type: compare the value as it is, as dbt does (no glob)', () => {
+  const table = model('fct_sales', { config: { enabled: true, materialized: 'table' } });
+  const incremental = model('fct_events', { config: { enabled: true, materialized: 'incremental' } });
+  const seed: Entry = { ...model('countries'), unique_id: 'seed.shop.countries', resource_type: 'seed' };
+  const project = readManifest(manifest(table, incremental, seed));
+  const selected = (select: string) => selectNodes(project, { select: [select] });
+
+  it('config.materialized: the one materialization named; a pattern matches nothing', () => {
+    expect(selected('config.materialized:table')).toEqual(['model.shop.fct_sales']);
+    expect(selected('config.materialized:incremental')).toEqual(['model.shop.fct_events']);
+    expect(selected('config.materialized:*')).toEqual([]);
+    expect(selected('config.materialized:tab*')).toEqual([]);
+  });
+
+  it("resource_type: one of dbt's resource types; any other (a pattern) is an error, as in dbt", () => {
+    expect(selected('resource_type:seed')).toEqual(['seed.shop.countries']);
+    expect(selected('resource_type:model')).toEqual(['model.shop.fct_sales', 'model.shop.fct_events']);
+    expect(() => selected('resource_type:*')).toThrow(DbtSelectionError);
+    expect(() => selected('resource_type:mod*')).toThrow(
+      /resource_type:mod\*: dbt's resource types are .*model/,
+    );
+  });
+});
+
 describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)', () => {
   const versioned = (name: string, version: number) =>
     model(name, {
@@ -328,6 +352,86 @@ describe('state: against another manifest (--state)', () => {
     const base = withCentsMacro('a', callsCents(dimDate));
     const pr = withCentsMacro('b', callsCents(dimDate), callsCents(dimPlan), model('dim_member'));
     expect(names(['state:modified.macros'], base, pr)).toEqual(['dim_date', 'dim_plan']);
+  });
+
+  it('a test new or changed: its model is selected (dbt runs the test), + walks from the test as dbt does', () => {
+    const notNull = (config: Entry = {}) =>
+      genericTest('not_null', 'model.shop.dim_date', {}, { column: 'id', config });
+    const base = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest, notNull());
+    const added = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest, notNull());
+    const before = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest);
+    expect(names(['state:new'], before, added)).toEqual(['dim_date']);
+    expect(names(['state:modified'], before, added)).toEqual(['dim_date']);
+    const warned = manifest(
+      stgClaims,
+      dimPlan,
+      dimDate,
+      fctClaim,
+      report,
+      planTest,
+      notNull({ severity: 'warn' }),
+    );
+    expect(names(['state:modified'], base, warned)).toEqual(['dim_date']);
+    expect(names(['state:modified.configs'], base, warned)).toEqual(['dim_date']);
+    expect(names(['state:modified'], base, base)).toEqual([]);
+    // The test has no children; its parents are its model's (dbt's graph).
+    expect(names(['state:modified+'], base, warned)).toEqual(['dim_date']);
+    const relationshipWarns = manifest(
+      stgClaims,
+      dimPlan,
+      dimDate,
+      fctClaim,
+      report,
+      { ...planTest, config: { ...(planTest['config'] as Entry), severity: 'warn' } },
+      notNull(),
+    );
+    expect(names(['state:modified'], base, relationshipWarns)).toEqual(['fct_claim']);
+    expect(names(['+state:modified'], base, relationshipWarns)).toEqual([
+      'dim_plan',
+      'fct_claim',
+      'stg_claims',
+    ]);
+    // An unmodified test does not select its modified model's neighbours, nor an unmodified one.
+    expect(names(['state:unmodified'], before, added)).toEqual([
+      'claims_report',
+      'dim_date',
+      'dim_plan',
+      'fct_claim',
+      'stg_claims',
+    ]);
+  });
+
+  it('a test of an older manifest (no attached_node): its model is found from depends_on', () => {
+    const old = (config: Entry = {}) => {
+      const { attached_node: _attached, ...test } = genericTest(
+        'not_null',
+        'model.shop.dim_date',
+        {},
+        { column: 'id', config },
+      );
+      return test;
+    };
+    const base = manifest(dimPlan, dimDate, old());
+    expect(names(['state:modified'], base, manifest(dimPlan, dimDate, old({ severity: 'warn' })))).toEqual([
+      'dim_date',
+    ]);
+  });
+
+  it('a changed singular test selects the one model it reads', () => {
+    const singular = (sql: string): Entry => ({
+      unique_id: 'test.shop.assert_dates_past',
+      resource_type: 'test',
+      name: 'assert_dates_past',
+      package_name: 'shop',
+      fqn: ['shop', 'assert_dates_past'],
+      raw_code: sql,
+      depends_on: { nodes: ['model.shop.dim_date'] },
+      config: { enabled: true, severity: 'ERROR' },
+    });
+    const base = manifest(dimPlan, dimDate, singular("select * from {{ ref('dim_date') }} where id < 0"));
+    const pr = manifest(dimPlan, dimDate, singular("select * from {{ ref('dim_date') }} where id < 1"));
+    expect(names(['state:modified'], base, pr)).toEqual(['dim_date']);
+    expect(names(['state:modified.body'], base, pr)).toEqual(['dim_date']);
   });
 
   it('without --state, or an unknown state selector: a DbtSelectionError saying what to do', () => {
