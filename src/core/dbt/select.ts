@@ -83,7 +83,7 @@ export function selectNodes(
   const context: Context = { manifest, graph: graphOf(manifest), ...(state === undefined ? {} : { state }) };
   const chosen = new Set<string>();
   const matching = (selector: string): Set<string> => {
-    const found = evaluate(selector, candidates, context);
+    const found = evaluate(selector, candidates, context, true);
     if (found.size === 0) {
       const message = `--select ${selector} matches no enabled model, seed or snapshot of the project`;
       if (selection.strict === true) throw new DbtSelectionError(message, selector);
@@ -95,7 +95,8 @@ export function selectNodes(
   if (selects.length === 0) for (const node of candidates) chosen.add(node.uniqueId);
   for (const selector of selects) for (const id of matching(selector)) chosen.add(id);
   for (const selector of (selection.exclude ?? []).flatMap(splitUnion)) {
-    const found = evaluate(selector, candidates, context);
+    // A test excluded is not run; its model still is (dbt builds it), so its gate stays selected.
+    const found = evaluate(selector, candidates, context, false);
     if (found.size === 0)
       warn(
         `--exclude ${selector} matches no enabled model, seed or snapshot of the project; it excludes nothing`,
@@ -109,14 +110,22 @@ function splitUnion(entry: string): string[] {
   return entry.split(/\s+/).filter((s) => s !== '');
 }
 
-/** One union member: a comma-separated intersection of atoms. */
-function evaluate(selector: string, candidates: ManifestNode[], context: Context): Set<string> {
+/**
+ * One union member: a comma-separated intersection of atoms. With `testsSelectModels`, a test it matches
+ * stands for the node it is attached to (see evaluateAtom).
+ */
+function evaluate(
+  selector: string,
+  candidates: ManifestNode[],
+  context: Context,
+  testsSelectModels: boolean,
+): Set<string> {
   const atoms = selector.split(',').filter((a) => a !== '');
   if (atoms.length === 0)
     throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
   let result: Set<string> | undefined;
   for (const atom of atoms) {
-    const found = evaluateAtom(atom, selector, candidates, context);
+    const found = evaluateAtom(atom, selector, candidates, context, testsSelectModels);
     result = result === undefined ? found : new Set([...result].filter((id) => found.has(id)));
   }
   return result ?? new Set();
@@ -129,6 +138,7 @@ function evaluateAtom(
   selector: string,
   candidates: ManifestNode[],
   context: Context,
+  testsSelectModels: boolean,
 ): Set<string> {
   const { graph } = context;
   const match = ATOM.exec(atom);
@@ -151,10 +161,11 @@ function evaluateAtom(
   }
   // A test selected (state:) is run by dbt against its model: to gds, the model's gate is selected. The
   // graph was walked from the test, as dbt walks it (a test has no children; its parents are its models).
-  for (const id of seeds) {
-    const model = testedNode(context.manifest, id);
-    if (model !== undefined) all.add(model);
-  }
+  if (testsSelectModels)
+    for (const id of seeds) {
+      const model = testedNode(context.manifest, id);
+      if (model !== undefined) all.add(model);
+    }
   const declared = new Set(candidates.map((c) => c.uniqueId));
   return new Set([...all].filter((id) => declared.has(id)));
 }

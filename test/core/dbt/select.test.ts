@@ -401,6 +401,29 @@ describe('state: against another manifest (--state)', () => {
     ]);
   });
 
+  it('--exclude state:modified leaves out a changed test, not its model (dbt still builds the model)', () => {
+    const notNull = (config: Entry = {}) =>
+      genericTest('not_null', 'model.shop.dim_date', {}, { column: 'id', config });
+    const base = manifest(stgClaims, dimPlan, dimDate, fctClaim, report, planTest, notNull());
+    const warned = manifest(
+      stgClaims,
+      dimPlan,
+      dimDate,
+      fctClaim,
+      report,
+      planTest,
+      notNull({ severity: 'warn' }),
+    );
+    const excluded = declareDbtProject(
+      { manifest: warned, state: base },
+      { exclude: ['state:modified'] },
+      dbtReader,
+    )
+      .declarations.map((d) => d.name)
+      .sort();
+    expect(excluded).toEqual(['claims_report', 'dim_date', 'dim_plan', 'fct_claim', 'stg_claims']);
+  });
+
   it('a test of an older manifest (no attached_node): its model is found from depends_on', () => {
     const old = (config: Entry = {}) => {
       const { attached_node: _attached, ...test } = genericTest(
