@@ -283,8 +283,19 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'recertificationRequested',
     'summary',
   ],
-  // The last line is {"summary":{…}}; recertificationRequested only on a write that filed one.
-  apply: ['table', 'tableId', 'step', 'outcome', 'version', 'error', 'recertificationRequested', 'summary'],
+  // The last line is {"summary":{…}}; recertificationRequested only on a write that filed one, reason only on a
+  // step that wrote nothing for a reason to tell (a CERTIFIED table --submit leaves as it is).
+  apply: [
+    'table',
+    'tableId',
+    'step',
+    'outcome',
+    'version',
+    'reason',
+    'error',
+    'recertificationRequested',
+    'summary',
+  ],
   'tokens:issue': ['id', 'name', 'clientToken', 'audience', 'env', 'scopes', 'tokens'],
   'tokens:refresh': ['tokens'],
   // Integration tokens, or with --cli CLI tokens (id, userId, token, createdAt, lastUsedAt, revokedAt).

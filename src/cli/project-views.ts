@@ -207,7 +207,7 @@ export function printAction(out: Output, action: ReportedAction): void {
     action.outcome === 'failed'
       ? `failed: ${action.error?.message ?? ''}`
       : action.outcome === 'unchanged'
-        ? 'no change'
+        ? `no change${action.reason === undefined ? '' : ` (${action.reason})`}`
         : `done${version}`;
   const recertification =
     action.recertificationRequested === true

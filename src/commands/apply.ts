@@ -32,7 +32,9 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
     "steward's handoff), and each table of the project QUARANTINED and never submitted as it is (plan --submit " +
     'shows it as ^ submit; a run killed before its submissions leaves such tables), never one a steward ' +
-    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond; --prune soft-deletes the gone tables, only this ' +
+    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond; nor a CERTIFIED table whose change leaves it ' +
+    'CERTIFIED (its gate1.yml or contract intent): its submit step is unchanged, with the reason (gds gate ' +
+    'submit submits it). --prune soft-deletes the gone tables, only this ' +
     "project's and only when every create and replace of the run succeeded; a node gds governs nothing of (an " +
     'ephemeral model, # skipped in the plan) holds nothing back. A table the plan shows "! owned elsewhere" ' +
     "(another project's, or registered by hand) is refused (exit 6) unless --adopt names it: its owner is " +
@@ -40,8 +42,8 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'to a CERTIFIED table (its definition or gate1.yml) files a recertification request, and its line says so. ' +
     'Ends with a summary; when tables failed it names them, keeps what the others applied, and exits with the ' +
     'exit code of the first failure; tables the plan refused (each with its reason and fix) are not sent, and ' +
-    'the run then exits 7. Under --json one line per action {table, tableId, step, outcome, version?, error?, ' +
-    'recertificationRequested?}, then always (nothing to apply included) one last line {"summary":{create, ' +
+    'the run then exits 7. Under --json one line per action {table, tableId, step, outcome, version?, reason?, ' +
+    'error?, recertificationRequested?}, then always (nothing to apply included) one last line {"summary":{create, ' +
     'replace, unchanged, remove, failed, refused, skipped, submit, recertificationRequested}}.';
   static override examples = [
     '<%= config.bin %> apply --dbt .',
@@ -72,7 +74,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
     }),
     submit: Flags.boolean({
       description:
-        'Move each changed table to PENDING_REVIEW after applying (gate submit), and each QUARANTINED one never submitted as it is.',
+        'Move each changed table to PENDING_REVIEW after applying (gate submit), never a CERTIFIED one, and each QUARANTINED one never submitted as it is.',
     }),
     prune: Flags.boolean({ description: 'Soft-delete the tables the plan shows as gone.' }),
   };

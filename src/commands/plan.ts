@@ -27,7 +27,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'model, which dbt builds no relation for; it holds nothing back, and apply exits 0 for it). With --submit, ' +
     'as apply --submit plans: a table of this project that nothing else changes, QUARANTINED and never ' +
     'submitted as it is (a run killed before its submissions leaves such tables), is ^ submit; one a steward ' +
-    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond never is. Ownership is ' +
+    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond never is, and a CERTIFIED table whose change ' +
+    'leaves it CERTIFIED (its gate1.yml or contract intent) says under its ~ replace that apply --submit does ' +
+    'not submit it again. Ownership is ' +
     "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
     'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
     '! owned elsewhere (apply refuses it unless --adopt names it). A table to create or replace names the ' +

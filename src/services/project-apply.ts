@@ -2,8 +2,10 @@
 // (below), the others table by table, at most `concurrency` tables at a time (the transport waits out 429s
 // and their Retry-After). Per table, in order: the definition
 // (register, or replace when it changed), its gate1.yml, its contract intent, and with `submit` the move to
-// PENDING_REVIEW; a table the plan shows `submit` (--submit: QUARANTINED, nothing else changed, as a run
-// killed before its submissions leaves it) is only submitted, when it is still QUARANTINED right before.
+// PENDING_REVIEW, never of a CERTIFIED table (a write that leaves it CERTIFIED does not undo its
+// certification: `unchanged`, with its reason); a table the plan shows `submit` (--submit: QUARANTINED,
+// nothing else changed, as a run killed before its submissions leaves it) is only submitted, when it is still
+// QUARANTINED right before.
 // Each step goes through the same service function as `push`, `gate apply` and
 // `contract set-intent`: it compares with what the service holds right before writing and sends the version
 // it compared with, so the service writes only a real change, once, however many applies run at the same
@@ -49,6 +51,8 @@ export interface ApplyAction {
   outcome: 'done' | 'unchanged' | 'failed';
   /** The version written, when the step has one (definition or gate1.yml). */
   version?: number;
+  /** Why a step wrote nothing, when it is not plain (a CERTIFIED table apply --submit leaves as it is). */
+  reason?: string;
   error?: { exitCode: number; code: string; message: string };
 }
 
@@ -339,9 +343,10 @@ async function applyTable(
 }
 
 /**
- * Moves a table to PENDING_REVIEW (`apply --submit`). One the plan shows `submit` (QUARANTINED, nothing else
- * to write) only while it still is: a submission or a certification since is `unchanged`, and a certification
- * between that read and the submission is left as it is too (`ifNotCertified`).
+ * Moves a table to PENDING_REVIEW (`apply --submit`), never a CERTIFIED one (`ifNotCertified`): a change that
+ * leaves a table CERTIFIED (its contract intent, its gate1.yml, its owner) is not a reason to undo a steward's
+ * certification, which a person does with `gds gate submit`. One the plan shows `submit` (QUARANTINED, nothing
+ * else to write) only while it still is: a submission or a certification since is `unchanged`.
  */
 async function submitTable(
   client: ApplyClient,
@@ -351,19 +356,26 @@ async function submitTable(
   record: (action: ApplyAction) => void,
 ): Promise<void> {
   const id = table.tableId as string;
-  const planned = table.action === 'submit';
   await step('submit', id, options.describe, async () => {
-    const waiting = !planned || (await client.tables.status(id)).state === 'QUARANTINED';
-    const outcome = waiting
-      ? await submitGate(client, id, { ifNotCertified: planned, project: plan.project.id })
-      : undefined;
+    const state = table.action === 'submit' ? (await client.tables.status(id)).state : undefined;
+    const outcome =
+      state === undefined || state === 'QUARANTINED'
+        ? await submitGate(client, id, { ifNotCertified: true, project: plan.project.id })
+        : undefined;
+    const certified = outcome?.kind === 'skipped' || state === 'CERTIFIED';
     record({
       table: table.table,
       tableId: id,
       step: 'submit',
       outcome: outcome?.kind === 'submitted' ? 'done' : 'unchanged',
+      ...(certified ? { reason: certifiedNotSubmitted(table.table) } : {}),
     });
   });
+}
+
+/** Why apply --submit (and the plan that shows it) leaves a CERTIFIED table as it is. */
+export function certifiedNotSubmitted(table: string): string {
+  return `CERTIFIED: apply --submit does not submit it again (it stays CERTIFIED); gds gate submit ${table} submits it for review`;
 }
 
 async function removeTable(

@@ -44,7 +44,7 @@ export interface PlannedTable {
   changes: PlannedChanges;
   /** Unified diffs of what changes; a part that does not change is left out. */
   diffs: { definition?: string; gate1?: string; contract?: string };
-  /** Why the table is refused, owned elsewhere, skipped or submitted. */
+  /** Why the table is refused, owned elsewhere, skipped or submitted, or (--submit) left CERTIFIED. */
   reason?: string;
   /** Whose the table on the service is; absent for a new table. */
   ownership?: Ownership;

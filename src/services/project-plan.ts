@@ -14,7 +14,8 @@
 // and never submitted as it is (registered or changed since its last submission: a run killed between its
 // writes and its submissions leaves such tables) is `^ submit`: apply submits it for review. One a steward
 // rejected as it is stays `= unchanged` (saying so), and one PENDING_REVIEW or CERTIFIED (or beyond) is never
-// submitted again.
+// submitted again: a CERTIFIED table whose change leaves it CERTIFIED (its gate1.yml or contract intent) says
+// so.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector its tables live
@@ -59,6 +60,7 @@ import { warehouseColumns, inWarehouseCase } from './warehouse-case.js';
 import { checkGateLocally, gateDiff } from './gates.js';
 import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources, withCheckableReferences } from './project-sources.js';
+import { certifiedNotSubmitted } from './project-apply.js';
 import { reportPlanned } from './project-report.js';
 import { isBareIdentifier } from '../core/artifacts/identifiers.js';
 import {
@@ -539,6 +541,12 @@ export async function planProject(
           ? { reason: ownedElsewhereReason(row, declaration.name, prefix) }
           : {}),
         ...(submission === undefined ? {} : { reason: submission.reason }),
+        ...(options.submit === true &&
+        row?.state === 'CERTIFIED' &&
+        !elsewhere &&
+        keepsCertified(compared.changes)
+          ? { reason: certifiedNotSubmitted(declaration.name) }
+          : {}),
         ...(adopting && row !== undefined ? { adopt: { from: row.project ?? null } } : {}),
         ...(owned?.migrate === true ? { migrate: true } : {}),
         ...(row === undefined ? {} : { seen: seenOf(row) }),
@@ -660,6 +668,11 @@ function forbiddenChange(row: HeldTable, changes: PlannedChanges): string | unde
   ];
   if (rules.length === 0) return undefined;
   return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${row.name}`;
+}
+
+/** A change apply writes that leaves a CERTIFIED table CERTIFIED (a new definition makes it QUARANTINED). */
+function keepsCertified(changes: PlannedChanges): boolean {
+  return !changes.definition && (changes.gate1 || changes.contract);
 }
 
 /**
