@@ -564,6 +564,10 @@ function readTest(raw: Entry, config: Entry): ManifestTest {
   const condition = text(config[conditionKey]);
   if (condition !== undefined && !ON_FIRST_ROW.has(condition.replace(/\s+/g, '')))
     thresholds = `${thresholds === undefined ? '' : `${thresholds}, `}${conditionKey} ${condition}`;
+  // dbt counts the failing rows of `(… limit N)`: with a limit of 0 it counts none, and the test always passes.
+  const limit = config['limit'];
+  if (typeof limit === 'number' && limit <= 0)
+    thresholds = `${thresholds === undefined ? '' : `${thresholds}, `}limit ${limit}`;
   const test = {} as ManifestTest;
   if (name !== undefined) test.name = name;
   if (namespace !== undefined) test.namespace = namespace;

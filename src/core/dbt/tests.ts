@@ -429,7 +429,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const literals: string[] = [];
       for (const value of values) {
         const literal = quote ? sqlString(value) : rawValue(value);
-        if (literal === undefined) return refused(`its value ${JSON.stringify(value)} is not a plain value`);
+        if (literal === undefined) return refused(notPlain('value', value));
         literals.push(literal);
       }
       const id = sqlIdentifier(col.name);
@@ -500,11 +500,14 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         const value = kwargs[key];
         if (value === undefined || value === null) continue;
         const literal = rawValue(value);
-        if (literal === undefined) return refused(`its ${key} ${JSON.stringify(value)} is not a plain value`);
+        if (literal === undefined) return refused(notPlain(key, value));
         bounds.push(`${id} ${op} ${literal}`);
       }
       if (bounds.length === 0) return refused('it sets neither min_value nor max_value');
-      return guarded(bounds.join(' AND '), text(kwargs['row_condition']));
+      // dbt_utils 0.x took the rows to test as an argument, where="true" (1.x reads config.where).
+      const own = kind === 'dbt_utils.accepted_range' ? text(kwargs['where']) : undefined;
+      const rows = own !== undefined && own.trim().toLowerCase() !== 'true' ? own : undefined;
+      return guarded(bounds.join(' AND '), rows ?? text(kwargs['row_condition']));
     }
     case 'dbt_expectations.expect_column_values_to_match_regex': {
       const col = column();
@@ -551,13 +554,32 @@ function predicate(sql: string, context: TestContext): Outcome {
   return { kind: 'predicate', sql };
 }
 
+/** Why a test's value is not mapped: a number dbt may print otherwise, or not a plain value. */
+function notPlain(what: string, value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value)
+    ? `its ${what} ${JSON.stringify(value)} may not be the number as dbt prints it (the manifest's JSON keeps ` +
+        'neither 1.0 from 1, nor digits past 2^53, nor how Python writes an exponent)'
+    : `its ${what} ${JSON.stringify(value)} is not a plain value`;
+}
+
+/**
+ * A number as dbt's Jinja (Python) prints it, where JavaScript prints it alike: an integer within 2^53 (as
+ * the manifest wrote it, 1.0 is read as 1), or a fraction Python writes without an exponent (from 1e-4 to
+ * 1e16, where both print the shortest digits that read back).
+ */
+function printedAsDbt(value: number): string | undefined {
+  if (Number.isSafeInteger(value)) return String(value);
+  const size = Math.abs(value);
+  return !Number.isInteger(value) && size >= 1e-4 && size < 1e16 ? String(value) : undefined;
+}
+
 /** A value as a SQL string literal (dbt's quote: true). */
 function sqlString(value: unknown): string | undefined {
   const shown =
     typeof value === 'string'
       ? value
       : typeof value === 'number' && Number.isFinite(value)
-        ? String(value)
+        ? printedAsDbt(value)
         : typeof value === 'boolean'
           ? value
             ? 'True'
@@ -568,7 +590,9 @@ function sqlString(value: unknown): string | undefined {
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */
 function rawValue(value: unknown): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  // Compared as a number, 1 and 1.0 (or 1e-05 and 0.00001) are one value; digits past 2^53 are lost.
+  if (typeof value === 'number' && Number.isFinite(value))
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : String(value);
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'string' && value.trim() !== '' && !JINJA.test(value)) return value.trim();
   return undefined;

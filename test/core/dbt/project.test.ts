@@ -576,6 +576,57 @@ describe('tests become Gate 1 rules', () => {
     expect(gate1(between)['customPredicates']?.[0]?.['sql']).toBe('amount >= 1');
   });
 
+  it("dbt_utils 0.x accepted_range's own where: argument keeps the rows it tests, as the macro does", () => {
+    // dbt_utils 0.6: test_accepted_range(model, min_value, max_value, inclusive, where="true") selects
+    // `from model where {{ where }}` before checking the bounds.
+    const range = (kwargs: Record<string, unknown>) =>
+      one(
+        genericTest('accepted_range', 'model.shop.orders', kwargs, {
+          namespace: 'dbt_utils',
+          column: 'amount',
+        }),
+      );
+    expect(gate1(range({ min_value: 0, where: "status = 'placed'" }))['customPredicates']?.[0]?.['sql']).toBe(
+      "NOT (status = 'placed') OR (amount >= 0)",
+    );
+    expect(gate1(range({ min_value: 0, where: 'true' }))['customPredicates']?.[0]?.['sql']).toBe(
+      'amount >= 0',
+    );
+  });
+
+  it('a number dbt would print otherwise than JavaScript does is not mapped', () => {
+    // Jinja prints YAML's 1.0 as 1.0 and 1e-05 as 1e-05; JSON.parse keeps neither, and a number past 2^53
+    // loses its digits: a rule written from them would test other values than dbt's.
+    const values = (list: unknown[]) =>
+      one(genericTest('accepted_values', 'model.shop.orders', { values: list }, { column: 'status' }));
+    expect(values([1, 2, 3]).mappedTests).toHaveLength(1);
+    expect(values([1.5, 2.5]).mappedTests).toHaveLength(1);
+    expect(values([1, 1e-5]).notMappedTests[0]?.reason).toMatch(
+      /0\.00001 may not be the number as dbt prints it/,
+    );
+    expect(values([2 ** 53 + 2]).notMappedTests[0]?.reason).toMatch(/as dbt prints it/);
+    const range = one(
+      genericTest(
+        'accepted_range',
+        'model.shop.orders',
+        { max_value: 2 ** 53 + 2 },
+        { namespace: 'dbt_utils', column: 'amount' },
+      ),
+    );
+    expect(range.notMappedTests[0]?.reason).toMatch(/as dbt prints it/);
+  });
+
+  it('a test limited to no failing rows (config limit 0) always passes in dbt: not mapped', () => {
+    const limited = one(
+      genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id', config: { limit: 0 } }),
+    );
+    expect(limited.notMappedTests[0]?.reason).toMatch(/limit 0/);
+    const some = one(
+      genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id', config: { limit: 10 } }),
+    );
+    expect(some.mappedTests[0]?.rule).toBe('required:order_id');
+  });
+
   it('expect_column_values_to_match_regex: a pattern check', () => {
     const d = one(
       genericTest(
