@@ -108,6 +108,7 @@ describe('npm run server', () => {
       chmodSync(shared, 0o777);
       const server = run(['--ready-file', join(shared, 'ready.json'), '--port', '0']);
       expect(await server.exited).toBe(2);
+      await server.closed;
       expect(server.output.stderr).toContain(`directory ${shared} is writable by its group (mode 777)`);
       expect(server.output.stdout).toBe('');
       expect(readdirSync(shared)).toEqual([]);
