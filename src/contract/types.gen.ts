@@ -39,7 +39,7 @@ export interface paths {
          *     mints an environment-agnostic token, a label an environment-scoped one. Mint-time role rules:
          *     table grants need the table owner or ADMIN/OWNER; `workspace:read:*` need ADMIN or OWNER;
          *     `workspace:write:*` need STEWARD, ADMIN or OWNER. A DATA-API token never carries the certify
-         *     scope.
+         *     scope, and a static CLI token may not mint one that does (401 `interactive_login_required`, §5.9).
          */
         post: operations["issueIntegrationToken"];
         delete?: never;
@@ -117,7 +117,7 @@ export interface paths {
         put?: never;
         /**
          * A 60-minute DATA-API or MANAGEMENT access token drawn on the caller's own sign-in or CLI token
-         * @description What a CI job holding only a CLI token uses for a step that takes a MANAGEMENT token (recertify, definitions) or a DATA-API token (records): the same scopes, role rules and environment checks as `POST /api/integration/tokens`, but no client token, no refresh token and nothing listed or kept: the access token is bound to the credential it was drawn on, and is refused (401 `token_revoked`) once that CLI token or sign-in is revoked or its holder leaves the workspace. Counts against the person's mint limit; audited as `SHORT_LIVED_TOKEN_ISSUED`.
+         * @description What a CI job holding only a CLI token uses for a step that takes a MANAGEMENT token (recertify, definitions) or a DATA-API token (records): the same scopes, role rules and environment checks as `POST /api/integration/tokens`, but no client token, no refresh token and nothing listed or kept: the access token is bound to the credential it was drawn on, and is refused (401 `token_revoked`) once that CLI token or sign-in is revoked or its holder leaves the workspace. Counts against the person's mint limit; audited as `SHORT_LIVED_TOKEN_ISSUED`. A token with `workspace:write:certify` is drawn on a sign-in only: on a CLI token, 401 `interactive_login_required` (§5.9), as certify itself answers.
          */
         post: operations["issueShortLivedToken"];
         delete?: never;

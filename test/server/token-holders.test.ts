@@ -120,6 +120,28 @@ describe.each(ENGINES)('tokens and their holders on $engine', (engine) => {
   );
 
   it(
+    'a CLI token cannot mint or draw a token that certifies (§5.9: certify needs an interactive sign-in)',
+    needs(engine.skip),
+    async () => {
+      const admin = server.user('ADMIN');
+      const certify = { env: 'dev', scopes: ['workspace:write:certify'] };
+      for (const path of ['/api/integration/short-lived-tokens', '/api/integration/tokens']) {
+        const body = path.endsWith('/tokens') ? { ...certify, name: 'certify-by-cli' } : certify;
+        const fromCliToken = await server.request('POST', path, { token: admin.cliToken, body });
+        expect(fromCliToken.status, path).toBe(401);
+        expect(fromCliToken.body.error.code, path).toBe('interactive_login_required');
+        // A signed-in person still may; a CLI token still draws what does not certify.
+        const signedIn = await server.request('POST', path, { token: session('ADMIN'), body });
+        expect(signedIn.status, path).toBe(201);
+        const recertify = { ...body, scopes: ['workspace:write:recertify'] };
+        expect((await server.request('POST', path, { token: admin.cliToken, body: recertify })).status).toBe(
+          201,
+        );
+      }
+    },
+  );
+
+  it(
     'the holder revokes their CLI token; another member cannot (404), an ADMIN can',
     needs(engine.skip),
     async () => {

@@ -17,7 +17,7 @@ import { workspaceEnvironments } from '../certification/access.js';
 import { rateLimited } from '../rate-limit.js';
 import { callerOf, limitFailedAuthentication } from '../context.js';
 import { parseBody } from '../contract.js';
-import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
+import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../errors.js';
 
 type ShortLivedTokenRequest = Schema<'ShortLivedTokenRequest'>;
 type ShortLivedToken = Schema<'ShortLivedToken'>;
@@ -99,6 +99,13 @@ async function planToken(
   caller: SessionCaller,
   body: { env: string; scopes: IssueTokenRequest['scopes'] },
 ): Promise<TokenPlan> {
+  // §5.9: certify needs an interactive sign-in. A static CLI token is refused certify itself, so it may not
+  // mint or draw the token that certifies either.
+  if (caller.via === 'cli_token' && body.scopes.includes('workspace:write:certify'))
+    throw unauthorized(
+      'interactive_login_required',
+      'A token that certifies needs an interactive sign-in, not a static CLI token: run `gds auth login` and try again.',
+    );
   // Each token has a rate bucket of its own: minting is limited per person, so tokens cannot buy buckets.
   const mint = await ctx.mints.take(`user:${caller.workspaceId}:${caller.userId}`);
   if (!mint.allowed) throw rateLimited(mint, ctx.clock(), 'integration tokens issued');
