@@ -11,7 +11,7 @@ import type { CertifiedViewStatus } from '../certification/view.js';
 import { repairCertifiedViews } from '../certification/view.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
-import { checkNesting } from '../input-rule.js';
+import { checkNesting, nestedTooDeep } from '../input-rule.js';
 import type { AuditInput } from '../audit.js';
 import { recordAudits } from '../audit.js';
 import type { RecertificationRequestInput } from './engine.js';
@@ -388,7 +388,14 @@ export async function recertify(
   body: unknown,
   idempotencyKey?: string,
 ): Promise<{ response: RecertifyResponse; replayed: boolean }> {
-  // Run results, a manifest and evidence are free-form: only their depth is bounded before they are walked.
+  // §4.8: a bad manifest is ignored and never fails the call; one nested too deep to walk is left out.
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    nestedTooDeep((body as Record<string, unknown>)['manifest'])
+  )
+    body = { ...body, manifest: undefined };
+  // Run results and evidence are free-form: only their depth is bounded before they are walked.
   checkNesting(body, 'body');
   const signal = readSignal(body);
   const environmentLabel = await resolveEnvironment(ctx, caller, signal);

@@ -233,7 +233,10 @@ describe('runResults', () => {
 
   it('ignores a bad manifest and still answers from the run results', async ({ skip }) => {
     skip(noSharedFixtures !== undefined, noSharedFixtures);
-    for (const manifest of ['not a manifest', { nodes: 7 }, null]) {
+    // Nested deeper than any body may be (§4.8: a bad manifest is ignored and never fails the call).
+    let deep: unknown = {};
+    for (let i = 0; i < 200; i++) deep = { deep };
+    for (const manifest of ['not a manifest', { nodes: 7 }, null, { nodes: {}, deep }]) {
       const response = await signal({ runResults: duckdbRun(), manifest, environmentLabel: 'dev' });
       expect(response.status).toBe(200);
       expect(response.body.outcomes[0]).toEqual({
