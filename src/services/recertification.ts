@@ -262,13 +262,8 @@ export async function recertify(
     });
   }
   const whole = (): RecertifyResponse => {
-    const done = [...answers.keys()].sort((a, b) => a - b).map((i) => answers.get(i) as RecertifyResponse);
-    return {
-      ...(done[0] as RecertifyResponse),
-      submitted: done.reduce((sum, a) => sum + a.submitted, 0),
-      governed: done.reduce((sum, a) => sum + a.governed, 0),
-      outcomes: done.flatMap((a) => a.outcomes),
-    };
+    const { submitted, governed, outcomes } = runReport(parts, answers, undefined);
+    return { ...(inPartOrder(answers)[0] as RecertifyResponse), submitted, governed, outcomes };
   };
   for (const [index, part] of parts.entries()) {
     if (answers.has(index)) continue;
@@ -305,7 +300,7 @@ function runReport(
   inFlight: number | undefined,
 ): RecertifyRunReport {
   const ids = (which: (i: number) => boolean) => parts.flatMap((part, i) => (which(i) ? part.uniqueIds : []));
-  const done = [...answers.keys()].sort((a, b) => a - b).map((i) => answers.get(i) as RecertifyResponse);
+  const done = inPartOrder(answers);
   return {
     partsSignalled: answers.size,
     parts: parts.length,
@@ -317,6 +312,10 @@ function runReport(
     outcomes: done.flatMap((a) => a.outcomes),
     resumable: parts.every((part) => part.key !== undefined),
   };
+}
+
+function inPartOrder(answers: ReadonlyMap<number, RecertifyResponse>): RecertifyResponse[] {
+  return [...answers.keys()].sort((a, b) => a - b).map((i) => answers.get(i) as RecertifyResponse);
 }
 
 /**
