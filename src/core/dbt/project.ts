@@ -304,6 +304,7 @@ class ProjectReader {
       );
     const rules = mapTests([...tests, ...constraints.tests], {
       columns: names,
+      exactColumns: found.from === 'catalog',
       adapter: this.adapter,
       resolveReference: (test, to) => this.referenceTarget(node, test, to),
       normaliseName: (name) => warehouseName(name, this.adapter),

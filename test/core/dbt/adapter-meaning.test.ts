@@ -1,0 +1,114 @@
+// What a dbt test's SQL means on its adapter: the case an unquoted column name is folded to, a value dbt
+// writes between quotes unescaped, and a collation that compares text without case.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { genericTest, manifest, model } from './helpers.js';
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
+
+type Entry = Record<string, unknown>;
+
+/** One model `people` on `adapter`, its columns as the catalog lists them when `catalog` is given. */
+function declare(adapter: string, tests: Entry[], catalog?: string[], documented: Entry = {}) {
+  const m = manifest(model('people', { columns: documented }), ...tests);
+  (m['metadata'] as Entry)['adapter_type'] = adapter;
+  const artifacts =
+    catalog === undefined
+      ? { manifest: m }
+      : {
+          manifest: m,
+          catalog: {
+            metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+            nodes: {
+              'model.shop.people': {
+                unique_id: 'model.shop.people',
+                metadata: { schema: 'analytics', name: 'people' },
+                columns: Object.fromEntries(
+                  catalog.map((name, i) => [name, { name, type: 'text', index: i + 1 }]),
+                ),
+              },
+            },
+            sources: {},
+          },
+        };
+  const project = declareDbtProject(artifacts, {}, dbtReader);
+  const [declaration] = project.declarations;
+  if (!declaration) throw new Error('no declaration');
+  return { declaration, warnings: project.warnings };
+}
+
+const notNull = (column: string) => genericTest('not_null', 'model.shop.people', {}, { column });
+
+describe("a test's column, folded as the adapter folds an unquoted name", () => {
+  it('postgres: an unquoted Email is email to dbt, so against a column "Email" dbt errors: not mapped, naming both', () => {
+    const { declaration } = declare('postgres', [notNull('Email')], ['id', 'Email']);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests).toEqual([
+      {
+        test: 'test.shop.not_null_people_Email.abc',
+        reason: expect.stringMatching(
+          /column Email is unquoted, so dbt's SQL on postgres reads it as email; the table's column is "Email" \(another case\)/,
+        ) as unknown,
+      },
+    ]);
+  });
+
+  it('postgres: an unquoted name reaching the lower-case column, and a quoted one its exact name, are mapped', () => {
+    expect(
+      declare('postgres', [notNull('EMAIL')], ['id', 'email']).declaration.mappedTests.map((t) => t.rule),
+    ).toEqual(['required:email']);
+    expect(
+      declare('postgres', [notNull('"Email"')], ['id', 'Email']).declaration.mappedTests.map((t) => t.rule),
+    ).toEqual(['required:Email']);
+  });
+
+  it('snowflake: an unquoted email is EMAIL, so a column created as "Email" errors; EMAIL is mapped', () => {
+    const mixed = declare('snowflake', [notNull('email')], ['ID', 'Email']).declaration;
+    expect(mixed.notMappedTests[0]?.reason).toMatch(/reads it as EMAIL; the table's column is "Email"/);
+    expect(
+      declare('snowflake', [notNull('email')], ['ID', 'EMAIL']).declaration.mappedTests.map((t) => t.rule),
+    ).toEqual(['required:EMAIL']);
+  });
+
+  it.each(['bigquery', 'sqlserver', 'synapse', 'databricks', 'duckdb'])(
+    '%s: column names are case-insensitive, so Email reaches "EMAIL"',
+    (adapter) => {
+      const { declaration } = declare(adapter, [notNull('Email')], ['ID', 'EMAIL']);
+      expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:EMAIL']);
+    },
+  );
+
+  it('fabric: column names are case-sensitive under its default collation, and T-SQL folds no name', () => {
+    const { declaration } = declare('fabric', [notNull('Email')], ['ID', 'EMAIL']);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(
+      /column Email is unquoted, so dbt's SQL on fabric reads it as Email; the table's column is "EMAIL"/,
+    );
+  });
+
+  it('a combination of columns: one in another case is not mapped', () => {
+    const { declaration } = declare(
+      'postgres',
+      [
+        genericTest(
+          'unique_combination_of_columns',
+          'model.shop.people',
+          { combination_of_columns: ['id', 'Email'] },
+          { namespace: 'dbt_utils' },
+        ),
+      ],
+      ['id', 'Email'],
+    );
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/column Email is unquoted.*"Email"/);
+  });
+
+  it('without a catalog the columns are not known exactly: matched as before', () => {
+    const { declaration } = declare('postgres', [notNull('Email')], undefined, {
+      Email: { name: 'Email', data_type: 'text', meta: {} },
+    });
+    expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:email']);
+  });
+});
