@@ -428,8 +428,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const quote = (kwargs['quote'] ?? kwargs['quote_values'] ?? true) !== false;
       const literals: string[] = [];
       for (const value of values) {
-        const literal = quote ? sqlString(value) : rawValue(value);
+        const literal = quote ? quotedAsDbt(value, context.adapter) : rawValue(value);
         if (literal === undefined) return refused(notPlain('value', value));
+        if (typeof literal !== 'string') return refused(literal.unquotable);
         literals.push(literal);
       }
       const id = sqlIdentifier(col.name);
@@ -608,6 +609,45 @@ function sqlString(value: unknown): string | undefined {
             : 'False'
           : undefined;
   return shown === undefined ? undefined : `'${shown.replaceAll("'", "''")}'`;
+}
+
+/** The adapters whose string literals read a backslash as itself (elsewhere it escapes the next character). */
+const LITERAL_BACKSLASH: ReadonlySet<string> = new Set([
+  'postgres',
+  'duckdb',
+  'trino',
+  'athena',
+  'sqlserver',
+  'synapse',
+  'fabric',
+  'oracle',
+  'exasol',
+  'materialize',
+]);
+
+/**
+ * A value as dbt's accepted_values (and dbt_expectations' in_set) writes it with quote: true: between single
+ * quotes, unescaped (`'{{ value }}'`). A value whose quotes are doubled is then one literal, read as the
+ * warehouse reads it; any other quote ends the literal early (`'O'Brien'` is a syntax error, `'a', 'b'` two
+ * values), and on most warehouses other than PostgreSQL a backslash escapes what follows: dbt's SQL then fails
+ * or tests other values, so the test is not mapped.
+ */
+function quotedAsDbt(
+  value: unknown,
+  adapter: string | undefined,
+): string | { unquotable: string } | undefined {
+  const literal = sqlString(value);
+  if (typeof value !== 'string' || literal === undefined) return literal;
+  const written = `'${value}'`;
+  if (!/^(?:[^']|'')*$/.test(value))
+    return {
+      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), so its SQL fails or reads other values; double each quote in the value ('' for ') or set quote: false and write the literal`,
+    };
+  if (value.includes('\\') && !LITERAL_BACKSLASH.has(adapter ?? ''))
+    return {
+      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${adapter ?? 'its adapter'} a backslash in a string escapes the character after it, so dbt tests another value or its SQL fails`,
+    };
+  return written;
 }
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */

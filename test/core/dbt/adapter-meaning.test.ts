@@ -1,6 +1,7 @@
 // What a dbt test's SQL means on its adapter: the case an unquoted column name is folded to, a value dbt
 // writes between quotes unescaped, and a collation that compares text without case.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { genericTest, manifest, model } from './helpers.js';
@@ -110,5 +111,56 @@ describe("a test's column, folded as the adapter folds an unquoted name", () => 
       Email: { name: 'Email', data_type: 'text', meta: {} },
     });
     expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:email']);
+  });
+});
+
+describe('accepted_values: a value dbt writes between single quotes unescaped', () => {
+  const accepted = (values: unknown[], extra: Entry = {}) =>
+    genericTest('accepted_values', 'model.shop.people', { values, ...extra }, { column: 'name' });
+  const predicates = (d: ReturnType<typeof declare>['declaration']) =>
+    (parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>> | undefined>)[
+      'customPredicates'
+    ];
+
+  it("O'Brien breaks dbt's SQL ('O'Brien'): not mapped, saying so", () => {
+    const { declaration } = declare('postgres', [accepted(['Smith', "O'Brien"])], ['name']);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(
+      /its value "O'Brien": dbt writes it between single quotes unescaped \('O'Brien'\)/,
+    );
+  });
+
+  it("a value whose quotes are doubled is the literal dbt writes ('it''s' is it's): mapped as dbt reads it", () => {
+    const { declaration } = declare('postgres', [accepted(["it''s"])], ['name']);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(predicates(declaration)?.[0]?.['sql']).toBe("name IN ('it''s')");
+  });
+
+  it('a backslash: itself on PostgreSQL, an escape on BigQuery (not mapped there)', () => {
+    const postgres = declare('postgres', [accepted(['a\\b'])], ['name']).declaration;
+    expect(predicates(postgres)?.[0]?.['sql']).toBe("name IN ('a\\b')");
+    const bigquery = declare('bigquery', [accepted(['a\\b'])], ['name']).declaration;
+    expect(bigquery.notMappedTests[0]?.reason).toMatch(/on bigquery a backslash in a string escapes/);
+  });
+
+  it('quote: false writes the value as SQL: a quote there is the SQL the user wrote', () => {
+    const { declaration } = declare('postgres', [accepted(["'x'"], { quote: false })], ['name']);
+    expect(predicates(declaration)?.[0]?.['sql']).toBe("name IN ('x')");
+  });
+
+  it('dbt_expectations in_set: the same', () => {
+    const { declaration } = declare(
+      'postgres',
+      [
+        genericTest(
+          'expect_column_values_to_be_in_set',
+          'model.shop.people',
+          { value_set: ["O'Brien"] },
+          { column: 'name', namespace: 'dbt_expectations' },
+        ),
+      ],
+      ['name'],
+    );
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/unescaped/);
   });
 });
