@@ -164,3 +164,28 @@ describe('accepted_values: a value dbt writes between single quotes unescaped', 
     expect(declaration.notMappedTests[0]?.reason).toMatch(/unescaped/);
   });
 });
+
+describe('an adapter whose default collation compares text without case', () => {
+  const tests = [
+    genericTest('accepted_values', 'model.shop.people', { values: ['a'] }, { column: 'name' }),
+    genericTest('unique', 'model.shop.people', {}, { column: 'name' }),
+    notNull('id'),
+  ];
+
+  it.each(['sqlserver', 'synapse'])(
+    '%s: the tests comparing text are mapped with a warning naming them',
+    (adapter) => {
+      const { declaration, warnings } = declare(adapter, tests, ['id', 'name']);
+      expect(declaration.mappedTests).toHaveLength(3);
+      const [warning, ...others] = warnings.filter((w) => w.includes('collation'));
+      expect(others).toEqual([]);
+      expect(warning).toMatch(/^model\.shop\.people: .*accepted_values_people_name.*unique_people_name/);
+      expect(warning).not.toContain('not_null');
+      expect(warning).toMatch(/case-insensitive/);
+    },
+  );
+
+  it('postgres compares with case: no warning', () => {
+    expect(declare('postgres', tests, ['id', 'name']).warnings.join('\n')).not.toContain('collation');
+  });
+});
