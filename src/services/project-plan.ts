@@ -357,6 +357,7 @@ export async function planProject(
       call,
     ),
     options.schema,
+    project.adapter,
   );
   const dbtSchemas = new Set(project.declarations.map((d) => lower(d.source.schema)));
   const declarations = await withCheckableReferences(

@@ -36,6 +36,7 @@ export async function inWarehouseCase(
   declarations: DbtDeclaration[],
   warehouse: { columns: WarehouseColumns; sources: WarehouseSources },
   schema: string | undefined,
+  adapter?: string,
 ): Promise<{ declarations: DbtDeclaration[]; notes: string[] }> {
   if (warehouse.columns.size === 0) return { declarations, notes: [] };
   const yaml = await loadYaml();
@@ -47,6 +48,7 @@ export async function inWarehouseCase(
       sourced.declaration,
       `${schema ?? source.schema}.${source.table}`,
       warehouse.columns,
+      adapter,
     );
     return { declaration: cased.declaration, notes: [...sourced.notes, ...cased.notes] };
   });

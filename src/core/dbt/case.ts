@@ -88,6 +88,7 @@ export function reconcileCase(
   declaration: DbtDeclaration,
   source: string,
   warehouse: WarehouseColumns,
+  adapter?: string,
 ): CaseReconciled {
   const columns = warehouse.get(source.toLowerCase());
   const renames = new Map<string, string>();
@@ -99,9 +100,23 @@ export function reconcileCase(
     else quoted.push(`${column.name} (the warehouse has ${found})`);
   }
   const notes: string[] = [];
-  if (renames.size > 0)
+  // dbt-postgres builds in the warehouse the service reads: there an unquoted name dbt writes is folded to
+  // lower case, so a column the warehouse holds only in another case is one dbt's tests cannot reach.
+  const unreached = new Set<string>();
+  if (adapter === 'postgres') {
+    for (const [from, to] of renames) {
+      if (from !== from.toLowerCase()) continue;
+      unreached.add(from);
+      const tests = declaration.mappedTests.filter((t) => t.rule.endsWith(`:${from}`)).map((t) => t.test);
+      notes.push(
+        `${declaration.name}: column ${from} -> ${to}: dbt's SQL on postgres reads the unquoted name as ${from}, which the warehouse object ${source} does not hold (registered as the warehouse names it), so dbt's tests of it${tests.length === 0 ? '' : ` (${tests.join(', ')})`} error, while the Gate 1 rules they became run on ${to}; set quote: true on the column in dbt, and run dbt docs generate so that gds maps each test against the catalog's names (a test dbt cannot run is then not mapped)`,
+      );
+    }
+  }
+  const folded = [...renames].filter(([from]) => !unreached.has(from));
+  if (folded.length > 0)
     notes.push(
-      `${declaration.name}: column${renames.size === 1 ? '' : 's'} ${[...renames].map(([from, to]) => `${from} -> ${to}`).join(', ')}: the warehouse object ${source} names ${renames.size === 1 ? 'it' : 'them'} in another case (an unquoted name is folded to upper case by Snowflake, to lower by PostgreSQL); registered as the warehouse names ${renames.size === 1 ? 'it' : 'them'}`,
+      `${declaration.name}: column${folded.length === 1 ? '' : 's'} ${folded.map(([from, to]) => `${from} -> ${to}`).join(', ')}: the warehouse object ${source} names ${folded.length === 1 ? 'it' : 'them'} in another case (an unquoted name is folded to upper case by Snowflake, to lower by PostgreSQL); registered as the warehouse names ${folded.length === 1 ? 'it' : 'them'}`,
     );
   if (quoted.length > 0)
     notes.push(

@@ -61,15 +61,65 @@ export function sqlIdentifier(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) && !RESERVED.has(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
-/** The declared column a test names (`column_name` may be quoted, or differ in case), or undefined. */
-export function findColumn(columns: readonly string[], written: string): string | undefined {
+/** A column name as a test writes it: the name, and whether it is quoted (`"Email"`, `` `Email` ``, `[Email]`). */
+function unquoted(written: string): { name: string; quoted: boolean } {
   const trimmed = written.trim();
   const quoted = /^(["`[])(.*)["`\]]$/s.exec(trimmed);
-  const name = quoted ? (quoted[2] ?? '') : trimmed;
+  return quoted ? { name: quoted[2] ?? '', quoted: true } : { name: trimmed, quoted: false };
+}
+
+/** The declared column a test names (`column_name` may be quoted, or differ in case), or undefined. */
+export function findColumn(columns: readonly string[], written: string): string | undefined {
+  const { name } = unquoted(written);
   if (columns.includes(name)) return name;
   const folded = name.toLowerCase();
   const matches = columns.filter((c) => c.toLowerCase() === folded);
   return matches.length === 1 ? matches[0] : undefined;
+}
+
+/**
+ * How each adapter's warehouse resolves a column name in dbt's SQL: `lower` folds an unquoted name to lower
+ * case and matches it exactly (PostgreSQL; Redshift folds a quoted one too), `upper` to upper case (Snowflake,
+ * Oracle, Exasol), `exact` folds nothing and matches exactly (ClickHouse; Fabric, whose warehouses compare
+ * names under its default collation, case-sensitive). Every other adapter matches column names without case
+ * (BigQuery, SQL Server and Synapse under their default collations, Databricks and Spark, DuckDB, Trino, …).
+ */
+const COLUMN_CASE: Readonly<Record<string, 'lower' | 'upper' | 'exact'>> = {
+  postgres: 'lower',
+  redshift: 'lower',
+  materialize: 'lower',
+  greenplum: 'lower',
+  risingwave: 'lower',
+  snowflake: 'upper',
+  oracle: 'upper',
+  exasol: 'upper',
+  clickhouse: 'exact',
+  fabric: 'exact',
+};
+
+/**
+ * The column of `columns` (the table's real names, as a catalog lists them) that dbt's SQL reaches with the
+ * name a test writes, as the adapter resolves it; `{ other }` when the table holds that name only in another
+ * case (dbt's query then fails on it). Undefined when no column has the name in any case.
+ */
+export function reachedColumn(
+  columns: readonly string[],
+  written: string,
+  adapter: string | undefined,
+): { name: string } | { other: string; reads: string } | undefined {
+  const rule = COLUMN_CASE[adapter ?? ''];
+  const found = findColumn(columns, written);
+  if (rule === undefined) return found === undefined ? undefined : { name: found };
+  const { name, quoted } = unquoted(written);
+  const reads =
+    rule === 'lower' && (!quoted || adapter === 'redshift')
+      ? name.toLowerCase()
+      : rule === 'upper' && !quoted
+        ? name.toUpperCase()
+        : name;
+  if (columns.includes(reads)) return { name: reads };
+  const other = columns.find((c) => c.toLowerCase() === reads.toLowerCase());
+  return other === undefined ? undefined : { other, reads };
 }
 
 /**

@@ -304,6 +304,7 @@ class ProjectReader {
       );
     const rules = mapTests([...tests, ...constraints.tests], {
       columns: names,
+      exactColumns: found.from === 'catalog',
       adapter: this.adapter,
       resolveReference: (test, to) => this.referenceTarget(node, test, to),
       normaliseName: (name) => warehouseName(name, this.adapter),
@@ -312,6 +313,8 @@ class ProjectReader {
       grammar: this.grammar,
     });
     rules.notMapped.push(...constraints.notMapped);
+    const collation = collationWarning(this.adapter, [...tests, ...constraints.tests], rules, found.columns);
+    if (collation !== undefined) warnings.push(`${node.uniqueId}: ${collation}`);
     const columns: ArtifactColumn[] = found.columns.map((c) => ({
       name: c.name,
       type: c.type,
@@ -464,6 +467,73 @@ class ProjectReader {
     const view = readWarehouseView(`CREATE VIEW gds_dbt_model AS\n${sql}`, dialect);
     return view.ok ? { ok: true, columns: view.view.columns.map((c) => ({ name: c.name })) } : read;
   }
+}
+
+/**
+ * The adapters whose default collation compares text without case (SQL Server's and Synapse's
+ * SQL_Latin1_General_CP1_CI_AS, MySQL's utf8mb4_0900_ai_ci, …); Fabric's default is case-sensitive.
+ */
+const CASE_INSENSITIVE_COLLATION: ReadonlySet<string> = new Set([
+  'sqlserver',
+  'synapse',
+  'mysql',
+  'mariadb',
+  'singlestore',
+]);
+
+/** The tests that compare a column's values with each other or with listed values. */
+const COMPARING_TESTS: ReadonlySet<string> = new Set([
+  'accepted_values',
+  'unique',
+  'relationships',
+  'dbt_utils.unique_combination_of_columns',
+  'dbt_expectations.expect_column_values_to_be_unique',
+  'dbt_expectations.expect_compound_columns_to_be_unique',
+  'dbt_expectations.expect_column_values_to_be_in_set',
+  'dbt_expectations.expect_column_values_to_not_be_in_set',
+]);
+
+const NOT_TEXT =
+  /^(?:(?:big|small|tiny)?int|integer|numeric|decimal|number|float|double|real|bit|bool|boolean|date|datetime|datetime2|datetimeoffset|timestamp|time|money)\b/i;
+
+/**
+ * On an adapter whose collation compares text without case, the mapped tests whose meaning depends on it
+ * (values compared with listed ones, with each other, with the referenced table's; or a condition holding a
+ * string), in words: dbt passes 'Placed' against accepted value 'placed' and fails 'A' beside 'a' as a
+ * repeat, and Gate 1, in PostgreSQL, compares with case. Columns of a type that is not text are left out.
+ */
+function collationWarning(
+  adapter: string | undefined,
+  tests: ManifestNode[],
+  rules: MappedRules,
+  columns: ReadonlyArray<{ name: string; type: string }>,
+): string | undefined {
+  if (!CASE_INSENSITIVE_COLLATION.has(adapter ?? '')) return undefined;
+  const mapped = new Set(rules.mapped.map((m) => m.test));
+  const text = (written: unknown) => {
+    if (typeof written !== 'string') return false;
+    const name = findColumn(
+      columns.map((c) => c.name),
+      written,
+    );
+    const type = columns.find((c) => c.name === name)?.type ?? 'unknown';
+    return !NOT_TEXT.test(type.trim());
+  };
+  const affected = tests.filter((node) => {
+    const test = node.test;
+    if (test === undefined || !mapped.has(node.uniqueId)) return false;
+    const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name ?? ''}`;
+    const kwargs = test.kwargs;
+    const list = kwargs['combination_of_columns'] ?? kwargs['column_list'];
+    const named = [test.columnName ?? kwargs['column_name'], ...(Array.isArray(list) ? list : [])];
+    const conditions = [test.where, kwargs['row_condition'], kwargs['expression'], kwargs['condition']];
+    return (
+      (COMPARING_TESTS.has(kind) && named.some(text)) ||
+      conditions.some((c) => typeof c === 'string' && c.includes("'"))
+    );
+  });
+  if (affected.length === 0) return undefined;
+  return `on ${adapter} the default collation compares text case-insensitively (and dbt's tests with it), while Gate 1 runs in PostgreSQL and compares with case: ${affected.map((t) => t.uniqueId).join(', ')} may pass in dbt and fail in Gate 1 or the other way round ('Placed' is accepted value 'placed' to dbt, 'A' and 'a' one value) where values differ only in case; give the columns a case-sensitive collation in the warehouse, or compare lower() values in the test, to mean one thing in both`;
 }
 
 /**

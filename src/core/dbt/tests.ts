@@ -20,7 +20,7 @@ import { checkPredicateSql } from '../gate1/predicate-sql.js';
 import { checkRegex } from '../gate1/regex-check.js';
 import type { ManifestNode, ManifestTest } from './manifest.js';
 import { text } from './manifest.js';
-import { findColumn, sqlIdentifier, withColumnNames } from './names.js';
+import { findColumn, reachedColumn, sqlIdentifier, withColumnNames } from './names.js';
 import type { MappedTest, NotMappedTest } from './types.js';
 
 /** What a relationships test's `to` resolves to: the referenced relation and its columns when known. */
@@ -33,6 +33,11 @@ export interface ReferenceTarget {
 export interface TestContext {
   /** The declaration's column names. */
   columns: string[];
+  /**
+   * Whether `columns` are the table's names exactly (a catalog's): a test's column is then reached as the
+   * adapter resolves the name dbt writes, not matched without case.
+   */
+  exactColumns?: boolean;
   adapter: string | undefined;
   /**
    * Resolves `ref('x')` / `source('a','b')` of a relationships test: undefined when it names nothing, or
@@ -353,12 +358,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
   const column = () => {
     const written = test.columnName ?? text(kwargs['column_name']);
     if (written === undefined) return { error: `the test names no column` } as const;
-    const found = findColumn(context.columns, written);
-    return found === undefined
-      ? ({
-          error: `the table has no column ${JSON.stringify(written)} (its columns: ${context.columns.join(', ')})`,
-        } as const)
-      : ({ name: found } as const);
+    return columnOf(written, context);
   };
   // dbt checks a row only when the test's own condition (row_condition, expression_is_true's condition) and
   // its where: both hold.
@@ -378,7 +378,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'not_null':
     case 'dbt_expectations.expect_column_values_to_not_be_null': {
       const col = column();
-      if ('error' in col) return refused(col.error!);
+      if ('error' in col) return refused(col.error);
       if (where !== undefined || kwargs['row_condition'] !== undefined)
         return guarded(`${sqlIdentifier(col.name)} IS NOT NULL`, text(kwargs['row_condition']));
       return test.severity === 'error'
@@ -392,7 +392,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'unique':
     case 'dbt_expectations.expect_column_values_to_be_unique': {
       const col = column();
-      if ('error' in col) return refused(col.error!);
+      if ('error' in col) return refused(col.error);
       return grain([col.name], test, where ?? text(kwargs['row_condition']), 'any');
     }
     case 'dbt_utils.unique_combination_of_columns':
@@ -402,9 +402,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
         return refused('its combination_of_columns is not a list of column names');
       const found: string[] = [];
       for (const written of list as string[]) {
-        const name = findColumn(context.columns, written);
-        if (name === undefined) return refused(`the table has no column ${JSON.stringify(written)}`);
-        found.push(name);
+        const col = columnOf(written, context);
+        if ('error' in col) return refused(col.error);
+        found.push(col.name);
       }
       // dbt_utils groups the rows by the columns: rows that share a NULL among them count as repeated.
       if (kind === 'dbt_utils.unique_combination_of_columns')
@@ -422,14 +422,15 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'dbt_expectations.expect_column_values_to_be_in_set':
     case 'dbt_expectations.expect_column_values_to_not_be_in_set': {
       const col = column();
-      if ('error' in col) return refused(col.error!);
+      if ('error' in col) return refused(col.error);
       const values = kwargs['values'] ?? kwargs['value_set'];
       if (!Array.isArray(values) || values.length === 0) return refused('its values are not a list');
       const quote = (kwargs['quote'] ?? kwargs['quote_values'] ?? true) !== false;
       const literals: string[] = [];
       for (const value of values) {
-        const literal = quote ? sqlString(value) : rawValue(value);
+        const literal = quote ? quotedAsDbt(value, context.adapter) : rawValue(value);
         if (literal === undefined) return refused(notPlain('value', value));
+        if (typeof literal !== 'string') return refused(literal.unquotable);
         literals.push(literal);
       }
       const id = sqlIdentifier(col.name);
@@ -446,7 +447,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     }
     case 'relationships': {
       const col = column();
-      if ('error' in col) return refused(col.error!);
+      if ('error' in col) return refused(col.error);
       if (test.severity === 'warn')
         return refused(
           'severity warn: the referential-integrity check always blocks (HARD_FAIL), so a warn-level test is not made one',
@@ -476,7 +477,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       let check = withColumnNames(expression, context.columns);
       if (written !== undefined) {
         const col = column();
-        if ('error' in col) return refused(col.error!);
+        if ('error' in col) return refused(col.error);
         check = `${sqlIdentifier(col.name)} ${check}`;
       }
       const condition = text(kwargs['condition']);
@@ -488,7 +489,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'dbt_utils.accepted_range':
     case 'dbt_expectations.expect_column_values_to_be_between': {
       const col = column();
-      if ('error' in col) return refused(col.error!);
+      if ('error' in col) return refused(col.error);
       const strictly = kwargs['strictly'] === true;
       const inclusive = kind === 'dbt_utils.accepted_range' ? kwargs['inclusive'] !== false : !strictly;
       const id = sqlIdentifier(col.name);
@@ -511,7 +512,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     }
     case 'dbt_expectations.expect_column_values_to_match_regex': {
       const col = column();
-      if ('error' in col) return refused(col.error!);
+      if ('error' in col) return refused(col.error);
       const regex = text(kwargs['regex']);
       if (regex === undefined || regex === '') return refused('its regex is missing');
       const flags = text(kwargs['flags']);
@@ -529,6 +530,28 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       return refused(`gds has no Gate 1 rule for ${kind} tests`);
   }
 }
+
+/** The column dbt's SQL reaches with the name a test writes, or why there is none. */
+function columnOf(written: string, context: TestContext): { name: string } | { error: string } {
+  const found = context.exactColumns
+    ? reachedColumn(context.columns, written, context.adapter)
+    : mapped(findColumn(context.columns, written));
+  if (found === undefined)
+    return {
+      error: `the table has no column ${JSON.stringify(written)} (its columns: ${context.columns.join(', ')})`,
+    };
+  if ('name' in found) return found;
+  const adapter = context.adapter ?? 'its adapter';
+  const how = /^["`[]/.test(written.trim()) ? 'quoted' : 'unquoted';
+  return {
+    error:
+      `its column ${written.trim()} is ${how}, so dbt's SQL on ${adapter} reads it as ${found.reads}; ` +
+      `the table's column is "${found.other}" (another case), so dbt's test errors: ` +
+      `name the column as the warehouse does, or set quote: true on it in dbt`,
+  };
+}
+
+const mapped = (name: string | undefined) => (name === undefined ? undefined : { name });
 
 function grain(
   columns: string[],
@@ -586,6 +609,45 @@ function sqlString(value: unknown): string | undefined {
             : 'False'
           : undefined;
   return shown === undefined ? undefined : `'${shown.replaceAll("'", "''")}'`;
+}
+
+/** The adapters whose string literals read a backslash as itself (elsewhere it escapes the next character). */
+const LITERAL_BACKSLASH: ReadonlySet<string> = new Set([
+  'postgres',
+  'duckdb',
+  'trino',
+  'athena',
+  'sqlserver',
+  'synapse',
+  'fabric',
+  'oracle',
+  'exasol',
+  'materialize',
+]);
+
+/**
+ * A value as dbt's accepted_values (and dbt_expectations' in_set) writes it with quote: true: between single
+ * quotes, unescaped (`'{{ value }}'`). A value whose quotes are doubled is then one literal, read as the
+ * warehouse reads it; any other quote ends the literal early (`'O'Brien'` is a syntax error, `'a', 'b'` two
+ * values), and on most warehouses other than PostgreSQL a backslash escapes what follows: dbt's SQL then fails
+ * or tests other values, so the test is not mapped.
+ */
+function quotedAsDbt(
+  value: unknown,
+  adapter: string | undefined,
+): string | { unquotable: string } | undefined {
+  const literal = sqlString(value);
+  if (typeof value !== 'string' || literal === undefined) return literal;
+  const written = `'${value}'`;
+  if (!/^(?:[^']|'')*$/.test(value))
+    return {
+      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), so its SQL fails or reads other values; double each quote in the value ('' for ') or set quote: false and write the literal`,
+    };
+  if (value.includes('\\') && !LITERAL_BACKSLASH.has(adapter ?? ''))
+    return {
+      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${adapter ?? 'its adapter'} a backslash in a string escapes the character after it, so dbt tests another value or its SQL fails`,
+    };
+  return written;
 }
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */

@@ -88,3 +88,21 @@ describe('reconcileCase', () => {
     expect(reconcileCase(yaml, d, 'analytics.orders', new Map())).toEqual({ declaration: d, notes: [] });
   });
 });
+
+describe('reconcileCase on PostgreSQL, whose warehouse the service reads', () => {
+  it('a documented Email (email to dbt) the warehouse holds as "Email": dbt\'s tests of it error, and the note says so', () => {
+    const m = manifest(
+      model('people', { columns: columns({ id: 'integer', Email: 'text' }) }),
+      genericTest('not_null', 'model.shop.people', {}, { column: 'Email' }),
+    );
+    const [d] = declareDbtProject({ manifest: m }, {}, dbtReader).declarations;
+    if (!d) throw new Error('no declaration');
+    const warehouse = new Map([['analytics.people', ['id', 'Email']]]);
+    const { notes } = reconcileCase(yaml, d, 'analytics.people', warehouse, 'postgres');
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^people: column email -> Email: .*dbt's SQL on postgres reads the unquoted name as email, which the warehouse object analytics\.people does not hold \(registered as the warehouse names it\), so dbt's tests of it \(test\.shop\.not_null_people_Email\.abc\) error/,
+      ),
+    ]);
+  });
+});

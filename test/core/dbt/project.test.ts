@@ -256,7 +256,7 @@ describe('tests become Gate 1 rules', () => {
       genericTest(
         'accepted_values',
         'model.shop.orders',
-        { values: ['placed', "o'brien"] },
+        { values: ['placed', "o''brien"] },
         { column: 'status' },
       ),
     );

@@ -1,0 +1,191 @@
+// What a dbt test's SQL means on its adapter: the case an unquoted column name is folded to, a value dbt
+// writes between quotes unescaped, and a collation that compares text without case.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { genericTest, manifest, model } from './helpers.js';
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
+
+type Entry = Record<string, unknown>;
+
+/** One model `people` on `adapter`, its columns as the catalog lists them when `catalog` is given. */
+function declare(adapter: string, tests: Entry[], catalog?: string[], documented: Entry = {}) {
+  const m = manifest(model('people', { columns: documented }), ...tests);
+  (m['metadata'] as Entry)['adapter_type'] = adapter;
+  const artifacts =
+    catalog === undefined
+      ? { manifest: m }
+      : {
+          manifest: m,
+          catalog: {
+            metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+            nodes: {
+              'model.shop.people': {
+                unique_id: 'model.shop.people',
+                metadata: { schema: 'analytics', name: 'people' },
+                columns: Object.fromEntries(
+                  catalog.map((name, i) => [name, { name, type: 'text', index: i + 1 }]),
+                ),
+              },
+            },
+            sources: {},
+          },
+        };
+  const project = declareDbtProject(artifacts, {}, dbtReader);
+  const [declaration] = project.declarations;
+  if (!declaration) throw new Error('no declaration');
+  return { declaration, warnings: project.warnings };
+}
+
+const notNull = (column: string) => genericTest('not_null', 'model.shop.people', {}, { column });
+
+describe("a test's column, folded as the adapter folds an unquoted name", () => {
+  it('postgres: an unquoted Email is email to dbt, so against a column "Email" dbt errors: not mapped, naming both', () => {
+    const { declaration } = declare('postgres', [notNull('Email')], ['id', 'Email']);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests).toEqual([
+      {
+        test: 'test.shop.not_null_people_Email.abc',
+        reason: expect.stringMatching(
+          /column Email is unquoted, so dbt's SQL on postgres reads it as email; the table's column is "Email" \(another case\)/,
+        ) as unknown,
+      },
+    ]);
+  });
+
+  it('postgres: an unquoted name reaching the lower-case column, and a quoted one its exact name, are mapped', () => {
+    expect(
+      declare('postgres', [notNull('EMAIL')], ['id', 'email']).declaration.mappedTests.map((t) => t.rule),
+    ).toEqual(['required:email']);
+    expect(
+      declare('postgres', [notNull('"Email"')], ['id', 'Email']).declaration.mappedTests.map((t) => t.rule),
+    ).toEqual(['required:Email']);
+  });
+
+  it('snowflake: an unquoted email is EMAIL, so a column created as "Email" errors; EMAIL is mapped', () => {
+    const mixed = declare('snowflake', [notNull('email')], ['ID', 'Email']).declaration;
+    expect(mixed.notMappedTests[0]?.reason).toMatch(/reads it as EMAIL; the table's column is "Email"/);
+    expect(
+      declare('snowflake', [notNull('email')], ['ID', 'EMAIL']).declaration.mappedTests.map((t) => t.rule),
+    ).toEqual(['required:EMAIL']);
+  });
+
+  it.each(['bigquery', 'sqlserver', 'synapse', 'databricks', 'duckdb'])(
+    '%s: column names are case-insensitive, so Email reaches "EMAIL"',
+    (adapter) => {
+      const { declaration } = declare(adapter, [notNull('Email')], ['ID', 'EMAIL']);
+      expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:EMAIL']);
+    },
+  );
+
+  it('fabric: column names are case-sensitive under its default collation, and T-SQL folds no name', () => {
+    const { declaration } = declare('fabric', [notNull('Email')], ['ID', 'EMAIL']);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(
+      /column Email is unquoted, so dbt's SQL on fabric reads it as Email; the table's column is "EMAIL"/,
+    );
+  });
+
+  it('a combination of columns: one in another case is not mapped', () => {
+    const { declaration } = declare(
+      'postgres',
+      [
+        genericTest(
+          'unique_combination_of_columns',
+          'model.shop.people',
+          { combination_of_columns: ['id', 'Email'] },
+          { namespace: 'dbt_utils' },
+        ),
+      ],
+      ['id', 'Email'],
+    );
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/column Email is unquoted.*"Email"/);
+  });
+
+  it('without a catalog the columns are not known exactly: matched as before', () => {
+    const { declaration } = declare('postgres', [notNull('Email')], undefined, {
+      Email: { name: 'Email', data_type: 'text', meta: {} },
+    });
+    expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:email']);
+  });
+});
+
+describe('accepted_values: a value dbt writes between single quotes unescaped', () => {
+  const accepted = (values: unknown[], extra: Entry = {}) =>
+    genericTest('accepted_values', 'model.shop.people', { values, ...extra }, { column: 'name' });
+  const predicates = (d: ReturnType<typeof declare>['declaration']) =>
+    (parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>> | undefined>)[
+      'customPredicates'
+    ];
+
+  it("O'Brien breaks dbt's SQL ('O'Brien'): not mapped, saying so", () => {
+    const { declaration } = declare('postgres', [accepted(['Smith', "O'Brien"])], ['name']);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(
+      /its value "O'Brien": dbt writes it between single quotes unescaped \('O'Brien'\)/,
+    );
+  });
+
+  it("a value whose quotes are doubled is the literal dbt writes ('it''s' is it's): mapped as dbt reads it", () => {
+    const { declaration } = declare('postgres', [accepted(["it''s"])], ['name']);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(predicates(declaration)?.[0]?.['sql']).toBe("name IN ('it''s')");
+  });
+
+  it('a backslash: itself on PostgreSQL, an escape on BigQuery (not mapped there)', () => {
+    const postgres = declare('postgres', [accepted(['a\\b'])], ['name']).declaration;
+    expect(predicates(postgres)?.[0]?.['sql']).toBe("name IN ('a\\b')");
+    const bigquery = declare('bigquery', [accepted(['a\\b'])], ['name']).declaration;
+    expect(bigquery.notMappedTests[0]?.reason).toMatch(/on bigquery a backslash in a string escapes/);
+  });
+
+  it('quote: false writes the value as SQL: a quote there is the SQL the user wrote', () => {
+    const { declaration } = declare('postgres', [accepted(["'x'"], { quote: false })], ['name']);
+    expect(predicates(declaration)?.[0]?.['sql']).toBe("name IN ('x')");
+  });
+
+  it('dbt_expectations in_set: the same', () => {
+    const { declaration } = declare(
+      'postgres',
+      [
+        genericTest(
+          'expect_column_values_to_be_in_set',
+          'model.shop.people',
+          { value_set: ["O'Brien"] },
+          { column: 'name', namespace: 'dbt_expectations' },
+        ),
+      ],
+      ['name'],
+    );
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/unescaped/);
+  });
+});
+
+describe('an adapter whose default collation compares text without case', () => {
+  const tests = [
+    genericTest('accepted_values', 'model.shop.people', { values: ['a'] }, { column: 'name' }),
+    genericTest('unique', 'model.shop.people', {}, { column: 'name' }),
+    notNull('id'),
+  ];
+
+  it.each(['sqlserver', 'synapse'])(
+    '%s: the tests comparing text are mapped with a warning naming them',
+    (adapter) => {
+      const { declaration, warnings } = declare(adapter, tests, ['id', 'name']);
+      expect(declaration.mappedTests).toHaveLength(3);
+      const [warning, ...others] = warnings.filter((w) => w.includes('collation'));
+      expect(others).toEqual([]);
+      expect(warning).toMatch(/^model\.shop\.people: .*accepted_values_people_name.*unique_people_name/);
+      expect(warning).not.toContain('not_null');
+      expect(warning).toMatch(/case-insensitive/);
+    },
+  );
+
+  it('postgres compares with case: no warning', () => {
+    expect(declare('postgres', tests, ['id', 'name']).warnings.join('\n')).not.toContain('collation');
+  });
+});
