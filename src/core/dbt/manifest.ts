@@ -156,15 +156,24 @@ export interface Manifest {
   projectName?: string;
   nodes: Map<string, ManifestNode>;
   sources: Map<string, ManifestNode>;
+  /**
+   * The other nodes of dbt's graph, which gds governs nothing of but selection walks through: exposures,
+   * metrics, semantic models and saved queries (`@x` reaches an exposure's other parents, `+exposure:x` what
+   * it is built on).
+   */
+  others: Map<string, ManifestNode>;
   /** Each macro's SQL and the macros it calls, for `state:modified.macros`. */
   macros: Map<string, { sql: string; dependsOn: string[] }>;
 }
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
 
+/** The members of a manifest.json whose entries are the graph's other nodes (Manifest.others). */
+const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_queries'] as const;
+
 /** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
 export const MANIFEST_MEMBERS = {
-  each: ['nodes', 'sources', 'macros', 'unit_tests'],
+  each: ['nodes', 'sources', 'macros', 'unit_tests', ...OTHER_SECTIONS],
   whole: ['metadata'],
 } as const;
 
@@ -189,6 +198,7 @@ export class ManifestReader {
 
   private readonly nodes = new Map<string, ManifestNode>();
   private readonly sources = new Map<string, ManifestNode>();
+  private readonly others = new Map<string, ManifestNode>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
   private readonly names = new Map<string, string>();
@@ -199,7 +209,7 @@ export class ManifestReader {
     return name;
   };
 
-  /** A member of `nodes`, `sources`, `macros` or `unit_tests` (by `key`), or `metadata` whole (no key). */
+  /** A member of `nodes`, `sources`, `macros`, `unit_tests` or OTHER_SECTIONS (by `key`), or `metadata` whole (no key). */
   member(section: string, key: string | undefined, raw: unknown): void {
     if (section === 'metadata') {
       this.metadata = isEntry(raw) ? raw : {};
@@ -214,6 +224,9 @@ export class ManifestReader {
       const node = readNode(key, raw, this.withState, this.same);
       node.resourceType = 'source';
       this.sources.set(node.uniqueId, node);
+    } else if ((OTHER_SECTIONS as readonly string[]).includes(section)) {
+      const node = readNode(key, raw, false, this.same);
+      this.others.set(node.uniqueId, node);
     } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
       this.macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
@@ -247,6 +260,7 @@ export class ManifestReader {
       ...(projectName === undefined ? {} : { projectName }),
       nodes: this.nodes,
       sources: this.sources,
+      others: this.others,
       macros: this.macros,
     };
   }

@@ -1,8 +1,9 @@
 // dbt's node selection (`--select` / `--exclude`) as `dbt ls` resolves it, the part a governance job needs:
 // names and fqn wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `file:` (the file's
 // name, with or without its extension), `source:`, `state:` against another manifest (`--state`),
-// `config.materialized:`, `resource_type:`, `fqn:`, `package:`, graph operators (`+x`, `x+`, `2+x`, `x+1`,
-// `@x`), a space for a union and a comma for an intersection. The graph holds the tests too, as dbt's does:
+// `config.materialized:`, `resource_type:`, `fqn:`, `package:`, `exposure:`, `metric:`, `semantic_model:`,
+// `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a union and a comma for an
+// intersection. The graph holds the tests, exposures, metrics, semantic models and saved queries too, as dbt's does:
 // `@x` reaches the parents of x's tests (a relationships test's other model). `state:` selects a test too (new
 // or changed), which to gds is its model. What is selected is always among the enabled models, seeds and
 // snapshots.
@@ -33,6 +34,10 @@ export const SELECTOR_METHODS = [
   'config.materialized',
   'resource_type',
   'package',
+  'exposure',
+  'metric',
+  'semantic_model',
+  'saved_query',
 ] as const;
 
 interface Graph {
@@ -45,7 +50,7 @@ function graphOf(manifest: Manifest): Graph {
   const children = new Map<string, string[]>();
   // forEach and an index: no iterator's result object a node and an edge (TurboFan, which would elide them,
   // is held off while a project is read).
-  manifest.nodes.forEach((node) => {
+  const link = (node: ManifestNode) => {
     if (!node.enabled) return;
     parents.set(node.uniqueId, node.dependsOn);
     const dependsOn = node.dependsOn;
@@ -55,7 +60,10 @@ function graphOf(manifest: Manifest): Graph {
       list.push(node.uniqueId);
       children.set(parent, list);
     }
-  });
+  };
+  manifest.nodes.forEach(link);
+  // dbt's graph holds the exposures, metrics, semantic models and saved queries too.
+  manifest.others.forEach(link);
   return { parents, children };
 }
 
@@ -146,8 +154,11 @@ function evaluateAtom(
   const [, at, upDepth, body = '', downDepth] = match;
   const parentsToo = upDepth !== undefined;
   const childrenToo = downDepth !== undefined;
-  if (at && (parentsToo || childrenToo))
-    throw new DbtSelectionError(`${atom}: @ cannot be combined with + (dbt refuses it too)`, selector);
+  if (at && childrenToo)
+    throw new DbtSelectionError(
+      `${atom}: @ cannot be combined with a trailing + (dbt refuses it too)`,
+      selector,
+    );
   const seeds = matchMethod(body, atom, selector, context);
   const all = new Set(seeds);
   const depth = (text: string | undefined) => (text === undefined || text === '' ? Infinity : Number(text));
@@ -229,7 +240,13 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
   // As dbt's methods search: the fqn and resource_type methods the manifest's nodes only (a seed and a
   // source of the same name are not one node), the others its sources too.
   const parsed = [...manifest.nodes.values()].filter((n) => n.resourceType !== 'test' && n.enabled);
-  const all = [...parsed, ...[...manifest.sources.values()].filter((n) => n.enabled)];
+  const others = [...manifest.others.values()].filter((n) => n.enabled);
+  // dbt's all_nodes: the nodes, sources, exposures and metrics (not the semantic models or saved queries).
+  const all = [
+    ...parsed,
+    ...[...manifest.sources.values()].filter((n) => n.enabled),
+    ...others.filter((n) => n.resourceType === 'exposure' || n.resourceType === 'metric'),
+  ];
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
     new Set(among.filter(test).map((n) => n.uniqueId));
   if (value === '')
@@ -297,6 +314,23 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
       return pick((n) => n.resourceType === value, parsed);
     case 'package':
       return pick((n) => glob(value, n.packageName));
+    // dbt's exposure, metric, semantic_model and saved_query methods: NAME or PACKAGE.NAME, globs allowed.
+    case 'exposure':
+    case 'metric':
+    case 'semantic_model':
+    case 'saved_query': {
+      const parts = value.split('.');
+      if (parts.length > 2)
+        throw new DbtSelectionError(
+          `${atom}: a ${method} is ${method}:NAME or ${method}:PACKAGE.NAME`,
+          selector,
+        );
+      const [pkg, name] = parts.length === 2 ? parts : ['*', parts[0] ?? ''];
+      return pick(
+        (n) => n.resourceType === method && glob(pkg ?? '*', n.packageName) && glob(name ?? '', n.name),
+        others,
+      );
+    }
     default:
       throw new DbtSelectionError(
         `${atom}: gds does not know the selector method "${method}"; it reads ${SELECTOR_METHODS.map((m) => `${m}:`).join(', ')}, names and graph operators (+x, x+, 2+x, @x)`,
