@@ -162,6 +162,11 @@ export interface Manifest {
    * it is built on).
    */
   others: Map<string, ManifestNode>;
+  /**
+   * selectors.yml as dbt parsed it (manifest.json's `selectors`), by name: each definition (`--selector NAME`)
+   * and whether it is the `default: true` one.
+   */
+  selectors: Map<string, { definition: unknown; default: boolean }>;
   /** Each macro's SQL and the macros it calls, for `state:modified.macros`. */
   macros: Map<string, { sql: string; dependsOn: string[] }>;
 }
@@ -174,7 +179,7 @@ const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_querie
 /** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
 export const MANIFEST_MEMBERS = {
   each: ['nodes', 'sources', 'macros', 'unit_tests', ...OTHER_SECTIONS],
-  whole: ['metadata'],
+  whole: ['metadata', 'selectors'],
 } as const;
 
 /** What a manifest file was besides its members: whether it was an object, and its `nodes` one. */
@@ -199,6 +204,7 @@ export class ManifestReader {
   private readonly nodes = new Map<string, ManifestNode>();
   private readonly sources = new Map<string, ManifestNode>();
   private readonly others = new Map<string, ManifestNode>();
+  private readonly selectors = new Map<string, { definition: unknown; default: boolean }>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
   private readonly names = new Map<string, string>();
@@ -209,10 +215,20 @@ export class ManifestReader {
     return name;
   };
 
-  /** A member of `nodes`, `sources`, `macros`, `unit_tests` or OTHER_SECTIONS (by `key`), or `metadata` whole (no key). */
+  /** A member of `nodes`, `sources`, `macros`, `unit_tests` or OTHER_SECTIONS (by `key`), or `metadata` and `selectors` whole (no key). */
   member(section: string, key: string | undefined, raw: unknown): void {
     if (section === 'metadata') {
       this.metadata = isEntry(raw) ? raw : {};
+      return;
+    }
+    if (section === 'selectors') {
+      if (isEntry(raw))
+        for (const [name, selector] of Object.entries(raw))
+          if (isEntry(selector) && 'definition' in selector)
+            this.selectors.set(text(selector['name']) ?? name, {
+              definition: selector['definition'],
+              default: selector['default'] === true,
+            });
       return;
     }
     if (key === undefined || !isEntry(raw)) return;
@@ -261,6 +277,7 @@ export class ManifestReader {
       nodes: this.nodes,
       sources: this.sources,
       others: this.others,
+      selectors: this.selectors,
       macros: this.macros,
     };
   }
@@ -274,7 +291,8 @@ export function readManifest(value: unknown): Manifest {
   if (isEntry(value)) {
     for (const section of [...MANIFEST_MEMBERS.whole, ...MANIFEST_MEMBERS.each]) {
       const members = value[section];
-      if (section === 'metadata') reader.member(section, undefined, members);
+      if ((MANIFEST_MEMBERS.whole as readonly string[]).includes(section))
+        reader.member(section, undefined, members);
       else if (isEntry(members))
         for (const [key, raw] of Object.entries(members)) reader.member(section, key, raw);
     }

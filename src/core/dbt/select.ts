@@ -89,6 +89,16 @@ export function selectNodes(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
   );
   const context: Context = { manifest, graph: graphOf(manifest), ...(state === undefined ? {} : { state }) };
+  const yaml = yamlSelector(manifest, selection, warn);
+  if (yaml !== undefined) {
+    const found = evaluateDefinition(yaml.definition, candidates, context, true, [yaml.name]);
+    if (found.size === 0) {
+      const message = `the selector ${yaml.name} of selectors.yml matches no enabled model, seed or snapshot of the project`;
+      if (selection.strict === true) throw new DbtSelectionError(message, yaml.name);
+      warn(`${message}; it selects nothing`);
+    }
+    return candidates.filter((n) => found.has(n.uniqueId)).map((n) => n.uniqueId);
+  }
   const chosen = new Set<string>();
   const matching = (selector: string): Set<string> => {
     const found = evaluate(selector, candidates, context, true);
@@ -112,6 +122,143 @@ export function selectNodes(
     for (const id of found) chosen.delete(id);
   }
   return candidates.filter((n) => chosen.has(n.uniqueId)).map((n) => n.uniqueId);
+}
+
+/**
+ * The YAML selector dbt would use: `--selector NAME`, else with neither --select nor --exclude the one
+ * selectors.yml marks `default: true` (dbt's get_selection_spec). Undefined: select and exclude apply.
+ */
+function yamlSelector(
+  manifest: Manifest,
+  selection: DbtSelection,
+  warn: (message: string) => void,
+): { name: string; definition: unknown } | undefined {
+  const { selector } = selection;
+  if (selector === undefined) {
+    if ((selection.select ?? []).length > 0 || (selection.exclude ?? []).length > 0) return undefined;
+    for (const [name, entry] of manifest.selectors)
+      if (entry.default) {
+        warn(
+          `no --select or --exclude: the selection is selectors.yml's default selector ${name}, as dbt's (pass --select to choose another)`,
+        );
+        return { name, definition: entry.definition };
+      }
+    return undefined;
+  }
+  // dbt ignores --select and --exclude beside --selector: gds says so rather than leave them out unseen.
+  if ((selection.select ?? []).length > 0 || (selection.exclude ?? []).length > 0)
+    throw new DbtSelectionError(
+      `--selector ${selector} is the whole selection: it takes no --select or --exclude (dbt ignores them); put them in the selector's definition`,
+      selector,
+    );
+  const entry = manifest.selectors.get(selector);
+  if (entry === undefined)
+    throw new DbtSelectionError(
+      `no selector ${JSON.stringify(selector)} in the project's selectors.yml (manifest.json names ${[...manifest.selectors.keys()].join(', ') || 'none'})`,
+      selector,
+    );
+  return { name: selector, definition: entry.definition };
+}
+
+const isDict = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A selectors.yml definition, as dbt-core's parse_from_definition reads it (graph/cli.py): a CLI-style
+ * string (one criterion), `union:` or `intersection:` lists (one `exclude:` item among them taken away from
+ * the rest), `method: value`, or a full dict (`method`, `value`, `parents`, `parents_depth`, `children`,
+ * `children_depth`, `childrens_parents`, `exclude`); `method: selector` names another selector.
+ * `indirect_selection` says which tests dbt runs, not which tables: gds reads no more of it.
+ */
+function evaluateDefinition(
+  definition: unknown,
+  candidates: ManifestNode[],
+  context: Context,
+  testsSelectModels: boolean,
+  path: string[],
+): Set<string> {
+  const where = path.join(' > ');
+  const refuse = (message: string): never => {
+    throw new DbtSelectionError(`the selector ${where}: ${message}`, path[0] ?? '');
+  };
+  const recurse = (def: unknown, tests = testsSelectModels) =>
+    evaluateDefinition(def, candidates, context, tests, path);
+  const exclusions = (list: unknown): Set<string> => {
+    if (!Array.isArray(list)) return refuse('exclude must be a list');
+    const out = new Set<string>();
+    // A test excluded is not run; its model still is, as for --exclude.
+    for (const def of list) for (const id of recurse(def, false)) out.add(id);
+    return out;
+  };
+  const without = (found: Set<string>, excluded: Set<string> | undefined) =>
+    excluded === undefined ? found : new Set([...found].filter((id) => !excluded.has(id)));
+  if (typeof definition === 'string')
+    return evaluateAtom(definition, where, candidates, context, testsSelectModels);
+  if (!isDict(definition)) return refuse('a definition is a string, union, intersection or dictionary');
+  const setKey = 'union' in definition ? 'union' : 'intersection' in definition ? 'intersection' : undefined;
+  if (setKey !== undefined) {
+    const list = definition[setKey];
+    if (!Array.isArray(list)) return refuse(`${setKey} must be a list`);
+    const parts: Array<Set<string>> = [];
+    let excluded: Set<string> | undefined;
+    for (const item of list) {
+      if (isDict(item) && 'exclude' in item) {
+        if (excluded !== undefined) refuse(`${setKey} takes one exclude, not several`);
+        excluded = exclusions(item['exclude']);
+      } else parts.push(recurse(item));
+    }
+    const combined =
+      setKey === 'union'
+        ? new Set(parts.flatMap((part) => [...part]))
+        : parts.reduce<Set<string> | undefined>(
+            (acc, part) => (acc === undefined ? part : new Set([...acc].filter((id) => part.has(id)))),
+            undefined,
+          );
+    return without(combined ?? new Set(), excluded);
+  }
+  const keys = Object.keys(definition);
+  let criterion: Record<string, unknown>;
+  if (keys.length === 1) criterion = { method: keys[0], value: definition[keys[0] as string] };
+  else if ('method' in definition && 'value' in definition) criterion = definition;
+  else
+    return refuse(`a dictionary is method: value, or has method and value keys (it has ${keys.join(', ')})`);
+  const { method, value } = criterion;
+  if (typeof method !== 'string') return refuse('its method must be a text');
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+    return refuse(`${method}: its value must be a text`);
+  const excluded = 'exclude' in criterion ? exclusions(criterion['exclude']) : undefined;
+  if (method === 'selector') {
+    const other = context.manifest.selectors.get(String(value));
+    if (other === undefined) return refuse(`no selector ${JSON.stringify(value)} in selectors.yml`);
+    if (path.includes(String(value))) return refuse(`it names itself (${String(value)})`);
+    return without(
+      evaluateDefinition(other.definition, candidates, context, testsSelectModels, [...path, String(value)]),
+      excluded,
+    );
+  }
+  // dbt's _match_to_int: a depth of 0, '' or none is no limit.
+  const depth = (flag: string, key: string) => {
+    if (criterion[flag] !== true) return undefined;
+    const raw = criterion[key];
+    if (raw === undefined || raw === null || raw === '' || raw === 0) return '';
+    if (!/^\d+$/.test(String(raw))) return refuse(`${key} must be a number`);
+    return String(raw);
+  };
+  const body = `${method}:${String(value)}`;
+  const found = evaluateCriterion(
+    {
+      at: criterion['childrens_parents'] === true,
+      upDepth: depth('parents', 'parents_depth'),
+      body,
+      downDepth: depth('children', 'children_depth'),
+    },
+    body,
+    where,
+    candidates,
+    context,
+    testsSelectModels,
+  );
+  return without(found, excluded);
 }
 
 function splitUnion(entry: string): string[] {
@@ -148,10 +295,36 @@ function evaluateAtom(
   context: Context,
   testsSelectModels: boolean,
 ): Set<string> {
-  const { graph } = context;
   const match = ATOM.exec(atom);
   if (!match) throw new DbtSelectionError(`cannot read the selector ${JSON.stringify(atom)}`, selector);
   const [, at, upDepth, body = '', downDepth] = match;
+  return evaluateCriterion(
+    { at: at !== undefined, upDepth, body, downDepth },
+    atom,
+    selector,
+    candidates,
+    context,
+    testsSelectModels,
+  );
+}
+
+/** One criterion: `method:value` (body), with `@` and the depths of its `+` operators (undefined: none). */
+interface Criterion {
+  at: boolean;
+  upDepth: string | undefined;
+  body: string;
+  downDepth: string | undefined;
+}
+
+function evaluateCriterion(
+  { at, upDepth, body, downDepth }: Criterion,
+  atom: string,
+  selector: string,
+  candidates: ManifestNode[],
+  context: Context,
+  testsSelectModels: boolean,
+): Set<string> {
+  const { graph } = context;
   const parentsToo = upDepth !== undefined;
   const childrenToo = downDepth !== undefined;
   if (at && childrenToo)

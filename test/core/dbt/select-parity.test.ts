@@ -115,3 +115,67 @@ describe('on the real manifests', needs(noSharedFixtures), () => {
     expect(selected).toContain('model.balboa.stg_country_populations.v2');
   });
 });
+
+// manifest.json's `selectors`: selectors.yml as dbt parsed it (SelectorDict: each definition's CLI strings
+// made dicts, `method: selector` inlined), each by name with its `default`.
+const selectors = (defs: Record<string, { definition: unknown; default?: boolean }>): Entry => ({
+  selectors: Object.fromEntries(
+    Object.entries(defs).map(([name, def]) => [name, { name, description: '', ...def }]),
+  ),
+});
+
+describe('YAML selectors (selectors.yml, --selector), as dbt resolves them', () => {
+  it('a selector with default: true is what a run without --select or --exclude selects, as in dbt', () => {
+    const m = project(
+      selectors({ marts_only: { definition: { method: 'fqn', value: 'orders' }, default: true } }),
+    );
+    expect(ids(m)).toEqual(['orders']);
+    // --select (or --exclude) given: the default selector is not used.
+    expect(ids(m, ['payments'])).toEqual(['payments']);
+    expect(ids(m, undefined, ['payments'])).toEqual(['customers', 'orders', 'stg_payments']);
+  });
+
+  it('--selector NAME: CLI strings, method: value, full dicts with parents/children, union, intersection, exclude', () => {
+    const m = project(
+      selectors({
+        cli: { definition: '+payments' },
+        keyed: { definition: { fqn: 'marts.*' } },
+        full: { definition: { method: 'fqn', value: 'payments', parents: true, parents_depth: 1 } },
+        normalized: {
+          definition: { union: [{ method: 'fqn', value: 'payments', parents: true, children: false }] },
+        },
+        setops: {
+          definition: {
+            union: [{ intersection: ['marts.*', '+payments'] }, 'customers', { exclude: ['orders'] }],
+          },
+        },
+        excluded: {
+          definition: { method: 'path', value: 'models', exclude: ['stg_payments', { fqn: 'orders' }] },
+        },
+        nested: { definition: { union: [{ method: 'selector', value: 'cli' }, 'orders'] } },
+        childrens_parents: { definition: { method: 'fqn', value: 'stg_payments', childrens_parents: true } },
+      }),
+    );
+    expect(ids(m, undefined, undefined, 'cli')).toEqual(['payments', 'stg_payments']);
+    expect(ids(m, undefined, undefined, 'keyed')).toEqual(['customers', 'orders', 'payments']);
+    expect(ids(m, undefined, undefined, 'full')).toEqual(['payments', 'stg_payments']);
+    expect(ids(m, undefined, undefined, 'normalized')).toEqual(['payments', 'stg_payments']);
+    expect(ids(m, undefined, undefined, 'setops')).toEqual(['customers', 'payments']);
+    expect(ids(m, undefined, undefined, 'excluded')).toEqual(['customers', 'payments']);
+    expect(ids(m, undefined, undefined, 'nested')).toEqual(['orders', 'payments', 'stg_payments']);
+    expect(ids(m, undefined, undefined, 'childrens_parents')).toEqual(['payments', 'stg_payments']);
+  });
+
+  it('an unknown selector name, or a definition gds cannot read, is a DbtSelectionError naming it', () => {
+    const m = project(
+      selectors({
+        odd: { definition: { method: 'test_name', value: 'unique' } },
+        bad: { definition: { union: 'orders' } },
+      }),
+    );
+    expect(() => ids(m, undefined, undefined, 'nope')).toThrow(/no selector "nope".*odd, bad/);
+    expect(() => ids(m, undefined, undefined, 'odd')).toThrow(DbtSelectionError);
+    expect(() => ids(m, undefined, undefined, 'bad')).toThrow(/union must be a list/);
+    expect(() => ids(project({}), undefined, undefined, 'any')).toThrow(/no selector "any".*none/);
+  });
+});
