@@ -92,6 +92,8 @@ export interface ManifestNode {
   dependsOn: string[];
   primaryKey: string[];
   version?: string;
+  /** A versioned model's `latest_version` (dbt 1.5+), for `version:` selectors. */
+  latestVersion?: string;
   /** Tests only. */
   test?: ManifestTest;
   /** Sources only: the table's identifier. */
@@ -400,6 +402,9 @@ function readNode(
   if (language !== undefined) node.language = same(language);
   const version = raw['version'];
   if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
+  const latestVersion = raw['latest_version'];
+  if (typeof latestVersion === 'string' || typeof latestVersion === 'number')
+    node.latestVersion = String(latestVersion);
   if (resourceType === 'snapshot') node.snapshotColumns = snapshotColumnsOf(config);
   const quoting = readQuoting(resourceType === 'source' ? raw['quoting'] : config['quoting']);
   if (quoting !== undefined) node.quoting = quoting;

@@ -38,6 +38,7 @@ export const SELECTOR_METHODS = [
   'metric',
   'semantic_model',
   'saved_query',
+  'version',
 ] as const;
 
 interface Graph {
@@ -487,6 +488,14 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
       return pick((n) => n.resourceType === value, parsed);
     case 'package':
       return pick((n) => glob(value, n.packageName));
+    case 'version': {
+      if (!VERSION_SELECTORS.includes(value))
+        throw new DbtSelectionError(
+          `${atom}: dbt's version selectors are version:latest, prerelease, old or none (dbt refuses any other)`,
+          selector,
+        );
+      return pick((n) => n.resourceType === 'model' && versionMatches(value, n), parsed);
+    }
     // dbt's exposure, metric, semantic_model and saved_query methods: NAME or PACKAGE.NAME, globs allowed.
     case 'exposure':
     case 'metric':
@@ -510,6 +519,25 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
         selector,
       );
   }
+}
+
+const VERSION_SELECTORS = ['latest', 'prerelease', 'old', 'none'];
+
+/** dbt's UnparsedVersion order: as numbers when both are, else as texts. */
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [Number(a), Number(b)];
+  if (a.trim() !== '' && b.trim() !== '' && !Number.isNaN(x) && !Number.isNaN(y)) return x - y;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** dbt's VersionSelectorMethod: a model's version against its latest_version. */
+function versionMatches(selector: string, node: ManifestNode): boolean {
+  const { version, latestVersion } = node;
+  if (selector === 'none') return version === undefined;
+  if (selector === 'latest') return version !== undefined && version === latestVersion;
+  if (version === undefined || latestVersion === undefined) return false;
+  const order = compareVersions(version, latestVersion);
+  return selector === 'prerelease' ? order > 0 : order < 0;
 }
 
 /** dbt's file method: the file's name, with or without its extension; globs allowed. */

@@ -179,3 +179,26 @@ describe('YAML selectors (selectors.yml, --selector), as dbt resolves them', () 
     expect(() => ids(project({}), undefined, undefined, 'any')).toThrow(/no selector "any".*none/);
   });
 });
+
+describe("version: as dbt's VersionSelectorMethod reads it", () => {
+  const version = (v: number | string, latest: number | string) =>
+    model(`dim_accounts.v${v}`, {
+      name: 'dim_accounts',
+      fqn: ['shop', 'marts', 'dim_accounts', `v${v}`],
+      version: v,
+      latest_version: latest,
+    });
+  const m = manifest(version(1, 2), version(2, 2), version(3, 2), orders);
+
+  it('latest, old, prerelease and none, by the model versions compared as numbers', () => {
+    expect(ids(m, ['version:latest'])).toEqual(['v2']);
+    expect(ids(m, ['version:old'])).toEqual(['v1']);
+    expect(ids(m, ['version:prerelease'])).toEqual(['v3']);
+    expect(ids(m, ['version:none'])).toEqual(['orders']);
+    expect(ids(m, ['version:latest+'])).toEqual(['v2']);
+  });
+
+  it('any other value is a DbtSelectionError, as dbt refuses it', () => {
+    expect(() => ids(m, ['version:newest'])).toThrow(/latest, prerelease, old or none/);
+  });
+});
