@@ -194,7 +194,14 @@ function evaluateDefinition(
   const without = (found: Set<string>, excluded: Set<string> | undefined) =>
     excluded === undefined ? found : new Set([...found].filter((id) => !excluded.has(id)));
   if (typeof definition === 'string')
-    return evaluateAtom(definition, where, candidates, context, testsSelectModels);
+    return evaluateCriterion(
+      parseAtom(definition, where),
+      definition,
+      where,
+      candidates,
+      context,
+      testsSelectModels,
+    );
   if (!isDict(definition)) return refuse('a definition is a string, union, intersection or dictionary');
   const setKey = 'union' in definition ? 'union' : 'intersection' in definition ? 'intersection' : undefined;
   if (setKey !== undefined) {
@@ -268,7 +275,7 @@ function splitUnion(entry: string): string[] {
 
 /**
  * One union member: a comma-separated intersection of atoms. With `testsSelectModels`, a test it matches
- * stands for the node it is attached to (see evaluateAtom).
+ * stands for the node it is attached to (see evaluateCriterion).
  */
 function evaluate(
   selector: string,
@@ -281,7 +288,14 @@ function evaluate(
     throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
   let result: Set<string> | undefined;
   for (const atom of atoms) {
-    const found = evaluateAtom(atom, selector, candidates, context, testsSelectModels);
+    const found = evaluateCriterion(
+      parseAtom(atom, selector),
+      atom,
+      selector,
+      candidates,
+      context,
+      testsSelectModels,
+    );
     result = result === undefined ? found : new Set([...result].filter((id) => found.has(id)));
   }
   return result ?? new Set();
@@ -289,24 +303,12 @@ function evaluate(
 
 const ATOM = /^(@)?(?:(\d*)\+)?(.+?)(?:\+(\d*))?$/;
 
-function evaluateAtom(
-  atom: string,
-  selector: string,
-  candidates: ManifestNode[],
-  context: Context,
-  testsSelectModels: boolean,
-): Set<string> {
+/** A CLI atom (`@`, `2+`, `method:value`, `+1`) as a criterion. */
+function parseAtom(atom: string, selector: string): Criterion {
   const match = ATOM.exec(atom);
   if (!match) throw new DbtSelectionError(`cannot read the selector ${JSON.stringify(atom)}`, selector);
   const [, at, upDepth, body = '', downDepth] = match;
-  return evaluateCriterion(
-    { at: at !== undefined, upDepth, body, downDepth },
-    atom,
-    selector,
-    candidates,
-    context,
-    testsSelectModels,
-  );
+  return { at: at !== undefined, upDepth, body, downDepth };
 }
 
 /** One criterion: `method:value` (body), with `@` and the depths of its `+` operators (undefined: none). */
