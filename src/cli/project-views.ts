@@ -25,6 +25,10 @@ export const projectFlags = {
       "Folder of the manifest.json state: selectors compare with (dbt's --state; production's, so a pull request plans only what it changed).",
   }),
   exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
+  selector: Flags.string({
+    description:
+      "A selector of the project's selectors.yml (dbt's --selector), the whole selection: no --select or --exclude with it. Without any of the three, a selector marked default: true applies, as in dbt.",
+  }),
   connector: Flags.string({
     description:
       "Connector the project's tables live behind, by id or name (gds connectors list); default: gds.yml, else the only connector (of --env); with --env and several, each table's is the one whose schema holds it.",

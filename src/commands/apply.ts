@@ -164,7 +164,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
   private async savedPlan() {
     const { file } = this.args;
     const shaping = (
-      ['dbt', 'select', 'exclude', 'connector', 'schema', 'target', 'env', 'adopt'] as const
+      ['dbt', 'select', 'exclude', 'selector', 'connector', 'schema', 'target', 'env', 'adopt'] as const
     ).filter((name) => this.flags[name] !== undefined);
     if (file === undefined) {
       if (this.flags.dbt === undefined)

@@ -40,6 +40,8 @@ export interface ProjectSettings {
   schema?: string;
   select?: string[];
   exclude?: string[];
+  /** dbt's --selector (a selector of selectors.yml). */
+  selector?: string;
   /** The gds.yml read, when there was one. */
   configFile?: string;
 }
@@ -49,6 +51,8 @@ export interface ProjectFlags {
   schema?: string | undefined;
   select?: string[] | undefined;
   exclude?: string[] | undefined;
+  /** dbt's --selector: a selector of selectors.yml, instead of select and exclude (gds.yml's too). */
+  selector?: string | undefined;
   target?: string | undefined;
   env?: string | undefined;
 }
@@ -164,8 +168,9 @@ export function projectSettings(
   };
   const connector = flags.connector ?? chosen.connector ?? config.connector;
   const schema = flags.schema ?? chosen.schema ?? config.schema;
-  const select = flags.select ?? config.select;
-  const exclude = flags.exclude ?? config.exclude;
+  // --selector is the whole selection, as a flag wins over gds.yml's select and exclude.
+  const select = flags.selector === undefined ? (flags.select ?? config.select) : flags.select;
+  const exclude = flags.selector === undefined ? (flags.exclude ?? config.exclude) : flags.exclude;
   if (flags.target !== undefined && read === undefined)
     throw new CliError(`--target ${flags.target} needs a ${PROJECT_CONFIG_FILE} naming it under targets.`, {
       exitCode: ExitCode.Usage,
@@ -178,6 +183,7 @@ export function projectSettings(
     ...(schema === undefined ? {} : { schema }),
     ...(select === undefined ? {} : { select }),
     ...(exclude === undefined ? {} : { exclude }),
+    ...(flags.selector === undefined ? {} : { selector: flags.selector }),
     ...(read === undefined ? {} : { configFile: read.file }),
   };
 }

@@ -36,6 +36,7 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
         {
           ...(settings.select === undefined ? {} : { select: settings.select }),
           ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
+          ...(settings.selector === undefined ? {} : { selector: settings.selector }),
           ...(flags.strict === true ? { strict: true } : {}),
         },
         { state: flags.state },

@@ -101,6 +101,14 @@ describe('gds.yml', () => {
     expect(projectSettings({ connector: 'c' }, undefined)).toEqual({ connector: 'c' });
   });
 
+  it("--selector is the whole selection: gds.yml's select and exclude are not added to it", async () => {
+    const read = { file, config: await parseProjectConfig(file, text) };
+    const settings = projectSettings({ selector: 'nightly' }, read);
+    expect(settings).toMatchObject({ selector: 'nightly', connector: 'con_dev' });
+    expect(settings.select).toBeUndefined();
+    expect(settings.exclude).toBeUndefined();
+  });
+
   it('project: is the project id, whatever the target', async () => {
     const read = { file, config: await parseProjectConfig(file, `project: shop-1\n${text}`) };
     expect(projectSettings({}, read)).toMatchObject({ project: 'shop-1' });

@@ -57,6 +57,13 @@ beforeAll(async () => {
   const node = manifest.nodes['model.jaffle_dbt.stg_payments'];
   if (!node) throw new Error('the fixture has no stg_payments');
   node.raw_code += '\n-- a pull request';
+  // selectors.yml as dbt writes it into the manifest (no default: the other tests select as they say).
+  (manifest as unknown as { selectors: unknown }).selectors = {
+    staging_orders: {
+      name: 'staging_orders',
+      definition: { union: [{ method: 'fqn', value: 'stg_orders', parents: true }] },
+    },
+  };
   await writeFile(join(project, 'target', 'manifest.json'), JSON.stringify(manifest));
   // The project's relations in the dev warehouse schema: plan refuses a source the connector does not read.
   for (const declaration of (await loadDbtProject(project, {})).declarations) {
@@ -102,6 +109,19 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
     const strict = await plan('--select', 'nothing_here', '--strict');
     expect(strict.code).toBe(2);
     expect(strict.stderr).toContain('nothing_here');
+  });
+
+  it('--selector NAME plans what the selector of selectors.yml selects; an unknown name, or with --select, is exit 2', async () => {
+    const r = await plan('--selector', 'staging_orders', '--json');
+    expect(r.code).toBe(0);
+    expect(tables(r.stdout)).toEqual(['raw_orders', 'stg_orders']);
+    const unknown = await plan('--selector', 'nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no selector "nope"');
+    expect(unknown.stderr).toContain('staging_orders');
+    const both = await plan('--selector', 'staging_orders', '--select', 'stg_payments');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('takes no --select or --exclude');
   });
 
   it('file: and a bare file name select the model; the plan lists every rule, implied ones included', async () => {

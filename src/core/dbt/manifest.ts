@@ -92,6 +92,8 @@ export interface ManifestNode {
   dependsOn: string[];
   primaryKey: string[];
   version?: string;
+  /** A versioned model's `latest_version` (dbt 1.5+), for `version:` selectors. */
+  latestVersion?: string;
   /** Tests only. */
   test?: ManifestTest;
   /** Sources only: the table's identifier. */
@@ -156,16 +158,30 @@ export interface Manifest {
   projectName?: string;
   nodes: Map<string, ManifestNode>;
   sources: Map<string, ManifestNode>;
+  /**
+   * The other nodes of dbt's graph, which gds governs nothing of but selection walks through: exposures,
+   * metrics, semantic models and saved queries (`@x` reaches an exposure's other parents, `+exposure:x` what
+   * it is built on).
+   */
+  others: Map<string, ManifestNode>;
+  /**
+   * selectors.yml as dbt parsed it (manifest.json's `selectors`), by name: each definition (`--selector NAME`)
+   * and whether it is the `default: true` one.
+   */
+  selectors: Map<string, { definition: unknown; default: boolean }>;
   /** Each macro's SQL and the macros it calls, for `state:modified.macros`. */
   macros: Map<string, { sql: string; dependsOn: string[] }>;
 }
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
 
+/** The members of a manifest.json whose entries are the graph's other nodes (Manifest.others). */
+const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_queries'] as const;
+
 /** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
 export const MANIFEST_MEMBERS = {
-  each: ['nodes', 'sources', 'macros', 'unit_tests'],
-  whole: ['metadata'],
+  each: ['nodes', 'sources', 'macros', 'unit_tests', ...OTHER_SECTIONS],
+  whole: ['metadata', 'selectors'],
 } as const;
 
 /** What a manifest file was besides its members: whether it was an object, and its `nodes` one. */
@@ -189,6 +205,8 @@ export class ManifestReader {
 
   private readonly nodes = new Map<string, ManifestNode>();
   private readonly sources = new Map<string, ManifestNode>();
+  private readonly others = new Map<string, ManifestNode>();
+  private readonly selectors = new Map<string, { definition: unknown; default: boolean }>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
   private readonly names = new Map<string, string>();
@@ -199,10 +217,20 @@ export class ManifestReader {
     return name;
   };
 
-  /** A member of `nodes`, `sources`, `macros` or `unit_tests` (by `key`), or `metadata` whole (no key). */
+  /** A member of `nodes`, `sources`, `macros`, `unit_tests` or OTHER_SECTIONS (by `key`), or `metadata` and `selectors` whole (no key). */
   member(section: string, key: string | undefined, raw: unknown): void {
     if (section === 'metadata') {
       this.metadata = isEntry(raw) ? raw : {};
+      return;
+    }
+    if (section === 'selectors') {
+      if (isEntry(raw))
+        for (const [name, selector] of Object.entries(raw))
+          if (isEntry(selector) && 'definition' in selector)
+            this.selectors.set(text(selector['name']) ?? name, {
+              definition: selector['definition'],
+              default: selector['default'] === true,
+            });
       return;
     }
     if (key === undefined || !isEntry(raw)) return;
@@ -214,6 +242,9 @@ export class ManifestReader {
       const node = readNode(key, raw, this.withState, this.same);
       node.resourceType = 'source';
       this.sources.set(node.uniqueId, node);
+    } else if ((OTHER_SECTIONS as readonly string[]).includes(section)) {
+      const node = readNode(key, raw, false, this.same);
+      this.others.set(node.uniqueId, node);
     } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
       this.macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
@@ -247,6 +278,8 @@ export class ManifestReader {
       ...(projectName === undefined ? {} : { projectName }),
       nodes: this.nodes,
       sources: this.sources,
+      others: this.others,
+      selectors: this.selectors,
       macros: this.macros,
     };
   }
@@ -260,7 +293,8 @@ export function readManifest(value: unknown): Manifest {
   if (isEntry(value)) {
     for (const section of [...MANIFEST_MEMBERS.whole, ...MANIFEST_MEMBERS.each]) {
       const members = value[section];
-      if (section === 'metadata') reader.member(section, undefined, members);
+      if ((MANIFEST_MEMBERS.whole as readonly string[]).includes(section))
+        reader.member(section, undefined, members);
       else if (isEntry(members))
         for (const [key, raw] of Object.entries(members)) reader.member(section, key, raw);
     }
@@ -368,6 +402,9 @@ function readNode(
   if (language !== undefined) node.language = same(language);
   const version = raw['version'];
   if (typeof version === 'string' || typeof version === 'number') node.version = String(version);
+  const latestVersion = raw['latest_version'];
+  if (typeof latestVersion === 'string' || typeof latestVersion === 'number')
+    node.latestVersion = String(latestVersion);
   if (resourceType === 'snapshot') node.snapshotColumns = snapshotColumnsOf(config);
   const quoting = readQuoting(resourceType === 'source' ? raw['quoting'] : config['quoting']);
   if (quoting !== undefined) node.quoting = quoting;

@@ -1,8 +1,9 @@
 // dbt's node selection (`--select` / `--exclude`) as `dbt ls` resolves it, the part a governance job needs:
 // names and fqn wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `file:` (the file's
 // name, with or without its extension), `source:`, `state:` against another manifest (`--state`),
-// `config.materialized:`, `resource_type:`, `fqn:`, `package:`, graph operators (`+x`, `x+`, `2+x`, `x+1`,
-// `@x`), a space for a union and a comma for an intersection. The graph holds the tests too, as dbt's does:
+// `config.materialized:`, `resource_type:`, `fqn:`, `package:`, `exposure:`, `metric:`, `semantic_model:`,
+// `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a union and a comma for an
+// intersection. The graph holds the tests, exposures, metrics, semantic models and saved queries too, as dbt's does:
 // `@x` reaches the parents of x's tests (a relationships test's other model). `state:` selects a test too (new
 // or changed), which to gds is its model. What is selected is always among the enabled models, seeds and
 // snapshots.
@@ -33,6 +34,11 @@ export const SELECTOR_METHODS = [
   'config.materialized',
   'resource_type',
   'package',
+  'exposure',
+  'metric',
+  'semantic_model',
+  'saved_query',
+  'version',
 ] as const;
 
 interface Graph {
@@ -45,7 +51,7 @@ function graphOf(manifest: Manifest): Graph {
   const children = new Map<string, string[]>();
   // forEach and an index: no iterator's result object a node and an edge (TurboFan, which would elide them,
   // is held off while a project is read).
-  manifest.nodes.forEach((node) => {
+  const link = (node: ManifestNode) => {
     if (!node.enabled) return;
     parents.set(node.uniqueId, node.dependsOn);
     const dependsOn = node.dependsOn;
@@ -55,7 +61,10 @@ function graphOf(manifest: Manifest): Graph {
       list.push(node.uniqueId);
       children.set(parent, list);
     }
-  });
+  };
+  manifest.nodes.forEach(link);
+  // dbt's graph holds the exposures, metrics, semantic models and saved queries too.
+  manifest.others.forEach(link);
   return { parents, children };
 }
 
@@ -81,6 +90,16 @@ export function selectNodes(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
   );
   const context: Context = { manifest, graph: graphOf(manifest), ...(state === undefined ? {} : { state }) };
+  const yaml = yamlSelector(manifest, selection, warn);
+  if (yaml !== undefined) {
+    const found = evaluateDefinition(yaml.definition, candidates, context, true, [yaml.name]);
+    if (found.size === 0) {
+      const message = `the selector ${yaml.name} of selectors.yml matches no enabled model, seed or snapshot of the project`;
+      if (selection.strict === true) throw new DbtSelectionError(message, yaml.name);
+      warn(`${message}; it selects nothing`);
+    }
+    return candidates.filter((n) => found.has(n.uniqueId)).map((n) => n.uniqueId);
+  }
   const chosen = new Set<string>();
   const matching = (selector: string): Set<string> => {
     const found = evaluate(selector, candidates, context, true);
@@ -106,13 +125,157 @@ export function selectNodes(
   return candidates.filter((n) => chosen.has(n.uniqueId)).map((n) => n.uniqueId);
 }
 
+/**
+ * The YAML selector dbt would use: `--selector NAME`, else with neither --select nor --exclude the one
+ * selectors.yml marks `default: true` (dbt's get_selection_spec). Undefined: select and exclude apply.
+ */
+function yamlSelector(
+  manifest: Manifest,
+  selection: DbtSelection,
+  warn: (message: string) => void,
+): { name: string; definition: unknown } | undefined {
+  const { selector } = selection;
+  if (selector === undefined) {
+    if ((selection.select ?? []).length > 0 || (selection.exclude ?? []).length > 0) return undefined;
+    for (const [name, entry] of manifest.selectors)
+      if (entry.default) {
+        warn(
+          `no --select or --exclude: the selection is selectors.yml's default selector ${name}, as dbt's (pass --select to choose another)`,
+        );
+        return { name, definition: entry.definition };
+      }
+    return undefined;
+  }
+  // dbt ignores --select and --exclude beside --selector: gds says so rather than leave them out unseen.
+  if ((selection.select ?? []).length > 0 || (selection.exclude ?? []).length > 0)
+    throw new DbtSelectionError(
+      `--selector ${selector} is the whole selection: it takes no --select or --exclude (dbt ignores them); put them in the selector's definition`,
+      selector,
+    );
+  const entry = manifest.selectors.get(selector);
+  if (entry === undefined)
+    throw new DbtSelectionError(
+      `no selector ${JSON.stringify(selector)} in the project's selectors.yml (manifest.json names ${[...manifest.selectors.keys()].join(', ') || 'none'})`,
+      selector,
+    );
+  return { name: selector, definition: entry.definition };
+}
+
+const isDict = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A selectors.yml definition, as dbt-core's parse_from_definition reads it (graph/cli.py): a CLI-style
+ * string (one criterion), `union:` or `intersection:` lists (one `exclude:` item among them taken away from
+ * the rest), `method: value`, or a full dict (`method`, `value`, `parents`, `parents_depth`, `children`,
+ * `children_depth`, `childrens_parents`, `exclude`); `method: selector` names another selector.
+ * `indirect_selection` says which tests dbt runs, not which tables: gds reads no more of it.
+ */
+function evaluateDefinition(
+  definition: unknown,
+  candidates: ManifestNode[],
+  context: Context,
+  testsSelectModels: boolean,
+  path: string[],
+): Set<string> {
+  const where = path.join(' > ');
+  const refuse = (message: string): never => {
+    throw new DbtSelectionError(`the selector ${where}: ${message}`, path[0] ?? '');
+  };
+  const recurse = (def: unknown, tests = testsSelectModels) =>
+    evaluateDefinition(def, candidates, context, tests, path);
+  const exclusions = (list: unknown): Set<string> => {
+    if (!Array.isArray(list)) return refuse('exclude must be a list');
+    const out = new Set<string>();
+    // A test excluded is not run; its model still is, as for --exclude.
+    for (const def of list) for (const id of recurse(def, false)) out.add(id);
+    return out;
+  };
+  const without = (found: Set<string>, excluded: Set<string> | undefined) =>
+    excluded === undefined ? found : new Set([...found].filter((id) => !excluded.has(id)));
+  if (typeof definition === 'string')
+    return evaluateCriterion(
+      parseAtom(definition, where),
+      definition,
+      where,
+      candidates,
+      context,
+      testsSelectModels,
+    );
+  if (!isDict(definition)) return refuse('a definition is a string, union, intersection or dictionary');
+  const setKey = 'union' in definition ? 'union' : 'intersection' in definition ? 'intersection' : undefined;
+  if (setKey !== undefined) {
+    const list = definition[setKey];
+    if (!Array.isArray(list)) return refuse(`${setKey} must be a list`);
+    const parts: Array<Set<string>> = [];
+    let excluded: Set<string> | undefined;
+    for (const item of list) {
+      if (isDict(item) && 'exclude' in item) {
+        if (excluded !== undefined) refuse(`${setKey} takes one exclude, not several`);
+        excluded = exclusions(item['exclude']);
+      } else parts.push(recurse(item));
+    }
+    const combined =
+      setKey === 'union'
+        ? new Set(parts.flatMap((part) => [...part]))
+        : parts.reduce<Set<string> | undefined>(
+            (acc, part) => (acc === undefined ? part : new Set([...acc].filter((id) => part.has(id)))),
+            undefined,
+          );
+    return without(combined ?? new Set(), excluded);
+  }
+  const keys = Object.keys(definition);
+  let criterion: Record<string, unknown>;
+  if (keys.length === 1) criterion = { method: keys[0], value: definition[keys[0] as string] };
+  else if ('method' in definition && 'value' in definition) criterion = definition;
+  else
+    return refuse(`a dictionary is method: value, or has method and value keys (it has ${keys.join(', ')})`);
+  const { method, value } = criterion;
+  if (typeof method !== 'string') return refuse('its method must be a text');
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+    return refuse(`${method}: its value must be a text`);
+  const excluded = 'exclude' in criterion ? exclusions(criterion['exclude']) : undefined;
+  if (method === 'selector') {
+    const other = context.manifest.selectors.get(String(value));
+    if (other === undefined) return refuse(`no selector ${JSON.stringify(value)} in selectors.yml`);
+    if (path.includes(String(value))) return refuse(`it names itself (${String(value)})`);
+    return without(
+      evaluateDefinition(other.definition, candidates, context, testsSelectModels, [...path, String(value)]),
+      excluded,
+    );
+  }
+  // dbt's _match_to_int: a depth of 0, '' or none is no limit.
+  const depth = (flag: string, key: string) => {
+    if (criterion[flag] !== true) return undefined;
+    const raw = criterion[key];
+    if (raw === undefined || raw === null || raw === '' || raw === 0) return '';
+    if (!/^\d+$/.test(String(raw))) return refuse(`${key} must be a number`);
+    return String(raw);
+  };
+  const body = `${method}:${String(value)}`;
+  const found = evaluateCriterion(
+    {
+      at: criterion['childrens_parents'] === true,
+      upDepth: depth('parents', 'parents_depth'),
+      body,
+      downDepth: depth('children', 'children_depth'),
+    },
+    body,
+    where,
+    candidates,
+    context,
+    testsSelectModels,
+  );
+  return without(found, excluded);
+}
+
 function splitUnion(entry: string): string[] {
   return entry.split(/\s+/).filter((s) => s !== '');
 }
 
 /**
  * One union member: a comma-separated intersection of atoms. With `testsSelectModels`, a test it matches
- * stands for the node it is attached to (see evaluateAtom).
+ * stands for the node it is attached to (see evaluateCriterion).
  */
 function evaluate(
   selector: string,
@@ -125,7 +288,14 @@ function evaluate(
     throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
   let result: Set<string> | undefined;
   for (const atom of atoms) {
-    const found = evaluateAtom(atom, selector, candidates, context, testsSelectModels);
+    const found = evaluateCriterion(
+      parseAtom(atom, selector),
+      atom,
+      selector,
+      candidates,
+      context,
+      testsSelectModels,
+    );
     result = result === undefined ? found : new Set([...result].filter((id) => found.has(id)));
   }
   return result ?? new Set();
@@ -133,7 +303,24 @@ function evaluate(
 
 const ATOM = /^(@)?(?:(\d*)\+)?(.+?)(?:\+(\d*))?$/;
 
-function evaluateAtom(
+/** A CLI atom (`@`, `2+`, `method:value`, `+1`) as a criterion. */
+function parseAtom(atom: string, selector: string): Criterion {
+  const match = ATOM.exec(atom);
+  if (!match) throw new DbtSelectionError(`cannot read the selector ${JSON.stringify(atom)}`, selector);
+  const [, at, upDepth, body = '', downDepth] = match;
+  return { at: at !== undefined, upDepth, body, downDepth };
+}
+
+/** One criterion: `method:value` (body), with `@` and the depths of its `+` operators (undefined: none). */
+interface Criterion {
+  at: boolean;
+  upDepth: string | undefined;
+  body: string;
+  downDepth: string | undefined;
+}
+
+function evaluateCriterion(
+  { at, upDepth, body, downDepth }: Criterion,
   atom: string,
   selector: string,
   candidates: ManifestNode[],
@@ -141,13 +328,13 @@ function evaluateAtom(
   testsSelectModels: boolean,
 ): Set<string> {
   const { graph } = context;
-  const match = ATOM.exec(atom);
-  if (!match) throw new DbtSelectionError(`cannot read the selector ${JSON.stringify(atom)}`, selector);
-  const [, at, upDepth, body = '', downDepth] = match;
   const parentsToo = upDepth !== undefined;
   const childrenToo = downDepth !== undefined;
-  if (at && (parentsToo || childrenToo))
-    throw new DbtSelectionError(`${atom}: @ cannot be combined with + (dbt refuses it too)`, selector);
+  if (at && childrenToo)
+    throw new DbtSelectionError(
+      `${atom}: @ cannot be combined with a trailing + (dbt refuses it too)`,
+      selector,
+    );
   const seeds = matchMethod(body, atom, selector, context);
   const all = new Set(seeds);
   const depth = (text: string | undefined) => (text === undefined || text === '' ? Infinity : Number(text));
@@ -229,7 +416,13 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
   // As dbt's methods search: the fqn and resource_type methods the manifest's nodes only (a seed and a
   // source of the same name are not one node), the others its sources too.
   const parsed = [...manifest.nodes.values()].filter((n) => n.resourceType !== 'test' && n.enabled);
-  const all = [...parsed, ...[...manifest.sources.values()].filter((n) => n.enabled)];
+  const others = [...manifest.others.values()].filter((n) => n.enabled);
+  // dbt's all_nodes: the nodes, sources, exposures and metrics (not the semantic models or saved queries).
+  const all = [
+    ...parsed,
+    ...[...manifest.sources.values()].filter((n) => n.enabled),
+    ...others.filter((n) => n.resourceType === 'exposure' || n.resourceType === 'metric'),
+  ];
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
     new Set(among.filter(test).map((n) => n.uniqueId));
   if (value === '')
@@ -297,12 +490,56 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
       return pick((n) => n.resourceType === value, parsed);
     case 'package':
       return pick((n) => glob(value, n.packageName));
+    case 'version': {
+      if (!VERSION_SELECTORS.includes(value))
+        throw new DbtSelectionError(
+          `${atom}: dbt's version selectors are version:latest, prerelease, old or none (dbt refuses any other)`,
+          selector,
+        );
+      return pick((n) => n.resourceType === 'model' && versionMatches(value, n), parsed);
+    }
+    // dbt's exposure, metric, semantic_model and saved_query methods: NAME or PACKAGE.NAME, globs allowed.
+    case 'exposure':
+    case 'metric':
+    case 'semantic_model':
+    case 'saved_query': {
+      const parts = value.split('.');
+      if (parts.length > 2)
+        throw new DbtSelectionError(
+          `${atom}: a ${method} is ${method}:NAME or ${method}:PACKAGE.NAME`,
+          selector,
+        );
+      const [pkg, name] = parts.length === 2 ? parts : ['*', parts[0] ?? ''];
+      return pick(
+        (n) => n.resourceType === method && glob(pkg ?? '*', n.packageName) && glob(name ?? '', n.name),
+        others,
+      );
+    }
     default:
       throw new DbtSelectionError(
         `${atom}: gds does not know the selector method "${method}"; it reads ${SELECTOR_METHODS.map((m) => `${m}:`).join(', ')}, names and graph operators (+x, x+, 2+x, @x)`,
         selector,
       );
   }
+}
+
+const VERSION_SELECTORS = ['latest', 'prerelease', 'old', 'none'];
+
+/** dbt's UnparsedVersion order: as numbers when both are, else as texts. */
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [Number(a), Number(b)];
+  if (a.trim() !== '' && b.trim() !== '' && !Number.isNaN(x) && !Number.isNaN(y)) return x - y;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** dbt's VersionSelectorMethod: a model's version against its latest_version. */
+function versionMatches(selector: string, node: ManifestNode): boolean {
+  const { version, latestVersion } = node;
+  if (selector === 'none') return version === undefined;
+  if (selector === 'latest') return version !== undefined && version === latestVersion;
+  if (version === undefined || latestVersion === undefined) return false;
+  const order = compareVersions(version, latestVersion);
+  return selector === 'prerelease' ? order > 0 : order < 0;
 }
 
 /** dbt's file method: the file's name, with or without its extension; globs allowed. */

@@ -146,6 +146,8 @@ export interface DbtSelection {
   /** dbt node-selection syntax: each entry is a space-separated union of comma-intersections. */
   select?: string[];
   exclude?: string[];
+  /** A selector of the project's selectors.yml (dbt's `--selector NAME`), instead of select and exclude. */
+  selector?: string;
   /** A `--select` that matches nothing is an error (DbtSelectionError), not a warning. */
   strict?: boolean;
 }
