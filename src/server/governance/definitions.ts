@@ -13,7 +13,7 @@ import {
 import { transition } from '../../core/lifecycle/index.js';
 import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
-import { environmentAllows } from '../../core/scopes.js';
+import { inEnvironmentScope } from '../certification/access.js';
 import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
@@ -224,11 +224,7 @@ async function connectorReading(q: Queryable, workspaceId: string, schema: strin
 
 /** Refuses a connector in an environment the caller cannot act in (403). */
 function checkEnvironment(caller: Caller, environmentLabel: string, what: string): void {
-  const allowed =
-    caller.kind === 'integration'
-      ? environmentAllows(caller.env, environmentLabel)
-      : caller.envScope.includes(environmentLabel);
-  if (allowed) return;
+  if (inEnvironmentScope(caller, environmentLabel)) return;
   const held =
     caller.kind === 'integration'
       ? `This token is scoped to environment ${caller.env}`
