@@ -53,6 +53,11 @@ export function environmentAllows(tokenEnv: string, targetEnv: string | null): b
   return tokenEnv === ANY_ENVIRONMENT || tokenEnv === targetEnv;
 }
 
+/** Whether a member's environment scope takes in `environmentLabel`: `*` in it is every environment. */
+export function envScopeAllows(envScope: readonly string[], environmentLabel: string): boolean {
+  return envScope.includes(ANY_ENVIRONMENT) || envScope.includes(environmentLabel);
+}
+
 export interface TableGrantRequest {
   tableId: string;
   permissions: TablePermission[];

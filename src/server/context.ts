@@ -83,3 +83,16 @@ declare module 'fastify' {
     handled: (() => void) | null;
   }
 }
+
+/**
+ * Route options that run `guard` (the route's audience, scope and role check) on the caller before the
+ * body is read: a caller the route refuses gets its 401 or 403, never a 400 or 413 about a body it sent.
+ * The handler runs its guard again, on the same resolved caller, for the caller's type.
+ */
+export function guardBeforeBody(ctx: AppContext, guard: (caller: Caller) => unknown) {
+  return {
+    onRequest: async (request: FastifyRequest) => {
+      guard(await callerOf(ctx, request));
+    },
+  };
+}

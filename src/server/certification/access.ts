@@ -1,7 +1,13 @@
 // Who may act on the certification side. CLI paths take a person (session JWT or static CLI token);
 // certify (§4.6) also takes a MANAGEMENT token, and refuses static CLI tokens (interactive sign-in only).
 import type { Role } from '../../core/scopes.js';
-import { ANY_ENVIRONMENT, environmentAllows, isRole, roleAtLeast } from '../../core/scopes.js';
+import {
+  ANY_ENVIRONMENT,
+  envScopeAllows,
+  environmentAllows,
+  isRole,
+  roleAtLeast,
+} from '../../core/scopes.js';
 import type { Caller, SessionCaller } from '../auth/caller.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { Queryable } from '../db/handle.js';
@@ -54,10 +60,9 @@ function scopeText(caller: Caller): string {
   return caller.kind === 'session' ? caller.envScope.join(', ') || 'no environment' : caller.env;
 }
 
-/** Whether the caller may act in (and read) `environmentLabel`; lists keep only what this allows. */
 /** The environments a caller may see, for a list's WHERE clause: null when every one (inEnvironmentScope's rule). */
 export function visibleEnvironments(caller: Caller): string[] | null {
-  if (caller.kind === 'session') return caller.envScope.includes('*') ? null : caller.envScope;
+  if (caller.kind === 'session') return caller.envScope.includes(ANY_ENVIRONMENT) ? null : caller.envScope;
   return caller.env === ANY_ENVIRONMENT ? null : [caller.env];
 }
 
@@ -81,9 +86,10 @@ export function visibleTokenEnvironments(caller: SessionCaller, workspaceEnvs: s
   return scope;
 }
 
+/** Whether the caller may act in (and read) `environmentLabel`; every environment check reads this rule. */
 export function inEnvironmentScope(caller: Caller, environmentLabel: string): boolean {
   return caller.kind === 'session'
-    ? caller.envScope.includes(environmentLabel) || caller.envScope.includes('*')
+    ? envScopeAllows(caller.envScope, environmentLabel)
     : environmentAllows(caller.env, environmentLabel);
 }
 

@@ -17,7 +17,7 @@ import type { ListKey } from '../list-cursor.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import type { Role } from '../../core/scopes.js';
-import { roleAtLeast } from '../../core/scopes.js';
+import { envScopeAllows, roleAtLeast } from '../../core/scopes.js';
 import type { SessionCaller } from '../auth/caller.js';
 import type { IntegrationTokenRow } from '../auth/revocation.js';
 import { listIntegrationTokens } from '../auth/revocation.js';
@@ -41,7 +41,7 @@ export interface Viewer {
 
 /** Whether a table of `environmentLabel` is within the viewer's environment scope, as on every API read. */
 export function viewerSees(viewer: Viewer, environmentLabel: string): boolean {
-  return viewer.envScope.includes('*') || viewer.envScope.includes(environmentLabel);
+  return envScopeAllows(viewer.envScope, environmentLabel);
 }
 
 export interface RecentJob {

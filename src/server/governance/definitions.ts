@@ -13,7 +13,7 @@ import {
 import { transition } from '../../core/lifecycle/index.js';
 import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
-import { environmentAllows } from '../../core/scopes.js';
+import { inEnvironmentScope } from '../certification/access.js';
 import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
@@ -222,13 +222,31 @@ async function connectorReading(q: Queryable, workspaceId: string, schema: strin
   );
 }
 
+function checkConnectorEnvironment(caller: Caller, connector: ConnectorRow): void {
+  checkEnvironment(
+    caller,
+    connector.environmentLabel,
+    `connector ${connector.name}, whose environment the table inherits,`,
+  );
+}
+
+function checkReplacedTable(caller: Caller, table: Pick<TableRow, 'environmentLabel' | 'name'>): void {
+  checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
+}
+
+/** checkReplacedTable before the transaction, on the table as it is now (a missing one is answered later). */
+async function checkReplacedEnvironment(q: Queryable, caller: Caller, replaceId: string): Promise<void> {
+  const [table] = await q.query<{ environmentLabel: string; name: string }>(
+    `SELECT environment_label AS "environmentLabel", name FROM gds.tables
+      WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2)`,
+    [caller.workspaceId, replaceId],
+  );
+  if (table) checkReplacedTable(caller, table);
+}
+
 /** Refuses a connector in an environment the caller cannot act in (403). */
 function checkEnvironment(caller: Caller, environmentLabel: string, what: string): void {
-  const allowed =
-    caller.kind === 'integration'
-      ? environmentAllows(caller.env, environmentLabel)
-      : caller.envScope.includes(environmentLabel);
-  if (allowed) return;
+  if (inEnvironmentScope(caller, environmentLabel)) return;
   const held =
     caller.kind === 'integration'
       ? `This token is scoped to environment ${caller.env}`
@@ -342,20 +360,20 @@ export async function prepareDefinition(
   caller: Caller,
   input: DefinitionInput,
 ): Promise<Prepared> {
+  // The environments the caller names (the connector, the table replaced) are checked before the artifact
+  // is read: a caller refused them gets 403 whatever the artifact holds, never a 400 about it.
   const named =
     input.connectorId === undefined
       ? undefined
       : await loadConnector(ctx.db, caller.workspaceId, input.connectorId);
+  if (named) checkConnectorEnvironment(caller, named);
+  if (input.replaceId !== undefined) await checkReplacedEnvironment(ctx.db, caller, input.replaceId);
   const artifact = await parse(input);
   const resolved = resolveSource(artifact, input.source);
   if (!resolved.ok) throw badRequest(resolved.error.code, resolved.error.message);
   const source = `${resolved.source.schema}.${resolved.source.table}`;
   const connector = named ?? (await connectorReading(ctx.db, caller.workspaceId, resolved.source.schema));
-  checkEnvironment(
-    caller,
-    connector.environmentLabel,
-    `connector ${connector.name}, whose environment the table inherits,`,
-  );
+  checkConnectorEnvironment(caller, connector);
   const warehouse =
     resolved.source.schema === connector.schema ? await describeWarehouseObject(ctx.db, source) : null;
   if (!warehouse) {
@@ -558,7 +576,7 @@ async function replace(
 ): Promise<RegistrationOutcome> {
   const { artifact, connector, source, columns } = prepared;
   const table = await findByGovernanceId(tx, caller.workspaceId, replaceId);
-  if (table) checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
+  if (table) checkReplacedTable(caller, table);
   if (table) checkOwner(table, input.project);
   const context: TransitionContext = {
     mode: table?.mode ?? 'MODE_A',

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ManifestNode } from '../../core/dbt-run.js';
 import { namedTables, readRunResults, reduceManifest } from '../../core/dbt-run.js';
+import { ANY_ENVIRONMENT } from '../../core/scopes.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { CertifiedViewStatus } from '../certification/view.js';
@@ -237,6 +238,16 @@ function fromRunResults(
 }
 
 /** The environment the signal acts in (§4.8 "Environment resolution"), with its 400 and 403 cases. */
+/** §4.8: a body `environmentLabel` must match an environment-scoped token's environment (403). */
+function checkTokenEnvironment(caller: IntegrationCaller, environmentLabel: string): void {
+  if (caller.env === ANY_ENVIRONMENT || environmentLabel === caller.env) return;
+  throw forbidden(
+    'environment_mismatch',
+    `This token is scoped to environment ${caller.env}; the body names ${environmentLabel}.`,
+    { tokenEnv: caller.env, environmentLabel },
+  );
+}
+
 async function resolveEnvironment(
   ctx: AppContext,
   caller: IntegrationCaller,
@@ -244,13 +255,7 @@ async function resolveEnvironment(
 ): Promise<string> {
   let label: string;
   if (caller.env !== '*') {
-    if (signal.environmentLabel !== undefined && signal.environmentLabel !== caller.env) {
-      throw forbidden(
-        'environment_mismatch',
-        `This token is scoped to environment ${caller.env}; the body names ${signal.environmentLabel}.`,
-        { tokenEnv: caller.env, environmentLabel: signal.environmentLabel },
-      );
-    }
+    if (signal.environmentLabel !== undefined) checkTokenEnvironment(caller, signal.environmentLabel);
     label = caller.env;
   } else if (signal.raw && signal.environmentLabel === undefined) {
     throw badRequest(
@@ -397,6 +402,9 @@ export async function recertify(
     body = { ...body, manifest: undefined };
   // Run results and evidence are free-form: only their depth is bounded before they are walked.
   checkNesting(body, 'body');
+  // A body naming an environment the token is not scoped to is refused (403) before the rest is read.
+  const named = isObject(body) ? body['environmentLabel'] : undefined;
+  if (typeof named === 'string') checkTokenEnvironment(caller, named);
   const signal = readSignal(body);
   const environmentLabel = await resolveEnvironment(ctx, caller, signal);
   const explicit = !signal.run;

@@ -67,7 +67,6 @@ export async function listRecords(
     : listStoredRecords(q, table, options);
 }
 
-/** The warehouse object lost declared columns (or is gone): 409 naming them, never the database's 500. */
 async function listWarehouseRows(
   q: Queryable,
   table: GovernedTable,
@@ -76,27 +75,32 @@ async function listWarehouseRows(
   try {
     return await readWarehouseRows(q, table, options);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code !== '42703' && code !== '42P01') throw error;
-    const [schema, name] = splitSource(table.source ?? '');
-    const present = new Set(
-      (
-        await q.query<{ column_name: string }>(
-          'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
-          [schema, name],
-        )
-      ).map((r) => r.column_name),
-    );
-    const missingColumns = table.columns.map((c) => c.name).filter((c) => !present.has(c));
-    throw new HttpError(
-      409,
-      'schema_drift',
-      present.size === 0
-        ? `The warehouse object ${table.source} of table ${table.name} is gone; restore it or push the definition again.`
-        : `The warehouse object ${table.source} of table ${table.name} lacks declared columns: ${missingColumns.join(', ')}. Restore them or push the definition again (--replace).`,
-      { source: table.source, missingColumns },
-    );
+    throw await driftOr(q, table, error);
   }
+}
+
+/** The warehouse object lost declared columns (or is gone): 409 naming them, never the database's 500. */
+async function driftOr(q: Queryable, table: GovernedTable, error: unknown): Promise<unknown> {
+  const code = (error as { code?: unknown }).code;
+  if (code !== '42703' && code !== '42P01') return error;
+  const [schema, name] = splitSource(table.source ?? '');
+  const present = new Set(
+    (
+      await q.query<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+        [schema, name],
+      )
+    ).map((r) => r.column_name),
+  );
+  const missingColumns = table.columns.map((c) => c.name).filter((c) => !present.has(c));
+  return new HttpError(
+    409,
+    'schema_drift',
+    present.size === 0
+      ? `The warehouse object ${table.source} of table ${table.name} is gone; restore it or push the definition again.`
+      : `The warehouse object ${table.source} of table ${table.name} lacks declared columns: ${missingColumns.join(', ')}. Restore them or push the definition again (--replace).`,
+    { source: table.source, missingColumns },
+  );
 }
 
 async function readWarehouseRows(
@@ -270,27 +274,58 @@ export async function getRecord(q: Queryable, table: GovernedTable, recordId: st
     if (!row) throw recordNotFound(table, recordId);
     return toRecord(table, row);
   }
+  let data: string | undefined;
+  try {
+    data = await findWarehouseRow(q, table, recordId);
+  } catch (error) {
+    throw await driftOr(q, table, error);
+  }
+  if (data === undefined) throw recordNotFound(table, recordId);
+  return toRecord(table, { id: recordId, data: warehouseRow(data) });
+}
+
+/**
+ * 404 unless the warehouse object of a Mode A table holds a record of this id; an object that is gone holds
+ * none (a write to it has no record to name, where a read of it is drift).
+ */
+export async function assertWarehouseRecord(
+  q: Queryable,
+  table: GovernedTable,
+  recordId: string,
+): Promise<void> {
+  let data: string | undefined;
+  try {
+    data = await findWarehouseRow(q, table, recordId);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '42P01') throw error;
+  }
+  if (data === undefined) throw recordNotFound(table, recordId);
+}
+
+/** The JSON text of a warehouse row by the record id a listing gives it, or undefined. */
+async function findWarehouseRow(
+  q: Queryable,
+  table: GovernedTable,
+  recordId: string,
+): Promise<string | undefined> {
   if (!table.source) throw new Error(`Mode A table ${table.id} has no source`);
   const physical = /^row:(\(\d+,\d+\))$/.exec(recordId)?.[1];
   const hasId = table.columns.some((c) => c.name === 'id');
-  if (physical === undefined && !hasId) throw recordNotFound(table, recordId);
+  if (physical === undefined && !hasId) return undefined;
   // The id a listing gives: the `id` column's text, or the physical row id where there is none.
   const condition = physical === undefined ? 't.id::text = $1' : 't.ctid = $1::tid';
-  let rows: Array<{ data: string }>;
   try {
-    rows = await q.query<{ data: string }>(
+    const [row] = await q.query<{ data: string }>(
       `SELECT to_jsonb(t)::text AS data FROM ${quoteSource(table.source)} t WHERE ${condition} LIMIT 1`,
       [physical ?? recordId],
     );
+    return row?.data;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // A view has no physical row ids; a bad tid is no record.
-    if (code === '42703' || code === '22P02') throw recordNotFound(table, recordId);
+    if (code === '42703' || code === '22P02') return undefined;
     throw error;
   }
-  const [row] = rows;
-  if (!row) throw recordNotFound(table, recordId);
-  return toRecord(table, { id: recordId, data: warehouseRow(row.data) });
 }
 
 /**

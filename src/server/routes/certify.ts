@@ -12,28 +12,34 @@ import {
 import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
 import { loadGateTable } from '../gates/table.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 
-type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
+type TableRoute = { Params: { tableId: string }; Body: unknown };
+type TableRequest = FastifyRequest<TableRoute>;
 
 export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/api/tables/:tableId/semantic-contract/certify', async (request: TableRequest) => {
-    const caller = requireCertifier(await callerOf(ctx, request));
-    // The checks scan the data outside the certify transaction, once the caller may certify this table.
-    const scanned = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
-    requireEnvironment(caller, scanned.environmentLabel, scanned.id);
-    await requireTokenTableWrite(ctx.db, caller, scanned);
-    const body = parseCertifyBody(request.body);
-    const live = await certificationChecks(ctx.db, ctx.clock, scanned);
-    const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTableInScope(tx, caller, request.params.tableId);
-      await requireTokenTableWrite(tx, caller, table);
-      return { contract: await certify(tx, ctx.clock, { table, caller, body, live }) };
-    });
-    return response;
-  });
+  const certifier = guardBeforeBody(ctx, requireCertifier);
+  app.post<TableRoute>(
+    '/api/tables/:tableId/semantic-contract/certify',
+    certifier,
+    async (request: TableRequest) => {
+      const caller = requireCertifier(await callerOf(ctx, request));
+      // The checks scan the data outside the certify transaction, once the caller may certify this table.
+      const scanned = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
+      requireEnvironment(caller, scanned.environmentLabel, scanned.id);
+      await requireTokenTableWrite(ctx.db, caller, scanned);
+      const body = parseCertifyBody(request.body);
+      const live = await certificationChecks(ctx.db, ctx.clock, scanned);
+      const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+        const table = await loadTableInScope(tx, caller, request.params.tableId);
+        await requireTokenTableWrite(tx, caller, table);
+        return { contract: await certify(tx, ctx.clock, { table, caller, body, live }) };
+      });
+      return response;
+    },
+  );
 
   app.post('/api/tables/:tableId/reject', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));

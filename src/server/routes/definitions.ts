@@ -3,9 +3,10 @@
 // rules for a person's session JWT or `cli_` token). Also registers the auto-baseline job handler.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ARTIFACT_BODY_LIMIT_BYTES, checkArtifactBounds } from '../artifact-bounds.js';
+import type { Caller } from '../auth/caller.js';
 import { requireManagement, requireSession } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { runBaselineJob } from '../governance/baseline.js';
 import type { RegistrationOutcome } from '../governance/definitions.js';
 import {
@@ -25,17 +26,26 @@ export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   const bounded = { bodyLimit: ARTIFACT_BODY_LIMIT_BYTES };
 
-  app.post('/api/workspace/definitions', bounded, async (request, reply) => {
-    const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:definition', false);
-    const input = withPrecondition(readDefinitionBody(request.body, true), expectedVersion(request));
-    checkArtifactBounds(input);
-    return send(reply, await registerDefinition(ctx, caller, input, 'definitions'));
-  });
+  const manager = (caller: Caller) => requireManagement(caller, 'workspace:write:definition', false);
+  app.post(
+    '/api/workspace/definitions',
+    { ...bounded, ...guardBeforeBody(ctx, manager) },
+    async (request, reply) => {
+      const caller = manager(await callerOf(ctx, request));
+      const input = withPrecondition(readDefinitionBody(request.body, true), expectedVersion(request));
+      checkArtifactBounds(input);
+      return send(reply, await registerDefinition(ctx, caller, input, 'definitions'));
+    },
+  );
 
-  app.post('/api/artifacts', bounded, async (request, reply) => {
-    const caller = requireSession(await callerOf(ctx, request));
-    const input = withPrecondition(readDefinitionBody(request.body, false), expectedVersion(request));
-    checkArtifactBounds(input);
-    return send(reply, await registerDefinition(ctx, caller, input, 'push'));
-  });
+  app.post(
+    '/api/artifacts',
+    { ...bounded, ...guardBeforeBody(ctx, requireSession) },
+    async (request, reply) => {
+      const caller = requireSession(await callerOf(ctx, request));
+      const input = withPrecondition(readDefinitionBody(request.body, false), expectedVersion(request));
+      checkArtifactBounds(input);
+      return send(reply, await registerDefinition(ctx, caller, input, 'push'));
+    },
+  );
 }

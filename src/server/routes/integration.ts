@@ -2,7 +2,7 @@
 // person draws on their own sign-in or CLI token (a CI job holding only a CLI token, for a MANAGEMENT step).
 import type { FastifyInstance } from 'fastify';
 import type { TableGrantRequest } from '../../core/scopes.js';
-import { ANY_ENVIRONMENT, planMint } from '../../core/scopes.js';
+import { ANY_ENVIRONMENT, envScopeAllows, planMint } from '../../core/scopes.js';
 import type { IssuedToken, IssueTokenRequest, RefreshResponse, Schema } from '../../contract/types.js';
 import { requireSession } from '../auth/caller.js';
 import type { TokenPlan } from '../auth/integration-tokens.js';
@@ -151,7 +151,7 @@ async function checkEnvironment(ctx: AppContext, workspaceId: string, env: strin
  */
 function checkEnvironmentScope(caller: SessionCaller, env: string, workspaceEnvs: string[]): void {
   const needed = env === ANY_ENVIRONMENT ? workspaceEnvs : [env];
-  const missing = needed.filter((e) => !caller.envScope.includes(e));
+  const missing = needed.filter((e) => !envScopeAllows(caller.envScope, e));
   if (missing.length === 0) return;
   throw forbidden(
     'environment_not_in_scope',

@@ -3,7 +3,7 @@
 // environments it can act in (its own for an environment-scoped token, else the member's scope).
 import type { FastifyInstance } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { ANY_ENVIRONMENT } from '../../core/scopes.js';
+import { ANY_ENVIRONMENT, envScopeAllows } from '../../core/scopes.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { doorsOf } from '../doors.js';
@@ -41,7 +41,7 @@ export function meRoutes(app: FastifyInstance, ctx: AppContext): void {
           };
     const environments =
       caller.kind === 'integration' && caller.env !== ANY_ENVIRONMENT
-        ? row.env_scope.filter((env) => env === caller.env)
+        ? [caller.env].filter((env) => envScopeAllows(row.env_scope, env))
         : row.env_scope;
     const me: Schema<'Me'> = {
       user: { id: caller.userId, email: row.email, displayName: row.display_name },

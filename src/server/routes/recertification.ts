@@ -2,10 +2,10 @@
 // recertification requests (`recertification list` / `dismiss`, a person's session JWT or `cli_` token).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireManagement, requireSession } from '../auth/caller.js';
-import type { IntegrationCaller } from '../auth/caller.js';
+import type { Caller, IntegrationCaller } from '../auth/caller.js';
 import { visibleEnvironments } from '../certification/access.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest } from '../errors.js';
 import {
   countRequests,
@@ -20,8 +20,9 @@ import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 
 export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/api/workspace/recertify', async (request, reply) => {
-    const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:recertify', false);
+  const recertifier = (caller: Caller) => requireManagement(caller, 'workspace:write:recertify', false);
+  app.post('/api/workspace/recertify', guardBeforeBody(ctx, recertifier), async (request, reply) => {
+    const caller = recertifier(await callerOf(ctx, request));
     const key = idempotencyKeyOf(request.headers['idempotency-key']);
     const { response, replayed } = await recertify(ctx, caller as IntegrationCaller, request.body, key);
     if (replayed) void reply.header('idempotent-replayed', 'true');

@@ -24,6 +24,7 @@ import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import {
   assertValues,
+  assertWarehouseRecord,
   deleteRecord,
   getRecord,
   insertRecord,
@@ -100,8 +101,8 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
 
     scope.patch('/api/tables/:tableId/records/:recordId', async (request: TableRequest) => {
-      const { table, caller } = await writableTable(ctx, request);
       const recordId = request.params.recordId ?? '';
+      const { table, caller } = await writableTable(ctx, request, recordId);
       const values = parseBody<RecordValues>('RecordValues', request.body);
       assertValues(table, values, true);
       return ctx.db.transaction(async (tx) => {
@@ -116,8 +117,8 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
 
     scope.delete('/api/tables/:tableId/records/:recordId', async (request: TableRequest, reply) => {
-      const { table, caller } = await writableTable(ctx, request);
       const recordId = request.params.recordId ?? '';
+      const { table, caller } = await writableTable(ctx, request, recordId);
       await ctx.db.transaction(async (tx) => {
         await deleteRecord(tx, table, recordId);
         await recordWrite(tx, ctx, audit(caller.userId, table, 'RECORD_DELETED', { recordId }));
@@ -210,10 +211,15 @@ async function tableFor(ctx: AppContext, request: TableRequest, permission: Tabl
   return { table: await grantedTable(ctx, caller, request.params.tableId, permission), caller };
 }
 
-/** A table the caller may write: write scope, and Mode B (Mode A rows live in the warehouse). */
-async function writableTable(ctx: AppContext, request: TableRequest) {
+/**
+ * A table the caller may write: write scope, and Mode B (Mode A rows live in the warehouse). A write to one
+ * record of a Mode A table names a record first: one the warehouse object lacks is 404 as §4.3 says, and
+ * only one that is there is refused as read only.
+ */
+async function writableTable(ctx: AppContext, request: TableRequest, recordId?: string) {
   const { table, caller } = await tableFor(ctx, request, 'write');
   if (table.mode === 'MODE_A') {
+    if (recordId !== undefined) await assertWarehouseRecord(ctx.db, table, recordId);
     throw badRequest(
       'read_only_table',
       `Table ${table.name} is a Mode A (connector-backed) table: its rows are read from the warehouse object ${table.source} and the service never writes them. Change the data in the warehouse.`,

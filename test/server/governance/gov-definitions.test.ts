@@ -245,6 +245,31 @@ describe('what a definition is refused for', () => {
     expect(response.body.error.code).toBe('environment_mismatch');
   });
 
+  it('403, not 400, for a refused environment whatever the artifact: authorized before it is read', async () => {
+    const orders = server.table('orders');
+    const before = await tableRow(orders.id);
+    const refused: Array<[string, Record<string, unknown>]> = [
+      ['an artifact that does not parse', { content: 'table: [' }],
+      ['an artifact with no source', { content: yaml('p', ['id']) }],
+      ['a dev table replaced on the production connector', { replaceId: orders.id, content: 'table: [' }],
+    ];
+    for (const [what, body] of refused) {
+      const response = await define(
+        {
+          filename: 'p.yml',
+          content: yaml('p', ['id'], 'analytics_dev.categorydim'),
+          mimeType: 'yaml',
+          connectorId: body.replaceId === undefined ? devConnector : prodConnector,
+          ...body,
+        },
+        prodDefiner,
+      );
+      expect(response.status, what).toBe(403);
+      expect(response.body.error.code, what).toBe('environment_mismatch');
+    }
+    expect(await tableRow(orders.id)).toEqual(before);
+  });
+
   it('401 for a session, a CLI token or a DATA-API token; 403 for a MANAGEMENT token without the scope', async () => {
     const body = {
       filename: 'a.yml',

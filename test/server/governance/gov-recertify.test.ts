@@ -468,6 +468,24 @@ describe('refusals (§7.2)', () => {
     expect(own.body.environmentLabel).toBe('dev');
   });
 
+  it('403, not 400, when the body names another environment, whatever else the body gets wrong', async () => {
+    const wrong: unknown[] = [
+      { tables: [] },
+      { tables: 'categorydim' },
+      { tables: Array.from({ length: 501 }, (_, i) => `t${i}`) },
+      { tables: ['categorydim'], runResults: {} },
+      {},
+      { runResults: { metadata: {}, results: [1] } },
+      { tables: ['categorydim'], trigger: '' },
+      { tables: ['categorydim'], bogus: 1 },
+    ];
+    for (const body of wrong) {
+      const response = await signal({ ...(body as object), environmentLabel: 'production' }, devOnly);
+      expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(403);
+      expect(response.body.error.code).toBe('environment_mismatch');
+    }
+  });
+
   it('400 without environmentLabel for an environment-agnostic token, and for an unconfigured environment', async () => {
     const missing = await signal({ tables: ['categorydim'] });
     expect(missing.status).toBe(400);
