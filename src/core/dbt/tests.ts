@@ -513,8 +513,11 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'dbt_expectations.expect_column_values_to_match_regex': {
       const col = column();
       if ('error' in col) return refused(col.error);
-      const regex = text(kwargs['regex']);
-      if (regex === undefined || regex === '') return refused('its regex is missing');
+      const written = text(kwargs['regex']);
+      if (written === undefined || written === '') return refused('its regex is missing');
+      const read = regexAsDbt(written, kwargs['is_raw'] === true, context.adapter);
+      if ('unquotable' in read) return refused(read.unquotable);
+      const regex = read.read;
       const flags = text(kwargs['flags']);
       if (flags !== undefined && flags !== '')
         return refused(`its regex flags "${flags}" have no Gate 1 equivalent`);
@@ -626,28 +629,80 @@ const LITERAL_BACKSLASH: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A value as dbt's accepted_values (and dbt_expectations' in_set) writes it with quote: true: between single
- * quotes, unescaped (`'{{ value }}'`). A value whose quotes are doubled is then one literal, read as the
- * warehouse reads it; any other quote ends the literal early (`'O'Brien'` is a syntax error, `'a', 'b'` two
- * values), and on most warehouses other than PostgreSQL a backslash escapes what follows: dbt's SQL then fails
- * or tests other values, so the test is not mapped.
+ * The adapters whose string literals read a doubled quote as one quote ('it''s' is it's). BigQuery rejects it
+ * (its strings escape a quote with a backslash); on the others gds does not know what it reads.
  */
+const DOUBLED_QUOTE: ReadonlySet<string> = new Set([
+  ...LITERAL_BACKSLASH,
+  'snowflake',
+  'redshift',
+  'greenplum',
+  'mysql',
+  'mariadb',
+]);
+
+/**
+ * Text dbt writes between single quotes unescaped (`'{{ value }}'`, as accepted_values with quote: true and
+ * dbt_expectations' in_set and match_regex do), as the warehouse reads it: a doubled quote is one quote there;
+ * any other quote ends the string early (`'O'Brien'` is a syntax error, `'a', 'b'` two values), and on most
+ * warehouses other than PostgreSQL a backslash escapes what follows: dbt's SQL then fails or means other text.
+ */
+function readBetweenQuotes(
+  value: string,
+  adapter: string | undefined,
+  what: string,
+): { read: string } | { unquotable: string } {
+  const written = `'${value}'`;
+  const on = adapter ?? 'its adapter';
+  if (!/^(?:[^']|'')*$/.test(value))
+    return {
+      unquotable: `its ${what} ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), so its SQL fails or reads other text; double each quote in it ('' for ')${what === 'value' ? ' or set quote: false and write the literal' : ''}`,
+    };
+  if (value.includes('\\') && !LITERAL_BACKSLASH.has(adapter ?? ''))
+    return {
+      unquotable: `its ${what} ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${on} a backslash in a string escapes the character after it, so dbt tests other text or its SQL fails`,
+    };
+  if (value.includes("''") && !DOUBLED_QUOTE.has(adapter ?? ''))
+    return {
+      unquotable: `its ${what} ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${on} '' in a string is not one quote (BigQuery rejects it), so dbt's SQL fails or tests other text`,
+    };
+  return { read: value.replaceAll("''", "'") };
+}
+
+/** A value as dbt's accepted_values (and dbt_expectations' in_set) writes it with quote: true (readBetweenQuotes). */
 function quotedAsDbt(
   value: unknown,
   adapter: string | undefined,
 ): string | { unquotable: string } | undefined {
   const literal = sqlString(value);
   if (typeof value !== 'string' || literal === undefined) return literal;
-  const written = `'${value}'`;
-  if (!/^(?:[^']|'')*$/.test(value))
-    return {
-      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), so its SQL fails or reads other values; double each quote in the value ('' for ') or set quote: false and write the literal`,
-    };
-  if (value.includes('\\') && !LITERAL_BACKSLASH.has(adapter ?? ''))
-    return {
-      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${adapter ?? 'its adapter'} a backslash in a string escapes the character after it, so dbt tests another value or its SQL fails`,
-    };
-  return written;
+  const read = readBetweenQuotes(value, adapter, 'value');
+  return 'read' in read ? `'${value}'` : read;
+}
+
+/**
+ * The regex dbt_expectations writes (regexp_instr) as the warehouse reads it: between single quotes, unescaped,
+ * except with is_raw on Snowflake (`$$…$$`, which holds any text but `$$`) and BigQuery (`r'…'`, where a
+ * backslash is itself and a quote still ends the string).
+ */
+function regexAsDbt(
+  regex: string,
+  isRaw: boolean,
+  adapter: string | undefined,
+): { read: string } | { unquotable: string } {
+  if (isRaw && adapter === 'snowflake')
+    return regex.includes('$$')
+      ? {
+          unquotable: `its regex ${JSON.stringify(regex)}: with is_raw dbt writes it between $$ ($$${regex}$$), which it ends early`,
+        }
+      : { read: regex };
+  if (isRaw && adapter === 'bigquery')
+    return regex.includes("'")
+      ? {
+          unquotable: `its regex ${JSON.stringify(regex)}: with is_raw dbt writes it as a raw string (r'${regex}'), where a quote is not escaped, so its SQL fails or reads another regex`,
+        }
+      : { read: regex };
+  return readBetweenQuotes(regex, adapter, 'regex');
 }
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */

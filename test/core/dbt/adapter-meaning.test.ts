@@ -189,3 +189,75 @@ describe('an adapter whose default collation compares text without case', () => 
     expect(declare('postgres', tests, ['id', 'name']).warnings.join('\n')).not.toContain('collation');
   });
 });
+
+describe('match_regex: the regex dbt writes between single quotes unescaped', () => {
+  const matches = (regex: string, extra: Entry = {}) =>
+    genericTest(
+      'expect_column_values_to_match_regex',
+      'model.shop.people',
+      { regex, ...extra },
+      { column: 'name', namespace: 'dbt_expectations' },
+    );
+  const patterns = (d: ReturnType<typeof declare>['declaration']) =>
+    (parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>> | undefined>)[
+      'patternChecks'
+    ];
+
+  it("a quote breaks dbt's SQL ('^[a-z']+$'): not mapped, saying so", () => {
+    const { declaration } = declare('postgres', [matches("^[a-z']+$")], ['name']);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(
+      /its regex "\^\[a-z'\]\+\$": dbt writes it between single quotes unescaped \('\^\[a-z'\]\+\$'\)/,
+    );
+  });
+
+  it("a doubled quote is one quote to the warehouse: the regex dbt's SQL matches is mapped", () => {
+    const { declaration } = declare('postgres', [matches("^[a-z'']+$")], ['name']);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(patterns(declaration)?.[0]?.['regex']).toBe("^[a-z']+$");
+  });
+
+  it('a backslash: itself on PostgreSQL, an escape in a Snowflake string (not mapped there)', () => {
+    const postgres = declare('postgres', [matches('^\\d+$')], ['name']).declaration;
+    expect(patterns(postgres)?.[0]?.['regex']).toBe('^\\d+$');
+    const snowflake = declare('snowflake', [matches('^\\d+$')], ['NAME']).declaration;
+    expect(snowflake.mappedTests).toEqual([]);
+    expect(snowflake.notMappedTests[0]?.reason).toMatch(/on snowflake a backslash in a string escapes/);
+  });
+
+  it('is_raw on Snowflake writes $$…$$: a backslash and a quote are themselves', () => {
+    const { declaration } = declare('snowflake', [matches("^\\d'+$", { is_raw: true })], ['NAME']);
+    expect(patterns(declaration)?.[0]?.['regex']).toBe("^\\d'+$");
+  });
+
+  it("is_raw on BigQuery writes r'…': a backslash is itself, a quote still ends the string", () => {
+    const raw = declare('bigquery', [matches('^\\d+$', { is_raw: true })], ['name']).declaration;
+    expect(patterns(raw)?.[0]?.['regex']).toBe('^\\d+$');
+    const quoted = declare('bigquery', [matches("^a''b$", { is_raw: true })], ['name']).declaration;
+    expect(quoted.notMappedTests[0]?.reason).toMatch(/its regex/);
+  });
+
+  it('under a condition the predicate holds the regex as dbt reads it', () => {
+    const { declaration } = declare(
+      'postgres',
+      [matches("^it''s$", { row_condition: 'name is not null' })],
+      ['name'],
+    );
+    const predicates = (
+      parse(declaration.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>
+    )['customPredicates'];
+    expect(predicates?.[0]?.['sql']).toBe("NOT (name is not null) OR (name::text ~ '^it''s$')");
+  });
+});
+
+describe("a doubled quote on a warehouse that does not read '' as one quote", () => {
+  it("bigquery: accepted_values it''s is not mapped", () => {
+    const { declaration } = declare(
+      'bigquery',
+      [genericTest('accepted_values', 'model.shop.people', { values: ["it''s"] }, { column: 'name' })],
+      ['name'],
+    );
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/on bigquery '' in a string is not one quote/);
+  });
+});
