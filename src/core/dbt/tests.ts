@@ -28,6 +28,8 @@ export interface ReferenceTarget {
   schema: string;
   table: string;
   columns?: string[];
+  /** Whether `columns` are the relation's names exactly (a catalog's): `field:` is then reached as the adapter resolves it. */
+  exactColumns?: boolean;
 }
 
 export interface TestContext {
@@ -462,8 +464,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const target = context.resolveReference(node, to);
       if (!target) return refused(`its to: ${to} names no model, seed, snapshot or source of the manifest`);
       if ('unmappable' in target) return refused(target.unmappable);
-      const targetColumn =
-        (target.columns ? findColumn(target.columns, field) : undefined) ?? context.normaliseName(field);
+      const reached = targetColumnOf(field, target, context);
+      if ('error' in reached) return refused(reached.error);
+      const targetColumn = reached.name;
       const reference = `${target.schema}.${target.table}.${targetColumn}`;
       if (!/^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*$/.test(reference))
         return refused(`the reference ${reference} has a name gds cannot write as schema.table.column`);
@@ -544,14 +547,66 @@ function columnOf(written: string, context: TestContext): { name: string } | { e
       error: `the table has no column ${JSON.stringify(written)} (its columns: ${context.columns.join(', ')})`,
     };
   if ('name' in found) return found;
-  const adapter = context.adapter ?? 'its adapter';
-  const how = /^["`[]/.test(written.trim()) ? 'quoted' : 'unquoted';
   return {
-    error:
-      `its column ${written.trim()} is ${how}, so dbt's SQL on ${adapter} reads it as ${found.reads}; ` +
-      `the table's column is "${found.other}" (another case), so dbt's test errors: ` +
-      `name the column as the warehouse does, or set quote: true on it in dbt`,
+    error: otherCase(
+      `column ${written.trim()}`,
+      written,
+      found,
+      context.adapter,
+      "the table's column",
+      (quoted) =>
+        quoted
+          ? 'name the column in the case the warehouse holds it'
+          : 'name the column as the warehouse does, or set quote: true on it in dbt',
+    ),
   };
+}
+
+/**
+ * The column of a relationships test's target that dbt's `select {{ field }}` reaches: as the adapter
+ * resolves the name where the catalog lists the target's columns, else matched without case (or folded).
+ */
+function targetColumnOf(
+  field: string,
+  target: ReferenceTarget,
+  context: TestContext,
+): { name: string } | { error: string } {
+  const relation = `${target.schema}.${target.table}`;
+  if (target.columns === undefined) return { name: context.normaliseName(field) };
+  if (!target.exactColumns)
+    return { name: findColumn(target.columns, field) ?? context.normaliseName(field) };
+  const found = reachedColumn(target.columns, field, context.adapter);
+  if (found === undefined)
+    return {
+      error: `${relation} has no column ${JSON.stringify(field)} (its columns: ${target.columns.join(', ')}), so dbt's query of its field: fails`,
+    };
+  if ('name' in found) return found;
+  return {
+    error: otherCase(
+      `field ${field.trim()}`,
+      field,
+      found,
+      context.adapter,
+      `the column of ${relation}`,
+      () => `write field: as the warehouse names the column, quoted ("${found.other}")`,
+    ),
+  };
+}
+
+/** Why dbt's test errors where the name it writes reaches no column: the table holds it only in another case. */
+function otherCase(
+  what: string,
+  written: string,
+  found: { other: string; reads: string },
+  adapter: string | undefined,
+  holder: string,
+  fix: (quoted: boolean) => string,
+): string {
+  const quoted = /^["`[]/.test(written.trim());
+  return (
+    `its ${what} is ${quoted ? 'quoted' : 'unquoted'}, so dbt's SQL on ${adapter ?? 'its adapter'} reads it as ${found.reads}; ` +
+    `${holder} is "${found.other}" (another case), so dbt's test errors: ${fix(quoted)}`
+  );
 }
 
 const mapped = (name: string | undefined) => (name === undefined ? undefined : { name });
