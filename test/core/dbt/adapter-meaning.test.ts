@@ -338,3 +338,25 @@ describe("relationships: the target's column, reached as the adapter resolves fi
     ).toBe('analytics.customers.customerid');
   });
 });
+
+describe('a contract constraint on a column with quote: true', () => {
+  it('postgres: dbt creates the column quoted ("Email") and constrains it so: mapped on Email', () => {
+    const m = manifest(
+      model('people', {
+        config: { enabled: true, materialized: 'table', contract: { enforced: true } },
+        columns: {
+          id: { name: 'id', data_type: 'integer' },
+          Email: { name: 'Email', data_type: 'text', quote: true, constraints: [{ type: 'not_null' }] },
+        },
+      }),
+    );
+    const project = declareDbtProject(
+      { manifest: m, catalog: catalogOf({ people: ['id', 'Email'] }) },
+      {},
+      dbtReader,
+    );
+    const [declaration] = project.declarations;
+    expect(declaration?.notMappedTests).toEqual([]);
+    expect(declaration?.mappedTests.map((t) => t.rule)).toEqual(['required:Email']);
+  });
+});
