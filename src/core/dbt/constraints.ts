@@ -16,13 +16,24 @@ export interface ConstraintTests {
 
 export function constraintTests(node: ManifestNode): ConstraintTests {
   const out: ConstraintTests = { tests: [], notMapped: [], primaryKey: [], ignored: false };
-  const all: Array<{ constraint: ManifestConstraint; columns: string[] }> = [
-    ...node.columns.flatMap((c) => c.constraints.map((constraint) => ({ constraint, columns: [c.name] }))),
-    ...node.constraints.map((constraint) => ({ constraint, columns: constraint.columns })),
+  // `written`: each column as dbt's DDL writes it, a column-level one quoted when its column has quote: true.
+  const all: Array<{ constraint: ManifestConstraint; columns: string[]; written: string[] }> = [
+    ...node.columns.flatMap((c) =>
+      c.constraints.map((constraint) => ({
+        constraint,
+        columns: [c.name],
+        written: [c.quote === true ? `"${c.name}"` : c.name],
+      })),
+    ),
+    ...node.constraints.map((constraint) => ({
+      constraint,
+      columns: constraint.columns,
+      written: constraint.columns,
+    })),
   ];
   if (all.length === 0) return out;
   if (!node.contractEnforced) return { ...out, ignored: true };
-  for (const { constraint, columns } of all) {
+  for (const { constraint, columns, written } of all) {
     const id = `${node.uniqueId}:constraint:${constraint.type}${columns.length > 0 ? `:${columns.join(',')}` : ''}`;
     const test = (
       name: string,
@@ -47,11 +58,13 @@ export function constraintTests(node: ManifestNode): ConstraintTests {
       };
     };
     const notNull = () =>
-      columns.map((column) => test('not_null', { column_name: column }, undefined, `:not_null:${column}`));
+      columns.map((column, i) =>
+        test('not_null', { column_name: written[i] }, undefined, `:not_null:${column}`),
+      );
     const unique = () =>
       columns.length === 1
-        ? test('unique', { column_name: columns[0] })
-        : test('unique_combination_of_columns', { combination_of_columns: columns }, 'dbt_utils');
+        ? test('unique', { column_name: written[0] })
+        : test('unique_combination_of_columns', { combination_of_columns: written }, 'dbt_utils');
     const refuse = (reason: string) => out.notMapped.push({ test: id, reason });
     if (constraint.type !== 'check' && constraint.type !== 'custom' && columns.length === 0) {
       refuse(`the ${constraint.type} constraint names no column`);
@@ -73,8 +86,8 @@ export function constraintTests(node: ManifestNode): ConstraintTests {
         else out.tests.push(test('expression_is_true', { expression: constraint.expression }, 'dbt_utils'));
         break;
       case 'foreign_key': {
-        const [column] = columns;
-        if (columns.length !== 1 || column === undefined) {
+        const [column] = written;
+        if (written.length !== 1 || column === undefined) {
           refuse('a foreign key over several columns: a column declares one reference');
           break;
         }

@@ -278,7 +278,9 @@ class ProjectReader {
     return {
       schema,
       table,
-      ...(columns.ok ? { columns: columns.columns.map((c) => c.name) } : {}),
+      ...(columns.ok
+        ? { columns: columns.columns.map((c) => c.name), exactColumns: columns.from === 'catalog' }
+        : {}),
     };
   }
 

@@ -28,6 +28,8 @@ export interface ReferenceTarget {
   schema: string;
   table: string;
   columns?: string[];
+  /** Whether `columns` are the relation's names exactly (a catalog's): `field:` is then reached as the adapter resolves it. */
+  exactColumns?: boolean;
 }
 
 export interface TestContext {
@@ -462,8 +464,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const target = context.resolveReference(node, to);
       if (!target) return refused(`its to: ${to} names no model, seed, snapshot or source of the manifest`);
       if ('unmappable' in target) return refused(target.unmappable);
-      const targetColumn =
-        (target.columns ? findColumn(target.columns, field) : undefined) ?? context.normaliseName(field);
+      const reached = targetColumnOf(field, target, context);
+      if ('error' in reached) return refused(reached.error);
+      const targetColumn = reached.name;
       const reference = `${target.schema}.${target.table}.${targetColumn}`;
       if (!/^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*$/.test(reference))
         return refused(`the reference ${reference} has a name gds cannot write as schema.table.column`);
@@ -513,8 +516,11 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'dbt_expectations.expect_column_values_to_match_regex': {
       const col = column();
       if ('error' in col) return refused(col.error);
-      const regex = text(kwargs['regex']);
-      if (regex === undefined || regex === '') return refused('its regex is missing');
+      const written = text(kwargs['regex']);
+      if (written === undefined || written === '') return refused('its regex is missing');
+      const read = regexAsDbt(written, kwargs['is_raw'] === true, context.adapter);
+      if ('unquotable' in read) return refused(read.unquotable);
+      const regex = read.read;
       const flags = text(kwargs['flags']);
       if (flags !== undefined && flags !== '')
         return refused(`its regex flags "${flags}" have no Gate 1 equivalent`);
@@ -541,14 +547,66 @@ function columnOf(written: string, context: TestContext): { name: string } | { e
       error: `the table has no column ${JSON.stringify(written)} (its columns: ${context.columns.join(', ')})`,
     };
   if ('name' in found) return found;
-  const adapter = context.adapter ?? 'its adapter';
-  const how = /^["`[]/.test(written.trim()) ? 'quoted' : 'unquoted';
   return {
-    error:
-      `its column ${written.trim()} is ${how}, so dbt's SQL on ${adapter} reads it as ${found.reads}; ` +
-      `the table's column is "${found.other}" (another case), so dbt's test errors: ` +
-      `name the column as the warehouse does, or set quote: true on it in dbt`,
+    error: otherCase(
+      `column ${written.trim()}`,
+      written,
+      found,
+      context.adapter,
+      "the table's column",
+      (quoted) =>
+        quoted
+          ? 'name the column in the case the warehouse holds it'
+          : 'name the column as the warehouse does, or set quote: true on it in dbt',
+    ),
   };
+}
+
+/**
+ * The column of a relationships test's target that dbt's `select {{ field }}` reaches: as the adapter
+ * resolves the name where the catalog lists the target's columns, else matched without case (or folded).
+ */
+function targetColumnOf(
+  field: string,
+  target: ReferenceTarget,
+  context: TestContext,
+): { name: string } | { error: string } {
+  const relation = `${target.schema}.${target.table}`;
+  if (target.columns === undefined) return { name: context.normaliseName(field) };
+  if (!target.exactColumns)
+    return { name: findColumn(target.columns, field) ?? context.normaliseName(field) };
+  const found = reachedColumn(target.columns, field, context.adapter);
+  if (found === undefined)
+    return {
+      error: `${relation} has no column ${JSON.stringify(field)} (its columns: ${target.columns.join(', ')}), so dbt's query of its field: fails`,
+    };
+  if ('name' in found) return found;
+  return {
+    error: otherCase(
+      `field ${field.trim()}`,
+      field,
+      found,
+      context.adapter,
+      `the column of ${relation}`,
+      () => `write field: as the warehouse names the column, quoted ("${found.other}")`,
+    ),
+  };
+}
+
+/** Why dbt's test errors where the name it writes reaches no column: the table holds it only in another case. */
+function otherCase(
+  what: string,
+  written: string,
+  found: { other: string; reads: string },
+  adapter: string | undefined,
+  holder: string,
+  fix: (quoted: boolean) => string,
+): string {
+  const quoted = /^["`[]/.test(written.trim());
+  return (
+    `its ${what} is ${quoted ? 'quoted' : 'unquoted'}, so dbt's SQL on ${adapter ?? 'its adapter'} reads it as ${found.reads}; ` +
+    `${holder} is "${found.other}" (another case), so dbt's test errors: ${fix(quoted)}`
+  );
 }
 
 const mapped = (name: string | undefined) => (name === undefined ? undefined : { name });
@@ -626,28 +684,80 @@ const LITERAL_BACKSLASH: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A value as dbt's accepted_values (and dbt_expectations' in_set) writes it with quote: true: between single
- * quotes, unescaped (`'{{ value }}'`). A value whose quotes are doubled is then one literal, read as the
- * warehouse reads it; any other quote ends the literal early (`'O'Brien'` is a syntax error, `'a', 'b'` two
- * values), and on most warehouses other than PostgreSQL a backslash escapes what follows: dbt's SQL then fails
- * or tests other values, so the test is not mapped.
+ * The adapters whose string literals read a doubled quote as one quote ('it''s' is it's). BigQuery rejects it
+ * (its strings escape a quote with a backslash); on the others gds does not know what it reads.
  */
+const DOUBLED_QUOTE: ReadonlySet<string> = new Set([
+  ...LITERAL_BACKSLASH,
+  'snowflake',
+  'redshift',
+  'greenplum',
+  'mysql',
+  'mariadb',
+]);
+
+/**
+ * Text dbt writes between single quotes unescaped (`'{{ value }}'`, as accepted_values with quote: true and
+ * dbt_expectations' in_set and match_regex do), as the warehouse reads it: a doubled quote is one quote there;
+ * any other quote ends the string early (`'O'Brien'` is a syntax error, `'a', 'b'` two values), and on most
+ * warehouses other than PostgreSQL a backslash escapes what follows: dbt's SQL then fails or means other text.
+ */
+function readBetweenQuotes(
+  value: string,
+  adapter: string | undefined,
+  what: string,
+): { read: string } | { unquotable: string } {
+  const written = `'${value}'`;
+  const on = adapter ?? 'its adapter';
+  if (!/^(?:[^']|'')*$/.test(value))
+    return {
+      unquotable: `its ${what} ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), so its SQL fails or reads other text; double each quote in it ('' for ')${what === 'value' ? ' or set quote: false and write the literal' : ''}`,
+    };
+  if (value.includes('\\') && !LITERAL_BACKSLASH.has(adapter ?? ''))
+    return {
+      unquotable: `its ${what} ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${on} a backslash in a string escapes the character after it, so dbt tests other text or its SQL fails`,
+    };
+  if (value.includes("''") && !DOUBLED_QUOTE.has(adapter ?? ''))
+    return {
+      unquotable: `its ${what} ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${on} '' in a string is not one quote (BigQuery rejects it), so dbt's SQL fails or tests other text`,
+    };
+  return { read: value.replaceAll("''", "'") };
+}
+
+/** A value as dbt's accepted_values (and dbt_expectations' in_set) writes it with quote: true (readBetweenQuotes). */
 function quotedAsDbt(
   value: unknown,
   adapter: string | undefined,
 ): string | { unquotable: string } | undefined {
   const literal = sqlString(value);
   if (typeof value !== 'string' || literal === undefined) return literal;
-  const written = `'${value}'`;
-  if (!/^(?:[^']|'')*$/.test(value))
-    return {
-      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), so its SQL fails or reads other values; double each quote in the value ('' for ') or set quote: false and write the literal`,
-    };
-  if (value.includes('\\') && !LITERAL_BACKSLASH.has(adapter ?? ''))
-    return {
-      unquotable: `its value ${JSON.stringify(value)}: dbt writes it between single quotes unescaped (${written}), and on ${adapter ?? 'its adapter'} a backslash in a string escapes the character after it, so dbt tests another value or its SQL fails`,
-    };
-  return written;
+  const read = readBetweenQuotes(value, adapter, 'value');
+  return 'read' in read ? `'${value}'` : read;
+}
+
+/**
+ * The regex dbt_expectations writes (regexp_instr) as the warehouse reads it: between single quotes, unescaped,
+ * except with is_raw on Snowflake (`$$…$$`, which holds any text but `$$`) and BigQuery (`r'…'`, where a
+ * backslash is itself and a quote still ends the string).
+ */
+function regexAsDbt(
+  regex: string,
+  isRaw: boolean,
+  adapter: string | undefined,
+): { read: string } | { unquotable: string } {
+  if (isRaw && adapter === 'snowflake')
+    return regex.includes('$$')
+      ? {
+          unquotable: `its regex ${JSON.stringify(regex)}: with is_raw dbt writes it between $$ ($$${regex}$$), which it ends early`,
+        }
+      : { read: regex };
+  if (isRaw && adapter === 'bigquery')
+    return regex.includes("'")
+      ? {
+          unquotable: `its regex ${JSON.stringify(regex)}: with is_raw dbt writes it as a raw string (r'${regex}'), where a quote is not escaped, so its SQL fails or reads another regex`,
+        }
+      : { read: regex };
+  return readBetweenQuotes(regex, adapter, 'regex');
 }
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
-import { genericTest, manifest, model } from './helpers.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -13,29 +13,30 @@ beforeAll(async () => {
 
 type Entry = Record<string, unknown>;
 
+/** A catalog listing each model's columns as the warehouse holds them, by model name. */
+function catalogOf(tables: Record<string, string[]>): Entry {
+  return {
+    metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
+    nodes: Object.fromEntries(
+      Object.entries(tables).map(([table, names]) => [
+        `model.shop.${table}`,
+        {
+          unique_id: `model.shop.${table}`,
+          metadata: { schema: 'analytics', name: table },
+          columns: Object.fromEntries(names.map((name, i) => [name, { name, type: 'text', index: i + 1 }])),
+        },
+      ]),
+    ),
+    sources: {},
+  };
+}
+
 /** One model `people` on `adapter`, its columns as the catalog lists them when `catalog` is given. */
 function declare(adapter: string, tests: Entry[], catalog?: string[], documented: Entry = {}) {
   const m = manifest(model('people', { columns: documented }), ...tests);
   (m['metadata'] as Entry)['adapter_type'] = adapter;
   const artifacts =
-    catalog === undefined
-      ? { manifest: m }
-      : {
-          manifest: m,
-          catalog: {
-            metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json' },
-            nodes: {
-              'model.shop.people': {
-                unique_id: 'model.shop.people',
-                metadata: { schema: 'analytics', name: 'people' },
-                columns: Object.fromEntries(
-                  catalog.map((name, i) => [name, { name, type: 'text', index: i + 1 }]),
-                ),
-              },
-            },
-            sources: {},
-          },
-        };
+    catalog === undefined ? { manifest: m } : { manifest: m, catalog: catalogOf({ people: catalog }) };
   const project = declareDbtProject(artifacts, {}, dbtReader);
   const [declaration] = project.declarations;
   if (!declaration) throw new Error('no declaration');
@@ -65,6 +66,18 @@ describe("a test's column, folded as the adapter folds an unquoted name", () => 
     expect(
       declare('postgres', [notNull('"Email"')], ['id', 'Email']).declaration.mappedTests.map((t) => t.rule),
     ).toEqual(['required:Email']);
+  });
+
+  it('postgres: a column with quote: true, which dbt writes quoted ("Email"), held as email: not mapped', () => {
+    const { declaration } = declare('postgres', [notNull('"Email"')], ['id', 'email'], {
+      Email: { name: 'Email', quote: true, data_type: 'text', meta: {} },
+    });
+    expect(declaration.mappedTests).toEqual([]);
+    const reason = declaration.notMappedTests[0]?.reason;
+    expect(reason).toMatch(
+      /column "Email" is quoted, so dbt's SQL on postgres reads it as Email; the table's column is "email"/,
+    );
+    expect(reason).not.toMatch(/set quote: true/);
   });
 
   it('snowflake: an unquoted email is EMAIL, so a column created as "Email" errors; EMAIL is mapped', () => {
@@ -187,5 +200,163 @@ describe('an adapter whose default collation compares text without case', () => 
 
   it('postgres compares with case: no warning', () => {
     expect(declare('postgres', tests, ['id', 'name']).warnings.join('\n')).not.toContain('collation');
+  });
+});
+
+describe('match_regex: the regex dbt writes between single quotes unescaped', () => {
+  const matches = (regex: string, extra: Entry = {}) =>
+    genericTest(
+      'expect_column_values_to_match_regex',
+      'model.shop.people',
+      { regex, ...extra },
+      { column: 'name', namespace: 'dbt_expectations' },
+    );
+  const patterns = (d: ReturnType<typeof declare>['declaration']) =>
+    (parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>> | undefined>)[
+      'patternChecks'
+    ];
+
+  it("a quote breaks dbt's SQL ('^[a-z']+$'): not mapped, saying so", () => {
+    const { declaration } = declare('postgres', [matches("^[a-z']+$")], ['name']);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(
+      /its regex "\^\[a-z'\]\+\$": dbt writes it between single quotes unescaped \('\^\[a-z'\]\+\$'\)/,
+    );
+  });
+
+  it("a doubled quote is one quote to the warehouse: the regex dbt's SQL matches is mapped", () => {
+    const { declaration } = declare('postgres', [matches("^[a-z'']+$")], ['name']);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(patterns(declaration)?.[0]?.['regex']).toBe("^[a-z']+$");
+  });
+
+  it('a backslash: itself on PostgreSQL, an escape in a Snowflake string (not mapped there)', () => {
+    const postgres = declare('postgres', [matches('^\\d+$')], ['name']).declaration;
+    expect(patterns(postgres)?.[0]?.['regex']).toBe('^\\d+$');
+    const snowflake = declare('snowflake', [matches('^\\d+$')], ['NAME']).declaration;
+    expect(snowflake.mappedTests).toEqual([]);
+    expect(snowflake.notMappedTests[0]?.reason).toMatch(/on snowflake a backslash in a string escapes/);
+  });
+
+  it('is_raw on Snowflake writes $$…$$: a backslash and a quote are themselves', () => {
+    const { declaration } = declare('snowflake', [matches("^\\d'+$", { is_raw: true })], ['NAME']);
+    expect(patterns(declaration)?.[0]?.['regex']).toBe("^\\d'+$");
+  });
+
+  it("is_raw on BigQuery writes r'…': a backslash is itself, a quote still ends the string", () => {
+    const raw = declare('bigquery', [matches('^\\d+$', { is_raw: true })], ['name']).declaration;
+    expect(patterns(raw)?.[0]?.['regex']).toBe('^\\d+$');
+    const quoted = declare('bigquery', [matches("^a''b$", { is_raw: true })], ['name']).declaration;
+    expect(quoted.notMappedTests[0]?.reason).toMatch(/its regex/);
+  });
+
+  it('under a condition the predicate holds the regex as dbt reads it', () => {
+    const { declaration } = declare(
+      'postgres',
+      [matches("^it''s$", { row_condition: 'name is not null' })],
+      ['name'],
+    );
+    const predicates = (
+      parse(declaration.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>
+    )['customPredicates'];
+    expect(predicates?.[0]?.['sql']).toBe("NOT (name is not null) OR (name::text ~ '^it''s$')");
+  });
+});
+
+describe("a doubled quote on a warehouse that does not read '' as one quote", () => {
+  it("bigquery: accepted_values it''s is not mapped", () => {
+    const { declaration } = declare(
+      'bigquery',
+      [genericTest('accepted_values', 'model.shop.people', { values: ["it''s"] }, { column: 'name' })],
+      ['name'],
+    );
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/on bigquery '' in a string is not one quote/);
+  });
+});
+
+describe("relationships: the target's column, reached as the adapter resolves field:", () => {
+  /** people.customer_id related to customers' `field`, the catalog listing customers' columns as given. */
+  const related = (adapter: string, field: string, customers: string[] | undefined) => {
+    const test = genericTest(
+      'relationships',
+      'model.shop.people',
+      { to: "ref('customers')", field },
+      { column: 'customer_id', dependsOn: ['model.shop.customers', 'model.shop.people'] },
+    );
+    const m = manifest(
+      model('people', { columns: columns({ customer_id: 'text' }) }),
+      model('customers', { columns: columns({ CustomerId: 'text' }) }),
+      test,
+    );
+    (m['metadata'] as Entry)['adapter_type'] = adapter;
+    const catalog = catalogOf({
+      people: ['customer_id'],
+      ...(customers === undefined ? {} : { customers }),
+    });
+    const project = declareDbtProject({ manifest: m, catalog }, { select: ['people'] }, dbtReader);
+    const [declaration] = project.declarations;
+    if (!declaration) throw new Error('no declaration');
+    return declaration;
+  };
+
+  it('postgres: field CustomerId is customerid to dbt, so against a column "CustomerId" dbt errors: not mapped', () => {
+    const d = related('postgres', 'CustomerId', ['CustomerId']);
+    expect(d.mappedTests).toEqual([]);
+    expect(d.notMappedTests[0]?.reason).toMatch(
+      /its field CustomerId is unquoted, so dbt's SQL on postgres reads it as customerid; the column of analytics\.customers is "CustomerId" \(another case\)/,
+    );
+  });
+
+  it('postgres: field CustomerId reaches a column customerid, and a quoted "CustomerId" its exact name', () => {
+    expect(
+      related('postgres', 'CustomerId', ['customerid']).columns.find((c) => c.name === 'customer_id')
+        ?.references,
+    ).toBe('analytics.customers.customerid');
+    expect(
+      related('postgres', '"CustomerId"', ['CustomerId']).columns.find((c) => c.name === 'customer_id')
+        ?.references,
+    ).toBe('analytics.customers.CustomerId');
+  });
+
+  it("a field the target's catalog does not hold: dbt's query fails, not mapped", () => {
+    expect(related('postgres', 'client_id', ['customerid']).notMappedTests[0]?.reason).toMatch(
+      /analytics\.customers has no column "client_id"/,
+    );
+  });
+
+  it('bigquery compares column names without case: CustomerId reaches CUSTOMERID', () => {
+    expect(
+      related('bigquery', 'CustomerId', ['CUSTOMERID']).columns.find((c) => c.name === 'customer_id')
+        ?.references,
+    ).toBe('analytics.customers.CUSTOMERID');
+  });
+
+  it('without the target in the catalog its columns are not known exactly: matched as before', () => {
+    expect(
+      related('postgres', 'CustomerId', undefined).columns.find((c) => c.name === 'customer_id')?.references,
+    ).toBe('analytics.customers.customerid');
+  });
+});
+
+describe('a contract constraint on a column with quote: true', () => {
+  it('postgres: dbt creates the column quoted ("Email") and constrains it so: mapped on Email', () => {
+    const m = manifest(
+      model('people', {
+        config: { enabled: true, materialized: 'table', contract: { enforced: true } },
+        columns: {
+          id: { name: 'id', data_type: 'integer' },
+          Email: { name: 'Email', data_type: 'text', quote: true, constraints: [{ type: 'not_null' }] },
+        },
+      }),
+    );
+    const project = declareDbtProject(
+      { manifest: m, catalog: catalogOf({ people: ['id', 'Email'] }) },
+      {},
+      dbtReader,
+    );
+    const [declaration] = project.declarations;
+    expect(declaration?.notMappedTests).toEqual([]);
+    expect(declaration?.mappedTests.map((t) => t.rule)).toEqual(['required:Email']);
   });
 });
