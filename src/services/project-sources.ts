@@ -7,7 +7,7 @@
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
-import { changedArtifact } from '../core/dbt/declared-artifact.js';
+import { withColumns } from '../core/dbt/declared-artifact.js';
 import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { PlannedTable } from './project-plan-types.js';
 
@@ -184,12 +184,7 @@ export async function withCheckableReferences(
     const dropped = new Set(unread.map((c) => `reference:${c.name}`));
     const lines = unread.map((c) => `${c.name}: references `);
     return {
-      ...declaration,
-      columns,
-      artifact: changedArtifact(declaration.artifact, (artifact) => {
-        artifact['columns'] = columns;
-        return artifact;
-      }),
+      ...withColumns(declaration, columns),
       mappedTests: declaration.mappedTests.filter((t) => !dropped.has(t.rule)),
       notMappedTests: [...declaration.notMappedTests, ...notMapped],
       ...(declaration.rules === undefined

@@ -8,7 +8,7 @@
 import type { Yaml } from '../libraries/yaml.js';
 import { formatSourceRef } from '../artifacts/identifiers.js';
 import { sqlIdentifier, withColumnNames } from './names.js';
-import { changedArtifact } from './declared-artifact.js';
+import { changedArtifact, withColumns } from './declared-artifact.js';
 import type { DbtDeclaration } from './types.js';
 
 /** The columns of warehouse objects, by lower-cased `schema.table`. */
@@ -160,12 +160,7 @@ function renamed(
             : match,
     );
   return {
-    ...declaration,
-    columns,
-    artifact: changedArtifact(declaration.artifact, (artifact) => {
-      artifact['columns'] = columns;
-      return artifact;
-    }),
+    ...withColumns(declaration, columns),
     ...(declaration.gate1Yaml === undefined
       ? {}
       : {

@@ -3,7 +3,7 @@
 // The value is trusted only while the artifact's content is the text written from it: a caller that puts
 // other content in the artifact (`{ ...artifact, content }`) gets that content parsed, as before.
 // Buys a no-change plan of 2,000 models 35 -> 15 ms of the main thread (docs/bench.md, fifteenth pass).
-import type { DeclaredArtifact } from './types.js';
+import type { DbtDeclaration, DeclaredArtifact } from './types.js';
 
 /** The artifact of `value`, written as `gds push` would send it (two-space JSON, a final newline). */
 export function declaredArtifact(fileName: string, value: Record<string, unknown>): DeclaredArtifact {
@@ -28,4 +28,16 @@ export function changedArtifact(
   const kept = writtenValue(artifact);
   const value = kept === undefined ? (JSON.parse(artifact.content) as Record<string, unknown>) : { ...kept };
   return declaredArtifact(artifact.fileName, change(value));
+}
+
+/** The declaration with `columns` for its own, in its artifact too. */
+export function withColumns(declaration: DbtDeclaration, columns: DbtDeclaration['columns']): DbtDeclaration {
+  return {
+    ...declaration,
+    columns,
+    artifact: changedArtifact(declaration.artifact, (artifact) => {
+      artifact['columns'] = columns;
+      return artifact;
+    }),
+  };
 }
