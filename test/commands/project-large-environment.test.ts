@@ -2,11 +2,13 @@
 // and tables pushed by hand): `gds plan` reads the tables this project may own (GET /api/held-tables narrowed
 // by project and file name), and the others only by its models' names and sources when a model has no table
 // of its own, so what it reads grows with the project, not the environment. It still says how many it leaves
-// alone, finds a hand-pushed table on a model's source, and makes a table whose model left it `- gone`.
+// alone, finds a hand-pushed table on a model's source, and makes a table whose model left it `- gone`. A
+// saved plan's check (`gds apply FILE`) reads as little.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planProject } from '../../src/services/project-plan.js';
+import { checkSavedPlan } from '../../src/services/project-saved.js';
 import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { ProjectServer } from '../helpers/project-server.js';
@@ -107,6 +109,32 @@ describe.each(ENGINES)("a project among other teams' tables on $engine", ({ post
       // Its own tables, then the one model's name and source: one request each.
       expect(heldRequests(log)).toHaveLength(2);
       expect(heldRequests(log)[1]).toMatch(/[?&]name=le_hand[& ]/);
+    },
+  );
+
+  it(
+    'a saved plan is checked against its own tables; one moved to another project since is exit 6 saying so',
+    needs(skip),
+    async () => {
+      const { client, dev } = started as ProjectServer;
+      const plan = await planProject(client, dbtProjectOf('team', ['le_orders', 'le_items']), {
+        connectorId: dev,
+      });
+      log.length = 0;
+      await checkSavedPlan(client, plan);
+      // Before: the environment's every table, three pages of 500.
+      expect(heldRequests(log)).toHaveLength(1);
+      const orders = plan.tables.find((t) => t.table === 'le_orders');
+      await client.tables.setProject(orders?.tableId ?? '', {
+        project: 'other_team_x',
+        previous: orders?.owner ?? null,
+        reason: 'adopt',
+      });
+      const refusal = await checkSavedPlan(client, plan).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ exitCode: 6, code: 'plan_stale' });
+      expect((refusal as Error).message).toContain(
+        `le_orders (${orders?.tableId}) owner ${orders?.owner} → other_team_x`,
+      );
     },
   );
 });
