@@ -6,7 +6,10 @@
 // process, its requests (counted from GDS_DEBUG's one line per request), 429s met, and its peak memory (maximum
 // resident set, read by /usr/bin/time when there is one). And the no-change plan of the applied 2,000 models
 // beside 100,000 tables of another environment (`wide`): a table name is one per workspace, yet the plan must
-// not read them all. GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale|wide runs one part.
+// not read them all. And (`team`, only when asked for) a team's project in a workspace of 100,000 tables, 58,800
+// of them other teams' in its environment: plan, apply, apply --prune, recertify, status, review, gate, TAB
+// completion (its requests not counted: __complete writes nothing on stderr) and list --json | head -1.
+// GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale|wide|team runs one part.
 //
 // Plans at once: Linux shares the CPU between sessions first (the scheduler's autogroups), then between the
 // processes of a session. Plans that several people start each run in a session of their own (a terminal's
@@ -22,7 +25,7 @@
 // each plan's CPU).
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +74,7 @@ let cliEntry = '';
 function measured(
   args: string[],
   env: Record<string, string>,
-  options: { session?: 'own' | 'shared'; stdout?: 'pipe' } = {},
+  options: { session?: 'own' | 'shared'; stdout?: 'pipe' | 'head' } = {},
 ): Promise<Measured> {
   const timed = existsSync(TIME);
   const [file, argv] = timed
@@ -82,10 +85,15 @@ function measured(
     const child = spawn(file, argv, {
       cwd: repoRoot,
       env: cliEnv({ ...env, GDS_DEBUG: '1' }),
-      stdio: ['ignore', options.stdout === 'pipe' ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', options.stdout === undefined ? 'ignore' : 'pipe', 'pipe'],
       detached: options.session === 'own',
     });
-    child.stdout?.resume();
+    // `head`: as `| head -1`, the pipe closed at the first line.
+    if (options.stdout === 'head')
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (chunk.includes(10)) child.stdout?.destroy();
+      });
+    else child.stdout?.resume();
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -93,7 +101,8 @@ function measured(
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = performance.now() - started;
-      if (code !== 0) reject(new Error(`gds ${args.join(' ')} exited ${code}: ${stderr.slice(-2000)}`));
+      if (code !== 0 && options.stdout !== 'head')
+        reject(new Error(`gds ${args.join(' ')} exited ${code}: ${stderr.slice(-2000)}`));
       const kb = /peak-kb (\d+)/.exec(stderr)?.[1];
       const cpu = /cpu-s ([\d.]+) ([\d.]+)/.exec(stderr);
       resolve({
@@ -214,6 +223,137 @@ async function wideRows(engine: Engine): Promise<BenchRow[]> {
         note: `the project applied first (${figure(apply)}), then the tables made in ${made} s; a no-change plan asks about no table of another environment; ${load()}`,
       },
     ];
+  } finally {
+    await close();
+  }
+}
+
+/** The other teams' tables of the `team` part, by where they are: WIDE_TABLES less the project's. */
+const TEAM_SHARES = [
+  { prefix: 'same_conn_other_project', share: 0.25, project: `'other_team_' || (g % 50)`, connector: 'dev' },
+  { prefix: 'same_conn_by_hand', share: 0.15, project: 'NULL', connector: 'dev' },
+  { prefix: 'other_conn', share: 0.2, project: `'third_team_' || (g % 20)`, connector: 'dev2' },
+  { prefix: 'staging', share: 0.2, project: `'other_team_' || (g % 50)`, connector: 'staging' },
+  { prefix: 'production', share: 0.2, project: 'NULL', connector: 'production' },
+] as const;
+
+/**
+ * A team's 2,000-model project applied in a workspace of WIDE_TABLES tables: the rest other teams' tables on
+ * the same connector (other projects' and hand-pushed), on another connector of the environment, and in the
+ * other environments. Each command's requests, wall time, CLI peak and CPU, and the server's CPU (this
+ * process: PGlite's worker included, PostgreSQL's backends not).
+ */
+async function teamRows(engine: Engine): Promise<BenchRow[]> {
+  const { server, env, project, close } = await scene(engine, MODELS);
+  try {
+    const section = `project-scale (${engine}), a team's project in ${WIDE_TABLES.toLocaleString('en')} tables`;
+    const apply = await measured(['apply', ...project, '--yes', '--json', '--concurrency', '8'], env);
+    await jobsDone(server);
+    const [one] = await server.sql<{ name: string }>(
+      `SELECT name FROM gds.tables WHERE project IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+    );
+    const name = one?.name ?? '';
+    const ids = new Map(server.ready.connectors.map((c) => [c.environmentLabel, c.id]));
+    const dev = ids.get('dev') ?? '';
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       SELECT 'conn_bench_dev2', workspace_id, 'bench-dev-2', type, status, environment_label, 'other_dev', created_at
+         FROM gds.connectors WHERE id = $1`,
+      [dev],
+    );
+    ids.set('dev2', 'conn_bench_dev2');
+    const others = WIDE_TABLES - MODELS;
+    const started = performance.now();
+    for (const { prefix, share, project: owner, connector } of TEAM_SHARES) {
+      const environment = connector === 'dev2' ? 'dev' : connector;
+      await copyTable(server, server.table('customers').id, Math.round(others * share), prefix, {
+        environment_label: `'${environment}'`,
+        connector_id: `'${ids.get(connector) ?? ''}'`,
+        project: owner,
+      });
+    }
+    await server.sql('ANALYZE gds.tables');
+    const made = ((performance.now() - started) / 1000).toFixed(1);
+    const serverCpu = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1e6;
+    };
+    const rows: BenchRow[] = [];
+    const row = async (
+      name: string,
+      args: string[],
+      extra: Record<string, string> = {},
+      stdout: 'pipe' | 'head' = 'pipe',
+    ) => {
+      const before = serverCpu();
+      const m = await measured(args, { ...env, ...extra }, { stdout });
+      rows.push({
+        section,
+        name,
+        value: `${figure(m)}, server CPU ${(serverCpu() - before).toFixed(2)} s`,
+        note: load(),
+      });
+    };
+    await row(`gds plan --json, ${MODELS} models, no change`, ['plan', ...project, '--json']);
+    await row(`gds apply, ${MODELS} models, no change`, ['apply', ...project, '--yes', '--json']);
+    await row(`gds apply --prune, ${MODELS} models, no change`, [
+      'apply',
+      ...project,
+      '--yes',
+      '--json',
+      '--prune',
+    ]);
+    const results = {
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+        dbt_version: '1.8.0',
+        invocation_id: 'team',
+      },
+      results: (
+        await server.sql<{ name: string; source: string }>(
+          `SELECT name, source FROM gds.tables WHERE connector_id = $1 AND project NOT LIKE 'other_team%'`,
+          [dev],
+        )
+      ).map((t) => ({
+        status: 'success',
+        unique_id: `model.bench.${t.name}`,
+        message: 'SELECT 1',
+        adapter_response: {},
+        relation_name: `"dev"."${t.source.split('.')[0]}"."${t.source.split('.')[1]}"`,
+      })),
+      elapsed_time: 60,
+      args: { which: 'run' },
+    };
+    const runResults = join(env.GDS_CONFIG_DIR ?? '', '..', 'run_results.json');
+    writeFileSync(runResults, JSON.stringify(results));
+    await row(`gds recertify, ${results.results.length} run results`, [
+      'recertify',
+      '--run-results',
+      runResults,
+      '--env',
+      'dev',
+      '--json',
+    ]);
+    await row(`gds status NAME`, ['status', name, '--json']);
+    await row(`gds review --json`, ['review', '--json']);
+    await row(`gds gate get NAME`, ['gate', 'get', name]);
+    await row(`gds gate jobs NAME`, ['gate', 'jobs', name, '--json']);
+    await row(`gds __complete tables PREFIX`, ['__complete', 'tables', name.slice(0, 4)]);
+    await row(`gds __complete line -- status PREFIX`, [
+      '__complete',
+      'line',
+      '--',
+      'status',
+      name.slice(0, 4),
+    ]);
+    await row(`gds list --json | head -1`, ['list', '--json'], {}, 'head');
+    rows.push({
+      section,
+      name: 'made',
+      value: `${made} s`,
+      note: `the project applied first: ${figure(apply)}`,
+    });
+    return rows;
   } finally {
     await close();
   }
@@ -365,12 +505,16 @@ export const run: BenchModule = async () => {
     cliEntry = join(await unpackedPackage(scratch), 'bin/run.js');
     const only = process.env.GDS_BENCH_ONLY;
     const engines: Engine[] = process.env.GDS_TEST_DATABASE_URL ? ['PGlite', 'PostgreSQL'] : ['PGlite'];
+    // GDS_BENCH_ENGINE=PostgreSQL (or PGlite): that engine only.
+    const picked = process.env.GDS_BENCH_ENGINE;
+    if (picked !== undefined) engines.splice(0, engines.length, ...engines.filter((e) => e === picked));
     const rows: BenchRow[] = [];
     for (const engine of engines) {
       if (only === undefined || only === 'scale') rows.push(...(await engineRows(engine)));
       if (only === undefined || only === 'rate') rows.push(...(await rateRows(engine)));
       if (only === undefined || only === 'plan5000') rows.push(...(await planMemoryRows(engine)));
       if (only === undefined || only === 'wide') rows.push(...(await wideRows(engine)));
+      if (only === 'team') rows.push(...(await teamRows(engine)));
     }
     return rows;
   } finally {

@@ -23,6 +23,8 @@ import { pipedLine, stateStyle, terminalTable, type Column, type TableOptions } 
 export interface OutputStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
+  /** A stream's: false once its reader went away (`| head -1`: oclif swallows the EPIPE, Node ends it). */
+  writable?: boolean;
 }
 
 export interface OutputOptions {
@@ -404,6 +406,9 @@ export class Output {
       }
       written += rows.length;
       pagesRead += 1;
+      // No page more once stdout's reader went away or -L is reached: `gds list --json | head -1` of 100,000
+      // tables read every page (101 requests, 15-25 s) to write nowhere.
+      if (this.out.writable === false || written >= limit) break;
     }
     if (written === 0 && !this.json) this.info(options.empty ?? 'Nothing to show.');
     return written;

@@ -1888,6 +1888,11 @@ export interface components {
             tables: components["schemas"]["HeldTable"][];
             /** @description The cursor of the next page; null on the last. */
             nextCursor: string | null;
+            /** @description On the first page of a narrowed read only: how many Mode A tables of the environment it left out, owned by a project (`otherProjects`) and with none (`byHand`). */
+            left?: {
+                otherProjects: number;
+                byHand: number;
+            };
         };
         TableProjectRequest: {
             project: components["schemas"]["ProjectId"];
@@ -3824,6 +3829,14 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
+                /** @description Narrows the read (with `projectPrefix`, `filePrefix` and `name`: a table matching any of them) to the tables owned by one of these projects. Repeated (`?project=a&project=b`), at most 500. */
+                project?: string[];
+                /** @description Narrows the read to the tables owned by a project whose id starts with this. */
+                projectPrefix?: string;
+                /** @description Narrows the read to the tables with no project whose artifact's file name starts with this (case-insensitive). */
+                filePrefix?: string;
+                /** @description Narrows the read to the tables whose name, slug or source's object (the part after the schema) is one of these (case-insensitive). Repeated, at most 500. */
+                name?: string[];
             };
             header?: never;
             path?: never;

@@ -33,7 +33,7 @@
 import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
-import type { HeldTable, TableListRow } from '../client/areas/tables.js';
+import type { HeldLeft, HeldQuery, HeldTable, TableListRow } from '../client/areas/tables.js';
 import type {
   DbtDeclaration,
   DbtProject,
@@ -319,6 +319,48 @@ function indexed(rows: HeldTable[]) {
   return { bySource, byName };
 }
 
+/** What a plan read of the environment: `left`, what a narrowed read left out (undefined: it read it all). */
+interface HeldRead {
+  tables: HeldTable[];
+  left?: HeldLeft;
+}
+
+/** The environment's tables `filter` narrows to, or all of them from a service that cannot narrow a read. */
+async function readOwned(
+  client: PlanClient,
+  env: string,
+  filter: HeldQuery,
+  call: { signal?: AbortSignal },
+): Promise<HeldRead> {
+  return (
+    (await client.tables.heldMatching(env, filter, call)) ?? { tables: await client.tables.held(env, call) }
+  );
+}
+
+/**
+ * `read`'s tables and those of the environment whose name, slug or source's object is one of `names`; the
+ * tables found so are counted off `read.left` (in place: it is what the plan's read left out).
+ */
+async function alsoHeld(
+  client: PlanClient,
+  env: string,
+  read: Required<HeldRead>,
+  names: string[],
+  call: { signal?: AbortSignal },
+): Promise<HeldTable[]> {
+  const found = await client.tables.heldMatching(env, { names }, call);
+  if (found === undefined) return client.tables.held(env, call);
+  const tables = new Map(read.tables.map((row) => [row.id, row]));
+  for (const row of found.tables) {
+    if (!tables.has(row.id) && row.mode === 'MODE_A') {
+      if ((row.project ?? null) === null) read.left.byHand -= 1;
+      else read.left.otherProjects -= 1;
+    }
+    tables.set(row.id, row);
+  }
+  return [...tables.values()];
+}
+
 /** The client, reading each connector's warehouse objects once (the sources check and the column case both need them). */
 function withObjectsReadOnce(client: PlanClient): PlanClient {
   const reads = new Map<string, ReturnType<PlanClient['connectors']['objects']>>();
@@ -342,8 +384,20 @@ export async function planProject(
   const connectors = await client.connectors.list(call);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
-  // Everything compared, for the whole environment, in a few paged requests, read while the warehouse is.
-  const held = client.tables.held(env, call);
+  // Everything compared, read while the warehouse is: the tables this project may own (its id's, those of ids
+  // an earlier gds derived for its name, and those registered by hand under its file name), in a few paged
+  // requests however large the environment; the whole environment from a service that cannot narrow it.
+  const prefix = projectFilePrefix(projectName);
+  const held = readOwned(
+    client,
+    env,
+    {
+      ...(options.project === undefined ? {} : { projects: [options.project] }),
+      projectPrefix: `${projectName}@`,
+      filePrefix: prefix,
+    },
+    call,
+  );
   held.catch(() => undefined);
   const warehouse = readWarehouseSources(client, connectors, connector, call);
   warehouse.catch(() => undefined);
@@ -370,7 +424,21 @@ export async function planProject(
   );
   // No full collection here: read a table at a time, the pages leave little garbage in the old generation,
   // and one costs a no-change plan of 2,000 models 40 ms of CPU (0.72 -> 0.68 s) for 3-4 MiB (docs/bench.md).
-  let inEnv = await held;
+  const owned = await held;
+  let inEnv = owned.tables;
+  // The tables of the environment holding a model's source or name that the project does not own: a plan
+  // creating nothing, each model's table this project's, asks nothing of them.
+  if (owned.left !== undefined) {
+    const { bySource: sources, byName: names } = indexed(inEnv);
+    const asked = new Set<string>();
+    for (const d of declarations) {
+      const schema = options.schema ?? d.source.schema;
+      if (sources.has(lower(`${schema}.${d.source.table}`)) && names.has(lower(d.name))) continue;
+      asked.add(d.name).add(d.source.table);
+    }
+    if (asked.size > 0)
+      inEnv = await alsoHeld(client, env, { tables: inEnv, left: owned.left }, [...asked], call);
+  }
   let { bySource, byName } = indexed(inEnv);
   // A table name is one per workspace by its slug too (raw-source-0 is raw_source_0 to the service).
   const slugHolders = new Map<string, HeldTable | TableListRow>();
@@ -390,7 +458,16 @@ export async function planProject(
   // moment before): the environment is read again, so that such a table is compared as the model's (or owned
   // elsewhere), never a name held.
   if (holders.some((row) => row.environmentLabel === env)) {
-    inEnv = await client.tables.held(env, call);
+    inEnv =
+      owned.left === undefined
+        ? await client.tables.held(env, call)
+        : await alsoHeld(
+            client,
+            env,
+            { tables: inEnv, left: owned.left },
+            holders.filter((row) => row.environmentLabel === env).map((row) => row.name),
+            call,
+          );
     ({ bySource, byName } = indexed(inEnv));
     for (const row of inEnv) slugHolders.set(slugOf(row.name), row);
   }
@@ -407,7 +484,6 @@ export async function planProject(
   const projectConnectors = await connectorsOfProject(client, connectors, connector, schemas, inEnv, call);
   const derived = options.project === undefined;
   const projectId = options.project ?? derivedProjectId(projectName, connector, projectConnectors);
-  const prefix = projectFilePrefix(projectName);
   const onProjectConnector = (row: HeldTable) =>
     projectConnectors === undefined || projectConnectors.has(row.connectorId ?? '');
   // A derived id names the connectors, so it owns tables on them only; gds.yml's id is the user's, kept
@@ -611,7 +687,8 @@ export async function planProject(
   const leftUnclaimed = unclaimed.filter((row) => !adopt.has(lower(row.name))).map((row) => row.name);
   const unclaimedWarning = leftUnclaimed.length === 0 ? [] : [unclaimedText(leftUnclaimed, env, prefix)];
   const goneIds = new Set(gone.map((t) => t.tableId));
-  const untouched = { otherProjects: 0, byHand: 0 };
+  // The environment's tables not read (none from a service that cannot narrow the read) are left alone too.
+  const untouched = { ...(owned.left ?? { otherProjects: 0, byHand: 0 }) };
   for (const row of inEnv) {
     if (matched.has(row.id) || goneIds.has(row.id) || row.mode === 'MODE_B') continue;
     const { ownership } = ownershipOf(row);

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import type { PlannedTable, ProjectPlan, Seen } from './project-plan-types.js';
-import { seenOf } from './project-plan.js';
+import type { HeldTable } from '../client/areas/tables.js';
+import { projectFilePrefix, seenOf } from './project-plan.js';
 
 export const PLAN_FILE_FORMAT = 'gds-plan';
 export const PLAN_FILE_VERSION = 1;
@@ -83,6 +84,42 @@ function describeChange(before: Seen, now: Seen): string {
   return parts.join(', ');
 }
 
+const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
+
+/**
+ * The environment's tables a saved plan's check compares: those the project may own, those holding the name
+ * or source of a table the plan does not own, and those of the plan's tables the first read missed (moved to
+ * another project since: the check says so); not the environment's every table. The whole environment from a
+ * service that cannot narrow the read.
+ */
+async function heldOfPlan(
+  client: Pick<ApiClient, 'tables'>,
+  plan: ProjectPlan,
+  options: { signal?: AbortSignal },
+): Promise<HeldTable[]> {
+  const env = plan.connector.environmentLabel;
+  const tables = plan.tables.filter((t) => t.action !== 'refused');
+  const names = tables
+    .filter((t) => t.tableId === null || t.ownership !== 'this')
+    .flatMap((t) => [t.table, ...(t.source === null ? [] : [t.source.split('.').at(-1) ?? ''])]);
+  const read = await client.tables.heldMatching(
+    env,
+    {
+      projects: [plan.project.id],
+      projectPrefix: `${plan.projectName}@`,
+      filePrefix: projectFilePrefix(plan.projectName),
+      names,
+    },
+    options,
+  );
+  if (read === undefined) return client.tables.held(env, options);
+  const ids = new Set(read.tables.map((h) => h.id));
+  const missed = tables.filter((t) => t.tableId !== null && !ids.has(t.tableId)).map((t) => t.table);
+  if (missed.length === 0) return read.tables;
+  const more = (await client.tables.heldMatching(env, { names: missed }, options))?.tables ?? [];
+  return [...read.tables, ...more.filter((h) => !ids.has(h.id))];
+}
+
 /**
  * Refuses (exit 6, naming each table) a saved plan the service moved away from: a table it would write or
  * remove changed since, or is gone, or a table it would create is registered now.
@@ -92,9 +129,8 @@ export async function checkSavedPlan(
   plan: ProjectPlan,
   options: { signal?: AbortSignal } = {},
 ): Promise<void> {
-  const held = await client.tables.held(plan.connector.environmentLabel, options);
+  const held = await heldOfPlan(client, plan, options);
   const byId = new Map(held.map((h) => [h.id, h]));
-  const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
   const stale: { table: string; tableId: string | null; change: string }[] = [];
   const check = (table: PlannedTable) => {
     if (table.action === 'refused') return;

@@ -486,6 +486,37 @@ describe('Output for people', () => {
       expect(stdout.lines).toEqual(['Showing 2 of 9 tables', '', 'ID   NAME', 't_1  a', 't_2  b']);
     });
 
+    it('asks for no page more once stdout is closed (| head -1), or once -L is reached', async () => {
+      for (const json of [true, false]) {
+        const { out, stdout } = output({ json, env: { NO_COLOR: '1' } });
+        let asked = 0;
+        async function* pages() {
+          while (asked < 5) {
+            asked += 1;
+            yield { rows: [{ id: `t_${asked}`, name: 'orders' }] };
+          }
+        }
+        // The reader goes away after the first page, as head does: Node's stdout is no longer writable.
+        const write = stdout.write.bind(stdout);
+        stdout.write = (chunk: string) => {
+          Object.assign(stdout, { writable: false });
+          return write(chunk);
+        };
+        await out.tablePages(pages(), columns);
+        expect(asked).toBe(1);
+      }
+      const { out } = output({ json: true });
+      let asked = 0;
+      async function* pages() {
+        while (asked < 5) {
+          asked += 1;
+          yield { rows: [{ id: `t_${asked}`, name: 'orders' }] };
+        }
+      }
+      await out.tablePages(pages(), columns, { limit: 2 });
+      expect(asked).toBe(2);
+    });
+
     it('says so on stderr when no page has a row', async () => {
       const { out, stdout, stderr } = output({ tty: true });
       async function* pages() {

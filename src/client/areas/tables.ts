@@ -15,6 +15,16 @@ export type JobSummary = Schema<'JobSummary'>;
 export type TableProjectRequest = Schema<'TableProjectRequest'>;
 export type TableProject = Schema<'TableProject'>;
 export type HeldTable = Schema<'HeldTable'>;
+/** What a narrowed held-tables read left out of the environment (its Mode A tables, with and without a project). */
+export type HeldLeft = NonNullable<Schema<'HeldTablePage'>['left']>;
+
+/** What `heldMatching` narrows the environment's tables to: a table matching any part. */
+export interface HeldQuery {
+  projects?: readonly string[];
+  projectPrefix?: string;
+  filePrefix?: string;
+  names?: readonly string[];
+}
 
 export interface TablesApi {
   /**
@@ -60,6 +70,18 @@ export interface TablesApi {
    * a page of `pageSize` (default 500) at a time, each table parsed alone as its page arrives.
    */
   held(environment: string, options?: CallOptions & { pageSize?: number }): Promise<HeldTable[]>;
+  /**
+   * The tables of `environment` that `held` would read and `filter` narrows to (any table matching one of its
+   * parts: owned by one of `projects` or by a project whose id starts with `projectPrefix`, with no project
+   * and a file name starting with `filePrefix`, or whose name, slug or source's object is one of `names`),
+   * the names in groups as `named` sends them, and how many Mode A tables of the environment were left out.
+   * Undefined from a service from before the filter (it refuses its parameters): read `held` instead.
+   */
+  heldMatching(
+    environment: string,
+    filter: HeldQuery,
+    options?: CallOptions & { pageSize?: number },
+  ): Promise<{ tables: HeldTable[]; left: HeldLeft } | undefined>;
   /** Records `project` as the table's owner if it is still `previous` (409 `project_changed` otherwise). */
   setProject(tableId: string, request: TableProjectRequest, options?: CallOptions): Promise<TableProject>;
 }
@@ -104,6 +126,32 @@ function nameGroups(names: readonly string[]): string[][] {
 }
 
 export function tablesApi(transport: Transport): TablesApi {
+  /** Every page of a held-tables read of `environment` with `filter`'s parameters, and the first page's `left`. */
+  const heldPages = async (
+    environment: string,
+    filter: Record<string, string | string[] | undefined>,
+    options: CallOptions & { pageSize?: number },
+  ) => {
+    const { pageSize, ...call } = options;
+    const tables: HeldTable[] = [];
+    let left: HeldLeft | undefined;
+    let cursor: string | undefined;
+    do {
+      const page: Schema<'HeldTablePage'> = await transport.send<Schema<'HeldTablePage'>>({
+        method: 'GET',
+        path: '/api/held-tables',
+        query: { environment, ...filter, limit: pageSize ?? 500, cursor },
+        // Each table parsed alone as the page arrives, never the page's 1.5 MB as one string: a no-change plan
+        // of 5,000 models peaked at 188-195 MiB with the pages read whole, 161-164 so (docs/bench.md).
+        reader: () => arrayElementsReader<Schema<'HeldTablePage'>>('tables'),
+        ...call,
+      });
+      tables.push(...page.tables);
+      left ??= page.left;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return { tables, left };
+  };
   /** The tables holding any of `names`, every page of them (one, unless a thousand hold them). */
   const holding = async (names: readonly string[], options: CallOptions | undefined) => {
     const tables: TableListRow[] = [];
@@ -219,23 +267,50 @@ export function tablesApi(transport: Transport): TablesApi {
       });
     },
     async held(environment, options = {}) {
-      const { pageSize, ...call } = options;
-      const tables: HeldTable[] = [];
-      let cursor: string | undefined;
-      do {
-        const page: Schema<'HeldTablePage'> = await transport.send<Schema<'HeldTablePage'>>({
-          method: 'GET',
-          path: '/api/held-tables',
-          query: { environment, limit: pageSize ?? 500, cursor },
-          // Each table parsed alone as the page arrives, never the page's 1.5 MB as one string: a no-change plan
-          // of 5,000 models peaked at 188-195 MiB with the pages read whole, 161-164 so (docs/bench.md).
-          reader: () => arrayElementsReader<Schema<'HeldTablePage'>>('tables'),
-          ...call,
-        });
-        tables.push(...page.tables);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-      return tables;
+      return (await heldPages(environment, {}, options)).tables;
+    },
+    async heldMatching(environment, filter, options = {}) {
+      const { names = [], ...owners } = filter;
+      // The owners' parts go with the first request; the names, if any, in groups as `named` sends them.
+      const groups = names.length === 0 ? [[]] : nameGroups([...new Set(names)]);
+      const tables = new Map<string, HeldTable>();
+      let left: HeldLeft = { otherProjects: 0, byHand: 0 };
+      try {
+        for (const [i, group] of groups.entries()) {
+          const read = await heldPages(
+            environment,
+            {
+              ...(i === 0
+                ? {
+                    project: owners.projects === undefined ? undefined : [...owners.projects],
+                    projectPrefix: owners.projectPrefix,
+                    filePrefix: owners.filePrefix,
+                  }
+                : {}),
+              ...(group.length === 0 ? {} : { name: group }),
+            },
+            options,
+          );
+          if (i === 0) left = read.left ?? left;
+          for (const table of read.tables) {
+            // A table the first request left out, found by a later group's names, is not left out.
+            if (i > 0 && !tables.has(table.id) && table.mode === 'MODE_A')
+              left =
+                table.project === null || table.project === undefined
+                  ? { ...left, byHand: left.byHand - 1 }
+                  : { ...left, otherProjects: left.otherProjects - 1 };
+            tables.set(table.id, table);
+          }
+        }
+      } catch (error) {
+        if (
+          refusesParameter(error, 'project', 'projectPrefix', 'filePrefix', 'name') ||
+          refusesRepeatedName(error)
+        )
+          return undefined;
+        throw error;
+      }
+      return { tables: [...tables.values()], left };
     },
     async setProject(tableId, request, options) {
       return transport.send<TableProject>({

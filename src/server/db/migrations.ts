@@ -524,6 +524,18 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX notifications_open ON gds.notifications (workspace_id, seq) WHERE closed_at IS NULL;
     `,
   },
+  {
+    version: 68,
+    name: "a project's tables found by its id's prefix, and tables by hand by their file name's",
+    // GET /api/held-tables with `projectPrefix` and `filePrefix` (what `gds plan` reads of a large
+    // environment): each a range of its index in the "C" collation, as tables_by_name_prefix.
+    sql: `
+      CREATE INDEX tables_by_project_prefix ON gds.tables (workspace_id, (project COLLATE "C"))
+        WHERE active AND project IS NOT NULL;
+      CREATE INDEX tables_by_file_prefix ON gds.tables (workspace_id, (lower(artifact->>'fileName') COLLATE "C"))
+        WHERE active AND project IS NULL;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */

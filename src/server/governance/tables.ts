@@ -4,6 +4,7 @@ import type { GovernanceArtifact } from '../../core/artifacts/index.js';
 import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/handle.js';
 import { copiedRows } from '../db/handle.js';
+import { slugOf } from '../../core/table-slug.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
 import { keyedPage } from '../list-cursor.js';
@@ -370,11 +371,13 @@ export async function environmentTablePage(
     environment: string;
     limit: number;
     after?: { createdAt: string; id: string };
+    filter?: HeldFilter;
   },
 ): Promise<{
   tables: Array<{ table: HeldTableRow; artifactFile: string | null }>;
   next: { createdAt: string; id: string } | null;
 }> {
+  const filter = query.filter;
   // Each row as HeldTableRow names its fields (aliases), so no object is made again a row.
   const rows = await copiedRows<HeldTableRow & { created_key: string }>(
     q,
@@ -383,16 +386,18 @@ export async function environmentTablePage(
             coalesce(governance_id, id) AS "governanceId", definition_version AS "definitionVersion",
             gate1_version AS "gate1Version", artifact_text AS artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
-       FROM gds.tables
+       FROM ${filter === undefined ? 'gds.tables' : heldFiltered}
       WHERE workspace_id = $1 AND active AND environment_label = $2
-        ${query.after === undefined ? '' : 'AND (created_at, id) > ($3::timestamptz, $4::text)'}
+        AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::text))
       ORDER BY created_at, id
       LIMIT ${query.limit + 1}`,
     'created_key COLLATE "C", id',
     [
       query.workspaceId,
       query.environment,
-      ...(query.after === undefined ? [] : [query.after.createdAt, query.after.id]),
+      query.after?.createdAt ?? null,
+      query.after?.id ?? null,
+      ...(filter === undefined ? [] : heldFilterParams(filter)),
     ],
     {
       ...TABLE_ROW_TYPES,
@@ -407,6 +412,90 @@ export async function environmentTablePage(
   );
   const { page, next } = keyedPage(rows, query.limit);
   return { tables: page.map((table) => ({ table, artifactFile: table.artifact?.fileName ?? null })), next };
+}
+
+/**
+ * What `GET /api/held-tables` may be narrowed to (`gds plan` of a project in a large environment): the tables
+ * owned by one of `projects` or by a project whose id starts with `projectPrefix`, those with no project whose
+ * artifact's file name starts with `filePrefix` (case-insensitive), and those whose name, slug or source's
+ * object is one of `names` (case-insensitive). Any table matching one of them.
+ */
+export interface HeldFilter {
+  projects: string[];
+  projectPrefix: string | null;
+  filePrefix: string | null;
+  names: string[];
+}
+
+const PROJECT_C = 'project COLLATE "C"';
+const FILE_C = `lower(artifact->>'fileName') COLLATE "C"`;
+const inRange = (matched: string, prefix: string) =>
+  `(${matched} >= ${prefix} AND ${matched} < (${prefix} || chr(1114111)))`;
+
+/**
+ * The ids of a filter's tables, its parameters from `$at` on (projects, project prefix, file prefix in lower
+ * case, names, and the names' slugs), each set found by its index (tables_project, tables_by_project_prefix,
+ * tables_by_file_prefix, and a lookup a name in tables_by_name, tables_active_slug and
+ * tables_by_source_object): its cost is the tables it finds, not the environment's (a filter in the WHERE had
+ * the planner walk the environment's every row).
+ */
+function heldIds(at: number): string {
+  const [projects, projectPrefix, filePrefix, names, slugs] = [0, 1, 2, 3, 4].map((i) => `$${at + i}`);
+  return `SELECT DISTINCT id AS wanted FROM (
+           SELECT id FROM gds.tables
+            WHERE workspace_id = $1 AND active AND project IS NOT NULL AND project = ANY(${projects}::text[])
+           UNION ALL
+           SELECT id FROM gds.tables
+            WHERE workspace_id = $1 AND active AND project IS NOT NULL
+              AND ${inRange(PROJECT_C, `${projectPrefix}::text`)}
+           UNION ALL
+           SELECT id FROM gds.tables
+            WHERE workspace_id = $1 AND active AND project IS NULL AND ${inRange(FILE_C, `${filePrefix}::text`)}
+           UNION ALL
+           SELECT found.id FROM unnest(${names}::text[], ${slugs}::text[]) AS n(name, slug)
+            CROSS JOIN LATERAL (
+              SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND lower(name) = lower(n.name)
+              UNION ALL
+              SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND slug = n.slug
+              UNION ALL
+              SELECT id FROM gds.tables
+               WHERE workspace_id = $1 AND active AND lower(split_part(source, '.', 2)) = lower(n.name)
+              OFFSET 0) AS found
+         ) AS matching`;
+}
+
+/** A held-tables page's tables with a filter (its parameters from $5): each found, then read by its key. */
+const heldFiltered = `(${heldIds(5)}) AS held
+        CROSS JOIN LATERAL (SELECT * FROM gds.tables WHERE id = held.wanted OFFSET 0) AS tables`;
+
+function heldFilterParams(filter: HeldFilter): Array<string | string[] | null> {
+  return [
+    filter.projects,
+    filter.projectPrefix,
+    filter.filePrefix === null ? null : filter.filePrefix.toLowerCase(),
+    filter.names,
+    filter.names.map(slugOf),
+  ];
+}
+
+/**
+ * How many Mode A tables of the environment a filter leaves out, with a project and without: what a plan
+ * reading only its own tables says it leaves alone. One count of the environment's rows (its index
+ * tables_listed_by_environment, then each row), the only read of a filtered plan that grows with them.
+ */
+export async function heldLeftOut(
+  q: Queryable,
+  query: { workspaceId: string; environment: string; filter: HeldFilter },
+): Promise<{ otherProjects: number; byHand: number }> {
+  const [row] = await q.query<{ otherProjects: number; byHand: number }>(
+    `SELECT count(*) FILTER (WHERE project IS NOT NULL)::int AS "otherProjects",
+            count(*) FILTER (WHERE project IS NULL)::int AS "byHand"
+       FROM gds.tables
+      WHERE workspace_id = $1 AND active AND environment_label = $2 AND mode = 'MODE_A'
+        AND id NOT IN (${heldIds(3)})`,
+    [query.workspaceId, query.environment, ...heldFilterParams(query.filter)],
+  );
+  return { otherProjects: row?.otherProjects ?? 0, byHand: row?.byHand ?? 0 };
 }
 
 /** How many tables the list of `query` holds in all (its first page says so). */

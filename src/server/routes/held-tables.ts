@@ -1,6 +1,7 @@
 // `GET /api/held-tables`: everything `gds plan` compares a dbt project with, for the tables of one
 // environment, a page at a time: each table's list row, owner project, held definition, current gate1.yml and
-// live contract. A plan of 2,000 models reads it in a handful of requests instead of three per table. Read
+// live contract; or, narrowed (`project`, `projectPrefix`, `filePrefix`, `name`), only the tables a plan of
+// one project compares, its first page saying how many Mode A tables of the environment it left out. A plan of 2,000 models reads it in a handful of requests instead of three per table. Read
 // with up to three queries per page (its rows in the list's order, then by id their contracts and the newest
 // gate1.yml versions the server has not read before: gates/gate1-store.ts, newestGate1s).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,10 +12,11 @@ import { findContracts } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { newestGate1s } from '../gates/gate1-store.js';
-import { environmentTablePage } from '../governance/tables.js';
+import type { HeldFilter } from '../governance/tables.js';
+import { environmentTablePage, heldLeftOut } from '../governance/tables.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type { Query } from '../query.js';
-import { intParam, rejectUnknownParams, stringParam } from '../query.js';
+import { intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
 import { badRequest } from '../errors.js';
 import { maySetIntent } from './contract.js';
 import { heldDefinitionOf } from './promotions.js';
@@ -25,10 +27,36 @@ function liveOf(contract: LiveContract, state: string): Schema<'LiveContract'> {
   return { ...live, status: state };
 }
 
+/** Names (and projects) one request may carry: as `GET /api/tables?name=`. */
+const MAX_FILTER_VALUES = 500;
+
+/** The narrowing of a held-tables read its query asks for; undefined for the whole environment. */
+function heldFilterOf(query: Query): HeldFilter | undefined {
+  const projects = repeatedStringParam(query, 'project', MAX_FILTER_VALUES);
+  const projectPrefix = stringParam(query, 'projectPrefix');
+  const filePrefix = stringParam(query, 'filePrefix');
+  const names = repeatedStringParam(query, 'name', MAX_FILTER_VALUES);
+  if ([projects, projectPrefix, filePrefix, names].every((v) => v === undefined)) return undefined;
+  return {
+    projects: projects ?? [],
+    projectPrefix: projectPrefix ?? null,
+    filePrefix: filePrefix ?? null,
+    names: names ?? [],
+  };
+}
+
 export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/held-tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requirePerson(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['environment', 'limit', 'cursor']);
+    rejectUnknownParams(request.query, [
+      'environment',
+      'limit',
+      'cursor',
+      'project',
+      'projectPrefix',
+      'filePrefix',
+      'name',
+    ]);
     const environment = stringParam(request.query, 'environment');
     if (environment === undefined)
       throw badRequest('invalid_query', 'environment is required: the label whose tables to read.', {
@@ -37,12 +65,18 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
     requireEnvironment(caller, environment);
     const limit = intParam(request.query, 'limit', 1, 1000, 500);
     const cursor = stringParam(request.query, 'cursor');
-    const { tables: page, next } = await environmentTablePage(ctx.db, {
-      workspaceId: caller.workspaceId,
-      environment,
-      limit,
-      ...(cursor === undefined ? {} : { after: decodeListCursor(cursor) }),
-    });
+    const filter = heldFilterOf(request.query);
+    const where = { workspaceId: caller.workspaceId, environment };
+    const [{ tables: page, next }, left] = await Promise.all([
+      environmentTablePage(ctx.db, {
+        ...where,
+        limit,
+        ...(cursor === undefined ? {} : { after: decodeListCursor(cursor) }),
+        ...(filter === undefined ? {} : { filter }),
+      }),
+      // The first page of a narrowed read says how many tables it leaves out.
+      filter === undefined || cursor !== undefined ? undefined : heldLeftOut(ctx.db, { ...where, filter }),
+    ]);
     const ids = page.map(({ table }) => table.id);
     const [gates, contracts] = await Promise.all([
       newestGate1s(
@@ -74,6 +108,10 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
             : { contract: liveOf(contract, table.state), maySetIntent: maySetIntent(caller, table) },
       });
     }
-    return { tables, nextCursor: next === null ? null : encodeListCursor(next) };
+    return {
+      tables,
+      nextCursor: next === null ? null : encodeListCursor(next),
+      ...(left === undefined ? {} : { left }),
+    };
   });
 }
