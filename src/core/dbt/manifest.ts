@@ -468,7 +468,7 @@ const EMPTY: Entry = Object.freeze({});
 /**
  * A test node with only what placing and mapping a test read (a project has several tests a model, each
  * with its compiled SQL, paths and description, none of which gds uses), and with --state what `state:`
- * compares (its fqn too): only a `state:` selector picks a test.
+ * compares.
  */
 function readTestNode(
   uniqueId: string,
@@ -486,8 +486,9 @@ function readTestNode(
     name,
     alias: name,
     packageName,
-    fqn: withState ? names(raw['fqn'], same) : NOTHING,
-    tags: NOTHING,
+    // Its fqn, tags and file: what dbt's selector methods match a test by (a test is excluded by them).
+    fqn: names(raw['fqn'], same),
+    tags: tagsOf(raw['tags'], config['tags'], same),
     enabled: config['enabled'] !== false && raw['enabled'] !== false,
     contractEnforced: false,
     meta: EMPTY,
@@ -498,6 +499,9 @@ function readTestNode(
     primaryKey: NOTHING,
     columnTypes: EMPTY as Record<string, string>,
     test: readTest(raw, config),
+    ...(filePath(raw['original_file_path']) === undefined
+      ? {}
+      : { originalFilePath: same(filePath(raw['original_file_path']) as string) }),
   };
 }
 

@@ -169,7 +169,7 @@ describe('YAML selectors (selectors.yml, --selector), as dbt resolves them', () 
   it('an unknown selector name, or a definition gds cannot read, is a DbtSelectionError naming it', () => {
     const m = project(
       selectors({
-        odd: { definition: { method: 'test_name', value: 'unique' } },
+        odd: { definition: { method: 'flavour', value: 'unique' } },
         bad: { definition: { union: 'orders' } },
       }),
     );
