@@ -55,6 +55,8 @@ export interface NodeState {
   persistDocs: { relation: boolean; columns: boolean };
   descriptions: { relation: string; columns: Record<string, string> };
   macros: string[];
+  /** Exposures and metrics only: what dbt's same_contents compares, as canonical JSON. */
+  contents?: string;
   /**
    * Sources only: what else dbt's SourceDefinition.same_contents compares, as canonical JSON: `quoting`,
    * `freshness`, `loaded_at_field` and `external`.
@@ -243,7 +245,7 @@ export class ManifestReader {
       node.resourceType = 'source';
       this.sources.set(node.uniqueId, node);
     } else if ((OTHER_SECTIONS as readonly string[]).includes(section)) {
-      const node = readNode(key, raw, false, this.same);
+      const node = readNode(key, raw, this.withState, this.same);
       this.others.set(node.uniqueId, node);
     } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
@@ -359,6 +361,9 @@ function readNode(
   const state: NodeState = !withState
     ? NO_STATE
     : readState(raw, config, columns, constraints, resourceType === 'source');
+  const compared = withState ? OTHER_CONTENTS[resourceType] : undefined;
+  if (compared !== undefined)
+    state.contents = canonicalJson([...compared.map((key) => raw[key] ?? null), [...dependsOn].sort()]);
   const node: ManifestNode = {
     uniqueId,
     resourceType,
@@ -414,6 +419,15 @@ function readNode(
     node.delimiter = config['delimiter'];
   return node;
 }
+
+/**
+ * What dbt's same_contents compares of an exposure (Exposure) and of a metric (Metric), besides the fqn and
+ * the parents (depends_on.nodes, as a set): its properties as written.
+ */
+const OTHER_CONTENTS: Readonly<Record<string, readonly string[]>> = {
+  exposure: ['type', 'owner', 'maturity', 'url', 'description', 'label', 'unrendered_config'],
+  metric: ['type', 'type_params', 'filter', 'metadata', 'description', 'label', 'unrendered_config', 'group'],
+};
 
 /** What `state:` selectors compare (read only with --state). */
 function readState(
