@@ -29,6 +29,11 @@ export const projectFlags = {
     description:
       "A selector of the project's selectors.yml (dbt's --selector), the whole selection: no --select or --exclude with it. Without any of the three, a selector marked default: true applies, as in dbt.",
   }),
+  'indirect-selection': Flags.string({
+    description:
+      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else eager).",
+    env: 'DBT_INDIRECT_SELECTION',
+  }),
   connector: Flags.string({
     description:
       "Connector the project's tables live behind, by id or name (gds connectors list); default: gds.yml, else the only connector (of --env); with --env and several, each table's is the one whose schema holds it.",

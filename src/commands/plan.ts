@@ -43,7 +43,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'created, changed or (with --submit) submitted, 0 ' +
     'otherwise (gone tables are shown but not counted). --format markdown writes the plan for a pull-request ' +
     'comment: a summary table, then one collapsible block per changed table. Under --json one line per table: ' +
-    'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason}], ' +
+    'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason, excluded (true: the selection left it out)}], ' +
     'rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership (this, other, hand; ' +
     'null when new), owner, reason (why refused, owned elsewhere, skipped, or with --submit submitted or not), ' +
     'downstreamCertified, ' +

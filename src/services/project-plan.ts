@@ -901,7 +901,12 @@ export function planChanges(plan: ProjectPlan, options: { prune?: boolean } = {}
   return create + replace + submit + (options.prune === true ? gone : 0) > 0;
 }
 
-/** Every dbt test the plan could not map: the tables' and the project's other tests. */
+/**
+ * Every dbt test the plan could not map: the tables' and the project's other tests (not those the selection
+ * excluded, which dbt does not run either).
+ */
 export function notMappedTests(plan: ProjectPlan): NotMappedTest[] {
-  return [...plan.tables.flatMap((t) => t.notMappedTests), ...plan.otherTests];
+  return [...plan.tables.flatMap((t) => t.notMappedTests), ...plan.otherTests].filter(
+    (t) => t.excluded !== true,
+  );
 }

@@ -11,6 +11,7 @@ import type { PlanClient, ProjectPlan } from './project-plan-types.js';
 import { notMappedTests, planProject } from './project-plan.js';
 import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
 import { loadDbtProject } from './dbt-project.js';
+import { INDIRECT_SELECTION_MODES, isIndirectSelection, type IndirectSelection } from '../core/dbt/select.js';
 
 export interface ProjectCommandFlags extends ProjectFlags {
   dbt: string;
@@ -21,6 +22,8 @@ export interface ProjectCommandFlags extends ProjectFlags {
   adopt?: string[] | undefined;
   /** Plan as apply --submit (QUARANTINED tables nothing else changes are `submit`). */
   submit?: boolean | undefined;
+  /** dbt's --indirect-selection: which tests of the selected models dbt runs, so map. */
+  'indirect-selection'?: string | undefined;
 }
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
@@ -38,6 +41,7 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
           ...(settings.exclude === undefined ? {} : { exclude: settings.exclude }),
           ...(settings.selector === undefined ? {} : { selector: settings.selector }),
           ...(flags.strict === true ? { strict: true } : {}),
+          ...indirectSelection(flags['indirect-selection']),
         },
         { state: flags.state },
       ),
@@ -54,6 +58,21 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
       schema: settings.schema,
     });
   });
+}
+
+function indirectSelection(value: string | undefined): { indirectSelection?: IndirectSelection } {
+  if (value === undefined || value === '') return {};
+  const mode = value.toLowerCase();
+  if (!isIndirectSelection(mode))
+    throw new CliError(
+      `--indirect-selection ${value}: dbt's modes are ${INDIRECT_SELECTION_MODES.join(', ')}.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'invalid_indirect_selection',
+        suggestion: 'Pass one of them (or set DBT_INDIRECT_SELECTION to one), as for dbt.',
+      },
+    );
+  return { indirectSelection: mode };
 }
 
 /** `--strict`: a dbt test that maps to no rule, or a refused model, is exit 7 (after the plan is shown). */

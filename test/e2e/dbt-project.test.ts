@@ -291,7 +291,7 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect(r.code).toBe(0);
     const warnings = lines<{ warning?: { message: string } }>(r.stderr);
     expect(warnings.map((w) => w.warning?.message)).toEqual([
-      '--exclude tag:no_such_tag matches no enabled model, seed or snapshot of the project; it excludes nothing',
+      '--exclude tag:no_such_tag matches no enabled model, seed, snapshot or test of the project; it excludes nothing',
     ]);
     expect(r.stdout).not.toContain('no_such_tag');
   });

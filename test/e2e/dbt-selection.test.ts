@@ -124,6 +124,68 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
     expect(both.stderr).toContain('takes no --select or --exclude');
   });
 
+  it('--exclude of a test and --indirect-selection (or DBT_INDIRECT_SELECTION) leave out the tests dbt would not run', async () => {
+    type Line = {
+      table?: string;
+      mappedTests?: Array<{ test: string }>;
+      notMappedTests?: Array<{ test: string; reason: string; excluded?: boolean }>;
+    };
+    const stgOrders = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Line)
+        .find((l) => l.table === 'stg_orders');
+    const relationship =
+      'test.jaffle_dbt.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.430bf21500';
+    const eager = stgOrders((await plan('--select', 'stg_orders', '--json')).stdout);
+    expect(eager?.mappedTests?.map((t) => t.test)).toContain(relationship);
+    for (const run of [
+      () => plan('--select', 'stg_orders', '--indirect-selection', 'cautious', '--json', '--strict'),
+      () =>
+        runInProcess(
+          [
+            'plan',
+            '--dbt',
+            project,
+            '--connector',
+            connector,
+            '--schema',
+            'analytics_dev',
+            '--select',
+            'stg_orders',
+            '--json',
+            '--strict',
+          ],
+          {
+            env: {
+              ...serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config')),
+              DBT_INDIRECT_SELECTION: 'cautious',
+            },
+          },
+        ),
+    ]) {
+      const r = await run();
+      // A test the selection leaves out is no failure of --strict: dbt does not run it either.
+      expect(r.code).toBe(0);
+      const line = stgOrders(r.stdout);
+      expect(line?.mappedTests?.map((t) => t.test)).not.toContain(relationship);
+      expect(line?.notMappedTests).toContainEqual({
+        test: relationship,
+        reason: expect.stringMatching(/^excluded by the selection: .*indirect selection cautious/) as string,
+        excluded: true,
+      });
+    }
+    const excluded = await plan('--select', 'stg_orders', '--exclude', 'test_name:accepted_values');
+    expect(excluded.code).toBe(0);
+    expect(excluded.stdout).toMatch(
+      /not mapped: test\.jaffle_dbt\.accepted_values_stg_orders_status\S*: excluded by the selection/,
+    );
+    const bad = await plan('--select', 'stg_orders', '--indirect-selection', 'lazy');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('lazy');
+  });
+
   it('file: and a bare file name select the model; the plan lists every rule, implied ones included', async () => {
     const r = await plan('--select', 'stg_orders.sql', '--select', 'file:stg_customers.sql');
     expect(r.code).toBe(0);

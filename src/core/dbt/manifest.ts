@@ -55,6 +55,8 @@ export interface NodeState {
   persistDocs: { relation: boolean; columns: boolean };
   descriptions: { relation: string; columns: Record<string, string> };
   macros: string[];
+  /** Exposures and metrics only: what dbt's same_contents compares, as canonical JSON. */
+  contents?: string;
   /**
    * Sources only: what else dbt's SourceDefinition.same_contents compares, as canonical JSON: `quoting`,
    * `freshness`, `loaded_at_field` and `external`.
@@ -243,7 +245,7 @@ export class ManifestReader {
       node.resourceType = 'source';
       this.sources.set(node.uniqueId, node);
     } else if ((OTHER_SECTIONS as readonly string[]).includes(section)) {
-      const node = readNode(key, raw, false, this.same);
+      const node = readNode(key, raw, this.withState, this.same);
       this.others.set(node.uniqueId, node);
     } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
@@ -359,6 +361,9 @@ function readNode(
   const state: NodeState = !withState
     ? NO_STATE
     : readState(raw, config, columns, constraints, resourceType === 'source');
+  const compared = withState ? OTHER_CONTENTS[resourceType] : undefined;
+  if (compared !== undefined)
+    state.contents = canonicalJson([...compared.map((key) => raw[key] ?? null), [...dependsOn].sort()]);
   const node: ManifestNode = {
     uniqueId,
     resourceType,
@@ -415,6 +420,15 @@ function readNode(
   return node;
 }
 
+/**
+ * What dbt's same_contents compares of an exposure (Exposure) and of a metric (Metric), besides the fqn and
+ * the parents (depends_on.nodes, as a set): its properties as written.
+ */
+const OTHER_CONTENTS: Readonly<Record<string, readonly string[]>> = {
+  exposure: ['type', 'owner', 'maturity', 'url', 'description', 'label', 'unrendered_config'],
+  metric: ['type', 'type_params', 'filter', 'metadata', 'description', 'label', 'unrendered_config', 'group'],
+};
+
 /** What `state:` selectors compare (read only with --state). */
 function readState(
   raw: Entry,
@@ -468,7 +482,7 @@ const EMPTY: Entry = Object.freeze({});
 /**
  * A test node with only what placing and mapping a test read (a project has several tests a model, each
  * with its compiled SQL, paths and description, none of which gds uses), and with --state what `state:`
- * compares (its fqn too): only a `state:` selector picks a test.
+ * compares.
  */
 function readTestNode(
   uniqueId: string,
@@ -486,8 +500,9 @@ function readTestNode(
     name,
     alias: name,
     packageName,
-    fqn: withState ? names(raw['fqn'], same) : NOTHING,
-    tags: NOTHING,
+    // Its fqn, tags and file: what dbt's selector methods match a test by (a test is excluded by them).
+    fqn: names(raw['fqn'], same),
+    tags: tagsOf(raw['tags'], config['tags'], same),
     enabled: config['enabled'] !== false && raw['enabled'] !== false,
     contractEnforced: false,
     meta: EMPTY,
@@ -498,6 +513,9 @@ function readTestNode(
     primaryKey: NOTHING,
     columnTypes: EMPTY as Record<string, string>,
     test: readTest(raw, config),
+    ...(filePath(raw['original_file_path']) === undefined
+      ? {}
+      : { originalFilePath: same(filePath(raw['original_file_path']) as string) }),
   };
 }
 

@@ -19,7 +19,7 @@ import { findColumn, fromPostgresName, relationQuoting, warehouseName } from './
 import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
-import { selectNodes } from './select.js';
+import { selectDbt } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
 import { printGate1 } from './gate1-text.js';
 import type { MappedRules, ReferenceTarget } from './tests.js';
@@ -92,8 +92,15 @@ export function declareDbtProject(
       throw new DbtManifestError(`the --state manifest: ${error.message}`);
     throw error;
   }
-  const selected = selectNodes(manifest, selection, (message) => warnings.push(message), state);
+  const { nodes: selected, tests: run } = selectDbt(
+    manifest,
+    selection,
+    (message) => warnings.push(message),
+    state,
+  );
   const selectedSet = new Set(selected);
+  const excluded = new Map<string, NotMappedTest[]>();
+  const notRun = excludedReason(selection);
   const reader = new ProjectReader(manifest, catalog, artifacts, dbtReader);
 
   const testsOf = new Map<string, ManifestNode[]>();
@@ -103,7 +110,12 @@ export function declareDbtProject(
   manifest.nodes.forEach((node) => {
     if (node.resourceType !== 'test' && node.resourceType !== 'unit_test') return;
     const placed = reader.attachTest(node, selectedSet);
-    if (placed.kind === 'node') {
+    // A test the selection leaves out (dbt would not run it) is no rule of its table, this run.
+    if (placed.kind === 'node' && !run.has(node.uniqueId)) {
+      const list = excluded.get(placed.id) ?? [];
+      list.push({ test: node.uniqueId, reason: notRun, excluded: true });
+      excluded.set(placed.id, list);
+    } else if (placed.kind === 'node') {
       const list = testsOf.get(placed.id) ?? [];
       list.push(node);
       testsOf.set(placed.id, list);
@@ -118,11 +130,14 @@ export function declareDbtProject(
     const node = manifest.nodes.get(id);
     if (!node) continue;
     const tests = testsOf.get(id) ?? [];
+    const left = excluded.get(id) ?? [];
     if (node.materialized === 'ephemeral') {
-      skipped.push(leftOut(node, tests, EPHEMERAL, 'gds governs no table of this model'));
+      const skip = leftOut(node, tests, EPHEMERAL, 'gds governs no table of this model');
+      skipped.push({ ...skip, notMappedTests: [...skip.notMappedTests, ...left] });
       continue;
     }
     const outcome = reader.declare(node, tests, warnings);
+    outcome.notMappedTests.push(...left);
     if ('reason' in outcome) refusals.push(outcome);
     else declarations.push(outcome);
   }
@@ -146,6 +161,12 @@ export function declareDbtProject(
     otherTests,
     warnings,
   };
+}
+
+/** Why a test of a selected table is no rule: the selection leaves it out, as dbt leaves it out of its run. */
+function excludedReason(selection: DbtSelection): string {
+  const mode = selection.indirectSelection ?? 'eager';
+  return `excluded by the selection: dbt does not run it (its exclusions, or indirect selection ${mode}), so it is no Gate 1 rule of this plan; a plan that selects it maps it again`;
 }
 
 const EPHEMERAL =

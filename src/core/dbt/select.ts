@@ -4,8 +4,10 @@
 // `config.materialized:`, `resource_type:`, `fqn:`, `package:`, `exposure:`, `metric:`, `semantic_model:`,
 // `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a union and a comma for an
 // intersection. The graph holds the tests, exposures, metrics, semantic models and saved queries too, as dbt's does:
-// `@x` reaches the parents of x's tests (a relationships test's other model). `state:` selects a test too (new
-// or changed), which to gds is its model. What is selected is always among the enabled models, seeds and
+// `@x` reaches the parents of x's tests (a relationships test's other model). The methods match tests too
+// (`test_name:`, `test_type:`), and the tests dbt runs are worked out as dbt's do, by the indirect selection
+// (`--indirect-selection`) and the exclusions: a test dbt would not run is no rule of its table. `state:`
+// selects a changed test's model too. The tables selected are always among the enabled models, seeds and
 // snapshots.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
@@ -39,7 +41,20 @@ export const SELECTOR_METHODS = [
   'semantic_model',
   'saved_query',
   'version',
+  'test_name',
+  'test_type',
 ] as const;
+
+/**
+ * dbt's `--indirect-selection` (DBT_INDIRECT_SELECTION, a YAML selector's `indirect_selection`): which tests
+ * of the selected nodes dbt runs. eager: a test any of whose parents is selected; cautious: all of them;
+ * buildable: all of them selected or parents of the selected; empty: only the tests selected themselves.
+ */
+export const INDIRECT_SELECTION_MODES = ['eager', 'cautious', 'buildable', 'empty'] as const;
+export type IndirectSelection = (typeof INDIRECT_SELECTION_MODES)[number];
+
+export const isIndirectSelection = (value: unknown): value is IndirectSelection =>
+  typeof value === 'string' && (INDIRECT_SELECTION_MODES as readonly string[]).includes(value);
 
 interface Graph {
   parents: Map<string, string[]>;
@@ -73,6 +88,25 @@ interface Context {
   graph: Graph;
   /** The manifest `state:` compares with (`--state`). */
   state?: Manifest;
+  /** The indirect selection of the flag (or env), a YAML criterion's own `indirect_selection` aside. */
+  mode: IndirectSelection;
+}
+
+/**
+ * What dbt's selector selects (any node of its graph, tests too: dbt's direct nodes), and the tests a
+ * cautious or buildable criterion held back, which a union with their other parents may take in.
+ */
+interface Picked {
+  direct: Set<string>;
+  indirect: Set<string>;
+}
+
+const TEST_TYPES = new Set(['test', 'unit_test']);
+
+/** dbt's selection: the models, seeds and snapshots selected (manifest order), and the tests dbt runs. */
+export interface DbtSelected {
+  nodes: string[];
+  tests: Set<string>;
 }
 
 /**
@@ -86,43 +120,153 @@ export function selectNodes(
   warn: (message: string) => void = () => {},
   state?: Manifest,
 ): string[] {
+  return selectDbt(manifest, selection, warn, state).nodes;
+}
+
+/** selectNodes, with the tests dbt runs under the selection (its exclusions and indirect selection). */
+export function selectDbt(
+  manifest: Manifest,
+  selection: DbtSelection,
+  warn: (message: string) => void = () => {},
+  state?: Manifest,
+): DbtSelected {
   const candidates = [...manifest.nodes.values()].filter(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
   );
-  const context: Context = { manifest, graph: graphOf(manifest), ...(state === undefined ? {} : { state }) };
+  const declared = new Set(candidates.map((n) => n.uniqueId));
+  const mode = selection.indirectSelection ?? 'eager';
+  const context: Context = {
+    manifest,
+    graph: graphOf(manifest),
+    mode,
+    ...(state === undefined ? {} : { state }),
+  };
+  const result = (picked: Picked): DbtSelected => {
+    const tests = new Set<string>();
+    for (const id of picked.direct)
+      if (TEST_TYPES.has(manifest.nodes.get(id)?.resourceType ?? '')) tests.add(id);
+    return { nodes: candidates.filter((n) => picked.direct.has(n.uniqueId)).map((n) => n.uniqueId), tests };
+  };
   const yaml = yamlSelector(manifest, selection, warn);
   if (yaml !== undefined) {
-    const found = evaluateDefinition(yaml.definition, candidates, context, true, [yaml.name]);
-    if (found.size === 0) {
+    const found = evaluateDefinition(yaml.definition, context, true, [yaml.name]);
+    if (![...found.direct].some((id) => declared.has(id))) {
       const message = `the selector ${yaml.name} of selectors.yml matches no enabled model, seed or snapshot of the project`;
       if (selection.strict === true) throw new DbtSelectionError(message, yaml.name);
       warn(`${message}; it selects nothing`);
     }
-    return candidates.filter((n) => found.has(n.uniqueId)).map((n) => n.uniqueId);
+    return result(found);
   }
-  const chosen = new Set<string>();
-  const matching = (selector: string): Set<string> => {
-    const found = evaluate(selector, candidates, context, true);
-    if (found.size === 0) {
-      const message = `--select ${selector} matches no enabled model, seed or snapshot of the project`;
-      if (selection.strict === true) throw new DbtSelectionError(message, selector);
-      warn(`${message}; it selects nothing`);
-    }
-    return found;
-  };
   const selects = (selection.select ?? []).flatMap(splitUnion);
-  if (selects.length === 0) for (const node of candidates) chosen.add(node.uniqueId);
-  for (const selector of selects) for (const id of matching(selector)) chosen.add(id);
-  for (const selector of (selection.exclude ?? []).flatMap(splitUnion)) {
-    // A test excluded is not run; its model still is (dbt builds it), so its gate stays selected.
-    const found = evaluate(selector, candidates, context, false);
-    if (found.size === 0)
-      warn(
-        `--exclude ${selector} matches no enabled model, seed or snapshot of the project; it excludes nothing`,
-      );
-    for (const id of found) chosen.delete(id);
+  // dbt's default selection (fqn:*, source:*, exposure:*, metric:*): every node, every test among them.
+  const everything = (): Picked => ({ direct: new Set(context.graph.parents.keys()), indirect: new Set() });
+  const included =
+    selects.length === 0
+      ? everything()
+      : combine(
+          'union',
+          selects.map((selector) => {
+            const found = evaluate(selector, context, true);
+            if (![...found.direct].some((id) => declared.has(id))) {
+              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project`;
+              if (selection.strict === true) throw new DbtSelectionError(message, selector);
+              warn(`${message}; it selects nothing`);
+            }
+            return found;
+          }),
+          mode,
+          context,
+        );
+  const excludes = (selection.exclude ?? []).flatMap(splitUnion);
+  if (excludes.length === 0) return result(included);
+  const excluded = combine(
+    'union',
+    excludes.map((selector) => {
+      // A test excluded is not run; its model still is (dbt builds it), so its gate stays selected.
+      const found = evaluate(selector, context, false);
+      if (
+        ![...found.direct].some(
+          (id) => declared.has(id) || TEST_TYPES.has(manifest.nodes.get(id)?.resourceType ?? ''),
+        )
+      )
+        warn(
+          `--exclude ${selector} matches no enabled model, seed, snapshot or test of the project; it excludes nothing`,
+        );
+      return found;
+    }),
+    mode,
+    context,
+  );
+  return result(combine('difference', [included, excluded], mode, context));
+}
+
+type SetOperation = 'union' | 'intersection' | 'difference';
+
+/**
+ * dbt's select_nodes_recursively for a union, intersection or difference: the direct nodes combined, the
+ * held-back tests combined with them, and (cautious, buildable) those tests whose parents are now selected.
+ */
+function combine(
+  operation: SetOperation,
+  parts: Picked[],
+  mode: IndirectSelection,
+  context: Context,
+): Picked {
+  const apply = (sets: Array<Set<string>>): Set<string> => {
+    const [first, ...rest] = sets;
+    if (first === undefined) return new Set();
+    if (operation === 'union') return new Set(sets.flatMap((set) => [...set]));
+    return new Set(
+      [...first].filter((id) =>
+        operation === 'intersection' ? rest.every((set) => set.has(id)) : !rest.some((set) => set.has(id)),
+      ),
+    );
+  };
+  const direct = apply(parts.map((p) => p.direct));
+  const indirect = apply(parts.map((p) => new Set([...p.direct, ...p.indirect])));
+  if (mode === 'cautious' || mode === 'buildable') {
+    const reach = mode === 'buildable' ? withAncestors(direct, context) : direct;
+    for (const id of indirect) if (!direct.has(id) && testParentsWithin(id, reach, context)) direct.add(id);
   }
-  return candidates.filter((n) => chosen.has(n.uniqueId)).map((n) => n.uniqueId);
+  return { direct, indirect };
+}
+
+function withAncestors(selected: Set<string>, context: Context): Set<string> {
+  const out = new Set(selected);
+  walk(selected, context.graph.parents, Infinity, out);
+  return out;
+}
+
+/** Whether id is a test all of whose parents are in `within`. */
+function testParentsWithin(id: string, within: Set<string>, context: Context): boolean {
+  const node = context.manifest.nodes.get(id);
+  return (
+    node !== undefined && TEST_TYPES.has(node.resourceType) && node.dependsOn.every((p) => within.has(p))
+  );
+}
+
+/**
+ * dbt's expand_selection: the tests of the selected nodes (their children) that the mode selects too;
+ * those a cautious or buildable mode does not yet are held back (indirect).
+ */
+function expand(selected: Set<string>, mode: IndirectSelection, context: Context): Picked {
+  const direct = new Set(selected);
+  const indirect = new Set<string>();
+  if (mode === 'empty') return { direct, indirect };
+  let buildable: Set<string> | undefined;
+  if (mode === 'buildable') {
+    buildable = withAncestors(selected, context);
+    for (const id of context.manifest.sources.keys()) buildable.add(id);
+  }
+  for (const id of selected)
+    for (const child of context.graph.children.get(id) ?? []) {
+      const node = context.manifest.nodes.get(child);
+      if (node === undefined || !TEST_TYPES.has(node.resourceType) || direct.has(child)) continue;
+      if (mode === 'eager' || testParentsWithin(child, selected, context)) direct.add(child);
+      else if (buildable !== undefined && testParentsWithin(child, buildable, context)) direct.add(child);
+      else indirect.add(child);
+    }
+  return { direct, indirect };
 }
 
 /**
@@ -168,61 +312,56 @@ const isDict = (value: unknown): value is Record<string, unknown> =>
  * A selectors.yml definition, as dbt-core's parse_from_definition reads it (graph/cli.py): a CLI-style
  * string (one criterion), `union:` or `intersection:` lists (one `exclude:` item among them taken away from
  * the rest), `method: value`, or a full dict (`method`, `value`, `parents`, `parents_depth`, `children`,
- * `children_depth`, `childrens_parents`, `exclude`); `method: selector` names another selector.
- * `indirect_selection` says which tests dbt runs, not which tables: gds reads no more of it.
+ * `children_depth`, `childrens_parents`, `indirect_selection`, `exclude`); `method: selector` names another
+ * selector. A criterion without `indirect_selection` has the flag's (dbt 1.8+); the sets of a definition
+ * combine as dbt's do, eagerly.
  */
 function evaluateDefinition(
   definition: unknown,
-  candidates: ManifestNode[],
   context: Context,
   testsSelectModels: boolean,
   path: string[],
-): Set<string> {
+): Picked {
   const where = path.join(' > ');
   const refuse = (message: string): never => {
     throw new DbtSelectionError(`the selector ${where}: ${message}`, path[0] ?? '');
   };
-  const recurse = (def: unknown, tests = testsSelectModels) =>
-    evaluateDefinition(def, candidates, context, tests, path);
-  const exclusions = (list: unknown): Set<string> => {
+  const recurse = (def: unknown, tests = testsSelectModels) => evaluateDefinition(def, context, tests, path);
+  const exclusions = (list: unknown): Picked => {
     if (!Array.isArray(list)) return refuse('exclude must be a list');
-    const out = new Set<string>();
     // A test excluded is not run; its model still is, as for --exclude.
-    for (const def of list) for (const id of recurse(def, false)) out.add(id);
-    return out;
+    return combine(
+      'union',
+      list.map((def) => recurse(def, false)),
+      'eager',
+      context,
+    );
   };
-  const without = (found: Set<string>, excluded: Set<string> | undefined) =>
-    excluded === undefined ? found : new Set([...found].filter((id) => !excluded.has(id)));
+  const without = (found: Picked, excluded: Picked | undefined) =>
+    excluded === undefined ? found : combine('difference', [found, excluded], 'eager', context);
   if (typeof definition === 'string')
     return evaluateCriterion(
       parseAtom(definition, where),
       definition,
       where,
-      candidates,
       context,
       testsSelectModels,
+      context.mode,
     );
   if (!isDict(definition)) return refuse('a definition is a string, union, intersection or dictionary');
   const setKey = 'union' in definition ? 'union' : 'intersection' in definition ? 'intersection' : undefined;
   if (setKey !== undefined) {
     const list = definition[setKey];
     if (!Array.isArray(list)) return refuse(`${setKey} must be a list`);
-    const parts: Array<Set<string>> = [];
-    let excluded: Set<string> | undefined;
+    const parts: Picked[] = [];
+    let excluded: Picked | undefined;
     for (const item of list) {
       if (isDict(item) && 'exclude' in item) {
         if (excluded !== undefined) refuse(`${setKey} takes one exclude, not several`);
         excluded = exclusions(item['exclude']);
       } else parts.push(recurse(item));
     }
-    const combined =
-      setKey === 'union'
-        ? new Set(parts.flatMap((part) => [...part]))
-        : parts.reduce<Set<string> | undefined>(
-            (acc, part) => (acc === undefined ? part : new Set([...acc].filter((id) => part.has(id)))),
-            undefined,
-          );
-    return without(combined ?? new Set(), excluded);
+    return without(combine(setKey, parts, 'eager', context), excluded);
   }
   const keys = Object.keys(definition);
   let criterion: Record<string, unknown>;
@@ -240,10 +379,15 @@ function evaluateDefinition(
     if (other === undefined) return refuse(`no selector ${JSON.stringify(value)} in selectors.yml`);
     if (path.includes(String(value))) return refuse(`it names itself (${String(value)})`);
     return without(
-      evaluateDefinition(other.definition, candidates, context, testsSelectModels, [...path, String(value)]),
+      evaluateDefinition(other.definition, context, testsSelectModels, [...path, String(value)]),
       excluded,
     );
   }
+  const written = criterion['indirect_selection'];
+  if (written !== undefined && written !== null && !isIndirectSelection(written))
+    return refuse(
+      `indirect_selection must be one of ${INDIRECT_SELECTION_MODES.join(', ')} (it is ${JSON.stringify(written)})`,
+    );
   // dbt's _match_to_int: a depth of 0, '' or none is no limit.
   const depth = (flag: string, key: string) => {
     if (criterion[flag] !== true) return undefined;
@@ -262,9 +406,9 @@ function evaluateDefinition(
     },
     body,
     where,
-    candidates,
     context,
     testsSelectModels,
+    isIndirectSelection(written) ? written : context.mode,
   );
   return without(found, excluded);
 }
@@ -274,31 +418,21 @@ function splitUnion(entry: string): string[] {
 }
 
 /**
- * One union member: a comma-separated intersection of atoms. With `testsSelectModels`, a test it matches
- * stands for the node it is attached to (see evaluateCriterion).
+ * One union member: a comma-separated intersection of atoms. With `testsSelectModels`, a test `state:`
+ * matches stands for the node it is attached to (see evaluateCriterion).
  */
-function evaluate(
-  selector: string,
-  candidates: ManifestNode[],
-  context: Context,
-  testsSelectModels: boolean,
-): Set<string> {
+function evaluate(selector: string, context: Context, testsSelectModels: boolean): Picked {
   const atoms = selector.split(',').filter((a) => a !== '');
   if (atoms.length === 0)
     throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
-  let result: Set<string> | undefined;
-  for (const atom of atoms) {
-    const found = evaluateCriterion(
-      parseAtom(atom, selector),
-      atom,
-      selector,
-      candidates,
-      context,
-      testsSelectModels,
-    );
-    result = result === undefined ? found : new Set([...result].filter((id) => found.has(id)));
-  }
-  return result ?? new Set();
+  return combine(
+    'intersection',
+    atoms.map((atom) =>
+      evaluateCriterion(parseAtom(atom, selector), atom, selector, context, testsSelectModels, context.mode),
+    ),
+    context.mode,
+    context,
+  );
 }
 
 const ATOM = /^(@)?(?:(\d*)\+)?(.+?)(?:\+(\d*))?$/;
@@ -323,10 +457,10 @@ function evaluateCriterion(
   { at, upDepth, body, downDepth }: Criterion,
   atom: string,
   selector: string,
-  candidates: ManifestNode[],
   context: Context,
   testsSelectModels: boolean,
-): Set<string> {
+  mode: IndirectSelection,
+): Picked {
   const { graph } = context;
   const parentsToo = upDepth !== undefined;
   const childrenToo = downDepth !== undefined;
@@ -346,15 +480,15 @@ function evaluateCriterion(
     // dbt's @: the children, then the parents of the children and of the selected nodes themselves.
     if (at) walk([...seeds, ...below], graph.parents, Infinity, all);
   }
-  // A test selected (state:) is run by dbt against its model: to gds, the model's gate is selected. The
-  // graph was walked from the test, as dbt walks it (a test has no children; its parents are its models).
-  if (testsSelectModels)
+  // A test selected by its change (state:) is run by dbt against its model: to gds, the model's gate is
+  // selected, whole. The graph was walked from the test, as dbt walks it (a test has no children; its
+  // parents are its models).
+  if (testsSelectModels && /^state:/.test(body) && TEST_STATE_SELECTORS.has(body.slice('state:'.length)))
     for (const id of seeds) {
       const model = testedNode(context.manifest, id);
       if (model !== undefined) all.add(model);
     }
-  const declared = new Set(candidates.map((c) => c.uniqueId));
-  return new Set([...all].filter((id) => declared.has(id)));
+  return expand(all, mode, context);
 }
 
 /** The model, seed or snapshot a test id is attached to (undefined: not a test, or a test of no one node). */
@@ -407,7 +541,7 @@ const DBT_RESOURCE_TYPES = [
 /** The state selectors a test is selected by: those of a change. */
 const TEST_STATE_SELECTORS = new Set(STATE_SELECTORS.filter((s) => s !== 'old' && s !== 'unmodified'));
 
-/** The nodes (any enabled node but tests, which only `state:` selectors name) that `method:value` names. */
+/** The enabled nodes (tests too, as dbt's methods search them) that `method:value` names. */
 function matchMethod(body: string, atom: string, selector: string, context: Context): Set<string> {
   const { manifest } = context;
   const colon = body.indexOf(':');
@@ -415,7 +549,7 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
   const value = colon < 0 ? body : body.slice(colon + 1);
   // As dbt's methods search: the fqn and resource_type methods the manifest's nodes only (a seed and a
   // source of the same name are not one node), the others its sources too.
-  const parsed = [...manifest.nodes.values()].filter((n) => n.resourceType !== 'test' && n.enabled);
+  const parsed = [...manifest.nodes.values()].filter((n) => n.enabled);
   const others = [...manifest.others.values()].filter((n) => n.enabled);
   // dbt's all_nodes: the nodes, sources, exposures and metrics (not the semantic models or saved queries).
   const all = [
@@ -471,12 +605,7 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
           `${atom} compares the project with another manifest: pass --state DIR, the folder of the production manifest.json (dbt's --state)`,
           selector,
         );
-      // A test changed or new is selected (dbt then runs it), by the selectors of change only: an unmodified
-      // or old test would select its model whatever the model's own state.
-      const among = TEST_STATE_SELECTORS.has(value)
-        ? [...all, ...[...manifest.nodes.values()].filter((n) => n.resourceType === 'test' && n.enabled)]
-        : all;
-      return pick((n) => stateMatches(value, n, manifest, state), among);
+      return pick((n) => stateMatches(value, n, manifest, state));
     }
     // dbt's config and resource_type methods compare the value as it is: no glob.
     case 'config.materialized':
@@ -515,6 +644,27 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
         others,
       );
     }
+    // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`), a unit test by its own.
+    case 'test_name':
+      return pick((n) =>
+        n.resourceType === 'unit_test'
+          ? glob(value, n.name)
+          : n.resourceType === 'test' && n.test?.name !== undefined && glob(value, n.test.name),
+      );
+    // dbt's test_type: generic (schema), singular (data) or unit.
+    case 'test_type': {
+      const kind = TEST_KINDS[value];
+      if (kind === undefined)
+        throw new DbtSelectionError(
+          `${atom}: dbt's test types are test_type:generic, singular and unit (schema and data as before dbt 1.5)`,
+          selector,
+        );
+      return pick((n) =>
+        kind === 'unit'
+          ? n.resourceType === 'unit_test'
+          : n.resourceType === 'test' && (n.test?.name !== undefined) === (kind === 'generic'),
+      );
+    }
     default:
       throw new DbtSelectionError(
         `${atom}: gds does not know the selector method "${method}"; it reads ${SELECTOR_METHODS.map((m) => `${m}:`).join(', ')}, names and graph operators (+x, x+, 2+x, @x)`,
@@ -524,6 +674,14 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
 }
 
 const VERSION_SELECTORS = ['latest', 'prerelease', 'old', 'none'];
+
+const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
+  generic: 'generic',
+  schema: 'generic',
+  singular: 'singular',
+  data: 'singular',
+  unit: 'unit',
+};
 
 /** dbt's UnparsedVersion order: as numbers when both are, else as texts. */
 function compareVersions(a: string, b: string): number {

@@ -6,7 +6,8 @@
 // source (dbt's SourceDefinition.same_contents) is modified by a change of its relation (database, schema,
 // identifier), fqn, configs, quoting, freshness, loaded_at_field or external table; not of its description.
 // A generic test (dbt's GenericTestNode.same_contents) by a change of its config or fqn; a singular test as
-// a model is.
+// a model is. An exposure or metric (dbt's Exposure and Metric.same_contents) by a change of its
+// properties, parents or fqn.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { canonicalJson as canonical } from './manifest.js';
 
@@ -96,6 +97,9 @@ function callsModifiedMacro(node: ManifestNode, manifest: Manifest, state: Manif
 }
 
 function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, state: Manifest): boolean {
+  // dbt's Exposure.same_contents and Metric.same_contents: their properties, parents and fqn.
+  if (node.state.contents !== undefined)
+    return node.state.contents !== old.state.contents || node.fqn.join('.') !== old.fqn.join('.');
   // dbt's GenericTestNode.same_contents: its config and fqn (its body is the call of its generic test, and
   // its arguments are in its name, so in its unique id), besides the macros it calls.
   if (node.resourceType === 'test' && node.test?.name !== undefined)
@@ -124,6 +128,8 @@ function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, sta
 
 /** The state selectors whose comparison (same_body, same_persisted_description, same_contract) a dbt source lacks. */
 const SOURCES_HAVE_NONE = new Set(['modified.body', 'modified.persisted_descriptions', 'modified.contract']);
+/** Those an exposure or metric lacks: the source's, and same_database_representation. */
+const OTHERS_HAVE_NONE = new Set([...SOURCES_HAVE_NONE, 'modified.relation']);
 
 /** Whether `state:<selector>` selects the node, compared with its namesake in the `state` manifest. */
 export function stateMatches(
@@ -132,13 +138,15 @@ export function stateMatches(
   manifest: Manifest,
   state: Manifest,
 ): boolean {
-  const old = state.nodes.get(node.uniqueId) ?? state.sources.get(node.uniqueId);
+  const old =
+    state.nodes.get(node.uniqueId) ?? state.sources.get(node.uniqueId) ?? state.others.get(node.uniqueId);
   if (selector === 'new') return old === undefined;
   if (selector === 'old') return old !== undefined;
   // dbt's modified.macros looks at the node's macros alone, whether or not the node is new.
   if (selector === 'modified.macros') return callsModifiedMacro(node, manifest, state);
   // dbt compares these by methods a source does not have, so a source is never one of them, new or not.
   if (node.resourceType === 'source' && SOURCES_HAVE_NONE.has(selector)) return false;
+  if (node.state.contents !== undefined && OTHERS_HAVE_NONE.has(selector)) return false;
   if (old === undefined) return selector !== 'unmodified';
   switch (selector) {
     case 'modified':

@@ -3,6 +3,7 @@
 // model, seed or snapshot, already in the service's terms: the JSON artifact to push, the gate1.yml to
 // apply, the contract intent to set, and where each dbt test went.
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
+import type { IndirectSelection } from './select.js';
 
 /** dbt's `quoting` (project, model or source): whether each part of a relation's name is quoted. */
 export interface QuotePolicy {
@@ -29,6 +30,8 @@ export interface MappedTest {
 export interface NotMappedTest {
   test: string;
   reason: string;
+  /** The selection leaves the test out (dbt would not run it): not a test gds failed to map. */
+  excluded?: true;
 }
 
 /** The contract intent from `meta.gds` and the grain key from `unique` tests; only the fields declared. */
@@ -150,6 +153,8 @@ export interface DbtSelection {
   selector?: string;
   /** A `--select` that matches nothing is an error (DbtSelectionError), not a warning. */
   strict?: boolean;
+  /** dbt's `--indirect-selection` (default eager): which tests of the selected nodes dbt runs. */
+  indirectSelection?: IndirectSelection;
 }
 
 /** The parsed inputs of a project: `target/manifest.json` and, when there is one, `target/catalog.json`. */

@@ -1153,7 +1153,7 @@ describe('selectors', () => {
     );
     expect(project.declarations.map((d) => d.name).sort()).toEqual(['orders', 'report', 'stg_customers']);
     expect(project.warnings).toEqual([
-      '--exclude tag:wip matches no enabled model, seed or snapshot of the project; it excludes nothing',
+      '--exclude tag:wip matches no enabled model, seed, snapshot or test of the project; it excludes nothing',
     ]);
     expect(() => names([], ['colour:red'])).toThrow(DbtSelectionError);
   });

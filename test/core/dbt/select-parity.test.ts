@@ -169,7 +169,7 @@ describe('YAML selectors (selectors.yml, --selector), as dbt resolves them', () 
   it('an unknown selector name, or a definition gds cannot read, is a DbtSelectionError naming it', () => {
     const m = project(
       selectors({
-        odd: { definition: { method: 'test_name', value: 'unique' } },
+        odd: { definition: { method: 'flavour', value: 'unique' } },
         bad: { definition: { union: 'orders' } },
       }),
     );
@@ -200,5 +200,66 @@ describe("version: as dbt's VersionSelectorMethod reads it", () => {
 
   it('any other value is a DbtSelectionError, as dbt refuses it', () => {
     expect(() => ids(m, ['version:newest'])).toThrow(/latest, prerelease, old or none/);
+  });
+});
+
+describe('state:modified compares exposures and metrics too, as dbt-core does', () => {
+  const exposure = (extra: Entry = {}) =>
+    other('exposure', 'revenue', ['model.shop.orders'], {
+      type: 'dashboard',
+      owner: { name: 'finance' },
+      url: 'https://bi/revenue',
+      ...extra,
+    });
+  const metric = (extra: Entry = {}) =>
+    other('metric', 'order_total', ['model.shop.payments'], {
+      type: 'simple',
+      type_params: { measure: { name: 'amount' } },
+      ...extra,
+    });
+  const prod = project({
+    exposures: { 'exposure.shop.revenue': exposure() },
+    metrics: { 'metric.shop.order_total': metric() },
+  });
+  const withState = (pr: Entry, select: string[]) =>
+    selectNodes(readManifest(pr), { select }, () => {}, readManifest(prod))
+      .map((id) => id.split('.').at(-1))
+      .sort();
+
+  it('an unchanged exposure or metric is not modified: +state:modified selects nothing', () => {
+    expect(withState(prod, ['+state:modified'])).toEqual([]);
+  });
+
+  it("+state:modified after an exposure's (or a metric's) change selects what it is built on", () => {
+    const exposureChanged = project({
+      exposures: {
+        'exposure.shop.revenue': exposure({
+          depends_on: { nodes: ['model.shop.orders', 'model.shop.customers'], macros: [] },
+        }),
+      },
+      metrics: { 'metric.shop.order_total': metric() },
+    });
+    expect(withState(exposureChanged, ['+state:modified'])).toEqual(['customers', 'orders']);
+    const urlChanged = project({
+      exposures: { 'exposure.shop.revenue': exposure({ url: 'https://bi/revenue-v2' }) },
+      metrics: { 'metric.shop.order_total': metric() },
+    });
+    expect(withState(urlChanged, ['+state:modified'])).toEqual(['orders']);
+    const metricChanged = project({
+      exposures: { 'exposure.shop.revenue': exposure() },
+      metrics: { 'metric.shop.order_total': metric({ filter: "{{ Dimension('order__status') }} = 'paid'" }) },
+    });
+    expect(withState(metricChanged, ['+state:modified'])).toEqual(['payments', 'stg_payments']);
+    // A new exposure is modified (and new); a body or contract selector never selects one.
+    const added = project({
+      exposures: {
+        'exposure.shop.revenue': exposure(),
+        'exposure.shop.ops': other('exposure', 'ops', ['model.shop.customers']),
+      },
+      metrics: { 'metric.shop.order_total': metric() },
+    });
+    expect(withState(added, ['+state:modified'])).toEqual(['customers']);
+    expect(withState(added, ['+state:new'])).toEqual(['customers']);
+    expect(withState(added, ['+state:modified.body'])).toEqual([]);
   });
 });

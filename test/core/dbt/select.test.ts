@@ -547,3 +547,117 @@ describe('on the real manifests', needs(noSharedFixtures), () => {
     },
   );
 });
+
+describe('the tests dbt runs: --exclude of a test and indirect selection', () => {
+  const customers = model('customers', { columns: columns({ id: 'int' }) });
+  const orders = model('orders', {
+    columns: columns({ id: 'int', customer_id: 'int' }),
+    depends_on: { nodes: ['model.shop.customers'] },
+  });
+  const unique = genericTest('unique', 'model.shop.orders', {}, { column: 'id' });
+  const notNull = {
+    ...genericTest('not_null', 'model.shop.orders', {}, { column: 'customer_id' }),
+    tags: ['slow'],
+  };
+  const toCustomers = genericTest(
+    'relationships',
+    'model.shop.orders',
+    { to: "ref('customers')", field: 'id' },
+    { column: 'customer_id', dependsOn: ['model.shop.orders', 'model.shop.customers'] },
+  );
+  const shop = manifest(customers, orders, unique, notNull, toCustomers);
+  const selectors = (definition: unknown): Entry => ({
+    ...shop,
+    selectors: { pick: { name: 'pick', definition } },
+  });
+  const ordersTests = (
+    selection: Parameters<typeof declareDbtProject>[1],
+    project: Entry = shop,
+  ): { mapped: string[]; excluded: string[] } => {
+    const declared = declareDbtProject({ manifest: project }, selection, dbtReader).declarations.find(
+      (d) => d.name === 'orders',
+    );
+    const short = (id: string) => id.split('.')[2] ?? id;
+    return {
+      mapped: [...new Set(declared?.mappedTests.map((t) => short(t.test)))].sort(),
+      excluded: (declared?.notMappedTests ?? [])
+        .filter((t) => t.excluded === true && /^excluded by the selection/.test(t.reason))
+        .map((t) => short(t.test))
+        .sort(),
+    };
+  };
+  const all = ['not_null_orders_customer_id', 'relationships_orders_customer_id', 'unique_orders_id'];
+
+  it('every test of a selected model is a rule by default (eager)', () => {
+    expect(ordersTests({ select: ['orders'] })).toEqual({ mapped: all, excluded: [] });
+  });
+
+  it('--exclude of a test by name, test_name:, tag: or test_type: leaves it out of the rules, listed as excluded', () => {
+    const only = (mapped: string[], excluded: string[]) => ({ mapped, excluded });
+    expect(ordersTests({ select: ['orders'], exclude: ['not_null_orders_customer_id'] })).toEqual(
+      only(['relationships_orders_customer_id', 'unique_orders_id'], ['not_null_orders_customer_id']),
+    );
+    expect(ordersTests({ select: ['orders'], exclude: ['test_name:not_null'] })).toEqual(
+      only(['relationships_orders_customer_id', 'unique_orders_id'], ['not_null_orders_customer_id']),
+    );
+    expect(ordersTests({ exclude: ['tag:slow'] })).toEqual(
+      only(['relationships_orders_customer_id', 'unique_orders_id'], ['not_null_orders_customer_id']),
+    );
+    expect(ordersTests({ select: ['orders'], exclude: ['test_type:generic'] })).toEqual(only([], all));
+    expect(ordersTests({ select: ['orders'], exclude: ['test_type:singular'] })).toEqual(only(all, []));
+    // dbt's eager exclusion: excluding customers leaves out every test that reads it.
+    expect(ordersTests({ exclude: ['customers'] })).toEqual(
+      only(['not_null_orders_customer_id', 'unique_orders_id'], ['relationships_orders_customer_id']),
+    );
+  });
+
+  it('--indirect-selection cautious, buildable and empty run the tests dbt runs', () => {
+    expect(ordersTests({ select: ['orders'], indirectSelection: 'cautious' })).toEqual({
+      mapped: ['not_null_orders_customer_id', 'unique_orders_id'],
+      excluded: ['relationships_orders_customer_id'],
+    });
+    expect(ordersTests({ select: ['orders', 'customers'], indirectSelection: 'cautious' })).toEqual({
+      mapped: all,
+      excluded: [],
+    });
+    // customers is a parent of orders: buildable runs the test.
+    expect(ordersTests({ select: ['orders'], indirectSelection: 'buildable' })).toEqual({
+      mapped: all,
+      excluded: [],
+    });
+    expect(ordersTests({ select: ['orders'], indirectSelection: 'empty' })).toEqual({
+      mapped: [],
+      excluded: all,
+    });
+    expect(ordersTests({ select: ['orders', 'unique_orders_id'], indirectSelection: 'empty' })).toEqual({
+      mapped: ['unique_orders_id'],
+      excluded: ['not_null_orders_customer_id', 'relationships_orders_customer_id'],
+    });
+  });
+
+  it("a YAML selector's indirect_selection and exclude decide as dbt's; without it, the flag's mode", () => {
+    const cautious = selectors({ method: 'fqn', value: 'orders', indirect_selection: 'cautious' });
+    expect(ordersTests({ selector: 'pick' }, cautious).excluded).toEqual([
+      'relationships_orders_customer_id',
+    ]);
+    const plain = selectors({ method: 'fqn', value: 'orders' });
+    expect(ordersTests({ selector: 'pick' }, plain).excluded).toEqual([]);
+    expect(ordersTests({ selector: 'pick', indirectSelection: 'cautious' }, plain).excluded).toEqual([
+      'relationships_orders_customer_id',
+    ]);
+    const excluding = selectors({
+      union: ['orders', { exclude: [{ method: 'test_name', value: 'unique' }] }],
+    });
+    expect(ordersTests({ selector: 'pick' }, excluding).excluded).toEqual(['unique_orders_id']);
+    expect(() =>
+      ordersTests(
+        { selector: 'pick' },
+        selectors({ method: 'fqn', value: 'orders', indirect_selection: 'lazy' }),
+      ),
+    ).toThrow(/indirect_selection must be one of eager, cautious, buildable, empty/);
+  });
+
+  it('an unknown test_type: is refused as dbt refuses it', () => {
+    expect(() => ordersTests({ exclude: ['test_type:fancy'] })).toThrow(DbtSelectionError);
+  });
+});
