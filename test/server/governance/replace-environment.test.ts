@@ -114,32 +114,28 @@ describe.each(ENGINES)('a replacement on $engine', ({ engine, postgres, skip }) 
     expect((await held())?.environment_label).toBe('dev');
   });
 
-  it('is 409 naming the table that holds the name, not asking for replaceId', needs(skip), async () => {
-    const customers = server.table('customers').id;
-    const before = await held();
-    const response = await server.request('POST', '/api/workspace/definitions', {
-      token: definer,
-      body: body('dev', 'customers', 'analytics_dev.orders'),
-    });
-    expect(response.status).toBe(409);
-    expect(response.body.error.code).toBe('name_conflict');
-    expect(response.body.error.details).toMatchObject({ existingId: customers, replaceId: orders });
-    const message: string = response.body.error.message;
-    expect(message).toContain(`'customers'`);
-    expect(message).toContain(customers);
-    expect(message).not.toMatch(/use replaceId|pass replaceId|--replace/);
-    expect(await held()).toEqual(before);
-  });
-
-  it('is 409 naming the table that holds the source', needs(skip), async () => {
-    const customers = server.table('customers').id;
-    const response = await server.request('POST', '/api/workspace/definitions', {
-      token: definer,
-      body: body('dev', 'orders', 'analytics_dev.customers'),
-    });
-    expect(response.status).toBe(409);
-    expect(response.body.error.code).toBe('source_conflict');
-    expect(response.body.error.details).toMatchObject({ existingId: customers, replaceId: orders });
-    expect(response.body.error.message).toContain('analytics_dev.customers');
-  });
+  it(
+    'is 409 naming the table that holds the name or the source, not asking for replaceId',
+    needs(skip),
+    async () => {
+      const customers = server.table('customers').id;
+      const before = await held();
+      for (const [name, source, code, holds] of [
+        ['customers', 'analytics_dev.orders', 'name_conflict', `the name 'customers'`],
+        ['orders', 'analytics_dev.customers', 'source_conflict', `the source 'analytics_dev.customers'`],
+      ] as const) {
+        const response = await server.request('POST', '/api/workspace/definitions', {
+          token: definer,
+          body: body('dev', name, source),
+        });
+        expect(response.status).toBe(409);
+        expect(response.body.error.code).toBe(code);
+        expect(response.body.error.details).toMatchObject({ existingId: customers, replaceId: orders });
+        const message: string = response.body.error.message;
+        expect(message).toContain(`(${customers}) already holds ${holds}`);
+        expect(message).not.toMatch(/use replaceId|pass replaceId|--replace/);
+      }
+      expect(await held()).toEqual(before);
+    },
+  );
 });
