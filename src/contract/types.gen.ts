@@ -358,7 +358,7 @@ export interface paths {
         put?: never;
         /**
          * Register or replace a definition artifact (§4.7); MANAGEMENT token only
-         * @description A replacement is compared with the definition held inside the writing transaction, under the table's row lock: parallel identical replacements make one version. `If-Match` (a replacement only): the definition version it was computed from. A registration whose name or source is already used (a parallel one included) is 409 with the holder's id in `details.existingId`.
+         * @description A replacement is compared with the definition held inside the writing transaction, under the table's row lock: parallel identical replacements make one version. `If-Match` (a replacement only): the definition version it was computed from. A registration whose name or source is already used (a parallel one included) is 409 with the holder's id in `details.existingId`. A replacement stays in its table's environment: a connector of another environment is 404 `replace_environment_mismatch` (a table moves by `POST /api/tables/{tableId}/promotions`). A replacement whose name or source another table holds is 409 `name_conflict` or `source_conflict` with that table's id in `details.existingId` and the replaced one's in `details.replaceId`.
          */
         post: operations["registerDefinition"];
         delete?: never;
@@ -2719,7 +2719,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A resource with the same name or source exists (`details.existingId` names it: pass it as `replaceId`), or a parallel request stored it first. */
+        /** @description A resource with the same name or source exists (`details.existingId` names it: a registration passes it as `replaceId`; for a replacement, `details.replaceId` present, it is another table), or a parallel request stored it first. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3888,6 +3888,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             503: components["responses"]["DatabaseConflict"];
         };
     };

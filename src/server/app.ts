@@ -320,12 +320,13 @@ function buildApp(
   });
   // Authenticate first: every /api route but the refresh (and the table endpoints, whose own hook does it
   // with their rate limit) resolves its caller before its body is read, so nothing about the request is
-  // validated, or described, for a caller who is not one.
+  // validated, or described, for a caller who is not one; nor for one the route's guard refuses.
   app.addHook('onRequest', async (request) => {
     const route = restRoute(ctx, request.routeOptions.url);
     if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
     if (DATA_PLANE_ROUTES.has(route)) return;
     request.caller = await authenticate(ctx, request);
+    request.routeOptions.config.guard?.(request.caller);
   });
   // A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id.
   app.addHook('preValidation', async (request) => {

@@ -77,6 +77,10 @@ export async function limitFailedAuthentication<T>(
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** See guardBeforeBody. */
+    guard?: (caller: Caller) => unknown;
+  }
   interface FastifyRequest {
     caller: Caller | null;
     /** Marks the request answered for the server's close (a hijacked route, which has no onSend, calls it). */
@@ -86,13 +90,10 @@ declare module 'fastify' {
 
 /**
  * Route options that run `guard` (the route's audience, scope and role check) on the caller before the
- * body is read: a caller the route refuses gets its 401 or 403, never a 400 or 413 about a body it sent.
+ * body is read: app.ts's authentication hook, which resolves the caller before any route's body is parsed,
+ * runs it there. A caller the route refuses gets its 401 or 403, never a 400 or 413 about a body it sent.
  * The handler runs its guard again, on the same resolved caller, for the caller's type.
  */
-export function guardBeforeBody(ctx: AppContext, guard: (caller: Caller) => unknown) {
-  return {
-    onRequest: async (request: FastifyRequest) => {
-      guard(await callerOf(ctx, request));
-    },
-  };
+export function guardBeforeBody(guard: (caller: Caller) => unknown) {
+  return { config: { guard } };
 }

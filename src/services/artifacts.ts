@@ -411,7 +411,11 @@ async function registrationFailure(
     let suggestion: string;
     let id: string | undefined;
     if (options.replaceId !== undefined) {
-      suggestion = `--replace ${options.replaceId} replaces one artifact, and another one already holds the name ${artifact.table} or the source ${artifact.source}.`;
+      // --replace was given: another table holds the name or source, which another --replace would not free.
+      const holder = (error.details as { existingId?: unknown } | undefined)?.existingId;
+      const held =
+        error.code === 'source_conflict' ? `the source ${artifact.source}` : `the name ${artifact.table}`;
+      suggestion = `${typeof holder === 'string' ? `gds status ${shellWord(holder)}` : 'gds list'} shows the table that holds ${held}; give this definition another table name or source.`;
     } else {
       const details = error.details as
         { existingId?: unknown; replaceable?: unknown; reason?: unknown } | undefined;

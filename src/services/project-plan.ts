@@ -543,7 +543,7 @@ export async function planProject(
     if (holder !== undefined && holder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${declaration.name} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${declaration.name} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${movedByPromotion(holder, projectId, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
     const slugHolder = slugHolders.get(slugOf(declaration.name));
@@ -787,6 +787,12 @@ async function lastSubmission(
 const SLUG_RULE = 'lowered and with each run of other characters than letters, digits and _ made one _';
 
 /** `(source, environment, project)` of a table holding a name, its id first when given. */
+/** For this project's table in another environment: how a table gets there (apply never moves one). */
+function movedByPromotion(holder: HeldTable | TableListRow, projectId: string, env: string): string {
+  if ((holder.project ?? null) !== projectId || holder.environmentLabel === env) return '';
+  return `a table moves between environments by promotion (gds env promote ${holder.id} --to ${env}), never by apply; `;
+}
+
 function holderText(holder: HeldTable | TableListRow, id?: string): string {
   const project =
     holder.project === null || holder.project === undefined ? 'no project' : `project ${holder.project}`;

@@ -31,6 +31,15 @@ export function requireRole(caller: SessionCaller, minimum: Role, what: string):
   }
 }
 
+/** A guard (see guardBeforeBody): a person (401 otherwise) of at least `minimum` (403 otherwise). */
+export function personOfRole(minimum: Role, what: string): (caller: Caller) => SessionCaller {
+  return (caller) => {
+    const person = requirePerson(caller);
+    requireRole(person, minimum, what);
+    return person;
+  };
+}
+
 /**
  * §5.6: a caller scoped to some environments acts on, and reads, only tables in those (403 otherwise). The one
  * environment check of every table endpoint a person or a MANAGEMENT token calls, reads included.

@@ -600,6 +600,7 @@ async function replace(
     details: { via, replaceId, fileName: input.filename, source, columns: { added, removed } },
   });
   if (!table) throw new Error('replace: the lifecycle table accepted a missing table');
+  checkSameEnvironment(table, connector);
   checkVersion(
     `The definition of ${table.id}`,
     table.definitionVersion,
@@ -607,17 +608,7 @@ async function replace(
     `Compare with gds push <file> --replace ${table.governanceId} --dry-run and push again.`,
   );
   const collision = await findCollision(tx, caller.workspaceId, artifact.table, source, table.id);
-  if (collision) {
-    throw new HttpError(
-      409,
-      'name_conflict',
-      `A governance artifact named '${artifact.table}' already exists`,
-      {
-        hint: 'replaceId replaces one artifact; another already holds this name or source',
-        existingId: collision.existingId,
-      },
-    );
-  }
+  if (collision) throw replacementCollision(collision, table, artifact.table);
   const definitionVersion = table.definitionVersion + 1;
   await tx.query(
     `UPDATE gds.tables SET name = $2, connector_id = $3, environment_label = $4, source = $5, artifact = $6,
@@ -650,6 +641,42 @@ async function replace(
       columns: { added, removed },
     },
   };
+}
+
+/**
+ * A replacement keeps its table's environment: a connector of another one is 404 (§7.2's "replaceId
+ * mismatch": the id names no table there). Moving a table is promotion's, with its own rules.
+ */
+function checkSameEnvironment(table: TableRow, connector: ConnectorRow): void {
+  if (table.environmentLabel === connector.environmentLabel) return;
+  throw notFound(
+    'replace_environment_mismatch',
+    `Table ${table.name} (${table.id}) is in ${table.environmentLabel} and connector ${connector.name} is in ${connector.environmentLabel}: a replacement keeps its table's environment. To move the table to ${connector.environmentLabel}, promote it (gds env promote ${table.id} --to ${connector.environmentLabel}); to replace its definition, use a connector of ${table.environmentLabel}.`,
+    {
+      tableId: table.id,
+      environmentLabel: table.environmentLabel,
+      connectorId: connector.id,
+      connectorEnvironmentLabel: connector.environmentLabel,
+    },
+  );
+}
+
+/** 409 of a replacement whose name or source another table holds: the replaceId sent is not the way out. */
+function replacementCollision(
+  collision: NonNullable<Awaited<ReturnType<typeof findCollision>>>,
+  table: TableRow,
+  name: string,
+): HttpError {
+  const holds =
+    collision.kind === 'name'
+      ? { code: 'name_conflict', what: `the name '${name}'` }
+      : { code: 'source_conflict', what: `the source '${collision.source}'` };
+  return new HttpError(
+    409,
+    holds.code,
+    `Another governance artifact (${collision.existingId}) already holds ${holds.what}, so ${table.name} (${table.id}) cannot take it: give the definition another table name or source.`,
+    { existingId: collision.existingId, replaceId: table.governanceId },
+  );
 }
 
 /** What the replace rule reads of a table. */

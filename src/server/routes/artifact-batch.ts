@@ -9,7 +9,7 @@ import { checkArtifactBounds } from '../artifact-bounds.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { requireSession } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, errorBody, HttpError } from '../errors.js';
 import {
@@ -27,7 +27,7 @@ type Step = Schema<'ArtifactBatchStep'>;
 type ItemResult = Schema<'ArtifactBatchItemResult'>;
 
 export function artifactBatchRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/api/artifacts/batch', async (request) => {
+  app.post('/api/artifacts/batch', guardBeforeBody(requireSession), async (request) => {
     const caller = requireSession(await callerOf(ctx, request));
     const { items } = parseBody<Schema<'ArtifactBatchRequest'>>('ArtifactBatchRequest', request.body);
     const results: ItemResult[] = [];

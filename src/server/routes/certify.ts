@@ -5,9 +5,8 @@ import {
   requireCertifier,
   loadTableInScope,
   requireEnvironment,
-  requirePerson,
-  requireRole,
   requireTokenTableWrite,
+  personOfRole,
 } from '../certification/access.js';
 import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
 import { loadGateTable } from '../gates/table.js';
@@ -20,7 +19,7 @@ type TableRoute = { Params: { tableId: string }; Body: unknown };
 type TableRequest = FastifyRequest<TableRoute>;
 
 export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const certifier = guardBeforeBody(ctx, requireCertifier);
+  const certifier = guardBeforeBody(requireCertifier);
   app.post<TableRoute>(
     '/api/tables/:tableId/semantic-contract/certify',
     certifier,
@@ -41,9 +40,9 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  app.post('/api/tables/:tableId/reject', async (request: TableRequest) => {
-    const caller = requirePerson(await callerOf(ctx, request));
-    requireRole(caller, 'STEWARD', 'reject a table');
+  const rejecter = personOfRole('STEWARD', 'reject a table');
+  app.post('/api/tables/:tableId/reject', guardBeforeBody(rejecter), async (request: TableRequest) => {
+    const caller = rejecter(await callerOf(ctx, request));
     // Authorize (the table in the caller's workspace and environment) before the body is looked at.
     await loadTableInScope(ctx.db, caller, request.params.tableId);
     const reason = (request.body as { reason?: unknown } | undefined)?.reason;

@@ -1,7 +1,7 @@
 // Workspace configuration (`gds config list|set|history`): any member reads; ADMIN or OWNER sets.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit.js';
-import { requirePerson, requireRole } from '../certification/access.js';
+import { personOfRole, requirePerson } from '../certification/access.js';
 import {
   configHistory,
   listConfig,
@@ -10,7 +10,7 @@ import {
   setConfig,
 } from '../certification/config.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest } from '../errors.js';
 
 type KeyRequest = FastifyRequest<{ Params: { key: string }; Body: unknown }>;
@@ -21,9 +21,9 @@ export function configRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { config: await listConfig(ctx.db, caller.workspaceId) };
   });
 
-  app.put('/api/config/:key', async (request: KeyRequest) => {
-    const caller = requirePerson(await callerOf(ctx, request));
-    requireRole(caller, 'ADMIN', 'change the workspace configuration');
+  const configurer = personOfRole('ADMIN', 'change the workspace configuration');
+  app.put('/api/config/:key', guardBeforeBody(configurer), async (request: KeyRequest) => {
+    const caller = configurer(await callerOf(ctx, request));
     const body = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !('value' in body)) {
       throw badRequest('invalid_body', 'Send {"value": "<new value>"}.');

@@ -8,7 +8,7 @@ import { loadTableInScope, requireEnvironment, requirePerson, requireRole } from
 import type { ContractFields } from '../certification/contracts.js';
 import { fieldsOf, findContract, liveContract, updateContract } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, notFound } from '../errors.js';
 import type { SessionCaller } from '../auth/caller.js';
@@ -20,19 +20,23 @@ import { loadTable } from '../governance/tables.js';
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
 
 export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.patch('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
-    const caller = requirePerson(await callerOf(ctx, request));
-    await checkIntentCaller(ctx, caller, request.params.tableId);
-    const body = parseBody<Schema<'ContractIntentRequest'>>('ContractIntentRequest', request.body);
-    return setIntent(
-      ctx,
-      caller,
-      request.params.tableId,
-      body,
-      () => expectedVersion(request),
-      projectParam(request.query),
-    );
-  });
+  app.patch(
+    '/api/tables/:tableId/semantic-contract',
+    guardBeforeBody(requirePerson),
+    async (request: TableRequest) => {
+      const caller = requirePerson(await callerOf(ctx, request));
+      await checkIntentCaller(ctx, caller, request.params.tableId);
+      const body = parseBody<Schema<'ContractIntentRequest'>>('ContractIntentRequest', request.body);
+      return setIntent(
+        ctx,
+        caller,
+        request.params.tableId,
+        body,
+        () => expectedVersion(request),
+        projectParam(request.query),
+      );
+    },
+  );
 
   app.get('/api/tables/:tableId/semantic-contract', async (request: TableRequest) => {
     const caller = requirePerson(await callerOf(ctx, request));

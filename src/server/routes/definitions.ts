@@ -29,7 +29,7 @@ export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
   const manager = (caller: Caller) => requireManagement(caller, 'workspace:write:definition', false);
   app.post(
     '/api/workspace/definitions',
-    { ...bounded, ...guardBeforeBody(ctx, manager) },
+    { ...bounded, ...guardBeforeBody(manager) },
     async (request, reply) => {
       const caller = manager(await callerOf(ctx, request));
       const input = withPrecondition(readDefinitionBody(request.body, true), expectedVersion(request));
@@ -38,14 +38,10 @@ export function definitionRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  app.post(
-    '/api/artifacts',
-    { ...bounded, ...guardBeforeBody(ctx, requireSession) },
-    async (request, reply) => {
-      const caller = requireSession(await callerOf(ctx, request));
-      const input = withPrecondition(readDefinitionBody(request.body, false), expectedVersion(request));
-      checkArtifactBounds(input);
-      return send(reply, await registerDefinition(ctx, caller, input, 'push'));
-    },
-  );
+  app.post('/api/artifacts', { ...bounded, ...guardBeforeBody(requireSession) }, async (request, reply) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    const input = withPrecondition(readDefinitionBody(request.body, false), expectedVersion(request));
+    checkArtifactBounds(input);
+    return send(reply, await registerDefinition(ctx, caller, input, 'push'));
+  });
 }

@@ -4,8 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Gate1ProofBody, GateJobBody, Schema } from '../../contract/types.js';
 import type { SessionCaller } from '../auth/caller.js';
+import { requireSession } from '../auth/caller.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
+import { guardBeforeBody } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Job } from '../governance/jobs.js';
 import { cancelJob, getJob, recentJobs } from '../governance/jobs.js';
@@ -85,7 +87,7 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
     return body;
   });
 
-  app.post('/api/gate-jobs/:jobId/cancel', async (request: JobRequest) => {
+  app.post('/api/gate-jobs/:jobId/cancel', guardBeforeBody(requireSession), async (request: JobRequest) => {
     const { caller, job } = await jobFor(ctx, request);
     const after = TERMINAL_STATUSES.has(job.status)
       ? job

@@ -15,9 +15,11 @@ import * as yaml from 'yaml';
 import { sameGateRules } from '../../core/gate-diff.js';
 import { validateGate1 } from '../../core/gate1/index.js';
 import type { SessionCaller } from '../auth/caller.js';
+import { requireSession } from '../auth/caller.js';
 import { checkGate1Bounds } from '../artifact-bounds.js';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
+import { guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/handle.js';
 import { certifiedViewName } from '../certification/view-name.js';
@@ -60,7 +62,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     return body;
   });
 
-  app.put('/api/tables/:tableId/gate1', async (request: TableRequest) => {
+  app.put('/api/tables/:tableId/gate1', guardBeforeBody(requireSession), async (request: TableRequest) => {
     const { caller, table } = await gateTableFor(ctx, request);
     const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
     return applyGate1(
@@ -103,105 +105,120 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     return body;
   });
 
-  app.post('/api/tables/:tableId/gate1/suggestions', async (request: TableRequest) => {
-    const { table } = await gateTableFor(ctx, request);
-    const body: Gate1Suggestions = await suggestGate1(ctx.db, table);
-    return body;
-  });
+  app.post(
+    '/api/tables/:tableId/gate1/suggestions',
+    guardBeforeBody(requireSession),
+    async (request: TableRequest) => {
+      const { table } = await gateTableFor(ctx, request);
+      const body: Gate1Suggestions = await suggestGate1(ctx.db, table);
+      return body;
+    },
+  );
 
-  app.post('/api/tables/:tableId/gate-runs', async (request: TableRequest, reply) => {
-    const { caller, table } = await gateTableFor(ctx, request);
-    const body = parseBody<GateRunRequest>('GateRunRequest', request.body ?? {});
-    const gate = body.gate ?? 1;
-    if (gate !== 1 && body.sample !== undefined) {
-      throw badRequest('sample_gate1_only', `--sample applies to Gate 1 only; drop it for Gate ${gate}.`, {
-        gate,
-      });
-    }
-    if (gate !== 3 && body.baseline !== undefined) {
-      throw badRequest(
-        'baseline_gate3_only',
-        `--baseline applies to Gate 3 only; drop it for Gate ${gate}.`,
-        { gate },
-      );
-    }
-    const sample = body.sample === undefined ? undefined : parseSample(body.sample);
-    if (gate === 1) {
-      await governedTransaction(ctx.db, ctx.clock, (tx) =>
-        applyTrigger(tx, {
-          table,
-          trigger: 'gate_run',
-          context: { mode: table.mode, tableName: table.name },
-          actor: caller,
-          clock: ctx.clock,
-          details: { sample: body.sample ?? null },
-        }),
-      );
-      const proof = await runGate1(ctx.db, table, { clock: ctx.clock, ...(sample ? { sample } : {}) });
-      return reply.code(200).send(proofBody(proof, { id: null, kind: 'run' }));
-    }
-    const job = await governedTransaction(ctx.db, ctx.clock, (tx) =>
-      enqueueGateJob(ctx, tx, caller, table, gate, body.baseline),
-    );
-    return reply.code(202).send({ job: jobBody(job) });
-  });
-
-  app.post('/api/tables/:tableId/gate-submissions', async (request: TableRequest, reply) => {
-    const { caller, table } = await gateTableFor(ctx, request);
-    const { ifNotCertified = false } = parseBody<GateSubmitRequest>('GateSubmitRequest', request.body ?? {});
-    // `gds apply --submit` submits only its project's tables: checked before the scan, and again under the lock.
-    const project = projectParam(request.query);
-    checkOwner(table, project);
-    // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
-    // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
-    if (ifNotCertified) await refuseCertified(ctx.db, table);
-    const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
-    const body = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
-      // (and refused under --if-not-certified) instead of being overwritten by this transition.
-      const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
-      checkOwner(current, project);
-      if (ifNotCertified) await refuseCertified(tx, current);
-      if (!isProofFresh(proof, current)) {
-        throw new HttpError(
-          409,
-          'table_changed',
-          `Table ${table.id}'s definition, gate1.yml or data changed during the scan; nothing was submitted. Submit again.`,
-          { tableId: table.id, scanned: proof.tableVersion, current: current.versions },
+  app.post(
+    '/api/tables/:tableId/gate-runs',
+    guardBeforeBody(requireSession),
+    async (request: TableRequest, reply) => {
+      const { caller, table } = await gateTableFor(ctx, request);
+      const body = parseBody<GateRunRequest>('GateRunRequest', request.body ?? {});
+      const gate = body.gate ?? 1;
+      if (gate !== 1 && body.sample !== undefined) {
+        throw badRequest('sample_gate1_only', `--sample applies to Gate 1 only; drop it for Gate ${gate}.`, {
+          gate,
+        });
+      }
+      if (gate !== 3 && body.baseline !== undefined) {
+        throw badRequest(
+          'baseline_gate3_only',
+          `--baseline applies to Gate 3 only; drop it for Gate ${gate}.`,
+          { gate },
         );
       }
-      const { effects, next } = await applyTrigger(tx, {
-        table: current,
-        trigger: 'gate_submitted',
-        context: { mode: current.mode, tableName: current.name },
-        actor: caller,
-        clock: ctx.clock,
-        details: {
-          passed: proof.passed,
-          failedPredicates: proof.failedPredicates,
-          tableVersion: proof.tableVersion,
-        },
-      });
-      let proofId: string | null = null;
-      let notificationId: string | undefined;
-      for (const effect of effects) {
-        if (effect.type === 'persist_proof')
-          proofId = (await persistSubmitProof(tx, proof, caller.userId)).id;
-        else if (effect.type === 'notify_steward')
-          notificationId = await notifyOfSubmission(ctx, tx, caller, current, proof, proofId);
+      const sample = body.sample === undefined ? undefined : parseSample(body.sample);
+      if (gate === 1) {
+        await governedTransaction(ctx.db, ctx.clock, (tx) =>
+          applyTrigger(tx, {
+            table,
+            trigger: 'gate_run',
+            context: { mode: table.mode, tableName: table.name },
+            actor: caller,
+            clock: ctx.clock,
+            details: { sample: body.sample ?? null },
+          }),
+        );
+        const proof = await runGate1(ctx.db, table, { clock: ctx.clock, ...(sample ? { sample } : {}) });
+        return reply.code(200).send(proofBody(proof, { id: null, kind: 'run' }));
       }
-      // Leaving CERTIFIED drops the certified view (engine.ts): the answer says so.
-      const viewWithdrawn = current.state === 'CERTIFIED' && next !== 'CERTIFIED';
-      return {
-        ...proofBody(proof, { id: proofId, kind: 'submit' }),
-        state: next,
-        ...(notificationId ? { notificationId } : {}),
-        viewWithdrawn,
-        ...(viewWithdrawn ? { withdrawnView: await certifiedViewName(tx, current) } : {}),
-      };
-    });
-    return reply.code(201).send(body);
-  });
+      const job = await governedTransaction(ctx.db, ctx.clock, (tx) =>
+        enqueueGateJob(ctx, tx, caller, table, gate, body.baseline),
+      );
+      return reply.code(202).send({ job: jobBody(job) });
+    },
+  );
+
+  app.post(
+    '/api/tables/:tableId/gate-submissions',
+    guardBeforeBody(requireSession),
+    async (request: TableRequest, reply) => {
+      const { caller, table } = await gateTableFor(ctx, request);
+      const { ifNotCertified = false } = parseBody<GateSubmitRequest>(
+        'GateSubmitRequest',
+        request.body ?? {},
+      );
+      // `gds apply --submit` submits only its project's tables: checked before the scan, and again under the lock.
+      const project = projectParam(request.query);
+      checkOwner(table, project);
+      // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
+      // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
+      if (ifNotCertified) await refuseCertified(ctx.db, table);
+      const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
+      const body = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+        // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
+        // (and refused under --if-not-certified) instead of being overwritten by this transition.
+        const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
+        checkOwner(current, project);
+        if (ifNotCertified) await refuseCertified(tx, current);
+        if (!isProofFresh(proof, current)) {
+          throw new HttpError(
+            409,
+            'table_changed',
+            `Table ${table.id}'s definition, gate1.yml or data changed during the scan; nothing was submitted. Submit again.`,
+            { tableId: table.id, scanned: proof.tableVersion, current: current.versions },
+          );
+        }
+        const { effects, next } = await applyTrigger(tx, {
+          table: current,
+          trigger: 'gate_submitted',
+          context: { mode: current.mode, tableName: current.name },
+          actor: caller,
+          clock: ctx.clock,
+          details: {
+            passed: proof.passed,
+            failedPredicates: proof.failedPredicates,
+            tableVersion: proof.tableVersion,
+          },
+        });
+        let proofId: string | null = null;
+        let notificationId: string | undefined;
+        for (const effect of effects) {
+          if (effect.type === 'persist_proof')
+            proofId = (await persistSubmitProof(tx, proof, caller.userId)).id;
+          else if (effect.type === 'notify_steward')
+            notificationId = await notifyOfSubmission(ctx, tx, caller, current, proof, proofId);
+        }
+        // Leaving CERTIFIED drops the certified view (engine.ts): the answer says so.
+        const viewWithdrawn = current.state === 'CERTIFIED' && next !== 'CERTIFIED';
+        return {
+          ...proofBody(proof, { id: proofId, kind: 'submit' }),
+          state: next,
+          ...(notificationId ? { notificationId } : {}),
+          viewWithdrawn,
+          ...(viewWithdrawn ? { withdrawnView: await certifiedViewName(tx, current) } : {}),
+        };
+      });
+      return reply.code(201).send(body);
+    },
+  );
 }
 
 /** 409 `table_certified` (details: state, certifiedView) when the table is CERTIFIED. */

@@ -15,7 +15,7 @@ import type { SessionCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { workspaceEnvironments } from '../certification/access.js';
 import { rateLimited } from '../rate-limit.js';
-import { callerOf, limitFailedAuthentication } from '../context.js';
+import { callerOf, guardBeforeBody, limitFailedAuthentication } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../errors.js';
 
@@ -23,7 +23,7 @@ type ShortLivedTokenRequest = Schema<'ShortLivedTokenRequest'>;
 type ShortLivedToken = Schema<'ShortLivedToken'>;
 
 export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/api/integration/tokens', async (request, reply) => {
+  app.post('/api/integration/tokens', guardBeforeBody(requireSession), async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     const body = parseBody<IssueTokenRequest>('IssueTokenRequest', request.body);
     const plan = await planToken(ctx, caller, body);
@@ -45,7 +45,7 @@ export function integrationRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(201).send(response);
   });
 
-  app.post('/api/integration/short-lived-tokens', async (request, reply) => {
+  app.post('/api/integration/short-lived-tokens', guardBeforeBody(requireSession), async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     const body = parseBody<ShortLivedTokenRequest>('ShortLivedTokenRequest', request.body);
     const env = body.env ?? (await grantsEnvironment(ctx, caller.workspaceId, body.scopes));

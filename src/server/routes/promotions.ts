@@ -13,7 +13,7 @@ import {
   targetConnector,
 } from '../certification/promotion.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
 import { loadConnector, mayReplace } from '../governance/definitions.js';
@@ -38,63 +38,71 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
     return heldDefinitionOf(caller, table);
   });
 
-  app.post('/api/tables/:tableId/promotions', async (request: TableRequest, reply: FastifyReply) => {
-    const caller = requirePerson(await callerOf(ctx, request));
-    const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
-    requireEnvironment(caller, table.environmentLabel);
-    const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
-    if (body.to === table.environmentLabel) {
-      throw badRequest(
-        'same_environment',
-        `Table ${table.name} is already in ${body.to}: promote it to another environment.`,
-        { environmentLabel: body.to },
+  app.post(
+    '/api/tables/:tableId/promotions',
+    guardBeforeBody(requirePerson),
+    async (request: TableRequest, reply: FastifyReply) => {
+      const caller = requirePerson(await callerOf(ctx, request));
+      const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
+      requireEnvironment(caller, table.environmentLabel);
+      const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
+      if (body.to === table.environmentLabel) {
+        throw badRequest(
+          'same_environment',
+          `Table ${table.name} is already in ${body.to}: promote it to another environment.`,
+          { environmentLabel: body.to },
+        );
+      }
+      const bundle = await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString());
+      const connector = await targetConnector(ctx.db, caller, body.to, body.connectorId);
+      const outcome = await landBundle(
+        ctx,
+        caller,
+        bundle,
+        connector,
+        {
+          action: 'TABLE_PROMOTED',
+          details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
+        },
+        { replaceId: body.replaceId, dryRun: body.dryRun, expectedVersion: expectedVersion(request) },
       );
-    }
-    const bundle = await bundleOf(ctx.db, table, new Date(ctx.clock()).toISOString());
-    const connector = await targetConnector(ctx.db, caller, body.to, body.connectorId);
-    const outcome = await landBundle(
-      ctx,
-      caller,
-      bundle,
-      connector,
-      {
-        action: 'TABLE_PROMOTED',
-        details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
-      },
-      { replaceId: body.replaceId, dryRun: body.dryRun, expectedVersion: expectedVersion(request) },
-    );
-    return sendLanding(reply, outcome);
-  });
+      return sendLanding(reply, outcome);
+    },
+  );
 
-  app.post('/api/bundles', async (request: FastifyRequest<{ Body: unknown }>, reply: FastifyReply) => {
-    const caller = requirePerson(await callerOf(ctx, request));
-    const input = request.body;
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-      throw badRequest(
-        'invalid_body',
-        'Send a bundle (as exported by GET /api/tables/{id}/bundle) plus connectorId.',
+  app.post(
+    '/api/bundles',
+    guardBeforeBody(requirePerson),
+    async (request: FastifyRequest<{ Body: unknown }>, reply: FastifyReply) => {
+      const caller = requirePerson(await callerOf(ctx, request));
+      const input = request.body;
+      if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+        throw badRequest(
+          'invalid_body',
+          'Send a bundle (as exported by GET /api/tables/{id}/bundle) plus connectorId.',
+        );
+      }
+      const { connectorId, replaceId, dryRun, ...sealed } = input as Record<string, unknown>;
+      const bundle = openBundle(sealed);
+      // A bundle is sealed by a digest anyone can compute: one made by hand may say what no export says.
+      if (bundle.table.mode !== 'MODE_A') throw notPromotable(bundle.table);
+      parseBody<Schema<'ImportBundleRequest'>>('ImportBundleRequest', input);
+      const connector = await loadConnector(ctx.db, caller.workspaceId, String(connectorId));
+      const outcome = await landBundle(
+        ctx,
+        caller,
+        bundle,
+        connector,
+        { action: 'BUNDLE_IMPORTED', details: { bundleSha256: sealed.sha256, from: bundle.table } },
+        {
+          replaceId: replaceId as string | undefined,
+          dryRun: dryRun as boolean | undefined,
+          expectedVersion: expectedVersion(request),
+        },
       );
-    }
-    const { connectorId, replaceId, dryRun, ...sealed } = input as Record<string, unknown>;
-    const bundle = openBundle(sealed);
-    // A bundle is sealed by a digest anyone can compute: one made by hand may say what no export says.
-    if (bundle.table.mode !== 'MODE_A') throw notPromotable(bundle.table);
-    parseBody<Schema<'ImportBundleRequest'>>('ImportBundleRequest', input);
-    const connector = await loadConnector(ctx.db, caller.workspaceId, String(connectorId));
-    const outcome = await landBundle(
-      ctx,
-      caller,
-      bundle,
-      connector,
-      { action: 'BUNDLE_IMPORTED', details: { bundleSha256: sealed.sha256, from: bundle.table } },
-      {
-        replaceId: replaceId as string | undefined,
-        dryRun: dryRun as boolean | undefined,
-        expectedVersion: expectedVersion(request),
-      },
-    );
-    return sendLanding(reply, outcome);
-  });
+      return sendLanding(reply, outcome);
+    },
+  );
 }
 
 /** 202 for a landing that wrote, 200 for a preview or a target that already held it all. */

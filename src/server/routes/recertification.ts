@@ -21,7 +21,7 @@ import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 
 export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): void {
   const recertifier = (caller: Caller) => requireManagement(caller, 'workspace:write:recertify', false);
-  app.post('/api/workspace/recertify', guardBeforeBody(ctx, recertifier), async (request, reply) => {
+  app.post('/api/workspace/recertify', guardBeforeBody(recertifier), async (request, reply) => {
     const caller = recertifier(await callerOf(ctx, request));
     const key = idempotencyKeyOf(request.headers['idempotency-key']);
     const { response, replayed } = await recertify(ctx, caller as IntegrationCaller, request.body, key);
@@ -76,6 +76,7 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.post(
     '/api/recertification-requests/:requestId/dismiss',
+    guardBeforeBody(requireSession),
     async (request: FastifyRequest<{ Params: { requestId: string } }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       const body: unknown = request.body ?? {};

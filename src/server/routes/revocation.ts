@@ -12,7 +12,7 @@ import {
 } from '../auth/revocation.js';
 import { requireRole } from '../certification/access.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest, unauthorized } from '../errors.js';
 import { createCliToken } from '../auth/cli-tokens.js';
 import { roleAtLeast } from '../../core/scopes.js';
@@ -35,7 +35,7 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
-  app.post('/api/integration/tokens/revoke', async (request) => {
+  app.post('/api/integration/tokens/revoke', guardBeforeBody(requireSession), async (request) => {
     const caller = requireSession(await callerOf(ctx, request));
     const body = request.body as { token?: unknown } | null;
     if (typeof body !== 'object' || body === null || typeof body.token !== 'string' || body.token === '') {
@@ -47,7 +47,7 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { token: await revokeIntegrationToken(ctx, caller, body.token) };
   });
 
-  app.post('/api/cli-tokens', async (request, reply) => {
+  app.post('/api/cli-tokens', guardBeforeBody(requireSession), async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     if (caller.via === 'cli_token') {
       throw unauthorized(
@@ -83,6 +83,7 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/api/cli-tokens/:tokenId/revoke',
+    guardBeforeBody(requireSession),
     async (request: FastifyRequest<{ Params: { tokenId: string } }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       // Its holder revokes their own; an OWNER or ADMIN anyone's. Another person's is 404 to anyone else.
@@ -93,7 +94,7 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  app.post('/api/auth/revoke', async (request, reply) => {
+  app.post('/api/auth/revoke', guardBeforeBody(requireSession), async (request, reply) => {
     const caller = requireSession(await callerOf(ctx, request));
     await revokeOwnCredential(ctx, caller);
     return reply.code(204).send();

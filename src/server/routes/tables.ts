@@ -6,7 +6,7 @@ import { requireSession } from '../auth/caller.js';
 import { loadTableInScope, requireEnvironment, visibleEnvironments } from '../certification/access.js';
 import { repairCertifiedView } from '../certification/view.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest, HttpError } from '../errors.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { activeJobs } from '../governance/jobs.js';
@@ -120,6 +120,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete(
     '/api/tables/:tableId',
+    guardBeforeBody(requireSession),
     async (request: FastifyRequest<{ Params: { tableId: string }; Querystring: Query }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       return governedTransaction(ctx.db, ctx.clock, async (tx) => {
@@ -156,7 +157,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   // The project that owns a table: `gds apply --adopt` takes a table over, and a table recorded under the id
   // an earlier gds derived for the project gets the current one. `previous` is what the caller saw:
   // compare-and-set.
-  app.put('/api/tables/:tableId/project', async (request: TableRequest) => {
+  app.put('/api/tables/:tableId/project', guardBeforeBody(requireSession), async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTable(tx, caller.workspaceId, request.params.tableId, { lock: true });

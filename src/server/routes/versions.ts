@@ -2,7 +2,7 @@
 // earlier version as a new forward version that files a recertification request.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { loadTableInScope, requirePerson, requireRole } from '../certification/access.js';
+import { loadTableInScope, personOfRole, requirePerson } from '../certification/access.js';
 import {
   appendVersion,
   getVersion,
@@ -11,7 +11,7 @@ import {
   updateContract,
 } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../context.js';
+import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
 
@@ -28,60 +28,64 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
     return list;
   });
 
-  app.post('/api/tables/:tableId/versions/restore', async (request: TableRequest) => {
-    const caller = requirePerson(await callerOf(ctx, request));
-    requireRole(caller, 'STEWARD', 'restore a contract version');
-    // Authorize (the table in the caller's workspace and environment) before the body is looked at.
-    await loadTableInScope(ctx.db, caller, request.params.tableId);
-    const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
-    const reason = body.reason.trim();
-    const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTableInScope(tx, caller, request.params.tableId);
-      const restored = await getVersion(tx, table.id, body.to);
-      const { next, effects } = await applyTrigger(tx, {
-        table,
-        trigger: 'version_restored',
-        context: {
-          mode: table.mode,
-          tableName: table.name,
-          environment: {
-            table: table.environmentLabel,
-            version: restored.environmentLabel,
-            ...(body.env === undefined ? {} : { asserted: body.env }),
+  const restorer = personOfRole('STEWARD', 'restore a contract version');
+  app.post(
+    '/api/tables/:tableId/versions/restore',
+    guardBeforeBody(restorer),
+    async (request: TableRequest) => {
+      const caller = restorer(await callerOf(ctx, request));
+      // Authorize (the table in the caller's workspace and environment) before the body is looked at.
+      await loadTableInScope(ctx.db, caller, request.params.tableId);
+      const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
+      const reason = body.reason.trim();
+      const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+        const table = await loadTableInScope(tx, caller, request.params.tableId);
+        const restored = await getVersion(tx, table.id, body.to);
+        const { next, effects } = await applyTrigger(tx, {
+          table,
+          trigger: 'version_restored',
+          context: {
+            mode: table.mode,
+            tableName: table.name,
+            environment: {
+              table: table.environmentLabel,
+              version: restored.environmentLabel,
+              ...(body.env === undefined ? {} : { asserted: body.env }),
+            },
           },
-        },
-        actor: caller,
-        clock: ctx.clock,
-        details: { reason, restoredFrom: restored.version },
-      });
-      let version = restored;
-      let recertificationRequestId = '';
-      for (const effect of effects) {
-        if (effect.type === 'write_restored_version') {
-          await liveContract(tx, ctx.clock, table);
-          version = await appendVersion(tx, {
-            tableId: table.id,
-            kind: 'RESTORE',
-            environmentLabel: table.environmentLabel,
-            contract: restored.contract,
-            at: new Date(ctx.clock()).toISOString(),
-            by: caller.userId,
-            restoredFrom: restored.version,
-            reason,
-          });
-          await updateContract(tx, ctx.clock, table.id, restored.contract, caller.userId);
-        } else if (effect.type === 'file_recertification') {
-          recertificationRequestId = await fileRecertificationRequest(tx, {
-            tableId: table.id,
-            cause: effect.cause,
-            details: { reason, restoredFrom: restored.version, version: version.version },
-            actor: caller,
-            clock: ctx.clock,
-          });
+          actor: caller,
+          clock: ctx.clock,
+          details: { reason, restoredFrom: restored.version },
+        });
+        let version = restored;
+        let recertificationRequestId = '';
+        for (const effect of effects) {
+          if (effect.type === 'write_restored_version') {
+            await liveContract(tx, ctx.clock, table);
+            version = await appendVersion(tx, {
+              tableId: table.id,
+              kind: 'RESTORE',
+              environmentLabel: table.environmentLabel,
+              contract: restored.contract,
+              at: new Date(ctx.clock()).toISOString(),
+              by: caller.userId,
+              restoredFrom: restored.version,
+              reason,
+            });
+            await updateContract(tx, ctx.clock, table.id, restored.contract, caller.userId);
+          } else if (effect.type === 'file_recertification') {
+            recertificationRequestId = await fileRecertificationRequest(tx, {
+              tableId: table.id,
+              cause: effect.cause,
+              details: { reason, restoredFrom: restored.version, version: version.version },
+              actor: caller,
+              clock: ctx.clock,
+            });
+          }
         }
-      }
-      return { tableId: table.id, state: next, version, recertificationRequestId };
-    });
-    return result;
-  });
+        return { tableId: table.id, state: next, version, recertificationRequestId };
+      });
+      return result;
+    },
+  );
 }

@@ -474,7 +474,10 @@ describe('replacing a definition', () => {
       replaceId: governanceId,
     });
     expect(response.status).toBe(409);
-    expect(response.body.error.message).toBe("A governance artifact named 'orders' already exists");
+    // §7.3's "already exists" is the message of a collision without --replace; this one says who holds it.
+    expect(response.body.error.code).toBe('name_conflict');
+    expect(response.body.error.message).toContain("already holds the name 'orders'");
+    expect(response.body.error.details).toMatchObject({ replaceId: governanceId });
     expect((await tableRow(governanceId))?.definition_version).toBe(3);
   });
 });

@@ -1,0 +1,141 @@
+// A replacement (§3 "definition replaced", §4.7 `replaceId`, `push --replace`) stays in its table's
+// environment: one whose connector is in another environment is 404 (§7.2's "replaceId mismatch") naming
+// `gds env promote`, which moves a table with promotion's own rules; nothing is written. On every path a
+// replacement takes: POST /api/workspace/definitions, POST /api/artifacts (with --connector, and with the
+// connector the source's schema picks) and an item of POST /api/artifacts/batch. And a replacement whose
+// name or source another table holds is 409 saying which table holds it, not to send the replaceId it sent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../../helpers/engines.js';
+import type { TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+import { needs } from '../../helpers/skip.js';
+
+describe.each(ENGINES)('a replacement on $engine', ({ engine, postgres, skip }) => {
+  let server: TestServer;
+  let definer: string;
+  let orders: string;
+  const connector: Record<string, string> = {};
+
+  const artifact = (name: string, source: string) =>
+    [`table: ${name}`, `source: ${source}`, 'columns:', '  - name: id', '  - name: total'].join('\n');
+  const body = (env: string | undefined, name = 'orders', source?: string) => ({
+    filename: `${name}.yml`,
+    mimeType: 'yaml',
+    content: artifact(name, source ?? `${env === 'production' ? 'analytics_prod' : 'analytics_dev'}.orders`),
+    ...(env === undefined ? {} : { connectorId: connector[env] }),
+    replaceId: orders,
+  });
+  const held = async () =>
+    (
+      await server.sql<{ environment_label: string; connector_id: string; definition_version: number }>(
+        'SELECT environment_label, connector_id, definition_version FROM gds.tables WHERE id = $1',
+        [orders],
+      )
+    )[0];
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer({
+      jobs: 'manual',
+      ...(postgres ? { database: 'postgres' as const } : {}),
+    });
+    orders = server.table('orders').id;
+    for (const c of server.ready.connectors) connector[c.environmentLabel] = c.id;
+    definer = (
+      await server.issueToken('ADMIN', {
+        name: `definer-${engine}`,
+        env: '*',
+        scopes: ['workspace:write:definition'],
+      })
+    ).tokens.accessToken;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const refusedAsPromotion = (status: number, error: { code: string; message: string }) => {
+    expect(status).toBe(404);
+    expect(error.code).toBe('replace_environment_mismatch');
+    expect(error.message).toContain(`gds env promote ${orders} --to production`);
+  };
+
+  it(
+    'is 404 on POST /api/workspace/definitions with a connector of another environment',
+    needs(skip),
+    async () => {
+      const before = await held();
+      const response = await server.request('POST', '/api/workspace/definitions', {
+        token: definer,
+        body: body('production'),
+      });
+      refusedAsPromotion(response.status, response.body.error);
+      expect(response.body.error.details).toMatchObject({
+        tableId: orders,
+        environmentLabel: 'dev',
+        connectorEnvironmentLabel: 'production',
+      });
+      expect(await held()).toEqual(before);
+    },
+  );
+
+  it(
+    'is 404 on POST /api/artifacts, with --connector and with the connector the source picks',
+    needs(skip),
+    async () => {
+      const before = await held();
+      const token = server.user('ADMIN').cliToken;
+      for (const sent of [body('production'), body(undefined, 'orders', 'analytics_prod.orders')]) {
+        const response = await server.request('POST', '/api/artifacts', { token, body: sent });
+        refusedAsPromotion(response.status, response.body.error);
+      }
+      expect(await held()).toEqual(before);
+    },
+  );
+
+  it('is 404 for an item of POST /api/artifacts/batch, nothing written', needs(skip), async () => {
+    const before = await held();
+    const response = await server.request('POST', '/api/artifacts/batch', {
+      token: server.user('ADMIN').cliToken,
+      body: { items: [{ definition: body('production') }] },
+    });
+    expect(response.status).toBe(200);
+    const [result] = response.body.results;
+    expect(result.definition.changed).toBe(false);
+    refusedAsPromotion(result.definition.status, result.definition.error.error);
+    expect(await held()).toEqual(before);
+  });
+
+  it('still replaces within the environment', needs(skip), async () => {
+    const response = await server.request('POST', '/api/artifacts', {
+      token: server.user('ADMIN').cliToken,
+      body: body('dev'),
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+    expect((await held())?.environment_label).toBe('dev');
+  });
+
+  it(
+    'is 409 naming the table that holds the name or the source, not asking for replaceId',
+    needs(skip),
+    async () => {
+      const customers = server.table('customers').id;
+      const before = await held();
+      for (const [name, source, code, holds] of [
+        ['customers', 'analytics_dev.orders', 'name_conflict', `the name 'customers'`],
+        ['orders', 'analytics_dev.customers', 'source_conflict', `the source 'analytics_dev.customers'`],
+      ] as const) {
+        const response = await server.request('POST', '/api/workspace/definitions', {
+          token: definer,
+          body: body('dev', name, source),
+        });
+        expect(response.status).toBe(409);
+        expect(response.body.error.code).toBe(code);
+        expect(response.body.error.details).toMatchObject({ existingId: customers, replaceId: orders });
+        const message: string = response.body.error.message;
+        expect(message).toContain(`(${customers}) already holds ${holds}`);
+        expect(message).not.toMatch(/use replaceId|pass replaceId|--replace/);
+      }
+      expect(await held()).toEqual(before);
+    },
+  );
+});

@@ -1,0 +1,112 @@
+// The endpoints a person calls (a session JWT or `cli_` token: gates, config, reject, contract intent,
+// promotions, tokens, …) answer a caller they refuse (a DATA-API or MANAGEMENT token: 401; a person below
+// the route's role: 403) with that refusal whatever body it sent: a body that is not JSON, or one over the
+// request limit, is a 400 or 413 only for a caller the route takes. The §7.2 endpoints are
+// management-refusals-first.test.ts's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let orders: string;
+let dataApi: string;
+let management: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ jobs: 'manual' });
+  orders = server.table('orders').id;
+  const crm = server.table('crm_contacts').id;
+  const issue = async (scopes: unknown) =>
+    (await server.issueToken('OWNER', { name: 'refused', env: '*', scopes: scopes as never })).tokens
+      .accessToken;
+  dataApi = await issue([{ tableId: crm, permissions: ['read', 'write'] }]);
+  management = await issue(['workspace:write:definition', 'workspace:write:recertify']);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const send = async (method: string, path: string, token: string, body: string) => {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+  });
+  const parsed = (await response.json()) as { error?: { code?: string } };
+  return { status: response.status, code: parsed.error?.code };
+};
+
+const NOT_JSON = '{"content": [';
+const OVERSIZED = JSON.stringify({ pad: 'x'.repeat(REQUEST_BODY_LIMIT_BYTES + 1024) });
+
+/**
+ * Every route a person alone calls that can be sent a body, with the role below which a person is refused;
+ * `unread`: the route reads no body (it still must refuse such a caller before Fastify parses one).
+ */
+const routes = (): Array<{ method: string; path: string; below?: 'MEMBER'; unread?: true }> => [
+  { method: 'POST', path: '/api/artifacts/batch' },
+  { method: 'POST', path: `/api/tables/${orders}/reject`, below: 'MEMBER' },
+  { method: 'PUT', path: '/api/config/gateMode', below: 'MEMBER' },
+  { method: 'PATCH', path: `/api/tables/${orders}/semantic-contract` },
+  { method: 'POST', path: '/api/gate-jobs/job_none/cancel' },
+  { method: 'PUT', path: `/api/tables/${orders}/gate1` },
+  { method: 'POST', path: `/api/tables/${orders}/gate1/suggestions` },
+  { method: 'POST', path: `/api/tables/${orders}/gate-runs` },
+  { method: 'POST', path: `/api/tables/${orders}/gate-submissions` },
+  { method: 'POST', path: '/api/integration/tokens' },
+  { method: 'POST', path: '/api/integration/short-lived-tokens' },
+  { method: 'POST', path: `/api/tables/${orders}/promotions` },
+  { method: 'POST', path: '/api/bundles' },
+  { method: 'POST', path: '/api/recertification-requests/rr_none/dismiss' },
+  { method: 'POST', path: '/api/integration/tokens/revoke' },
+  { method: 'POST', path: '/api/cli-tokens' },
+  { method: 'POST', path: '/api/cli-tokens/clt_none/revoke', unread: true },
+  { method: 'POST', path: '/api/auth/revoke', unread: true },
+  { method: 'DELETE', path: `/api/tables/${orders}`, unread: true },
+  { method: 'PUT', path: `/api/tables/${orders}/project` },
+  { method: 'POST', path: `/api/tables/${orders}/versions/restore`, below: 'MEMBER' },
+];
+
+describe('a person-only route and a caller it refuses, with a body it cannot read', () => {
+  it('is 401 for a DATA-API or MANAGEMENT token, not JSON or oversized', async () => {
+    for (const { method, path } of routes()) {
+      for (const [token, who] of [
+        [dataApi, 'DATA-API'],
+        [management, 'MANAGEMENT'],
+      ] as const) {
+        expect(await send(method, path, token, NOT_JSON), `${who} ${method} ${path} not JSON`).toEqual({
+          status: 401,
+          code: 'wrong_audience',
+        });
+      }
+      const oversized = await send(method, path, dataApi, OVERSIZED);
+      expect(oversized, `DATA-API ${method} ${path} oversized`).toEqual({
+        status: 401,
+        code: 'wrong_audience',
+      });
+    }
+  });
+
+  it('is 403 for a person below the route’s role', async () => {
+    for (const { method, path, below } of routes()) {
+      if (below === undefined) continue;
+      const token = server.user(below).accessToken;
+      for (const body of [NOT_JSON, OVERSIZED]) {
+        expect(await send(method, path, token, body), `${below} ${method} ${path}`).toEqual({
+          status: 403,
+          code: 'role_too_low',
+        });
+      }
+    }
+  });
+
+  it('is still 400 (not JSON) and 413 (oversized) for a person the route takes', async () => {
+    const owner = server.user('OWNER').accessToken;
+    for (const { method, path, unread } of routes()) {
+      if (unread) continue;
+      expect((await send(method, path, owner, NOT_JSON)).status, `${method} ${path}`).toBe(400);
+      expect((await send(method, path, owner, OVERSIZED)).status, `${method} ${path}`).toBe(413);
+    }
+  });
+});
