@@ -13,7 +13,7 @@ import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
 import { stateMatches, STATE_SELECTORS } from './state.js';
-import type { DbtSelection } from './types.js';
+import type { DbtSelection, IndirectSelection } from './types.js';
 
 /** A selector gds cannot read or that matches nothing; the message names it. */
 export class DbtSelectionError extends Error {
@@ -50,8 +50,13 @@ export const SELECTOR_METHODS = [
  * of the selected nodes dbt runs. eager: a test any of whose parents is selected; cautious: all of them;
  * buildable: all of them selected or parents of the selected; empty: only the tests selected themselves.
  */
-export const INDIRECT_SELECTION_MODES = ['eager', 'cautious', 'buildable', 'empty'] as const;
-export type IndirectSelection = (typeof INDIRECT_SELECTION_MODES)[number];
+export const INDIRECT_SELECTION_MODES: readonly IndirectSelection[] = [
+  'eager',
+  'cautious',
+  'buildable',
+  'empty',
+];
+export type { IndirectSelection };
 
 export const isIndirectSelection = (value: unknown): value is IndirectSelection =>
   typeof value === 'string' && (INDIRECT_SELECTION_MODES as readonly string[]).includes(value);

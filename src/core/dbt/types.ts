@@ -3,7 +3,9 @@
 // model, seed or snapshot, already in the service's terms: the JSON artifact to push, the gate1.yml to
 // apply, the contract intent to set, and where each dbt test went.
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
-import type { IndirectSelection } from './select.js';
+
+/** dbt's `--indirect-selection` modes (select.ts reads them). */
+export type IndirectSelection = 'eager' | 'cautious' | 'buildable' | 'empty';
 
 /** dbt's `quoting` (project, model or source): whether each part of a relation's name is quoted. */
 export interface QuotePolicy {
