@@ -1,5 +1,5 @@
 // The short, deliberate list of environment variables that steer gds (`gds help environment`). No flag that
-// targets, replaces, confirms or redirects reads one: only the three flags of FLAG_VARIABLES do, and
+// targets, replaces, confirms or redirects reads one: only the flags of FLAG_VARIABLES do, and
 // test/commands/environment-variables.test.ts checks every command's flags against it.
 
 export interface EnvironmentVariable {
@@ -12,6 +12,9 @@ export const FLAG_VARIABLES: Readonly<Record<string, string>> = {
   profile: 'GDS_PROFILE',
   json: 'GDS_JSON',
   interval: 'GDS_INTERVAL',
+  // dbt's own variable for its --indirect-selection, read as dbt reads it so that a CI job set up for dbt
+  // plans the tests dbt runs.
+  'indirect-selection': 'DBT_INDIRECT_SELECTION',
 };
 
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
@@ -61,6 +64,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     names: ['GDS_PROMPT_DISABLED'],
     description:
       'Set to 1: gds never asks a question, even on a terminal (as when piped); 0: it may (beats the prompt setting).',
+  },
+  {
+    names: ['DBT_INDIRECT_SELECTION'],
+    description:
+      "dbt's own: which dbt tests of the selected models plan and apply make Gate 1 rules (eager, cautious, buildable, empty), as --indirect-selection.",
   },
   {
     names: ['GDS_INTERVAL'],
