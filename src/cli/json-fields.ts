@@ -281,6 +281,7 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'migrate',
     'downstreamCertified',
     'recertificationRequested',
+    'staleSubmission',
     'summary',
   ],
   // The last line is {"summary":{…}}; recertificationRequested only on a write that filed one, reason only on a

@@ -26,8 +26,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'registration would refuse it) or # skipped (a node gds governs nothing of, with the reason: an ephemeral ' +
     'model, which dbt builds no relation for; it holds nothing back, and apply exits 0 for it). With --submit, ' +
     'as apply --submit plans: a table of this project that nothing else changes, QUARANTINED and never ' +
-    'submitted as it is (a run killed before its submissions leaves such tables), is ^ submit; one a steward ' +
-    'rejected as it is, PENDING_REVIEW, CERTIFIED or beyond never is, and a CERTIFIED table whose change ' +
+    'submitted as it is (a run killed before its submissions leaves such tables), is ^ submit, and so is one ' +
+    'PENDING_REVIEW whose proof went stale (rebuilt since it was submitted: gds recertify says so); one a ' +
+    'steward rejected as it is, CERTIFIED or beyond never is, and a CERTIFIED table whose change ' +
     'leaves it CERTIFIED (its gate1.yml or contract intent) says under its ~ replace that apply --submit does ' +
     'not submit it again. Ownership is ' +
     "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
@@ -46,6 +47,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason, excluded (true: the selection left it out)}], ' +
     'rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership (this, other, hand; ' +
     'null when new), owner, reason (why refused, owned elsewhere, skipped, or with --submit submitted or not), ' +
+    'staleSubmission (true on a ^ submit of a table PENDING_REVIEW with a stale proof), ' +
     'downstreamCertified, ' +
     'recertificationRequested; then always one last line {"summary":{create, replace, unchanged, remove, ' +
     'failed, refused, skipped, submit, recertificationRequested}}.';
@@ -80,7 +82,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     unchanged: Flags.boolean({ description: 'Also show a block for each unchanged table.' }),
     submit: Flags.boolean({
       description:
-        'Plan as apply --submit: a QUARANTINED table of this project never submitted as it is is ^ submit (kept by --out).',
+        'Plan as apply --submit: a QUARANTINED table of this project never submitted as it is, or one PENDING_REVIEW with a stale proof, is ^ submit (kept by --out).',
     }),
     out: Flags.string({
       description:

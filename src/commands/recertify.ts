@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { outcomeColumns } from '../cli/governance-views.js';
 import type { RecertifyRunReport } from '../services/recertification.js';
-import { recertify, recertifyRequest } from '../services/recertification.js';
+import { recertify, recertifyRequest, staleSubmissionsNote } from '../services/recertification.js';
 
 export default class Recertify extends ApiCommand<typeof Recertify> {
   static override summary = 'Tell the service which tables a pipeline run rebuilt, e.g. after dbt run.';
@@ -100,6 +100,8 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     for (const view of response.outcomes.flatMap((o) => (o.certifiedView ? [o.certifiedView] : []))) {
       if (view.health !== 'published') this.out.info(view.detail);
     }
+    const stale = response.outcomes.filter((o) => o.staleSubmission === true).map((o) => o.table);
+    if (stale.length > 0) this.out.info(staleSubmissionsNote(stale));
     this.out.info(
       `Environment ${response.environmentLabel}: ${response.submitted} submitted, ${response.governed} governed.`,
     );

@@ -346,7 +346,8 @@ async function applyTable(
  * Moves a table to PENDING_REVIEW (`apply --submit`), never a CERTIFIED one (`ifNotCertified`): a change that
  * leaves a table CERTIFIED (its contract intent, its gate1.yml, its owner) is not a reason to undo a steward's
  * certification, which a person does with `gds gate submit`. One the plan shows `submit` (QUARANTINED, nothing
- * else to write) only while it still is: a submission or a certification since is `unchanged`.
+ * else to write) only while it still is: a submission or a certification since is `unchanged`; one waiting for
+ * review with a stale proof while it still waits.
  */
 async function submitTable(
   client: ApplyClient,
@@ -359,7 +360,9 @@ async function submitTable(
   await step('submit', id, options.describe, async () => {
     const state = table.action === 'submit' ? (await client.tables.status(id)).state : undefined;
     const outcome =
-      state === undefined || state === 'QUARANTINED'
+      state === undefined ||
+      state === 'QUARANTINED' ||
+      (state === 'PENDING_REVIEW' && table.staleSubmission === true)
         ? await submitGate(client, id, { ifNotCertified: true, project: plan.project.id })
         : undefined;
     const certified = outcome?.kind === 'skipped' || state === 'CERTIFIED';

@@ -58,6 +58,11 @@ export interface PlannedTable {
   downstreamCertified?: string[];
   /** Applying this table files a recertification request: it is CERTIFIED, and its definition or gate1.yml changes. */
   recertificationRequested?: boolean;
+  /**
+   * `submit` of a table waiting for review whose submission's proof is stale (rebuilt since): apply submits it
+   * again while it still waits for review.
+   */
+  staleSubmission?: true;
   /** What the service held when planned (a saved plan is applied only while it still holds this). */
   seen?: Seen;
   /** What apply sends (not printed). */

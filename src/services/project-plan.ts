@@ -12,10 +12,11 @@
 // builds no relation for it) is `# skipped`, with the reason; it refuses nothing and holds nothing back.
 // With `submit` (plan --submit, apply --submit), a table of this project that nothing else changes, QUARANTINED
 // and never submitted as it is (registered or changed since its last submission: a run killed between its
-// writes and its submissions leaves such tables) is `^ submit`: apply submits it for review. One a steward
-// rejected as it is stays `= unchanged` (saying so), and one PENDING_REVIEW or CERTIFIED (or beyond) is never
-// submitted again: a CERTIFIED table whose change leaves it CERTIFIED (its gate1.yml or contract intent) says
-// so.
+// writes and its submissions leaves such tables) is `^ submit`: apply submits it for review. So is one
+// PENDING_REVIEW whose submission's proof went stale (a rebuild signalled since: certify is blocked until it
+// is submitted again). One a steward rejected as it is stays `= unchanged` (saying so), and one CERTIFIED (or
+// beyond) is never submitted again: a CERTIFIED table whose change leaves it CERTIFIED (its gate1.yml or
+// contract intent) says so.
 //
 // Which tables are the project's: the service records the project that registered each table (`project`, set
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector its tables live
@@ -586,9 +587,13 @@ export async function planProject(
           diffs: compared.diffs,
         };
       const submission =
-        options.submit === true && row?.state === 'QUARANTINED' && !elsewhere && !changed
-          ? await lastSubmission(client, row, call)
-          : undefined;
+        options.submit !== true || row === undefined || elsewhere || changed
+          ? undefined
+          : row.state === 'QUARANTINED'
+            ? await lastSubmission(client, row, call)
+            : row.state === 'PENDING_REVIEW' && row.staleSubmission === true
+              ? { submit: true, reason: STALE_SUBMISSION, stale: true as const }
+              : undefined;
       const action: PlanAction =
         row === undefined
           ? 'create'
@@ -618,6 +623,7 @@ export async function planProject(
           ? { reason: ownedElsewhereReason(row, declaration.name, prefix) }
           : {}),
         ...(submission === undefined ? {} : { reason: submission.reason }),
+        ...(submission !== undefined && 'stale' in submission ? { staleSubmission: true as const } : {}),
         ...(options.submit === true &&
         row?.state === 'CERTIFIED' &&
         !elsewhere &&
@@ -747,6 +753,9 @@ function forbiddenChange(row: HeldTable, changes: PlannedChanges): string | unde
   if (rules.length === 0) return undefined;
   return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${row.name}`;
 }
+
+const STALE_SUBMISSION =
+  'PENDING_REVIEW with a stale proof (its data, definition or gate1.yml moved since it was submitted, so certify is blocked): apply --submit submits it again';
 
 /** A change apply writes that leaves a CERTIFIED table CERTIFIED (a new definition makes it QUARANTINED). */
 function keepsCertified(changes: PlannedChanges): boolean {

@@ -192,6 +192,23 @@ export async function recertifyRequest(
 }
 
 /** Run results gds does not send: a run that built nothing (exit 7), or a file it cannot read (exit 2). */
+/**
+ * What a run means for the tables waiting for review it rebuilt: their proofs are stale, so certify is blocked
+ * until they are submitted again (a CI job that applies with --submit before it recertifies leaves them so).
+ */
+export function staleSubmissionsNote(tables: readonly string[]): string {
+  const named = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, and ${tables.length - 5} more` : '');
+  const [count, them] =
+    tables.length === 1
+      ? ['1 table waiting for review was', 'it is']
+      : [`${tables.length} tables waiting for review were`, 'they are'];
+  return (
+    `${count} rebuilt since submitted (${named}): certify is blocked until ${them} submitted again. ` +
+    "gds apply --submit submits a project's such tables again (in CI, run gds recertify before apply --submit); " +
+    'gds gate submit <table> submits one.'
+  );
+}
+
 function refusedRun(
   path: string,
   refusal: { code: 'malformed_run_results' | 'nothing_built'; message: string },

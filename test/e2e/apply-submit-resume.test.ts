@@ -4,7 +4,9 @@
 // the kill leaves them), the rest not registered. A re-run converges to what an uninterrupted run leaves:
 // every table PENDING_REVIEW, each submitted once; `plan --submit` shows the QUARANTINED ones as `^ submit`
 // first, and a third run finds nothing to do. Without --submit, plan and apply leave them alone. A table a
-// steward rejected (QUARANTINED again, as it was submitted) is not submitted again; one changed since is.
+// steward rejected (QUARANTINED again, as it was submitted) is not submitted again; one changed since is. One
+// waiting for review that a run rebuilt after its submission (recertify: its proof is stale, certify blocked)
+// is: a CI job that recertifies, then applies with --submit, leaves every submission fresh.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GeneratedProject } from './generated-project.js';
@@ -154,5 +156,60 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
     ]);
     expect((await states())['fct_entity_4']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
     expect((await states())['raw_source_0']).toEqual({ state: 'QUARANTINED', submitted: 1 });
+  });
+
+  // Goes on from the state the test above leaves.
+  it('submits again a table waiting for review that a run rebuilt since, which recertify names', async () => {
+    const { gds, onDev, server } = shop;
+    const rebuilt = await gds(['recertify', '--tables', 'stg_entity_0,fct_entity_4', '--env', 'dev']);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr).toContain(
+      '2 tables waiting for review were rebuilt since submitted (stg_entity_0, fct_entity_4): certify is blocked',
+    );
+    expect(rebuilt.stderr).toContain('run gds recertify before apply --submit');
+    const again = await gds(['recertify', '--tables', 'stg_entity_1,raw_source_0', '--env', 'dev', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const [answer] = lines(again.stdout);
+    expect(answer?.['outcomes']).toEqual([
+      { table: 'stg_entity_1', outcome: 'not_certified', driftDetected: false, staleSubmission: true },
+      // QUARANTINED (rejected): not waiting for review, nothing to say of a submission.
+      { table: 'raw_source_0', outcome: 'not_certified', driftDetected: false },
+    ]);
+
+    const plain = await gds(['plan', ...onDev(), '--detailed-exitcode']);
+    expect(plain.code, plain.stderr).toBe(0);
+    const plan = await gds(['plan', ...onDev(), '--submit', '--json', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(2);
+    const planned = lines(plan.stdout);
+    expect(linesWhere(planned, ['action', 'submit'], 'table')).toEqual([
+      ['fct_entity_4'],
+      ['stg_entity_0'],
+      ['stg_entity_1'],
+    ]);
+    expect(planned.find((l) => l['table'] === 'stg_entity_0')).toMatchObject({
+      action: 'submit',
+      staleSubmission: true,
+      reason: expect.stringContaining('PENDING_REVIEW with a stale proof') as unknown,
+    });
+    expect(planned.find((l) => l['table'] === 'int_entity_2')).toMatchObject({ action: 'unchanged' });
+    expect(planned.find((l) => l['table'] === 'int_entity_2')).not.toHaveProperty('staleSubmission');
+    const applied = await gds(['apply', ...onDev(), '--submit', '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const after = await states();
+    expect(after['stg_entity_0']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
+    expect(after['stg_entity_1']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
+    expect(after['fct_entity_4']).toEqual({ state: 'PENDING_REVIEW', submitted: 3 });
+    expect(after['int_entity_2']).toEqual({ state: 'PENDING_REVIEW', submitted: 1 });
+
+    // The steward's queue holds each once, with a fresh proof.
+    const queue = await server.request('GET', '/api/notifications', {
+      token: server.user('STEWARD').accessToken,
+    });
+    const entries = (queue.body as { notifications: Array<{ tableName: string; proof: { fresh: boolean } }> })
+      .notifications;
+    expect(entries.filter((e) => e.tableName === 'stg_entity_0')).toHaveLength(1);
+    expect(entries.every((e) => e.proof.fresh)).toBe(true);
+    const settled = await gds(['plan', ...onDev(), '--submit', '--detailed-exitcode']);
+    expect(settled.code, settled.stderr).toBe(0);
   });
 });

@@ -144,6 +144,25 @@ export function storedProofBody(proof: StoredProof): Gate1ProofBody {
   };
 }
 
+/**
+ * Of the table ids given, those whose newest submit proof is not at the table's current versions (a rebuild
+ * signalled, records written, a new gate1.yml or definition since the submission), or that have none:
+ * certify is blocked (stale_proof) until they are submitted again. One query for the whole set.
+ */
+export async function staleSubmissions(q: Queryable, tableIds: readonly string[]): Promise<Set<string>> {
+  if (tableIds.length === 0) return new Set();
+  const rows = await q.query<{ id: string }>(
+    `SELECT t.id FROM gds.tables t
+       LEFT JOIN LATERAL (SELECT p.definition_version, p.gate1_version, p.data_version FROM gds.gate_proofs p
+                           WHERE p.table_id = t.id AND p.kind = 'submit' ORDER BY p.seq DESC LIMIT 1) p ON true
+      WHERE t.id = ANY($1::text[])
+        AND (p.definition_version IS NULL OR p.definition_version <> t.definition_version
+             OR p.gate1_version <> t.gate1_version OR p.data_version <> t.data_version)`,
+    [tableIds],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 /** Fresh when the proof's three versions equal the table's current ones. */
 export function isProofFresh(
   proof: { tableVersion: TableVersions },

@@ -43,6 +43,8 @@ export interface RecertifyResponse {
     table: string;
     outcome: string;
     driftDetected: boolean;
+    /** A PENDING_REVIEW table whose data the signal moved past its submission's proof (stale until resubmitted). */
+    staleSubmission?: true;
     /** A CERTIFIED table's view after the signal (published again when it was missing). */
     certifiedView?: CertifiedViewStatus;
   }>;
@@ -563,7 +565,13 @@ async function signalTables(
         throw new Error(`recertify: unexpected effect ${effect.type}`);
       }
     }
-    outcomes.set(table.id, { table: entry.name, outcome, driftDetected });
+    const ingested = result.effects.some((effect) => effect.type === 'record_ingest');
+    outcomes.set(table.id, {
+      table: entry.name,
+      outcome,
+      driftDetected,
+      ...(ingested && table.state === 'PENDING_REVIEW' ? { staleSubmission: true as const } : {}),
+    });
   }
   await recordAudits(tx, ctx.clock, audits);
   if (ingests.length > 0) {

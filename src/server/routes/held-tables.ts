@@ -3,7 +3,8 @@
 // live contract; or, narrowed (`project`, `projectPrefix`, `filePrefix`, `name`), only the tables a plan of
 // one project compares, its first page saying how many Mode A tables of the environment it left out. A plan of 2,000 models reads it in a handful of requests instead of three per table. Read
 // with up to three queries per page (its rows in the list's order, then by id their contracts and the newest
-// gate1.yml versions the server has not read before: gates/gate1-store.ts, newestGate1s).
+// gate1.yml versions the server has not read before: gates/gate1-store.ts, newestGate1s), and for the
+// tables waiting for review whether their submission's proof is stale.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { requireEnvironment, requirePerson } from '../certification/access.js';
@@ -12,6 +13,7 @@ import { findContracts } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { newestGate1s } from '../gates/gate1-store.js';
+import { staleSubmissions } from '../gates/proofs.js';
 import type { HeldFilter } from '../governance/tables.js';
 import { environmentTablePage, heldLeftOut } from '../governance/tables.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
@@ -78,12 +80,16 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
       filter === undefined || cursor !== undefined ? undefined : heldLeftOut(ctx.db, { ...where, filter }),
     ]);
     const ids = page.map(({ table }) => table.id);
-    const [gates, contracts] = await Promise.all([
+    const [gates, contracts, stale] = await Promise.all([
       newestGate1s(
         ctx.db,
         page.map(({ table }) => table),
       ),
       findContracts(ctx.db, ids),
+      staleSubmissions(
+        ctx.db,
+        page.flatMap(({ table }) => (table.state === 'PENDING_REVIEW' ? [table.id] : [])),
+      ),
     ]);
     const tables: Schema<'HeldTable'>[] = [];
     for (const { table, artifactFile } of page) {
@@ -106,6 +112,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
           contract === undefined
             ? null
             : { contract: liveOf(contract, table.state), maySetIntent: maySetIntent(caller, table) },
+        ...(table.state === 'PENDING_REVIEW' ? { staleSubmission: stale.has(table.id) } : {}),
       });
     }
     return {
