@@ -5,6 +5,7 @@ import * as diff from 'diff';
 import * as yaml from 'yaml';
 import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
 import { closest } from '../../core/did-you-mean.js';
+import { promotedName } from '../../core/promoted-name.js';
 import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
@@ -113,17 +114,6 @@ export async function bundleOf(q: Queryable, table: TableRow, createdAt: string)
     ...(contract ? { contract: { ...fieldsOf(contract) } } : {}),
     createdAt,
   };
-}
-
-/**
- * The name in the target environment: unchanged in the same environment, else the name without its
- * source-environment suffix plus the target's (`customers` in dev -> `customers_staging`), since a
- * table name is unique in a workspace.
- */
-export function promotedName(name: string, fromEnv: string, toEnv: string): string {
-  if (fromEnv === toEnv) return name;
-  const base = name.endsWith(`_${fromEnv}`) ? name.slice(0, -(fromEnv.length + 1)) : name;
-  return `${base}_${toEnv}`;
 }
 
 /**
