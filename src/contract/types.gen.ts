@@ -856,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * Register the table's artifact on another environment's connector (`gds env promote`)
-         * @description Compared with the table of the promoted name already in the target environment and written in one transaction, landings of a workspace one at a time: parallel identical promotions land once, the others answer `changed: false`. `If-Match`: the target's definition version the promotion was computed from (0: no target yet).
+         * @description Compared with the table of the promoted name already in the target environment and written in one transaction, landings of a workspace one at a time: parallel identical promotions land once, the others answer `changed: false`. `If-Match`: the target's definition version the promotion was computed from (0: no target yet). A table the promotion registers records the promoted table's project (`gds apply`), an id gds derived from where it was (`shop@<connector>`, `shop@<environment>`) made the target connector's; a replaced table keeps its own.
          */
         post: operations["promoteTable"];
         delete?: never;

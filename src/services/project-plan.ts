@@ -73,6 +73,7 @@ import {
 } from '../core/artifacts/index.js';
 import { changedArtifact, writtenValue } from '../core/dbt/declared-artifact.js';
 import { slugOf } from '../core/table-slug.js';
+import { promotedName } from '../core/promoted-name.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
@@ -252,17 +253,23 @@ function inSchema(
 }
 
 /**
- * The artifact of a declaration as `push` would send it, under the project's file name. It is read from the
- * value the declaration's JSON was written from, not from the text (parseWrittenJson: the same checks).
+ * The artifact of a declaration as `push` would send it, under the project's file name, for the table named
+ * `tableName` (the model's name but for a promoted table's). It is read from the value the declaration's JSON
+ * was written from, not from the text (parseWrittenJson: the same checks).
  */
 async function artifactOf(
   declaration: DbtDeclaration,
   projectName: string,
   schema: string | undefined,
   dbtSchemas: ReadonlySet<string>,
+  tableName = declaration.name,
 ): Promise<LocalArtifact> {
   const filename = `${projectFilePrefix(projectName)}${declaration.name}.json`;
-  const declared = schema === undefined ? declaration.artifact : inSchema(declaration, schema, dbtSchemas);
+  const inPlace = schema === undefined ? declaration.artifact : inSchema(declaration, schema, dbtSchemas);
+  const declared =
+    tableName === declaration.name
+      ? inPlace
+      : changedArtifact(inPlace, (artifact) => ({ ...artifact, table: tableName }));
   const { content } = declared;
   const value = writtenValue(declared);
   const parsed =
@@ -308,6 +315,23 @@ function refused(
 }
 
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
+
+/**
+ * The name of a model's table in environment `env`: the model's, unless `bySource` (the table of `env` its source
+ * matches) is the model's table promoted there from another of `environments` (`gds env promote` lands
+ * `customers` of dev as `customers_production`, a table name being one per workspace), which keeps that name.
+ */
+function tableNameOf(
+  name: string,
+  bySource: HeldTable | undefined,
+  env: string,
+  environments: ReadonlySet<string>,
+): string {
+  if (bySource === undefined || lower(bySource.name) === lower(name)) return name;
+  for (const from of environments)
+    if (from !== env && lower(promotedName(name, from, env)) === lower(bySource.name)) return bySource.name;
+  return name;
+}
 
 /** The environment's tables by source and by name (lower case). */
 function indexed(rows: HeldTable[]) {
@@ -385,6 +409,7 @@ export async function planProject(
   const connectors = await client.connectors.list(call);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
+  const environments = new Set(connectors.map((c) => c.environmentLabel));
   // Everything compared, read while the warehouse is: the tables this project may own (its id's, those of ids
   // an earlier gds derived for its name, and those registered by hand under its file name), in a few paged
   // requests however large the environment; the whole environment from a service that cannot narrow it.
@@ -433,14 +458,21 @@ export async function planProject(
     const { bySource: sources, byName: names } = indexed(inEnv);
     const asked = new Set<string>();
     for (const d of declarations) {
-      const schema = options.schema ?? d.source.schema;
-      if (sources.has(lower(`${schema}.${d.source.table}`)) && names.has(lower(d.name))) continue;
+      const row = sources.get(lower(`${options.schema ?? d.source.schema}.${d.source.table}`));
+      if (row !== undefined && names.has(lower(tableNameOf(d.name, row, env, environments)))) continue;
       asked.add(d.name).add(d.source.table);
     }
     if (asked.size > 0)
       inEnv = await alsoHeld(client, env, { tables: inEnv, left: owned.left }, [...asked], call);
   }
   let { bySource, byName } = indexed(inEnv);
+  const nameOf = (d: DbtDeclaration) =>
+    tableNameOf(
+      d.name,
+      bySource.get(lower(`${options.schema ?? d.source.schema}.${d.source.table}`)),
+      env,
+      environments,
+    );
   // A table name is one per workspace by its slug too (raw-source-0 is raw_source_0 to the service).
   const slugHolders = new Map<string, HeldTable | TableListRow>();
   for (const row of inEnv) slugHolders.set(slugOf(row.name), row);
@@ -450,7 +482,7 @@ export async function planProject(
   // slug named otherwise, `Raw Source 0`, is not found so: its registration is then refused); a plan creating
   // nothing asks nothing.
   const unheld = new Set<string>();
-  for (const { name } of declarations) {
+  for (const name of declarations.map(nameOf)) {
     if (!byName.has(lower(name))) unheld.add(lower(name));
     if (slugOf(name) !== lower(name) && !slugHolders.has(slugOf(name))) unheld.add(slugOf(name));
   }
@@ -538,20 +570,23 @@ export async function planProject(
     } catch (error) {
       return refused({ ...declaration, source: sourceOf() }, (error as Error).message);
     }
+    const tableName = tableNameOf(declaration.name, bySource.get(lower(artifact.source)), env, environments);
+    if (tableName !== declaration.name)
+      artifact = await artifactOf(declaration, projectName, options.schema, dbtSchemas, tableName);
     const row = bySource.get(lower(artifact.source)) ?? byName.get(lower(declaration.name));
     if (row !== undefined) matched.add(row.id);
-    const holder = nameHolders.get(lower(declaration.name));
+    const holder = nameHolders.get(lower(tableName));
     if (holder !== undefined && holder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${declaration.name} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${movedByPromotion(holder, projectId, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${movedByPromotion(holder, projectId, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
-    const slugHolder = slugHolders.get(slugOf(declaration.name));
+    const slugHolder = slugHolders.get(slugOf(tableName));
     if (slugHolder !== undefined && slugHolder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${declaration.name} is table ${slugHolder.name}'s ${holderText(slugHolder, slugHolder.id)} to the service, which compares table names ${SLUG_RULE} (both are ${slugOf(declaration.name)}): give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${tableName} is table ${slugHolder.name}'s ${holderText(slugHolder, slugHolder.id)} to the service, which compares table names ${SLUG_RULE} (both are ${slugOf(tableName)}): give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
     if (row?.mode === 'MODE_B')
@@ -576,14 +611,14 @@ export async function planProject(
           : await heldTableDiffs(row, work, connector.id ?? undefined);
       const changed = compared.changes.definition || compared.changes.gate1 || compared.changes.contract;
       const owned = row === undefined ? undefined : ownershipOf(row);
-      const adopting =
-        owned !== undefined && owned.ownership !== 'this' && adopt.has(lower(declaration.name));
-      if (adopting) adopted.add(lower(declaration.name));
+      const adopting = owned !== undefined && owned.ownership !== 'this' && adopt.has(lower(tableName));
+      if (adopting) adopted.add(lower(tableName));
       const elsewhere = owned !== undefined && owned.ownership !== 'this' && !adopting;
-      const forbidden = row === undefined || elsewhere ? undefined : forbiddenChange(row, compared.changes);
+      const forbidden =
+        row === undefined || elsewhere ? undefined : forbiddenChange(row, compared.changes, declaration.name);
       if (forbidden !== undefined && row !== undefined)
         return {
-          ...refused({ ...declaration, source: artifact.source }, forbidden, row.id),
+          ...refused({ ...declaration, name: tableName, source: artifact.source }, forbidden, row.id),
           diffs: compared.diffs,
         };
       const submission =
@@ -605,7 +640,7 @@ export async function planProject(
                 ? 'submit'
                 : 'unchanged';
       return {
-        table: declaration.name,
+        table: tableName,
         source: artifact.source,
         action,
         tableId: row?.id ?? null,
@@ -619,16 +654,14 @@ export async function planProject(
         ...(row === undefined || owned === undefined
           ? {}
           : { ownership: owned.ownership, owner: row.project ?? null }),
-        ...(elsewhere && row !== undefined
-          ? { reason: ownedElsewhereReason(row, declaration.name, prefix) }
-          : {}),
+        ...(elsewhere && row !== undefined ? { reason: ownedElsewhereReason(row, tableName, prefix) } : {}),
         ...(submission === undefined ? {} : { reason: submission.reason }),
         ...(submission !== undefined && 'stale' in submission ? { staleSubmission: true as const } : {}),
         ...(options.submit === true &&
         row?.state === 'CERTIFIED' &&
         !elsewhere &&
         keepsCertified(compared.changes)
-          ? { reason: certifiedNotSubmitted(declaration.name) }
+          ? { reason: certifiedNotSubmitted(tableName) }
           : {}),
         ...(adopting && row !== undefined ? { adopt: { from: row.project ?? null } } : {}),
         ...(owned?.migrate === true ? { migrate: true } : {}),
@@ -637,7 +670,11 @@ export async function planProject(
       } satisfies PlannedTable;
     } catch (error) {
       if (error instanceof CliError && error.exitCode === ExitCode.Usage)
-        return refused({ ...declaration, source: artifact.source }, error.message, row?.id ?? null);
+        return refused(
+          { ...declaration, name: tableName, source: artifact.source },
+          error.message,
+          row?.id ?? null,
+        );
       throw error;
     }
   });
@@ -741,7 +778,7 @@ export async function planProject(
  * Why the model's table is refused when it changes what the caller may not write (the service tells, per table:
  * `mayReplace`, `maySetIntent`); undefined when the caller may write every change.
  */
-function forbiddenChange(row: HeldTable, changes: PlannedChanges): string | undefined {
+function forbiddenChange(row: HeldTable, changes: PlannedChanges, model: string): string | undefined {
   const rules = [
     ...(changes.definition && row.definition.mayReplace === false
       ? [['definition', "only the table's owner or a workspace admin may replace its definition"]]
@@ -751,7 +788,7 @@ function forbiddenChange(row: HeldTable, changes: PlannedChanges): string | unde
       : []),
   ];
   if (rules.length === 0) return undefined;
-  return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${row.name}`;
+  return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${model}`;
 }
 
 const STALE_SUBMISSION =

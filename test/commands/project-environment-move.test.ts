@@ -57,3 +57,108 @@ describe.each(ENGINES)('a project planned on another environment on $engine', ({
     },
   );
 });
+
+// Promotion is how the project's table gets to another environment (`customers` in dev lands as
+// `customers_production`): planned there, the model is the promoted table's, under its promoted name, with the
+// project's id (gds.yml's, or derived from the connector: `promos@<production connector>`); apply replaces it
+// keeping that name, and the project's dev table is never touched.
+describe.each(ENGINES)('a project promoted to another environment on $engine', ({ postgres, skip }) => {
+  let started: ProjectServer | undefined;
+  let production = '';
+  const dev: Record<string, string> = {};
+  const promoted: Record<string, string> = {};
+  const relations = { pr_named: 'id integer, label text', pr_derived: 'id integer, label text' };
+  const named = () => dbtProjectOf('promos', ['pr_named']);
+  const derived = () => dbtProjectOf('promos', ['pr_derived']);
+  const inProduction = (project?: string) => ({
+    connectorId: production,
+    schema: 'analytics_prod',
+    ...(project === undefined ? {} : { project }),
+  });
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    started = await startProjectServer({ postgres, relations });
+    const { server, client } = started;
+    for (const [name, columns] of Object.entries(relations))
+      await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
+    production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
+    for (const [project, options] of [
+      [named(), { project: 'promos' }],
+      [derived(), {}],
+    ] as const) {
+      const plan = await planProject(client, project, { connectorId: started.dev, ...options });
+      expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+    }
+    for (const name of Object.keys(relations)) {
+      dev[name] = (await client.tables.list({ name }))[0]?.id ?? '';
+      const landed = await client.promotions.promote(dev[name] ?? '', { to: 'production' });
+      promoted[name] = 'tableId' in landed ? landed.tableId : '';
+    }
+  });
+
+  afterAll(() => started?.close());
+
+  it.each([
+    ['named in gds.yml', 'pr_named', named, 'promos'],
+    ['derived from the connector', 'pr_derived', derived, undefined],
+  ] as const)(
+    'plans the promoted table (project %s) as the project’s own, unchanged under its promoted name',
+    async (_how, name, project, id) => {
+      if (skip !== undefined) return;
+      const { client } = started as ProjectServer;
+      const plan = await planProject(client, project(), inProduction(id));
+      expect(plan.tables).toEqual([
+        expect.objectContaining({
+          table: `${name}_production`,
+          action: 'unchanged',
+          tableId: promoted[name],
+          ownership: 'this',
+        }),
+      ]);
+      expect(plan.tables[0]?.migrate).toBeUndefined();
+      expect(plan.proposal).toBeUndefined();
+    },
+  );
+
+  it(
+    'applies a change as a replacement of the promoted table keeping its name; the dev table is untouched',
+    needs(skip),
+    async () => {
+      const { client, server } = started as ProjectServer;
+      await server.sql('ALTER TABLE analytics_prod.pr_named ADD COLUMN note text');
+      const changed = named();
+      const [model] = changed.declarations;
+      if (model === undefined) throw new Error('no model');
+      const columns = [...model.columns, { name: 'note', type: 'text' }];
+      changed.declarations = [
+        {
+          ...model,
+          columns,
+          artifact: {
+            ...model.artifact,
+            content: JSON.stringify({ table: 'pr_named', source: 'analytics_dev.pr_named', columns }),
+          },
+        },
+      ];
+      const plan = await planProject(client, changed, inProduction('promos'));
+      expect(plan.tables[0]).toMatchObject({
+        table: 'pr_named_production',
+        action: 'replace',
+        tableId: promoted['pr_named'],
+      });
+      expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+      const status = await client.tables.status(promoted['pr_named'] ?? '');
+      expect(status).toMatchObject({ name: 'pr_named_production', environmentLabel: 'production' });
+      expect((await client.tables.status(dev['pr_named'] ?? '')).environmentLabel).toBe('dev');
+      const again = await planProject(client, changed, inProduction('promos'));
+      expect(again.tables[0]).toMatchObject({ action: 'unchanged', tableId: promoted['pr_named'] });
+    },
+  );
+
+  it('plans the promoted table gone once its model is', needs(skip), async () => {
+    const { client } = started as ProjectServer;
+    const plan = await planProject(client, dbtProjectOf('promos', []), inProduction('promos'));
+    expect(plan.tables.map((t) => [t.action, t.tableId])).toEqual([['gone', promoted['pr_named']]]);
+  });
+});

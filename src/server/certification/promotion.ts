@@ -5,6 +5,7 @@ import * as diff from 'diff';
 import * as yaml from 'yaml';
 import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
 import { closest } from '../../core/did-you-mean.js';
+import { promotedName } from '../../core/promoted-name.js';
 import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
@@ -116,17 +117,6 @@ export async function bundleOf(q: Queryable, table: TableRow, createdAt: string)
 }
 
 /**
- * The name in the target environment: unchanged in the same environment, else the name without its
- * source-environment suffix plus the target's (`customers` in dev -> `customers_staging`), since a
- * table name is unique in a workspace.
- */
-export function promotedName(name: string, fromEnv: string, toEnv: string): string {
-  if (fromEnv === toEnv) return name;
-  const base = name.endsWith(`_${fromEnv}`) ? name.slice(0, -(fromEnv.length + 1)) : name;
-  return `${base}_${toEnv}`;
-}
-
-/**
  * The connector to promote onto: the one named, or the target environment's active one. Refused in the
  * order a caller can act on: 404 for an environment the workspace does not have (the one meant among those
  * the caller sees), 403 for one outside the caller's scope, 400 for one without an active connector.
@@ -183,7 +173,31 @@ async function requireKnownEnvironment(q: Queryable, caller: Caller, to: string)
   );
 }
 
+/**
+ * The project (`gds apply`) a promotion registers its table under: the promoted table's, so that planning the
+ * project in the target environment finds the table its own (and never moves the project's table there). An id
+ * gds derived for the project (src/services/project-plan.ts derivedProjectId: dbt's name with the connectors,
+ * `shop@con_dev`, or the environment, `shop@dev`) names where the table was: in the target it is the target
+ * connector's, `shop@con_prod`, the id gds derives there. Any other id (gds.yml's `project:`) is kept.
+ */
+export function promotedProject(
+  table: Pick<TableRow, 'project' | 'environmentLabel' | 'connectorId'>,
+  connector: Pick<ConnectorRow, 'id'>,
+): string | undefined {
+  const { project } = table;
+  if (project === null) return undefined;
+  const derived = /^([A-Za-z0-9_]+)@(.+)$/.exec(project);
+  if (derived === null) return project;
+  const [, name, place = ''] = derived;
+  const here =
+    place === table.environmentLabel ||
+    (table.connectorId !== null && place.split('+').includes(table.connectorId));
+  return here ? `${name}@${connector.id}` : project;
+}
+
 export interface LandOptions {
+  /** The project to record on a table the landing registers (not on one it replaces: that one keeps its own). */
+  project?: string | undefined;
   /** The governance id of the table already in the target environment, to replace it. */
   replaceId?: string | undefined;
   /** Compare only: answer the diff, write nothing. */
@@ -276,7 +290,9 @@ export async function landBundle(
         options.expectedVersion,
         `Compare with gds env promote … --dry-run and promote again.`,
       );
-      const input = existing ? { ...definition, replaceId: existing.governanceId } : definition;
+      const input = existing
+        ? { ...definition, replaceId: existing.governanceId }
+        : { ...definition, ...(options.project === undefined ? {} : { project: options.project }) };
       if ('failed' in prepared) throw prepared.failed;
       const outcome = await registerPrepared(ctx, tx, caller, prepared, input, 'push');
       const { tableId } = outcome.body;

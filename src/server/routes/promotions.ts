@@ -10,6 +10,7 @@ import {
   heldDefinition,
   landBundle,
   notPromotable,
+  promotedProject,
   targetConnector,
 } from '../certification/promotion.js';
 import type { AppContext } from '../context.js';
@@ -64,7 +65,12 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
           action: 'TABLE_PROMOTED',
           details: { from: { tableId: table.id, environmentLabel: table.environmentLabel }, to: body.to },
         },
-        { replaceId: body.replaceId, dryRun: body.dryRun, expectedVersion: expectedVersion(request) },
+        {
+          project: promotedProject(table, connector),
+          replaceId: body.replaceId,
+          dryRun: body.dryRun,
+          expectedVersion: expectedVersion(request),
+        },
       );
       return sendLanding(reply, outcome);
     },
