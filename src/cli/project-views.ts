@@ -31,7 +31,7 @@ export const projectFlags = {
   }),
   'indirect-selection': Flags.string({
     description:
-      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else eager).",
+      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else dbt_project.yml's flags: indirect_selection, else eager).",
     env: 'DBT_INDIRECT_SELECTION',
   }),
   connector: Flags.string({

@@ -14,9 +14,11 @@ import {
   prepareDbtReader,
 } from '../core/dbt/project.js';
 import { csvHeader } from '../core/dbt/csv.js';
+import { INDIRECT_SELECTION_MODES, isIndirectSelection } from '../core/dbt/select.js';
 import {
   CATALOG_MEMBERS,
   CatalogReader,
+  isEntry,
   MANIFEST_MEMBERS,
   ManifestReader,
   readQuoting,
@@ -173,29 +175,59 @@ async function readSeedHeaders(projectDir: string, manifest: Manifest): Promise<
   return headers;
 }
 
+/** What gds reads of a project's dbt_project.yml. */
+interface ProjectFile {
+  /** `quoting:`: which parts of a relation's name dbt quotes. */
+  quoting?: QuotePolicy;
+  /** `flags: indirect_selection:` (dbt 1.8+'s project flags), as written. */
+  indirectSelection?: unknown;
+}
+
 /**
- * The `quoting:` of the project's dbt_project.yml (which parts of a relation's name dbt quotes), or undefined
- * without one. A file gds cannot read as YAML is dbt's to refuse: it is left to the manifest dbt wrote.
+ * The project's dbt_project.yml, or nothing without one. A file gds cannot read as YAML is dbt's to refuse:
+ * it is left to the manifest dbt wrote.
  */
-async function readProjectQuoting(projectDir: string): Promise<QuotePolicy | undefined> {
+async function readProjectFile(projectDir: string): Promise<ProjectFile> {
   const path = join(projectDir, 'dbt_project.yml');
-  if ((await kindOf(path)) !== 'file') return undefined;
+  if ((await kindOf(path)) !== 'file') return {};
   const { text } = await readBoundedText(path, {
     flag: '--dbt',
     maxBytes: MAX_PROJECT_FILE_BYTES,
     what: 'a dbt_project.yml',
   });
   const { parse } = await loadYaml();
+  let project: unknown;
   try {
-    const project: unknown = parse(text);
-    return readQuoting(
-      typeof project === 'object' && project !== null
-        ? (project as Record<string, unknown>)['quoting']
-        : undefined,
-    );
+    project = parse(text);
   } catch {
-    return undefined;
+    return {};
   }
+  if (!isEntry(project)) return {};
+  const quoting = readQuoting(project['quoting']);
+  const flags = project['flags'];
+  const indirectSelection = isEntry(flags) ? flags['indirect_selection'] : undefined;
+  return {
+    ...(quoting === undefined ? {} : { quoting }),
+    ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
+  };
+}
+
+/**
+ * The selection with dbt's precedence for the indirect selection: --indirect-selection, else
+ * DBT_INDIRECT_SELECTION (both in `selection` already), else the project's `flags: indirect_selection`,
+ * else eager (left to the selection).
+ */
+function withProjectFlags(selection: DbtSelection, project: ProjectFile): DbtSelection {
+  const written = project.indirectSelection;
+  if (selection.indirectSelection !== undefined || written === undefined) return selection;
+  const mode = typeof written === 'string' ? written.toLowerCase() : undefined;
+  if (!isIndirectSelection(mode))
+    throw usage(
+      `dbt_project.yml's flags: indirect_selection is ${JSON.stringify(written)}: dbt's modes are ${INDIRECT_SELECTION_MODES.join(', ')}`,
+      'Write one of them in dbt_project.yml (dbt refuses any other), or pass --indirect-selection.',
+      'invalid_indirect_selection',
+    );
+  return { ...selection, indirectSelection: mode };
 }
 
 /** The manifest.json of `--state DIR`: DIR/manifest.json, else DIR/target/manifest.json. */
@@ -234,7 +266,9 @@ export async function loadDbtProject(
   ]);
   const seeds =
     files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
-  const quoting = files.projectDir === undefined ? undefined : await readProjectQuoting(files.projectDir);
+  const projectFile = files.projectDir === undefined ? {} : await readProjectFile(files.projectDir);
+  const { quoting } = projectFile;
+  const selected = withProjectFlags(selection, projectFile);
   try {
     return declareDbtProject(
       {
@@ -244,7 +278,7 @@ export async function loadDbtProject(
         ...(state === undefined ? {} : { state }),
         ...(quoting === undefined ? {} : { quoting }),
       },
-      selection,
+      selected,
       dbtReader,
     );
   } catch (err) {

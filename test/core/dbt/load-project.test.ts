@@ -9,7 +9,7 @@ import { csvHeader, parseCsv } from '../../../src/core/dbt/csv.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, manifest, model } from './helpers.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
 
 const made: string[] = [];
 function folder(): string {
@@ -102,6 +102,55 @@ describe('loadDbtProject', () => {
     );
     const project = await loadDbtProject(dir, { select: ['state:modified'] }, { state: prod });
     expect(project.declarations.map((d) => d.name)).toEqual(['customers']);
+  });
+
+  describe("dbt_project.yml's flags: indirect_selection (dbt 1.8+ project flags)", () => {
+    // orders' relationships test reads customers too: eager runs it with orders selected, cautious does not.
+    const relationship = 'test.shop.relationships_orders_customer_id.abc';
+    const project = (flags: string) => {
+      const dir = folder();
+      mkdirSync(join(dir, 'target'));
+      writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${flags}`);
+      writeFileSync(
+        join(dir, 'target', 'manifest.json'),
+        JSON.stringify(
+          manifest(
+            model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
+            model('customers', { columns: columns({ customer_id: 'int' }) }),
+            genericTest(
+              'relationships',
+              'model.shop.orders',
+              { to: "ref('customers')", field: 'customer_id' },
+              {
+                column: 'customer_id',
+                id: relationship,
+                dependsOn: ['model.shop.customers', 'model.shop.orders'],
+              },
+            ),
+          ),
+        ),
+      );
+      return dir;
+    };
+    const mapped = async (dir: string, selection: { indirectSelection?: 'eager' | 'cautious' } = {}) =>
+      (await loadDbtProject(dir, { select: ['orders'], ...selection })).declarations[0]?.mappedTests.map(
+        (t) => t.test,
+      );
+
+    it('applies when neither --indirect-selection nor DBT_INDIRECT_SELECTION says otherwise', async () => {
+      expect(await mapped(project(''))).toEqual([relationship]);
+      expect(await mapped(project('flags:\n  indirect_selection: cautious\n'))).toEqual([]);
+      // The flag (or the variable, which oclif reads into it) wins over the project's.
+      expect(
+        await mapped(project('flags:\n  indirect_selection: cautious\n'), { indirectSelection: 'eager' }),
+      ).toEqual([relationship]);
+    });
+
+    it('a mode dbt does not know: exit 2, naming dbt_project.yml', async () => {
+      const error = await refusal(loadDbtProject(project('flags:\n  indirect_selection: lazy\n'), {}));
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_indirect_selection' });
+      expect(error.message).toMatch(/dbt_project\.yml.*lazy/);
+    });
   });
 
   it("reads a seed's columns from its CSV header when the folder is the project", async () => {
