@@ -22,7 +22,7 @@ export const projectFlags = {
   }),
   state: Flags.string({
     description:
-      "Folder of the manifest.json state: selectors compare with (dbt's --state; production's, so a pull request plans only what it changed).",
+      "Folder of the manifest.json state: selectors compare with (dbt's --state; production's, so a pull request plans only what it changed), and of the run_results.json and sources.json result: and source_status: read.",
   }),
   exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
   selector: Flags.string({

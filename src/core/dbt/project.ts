@@ -97,6 +97,7 @@ export function declareDbtProject(
     selection,
     (message) => warnings.push(message),
     state,
+    artifacts.previous,
   );
   const selectedSet = new Set(selected);
   const excluded = new Map<string, NotMappedTest[]>();

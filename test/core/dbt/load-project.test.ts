@@ -153,6 +153,75 @@ describe('loadDbtProject', () => {
     });
   });
 
+  describe('config.KEY:, result: and source_status: read what they compare, and only then', () => {
+    const owned = (owner: string, name: string) =>
+      model(name, {
+        columns: columns({ id: 'int' }),
+        config: { enabled: true, materialized: 'view', meta: { owner } },
+      });
+    const write = (dir: string, extra: Record<string, unknown> = {}) =>
+      writeFileSync(
+        join(dir, 'manifest.json'),
+        JSON.stringify({ ...manifest(owned('alice', 'orders'), owned('bob', 'customers')), ...extra }),
+      );
+    const tables = (project: { declarations: Array<{ name: string }> }) =>
+      project.declarations.map((d) => d.name);
+
+    it("config.KEY: on the CLI, or in selectors.yml's default selector (the manifest read again with the configs)", async () => {
+      const dir = folder();
+      write(dir, {
+        selectors: {
+          mine: { name: 'mine', default: true, definition: { method: 'config.meta.owner', value: 'bob' } },
+        },
+      });
+      expect(tables(await loadDbtProject(dir, { select: ['config.meta.owner:alice'] }))).toEqual(['orders']);
+      expect(tables(await loadDbtProject(dir, {}))).toEqual(['customers']);
+      expect(tables(await loadDbtProject(dir, { selector: 'mine' }))).toEqual(['customers']);
+    });
+
+    it('result: reads the run_results.json of --state, a folder that needs no manifest.json for it', async () => {
+      const dir = folder();
+      const prod = folder();
+      write(dir);
+      writeFileSync(
+        join(prod, 'run_results.json'),
+        JSON.stringify({
+          metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
+          results: [{ unique_id: 'model.shop.customers', status: 'error', compiled_code: 'select 1' }],
+        }),
+      );
+      expect(tables(await loadDbtProject(dir, { select: ['result:error+'] }, { state: prod }))).toEqual([
+        'customers',
+      ]);
+      writeFileSync(join(prod, 'run_results.json'), '{"results": [');
+      const cut = await refusal(loadDbtProject(dir, { select: ['result:error+'] }, { state: prod }));
+      expect(cut).toMatchObject({ exitCode: 2, code: 'invalid_dbt_artifact' });
+      expect(cut.message).toContain('run_results.json');
+      const none = await refusal(loadDbtProject(dir, { select: ['result:error+'] }));
+      expect(none).toMatchObject({ exitCode: 2, code: 'invalid_dbt_selector' });
+      expect(none.message).toMatch(/run_results\.json/);
+    });
+
+    it("source_status: without the project's target/sources.json: exit 2, naming it, as dbt refuses", async () => {
+      const dir = folder();
+      const prod = folder();
+      write(dir);
+      writeFileSync(
+        join(prod, 'sources.json'),
+        JSON.stringify({
+          metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/sources/v3.json' },
+          results: [],
+        }),
+      );
+      const error = await refusal(
+        loadDbtProject(dir, { select: ['source_status:fresher+'] }, { state: prod }),
+      );
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_dbt_selector' });
+      expect(error.message).toMatch(/target\/sources\.json/);
+      expect(error.message).not.toMatch(/in the --state folder/);
+    });
+  });
+
   it("reads a seed's columns from its CSV header when the folder is the project", async () => {
     const dir = folder();
     mkdirSync(join(dir, 'target'));
