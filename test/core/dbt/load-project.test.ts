@@ -166,6 +166,15 @@ describe('loadDbtProject', () => {
       );
     const tables = (project: { declarations: Array<{ name: string }> }) =>
       project.declarations.map((d) => d.name);
+    /** A run_results.json or sources.json of dbt's, `kind` its schema (`run-results/v6`). */
+    const artifact = (path: string, kind: string, results: unknown[]) =>
+      writeFileSync(
+        path,
+        JSON.stringify({
+          metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/${kind}.json` },
+          results,
+        }),
+      );
 
     it("config.KEY: on the CLI, or in selectors.yml's default selector (the manifest read again with the configs)", async () => {
       const dir = folder();
@@ -183,13 +192,9 @@ describe('loadDbtProject', () => {
       const dir = folder();
       const prod = folder();
       write(dir);
-      writeFileSync(
-        join(prod, 'run_results.json'),
-        JSON.stringify({
-          metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json' },
-          results: [{ unique_id: 'model.shop.customers', status: 'error', compiled_code: 'select 1' }],
-        }),
-      );
+      artifact(join(prod, 'run_results.json'), 'run-results/v6', [
+        { unique_id: 'model.shop.customers', status: 'error', compiled_code: 'select 1' },
+      ]);
       expect(tables(await loadDbtProject(dir, { select: ['result:error+'] }, { state: prod }))).toEqual([
         'customers',
       ]);
@@ -206,13 +211,7 @@ describe('loadDbtProject', () => {
       const dir = folder();
       const prod = folder();
       write(dir);
-      writeFileSync(
-        join(prod, 'sources.json'),
-        JSON.stringify({
-          metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/sources/v3.json' },
-          results: [],
-        }),
-      );
+      artifact(join(prod, 'sources.json'), 'sources/v3', []);
       const error = await refusal(
         loadDbtProject(dir, { select: ['source_status:fresher+'] }, { state: prod }),
       );
