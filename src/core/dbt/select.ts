@@ -933,20 +933,41 @@ export interface SelectionReads {
 }
 
 /**
- * What the selection may read (more than it does, never less): its --select and --exclude, and the YAML
- * selector it uses, `--selector NAME` or with neither the selectors.yml default. Without `selectors` (the
- * manifest not yet read) a YAML selector is not looked into: ask again once the manifest is read.
+ * What the selection may read (more than it does, never less): its --select and --exclude, or the YAML
+ * selector it uses (`--selector NAME`, with neither the selectors.yml default) and those it names. Without
+ * `selectors` (the manifest not yet read) a YAML selector is not looked into: ask again once it is read.
  */
 export function selectionReads(selection: DbtSelection, selectors?: Manifest['selectors']): SelectionReads {
   const texts = [...(selection.select ?? []), ...(selection.exclude ?? [])];
-  const yaml = selection.selector !== undefined || texts.length === 0;
-  // Any selector of the file may be named by the one used (`method: selector`): all of them are looked into.
-  if (yaml && selectors !== undefined)
-    selectors.forEach((entry) => texts.push(JSON.stringify(entry.definition) ?? ''));
+  if (selectors !== undefined && (selection.selector !== undefined || texts.length === 0)) {
+    const used = new Set<string>();
+    const use = (name: string | undefined) => {
+      const entry = name === undefined ? undefined : selectors.get(name);
+      if (name === undefined || entry === undefined || used.has(name)) return;
+      used.add(name);
+      texts.push(JSON.stringify(entry.definition) ?? '');
+      namedSelectors(entry.definition).forEach(use);
+    };
+    use(selection.selector ?? [...selectors].find(([, entry]) => entry.default)?.[0]);
+  }
   const text = texts.join('\n');
   return {
     configs: /config\.(?!materialized["':])/.test(text),
     results: /\bresult["':]/.test(text),
     freshness: /\bsource_status["':]/.test(text),
   };
+}
+
+/** The selectors a selectors.yml definition names (`method: selector`, or `selector: NAME`). */
+function namedSelectors(definition: unknown): string[] {
+  if (Array.isArray(definition)) return definition.flatMap(namedSelectors);
+  if (!isDict(definition)) return [];
+  const keys = Object.keys(definition);
+  const named =
+    definition['method'] === 'selector'
+      ? [String(definition['value'])]
+      : keys.length === 1 && keys[0] === 'selector'
+        ? [String(definition['selector'])]
+        : [];
+  return [...named, ...Object.values(definition).flatMap(namedSelectors)];
 }

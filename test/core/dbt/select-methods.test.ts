@@ -5,7 +5,7 @@
 // in a group.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DbtSelectionError, selectDbt, selectNodes } from '../../../src/core/dbt/select.js';
+import { DbtSelectionError, selectDbt, selectNodes, selectionReads } from '../../../src/core/dbt/select.js';
 import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { readRunResults, readSourceFreshness } from '../../../src/core/dbt/previous-run.js';
 import type { PreviousRun } from '../../../src/core/dbt/types.js';
@@ -237,6 +237,39 @@ describe('result: and source_status: against the artifacts of --state', () => {
       /sources\.json in the --state folder/,
     );
     expect(() => names(['source_status:fresher+'], { sources: some })).toThrow(/target\/sources\.json/);
+  });
+});
+
+describe('what a selection reads besides the manifest (configs, run_results.json, sources.json)', () => {
+  const selectors = new Map([
+    ['nightly', { definition: { method: 'tag', value: 'nightly' }, default: true }],
+    [
+      'owned',
+      { definition: { union: [{ method: 'selector', value: 'by_owner' }, 'result:error+'] }, default: false },
+    ],
+    ['by_owner', { definition: { 'config.meta.owner': 'alice' }, default: false }],
+  ]);
+  const none = { configs: false, results: false, freshness: false };
+
+  it('only what its --select and --exclude, or the YAML selector it uses and those it names, compare', () => {
+    expect(selectionReads({ select: ['config.materialized:table', 'tag:x'] })).toEqual(none);
+    expect(selectionReads({ select: ['orders'], exclude: ['config.severity:warn'] })).toEqual({
+      ...none,
+      configs: true,
+    });
+    expect(selectionReads({ select: ['result:error+', 'source_status:fresher+'] })).toEqual({
+      configs: false,
+      results: true,
+      freshness: true,
+    });
+    // The default selector compares no config, however many other selectors do.
+    expect(selectionReads({}, selectors)).toEqual(none);
+    expect(selectionReads({ selector: 'owned' }, selectors)).toEqual({
+      ...none,
+      configs: true,
+      results: true,
+    });
+    expect(selectionReads({ select: ['orders'] }, selectors)).toEqual(none);
   });
 });
 
