@@ -539,10 +539,8 @@ function readTestNode(
       ? {}
       : { originalFilePath: same(filePath(raw['original_file_path']) as string) }),
   };
-  // What `config.materialized:` and `group:` select a test by (`config.materialized:test` selects them all;
-  // dbt's group method reads config.group, which a test's `group` beside it does not set).
-  const materialized = nonEmpty(config['materialized']);
-  if (materialized !== undefined) node.materialized = same(materialized);
+  // What `group:` selects a test by: dbt's group method reads config.group, which the test's `group` beside
+  // it does not set (its materialized, always `test`, is not kept: select.ts knows it).
   const group = nonEmpty(config['group']);
   if (group !== undefined) node.group = same(group);
   if (withConfig) node.config = config;

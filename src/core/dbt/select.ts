@@ -761,8 +761,9 @@ function configValue(
 ): unknown {
   const config = node.config;
   if (config === undefined) {
-    // The reader kept no config: `materialized` is a field of its own.
-    if (keys.length === 1 && keys[0] === 'materialized') return node.materialized ?? ABSENT;
+    // The reader kept no config: `materialized` is a field of its own (a test's is always dbt's `test`).
+    if (keys.length === 1 && keys[0] === 'materialized')
+      return node.materialized ?? (node.resourceType === 'test' ? 'test' : ABSENT);
     if (manifest.withoutConfigs === true)
       throw new DbtSelectionError(
         `${atom}: the manifest was read without its nodes' configs, which gds keeps only for a selection that compares them`,

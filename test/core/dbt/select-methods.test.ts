@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DbtSelectionError, selectDbt, selectNodes, selectionReads } from '../../../src/core/dbt/select.js';
-import { readManifest } from '../../../src/core/dbt/manifest.js';
+import { ManifestReader, readManifest } from '../../../src/core/dbt/manifest.js';
 import { readRunResults, readSourceFreshness } from '../../../src/core/dbt/previous-run.js';
 import type { PreviousRun } from '../../../src/core/dbt/types.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
@@ -134,6 +134,24 @@ describe("config.KEY: as dbt's ConfigSelectorMethod compares", () => {
     });
     expect(selected.nodes).toEqual(['model.shop.customers']);
     expect([...selected.tests]).toEqual([]);
+  });
+
+  it('read without the configs (a plan whose selection compares none): config.materialized: still selects', () => {
+    const reader = new ManifestReader({ configs: false });
+    reader.member('metadata', undefined, project['metadata']);
+    for (const section of ['nodes', 'sources', 'metrics'])
+      for (const [key, raw] of Object.entries(project[section] as Entry)) reader.member(section, key, raw);
+    const m = reader.manifest({ object: true, nodes: true });
+    expect([...m.nodes.values()].some((n) => n.config !== undefined)).toBe(false);
+    expect(selectNodes(m, { select: ['config.materialized:table'] })).toEqual(['model.shop.orders']);
+    expect([...selectDbt(m, { select: ['config.materialized:test'] }).tests].sort()).toEqual([
+      'test.shop.not_null_customers_id.1',
+      'test.shop.unique_orders_id.1',
+    ]);
+    expect(selectNodes(m, { select: ['group:finance'] })).toEqual(['model.shop.orders']);
+    expect(() => selectNodes(m, { select: ['config.meta.owner:alice'] })).toThrow(
+      /without its nodes' configs/,
+    );
   });
 
   it('`config:` without a key is refused, naming the form', () => {
