@@ -592,7 +592,7 @@ function targetColumnOf(
       context.adapter,
       `the column of ${relation}`,
       () =>
-        `write ${constraint ? "the foreign key's column (to_columns)" : 'field:'} as the warehouse names the column, quoted ("${found.other}")`,
+        `write ${constraint ? "the foreign key's column (to_columns, or the column of its SQL)" : 'field:'} as the warehouse names the column, quoted ("${found.other}")`,
       constraint ? "dbt's build of the table fails on its foreign key" : undefined,
     ),
   };

@@ -378,7 +378,7 @@ describe("a contract's foreign_key: the target's column, reached as the adapter 
       expect(references).toBeUndefined();
       expect(notMapped).toEqual([
         expect.stringMatching(
-          /its foreign key's column CustomerId is unquoted, so dbt's SQL on postgres reads it as customerid; the column of analytics\.customers is "CustomerId" \(another case\), so dbt's build of the table fails on its foreign key: write the foreign key's column \(to_columns\)/,
+          /its foreign key's column CustomerId is unquoted, so dbt's SQL on postgres reads it as customerid; the column of analytics\.customers is "CustomerId" \(another case\), so dbt's build of the table fails on its foreign key: write the foreign key's column \(to_columns, or the column of its SQL\) as the warehouse names the column, quoted \("CustomerId"\)/,
         ),
       ]);
     }
