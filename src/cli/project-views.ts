@@ -22,7 +22,7 @@ export const projectFlags = {
   }),
   state: Flags.string({
     description:
-      "Folder of the manifest.json state: selectors compare with (dbt's --state; production's, so a pull request plans only what it changed).",
+      "Folder of the manifest.json state: selectors compare with (dbt's --state; production's, so a pull request plans only what it changed), and of the run_results.json and sources.json result: and source_status: read.",
   }),
   exclude: Flags.string({ description: 'dbt node selection to leave out (repeatable).', multiple: true }),
   selector: Flags.string({
@@ -31,7 +31,7 @@ export const projectFlags = {
   }),
   'indirect-selection': Flags.string({
     description:
-      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else eager).",
+      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else dbt_project.yml's flags: indirect_selection, else eager).",
     env: 'DBT_INDIRECT_SELECTION',
   }),
   connector: Flags.string({

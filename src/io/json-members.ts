@@ -19,6 +19,8 @@ export interface JsonMembersOptions extends BoundedInputOptions {
   each: readonly string[];
   /** Top-level members handed over whole (`metadata`). */
   whole: readonly string[];
+  /** Top-level arrays whose elements are handed over one by one, `key` undefined (run_results.json's `results`). */
+  elements?: readonly string[];
 }
 
 /** What the document was: its root's kind, and the kind of each top-level member (when the root is an object). */
@@ -30,7 +32,8 @@ export interface JsonOutline {
 /**
  * Reads the JSON file `path` (bounded, UTF-8, a regular file: as readBoundedText reads it) and calls
  * `member(name, key, value)` for each member `key` of a top-level object member `name` of `options.each`,
- * and `member(name, undefined, value)` for each top-level member of `options.whole`, in file order. A member
+ * `member(name, undefined, value)` for each element of a top-level array member of `options.elements` and for
+ * each top-level member of `options.whole`, in file order. A member
  * written twice is handed over twice (JSON.parse keeps the last). Throws JsonSyntaxError for text that is
  * not JSON.
  */
@@ -41,6 +44,7 @@ export async function readJsonMembers(
 ): Promise<JsonOutline> {
   const each = new Set(options.each);
   const whole = new Set(options.whole);
+  const elements = new Set(options.elements);
   const members = new Map<string, JsonKind>();
   // The root's members are cut by the splitter, and inside a top-level object or array that is not asked
   // for whole, its members (or elements). Each piece is parsed alone: every one, so that text that is not
@@ -53,7 +57,7 @@ export async function readJsonMembers(
     piece(text, offset, name, key, cut) {
       const value = parsePiece(text, offset);
       if (cut) {
-        if (key !== undefined && each.has(name)) member(name, key, value);
+        if (key !== undefined ? each.has(name) : elements.has(name)) member(name, key, value);
       } else if (whole.has(name)) member(name, undefined, value);
     },
     root(text, offset) {

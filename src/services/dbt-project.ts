@@ -2,7 +2,7 @@
 // DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
 import { open, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { loadYaml } from '../core/libraries/yaml.js';
 import { readBoundedText } from '../io/input.js';
@@ -15,8 +15,16 @@ import {
 } from '../core/dbt/project.js';
 import { csvHeader } from '../core/dbt/csv.js';
 import {
+  INDIRECT_SELECTION_MODES,
+  isIndirectSelection,
+  selectionReads,
+  type SelectionReads,
+} from '../core/dbt/select.js';
+import { readRunResults, readSourceFreshness, type PreviousRun } from '../core/dbt/previous-run.js';
+import {
   CATALOG_MEMBERS,
   CatalogReader,
+  isEntry,
   MANIFEST_MEMBERS,
   ManifestReader,
   readQuoting,
@@ -131,7 +139,7 @@ async function readArtifactMembers<T>(
   }
 }
 
-const readManifestFile = (path: string, options: { state: boolean }) => {
+const readManifestFile = (path: string, options: { state: boolean; configs: boolean }) => {
   const reader = new ManifestReader(options);
   return readArtifactMembers(path, MAX_MANIFEST_BYTES, 'manifest', MANIFEST_MEMBERS, reader, (outline) =>
     reader.manifest(outline),
@@ -173,41 +181,148 @@ async function readSeedHeaders(projectDir: string, manifest: Manifest): Promise<
   return headers;
 }
 
+/** What gds reads of a project's dbt_project.yml. */
+interface ProjectFile {
+  /** `quoting:`: which parts of a relation's name dbt quotes. */
+  quoting?: QuotePolicy;
+  /** `flags: indirect_selection:` (dbt 1.8+'s project flags), as written. */
+  indirectSelection?: unknown;
+}
+
 /**
- * The `quoting:` of the project's dbt_project.yml (which parts of a relation's name dbt quotes), or undefined
- * without one. A file gds cannot read as YAML is dbt's to refuse: it is left to the manifest dbt wrote.
+ * The project's dbt_project.yml, or nothing without one. A file gds cannot read as YAML is dbt's to refuse:
+ * it is left to the manifest dbt wrote.
  */
-async function readProjectQuoting(projectDir: string): Promise<QuotePolicy | undefined> {
+async function readProjectFile(projectDir: string): Promise<ProjectFile> {
   const path = join(projectDir, 'dbt_project.yml');
-  if ((await kindOf(path)) !== 'file') return undefined;
+  if ((await kindOf(path)) !== 'file') return {};
   const { text } = await readBoundedText(path, {
     flag: '--dbt',
     maxBytes: MAX_PROJECT_FILE_BYTES,
     what: 'a dbt_project.yml',
   });
   const { parse } = await loadYaml();
+  let project: unknown;
   try {
-    const project: unknown = parse(text);
-    return readQuoting(
-      typeof project === 'object' && project !== null
-        ? (project as Record<string, unknown>)['quoting']
-        : undefined,
-    );
+    project = parse(text);
   } catch {
-    return undefined;
+    return {};
   }
+  if (!isEntry(project)) return {};
+  const quoting = readQuoting(project['quoting']);
+  const flags = project['flags'];
+  const indirectSelection = isEntry(flags) ? flags['indirect_selection'] : undefined;
+  return {
+    ...(quoting === undefined ? {} : { quoting }),
+    ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
+  };
 }
 
-/** The manifest.json of `--state DIR`: DIR/manifest.json, else DIR/target/manifest.json. */
-async function stateManifestPath(dir: string): Promise<string> {
+/**
+ * The selection with dbt's precedence for the indirect selection: --indirect-selection, else
+ * DBT_INDIRECT_SELECTION (both in `selection` already), else the project's `flags: indirect_selection`,
+ * else eager (left to the selection).
+ */
+function withProjectFlags(selection: DbtSelection, project: ProjectFile): DbtSelection {
+  const written = project.indirectSelection;
+  if (selection.indirectSelection !== undefined || written === undefined) return selection;
+  const mode = typeof written === 'string' ? written.toLowerCase() : undefined;
+  if (!isIndirectSelection(mode))
+    throw usage(
+      `dbt_project.yml's flags: indirect_selection is ${JSON.stringify(written)}: dbt's modes are ${INDIRECT_SELECTION_MODES.join(', ')}`,
+      'Write one of them in dbt_project.yml (dbt refuses any other), or pass --indirect-selection.',
+      'invalid_indirect_selection',
+    );
+  return { ...selection, indirectSelection: mode };
+}
+
+/**
+ * The folder of `--state DIR` (dbt's PreviousState): DIR, else DIR/target, whichever holds manifest.json, else
+ * the one holding run_results.json or sources.json (what `result:` and `source_status:` read).
+ */
+async function stateFolder(dir: string): Promise<{ folder: string; manifestPath?: string }> {
   const root = resolve(dir);
-  for (const path of [join(root, 'manifest.json'), join(root, 'target', 'manifest.json')])
-    if ((await kindOf(path)) === 'file') return path;
+  const folders = [root, join(root, 'target')];
+  for (const folder of folders)
+    if ((await kindOf(join(folder, 'manifest.json'))) === 'file')
+      return { folder, manifestPath: join(folder, 'manifest.json') };
+  for (const folder of folders)
+    for (const name of PREVIOUS_RUN_FILES)
+      if ((await kindOf(join(folder, name))) === 'file') return { folder };
   throw usage(
-    `--state ${dir}: no manifest.json in ${dir} or ${join(dir, 'target')}`,
+    `--state ${dir}: no manifest.json (nor run_results.json or sources.json) in ${dir} or ${join(dir, 'target')}`,
     "Name the folder holding the manifest.json of the state to compare with (production's, e.g. downloaded from the last deploy), as dbt's --state.",
     'dbt_state_not_found',
   );
+}
+
+const PREVIOUS_RUN_FILES = ['run_results.json', 'sources.json'];
+
+/**
+ * A run_results.json or sources.json, when the file is there: only each result's unique_id, status and
+ * max_loaded_at are kept (a run's results hold each node's compiled SQL).
+ */
+async function readPreviousRunFile<T>(
+  path: string,
+  what: string,
+  read: (value: unknown) => T,
+): Promise<T | undefined> {
+  if ((await kindOf(path)) !== 'file') return undefined;
+  const value: { metadata?: unknown; results: unknown[] } = { results: [] };
+  try {
+    await readJsonMembers(
+      path,
+      {
+        flag: '--state',
+        maxBytes: MAX_MANIFEST_BYTES,
+        what: `a dbt ${what}`,
+        each: [],
+        elements: ['results'],
+        whole: ['metadata'],
+      },
+      (section, _key, raw) => {
+        if (section === 'metadata') value.metadata = raw;
+        else if (isEntry(raw))
+          value.results.push({
+            unique_id: raw['unique_id'],
+            status: raw['status'],
+            ...('max_loaded_at' in raw ? { max_loaded_at: raw['max_loaded_at'] } : {}),
+          });
+      },
+    );
+    return read(value);
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError) && !(err instanceof DbtManifestError)) throw err;
+    throw usage(
+      `${path}: ${err instanceof JsonSyntaxError ? 'not valid JSON: ' : ''}${err.message}`,
+      `Name the --state folder of the dbt run whose ${what} to compare with, or run dbt again to rewrite it.`,
+      'invalid_dbt_artifact',
+    );
+  }
+}
+
+/** What `result:` and `source_status:` compare with, read only when the selection may use them. */
+async function readPreviousRun(
+  reads: SelectionReads,
+  stateDir: string | undefined,
+  targetDir: string,
+): Promise<PreviousRun> {
+  const [results, sources, sourcesCurrent] = await Promise.all([
+    reads.results && stateDir !== undefined
+      ? readPreviousRunFile(join(stateDir, 'run_results.json'), 'run_results.json', readRunResults)
+      : undefined,
+    reads.freshness && stateDir !== undefined
+      ? readPreviousRunFile(join(stateDir, 'sources.json'), 'sources.json', readSourceFreshness)
+      : undefined,
+    reads.freshness
+      ? readPreviousRunFile(join(targetDir, 'sources.json'), 'sources.json', readSourceFreshness)
+      : undefined,
+  ]);
+  return {
+    ...(results === undefined ? {} : { results }),
+    ...(sources === undefined ? {} : { sources }),
+    ...(sourcesCurrent === undefined ? {} : { sourcesCurrent }),
+  };
 }
 
 /** Reads and declares the dbt project in `dir` (see findDbtArtifacts); CliError exit 2 on any refusal. */
@@ -217,24 +332,35 @@ export async function loadDbtProject(
   options: { state?: string | undefined } = {},
 ): Promise<DbtProject> {
   const files = await findDbtArtifacts(dir);
-  const statePath = options.state === undefined ? undefined : await stateManifestPath(options.state);
-  const [manifest, catalog, state, dbtReader] = await Promise.all([
-    readManifestFile(files.manifestPath, { state: statePath !== undefined }).catch(
+  const stateDir = options.state === undefined ? undefined : await stateFolder(options.state);
+  const statePath = stateDir?.manifestPath;
+  // Each node's config is kept only for a selection that compares one (a YAML selector is looked into once
+  // the manifest is read: the manifest is read again with them when it does).
+  const configs = selectionReads(selection).configs;
+  const readProjectManifest = (withConfigs: boolean) =>
+    readManifestFile(files.manifestPath, { state: statePath !== undefined, configs: withConfigs }).catch(
       manifestError(files.manifestPath),
-    ),
+    );
+  const [read, catalog, state, dbtReader] = await Promise.all([
+    readProjectManifest(configs),
     files.catalogPath === undefined
       ? undefined
       : readCatalogFile(files.catalogPath).catch(manifestError(files.catalogPath)),
     statePath === undefined
       ? undefined
-      : readManifestFile(statePath, { state: true }).catch(
+      : readManifestFile(statePath, { state: true, configs: false }).catch(
           manifestError(statePath, 'the --state manifest: '),
         ),
     prepareDbtReader(),
   ]);
+  const reads = selectionReads(selection, read.selectors);
+  const manifest = reads.configs && !configs ? await readProjectManifest(true) : read;
+  const previous = await readPreviousRun(reads, stateDir?.folder, dirname(files.manifestPath));
   const seeds =
     files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
-  const quoting = files.projectDir === undefined ? undefined : await readProjectQuoting(files.projectDir);
+  const projectFile = files.projectDir === undefined ? {} : await readProjectFile(files.projectDir);
+  const { quoting } = projectFile;
+  const selected = withProjectFlags(selection, projectFile);
   try {
     return declareDbtProject(
       {
@@ -242,9 +368,10 @@ export async function loadDbtProject(
         ...(catalog === undefined ? {} : { catalog }),
         ...(seeds === undefined ? {} : { seeds }),
         ...(state === undefined ? {} : { state }),
+        previous,
         ...(quoting === undefined ? {} : { quoting }),
       },
-      selection,
+      selected,
       dbtReader,
     );
   } catch (err) {

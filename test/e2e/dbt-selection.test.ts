@@ -186,6 +186,56 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
     expect(bad.stderr).toContain('lazy');
   });
 
+  it("dbt_project.yml's flags: indirect_selection applies under --indirect-selection and DBT_INDIRECT_SELECTION", async () => {
+    const relationship =
+      'test.jaffle_dbt.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.430bf21500';
+    const file = join(project, 'dbt_project.yml');
+    const written = await readFile(file, 'utf8');
+    const mapped = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { table?: string; mappedTests?: Array<{ test: string }> })
+        .find((l) => l.table === 'stg_orders')
+        ?.mappedTests?.map((t) => t.test);
+    try {
+      await writeFile(file, `${written}\nflags:\n  indirect_selection: cautious\n`);
+      const cautious = await plan('--select', 'stg_orders', '--json');
+      expect(cautious.code).toBe(0);
+      expect(mapped(cautious.stdout)).not.toContain(relationship);
+      const flag = await plan('--select', 'stg_orders', '--indirect-selection', 'eager', '--json');
+      expect(mapped(flag.stdout)).toContain(relationship);
+    } finally {
+      await writeFile(file, written);
+    }
+  });
+
+  it('result: (the run_results.json of --state), access: and config.KEY: select as dbt does', async () => {
+    // target/ holds the run_results.json of the dbt run that built every model.
+    const views = await plan(
+      '--select',
+      'result:success,config.materialized:view',
+      '--state',
+      join(project, 'target'),
+      '--json',
+    );
+    expect(views.code).toBe(0);
+    expect(tables(views.stdout)).toEqual(['stg_customers', 'stg_orders', 'stg_payments']);
+    const staging = await plan(
+      '--select',
+      'access:protected,config.docs.show:true',
+      '--exclude',
+      'path:models/marts',
+      '--json',
+    );
+    expect(staging.code).toBe(0);
+    expect(tables(staging.stdout)).toEqual(['stg_customers', 'stg_orders', 'stg_payments']);
+    // prod/ holds a manifest only: no run to compare with.
+    const none = await plan('--select', 'result:error+', '--state', prod);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('run_results.json');
+  });
+
   it('file: and a bare file name select the model; the plan lists every rule, implied ones included', async () => {
     const r = await plan('--select', 'stg_orders.sql', '--select', 'file:stg_customers.sql');
     expect(r.code).toBe(0);

@@ -18,12 +18,14 @@ const options = {
   whole: ['metadata'],
 };
 
-async function read(text: string | Buffer) {
+async function read(text: string | Buffer, elements?: string[]) {
   const path = join(dir, `f${Math.random().toString(36).slice(2)}.json`);
   await writeFile(path, text);
   const members: Array<[string, string | undefined, unknown]> = [];
-  const outline = await readJsonMembers(path, options, (name, key, value) =>
-    members.push([name, key, value]),
+  const outline = await readJsonMembers(
+    path,
+    { ...options, ...(elements ? { elements } : {}) },
+    (name, key, value) => members.push([name, key, value]),
   );
   return { outline, members };
 }
@@ -71,6 +73,18 @@ describe('readJsonMembers', () => {
     const { outline, members } = await read('{"nodes": [{"a": 1}], "metadata": 3}');
     expect(members).toEqual([['metadata', undefined, 3]]);
     expect(Object.fromEntries(outline.members)).toEqual({ nodes: 'array', metadata: 'value' });
+  });
+
+  it("hands over each element of the arrays named in elements (run_results.json's results), key undefined", async () => {
+    const { members } = await read('{"results": [{"a": 1}, [2], 3], "nodes": [{"b": 1}], "metadata": {}}', [
+      'results',
+    ]);
+    expect(members).toEqual([
+      ['results', undefined, { a: 1 }],
+      ['results', undefined, [2]],
+      ['results', undefined, 3],
+      ['metadata', undefined, {}],
+    ]);
   });
 
   it('empty objects and arrays, strings holding brackets and quotes, and members not asked for are read past', async () => {

@@ -120,8 +120,6 @@ function foreignKeyTarget(constraint: ManifestConstraint): { to: string; field: 
   if (!written) return undefined;
   const parts = (written[1] ?? '').split('.').map((p) => p.replace(/^"|"$/g, ''));
   const [schema, table] = parts.slice(-2);
-  return {
-    to: `relation('${schema ?? ''}', '${table ?? ''}')`,
-    field: (written[2] ?? '').replace(/^"|"$/g, ''),
-  };
+  // The column as the DDL writes it, quoted or not: the warehouse folds an unquoted one (names.ts).
+  return { to: `relation('${schema ?? ''}', '${table ?? ''}')`, field: written[2] ?? '' };
 }

@@ -79,6 +79,15 @@ export interface ManifestNode {
   path?: string;
   tags: string[];
   materialized?: string;
+  /** `config.group` (dbt 1.5+ groups), for `group:` selectors. */
+  group?: string;
+  /** A model's `access` (dbt 1.5+: private, protected, public), for `access:` selectors. */
+  access?: string;
+  /**
+   * The node's `config` as written, for `config.KEY:` selectors; only when the reader keeps the configs
+   * (ManifestReader's `configs`: a selection that compares a config other than `materialized`).
+   */
+  config?: Entry;
   enabled: boolean;
   description?: string;
   meta: Entry;
@@ -173,6 +182,8 @@ export interface Manifest {
   selectors: Map<string, { definition: unknown; default: boolean }>;
   /** Each macro's SQL and the macros it calls, for `state:modified.macros`. */
   macros: Map<string, { sql: string; dependsOn: string[] }>;
+  /** The reader kept no node's `config` (ManifestNode.config): `config.KEY:` cannot be compared. */
+  withoutConfigs?: true;
 }
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
@@ -200,9 +211,12 @@ export class ManifestReader {
   private metadata: Entry = {};
   /** Whether `state:` selectors will compare this manifest with another (`--state`): each node's NodeState and the macros are kept only then. */
   private readonly withState: boolean;
+  /** Whether each node keeps its `config` (ManifestNode.config), for `config.KEY:` selectors. */
+  private readonly withConfigs: boolean;
 
-  constructor(options: { state?: boolean } = {}) {
+  constructor(options: { state?: boolean; configs?: boolean } = {}) {
     this.withState = options.state ?? true;
+    this.withConfigs = options.configs ?? true;
   }
 
   private readonly nodes = new Map<string, ManifestNode>();
@@ -238,14 +252,14 @@ export class ManifestReader {
     if (key === undefined || !isEntry(raw)) return;
     // dbt 1.8+'s unit tests: kept as the tests are, so that each is listed with why it is no rule.
     if (section === 'nodes' || section === 'unit_tests') {
-      const node = readNode(key, raw, this.withState, this.same);
+      const node = readNode(key, raw, this.withState, this.same, this.withConfigs);
       this.nodes.set(node.uniqueId, node);
     } else if (section === 'sources') {
-      const node = readNode(key, raw, this.withState, this.same);
+      const node = readNode(key, raw, this.withState, this.same, this.withConfigs);
       node.resourceType = 'source';
       this.sources.set(node.uniqueId, node);
     } else if ((OTHER_SECTIONS as readonly string[]).includes(section)) {
-      const node = readNode(key, raw, this.withState, this.same);
+      const node = readNode(key, raw, this.withState, this.same, this.withConfigs);
       this.others.set(node.uniqueId, node);
     } else if (section === 'macros' && this.withState) {
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
@@ -283,6 +297,7 @@ export class ManifestReader {
       others: this.others,
       selectors: this.selectors,
       macros: this.macros,
+      ...(this.withConfigs ? {} : { withoutConfigs: true as const }),
     };
   }
 }
@@ -335,6 +350,7 @@ function readNode(
   raw: Entry,
   withState = true,
   same: (name: string) => string = (name) => name,
+  withConfig = true,
 ): ManifestNode {
   const config = entryOr(raw['config']);
   const uniqueId = same(text(raw['unique_id']) ?? key);
@@ -350,7 +366,7 @@ function readNode(
   const name = writtenName ?? parts.at(-1) ?? uniqueId;
   const packageName = same(writtenPackage ?? parts[1] ?? '');
   if (resourceType === 'test' || resourceType === 'unit_test')
-    return readTestNode(uniqueId, resourceType, name, packageName, raw, config, withState, same);
+    return readTestNode(uniqueId, resourceType, name, packageName, raw, config, withState, same, withConfig);
   const alias = withoutTemporarySuffix(text(raw['alias']) ?? text(config['alias']) ?? name);
   const fqn = names(raw['fqn'], same);
   const tags = tagsOf(raw['tags'], config['tags'], same);
@@ -395,6 +411,11 @@ function readNode(
   if (path !== undefined) node.path = same(path);
   const materialized = nonEmpty(config['materialized']);
   if (materialized !== undefined) node.materialized = same(materialized);
+  const group = nonEmpty(config['group']);
+  if (group !== undefined) node.group = same(group);
+  const access = resourceType === 'model' ? nonEmpty(raw['access']) : undefined;
+  if (access !== undefined) node.access = same(access);
+  if (withConfig) node.config = config;
   const description = nonEmpty(raw['description']);
   if (description !== undefined) node.description = description;
   const compiledSql = nonEmpty(raw['compiled_code'] ?? raw['compiled_sql']);
@@ -493,8 +514,9 @@ function readTestNode(
   config: Entry,
   withState: boolean,
   same: (name: string) => string,
+  withConfig: boolean,
 ): ManifestNode {
-  return {
+  const node: ManifestNode = {
     uniqueId,
     resourceType,
     name,
@@ -517,6 +539,12 @@ function readTestNode(
       ? {}
       : { originalFilePath: same(filePath(raw['original_file_path']) as string) }),
   };
+  // What `group:` selects a test by: dbt's group method reads config.group, which the test's `group` beside
+  // it does not set (its materialized, always `test`, is not kept: select.ts knows it).
+  const group = nonEmpty(config['group']);
+  if (group !== undefined) node.group = same(group);
+  if (withConfig) node.config = config;
+  return node;
 }
 
 const SNAPSHOT_META_COLUMNS = ['dbt_scd_id', 'dbt_updated_at', 'dbt_valid_from', 'dbt_valid_to'];

@@ -68,6 +68,12 @@ function unquoted(written: string): { name: string; quoted: boolean } {
   return quoted ? { name: quoted[2] ?? '', quoted: true } : { name: trimmed, quoted: false };
 }
 
+/** A column name as a test or constraint writes it (`Email`, `"Email"`), as the adapter's warehouse names it. */
+export function writtenName(written: string, adapter: string | undefined): string {
+  const { name, quoted } = unquoted(written);
+  return warehouseName(name, adapter, quoted);
+}
+
 /** The declared column a test names (`column_name` may be quoted, or differ in case), or undefined. */
 export function findColumn(columns: readonly string[], written: string): string | undefined {
   const { name } = unquoted(written);

@@ -15,7 +15,7 @@ import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
 import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestColumn, ManifestNode } from './manifest.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
-import { findColumn, fromPostgresName, relationQuoting, warehouseName } from './names.js';
+import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenName } from './names.js';
 import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
@@ -97,6 +97,7 @@ export function declareDbtProject(
     selection,
     (message) => warnings.push(message),
     state,
+    artifacts.previous,
   );
   const selectedSet = new Set(selected);
   const excluded = new Map<string, NotMappedTest[]>();
@@ -285,7 +286,9 @@ class ProjectReader {
       return {
         schema: named?.schema ?? schema,
         table: named?.alias ?? table,
-        ...(columns?.ok ? { columns: columns.columns.map((c) => c.name) } : {}),
+        ...(columns?.ok
+          ? { columns: columns.columns.map((c) => c.name), exactColumns: columns.from === 'catalog' }
+          : {}),
       };
     }
     const id = resolveCall(this.manifest, to, test.dependsOn);
@@ -330,7 +333,7 @@ class ProjectReader {
       exactColumns: found.from === 'catalog',
       adapter: this.adapter,
       resolveReference: (test, to) => this.referenceTarget(node, test, to),
-      normaliseName: (name) => warehouseName(name, this.adapter),
+      normaliseName: (name) => writtenName(name, this.adapter),
       primaryKey: node.primaryKey.length > 0 ? node.primaryKey : constraints.primaryKey,
       declaredNullRates: declaredNullRates(node, names, warnings),
       grammar: this.grammar,

@@ -1,9 +1,10 @@
 // dbt's node selection (`--select` / `--exclude`) as `dbt ls` resolves it, the part a governance job needs:
 // names and fqn wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `file:` (the file's
 // name, with or without its extension), `source:`, `state:` against another manifest (`--state`),
-// `config.materialized:`, `resource_type:`, `fqn:`, `package:`, `exposure:`, `metric:`, `semantic_model:`,
-// `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a union and a comma for an
-// intersection. The graph holds the tests, exposures, metrics, semantic models and saved queries too, as dbt's does:
+// `result:` and `source_status:` against the run_results.json and sources.json of that folder, `config.KEY:`
+// (any config: `config.meta.owner:`), `group:`, `access:`, `resource_type:`, `fqn:`, `package:`, `exposure:`,
+// `metric:`, `semantic_model:`, `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a
+// union and a comma for an intersection. The graph holds the tests, exposures, metrics, semantic models and saved queries too, as dbt's does:
 // `@x` reaches the parents of x's tests (a relationships test's other model). The methods match tests too
 // (`test_name:`, `test_type:`), and the tests dbt runs are worked out as dbt's do, by the indirect selection
 // (`--indirect-selection`) and the exclusions: a test dbt would not run is no rule of its table. `state:`
@@ -13,6 +14,7 @@ import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
 import { stateMatches, STATE_SELECTORS } from './state.js';
+import { sourcesWithStatus, type PreviousRun } from './previous-run.js';
 import type { DbtSelection, IndirectSelection } from './types.js';
 
 /** A selector gds cannot read or that matches nothing; the message names it. */
@@ -33,7 +35,11 @@ export const SELECTOR_METHODS = [
   'file',
   'source',
   'state',
-  'config.materialized',
+  'result',
+  'source_status',
+  'config.KEY',
+  'group',
+  'access',
   'resource_type',
   'package',
   'exposure',
@@ -93,6 +99,8 @@ interface Context {
   graph: Graph;
   /** The manifest `state:` compares with (`--state`). */
   state?: Manifest;
+  /** The run results and source freshness `result:` and `source_status:` compare with (`--state`). */
+  previous: PreviousRun;
   /** The indirect selection of the flag (or env), a YAML criterion's own `indirect_selection` aside. */
   mode: IndirectSelection;
 }
@@ -124,8 +132,9 @@ export function selectNodes(
   selection: DbtSelection,
   warn: (message: string) => void = () => {},
   state?: Manifest,
+  previous: PreviousRun = {},
 ): string[] {
-  return selectDbt(manifest, selection, warn, state).nodes;
+  return selectDbt(manifest, selection, warn, state, previous).nodes;
 }
 
 /** selectNodes, with the tests dbt runs under the selection (its exclusions and indirect selection). */
@@ -134,6 +143,7 @@ export function selectDbt(
   selection: DbtSelection,
   warn: (message: string) => void = () => {},
   state?: Manifest,
+  previous: PreviousRun = {},
 ): DbtSelected {
   const candidates = [...manifest.nodes.values()].filter(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
@@ -144,6 +154,7 @@ export function selectDbt(
     manifest,
     graph: graphOf(manifest),
     mode,
+    previous,
     ...(state === undefined ? {} : { state }),
   };
   const result = (picked: Picked): DbtSelected => {
@@ -408,6 +419,7 @@ function evaluateDefinition(
       upDepth: depth('parents', 'parents_depth'),
       body,
       downDepth: depth('children', 'children_depth'),
+      value,
     },
     body,
     where,
@@ -456,10 +468,12 @@ interface Criterion {
   upDepth: string | undefined;
   body: string;
   downDepth: string | undefined;
+  /** A YAML selector's value as YAML typed it (`config.enabled: true`); a CLI's is the text of the body. */
+  value?: ConfigScalar;
 }
 
 function evaluateCriterion(
-  { at, upDepth, body, downDepth }: Criterion,
+  { at, upDepth, body, downDepth, value }: Criterion,
   atom: string,
   selector: string,
   context: Context,
@@ -474,7 +488,7 @@ function evaluateCriterion(
       `${atom}: @ cannot be combined with a trailing + (dbt refuses it too)`,
       selector,
     );
-  const seeds = matchMethod(body, atom, selector, context);
+  const seeds = matchMethod(body, atom, selector, context, value);
   const all = new Set(seeds);
   const depth = (text: string | undefined) => (text === undefined || text === '' ? Infinity : Number(text));
   if (parentsToo) walk(seeds, graph.parents, depth(upDepth), all);
@@ -547,7 +561,13 @@ const DBT_RESOURCE_TYPES = [
 const TEST_STATE_SELECTORS = new Set(STATE_SELECTORS.filter((s) => s !== 'old' && s !== 'unmodified'));
 
 /** The enabled nodes (tests too, as dbt's methods search them) that `method:value` names. */
-function matchMethod(body: string, atom: string, selector: string, context: Context): Set<string> {
+function matchMethod(
+  body: string,
+  atom: string,
+  selector: string,
+  context: Context,
+  typed?: ConfigScalar,
+): Set<string> {
   const { manifest } = context;
   const colon = body.indexOf(':');
   const method = colon < 0 ? undefined : body.slice(0, colon);
@@ -562,6 +582,8 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
     ...[...manifest.sources.values()].filter((n) => n.enabled),
     ...others.filter((n) => n.resourceType === 'exposure' || n.resourceType === 'metric'),
   ];
+  // dbt's parsed_nodes: its manifest's nodes, where the unit tests are not (gds reads them among the nodes).
+  const configurable = () => parsed.filter((n) => n.resourceType !== 'unit_test');
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
     new Set(among.filter(test).map((n) => n.uniqueId));
   if (value === '')
@@ -612,9 +634,44 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
         );
       return pick((n) => stateMatches(value, n, manifest, state));
     }
-    // dbt's config and resource_type methods compare the value as it is: no glob.
-    case 'config.materialized':
-      return pick((n) => n.materialized === value);
+    case 'result': {
+      const results = context.previous.results;
+      if (results === undefined)
+        throw new DbtSelectionError(
+          `${atom} selects by the results of an earlier run: pass --state DIR, the folder holding that run's run_results.json (dbt's --state${context.state === undefined ? '' : '; the --state folder holds none'})`,
+          selector,
+        );
+      return pick((n) => results.get(n.uniqueId) === value);
+    }
+    case 'source_status': {
+      const { sources, sourcesCurrent } = context.previous;
+      if (sources === undefined || sourcesCurrent === undefined) {
+        const missing = [
+          ...(sources === undefined
+            ? ["the earlier run's sources.json in the --state folder (pass --state DIR)"]
+            : []),
+          ...(sourcesCurrent === undefined
+            ? ["the latest run's target/sources.json (run dbt source freshness)"]
+            : []),
+        ];
+        throw new DbtSelectionError(
+          `${atom} compares two runs of dbt source freshness, and ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing (dbt refuses it too)`,
+          selector,
+        );
+      }
+      const fresher = sourcesWithStatus(value, sources, sourcesCurrent);
+      return pick((n) => fresher.has(n.uniqueId));
+    }
+    // dbt's group method: config.group against the value (a glob), of the nodes (not the unit tests) and metrics.
+    case 'group':
+      return pick(
+        (n) => n.group !== undefined && glob(value, n.group),
+        [...configurable(), ...others.filter((n) => n.resourceType === 'metric')],
+      );
+    // dbt's access method: a model's access exactly.
+    case 'access':
+      return pick((n) => n.resourceType === 'model' && n.access === value, parsed);
+    // dbt's resource_type method compares the value as it is: no glob.
     case 'resource_type':
       if (!DBT_RESOURCE_TYPES.includes(value))
         throw new DbtSelectionError(
@@ -670,12 +727,87 @@ function matchMethod(body: string, atom: string, selector: string, context: Cont
           : n.resourceType === 'test' && (n.test?.name !== undefined) === (kind === 'generic'),
       );
     }
-    default:
+    default: {
+      // dbt's config method, `config.KEY.SUBKEY…:value`: the nodes and sources (tests too) whose config holds it.
+      if (method.startsWith('config.')) {
+        const keys = method.slice('config.'.length).split('.');
+        const compared = typed ?? value;
+        return pick(
+          (n) => configSelects(configValue(n, keys, manifest, atom, selector), compared, keys),
+          [...configurable(), ...[...manifest.sources.values()].filter((n) => n.enabled)],
+        );
+      }
       throw new DbtSelectionError(
         `${atom}: gds does not know the selector method "${method}"; it reads ${SELECTOR_METHODS.map((m) => `${m}:`).join(', ')}, names and graph operators (+x, x+, 2+x, @x)`,
         selector,
       );
+    }
   }
+}
+
+/** A value a config selector compares: a CLI's text, or what a YAML selector wrote. */
+type ConfigScalar = string | number | boolean;
+
+/** Nothing there: dbt's _getattr_descend fails, and the node is not selected. */
+const ABSENT = Symbol('absent');
+
+/** The config value at `keys` (dbt's _getattr_descend: each key an attribute or member), or ABSENT. */
+function configValue(
+  node: ManifestNode,
+  keys: string[],
+  manifest: Manifest,
+  atom: string,
+  selector: string,
+): unknown {
+  const config = node.config;
+  if (config === undefined) {
+    // The reader kept no config: `materialized` is a field of its own (a test's is always dbt's `test`).
+    if (keys.length === 1 && keys[0] === 'materialized')
+      return node.materialized ?? (node.resourceType === 'test' ? 'test' : ABSENT);
+    if (manifest.withoutConfigs === true)
+      throw new DbtSelectionError(
+        `${atom}: the manifest was read without its nodes' configs, which gds keeps only for a selection that compares them`,
+        selector,
+      );
+    return ABSENT;
+  }
+  let value: unknown = config;
+  for (const key of keys) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key))
+      return ABSENT;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * dbt's ConfigSelectorMethod: the value equals the config's as Python compares them (a text only a text, a
+ * number or boolean only a number or boolean), or is one of a list's items; `true` and `false` in any case
+ * select a boolean config; `config.severity:` compares without case.
+ */
+function configSelects(config: unknown, selected: ConfigScalar, keys: string[]): boolean {
+  if (config === ABSENT) return false;
+  const selectedText = typeof selected === 'boolean' ? (selected ? 'True' : 'False') : String(selected);
+  const severity = keys.length === 1 && keys[0] === 'severity';
+  const equals = (item: unknown): boolean => {
+    if (severity) return typeof item === 'string' && item.toUpperCase() === selectedText.toUpperCase();
+    if (typeof item === 'string') return typeof selected === 'string' && item === selected;
+    if (typeof item === 'number' || typeof item === 'boolean')
+      return typeof selected !== 'string' && Number(item) === Number(selected);
+    return false;
+  };
+  // `true`/`false` select a boolean config (`value is True`), or a list holding one (`True in value`, where
+  // Python's 1 equals True).
+  const bool =
+    selectedText.toUpperCase() === 'TRUE' ? 1 : selectedText.toUpperCase() === 'FALSE' ? 0 : undefined;
+  if (!Array.isArray(config)) return equals(config) || (bool !== undefined && config === (bool === 1));
+  return (config as unknown[]).some(
+    (item) =>
+      equals(item) ||
+      (bool !== undefined &&
+        (typeof item === 'boolean' || typeof item === 'number') &&
+        Number(item) === bool),
+  );
 }
 
 const VERSION_SELECTORS = ['latest', 'prerelease', 'old', 'none'];
@@ -789,4 +921,54 @@ function glob(pattern: string, text: string): boolean {
     } else source += c.replace(/[.+^${}()|\\]/g, '\\$&');
   }
   return new RegExp(`^${source}$`, 's').test(text);
+}
+
+/** What a selection's methods read besides the manifest, so that a reader keeps or reads only what they need. */
+export interface SelectionReads {
+  /** `config.KEY:` other than `config.materialized:`: each node's config (ManifestReader's `configs`). */
+  configs: boolean;
+  /** `result:`: the --state folder's run_results.json. */
+  results: boolean;
+  /** `source_status:`: the sources.json of the --state folder and of the project's target/. */
+  freshness: boolean;
+}
+
+/**
+ * What the selection may read (more than it does, never less): its --select and --exclude, or the YAML
+ * selector it uses (`--selector NAME`, with neither the selectors.yml default) and those it names. Without
+ * `selectors` (the manifest not yet read) a YAML selector is not looked into: ask again once it is read.
+ */
+export function selectionReads(selection: DbtSelection, selectors?: Manifest['selectors']): SelectionReads {
+  const texts = [...(selection.select ?? []), ...(selection.exclude ?? [])];
+  if (selectors !== undefined && (selection.selector !== undefined || texts.length === 0)) {
+    const used = new Set<string>();
+    const use = (name: string | undefined) => {
+      const entry = name === undefined ? undefined : selectors.get(name);
+      if (name === undefined || entry === undefined || used.has(name)) return;
+      used.add(name);
+      texts.push(JSON.stringify(entry.definition) ?? '');
+      namedSelectors(entry.definition).forEach(use);
+    };
+    use(selection.selector ?? [...selectors].find(([, entry]) => entry.default)?.[0]);
+  }
+  const text = texts.join('\n');
+  return {
+    configs: /config\.(?!materialized["':])/.test(text),
+    results: /\bresult["':]/.test(text),
+    freshness: /\bsource_status["':]/.test(text),
+  };
+}
+
+/** The selectors a selectors.yml definition names (`method: selector`, or `selector: NAME`). */
+function namedSelectors(definition: unknown): string[] {
+  if (Array.isArray(definition)) return definition.flatMap(namedSelectors);
+  if (!isDict(definition)) return [];
+  const keys = Object.keys(definition);
+  const named =
+    definition['method'] === 'selector'
+      ? [String(definition['value'])]
+      : keys.length === 1 && keys[0] === 'selector'
+        ? [String(definition['selector'])]
+        : [];
+  return [...named, ...Object.values(definition).flatMap(namedSelectors)];
 }

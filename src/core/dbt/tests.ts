@@ -464,7 +464,9 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const target = context.resolveReference(node, to);
       if (!target) return refused(`its to: ${to} names no model, seed, snapshot or source of the manifest`);
       if ('unmappable' in target) return refused(target.unmappable);
-      const reached = targetColumnOf(field, target, context);
+      // A contract's foreign_key (constraints.ts) names its column in to_columns or its SQL, not in field:.
+      const constraint = /:constraint:foreign_key(?::|$)/.test(node.uniqueId);
+      const reached = targetColumnOf(field, target, context, constraint);
       if ('error' in reached) return refused(reached.error);
       const targetColumn = reached.name;
       const reference = `${target.schema}.${target.table}.${targetColumn}`;
@@ -570,6 +572,7 @@ function targetColumnOf(
   field: string,
   target: ReferenceTarget,
   context: TestContext,
+  constraint = false,
 ): { name: string } | { error: string } {
   const relation = `${target.schema}.${target.table}`;
   if (target.columns === undefined) return { name: context.normaliseName(field) };
@@ -578,17 +581,19 @@ function targetColumnOf(
   const found = reachedColumn(target.columns, field, context.adapter);
   if (found === undefined)
     return {
-      error: `${relation} has no column ${JSON.stringify(field)} (its columns: ${target.columns.join(', ')}), so dbt's query of its field: fails`,
+      error: `${relation} has no column ${JSON.stringify(field)} (its columns: ${target.columns.join(', ')}), so ${constraint ? "dbt's foreign key on it" : "dbt's query of its field:"} fails`,
     };
   if ('name' in found) return found;
   return {
     error: otherCase(
-      `field ${field.trim()}`,
+      `${constraint ? "foreign key's column" : 'field'} ${field.trim()}`,
       field,
       found,
       context.adapter,
       `the column of ${relation}`,
-      () => `write field: as the warehouse names the column, quoted ("${found.other}")`,
+      () =>
+        `write ${constraint ? "the foreign key's column (to_columns, or the column of its SQL)" : 'field:'} as the warehouse names the column, quoted ("${found.other}")`,
+      constraint ? "dbt's build of the table fails on its foreign key" : undefined,
     ),
   };
 }
@@ -601,11 +606,12 @@ function otherCase(
   adapter: string | undefined,
   holder: string,
   fix: (quoted: boolean) => string,
+  fails = "dbt's test errors",
 ): string {
   const quoted = /^["`[]/.test(written.trim());
   return (
     `its ${what} is ${quoted ? 'quoted' : 'unquoted'}, so dbt's SQL on ${adapter ?? 'its adapter'} reads it as ${found.reads}; ` +
-    `${holder} is "${found.other}" (another case), so dbt's test errors: ${fix(quoted)}`
+    `${holder} is "${found.other}" (another case), so ${fails}: ${fix(quoted)}`
   );
 }
 

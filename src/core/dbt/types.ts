@@ -4,6 +4,28 @@
 // apply, the contract intent to set, and where each dbt test went.
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
 
+/** A run's results: each node's status (`success`, `error`, `fail`, `warn`, `skipped`, `pass`, …) by unique id. */
+export type RunResults = Map<string, string>;
+
+/** A `dbt source freshness` run: each source's max_loaded_at, and the sources whose check failed to run. */
+export interface SourceFreshness {
+  loadedAt: Map<string, string>;
+  runtimeErrors: Set<string>;
+}
+
+/**
+ * What dbt's PreviousState holds besides the manifest (previous-run.ts reads it): the artifacts `result:`
+ * and `source_status:` compare with; each undefined when its file is absent.
+ */
+export interface PreviousRun {
+  /** run_results.json of the --state folder. */
+  results?: RunResults;
+  /** sources.json of the --state folder. */
+  sources?: SourceFreshness;
+  /** sources.json of the project's target/ (dbt's sources_current). */
+  sourcesCurrent?: SourceFreshness;
+}
+
 /** dbt's `--indirect-selection` modes (select.ts reads them). */
 export type IndirectSelection = 'eager' | 'cautious' | 'buildable' | 'empty';
 
@@ -167,6 +189,8 @@ export interface DbtArtifacts {
   seeds?: Record<string, string[]>;
   /** The manifest `state:` selectors compare with (`--state DIR`: the production manifest). */
   state?: unknown;
+  /** The run results and source freshness `result:` and `source_status:` compare with (previous-run.ts). */
+  previous?: PreviousRun;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
 }

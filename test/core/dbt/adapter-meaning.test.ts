@@ -339,6 +339,81 @@ describe("relationships: the target's column, reached as the adapter resolves fi
   });
 });
 
+describe("a contract's foreign_key: the target's column, reached as the adapter resolves it", () => {
+  /** people.customer_id's foreign key, to_columns or the SQL before dbt 1.9, customers' columns as the catalog lists them. */
+  const constrained = (adapter: string, constraint: Entry, customers: string[] | undefined) => {
+    const m = manifest(
+      model('people', {
+        config: { enabled: true, materialized: 'table', contract: { enforced: true } },
+        columns: {
+          customer_id: { name: 'customer_id', data_type: 'text', constraints: [constraint] },
+        },
+        depends_on: { nodes: ['model.shop.customers'] },
+      }),
+      // Without the catalog's columns, customers' are not known: a name is folded as the adapter folds it.
+      model('customers', customers === undefined ? {} : { columns: columns({ CustomerId: 'text' }) }),
+    );
+    (m['metadata'] as Entry)['adapter_type'] = adapter;
+    const catalog = catalogOf({ people: ['customer_id'], ...(customers === undefined ? {} : { customers }) });
+    const [d] = declareDbtProject({ manifest: m, catalog }, { select: ['people'] }, dbtReader).declarations;
+    if (!d) throw new Error('no declaration');
+    return {
+      references: d.columns.find((c) => c.name === 'customer_id')?.references,
+      notMapped: d.notMappedTests.map((t) => t.reason),
+    };
+  };
+  const written = (column: string): Entry => ({
+    type: 'foreign_key',
+    expression: `analytics.customers (${column})`,
+  });
+  const to = (column: string): Entry => ({
+    type: 'foreign_key',
+    to: "ref('customers')",
+    to_columns: [column],
+  });
+
+  it('postgres: an unquoted CustomerId is customerid, so against a column "CustomerId" dbt fails: not mapped', () => {
+    for (const constraint of [written('CustomerId'), to('CustomerId')]) {
+      const { references, notMapped } = constrained('postgres', constraint, ['CustomerId']);
+      expect(references).toBeUndefined();
+      expect(notMapped).toEqual([
+        expect.stringMatching(
+          /its foreign key's column CustomerId is unquoted, so dbt's SQL on postgres reads it as customerid; the column of analytics\.customers is "CustomerId" \(another case\), so dbt's build of the table fails on its foreign key: write the foreign key's column \(to_columns, or the column of its SQL\) as the warehouse names the column, quoted \("CustomerId"\)/,
+        ),
+      ]);
+    }
+  });
+
+  it('postgres: a quoted name is the column of exactly that name', () => {
+    expect(constrained('postgres', written('"CustomerId"'), ['CustomerId']).references).toBe(
+      'analytics.customers.CustomerId',
+    );
+    expect(constrained('postgres', written('"customerid"'), ['CustomerId']).notMapped).toEqual([
+      expect.stringMatching(/its .* is quoted, so dbt's SQL on postgres reads it as customerid/),
+    ]);
+  });
+
+  it("without the target's columns: a quoted name kept as written, an unquoted one folded", () => {
+    expect(constrained('postgres', written('"CustomerId"'), undefined).references).toBe(
+      'analytics.customers.CustomerId',
+    );
+    expect(constrained('postgres', written('CustomerId'), undefined).references).toBe(
+      'analytics.customers.customerid',
+    );
+  });
+
+  it('postgres: an unquoted CustomerId reaches a column customerid; bigquery matches without case', () => {
+    for (const constraint of [written('CustomerId'), to('CustomerId')]) {
+      expect(constrained('postgres', constraint, ['customerid']).references).toBe(
+        'analytics.customers.customerid',
+      );
+      expect(constrained('bigquery', constraint, ['CUSTOMERID']).references).toBe(
+        'analytics.customers.CUSTOMERID',
+      );
+    }
+  });
+});
+
 describe('a contract constraint on a column with quote: true', () => {
   it('postgres: dbt creates the column quoted ("Email") and constrains it so: mapped on Email', () => {
     const m = manifest(

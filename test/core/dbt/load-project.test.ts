@@ -9,7 +9,7 @@ import { csvHeader, parseCsv } from '../../../src/core/dbt/csv.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, manifest, model } from './helpers.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
 
 const made: string[] = [];
 function folder(): string {
@@ -102,6 +102,123 @@ describe('loadDbtProject', () => {
     );
     const project = await loadDbtProject(dir, { select: ['state:modified'] }, { state: prod });
     expect(project.declarations.map((d) => d.name)).toEqual(['customers']);
+  });
+
+  describe("dbt_project.yml's flags: indirect_selection (dbt 1.8+ project flags)", () => {
+    // orders' relationships test reads customers too: eager runs it with orders selected, cautious does not.
+    const relationship = 'test.shop.relationships_orders_customer_id.abc';
+    const project = (flags: string) => {
+      const dir = folder();
+      mkdirSync(join(dir, 'target'));
+      writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${flags}`);
+      writeFileSync(
+        join(dir, 'target', 'manifest.json'),
+        JSON.stringify(
+          manifest(
+            model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
+            model('customers', { columns: columns({ customer_id: 'int' }) }),
+            genericTest(
+              'relationships',
+              'model.shop.orders',
+              { to: "ref('customers')", field: 'customer_id' },
+              {
+                column: 'customer_id',
+                id: relationship,
+                dependsOn: ['model.shop.customers', 'model.shop.orders'],
+              },
+            ),
+          ),
+        ),
+      );
+      return dir;
+    };
+    const mapped = async (dir: string, selection: { indirectSelection?: 'eager' | 'cautious' } = {}) =>
+      (await loadDbtProject(dir, { select: ['orders'], ...selection })).declarations[0]?.mappedTests.map(
+        (t) => t.test,
+      );
+
+    it('applies when neither --indirect-selection nor DBT_INDIRECT_SELECTION says otherwise', async () => {
+      expect(await mapped(project(''))).toEqual([relationship]);
+      expect(await mapped(project('flags:\n  indirect_selection: cautious\n'))).toEqual([]);
+      // The flag (or the variable, which oclif reads into it) wins over the project's.
+      expect(
+        await mapped(project('flags:\n  indirect_selection: cautious\n'), { indirectSelection: 'eager' }),
+      ).toEqual([relationship]);
+    });
+
+    it('a mode dbt does not know: exit 2, naming dbt_project.yml', async () => {
+      const error = await refusal(loadDbtProject(project('flags:\n  indirect_selection: lazy\n'), {}));
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_indirect_selection' });
+      expect(error.message).toMatch(/dbt_project\.yml.*lazy/);
+    });
+  });
+
+  describe('config.KEY:, result: and source_status: read what they compare, and only then', () => {
+    const owned = (owner: string, name: string) =>
+      model(name, {
+        columns: columns({ id: 'int' }),
+        config: { enabled: true, materialized: 'view', meta: { owner } },
+      });
+    const write = (dir: string, extra: Record<string, unknown> = {}) =>
+      writeFileSync(
+        join(dir, 'manifest.json'),
+        JSON.stringify({ ...manifest(owned('alice', 'orders'), owned('bob', 'customers')), ...extra }),
+      );
+    const tables = (project: { declarations: Array<{ name: string }> }) =>
+      project.declarations.map((d) => d.name);
+    /** A run_results.json or sources.json of dbt's, `kind` its schema (`run-results/v6`). */
+    const artifact = (path: string, kind: string, results: unknown[]) =>
+      writeFileSync(
+        path,
+        JSON.stringify({
+          metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/${kind}.json` },
+          results,
+        }),
+      );
+
+    it("config.KEY: on the CLI, or in selectors.yml's default selector (the manifest read again with the configs)", async () => {
+      const dir = folder();
+      write(dir, {
+        selectors: {
+          mine: { name: 'mine', default: true, definition: { method: 'config.meta.owner', value: 'bob' } },
+        },
+      });
+      expect(tables(await loadDbtProject(dir, { select: ['config.meta.owner:alice'] }))).toEqual(['orders']);
+      expect(tables(await loadDbtProject(dir, {}))).toEqual(['customers']);
+      expect(tables(await loadDbtProject(dir, { selector: 'mine' }))).toEqual(['customers']);
+    });
+
+    it('result: reads the run_results.json of --state, a folder that needs no manifest.json for it', async () => {
+      const dir = folder();
+      const prod = folder();
+      write(dir);
+      artifact(join(prod, 'run_results.json'), 'run-results/v6', [
+        { unique_id: 'model.shop.customers', status: 'error', compiled_code: 'select 1' },
+      ]);
+      expect(tables(await loadDbtProject(dir, { select: ['result:error+'] }, { state: prod }))).toEqual([
+        'customers',
+      ]);
+      writeFileSync(join(prod, 'run_results.json'), '{"results": [');
+      const cut = await refusal(loadDbtProject(dir, { select: ['result:error+'] }, { state: prod }));
+      expect(cut).toMatchObject({ exitCode: 2, code: 'invalid_dbt_artifact' });
+      expect(cut.message).toContain('run_results.json');
+      const none = await refusal(loadDbtProject(dir, { select: ['result:error+'] }));
+      expect(none).toMatchObject({ exitCode: 2, code: 'invalid_dbt_selector' });
+      expect(none.message).toMatch(/run_results\.json/);
+    });
+
+    it("source_status: without the project's target/sources.json: exit 2, naming it, as dbt refuses", async () => {
+      const dir = folder();
+      const prod = folder();
+      write(dir);
+      artifact(join(prod, 'sources.json'), 'sources/v3', []);
+      const error = await refusal(
+        loadDbtProject(dir, { select: ['source_status:fresher+'] }, { state: prod }),
+      );
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_dbt_selector' });
+      expect(error.message).toMatch(/target\/sources\.json/);
+      expect(error.message).not.toMatch(/in the --state folder/);
+    });
   });
 
   it("reads a seed's columns from its CSV header when the folder is the project", async () => {
