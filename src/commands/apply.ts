@@ -31,10 +31,10 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'converges (no duplicate table, no second version of an unchanged definition or gate1.yml), and applies ' +
     'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
     "steward's handoff), and each table of the project QUARANTINED and never submitted as it is (plan --submit " +
-    'shows it as ^ submit; a run killed before its submissions leaves such tables), and each PENDING_REVIEW ' +
-    'with a stale proof (rebuilt since it was submitted, so certify is blocked: in CI run gds recertify ' +
-    'before apply --submit), never one a steward rejected as it is, CERTIFIED or beyond; nor a CERTIFIED ' +
-    'table whose change leaves it ' +
+    'shows it as ^ submit; a run killed before its submissions leaves such tables), and submits again each ' +
+    'one PENDING_REVIEW with a stale proof (rebuilt since it was submitted, so certify is blocked: in CI run ' +
+    'gds recertify before apply --submit); never one a steward rejected as it is, CERTIFIED or beyond; nor a ' +
+    'CERTIFIED table whose change leaves it ' +
     'CERTIFIED (its gate1.yml or contract intent): its submit step is unchanged, with the reason (gds gate ' +
     'submit submits it). --prune soft-deletes the gone tables, only this ' +
     "project's and only when every create and replace of the run succeeded; a node gds governs nothing of (an " +

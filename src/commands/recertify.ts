@@ -26,7 +26,9 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
     'an environment-scoped one may omit it. Shows what was filed per table, and the certified view of each ' +
     'CERTIFIED table: one a rebuild dropped (dbt renames and drops … cascade) is published again when the ' +
-    'relation still has the certified columns, and stderr says so (or why it cannot). Under --json ONE line: the whole ' +
+    'relation still has the certified columns, and stderr says so (or why it cannot). A table waiting for ' +
+    'review that the run rebuilt now has a stale proof (certify is blocked until it is submitted again): stderr ' +
+    'names such tables, and their outcomes carry staleSubmission: true. Under --json ONE line: the whole ' +
     'response (environmentLabel, submitted, governed, outcomes[]); `jq -c ".outcomes[]"` gives one line per table.';
   static override examples = [
     '<%= config.bin %> recertify --run-results target/run_results.json --manifest target/manifest.json --env production',

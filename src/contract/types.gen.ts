@@ -1883,7 +1883,7 @@ export interface components {
             definition: components["schemas"]["HeldDefinition"];
             gate1: null | components["schemas"]["Gate1Version"];
             contract: null | components["schemas"]["LiveContractResponse"];
-            /** @description PENDING_REVIEW tables only: true when the table moved since its submission's proof (a rebuild signalled, records written, a new definition or gate1.yml), so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
+            /** @description PENDING_REVIEW tables only (left out for other states, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition or gate1.yml) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
             staleSubmission?: boolean;
         };
         HeldTablePage: {
@@ -2190,7 +2190,7 @@ export interface components {
             /** @description `recert_filed`, `not_governed`, … */
             outcome: string;
             driftDetected: boolean;
-            /** @description Set (true) on a table waiting for review (PENDING_REVIEW) whose data this signal moved past its submission's proof: certify is blocked (stale_proof) until it is submitted again. */
+            /** @description Set (true) on a table waiting for review (PENDING_REVIEW) this signal rebuilt: any submission proof of it is now stale, so certify is blocked (stale_proof) until it is submitted again. Left out otherwise. */
             staleSubmission?: boolean;
             /** @description A CERTIFIED table's view after the signal: published again (republished true) when a rebuild had dropped it and the relation still has the certified columns; otherwise detail says why not. */
             certifiedView?: components["schemas"]["CertifiedViewStatus"];

@@ -359,12 +359,15 @@ async function submitTable(
   const id = table.tableId as string;
   await step('submit', id, options.describe, async () => {
     const state = table.action === 'submit' ? (await client.tables.status(id)).state : undefined;
-    const outcome =
-      state === undefined ||
-      state === 'QUARANTINED' ||
-      (state === 'PENDING_REVIEW' && table.staleSubmission === true)
-        ? await submitGate(client, id, { ifNotCertified: true, project: plan.project.id })
-        : undefined;
+    // A stale submission is submitted again only while it still waits for review (one a steward rejected
+    // meanwhile is QUARANTINED as it was submitted: for a person to submit again).
+    const submits =
+      table.staleSubmission === true
+        ? state === 'PENDING_REVIEW'
+        : state === undefined || state === 'QUARANTINED';
+    const outcome = submits
+      ? await submitGate(client, id, { ifNotCertified: true, project: plan.project.id })
+      : undefined;
     const certified = outcome?.kind === 'skipped' || state === 'CERTIFIED';
     record({
       table: table.table,

@@ -98,7 +98,7 @@ export interface PlanOptions {
   adopt?: string[] | undefined;
   /**
    * Plan as apply --submit: a table of this project that nothing else changes, QUARANTINED and never submitted
-   * as it is, is `submit`.
+   * as it is, or PENDING_REVIEW with a stale proof (`staleSubmission`), is `submit`.
    */
   submit?: boolean | undefined;
   /** Tables compared at a time (default 8). */

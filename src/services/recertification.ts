@@ -191,24 +191,25 @@ export async function recertifyRequest(
   return body;
 }
 
-/** Run results gds does not send: a run that built nothing (exit 7), or a file it cannot read (exit 2). */
 /**
  * What a run means for the tables waiting for review it rebuilt: their proofs are stale, so certify is blocked
  * until they are submitted again (a CI job that applies with --submit before it recertifies leaves them so).
  */
 export function staleSubmissionsNote(tables: readonly string[]): string {
-  const named = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, and ${tables.length - 5} more` : '');
+  const unique = [...new Set(tables)];
+  const named = unique.slice(0, 5).join(', ') + (unique.length > 5 ? `, and ${unique.length - 5} more` : '');
   const [count, them] =
-    tables.length === 1
-      ? ['1 table waiting for review was', 'it is']
-      : [`${tables.length} tables waiting for review were`, 'they are'];
+    unique.length === 1
+      ? ['1 table waiting for review was rebuilt since it was', 'it is']
+      : [`${unique.length} tables waiting for review were rebuilt since they were`, 'they are'];
   return (
-    `${count} rebuilt since submitted (${named}): certify is blocked until ${them} submitted again. ` +
-    "gds apply --submit submits a project's such tables again (in CI, run gds recertify before apply --submit); " +
-    'gds gate submit <table> submits one.'
+    `${count} submitted (${named}): certify is blocked until ${them} submitted again. ` +
+    'gds apply --submit, run for their project, submits them again (in CI, run gds recertify before apply ' +
+    '--submit); gds gate submit <table> submits one.'
   );
 }
 
+/** Run results gds does not send: a run that built nothing (exit 7), or a file it cannot read (exit 2). */
 function refusedRun(
   path: string,
   refusal: { code: 'malformed_run_results' | 'nothing_built'; message: string },

@@ -164,7 +164,7 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
     const rebuilt = await gds(['recertify', '--tables', 'stg_entity_0,fct_entity_4', '--env', 'dev']);
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(rebuilt.stderr).toContain(
-      '2 tables waiting for review were rebuilt since submitted (stg_entity_0, fct_entity_4): certify is blocked',
+      '2 tables waiting for review were rebuilt since they were submitted (stg_entity_0, fct_entity_4): certify is blocked until they are submitted again.',
     );
     expect(rebuilt.stderr).toContain('run gds recertify before apply --submit');
     const again = await gds(['recertify', '--tables', 'stg_entity_1,raw_source_0', '--env', 'dev', '--json']);
@@ -176,16 +176,54 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
       { table: 'raw_source_0', outcome: 'not_certified', driftDetected: false },
     ]);
 
+    // What the service says of each table waiting for review; nothing of a table in another state.
+    const held = await server.request('GET', '/api/held-tables?environment=dev', {
+      token: server.user('ADMIN').accessToken,
+    });
+    const stale = Object.fromEntries(
+      (held.body as { tables: Array<{ name: string; staleSubmission?: boolean }> }).tables.map((t) => [
+        t.name,
+        t.staleSubmission,
+      ]),
+    );
+    expect(stale).toMatchObject({
+      stg_entity_0: true,
+      stg_entity_1: true,
+      fct_entity_4: true,
+      int_entity_2: false,
+      raw_source_0: undefined,
+    });
+
     const plain = await gds(['plan', ...onDev(), '--detailed-exitcode']);
     expect(plain.code, plain.stderr).toBe(0);
+    const human = await gds(['plan', ...onDev(), '--submit']);
+    expect(human.stdout).toMatch(/^\^ submit stg_entity_1 \(analytics_dev\.stg_entity_1, tbl_\w+\)$/m);
+    expect(human.stdout).toContain('PENDING_REVIEW with a stale proof');
+    expect(human.stdout).toContain('3 to submit.');
+
+    // A steward rejects stg_entity_1 after a plan saved with --submit: applying that plan leaves it rejected.
+    const file = join(shop.dir, 'stale-plan.json');
+    const saved = await gds(['plan', ...onDev(), '--submit', '--select', 'stg_entity_1', '--out', file]);
+    expect(saved.code, saved.stderr).toBe(0);
+    const [entity1] = await server.sql<{ id: string }>(
+      `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = 'stg_entity_1'`,
+      [server.ready.workspaceId],
+    );
+    const reject = await server.request('POST', `/api/tables/${entity1?.id ?? ''}/reject`, {
+      token: server.user('STEWARD').cliToken,
+      body: { reason: 'not yet' },
+    });
+    expect(reject.status, JSON.stringify(reject.body)).toBe(200);
+    const fromSaved = await gds(['apply', file, '--yes', '--json']);
+    expect(fromSaved.code, fromSaved.stderr).toBe(0);
+    expect(lines(fromSaved.stdout).filter((a) => 'step' in a)).toEqual([
+      expect.objectContaining({ table: 'stg_entity_1', step: 'submit', outcome: 'unchanged' }),
+    ]);
+    expect((await states())['stg_entity_1']).toEqual({ state: 'QUARANTINED', submitted: 1 });
     const plan = await gds(['plan', ...onDev(), '--submit', '--json', '--detailed-exitcode']);
     expect(plan.code, plan.stderr).toBe(2);
     const planned = lines(plan.stdout);
-    expect(linesWhere(planned, ['action', 'submit'], 'table')).toEqual([
-      ['fct_entity_4'],
-      ['stg_entity_0'],
-      ['stg_entity_1'],
-    ]);
+    expect(linesWhere(planned, ['action', 'submit'], 'table')).toEqual([['fct_entity_4'], ['stg_entity_0']]);
     expect(planned.find((l) => l['table'] === 'stg_entity_0')).toMatchObject({
       action: 'submit',
       staleSubmission: true,
@@ -197,7 +235,7 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
     expect(applied.code, applied.stderr).toBe(0);
     const after = await states();
     expect(after['stg_entity_0']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
-    expect(after['stg_entity_1']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
+    expect(after['stg_entity_1']).toEqual({ state: 'QUARANTINED', submitted: 1 });
     expect(after['fct_entity_4']).toEqual({ state: 'PENDING_REVIEW', submitted: 3 });
     expect(after['int_entity_2']).toEqual({ state: 'PENDING_REVIEW', submitted: 1 });
 

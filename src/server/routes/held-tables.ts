@@ -2,7 +2,7 @@
 // environment, a page at a time: each table's list row, owner project, held definition, current gate1.yml and
 // live contract; or, narrowed (`project`, `projectPrefix`, `filePrefix`, `name`), only the tables a plan of
 // one project compares, its first page saying how many Mode A tables of the environment it left out. A plan of 2,000 models reads it in a handful of requests instead of three per table. Read
-// with up to three queries per page (its rows in the list's order, then by id their contracts and the newest
+// with up to four queries per page (its rows in the list's order, then by id their contracts and the newest
 // gate1.yml versions the server has not read before: gates/gate1-store.ts, newestGate1s), and for the
 // tables waiting for review whether their submission's proof is stale.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
