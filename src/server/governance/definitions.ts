@@ -483,6 +483,33 @@ export async function registerDefinition(
   }
 }
 
+/** Ends a dry run's transaction (rolled back) with the outcome the write would have answered. */
+class RolledBack {
+  constructor(readonly outcome: RegistrationOutcome) {}
+}
+
+/**
+ * What `registerDefinition` would answer, with nothing written: the same checks in the same order, in a
+ * transaction rolled back at the end. A refusal is the write's (its status, code and message), though not
+ * audited as a refused write is: nothing was attempted.
+ */
+export async function previewDefinition(
+  ctx: AppContext,
+  caller: Caller,
+  input: DefinitionInput,
+  via: 'definitions' | 'push',
+): Promise<RegistrationOutcome> {
+  const prepared = await prepareDefinition(ctx, caller, input);
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      throw new RolledBack(await registerPrepared(ctx, tx, caller, prepared, input, via));
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.outcome;
+    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, prepared.artifact.table);
+  }
+}
+
 /** The transaction half of `registerDefinition`, for a caller that writes more in the same transaction. */
 export function registerPrepared(
   ctx: AppContext,
