@@ -326,18 +326,14 @@ function buildApp(
     if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
     if (DATA_PLANE_ROUTES.has(route)) return;
     request.caller = await authenticate(ctx, request);
-    request.routeOptions.config.guard?.(request.caller);
+    const { guard, tableGuard } = request.routeOptions.config;
+    guard?.(request.caller);
+    const { tableId } = (request.params ?? {}) as { tableId?: unknown };
+    if (tableGuard === undefined || typeof tableId !== 'string') return;
+    checkPathIds(request.params);
+    await tableGuard(ctx, request.caller, tableId);
   });
-  // A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id.
-  app.addHook('preValidation', async (request) => {
-    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string' && badCharacter(value) !== undefined)
-        throw notFound(
-          'not_found',
-          `No ${name} ${JSON.stringify(value)} exists: it holds ${badCharacter(value)}.`,
-        );
-    }
-  });
+  app.addHook('preValidation', async (request) => checkPathIds(request.params));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
@@ -412,6 +408,17 @@ function checkPublicUrl(raw: string): string {
 function restRoute(ctx: AppContext, route: string | undefined): string | undefined {
   const prefix = `/${ctx.stage}/`;
   return route?.startsWith(prefix) ? route.slice(prefix.length - 1) : route;
+}
+
+/** A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id. */
+function checkPathIds(params: unknown): void {
+  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    if (typeof value === 'string' && badCharacter(value) !== undefined)
+      throw notFound(
+        'not_found',
+        `No ${name} ${JSON.stringify(value)} exists: it holds ${badCharacter(value)}.`,
+      );
+  }
 }
 
 /** The /api routes that take no credential. */

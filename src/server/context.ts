@@ -1,5 +1,5 @@
 // What every route module receives: the database, the clock, token signing and caller resolution.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import type { Caller } from './auth/caller.js';
 import type { Authenticator } from './auth/caller.js';
 import type { SigningKeys } from './auth/keys.js';
@@ -80,6 +80,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** See guardBeforeBody. */
     guard?: (caller: Caller) => unknown;
+    /** See guardBeforeBody: the check of the table the route's `:tableId` names. */
+    tableGuard?: (ctx: AppContext, caller: Caller, tableId: string) => Promise<unknown>;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -93,7 +95,17 @@ declare module 'fastify' {
  * body is read: app.ts's authentication hook, which resolves the caller before any route's body is parsed,
  * runs it there. A caller the route refuses gets its 401 or 403, never a 400 or 413 about a body it sent.
  * The handler runs its guard again, on the same resolved caller, for the caller's type.
+ *
+ * `table` (a route of one table, `:tableId`): then the table's own checks for the guarded caller, in the
+ * same hook: 404 when there is no such table, 403 when the caller may not act on it (its environment, and
+ * whatever else the route refuses by the table alone). §7.2's order: authentication, authorization, then
+ * the body.
  */
-export function guardBeforeBody(guard: (caller: Caller) => unknown) {
-  return { config: { guard } };
+export function guardBeforeBody<C>(
+  guard: (caller: Caller) => C,
+  table?: (ctx: AppContext, caller: C, tableId: string) => Promise<unknown>,
+): { config: Pick<FastifyContextConfig, 'guard' | 'tableGuard'> } {
+  if (table === undefined) return { config: { guard } };
+  const tableGuard = (ctx: AppContext, caller: Caller, tableId: string) => table(ctx, guard(caller), tableId);
+  return { config: { guard, tableGuard } };
 }

@@ -1,7 +1,9 @@
 // The endpoints a person calls (a session JWT or `cli_` token: gates, config, reject, contract intent,
 // promotions, tokens, …) answer a caller they refuse (a DATA-API or MANAGEMENT token: 401; a person below
 // the route's role: 403) with that refusal whatever body it sent: a body that is not JSON, or one over the
-// request limit, is a 400 or 413 only for a caller the route takes. The §7.2 endpoints are
+// request limit, is a 400 or 413 only for a caller the route takes. A route of one table refuses next, still
+// before the body, a table that does not exist (404) or is outside the person's environments (403): §7.2's
+// order, authentication, then authorization, then the body. The §7.2 endpoints are
 // management-refusals-first.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
@@ -22,6 +24,11 @@ beforeAll(async () => {
       .accessToken;
   dataApi = await issue([{ tableId: crm, permissions: ['read', 'write'] }]);
   management = await issue(['workspace:write:definition', 'workspace:write:recertify']);
+  // The ADMIN acts in staging alone: the dev table `orders` is outside its environments.
+  await server.sql(
+    `UPDATE gds.memberships SET env_scope = $2 WHERE user_id = (SELECT id FROM gds.users WHERE email = $1)`,
+    [server.user('ADMIN').email, JSON.stringify(['staging'])],
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -42,30 +49,34 @@ const OVERSIZED = JSON.stringify({ pad: 'x'.repeat(REQUEST_BODY_LIMIT_BYTES + 10
 
 /**
  * Every route a person alone calls that can be sent a body, with the role below which a person is refused;
- * `unread`: the route reads no body (it still must refuse such a caller before Fastify parses one).
+ * `unread`: the route reads no body (it still must refuse such a caller before Fastify parses one);
+ * `table`: the route acts on the table its path names (`table` is that id).
  */
-const routes = (): Array<{ method: string; path: string; below?: 'MEMBER'; unread?: true }> => [
+const routes = (
+  table = orders,
+): Array<{ method: string; path: string; below?: 'MEMBER'; unread?: true; table?: true }> => [
   { method: 'POST', path: '/api/artifacts/batch' },
-  { method: 'POST', path: `/api/tables/${orders}/reject`, below: 'MEMBER' },
+  { method: 'POST', path: '/api/artifacts/dry-run' },
+  { method: 'POST', path: `/api/tables/${table}/reject`, below: 'MEMBER', table: true },
   { method: 'PUT', path: '/api/config/gateMode', below: 'MEMBER' },
-  { method: 'PATCH', path: `/api/tables/${orders}/semantic-contract` },
+  { method: 'PATCH', path: `/api/tables/${table}/semantic-contract`, table: true },
   { method: 'POST', path: '/api/gate-jobs/job_none/cancel' },
-  { method: 'PUT', path: `/api/tables/${orders}/gate1` },
-  { method: 'POST', path: `/api/tables/${orders}/gate1/suggestions` },
-  { method: 'POST', path: `/api/tables/${orders}/gate-runs` },
-  { method: 'POST', path: `/api/tables/${orders}/gate-submissions` },
+  { method: 'PUT', path: `/api/tables/${table}/gate1`, table: true },
+  { method: 'POST', path: `/api/tables/${table}/gate1/suggestions`, table: true },
+  { method: 'POST', path: `/api/tables/${table}/gate-runs`, table: true },
+  { method: 'POST', path: `/api/tables/${table}/gate-submissions`, table: true },
   { method: 'POST', path: '/api/integration/tokens' },
   { method: 'POST', path: '/api/integration/short-lived-tokens' },
-  { method: 'POST', path: `/api/tables/${orders}/promotions` },
+  { method: 'POST', path: `/api/tables/${table}/promotions`, table: true },
   { method: 'POST', path: '/api/bundles' },
   { method: 'POST', path: '/api/recertification-requests/rr_none/dismiss' },
   { method: 'POST', path: '/api/integration/tokens/revoke' },
   { method: 'POST', path: '/api/cli-tokens' },
   { method: 'POST', path: '/api/cli-tokens/clt_none/revoke', unread: true },
   { method: 'POST', path: '/api/auth/revoke', unread: true },
-  { method: 'DELETE', path: `/api/tables/${orders}`, unread: true },
-  { method: 'PUT', path: `/api/tables/${orders}/project` },
-  { method: 'POST', path: `/api/tables/${orders}/versions/restore`, below: 'MEMBER' },
+  { method: 'DELETE', path: `/api/tables/${table}`, unread: true, table: true },
+  { method: 'PUT', path: `/api/tables/${table}/project`, table: true },
+  { method: 'POST', path: `/api/tables/${table}/versions/restore`, below: 'MEMBER', table: true },
 ];
 
 describe('a person-only route and a caller it refuses, with a body it cannot read', () => {
@@ -96,6 +107,28 @@ describe('a person-only route and a caller it refuses, with a body it cannot rea
         expect(await send(method, path, token, body), `${below} ${method} ${path}`).toEqual({
           status: 403,
           code: 'role_too_low',
+        });
+      }
+    }
+  });
+
+  it('is 404 for a table that does not exist, and 403 for one outside the person’s environments', async () => {
+    const owner = server.user('OWNER').accessToken;
+    const elsewhere = server.user('ADMIN').accessToken;
+    for (const body of [NOT_JSON, OVERSIZED]) {
+      const what = body === NOT_JSON ? 'not JSON' : 'oversized';
+      for (const { method, path, table } of routes('tbl_none')) {
+        if (table === undefined) continue;
+        expect(await send(method, path, owner, body), `${method} ${path} ${what}`).toEqual({
+          status: 404,
+          code: 'table_not_found',
+        });
+      }
+      for (const { method, path, table } of routes()) {
+        if (table === undefined) continue;
+        expect(await send(method, path, elsewhere, body), `${method} ${path} ${what}`).toEqual({
+          status: 403,
+          code: 'environment_forbidden',
         });
       }
     }
