@@ -3461,6 +3461,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
+            413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
             503: components["responses"]["DatabaseConflict"];
         };

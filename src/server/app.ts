@@ -26,7 +26,7 @@ import {
   MAX_PARAM_LENGTH,
   notFound,
 } from './errors.js';
-import { badCharacter } from './input-rule.js';
+import { checkPathIds } from './input-rule.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
 import { JobRunner } from './governance/jobs.js';
 import { OwnNames } from './host-check.js';
@@ -408,17 +408,6 @@ function checkPublicUrl(raw: string): string {
 function restRoute(ctx: AppContext, route: string | undefined): string | undefined {
   const prefix = `/${ctx.stage}/`;
   return route?.startsWith(prefix) ? route.slice(prefix.length - 1) : route;
-}
-
-/** A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id. */
-function checkPathIds(params: unknown): void {
-  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
-    if (typeof value === 'string' && badCharacter(value) !== undefined)
-      throw notFound(
-        'not_found',
-        `No ${name} ${JSON.stringify(value)} exists: it holds ${badCharacter(value)}.`,
-      );
-  }
 }
 
 /** The /api routes that take no credential. */
