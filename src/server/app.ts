@@ -326,12 +326,15 @@ function buildApp(
     if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
     if (DATA_PLANE_ROUTES.has(route)) return;
     request.caller = await authenticate(ctx, request);
-    const { guard, tableGuard } = request.routeOptions.config;
+    const { guard, idGuard } = request.routeOptions.config;
     guard?.(request.caller);
-    const { tableId } = (request.params ?? {}) as { tableId?: unknown };
-    if (tableGuard === undefined || typeof tableId !== 'string') return;
+    if (idGuard === undefined) return;
+    const ids = Object.values((request.params ?? {}) as Record<string, unknown>);
+    const [id] = ids;
+    if (ids.length !== 1 || typeof id !== 'string')
+      throw new Error(`guardBeforeBody: ${route} has no one id`);
     checkPathIds(request.params);
-    await tableGuard(ctx, request.caller, tableId);
+    await idGuard(ctx, request.caller, id);
   });
   app.addHook('preValidation', async (request) => checkPathIds(request.params));
   app.setErrorHandler(handleError);

@@ -80,8 +80,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** See guardBeforeBody. */
     guard?: (caller: Caller) => unknown;
-    /** See guardBeforeBody: the check of the table the route's `:tableId` names. */
-    tableGuard?: (ctx: AppContext, caller: Caller, tableId: string) => Promise<unknown>;
+    /** See guardBeforeBody: the check of what the route's one path id (`:tableId`, `:jobId`, …) names. */
+    idGuard?: (ctx: AppContext, caller: Caller, id: string) => Promise<unknown>;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -96,16 +96,16 @@ declare module 'fastify' {
  * runs it there. A caller the route refuses gets its 401 or 403, never a 400 or 413 about a body it sent.
  * The handler runs its guard again, on the same resolved caller, for the caller's type.
  *
- * `table` (a route of one table, `:tableId`): then the table's own checks for the guarded caller, in the
- * same hook: 404 when there is no such table, 403 when the caller may not act on it (its environment, and
- * whatever else the route refuses by the table alone). §7.2's order: authentication, authorization, then
- * the body.
+ * `named` (a route of one table, job, request…: its one path id): then the checks of what the id names,
+ * for the guarded caller, in the same hook: 404 when there is no such thing, 403 when the caller may not
+ * act on it (its environment, and whatever else the route refuses by it alone). §7.2's order:
+ * authentication, authorization, then the body.
  */
 export function guardBeforeBody<C>(
   guard: (caller: Caller) => C,
-  table?: (ctx: AppContext, caller: C, tableId: string) => Promise<unknown>,
-): { config: Pick<FastifyContextConfig, 'guard' | 'tableGuard'> } {
-  if (table === undefined) return { config: { guard } };
-  const tableGuard = (ctx: AppContext, caller: Caller, tableId: string) => table(ctx, guard(caller), tableId);
-  return { config: { guard, tableGuard } };
+  named?: (ctx: AppContext, caller: C, id: string) => Promise<unknown>,
+): { config: Pick<FastifyContextConfig, 'guard' | 'idGuard'> } {
+  if (named === undefined) return { config: { guard } };
+  const idGuard = (ctx: AppContext, caller: Caller, id: string) => named(ctx, guard(caller), id);
+  return { config: { guard, idGuard } };
 }

@@ -50,33 +50,45 @@ const OVERSIZED = JSON.stringify({ pad: 'x'.repeat(REQUEST_BODY_LIMIT_BYTES + 10
 /**
  * Every route a person alone calls that can be sent a body, with the role below which a person is refused;
  * `unread`: the route reads no body (it still must refuse such a caller before Fastify parses one);
- * `table`: the route acts on the table its path names (`table` is that id).
+ * `table`: the route acts on the table its path names (`table` is that id); `missing`: the 404 code of a
+ * path id that names nothing (the job, request and token ids here never name one).
  */
-const routes = (
-  table = orders,
-): Array<{ method: string; path: string; below?: 'MEMBER'; unread?: true; table?: true }> => [
+interface Route {
+  method: string;
+  path: string;
+  below?: 'MEMBER';
+  unread?: true;
+  table?: true;
+  missing?: string;
+}
+const TABLE_NOT_FOUND = { table: true, missing: 'table_not_found' } as const;
+const routes = (table = orders): Route[] => [
   { method: 'POST', path: '/api/artifacts/batch' },
   { method: 'POST', path: '/api/artifacts/dry-run' },
-  { method: 'POST', path: `/api/tables/${table}/reject`, below: 'MEMBER', table: true },
+  { method: 'POST', path: `/api/tables/${table}/reject`, below: 'MEMBER', ...TABLE_NOT_FOUND },
   { method: 'PUT', path: '/api/config/gateMode', below: 'MEMBER' },
-  { method: 'PATCH', path: `/api/tables/${table}/semantic-contract`, table: true },
-  { method: 'POST', path: '/api/gate-jobs/job_none/cancel' },
-  { method: 'PUT', path: `/api/tables/${table}/gate1`, table: true },
-  { method: 'POST', path: `/api/tables/${table}/gate1/suggestions`, table: true },
-  { method: 'POST', path: `/api/tables/${table}/gate-runs`, table: true },
-  { method: 'POST', path: `/api/tables/${table}/gate-submissions`, table: true },
+  { method: 'PATCH', path: `/api/tables/${table}/semantic-contract`, ...TABLE_NOT_FOUND },
+  { method: 'POST', path: '/api/gate-jobs/job_none/cancel', missing: 'job_not_found' },
+  { method: 'PUT', path: `/api/tables/${table}/gate1`, ...TABLE_NOT_FOUND },
+  { method: 'POST', path: `/api/tables/${table}/gate1/suggestions`, ...TABLE_NOT_FOUND },
+  { method: 'POST', path: `/api/tables/${table}/gate-runs`, ...TABLE_NOT_FOUND },
+  { method: 'POST', path: `/api/tables/${table}/gate-submissions`, ...TABLE_NOT_FOUND },
   { method: 'POST', path: '/api/integration/tokens' },
   { method: 'POST', path: '/api/integration/short-lived-tokens' },
-  { method: 'POST', path: `/api/tables/${table}/promotions`, table: true },
+  { method: 'POST', path: `/api/tables/${table}/promotions`, ...TABLE_NOT_FOUND },
   { method: 'POST', path: '/api/bundles' },
-  { method: 'POST', path: '/api/recertification-requests/rr_none/dismiss' },
+  {
+    method: 'POST',
+    path: '/api/recertification-requests/rr_none/dismiss',
+    missing: 'recertification_request_not_found',
+  },
   { method: 'POST', path: '/api/integration/tokens/revoke' },
   { method: 'POST', path: '/api/cli-tokens' },
-  { method: 'POST', path: '/api/cli-tokens/clt_none/revoke', unread: true },
+  { method: 'POST', path: '/api/cli-tokens/clt_none/revoke', unread: true, missing: 'token_not_found' },
   { method: 'POST', path: '/api/auth/revoke', unread: true },
-  { method: 'DELETE', path: `/api/tables/${table}`, unread: true, table: true },
-  { method: 'PUT', path: `/api/tables/${table}/project`, table: true },
-  { method: 'POST', path: `/api/tables/${table}/versions/restore`, below: 'MEMBER', table: true },
+  { method: 'DELETE', path: `/api/tables/${table}`, unread: true, ...TABLE_NOT_FOUND },
+  { method: 'PUT', path: `/api/tables/${table}/project`, ...TABLE_NOT_FOUND },
+  { method: 'POST', path: `/api/tables/${table}/versions/restore`, below: 'MEMBER', ...TABLE_NOT_FOUND },
 ];
 
 describe('a person-only route and a caller it refuses, with a body it cannot read', () => {
@@ -112,16 +124,16 @@ describe('a person-only route and a caller it refuses, with a body it cannot rea
     }
   });
 
-  it('is 404 for a table that does not exist, and 403 for one outside the person’s environments', async () => {
+  it('is 404 for a table, job, request or token that does not exist, and 403 for a table outside the person’s environments', async () => {
     const owner = server.user('OWNER').accessToken;
     const elsewhere = server.user('ADMIN').accessToken;
     for (const body of [NOT_JSON, OVERSIZED]) {
       const what = body === NOT_JSON ? 'not JSON' : 'oversized';
-      for (const { method, path, table } of routes('tbl_none')) {
-        if (table === undefined) continue;
+      for (const { method, path, missing } of routes('tbl_none')) {
+        if (missing === undefined) continue;
         expect(await send(method, path, owner, body), `${method} ${path} ${what}`).toEqual({
           status: 404,
-          code: 'table_not_found',
+          code: missing,
         });
       }
       for (const { method, path, table } of routes()) {
@@ -136,8 +148,9 @@ describe('a person-only route and a caller it refuses, with a body it cannot rea
 
   it('is still 400 (not JSON) and 413 (oversized) for a person the route takes', async () => {
     const owner = server.user('OWNER').accessToken;
-    for (const { method, path, unread } of routes()) {
-      if (unread) continue;
+    for (const { method, path, unread, table, missing } of routes()) {
+      // A path id that names nothing is its 404 (above), whatever the body.
+      if (unread || (missing !== undefined && table === undefined)) continue;
       expect((await send(method, path, owner, NOT_JSON)).status, `${method} ${path}`).toBe(400);
       expect((await send(method, path, owner, OVERSIZED)).status, `${method} ${path}`).toBe(413);
     }
