@@ -127,6 +127,43 @@ describe.each(ENGINES)('a replacement on $engine', ({ engine, postgres, skip }) 
     },
   );
 
+  it(
+    'is refused for the table it names before its artifact is read (§7.2: authorization, then the body)',
+    needs(skip),
+    async () => {
+      const before = await held();
+      const malformed = { ...body('production'), content: 'table: [' };
+      const token = server.user('ADMIN').cliToken;
+      for (const path of ['/api/artifacts', '/api/artifacts/dry-run']) {
+        const mismatch = await server.request('POST', path, { token, body: malformed });
+        refusedAsPromotion(mismatch.status, mismatch.body.error);
+        const unknown = await server.request('POST', path, {
+          token,
+          body: { ...body('dev'), content: 'table: [', replaceId: 'tbl_none' },
+        });
+        expect([unknown.status, unknown.body.error.code], path).toEqual([404, 'replace_target_not_found']);
+        // A MEMBER, who neither owns customers nor is an admin.
+        const member = await server.request('POST', path, {
+          token: server.user('MEMBER').cliToken,
+          body: { ...body('dev'), content: 'table: [', replaceId: server.table('customers').id },
+        });
+        expect([member.status, member.body.error.code], path).toEqual([403, 'replace_forbidden']);
+      }
+      const definitions = await server.request('POST', '/api/workspace/definitions', {
+        token: definer,
+        body: malformed,
+      });
+      refusedAsPromotion(definitions.status, definitions.body.error);
+      expect(await held()).toEqual(before);
+      // The push's refusal is on the audit trail as a refused replacement; its dry run's is not.
+      const refusals = await server.sql(
+        `SELECT details->>'via' AS via FROM gds.audit_log WHERE table_id = $1 AND action = 'DEFINITION_REPLACE_REFUSED'`,
+        [server.table('customers').id],
+      );
+      expect(refusals).toEqual([{ via: 'push' }]);
+    },
+  );
+
   it('is 404 for an item of POST /api/artifacts/batch, nothing written', needs(skip), async () => {
     const before = await held();
     const response = await server.request('POST', '/api/artifacts/batch', {
