@@ -24,7 +24,6 @@ import {
   frameworkErrorHandler,
   handleError,
   MAX_PARAM_LENGTH,
-  notFound,
 } from './errors.js';
 import { checkPathIds } from './input-rule.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
