@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { ENGINES } from '../helpers/engines.js';
-import { runInProcess } from '../helpers/run-in-process.js';
+import { runAs } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
@@ -35,15 +35,7 @@ describe.each(ENGINES)('push --dry-run against push on $engine', ({ postgres, sk
     await server?.close();
   });
 
-  const gds = (args: string[]): Promise<CliResult> =>
-    runInProcess(args, {
-      env: {
-        GDS_CONFIG_DIR: join(dir, 'config'),
-        GDS_SECRET_STORAGE: 'file',
-        SERVICE_API_URL: server.url,
-        SERVICE_TOKEN: server.user('ADMIN').cliToken,
-      },
-    });
+  const gds = (args: string[]): Promise<CliResult> => runAs(server, 'ADMIN', dir, args);
 
   const artifact = async (schema: string): Promise<string> => {
     const path = join(dir, `orders-${schema}.yml`);

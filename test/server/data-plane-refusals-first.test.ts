@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
 import { ENGINES } from '../helpers/engines.js';
+import { rawAnswer } from '../helpers/raw-answer.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
@@ -36,15 +37,8 @@ describe.each(ENGINES)('a table endpoint and a caller it refuses on $engine', ({
     await server?.close();
   });
 
-  const send = async (method: string, path: string, token: string, body: string) => {
-    const response = await fetch(server.url + path, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body,
-    });
-    const parsed = (await response.json()) as { error?: { code?: string } };
-    return { status: response.status, code: parsed.error?.code };
-  };
+  const send = (method: string, path: string, token: string, body: string) =>
+    rawAnswer(server.url + path, method, token, body);
 
   const routes = (table: string) => [
     { method: 'POST', path: `/api/tables/${table}/records` },

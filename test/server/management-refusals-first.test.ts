@@ -3,6 +3,7 @@
 // is a 400 or 413 only for a caller the endpoint takes. certify's table comes next, still before the body:
 // 404 when there is none, 403 when the caller may not write it (§7.2's order of causes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawAnswer } from '../helpers/raw-answer.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -32,15 +33,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const post = async (path: string, token: string, body: string) => {
-  const response = await fetch(server.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body,
-  });
-  const parsed = (await response.json()) as { error?: { code?: string } };
-  return { status: response.status, code: parsed.error?.code };
-};
+const post = (path: string, token: string, body: string) => rawAnswer(server.url + path, 'POST', token, body);
 
 const NOT_JSON = '{"tables": [';
 const OVERSIZED = JSON.stringify({ tables: ['orders'], evidence: { pad: 'x'.repeat(26 * 1024 * 1024) } });

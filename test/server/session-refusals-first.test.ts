@@ -7,6 +7,7 @@
 // management-refusals-first.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
+import { rawAnswer } from '../helpers/raw-answer.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -34,15 +35,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const send = async (method: string, path: string, token: string, body: string) => {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body,
-  });
-  const parsed = (await response.json()) as { error?: { code?: string } };
-  return { status: response.status, code: parsed.error?.code };
-};
+const send = (method: string, path: string, token: string, body: string) =>
+  rawAnswer(server.url + path, method, token, body);
 
 const NOT_JSON = '{"content": [';
 const OVERSIZED = JSON.stringify({ pad: 'x'.repeat(REQUEST_BODY_LIMIT_BYTES + 1024) });
