@@ -331,7 +331,7 @@ function buildApp(
     const ids = Object.values((request.params ?? {}) as Record<string, unknown>);
     const [id] = ids;
     if (ids.length !== 1 || typeof id !== 'string')
-      throw new Error(`guardBeforeBody: ${route} has no one id`);
+      throw new Error(`guardBeforeBody(guard, named) needs a route of one path id; ${route} is not`);
     checkPathIds(request.params);
     await idGuard(ctx, request.caller, id);
   });
