@@ -40,7 +40,9 @@ export default class Push extends ApiCommand<typeof Push> {
     '--interval), prints how it ended as one line on stderr, and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
     'CANCELLED. Under --json one line: the registration, its job as it ended with --wait. With --replace the file ' +
     'is compared with the definition the table holds first (table name, source, columns and types, declarations; ' +
-    'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run prints the diff.';
+    'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run writes nothing: ' +
+    "the service checks the push as it would check it (a refusal is the push's, with its exit code) and the diff is " +
+    'printed.';
   static override examples = [
     '<%= config.bin %> push models/orders.sql --connector con_dev',
     '<%= config.bin %> push models/orders.sql --connector warehouse-dev   # a connector by name',

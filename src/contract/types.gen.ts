@@ -411,6 +411,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/artifacts/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `push --dry-run`: what POST /api/artifacts would answer, with nothing written
+         * @description The body, `If-Match` and callers of POST /api/artifacts. The same checks run in the same order, and a push they refuse is refused here with the same status, code and message (a replacement whose connector is in another environment than its table: 404 `replace_environment_mismatch`); nothing is written, and a refusal is not audited. 200 says what the push would do.
+         */
+        post: operations["dryRunArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/artifacts/batch": {
         parameters: {
             query?: never;
@@ -1821,6 +1841,20 @@ export interface components {
             replaceId?: string;
             source?: string;
             project?: components["schemas"]["ProjectId"];
+        };
+        ArtifactDryRun: {
+            /** @description false when a replacement declares what the table already holds (the push changes nothing). */
+            changed: boolean;
+            /** @description The table replaced (a replacement only). */
+            tableId?: string;
+            state: components["schemas"]["LifecycleState"];
+            /** @description The definition version the push would leave. */
+            definitionVersion: number;
+            /** @description On a replacement, the columns the new definition would add and remove. */
+            columns?: {
+                added: string[];
+                removed: string[];
+            };
         };
         ArtifactBatchRequest: {
             items: components["schemas"]["ArtifactBatchItem"][];
@@ -3431,6 +3465,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
+            413: components["responses"]["TablePayloadTooLarge"];
             429: components["responses"]["TableTooManyRequests"];
             503: components["responses"]["DatabaseConflict"];
         };
@@ -3716,6 +3751,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RegistrationResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["DatabaseConflict"];
+        };
+    };
+    dryRunArtifact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional precondition: the version the write was computed from (`3`, `"3"` or `W/"3"`; `0` when there was none yet): the gate1.yml version (`gate apply`), the definition version (`push --replace`, `replaceId`), the contract revision (`contract set-intent`), the target table's definition version (`env promote`, `0` when the target does not exist yet). The server compares the write with what it holds inside the writing transaction, serialized per table: the same content answers `changed: false` with the current version whatever the header says; other content computed from a version that has moved answers 412 `precondition_failed` (HTTP's status for a failed `If-Match`; 409 stays the spec's name-or-source collision) with `details.currentVersion` and `details.expectedVersion`, writing nothing. Anything else in the header is 400 `invalid_if_match`. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactPushRequest"];
+            };
+        };
+        responses: {
+            /** @description The push would be taken. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactDryRun"];
                 };
             };
             400: components["responses"]["BadRequest"];

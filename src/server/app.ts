@@ -24,9 +24,8 @@ import {
   frameworkErrorHandler,
   handleError,
   MAX_PARAM_LENGTH,
-  notFound,
 } from './errors.js';
-import { badCharacter } from './input-rule.js';
+import { checkPathIds } from './input-rule.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
 import { JobRunner } from './governance/jobs.js';
 import { OwnNames } from './host-check.js';
@@ -326,18 +325,17 @@ function buildApp(
     if (route === undefined || !route.startsWith('/api/') || PUBLIC_API_ROUTES.has(route)) return;
     if (DATA_PLANE_ROUTES.has(route)) return;
     request.caller = await authenticate(ctx, request);
-    request.routeOptions.config.guard?.(request.caller);
+    const { guard, idGuard } = request.routeOptions.config;
+    guard?.(request.caller);
+    if (idGuard === undefined) return;
+    const ids = Object.values((request.params ?? {}) as Record<string, unknown>);
+    const [id] = ids;
+    if (ids.length !== 1 || typeof id !== 'string')
+      throw new Error(`guardBeforeBody(guard, named) needs a route of one path id; ${route} is not`);
+    checkPathIds(request.params);
+    await idGuard(ctx, request.caller, id);
   });
-  // A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id.
-  app.addHook('preValidation', async (request) => {
-    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string' && badCharacter(value) !== undefined)
-        throw notFound(
-          'not_found',
-          `No ${name} ${JSON.stringify(value)} exists: it holds ${badCharacter(value)}.`,
-        );
-    }
-  });
+  app.addHook('preValidation', async (request) => checkPathIds(request.params));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';

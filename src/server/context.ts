@@ -1,5 +1,5 @@
 // What every route module receives: the database, the clock, token signing and caller resolution.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import type { Caller } from './auth/caller.js';
 import type { Authenticator } from './auth/caller.js';
 import type { SigningKeys } from './auth/keys.js';
@@ -80,6 +80,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** See guardBeforeBody. */
     guard?: (caller: Caller) => unknown;
+    /** See guardBeforeBody: the check of what the route's one path id (`:tableId`, `:jobId`, …) names. */
+    idGuard?: (ctx: AppContext, caller: Caller, id: string) => Promise<unknown>;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -93,7 +95,17 @@ declare module 'fastify' {
  * body is read: app.ts's authentication hook, which resolves the caller before any route's body is parsed,
  * runs it there. A caller the route refuses gets its 401 or 403, never a 400 or 413 about a body it sent.
  * The handler runs its guard again, on the same resolved caller, for the caller's type.
+ *
+ * `named` (a route of one table, job, request…: its one path id): then the checks of what the id names,
+ * for the guarded caller, in the same hook: 404 when there is no such thing, 403 when the caller may not
+ * act on it (its environment, and whatever else the route refuses by it alone). §7.2's order:
+ * authentication, authorization, then the body.
  */
-export function guardBeforeBody(guard: (caller: Caller) => unknown) {
-  return { config: { guard } };
+export function guardBeforeBody<C>(
+  guard: (caller: Caller) => C,
+  named?: (ctx: AppContext, caller: C, id: string) => Promise<unknown>,
+): { config: Pick<FastifyContextConfig, 'guard' | 'idGuard'> } {
+  if (named === undefined) return { config: { guard } };
+  const idGuard = (ctx: AppContext, caller: Caller, id: string) => named(ctx, guard(caller), id);
+  return { config: { guard, idGuard } };
 }

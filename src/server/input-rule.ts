@@ -3,7 +3,7 @@
 // would be stored as U+FFFD, silently changed). Checked where each input is validated, after the caller is
 // authenticated and authorized; what still reaches the database malformed is mapped to 400 by the error
 // handler (INPUT_SQLSTATES in errors.ts).
-import { badRequest } from './errors.js';
+import { badRequest, notFound } from './errors.js';
 
 // NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one (no `u` flag:
 // the expression sees UTF-16 code units).
@@ -88,4 +88,13 @@ export function checkInput(value: unknown, where: string): void {
     `The ${where} holds ${bad.problem} at ${bad.path}: send well-formed text (UTF-8, no NUL).`,
     { where, path: bad.path },
   );
+}
+
+/** A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id. */
+export function checkPathIds(params: unknown): void {
+  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    const bad = typeof value === 'string' ? badCharacter(value) : undefined;
+    if (bad !== undefined)
+      throw notFound('not_found', `No ${name} ${JSON.stringify(value)} exists: it holds ${bad}.`);
+  }
 }

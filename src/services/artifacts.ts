@@ -11,6 +11,7 @@ import { withoutOptimisingCompilers } from '../io/young-generation.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { ArtifactPushRequest } from '../client/areas/artifacts.js';
+import type { WriteOptions } from '../client/transport.js';
 import type { GateJobBody, RegistrationResult } from '../contract/types.js';
 import {
   artifactKindOf,
@@ -287,8 +288,8 @@ export type PushOutcome =
  * `gds push`: a person's session or CLI token. With --replace the file is first compared with the
  * definition the table holds: the same declarations on the same connector send nothing, unless a `project`
  * (`gds apply`) is named: the service then says "no change" itself, once it has checked under the table's lock
- * that the project owns the table. `dryRun` returns the diff instead of sending. On a name collision the hint
- * names the table to replace.
+ * that the project owns the table. `dryRun` writes nothing: the service answers what the push would (its
+ * refusal, the push's own) and the diff is returned. On a name collision the hint names the table to replace.
  */
 export async function pushArtifact(
   client: Pick<ApiClient, 'artifacts' | 'tables'>,
@@ -306,32 +307,45 @@ export async function pushArtifact(
   if (heldHere) {
     return { kind: 'unchanged', held };
   }
+  const send = async <T>(write: (body: ArtifactPushRequest, precondition: WriteOptions) => Promise<T>) => {
+    try {
+      // A replacement carries the definition version it was compared with: the service compares again
+      // under the table's lock and refuses (412 precondition_failed) if another write came in between.
+      return await write(
+        registrationBody(artifact, options),
+        held === null ? {} : { ifMatch: held.definitionVersion },
+      );
+    } catch (error) {
+      // The holder alone, by name (case-insensitive): never the whole workspace's list.
+      throw await registrationFailure(
+        error,
+        artifact,
+        options,
+        async () => (await client.tables.list({ name: artifact.table }))[0]?.id,
+      );
+    }
+  };
   if (options.dryRun === true) {
-    return {
-      kind: 'preview',
-      diff: await withoutOptimisingCompilers(async () =>
+    // The service says whether it would take the push (its refusal is the push's own), while the diff is made.
+    const [check, diff] = await Promise.all([
+      send((body, precondition) => client.artifacts.dryRun(body, precondition)).catch((error: unknown) => {
+        if (isRouteMissing(error)) return undefined;
+        throw error;
+      }),
+      withoutOptimisingCompilers(async () =>
         definitionDiff(await loadGateDiffLibraries(), held, artifact, options.connectorId),
       ),
-    };
+    ]);
+    if (check?.changed === false && held !== null) return { kind: 'unchanged', held };
+    return { kind: 'preview', diff };
   }
-  let result: RegistrationResult;
-  try {
-    // A replacement carries the definition version it was compared with: the service compares again
-    // under the table's lock and refuses (412 precondition_failed) if another write came in between.
-    result = await client.artifacts.push(
-      registrationBody(artifact, options),
-      held === null ? {} : { ifMatch: held.definitionVersion },
-    );
-  } catch (error) {
-    // The holder alone, by name (case-insensitive): never the whole workspace's list.
-    throw await registrationFailure(
-      error,
-      artifact,
-      options,
-      async () => (await client.tables.list({ name: artifact.table }))[0]?.id,
-    );
-  }
+  const result = await send((body, precondition) => client.artifacts.push(body, precondition));
   return result.changed === false ? { kind: 'unchanged', held: result } : { kind: 'pushed', result };
+}
+
+/** A service older than POST /api/artifacts/dry-run: the dry run is then the local diff alone, as it was. */
+function isRouteMissing(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404 && error.code === 'route_not_found';
 }
 
 /** The same declarations on the same connector (any connector when none is named). */

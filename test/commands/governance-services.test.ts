@@ -357,9 +357,18 @@ describe('pushArtifact', () => {
     expect(outcome.kind).toBe('pushed');
   });
 
-  it('--dry-run onto another connector shows the connector line changing, and sends nothing', async () => {
+  /** The service's answer to POST /api/artifacts/dry-run: it would take the push. */
+  const wouldTake = () =>
+    http.post(at('/api/artifacts/dry-run'), () =>
+      HttpResponse.json({ changed: true, tableId: 'tbl_0', state: 'QUARANTINED', definitionVersion: 2 }),
+    );
+  const paths = () => api.seen.map((r) => `${r.method} ${r.url.pathname.replace(/^.*\/api\//, '/api/')}`);
+  const dryRunSeen = ['GET /api/tables/tbl_0/definition', 'POST /api/artifacts/dry-run'];
+
+  it('--dry-run onto another connector shows the connector line changing, and writes nothing', async () => {
     api.use(
       http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared, 'con_9'))),
+      wouldTake(),
     );
     const outcome = await pushArtifact(newClient(), artifact, {
       connectorId: 'con_1',
@@ -370,21 +379,46 @@ describe('pushArtifact', () => {
     if (outcome.kind !== 'preview') return;
     expect(outcome.diff).toContain('-connector: con_9');
     expect(outcome.diff).toContain('+connector: con_1');
-    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+    expect(paths()).toEqual(dryRunSeen);
   });
 
-  it('--dry-run returns the diff of the declarations and sends nothing', async () => {
+  it('--dry-run returns the diff of the declarations and writes nothing', async () => {
+    const declared = held({ ...artifact.declared, columns: [{ name: 'order_id', required: false }] });
+    for (const dryRun of [
+      wouldTake(),
+      http.post(at('/api/artifacts/dry-run'), () => apiError(404, 'route_not_found', 'No endpoint')),
+    ]) {
+      api.use(
+        http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(declared)),
+        dryRun,
+      );
+      // A service without the dry-run route (older than it) leaves the diff alone to say what the push does.
+      const outcome = await pushArtifact(newClient(), artifact, { replaceId: 'tbl_0', dryRun: true });
+      expect(outcome.kind).toBe('preview');
+      if (outcome.kind !== 'preview') return;
+      expect(outcome.diff).toContain('-  - name: order_id');
+      expect(outcome.diff).toContain('+  - name: id');
+      expect(paths()).toEqual(dryRunSeen);
+      api.seen.length = 0;
+    }
+  });
+
+  it("--dry-run the service refuses is the push's refusal, with its If-Match, and no diff", async () => {
     api.use(
-      http.get(at('/api/tables/tbl_0/definition'), () =>
-        HttpResponse.json(held({ ...artifact.declared, columns: [{ name: 'order_id', required: false }] })),
+      http.get(at('/api/tables/tbl_0/definition'), () => HttpResponse.json(held(artifact.declared, 'con_9'))),
+      http.post(at('/api/artifacts/dry-run'), () =>
+        apiError(
+          404,
+          'replace_environment_mismatch',
+          'Table orders is in dev and connector prod is in production',
+        ),
       ),
     );
-    const outcome = await pushArtifact(newClient(), artifact, { replaceId: 'tbl_0', dryRun: true });
-    expect(outcome.kind).toBe('preview');
-    if (outcome.kind !== 'preview') return;
-    expect(outcome.diff).toContain('-  - name: order_id');
-    expect(outcome.diff).toContain('+  - name: id');
-    expect(api.seen.map((r) => r.method)).toEqual(['GET']);
+    await expect(
+      pushArtifact(newClient(), artifact, { connectorId: 'con_1', replaceId: 'tbl_0', dryRun: true }),
+    ).rejects.toMatchObject({ status: 404, code: 'replace_environment_mismatch' });
+    expect(paths()).toEqual(dryRunSeen);
+    expect(api.seen[1]?.headers.get('if-match')).toBe(String(held(artifact.declared).definitionVersion));
   });
 
   it('409: an id the service sends goes into the --replace hint as one shell word', async () => {

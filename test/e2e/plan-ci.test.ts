@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { runInProcess } from '../helpers/run-in-process.js';
+import { runAs } from '../helpers/run-in-process.js';
 import { summary } from '../helpers/plan-summary.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
@@ -32,15 +32,7 @@ const lines = (text: string): Array<Record<string, unknown>> =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-const gds = (args: string[]): Promise<CliResult> =>
-  runInProcess(args, {
-    env: {
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      GDS_SECRET_STORAGE: 'file',
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('ADMIN').cliToken,
-    },
-  });
+const gds = (args: string[]): Promise<CliResult> => runAs(server, 'ADMIN', dir, args);
 
 /** The project on the dev connector, by its name, in the schema its relations are in. */
 const onDev = () => ['--dbt', project, '--connector', 'warehouse-dev', '--schema', SCHEMA];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { runInProcess } from '../helpers/run-in-process.js';
+import { runAs } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 
@@ -15,15 +15,7 @@ let dir: string;
 let customers: string;
 let orders: string;
 
-const gds = (args: string[]): Promise<CliResult> =>
-  runInProcess(args, {
-    env: {
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      GDS_SECRET_STORAGE: 'file',
-      SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('STEWARD').cliToken,
-    },
-  });
+const gds = (args: string[]): Promise<CliResult> => runAs(server, 'STEWARD', dir, args);
 
 const lines = (text: string) =>
   text

@@ -238,3 +238,25 @@ function replaceEnv(next: NodeJS.ProcessEnv): void {
   for (const name of Object.keys(process.env)) if (!(name in next)) delete process.env[name];
   Object.assign(process.env, next);
 }
+
+/**
+ * gds in the test process against a test server, as one of its seeded people (their CLI token), with its
+ * settings under `dir`/config and secrets in a file:
+ *
+ *   const gds = (args: string[]) => runAs(server, 'ADMIN', dir, args);
+ */
+export function runAs(
+  server: { url: string; user(role: 'OWNER' | 'ADMIN' | 'STEWARD' | 'MEMBER'): { cliToken: string } },
+  role: 'OWNER' | 'ADMIN' | 'STEWARD' | 'MEMBER',
+  dir: string,
+  args: string[],
+): Promise<CliResult> {
+  return runInProcess(args, {
+    env: {
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      GDS_SECRET_STORAGE: 'file',
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user(role).cliToken,
+    },
+  });
+}

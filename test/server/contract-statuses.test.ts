@@ -479,6 +479,19 @@ describe('success statuses', () => {
         content: yaml('stages', 'analytics_dev.stg_pipedrive__stages'),
       }),
       {
+        route: 'POST /api/artifacts/dry-run',
+        call: () =>
+          post(
+            '/api/artifacts/dry-run',
+            {
+              filename: 's.yml',
+              content: yaml('stages', 'analytics_dev.stg_pipedrive__stages'),
+              replaceId: state['/api/artifacts'],
+            },
+            cli('ADMIN'),
+          ),
+      },
+      {
         route: 'PUT /api/tables/{tableId}/project',
         call: () =>
           post(

@@ -7,11 +7,14 @@ import type { CallOptions, Transport, WriteOptions } from '../transport.js';
 export type ArtifactPushRequest = Schema<'ArtifactPushRequest'>;
 export type HeldDefinition = Schema<'HeldDefinition'>;
 export type ArtifactBatchItem = Schema<'ArtifactBatchItem'>;
+export type ArtifactDryRun = Schema<'ArtifactDryRun'>;
 export type ArtifactBatchItemResult = Schema<'ArtifactBatchItemResult'>;
 
 export interface ArtifactsApi {
   /** `ifMatch` (a replacement): the definition version the file was compared with. */
   push(request: ArtifactPushRequest, options?: WriteOptions): Promise<RegistrationResult>;
+  /** What `push` would answer, nothing written: the same refusal, or what the push would do. */
+  dryRun(request: ArtifactPushRequest, options?: WriteOptions): Promise<ArtifactDryRun>;
   /** The table's definition as declared (name, source, columns, decision context); null for Mode B. */
   held(tableId: string, options?: CallOptions): Promise<HeldDefinition>;
   /** Up to 100 definitions with their gate1.yml and contract intent in one request; a result per item. */
@@ -24,6 +27,14 @@ export function artifactsApi(transport: Transport): ArtifactsApi {
       return transport.send<RegistrationResult>({
         method: 'POST',
         path: '/api/artifacts',
+        body: request,
+        ...writeOptions(options),
+      });
+    },
+    async dryRun(request, options) {
+      return transport.send<ArtifactDryRun>({
+        method: 'POST',
+        path: '/api/artifacts/dry-run',
         body: request,
         ...writeOptions(options),
       });

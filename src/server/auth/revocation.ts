@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { requireRole, visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import type { Queryable } from '../db/handle.js';
+import type { HttpError } from '../errors.js';
 import { forbidden, notFound } from '../errors.js';
 import { sha256 } from '../ids.js';
 import type { SessionCaller } from './caller.js';
@@ -175,6 +176,11 @@ export async function listCliTokens(
 }
 
 /** Revokes a CLI token of the workspace by id; 404 when there is none (or, `ownerId` given, not theirs). */
+/** 404 of a CLI token the workspace does not have, or the caller may not see. */
+export function cliTokenNotFound(tokenId: string): HttpError {
+  return notFound('token_not_found', `Your workspace has no CLI token ${tokenId}.`, { tokenId });
+}
+
 export async function revokeCliToken(
   ctx: AppContext,
   caller: SessionCaller,
@@ -188,7 +194,7 @@ export async function revokeCliToken(
           AND ($3::text IS NULL OR user_id = $3) FOR UPDATE`,
       [caller.workspaceId, tokenId, ownerId ?? null],
     );
-    if (!row) throw notFound('token_not_found', `Your workspace has no CLI token ${tokenId}.`, { tokenId });
+    if (!row) throw cliTokenNotFound(tokenId);
     if (row.revoked_at !== null) return;
     await tx.query('UPDATE gds.cli_tokens SET revoked_at = $2 WHERE id = $1', [row.id, now]);
     await recordAudit(tx, ctx.clock, {

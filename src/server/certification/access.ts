@@ -114,6 +114,11 @@ export async function loadTableInScope(
   return table;
 }
 
+/** guardBeforeBody's check of a route of one table: 404 when there is none, 403 outside the caller's environments. */
+export async function tableInScope(ctx: { db: Queryable }, caller: Caller, tableId: string): Promise<void> {
+  await loadTableInScope(ctx.db, caller, tableId);
+}
+
 /** A person on a CLI path: session JWT or static CLI token, never an integration token (401). */
 export function requirePerson(caller: Caller): SessionCaller {
   return requireSession(caller);

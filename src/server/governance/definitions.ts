@@ -234,14 +234,53 @@ function checkReplacedTable(caller: Caller, table: Pick<TableRow, 'environmentLa
   checkEnvironment(caller, table.environmentLabel, `the table being replaced (${table.name})`);
 }
 
-/** checkReplacedTable before the transaction, on the table as it is now (a missing one is answered later). */
-async function checkReplacedEnvironment(q: Queryable, caller: Caller, replaceId: string): Promise<void> {
-  const [table] = await q.query<{ environmentLabel: string; name: string }>(
-    `SELECT environment_label AS "environmentLabel", name FROM gds.tables
-      WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2)`,
-    [caller.workspaceId, replaceId],
+/** How a registration's checks before its transaction are made: by which door, and whether a refusal is audited. */
+export interface PrepareOptions {
+  via?: 'definitions' | 'push';
+  /** false for a dry run: nothing was attempted, so a refusal leaves no trace. */
+  auditRefusal?: boolean;
+}
+
+/**
+ * The table a replacement names, checked on the table as it is now before the artifact is read (§7.2's
+ * order: authorization, then the body): none is 404, outside the caller's environments 403, the lifecycle's
+ * refusal of this caller (a Mode B table, a caller who may not replace it: audited as the write's), a named
+ * connector of another environment 404. The write checks them all again under the table's lock.
+ */
+async function checkReplaced(
+  ctx: AppContext,
+  caller: Caller,
+  input: DefinitionInput & { replaceId: string },
+  connector: ConnectorRow | undefined,
+  options: PrepareOptions,
+): Promise<void> {
+  const [row] = await ctx.db.query<Parameters<typeof toTableRow>[0]>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2)`,
+    [caller.workspaceId, input.replaceId],
   );
+  const table = row ? toTableRow(row) : null;
   if (table) checkReplacedTable(caller, table);
+  if (table === null || !mayReplace(caller, table)) {
+    // The lifecycle refuses this trigger (no table, or this caller): applying it throws its refusal, written
+    // nothing, and governedTransaction audits the refusal as the write would.
+    const refuse = (tx: Queryable) =>
+      applyTrigger(tx, {
+        table,
+        trigger: 'replaced',
+        context: {
+          mode: table?.mode ?? 'MODE_A',
+          tableName: table?.name ?? '',
+          actor: replacingActor(caller, table),
+        },
+        actor: caller,
+        clock: ctx.clock,
+        details: { via: options.via ?? 'push', replaceId: input.replaceId, fileName: input.filename },
+      });
+    await (options.auditRefusal === false
+      ? ctx.db.transaction(refuse)
+      : governedTransaction(ctx.db, ctx.clock, refuse));
+  }
+  if (table && connector) checkSameEnvironment(table, connector);
 }
 
 /** Refuses a connector in an environment the caller cannot act in (403). */
@@ -359,15 +398,17 @@ export async function prepareDefinition(
   ctx: AppContext,
   caller: Caller,
   input: DefinitionInput,
+  options: PrepareOptions = {},
 ): Promise<Prepared> {
-  // The environments the caller names (the connector, the table replaced) are checked before the artifact
-  // is read: a caller refused them gets 403 whatever the artifact holds, never a 400 about it.
+  // What the caller names (the connector, the table replaced) is checked before the artifact is read: a
+  // caller refused them gets 403 or 404 whatever the artifact holds, never a 400 about it.
   const named =
     input.connectorId === undefined
       ? undefined
       : await loadConnector(ctx.db, caller.workspaceId, input.connectorId);
   if (named) checkConnectorEnvironment(caller, named);
-  if (input.replaceId !== undefined) await checkReplacedEnvironment(ctx.db, caller, input.replaceId);
+  const { replaceId } = input;
+  if (replaceId !== undefined) await checkReplaced(ctx, caller, { ...input, replaceId }, named, options);
   const artifact = await parse(input);
   const resolved = resolveSource(artifact, input.source);
   if (!resolved.ok) throw badRequest(resolved.error.code, resolved.error.message);
@@ -473,12 +514,39 @@ export async function registerDefinition(
   input: DefinitionInput,
   via: 'definitions' | 'push',
 ): Promise<RegistrationOutcome> {
-  const prepared = await prepareDefinition(ctx, caller, input);
+  const prepared = await prepareDefinition(ctx, caller, input, { via });
   try {
     return await governedTransaction(ctx.db, ctx.clock, (tx) =>
       registerPrepared(ctx, tx, caller, prepared, input, via),
     );
   } catch (error) {
+    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, prepared.artifact.table);
+  }
+}
+
+/** Ends a dry run's transaction (rolled back) with the outcome the write would have answered. */
+class RolledBack {
+  constructor(readonly outcome: RegistrationOutcome) {}
+}
+
+/**
+ * What `registerDefinition` would answer, with nothing written: the same checks in the same order, in a
+ * transaction rolled back at the end. A refusal is the write's (its status, code and message), though not
+ * audited as a refused write is: nothing was attempted.
+ */
+export async function previewDefinition(
+  ctx: AppContext,
+  caller: Caller,
+  input: DefinitionInput,
+  via: 'definitions' | 'push',
+): Promise<RegistrationOutcome> {
+  const prepared = await prepareDefinition(ctx, caller, input, { via, auditRefusal: false });
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      throw new RolledBack(await registerPrepared(ctx, tx, caller, prepared, input, via));
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.outcome;
     throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, prepared.artifact.table);
   }
 }

@@ -299,6 +299,33 @@ export async function listOpenRequests(
 }
 
 /**
+ * The request `caller` may dismiss (whatever its status): 404 for unknown requests and other workspaces',
+ * 403 outside the caller's environments or for neither the table's owner nor a STEWARD and above. `lock`:
+ * the row's lock, for the transaction that dismisses it.
+ */
+export async function dismissableRequest(
+  q: Queryable,
+  caller: SessionCaller,
+  requestId: string,
+  options: { lock?: boolean } = {},
+): Promise<Row> {
+  const [row] = await q.query<Row>(
+    `${SELECT} WHERE r.id = $1 AND r.workspace_id = $2${options.lock === true ? ' FOR UPDATE OF r' : ''}`,
+    [requestId, caller.workspaceId],
+  );
+  if (!row)
+    throw notFound('recertification_request_not_found', `Recertification request not found: ${requestId}`);
+  requireEnvironment(caller, row.environment_label);
+  if (row.owner_id !== caller.userId && !roleAtLeast(caller.role, 'STEWARD')) {
+    throw forbidden(
+      'dismiss_forbidden',
+      'Only the table owner or a steward, admin or owner of the workspace can dismiss a recertification request',
+    );
+  }
+  return row;
+}
+
+/**
  * Dismisses an OPEN request: the table's owner or a STEWARD and above, in the table's environment. 404 for unknown requests and other
  * workspaces'; 400 when it is no longer open.
  */
@@ -310,19 +337,7 @@ export async function dismissRequest(
   reason: unknown,
 ): Promise<RecertificationRequest> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.query<Row>(`${SELECT} WHERE r.id = $1 AND r.workspace_id = $2 FOR UPDATE OF r`, [
-      requestId,
-      caller.workspaceId,
-    ]);
-    if (!row)
-      throw notFound('recertification_request_not_found', `Recertification request not found: ${requestId}`);
-    requireEnvironment(caller, row.environment_label);
-    if (row.owner_id !== caller.userId && !roleAtLeast(caller.role, 'STEWARD')) {
-      throw forbidden(
-        'dismiss_forbidden',
-        'Only the table owner or a steward, admin or owner of the workspace can dismiss a recertification request',
-      );
-    }
+    const row = await dismissableRequest(tx, caller, requestId, { lock: true });
     if (reason !== undefined && typeof reason !== 'string') {
       throw badRequest('invalid_request', 'reason must be a string.', { field: 'reason' });
     }

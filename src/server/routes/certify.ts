@@ -7,6 +7,7 @@ import {
   requireEnvironment,
   requireTokenTableWrite,
   personOfRole,
+  tableInScope,
 } from '../certification/access.js';
 import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
 import { loadGateTable } from '../gates/table.js';
@@ -19,7 +20,10 @@ type TableRoute = { Params: { tableId: string }; Body: unknown };
 type TableRequest = FastifyRequest<TableRoute>;
 
 export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const certifier = guardBeforeBody(requireCertifier);
+  // A token's write permission is the table's too: refused, like the table's absence, before the body.
+  const certifier = guardBeforeBody(requireCertifier, async (context, caller, tableId) =>
+    requireTokenTableWrite(context.db, caller, await loadTableInScope(context.db, caller, tableId)),
+  );
   app.post<TableRoute>(
     '/api/tables/:tableId/semantic-contract/certify',
     certifier,
@@ -41,10 +45,9 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
 
   const rejecter = personOfRole('STEWARD', 'reject a table');
-  app.post('/api/tables/:tableId/reject', guardBeforeBody(rejecter), async (request: TableRequest) => {
+  const rejecting = guardBeforeBody(rejecter, tableInScope);
+  app.post('/api/tables/:tableId/reject', rejecting, async (request: TableRequest) => {
     const caller = rejecter(await callerOf(ctx, request));
-    // Authorize (the table in the caller's workspace and environment) before the body is looked at.
-    await loadTableInScope(ctx.db, caller, request.params.tableId);
     const reason = (request.body as { reason?: unknown } | undefined)?.reason;
     if (typeof reason !== 'string' || reason.trim() === '') {
       throw badRequest(

@@ -22,10 +22,9 @@ type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown 
 export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.patch(
     '/api/tables/:tableId/semantic-contract',
-    guardBeforeBody(requirePerson),
+    guardBeforeBody(requirePerson, checkIntentCaller),
     async (request: TableRequest) => {
       const caller = requirePerson(await callerOf(ctx, request));
-      await checkIntentCaller(ctx, caller, request.params.tableId);
       const body = parseBody<Schema<'ContractIntentRequest'>>('ContractIntentRequest', request.body);
       return setIntent(
         ctx,

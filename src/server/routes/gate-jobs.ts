@@ -87,7 +87,8 @@ export function gateJobRoutes(app: FastifyInstance, ctx: AppContext): void {
     return body;
   });
 
-  app.post('/api/gate-jobs/:jobId/cancel', guardBeforeBody(requireSession), async (request: JobRequest) => {
+  const cancelling = guardBeforeBody(requireSession, jobInScope);
+  app.post('/api/gate-jobs/:jobId/cancel', cancelling, async (request: JobRequest) => {
     const { caller, job } = await jobFor(ctx, request);
     const after = TERMINAL_STATUSES.has(job.status)
       ? job
@@ -183,17 +184,7 @@ async function proofFor(ctx: AppContext, request: JobRequest): Promise<Gate1Proo
 
 async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: SessionCaller; job: Job }> {
   const caller = await gateCaller(ctx, request);
-  const job = await getJob(ctx.db, caller.workspaceId, request.params.jobId);
-  if (!job) {
-    throw notFound(
-      'job_not_found',
-      `No gate job ${request.params.jobId} exists in this workspace; check the id gds printed.`,
-      {
-        jobId: request.params.jobId,
-      },
-    );
-  }
-  if (job.tableId) await requireTableEnvironment(ctx, caller, job.tableId);
+  const job = await jobInScope(ctx, caller, request.params.jobId);
   // The query is validated once the caller may see the job (authorize, then validate).
   rejectUnknownParams(request.query, ['gate']);
   const gateParam = stringParam(request.query, 'gate');
@@ -208,6 +199,22 @@ async function jobFor(ctx: AppContext, request: JobRequest): Promise<{ caller: S
     );
   }
   return { caller, job };
+}
+
+/** The job of the workspace (404 none) whose table is in the caller's environment scope (403). */
+async function jobInScope(ctx: AppContext, caller: SessionCaller, jobId: string): Promise<Job> {
+  const job = await getJob(ctx.db, caller.workspaceId, jobId);
+  if (!job) {
+    throw notFound(
+      'job_not_found',
+      `No gate job ${jobId} exists in this workspace; check the id gds printed.`,
+      {
+        jobId,
+      },
+    );
+  }
+  if (job.tableId) await requireTableEnvironment(ctx, caller, job.tableId);
+  return job;
 }
 
 /** A job's or proof's table must be in the caller's environment scope, as every other read of a table (403). */

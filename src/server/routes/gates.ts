@@ -29,6 +29,7 @@ import { notifySteward } from '../governance/notifications.js';
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
 import { gateTableFor } from '../gates/access.js';
+import { tableInScope } from '../certification/access.js';
 import { checkOwner, projectParam } from '../governance/definitions.js';
 import { checkVersion, expectedVersion } from '../governance/precondition.js';
 import { registerGateJobHandlers } from '../gates/detached.js';
@@ -62,18 +63,22 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     return body;
   });
 
-  app.put('/api/tables/:tableId/gate1', guardBeforeBody(requireSession), async (request: TableRequest) => {
-    const { caller, table } = await gateTableFor(ctx, request);
-    const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
-    return applyGate1(
-      ctx,
-      caller,
-      table,
-      content,
-      () => expectedVersion(request),
-      projectParam(request.query),
-    );
-  });
+  app.put(
+    '/api/tables/:tableId/gate1',
+    guardBeforeBody(requireSession, tableInScope),
+    async (request: TableRequest) => {
+      const { caller, table } = await gateTableFor(ctx, request);
+      const { content } = parseBody<Gate1ApplyRequest>('Gate1ApplyRequest', request.body);
+      return applyGate1(
+        ctx,
+        caller,
+        table,
+        content,
+        () => expectedVersion(request),
+        projectParam(request.query),
+      );
+    },
+  );
 
   app.get('/api/tables/:tableId/gate1/versions', async (request: TableRequest) => {
     const { table } = await gateTableFor(ctx, request);
@@ -107,7 +112,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/api/tables/:tableId/gate1/suggestions',
-    guardBeforeBody(requireSession),
+    guardBeforeBody(requireSession, tableInScope),
     async (request: TableRequest) => {
       const { table } = await gateTableFor(ctx, request);
       const body: Gate1Suggestions = await suggestGate1(ctx.db, table);
@@ -117,7 +122,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/api/tables/:tableId/gate-runs',
-    guardBeforeBody(requireSession),
+    guardBeforeBody(requireSession, tableInScope),
     async (request: TableRequest, reply) => {
       const { caller, table } = await gateTableFor(ctx, request);
       const body = parseBody<GateRunRequest>('GateRunRequest', request.body ?? {});
@@ -158,7 +163,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/api/tables/:tableId/gate-submissions',
-    guardBeforeBody(requireSession),
+    guardBeforeBody(requireSession, tableInScope),
     async (request: TableRequest, reply) => {
       const { caller, table } = await gateTableFor(ctx, request);
       const { ifNotCertified = false } = parseBody<GateSubmitRequest>(

@@ -1,7 +1,12 @@
 // Environment promotion and portable bundles (`gds env promote --to`, `--bundle-out`, `--bundle-in`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { loadTableInScope, requireEnvironment, requirePerson } from '../certification/access.js';
+import {
+  loadTableInScope,
+  requireEnvironment,
+  requirePerson,
+  tableInScope,
+} from '../certification/access.js';
 import type { Bundle } from '../certification/bundle.js';
 import { openBundle, sealBundle } from '../certification/bundle.js';
 import type { LandOutcome, PromotionResult } from '../certification/promotion.js';
@@ -41,7 +46,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/api/tables/:tableId/promotions',
-    guardBeforeBody(requirePerson),
+    guardBeforeBody(requirePerson, tableInScope),
     async (request: TableRequest, reply: FastifyReply) => {
       const caller = requirePerson(await callerOf(ctx, request));
       const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);

@@ -9,6 +9,7 @@ import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest } from '../errors.js';
 import {
   countRequests,
+  dismissableRequest,
   dismissRequest,
   findRequestFor,
   listRequestPage,
@@ -76,7 +77,9 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.post(
     '/api/recertification-requests/:requestId/dismiss',
-    guardBeforeBody(requireSession),
+    guardBeforeBody(requireSession, (context, caller, requestId) =>
+      dismissableRequest(context.db, caller, requestId),
+    ),
     async (request: FastifyRequest<{ Params: { requestId: string } }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       const body: unknown = request.body ?? {};

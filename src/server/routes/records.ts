@@ -20,6 +20,7 @@ import type { Queryable } from '../db/handle.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
+import { checkPathIds } from '../input-rule.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import {
@@ -50,6 +51,13 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
       request.caller = await admitDataPlane(ctx, request, reply);
+      // §7.1's order, all before the body is read: the audience (401), then the table (404 none, 403 outside
+      // the grant or without the permission the method needs). The handler takes the table from here.
+      const caller = requireDataApi(request.caller);
+      const { tableId } = request.params as { tableId: string };
+      checkPathIds(request.params);
+      const permission = request.method === 'GET' ? 'read' : 'write';
+      admitted.set(request, { permission, table: await grantedTable(ctx, caller, tableId, permission) });
     });
 
     scope.get('/api/tables/:tableId/records', async (request: TableRequest) => {
@@ -206,9 +214,17 @@ function now(ctx: AppContext): string {
   return new Date(ctx.clock()).toISOString();
 }
 
+/** The table the data plane's hook admitted each request to, with the permission it checked. */
+const admitted = new WeakMap<FastifyRequest, { permission: TablePermission; table: GovernedTable }>();
+
 async function tableFor(ctx: AppContext, request: TableRequest, permission: TablePermission) {
   const caller = requireDataApi(await callerOf(ctx, request));
-  return { table: await grantedTable(ctx, caller, request.params.tableId, permission), caller };
+  const checked = admitted.get(request);
+  const table =
+    checked?.permission === permission
+      ? checked.table
+      : await grantedTable(ctx, caller, request.params.tableId, permission);
+  return { table, caller };
 }
 
 /**

@@ -2,8 +2,10 @@
 // workspace's, anyone the ones they issued) and CLI tokens (a person creates, lists and revokes their own; an
 // OWNER or ADMIN anyone's); `POST /api/auth/revoke` revokes the calling credential.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { SessionCaller } from '../auth/caller.js';
 import { requireSession } from '../auth/caller.js';
 import {
+  cliTokenNotFound,
   listCliTokens,
   listIntegrationTokens,
   revokeCliToken,
@@ -83,12 +85,13 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/api/cli-tokens/:tokenId/revoke',
-    guardBeforeBody(requireSession),
+    guardBeforeBody(requireSession, async (context, caller, tokenId) => {
+      const [token] = await listCliTokens(context, caller.workspaceId, { id: tokenId, ...revokedBy(caller) });
+      if (!token) throw cliTokenNotFound(tokenId);
+    }),
     async (request: FastifyRequest<{ Params: { tokenId: string } }>) => {
       const caller = requireSession(await callerOf(ctx, request));
-      // Its holder revokes their own; an OWNER or ADMIN anyone's. Another person's is 404 to anyone else.
-      const owner = roleAtLeast(caller.role, 'ADMIN') ? undefined : caller.userId;
-      await revokeCliToken(ctx, caller, request.params.tokenId, owner);
+      await revokeCliToken(ctx, caller, request.params.tokenId, revokedBy(caller).userId);
       const [token] = await listCliTokens(ctx, caller.workspaceId, { id: request.params.tokenId });
       return { token };
     },
@@ -99,4 +102,9 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     await revokeOwnCredential(ctx, caller);
     return reply.code(204).send();
   });
+}
+
+/** Whose CLI tokens `caller` may revoke: its holder their own, an OWNER or ADMIN anyone's (another's is 404). */
+function revokedBy(caller: SessionCaller): { userId?: string } {
+  return roleAtLeast(caller.role, 'ADMIN') ? {} : { userId: caller.userId };
 }

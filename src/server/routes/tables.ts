@@ -3,7 +3,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
 import { requireSession } from '../auth/caller.js';
-import { loadTableInScope, requireEnvironment, visibleEnvironments } from '../certification/access.js';
+import {
+  loadTableInScope,
+  requireEnvironment,
+  tableInScope,
+  visibleEnvironments,
+} from '../certification/access.js';
 import { repairCertifiedView } from '../certification/view.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
@@ -120,7 +125,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete(
     '/api/tables/:tableId',
-    guardBeforeBody(requireSession),
+    guardBeforeBody(requireSession, tableInScope),
     async (request: FastifyRequest<{ Params: { tableId: string }; Querystring: Query }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       return governedTransaction(ctx.db, ctx.clock, async (tx) => {
@@ -157,7 +162,12 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   // The project that owns a table: `gds apply --adopt` takes a table over, and a table recorded under the id
   // an earlier gds derived for the project gets the current one. `previous` is what the caller saw:
   // compare-and-set.
-  app.put('/api/tables/:tableId/project', guardBeforeBody(requireSession), async (request: TableRequest) => {
+  // Who may not replace the table's definition may not adopt it either: refused before the body too.
+  const adopting = guardBeforeBody(requireSession, async (context, caller, tableId) => {
+    const refusal = replaceRefusal(caller, await loadTableInScope(context.db, caller, tableId));
+    if (refusal) throw refusal;
+  });
+  app.put('/api/tables/:tableId/project', adopting, async (request: TableRequest) => {
     const caller = requireSession(await callerOf(ctx, request));
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTable(tx, caller.workspaceId, request.params.tableId, { lock: true });

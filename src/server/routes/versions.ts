@@ -2,7 +2,7 @@
 // earlier version as a new forward version that files a recertification request.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { loadTableInScope, personOfRole, requirePerson } from '../certification/access.js';
+import { loadTableInScope, personOfRole, requirePerson, tableInScope } from '../certification/access.js';
 import {
   appendVersion,
   getVersion,
@@ -31,11 +31,9 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
   const restorer = personOfRole('STEWARD', 'restore a contract version');
   app.post(
     '/api/tables/:tableId/versions/restore',
-    guardBeforeBody(restorer),
+    guardBeforeBody(restorer, tableInScope),
     async (request: TableRequest) => {
       const caller = restorer(await callerOf(ctx, request));
-      // Authorize (the table in the caller's workspace and environment) before the body is looked at.
-      await loadTableInScope(ctx.db, caller, request.params.tableId);
       const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
       const reason = body.reason.trim();
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {

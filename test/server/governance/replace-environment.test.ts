@@ -2,7 +2,8 @@
 // environment: one whose connector is in another environment is 404 (§7.2's "replaceId mismatch") naming
 // `gds env promote`, which moves a table with promotion's own rules; nothing is written. On every path a
 // replacement takes: POST /api/workspace/definitions, POST /api/artifacts (with --connector, and with the
-// connector the source's schema picks) and an item of POST /api/artifacts/batch. And a replacement whose
+// connector the source's schema picks), its dry run POST /api/artifacts/dry-run (`push --dry-run`), and an
+// item of POST /api/artifacts/batch. And a replacement whose
 // name or source another table holds is 409 saying which table holds it, not to send the replaceId it sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../../helpers/engines.js';
@@ -89,6 +90,77 @@ describe.each(ENGINES)('a replacement on $engine', ({ engine, postgres, skip }) 
         refusedAsPromotion(response.status, response.body.error);
       }
       expect(await held()).toEqual(before);
+    },
+  );
+
+  it(
+    'is the same 404 on POST /api/artifacts/dry-run, nothing written; within the environment, what it would do',
+    needs(skip),
+    async () => {
+      const token = server.user('ADMIN').cliToken;
+      const before = await held();
+      const audited = async () =>
+        (await server.sql('SELECT count(*)::int AS n FROM gds.audit_log WHERE table_id = $1', [orders]))[0];
+      const auditBefore = await audited();
+      const refused = await server.request('POST', '/api/artifacts/dry-run', {
+        token,
+        body: body('production'),
+      });
+      refusedAsPromotion(refused.status, refused.body.error);
+      const pushed = await server.request('POST', '/api/artifacts', { token, body: body('production') });
+      const { request: _dry, requestId: _dryId, ...dryDetails } = refused.body.error.details;
+      const { request: _push, requestId: _pushId, ...pushDetails } = pushed.body.error.details;
+      expect({ ...refused.body.error, details: dryDetails }).toEqual({
+        ...pushed.body.error,
+        details: pushDetails,
+      });
+      const taken = await server.request('POST', '/api/artifacts/dry-run', { token, body: body('dev') });
+      expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+      expect(taken.body).toMatchObject({
+        changed: true,
+        tableId: orders,
+        state: 'QUARANTINED',
+        definitionVersion: (before?.definition_version ?? 0) + 1,
+      });
+      expect(await held()).toEqual(before);
+      expect(await audited()).toEqual(auditBefore);
+    },
+  );
+
+  it(
+    'is refused for the table it names before its artifact is read (§7.2: authorization, then the body)',
+    needs(skip),
+    async () => {
+      const before = await held();
+      const malformed = { ...body('production'), content: 'table: [' };
+      const token = server.user('ADMIN').cliToken;
+      for (const path of ['/api/artifacts', '/api/artifacts/dry-run']) {
+        const mismatch = await server.request('POST', path, { token, body: malformed });
+        refusedAsPromotion(mismatch.status, mismatch.body.error);
+        const unknown = await server.request('POST', path, {
+          token,
+          body: { ...body('dev'), content: 'table: [', replaceId: 'tbl_none' },
+        });
+        expect([unknown.status, unknown.body.error.code], path).toEqual([404, 'replace_target_not_found']);
+        // A MEMBER, who neither owns customers nor is an admin.
+        const member = await server.request('POST', path, {
+          token: server.user('MEMBER').cliToken,
+          body: { ...body('dev'), content: 'table: [', replaceId: server.table('customers').id },
+        });
+        expect([member.status, member.body.error.code], path).toEqual([403, 'replace_forbidden']);
+      }
+      const definitions = await server.request('POST', '/api/workspace/definitions', {
+        token: definer,
+        body: malformed,
+      });
+      refusedAsPromotion(definitions.status, definitions.body.error);
+      expect(await held()).toEqual(before);
+      // The push's refusal is on the audit trail as a refused replacement; its dry run's is not.
+      const refusals = await server.sql(
+        `SELECT details->>'via' AS via FROM gds.audit_log WHERE table_id = $1 AND action = 'DEFINITION_REPLACE_REFUSED'`,
+        [server.table('customers').id],
+      );
+      expect(refusals).toEqual([{ via: 'push' }]);
     },
   );
 
