@@ -363,8 +363,8 @@ async function readOwned(
 }
 
 /**
- * `read`'s tables and those of the environment whose name, slug or source's object is one of `names`; the
- * tables found so are counted off `read.left` (in place: it is what the plan's read left out).
+ * `read` with the tables of the environment whose name, slug or source's object is one of `names`: those it
+ * had left out are counted off its `left`.
  */
 async function alsoHeld(
   client: PlanClient,
@@ -372,18 +372,19 @@ async function alsoHeld(
   read: Required<HeldRead>,
   names: string[],
   call: { signal?: AbortSignal },
-): Promise<HeldTable[]> {
+): Promise<Required<HeldRead>> {
   const found = await client.tables.heldMatching(env, { names }, call);
-  if (found === undefined) return client.tables.held(env, call);
+  if (found === undefined) return { tables: await client.tables.held(env, call), left: read.left };
   const tables = new Map(read.tables.map((row) => [row.id, row]));
+  let { otherProjects, byHand } = read.left;
   for (const row of found.tables) {
     if (!tables.has(row.id) && row.mode === 'MODE_A') {
-      if ((row.project ?? null) === null) read.left.byHand -= 1;
-      else read.left.otherProjects -= 1;
+      if ((row.project ?? null) === null) byHand -= 1;
+      else otherProjects -= 1;
     }
     tables.set(row.id, row);
   }
-  return [...tables.values()];
+  return { tables: [...tables.values()], left: { otherProjects, byHand } };
 }
 
 /** The client, reading each connector's warehouse objects once (the sources check and the column case both need them). */
@@ -450,12 +451,11 @@ export async function planProject(
   );
   // No full collection here: read a table at a time, the pages leave little garbage in the old generation,
   // and one costs a no-change plan of 2,000 models 40 ms of CPU (0.72 -> 0.68 s) for 3-4 MiB (docs/bench.md).
-  const owned = await held;
-  let inEnv = owned.tables;
+  let owned = await held;
   // The tables of the environment holding a model's source or name that the project does not own: a plan
   // creating nothing, each model's table this project's, asks nothing of them.
   if (owned.left !== undefined) {
-    const { bySource: sources, byName: names } = indexed(inEnv);
+    const { bySource: sources, byName: names } = indexed(owned.tables);
     const asked = new Set<string>();
     for (const d of declarations) {
       const row = sources.get(lower(`${options.schema ?? d.source.schema}.${d.source.table}`));
@@ -463,8 +463,9 @@ export async function planProject(
       asked.add(d.name).add(d.source.table);
     }
     if (asked.size > 0)
-      inEnv = await alsoHeld(client, env, { tables: inEnv, left: owned.left }, [...asked], call);
+      owned = await alsoHeld(client, env, { tables: owned.tables, left: owned.left }, [...asked], call);
   }
+  let inEnv = owned.tables;
   let { bySource, byName } = indexed(inEnv);
   const nameOf = (d: DbtDeclaration) =>
     tableNameOf(
@@ -491,16 +492,17 @@ export async function planProject(
   // moment before): the environment is read again, so that such a table is compared as the model's (or owned
   // elsewhere), never a name held.
   if (holders.some((row) => row.environmentLabel === env)) {
-    inEnv =
+    owned =
       owned.left === undefined
-        ? await client.tables.held(env, call)
+        ? { tables: await client.tables.held(env, call) }
         : await alsoHeld(
             client,
             env,
-            { tables: inEnv, left: owned.left },
+            { tables: owned.tables, left: owned.left },
             holders.filter((row) => row.environmentLabel === env).map((row) => row.name),
             call,
           );
+    inEnv = owned.tables;
     ({ bySource, byName } = indexed(inEnv));
     for (const row of inEnv) slugHolders.set(slugOf(row.name), row);
   }

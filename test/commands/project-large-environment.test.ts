@@ -13,6 +13,7 @@ import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { ProjectServer } from '../helpers/project-server.js';
 import { startProjectServer } from '../helpers/project-server.js';
+import { pushByHand } from '../helpers/push.js';
 import { needs } from '../helpers/skip.js';
 import { copyTable } from '../helpers/table-copies.js';
 
@@ -85,13 +86,10 @@ describe.each(ENGINES)("a project among other teams' tables on $engine", ({ post
     needs(skip),
     async () => {
       const { server, client, dev } = started as ProjectServer;
-      const pushed = await client.artifacts.push({
+      const pushed = await pushByHand(client, {
         filename: 'hand.json',
-        content: JSON.stringify({
-          table: 'Someone_Elses',
-          source: 'analytics_dev.le_hand',
-          columns: [{ name: 'id', type: 'integer' }],
-        }),
+        table: 'Someone_Elses',
+        source: 'analytics_dev.le_hand',
         connectorId: dev,
       });
       log.length = 0;

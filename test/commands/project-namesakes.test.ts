@@ -15,6 +15,7 @@ import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { ProjectServer } from '../helpers/project-server.js';
 import { startProjectServer } from '../helpers/project-server.js';
+import { pushByHand } from '../helpers/push.js';
 import { needs } from '../helpers/skip.js';
 
 const describeError = (error: unknown) =>
@@ -41,13 +42,10 @@ describe.each(ENGINES)('names held in other environments on $engine', ({ postgre
     const { server, client } = started;
     await server.sql('CREATE TABLE analytics_prod.nm_taken (id integer, label text)');
     const production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id;
-    const pushed = await client.artifacts.push({
+    const pushed = await pushByHand(client, {
       filename: 'nm_taken.json',
-      content: JSON.stringify({
-        table: 'NM_Taken',
-        source: 'analytics_prod.nm_taken',
-        columns: [{ name: 'id', type: 'integer' }],
-      }),
+      table: 'NM_Taken',
+      source: 'analytics_prod.nm_taken',
       connectorId: production,
     });
     takenId = pushed.tableId ?? '';

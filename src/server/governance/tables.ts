@@ -480,8 +480,9 @@ function heldFilterParams(filter: HeldFilter): Array<string | string[] | null> {
 
 /**
  * How many Mode A tables of the environment a filter leaves out, with a project and without: what a plan
- * reading only its own tables says it leaves alone. One count of the environment's rows (its index
- * tables_listed_by_environment, then each row), the only read of a filtered plan that grows with them.
+ * reading only its own tables says it leaves alone. One count of the environment's entries in
+ * tables_mode_a_by_environment (an index-only scan once the table is vacuumed), the only read of a filtered
+ * plan that grows with them.
  */
 export async function heldLeftOut(
   q: Queryable,
