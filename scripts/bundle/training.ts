@@ -105,7 +105,7 @@ export const trainingRuns: string[][] = [
   ['list', '--jq', '[.id, .name] | @tsv', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   // push parses the view (PostgreSQL's grammar, from node_modules here) before its refused request.
   ['push', 'v.sql', '--json', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
-  // A dry run without a connector asks the service nothing: the view read, its diff and YAML.
+  // A dry run asks the service, unreachable here: the view read, its diff and YAML, and the warning.
   ['push', 'v.sql', '--dry-run', '--token', 'cli_training_only', '--base', 'http://127.0.0.1:9'],
   // With one, up to the refused request for the connectors.
   [

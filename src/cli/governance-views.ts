@@ -175,6 +175,10 @@ export function printPushPreview(
   named?: string,
 ): void {
   if (outcome.kind === 'preview') {
+    if (outcome.unchecked !== undefined)
+      out.warn(
+        `The service was not reached (${outcome.unchecked}): this is the file's diff alone; whether the service would take the push was not asked.`,
+      );
     printPreview(out, { changed: true, diff: outcome.diff }, '');
     return;
   }

@@ -9,7 +9,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import { readArtifactText } from '../io/input.js';
 import { withoutOptimisingCompilers } from '../io/young-generation.js';
 import type { ApiClient } from '../client/index.js';
-import { ApiError } from '../client/errors.js';
+import { ApiError, NetworkError } from '../client/errors.js';
 import type { ArtifactPushRequest } from '../client/areas/artifacts.js';
 import type { WriteOptions } from '../client/transport.js';
 import type { GateJobBody, RegistrationResult } from '../contract/types.js';
@@ -281,7 +281,8 @@ function registrationBody(artifact: LocalArtifact, options: RegisterOptions): Ar
 /** What `push` did, or under `--dry-run` would do. */
 export type PushOutcome =
   | { kind: 'unchanged'; held: HeldDefinition | RegistrationResult }
-  | { kind: 'preview'; diff: string }
+  /** `unchecked`: why the service was not asked whether it would take the push (it could not be reached). */
+  | { kind: 'preview'; diff: string; unchecked?: string }
   | { kind: 'pushed'; result: RegistrationResult };
 
 /**
@@ -330,12 +331,16 @@ export async function pushArtifact(
     const [check, diff] = await Promise.all([
       send((body, precondition) => client.artifacts.dryRun(body, precondition)).catch((error: unknown) => {
         if (isRouteMissing(error)) return undefined;
+        // A dry run is a preview: with the service out of reach it is the file's diff alone, said so.
+        if (error instanceof NetworkError) return { unreached: error.message };
         throw error;
       }),
       withoutOptimisingCompilers(async () =>
         definitionDiff(await loadGateDiffLibraries(), held, artifact, options.connectorId),
       ),
     ]);
+    if (check !== undefined && 'unreached' in check)
+      return { kind: 'preview', diff, unchecked: check.unreached };
     if (check?.changed === false && held !== null) return { kind: 'unchanged', held };
     return { kind: 'preview', diff };
   }

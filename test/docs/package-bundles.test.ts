@@ -51,6 +51,8 @@ beforeAll(async () => {
     join(dir, 'v.sql'),
     'CREATE VIEW analytics_dev.bundle_probe AS\nSELECT id, amount::numeric AS amount FROM raw.orders;\n',
   );
+  // The view in the warehouse, as a push needs it: push --dry-run asks the service whether it would take it.
+  await server.sql('CREATE TABLE analytics_dev.bundle_probe (id integer, amount numeric)');
 });
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { ENGINES } from '../helpers/engines.js';
-import { runAs } from '../helpers/run-in-process.js';
+import { runAs, runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
@@ -117,4 +117,22 @@ describe.each(ENGINES)('push --dry-run against push on $engine', ({ postgres, sk
     expect(dry.stdout).toMatch(/^\+ {2}- name: placed_on$/m);
     expect(await written()).toEqual(before);
   });
+  it(
+    'previews offline when the service cannot be reached, saying it was not asked',
+    needs(skip),
+    async () => {
+      const file = await artifact('analytics_dev');
+      const offline = await runInProcess(['push', file, '--dry-run', '--base', 'http://127.0.0.1:9'], {
+        env: {
+          GDS_CONFIG_DIR: join(dir, 'config-offline'),
+          GDS_SECRET_STORAGE: 'file',
+          SERVICE_TOKEN: 'cli_x',
+        },
+      });
+      expect(offline.code, offline.stderr).toBe(0);
+      expect(offline.stdout).toMatch(/^\+ {2}- name: placed_on$/m);
+      expect(offline.stderr).toContain('The service was not reached');
+      expect(offline.stderr).toContain('whether the service would take the push was not asked');
+    },
+  );
 });
