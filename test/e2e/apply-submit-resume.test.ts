@@ -26,6 +26,20 @@ async function states(): Promise<Record<string, { state: string; submitted: numb
   return Object.fromEntries(rows.map((r) => [r.name, { state: r.state, submitted: r.submitted }]));
 }
 
+/** A steward's rejection of the project's table `name` (QUARANTINED again, as it was submitted). */
+async function reject(name: string, reason: string): Promise<void> {
+  const { server } = shop;
+  const [table] = await server.sql<{ id: string }>(
+    `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = $2`,
+    [server.ready.workspaceId, name],
+  );
+  const answer = await server.request('POST', `/api/tables/${table?.id ?? ''}/reject`, {
+    token: server.user('STEWARD').cliToken,
+    body: { reason },
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+}
+
 beforeAll(async () => {
   shop = await generatedProject('submit-resume');
 });
@@ -112,16 +126,8 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
 
   // Goes on from the state the test above leaves: every table PENDING_REVIEW, submitted once.
   it('never submits again a table a steward rejected as it is; a saved plan --submit submits one changed since', async () => {
-    const { gds, onDev, server } = shop;
-    const [rejected] = await server.sql<{ id: string }>(
-      `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = 'raw_source_0'`,
-      [server.ready.workspaceId],
-    );
-    const reject = await server.request('POST', `/api/tables/${rejected?.id ?? ''}/reject`, {
-      token: server.user('STEWARD').cliToken,
-      body: { reason: 'the amounts are wrong' },
-    });
-    expect(reject.status, JSON.stringify(reject.body)).toBe(200);
+    const { gds, onDev } = shop;
+    await reject('raw_source_0', 'the amounts are wrong');
     expect((await states())['raw_source_0']).toEqual({ state: 'QUARANTINED', submitted: 1 });
 
     const plan = await gds(['plan', ...onDev(), '--submit', '--json', '--detailed-exitcode']);
@@ -205,15 +211,7 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
     const file = join(shop.dir, 'stale-plan.json');
     const saved = await gds(['plan', ...onDev(), '--submit', '--select', 'stg_entity_1', '--out', file]);
     expect(saved.code, saved.stderr).toBe(0);
-    const [entity1] = await server.sql<{ id: string }>(
-      `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = 'stg_entity_1'`,
-      [server.ready.workspaceId],
-    );
-    const reject = await server.request('POST', `/api/tables/${entity1?.id ?? ''}/reject`, {
-      token: server.user('STEWARD').cliToken,
-      body: { reason: 'not yet' },
-    });
-    expect(reject.status, JSON.stringify(reject.body)).toBe(200);
+    await reject('stg_entity_1', 'not yet');
     const fromSaved = await gds(['apply', file, '--yes', '--json']);
     expect(fromSaved.code, fromSaved.stderr).toBe(0);
     expect(lines(fromSaved.stdout).filter((a) => 'step' in a)).toEqual([
