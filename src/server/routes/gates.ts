@@ -24,7 +24,7 @@ import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/handle.js';
 import { certifiedViewName } from '../certification/view-name.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
-import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
+import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { notifySteward } from '../governance/notifications.js';
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
@@ -35,7 +35,8 @@ import { checkVersion, expectedVersion } from '../governance/precondition.js';
 import { registerGateJobHandlers } from '../gates/detached.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1 } from '../gates/gate1-runner.js';
-import { currentGate1, gate1Version, listGate1Versions, storeGate1Version } from '../gates/gate1-store.js';
+import { storeGate1Rules } from '../gates/gate1-apply.js';
+import { currentGate1, gate1Version, listGate1Versions } from '../gates/gate1-store.js';
 import { jobBody } from '../gates/job-body.js';
 import { isProofFresh, persistSubmitProof } from '../gates/proofs.js';
 import { parseSample } from '../gates/sample.js';
@@ -383,35 +384,12 @@ export async function applyGate1(
       expected,
       `Compare with gds gate diff ${locked.id} -f <file> and apply again.`,
     );
-    const { effects } = await applyTrigger(tx, {
+    const { version, createdAt, recertificationRequestId } = await storeGate1Rules(tx, {
       table: locked,
-      trigger: 'gate_applied',
-      context: { mode: locked.mode, tableName: locked.name },
-      actor: caller,
+      content,
+      caller,
       clock: ctx.clock,
-      details: { gate1Version: locked.versions.gate1 + 1 },
     });
-    const createdAt = new Date(ctx.clock()).toISOString();
-    let version = locked.versions.gate1;
-    let recertificationRequestId: string | null = null;
-    for (const effect of effects) {
-      if (effect.type === 'store_gate_rules_version') {
-        version = await storeGate1Version(tx, {
-          tableId: locked.id,
-          content,
-          createdBy: caller.userId,
-          createdAt,
-        });
-      } else if (effect.type === 'file_recertification') {
-        recertificationRequestId = await fileRecertificationRequest(tx, {
-          tableId: locked.id,
-          cause: effect.cause,
-          details: { reason: 'gate1.yml applied', gate1Version: version },
-          actor: caller,
-          clock: ctx.clock,
-        });
-      }
-    }
     const body: Gate1ApplyResult = {
       tableId: locked.id,
       version,
