@@ -19,7 +19,8 @@ import {
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
-import { currentGate1, storeGate1Version } from '../gates/gate1-store.js';
+import { storeGate1Rules } from '../gates/gate1-apply.js';
+import { currentGate1 } from '../gates/gate1-store.js';
 import type { ConnectorRow } from '../governance/definitions.js';
 import type { DefinitionInput } from '../governance/definitions.js';
 import {
@@ -34,7 +35,7 @@ import { governedTransaction } from '../governance/engine.js';
 import { checkVersion } from '../governance/precondition.js';
 import { recentJobs } from '../governance/jobs.js';
 import type { TableRow } from '../governance/tables.js';
-import { TABLE_COLUMNS, toTableRow } from '../governance/tables.js';
+import { loadTable, TABLE_COLUMNS, toTableRow } from '../governance/tables.js';
 import { splitSource } from '../warehouse.js';
 import type { BundleArtifact, BundleBody } from './bundle.js';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.js';
@@ -398,14 +399,15 @@ async function landRules(
   tableId: string,
   bundle: BundleBody,
 ): Promise<void> {
-  const now = new Date(ctx.clock()).toISOString();
   const gate1 = await currentGate1(tx, tableId);
   if (bundle.gate1 && !(gate1 && sameGateRules(yaml, gate1.content, bundle.gate1.content))) {
-    await storeGate1Version(tx, {
-      tableId,
+    // Through the lifecycle as gate apply: a target left CERTIFIED (its definition unchanged) gets a
+    // recertification request for its new rules.
+    await storeGate1Rules(tx, {
+      table: await loadTable(tx, caller.workspaceId, tableId, { lock: true }),
       content: bundle.gate1.content,
-      createdBy: caller.userId,
-      createdAt: now,
+      caller,
+      clock: ctx.clock,
     });
   }
   if (bundle.contract) {

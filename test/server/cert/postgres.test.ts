@@ -44,4 +44,39 @@ describe('certification on PostgreSQL', needs(noPostgres), () => {
       server.sql('DELETE FROM gds.contract_versions WHERE table_id = $1', [orders]),
     ).rejects.toThrow(/immutable/);
   });
+
+  it('a promotion landing new gate1.yml rules on a CERTIFIED table of the same definition files a recertification request', async () => {
+    const customers = server.table('customers').id;
+    const production = server.table('customers_production').id;
+    const promote = () =>
+      server.request('POST', `/api/tables/${customers}/promotions`, {
+        token: server.user('OWNER').accessToken,
+        body: { to: 'production', replaceId: production },
+      });
+    const applyOnCustomers = (regex: string) =>
+      server.sql(
+        `WITH bumped AS (UPDATE gds.tables SET gate1_version = gate1_version + 1 WHERE id = $1 RETURNING gate1_version)
+         INSERT INTO gds.gate1_versions (table_id, version, content, created_by, created_at)
+         SELECT $1, gate1_version, $2, $3, now() FROM bumped`,
+        [
+          customers,
+          `patternChecks:\n  - name: email_at\n    column: email\n    regex: "${regex}"\n    severity: HARD_FAIL\n`,
+          server.user('STEWARD').userId,
+        ],
+      );
+    await applyOnCustomers('@');
+    expect((await promote()).status).toBe(202);
+    await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [production]);
+    await applyOnCustomers('@.+');
+    expect((await promote()).status).toBe(202);
+    const [table] = await server.sql('SELECT state, gate1_version FROM gds.tables WHERE id = $1', [
+      production,
+    ]);
+    expect(table).toEqual({ state: 'CERTIFIED', gate1_version: 2 });
+    const requests = await server.sql(
+      `SELECT cause, status FROM gds.recertification_requests WHERE table_id = $1 AND cause = 'manual'`,
+      [production],
+    );
+    expect(requests).toEqual([{ cause: 'manual', status: 'OPEN' }]);
+  });
 });

@@ -218,6 +218,39 @@ describe('promotion', () => {
     expect(before[0]).toMatchObject({ state: 'CERTIFIED' });
   });
 
+  it('new gate1.yml rules landed on a CERTIFIED table holding the same definition file a recertification request, as gate apply does', async () => {
+    const customers = server.table('customers').id;
+    const production = server.table('customers_production');
+    await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [production.id]);
+    const rules = GATE1.replaceAll('status', 'email').replace('^(SHIPPED|PENDING|REFUNDED)$', '@.+[.]');
+    await server.sql(
+      `INSERT INTO gds.gate1_versions (table_id, version, content, created_by, created_at)
+       SELECT $1, gate1_version + 1, $2, $3, now() FROM gds.tables WHERE id = $1`,
+      [customers, rules, server.user('STEWARD').userId],
+    );
+    await server.sql('UPDATE gds.tables SET gate1_version = gate1_version + 1 WHERE id = $1', [customers]);
+    const response = await promote(customers, { to: 'production', replaceId: production.id });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ changed: true, tableId: production.id });
+    const [table] = await server.sql(
+      `SELECT t.state, (SELECT content FROM gds.gate1_versions g WHERE g.table_id = t.id
+                         ORDER BY version DESC LIMIT 1) AS rules
+         FROM gds.tables t WHERE t.id = $1`,
+      [production.id],
+    );
+    expect(table).toEqual({ state: 'CERTIFIED', rules });
+    const requests = await server.sql(
+      `SELECT status, details->>'reason' AS reason FROM gds.recertification_requests
+        WHERE table_id = $1 AND cause = 'manual'`,
+      [production.id],
+    );
+    expect(requests).toEqual([{ status: 'OPEN', reason: 'gate1.yml applied' }]);
+    const audit = await server.request('GET', '/api/workspace/audit-log?eventType=GATE1_APPLIED&limit=1', {
+      token: server.user('ADMIN').accessToken,
+    });
+    expect(audit.body.entries[0]).toMatchObject({ tableId: production.id, resource: 'gate_rules' });
+  });
+
   it('refuses the same environment, an unknown environment (404), an environment without connector, and a connector of another environment (400)', async () => {
     const same = await promote(orders, { to: 'dev' });
     expect(same.status).toBe(400);
