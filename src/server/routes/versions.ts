@@ -13,6 +13,7 @@ import {
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
+import { badRequest } from '../errors.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -36,6 +37,13 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
       const caller = restorer(await callerOf(ctx, request));
       const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
       const reason = body.reason.trim();
+      if (reason === '') {
+        throw badRequest(
+          'reason_required',
+          'Say why the version is restored: send {"reason": "<text>"} (--reason).',
+          { field: 'reason' },
+        );
+      }
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         const table = await loadTableInScope(tx, caller, request.params.tableId);
         const restored = await getVersion(tx, table.id, body.to);

@@ -84,6 +84,10 @@ describe('versions restore', () => {
   it('refuses a missing reason (400), an unknown version (404), a mismatched --env (400) and a MEMBER (403)', async () => {
     const noReason = await restore({ to: 1 });
     expect(noReason.status).toBe(400);
+    // A blank reason is no reason, as reject refuses it: nothing is restored.
+    const blank = await restore({ to: 1, reason: ' \t ' });
+    expect(blank.status).toBe(400);
+    expect(blank.body.error).toMatchObject({ code: 'reason_required', details: { field: 'reason' } });
     const unknown = await restore({ to: 9, reason: 'x' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('version_not_found');
