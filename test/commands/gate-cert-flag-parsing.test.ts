@@ -62,6 +62,15 @@ describe('gate commands', () => {
     for (const bad of ['head', 'head:0', 'chunks:4', 'all:3', 'random:-1']) {
       expect(await usageError(GateRun, ['t_1', '--sample', bad])).toContain('is not a sample');
     }
+    // The service's bounds (400 invalid_sample past them): N up to 1,000,000 rows, K up to 1,000 chunks.
+    for (const most of ['head:1000000', 'random:1000000', 'chunks:1000@1000000']) {
+      expect(await flagsOf(GateRun, ['t_1', '--sample', most])).toMatchObject({ sample: most });
+    }
+    for (const beyond of ['tail:1000001', 'chunks:1001@1', 'chunks:2@1000001', 'head:99999999999999999999']) {
+      expect(await usageError(GateRun, ['t_1', '--sample', beyond])).toContain(
+        'is out of range: N is at most 1,000,000 rows and K at most 1,000 chunks',
+      );
+    }
     expect(await usageError(GateRun, ['t_1', '--gate', '4'])).toMatch(
       /--gate takes one of 1, 2, 3; "4" is not one of them/,
     );
