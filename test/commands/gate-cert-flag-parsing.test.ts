@@ -16,9 +16,11 @@ import GateRun from '../../src/commands/gate/run.js';
 import GateStatus from '../../src/commands/gate/status.js';
 import GateSubmit from '../../src/commands/gate/submit.js';
 import GateSuggest from '../../src/commands/gate/suggest.js';
+import RecertificationDismiss from '../../src/commands/recertification/dismiss.js';
 import Reject from '../../src/commands/reject.js';
 import VersionsList from '../../src/commands/versions/list.js';
 import VersionsRestore from '../../src/commands/versions/restore.js';
+import { MAX_NOTE_CHARS } from '../../src/core/text-bounds.js';
 import { flagsOf, parse, usageError } from './helpers/oclif-parse.js';
 
 async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
@@ -106,6 +108,23 @@ describe('certify and reject', () => {
   it('reject: --reason is required', async () => {
     expect(await usageError(Reject, ['t_1'])).toContain('Missing required flag --reason');
   });
+
+  // The service keeps a note or reason whole in its audit entry, up to 10,000 characters (400 text_too_long past).
+  it.each([
+    ['certify', Certify, ['t_1', '--note'], 'note'],
+    ['reject', Reject, ['t_1', '--reason'], 'reason'],
+    ['versions restore', VersionsRestore, ['t_1', '--to', '2', '--reason'], 'reason'],
+    ['recertification dismiss', RecertificationDismiss, ['rcr_1', '--reason'], 'reason'],
+  ] as const)(
+    '%s: 10,000 characters of text are taken, one more is exit 2 naming the limit',
+    async (_, command, argv, flag) => {
+      const most = 'n'.repeat(MAX_NOTE_CHARS);
+      expect(await flagsOf(command, [...argv, most])).toMatchObject({ [flag]: most });
+      expect(await usageError(command, [...argv, `${most}n`])).toContain(
+        `--${flag} is 10,001 characters; at most 10,000 are kept.`,
+      );
+    },
+  );
 });
 
 describe('versions and config', () => {

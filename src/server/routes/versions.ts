@@ -2,6 +2,7 @@
 // earlier version as a new forward version that files a recertification request.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
+import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { loadTableInScope, personOfRole, requirePerson, tableInScope } from '../certification/access.js';
 import {
   appendVersion,
@@ -13,6 +14,7 @@ import {
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
+import { checkTextLength } from '../input-rule.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -36,6 +38,7 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
       const caller = restorer(await callerOf(ctx, request));
       const body = parseBody<Schema<'RestoreRequest'>>('RestoreRequest', request.body);
       const reason = body.reason.trim();
+      checkTextLength('reason', reason, MAX_NOTE_CHARS);
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         const table = await loadTableInScope(tx, caller, request.params.tableId);
         const restored = await getVersion(tx, table.id, body.to);
