@@ -2,6 +2,7 @@
 // long work is polled (push --wait, status --watch). Only --interval reads a variable (GDS_INTERVAL).
 import { Flags } from '@oclif/core';
 import { DIALECTS } from '../core/artifacts/dialect.js';
+import { textTooLong } from '../core/text-bounds.js';
 
 const connectorDescription =
   'Connector the table lives behind, by id or name (gds connectors list); Gate 1 predicates and live preview run through it.';
@@ -70,3 +71,16 @@ export const filenameFlag = Flags.string({
 export const tableEnvFlag = Flags.string({
   description: 'When the table name given is used in several environments, the environment of the one meant.',
 });
+
+/**
+ * The `parse` of a flag of text the service keeps (a note, a reason, a name) within `max` characters
+ * (src/core/text-bounds.ts): longer is exit 2 naming the limit, nothing sent, as the service would refuse it
+ * (400 text_too_long).
+ */
+export function boundedText(name: string, max: number): (input: string) => Promise<string> {
+  return async (input) => {
+    const refusal = textTooLong(`--${name}`, input, max);
+    if (refusal !== undefined) throw new Error(refusal.message);
+    return input;
+  };
+}

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { tableEnvFlag } from '../cli/governance-flags.js';
+import { boundedText, tableEnvFlag } from '../cli/governance-flags.js';
+import { MAX_NOTE_CHARS } from '../core/text-bounds.js';
 import { certifyTable, evidenceOf, requireInteractiveSession } from '../services/certification.js';
 
 export default class Certify extends ApiCommand<typeof Certify> {
@@ -19,6 +20,7 @@ export default class Certify extends ApiCommand<typeof Certify> {
   static override flags = {
     env: tableEnvFlag,
     note: Flags.string({
+      parse: boundedText('note', MAX_NOTE_CHARS),
       description: 'A note recorded with the certification in the audit log.',
     }),
     'evidence-file': Flags.string({

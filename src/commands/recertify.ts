@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
+import { boundedText } from '../cli/governance-flags.js';
 import { outcomeColumns } from '../cli/governance-views.js';
+import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../core/text-bounds.js';
 import type { RecertifyRunReport } from '../services/recertification.js';
 import { recertify, recertifyRequest, staleSubmissionsNote } from '../services/recertification.js';
 
@@ -22,7 +24,7 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     '$XDG_STATE_HOME/gds/recertify: the same command run again sends only the rest. The manifest ' +
     'is reduced to the fields drift detection reads, and, when the request would pass 25 MB, each run result to ' +
     'its status, node, relation and message, so files of any size fit (run results that fit are sent as dbt ' +
-    'wrote them); a file that is not a manifest is ' +
+    'wrote them; a signal over 25 MB even so, from messages that long, is exit 2 and nothing is sent); a file that is not a manifest is ' +
     'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
     'an environment-scoped one may omit it. Shows what was filed per table, and the certified view of each ' +
     'CERTIFIED table: one a rebuild dropped (dbt renames and drops … cascade) is published again when the ' +
@@ -51,13 +53,21 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
         const names = input.split(',').map((n) => n.trim());
         if (names.some((n) => n === '')) throw new Error(`${JSON.stringify(input)} has an empty table name`);
         if (names.length > 500) throw new Error(`${names.length} tables: at most 500 per call`);
+        const long = names.find((n) => n.length > MAX_SIGNAL_NAME_CHARS);
+        if (long !== undefined)
+          throw new Error(
+            `${JSON.stringify(long.slice(0, 40))}… is over ${MAX_SIGNAL_NAME_CHARS} characters: name tables`,
+          );
         return names;
       },
     })(),
     env: Flags.string({
       description: 'Environment label of the run (dev, staging, production, …).',
     }),
-    trigger: Flags.string({ description: 'What ran (default PIPELINE_RUN).' }),
+    trigger: Flags.string({
+      description: 'What ran (default PIPELINE_RUN).',
+      parse: boundedText('trigger', MAX_TRIGGER_CHARS),
+    }),
     'evidence-run-id': Flags.string({
       description: 'Id of the pipeline run, stamped on the audit event as evidence.',
     }),

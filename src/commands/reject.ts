@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
-import { tableEnvFlag } from '../cli/governance-flags.js';
+import { boundedText, tableEnvFlag } from '../cli/governance-flags.js';
+import { MAX_NOTE_CHARS } from '../core/text-bounds.js';
 import { rejectTable } from '../services/certification.js';
 
 export default class Reject extends ApiCommand<typeof Reject> {
@@ -12,7 +13,11 @@ export default class Reject extends ApiCommand<typeof Reject> {
   static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
     env: tableEnvFlag,
-    reason: Flags.string({ description: 'Why the table is rejected.', required: true }),
+    reason: Flags.string({
+      parse: boundedText('reason', MAX_NOTE_CHARS),
+      description: 'Why the table is rejected.',
+      required: true,
+    }),
   };
 
   async run(): Promise<void> {

@@ -3,6 +3,7 @@
 // would be stored as U+FFFD, silently changed). Checked where each input is validated, after the caller is
 // authenticated and authorized; what still reaches the database malformed is mapped to 400 by the error
 // handler (INPUT_SQLSTATES in errors.ts).
+import { textTooLong } from '../core/text-bounds.js';
 import { badRequest, notFound } from './errors.js';
 
 // NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one (no `u` flag:
@@ -97,4 +98,14 @@ export function checkPathIds(params: unknown): void {
     if (bad !== undefined)
       throw notFound('not_found', `No ${name} ${JSON.stringify(value)} exists: it holds ${bad}.`);
   }
+}
+
+/**
+ * 400 `text_too_long` when `value` of `field` is over `max` characters (src/core/text-bounds.ts): refused
+ * before anything changes, rather than kept cut short or left out of its audit entry.
+ */
+export function checkTextLength(field: string, value: string, max: number): void {
+  const refusal = textTooLong(field, value, max);
+  if (refusal === undefined) return;
+  throw badRequest('text_too_long', refusal.message, { field, max, length: refusal.length });
 }

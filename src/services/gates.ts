@@ -2,6 +2,7 @@
 // Everything that can be refused locally is refused before a request: an invalid gate1.yml, Gate 3
 // without a baseline, a sample on Gate 2/3.
 import { CliError, ExitCode } from '../core/errors.js';
+import { MAX_CHUNKS, MAX_SAMPLE_ROWS } from '../core/gate-sample.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { GateJobList, GateRecord } from '../client/areas/gate-jobs.js';
@@ -31,6 +32,13 @@ export function parseSampleSpec(text: string): string {
   if (!SAMPLE_SHAPE.test(spec)) {
     throw new Error(
       `${JSON.stringify(text)} is not a sample: use head:N, tail:N, random:N or chunks:K@N (e.g. chunks:4@100)`,
+    );
+  }
+  // The service's bounds (400 invalid_sample past them), checked before anything is sent.
+  const [rows = 0, chunks = 1] = (spec.match(/\d+/g) ?? []).map(Number).reverse();
+  if (rows > MAX_SAMPLE_ROWS || chunks > MAX_CHUNKS) {
+    throw new Error(
+      `${JSON.stringify(text)} is out of range: N is at most ${MAX_SAMPLE_ROWS.toLocaleString('en')} rows and K at most ${MAX_CHUNKS.toLocaleString('en')} chunks`,
     );
   }
   return spec;

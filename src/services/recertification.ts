@@ -175,20 +175,48 @@ export async function recertifyRequest(
     const naming = namedTables(reading.built, typeof manifest === 'object' ? manifest.nodes : null);
     if (!naming.ok)
       throw refusedRun(input.runResults, naming, 'Name the rebuilt tables with --tables; nothing was sent.');
-    // The run results as dbt wrote them (the service derives its evidence summary from the artifact), unless
-    // the request would pass the service's 25 MB: then each result as the status, node, relation and message
-    // the signal reads.
-    if (Buffer.byteLength(JSON.stringify(body)) > REQUEST_BODY_LIMIT_BYTES)
-      body.runResults = reduceRunResults(
-        runResults as Record<string, unknown>,
-      ) as unknown as RecertifyRequest['runResults'];
   } else {
     body.tables = [...(input.tables ?? [])];
   }
   if (input.environmentLabel !== undefined) body.environmentLabel = input.environmentLabel;
   if (input.trigger !== undefined) body.trigger = input.trigger;
   if (input.evidenceRunId !== undefined) body.evidence = { kind: 'dbt', runId: input.evidenceRunId };
+  // The run results as dbt wrote them (the service derives its evidence summary from the artifact), unless
+  // the request, with every field above, would pass the service's 25 MB: then each result as the status,
+  // node, relation and message the signal reads.
+  if (body.runResults !== undefined && requestBytes(body) > REQUEST_BODY_LIMIT_BYTES)
+    body.runResults = reduceRunResults(
+      body.runResults as Record<string, unknown>,
+    ) as unknown as RecertifyRequest['runResults'];
+  // Checked here, with the files: a signal the service would refuse (413) is refused before a token is drawn.
+  if (body.runResults !== undefined) checkPartSizes(await runParts(body), input.runResults);
   return body;
+}
+
+/** The bytes of a request's body as the client sends it (JSON.stringify). */
+const requestBytes = (request: RecertifyRequest) => Buffer.byteLength(JSON.stringify(request));
+
+/**
+ * Exit 2 before anything is sent when a signal would still pass the service's 25 MB (413): run results whose
+ * results dbt wrote long messages into, reduced already, or a manifest of that many rebuilt nodes.
+ */
+function checkPartSizes(parts: readonly RunPart[], runResults: string | undefined): void {
+  for (const [index, part] of parts.entries()) {
+    const bytes = requestBytes(part.request);
+    if (bytes <= REQUEST_BODY_LIMIT_BYTES) continue;
+    const which = parts.length === 1 ? 'The signal' : `Part ${index + 1} of the ${parts.length} signals`;
+    throw new CliError(
+      `${which} of ${runResults ?? 'this run'} would be ${bytes.toLocaleString('en')} bytes as JSON, even with each run ` +
+        `result reduced to what the service reads; a request to the service carries at most ` +
+        `${REQUEST_BODY_LIMIT_BYTES.toLocaleString('en')} bytes. Nothing was sent.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'request_too_large',
+        suggestion: 'Name the rebuilt tables with --tables instead (at most 500 a call).',
+        details: { bytes, limitBytes: REQUEST_BODY_LIMIT_BYTES, part: index + 1, parts: parts.length },
+      },
+    );
+  }
 }
 
 /**

@@ -16,9 +16,11 @@ import GateRun from '../../src/commands/gate/run.js';
 import GateStatus from '../../src/commands/gate/status.js';
 import GateSubmit from '../../src/commands/gate/submit.js';
 import GateSuggest from '../../src/commands/gate/suggest.js';
+import RecertificationDismiss from '../../src/commands/recertification/dismiss.js';
 import Reject from '../../src/commands/reject.js';
 import VersionsList from '../../src/commands/versions/list.js';
 import VersionsRestore from '../../src/commands/versions/restore.js';
+import { MAX_NOTE_CHARS } from '../../src/core/text-bounds.js';
 import { flagsOf, parse, usageError } from './helpers/oclif-parse.js';
 
 async function argsOf(command: Parameters<typeof parse>[0], argv: string[]) {
@@ -62,6 +64,15 @@ describe('gate commands', () => {
     for (const bad of ['head', 'head:0', 'chunks:4', 'all:3', 'random:-1']) {
       expect(await usageError(GateRun, ['t_1', '--sample', bad])).toContain('is not a sample');
     }
+    // The service's bounds (400 invalid_sample past them): N up to 1,000,000 rows, K up to 1,000 chunks.
+    for (const most of ['head:1000000', 'random:1000000', 'chunks:1000@1000000']) {
+      expect(await flagsOf(GateRun, ['t_1', '--sample', most])).toMatchObject({ sample: most });
+    }
+    for (const beyond of ['tail:1000001', 'chunks:1001@1', 'chunks:2@1000001', 'head:99999999999999999999']) {
+      expect(await usageError(GateRun, ['t_1', '--sample', beyond])).toContain(
+        'is out of range: N is at most 1,000,000 rows and K at most 1,000 chunks',
+      );
+    }
     expect(await usageError(GateRun, ['t_1', '--gate', '4'])).toMatch(
       /--gate takes one of 1, 2, 3; "4" is not one of them/,
     );
@@ -97,6 +108,23 @@ describe('certify and reject', () => {
   it('reject: --reason is required', async () => {
     expect(await usageError(Reject, ['t_1'])).toContain('Missing required flag --reason');
   });
+
+  // The service keeps a note or reason whole in its audit entry, up to 10,000 characters (400 text_too_long past).
+  it.each([
+    ['certify', Certify, ['t_1', '--note'], 'note'],
+    ['reject', Reject, ['t_1', '--reason'], 'reason'],
+    ['versions restore', VersionsRestore, ['t_1', '--to', '2', '--reason'], 'reason'],
+    ['recertification dismiss', RecertificationDismiss, ['rcr_1', '--reason'], 'reason'],
+  ] as const)(
+    '%s: 10,000 characters of text are taken, one more is exit 2 naming the limit',
+    async (_, command, argv, flag) => {
+      const most = 'n'.repeat(MAX_NOTE_CHARS);
+      expect(await flagsOf(command, [...argv, most])).toMatchObject({ [flag]: most });
+      expect(await usageError(command, [...argv, `${most}n`])).toContain(
+        `--${flag} is 10,001 characters; at most 10,000 are kept.`,
+      );
+    },
+  );
 });
 
 describe('versions and config', () => {

@@ -192,12 +192,21 @@ describe('gds recertify', () => {
     });
   });
 
+  it('takes what the service takes: 500 tables, a name of 1,024 characters, a --trigger of 200', async () => {
+    const most = Array.from({ length: 500 }, (_, i) => (i === 0 ? 't'.repeat(1_024) : `t${i}`));
+    const flags = await flagsOf(Recertify, ['--tables', most.join(','), '--trigger', 'T'.repeat(200)]);
+    expect(flags['tables']).toEqual(most);
+    expect(flags['trigger']).toBe('T'.repeat(200));
+  });
+
   it.each([
     [[], 'Exactly one of the following must be provided'],
     [['--tables', 'a', '--run-results', 'r.json'], 'cannot also be provided'],
     [['--tables', 'a', '--manifest', 'm.json'], 'All of the following must be provided'],
     [['--tables', 'a,,b'], 'has an empty table name'],
     [['--tables', Array.from({ length: 501 }, (_, i) => `t${i}`).join(',')], '501 tables: at most 500'],
+    [['--tables', `a,${'t'.repeat(1_025)}`], 'is over 1024 characters'],
+    [['--tables', 'a', '--trigger', 'T'.repeat(201)], '--trigger is 201 characters; at most 200 are kept.'],
   ])('%j is a usage error', async (argv, message) => {
     expect(await usageError(Recertify, argv)).toContain(message);
   });

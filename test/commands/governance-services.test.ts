@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
 import { CliError } from '../../src/core/errors.js';
 import { parseArtifact } from '../../src/core/artifacts/index.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
@@ -1067,6 +1068,52 @@ describe('recertify', () => {
       message: 'CREATE TABLE',
       adapter_response: { _message: 'OK', rows_affected: 0 },
     });
+  });
+
+  it('run results that fit 25 MB alone are reduced when --env, --trigger and the evidence take the request past it', async () => {
+    // The request is the run results and the fields added to them: it is the whole body that must fit.
+    const result = { status: 'success', unique_id: 'model.shop.orders', compiled_code: '' };
+    const alone = JSON.stringify({ runResults: run('run', [result]) }).length;
+    result.compiled_code = 'x'.repeat(REQUEST_BODY_LIMIT_BYTES - 5 - alone);
+    const written = run('run', [result]);
+    expect(JSON.stringify({ runResults: written }).length).toBe(REQUEST_BODY_LIMIT_BYTES - 5);
+    const folder = await folderWith({ 'rr.json': JSON.stringify(written) });
+    const bodies: string[] = [];
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        bodies.push(await request.text());
+        return HttpResponse.json({ environmentLabel: 'production', submitted: 1, governed: 0, outcomes: [] });
+      }),
+    );
+    await recertify(newClient(), {
+      runResults: join(folder, 'rr.json'),
+      environmentLabel: 'production',
+      trigger: 'NIGHTLY',
+      evidenceRunId: 'r1',
+    });
+    expect(bodies).toHaveLength(1);
+    expect(Buffer.byteLength(bodies[0] ?? '')).toBeLessThanOrEqual(REQUEST_BODY_LIMIT_BYTES);
+    const sent = JSON.parse(bodies[0] ?? '{}') as {
+      runResults: { results: unknown[] };
+      environmentLabel: string;
+    };
+    expect(sent.environmentLabel).toBe('production');
+    expect(sent.runResults.results).toEqual([{ status: 'success', unique_id: 'model.shop.orders' }]);
+  });
+
+  it('run results over 25 MB even reduced (a message dbt wrote): exit 2 naming the limit, nothing sent', async () => {
+    const result = {
+      status: 'success',
+      unique_id: 'model.shop.orders',
+      message: 'x'.repeat(REQUEST_BODY_LIMIT_BYTES),
+    };
+    const folder = await folderWith({ 'rr.json': JSON.stringify(run('run', [result])) });
+    const error = await rejection(
+      recertify(newClient(), { runResults: join(folder, 'rr.json'), environmentLabel: 'dev' }),
+    );
+    expect(error).toMatchObject({ exitCode: 2, code: 'request_too_large' });
+    expect(error.message).toContain(`${REQUEST_BODY_LIMIT_BYTES.toLocaleString('en')} bytes`);
+    expect(api.seen).toEqual([]);
   });
 
   it('run results that fit the request are sent as dbt wrote them (the service derives its evidence from them)', async () => {

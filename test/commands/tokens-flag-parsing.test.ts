@@ -3,8 +3,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_LOADERS } from '../../src/commands/loaders.js';
 import AuthRevoke from '../../src/commands/auth/revoke.js';
+import AuthTokenCreate from '../../src/commands/auth/token/create.js';
+import TokensIssue from '../../src/commands/tokens/issue.js';
 import TokensList from '../../src/commands/tokens/list.js';
 import TokensRevoke from '../../src/commands/tokens/revoke.js';
+import { MAX_TOKEN_NAME_CHARS } from '../../src/core/text-bounds.js';
 import { flagsOf, usageError } from './helpers/oclif-parse.js';
 
 describe('tokens list', () => {
@@ -45,5 +48,19 @@ describe('the tokens topic', () => {
 describe('auth revoke', () => {
   it('takes no argument', async () => {
     expect(await usageError(AuthRevoke, ['extra'])).toContain('Unexpected argument: extra');
+  });
+});
+
+describe('a token’s --name', () => {
+  // openapi.yaml: IssueTokenRequest.name and CreateCliTokenRequest.name are 1-200 characters.
+  it.each([
+    ['tokens issue', TokensIssue, ['--env', 'dev', '--scope', 'workspace:read:audit']],
+    ['auth token create', AuthTokenCreate, []],
+  ] as const)('%s: 200 characters are taken, 201 are exit 2 naming the limit', async (_, command, rest) => {
+    const most = 'n'.repeat(MAX_TOKEN_NAME_CHARS);
+    expect(await flagsOf(command, ['--name', most, ...rest])).toMatchObject({ name: most });
+    expect(await usageError(command, ['--name', `${most}n`, ...rest])).toContain(
+      '--name is 201 characters; at most 200 are kept.',
+    );
   });
 });

@@ -144,6 +144,23 @@ describe('GraphQL', () => {
     expect(unknown.body.errors[0].extensions).toEqual({ code: 'table_not_found', status: 404 });
   });
 
+  it('pages at most 100 records, as REST’s limit: first 100 is served, 0 and 101 are the data plane’s invalid_query', async () => {
+    const page = 'query($t: ID!, $n: Int) { records(tableId: $t, first: $n) { records { id } } }';
+    const most = await graphql(reader, page, { t: crm, n: 100 });
+    expect(most.status).toBe(200);
+    const rest = await server.request('GET', `/api/tables/${crm}/records?limit=100`, { token: reader });
+    expect(most.body.data.records.records).toHaveLength(rest.body.records.length);
+    for (const n of [0, 101]) {
+      const refusedPage = await graphql(reader, page, { t: crm, n });
+      expect(refusedPage.body.data, String(n)).toBeNull();
+      expect(refusedPage.body.errors[0]).toMatchObject({
+        path: ['records'],
+        message: expect.stringContaining('first must be an integer from 1 to 100'),
+        extensions: { code: 'invalid_query', status: 400 },
+      });
+    }
+  });
+
   it('a query that does not parse or asks for a field that does not exist is 400', async () => {
     expect((await graphql(reader, '{ tables { ')).status).toBe(400);
     const unknown = await graphql(reader, '{ tables { secret } }');
@@ -239,6 +256,9 @@ describe('MCP', () => {
           },
         });
       }
+      const most = await client.callTool({ name: 'list_records', arguments: { tableId: crm, limit: 100 } });
+      expect(most.isError).toBeFalsy();
+      expect(structured(most).records.length).toBeGreaterThan(2);
     } finally {
       await client.close();
     }

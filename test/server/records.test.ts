@@ -1,9 +1,11 @@
 // Data plane (§4.3): paging, search, required columns, patch/delete, bulk-update, import, Mode A
 // rows read from the warehouse and never written, and the audit entries each write leaves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
 import { pushDevDefinition } from '../helpers/push.js';
 import { startTestServer } from '../helpers/server.js';
+import { needs } from '../helpers/skip.js';
 
 let server: TestServer;
 let crm: string;
@@ -444,5 +446,50 @@ describe('the record contract (§2.3)', () => {
       token: reader.tokens.accessToken,
     });
     for (const record of searched.body.records) expect(record).not.toHaveProperty('category_id');
+  });
+});
+
+describe.each(ENGINES)('the page of GET records on $engine', ({ postgres, skip }) => {
+  let on: TestServer;
+  let reader: string;
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    on = await startTestServer(postgres ? { database: 'postgres' } : {});
+    const issued = await on.issueToken('OWNER', {
+      name: 'pages',
+      env: 'dev',
+      scopes: ['crm_contacts', 'customers'].map((name) => ({
+        tableId: on.table(name).id,
+        permissions: ['read' as const],
+      })),
+    });
+    reader = issued.tokens.accessToken;
+  });
+
+  afterAll(async () => {
+    await on?.close();
+  });
+
+  // §4.3: `page` is an integer, 1-based, with no upper bound (only `limit` has one).
+  it('is any integer from 1: a page past the last is an empty page, not a 400', needs(skip), async () => {
+    for (const tableId of ['crm_contacts', 'customers'].map((name) => on.table(name).id)) {
+      for (const page of [1_000_001, Number.MAX_SAFE_INTEGER]) {
+        const response = await on.request('GET', `/api/tables/${tableId}/records?limit=100&page=${page}`, {
+          token: reader,
+        });
+        expect(response.status, `${tableId} page ${page}`).toBe(200);
+        expect(response.body).toMatchObject({ records: [], nextCursor: null, page, limit: 100 });
+      }
+      const beyond = await on.request(
+        'GET',
+        `/api/tables/${tableId}/records?page=${Number.MAX_SAFE_INTEGER + 1}`,
+        {
+          token: reader,
+        },
+      );
+      expect(beyond.status).toBe(400);
+      expect(beyond.body.error).toMatchObject({ code: 'invalid_query', details: { parameter: 'page' } });
+    }
   });
 });

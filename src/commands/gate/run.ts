@@ -29,7 +29,8 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       description: 'Gate 3 only: the baseline report (job) id.',
     }),
     sample: Flags.custom<string>({
-      description: 'Gate 1 only: head:N, tail:N, random:N or chunks:K@N.',
+      description:
+        'Gate 1 only: head:N, tail:N, random:N or chunks:K@N (N up to 1,000,000 rows, K up to 1,000).',
       parse: async (input) => parseSampleSpec(input),
     })(),
   };

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { boundedText, tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { dismissRecertificationRequests } from '../../services/recertification.js';
 
 export default class RecertificationDismiss extends ApiCommand<typeof RecertificationDismiss> {
@@ -25,6 +26,7 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
   };
   static override flags = {
     reason: Flags.string({
+      parse: boundedText('reason', MAX_NOTE_CHARS),
       description: 'Why it needs no recertification (kept in the audit log).',
     }),
     table: Flags.string({ description: 'Dismiss every open request of this table (its id or name).' }),

@@ -1,5 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { boundedText } from '../../cli/governance-flags.js';
+import { MAX_TOKEN_NAME_CHARS } from '../../core/text-bounds.js';
 import type { IssuedToken, TableGrant, WorkspaceScope } from '../../contract/types.js';
 import { parseTableGrant, workspaceScopes, issueToken } from '../../services/tokens.js';
 import {
@@ -29,6 +31,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   ];
   static override flags = {
     name: Flags.string({
+      parse: boundedText('name', MAX_TOKEN_NAME_CHARS),
       description: 'A name that says what the token is for.',
       required: true,
     }),

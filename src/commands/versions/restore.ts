@@ -1,5 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { boundedText } from '../../cli/governance-flags.js';
+import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { restoreVersion } from '../../services/versions.js';
 
 export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> {
@@ -16,6 +18,7 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
   static override flags = {
     to: Flags.integer({ description: 'The version to restore.', min: 1, required: true }),
     reason: Flags.string({
+      parse: boundedText('reason', MAX_NOTE_CHARS),
       description: 'Why it is restored (audit trail).',
       required: true,
     }),

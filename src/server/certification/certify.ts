@@ -1,10 +1,12 @@
 // Certification (§4.6): what certify checks (fresh proof, predicates, the Gate 1 checks run again on the
 // data as it is now, Gate 3, inspection policy) and what it does on success (version snapshot, live contract stamped, certified view published).
 import type { TransitionContext } from '../../core/lifecycle/index.js';
+import { MAX_FILE_NAME_CHARS, MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { badRequest } from '../errors.js';
+import { checkTextLength } from '../input-rule.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1WithDigest } from '../gates/gate1-runner.js';
 import { isProofFresh, latestSubmitProof } from '../gates/proofs.js';
@@ -59,6 +61,10 @@ export function parseCertifyBody(body: unknown): CertifyBody {
   const note = text('note');
   const evidenceFileName = text('evidenceFileName');
   const evidenceHash = text('evidenceHash');
+  // §3: the note is recorded in the audit log, whole (an entry keeps at most 96 KB of details).
+  if (note !== undefined) checkTextLength('note', note, MAX_NOTE_CHARS);
+  if (evidenceFileName !== undefined)
+    checkTextLength('evidenceFileName', evidenceFileName, MAX_FILE_NAME_CHARS);
   if (note !== undefined) parsed.note = note;
   if (evidenceFileName !== undefined) parsed.evidenceFileName = evidenceFileName;
   if (evidenceHash !== undefined) {

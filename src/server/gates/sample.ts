@@ -14,6 +14,7 @@
 //               storage order and their starts spread evenly over the table's blocks instead (the
 //               first run from the first row, the last to the last row): see drawBlockChunks.
 import { randomBytes } from 'node:crypto';
+import { MAX_CHUNKS, MAX_SAMPLE_ROWS } from '../../core/gate-sample.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest } from '../errors.js';
 import { Params } from './params.js';
@@ -33,9 +34,6 @@ export interface RowsSource {
   /** A text that tells one row from another, hashed with the seed for random:N. */
   identity: string;
 }
-
-export const MAX_SAMPLE_ROWS = 1_000_000;
-export const MAX_CHUNKS = 1000;
 
 export type SampleSpec =
   | { kind: 'head' | 'tail' | 'random'; rows: number; spec: string }

@@ -10,7 +10,9 @@ import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
+import { checkTextLength } from '../input-rule.js';
 import { roleAtLeast } from '../../core/scopes.js';
+import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { keyedPage, type ListKey } from '../list-cursor.js';
 
 /** One signal merged into a request: who sent it, when, why (the request's cause) and its own details. */
@@ -341,6 +343,7 @@ export async function dismissRequest(
     if (reason !== undefined && typeof reason !== 'string') {
       throw badRequest('invalid_request', 'reason must be a string.', { field: 'reason' });
     }
+    if (reason !== undefined) checkTextLength('reason', reason, MAX_NOTE_CHARS);
     if (row.status !== 'OPEN') {
       throw badRequest(
         'not_open',

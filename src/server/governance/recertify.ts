@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ManifestNode } from '../../core/dbt-run.js';
 import { namedTables, readRunResults, reduceManifest } from '../../core/dbt-run.js';
 import { ANY_ENVIRONMENT } from '../../core/scopes.js';
+import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../../core/text-bounds.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { CertifiedViewStatus } from '../certification/view.js';
@@ -23,9 +24,6 @@ import { TABLE_COLUMNS, toTableRow } from './tables.js';
 export const MAX_TABLES = 500;
 /** `evidence` is a cheap-tier summary stamped on audit events (§4.8): at most 64 KB serialized. */
 export const MAX_EVIDENCE_BYTES = 64 * 1024;
-/** `trigger` is a label, and a table name a name: both short. */
-const MAX_TRIGGER_CHARS = 200;
-const MAX_NAME_CHARS = 1024;
 
 /** One rebuilt table as submitted: its name, and what identifies its definition when known. */
 export interface BatchEntry {
@@ -167,7 +165,7 @@ function fromTables(tables: unknown): BatchEntry[] {
   }
   if (tables.length > MAX_TABLES) throw tooMany(tables.length);
   return tables.map((entry, index) => {
-    if (typeof entry === 'string' && entry.length > MAX_NAME_CHARS) throw tooLong(index);
+    if (typeof entry === 'string' && entry.length > MAX_SIGNAL_NAME_CHARS) throw tooLong(index);
     if (typeof entry === 'string' && entry.trim() !== '') return { name: entry.trim() };
     const invalid = () =>
       badRequest('invalid_tables', `tables[${index}] must be a table name or an object with a string name.`, {
@@ -181,7 +179,7 @@ function fromTables(tables: unknown): BatchEntry[] {
     ) {
       throw invalid();
     }
-    if ([entry['name'], schema ?? '', definitionHash ?? ''].some((s) => s.length > MAX_NAME_CHARS))
+    if ([entry['name'], schema ?? '', definitionHash ?? ''].some((s) => s.length > MAX_SIGNAL_NAME_CHARS))
       throw tooLong(index);
     return {
       name: entry['name'].trim(),
@@ -192,9 +190,13 @@ function fromTables(tables: unknown): BatchEntry[] {
 }
 
 const tooLong = (index: number) =>
-  badRequest('invalid_tables', `tables[${index}] is over ${MAX_NAME_CHARS} characters; send table names.`, {
-    field: `tables[${index}]`,
-  });
+  badRequest(
+    'invalid_tables',
+    `tables[${index}] is over ${MAX_SIGNAL_NAME_CHARS} characters; send table names.`,
+    {
+      field: `tables[${index}]`,
+    },
+  );
 
 const tooMany = (count: number) =>
   badRequest(

@@ -1,6 +1,7 @@
 // Certify (§4.6, §7.2) and reject (`gds reject --reason`): the two ways out of PENDING_REVIEW.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CertifyResponse } from '../../contract/types.js';
+import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import {
   requireCertifier,
   loadTableInScope,
@@ -14,6 +15,7 @@ import { loadGateTable } from '../gates/table.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest } from '../errors.js';
+import { checkTextLength } from '../input-rule.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 
 type TableRoute = { Params: { tableId: string }; Body: unknown };
@@ -58,6 +60,8 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       );
     }
+    // §3: the reason is recorded in the audit trail, whole.
+    checkTextLength('reason', reason, MAX_NOTE_CHARS);
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
       const table = await loadTableInScope(tx, caller, request.params.tableId);
       const { next } = await applyTrigger(tx, {

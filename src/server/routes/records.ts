@@ -64,7 +64,8 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       const { table } = await tableFor(ctx, request, 'read');
       const query = request.query;
       rejectUnknownParams(query, ['page', 'limit', 'search', 'cursor']);
-      const page = intParam(query, 'page', 1, 1_000_000, 1);
+      // §4.3 bounds `limit` only: any page is served, one past the last rows empty (its offset costs no more).
+      const page = intParam(query, 'page', 1, Number.MAX_SAFE_INTEGER, 1);
       const limit = intParam(query, 'limit', 1, 100, 50);
       const search = stringParam(query, 'search');
       const cursor = stringParam(query, 'cursor');

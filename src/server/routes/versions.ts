@@ -2,6 +2,7 @@
 // earlier version as a new forward version that files a recertification request.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
+import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { loadTableInScope, personOfRole, requirePerson, tableInScope } from '../certification/access.js';
 import {
   appendVersion,
@@ -14,6 +15,7 @@ import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
+import { checkTextLength } from '../input-rule.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -44,6 +46,7 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
           { field: 'reason' },
         );
       }
+      checkTextLength('reason', reason, MAX_NOTE_CHARS);
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         const table = await loadTableInScope(tx, caller, request.params.tableId);
         const restored = await getVersion(tx, table.id, body.to);

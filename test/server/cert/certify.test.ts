@@ -1,8 +1,11 @@
 // Certify (§4.6) with every status of §7.2, the rows of §3 for certify and reject, and the certified
 // view read back with SQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FILE_NAME_CHARS, MAX_NOTE_CHARS } from '../../../src/core/text-bounds.js';
+import { ENGINES } from '../../helpers/engines.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
+import { needs } from '../../helpers/skip.js';
 import { submit, succeededGate3 } from './arrange.js';
 
 type Role = 'OWNER' | 'ADMIN' | 'STEWARD' | 'MEMBER';
@@ -310,4 +313,112 @@ describe('reject', () => {
     expect(response.body.error.code).toBe('not_pending_review');
     expect(await stateOf(orders)).toBe('QUARANTINED');
   });
+});
+
+// §3 and §6: certify's note and reject's reason are recorded in the audit log. An entry keeps 96 KB of
+// details, so a longer text was certified (or rejected) and then left out of its entry; each text a person
+// writes is now at most 10,000 characters (src/core/text-bounds.ts), refused past that with nothing changed.
+describe.each(ENGINES)('the notes and reasons the audit log keeps, on $engine', ({ postgres, skip }) => {
+  let on: TestServer;
+  let table: string;
+  const most = 'n'.repeat(MAX_NOTE_CHARS);
+  const over = `${most}n`;
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    on = await startTestServer(postgres ? { database: 'postgres', jobs: 'manual' } : { jobs: 'manual' });
+    table = on.table('orders').id;
+  });
+
+  afterAll(async () => {
+    await on?.close();
+  });
+
+  const steward = () => on.user('STEWARD').accessToken;
+  const post = (path: string, body: unknown) =>
+    on.request('POST', `/api/tables/${table}${path}`, { token: steward(), body });
+  const stateNow = async () =>
+    (await on.sql<{ state: string }>('SELECT state FROM gds.tables WHERE id = $1', [table]))[0]?.state;
+  const latest = async (action: string) =>
+    (
+      await on.request('GET', `/api/workspace/audit-log?eventType=${action}&limit=1`, {
+        token: on.user('ADMIN').accessToken,
+      })
+    ).body.entries[0];
+  const tooLong = (
+    response: { status: number; body: { error: { code: string; details: unknown } } },
+    field: string,
+    max: number,
+  ) => {
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'text_too_long',
+      details: { field, max, length: max + 1 },
+    });
+  };
+
+  it(
+    'certify: a note of 10,000 characters is recorded whole; one more, or a long evidence file name, is 400',
+    needs(skip),
+    async () => {
+      await submit(on, table);
+      tooLong(await post('/semantic-contract/certify', { note: over }), 'note', MAX_NOTE_CHARS);
+      tooLong(
+        await post('/semantic-contract/certify', { evidenceFileName: 'f'.repeat(MAX_FILE_NAME_CHARS + 1) }),
+        'evidenceFileName',
+        MAX_FILE_NAME_CHARS,
+      );
+      expect(await stateNow()).toBe('PENDING_REVIEW');
+      const audited = await on.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM gds.audit_log WHERE table_id = $1 AND action = 'TABLE_CERTIFIED'`,
+        [table],
+      );
+      expect(audited[0]?.n).toBe(0);
+      const certified = await post('/semantic-contract/certify', {
+        note: most,
+        evidenceFileName: 'f'.repeat(MAX_FILE_NAME_CHARS),
+      });
+      expect(certified.status).toBe(200);
+      expect((await latest('TABLE_CERTIFIED')).details).toMatchObject({ note: most });
+    },
+  );
+
+  it(
+    'versions restore and recertification dismiss: a reason of 10,001 characters is 400, nothing changed',
+    needs(skip),
+    async () => {
+      tooLong(await post('/versions/restore', { to: 1, reason: over }), 'reason', MAX_NOTE_CHARS);
+      const versions = await on.request('GET', `/api/tables/${table}/versions`, { token: steward() });
+      expect(versions.body.versions).toHaveLength(1);
+      expect((await post('/versions/restore', { to: 1, reason: 'filed for the dismissal' })).status).toBe(
+        200,
+      );
+      const listed = await on.request('GET', `/api/recertification-requests?tableId=${table}`, {
+        token: steward(),
+      });
+      const [request] = listed.body.requests as Array<{ id: string; status: string }>;
+      expect(request?.status).toBe('OPEN');
+      const dismiss = (reason: string) =>
+        on.request('POST', `/api/recertification-requests/${request?.id}/dismiss`, {
+          token: steward(),
+          body: { reason },
+        });
+      tooLong(await dismiss(over), 'reason', MAX_NOTE_CHARS);
+      expect((await dismiss(most)).status).toBe(200);
+      expect((await latest('RECERTIFICATION_DISMISSED')).details).toMatchObject({ reason: most });
+    },
+  );
+
+  it(
+    'reject: a reason of 10,000 characters is recorded whole; one more is 400, the table still waiting',
+    needs(skip),
+    async () => {
+      await submit(on, table);
+      tooLong(await post('/reject', { reason: over }), 'reason', MAX_NOTE_CHARS);
+      expect(await stateNow()).toBe('PENDING_REVIEW');
+      expect((await post('/reject', { reason: most })).status).toBe(200);
+      expect(await stateNow()).toBe('QUARANTINED');
+      expect((await latest('TABLE_REJECTED')).details).toMatchObject({ reason: most });
+    },
+  );
 });

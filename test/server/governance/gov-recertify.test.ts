@@ -2,6 +2,7 @@
 // written here: outcomes per table (recert_filed on a CERTIFIED table, not_certified, silent
 // not_governed), drift from manifest checksums, environment resolution, and every status of §7.2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_BODY_LIMIT_BYTES } from '../../../src/core/artifact-bounds.js';
 import { readSharedFixture } from '../../helpers/fixtures.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -536,6 +537,24 @@ describe('refusals (§7.2)', () => {
     const newer = await signal({ runResults: v7, environmentLabel: 'dev' });
     expect(newer.body.error.message).toContain('(v7)');
     expect(newer.body.error.message).toContain('gds reads v1-v6');
+  });
+
+  it('takes a body of exactly 25 MB (26,214,400 bytes) and answers 413 to one byte more, filing nothing', async () => {
+    // Run results whose one result carries what dbt writes beside it (compiled SQL): the padding is there.
+    const sized = (bytes: number) => {
+      const result = { status: 'success', unique_id: 'model.shop.categorydim', compiled_code: '' };
+      const body = { runResults: v5Run([result]), environmentLabel: 'dev' };
+      result.compiled_code = 'x'.repeat(bytes - JSON.stringify(body).length);
+      expect(Buffer.byteLength(JSON.stringify(body))).toBe(bytes);
+      return body;
+    };
+    const before = await tableState('categorydim');
+    const over = await signal(sized(REQUEST_BODY_LIMIT_BYTES + 1));
+    expect(over.status).toBe(413);
+    expect(await tableState('categorydim')).toEqual(before);
+    const at = await signal(sized(REQUEST_BODY_LIMIT_BYTES));
+    expect(at.status).toBe(200);
+    expect(at.body.submitted).toBe(1);
   });
 
   it('413 for a body over 25 MB', async () => {

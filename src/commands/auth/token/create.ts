@@ -1,5 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../../cli/api-command.js';
+import { boundedText } from '../../../cli/governance-flags.js';
+import { MAX_TOKEN_NAME_CHARS } from '../../../core/text-bounds.js';
 import { createCliToken } from '../../../services/tokens.js';
 
 export default class AuthTokenCreate extends ApiCommand<typeof AuthTokenCreate> {
@@ -19,6 +21,7 @@ export default class AuthTokenCreate extends ApiCommand<typeof AuthTokenCreate> 
   ];
   static override flags = {
     name: Flags.string({
+      parse: boundedText('name', MAX_TOKEN_NAME_CHARS),
       description: 'What the token is for (unique among your live tokens).',
       required: true,
     }),
