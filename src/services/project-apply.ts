@@ -33,6 +33,7 @@ import { applyGate, submitGate } from './gates.js';
 import { setIntent } from './contract-intent.js';
 import { pushArtifact } from './artifacts.js';
 import { slugOf } from '../core/table-slug.js';
+import { nodeSelector } from '../core/dbt/node-selector.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -260,7 +261,8 @@ async function applyTable(
       new CliError(`${table.table} is ${table.reason ?? 'owned elsewhere'}`, {
         exitCode: ExitCode.Conflict,
         code: 'owned_elsewhere',
-        suggestion: `Leave the model out (--exclude ${table.table}), or pass --adopt ${table.table} to take the table over.`,
+        // --exclude takes the dbt node's name, --adopt the table's (a promoted table's is not the model's).
+        suggestion: `Leave the model out (--exclude ${nodeSelector(table.uniqueId) ?? table.table}), or pass --adopt ${table.table} to take the table over.`,
       }),
     );
   }

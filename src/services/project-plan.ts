@@ -74,6 +74,7 @@ import {
 import { changedArtifact, writtenValue } from '../core/dbt/declared-artifact.js';
 import { slugOf } from '../core/table-slug.js';
 import { promotedName } from '../core/promoted-name.js';
+import { nodeSelector } from '../core/dbt/node-selector.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
@@ -617,7 +618,9 @@ export async function planProject(
       if (adopting) adopted.add(lower(tableName));
       const elsewhere = owned !== undefined && owned.ownership !== 'this' && !adopting;
       const forbidden =
-        row === undefined || elsewhere ? undefined : forbiddenChange(row, compared.changes, declaration.name);
+        row === undefined || elsewhere
+          ? undefined
+          : forbiddenChange(row, compared.changes, nodeSelector(declaration.uniqueId) ?? declaration.name);
       if (forbidden !== undefined && row !== undefined)
         return {
           ...refused({ ...declaration, name: tableName, source: artifact.source }, forbidden, row.id),
