@@ -2417,6 +2417,10 @@ export interface components {
                 mode: "MODE_A" | "MODE_B";
                 environmentLabel: string;
                 source: string | null;
+                /** @description The source table's connector (bundles exported before it was added have none). */
+                connectorId?: string;
+                /** @description The project (`gds apply`) recorded on the source table; absent when it has none, and in bundles exported before it was added. An import records on the table it registers what a promotion would (an id derived from the source connector or environment, `shop@con_dev`, made the target connector's; any other kept); a table already there keeps its own. Covered by `sha256`. */
+                project?: string;
             };
             artifact: {
                 filename: string;

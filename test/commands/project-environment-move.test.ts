@@ -4,7 +4,9 @@
 // `gds env promote`, which moves a table with promotion's own rules; apply writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
+import { bundleDigest } from '../../src/core/bundle-seal.js';
 import { applyPlan } from '../../src/services/project-apply.js';
+import { exportBundle, importBundle, parseBundle, relayPromotion } from '../../src/services/promotions.js';
 import { planProject } from '../../src/services/project-plan.js';
 import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -161,4 +163,125 @@ describe.each(ENGINES)('a project promoted to another environment on $engine', (
     const plan = await planProject(client, dbtProjectOf('promos', []), inProduction('promos'));
     expect(plan.tables.map((t) => [t.action, t.tableId])).toEqual([['gone', promoted['pr_named']]]);
   });
+});
+
+// A promotion through a bundle (`--bundle-out` then `--bundle-in`, or `--dest-profile`, which relays one
+// across two profiles) records the project as a direct promotion does: the bundle carries the source table's,
+// and the import records what the promotion would (gds.yml's kept, a derived id made the target connector's),
+// so the model planned in the target environment is the project's own, not `! owned elsewhere`. A bundle written
+// before it carried a project registers none: apply refuses that table, naming the model to --exclude and
+// the table's name to --adopt.
+describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ postgres, skip }) => {
+  let started: ProjectServer | undefined;
+  let production = '';
+  const dev: Record<string, string> = {};
+  const relations = {
+    bu_named: 'id integer, label text',
+    bu_derived: 'id integer, label text',
+    bu_old: 'id integer, label text',
+  };
+  const named = () => dbtProjectOf('bunds', ['bu_named']);
+  const derived = () => dbtProjectOf('bunds', ['bu_derived']);
+  const old = () => dbtProjectOf('bunds', ['bu_old']);
+  const inProduction = (project?: string) => ({
+    connectorId: production,
+    schema: 'analytics_prod',
+    ...(project === undefined ? {} : { project }),
+  });
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    started = await startProjectServer({ postgres, relations });
+    const { server, client } = started;
+    for (const [name, columns] of Object.entries(relations))
+      await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
+    production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
+    for (const [project, options] of [
+      [named(), { project: 'bunds' }],
+      [derived(), {}],
+      [old(), { project: 'bunds' }],
+    ] as const) {
+      const plan = await planProject(client, project, { connectorId: started.dev, ...options });
+      expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+    }
+    for (const name of Object.keys(relations)) dev[name] = (await client.tables.list({ name }))[0]?.id ?? '';
+  });
+
+  afterAll(() => started?.close());
+
+  it(
+    'records gds.yml’s project through --bundle-out / --bundle-in: planned in production, the model is the project’s own',
+    needs(skip),
+    async () => {
+      const { client } = started as ProjectServer;
+      const written = JSON.stringify(await exportBundle(client, dev['bu_named'] ?? '', 'production'));
+      const landed = await importBundle(client, parseBundle(written, 'bu_named.bundle.json'), 'production');
+      expect(landed.kind).toBe('promoted');
+      const id = landed.kind === 'promoted' ? landed.result.tableId : '';
+      expect((await client.tables.status(id)).project).toBe('bunds');
+      const plan = await planProject(client, named(), inProduction('bunds'));
+      expect(plan.tables).toEqual([
+        expect.objectContaining({
+          table: 'bu_named_production',
+          action: 'unchanged',
+          tableId: id,
+          ownership: 'this',
+          owner: 'bunds',
+        }),
+      ]);
+    },
+  );
+
+  it(
+    'records a derived project as the production connector’s through --dest-profile’s relay',
+    needs(skip),
+    async () => {
+      const { client } = started as ProjectServer;
+      expect((await client.tables.status(dev['bu_derived'] ?? '')).project).toBe(`bunds@${started?.dev}`);
+      const landed = await relayPromotion(client, client, dev['bu_derived'] ?? '', 'production');
+      const id = landed.kind === 'promoted' ? landed.result.tableId : '';
+      expect((await client.tables.status(id)).project).toBe(`bunds@${production}`);
+      const plan = await planProject(client, derived(), inProduction());
+      expect(plan.tables).toEqual([
+        expect.objectContaining({
+          table: 'bu_derived_production',
+          action: 'unchanged',
+          tableId: id,
+          ownership: 'this',
+        }),
+      ]);
+      expect(plan.tables[0]?.migrate).toBeUndefined();
+    },
+  );
+
+  it(
+    'registers no project from a bundle written before bundles carried one; apply names the model to --exclude and the table to --adopt',
+    needs(skip),
+    async () => {
+      const { client } = started as ProjectServer;
+      const { sha256: _seal, ...body } = await exportBundle(client, dev['bu_old'] ?? '', 'production');
+      const { project: _project, connectorId: _connector, ...table } = body.table;
+      const older = { ...body, table };
+      const written = JSON.stringify({ ...older, sha256: bundleDigest(older) });
+      const landed = await importBundle(client, parseBundle(written, 'bu_old.bundle.json'), 'production');
+      const id = landed.kind === 'promoted' ? landed.result.tableId : '';
+      expect((await client.tables.status(id)).project).toBeNull();
+
+      const plan = await planProject(client, old(), inProduction('bunds'));
+      expect(plan.tables[0]).toMatchObject({ table: 'bu_old_production', action: 'owned-elsewhere' });
+      const applied = await applyPlan(client, plan, { describe: describeError });
+      expect(applied.failed.map((f) => f.error.code)).toEqual(['owned_elsewhere']);
+      expect(applied.failed[0]?.error.suggestion).toBe(
+        'Leave the model out (--exclude bu_old), or pass --adopt bu_old_production to take the table over.',
+      );
+      // What the hint says works: --adopt takes the table's name.
+      const adopting = await planProject(client, old(), {
+        ...inProduction('bunds'),
+        adopt: ['bu_old_production'],
+      });
+      expect(adopting.tables[0]).toMatchObject({ action: 'unchanged', adopt: { from: null } });
+      expect((await applyPlan(client, adopting, { describe: describeError })).failed).toEqual([]);
+      expect((await client.tables.status(id)).project).toBe('bunds');
+    },
+  );
 });

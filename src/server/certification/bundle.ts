@@ -22,6 +22,13 @@ export interface BundleBody {
     mode: 'MODE_A' | 'MODE_B';
     environmentLabel: string;
     source: string | null;
+    /** The source table's connector (bundles exported before it was added have none). */
+    connectorId?: string;
+    /**
+     * The project (`gds apply`) recorded on the source table, when it has one (bundles exported before it was
+     * added have none): an import records on the table it registers what a promotion would (promotedProject).
+     */
+    project?: string;
   };
   artifact: BundleArtifact;
   gate1?: { version: number; content: string };

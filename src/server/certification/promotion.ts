@@ -24,6 +24,7 @@ import { currentGate1 } from '../gates/gate1-store.js';
 import type { ConnectorRow } from '../governance/definitions.js';
 import type { DefinitionInput } from '../governance/definitions.js';
 import {
+  checkProjectId,
   conflictOfUniqueViolation,
   loadConnector,
   lockRegistrations,
@@ -109,6 +110,8 @@ export async function bundleOf(q: Queryable, table: TableRow, createdAt: string)
       mode: table.mode,
       environmentLabel: table.environmentLabel,
       source: table.source,
+      ...(table.connectorId === null ? {} : { connectorId: table.connectorId }),
+      ...(table.project === null ? {} : { project: table.project }),
     },
     artifact: renderArtifact(table.name, table.source, table.columns, table.artifact?.decisionContext),
     ...(gate1 ? { gate1: { version: gate1.version, content: gate1.content } } : {}),
@@ -194,6 +197,26 @@ export function promotedProject(
     place === table.environmentLabel ||
     (table.connectorId !== null && place.split('+').includes(table.connectorId));
   return here ? `${name}@${connector.id}` : project;
+}
+
+/**
+ * The project a bundle's import (`--bundle-in`, `--dest-profile`) records on the table it registers: what
+ * promoting the bundle's table would record (promotedProject of the project and connector the bundle carries),
+ * none for a bundle that names none (one exported before bundles carried it). A bundle is a file anyone may
+ * write and seal (its sha256 is no signature), so the project it names is checked as a push's `project` is, and
+ * it gives no more than a push naming that project would: it is recorded only on a table the import registers,
+ * a table already there being replaced keeping its own project (landBundle), never taken over.
+ */
+export function bundleProject(
+  table: BundleBody['table'],
+  connector: Pick<ConnectorRow, 'id'>,
+): string | undefined {
+  if (table.project === undefined) return undefined;
+  const project = checkProjectId(table.project, 'table.project');
+  return promotedProject(
+    { project, environmentLabel: table.environmentLabel, connectorId: table.connectorId ?? null },
+    connector,
+  );
 }
 
 export interface LandOptions {

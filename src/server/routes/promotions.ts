@@ -12,6 +12,7 @@ import { openBundle, sealBundle } from '../certification/bundle.js';
 import type { LandOutcome, PromotionResult } from '../certification/promotion.js';
 import {
   bundleOf,
+  bundleProject,
   heldDefinition,
   landBundle,
   notPromotable,
@@ -106,6 +107,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
         connector,
         { action: 'BUNDLE_IMPORTED', details: { bundleSha256: sealed.sha256, from: bundle.table } },
         {
+          project: bundleProject(bundle.table, connector),
           replaceId: replaceId as string | undefined,
           dryRun: dryRun as boolean | undefined,
           expectedVersion: expectedVersion(request),
