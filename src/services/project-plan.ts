@@ -754,7 +754,13 @@ export async function planProject(
     ? `This project's id on the service is ${projectId} (dbt's name and ${derivedFrom}). To keep it when the connector changes, write "project: ${projectId}" in gds.yml.`
     : undefined;
   const tables = [...planned, ...refusals, ...gone];
-  reportPlanned(tables, { warehouse: await warehouse, rows: inEnv, lineage: project.lineage });
+  reportPlanned(tables, {
+    warehouse: await warehouse,
+    rows: inEnv,
+    lineage: project.lineage,
+    promotedNames: (name) =>
+      [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env)),
+  });
   const count = (action: PlanAction) => tables.filter((t) => t.action === action).length;
   return {
     projectName,

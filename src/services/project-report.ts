@@ -28,21 +28,21 @@ export type ReportedAction = ApplyAction & { recertificationRequested?: boolean 
 
 const lower = (s: string) => s.toLowerCase();
 
-/** The table names of every node downstream of each node (children, their children, …), by unique id. */
-function downstreamOf(lineage: readonly DbtLineageNode[]): (uniqueId: string) => string[] {
+/** The nodes downstream of each node (children, their children, …): unique ids and names, by unique id. */
+function downstreamOf(lineage: readonly DbtLineageNode[]): (uniqueId: string) => DbtLineageNode[] {
   const children = new Map<string, string[]>();
-  const names = new Map(lineage.map((n) => [n.uniqueId, n.name]));
+  const nodes = new Map(lineage.map((n) => [n.uniqueId, n]));
   for (const node of lineage)
     for (const parent of node.parents) children.set(parent, [...(children.get(parent) ?? []), node.uniqueId]);
   return (uniqueId) => {
     const seen = new Set<string>([uniqueId]);
     const queue = [...(children.get(uniqueId) ?? [])];
-    const found: string[] = [];
+    const found: DbtLineageNode[] = [];
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       if (seen.has(id)) continue;
       seen.add(id);
-      const name = names.get(id);
-      if (name !== undefined) found.push(name);
+      const node = nodes.get(id);
+      if (node !== undefined) found.push(node);
       queue.push(...(children.get(id) ?? []));
     }
     return found;
@@ -61,6 +61,8 @@ export function reportPlanned(
     /** The service's tables of the plan's environment. */
     rows: readonly TableListRow[];
     lineage: readonly DbtLineageNode[] | undefined;
+    /** The names a node's table may have here: the node's, else those of its table promoted here (promotedName). */
+    promotedNames?: (name: string) => string[];
   },
 ): void {
   refuseMissingSources(tables, context.warehouse);
@@ -69,11 +71,22 @@ export function reportPlanned(
   );
   const certifiedIds = new Set(context.rows.filter((r) => r.state === 'CERTIFIED').map((r) => r.id));
   const downstream = downstreamOf(context.lineage ?? []);
+  // A node the plan selected is its planned table (a promoted table under its promoted name, matched by source);
+  // one it did not select is the table of its name, else of its name promoted here.
+  const planned = new Map(
+    tables.flatMap((t) => (t.uniqueId === null ? [] : [[t.uniqueId, t.table] as const])),
+  );
+  const certifiedOf = (node: DbtLineageNode): string[] => {
+    const table = planned.get(node.uniqueId);
+    const names = table !== undefined ? [table] : [node.name, ...(context.promotedNames?.(node.name) ?? [])];
+    const found = names.map((name) => certified.get(lower(name))).find((name) => name !== undefined);
+    return found === undefined ? [] : [found];
+  };
   for (const table of tables) {
     const changed = table.action === 'create' || table.action === 'replace';
     table.downstreamCertified =
       changed && table.uniqueId !== null
-        ? [...new Set(downstream(table.uniqueId).flatMap((name) => certified.get(lower(name)) ?? []))].filter(
+        ? [...new Set(downstream(table.uniqueId).flatMap(certifiedOf))].filter(
             (name) => lower(name) !== lower(table.table),
           )
         : [];

@@ -285,3 +285,66 @@ describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ post
     },
   );
 });
+
+// A change upstream of a CERTIFIED promoted table names it (`downstreamCertified`), under its promoted name, as
+// it names a table of the model's name: selected (the plan's table of the model) or not (its promoted name).
+describe.each(ENGINES)('a change upstream of a promoted CERTIFIED table on $engine', ({ postgres, skip }) => {
+  let started: ProjectServer | undefined;
+  let production = '';
+  const relations = { ch_parent: 'id integer, label text', ch_child: 'id integer, label text' };
+  const lineage = [
+    { uniqueId: 'model.chain.ch_parent', name: 'ch_parent', parents: [] },
+    { uniqueId: 'model.chain.ch_child', name: 'ch_child', parents: ['model.chain.ch_parent'] },
+  ];
+  const chain = (names: string[]) => ({ ...dbtProjectOf('chain', names), lineage });
+
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    started = await startProjectServer({ postgres, relations });
+    const { server, client } = started;
+    for (const [name, columns] of Object.entries(relations))
+      await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
+    production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
+    const names = Object.keys(relations);
+    const plan = await planProject(client, chain(names), { connectorId: started.dev, project: 'chain' });
+    expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+    for (const name of names)
+      await client.promotions.promote((await client.tables.list({ name }))[0]?.id ?? '', {
+        to: 'production',
+      });
+    await server.sql(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE name = 'ch_child_production'`);
+    await server.sql('ALTER TABLE analytics_prod.ch_parent ADD COLUMN note text');
+  });
+
+  afterAll(() => started?.close());
+
+  /** The project with ch_parent given a column `note` (when selected). */
+  const changed = (names: string[]) => {
+    const project = chain(names);
+    project.declarations = project.declarations.map((model) => {
+      if (model.name !== 'ch_parent') return model;
+      const columns = [...model.columns, { name: 'note', type: 'text' }];
+      const content = JSON.stringify({ table: 'ch_parent', source: 'analytics_dev.ch_parent', columns });
+      return { ...model, columns, artifact: { ...model.artifact, content } };
+    });
+    return project;
+  };
+
+  it.each([
+    ['selected', ['ch_parent', 'ch_child']],
+    ['not selected', ['ch_parent']],
+  ])('names the promoted child, %s', async (_how, names) => {
+    if (skip !== undefined) return;
+    const { client } = started as ProjectServer;
+    const plan = await planProject(client, changed(names), {
+      connectorId: production,
+      schema: 'analytics_prod',
+      project: 'chain',
+    });
+    expect(plan.tables.find((t) => t.uniqueId === 'model.chain.ch_parent')).toMatchObject({
+      table: 'ch_parent_production',
+      action: 'replace',
+      downstreamCertified: ['ch_child_production'],
+    });
+  });
+});
