@@ -8,6 +8,7 @@ import { bundleDigest } from '../../src/core/bundle-seal.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { exportBundle, importBundle, parseBundle, relayPromotion } from '../../src/services/promotions.js';
 import { planProject } from '../../src/services/project-plan.js';
+import type { DbtProject } from '../../src/core/dbt/types.js';
 import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { ProjectServer } from '../helpers/project-server.js';
@@ -16,6 +17,34 @@ import { needs } from '../helpers/skip.js';
 
 const describeError = (error: unknown) =>
   error instanceof CliError ? error : new CliError(String(error), { exitCode: 1 });
+
+/**
+ * A project server whose relations are in analytics_dev and analytics_prod, each project planned and applied on
+ * the dev connector with its options (gds.yml's project); and the production connector.
+ */
+async function startInTwoEnvironments(
+  postgres: boolean,
+  relations: Record<string, string>,
+  projects: ReadonlyArray<readonly [DbtProject, { project?: string }]>,
+): Promise<{ started: ProjectServer; production: string }> {
+  const started = await startProjectServer({ postgres, relations });
+  const { server, client, dev } = started;
+  for (const [name, columns] of Object.entries(relations))
+    await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
+  for (const [project, options] of projects) {
+    const plan = await planProject(client, project, { connectorId: dev, ...options });
+    expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+  }
+  const production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
+  return { started, production };
+}
+
+/** Plan options on the production connector, with gds.yml's project when given. */
+const inProductionOf = (production: () => string) => (project?: string) => ({
+  connectorId: production(),
+  schema: 'analytics_prod',
+  ...(project === undefined ? {} : { project }),
+});
 
 describe.each(ENGINES)('a project planned on another environment on $engine', ({ postgres, skip }) => {
   let started: ProjectServer | undefined;
@@ -72,26 +101,15 @@ describe.each(ENGINES)('a project promoted to another environment on $engine', (
   const relations = { pr_named: 'id integer, label text', pr_derived: 'id integer, label text' };
   const named = () => dbtProjectOf('promos', ['pr_named']);
   const derived = () => dbtProjectOf('promos', ['pr_derived']);
-  const inProduction = (project?: string) => ({
-    connectorId: production,
-    schema: 'analytics_prod',
-    ...(project === undefined ? {} : { project }),
-  });
+  const inProduction = inProductionOf(() => production);
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    started = await startProjectServer({ postgres, relations });
-    const { server, client } = started;
-    for (const [name, columns] of Object.entries(relations))
-      await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
-    production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
-    for (const [project, options] of [
+    ({ started, production } = await startInTwoEnvironments(postgres, relations, [
       [named(), { project: 'promos' }],
       [derived(), {}],
-    ] as const) {
-      const plan = await planProject(client, project, { connectorId: started.dev, ...options });
-      expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
-    }
+    ]));
+    const { client } = started;
     for (const name of Object.keys(relations)) {
       dev[name] = (await client.tables.list({ name }))[0]?.id ?? '';
       const landed = await client.promotions.promote(dev[name] ?? '', { to: 'production' });
@@ -175,36 +193,20 @@ describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ post
   let started: ProjectServer | undefined;
   let production = '';
   const dev: Record<string, string> = {};
-  const relations = {
-    bu_named: 'id integer, label text',
-    bu_derived: 'id integer, label text',
-    bu_old: 'id integer, label text',
-  };
-  const named = () => dbtProjectOf('bunds', ['bu_named']);
-  const derived = () => dbtProjectOf('bunds', ['bu_derived']);
-  const old = () => dbtProjectOf('bunds', ['bu_old']);
-  const inProduction = (project?: string) => ({
-    connectorId: production,
-    schema: 'analytics_prod',
-    ...(project === undefined ? {} : { project }),
-  });
+  const models = ['bu_named', 'bu_derived', 'bu_old'];
+  const relations = Object.fromEntries(models.map((name) => [name, 'id integer, label text']));
+  const model = (name: string) => dbtProjectOf('bunds', [name]);
+  const inProduction = inProductionOf(() => production);
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    started = await startProjectServer({ postgres, relations });
-    const { server, client } = started;
-    for (const [name, columns] of Object.entries(relations))
-      await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
-    production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
-    for (const [project, options] of [
-      [named(), { project: 'bunds' }],
-      [derived(), {}],
-      [old(), { project: 'bunds' }],
-    ] as const) {
-      const plan = await planProject(client, project, { connectorId: started.dev, ...options });
-      expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
-    }
-    for (const name of Object.keys(relations)) dev[name] = (await client.tables.list({ name }))[0]?.id ?? '';
+    ({ started, production } = await startInTwoEnvironments(postgres, relations, [
+      [model('bu_named'), { project: 'bunds' }],
+      [model('bu_derived'), {}],
+      [model('bu_old'), { project: 'bunds' }],
+    ]));
+    const { client } = started;
+    for (const name of models) dev[name] = (await client.tables.list({ name }))[0]?.id ?? '';
   });
 
   afterAll(() => started?.close());
@@ -219,7 +221,7 @@ describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ post
       expect(landed.kind).toBe('promoted');
       const id = landed.kind === 'promoted' ? landed.result.tableId : '';
       expect((await client.tables.status(id)).project).toBe('bunds');
-      const plan = await planProject(client, named(), inProduction('bunds'));
+      const plan = await planProject(client, model('bu_named'), inProduction('bunds'));
       expect(plan.tables).toEqual([
         expect.objectContaining({
           table: 'bu_named_production',
@@ -241,7 +243,7 @@ describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ post
       const landed = await relayPromotion(client, client, dev['bu_derived'] ?? '', 'production');
       const id = landed.kind === 'promoted' ? landed.result.tableId : '';
       expect((await client.tables.status(id)).project).toBe(`bunds@${production}`);
-      const plan = await planProject(client, derived(), inProduction());
+      const plan = await planProject(client, model('bu_derived'), inProduction());
       expect(plan.tables).toEqual([
         expect.objectContaining({
           table: 'bu_derived_production',
@@ -267,7 +269,7 @@ describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ post
       const id = landed.kind === 'promoted' ? landed.result.tableId : '';
       expect((await client.tables.status(id)).project).toBeNull();
 
-      const plan = await planProject(client, old(), inProduction('bunds'));
+      const plan = await planProject(client, model('bu_old'), inProduction('bunds'));
       expect(plan.tables[0]).toMatchObject({ table: 'bu_old_production', action: 'owned-elsewhere' });
       const applied = await applyPlan(client, plan, { describe: describeError });
       expect(applied.failed.map((f) => f.error.code)).toEqual(['owned_elsewhere']);
@@ -275,7 +277,7 @@ describe.each(ENGINES)('a project promoted through a bundle on $engine', ({ post
         'Leave the model out (--exclude bu_old), or pass --adopt bu_old_production to take the table over.',
       );
       // What the hint says works: --adopt takes the table's name.
-      const adopting = await planProject(client, old(), {
+      const adopting = await planProject(client, model('bu_old'), {
         ...inProduction('bunds'),
         adopt: ['bu_old_production'],
       });
@@ -300,14 +302,11 @@ describe.each(ENGINES)('a change upstream of a promoted CERTIFIED table on $engi
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    started = await startProjectServer({ postgres, relations });
-    const { server, client } = started;
-    for (const [name, columns] of Object.entries(relations))
-      await server.sql(`CREATE TABLE analytics_prod.${name} (${columns})`);
-    production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
     const names = Object.keys(relations);
-    const plan = await planProject(client, chain(names), { connectorId: started.dev, project: 'chain' });
-    expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+    ({ started, production } = await startInTwoEnvironments(postgres, relations, [
+      [chain(names), { project: 'chain' }],
+    ]));
+    const { server, client } = started;
     for (const name of names)
       await client.promotions.promote((await client.tables.list({ name }))[0]?.id ?? '', {
         to: 'production',
@@ -333,14 +332,9 @@ describe.each(ENGINES)('a change upstream of a promoted CERTIFIED table on $engi
   it.each([
     ['selected', ['ch_parent', 'ch_child']],
     ['not selected', ['ch_parent']],
-  ])('names the promoted child, %s', async (_how, names) => {
-    if (skip !== undefined) return;
+  ])('names the promoted child, %s', needs(skip), async (_how, names) => {
     const { client } = started as ProjectServer;
-    const plan = await planProject(client, changed(names), {
-      connectorId: production,
-      schema: 'analytics_prod',
-      project: 'chain',
-    });
+    const plan = await planProject(client, changed(names), inProductionOf(() => production)('chain'));
     expect(plan.tables.find((t) => t.uniqueId === 'model.chain.ch_parent')).toMatchObject({
       table: 'ch_parent_production',
       action: 'replace',
