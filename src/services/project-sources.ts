@@ -10,6 +10,7 @@ import type { Connector } from '../client/areas/connectors.js';
 import { withColumns } from '../core/dbt/declared-artifact.js';
 import type { DbtDeclaration } from '../core/dbt/types.js';
 import type { PlannedTable } from './project-plan-types.js';
+import { nodeSelector } from '../core/dbt/node-selector.js';
 
 export type SourcesClient = Pick<ApiClient, 'connectors'>;
 
@@ -71,8 +72,11 @@ function split(source: string): [string, string] {
   return [source.slice(0, dot), source.slice(dot + 1)];
 }
 
-/** Why the registration of `source` would be refused, with the fix; undefined when the source is there. */
-export function sourceRefusal(sources: WarehouseSources, source: string): string | undefined {
+/**
+ * Why the registration of `source` would be refused, with the fix; undefined when the source is there.
+ * `selector`: what --exclude takes to leave the table out (the dbt node's name, not its relation's alias).
+ */
+export function sourceRefusal(sources: WarehouseSources, source: string, selector: string): string | undefined {
   const [schema, table] = split(source);
   const reads = sources.chosen ?? sources.all.find((r) => r.schema === schema) ?? undefined;
   if (reads !== undefined && reads.schema === schema && reads.sources.has(source)) return undefined;
@@ -87,11 +91,11 @@ export function sourceRefusal(sources: WarehouseSources, source: string): string
   if (holder !== undefined && holders.length === 1)
     return `${on}, but ${holder.schema}.${table} is: pass --schema ${holder.schema} (or schema: in gds.yml)`;
   if (reads !== undefined && reads.schema === schema)
-    return `${on}: build it there first (dbt run, dbt seed), or leave it out with --exclude ${table}`;
+    return `${on}: build it there first (dbt run, dbt seed), or leave it out with --exclude ${selector}`;
   const there = reads === undefined ? undefined : reads.schema;
   return there === undefined
-    ? `${on}: pass --connector naming a connector that reads ${schema}, or --schema naming a schema one of them reads, or leave it out with --exclude ${table}`
-    : `${on}, nor is ${there}.${table}: build it with dbt in schema ${there} and pass --schema ${there}, pass --connector naming a connector that reads ${schema}, or leave it out with --exclude ${table}`;
+    ? `${on}: pass --connector naming a connector that reads ${schema}, or --schema naming a schema one of them reads, or leave it out with --exclude ${selector}`
+    : `${on}, nor is ${there}.${table}: build it with dbt in schema ${there} and pass --schema ${there}, pass --connector naming a connector that reads ${schema}, or leave it out with --exclude ${selector}`;
 }
 
 /**
@@ -103,7 +107,7 @@ export function refuseMissingSources(tables: PlannedTable[], sources: WarehouseS
   for (const [index, table] of tables.entries()) {
     const registers = table.action === 'create' || (table.action === 'replace' && table.changes.definition);
     if (!registers || table.source === null) continue;
-    const reason = sourceRefusal(sources, table.source);
+    const reason = sourceRefusal(sources, table.source, nodeSelector(table.uniqueId) ?? table.table);
     if (reason === undefined) continue;
     const { work: _work, ...kept } = table;
     tables[index] = {
