@@ -49,6 +49,30 @@ describe('audit log', () => {
     expect(entries[0]?.action).toBe('RECORD_CREATED');
   });
 
+  it('gives every entry the fields of §2.4, each a string; a record write carries the gate mode of its table', async () => {
+    const response = await audit('?eventType=RECORD_CREATED&limit=1');
+    const [entry] = response.body.entries as AuditEntry[];
+    for (const field of [
+      'id',
+      'userId',
+      'tableId',
+      'action',
+      'resource',
+      'environmentLabel',
+      'gateModeAtEvaluation',
+      'createdAt',
+    ] as const)
+      expect(typeof entry?.[field], field).toBe('string');
+    expect(entry).toMatchObject({
+      tableId: crm,
+      action: 'RECORD_CREATED',
+      resource: 'record',
+      environmentLabel: server.table('crm_contacts').environmentLabel,
+      gateModeAtEvaluation: server.table('crm_contacts').gateMode,
+    });
+    expect(new Date(entry?.createdAt ?? '').toISOString()).toBe(entry?.createdAt);
+  });
+
   it('walks every entry exactly once by cursor, with eventType as an exact filter', async () => {
     const ids: string[] = [];
     let cursor: string | null = null;
@@ -154,6 +178,20 @@ describe('members', () => {
     ).tokens.accessToken;
     const response = await server.request('GET', '/api/workspace/members', { token });
     expect(response.body.members).toEqual(expected());
+  });
+
+  it('leaves out a member who is no longer active (§4.5: all active members)', async () => {
+    const member = server.user('MEMBER');
+    await server.sql('UPDATE gds.memberships SET active = false WHERE user_id = $1', [member.userId]);
+    try {
+      const response = await server.request('GET', '/api/workspace/members', {
+        token: server.user('OWNER').accessToken,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.members).toEqual(expected().filter((m) => m.role !== 'MEMBER'));
+    } finally {
+      await server.sql('UPDATE gds.memberships SET active = true WHERE user_id = $1', [member.userId]);
+    }
   });
 
   it("shows only the caller's workspace", async () => {
