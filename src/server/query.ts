@@ -1,5 +1,5 @@
 // Strict query-string parsing: unknown parameters and malformed values are a 400 naming the parameter.
-import { badCharacter } from './input-rule.js';
+import { badCharacter } from '../core/text-rule.js';
 import { badRequest } from './errors.js';
 
 export type Query = Record<string, string | string[] | undefined>;
