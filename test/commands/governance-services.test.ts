@@ -1176,6 +1176,34 @@ describe('recertify', () => {
     expect(bodies.map((b) => 'manifest' in b)).toEqual([false, false]);
   });
 
+  it('a manifest naming a rebuilt model in text no database holds: one warning, sent without it (the service ignores it)', async () => {
+    const folder = await folderWith({
+      'rr.json': JSON.stringify(built),
+      'nul.json': JSON.stringify({ nodes: { 'model.shop.orders': { ...node, alias: 'ord\u0000ers' } } }),
+      'surrogate.json': JSON.stringify({ nodes: { 'model.shop.orders': { ...node, schema: 'an\uD800' } } }),
+    });
+    const bodies: Array<Record<string, unknown>> = [];
+    api.use(
+      http.post(at('/api/workspace/recertify'), async ({ request }) => {
+        bodies.push((await request.json()) as Record<string, unknown>);
+        return HttpResponse.json({ environmentLabel: 'dev', submitted: 1, governed: 0, outcomes: [] });
+      }),
+    );
+    for (const manifest of ['nul.json', 'surrogate.json']) {
+      const warnings: Array<{ code: string; message: string }> = [];
+      await recertify(
+        newClient(),
+        { runResults: join(folder, 'rr.json'), manifest: join(folder, manifest) },
+        (w) => warnings.push(w),
+      );
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ code: 'manifest_ignored' });
+      expect(warnings[0]?.message).toContain(manifest);
+      expect(warnings[0]?.message).toContain('model.shop.orders');
+    }
+    expect(bodies.map((b) => 'manifest' in b)).toEqual([false, false]);
+  });
+
   it('a run that built nothing (docs generate, compile, list, parse, show, rpc compile, tests only): exit 7, nothing sent', async () => {
     const success = [{ status: 'success', unique_id: 'model.shop.orders' }];
     const runs = {
