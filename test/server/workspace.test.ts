@@ -52,16 +52,8 @@ describe('audit log', () => {
   it('gives every entry the fields of §2.4, each a string; a record write carries the gate mode of its table', async () => {
     const response = await audit('?eventType=RECORD_CREATED&limit=1');
     const [entry] = response.body.entries as AuditEntry[];
-    for (const field of [
-      'id',
-      'userId',
-      'tableId',
-      'action',
-      'resource',
-      'environmentLabel',
-      'gateModeAtEvaluation',
-      'createdAt',
-    ] as const)
+    const fields = 'id userId tableId action resource environmentLabel gateModeAtEvaluation createdAt';
+    for (const field of fields.split(' ') as Array<keyof AuditEntry>)
       expect(typeof entry?.[field], field).toBe('string');
     expect(entry).toMatchObject({
       tableId: crm,
