@@ -93,5 +93,7 @@ export function timestampParam(query: Query, name: string): string | undefined {
       },
     );
   }
-  return new Date(raw).toISOString();
+  // A time without an offset is UTC, as a date alone is: JavaScript would read it in the server's own zone.
+  const zoned = /T[^Z+-]*$/.test(raw) ? `${raw}Z` : raw;
+  return new Date(zoned).toISOString();
 }

@@ -101,6 +101,27 @@ describe('audit log', () => {
     }
   });
 
+  it("reads a since without an offset as UTC, whatever the server's time zone", async () => {
+    // An ISO-8601 time without an offset was read in the server's own zone: UTC+14 here moved it 14 hours back.
+    const zone = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    server.clock.advance(20 * 60_000);
+    try {
+      const since = new Date(server.clock.now() - 1000).toISOString().replace(/Z$/, '');
+      await server.request('POST', `/api/tables/${crm}/records`, {
+        token: writer,
+        body: { email: 'later@example.com', full_name: 'Later' },
+      });
+      const response = await audit(`?since=${encodeURIComponent(since)}`);
+      expect(response.status).toBe(200);
+      expect(response.body.entries.map((e: AuditEntry) => e.action)).toEqual(['RECORD_CREATED']);
+    } finally {
+      server.clock.reset();
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it.each([
     ['?limit=0'],
     ['?limit=201'],
