@@ -2,7 +2,7 @@
 // the table list by prefix, read by key (the name or id that matched, id); and of the steward's queue, read by
 // the sequence its notifications were filed in.
 import { badRequest } from './errors.js';
-import { badCharacter } from './input-rule.js';
+import { badCharacter } from '../core/text-rule.js';
 
 export interface ListKey {
   /** created_at exactly as the list's query writes it (UTC, microseconds). */

@@ -1,5 +1,5 @@
 // Strict query-string parsing: unknown parameters and malformed values are a 400 naming the parameter.
-import { badCharacter } from './input-rule.js';
+import { badCharacter } from '../core/text-rule.js';
 import { badRequest } from './errors.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -93,5 +93,7 @@ export function timestampParam(query: Query, name: string): string | undefined {
       },
     );
   }
-  return new Date(raw).toISOString();
+  // A time without an offset is UTC, as a date alone is: JavaScript would read it in the server's own zone.
+  const zoned = /T[^Z+-]*$/.test(raw) ? `${raw}Z` : raw;
+  return new Date(zoned).toISOString();
 }

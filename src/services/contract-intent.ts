@@ -50,7 +50,7 @@ export function intentRequest(input: IntentInput): ContractIntentRequest {
   if ((input.grainType === undefined) !== (input.grainKey === undefined)) {
     throw usage(
       '--grain-type and --grain-key go together.',
-      'Give both, e.g. --grain-type entity --grain-key customer_id,region',
+      'Give both, e.g. --grain-type ONE_PER_ENTITY --grain-key customer_id,region',
     );
   }
   const request: ContractIntentRequest = {};
@@ -65,7 +65,7 @@ export function intentRequest(input: IntentInput): ContractIntentRequest {
     if (input.grainType.trim() === '' || keys.length === 0) {
       throw usage(
         '--grain-type and --grain-key need values.',
-        'e.g. --grain-type entity --grain-key customer_id',
+        'e.g. --grain-type ONE_PER_ENTITY --grain-key customer_id',
       );
     }
     request.grainType = input.grainType.trim();

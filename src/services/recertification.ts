@@ -13,6 +13,7 @@ import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
 import { ApiError, NetworkError } from '../client/errors.js';
 import type { ReducedManifest } from '../core/dbt-run.js';
 import { namedTables, readRunResults, reduceManifest, reduceRunResults } from '../core/dbt-run.js';
+import { findBadString } from '../core/text-rule.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
@@ -268,10 +269,14 @@ async function readManifest(path: string): Promise<ReducedManifest | string> {
   } catch (error) {
     return `${path} is not JSON (${(error as Error).message}); the signal is sent without a manifest, so no drift detection.`;
   }
-  return (
-    reduceManifest(value) ??
-    `${path} is not a dbt manifest.json (no nodes or no manifest schema version); the signal is sent without it, so no drift detection.`
-  );
+  const manifest = reduceManifest(value);
+  if (manifest === null)
+    return `${path} is not a dbt manifest.json (no nodes or no manifest schema version); the signal is sent without it, so no drift detection.`;
+  // The service ignores a manifest naming a model in text no database holds (§4.8: a bad manifest is ignored).
+  const bad = findBadString(manifest.nodes);
+  if (bad !== undefined)
+    return `${path}: node ${bad.path.slice(1)} holds ${bad.problem}, text no database stores; the signal is sent without it, so no drift detection.`;
+  return manifest;
 }
 
 /** The most tables one signal may name (spec §4.8: `tables` 1-500; a run deriving more is refused, 400). */

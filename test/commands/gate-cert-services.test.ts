@@ -525,6 +525,13 @@ describe('versions, config and intent', () => {
     );
     expect(refuse({ allowedConsumers: 'HUMAN,ROBOT' }).message).toContain('HUMAN, AI, AUTOMATION, EXTERNAL');
     expect(refuse({ grainKey: 'a' }).message).toBe('--grain-type and --grain-key go together.');
+    // §2.6's example of a structured grain type is ONE_PER_ENTITY: the hints teach that value.
+    expect(refuse({ grainKey: 'a' }).suggestion).toBe(
+      'Give both, e.g. --grain-type ONE_PER_ENTITY --grain-key customer_id,region',
+    );
+    expect(refuse({ grainType: ' ', grainKey: 'a' }).suggestion).toBe(
+      'e.g. --grain-type ONE_PER_ENTITY --grain-key customer_id',
+    );
     expect(refuse({}).exitCode).toBe(2);
   });
 

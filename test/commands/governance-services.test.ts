@@ -1149,11 +1149,14 @@ describe('recertify', () => {
     expect((JSON.parse(bodies[0] ?? '{}') as { runResults: unknown }).runResults).toEqual(written);
   });
 
-  it('a manifest that is not JSON or not a manifest: one warning, the signal sent without it', async () => {
+  it('a manifest that is not JSON, not a manifest, or names a model in text no database holds: one warning, the signal sent without it', async () => {
     const folder = await folderWith({
       'rr.json': JSON.stringify(built),
       'bad.json': '{"nodes": ',
       'other.json': '{"name": "not a manifest"}',
+      // The service ignores these (§4.8): before, gds sent them without a word.
+      'nul.json': JSON.stringify({ nodes: { 'model.shop.orders': { ...node, alias: 'ord\u0000ers' } } }),
+      'surrogate.json': JSON.stringify({ nodes: { 'model.shop.orders': { ...node, schema: 'an\uD800' } } }),
     });
     const bodies: Array<Record<string, unknown>> = [];
     api.use(
@@ -1162,7 +1165,7 @@ describe('recertify', () => {
         return HttpResponse.json({ environmentLabel: 'dev', submitted: 1, governed: 0, outcomes: [] });
       }),
     );
-    for (const manifest of ['bad.json', 'other.json']) {
+    for (const manifest of ['bad.json', 'other.json', 'nul.json', 'surrogate.json']) {
       const warnings: Array<{ code: string; message: string }> = [];
       await recertify(
         newClient(),
@@ -1173,7 +1176,7 @@ describe('recertify', () => {
       expect(warnings[0]?.code).toBe('manifest_ignored');
       expect(warnings[0]?.message).toContain(manifest);
     }
-    expect(bodies.map((b) => 'manifest' in b)).toEqual([false, false]);
+    expect(bodies.map((b) => 'manifest' in b)).toEqual([false, false, false, false]);
   });
 
   it('a run that built nothing (docs generate, compile, list, parse, show, rpc compile, tests only): exit 7, nothing sent', async () => {

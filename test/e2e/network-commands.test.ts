@@ -255,6 +255,9 @@ describe('gds audit list', () => {
       .split('\n')
       .map((row) => row.split('\t'));
     expect(rows.map((row) => row[1])).toEqual(['RECORD_CREATED', 'RECORD_CREATED']);
+    // §2.4's gateModeAtEvaluation: the gate mode of the table when the entry was written.
+    const gate = server.table('crm_contacts').gateMode;
+    expect(rows.map((row) => row[6])).toEqual([gate, gate]);
     expect(human.stderr).toBe('Showing the newest 2; --all shows every entry, --limit up to 200.\n');
   });
 

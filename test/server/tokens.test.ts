@@ -118,6 +118,53 @@ describe('issuing', () => {
     expect(response.body.error.code).toBe(code);
   });
 
+  it.each([
+    ['STEWARD', 'workspace:read:audit', 'ADMIN'],
+    ['STEWARD', 'workspace:read:members', 'ADMIN'],
+    ['MEMBER', 'workspace:write:certify', 'STEWARD'],
+    ['MEMBER', 'workspace:write:definition', 'STEWARD'],
+    ['MEMBER', 'workspace:write:recertify', 'STEWARD'],
+  ] as const)(
+    'refuses a %s minting %s with 403 (§2.2: it needs %s or above), issuing nothing',
+    async (role, scope, requiredRole) => {
+      const before = await server.sql('SELECT count(*)::int AS n FROM gds.integration_tokens');
+      const response = await server.request('POST', '/api/integration/tokens', {
+        token: server.user(role).accessToken,
+        body: { name: 'above-role', env: 'dev', scopes: [scope] },
+      });
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatchObject({
+        code: 'role_cannot_mint_scope',
+        details: { scope, requiredRole, role },
+      });
+      expect(await server.sql('SELECT count(*)::int AS n FROM gds.integration_tokens')).toEqual(before);
+    },
+  );
+
+  it('lets the lowest role of each scope mint it (§2.2: read scopes ADMIN, write scopes STEWARD)', async () => {
+    for (const [role, scope] of [
+      ['ADMIN', 'workspace:read:audit'],
+      ['ADMIN', 'workspace:read:members'],
+      ['STEWARD', 'workspace:write:certify'],
+      ['STEWARD', 'workspace:write:definition'],
+      ['STEWARD', 'workspace:write:recertify'],
+    ] as const) {
+      const issued = await server.issueToken(role, { name: 'lowest', env: 'dev', scopes: [scope] });
+      expect(issued, `${role} ${scope}`).toMatchObject({ audience: 'MANAGEMENT', scopes: [scope] });
+    }
+  });
+
+  it('refuses a DATA-API token the certify scope at mint (400), whoever asks, issuing nothing', async () => {
+    const before = await server.sql('SELECT count(*)::int AS n FROM gds.integration_tokens');
+    const response = await server.request('POST', '/api/integration/tokens', {
+      token: server.user('OWNER').accessToken,
+      body: { name: 'rows-and-certify', env: 'dev', scopes: [...readGrant(), 'workspace:write:certify'] },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('certify_scope_refused');
+    expect(await server.sql('SELECT count(*)::int AS n FROM gds.integration_tokens')).toEqual(before);
+  });
+
   describe("within the issuer's environment scope (§5.6)", () => {
     // The seeded steward's scope is dev and staging; the workspace also has production.
     const mint = (role: 'OWNER' | 'STEWARD', env: string) =>

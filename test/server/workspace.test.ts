@@ -49,6 +49,22 @@ describe('audit log', () => {
     expect(entries[0]?.action).toBe('RECORD_CREATED');
   });
 
+  it('gives every entry the fields of §2.4, each a string; a record write carries the gate mode of its table', async () => {
+    const response = await audit('?eventType=RECORD_CREATED&limit=1');
+    const [entry] = response.body.entries as AuditEntry[];
+    const fields = 'id userId tableId action resource environmentLabel gateModeAtEvaluation createdAt';
+    for (const field of fields.split(' ') as Array<keyof AuditEntry>)
+      expect(typeof entry?.[field], field).toBe('string');
+    expect(entry).toMatchObject({
+      tableId: crm,
+      action: 'RECORD_CREATED',
+      resource: 'record',
+      environmentLabel: server.table('crm_contacts').environmentLabel,
+      gateModeAtEvaluation: server.table('crm_contacts').gateMode,
+    });
+    expect(new Date(entry?.createdAt ?? '').toISOString()).toBe(entry?.createdAt);
+  });
+
   it('walks every entry exactly once by cursor, with eventType as an exact filter', async () => {
     const ids: string[] = [];
     let cursor: string | null = null;
@@ -82,6 +98,27 @@ describe('audit log', () => {
       expect(response.body.nextCursor).toBe('');
     } finally {
       server.clock.reset();
+    }
+  });
+
+  it("reads a since without an offset as UTC, whatever the server's time zone", async () => {
+    // An ISO-8601 time without an offset was read in the server's own zone: UTC+14 here moved it 14 hours back.
+    const zone = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    server.clock.advance(20 * 60_000);
+    try {
+      const since = new Date(server.clock.now() - 1000).toISOString().replace(/Z$/, '');
+      await server.request('POST', `/api/tables/${crm}/records`, {
+        token: writer,
+        body: { email: 'later@example.com', full_name: 'Later' },
+      });
+      const response = await audit(`?since=${encodeURIComponent(since)}`);
+      expect(response.status).toBe(200);
+      expect(response.body.entries.map((e: AuditEntry) => e.action)).toEqual(['RECORD_CREATED']);
+    } finally {
+      server.clock.reset();
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
     }
   });
 
@@ -154,6 +191,20 @@ describe('members', () => {
     ).tokens.accessToken;
     const response = await server.request('GET', '/api/workspace/members', { token });
     expect(response.body.members).toEqual(expected());
+  });
+
+  it('leaves out a member who is no longer active (§4.5: all active members)', async () => {
+    const member = server.user('MEMBER');
+    await server.sql('UPDATE gds.memberships SET active = false WHERE user_id = $1', [member.userId]);
+    try {
+      const response = await server.request('GET', '/api/workspace/members', {
+        token: server.user('OWNER').accessToken,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.members).toEqual(expected().filter((m) => m.role !== 'MEMBER'));
+    } finally {
+      await server.sql('UPDATE gds.memberships SET active = true WHERE user_id = $1', [member.userId]);
+    }
   });
 
   it("shows only the caller's workspace", async () => {

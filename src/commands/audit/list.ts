@@ -12,6 +12,7 @@ const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Table', kind: 'id', value: (e) => e.tableId },
   { header: 'User', kind: 'who', value: (e) => e.userEmail || e.userId },
   { header: 'Env', kind: 'version', value: (e) => e.environmentLabel },
+  { header: 'Gate', kind: 'version', value: (e) => e.gateModeAtEvaluation },
 ];
 
 export default class AuditList extends ApiCommand<typeof AuditList> {

@@ -14,7 +14,7 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
   static override examples = [
     '<%= config.bin %> contract set-intent t_42 --intent METRIC --allowed-consumers HUMAN,AI',
     '<%= config.bin %> contract set-intent t_42 --intent DECISION --dry-run',
-    '<%= config.bin %> contract set-intent t_42 --grain-type entity --grain-key customer_id,region --grain "one row per customer and region"',
+    '<%= config.bin %> contract set-intent t_42 --grain-type ONE_PER_ENTITY --grain-key customer_id,region --grain "one row per customer and region"',
   ];
   static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
@@ -24,7 +24,7 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
       description: `Comma list of consumer classes: ${consumerClasses.join(', ')}.`,
     }),
     'grain-type': Flags.string({
-      description: 'Structured grain type (with --grain-key).',
+      description: 'Structured grain type, e.g. ONE_PER_ENTITY (with --grain-key).',
     }),
     'grain-key': Flags.string({
       description: 'Grain key columns, comma separated (with --grain-type).',

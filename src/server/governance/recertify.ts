@@ -13,6 +13,7 @@ import type { CertifiedViewStatus } from '../certification/view.js';
 import { repairCertifiedViews } from '../certification/view.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
+import { findBadString } from '../../core/text-rule.js';
 import { checkNesting, nestedTooDeep } from '../input-rule.js';
 import type { AuditInput } from '../audit.js';
 import { recordAudits } from '../audit.js';
@@ -208,9 +209,13 @@ const tooMany = (count: number) =>
     },
   );
 
-/** The manifest's nodes when it looks like a dbt manifest; anything else is ignored (never an error). */
+/**
+ * The manifest's nodes when it looks like a dbt manifest; anything else is ignored (never an error), as is one
+ * whose nodes name a model in text the database cannot hold (a NUL, a lone surrogate): §4.8's bad manifest.
+ */
 function manifestNodes(manifest: unknown): Record<string, ManifestNode> | null {
-  return reduceManifest(manifest)?.nodes ?? null;
+  const nodes = reduceManifest(manifest)?.nodes;
+  return nodes === undefined || findBadString(nodes) !== undefined ? null : nodes;
 }
 
 function fromRunResults(

@@ -266,6 +266,7 @@ describe('certify: success', () => {
       resource: 'semantic_contract',
       userId: server.user('STEWARD').userId,
       environmentLabel: 'dev',
+      gateModeAtEvaluation: server.table('orders').gateMode,
       details: { note: 'Reviewed with finance', ...EVIDENCE, certifiedView: 'certified_dev.orders' },
     });
 

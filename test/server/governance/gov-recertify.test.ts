@@ -416,6 +416,35 @@ describe('runResults', () => {
     }
   });
 
+  it('ignores a manifest whose node names the model in text no database holds (NUL, a lone surrogate)', async () => {
+    // §4.8: a bad manifest is ignored and never fails the call. Before, a NUL in the alias or checksum of
+    // the rebuilt model's node reached the database: 400 invalid_input, nothing filed.
+    const runResults = v5Run([
+      {
+        status: 'success',
+        unique_id: 'model.shop.categorydim',
+        relation_name: '"dw"."analytics_dev"."categorydim"',
+      },
+    ]);
+    const node = (fields: object) => ({
+      nodes: {
+        'model.shop.categorydim': { resource_type: 'model', name: 'categorydim', ...fields },
+      },
+    });
+    for (const manifest of [
+      node({ alias: 'category\u0000dim' }),
+      node({ checksum: { name: 'sha256', checksum: 'ab\u0000cd' } }),
+      node({ alias: 'category\uD800dim' }),
+      { nodes: { 'model.shop.categorydim\u0000': { resource_type: 'model', alias: 'x' } } },
+    ]) {
+      const response = await signal({ runResults, manifest, environmentLabel: 'dev' });
+      expect(response.status, JSON.stringify(manifest)).toBe(200);
+      expect(response.body.outcomes).toEqual([
+        expect.objectContaining({ table: 'categorydim', outcome: 'recert_filed', driftDetected: false }),
+      ]);
+    }
+  });
+
   it('answers 400 nothing_built when no successful result names a table, and files nothing', async () => {
     const runResults = v5Run([
       { status: 'success', unique_id: 'model' },
