@@ -24,6 +24,8 @@ export interface ProjectCommandFlags extends ProjectFlags {
   submit?: boolean | undefined;
   /** dbt's --indirect-selection: which tests of the selected models dbt runs, so map. */
   'indirect-selection'?: string | undefined;
+  /** dbt's --profiles-dir (DBT_PROFILES_DIR): the folder of the profiles.yml whose config: gds reads. */
+  'profiles-dir'?: string | undefined;
 }
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
@@ -43,7 +45,7 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
           ...(flags.strict === true ? { strict: true } : {}),
           ...indirectSelection(flags['indirect-selection']),
         },
-        { state: flags.state },
+        { state: flags.state, profiles: { profilesDir: flags['profiles-dir'] } },
       ),
     );
     // The manifest's nodes, live while the project was declared, are garbage now (and the old generation's
