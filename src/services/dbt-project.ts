@@ -32,7 +32,13 @@ import {
 } from '../core/dbt/manifest.js';
 import type { Manifest, ManifestOutline } from '../core/dbt/manifest.js';
 import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
-import type { DbtProject, DbtSelection, IndirectSelection, QuotePolicy } from '../core/dbt/types.js';
+import type {
+  DbtArtifacts,
+  DbtProject,
+  DbtSelection,
+  IndirectSelection,
+  QuotePolicy,
+} from '../core/dbt/types.js';
 
 /** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
 export const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
@@ -448,7 +454,15 @@ async function readPreviousRun(
 export async function loadDbtProject(
   dir: string,
   selection: DbtSelection,
-  options: { state?: string | undefined; profiles?: ProfilesLocation } = {},
+  options: {
+    state?: string | undefined;
+    profiles?: ProfilesLocation;
+    /**
+     * The warehouse the plan reads (its objects' column names), asked once the manifest is read when its
+     * adapter is PostgreSQL's: a table the catalog does not list has its tests resolved against it.
+     */
+    warehouse?: () => Promise<DbtArtifacts['warehouse'] | undefined>;
+  } = {},
 ): Promise<DbtProject> {
   const files = await findDbtArtifacts(dir);
   const stateDir = options.state === undefined ? undefined : await stateFolder(options.state);
@@ -486,6 +500,10 @@ export async function loadDbtProject(
       ? await readProfilesFile(options.profiles ?? {}, warnings)
       : undefined;
   const selected = withProjectFlags(selection, projectFile, profiles, manifest.dbtVersion, warnings);
+  const warehouse =
+    manifest.adapter === 'postgres' && options.warehouse !== undefined
+      ? await options.warehouse()
+      : undefined;
   try {
     const project = declareDbtProject(
       {
@@ -495,6 +513,7 @@ export async function loadDbtProject(
         ...(state === undefined ? {} : { state }),
         previous,
         ...(quoting === undefined ? {} : { quoting }),
+        ...(warehouse === undefined ? {} : { warehouse }),
       },
       selected,
       dbtReader,
