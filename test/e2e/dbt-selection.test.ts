@@ -37,6 +37,15 @@ const tables = (stdout: string) =>
     .filter((table) => table !== undefined)
     .sort();
 
+/** The tests `plan --json` mapped for stg_orders. */
+const stgOrdersMapped = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { table?: string; mappedTests?: Array<{ test: string }> })
+    .find((l) => l.table === 'stg_orders')
+    ?.mappedTests?.map((t) => t.test);
+
 beforeAll(async () => {
   if (noSharedFixtures !== undefined) return;
   server = await startTestServer();
@@ -191,13 +200,7 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
       'test.jaffle_dbt.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.430bf21500';
     const file = join(project, 'dbt_project.yml');
     const written = await readFile(file, 'utf8');
-    const mapped = (stdout: string) =>
-      stdout
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { table?: string; mappedTests?: Array<{ test: string }> })
-        .find((l) => l.table === 'stg_orders')
-        ?.mappedTests?.map((t) => t.test);
+    const mapped = stgOrdersMapped;
     try {
       await writeFile(file, `${written}\nflags:\n  indirect_selection: cautious\n`);
       const cautious = await plan('--select', 'stg_orders', '--json');
@@ -219,13 +222,7 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
       join(profilesDir, 'profiles.yml'),
       'jaffle_dbt:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      password: s3cret-pw\nconfig:\n  indirect_selection: cautious\n',
     );
-    const planned = (stdout: string) =>
-      stdout
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { table?: string; mappedTests?: Array<{ test: string }> })
-        .find((l) => l.table === 'stg_orders')
-        ?.mappedTests?.map((t) => t.test);
+    const planned = stgOrdersMapped;
     const args = ['plan', '--dbt', project, '--connector', connector, '--schema', 'analytics_dev'];
     const env = serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config'));
     const byVariable = await runInProcess([...args, '--select', 'stg_orders', '--json'], {

@@ -21,6 +21,30 @@ afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+// orders' relationships test reads customers too: eager runs it with orders selected, cautious does not.
+const RELATIONSHIP = 'test.shop.relationships_orders_customer_id.abc';
+
+/** A project folder (dbt_project.yml with `flags`, target/manifest.json of `dbtVersion`) of orders and customers. */
+function relationshipProject(options: { flags?: string; dbtVersion?: string } = {}): string {
+  const dir = folder();
+  mkdirSync(join(dir, 'target'));
+  writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${options.flags ?? ''}`);
+  const m = manifest(
+    model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
+    model('customers', { columns: columns({ customer_id: 'int' }) }),
+    genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "ref('customers')", field: 'customer_id' },
+      { column: 'customer_id', id: RELATIONSHIP, dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+    ),
+  );
+  if (options.dbtVersion !== undefined)
+    (m['metadata'] as Record<string, unknown>)['dbt_version'] = options.dbtVersion;
+  writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
+  return dir;
+}
+
 async function refusal(promise: Promise<unknown>): Promise<CliError> {
   const error = await promise.then(
     () => undefined,
@@ -105,33 +129,8 @@ describe('loadDbtProject', () => {
   });
 
   describe("dbt_project.yml's flags: indirect_selection (dbt 1.8+ project flags)", () => {
-    // orders' relationships test reads customers too: eager runs it with orders selected, cautious does not.
-    const relationship = 'test.shop.relationships_orders_customer_id.abc';
-    const project = (flags: string) => {
-      const dir = folder();
-      mkdirSync(join(dir, 'target'));
-      writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${flags}`);
-      writeFileSync(
-        join(dir, 'target', 'manifest.json'),
-        JSON.stringify(
-          manifest(
-            model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
-            model('customers', { columns: columns({ customer_id: 'int' }) }),
-            genericTest(
-              'relationships',
-              'model.shop.orders',
-              { to: "ref('customers')", field: 'customer_id' },
-              {
-                column: 'customer_id',
-                id: relationship,
-                dependsOn: ['model.shop.customers', 'model.shop.orders'],
-              },
-            ),
-          ),
-        ),
-      );
-      return dir;
-    };
+    const relationship = RELATIONSHIP;
+    const project = (flags: string) => relationshipProject({ flags });
     const mapped = async (dir: string, selection: { indirectSelection?: 'eager' | 'cautious' } = {}) =>
       (await loadDbtProject(dir, { select: ['orders'], ...selection })).declarations[0]?.mappedTests.map(
         (t) => t.test,
@@ -154,33 +153,11 @@ describe('loadDbtProject', () => {
   });
 
   describe("profiles.yml's config: indirect_selection (dbt 1.0-1.4's user config, 1.8+'s project flags)", () => {
-    const relationship = 'test.shop.relationships_orders_customer_id.abc';
+    const relationship = RELATIONSHIP;
     // A profiles.yml as dbt's users write it: the profile's credentials, and the config: block.
     const profiles = (config: string) =>
       `jaffle:\n  target: dev\n  outputs:\n    dev:\n      type: postgres\n      password: s3cret-pw\n${config}`;
-    const project = (options: { flags?: string; dbtVersion?: string } = {}) => {
-      const dir = folder();
-      mkdirSync(join(dir, 'target'));
-      writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${options.flags ?? ''}`);
-      const m = manifest(
-        model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
-        model('customers', { columns: columns({ customer_id: 'int' }) }),
-        genericTest(
-          'relationships',
-          'model.shop.orders',
-          { to: "ref('customers')", field: 'customer_id' },
-          {
-            column: 'customer_id',
-            id: relationship,
-            dependsOn: ['model.shop.customers', 'model.shop.orders'],
-          },
-        ),
-      );
-      if (options.dbtVersion !== undefined)
-        (m['metadata'] as Record<string, unknown>)['dbt_version'] = options.dbtVersion;
-      writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
-      return dir;
-    };
+    const project = relationshipProject;
     const load = (dir: string, where: { profilesDir?: string; cwd?: string; home?: string }) =>
       loadDbtProject(dir, { select: ['orders'] }, { profiles: { cwd: folder(), home: folder(), ...where } });
     const mapped = async (dir: string, where: { profilesDir?: string; cwd?: string; home?: string }) =>
