@@ -15,6 +15,8 @@ export const FLAG_VARIABLES: Readonly<Record<string, string>> = {
   // dbt's own variable for its --indirect-selection, read as dbt reads it so that a CI job set up for dbt
   // plans the tests dbt runs.
   'indirect-selection': 'DBT_INDIRECT_SELECTION',
+  // dbt's own variable for its --profiles-dir: the profiles.yml whose config: indirect_selection dbt reads.
+  'profiles-dir': 'DBT_PROFILES_DIR',
 };
 
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
@@ -66,9 +68,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       'Set to 1: gds never asks a question, even on a terminal (as when piped); 0: it may (beats the prompt setting).',
   },
   {
-    names: ['DBT_INDIRECT_SELECTION'],
+    names: ['DBT_INDIRECT_SELECTION', 'DBT_PROFILES_DIR'],
     description:
-      "dbt's own: which dbt tests of the selected models plan and apply make Gate 1 rules (eager, cautious, buildable, empty), as --indirect-selection.",
+      "dbt's own: which dbt tests of the selected models plan and apply make Gate 1 rules (eager, cautious, buildable, empty), as --indirect-selection; the folder of the profiles.yml whose config: indirect_selection they read, as --profiles-dir (nothing else of it is read).",
   },
   {
     names: ['GDS_INTERVAL'],

@@ -31,8 +31,13 @@ export const projectFlags = {
   }),
   'indirect-selection': Flags.string({
     description:
-      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else dbt_project.yml's flags: indirect_selection, else eager).",
+      "Which dbt tests of the selected models are Gate 1 rules, as dbt's --indirect-selection decides which run (eager, cautious, buildable, empty; default: DBT_INDIRECT_SELECTION, else dbt_project.yml's flags: indirect_selection, else profiles.yml's config: indirect_selection where the manifest's dbt reads it, else eager).",
     env: 'DBT_INDIRECT_SELECTION',
+  }),
+  'profiles-dir': Flags.string({
+    description:
+      "The folder of the profiles.yml whose config: indirect_selection gds reads, as dbt's --profiles-dir (default: DBT_PROFILES_DIR, else the current folder when it holds profiles.yml, else ~/.dbt). Nothing else of it is read.",
+    env: 'DBT_PROFILES_DIR',
   }),
   connector: Flags.string({
     description:

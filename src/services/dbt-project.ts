@@ -2,6 +2,7 @@
 // DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
 import { open, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { loadYaml } from '../core/libraries/yaml.js';
@@ -31,7 +32,13 @@ import {
 } from '../core/dbt/manifest.js';
 import type { Manifest, ManifestOutline } from '../core/dbt/manifest.js';
 import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
-import type { DbtProject, DbtSelection, QuotePolicy } from '../core/dbt/types.js';
+import type {
+  DbtArtifacts,
+  DbtProject,
+  DbtSelection,
+  IndirectSelection,
+  QuotePolicy,
+} from '../core/dbt/types.js';
 
 /** A manifest of a 2,000-model project is tens of MB; past this it is not a manifest gds should parse. */
 export const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
@@ -187,6 +194,8 @@ interface ProjectFile {
   quoting?: QuotePolicy;
   /** `flags: indirect_selection:` (dbt 1.8+'s project flags), as written. */
   indirectSelection?: unknown;
+  /** Whether `flags:` sets anything: dbt 1.8+ then reads no `config:` of profiles.yml. */
+  flags?: boolean;
 }
 
 /**
@@ -215,25 +224,141 @@ async function readProjectFile(projectDir: string): Promise<ProjectFile> {
   return {
     ...(quoting === undefined ? {} : { quoting }),
     ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
+    ...(isEntry(flags) && Object.keys(flags).length > 0 ? { flags: true } : {}),
+  };
+}
+
+/** What gds reads of profiles.yml: its `config:` block's indirect_selection, nothing of a profile. */
+interface ProfilesFile {
+  path: string;
+  /** Whether `config:` sets anything (dbt 1.8+ refuses it beside dbt_project.yml's `flags:`). */
+  config: boolean;
+  /** `config: indirect_selection:`, as written. */
+  indirectSelection?: unknown;
+}
+
+/** Where gds looks for profiles.yml: dbt's --profiles-dir (DBT_PROFILES_DIR), else the folder gds runs in, else ~/.dbt. */
+export interface ProfilesLocation {
+  /** `--profiles-dir` (DBT_PROFILES_DIR). */
+  profilesDir?: string | undefined;
+  /** Default process.cwd(). */
+  cwd?: string;
+  /** Default the user's home folder. */
+  home?: string;
+}
+
+/**
+ * The `config:` block of the profiles.yml dbt reads (dbt's profiles dir: --profiles-dir or DBT_PROFILES_DIR,
+ * else the current folder when it holds profiles.yml, as dbt 1.3+, else ~/.dbt). Only `config:` is kept: the
+ * profiles' outputs (credentials) are never kept nor printed. A profiles.yml gds cannot read, or one that is
+ * not YAML, is left alone (dbt drops its user config then too); undefined then, or without one.
+ */
+async function readProfilesFile(
+  where: ProfilesLocation,
+  warnings: string[],
+): Promise<ProfilesFile | undefined> {
+  const cwd = where.cwd ?? process.cwd();
+  let path: string;
+  if (where.profilesDir !== undefined && where.profilesDir !== '') {
+    path = join(resolve(cwd, where.profilesDir), 'profiles.yml');
+    if ((await kindOf(path)) !== 'file') {
+      warnings.push(
+        `--profiles-dir ${where.profilesDir} (or DBT_PROFILES_DIR) holds no profiles.yml: its config: indirect_selection is not read (dbt refuses a profiles dir that does not exist)`,
+      );
+      return undefined;
+    }
+  } else {
+    path = join(cwd, 'profiles.yml');
+    if ((await kindOf(path)) !== 'file') path = join(where.home ?? homedir(), '.dbt', 'profiles.yml');
+    if ((await kindOf(path)) !== 'file') return undefined;
+  }
+  let profiles: unknown;
+  try {
+    const { text } = await readBoundedText(path, {
+      flag: '--profiles-dir',
+      maxBytes: MAX_PROJECT_FILE_BYTES,
+      what: 'a profiles.yml',
+    });
+    profiles = (await loadYaml()).parse(text);
+  } catch {
+    return undefined;
+  }
+  const config = isEntry(profiles) ? profiles['config'] : undefined;
+  if (!isEntry(config)) return { path, config: false };
+  const indirectSelection = config['indirect_selection'];
+  return {
+    path,
+    config: Object.keys(config).length > 0,
+    ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
   };
 }
 
 /**
- * The selection with dbt's precedence for the indirect selection: --indirect-selection, else
- * DBT_INDIRECT_SELECTION (both in `selection` already), else the project's `flags: indirect_selection`,
- * else eager (left to the selection).
+ * Whether the dbt that wrote the manifest reads `indirect_selection` from profiles.yml's `config:`: 1.0 to 1.4
+ * (its user config, after the flag and DBT_INDIRECT_SELECTION), and 1.8 on (as its project flags, deprecated,
+ * when dbt_project.yml has no `flags:`). 1.5 to 1.7 never did (their flags take --indirect-selection's
+ * default before the user config), nor did dbt before 1.0 (no indirect selection). An unknown version reads it.
  */
-function withProjectFlags(selection: DbtSelection, project: ProjectFile): DbtSelection {
-  const written = project.indirectSelection;
-  if (selection.indirectSelection !== undefined || written === undefined) return selection;
+export function readsProfilesIndirectSelection(dbtVersion: string | undefined): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
+  if (match === null) return true;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major !== 1) return major > 1;
+  return minor <= 4 || minor >= 8;
+}
+
+/** A mode as written in a dbt file, or the usage error naming the file. */
+function writtenMode(written: unknown, where: string, fix: string): IndirectSelection {
   const mode = typeof written === 'string' ? written.toLowerCase() : undefined;
   if (!isIndirectSelection(mode))
     throw usage(
-      `dbt_project.yml's flags: indirect_selection is ${JSON.stringify(written)}: dbt's modes are ${INDIRECT_SELECTION_MODES.join(', ')}`,
-      'Write one of them in dbt_project.yml (dbt refuses any other), or pass --indirect-selection.',
+      `${where} is ${JSON.stringify(written)}: dbt's modes are ${INDIRECT_SELECTION_MODES.join(', ')}`,
+      fix,
       'invalid_indirect_selection',
     );
-  return { ...selection, indirectSelection: mode };
+  return mode;
+}
+
+/**
+ * The selection with dbt's precedence for the indirect selection: --indirect-selection, else
+ * DBT_INDIRECT_SELECTION (both in `selection` already), else the project's `flags: indirect_selection`, else
+ * (where the manifest's dbt reads it: readsProfilesIndirectSelection) profiles.yml's `config:
+ * indirect_selection`, else eager (left to the selection).
+ */
+function withProjectFlags(
+  selection: DbtSelection,
+  project: ProjectFile,
+  profiles: ProfilesFile | undefined,
+  dbtVersion: string | undefined,
+  warnings: string[],
+): DbtSelection {
+  if (selection.indirectSelection !== undefined) return selection;
+  const readsProfiles = profiles !== undefined && readsProfilesIndirectSelection(dbtVersion);
+  if (readsProfiles && project.flags === true && profiles.config)
+    warnings.push(
+      `${profiles.path} has a config: block and dbt_project.yml flags:, which dbt 1.8+ refuses ("Do not specify both"); gds reads dbt_project.yml's flags: (move profiles.yml's config: there)`,
+    );
+  if (project.indirectSelection !== undefined)
+    return {
+      ...selection,
+      indirectSelection: writtenMode(
+        project.indirectSelection,
+        "dbt_project.yml's flags: indirect_selection",
+        'Write one of them in dbt_project.yml (dbt refuses any other), or pass --indirect-selection.',
+      ),
+    };
+  // dbt 1.8+ reads profiles.yml's config: only when dbt_project.yml has no flags:; a value that is no text is
+  // dropped by dbt's validation of the config, with the rest of it.
+  if (!readsProfiles || project.flags === true || typeof profiles.indirectSelection !== 'string')
+    return selection;
+  return {
+    ...selection,
+    indirectSelection: writtenMode(
+      profiles.indirectSelection,
+      `${profiles.path}'s config: indirect_selection`,
+      'Write one of them in profiles.yml (dbt refuses any other), or pass --indirect-selection.',
+    ),
+  };
 }
 
 /**
@@ -329,7 +454,15 @@ async function readPreviousRun(
 export async function loadDbtProject(
   dir: string,
   selection: DbtSelection,
-  options: { state?: string | undefined } = {},
+  options: {
+    state?: string | undefined;
+    profiles?: ProfilesLocation;
+    /**
+     * The warehouse the plan reads (its objects' column names), asked once the manifest is read when its
+     * adapter is PostgreSQL's: a table the catalog does not list has its tests resolved against it.
+     */
+    warehouse?: () => Promise<DbtArtifacts['warehouse'] | undefined>;
+  } = {},
 ): Promise<DbtProject> {
   const files = await findDbtArtifacts(dir);
   const stateDir = options.state === undefined ? undefined : await stateFolder(options.state);
@@ -360,9 +493,19 @@ export async function loadDbtProject(
     files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
   const projectFile = files.projectDir === undefined ? {} : await readProjectFile(files.projectDir);
   const { quoting } = projectFile;
-  const selected = withProjectFlags(selection, projectFile);
+  const warnings: string[] = [];
+  // profiles.yml is read only when neither the flag nor the variable decides (it holds credentials).
+  const profiles =
+    selection.indirectSelection === undefined
+      ? await readProfilesFile(options.profiles ?? {}, warnings)
+      : undefined;
+  const selected = withProjectFlags(selection, projectFile, profiles, manifest.dbtVersion, warnings);
+  const warehouse =
+    manifest.adapter === 'postgres' && options.warehouse !== undefined
+      ? await options.warehouse()
+      : undefined;
   try {
-    return declareDbtProject(
+    const project = declareDbtProject(
       {
         manifest,
         ...(catalog === undefined ? {} : { catalog }),
@@ -370,10 +513,12 @@ export async function loadDbtProject(
         ...(state === undefined ? {} : { state }),
         previous,
         ...(quoting === undefined ? {} : { quoting }),
+        ...(warehouse === undefined ? {} : { warehouse }),
       },
       selected,
       dbtReader,
     );
+    return warnings.length === 0 ? project : { ...project, warnings: [...warnings, ...project.warnings] };
   } catch (err) {
     if (err instanceof DbtSelectionError)
       throw usage(

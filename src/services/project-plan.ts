@@ -389,7 +389,7 @@ async function alsoHeld(
 }
 
 /** The client, reading each connector's warehouse objects once (the sources check and the column case both need them). */
-function withObjectsReadOnce(client: PlanClient): PlanClient {
+export function withObjectsReadOnce(client: PlanClient): PlanClient {
   const reads = new Map<string, ReturnType<PlanClient['connectors']['objects']>>();
   const objects: PlanClient['connectors']['objects'] = (connectorId, options) => {
     const read = reads.get(connectorId) ?? client.connectors.objects(connectorId, options);

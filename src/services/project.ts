@@ -8,7 +8,8 @@ import {
   withoutTopTierCompiler,
 } from '../io/young-generation.js';
 import type { PlanClient, ProjectPlan } from './project-plan-types.js';
-import { notMappedTests, planProject } from './project-plan.js';
+import { chooseConnector, notMappedTests, planProject, withObjectsReadOnce } from './project-plan.js';
+import { warehouseColumns } from './warehouse-case.js';
 import { projectSettings, readProjectConfig, type ProjectFlags } from './project-config.js';
 import { loadDbtProject } from './dbt-project.js';
 import { INDIRECT_SELECTION_MODES, isIndirectSelection, type IndirectSelection } from '../core/dbt/select.js';
@@ -24,12 +25,33 @@ export interface ProjectCommandFlags extends ProjectFlags {
   submit?: boolean | undefined;
   /** dbt's --indirect-selection: which tests of the selected models dbt runs, so map. */
   'indirect-selection'?: string | undefined;
+  /** dbt's --profiles-dir (DBT_PROFILES_DIR): the folder of the profiles.yml whose config: gds reads. */
+  'profiles-dir'?: string | undefined;
 }
 
 /** Reads gds.yml and the dbt project, then plans against the service (reads only). */
 export async function readProject(client: PlanClient, flags: ProjectCommandFlags): Promise<ProjectPlan> {
   holdYoungGeneration();
   const settings = projectSettings(flags, await readProjectConfig(flags.dbt));
+  // The connectors and their warehouse objects, read once: a PostgreSQL project's tests are resolved against
+  // the objects' columns while it is declared, and the plan compares with the same reads.
+  client = withConnectorsReadOnce(client);
+  const read = client;
+  const warehouse = async () => {
+    try {
+      const connectors = await read.connectors.list({});
+      const connector = chooseConnector(connectors, { connectorId: settings.connector, env: flags.env });
+      const ids =
+        connector.id === null
+          ? connectors.filter((c) => c.environmentLabel === connector.environmentLabel).map((c) => c.id)
+          : [connector.id];
+      const { columns } = await warehouseColumns(read, ids, {});
+      return { columns, ...(settings.schema === undefined ? {} : { schema: settings.schema }) };
+    } catch {
+      // The plan reads them again, and says what went wrong.
+      return undefined;
+    }
+  };
   // TurboFan stays off while the plan tells the tables that are the same: planProject asks for it back at
   // its first table to change.
   return withoutTopTierCompiler(async () => {
@@ -43,7 +65,7 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
           ...(flags.strict === true ? { strict: true } : {}),
           ...indirectSelection(flags['indirect-selection']),
         },
-        { state: flags.state },
+        { state: flags.state, profiles: { profilesDir: flags['profiles-dir'] }, warehouse },
       ),
     );
     // The manifest's nodes, live while the project was declared, are garbage now (and the old generation's
@@ -58,6 +80,14 @@ export async function readProject(client: PlanClient, flags: ProjectCommandFlags
       schema: settings.schema,
     });
   });
+}
+
+/** The client with its connectors list and each connector's objects read once, whoever asks. */
+function withConnectorsReadOnce(client: PlanClient): PlanClient {
+  const once = withObjectsReadOnce(client);
+  let listed: ReturnType<PlanClient['connectors']['list']> | undefined;
+  const list: PlanClient['connectors']['list'] = (options) => (listed ??= client.connectors.list(options));
+  return { ...once, connectors: { ...once.connectors, list } };
 }
 
 function indirectSelection(value: string | undefined): { indirectSelection?: IndirectSelection } {

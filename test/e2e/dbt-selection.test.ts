@@ -37,6 +37,15 @@ const tables = (stdout: string) =>
     .filter((table) => table !== undefined)
     .sort();
 
+/** The tests `plan --json` mapped for stg_orders. */
+const stgOrdersMapped = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { table?: string; mappedTests?: Array<{ test: string }> })
+    .find((l) => l.table === 'stg_orders')
+    ?.mappedTests?.map((t) => t.test);
+
 beforeAll(async () => {
   if (noSharedFixtures !== undefined) return;
   server = await startTestServer();
@@ -191,13 +200,7 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
       'test.jaffle_dbt.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.430bf21500';
     const file = join(project, 'dbt_project.yml');
     const written = await readFile(file, 'utf8');
-    const mapped = (stdout: string) =>
-      stdout
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { table?: string; mappedTests?: Array<{ test: string }> })
-        .find((l) => l.table === 'stg_orders')
-        ?.mappedTests?.map((t) => t.test);
+    const mapped = stgOrdersMapped;
     try {
       await writeFile(file, `${written}\nflags:\n  indirect_selection: cautious\n`);
       const cautious = await plan('--select', 'stg_orders', '--json');
@@ -208,6 +211,37 @@ describe('gds plan --select as dbt ls resolves it', needs(noSharedFixtures), () 
     } finally {
       await writeFile(file, written);
     }
+  });
+
+  it("profiles.yml's config: indirect_selection applies from DBT_PROFILES_DIR or --profiles-dir; its credentials are never shown", async () => {
+    const relationship =
+      'test.jaffle_dbt.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.430bf21500';
+    const profilesDir = join(dir, 'dbt-profiles');
+    await mkdir(profilesDir, { recursive: true });
+    await writeFile(
+      join(profilesDir, 'profiles.yml'),
+      'jaffle_dbt:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      password: s3cret-pw\nconfig:\n  indirect_selection: cautious\n',
+    );
+    const planned = stgOrdersMapped;
+    const args = ['plan', '--dbt', project, '--connector', connector, '--schema', 'analytics_dev'];
+    const env = serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config'));
+    const byVariable = await runInProcess([...args, '--select', 'stg_orders', '--json'], {
+      env: { ...env, DBT_PROFILES_DIR: profilesDir },
+    });
+    expect(byVariable.code).toBe(0);
+    expect(planned(byVariable.stdout)).not.toContain(relationship);
+    const byFlag = await plan('--select', 'stg_orders', '--profiles-dir', profilesDir, '--json');
+    expect(byFlag.code).toBe(0);
+    expect(planned(byFlag.stdout)).not.toContain(relationship);
+    // DBT_INDIRECT_SELECTION comes first, as in dbt.
+    const variable = await runInProcess([...args, '--select', 'stg_orders', '--json'], {
+      env: { ...env, DBT_PROFILES_DIR: profilesDir, DBT_INDIRECT_SELECTION: 'eager' },
+    });
+    expect(planned(variable.stdout)).toContain(relationship);
+    for (const r of [byVariable, byFlag, variable])
+      expect(`${r.stdout}${r.stderr}`).not.toContain('s3cret-pw');
+    // Without it, eager (the fixture's dbt_project.yml has no flags:).
+    expect(planned((await plan('--select', 'stg_orders', '--json')).stdout)).toContain(relationship);
   });
 
   it('result: (the run_results.json of --state), access: and config.KEY: select as dbt does', async () => {

@@ -106,10 +106,19 @@ export function reconcileCase(
   if (adapter === 'postgres') {
     for (const [from, to] of renames) {
       if (from !== from.toLowerCase()) continue;
-      unreached.add(from);
       const tests = declaration.mappedTests.filter((t) => t.rule.endsWith(`:${from}`)).map((t) => t.test);
+      // Declared against the same objects (the plan reads them first), its tests were resolved as dbt's are:
+      // not mapped, each saying why.
+      const unmapped = declaration.notMappedTests
+        .filter((t) => t.reason.includes(`reads it as ${from};`))
+        .map((t) => t.test);
+      if (tests.length === 0 && unmapped.length === 0) continue;
+      unreached.add(from);
+      const held = `dbt's SQL on postgres reads the unquoted name as ${from}, which the warehouse object ${source} does not hold (registered as the warehouse names it), so dbt's tests of it`;
       notes.push(
-        `${declaration.name}: column ${from} -> ${to}: dbt's SQL on postgres reads the unquoted name as ${from}, which the warehouse object ${source} does not hold (registered as the warehouse names it), so dbt's tests of it${tests.length === 0 ? '' : ` (${tests.join(', ')})`} error, while the Gate 1 rules they became run on ${to}; set quote: true on the column in dbt, and run dbt docs generate so that gds maps each test against the catalog's names (a test dbt cannot run is then not mapped)`,
+        tests.length === 0
+          ? `${declaration.name}: column ${from} -> ${to}: ${held} (${unmapped.join(', ')}) error, and are not mapped; set quote: true on the column in dbt to test ${to}`
+          : `${declaration.name}: column ${from} -> ${to}: ${held} (${tests.join(', ')}) error, while the Gate 1 rules they became run on ${to}; set quote: true on the column in dbt, and run dbt docs generate so that gds maps each test against the catalog's names (a test dbt cannot run is then not mapped)`,
       );
     }
   }

@@ -230,6 +230,33 @@ class ProjectReader {
     };
   }
 
+  /**
+   * The column names a test's name is resolved against, and whether exactly (as the adapter resolves a name):
+   * the catalog's. Without one, on PostgreSQL (whose warehouse the service reads), the columns found as the
+   * warehouse object the plan read spells them, where it holds one only in another case: an unquoted name
+   * dbt writes then reaches only a column the object holds in lower case, as dbt's SQL does. Otherwise the
+   * names found, matched without case.
+   */
+  testColumns(
+    node: ManifestNode,
+    found: Columns & { ok: true },
+  ): { columns: string[]; exactColumns: boolean } {
+    const names = found.columns.map((c) => c.name);
+    if (found.from === 'catalog') return { columns: names, exactColumns: true };
+    const warehouse = this.artifacts.warehouse;
+    if (warehouse === undefined || this.adapter !== 'postgres' || !node.schema)
+      return { columns: names, exactColumns: false };
+    const { schema, table } = this.relationOf(node, node.schema);
+    const held = warehouse.columns.get(`${warehouse.schema ?? schema}.${table}`.toLowerCase());
+    if (held === undefined) return { columns: names, exactColumns: false };
+    const spelled = names.map((name) => {
+      if (held.includes(name)) return name;
+      const matches = held.filter((c) => c.toLowerCase() === name.toLowerCase());
+      return matches.length === 1 ? (matches[0] as string) : name;
+    });
+    return { columns: spelled, exactColumns: true };
+  }
+
   /** Where a test belongs: a selected node, the project's other tests, or a node outside the selection. */
   attachTest(test: ManifestNode, selected: Set<string>): Placement {
     const attached = attachedNode(this.manifest, test);
@@ -286,9 +313,7 @@ class ProjectReader {
       return {
         schema: named?.schema ?? schema,
         table: named?.alias ?? table,
-        ...(columns?.ok
-          ? { columns: columns.columns.map((c) => c.name), exactColumns: columns.from === 'catalog' }
-          : {}),
+        ...(named !== undefined && columns?.ok ? this.testColumns(named, columns) : {}),
       };
     }
     const id = resolveCall(this.manifest, to, test.dependsOn);
@@ -299,13 +324,7 @@ class ProjectReader {
     if (unmappable !== undefined) return { unmappable };
     const { schema, table } = this.relationOf(node, node.schema);
     const columns = this.columnsOf(node);
-    return {
-      schema,
-      table,
-      ...(columns.ok
-        ? { columns: columns.columns.map((c) => c.name), exactColumns: columns.from === 'catalog' }
-        : {}),
-    };
+    return { schema, table, ...(columns.ok ? this.testColumns(node, columns) : {}) };
   }
 
   declare(node: ManifestNode, tests: ManifestNode[], warnings: string[]): DbtDeclaration | DbtRefusal {
@@ -329,8 +348,7 @@ class ProjectReader {
         `${node.uniqueId}: its constraints apply only under an enforced contract (contract: {enforced: true}), as in dbt; none is a Gate 1 rule`,
       );
     const rules = mapTests([...tests, ...constraints.tests], {
-      columns: names,
-      exactColumns: found.from === 'catalog',
+      ...this.testColumns(node, found),
       adapter: this.adapter,
       resolveReference: (test, to) => this.referenceTarget(node, test, to),
       normaliseName: (name) => writtenName(name, this.adapter),

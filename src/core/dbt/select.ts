@@ -49,6 +49,7 @@ export const SELECTOR_METHODS = [
   'version',
   'test_name',
   'test_type',
+  'selector',
 ] as const;
 
 /**
@@ -488,7 +489,7 @@ function evaluateCriterion(
       `${atom}: @ cannot be combined with a trailing + (dbt refuses it too)`,
       selector,
     );
-  const seeds = matchMethod(body, atom, selector, context, value);
+  const seeds = matchMethod(body, atom, selector, context, value, testsSelectModels);
   const all = new Set(seeds);
   const depth = (text: string | undefined) => (text === undefined || text === '' ? Infinity : Number(text));
   if (parentsToo) walk(seeds, graph.parents, depth(upDepth), all);
@@ -567,6 +568,7 @@ function matchMethod(
   selector: string,
   context: Context,
   typed?: ConfigScalar,
+  testsSelectModels = true,
 ): Set<string> {
   const { manifest } = context;
   const colon = body.indexOf(':');
@@ -633,6 +635,30 @@ function matchMethod(
           selector,
         );
       return pick((n) => stateMatches(value, n, manifest, state));
+    }
+    // dbt 1.12's selector method: what the named selector of selectors.yml selects (graph operators then
+    // walk from it, as from any method's nodes).
+    case 'selector': {
+      const major = /^(\d+)\.(\d+)/.exec(manifest.dbtVersion ?? '');
+      if (major !== null && Number(major[1]) === 1 && Number(major[2]) < 12)
+        throw new DbtSelectionError(
+          `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no selector: method (dbt 1.12 added it); pass --selector ${value}`,
+          selector,
+        );
+      const entry = manifest.selectors.get(value);
+      if (entry === undefined)
+        throw new DbtSelectionError(
+          `${atom}: no selector ${JSON.stringify(value)} in the project's selectors.yml (manifest.json names ${[...manifest.selectors.keys()].join(', ') || 'none'})`,
+          selector,
+        );
+      if (evaluating.has(value))
+        throw new DbtSelectionError(`${atom}: the selector ${value} names itself`, selector);
+      evaluating.add(value);
+      try {
+        return evaluateDefinition(entry.definition, context, testsSelectModels, [value]).direct;
+      } finally {
+        evaluating.delete(value);
+      }
     }
     case 'result': {
       const results = context.previous.results;
@@ -744,6 +770,9 @@ function matchMethod(
     }
   }
 }
+
+/** The selectors a `selector:` method is evaluating (one naming itself, at any depth, is refused). */
+const evaluating = new Set<string>();
 
 /** A value a config selector compares: a CLI's text, or what a YAML selector wrote. */
 type ConfigScalar = string | number | boolean;
@@ -940,7 +969,7 @@ export interface SelectionReads {
  */
 export function selectionReads(selection: DbtSelection, selectors?: Manifest['selectors']): SelectionReads {
   const texts = [...(selection.select ?? []), ...(selection.exclude ?? [])];
-  if (selectors !== undefined && (selection.selector !== undefined || texts.length === 0)) {
+  if (selectors !== undefined) {
     const used = new Set<string>();
     const use = (name: string | undefined) => {
       const entry = name === undefined ? undefined : selectors.get(name);
@@ -949,7 +978,10 @@ export function selectionReads(selection: DbtSelection, selectors?: Manifest['se
       texts.push(JSON.stringify(entry.definition) ?? '');
       namedSelectors(entry.definition).forEach(use);
     };
-    use(selection.selector ?? [...selectors].find(([, entry]) => entry.default)?.[0]);
+    // dbt 1.12's selector:NAME in --select or --exclude.
+    for (const text of [...texts]) for (const [, name] of text.matchAll(/\bselector:([^\s,+]+)/g)) use(name);
+    if (selection.selector !== undefined || texts.length === 0)
+      use(selection.selector ?? [...selectors].find(([, entry]) => entry.default)?.[0]);
   }
   const text = texts.join('\n');
   return {

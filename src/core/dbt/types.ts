@@ -193,4 +193,10 @@ export interface DbtArtifacts {
   previous?: PreviousRun;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
+  /**
+   * The column names of the warehouse objects the plan reads (by lower-cased `schema.table`; `schema`, when
+   * set, replaces each relation's, as --schema does): on PostgreSQL, a table the catalog does not list has its
+   * tests' columns resolved against them as the adapter resolves a name.
+   */
+  warehouse?: { columns: ReadonlyMap<string, readonly string[]>; schema?: string };
 }

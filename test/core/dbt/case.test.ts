@@ -106,3 +106,62 @@ describe('reconcileCase on PostgreSQL, whose warehouse the service reads', () =>
     ]);
   });
 });
+
+describe('a PostgreSQL project without a catalog, declared against the warehouse objects the plan read', () => {
+  const people = () =>
+    manifest(
+      model('people', { columns: columns({ id: 'integer', Email: 'text', Name: 'text' }) }),
+      genericTest('not_null', 'model.shop.people', {}, { column: 'id' }),
+      genericTest('not_null', 'model.shop.people', {}, { column: 'Email' }),
+      genericTest('accepted_values', 'model.shop.people', { values: ['a'] }, { column: 'Email' }),
+      genericTest('not_null', 'model.shop.people', {}, { column: 'Name' }),
+    );
+
+  it('a test of an unquoted Email (email to dbt) the object holds only as "Email" is not mapped: dbt\'s errors', () => {
+    const warehouse = { columns: new Map([['analytics.people', ['id', 'Email', 'name']]]) };
+    const [d] = declareDbtProject({ manifest: people(), warehouse }, {}, dbtReader).declarations;
+    if (!d) throw new Error('no declaration');
+    expect(d.mappedTests.map((t) => t.test).sort()).toEqual([
+      'test.shop.not_null_people_Name.abc',
+      'test.shop.not_null_people_id.abc',
+    ]);
+    expect(d.notMappedTests).toEqual([
+      {
+        test: 'test.shop.accepted_values_people_Email.abc',
+        reason: expect.stringMatching(/reads it as email; the table's column is "Email"/) as string,
+      },
+      {
+        test: 'test.shop.not_null_people_Email.abc',
+        reason: expect.stringMatching(
+          /unquoted, so dbt's SQL on postgres reads it as email; the table's column is "Email" \(another case\), so dbt's test errors/,
+        ) as string,
+      },
+    ]);
+    // Name is name to dbt, as the object holds it: its test is mapped, to that column.
+    expect(yaml.parse(d.gate1Yaml ?? '')).toMatchObject({
+      fieldOverrides: expect.arrayContaining([expect.objectContaining({ field: 'name' })]) as unknown,
+    });
+    // No rule of Email's tests: it may be NULL, any value.
+    expect(d.gate1Yaml).not.toMatch(/accepted_values|IN \('a'\)|not_null_people_Email/);
+    // Registered as the warehouse names the column; the note says its tests are not mapped.
+    const { declaration, notes } = reconcileCase(yaml, d, 'analytics.people', warehouse.columns, 'postgres');
+    expect(declaration.columns.map((c) => c.name)).toEqual(['id', 'Email', 'name']);
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^people: column email -> Email: .*dbt's tests of it \(test\.shop\.accepted_values_people_Email\.abc, test\.shop\.not_null_people_Email\.abc\) error, and are not mapped/,
+      ),
+    ]);
+  });
+
+  it('a column declared quote: true keeps its case: "Email" reaches the object\'s Email', () => {
+    const m = manifest(
+      model('people', { columns: { Email: { name: 'Email', data_type: 'text', quote: true } } }),
+      // dbt writes a quoted column's name into its tests quoted.
+      genericTest('not_null', 'model.shop.people', {}, { column: '"Email"', id: 'test.shop.nn.abc' }),
+    );
+    const warehouse = { columns: new Map([['analytics.people', ['Email']]]) };
+    const [d] = declareDbtProject({ manifest: m, warehouse }, {}, dbtReader).declarations;
+    expect(d?.notMappedTests).toEqual([]);
+    expect(d?.mappedTests.map((t) => t.rule)).toEqual(['required:Email']);
+  });
+});

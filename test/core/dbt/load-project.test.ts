@@ -21,6 +21,30 @@ afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+// orders' relationships test reads customers too: eager runs it with orders selected, cautious does not.
+const RELATIONSHIP = 'test.shop.relationships_orders_customer_id.abc';
+
+/** A project folder (dbt_project.yml with `flags`, target/manifest.json of `dbtVersion`) of orders and customers. */
+function relationshipProject(options: { flags?: string; dbtVersion?: string } = {}): string {
+  const dir = folder();
+  mkdirSync(join(dir, 'target'));
+  writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${options.flags ?? ''}`);
+  const m = manifest(
+    model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
+    model('customers', { columns: columns({ customer_id: 'int' }) }),
+    genericTest(
+      'relationships',
+      'model.shop.orders',
+      { to: "ref('customers')", field: 'customer_id' },
+      { column: 'customer_id', id: RELATIONSHIP, dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+    ),
+  );
+  if (options.dbtVersion !== undefined)
+    (m['metadata'] as Record<string, unknown>)['dbt_version'] = options.dbtVersion;
+  writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
+  return dir;
+}
+
 async function refusal(promise: Promise<unknown>): Promise<CliError> {
   const error = await promise.then(
     () => undefined,
@@ -105,33 +129,8 @@ describe('loadDbtProject', () => {
   });
 
   describe("dbt_project.yml's flags: indirect_selection (dbt 1.8+ project flags)", () => {
-    // orders' relationships test reads customers too: eager runs it with orders selected, cautious does not.
-    const relationship = 'test.shop.relationships_orders_customer_id.abc';
-    const project = (flags: string) => {
-      const dir = folder();
-      mkdirSync(join(dir, 'target'));
-      writeFileSync(join(dir, 'dbt_project.yml'), `name: shop\n${flags}`);
-      writeFileSync(
-        join(dir, 'target', 'manifest.json'),
-        JSON.stringify(
-          manifest(
-            model('orders', { columns: columns({ id: 'int', customer_id: 'int' }) }),
-            model('customers', { columns: columns({ customer_id: 'int' }) }),
-            genericTest(
-              'relationships',
-              'model.shop.orders',
-              { to: "ref('customers')", field: 'customer_id' },
-              {
-                column: 'customer_id',
-                id: relationship,
-                dependsOn: ['model.shop.customers', 'model.shop.orders'],
-              },
-            ),
-          ),
-        ),
-      );
-      return dir;
-    };
+    const relationship = RELATIONSHIP;
+    const project = (flags: string) => relationshipProject({ flags });
     const mapped = async (dir: string, selection: { indirectSelection?: 'eager' | 'cautious' } = {}) =>
       (await loadDbtProject(dir, { select: ['orders'], ...selection })).declarations[0]?.mappedTests.map(
         (t) => t.test,
@@ -150,6 +149,97 @@ describe('loadDbtProject', () => {
       const error = await refusal(loadDbtProject(project('flags:\n  indirect_selection: lazy\n'), {}));
       expect(error).toMatchObject({ exitCode: 2, code: 'invalid_indirect_selection' });
       expect(error.message).toMatch(/dbt_project\.yml.*lazy/);
+    });
+  });
+
+  describe("profiles.yml's config: indirect_selection (dbt 1.0-1.4's user config, 1.8+'s project flags)", () => {
+    const relationship = RELATIONSHIP;
+    // A profiles.yml as dbt's users write it: the profile's credentials, and the config: block.
+    const profiles = (config: string) =>
+      `jaffle:\n  target: dev\n  outputs:\n    dev:\n      type: postgres\n      password: s3cret-pw\n${config}`;
+    const project = relationshipProject;
+    const load = (dir: string, where: { profilesDir?: string; cwd?: string; home?: string }) =>
+      loadDbtProject(dir, { select: ['orders'] }, { profiles: { cwd: folder(), home: folder(), ...where } });
+    const mapped = async (dir: string, where: { profilesDir?: string; cwd?: string; home?: string }) =>
+      (await load(dir, where)).declarations[0]?.mappedTests.map((t) => t.test);
+    const profilesIn = (text: string) => {
+      const dir = folder();
+      writeFileSync(join(dir, 'profiles.yml'), text);
+      return dir;
+    };
+
+    it('applies from --profiles-dir (DBT_PROFILES_DIR), else the current folder, else ~/.dbt', async () => {
+      const cautious = profilesIn(profiles('config:\n  indirect_selection: cautious\n'));
+      expect(await mapped(project(), {})).toEqual([relationship]);
+      expect(await mapped(project(), { profilesDir: cautious })).toEqual([]);
+      expect(await mapped(project(), { cwd: cautious })).toEqual([]);
+      const home = folder();
+      mkdirSync(join(home, '.dbt'));
+      writeFileSync(
+        join(home, '.dbt', 'profiles.yml'),
+        profiles('config:\n  indirect_selection: cautious\n'),
+      );
+      expect(await mapped(project(), { home })).toEqual([]);
+      // The current folder's profiles.yml comes before ~/.dbt's, and --profiles-dir before both.
+      const eager = profilesIn(profiles('config:\n  indirect_selection: eager\n'));
+      expect(await mapped(project(), { cwd: eager, home })).toEqual([relationship]);
+      expect(await mapped(project(), { profilesDir: cautious, cwd: eager })).toEqual([]);
+    });
+
+    it('--indirect-selection, DBT_INDIRECT_SELECTION and dbt_project.yml flags: come first', async () => {
+      const cautious = profilesIn(profiles('config:\n  indirect_selection: cautious\n'));
+      const flagged = await loadDbtProject(
+        project(),
+        { select: ['orders'], indirectSelection: 'eager' },
+        { profiles: { profilesDir: cautious } },
+      );
+      expect(flagged.declarations[0]?.mappedTests.map((t) => t.test)).toEqual([relationship]);
+      // dbt 1.8+ reads profiles.yml's config: only when dbt_project.yml has no flags:, and refuses both.
+      const both = await load(project({ flags: 'flags:\n  send_anonymous_usage_stats: false\n' }), {
+        profilesDir: cautious,
+      });
+      expect(both.declarations[0]?.mappedTests.map((t) => t.test)).toEqual([relationship]);
+      expect(both.warnings).toContainEqual(
+        expect.stringMatching(/config: block and dbt_project\.yml flags:/),
+      );
+    });
+
+    it("is read as the manifest's dbt reads it: not by dbt 1.5 to 1.7, nor before 1.0", async () => {
+      const cautious = profilesIn(profiles('config:\n  indirect_selection: cautious\n'));
+      for (const [version, tests] of [
+        ['1.0.4', []],
+        ['1.4.1', []],
+        ['1.5.0', [relationship]],
+        ['1.7.9', [relationship]],
+        ['1.8.8', []],
+        ['1.11.2', []],
+        ['0.21.0', [relationship]],
+      ] as const)
+        expect([version, await mapped(project({ dbtVersion: version }), { profilesDir: cautious })]).toEqual([
+          version,
+          tests,
+        ]);
+    });
+
+    it('a profiles.yml gds cannot read is left alone; a mode dbt does not know is exit 2, never the credentials', async () => {
+      for (const text of [
+        'jaffle: [unclosed\n',
+        '\xff\xfe',
+        '',
+        'config: nope\n',
+        profiles('config:\n  indirect_selection: 5\n'),
+      ])
+        expect(await mapped(project(), { profilesDir: profilesIn(text) })).toEqual([relationship]);
+      const missing = await load(project(), { profilesDir: join(folder(), 'nowhere') });
+      expect(missing.declarations[0]?.mappedTests.map((t) => t.test)).toEqual([relationship]);
+      expect(missing.warnings).toContainEqual(expect.stringMatching(/nowhere.* holds no profiles\.yml/));
+      const error = await refusal(
+        load(project(), { profilesDir: profilesIn(profiles('config:\n  indirect_selection: lazy\n')) }),
+      );
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_indirect_selection' });
+      expect(error.message).toMatch(/profiles\.yml.*lazy/);
+      expect(JSON.stringify(error)).not.toContain('s3cret-pw');
+      expect(`${error.message} ${error.suggestion ?? ''}`).not.toContain('s3cret-pw');
     });
   });
 

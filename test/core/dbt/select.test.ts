@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DbtSelectionError, declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { readManifest } from '../../../src/core/dbt/manifest.js';
-import { selectNodes } from '../../../src/core/dbt/select.js';
+import { selectNodes, selectionReads } from '../../../src/core/dbt/select.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
@@ -659,5 +659,43 @@ describe('the tests dbt runs: --exclude of a test and indirect selection', () =>
 
   it('an unknown test_type: is refused as dbt refuses it', () => {
     expect(() => ordersTests({ exclude: ['test_type:fancy'] })).toThrow(DbtSelectionError);
+  });
+});
+
+describe("dbt 1.12's selector: method in --select and --exclude", () => {
+  const project = (dbtVersion: string) => {
+    const m = manifest(
+      model('stg_orders', { tags: ['nightly'] }),
+      model('orders', { depends_on: { nodes: ['model.shop.stg_orders'] } }),
+      model('customers', { config: { materialized: 'view', meta: { owner: 'bob' } } }),
+    );
+    (m['metadata'] as Record<string, unknown>)['dbt_version'] = dbtVersion;
+    m['selectors'] = {
+      nightly: { name: 'nightly', definition: { method: 'tag', value: 'nightly' } },
+      owned: { name: 'owned', definition: { method: 'config.meta.owner', value: 'bob' } },
+      loop: { name: 'loop', definition: 'selector:loop' },
+    };
+    return readManifest(m);
+  };
+  const selected = (select: string[], exclude: string[] = [], version = '1.12.0') =>
+    selectNodes(project(version), { select, exclude }).map((id) => id.replace('model.shop.', ''));
+
+  it('selects what the named selector selects; graph operators and set operators apply to it', () => {
+    expect(selected(['selector:nightly'])).toEqual(['stg_orders']);
+    expect(selected(['selector:nightly+'])).toEqual(['stg_orders', 'orders']);
+    expect(selected(['selector:nightly+,orders'])).toEqual(['orders']);
+    expect(selected(['selector:owned'])).toEqual(['customers']);
+    expect(selected(['*'], ['selector:nightly'])).toEqual(['orders', 'customers']);
+    // A reader keeps the configs the named selector compares.
+    expect(selectionReads({ select: ['selector:owned+'] }, project('1.12.0').selectors).configs).toBe(true);
+    expect(selectionReads({ select: ['selector:nightly'] }, project('1.12.0').selectors).configs).toBe(false);
+  });
+
+  it('an unknown selector, one naming itself, or a manifest of dbt before 1.12: a DbtSelectionError', () => {
+    expect(() => selected(['selector:nope'])).toThrow(/no selector "nope".*names nightly, owned, loop/);
+    expect(() => selected(['selector:loop'])).toThrow(/names itself/);
+    expect(() => selected(['selector:nightly'], [], '1.11.2')).toThrow(
+      /dbt 1\.11\.2, which wrote the manifest, has no selector: method.*--selector nightly/,
+    );
   });
 });
