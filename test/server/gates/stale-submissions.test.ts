@@ -1,0 +1,60 @@
+// staleSubmissions (GET /api/held-tables' `staleSubmission`, `gds plan --submit`): of the tables given, those
+// whose newest submit proof is not at the table's current versions, or that have none; a dry run's proof and
+// an older proof do not count.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '../../../src/server/db/handle.js';
+import { staleSubmissions } from '../../../src/server/gates/proofs.js';
+import { ENGINES } from '../../helpers/engines.js';
+import type { TestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
+import { needs } from '../../helpers/skip.js';
+
+describe.each(ENGINES)('staleSubmissions on $engine', ({ postgres, skip }) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    if (skip !== undefined) return;
+    server = await startTestServer({
+      jobs: 'manual',
+      ...(postgres ? { database: 'postgres' as const } : {}),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** A proof of `tableId` at its current versions, `behind` data versions before them. */
+  const prove = (tableId: string, id: string, kind: 'run' | 'submit', behind: number) =>
+    server.sql(
+      `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, sample,
+         definition_version, gate1_version, data_version, created_by, created_at)
+       SELECT $2, t.id, $3, true, '[]', '[]', NULL, t.definition_version, t.gate1_version, t.data_version - $4,
+              $5, now()
+         FROM gds.tables t WHERE t.id = $1`,
+      [tableId, id, kind, behind, server.user('OWNER').userId],
+    );
+
+  it('names the tables without a submission or whose newest one is stale', needs(skip), async () => {
+    const db: Queryable = {
+      query: (sql, params) => server.sql(sql, params),
+      exec: async (sql) => void (await server.sql(sql)),
+    };
+    const [none, fresh, staleNewest, freshNewest, runOnly] = [
+      'customers',
+      'orders',
+      'customers_production',
+      'crm_contacts',
+      'legacy_leads',
+    ].map((name) => server.table(name).id) as [string, string, string, string, string];
+    await prove(fresh, 'prf_a', 'submit', 0);
+    await prove(staleNewest, 'prf_b1', 'submit', 0);
+    await prove(staleNewest, 'prf_b2', 'submit', 1);
+    await prove(freshNewest, 'prf_c1', 'submit', 1);
+    await prove(freshNewest, 'prf_c2', 'submit', 0);
+    await prove(runOnly, 'prf_d', 'run', 0);
+    expect(await staleSubmissions(db, [])).toEqual(new Set());
+    expect(await staleSubmissions(db, [none, fresh, staleNewest, freshNewest, runOnly])).toEqual(
+      new Set([none, staleNewest, runOnly]),
+    );
+    expect(await staleSubmissions(db, [fresh, freshNewest])).toEqual(new Set());
+  });
+});
