@@ -1917,7 +1917,7 @@ export interface components {
             definition: components["schemas"]["HeldDefinition"];
             gate1: null | components["schemas"]["Gate1Version"];
             contract: null | components["schemas"]["LiveContractResponse"];
-            /** @description PENDING_REVIEW tables only (left out for other states, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition or gate1.yml) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
+            /** @description PENDING_REVIEW tables only (left out for other states, under `staleSubmission=false`, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition or gate1.yml) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
             staleSubmission?: boolean;
         };
         HeldTablePage: {
@@ -3917,6 +3917,8 @@ export interface operations {
                 filePrefix?: string;
                 /** @description Narrows the read to the tables whose name, slug or source's object (the part after the schema) is one of these (case-insensitive). Repeated, at most 500. */
                 name?: string[];
+                /** @description false: the rows carry no `staleSubmission` and the service does not work it out (a query over the proofs of every table of the page waiting for review): for a caller that plans no submission (`gds plan` without --submit, a saved plan's check). Default true. */
+                staleSubmission?: boolean;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,7 @@
 // staleSubmissions (GET /api/held-tables' `staleSubmission`, `gds plan --submit`): of the tables given, those
 // whose newest submit proof is not at the table's current versions, or that have none; a dry run's proof and
-// an older proof do not count.
+// an older proof do not count. A held-tables read that plans no submission (`staleSubmission=false`) is not
+// told, and the service does not work it out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../src/server/db/handle.js';
 import { staleSubmissions } from '../../../src/server/gates/proofs.js';
@@ -57,4 +58,33 @@ describe.each(ENGINES)('staleSubmissions on $engine', ({ postgres, skip }) => {
     );
     expect(await staleSubmissions(db, [fresh, freshNewest])).toEqual(new Set());
   });
+  it(
+    'is left out of GET /api/held-tables under staleSubmission=false, and answered by default',
+    needs(skip),
+    async () => {
+      const orders = server.table('orders').id;
+      await server.sql(`UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1`, [orders]);
+      const token = server.user('OWNER').accessToken;
+      const staleOf = async (query: string) => {
+        const page = await server.request('GET', `/api/held-tables?environment=dev${query}`, { token });
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        const rows = (page.body as { tables: Array<Record<string, unknown>> }).tables;
+        return rows.find((t) => t['id'] === orders);
+      };
+      // orders' newest submission (prf_a, above) is at its versions.
+      expect(await staleOf('')).toMatchObject({ state: 'PENDING_REVIEW', staleSubmission: false });
+      expect(await staleOf('&staleSubmission=true')).toMatchObject({ staleSubmission: false });
+      const without = await staleOf('&staleSubmission=false');
+      expect(without).toMatchObject({ id: orders, state: 'PENDING_REVIEW' });
+      expect(without).not.toHaveProperty('staleSubmission');
+      const refused = await server.request('GET', '/api/held-tables?environment=dev&staleSubmission=no', {
+        token,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: 'invalid_query',
+        details: { parameter: 'staleSubmission' },
+      });
+    },
+  );
 });
