@@ -4,12 +4,10 @@
 // request carries (not JSON, over the request limit); only then a Mode B table (400 "CLI delete is
 // restricted to warehouse-connected governance artifacts"), for a person who may delete. A refused delete
 // leaves the table as it was, and the audit trail keeps the attempt.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
-import { ENGINES } from '../helpers/engines.js';
+import { ENGINES, useEngineServer } from '../helpers/engines.js';
 import { rawAnswer } from '../helpers/raw-answer.js';
-import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const NOT_JSON = '{"reason": [';
@@ -21,30 +19,19 @@ const BODIES = [
 ] as const;
 
 describe.each(ENGINES)('DELETE of a table and a caller it refuses on $engine', ({ postgres, skip }) => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useEngineServer({ postgres, skip }, { jobs: 'manual' });
 
   const remove = async (table: string, token: string, body: string | undefined) =>
     body === undefined
       ? (({ status, body: answer }) => ({
           status,
           code: (answer as { error?: { code?: string } }).error?.code,
-        }))(await server.request('DELETE', `/api/tables/${table}`, { token }))
-      : rawAnswer(`${server.url}/api/tables/${table}`, 'DELETE', token, body);
+        }))(await server().request('DELETE', `/api/tables/${table}`, { token }))
+      : rawAnswer(`${server().url}/api/tables/${table}`, 'DELETE', token, body);
 
   /** The table's state and whether it is active, and how many refused deletes the audit trail holds of it. */
   const held = async (table: string) => {
-    const [row] = await server.sql<{ state: string; active: boolean; refused: number }>(
+    const [row] = await server().sql<{ state: string; active: boolean; refused: number }>(
       `SELECT state, active,
               (SELECT count(*)::int FROM gds.audit_log a
                 WHERE a.table_id = t.id AND a.action = 'DELETE_REFUSED') AS refused
@@ -55,32 +42,32 @@ describe.each(ENGINES)('DELETE of a table and a caller it refuses on $engine', (
   };
 
   it(
-    'is 403 for a person neither the table’s owner nor an admin, whatever the body',
+    'is 403 for a person neither the table’s owner nor an admin, whatever the body, on a Mode B table too (the role before the mode)',
     needs(skip),
     async () => {
-      // The STEWARD owns `customers`, not `orders` (the MEMBER's), and may act in dev.
-      const orders = server.table('orders').id;
-      const steward = server.user('STEWARD').accessToken;
-      for (const [what, body] of BODIES) {
-        expect(await remove(orders, steward, body), what).toEqual({ status: 403, code: 'delete_forbidden' });
+      // The STEWARD owns `customers`, neither `orders` (the MEMBER's) nor `crm_contacts` (Mode B, the ADMIN's),
+      // and may act in dev.
+      const steward = server().user('STEWARD').accessToken;
+      for (const [name, state] of [
+        ['orders', 'QUARANTINED'],
+        ['crm_contacts', 'CERTIFIED'],
+      ] as const) {
+        const table = server().table(name).id;
+        for (const [what, body] of BODIES) {
+          expect(await remove(table, steward, body), `${name} ${what}`).toEqual({
+            status: 403,
+            code: 'delete_forbidden',
+          });
+        }
+        expect(await held(table)).toEqual({ state, active: true, refused: BODIES.length });
       }
-      expect(await held(orders)).toEqual({ state: 'QUARANTINED', active: true, refused: BODIES.length });
     },
   );
 
-  it('is 403 for such a person on a Mode B table too: the role before the mode', needs(skip), async () => {
-    const crm = server.table('crm_contacts').id;
-    const steward = server.user('STEWARD').accessToken;
-    for (const [what, body] of BODIES) {
-      expect(await remove(crm, steward, body), what).toEqual({ status: 403, code: 'delete_forbidden' });
-    }
-    expect(await held(crm)).toEqual({ state: 'CERTIFIED', active: true, refused: BODIES.length });
-  });
-
   it('is 400 on a Mode B table for its owner or an admin, with the spec’s message', needs(skip), async () => {
-    const crm = server.table('crm_contacts').id;
-    const answer = await server.request('DELETE', `/api/tables/${crm}`, {
-      token: server.user('OWNER').accessToken,
+    const crm = server().table('crm_contacts').id;
+    const answer = await server().request('DELETE', `/api/tables/${crm}`, {
+      token: server().user('OWNER').accessToken,
     });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({
@@ -97,8 +84,8 @@ describe.each(ENGINES)('DELETE of a table and a caller it refuses on $engine', (
     needs(skip),
     async () => {
       // The MEMBER acts in dev alone; `customers_production` is in production.
-      const production = server.table('customers_production').id;
-      const member = server.user('MEMBER').accessToken;
+      const production = server().table('customers_production').id;
+      const member = server().user('MEMBER').accessToken;
       for (const [what, body] of BODIES) {
         expect(await remove('tbl_none', member, body), what).toEqual({
           status: 404,
@@ -113,9 +100,9 @@ describe.each(ENGINES)('DELETE of a table and a caller it refuses on $engine', (
   );
 
   it('deletes for the table’s owner', needs(skip), async () => {
-    const orders = server.table('orders').id;
-    const answer = await server.request('DELETE', `/api/tables/${orders}`, {
-      token: server.user('MEMBER').accessToken,
+    const orders = server().table('orders').id;
+    const answer = await server().request('DELETE', `/api/tables/${orders}`, {
+      token: server().user('MEMBER').accessToken,
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(await held(orders)).toMatchObject({ active: false });

@@ -2,42 +2,30 @@
 // whose newest submit proof is not at the table's current versions, or that have none; a dry run's proof and
 // an older proof do not count. A held-tables read that plans no submission (`staleSubmission=false`) is not
 // told, and the service does not work it out.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../src/server/db/handle.js';
 import { staleSubmissions } from '../../../src/server/gates/proofs.js';
-import { ENGINES } from '../../helpers/engines.js';
-import type { TestServer } from '../../helpers/server.js';
-import { startTestServer } from '../../helpers/server.js';
+import { ENGINES, useEngineServer } from '../../helpers/engines.js';
 import { needs } from '../../helpers/skip.js';
 
 describe.each(ENGINES)('staleSubmissions on $engine', ({ postgres, skip }) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useEngineServer({ postgres, skip }, { jobs: 'manual' });
 
   /** A proof of `tableId` at its current versions, `behind` data versions before them. */
   const prove = (tableId: string, id: string, kind: 'run' | 'submit', behind: number) =>
-    server.sql(
+    server().sql(
       `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, sample,
          definition_version, gate1_version, data_version, created_by, created_at)
        SELECT $2, t.id, $3, true, '[]', '[]', NULL, t.definition_version, t.gate1_version, t.data_version - $4,
               $5, now()
          FROM gds.tables t WHERE t.id = $1`,
-      [tableId, id, kind, behind, server.user('OWNER').userId],
+      [tableId, id, kind, behind, server().user('OWNER').userId],
     );
 
   it('names the tables without a submission or whose newest one is stale', needs(skip), async () => {
     const db: Queryable = {
-      query: (sql, params) => server.sql(sql, params),
-      exec: async (sql) => void (await server.sql(sql)),
+      query: (sql, params) => server().sql(sql, params),
+      exec: async (sql) => void (await server().sql(sql)),
     };
     const [none, fresh, staleNewest, freshNewest, runOnly] = [
       'customers',
@@ -45,7 +33,7 @@ describe.each(ENGINES)('staleSubmissions on $engine', ({ postgres, skip }) => {
       'customers_production',
       'crm_contacts',
       'legacy_leads',
-    ].map((name) => server.table(name).id) as [string, string, string, string, string];
+    ].map((name) => server().table(name).id) as [string, string, string, string, string];
     await prove(fresh, 'prf_a', 'submit', 0);
     await prove(staleNewest, 'prf_b1', 'submit', 0);
     await prove(staleNewest, 'prf_b2', 'submit', 1);
@@ -62,11 +50,11 @@ describe.each(ENGINES)('staleSubmissions on $engine', ({ postgres, skip }) => {
     'is left out of GET /api/held-tables under staleSubmission=false, and answered by default',
     needs(skip),
     async () => {
-      const orders = server.table('orders').id;
-      await server.sql(`UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1`, [orders]);
-      const token = server.user('OWNER').accessToken;
+      const orders = server().table('orders').id;
+      await server().sql(`UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1`, [orders]);
+      const token = server().user('OWNER').accessToken;
       const staleOf = async (query: string) => {
-        const page = await server.request('GET', `/api/held-tables?environment=dev${query}`, { token });
+        const page = await server().request('GET', `/api/held-tables?environment=dev${query}`, { token });
         expect(page.status, JSON.stringify(page.body)).toBe(200);
         const rows = (page.body as { tables: Array<Record<string, unknown>> }).tables;
         return rows.find((t) => t['id'] === orders);
@@ -77,7 +65,7 @@ describe.each(ENGINES)('staleSubmissions on $engine', ({ postgres, skip }) => {
       const without = await staleOf('&staleSubmission=false');
       expect(without).toMatchObject({ id: orders, state: 'PENDING_REVIEW' });
       expect(without).not.toHaveProperty('staleSubmission');
-      const refused = await server.request('GET', '/api/held-tables?environment=dev&staleSubmission=no', {
+      const refused = await server().request('GET', '/api/held-tables?environment=dev&staleSubmission=no', {
         token,
       });
       expect(refused.status).toBe(400);

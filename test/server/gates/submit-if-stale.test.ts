@@ -4,37 +4,28 @@
 // steward notification. Checked before the scan, and again under the table's row lock where a submission
 // committed during the scan is seen. A stale one is submitted; without the parameter a submission is the
 // spec's, always a full scan.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES } from '../../helpers/engines.js';
-import type { TestServer } from '../../helpers/server.js';
-import { startTestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, useEngineServer } from '../../helpers/engines.js';
 import { needs } from '../../helpers/skip.js';
+import { holdTableRow } from '../../helpers/row-holder.js';
 
 describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) => {
-  let server: TestServer;
+  const server = useEngineServer({ postgres, skip }, { jobs: 'manual' });
   let orders = '';
   let token = '';
 
-  beforeAll(async () => {
+  beforeAll(() => {
     if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-    orders = server.table('orders').id;
-    token = server.user('OWNER').accessToken;
-  });
-  afterAll(async () => {
-    await server?.close();
+    orders = server().table('orders').id;
+    token = server().user('OWNER').accessToken;
   });
 
   const submit = (query = '') =>
-    server.request('POST', `/api/tables/${orders}/gate-submissions${query}`, { token });
+    server().request('POST', `/api/tables/${orders}/gate-submissions${query}`, { token });
 
   /** The table's state, its submissions (proofs), its steward notifications and GATE1_SUBMITTED audit entries. */
   const held = async () => {
-    const [row] = await server.sql<{ state: string; proofs: number; notified: number; audited: number }>(
+    const [row] = await server().sql<{ state: string; proofs: number; notified: number; audited: number }>(
       `SELECT t.state,
               (SELECT count(*)::int FROM gds.gate_proofs p WHERE p.table_id = t.id AND p.kind = 'submit') AS proofs,
               (SELECT count(*)::int FROM gds.notifications n WHERE n.table_id = t.id) AS notified,
@@ -47,7 +38,7 @@ describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) =
   };
   /** What an ingest does to the table's proof: it is stale. */
   const ingest = () =>
-    server.sql('UPDATE gds.tables SET data_version = data_version + 1 WHERE id = $1', [orders]);
+    server().sql('UPDATE gds.tables SET data_version = data_version + 1 WHERE id = $1', [orders]);
 
   it('submits a table not waiting for review, and one waiting on a stale proof', needs(skip), async () => {
     const first = await submit('?ifStale=true');
@@ -68,7 +59,7 @@ describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) =
     needs(skip),
     async () => {
       const before = await held();
-      const [latest] = await server.sql<{ id: string }>(
+      const [latest] = await server().sql<{ id: string }>(
         `SELECT id FROM gds.gate_proofs WHERE table_id = $1 ORDER BY seq DESC LIMIT 1`,
         [orders],
       );
@@ -117,33 +108,20 @@ describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) =
       async () => {
         await ingest();
         const before = await held();
-        const [current] = await server.sql<{ db: string }>('SELECT current_database() AS db');
-        const url = new URL(process.env.GDS_TEST_DATABASE_URL ?? '');
-        url.pathname = `/${current?.db ?? ''}`;
-        const person = new pg.Client({ connectionString: url.toString() });
-        await person.connect();
+        // A person's submission in flight: it holds the table's row and has not committed its proof yet.
+        const person = await holdTableRow(server(), orders);
         try {
-          // A person's submission in flight: it holds the table's row and has not committed its proof yet.
-          await person.query('BEGIN');
-          await person.query('SELECT id FROM gds.tables WHERE id = $1 FOR UPDATE', [orders]);
           const submitting = submit('?ifStale=true');
-          for (let waited = 0; ; waited++) {
-            const blocked = await person.query(
-              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-            );
-            if (blocked.rowCount) break;
-            if (waited > 600) throw new Error('the submission never waited on the table row');
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-          await person.query(
+          await person.waitForBlocked();
+          await person.client.query(
             `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, sample,
              definition_version, gate1_version, data_version, created_by, created_at)
            SELECT 'prf_person', t.id, 'submit', true, '[]', '[]', NULL, t.definition_version, t.gate1_version,
                   t.data_version, $2, now()
              FROM gds.tables t WHERE t.id = $1`,
-            [orders, server.user('STEWARD').userId],
+            [orders, server().user('STEWARD').userId],
           );
-          await person.query('COMMIT');
+          await person.client.query('COMMIT');
           const submitted = await submitting;
           expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
           expect(submitted.body).toMatchObject({ id: 'prf_person', skipped: 'fresh' });
