@@ -33,7 +33,9 @@ export default class Apply extends ApiCommand<typeof Apply> {
     "steward's handoff), and each table of the project QUARANTINED and never submitted as it is (plan --submit " +
     'shows it as ^ submit; a run killed before its submissions leaves such tables), and submits again each ' +
     'one PENDING_REVIEW with a stale proof (rebuilt since it was submitted, so certify is blocked: in CI run ' +
-    'gds recertify before apply --submit); never one a steward rejected as it is, CERTIFIED or beyond; nor a ' +
+    'gds recertify before apply --submit) while it still is one (a person who submitted it since leaves it ' +
+    'fresh: its submit step is unchanged, "already submitted since the plan", no second scan or steward ' +
+    'notification); never one a steward rejected as it is, CERTIFIED or beyond; nor a ' +
     'CERTIFIED table whose change leaves it ' +
     'CERTIFIED (its gate1.yml or contract intent): its submit step is unchanged, with the reason (gds gate ' +
     'submit submits it). --prune soft-deletes the gone tables, only this ' +

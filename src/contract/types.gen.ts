@@ -1091,7 +1091,7 @@ export interface paths {
         put?: never;
         /**
          * Gate 1 full scan, proof persisted, table to PENDING_REVIEW, steward notified (`gate submit`)
-         * @description `project` (`gds apply --submit`): only that project's table (409 `owned_elsewhere` otherwise, checked before the scan and again when the proof is written); nothing is submitted.
+         * @description `project` (`gds apply --submit`): only that project's table (409 `owned_elsewhere` otherwise, checked before the scan and again when the proof is written); nothing is submitted. `ifStale=true` (ours, not the spec's; `gds apply --submit` of a table it planned as a stale submission): a table waiting for review whose newest proof is fresh is left as it is, 200 with that proof and `skipped: fresh`.
          */
         post: operations["submitGate1"];
         delete?: never;
@@ -1917,7 +1917,7 @@ export interface components {
             definition: components["schemas"]["HeldDefinition"];
             gate1: null | components["schemas"]["Gate1Version"];
             contract: null | components["schemas"]["LiveContractResponse"];
-            /** @description PENDING_REVIEW tables only (left out for other states, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition or gate1.yml) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
+            /** @description PENDING_REVIEW tables only (left out for other states, under `staleSubmission=false`, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition or gate1.yml) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
             staleSubmission?: boolean;
         };
         HeldTablePage: {
@@ -2555,6 +2555,11 @@ export interface components {
             viewWithdrawn?: boolean;
             /** @description Submissions with viewWithdrawn: the view, `schema.table`. */
             withdrawnView?: string;
+            /**
+             * @description A submission `ifStale=true` of a table already waiting for review on a fresh proof (this one, stored earlier): nothing was scanned, submitted or notified.
+             * @enum {string}
+             */
+            skipped?: "fresh";
         };
         GateJob: {
             id: string;
@@ -3916,6 +3921,8 @@ export interface operations {
                 filePrefix?: string;
                 /** @description Narrows the read to the tables whose name, slug or source's object (the part after the schema) is one of these (case-insensitive). Repeated, at most 500. */
                 name?: string[];
+                /** @description false: the rows carry no `staleSubmission` and the service does not work it out (a query over the proofs of every table of the page waiting for review): for a caller that plans no submission (`gds plan` without --submit, a saved plan's check). Default true. */
+                staleSubmission?: boolean;
             };
             header?: never;
             path?: never;
@@ -4787,6 +4794,8 @@ export interface operations {
             query?: {
                 /** @description The project (`gds apply`) the write is for: when the table is another project's, or registered without one, the write is 409 `owned_elsewhere` (details: tableId, project, the owner) and nothing is written, compared under the table's row lock (an adoption committed meanwhile is seen). Without it, no owner is checked. */
                 project?: components["parameters"]["Project"];
+                /** @description Submit only a table not waiting for review on a fresh proof: when the table is PENDING_REVIEW and its newest submission's proof is at the table's current versions (someone submitted it since the caller looked), nothing is scanned, written or notified, and the answer is 200 with that proof and `skipped: fresh`. Checked before the scan and again, under the table's row lock, when the proof would be written. Without it (the default, the spec's), a submission is always a full scan. A server before it ignores the parameter and submits. */
+                ifStale?: boolean;
             };
             header?: never;
             path: {
@@ -4801,6 +4810,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `ifStale=true` and the table waits for review on a fresh proof: that proof, `skipped: fresh`; nothing was submitted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gate1Proof"];
+                };
+            };
             /** @description The persisted proof. */
             201: {
                 headers: {

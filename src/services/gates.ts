@@ -265,17 +265,20 @@ export async function runGate(
 /** What `gate submit` did: submitted (the proof), or skipped a CERTIFIED table (`--if-not-certified`). */
 export type SubmitOutcome =
   | { kind: 'submitted'; proof: Gate1ProofBody }
-  | { kind: 'skipped'; tableId: string; state: string; certifiedView: string | null; reason: string };
+  | { kind: 'skipped'; tableId: string; state: string; certifiedView: string | null; reason: string }
+  /** `ifStale`: the table already waits for review on a fresh proof (`proof`, submitted by someone since). */
+  | { kind: 'fresh'; proof: Gate1ProofBody };
 
 /**
  * Submits the table (full scan, proof, PENDING_REVIEW). With `ifNotCertified` the service leaves a CERTIFIED
  * table and its certified view as they are (409 `table_certified`, checked before the scan and when the
- * proof is written), which is a skip here, not an error.
+ * proof is written), which is a skip here, not an error. With `ifStale`, a table already waiting for review
+ * on a fresh proof (submitted since the caller looked) is left as it is: `fresh`.
  */
 export async function submitGate(
   client: GatesClient,
   tableId: string,
-  options: { ifNotCertified?: boolean; project?: string } = {},
+  options: { ifNotCertified?: boolean; project?: string; ifStale?: boolean } = {},
   call: Call = {},
 ): Promise<SubmitOutcome> {
   const ifNotCertified = options.ifNotCertified === true;
@@ -286,9 +289,10 @@ export async function submitGate(
       {
         ...call,
         ...(options.project === undefined ? {} : { project: options.project }),
+        ...(options.ifStale === true ? { ifStale: true } : {}),
       },
     );
-    return { kind: 'submitted', proof };
+    return proof.skipped === 'fresh' ? { kind: 'fresh', proof } : { kind: 'submitted', proof };
   } catch (error) {
     if (!ifNotCertified || !(error instanceof ApiError) || error.code !== 'table_certified') throw error;
     const details = (error.details ?? {}) as { tableId?: unknown; state?: unknown; certifiedView?: unknown };

@@ -349,7 +349,8 @@ async function applyTable(
  * leaves a table CERTIFIED (its contract intent, its gate1.yml, its owner) is not a reason to undo a steward's
  * certification, which a person does with `gds gate submit`. One the plan shows `submit` (QUARANTINED, nothing
  * else to write) only while it still is: a submission or a certification since is `unchanged`; one waiting for
- * review with a stale proof while it still waits.
+ * review with a stale proof while it still waits on a stale proof (`ifStale`, checked by the service under the
+ * table's row lock): one a person submitted since is `unchanged`, with its reason.
  */
 async function submitTable(
   client: ApplyClient,
@@ -367,8 +368,14 @@ async function submitTable(
       table.staleSubmission === true
         ? state === 'PENDING_REVIEW'
         : state === undefined || state === 'QUARANTINED';
+    // ifStale: and while its proof is still stale, under the table's row lock: one a person submitted since
+    // the plan is not scanned and its steward notified a second time.
     const outcome = submits
-      ? await submitGate(client, id, { ifNotCertified: true, project: plan.project.id })
+      ? await submitGate(client, id, {
+          ifNotCertified: true,
+          project: plan.project.id,
+          ...(table.staleSubmission === true ? { ifStale: true } : {}),
+        })
       : undefined;
     const certified = outcome?.kind === 'skipped' || state === 'CERTIFIED';
     record({
@@ -377,8 +384,14 @@ async function submitTable(
       step: 'submit',
       outcome: outcome?.kind === 'submitted' ? 'done' : 'unchanged',
       ...(certified ? { reason: certifiedNotSubmitted(table.table) } : {}),
+      ...(outcome?.kind === 'fresh' ? { reason: alreadySubmitted(outcome.proof) } : {}),
     });
   });
+}
+
+/** Why apply --submit leaves a table planned as a stale submission that someone submitted since. */
+function alreadySubmitted(proof: { id: string | null; ranAt: string }): string {
+  return `already submitted since the plan (proof ${proof.id ?? ''} of ${proof.ranAt}, fresh): it waits for review as it is`;
 }
 
 /** Why apply --submit (and the plan that shows it) leaves a CERTIFIED table as it is. */

@@ -34,7 +34,7 @@
 import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
-import type { HeldLeft, HeldQuery, HeldTable, TableListRow } from '../client/areas/tables.js';
+import type { HeldLeft, HeldOptions, HeldQuery, HeldTable, TableListRow } from '../client/areas/tables.js';
 import type {
   DbtDeclaration,
   DbtProject,
@@ -356,7 +356,7 @@ async function readOwned(
   client: PlanClient,
   env: string,
   filter: HeldQuery,
-  call: { signal?: AbortSignal },
+  call: HeldOptions,
 ): Promise<HeldRead> {
   return (
     (await client.tables.heldMatching(env, filter, call)) ?? { tables: await client.tables.held(env, call) }
@@ -372,7 +372,7 @@ async function alsoHeld(
   env: string,
   read: Required<HeldRead>,
   names: string[],
-  call: { signal?: AbortSignal },
+  call: HeldOptions,
 ): Promise<Required<HeldRead>> {
   const found = await client.tables.heldMatching(env, { names }, call);
   if (found === undefined) return { tables: await client.tables.held(env, call), left: read.left };
@@ -406,6 +406,8 @@ export async function planProject(
   options: PlanOptions = {},
 ): Promise<ProjectPlan> {
   const call = options.signal === undefined ? {} : { signal: options.signal };
+  // Which submissions are stale is asked only by a plan of submissions (--submit).
+  const heldCall: HeldOptions = { ...call, ...(options.submit === true ? {} : { staleSubmission: false }) };
   client = withObjectsReadOnce(client);
   const projectName = projectNameOf(project);
   const connectors = await client.connectors.list(call);
@@ -424,7 +426,7 @@ export async function planProject(
       projectPrefix: `${projectName}@`,
       filePrefix: prefix,
     },
-    call,
+    heldCall,
   );
   held.catch(() => undefined);
   const warehouse = readWarehouseSources(client, connectors, connector, call);
@@ -464,7 +466,7 @@ export async function planProject(
       asked.add(d.name).add(d.source.table);
     }
     if (asked.size > 0)
-      owned = await alsoHeld(client, env, { tables: owned.tables, left: owned.left }, [...asked], call);
+      owned = await alsoHeld(client, env, { tables: owned.tables, left: owned.left }, [...asked], heldCall);
   }
   let inEnv = owned.tables;
   let { bySource, byName } = indexed(inEnv);
@@ -495,13 +497,13 @@ export async function planProject(
   if (holders.some((row) => row.environmentLabel === env)) {
     owned =
       owned.left === undefined
-        ? { tables: await client.tables.held(env, call) }
+        ? { tables: await client.tables.held(env, heldCall) }
         : await alsoHeld(
             client,
             env,
             { tables: owned.tables, left: owned.left },
             holders.filter((row) => row.environmentLabel === env).map((row) => row.name),
-            call,
+            heldCall,
           );
     inEnv = owned.tables;
     ({ bySource, byName } = indexed(inEnv));

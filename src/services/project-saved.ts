@@ -95,8 +95,10 @@ const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 async function heldOfPlan(
   client: Pick<ApiClient, 'tables'>,
   plan: ProjectPlan,
-  options: { signal?: AbortSignal },
+  call: { signal?: AbortSignal },
 ): Promise<HeldTable[]> {
+  // The check compares versions and owners, never which submissions are stale.
+  const options = { ...call, staleSubmission: false as const };
   const env = plan.connector.environmentLabel;
   const tables = plan.tables.filter((t) => t.action !== 'refused');
   const names = tables

@@ -248,4 +248,52 @@ describe('gds apply --submit after a run killed half-way', { timeout: 120_000 },
     const settled = await gds(['plan', ...onDev(), '--submit', '--detailed-exitcode']);
     expect(settled.code, settled.stderr).toBe(0);
   });
+  // Goes on from the state the test above leaves: stg_entity_0 PENDING_REVIEW on a fresh proof.
+  it('leaves a table a saved plan saw as a stale submission that a person submitted since: one scan, one notification', async () => {
+    const { gds, onDev, server } = shop;
+    const rebuilt = await gds(['recertify', '--tables', 'stg_entity_0', '--env', 'dev']);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const file = join(shop.dir, 'raced-plan.json');
+    const saved = await gds(['plan', ...onDev(), '--submit', '--select', 'stg_entity_0', '--out', file]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toMatch(/^\^ submit stg_entity_0 /m);
+
+    // Between the plan and the apply, a person submits it: PENDING_REVIEW on a fresh proof.
+    const [{ id } = { id: '' }] = await server.sql<{ id: string }>(
+      `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = 'stg_entity_0'`,
+      [server.ready.workspaceId],
+    );
+    const person = await server.request('POST', `/api/tables/${id}/gate-submissions`, {
+      token: server.user('STEWARD').cliToken,
+    });
+    expect(person.status, JSON.stringify(person.body)).toBe(201);
+    /** The table's submissions, steward notifications and submission audit entries. */
+    const trail = async () =>
+      (
+        await server.sql<{ proofs: number; notified: number; audited: number }>(
+          `SELECT (SELECT count(*)::int FROM gds.gate_proofs p WHERE p.table_id = t.id AND p.kind = 'submit') AS proofs,
+                  (SELECT count(*)::int FROM gds.notifications n WHERE n.table_id = t.id) AS notified,
+                  (SELECT count(*)::int FROM gds.audit_log a WHERE a.table_id = t.id AND a.action = 'GATE1_SUBMITTED')
+                    AS audited
+             FROM gds.tables t WHERE t.id = $1`,
+          [id],
+        )
+      )[0];
+    const submitted = await trail();
+    expect((await states())['stg_entity_0']).toEqual({ state: 'PENDING_REVIEW', submitted: 3 });
+
+    const applied = await gds(['apply', file, '--yes', '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const [action, ...others] = lines(applied.stdout).filter((a) => 'step' in a);
+    expect(others).toEqual([]);
+    expect(action).toMatchObject({ table: 'stg_entity_0', step: 'submit', outcome: 'unchanged' });
+    expect(action?.['reason']).toContain('already submitted since the plan');
+    const human = await gds(['apply', file, '--yes']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toMatch(
+      /^stg_entity_0 \(tbl_\w+\): submit no change \(already submitted since the plan/m,
+    );
+    expect(await trail()).toEqual(submitted);
+    expect((await states())['stg_entity_0']).toEqual({ state: 'PENDING_REVIEW', submitted: 3 });
+  });
 });

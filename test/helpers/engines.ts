@@ -5,7 +5,8 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../src/server/db/handle.js';
 import { openDb } from '../../src/server/db/index.js';
 import { scratchDir } from './migrated-database.js';
-import { createPostgresDatabase } from './server.js';
+import type { TestServer, TestServerOptions } from './server.js';
+import { createPostgresDatabase, startTestServer } from './server.js';
 import { noPostgres } from './skip.js';
 
 export interface Engine {
@@ -46,5 +47,30 @@ export function useEngineDb(
   return () => {
     if (!db) throw new Error('the database of this block was not opened');
     return db;
+  };
+}
+
+/**
+ * A test server on `engine`'s database for the enclosing describe block (`options` besides the database),
+ * closed after the block; call the returned function in tests.
+ */
+export function useEngineServer(
+  engine: Pick<Engine, 'postgres' | 'skip'>,
+  options: Omit<TestServerOptions, 'database'> = {},
+): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    if (engine.skip !== undefined) return;
+    server = await startTestServer({
+      ...options,
+      ...(engine.postgres ? { database: 'postgres' as const } : {}),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('the server of this block was not started');
+    return server;
   };
 }

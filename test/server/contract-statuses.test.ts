@@ -418,6 +418,11 @@ describe('success statuses', () => {
         call: () => post(`/api/tables/${orders}/gate-submissions`, {}, session('STEWARD')),
       },
       {
+        // ifStale of the table just submitted: waiting for review on a fresh proof, left as it is (200).
+        route: 'POST /api/tables/{tableId}/gate-submissions',
+        call: () => post(`/api/tables/${orders}/gate-submissions?ifStale=true`, {}, session('STEWARD')),
+      },
+      {
         route: 'POST /api/tables/{tableId}/semantic-contract/certify',
         call: () => post(`/api/tables/${orders}/semantic-contract/certify`, {}, session('STEWARD')),
       },

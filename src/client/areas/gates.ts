@@ -36,12 +36,13 @@ export interface GatesApi {
   run(tableId: string, request: GateRunRequest, options?: CallOptions): Promise<GateRunResponse>;
   /**
    * 409 `table_certified` when `request.ifNotCertified` and the table is CERTIFIED; with `project`, 409
-   * `owned_elsewhere` when the table is not that project's.
+   * `owned_elsewhere` when the table is not that project's. `ifStale`: a table waiting for review on a fresh
+   * proof is not submitted again (the answer is that proof, `skipped: 'fresh'`).
    */
   submit(
     tableId: string,
     request: GateSubmitRequest,
-    options?: CallOptions & { project?: string },
+    options?: CallOptions & { project?: string; ifStale?: boolean },
   ): Promise<Gate1ProofBody>;
   /** 409 `job_not_terminal` while the job is queued or running. */
   result(
@@ -106,13 +107,16 @@ export function gatesApi(transport: Transport): GatesApi {
         : { kind: 'proof', proof: response.data as Gate1ProofBody };
     },
     async submit(tableId, request, options = {}) {
-      const { project, ...call } = options;
+      const { project, ifStale, ...call } = options;
+      const { query } = projectQuery(project);
       return transport.send<Gate1ProofBody>({
         method: 'POST',
         path: pathOf('/api/tables/{tableId}/gate-submissions', { tableId }),
         body: request,
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
-        ...projectQuery(project),
+        ...(query !== undefined || ifStale === true
+          ? { query: { ...query, ...(ifStale === true ? { ifStale: 'true' } : {}) } }
+          : {}),
         ...call,
       });
     },

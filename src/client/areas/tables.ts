@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { arrayElementsReader } from '../json-elements.js';
 import { cursorPages } from '../paging.js';
 import { pathOf, projectQuery } from '../transport.js';
-import type { CallOptions, Transport } from '../transport.js';
+import type { CallOptions, QueryValue, Transport } from '../transport.js';
 
 export type TableListRow = Schema<'TableListRow'>;
 export type TableStatus = Schema<'TableStatus'>;
@@ -69,7 +69,7 @@ export interface TablesApi {
    * Every table of `environment` with what `gds plan` compares (definition, gate1.yml, contract, owner), read
    * a page of `pageSize` (default 500) at a time, each table parsed alone as its page arrives.
    */
-  held(environment: string, options?: CallOptions & { pageSize?: number }): Promise<HeldTable[]>;
+  held(environment: string, options?: HeldOptions): Promise<HeldTable[]>;
   /**
    * The tables of `environment` that `held` would read and `filter` narrows to (any table matching one of its
    * parts: owned by one of `projects` or by a project whose id starts with `projectPrefix`, with no project
@@ -80,11 +80,18 @@ export interface TablesApi {
   heldMatching(
     environment: string,
     filter: HeldQuery,
-    options?: CallOptions & { pageSize?: number },
+    options?: HeldOptions,
   ): Promise<{ tables: HeldTable[]; left: HeldLeft } | undefined>;
   /** Records `project` as the table's owner if it is still `previous` (409 `project_changed` otherwise). */
   setProject(tableId: string, request: TableProjectRequest, options?: CallOptions): Promise<TableProject>;
 }
+
+/**
+ * A held-tables read's options: `pageSize` (default 500); `staleSubmission: false` when the caller plans no
+ * submission, so the service does not work out which submissions are stale (rows then carry no
+ * `staleSubmission`; a service from before the parameter is asked again without it).
+ */
+export type HeldOptions = CallOptions & { pageSize?: number; staleSubmission?: false };
 
 /** A 400 `invalid_query` that names one of `parameters` among those the service does not know. */
 function refusesParameter(error: unknown, ...parameters: string[]): boolean {
@@ -127,25 +134,43 @@ function nameGroups(names: readonly string[]): string[][] {
 
 export function tablesApi(transport: Transport): TablesApi {
   /** Every page of a held-tables read of `environment` with `filter`'s parameters, and the first page's `left`. */
-  const heldPages = async (
-    environment: string,
-    filter: Record<string, string | string[] | undefined>,
-    options: CallOptions & { pageSize?: number },
-  ) => {
-    const { pageSize, ...call } = options;
-    const tables: HeldTable[] = [];
-    let left: HeldLeft | undefined;
-    let cursor: string | undefined;
-    do {
-      const page: Schema<'HeldTablePage'> = await transport.send<Schema<'HeldTablePage'>>({
+  // Set once the service refused `staleSubmission` (from before it): not sent again.
+  let staleParamUnknown = false;
+  const heldPage = async (query: Record<string, QueryValue>, options: HeldOptions) => {
+    const { pageSize, staleSubmission, ...call } = options;
+    const send = (withoutStale: boolean) =>
+      transport.send<Schema<'HeldTablePage'>>({
         method: 'GET',
         path: '/api/held-tables',
-        query: { environment, ...filter, limit: pageSize ?? 500, cursor },
+        query: {
+          ...query,
+          limit: pageSize ?? 500,
+          ...(staleSubmission === false && !withoutStale ? { staleSubmission: 'false' } : {}),
+        },
         // Each table parsed alone as the page arrives, never the page's 1.5 MB as one string: a no-change plan
         // of 5,000 models peaked at 188-195 MiB with the pages read whole, 161-164 so (docs/bench.md).
         reader: () => arrayElementsReader<Schema<'HeldTablePage'>>('tables'),
         ...call,
       });
+    if (staleSubmission !== false || staleParamUnknown) return send(true);
+    try {
+      return await send(false);
+    } catch (error) {
+      if (!refusesParameter(error, 'staleSubmission')) throw error;
+      staleParamUnknown = true;
+      return send(true);
+    }
+  };
+  const heldPages = async (
+    environment: string,
+    filter: Record<string, string | string[] | undefined>,
+    options: HeldOptions,
+  ) => {
+    const tables: HeldTable[] = [];
+    let left: HeldLeft | undefined;
+    let cursor: string | undefined;
+    do {
+      const page: Schema<'HeldTablePage'> = await heldPage({ environment, ...filter, cursor }, options);
       tables.push(...page.tables);
       left ??= page.left;
       cursor = page.nextCursor ?? undefined;

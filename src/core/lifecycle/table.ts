@@ -463,20 +463,7 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     },
   },
   {
-    id: 'delete.mode_b',
-    from: 'any',
-    trigger: 'deleted',
-    when: 'isModeB',
-    outcome: {
-      refuse: {
-        status: 400,
-        code: 'mode_b_delete',
-        message: 'CLI delete is restricted to warehouse-connected governance artifacts',
-      },
-      audit: artifact('DELETE_REFUSED'),
-    },
-  },
-  {
+    // §7's order: who may not delete hears that (403) before anything of the table's mode (400).
     id: 'delete.forbidden',
     from: 'any',
     trigger: 'deleted',
@@ -486,6 +473,20 @@ export const TRANSITIONS: readonly TransitionRow[] = [
         status: 403,
         code: 'delete_forbidden',
         message: 'Only table owners or workspace admins can delete',
+      },
+      audit: artifact('DELETE_REFUSED'),
+    },
+  },
+  {
+    id: 'delete.mode_b',
+    from: 'any',
+    trigger: 'deleted',
+    when: 'isModeB',
+    outcome: {
+      refuse: {
+        status: 400,
+        code: 'mode_b_delete',
+        message: 'CLI delete is restricted to warehouse-connected governance artifacts',
       },
       audit: artifact('DELETE_REFUSED'),
     },

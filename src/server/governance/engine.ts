@@ -9,6 +9,7 @@ import type {
   RecertificationCause,
   RecertifyOutcome,
   TransitionContext,
+  TransitionResult,
   Trigger,
 } from '../../core/lifecycle/index.js';
 import type { Caller } from '../auth/caller.js';
@@ -72,34 +73,10 @@ export class LifecycleRefusal extends HttpError {
  * throws a `LifecycleRefusal` whose audit entry `governedTransaction` writes after the rollback.
  */
 export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<ApplyResult> {
-  const { table, trigger, context, actor, clock } = input;
+  const { table, trigger, context, clock } = input;
   const result = transition(table?.state ?? null, trigger, context);
-  const audit = (action: string, resource: string, details: Record<string, unknown>): AuditInput => ({
-    workspaceId: actor.workspaceId,
-    userId: actor.userId,
-    tableId: table?.id ?? input.subject?.tableId ?? null,
-    action,
-    resource,
-    environmentLabel: table?.environmentLabel ?? input.subject?.environmentLabel ?? null,
-    gateMode: table?.gateMode ?? input.subject?.gateMode ?? null,
-    details: { ...input.details, ...details, lifecycleTrigger: trigger, transition: result.row },
-  });
-  if (!result.ok) {
-    const refusalAudit = result.audit
-      ? audit(result.audit.action, result.audit.resource, {
-          refused: { status: result.status, code: result.code, message: result.message },
-        })
-      : null;
-    throw new LifecycleRefusal(
-      result.status,
-      result.code,
-      result.message,
-      refusalAudit,
-      table || result.details
-        ? { ...(table ? { tableId: table.id, state: table.state } : {}), ...result.details }
-        : undefined,
-    );
-  }
+  const audit = auditOf(input, result.row);
+  if (!result.ok) throw refusalOf(input, result);
   if (table && result.next !== table.state) {
     await tx.query('UPDATE gds.tables SET state = $2, updated_at = $3 WHERE id = $1', [
       table.id,
@@ -129,6 +106,53 @@ export async function applyTrigger(tx: Queryable, input: ApplyInput): Promise<Ap
     ...(result.status ? { status: result.status } : {}),
     ...(result.recertifyOutcome ? { recertifyOutcome: result.recertifyOutcome } : {}),
   };
+}
+
+/** The audit entry of `input`'s trigger, through the transition row `row`. */
+function auditOf(input: ApplyInput, row: string) {
+  const { table, trigger, actor } = input;
+  return (action: string, resource: string, details: Record<string, unknown>): AuditInput => ({
+    workspaceId: actor.workspaceId,
+    userId: actor.userId,
+    tableId: table?.id ?? input.subject?.tableId ?? null,
+    action,
+    resource,
+    environmentLabel: table?.environmentLabel ?? input.subject?.environmentLabel ?? null,
+    gateMode: table?.gateMode ?? input.subject?.gateMode ?? null,
+    details: { ...input.details, ...details, lifecycleTrigger: trigger, transition: row },
+  });
+}
+
+function refusalOf(input: ApplyInput, result: Extract<TransitionResult, { ok: false }>): LifecycleRefusal {
+  const { table } = input;
+  const refusalAudit = result.audit
+    ? auditOf(input, result.row)(result.audit.action, result.audit.resource, {
+        refused: { status: result.status, code: result.code, message: result.message },
+      })
+    : null;
+  return new LifecycleRefusal(
+    result.status,
+    result.code,
+    result.message,
+    refusalAudit,
+    table || result.details
+      ? { ...(table ? { tableId: table.id, state: table.state } : {}), ...result.details }
+      : undefined,
+  );
+}
+
+/**
+ * A route's check, before the body is read (guardBeforeBody), of who may fire `input`'s trigger: when the
+ * transition refuses the caller (403), that refusal, its audit entry written as governedTransaction writes
+ * a refusal's. Any other refusal (a 400 of the table's mode or state) is the route's, after the body, under
+ * the table's row lock, where the trigger is applied.
+ */
+export async function refuseForbiddenTrigger(db: Queryable, input: ApplyInput): Promise<void> {
+  const result = transition(input.table?.state ?? null, input.trigger, input.context);
+  if (result.ok || result.status !== 403) return;
+  const refusal = refusalOf(input, result);
+  if (refusal.audit) await recordAudit(db, input.clock, refusal.audit);
+  throw refusal;
 }
 
 /**

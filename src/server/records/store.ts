@@ -285,14 +285,23 @@ export async function getRecord(q: Queryable, table: GovernedTable, recordId: st
 }
 
 /**
+ * 404 unless the table holds a record of this id: a write to one record names one there (§7.1, "Record
+ * missing or outside scope"), checked before its body is read. A record of another table is missing here.
+ */
+export async function assertRecord(q: Queryable, table: GovernedTable, recordId: string): Promise<void> {
+  if (table.mode === 'MODE_A') return assertWarehouseRecord(q, table, recordId);
+  const [row] = await q.query('SELECT 1 FROM gds.records WHERE table_id = $1 AND id = $2', [
+    table.id,
+    recordId,
+  ]);
+  if (!row) throw recordNotFound(table, recordId);
+}
+
+/**
  * 404 unless the warehouse object of a Mode A table holds a record of this id; an object that is gone holds
  * none (a write to it has no record to name, where a read of it is drift).
  */
-export async function assertWarehouseRecord(
-  q: Queryable,
-  table: GovernedTable,
-  recordId: string,
-): Promise<void> {
+async function assertWarehouseRecord(q: Queryable, table: GovernedTable, recordId: string): Promise<void> {
   let data: string | undefined;
   try {
     data = await findWarehouseRow(q, table, recordId);

@@ -24,6 +24,8 @@ import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/handle.js';
 import { certifiedViewName } from '../certification/view-name.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
+import type { Query } from '../query.js';
+import { booleanParam } from '../query.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { notifySteward } from '../governance/notifications.js';
 import type { Job } from '../governance/jobs.js';
@@ -38,7 +40,7 @@ import { runGate1 } from '../gates/gate1-runner.js';
 import { storeGate1Rules } from '../gates/gate1-apply.js';
 import { currentGate1, gate1Version, listGate1Versions } from '../gates/gate1-store.js';
 import { jobBody } from '../gates/job-body.js';
-import { isProofFresh, persistSubmitProof } from '../gates/proofs.js';
+import { isProofFresh, latestSubmitProof, persistSubmitProof, storedProofBody } from '../gates/proofs.js';
 import { parseSample } from '../gates/sample.js';
 import { suggestGate1 } from '../gates/suggest.js';
 import type { GateTable } from '../gates/table.js';
@@ -173,17 +175,26 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
       // `gds apply --submit` submits only its project's tables: checked before the scan, and again under the lock.
       const project = projectParam(request.query);
+      // Ours, not the spec's (whose submission is always a full scan): `gds apply --submit` of a table it
+      // planned as a stale submission submits it only while it still is one.
+      const ifStale = booleanParam((request.query ?? {}) as Query, 'ifStale', false);
       checkOwner(table, project);
       // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
       // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
       if (ifNotCertified) await refuseCertified(ctx.db, table);
+      // ifStale: a table waiting for review on a fresh proof is left as it is, checked likewise (a
+      // submission committed during the scan is not followed by a second one, nor its steward notified twice).
+      const before = ifStale ? await freshSubmission(ctx.db, table) : null;
+      if (before !== null) return reply.code(200).send(before);
       const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
-      const body = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const answer = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
         // (and refused under --if-not-certified) instead of being overwritten by this transition.
         const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
         checkOwner(current, project);
         if (ifNotCertified) await refuseCertified(tx, current);
+        const fresh = ifStale ? await freshSubmission(tx, current) : null;
+        if (fresh !== null) return { status: 200, body: fresh };
         if (!isProofFresh(proof, current)) {
           throw new HttpError(
             409,
@@ -214,17 +225,29 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
         }
         // Leaving CERTIFIED drops the certified view (engine.ts): the answer says so.
         const viewWithdrawn = current.state === 'CERTIFIED' && next !== 'CERTIFIED';
-        return {
+        const body: Gate1ProofBody = {
           ...proofBody(proof, { id: proofId, kind: 'submit' }),
           state: next,
           ...(notificationId ? { notificationId } : {}),
           viewWithdrawn,
           ...(viewWithdrawn ? { withdrawnView: await certifiedViewName(tx, current) } : {}),
         };
+        return { status: 201, body };
       });
-      return reply.code(201).send(body);
+      return reply.code(answer.status).send(answer.body);
     },
   );
+}
+
+/**
+ * The answer of a submission `ifStale` of a table waiting for review on a fresh proof: that proof, and
+ * `skipped: 'fresh'` (nothing scanned, written or notified); null when the table is not such a one.
+ */
+async function freshSubmission(q: Queryable, table: GateTable): Promise<Gate1ProofBody | null> {
+  if (table.state !== 'PENDING_REVIEW') return null;
+  const proof = await latestSubmitProof(q, table.id);
+  if (proof === null || !isProofFresh(proof, table)) return null;
+  return { ...storedProofBody(proof), state: table.state, skipped: 'fresh' };
 }
 
 /** 409 `table_certified` (details: state, certifiedView) when the table is CERTIFIED. */

@@ -18,7 +18,7 @@ import type { HeldFilter } from '../governance/tables.js';
 import { environmentTablePage, heldLeftOut } from '../governance/tables.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type { Query } from '../query.js';
-import { intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
+import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
 import { badRequest } from '../errors.js';
 import { maySetIntent } from './contract.js';
 import { heldDefinitionOf } from './promotions.js';
@@ -58,6 +58,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
       'projectPrefix',
       'filePrefix',
       'name',
+      'staleSubmission',
     ]);
     const environment = stringParam(request.query, 'environment');
     if (environment === undefined)
@@ -68,6 +69,9 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
     const limit = intParam(request.query, 'limit', 1, 1000, 500);
     const cursor = stringParam(request.query, 'cursor');
     const filter = heldFilterOf(request.query);
+    // false: the caller plans no submission (`gds plan` without --submit), so the query of which submissions
+    // are stale, a good part of a page of many tables waiting for review, is not run. Default: run it.
+    const withStale = booleanParam(request.query, 'staleSubmission', true);
     const where = { workspaceId: caller.workspaceId, environment };
     const [{ tables: page, next }, left] = await Promise.all([
       environmentTablePage(ctx.db, {
@@ -86,10 +90,12 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
         page.map(({ table }) => table),
       ),
       findContracts(ctx.db, ids),
-      staleSubmissions(
-        ctx.db,
-        page.flatMap(({ table }) => (table.state === 'PENDING_REVIEW' ? [table.id] : [])),
-      ),
+      withStale
+        ? staleSubmissions(
+            ctx.db,
+            page.flatMap(({ table }) => (table.state === 'PENDING_REVIEW' ? [table.id] : [])),
+          )
+        : undefined,
     ]);
     const tables: Schema<'HeldTable'>[] = [];
     for (const { table, artifactFile } of page) {
@@ -112,7 +118,9 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
           contract === undefined
             ? null
             : { contract: liveOf(contract, table.state), maySetIntent: maySetIntent(caller, table) },
-        ...(table.state === 'PENDING_REVIEW' ? { staleSubmission: stale.has(table.id) } : {}),
+        ...(stale !== undefined && table.state === 'PENDING_REVIEW'
+          ? { staleSubmission: stale.has(table.id) }
+          : {}),
       });
     }
     return {

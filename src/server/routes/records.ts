@@ -24,8 +24,8 @@ import { checkPathIds } from '../input-rule.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import {
+  assertRecord,
   assertValues,
-  assertWarehouseRecord,
   deleteRecord,
   getRecord,
   insertRecord,
@@ -52,12 +52,15 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
     scope.addHook('onRequest', async (request, reply) => {
       request.caller = await admitDataPlane(ctx, request, reply);
       // §7.1's order, all before the body is read: the audience (401), then the table (404 none, 403 outside
-      // the grant or without the permission the method needs). The handler takes the table from here.
+      // the grant or without the permission the method needs), then the record a write names (404 when the
+      // table holds none of that id). The handler takes the table from here.
       const caller = requireDataApi(request.caller);
-      const { tableId } = request.params as { tableId: string };
+      const { tableId, recordId } = request.params as { tableId: string; recordId?: string };
       checkPathIds(request.params);
       const permission = request.method === 'GET' ? 'read' : 'write';
-      admitted.set(request, { permission, table: await grantedTable(ctx, caller, tableId, permission) });
+      const table = await grantedTable(ctx, caller, tableId, permission);
+      if (permission === 'write' && recordId !== undefined) await assertRecord(ctx.db, table, recordId);
+      admitted.set(request, { permission, table });
     });
 
     scope.get('/api/tables/:tableId/records', async (request: TableRequest) => {
@@ -111,7 +114,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
 
     scope.patch('/api/tables/:tableId/records/:recordId', async (request: TableRequest) => {
       const recordId = request.params.recordId ?? '';
-      const { table, caller } = await writableTable(ctx, request, recordId);
+      const { table, caller } = await writableTable(ctx, request);
       const values = parseBody<RecordValues>('RecordValues', request.body);
       assertValues(table, values, true);
       return ctx.db.transaction(async (tx) => {
@@ -127,7 +130,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
 
     scope.delete('/api/tables/:tableId/records/:recordId', async (request: TableRequest, reply) => {
       const recordId = request.params.recordId ?? '';
-      const { table, caller } = await writableTable(ctx, request, recordId);
+      const { table, caller } = await writableTable(ctx, request);
       await ctx.db.transaction(async (tx) => {
         await deleteRecord(tx, table, recordId);
         await recordWrite(tx, ctx, audit(caller.userId, table, 'RECORD_DELETED', { recordId }));
@@ -230,13 +233,12 @@ async function tableFor(ctx: AppContext, request: TableRequest, permission: Tabl
 
 /**
  * A table the caller may write: write scope, and Mode B (Mode A rows live in the warehouse). A write to one
- * record of a Mode A table names a record first: one the warehouse object lacks is 404 as §4.3 says, and
- * only one that is there is refused as read only.
+ * record of a Mode A table names a record first (the hook): one the warehouse object lacks is 404 as §4.3
+ * says, and only one that is there is refused as read only.
  */
-async function writableTable(ctx: AppContext, request: TableRequest, recordId?: string) {
+async function writableTable(ctx: AppContext, request: TableRequest) {
   const { table, caller } = await tableFor(ctx, request, 'write');
   if (table.mode === 'MODE_A') {
-    if (recordId !== undefined) await assertWarehouseRecord(ctx.db, table, recordId);
     throw badRequest(
       'read_only_table',
       `Table ${table.name} is a Mode A (connector-backed) table: its rows are read from the warehouse object ${table.source} and the service never writes them. Change the data in the warehouse.`,

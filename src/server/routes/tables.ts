@@ -2,21 +2,19 @@
 // A person's session JWT or `cli_` token; always the caller's own workspace.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIFECYCLE_STATES } from '../../core/lifecycle/index.js';
+import type { SessionCaller } from '../auth/caller.js';
 import { requireSession } from '../auth/caller.js';
-import {
-  loadTableInScope,
-  requireEnvironment,
-  tableInScope,
-  visibleEnvironments,
-} from '../certification/access.js';
+import { loadTableInScope, requireEnvironment, visibleEnvironments } from '../certification/access.js';
 import { repairCertifiedView } from '../certification/view.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest, HttpError } from '../errors.js';
-import { applyTrigger, governedTransaction } from '../governance/engine.js';
+import type { ApplyInput } from '../governance/engine.js';
+import { applyTrigger, governedTransaction, refuseForbiddenTrigger } from '../governance/engine.js';
 import { activeJobs } from '../governance/jobs.js';
 import { countRequests } from '../governance/recertification-requests.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
+import type { TableRow } from '../governance/tables.js';
 import { countTables, listTablePage, loadTable } from '../governance/tables.js';
 import type { Query } from '../query.js';
 import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
@@ -123,25 +121,21 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
+  // Who may not delete the table (§7.3: its owner or a workspace admin) is refused before the body too;
+  // a Mode B table (400) is the route's, after that.
+  const deleting = guardBeforeBody(requireSession, async (context, caller, tableId) => {
+    const table = await loadTableInScope(context.db, caller, tableId);
+    await refuseForbiddenTrigger(context.db, deletion(context, caller, table));
+  });
   app.delete(
     '/api/tables/:tableId',
-    guardBeforeBody(requireSession, tableInScope),
+    deleting,
     async (request: FastifyRequest<{ Params: { tableId: string }; Querystring: Query }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       return governedTransaction(ctx.db, ctx.clock, async (tx) => {
         // The row's lock: an adoption by another project commits before this reads the owner, or waits.
         const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
-        const result = await applyTrigger(tx, {
-          table,
-          trigger: 'deleted',
-          context: {
-            mode: table.mode,
-            actor: { role: caller.role, isTableOwner: table.ownerId === caller.userId },
-          },
-          actor: caller,
-          clock: ctx.clock,
-          details: { source: table.source },
-        });
+        const result = await applyTrigger(tx, deletion(ctx, caller, table));
         // After the caller's right is checked; a refusal here rolls the transaction back.
         rejectUnknownParams(request.query, ['project']);
         // `gds apply --prune` deletes only its project's tables, checked under the table's transaction.
@@ -202,6 +196,21 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { tableId: table.id, project, previous: table.project, changed: true };
     });
   });
+}
+
+/** The delete trigger of `table` by `caller`. */
+function deletion(ctx: Pick<AppContext, 'clock'>, caller: SessionCaller, table: TableRow): ApplyInput {
+  return {
+    table,
+    trigger: 'deleted',
+    context: {
+      mode: table.mode,
+      actor: { role: caller.role, isTableOwner: table.ownerId === caller.userId },
+    },
+    actor: caller,
+    clock: ctx.clock,
+    details: { source: table.source },
+  };
 }
 
 function readProjectBody(body: unknown): {

@@ -1,11 +1,11 @@
 // The gate paths once on a real PostgreSQL: Gate 1 failing on the seeded bad rows and passing once
 // they are fixed, a sample, a submission, and a Gate 2 job. CI sets GDS_TEST_DATABASE_URL; without it
 // this file is skipped and the last lines of the run say why.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
 import { needs, noPostgres } from '../../helpers/skip.js';
+import { holdTableRow } from '../../helpers/row-holder.js';
 
 const RULES = `patternChecks:
   - name: email_format
@@ -82,30 +82,17 @@ describe('gates on PostgreSQL', needs(noPostgres), () => {
 
   it('submit --if-not-certified waits on the table row lock and leaves a certification committed meanwhile', async () => {
     await server.sql(`UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1`, [customers]);
-    const [current] = await server.sql<{ db: string }>('SELECT current_database() AS db');
-    const url = new URL(process.env.GDS_TEST_DATABASE_URL ?? '');
-    url.pathname = `/${current?.db ?? ''}`;
-    const certifier = new pg.Client({ connectionString: url.toString() });
-    await certifier.connect();
+    // A certify in flight: it holds the table's row and has not committed yet.
+    const certifier = await holdTableRow(server, customers);
     try {
-      // A certify in flight: it holds the table's row and has not committed yet.
-      await certifier.query('BEGIN');
-      await certifier.query(`SELECT id FROM gds.tables WHERE id = $1 FOR UPDATE`, [customers]);
       const submitting = server.request('POST', `/api/tables/${customers}/gate-submissions`, {
         token,
         body: { ifNotCertified: true },
       });
       // Wait until the submission's writing transaction is blocked on the certifier's row.
-      for (let waited = 0; ; waited++) {
-        const blocked = await certifier.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        if (blocked.rowCount) break;
-        if (waited > 600) throw new Error('the submission never waited on the table row');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await certifier.query(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [customers]);
-      await certifier.query('COMMIT');
+      await certifier.waitForBlocked();
+      await certifier.client.query(`UPDATE gds.tables SET state = 'CERTIFIED' WHERE id = $1`, [customers]);
+      await certifier.client.query('COMMIT');
       const submitted = await submitting;
       expect(submitted.status).toBe(409);
       expect(submitted.body.error.code).toBe('table_certified');

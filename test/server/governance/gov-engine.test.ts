@@ -93,7 +93,7 @@ describe('applyTrigger', () => {
       return applyTrigger(tx, {
         table,
         trigger: 'deleted',
-        context: { mode: table.mode },
+        context: { mode: table.mode, actor: { role: 'OWNER', isTableOwner: false } },
         actor: owner,
         clock,
       });
