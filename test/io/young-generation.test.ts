@@ -98,3 +98,44 @@ describe('withOldGenerationRoom', () => {
     );
   });
 });
+
+// Last in the file: V8's last-resort collection drops the bytecode of functions not run yet, and the natives
+// functions the blocks above make when the file is collected would then no longer compile.
+describe('collectGarbage, a compiler job holding what was dropped', () => {
+  it('collects what only an optimising compiler job waiting to be installed still holds', async () => {
+    // A closure over the objects, optimised on a background thread and not installed yet (natives syntax,
+    // allowed only while such a function is made): the job holds the closure, and with it the objects.
+    // The rest of the heap's garbage first: what the job holds is then all a full collection could free.
+    collectGarbage();
+    const v8 = getBuiltinModule('node:v8');
+    const natives = (...code: string[]) => {
+      v8.setFlagsFromString('--allow-natives-syntax');
+      try {
+        return new Function(...code);
+      } finally {
+        v8.setFlagsFromString('--no-allow-natives-syntax');
+      }
+    };
+    const optimiseInBackground = natives(
+      'rows',
+      `const f = (x) => rows[x % 10].i + x;
+       %PrepareFunctionForOptimization(f); f(1); f(2);
+       %DisableOptimizationFinalization();
+       %OptimizeFunctionOnNextCall(f, 'concurrent'); f(3);
+       %WaitForBackgroundOptimization();`,
+    ) as (rows: unknown[]) => void;
+    try {
+      const ref = (() => {
+        const rows = Array.from({ length: 10_000 }, (_, i) => ({ i }));
+        optimiseInBackground(rows);
+        return new WeakRef(rows);
+      })();
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      expect(ref.deref()).toBeUndefined();
+    } finally {
+      // Made only now: the collection drops the bytecode of a function not run yet.
+      (natives('%FinalizeOptimization()') as () => void)();
+    }
+  });
+});
