@@ -76,7 +76,11 @@ function split(source: string): [string, string] {
  * Why the registration of `source` would be refused, with the fix; undefined when the source is there.
  * `selector`: what --exclude takes to leave the table out (the dbt node's name, not its relation's alias).
  */
-export function sourceRefusal(sources: WarehouseSources, source: string, selector: string): string | undefined {
+export function sourceRefusal(
+  sources: WarehouseSources,
+  source: string,
+  selector: string,
+): string | undefined {
   const [schema, table] = split(source);
   const reads = sources.chosen ?? sources.all.find((r) => r.schema === schema) ?? undefined;
   if (reads !== undefined && reads.schema === schema && reads.sources.has(source)) return undefined;

@@ -77,27 +77,31 @@ describe.each(ENGINES)('plan and apply for CI, on $engine', ({ postgres, skip })
 
   afterAll(() => started?.close());
 
-  it('an aliased model whose relation is not built is ! refused naming the model for --exclude', needs(skip), async () => {
-    const aliased = declareDbtProject(
-      {
-        manifest: manifest(
-          model('ci_aliased_model', {
-            schema: 'analytics_dev',
-            alias: 'ci_aliased_relation',
-            columns: columns({ id: 'integer' }),
-          }),
-        ),
-      },
-      {},
-      dbtReader,
-    );
-    const plan = await planProject(client, aliased, { connectorId: dev });
-    expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['ci_aliased_relation', 'refused']]);
-    // dbt's selection knows the model by its name, never by its alias.
-    expect(plan.tables[0]?.reason).toBe(
-      "Source 'analytics_dev.ci_aliased_relation' is not a warehouse object on connector warehouse-dev (schema analytics_dev): build it there first (dbt run, dbt seed), or leave it out with --exclude ci_aliased_model",
-    );
-  });
+  it(
+    'an aliased model whose relation is not built is ! refused naming the model for --exclude',
+    needs(skip),
+    async () => {
+      const aliased = declareDbtProject(
+        {
+          manifest: manifest(
+            model('ci_aliased_model', {
+              schema: 'analytics_dev',
+              alias: 'ci_aliased_relation',
+              columns: columns({ id: 'integer' }),
+            }),
+          ),
+        },
+        {},
+        dbtReader,
+      );
+      const plan = await planProject(client, aliased, { connectorId: dev });
+      expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['ci_aliased_relation', 'refused']]);
+      // dbt's selection knows the model by its name, never by its alias.
+      expect(plan.tables[0]?.reason).toBe(
+        "Source 'analytics_dev.ci_aliased_relation' is not a warehouse object on connector warehouse-dev (schema analytics_dev): build it there first (dbt run, dbt seed), or leave it out with --exclude ci_aliased_model",
+      );
+    },
+  );
 
   it(
     'a source the connector does not read is ! refused with a --schema that works; apply then registers',
