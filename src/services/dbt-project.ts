@@ -272,15 +272,26 @@ async function readProfilesFile(
     if ((await kindOf(path)) !== 'file') path = join(where.home ?? homedir(), '.dbt', 'profiles.yml');
     if ((await kindOf(path)) !== 'file') return undefined;
   }
-  let profiles: unknown;
+  let text: string;
   try {
-    const { text } = await readBoundedText(path, {
+    ({ text } = await readBoundedText(path, {
       flag: '--profiles-dir',
       maxBytes: MAX_PROJECT_FILE_BYTES,
       what: 'a profiles.yml',
-    });
-    profiles = (await loadYaml()).parse(text);
+    }));
   } catch {
+    return undefined;
+  }
+  let profiles: unknown;
+  try {
+    // As dbt's PyYAML reads it: a key written twice keeps its last value, `<<` merges an anchor's keys.
+    profiles = (await loadYaml()).parse(text, { uniqueKeys: false, merge: true });
+  } catch (error) {
+    // Only the line: the parser's message quotes the file, which holds credentials.
+    const line = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
+    warnings.push(
+      `${path} is not YAML dbt reads${line === undefined ? '' : ` (line ${line})`}: its config: indirect_selection is not read`,
+    );
     return undefined;
   }
   const config = isEntry(profiles) ? profiles['config'] : undefined;

@@ -221,6 +221,19 @@ describe('loadDbtProject', () => {
         ]);
     });
 
+    it('reads a profiles.yml as dbt (PyYAML) does: a repeated key keeps its last value, << merges', async () => {
+      // A key written twice anywhere (here an output's threads) is no error to dbt: the last one stands.
+      const repeated = profiles(
+        '      threads: 4\n      threads: 8\nconfig:\n  indirect_selection: cautious\n',
+      );
+      expect(await mapped(project(), { profilesDir: profilesIn(repeated) })).toEqual([]);
+      const twice = profiles('config:\n  indirect_selection: eager\n  indirect_selection: cautious\n');
+      expect(await mapped(project(), { profilesDir: profilesIn(twice) })).toEqual([]);
+      // A config: built from an anchor, merged as PyYAML merges it.
+      const merged = `defaults: &defaults\n  indirect_selection: cautious\n${profiles('config:\n  <<: *defaults\n')}`;
+      expect(await mapped(project(), { profilesDir: profilesIn(merged) })).toEqual([]);
+    });
+
     it('a profiles.yml gds cannot read is left alone; a mode dbt does not know is exit 2, never the credentials', async () => {
       for (const text of [
         'jaffle: [unclosed\n',
@@ -230,6 +243,11 @@ describe('loadDbtProject', () => {
         profiles('config:\n  indirect_selection: 5\n'),
       ])
         expect(await mapped(project(), { profilesDir: profilesIn(text) })).toEqual([relationship]);
+      const broken = await load(project(), { profilesDir: profilesIn(profiles('  bad: [unclosed\n')) });
+      expect(broken.warnings).toContainEqual(
+        expect.stringMatching(/profiles\.yml is not YAML dbt reads .*config: indirect_selection is not read/),
+      );
+      expect(broken.warnings.join(' ')).not.toContain('s3cret-pw');
       const missing = await load(project(), { profilesDir: join(folder(), 'nowhere') });
       expect(missing.declarations[0]?.mappedTests.map((t) => t.test)).toEqual([relationship]);
       expect(missing.warnings).toContainEqual(expect.stringMatching(/nowhere.* holds no profiles\.yml/));
