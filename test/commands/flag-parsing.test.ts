@@ -90,6 +90,25 @@ describe('gds audit list', () => {
     });
   });
 
+  it('--since: a time without an offset is UTC, as the service reads it, whatever the local zone', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati'; // UTC+14
+    try {
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00'])).since).toBe(
+        '2026-01-31T12:00:00.000Z',
+      );
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00:00+02:00'])).since).toBe(
+        '2026-01-31T10:00:00.000Z',
+      );
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00:00-05:00'])).since).toBe(
+        '2026-01-31T17:00:00.000Z',
+      );
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it.each([
     [['--since', 'yesterday'], 'yesterday is not an ISO-8601 time'],
     [['--limit', '0'], 'greater than or equal to 1'],

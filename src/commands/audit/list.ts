@@ -33,9 +33,11 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
       description: 'Only entries of this action, exactly (e.g. TABLE_CERTIFIED).',
     }),
     since: Flags.custom<string>({
-      description: 'Only entries at or after this ISO-8601 time (a date alone means its midnight UTC).',
+      description:
+        'Only entries at or after this ISO-8601 time (a date alone means its midnight UTC, a time without an offset is UTC).',
       parse: async (input) => {
-        const time = Date.parse(input);
+        // A time without an offset is UTC, as the service reads it (JavaScript would read it in the local zone).
+        const time = Date.parse(/T[^Zz+-]*$/.test(input) ? `${input}Z` : input);
         if (Number.isNaN(time))
           throw new Error(`${input} is not an ISO-8601 time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`);
         return new Date(time).toISOString();
