@@ -46,6 +46,9 @@ export interface RunOptions {
 /** Variables of the parent (vitest, a developer's shell) that would change what the CLI prints. */
 const inheritedNoise = [
   'NODE_ENV',
+  // dbt's own, which gds reads as dbt does: a developer's profiles.yml or mode would change what plan selects.
+  'DBT_PROFILES_DIR',
+  'DBT_INDIRECT_SELECTION',
   'FORCE_COLOR',
   'NO_COLOR',
   'GDS_CONTENT_TYPE',
