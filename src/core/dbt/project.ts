@@ -232,14 +232,17 @@ class ProjectReader {
 
   /**
    * The column names a test's name is resolved against, and whether exactly (as the adapter resolves a name):
-   * the catalog's. Without one, on PostgreSQL (whose warehouse the service reads), the columns found as the
-   * warehouse object the plan read spells them, where it holds one only in another case: an unquoted name
-   * dbt writes then reaches only a column the object holds in lower case, as dbt's SQL does. Otherwise the
-   * names found, matched without case.
+   * the catalog's. Without one, on PostgreSQL (whose warehouse the service reads), where the plan read the
+   * warehouse object, the names it holds, as a catalog lists them: for a table a test references (`whole`),
+   * all of them (its properties file may document only some); for the table tested, the columns found, each
+   * as the object spells it where it holds it only in another case (an unquoted name dbt writes then reaches
+   * only a column the object holds in lower case, as dbt's SQL does). Otherwise the names found, matched
+   * without case.
    */
   testColumns(
     node: ManifestNode,
     found: Columns & { ok: true },
+    whole = false,
   ): { columns: string[]; exactColumns: boolean } {
     const names = found.columns.map((c) => c.name);
     if (found.from === 'catalog') return { columns: names, exactColumns: true };
@@ -249,11 +252,11 @@ class ProjectReader {
     const { schema, table } = this.relationOf(node, node.schema);
     const held = warehouse.columns.get(`${warehouse.schema ?? schema}.${table}`.toLowerCase());
     if (held === undefined) return { columns: names, exactColumns: false };
-    const spelled = names.map((name) => {
-      if (held.includes(name)) return name;
-      const matches = held.filter((c) => c.toLowerCase() === name.toLowerCase());
-      return matches.length === 1 ? (matches[0] as string) : name;
-    });
+    if (whole) return { columns: [...held], exactColumns: true };
+    const spelled = names.map(
+      (name) =>
+        (held.includes(name) ? name : held.find((c) => c.toLowerCase() === name.toLowerCase())) ?? name,
+    );
     return { columns: spelled, exactColumns: true };
   }
 
@@ -313,7 +316,7 @@ class ProjectReader {
       return {
         schema: named?.schema ?? schema,
         table: named?.alias ?? table,
-        ...(named !== undefined && columns?.ok ? this.testColumns(named, columns) : {}),
+        ...(named !== undefined && columns?.ok ? this.testColumns(named, columns, true) : {}),
       };
     }
     const id = resolveCall(this.manifest, to, test.dependsOn);
@@ -324,7 +327,7 @@ class ProjectReader {
     if (unmappable !== undefined) return { unmappable };
     const { schema, table } = this.relationOf(node, node.schema);
     const columns = this.columnsOf(node);
-    return { schema, table, ...(columns.ok ? this.testColumns(node, columns) : {}) };
+    return { schema, table, ...(columns.ok ? this.testColumns(node, columns, true) : {}) };
   }
 
   declare(node: ManifestNode, tests: ManifestNode[], warnings: string[]): DbtDeclaration | DbtRefusal {

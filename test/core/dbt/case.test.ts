@@ -8,6 +8,8 @@ import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/proje
 import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
 
+type Entry = Record<string, unknown>;
+
 let dbtReader: DbtReader;
 beforeAll(async () => {
   dbtReader = await prepareDbtReader();
@@ -163,5 +165,107 @@ describe('a PostgreSQL project without a catalog, declared against the warehouse
     const [d] = declareDbtProject({ manifest: m, warehouse }, {}, dbtReader).declarations;
     expect(d?.notMappedTests).toEqual([]);
     expect(d?.mappedTests.map((t) => t.rule)).toEqual(['required:Email']);
+  });
+
+  it('a documented EMAIL (email to dbt) where the object holds both email and Email: resolved as PostgreSQL folds it', () => {
+    const m = manifest(
+      model('people', { columns: columns({ EMAIL: 'text' }) }),
+      genericTest('not_null', 'model.shop.people', {}, { column: 'EMAIL' }),
+    );
+    const warehouse = { columns: new Map([['analytics.people', ['email', 'Email']]]) };
+    const [d] = declareDbtProject({ manifest: m, warehouse }, {}, dbtReader).declarations;
+    expect(d?.notMappedTests).toEqual([]);
+    expect(d?.mappedTests.map((t) => t.rule)).toEqual(['required:email']);
+    // The same name as a relationships test's field: reaches email.
+    const referencing = manifest(
+      model('orders', { columns: columns({ person: 'text' }) }),
+      model('people', { columns: columns({ EMAIL: 'text' }) }),
+      genericTest(
+        'relationships',
+        'model.shop.orders',
+        { to: "ref('people')", field: 'EMAIL' },
+        { column: 'person', dependsOn: ['model.shop.people', 'model.shop.orders'] },
+      ),
+    );
+    warehouse.columns.set('analytics.orders', ['person']);
+    const [o] = declareDbtProject(
+      { manifest: referencing, warehouse },
+      { select: ['orders'] },
+      dbtReader,
+    ).declarations;
+    expect(o?.notMappedTests).toEqual([]);
+    expect(o?.columns.find((c) => c.name === 'person')?.references).toBe('analytics.people.email');
+  });
+
+  describe('a referenced model that documents only some of its columns: its field resolved against all the object holds', () => {
+    const shop = (constraint?: Entry) =>
+      manifest(
+        model(
+          'orders',
+          constraint === undefined
+            ? { columns: columns({ customer_id: 'integer' }) }
+            : {
+                config: { enabled: true, materialized: 'table', contract: { enforced: true } },
+                columns: {
+                  customer_id: { name: 'customer_id', data_type: 'integer', constraints: [constraint] },
+                },
+                depends_on: { nodes: ['model.shop.customers'] },
+              },
+        ),
+        model('customers', { columns: columns({ name: 'text' }) }), // id is not documented
+        ...(constraint === undefined
+          ? [
+              genericTest(
+                'relationships',
+                'model.shop.orders',
+                { to: "ref('customers')", field: 'id' },
+                { column: 'customer_id', dependsOn: ['model.shop.customers', 'model.shop.orders'] },
+              ),
+            ]
+          : []),
+      );
+    const warehouse = {
+      columns: new Map([
+        ['analytics.orders', ['customer_id']],
+        ['analytics.customers', ['id', 'name']],
+      ]),
+    };
+    const declared = (m: Entry, objects?: typeof warehouse) => {
+      const [d] = declareDbtProject(
+        { manifest: m, ...(objects ? { warehouse: objects } : {}) },
+        { select: ['orders'] },
+        dbtReader,
+      ).declarations;
+      if (!d) throw new Error('no declaration');
+      return d;
+    };
+
+    it("a relationships test's field: id, which the warehouse holds, is mapped as without the objects", () => {
+      for (const objects of [undefined, warehouse]) {
+        const d = declared(shop(), objects);
+        expect(d.notMappedTests).toEqual([]);
+        expect(d.mappedTests.map((t) => t.rule)).toEqual(['reference:customer_id']);
+        expect(d.columns.find((c) => c.name === 'customer_id')?.references).toBe('analytics.customers.id');
+      }
+    });
+
+    it("a contract's foreign_key to id (to_columns or its SQL) is mapped; one to a column the object lacks is not", () => {
+      const constraints: Entry[] = [
+        { type: 'foreign_key', to: "ref('customers')", to_columns: ['id'] },
+        { type: 'foreign_key', expression: 'analytics.customers (id)' },
+      ];
+      for (const constraint of constraints) {
+        const d = declared(shop(constraint), warehouse);
+        expect(d.notMappedTests).toEqual([]);
+        expect(d.columns.find((c) => c.name === 'customer_id')?.references).toBe('analytics.customers.id');
+      }
+      const d = declared(
+        shop({ type: 'foreign_key', to: "ref('customers')", to_columns: ['ident'] }),
+        warehouse,
+      );
+      expect(d.notMappedTests.map((t) => t.reason)).toEqual([
+        expect.stringMatching(/analytics\.customers has no column "ident" \(its columns: id, name\)/),
+      ]);
+    });
   });
 });
