@@ -168,9 +168,13 @@ export async function recertifyRequest(
     body.runResults = runResults as RecertifyRequest['runResults'];
     let manifest: ReducedManifest | string | undefined;
     if (input.manifest !== undefined) {
-      manifest = await readManifest(input.manifest);
-      if (typeof manifest === 'string') warn({ code: 'manifest_ignored', message: manifest });
-      else body.manifest = manifest;
+      const read = await readManifest(input.manifest);
+      manifest = typeof read === 'string' ? read : read.manifest;
+      if (typeof read === 'string') warn({ code: 'manifest_ignored', message: read });
+      else {
+        if (read.leftOut !== undefined) warn({ code: 'manifest_ignored', message: read.leftOut });
+        body.manifest = read.manifest;
+      }
     }
     // Named as the service names them: a run none of whose rebuilt nodes names a table is refused here too.
     const naming = namedTables(reading.built, typeof manifest === 'object' ? manifest.nodes : null);
@@ -257,7 +261,7 @@ function refusedRun(
 }
 
 /** The reduced manifest, or why it is left out (a file that cannot be read is still exit 2). */
-async function readManifest(path: string): Promise<ReducedManifest | string> {
+async function readManifest(path: string): Promise<{ manifest: ReducedManifest; leftOut?: string } | string> {
   const { text } = await readTextInput(path, {
     flag: '--manifest',
     maxBytes: MANIFEST_READ_LIMIT_BYTES,
@@ -272,11 +276,16 @@ async function readManifest(path: string): Promise<ReducedManifest | string> {
   const manifest = reduceManifest(value);
   if (manifest === null)
     return `${path} is not a dbt manifest.json (no nodes or no manifest schema version); the signal is sent without it, so no drift detection.`;
-  // The service ignores a manifest naming a model in text no database holds (§4.8: a bad manifest is ignored).
-  const bad = findBadString(manifest.nodes);
-  if (bad !== undefined)
-    return `${path}: node ${bad.path.slice(1)} holds ${bad.problem}, text no database stores; the signal is sent without it, so no drift detection.`;
-  return manifest;
+  // The service ignores a node naming a model in text no database holds (§4.8: a bad manifest is ignored).
+  const bad = Object.entries(manifest.nodes).flatMap(([id, node]) => {
+    const found = findBadString({ [id]: node });
+    return found === undefined ? [] : [{ id, found }];
+  });
+  const [first] = bad;
+  if (first === undefined) return { manifest };
+  for (const { id } of bad) delete manifest.nodes[id];
+  const message = `${path}: node ${first.found.path.slice(1)} holds ${first.found.problem}, text no database stores${bad.length > 1 ? ` (and ${bad.length - 1} more node${bad.length > 2 ? 's' : ''})` : ''}; the signal is sent without ${bad.length > 1 ? 'them' : 'it'}, so no drift detection for ${bad.length > 1 ? 'those models' : 'that model'}.`;
+  return Object.keys(manifest.nodes).length === 0 ? message : { manifest, leftOut: message };
 }
 
 /** The most tables one signal may name (spec §4.8: `tables` 1-500; a run deriving more is refused, 400). */

@@ -1177,6 +1177,31 @@ describe('recertify', () => {
       expect(warnings[0]?.message).toContain(manifest);
     }
     expect(bodies.map((b) => 'manifest' in b)).toEqual([false, false, false, false]);
+
+    // Only the node in such text is left out: the others still name their tables for the service.
+    await writeFile(
+      join(folder, 'one-bad.json'),
+      JSON.stringify({
+        nodes: {
+          'model.shop.orders': { ...node, alias: 'ord\u0000ers' },
+          'model.shop.customers': { ...node, name: 'customers', alias: 'dim_customers' },
+        },
+      }),
+    );
+    const warnings: Array<{ code: string; message: string }> = [];
+    await recertify(
+      newClient(),
+      { runResults: join(folder, 'rr.json'), manifest: join(folder, 'one-bad.json') },
+      (w) => warnings.push(w),
+    );
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        code: 'manifest_ignored',
+        message: expect.stringContaining('model.shop.orders'),
+      }),
+    ]);
+    const sent = bodies.at(-1)?.['manifest'] as { nodes: Record<string, unknown> } | undefined;
+    expect(Object.keys(sent?.nodes ?? {})).toEqual(['model.shop.customers']);
   });
 
   it('a run that built nothing (docs generate, compile, list, parse, show, rpc compile, tests only): exit 7, nothing sent', async () => {

@@ -210,12 +210,16 @@ const tooMany = (count: number) =>
   );
 
 /**
- * The manifest's nodes when it looks like a dbt manifest; anything else is ignored (never an error), as is one
- * whose nodes name a model in text the database cannot hold (a NUL, a lone surrogate): §4.8's bad manifest.
+ * The manifest's nodes when it looks like a dbt manifest; anything else is ignored (never an error), as is a
+ * node naming a model in text the database cannot hold (a NUL, a lone surrogate): §4.8's bad manifest. The
+ * others still name their tables (an alias).
  */
 function manifestNodes(manifest: unknown): Record<string, ManifestNode> | null {
   const nodes = reduceManifest(manifest)?.nodes;
-  return nodes === undefined || findBadString(nodes) !== undefined ? null : nodes;
+  if (nodes === undefined) return null;
+  return Object.fromEntries(
+    Object.entries(nodes).filter(([id, node]) => findBadString({ [id]: node }) === undefined),
+  );
 }
 
 function fromRunResults(

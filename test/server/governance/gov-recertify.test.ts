@@ -445,6 +445,25 @@ describe('runResults', () => {
     }
   });
 
+  it('leaves out only the manifest nodes in such text: the others still name their tables', async () => {
+    const runResults = v5Run([
+      { status: 'success', unique_id: 'model.shop.category_model' },
+      { status: 'success', unique_id: 'model.shop.broken' },
+    ]);
+    const manifest = {
+      nodes: {
+        // dbt names the relation by its alias: the model category_model builds categorydim.
+        'model.shop.category_model': { resource_type: 'model', name: 'category_model', alias: 'categorydim' },
+        'model.shop.broken': { resource_type: 'model', name: 'broken', alias: 'bro\u0000ken' },
+      },
+    };
+    const response = await signal({ runResults, manifest, environmentLabel: 'dev' });
+    expect(response.status).toBe(200);
+    expect(response.body.outcomes).toContainEqual(
+      expect.objectContaining({ table: 'categorydim', outcome: 'recert_filed' }),
+    );
+  });
+
   it('answers 400 nothing_built when no successful result names a table, and files nothing', async () => {
     const runResults = v5Run([
       { status: 'success', unique_id: 'model' },
