@@ -28,25 +28,57 @@ export type ReportedAction = ApplyAction & { recertificationRequested?: boolean 
 
 const lower = (s: string) => s.toLowerCase();
 
-/** The nodes downstream of each node (children, their children, …): unique ids and names, by unique id. */
-function downstreamOf(lineage: readonly DbtLineageNode[]): (uniqueId: string) => DbtLineageNode[] {
-  const children = new Map<string, string[]>();
-  const nodes = new Map(lineage.map((n) => [n.uniqueId, n]));
-  for (const node of lineage)
-    for (const parent of node.parents) children.set(parent, [...(children.get(parent) ?? []), node.uniqueId]);
-  return (uniqueId) => {
-    const seen = new Set<string>([uniqueId]);
-    const queue = [...(children.get(uniqueId) ?? [])];
-    const found: DbtLineageNode[] = [];
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const node = nodes.get(id);
-      if (node !== undefined) found.push(node);
-      queue.push(...(children.get(id) ?? []));
+/**
+ * The CERTIFIED tables downstream of each of `wanted` (children, their children, …), nearest first: walks UP
+ * from each node naming a CERTIFIED table (few) once, rather than down from each change (many, each with all
+ * its descendants), so the cost is that of what is found. `certifiedOf` is asked once per node.
+ */
+function downstreamCertifiedOf(
+  lineage: readonly DbtLineageNode[],
+  wanted: ReadonlySet<string>,
+  certifiedOf: (node: DbtLineageNode) => string | undefined,
+): Map<string, string[]> {
+  const parents = new Map<string, string[]>();
+  const nodes = new Map<string, DbtLineageNode>();
+  for (const node of lineage) {
+    nodes.set(node.uniqueId, node);
+    const known = parents.get(node.uniqueId);
+    if (known === undefined) parents.set(node.uniqueId, [...node.parents]);
+    else known.push(...node.parents);
+  }
+  // By wanted node: the certified tables downstream, each with its distance and rank (its node's in the lineage).
+  const found = new Map<string, Found[]>();
+  let rank = 0;
+  for (const node of nodes.values()) {
+    rank += 1;
+    const name = certifiedOf(node);
+    if (name === undefined) continue;
+    const distance = new Map<string, number>([[node.uniqueId, 0]]);
+    const queue = [node.uniqueId];
+    for (let next = 0; next < queue.length; next += 1) {
+      const id = queue[next] ?? '';
+      const away = (distance.get(id) ?? 0) + 1;
+      for (const parent of parents.get(id) ?? []) {
+        if (distance.has(parent)) continue;
+        distance.set(parent, away);
+        queue.push(parent);
+        if (!wanted.has(parent)) continue;
+        const list = found.get(parent);
+        if (list === undefined) found.set(parent, [{ name, distance: away, rank }]);
+        else list.push({ name, distance: away, rank });
+      }
     }
-    return found;
-  };
+  }
+  const nearestFirst = (a: Found, b: Found) => a.distance - b.distance || a.rank - b.rank;
+  return new Map(
+    [...found].map(([id, list]) => [id, [...new Set(list.sort(nearestFirst).map((f) => f.name))]]),
+  );
+}
+
+interface Found {
+  name: string;
+  distance: number;
+  rank: number;
 }
 
 /**
@@ -70,25 +102,26 @@ export function reportPlanned(
     context.rows.filter((r) => r.state === 'CERTIFIED').map((r) => [lower(r.name), r.name]),
   );
   const certifiedIds = new Set(context.rows.filter((r) => r.state === 'CERTIFIED').map((r) => r.id));
-  const downstream = downstreamOf(context.lineage ?? []);
   // A node the plan selected is its planned table (a promoted table under its promoted name, matched by source);
   // one it did not select is the table of its name, else of its name promoted here.
   const planned = new Map(
     tables.flatMap((t) => (t.uniqueId === null ? [] : [[t.uniqueId, t.table] as const])),
   );
-  const certifiedOf = (node: DbtLineageNode): string[] => {
+  const certifiedOf = (node: DbtLineageNode): string | undefined => {
     const table = planned.get(node.uniqueId);
     const names = table !== undefined ? [table] : [node.name, ...(context.promotedNames?.(node.name) ?? [])];
-    const found = names.map((name) => certified.get(lower(name))).find((name) => name !== undefined);
-    return found === undefined ? [] : [found];
+    return names.map((name) => certified.get(lower(name))).find((name) => name !== undefined);
   };
+  const changed = (table: PlannedTable) => table.action === 'create' || table.action === 'replace';
+  const downstream = downstreamCertifiedOf(
+    context.lineage ?? [],
+    new Set(tables.flatMap((t) => (changed(t) && t.uniqueId !== null ? [t.uniqueId] : []))),
+    certifiedOf,
+  );
   for (const table of tables) {
-    const changed = table.action === 'create' || table.action === 'replace';
     table.downstreamCertified =
-      changed && table.uniqueId !== null
-        ? [...new Set(downstream(table.uniqueId).flatMap(certifiedOf))].filter(
-            (name) => lower(name) !== lower(table.table),
-          )
+      changed(table) && table.uniqueId !== null
+        ? (downstream.get(table.uniqueId) ?? []).filter((name) => lower(name) !== lower(table.table))
         : [];
     table.recertificationRequested =
       table.action === 'replace' &&
