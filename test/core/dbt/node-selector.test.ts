@@ -1,10 +1,17 @@
 // The --exclude value gds plan and apply name for a model: its node's name from its unique id, which dbt's
 // selection matches (an aliased model's alias and a promoted table's name it does not).
 import { describe, expect, it } from 'vitest';
-import { readManifest } from '../../../src/core/dbt/manifest.js';
+import { type Manifest, readManifest } from '../../../src/core/dbt/manifest.js';
 import { nodeSelector, nodeSelectors } from '../../../src/core/dbt/node-selector.js';
 import { selectNodes } from '../../../src/core/dbt/select.js';
 import { manifest, model } from './helpers.js';
+
+/** `--exclude selector` leaves out the node and nothing else. */
+function expectExcludesAlone(project: Manifest, uniqueId: string, selector: string): void {
+  const all = selectNodes(project, {});
+  expect(all).toContain(uniqueId);
+  expect(selectNodes(project, { exclude: [selector] })).toEqual(all.filter((id) => id !== uniqueId));
+}
 
 describe('nodeSelector', () => {
   const project = readManifest(
@@ -23,9 +30,7 @@ describe('nodeSelector', () => {
     ['seed.shop.countries', 'countries'],
   ])('%s is --exclude %s, which excludes that node alone', (uniqueId, selector) => {
     expect(nodeSelector(uniqueId)).toBe(selector);
-    const all = selectNodes(project, {});
-    expect(all).toContain(uniqueId);
-    expect(selectNodes(project, { exclude: [selector] })).toEqual(all.filter((id) => id !== uniqueId));
+    expectExcludesAlone(project, uniqueId, selector);
   });
 
   it.each([null, 'customers', 'model.shop', 'model.shop.orders.2.extra'])('%s names no node', (uniqueId) => {
@@ -66,9 +71,7 @@ describe('nodeSelector', () => {
       ['model.crm.dim_orders.v2', 'package:crm,fqn:crm.dim_orders.v2'],
     ])('%s is --exclude %s, which excludes that node alone', (uniqueId, selector) => {
       expect(selectorOf(uniqueId)).toBe(selector);
-      const all = selectNodes(shared, {});
-      expect(all).toContain(uniqueId);
-      expect(selectNodes(shared, { exclude: [selector] })).toEqual(all.filter((id) => id !== uniqueId));
+      expectExcludesAlone(shared, uniqueId, selector);
     });
 
     it('the bare name would have excluded more (what the hint gave before)', () => {
