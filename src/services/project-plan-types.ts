@@ -65,6 +65,11 @@ export interface PlannedTable {
   staleSubmission?: true;
   /** What the service held when planned (a saved plan is applied only while it still holds this). */
   seen?: Seen;
+  /**
+   * The --exclude value of an owned-elsewhere table's node, for apply's hint (not printed): its name, or its
+   * fqn where the name reaches other nodes too (node-selector.ts nodeSelectors).
+   */
+  selector?: string;
   /** What apply sends (not printed). */
   work?: TableWork;
 }

@@ -410,6 +410,7 @@ export async function planProject(
   const heldCall: HeldOptions = { ...call, ...(options.submit === true ? {} : { staleSubmission: false }) };
   client = withObjectsReadOnce(client);
   const projectName = projectNameOf(project);
+  const selectorOf = project.selectorOf ?? nodeSelector;
   const connectors = await client.connectors.list(call);
   const connector = chooseConnector(connectors, options);
   const env = connector.environmentLabel;
@@ -622,7 +623,7 @@ export async function planProject(
       const forbidden =
         row === undefined || elsewhere
           ? undefined
-          : forbiddenChange(row, compared.changes, nodeSelector(declaration.uniqueId) ?? declaration.name);
+          : forbiddenChange(row, compared.changes, selectorOf(declaration.uniqueId) ?? declaration.name);
       if (forbidden !== undefined && row !== undefined)
         return {
           ...refused({ ...declaration, name: tableName, source: artifact.source }, forbidden, row.id),
@@ -656,6 +657,7 @@ export async function planProject(
         mappedTests: declaration.mappedTests,
         notMappedTests: declaration.notMappedTests,
         ...(declaration.rules === undefined ? {} : { rules: declaration.rules }),
+        ...(action === 'owned-elsewhere' ? { selector: selectorOf(declaration.uniqueId) ?? tableName } : {}),
         changes: compared.changes,
         diffs: compared.diffs,
         ...(row === undefined || owned === undefined
@@ -760,6 +762,7 @@ export async function planProject(
     warehouse: await warehouse,
     rows: inEnv,
     lineage: project.lineage,
+    selectorOf,
     promotedNames: (name) =>
       [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env)),
   });

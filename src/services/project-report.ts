@@ -95,9 +95,11 @@ export function reportPlanned(
     lineage: readonly DbtLineageNode[] | undefined;
     /** The names a node's table may have here: the node's, else those of its table promoted here (promotedName). */
     promotedNames?: (name: string) => string[];
+    /** The --exclude value of a node (DbtProject's selectorOf); absent: its name. */
+    selectorOf?: (uniqueId: string | null) => string | undefined;
   },
 ): void {
-  refuseMissingSources(tables, context.warehouse);
+  refuseMissingSources(tables, context.warehouse, context.selectorOf);
   const certified = new Map(
     context.rows.filter((r) => r.state === 'CERTIFIED').map((r) => [lower(r.name), r.name]),
   );

@@ -106,12 +106,16 @@ export function sourceRefusal(
  * Turns each table apply would register, or whose definition it would replace, into `! refused` when its
  * source is not a warehouse object of its connector (in place; nothing when the objects could not be read).
  */
-export function refuseMissingSources(tables: PlannedTable[], sources: WarehouseSources | undefined): void {
+export function refuseMissingSources(
+  tables: PlannedTable[],
+  sources: WarehouseSources | undefined,
+  selectorOf: (uniqueId: string | null) => string | undefined = nodeSelector,
+): void {
   if (sources === undefined) return;
   for (const [index, table] of tables.entries()) {
     const registers = table.action === 'create' || (table.action === 'replace' && table.changes.definition);
     if (!registers || table.source === null) continue;
-    const reason = sourceRefusal(sources, table.source, nodeSelector(table.uniqueId) ?? table.table);
+    const reason = sourceRefusal(sources, table.source, selectorOf(table.uniqueId) ?? table.table);
     if (reason === undefined) continue;
     const { work: _work, ...kept } = table;
     tables[index] = {

@@ -1,4 +1,5 @@
 // The `--select` / `--exclude` value that names one dbt node, for the hints of `gds plan` and `gds apply`.
+import type { ManifestNode } from './manifest.js';
 
 /**
  * The node's name read from its unique id, as dbt's selection (src/core/dbt/select.ts isSelectedNode) matches
@@ -14,4 +15,68 @@ export function nodeSelector(uniqueId: string | null): string | undefined {
   return parts.length === 4 && version !== undefined && /^v[A-Za-z0-9_]+$/.test(version)
     ? `${name}_${version}`
     : undefined;
+}
+
+/**
+ * For each node of the manifest, the `--exclude` value that leaves out that node alone: its name
+ * (nodeSelector) when that selects no other node; else `fqn:` and its whole fqn (`fqn:shop.orders.orders`,
+ * which a folder of the same name, `models/orders/`, or a package, does not reach); else that and its package
+ * (`package:crm,fqn:crm.customers.v2`: a versioned model's fqn reaches its namesakes in other packages). One
+ * argument, no shell quoting. dbt's default and fqn: methods (select.ts fqnMatches, isSelectedNode) match a
+ * selector without wildcards when it is the fqn's leaf (a versioned model's: the part before its version,
+ * or the last two joined by `_` equal the selector's last two so joined), or a prefix of the dotted fqn, with
+ * or without its package. The index is built once (each node's keys), so that a plan of 5,000 models asks in
+ * O(1) per node.
+ */
+export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | null) => string | undefined {
+  const byKey = new Map<string, string[]>();
+  const known = new Map<string, SelectedBy>();
+  for (const node of nodes) {
+    known.set(node.uniqueId, node);
+    for (const key of keysOf(node)) {
+      const ids = byKey.get(key);
+      if (ids === undefined) byKey.set(key, [node.uniqueId]);
+      else ids.push(node.uniqueId);
+    }
+  }
+  const reached = (selector: string): Set<string> => {
+    const parts = selector.split('.');
+    return new Set([
+      ...(byKey.get(`leaf:${selector}`) ?? []),
+      ...(byKey.get(`prefix:${selector}`) ?? []),
+      ...(byKey.get(`version:${parts.slice(-2).join('_')}`) ?? []),
+    ]);
+  };
+  return (uniqueId) => {
+    const name = nodeSelector(uniqueId);
+    const node = uniqueId === null ? undefined : known.get(uniqueId);
+    if (name === undefined || node === undefined || WILDCARD.test(name)) return name;
+    if (reached(name).size === 1) return name;
+    const fqn = node.fqn.join('.');
+    if (node.fqn.length === 0 || WILDCARD.test(fqn)) return name;
+    const hits = reached(fqn);
+    if (hits.size === 1) return `fqn:${fqn}`;
+    return WILDCARD.test(node.packageName) || /[,\s]/.test(node.packageName)
+      ? `fqn:${fqn}`
+      : `package:${node.packageName},fqn:${fqn}`;
+  };
+}
+
+const WILDCARD = /[*?[\]\s,+@:]/;
+
+/** What of a node dbt's fqn matching reads (a project keeps these, not its manifest's nodes, for its hints). */
+export type SelectedBy = Pick<ManifestNode, 'uniqueId' | 'fqn' | 'packageName' | 'version'>;
+
+/** The keys a selector without wildcards reaches the node by (see nodeSelectors). */
+function keysOf(node: SelectedBy): string[] {
+  const { fqn } = node;
+  const keys =
+    node.version !== undefined
+      ? [`leaf:${fqn.at(-2) ?? ''}`, `version:${fqn.slice(-2).join('_')}`]
+      : [`leaf:${fqn.at(-1) ?? ''}`];
+  for (const from of [fqn, fqn.slice(1)]) {
+    const flat = from.flatMap((segment) => segment.split('.'));
+    for (let i = 1; i <= flat.length; i++) keys.push(`prefix:${flat.slice(0, i).join('.')}`);
+  }
+  return [...new Set(keys)];
 }

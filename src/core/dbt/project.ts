@@ -14,6 +14,7 @@ import { readWarehouseView } from '../artifacts/warehouse-view.js';
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
 import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestColumn, ManifestNode } from './manifest.js';
+import { nodeSelectors, type SelectedBy } from './node-selector.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
 import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenName } from './names.js';
 import { attachedNode, resolveCall } from './attached.js';
@@ -154,6 +155,7 @@ export function declareDbtProject(
     ...(manifest.adapter === undefined ? {} : { adapter: manifest.adapter }),
     declarations,
     refusals,
+    selectorOf: lazySelectors(manifest),
     ...(skipped.length === 0 ? {} : { skipped }),
     nodeNames: built.map((n) => n.alias),
     lineage: [...manifest.nodes.values()]
@@ -172,6 +174,25 @@ function excludedReason(selection: DbtSelection): string {
 
 const EPHEMERAL =
   'an ephemeral model builds no relation in the warehouse (dbt inlines it into the models that use it): there is no table to govern';
+
+/**
+ * The project's --exclude hints (nodeSelectors over the nodes dbt's fqn method searches), their index built at
+ * the first hint asked for (most plans ask none); of the manifest only each node's fqn parts are kept.
+ */
+function lazySelectors(manifest: Manifest): (uniqueId: string | null) => string | undefined {
+  const nodes: SelectedBy[] = [];
+  manifest.nodes.forEach((n) => {
+    if (n.enabled)
+      nodes.push({
+        uniqueId: n.uniqueId,
+        fqn: n.fqn,
+        packageName: n.packageName,
+        ...(n.version === undefined ? {} : { version: n.version }),
+      });
+  });
+  let selectorOf: ((uniqueId: string | null) => string | undefined) | undefined;
+  return (uniqueId) => (selectorOf ??= nodeSelectors(nodes))(uniqueId);
+}
 
 /** A node refused or skipped, with the reason, each of its tests listed as not mapped (`why`). */
 function leftOut(node: ManifestNode, tests: ManifestNode[], reason: string, why: string): DbtRefusal {

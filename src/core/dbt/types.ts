@@ -151,6 +151,11 @@ export interface DbtProject {
   adapter?: string;
   declarations: DbtDeclaration[];
   refusals: DbtRefusal[];
+  /**
+   * The --exclude value that leaves out one node alone (node-selector.ts nodeSelectors): its name, or its
+   * fqn where the name reaches other nodes too. Absent: the name (nodeSelector).
+   */
+  selectorOf?: (uniqueId: string | null) => string | undefined;
   /** The selected nodes gds governs nothing of (ephemeral models); absent: none. */
   skipped?: DbtSkipped[];
   /**

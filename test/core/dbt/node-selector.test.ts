@@ -1,10 +1,17 @@
 // The --exclude value gds plan and apply name for a model: its node's name from its unique id, which dbt's
 // selection matches (an aliased model's alias and a promoted table's name it does not).
 import { describe, expect, it } from 'vitest';
-import { readManifest } from '../../../src/core/dbt/manifest.js';
-import { nodeSelector } from '../../../src/core/dbt/node-selector.js';
+import { type Manifest, readManifest } from '../../../src/core/dbt/manifest.js';
+import { nodeSelector, nodeSelectors } from '../../../src/core/dbt/node-selector.js';
 import { selectNodes } from '../../../src/core/dbt/select.js';
 import { manifest, model } from './helpers.js';
+
+/** `--exclude selector` leaves out the node and nothing else. */
+function expectExcludesAlone(project: Manifest, uniqueId: string, selector: string): void {
+  const all = selectNodes(project, {});
+  expect(all).toContain(uniqueId);
+  expect(selectNodes(project, { exclude: [selector] })).toEqual(all.filter((id) => id !== uniqueId));
+}
 
 describe('nodeSelector', () => {
   const project = readManifest(
@@ -23,12 +30,54 @@ describe('nodeSelector', () => {
     ['seed.shop.countries', 'countries'],
   ])('%s is --exclude %s, which excludes that node alone', (uniqueId, selector) => {
     expect(nodeSelector(uniqueId)).toBe(selector);
-    const all = selectNodes(project, {});
-    expect(all).toContain(uniqueId);
-    expect(selectNodes(project, { exclude: [selector] })).toEqual(all.filter((id) => id !== uniqueId));
+    expectExcludesAlone(project, uniqueId, selector);
   });
 
   it.each([null, 'customers', 'model.shop', 'model.shop.orders.2.extra'])('%s names no node', (uniqueId) => {
     expect(nodeSelector(uniqueId)).toBeUndefined();
+  });
+
+  // A name that reaches other nodes too (dbt's default method matches a folder or package of that name, and a
+  // namesake in another package): the hint names the node's fqn, which only it has.
+  describe('nodeSelectors', () => {
+    const shared = readManifest(
+      manifest(
+        model('orders', { fqn: ['shop', 'orders', 'orders'] }),
+        model('order_items', { fqn: ['shop', 'orders', 'order_items'] }),
+        model('customers'),
+        model('customers', { package_name: 'crm' }),
+        model('payments'),
+        model('dim_orders', {
+          unique_id: 'model.shop.dim_orders.v2',
+          version: 2,
+          fqn: ['shop', 'dim_orders', 'v2'],
+        }),
+        model('dim_orders', {
+          package_name: 'crm',
+          unique_id: 'model.crm.dim_orders.v2',
+          version: 2,
+          fqn: ['crm', 'dim_orders', 'v2'],
+        }),
+      ),
+    );
+    const selectorOf = nodeSelectors([...shared.nodes.values()]);
+
+    it.each([
+      ['model.shop.orders', 'fqn:shop.orders.orders'],
+      ['model.shop.order_items', 'order_items'],
+      ['model.shop.customers', 'fqn:shop.customers'],
+      ['model.crm.customers', 'fqn:crm.customers'],
+      ['model.shop.payments', 'payments'],
+      ['model.crm.dim_orders.v2', 'package:crm,fqn:crm.dim_orders.v2'],
+    ])('%s is --exclude %s, which excludes that node alone', (uniqueId, selector) => {
+      expect(selectorOf(uniqueId)).toBe(selector);
+      expectExcludesAlone(shared, uniqueId, selector);
+    });
+
+    it('the bare name would have excluded more (what the hint gave before)', () => {
+      expect(selectNodes(shared, { exclude: [nodeSelector('model.shop.orders') ?? ''] })).not.toContain(
+        'model.shop.order_items',
+      );
+    });
   });
 });

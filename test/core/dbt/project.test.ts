@@ -1158,3 +1158,29 @@ describe('selectors', () => {
     expect(() => names([], ['colour:red'])).toThrow(DbtSelectionError);
   });
 });
+
+describe("a project's --exclude hints (selectorOf, what plan's and apply's refusals name)", () => {
+  it('names the fqn where the name reaches a folder or a namesake of another package, else the name', () => {
+    const project = declareDbtProject(
+      {
+        manifest: manifest(
+          model('orders', { fqn: ['shop', 'orders', 'orders'] }),
+          model('order_items', { fqn: ['shop', 'orders', 'order_items'] }),
+          model('customers'),
+          model('customers', { package_name: 'crm' }),
+          // A disabled namesake: dbt's selection does not see it, nor does the hint.
+          model('payments', { package_name: 'crm', config: { enabled: false, materialized: 'view' } }),
+          model('payments'),
+        ),
+      },
+      {},
+      dbtReader,
+    );
+    expect(
+      ['orders', 'order_items', 'customers', 'payments'].map((name) =>
+        project.selectorOf?.(`model.shop.${name}`),
+      ),
+    ).toEqual(['fqn:shop.orders.orders', 'order_items', 'fqn:shop.customers', 'payments']);
+    expect(project.selectorOf?.('model.crm.customers')).toBe('fqn:crm.customers');
+  });
+});
