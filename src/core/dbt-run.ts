@@ -7,6 +7,7 @@
 // tables, and so is a microbatch model with `partial success` (dbt 1.9+: some batches failed, the others
 // were written, so its rows changed); tests are evidence only.
 import { parseDottedName } from './artifacts/identifiers.js';
+import { findBadString } from './text-rule.js';
 
 /** The run-results schema versions read (the trailing `vN.json` of `metadata.dbt_schema_version`). */
 export const RUN_RESULTS_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
@@ -333,4 +334,22 @@ function pick(source: Record<string, unknown>, ...keys: string[]): Record<string
     if (typeof value === 'string' || value === null) picked[key] = value;
   }
   return picked;
+}
+
+/**
+ * The manifest's nodes in text a database stores, and those left out (each with the first bad string found):
+ * a node naming a model with a NUL or a lone surrogate (spec §4.8: a bad manifest is ignored, never an error).
+ */
+export function storableNodes<Node>(nodes: Record<string, Node>): {
+  kept: Record<string, Node>;
+  leftOut: Array<{ path: string; problem: string }>;
+} {
+  const kept: Record<string, Node> = {};
+  const leftOut: Array<{ path: string; problem: string }> = [];
+  for (const [id, node] of Object.entries(nodes)) {
+    const bad = findBadString({ [id]: node });
+    if (bad === undefined) kept[id] = node;
+    else leftOut.push(bad);
+  }
+  return { kept, leftOut };
 }

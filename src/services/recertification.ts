@@ -12,8 +12,13 @@ import type { RecertificationRequest } from '../client/areas/recertification.js'
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
 import { ApiError, NetworkError } from '../client/errors.js';
 import type { ReducedManifest } from '../core/dbt-run.js';
-import { namedTables, readRunResults, reduceManifest, reduceRunResults } from '../core/dbt-run.js';
-import { findBadString } from '../core/text-rule.js';
+import {
+  namedTables,
+  readRunResults,
+  reduceManifest,
+  reduceRunResults,
+  storableNodes,
+} from '../core/dbt-run.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
@@ -277,14 +282,11 @@ async function readManifest(path: string): Promise<{ manifest: ReducedManifest; 
   if (manifest === null)
     return `${path} is not a dbt manifest.json (no nodes or no manifest schema version); the signal is sent without it, so no drift detection.`;
   // The service ignores a node naming a model in text no database holds (§4.8: a bad manifest is ignored).
-  const bad = Object.entries(manifest.nodes).flatMap(([id, node]) => {
-    const found = findBadString({ [id]: node });
-    return found === undefined ? [] : [{ id, found }];
-  });
+  const { kept, leftOut: bad } = storableNodes(manifest.nodes);
   const [first] = bad;
   if (first === undefined) return { manifest };
-  for (const { id } of bad) delete manifest.nodes[id];
-  const message = `${path}: node ${first.found.path.slice(1)} holds ${first.found.problem}, text no database stores${bad.length > 1 ? ` (and ${bad.length - 1} more node${bad.length > 2 ? 's' : ''})` : ''}; the signal is sent without ${bad.length > 1 ? 'them' : 'it'}, so no drift detection for ${bad.length > 1 ? 'those models' : 'that model'}.`;
+  manifest.nodes = kept;
+  const message = `${path}: node ${first.path.slice(1)} holds ${first.problem}, text no database stores${bad.length > 1 ? ` (and ${bad.length - 1} more node${bad.length > 2 ? 's' : ''})` : ''}; the signal is sent without ${bad.length > 1 ? 'them' : 'it'}, so no drift detection for ${bad.length > 1 ? 'those models' : 'that model'}.`;
   return Object.keys(manifest.nodes).length === 0 ? message : { manifest, leftOut: message };
 }
 

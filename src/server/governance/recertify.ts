@@ -4,7 +4,7 @@
 // silent `not_governed`.
 import { createHash } from 'node:crypto';
 import type { ManifestNode } from '../../core/dbt-run.js';
-import { namedTables, readRunResults, reduceManifest } from '../../core/dbt-run.js';
+import { namedTables, readRunResults, reduceManifest, storableNodes } from '../../core/dbt-run.js';
 import { ANY_ENVIRONMENT } from '../../core/scopes.js';
 import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../../core/text-bounds.js';
 import type { IntegrationCaller } from '../auth/caller.js';
@@ -13,7 +13,6 @@ import type { CertifiedViewStatus } from '../certification/view.js';
 import { repairCertifiedViews } from '../certification/view.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
-import { findBadString } from '../../core/text-rule.js';
 import { checkNesting, nestedTooDeep } from '../input-rule.js';
 import type { AuditInput } from '../audit.js';
 import { recordAudits } from '../audit.js';
@@ -216,10 +215,7 @@ const tooMany = (count: number) =>
  */
 function manifestNodes(manifest: unknown): Record<string, ManifestNode> | null {
   const nodes = reduceManifest(manifest)?.nodes;
-  if (nodes === undefined) return null;
-  return Object.fromEntries(
-    Object.entries(nodes).filter(([id, node]) => findBadString({ [id]: node }) === undefined),
-  );
+  return nodes === undefined ? null : storableNodes(nodes).kept;
 }
 
 function fromRunResults(
