@@ -21,23 +21,27 @@ export function nodeSelector(uniqueId: string | null): string | undefined {
  * For each node of the manifest, the `--exclude` value that leaves out that node alone: its name
  * (nodeSelector) when that selects no other node; else `fqn:` and its whole fqn (`fqn:shop.orders.orders`,
  * which a folder of the same name, `models/orders/`, or a package, does not reach); else that and its package
- * (`package:crm,fqn:crm.customers.v2`: a versioned model's fqn reaches its namesakes in other packages). One
- * argument, no shell quoting. dbt's default and fqn: methods (select.ts fqnMatches, isSelectedNode) match a
- * selector without wildcards when it is the fqn's leaf (a versioned model's: the part before its version,
- * or the last two joined by `_` equal the selector's last two so joined), or a prefix of the dotted fqn, with
- * or without its package. The index is built once (each node's keys), so that a plan of 5,000 models asks in
- * O(1) per node.
+ * (`package:crm,fqn:crm.customers.v2`: a versioned model's fqn reaches its namesakes in other packages); else,
+ * where a folder beside the model shares its fqn (`models/orders/orders/` beside `models/orders/orders.sql`,
+ * which `fqn:shop.orders.orders` reaches as a prefix), its file (`path:models/orders/orders.sql`, with its
+ * package where another package has that path). One argument, no shell quoting. dbt's default and fqn:
+ * methods (select.ts fqnMatches, isSelectedNode) match a selector without wildcards when it is the fqn's leaf
+ * (a versioned model's: the part before its version, or the last two joined by `_` equal the selector's last
+ * two so joined), or a prefix of the dotted fqn, with or without its package. The index is built once (each
+ * node's keys), so that a plan of 5,000 models asks in O(1) per node.
  */
 export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | null) => string | undefined {
   const byKey = new Map<string, string[]>();
   const known = new Map<string, SelectedBy>();
+  const add = (key: string, uniqueId: string): void => {
+    const ids = byKey.get(key);
+    if (ids === undefined) byKey.set(key, [uniqueId]);
+    else ids.push(uniqueId);
+  };
   for (const node of nodes) {
     known.set(node.uniqueId, node);
-    for (const key of keysOf(node)) {
-      const ids = byKey.get(key);
-      if (ids === undefined) byKey.set(key, [node.uniqueId]);
-      else ids.push(node.uniqueId);
-    }
+    for (const key of keysOf(node)) add(key, node.uniqueId);
+    if (node.originalFilePath !== undefined) add(`file:${node.originalFilePath}`, node.uniqueId);
   }
   const reached = (selector: string): Set<string> => {
     const parts = selector.split('.');
@@ -47,6 +51,9 @@ export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | 
       ...(byKey.get(`version:${parts.slice(-2).join('_')}`) ?? []),
     ]);
   };
+  const inPackage = (ids: Iterable<string>, packageName: string): number =>
+    [...ids].filter((id) => known.get(id)?.packageName === packageName).length;
+  const packaged = (node: SelectedBy, selector: string): string => `package:${node.packageName},${selector}`;
   return (uniqueId) => {
     const name = nodeSelector(uniqueId);
     const node = uniqueId === null ? undefined : known.get(uniqueId);
@@ -56,16 +63,27 @@ export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | 
     if (node.fqn.length === 0 || WILDCARD.test(fqn)) return name;
     const hits = reached(fqn);
     if (hits.size === 1) return `fqn:${fqn}`;
-    return WILDCARD.test(node.packageName) || /[,\s]/.test(node.packageName)
-      ? `fqn:${fqn}`
-      : `package:${node.packageName},fqn:${fqn}`;
+    const packageUsable = !WILDCARD.test(node.packageName);
+    if (packageUsable && inPackage(hits, node.packageName) === 1) return packaged(node, `fqn:${fqn}`);
+    const file = node.originalFilePath;
+    if (file !== undefined && SHELL_SAFE_PATH.test(file) && !file.endsWith('/')) {
+      const sharing = byKey.get(`file:${file}`) ?? [];
+      if (sharing.length === 1) return `path:${file}`;
+      if (packageUsable && inPackage(sharing, node.packageName) === 1) return packaged(node, `path:${file}`);
+    }
+    return packageUsable ? packaged(node, `fqn:${fqn}`) : `fqn:${fqn}`;
   };
 }
 
+/** A path dbt's path: method reads as itself (no glob) and a shell passes as one word. */
+const SHELL_SAFE_PATH = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
 const WILDCARD = /[*?[\]\s,+@:]/;
 
 /** What of a node dbt's fqn matching reads (a project keeps these, not its manifest's nodes, for its hints). */
-export type SelectedBy = Pick<ManifestNode, 'uniqueId' | 'fqn' | 'packageName' | 'version'>;
+export type SelectedBy = Pick<
+  ManifestNode,
+  'uniqueId' | 'fqn' | 'packageName' | 'version' | 'originalFilePath'
+>;
 
 /** The keys a selector without wildcards reaches the node by (see nodeSelectors). */
 function keysOf(node: SelectedBy): string[] {

@@ -188,6 +188,7 @@ function lazySelectors(manifest: Manifest): (uniqueId: string | null) => string 
         fqn: n.fqn,
         packageName: n.packageName,
         ...(n.version === undefined ? {} : { version: n.version }),
+        ...(n.originalFilePath === undefined ? {} : { originalFilePath: n.originalFilePath }),
       });
   });
   let selectorOf: ((uniqueId: string | null) => string | undefined) | undefined;

@@ -80,4 +80,44 @@ describe('nodeSelector', () => {
       );
     });
   });
+  // A folder beside the model that shares its fqn (`models/orders/orders/` beside `models/orders/orders.sql`):
+  // `fqn:shop.orders.orders` is a prefix of the folder's models' fqns, and so reaches them too; the model's file
+  // reaches it alone (with its package where another package has a file at that path).
+  describe('nodeSelectors, a folder named as the model beside it', () => {
+    const nested = readManifest(
+      manifest(
+        model('orders', { folders: ['orders'] }),
+        model('order_lines', { folders: ['orders', 'orders'] }),
+        model('orders', { folders: ['orders'], package_name: 'crm' }),
+        model('order_notes', { folders: ['orders', 'orders'], package_name: 'crm' }),
+        model('payments'),
+      ),
+    );
+    const selectorOf = nodeSelectors([...nested.nodes.values()]);
+
+    it.each([
+      ['model.shop.orders', 'package:shop,path:models/orders/orders.sql'],
+      ['model.crm.orders', 'package:crm,path:models/orders/orders.sql'],
+      ['model.shop.order_lines', 'order_lines'],
+      ['model.shop.payments', 'payments'],
+    ])('%s is --exclude %s, which excludes that node alone', (uniqueId, selector) => {
+      expect(selectorOf(uniqueId)).toBe(selector);
+      expectExcludesAlone(nested, uniqueId, selector);
+    });
+
+    it('one package: the path alone', () => {
+      const single = readManifest(
+        manifest(
+          model('orders', { folders: ['orders'] }),
+          model('order_lines', { folders: ['orders', 'orders'] }),
+        ),
+      );
+      expect(nodeSelectors([...single.nodes.values()])('model.shop.orders')).toBe(
+        'path:models/orders/orders.sql',
+      );
+      expectExcludesAlone(single, 'model.shop.orders', 'path:models/orders/orders.sql');
+      // What the hint gave before reaches the folder's model too.
+      expect(selectNodes(single, { exclude: ['fqn:shop.orders.orders'] })).toEqual([]);
+    });
+  });
 });
