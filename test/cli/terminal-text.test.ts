@@ -30,12 +30,11 @@ describe('stripControlCharacters', () => {
     expect(stripControlCharacters(input)).toBe(expected);
   });
 
+  // Searched to the end of the line from each introducer, 100,000 introducers took minutes: 300,000 would
+  // take half an hour, so a search per introducer ends this test at its limit, whatever the machine's load.
   it('strips a long line of open introducers in one pass, not once per introducer', () => {
-    const started = performance.now();
-    expect(stripControlCharacters('a\u009e\u009d'.repeat(100_000))).toBe('a'.repeat(100_000));
-    expect(stripControlCharacters('\u001b]x\n'.repeat(100_000))).toBe('\n'.repeat(100_000));
-    // Searched to the end of the line from each introducer, this took minutes.
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(stripControlCharacters('a\u009e\u009d'.repeat(300_000))).toBe('a'.repeat(300_000));
+    expect(stripControlCharacters('\u001b]x\n'.repeat(300_000))).toBe('\n'.repeat(300_000));
   });
 
   it('keeps newlines, tabs, non-ASCII text and the joiners emoji and scripts need', () => {
