@@ -22,7 +22,9 @@
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector its tables live
 // behind (with --env and no connector, the connectors whose schemas hold its sources, as the service picks
 // each table's): two unrelated projects that share a tutorial's `name:` on two connectors never share an id,
-// and a derived id owns only tables on those connectors. Each matched table is this project's, another
+// and a derived id owns only tables on those connectors, in the schemas the project's models are built into
+// (two such projects on one connector, each in its own schema, share it: the other's tables are `! owned
+// elsewhere` or left alone, never gone, and a warning tells what to write in gds.yml). Each matched table is this project's, another
 // project's, or registered by hand; only this project's are `~ replace` or `- gone`, the others `! owned
 // elsewhere` unless --adopt names them. A table recorded under an id an earlier gds derived for this name
 // (`<name>@<environment>` with --env, or `<name>@<connector>`), on a connector of this project, is this
@@ -533,12 +535,17 @@ export async function planProject(
   // The schemas the project's models are built into, selected or not. Two projects that kept one dbt name
   // (a tutorial's, dbt init's) on one connector derive one id, each in its own schema: a table recorded under a
   // derived id outside these schemas is the other one's (or this one's from before its models moved there),
-  // never this plan's to replace or remove until --adopt names it. A table with no source cannot tell.
+  // never this plan's to replace or remove until --adopt names it. A table with no source cannot tell, nor can
+  // a project read with no schema at all (no declaration, no nodeSchemas).
   const projectSchemas = new Set(
     options.schema === undefined ? [...schemas, ...(project.nodeSchemas ?? []).map(lower)] : schemas,
   );
+  const schemasKnown = projectSchemas.size > 0 || project.nodeSchemas !== undefined;
   const inProjectSchemas = (row: HeldTable) =>
-    row.source === null || row.source === undefined || projectSchemas.has(schemaOfSource(row.source));
+    !schemasKnown ||
+    row.source === null ||
+    row.source === undefined ||
+    projectSchemas.has(schemaOfSource(row.source));
   // A derived id names the connectors, so it owns tables on them only, and in the project's schemas; gds.yml's
   // id is the user's, kept across a change of connector or schema.
   const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean; namesake?: true } => {

@@ -1,6 +1,8 @@
 // Ownership of a dbt project's tables, held by the service (planProject/applyPlan against the in-process
 // reference server, on PGlite and PostgreSQL): two projects that share dbt's `name:` on two connectors never
-// see each other's tables as their own (prune leaves them); a table registered by hand on the same source is
+// see each other's tables as their own (prune leaves them), nor do two on one connector, each in its own
+// schema (a project that moved its schema takes its old tables over with --adopt; an id in gds.yml owns its
+// tables in any schema); a table registered by hand on the same source is
 // `owned-elsewhere`, apply refuses it (exit 6) and --adopt takes it over, audited; a `dbt--<name>--<table>.json`
 // file name alone makes no table the project's (only --adopt does); with --env the derived id names the
 // connector, and the id an earlier gds derived is migrated on its connector; --prune waits for every create

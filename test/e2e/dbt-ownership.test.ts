@@ -5,7 +5,8 @@
 // is `! owned elsewhere`, apply refuses it (exit 6) and --adopt takes it; nullable columns holding NULLs
 // pass `gate run`; a second `unique` test is enforced beside the grain key; `@model` selects what dbt's own
 // graph (the manifest's child_map and parent_map) says; a table pushed by hand under the project's file name
-// is never pruned on that name alone; and with --env the two projects keep their own tables.
+// is never pruned on that name alone; with --env the two projects keep their own tables; and a third project of
+// the name on B's connector, in its own schema, neither replaces nor prunes B's.
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -166,7 +166,8 @@ export interface DbtProject {
   nodeNames?: string[];
   /**
    * The schemas of those nodes, selected or not, as dbt names them: a table recorded under a derived project id
-   * in none of them is another same-named project's. Absent: the declarations'.
+   * in none of them is another same-named project's. Absent: the declarations' (none: not known, so no
+   * table is told another project's by its schema).
    */
   nodeSchemas?: string[];
   /**
