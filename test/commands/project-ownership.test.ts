@@ -334,10 +334,17 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
   );
 
   /**
-   * A connector reading `from` then `to` (the reference server's connector reads one schema; a warehouse's
-   * reads several): tables registered through it while it read `from` stay recorded there.
+   * Project `projectName`'s `tables`, applied through connector `id` while it reads `from`; then the connector
+   * reads `to` (the reference server's connector reads one schema; a warehouse's reads several), and the tables
+   * stay recorded in `from`. Returns the project of those names, its models built into `to`.
    */
-  const connectorOver = async (id: string, from: string, to: string, tables: string[]) => {
+  const appliedThenMoved = async (
+    id: string,
+    [from, to]: [string, string],
+    projectName: string,
+    tables: string[],
+    options: { project?: string } = {},
+  ) => {
     for (const schema of [from, to]) {
       await server.sql(`CREATE SCHEMA ${schema}`);
       for (const table of tables)
@@ -348,7 +355,15 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
        VALUES ($2, $1, $2, 'postgres', 'ACTIVE', 'dev', $3, now())`,
       [server.ready.workspaceId, id, from],
     );
-    return () => server.sql('UPDATE gds.connectors SET warehouse_schema = $2 WHERE id = $1', [id, to]);
+    const named = (schema: string, names: string[]) =>
+      project(
+        names.map((t) => declaration(schema, t)),
+        { projectName },
+      );
+    const first = await planProject(client, named(from, tables), { connectorId: id, ...options });
+    expect((await applyPlan(client, first, { describe: describeError })).failed).toEqual([]);
+    await server.sql('UPDATE gds.connectors SET warehouse_schema = $2 WHERE id = $1', [id, to]);
+    return (names: string[]) => named(to, names);
   };
   const heldAs = (pattern: string) =>
     server.sql<{ name: string; source: string; project: string; active: boolean; v: number }>(
@@ -360,23 +375,16 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
     'two projects of one dbt name on one connector, each in its own schema: B never replaces or prunes A’s tables',
     needs(skip),
     async () => {
-      const toB = await connectorOver('con_own_x', 'own_xa', 'own_xb', [
+      // Team A: jaffle_shop's models in own_xa, no project: in gds.yml; then team B: the same dbt name, its
+      // models in own_xb (two of the same names as A's, and j_refunds), no project: either.
+      const teamB = await appliedThenMoved('con_own_x', ['own_xa', 'own_xb'], 'jaffle', [
         'j_customers',
         'j_orders',
         'j_payments',
-        'j_refunds',
       ]);
-      const jaffle = (declarations: DbtDeclaration[]) => project(declarations, { projectName: 'jaffle' });
-      // Team A: jaffle_shop's models in own_xa, no project: in gds.yml.
-      const a = jaffle(['j_customers', 'j_orders', 'j_payments'].map((t) => declaration('own_xa', t)));
-      const planA = await planProject(client, a, { connectorId: 'con_own_x' });
-      expect(planA.project).toEqual({ id: 'jaffle@con_own_x', from: 'derived' });
-      expect((await applyPlan(client, planA, { describe: describeError })).failed).toEqual([]);
+      await server.sql('CREATE TABLE own_xb.j_refunds (id integer, label text)');
       const before = await heldAs('j\\_%');
-
-      // Team B: the same dbt name, its models in own_xb (two of the same names as A's), no project: either.
-      await toB();
-      const b = jaffle(['j_customers', 'j_orders', 'j_refunds'].map((t) => declaration('own_xb', t)));
+      const b = teamB(['j_customers', 'j_orders', 'j_refunds']);
       const planB = await planProject(client, b, { connectorId: 'con_own_x' });
       expect(planB.project).toEqual({ id: 'jaffle@con_own_x', from: 'derived' });
       expect(planB.tables.map((t) => [t.table, t.action, t.ownership ?? null, t.owner ?? null])).toEqual([
@@ -410,7 +418,7 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
       });
 
       // The id the plan proposed, written in gds.yml: B's own id; A's tables are another project's all the same.
-      const own = await planProject(client, jaffle([declaration('own_xb', 'j_refunds')]), {
+      const own = await planProject(client, teamB(['j_refunds']), {
         connectorId: 'con_own_x',
         project: 'jaffle.own_xb@con_own_x',
       });
@@ -425,16 +433,13 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
     'a project that moved its models to another schema: its old tables are not replaced or pruned until --adopt names them',
     needs(skip),
     async () => {
-      const toNew = await connectorOver('con_own_m', 'own_ma', 'own_mb', ['mv_customers', 'mv_orders']);
-      const moving = (declarations: DbtDeclaration[]) => project(declarations, { projectName: 'moving' });
-      const old = moving(['mv_customers', 'mv_orders'].map((t) => declaration('own_ma', t)));
-      const first = await planProject(client, old, { connectorId: 'con_own_m' });
-      expect((await applyPlan(client, first, { describe: describeError })).failed).toEqual([]);
+      const movedTo = await appliedThenMoved('con_own_m', ['own_ma', 'own_mb'], 'moving', [
+        'mv_customers',
+        'mv_orders',
+      ]);
       const before = await heldAs('mv\\_%');
-
       // Its models now build into own_mb, and mv_orders left the project.
-      await toNew();
-      const moved = moving([declaration('own_mb', 'mv_customers')]);
+      const moved = movedTo(['mv_customers']);
       const plan = await planProject(client, moved, { connectorId: 'con_own_m' });
       expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['mv_customers', 'owned-elsewhere']]);
       expect(plan.counts.gone).toBe(0);
@@ -471,17 +476,15 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
     'an id written in gds.yml is the contract: its tables in another schema are its own, replaced and pruned',
     needs(skip),
     async () => {
-      const toNew = await connectorOver('con_own_p', 'own_pa', 'own_pb', ['pn_customers', 'pn_orders']);
-      const pinned = (declarations: DbtDeclaration[]) => project(declarations, { projectName: 'pinned' });
       const options = { connectorId: 'con_own_p', project: 'pinned-team' };
-      const first = await planProject(
-        client,
-        pinned(['pn_customers', 'pn_orders'].map((t) => declaration('own_pa', t))),
+      const movedTo = await appliedThenMoved(
+        'con_own_p',
+        ['own_pa', 'own_pb'],
+        'pinned',
+        ['pn_customers', 'pn_orders'],
         options,
       );
-      expect((await applyPlan(client, first, { describe: describeError })).failed).toEqual([]);
-      await toNew();
-      const plan = await planProject(client, pinned([declaration('own_pb', 'pn_customers')]), options);
+      const plan = await planProject(client, movedTo(['pn_customers']), options);
       expect(plan.tables.map((t) => [t.table, t.action, t.ownership])).toEqual([
         ['pn_customers', 'replace', 'this'],
         ['pn_orders', 'gone', 'this'],
