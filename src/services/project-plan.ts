@@ -65,7 +65,7 @@ import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources, withCheckableReferences } from './project-sources.js';
 import { certifiedNotSubmitted } from './project-apply.js';
 import { reportPlanned } from './project-report.js';
-import { isBareIdentifier } from '../core/artifacts/identifiers.js';
+import { isBareIdentifier, parseSourceRef } from '../core/artifacts/identifiers.js';
 import {
   definitionSummary,
   formatArtifactError,
@@ -320,8 +320,7 @@ const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
 /** The schema of a `schema.table` source, lower case (a quoted one unquoted). */
 function schemaOfSource(source: string): string {
-  const quoted = /^"((?:[^"]|"")*)"\./.exec(source);
-  return lower(quoted?.[1]?.replaceAll('""', '"') ?? source.slice(0, Math.max(0, source.indexOf('.'))));
+  return lower(parseSourceRef(source)?.schema ?? source.slice(0, Math.max(0, source.indexOf('.'))));
 }
 
 /**
@@ -741,7 +740,7 @@ export async function planProject(
         exitCode: ExitCode.Usage,
         code: 'nothing_to_adopt',
         suggestion:
-          'gds plan marks the tables you may adopt with "! owned elsewhere", and names the ones with no model that have this project\'s file name but no project; pass --adopt with one of their names.',
+          'gds plan marks the tables you may adopt with "! owned elsewhere", and names in a warning the ones with no model that have this project\'s file name but no project, or its derived id in a schema none of its models is built into; pass --adopt with one of their names.',
       },
     );
   const gone: PlannedTable[] = modelLess
