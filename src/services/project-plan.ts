@@ -546,7 +546,7 @@ export async function planProject(
     row.source === undefined ||
     projectSchemas.has(schemaOfSource(row.source));
   // A derived id names the connectors, so it owns tables on them only, and in the project's schemas; gds.yml's
-  // id is the user's, kept across a change of connector or schema.
+  // id is the user's, kept across a change of connector or schema, and owns exactly the tables recorded under it.
   const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean; namesake?: true } => {
     const owner = row.project ?? null;
     if (owner === null) return { ownership: 'hand', migrate: false };
@@ -950,7 +950,7 @@ function projectLine(id: string): string {
  * What the plan says of the tables recorded under this project's derived id in schemas none of its models is
  * built into: whose they may be, the id of its own to write in gds.yml, and the --adopt that takes them over.
  */
-function namesakeText(
+export function namesakeText(
   rows: HeldTable[],
   of: {
     env: string;
@@ -970,8 +970,19 @@ function namesakeText(
       ? ''
       : `; this project's ${of.ownTables} table${of.ownTables === 1 ? '' : 's'} recorded under ${of.projectId} in ${built} ${of.ownTables === 1 ? 'is' : 'are'} then owned elsewhere: --adopt each, once`;
   const owners = sortedList(rows.map((row) => row.project ?? ''));
-  return `${names.join(', ')} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed. If ${they} ${are} another project's, give this one an id of its own: write "${projectLine(ownId)}" in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags), or write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
+  const listed =
+    names.length <= LISTED_NAMESAKES
+      ? names.join(', ')
+      : `${names.slice(0, LISTED_NAMESAKES).join(', ')} and ${names.length - LISTED_NAMESAKES} more (gds list --json gives each table's project and source)`;
+  const adoptions =
+    names.length <= LISTED_NAMESAKES
+      ? `gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags), or `
+      : '';
+  return `${listed} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed. If ${they} ${are} another project's, give this one an id of its own: write "${projectLine(ownId)}" in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: ${adoptions}write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
 }
+
+/** The tables a namesake warning names one by one (and with an --adopt each); past it, their count. */
+const LISTED_NAMESAKES = 10;
 
 /** What the plan says of the tables with no model that have this project's file name and no project. */
 function unclaimedText(names: string[], env: string, prefix: string): string {
