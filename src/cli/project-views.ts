@@ -57,7 +57,7 @@ export const projectFlags = {
   }),
   adopt: Flags.string({
     description:
-      'Take over a table the plan shows as "! owned elsewhere" (another project\'s, or registered by hand): apply records this project as its owner (in the audit log), then writes it. Repeatable.',
+      'Take over a table the plan shows as "! owned elsewhere" (another project\'s, or registered by hand), or one with no model its warning names: apply records this project as its owner (in the audit log), then writes or (--prune) removes it. Repeatable.',
     multiple: true,
   }),
 };

@@ -33,7 +33,10 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'not submit it again. Ownership is ' +
     "held by the service: only this project's tables (its id: gds.yml's project:, else dbt's name with the " +
     'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
-    '! owned elsewhere (apply refuses it unless --adopt names it). A table to create or replace names the ' +
+    '! owned elsewhere (apply refuses it unless --adopt names it); so is a table under a derived id in a schema ' +
+    "none of the project's models is built into (another project of the same dbt name on the connector), " +
+    'and one of those with no model is never gone: a warning gives the project: line for gds.yml, or the --adopt. ' +
+    'A table to create or replace names the ' +
     'CERTIFIED tables downstream of it in the dbt DAG ("2 certified tables read from this: …"), and says when ' +
     'applying it files a recertification request (a CERTIFIED table whose definition or gate1.yml changes). ' +
     'Ends with "Plan: N to create, N to change, N unchanged, N to remove." (then, when there are, "N to submit.", ' +

@@ -22,7 +22,9 @@
 // by `apply`). The project's id is gds.yml's `project:`, else dbt's `name:` with the connector its tables live
 // behind (with --env and no connector, the connectors whose schemas hold its sources, as the service picks
 // each table's): two unrelated projects that share a tutorial's `name:` on two connectors never share an id,
-// and a derived id owns only tables on those connectors. Each matched table is this project's, another
+// and a derived id owns only tables on those connectors, in the schemas the project's models are built into
+// (two such projects on one connector, each in its own schema, share it: the other's tables are `! owned
+// elsewhere` or left alone, never gone, and a warning tells what to write in gds.yml). Each matched table is this project's, another
 // project's, or registered by hand; only this project's are `~ replace` or `- gone`, the others `! owned
 // elsewhere` unless --adopt names them. A table recorded under an id an earlier gds derived for this name
 // (`<name>@<environment>` with --env, or `<name>@<connector>`), on a connector of this project, is this
@@ -63,7 +65,7 @@ import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources, withCheckableReferences } from './project-sources.js';
 import { certifiedNotSubmitted } from './project-apply.js';
 import { reportPlanned } from './project-report.js';
-import { isBareIdentifier } from '../core/artifacts/identifiers.js';
+import { isBareIdentifier, parseSourceRef } from '../core/artifacts/identifiers.js';
 import {
   definitionSummary,
   formatArtifactError,
@@ -158,8 +160,7 @@ async function connectorsOfProject(
   for (const read of reads)
     if (read !== undefined && schemas.has(lower(read.schema))) found.add(read.connectorId);
   for (const row of inEnv)
-    if (row.connectorId && row.source && schemas.has(lower(row.source.split('.')[0])))
-      found.add(row.connectorId);
+    if (row.connectorId && row.source && schemas.has(schemaOfSource(row.source))) found.add(row.connectorId);
   return found.size === 0 ? undefined : found;
 }
 
@@ -316,6 +317,11 @@ function refused(
 }
 
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
+
+/** The schema of a `schema.table` source, lower case (a quoted one unquoted). */
+function schemaOfSource(source: string): string {
+  return lower(parseSourceRef(source)?.schema ?? source.slice(0, Math.max(0, source.indexOf('.'))));
+}
 
 /**
  * The name of a model's table in environment `env`: the model's, unless `bySource` (the table of `env` its source
@@ -525,20 +531,36 @@ export async function planProject(
   const projectId = options.project ?? derivedProjectId(projectName, connector, projectConnectors);
   const onProjectConnector = (row: HeldTable) =>
     projectConnectors === undefined || projectConnectors.has(row.connectorId ?? '');
-  // A derived id names the connectors, so it owns tables on them only; gds.yml's id is the user's, kept
-  // across a change of connector.
-  const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean } => {
+  // The schemas the project's models are built into, selected or not. Two projects that kept one dbt name
+  // (a tutorial's, dbt init's) on one connector derive one id, each in its own schema: a table recorded under a
+  // derived id outside these schemas is the other one's (or this one's from before its models moved there),
+  // never this plan's to replace or remove until --adopt names it. A table with no source cannot tell, nor can
+  // a project read with no schema at all (no declaration, no nodeSchemas).
+  const projectSchemas = new Set(
+    options.schema === undefined ? [...schemas, ...(project.nodeSchemas ?? []).map(lower)] : schemas,
+  );
+  const schemasKnown = projectSchemas.size > 0 || project.nodeSchemas !== undefined;
+  const inProjectSchemas = (row: HeldTable) =>
+    !schemasKnown ||
+    row.source === null ||
+    row.source === undefined ||
+    projectSchemas.has(schemaOfSource(row.source));
+  // A derived id names the connectors, so it owns tables on them only, and in the project's schemas; gds.yml's
+  // id is the user's, kept across a change of connector or schema, and owns exactly the tables recorded under it.
+  const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean; namesake?: true } => {
     const owner = row.project ?? null;
     if (owner === null) return { ownership: 'hand', migrate: false };
-    if (owner === projectId && (!derived || onProjectConnector(row)))
-      return { ownership: 'this', migrate: false };
+    const current = owner === projectId && (!derived || onProjectConnector(row));
     const before =
+      !current &&
       derived &&
       row.connectorId !== null &&
       row.connectorId !== undefined &&
       projectConnectors?.has(row.connectorId) === true &&
       derivedBefore(owner, projectName, env, row.connectorId);
-    return before ? { ownership: 'this', migrate: true } : { ownership: 'other', migrate: false };
+    if (!current && !before) return { ownership: 'other', migrate: false };
+    if (derived && !inProjectSchemas(row)) return { ownership: 'other', migrate: false, namesake: true };
+    return { ownership: 'this', migrate: before };
   };
   // Registered with no project under this project's file name: by hand, or by a gds before projects were
   // recorded. The name is all there is to go by, and anyone may push a file so named: only --adopt makes one
@@ -663,7 +685,14 @@ export async function planProject(
         ...(row === undefined || owned === undefined
           ? {}
           : { ownership: owned.ownership, owner: row.project ?? null }),
-        ...(elsewhere && row !== undefined ? { reason: ownedElsewhereReason(row, tableName, prefix) } : {}),
+        ...(elsewhere && row !== undefined
+          ? {
+              reason:
+                owned?.namesake === true
+                  ? namesakeReason(row, tableName, projectName, projectSchemas)
+                  : ownedElsewhereReason(row, tableName, prefix),
+            }
+          : {}),
         ...(submission === undefined ? {} : { reason: submission.reason }),
         ...(submission !== undefined && 'stale' in submission ? { staleSubmission: true as const } : {}),
         ...(options.submit === true &&
@@ -700,7 +729,9 @@ export async function planProject(
       !matched.has(row.id) && !keptNames.has(lower(row.name)) && !keptFiles.has(lower(row.artifactFile)),
   );
   const unclaimed = modelLess.filter((row) => namedLikeOurs(row) && row.mode !== 'MODE_B');
-  for (const row of unclaimed) if (adopt.has(lower(row.name))) adopted.add(lower(row.name));
+  const isNamesake = (row: HeldTable) => row.mode !== 'MODE_B' && ownershipOf(row).namesake === true;
+  for (const row of [...unclaimed, ...modelLess.filter(isNamesake)])
+    if (adopt.has(lower(row.name))) adopted.add(lower(row.name));
   const unknownAdopt = (options.adopt ?? []).filter((name) => !adopted.has(lower(name)));
   if (unknownAdopt.length > 0)
     throw new CliError(
@@ -709,12 +740,14 @@ export async function planProject(
         exitCode: ExitCode.Usage,
         code: 'nothing_to_adopt',
         suggestion:
-          'gds plan marks the tables you may adopt with "! owned elsewhere", and names the ones with no model that have this project\'s file name but no project; pass --adopt with one of their names.',
+          'gds plan marks the tables you may adopt with "! owned elsewhere", and names in a warning the ones with no model that have this project\'s file name but no project, or its derived id in a schema none of its models is built into; pass --adopt with one of their names.',
       },
     );
   const gone: PlannedTable[] = modelLess
     .filter(
-      (row) => ownershipOf(row).ownership === 'this' || (namedLikeOurs(row) && adopt.has(lower(row.name))),
+      (row) =>
+        ownershipOf(row).ownership === 'this' ||
+        ((namedLikeOurs(row) || isNamesake(row)) && adopt.has(lower(row.name))),
     )
     .map((row) => {
       const { ownership, migrate } = ownershipOf(row);
@@ -738,6 +771,19 @@ export async function planProject(
     });
   const leftUnclaimed = unclaimed.filter((row) => !adopt.has(lower(row.name))).map((row) => row.name);
   const unclaimedWarning = leftUnclaimed.length === 0 ? [] : [unclaimedText(leftUnclaimed, env, prefix)];
+  const namesakes = inEnv.filter((row) => isNamesake(row) && !adopt.has(lower(row.name)));
+  const namesakeWarning =
+    namesakes.length === 0
+      ? []
+      : [
+          namesakeText(namesakes, {
+            env,
+            projectId,
+            projectName,
+            projectSchemas,
+            ownTables: inEnv.filter((row) => ownershipOf(row).ownership === 'this').length,
+          }),
+        ];
   const goneIds = new Set(gone.map((t) => t.tableId));
   // The environment's tables not read (none from a service that cannot narrow the read) are left alone too.
   const untouched = { ...(owned.left ?? { otherProjects: 0, byHand: 0 }) };
@@ -747,7 +793,9 @@ export async function planProject(
     if (ownership === 'other') untouched.otherProjects += 1;
     else if (ownership === 'hand') untouched.byHand += 1;
   }
-  const firstUse = options.project === undefined && !inEnv.some((row) => row.project === projectId);
+  // Never while another project of this dbt name may hold the id: the line would make its tables this one's.
+  const firstUse =
+    options.project === undefined && !inEnv.some((row) => row.project === projectId || isNamesake(row));
   const derivedFrom =
     connector.id !== null
       ? 'the connector'
@@ -775,7 +823,7 @@ export async function planProject(
     tables,
     otherTests: project.otherTests,
     ...(options.submit === true ? { submit: true } : {}),
-    warnings: [...project.warnings, ...cased.notes, ...unclaimedWarning],
+    warnings: [...project.warnings, ...cased.notes, ...unclaimedWarning, ...namesakeWarning],
     ...(proposal === undefined ? {} : { proposal }),
     counts: {
       create: count('create'),
@@ -880,6 +928,61 @@ function ownedElsewhereReason(row: TableListRow, name: string, prefix: string): 
         : 'registered by hand';
   return `owned elsewhere (${by}): apply leaves it alone; pass --adopt ${name} to take it over.`;
 }
+
+const sortedList = (values: Iterable<string>) => [...new Set(values)].sort().join(', ');
+
+/** Of a table recorded under this project's derived id in a schema none of its models is built into. */
+function namesakeReason(
+  row: HeldTable,
+  name: string,
+  projectName: string,
+  projectSchemas: ReadonlySet<string>,
+): string {
+  return `owned elsewhere: recorded under ${row.project ?? ''}, the id gds derives for a project named ${projectName} here, but in schema ${schemaOfSource(row.source ?? '')}, where none of this project's models is built (${sortedList(projectSchemas)}): another dbt project's of that name on this connector, or this project's before its models moved. apply leaves it alone; pass --adopt ${name} to take it over if it is this project's (the plan's warning tells how to give this project an id of its own).`;
+}
+
+/** A `project:` line of gds.yml, the id quoted where YAML would not read it plain. */
+function projectLine(id: string): string {
+  return `project: ${/^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$/.test(id) ? id : JSON.stringify(id)}`;
+}
+
+/**
+ * What the plan says of the tables recorded under this project's derived id in schemas none of its models is
+ * built into: whose they may be, the id of its own to write in gds.yml, and the --adopt that takes them over.
+ */
+export function namesakeText(
+  rows: HeldTable[],
+  of: {
+    env: string;
+    projectId: string;
+    projectName: string;
+    projectSchemas: ReadonlySet<string>;
+    ownTables: number;
+  },
+): string {
+  const names = rows.map((row) => row.name).sort();
+  const [they, them, are] = names.length === 1 ? ['it', 'it', 'is'] : ['they', 'them', 'are'];
+  const where = sortedList(rows.map((row) => schemaOfSource(row.source ?? '')));
+  const built = sortedList(of.projectSchemas);
+  const ownId = `${of.projectName}.${[...of.projectSchemas].sort().join('+')}@${of.projectId.slice(of.projectId.indexOf('@') + 1)}`;
+  const ownTables =
+    of.ownTables === 0
+      ? ''
+      : `; this project's ${of.ownTables} table${of.ownTables === 1 ? '' : 's'} recorded under ${of.projectId} in ${built} ${of.ownTables === 1 ? 'is' : 'are'} then owned elsewhere: --adopt each, once`;
+  const owners = sortedList(rows.map((row) => row.project ?? ''));
+  const listed =
+    names.length <= LISTED_NAMESAKES
+      ? names.join(', ')
+      : `${names.slice(0, LISTED_NAMESAKES).join(', ')} and ${names.length - LISTED_NAMESAKES} more (gds list --json gives each table's project and source)`;
+  const adoptions =
+    names.length <= LISTED_NAMESAKES
+      ? `gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags), or `
+      : '';
+  return `${listed} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed. If ${they} ${are} another project's, give this one an id of its own: write "${projectLine(ownId)}" in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: ${adoptions}write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
+}
+
+/** The tables a namesake warning names one by one (and with an --adopt each); past it, their count. */
+const LISTED_NAMESAKES = 10;
 
 /** What the plan says of the tables with no model that have this project's file name and no project. */
 function unclaimedText(names: string[], env: string, prefix: string): string {

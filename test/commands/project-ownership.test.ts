@@ -1,6 +1,8 @@
 // Ownership of a dbt project's tables, held by the service (planProject/applyPlan against the in-process
 // reference server, on PGlite and PostgreSQL): two projects that share dbt's `name:` on two connectors never
-// see each other's tables as their own (prune leaves them); a table registered by hand on the same source is
+// see each other's tables as their own (prune leaves them), nor do two on one connector, each in its own
+// schema (a project that moved its schema takes its old tables over with --adopt; an id in gds.yml owns its
+// tables in any schema); a table registered by hand on the same source is
 // `owned-elsewhere`, apply refuses it (exit 6) and --adopt takes it over, audited; a `dbt--<name>--<table>.json`
 // file name alone makes no table the project's (only --adopt does); with --env the derived id names the
 // connector, and the id an earlier gds derived is migrated on its connector; --prune waits for every create
@@ -328,6 +330,172 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
         },
       );
       expect(both.project.id).toBe('mart@con_own_a+con_own_b');
+    },
+  );
+
+  /**
+   * Project `projectName`'s `tables`, applied through connector `id` while it reads `from`; then the connector
+   * reads `to` (the reference server's connector reads one schema; a warehouse's reads several), and the tables
+   * stay recorded in `from`. Returns the project of those names, its models built into `to`.
+   */
+  const appliedThenMoved = async (
+    id: string,
+    [from, to]: [string, string],
+    projectName: string,
+    tables: string[],
+    options: { project?: string } = {},
+  ) => {
+    for (const schema of [from, to]) {
+      await server.sql(`CREATE SCHEMA ${schema}`);
+      for (const table of tables)
+        await server.sql(`CREATE TABLE ${schema}.${table} (id integer, label text)`);
+    }
+    await server.sql(
+      `INSERT INTO gds.connectors (id, workspace_id, name, type, status, environment_label, warehouse_schema, created_at)
+       VALUES ($2, $1, $2, 'postgres', 'ACTIVE', 'dev', $3, now())`,
+      [server.ready.workspaceId, id, from],
+    );
+    const named = (schema: string, names: string[]) =>
+      project(
+        names.map((t) => declaration(schema, t)),
+        { projectName },
+      );
+    const first = await planProject(client, named(from, tables), { connectorId: id, ...options });
+    expect((await applyPlan(client, first, { describe: describeError })).failed).toEqual([]);
+    await server.sql('UPDATE gds.connectors SET warehouse_schema = $2 WHERE id = $1', [id, to]);
+    return (names: string[]) => named(to, names);
+  };
+  const heldAs = (pattern: string) =>
+    server.sql<{ name: string; source: string; project: string; active: boolean; v: number }>(
+      `SELECT name, source, project, active, definition_version AS v FROM gds.tables WHERE name LIKE $1 ORDER BY name`,
+      [pattern],
+    );
+
+  it(
+    'two projects of one dbt name on one connector, each in its own schema: B never replaces or prunes A’s tables',
+    needs(skip),
+    async () => {
+      // Team A: jaffle_shop's models in own_xa, no project: in gds.yml; then team B: the same dbt name, its
+      // models in own_xb (two of the same names as A's, and j_refunds), no project: either.
+      const teamB = await appliedThenMoved('con_own_x', ['own_xa', 'own_xb'], 'jaffle', [
+        'j_customers',
+        'j_orders',
+        'j_payments',
+      ]);
+      await server.sql('CREATE TABLE own_xb.j_refunds (id integer, label text)');
+      const before = await heldAs('j\\_%');
+      const b = teamB(['j_customers', 'j_orders', 'j_refunds']);
+      const planB = await planProject(client, b, { connectorId: 'con_own_x' });
+      expect(planB.project).toEqual({ id: 'jaffle@con_own_x', from: 'derived' });
+      expect(planB.tables.map((t) => [t.table, t.action, t.ownership ?? null, t.owner ?? null])).toEqual([
+        ['j_customers', 'owned-elsewhere', 'other', 'jaffle@con_own_x'],
+        ['j_orders', 'owned-elsewhere', 'other', 'jaffle@con_own_x'],
+        ['j_refunds', 'create', null, null],
+      ]);
+      expect(planB.tables[0]?.reason).toMatch(
+        /named jaffle here, but in schema own_xa.*another dbt project's of that name/s,
+      );
+      expect(planB.counts).toMatchObject({ gone: 0, ownedElsewhere: 2, replace: 0 });
+      expect(planB.untouched.otherProjects).toBeGreaterThanOrEqual(1);
+      expect(planB.proposal).toBeUndefined();
+      expect(planB.warnings).toContainEqual(
+        expect.stringMatching(
+          /j_customers, j_orders, j_payments.*own_xa.*write "project: jaffle\.own_xb@con_own_x" in gds\.yml.*gds apply --adopt j_customers --adopt j_orders --adopt j_payments --prune/s,
+        ),
+      );
+      const applied = await applyPlan(client, planB, { describe: describeError, prune: true });
+      expect(applied.failed.map((f) => [f.table, f.error.exitCode, f.error.code])).toEqual([
+        ['j_customers', 6, 'owned_elsewhere'],
+        ['j_orders', 6, 'owned_elsewhere'],
+      ]);
+      expect(applied.actions.filter((x) => x.step === 'remove')).toEqual([]);
+      const after = await heldAs('j\\_%');
+      expect(after.filter((t) => t.name !== 'j_refunds')).toEqual(before);
+      expect(after.find((t) => t.name === 'j_refunds')).toMatchObject({
+        source: 'own_xb.j_refunds',
+        project: 'jaffle@con_own_x',
+        active: true,
+      });
+
+      // The id the plan proposed, written in gds.yml: B's own id; A's tables are another project's all the same.
+      const own = await planProject(client, teamB(['j_refunds']), {
+        connectorId: 'con_own_x',
+        project: 'jaffle.own_xb@con_own_x',
+      });
+      expect(own.tables.map((t) => [t.table, t.action, t.ownership])).toEqual([
+        ['j_refunds', 'owned-elsewhere', 'other'],
+      ]);
+      expect(own.counts.gone).toBe(0);
+    },
+  );
+
+  it(
+    'a project that moved its models to another schema: its old tables are not replaced or pruned until --adopt names them',
+    needs(skip),
+    async () => {
+      const movedTo = await appliedThenMoved('con_own_m', ['own_ma', 'own_mb'], 'moving', [
+        'mv_customers',
+        'mv_orders',
+      ]);
+      const before = await heldAs('mv\\_%');
+      // Its models now build into own_mb, and mv_orders left the project.
+      const moved = movedTo(['mv_customers']);
+      const plan = await planProject(client, moved, { connectorId: 'con_own_m' });
+      expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['mv_customers', 'owned-elsewhere']]);
+      expect(plan.counts.gone).toBe(0);
+      const hint = 'gds apply --adopt mv_customers --adopt mv_orders --prune';
+      expect(plan.warnings).toContainEqual(expect.stringContaining(hint));
+      const refused = await applyPlan(client, plan, { describe: describeError, prune: true });
+      expect(refused.failed.map((f) => f.table)).toEqual(['mv_customers']);
+      expect(refused.actions.filter((x) => x.step === 'remove')).toEqual([]);
+      expect(await heldAs('mv\\_%')).toEqual(before);
+
+      // The command the warning gives: taken over, mv_customers moves to own_mb, mv_orders is removed.
+      const adopting = await planProject(client, moved, {
+        connectorId: 'con_own_m',
+        adopt: ['mv_customers', 'mv_orders'],
+      });
+      expect(adopting.tables.map((t) => [t.table, t.action, t.adopt])).toEqual([
+        ['mv_customers', 'replace', { from: 'moving@con_own_m' }],
+        ['mv_orders', 'gone', { from: 'moving@con_own_m' }],
+      ]);
+      const applied = await applyPlan(client, adopting, { describe: describeError, prune: true });
+      expect(applied.failed).toEqual([]);
+      expect(applied.actions.filter((x) => x.step === 'remove').map((x) => x.table)).toEqual(['mv_orders']);
+      expect((await heldAs('mv\\_%')).map((t) => [t.name, t.source, t.project, t.active])).toEqual([
+        ['mv_customers', 'own_mb.mv_customers', 'moving@con_own_m', true],
+        ['mv_orders', 'own_ma.mv_orders', 'moving@con_own_m', false],
+      ]);
+      const again = await planProject(client, moved, { connectorId: 'con_own_m' });
+      expect(again.tables.map((t) => [t.table, t.action])).toEqual([['mv_customers', 'unchanged']]);
+      expect(again.warnings).toEqual([]);
+    },
+  );
+
+  it(
+    'an id written in gds.yml is the contract: its tables in another schema are its own, replaced and pruned',
+    needs(skip),
+    async () => {
+      const options = { connectorId: 'con_own_p', project: 'pinned-team' };
+      const movedTo = await appliedThenMoved(
+        'con_own_p',
+        ['own_pa', 'own_pb'],
+        'pinned',
+        ['pn_customers', 'pn_orders'],
+        options,
+      );
+      const plan = await planProject(client, movedTo(['pn_customers']), options);
+      expect(plan.tables.map((t) => [t.table, t.action, t.ownership])).toEqual([
+        ['pn_customers', 'replace', 'this'],
+        ['pn_orders', 'gone', 'this'],
+      ]);
+      expect(plan.warnings).toEqual([]);
+      const applied = await applyPlan(client, plan, { describe: describeError, prune: true });
+      expect(applied.failed).toEqual([]);
+      expect((await heldAs('pn\\_%')).map((t) => [t.name, t.source, t.active])).toEqual([
+        ['pn_customers', 'own_pb.pn_customers', true],
+        ['pn_orders', 'own_pa.pn_orders', false],
+      ]);
     },
   );
 

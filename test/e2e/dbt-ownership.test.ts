@@ -5,7 +5,8 @@
 // is `! owned elsewhere`, apply refuses it (exit 6) and --adopt takes it; nullable columns holding NULLs
 // pass `gate run`; a second `unique` test is enforced beside the grain key; `@model` selects what dbt's own
 // graph (the manifest's child_map and parent_map) says; a table pushed by hand under the project's file name
-// is never pruned on that name alone; and with --env the two projects keep their own tables.
+// is never pruned on that name alone; with --env the two projects keep their own tables; and a third project of
+// the name on B's connector, in its own schema, neither replaces nor prunes B's.
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -349,6 +350,69 @@ describe.each(ENGINES)('a dbt project gds can be trusted with, on $engine', ({ p
           .filter(([name, project]) => project !== null && !String(name).startsWith('b_'))
           .map(([name]) => [name, `jaffle_dbt@${conA}`]),
       );
+    });
+
+    it('a third project of the one name on B’s connector, its models in own_c: B’s tables are ! owned elsewhere, never gone, apply --prune leaves them', async () => {
+      // Project C: two of B's models by the same names, built into own_c; dbt-b reads own_c now (the
+      // reference server's connector reads one schema; a warehouse's reads several).
+      const c = join(dir, 'c');
+      await cp(JAFFLE, c, { recursive: true, filter: (path) => !path.endsWith('catalog.json') });
+      const { nodes } = projectB(manifest);
+      delete nodes['model.jaffle_dbt.b_stg_payments'];
+      for (const node of Object.values(nodes)) node['schema'] = 'own_c';
+      await writeFile(
+        join(c, 'target/manifest.json'),
+        JSON.stringify({ nodes, child_map: {}, parent_map: {} }),
+      );
+      await server.sql('CREATE SCHEMA own_c');
+      for (const model of ['b_stg_customers', 'b_stg_orders'])
+        await server.sql(`CREATE TABLE own_c.${model} AS SELECT * FROM own_b.${model}`);
+      await server.sql(`UPDATE gds.connectors SET warehouse_schema = 'own_c' WHERE id = 'con_e2e_dbt_b'`);
+      const onC = ['--dbt', c, '--connector', 'dbt-b'];
+      const statusOf = async (name: string) => lines((await gds(['status', name, '--json'])).stdout)[0];
+      const before = await Promise.all(['b_stg_customers', 'b_stg_orders', 'b_stg_payments'].map(statusOf));
+
+      const plan = await gds(['plan', ...onC]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toMatch(/! owned elsewhere b_stg_customers \(own_c\.b_stg_customers, tbl_\w+\)/);
+      expect(plan.stdout).toContain(
+        "but in schema own_b, where none of this project's models is built (own_c)",
+      );
+      expect(plan.stdout).toContain(
+        'Plan: 0 to create, 0 to change, 0 unchanged, 0 to remove. 2 owned elsewhere.',
+      );
+      expect(plan.stderr).toContain('write "project: jaffle_dbt.own_c@con_e2e_dbt_b" in gds.yml');
+      expect(plan.stderr).toContain(
+        'gds apply --adopt b_stg_customers --adopt b_stg_orders --adopt b_stg_payments --prune',
+      );
+      const json = await gds(['plan', ...onC, '--json']);
+      expect(
+        lines(json.stdout)
+          .filter((l) => l['table'] !== undefined)
+          .map((l) => [l['table'], l['action'], l['ownership'], l['owner']]),
+      ).toEqual([
+        ['b_stg_customers', 'owned-elsewhere', 'other', 'jaffle_dbt@con_e2e_dbt_b'],
+        ['b_stg_orders', 'owned-elsewhere', 'other', 'jaffle_dbt@con_e2e_dbt_b'],
+      ]);
+      expect(lines(json.stdout).at(-1)).toMatchObject({ summary: { remove: 0, replace: 0, refused: 2 } });
+      const markdown = await gds(['plan', ...onC, '--format', 'markdown']);
+      expect(markdown.stdout).toContain('<code>! owned elsewhere</code> <strong>b_stg_customers</strong>');
+      expect(markdown.stdout).toContain('project: jaffle\\_dbt.own\\_c@con\\_e2e\\_dbt\\_b');
+
+      const applied = await gds(['apply', ...onC, '--prune', '--yes', '--json']);
+      expect(applied.code).toBe(6);
+      expect(lines(applied.stdout).filter((l) => l['step'] === 'remove' || l['step'] === 'replace')).toEqual(
+        [],
+      );
+      expect(await Promise.all(['b_stg_customers', 'b_stg_orders', 'b_stg_payments'].map(statusOf))).toEqual(
+        before,
+      );
+      expect(before.map((t) => [t?.['source'], t?.['project']])).toEqual([
+        ['own_b.b_stg_customers', 'jaffle_dbt@con_e2e_dbt_b'],
+        ['own_b.b_stg_orders', 'jaffle_dbt@con_e2e_dbt_b'],
+        ['own_b.b_stg_payments', 'jaffle_dbt@con_e2e_dbt_b'],
+      ]);
+      await server.sql(`UPDATE gds.connectors SET warehouse_schema = 'own_b' WHERE id = 'con_e2e_dbt_b'`);
     });
   });
 });

@@ -158,6 +158,7 @@ export function declareDbtProject(
     selectorOf: lazySelectors(manifest),
     ...(skipped.length === 0 ? {} : { skipped }),
     nodeNames: built.map((n) => n.alias),
+    nodeSchemas: [...new Set(built.flatMap((n) => (n.schema === undefined ? [] : [n.schema])))],
     lineage: [...manifest.nodes.values()]
       .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
       .map((n) => ({ uniqueId: n.uniqueId, name: n.alias, parents: n.dependsOn })),

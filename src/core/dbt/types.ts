@@ -165,6 +165,12 @@ export interface DbtProject {
    */
   nodeNames?: string[];
   /**
+   * The schemas of those nodes, selected or not, as dbt names them: a table recorded under a derived project id
+   * in none of them is another same-named project's. Absent: the declarations' (none: not known, so no
+   * table is told another project's by its schema).
+   */
+  nodeSchemas?: string[];
+  /**
    * The DAG of every enabled model, seed and snapshot, selected or not: each node's table name (alias) and the
    * nodes it reads (`depends_on`), for what `gds plan` says is downstream of a change.
    */

@@ -1,0 +1,43 @@
+// The warning of a plan whose derived id another same-named project's tables hold in other schemas: it names a
+// few with an --adopt each, and past ten says how many more, where an --adopt a table is no command to run.
+import { describe, expect, it } from 'vitest';
+import type { HeldTable } from '../../src/client/areas/tables.js';
+import { namesakeText } from '../../src/services/project-plan.js';
+
+const held = (count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) =>
+      ({
+        name: `t_${String(i).padStart(4, '0')}`,
+        source: `team_a.t_${i}`,
+        project: 'jaffle@con_x',
+      }) as HeldTable,
+  );
+const of = {
+  env: 'dev',
+  projectId: 'jaffle@con_x',
+  projectName: 'jaffle',
+  projectSchemas: new Set(['team_b']),
+  ownTables: 0,
+};
+
+describe('namesakeText', () => {
+  it('names up to ten tables, each with its --adopt', () => {
+    const text = namesakeText(held(2), of);
+    expect(text).toMatch(/^t_0000, t_0001 \(dev\) are recorded under jaffle@con_x/);
+    expect(text).toContain('gds apply --adopt t_0000 --adopt t_0001 --prune');
+    expect(text).toContain('write "project: jaffle.team_b@con_x" in gds.yml');
+  });
+
+  it('past ten, the first ten and how many more, and no --adopt of each', () => {
+    const text = namesakeText(held(2_000), { ...of, ownTables: 3 });
+    expect(text).toMatch(/^t_0000, .*, t_0009 and 1990 more \(gds list --json/);
+    expect(text).not.toContain('t_0010');
+    expect(text).not.toContain('--adopt t_');
+    expect(text).toContain(
+      "this project's 3 tables recorded under jaffle@con_x in team_b are then owned elsewhere",
+    );
+    expect(text).toContain('write "project: jaffle@con_x" in gds.yml');
+  });
+});
