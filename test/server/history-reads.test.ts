@@ -7,7 +7,7 @@ import type { AuditEntry } from '../../src/contract/types.js';
 import { listAudit, SINCE_WINDOW } from '../../src/server/audit.js';
 import { staleSubmissions } from '../../src/server/gates/proofs.js';
 import { activeJobs } from '../../src/server/governance/jobs.js';
-import { closeNotifications } from '../../src/server/governance/notifications.js';
+import { closeNotifications, listQueuePage } from '../../src/server/governance/notifications.js';
 import { ENGINES, useEngineServer } from '../helpers/engines.js';
 import { countingQueryable } from '../helpers/rows-read.js';
 import { needs } from '../helpers/skip.js';
@@ -171,6 +171,40 @@ describe.each(ENGINES)('history reads on $engine', ({ postgres, skip }) => {
     db.reset();
     expect((await activeJobs(db, table)).map((j) => j.id)).toEqual(['job_h_300']);
     expect(db.read()).toBeLessThan(10);
+  });
+
+  it("reads the steward's queue without the submissions of tables never certified", needs(skip), async () => {
+    const [uncertified] = await server().sql<{ id: string }>(
+      `SELECT t.id FROM gds.tables t WHERE t.workspace_id = $1 AND t.active
+          AND NOT EXISTS (SELECT 1 FROM gds.contract_versions v WHERE v.table_id = t.id)
+          AND NOT EXISTS (SELECT 1 FROM gds.notifications n WHERE n.table_id = t.id)
+        ORDER BY t.id LIMIT 1`,
+      [workspace()],
+    );
+    const table = uncertified?.id ?? '';
+    await server().sql(
+      `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, sample,
+                                    definition_version, gate1_version, data_version, created_by, created_at)
+       SELECT 'prf_q_' || g, t.id, 'submit', true, '[]', '[]', NULL, t.definition_version, t.gate1_version,
+              t.data_version, $2, now()
+         FROM gds.tables t, generate_series(1, 200) g WHERE t.id = $1 ORDER BY g`,
+      [table, server().user('OWNER').userId],
+    );
+    await server().sql(`UPDATE gds.tables SET state = 'PENDING_REVIEW' WHERE id = $1`, [table]);
+    await server().sql(
+      `INSERT INTO gds.notifications (id, workspace_id, table_id, recipient_role, kind, message, details, created_at)
+       VALUES ('ntf_q', $1, $2, 'STEWARD', 'gate_submitted', 'submitted', '{"proofId": "prf_q_200"}', now())`,
+      [workspace(), table],
+    );
+    const db = countingQueryable(server());
+    const { entries } = await listQueuePage(db, workspace(), { environments: null, limit: 50 });
+    expect(entries.find((e) => e.tableId === table)).toMatchObject({
+      id: 'ntf_q',
+      proof: { id: 'prf_q_200', fresh: true },
+      sinceCertified: null,
+    });
+    // The queue's rows and their tables' rows, not the table's 200 submissions.
+    expect(db.read()).toBeLessThan(100);
   });
 
   it("closes a table's open notification reading it alone", needs(skip), async () => {
