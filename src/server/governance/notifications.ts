@@ -163,8 +163,10 @@ export async function listQueuePage(
                            WHERE v.table_id = t.id AND v.kind = 'CERTIFICATION'
                            ORDER BY v.version DESC LIMIT 1) cv ON true
        LEFT JOIN gds.users cu ON cu.id = cv.certified_by
+       -- A table never certified reads none of its submissions (not all of them, none matching).
        LEFT JOIN LATERAL (SELECT s.definition_version, s.gate1_version, s.data_version FROM gds.gate_proofs s
-                           WHERE s.table_id = t.id AND s.kind = 'submit' AND s.created_at <= cv.certified_at
+                           WHERE cv.certified_at IS NOT NULL AND s.table_id = t.id AND s.kind = 'submit'
+                             AND s.created_at <= cv.certified_at
                            ORDER BY s.seq DESC LIMIT 1) cp ON true
       WHERE ${WHERE}
         AND ($3::bigint IS NULL OR n.seq > $3::bigint)
