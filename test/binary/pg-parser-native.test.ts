@@ -69,6 +69,8 @@ async function parserFiles(cache: string): Promise<string[]> {
 }
 
 describe("PostgreSQL's parser as a native addon in dist/gds", needs(noExecutable, noNativeParser), () => {
+  // About 130 pairs of processes, one pair after another: past the 120 s a test is given at a load of 10 on two
+  // cores (a fresh-clone CI run). Its own limit, as every limit here, only ends a test that hangs.
   it('reads every real view as the npm package does: the same output, errors and exit code', async ({
     skip,
   }) => {
@@ -95,7 +97,7 @@ describe("PostgreSQL's parser as a native addon in dist/gds", needs(noExecutable
     }
     // It was the native parser that answered.
     expect(await parserFiles(cache)).toEqual([expect.stringMatching(/^pg-parser-[0-9a-f]{16}\.node$/)]);
-  });
+  }, 600_000);
 
   it('is written once to the cache; a copy whose bytes differ is replaced, never loaded', async () => {
     await writeFile(join(dir, 'v.sql'), 'CREATE VIEW analytics.v AS SELECT id, name FROM t');
