@@ -77,7 +77,7 @@ async function edit(dbt: string, file: 'manifest' | 'catalog', change: (text: st
   await writeFile(path, change(await readFile(path, 'utf8')));
 }
 
-describe('a token that may not replace the ADMIN’s definitions', { timeout: 180_000 }, () => {
+describe('a token that may not replace the ADMIN’s definitions', { timeout: 300_000 }, () => {
   const { context, gds, on } = shopProject({ applied: true });
 
   it.each(['STEWARD', 'MEMBER'] as const)(
@@ -175,7 +175,7 @@ describe('a token that may not replace the ADMIN’s definitions', { timeout: 18
   });
 });
 
-describe('a person applies a gate1.yml between apply’s plan and its writes', { timeout: 180_000 }, () => {
+describe('a person applies a gate1.yml between apply’s plan and its writes', { timeout: 300_000 }, () => {
   const { context, gds, on } = shopProject({ applied: true });
 
   it('that table fails with the service’s 412 (exit 6); the others are reported written, the summary printed', async () => {
@@ -244,7 +244,7 @@ describe('a person applies a gate1.yml between apply’s plan and its writes', {
 
 describe(
   'two CI jobs of one project, the second started while the first registers',
-  { timeout: 180_000 },
+  { timeout: 300_000 },
   () => {
     const { context, gds, on } = shopProject({ applied: false });
 

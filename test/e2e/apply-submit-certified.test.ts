@@ -41,7 +41,7 @@ afterAll(async () => {
   await shop?.close();
 });
 
-describe('gds apply --submit on a CERTIFIED table', { timeout: 120_000 }, () => {
+describe('gds apply --submit on a CERTIFIED table', { timeout: 300_000 }, () => {
   it('leaves it CERTIFIED when the change keeps it so, and says why; a changed definition is submitted', async () => {
     const { gds, onDev, server } = shop;
     const select = ['--select', TABLE];

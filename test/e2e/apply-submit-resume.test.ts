@@ -48,7 +48,7 @@ afterAll(async () => {
   await shop?.close();
 });
 
-describe('gds apply --submit after a run killed half-way', { timeout: 120_000 }, () => {
+describe('gds apply --submit after a run killed half-way', { timeout: 300_000 }, () => {
   it('submits the tables the killed run registered but never submitted, once, and then has nothing to do', async () => {
     const { gds, onDev } = shop;
     // What the killed run left: the seeds registered and submitted, two staging models registered only.

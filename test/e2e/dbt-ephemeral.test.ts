@@ -27,7 +27,7 @@ afterAll(async () => {
   await shop?.close();
 });
 
-describe('an ephemeral model in gds plan / gds apply', { timeout: 120_000 }, () => {
+describe('an ephemeral model in gds plan / gds apply', { timeout: 300_000 }, () => {
   it('is skipped with its reason, not refused: plan and apply exit 0, and --prune removes the gone tables', async () => {
     const { gds, onDev } = shop;
     const first = await gds(['apply', ...onDev(), '--yes', '--json']);

@@ -113,7 +113,7 @@ describe.each(ENGINES)('a dbt project gds can be trusted with, on $engine', ({ p
     await server?.close();
   });
 
-  describe('checked from outside', { ...needs(skipped), timeout: 180_000 }, () => {
+  describe('checked from outside', { ...needs(skipped), timeout: 300_000 }, () => {
     it('two projects with one name on two connectors: the second creates its own, its --prune leaves the first’s', async () => {
       const first = await gds(['apply', ...onA(), '--prune', '--yes', '--json']);
       expect(first.code, first.stderr).toBe(0);

@@ -160,7 +160,7 @@ describe('a CI loop run ten times', () => {
       expect(error.error.message).toContain('built nothing');
     }
     expect(await footprint()).toEqual(before);
-  }, 240_000);
+  }, 300_000);
 
   it('says "No change" on stderr with ✓, stdout empty, for env promote and its --dry-run', async () => {
     const promoted = await gds(['env', 'promote', table, '--to', 'staging']);

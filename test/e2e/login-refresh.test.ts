@@ -83,7 +83,7 @@ describe('parallel refresh', () => {
     await parallelWhoami();
     expect(await server.auditCount('SESSION_REFRESHED')).toBe(refreshes + 2);
     expect((await storedProfile()).refreshToken).not.toBe(after.refreshToken);
-  }, 180_000);
+  }, 300_000);
 
   it('a refused refresh token ends with exit 3 and the sign-in hint, and the profile is kept', async () => {
     const first = await signIn('owner@example.com');

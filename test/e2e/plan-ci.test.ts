@@ -69,7 +69,7 @@ afterAll(async () => {
 // Each test runs several gds processes one after the other; on a loaded two-core machine that takes a while.
 describe(
   'gds plan / apply in CI on the jaffle-shop project',
-  { ...needs(noSharedFixtures), timeout: 180_000 },
+  { ...needs(noSharedFixtures), timeout: 300_000 },
   () => {
     it('a source the connector lacks is ! refused with the fix; apply refuses it once, naming what was applied', async () => {
       const plan = await gds(['plan', '--dbt', project, '--connector', 'warehouse-dev']);

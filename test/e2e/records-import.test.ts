@@ -166,7 +166,7 @@ describe('gds records export | gds records import', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Imported 10,000 rows of <stdin>');
     expect(await dataOf(targets.copy_pipe ?? '')).toEqual(await sourceData());
-  }, 180_000);
+  }, 300_000);
 
   it('round-trips through a CSV file, and through bulk creation without a key', async () => {
     const file = join(dir, 'wide.csv');
@@ -199,7 +199,7 @@ describe('gds records export | gds records import', () => {
     const again = await gds(['import', 'copy_csv', '-f', file, '--key', 'sku', '--json']);
     expect(JSON.parse(again.stderr.trim()).summary).toMatchObject({ inserted: 0, updated: ROWS });
     expect(await dataOf(targets.copy_csv ?? '')).toEqual(await sourceData());
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('an import killed and resumed', () => {
@@ -263,7 +263,7 @@ describe('an import killed and resumed', () => {
     expect(summary.sent).toBeGreaterThanOrEqual(KILLED_ROWS);
     expect(await dataOf(targets.copy_killed ?? '')).toEqual(await halfData());
     expect(await readdir(stateDir)).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('rows that do not fit', () => {
@@ -427,5 +427,5 @@ describe('an import from stdin killed and resumed', () => {
     expect(summary.rows).toBe(KILLED_ROWS);
     expect(await dataOf(targets.copy_stdin ?? '')).toEqual(await halfData());
     expect(await readdir(stateDir)).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 });

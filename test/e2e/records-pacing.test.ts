@@ -65,7 +65,7 @@ describe('export paced by the rate headers', () => {
       .split('\n')
       .map((line) => JSON.parse(line).id);
     expect(ids).toEqual((await storedRows(server, table)).map((row) => row.id));
-  }, 150_000);
+  }, 300_000);
 
   it('while the same requests unpaced meet the limit', async () => {
     const token = await tokenFor('unpaced');

@@ -121,6 +121,6 @@ describe.concurrent('killing gds during the refresh of an integration profile', 
       // cannot finish within the bound (here: the test holds the lock it needs).
       expect(refreshTokenChanged).toBe(point === 'spent');
     },
-    180_000,
+    300_000,
   );
 });

@@ -74,7 +74,7 @@ describe('npm run lint:layers', () => {
         },
       },
     ]);
-  }, 180_000);
+  }, 300_000);
 
   it('passes on the repository as it is: no upward import, no cycle', () => {
     const violations = failed.stdout.split('\n').filter((line) => /^\s*error /.test(line));
@@ -106,7 +106,7 @@ describe('npm run lint:layers', () => {
 
   it(
     'docs/layers.mmd is the diagram npm run docs:layers makes of the code as it is',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const dir = await mkdtemp(path.join(tmpdir(), 'gds-layers-'));
       try {

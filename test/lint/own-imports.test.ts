@@ -13,14 +13,14 @@ async function refusals(file: string, text: string): Promise<string[]> {
 }
 
 describe('eslint on dynamic imports', () => {
-  it("refuses an import() of gds's own module, in any layer", { timeout: 120_000 }, async () => {
+  it("refuses an import() of gds's own module, in any layer", { timeout: 300_000 }, async () => {
     for (const file of ['src/services/planted.ts', 'src/core/planted.ts', 'src/cli/planted.ts']) {
       const messages = await refusals(file, "export const load = () => import('./errors.js');\n");
       expect(messages, file).toEqual([expect.stringContaining("Import gds's own modules statically")]);
     }
   });
 
-  it('refuses an import() whose module is computed', { timeout: 120_000 }, async () => {
+  it('refuses an import() whose module is computed', { timeout: 300_000 }, async () => {
     const messages = await refusals(
       'src/services/planted.ts',
       'export const load = (name: string) => import(`./${name}.js`);\n',
@@ -30,7 +30,7 @@ describe('eslint on dynamic imports', () => {
 
   it(
     'lets a library be loaded on first use, and the command table load each command',
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       expect(await refusals('src/core/planted.ts', "export const load = () => import('yaml');\n")).toEqual(
         [],

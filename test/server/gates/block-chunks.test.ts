@@ -34,7 +34,7 @@ describe.each(ENGINES)('chunks:K@N on $engine', ({ postgres, skip }) => {
       );
       await db.exec('CREATE VIEW w.v AS SELECT * FROM w.t');
     },
-    120_000,
+    300_000,
   );
 
   /** The ids drawSample keeps for `spec` over `from`, in id order, and the method it reports. */

@@ -231,7 +231,7 @@ describe.each(ENGINES)('requests filed before signals were kept, on $engine', (e
       );
       await migrate(db);
     },
-    120_000,
+    300_000,
   );
 
   it('each keeps its latest signal; its sender only when it had one', needs(engine.skip), async () => {
