@@ -136,61 +136,21 @@ function decodeCursor(cursor: string): string {
   });
 }
 
-/**
- * The most entries of a `since` window read by time before the page is taken from them; a window holding
- * more is read by seq as without `since` (its newest entries fill the page).
- */
-export const SINCE_WINDOW = 1000;
-
-/**
- * The seqs of the page's entries (at most `take`, newest first) when `since` leaves fewer than SINCE_WINDOW
- * entries, read through audit_log_by_time (audit_log_by_action_time with eventType): a window of the
- * newest entries, not a walk of the whole log by seq that finds none older than `since` (1,000,000 entries:
- * 350-1,000 ms). Null when the window holds more: its newest entries by seq are then the page.
- */
-async function sinceWindowPage(
-  q: Queryable,
-  where: readonly string[],
-  params: readonly unknown[],
-  take: number,
-): Promise<string[] | null> {
-  const window = await q.query<{ seq: string }>(
-    `SELECT seq::text AS seq FROM gds.audit_log WHERE ${where.join(' AND ')}
-      ORDER BY created_at DESC LIMIT ${SINCE_WINDOW}`,
-    [...params],
-  );
-  if (window.length === SINCE_WINDOW) return null;
-  return window
-    .map((row) => BigInt(row.seq))
-    .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
-    .slice(0, take)
-    .map(String);
-}
-
 /** Newest first; `nextCursor` is the empty string on the last page (§4.4 types it a string). */
 export async function listAudit(
   q: Queryable,
   workspaceId: string,
   query: AuditQuery,
 ): Promise<{ entries: AuditEntry[]; nextCursor: string }> {
-  let where = ['workspace_id = $1'];
-  let params: unknown[] = [workspaceId];
+  const where = ['workspace_id = $1'];
+  const params: unknown[] = [workspaceId];
   const add = (clause: string, value: unknown) => {
     params.push(value);
     where.push(clause.replace('?', `$${params.length}`));
   };
   if (query.cursor !== undefined) add('seq < ?::bigint', decodeCursor(query.cursor));
   if (query.eventType !== undefined) add('action = ?', query.eventType);
-  if (query.since !== undefined) {
-    add('created_at >= ?::timestamptz', query.since);
-    const page = await sinceWindowPage(q, where, params, query.limit + 1);
-    if (page?.length === 0) return { entries: [], nextCursor: '' };
-    // The window's seqs are the workspace's (and the filters'): by them alone, through the primary key.
-    if (page !== null) {
-      where = ['seq = ANY($1::bigint[])'];
-      params = [page];
-    }
-  }
+  if (query.since !== undefined) add('created_at >= ?::timestamptz', query.since);
   params.push(query.limit + 1);
   const rows = await q.query<AuditRow>(
     // Details over the bound (stored before it existed) never leave the database whole: only their size and keys.

@@ -781,6 +781,7 @@ export async function planProject(
             projectId,
             projectName,
             projectSchemas,
+            declaredSchemas: schemas,
             ownTables: inEnv.filter((row) => ownershipOf(row).ownership === 'this').length,
           }),
         ];
@@ -957,6 +958,8 @@ export function namesakeText(
     projectId: string;
     projectName: string;
     projectSchemas: ReadonlySet<string>;
+    /** The schemas of the models this plan declares, which the proposed id names. */
+    declaredSchemas: ReadonlySet<string>;
     ownTables: number;
   },
 ): string {
@@ -964,7 +967,7 @@ export function namesakeText(
   const [they, them, are] = names.length === 1 ? ['it', 'it', 'is'] : ['they', 'them', 'are'];
   const where = sortedList(rows.map((row) => schemaOfSource(row.source ?? '')));
   const built = sortedList(of.projectSchemas);
-  const ownId = `${of.projectName}.${[...of.projectSchemas].sort().join('+')}@${of.projectId.slice(of.projectId.indexOf('@') + 1)}`;
+  const ownId = ownProjectId(of.projectName, of.declaredSchemas, of.projectId);
   const ownTables =
     of.ownTables === 0
       ? ''
@@ -978,7 +981,27 @@ export function namesakeText(
     names.length <= LISTED_NAMESAKES
       ? `gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags), or `
       : '';
-  return `${listed} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed. If ${they} ${are} another project's, give this one an id of its own: write "${projectLine(ownId)}" in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: ${adoptions}write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
+  return `${listed} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed. If ${they} ${are} another project's, give this one an id of its own: write ${ownId === undefined ? 'an id of its own as "project: ID"' : `"${projectLine(ownId)}"`} in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: ${adoptions}write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
+}
+
+/**
+ * The id a namesake warning proposes: dbt's name, the schemas the plan's models are built into, and the
+ * connectors of the derived id (`jaffle.analytics_b@con_x`); the first schema alone where all of them would pass
+ * the service's 200 characters; none without a schema.
+ */
+function ownProjectId(
+  projectName: string,
+  schemas: ReadonlySet<string>,
+  projectId: string,
+): string | undefined {
+  const sorted = [...schemas].filter((schema) => schema !== '').sort();
+  const place = projectId.slice(projectId.indexOf('@') + 1);
+  for (const named of [sorted.join('+'), sorted[0]]) {
+    if (named === undefined || named === '') return undefined;
+    const id = `${projectName}.${named}@${place}`;
+    if (id.length <= 200) return id; // the service's MAX_PROJECT_ID
+  }
+  return undefined;
 }
 
 /** The tables a namesake warning names one by one (and with an --adopt each); past it, their count. */

@@ -19,6 +19,7 @@ const of = {
   projectId: 'jaffle@con_x',
   projectName: 'jaffle',
   projectSchemas: new Set(['team_b']),
+  declaredSchemas: new Set(['team_b']),
   ownTables: 0,
 };
 
@@ -39,5 +40,14 @@ describe('namesakeText', () => {
       "this project's 3 tables recorded under jaffle@con_x in team_b are then owned elsewhere",
     );
     expect(text).toContain('write "project: jaffle@con_x" in gds.yml');
+  });
+
+  it('proposes an id the service takes: the first schema where all would pass 200 characters, else none', () => {
+    const many = new Set(Array.from({ length: 12 }, (_, i) => `analytics_schema_number_${i}`));
+    const long = namesakeText(held(1), { ...of, projectSchemas: many, declaredSchemas: many });
+    expect(long).toContain('write "project: jaffle.analytics_schema_number_0@con_x" in gds.yml');
+    const none = namesakeText(held(1), { ...of, declaredSchemas: new Set() });
+    expect(none).toContain('write an id of its own as "project: ID" in gds.yml');
+    expect(none).not.toContain('jaffle.@');
   });
 });

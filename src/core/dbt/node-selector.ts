@@ -66,7 +66,7 @@ export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | 
     const packageUsable = !WILDCARD.test(node.packageName);
     if (packageUsable && inPackage(hits, node.packageName) === 1) return packaged(node, `fqn:${fqn}`);
     const file = node.originalFilePath;
-    if (file !== undefined && SHELL_SAFE_PATH.test(file) && !file.endsWith('/')) {
+    if (file !== undefined && SHELL_SAFE_PATH.test(file) && file.split('/').every(isPathPart)) {
       const sharing = byKey.get(`file:${file}`) ?? [];
       if (sharing.length === 1) return `path:${file}`;
       if (packageUsable && inPackage(sharing, node.packageName) === 1) return packaged(node, `path:${file}`);
@@ -75,8 +75,13 @@ export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | 
   };
 }
 
-/** A path dbt's path: method reads as itself (no glob) and a shell passes as one word. */
-const SHELL_SAFE_PATH = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
+/**
+ * A node's own file that dbt's path: method reads as itself (no glob) and a shell passes as one word: a model,
+ * seed or snapshot file (a .yml may be other nodes' patch_path too, which path: also matches).
+ */
+const SHELL_SAFE_PATH = /^[A-Za-z0-9_][A-Za-z0-9_./-]*\.(sql|py|csv)$/;
+/** path: reads `a//b` and `a/./b` as `a/b`: a file so written is not named by its path. */
+const isPathPart = (part: string): boolean => part !== '' && part !== '.' && part !== '..';
 const WILDCARD = /[*?[\]\s,+@:]/;
 
 /** What of a node dbt's fqn matching reads (a project keeps these, not its manifest's nodes, for its hints). */

@@ -158,7 +158,15 @@ export function declareDbtProject(
     selectorOf: lazySelectors(manifest),
     ...(skipped.length === 0 ? {} : { skipped }),
     nodeNames: built.map((n) => n.alias),
-    nodeSchemas: [...new Set(built.flatMap((n) => (n.schema === undefined ? [] : [n.schema])))],
+    // Ephemeral and disabled ones too: a table of the project whose model became ephemeral or was disabled,
+    // its schema's folder with it, is this project's and gone, never another same-named project's.
+    nodeSchemas: [
+      ...new Set(
+        [...manifest.nodes.values()].flatMap((n) =>
+          DECLARED_TYPES.has(n.resourceType) && n.schema !== undefined ? [n.schema] : [],
+        ),
+      ),
+    ],
     lineage: [...manifest.nodes.values()]
       .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
       .map((n) => ({ uniqueId: n.uniqueId, name: n.alias, parents: n.dependsOn })),

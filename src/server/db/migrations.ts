@@ -549,16 +549,13 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 70,
-    name: 'months of history read by its newest rows: audit log by event type and time, active jobs, open notifications',
-    // The audit log filtered by eventType (newest first) or since a time walked the workspace's whole log
-    // when fewer than a page matched (1,000,000 entries: 320-1,000 ms; `since` reads its window by time,
-    // audit.ts sinceWindowPage); a table's QUEUED or RUNNING jobs
-    // (`status`) and its open notification (closed at each submission) were found among all its jobs or
-    // every open notification of the service. Each is now a range of an index of what it asks for.
+    name: 'months of history read by its newest rows: audit log by event type, active jobs, open notifications',
+    // The audit log filtered by an eventType (newest first) walked the workspace's whole log when fewer than a
+    // page matched (1,000,000 entries: 320-1,000 ms); a table's QUEUED or RUNNING jobs (`status`) and its open
+    // notification (closed at each submission) were found among all its jobs or every open notification of the
+    // service. Each is now a range of an index of what it asks for.
     sql: `
       CREATE INDEX audit_log_by_action ON gds.audit_log (workspace_id, action, seq);
-      CREATE INDEX audit_log_by_time ON gds.audit_log (workspace_id, created_at);
-      CREATE INDEX audit_log_by_action_time ON gds.audit_log (workspace_id, action, created_at);
       CREATE INDEX jobs_active_by_table ON gds.jobs (table_id, created_at, id) WHERE status IN ('QUEUED', 'RUNNING');
       CREATE INDEX notifications_open_by_table ON gds.notifications (table_id) WHERE closed_at IS NULL;
     `,

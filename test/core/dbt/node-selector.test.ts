@@ -119,5 +119,22 @@ describe('nodeSelector', () => {
       // What the hint gave before reaches the folder's model too.
       expect(selectNodes(single, { exclude: ['fqn:shop.orders.orders'] })).toEqual([]);
     });
+
+    it.each([
+      // A snapshot defined in a .yml that documents other nodes too (path: matches their patch_path).
+      ['a .yml file', 'snapshots/orders/orders.yml'],
+      // path: reads `models//orders` as `models/orders`: not the file's own spelling.
+      ['a path with an empty part', 'models//orders/orders.sql'],
+    ])('%s is never the hint: the package and fqn as before', (_what, file) => {
+      const odd = readManifest(
+        manifest(
+          model('orders', { folders: ['orders'], original_file_path: file }),
+          model('order_lines', { folders: ['orders', 'orders'] }),
+        ),
+      );
+      expect(nodeSelectors([...odd.nodes.values()])('model.shop.orders')).toBe(
+        'package:shop,fqn:shop.orders.orders',
+      );
+    });
   });
 });

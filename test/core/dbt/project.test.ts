@@ -933,6 +933,24 @@ select * from renamed`;
     ]);
   });
 
+  // A table of the project in a schema only ephemeral (or disabled) models are now configured into is still this
+  // project's (gone), not another same-named project's: their schemas are the project's too.
+  it("counts ephemeral and disabled models' schemas among the project's", () => {
+    const project = declareDbtProject(
+      {
+        manifest: manifest(
+          model('base', { schema: 'staging', config: { enabled: true, materialized: 'ephemeral' } }),
+          model('old', { schema: 'legacy', config: { enabled: false, materialized: 'table' } }),
+          model('kept', { columns: columns({ id: 'int' }) }),
+        ),
+      },
+      {},
+      dbtReader,
+    );
+    expect(project.declarations.map((d) => d.name)).toEqual(['kept']);
+    expect(new Set(project.nodeSchemas)).toEqual(new Set(['analytics', 'staging', 'legacy']));
+  });
+
   it('skips an ephemeral model, not refused: it builds no relation, so its name is no table kept', () => {
     const project = declareDbtProject(
       {
