@@ -24,9 +24,9 @@
 // each table's): two unrelated projects that share a tutorial's `name:` on two connectors never share an id,
 // and a derived id owns only tables on those connectors, in the schemas the project's models are built into
 // (two such projects on one connector, each in its own schema, share it: the other's tables are `! owned
-// elsewhere` or left alone, never gone, and a warning tells what to write in gds.yml). Each matched table is this project's, another
-// project's, or registered by hand; only this project's are `~ replace` or `- gone`, the others `! owned
-// elsewhere` unless --adopt names them. A table recorded under an id an earlier gds derived for this name
+// elsewhere` or left alone, never gone, and a warning tells what to write in gds.yml). Each matched table is
+// this project's, another project's, or registered by hand; only this project's are `~ replace` or `- gone`,
+// the others `! owned elsewhere` unless --adopt names them. A table recorded under an id an earlier gds derived for this name
 // (`<name>@<environment>` with --env, or `<name>@<connector>`), on a connector of this project, is this
 // project's, and apply records the current id on it once. A table with no project is never this project's,
 // whatever its file name: `dbt--<name>--<table>.json` is also what anyone pushing such a file gets, so one of
