@@ -96,7 +96,7 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
   it(
     `a first apply of ${LARGE} large definitions sends batches within the request body limit`,
     // 29 MB of definitions written: 24 s on PGlite at a load of 18.
-    { ...needs(skip), timeout: 240_000 },
+    { ...needs(skip), timeout: 300_000 },
     async () => {
       const sent = largeProject.declarations.reduce((sum, d) => sum + d.artifact.content.length, 0);
       expect(sent).toBeGreaterThan(REQUEST_BODY_LIMIT_BYTES);
