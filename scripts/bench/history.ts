@@ -244,10 +244,8 @@ async function explainReads(server: TestServer, pending: string, since: string):
     auditNewest: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} ORDER BY seq DESC LIMIT 51`,
     auditEventType: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND action = 'TABLE_CERTIFIED' ORDER BY seq DESC LIMIT 51`,
     auditEventTypeNone: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND action = 'CLI_TOKEN_CREATED' ORDER BY seq DESC LIMIT 51`,
-    auditSinceWindow: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND created_at >= '${since}'
-      ORDER BY created_at DESC LIMIT 1000`,
-    auditSinceEventTypeWindow: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND action = 'TABLE_CERTIFIED'
-      AND created_at >= '${since}' ORDER BY created_at DESC LIMIT 1000`,
+    auditSinceEventType: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND action = 'TABLE_CERTIFIED'
+      AND created_at >= '${since}' ORDER BY seq DESC LIMIT 51`,
     auditSinceWalk: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND created_at >= '${since}' ORDER BY seq DESC LIMIT 201`,
     activeJobs: `SELECT id FROM gds.jobs WHERE table_id = '${pending}' AND status IN ('QUEUED', 'RUNNING') ORDER BY created_at, id`,
     recentJobs: `SELECT id FROM gds.jobs WHERE table_id = '${pending}' ORDER BY created_at DESC, id DESC LIMIT 20`,
