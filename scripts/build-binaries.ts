@@ -30,7 +30,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBinary, makeExecutable } from './build-binary.js';
 import { commandExists, exec, execText, fileAsset, nodeBinary, root } from './bundle/tools.js';
-import type { Asset } from './bundle/tools.js';
 import { adHocSign, assertOfficialNodeBinary } from './macho-codesign.js';
 import { manPages } from './man-page.js';
 import { removeAuthenticode, withPeChecksum } from './pe-file.js';
@@ -128,35 +127,31 @@ async function main(): Promise<void> {
   const keyringVersion = installedVersion('@napi-rs/keyring');
   await mkdir(downloads, { recursive: true });
 
-  const prepared: Array<{
-    platform: Platform;
-    node: string;
-    nodeVersion: string;
-    nodePackage: string;
-    keyring: Asset;
-  }> = [];
-  for (const platform of PLATFORMS) {
-    const runtime = pinnedRuntime(`${platform.os}-${platform.arch}`);
-    if (platform.runtime === `${process.platform}-${process.arch}` && runtime.version !== hostNode)
-      throw new Error(
-        `scripts/node-runtimes.json pins Node ${runtime.version} for ${platform.os}-${platform.arch}, and this build runs on Node ${hostNode}: pin the node devDependency and the file to one version.`,
-      );
-    const nodeVersion = runtime.version;
-    const node = await packageFile(runtime.package, nodeVersion, platform.nodeFile, runtime.sha256);
-    if (platform.os === 'darwin')
-      assertOfficialNodeBinary(await readFile(node), `${runtime.package}@${nodeVersion}`);
-    const keyringDir = await unpacked(platform.keyringPackage, keyringVersion);
-    const addon = (await readdir(keyringDir)).find((file) => file.endsWith('.node'));
-    if (addon === undefined)
-      throw new Error(`${platform.keyringPackage}@${keyringVersion} holds no .node file`);
-    prepared.push({
-      platform,
-      node,
-      nodeVersion,
-      nodePackage: runtime.package,
-      keyring: fileAsset(join(keyringDir, addon)),
-    });
-  }
+  // The platforms' downloads side by side: each is an `npm pack` that mostly waits on the registry.
+  const prepared = await Promise.all(
+    PLATFORMS.map(async (platform) => {
+      const runtime = pinnedRuntime(`${platform.os}-${platform.arch}`);
+      if (platform.runtime === `${process.platform}-${process.arch}` && runtime.version !== hostNode)
+        throw new Error(
+          `scripts/node-runtimes.json pins Node ${runtime.version} for ${platform.os}-${platform.arch}, and this build runs on Node ${hostNode}: pin the node devDependency and the file to one version.`,
+        );
+      const nodeVersion = runtime.version;
+      const node = await packageFile(runtime.package, nodeVersion, platform.nodeFile, runtime.sha256);
+      if (platform.os === 'darwin')
+        assertOfficialNodeBinary(await readFile(node), `${runtime.package}@${nodeVersion}`);
+      const keyringDir = await unpacked(platform.keyringPackage, keyringVersion);
+      const addon = (await readdir(keyringDir)).find((file) => file.endsWith('.node'));
+      if (addon === undefined)
+        throw new Error(`${platform.keyringPackage}@${keyringVersion} holds no .node file`);
+      return {
+        platform,
+        node,
+        nodeVersion,
+        nodePackage: runtime.package,
+        keyring: fileAsset(join(keyringDir, addon)),
+      };
+    }),
+  );
 
   const hostRuntime = `${process.platform}-${process.arch}`;
   const otherKeyrings = Object.fromEntries(
@@ -173,39 +168,40 @@ async function main(): Promise<void> {
   await mkdir(release, { recursive: true });
   const completions = await completionScripts(join(root, 'dist/gds'));
   const man = await manual();
-  const manifest: string[] = [];
-  for (const { platform, node, nodeVersion, nodePackage, keyring } of prepared) {
-    const name = executableName(platform);
-    const output = join(release, name);
-    if (platform.runtime === hostRuntime) {
-      await copyFile(join(root, 'dist/gds'), output);
-    } else {
-      const strip =
-        platform.strip !== undefined && (await commandExists(platform.strip)) ? platform.strip : undefined;
-      // Windows: Node's Authenticode signature goes before the blob goes in (it would point into the moved
-      // resources), and the image checksum is computed again after.
-      const nodeBinary = platform.os === 'win' ? join(downloads, `node-${nodeVersion}-unsigned.exe`) : node;
-      if (platform.os === 'win') await writeFile(nodeBinary, removeAuthenticode(await readFile(node)));
-      await makeExecutable(inputs, {
-        nodeBinary,
-        output,
-        native: false,
-        keyring: keyring.path,
-        ...(strip === undefined ? {} : { strip }),
-        macho: platform.os === 'darwin',
-      });
-      if (platform.os === 'darwin') await writeFile(output, adHocSign(await readFile(output), pjson.name));
-      if (platform.os === 'win') await writeFile(output, withPeChecksum(await readFile(output)));
-    }
-    await chmod(output, 0o755);
-    await archive(platform, output, completions, man);
-    if (platform.deb !== undefined) await debianPackage(platform.deb, output, completions, man);
-    const signed = platform.os === 'darwin' ? ', signed ad hoc' : '';
-    manifest.push(
-      `${name}: Node ${nodeVersion} (${nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`,
-    );
-    process.stderr.write(`build:binaries: ${name} (${mib(output)} MiB)\n`);
-  }
+  // Each platform's executable, archive and .deb side by side (postject, strip, gzip and dpkg-deb are
+  // separate processes); the MANIFEST keeps the platforms' order.
+  const manifest = await Promise.all(
+    prepared.map(async ({ platform, node, nodeVersion, nodePackage, keyring }) => {
+      const name = executableName(platform);
+      const output = join(release, name);
+      if (platform.runtime === hostRuntime) {
+        await copyFile(join(root, 'dist/gds'), output);
+      } else {
+        const strip =
+          platform.strip !== undefined && (await commandExists(platform.strip)) ? platform.strip : undefined;
+        // Windows: Node's Authenticode signature goes before the blob goes in (it would point into the moved
+        // resources), and the image checksum is computed again after.
+        const nodeBinary = platform.os === 'win' ? join(downloads, `node-${nodeVersion}-unsigned.exe`) : node;
+        if (platform.os === 'win') await writeFile(nodeBinary, removeAuthenticode(await readFile(node)));
+        await makeExecutable(inputs, {
+          nodeBinary,
+          output,
+          native: false,
+          keyring: keyring.path,
+          ...(strip === undefined ? {} : { strip }),
+          macho: platform.os === 'darwin',
+        });
+        if (platform.os === 'darwin') await writeFile(output, adHocSign(await readFile(output), pjson.name));
+        if (platform.os === 'win') await writeFile(output, withPeChecksum(await readFile(output)));
+      }
+      await chmod(output, 0o755);
+      await archive(platform, output, completions, man);
+      if (platform.deb !== undefined) await debianPackage(platform.deb, output, completions, man);
+      const signed = platform.os === 'darwin' ? ', signed ad hoc' : '';
+      process.stderr.write(`build:binaries: ${name} (${mib(output)} MiB)\n`);
+      return `${name}: Node ${nodeVersion} (${nodePackage}), ${platform.keyringPackage}@${keyringVersion}${signed}`;
+    }),
+  );
   await writeFile(join(release, 'MANIFEST'), `${manifest.join('\n')}\n`);
   await writeReleaseFiles(
     prepared.map((p) => ({ platform: p.platform, nodeVersion: p.nodeVersion, nodePackage: p.nodePackage })),
