@@ -246,7 +246,10 @@ async function explainReads(server: TestServer, pending: string, since: string):
     auditEventTypeNone: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND action = 'CLI_TOKEN_CREATED' ORDER BY seq DESC LIMIT 51`,
     auditSinceEventType: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND action = 'TABLE_CERTIFIED'
       AND created_at >= '${since}' ORDER BY seq DESC LIMIT 51`,
-    auditSinceWalk: `SELECT seq FROM gds.audit_log WHERE workspace_id = ${workspace} AND created_at >= '${since}' ORDER BY seq DESC LIMIT 201`,
+    auditSinceNewest: `SELECT seq, created_at >= '${since}' FROM gds.audit_log WHERE workspace_id = ${workspace} ORDER BY seq DESC LIMIT 201`,
+    auditSinceByTime: `WITH in_window AS MATERIALIZED (SELECT seq FROM gds.audit_log
+      WHERE workspace_id = ${workspace} AND created_at >= '${since}' AND seq + 0 < 9223372036854775807)
+      SELECT seq FROM in_window ORDER BY in_window.seq DESC LIMIT 201`,
     activeJobs: `SELECT id FROM gds.jobs WHERE table_id = '${pending}' AND status IN ('QUEUED', 'RUNNING') ORDER BY created_at, id`,
     recentJobs: `SELECT id FROM gds.jobs WHERE table_id = '${pending}' ORDER BY created_at DESC, id DESC LIMIT 20`,
     queueCount: `SELECT count(*) FROM gds.notifications n JOIN gds.tables t ON t.id = n.table_id

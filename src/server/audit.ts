@@ -136,6 +136,15 @@ function decodeCursor(cursor: string): string {
   });
 }
 
+// Details over the bound (stored before it existed) never leave the database whole: only their size and keys.
+const ENTRY_COLUMNS = `seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode,
+    CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN NULL ELSE details END AS details,
+    CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN octet_length(details::text) END
+      AS details_bytes,
+    CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} AND jsonb_typeof(details) = 'object'
+      THEN ARRAY(SELECT jsonb_object_keys(details)) END AS details_keys,
+    created_at, (SELECT u.email FROM gds.users u WHERE u.id = gds.audit_log.user_id) AS user_email`;
+
 /** Newest first; `nextCursor` is the empty string on the last page (§4.4 types it a string). */
 export async function listAudit(
   q: Queryable,
@@ -150,20 +159,18 @@ export async function listAudit(
   };
   if (query.cursor !== undefined) add('seq < ?::bigint', decodeCursor(query.cursor));
   if (query.eventType !== undefined) add('action = ?', query.eventType);
-  if (query.since !== undefined) add('created_at >= ?::timestamptz', query.since);
-  params.push(query.limit + 1);
-  const rows = await q.query<AuditRow>(
-    // Details over the bound (stored before it existed) never leave the database whole: only their size and keys.
-    `SELECT seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode,
-            CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN NULL ELSE details END AS details,
-            CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN octet_length(details::text) END
-              AS details_bytes,
-            CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} AND jsonb_typeof(details) = 'object'
-              THEN ARRAY(SELECT jsonb_object_keys(details)) END AS details_keys,
-            created_at, (SELECT u.email FROM gds.users u WHERE u.id = gds.audit_log.user_id) AS user_email
-       FROM gds.audit_log WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
-    params,
-  );
+  const rows =
+    query.since === undefined
+      ? await q.query<AuditRow>(
+          `SELECT ${ENTRY_COLUMNS} FROM gds.audit_log WHERE ${where.join(' AND ')}
+            ORDER BY seq DESC LIMIT $${params.push(query.limit + 1)}`,
+          params,
+        )
+      : await q.query<AuditRow>(
+          // The workspace's seqs, each found through the primary key.
+          `SELECT ${ENTRY_COLUMNS} FROM gds.audit_log WHERE seq = ANY($1::bigint[]) ORDER BY seq DESC`,
+          [await sincePage(q, where, params, query.since, query.limit + 1, query.eventType)],
+        );
   const entries: AuditEntry[] = [];
   let bytes = 0;
   let last: AuditRow | undefined;
@@ -176,6 +183,42 @@ export async function listAudit(
   }
   const more = rows.length > entries.length;
   return { entries, nextCursor: more && last ? encodeCursor(last.cursor_seq) : '' };
+}
+
+/**
+ * The seqs of a `since` page (`want` of them, newest first). created_at comes from each server's clock, which
+ * another server's, or a clock set back, need not agree with, so the window is no range of seq. The page's
+ * newest `want` entries by seq come first (a recent window fills the page with them, read as a page without
+ * `since` is); only when some of them are older than since is the rest of the window read by time, below the
+ * last of them (audit_log_by_time): the log behind the window is never read. With
+ * clocks that agree that is the window's last page, and a window a page holds.
+ */
+async function sincePage(
+  q: Queryable,
+  where: readonly string[],
+  params: readonly unknown[],
+  since: string,
+  want: number,
+  eventType: string | undefined,
+): Promise<string[]> {
+  const newest = await q.query<{ seq: string; inside: boolean }>(
+    `SELECT seq::text AS seq, created_at >= $${params.length + 1}::timestamptz AS inside FROM gds.audit_log
+      WHERE ${where.join(' AND ')} ORDER BY audit_log.seq DESC LIMIT $${params.length + 2}`,
+    [...params, since, want],
+  );
+  const page = newest.filter((row) => row.inside).map((row) => row.seq);
+  const last = newest.at(-1);
+  if (page.length === want || newest.length < want || last === undefined) return page;
+  // `seq + 0`: the window is read by time whatever the planner estimates, never by walking the seq indexes.
+  const older = await q.query<{ seq: string }>(
+    `WITH in_window AS MATERIALIZED (
+       SELECT seq FROM gds.audit_log
+        WHERE workspace_id = $1 AND created_at >= $2::timestamptz AND seq + 0 < $3::bigint
+          ${eventType === undefined ? '' : 'AND action = $5'})
+     SELECT seq::text AS seq FROM in_window ORDER BY in_window.seq DESC LIMIT $4`,
+    [params[0], since, last.seq, want - page.length, ...(eventType === undefined ? [] : [eventType])],
+  );
+  return [...page, ...older.map((row) => row.seq)];
 }
 
 /** §2.4 types every field as a string: what does not apply to an event is the empty string, not null. */

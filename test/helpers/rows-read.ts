@@ -23,8 +23,8 @@ function scanned(node: PlanNode): number {
 }
 
 /**
- * A Queryable over the server's database that answers as the server's would and counts, for each SELECT or
- * UPDATE it runs, the rows its scans touched (`read()`: the sum over every statement since the last reset).
+ * A Queryable over the server's database that answers as the server's would and counts, for each SELECT,
+ * UPDATE or WITH it runs, the rows its scans touched (`read()`: the sum over every statement since the last reset).
  */
 export function countingQueryable(server: Pick<TestServer, 'sql'>): Queryable & {
   read(): number;
@@ -32,7 +32,7 @@ export function countingQueryable(server: Pick<TestServer, 'sql'>): Queryable & 
 } {
   let read = 0;
   const query = async <T>(sql: string, params?: unknown[]): Promise<T[]> => {
-    if (/^\s*(SELECT|UPDATE)\b/i.test(sql)) {
+    if (/^\s*(SELECT|UPDATE|WITH)\b/i.test(sql)) {
       // EXPLAIN ANALYZE runs the statement: an UPDATE counted so is run once here and once below, which a
       // test of an idempotent UPDATE (closing what is open) does not mind.
       const [row] = await server.sql<Record<string, unknown>>(
