@@ -47,6 +47,11 @@ export interface Db extends Queryable {
    * has none: its data is one process's (see `exclusively`).
    */
   processLock?<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * PGlite only: analyses the service's tables whose statistics are missing or stale, as PostgreSQL's
+   * autovacuum does there (the database runs it every minute itself); returns the tables analysed.
+   */
+  analyzeStale?(): Promise<string[]>;
   close(): Promise<void>;
 }
 

@@ -30,6 +30,8 @@ export interface DbOptions {
   embeddedRowLimit?: number;
   /** PGlite only: where an in-memory database and the gate sandboxes unpack their clusters; default the temp folder. */
   scratchDir?: string;
+  /** PGlite only: how often the database analyses its stale tables (Db.analyzeStale); default once a minute. */
+  analyzeEveryMs?: number;
 }
 
 export async function openDb(options: DbOptions): Promise<Db> {
@@ -41,6 +43,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
         sandbox: true,
         rowLimit: options.embeddedRowLimit ?? DEFAULT_EMBEDDED_ROW_LIMIT,
         ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }),
+        ...(options.analyzeEveryMs === undefined ? {} : { analyzeEveryMs: options.analyzeEveryMs }),
       });
 }
 

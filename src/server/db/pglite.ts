@@ -64,6 +64,9 @@ const WORKER_HEAP: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
  */
 const SERVICE_SHARED_BUFFERS = '16MB';
 
+/** How often the service's own database looks for tables to analyse (PgliteWorkerDb.keepStatistics). */
+export const ANALYZE_EVERY_MS = 60_000;
+
 let compiled: Promise<WebAssembly.Module> | undefined;
 /** The WebAssembly global (the project's lib has no DOM, which declares it as a value). */
 const wasmGlobal = (
@@ -90,7 +93,14 @@ export async function openPgliteWorker(
   dataDir: string | undefined,
   cluster: () => Promise<Uint8Array>,
   queryTimeoutMs: number,
-  options: { sandbox: boolean; sharedBuffers?: string; rowLimit?: number; scratchDir?: string } = {
+  options: {
+    sandbox: boolean;
+    sharedBuffers?: string;
+    rowLimit?: number;
+    scratchDir?: string;
+    /** The service's own database (`sandbox`): how often it analyses its stale tables; default ANALYZE_EVERY_MS. */
+    analyzeEveryMs?: number;
+  } = {
     sandbox: true,
   },
 ): Promise<Db> {
@@ -114,6 +124,7 @@ export async function openPgliteWorker(
     if (options.rowLimit !== undefined) db.rowLimit = options.rowLimit;
     if (privateDir) await unpack(await cluster(), privateDir);
     await db.start();
+    if (options.sandbox) db.keepStatistics(options.analyzeEveryMs ?? ANALYZE_EVERY_MS);
     return db;
   } catch (error) {
     if (privateDir) await rm(privateDir, { recursive: true, force: true });
@@ -453,6 +464,43 @@ class PgliteWorkerDb implements Db {
     }, priority);
   }
 
+  /**
+   * Analyses each of the service's tables (schema gds) that was never analysed, or has more rows changed since
+   * than 50 and a tenth of it: PostgreSQL's autovacuum rule, which PGlite does not run. Its statements wait
+   * behind requests'. Returns the tables analysed.
+   */
+  async analyzeStale(): Promise<string[]> {
+    const stale = await this.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+        WHERE n.nspname = 'gds' AND c.relkind = 'r'
+          AND (c.reltuples < 0 OR coalesce(s.n_mod_since_analyze, 0) > 50 + 0.1 * c.reltuples)
+        ORDER BY c.relname`,
+      undefined,
+      'later',
+    );
+    for (const { name } of stale) await this.exec(`ANALYZE gds.${quotedName(name)}`, 'later');
+    return stale.map((table) => table.name);
+  }
+
+  /**
+   * The planner's statistics, kept as autovacuum keeps PostgreSQL's: `analyzeStale` every `everyMs`. Without
+   * statistics PGlite's planner takes any range of a column for a third of the table, and reads a recent
+   * window of 1,000,000 audit entries whole (docs/bench.md).
+   */
+  keepStatistics(everyMs: number): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || this.closed) return;
+      running = true;
+      this.analyzeStale()
+        .catch(() => undefined) // closing, or a restart: the next tick tries again
+        .finally(() => (running = false));
+    }, everyMs);
+    timer.unref();
+    this.onClose(async () => clearInterval(timer));
+  }
+
   /** Runs `fn` when the database closes (the sandbox closes with it). */
   onClose(fn: () => Promise<void>): void {
     this.closing.push(fn);
@@ -468,4 +516,9 @@ class PgliteWorkerDb implements Db {
     });
     if (this.privateDir) await rm(this.privateDir, { recursive: true, force: true });
   }
+}
+
+/** A table name as an SQL identifier. */
+function quotedName(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
