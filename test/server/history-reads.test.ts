@@ -155,7 +155,7 @@ describe.each(ENGINES)('history reads on $engine', ({ postgres, skip }) => {
         expect(await reads(query), JSON.stringify(query)).toBeLessThan(newest + 3 * windowSize + 2 * 201);
       }
       // A window its newest entries fill: that page (its seqs, then its entries by key, each read at most
-      // three times), not the thousand behind it.
+      // three times), not the window or the log behind it.
       const dense = { limit: 50, since: new Date(server().clock.now() - 40 * 86_400_000).toISOString() };
       expect(await reads(dense)).toBeLessThanOrEqual(newest + 3 * 51);
     },
