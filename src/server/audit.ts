@@ -190,8 +190,8 @@ export async function listAudit(
  * another server's, or a clock set back, need not agree with, so the window is no range of seq. The page's
  * newest `want` entries by seq come first (a recent window fills the page with them, read as a page without
  * `since` is); only when some of them are older than since is the rest of the window read by time, below the
- * last of them (audit_log_by_time): the log behind the window is never read. With
- * clocks that agree that is the window's last page, and a window a page holds.
+ * last of them (audit_log_by_time): the log behind the window is never read. With clocks that agree that is
+ * the window's last page, and a window a page holds.
  */
 async function sincePage(
   q: Queryable,

@@ -131,8 +131,8 @@ describe.each(ENGINES)('history reads on $engine', ({ postgres, skip }) => {
     'reads a since window behind a thousand newer entries outside it without walking the history before it',
     needs(skip),
     async () => {
-      // The statistics PostgreSQL's autovacuum keeps (and a log of 1,000,000 entries gives PGlite's estimates):
-      // without them this small log is read whole for any page.
+      // The statistics each engine's server keeps (PostgreSQL's autovacuum, the embedded server's own analysis
+      // each minute): without them this small log is read whole for any page.
       await server().sql('ANALYZE gds.audit_log');
       const db = countingQueryable(server());
       const reads = async (query: Parameters<typeof listAudit>[2]) => {
