@@ -645,7 +645,11 @@ export async function planProject(
       const forbidden =
         row === undefined || elsewhere
           ? undefined
-          : forbiddenChange(row, compared.changes, selectorOf(declaration.uniqueId) ?? declaration.name);
+          : forbiddenChange(
+              row,
+              compared.changes,
+              () => selectorOf(declaration.uniqueId) ?? declaration.name,
+            );
       if (forbidden !== undefined && row !== undefined)
         return {
           ...refused({ ...declaration, name: tableName, source: artifact.source }, forbidden, row.id),
@@ -841,9 +845,10 @@ export async function planProject(
 
 /**
  * Why the model's table is refused when it changes what the caller may not write (the service tells, per table:
- * `mayReplace`, `maySetIntent`); undefined when the caller may write every change.
+ * `mayReplace`, `maySetIntent`); undefined when the caller may write every change. `model` (the --exclude value
+ * of the model) is asked only for a refusal: the project's hint index is built at its first question.
  */
-function forbiddenChange(row: HeldTable, changes: PlannedChanges, model: string): string | undefined {
+function forbiddenChange(row: HeldTable, changes: PlannedChanges, model: () => string): string | undefined {
   const rules = [
     ...(changes.definition && row.definition.mayReplace === false
       ? [['definition', "only the table's owner or a workspace admin may replace its definition"]]
@@ -853,7 +858,7 @@ function forbiddenChange(row: HeldTable, changes: PlannedChanges, model: string)
       : []),
   ];
   if (rules.length === 0) return undefined;
-  return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${model}`;
+  return `the model changes its ${rules.map(([part]) => part).join(' and ')}, which this token may not: ${rules.map(([, rule]) => rule).join('; ')}. Apply as the table's owner or a workspace admin, or leave the model out with --exclude ${model()}`;
 }
 
 const STALE_SUBMISSION =

@@ -87,8 +87,12 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       );
       expect(held).toEqual({ tables: MODELS, gates: MODELS });
 
-      const again = await planProject(client, project, { connectorId: dev });
+      // A no-change plan names no model in a refusal: it never builds the project's --exclude hint index.
+      const selectorAsked: Array<string | null> = [];
+      const selectorOf = (uniqueId: string | null) => (selectorAsked.push(uniqueId), undefined);
+      const again = await planProject(client, { ...project, selectorOf }, { connectorId: dev });
       expect(again.counts.unchanged).toBe(MODELS);
+      expect(selectorAsked).toEqual([]);
       expect((await applyPlan(client, again, { describe: describeError })).actions).toEqual([]);
     },
   );
