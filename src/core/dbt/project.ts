@@ -20,7 +20,7 @@ import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenNa
 import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
-import { selectDbt } from './select.js';
+import { defaultIndirectSelection, selectDbt } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
 import { printGate1 } from './gate1-text.js';
 import type { MappedRules, ReferenceTarget } from './tests.js';
@@ -102,7 +102,7 @@ export function declareDbtProject(
   );
   const selectedSet = new Set(selected);
   const excluded = new Map<string, NotMappedTest[]>();
-  const notRun = excludedReason(selection);
+  const notRun = excludedReason(selection, manifest.dbtVersion);
   const reader = new ProjectReader(manifest, catalog, artifacts, dbtReader);
 
   const testsOf = new Map<string, ManifestNode[]>();
@@ -176,8 +176,8 @@ export function declareDbtProject(
 }
 
 /** Why a test of a selected table is no rule: the selection leaves it out, as dbt leaves it out of its run. */
-function excludedReason(selection: DbtSelection): string {
-  const mode = selection.indirectSelection ?? 'eager';
+function excludedReason(selection: DbtSelection, dbtVersion: string | undefined): string {
+  const mode = selection.indirectSelection ?? defaultIndirectSelection(dbtVersion);
   return `excluded by the selection: dbt does not run it (its exclusions, or indirect selection ${mode}), so it is no Gate 1 rule of this plan; a plan that selects it maps it again`;
 }
 

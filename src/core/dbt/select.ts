@@ -68,6 +68,15 @@ export type { IndirectSelection };
 export const isIndirectSelection = (value: unknown): value is IndirectSelection =>
   typeof value === 'string' && (INDIRECT_SELECTION_MODES as readonly string[]).includes(value);
 
+/**
+ * The indirect selection of the dbt that wrote the manifest when nothing sets one: eager, except dbt 0.20 and
+ * 0.21, which selected a test only when all its parents were (cautious; 0.21's --greedy was the opt-in to
+ * eager, and 1.0 made eager the default again: docs.getdbt.com, test selection examples).
+ */
+export function defaultIndirectSelection(dbtVersion: string | undefined): IndirectSelection {
+  return /^0\.2[01]\./.test(dbtVersion ?? '') ? 'cautious' : 'eager';
+}
+
 interface Graph {
   parents: Map<string, string[]>;
   children: Map<string, string[]>;
@@ -150,7 +159,7 @@ export function selectDbt(
     (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled,
   );
   const declared = new Set(candidates.map((n) => n.uniqueId));
-  const mode = selection.indirectSelection ?? 'eager';
+  const mode = selection.indirectSelection ?? defaultIndirectSelection(manifest.dbtVersion);
   const context: Context = {
     manifest,
     graph: graphOf(manifest),
@@ -196,11 +205,14 @@ export function selectDbt(
         );
   const excludes = (selection.exclude ?? []).flatMap(splitUnion);
   if (excludes.length === 0) return result(included);
+  // dbt parses --exclude eagerly whatever the mode (graph/cli.py parse_difference): a test any of whose
+  // parents is excluded is excluded too.
+  const eagerly: Context = { ...context, mode: 'eager' };
   const excluded = combine(
     'union',
     excludes.map((selector) => {
       // A test excluded is not run; its model still is (dbt builds it), so its gate stays selected.
-      const found = evaluate(selector, context, false);
+      const found = evaluate(selector, eagerly, false);
       if (
         ![...found.direct].some(
           (id) => declared.has(id) || TEST_TYPES.has(manifest.nodes.get(id)?.resourceType ?? ''),
@@ -211,7 +223,7 @@ export function selectDbt(
         );
       return found;
     }),
-    mode,
+    'eager',
     context,
   );
   return result(combine('difference', [included, excluded], mode, context));
@@ -400,7 +412,15 @@ function evaluateDefinition(
       excluded,
     );
   }
-  const written = criterion['indirect_selection'];
+  // dbt 0.21's `greedy: true` was a criterion's eager selection (1.0 renamed it indirect_selection).
+  const greedy = criterion['greedy'];
+  const written =
+    criterion['indirect_selection'] ??
+    (typeof greedy === 'boolean' && /^0\./.test(context.manifest.dbtVersion ?? '')
+      ? greedy
+        ? 'eager'
+        : 'cautious'
+      : undefined);
   if (written !== undefined && written !== null && !isIndirectSelection(written))
     return refuse(
       `indirect_selection must be one of ${INDIRECT_SELECTION_MODES.join(', ')} (it is ${JSON.stringify(written)})`,
@@ -739,18 +759,21 @@ function matchMethod(
           ? glob(value, n.name)
           : n.resourceType === 'test' && n.test?.name !== undefined && glob(value, n.test.name),
       );
-    // dbt's test_type: generic (schema), singular (data) or unit.
+    // dbt's test_type: generic (schema), singular, data or unit. `data` was singular's old name until dbt 1.8
+    // made it every data test, generic and singular (dbt-core #9052; the docs' `dbt test --select
+    // test_type:data`, "run only data tests").
     case 'test_type': {
-      const kind = TEST_KINDS[value];
+      const kind = value === 'data' && !dataMeansSingular(manifest.dbtVersion) ? 'data' : TEST_KINDS[value];
       if (kind === undefined)
         throw new DbtSelectionError(
-          `${atom}: dbt's test types are test_type:generic, singular and unit (schema and data as before dbt 1.5)`,
+          `${atom}: dbt's test types are test_type:generic (or schema), singular, data (generic and singular; singular before dbt 1.8) and unit`,
           selector,
         );
       return pick((n) =>
         kind === 'unit'
           ? n.resourceType === 'unit_test'
-          : n.resourceType === 'test' && (n.test?.name !== undefined) === (kind === 'generic'),
+          : n.resourceType === 'test' &&
+            (kind === 'data' || (n.test?.name !== undefined) === (kind === 'generic')),
       );
     }
     default: {
@@ -849,6 +872,14 @@ const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
   unit: 'unit',
 };
 
+/** Whether test_type:data is singular's old name (dbt before 1.8), not every data test; unknown: 1.8+. */
+function dataMeansSingular(dbtVersion: string | undefined): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
+  if (match === null) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major === 0 || (major === 1 && minor < 8);
+}
+
 /** dbt's UnparsedVersion order: as numbers when both are, else as texts. */
 function compareVersions(a: string, b: string): number {
   const [x, y] = [Number(a), Number(b)];
@@ -938,13 +969,20 @@ function glob(pattern: string, text: string): boolean {
     if (c === '*') source += '.*';
     else if (c === '?') source += '.';
     else if (c === '[') {
-      const end = pattern.indexOf(']', i + 1);
+      // fnmatch.translate: `[!…]` negates (`[^…]` is a class holding `^`), and a `]` first in the class is
+      // one of its characters.
+      let from = i + 1;
+      if (pattern[from] === '!') from += 1;
+      if (pattern[from] === ']') from += 1;
+      const end = pattern.indexOf(']', from);
       if (end < 0) source += '\\[';
       else {
-        source += `[${pattern
-          .slice(i + 1, end)
-          .replace(/^!/, '^')
-          .replace(/\\/g, '\\\\')}]`;
+        const inside = pattern.slice(i + 1, end).replace(/[\\\]]/g, '\\$&');
+        source += inside.startsWith('!')
+          ? `[^${inside.slice(1)}]`
+          : inside.startsWith('^') || inside.startsWith('[')
+            ? `[\\${inside}]`
+            : `[${inside}]`;
         i = end;
       }
     } else source += c.replace(/[.+^${}()|\\]/g, '\\$&');

@@ -213,7 +213,10 @@ describe('loadDbtProject', () => {
         ['1.7.9', [relationship]],
         ['1.8.8', []],
         ['1.11.2', []],
-        ['0.21.0', [relationship]],
+        // Before 1.0 no profiles.yml mode is read: 0.19 ran the test (eager), 0.21 not (its own default,
+        // cautious, as dbt 0.20 and 0.21 selected tests).
+        ['0.19.2', [relationship]],
+        ['0.21.0', []],
       ] as const)
         expect([version, await mapped(project({ dbtVersion: version }), { profilesDir: cautious })]).toEqual([
           version,

@@ -660,6 +660,83 @@ describe('the tests dbt runs: --exclude of a test and indirect selection', () =>
   it('an unknown test_type: is refused as dbt refuses it', () => {
     expect(() => ordersTests({ exclude: ['test_type:fancy'] })).toThrow(DbtSelectionError);
   });
+
+  it('--exclude is eager in every mode: a test reading an excluded model is not run (dbt parse_difference)', () => {
+    for (const indirectSelection of ['eager', 'cautious', 'buildable'] as const)
+      expect(
+        ordersTests({ select: ['orders', 'customers'], exclude: ['customers'], indirectSelection }),
+        indirectSelection,
+      ).toEqual({
+        mapped: ['not_null_orders_customer_id', 'unique_orders_id'],
+        excluded: ['relationships_orders_customer_id'],
+      });
+  });
+
+  const writtenBy = (dbtVersion: string, project: Entry = shop): Entry => ({
+    ...project,
+    metadata: { ...(project['metadata'] as Entry), dbt_version: dbtVersion },
+  });
+
+  it('test_type:data is every data test from dbt 1.8, singular ones before', () => {
+    expect(ordersTests({ select: ['orders'], exclude: ['test_type:data'] })).toEqual({
+      mapped: [],
+      excluded: all,
+    });
+    expect(ordersTests({ select: ['orders'], exclude: ['test_type:data'] }, writtenBy('1.7.19'))).toEqual({
+      mapped: all,
+      excluded: [],
+    });
+    expect(ordersTests({ select: ['orders'], exclude: ['test_type:data'] }, writtenBy('0.19.2'))).toEqual({
+      mapped: all,
+      excluded: [],
+    });
+  });
+
+  it("a manifest of dbt 0.20 or 0.21 selects tests cautiously unless told (their default), 0.21's greedy: eagerly", () => {
+    const cautiously = {
+      mapped: ['not_null_orders_customer_id', 'unique_orders_id'],
+      excluded: ['relationships_orders_customer_id'],
+    };
+    expect(ordersTests({ select: ['orders'] }, writtenBy('0.21.1'))).toEqual(cautiously);
+    expect(ordersTests({ select: ['orders'] }, writtenBy('0.20.0rc1'))).toEqual(cautiously);
+    expect(
+      ordersTests({ select: ['orders'], indirectSelection: 'eager' }, writtenBy('0.21.1')).excluded,
+    ).toEqual([]);
+    expect(ordersTests({ select: ['orders'] }, writtenBy('0.19.2')).excluded).toEqual([]);
+    expect(ordersTests({ select: ['orders'] }, writtenBy('1.0.0')).excluded).toEqual([]);
+    const greedy = writtenBy('0.21.1', selectors({ method: 'fqn', value: 'orders', greedy: true }));
+    expect(ordersTests({ selector: 'pick' }, greedy).excluded).toEqual([]);
+    const notGreedy = writtenBy('0.21.1', selectors({ method: 'fqn', value: 'orders', greedy: false }));
+    expect(ordersTests({ selector: 'pick' }, notGreedy).excluded).toEqual([
+      'relationships_orders_customer_id',
+    ]);
+    // The key means nothing to dbt 1.0 and later.
+    const ignored = selectors({ method: 'fqn', value: 'orders', greedy: false });
+    expect(ordersTests({ selector: 'pick' }, ignored).excluded).toEqual([]);
+  });
+});
+
+describe("fnmatch's character classes, as dbt's globs read them", () => {
+  const tagged = readManifest(
+    manifest(
+      model('nightly_orders', { tags: ['nightly'] }),
+      model('caret_orders', { tags: ['^ightly'] }),
+      model('bracket_orders', { tags: [']ightly'] }),
+    ),
+  );
+  const tags = (selector: string) =>
+    selectNodes(tagged, { select: [selector] })
+      .map((id) => id.split('.')[2])
+      .sort();
+
+  it('[!…] negates; [^…] is a class holding ^; a ] first in a class is one of its characters', () => {
+    expect(tags('tag:[!x]ightly')).toEqual(['bracket_orders', 'caret_orders', 'nightly_orders']);
+    expect(tags('tag:[!n]ightly')).toEqual(['bracket_orders', 'caret_orders']);
+    expect(tags('tag:[^x]ightly')).toEqual(['caret_orders']);
+    expect(tags('tag:[]x]ightly')).toEqual(['bracket_orders']);
+    expect(tags('tag:[!]]ightly')).toEqual(['caret_orders', 'nightly_orders']);
+    expect(tags('tag:[n]ightly')).toEqual(['nightly_orders']);
+  });
 });
 
 describe("dbt 1.12's selector: method in --select and --exclude", () => {
