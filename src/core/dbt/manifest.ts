@@ -89,6 +89,11 @@ export interface ManifestNode {
    */
   config?: Entry;
   enabled: boolean;
+  /**
+   * A model or snapshot whose `raw_code` (`raw_sql` before dbt 1.3) is blank: dbt's node.empty, which `dbt run`,
+   * `build` and `test` never select (a seed is never empty).
+   */
+  empty?: true;
   description?: string;
   meta: Entry;
   columns: ManifestColumn[];
@@ -416,6 +421,7 @@ function readNode(
   const access = resourceType === 'model' ? nonEmpty(raw['access']) : undefined;
   if (access !== undefined) node.access = same(access);
   if (withConfig) node.config = config;
+  if (resourceType !== 'seed' && isBlank(raw['raw_code'] ?? raw['raw_sql'])) node.empty = true;
   const description = nonEmpty(raw['description']);
   if (description !== undefined) node.description = description;
   const compiledSql = nonEmpty(raw['compiled_code'] ?? raw['compiled_sql']);
@@ -449,6 +455,9 @@ const OTHER_CONTENTS: Readonly<Record<string, readonly string[]>> = {
   exposure: ['type', 'owner', 'maturity', 'url', 'description', 'label', 'unrendered_config'],
   metric: ['type', 'type_params', 'filter', 'metadata', 'description', 'label', 'unrendered_config', 'group'],
 };
+
+/** dbt's `not raw_code.strip()`: a text of whitespace only (or none at all). */
+const isBlank = (value: unknown): boolean => typeof value === 'string' && !/\S/.test(value);
 
 /** What `state:` selectors compare (read only with --state). */
 function readState(

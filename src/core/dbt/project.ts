@@ -1,7 +1,7 @@
 // A dbt project read into declarations: one per selected, enabled model, seed and
 // snapshot, already in the service's terms (the JSON artifact to push, the gate1.yml to apply, the contract
-// intent), or a refusal with its reason, or (an ephemeral model, which dbt builds no relation for) skipped with
-// its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
+// intent), or a refusal with its reason, or (an ephemeral or empty model, which dbt builds no relation for)
+// skipped with its reason. Pure: it reads dbt's artifacts (manifest, catalog) and nothing of
 // dbt runs. The SQL of a model is read by PostgreSQL's own grammar, which `prepareDbtReader()` loads and
 // gives back as the reader declareDbtProject takes (loadDbtProject does both).
 import { formatSourceRef } from '../artifacts/identifiers.js';
@@ -133,8 +133,9 @@ export function declareDbtProject(
     if (!node) continue;
     const tests = testsOf.get(id) ?? [];
     const left = excluded.get(id) ?? [];
-    if (node.materialized === 'ephemeral') {
-      const skip = leftOut(node, tests, EPHEMERAL, 'gds governs no table of this model');
+    if (node.materialized === 'ephemeral' || node.empty === true) {
+      const why = node.empty === true ? EMPTY : EPHEMERAL;
+      const skip = leftOut(node, tests, why, 'gds governs no table of this model');
       skipped.push({ ...skip, notMappedTests: [...skip.notMappedTests, ...left] });
       continue;
     }
@@ -143,10 +144,11 @@ export function declareDbtProject(
     if ('reason' in outcome) refusals.push(outcome);
     else declarations.push(outcome);
   }
-  // An ephemeral model has no relation: a table the project registered under its name (before it became
-  // ephemeral) is gone.
+  // An ephemeral or empty model has no relation: a table the project registered under its name (before it
+  // became ephemeral or empty) is gone.
   const built = [...manifest.nodes.values()].filter(
-    (n) => DECLARED_TYPES.has(n.resourceType) && n.enabled && n.materialized !== 'ephemeral',
+    (n) =>
+      DECLARED_TYPES.has(n.resourceType) && n.enabled && n.materialized !== 'ephemeral' && n.empty !== true,
   );
   return {
     ...(manifest.projectName === undefined ? {} : { projectName: manifest.projectName }),
@@ -183,6 +185,8 @@ function excludedReason(selection: DbtSelection, dbtVersion: string | undefined)
 
 const EPHEMERAL =
   'an ephemeral model builds no relation in the warehouse (dbt inlines it into the models that use it): there is no table to govern';
+const EMPTY =
+  'its SQL file is empty: dbt run and dbt build skip an empty model (or snapshot), so it builds no relation in the warehouse and there is no table to govern';
 
 /**
  * The project's --exclude hints (nodeSelectors over the nodes dbt's fqn method searches), their index built at
@@ -615,13 +619,15 @@ function collationWarning(
 }
 
 /**
- * Why a Gate 1 reference of `declared` to `target` could never be checked, or undefined: an ephemeral model
- * has no relation, and a relation in another database is out of reach of the connector, which reads one
+ * Why a Gate 1 reference of `declared` to `target` could never be checked, or undefined: an ephemeral or empty
+ * model has no relation, and a relation in another database is out of reach of the connector, which reads one
  * database (the one dbt builds `declared` in).
  */
 function unreferenceable(declared: ManifestNode, target: ManifestNode, to: string): string | undefined {
   if (target.resourceType === 'model' && target.materialized === 'ephemeral')
     return `its to: ${to} is ${target.name}, an ephemeral model: dbt builds no relation for it (it inlines it into the models that use it), so there is no table for a reference to check; materialize ${target.name} as a view or table, or test the relationship against the table it reads`;
+  if (target.empty === true)
+    return `its to: ${to} is ${target.name}, whose SQL file is empty: dbt builds no relation for it, so there is no table for a reference to check; write ${target.name}'s SQL, or test the relationship against another table`;
   const [there, here] = [target.database, declared.database];
   if (there !== undefined && here !== undefined && there.toLowerCase() !== here.toLowerCase())
     return `its to: ${to} is in database ${there}, and ${declared.alias} is in ${here}: the service's connector reads one database, so a reference there could never be checked; keep the test in dbt, or build the referenced table in ${here}`;

@@ -126,7 +126,7 @@ export interface DbtRefusal {
 
 /**
  * A selected node gds governs nothing of, and why: an ephemeral model (dbt builds no relation for it, it
- * inlines it into the models that read it). Not a refusal: there is nothing to fix, and nothing waits on it.
+ * inlines it into the models that read it), or an empty one (dbt run and build skip it). Not a refusal: there is nothing to fix, and nothing waits on it.
  */
 export interface DbtSkipped {
   uniqueId: string;
@@ -156,11 +156,11 @@ export interface DbtProject {
    * fqn where the name reaches other nodes too. Absent: the name (nodeSelector).
    */
   selectorOf?: (uniqueId: string | null) => string | undefined;
-  /** The selected nodes gds governs nothing of (ephemeral models); absent: none. */
+  /** The selected nodes gds governs nothing of (ephemeral and empty models); absent: none. */
   skipped?: DbtSkipped[];
   /**
    * The table names (aliases) of every enabled model, seed and snapshot of the project that dbt builds a
-   * relation for (not an ephemeral model), selected or not: a table the project registered under one of them
+   * relation for (not an ephemeral or empty model), selected or not: a table the project registered under one of them
    * is never gone. Absent: the declarations' and refusals'.
    */
   nodeNames?: string[];

@@ -988,6 +988,55 @@ select * from renamed`;
     expect(project.nodeNames).toEqual(['kept']);
   });
 
+  it('skips a model or snapshot whose SQL is blank, as dbt run and build do; a seed is never empty', () => {
+    const snapshot = {
+      ...model('blank_snapshot', { raw_code: '', columns: columns({ id: 'int' }) }),
+      unique_id: 'snapshot.shop.blank_snapshot',
+      resource_type: 'snapshot',
+    };
+    const seed = {
+      ...model('countries', { raw_code: '', columns: columns({ code: 'text' }) }),
+      unique_id: 'seed.shop.countries',
+      resource_type: 'seed',
+    };
+    const placeholder = genericTest(
+      'relationships',
+      'model.shop.kept',
+      { to: "ref('placeholder')", field: 'id' },
+      { column: 'id', dependsOn: ['model.shop.placeholder', 'model.shop.kept'] },
+    );
+    const project = declareDbtProject(
+      {
+        manifest: manifest(
+          // dbt before 1.3 wrote raw_sql.
+          model('placeholder', { raw_sql: ' \n\t ', columns: columns({ id: 'int' }) }),
+          snapshot,
+          seed,
+          model('kept', { raw_code: 'select 1 as id', columns: columns({ id: 'int' }) }),
+          genericTest('not_null', 'model.shop.placeholder', {}, { column: 'id' }),
+          placeholder,
+        ),
+      },
+      {},
+      dbtReader,
+    );
+    expect(project.refusals).toEqual([]);
+    expect(project.declarations.map((d) => d.name).sort()).toEqual(['countries', 'kept']);
+    expect(project.skipped?.map((s) => [s.name, s.reason])).toEqual([
+      ['placeholder', expect.stringMatching(/^its SQL file is empty: dbt run and dbt build skip/)],
+      ['blank_snapshot', expect.stringMatching(/^its SQL file is empty/)],
+    ]);
+    expect(project.skipped?.[0]?.notMappedTests.map((t) => t.test)).toEqual([
+      'test.shop.not_null_placeholder_id.abc',
+    ]);
+    // A relationships test to it has no table to reference.
+    const kept = project.declarations.find((d) => d.name === 'kept');
+    expect(kept?.mappedTests).toEqual([]);
+    expect(kept?.notMappedTests[0]?.reason).toMatch(/placeholder, whose SQL file is empty/);
+    // A table registered for it before its SQL was emptied is gone.
+    expect(project.nodeNames?.sort()).toEqual(['countries', 'kept']);
+  });
+
   it("adds dbt's own columns to a snapshot read from its compiled SQL", () => {
     const snapshot = {
       ...model('orders_snapshot', { compiled_code: 'select id, status from raw.orders' }),
