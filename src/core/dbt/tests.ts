@@ -402,9 +402,11 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const list = kwargs['combination_of_columns'] ?? kwargs['column_list'];
       if (!Array.isArray(list) || list.length === 0 || !list.every((c) => typeof c === 'string'))
         return refused('its combination_of_columns is not a list of column names');
+      // quote_columns: true (both packages) has dbt write each name through adapter.quote.
+      const quoted = kwargs['quote_columns'] === true;
       const found: string[] = [];
       for (const written of list as string[]) {
-        const col = columnOf(written, context);
+        const col = columnOf(quoted && !/^["`[]/.test(written.trim()) ? `"${written}"` : written, context);
         if ('error' in col) return refused(col.error);
         found.push(col.name);
       }

@@ -119,6 +119,40 @@ describe("a test's column, folded as the adapter folds an unquoted name", () => 
     expect(declaration.notMappedTests[0]?.reason).toMatch(/column Email is unquoted.*"Email"/);
   });
 
+  it('quote_columns: true quotes each column as dbt_utils and dbt_expectations do (adapter.quote)', () => {
+    const combination = (kind: string, names: string[], namespace: string) =>
+      genericTest(
+        kind,
+        'model.shop.people',
+        {
+          ...(kind === 'unique_combination_of_columns'
+            ? { combination_of_columns: names }
+            : { column_list: names, ignore_row_if: 'any_value_is_missing' }),
+          quote_columns: true,
+        },
+        { namespace },
+      );
+    for (const [kind, namespace] of [
+      ['unique_combination_of_columns', 'dbt_utils'],
+      ['expect_compound_columns_to_be_unique', 'dbt_expectations'],
+    ] as const) {
+      // PostgreSQL: "Email" quoted reaches the column Email, which unquoted would not.
+      const postgres = declare('postgres', [combination(kind, ['id', 'Email'], namespace)], ['id', 'Email']);
+      expect(postgres.declaration.notMappedTests, kind).toEqual([]);
+      expect(postgres.declaration.mappedTests, kind).toHaveLength(1);
+      // Snowflake: "email" quoted is not the column EMAIL, which unquoted it would be: dbt's test errors.
+      const snowflake = declare(
+        'snowflake',
+        [combination(kind, ['id', 'email'], namespace)],
+        ['ID', 'EMAIL'],
+      );
+      expect(snowflake.declaration.mappedTests, kind).toEqual([]);
+      expect(snowflake.declaration.notMappedTests[0]?.reason, kind).toMatch(
+        /column "id" is quoted, so dbt's SQL on snowflake reads it as id; the table's column is "ID"/,
+      );
+    }
+  });
+
   it('without a catalog the columns are not known exactly: matched as before', () => {
     const { declaration } = declare('postgres', [notNull('Email')], undefined, {
       Email: { name: 'Email', data_type: 'text', meta: {} },
