@@ -127,12 +127,38 @@ function stringEnd(chunk: Buffer, from: number): number {
 }
 
 /** JSON.parse of a piece: its refusal says from which byte of the text the piece runs. */
-export function parsePiece(text: string, offset: number): unknown {
+export function parsePiece(text: string, offset: number, keepNumberTexts = false): unknown {
   try {
-    return JSON.parse(text);
+    return keepNumberTexts ? JSON.parse(text, keepNumberText) : JSON.parse(text);
   } catch (error) {
     throw new JsonSyntaxError(`${(error as Error).message} (in the text from byte ${offset})`);
   }
+}
+
+/**
+ * The numbers whose text JSON.parse does not give back (`1.0` read as 1, `1e-05` as 0.00001, digits past
+ * 2^53), as written, by the object or array holding them and their key there: a dbt manifest is written by
+ * Python, whose repr of a number is the text dbt's Jinja prints into a test's SQL.
+ */
+const numberTexts = new WeakMap<object, Map<string, string>>();
+
+function keepNumberText(this: object, key: string, value: unknown, context?: { source?: string }): unknown {
+  const source = context?.source;
+  if (
+    typeof value === 'number' &&
+    source !== undefined &&
+    (/[.eE]/.test(source) || !Number.isSafeInteger(value))
+  ) {
+    let texts = numberTexts.get(this);
+    if (texts === undefined) numberTexts.set(this, (texts = new Map()));
+    texts.set(key, source);
+  }
+  return value;
+}
+
+/** The text a number at `key` of `holder` was written as, where parsePiece kept it and it differs from JSON.stringify's. */
+export function numberText(holder: object, key: string | number): string | undefined {
+  return numberTexts.get(holder)?.get(String(key));
 }
 
 type Phase = 'key' | 'value' | 'done';

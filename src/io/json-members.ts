@@ -21,6 +21,12 @@ export interface JsonMembersOptions extends BoundedInputOptions {
   whole: readonly string[];
   /** Top-level arrays whose elements are handed over one by one, `key` undefined (run_results.json's `results`). */
   elements?: readonly string[];
+  /**
+   * Whether a member, once parsed, is parsed again keeping the text its numbers were written as
+   * (src/core/json-split.ts numberText): JSON.parse with a reviver is about ten times as slow, so only
+   * for the few members whose numbers are read as text.
+   */
+  keepNumberTexts?: (name: string, key: string | undefined, value: unknown) => boolean;
 }
 
 /** What the document was: its root's kind, and the kind of each top-level member (when the root is an object). */
@@ -55,7 +61,8 @@ export async function readJsonMembers(
       return !whole.has(name);
     },
     piece(text, offset, name, key, cut) {
-      const value = parsePiece(text, offset);
+      let value = parsePiece(text, offset);
+      if (options.keepNumberTexts?.(name, key, value) === true) value = parsePiece(text, offset, true);
       if (cut) {
         if (key !== undefined ? each.has(name) : elements.has(name)) member(name, key, value);
       } else if (whole.has(name)) member(name, undefined, value);

@@ -32,6 +32,7 @@ import {
 } from '../core/dbt/manifest.js';
 import type { Manifest, ManifestOutline } from '../core/dbt/manifest.js';
 import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
+import type { JsonMembersOptions } from '../io/json-members.js';
 import type {
   DbtArtifacts,
   DbtProject,
@@ -116,7 +117,7 @@ async function readArtifactMembers<T>(
   path: string,
   max: number,
   what: string,
-  members: { each: readonly string[]; whole: readonly string[] },
+  members: Pick<JsonMembersOptions, 'each' | 'whole' | 'keepNumberTexts'>,
   reader: { member(section: string, key: string | undefined, raw: unknown): void },
   result: (outline: ManifestOutline) => T,
 ): Promise<T> {

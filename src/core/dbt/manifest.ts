@@ -200,7 +200,19 @@ const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_querie
 export const MANIFEST_MEMBERS = {
   each: ['nodes', 'sources', 'macros', 'unit_tests', ...OTHER_SECTIONS],
   whole: ['metadata', 'selectors'],
+  // A test that prints numbers into its SQL as values (tests.ts: accepted_values, expect_column_values_to_(not_)
+  // be_in_set) keeps them as Python wrote them, 1.0 not 1.
+  keepNumberTexts: (name: string, key: string | undefined, value: unknown) =>
+    name === 'nodes' && key?.startsWith('test.') === true && hasNumberValues(value),
 } as const;
+
+function hasNumberValues(raw: unknown): boolean {
+  if (!isEntry(raw) || !isEntry(raw['test_metadata'])) return false;
+  const kwargs = raw['test_metadata']['kwargs'];
+  if (!isEntry(kwargs)) return false;
+  const values = kwargs['values'] ?? kwargs['value_set'];
+  return Array.isArray(values) && values.some((v) => typeof v === 'number');
+}
 
 /** What a manifest file was besides its members: whether it was an object, and its `nodes` one. */
 export interface ManifestOutline {

@@ -20,6 +20,7 @@ import { checkPredicateSql } from '../gate1/predicate-sql.js';
 import { checkRegex } from '../gate1/regex-check.js';
 import type { ManifestNode, ManifestTest } from './manifest.js';
 import { text } from './manifest.js';
+import { numberText } from '../json-split.js';
 import { findColumn, reachedColumn, sqlIdentifier, withColumnNames } from './names.js';
 import type { MappedTest, NotMappedTest } from './types.js';
 
@@ -431,8 +432,18 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       if (!Array.isArray(values) || values.length === 0) return refused('its values are not a list');
       const quote = (kwargs['quote'] ?? kwargs['quote_values'] ?? true) !== false;
       const literals: string[] = [];
-      for (const value of values) {
-        const literal = quote ? quotedAsDbt(value, context.adapter) : rawValue(value);
+      for (let index = 0; index < values.length; index++) {
+        const value: unknown = values[index];
+        // A number as the manifest wrote it (Python's repr, which dbt's Jinja prints): 1.0, not 1.
+        const written = typeof value === 'number' ? numberText(values, index) : undefined;
+        const literal =
+          written !== undefined
+            ? quote
+              ? `'${written}'`
+              : written
+            : quote
+              ? quotedAsDbt(value, context.adapter)
+              : rawValue(value);
         if (literal === undefined) return refused(notPlain('value', value));
         if (typeof literal !== 'string') return refused(literal.unquotable);
         literals.push(literal);

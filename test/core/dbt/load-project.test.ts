@@ -65,6 +65,32 @@ describe('loadDbtProject', () => {
     expect(project.declarations.map((d) => d.name)).toEqual(['orders']);
   });
 
+  it("accepted_values compares with each number as dbt prints it: the manifest's text (Python's repr), 1.0 not 1", async () => {
+    const dir = folder();
+    const values = (list: unknown[], extra: Record<string, unknown>, column: string) =>
+      genericTest('accepted_values', 'model.shop.orders', { values: list, ...extra }, { column });
+    const m = manifest(
+      model('orders', { columns: columns({ status: 'text', code: 'numeric', rank: 'text' }) }),
+      values([1, 2], {}, 'status'),
+      values([1, 2], { quote: false }, 'code'),
+      values([3, 4], {}, 'rank'),
+    );
+    // As Python's json writes YAML's `values: [1.0, 2.0]`, a tiny float and an integer past 2^53.
+    const text = JSON.stringify(m)
+      .replace('"column_name":"status","values":[1,2]', '"column_name":"status","values":[1.0,2.0]')
+      .replace('"values":[1,2],"quote":false', '"values":[1e-05,2.5],"quote":false')
+      .replace('"values":[3,4]', '"values":[3,12345678901234567890]');
+    expect(text).toContain('[1.0,2.0]');
+    expect(text).toContain('[1e-05,2.5]');
+    expect(text).toContain('12345678901234567890]');
+    writeFileSync(join(dir, 'manifest.json'), text);
+    const [orders] = (await loadDbtProject(dir, {})).declarations;
+    expect(orders?.notMappedTests).toEqual([]);
+    expect(orders?.gate1Yaml).toContain("status IN ('1.0', '2.0')");
+    expect(orders?.gate1Yaml).toContain('code IN (1e-05, 2.5)');
+    expect(orders?.gate1Yaml).toContain("rank IN ('3', '12345678901234567890')");
+  });
+
   it('a manifest.json that is not UTF-8: exit 2 with the byte offset (read as gds reads every input)', async () => {
     const dir = folder();
     writeFileSync(join(dir, 'manifest.json'), Buffer.from('{"nodes": {"caf\xe9": 1}}', 'latin1'));
