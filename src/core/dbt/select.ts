@@ -194,7 +194,7 @@ export function selectDbt(
           selects.map((selector) => {
             const found = evaluate(selector, context, true);
             if (![...found.direct].some((id) => declared.has(id))) {
-              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project`;
+              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project${/(^|[,@+])file:[^,]*\//.test(selector) ? " (dbt's file: compares a file's name, never its folders: path: selects by path)" : ''}`;
               if (selection.strict === true) throw new DbtSelectionError(message, selector);
               warn(`${message}; it selects nothing`);
             }
@@ -624,8 +624,9 @@ function matchMethod(
       return pick((n) => n.tags.some((t) => glob(value, t)));
     case 'path':
       return pick((n) => pathMatches(n, value));
+    // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
-      return pick((n) => fileMatches(n, value) || (value.includes('/') && pathMatches(n, value)));
+      return pick((n) => fileMatches(n, value));
     case 'source': {
       const parts = value.split('.');
       if (parts.length > 3)

@@ -92,6 +92,18 @@ describe('selectors as dbt ls resolves them', () => {
     expect(names(['file:dim_*.sql'])).toEqual(['dim_date', 'dim_plan']);
     expect(names(['models/marts/dim_date.sql'])).toEqual(['dim_date']);
     expect(names(['path:models/marts/dim_date.sql'])).toEqual(['dim_date']);
+    // dbt's file: compares the file's name alone: a path selects nothing, with a warning saying path: does.
+    const byPath = declareDbtProject(
+      { manifest: m },
+      { select: ['file:models/marts/dim_date.sql'] },
+      dbtReader,
+    );
+    expect(byPath.declarations).toEqual([]);
+    expect(byPath.warnings).toContainEqual(
+      expect.stringMatching(
+        /--select file:models\/marts\/dim_date\.sql matches no enabled model.*path: selects by path/,
+      ),
+    );
   });
 
   it('source: selects the source, and + around it its children', () => {
