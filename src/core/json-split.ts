@@ -156,7 +156,7 @@ function keepNumberText(this: object, key: string, value: unknown, context?: { s
   return value;
 }
 
-/** The text a number at `key` of `holder` was written as, where parsePiece kept it and it differs from JSON.stringify's. */
+/** The text a number at `key` of `holder` was written as, where parsePiece kept it (see numberTexts). */
 export function numberText(holder: object, key: string | number): string | undefined {
   return numberTexts.get(holder)?.get(String(key));
 }

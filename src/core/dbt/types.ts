@@ -126,7 +126,8 @@ export interface DbtRefusal {
 
 /**
  * A selected node gds governs nothing of, and why: an ephemeral model (dbt builds no relation for it, it
- * inlines it into the models that read it), or an empty one (dbt run and build skip it). Not a refusal: there is nothing to fix, and nothing waits on it.
+ * inlines it into the models that read it), or an empty one (dbt run and build skip it). Not a refusal:
+ * there is nothing to fix, and nothing waits on it.
  */
 export interface DbtSkipped {
   uniqueId: string;
@@ -160,8 +161,8 @@ export interface DbtProject {
   skipped?: DbtSkipped[];
   /**
    * The table names (aliases) of every enabled model, seed and snapshot of the project that dbt builds a
-   * relation for (not an ephemeral or empty model), selected or not: a table the project registered under one of them
-   * is never gone. Absent: the declarations' and refusals'.
+   * relation for (not an ephemeral or empty model), selected or not: a table the project registered under one
+   * of them is never gone. Absent: the declarations' and refusals'.
    */
   nodeNames?: string[];
   /**
