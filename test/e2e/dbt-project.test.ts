@@ -6,12 +6,14 @@
 // unchanged (--exit-code 0), and that an apply killed half-way and run again, or five applies at once, leave
 // no duplicate table and one version per change.
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runCli } from '../cli/helpers/cli-process.js';
+import { holdingProxy } from '../helpers/holding-proxy.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
@@ -124,15 +126,36 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('--yes');
 
-    // Killed with SIGKILL as soon as its first write is reported, then run again: it converges.
-    const [file, args] = cliCommand(['apply', ...projectArgs(), '--yes', '--json', '--concurrency', '1']);
-    const child = spawn(file, args, { env: cliEnv(gdsEnv()), stdio: ['ignore', 'pipe', 'pipe'] });
-    const killed = collect(child);
-    child.stdout?.once('data', () => child.kill('SIGKILL'));
-    const first = await killed;
-    expect(first.signal).toBe('SIGKILL');
-    const written = lines<{ table: string; step: string }>(first.stdout.split('\n').slice(0, -1).join('\n'));
-    expect(written.length).toBeGreaterThan(0);
+    // Killed with SIGKILL once the service has written its tables and before gds reads the answer (a proxy
+    // holds it meanwhile: the kill is no race with the process's exit), then run again: it converges.
+    let child: ChildProcess | undefined;
+    let killed: Promise<Awaited<ReturnType<typeof collect>>> | undefined;
+    const proxy = await holdingProxy(server.url, {
+      holds: (method, path) => method === 'POST' && path.endsWith('/api/artifacts/batch'),
+      hold: 'answer',
+      meanwhile: async () => {
+        child?.kill('SIGKILL');
+        await killed;
+      },
+    });
+    try {
+      const [file, args] = cliCommand(['apply', ...projectArgs(), '--yes', '--json', '--concurrency', '1']);
+      child = spawn(file, args, {
+        env: cliEnv({ ...gdsEnv(), SERVICE_API_URL: proxy.url }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      killed = collect(child);
+      const first = await killed;
+      expect(first.signal).toBe('SIGKILL');
+      expect(proxy.held()).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+    const [held] = await server.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM gds.tables WHERE active AND name IN ('stg_orders', 'stg_customers', 'stg_payments')`,
+    );
+    // The service wrote the held batch: the run again must find those tables, not write them twice.
+    expect(held?.n).toBeGreaterThan(0);
 
     const r = await gds(['apply', ...projectArgs(), '--yes', '--json']);
     expect(r.stderr).toBe('');

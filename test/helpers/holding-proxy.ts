@@ -1,6 +1,8 @@
 // A loopback proxy in front of the test server that holds the first request matching `holds` until `meanwhile`
 // is done, then forwards it: what another writer does between two of gds's requests (between a plan's reads,
-// or between apply's plan and its writes), made deterministic without sleeping.
+// or between apply's plan and its writes), made deterministic without sleeping. With `hold: 'answer'` the
+// request is forwarded first and its answer held instead: what happens after the service wrote and before gds
+// learned it (gds killed there, say).
 //
 //   const proxy = await holdingProxy(server.url, {
 //     holds: (method, path) => method === 'POST' && path.endsWith('/api/artifacts/batch'),
@@ -22,7 +24,11 @@ export interface HoldingProxy {
 
 export async function holdingProxy(
   target: string,
-  options: { holds: (method: string, path: string) => boolean; meanwhile: () => Promise<void> },
+  options: {
+    holds: (method: string, path: string) => boolean;
+    meanwhile: () => Promise<void>;
+    hold?: 'request' | 'answer';
+  },
 ): Promise<HoldingProxy> {
   const base = new URL(target);
   let ran: Promise<void> | undefined;
@@ -32,21 +38,25 @@ export async function holdingProxy(
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const method = request.method ?? 'GET';
       const path = (request.url ?? '/').split('?')[0] ?? '/';
-      if (ran === undefined && options.holds(method, path)) {
+      const held = ran === undefined && options.holds(method, path);
+      const hold = async () => {
         ran = options.meanwhile();
         await ran.catch(() => undefined);
-      }
+      };
+      if (held && options.hold !== 'answer') await hold();
       const answer = await fetch(`${base.origin}${request.url ?? '/'}`, {
         method,
         headers: forwarded(request.headers),
         ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
       });
+      const body = Buffer.from(await answer.arrayBuffer());
+      if (held && options.hold === 'answer') await hold();
       const headers: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
         if (!['content-encoding', 'transfer-encoding', 'content-length'].includes(name))
           headers[name] = value;
       });
-      response.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
+      response.writeHead(answer.status, headers).end(body);
     })().catch((error: unknown) => response.destroy(error as Error));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
