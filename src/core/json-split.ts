@@ -156,6 +156,29 @@ function keepNumberText(this: object, key: string, value: unknown, context?: { s
   return value;
 }
 
+/**
+ * Keeps the texts of the numbers of `array`, parsed from `text`, where `text` writes it as `"<key>": [...]` of
+ * numbers, booleans and nulls only (no string or bracket in it): that array's text alone is parsed again, with
+ * the reviver, not the whole of `text`. False when not exactly one such array equal to `array` is in `text` (an
+ * array holding strings too, or another equal one under the key): the caller then parses `text` with
+ * parsePiece's keepNumberTexts.
+ */
+export function keepArrayNumberTexts(array: readonly unknown[], key: string, text: string): boolean {
+  const written = new RegExp(`"${key.replace(/\W/g, '\\$&')}"\\s*:\\s*(\\[[^[\\]"{}]*\\])`, 'g');
+  let found: unknown[] | undefined;
+  for (const match of text.matchAll(written)) {
+    const copy = JSON.parse(match[1] ?? '[]', keepNumberText) as unknown[];
+    if (copy.length !== array.length || !copy.every((item, index) => Object.is(item, array[index]))) continue;
+    // Two such arrays under the key (one in a meta:, say): which one is `array` is not known.
+    if (found !== undefined) return false;
+    found = copy;
+  }
+  if (found === undefined) return false;
+  const texts = numberTexts.get(found);
+  if (texts !== undefined) numberTexts.set(array, texts);
+  return true;
+}
+
 /** The text a number at `key` of `holder` was written as, where parsePiece kept it (see numberTexts). */
 export function numberText(holder: object, key: string | number): string | undefined {
   return numberTexts.get(holder)?.get(String(key));

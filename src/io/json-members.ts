@@ -8,7 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readBoundedText, regularFileChunks } from './input.js';
 import type { BoundedInputOptions } from './input.js';
-import { JsonSplitter, JsonSyntaxError, parsePiece } from '../core/json-split.js';
+import { JsonSplitter, JsonSyntaxError, keepArrayNumberTexts, parsePiece } from '../core/json-split.js';
 import type { JsonKind } from '../core/json-split.js';
 
 export { JsonSyntaxError };
@@ -22,11 +22,15 @@ export interface JsonMembersOptions extends BoundedInputOptions {
   /** Top-level arrays whose elements are handed over one by one, `key` undefined (run_results.json's `results`). */
   elements?: readonly string[];
   /**
-   * Whether a member, once parsed, is parsed again keeping the text its numbers were written as
-   * (src/core/json-split.ts numberText): JSON.parse with a reviver is about ten times as slow, so only
-   * for the few members whose numbers are read as text.
+   * The array of a member, once parsed, whose numbers keep the text they were written as (src/core/json-split.ts
+   * numberText), and its key: that array's text is parsed again (keepArrayNumberTexts), or where it holds
+   * strings too the whole member (JSON.parse with a reviver is about ten times as slow).
    */
-  keepNumberTexts?: (name: string, key: string | undefined, value: unknown) => boolean;
+  numberArray?: (
+    name: string,
+    key: string | undefined,
+    value: unknown,
+  ) => { array: readonly unknown[]; key: string } | undefined;
 }
 
 /** What the document was: its root's kind, and the kind of each top-level member (when the root is an object). */
@@ -62,7 +66,9 @@ export async function readJsonMembers(
     },
     piece(text, offset, name, key, cut) {
       let value = parsePiece(text, offset);
-      if (options.keepNumberTexts?.(name, key, value) === true) value = parsePiece(text, offset, true);
+      const numbers = options.numberArray?.(name, key, value);
+      if (numbers !== undefined && !keepArrayNumberTexts(numbers.array, numbers.key, text))
+        value = parsePiece(text, offset, true);
       if (cut) {
         if (key !== undefined ? each.has(name) : elements.has(name)) member(name, key, value);
       } else if (whole.has(name)) member(name, undefined, value);

@@ -3,7 +3,13 @@
 // together are what JSON.parse of the whole text gives, and text JSON.parse refuses it refuses, with the same
 // message wherever the chunks end.
 import { describe, expect, it } from 'vitest';
-import { JsonSplitter, JsonSyntaxError } from '../../src/core/json-split.js';
+import {
+  JsonSplitter,
+  JsonSyntaxError,
+  keepArrayNumberTexts,
+  numberText,
+  parsePiece,
+} from '../../src/core/json-split.js';
 import type { JsonKind } from '../../src/core/json-split.js';
 
 /** JSON.parse's way of setting a member (a `__proto__` member is the object's own, a repeated one keeps its place). */
@@ -236,5 +242,41 @@ describe('the JSON splitter', () => {
         else expect({ value, error }, text).toStrictEqual({ value: parsed.value, error: undefined });
       }
     }
+  });
+});
+
+describe("the numbers' texts (numberText), as a dbt manifest writes them", () => {
+  it('parsePiece with keepNumberTexts keeps each number JSON.parse would print otherwise', () => {
+    const node = parsePiece('{"values": [1.0, 2, 1e-05, 12345678901234567890, 2.5], "n": 3.0}', 0, true) as {
+      values: number[];
+    };
+    expect([0, 1, 2, 3, 4].map((i) => numberText(node.values, i))).toEqual([
+      '1.0',
+      undefined,
+      '1e-05',
+      '12345678901234567890',
+      '2.5',
+    ]);
+    expect(numberText(node, 'n')).toBe('3.0');
+    // Parsed without it, nothing is kept.
+    const plain = parsePiece('{"values": [1.0]}', 0) as { values: number[] };
+    expect(numberText(plain.values, 0)).toBeUndefined();
+  });
+
+  it("keepArrayNumberTexts reads the array's text alone; one holding strings, or two equal ones, it leaves", () => {
+    const alone = '{"kwargs": {"values": [1.0, 2], "other": [7.0]}}';
+    const node = JSON.parse(alone) as { kwargs: { values: number[] } };
+    expect(keepArrayNumberTexts(node.kwargs.values, 'values', alone)).toBe(true);
+    expect([numberText(node.kwargs.values, 0), numberText(node.kwargs.values, 1)]).toEqual([
+      '1.0',
+      undefined,
+    ]);
+    // Another equal array under the key (a meta's [1, 2]): which one is the kwargs' is not known.
+    const twice = '{"meta": {"values": [1, 2]}, "kwargs": {"values": [1.0, 2]}}';
+    const both = JSON.parse(twice) as { kwargs: { values: number[] } };
+    expect(keepArrayNumberTexts(both.kwargs.values, 'values', twice)).toBe(false);
+    const mixed = '{"values": ["a", 1.0]}';
+    const strings = JSON.parse(mixed) as { values: unknown[] };
+    expect(keepArrayNumberTexts(strings.values, 'values', mixed)).toBe(false);
   });
 });

@@ -202,16 +202,19 @@ export const MANIFEST_MEMBERS = {
   whole: ['metadata', 'selectors'],
   // A test that prints numbers into its SQL as values (tests.ts: accepted_values, expect_column_values_to_(not_)
   // be_in_set) keeps them as Python wrote them, 1.0 not 1.
-  keepNumberTexts: (name: string, key: string | undefined, value: unknown) =>
-    name === 'nodes' && key?.startsWith('test.') === true && hasNumberValues(value),
+  numberArray: (name: string, key: string | undefined, value: unknown) =>
+    name === 'nodes' && key?.startsWith('test.') === true ? numberValues(value) : undefined,
 } as const;
 
-function hasNumberValues(raw: unknown): boolean {
-  if (!isEntry(raw) || !isEntry(raw['test_metadata'])) return false;
+function numberValues(raw: unknown): { array: readonly unknown[]; key: string } | undefined {
+  if (!isEntry(raw) || !isEntry(raw['test_metadata'])) return undefined;
   const kwargs = raw['test_metadata']['kwargs'];
-  if (!isEntry(kwargs)) return false;
-  const values = kwargs['values'] ?? kwargs['value_set'];
-  return Array.isArray(values) && values.some((v) => typeof v === 'number');
+  if (!isEntry(kwargs)) return undefined;
+  const key = kwargs['values'] !== undefined ? 'values' : 'value_set';
+  const values = kwargs[key];
+  return Array.isArray(values) && values.some((v) => typeof v === 'number')
+    ? { array: values, key }
+    : undefined;
 }
 
 /** What a manifest file was besides its members: whether it was an object, and its `nodes` one. */

@@ -70,16 +70,19 @@ describe('loadDbtProject', () => {
     const values = (list: unknown[], extra: Record<string, unknown>, column: string) =>
       genericTest('accepted_values', 'model.shop.orders', { values: list, ...extra }, { column });
     const m = manifest(
-      model('orders', { columns: columns({ status: 'text', code: 'numeric', rank: 'text' }) }),
+      model('orders', { columns: columns({ status: 'text', code: 'numeric', rank: 'text', kind: 'text' }) }),
       values([1, 2], {}, 'status'),
       values([1, 2], { quote: false }, 'code'),
       values([3, 4], {}, 'rank'),
+      values(['x', 5], {}, 'kind'),
     );
     // As Python's json writes YAML's `values: [1.0, 2.0]`, a tiny float and an integer past 2^53.
     const text = JSON.stringify(m)
       .replace('"column_name":"status","values":[1,2]', '"column_name":"status","values":[1.0,2.0]')
       .replace('"values":[1,2],"quote":false', '"values":[1e-05,2.5],"quote":false')
-      .replace('"values":[3,4]', '"values":[3,12345678901234567890]');
+      .replace('"values":[3,4]', '"values":[3,12345678901234567890]')
+      // Strings beside numbers: the whole test is read again, not the array alone.
+      .replace('"values":["x",5]', '"values":["x",5.0]');
     expect(text).toContain('[1.0,2.0]');
     expect(text).toContain('[1e-05,2.5]');
     expect(text).toContain('12345678901234567890]');
@@ -89,6 +92,7 @@ describe('loadDbtProject', () => {
     expect(orders?.gate1Yaml).toContain("status IN ('1.0', '2.0')");
     expect(orders?.gate1Yaml).toContain('code IN (1e-05, 2.5)');
     expect(orders?.gate1Yaml).toContain("rank IN ('3', '12345678901234567890')");
+    expect(orders?.gate1Yaml).toContain("kind IN ('x', '5.0')");
   });
 
   it('a manifest.json that is not UTF-8: exit 2 with the byte offset (read as gds reads every input)', async () => {
