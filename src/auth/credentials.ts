@@ -249,12 +249,11 @@ async function resolve(
   if (r.token === undefined) {
     r.profileName = name;
     r.profile = profile;
-    if (
-      r.base !== undefined &&
-      r.base.source !== source &&
-      sameService(profile.base, r.base.value) === false
-    ) {
-      r.foreignBase = foreignBase(name, profile.base, r.base);
+    // The token goes to the profile's own service only: a --base (or SERVICE_API_URL) gds cannot show to be it,
+    // the profile's base being unreadable too, is refused as one that is not.
+    const same = r.base === undefined || r.base.source === source || sameService(profile.base, r.base.value);
+    if (same !== true && r.base !== undefined) {
+      r.foreignBase = foreignBase(name, profile.base, r.base, same === undefined);
       return r;
     }
     await readProfileToken(r, name, profile, env, options);
@@ -271,20 +270,27 @@ function sameService(profileBase: string, base: string): boolean | undefined {
   }
 }
 
-/** A profile's token goes only to that profile's base: --base (or SERVICE_API_URL) elsewhere is refused. */
-function foreignBase(name: string, profileBase: string, base: Found): CliError {
+/**
+ * A profile's token goes only to that profile's base: --base (or SERVICE_API_URL) elsewhere is refused, and so
+ * is any, when the profile's own base is `unreadable` (no http(s) URL gds would call: nothing to compare with).
+ */
+function foreignBase(name: string, profileBase: string, base: Found, unreadable = false): CliError {
   const from = base.source === 'flag' ? '--base' : 'SERVICE_API_URL';
-  return new CliError(
-    `Not sending profile ${name}'s token to ${base.value} (from ${from}): that token is for ${profileBase}.`,
-    {
-      exitCode: ExitCode.Usage,
-      code: 'token_not_for_base',
-      suggestion:
-        `Give a token for ${base.value} too (--token or SERVICE_TOKEN), drop ${from} to use ${profileBase}, ` +
+  // An unreadable base may hold anything (a password in it, say): shown as shownUrl shows it.
+  const shown = unreadable ? shownUrl(profileBase) : profileBase;
+  const why = unreadable
+    ? `the profile's own base URL (${shown}) is not one gds calls, so nothing shows that ${base.value} is its service`
+    : `that token is for ${profileBase}`;
+  return new CliError(`Not sending profile ${name}'s token to ${base.value} (from ${from}): ${why}.`, {
+    exitCode: ExitCode.Usage,
+    code: 'token_not_for_base',
+    suggestion: unreadable
+      ? `Give a token for ${base.value} too (--token or SERVICE_TOKEN), or store profile ${name}'s address ` +
+        `again: gds auth set --profile ${name} --base <https URL> --token <t>`
+      : `Give a token for ${base.value} too (--token or SERVICE_TOKEN), drop ${from} to use ${profileBase}, ` +
         `or store a profile for it: gds auth set --profile <name> --base ${base.value} --token <t>`,
-      details: { profile: name, profileBase, base: base.value },
-    },
-  );
+    details: { profile: name, profileBase: shown, base: base.value },
+  });
 }
 
 async function readProfileToken(

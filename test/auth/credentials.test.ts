@@ -76,6 +76,29 @@ describe('precedence, first match wins, token and base each on their own', () =>
     });
   });
 
+  it('a profile whose own base gds cannot read: its token goes to no --base or SERVICE_API_URL (exit 2)', async () => {
+    // As a hand edit, another tool or an older gds may leave it: http to a remote host, no scheme, a query,
+    // a password in it.
+    for (const bad of [
+      'http://gds.corp.example:8080',
+      'gds.corp.example',
+      'https://gds.corp.example/?x=1',
+      'https://ann:s3cret@gds.corp.example',
+    ]) {
+      await saveProfile('broken', { kind: 'static', base: bad }, { token: 'cli_brokenprofile' }, { env });
+      for (const [flags, extra] of [
+        [{ profile: 'broken', base: 'http://127.0.0.1:9' }, {}],
+        [{ profile: 'broken' }, { SERVICE_API_URL: 'https://elsewhere.example' }],
+      ] as const) {
+        const error = await failure(flags, extra);
+        expect(error, bad).toMatchObject({ exitCode: 2, code: 'token_not_for_base' });
+        expect(error.message).toMatch(/the profile's own base URL \(.*\) is not one gds calls/);
+        expect(JSON.stringify([error.message, error.suggestion, error.details])).not.toContain('s3cret');
+        expect(JSON.stringify([error.message, error.details])).not.toContain('cli_brokenprofile');
+      }
+    }
+  });
+
   it("SERVICE_API_URL naming the profile's own service: the token comes from the profile", async () => {
     const r = await resolveCredentials({}, { ...env, SERVICE_API_URL: 'https://default.example/' });
     expect(r).toMatchObject({ baseUrl: 'https://default.example', baseSource: 'env' });
