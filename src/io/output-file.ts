@@ -1,8 +1,10 @@
 // Writes a file a command produces (`gate get -o`, `env promote --bundle-out`) atomically: the text goes
 // to a temporary file beside the target, which is then linked (no --force: fails if the target exists,
 // so nothing is overwritten even in a race) or renamed (--force) into place. A reader never sees half.
-// The mode is the most the file gets: the umask takes away from it (no chmod after), as for any tool.
+// The mode is the most the file gets: the umask takes away from it (no chmod after), as for any tool. A process
+// that exits meanwhile (Ctrl-C exits 130 at once) removes the temporary file as it exits.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -21,6 +23,22 @@ export async function writeOutputFile(path: string, text: string, options: Write
   await refuseFolder(path, options.flag, options.example ?? 'out');
   const mode = options.mode ?? 0o644;
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const dropTemp = () => rmSync(temp, { force: true });
+  process.once('exit', dropTemp);
+  try {
+    await writeThrough(temp, path, text, mode, options);
+  } finally {
+    process.off('exit', dropTemp);
+  }
+}
+
+async function writeThrough(
+  temp: string,
+  path: string,
+  text: string,
+  mode: number,
+  options: WriteOptions,
+): Promise<void> {
   let handle;
   try {
     handle = await open(temp, 'wx', mode);

@@ -1,8 +1,10 @@
 // Files commands write (gate get -o, env promote --bundle-out): atomic, never over an existing file
 // without force, with the mode asked, and no temporary file left behind whatever happens.
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { writeDocument } from '../../src/cli/gate-output.js';
@@ -15,6 +17,28 @@ beforeEach(async () => {
 });
 
 describe('writeOutputFile', () => {
+  it('a process that exits while the file is written (Ctrl-C) leaves no temporary file behind', async () => {
+    // A node process of its own, which exits (130, as gds on Ctrl-C) while the temporary file is synced.
+    const code = [
+      "import { open } from 'node:fs/promises';",
+      "import { writeOutputFile } from './src/io/output-file.ts';",
+      "const probe = await open('/dev/null');",
+      'const proto = Object.getPrototypeOf(probe);',
+      'await probe.close();',
+      'proto.sync = function () { process.exit(130); };',
+      `await writeOutputFile(${JSON.stringify(join(dir, 'bundle.json'))}, 'secret', { force: false, flag: '--bundle-out', mode: 0o600 });`,
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(exitCode, stderr).toBe(130);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('writes a new file 0644 and leaves nothing else in the folder', async () => {
     const path = join(dir, 'gate1.yml');
     await writeOutputFile(path, 'a: 1\n', { force: false, flag: '-o' });
