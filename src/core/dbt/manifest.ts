@@ -210,7 +210,8 @@ function numberValues(raw: unknown): { array: readonly unknown[]; key: string } 
   if (!isEntry(raw) || !isEntry(raw['test_metadata'])) return undefined;
   const kwargs = raw['test_metadata']['kwargs'];
   if (!isEntry(kwargs)) return undefined;
-  const key = kwargs['values'] !== undefined ? 'values' : 'value_set';
+  // As tests.ts reads them: `values`, else (absent or null) dbt_expectations' `value_set`.
+  const key = kwargs['values'] !== undefined && kwargs['values'] !== null ? 'values' : 'value_set';
   const values = kwargs[key];
   return Array.isArray(values) && values.some((v) => typeof v === 'number')
     ? { array: values, key }
