@@ -21,44 +21,45 @@ export interface WriteOptions {
 
 export async function writeOutputFile(path: string, text: string, options: WriteOptions): Promise<void> {
   await refuseFolder(path, options.flag, options.example ?? 'out');
-  const mode = options.mode ?? 0o644;
+  try {
+    await writeFileAtomically(path, text, { mode: options.mode ?? 0o644, overwrite: options.force });
+  } catch (error) {
+    throw writeError(path, options, error);
+  }
+}
+
+/**
+ * The file-system half of writeOutputFile, for a command that says its own errors (quarantine open): throws
+ * what the file system threw (EEXIST when the target exists and `overwrite` is false), leaving no temporary
+ * file behind, nor when the process exits meanwhile.
+ */
+export async function writeFileAtomically(
+  path: string,
+  text: string,
+  options: { mode: number; overwrite: boolean },
+): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const dropTemp = () => rmSync(temp, { force: true });
   process.once('exit', dropTemp);
   try {
-    await writeThrough(temp, path, text, mode, options);
+    const handle = await open(temp, 'wx', options.mode);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+      await handle.close();
+      if (options.overwrite) {
+        await rename(temp, path);
+      } else {
+        await link(temp, path);
+        await rm(temp, { force: true });
+      }
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(temp, { force: true });
+      throw error;
+    }
   } finally {
     process.off('exit', dropTemp);
-  }
-}
-
-async function writeThrough(
-  temp: string,
-  path: string,
-  text: string,
-  mode: number,
-  options: WriteOptions,
-): Promise<void> {
-  let handle;
-  try {
-    handle = await open(temp, 'wx', mode);
-  } catch (error) {
-    throw writeError(path, options, error);
-  }
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-    await handle.close();
-    if (options.force) {
-      await rename(temp, path);
-    } else {
-      await link(temp, path);
-      await rm(temp, { force: true });
-    }
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw writeError(path, options, error);
   }
 }
 

@@ -1,11 +1,10 @@
 // `gds quarantine open`: the table's DDL into a local file. The file name the service suggests is reduced
 // to a safe base name (it can never point outside the folder), an existing file is kept unless `force`,
-// and the file appears whole or not at all (temporary file, then link or rename).
-import { randomBytes } from 'node:crypto';
-import { link, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+// and the file appears whole or not at all (io/output-file.ts writeFileAtomically: a temporary file, then link
+// or rename, removed if gds exits meanwhile).
+import { resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { refuseFolder } from '../io/output-file.js';
+import { refuseFolder, writeFileAtomically } from '../io/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableDdl } from '../client/areas/tables.js';
@@ -53,15 +52,9 @@ export async function openQuarantinedDdl(
 }
 
 async function writeAtomically(path: string, content: string, overwrite: boolean): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, content, { flag: 'wx', mode: 0o644 });
-  } catch (error) {
-    throw writeFailure(path, error);
-  }
   try {
     // link() fails when the target exists, so a file that appeared meanwhile is never overwritten.
-    await (overwrite ? rename(temporary, path) : link(temporary, path));
+    await writeFileAtomically(path, content, { mode: 0o644, overwrite });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new CliError(`${path} already exists; it was left as it is.`, {
@@ -71,8 +64,6 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
       });
     }
     throw writeFailure(path, error);
-  } finally {
-    await rm(temporary, { force: true });
   }
 }
 
