@@ -39,18 +39,18 @@ export async function holdingProxy(
       const method = request.method ?? 'GET';
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       const held = ran === undefined && options.holds(method, path);
-      const hold = async () => {
+      const runMeanwhile = async () => {
         ran = options.meanwhile();
         await ran.catch(() => undefined);
       };
-      if (held && options.hold !== 'answer') await hold();
+      if (held && options.hold !== 'answer') await runMeanwhile();
       const answer = await fetch(`${base.origin}${request.url ?? '/'}`, {
         method,
         headers: forwarded(request.headers),
         ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
       });
       const body = Buffer.from(await answer.arrayBuffer());
-      if (held && options.hold === 'answer') await hold();
+      if (held && options.hold === 'answer') await runMeanwhile();
       const headers: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
         if (!['content-encoding', 'transfer-encoding', 'content-length'].includes(name))

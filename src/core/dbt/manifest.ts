@@ -206,12 +206,16 @@ export const MANIFEST_MEMBERS = {
     name === 'nodes' && key?.startsWith('test.') === true ? numberValues(value) : undefined,
 } as const;
 
+/** Where a test's kwargs hold its values: `values`, else (absent or null) dbt_expectations' `value_set`. */
+export function valuesKey(kwargs: Entry): 'values' | 'value_set' {
+  return kwargs['values'] !== undefined && kwargs['values'] !== null ? 'values' : 'value_set';
+}
+
 function numberValues(raw: unknown): { array: readonly unknown[]; key: string } | undefined {
   if (!isEntry(raw) || !isEntry(raw['test_metadata'])) return undefined;
   const kwargs = raw['test_metadata']['kwargs'];
   if (!isEntry(kwargs)) return undefined;
-  // As tests.ts reads them: `values`, else (absent or null) dbt_expectations' `value_set`.
-  const key = kwargs['values'] !== undefined && kwargs['values'] !== null ? 'values' : 'value_set';
+  const key = valuesKey(kwargs);
   const values = kwargs[key];
   return Array.isArray(values) && values.some((v) => typeof v === 'number')
     ? { array: values, key }

@@ -19,7 +19,7 @@ import type { PgGrammar } from '../artifacts/pg-grammar.js';
 import { checkPredicateSql } from '../gate1/predicate-sql.js';
 import { checkRegex } from '../gate1/regex-check.js';
 import type { ManifestNode, ManifestTest } from './manifest.js';
-import { text } from './manifest.js';
+import { text, valuesKey } from './manifest.js';
 import { numberText } from '../json-split.js';
 import { findColumn, reachedColumn, sqlIdentifier, withColumnNames } from './names.js';
 import type { MappedTest, NotMappedTest } from './types.js';
@@ -407,7 +407,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
       const quoted = kwargs['quote_columns'] === true;
       const found: string[] = [];
       for (const written of list as string[]) {
-        const col = columnOf(quoted && !/^["`[]/.test(written.trim()) ? `"${written}"` : written, context);
+        const col = columnOf(quoted && !isQuotedName(written) ? `"${written}"` : written, context);
         if ('error' in col) return refused(col.error);
         found.push(col.name);
       }
@@ -428,7 +428,7 @@ function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): O
     case 'dbt_expectations.expect_column_values_to_not_be_in_set': {
       const col = column();
       if ('error' in col) return refused(col.error);
-      const values = kwargs['values'] ?? kwargs['value_set'];
+      const values = kwargs[valuesKey(kwargs)];
       if (!Array.isArray(values) || values.length === 0) return refused('its values are not a list');
       const quote = (kwargs['quote'] ?? kwargs['quote_values'] ?? true) !== false;
       const literals: string[] = [];
@@ -611,6 +611,9 @@ function targetColumnOf(
   };
 }
 
+/** Whether a test writes a name quoted (`"Email"`, `` `Email` ``, `[Email]`). */
+const isQuotedName = (written: string): boolean => /^["`[]/.test(written.trim());
+
 /** Why dbt's test errors where the name it writes reaches no column: the table holds it only in another case. */
 function otherCase(
   what: string,
@@ -621,7 +624,7 @@ function otherCase(
   fix: (quoted: boolean) => string,
   fails = "dbt's test errors",
 ): string {
-  const quoted = /^["`[]/.test(written.trim());
+  const quoted = isQuotedName(written);
   return (
     `its ${what} is ${quoted ? 'quoted' : 'unquoted'}, so dbt's SQL on ${adapter ?? 'its adapter'} reads it as ${found.reads}; ` +
     `${holder} is "${found.other}" (another case), so ${fails}: ${fix(quoted)}`
