@@ -1,7 +1,7 @@
 // `gds api --cache 1h`, as `gh api --cache`: a successful GET's answer is kept and printed again without
 // asking the service until it is older than the duration. Kept under $XDG_CACHE_HOME/gds/api/ (folder
 // 0700, files 0600, written whole then renamed), keyed by a digest of the base URL, the whole request and
-// who asks (the token, or a session profile's name), so another user's answer is never shown. Only a 2xx
+// who asks (the token sent, whatever its kind), so another user's answer is never shown. Only a 2xx
 // answer of a GET is kept; anything unreadable in the cache is a miss.
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -59,12 +59,9 @@ export async function cachedCall(
 }
 
 function digest({ baseUrl, credentials, request }: CacheKeyParts): string {
-  const who =
-    credentials === undefined
-      ? ''
-      : credentials.tokenKind === 'static'
-        ? `token\0${credentials.token}`
-        : `${credentials.tokenSource}\0${credentials.profile?.user ?? ''}`;
+  // A session's access token, not its profile's name: signing in again as someone else under the same
+  // profile must miss. A refreshed session misses once, as gh does when its token changes.
+  const who = credentials === undefined ? '' : `token\0${credentials.token}`;
   return createHash('sha256')
     .update(`${baseUrl}\0${who}\0${JSON.stringify(request)}`)
     .digest('hex')
