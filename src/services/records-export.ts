@@ -198,8 +198,8 @@ export async function exportRecords(
 
 /**
  * Before a file export: the state of an interrupted one to continue (with --resume), or null to start anew.
- * Refuses (exit 2, nothing written) an existing file without --force, an interrupted export without --resume
- * or --force, and a --resume whose table, format or search differ from the interrupted run's.
+ * Refuses (exit 2, nothing written) an existing file or part file without --force, an interrupted export
+ * without --resume or --force, and a --resume whose table, format or search differ from the interrupted run's.
  */
 async function startFile(
   tableId: string,
@@ -259,6 +259,19 @@ async function startFile(
       code: 'output_exists',
       suggestion: 'Pass --force to replace it, or give --output another path.',
     });
+  }
+  // The part file's name is gds's, but a file standing there without a state file is not known to be: a run
+  // killed before its first page was counted, or someone else's. It is replaced only when told to.
+  if (options.force !== true && (await lstat(partPath(output)).catch(() => undefined)) !== undefined) {
+    throw new CliError(
+      `${partPath(output)} already exists, and no interrupted export counts it; it was left as it is.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'part_file_exists',
+        suggestion: 'Pass --force to replace it, or give --output another path.',
+        details: { output, part: partPath(output) },
+      },
+    );
   }
   return null;
 }

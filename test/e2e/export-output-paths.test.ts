@@ -100,7 +100,12 @@ describe('records export --output', () => {
     await writeFile(victim, 'keep me\n');
     const file = join(folder, 'out.ndjson');
     await symlink(victim, `${file}.part`);
-    const r = await gds(['--output', file]);
+    // No interrupted export counts it: left as it is, until --force, which replaces the link itself.
+    const refused = await gds(['--output', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('already exists, and no interrupted export counts it');
+    expect((await lstat(`${file}.part`)).isSymbolicLink()).toBe(true);
+    const r = await gds(['--output', file, '--force']);
     expect(r.code).toBe(0);
     expect(await readFile(victim, 'utf8')).toBe('keep me\n');
     // The export itself is whole, in a regular file of its own.

@@ -158,6 +158,17 @@ describe('gds records export', () => {
     const exists = await gds(['export', table, '-o', file, '--json']);
     expect(exists.code).toBe(2);
     expect(JSON.parse(exists.stderr.trim()).error.code).toBe('output_exists');
+    // A file at FILE.part that no state file counts is not known to be gds's: kept unless --force.
+    const fresh = join(dir, 'fresh.ndjson');
+    await writeFile(`${fresh}.part`, "someone else's notes\n");
+    const partThere = await gds(['export', table, '-o', fresh, '--json']);
+    expect(partThere.code).toBe(2);
+    expect(JSON.parse(partThere.stderr.trim()).error).toMatchObject({ code: 'part_file_exists' });
+    expect(await readFile(`${fresh}.part`, 'utf8')).toBe("someone else's notes\n");
+    expect(existsSync(fresh)).toBe(false);
+    expect((await gds(['export', table, '-o', fresh, '--force'])).code).toBe(0);
+    expect((await readFile(fresh, 'utf8')).split('\n')).toHaveLength(ROWS + 1);
+    expect(existsSync(`${fresh}.part`)).toBe(false);
     const csv = await gds(['export', table, '--format', 'csv', '--json']);
     expect(csv.code).toBe(2);
     expect(csv.stdout).toBe('');

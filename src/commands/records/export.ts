@@ -39,7 +39,8 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
       dependsOn: ['output'],
     }),
     force: Flags.boolean({
-      description: 'Replace an existing --output file, or start an interrupted export over.',
+      description:
+        'Replace an existing --output file (or a FILE.part no interrupted export counts), or start an interrupted export over.',
       dependsOn: ['output'],
       exclusive: ['resume'],
     }),
