@@ -608,6 +608,11 @@ function matchMethod(
   const configurable = () => parsed.filter((n) => n.resourceType !== 'unit_test');
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
     new Set(among.filter(test).map((n) => n.uniqueId));
+  // The methods' values are fnmatch globs from dbt 1.5 (dbt-core #6598); before, they compared exactly, and a
+  // dotted part `*` of a source, exposure or metric stood for any.
+  const wildcards = methodsTakeWildcards(manifest.dbtVersion);
+  const like = wildcards ? glob : (pattern: string, text: string) => pattern === text;
+  const part = wildcards ? glob : (pattern: string, text: string) => pattern === '*' || pattern === text;
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
   switch (method) {
@@ -616,17 +621,17 @@ function matchMethod(
       return value.includes('/')
         ? pick((n) => pathMatches(n, value))
         : /\.(sql|py|csv)$/i.test(value)
-          ? pick((n) => fileMatches(n, value))
-          : pick((n) => fqnMatches(n, value), parsed);
+          ? pick((n) => fileMatches(n, value, like))
+          : pick((n) => fqnMatches(n, value, wildcards), parsed);
     case 'fqn':
-      return pick((n) => fqnMatches(n, value), parsed);
+      return pick((n) => fqnMatches(n, value, wildcards), parsed);
     case 'tag':
-      return pick((n) => n.tags.some((t) => glob(value, t)));
+      return pick((n) => n.tags.some((t) => like(value, t)));
     case 'path':
       return pick((n) => pathMatches(n, value));
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
-      return pick((n) => fileMatches(n, value));
+      return pick((n) => fileMatches(n, value, like));
     case 'source': {
       const parts = value.split('.');
       if (parts.length > 3)
@@ -638,9 +643,9 @@ function matchMethod(
       return pick(
         (n) =>
           n.resourceType === 'source' &&
-          glob(pkg ?? '*', n.packageName) &&
-          glob(name ?? '', n.sourceName ?? '') &&
-          glob(table ?? '*', n.name),
+          part(pkg ?? '*', n.packageName) &&
+          part(name ?? '', n.sourceName ?? '') &&
+          part(table ?? '*', n.name),
       );
     }
     case 'state': {
@@ -727,7 +732,7 @@ function matchMethod(
         );
       return pick((n) => n.resourceType === value, parsed);
     case 'package':
-      return pick((n) => glob(value, n.packageName));
+      return pick((n) => like(value, n.packageName));
     case 'version': {
       if (!VERSION_SELECTORS.includes(value))
         throw new DbtSelectionError(
@@ -749,7 +754,7 @@ function matchMethod(
         );
       const [pkg, name] = parts.length === 2 ? parts : ['*', parts[0] ?? ''];
       return pick(
-        (n) => n.resourceType === method && glob(pkg ?? '*', n.packageName) && glob(name ?? '', n.name),
+        (n) => n.resourceType === method && part(pkg ?? '*', n.packageName) && part(name ?? '', n.name),
         others,
       );
     }
@@ -758,7 +763,7 @@ function matchMethod(
       return pick((n) =>
         n.resourceType === 'unit_test'
           ? glob(value, n.name)
-          : n.resourceType === 'test' && n.test?.name !== undefined && glob(value, n.test.name),
+          : n.resourceType === 'test' && n.test?.name !== undefined && like(value, n.test.name),
       );
     // dbt's test_type: generic (schema), singular, data or unit. `data` was singular's old name until dbt 1.8
     // made it every data test, generic and singular (dbt-core #9052; the docs' `dbt test --select
@@ -873,6 +878,14 @@ const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
   unit: 'unit',
 };
 
+/** Whether the manifest's dbt reads the methods' values as fnmatch globs (1.5 and later; unknown: yes). */
+function methodsTakeWildcards(dbtVersion: string | undefined): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
+  if (match === null) return true;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major > 1 || (major === 1 && minor >= 5);
+}
+
 /** Whether test_type:data is singular's old name (dbt before 1.8), not every data test; unknown: 1.8+. */
 function dataMeansSingular(dbtVersion: string | undefined): boolean {
   const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
@@ -899,10 +912,10 @@ function versionMatches(selector: string, node: ManifestNode): boolean {
 }
 
 /** dbt's file method: the file's name, with or without its extension; globs allowed. */
-function fileMatches(node: ManifestNode, value: string): boolean {
+function fileMatches(node: ManifestNode, value: string, like: typeof glob): boolean {
   const name = node.originalFilePath?.split('/').at(-1);
   if (name === undefined) return false;
-  return glob(value, name) || glob(value, name.replace(/\.[^.]*$/, ''));
+  return like(value, name) || like(value, name.replace(/\.[^.]*$/, ''));
 }
 
 /**
@@ -934,9 +947,12 @@ function pathGlob(pattern: string[], path: string[], within: boolean, p = 0, i =
 }
 
 /** dbt's fqn method: the selector against the node's fqn, or against it without the package name. */
-function fqnMatches(node: ManifestNode, value: string): boolean {
+function fqnMatches(node: ManifestNode, value: string, wildcards: boolean): boolean {
   const versioned = node.version !== undefined;
-  return isSelectedNode(node.fqn, value, versioned) || isSelectedNode(node.fqn.slice(1), value, versioned);
+  return (
+    isSelectedNode(node.fqn, value, versioned, wildcards) ||
+    isSelectedNode(node.fqn.slice(1), value, versioned, wildcards)
+  );
 }
 
 /**
@@ -945,7 +961,7 @@ function fqnMatches(node: ManifestNode, value: string): boolean {
  * fqn, each part equal until the first with a wildcard, from which on the rest of the selector is one
  * fnmatch over the rest of the dotted fqn (`*` spans dots: `marts.*.fct_*` reaches marts/finance/sub/).
  */
-function isSelectedNode(fqn: string[], selector: string, versioned: boolean): boolean {
+function isSelectedNode(fqn: string[], selector: string, versioned: boolean, wildcards: boolean): boolean {
   const parts = selector.split('.');
   if (versioned) {
     if (fqn.at(-2) === selector) return true;
@@ -955,7 +971,10 @@ function isSelectedNode(fqn: string[], selector: string, versioned: boolean): bo
   if (flat.length < parts.length) return false;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as string;
-    if (/[*?[\]]/.test(part)) return glob(parts.slice(i).join('.'), flat.slice(i).join('.'));
+    // Before dbt 1.5 only a whole part `*` was a wildcard, and it selected whatever followed.
+    if (!wildcards) {
+      if (part === '*') return true;
+    } else if (/[*?[\]]/.test(part)) return glob(parts.slice(i).join('.'), flat.slice(i).join('.'));
     if (flat[i] !== part) return false;
   }
   return true;

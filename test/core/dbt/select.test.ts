@@ -751,6 +751,41 @@ describe("fnmatch's character classes, as dbt's globs read them", () => {
   });
 });
 
+describe('the methods of dbt before 1.5 compare exactly (wildcards came in 1.5, dbt-core #6598)', () => {
+  const project = (dbtVersion: string) => {
+    const m = manifest(
+      model('nightly_orders', { tags: ['nightly'] }),
+      model('star_orders', { tags: ['nightly*'] }),
+      model('fct_revenue', { folders: ['marts', 'finance'] }),
+    );
+    (m['metadata'] as Record<string, unknown>)['dbt_version'] = dbtVersion;
+    return readManifest(m);
+  };
+  const selected = (selector: string, version: string) =>
+    selectNodes(project(version), { select: [selector] })
+      .map((id) => id.replace('model.shop.', ''))
+      .sort();
+
+  it('tag:, package: and a name with a wildcard inside a part select only their exact text before 1.5', () => {
+    expect(selected('tag:nightly*', '1.4.9')).toEqual(['star_orders']);
+    expect(selected('tag:nightly*', '1.5.0')).toEqual(['nightly_orders', 'star_orders']);
+    expect(selected('package:sh*', '1.4.9')).toEqual([]);
+    expect(selected('package:sh*', '1.5.0')).toHaveLength(3);
+    expect(selected('marts.finance.fct_*', '0.19.2')).toEqual([]);
+    expect(selected('marts.finance.fct_*', '1.8.0')).toEqual(['fct_revenue']);
+    expect(selected('*_orders', '1.3.2')).toEqual([]);
+    expect(selected('*_orders', '1.10.1')).toEqual(['nightly_orders', 'star_orders']);
+  });
+
+  it('a whole dotted part `*` selected whatever followed it then, as now', () => {
+    for (const version of ['1.4.9', '1.8.0']) {
+      expect(selected('marts.*', version)).toEqual(['fct_revenue']);
+      expect(selected('shop.marts.*.nothing', version)).toEqual(version === '1.4.9' ? ['fct_revenue'] : []);
+      expect(selected('*', version)).toHaveLength(3);
+    }
+  });
+});
+
 describe("dbt 1.12's selector: method in --select and --exclude", () => {
   const project = (dbtVersion: string) => {
     const m = manifest(
