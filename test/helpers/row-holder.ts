@@ -7,8 +7,8 @@ import type { TestServer } from './server.js';
 export interface RowHolder {
   /** The connection, in a transaction holding the row: run the writes to commit with the lock here. */
   client: pg.Client;
-  /** Resolves once another session of the database waits on a lock (the request under test). */
-  waitForBlocked(): Promise<void>;
+  /** Resolves once `sessions` other sessions of the database wait on a lock (the requests under test). */
+  waitForBlocked(sessions?: number): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -22,12 +22,12 @@ export async function holdTableRow(server: TestServer, tableId: string): Promise
   await client.query('SELECT id FROM gds.tables WHERE id = $1 FOR UPDATE', [tableId]);
   return {
     client,
-    async waitForBlocked() {
+    async waitForBlocked(sessions = 1) {
       for (let waited = 0; ; waited++) {
-        const blocked = await client.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        const blocked = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
         );
-        if (blocked.rowCount) return;
+        if ((blocked.rows[0]?.n ?? 0) >= sessions) return;
         if (waited > 600) throw new Error('no request waited on the table row');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -59,7 +59,12 @@ export interface TransitionContext {
   /** certify: what certification checks; absent means no review proof exists. */
   certification?: {
     /** The latest persisted review proof; absent when none. `fresh` is false when the definition, gate1.yml or data changed after it. */
-    proof?: { fresh: boolean; failedPredicates: string[] };
+    proof?: {
+      fresh: boolean;
+      failedPredicates: string[];
+      /** The table was submitted again while certify checked the submission before (not fresh then). */
+      submittedAgain?: boolean;
+    };
     /**
      * §2.11: the 6 baseline predicates and the gate1.yml checks, run again at certify time on the data as it is
      * now (a warehouse may change outside the service after the proof); the HARD_FAIL checks that failed.

@@ -126,9 +126,12 @@ export async function certificationContext(
   table: TableRow,
   body: CertifyBody,
   live: Gate1Proof | null,
+  reviewedProofId?: string | null,
 ): Promise<TransitionContext> {
   const config = await getWorkspaceConfig(q, table.workspaceId);
   const proof = await latestSubmitProof(q, table.id);
+  // A submission filed while the certify-time checks ran was not what they checked, nor seen by whoever certifies.
+  const submittedAgain = proof !== null && reviewedProofId !== undefined && proof.id !== reviewedProofId;
   let gate3Satisfied = false;
   if (proof) {
     const [job] = await q.query(
@@ -150,13 +153,16 @@ export async function certificationContext(
       ...(proof
         ? {
             proof: {
-              fresh: isProofFresh(proof, {
-                versions: {
-                  definition: table.definitionVersion,
-                  gate1: table.gate1Version,
-                  data: table.dataVersion,
-                },
-              }),
+              ...(submittedAgain ? { submittedAgain } : {}),
+              fresh:
+                !submittedAgain &&
+                isProofFresh(proof, {
+                  versions: {
+                    definition: table.definitionVersion,
+                    gate1: table.gate1Version,
+                    data: table.dataVersion,
+                  },
+                }),
               failedPredicates: proof.failedPredicates,
             },
           }
@@ -178,12 +184,19 @@ export async function certificationContext(
 export async function certify(
   tx: Queryable,
   clock: Clock,
-  input: { table: TableRow; caller: Caller; body: CertifyBody; live: LiveChecks | null },
+  input: {
+    table: TableRow;
+    caller: Caller;
+    body: CertifyBody;
+    live: LiveChecks | null;
+    /** The newest submission when the checks began (null: none); another newest now blocks the certify. */
+    reviewedProofId?: string | null;
+  },
 ): Promise<CertifiedContract> {
   const { table, caller, body, live } = input;
   // The checks ran before this transaction: certify only the rows they saw.
   if (live) await assertRowsUnchanged(tx, live.table, live.rowsDigest);
-  const context = await certificationContext(tx, table, body, live?.proof ?? null);
+  const context = await certificationContext(tx, table, body, live?.proof ?? null, input.reviewedProofId);
   const { effects } = await applyTrigger(tx, {
     table,
     trigger: 'certify',

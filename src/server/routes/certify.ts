@@ -12,6 +12,7 @@ import {
 } from '../certification/access.js';
 import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
 import { loadGateTable } from '../gates/table.js';
+import { latestSubmitProof } from '../gates/proofs.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -36,11 +37,16 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
       requireEnvironment(caller, scanned.environmentLabel, scanned.id);
       await requireTokenTableWrite(ctx.db, caller, scanned);
       const body = parseCertifyBody(request.body);
+      // The submission the checks review, read before them: one filed since is not what was checked.
+      const reviewed = await latestSubmitProof(ctx.db, scanned.id);
       const live = await certificationChecks(ctx.db, ctx.clock, scanned);
       const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-        const table = await loadTableInScope(tx, caller, request.params.tableId);
+        // Locked, as every writer of the table's state: a reject, submit or certify running beside this one
+        // is decided on first, and this one reads the state it left.
+        const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         await requireTokenTableWrite(tx, caller, table);
-        return { contract: await certify(tx, ctx.clock, { table, caller, body, live }) };
+        const reviewedProofId = reviewed?.id ?? null;
+        return { contract: await certify(tx, ctx.clock, { table, caller, body, live, reviewedProofId }) };
       });
       return response;
     },
@@ -63,7 +69,7 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
     // §3: the reason is recorded in the audit trail, whole.
     checkTextLength('reason', reason, MAX_NOTE_CHARS);
     return governedTransaction(ctx.db, ctx.clock, async (tx) => {
-      const table = await loadTableInScope(tx, caller, request.params.tableId);
+      const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
       const { next } = await applyTrigger(tx, {
         table,
         trigger: 'rejected',

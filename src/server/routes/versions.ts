@@ -48,7 +48,7 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
       }
       checkTextLength('reason', reason, MAX_NOTE_CHARS);
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-        const table = await loadTableInScope(tx, caller, request.params.tableId);
+        const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         const restored = await getVersion(tx, table.id, body.to);
         const { next, effects } = await applyTrigger(tx, {
           table,
