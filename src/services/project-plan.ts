@@ -724,10 +724,18 @@ export async function planProject(
     ...project.refusals.map((r) => refused(r, r.reason)),
     ...(project.skipped ?? []).map((r) => refused(r, r.reason, null, 'skipped')),
   ];
+  // A model's table here under its promoted name (`gds env promote`) is its table too, selected or not.
+  const promotedNames = (name: string) =>
+    [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env));
+  const withPromoted = (names: string[]) => names.flatMap((name) => [name, ...promotedNames(name)]);
   const keptNames = new Set(
-    [...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])].map((name) => lower(name)),
+    withPromoted([...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])]).map((name) =>
+      lower(name),
+    ),
   );
-  const keptFiles = new Set((project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)));
+  const keptFiles = new Set(
+    withPromoted(project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)),
+  );
   const modelLess = inEnv.filter(
     (row) =>
       !matched.has(row.id) && !keptNames.has(lower(row.name)) && !keptFiles.has(lower(row.artifactFile)),
@@ -816,8 +824,7 @@ export async function planProject(
     rows: inEnv,
     lineage: project.lineage,
     selectorOf,
-    promotedNames: (name) =>
-      [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env)),
+    promotedNames,
   });
   const count = (action: PlanAction) => tables.filter((t) => t.action === action).length;
   return {

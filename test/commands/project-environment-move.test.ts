@@ -183,6 +183,42 @@ describe.each(ENGINES)('a project promoted to another environment on $engine', (
   });
 });
 
+// --select (or --exclude) leaving a model out never makes its table gone, under its promoted name too: the
+// production copy of a model the selection skipped is kept by --prune.
+describe('a promoted table whose model the selection leaves out', () => {
+  let started: ProjectServer | undefined;
+  let production = '';
+  const promoted: Record<string, string> = {};
+  const relations = { ps_orders: 'id integer, label text', ps_items: 'id integer, label text' };
+
+  beforeAll(async () => {
+    ({ started, production } = await startInTwoEnvironments(false, relations, [
+      [dbtProjectOf('promsel', ['ps_orders', 'ps_items']), { project: 'promsel' }],
+    ]));
+    const { client } = started;
+    for (const name of Object.keys(relations)) {
+      const id = (await client.tables.list({ name }))[0]?.id ?? '';
+      const landed = await client.promotions.promote(id, { to: 'production' });
+      promoted[name] = 'tableId' in landed ? landed.tableId : '';
+    }
+  });
+
+  afterAll(() => started?.close());
+
+  it('is not gone, and apply --prune in production keeps it', async () => {
+    const { client } = started as ProjectServer;
+    const selected = { ...dbtProjectOf('promsel', ['ps_items']), nodeNames: ['ps_orders', 'ps_items'] };
+    const plan = await planProject(client, selected, inProductionOf(() => production)('promsel'));
+    expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['ps_items_production', 'unchanged']]);
+    const applied = await applyPlan(client, plan, { describe: describeError, prune: true });
+    expect(applied.actions.filter((a) => a.step === 'remove')).toEqual([]);
+    expect(await client.tables.status(promoted['ps_orders'] ?? '')).toMatchObject({
+      name: 'ps_orders_production',
+      environmentLabel: 'production',
+    });
+  });
+});
+
 // A promotion through a bundle (`--bundle-out` then `--bundle-in`, or `--dest-profile`, which relays one
 // across two profiles) records the project as a direct promotion does: the bundle carries the source table's,
 // and the import records what the promotion would (gds.yml's kept, a derived id made the target connector's),
