@@ -138,6 +138,19 @@ function derivedBefore(
   return place === environmentLabel || place.split('+').includes(connectorId);
 }
 
+/** Whether a derived id `owner` of a project of this name names one of `connectors`. */
+function namesAnyOf(
+  owner: string,
+  projectName: string,
+  connectors: ReadonlySet<string> | undefined,
+): boolean {
+  if (connectors === undefined) return false;
+  return owner
+    .slice(`${projectName}@`.length)
+    .split('+')
+    .some((id) => connectors.has(id));
+}
+
 /**
  * The connectors the project's tables live behind: the plan's one; with --env and no connector, those whose
  * warehouse schema holds a source of the project (read from their objects, and from the environment's tables:
@@ -526,11 +539,6 @@ export async function planProject(
       ? cased.declarations.map((d) => lower(d.source.schema))
       : [lower(options.schema)],
   );
-  const projectConnectors = await connectorsOfProject(client, connectors, connector, schemas, inEnv, call);
-  const derived = options.project === undefined;
-  const projectId = options.project ?? derivedProjectId(projectName, connector, projectConnectors);
-  const onProjectConnector = (row: HeldTable) =>
-    projectConnectors === undefined || projectConnectors.has(row.connectorId ?? '');
   // The schemas the project's models are built into, selected or not. Two projects that kept one dbt name
   // (a tutorial's, dbt init's) on one connector derive one id, each in its own schema: a table recorded under a
   // derived id outside these schemas is the other one's (or this one's from before its models moved there),
@@ -539,6 +547,19 @@ export async function planProject(
   const projectSchemas = new Set(
     options.schema === undefined ? [...schemas, ...(project.nodeSchemas ?? []).map(lower)] : schemas,
   );
+  // The whole project's schemas, not the selection's: a --select over one schema keeps the id a full run derives.
+  const projectConnectors = await connectorsOfProject(
+    client,
+    connectors,
+    connector,
+    projectSchemas,
+    inEnv,
+    call,
+  );
+  const derived = options.project === undefined;
+  const projectId = options.project ?? derivedProjectId(projectName, connector, projectConnectors);
+  const onProjectConnector = (row: HeldTable) =>
+    projectConnectors === undefined || projectConnectors.has(row.connectorId ?? '');
   const schemasKnown = projectSchemas.size > 0 || project.nodeSchemas !== undefined;
   const inProjectSchemas = (row: HeldTable) =>
     !schemasKnown ||
@@ -551,13 +572,15 @@ export async function planProject(
     const owner = row.project ?? null;
     if (owner === null) return { ownership: 'hand', migrate: false };
     const current = owner === projectId && (!derived || onProjectConnector(row));
+    // An id derived before on this connector: on one of the project's, or naming one of them too (the
+    // project's last model on another connector left it, and the schema rule below then tells the table apart).
     const before =
       !current &&
       derived &&
       row.connectorId !== null &&
       row.connectorId !== undefined &&
-      projectConnectors?.has(row.connectorId) === true &&
-      derivedBefore(owner, projectName, env, row.connectorId);
+      derivedBefore(owner, projectName, env, row.connectorId) &&
+      (projectConnectors?.has(row.connectorId) === true || namesAnyOf(owner, projectName, projectConnectors));
     if (!current && !before) return { ownership: 'other', migrate: false };
     if (derived && !inProjectSchemas(row)) return { ownership: 'other', migrate: false, namesake: true };
     return { ownership: 'this', migrate: before };
