@@ -1,8 +1,9 @@
 // POST /api/artifacts/batch (src/server/routes/artifact-batch.ts), on PGlite and PostgreSQL: many tables'
 // definitions, gate1.yml and contract intents in one request, each step answered as its single write would
 // answer it (POST /api/artifacts, PUT .../gate1, PATCH .../semantic-contract): the same writes, the same
-// refusals per role and environment, the same If-Match and ownership rules, one item failing leaving the
-// others written; only a person's session or CLI token may call it.
+// refusals per role and environment, the same If-Match and ownership rules, an item stopping at its first
+// failed step (as gds's table-by-table writes do), one item failing leaving the others written; only a
+// person's session or CLI token may call it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
@@ -170,8 +171,14 @@ describe.each(ENGINES)('POST /api/artifacts/batch on $engine', ({ postgres, skip
       expect(bad).toMatchObject({
         definition: { status: 202, changed: true },
         gate1: { status: 400, changed: false, error: { error: { code: 'invalid_gate1' } } },
-        contract: { status: 200, changed: true },
       });
+      // As gds's table-by-table writes: the intent is not written over a gate1.yml that was not.
+      expect(bad?.contract).toBeUndefined();
+      const contract = await server.request('GET', `/api/tables/${await tableId('ab_5')}/semantic-contract`, {
+        token: admin,
+      });
+      expect(contract.status).toBe(404);
+      expect(contract.body.error.code).toBe('contract_not_found');
       expect(collision).toMatchObject({ tableId: null, definition: { status: 409, changed: false } });
       expect(collision?.gate1).toBeUndefined();
       expect(stale).toMatchObject({
@@ -228,9 +235,10 @@ describe.each(ENGINES)('POST /api/artifacts/batch on $engine', ({ postgres, skip
               headers: { 'if-match': '0' },
             })
           ).status;
-          single.contract = (
-            await server.request('PATCH', `/api/tables/${id}/semantic-contract`, { token, body: INTENT })
-          ).status;
+          if (single.gate1 === 200)
+            single.contract = (
+              await server.request('PATCH', `/api/tables/${id}/semantic-contract`, { token, body: INTENT })
+            ).status;
         }
         const answer = await batch(token, [
           {

@@ -2,6 +2,7 @@
 // the single writes' own functions, in order (the definition as POST /api/artifacts, its gate1.yml as PUT
 // .../gate1, its contract intent as PATCH .../semantic-contract), with their authorization, ownership and
 // If-Match rules, each step in its own transaction; what each step would have answered is reported per item.
+// An item stops at its first failed step, as gds's table-by-table writes do.
 // The item's project (else its definition's) goes with its gate1.yml and intent as their `?project=`.
 import type { FastifyInstance } from 'fastify';
 import type { Schema } from '../../contract/types.js';
@@ -88,6 +89,8 @@ async function writeItem(
       const applied = await applyGate1(ctx, caller, table, gate1.content, () => gate1.version, project);
       return { status: 200, changed: applied.changed !== false, version: applied.version };
     });
+    // The intent is not written over a gate1.yml that was not.
+    if (result.gate1.error !== undefined) return result;
   }
   const intent = item.intent;
   if (intent !== undefined) {
