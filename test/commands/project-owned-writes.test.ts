@@ -236,8 +236,14 @@ describe.each(ENGINES)('apply writes only its own project’s tables on $engine'
           index: 0,
           tableId: id,
           gate1: { status: 409, changed: false, error: refusal.body },
-          contract: { status: 409, changed: false, error: refusal.body },
         },
+      ]);
+      // An item stops at its first refused step: the intent was not tried (nor written) either.
+      const intentOnly = await send('POST', '/api/artifacts/batch', {
+        items: [{ tableId: id, project: 'shop_b', intent: { request: { meaning: 'x' } } }],
+      });
+      expect(intentOnly.body['results']).toEqual([
+        { index: 0, tableId: id, contract: { status: 409, changed: false, error: refusal.body } },
       ]);
       // An item naming one project and a definition naming another is refused whole.
       const { content } = model('ow_single', 'a').artifact;
