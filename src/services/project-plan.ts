@@ -65,7 +65,7 @@ import { intentDiff, intentRequest, intentText } from './contract-intent.js';
 import { readWarehouseSources, withCheckableReferences } from './project-sources.js';
 import { certifiedNotSubmitted } from './project-apply.js';
 import { reportPlanned } from './project-report.js';
-import { isBareIdentifier, parseSourceRef } from '../core/artifacts/identifiers.js';
+import { formatSourceRef, isBareIdentifier, parseSourceRef } from '../core/artifacts/identifiers.js';
 import {
   definitionSummary,
   formatArtifactError,
@@ -759,9 +759,20 @@ export async function planProject(
   const keptFiles = new Set(
     withPromoted(project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)),
   );
+  // A model's table renamed by hand (`gds push --replace` with another name and file keeps its project and
+  // source) is the model's by its source, selected or not: each source as the declarations' are looked up (with
+  // --schema's schema), and as an artifact writes it (a part in upper case quoted).
+  const keptSources = new Set<string>();
+  for (const node of project.nodeSources ?? []) {
+    const source = { schema: options.schema ?? node.schema, table: node.table };
+    keptSources.add(lower(`${source.schema}.${source.table}`)).add(lower(formatSourceRef(source)));
+  }
   const modelLess = inEnv.filter(
     (row) =>
-      !matched.has(row.id) && !keptNames.has(lower(row.name)) && !keptFiles.has(lower(row.artifactFile)),
+      !matched.has(row.id) &&
+      !keptNames.has(lower(row.name)) &&
+      !keptFiles.has(lower(row.artifactFile)) &&
+      !keptSources.has(lower(row.source)),
   );
   const unclaimed = modelLess.filter((row) => namedLikeOurs(row) && row.mode !== 'MODE_B');
   const isNamesake = (row: HeldTable) => row.mode !== 'MODE_B' && ownershipOf(row).namesake === true;

@@ -6,7 +6,8 @@
 // `owned-elsewhere`, apply refuses it (exit 6) and --adopt takes it over, audited; a `dbt--<name>--<table>.json`
 // file name alone makes no table the project's (only --adopt does); with --env the derived id names the
 // connector, and the id an earlier gds derived is migrated on its connector; --prune waits for every create
-// and replace to succeed; and the service itself refuses a replace or a delete naming another project.
+// and replace to succeed; the service itself refuses a replace or a delete naming another project; and a
+// table of the project renamed by hand is kept by its source while a selection leaves its model out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
@@ -14,7 +15,10 @@ import type { ApiClient } from '../../src/client/index.js';
 import type { DbtDeclaration, DbtProject } from '../../src/core/dbt/types.js';
 import { applyPlan } from '../../src/services/project-apply.js';
 import { planProject } from '../../src/services/project-plan.js';
+import { dbtProjectOf } from '../helpers/dbt-declaration.js';
 import { ENGINES } from '../helpers/engines.js';
+import type { ProjectServer } from '../helpers/project-server.js';
+import { startProjectServer } from '../helpers/project-server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
@@ -604,4 +608,101 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
       expect((await client.tables.list({ name: 'p_payments' }))[0]?.project).toBe('shop@con_own_a');
     },
   );
+});
+
+// A table of the project renamed by hand (`gds push --replace` with another name and file, which keeps its
+// project) is its model's by its source: --select leaving the model out keeps it too, as it keeps the tables
+// under the model's name, file and promoted name; the model deleted from the project, it is gone.
+describe('a table of the project renamed by hand', () => {
+  let started: ProjectServer | undefined;
+  const renamed: Record<string, string> = {};
+  const relations = {
+    rn_orders: 'id integer, label text',
+    rn_items: 'id integer, label text',
+    rn_old: 'id integer, label text',
+  };
+  const models = Object.keys(relations);
+  const sourcesOf = (names: string[]) => names.map((table) => ({ schema: 'analytics_dev', table }));
+
+  beforeAll(async () => {
+    started = await startProjectServer({ relations });
+    const { client, dev } = started;
+    const plan = await planProject(client, dbtProjectOf('renames', models), { connectorId: dev });
+    expect((await applyPlan(client, plan, { describe: describeError })).failed).toEqual([]);
+    for (const name of ['rn_orders', 'rn_old']) {
+      const id = (await client.tables.list({ name }))[0]?.id ?? '';
+      await client.artifacts.push({
+        filename: `${name}_by_hand.json`,
+        content: JSON.stringify({
+          table: `${name}_by_hand`,
+          source: `analytics_dev.${name}`,
+          columns: [
+            { name: 'id', type: 'integer', required: true },
+            { name: 'label', type: 'text' },
+          ],
+        }),
+        connectorId: dev,
+        replaceId: id,
+      });
+      renamed[name] = id;
+    }
+  });
+
+  afterAll(() => started?.close());
+
+  it('is kept by its source when the selection leaves its model out: not gone, apply --prune keeps it', async () => {
+    const { client, dev } = started as ProjectServer;
+    expect(await client.tables.status(renamed['rn_orders'] ?? '')).toMatchObject({
+      name: 'rn_orders_by_hand',
+      project: `renames@${dev}`,
+    });
+    // --select rn_items: every model is still in the project, the renamed ones' included.
+    const selected: DbtProject = {
+      ...dbtProjectOf('renames', ['rn_items']),
+      nodeNames: models,
+      nodeSources: sourcesOf(models),
+    };
+    const plan = await planProject(client, selected, { connectorId: dev });
+    expect(plan.tables.map((t) => [t.table, t.action])).toEqual([['rn_items', 'unchanged']]);
+    expect(plan.counts.gone).toBe(0);
+    const applied = await applyPlan(client, plan, { describe: describeError, prune: true });
+    expect(applied.failed).toEqual([]);
+    expect(applied.actions.filter((a) => a.step === 'remove')).toEqual([]);
+    expect(await client.tables.status(renamed['rn_orders'] ?? '')).toMatchObject({
+      name: 'rn_orders_by_hand',
+    });
+    expect(await client.tables.list({ name: 'rn_old_by_hand' })).toHaveLength(1);
+    // With --schema (every source's schema replaced), the sources compared without case (as Snowflake folds).
+    const elsewhere: DbtProject = {
+      ...selected,
+      nodeSources: models.map((table) => ({ schema: 'STAGING', table: table.toUpperCase() })),
+    };
+    const withSchema = await planProject(client, elsewhere, { connectorId: dev, schema: 'analytics_dev' });
+    expect(withSchema.tables.map((t) => [t.table, t.action])).toEqual([['rn_items', 'unchanged']]);
+  });
+
+  it('is gone once its model is deleted from the project, and apply --prune removes it', async () => {
+    const { client, dev } = started as ProjectServer;
+    // rn_old is deleted; the selection (rn_items) still leaves rn_orders out.
+    const left = ['rn_orders', 'rn_items'];
+    const selected: DbtProject = {
+      ...dbtProjectOf('renames', ['rn_items']),
+      nodeNames: left,
+      nodeSources: sourcesOf(left),
+    };
+    const plan = await planProject(client, selected, { connectorId: dev });
+    expect(plan.tables.map((t) => [t.table, t.action, t.tableId])).toEqual([
+      ['rn_items', 'unchanged', expect.any(String)],
+      ['rn_old_by_hand', 'gone', renamed['rn_old']],
+    ]);
+    const applied = await applyPlan(client, plan, { describe: describeError, prune: true });
+    expect(applied.failed).toEqual([]);
+    expect(applied.actions.filter((a) => a.step === 'remove').map((a) => a.table)).toEqual([
+      'rn_old_by_hand',
+    ]);
+    expect(await client.tables.list({ name: 'rn_old_by_hand' })).toEqual([]);
+    expect(await client.tables.status(renamed['rn_orders'] ?? '')).toMatchObject({
+      name: 'rn_orders_by_hand',
+    });
+  });
 });

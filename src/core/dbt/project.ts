@@ -160,6 +160,12 @@ export function declareDbtProject(
     selectorOf: lazySelectors(manifest),
     ...(skipped.length === 0 ? {} : { skipped }),
     nodeNames: built.map((n) => n.alias),
+    // As each declaration's source is made (a node with no schema declares none).
+    nodeSources: built.flatMap((n) => {
+      if (n.schema === undefined) return [];
+      const { schema, table } = reader.relationOf(n, n.schema);
+      return [{ schema, table }];
+    }),
     // Ephemeral and disabled ones too: a table of the project whose model became ephemeral or was disabled,
     // its schema's folder with it, is this project's and gone, never another same-named project's.
     nodeSchemas: [

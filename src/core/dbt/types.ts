@@ -166,6 +166,14 @@ export interface DbtProject {
    */
   nodeNames?: string[];
   /**
+   * The sources (`schema.table` of the relation dbt builds) of those nodes, selected or not, as a declaration's
+   * `source` names them (a part dbt leaves unquoted folded as the adapter folds it): a table of the project
+   * holding one of them is never gone, whatever its name and file (renamed by hand, `gds push --replace`, it
+   * keeps its project and source). Compared without case. Absent: none but the declarations' (each matched by
+   * its source).
+   */
+  nodeSources?: SourceRef[];
+  /**
    * The schemas of those nodes, selected or not, as dbt names them: a table recorded under a derived project id
    * in none of them is another same-named project's. Absent: the declarations' (none: not known, so no
    * table is told another project's by its schema).

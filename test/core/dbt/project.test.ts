@@ -988,6 +988,26 @@ select * from renamed`;
     expect(project.nodeNames).toEqual(['kept']);
   });
 
+  // A table of the project renamed by hand keeps its model's source: the sources of every built node, selected
+  // or not, are what the plan keeps such a table by, each as a declaration's source names it.
+  it("lists every built node's source, selected or not, as the declarations' sources are cased", () => {
+    const m = manifest(
+      model('orders', { columns: columns({ id: 'int' }) }),
+      model('Items', { schema: 'Sales', columns: columns({ id: 'int' }) }),
+      model('Quoted', { config: { enabled: true, materialized: 'table', quoting: { identifier: true } } }),
+      model('base', { config: { enabled: true, materialized: 'ephemeral' } }),
+      model('old', { config: { enabled: false, materialized: 'table' } }),
+    );
+    (m['metadata'] as Record<string, unknown>)['adapter_type'] = 'snowflake';
+    const project = declareDbtProject({ manifest: m }, { select: ['orders'] }, dbtReader);
+    expect(project.declarations.map((d) => d.source)).toEqual([{ schema: 'ANALYTICS', table: 'ORDERS' }]);
+    expect(project.nodeSources).toEqual([
+      { schema: 'ANALYTICS', table: 'ORDERS' },
+      { schema: 'SALES', table: 'ITEMS' },
+      { schema: 'ANALYTICS', table: 'Quoted' },
+    ]);
+  });
+
   it('skips a model or snapshot whose SQL is blank, as dbt run and build do; a seed is never empty', () => {
     const snapshot = {
       ...model('blank_snapshot', { raw_code: '', columns: columns({ id: 'int' }) }),
