@@ -3,6 +3,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import { boundedText } from '../cli/governance-flags.js';
 import { outcomeColumns } from '../cli/governance-views.js';
 import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../core/text-bounds.js';
+import { CliError, ExitCode } from '../core/errors.js';
 import type { RecertifyRunReport } from '../services/recertification.js';
 import { recertify, recertifyRequest, staleSubmissionsNote } from '../services/recertification.js';
 
@@ -25,8 +26,8 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     'is reduced to the fields drift detection reads, and, when the request would pass 25 MB, each run result to ' +
     'its status, node, relation and message, so files of any size fit (run results that fit are sent as dbt ' +
     'wrote them; a signal over 25 MB even so, from messages that long, is exit 2 and nothing is sent); a file that is not a manifest is ' +
-    'left out with one warning on stderr. --env names the environment; an environment-agnostic token needs it, ' +
-    'an environment-scoped one may omit it. Shows what was filed per table, and the certified view of each ' +
+    "left out with one warning on stderr. --env names the environment; a person's CLI token or sign-in and an " +
+    'environment-agnostic token need it, an environment-scoped MANAGEMENT token may omit it. Shows what was filed per table, and the certified view of each ' +
     'CERTIFIED table: one a rebuild dropped (dbt renames and drops … cascade) is published again when the ' +
     'relation still has the certified columns, and stderr says so (or why it cannot). A table waiting for ' +
     'review that the run rebuilt now has a stale proof (certify is blocked until it is submitted again): stderr ' +
@@ -35,7 +36,7 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
   static override examples = [
     '<%= config.bin %> recertify --run-results target/run_results.json --manifest target/manifest.json --env production',
     '<%= config.bin %> recertify --tables orders,customers --env staging --trigger NIGHTLY_LOAD',
-    '<%= config.bin %> recertify --run-results target/run_results.json --evidence-run-id "$CI_PIPELINE_ID" --json',
+    '<%= config.bin %> recertify --run-results target/run_results.json --env production --evidence-run-id "$CI_PIPELINE_ID" --json',
   ];
   static override flags = {
     'run-results': Flags.string({
@@ -90,7 +91,17 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     // The files are read and checked first: bad input is refused before any token is drawn or request sent.
     const request = await recertifyRequest(input, warn);
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes.
-    const draw = async () => ({ env: flags.env ?? '*', scopes: ['workspace:write:recertify' as const] });
+    // It is drawn for the run's environment: one for every environment would need --env all the same.
+    const draw = async () => {
+      if (flags.env === undefined)
+        throw new CliError('recertify needs --env: the environment whose run rebuilt the tables.', {
+          exitCode: ExitCode.Usage,
+          code: 'env_required',
+          suggestion:
+            'Pass --env dev, staging or production (the label of the connector the run wrote through). Only an environment-scoped MANAGEMENT token in SERVICE_TOKEN may omit it.',
+        });
+      return { env: flags.env, scopes: ['workspace:write:recertify' as const] };
+    };
     const response = await this.out.during('Asking the service to recertify the rebuilt tables…', () =>
       this.withClient(
         (client, session) =>

@@ -110,6 +110,11 @@ describe(
           const steps = jsonLines(apply.stdout).filter((l) => 'outcome' in l);
           expect(steps.filter((s) => s.outcome === 'failed')).toEqual([]);
 
+          // The MANAGEMENT token recertify draws is for one environment: without --env, nothing is sent.
+          const noEnv = await gds(['recertify', '--run-results', 'target/run_results.json', '--json'], ci);
+          expect(noEnv.code).toBe(2);
+          expect(JSON.parse(noEnv.stderr.trim()).error).toMatchObject({ code: 'env_required' });
+          expect(noEnv.stdout).toBe('');
           const recertify = await gds(
             [
               'recertify',
