@@ -123,7 +123,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
         flag: '--out',
         example: 'plan.json',
       });
-      this.out.info(
+      this.out.success(
         `Saved the plan to ${this.flags.out}: apply exactly it with gds apply ${this.flags.out}.`,
       );
     }

@@ -249,6 +249,12 @@ describe('gds plan / gds apply on the jaffle-shop project', needs(noSharedFixtur
     expect(saved.code, saved.stderr).toBe(0);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ format: 'gds-plan', version: 1 });
+    expect(saved.stderr).toContain(`✓ Saved the plan to ${file}`);
+    // Under --json every line of stderr parses: the confirmation is not written there.
+    const savedJson = await gds(['plan', ...projectArgs(), '--out', file, '--force', '--json']);
+    expect(savedJson.code, savedJson.stderr).toBe(0);
+    for (const line of savedJson.stderr.split('\n').filter((l) => l !== ''))
+      expect(() => JSON.parse(line)).not.toThrow();
     const clean = await gds(['apply', file, '--yes']);
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stderr).toContain('Nothing to apply.');

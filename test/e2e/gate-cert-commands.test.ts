@@ -160,6 +160,9 @@ describe('a table from push to promotion', () => {
     const json = await gds(['gate', 'diff', table, '-f', file('bad.yml'), '--json']);
     expect(json.code).toBe(1);
     expect(only(json)).toMatchObject({ identical: false });
+    expect(lines(json.stderr)).toEqual([
+      { warning: { message: expect.stringContaining(`Table ${table} has no gate1.yml yet`) as string } },
+    ]);
     expect((await gds(['gate', 'get', table])).code).toBe(5);
   });
 

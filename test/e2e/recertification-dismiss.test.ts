@@ -74,6 +74,9 @@ describe('gds recertification dismiss', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('');
     expect(again.stderr).toContain('nothing to dismiss');
+    // Under --json every line of stderr is JSON: nothing dismissed is no line at all.
+    const json = await gds(['recertification', 'dismiss', '--table', customers, '--json']);
+    expect(json).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('one unknown id among several: the others are dismissed, then exit 5 naming it', async () => {

@@ -66,7 +66,8 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
         },
       }),
     );
-    if (outcome.attempted === 0 && table !== undefined) {
+    // Under --json no line says it: stdout holds no dismissed request.
+    if (outcome.attempted === 0 && table !== undefined && !this.out.json) {
       this.out.info(`No open recertification requests on ${table}: nothing to dismiss.`);
     }
   }
