@@ -973,7 +973,7 @@ function ownedElsewhereReason(row: TableListRow, name: string, prefix: string): 
       : lower(row.artifactFile).startsWith(lower(prefix))
         ? `registered with no project, as ${row.artifactFile ?? ''} on connector ${row.connectorId ?? '(none)'}: by hand, or by a gds before projects were recorded; the file name alone does not make it this project's`
         : 'registered by hand';
-  return `owned elsewhere (${by}): apply leaves it alone; pass --adopt ${name} to take it over.`;
+  return `owned elsewhere (${by}): apply refuses it (exit 6); pass --adopt ${name} to take it over, or --exclude its model.`;
 }
 
 const sortedList = (values: Iterable<string>) => [...new Set(values)].sort().join(', ');
@@ -985,7 +985,7 @@ function namesakeReason(
   projectName: string,
   projectSchemas: ReadonlySet<string>,
 ): string {
-  return `owned elsewhere: recorded under ${row.project ?? ''}, the id gds derives for a project named ${projectName} here, but in schema ${schemaOfSource(row.source ?? '')}, where none of this project's models is built (${sortedList(projectSchemas)}): another dbt project's of that name on this connector, or this project's before its models moved. apply leaves it alone; pass --adopt ${name} to take it over if it is this project's (the plan's warning tells how to give this project an id of its own).`;
+  return `owned elsewhere: recorded under ${row.project ?? ''}, the id gds derives for a project named ${projectName} here, but in schema ${schemaOfSource(row.source ?? '')}, where none of this project's models is built (${sortedList(projectSchemas)}): another dbt project's of that name on this connector, or this project's before its models moved. apply refuses it (exit 6); pass --adopt ${name} to take it over if it is this project's (the plan's warning tells how to give this project an id of its own).`;
 }
 
 /** A `project:` line of gds.yml, the id quoted where YAML would not read it plain. */

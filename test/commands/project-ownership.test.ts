@@ -169,6 +169,10 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
         tableId: hand?.id,
         reason: expect.stringContaining('registered by hand'),
       });
+      // What the plan says apply does with it is what apply does.
+      expect(customers?.reason).toContain(
+        'apply refuses it (exit 6); pass --adopt p_customers to take it over',
+      );
       expect(plan.counts.ownedElsewhere).toBe(1);
       const refused = await applyPlan(client, plan, { describe: describeError, prune: true });
       expect(refused.failed.map((f) => [f.table, f.step, f.error.exitCode, f.error.code])).toEqual([
