@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) prefix="${1#*=}"; shift ;;
     --version) [ $# -ge 2 ] || fail "--version needs a value"; version="$2"; shift 2 ;;
     --version=*) version="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument $1 (see --help)" ;;
   esac
 done

@@ -21,15 +21,17 @@ export default class Api extends ApiCommand<typeof Api> {
     '-F/--field types true, false, null and numbers; -f/--raw-field sends strings as written. --input sends a JSON file (or - for stdin) as the body, and the ' +
     'fields then go into the query. The body of the answer is printed on stdout: indented and coloured on a ' +
     'terminal (as gh api), one compact line otherwise and under --json. A non-2xx answer prints its error body on stderr and exits with ' +
-    'the code of its status (3 for 401, 4 for 403, 5 for 404, 6 for 409/412, 7 for 400/422, 8 for 429, 9 for 5xx).';
+    'the code of its status (3 for 401, 4 for 403, 5 for 404, 6 for 409/412, 7 for 400/422, 8 for 429, 9 for 5xx). ' +
+    'The records routes (/api/tables/ID/records, bulk-update, import) take a DATA-API token, as the spec has it: ' +
+    'a profile or SERVICE_TOKEN holding one (gds tokens issue); a sign-in or CLI token gets 401 there.';
   static override examples = [
     '<%= config.bin %> api /api/workspace/members',
     '<%= config.bin %> api /api/workspace/audit-log -X GET -f eventType=TABLE_CERTIFIED -F limit=5',
     '<%= config.bin %> api /api/tables/t_42/records -f name=Ada -f email=ada@example.com',
     'jq -n \'{records:[{data:{name:"Ada"}}]}\' | <%= config.bin %> api /api/tables/t_42/bulk-update --input -',
     '<%= config.bin %> api api/workspace/audit-log -X GET -F limit=200 --paginate -q .action',
-    "<%= config.bin %> api /api/tables/t_42/records -F 'data[name]=Ada' -F 'data[tags][]=vip' -i",
-    '<%= config.bin %> api /api/tables/t_42/records -F data[notes]=@notes.txt --silent',
+    "<%= config.bin %> api /api/tables/t_42/records -F name=Ada -F 'tags[]=vip' -i",
+    '<%= config.bin %> api /api/tables/t_42/records -F notes=@notes.txt --silent',
   ];
   static override baseFlags = {
     ...ApiCommand.baseFlags,

@@ -63,7 +63,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     '<%= config.bin %> plan --dbt . --adopt customers   # preview taking over a table registered by hand',
     '<%= config.bin %> plan --dbt . --submit   # also what apply --submit would submit for review',
     '<%= config.bin %> plan --dbt . --out plan.json && gds apply plan.json   # apply exactly what was reviewed',
-    '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action != "unchanged") | {table, action}\'',
+    '<%= config.bin %> plan --dbt . --json | jq -c \'select(.action and .action != "unchanged") | {table, action}\'',
     "<%= config.bin %> plan --dbt . --json | tail -n 1 | jq '.summary'",
   ];
   static override flags = {

@@ -135,6 +135,15 @@ describe('gds records with a DATA-API profile', () => {
     expect(created.stderr).toBe(`✓ Created record ${id} in crm_contacts.\n`);
     const updated = await records(['update', 'crm_contacts', id, '--data', '{"score":3}']);
     expect(updated).toMatchObject({ code: 0, stdout: '', stderr: `✓ Updated record ${id}: score.\n` });
+    // A record as get --json prints it, edited and sent back: its own id is no change.
+    const readBack = await records([
+      'update',
+      'crm_contacts',
+      id,
+      '--data',
+      JSON.stringify({ id, score: 4 }),
+    ]);
+    expect(readBack).toMatchObject({ code: 0, stdout: '', stderr: `✓ Updated record ${id}: score.\n` });
     const deleted = await records(['delete', 'crm_contacts', id, '--yes']);
     expect(deleted).toMatchObject({
       code: 0,

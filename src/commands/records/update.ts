@@ -25,6 +25,8 @@ export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> 
       this.out.record(record);
       return;
     }
-    this.out.success(`Updated record ${record.id}: ${Object.keys(changes).join(', ')}.`);
+    // The id a record read back carries is not a change (updateRecord leaves it out).
+    const changed = Object.keys(changes).filter((key) => key !== 'id' || changes['id'] !== this.args.id);
+    this.out.success(`Updated record ${record.id}: ${changed.join(', ')}.`);
   }
 }
