@@ -862,9 +862,14 @@ export function checkParsedPredicate(
     const bare = parse(UNWRAPPED + sql, grammar);
     if ('statements' in bare && selectShape(bare.statements) !== baselineShape(grammar))
       return [STATEMENT_REFUSAL];
-    const { message, offset } = parsed.refusal;
+    const { offset } = parsed.refusal;
     const index =
       offset === undefined ? undefined : Math.min(Math.max(offset - WRAPPER.length, 0), sql.length);
+    // The ")" the check adds after the text is not the user's: an error there is the end of their input.
+    const message =
+      index === sql.length
+        ? parsed.refusal.message.replace('at or near ")"', 'at end of input')
+        : parsed.refusal.message;
     return [
       {
         code: 'sql-syntax',

@@ -192,6 +192,16 @@ describe('checkPredicateSql refuses every attack, each with its reason', () => {
     // Characters, not bytes: the é before pg_sleep is two bytes in UTF-8.
     expect(errorsOf("lower(status) = 'é' AND pg_sleep(1) IS NULL")[0]?.index).toBe(24);
     expect(errorsOf('amount > 0 AND total OPERATOR(pg_catalog.=) 1')[0]?.index).toBe(21);
+    // An expression cut short ends at the end of the user's text, as PostgreSQL says it: not at a ")" the check
+    // added after it.
+    for (const cut of ['price >', 'price > 1 AND'])
+      expect(errorsOf(cut)).toEqual([
+        expect.objectContaining({
+          code: 'sql-syntax',
+          index: cut.length,
+          message: expect.stringContaining('(syntax error at end of input)') as string,
+        }),
+      ]);
   });
 
   it('places a syntax error at its line and column of gate1.yml', () => {
