@@ -37,12 +37,12 @@ base_url="${base_url%/}"
 case "$(uname -s)" in
   Linux) os=linux ;;
   Darwin) os=darwin ;;
-  *) fail "no gds executable for $(uname -s); install the npm package instead (npm install -g gds)" ;;
+  *) fail "no gds executable for $(uname -s); install the npm package instead (its .tgz from the release or npm pack in a clone: npm install -g ./gds-<version>.tgz)" ;;
 esac
 case "$(uname -m)" in
   x86_64|amd64) arch=x64 ;;
   aarch64|arm64) arch=arm64 ;;
-  *) fail "no gds executable for $(uname -m); install the npm package instead (npm install -g gds)" ;;
+  *) fail "no gds executable for $(uname -m); install the npm package instead (its .tgz from the release or npm pack in a clone: npm install -g ./gds-<version>.tgz)" ;;
 esac
 
 if command -v curl >/dev/null 2>&1; then
