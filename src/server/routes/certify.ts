@@ -32,20 +32,22 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
     certifier,
     async (request: TableRequest) => {
       const caller = requireCertifier(await callerOf(ctx, request));
+      // The submission the checks review, read before the table they scan: one filed since is not what they
+      // checked, and the transaction below refuses to certify it (compared only, never answered).
+      const reviewed = await latestSubmitProof(ctx.db, request.params.tableId);
       // The checks scan the data outside the certify transaction, once the caller may certify this table.
       const scanned = await loadGateTable(ctx.db, caller.workspaceId, request.params.tableId);
       requireEnvironment(caller, scanned.environmentLabel, scanned.id);
       await requireTokenTableWrite(ctx.db, caller, scanned);
       const body = parseCertifyBody(request.body);
-      // The submission the checks review, read before them: one filed since is not what was checked.
-      const reviewed = await latestSubmitProof(ctx.db, scanned.id);
       const live = await certificationChecks(ctx.db, ctx.clock, scanned);
       const response: CertifyResponse = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         // Locked, as every writer of the table's state: a reject, submit or certify running beside this one
         // is decided on first, and this one reads the state it left.
         const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         await requireTokenTableWrite(tx, caller, table);
-        const reviewedProofId = reviewed?.id ?? null;
+        // No checks ran (the table was not waiting for review when scanned): any submission now is unchecked.
+        const reviewedProofId = live === null ? null : (reviewed?.id ?? null);
         return { contract: await certify(tx, ctx.clock, { table, caller, body, live, reviewedProofId }) };
       });
       return response;
