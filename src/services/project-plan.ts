@@ -132,10 +132,8 @@ function derivedBefore(
   environmentLabel: string,
   connectorId: string,
 ): boolean {
-  const prefix = `${projectName}@`;
-  if (!owner.startsWith(prefix)) return false;
-  const place = owner.slice(prefix.length);
-  return place === environmentLabel || place.split('+').includes(connectorId);
+  const place = placeOf(owner, projectName);
+  return place !== undefined && (place === environmentLabel || place.split('+').includes(connectorId));
 }
 
 /** Whether a derived id `owner` of a project of this name names one of `connectors`. */
@@ -144,11 +142,14 @@ function namesAnyOf(
   projectName: string,
   connectors: ReadonlySet<string> | undefined,
 ): boolean {
-  if (connectors === undefined) return false;
-  return owner
-    .slice(`${projectName}@`.length)
-    .split('+')
-    .some((id) => connectors.has(id));
+  const place = placeOf(owner, projectName);
+  return place !== undefined && connectors !== undefined && place.split('+').some((id) => connectors.has(id));
+}
+
+/** What follows `<projectName>@` in a derived id (an environment, or connectors joined by `+`). */
+function placeOf(owner: string, projectName: string): string | undefined {
+  const prefix = `${projectName}@`;
+  return owner.startsWith(prefix) ? owner.slice(prefix.length) : undefined;
 }
 
 /**

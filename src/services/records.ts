@@ -88,8 +88,13 @@ export function updateRecord(
   recordId: string,
   changes: RecordValues,
 ): Promise<TableRecord> {
+  return client.records.patch(tableId, recordId, sentChanges(recordId, changes));
+}
+
+/** What updateRecord sends of `changes`: without the record's own `id`. */
+export function sentChanges(recordId: string, changes: RecordValues): RecordValues {
   const { id, ...columns } = changes;
-  return client.records.patch(tableId, recordId, id === recordId ? columns : changes);
+  return id === recordId ? columns : changes;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { recordIdArg, recordInputFlags, RecordsCommand, tableArg } from '../../cli/records-command.js';
 import type { TableGrant } from '../../contract/types.js';
-import { updateRecord } from '../../services/records.js';
+import { sentChanges, updateRecord } from '../../services/records.js';
 
 export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> {
   protected override readonly tablePermissions: TableGrant['permissions'] = ['read', 'write'];
@@ -25,8 +25,8 @@ export default class RecordsUpdate extends RecordsCommand<typeof RecordsUpdate> 
       this.out.record(record);
       return;
     }
-    // The id a record read back carries is not a change (updateRecord leaves it out).
-    const changed = Object.keys(changes).filter((key) => key !== 'id' || changes['id'] !== this.args.id);
-    this.out.success(`Updated record ${record.id}: ${changed.join(', ')}.`);
+    this.out.success(
+      `Updated record ${record.id}: ${Object.keys(sentChanges(this.args.id, changes)).join(', ')}.`,
+    );
   }
 }

@@ -878,21 +878,19 @@ const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
   unit: 'unit',
 };
 
-/** Whether the manifest's dbt reads the methods' values as fnmatch globs (1.5 and later; unknown: yes). */
-function methodsTakeWildcards(dbtVersion: string | undefined): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
-  if (match === null) return true;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  return major > 1 || (major === 1 && minor >= 5);
-}
-
-/** Whether test_type:data is singular's old name (dbt before 1.8), not every data test; unknown: 1.8+. */
-function dataMeansSingular(dbtVersion: string | undefined): boolean {
+/** Whether the manifest's dbt is older than 1.`minor` (0.x is); an unknown version is taken as a newer one. */
+function dbtBefore1(dbtVersion: string | undefined, minor: number): boolean {
   const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
   if (match === null) return false;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  return major === 0 || (major === 1 && minor < 8);
+  const major = Number(match[1]);
+  return major === 0 || (major === 1 && Number(match[2]) < minor);
 }
+
+/** Whether the manifest's dbt reads the methods' values as fnmatch globs (1.5 and later; unknown: yes). */
+const methodsTakeWildcards = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 5);
+
+/** Whether test_type:data is singular's old name (dbt before 1.8), not every data test; unknown: 1.8+. */
+const dataMeansSingular = (dbtVersion: string | undefined) => dbtBefore1(dbtVersion, 8);
 
 /** dbt's UnparsedVersion order: as numbers when both are, else as texts. */
 function compareVersions(a: string, b: string): number {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
+import type { RowHolder } from '../../helpers/row-holder.js';
 import { holdTableRow } from '../../helpers/row-holder.js';
 import { needs, noPostgres } from '../../helpers/skip.js';
 import { submit } from './arrange.js';
@@ -33,6 +34,12 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
       token: server.user('STEWARD').accessToken,
       body: { reason: 'wrong grain' },
     });
+  /** Once the two requests wait on the held row, lets them go: the first queued decides first. */
+  const letGo = async (holder: RowHolder) => {
+    await holder.waitForBlocked(2);
+    await holder.client.query('ROLLBACK');
+    await holder.end();
+  };
   const count = async (sql: string) => (await server.sql<{ n: number }>(sql, [orders]))[0]?.n ?? 0;
   const certifications = () =>
     count(
@@ -48,9 +55,7 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     const [versions, audits] = [await certifications(), await audited('TABLE_CERTIFIED')];
     const holder = await holdTableRow(server, orders);
     const both = [certify('ADMIN'), certify('STEWARD')];
-    await holder.waitForBlocked(2);
-    await holder.client.query('ROLLBACK');
-    await holder.end();
+    await letGo(holder);
     const statuses = (await Promise.all(both)).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 400]);
     expect(await certifications()).toBe(versions + 1);
@@ -65,9 +70,7 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     const rejecting = reject();
     await holder.waitForBlocked(1);
     const certifying = certify();
-    await holder.waitForBlocked(2);
-    await holder.client.query('ROLLBACK');
-    await holder.end();
+    await letGo(holder);
     const [rejected, certified] = await Promise.all([rejecting, certifying]);
     expect(rejected.status).toBe(200);
     expect(certified.status).toBe(400);
@@ -83,9 +86,7 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     const before = await audited('TABLE_REJECTED');
     const holder = await holdTableRow(server, orders);
     const rejects = [reject(), reject()];
-    await holder.waitForBlocked(2);
-    await holder.client.query('ROLLBACK');
-    await holder.end();
+    await letGo(holder);
     expect((await Promise.all(rejects)).map((r) => r.status).sort()).toEqual([200, 400]);
     expect(await audited('TABLE_REJECTED')).toBe(before + 1);
   });
@@ -100,9 +101,7 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     });
     await holder.waitForBlocked(1);
     const certifying = certify();
-    await holder.waitForBlocked(2);
-    await holder.client.query('ROLLBACK');
-    await holder.end();
+    await letGo(holder);
     const [submitted, certified] = await Promise.all([submitting, certifying]);
     expect(submitted.status).toBe(201);
     expect(certified.status).toBe(422);
