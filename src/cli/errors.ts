@@ -93,6 +93,42 @@ export function usageInGdsVoice(
     : { reason: sentences.join('\n'), nearMiss };
 }
 
+function isTopic(words: string, commandIds: readonly string[]): boolean {
+  return commandIds.some((id) => id.startsWith(`${words}:`));
+}
+
+/**
+ * Under a known topic the last word alone is compared with the topic's commands (`gate frob` is not near
+ * `gate jobs`, as the whole ids would be); elsewhere the whole id (`gat result` → `gate result`).
+ */
+function closestCommand(words: readonly string[], commandIds: readonly string[]): string | undefined {
+  const topic = words.slice(0, -1).join(':');
+  if (topic === '' || !isTopic(topic, commandIds)) return closest(words.join(':'), commandIds);
+  const commandsOfTopic = commandIds
+    .filter((id) => id.startsWith(`${topic}:`))
+    .map((id) => id.slice(topic.length + 1));
+  const near = closest(words.at(-1) ?? '', commandsOfTopic);
+  return near === undefined ? undefined : `${topic}:${near}`;
+}
+
+/**
+ * The words of an unknown command id that were the command: a known topic's words and the one after them
+ * (`gate frob t_1` → `gate frob`), or the first word; the words after them were its arguments. Words after a
+ * command are all kept: that command takes no such argument (`list extra`).
+ */
+export function unknownCommandWords(id: string, commandIds: readonly string[]): string {
+  const parts = id.split(':');
+  if (parts.some((_, n) => commandIds.includes(parts.slice(0, n + 1).join(':')))) return parts.join(' ');
+  return parts.slice(0, knownTopicDepth(parts, commandIds) + 1).join(' ');
+}
+
+/** How many leading words name a known topic, short of the last word (`gate frob t_1` → 1). */
+function knownTopicDepth(parts: readonly string[], commandIds: readonly string[]): number {
+  let depth = 0;
+  while (depth < parts.length - 1 && isTopic(parts.slice(0, depth + 1).join(':'), commandIds)) depth += 1;
+  return depth;
+}
+
 /**
  * "Did you mean" for an unknown command id (`gate:resutl`), from the command ids by edit distance; when
  * the first words are a command (`list extra`), the rest were arguments it does not take.
@@ -102,13 +138,18 @@ export function commandSuggestion(id: string, commandIds: readonly string[]): st
   const parts = id.split(':');
   // The longest leading words that name, or nearly name, a command; the words after them were arguments
   // (`gate sugest tbl_x` → `gds gate suggest tbl_x`). Said, never run.
-  for (let n = parts.length; n > 0; n -= 1) {
+  // Under a known topic (`gate`), the word after it is the command; the words after that were arguments.
+  const depth = knownTopicDepth(parts, commandIds);
+  for (let n = depth > 0 ? Math.min(parts.length, depth + 1) : parts.length; n > 0; n -= 1) {
     const head = parts.slice(0, n).join(':');
     const rest = parts.slice(n).join(' ');
+    if (n < parts.length && isTopic(head, commandIds)) {
+      return `\`gds ${words(head)}\` has no command ${parts[n] ?? ''}: see \`gds ${words(head)} --help\` for its commands.`;
+    }
     if (n < parts.length && commandIds.includes(head)) {
       return `\`gds ${words(head)}\` takes no argument ${rest}: see \`gds ${words(head)} --help\`.`;
     }
-    const near = closest(head, commandIds);
+    const near = closestCommand(parts.slice(0, n), commandIds);
     if (near !== undefined && near !== head) {
       const line = rest === '' ? words(near) : `${words(near)} ${rest}`;
       return `Did you mean \`gds ${line}\`? Run \`gds --help\` for the list of commands.`;

@@ -8,7 +8,7 @@ import { CommandHelp, Help } from '@oclif/core';
 import type { Command } from '@oclif/core';
 import { closest } from '../core/did-you-mean.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { commandSuggestion } from './errors.js';
+import { commandSuggestion, unknownCommandWords } from './errors.js';
 import { HELP_TOPICS, wrap } from './help-topics.js';
 import { JSON_FIELDS, VARYING_JSON_FIELDS } from './json-fields.js';
 
@@ -193,12 +193,16 @@ export default class GdsHelp extends Help {
     }
   }
 
-  private unknownSubject(subject: string): CliError {
+  private unknownSubject(given: string): CliError {
+    // oclif names the subject with the topic separator, a space; command ids join their words with `:`.
+    const subject = given.trim().replaceAll(/\s+/g, ':');
     const bin = this.config.bin;
     const helpTopics = [...Object.keys(HELP_TOPICS), REFERENCE_TOPIC[0]];
     const topic = subject.includes(':') ? undefined : closest(subject, helpTopics);
-    const ids = [...this.config.commandIDs, ...this.config.topics.map((t) => t.name)];
-    return new CliError(`Unknown command: ${subject.replaceAll(':', ' ')}.`, {
+    // oclif's help rewrites the id of each command it renders with that separator too.
+    const commandIds = this.config.commandIDs.map((id) => id.replaceAll(' ', ':'));
+    const ids = [...commandIds, ...this.config.topics.map((t) => t.name)];
+    return new CliError(`Unknown command: ${unknownCommandWords(subject, commandIds)}.`, {
       exitCode: ExitCode.Usage,
       code: 'command_not_found',
       suggestion:

@@ -8,7 +8,7 @@ import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
 import { globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { commandSuggestion, toCliError } from './errors.js';
+import { commandSuggestion, toCliError, unknownCommandWords } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
 import { redactError, redactStandardError, scrubProcessTitle, stderrIsTerminal } from './secrets.js';
 import { answeredVersion } from './version.js';
@@ -227,7 +227,7 @@ function exitAfter(
   let failure: CliError;
   if (unknownCommand !== null) {
     const id = unknownCommand[1] ?? '';
-    failure = new CliError(`Unknown command: ${id.replaceAll(':', ' ')}.`, {
+    failure = new CliError(`Unknown command: ${unknownCommandWords(id, commandIds)}.`, {
       exitCode: ExitCode.Usage,
       code: 'command_not_found',
       suggestion: commandSuggestion(id, commandIds),

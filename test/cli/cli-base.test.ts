@@ -138,6 +138,11 @@ describe('usage errors (exit 2)', () => {
     expect(human.stderr).toBe(
       'Error: Unknown command: gate dif.\nDid you mean `gds gate diff`? Run `gds --help` for the list of commands.\n',
     );
+    const underTopic = await runInProcess(['gate', 'frob', 'tbl_1']);
+    expect(underTopic.code).toBe(2);
+    expect(underTopic.stderr).toBe(
+      'Error: Unknown command: gate frob.\n`gds gate` has no command frob: see `gds gate --help` for its commands.\n',
+    );
     const json = await runInProcess(['nope', '--json']);
     expect(json.code).toBe(2);
     expect(json.stdout).toBe('');

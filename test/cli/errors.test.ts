@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, exitCodeForStatus } from '../../src/core/errors.js';
-import { commandSuggestion, toCliError } from '../../src/cli/errors.js';
+import { commandSuggestion, toCliError, unknownCommandWords } from '../../src/cli/errors.js';
 import { redactError, secretsFrom } from '../../src/cli/secrets.js';
 import { maskToken, redactSecrets } from '../../src/core/redact.js';
 
@@ -215,5 +215,27 @@ describe('commandSuggestion', () => {
   it('a typo followed by arguments: the command meant, with the same arguments', () => {
     expect(commandSuggestion('gate:resutl:job_1', ids)).toContain('Did you mean `gds gate result job_1`?');
     expect(commandSuggestion('stauts:tbl_1', ids)).toContain('Did you mean `gds status tbl_1`?');
+    expect(commandSuggestion('gate:resutl:j', ids)).toContain('Did you mean `gds gate result j`?');
+    expect(commandSuggestion('gat:result:job_1', ids)).toContain('Did you mean `gds gate result job_1`?');
+  });
+
+  it("a topic's unknown command is not turned into another command taking it as an argument", () => {
+    expect(commandSuggestion('gate:frobnicate:tbl_1', ids)).toBe(
+      '`gds gate` has no command frobnicate: see `gds gate --help` for its commands.',
+    );
+    // `frob` is as far from `gate:jobs`'s `jobs` as a four-letter word can be.
+    expect(commandSuggestion('gate:frob:tbl_1', [...ids, 'gate:jobs'])).toBe(
+      '`gds gate` has no command frob: see `gds gate --help` for its commands.',
+    );
+  });
+});
+
+describe('unknownCommandWords', () => {
+  const ids = ['list', 'status', 'gate:result', 'gate:run', 'records:list'];
+  it('names the command words, not the arguments after them', () => {
+    expect(unknownCommandWords('gate:frob:tbl_1', ids)).toBe('gate frob');
+    expect(unknownCommandWords('frob:tbl_1', ids)).toBe('frob');
+    expect(unknownCommandWords('records:lst', ids)).toBe('records lst');
+    expect(unknownCommandWords('list:extra', ids)).toBe('list extra');
   });
 });
