@@ -6,7 +6,7 @@
 // `metric:`, `semantic_model:`, `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a
 // union and a comma for an intersection. The graph holds the tests, exposures, metrics, semantic models and saved queries too, as dbt's does:
 // `@x` reaches the parents of x's tests (a relationships test's other model). The methods match tests too
-// (`test_name:`, `test_type:`), and the tests dbt runs are worked out as dbt's do, by the indirect selection
+// (`test_name:`, `test_type:`, `unit_test:`), and the tests dbt runs are worked out as dbt's do, by the indirect selection
 // (`--indirect-selection`) and the exclusions: a test dbt would not run is no rule of its table. `state:`
 // selects a changed test's model too. The tables selected are always among the enabled models, seeds and
 // snapshots.
@@ -49,6 +49,7 @@ export const SELECTOR_METHODS = [
   'version',
   'test_name',
   'test_type',
+  'unit_test',
   'selector',
 ] as const;
 
@@ -756,6 +757,26 @@ function matchMethod(
       return pick(
         (n) => n.resourceType === method && part(pkg ?? '*', n.packageName) && part(name ?? '', n.name),
         others,
+      );
+    }
+    // dbt 1.8's unit_test method: a unit test by NAME or PACKAGE.NAME, globs allowed (before 1.8 dbt has no
+    // such method and refuses it).
+    case 'unit_test': {
+      if (dbtBefore1(manifest.dbtVersion, 8))
+        throw new DbtSelectionError(
+          `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no unit_test: method (dbt 1.8 added it with unit tests)`,
+          selector,
+        );
+      const parts = value.split('.');
+      if (parts.length > 2)
+        throw new DbtSelectionError(
+          `${atom}: a unit test is unit_test:NAME or unit_test:PACKAGE.NAME`,
+          selector,
+        );
+      const [pkg, name] = parts.length === 2 ? parts : ['*', parts[0] ?? ''];
+      return pick(
+        (n) => n.resourceType === 'unit_test' && glob(pkg ?? '*', n.packageName) && glob(name ?? '', n.name),
+        parsed,
       );
     }
     // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`), a unit test by its own.

@@ -365,3 +365,39 @@ describe('on the real manifests', () => {
     },
   );
 });
+
+describe("unit_test: as dbt 1.8's UnitTestSelectorMethod", () => {
+  const read = (file: string) => JSON.parse(readFileSync(`${sharedFixturesDir}${file}`, 'utf8')) as Entry;
+
+  it(
+    'selects a unit test by NAME or PACKAGE.NAME (globs too); + then reaches the model it tests (dap, dbt 1.12)',
+    needs(noSharedFixtures),
+    () => {
+      const raw = read('real/dbt/dap_v12_1.12.0.manifest.json');
+      const m = readManifest(raw);
+      const units = Object.values(raw['unit_tests'] as Record<string, Entry>);
+      const unit = units.find((u) => String(u['unique_id']).includes('.orders.')) as Entry;
+      const name = String(unit['name']);
+      const tested = (unit['depends_on'] as { nodes: string[] }).nodes;
+      // The unit test is no table: selected alone, no model is; + its model (its parent in dbt's graph).
+      expect(selectNodes(m, { select: [`unit_test:${name}`] })).toEqual([]);
+      expect(selectNodes(m, { select: [`1+unit_test:${name}`] })).toEqual(tested);
+      expect(selectNodes(m, { select: [`1+unit_test:jaffle_shop.${name}`] })).toEqual(tested);
+      expect(selectNodes(m, { select: ['1+unit_test:other_package.*'] })).toEqual([]);
+      const all = units.flatMap((u) => (u['depends_on'] as { nodes: string[] }).nodes).sort();
+      expect(selectNodes(m, { select: ['1+unit_test:test_*'] }).sort()).toEqual(all);
+      // selectDbt: the unit tests it selects are among the tests dbt runs.
+      expect([...selectDbt(m, { select: [`unit_test:${name}`] }).tests]).toEqual([unit['unique_id']]);
+    },
+  );
+
+  it('a.b.c is refused as dbt refuses it; a manifest of dbt before 1.8 has no such method', () => {
+    const m = readManifest(manifest(model('orders')));
+    expect(() => selectNodes(m, { select: ['unit_test:a.b.c'] })).toThrow(
+      /unit_test:NAME or unit_test:PACKAGE\.NAME/,
+    );
+    const old = manifest(model('orders'));
+    (old['metadata'] as Entry)['dbt_version'] = '1.7.4';
+    expect(() => selectNodes(readManifest(old), { select: ['unit_test:x'] })).toThrow(/dbt 1\.8 added it/);
+  });
+});
