@@ -732,8 +732,13 @@ function matchMethod(
           selector,
         );
       return pick((n) => n.resourceType === value, parsed);
-    case 'package':
-      return pick((n) => like(value, n.packageName));
+    // dbt 1.8's `package:this` is the root project (dbt-core #6891): the manifest's project_name.
+    case 'package': {
+      const root = manifest.projectName;
+      const name =
+        value === 'this' && root !== undefined && !dbtBefore1(manifest.dbtVersion, 8) ? root : value;
+      return pick((n) => like(name, n.packageName));
+    }
     case 'version': {
       if (!VERSION_SELECTORS.includes(value))
         throw new DbtSelectionError(

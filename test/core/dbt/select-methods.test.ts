@@ -401,3 +401,41 @@ describe("unit_test: as dbt 1.8's UnitTestSelectorMethod", () => {
     expect(() => selectNodes(readManifest(old), { select: ['unit_test:x'] })).toThrow(/dbt 1\.8 added it/);
   });
 });
+
+describe("package:this as dbt 1.8's PackageSelectorMethod reads it (dbt-core #6891)", () => {
+  const read = (file: string) => JSON.parse(readFileSync(`${sharedFixturesDir}${file}`, 'utf8')) as Entry;
+  const models = (raw: Entry, pkg: string) =>
+    Object.values(raw['nodes'] as Record<string, Entry>)
+      .filter((n) => n['resource_type'] === 'model' && n['package_name'] === pkg)
+      .filter((n) => (n['config'] as Entry)['enabled'] !== false)
+      .map((n) => String(n['unique_id']))
+      .sort();
+
+  it(
+    'is the root project (project_name), not the installed packages (dap, dbt 1.8 with elementary)',
+    needs(noSharedFixtures),
+    () => {
+      const raw = read('real/dbt/dap_v12_1.8.9.manifest.json');
+      const m = readManifest(raw);
+      const root = models(raw, 'jaffle_shop');
+      expect(root.length).toBeGreaterThan(0);
+      expect(models(raw, 'elementary').length).toBeGreaterThan(0);
+      const picked = selectNodes(m, { select: ['package:this'] }).filter((id) => id.startsWith('model.'));
+      expect(picked.sort()).toEqual(root);
+      expect(selectNodes(m, { select: ['package:this'] })).toEqual(
+        selectNodes(m, { select: ['package:jaffle_shop'] }),
+      );
+    },
+  );
+
+  it(
+    'before dbt 1.8 it is a package named this, which no project has (dap, dbt 1.7)',
+    needs(noSharedFixtures),
+    () => {
+      const warnings: string[] = [];
+      const m = readManifest(read('real/dbt/dap_v11_1.7.0.manifest.json'));
+      expect(selectNodes(m, { select: ['package:this'] }, (w) => warnings.push(w))).toEqual([]);
+      expect(warnings.join('\n')).toMatch(/matches no enabled model/);
+    },
+  );
+});
