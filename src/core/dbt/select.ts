@@ -726,6 +726,12 @@ function matchMethod(
       return pick((n) => n.resourceType === 'model' && n.access === value, parsed);
     // dbt's resource_type method compares the value as it is: no glob.
     case 'resource_type':
+      // dbt 1.11's user-defined functions (the manifest's `functions`): a resource type gds does not read.
+      if (value === 'function' && !dbtBefore1(manifest.dbtVersion, 11))
+        throw new DbtSelectionError(
+          `${atom}: gds does not read the functions (user-defined functions) of dbt 1.11+, so it cannot select them nor walk the graph from them as dbt does; select the models that use them instead`,
+          selector,
+        );
       if (!DBT_RESOURCE_TYPES.includes(value))
         throw new DbtSelectionError(
           `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (dbt refuses any other)`,

@@ -163,6 +163,18 @@ describe('config.materialized: and resource_type: compare the value as it is, as
       /resource_type:mod\*: dbt's resource types are .*model/,
     );
   });
+
+  it("resource_type:function (dbt 1.11's user-defined functions) is refused as gds's limit, not as dbt's", () => {
+    const at = (version: string) => {
+      const m = manifest(table);
+      (m['metadata'] as Entry)['dbt_version'] = version;
+      return () => selectNodes(readManifest(m), { select: ['resource_type:function+'] });
+    };
+    expect(at('1.11.2')).toThrow(/gds does not read the functions .* of dbt 1\.11\+/);
+    expect(at('1.11.2')).not.toThrow(/dbt refuses/);
+    // dbt before 1.11 has no such resource type and refuses it.
+    expect(at('1.10.6')).toThrow(/dbt's resource types are .*\(dbt refuses any other\)/);
+  });
 });
 
 describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)', () => {
