@@ -386,7 +386,7 @@ class ProjectReader {
     if (!found.ok) return refuse(found.reason);
     if (found.note) warnings.push(`${node.uniqueId}: ${found.note}`);
     const names = found.columns.map((c) => c.name);
-    const constraints = constraintTests(node);
+    const constraints = constraintTests(node, this.adapter);
     if (constraints.ignored)
       warnings.push(
         `${node.uniqueId}: its constraints apply only under an enforced contract (contract: {enforced: true}), as in dbt; none is a Gate 1 rule`,

@@ -737,6 +737,42 @@ describe('a model contract', () => {
     ]);
   });
 
+  it("on a warehouse that does not enforce a constraint, it is no rule: dbt's build passes rows that break it", () => {
+    const on = (adapter: string) => {
+      const m = manifest(contracted(true), customers);
+      (m['metadata'] as Record<string, unknown>)['adapter_type'] = adapter;
+      const [d] = declareDbtProject({ manifest: m }, { select: ['orders'] }, dbtReader).declarations;
+      if (!d) throw new Error('no declaration');
+      return d;
+    };
+    // Snowflake enforces NOT NULL only: unique, primary and foreign keys are metadata, a check is not written.
+    // (Without a catalog, gds folds the names as Snowflake does: CUSTOMER_ID.)
+    const snowflake = on('snowflake');
+    expect(snowflake.mappedTests.map((t) => t.rule).sort()).toEqual(['required:CUSTOMER_ID']);
+    expect(gate1(snowflake)['uniqueChecks']).toBeUndefined();
+    expect(gate1(snowflake)['customPredicates']).toBeUndefined();
+    expect(snowflake.contract?.grainKeyColumns ?? []).toEqual([]);
+    expect(snowflake.columns.filter((c) => c.required === true).map((c) => c.name)).toEqual(['CUSTOMER_ID']);
+    expect(snowflake.columns.some((c) => c.references !== undefined)).toBe(false);
+    const reasons = new Map(snowflake.notMappedTests.map((t) => [t.test, t.reason]));
+    expect(reasons.get('model.shop.orders:constraint:unique:email')).toMatch(
+      /snowflake does not enforce a unique constraint .* passes rows that break it/,
+    );
+    expect(reasons.get('model.shop.orders:constraint:primary_key:order_id')).toMatch(/does not enforce/);
+    expect(reasons.get('model.shop.orders:constraint:foreign_key:customer_id')).toMatch(/does not enforce/);
+    expect(reasons.get('model.shop.orders:constraint:check:amount')).toMatch(
+      /dbt writes no check constraint on snowflake \(not supported there\)/,
+    );
+    // Databricks enforces NOT NULL and CHECK.
+    const databricks = on('databricks');
+    expect(databricks.mappedTests.map((t) => t.rule).sort()).toEqual([
+      'predicate:orders_check_amount',
+      'required:customer_id',
+    ]);
+    // A unique test still makes the grain key, the primary key constraint preferred among the candidates.
+    expect(on('duckdb').contract?.grainKeyColumns).toEqual(['order_id']);
+  });
+
   it('not enforced: dbt applies no constraint, nor does gds (a warning says so)', () => {
     const project = declareDbtProject(
       { manifest: manifest(contracted(false), customers) },
