@@ -206,9 +206,12 @@ export function selectDbt(
         );
   const excludes = (selection.exclude ?? []).flatMap(splitUnion);
   if (excludes.length === 0) return result(included);
-  // dbt parses --exclude eagerly whatever the mode (graph/cli.py parse_difference): a test any of whose
-  // parents is excluded is excluded too.
-  const eagerly: Context = { ...context, mode: 'eager' };
+  // dbt before 1.5 parsed --exclude eagerly whatever the mode (graph/cli.py parse_difference): a test any of
+  // whose parents is excluded is excluded too. From 1.5 its criteria and their union have the flag's mode
+  // (parse_difference passes flags.INDIRECT_SELECTION, and SelectionCriteria takes the flag's): under
+  // cautious or buildable, a test whose other parent is still selected stays selected, and dbt runs it.
+  const excludeMode: IndirectSelection = dbtBefore1(manifest.dbtVersion, 5) ? 'eager' : mode;
+  const eagerly: Context = { ...context, mode: excludeMode };
   const excluded = combine(
     'union',
     excludes.map((selector) => {
@@ -224,7 +227,7 @@ export function selectDbt(
         );
       return found;
     }),
-    'eager',
+    excludeMode,
     context,
   );
   return result(combine('difference', [included, excluded], mode, context));

@@ -635,6 +635,26 @@ describe('the tests dbt runs: --exclude of a test and indirect selection', () =>
     );
   });
 
+  it("--exclude under cautious or buildable: dbt 1.5+ excludes in the flag's mode, before 1.5 eagerly", () => {
+    // The relationships test reads orders and customers; customers is excluded. From dbt 1.5 the exclusion's
+    // criteria have the flag's mode: under cautious the test is only held back by customers, not excluded,
+    // and stays selected (orders is); before 1.5 the exclusion was eager, and took it out.
+    const at = (version: string) => {
+      const m = structuredClone(shop);
+      (m['metadata'] as Entry)['dbt_version'] = version;
+      return m;
+    };
+    const selection = { select: ['orders', 'customers'], exclude: ['customers'] };
+    for (const mode of ['cautious', 'buildable'] as const) {
+      expect(ordersTests({ ...selection, indirectSelection: mode }, at('1.8.0')).excluded).toEqual([]);
+      expect(ordersTests({ ...selection, indirectSelection: mode }, at('1.4.9')).excluded).toEqual([
+        'relationships_orders_customer_id',
+      ]);
+    }
+    // Eager (the default) excludes it in every version.
+    expect(ordersTests(selection, at('1.8.0')).excluded).toEqual(['relationships_orders_customer_id']);
+  });
+
   it('--indirect-selection cautious, buildable and empty run the tests dbt runs', () => {
     expect(ordersTests({ select: ['orders'], indirectSelection: 'cautious' })).toEqual({
       mapped: ['not_null_orders_customer_id', 'unique_orders_id'],
@@ -683,17 +703,6 @@ describe('the tests dbt runs: --exclude of a test and indirect selection', () =>
 
   it('an unknown test_type: is refused as dbt refuses it', () => {
     expect(() => ordersTests({ exclude: ['test_type:fancy'] })).toThrow(DbtSelectionError);
-  });
-
-  it('--exclude is eager in every mode: a test reading an excluded model is not run (dbt parse_difference)', () => {
-    for (const indirectSelection of ['eager', 'cautious', 'buildable'] as const)
-      expect(
-        ordersTests({ select: ['orders', 'customers'], exclude: ['customers'], indirectSelection }),
-        indirectSelection,
-      ).toEqual({
-        mapped: ['not_null_orders_customer_id', 'unique_orders_id'],
-        excluded: ['relationships_orders_customer_id'],
-      });
   });
 
   const writtenBy = (dbtVersion: string, project: Entry = shop): Entry => ({
