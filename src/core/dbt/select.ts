@@ -176,7 +176,17 @@ export function selectDbt(
   };
   const yaml = yamlSelector(manifest, selection, warn);
   if (yaml !== undefined) {
-    const found = evaluateDefinition(yaml.definition, context, true, [yaml.name]);
+    // Before dbt 1.8 a YAML criterion without indirect_selection had its own default (eager; not greedy in
+    // 0.20 and 0.21), whatever the flag: SelectionCriteria read no flag there (dbt-core #9776).
+    const ownDefault = dbtBefore1(manifest.dbtVersion, 8);
+    if (ownDefault && selection.indirectSelection !== undefined && selection.indirectSelection !== 'eager')
+      warn(
+        `dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, ignores --indirect-selection ${selection.indirectSelection} beside a YAML selector: the selector's criteria without indirect_selection are ${defaultIndirectSelection(manifest.dbtVersion)}, as there (dbt 1.8 made them take the flag's)`,
+      );
+    const yamlContext = ownDefault
+      ? { ...context, mode: defaultIndirectSelection(manifest.dbtVersion) }
+      : context;
+    const found = evaluateDefinition(yaml.definition, yamlContext, true, [yaml.name]);
     if (![...found.direct].some((id) => declared.has(id))) {
       const message = `the selector ${yaml.name} of selectors.yml matches no enabled model, seed or snapshot of the project`;
       if (selection.strict === true) throw new DbtSelectionError(message, yaml.name);
@@ -346,7 +356,8 @@ const isDict = (value: unknown): value is Record<string, unknown> =>
  * string (one criterion), `union:` or `intersection:` lists (one `exclude:` item among them taken away from
  * the rest), `method: value`, or a full dict (`method`, `value`, `parents`, `parents_depth`, `children`,
  * `children_depth`, `childrens_parents`, `indirect_selection`, `exclude`); `method: selector` names another
- * selector. A criterion without `indirect_selection` has the flag's (dbt 1.8+); the sets of a definition
+ * selector. A criterion without `indirect_selection` has the flag's (dbt 1.8+; before, its own default: see
+ * selectDbt); the sets of a definition
  * combine as dbt's do, eagerly.
  */
 function evaluateDefinition(

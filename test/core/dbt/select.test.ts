@@ -679,6 +679,32 @@ describe('the tests dbt runs: --exclude of a test and indirect selection', () =>
     });
   });
 
+  it('before dbt 1.8 a YAML criterion without indirect_selection is eager whatever the flag (dbt-core #9776)', () => {
+    const plain = selectors({ method: 'fqn', value: 'orders' });
+    const at = (version: string): Entry => ({
+      ...plain,
+      metadata: { ...(plain['metadata'] as Entry), dbt_version: version },
+    });
+    const warnings: string[] = [];
+    const run = (version: string) => {
+      const declared = declareDbtProject(
+        { manifest: at(version) },
+        { selector: 'pick', indirectSelection: 'cautious' },
+        dbtReader,
+      );
+      warnings.push(...declared.warnings);
+      return declared.declarations
+        .find((d) => d.name === 'orders')
+        ?.notMappedTests.filter((t) => t.excluded === true)
+        .map((t) => t.test.split('.')[2]);
+    };
+    expect(run('1.7.19')).toEqual([]);
+    expect(warnings.join('\n')).toMatch(/ignores --indirect-selection cautious beside a YAML selector/);
+    expect(run('1.8.0')).toEqual(['relationships_orders_customer_id']);
+    // dbt 0.20 and 0.21: a criterion was not greedy unless it said so.
+    expect(run('0.21.1')).toEqual(['relationships_orders_customer_id']);
+  });
+
   it("a YAML selector's indirect_selection and exclude decide as dbt's; without it, the flag's mode", () => {
     const cautious = selectors({ method: 'fqn', value: 'orders', indirect_selection: 'cautious' });
     expect(ordersTests({ selector: 'pick' }, cautious).excluded).toEqual([
