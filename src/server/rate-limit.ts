@@ -16,15 +16,16 @@ export interface RateLimitState {
 export const RATE_WINDOW_MS = 60_000;
 
 /**
- * Counts one request in the key's window and answers its start and count, in one statement: a window
- * that has ended is started again at `now` (with the count 1), otherwise its count goes up by one. The row
+ * Counts `$4` requests (one, or a GraphQL request's several reads) in the key's window and answers its start
+ * and count, in one statement: a window that has ended is started again at `now` (with the count `$4`),
+ * otherwise its count goes up by `$4`. The row
  * lock of the upsert makes concurrent requests (of this or any other process) count one after another.
  */
 const TAKE = `
-  INSERT INTO gds.rate_windows AS w (key, window_start, count) VALUES ($1, $2, 1)
+  INSERT INTO gds.rate_windows AS w (key, window_start, count) VALUES ($1, $2, $4::int)
   ON CONFLICT (key) DO UPDATE SET
     window_start = CASE WHEN w.window_start <= $3 THEN $2 ELSE w.window_start END,
-    count = CASE WHEN w.window_start <= $3 THEN 1 ELSE w.count + 1 END
+    count = CASE WHEN w.window_start <= $3 THEN $4::int ELSE w.count + $4::int END
   RETURNING w.window_start::float8 AS start, w.count`;
 
 export class RateLimiter {
@@ -58,8 +59,9 @@ export class RateLimiter {
     return null;
   }
 
-  /** Counts one request for `key` and says whether it may proceed. */
-  async take(key: string): Promise<RateLimitState> {
+  /** Counts `units` requests (default one) for `key` and says whether they may proceed. */
+  async take(key: string, units = 1): Promise<RateLimitState> {
+    if (!Number.isInteger(units) || units < 1) throw new Error(`rate limit: cannot take ${units} units`);
     const known = this.exhausted(key);
     if (known) return known;
     const now = this.clock();
@@ -68,6 +70,7 @@ export class RateLimiter {
       `${this.name}:${key}`,
       now,
       now - this.windowMs,
+      units,
     ]);
     if (!row) throw new Error('rate limit: the window upsert returned no row');
     const state: RateLimitState = {

@@ -338,6 +338,50 @@ describe('one rate limit for every door', () => {
   });
 });
 
+describe('GraphQL, one request of the rate limit per read', () => {
+  it('counts each root field that reads (aliases, fragments) as the REST request it stands for; 429 past the limit', async () => {
+    const limited = await startTestServer({ rateLimit: 6 });
+    try {
+      const table = limited.table('crm_contacts').id;
+      const token = (
+        await limited.issueToken('OWNER', {
+          name: 'pages',
+          env: 'dev',
+          scopes: [{ tableId: table, permissions: ['read'] }],
+        })
+      ).tokens.accessToken;
+      const post = (query: string) =>
+        limited.request('POST', `${limited.origin}/graphql`, {
+          token,
+          body: { query, variables: { t: table } },
+        });
+      // Three pages, one by alias, one through a fragment: three requests, as three REST pages would be.
+      const three = await post(
+        'query($t: ID!) { a: records(tableId: $t, first: 1) { total } b: records(tableId: $t, first: 1) { total } ...F __typename } fragment F on Query { record: records(tableId: $t, first: 1) { total } }',
+      );
+      expect(three.status, JSON.stringify(three.body)).toBe(200);
+      expect(Object.keys(three.body.data)).toEqual(['a', 'b', 'record', '__typename']);
+      expect(three.headers.get('x-ratelimit-remaining')).toBe('3');
+      // Introspection reads nothing of the data plane: the request's own one.
+      const typename = await post('{ __typename }');
+      expect(typename.headers.get('x-ratelimit-remaining')).toBe('2');
+      // Two left, three reads asked: refused before any is served, as REST's 429.
+      const over = await post(
+        'query($t: ID!) { a: records(tableId: $t) { total } b: records(tableId: $t) { total } c: table(id: $t) { name } }',
+      );
+      expect(over.status).toBe(429);
+      expect(over.body.error.code).toBe('rate_limited');
+      expect(over.body.data).toBeUndefined();
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
+      const rest = await limited.request('GET', `/api/tables/${table}/records?limit=1`, { token });
+      expect(rest.status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('the doors’ contracts beside openapi.yaml', () => {
   it('the GraphQL schema is src/contract/schema.graphql, and docs/doors.md lists the MCP tools', async () => {
     const sdl = readFileSync(new URL('../../src/contract/schema.graphql', import.meta.url), 'utf8');

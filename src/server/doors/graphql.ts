@@ -4,20 +4,39 @@
 // are HTTP answers in the contract's error body, as on REST.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GraphQLSchema, OperationDefinitionNode, SelectionNode, ValidationContext } from 'graphql';
-import { buildSchema, execute, GraphQLError, Kind, parse, specifiedRules, validate } from 'graphql';
+import type {
+  FragmentDefinitionNode,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionNode,
+  ValidationContext,
+} from 'graphql';
+import {
+  buildSchema,
+  execute,
+  getOperationAST,
+  GraphQLError,
+  Kind,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
 import type { IntegrationCaller } from '../auth/caller.js';
 import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { GRAPHQL_PATH } from '../doors.js';
 import { HttpError } from '../errors.js';
-import { dataApiCaller } from '../records/access.js';
+import { chargeDataPlane, dataApiCaller } from '../records/access.js';
 import type { PageRequest } from './data-reads.js';
 import { DataReads } from './data-reads.js';
 import type { TableRecord } from '../../contract/types.js';
 
-/** Root fields one request may ask for: each is a read of the data plane under one rate-limit unit. */
+/**
+ * Root fields one request may ask for. Each root field that reads the data plane (not `__typename`,
+ * `__schema`, `__type`) is one request of the token's rate limit, as the REST call it stands for: the
+ * request's admission counted the first, the rest are counted before it runs.
+ */
 export const MAX_ROOT_FIELDS = 10;
 
 let schema: GraphQLSchema | undefined;
@@ -67,6 +86,18 @@ async function answer(
   }
   const problems = validate(graphqlSchema(), document, [...specifiedRules, rootFieldLimit]);
   if (problems.length > 0) return reply.code(400).send({ errors: problems.map((p) => p.toJSON()) });
+  // The operation that runs: its reads count against the rate limit as REST requests would (graphql-js
+  // answers an operation it cannot pick with an error of its own, reading nothing).
+  const operation = getOperationAST(document, (body.operationName ?? undefined) as string | undefined);
+  if (operation !== null && operation !== undefined) {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of document.definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    const reads = rootFields(operation.selectionSet.selections, (name) => fragments.get(name), {
+      dataOnly: true,
+    });
+    await chargeDataPlane(ctx, caller, reply, reads - 1);
+  }
   const reads = new DataReads(ctx, caller);
   const result = await execute({
     schema: graphqlSchema(),
@@ -113,31 +144,44 @@ function describe(error: GraphQLError) {
 }
 
 /**
- * At most MAX_ROOT_FIELDS root fields in the operation (aliases included), counted as executed: the fields of
- * its fragments (spread or inline) too, each spread as often as it is spread. Counting stops past the limit,
- * so a fragment spread a thousand times costs no more than the limit to count; a fragment within its own
+ * The root fields of a selection counted as executed: the fields of its fragments (spread or inline) too,
+ * each spread as often as it is spread; `dataOnly` leaves out the introspection fields (`__typename`,
+ * `__schema`, `__type`), which read nothing of the data plane. Counting stops past MAX_ROOT_FIELDS, so a
+ * fragment spread a thousand times costs no more than the limit to count; a fragment within its own
  * spreading (a cycle, which graphql-js's own rule refuses) is not entered again.
  */
-function rootFieldLimit(context: ValidationContext) {
-  const count = (selections: readonly SelectionNode[], seen: number, within: ReadonlySet<string>): number => {
+function rootFields(
+  selections: readonly SelectionNode[],
+  fragment: (name: string) => FragmentDefinitionNode | null | undefined,
+  options: { dataOnly: boolean },
+): number {
+  const count = (within: readonly SelectionNode[], seen: number, entered: ReadonlySet<string>): number => {
     let total = seen;
-    for (const selection of selections) {
+    for (const selection of within) {
       if (total > MAX_ROOT_FIELDS) break;
-      if (selection.kind === Kind.FIELD) total += 1;
-      else if (selection.kind === Kind.INLINE_FRAGMENT)
-        total = count(selection.selectionSet.selections, total, within);
+      if (selection.kind === Kind.FIELD) {
+        if (!options.dataOnly || !selection.name.value.startsWith('__')) total += 1;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT)
+        total = count(selection.selectionSet.selections, total, entered);
       else {
         const name = selection.name.value;
-        const fragment = within.has(name) ? undefined : context.getFragment(name);
-        if (fragment !== null && fragment !== undefined)
-          total = count(fragment.selectionSet.selections, total, new Set([...within, name]));
+        const spread = entered.has(name) ? undefined : fragment(name);
+        if (spread !== null && spread !== undefined)
+          total = count(spread.selectionSet.selections, total, new Set([...entered, name]));
       }
     }
     return total;
   };
+  return count(selections, 0, new Set());
+}
+
+/** At most MAX_ROOT_FIELDS root fields in each operation (aliases and fragments' fields included). */
+function rootFieldLimit(context: ValidationContext) {
   return {
     OperationDefinition(node: OperationDefinitionNode) {
-      const fields = count(node.selectionSet.selections, 0, new Set());
+      const fields = rootFields(node.selectionSet.selections, (name) => context.getFragment(name), {
+        dataOnly: false,
+      });
       if (fields > MAX_ROOT_FIELDS)
         context.reportError(
           new GraphQLError(

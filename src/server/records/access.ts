@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { authenticate } from '../context.js';
 import { HttpError } from '../errors.js';
 import { findTable } from '../governance/tables.js';
-import { rateLimitHeaders } from '../rate-limit.js';
+import { rateLimited, rateLimitHeaders } from '../rate-limit.js';
 import type { GovernedTable } from './tables.js';
 import { authorizeTable, loadActiveTable } from './tables.js';
 
@@ -47,6 +47,23 @@ export async function admitDataPlane(
   }
   if (failure !== undefined || caller === undefined) throw failure;
   return caller;
+}
+
+/**
+ * Counts `units` more requests of an admitted caller's rate bucket (a GraphQL request that reads several
+ * times: each read past the first its admission counted), with the X-RateLimit-* headers; 429 past the limit.
+ */
+export async function chargeDataPlane(
+  ctx: AppContext,
+  caller: IntegrationCaller,
+  reply: FastifyReply,
+  units: number,
+): Promise<void> {
+  if (units < 1) return;
+  const state = await ctx.limiter.take(`token:${caller.tokenId}`, units);
+  const now = ctx.clock();
+  reply.headers(rateLimitHeaders(state, now));
+  if (!state.allowed) throw rateLimited(state, now, 'requests (a GraphQL root field is one)');
 }
 
 /** A data-plane request's DATA-API caller: admitted (rate limit) and of the right audience, else 401. */
