@@ -382,6 +382,78 @@ describe('GraphQL, one request of the rate limit per read', () => {
   });
 });
 
+describe('the doors’ failures leak nothing of the database', () => {
+  it('a NUL or unpaired surrogate is invalid_input in the door’s shape; a failed read is internal_error, no SQL', async () => {
+    // The contract lists no 500: this server is made to fail one on purpose.
+    const own = await startTestServer({ contractCheck: false });
+    try {
+      const orders = own.table('orders').id;
+      const token = (
+        await own.issueToken('OWNER', {
+          name: 'leaks',
+          env: 'dev',
+          scopes: [{ tableId: orders, permissions: ['read'] }],
+        })
+      ).tokens.accessToken;
+      const tool = async (name: string, args: Record<string, unknown>) => {
+        const answer = await own.request('POST', `${own.origin}/mcp`, {
+          token,
+          headers: { accept: 'application/json, text/event-stream' },
+          body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+        });
+        expect(answer.status).toBe(200);
+        expect(answer.body.result.isError).toBe(true);
+        const [content] = answer.body.result.content as Array<{ text: string }>;
+        return JSON.parse(content?.text ?? '') as { error: { code: string; message: string } };
+      };
+      for (const args of [
+        { tableId: orders, search: 'a\u0000b' },
+        { tableId: orders, cursor: '\ud800' },
+      ]) {
+        const refused = await tool('list_records', args);
+        expect(refused.error.code, JSON.stringify(args)).toBe('invalid_input');
+        expect(refused.error.message).not.toMatch(/byte sequence|UTF8"|sqlstate/i);
+      }
+      expect((await tool('get_record', { tableId: orders, recordId: 'r\u0000' })).error.code).toBe(
+        'invalid_input',
+      );
+      const query = 'query($t: ID!, $s: String) { records(tableId: $t, search: $s) { total } }';
+      for (const search of ['a\u0000b', 'x\udc00']) {
+        const graphql = await own.request('POST', `${own.origin}/graphql`, {
+          token,
+          body: { query, variables: { t: orders, s: search } },
+        });
+        expect(graphql.status).toBe(200);
+        expect(graphql.body.errors[0]).toMatchObject({
+          path: ['records'],
+          extensions: { code: 'invalid_input', status: 400 },
+        });
+      }
+
+      // The warehouse object now fails when read (a division by zero in a view of the same columns).
+      const [table] = await own.sql('SELECT source FROM gds.tables WHERE id = $1', [orders]);
+      const source = String(table?.source);
+      await own.sql(`ALTER TABLE ${source} RENAME TO orders_kept`);
+      const schema = source.split('.')[0] ?? '';
+      await own.sql(
+        `CREATE VIEW ${source} AS SELECT id, order_id, customer_id, amount / 0 AS amount, status, ordered_on FROM ${schema}.orders_kept`,
+      );
+      const rest = await own.request('GET', `/api/tables/${orders}/records`, { token });
+      expect(rest.status).toBe(500);
+      const failed = await tool('list_records', { tableId: orders });
+      expect(failed.error).toEqual({ code: 'internal_error', message: 'The server failed; see its log.' });
+      const graphql = await own.request('POST', `${own.origin}/graphql`, {
+        token,
+        body: { query, variables: { t: orders } },
+      });
+      expect(graphql.status).toBe(500);
+      expect(JSON.stringify(graphql.body)).not.toMatch(/division|orders_kept|SELECT/i);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('the doors’ contracts beside openapi.yaml', () => {
   it('the GraphQL schema is src/contract/schema.graphql, and docs/doors.md lists the MCP tools', async () => {
     const sdl = readFileSync(new URL('../../src/contract/schema.graphql', import.meta.url), 'utf8');

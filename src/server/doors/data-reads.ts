@@ -5,6 +5,7 @@ import type { IntegrationCaller } from '../auth/caller.js';
 import { findContract } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
+import { checkInput } from '../input-rule.js';
 import type { GrantedTableRow } from '../records/access.js';
 import { grantedTable, grantedTables } from '../records/access.js';
 import type { ListResult } from '../records/store.js';
@@ -39,7 +40,11 @@ export interface PageRequest {
   search?: string | null | undefined;
 }
 
-/** The reads of one DATA-API caller. */
+/**
+ * The reads of one DATA-API caller. Each argument is held to the input rule (input-rule.ts) before it reaches
+ * the database: a NUL or an unpaired surrogate is 400 `invalid_input` in the door's own error shape, never
+ * the database's message.
+ */
 export class DataReads {
   constructor(
     private readonly ctx: AppContext,
@@ -51,6 +56,7 @@ export class DataReads {
   }
 
   async table(tableId: string): Promise<TableDescription> {
+    checkInput({ tableId }, 'request');
     const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
     const contract = await findContract(this.ctx.db, table.id);
     return {
@@ -77,6 +83,7 @@ export class DataReads {
 
   /** A page by key: the first page counts the matches, later ones (after a cursor) do not. */
   async records(request: PageRequest): Promise<ListResult> {
+    checkInput(request, 'request');
     const first = request.first ?? 50;
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE)
       throw badRequest('invalid_query', `first must be an integer from 1 to ${MAX_PAGE}; got ${first}.`, {
@@ -92,6 +99,7 @@ export class DataReads {
   }
 
   async record(tableId: string, recordId: string): Promise<TableRecord> {
+    checkInput({ tableId, recordId }, 'request');
     const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
     return getRecord(this.ctx.db, table, recordId);
   }

@@ -5,7 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
@@ -36,7 +36,7 @@ export function mcpRoutes(app: FastifyInstance, ctx: AppContext): void {
         id: null,
       });
     const reads = new DataReads(ctx, requireDataApi(await callerOf(ctx, request)));
-    const server = mcpServer(reads);
+    const server = mcpServer(reads, request.log);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -69,7 +69,8 @@ export function mcpRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
 }
 
-function mcpServer(reads: DataReads): McpServer {
+function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
+  const result = (read: () => Promise<object>) => toolResult(read, log);
   const server = new McpServer({ name: 'gds', version: '0.1.0' });
   const tableId = z.string().describe('The table id (tbl_…), as list_tables shows it');
   server.registerTool(
@@ -134,8 +135,12 @@ function mcpServer(reads: DataReads): McpServer {
   return server;
 }
 
-/** A tool's answer as JSON text and structured content; a refused read (403, 404, 400) is a tool error. */
-async function result(read: () => Promise<object>): Promise<CallToolResult> {
+/**
+ * A tool's answer as JSON text and structured content; a refused read (403, 404, 400) is a tool error with
+ * the data plane's code and message. Any other failure is logged and answered as `internal_error` with no
+ * detail: the SDK would put the error's own message (a database's, with its SQL) in the tool's answer.
+ */
+async function toolResult(read: () => Promise<object>, log: FastifyBaseLogger): Promise<CallToolResult> {
   try {
     const value = await read();
     return {
@@ -143,12 +148,11 @@ async function result(read: () => Promise<object>): Promise<CallToolResult> {
       structuredContent: value as Record<string, unknown>,
     };
   } catch (error) {
-    if (!(error instanceof HttpError) || error.status >= 500) throw error;
-    return {
-      isError: true,
-      content: [
-        { type: 'text', text: JSON.stringify({ error: { code: error.code, message: error.message } }) },
-      ],
-    };
+    const refused = error instanceof HttpError && error.status < 500;
+    if (!refused) log.error({ err: error }, 'MCP tool failed');
+    const answer = refused
+      ? { code: error.code, message: error.message }
+      : { code: 'internal_error', message: 'The server failed; see its log.' };
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: answer }) }] };
   }
 }
