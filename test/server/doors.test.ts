@@ -2,6 +2,7 @@
 // client over Streamable HTTP) read what a DATA-API token grants, under the data plane's scopes,
 // environment check and rate limit; every other credential is 401, as on REST's table endpoints.
 import { readFileSync } from 'node:fs';
+import { getIntrospectionQuery } from 'graphql';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +187,37 @@ describe('GraphQL', () => {
     const cycle = await graphql(reader, 'query { ...F } fragment F on Query { tables { id } ...F }');
     expect(cycle.status).toBe(400);
     expect(cycle.body.errors.map((e: { message: string }) => e.message).join(' ')).toContain('F');
+  });
+
+  it('answers each record once: below the root a field is asked for under one name; the body and tokens are bounded', async () => {
+    const records = (selection: string, fragments = '') =>
+      graphql(
+        reader,
+        `query($t: ID!) { records(tableId: $t, first: 100) { records { ${selection} } } } ${fragments}`,
+        { t: crm },
+      );
+    const aliases = Array.from({ length: 1000 }, (_, i) => `a${i}: values`).join(' ');
+    const amplified = await records(aliases);
+    expect(amplified.status).toBe(400);
+    expect(amplified.body.data).toBeUndefined();
+    expect(amplified.body.errors[0].message).toContain('Field "values" is asked for under 1000 names');
+    // Through fragments, spread or inline, as well; a field asked twice under its own name is still one.
+    const spread = await records('values ...V', 'fragment V on Record { again: values }');
+    expect(spread.status).toBe(400);
+    expect((await records('id ... on Record { other: id }')).status).toBe(400);
+    const plain = await records('id values id ...V ...V', 'fragment V on Record { values }');
+    expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+    // The schema's introspection, as GraphiQL and code generators ask it, is served.
+    const introspection = await graphql(reader, getIntrospectionQuery({ descriptions: true }));
+    expect(introspection.status).toBe(200);
+    expect(introspection.body.data.__schema.queryType.name).toBe('Query');
+    // A body over 256 KB is 413 before it is parsed; a query of more than 10,000 tokens is 400.
+    const big = await graphql(reader, `{ tables { id } } # ${'x'.repeat(300 * 1024)}`);
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('payload_too_large');
+    const tokens = await graphql(reader, `{ ${'__typename '.repeat(10_001)} }`);
+    expect(tokens.status).toBe(400);
+    expect(tokens.body.errors[0].message).toContain('tokens');
   });
 
   it.each(Object.keys(refused))('refuses a %s with 401, as the data plane does', async (caller) => {

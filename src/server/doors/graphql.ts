@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
+  FieldNode,
   FragmentDefinitionNode,
   GraphQLSchema,
   OperationDefinitionNode,
@@ -39,6 +40,16 @@ import type { TableRecord } from '../../contract/types.js';
  */
 export const MAX_ROOT_FIELDS = 10;
 
+/**
+ * A GraphQL request's body, at most: a query of this schema is a few kilobytes (the full introspection query
+ * is about 2 KB), and parsing and validating costs time in proportion to the text (the server's 25 MB
+ * would be a minute of work under one request of the rate limit).
+ */
+export const GRAPHQL_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** Tokens a query may hold: graphql-js stops parsing past them. */
+export const MAX_QUERY_TOKENS = 10_000;
+
 let schema: GraphQLSchema | undefined;
 
 /** The schema of src/contract/schema.graphql (read once). */
@@ -57,6 +68,7 @@ export function graphqlRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post(
     GRAPHQL_PATH,
     {
+      bodyLimit: GRAPHQL_BODY_LIMIT_BYTES,
       onRequest: async (request, reply) => {
         request.caller = await dataApiCaller(ctx, request, reply);
       },
@@ -80,11 +92,15 @@ async function answer(
     return refuse(reply, 'operationName must be a string.');
   let document;
   try {
-    document = parse(body.query);
+    document = parse(body.query, { maxTokens: MAX_QUERY_TOKENS });
   } catch (error) {
     return refuse(reply, (error as GraphQLError).message);
   }
-  const problems = validate(graphqlSchema(), document, [...specifiedRules, rootFieldLimit]);
+  const problems = validate(graphqlSchema(), document, [
+    ...specifiedRules,
+    rootFieldLimit,
+    oneResponseNamePerField,
+  ]);
   if (problems.length > 0) return reply.code(400).send({ errors: problems.map((p) => p.toJSON()) });
   // The operation that runs: its reads count against the rate limit as REST requests would (graphql-js
   // answers an operation it cannot pick with an error of its own, reading nothing).
@@ -189,6 +205,54 @@ function rootFieldLimit(context: ValidationContext) {
             { nodes: [node] },
           ),
         );
+    },
+  };
+}
+
+/**
+ * Below the root, each field once a selection set: the fields there take no arguments, so an alias could only
+ * repeat the same value, and `records { records { a1: values … a9999: values } }` would answer each record
+ * thousands of times (70 MB from a 600 KB query) under one request of the rate limit. Fields met through
+ * fragments (spread or inline) on the same object count with the selection set's own.
+ */
+function oneResponseNamePerField(context: ValidationContext) {
+  const collect = (
+    selections: readonly SelectionNode[],
+    names: Map<string, Set<string>>,
+    entered: Set<string>,
+  ): void => {
+    for (const selection of selections) {
+      if (selection.kind === Kind.FIELD) {
+        const field = selection.name.value;
+        const responses = names.get(field) ?? new Set<string>();
+        responses.add(selection.alias?.value ?? field);
+        names.set(field, responses);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT)
+        collect(selection.selectionSet.selections, names, entered);
+      else {
+        // A fragment adds the same names however often it is spread: each is entered once (no cycle, and
+        // fragments spreading each other twice over cost no more than their text).
+        const name = selection.name.value;
+        const fragment = entered.has(name) ? undefined : context.getFragment(name);
+        entered.add(name);
+        if (fragment !== null && fragment !== undefined)
+          collect(fragment.selectionSet.selections, names, entered);
+      }
+    }
+  };
+  return {
+    Field(node: FieldNode) {
+      if (node.selectionSet === undefined) return;
+      const names = new Map<string, Set<string>>();
+      collect(node.selectionSet.selections, names, new Set());
+      for (const [field, responses] of names)
+        if (responses.size > 1)
+          context.reportError(
+            new GraphQLError(
+              `Field "${field}" is asked for under ${responses.size} names (${[...responses].slice(0, 3).join(', ')}${responses.size > 3 ? ', …' : ''}) within "${node.name.value}": below the root, ask for each field once.`,
+              { nodes: [node] },
+            ),
+          );
     },
   };
 }
