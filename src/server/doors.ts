@@ -2,6 +2,14 @@
 // publishes its own base URL: the ready file, the start-up banner and the dashboard show them.
 import type { AppContext } from './context.js';
 
+/**
+ * The body of a GraphQL or MCP request, at most: a query of the GraphQL schema or an MCP tool call is a few
+ * kilobytes (the full introspection query is about 2 KB). REST's reads take their arguments in the URL,
+ * which Node bounds at 16 KB; the server's 25 MB (for recertify's run results) would let one request of the
+ * rate limit parse, validate and search with megabytes.
+ */
+export const DOOR_BODY_LIMIT_BYTES = 256 * 1024;
+
 export const GRAPHQL_PATH = '/graphql';
 export const MCP_PATH = '/mcp';
 

@@ -335,6 +335,32 @@ describe('MCP, one message a request', () => {
   });
 });
 
+describe('MCP, a bounded body', () => {
+  it('refuses a body over 256 KB with 413 before the SDK reads it; a tool call under it is served', async () => {
+    const headers = { accept: 'application/json, text/event-stream' };
+    const call = (search: string) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_records', arguments: { tableId: crm, limit: 1, search } },
+    });
+    const over = await server.request('POST', `${server.origin}/mcp`, {
+      token: reader,
+      headers,
+      body: call('x'.repeat(300 * 1024)),
+    });
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe('payload_too_large');
+    const under = await server.request('POST', `${server.origin}/mcp`, {
+      token: reader,
+      headers,
+      body: call('x'.repeat(100 * 1024)),
+    });
+    expect(under.status).toBe(200);
+    expect(under.body.result.isError).toBeFalsy();
+  });
+});
+
 describe('one rate limit for every door', () => {
   it('counts a token’s REST, GraphQL and MCP requests in one window', async () => {
     const limited = await startTestServer({ rateLimit: 3 });

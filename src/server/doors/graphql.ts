@@ -26,7 +26,7 @@ import type { IntegrationCaller } from '../auth/caller.js';
 import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
-import { GRAPHQL_PATH } from '../doors.js';
+import { DOOR_BODY_LIMIT_BYTES, GRAPHQL_PATH } from '../doors.js';
 import { HttpError } from '../errors.js';
 import { chargeDataPlane, dataApiCaller } from '../records/access.js';
 import type { PageRequest } from './data-reads.js';
@@ -39,13 +39,6 @@ import type { TableRecord } from '../../contract/types.js';
  * request's admission counted the first, the rest are counted before it runs.
  */
 export const MAX_ROOT_FIELDS = 10;
-
-/**
- * A GraphQL request's body, at most: a query of this schema is a few kilobytes (the full introspection query
- * is about 2 KB), and parsing and validating costs time in proportion to the text (the server's 25 MB
- * would be a minute of work under one request of the rate limit).
- */
-export const GRAPHQL_BODY_LIMIT_BYTES = 256 * 1024;
 
 /** Tokens a query may hold: graphql-js stops parsing past them. */
 export const MAX_QUERY_TOKENS = 10_000;
@@ -68,7 +61,7 @@ export function graphqlRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post(
     GRAPHQL_PATH,
     {
-      bodyLimit: GRAPHQL_BODY_LIMIT_BYTES,
+      bodyLimit: DOOR_BODY_LIMIT_BYTES,
       onRequest: async (request, reply) => {
         request.caller = await dataApiCaller(ctx, request, reply);
       },

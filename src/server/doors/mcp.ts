@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
-import { MCP_PATH } from '../doors.js';
+import { DOOR_BODY_LIMIT_BYTES, MCP_PATH } from '../doors.js';
 import { badRequest, HttpError } from '../errors.js';
 import { dataApiCaller } from '../records/access.js';
 import { DataReads, MAX_PAGE } from './data-reads.js';
@@ -22,7 +22,7 @@ export function mcpRoutes(app: FastifyInstance, ctx: AppContext): void {
   const admit = async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await dataApiCaller(ctx, request, reply);
   };
-  app.post(MCP_PATH, { onRequest: admit }, async (request, reply) => {
+  app.post(MCP_PATH, { onRequest: admit, bodyLimit: DOOR_BODY_LIMIT_BYTES }, async (request, reply) => {
     // One message a request: a JSON-RPC batch would be many reads under the one rate-limit unit its request
     // took (the MCP revision of 2025-06-18 has no batches; the SDK's transport still takes up to 100).
     if (Array.isArray(request.body))
