@@ -14,6 +14,9 @@ import { rateLimited, rateLimitHeaders } from '../rate-limit.js';
 import type { GovernedTable } from './tables.js';
 import { authorizeTable, loadActiveTable } from './tables.js';
 
+/** The rate bucket of an integration token: every door's requests with it count in this one window. */
+const tokenBucket = (tokenId: string) => `token:${tokenId}`;
+
 /**
  * Authenticates a data-plane request and takes one request from its rate bucket (X-RateLimit-* on the
  * reply, 401 and 429 included); throws 429 past the limit, then the authentication's own failure.
@@ -32,7 +35,7 @@ export async function admitDataPlane(
   }
   // A caller that is not an integration token counts against its address, not against a bucket of its
   // own per (bogus) credential.
-  const key = caller?.kind === 'integration' ? `token:${caller.tokenId}` : `address:${request.ip}`;
+  const key = caller?.kind === 'integration' ? tokenBucket(caller.tokenId) : `address:${request.ip}`;
   const state = await ctx.limiter.take(key);
   const headers = rateLimitHeaders(state, ctx.clock());
   reply.headers(headers);
@@ -60,7 +63,7 @@ export async function chargeDataPlane(
   units: number,
 ): Promise<void> {
   if (units < 1) return;
-  const state = await ctx.limiter.take(`token:${caller.tokenId}`, units);
+  const state = await ctx.limiter.take(tokenBucket(caller.tokenId), units);
   const now = ctx.clock();
   reply.headers(rateLimitHeaders(state, now));
   if (!state.allowed) throw rateLimited(state, now, 'requests (a GraphQL root field is one)');
