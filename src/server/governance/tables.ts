@@ -148,6 +148,20 @@ export async function findTable(
   return row ? toTableRow(row) : null;
 }
 
+/** The active tables of these ids in the workspace, in one read (ids not found are left out). */
+export async function findTables(
+  q: Queryable,
+  workspaceId: string,
+  tableIds: readonly string[],
+): Promise<TableRow[]> {
+  if (tableIds.length === 0) return [];
+  const rows = await q.query<Row>(
+    `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE id = ANY($1::text[]) AND workspace_id = $2 AND active`,
+    [[...tableIds], workspaceId],
+  );
+  return rows.map(toTableRow);
+}
+
 /** Like `findTable`, but 404 `table_not_found` when there is no such active table. */
 export async function loadTable(
   q: Queryable,

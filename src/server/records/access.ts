@@ -9,7 +9,7 @@ import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { authenticate } from '../context.js';
 import { HttpError } from '../errors.js';
-import { findTable } from '../governance/tables.js';
+import { findTables } from '../governance/tables.js';
 import { rateLimited, rateLimitHeaders } from '../rate-limit.js';
 import type { GovernedTable } from './tables.js';
 import { authorizeTable, loadActiveTable } from './tables.js';
@@ -104,9 +104,7 @@ export interface GrantedTableRow {
  */
 export async function grantedTables(ctx: AppContext, caller: IntegrationCaller): Promise<GrantedTableRow[]> {
   const rows: GrantedTableRow[] = [];
-  for (const tableId of Object.values(caller.tableIds)) {
-    const table = await findTable(ctx.db, caller.workspaceId, tableId);
-    if (!table) continue;
+  for (const table of await findTables(ctx.db, caller.workspaceId, Object.values(caller.tableIds))) {
     const permissions = (['read', 'write'] as const).filter((permission) => {
       try {
         authorizeTable(caller, table, permission);
