@@ -20,7 +20,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /** What one attempt ended with, as far as retrying is concerned. */
 export type AttemptOutcome =
-  { kind: 'status'; status: number; retryAfterSeconds: number | undefined } | { kind: 'network' };
+  | { kind: 'status'; status: number; retryAfterSeconds: number | undefined }
+  /** `answerTimedOut`: the request went and no answer came in time (the service may still be at it). */
+  | { kind: 'network'; answerTimedOut?: boolean };
 
 export type RetryDecision = { retry: false } | { retry: true; delayMs: number; reason: string };
 
@@ -30,7 +32,10 @@ const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 /**
  * Retry rules: a 429, and a 503 with `Retry-After` (the service busy: nothing was done), on any method
  * wait for `Retry-After`; connection failures and other 502/503/504 are retried only for idempotent
- * methods, since a POST may have taken effect; at most `maxRetries` retries in all.
+ * methods, since a POST may have taken effect, and for a request with an `Idempotency-Key` (`keyed`),
+ * which the service applies once however often it is sent, except after waiting out a whole answer
+ * timeout (the service is slow, not gone: the same wait again helps no one); at most `maxRetries`
+ * retries in all.
  */
 export function decideRetry(
   method: string,
@@ -38,6 +43,7 @@ export function decideRetry(
   retriesSoFar: number,
   policy: RetryPolicy,
   random: () => number,
+  keyed = false,
 ): RetryDecision {
   if (retriesSoFar >= policy.maxRetries) return { retry: false };
   const busy = outcome.kind === 'status' && outcome.status === 503 && outcome.retryAfterSeconds !== undefined;
@@ -48,7 +54,8 @@ export function decideRetry(
     if (wait > policy.maxRetryAfterSeconds) return { retry: false };
     return { retry: true, delayMs: wait * 1000, reason: `${outcome.status}, Retry-After ${wait}s` };
   }
-  if (!IDEMPOTENT.has(method)) return { retry: false };
+  if (!IDEMPOTENT.has(method) && !(keyed && !(outcome.kind === 'network' && outcome.answerTimedOut)))
+    return { retry: false };
   if (outcome.kind === 'network') {
     return { retry: true, delayMs: backoffMs(retriesSoFar, policy, random), reason: 'connection failure' };
   }

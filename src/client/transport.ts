@@ -328,7 +328,10 @@ export function createTransport(options: TransportOptions): Transport {
         log(`✗ ${req.method} ${url} ${Date.now() - started}ms: ${network.message}`);
         if (network.failure === 'certificate') throw network; // the same certificate comes back
         failure = network;
-        outcome = { kind: 'network' };
+        outcome = {
+          kind: 'network',
+          answerTimedOut: network.code === 'HEADERS_TIMEOUT' || network.code === 'BODY_TIMEOUT',
+        };
       } else {
         const { res, text, read } = answer;
         const requestId = res.headers.get('x-request-id') ?? undefined;
@@ -369,7 +372,8 @@ export function createTransport(options: TransportOptions): Transport {
         outcome = { kind: 'status', status: res.status, retryAfterSeconds };
       }
 
-      const decision = decideRetry(req.method, outcome, retries, policy, random);
+      const keyed = Object.keys(req.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+      const decision = decideRetry(req.method, outcome, retries, policy, random, keyed);
       if (!decision.retry) throw failure;
       retries += 1;
       stats.retries += 1;

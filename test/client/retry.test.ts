@@ -61,6 +61,24 @@ describe('decideRetry', () => {
     },
   );
 
+  it('retries a POST with an Idempotency-Key (applied once however often sent) as a GET, but not after an answer timeout', () => {
+    const keyed = (outcome: Parameters<typeof decideRetry>[1]) =>
+      decideRetry('POST', outcome, 0, DEFAULT_RETRY_POLICY, () => 0.5, true).retry;
+    expect(
+      [502, 503, 504].map((status) => keyed({ kind: 'status', status, retryAfterSeconds: undefined })),
+    ).toEqual([true, true, true]);
+    expect(keyed({ kind: 'network' })).toBe(true);
+    expect(keyed({ kind: 'network', answerTimedOut: true })).toBe(false);
+    expect(
+      [400, 401, 403, 409, 422, 500].map((status) =>
+        keyed({ kind: 'status', status, retryAfterSeconds: undefined }),
+      ),
+    ).toEqual(Array(6).fill(false));
+    expect(decideRetry('POST', { kind: 'network' }, 3, DEFAULT_RETRY_POLICY, () => 0.5, true).retry).toBe(
+      false,
+    );
+  });
+
   it.each(['POST', 'PATCH', 'GET'])(
     'waits out a 503 that says when to come back (Retry-After: the service was busy) on %s too',
     (method) => {

@@ -381,6 +381,30 @@ describe('retries', () => {
     expect(api.seen).toHaveLength(1);
   });
 
+  it('retries a POST carrying an Idempotency-Key after a reset connection, with the same key', async () => {
+    const keys: Array<string | null> = [];
+    const answers = inOrder(
+      () => HttpResponse.error(),
+      () => HttpResponse.json({ ok: true }),
+    );
+    api.use(
+      http.post(URL_OF('/api/workspace/recertify'), ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return answers();
+      }),
+    );
+    const { transport, sleeps } = track(setup());
+    const res = await transport.request({
+      method: 'POST',
+      path: uncheckedPath('/api/workspace/recertify'),
+      body: {},
+      headers: { 'Idempotency-Key': 'k-1' },
+    });
+    expect(res.data).toEqual({ ok: true });
+    expect(sleeps).toHaveLength(1);
+    expect(keys).toEqual(['k-1', 'k-1']);
+  });
+
   it.each(['POST', 'PATCH'] as const)('never retries a %s answered 503', async (method) => {
     const handler = method === 'POST' ? http.post : http.patch;
     api.use(handler(URL_OF('/api/x'), errorBody(503, 'unavailable', 'down for maintenance')));

@@ -1,7 +1,7 @@
 // `gds recertify` of a run cut off part-way, on PGlite and PostgreSQL (skipped, saying why, without
 // GDS_TEST_DATABASE_URL). A 1,100-model run goes as three signals (500, 500, 100) through a proxy that stands
 // for a service killed mid-run: it lets the service apply the second signal, then drops the connection
-// before the answer arrives. The run fails with exit 9 saying which dbt nodes were signalled, which may have
+// before the answer arrives, and is gone for gds's retries of that signal. The run fails with exit 9 saying which dbt nodes were signalled, which may have
 // been and which were not; the same run started again sends only the second and third parts, the service
 // answers the second as the first time without applying it again, and every table is signalled exactly once.
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -34,6 +34,8 @@ describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgre
   const signals: Array<{ replayed: boolean }> = [];
   /** The signal (1-based, counted from now) whose answer the proxy drops after the service applied it. */
   let cutAt: number | undefined;
+  /** After that, the service is gone: gds's retries of the signal (it carries an idempotency key) find no one. */
+  let down = false;
 
   beforeAll(async () => {
     if (skip !== undefined) return;
@@ -49,6 +51,10 @@ describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgre
     const target = new URL(server.url);
     proxy = createServer((req, res) => {
       const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
+      if (isSignal && down) {
+        req.socket.destroy();
+        return;
+      }
       const upstream = httpRequest(
         {
           host: target.hostname,
@@ -63,6 +69,7 @@ describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgre
             signals.push({ replayed: answer.headers['idempotent-replayed'] === 'true' });
             if (cutAt !== undefined && (cutAt -= 1) === 0) {
               // The service applied the signal; the client never hears of it.
+              down = true;
               answer.resume();
               answer.on('end', () => req.socket.destroy());
               return;
@@ -131,6 +138,7 @@ describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgre
 
   it('the same run again sends only the rest, and nothing is applied twice', needs(skip), async () => {
     signals.length = 0;
+    down = false;
     const warnings: RecertifyWarning[] = [];
     const response = await run(warnings);
     expect(warnings).toEqual([
