@@ -308,7 +308,13 @@ export async function recertify(
   const only = parts[0];
   if (parts.length === 1 && only !== undefined) {
     input.progress?.(runReport(parts, new Map(), 0));
-    const response = await client.recertification.signal(request, { idempotencyKey: only.key });
+    let response: RecertifyResponse;
+    try {
+      response = await client.recertification.signal(request, { idempotencyKey: only.key });
+    } catch (error) {
+      // Refused, nothing was applied: the error as it is. Sent and unanswered: say that it may have been.
+      throw mayHaveBeenApplied(error) ? partFailed(error, 0, parts, new Map()) : error;
+    }
     input.progress?.(runReport(parts, new Map([[0, response]]), undefined));
     return response;
   }
@@ -337,7 +343,7 @@ export async function recertify(
     } catch (error) {
       // The first part refused with nothing signalled before it: as with one signal. Otherwise saying only its
       // error would tell a CI job the run was not signalled at all.
-      if (answers.size === 0) throw error;
+      if (answers.size === 0 && !mayHaveBeenApplied(error)) throw error;
       throw partFailed(error, index, parts, answers);
     }
   }
@@ -394,11 +400,15 @@ function partFailed(
   const reason = error instanceof Error ? error.message : String(error);
   const report = runReport(parts, answers, mayHaveBeenApplied(error) ? index : undefined);
   const { signalled: sent, unconfirmed: inFlight, notSent } = report;
+  const which =
+    parts.length === 1
+      ? 'The signal of this run'
+      : `Part ${index + 1} of the ${parts.length} signals of this run`;
   return new CliError(
-    `Part ${index + 1} of the ${parts.length} signals of this run failed (${reason}). ${sent.length} of ${sent.length + inFlight.length + notSent.length} ` +
+    `${which} failed (${reason}). ${sent.length} of ${sent.length + inFlight.length + notSent.length} ` +
       `rebuilt tables were signalled (${report.governed} governed)` +
       (inFlight.length > 0
-        ? `; the ${inFlight.length} of part ${index + 1} may have been (the answer was lost)`
+        ? `; the ${inFlight.length} of ${parts.length === 1 ? 'the signal' : `part ${index + 1}`} may have been (the answer was lost)`
         : '') +
       `; ${notSent.length} were not.`,
     {
@@ -408,12 +418,23 @@ function partFailed(
           : error instanceof NetworkError
             ? ExitCode.Unavailable
             : ExitCode.Failure,
-      code: error instanceof ApiError ? error.code : 'recertify_failed',
-      suggestion: RESUME_ADVICE,
+      code:
+        error instanceof ApiError
+          ? error.code
+          : error instanceof NetworkError
+            ? error.failure === 'timeout'
+              ? 'timeout'
+              : 'unreachable'
+            : 'recertify_failed',
+      suggestion: report.resumable ? RESUME_ADVICE : UNKEYED_ADVICE,
       details: report,
     },
   );
 }
+
+const UNKEYED_ADVICE =
+  'Fix the cause and run the same gds recertify again: its signals carry no idempotency key (--tables, or ' +
+  'run results without a dbt invocation id), so the tables already signalled are signalled again.';
 
 const RESUME_ADVICE =
   'Fix the cause and run the same gds recertify again: it sends only the parts not signalled, and the ' +
@@ -478,7 +499,11 @@ async function runState(
  */
 async function runParts(request: RecertifyRequest): Promise<RunPart[]> {
   const run = request.runResults as { results?: unknown; metadata?: { invocation_id?: unknown } } | undefined;
-  if (run === undefined || !Array.isArray(run.results)) return [{ request, key: undefined, uniqueIds: [] }];
+  if (run === undefined || !Array.isArray(run.results)) {
+    // --tables: the names given stand for the nodes.
+    const names = (request.tables ?? []).map((t) => (typeof t === 'string' ? t : t.name));
+    return [{ request, key: undefined, uniqueIds: names }];
+  }
   const keyOf = (part: RecertifyRequest) =>
     typeof run.metadata?.invocation_id === 'string'
       ? `gds-recertify-${createHash('sha256')

@@ -1,0 +1,142 @@
+// `gds recertify` of a dbt run small enough for one signal (the usual case), when the service applied the signal
+// and its answer never came back: through a proxy that stands for a service killed as it answered, once
+// (gds sends the signal again with its idempotency key and is answered as the first time), or for good (gds
+// says the signal was sent and may have been applied, and which dbt nodes it named: exit 9, one JSON error
+// line under --json). The same command run again once the service is back applies nothing twice.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { request as httpRequest, createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+
+describe('recertify of a one-signal run whose answer is lost', () => {
+  let server: TestServer;
+  let proxy: Server;
+  let proxyUrl: string;
+  let dir: string;
+  let token: string;
+  let names: string[];
+  /** How the proxy treats the next signals: forwards them, drops the answer of the next one, or is gone. */
+  let mode: 'pass' | 'drop-once' | 'gone' = 'pass';
+  /** The signals that reached the service. */
+  let reached = 0;
+
+  beforeAll(async () => {
+    server = await startTestServer({ jobs: 'manual' });
+    names = await certifiedCopies(server, 3, 'lost');
+    dir = await mkdtemp(join(tmpdir(), 'gds-recertify-lost-'));
+    await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-lost'));
+    token = await recertifyToken(server);
+    const target = new URL(server.url);
+    proxy = createServer((req, res) => {
+      const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
+      if (isSignal && mode === 'gone' && reached > 0) {
+        req.socket.destroy();
+        return;
+      }
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
+          headers: { ...req.headers, host: target.host },
+        },
+        (answer) => {
+          if (isSignal) reached += 1;
+          if (isSignal && (mode === 'gone' || (mode === 'drop-once' && reached === 1))) {
+            // The service applied the signal; gds never hears of it.
+            answer.resume();
+            answer.on('end', () => req.socket.destroy());
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    await server?.close();
+  });
+
+  const gds = (args: string[]): Promise<CliResult> =>
+    runInProcess(args, {
+      env: {
+        GDS_CONFIG_DIR: join(dir, 'gds'),
+        XDG_STATE_HOME: join(dir, 'state'),
+        SERVICE_API_URL: proxyUrl,
+        SERVICE_TOKEN: token,
+      },
+    });
+  const recertify = () =>
+    gds(['recertify', '--run-results', join(dir, 'run_results.json'), '--env', 'dev', '--json']);
+
+  /** RECERTIFY_SIGNAL audit entries of the run's tables: one per table each time the signal is applied. */
+  const applied = async () =>
+    (
+      await server.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM gds.audit_log WHERE action = 'RECERTIFY_SIGNAL' AND table_id LIKE 'tbl_lost\\_%'`,
+      )
+    )[0]?.n;
+
+  it('an answer lost once: gds sends the signal again and the service answers it without applying it twice', async () => {
+    mode = 'drop-once';
+    reached = 0;
+    const r = await recertify();
+    expect(r.code, r.stderr).toBe(0);
+    expect(reached).toBe(2);
+    const response = JSON.parse(r.stdout) as { governed: number; outcomes: Array<{ table: string }> };
+    expect(response.governed).toBe(3);
+    expect(response.outcomes.map((o) => o.table)).toEqual(names);
+    expect(await applied()).toBe(3);
+  });
+
+  it('an answer lost for good: exit 9, saying the signal was sent and may have been applied, naming its nodes', async () => {
+    mode = 'gone';
+    reached = 0;
+    // A run of its own (another invocation), so that the service has not answered it before.
+    await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-lost-2'));
+    const before = await applied();
+    const r = await recertify();
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    const { error } = JSON.parse(lines[0] ?? '') as {
+      error: { code: string; message: string; suggestion: string; details: Record<string, unknown> };
+    };
+    expect(error.code).toBe('unreachable');
+    expect(error.message).toContain('The signal of this run failed');
+    expect(error.message).toContain('0 of 3 rebuilt tables were signalled');
+    expect(error.message).toContain('the 3 of the signal may have been (the answer was lost)');
+    expect(error.details).toMatchObject({
+      signalled: [],
+      unconfirmed: names.map((n) => `model.shop.${n}`),
+      notSent: [],
+      resumable: true,
+    });
+    expect(error.suggestion).toContain('without applying it twice');
+    // The service did apply it, once.
+    expect(await applied()).toBe((before ?? 0) + 3);
+
+    // The service is back: the same command is answered as the first time, nothing applied again.
+    mode = 'pass';
+    const again = await recertify();
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as { governed: number }).governed).toBe(3);
+    expect(await applied()).toBe((before ?? 0) + 3);
+  });
+});
