@@ -14,7 +14,8 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     "above, on which gds draws that 60-minute token as it runs (SERVICE_TOKEN in CI). Either --run-results (dbt's " +
     'target/run_results.json, schema v1-v6, with --manifest to match models by definition) or --tables a,b. ' +
     'Models, seeds and snapshots with status success (or partial success: a microbatch model some of whose ' +
-    'batches failed) are the rebuilt tables; tests are evidence only. A run ' +
+    'batches failed) are the rebuilt tables; tests are evidence only; those that failed or were skipped are ' +
+    'not signalled, and stderr names them (--json: a warning line, code not_rebuilt). A run ' +
     'that built nothing (dbt docs generate, compile, list, parse, show) exits 7 and sends nothing; one that rebuilt ' +
     'more than 500 tables (the most a signal names) is sent as several signals of at most 500, one after ' +
     'another, each waited for up to ten minutes. Each part of a run carries an idempotency key (from the ' +
@@ -84,7 +85,7 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
       trigger: flags.trigger,
       evidenceRunId: flags['evidence-run-id'],
     };
-    const warn = (warning: { code: string; message: string }) => {
+    const warn = (warning: { code: string; message: string; details?: object }) => {
       if (this.out.json) this.out.errorRecord({ warning });
       else this.out.warn(warning.message);
     };

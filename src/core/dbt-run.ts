@@ -142,6 +142,33 @@ export function readRunResults(value: unknown): RunReading {
   };
 }
 
+/** A model, seed or snapshot of the run that was not rebuilt: its unique id and dbt's status (error, skipped, …). */
+export interface UnbuiltNode {
+  uniqueId: string;
+  status: string;
+}
+
+/**
+ * The models, seeds and snapshots a run that built something did not rebuild (their result's status is
+ * not success or partial success: an error, a skip after an upstream failure), in the run's order. Their
+ * tables are not signalled. Empty for a file `readRunResults` does not read.
+ */
+export function unbuiltNodes(value: unknown): UnbuiltNode[] {
+  if (!isObject(value) || !Array.isArray(value['results'])) return [];
+  const unbuilt: UnbuiltNode[] = [];
+  for (const result of value['results']) {
+    if (!isObject(result) || typeof result['status'] !== 'string') continue;
+    if (REBUILT_STATUSES.includes(result['status'])) continue;
+    const node = isObject(result['node']) ? result['node'] : undefined;
+    const uniqueId = typeof result['unique_id'] === 'string' ? result['unique_id'] : node?.['unique_id'];
+    if (typeof uniqueId !== 'string') continue;
+    const declared = node?.['resource_type'];
+    const resourceType = typeof declared === 'string' ? declared : (uniqueId.split('.')[0] ?? '');
+    if (BUILT_RESOURCE_TYPES.includes(resourceType)) unbuilt.push({ uniqueId, status: result['status'] });
+  }
+  return unbuilt;
+}
+
 /** rpc methods (dbt rpc server, dbt Cloud IDE) that compile or query without building a table. */
 const RPC_BUILDS_NOTHING: Readonly<Record<string, string>> = {
   compile_sql: 'dbt rpc compile_sql',

@@ -11,9 +11,10 @@ import type { ApiClient } from '../client/index.js';
 import type { RecertificationRequest } from '../client/areas/recertification.js';
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
 import { ApiError, NetworkError } from '../client/errors.js';
-import type { ReducedManifest } from '../core/dbt-run.js';
+import type { ReducedManifest, UnbuiltNode } from '../core/dbt-run.js';
 import {
   namedTables,
+  unbuiltNodes,
   readRunResults,
   reduceManifest,
   reduceRunResults,
@@ -150,10 +151,15 @@ export interface RecertifyRunReport {
   resumable: boolean;
 }
 
-/** A problem that does not stop the signal (a manifest gds cannot use), said once on stderr. */
+/**
+ * A problem that does not stop the signal (a manifest gds cannot use), or what the run left out of it (models
+ * that failed or were skipped), said once on stderr.
+ */
 export interface RecertifyWarning {
-  code: 'manifest_ignored' | 'resumed';
+  code: 'manifest_ignored' | 'resumed' | 'not_rebuilt';
   message: string;
+  /** not_rebuilt: each model, seed or snapshot left out, with dbt's status. */
+  details?: { notRebuilt: UnbuiltNode[] };
 }
 
 /**
@@ -185,6 +191,8 @@ export async function recertifyRequest(
     const naming = namedTables(reading.built, typeof manifest === 'object' ? manifest.nodes : null);
     if (!naming.ok)
       throw refusedRun(input.runResults, naming, 'Name the rebuilt tables with --tables; nothing was sent.');
+    const unbuilt = unbuiltNodes(runResults);
+    if (unbuilt.length > 0) warn(notRebuiltWarning(unbuilt));
   } else {
     body.tables = [...(input.tables ?? [])];
   }
@@ -201,6 +209,27 @@ export async function recertifyRequest(
   // Checked here, with the files: a signal the service would refuse (413) is refused before a token is drawn.
   if (body.runResults !== undefined) checkPartSizes(await runParts(body), input.runResults);
   return body;
+}
+
+/**
+ * The models, seeds and snapshots the run did not rebuild (dbt's error, skipped, …): their tables are not
+ * signalled, and a CI log should say so rather than leave them out of the outcomes unsaid.
+ */
+function notRebuiltWarning(unbuilt: readonly UnbuiltNode[]): RecertifyWarning {
+  const named = unbuilt
+    .slice(0, 5)
+    .map((n) => `${n.uniqueId} (${n.status})`)
+    .join(', ');
+  const more = unbuilt.length > 5 ? `, and ${unbuilt.length - 5} more` : '';
+  const [count, were] =
+    unbuilt.length === 1
+      ? ['1 model, seed or snapshot of the run was', 'its table is']
+      : [`${unbuilt.length} models, seeds or snapshots of the run were`, 'their tables are'];
+  return {
+    code: 'not_rebuilt',
+    message: `${count} not rebuilt (${named}${more}): ${were} not signalled.`,
+    details: { notRebuilt: [...unbuilt] },
+  };
 }
 
 /** The bytes of a request's body as the client sends it (JSON.stringify). */
