@@ -49,7 +49,8 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
       dependsOn: ['run-results'],
     }),
     tables: Flags.custom<string[]>({
-      description: 'Comma-separated names of the tables rebuilt (1-500).',
+      description:
+        'Comma-separated names of the tables rebuilt (1-500); schema.table names the table over that relation.',
       exactlyOne: ['run-results', 'tables'],
       parse: async (input) => {
         const names = input.split(',').map((n) => n.trim());

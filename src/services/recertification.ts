@@ -20,6 +20,7 @@ import {
   reduceRunResults,
   storableNodes,
 } from '../core/dbt-run.js';
+import { parseDottedName } from '../core/artifacts/identifiers.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
@@ -194,7 +195,7 @@ export async function recertifyRequest(
     const unbuilt = unbuiltNodes(runResults);
     if (unbuilt.length > 0) warn(notRebuiltWarning(unbuilt));
   } else {
-    body.tables = [...(input.tables ?? [])];
+    body.tables = (input.tables ?? []).map(signalEntry);
   }
   if (input.environmentLabel !== undefined) body.environmentLabel = input.environmentLabel;
   if (input.trigger !== undefined) body.trigger = input.trigger;
@@ -230,6 +231,20 @@ function notRebuiltWarning(unbuilt: readonly UnbuiltNode[]): RecertifyWarning {
     message: `${count} not rebuilt (${named}${more}): ${were} not signalled.`,
     details: { notRebuilt: [...unbuilt] },
   };
+}
+
+/**
+ * A `--tables` name as the signal names it: `schema.table` (or `db.schema.table`, as dbt prints a relation) is the
+ * table over that relation, `{name, schema}`, and a quoted part (`"Orders"`, `` `orders` ``) is the name it
+ * quotes; any other text is sent as typed. Sent as typed, such a name matched no table: not governed, silently.
+ */
+function signalEntry(text: string): NonNullable<RecertifyRequest['tables']>[number] {
+  if (!/[."`]/.test(text)) return text;
+  const parts = parseDottedName(text, { backticks: true });
+  const name = parts?.at(-1);
+  if (parts === undefined || name === undefined) return text;
+  const schema = parts.at(-2);
+  return schema === undefined ? name : { name, schema };
 }
 
 /** The bytes of a request's body as the client sends it (JSON.stringify). */
