@@ -149,7 +149,7 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
       (resumable
         ? 'Run the same gds recertify again: it sends only the parts not signalled, and the service answers a ' +
           'part it already applied without applying it twice.'
-        : 'Run the same gds recertify again to signal the rest: without a dbt invocation id in the run results, ' +
-          'the tables already signalled are signalled again.');
+        : 'Run the same gds recertify again to signal the rest: its signals carry no idempotency key (--tables, ' +
+          'or run results without a dbt invocation id), so the tables already signalled are signalled again.');
   }
 }
