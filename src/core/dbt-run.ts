@@ -169,6 +169,40 @@ export function unbuiltNodes(value: unknown): UnbuiltNode[] {
   return unbuilt;
 }
 
+/** The most resource types, and statuses of one type, a result count keeps (the rest are counted as `other`). */
+const MAX_COUNTED_KEYS = 16;
+const MAX_COUNTED_KEY_CHARS = 40;
+
+/**
+ * How many results of each resource type ended in each status (`{model: {success: 8, error: 1}, test: {pass:
+ * 20, fail: 2}}`): the run's evidence in a few numbers, tests included (context only, §4.8). Bounded whatever
+ * the file holds: a type or status past the first 16, or longer than 40 characters, is counted as `other`.
+ */
+export function resultCounts(value: unknown): Record<string, Record<string, number>> {
+  const counts: Record<string, Record<string, number>> = {};
+  if (!isObject(value) || !Array.isArray(value['results'])) return counts;
+  const keyIn = (known: object, key: string) =>
+    key in known || (Object.keys(known).length < MAX_COUNTED_KEYS && key.length <= MAX_COUNTED_KEY_CHARS)
+      ? key
+      : 'other';
+  for (const result of value['results']) {
+    if (!isObject(result) || typeof result['status'] !== 'string') continue;
+    const node = isObject(result['node']) ? result['node'] : undefined;
+    const uniqueId = typeof result['unique_id'] === 'string' ? result['unique_id'] : node?.['unique_id'];
+    const declared = node?.['resource_type'];
+    const type =
+      typeof declared === 'string'
+        ? declared
+        : typeof uniqueId === 'string'
+          ? (uniqueId.split('.')[0] ?? 'other')
+          : 'other';
+    const byStatus = (counts[keyIn(counts, type)] ??= {});
+    const status = keyIn(byStatus, result['status']);
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+  }
+  return counts;
+}
+
 /** rpc methods (dbt rpc server, dbt Cloud IDE) that compile or query without building a table. */
 const RPC_BUILDS_NOTHING: Readonly<Record<string, string>> = {
   compile_sql: 'dbt rpc compile_sql',

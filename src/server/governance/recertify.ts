@@ -4,7 +4,13 @@
 // silent `not_governed`.
 import { createHash } from 'node:crypto';
 import type { ManifestNode } from '../../core/dbt-run.js';
-import { namedTables, readRunResults, reduceManifest, storableNodes } from '../../core/dbt-run.js';
+import {
+  namedTables,
+  readRunResults,
+  reduceManifest,
+  resultCounts,
+  storableNodes,
+} from '../../core/dbt-run.js';
 import { ANY_ENVIRONMENT } from '../../core/scopes.js';
 import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../../core/text-bounds.js';
 import type { IntegrationCaller } from '../auth/caller.js';
@@ -242,6 +248,9 @@ function fromRunResults(
       invocationId: reading.invocationId,
       dbtVersion: reading.dbtVersion,
       manifestUsed: nodes !== null,
+      // The evidence summary derived from the run (§4.8): each resource type's results by status, tests
+      // included, for whoever reads the audit entry. Context only: certification is verified on its own.
+      results: resultCounts(runResults),
     },
   };
 }
