@@ -3,6 +3,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import { boundedText } from '../cli/governance-flags.js';
 import { outcomeColumns } from '../cli/governance-views.js';
 import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../core/text-bounds.js';
+import { ApiError } from '../client/errors.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { RecertifyRunReport } from '../services/recertification.js';
 import { recertify, recertifyRequest, staleSubmissionsNote } from '../services/recertification.js';
@@ -94,14 +95,15 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     const request = await recertifyRequest(input, warn);
     // Holding a person's CLI token (or sign-in), gds draws the 60-minute MANAGEMENT token this call takes.
     // It is drawn for the run's environment: one for every environment would need --env all the same.
+    const envRequired = () =>
+      new CliError('recertify needs --env: the environment whose run rebuilt the tables.', {
+        exitCode: ExitCode.Usage,
+        code: 'env_required',
+        suggestion:
+          'Pass --env dev, staging or production (the label of the connector the run wrote through). Only an environment-scoped MANAGEMENT token in SERVICE_TOKEN may omit it.',
+      });
     const draw = async () => {
-      if (flags.env === undefined)
-        throw new CliError('recertify needs --env: the environment whose run rebuilt the tables.', {
-          exitCode: ExitCode.Usage,
-          code: 'env_required',
-          suggestion:
-            'Pass --env dev, staging or production (the label of the connector the run wrote through). Only an environment-scoped MANAGEMENT token in SERVICE_TOKEN may omit it.',
-        });
+      if (flags.env === undefined) throw envRequired();
       return { env: flags.env, scopes: ['workspace:write:recertify' as const] };
     };
     const response = await this.out.during('Asking the service to recertify the rebuilt tables…', () =>
@@ -112,7 +114,13 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
             { ...input, service: session.baseUrl, progress: (report) => this.standing(report) },
             warn,
             request,
-          ),
+          ).catch((error: unknown) => {
+            // An environment-agnostic MANAGEMENT token without --env: the service refused it (400, nothing
+            // applied) naming its body field; said as for a CLI token, in the flag's terms, with its exit code.
+            if (flags.env === undefined && error instanceof ApiError && error.code === 'environment_required')
+              throw envRequired();
+            throw error;
+          }),
         { draw },
       ),
     );
