@@ -157,7 +157,7 @@ export interface RecertifyRunReport {
  * that failed or were skipped), said once on stderr.
  */
 export interface RecertifyWarning {
-  code: 'manifest_ignored' | 'resumed' | 'not_rebuilt';
+  code: 'manifest_ignored' | 'resumed' | 'not_rebuilt' | 'unnamed_relations';
   message: string;
   /** not_rebuilt: each model, seed or snapshot left out, with dbt's status. */
   details?: { notRebuilt: UnbuiltNode[] };
@@ -194,6 +194,19 @@ export async function recertifyRequest(
       throw refusedRun(input.runResults, naming, 'Name the rebuilt tables with --tables; nothing was sent.');
     const unbuilt = unbuiltNodes(runResults);
     if (unbuilt.length > 0) warn(notRebuiltWarning(unbuilt));
+    // dbt up to 1.5 (run results v1-v4) writes no relation_name: without a manifest a node is named by its
+    // unique id, which is not its table when the model has an alias (its schema unknown too), and such a
+    // table goes unsignalled.
+    const unnamed = reading.built.filter((b) => b.relationName === undefined).length;
+    if (unnamed > 0 && input.manifest === undefined) {
+      warn({
+        code: 'unnamed_relations',
+        message:
+          `${input.runResults} names no relation for ${unnamed} of its ${reading.built.length} rebuilt models, seeds and snapshots ` +
+          `(dbt${reading.dbtVersion === null ? '' : ` ${reading.dbtVersion}`} writes no relation_name): each is named by its ` +
+          'unique id, so one with an alias matches no table. Pass --manifest target/manifest.json to name each by its relation.',
+      });
+    }
   } else {
     body.tables = (input.tables ?? []).map(signalEntry);
   }

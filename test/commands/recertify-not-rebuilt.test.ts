@@ -51,8 +51,12 @@ describe('recertify of a run with failed and skipped models', () => {
       expect(response.outcomes).toContainEqual(
         expect.objectContaining({ table: 'customers', outcome: 'recert_filed' }),
       );
+      // Two warning lines: this one, and that dbt 1.0's run results name no relation (no --manifest given).
       const lines = r.stderr.trimEnd().split('\n');
-      expect(lines).toHaveLength(1);
+      expect(lines.map((l) => (JSON.parse(l) as { warning: { code: string } }).warning.code)).toEqual([
+        'not_rebuilt',
+        'unnamed_relations',
+      ]);
       expect(JSON.parse(lines[0] ?? '')).toEqual({
         warning: {
           code: 'not_rebuilt',
@@ -112,4 +116,61 @@ describe('recertify of a run with failed and skipped models', () => {
       ],
     });
   });
+});
+
+describe('recertify of run results that name no relation (v1-v4, dbt up to 1.5)', () => {
+  let server: TestServer;
+  let dir: string;
+  let token: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ jobs: 'manual' });
+    dir = await mkdtemp(join(tmpdir(), 'gds-recertify-unnamed-'));
+    token = await recertifyToken(server);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const gds = (args: string[]): Promise<CliResult> =>
+    runInProcess(args, {
+      env: {
+        GDS_CONFIG_DIR: join(dir, 'gds'),
+        XDG_STATE_HOME: join(dir, 'state'),
+        SERVICE_API_URL: server.url,
+        SERVICE_TOKEN: token,
+      },
+    });
+
+  it(
+    'without --manifest, one warning: an aliased model may match no table; with it, none',
+    needs(noSharedFixtures),
+    async () => {
+      const run = join(sharedFixturesDir, 'real/dbt/ol_postgres.run_results.json');
+      const bare = await gds(['recertify', '--run-results', run, '--env', 'dev', '--json']);
+      expect(bare.code, bare.stderr).toBe(0);
+      const lines = bare.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] ?? '')).toEqual({
+        warning: {
+          code: 'unnamed_relations',
+          message: expect.stringContaining('Pass --manifest target/manifest.json'),
+        },
+      });
+      const manifest = join(sharedFixturesDir, 'real/dbt/ol_postgres.manifest.json');
+      const named = await gds([
+        'recertify',
+        '--run-results',
+        run,
+        '--manifest',
+        manifest,
+        '--env',
+        'dev',
+        '--json',
+      ]);
+      expect(named.code, named.stderr).toBe(0);
+      expect(named.stderr).toBe('');
+    },
+  );
 });
