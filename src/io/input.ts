@@ -5,7 +5,6 @@
 // (src/core/artifact-bounds.ts) before any parser sees it.
 import { close, constants, fstat, open, read } from 'node:fs';
 import { promisify } from 'node:util';
-import { isUtf8 } from 'node:buffer';
 import {
   ARTIFACT_BODY_LIMIT_BYTES,
   artifactBoundsRefusal,
@@ -15,7 +14,10 @@ import {
 } from '../core/artifact-bounds.js';
 import type { BoundsRefusal } from '../core/artifact-bounds.js';
 import { countText } from '../core/count-text.js';
+import { firstInvalidUtf8 } from '../core/utf8.js';
 import { CliError, ExitCode } from '../core/errors.js';
+
+export { firstInvalidUtf8 };
 
 export interface TextInput {
   /** The path as given, or `<stdin>`: what diagnostics and diff headers show. */
@@ -253,37 +255,6 @@ async function readStdinBytes(
     }
   }
   return Buffer.concat(chunks, total);
-}
-
-/**
- * The offset of the first byte that is not part of a well-formed UTF-8 character (RFC 3629), if any, looking
- * from `from` (a character boundary: the byte after an earlier bad one, to find them all in one pass).
- */
-export function firstInvalidUtf8(bytes: Uint8Array, from = 0): number | undefined {
-  if (from === 0 && isUtf8(bytes)) return undefined;
-  let i = from;
-  while (i < bytes.length) {
-    const b = bytes[i] ?? 0;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let min: number;
-    if (b >= 0xc2 && b <= 0xdf) [need, min] = [1, 0x80];
-    else if (b >= 0xe0 && b <= 0xef) [need, min] = [2, 0x800];
-    else if (b >= 0xf0 && b <= 0xf4) [need, min] = [3, 0x10000];
-    else return i;
-    let code = b & (0x3f >> need);
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return i;
-      code = (code << 6) | (c & 0x3f);
-    }
-    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
-    i += need + 1;
-  }
-  return undefined;
 }
 
 function countNewlines(bytes: Buffer, end: number): number {

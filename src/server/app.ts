@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
+import { firstInvalidUtf8 } from '../core/utf8.js';
 import type { FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/caller.js';
 import { loadSigningKeys } from './auth/keys.js';
@@ -19,6 +20,7 @@ import type { Queryable } from './db/handle.js';
 import { exclusively, openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
 import {
+  badRequest,
   clientErrorHandler,
   errorBody,
   frameworkErrorHandler,
@@ -284,6 +286,27 @@ function buildApp(
     clientErrorHandler,
     exposeHeadRoutes: false,
     genReqId: () => randomUUID(),
+  });
+  // JSON bodies are read as bytes and refused when they are not UTF-8: Fastify's own parser decodes them with
+  // each bad byte turned into U+FFFD, so a record, a name or a note would be stored silently changed (the
+  // input rule of input-rule.ts, for the bytes before the JSON). Otherwise Fastify's parser, as configured.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    const invalid = firstInvalidUtf8(bytes);
+    if (invalid !== undefined) {
+      done(
+        badRequest(
+          'invalid_input',
+          `The body is not UTF-8: byte ${invalid} is 0x${(bytes[invalid] ?? 0).toString(16).toUpperCase().padStart(2, '0')}, which does not begin or continue a UTF-8 character; nothing was stored.`,
+          { where: 'body', byteOffset: invalid },
+        ),
+        undefined,
+      );
+      return;
+    }
+    parseJson(request, bytes.toString('utf8'), done);
   });
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat())

@@ -286,4 +286,39 @@ describe('the reproductions of the probe', () => {
     const tables = await server.sql(`SELECT count(*)::int AS n FROM gds.tables WHERE name LIKE 'lat%'`);
     expect(tables[0].n).toBe(0);
   });
+
+  it('refuses a JSON body whose bytes are not UTF-8 (400 naming the byte), instead of storing U+FFFD', async () => {
+    const post = (path: string, token: string, body: Buffer) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
+        body,
+      }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { error: { code: string; message: string; details: unknown } },
+      }));
+    const latin1 = (json: string) => Buffer.from(json, 'latin1'); // "é" as the one byte 0xE9
+    const record = latin1('{"email":"rene@example.com","full_name":"Ren\u00e9e","company":"Caf\u00e9"}');
+    const answers = await Promise.all([
+      post(`/api/tables/${crm}/records`, tokens.data, record),
+      post(`/api/tables/${crm}/reject`, tokens.person, latin1('{"reason":"d\u00e9j\u00e0 vu"}')),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe('invalid_input');
+      expect(answer.body.error.message).toMatch(/^The body is not UTF-8: byte \d+ is 0x(E9|E0)/);
+    }
+    expect(answers[0]?.body.error.details).toEqual({ where: 'body', byteOffset: record.indexOf(0xe9) });
+    const stored = await server.sql(
+      `SELECT count(*)::int AS n FROM gds.records WHERE data->>'email' = 'rene@example.com'`,
+    );
+    expect(stored[0].n).toBe(0);
+    // The same record as UTF-8 is taken: only the bytes were refused.
+    const utf8 = await post(
+      `/api/tables/${crm}/records`,
+      tokens.data,
+      Buffer.from('{"email":"rene@example.com","full_name":"Renée","company":"Café"}', 'utf8'),
+    );
+    expect(utf8.status).toBe(201);
+  });
 });
