@@ -9,7 +9,7 @@ import { firstInvalidUtf8 } from '../io/input.js';
 import type { TableColumns } from '../contract/types.js';
 import type { CsvColumnType } from '../core/csv.js';
 import { csvValue, restoreFormula, type CsvCellOptions } from '../core/csv.js';
-import { emptyInputError, notUtf8, type InputRow } from './records-input-row.js';
+import { emptyInputError, MAX_LINE_BYTES, notUtf8, type InputRow } from './records-input-row.js';
 
 export async function* csvRows(
   stream: Readable,
@@ -25,6 +25,9 @@ export async function* csvRows(
     parse({
       bom: true,
       relax_column_count: true,
+      // A record no request could carry is refused once read that far, not held whole (a quote left open, a
+      // file of one endless line): the bound of an NDJSON line (MAX_LINE_BYTES).
+      max_record_size: MAX_LINE_BYTES,
       // A blank line (one at the end of the file, most often) is no row; an exported row always has its id.
       skip_empty_lines: true,
       info: true,
@@ -111,6 +114,22 @@ function valuesOf(
 
 /** Quoting that no reading makes sense of: where it is, and what CSV wants instead. */
 function unreadable(error: Error & { code: string }, row: number): CliError {
+  if (error.code === 'CSV_MAX_RECORD_SIZE') {
+    // The parser's count of the records it read (the header one of them): the rows before this one may not
+    // have been taken yet when it stops, within the same chunk.
+    const records = (error as { records?: unknown }).records;
+    const long = typeof records === 'number' ? records : row + 1;
+    return new CliError(
+      `Row ${long} of the CSV is over ${MAX_LINE_BYTES.toLocaleString('en')} bytes, the most a request to the service carries: gds stopped reading there.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'row_too_large',
+        suggestion:
+          'A quote left open makes the rest of the file one field: check the quoting of that row, or shorten it (with --key, rows sent before it are only updated the second time).',
+        details: { row: long, limit: MAX_LINE_BYTES },
+      },
+    );
+  }
   return new CliError(`The CSV cannot be read after row ${row}: ${error.message}.`, {
     exitCode: ExitCode.Usage,
     code: 'invalid_csv',

@@ -1,6 +1,7 @@
 // What the input readers of `gds records import` yield: a row, numbered, with its values or what is wrong
 // with it.
 
+import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
@@ -29,6 +30,25 @@ export function notUtf8(at: number, byte: number): RowError['error'] {
     message:
       `The row is not UTF-8: its byte ${at} is 0x${byte.toString(16).toUpperCase().padStart(2, '0')}, which begins or ` +
       'continues no UTF-8 character (save the file as UTF-8, e.g. iconv -f latin1 -t utf-8).',
+  };
+}
+
+/**
+ * The most bytes of one NDJSON line or CSV record: the service's request body limit, since no request could
+ * carry a longer row. A longer one is not held (a line that never ends, `yes | tr -d '\n'`, filled memory until
+ * the string could not be made): an NDJSON line's bytes are counted and dropped, and it is one row with a
+ * problem; a CSV record that long ends the import (after a quote left open, no reading of the rest is sure).
+ */
+export const MAX_LINE_BYTES = REQUEST_BODY_LIMIT_BYTES;
+
+/**
+ * The problem of a row whose line is over the most bytes read of one (the service's request body limit, which
+ * a request of that row alone would pass): the same code as a row too large as JSON (records-import-item.ts).
+ */
+export function longLine(line: { longBytes: number; maxLineBytes: number }): RowError['error'] {
+  return {
+    code: 'row_too_large',
+    message: `The line is ${line.longBytes.toLocaleString('en')} bytes; a request to the service carries at most ${line.maxLineBytes.toLocaleString('en')}, so gds did not read it.`,
   };
 }
 

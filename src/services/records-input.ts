@@ -12,7 +12,14 @@ import { firstInvalidUtf8, notUtf8Error } from '../io/input.js';
 import type { TableColumns } from '../contract/types.js';
 import type { CsvCellOptions } from '../core/csv.js';
 import { csvRows } from './records-input-csv.js';
-import { emptyInputError, notUtf8, type ImportFormat, type InputRow } from './records-input-row.js';
+import {
+  emptyInputError,
+  longLine,
+  MAX_LINE_BYTES,
+  notUtf8,
+  type ImportFormat,
+  type InputRow,
+} from './records-input-row.js';
 
 /** A JSON array is parsed whole: NDJSON or CSV for anything bigger. */
 export const MAX_JSON_BYTES = 256 * 1024 * 1024;
@@ -53,6 +60,11 @@ export async function* readRows(
     let line = 0;
     for await (const text of linesOf(stream())) {
       line += 1;
+      if (typeof text !== 'string' && 'longBytes' in text) {
+        row += 1;
+        yield { row, line, problem: longLine(text) };
+        continue;
+      }
       if (typeof text !== 'string') {
         row += 1;
         const at = firstInvalidUtf8(text.bytes) ?? 0;
@@ -85,6 +97,12 @@ export interface NotUtf8Line {
   bytes: Buffer;
 }
 
+/** A line over `maxLineBytes`: how many bytes it had (its line break left out). */
+export interface LongLine {
+  longBytes: number;
+  maxLineBytes: number;
+}
+
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
@@ -96,8 +114,12 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  */
 export async function* linesOf(
   stream: NodeJS.ReadableStream,
-): AsyncGenerator<string | NotUtf8Line, void, undefined> {
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncGenerator<string | NotUtf8Line | LongLine, void, undefined> {
   let held: Buffer[] = [];
+  let heldBytes = 0;
+  /** Bytes of a line past `maxLineBytes` read so far (dropped as they come), or -1 while within it. */
+  let longBytes = -1;
   let first = true;
   const firstLine = (text: string) => {
     first = false;
@@ -113,17 +135,42 @@ export async function* linesOf(
     return first ? firstLine(text) : text;
   };
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (longBytes >= 0) {
+      // A line past the bound: its bytes are counted and dropped up to its end, then it is one LongLine.
+      const end = bytes.indexOf(0x0a);
+      if (end < 0) {
+        longBytes += bytes.length;
+        continue;
+      }
+      yield { longBytes: longBytes + end, maxLineBytes };
+      first = false;
+      longBytes = -1;
+      bytes = bytes.subarray(end + 1);
+    }
     const last = bytes.lastIndexOf(0x0a);
     if (last < 0) {
+      if (heldBytes + bytes.length > maxLineBytes) {
+        longBytes = heldBytes + bytes.length;
+        held = [];
+        heldBytes = 0;
+        continue;
+      }
       // Copied: the stream may reuse its buffer for the next chunk.
       held.push(Buffer.from(bytes));
+      heldBytes += bytes.length;
       continue;
     }
     held.push(bytes.subarray(0, last + 1));
     const lines = held.length === 1 ? (held[0] ?? bytes) : Buffer.concat(held);
     held = last + 1 < bytes.length ? [Buffer.from(bytes.subarray(last + 1))] : [];
-    if (isUtf8(lines)) {
+    heldBytes = held[0]?.length ?? 0;
+    if (heldBytes > maxLineBytes) {
+      longBytes = heldBytes;
+      held = [];
+      heldBytes = 0;
+    }
+    if (lines.length <= maxLineBytes && isUtf8(lines)) {
       // The usual case: the chunk's whole lines decoded at once, then cut.
       let text = lines.toString('utf8');
       if (first) text = firstLine(text);
@@ -136,11 +183,16 @@ export async function* linesOf(
     }
     let start = 0;
     for (let end = lines.indexOf(0x0a); end >= 0; end = lines.indexOf(0x0a, start)) {
-      yield decode(lines.subarray(start, end));
+      const line = lines.subarray(start, end);
+      if (line.length > maxLineBytes) {
+        first = false;
+        yield { longBytes: line.length, maxLineBytes };
+      } else yield decode(line);
       start = end + 1;
     }
   }
-  if (held.length > 0) yield decode(Buffer.concat(held));
+  if (longBytes >= 0) yield { longBytes, maxLineBytes };
+  else if (held.length > 0) yield decode(Buffer.concat(held));
 }
 
 /** A JSON input's text: a byte order mark dropped; bytes that are not UTF-8 refused (nothing sent). */

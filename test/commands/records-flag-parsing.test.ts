@@ -146,4 +146,18 @@ describe('the lines of an NDJSON input', () => {
       '{"c":"\uFFFD"}',
     ]);
   });
+
+  it('give a line over the bound as its length only, its bytes dropped as they come, and go on after it', async () => {
+    const chunks = ['{"a":1}\n{"b":', 'x'.repeat(10), 'y'.repeat(10), 'z\n{"c":3}\n', 'w'.repeat(30)].map(
+      (t) => Buffer.from(t),
+    );
+    const lines: unknown[] = [];
+    for await (const line of linesOf(Readable.from(chunks), 16)) lines.push(line);
+    expect(lines).toEqual([
+      '{"a":1}',
+      { longBytes: 26, maxLineBytes: 16 },
+      '{"c":3}',
+      { longBytes: 30, maxLineBytes: 16 },
+    ]);
+  });
 });

@@ -252,6 +252,45 @@ describe('a row bigger than a request', () => {
     expect(ndjson(r.stdout).map((e) => [e.row, e.error.code])).toEqual([[2, 'row_too_large']]);
     expect(await dataOf('huge')).toEqual([{ sku: 'G1' }, { sku: 'G3' }]);
   });
+
+  it('is a line never held whole: one that goes on (no line break) is refused by its length, the rows after it go in', async () => {
+    // 40 MB of one line that is not even JSON: read whole, it was held in memory (a line that never ended
+    // grew until no string could hold it: exit 1 "Cannot create a string longer than …", at 2 GB resident).
+    const endless = 'y'.repeat(40_000_000);
+    const r = await gds(['import', 'huge', '-f', '-', '--key', 'sku', '--json'], {
+      input: `{"sku":"L1"}\n${endless}\n{"sku":"L3"}\n`,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(ndjson(r.stdout).map((e) => [e.row, e.line, e.error.code, e.error.message])).toEqual([
+      [
+        2,
+        2,
+        'row_too_large',
+        'The line is 40,000,000 bytes; a request to the service carries at most 26,214,400, so gds did not read it.',
+      ],
+    ]);
+    expect((await dataOf('huge')).filter((row) => String(row.sku).startsWith('L'))).toEqual([
+      { sku: 'L1' },
+      { sku: 'L3' },
+    ]);
+  });
+
+  it('is a CSV record: a quote left open over the limit stops the import there (exit 2), not at the end of the file', async () => {
+    const open = `sku,label\nC1,ok\nC2,"${'z'.repeat(30_000_000)}`;
+    const r = await gds(
+      ['import', 'huge', '-f', '-', '--format', 'csv', '--key', 'sku', '--dry-run', '--json'],
+      {
+        input: open,
+      },
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(ndjson(r.stderr).at(-1).error).toMatchObject({
+      code: 'row_too_large',
+      message:
+        'Row 2 of the CSV is over 26,214,400 bytes, the most a request to the service carries: gds stopped reading there.',
+      details: { row: 2, limit: 26_214_400 },
+    });
+  });
 });
 
 describe('gds records export --output', () => {
