@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { loadYaml } from '../core/libraries/yaml.js';
 import { readBoundedText } from '../io/input.js';
+import { MAX_PROJECT_FILE_BYTES } from './project-config.js';
 import { isInsideFolder } from '../core/inside-folder.js';
 import {
   DbtManifestError,
@@ -45,7 +46,6 @@ import type {
 export const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
 export const MAX_CATALOG_BYTES = 256 * 1024 * 1024;
 const MAX_SEED_HEADER_BYTES = 64 * 1024;
-const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
 
 export interface DbtProjectFiles {
   /** The folder that was named. */

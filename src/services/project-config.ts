@@ -12,12 +12,15 @@
 //     production: { connector: con_prod }
 //
 // An unknown key, a wrong type or a --target/--env the file does not name is exit 2 naming it.
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { loadYaml } from '../core/libraries/yaml.js';
+import { readBoundedText } from '../io/input.js';
 
 export const PROJECT_CONFIG_FILE = 'gds.yml';
+/** The most bytes gds reads of a project's own small files: gds.yml, dbt_project.yml, profiles.yml. */
+export const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
 
 interface Placement {
   connector?: string;
@@ -138,14 +141,18 @@ export async function readProjectConfig(
   dir: string,
 ): Promise<{ file: string; config: ProjectConfig } | undefined> {
   const file = join(dir, PROJECT_CONFIG_FILE);
-  let content: string;
-  try {
-    content = await readFile(file, 'utf8');
-  } catch (error) {
+  // None is no settings; one is read as dbt_project.yml is: a regular file (a FIFO there would block), bounded.
+  const found = await stat(file).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
-  }
-  return { file, config: await parseProjectConfig(file, content) };
+  });
+  if (found === undefined) return undefined;
+  const { text } = await readBoundedText(file, {
+    flag: '--dbt',
+    maxBytes: MAX_PROJECT_FILE_BYTES,
+    what: `a ${PROJECT_CONFIG_FILE}`,
+  });
+  return { file, config: await parseProjectConfig(file, text) };
 }
 
 /** The flags over the file: --target/--env pick an entry of targets/environments, over the top level. */

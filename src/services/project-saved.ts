@@ -2,8 +2,8 @@
 // (definition, gate1.yml and contract versions, owner); `gds apply FILE` applies exactly that plan, after
 // reading the environment again: a table changed, registered or removed since is exit 6 naming it, and
 // nothing is written.
-import { readFile } from 'node:fs/promises';
 import { CliError, ExitCode } from '../core/errors.js';
+import { readBoundedText } from '../io/input.js';
 import type { ApiClient } from '../client/index.js';
 import type { PlannedTable, ProjectPlan, Seen } from './project-plan-types.js';
 import type { HeldTable } from '../client/areas/tables.js';
@@ -11,6 +11,11 @@ import { projectFilePrefix, seenOf } from './project-plan.js';
 
 export const PLAN_FILE_FORMAT = 'gds-plan';
 export const PLAN_FILE_VERSION = 1;
+/**
+ * The most bytes gds reads of a plan file: room for thousands of tables with their definitions and diffs, short
+ * of a string JSON.parse cannot take. A FIFO, a device or /dev/zero named as the plan is refused, not waited on.
+ */
+export const MAX_PLAN_FILE_BYTES = 256 * 1024 * 1024;
 
 /** The text of a plan file. */
 export function planFileText(plan: ProjectPlan, createdAt: Date): string {
@@ -28,12 +33,16 @@ const notAPlan = (path: string, why: string) =>
 export async function readPlanFile(path: string): Promise<ProjectPlan> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // `-` is a file of that name here, as it always was: apply asks on the terminal, stdin is not the plan.
+    ({ text } = await readBoundedText(path === '-' ? './-' : path, {
+      flag: 'FILE',
+      maxBytes: MAX_PLAN_FILE_BYTES,
+      what: 'a plan file',
+    }));
   } catch (error) {
-    throw notAPlan(
-      path,
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such file' : (error as Error).message,
-    );
+    if (error instanceof CliError && error.code === 'input_not_found')
+      throw notAPlan(path, 'there is no such file');
+    throw error;
   }
   let value: unknown;
   try {
