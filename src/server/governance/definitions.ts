@@ -427,6 +427,15 @@ export async function prepareDefinition(
   return { artifact, connector, source, columns: columnsOf(artifact, warehouse) };
 }
 
+/**
+ * The name ($2) lowered as the name index lowers the names it holds, in each form another table may hold it:
+ * as given, composed (NFC) and decomposed (NFD). "café" typed on one system and "café" (e and a combining
+ * accent) on another are the same text to Unicode and look the same in every list: two tables of such names
+ * are one name taken twice, not two names. Lowered before it is normalized (the database may lower only the
+ * unaccented letters of "CAFÉ").
+ */
+const LOWERED_NAMES = 'ARRAY[lower($2), normalize(lower($2), NFC), normalize(lower($2), NFD)]';
+
 /** The active table (other than `except`) that already uses this name or source, with which. */
 async function findCollision(
   q: Queryable,
@@ -442,9 +451,9 @@ async function findCollision(
   | null
 > {
   const rows = await q.query<{ by_name: boolean; id: string; mode: string; name: string }>(
-    `SELECT (lower(name) = lower($2) OR slug = $3) AS by_name, id, mode, name FROM gds.tables
+    `SELECT (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) AS by_name, id, mode, name FROM gds.tables
       WHERE workspace_id = $1 AND active AND id IS DISTINCT FROM $5
-        AND (lower(name) = lower($2) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
+        AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
       ORDER BY 1 DESC LIMIT 1`,
     [workspaceId, name, slugOf(name), source, except],
   );
@@ -487,7 +496,7 @@ export async function conflictOfUniqueViolation(
   if ((error as { code?: unknown }).code !== '23505') return error;
   const [row] = await db.query<{ id: string }>(
     `SELECT COALESCE(governance_id, id) AS id FROM gds.tables
-      WHERE workspace_id = $1 AND active AND (lower(name) = lower($2) OR slug = $3) LIMIT 1`,
+      WHERE workspace_id = $1 AND active AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) LIMIT 1`,
     [workspaceId, name, slugOf(name)],
   );
   return new HttpError(409, 'name_conflict', `A governance artifact named '${name}' already exists`, {

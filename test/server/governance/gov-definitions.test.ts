@@ -149,6 +149,31 @@ describe('registering a new definition', () => {
     expect(response.body.error.details).toMatchObject({ existingId: held?.id });
     expect(response.body.error.message).toContain('analytics_dev.customers');
   });
+  it('answers 409 name_conflict for a name that only looks different: café composed, then café decomposed', async () => {
+    const composed = 'caf\u00e9_sales';
+    const decomposed = 'CAFE\u0301_sales'; // an E and a combining acute accent, upper case
+    const first = await define({
+      filename: 'cafe.yml',
+      content: yaml(composed, ['product_id'], 'analytics_dev.productsdim'),
+      mimeType: 'yaml',
+      connectorId: devConnector,
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    const second = await define({
+      filename: 'cafe2.yml',
+      content: yaml(decomposed, ['product_id'], 'analytics_dev.productsdim'),
+      mimeType: 'yaml',
+      connectorId: devConnector,
+    });
+    expect(second.status).toBe(409);
+    expect(second.body.error).toMatchObject({
+      code: 'name_conflict',
+      message: `A governance artifact named '${decomposed}' already exists`,
+      details: { existingId: first.body.governanceId },
+    });
+    const held = await server.sql(`SELECT name FROM gds.tables WHERE active AND name ILIKE 'caf%_sales'`);
+    expect(held.map((row) => row.name)).toEqual([composed]);
+  });
 });
 
 describe('what a definition is refused for', () => {
