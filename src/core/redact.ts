@@ -18,6 +18,10 @@ export function maskToken(token: string): string {
   return prefix ? `${prefix}…${MASK}` : MASK;
 }
 
+/** A query parameter that carries a secret by its name (OAuth's, and the usual API key names). */
+const URL_QUERY_SECRET =
+  /([?&](?:token|access_token|refresh_token|id_token|client_secret|api_?key|password|secret)=)[^&#\s"'<>]+/gi;
+
 const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => string]> = [
   // Authorization header values, whatever the token looks like.
   [/\b(Bearer)\s+[^\s"',;)]+/gi, (_match, scheme) => `${scheme} ${MASK}`],
@@ -30,6 +34,9 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
   [/\brt_[0-9a-f]{8,}\.[A-Za-z0-9_-]{16,}/g, maskToken],
   // The user name and password of a URL (`https://user:password@host`), in any text.
   [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, (_match, scheme) => `${scheme}${MASK}@`],
+  // A secret carried in a URL's query (`?token=…`, `&access_token=…`), whatever it looks like: a URL echoed by
+  // an error (a request that failed) or a debug log keeps the parameter's name, never its value.
+  [URL_QUERY_SECRET, (_match, head) => `${head}${MASK}`],
   // Other secrets carried as JSON fields, camelCase or OAuth's snake_case.
   [
     /("(?:refreshToken|accessToken|clientToken|token|secret|password|refresh_token|access_token|device_code)"\s*:\s*")[^"]*(")/gi,
@@ -54,12 +61,17 @@ export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string |
 
 /**
  * Whether any of SECRET_PATTERNS can match: each needs a `_` (the service's tokens), a `:` (a URL's `://`, a
- * JSON field), `eyJ` (a JWT) or `bearer` in some case. What it buys: a command line holds none of them as a
+ * JSON field), `eyJ` (a JWT), `bearer` in some case, or a query's `?token=`, `&password=` or `&secret=` (the
+ * other secret parameters have a `_`). What it buys: a command line holds none of them as a
  * rule, and then no pattern is compiled (the first use of the six cost 0.5 ms of every start-up, twice).
  */
 function mayMatchAPattern(text: string): boolean {
   return (
-    text.includes('_') || text.includes(':') || text.includes('eyJ') || text.toLowerCase().includes('bearer')
+    text.includes('_') ||
+    text.includes(':') ||
+    text.includes('eyJ') ||
+    text.toLowerCase().includes('bearer') ||
+    (text.includes('=') && /[?&](?:token|password|secret)=/i.test(text))
   );
 }
 

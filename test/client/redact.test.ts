@@ -96,6 +96,20 @@ describe('redactSecrets', () => {
     });
   });
 
+  it('masks a secret carried in a URL query by its name, whatever it looks like, and keeps the other parameters', () => {
+    expect(redactSecrets('GET http://h/v1/api/me?token=abc123&page=2 failed')).toBe(
+      'GET http://h/v1/api/me?token=****&page=2 failed',
+    );
+    expect(redactSecrets("argv: [ '/api/x?page=1&Access_Token=s3cr3t#top' ]")).toBe(
+      "argv: [ '/api/x?page=1&Access_Token=****#top' ]",
+    );
+    expect(redactSecrets('/cb?code=1&client_secret=x&api_key=y&apikey=z&password=p&secret=q')).toBe(
+      '/cb?code=1&client_secret=****&api_key=****&apikey=****&password=****&secret=****',
+    );
+    // A parameter only ending in one of those names is not one.
+    expect(redactSecrets('/api/x?mytoken=1&tokens=2')).toBe('/api/x?mytoken=1&tokens=2');
+  });
+
   it('leaves text without secrets unchanged', () => {
     const text = 'GET http://127.0.0.1:8787/api/tables/t_42/records?page=2 → 200 request-id=req-9';
     expect(redactSecrets(text)).toBe(text);

@@ -216,3 +216,18 @@ describe('warnings under --json', () => {
     }
   });
 });
+
+describe('a secret in a URL’s query', () => {
+  it('is masked where an error echoes the URL and in the debug log: the parameter kept, its value never', async () => {
+    const secret = 'zz9secret9zz';
+    for (const json of [false, true]) {
+      const r = await gds(['api', `/api/me?token=${secret}&page=2`, ...(json ? ['--json'] : [])], {
+        SERVICE_API_URL: 'http://127.0.0.1:9',
+        DEBUG: 'oclif*',
+      });
+      expect(r.code, r.stderr).toBe(9);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      expect(r.stderr).toContain('/api/me?token=****&page=2');
+    }
+  });
+});
