@@ -22,9 +22,13 @@ export function nestedTooDeep(value: unknown): boolean {
 /** 400 `invalid_input` when `value` nests deeper than MAX_INPUT_NESTING; `where` names the input. */
 export function checkNesting(value: unknown, where: string): void {
   if (!nestedTooDeep(value)) return;
-  throw badRequest('invalid_input', `The ${where} holds nesting deeper than ${MAX_INPUT_NESTING} levels.`, {
-    where,
-  });
+  throw badRequest(
+    'invalid_input',
+    `The ${where} holds nesting deeper than ${MAX_INPUT_NESTING} levels: no request needs that deep a value.`,
+    {
+      where,
+    },
+  );
 }
 
 /** 400 `invalid_input` when any string of `value` breaks the rule; `where` names the input (body, query). */
@@ -33,7 +37,11 @@ export function checkInput(value: unknown, where: string): void {
   if (bad === undefined) return;
   throw badRequest(
     'invalid_input',
-    `The ${where} holds ${bad.problem} at ${bad.path}: send well-formed text (UTF-8, no NUL).`,
+    `The ${where} holds ${bad.problem} at ${bad.path}: ${
+      bad.problem.startsWith('nesting')
+        ? 'no request needs that deep a value'
+        : 'send well-formed text (UTF-8, no NUL)'
+    }.`,
     { where, path: bad.path },
   );
 }
