@@ -1,7 +1,8 @@
 // Writes a file a command produces (`gate get -o`, `env promote --bundle-out`) atomically: the text goes
 // to a temporary file beside the target, which is then linked (no --force: fails if the target exists,
 // so nothing is overwritten even in a race) or renamed (--force) into place. A reader never sees half.
-// The mode is the most the file gets: the umask takes away from it (no chmod after), as for any tool. A process
+// The mode is the most the file gets: the umask takes away from it (no chmod after), as for any tool, and so
+// does the mode of a file it replaces (--force). A process
 // that exits meanwhile (Ctrl-C exits 130 at once) removes the temporary file as it exits.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -39,10 +40,15 @@ export async function writeFileAtomically(
   options: { mode: number; overwrite: boolean },
 ): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  // A file replaced keeps what its mode withheld: `-o gate1.yml --force` over a file made private (0600)
+  // stays private, and a secret (0600) written over a readable file is not readable. A symbolic link is
+  // replaced itself (rename), so what it points at says nothing.
+  const replaced = options.overwrite ? await lstat(path).catch(() => undefined) : undefined;
+  const mode = replaced?.isFile() === true ? options.mode & replaced.mode & 0o777 : options.mode;
   const dropTemp = () => rmSync(temp, { force: true });
   process.once('exit', dropTemp);
   try {
-    const handle = await open(temp, 'wx', options.mode);
+    const handle = await open(temp, 'wx', mode);
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();

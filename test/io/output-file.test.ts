@@ -1,7 +1,7 @@
 // Files commands write (gate get -o, env promote --bundle-out): atomic, never over an existing file
 // without force, with the mode asked, and no temporary file left behind whatever happens.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,20 @@ describe('writeOutputFile', () => {
     await writeOutputFile(path, 'theirs\n', { force: true, flag: '-o' });
     expect(await readFile(path, 'utf8')).toBe('theirs\n');
     expect(await readdir(dir)).toEqual(['gate1.yml']);
+  });
+
+  it('replacing a file (force) never widens its mode: a private gate1.yml stays 0600, a secret over a 0644 file is 0600', async () => {
+    const path = join(dir, 'gate1.yml');
+    await writeFile(path, 'mine\n', { mode: 0o600 });
+    await writeOutputFile(path, 'theirs\n', { force: true, flag: '-o' });
+    expect(await readFile(path, 'utf8')).toBe('theirs\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const bundle = join(dir, 'bundle.json');
+    await writeFile(bundle, '{}', { mode: 0o644 });
+    await chmod(bundle, 0o644);
+    await writeOutputFile(bundle, '{"secret":1}', { force: true, flag: '--bundle-out', mode: 0o600 });
+    expect((await stat(bundle)).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).sort()).toEqual(['bundle.json', 'gate1.yml']);
   });
 
   it('a folder that does not exist is exit 2 naming the flag', async () => {
