@@ -148,6 +148,12 @@ export interface RequestOptions extends CallOptions {
    */
   headersTimeoutMs?: number;
   /**
+   * Sent as `Idempotency-Key` to a route that applies a keyed request once (the recertify signal), so the
+   * request is retried after a lost connection as a GET is. An `Idempotency-Key` in `headers` (`gds api -H`)
+   * is sent as given and never trusted for a retry: most routes do not honour it.
+   */
+  idempotencyKey?: string;
+  /**
    * Reads a 2xx answer's body as it arrives, instead of parsing its whole text at its end (a fresh reader for
    * each attempt): `arrayElementsReader` for a page of thousands of records.
    */
@@ -301,6 +307,7 @@ export function createTransport(options: TransportOptions): Transport {
       req.signal?.throwIfAborted();
       const headers: Record<string, string> = {
         ...lowerCaseKeys(req.headers),
+        ...(req.idempotencyKey === undefined ? {} : { 'idempotency-key': req.idempotencyKey }),
         accept: 'application/json',
         'user-agent': userAgent,
       };
@@ -372,7 +379,7 @@ export function createTransport(options: TransportOptions): Transport {
         outcome = { kind: 'status', status: res.status, retryAfterSeconds };
       }
 
-      const keyed = Object.keys(req.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+      const keyed = req.idempotencyKey !== undefined;
       const decision = decideRetry(req.method, outcome, retries, policy, random, keyed);
       if (!decision.retry) throw failure;
       retries += 1;

@@ -398,11 +398,33 @@ describe('retries', () => {
       method: 'POST',
       path: uncheckedPath('/api/workspace/recertify'),
       body: {},
-      headers: { 'Idempotency-Key': 'k-1' },
+      idempotencyKey: 'k-1',
     });
     expect(res.data).toEqual({ ok: true });
     expect(sleeps).toHaveLength(1);
     expect(keys).toEqual(['k-1', 'k-1']);
+  });
+
+  it('never retries a POST whose Idempotency-Key came as a header of its own (gds api -H): most routes ignore it', async () => {
+    const keys: Array<string | null> = [];
+    api.use(
+      http.post(URL_OF('/api/tables/t1/records'), ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return HttpResponse.error();
+      }),
+    );
+    const { transport, sleeps } = track(setup());
+    const err = await transport
+      .request({
+        method: 'POST',
+        path: uncheckedPath('/api/tables/t1/records'),
+        body: {},
+        headers: { 'Idempotency-Key': 'k-1' },
+      })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(sleeps).toEqual([]);
+    expect(keys).toEqual(['k-1']);
   });
 
   it.each(['POST', 'PATCH'] as const)('never retries a %s answered 503', async (method) => {

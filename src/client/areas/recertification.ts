@@ -51,7 +51,7 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         // A signal of 500 rebuilt tables publishes their certified views again, in one transaction: the
         // client waits as long as for a gate run rather than give up on a signal the service goes on with.
         headersTimeoutMs: LONG_WORK_TIMEOUT_MS,
-        ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...call,
       });
     },
