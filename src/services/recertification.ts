@@ -279,7 +279,7 @@ function checkPartSizes(parts: readonly RunPart[], runResults: string | undefine
       {
         exitCode: ExitCode.Usage,
         code: 'request_too_large',
-        suggestion: 'Name the rebuilt tables with --tables instead (at most 500 a call).',
+        suggestion: 'Name the rebuilt tables with --tables instead.',
         details: { bytes, limitBytes: REQUEST_BODY_LIMIT_BYTES, part: index + 1, parts: parts.length },
       },
     );
@@ -557,9 +557,20 @@ async function runState(
 async function runParts(request: RecertifyRequest): Promise<RunPart[]> {
   const run = request.runResults as { results?: unknown; metadata?: { invocation_id?: unknown } } | undefined;
   if (run === undefined || !Array.isArray(run.results)) {
-    // --tables: the names given stand for the nodes.
-    const names = (request.tables ?? []).map((t) => (typeof t === 'string' ? t : t.name));
-    return [{ request, key: undefined, uniqueIds: names }];
+    // --tables: the names given stand for the nodes, at most MAX_SIGNAL_TABLES a signal. No key: the same
+    // names in a later run are a later rebuild, to be signalled again.
+    const tables = request.tables ?? [];
+    const parts: RunPart[] = [];
+    for (let from = 0; from === 0 || from < tables.length; from += MAX_SIGNAL_TABLES) {
+      const slice = tables.slice(from, from + MAX_SIGNAL_TABLES);
+      const names = slice.map((t) => (typeof t === 'string' ? t : t.name));
+      parts.push({
+        request: tables.length > MAX_SIGNAL_TABLES ? { ...request, tables: slice } : request,
+        key: undefined,
+        uniqueIds: names,
+      });
+    }
+    return parts;
   }
   const keyOf = (part: RecertifyRequest) =>
     typeof run.metadata?.invocation_id === 'string'

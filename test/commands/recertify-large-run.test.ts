@@ -119,6 +119,27 @@ describe('recertify a run of more than 500 rebuilt tables', () => {
     expect(signals).toEqual([...governed].sort().map((table) => ({ name: table, count: '1' })));
   });
 
+  it('--tables of more than 500 names: signals of at most 500, answered as one for every name', async () => {
+    const names = Array.from({ length: MODELS }, (_, i) => name(MODELS - 1 - i));
+    const sizes: number[] = [];
+    const counting = {
+      recertification: {
+        ...client.recertification,
+        signal: async (body: Parameters<ApiClient['recertification']['signal']>[0], options?: object) => {
+          sizes.push(body.tables?.length ?? 0);
+          return client.recertification.signal(body, options);
+        },
+      },
+    } as unknown as ApiClient;
+    const response = await recertify(counting, { tables: names, environmentLabel: 'dev' });
+    expect(sizes).toEqual([500, 500, 200]);
+    expect(response.submitted).toBe(MODELS);
+    expect(response.outcomes.map((o) => o.table)).toEqual(names);
+    expect(response.outcomes.filter((o) => o.outcome !== 'not_governed').map((o) => o.table)).toEqual(
+      [...governed].reverse(),
+    );
+  });
+
   it('a part refused after the first says the parts before it were signalled, and which were not sent', async () => {
     // The service answers the first part and refuses the second (a rate limit, an outage, a token revoked).
     let calls = 0;
