@@ -24,6 +24,8 @@ export interface ObtainedIntegrationTokens {
 export interface SaveIntegrationOptions {
   /** Replace a profile that holds a live token. */
   force: boolean;
+  /** `obtain` spends a refresh token: the tokens it answers exist nowhere else (ProfileOptions.onlyCopy). */
+  onlyCopy?: boolean;
   env?: Env;
   warn?: (message: string) => void;
 }

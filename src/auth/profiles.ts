@@ -18,6 +18,8 @@ import { deleteKeychainEntry, placeSecrets, secretStorageSetting } from './secre
 export interface ProfileOptions {
   env?: Env;
   warn?: (message: string) => void;
+  /** The secrets exist nowhere else (a refresh spent what they replace): see SecretStoreOptions.onlyCopy. */
+  onlyCopy?: boolean;
 }
 
 /** A profile's non-secret fields: everything but the secrets and where they are. */
@@ -47,8 +49,10 @@ export async function saveProfile(
   const before = await loadConfig(options);
   const previous = before.profiles[name];
   // A profile whose secrets already sit in the file was told so when they first fell back: once per profile.
-  const toldBefore = previous !== undefined && previous.secretRef === undefined;
-  const placement = await placeSecrets(name, secrets, secretStorageSetting(before, options.env), {
+  // (Not under the keychain setting: tokens that go to the file then against it are said each time.)
+  const setting = secretStorageSetting(before, options.env);
+  const toldBefore = previous !== undefined && previous.secretRef === undefined && setting !== 'keychain';
+  const placement = await placeSecrets(name, secrets, setting, {
     ...options,
     ...(toldBefore ? { warn: undefined } : {}),
   });

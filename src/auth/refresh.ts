@@ -257,7 +257,7 @@ async function refreshOnce(
             profileName,
             fields,
             { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? refreshToken },
-            { env: options.env, warn: options.warn },
+            { env: options.env, warn: options.warn, onlyCopy: true },
           );
           return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
         }),

@@ -28,6 +28,12 @@ export interface SecretStoreOptions {
    * passes none for a profile whose secrets were in the file already: once per profile too).
    */
   warn?: (message: string) => void;
+  /**
+   * The secrets exist nowhere else: a refresh spent the single-use refresh token they replace. Under the
+   * `keychain` setting, a keychain that does not answer then puts them in the file (said each time) instead
+   * of refusing, which would lose them and, with them, the sign-in.
+   */
+  onlyCopy?: boolean;
 }
 
 /** The profile fields that say where its secrets are: a keychain reference, or the secrets themselves. */
@@ -86,8 +92,9 @@ export async function placeSecrets(
     return { storage: 'keychain', fields: { secretRef: ref } };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
-    if (setting === 'keychain') throw keychainRequired(error);
-    warnFileFallbackOnce(options);
+    if (setting === 'keychain' && options.onlyCopy !== true) throw keychainRequired(error);
+    if (setting === 'keychain') warnOnlyCopyInFile(error, options);
+    else warnFileFallbackOnce(options);
     return { ...inFile, keychainProblem: error.reason };
   }
 }
@@ -293,6 +300,15 @@ function warnFileFallbackOnce(options: SecretStoreOptions): void {
   options.warn?.(
     `No OS keychain answered, so the token is stored in ${configPath(options.env)} (mode 600); ` +
       'GDS_SECRET_STORAGE=keychain refuses instead, =file silences this.',
+  );
+}
+
+/** Each time: the setting says keychain, and tokens that exist nowhere else went to the file after all. */
+function warnOnlyCopyInFile(error: KeychainUnavailableError, options: SecretStoreOptions): void {
+  options.warn?.(
+    `The secret storage is set to keychain, but ${error.message}; the renewed tokens exist nowhere else (the ` +
+      `refresh spent the old ones), so they are stored in ${configPath(options.env)} (mode 600). The next ` +
+      'renewal moves them to the keychain once it answers.',
   );
 }
 

@@ -54,7 +54,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           const { refreshed, base } = await refresh();
           return { base, tokens: refreshed.tokens };
         },
-        { force: this.flags.force, warn: (message) => this.out.warn(message) },
+        { force: this.flags.force, onlyCopy: true, warn: (message) => this.out.warn(message) },
       );
       const { tokens } = saved.obtained;
       if (this.out.json) {
