@@ -6,6 +6,7 @@ import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';
 import { describeLive, liveToken } from './login.js';
+import { clockSkewMs, onLocalClock } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { describeStorage } from './secret-store.js';
@@ -65,11 +66,13 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
       }
       const obtained = await obtain();
       const { base, tokens, id, audience, env, scopes } = obtained;
+      // Kept on this machine's clock, as a refresh keeps them (clockSkewMs).
+      const skew = clockSkewMs(tokens.accessToken);
       const fields: IntegrationProfile = {
         kind: 'integration',
         base,
-        expiresAt: tokens.expiresAt,
-        refreshExpiresAt: tokens.refreshExpiresAt,
+        expiresAt: onLocalClock(tokens.expiresAt, skew),
+        refreshExpiresAt: onLocalClock(tokens.refreshExpiresAt, skew),
         ...(id === undefined ? {} : { tokenId: id, audience, env, scopes }),
       };
       const saved = await saveProfile(

@@ -91,6 +91,33 @@ export function expiresAtFrom(expiresIn: number | undefined, now = Date.now()): 
   return expiresIn === undefined ? undefined : new Date(now + expiresIn * 1000).toISOString();
 }
 
+/**
+ * How far this machine's clock runs ahead of the service's (negative: behind), read from an access token just
+ * received: now minus its issue time (the JWT's `iat`). 0 when that is within the refresh margin (the margin
+ * absorbs it, and the time the answer took) or the token says nothing of it. A runner whose clock is an hour
+ * ahead (a hardware clock kept in local time, no NTP) would otherwise take every token the service issues,
+ * valid for 60 minutes by the service's clock, as expired, and renew it before each request.
+ */
+export function clockSkewMs(accessToken: string, now = Date.now()): number {
+  let issuedAt: unknown;
+  try {
+    const payload = accessToken.split('.')[1] ?? '';
+    issuedAt = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iat?: unknown }).iat;
+  } catch {
+    return 0;
+  }
+  if (typeof issuedAt !== 'number' || !Number.isFinite(issuedAt)) return 0;
+  const skew = now - issuedAt * 1000;
+  return Math.abs(skew) < REFRESH_MARGIN_MS ? 0 : skew;
+}
+
+/** An instant of the service's clock (ISO 8601) on this machine's, `skewMs` (clockSkewMs) apart. */
+export function onLocalClock<T extends string | undefined>(instant: T, skewMs: number): T {
+  if (instant === undefined || skewMs === 0) return instant;
+  const at = Date.parse(instant);
+  return (Number.isNaN(at) ? instant : new Date(at + skewMs).toISOString()) as T;
+}
+
 /** The client's AuthProvider for a `session` or `integration` profile (see the top of this file). */
 export function renewingAuthProvider(profileName: string, options: SessionAuthOptions = {}): AuthProvider {
   const now = options.now ?? Date.now;
@@ -434,14 +461,19 @@ const sessionGrant: Grant = async (stored, refreshToken, now) => {
 };
 
 /** §4.2: POST /api/integration/refresh with the refresh token, no Authorization header; 401 = refused. */
-const integrationGrant: Grant = async (stored, refreshToken) => {
+const integrationGrant: Grant = async (stored, refreshToken, now) => {
   const client = createApiClient({ baseUrl: stored.profile.base });
   try {
     const { tokens } = await client.tokens.refresh(refreshToken);
+    // The service's expiries are instants of its clock: kept on this machine's (clockSkewMs).
+    const skew = clockSkewMs(tokens.accessToken, now);
     return {
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
-      fields: { expiresAt: tokens.expiresAt, refreshExpiresAt: tokens.refreshExpiresAt },
+      fields: {
+        expiresAt: onLocalClock(tokens.expiresAt, skew),
+        refreshExpiresAt: onLocalClock(tokens.refreshExpiresAt, skew),
+      },
     };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) throw new InvalidGrant(error.code);

@@ -26,7 +26,7 @@ import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { createApiClient } from '../client/index.js';
 import { proxyVariable } from '../client/transport.js';
 import type { AuthProvider } from '../client/transport.js';
-import { authProviderFor } from '../auth/refresh.js';
+import { authProviderFor, clockSkewMs, onLocalClock } from '../auth/refresh.js';
 
 export interface SessionInput {
   flags: CredentialFlags & { 'max-retry-after'?: number | undefined };
@@ -133,7 +133,9 @@ const REDRAW_BEFORE_MS = 2 * 60_000;
 async function drawnToken(personal: ApiClient, request: ShortLivedTokenRequest): Promise<AuthProvider> {
   const draw = async () => {
     const token = await personal.tokens.drawShortLived(request);
-    return { token: token.accessToken, renewAt: Date.parse(token.expiresAt) - REDRAW_BEFORE_MS };
+    // Its expiry on this machine's clock: one that runs ahead of the service's would draw for every request.
+    const expiresAt = onLocalClock(token.expiresAt, clockSkewMs(token.accessToken));
+    return { token: token.accessToken, renewAt: Date.parse(expiresAt) - REDRAW_BEFORE_MS };
   };
   let current = await draw();
   let drawing: Promise<{ token: string; renewAt: number }> | undefined;
