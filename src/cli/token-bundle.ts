@@ -2,14 +2,28 @@
 // be captured), the warning that they are shown once on stderr; or, with --save-profile, where they are.
 import { Flags } from '@oclif/core';
 import type { SavedIntegration } from '../auth/integration-profile.js';
+import { clockSkewMs, onLocalClock } from '../auth/refresh.js';
 import type { Output } from './output.js';
 import type { TokenBundle } from '../contract/types.js';
 
+/**
+ * The service's expiries on this machine's clock (clockSkewMs), for "expires in 59 minutes": a clock that runs
+ * an hour ahead would call a token just issued expired. JSON keeps the service's instants as it sent them.
+ */
+function localExpiries(tokens: TokenBundle): Pick<TokenBundle, 'expiresAt' | 'refreshExpiresAt'> {
+  const skew = clockSkewMs(tokens.accessToken);
+  return {
+    expiresAt: onLocalClock(tokens.expiresAt, skew),
+    refreshExpiresAt: onLocalClock(tokens.refreshExpiresAt, skew),
+  };
+}
+
 export function printTokenBundle(out: Output, tokens: TokenBundle): void {
+  const { expiresAt, refreshExpiresAt } = localExpiries(tokens);
   out.print(`Access token:  ${tokens.accessToken}`);
-  out.print(`               expires ${out.when(tokens.expiresAt)}`);
+  out.print(`               expires ${out.when(expiresAt)}`);
   out.print(`Refresh token: ${tokens.refreshToken}`);
-  out.print(`               expires ${out.when(tokens.refreshExpiresAt)}, single use`);
+  out.print(`               expires ${out.when(refreshExpiresAt)}, single use`);
   out.info(
     out.style(['bold', 'yellow'], 'Shown once:'),
     ' gds has not stored these tokens and cannot show them again. Put them in your secret manager now; ' +
@@ -33,8 +47,9 @@ export const saveProfileFlags = {
 /** The human and JSON rendering of tokens stored by --save-profile: where they are, never the tokens. */
 export function printSavedTokens(out: Output, saved: SavedIntegration<unknown>, tokens: TokenBundle): void {
   const { name, storage } = saved.saved;
-  out.print(`Access token:  expires ${out.when(tokens.expiresAt)}`);
-  out.print(`Refresh token: expires ${out.when(tokens.refreshExpiresAt)}, single use`);
+  const { expiresAt, refreshExpiresAt } = localExpiries(tokens);
+  out.print(`Access token:  expires ${out.when(expiresAt)}`);
+  out.print(`Refresh token: expires ${out.when(refreshExpiresAt)}, single use`);
   out.info(
     out.style(['bold'], 'Stored'),
     ` in profile ${name} (${storage}: ${saved.location}). Use it with --profile ${name}: the access token ` +

@@ -43,6 +43,9 @@ describe('a runner whose clock is two hours ahead of the service', () => {
       { SERVICE_TOKEN: server.user('OWNER').cliToken, SERVICE_API_URL: server.url },
     );
     expect(issued.code, issued.stderr).toBe(0);
+    // Told as an instant of the runner's clock (piped: the ISO time), not one already past.
+    const told = /Access token: +expires (\S+)/.exec(issued.stdout)?.[1];
+    expect(Math.abs(Date.parse(told ?? '') - (Date.now() + HOUR))).toBeLessThan(5 * 60_000);
     const saved = (await w.config()).profiles.ci;
     // On the runner's clock: about an hour from now.
     expect(Math.abs(Date.parse(saved.expiresAt) - (Date.now() + HOUR))).toBeLessThan(5 * 60_000);
