@@ -383,14 +383,28 @@ async function readOwned(
   );
 }
 
+/** Whether a held read narrowed by `filter` (its projects and file prefix) takes in `row`, as the service reads. */
+function takenIn(filter: HeldQuery, row: HeldTable): boolean {
+  const project = row.project ?? null;
+  if (project !== null)
+    return (
+      (filter.projects ?? []).includes(project) ||
+      (filter.projectPrefix !== undefined && project.startsWith(filter.projectPrefix))
+    );
+  const file = (row.artifactFile ?? '').toLowerCase();
+  return filter.filePrefix !== undefined && file.startsWith(filter.filePrefix.toLowerCase());
+}
+
 /**
- * `read` with the tables of the environment whose name, slug or source's object is one of `names`: those it
- * had left out are counted off its `left`.
+ * `read` (of the tables `filter` takes in) with the tables of the environment whose name, slug or source's
+ * object is one of `names`: those it had left out are counted off its `left`. Not one `filter` takes in: it
+ * was registered since the read (another run of the project), and never counted among those left out.
  */
 async function alsoHeld(
   client: PlanClient,
   env: string,
   read: Required<HeldRead>,
+  filter: HeldQuery,
   names: string[],
   call: HeldOptions,
 ): Promise<Required<HeldRead>> {
@@ -399,7 +413,7 @@ async function alsoHeld(
   const tables = new Map(read.tables.map((row) => [row.id, row]));
   let { otherProjects, byHand } = read.left;
   for (const row of found.tables) {
-    if (!tables.has(row.id) && row.mode === 'MODE_A') {
+    if (!tables.has(row.id) && row.mode === 'MODE_A' && !takenIn(filter, row)) {
       if ((row.project ?? null) === null) byHand -= 1;
       else otherProjects -= 1;
     }
@@ -439,16 +453,12 @@ export async function planProject(
   // an earlier gds derived for its name, and those registered by hand under its file name), in a few paged
   // requests however large the environment; the whole environment from a service that cannot narrow it.
   const prefix = projectFilePrefix(projectName);
-  const held = readOwned(
-    client,
-    env,
-    {
-      ...(options.project === undefined ? {} : { projects: [options.project] }),
-      projectPrefix: `${projectName}@`,
-      filePrefix: prefix,
-    },
-    heldCall,
-  );
+  const ownFilter: HeldQuery = {
+    ...(options.project === undefined ? {} : { projects: [options.project] }),
+    projectPrefix: `${projectName}@`,
+    filePrefix: prefix,
+  };
+  const held = readOwned(client, env, ownFilter, heldCall);
   held.catch(() => undefined);
   const warehouse = readWarehouseSources(client, connectors, connector, call);
   warehouse.catch(() => undefined);
@@ -487,7 +497,14 @@ export async function planProject(
       asked.add(d.name).add(d.source.table);
     }
     if (asked.size > 0)
-      owned = await alsoHeld(client, env, { tables: owned.tables, left: owned.left }, [...asked], heldCall);
+      owned = await alsoHeld(
+        client,
+        env,
+        { tables: owned.tables, left: owned.left },
+        ownFilter,
+        [...asked],
+        heldCall,
+      );
   }
   let inEnv = owned.tables;
   let { bySource, byName } = indexed(inEnv);
@@ -523,6 +540,7 @@ export async function planProject(
             client,
             env,
             { tables: owned.tables, left: owned.left },
+            ownFilter,
             holders.filter((row) => row.environmentLabel === env).map((row) => row.name),
             heldCall,
           );
