@@ -227,7 +227,7 @@ async function resolve(
     );
   }
   const r: Resolution = {
-    token: nonEmpty(flags.token, 'flag') ?? nonEmpty(env.SERVICE_TOKEN, 'env'),
+    token: tokenGiven(flags.token, 'flag') ?? tokenGiven(env.SERVICE_TOKEN, 'env'),
     base:
       checked(nonEmpty(flags.base, 'flag'), '--base') ??
       checked(nonEmpty(env.SERVICE_API_URL, 'env'), 'SERVICE_API_URL'),
@@ -313,6 +313,26 @@ async function readProfileToken(
     if (!(error instanceof KeychainUnavailableError)) throw error;
     r.tokenProblem = `its token is in the OS keychain, and ${error.message}`;
   }
+}
+
+/**
+ * A token from --token or SERVICE_TOKEN without the white space around it: a CI secret read from a file, or
+ * pasted, often ends with a newline, which no HTTP header may hold (it failed as a network error that blamed
+ * the base URL). White space or control characters inside it are exit 2, naming where it came from, never
+ * echoing it.
+ */
+function tokenGiven(value: string | undefined, source: 'flag' | 'env'): Found | undefined {
+  const trimmed = value?.trim();
+  if (trimmed === undefined || trimmed === '') return undefined;
+  if (/[\s\p{Cc}]/u.test(trimmed)) {
+    const from = source === 'flag' ? '--token' : 'SERVICE_TOKEN';
+    throw new CliError(`The API token from ${from} contains spaces or control characters.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_token',
+      suggestion: `Give the token exactly as issued in ${from}: one word, nothing around it.`,
+    });
+  }
+  return { value: trimmed, source };
 }
 
 function nonEmpty(value: string | undefined, source: CredentialSource): Found | undefined {

@@ -136,6 +136,31 @@ describe('precedence, first match wins, token and base each on their own', () =>
     expect(r).toMatchObject({ tokenSource: 'profile:default', baseSource: 'profile:default' });
   });
 
+  it('a token with white space around it (a CI secret ending with a newline) is sent without it', async () => {
+    for (const [flags, extraEnv] of [
+      [{}, { SERVICE_TOKEN: 'cli_from_ci\n' }],
+      [{ token: ' cli_from_ci\r\n' }, {}],
+    ] as const) {
+      const r = await resolveCredentials(flags, { ...env, ...extraEnv });
+      expect(r).toMatchObject({ token: 'cli_from_ci', baseSource: 'profile:default' });
+    }
+    // Only white space: unset, as an empty variable is.
+    const blank = await resolveCredentials({}, { ...env, SERVICE_TOKEN: ' \n' });
+    expect(blank.tokenSource).toBe('profile:default');
+  });
+
+  it('a token with white space or a control character inside is exit 2 naming where it came from', async () => {
+    for (const [flags, extraEnv, from] of [
+      [{}, { SERVICE_TOKEN: 'cli_two words' }, 'SERVICE_TOKEN'],
+      [{ token: 'cli_a\u0007b' }, {}, '--token'],
+    ] as const) {
+      const error = await failure(flags, extraEnv);
+      expect(error).toMatchObject({ exitCode: 2, code: 'invalid_token' });
+      expect(error.message).toBe(`The API token from ${from} contains spaces or control characters.`);
+      expect(`${error.message} ${error.suggestion ?? ''}`).not.toContain('cli_');
+    }
+  });
+
   it('an unknown --profile is exit 2 naming the known profiles, even when flags give everything', async () => {
     for (const flags of [
       { profile: 'prod' },
