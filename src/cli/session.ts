@@ -267,6 +267,15 @@ function suggestionFor(
         }
         return 'This call takes another kind of token (the message says which): a MANAGEMENT token (gds tokens issue --scope …), a DATA-API token (gds tokens issue --table …), or your own sign-in (gds auth set, gds auth login).';
       }
+      // An access token given as it is (SERVICE_TOKEN, --token) lasts 60 minutes, and gds cannot renew it: a CI
+      // job longer than that needs the token in a profile, which renews it with its refresh token.
+      if (error.code === 'token_expired' && credentials.tokenKind === 'static')
+        return [
+          `The access token from ${describeSource(credentials.tokenSource, 'SERVICE_TOKEN')} has expired: it lasts 60 minutes, and gds renews only a token kept in a profile.`,
+          'For work longer than that, store the integration token in a profile that renews itself, and use it',
+          `instead${credentials.tokenSource === 'env' ? ' of SERVICE_TOKEN' : credentials.tokenSource === 'flag' ? ' of --token' : ''}:`,
+          '  printf %s "$REFRESH_TOKEN" | gds tokens refresh --save-profile ci   then: gds … --profile ci',
+        ].join('\n');
       return [
         `The token from ${describeSource(credentials.tokenSource, 'SERVICE_TOKEN')} was refused. Use one the service accepts:`,
         '  gds auth set --token <t> --base <url>      store a CLI token in a profile',
