@@ -29,7 +29,7 @@ import type { ProfileFields } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { holderAlive, holderOf, presenting } from './refresh-holder.js';
 import { keychainTimeoutMs, readSecrets } from './secret-store.js';
-import { createApiClient, ApiError } from '../client/index.js';
+import { createApiClient, ApiError, NetworkError } from '../client/index.js';
 
 /** Refresh when the access token expires within this long. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -499,11 +499,29 @@ function lockLost(profileName: string): CliError {
   );
 }
 
+/** Failures that leave a request unsent: no connection was made, so the service never saw the refresh token. */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'CONNECT_TIMEOUT',
+]);
+
 function refreshFailed(error: unknown): CliError {
+  // The answer lost after the request went out (a reset, a timeout waiting for it): the service may have spent
+  // the single-use token. Said, so that an exit 3 of the next run is no surprise.
+  const mayBeSpent =
+    error instanceof NetworkError && error.failure !== 'certificate' && !NOT_SENT.has(error.code ?? '');
   return new CliError(`Could not refresh the tokens: ${stripControlCharacters((error as Error).message)}.`, {
     exitCode: ExitCode.Unavailable,
     code: 'refresh_failed',
-    suggestion: 'Check the network and run the command again; the saved tokens are unchanged.',
+    suggestion: mayBeSpent
+      ? 'The request went out and its answer was lost: the service may have spent the refresh token. Check the ' +
+        'network and run the command again: it presents the token once more, and if the service refuses it, ' +
+        'says how to get a new one.'
+      : 'Check the network and run the command again; the saved tokens are unchanged.',
   });
 }
 
