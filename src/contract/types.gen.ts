@@ -1684,6 +1684,11 @@ export interface components {
             total?: number;
             /** @description Pass as cursor for the next page; null on the last page. */
             nextCursor: string | null;
+            /**
+             * @description On the last page of a cursor listing that cannot promise every row once: a warehouse table without a key whose rows were written (inserted or updated) while it was read, so a row may have been skipped or served twice. Absent otherwise. Read again when it must be exact.
+             * @enum {boolean}
+             */
+            changedWhileListed?: true;
         };
         TableColumns: {
             tableId: string;
@@ -2946,6 +2951,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `schema_drift` (see TableSchemaDrift), or `listing_changed`: the cursor points into a warehouse object rewritten since its listing began (TRUNCATE, a rebuild under its name, VACUUM FULL); list again from the first page. */
+        TableSchemaDriftOrListingChanged: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Rate limit exceeded; retry after `Retry-After` seconds. */
         TableTooManyRequests: {
             headers: {
@@ -3279,7 +3296,7 @@ export interface operations {
                 limit?: number;
                 /** @description Case-insensitive text search over the table's text columns. */
                 search?: string;
-                /** @description The nextCursor of the previous page (same search and limit): the next page, read by key. Wins over page. */
+                /** @description The nextCursor of the previous page (same search and limit): the next page, read by key. Wins over page. A row deleted or inserted meanwhile moves no other row (a page number's offset would skip or repeat one). A cursor into a warehouse object rewritten since (TRUNCATE, a rebuild under its name, VACUUM FULL) is 409 `listing_changed`: start again. */
                 cursor?: string;
             };
             header?: never;
@@ -3307,7 +3324,7 @@ export interface operations {
             401: components["responses"]["TableUnauthorized"];
             403: components["responses"]["TableForbidden"];
             404: components["responses"]["TableNotFound"];
-            409: components["responses"]["TableSchemaDrift"];
+            409: components["responses"]["TableSchemaDriftOrListingChanged"];
             429: components["responses"]["TableTooManyRequests"];
         };
     };

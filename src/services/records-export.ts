@@ -15,6 +15,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import { refuseFolder } from '../io/output-file.js';
 import { ndjsonLine } from '../core/ndjson.js';
 import type { ApiClient } from '../client/index.js';
+import type { ApiError } from '../client/errors.js';
 import { MAX_RECORDS_PAGE } from '../client/areas/records.js';
 import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
@@ -128,6 +129,9 @@ export async function exportRecords(
     options.output === undefined
       ? streamSink(options.stdout ?? process.stdout)
       : await fileSink(options.output, earlier === null ? 0 : earlier.bytes, options.force === true);
+  // The service said a row was written while the table was read (a warehouse table without a key): one may
+  // be missing or twice. The rows read are kept, and the export fails so that no script takes them as exact.
+  let changed = false;
   try {
     let columns = state.columns;
     const cells = { rawCells: state.rawCells === true };
@@ -159,7 +163,10 @@ export async function exportRecords(
           },
           { signal, onHeaders },
         ),
-      );
+      ).catch((error: unknown) => {
+        throw listingChanged(error, tableId, options.output, rows) ?? error;
+      });
+      changed ||= page.changedWhileListed === true;
       total ??= page.total;
       const text = page.records.map(line).join('');
       await sink.write(text);
@@ -185,6 +192,18 @@ export async function exportRecords(
     await sink.abandon();
     throw error;
   }
+  if (changed) {
+    throw new CliError(
+      `Rows of table ${tableId} were written while it was exported: one written meanwhile may be missing or twice in ${options.output ?? 'the output'} (${rows} rows).`,
+      {
+        exitCode: ExitCode.Conflict,
+        code: 'changed_while_exported',
+        suggestion:
+          'The table has no key to read it by (a unique, NOT NULL id): export it again when nothing writes to it, or give it such a key.',
+        details: { tableId, rows, output: options.output ?? null },
+      },
+    );
+  }
   return {
     tableId,
     format: options.format,
@@ -194,6 +213,31 @@ export async function exportRecords(
     requests,
     waitedMs: pacer.waitedMs,
   };
+}
+
+/** The 409 `listing_changed` of a cursor into a warehouse object rewritten since the export began, explained. */
+function listingChanged(
+  error: unknown,
+  tableId: string,
+  output: string | undefined,
+  rows: number,
+): CliError | undefined {
+  // By name: an ApiError of another copy of the client module is one too.
+  const answer = error as Partial<ApiError> | null;
+  if (answer?.name !== 'ApiError' || answer.status !== 409 || answer.code !== 'listing_changed')
+    return undefined;
+  return new CliError(
+    `Table ${tableId} was rewritten (truncated, rebuilt or vacuumed full) while it was exported, after ${rows} rows: the rest cannot follow them.`,
+    {
+      exitCode: ExitCode.Conflict,
+      code: 'listing_changed',
+      suggestion:
+        output === undefined
+          ? 'Export it again from the start.'
+          : `Export it again from the start: the same command with --force instead of --resume.`,
+      details: { tableId, rows, ...(output === undefined ? {} : { output }) },
+    },
+  );
 }
 
 /**

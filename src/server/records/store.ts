@@ -25,6 +25,8 @@ export interface ListResult {
   total?: number;
   /** The cursor of the next page, null on the last one. */
   nextCursor: string | null;
+  /** On the last page of a listing that may have skipped or repeated a row written while it was read. */
+  changedWhileListed?: true;
 }
 
 function likePattern(search: string): string {
@@ -123,10 +125,11 @@ async function readWarehouseRows(
   }
   const hasId = table.columns.some((c) => c.name === 'id');
   // Rows page by key when the object's `id` is a key (a table whose unique index on id, NOT NULL, gives an
-  // index range at any depth); otherwise (an id that may repeat or be NULL, a view, no id) by offset, in a
-  // deterministic order: the physical row id of a table, the id and the whole row of a view.
-  const [relation] = await q.query<{ relkind: string; id_is_key: boolean }>(
-    `SELECT c.relkind, EXISTS (
+  // index range at any depth). A table without one pages by its physical row id, also a key: a row deleted
+  // or inserted under the listing moves no other (an offset would skip or repeat one). A view without a key
+  // pages by offset, in a deterministic order (the id and the whole row).
+  const [relation] = await q.query<{ relkind: string; id_is_key: boolean; filenode: string | null }>(
+    `SELECT c.relkind, pg_relation_filenode(c.oid)::text AS filenode, EXISTS (
         SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
          WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
            AND a.attname = 'id' AND a.attnotnull) AS id_is_key
@@ -135,20 +138,100 @@ async function readWarehouseRows(
   );
   const hasRowId = relation === undefined || relation.relkind === 'r' || relation.relkind === 'm' || !hasId;
   const byKey = hasId && relation?.id_is_key === true;
+  const byRowId = !byKey && relation !== undefined && relation.filenode !== null && hasRowId;
   // A row's record id is its `id` column when the object has one, else (and where it is NULL) its physical
   // row id; a view's row with a NULL id has none to give.
   const rowId = hasRowId ? `'row:' || t.ctid::text` : "''";
   const idExpr = hasId ? `COALESCE(t.id::text, ${rowId})` : rowId;
+  const from = `${quoteSource(table.source)} t`;
+  const listing = byRowId ? await rowIdListing(q, from, relation.filenode ?? '', options) : undefined;
   const page = await pageOf<{ rid: string; key: string; row: string }>(q, options, {
-    select: `${idExpr} AS rid, ${byKey ? 't.id::text' : "''"} AS key, to_jsonb(t)::text AS row`,
-    from: `${quoteSource(table.source)} t`,
+    select: `${idExpr} AS rid, ${byKey ? 't.id::text' : byRowId ? 't.ctid::text' : "''"} AS key, to_jsonb(t)::text AS row`,
+    from,
     conditions,
-    orderBy: byKey ? 't.id' : hasRowId ? 't.ctid' : 't.id, to_jsonb(t)::text',
-    byOffset: !byKey,
+    orderBy: byKey || byRowId ? (byKey ? 't.id' : 't.ctid') : 't.id, to_jsonb(t)::text',
+    ...(byRowId ? { keyType: 'tid' } : {}),
+    byOffset: !byKey && !byRowId,
     params,
+    ...(listing === undefined ? {} : { after: listing.after, cursorOf: listing.cursorOf }),
   });
   const { rows, ...rest } = page;
-  return { ...rest, records: rows.map((r) => toRecord(table, { id: r.rid, data: warehouseRow(r.row) })) };
+  const changed =
+    listing !== undefined &&
+    options.cursor !== undefined &&
+    rest.nextCursor === null &&
+    (await listing.changedSinceStart(conditions, params));
+  return {
+    ...rest,
+    ...(changed ? { changedWhileListed: true } : {}),
+    records: rows.map((r) => toRecord(table, { id: r.rid, data: warehouseRow(r.row) })),
+  };
+}
+
+/**
+ * A listing of a keyless warehouse table by physical row id. Its cursor carries the object's file (a TRUNCATE,
+ * a rebuild under the same name or a VACUUM FULL gives it a new one, and row ids that mean other rows: 409
+ * `listing_changed`) and the transactions the listing's start could not see (the next one, and those still
+ * running then): an update writes a new version of a row elsewhere in the file, maybe before the cursor
+ * (never served) or after it (served twice), so the last page says `changedWhileListed` when any row the
+ * listing serves was written by one of them.
+ */
+async function rowIdListing(
+  q: Queryable,
+  from: string,
+  filenode: string,
+  options: ListOptions,
+): Promise<{
+  after: string | undefined;
+  cursorOf: (key: string) => string;
+  changedSinceStart: (conditions: string[], params: unknown[]) => Promise<boolean>;
+}> {
+  let next: string;
+  let running: string[];
+  let after: string | undefined;
+  if (options.cursor !== undefined) {
+    const match = /^rowid:(\d+):(\d+):((?:\d+(?:,\d+)*)?):(\(\d+,\d+\))$/.exec(decodeCursor(options.cursor));
+    if (match === null) throw notOurCursor();
+    if (match[1] !== filenode) {
+      throw new HttpError(
+        409,
+        'listing_changed',
+        'The warehouse object was rewritten since this listing began (a TRUNCATE, a rebuild under its name or a VACUUM FULL): its cursor points at rows it no longer holds. Start the listing again from its first page.',
+        { parameter: 'cursor' },
+      );
+    }
+    next = match[2] ?? '';
+    running = match[3] === '' || match[3] === undefined ? [] : match[3].split(',');
+    after = match[4];
+  } else {
+    // Row versions carry 32-bit transaction ids; the snapshot gives 64-bit ones. Many transactions running at
+    // once (a cursor should stay short) count as from the oldest of them on: more may be said changed, none less.
+    const [row] = await q.query<{ next: string; oldest: string; running: string[] }>(
+      `SELECT (pg_snapshot_xmax(s)::text::bigint % 4294967296)::text AS next,
+              (pg_snapshot_xmin(s)::text::bigint % 4294967296)::text AS oldest,
+              ARRAY(SELECT (x::text::bigint % 4294967296)::text FROM pg_snapshot_xip(s) AS x) AS running
+         FROM pg_current_snapshot() AS s`,
+    );
+    const many = (row?.running.length ?? 0) > 32;
+    next = (many ? row?.oldest : row?.next) ?? '0';
+    running = many ? [] : (row?.running ?? []);
+  }
+  return {
+    after,
+    cursorOf: (key) => encodeCursor(`rowid:${filenode}:${next}:${running.join(',')}:${key}`),
+    async changedSinceStart(conditions, params) {
+      const n = params.length;
+      const where = [
+        ...conditions,
+        `(age(t.xmin) <= age($${n + 1}::text::xid) OR t.xmin::text = ANY($${n + 2}::text[]))`,
+      ];
+      const [row] = await q.query<{ changed: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM ${from} WHERE ${where.join(' AND ')}) AS changed`,
+        [...params, next, running],
+      );
+      return row?.changed === true;
+    },
+  };
 }
 
 async function listStoredRecords(
@@ -192,6 +275,9 @@ async function pageOf<T extends { key: string }>(
     /** No key orders the rows uniquely: a cursor carries the offset of the next page instead. */
     byOffset?: boolean;
     params: unknown[];
+    /** The key the cursor carries, decoded by the caller (with `cursorOf` encoding the next one). */
+    after?: string | undefined;
+    cursorOf?: (key: string) => string;
   },
 ): Promise<{ rows: T[]; total?: number; nextCursor: string | null }> {
   const params = [...sql.params];
@@ -218,7 +304,7 @@ async function pageOf<T extends { key: string }>(
     };
   }
   if (options.cursor !== undefined) {
-    params.push(decodeCursor(options.cursor));
+    params.push(sql.cursorOf === undefined ? decodeCursor(options.cursor) : sql.after);
     conditions.push(
       `${sql.orderBy} > $${params.length}${sql.keyType === undefined ? '' : `::${sql.keyType}`}`,
     );
@@ -238,7 +324,7 @@ async function pageOf<T extends { key: string }>(
   const more = rows.length > options.limit;
   const served = more ? rows.slice(0, options.limit) : rows;
   const last = served.at(-1);
-  const nextCursor = more && last !== undefined ? encodeCursor(last.key) : null;
+  const nextCursor = more && last !== undefined ? (sql.cursorOf ?? encodeCursor)(last.key) : null;
   if (options.cursor !== undefined || options.page !== 1) return { rows: served, nextCursor };
   const total = more ? await countOf(q, sql.from, filter, sql.params) : served.length;
   return { rows: served, total, nextCursor };
@@ -253,15 +339,18 @@ async function countOf(q: Queryable, from: string, filter: string, params: unkno
 /** The offset an offset cursor carries (`offset:<n>`); 400 for a key cursor given to an offset listing. */
 function offsetOf(key: string): number {
   const match = /^offset:(\d{1,12})$/.exec(key);
-  if (match === null)
-    throw badRequest(
-      'invalid_query',
-      'cursor is not a cursor this service gave: pass the nextCursor of a page.',
-      {
-        parameter: 'cursor',
-      },
-    );
+  if (match === null) throw notOurCursor();
   return Number(match[1]);
+}
+
+function notOurCursor() {
+  return badRequest(
+    'invalid_query',
+    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
+    {
+      parameter: 'cursor',
+    },
+  );
 }
 
 /** One record by its id (as a listing gives it); 404 when the table has none of that id. */
