@@ -8,6 +8,8 @@
 // one ' off again. A text that already starts with quotes before such a character gets one more, so the two
 // directions are exact inverses: every text survives export | import unchanged.
 
+import { numberOfText } from './lossless-json.js';
+
 export type CsvColumnType = 'text' | 'integer' | 'numeric' | 'boolean' | 'date' | 'timestamp';
 
 const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
@@ -70,12 +72,11 @@ export function csvValue(
   if (field === '' && !quoted) return null;
   if (options.rawCells !== true) field = restoreFormula(field);
   switch (type) {
-    case 'integer': {
-      const n = Number(field);
-      return INTEGER.test(field.trim()) && Number.isSafeInteger(n) ? n : field;
-    }
+    // A number a double cannot hold (an int8 above 2^53, a numeric(30,6)) is kept to the digit, never rounded.
+    case 'integer':
+      return INTEGER.test(field.trim()) ? numberOfText(field.trim()) : field;
     case 'numeric':
-      return NUMBER.test(field.trim()) ? Number(field) : field;
+      return NUMBER.test(field.trim()) ? numberOfText(field.trim()) : field;
     case 'boolean': {
       const word = field.trim().toLowerCase();
       if (TRUE.has(word)) return true;

@@ -27,6 +27,11 @@ const reviveLossless = (_key: string, value: unknown, context?: SourceContext): 
  */
 const MAY_LOSE = /(?:^|[:,[])\s*-?(?:\d(?:\.?\d){15}|[\d.]+[eE][+-]?\d{3})/;
 
+/** Whether JSON.parse of `text` may change a number (parseLossless would keep one as its text). */
+export function mayLoseDigits(text: string): boolean {
+  return json.rawJSON !== undefined && MAY_LOSE.test(text);
+}
+
 /** JSON.parse, with every number whose value a double cannot hold kept as its own text (see above). */
 export function parseLossless(text: string): unknown {
   if (json.rawJSON === undefined || !MAY_LOSE.test(text)) return JSON.parse(text);
@@ -48,4 +53,16 @@ function decimal(text: string): string {
   if (digits === '') return '0';
   const trailing = all.length - all.replace(/0+$/, '').length;
   return `${sign}${digits}e${Number(exponent) - fraction.length + trailing}`;
+}
+
+/**
+ * A number written as text (a CSV cell: `+1`, `.5`, `007`, `1.`, `1e3`): a plain number when a double holds
+ * it, else kept to the digit as parseLossless keeps one; undefined when the text is no number.
+ */
+export function numberOfText(text: string): unknown {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (match === null || (match[2] === '' && (match[3] ?? '') === '')) return undefined;
+  const [, sign, whole = '', fraction = '', exponent] = match;
+  const json = `${sign === '-' ? '-' : ''}${whole.replace(/^0+(?=\d)/, '') || '0'}${fraction === '' ? '' : `.${fraction}`}${exponent === undefined ? '' : `e${exponent}`}`;
+  return parseLossless(json);
 }

@@ -1,5 +1,6 @@
 // A table's columns and the checks on values written to a Mode B table: the service checks every write with
 // them, and `gds records import` checks each row with them before sending it (and for --dry-run).
+import { isRawJson } from './lossless-json.js';
 
 export type ColumnType = 'text' | 'integer' | 'numeric' | 'boolean' | 'date' | 'timestamp';
 
@@ -115,12 +116,34 @@ export const INTEGER_BYTES: Readonly<Record<string, 2 | 4 | 8>> = {
   int8: 8,
 };
 
-const INTEGER_RANGE: Record<2 | 4 | 8, [number, number]> = {
-  2: [-32_768, 32_767],
-  4: [-2_147_483_648, 2_147_483_647],
-  // int8 holds more, but a JavaScript number is exact only within ±(2^53 − 1): the stricter bound wins.
-  8: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+const INTEGER_RANGE: Record<2 | 4 | 8, [bigint, bigint]> = {
+  2: [-32_768n, 32_767n],
+  4: [-2_147_483_648n, 2_147_483_647n],
+  // A value above 2^53 is read as its own text (lossless-json.ts), never as a rounded double.
+  8: [-9_223_372_036_854_775_808n, 9_223_372_036_854_775_807n],
 };
+
+/** The integer a value holds exactly: a JSON number, or the text of one no double holds; else undefined. */
+function integerOf(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : undefined;
+  if (!isRawJson(value) || !/^-?\d+$/.test(value.rawJSON)) return undefined;
+  return BigInt(value.rawJSON);
+}
+
+/**
+ * The digits before and after the point of a decimal number's text (`-0012.3400e1` → 3 and 1), exact
+ * whatever its length, for a number no double holds.
+ */
+function decimalShape(text: string): { before: number; after: number } {
+  const [mantissa = '', exponent = '0'] = text.replace(/^[-+]/, '').toLowerCase().split('e');
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  const digits = whole + fraction;
+  const significant = digits.replace(/^0+/, '');
+  const point = whole.length + Number(exponent) - (digits.length - significant.length);
+  const kept = significant.replace(/0+$/, '');
+  if (kept === '') return { before: 0, after: 0 };
+  return { before: Math.max(0, point), after: Math.max(0, kept.length - point) };
+}
 
 /** Digits after the decimal point of a number's shortest exact decimal form (1.25 → 2, 1e-7 → 7, 3e20 → 0). */
 export function fractionDigits(value: number): number {
@@ -158,18 +181,27 @@ function fits(column: Column, value: unknown): boolean {
     case 'text':
       return typeof value === 'string';
     case 'integer': {
-      // Stored and checked as bigint, read back as a JavaScript number: only integers both hold exactly.
-      if (!Number.isSafeInteger(value)) return false;
+      const integer = integerOf(value);
+      if (integer === undefined) return false;
       const [min, max] = INTEGER_RANGE[column.integerBytes ?? 8];
-      return (value as number) >= min && (value as number) <= max;
+      return integer >= min && integer <= max;
     }
     case 'numeric': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+      // A number no double holds (123456789012345678.123456) comes as its own text and is kept to the digit.
+      const raw = isRawJson(value) ? value.rawJSON : undefined;
+      if (raw === undefined && (typeof value !== 'number' || !Number.isFinite(value))) return false;
       if (column.precision === undefined) return true;
       // numeric(p,s): PostgreSQL would round away digits past the scale (silently changing the value) and
       // refuse more than p − s digits before the point: both are refused here, before anything is stored.
       const scale = column.scale ?? 0;
-      return fractionDigits(value) <= scale && Math.abs(value) < 10 ** (column.precision - scale);
+      if (raw !== undefined) {
+        const shape = decimalShape(raw);
+        return shape.after <= scale && shape.before <= column.precision - scale;
+      }
+      return (
+        fractionDigits(value as number) <= scale &&
+        Math.abs(value as number) < 10 ** (column.precision - scale)
+      );
     }
     case 'boolean':
       return typeof value === 'boolean';

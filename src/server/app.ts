@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
-import { firstInvalidUtf8 } from '../core/utf8.js';
 import type { FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/caller.js';
 import { loadSigningKeys } from './auth/keys.js';
@@ -20,7 +19,6 @@ import type { Queryable } from './db/handle.js';
 import { exclusively, openDb } from './db/index.js';
 import { migrate } from './db/migrations.js';
 import {
-  badRequest,
   clientErrorHandler,
   errorBody,
   frameworkErrorHandler,
@@ -34,6 +32,7 @@ import { OwnNames } from './host-check.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadyInfo } from './ready.js';
 import { buildReadyInfo } from './ready.js';
+import { readJsonBodies } from './json-body.js';
 import { certifyRoutes } from './routes/certify.js';
 import { configRoutes } from './routes/config.js';
 import { contractRoutes } from './routes/contract.js';
@@ -287,27 +286,7 @@ function buildApp(
     exposeHeadRoutes: false,
     genReqId: () => randomUUID(),
   });
-  // JSON bodies are read as bytes and refused when they are not UTF-8: Fastify's own parser decodes them with
-  // each bad byte turned into U+FFFD, so a record, a name or a note would be stored silently changed (the
-  // input rule of input-rule.ts, for the bytes before the JSON). Otherwise Fastify's parser, as configured.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
-    const invalid = firstInvalidUtf8(bytes);
-    if (invalid !== undefined) {
-      done(
-        badRequest(
-          'invalid_input',
-          `The body is not UTF-8: byte ${invalid} is 0x${(bytes[invalid] ?? 0).toString(16).toUpperCase().padStart(2, '0')}, which does not begin or continue a UTF-8 character; nothing was stored.`,
-          { where: 'body', byteOffset: invalid },
-        ),
-        undefined,
-      );
-      return;
-    }
-    parseJson(request, bytes.toString('utf8'), done);
-  });
+  readJsonBodies(app);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat())
       routes.push({ method, url: restRoute(ctx, route.url) ?? route.url, path: route.url });

@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { CliError, ExitCode } from '../core/errors.js';
+import { parseLossless } from '../core/lossless-json.js';
 import { firstInvalidUtf8, notUtf8Error } from '../io/input.js';
 import type { TableColumns } from '../contract/types.js';
 import type { CsvCellOptions } from '../core/csv.js';
@@ -75,7 +76,7 @@ export async function* readRows(
       row += 1;
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = parseLossless(text);
       } catch (error) {
         yield {
           row,
@@ -219,7 +220,7 @@ function* jsonRows(text: string, input: string): Generator<InputRow, void, undef
   if (text.trim() === '') throw emptyInputError(input);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseLossless(text);
   } catch (error) {
     throw new CliError(`${input === '-' ? '<stdin>' : input} is not JSON: ${(error as Error).message}`, {
       exitCode: ExitCode.Usage,

@@ -3,6 +3,7 @@
 // id or the name of a table the token grants: a DATA-API token cannot list the workspace's tables, so a name
 // is read from the token's own grants (its slug -> id claim), with no request.
 import { CliError, ExitCode } from '../core/errors.js';
+import { parseLossless } from '../core/lossless-json.js';
 import type { ApiClient } from '../client/index.js';
 import type { ListRecordsQuery } from '../client/areas/records.js';
 import type { RecordPage, RecordValues, TableRecord } from '../contract/types.js';
@@ -117,7 +118,8 @@ export function parseRecordValues(text: string, from: string): RecordValues {
   let value: unknown;
   try {
     // A byte order mark (Notepad, PowerShell) is no part of the JSON.
-    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    // Digits a double cannot hold (a numeric(30,6), an int8 above 2^53) are sent as written.
+    value = parseLossless(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (error) {
     throw new CliError(`${from} is not JSON: ${(error as Error).message}`, {
       exitCode: ExitCode.Usage,

@@ -45,7 +45,15 @@ describe('csvValue', () => {
   it('reads numbers and booleans only when written as such, else keeps the text for the table to refuse', () => {
     expect(csvValue('12', false, 'integer')).toBe(12);
     expect(csvValue('1.5', false, 'integer')).toBe('1.5');
-    expect(csvValue('99999999999999999999', false, 'integer')).toBe('99999999999999999999');
+    // Digits a double cannot hold are kept as written (sent so; the table checks its range), never rounded.
+    expect(JSON.stringify(csvValue('99999999999999999999', false, 'integer'))).toBe('99999999999999999999');
+    expect(JSON.stringify(csvValue('+9007199254740993', false, 'integer'))).toBe('9007199254740993');
+    expect(JSON.stringify(csvValue('123456789012345678.123456', false, 'numeric'))).toBe(
+      '123456789012345678.123456',
+    );
+    expect(JSON.stringify(csvValue('-.1000000000000000000001', false, 'numeric'))).toBe(
+      '-0.1000000000000000000001',
+    );
     expect(csvValue('1e3', false, 'numeric')).toBe(1000);
     expect(csvValue('abc', false, 'numeric')).toBe('abc');
     expect(csvValue('TRUE', false, 'boolean')).toBe(true);

@@ -10,6 +10,7 @@ import type { TestServer } from '../helpers/server.js';
 import { postgresTestUrl, startTestServer } from '../helpers/server.js';
 import { pushDevDefinition } from '../helpers/push.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+import { createModeBTable } from '../helpers/records.js';
 
 const DECIMAL = '123456789012345678.123456';
 const BIG = '9007199254740993';
@@ -128,4 +129,50 @@ describe.each([
     expect(first).toBe(`1,${DECIMAL},${BIG},42,0.5`);
     expect(second).toBe('2,1.5,7,-3,0.1');
   });
+
+  it.skipIf(skip !== undefined)(
+    'imports them into a Mode B table unchanged, from the NDJSON and the CSV export alike',
+    async () => {
+      const copies = await Promise.all(
+        ['ndjson', 'csv'].map((format) =>
+          createModeBTable(server, `ledger_copy_${format}`, [
+            { name: 'amount', type: 'numeric', required: false },
+            { name: 'big', type: 'integer', required: false },
+            { name: 'small', type: 'integer', required: false },
+            { name: 'ratio', type: 'numeric', required: false },
+          ]),
+        ),
+      );
+      const writer = await server.issueToken('OWNER', {
+        name: 'ledger-copies',
+        env: 'dev',
+        scopes: [tableId, ...copies].map((id) => ({
+          tableId: id,
+          permissions: ['read', 'write'] as Array<'read' | 'write'>,
+        })),
+      });
+      const as = { env: { ...env, SERVICE_TOKEN: writer.tokens.accessToken } };
+      for (const [index, format] of (['ndjson', 'csv'] as const).entries()) {
+        const file = join(dir, `ledger-copy-${database}.${format}`);
+        const exported = await runInProcess(
+          ['records', 'export', tableId, '--format', format, '--output', file],
+          as,
+        );
+        expect(exported.code, exported.stderr).toBe(0);
+        const copy = copies[index] ?? '';
+        const imported = await runInProcess(['records', 'import', copy, '-f', file, '--ignore-ids'], as);
+        expect(imported.code, imported.stderr).toBe(0);
+        const back = await runInProcess(['records', 'export', copy], as);
+        expect(back.code, back.stderr).toBe(0);
+        const lines = back.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.replace(/,"id":"[^"]*"/, ''));
+        expect(lines.sort(), format).toEqual([
+          '{"amount":1.5,"big":7,"small":-3,"ratio":0.1}',
+          `{"amount":${DECIMAL},"big":${BIG},"small":42,"ratio":0.5}`,
+        ]);
+      }
+    },
+  );
 });

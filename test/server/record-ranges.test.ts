@@ -46,7 +46,7 @@ describe('record values within the column’s storage', () => {
     [{ small: 32_768 }, 'small', 'integer (int2)', 'from -32768 to 32767'],
     [{ small: -32_769 }, 'small', 'integer (int2)', 'from -32768 to 32767'],
     [{ regular: 2_147_483_648 }, 'regular', 'integer (int4)', 'from -2147483648 to 2147483647'],
-    [{ big: 2 ** 53 }, 'big', 'integer (int8)', 'from -9007199254740991 to 9007199254740991'],
+    [{ big: -(2 ** 64) }, 'big', 'integer (int8)', 'from -9223372036854775808 to 9223372036854775807'],
     [{ price: 10_000 }, 'price', 'numeric(6,2)', 'at most 4 digits before the point and 2 after'],
     [{ price: 1.234 }, 'price', 'numeric(6,2)', 'at most 4 digits before the point and 2 after'],
     [{ whole: 1.5 }, 'whole', 'numeric(3,0)', 'at most 3 digits before the point and 0 after'],
@@ -73,7 +73,7 @@ describe('record values within the column’s storage', () => {
     const response = await write({
       small: -32_768,
       regular: 2_147_483_647,
-      big: Number.MAX_SAFE_INTEGER,
+      big: 2 ** 62,
       price: -9999.99,
       whole: 999,
       ratio: 1.2345678901234e-7,

@@ -246,8 +246,8 @@ async function listStoredRecords(
     params.push(likePattern(options.search), searchable);
     conditions.push(`EXISTS (SELECT 1 FROM unnest($3::text[]) AS c(name) WHERE data->>c.name ILIKE $2)`);
   }
-  const page = await pageOf<{ id: string; key: string; data: Record<string, unknown> }>(q, options, {
-    select: 'id, seq::text AS key, data',
+  const page = await pageOf<{ id: string; key: string; data: string }>(q, options, {
+    select: 'id, seq::text AS key, data::text AS data',
     from: 'gds.records',
     conditions,
     orderBy: 'seq',
@@ -255,7 +255,7 @@ async function listStoredRecords(
     params,
   });
   const { rows, ...rest } = page;
-  return { ...rest, records: rows.map((r) => toRecord(table, r)) };
+  return { ...rest, records: rows.map((r) => toRecord(table, { id: r.id, data: warehouseRow(r.data) })) };
 }
 
 /**
@@ -356,12 +356,12 @@ function notOurCursor() {
 /** One record by its id (as a listing gives it); 404 when the table has none of that id. */
 export async function getRecord(q: Queryable, table: GovernedTable, recordId: string): Promise<TableRecord> {
   if (table.mode === 'MODE_B') {
-    const [row] = await q.query<{ id: string; data: Record<string, unknown> }>(
-      'SELECT id, data FROM gds.records WHERE table_id = $1 AND id = $2',
+    const [row] = await q.query<{ id: string; data: string }>(
+      'SELECT id, data::text AS data FROM gds.records WHERE table_id = $1 AND id = $2',
       [table.id, recordId],
     );
     if (!row) throw recordNotFound(table, recordId);
-    return toRecord(table, row);
+    return toRecord(table, { id: row.id, data: warehouseRow(row.data) });
   }
   let data: string | undefined;
   try {
@@ -427,7 +427,7 @@ async function findWarehouseRow(
 }
 
 /**
- * A warehouse row from its JSON text, not the driver's parse of it: a numeric or bigint no double holds
+ * A row (a warehouse's, or a Mode B record's stored data) from its JSON text, not the driver's parse of it: a numeric or bigint no double holds
  * (123456789012345678.123456, 9007199254740993) keeps the warehouse's digits in the answer.
  */
 function warehouseRow(text: string): Record<string, unknown> {
@@ -485,13 +485,13 @@ export async function updateRecord(
   values: Record<string, unknown>,
   now: string,
 ): Promise<TableRecord> {
-  const [row] = await q.query<{ id: string; data: Record<string, unknown> }>(
+  const [row] = await q.query<{ id: string; data: string }>(
     `UPDATE gds.records SET data = data || $3::jsonb, updated_at = $4 WHERE table_id = $1 AND id = $2
-     RETURNING id, data`,
+     RETURNING id, data::text AS data`,
     [table.id, recordId, JSON.stringify(values), now],
   );
   if (!row) throw recordNotFound(table, recordId);
-  return toRecord(table, row);
+  return toRecord(table, { id: row.id, data: warehouseRow(row.data) });
 }
 
 export async function deleteRecord(q: Queryable, table: GovernedTable, recordId: string): Promise<void> {
@@ -521,11 +521,14 @@ export async function upsertByKey(
   // data-plane write already locks this row at its end, when it bumps data_version.)
   await q.query('SELECT 1 FROM gds.tables WHERE id = $1 FOR NO KEY UPDATE', [table.id]);
   const keys = [...new Set(rows.map((row) => JSON.stringify(row[key])))];
-  const existing = await q.query<{ id: string; data: Record<string, unknown> }>(
-    `SELECT id, data FROM gds.records
-      WHERE table_id = $1 AND data -> $2 IN (SELECT jsonb_array_elements($3::jsonb)) ORDER BY seq FOR UPDATE`,
-    [table.id, key, `[${keys.join(',')}]`],
-  );
+  // Read as text: a record's other values are written back whole, to the digit.
+  const existing = (
+    await q.query<{ id: string; data: string }>(
+      `SELECT id, data::text AS data FROM gds.records
+        WHERE table_id = $1 AND data -> $2 IN (SELECT jsonb_array_elements($3::jsonb)) ORDER BY seq FOR UPDATE`,
+      [table.id, key, `[${keys.join(',')}]`],
+    )
+  ).map((record) => ({ id: record.id, data: warehouseRow(record.data) }));
   const byKey = new Map<string, Array<{ id: string; data: Record<string, unknown> }>>();
   for (const record of existing) {
     const k = JSON.stringify(record.data[key]);

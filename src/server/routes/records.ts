@@ -35,6 +35,7 @@ import {
 } from '../records/store.js';
 import type { GovernedTable } from '../records/tables.js';
 import { admitDataPlane, grantedTable } from '../records/access.js';
+import { readJsonBodies } from '../json-body.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string; recordId?: string }; Querystring: Query }>;
 
@@ -49,6 +50,9 @@ export const DATA_PLANE_ROUTES = new Set([
 
 export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.register(async (scope) => {
+    // Row values keep their digits: a numeric 123456789012345678.123456 or an int8 above 2^53 is not rounded
+    // to a double on the way in (JSON.parse's), but kept as its text (checked, stored and served as sent).
+    readJsonBodies(scope, { keepDigits: true });
     scope.addHook('onRequest', async (request, reply) => {
       request.caller = await admitDataPlane(ctx, request, reply);
       // §7.1's order, all before the body is read: the audience (401), then the table (404 none, 403 outside
