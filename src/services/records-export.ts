@@ -166,6 +166,20 @@ export async function exportRecords(
       ).catch((error: unknown) => {
         throw listingChanged(error, tableId, options.output, rows) ?? error;
       });
+      if ((page as { nextCursor?: unknown }).nextCursor === undefined) {
+        // A service with the spec's page/limit only: numbered pages read by offset, and a row deleted or
+        // inserted meanwhile skips or repeats another, with nothing to tell. Nothing is written from it.
+        throw new CliError(
+          `The service gave no nextCursor for table ${tableId}: it pages by number only, and an export by page number skips or repeats a row whenever one is deleted or inserted meanwhile.`,
+          {
+            exitCode: ExitCode.Failure,
+            code: 'no_cursor_paging',
+            suggestion:
+              'Export from a service that pages by cursor (the reference server does), or read the pages yourself with gds api while nothing writes to the table.',
+            details: { tableId },
+          },
+        );
+      }
       changed ||= page.changedWhileListed === true;
       total ??= page.total;
       const text = page.records.map(line).join('');
