@@ -1685,7 +1685,7 @@ export interface components {
             /** @description Pass as cursor for the next page; null on the last page. */
             nextCursor: string | null;
             /**
-             * @description On the last page of a cursor listing that cannot promise every row once: a warehouse table without a key whose rows were written (inserted or updated) while it was read, so a row may have been skipped or served twice. Absent otherwise. Read again when it must be exact.
+             * @description On the last page of a cursor listing that cannot promise every row once: a warehouse table without a key whose rows were written (inserted or updated) while it was read, or a view without one that holds another number of rows than at the first page, so a row may have been skipped or served twice. Absent otherwise. Read again when it must be exact.
              * @enum {boolean}
              */
             changedWhileListed?: true;

@@ -20,6 +20,7 @@ describe.each(ENGINES)(
     let server: TestServer;
     let token: string;
     let tableId: string;
+    let viewId: string;
 
     beforeAll(async () => {
       if (skip !== undefined) return;
@@ -29,11 +30,16 @@ describe.each(ENGINES)(
       const pushed = await pushDevDefinition(server, 'keyless', ['id', 'label']);
       expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
       tableId = pushed.body.governanceId as string;
+      // A view has no physical row: it is read by offset.
+      await server.sql(`CREATE VIEW analytics_dev.keyless_view AS SELECT * FROM analytics_dev.keyless`);
+      const view = await pushDevDefinition(server, 'keyless_view', ['id', 'label']);
+      expect(view.status, JSON.stringify(view.body)).toBe(202);
+      viewId = view.body.governanceId as string;
       token = (
         await server.issueToken('OWNER', {
           name: 'changing',
           env: 'dev',
-          scopes: [{ tableId, permissions: ['read'] }],
+          scopes: [tableId, viewId].map((id) => ({ tableId: id, permissions: ['read' as const] })),
         })
       ).tokens.accessToken;
     });
@@ -50,18 +56,18 @@ describe.each(ENGINES)(
       );
     };
 
-    const read = (query: string) =>
-      server.request('GET', `/api/tables/${tableId}/records${query}`, { token });
+    const read = (query: string, of = tableId) =>
+      server.request('GET', `/api/tables/${of}/records${query}`, { token });
 
     /** Every page after `cursor`; `between` runs after the first page. */
-    async function walk(between: () => Promise<unknown>) {
-      let page = await read('?limit=2');
+    async function walk(between: () => Promise<unknown>, of = tableId) {
+      let page = await read('?limit=2', of);
       expect(page.status).toBe(200);
       const labels: string[] = page.body.records.map((r: { label: string }) => r.label);
       await between();
       let last = page;
       while (page.body.nextCursor !== null) {
-        page = await read(`?limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`);
+        page = await read(`?limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`, of);
         last = page;
         if (page.status !== 200) break;
         labels.push(...page.body.records.map((r: { label: string }) => r.label));
@@ -112,6 +118,23 @@ describe.each(ENGINES)(
         const { last } = await walk(() => fill(['a', 'b', 'c', 'd', 'e', 'f', 'g']));
         expect(last.status).toBe(409);
         expect(last.body.error.code).toBe('listing_changed');
+      },
+    );
+
+    it(
+      'a view (read by offset) says it changed when rows were deleted or inserted meanwhile',
+      needs(skip),
+      async () => {
+        await fill(['a', 'b', 'c', 'd', 'e', 'f']);
+        const quiet = await walk(async () => undefined, viewId);
+        expect(quiet.labels.sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+        expect(quiet.last.body).not.toHaveProperty('changedWhileListed');
+        const deleted = await walk(
+          () => server.sql(`DELETE FROM analytics_dev.keyless WHERE label IN ('a', 'b')`),
+          viewId,
+        );
+        expect(deleted.last.status).toBe(200);
+        expect(deleted.last.body.changedWhileListed).toBe(true);
       },
     );
 

@@ -279,15 +279,19 @@ async function pageOf<T extends { key: string }>(
     after?: string | undefined;
     cursorOf?: (key: string) => string;
   },
-): Promise<{ rows: T[]; total?: number; nextCursor: string | null }> {
+): Promise<{ rows: T[]; total?: number; nextCursor: string | null; changedWhileListed?: true }> {
   const params = [...sql.params];
   const conditions = [...sql.conditions];
   const filter = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   if (sql.byOffset === true) {
-    const offset =
+    // No key to continue after (a view): the offset, and the count of rows when the listing began. A listing
+    // whose count differs at its last page had rows inserted or deleted meanwhile, which shift an offset's
+    // rows (one skipped or repeated): it says so. (An insertion and a deletion together keep the count.)
+    const at =
       options.cursor !== undefined
         ? offsetOf(decodeCursor(options.cursor))
-        : (options.page - 1) * options.limit;
+        : { offset: (options.page - 1) * options.limit, count: undefined };
+    const { offset } = at;
     const rows = await q.query<T>(
       `SELECT ${sql.select} FROM ${sql.from} ${filter} ORDER BY ${sql.orderBy}
         LIMIT ${options.limit + 1} OFFSET ${offset}`,
@@ -295,13 +299,17 @@ async function pageOf<T extends { key: string }>(
     );
     const more = rows.length > options.limit;
     const served = more ? rows.slice(0, options.limit) : rows;
-    const nextCursor = more ? encodeCursor(`offset:${offset + options.limit}`) : null;
-    if (options.cursor !== undefined || options.page !== 1) return { rows: served, nextCursor };
-    return {
-      rows: served,
-      total: more ? await countOf(q, sql.from, filter, sql.params) : served.length,
-      nextCursor,
-    };
+    const first = options.cursor === undefined && options.page === 1;
+    const count = first ? (more ? await countOf(q, sql.from, filter, sql.params) : served.length) : at.count;
+    const nextCursor = more
+      ? encodeCursor(`offset:${offset + options.limit}${count === undefined ? '' : `:${count}`}`)
+      : null;
+    if (!first) {
+      const changed =
+        !more && at.count !== undefined && (await countOf(q, sql.from, filter, sql.params)) !== at.count;
+      return { rows: served, nextCursor, ...(changed ? { changedWhileListed: true as const } : {}) };
+    }
+    return { rows: served, total: count ?? served.length, nextCursor };
   }
   if (options.cursor !== undefined) {
     params.push(sql.cursorOf === undefined ? decodeCursor(options.cursor) : sql.after);
@@ -336,11 +344,14 @@ async function countOf(q: Queryable, from: string, filter: string, params: unkno
   );
 }
 
-/** The offset an offset cursor carries (`offset:<n>`); 400 for a key cursor given to an offset listing. */
-function offsetOf(key: string): number {
-  const match = /^offset:(\d{1,12})$/.exec(key);
+/**
+ * The offset an offset cursor carries, and the rows its listing counted at its start (`offset:<n>:<count>`;
+ * a cursor of an earlier version has no count); 400 for a key cursor given to an offset listing.
+ */
+function offsetOf(key: string): { offset: number; count: number | undefined } {
+  const match = /^offset:(\d{1,12})(?::(\d{1,12}))?$/.exec(key);
   if (match === null) throw notOurCursor();
-  return Number(match[1]);
+  return { offset: Number(match[1]), count: match[2] === undefined ? undefined : Number(match[2]) };
 }
 
 function notOurCursor() {
