@@ -179,12 +179,12 @@ const MAX_COUNTED_KEY_CHARS = 40;
  * the file holds: a type or status past the first 16, or longer than 40 characters, is counted as `other`.
  */
 export function resultCounts(value: unknown): Record<string, Record<string, number>> {
-  const counts: Record<string, Record<string, number>> = {};
-  if (!isObject(value) || !Array.isArray(value['results'])) return counts;
-  const keyIn = (known: object, key: string) =>
-    key in known || (Object.keys(known).length < MAX_COUNTED_KEYS && key.length <= MAX_COUNTED_KEY_CHARS)
-      ? key
-      : 'other';
+  // Maps, not objects: a type or status is text from the request (`__proto__`, `constructor`), which as a key
+  // of a plain object would reach its prototype.
+  const counts = new Map<string, Map<string, number>>();
+  if (!isObject(value) || !Array.isArray(value['results'])) return {};
+  const keyIn = (known: ReadonlyMap<string, unknown>, key: string) =>
+    known.has(key) || (known.size < MAX_COUNTED_KEYS && key.length <= MAX_COUNTED_KEY_CHARS) ? key : 'other';
   for (const result of value['results']) {
     if (!isObject(result) || typeof result['status'] !== 'string') continue;
     const node = isObject(result['node']) ? result['node'] : undefined;
@@ -196,11 +196,14 @@ export function resultCounts(value: unknown): Record<string, Record<string, numb
         : typeof uniqueId === 'string'
           ? (uniqueId.split('.')[0] ?? 'other')
           : 'other';
-    const byStatus = (counts[keyIn(counts, type)] ??= {});
+    const typeKey = keyIn(counts, type);
+    const byStatus = counts.get(typeKey) ?? new Map<string, number>();
+    counts.set(typeKey, byStatus);
     const status = keyIn(byStatus, result['status']);
-    byStatus[status] = (byStatus[status] ?? 0) + 1;
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
   }
-  return counts;
+  // Object.fromEntries defines own properties: a `__proto__` key stays a key.
+  return Object.fromEntries([...counts].map(([type, byStatus]) => [type, Object.fromEntries(byStatus)]));
 }
 
 /** rpc methods (dbt rpc server, dbt Cloud IDE) that compile or query without building a table. */

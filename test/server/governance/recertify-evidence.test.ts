@@ -88,4 +88,36 @@ describe('the evidence summary of a run', () => {
     expect(counts.model?.['other']).toBe(30 - 16 + 2);
     expect(resultCounts({ results: 'not a list' })).toEqual({});
   });
+
+  it('counts a type or status named like a property of every object (__proto__, constructor) as text', async () => {
+    const response = await server.request('POST', '/api/workspace/recertify', {
+      token,
+      body: {
+        runResults: {
+          metadata: {
+            dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+            dbt_version: '1.8.0',
+            invocation_id: 'inv-proto',
+          },
+          results: [
+            result('success', 'model.shop.customers', '"dev"."analytics_dev"."customers"'),
+            result('zzPolluted', '__proto__.a.b'),
+            result('toString', 'constructor.a.b'),
+          ],
+          elapsed_time: 3,
+          args: { which: 'build' },
+        },
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(({} as Record<string, unknown>)['zzPolluted']).toBeUndefined();
+    expect(typeof Object.prototype.toString).toBe('function');
+    const counts = resultCounts({
+      results: [result('zzPolluted', '__proto__.a.b'), result('toString', 'constructor.a.b')],
+    });
+    expect(Object.hasOwn(counts, '__proto__')).toBe(true);
+    expect(JSON.parse(JSON.stringify(counts))).toEqual(
+      JSON.parse('{"__proto__":{"zzPolluted":1},"constructor":{"toString":1}}'),
+    );
+  });
 });
