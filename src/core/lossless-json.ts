@@ -56,6 +56,16 @@ function decimal(text: string): string {
 }
 
 /**
+ * One text for a value however its number is written (`1.50`, `15e-1`, a kept number, a double), as jsonb
+ * compares them: a key to match values by. Other values as JSON.
+ */
+export function valueKey(value: unknown): string {
+  if (typeof value === 'number' && Number.isFinite(value)) return `number:${decimal(String(value))}`;
+  if (isRawJson(value)) return `number:${decimal(value.rawJSON)}`;
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/**
  * A number written as text (a CSV cell: `+1`, `.5`, `007`, `1.`, `1e3`): a plain number when a double holds
  * it, else kept to the digit as parseLossless keeps one; undefined when the text is no number.
  */

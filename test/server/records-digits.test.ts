@@ -104,6 +104,45 @@ describe('digits a double cannot hold, in a Mode B table', () => {
     expect(await valuesOf('b-1')).toEqual({ amount: '-0.100000000000000000001', qty: '1' });
   });
 
+  it('an import keyed on a number finds its record however the number is written: no second record', async () => {
+    const count = async (amount: string) =>
+      (
+        await server.sql<{ n: string }>(
+          `SELECT count(*)::text AS n FROM gds.records WHERE table_id = $1 AND data -> 'amount' = $2::jsonb`,
+          [tableId, amount],
+        )
+      )[0]?.n;
+    const first = await raw(
+      'POST',
+      `/api/tables/${tableId}/import?mode=upsert&key=amount`,
+      `{"rows":[{"sku":"k-1","amount":1.234567890123456789e5}]}`,
+    );
+    expect(first.status).toBe(200);
+    for (const written of ['1.234567890123456789e5', '123456.7890123456789', '123456.78901234567890']) {
+      const again = await raw(
+        'POST',
+        `/api/tables/${tableId}/import?mode=upsert&key=amount`,
+        `{"rows":[{"sku":"k-1","amount":${written}}]}`,
+      );
+      expect(again.status).toBe(200);
+      expect(JSON.parse(again.text)).toMatchObject({ inserted: 0, updated: 1 });
+    }
+    expect(await count('123456.7890123456789')).toBe('1');
+    const plain = await raw(
+      'POST',
+      `/api/tables/${tableId}/import?mode=upsert&key=amount`,
+      `{"rows":[{"sku":"k-2","amount":2.50}]}`,
+    );
+    expect(plain.status).toBe(200);
+    const twice = await raw(
+      'POST',
+      `/api/tables/${tableId}/import?mode=upsert&key=amount`,
+      `{"rows":[{"sku":"k-2","amount":25e-1}]}`,
+    );
+    expect(JSON.parse(twice.text)).toMatchObject({ inserted: 0, updated: 1 });
+    expect(await count('2.5')).toBe('1');
+  });
+
   it('refuses an integer past int8 (400), and a decimal past a declared numeric(p,s), whatever its length', async () => {
     const past = await raw(
       'POST',

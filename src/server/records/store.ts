@@ -5,7 +5,7 @@ import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
-import { parseLossless } from '../../core/lossless-json.js';
+import { parseLossless, valueKey } from '../../core/lossless-json.js';
 import type { Column } from './columns.js';
 import { checkValues, describeProblems } from './columns.js';
 import type { GovernedTable } from './tables.js';
@@ -541,15 +541,17 @@ export async function upsertByKey(
     )
   ).map((record) => ({ id: record.id, data: warehouseRow(record.data) }));
   const byKey = new Map<string, Array<{ id: string; data: Record<string, unknown> }>>();
+  // Matched as jsonb matched them above: by value, not by how each number is written (a stored 1.50, a sent
+  // 1.5 or 15e-1; a number kept to the digit).
   for (const record of existing) {
-    const k = JSON.stringify(record.data[key]);
+    const k = valueKey(record.data[key]);
     byKey.set(k, [...(byKey.get(k) ?? []), record]);
   }
   const inserted: Array<{ id: string; data: Record<string, unknown> }> = [];
   const touched = new Set<{ id: string; data: Record<string, unknown> }>();
   let updated = 0;
   for (const [index, row] of rows.entries()) {
-    const k = JSON.stringify(row[key]);
+    const k = valueKey(row[key]);
     const matches = byKey.get(k);
     if (matches) {
       for (const record of matches) {
