@@ -127,7 +127,7 @@ async function readWarehouseRows(
   // Rows page by key when the object's `id` is a key (a table whose unique index on id, NOT NULL, gives an
   // index range at any depth). A table without one pages by its physical row id, also a key: a row deleted
   // or inserted under the listing moves no other (an offset would skip or repeat one). A view without a key
-  // pages by offset, in a deterministic order (the id and the whole row).
+  // pages by offset, in a deterministic order (the id, if it has one, and the whole row).
   const [relation] = await q.query<{ relkind: string; id_is_key: boolean; filenode: string | null }>(
     `SELECT c.relkind, pg_relation_filenode(c.oid)::text AS filenode, EXISTS (
         SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
@@ -136,7 +136,8 @@ async function readWarehouseRows(
        FROM pg_class c WHERE c.oid = to_regclass($1)`,
     [quoteSource(table.source)],
   );
-  const hasRowId = relation === undefined || relation.relkind === 'r' || relation.relkind === 'm' || !hasId;
+  // Only a table or a materialized view has physical rows (a view has no ctid to read).
+  const hasRowId = relation === undefined || relation.relkind === 'r' || relation.relkind === 'm';
   const byKey = hasId && relation?.id_is_key === true;
   const byRowId = !byKey && relation !== undefined && relation.filenode !== null && hasRowId;
   // A row's record id is its `id` column when the object has one, else (and where it is NULL) its physical
@@ -149,7 +150,14 @@ async function readWarehouseRows(
     select: `${idExpr} AS rid, ${byKey ? 't.id::text' : byRowId ? 't.ctid::text' : "''"} AS key, to_jsonb(t)::text AS row`,
     from,
     conditions,
-    orderBy: byKey || byRowId ? (byKey ? 't.id' : 't.ctid') : 't.id, to_jsonb(t)::text',
+    orderBy:
+      byKey || byRowId
+        ? byKey
+          ? 't.id'
+          : 't.ctid'
+        : hasId
+          ? 't.id, to_jsonb(t)::text'
+          : 'to_jsonb(t)::text',
     ...(byRowId ? { keyType: 'tid' } : {}),
     byOffset: !byKey && !byRowId,
     params,
