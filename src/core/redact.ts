@@ -61,8 +61,8 @@ export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string |
 
 /**
  * Whether any of SECRET_PATTERNS can match: each needs a `_` (the service's tokens), a `:` (a URL's `://`, a
- * JSON field), `eyJ` (a JWT), `bearer` in some case, or a query's `?token=`, `&password=` or `&secret=` (the
- * other secret parameters have a `_`). What it buys: a command line holds none of them as a
+ * JSON field), `eyJ` (a JWT), `bearer` in some case, or a query's `?token=`, `&password=`, `&secret=` or
+ * `&apikey=` (the other secret parameters have a `_`). What it buys: a command line holds none of them as a
  * rule, and then no pattern is compiled (the first use of the six cost 0.5 ms of every start-up, twice).
  */
 function mayMatchAPattern(text: string): boolean {
@@ -71,7 +71,7 @@ function mayMatchAPattern(text: string): boolean {
     text.includes(':') ||
     text.includes('eyJ') ||
     text.toLowerCase().includes('bearer') ||
-    (text.includes('=') && /[?&](?:token|password|secret)=/i.test(text))
+    (text.includes('=') && /[?&](?:token|password|secret|apikey)=/i.test(text))
   );
 }
 

@@ -106,6 +106,8 @@ describe('redactSecrets', () => {
     expect(redactSecrets('/cb?code=1&client_secret=x&api_key=y&apikey=z&password=p&secret=q')).toBe(
       '/cb?code=1&client_secret=****&api_key=****&apikey=****&password=****&secret=****',
     );
+    // With no `_` or `:` anywhere to say a pattern may match.
+    expect(redactSecrets('GET /v1/x?apikey=SECRET')).toBe('GET /v1/x?apikey=****');
     // A parameter only ending in one of those names is not one.
     expect(redactSecrets('/api/x?mytoken=1&tokens=2')).toBe('/api/x?mytoken=1&tokens=2');
   });
