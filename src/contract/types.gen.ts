@@ -1469,8 +1469,10 @@ export interface paths {
         put?: never;
         /**
          * The GraphQL door (no stage segment; schema in src/contract/schema.graphql)
-         * @description Machine-only, read only: the tables a DATA-API token grants, a table's columns and contract,
-         *     records by cursor, one record (docs/doors.md). Exactly the tokens the table endpoints take
+         * @description Machine-only, read only: the tables a DATA-API token grants, a table's columns, records by
+         *     cursor, one record (docs/doors.md). A table's lifecycle state and semantic contract are
+         *     management-plane data: the deprecated `Table.state` and `Table.contract` answer null with an
+         *     `errors` entry `{code: wrong_audience, status: 401}`. Exactly the tokens the table endpoints take
          *     (anything else is 401 before the body is read), under the same scopes, environment check and
          *     per-token rate limit (one request of the window per POST). A read the grant does not reach is an
          *     entry of `errors` with `extensions: {code, status}` (the table endpoints' code and status).

@@ -132,6 +132,53 @@ describe('GraphQL', () => {
     expect(one.body.data.record).toEqual({ id: seen[0], values: all.body.records[0] });
   });
 
+  it('a DATA-API token reads no lifecycle state or contract (management plane): null and wrong_audience 401 for those fields, the rest answers', async () => {
+    const answer = await graphql(
+      reader,
+      'query($id: ID!) { tables { id } table(id: $id) { name state columns { name } contract { grain meaning certifiedAt } } }',
+      { id: crm },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.tables).toEqual([{ id: crm }]);
+    const rest = await server.request('GET', `/api/tables/${crm}/columns`, { token: reader });
+    expect(answer.body.data.table).toEqual({
+      name: 'crm_contacts',
+      state: null,
+      columns: rest.body.columns.map((c: { name: string }) => ({ name: c.name })),
+      contract: null,
+    });
+    const errors = [...answer.body.errors].sort((a, b) => a.path.join('.').localeCompare(b.path.join('.')));
+    expect(errors).toMatchObject([
+      { path: ['table', 'contract'], extensions: { code: 'wrong_audience', status: 401 } },
+      { path: ['table', 'state'], extensions: { code: 'wrong_audience', status: 401 } },
+    ]);
+    // crm_contacts is certified with a live contract; none of it reaches the DATA-API token, as on REST.
+    expect(JSON.stringify(answer.body)).not.toMatch(/CERTIFIED|grain/);
+    for (const path of [`/api/tables/${crm}/status`, `/api/tables/${crm}/semantic-contract`]) {
+      const refusedRest = await server.request('GET', path, { token: reader });
+      expect(refusedRest.status, path).toBe(401);
+      expect(refusedRest.body.error.code, path).toBe('wrong_audience');
+    }
+  });
+
+  it('keeps state and contract in the schema for old clients: nullable and deprecated', async () => {
+    const answer = await graphql(
+      reader,
+      '{ __type(name: "Table") { fields(includeDeprecated: true) { name isDeprecated deprecationReason type { kind } } } }',
+    );
+    const fields = Object.fromEntries(
+      answer.body.data.__type.fields.map((f: { name: string }) => [f.name, f]),
+    );
+    for (const name of ['state', 'contract']) {
+      expect(fields[name], name).toMatchObject({
+        isDeprecated: true,
+        type: { kind: expect.not.stringMatching(/NON_NULL/) },
+      });
+      expect(fields[name].deprecationReason, name).toMatch(/DATA-API/);
+    }
+    expect(fields.columns.isDeprecated).toBe(false);
+  });
+
   it('a table outside the grant is an error with the data plane’s code and status, not data', async () => {
     const customers = server.table('customers').id;
     const answer = await graphql(reader, 'query($id: ID!) { table(id: $id) { name } }', { id: customers });
@@ -229,7 +276,7 @@ describe('GraphQL', () => {
 });
 
 describe('MCP', () => {
-  it('the SDK’s client lists the tools and reads the granted table’s contract, records and one record', async () => {
+  it('the SDK’s client lists the tools and reads the granted table’s columns, records and one record', async () => {
     const client = await mcpClient(reader);
     try {
       const tools = await client.listTools();
@@ -242,8 +289,16 @@ describe('MCP', () => {
         await client.callTool({ name: 'describe_table', arguments: { tableId: crm } }),
       );
       const rest = await server.request('GET', `/api/tables/${crm}/columns`, { token: reader });
-      expect(described.columns).toEqual(rest.body.columns);
-      expect(described).toHaveProperty('contract');
+      // The table as the data plane knows it: no lifecycle state, no semantic contract (management plane).
+      expect(described).toEqual({
+        id: crm,
+        name: 'crm_contacts',
+        environment: 'dev',
+        mode: 'MODE_B',
+        columns: rest.body.columns,
+      });
+      const describeTool = tools.tools.find((t) => t.name === 'describe_table');
+      expect(describeTool?.description).not.toMatch(/contract|state/i);
 
       const page = structured(
         await client.callTool({ name: 'list_records', arguments: { tableId: crm, limit: 2 } }),

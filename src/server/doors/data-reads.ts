@@ -1,8 +1,9 @@
 // What the GraphQL and MCP doors read, each a call into the data plane's own code (records/access.ts,
-// records/store.ts): the granted tables, one table's columns and contract, a page of records, a record.
+// records/store.ts): the granted tables, one table's columns, a page of records, a record. A table's
+// lifecycle state and semantic contract are certification data, the management plane's (spec §1): no read
+// here gives them to a DATA-API token, as REST's table endpoints do not.
 import type { TableRecord } from '../../contract/types.js';
 import type { IntegrationCaller } from '../auth/caller.js';
-import { findContract } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { checkInput } from '../input-rule.js';
@@ -19,17 +20,7 @@ export interface TableDescription {
   name: string;
   environment: string;
   mode: string;
-  state: string;
   columns: Array<{ name: string; type: string; required: boolean }>;
-  contract: {
-    intent: string | null;
-    allowedConsumers: string[];
-    grain: string;
-    grainType: string | null;
-    grainKeyColumns: string[];
-    meaning: string;
-    certifiedAt: string | null;
-  } | null;
 }
 
 /** GraphQL passes an argument given as null as null: it is the same as one not given. */
@@ -58,26 +49,12 @@ export class DataReads {
   async table(tableId: string): Promise<TableDescription> {
     checkInput({ tableId }, 'request');
     const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
-    const contract = await findContract(this.ctx.db, table.id);
     return {
       id: table.id,
       name: table.name,
       environment: table.environmentLabel,
       mode: table.mode,
-      state: table.state,
       columns: table.columns.map((c) => ({ name: c.name, type: c.type, required: c.required })),
-      contract:
-        contract === null
-          ? null
-          : {
-              intent: contract.intent,
-              allowedConsumers: contract.allowedConsumers,
-              grain: contract.grain,
-              grainType: contract.grainType,
-              grainKeyColumns: contract.grainKeyColumns,
-              meaning: contract.meaning,
-              certifiedAt: contract.certifiedAt,
-            },
     };
   }
 

@@ -1,5 +1,6 @@
 // The GraphQL door ({origin}/graphql): graphql-js over the schema in src/contract/schema.graphql, each
-// field a read of the data plane (data-reads.ts) for the request's DATA-API caller. Admission (the
+// field a read of the data plane (data-reads.ts) for the request's DATA-API caller (Table.state and
+// Table.contract, management-plane data, are kept for old clients and answer null with wrong_audience). Admission (the
 // token, its audience, the rate limit) is the data plane's own, before the body is read: 401 and 429
 // are HTTP answers in the contract's error body, as on REST.
 import { readFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { requireDataApi } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../context.js';
 import { DOOR_BODY_LIMIT_BYTES, GRAPHQL_PATH } from '../doors.js';
-import { HttpError } from '../errors.js';
+import { HttpError, unauthorized } from '../errors.js';
 import { chargeDataPlane, dataApiCaller } from '../records/access.js';
 import type { PageRequest } from './data-reads.js';
 import { DataReads } from './data-reads.js';
@@ -113,7 +114,7 @@ async function answer(
     document,
     rootValue: {
       tables: () => reads.tables(),
-      table: (args: { id: string }) => reads.table(args.id),
+      table: async (args: { id: string }) => ({ ...(await reads.table(args.id)), ...managementOnly }),
       records: async (args: PageRequest) => {
         const page = await reads.records(args);
         return { ...page, records: page.records.map(asRecord) };
@@ -129,6 +130,27 @@ async function answer(
     ...(result.errors === undefined ? {} : { errors: result.errors.map(describe) }),
   });
 }
+
+/**
+ * Table.state and Table.contract, kept (nullable, deprecated) so that old queries still validate: a table's
+ * lifecycle state and semantic contract are certification data, the management plane's (spec §1), which the
+ * DATA-API tokens this door takes do not read, as on REST (GET …/status and …/semantic-contract are 401
+ * `wrong_audience` for them). Each is null with a field error; the rest of the query answers.
+ */
+const managementOnly = {
+  state: () => {
+    throw unauthorized(
+      'wrong_audience',
+      "Table.state is the table's lifecycle state, management-plane data a DATA-API token does not read; a member reads it with gds status <table>.",
+    );
+  },
+  contract: () => {
+    throw unauthorized(
+      'wrong_audience',
+      "Table.contract is the table's semantic contract, management-plane data a DATA-API token does not read; a member reads it with GET /api/tables/{tableId}/semantic-contract.",
+    );
+  },
+};
 
 /** The schema's Record: the id, and every value (the id included) under `values`. */
 const asRecord = (record: TableRecord) => ({ id: record.id, values: record });

@@ -86,7 +86,7 @@ function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
     'describe_table',
     {
       description:
-        "A table's columns (name, type, required) and its semantic contract (intent, consumers, grain, meaning, certifiedAt).",
+        'A table the token grants: its id, name, environment, custody mode and columns (name, type, required).',
       inputSchema: { tableId },
       annotations: { readOnlyHint: true },
     },
