@@ -364,6 +364,83 @@ describe('MCP', () => {
   });
 });
 
+describe('every door refuses a dead or foreign token alike', () => {
+  const dead: Record<string, string> = {};
+  let orphanIssuer: string;
+
+  beforeAll(async () => {
+    const grant = { env: 'dev', scopes: [{ tableId: crm, permissions: ['read' as const] }] };
+    const revoked = await server.issueToken('OWNER', { name: 'revoked', ...grant });
+    const revoke = await server.request('POST', '/api/integration/tokens/revoke', {
+      token: server.user('OWNER').cliToken,
+      body: { token: revoked.clientToken },
+    });
+    expect(revoke.status).toBe(200);
+    dead['revoked DATA-API token'] = revoked.tokens.accessToken;
+    server.clock.advance(-61 * 60_000);
+    try {
+      dead['expired DATA-API token'] = (
+        await server.issueToken('OWNER', { name: 'expired', ...grant })
+      ).tokens.accessToken;
+    } finally {
+      server.clock.reset();
+    }
+    // Issued by a member who then leaves the workspace (the token outlives its owner's membership).
+    orphanIssuer = server.user('ADMIN').userId;
+    dead['orphaned DATA-API token'] = (
+      await server.issueToken('ADMIN', { name: 'orphaned', ...grant })
+    ).tokens.accessToken;
+    dead['MANAGEMENT token'] = (
+      await server.issueToken('OWNER', { name: 'mgmt-parity', env: '*', scopes: ['workspace:read:members'] })
+    ).tokens.accessToken;
+  });
+
+  /** Each door's answer to the token: REST's records, a GraphQL query, an MCP message. */
+  async function doors(token: string) {
+    const rest = await server.request('GET', `/api/tables/${crm}/records?limit=1`, { token });
+    const graphqlAnswer = await graphql(token, '{ tables { id } }');
+    const mcp = await server.request('POST', `${server.origin}/mcp`, {
+      token,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tables', arguments: {} } },
+    });
+    return { rest, graphql: graphqlAnswer, mcp };
+  }
+
+  it.each([
+    ['revoked DATA-API token', 'token_revoked'],
+    ['expired DATA-API token', undefined],
+    ['orphaned DATA-API token', 'token_revoked'],
+    ['MANAGEMENT token', 'wrong_audience'],
+  ] as const)(
+    'a %s: 401 with the same code at REST, GraphQL and MCP, and nothing read',
+    async (kind, code) => {
+      const orphaned = kind === 'orphaned DATA-API token';
+      if (orphaned)
+        await server.sql('UPDATE gds.memberships SET active = false WHERE user_id = $1', [orphanIssuer]);
+      try {
+        const answers = await doors(dead[kind] ?? '');
+        const rest = answers.rest.body.error.code;
+        if (code !== undefined) expect(rest).toBe(code);
+        for (const [door, answer] of Object.entries(answers)) {
+          expect(answer.status, door).toBe(401);
+          expect(answer.body.error.code, door).toBe(rest);
+          expect(answer.body.data, door).toBeUndefined();
+          expect(answer.body.result, door).toBeUndefined();
+        }
+      } finally {
+        if (orphaned)
+          await server.sql('UPDATE gds.memberships SET active = true WHERE user_id = $1', [orphanIssuer]);
+      }
+    },
+  );
+
+  it('the orphaned token’s owner back in the workspace: every door serves it again (the refusal was the membership)', async () => {
+    for (const [door, answer] of Object.entries(await doors(dead['orphaned DATA-API token'] ?? '')))
+      expect(answer.status, door).toBe(200);
+  });
+});
+
 describe('MCP, one message a request', () => {
   it('refuses a JSON-RPC batch (400, -32600): one request of the rate limit is one read', async () => {
     const call = (id: number) => ({
