@@ -1474,7 +1474,7 @@ export interface paths {
          *     management-plane data: the deprecated `Table.state` and `Table.contract` answer null with an
          *     `errors` entry `{code: wrong_audience, status: 401}`. Exactly the tokens the table endpoints take
          *     (anything else is 401 before the body is read), under the same scopes, environment check and
-         *     per-token rate limit (one request of the window per POST). A read the grant does not reach is an
+         *     per-token rate limit (one request of the window per root field that reads). A read the grant does not reach is an
          *     entry of `errors` with `extensions: {code, status}` (the table endpoints' code and status).
          */
         post: operations["graphqlQuery"];
