@@ -12,8 +12,8 @@
 // snapshots.
 //
 // Every method means what it meant to the dbt that wrote the manifest (metadata.dbt_version; none: the newest
-// dbt's), as docs/dbt.md's version table lists: a method that dbt did not have (METHODS_SINCE:
-// source_status: 1.1, file: 1.2, group:/access:/version: 1.5, semantic_model: 1.6, saved_query: 1.7,
+// dbt's), as docs/dbt.md's version table lists: a method that dbt did not have (METHODS_SINCE: metric:
+// 1.0, source_status: 1.1, file: 1.2, group:/access:/version: 1.5, semantic_model: 1.6, saved_query: 1.7,
 // unit_test: 1.8, selector: 1.12) is a DbtSelectionError naming the dbt that added it, as that dbt refuses an
 // unknown method; the methods' globs are 1.5's, group:'s 1.8's (exact before); file: is the file's name from
 // 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2.
@@ -923,12 +923,13 @@ function configSelects(config: unknown, selected: ConfigScalar, keys: string[]):
 /**
  * The selector methods a dbt 1.x added (dbt-core's MethodName), by the minor version that added them: an
  * older dbt refuses them as unknown methods, and gds does on its manifest. The others (fqn, tag, path,
- * source, package, config, test_name, test_type, resource_type, state, exposure, metric, result) are older
+ * source, package, config, test_name, test_type, resource_type, state, exposure, result) are older
  * than the manifests gds reads. docs/dbt.md has the table.
  */
 const METHODS_SINCE: Readonly<
   Record<string, { minor: number; with?: string; instead?: (value: string) => string }>
 > = {
+  metric: { minor: 0, with: 'metrics' },
   source_status: { minor: 1 },
   file: { minor: 2, instead: () => 'select the model by its name (no extension) or path:' },
   group: { minor: 5, with: 'groups' },

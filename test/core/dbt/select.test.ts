@@ -911,6 +911,7 @@ describe('the methods of the dbt that wrote the manifest (metadata.dbt_version),
   });
 
   it.each([
+    ['metric:revenue', '0.21.1', '1.0'],
     ['file:orders.sql', '1.1.5', '1.2'],
     ['file:orders', '0.19.2', '1.2'],
     ['source_status:fresher', '1.0.9', '1.1'],
