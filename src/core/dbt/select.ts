@@ -1,6 +1,6 @@
 // dbt's node selection (`--select` / `--exclude`) as `dbt ls` resolves it, the part a governance job needs:
 // names and fqn wildcards (`orders`, `staging.*`, `jaffle_shop.marts`), `tag:`, `path:`, `file:` (the file's
-// name, with or without its extension), `source:`, `state:` against another manifest (`--state`),
+// name, or its stem), `source:`, `state:` against another manifest (`--state`),
 // `result:` and `source_status:` against the run_results.json and sources.json of that folder, `config.KEY:`
 // (any config: `config.meta.owner:`), `group:`, `access:`, `resource_type:`, `fqn:`, `package:`, `exposure:`,
 // `metric:`, `semantic_model:`, `saved_query:`, graph operators (`+x`, `x+`, `2+x`, `x+1`, `@x`), a space for a
@@ -10,6 +10,13 @@
 // (`--indirect-selection`) and the exclusions: a test dbt would not run is no rule of its table. `state:`
 // selects a changed test's model too. The tables selected are always among the enabled models, seeds and
 // snapshots.
+//
+// Every method means what it meant to the dbt that wrote the manifest (metadata.dbt_version; none: the newest
+// dbt's), as docs/dbt.md's version table lists: a method that dbt did not have (METHODS_SINCE: metric:
+// 1.0, source_status: 1.1, file: 1.2, group:/access:/version: 1.5, semantic_model: 1.6, saved_query: 1.7,
+// unit_test: 1.8, selector: 1.12) is a DbtSelectionError naming the dbt that added it, as that dbt refuses an
+// unknown method; the methods' globs are 1.5's, group:'s 1.8's (exact before); file: is the file's name from
+// 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
@@ -630,13 +637,20 @@ function matchMethod(
   const part = wildcards ? glob : (pattern: string, text: string) => pattern === '*' || pattern === text;
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
+  const since = method === undefined ? undefined : METHODS_SINCE[method];
+  if (since !== undefined && dbtBefore1(manifest.dbtVersion, since.minor))
+    throw new DbtSelectionError(
+      `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no ${method ?? ''}: method (dbt 1.${since.minor} added it${since.with === undefined ? '' : ` with ${since.with}`}) and refuses it, as gds does; ${since.instead?.(value) ?? `select by another method, or parse the project with dbt 1.${since.minor} or later`}`,
+      selector,
+    );
   switch (method) {
     // dbt's default method: a value with a slash is a path, one ending in .sql, .py or .csv a file name.
+    // Before dbt 1.2 (no file method) a value ending in .sql is a name, as that dbt read it.
     case undefined:
       return value.includes('/')
         ? pick((n) => pathMatches(n, value))
-        : /\.(sql|py|csv)$/i.test(value)
-          ? pick((n) => fileMatches(n, value, like))
+        : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
+          ? pick((n) => fileMatches(n, value, like, manifest.dbtVersion))
           : pick((n) => fqnMatches(n, value, wildcards), parsed);
     case 'fqn':
       return pick((n) => fqnMatches(n, value, wildcards), parsed);
@@ -646,7 +660,7 @@ function matchMethod(
       return pick((n) => pathMatches(n, value));
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
-      return pick((n) => fileMatches(n, value, like));
+      return pick((n) => fileMatches(n, value, like, manifest.dbtVersion));
     case 'source': {
       const parts = value.split('.');
       if (parts.length > 3)
@@ -680,12 +694,6 @@ function matchMethod(
     // dbt 1.12's selector method: what the named selector of selectors.yml selects (graph operators then
     // walk from it, as from any method's nodes).
     case 'selector': {
-      const major = /^(\d+)\.(\d+)/.exec(manifest.dbtVersion ?? '');
-      if (major !== null && Number(major[1]) === 1 && Number(major[2]) < 12)
-        throw new DbtSelectionError(
-          `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no selector: method (dbt 1.12 added it); pass --selector ${value}`,
-          selector,
-        );
       const entry = manifest.selectors.get(value);
       if (entry === undefined)
         throw new DbtSelectionError(
@@ -729,12 +737,15 @@ function matchMethod(
       const fresher = sourcesWithStatus(value, sources, sourcesCurrent);
       return pick((n) => fresher.has(n.uniqueId));
     }
-    // dbt's group method: config.group against the value (a glob), of the nodes (not the unit tests) and metrics.
-    case 'group':
+    // dbt's group method: config.group against the value, of the nodes (not the unit tests) and metrics;
+    // exactly before dbt 1.8, a glob from 1.8 (dbt-core #9811), though the other methods took globs from 1.5.
+    case 'group': {
+      const groupLike = dbtBefore1(manifest.dbtVersion, 8) ? (p: string, t: string) => p === t : glob;
       return pick(
-        (n) => n.group !== undefined && glob(value, n.group),
+        (n) => n.group !== undefined && groupLike(value, n.group),
         [...configurable(), ...others.filter((n) => n.resourceType === 'metric')],
       );
+    }
     // dbt's access method: a model's access exactly.
     case 'access':
       return pick((n) => n.resourceType === 'model' && n.access === value, parsed);
@@ -785,13 +796,8 @@ function matchMethod(
       );
     }
     // dbt 1.8's unit_test method: a unit test by NAME or PACKAGE.NAME, globs allowed (before 1.8 dbt has no
-    // such method and refuses it).
+    // such method and refuses it: METHODS_SINCE).
     case 'unit_test': {
-      if (dbtBefore1(manifest.dbtVersion, 8))
-        throw new DbtSelectionError(
-          `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no unit_test: method (dbt 1.8 added it with unit tests)`,
-          selector,
-        );
       const parts = value.split('.');
       if (parts.length > 2)
         throw new DbtSelectionError(
@@ -914,6 +920,27 @@ function configSelects(config: unknown, selected: ConfigScalar, keys: string[]):
   );
 }
 
+/**
+ * The selector methods a dbt 1.x added (dbt-core's MethodName), by the minor version that added them: an
+ * older dbt refuses them as unknown methods, and gds does on its manifest. The others (fqn, tag, path,
+ * source, package, config, test_name, test_type, resource_type, state, exposure, result) are older
+ * than the manifests gds reads. docs/dbt.md has the table.
+ */
+const METHODS_SINCE: Readonly<
+  Record<string, { minor: number; with?: string; instead?: (value: string) => string }>
+> = {
+  metric: { minor: 0, with: 'metrics' },
+  source_status: { minor: 1 },
+  file: { minor: 2, instead: () => 'select the model by its name (no extension) or path:' },
+  group: { minor: 5, with: 'groups' },
+  access: { minor: 5, with: 'model access' },
+  version: { minor: 5, with: 'model versions' },
+  semantic_model: { minor: 6, with: 'semantic models' },
+  saved_query: { minor: 7, with: 'saved queries' },
+  unit_test: { minor: 8, with: 'unit tests' },
+  selector: { minor: 12, instead: (value) => `pass --selector ${value}` },
+};
+
 const VERSION_SELECTORS = ['latest', 'prerelease', 'old', 'none'];
 
 const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
@@ -955,11 +982,19 @@ function versionMatches(selector: string, node: ManifestNode): boolean {
   return selector === 'prerelease' ? order > 0 : order < 0;
 }
 
-/** dbt's file method: the file's name, with or without its extension; globs allowed. */
-function fileMatches(node: ManifestNode, value: string, like: typeof glob): boolean {
+/**
+ * dbt's file method (dbt 1.2+): the file's name, and from dbt 1.6 its stem too (the name without its
+ * extension); globs from 1.5, as `like` compares.
+ */
+function fileMatches(
+  node: ManifestNode,
+  value: string,
+  like: typeof glob,
+  dbtVersion: string | undefined,
+): boolean {
   const name = node.originalFilePath?.split('/').at(-1);
   if (name === undefined) return false;
-  return like(value, name) || like(value, name.replace(/\.[^.]*$/, ''));
+  return like(value, name) || (!dbtBefore1(dbtVersion, 6) && like(value, name.replace(/\.[^.]*$/, '')));
 }
 
 /**

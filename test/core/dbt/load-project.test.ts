@@ -158,6 +158,20 @@ describe('loadDbtProject', () => {
     expect(project.declarations.map((d) => d.name)).toEqual(['customers']);
   });
 
+  it("a method the manifest's dbt did not have: exit 2 naming the method and the dbt that added it, nothing planned", async () => {
+    const dir = relationshipProject({ dbtVersion: '1.4.9' });
+    const error = await refusal(loadDbtProject(dir, { select: ['orders'], exclude: ['access:private'] }));
+    expect(error).toMatchObject({ exitCode: 2, code: 'invalid_dbt_selector' });
+    expect(error.message).toMatch(
+      /dbt 1\.4\.9, which wrote the manifest, has no access: method \(dbt 1\.5 added it/,
+    );
+    // The dbt that added it reads it.
+    const later = relationshipProject({ dbtVersion: '1.5.0' });
+    const names = (await loadDbtProject(later, { select: ['orders'], exclude: ['access:private'] }))
+      .declarations;
+    expect(names.map((d) => d.name)).toEqual(['orders']);
+  });
+
   describe("dbt_project.yml's flags: indirect_selection (dbt 1.8+ project flags)", () => {
     const relationship = RELATIONSHIP;
     const project = (flags: string) => relationshipProject({ flags });

@@ -870,3 +870,76 @@ describe("dbt 1.12's selector: method in --select and --exclude", () => {
     );
   });
 });
+
+describe('the methods of the dbt that wrote the manifest (metadata.dbt_version), as that dbt reads them', () => {
+  const project = (dbtVersion: string) => {
+    const m = manifest(
+      model('orders', {
+        access: 'public',
+        config: { enabled: true, materialized: 'table', group: 'finance' },
+      }),
+      model('customers', { config: { enabled: true, materialized: 'view', group: 'marketing' } }),
+    );
+    (m['metadata'] as Record<string, unknown>)['dbt_version'] = dbtVersion;
+    return readManifest(m);
+  };
+  const selected = (version: string, select: string[], exclude: string[] = [], warn = (_: string) => {}) =>
+    selectNodes(project(version), { select, exclude }, warn).map((id) => id.replace('model.shop.', ''));
+
+  it('group: compares the group exactly before dbt 1.8, as a glob from 1.8 (dbt-core #9811)', () => {
+    for (const version of ['1.5.0', '1.7.19']) {
+      expect(selected(version, ['group:finance'])).toEqual(['orders']);
+      expect(selected(version, ['group:fin*'])).toEqual([]);
+      expect(selected(version, ['group:*'])).toEqual([]);
+    }
+    expect(selected('1.8.0', ['group:fin*'])).toEqual(['orders']);
+    expect(selected('1.10.1', ['group:*'])).toEqual(['orders', 'customers']);
+  });
+
+  it('file: is the file name exactly from dbt 1.2, its stem too from 1.6; a plain orders.sql is a name before 1.2', () => {
+    for (const version of ['1.2.0', '1.5.12']) {
+      expect(selected(version, ['file:orders.sql'])).toEqual(['orders']);
+      expect(selected(version, ['file:orders'])).toEqual([]);
+      expect(selected(version, ['orders.sql'])).toEqual(['orders']);
+    }
+    expect(selected('1.6.0', ['file:orders'])).toEqual(['orders']);
+    expect(selected('1.12.0', ['file:orders.sql'])).toEqual(['orders']);
+    // dbt 1.1 had no file method: `orders.sql` is an fqn, which no model has (a warning says it selects nothing).
+    const warnings: string[] = [];
+    expect(selected('1.1.5', ['orders.sql'], [], (w) => warnings.push(w))).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/--select orders\.sql matches no enabled model/)]);
+  });
+
+  it.each([
+    ['metric:revenue', '0.21.1', '1.0'],
+    ['file:orders.sql', '1.1.5', '1.2'],
+    ['file:orders', '0.19.2', '1.2'],
+    ['source_status:fresher', '1.0.9', '1.1'],
+    ['group:finance', '1.4.9', '1.5'],
+    ['access:public', '1.4.9', '1.5'],
+    ['version:latest', '1.4.9', '1.5'],
+    ['semantic_model:orders', '1.5.12', '1.6'],
+    ['saved_query:orders', '1.6.19', '1.7'],
+    ['unit_test:orders', '1.7.19', '1.8'],
+    ['selector:nightly', '0.21.1', '1.12'],
+  ])(
+    '%s on a manifest of dbt %s is refused, naming the dbt that added the method (%s), as dbt refuses it',
+    (atom, version, added) => {
+      const method = atom.slice(0, atom.indexOf(':'));
+      const refusal = new RegExp(
+        `dbt ${version.replace(/\./g, '\\.')}, which wrote the manifest, has no ${method}: method \\(dbt ${added.replace('.', '\\.')} added it`,
+      );
+      const warnings: string[] = [];
+      expect(() => selected(version, [`${atom}+`], [], (w) => warnings.push(w))).toThrow(DbtSelectionError);
+      expect(() => selected(version, [`${atom}+`])).toThrow(refusal);
+      expect(() => selected(version, ['*'], [atom])).toThrow(refusal);
+      expect(warnings).toEqual([]);
+    },
+  );
+
+  it('the dbt that added a method reads it', () => {
+    expect(selected('1.5.0', ['group:finance', 'access:public'])).toEqual(['orders']);
+    expect(selected('1.5.0', ['version:none'])).toEqual(['orders', 'customers']);
+    expect(selected('1.2.0', ['file:customers.sql'])).toEqual(['customers']);
+  });
+});
