@@ -110,7 +110,13 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
         (client, session) =>
           recertify(
             client,
-            { ...input, service: session.baseUrl, progress: (report) => this.standing(report) },
+            {
+              ...input,
+              service: session.baseUrl,
+              // The run's state is kept per workspace: the token's (never the token itself).
+              token: session.credentials?.token,
+              progress: (report) => this.standing(report),
+            },
             warn,
             request,
           ).catch((error: unknown) => {

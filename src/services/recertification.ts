@@ -1,10 +1,7 @@
 // `gds recertification list|dismiss` (a person's requests to act on) and `gds recertify` (the pipeline
 // signal of §4.8 for dbt users, with a MANAGEMENT token).
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
-import { stateDir } from '../core/folders.js';
 import { readTextInput } from '../io/input.js';
 import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
@@ -21,7 +18,8 @@ import {
   storableNodes,
 } from '../core/dbt-run.js';
 import { parseDottedName } from '../core/artifacts/identifiers.js';
-import { removeResumeState, writeResumeState } from './resume-state.js';
+import { openRunState } from './recertify-state.js';
+import type { RunStateWarning } from './recertify-state.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
 
@@ -128,6 +126,11 @@ export interface RecertifyInput {
   evidenceRunId?: string | undefined;
   /** The service's base URL: a run cut off part-way is resumed only against the same service. */
   service?: string | undefined;
+  /**
+   * The token the signals are sent with (or drawn on): a run's state is kept per workspace, its `ws` claim
+   * (or a hash of an opaque token), so two workspaces sharing a state folder never resume each other's runs.
+   */
+  token?: string | undefined;
   /** Where XDG_STATE_HOME is read (the process's environment by default). */
   env?: NodeJS.ProcessEnv | undefined;
   /**
@@ -157,7 +160,7 @@ export interface RecertifyRunReport {
  * that failed or were skipped), said once on stderr.
  */
 export interface RecertifyWarning {
-  code: 'manifest_ignored' | 'resumed' | 'not_rebuilt' | 'unnamed_relations';
+  code: 'manifest_ignored' | 'resumed' | 'not_rebuilt' | 'unnamed_relations' | RunStateWarning['code'];
   message: string;
   /** not_rebuilt: each model, seed or snapshot left out, with dbt's status. */
   details?: { notRebuilt: UnbuiltNode[] };
@@ -378,7 +381,11 @@ export async function recertify(
   // One signal after another, each answering for its part; together they answer for the run. Each answer
   // is kept in a state file until the whole run is signalled, so a run cut off part-way and started again
   // sends only the parts not answered (and the service answers a part sent twice as the first time).
-  const state = await runState(input, parts);
+  const state = await openRunState(
+    input,
+    parts.map((p) => p.key),
+    (warning) => warn?.(warning),
+  );
   const answers = new Map<number, RecertifyResponse>(state.answered);
   if (answers.size > 0) {
     warn?.({
@@ -505,46 +512,6 @@ const RESUME_ADVICE =
 function mayHaveBeenApplied(error: unknown): boolean {
   if (!(error instanceof ApiError)) return true;
   return error.code === 'invalid_response' || (error.status >= 500 && error.code === `http_${error.status}`);
-}
-
-/**
- * The state file of a run sent in parts, under $XDG_STATE_HOME/gds/recertify, named by a hash of the service
- * and the parts' keys (the run, its environment and its split): the answers of the parts signalled so far.
- * A run whose parts have no key (no dbt invocation id) keeps none.
- */
-async function runState(
-  input: RecertifyInput,
-  parts: readonly RunPart[],
-): Promise<{
-  answered: Array<[number, RecertifyResponse]>;
-  save(answers: ReadonlyMap<number, RecertifyResponse>): Promise<void>;
-  done(): Promise<void>;
-}> {
-  const keys = parts.map((p) => p.key);
-  if (keys.some((k) => k === undefined)) return { answered: [], save: async () => {}, done: async () => {} };
-  const name = createHash('sha256')
-    .update(JSON.stringify([input.service ?? null, keys]))
-    .digest('hex')
-    .slice(0, 32);
-  const env = input.env ?? process.env;
-  const dir = join(stateDir(env), 'recertify');
-  const path = join(dir, `${name}.json`);
-  let answered: Array<[number, RecertifyResponse]> = [];
-  try {
-    const saved = JSON.parse(await readFile(path, 'utf8')) as { keys?: unknown; answered?: unknown };
-    if (JSON.stringify(saved.keys) === JSON.stringify(keys) && Array.isArray(saved.answered))
-      answered = saved.answered as Array<[number, RecertifyResponse]>;
-  } catch {
-    // No state (the usual case), or one that cannot be read: the whole run is sent.
-  }
-  return {
-    answered,
-    async save(answers) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeResumeState(path, { keys, answered: [...answers] }, 0o600);
-    },
-    done: () => removeResumeState(path),
-  };
 }
 
 /**
