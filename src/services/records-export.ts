@@ -70,6 +70,8 @@ interface ExportState {
   search: string | null;
   /** CSV cells written as they are (--raw-cells); absent: formula-like cells neutralised. */
   rawCells?: true;
+  /** Started with --force: the export replaces FILE at its end, resumed or not (absent: FILE is not replaced). */
+  replace?: true;
   /** The cursor of the next page; null when every page is written. */
   cursor: string | null;
   rows: number;
@@ -119,6 +121,7 @@ export async function exportRecords(
     format: options.format,
     search: options.search ?? null,
     ...(options.format === 'csv' && options.rawCells === true ? { rawCells: true } : {}),
+    ...(options.force === true ? { replace: true } : {}),
     cursor: null,
     rows: 0,
     bytes: 0,
@@ -128,7 +131,11 @@ export async function exportRecords(
   const sink =
     options.output === undefined
       ? streamSink(options.stdout ?? process.stdout)
-      : await fileSink(options.output, earlier === null ? 0 : earlier.bytes, options.force === true);
+      : await fileSink(
+          options.output,
+          earlier === null ? 0 : earlier.bytes,
+          options.force === true || earlier?.replace === true,
+        );
   // The service said a row was written while the table was read (a warehouse table without a key): one may
   // be missing or twice. The rows read are kept, and the export fails so that no script takes them as exact.
   let changed = false;
@@ -355,19 +362,22 @@ async function readState(output: string): Promise<ExportState | null> {
   });
 }
 
-async function fileSink(output: string, keepBytes: number, force: boolean): Promise<Sink> {
+/** `replace`: FILE is replaced at the end (--force, now or when the resumed export began); else never. */
+async function fileSink(output: string, keepBytes: number, replace: boolean): Promise<Sink> {
   const part = partPath(output);
   const statePath = exportStatePath(output);
   let handle: FileHandle;
   try {
     // Only a regular file of gds's own is written: a fresh part file is created anew (whatever stood at its
     // name is removed first, a symbolic link itself, never what it points at), and a part file resumed is
-    // opened without following a symbolic link.
+    // opened without following a symbolic link. It holds table rows: the owner's alone (0600), as the FILE
+    // it becomes, also when an older gds left it readable by others.
     if (keepBytes === 0) {
       await rm(part, { force: true });
-      handle = await open(part, 'wx', 0o644);
+      handle = await open(part, 'wx', 0o600);
     } else {
       handle = await open(part, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
+      await handle.chmod(0o600);
       await handle.truncate(keepBytes);
     }
   } catch (error) {
@@ -394,14 +404,14 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     bytes: () => position,
     async checkpoint(state) {
       await handle.datasync();
-      await writeResumeState(statePath, state, 0o644);
+      await writeResumeState(statePath, state, 0o600);
       kept = true;
     },
     async finish() {
       await handle.sync();
       process.off('exit', dropUncounted);
       await handle.close();
-      if (force) {
+      if (replace) {
         await rename(part, output);
       } else {
         try {
