@@ -21,6 +21,7 @@ import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
 import { csvLine } from '../core/csv.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { echoed } from '../core/echo.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -283,7 +284,7 @@ async function startFile(
       differs.push(state.rawCells === true ? '--raw-cells' : 'no --raw-cells');
     if (differs.length > 0) {
       throw new CliError(
-        `The interrupted export into ${output} was of another listing (${differs.join(', ')}).`,
+        `The interrupted export into ${echoed(output)} was of another listing (${differs.join(', ')}).`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_mismatch',
@@ -299,7 +300,7 @@ async function startFile(
     const part = await lstat(partPath(output)).catch(() => undefined);
     if (part === undefined || !part.isFile() || part.size < state.bytes) {
       throw new CliError(
-        `The interrupted export into ${output} lost its data: ${partPath(output)} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
+        `The interrupted export into ${echoed(output)} lost its data: ${echoed(partPath(output))} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_broken',
@@ -310,7 +311,7 @@ async function startFile(
     return state;
   }
   if (state !== null && options.force !== true) {
-    throw new CliError(`An interrupted export into ${output} stopped after ${state.rows} rows.`, {
+    throw new CliError(`An interrupted export into ${echoed(output)} stopped after ${state.rows} rows.`, {
       exitCode: ExitCode.Usage,
       code: 'export_interrupted',
       suggestion: 'Pass --resume to continue it where it stopped, or --force to start over.',
@@ -319,7 +320,7 @@ async function startFile(
   }
   // lstat: a symbolic link at FILE (even one pointing nowhere) is a file that exists.
   if (options.force !== true && (await lstat(output).catch(() => undefined)) !== undefined) {
-    throw new CliError(`${output} already exists; it was left as it is.`, {
+    throw new CliError(`${echoed(output)} already exists; it was left as it is.`, {
       exitCode: ExitCode.Usage,
       code: 'output_exists',
       suggestion: 'Pass --force to replace it, or give --output another path.',
@@ -329,7 +330,7 @@ async function startFile(
   // killed before its first page was counted, or someone else's. It is replaced only when told to.
   if (options.force !== true && (await lstat(partPath(output)).catch(() => undefined)) !== undefined) {
     throw new CliError(
-      `${partPath(output)} already exists, and no interrupted export counts it; it was left as it is.`,
+      `${echoed(partPath(output))} already exists, and no interrupted export counts it; it was left as it is.`,
       {
         exitCode: ExitCode.Usage,
         code: 'part_file_exists',
@@ -381,11 +382,14 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
       await handle.truncate(keepBytes);
     }
   } catch (error) {
-    throw new CliError(`Cannot write ${part}: ${(error as Error).message}`, {
-      exitCode: ExitCode.Usage,
-      code: 'output_unwritable',
-      suggestion: 'Check that the folder of --output exists and is writable.',
-    });
+    throw new CliError(
+      `Cannot write ${echoed(part)}: ${(error as Error).message.replaceAll(part, echoed(part))}`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'output_unwritable',
+        suggestion: 'Check that the folder of --output exists and is writable.',
+      },
+    );
   }
   let position = keepBytes;
   // Whether the part file holds rows a state file counts: one that never did is removed when the export fails,
@@ -419,11 +423,11 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
             throw new CliError(
-              `${output} appeared while exporting; it was left as it is, the rows are in ${part}.`,
+              `${echoed(output)} appeared while exporting; it was left as it is, the rows are in ${echoed(part)}.`,
               {
                 exitCode: ExitCode.Usage,
                 code: 'output_exists',
-                suggestion: `Move ${part} where you want it, or run again with --force.`,
+                suggestion: `Move ${echoed(part)} where you want it, or run again with --force.`,
               },
             );
           }
