@@ -197,7 +197,7 @@ export default class Api extends ApiCommand<typeof Api> {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new CliError(`${name} is not JSON: ${(error as Error).message}`, {
+      throw new CliError(`${echoed(name)} is not JSON: ${(error as Error).message}`, {
         exitCode: ExitCode.Usage,
         code: 'invalid_input',
         suggestion: 'The service takes JSON bodies; check the file, or use -f key=value fields.',

@@ -78,6 +78,8 @@ describe('a 100 KB argument said back in an error is cut short', () => {
 
   it('a file name that cannot be read', async () => {
     expectShort(await gds(['gate', 'validate', '-f', join(dir, HUGE)]), 2, 'Check the path given to -f');
+    const rows = ['records', 'import', 'crm_contacts', '-f', join(dir, `${HUGE}.csv`)];
+    expectShort(await gds(rows), 2, 'Check the path given to -f');
   });
 
   it('settings set: an unknown key, a value not allowed, and the ✓ line of a long pager', async () => {
