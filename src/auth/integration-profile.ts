@@ -15,7 +15,10 @@ import { describeStorage } from './secret-store.js';
 export interface ObtainedIntegrationTokens {
   base: string;
   tokens: TokenBundle;
-  /** Known when issued; a refresh answer says nothing but the tokens (§4.2). */
+  /**
+   * Known when issued; a refresh answer says nothing but the tokens (§4.2), so a refresh reads the audience,
+   * environment and scopes from the new access token's claims (integrationClaims).
+   */
   id?: string;
   audience?: string;
   env?: string;
@@ -73,7 +76,10 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
         base,
         expiresAt: onLocalClock(tokens.expiresAt, skew),
         refreshExpiresAt: onLocalClock(tokens.refreshExpiresAt, skew),
-        ...(id === undefined ? {} : { tokenId: id, audience, env, scopes }),
+        ...(id === undefined ? {} : { tokenId: id }),
+        ...(audience === undefined ? {} : { audience }),
+        ...(env === undefined ? {} : { env }),
+        ...(scopes === undefined ? {} : { scopes }),
       };
       const saved = await saveProfile(
         name,

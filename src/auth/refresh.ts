@@ -30,6 +30,7 @@ import { saveProfile } from './profiles.js';
 import { holderAlive, holderOf, presenting } from './refresh-holder.js';
 import { keychainTimeoutMs, readSecrets } from './secret-store.js';
 import { createApiClient, ApiError, NetworkError } from '../client/index.js';
+import { unverifiedClaims } from '../core/jwt-claims.js';
 
 /** Refresh when the access token expires within this long. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -99,13 +100,7 @@ export function expiresAtFrom(expiresIn: number | undefined, now = Date.now()): 
  * valid for 60 minutes by the service's clock, as expired, and renew it before each request.
  */
 export function clockSkewMs(accessToken: string, now = Date.now()): number {
-  let issuedAt: unknown;
-  try {
-    const payload = accessToken.split('.')[1] ?? '';
-    issuedAt = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iat?: unknown }).iat;
-  } catch {
-    return 0;
-  }
+  const issuedAt = unverifiedClaims(accessToken).iat;
   if (typeof issuedAt !== 'number' || !Number.isFinite(issuedAt)) return 0;
   const skew = now - issuedAt * 1000;
   return Math.abs(skew) < REFRESH_MARGIN_MS ? 0 : skew;

@@ -1,6 +1,7 @@
 // How errors that reach the top of a command become a CliError: oclif's usage errors in gds's voice, and
 // "did you mean" for mistyped commands and flags.
 import { closest } from '../core/did-you-mean.js';
+import { echoed, echoedList } from '../core/echo.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { ExitCodeValue } from '../core/errors.js';
 
@@ -57,7 +58,10 @@ export function usageInGdsVoice(
     .replace(/\n*See more help with --help\s*$/, '')
     .replace(/^The following errors? occurred:\s*/, '')
     // "Parsing --limit \n\tExpected an integer but received: abc" is one problem on two lines.
-    .replace(/^Parsing (--[\w-]+)\s*\n\s*Expected (.+?) but received: (.*)$/m, '$1 expects $2, not "$3"');
+    .replace(
+      /^Parsing (--[\w-]+)\s*\n\s*Expected (.+?) but received: (.*)$/m,
+      (_, flag: string, what: string, given: string) => `${flag} expects ${what}, not "${echoed(given)}"`,
+    );
   let nearMiss: string | undefined;
   const sentences = text
     .split('\n')
@@ -75,7 +79,7 @@ export function usageInGdsVoice(
         const first = (flags[0] ?? '').replace(/^-+/, '').replace(/=.*$/, '');
         const near = closest(first, context.flagNames ?? []);
         if (near !== undefined) nearMiss = `Did you mean --${near}?`;
-        return `Unknown flag${flags.length > 1 ? 's' : ''}: ${flags.join(', ')}.`;
+        return `Unknown flag${flags.length > 1 ? 's' : ''}: ${echoedList(flags)}.`;
       }
       const notAllowed = /^Expected (--[\w-]+)=(.*) to be one of: (.+)$/.exec(line);
       if (notAllowed) {
@@ -83,8 +87,10 @@ export function usageInGdsVoice(
         const allowed = list.split(/,\s*/);
         const near = closest(given, allowed);
         if (near !== undefined) nearMiss = `Did you mean ${flag} ${near}?`;
-        return `${flag} takes one of ${allowed.join(', ')}; "${given}" is not one of them.`;
+        return `${flag} takes one of ${allowed.join(', ')}; "${echoed(given)}" is not one of them.`;
       }
+      const unexpected = /^(Unexpected arguments?: )(.+)$/.exec(line);
+      if (unexpected) return `${unexpected[1] ?? ''}${echoedList((unexpected[2] ?? '').split(/,\s*/))}.`;
       return /[.!?:]$/.test(line) ? line : `${line}.`;
     })
     .filter((line) => line !== '');
@@ -118,8 +124,9 @@ function closestCommand(words: readonly string[], commandIds: readonly string[])
  */
 export function unknownCommandWords(id: string, commandIds: readonly string[]): string {
   const parts = id.split(':');
-  if (parts.some((_, n) => commandIds.includes(parts.slice(0, n + 1).join(':')))) return parts.join(' ');
-  return parts.slice(0, knownTopicDepth(parts, commandIds) + 1).join(' ');
+  if (parts.some((_, n) => commandIds.includes(parts.slice(0, n + 1).join(':'))))
+    return echoed(parts.join(' '));
+  return echoed(parts.slice(0, knownTopicDepth(parts, commandIds) + 1).join(' '));
 }
 
 /** How many leading words name a known topic, short of the last word (`gate frob t_1` → 1). */
@@ -134,7 +141,7 @@ function knownTopicDepth(parts: readonly string[], commandIds: readonly string[]
  * the first words are a command (`list extra`), the rest were arguments it does not take.
  */
 export function commandSuggestion(id: string, commandIds: readonly string[]): string {
-  const words = (ids: string) => ids.replaceAll(':', ' ');
+  const words = (ids: string) => echoed(ids.replaceAll(':', ' '));
   const parts = id.split(':');
   // The longest leading words that name, or nearly name, a command; the words after them were arguments
   // (`gate sugest tbl_x` → `gds gate suggest tbl_x`). Said, never run.
@@ -142,16 +149,16 @@ export function commandSuggestion(id: string, commandIds: readonly string[]): st
   const depth = knownTopicDepth(parts, commandIds);
   for (let n = depth > 0 ? Math.min(parts.length, depth + 1) : parts.length; n > 0; n -= 1) {
     const head = parts.slice(0, n).join(':');
-    const rest = parts.slice(n).join(' ');
+    const rest = echoed(parts.slice(n).join(' '));
     if (n < parts.length && isTopic(head, commandIds)) {
-      return `\`gds ${words(head)}\` has no command ${parts[n] ?? ''}: see \`gds ${words(head)} --help\` for its commands.`;
+      return `\`gds ${words(head)}\` has no command ${echoed(parts[n] ?? '')}: see \`gds ${words(head)} --help\` for its commands.`;
     }
     if (n < parts.length && commandIds.includes(head)) {
       return `\`gds ${words(head)}\` takes no argument ${rest}: see \`gds ${words(head)} --help\`.`;
     }
     const near = closestCommand(parts.slice(0, n), commandIds);
     if (near !== undefined && near !== head) {
-      const line = rest === '' ? words(near) : `${words(near)} ${rest}`;
+      const line = echoed(rest === '' ? words(near) : `${words(near)} ${rest}`);
       return `Did you mean \`gds ${line}\`? Run \`gds --help\` for the list of commands.`;
     }
   }

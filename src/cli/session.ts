@@ -22,6 +22,7 @@ import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
 import { shellWord } from '../core/shell-word.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
+import { unverifiedClaims } from '../core/jwt-claims.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { createApiClient } from '../client/index.js';
 import { proxyVariable } from '../client/transport.js';
@@ -158,15 +159,7 @@ async function drawnToken(personal: ApiClient, request: ShortLivedTokenRequest):
 /** A person's credential: a static CLI token, a browser sign-in's profile, or a session JWT given as it is. */
 function isPersonal(credentials: ResolvedCredentials): boolean {
   if (credentials.token.startsWith('cli_') || credentials.tokenKind === 'session') return true;
-  const [, payload] = credentials.token.split('.');
-  try {
-    return (
-      (JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { aud?: unknown }).aud ===
-      'session'
-    );
-  } catch {
-    return false;
-  }
+  return unverifiedClaims(credentials.token).aud === 'session';
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Env } from '../auth/config.js';
 import { configDir } from '../core/folders.js';
 import { closest } from '../core/did-you-mean.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { quotedEcho } from '../core/echo.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';
 import { rewriteConfigFolderFile } from '../auth/config.js';
 
@@ -167,7 +168,7 @@ export function checkSettingKey(key: string): SettingSpec {
   const spec = SETTINGS.find((s) => s.key === key);
   if (spec !== undefined) return spec;
   const near = closest(key, settingKeys);
-  throw new CliError(`Unknown setting: ${JSON.stringify(key)}.`, {
+  throw new CliError(`Unknown setting: ${quotedEcho(key)}.`, {
     exitCode: ExitCode.Usage,
     code: 'unknown_setting',
     suggestion:
@@ -191,7 +192,7 @@ export function checkSettingValue(spec: SettingSpec, value: string, command = 'g
   }
   if (spec.values.includes(trimmed)) return trimmed;
   const near = closest(trimmed, spec.values);
-  throw new CliError(`${JSON.stringify(value)} is not a value of ${spec.key}.`, {
+  throw new CliError(`${quotedEcho(value)} is not a value of ${spec.key}.`, {
     exitCode: ExitCode.Usage,
     code: 'invalid_setting_value',
     suggestion:

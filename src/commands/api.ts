@@ -7,6 +7,7 @@ import { jsonSegments } from '../cli/json-colour.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { readTextInput } from '../io/input.js';
 import { cachedCall, parseCacheDuration } from '../services/api-cache.js';
+import { echoed } from '../core/echo.js';
 
 const methods: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -53,7 +54,8 @@ export default class Api extends ApiCommand<typeof Api> {
       description: 'HTTP method: GET, POST, PUT, PATCH or DELETE.',
       parse: async (input) => {
         const method = input.toUpperCase() as HttpMethod;
-        if (!methods.includes(method)) throw new Error(`Expected one of ${methods.join(', ')}, got ${input}`);
+        if (!methods.includes(method))
+          throw new Error(`Expected one of ${methods.join(', ')}, got ${echoed(input)}`);
         return method;
       },
     })(),
@@ -195,7 +197,7 @@ export default class Api extends ApiCommand<typeof Api> {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new CliError(`${name} is not JSON: ${(error as Error).message}`, {
+      throw new CliError(`${echoed(name)} is not JSON: ${(error as Error).message}`, {
         exitCode: ExitCode.Usage,
         code: 'invalid_input',
         suggestion: 'The service takes JSON bodies; check the file, or use -f key=value fields.',

@@ -10,6 +10,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import { cacheDir } from '../core/folders.js';
 import type { ResolvedCredentials } from '../auth/credentials.js';
 import type { ApiCallResult } from './api-call.js';
+import { echoed } from '../core/echo.js';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -19,7 +20,7 @@ export function parseCacheDuration(text: string): number {
   const whole = parts.map((p) => p[0]).join('');
   const ms = parts.reduce((sum, p) => sum + Number(p[1]) * (units[p[2] ?? ''] ?? 0), 0);
   if (parts.length === 0 || whole !== text.trim() || !(ms > 0)) {
-    throw new CliError(`--cache takes a duration such as 3600s, 60m or 1h; got "${text}".`, {
+    throw new CliError(`--cache takes a duration such as 3600s, 60m or 1h; got "${echoed(text)}".`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_cache_duration',
       suggestion: 'Give a number with its unit: ms, s, m, h or d (1h30m works too).',

@@ -6,6 +6,7 @@ import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import { closest } from '../core/did-you-mean.js';
+import { echoed } from '../core/echo.js';
 
 export type ConnectorRefClient = Pick<ApiClient, 'connectors'>;
 
@@ -50,7 +51,7 @@ export function findConnector(
   throw new CliError('Connector not found', {
     exitCode: ExitCode.NotFound,
     code: 'connector_not_found',
-    suggestion: `${near === undefined ? `No connector ${ref} in your workspace.` : `Did you mean ${near}?`} ${flag} takes a connector's id or name:${list}`,
+    suggestion: `${near === undefined ? `No connector ${echoed(ref)} in your workspace.` : `Did you mean ${near}?`} ${flag} takes a connector's id or name:${list}`,
     details: { connector: ref, ...(near === undefined ? {} : { didYouMean: near }) },
   });
 }

@@ -8,6 +8,7 @@ import type { Schema } from '../contract/types.js';
 import { unifiedDiff } from '../core/gate-diff.js';
 import { loadDiff } from '../core/libraries/diff.js';
 import { sameJson } from '../core/same-json.js';
+import { quotedEcho } from '../core/echo.js';
 
 export type IntentClient = Pick<ApiClient, 'contracts'>;
 
@@ -31,7 +32,7 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], flag: str
   const upper = value.trim().toUpperCase();
   if (!(allowed as readonly string[]).includes(upper)) {
     throw usage(
-      `${flag} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}.`,
+      `${flag} ${quotedEcho(value)} is not one of ${allowed.join(', ')}.`,
       `Use one of: ${allowed.join(', ')}.`,
     );
   }

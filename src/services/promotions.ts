@@ -8,6 +8,7 @@ import { ApiError } from '../client/errors.js';
 import type { Bundle, PromotionPreview, PromotionResult } from '../client/areas/promotions.js';
 import type { WriteOptions } from '../client/transport.js';
 import { isSealIntact } from '../core/bundle-seal.js';
+import { echoed } from '../core/echo.js';
 
 export type PromotionsClient = Pick<ApiClient, 'promotions' | 'connectors' | 'artifacts'>;
 type Call = { signal?: AbortSignal };
@@ -186,7 +187,7 @@ export async function importBundle(
     const environments = [...new Set(connectors.map((c) => c.environmentLabel))].sort();
     throw environments.includes(to)
       ? noActiveConnector(to, `Environment ${to} has no active connector to register the bundle on.`)
-      : unknownEnvironment(to, environments, `Environment ${to} has no connector in this workspace.`);
+      : unknownEnvironment(to, environments, `Environment ${echoed(to)} has no connector in this workspace.`);
   }
   const write = await replacing(client, landing, call);
   return landed(() => client.promotions.importBundle(bundle, connector.id, write, landing));

@@ -8,6 +8,7 @@ import { refuseFolder, writeFileAtomically } from '../io/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableDdl } from '../client/areas/tables.js';
+import { echoed } from '../core/echo.js';
 
 /**
  * A plain `<name>.sql` from whatever the service sent: the last path segment only, no control or
@@ -57,7 +58,7 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
     await writeFileAtomically(path, content, { mode: 0o644, overwrite });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new CliError(`${path} already exists; it was left as it is.`, {
+      throw new CliError(`${echoed(path)} already exists; it was left as it is.`, {
         exitCode: ExitCode.Usage,
         code: 'file_exists',
         suggestion: 'Pass --force to overwrite it, or -o <file> to write elsewhere.',
@@ -68,9 +69,12 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
 }
 
 function writeFailure(path: string, error: unknown): CliError {
-  return new CliError(`Cannot write ${path}: ${(error as Error).message}`, {
-    exitCode: ExitCode.Usage,
-    code: 'output_unwritable',
-    suggestion: 'Check that the folder exists and is writable, or pass -o <file>.',
-  });
+  return new CliError(
+    `Cannot write ${echoed(path)}: ${(error as Error).message.replaceAll(path, echoed(path))}`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'output_unwritable',
+      suggestion: 'Check that the folder exists and is writable, or pass -o <file>.',
+    },
+  );
 }

@@ -21,6 +21,7 @@ import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
 import { csvLine } from '../core/csv.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { echoed } from '../core/echo.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -70,6 +71,8 @@ interface ExportState {
   search: string | null;
   /** CSV cells written as they are (--raw-cells); absent: formula-like cells neutralised. */
   rawCells?: true;
+  /** Started with --force: the export replaces FILE at its end, resumed or not (absent: FILE is not replaced). */
+  replace?: true;
   /** The cursor of the next page; null when every page is written. */
   cursor: string | null;
   rows: number;
@@ -119,6 +122,7 @@ export async function exportRecords(
     format: options.format,
     search: options.search ?? null,
     ...(options.format === 'csv' && options.rawCells === true ? { rawCells: true } : {}),
+    ...(options.force === true ? { replace: true } : {}),
     cursor: null,
     rows: 0,
     bytes: 0,
@@ -128,7 +132,11 @@ export async function exportRecords(
   const sink =
     options.output === undefined
       ? streamSink(options.stdout ?? process.stdout)
-      : await fileSink(options.output, earlier === null ? 0 : earlier.bytes, options.force === true);
+      : await fileSink(
+          options.output,
+          earlier === null ? 0 : earlier.bytes,
+          options.force === true || earlier?.replace === true,
+        );
   // The service said a row was written while the table was read (a warehouse table without a key): one may
   // be missing or twice. The rows read are kept, and the export fails so that no script takes them as exact.
   let changed = false;
@@ -276,7 +284,7 @@ async function startFile(
       differs.push(state.rawCells === true ? '--raw-cells' : 'no --raw-cells');
     if (differs.length > 0) {
       throw new CliError(
-        `The interrupted export into ${output} was of another listing (${differs.join(', ')}).`,
+        `The interrupted export into ${echoed(output)} was of another listing (${differs.join(', ')}).`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_mismatch',
@@ -292,7 +300,7 @@ async function startFile(
     const part = await lstat(partPath(output)).catch(() => undefined);
     if (part === undefined || !part.isFile() || part.size < state.bytes) {
       throw new CliError(
-        `The interrupted export into ${output} lost its data: ${partPath(output)} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
+        `The interrupted export into ${echoed(output)} lost its data: ${echoed(partPath(output))} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_broken',
@@ -303,7 +311,7 @@ async function startFile(
     return state;
   }
   if (state !== null && options.force !== true) {
-    throw new CliError(`An interrupted export into ${output} stopped after ${state.rows} rows.`, {
+    throw new CliError(`An interrupted export into ${echoed(output)} stopped after ${state.rows} rows.`, {
       exitCode: ExitCode.Usage,
       code: 'export_interrupted',
       suggestion: 'Pass --resume to continue it where it stopped, or --force to start over.',
@@ -312,7 +320,7 @@ async function startFile(
   }
   // lstat: a symbolic link at FILE (even one pointing nowhere) is a file that exists.
   if (options.force !== true && (await lstat(output).catch(() => undefined)) !== undefined) {
-    throw new CliError(`${output} already exists; it was left as it is.`, {
+    throw new CliError(`${echoed(output)} already exists; it was left as it is.`, {
       exitCode: ExitCode.Usage,
       code: 'output_exists',
       suggestion: 'Pass --force to replace it, or give --output another path.',
@@ -322,7 +330,7 @@ async function startFile(
   // killed before its first page was counted, or someone else's. It is replaced only when told to.
   if (options.force !== true && (await lstat(partPath(output)).catch(() => undefined)) !== undefined) {
     throw new CliError(
-      `${partPath(output)} already exists, and no interrupted export counts it; it was left as it is.`,
+      `${echoed(partPath(output))} already exists, and no interrupted export counts it; it was left as it is.`,
       {
         exitCode: ExitCode.Usage,
         code: 'part_file_exists',
@@ -355,27 +363,33 @@ async function readState(output: string): Promise<ExportState | null> {
   });
 }
 
-async function fileSink(output: string, keepBytes: number, force: boolean): Promise<Sink> {
+/** `replace`: FILE is replaced at the end (--force, now or when the resumed export began); else never. */
+async function fileSink(output: string, keepBytes: number, replace: boolean): Promise<Sink> {
   const part = partPath(output);
   const statePath = exportStatePath(output);
   let handle: FileHandle;
   try {
     // Only a regular file of gds's own is written: a fresh part file is created anew (whatever stood at its
     // name is removed first, a symbolic link itself, never what it points at), and a part file resumed is
-    // opened without following a symbolic link.
+    // opened without following a symbolic link. It holds table rows: the owner's alone (0600), as the FILE
+    // it becomes, also when an older gds left it readable by others.
     if (keepBytes === 0) {
       await rm(part, { force: true });
-      handle = await open(part, 'wx', 0o644);
+      handle = await open(part, 'wx', 0o600);
     } else {
       handle = await open(part, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
+      await handle.chmod(0o600);
       await handle.truncate(keepBytes);
     }
   } catch (error) {
-    throw new CliError(`Cannot write ${part}: ${(error as Error).message}`, {
-      exitCode: ExitCode.Usage,
-      code: 'output_unwritable',
-      suggestion: 'Check that the folder of --output exists and is writable.',
-    });
+    throw new CliError(
+      `Cannot write ${echoed(part)}: ${(error as Error).message.replaceAll(part, echoed(part))}`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'output_unwritable',
+        suggestion: 'Check that the folder of --output exists and is writable.',
+      },
+    );
   }
   let position = keepBytes;
   // Whether the part file holds rows a state file counts: one that never did is removed when the export fails,
@@ -394,14 +408,14 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
     bytes: () => position,
     async checkpoint(state) {
       await handle.datasync();
-      await writeResumeState(statePath, state, 0o644);
+      await writeResumeState(statePath, state, 0o600);
       kept = true;
     },
     async finish() {
       await handle.sync();
       process.off('exit', dropUncounted);
       await handle.close();
-      if (force) {
+      if (replace) {
         await rename(part, output);
       } else {
         try {
@@ -409,11 +423,11 @@ async function fileSink(output: string, keepBytes: number, force: boolean): Prom
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
             throw new CliError(
-              `${output} appeared while exporting; it was left as it is, the rows are in ${part}.`,
+              `${echoed(output)} appeared while exporting; it was left as it is, the rows are in ${echoed(part)}.`,
               {
                 exitCode: ExitCode.Usage,
                 code: 'output_exists',
-                suggestion: `Move ${part} where you want it, or run again with --force.`,
+                suggestion: `Move ${echoed(part)} where you want it, or run again with --force.`,
               },
             );
           }

@@ -27,6 +27,7 @@ import {
   type ImportCounts,
   type ImportState,
 } from './records-import-state.js';
+import { echoed } from '../core/echo.js';
 
 export type { ImportFormat, RowError } from './records-input-row.js';
 export type { ImportClient } from './records-import-send.js';
@@ -235,7 +236,7 @@ function checkTable(table: TableColumns, tableId: string, key: string | undefine
     );
   }
   if (key !== undefined && !table.columns.some((c) => c.name === key)) {
-    throw new CliError(`--key ${key} is not a column of ${table.name}.`, {
+    throw new CliError(`--key ${echoed(key)} is not a column of ${table.name}.`, {
       exitCode: ExitCode.Usage,
       code: 'unknown_key_column',
       suggestion: `Pick a column that identifies a row: ${table.columns.map((c) => c.name).join(', ')}.`,

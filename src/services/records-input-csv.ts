@@ -10,6 +10,7 @@ import type { TableColumns } from '../contract/types.js';
 import type { CsvColumnType } from '../core/csv.js';
 import { csvValue, restoreFormula, type CsvCellOptions } from '../core/csv.js';
 import { emptyInputError, MAX_LINE_BYTES, notUtf8, type InputRow } from './records-input-row.js';
+import { echoed } from '../core/echo.js';
 
 export async function* csvRows(
   stream: Readable,
@@ -185,7 +186,7 @@ function checkHeader(
     });
   }
   if (key !== undefined && !header.includes(key)) {
-    throw new CliError(`The CSV has no column ${key} (--key).`, {
+    throw new CliError(`The CSV has no column ${echoed(key)} (--key).`, {
       exitCode: ExitCode.Usage,
       code: 'unknown_key_column',
       suggestion: `Its header is ${header.join(', ')}.`,

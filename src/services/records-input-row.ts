@@ -3,6 +3,7 @@
 
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { echoed } from '../core/echo.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
@@ -58,7 +59,7 @@ export function longLine(line: { longBytes: number; maxLineBytes: number }): Row
  * table writes nothing, and its pipe into `records import` copies nothing.
  */
 export function emptyInputError(input: string): CliError {
-  return new CliError(`${input === '-' ? '<stdin>' : input} is empty: there are no rows to import.`, {
+  return new CliError(`${input === '-' ? '<stdin>' : echoed(input)} is empty: there are no rows to import.`, {
     exitCode: ExitCode.Usage,
     code: 'empty_input',
     suggestion:

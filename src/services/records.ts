@@ -4,6 +4,8 @@
 // is read from the token's own grants (its slug -> id claim), with no request.
 import { CliError, ExitCode } from '../core/errors.js';
 import { parseLossless } from '../core/lossless-json.js';
+import { unverifiedClaims } from '../core/jwt-claims.js';
+import { echoed } from '../core/echo.js';
 import type { ApiClient } from '../client/index.js';
 import type { ListRecordsQuery } from '../client/areas/records.js';
 import type { RecordPage, RecordValues, TableRecord } from '../contract/types.js';
@@ -13,18 +15,11 @@ export type RecordsClient = Pick<ApiClient, 'records' | 'tables'>;
 
 /** The slug -> table id grants a DATA-API access token (a JWT) carries; empty for any other token. */
 export function grantedTables(token: string | undefined): Record<string, string> {
-  const payload = token?.split('.')[1];
-  if (payload === undefined) return {};
-  try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { tbl?: unknown };
-    const tbl = claims.tbl;
-    if (typeof tbl !== 'object' || tbl === null || Array.isArray(tbl)) return {};
-    return Object.fromEntries(
-      Object.entries(tbl).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-    );
-  } catch {
-    return {};
-  }
+  const tbl = unverifiedClaims(token).tbl;
+  if (typeof tbl !== 'object' || tbl === null || Array.isArray(tbl)) return {};
+  return Object.fromEntries(
+    Object.entries(tbl).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /**
@@ -45,10 +40,10 @@ export async function resolveRecordsTable(
   if (granted.length > 0) {
     // An id of another shape is still tried as one: the service answers 404 or 403 for it.
     if (granted.some(([, id]) => id === ref)) return ref;
-    throw new CliError(`This token grants no table named ${ref}.`, {
+    throw new CliError(`This token grants no table named ${echoed(ref)}.`, {
       exitCode: ExitCode.NotFound,
       code: 'table_not_found',
-      suggestion: `It grants ${granted.map(([slug, id]) => `${slug} (${id})`).join(', ')}; pass one of those names or ids, or issue a token for ${ref} (gds tokens issue --table ${ref}:read,write).`,
+      suggestion: `It grants ${granted.map(([slug, id]) => `${slug} (${id})`).join(', ')}; pass one of those names or ids, or issue a token for ${echoed(ref)} (gds tokens issue --table ${echoed(ref)}:read,write).`,
       details: { name: ref, granted: Object.fromEntries(granted) },
     });
   }

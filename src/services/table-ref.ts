@@ -9,6 +9,7 @@ import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import type { TableListRow } from '../client/areas/tables.js';
 import { closest } from '../core/did-you-mean.js';
+import { echoed } from '../core/echo.js';
 
 export type TableRefClient = Pick<ApiClient, 'tables'>;
 
@@ -102,10 +103,10 @@ async function notFound(
   flag: string,
 ): Promise<CliError> {
   if (named.length > 0 && env !== undefined) {
-    return new CliError(`No table named ${ref} in ${env}.`, {
+    return new CliError(`No table named ${echoed(ref)} in ${echoed(env)}.`, {
       exitCode: ExitCode.NotFound,
       code: 'table_not_found',
-      suggestion: `${ref} is in ${[...new Set(named.map((t) => t.environmentLabel))].join(', ')}: pass that --env, or drop it.`,
+      suggestion: `${echoed(ref)} is in ${[...new Set(named.map((t) => t.environmentLabel))].join(', ')}: pass that --env, or drop it.`,
       details: {
         name: ref,
         env,
@@ -119,12 +120,12 @@ async function notFound(
     .then((rows) => [...new Set(rows.map((t) => t.name))])
     .catch(() => []);
   const near = closest(ref, names);
-  return new CliError(`Table not found: ${ref}`, {
+  return new CliError(`Table not found: ${echoed(ref)}`, {
     exitCode: ExitCode.NotFound,
     code: 'table_not_found',
     suggestion:
       near === undefined
-        ? `No table you can see is named ${ref}: gds list shows their names and ids (either goes as ${flag}).`
+        ? `No table you can see is named ${echoed(ref)}: gds list shows their names and ids (either goes as ${flag}).`
         : `Did you mean ${near}? gds list shows the tables' names and ids (either goes as ${flag}).`,
     details: { name: ref, ...(near === undefined ? {} : { didYouMean: near }) },
   });

@@ -16,6 +16,7 @@ import { closest } from '../core/did-you-mean.js';
 import { maskToken } from '../core/redact.js';
 import { connectorsOf, findConnector } from './connector-ref.js';
 import { resolveTableId } from './table-ref.js';
+import { echoed, echoedList, quotedEcho } from '../core/echo.js';
 
 export type TokensClient = Pick<ApiClient, 'tokens'>;
 
@@ -41,14 +42,12 @@ export function parseTableGrant(text: string): TableGrant {
           .split(',')
           .map((p) => p.trim());
   if (tableId === '' || asked.length === 0 || asked.some((p) => p === '')) {
-    throw new Error(
-      `${JSON.stringify(text)} is not <tableId>:<permissions>, e.g. t_42:read or t_42:read,write`,
-    );
+    throw new Error(`${quotedEcho(text)} is not <tableId>:<permissions>, e.g. t_42:read or t_42:read,write`);
   }
   const unknown = asked.filter((p) => !permissions.includes(p as TableGrant['permissions'][number]));
   if (unknown.length > 0) {
     throw new Error(
-      `Unknown permission ${unknown.join(', ')} in ${JSON.stringify(text)}: use read, write or read,write`,
+      `Unknown permission ${echoedList(unknown)} in ${quotedEcho(text)}: use read, write or read,write`,
     );
   }
   return { tableId, permissions: [...new Set(asked)] as TableGrant['permissions'] };
@@ -142,7 +141,7 @@ export async function resolveUserId(client: MembersClient, user: string): Promis
     ref,
     members.map((m) => m.email),
   );
-  throw new CliError(`No member ${ref} in your workspace.`, {
+  throw new CliError(`No member ${echoed(ref)} in your workspace.`, {
     exitCode: ExitCode.NotFound,
     code: 'user_not_found',
     suggestion:
@@ -230,7 +229,7 @@ export async function revocationTarget(client: TokensClient, given: string): Pro
     });
   }
   const near = closest(ref, [...new Set(live.map((t) => t.name ?? ''))]);
-  throw new CliError(`No live token named ${ref}.`, {
+  throw new CliError(`No live token named ${echoed(ref)}.`, {
     exitCode: ExitCode.NotFound,
     code: 'token_not_found',
     suggestion:

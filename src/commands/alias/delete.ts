@@ -3,6 +3,7 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { updateSettings } from '../../cli/settings.js';
 import { closest } from '../../core/did-you-mean.js';
+import { echoed, echoedList } from '../../core/echo.js';
 
 export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
   static override summary = 'Delete an alias.';
@@ -21,7 +22,7 @@ export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
       if (known === undefined) {
         const names = Object.keys(file.aliases).sort();
         const near = closest(name, names);
-        throw new CliError(`No alias named ${name}.`, {
+        throw new CliError(`No alias named ${echoed(name)}.`, {
           exitCode: ExitCode.NotFound,
           code: 'alias_not_found',
           suggestion:
@@ -29,7 +30,7 @@ export default class AliasDelete extends BaseCommand<typeof AliasDelete> {
               ? `Did you mean \`gds alias delete ${near}\`?`
               : names.length === 0
                 ? 'There are no aliases.'
-                : `The aliases: ${names.join(', ')}.`,
+                : `The aliases: ${echoedList(names)}.`,
         });
       }
       delete file.aliases[name];

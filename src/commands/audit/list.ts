@@ -4,6 +4,7 @@ import type { Column } from '../../cli/output-table.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import type { AuditEntry } from '../../contract/types.js';
 import { auditEntryPages, listAuditEntries } from '../../services/audit.js';
+import { echoed } from '../../core/echo.js';
 
 const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Time', kind: 'time', value: (e) => e.createdAt },
@@ -87,6 +88,6 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
   private warnIfMisspelt(count: number, eventType: string | undefined): void {
     const near = count === 0 && eventType !== undefined ? nearAuditAction(eventType) : undefined;
     if (near !== undefined)
-      this.out.warn(`No entries with action ${eventType}. Did you mean --event-type ${near}?`);
+      this.out.warn(`No entries with action ${echoed(eventType ?? '')}. Did you mean --event-type ${near}?`);
   }
 }

@@ -3,6 +3,7 @@ import { CliError, ExitCode } from '../../core/errors.js';
 import { canAsk, select } from '../../cli/prompt.js';
 import { profileChoices } from '../../cli/profile-choices.js';
 import { loadConfig, updateConfig } from '../../auth/config.js';
+import { echoed, echoedList } from '../../core/echo.js';
 
 export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
   static override summary = 'Make another stored profile the active one.';
@@ -27,7 +28,7 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
     }
     const name = this.flags.profile ?? (await this.pick(known, config.activeProfile));
     if (!known.includes(name)) {
-      throw new CliError(`No profile named ${name}. Known profiles: ${known.join(', ')}.`, {
+      throw new CliError(`No profile named ${echoed(name)}. Known profiles: ${echoedList(known)}.`, {
         exitCode: ExitCode.Usage,
         code: 'unknown_profile',
         suggestion: `Pick one of them: gds auth switch --profile ${known[0] ?? '<name>'}`,
@@ -50,7 +51,7 @@ export default class AuthSwitch extends BaseCommand<typeof AuthSwitch> {
       throw new CliError('gds auth switch needs --profile <name> when it cannot ask.', {
         exitCode: ExitCode.Usage,
         code: 'missing_flag',
-        suggestion: `Known profiles: ${known.join(', ')}. Run: gds auth switch --profile <name>`,
+        suggestion: `Known profiles: ${echoedList(known)}. Run: gds auth switch --profile <name>`,
         details: { known },
       });
     }

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { echoed } from '../../core/echo.js';
 import { checkSettingKey, checkSettingValue, settingsPath, updateSettings } from '../../cli/settings.js';
 
 export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
@@ -31,6 +32,6 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
     });
     const path = settingsPath();
     if (this.out.json) this.out.record({ key: spec.key, value, previous, path });
-    else this.out.success(`Set ${spec.key} to ${value} (in ${path}).`);
+    else this.out.success(`Set ${spec.key} to ${echoed(value)} (in ${path}).`);
   }
 }

@@ -7,6 +7,7 @@ import {
   saveProfileFlags,
   tokenExpiries,
 } from '../../cli/token-bundle.js';
+import { integrationClaims } from '../../core/jwt-claims.js';
 import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
 import { CliError, ExitCode } from '../../core/errors.js';
@@ -52,7 +53,8 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
         saveTo,
         async () => {
           const { refreshed, base } = await refresh();
-          return { base, tokens: refreshed.tokens };
+          // What the NEW token is for: never the old profile's fields, which it replaces.
+          return { base, tokens: refreshed.tokens, ...integrationClaims(refreshed.tokens.accessToken) };
         },
         { force: this.flags.force, onlyCopy: true, warn: (message) => this.out.warn(message) },
       );
