@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stateDir } from '../core/folders.js';
+import { unverifiedClaims } from '../core/jwt-claims.js';
 import type { RecertifyResponse } from '../contract/types.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
@@ -36,15 +37,8 @@ export interface RunState {
  */
 export function stateWorkspace(token: string | undefined): string {
   if (token === undefined || token === '') return 'none';
-  const payload = token.split('.').length === 3 ? token.split('.')[1] : undefined;
-  if (payload !== undefined) {
-    try {
-      const ws = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { ws?: unknown }).ws;
-      if (typeof ws === 'string' && /^[\w.-]{1,200}$/.test(ws)) return `ws:${ws}`;
-    } catch {
-      // Not a JWT: hashed below.
-    }
-  }
+  const { ws } = unverifiedClaims(token);
+  if (typeof ws === 'string' && /^[\w.-]{1,200}$/.test(ws)) return `ws:${ws}`;
   return `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 }
 
