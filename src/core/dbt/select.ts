@@ -637,7 +637,8 @@ function matchMethod(
   const part = wildcards ? glob : (pattern: string, text: string) => pattern === '*' || pattern === text;
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
-  const since = method === undefined ? undefined : METHODS_SINCE[method];
+  const since =
+    method === undefined || !Object.hasOwn(METHODS_SINCE, method) ? undefined : METHODS_SINCE[method];
   if (since !== undefined && dbtBefore1(manifest.dbtVersion, since.minor))
     throw new DbtSelectionError(
       `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no ${method ?? ''}: method (dbt 1.${since.minor} added it${since.with === undefined ? '' : ` with ${since.with}`}) and refuses it, as gds does; ${since.instead?.(value) ?? `select by another method, or parse the project with dbt 1.${since.minor} or later`}`,
