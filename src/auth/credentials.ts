@@ -2,6 +2,7 @@
 // its own: the --token/--base flags, then SERVICE_TOKEN/SERVICE_API_URL, then the profile named by
 // --profile (else the active one). The config and the keychain are read only when a flag or variable
 // leaves something missing, so a CI job with SERVICE_TOKEN and SERVICE_API_URL touches neither.
+import { echoed, echoedList } from '../core/echo.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { maskToken } from '../core/redact.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl, shownUrl } from '../core/url-policy.js';
@@ -380,11 +381,11 @@ function missing(what: 'API token' | 'API base URL', r: Resolution, env: Env): C
 function unknownProfile(name: string, config: GdsConfig): CliError {
   const known = Object.keys(config.profiles).sort();
   return new CliError(
-    `No profile named ${name}. ${known.length === 0 ? 'No profile is configured.' : `Known profiles: ${known.join(', ')}.`}`,
+    `No profile named ${echoed(name)}. ${known.length === 0 ? 'No profile is configured.' : `Known profiles: ${echoedList(known)}.`}`,
     {
       exitCode: ExitCode.Usage,
       code: 'unknown_profile',
-      suggestion: `Create it with: gds auth set --profile ${name} --token <t> --base <url>`,
+      suggestion: `Create it with: gds auth set --profile ${name.length > 64 ? '<name>' : echoed(name)} --token <t> --base <url>`,
       details: { profile: name, known },
     },
   );

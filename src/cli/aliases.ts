@@ -11,6 +11,7 @@
 import { readSettings } from './settings.js';
 import { ALIAS_NAME, RESERVED_WORDS, reservedWords } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { quotedEcho } from '../core/echo.js';
 
 /**
  * main(): what an alias given as the first word stands for: the command line (`argv`), or, for a shell
@@ -149,7 +150,7 @@ export function checkAlias(
   commandIds: readonly string[],
 ): string {
   if (!ALIAS_NAME.test(name)) {
-    throw new CliError(`Invalid alias name: ${JSON.stringify(name)}.`, {
+    throw new CliError(`Invalid alias name: ${quotedEcho(name)}.`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_alias_name',
       suggestion:

@@ -136,6 +136,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (pagerClosed(error)) this.exit(ExitCode.Ok);
     const failure = toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
       flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
+      argv: this.argv,
     });
     (this.out ?? new Output({ json: jsonRequested(this.argv) })).error(redactError(failure, this.argv));
     this.exit(failure.exitCode);

@@ -14,9 +14,11 @@ interface OclifErrorShape {
 
 const knownExitCodes = new Set<number>(Object.values(ExitCode));
 
-/** What a usage error can be matched against: the command's flag names, for "did you mean". */
+/** What a usage error can be matched against: the command's flag names, for "did you mean"; its words. */
 export interface UsageContext {
   flagNames?: readonly string[];
+  /** The command line: a long or many-line word oclif quotes is said back cut, on one line. */
+  argv?: readonly string[];
 }
 
 /** Any error that reached the top of a command, as the CliError it is rendered as. */
@@ -54,7 +56,7 @@ export function usageInGdsVoice(
   message: string,
   context: UsageContext = {},
 ): { reason: string; nearMiss?: string } {
-  const text = message
+  const text = withWordsEchoed(message, context.argv ?? [])
     .replace(/\n*See more help with --help\s*$/, '')
     .replace(/^The following errors? occurred:\s*/, '')
     // "Parsing --limit \n\tExpected an integer but received: abc" is one problem on two lines.
@@ -90,13 +92,34 @@ export function usageInGdsVoice(
         return `${flag} takes one of ${allowed.join(', ')}; "${echoed(given)}" is not one of them.`;
       }
       const unexpected = /^(Unexpected arguments?: )(.+)$/.exec(line);
-      if (unexpected) return `${unexpected[1] ?? ''}${echoedList((unexpected[2] ?? '').split(/,\s*/))}.`;
+      if (unexpected) {
+        const said = `${unexpected[1] ?? ''}${echoedList((unexpected[2] ?? '').split(/,\s*/))}`;
+        return /[.!?:]$/.test(said) ? said : `${said}.`;
+      }
       return /[.!?:]$/.test(line) ? line : `${line}.`;
     })
     .filter((line) => line !== '');
   return nearMiss === undefined
     ? { reason: sentences.join('\n') }
     : { reason: sentences.join('\n'), nearMiss };
+}
+
+/**
+ * oclif's message with each word of the command line it may quote (an argument, a flag's value, `--x=value`)
+ * that is long or holds a line break said back as `echoed` says it, before the message is read line by line:
+ * a pasted file given as an argument is one short line, not 3,000.
+ */
+function withWordsEchoed(message: string, argv: readonly string[]): string {
+  const words = argv.flatMap((word) => {
+    const value = /^--?[^=\s]+=(.*)$/s.exec(word)?.[1];
+    return value === undefined ? [word] : [word, value];
+  });
+  let text = message;
+  for (const word of [...new Set(words)].sort((a, b) => b.length - a.length)) {
+    const said = echoed(word);
+    if (said !== word && text.includes(word)) text = text.split(word).join(said);
+  }
+  return text;
 }
 
 function isTopic(words: string, commandIds: readonly string[]): boolean {

@@ -223,7 +223,7 @@ function exitAfter(
 ): number {
   const shape = error as { oclif?: { exit?: unknown }; code?: unknown; message?: unknown };
   if (shape.code === 'EEXIT' && typeof shape.oclif?.exit === 'number') return shape.oclif.exit;
-  const unknownCommand = /^command (.+) not found$/.exec(String(shape.message));
+  const unknownCommand = /^command (.+) not found$/s.exec(String(shape.message));
   let failure: CliError;
   if (unknownCommand !== null) {
     const id = unknownCommand[1] ?? '';
@@ -236,7 +236,7 @@ function exitAfter(
     // plugin-not-found has already said which command is unknown; its message says where to look.
     failure = new CliError(String(shape.message), { exitCode: ExitCode.Usage, code: 'command_not_found' });
   } else {
-    failure = toCliError(error, 'See `gds --help`.');
+    failure = toCliError(error, 'See `gds --help`.', { argv });
   }
   new Output({ json }).error(redactError(failure, argv));
   return failure.exitCode;

@@ -7,7 +7,7 @@ import { jsonSegments } from '../cli/json-colour.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { readTextInput } from '../io/input.js';
 import { cachedCall, parseCacheDuration } from '../services/api-cache.js';
-import { echoed } from '../core/echo.js';
+import { echoed, echoedPath } from '../core/echo.js';
 
 const methods: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -197,7 +197,7 @@ export default class Api extends ApiCommand<typeof Api> {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new CliError(`${echoed(name)} is not JSON: ${(error as Error).message}`, {
+      throw new CliError(`${echoedPath(name)} is not JSON: ${(error as Error).message}`, {
         exitCode: ExitCode.Usage,
         code: 'invalid_input',
         suggestion: 'The service takes JSON bodies; check the file, or use -f key=value fields.',

@@ -141,6 +141,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     if (!this.argv.includes('--detailed-exitcode')) return super.catch(error);
     const failure = toCliError(error, 'See `gds plan --help`.', {
       flagNames: Object.keys({ ...Plan.baseFlags, ...Plan.flags }),
+      argv: this.argv,
     });
     if (failure.exitCode === ExitCode.Interrupted) return super.catch(failure);
     return super.catch(

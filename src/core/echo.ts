@@ -1,27 +1,35 @@
 // What a user typed, said back in a message: an argument, a flag's value, a file name, a setting's value. It
-// is shown stripped of control characters (it reaches a terminal) and cut at 80 characters, so a 100 KB
-// argument (a pasted file, a runaway variable) names itself in one line instead of flooding the terminal or a
-// CI log. Lists of names to choose from are cut at 10 the same way. The text sent or stored is never cut:
-// only what is said back.
+// is shown stripped of control characters (it reaches a terminal), its line breaks and tabs written as `\n` and
+// `\t` (a pasted file stays on one line), and cut at 80 characters, so a 100 KB argument (a pasted
+// file, a runaway variable) names itself in one line instead of flooding the terminal or a CI log. A path is
+// cut at its start, so its file name stays. Lists of names to choose from are cut at 10 the same way. The text
+// sent or stored is never cut: only what is said back.
 import { stripControlCharacters } from './terminal-text.js';
 
-/** At most this many characters of a text said back (the last one `…` when cut). */
+/** At most this many characters of a text said back (the cut one's `…` among them). */
 export const ECHO_MAX_CHARS = 80;
 /** At most this many names of a list said back, then `… and N more`. */
 export const ECHO_MAX_NAMES = 10;
 
-/** `text` as said back: control characters stripped, at most 80 characters (cut ones end with `…`). */
+const ESCAPED_BREAKS: Record<string, string> = { '\n': '\\n', '\t': '\\t' };
+
+/** `text` as said back: control characters stripped, breaks escaped, at most 80 characters (cut: `…` last). */
 export function echoed(text: string): string {
-  const shown = stripControlCharacters(text);
+  return cutEnd(oneLine(text));
+}
+
+/** A path said back as `echoed` says a text, but cut at its start (`…/exports/customers.ndjson`). */
+export function echoedPath(path: string): string {
+  const shown = oneLine(path);
   if (shown.length <= ECHO_MAX_CHARS) return shown;
-  // By code point, so a cut never splits a surrogate pair; a long text is not split whole.
-  const chars = Array.from(shown.slice(0, ECHO_MAX_CHARS * 2 + 1));
-  return chars.length <= ECHO_MAX_CHARS ? shown : `${chars.slice(0, ECHO_MAX_CHARS - 1).join('')}…`;
+  // By code point, so a cut never splits a surrogate pair.
+  const chars = Array.from(shown.slice(-(ECHO_MAX_CHARS * 2 + 1)));
+  return chars.length <= ECHO_MAX_CHARS ? shown : `…${chars.slice(-(ECHO_MAX_CHARS - 1)).join('')}`;
 }
 
 /** `text` said back in double quotes with JSON's escapes (a quote, a tab, a line break), cut as `echoed` cuts. */
 export function quotedEcho(text: string): string {
-  return JSON.stringify(echoed(text));
+  return JSON.stringify(cutEnd(stripControlCharacters(text)));
 }
 
 /** `names` joined with `, `, each `echoed`: at most 10, then `… and N more`. */
@@ -29,4 +37,15 @@ export function echoedList(names: readonly string[], separator = ', '): string {
   const shown = names.slice(0, ECHO_MAX_NAMES).map(echoed);
   const more = names.length - shown.length;
   return more > 0 ? `${shown.join(separator)}${separator}… and ${more} more` : shown.join(separator);
+}
+
+function oneLine(text: string): string {
+  return stripControlCharacters(text).replace(/[\n\t]/g, (c) => ESCAPED_BREAKS[c] ?? '');
+}
+
+function cutEnd(shown: string): string {
+  if (shown.length <= ECHO_MAX_CHARS) return shown;
+  // By code point, so a cut never splits a surrogate pair; a long text is not split whole.
+  const chars = Array.from(shown.slice(0, ECHO_MAX_CHARS * 2 + 1));
+  return chars.length <= ECHO_MAX_CHARS ? shown : `${chars.slice(0, ECHO_MAX_CHARS - 1).join('')}…`;
 }

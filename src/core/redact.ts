@@ -27,6 +27,8 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
   [/\b(Bearer)\s+[^\s"',;)]+/gi, (_match, scheme) => `${scheme} ${MASK}`],
   // JWTs: three base64url segments, the first one a JSON header.
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, maskToken],
+  // A JWT an echo cut (src/core/echo.ts) before its signature: its header and claims, then `…`.
+  [/\beyJ[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*)?…/g, maskToken],
   // Static CLI tokens, client tokens and session refresh tokens.
   [/\b(?:cli|tf|gdsr)_[A-Za-z0-9_-]{8,}/g, maskToken],
   // Integration refresh tokens: `rt_<hex id>.<secret>` (a `schema.table` name such as rt_sales.orders is
@@ -53,9 +55,26 @@ export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string |
   for (const secret of knownSecrets) {
     if (secret === undefined || secret.length < 4) continue;
     for (const form of writtenForms(secret)) out = out.split(form).join(maskToken(secret));
+    if (out.includes('…')) out = withoutCutForms(out, secret);
   }
   if (!mayMatchAPattern(out)) return out;
   for (const [pattern, replace] of SECRET_PATTERNS) out = out.replace(pattern, replace);
+  return out;
+}
+
+/** The shortest part of a known secret masked where an echo cut it (`sk-live-Ab3d…`, `…9hQ2`). */
+const CUT_SECRET_MIN_CHARS = 8;
+
+/**
+ * The text with each part of `secret` that an echo cut (src/core/echo.ts: a start followed by `…`, a path's
+ * end after it) masked: a 100-character token said back as its first 79 characters is still the token.
+ */
+function withoutCutForms(text: string, secret: string): string {
+  let out = text;
+  for (let chars = Math.min(secret.length - 1, 80); chars >= CUT_SECRET_MIN_CHARS; chars--) {
+    for (const cut of [`${secret.slice(0, chars)}…`, `…${secret.slice(-chars)}`])
+      if (out.includes(cut)) out = out.split(cut).join(maskToken(secret));
+  }
   return out;
 }
 

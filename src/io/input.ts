@@ -16,7 +16,7 @@ import type { BoundsRefusal } from '../core/artifact-bounds.js';
 import { countText } from '../core/count-text.js';
 import { firstInvalidUtf8 } from '../core/utf8.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 export { firstInvalidUtf8 };
 
@@ -78,7 +78,7 @@ export async function readBoundedText(source: string, options: BoundedInputOptio
 export function notUtf8Error(name: string, bytes: Buffer, invalid: number, what: string): CliError {
   const line = countNewlines(bytes, invalid) + 1;
   return new CliError(
-    `${echoed(name)} is not UTF-8: byte ${invalid} (line ${line}) is 0x${hex(bytes[invalid] ?? 0)}, which does not begin or continue a UTF-8 character.`,
+    `${echoedPath(name)} is not UTF-8: byte ${invalid} (line ${line}) is 0x${hex(bytes[invalid] ?? 0)}, which does not begin or continue a UTF-8 character.`,
     {
       exitCode: ExitCode.Usage,
       code: 'input_not_utf8',
@@ -135,7 +135,7 @@ export async function readGate1Text(source: string, options: ReadInputOptions = 
 
 function boundsError(name: string, refusal: BoundsRefusal | undefined): void {
   if (refusal === undefined) return;
-  throw new CliError(`${echoed(name)}: ${refusal.message}`, {
+  throw new CliError(`${echoedPath(name)}: ${refusal.message}`, {
     exitCode: ExitCode.Usage,
     code: refusal.code,
     suggestion: 'The service refuses it as well; nothing was sent. Split it or shorten it.',
@@ -146,7 +146,7 @@ function boundsError(name: string, refusal: BoundsRefusal | undefined): void {
 function tooLarge(name: string, options: BoundedInputOptions, size?: number): CliError {
   const limit = options.limit ?? `${countText(options.maxBytes)} bytes`;
   const found = size === undefined ? '' : `${countText(size)} bytes, `;
-  return new CliError(`${echoed(name)} is ${found}over the limit of ${limit} for ${options.what}.`, {
+  return new CliError(`${echoedPath(name)} is ${found}over the limit of ${limit} for ${options.what}.`, {
     exitCode: ExitCode.Usage,
     code: 'input_too_large',
     suggestion: `gds reads at most ${limit} for ${options.what}; nothing was sent. Split it or shorten it.`,
@@ -196,7 +196,7 @@ export async function* regularFileChunks(path: string, options: BoundedInputOpti
     if (info.isDirectory()) throw inputError(path, flag, Object.assign(new Error(''), { code: 'EISDIR' }));
     if (!info.isFile()) {
       throw new CliError(
-        `${echoed(path)} is ${fileKind(info)}, not a regular file: gds reads ${options.what} from a file.`,
+        `${echoedPath(path)} is ${fileKind(info)}, not a regular file: gds reads ${options.what} from a file.`,
         {
           exitCode: ExitCode.Usage,
           code: 'input_not_a_file',
@@ -277,7 +277,7 @@ function stdinIsTerminal(flag: string): CliError {
 function inputError(path: string, flag: string, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException).code;
   // The path as said back; the system's message names it whole (ENAMETOOLONG of a 100 KB name).
-  const source = echoed(path);
+  const source = echoedPath(path);
   const usage = (message: string, errorCode: string, suggestion: string) =>
     new CliError(message, { exitCode: ExitCode.Usage, code: errorCode, suggestion });
   switch (code) {

@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 export interface WriteOptions {
   force: boolean;
@@ -74,14 +74,14 @@ function writeError(path: string, { flag, example }: WriteOptions, error: unknow
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EISDIR') return folderError(path, flag, example ?? 'out');
   if (code === 'EEXIST') {
-    return new CliError(`${echoed(path)} already exists; it was left as it is.`, {
+    return new CliError(`${echoedPath(path)} already exists; it was left as it is.`, {
       exitCode: ExitCode.Usage,
       code: 'output_exists',
       suggestion: `Pass --force to replace it, or give ${flag} another path.`,
     });
   }
   return new CliError(
-    `Cannot write ${echoed(path)}: ${(error as Error).message.replaceAll(path, echoed(path))}`,
+    `Cannot write ${echoedPath(path)}: ${(error as Error).message.replaceAll(path, echoedPath(path))}`,
     {
       exitCode: ExitCode.Usage,
       code: 'output_unwritable',
@@ -118,9 +118,9 @@ export async function refuseFolder(path: string, flag: string, example: string):
 /** A folder named where a file goes (`-o DIR`): refused, whatever --force says; `example` is a file name
  *  that would fit there (`orders.sql`). */
 export function folderError(path: string, flag: string, example: string): CliError {
-  return new CliError(`${echoed(path)} is a folder; ${flag} takes the path of a file.`, {
+  return new CliError(`${echoedPath(path)} is a folder; ${flag} takes the path of a file.`, {
     exitCode: ExitCode.Usage,
     code: 'output_is_folder',
-    suggestion: `Give ${flag} a file path, such as ${echoed(join(path, example))}.`,
+    suggestion: `Give ${flag} a file path, such as ${echoedPath(join(path, example))}.`,
   });
 }

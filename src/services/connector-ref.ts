@@ -40,7 +40,7 @@ export function findConnector(
   const [only] = byName;
   if (only !== undefined && byName.length === 1) return only;
   if (byName.length > 1)
-    throw new CliError(`${byName.length} connectors are named ${ref}:\n${connectorLines(byName)}`, {
+    throw new CliError(`${byName.length} connectors are named ${echoed(ref)}:\n${connectorLines(byName)}`, {
       exitCode: ExitCode.Usage,
       code: 'ambiguous_connector_name',
       suggestion: `Pass the id of the one you mean as ${flag}.`,

@@ -8,6 +8,7 @@ import type { ApiClient } from '../client/index.js';
 import type { PlannedTable, ProjectPlan, Seen } from './project-plan-types.js';
 import type { HeldTable } from '../client/areas/tables.js';
 import { projectFilePrefix, seenOf } from './project-plan.js';
+import { echoedPath } from '../core/echo.js';
 
 export const PLAN_FILE_FORMAT = 'gds-plan';
 export const PLAN_FILE_VERSION = 1;
@@ -23,7 +24,7 @@ export function planFileText(plan: ProjectPlan, createdAt: Date): string {
 }
 
 const notAPlan = (path: string, why: string) =>
-  new CliError(`${path} is not a plan gds plan --out wrote: ${why}.`, {
+  new CliError(`${echoedPath(path)} is not a plan gds plan --out wrote: ${why}.`, {
     exitCode: ExitCode.Usage,
     code: 'invalid_plan_file',
     suggestion: 'Write one with gds plan --dbt . --out plan.json, then gds apply plan.json.',

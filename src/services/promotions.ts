@@ -8,7 +8,7 @@ import { ApiError } from '../client/errors.js';
 import type { Bundle, PromotionPreview, PromotionResult } from '../client/areas/promotions.js';
 import type { WriteOptions } from '../client/transport.js';
 import { isSealIntact } from '../core/bundle-seal.js';
-import { echoed } from '../core/echo.js';
+import { echoed, echoedPath } from '../core/echo.js';
 
 export type PromotionsClient = Pick<ApiClient, 'promotions' | 'connectors' | 'artifacts'>;
 type Call = { signal?: AbortSignal };
@@ -118,12 +118,15 @@ export function checkBundleTable(bundle: Bundle, tableId: string, name: string):
   if (id === tableId || tableName.toLowerCase() === tableId.toLowerCase()) return;
   const holds =
     id !== undefined ? `table ${id} (${tableName})` : `table ${tableName} (a bundle without a table id)`;
-  throw new CliError(`${name} is the bundle of ${holds}, not of ${tableId}; nothing was sent.`, {
-    exitCode: ExitCode.Usage,
-    code: 'bundle_table_mismatch',
-    suggestion: `Name the bundle's table: gds env promote ${id ?? tableName} --to <env> --bundle-in ${name}, or export the bundle of ${tableId}.`,
-    details: { argument: tableId, bundleTable: { id: id ?? null, name: tableName } },
-  });
+  throw new CliError(
+    `${echoedPath(name)} is the bundle of ${holds}, not of ${echoed(tableId)}; nothing was sent.`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'bundle_table_mismatch',
+      suggestion: `Name the bundle's table: gds env promote ${id ?? tableName} --to <env> --bundle-in ${name}, or export the bundle of ${tableId}.`,
+      details: { argument: tableId, bundleTable: { id: id ?? null, name: tableName } },
+    },
+  );
 }
 
 /** The table's bundle, for a promotion to `to`. */

@@ -8,7 +8,7 @@ import { refuseFolder, writeFileAtomically } from '../io/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableDdl } from '../client/areas/tables.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 /**
  * A plain `<name>.sql` from whatever the service sent: the last path segment only, no control or
@@ -58,7 +58,7 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
     await writeFileAtomically(path, content, { mode: 0o644, overwrite });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new CliError(`${echoed(path)} already exists; it was left as it is.`, {
+      throw new CliError(`${echoedPath(path)} already exists; it was left as it is.`, {
         exitCode: ExitCode.Usage,
         code: 'file_exists',
         suggestion: 'Pass --force to overwrite it, or -o <file> to write elsewhere.',
@@ -70,7 +70,7 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
 
 function writeFailure(path: string, error: unknown): CliError {
   return new CliError(
-    `Cannot write ${echoed(path)}: ${(error as Error).message.replaceAll(path, echoed(path))}`,
+    `Cannot write ${echoedPath(path)}: ${(error as Error).message.replaceAll(path, echoedPath(path))}`,
     {
       exitCode: ExitCode.Usage,
       code: 'output_unwritable',

@@ -20,7 +20,7 @@ import {
 import { parseDottedName } from '../core/artifacts/identifiers.js';
 import { openRunState } from './recertify-state.js';
 import type { RunStateWarning } from './recertify-state.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 export type RecertificationClient = Pick<ApiClient, 'recertification'>;
 
@@ -315,7 +315,7 @@ function refusedRun(
   suggestion?: string,
 ): CliError {
   const built = refusal.code === 'nothing_built';
-  return new CliError(`${echoed(path)}: ${refusal.message}`, {
+  return new CliError(`${echoedPath(path)}: ${refusal.message}`, {
     exitCode: built ? ExitCode.Refused : ExitCode.Usage,
     code: refusal.code,
     suggestion:
@@ -594,14 +594,14 @@ async function readJsonObject(path: string, flag: string): Promise<object> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${echoed(path)} is not JSON: ${(error as Error).message}`, {
+    throw new CliError(`${echoedPath(path)} is not JSON: ${(error as Error).message}`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_json',
       suggestion: `Give ${flag} the file dbt wrote (target/run_results.json).`,
     });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CliError(`${echoed(path)} is not a JSON object.`, {
+    throw new CliError(`${echoedPath(path)} is not a JSON object.`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_json',
       suggestion: `Give ${flag} the file dbt wrote.`,

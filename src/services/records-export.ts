@@ -21,7 +21,7 @@ import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
 import { csvLine } from '../core/csv.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -284,7 +284,7 @@ async function startFile(
       differs.push(state.rawCells === true ? '--raw-cells' : 'no --raw-cells');
     if (differs.length > 0) {
       throw new CliError(
-        `The interrupted export into ${echoed(output)} was of another listing (${differs.join(', ')}).`,
+        `The interrupted export into ${echoedPath(output)} was of another listing (${differs.join(', ')}).`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_mismatch',
@@ -300,7 +300,7 @@ async function startFile(
     const part = await lstat(partPath(output)).catch(() => undefined);
     if (part === undefined || !part.isFile() || part.size < state.bytes) {
       throw new CliError(
-        `The interrupted export into ${echoed(output)} lost its data: ${echoed(partPath(output))} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
+        `The interrupted export into ${echoedPath(output)} lost its data: ${echoedPath(partPath(output))} is ${part === undefined ? 'gone' : part.isFile() ? `shorter than the ${state.bytes} bytes written` : 'not a regular file'}.`,
         {
           exitCode: ExitCode.Usage,
           code: 'resume_broken',
@@ -311,7 +311,7 @@ async function startFile(
     return state;
   }
   if (state !== null && options.force !== true) {
-    throw new CliError(`An interrupted export into ${echoed(output)} stopped after ${state.rows} rows.`, {
+    throw new CliError(`An interrupted export into ${echoedPath(output)} stopped after ${state.rows} rows.`, {
       exitCode: ExitCode.Usage,
       code: 'export_interrupted',
       suggestion: 'Pass --resume to continue it where it stopped, or --force to start over.',
@@ -320,7 +320,7 @@ async function startFile(
   }
   // lstat: a symbolic link at FILE (even one pointing nowhere) is a file that exists.
   if (options.force !== true && (await lstat(output).catch(() => undefined)) !== undefined) {
-    throw new CliError(`${echoed(output)} already exists; it was left as it is.`, {
+    throw new CliError(`${echoedPath(output)} already exists; it was left as it is.`, {
       exitCode: ExitCode.Usage,
       code: 'output_exists',
       suggestion: 'Pass --force to replace it, or give --output another path.',
@@ -330,7 +330,7 @@ async function startFile(
   // killed before its first page was counted, or someone else's. It is replaced only when told to.
   if (options.force !== true && (await lstat(partPath(output)).catch(() => undefined)) !== undefined) {
     throw new CliError(
-      `${echoed(partPath(output))} already exists, and no interrupted export counts it; it was left as it is.`,
+      `${echoedPath(partPath(output))} already exists, and no interrupted export counts it; it was left as it is.`,
       {
         exitCode: ExitCode.Usage,
         code: 'part_file_exists',
@@ -356,7 +356,7 @@ async function readState(output: string): Promise<ExportState | null> {
   } catch {
     // answered below
   }
-  throw new CliError(`${exportStatePath(output)} is not a state file gds wrote.`, {
+  throw new CliError(`${echoedPath(exportStatePath(output))} is not a state file gds wrote.`, {
     exitCode: ExitCode.Usage,
     code: 'resume_broken',
     suggestion: `Remove it, or pass --force to start the export over.`,
@@ -383,7 +383,7 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
     }
   } catch (error) {
     throw new CliError(
-      `Cannot write ${echoed(part)}: ${(error as Error).message.replaceAll(part, echoed(part))}`,
+      `Cannot write ${echoedPath(part)}: ${(error as Error).message.replaceAll(part, echoedPath(part))}`,
       {
         exitCode: ExitCode.Usage,
         code: 'output_unwritable',
@@ -423,11 +423,11 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
             throw new CliError(
-              `${echoed(output)} appeared while exporting; it was left as it is, the rows are in ${echoed(part)}.`,
+              `${echoedPath(output)} appeared while exporting; it was left as it is, the rows are in ${echoedPath(part)}.`,
               {
                 exitCode: ExitCode.Usage,
                 code: 'output_exists',
-                suggestion: `Move ${echoed(part)} where you want it, or run again with --force.`,
+                suggestion: `Move ${echoedPath(part)} where you want it, or run again with --force.`,
               },
             );
           }

@@ -15,7 +15,7 @@ import { stateDir } from '../core/folders.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 import { checkReadable, formatOf, MAX_JSON_BYTES } from './records-input.js';
 import type { InputRow } from './records-input-row.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 export interface ImportState {
   version: 1;
@@ -78,7 +78,7 @@ export async function stateFileFor(tableId: string, options: StateOptions): Prom
 export async function identity(input: string): Promise<ImportState['input']> {
   const info = await stat(input);
   if (info.size > MAX_JSON_BYTES && formatOf(input) === 'json') {
-    throw new CliError(`${echoed(input)} is over 256 MiB, and a JSON array is read whole.`, {
+    throw new CliError(`${echoedPath(input)} is over 256 MiB, and a JSON array is read whole.`, {
       exitCode: ExitCode.Usage,
       code: 'input_too_large',
       suggestion: 'Give big inputs as NDJSON (one object per line) or CSV: those are read a row at a time.',

@@ -3,7 +3,7 @@
 
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
@@ -59,10 +59,13 @@ export function longLine(line: { longBytes: number; maxLineBytes: number }): Row
  * table writes nothing, and its pipe into `records import` copies nothing.
  */
 export function emptyInputError(input: string): CliError {
-  return new CliError(`${input === '-' ? '<stdin>' : echoed(input)} is empty: there are no rows to import.`, {
-    exitCode: ExitCode.Usage,
-    code: 'empty_input',
-    suggestion:
-      'Check the file, or what is piped in; nothing was sent. To import no rows on purpose, give a CSV header alone, a JSON [] or an empty NDJSON input.',
-  });
+  return new CliError(
+    `${input === '-' ? '<stdin>' : echoedPath(input)} is empty: there are no rows to import.`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'empty_input',
+      suggestion:
+        'Check the file, or what is piped in; nothing was sent. To import no rows on purpose, give a CSV header alone, a JSON [] or an empty NDJSON input.',
+    },
+  );
 }

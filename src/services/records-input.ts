@@ -21,7 +21,7 @@ import {
   type ImportFormat,
   type InputRow,
 } from './records-input-row.js';
-import { echoed } from '../core/echo.js';
+import { echoedPath } from '../core/echo.js';
 
 /** A JSON array is parsed whole: NDJSON or CSV for anything bigger. */
 export const MAX_JSON_BYTES = 256 * 1024 * 1024;
@@ -32,7 +32,7 @@ export function formatOf(input: string): ImportFormat {
   if (extension === '.json') return 'json';
   if (extension === '.ndjson' || extension === '.jsonl') return 'ndjson';
   if (input === '-') return 'ndjson';
-  throw new CliError(`Cannot tell the format of ${echoed(input)} from its name.`, {
+  throw new CliError(`Cannot tell the format of ${echoedPath(input)} from its name.`, {
     exitCode: ExitCode.Usage,
     code: 'unknown_format',
     suggestion: 'Pass --format csv, ndjson or json.',
@@ -224,7 +224,7 @@ function* jsonRows(text: string, input: string): Generator<InputRow, void, undef
     value = parseLossless(text);
   } catch (error) {
     throw new CliError(
-      `${input === '-' ? '<stdin>' : echoed(input)} is not JSON: ${(error as Error).message}`,
+      `${input === '-' ? '<stdin>' : echoedPath(input)} is not JSON: ${(error as Error).message}`,
       {
         exitCode: ExitCode.Usage,
         code: 'invalid_json',
@@ -233,7 +233,7 @@ function* jsonRows(text: string, input: string): Generator<InputRow, void, undef
     );
   }
   if (!Array.isArray(value)) {
-    throw new CliError(`${input === '-' ? '<stdin>' : echoed(input)} is not a JSON array of rows.`, {
+    throw new CliError(`${input === '-' ? '<stdin>' : echoedPath(input)} is not a JSON array of rows.`, {
       exitCode: ExitCode.Usage,
       code: 'invalid_json',
       suggestion: 'Give a JSON array of objects, or one JSON object per line with --format ndjson.',
@@ -246,7 +246,7 @@ export async function checkReadable(input: string): Promise<void> {
   if (input === '-') return;
   const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
     throw new CliError(
-      `Cannot read ${echoed(input)}: ${error.code === 'ENOENT' ? 'no such file' : error.message.replaceAll(input, echoed(input))}.`,
+      `Cannot read ${echoedPath(input)}: ${error.code === 'ENOENT' ? 'no such file' : error.message.replaceAll(input, echoedPath(input))}.`,
       {
         exitCode: ExitCode.Usage,
         code: 'input_unreadable',
@@ -255,7 +255,7 @@ export async function checkReadable(input: string): Promise<void> {
     );
   });
   if (!info.isFile()) {
-    throw new CliError(`${echoed(input)} is not a regular file.`, {
+    throw new CliError(`${echoedPath(input)} is not a regular file.`, {
       exitCode: ExitCode.Usage,
       code: 'input_unreadable',
       suggestion: 'Give -f a file, or - and pipe the rows in.',

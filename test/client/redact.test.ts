@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inspect } from 'node:util';
+import { echoed, echoedPath } from '../../src/core/echo.js';
 import { maskToken, redactJson, redactSecrets } from '../../src/core/redact.js';
 
 const JWT = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEiLCJzY29wZSI6InJlYWQifQ.MEUCIQDx5w1-abc_def';
@@ -30,6 +31,17 @@ describe('maskToken', () => {
 });
 
 describe('redactSecrets', () => {
+  it('masks a known secret an echo cut (its start before …, a path end after it) and a JWT cut before its signature', () => {
+    const secret = `sk-live-${'Ab3dEf9h'.repeat(12)}`;
+    const text = `Unexpected argument: ${echoed(secret)}. Wrote ${echoedPath(secret)}. Also ${echoed(`list ${secret}`)}`;
+    const masked = redactSecrets(text, [secret]);
+    expect(masked).not.toContain(secret.slice(0, 12));
+    expect(masked).not.toContain(secret.slice(-12));
+    expect(masked).toBe('Unexpected argument: ****. Wrote ****. Also list ****');
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${'eyJzdWIiOiJ4In0'.repeat(10)}.c2ln`;
+    expect(redactSecrets(`got ${echoed(jwt)}`)).toBe('got eyJ…****');
+  });
+
   it('masks bearer headers, JWTs, cli_ and tf_ tokens and secret JSON fields', () => {
     const text = [
       'Authorization: Bearer abc.def-123',

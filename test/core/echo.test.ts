@@ -1,6 +1,6 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
 import { describe, expect, it } from 'vitest';
-import { echoed, echoedList, quotedEcho } from '../../src/core/echo.js';
+import { echoed, echoedList, echoedPath, quotedEcho } from '../../src/core/echo.js';
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
@@ -14,6 +14,29 @@ describe('echoed', () => {
     const cut = echoed('😀'.repeat(100));
     expect(cut).toBe(`${'😀'.repeat(79)}…`);
     expect(echoed('😀'.repeat(80))).toBe('😀'.repeat(80));
+  });
+});
+
+describe('echoed on more than one line', () => {
+  it('writes line breaks and tabs as escapes, so a pasted file is said back on one line', () => {
+    const pasted = Array.from({ length: 3_000 }, (_, i) => `line ${i}`).join('\n');
+    const said = echoed(pasted);
+    expect(said).not.toMatch(/[\n\r\t]/);
+    expect(said).toMatch(/^line 0\\nline 1\\n/);
+    expect(said.length).toBeLessThanOrEqual(80);
+    expect(echoed('a\tb\r\n')).toBe('a\\tb\\n');
+  });
+});
+
+describe('echoedPath', () => {
+  it('keeps a short path, and cuts a long one at its start so that the file name stays', () => {
+    expect(echoedPath('out.ndjson')).toBe('out.ndjson');
+    const path = `/home/runner/work/${'deep/'.repeat(30)}exports/customers.ndjson.part`;
+    const said = echoedPath(path);
+    expect(said).toMatch(/^….*\/exports\/customers\.ndjson\.part$/);
+    expect(Array.from(said)).toHaveLength(80);
+    expect(echoedPath('😀'.repeat(100))).toBe(`…${'😀'.repeat(79)}`);
+    expect(echoedPath('a\nb')).toBe('a\\nb');
   });
 });
 

@@ -43,7 +43,7 @@ function expectShort(r: CliResult, code: number, says: string): void {
   expect(r.stdout).toBe('');
   expect(r.stderr.length).toBeLessThan(SHORT);
   expect(r.stderr).not.toContain('\u001b');
-  expect(r.stderr).toContain('aaaa…');
+  expect(r.stderr).toMatch(/aaaa…|…aaaa/);
   expect(r.stderr).toContain(says);
 }
 
@@ -76,10 +76,55 @@ describe('a 100 KB argument said back in an error is cut short', () => {
     expectShort(r, 5, 'pass one of those names or ids');
   });
 
+  it('a long path said back keeps its end, the file name', async () => {
+    const r = await gds(['gate', 'validate', '-f', join(dir, 'a'.repeat(200), 'rules-of-orders.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('…');
+    expect(r.stderr).toContain('/rules-of-orders.yml');
+  });
+
   it('a file name that cannot be read', async () => {
     expectShort(await gds(['gate', 'validate', '-f', join(dir, HUGE)]), 2, 'Check the path given to -f');
     const rows = ['records', 'import', 'crm_contacts', '-f', join(dir, `${HUGE}.csv`)];
     expectShort(await gds(rows), 2, 'Check the path given to -f');
+  });
+
+  it('a value of 3,000 lines (a pasted file) said back on one line', async () => {
+    const pasted = Array.from({ length: 3_000 }, (_, i) => `line ${i}`).join('\n');
+    for (const [code, args] of [
+      [2, ['list', 'extra', pasted]],
+      [2, ['list', `--zz=${pasted}`]],
+      [2, ['records', 'export', 't_1', '--format', pasted]],
+      [2, ['records', 'list', 't_1', '--limit', pasted]],
+      [2, [`lst${pasted}`]],
+      [5, ['alias', 'delete', pasted]],
+    ] as const) {
+      const r = await gds([...args]);
+      const named = args.join(' ').slice(0, 40);
+      expect(r.code, named).toBe(code);
+      expect(r.stderr.length, named).toBeLessThan(SHORT);
+      expect(r.stderr.split('\n').length, named).toBeLessThan(6);
+      expect(r.stderr, named).toContain('line 0\\nline 1');
+    }
+    const set = await gds(['settings', 'set', 'pager', `less ${pasted}`]);
+    expect(set.code).toBe(0);
+    expect(set.stderr.split('\n').length).toBeLessThan(4);
+  });
+
+  it('a long secret given where an argument goes is masked, not said back as its first 79 characters', async () => {
+    const secret = `sk-live-${'Ab3dEf9h'.repeat(12)}`;
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: 'x'.repeat(200) })).toString('base64url')}.c2lnbmF0dXJl`;
+    for (const [args, variable] of [
+      [['auth', 'set', '--profile', 'ci', secret], secret],
+      [['list', secret], secret],
+      [['list', jwt], 'eyJ'],
+    ] as const) {
+      const r = await runInProcess([...args], { env: { ...env, SERVICE_TOKEN: secret } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toContain(secret.slice(0, 20));
+      expect(r.stderr).not.toContain(jwt.slice(0, 30));
+      expect(r.stderr).toContain(variable === 'eyJ' ? 'eyJ…****' : '****');
+    }
   });
 
   it('settings set: an unknown key, a value not allowed, and the ✓ line of a long pager', async () => {
