@@ -937,6 +937,12 @@ describe('the methods of the dbt that wrote the manifest (metadata.dbt_version),
     },
   );
 
+  it('a name of Object.prototype (constructor:, toString:) is a method gds does not know, not one dbt added', () => {
+    for (const version of ['0.21.1', '1.12.0'])
+      for (const atom of ['constructor:x', 'toString:x', '__proto__:x'])
+        expect(() => selected(version, [atom])).toThrow(/gds does not know the selector method/);
+  });
+
   it('the dbt that added a method reads it', () => {
     expect(selected('1.5.0', ['group:finance', 'access:public'])).toEqual(['orders']);
     expect(selected('1.5.0', ['version:none'])).toEqual(['orders', 'customers']);
