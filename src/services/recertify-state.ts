@@ -33,13 +33,16 @@ export interface RunState {
 
 /**
  * Whose progress a state is: the workspace of the token (its `ws` claim, read without verifying it; the
- * service does that), else a hash of the token (an opaque one). Never the token itself.
+ * service does that); for a JWT without one, its issuer and subject, which an access token renewed every hour
+ * keeps; else a hash of the token (an opaque one). Never the token itself.
  */
 export function stateWorkspace(token: string | undefined): string {
   if (token === undefined || token === '') return 'none';
-  const { ws } = unverifiedClaims(token);
+  const { ws, iss, sub } = unverifiedClaims(token);
   if (typeof ws === 'string' && /^[\w.-]{1,200}$/.test(ws)) return `ws:${ws}`;
-  return `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+  const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+  if (typeof sub === 'string' && sub !== '') return `sub:${hash(JSON.stringify([iss ?? null, sub]))}`;
+  return `token:${hash(token)}`;
 }
 
 /**

@@ -159,4 +159,15 @@ describe('the state of a recertify run sent in parts', () => {
     expect(stateWorkspace(opaque)).not.toContain('0123456789abcdef0123');
     expect(stateWorkspace(tokens[0])).toBe(`ws:${server.workspace(0).ready.workspaceId}`);
   });
+
+  it('a JWT without a ws claim is kept by its issuer and subject, so the token of the next hour finds the state', () => {
+    const jwt = (claims: object) =>
+      `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
+    const now = jwt({ iss: 'https://idp', sub: 'ci-bot', exp: 1 });
+    const later = jwt({ iss: 'https://idp', sub: 'ci-bot', exp: 3601 });
+    expect(stateWorkspace(now)).toMatch(/^sub:[0-9a-f]{16}$/);
+    expect(stateWorkspace(later)).toBe(stateWorkspace(now));
+    expect(stateWorkspace(jwt({ iss: 'https://idp', sub: 'other' }))).not.toBe(stateWorkspace(now));
+    expect(stateWorkspace(now)).not.toContain('ci-bot');
+  });
 });
