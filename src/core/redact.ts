@@ -27,8 +27,10 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
   [/\b(Bearer)\s+[^\s"',;)]+/gi, (_match, scheme) => `${scheme} ${MASK}`],
   // JWTs: three base64url segments, the first one a JSON header.
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, maskToken],
-  // A JWT an echo cut (src/core/echo.ts) before its signature: its header and claims, then `…`.
-  [/\beyJ[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*)?…/g, maskToken],
+  // A JWT an echo cut (src/core/echo.ts) before its signature: its header and claims, then `…` (written as
+  // \u2026: the executable's bundle keeps a regular expression's characters as they are, and the raw `…`
+  // there never matched).
+  [/\beyJ[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*)?\u2026/g, maskToken],
   // Static CLI tokens, client tokens and session refresh tokens.
   [/\b(?:cli|tf|gdsr)_[A-Za-z0-9_-]{8,}/g, maskToken],
   // Integration refresh tokens: `rt_<hex id>.<secret>` (a `schema.table` name such as rt_sales.orders is
