@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import type { Interfaces } from '@oclif/core';
+import { makeBundleAscii } from './bundle/ascii-only.js';
 import { bundleWrapper } from './sea/bundle-script.js';
 import type { CommandBundles } from '../src/cli/command-route.js';
 import { cacheVariant, commandBundleAsset } from './sea/command-bundles.js';
@@ -174,6 +175,9 @@ export async function buildBinary(options: BinaryOptions): Promise<SeaInputs> {
       };
     }),
   );
+  for (const file of [bundle, ...ownBundles.map(({ file }) => file), ...Object.values(assetBundles)]) {
+    makeBundleAscii(file);
+  }
   const [boot, trainer] = [join(work, 'boot.cjs'), join(work, 'train.cjs')];
   await build({
     ...scriptOptions(options),
