@@ -635,6 +635,8 @@ function matchMethod(
   const wildcards = methodsTakeWildcards(manifest.dbtVersion);
   const like = wildcards ? glob : (pattern: string, text: string) => pattern === text;
   const part = wildcards ? glob : (pattern: string, text: string) => pattern === '*' || pattern === text;
+  // Read once per method, not once per node.
+  const stems = fileStems(manifest.dbtVersion);
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
   const since =
@@ -651,7 +653,7 @@ function matchMethod(
       return value.includes('/')
         ? pick((n) => pathMatches(n, value))
         : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
-          ? pick((n) => fileMatches(n, value, like, manifest.dbtVersion))
+          ? pick((n) => fileMatches(n, value, like, stems))
           : pick((n) => fqnMatches(n, value, wildcards), parsed);
     case 'fqn':
       return pick((n) => fqnMatches(n, value, wildcards), parsed);
@@ -661,7 +663,7 @@ function matchMethod(
       return pick((n) => pathMatches(n, value));
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
-      return pick((n) => fileMatches(n, value, like, manifest.dbtVersion));
+      return pick((n) => fileMatches(n, value, like, stems));
     case 'source': {
       const parts = value.split('.');
       if (parts.length > 3)
@@ -963,6 +965,9 @@ function dbtBefore1(dbtVersion: string | undefined, minor: number): boolean {
 /** Whether the manifest's dbt reads the methods' values as fnmatch globs (1.5 and later; unknown: yes). */
 const methodsTakeWildcards = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 5);
 
+/** Whether the file method compares a file's stem too (dbt 1.6 and later; unknown: yes). */
+const fileStems = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 6);
+
 /** Whether test_type:data is singular's old name (dbt before 1.8), not every data test; unknown: 1.8+. */
 const dataMeansSingular = (dbtVersion: string | undefined) => dbtBefore1(dbtVersion, 8);
 
@@ -984,18 +989,13 @@ function versionMatches(selector: string, node: ManifestNode): boolean {
 }
 
 /**
- * dbt's file method (dbt 1.2+): the file's name, and from dbt 1.6 its stem too (the name without its
- * extension); globs from 1.5, as `like` compares.
+ * dbt's file method (dbt 1.2+): the file's name, and with `stems` (dbt 1.6+: fileStems) its stem too (the
+ * name without its extension); globs from 1.5, as `like` compares.
  */
-function fileMatches(
-  node: ManifestNode,
-  value: string,
-  like: typeof glob,
-  dbtVersion: string | undefined,
-): boolean {
+function fileMatches(node: ManifestNode, value: string, like: typeof glob, stems: boolean): boolean {
   const name = node.originalFilePath?.split('/').at(-1);
   if (name === undefined) return false;
-  return like(value, name) || (!dbtBefore1(dbtVersion, 6) && like(value, name.replace(/\.[^.]*$/, '')));
+  return like(value, name) || (stems && like(value, name.replace(/\.[^.]*$/, '')));
 }
 
 /**
