@@ -598,6 +598,7 @@ const DBT_RESOURCE_TYPES = [
   'saved_query',
   'semantic_model',
   'fixture',
+  'function',
 ];
 
 /** The state selectors a test is selected by: those of a change. */
@@ -754,17 +755,16 @@ function matchMethod(
       return pick((n) => n.resourceType === 'model' && n.access === value, parsed);
     // dbt's resource_type method compares the value as it is: no glob.
     case 'resource_type':
-      // dbt 1.11's user-defined functions (the manifest's `functions`): a resource type gds does not read.
-      if (value === 'function' && !dbtBefore1(manifest.dbtVersion, 11))
+      // dbt 1.11 added the function type (user-defined functions, the manifest's `functions`; dbt-core #11958).
+      if (
+        !DBT_RESOURCE_TYPES.includes(value) ||
+        (value === 'function' && dbtBefore1(manifest.dbtVersion, 11))
+      )
         throw new DbtSelectionError(
-          `${atom}: gds does not read the functions (user-defined functions) of dbt 1.11+, so it cannot select them nor walk the graph from them as dbt does; select the models that use them instead`,
+          `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (function from dbt 1.11; dbt refuses any other)`,
           selector,
         );
-      if (!DBT_RESOURCE_TYPES.includes(value))
-        throw new DbtSelectionError(
-          `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (dbt refuses any other)`,
-          selector,
-        );
+      if (value === 'function') return pick((n) => n.resourceType === value, others);
       return pick((n) => n.resourceType === value, parsed);
     // dbt 1.8's `package:this` is the root project (dbt-core #6891): the manifest's project_name.
     case 'package': {

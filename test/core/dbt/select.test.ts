@@ -164,16 +164,53 @@ describe('config.materialized: and resource_type: compare the value as it is, as
     );
   });
 
-  it("resource_type:function (dbt 1.11's user-defined functions) is refused as gds's limit, not as dbt's", () => {
-    const at = (version: string) => {
-      const m = manifest(table);
-      (m['metadata'] as Entry)['dbt_version'] = version;
-      return () => selectNodes(readManifest(m), { select: ['resource_type:function+'] });
+  // dbt 1.11's user-defined functions live in the manifest's `functions`; a model calling one
+  // (`{{ function('area') }}`) lists it in its depends_on, and resource_type:function selects them (dbt-core
+  // #11958, #12054).
+  const udfManifest = (version: string): Entry => {
+    const area = {
+      unique_id: 'function.shop.area',
+      resource_type: 'function',
+      name: 'area',
+      package_name: 'shop',
+      fqn: ['shop', 'area'],
+      original_file_path: 'functions/area.sql',
+      tags: [],
+      config: { enabled: true, type: 'scalar' },
+      depends_on: { nodes: ['function.shop.pi'], macros: [] },
     };
-    expect(at('1.11.2')).toThrow(/gds does not read the functions .* of dbt 1\.11\+/);
-    expect(at('1.11.2')).not.toThrow(/dbt refuses/);
-    // dbt before 1.11 has no such resource type and refuses it.
-    expect(at('1.10.6')).toThrow(/dbt's resource types are .*\(dbt refuses any other\)/);
+    const pi = {
+      ...area,
+      unique_id: 'function.shop.pi',
+      name: 'pi',
+      fqn: ['shop', 'pi'],
+      depends_on: { nodes: [] },
+    };
+    const m = manifest(
+      model('stg_circles'),
+      model('fct_circles', { depends_on: { nodes: ['model.shop.stg_circles', 'function.shop.area'] } }),
+    );
+    (m['metadata'] as Entry)['dbt_version'] = version;
+    return { ...m, functions: { [area.unique_id]: area, [pi.unique_id]: pi } };
+  };
+
+  it("resource_type:function selects dbt 1.11's user-defined functions, and + walks from them to the models that call them", () => {
+    const read = readManifest(udfManifest('1.11.2'));
+    expect(selectNodes(read, { select: ['resource_type:function+'] })).toEqual(['model.shop.fct_circles']);
+    const warned: string[] = [];
+    expect(selectNodes(read, { select: ['resource_type:function'] }, (w) => warned.push(w))).toEqual([]);
+    expect(warned.join('\n')).toMatch(/resource_type:function matches no enabled model, seed or snapshot/);
+    // A function is a parent of the models that call it: 1 step above fct_circles is area, 2 steps pi.
+    expect(selectNodes(read, { select: ['+fct_circles'] })).toEqual([
+      'model.shop.stg_circles',
+      'model.shop.fct_circles',
+    ]);
+  });
+
+  it('resource_type:function is refused on a manifest of a dbt before 1.11, as that dbt refuses it', () => {
+    expect(() =>
+      selectNodes(readManifest(udfManifest('1.10.6')), { select: ['resource_type:function+'] }),
+    ).toThrow(/dbt's resource types are .*\(function from dbt 1\.11; dbt refuses any other\)/);
   });
 });
 
