@@ -260,6 +260,25 @@ describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)',
     expect(selectNodes(project, { select: ['v2'] }, (w) => warnings.push(w))).toEqual([]);
     expect(warnings).toEqual([expect.stringMatching(/--select v2 matches no/)]);
   });
+
+  it('name_vN selects a version from dbt 1.6 (dbt-core #7995); before, only name.vN does, as dbt 1.5 read it (dbt-core #7639)', () => {
+    const m = manifest(versioned('dim_accounts', 1), versioned('dim_accounts', 2));
+    (m['metadata'] as Entry)['dbt_version'] = '1.5.12';
+    const old = readManifest(m);
+    const warnings: string[] = [];
+    const chosen = (select: string) =>
+      selectNodes(old, { select: [select] }, (w) => warnings.push(w)).map((id) =>
+        id.replace('model.shop.', ''),
+      );
+    expect(chosen('dim_accounts.v2')).toEqual(['dim_accounts.v2']);
+    expect(chosen('dim_accounts')).toEqual(['dim_accounts.v1', 'dim_accounts.v2']);
+    expect(chosen('dim_accounts_v2')).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/--select dim_accounts_v2 matches no/)]);
+    (m['metadata'] as Entry)['dbt_version'] = '1.6.0';
+    expect(selectNodes(readManifest(m), { select: ['dim_accounts_v2'] })).toEqual([
+      'model.shop.dim_accounts.v2',
+    ]);
+  });
 });
 
 describe('path: as dbt globs it (pathlib)', () => {
@@ -955,7 +974,11 @@ describe('the methods of the dbt that wrote the manifest (metadata.dbt_version),
     ['group:finance', '1.4.9', '1.5'],
     ['access:public', '1.4.9', '1.5'],
     ['version:latest', '1.4.9', '1.5'],
-    ['semantic_model:orders', '1.5.12', '1.6'],
+    ['semantic_model:orders', '1.5.12', '1.6.4'],
+    // dbt-core #8589 reached 1.6 in its 1.6.4 patch (dbt-core #8749): 1.6.0 to 1.6.3 refuse the method.
+    ['semantic_model:orders', '1.6.3', '1.6.4'],
+    // dbt-core #4017 added result: after 0.21.0; dbt 1.0 is the first to read it.
+    ['result:error', '0.21.1', '1.0'],
     ['saved_query:orders', '1.6.19', '1.7'],
     ['unit_test:orders', '1.7.19', '1.8'],
     ['selector:nightly', '0.21.1', '1.12'],
