@@ -10,7 +10,7 @@ import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { selectNodes, selectionReads } from '../../../src/core/dbt/select.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { columns, genericTest, graphNode, manifest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -168,30 +168,21 @@ describe('config.materialized: and resource_type: compare the value as it is, as
   // (`{{ function('area') }}`) lists it in its depends_on, and resource_type:function selects them (dbt-core
   // #11958, #12054).
   const udfManifest = (version: string): Entry => {
-    const area = {
-      unique_id: 'function.shop.area',
-      resource_type: 'function',
-      name: 'area',
-      package_name: 'shop',
-      fqn: ['shop', 'area'],
-      original_file_path: 'functions/area.sql',
-      tags: [],
-      config: { enabled: true, type: 'scalar' },
-      depends_on: { nodes: ['function.shop.pi'], macros: [] },
-    };
-    const pi = {
-      ...area,
-      unique_id: 'function.shop.pi',
-      name: 'pi',
-      fqn: ['shop', 'pi'],
-      depends_on: { nodes: [] },
-    };
+    const fn = (name: string, calls: string[]) =>
+      graphNode('function', name, {
+        original_file_path: `functions/${name}.sql`,
+        tags: [],
+        config: { enabled: true, type: 'scalar' },
+        depends_on: { nodes: calls, macros: [] },
+      });
+    const area = fn('area', ['function.shop.pi']);
+    const pi = fn('pi', []);
     const m = manifest(
       model('stg_circles'),
       model('fct_circles', { depends_on: { nodes: ['model.shop.stg_circles', 'function.shop.area'] } }),
     );
     (m['metadata'] as Entry)['dbt_version'] = version;
-    return { ...m, functions: { [area.unique_id]: area, [pi.unique_id]: pi } };
+    return { ...m, functions: { 'function.shop.area': area, 'function.shop.pi': pi } };
   };
 
   it("resource_type:function selects dbt 1.11's user-defined functions, and + walks from them to the models that call them", () => {
