@@ -176,8 +176,8 @@ export interface Manifest {
   sources: Map<string, ManifestNode>;
   /**
    * The other nodes of dbt's graph, which gds governs nothing of but selection walks through: exposures,
-   * metrics, semantic models and saved queries (`@x` reaches an exposure's other parents, `+exposure:x` what
-   * it is built on).
+   * metrics, semantic models, saved queries and (dbt 1.11+) functions (`@x` reaches an exposure's other
+   * parents, `+exposure:x` what it is built on, `resource_type:function+` the models calling a function).
    */
   others: Map<string, ManifestNode>;
   /**
@@ -193,8 +193,11 @@ export interface Manifest {
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
 
-/** The members of a manifest.json whose entries are the graph's other nodes (Manifest.others). */
-const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_queries'] as const;
+/**
+ * The members of a manifest.json whose entries are the graph's other nodes (Manifest.others); dbt 1.11's
+ * user-defined functions too: a model calling one (`{{ function('f') }}`) lists it among its parents.
+ */
+const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_queries', 'functions'] as const;
 
 /** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
 export const MANIFEST_MEMBERS = {

@@ -13,7 +13,7 @@
 //
 // Every method means what it meant to the dbt that wrote the manifest (metadata.dbt_version; none: the newest
 // dbt's), as docs/dbt.md's version table lists: a method that dbt did not have (METHODS_SINCE: metric:
-// 1.0, source_status: 1.1, file: 1.2, group:/access:/version: 1.5, semantic_model: 1.6, saved_query: 1.7,
+// 1.0, result: 1.0, source_status: 1.1, file: 1.2, group:/access:/version: 1.5, semantic_model: 1.6.4, saved_query: 1.7,
 // unit_test: 1.8, selector: 1.12) is a DbtSelectionError naming the dbt that added it, as that dbt refuses an
 // unknown method; the methods' globs are 1.5's, group:'s 1.8's (exact before); file: is the file's name from
 // 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2.
@@ -598,6 +598,7 @@ const DBT_RESOURCE_TYPES = [
   'saved_query',
   'semantic_model',
   'fixture',
+  'function',
 ];
 
 /** The state selectors a test is selected by: those of a change. */
@@ -635,15 +636,20 @@ function matchMethod(
   const wildcards = methodsTakeWildcards(manifest.dbtVersion);
   const like = wildcards ? glob : (pattern: string, text: string) => pattern === text;
   const part = wildcards ? glob : (pattern: string, text: string) => pattern === '*' || pattern === text;
+  // Read once per method, not once per node.
+  const stems = fileStems(manifest.dbtVersion);
+  const underscored = versionUnderscored(manifest.dbtVersion);
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
   const since =
     method === undefined || !Object.hasOwn(METHODS_SINCE, method) ? undefined : METHODS_SINCE[method];
-  if (since !== undefined && dbtBefore1(manifest.dbtVersion, since.minor))
+  if (since !== undefined && dbtBefore1(manifest.dbtVersion, since.minor, since.patch)) {
+    const added = `1.${since.minor}${since.patch === undefined ? '' : `.${since.patch}`}`;
     throw new DbtSelectionError(
-      `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no ${method ?? ''}: method (dbt 1.${since.minor} added it${since.with === undefined ? '' : ` with ${since.with}`}) and refuses it, as gds does; ${since.instead?.(value) ?? `select by another method, or parse the project with dbt 1.${since.minor} or later`}`,
+      `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no ${method ?? ''}: method (dbt ${added} added it${since.with === undefined ? '' : ` with ${since.with}`}) and refuses it, as gds does; ${since.instead?.(value) ?? `select by another method, or parse the project with dbt ${added} or later`}`,
       selector,
     );
+  }
   switch (method) {
     // dbt's default method: a value with a slash is a path, one ending in .sql, .py or .csv a file name.
     // Before dbt 1.2 (no file method) a value ending in .sql is a name, as that dbt read it.
@@ -651,17 +657,17 @@ function matchMethod(
       return value.includes('/')
         ? pick((n) => pathMatches(n, value))
         : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
-          ? pick((n) => fileMatches(n, value, like, manifest.dbtVersion))
-          : pick((n) => fqnMatches(n, value, wildcards), parsed);
+          ? pick((n) => fileMatches(n, value, like, stems))
+          : pick((n) => fqnMatches(n, value, wildcards, underscored), parsed);
     case 'fqn':
-      return pick((n) => fqnMatches(n, value, wildcards), parsed);
+      return pick((n) => fqnMatches(n, value, wildcards, underscored), parsed);
     case 'tag':
       return pick((n) => n.tags.some((t) => like(value, t)));
     case 'path':
       return pick((n) => pathMatches(n, value));
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
-      return pick((n) => fileMatches(n, value, like, manifest.dbtVersion));
+      return pick((n) => fileMatches(n, value, like, stems));
     case 'source': {
       const parts = value.split('.');
       if (parts.length > 3)
@@ -752,17 +758,16 @@ function matchMethod(
       return pick((n) => n.resourceType === 'model' && n.access === value, parsed);
     // dbt's resource_type method compares the value as it is: no glob.
     case 'resource_type':
-      // dbt 1.11's user-defined functions (the manifest's `functions`): a resource type gds does not read.
-      if (value === 'function' && !dbtBefore1(manifest.dbtVersion, 11))
+      // dbt 1.11 added the function type (user-defined functions, the manifest's `functions`; dbt-core #11958).
+      if (
+        !DBT_RESOURCE_TYPES.includes(value) ||
+        (value === 'function' && dbtBefore1(manifest.dbtVersion, 11))
+      )
         throw new DbtSelectionError(
-          `${atom}: gds does not read the functions (user-defined functions) of dbt 1.11+, so it cannot select them nor walk the graph from them as dbt does; select the models that use them instead`,
+          `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (function from dbt 1.11; dbt refuses any other)`,
           selector,
         );
-      if (!DBT_RESOURCE_TYPES.includes(value))
-        throw new DbtSelectionError(
-          `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (dbt refuses any other)`,
-          selector,
-        );
+      if (value === 'function') return pick((n) => n.resourceType === value, others);
       return pick((n) => n.resourceType === value, parsed);
     // dbt 1.8's `package:this` is the root project (dbt-core #6891): the manifest's project_name.
     case 'package': {
@@ -924,19 +929,22 @@ function configSelects(config: unknown, selected: ConfigScalar, keys: string[]):
 /**
  * The selector methods a dbt 1.x added (dbt-core's MethodName), by the minor version that added them: an
  * older dbt refuses them as unknown methods, and gds does on its manifest. The others (fqn, tag, path,
- * source, package, config, test_name, test_type, resource_type, state, exposure, result) are older
- * than the manifests gds reads. docs/dbt.md has the table.
+ * source, package, config, test_name, test_type, resource_type, state, exposure) are older than the
+ * manifests gds reads. docs/dbt.md has the table.
  */
 const METHODS_SINCE: Readonly<
-  Record<string, { minor: number; with?: string; instead?: (value: string) => string }>
+  Record<string, { minor: number; patch?: number; with?: string; instead?: (value: string) => string }>
 > = {
   metric: { minor: 0, with: 'metrics' },
+  // dbt-core #4017, merged after 0.21.0.
+  result: { minor: 0, with: 'run results selection' },
   source_status: { minor: 1 },
   file: { minor: 2, instead: () => 'select the model by its name (no extension) or path:' },
   group: { minor: 5, with: 'groups' },
   access: { minor: 5, with: 'model access' },
   version: { minor: 5, with: 'model versions' },
-  semantic_model: { minor: 6, with: 'semantic models' },
+  // dbt-core #8589 (1.7), backported to 1.6.4 (dbt-core #8749: tag: broke on semantic models from 1.6.4).
+  semantic_model: { minor: 6, patch: 4, with: 'semantic models' },
   saved_query: { minor: 7, with: 'saved queries' },
   unit_test: { minor: 8, with: 'unit tests' },
   selector: { minor: 12, instead: (value) => `pass --selector ${value}` },
@@ -952,16 +960,31 @@ const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
   unit: 'unit',
 };
 
-/** Whether the manifest's dbt is older than 1.`minor` (0.x is); an unknown version is taken as a newer one. */
-function dbtBefore1(dbtVersion: string | undefined, minor: number): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(dbtVersion ?? '');
+/**
+ * Whether the manifest's dbt is older than 1.`minor`.`patch` (0.x is); an unknown version is taken as a newer
+ * one, and a prerelease as its release.
+ */
+function dbtBefore1(dbtVersion: string | undefined, minor: number, patch = 0): boolean {
+  const match = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(dbtVersion ?? '');
   if (match === null) return false;
   const major = Number(match[1]);
-  return major === 0 || (major === 1 && Number(match[2]) < minor);
+  const written = Number(match[2]);
+  return (
+    major === 0 || (major === 1 && (written < minor || (written === minor && Number(match[3] ?? 0) < patch)))
+  );
 }
 
 /** Whether the manifest's dbt reads the methods' values as fnmatch globs (1.5 and later; unknown: yes). */
 const methodsTakeWildcards = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 5);
+
+/** Whether the file method compares a file's stem too (dbt 1.6 and later; unknown: yes). */
+const fileStems = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 6);
+
+/**
+ * Whether a versioned model answers to `name_vN` too (dbt 1.6+, dbt-core #7995; dbt 1.5 selected only
+ * `name.vN`: dbt-core #7639). Unknown: yes.
+ */
+const versionUnderscored = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 6);
 
 /** Whether test_type:data is singular's old name (dbt before 1.8), not every data test; unknown: 1.8+. */
 const dataMeansSingular = (dbtVersion: string | undefined) => dbtBefore1(dbtVersion, 8);
@@ -984,18 +1007,13 @@ function versionMatches(selector: string, node: ManifestNode): boolean {
 }
 
 /**
- * dbt's file method (dbt 1.2+): the file's name, and from dbt 1.6 its stem too (the name without its
- * extension); globs from 1.5, as `like` compares.
+ * dbt's file method (dbt 1.2+): the file's name, and with `stems` (dbt 1.6+: fileStems) its stem too (the
+ * name without its extension); globs from 1.5, as `like` compares.
  */
-function fileMatches(
-  node: ManifestNode,
-  value: string,
-  like: typeof glob,
-  dbtVersion: string | undefined,
-): boolean {
+function fileMatches(node: ManifestNode, value: string, like: typeof glob, stems: boolean): boolean {
   const name = node.originalFilePath?.split('/').at(-1);
   if (name === undefined) return false;
-  return like(value, name) || (!dbtBefore1(dbtVersion, 6) && like(value, name.replace(/\.[^.]*$/, '')));
+  return like(value, name) || (stems && like(value, name.replace(/\.[^.]*$/, '')));
 }
 
 /**
@@ -1027,25 +1045,33 @@ function pathGlob(pattern: string[], path: string[], within: boolean, p = 0, i =
 }
 
 /** dbt's fqn method: the selector against the node's fqn, or against it without the package name. */
-function fqnMatches(node: ManifestNode, value: string, wildcards: boolean): boolean {
+function fqnMatches(node: ManifestNode, value: string, wildcards: boolean, underscored: boolean): boolean {
   const versioned = node.version !== undefined;
   return (
-    isSelectedNode(node.fqn, value, versioned, wildcards) ||
-    isSelectedNode(node.fqn.slice(1), value, versioned, wildcards)
+    isSelectedNode(node.fqn, value, versioned, wildcards, underscored) ||
+    isSelectedNode(node.fqn.slice(1), value, versioned, wildcards, underscored)
   );
 }
 
 /**
  * dbt-core's is_selected_node. The fqn's leaf (a versioned model: the part before its version, or the two
- * joined by `_`, `dim_customers_v2`) equals the selector; or the selector's dotted parts are a prefix of the
+ * joined by `_`, `dim_customers_v2`, from dbt 1.6) equals the selector; or the selector's dotted parts are a prefix of the
  * fqn, each part equal until the first with a wildcard, from which on the rest of the selector is one
  * fnmatch over the rest of the dotted fqn (`*` spans dots: `marts.*.fct_*` reaches marts/finance/sub/).
  */
-function isSelectedNode(fqn: string[], selector: string, versioned: boolean, wildcards: boolean): boolean {
+function isSelectedNode(
+  fqn: string[],
+  selector: string,
+  versioned: boolean,
+  wildcards: boolean,
+  underscored: boolean,
+): boolean {
   const parts = selector.split('.');
   if (versioned) {
     if (fqn.at(-2) === selector) return true;
-    if (fqn.slice(-2).join('_') === parts.slice(-2).join('_')) return true;
+    // dbt 1.5 took `name_vN` for no version (dbt-core #7639), only `name.vN`.
+    const joint = underscored ? '_' : '.';
+    if (fqn.slice(-2).join(joint) === parts.slice(-2).join(joint)) return true;
   } else if (fqn.at(-1) === selector) return true;
   const flat = fqn.flatMap((segment) => segment.split('.'));
   if (flat.length < parts.length) return false;

@@ -344,11 +344,59 @@ function uniqueName(base: string, taken: Set<string>): string {
 
 const JINJA = /\{\{|\{%/;
 
-function mapOne(node: ManifestNode, test: ManifestTest, context: TestContext): Outcome {
-  if (test.name === undefined)
-    return refused(
-      'a singular test (its own SQL, or a test the manifest describes without test_metadata): gds cannot turn its query into a Gate 1 rule',
-    );
+/** dbt's generic tests whose only argument is their column. */
+const COLUMN_ONLY_TESTS = ['not_null', 'unique'];
+
+/** Where dbt Fusion writes the SQL of a generic test (a singular test's file is the user's own, under tests/). */
+const FUSION_GENERIC_FILE = /(^|\/)generic_tests\//;
+
+/**
+ * The not_null or unique test, and its column, that a test's name says: dbt names such a test of a column
+ * `<test>_<model>_<column>`. For the generic tests dbt Fusion writes without test_metadata, or without its
+ * kwargs and column_name (dbt-fusion #1575, #1243). The model is the test's one parent; the column must be
+ * the table's.
+ */
+function namedColumnTest(
+  node: ManifestNode,
+  test: ManifestTest,
+  kinds: string[],
+  context: TestContext,
+): { kind: string; column: string } | undefined {
+  const parents = node.dependsOn.filter((id) => !id.startsWith('macro.'));
+  const model = test.attachedNode ?? (parents.length === 1 ? parents[0] : undefined);
+  const modelParts = model?.split('.') ?? [];
+  if (modelParts.length !== 3) return undefined;
+  for (const kind of kinds) {
+    const prefix = `${kind}_${modelParts[2] ?? ''}_`;
+    if (!node.name.startsWith(prefix)) continue;
+    const column = node.name.slice(prefix.length);
+    if (column !== '' && 'name' in columnOf(column, context)) return { kind, column };
+  }
+  return undefined;
+}
+
+function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext): Outcome {
+  let test = written;
+  if (test.name === undefined) {
+    if (!FUSION_GENERIC_FILE.test(node.originalFilePath ?? ''))
+      return refused(
+        'a singular test (its own SQL, or a test the manifest describes without test_metadata): gds cannot turn its query into a Gate 1 rule',
+      );
+    const named = namedColumnTest(node, test, COLUMN_ONLY_TESTS, context);
+    if (named === undefined)
+      return refused(
+        `a generic test dbt Fusion wrote without test_metadata: its name (${node.name}) is no not_null or unique test of a column of the table, so gds cannot tell what it checks`,
+      );
+    test = { ...test, name: named.kind, columnName: named.column };
+  } else if (
+    test.namespace === undefined &&
+    COLUMN_ONLY_TESTS.includes(test.name) &&
+    test.columnName === undefined &&
+    text(test.kwargs['column_name']) === undefined
+  ) {
+    const named = namedColumnTest(node, test, [test.name], context);
+    if (named !== undefined) test = { ...test, columnName: named.column };
+  }
   if (test.thresholds !== undefined)
     return refused(
       `its thresholds (${test.thresholds}) let some failing rows pass; a Gate 1 check fails on the first`,

@@ -22,6 +22,18 @@ export function model(name: string, extra: Entry = {}): Entry {
   };
 }
 
+/** A node of the graph other than a model (a function, an exposure, a metric), in package shop. */
+export function graphNode(resourceType: string, name: string, extra: Entry = {}): Entry {
+  return {
+    unique_id: `${resourceType}.shop.${name}`,
+    resource_type: resourceType,
+    name,
+    package_name: 'shop',
+    fqn: ['shop', name],
+    ...extra,
+  };
+}
+
 export function columns(spec: Record<string, string | null>): Entry {
   return Object.fromEntries(
     Object.entries(spec).map(([name, type]) => [name, { name, data_type: type, description: '', meta: {} }]),

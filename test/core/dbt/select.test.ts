@@ -10,7 +10,7 @@ import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { selectNodes, selectionReads } from '../../../src/core/dbt/select.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { columns, genericTest, graphNode, manifest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -164,16 +164,44 @@ describe('config.materialized: and resource_type: compare the value as it is, as
     );
   });
 
-  it("resource_type:function (dbt 1.11's user-defined functions) is refused as gds's limit, not as dbt's", () => {
-    const at = (version: string) => {
-      const m = manifest(table);
-      (m['metadata'] as Entry)['dbt_version'] = version;
-      return () => selectNodes(readManifest(m), { select: ['resource_type:function+'] });
-    };
-    expect(at('1.11.2')).toThrow(/gds does not read the functions .* of dbt 1\.11\+/);
-    expect(at('1.11.2')).not.toThrow(/dbt refuses/);
-    // dbt before 1.11 has no such resource type and refuses it.
-    expect(at('1.10.6')).toThrow(/dbt's resource types are .*\(dbt refuses any other\)/);
+  // dbt 1.11's user-defined functions live in the manifest's `functions`; a model calling one
+  // (`{{ function('area') }}`) lists it in its depends_on, and resource_type:function selects them (dbt-core
+  // #11958, #12054).
+  const udfManifest = (version: string): Entry => {
+    const fn = (name: string, calls: string[]) =>
+      graphNode('function', name, {
+        original_file_path: `functions/${name}.sql`,
+        tags: [],
+        config: { enabled: true, type: 'scalar' },
+        depends_on: { nodes: calls, macros: [] },
+      });
+    const area = fn('area', ['function.shop.pi']);
+    const pi = fn('pi', []);
+    const m = manifest(
+      model('stg_circles'),
+      model('fct_circles', { depends_on: { nodes: ['model.shop.stg_circles', 'function.shop.area'] } }),
+    );
+    (m['metadata'] as Entry)['dbt_version'] = version;
+    return { ...m, functions: { 'function.shop.area': area, 'function.shop.pi': pi } };
+  };
+
+  it("resource_type:function selects dbt 1.11's user-defined functions, and + walks from them to the models that call them", () => {
+    const read = readManifest(udfManifest('1.11.2'));
+    expect(selectNodes(read, { select: ['resource_type:function+'] })).toEqual(['model.shop.fct_circles']);
+    const warned: string[] = [];
+    expect(selectNodes(read, { select: ['resource_type:function'] }, (w) => warned.push(w))).toEqual([]);
+    expect(warned.join('\n')).toMatch(/resource_type:function matches no enabled model, seed or snapshot/);
+    // A function is a parent of the models that call it: 1 step above fct_circles is area, 2 steps pi.
+    expect(selectNodes(read, { select: ['+fct_circles'] })).toEqual([
+      'model.shop.stg_circles',
+      'model.shop.fct_circles',
+    ]);
+  });
+
+  it('resource_type:function is refused on a manifest of a dbt before 1.11, as that dbt refuses it', () => {
+    expect(() =>
+      selectNodes(readManifest(udfManifest('1.10.6')), { select: ['resource_type:function+'] }),
+    ).toThrow(/dbt's resource types are .*\(function from dbt 1\.11; dbt refuses any other\)/);
   });
 });
 
@@ -222,6 +250,25 @@ describe('names and fqn wildcards, as dbt-core matches them (is_selected_node)',
     const warnings: string[] = [];
     expect(selectNodes(project, { select: ['v2'] }, (w) => warnings.push(w))).toEqual([]);
     expect(warnings).toEqual([expect.stringMatching(/--select v2 matches no/)]);
+  });
+
+  it('name_vN selects a version from dbt 1.6 (dbt-core #7995); before, only name.vN does, as dbt 1.5 read it (dbt-core #7639)', () => {
+    const m = manifest(versioned('dim_accounts', 1), versioned('dim_accounts', 2));
+    (m['metadata'] as Entry)['dbt_version'] = '1.5.12';
+    const old = readManifest(m);
+    const warnings: string[] = [];
+    const chosen = (select: string) =>
+      selectNodes(old, { select: [select] }, (w) => warnings.push(w)).map((id) =>
+        id.replace('model.shop.', ''),
+      );
+    expect(chosen('dim_accounts.v2')).toEqual(['dim_accounts.v2']);
+    expect(chosen('dim_accounts')).toEqual(['dim_accounts.v1', 'dim_accounts.v2']);
+    expect(chosen('dim_accounts_v2')).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/--select dim_accounts_v2 matches no/)]);
+    (m['metadata'] as Entry)['dbt_version'] = '1.6.0';
+    expect(selectNodes(readManifest(m), { select: ['dim_accounts_v2'] })).toEqual([
+      'model.shop.dim_accounts.v2',
+    ]);
   });
 });
 
@@ -918,7 +965,11 @@ describe('the methods of the dbt that wrote the manifest (metadata.dbt_version),
     ['group:finance', '1.4.9', '1.5'],
     ['access:public', '1.4.9', '1.5'],
     ['version:latest', '1.4.9', '1.5'],
-    ['semantic_model:orders', '1.5.12', '1.6'],
+    ['semantic_model:orders', '1.5.12', '1.6.4'],
+    // dbt-core #8589 reached 1.6 in its 1.6.4 patch (dbt-core #8749): 1.6.0 to 1.6.3 refuse the method.
+    ['semantic_model:orders', '1.6.3', '1.6.4'],
+    // dbt-core #4017 added result: after 0.21.0; dbt 1.0 is the first to read it.
+    ['result:error', '0.21.1', '1.0'],
     ['saved_query:orders', '1.6.19', '1.7'],
     ['unit_test:orders', '1.7.19', '1.8'],
     ['selector:nightly', '0.21.1', '1.12'],

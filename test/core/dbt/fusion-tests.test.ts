@@ -1,0 +1,154 @@
+// dbt Fusion writes some generic tests without test_metadata, or with its kwargs stripped (dbt-fusion #1575,
+// #1243). A not_null or unique test Fusion named as dbt names one (`<test>_<model>_<column>`) means the same
+// rule as the test dbt-core writes; one whose arguments Fusion left out (accepted_values' values,
+// relationships' to and field) is refused, never turned into another predicate.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtDeclaration } from '../../../src/core/dbt/types.js';
+import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
+
+type Entry = Record<string, unknown>;
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
+
+const orders = model('orders', {
+  columns: columns({ order_id: 'integer', status: 'text' }),
+});
+
+/** A test node as the Fusion fixture writes one: no test_metadata, no column_name, under generic_tests/. */
+function fusionTest(name: string, extra: Entry = {}): Entry {
+  return {
+    unique_id: `test.shop.${name}`,
+    resource_type: 'test',
+    name,
+    package_name: 'shop',
+    fqn: ['shop', name],
+    path: `generic_tests/${name}.sql`,
+    original_file_path: `target/generic_tests/${name}.sql`,
+    raw_code: '',
+    depends_on: { macros: [], nodes: ['model.shop.orders'] },
+    config: { enabled: true, error_if: '!= 0', fail_calc: 'count(*)', warn_if: '!= 0' },
+    ...extra,
+  };
+}
+
+function declare(version: string, ...tests: Entry[]): DbtDeclaration {
+  const m = manifest(orders, ...tests);
+  (m['metadata'] as Entry)['dbt_version'] = version;
+  const [declaration] = declareDbtProject({ manifest: m }, { select: ['orders'] }, dbtReader).declarations;
+  if (!declaration) throw new Error('no declaration');
+  return declaration;
+}
+
+/** What a user notices of a declaration's tests: the rules made, the tests refused, the gate1.yml checks. */
+const rules = (d: DbtDeclaration) => ({
+  mapped: d.mappedTests.map((t) => t.rule),
+  required: d.columns.filter((c) => c.required).map((c) => c.name),
+  gate1: (d.gate1Yaml ?? '').replace(/^#.*\n/gm, '').replace(/ *# dbt test .*$/gm, ''),
+});
+
+describe('generic tests dbt Fusion wrote without test_metadata or kwargs', () => {
+  it('not_null and unique without test_metadata mean the rules the same tests of dbt-core make', () => {
+    const core = declare(
+      '1.10.6',
+      genericTest('not_null', 'model.shop.orders', {}, { column: 'order_id' }),
+      genericTest('unique', 'model.shop.orders', {}, { column: 'order_id' }),
+    );
+    const fusion = declare(
+      '2.0.0-beta.46',
+      fusionTest('not_null_orders_order_id'),
+      fusionTest('unique_orders_order_id'),
+    );
+    expect(rules(fusion)).toEqual(rules(core));
+    expect(fusion.mappedTests).toEqual([
+      { test: 'test.shop.not_null_orders_order_id', rule: 'required:order_id' },
+      { test: 'test.shop.unique_orders_order_id', rule: 'grainKey' },
+    ]);
+    expect(fusion.notMappedTests).toEqual([]);
+  });
+
+  it('test_metadata without kwargs: the column from column_name, else from the name dbt gave the test', () => {
+    const withoutKwargs = (name: string, column: string | null) =>
+      fusionTest(name, {
+        test_metadata: { name: 'not_null', namespace: null },
+        column_name: column,
+        attached_node: 'model.shop.orders',
+      });
+    const d = declare(
+      '2.0.0-beta.46',
+      withoutKwargs('not_null_orders_status', null),
+      withoutKwargs('not_null_orders_renamed', 'order_id'),
+    );
+    expect(d.mappedTests.map((t) => t.rule).sort()).toEqual(['required:order_id', 'required:status']);
+    expect(d.notMappedTests).toEqual([]);
+  });
+
+  it('accepted_values and relationships whose arguments Fusion left out are refused, not made other checks', () => {
+    const stripped = (name: string, kind: string) =>
+      fusionTest(name, {
+        test_metadata: {
+          name: kind,
+          namespace: null,
+          kwargs: { column_name: 'status', model: "{{ get_where_subquery(ref('orders')) }}" },
+        },
+        column_name: 'status',
+        attached_node: 'model.shop.orders',
+      });
+    const d = declare(
+      '2.0.0-beta.46',
+      stripped('accepted_values_orders_status__a__b', 'accepted_values'),
+      stripped('relationships_orders_status__id__ref_customers_', 'relationships'),
+    );
+    expect(d.mappedTests).toEqual([]);
+    expect(d.gate1Yaml ?? '').not.toMatch(/predicate|reference/i);
+    expect(d.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringMatching(/values/),
+      expect.stringMatching(/to: or field:/),
+    ]);
+  });
+
+  it('a test named like a generic one but without test_metadata is one only under generic_tests/: a singular test stays refused', () => {
+    const singular = fusionTest('not_null_orders_order_id', {
+      path: 'not_null_orders_order_id.sql',
+      original_file_path: 'tests/not_null_orders_order_id.sql',
+      raw_code: "select * from {{ ref('orders') }} where order_id < 0",
+    });
+    const d = declare('2.0.0-beta.46', singular);
+    expect(d.mappedTests).toEqual([]);
+    expect(d.notMappedTests[0]?.reason).toMatch(/singular test/);
+  });
+
+  it('a Fusion test whose name names no column of the table is refused, saying so', () => {
+    const d = declare('2.0.0-beta.46', fusionTest('not_null_orders_'));
+    expect(d.mappedTests).toEqual([]);
+    expect(d.notMappedTests[0]?.reason).toMatch(/dbt Fusion .*without test_metadata/);
+  });
+});
+
+describe('the Fusion manifest of ../shared/fixtures', needs(noSharedFixtures), () => {
+  it("its not_null test, written without test_metadata and naming no column, is refused as Fusion's, not as a singular test", () => {
+    const text = readFileSync(
+      `${sharedFixturesDir}real/dbt/a7med_bigquery_1.10.6_generate.manifest.json`,
+      'utf8',
+    );
+    const project = declareDbtProject(
+      { manifest: JSON.parse(text) as unknown },
+      { select: ['sales_final'] },
+      dbtReader,
+    );
+    const refusals = [...project.declarations, ...project.refusals].flatMap((d) => d.notMappedTests);
+    expect(refusals).toEqual([
+      {
+        test: 'test.sales_analytics.not_null_sales_final_',
+        reason: expect.stringMatching(/dbt Fusion .*without test_metadata/) as unknown,
+      },
+    ]);
+  });
+});
