@@ -27,6 +27,11 @@ export function echoedPath(path: string): string {
   return chars.length <= ECHO_MAX_CHARS ? shown : `…${chars.slice(-(ECHO_MAX_CHARS - 1)).join('')}`;
 }
 
+/** `message` (a system's, naming `path` whole: ENAMETOOLONG of a 100 KB name) with `path` said back as `echoedPath`. */
+export function withPathEchoed(message: string, path: string): string {
+  return message.replaceAll(path, echoedPath(path));
+}
+
 /** `text` said back in double quotes with JSON's escapes (a quote, a tab, a line break), cut as `echoed` cuts. */
 export function quotedEcho(text: string): string {
   return JSON.stringify(cutEnd(stripControlCharacters(text)));

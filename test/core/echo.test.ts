@@ -1,6 +1,6 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
 import { describe, expect, it } from 'vitest';
-import { echoed, echoedList, echoedPath, quotedEcho } from '../../src/core/echo.js';
+import { echoed, echoedList, echoedPath, quotedEcho, withPathEchoed } from '../../src/core/echo.js';
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
@@ -37,6 +37,17 @@ describe('echoedPath', () => {
     expect(Array.from(said)).toHaveLength(80);
     expect(echoedPath('😀'.repeat(100))).toBe(`…${'😀'.repeat(79)}`);
     expect(echoedPath('a\nb')).toBe('a\\nb');
+  });
+});
+
+describe('withPathEchoed', () => {
+  it("says back every mention of the path in a system's message as echoedPath does, and leaves the rest", () => {
+    const path = `/tmp/${'x'.repeat(100_000)}/out.ndjson`;
+    const said = withPathEchoed(`ENAMETOOLONG: name too long, open '${path}' (again: ${path})`, path);
+    expect(said).toBe(
+      `ENAMETOOLONG: name too long, open '${echoedPath(path)}' (again: ${echoedPath(path)})`,
+    );
+    expect(withPathEchoed('EACCES: permission denied', 'out.ndjson')).toBe('EACCES: permission denied');
   });
 });
 
