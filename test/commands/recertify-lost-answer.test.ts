@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { runResultsOf } from '../helpers/certified-copies.js';
+import { recertifyEnv, startRecertifyServer } from '../helpers/recertify-runs.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 
 describe('recertify of a one-signal run whose answer is lost', () => {
   let server: TestServer;
@@ -29,11 +29,9 @@ describe('recertify of a one-signal run whose answer is lost', () => {
   let reached = 0;
 
   beforeAll(async () => {
-    server = await startTestServer({ jobs: 'manual' });
-    names = await certifiedCopies(server, 3, 'lost');
+    ({ server, token, names } = await startRecertifyServer({ models: 3, prefix: 'lost' }));
     dir = await mkdtemp(join(tmpdir(), 'gds-recertify-lost-'));
     await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-lost'));
-    token = await recertifyToken(server);
     const target = new URL(server.url);
     proxy = createServer((req, res) => {
       const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
@@ -74,12 +72,7 @@ describe('recertify of a one-signal run whose answer is lost', () => {
 
   const gds = (args: string[]): Promise<CliResult> =>
     runInProcess(args, {
-      env: {
-        GDS_CONFIG_DIR: join(dir, 'gds'),
-        XDG_STATE_HOME: join(dir, 'state'),
-        SERVICE_API_URL: proxyUrl,
-        SERVICE_TOKEN: token,
-      },
+      env: recertifyEnv(dir, proxyUrl, token),
     });
   const recertify = () =>
     gds(['recertify', '--run-results', join(dir, 'run_results.json'), '--env', 'dev', '--json']);

@@ -15,10 +15,10 @@ import { CliError, ExitCode } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { RecertifyWarning } from '../../src/services/recertification.js';
 import { recertify } from '../../src/services/recertification.js';
-import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { runResultsOf } from '../helpers/certified-copies.js';
+import { startRecertifyServer } from '../helpers/recertify-runs.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const MODELS = 1_100;
@@ -39,15 +39,10 @@ describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgre
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-    names = await certifiedCopies(server, MODELS, 'cut');
+    ({ server, token, names } = await startRecertifyServer({ postgres, models: MODELS, prefix: 'cut' }));
     const dir = await mkdtemp(join(tmpdir(), 'gds-recertify-cut-'));
     file = join(dir, 'run_results.json');
     await writeFile(file, runResultsOf(names, 'inv-cut'));
-    token = await recertifyToken(server);
     const target = new URL(server.url);
     proxy = createServer((req, res) => {
       const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
