@@ -1,5 +1,6 @@
 // What --json prints: each record an NDJSON line on stdout, shaped by `--json a,b`; an error one
 // `{"error":{…}}` line on stderr.
+import { echoedDetails } from '../core/echo.js';
 import { CliError, ExitCode } from '../core/errors.js';
 
 /**
@@ -20,14 +21,14 @@ export function pickFields(value: object, fields: readonly string[], listed: rea
   return Object.fromEntries(fields.map((f) => [f, Object.hasOwn(record, f) ? record[f] : null]));
 }
 
-/** The body of an error's one line under --json. */
+/** The body of an error's one line under --json: its details' long values cut as its message says them. */
 export function errorBody(error: CliError): object {
   return {
     error: {
       code: error.code,
       message: error.message,
       suggestion: error.suggestion ?? null,
-      details: error.details ?? null,
+      details: echoedDetails(error.details ?? null),
     },
   };
 }

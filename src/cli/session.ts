@@ -21,6 +21,7 @@ import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../clie
 import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
 import { shellWord } from '../core/shell-word.js';
+import { echoed, echoedUrl } from '../core/echo.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
@@ -352,7 +353,7 @@ function genericSuggestion(error: ApiError, path: string): string | undefined {
 }
 
 function networkFailure(error: NetworkError, session: Pick<Session, 'baseUrl' | 'baseSource'>): CliError {
-  return new CliError(`Could not reach the service at ${session.baseUrl}: ${error.message}`, {
+  return new CliError(`Could not reach the service at ${echoedUrl(session.baseUrl)}: ${error.message}`, {
     exitCode: ExitCode.Unavailable,
     code: error.failure === 'timeout' ? 'timeout' : 'unreachable',
     suggestion: untrustedCertificate(error.code)
@@ -374,7 +375,8 @@ function proxyNote(baseUrl: string, env: NodeJS.ProcessEnv = process.env): strin
   if (url === null || isLoopbackUrl(url)) return '';
   const set = proxyVariable(env, url.protocol);
   if (set === undefined) return '';
-  return ` gds goes through the proxy in ${set} (unless NO_PROXY lists ${url.hostname}): check that the proxy runs and lets ${url.host} through, or leave it out with NO_PROXY=${url.hostname}.`;
+  const [host, name] = [echoed(url.host), echoed(url.hostname)];
+  return ` gds goes through the proxy in ${set} (unless NO_PROXY lists ${name}): check that the proxy runs and lets ${host} through, or leave it out with NO_PROXY=${name}.`;
 }
 
 /** The service repeated a list's cursor: what came before was whole, the rest cannot be had by paging. */

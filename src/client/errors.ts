@@ -1,5 +1,6 @@
 // The two ways a call to the service fails: the service answered with an error, or it could not be reached.
 import { redactJson, redactSecrets } from '../core/redact.js';
+import { echoedUrl } from '../core/echo.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -76,7 +77,7 @@ export class NetworkError extends Error {
     reason: string;
     cause: unknown;
   }) {
-    super(`${init.method} ${init.url} failed: ${init.reason}`, { cause: init.cause });
+    super(`${init.method} ${echoedUrl(init.url)} failed: ${init.reason}`, { cause: init.cause });
     this.failure = init.failure;
     this.code = init.code;
     this.method = init.method;

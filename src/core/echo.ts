@@ -2,8 +2,10 @@
 // is shown stripped of control characters (it reaches a terminal), its line breaks and tabs written as `\n` and
 // `\t` (a pasted file stays on one line), and cut at 80 characters, so a 100 KB argument (a pasted
 // file, a runaway variable) names itself in one line instead of flooding the terminal or a CI log. A path is
-// cut at its start, so its file name stays. Lists of names to choose from are cut at 10 the same way. The text
-// sent or stored is never cut: only what is said back.
+// cut at its start, so its file name stays; a URL at its end, so its scheme and host stay, its secrets masked
+// first. Lists of names to choose from are cut at 10 the same way. The text sent or stored is never cut: only
+// what is said back, the `details` of a --json error line among it.
+import { redactSecrets } from './redact.js';
 import { stripControlCharacters } from './terminal-text.js';
 
 /** At most this many characters of a text said back (the cut one's `…` among them). */
@@ -20,11 +22,41 @@ export function echoed(text: string): string {
 
 /** A path said back as `echoed` says a text, but cut at its start (`…/exports/customers.ndjson`). */
 export function echoedPath(path: string): string {
-  const shown = oneLine(path);
-  if (shown.length <= ECHO_MAX_CHARS) return shown;
-  // By code point, so a cut never splits a surrogate pair.
-  const chars = Array.from(shown.slice(-(ECHO_MAX_CHARS * 2 + 1)));
-  return chars.length <= ECHO_MAX_CHARS ? shown : `…${chars.slice(-(ECHO_MAX_CHARS - 1)).join('')}`;
+  return cutStart(oneLine(path));
+}
+
+/**
+ * A URL said back as `echoed` says a text, cut at its end so that its scheme and host stay. Its password and
+ * the secrets of its query are masked before the cut: a cut through a secret would leave a part no mask knows.
+ */
+export function echoedUrl(url: string): string {
+  return echoed(redactSecrets(url));
+}
+
+/** Keys of `details` whose values are paths (cut at their start) and URLs (masked, cut at their end). */
+const PATH_KEYS = new Set(['file', 'path', 'output', 'part', 'input', 'lock']);
+const URL_KEYS = new Set(['url', 'base', 'profileBase', 'location']);
+
+/**
+ * The `details` of a --json error line with each long string cut as the message cuts what it says back (a
+ * 50,000-character --tables value, a path, a URL), whatever its depth; the shape, numbers and short strings
+ * kept. Characters are not stripped: JSON escapes them, and a short value stays as it was.
+ */
+export function echoedDetails(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= ECHO_MAX_CHARS) return value;
+    if (PATH_KEYS.has(key)) return cutStart(value);
+    return cutEnd(URL_KEYS.has(key) ? redactSecrets(value) : value);
+  }
+  if (Array.isArray(value)) return value.map((item: unknown) => echoedDetails(item, key));
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype)
+    return value;
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, echoedDetails(item, name)]));
+}
+
+/** `message` (a system's, naming `path` whole: ENAMETOOLONG of a 100 KB name) with `path` said back as `echoedPath`. */
+export function withPathEchoed(message: string, path: string): string {
+  return message.replaceAll(path, echoedPath(path));
 }
 
 /** `text` said back in double quotes with JSON's escapes (a quote, a tab, a line break), cut as `echoed` cuts. */
@@ -41,6 +73,13 @@ export function echoedList(names: readonly string[], separator = ', '): string {
 
 function oneLine(text: string): string {
   return stripControlCharacters(text).replace(/[\n\t]/g, (c) => ESCAPED_BREAKS[c] ?? '');
+}
+
+function cutStart(shown: string): string {
+  if (shown.length <= ECHO_MAX_CHARS) return shown;
+  // By code point, so a cut never splits a surrogate pair.
+  const chars = Array.from(shown.slice(-(ECHO_MAX_CHARS * 2 + 1)));
+  return chars.length <= ECHO_MAX_CHARS ? shown : `…${chars.slice(-(ECHO_MAX_CHARS - 1)).join('')}`;
 }
 
 function cutEnd(shown: string): string {

@@ -16,7 +16,7 @@ import type { BoundsRefusal } from '../core/artifact-bounds.js';
 import { countText } from '../core/count-text.js';
 import { firstInvalidUtf8 } from '../core/utf8.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { echoedPath } from '../core/echo.js';
+import { echoedPath, withPathEchoed } from '../core/echo.js';
 
 export { firstInvalidUtf8 };
 
@@ -302,7 +302,7 @@ function inputError(path: string, flag: string, error: unknown): CliError {
       );
     default:
       return usage(
-        `Cannot read ${source}: ${(error as Error).message.replaceAll(path, source)}`,
+        `Cannot read ${source}: ${withPathEchoed((error as Error).message, path)}`,
         'input_unreadable',
         `Check the path given to ${flag}.`,
       );

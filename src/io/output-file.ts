@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
-import { echoedPath } from '../core/echo.js';
+import { echoedPath, withPathEchoed } from '../core/echo.js';
 
 export interface WriteOptions {
   force: boolean;
@@ -81,7 +81,7 @@ function writeError(path: string, { flag, example }: WriteOptions, error: unknow
     });
   }
   return new CliError(
-    `Cannot write ${echoedPath(path)}: ${(error as Error).message.replaceAll(path, echoedPath(path))}`,
+    `Cannot write ${echoedPath(path)}: ${withPathEchoed((error as Error).message, path)}`,
     {
       exitCode: ExitCode.Usage,
       code: 'output_unwritable',

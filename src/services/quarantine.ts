@@ -8,7 +8,7 @@ import { refuseFolder, writeFileAtomically } from '../io/output-file.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { TableDdl } from '../client/areas/tables.js';
-import { echoedPath } from '../core/echo.js';
+import { echoedPath, withPathEchoed } from '../core/echo.js';
 
 /**
  * A plain `<name>.sql` from whatever the service sent: the last path segment only, no control or
@@ -70,7 +70,7 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
 
 function writeFailure(path: string, error: unknown): CliError {
   return new CliError(
-    `Cannot write ${echoedPath(path)}: ${(error as Error).message.replaceAll(path, echoedPath(path))}`,
+    `Cannot write ${echoedPath(path)}: ${withPathEchoed((error as Error).message, path)}`,
     {
       exitCode: ExitCode.Usage,
       code: 'output_unwritable',

@@ -21,7 +21,7 @@ import { RatePacer } from '../client/rate-pacer.js';
 import type { TableColumns, TableRecord } from '../contract/types.js';
 import { csvLine } from '../core/csv.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
-import { echoedPath } from '../core/echo.js';
+import { echoedPath, withPathEchoed } from '../core/echo.js';
 import { removeResumeState, writeResumeState } from './resume-state.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -383,7 +383,7 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
     }
   } catch (error) {
     throw new CliError(
-      `Cannot write ${echoedPath(part)}: ${(error as Error).message.replaceAll(part, echoedPath(part))}`,
+      `Cannot write ${echoedPath(part)}: ${withPathEchoed((error as Error).message, part)}`,
       {
         exitCode: ExitCode.Usage,
         code: 'output_unwritable',

@@ -21,7 +21,7 @@ import {
   type ImportFormat,
   type InputRow,
 } from './records-input-row.js';
-import { echoedPath } from '../core/echo.js';
+import { echoedPath, withPathEchoed } from '../core/echo.js';
 
 /** A JSON array is parsed whole: NDJSON or CSV for anything bigger. */
 export const MAX_JSON_BYTES = 256 * 1024 * 1024;
@@ -246,7 +246,7 @@ export async function checkReadable(input: string): Promise<void> {
   if (input === '-') return;
   const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
     throw new CliError(
-      `Cannot read ${echoedPath(input)}: ${error.code === 'ENOENT' ? 'no such file' : error.message.replaceAll(input, echoedPath(input))}.`,
+      `Cannot read ${echoedPath(input)}: ${error.code === 'ENOENT' ? 'no such file' : withPathEchoed(error.message, input)}.`,
       {
         exitCode: ExitCode.Usage,
         code: 'input_unreadable',

@@ -153,6 +153,34 @@ describe('Output under --json', () => {
     ]);
   });
 
+  it('cuts long values of the details as a message says them back; the line parses, the rest is whole', () => {
+    const { out, stderr } = output({ json: true });
+    const tables = Array.from({ length: 5_000 }, (_, i) => `table_${i}`).join(',');
+    const path = `/work/${'deep/'.repeat(2_000)}rows.csv`;
+    out.error(
+      new CliError('No table is named so.', {
+        exitCode: ExitCode.NotFound,
+        suggestion: 'Run gds list.',
+        details: { tables, file: path, found: 0, names: ['orders', 'a'.repeat(500)] },
+      }),
+    );
+    expect(stderr.lines).toHaveLength(1);
+    expect(stderr.text.length).toBeLessThan(1_000);
+    expect(JSON.parse(stderr.lines[0] ?? '')).toEqual({
+      error: {
+        code: 'not_found',
+        message: 'No table is named so.',
+        suggestion: 'Run gds list.',
+        details: {
+          tables: `${tables.slice(0, 79)}…`,
+          file: `…${path.slice(-79)}`,
+          found: 0,
+          names: ['orders', `${'a'.repeat(79)}…`],
+        },
+      },
+    });
+  });
+
   it('shows no spinner and prints no progress line', async () => {
     const { out, stdout, stderr } = output({ json: true, tty: true });
     const spinner = await out.spinner('waiting');

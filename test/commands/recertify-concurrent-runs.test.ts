@@ -6,12 +6,10 @@
 // and the next run sends only the rest.
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certifiedCopies, recertifyToken } from '../helpers/certified-copies.js';
 import type { RunFiles } from '../helpers/recertify-runs.js';
-import { recertifyRun, runFiles } from '../helpers/recertify-runs.js';
+import { recertifyRun, runFiles, startRecertifyServer } from '../helpers/recertify-runs.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const MODELS = 1_001;
@@ -23,12 +21,7 @@ describe.each(ENGINES)('two recertify runs at once on $engine', ({ postgres, ski
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-    names = await certifiedCopies(server, MODELS, 'conc');
-    token = await recertifyToken(server);
+    ({ server, token, names } = await startRecertifyServer({ postgres, models: MODELS, prefix: 'conc' }));
   }, 300_000);
 
   afterAll(async () => {

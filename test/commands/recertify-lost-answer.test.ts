@@ -4,21 +4,20 @@
 // says the signal was sent and may have been applied, and which dbt nodes it named: exit 9, one JSON error
 // line under --json). The same command run again once the service is back applies nothing twice.
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { request as httpRequest, createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { runResultsOf } from '../helpers/certified-copies.js';
+import { recertifyEnv, startRecertifyServer } from '../helpers/recertify-runs.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+import type { SignalProxy } from '../helpers/signal-proxy.js';
+import { signalProxy } from '../helpers/signal-proxy.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 
 describe('recertify of a one-signal run whose answer is lost', () => {
   let server: TestServer;
-  let proxy: Server;
+  let proxy: SignalProxy | undefined;
   let proxyUrl: string;
   let dir: string;
   let token: string;
@@ -29,57 +28,28 @@ describe('recertify of a one-signal run whose answer is lost', () => {
   let reached = 0;
 
   beforeAll(async () => {
-    server = await startTestServer({ jobs: 'manual' });
-    names = await certifiedCopies(server, 3, 'lost');
+    ({ server, token, names } = await startRecertifyServer({ models: 3, prefix: 'lost' }));
     dir = await mkdtemp(join(tmpdir(), 'gds-recertify-lost-'));
     await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-lost'));
-    token = await recertifyToken(server);
-    const target = new URL(server.url);
-    proxy = createServer((req, res) => {
-      const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
-      if (isSignal && mode === 'gone' && reached > 0) {
-        req.socket.destroy();
-        return;
-      }
-      const upstream = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
-          headers: { ...req.headers, host: target.host },
-        },
-        (answer) => {
-          if (isSignal) reached += 1;
-          if (isSignal && (mode === 'gone' || (mode === 'drop-once' && reached === 1))) {
-            // The service applied the signal; gds never hears of it.
-            answer.resume();
-            answer.on('end', () => req.socket.destroy());
-            return;
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      req.pipe(upstream);
+    proxy = await signalProxy(server.url, {
+      gone: () => mode === 'gone' && reached > 0,
+      heard: () => {
+        reached += 1;
+        // When not, the service applied the signal; gds never hears of it.
+        return !(mode === 'gone' || (mode === 'drop-once' && reached === 1));
+      },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxyUrl = proxy.url;
   }, 120_000);
 
   afterAll(async () => {
-    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    await proxy?.close();
     await server?.close();
   });
 
   const gds = (args: string[]): Promise<CliResult> =>
     runInProcess(args, {
-      env: {
-        GDS_CONFIG_DIR: join(dir, 'gds'),
-        XDG_STATE_HOME: join(dir, 'state'),
-        SERVICE_API_URL: proxyUrl,
-        SERVICE_TOKEN: token,
-      },
+      env: recertifyEnv(dir, proxyUrl, token),
     });
   const recertify = () =>
     gds(['recertify', '--run-results', join(dir, 'run_results.json'), '--env', 'dev', '--json']);

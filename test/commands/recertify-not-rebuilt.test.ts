@@ -7,11 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { recertifyToken } from '../helpers/certified-copies.js';
 import { sharedFixturesDir } from '../helpers/fixtures.js';
+import { recertifyEnv, startRecertifyServer } from '../helpers/recertify-runs.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs, noSharedFixtures } from '../helpers/skip.js';
 
 describe('recertify of a run with failed and skipped models', () => {
@@ -20,9 +19,8 @@ describe('recertify of a run with failed and skipped models', () => {
   let token: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ jobs: 'manual' });
+    ({ server, token } = await startRecertifyServer());
     dir = await mkdtemp(join(tmpdir(), 'gds-recertify-unbuilt-'));
-    token = await recertifyToken(server);
   }, 120_000);
 
   afterAll(async () => {
@@ -31,12 +29,7 @@ describe('recertify of a run with failed and skipped models', () => {
 
   const gds = (args: string[]): Promise<CliResult> =>
     runInProcess(args, {
-      env: {
-        GDS_CONFIG_DIR: join(dir, 'gds'),
-        XDG_STATE_HOME: join(dir, 'state'),
-        SERVICE_API_URL: server.url,
-        SERVICE_TOKEN: token,
-      },
+      env: recertifyEnv(dir, server.url, token),
     });
 
   it(
@@ -124,9 +117,8 @@ describe('recertify of run results that name no relation (v1-v4, dbt up to 1.5)'
   let token: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ jobs: 'manual' });
+    ({ server, token } = await startRecertifyServer());
     dir = await mkdtemp(join(tmpdir(), 'gds-recertify-unnamed-'));
-    token = await recertifyToken(server);
   }, 120_000);
 
   afterAll(async () => {
@@ -135,12 +127,7 @@ describe('recertify of run results that name no relation (v1-v4, dbt up to 1.5)'
 
   const gds = (args: string[]): Promise<CliResult> =>
     runInProcess(args, {
-      env: {
-        GDS_CONFIG_DIR: join(dir, 'gds'),
-        XDG_STATE_HOME: join(dir, 'state'),
-        SERVICE_API_URL: server.url,
-        SERVICE_TOKEN: token,
-      },
+      env: recertifyEnv(dir, server.url, token),
     });
 
   it(

@@ -5,9 +5,6 @@
 // been and which were not; the same run started again sends only the second and third parts, the service
 // answers the second as the first time without applying it again, and every table is signalled exactly once.
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { request as httpRequest, createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,17 +12,19 @@ import { CliError, ExitCode } from '../../src/core/errors.js';
 import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { RecertifyWarning } from '../../src/services/recertification.js';
 import { recertify } from '../../src/services/recertification.js';
-import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { runResultsOf } from '../helpers/certified-copies.js';
+import { startRecertifyServer } from '../helpers/recertify-runs.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
+import type { SignalProxy } from '../helpers/signal-proxy.js';
+import { signalProxy } from '../helpers/signal-proxy.js';
 import { needs } from '../helpers/skip.js';
 
 const MODELS = 1_100;
 
 describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgres, skip }) => {
   let server: TestServer;
-  let proxy: Server;
+  let proxy: SignalProxy | undefined;
   let proxyUrl: string;
   let token: string;
   let file: string;
@@ -39,54 +38,25 @@ describe.each(ENGINES)('a recertify run cut off part-way on $engine', ({ postgre
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-    names = await certifiedCopies(server, MODELS, 'cut');
+    ({ server, token, names } = await startRecertifyServer({ postgres, models: MODELS, prefix: 'cut' }));
     const dir = await mkdtemp(join(tmpdir(), 'gds-recertify-cut-'));
     file = join(dir, 'run_results.json');
     await writeFile(file, runResultsOf(names, 'inv-cut'));
-    token = await recertifyToken(server);
-    const target = new URL(server.url);
-    proxy = createServer((req, res) => {
-      const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
-      if (isSignal && down) {
-        req.socket.destroy();
-        return;
-      }
-      const upstream = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          // The REST door's stage (server.url's path) before the path the client sent.
-          path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
-          headers: { ...req.headers, host: target.host },
-        },
-        (answer) => {
-          if (isSignal) {
-            signals.push({ replayed: answer.headers['idempotent-replayed'] === 'true' });
-            if (cutAt !== undefined && (cutAt -= 1) === 0) {
-              // The service applied the signal; the client never hears of it.
-              down = true;
-              answer.resume();
-              answer.on('end', () => req.socket.destroy());
-              return;
-            }
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      req.pipe(upstream);
+    proxy = await signalProxy(server.url, {
+      gone: () => down,
+      heard: (answer) => {
+        signals.push({ replayed: answer.headers['idempotent-replayed'] === 'true' });
+        if (cutAt === undefined || (cutAt -= 1) !== 0) return true;
+        // The service applied the signal; the client never hears of it.
+        down = true;
+        return false;
+      },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxyUrl = proxy.url;
   }, 300_000);
 
   afterAll(async () => {
-    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    await proxy?.close();
     await server?.close();
   });
 

@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import { recertifyToken } from '../helpers/certified-copies.js';
+import { recertifyEnv, startRecertifyServer } from '../helpers/recertify-runs.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 
 describe('recertify --tables with qualified and quoted names', () => {
   let server: TestServer;
@@ -17,9 +16,8 @@ describe('recertify --tables with qualified and quoted names', () => {
   let token: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ jobs: 'manual' });
+    ({ server, token } = await startRecertifyServer());
     dir = await mkdtemp(join(tmpdir(), 'gds-recertify-names-'));
-    token = await recertifyToken(server);
   }, 120_000);
 
   afterAll(async () => {
@@ -28,7 +26,7 @@ describe('recertify --tables with qualified and quoted names', () => {
 
   const gds = (args: string[]): Promise<CliResult> =>
     runInProcess(args, {
-      env: { GDS_CONFIG_DIR: join(dir, 'gds'), SERVICE_API_URL: server.url, SERVICE_TOKEN: token },
+      env: recertifyEnv(dir, server.url, token),
     });
 
   const signals = async (table: string) =>

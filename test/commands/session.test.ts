@@ -11,7 +11,7 @@ import { Output } from '../../src/cli/output.js';
 import { redactError } from '../../src/cli/secrets.js';
 import { openSession, sessionFailure, withSession } from '../../src/cli/session.js';
 import type { Session } from '../../src/cli/session.js';
-import { ApiError, NetworkError } from '../../src/client/index.js';
+import { ApiError, createApiClient, NetworkError, staticToken } from '../../src/client/index.js';
 import { BASE, useMockApi } from '../client/mock-api.js';
 
 const api = useMockApi();
@@ -261,6 +261,25 @@ describe('sessionFailure: a NetworkError', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+
+  it('a long base URL is said back cut, its scheme and host kept, in the message and the --json line', async () => {
+    const base = `${BASE}/${'stage/'.repeat(300)}v1`;
+    api.use(http.get(`${base}/api/workspace/members`, () => HttpResponse.error()));
+    const client = createApiClient({ baseUrl: base, auth: staticToken(TOKEN), sleep: async () => {} });
+    const error = await client.members.list().catch((e: unknown) => e);
+    await client.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    const failure = mapped(error, { baseUrl: base, baseSource: 'env' });
+    expect(failure.exitCode).toBe(9);
+    expect(failure.message).toMatch(/^Could not reach the service at https:\/\/api\.test\/stage\/stage\//);
+    expect(failure.message.length).toBeLessThan(300);
+    const stderr = { text: '', write: (chunk: string) => ((stderr.text += chunk), true) };
+    new Output({ json: true, stderr: stderr as never, env: {} }).error(redactError(failure, []));
+    expect(stderr.text.length).toBeLessThan(1_000);
+    const line = JSON.parse(stderr.text) as { error: { code: string; details: { url: string } } };
+    expect(line.error.code).toBe('unreachable');
+    expect(line.error.details.url).toBe(`${base.slice(0, 79)}…`);
   });
 
   it('a timeout has its own code', () => {

@@ -1,6 +1,6 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
 import { describe, expect, it } from 'vitest';
-import { echoed, echoedList, echoedPath, quotedEcho } from '../../src/core/echo.js';
+import { echoed, echoedDetails, echoedList, echoedPath, echoedUrl, quotedEcho, withPathEchoed } from '../../src/core/echo.js';
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
@@ -37,6 +37,60 @@ describe('echoedPath', () => {
     expect(Array.from(said)).toHaveLength(80);
     expect(echoedPath('😀'.repeat(100))).toBe(`…${'😀'.repeat(79)}`);
     expect(echoedPath('a\nb')).toBe('a\\nb');
+  });
+});
+
+describe('withPathEchoed', () => {
+  it("says back every mention of the path in a system's message as echoedPath does, and leaves the rest", () => {
+    const path = `/tmp/${'x'.repeat(100_000)}/out.ndjson`;
+    const said = withPathEchoed(`ENAMETOOLONG: name too long, open '${path}' (again: ${path})`, path);
+    expect(said).toBe(
+      `ENAMETOOLONG: name too long, open '${echoedPath(path)}' (again: ${echoedPath(path)})`,
+    );
+    expect(withPathEchoed('EACCES: permission denied', 'out.ndjson')).toBe('EACCES: permission denied');
+  });
+});
+
+describe('echoedUrl', () => {
+  it('keeps a short URL, and cuts a long one at its end so that its scheme and host stay', () => {
+    expect(echoedUrl('https://api.example.com/v1')).toBe('https://api.example.com/v1');
+    const said = echoedUrl(`https://api.example.com/${'stage/'.repeat(1_000)}`);
+    expect(said).toMatch(/^https:\/\/api\.example\.com\/stage\/.*…$/);
+    expect(Array.from(said)).toHaveLength(80);
+  });
+
+  it('masks a password and a secret of the query before it cuts, so no part of either is shown', () => {
+    const secret = 's3cr3t'.repeat(30);
+    expect(echoedUrl(`https://api.example.com/x?token=${secret}&page=2`)).toBe(
+      'https://api.example.com/x?token=****&page=2',
+    );
+    const said = echoedUrl(`https://bob:${secret}@api.example.com/${'a/'.repeat(100)}`);
+    expect(said).toMatch(/^https:\/\/\*\*\*\*@api\.example\.com\/a\//);
+    expect(said).not.toContain('s3cr3t');
+  });
+});
+
+describe('echoedDetails', () => {
+  it('cuts each long string as it is said back (a path at its start, a URL at its end), keeping the shape', () => {
+    const path = `/home/runner/${'deep/'.repeat(100)}rows.ndjson`;
+    const details = echoedDetails({
+      tables: 'orders,'.repeat(7_000),
+      file: path,
+      url: `https://api.example.com/${'s/'.repeat(500)}`,
+      nested: [{ name: 'n'.repeat(1_000), rows: 3 }, 'short', null, true],
+    }) as Record<string, unknown>;
+    expect(details).toEqual({
+      tables: `${'orders,'.repeat(20).slice(0, 79)}…`,
+      file: echoedPath(path),
+      url: `https://api.example.com/${'s/'.repeat(500)}`.slice(0, 79) + '…',
+      nested: [{ name: `${'n'.repeat(79)}…`, rows: 3 }, 'short', null, true],
+    });
+  });
+
+  it('keeps short strings as they are, control characters and line breaks included (JSON escapes them)', () => {
+    const short = { message: 'a\nb\u001b[2J', count: 2, list: ['x'] };
+    expect(echoedDetails(short)).toEqual(short);
+    expect(echoedDetails(null)).toBeNull();
   });
 });
 

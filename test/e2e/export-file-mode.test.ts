@@ -2,12 +2,12 @@
 // or replaced with --force, and so is the state file `FILE.gds-export` an interrupted export leaves. An export
 // started with --force over an existing FILE and interrupted is resumed with --resume into that same FILE.
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { testClient } from '../helpers/client.js';
+import { tableReadToken, useScratchFolders } from '../helpers/export-files.js';
 import { createModeBTable, fillRows } from '../helpers/records.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { ExportClient } from '../../src/services/records-export.js';
@@ -18,33 +18,19 @@ const ROWS = 250;
 let server: TestServer;
 let table: string;
 let token: string;
-let dir: string;
-let folders = 0;
+const folders = useScratchFolders('gds-export-mode-');
+const freshDir = folders.fresh;
 
 beforeAll(async () => {
   server = await startTestServer({ rateLimit: 1_000_000 });
   table = await createModeBTable(server, 'export_mode');
   await fillRows(server, table, ROWS);
-  const issued = await server.issueToken('OWNER', {
-    name: 'export-mode',
-    env: 'dev',
-    scopes: [{ tableId: table, permissions: ['read'] }],
-  });
-  token = issued.tokens.accessToken;
-  dir = await mkdtemp(join(tmpdir(), 'gds-export-mode-'));
+  token = await tableReadToken(server, 'export-mode', table);
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
   await server?.close();
 });
-
-async function freshDir(): Promise<string> {
-  folders += 1;
-  const folder = join(dir, `t${folders}`);
-  await mkdir(folder);
-  return folder;
-}
 
 const gds = (args: string[]) =>
   runInProcess(['records', 'export', table, ...args], {

@@ -7,43 +7,30 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 import { cliCommand, cliEnv, collect, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+import { tableReadToken, useScratchFolders } from '../helpers/export-files.js';
 
 let server: TestServer;
-let dir: string;
 let env: Record<string, string>;
-let folders = 0;
+const folders = useScratchFolders('gds-export-paths-');
+/** A folder of its own for each test, so one test's files never meet another's. */
+const freshDir = folders.fresh;
 
 beforeAll(async () => {
   [server] = await Promise.all([startTestServer(), ensureBuilt()]);
-  const issued = await server.issueToken('OWNER', {
-    name: 'export-paths',
-    env: 'dev',
-    scopes: [{ tableId: server.table('crm_contacts').id, permissions: ['read'] }],
-  });
-  env = { SERVICE_TOKEN: issued.tokens.accessToken, SERVICE_API_URL: server.url };
-  dir = await mkdtemp(join(tmpdir(), 'gds-export-paths-'));
+  const token = await tableReadToken(server, 'export-paths', server.table('crm_contacts').id);
+  env = { SERVICE_TOKEN: token, SERVICE_API_URL: server.url };
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
   await server?.close();
 });
-
-/** A folder of its own for each test, so one test's files never meet another's. */
-async function freshDir(): Promise<string> {
-  folders += 1;
-  const folder = join(dir, `t${folders}`);
-  await mkdir(folder);
-  return folder;
-}
 
 const gds = (args: string[], cwd?: string) =>
   runInProcess(['records', 'export', 'crm_contacts', ...args], {
@@ -180,7 +167,7 @@ describe('records export --output interrupted before its first page', () => {
         env: cliEnv({
           SERVICE_TOKEN: 'opaque0123456789',
           SERVICE_API_URL: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1`,
-          GDS_CONFIG_DIR: join(dir, 'no-config'),
+          GDS_CONFIG_DIR: join(folders.root(), 'no-config'),
         }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });

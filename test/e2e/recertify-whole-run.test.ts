@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-import { certifiedCopies, recertifyToken, runResultsOf } from '../helpers/certified-copies.js';
+import { runResultsOf } from '../helpers/certified-copies.js';
+import { recertifyEnv, startRecertifyServer } from '../helpers/recertify-runs.js';
 import { ENGINES } from '../helpers/engines.js';
 import type { TestServer } from '../helpers/server.js';
-import { startTestServer } from '../helpers/server.js';
 import { needs } from '../helpers/skip.js';
 
 const MODELS = 1_000;
@@ -25,14 +25,9 @@ describe.each(ENGINES)('recertify of a 1,000-model dbt run on $engine', ({ postg
 
   beforeAll(async () => {
     if (skip !== undefined) return;
-    server = await startTestServer({
-      jobs: 'manual',
-      ...(postgres ? { database: 'postgres' as const } : {}),
-    });
-    names = await certifiedCopies(server, MODELS, 'whole');
+    ({ server, token, names } = await startRecertifyServer({ postgres, models: MODELS, prefix: 'whole' }));
     dir = await mkdtemp(join(tmpdir(), 'gds-e2e-whole-run-'));
     await writeFile(join(dir, 'run_results.json'), runResultsOf(names, 'inv-whole'));
-    token = await recertifyToken(server);
   }, 300_000);
 
   afterAll(async () => {
@@ -41,7 +36,7 @@ describe.each(ENGINES)('recertify of a 1,000-model dbt run on $engine', ({ postg
 
   const gds = (args: string[]): Promise<CliResult> =>
     runInProcess(args, {
-      env: { GDS_CONFIG_DIR: join(dir, 'gds'), SERVICE_API_URL: server.url, SERVICE_TOKEN: token },
+      env: recertifyEnv(dir, server.url, token),
     });
 
   it(

@@ -1,7 +1,11 @@
-// `gds recertify` runs through the service function (recertify()), against a test server, for the tests of its
-// resume state: each run in a state folder of its own (XDG_STATE_HOME), counting the signals it sends, and
-// stopped part-way when asked (its nth signal fails before it is sent).
+// `gds recertify` runs against a test server: the server itself (jobs run by hand, with certified tables a
+// rebuild dropped the views of, and a CI job's token), gds's environment for a run in the test process, and
+// runs through the service function (recertify()) for the tests of its resume state: each run in a state
+// folder of its own (XDG_STATE_HOME), counting the signals it sends, and stopped part-way when asked (its nth
+// signal fails before it is sent).
 //
+//   ({ server, token, names } = await startRecertifyServer({ postgres, models: 1_000, prefix: 'whole' }));
+//   runInProcess(args, { env: recertifyEnv(dir, server.url, token) });
 //   const paths = await runFiles(names, 'inv-1');
 //   const { response, error, warnings, sent } = await recertifyRun(server, token, paths, { stopAt: 2 });
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -12,8 +16,39 @@ import { createApiClient, staticToken } from '../../src/client/index.js';
 import type { RecertifyResponse } from '../../src/contract/types.js';
 import type { RecertifyWarning } from '../../src/services/recertification.js';
 import { recertify } from '../../src/services/recertification.js';
-import { runResultsOf } from './certified-copies.js';
+import { certifiedCopies, recertifyToken, runResultsOf } from './certified-copies.js';
 import type { TestServer } from './server.js';
+import { startTestServer } from './server.js';
+
+export interface RecertifyServer {
+  server: TestServer;
+  /** A CI job's token: dev, workspace:write:recertify. */
+  token: string;
+  /** The certified copies' names, `${prefix}_1…`. */
+  names: string[];
+}
+
+/** A test server (jobs run by hand) with `models` certified copies (none by default) and a recertify token. */
+export async function startRecertifyServer(
+  options: { postgres?: boolean; models?: number; prefix?: string } = {},
+): Promise<RecertifyServer> {
+  const server = await startTestServer({
+    jobs: 'manual',
+    ...(options.postgres ? { database: 'postgres' as const } : {}),
+  });
+  const names = options.models ? await certifiedCopies(server, options.models, options.prefix ?? 'copy') : [];
+  return { server, token: await recertifyToken(server), names };
+}
+
+/** gds's environment for a run against `url` with `token`: its config and resume state in `dir`. */
+export function recertifyEnv(dir: string, url: string, token: string): Record<string, string> {
+  return {
+    GDS_CONFIG_DIR: join(dir, 'gds'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    SERVICE_API_URL: url,
+    SERVICE_TOKEN: token,
+  };
+}
 
 export interface RunFiles {
   /** run_results.json of a run in which every model of the names was rebuilt. */
