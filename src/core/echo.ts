@@ -38,15 +38,22 @@ const PATH_KEYS = new Set(['file', 'path', 'output', 'part', 'input', 'lock']);
 const URL_KEYS = new Set(['url', 'base', 'profileBase', 'location']);
 
 /**
- * The `details` of a --json error line with each long string cut as the message cuts what it says back (a
- * 50,000-character --tables value, a path, a URL), whatever its depth; the shape, numbers and short strings
- * kept. Characters are not stripped: JSON escapes them, and a short value stays as it was.
+ * At most this many characters of a string in a --json error's `details`: more than a message says back, as a
+ * script reads them (a URL, a diagnostic, a name are whole in practice), but a runaway value no longer makes
+ * the line as long as itself.
+ */
+export const DETAILS_MAX_CHARS = 500;
+
+/**
+ * The `details` of a --json error line with each string longer than DETAILS_MAX_CHARS cut (a 50,000-character
+ * --tables value, a path at its start, a URL at its end, its secrets masked first), whatever its depth; the
+ * shape, numbers and shorter strings kept. Characters are not stripped: JSON escapes them.
  */
 export function echoedDetails(value: unknown, key = ''): unknown {
   if (typeof value === 'string') {
-    if (value.length <= ECHO_MAX_CHARS) return value;
-    if (PATH_KEYS.has(key)) return cutStart(value);
-    return cutEnd(URL_KEYS.has(key) ? redactSecrets(value) : value);
+    if (value.length <= DETAILS_MAX_CHARS) return value;
+    if (PATH_KEYS.has(key)) return cutStart(value, DETAILS_MAX_CHARS);
+    return cutEnd(URL_KEYS.has(key) ? redactSecrets(value) : value, DETAILS_MAX_CHARS);
   }
   if (Array.isArray(value)) return value.map((item: unknown) => echoedDetails(item, key));
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype)
@@ -75,16 +82,16 @@ function oneLine(text: string): string {
   return stripControlCharacters(text).replace(/[\n\t]/g, (c) => ESCAPED_BREAKS[c] ?? '');
 }
 
-function cutStart(shown: string): string {
-  if (shown.length <= ECHO_MAX_CHARS) return shown;
+function cutStart(shown: string, max = ECHO_MAX_CHARS): string {
+  if (shown.length <= max) return shown;
   // By code point, so a cut never splits a surrogate pair.
-  const chars = Array.from(shown.slice(-(ECHO_MAX_CHARS * 2 + 1)));
-  return chars.length <= ECHO_MAX_CHARS ? shown : `…${chars.slice(-(ECHO_MAX_CHARS - 1)).join('')}`;
+  const chars = Array.from(shown.slice(-(max * 2 + 1)));
+  return chars.length <= max ? shown : `…${chars.slice(-(max - 1)).join('')}`;
 }
 
-function cutEnd(shown: string): string {
-  if (shown.length <= ECHO_MAX_CHARS) return shown;
+function cutEnd(shown: string, max = ECHO_MAX_CHARS): string {
+  if (shown.length <= max) return shown;
   // By code point, so a cut never splits a surrogate pair; a long text is not split whole.
-  const chars = Array.from(shown.slice(0, ECHO_MAX_CHARS * 2 + 1));
-  return chars.length <= ECHO_MAX_CHARS ? shown : `${chars.slice(0, ECHO_MAX_CHARS - 1).join('')}…`;
+  const chars = Array.from(shown.slice(0, max * 2 + 1));
+  return chars.length <= max ? shown : `${chars.slice(0, max - 1).join('')}…`;
 }

@@ -153,7 +153,7 @@ describe('Output under --json', () => {
     ]);
   });
 
-  it('cuts long values of the details as a message says them back; the line parses, the rest is whole', () => {
+  it('cuts values of the details over 500 characters; the line parses, the rest is whole', () => {
     const { out, stderr } = output({ json: true });
     const tables = Array.from({ length: 5_000 }, (_, i) => `table_${i}`).join(',');
     const path = `/work/${'deep/'.repeat(2_000)}rows.csv`;
@@ -161,21 +161,21 @@ describe('Output under --json', () => {
       new CliError('No table is named so.', {
         exitCode: ExitCode.NotFound,
         suggestion: 'Run gds list.',
-        details: { tables, file: path, found: 0, names: ['orders', 'a'.repeat(500)] },
+        details: { tables, file: path, found: 0, names: ['orders', 'a'.repeat(500), 'b'.repeat(501)] },
       }),
     );
     expect(stderr.lines).toHaveLength(1);
-    expect(stderr.text.length).toBeLessThan(1_000);
+    expect(stderr.text.length).toBeLessThan(2_500);
     expect(JSON.parse(stderr.lines[0] ?? '')).toEqual({
       error: {
         code: 'not_found',
         message: 'No table is named so.',
         suggestion: 'Run gds list.',
         details: {
-          tables: `${tables.slice(0, 79)}…`,
-          file: `…${path.slice(-79)}`,
+          tables: `${tables.slice(0, 499)}…`,
+          file: `…${path.slice(-499)}`,
           found: 0,
-          names: ['orders', `${'a'.repeat(79)}…`],
+          names: ['orders', 'a'.repeat(500), `${'b'.repeat(499)}…`],
         },
       },
     });

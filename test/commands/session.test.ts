@@ -276,10 +276,10 @@ describe('sessionFailure: a NetworkError', () => {
     expect(failure.message.length).toBeLessThan(300);
     const stderr = { text: '', write: (chunk: string) => ((stderr.text += chunk), true) };
     new Output({ json: true, stderr: stderr as never, env: {} }).error(redactError(failure, []));
-    expect(stderr.text.length).toBeLessThan(1_000);
+    expect(stderr.text.length).toBeLessThan(1_500);
     const line = JSON.parse(stderr.text) as { error: { code: string; details: { url: string } } };
     expect(line.error.code).toBe('unreachable');
-    expect(line.error.details.url).toBe(`${base.slice(0, 79)}…`);
+    expect(line.error.details.url).toBe(`${base.slice(0, 499)}…`);
   });
 
   it('a timeout has its own code', () => {

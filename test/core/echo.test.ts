@@ -71,19 +71,19 @@ describe('echoedUrl', () => {
 });
 
 describe('echoedDetails', () => {
-  it('cuts each long string as it is said back (a path at its start, a URL at its end), keeping the shape', () => {
-    const path = `/home/runner/${'deep/'.repeat(100)}rows.ndjson`;
+  it('cuts each string over 500 characters (a path at its start, a URL at its end), keeping the shape', () => {
+    const path = `/home/runner/${'deep/'.repeat(200)}rows.ndjson`;
     const details = echoedDetails({
       tables: 'orders,'.repeat(7_000),
       file: path,
-      url: `https://api.example.com/${'s/'.repeat(500)}`,
-      nested: [{ name: 'n'.repeat(1_000), rows: 3 }, 'short', null, true],
+      url: `https://api.example.com/${'s/'.repeat(500)}?token=${'x'.repeat(40)}`,
+      nested: [{ name: 'n'.repeat(1_000), message: 'm'.repeat(500), rows: 3 }, 'short', null, true],
     }) as Record<string, unknown>;
     expect(details).toEqual({
-      tables: `${'orders,'.repeat(20).slice(0, 79)}…`,
-      file: echoedPath(path),
-      url: `https://api.example.com/${'s/'.repeat(500)}`.slice(0, 79) + '…',
-      nested: [{ name: `${'n'.repeat(79)}…`, rows: 3 }, 'short', null, true],
+      tables: `${'orders,'.repeat(80).slice(0, 499)}…`,
+      file: `…${path.slice(-499)}`,
+      url: `https://api.example.com/${'s/'.repeat(500)}`.slice(0, 499) + '…',
+      nested: [{ name: `${'n'.repeat(499)}…`, message: 'm'.repeat(500), rows: 3 }, 'short', null, true],
     });
   });
 
