@@ -5,13 +5,15 @@
 //   { "version": 1, "service": "https://…", "workspace": "ws:<id>" | "token:<sha256 prefix>",
 //     "keys": ["gds-recertify-…", …], "answered": { "<part's key>": <the service's RecertifyResponse> } }
 //
-// Several runs may share the folder (two CI jobs on one runner): each save re-reads the file and keeps the
-// parts another run answered, and is written whole through a temporary file renamed over it. A file gds
-// cannot read as such is ignored (said once): the run sends every part, and the service applies none twice.
+// Several runs may share the folder (two CI jobs on one runner): each save, under the file's lock, re-reads
+// it and keeps the parts another run answered, and writes it whole through a temporary file renamed over it.
+// A file gds cannot read as such is ignored (said once): the run sends every part, and the service applies
+// none twice.
 // Failing to keep the state is said, never the run's failure: the signals went.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withFileLock } from '../auth/config.js';
 import { stateDir } from '../core/folders.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 import type { RecertifyResponse } from '../contract/types.js';
@@ -94,14 +96,17 @@ export async function openRunState(
       const ours = new Map([...answers].map(([i, response]) => [keys[i] as string, response]));
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
-        // Another run of the same command may have kept parts since: kept too (ours win on a part both answered).
-        const theirs = await readState(path, expected);
-        const answered = new Map([...(typeof theirs === 'string' ? [] : theirs), ...ours]);
-        const state = { version: 1, ...expected, answered: Object.fromEntries(answered) };
-        // Retried once when the temporary file vanished: another run's cleanup removed it.
-        await writeResumeState(path, state, 0o600).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-          return writeResumeState(path, state, 0o600);
+        // Under the lock: a save of another run of the same command between our read and our write is lost.
+        await withFileLock(path, async () => {
+          // Another run of the same command may have kept parts since: kept too (ours win on a part both answered).
+          const theirs = await readState(path, expected);
+          const answered = new Map([...(typeof theirs === 'string' ? [] : theirs), ...ours]);
+          const state = { version: 1, ...expected, answered: Object.fromEntries(answered) };
+          // Retried once when the temporary file vanished: another run's done() removed it.
+          await writeResumeState(path, state, 0o600).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== 'ENOENT') throw error;
+            return writeResumeState(path, state, 0o600);
+          });
         });
       } catch (error) {
         failed('kept in', error);
