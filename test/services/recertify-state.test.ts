@@ -1,13 +1,31 @@
 // The resume state of a `gds recertify` run (src/services/recertify-state.ts), read and written directly: two
 // saves of one run at once, a temporary file removed by another run before its rename, and the files an
 // earlier gds left in the folder.
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RecertifyResponse } from '../../src/contract/types.js';
 import type { RunStateWarning } from '../../src/services/recertify-state.js';
 import { openRunState } from '../../src/services/recertify-state.js';
+
+// Every rename of a state's temporary file goes through `renaming` first (when set): what another process
+// does between the write and the rename.
+const moment = vi.hoisted(() => ({ renaming: undefined as ((from: string) => Promise<void>) | undefined }));
+vi.mock('node:fs/promises', async (actual) => {
+  const fs = await actual<typeof FsPromises>();
+  return {
+    ...fs,
+    rename: async (from: string, to: string) => {
+      if (from.endsWith('.tmp')) await moment.renaming?.(from);
+      return fs.rename(from, to);
+    },
+  };
+});
+afterEach(() => {
+  moment.renaming = undefined;
+});
 
 const KEYS = ['gds-recertify-a', 'gds-recertify-b', 'gds-recertify-c'];
 const answer = (submitted: number): RecertifyResponse => ({
@@ -41,5 +59,39 @@ describe('the resume state of a recertify run', () => {
       expect(Object.keys(state.answered).sort()).toEqual([KEYS[0], KEYS[1]]);
       expect((await open(env)).answered.map(([i]) => i).sort()).toEqual([0, 1]);
     }
+  });
+
+  it("a temporary file removed before its rename (another run's done()) is written again, once", async () => {
+    const { env, folder } = await stateHome();
+    const warnings: RunStateWarning[] = [];
+    const state = await open(env, warnings);
+    const removed: string[] = [];
+    moment.renaming = async (temp) => {
+      if (removed.length > 0) return;
+      removed.push(temp);
+      await rm(temp);
+    };
+    await state.save(new Map([[2, answer(3)]]));
+    expect(removed).toHaveLength(1);
+    expect(warnings).toEqual([]);
+    expect((await open(env)).answered).toEqual([[2, answer(3)]]);
+    expect((await readdir(folder)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a temporary file removed again is not retried further: the state is not kept, said once', async () => {
+    const { env, folder } = await stateHome();
+    const warnings: RunStateWarning[] = [];
+    const state = await open(env, warnings);
+    const removed: string[] = [];
+    moment.renaming = async (temp) => {
+      removed.push(temp);
+      await rm(temp);
+    };
+    await state.save(new Map([[0, answer(1)]]));
+    await state.save(new Map([[1, answer(2)]]));
+    // Two attempts a save, and each save said to fail, but only once, and never thrown.
+    expect(removed).toHaveLength(4);
+    expect(warnings).toEqual([expect.objectContaining({ code: 'state_not_kept' })]);
+    expect(await readdir(folder)).toEqual([]);
   });
 });
