@@ -2,7 +2,7 @@
 // saves of one run at once, a temporary file removed by another run before its rename, and the files an
 // earlier gds left in the folder.
 import type * as FsPromises from 'node:fs/promises';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -93,5 +93,73 @@ describe('the resume state of a recertify run', () => {
     expect(removed).toHaveLength(4);
     expect(warnings).toEqual([expect.objectContaining({ code: 'state_not_kept' })]);
     expect(await readdir(folder)).toEqual([]);
+  });
+
+  describe('the files an earlier gds or an unfinished run left in the folder', () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const hex = (c: string) => c.repeat(32);
+    const v1 = (keys: string[]) =>
+      JSON.stringify({ version: 1, service: null, workspace: 'none', keys, answered: {} });
+    // The first gds that kept a state (65d2f144): no version, answers as [index, answer] pairs.
+    const first = JSON.stringify({ keys: ['gds-recertify-x'], answered: [[0, answer(1)]] });
+
+    /** A folder with a file of each kind, and what a sweep must leave. */
+    async function leftovers(folder: string) {
+      const outside = await mkdtemp(join(tmpdir(), 'gds-not-gds-'));
+      await writeFile(join(outside, 'kept.json'), v1(['k']));
+      await mkdir(folder, { recursive: true });
+      const files: Array<[name: string, text: string | 'dir' | 'link', days: number]> = [
+        [`${hex('a')}.json`, v1(['old']), 31], // a run nobody finished, a month ago
+        [`${hex('b')}.json`, first, 0], // the first scheme: no gds reads it any more
+        [`${hex('c')}.json.0123abcd.tmp`, v1(['killed']), 31], // a write killed before its rename
+        [`${hex('d')}.json.lock`, 'dir', 31], // a lock killed while held
+        [`${hex('e')}.json`, v1(['recent']), 29], // another run's, still resumable
+        [`${hex('f')}.json.4567cdef.tmp`, v1(['writing']), 0], // another run writing now
+        ['notes.txt', 'mine', 400],
+        [`${hex('A')}.json`, first, 400], // not a name gds gives
+        [`${hex('0')}.json.bak`, v1(['copy']), 400],
+        [`${hex('1')}.json`, 'link', 400], // a link gds never makes: left, as is what it points to
+        [`${hex('2')}.json`, 'dir', 400],
+      ];
+      for (const [name, text, days] of files) {
+        const path = join(folder, name);
+        if (text === 'dir') await mkdir(path);
+        else if (text === 'link') await symlink(join(outside, 'kept.json'), path);
+        else await writeFile(path, text);
+        const at = new Date(Date.now() - days * DAY);
+        if (text !== 'link') await utimes(path, at, at);
+      }
+      return {
+        removed: [
+          `${hex('a')}.json`,
+          `${hex('b')}.json`,
+          `${hex('c')}.json.0123abcd.tmp`,
+          `${hex('d')}.json.lock`,
+        ],
+        outside,
+      };
+    }
+
+    it("a run that saves removes them, and nothing that is not gds's", async () => {
+      const { env, folder } = await stateHome();
+      const { removed, outside } = await leftovers(folder);
+      const before = await readdir(folder);
+      const state = await open(env);
+      await state.save(new Map([[0, answer(1)]]));
+      const after = await readdir(folder);
+      const ours = after.filter((name) => !before.includes(name));
+      expect(ours).toHaveLength(1);
+      expect(after.sort()).toEqual([...before.filter((name) => !removed.includes(name)), ...ours].sort());
+      expect(await readFile(join(outside, 'kept.json'), 'utf8')).toBe(v1(['k']));
+    });
+
+    it('a run that finishes removes them too', async () => {
+      const { env, folder } = await stateHome();
+      const { removed } = await leftovers(folder);
+      const before = await readdir(folder);
+      const state = await open(env);
+      await state.done();
+      expect((await readdir(folder)).sort()).toEqual(before.filter((name) => !removed.includes(name)).sort());
+    });
   });
 });
