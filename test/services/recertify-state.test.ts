@@ -27,6 +27,17 @@ afterEach(() => {
   moment.renaming = undefined;
 });
 
+/** The next `count` temporary files are removed before their rename; the list of those removed. */
+function removeTemps(count: number): string[] {
+  const removed: string[] = [];
+  moment.renaming = async (temp) => {
+    if (removed.length >= count) return;
+    removed.push(temp);
+    await rm(temp);
+  };
+  return removed;
+}
+
 const KEYS = ['gds-recertify-a', 'gds-recertify-b', 'gds-recertify-c'];
 const answer = (submitted: number): RecertifyResponse => ({
   environmentLabel: 'dev',
@@ -65,12 +76,7 @@ describe('the resume state of a recertify run', () => {
     const { env, folder } = await stateHome();
     const warnings: RunStateWarning[] = [];
     const state = await open(env, warnings);
-    const removed: string[] = [];
-    moment.renaming = async (temp) => {
-      if (removed.length > 0) return;
-      removed.push(temp);
-      await rm(temp);
-    };
+    const removed = removeTemps(1);
     await state.save(new Map([[2, answer(3)]]));
     expect(removed).toHaveLength(1);
     expect(warnings).toEqual([]);
@@ -82,11 +88,7 @@ describe('the resume state of a recertify run', () => {
     const { env, folder } = await stateHome();
     const warnings: RunStateWarning[] = [];
     const state = await open(env, warnings);
-    const removed: string[] = [];
-    moment.renaming = async (temp) => {
-      removed.push(temp);
-      await rm(temp);
-    };
+    const removed = removeTemps(Infinity);
     await state.save(new Map([[0, answer(1)]]));
     await state.save(new Map([[1, answer(2)]]));
     // Two attempts a save, and each save said to fail, but only once, and never thrown.
