@@ -245,6 +245,14 @@ export async function withProfileLock<T>(
   });
 }
 
+/**
+ * Runs `fn` holding the cross-process lock the config file is written under (`<path>.lock`, proper-lockfile)
+ * on a file outside the config folder: a read-merge-write of another of gds's files (recertify-state.ts).
+ */
+export async function withFileLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(path, `${path}.lock`, () => fn());
+}
+
 interface HeldLock {
   readonly target: string;
   released: boolean;

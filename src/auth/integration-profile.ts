@@ -16,8 +16,8 @@ export interface ObtainedIntegrationTokens {
   base: string;
   tokens: TokenBundle;
   /**
-   * Known when issued; a refresh answer says nothing but the tokens (§4.2), so a refresh reads the audience,
-   * environment and scopes from the new access token's claims (integrationClaims).
+   * Known when issued; a refresh answer says nothing but the tokens (§4.2), so a refresh reads the id,
+   * audience, environment and scopes from the new access token's claims (integrationClaims).
    */
   id?: string;
   audience?: string;

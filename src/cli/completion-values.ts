@@ -1,7 +1,8 @@
 // The values completion fetches: profiles from the config, the rest from the service with the credentials a
 // command would use (the line's own --token/--base/--profile first). Tables are asked for by what was typed,
 // one page of them (GET /api/tables?prefix=), never the whole list: a workspace of 100,000 tables answers in
-// milliseconds. Answers are kept briefly under $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written
+// milliseconds. A job id is of the newest tables: the list is read to its end, within half of the wait.
+// Answers are kept briefly under $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written
 // whole), keyed by the base URL, the token's digest, the kind and (tables) what was typed, so TAB after TAB
 // asks the service once. Anything that fails gives no values: the caller prints nothing and exits 0.
 import { createHash } from 'node:crypto';
@@ -17,6 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../client/index.js';
+import type { TableListRow } from '../client/areas/tables.js';
 import { cacheDir } from '../core/folders.js';
 import type { Candidate, DynamicKind } from './completion.js';
 import { createApiClient } from '../client/index.js';
@@ -28,9 +30,11 @@ import { authProviderFor } from '../auth/refresh.js';
 export const COMPLETION_CACHE_MS = 20_000;
 /** The tables one completion asks for: what a person reads through; typing on narrows them. */
 export const TABLE_CANDIDATES = 100;
-/** The tables whose gate jobs a completion of a job id lists: the newest of one page of the list. */
+/** The tables whose gate jobs a completion of a job id lists: the newest of the list. */
 const JOB_TABLES = 10;
 const JOB_TABLES_PAGE = 1_000;
+/** The pages of the list read at most for them (a workspace of 200,000 tables), within half of TAB's wait. */
+const JOB_TABLES_PAGES = 200;
 /**
  * How long one completion waits for the service's answer (GDS_COMPLETION_TIMEOUT_MS, default 2 s): short, as
  * TAB must not hang; a slow or loaded service may be given more.
@@ -92,6 +96,7 @@ async function fromService(
   const cached = readCache(file, now());
   if (cached !== undefined) return cached;
   const wait = completionWaitMs(env);
+  const asking = now();
   const client = createApiClient({
     baseUrl: credentials.baseUrl,
     auth: authProviderFor(credentials, { env }),
@@ -102,7 +107,7 @@ async function fromService(
     logger: () => undefined,
   });
   try {
-    const values = await fetchKind(client, kind, asked);
+    const values = await fetchKind(client, kind, asked, () => now() - asking < wait / 2);
     writeCache(dir, file, values, now());
     return values;
   } finally {
@@ -112,10 +117,12 @@ async function fromService(
 
 type Client = ApiClient;
 
+/** `inTime`: whether there is time left to read on (a long list is read within a budget). */
 async function fetchKind(
   client: Client,
   kind: Exclude<DynamicKind, 'profiles'>,
   prefix: string,
+  inTime: () => boolean,
 ): Promise<Candidate[]> {
   switch (kind) {
     case 'tables': {
@@ -139,23 +146,34 @@ async function fetchKind(
     }
     case 'jobs': {
       // The service lists jobs per table: those of the newest tables. The list is oldest first, and pages only
-      // forward: the newest of its first page (all of a workspace of up to 1,000 tables), not the whole list.
-      const tables = (await firstPage(client)).slice(-JOB_TABLES);
+      // forward: read to its end, unless that takes longer than the budget; then the newest of what was read,
+      // and each candidate says so.
+      const { tables, cutAt } = await newestTables(client, inTime);
+      const cut = cutAt === undefined ? '' : ` (of the first ${cutAt.toLocaleString('en')} tables)`;
       const lists = await Promise.all(tables.map((t) => client.gateJobs.list(t.id, { limit: 5 })));
       return lists.flatMap((list, i) =>
         list.jobs.map((job) => ({
           value: job.id,
-          description: `${tables[i]?.name ?? ''} ${job.type} ${job.status}`,
+          description: `${tables[i]?.name ?? ''} ${job.type} ${job.status}${cut}`,
         })),
       );
     }
   }
 }
 
-async function firstPage(client: Client) {
-  for await (const page of client.tables.pages({ withTotal: false }, [JOB_TABLES_PAGE, JOB_TABLES_PAGE]))
-    return page.tables;
-  return [];
+/** The JOB_TABLES newest tables, and how many were read when the list was not read to its end. */
+async function newestTables(client: Client, inTime: () => boolean) {
+  let newest: TableListRow[] = [];
+  let read = 0;
+  let pages = 0;
+  for await (const page of client.tables.pages({ withTotal: false }, [JOB_TABLES_PAGE, JOB_TABLES_PAGE])) {
+    newest = [...newest, ...page.tables].slice(-JOB_TABLES);
+    read += page.tables.length;
+    pages += 1;
+    if (page.tables.length < JOB_TABLES_PAGE) return { tables: newest };
+    if (pages >= JOB_TABLES_PAGES || !inTime()) return { tables: newest, cutAt: read };
+  }
+  return { tables: newest };
 }
 
 function unique(): (candidate: Candidate) => boolean {

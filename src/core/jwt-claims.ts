@@ -15,15 +15,20 @@ export function unverifiedClaims(token: string | undefined): Record<string, unkn
   }
 }
 
-/** What an integration access token is for, from its claims (`aud`, `env`, `scope`): each when present. */
+/**
+ * What an integration access token is for, from its claims (`aud`, `env`, `scope`), and the id of the token
+ * it belongs to (`tid`: the id `tokens issue` answers, which every refresh keeps): each when present.
+ */
 export function integrationClaims(accessToken: string): {
+  id?: string;
   audience?: string;
   env?: string;
   scopes?: string[];
 } {
-  const { aud, env, scope } = unverifiedClaims(accessToken);
+  const { tid, aud, env, scope } = unverifiedClaims(accessToken);
   const audience = Array.isArray(aud) && aud.length === 1 ? (aud[0] as unknown) : aud;
   return {
+    ...(typeof tid === 'string' && /^[\w-]{1,200}$/.test(tid) ? { id: tid } : {}),
     ...(typeof audience === 'string' ? { audience } : {}),
     ...(typeof env === 'string' ? { env } : {}),
     ...(typeof scope === 'string' ? { scopes: scope.split(' ').filter((s) => s !== '') } : {}),

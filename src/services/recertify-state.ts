@@ -5,13 +5,18 @@
 //   { "version": 1, "service": "https://…", "workspace": "ws:<id>" | "token:<sha256 prefix>",
 //     "keys": ["gds-recertify-…", …], "answered": { "<part's key>": <the service's RecertifyResponse> } }
 //
-// Several runs may share the folder (two CI jobs on one runner): each save re-reads the file and keeps the
-// parts another run answered, and is written whole through a temporary file renamed over it. A file gds
-// cannot read as such is ignored (said once): the run sends every part, and the service applies none twice.
+// Several runs may share the folder (two CI jobs on one runner): each save, under the file's lock, re-reads
+// it and keeps the parts another run answered, and writes it whole through a temporary file renamed over it.
+// A file gds cannot read as such is ignored (said once): the run sends every part, and the service applies
+// none twice.
 // Failing to keep the state is said, never the run's failure: the signals went.
+//
+// A run that saves or finishes also removes what other runs left in the folder and no run will use: a
+// state, a temporary copy or a lock untouched for 30 days, and a state of the first scheme (no version).
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { withFileLock } from '../auth/config.js';
 import { stateDir } from '../core/folders.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 import type { RecertifyResponse } from '../contract/types.js';
@@ -88,29 +93,83 @@ export async function openRunState(
         'sends every part again, and the service applies none twice.',
     });
   };
+  let swept = false;
+  const sweep = async () => {
+    if (swept) return;
+    swept = true;
+    await removeLeftOvers(dir, path);
+  };
   return {
     answered: typeof first === 'string' ? [] : toIndexed(first),
     async save(answers) {
       const ours = new Map([...answers].map(([i, response]) => [keys[i] as string, response]));
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
-        // Another run of the same command may have kept parts since: kept too (ours win on a part both answered).
-        const theirs = await readState(path, expected);
-        const answered = new Map([...(typeof theirs === 'string' ? [] : theirs), ...ours]);
-        const state = { version: 1, ...expected, answered: Object.fromEntries(answered) };
-        // Retried once when the temporary file vanished: another run's cleanup removed it.
-        await writeResumeState(path, state, 0o600).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-          return writeResumeState(path, state, 0o600);
+        // Under the lock: a save of another run of the same command between our read and our write is lost.
+        await withFileLock(path, async () => {
+          // Another run of the same command may have kept parts since: kept too (ours win on a part both answered).
+          const theirs = await readState(path, expected);
+          const answered = new Map([...(typeof theirs === 'string' ? [] : theirs), ...ours]);
+          const state = { version: 1, ...expected, answered: Object.fromEntries(answered) };
+          // Retried once when the temporary file vanished: another run's done() removed it.
+          await writeResumeState(path, state, 0o600).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== 'ENOENT') throw error;
+            return writeResumeState(path, state, 0o600);
+          });
         });
+        await sweep();
       } catch (error) {
         failed('kept in', error);
       }
     },
     async done() {
       await removeResumeState(path).catch((error: unknown) => failed('removed from', error));
+      await sweep();
     },
   };
+}
+
+/**
+ * How long a state nobody touches is kept: a refresh token's lifetime. The run's token has been renewed or
+ * has expired by then, and its dbt run is long superseded.
+ */
+const LEFT_FOR_MS = 30 * 24 * 60 * 60 * 1000;
+/** The names gds gives in the folder: states (any scheme), their temporary copies and their locks. */
+const STATE_NAME = /^[0-9a-f]{32}\.json$/;
+const LEFTOVER_NAME = /^[0-9a-f]{32}\.json\.(?:[0-9a-f]{8}\.tmp|lock)$/;
+
+/**
+ * Removes from `dir` the states no run will use again, other than `own`'s: files (and lock folders) only of
+ * the names gds gives, never a link or anything else. Best effort: what cannot be removed is left.
+ */
+async function removeLeftOvers(dir: string, own: string, now = Date.now()): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const remove = async (name: string) => {
+    const path = join(dir, name);
+    if (path === own || name.startsWith(`${basename(own)}.`)) return;
+    const stats = await lstat(path);
+    const untouched = now - stats.mtimeMs > LEFT_FOR_MS;
+    if (LEFTOVER_NAME.test(name)) {
+      if (!untouched) return;
+      // proper-lockfile's lock is an empty folder: rmdir leaves anything else.
+      if (name.endsWith('.lock') ? stats.isDirectory() : stats.isFile())
+        await (stats.isDirectory() ? rmdir(path) : rm(path));
+    } else if (STATE_NAME.test(name) && stats.isFile() && (untouched || (await ofTheFirstScheme(path)))) {
+      await rm(path);
+    }
+  };
+  await Promise.all(names.map((name) => remove(name).catch(() => undefined)));
+}
+
+/** A state of the first gds that kept one: `{ keys, answered: [[index, answer], …] }`, no version. */
+async function ofTheFirstScheme(path: string): Promise<boolean> {
+  const value: unknown = JSON.parse(await readFile(path, 'utf8'));
+  return (
+    isObject(value) &&
+    value.version === undefined &&
+    Array.isArray(value.keys) &&
+    Array.isArray(value.answered)
+  );
 }
 
 /** The answers a state file keeps, none when there is none, or why it cannot be used. */

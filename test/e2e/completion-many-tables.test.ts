@@ -1,7 +1,7 @@
 // TAB completion of a table in a workspace of thousands of tables: gds asks the service for one page of the
 // tables whose name or id starts with what was typed (GET /api/tables?prefix=), never the whole list, and a
-// job id from one page of tables. A service from before `prefix` refuses it: the whole list is then read, as
-// before. gds runs in the test process (`gds __complete`); a proxy in front of the server counts what it asks
+// job id from the newest tables, read through every page of the list within a time budget. A service from
+// before `prefix` refuses it: the whole list is then read, as before. gds runs in the test process (`gds __complete`); a proxy in front of the server counts what it asks
 // and how many tables each answer carries.
 import { createServer, request as forward } from 'node:http';
 import type { Server } from 'node:http';
@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TABLE_CANDIDATES } from '../../src/cli/completion-values.js';
+import { dynamicValues, TABLE_CANDIDATES } from '../../src/cli/completion-values.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { copyTable } from '../helpers/table-copies.js';
@@ -169,14 +169,56 @@ describe(`completing a table among ${COPIES.toLocaleString('en')} tables`, () =>
     expect(tableLists()[0]?.tables).toBeGreaterThan(COPIES);
   });
 
-  it('completes a job id from one page of tables and the jobs of ten of them', async () => {
-    await complete(['line', '--', 'gate', 'status', '']);
+  it('completes a job id from the newest tables: every page of the list, then the jobs of ten of them', async () => {
+    // The list is oldest first: the newest tables are on its last page, past the first 1,000.
+    await server.sql(
+      `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, created_by, created_at, started_at, finished_at)
+       SELECT 'job_newest_wide', workspace_id, id, 'gate2', 'SUCCEEDED', $1, now(), now(), now()
+         FROM gds.tables WHERE id = 'tbl_wide_${COPIES}'`,
+      [server.user('OWNER').userId],
+    );
+    const offered = await complete(['line', '--', 'gate', 'status', '']);
+    expect(offered).toContain('job_newest_wide');
     const lists = tableLists();
-    expect(lists).toHaveLength(1);
-    expect(lists[0]?.url.searchParams.get('limit')).toBe('1000');
+    expect(lists.length).toBeGreaterThan(COPIES / 1_000);
+    expect(lists.every(({ url }) => url.searchParams.get('limit') === '1000')).toBe(true);
+    expect(lists.reduce((sum, { tables }) => sum + tables, 0)).toBeGreaterThan(COPIES);
     const jobLists = asked.filter(({ url }) => url.pathname.endsWith('/gate-jobs'));
-    expect(jobLists.length).toBeGreaterThan(0);
-    expect(jobLists.length).toBeLessThanOrEqual(10);
+    expect(jobLists).toHaveLength(10);
+    expect(jobLists.some(({ url }) => url.pathname.endsWith(`/tbl_wide_${COPIES}/gate-jobs`))).toBe(true);
     expect(asked).toHaveLength(lists.length + jobLists.length);
+  });
+
+  it('stops reading the list past its time budget, and says so beside the jobs it offers', async () => {
+    // Every table a job, so that the newest of any part of the list read has some.
+    await server.sql(
+      `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, created_by, created_at, started_at, finished_at)
+       SELECT 'job_' || id, workspace_id, id, 'gate2', 'SUCCEEDED', $1, now(), now(), now()
+         FROM gds.tables WHERE id LIKE 'tbl_wide_%' AND id <> 'tbl_wide_${COPIES}'`,
+      [server.user('OWNER').userId],
+    );
+    // A clock that moves a second at each look: the budget (half of TAB's wait) is spent after a few pages.
+    let clock = Date.now();
+    const env = {
+      HOME: dir,
+      XDG_CACHE_HOME: join(dir, `cache-${cache}`),
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      SERVICE_API_URL: proxyUrl,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+      GDS_COMPLETION_TIMEOUT_MS: '4000',
+    };
+    const offered = await dynamicValues('jobs', '', {
+      flags: {},
+      version: '0.0.0-test',
+      env,
+      now: () => (clock += 1_000),
+    });
+    const lists = tableLists();
+    expect(lists.length).toBeGreaterThan(0);
+    expect(lists.length).toBeLessThan(COPIES / 1_000);
+    const read = lists.reduce((sum, { tables }) => sum + tables, 0);
+    expect(offered.length).toBeGreaterThan(0);
+    for (const { description } of offered)
+      expect(description).toContain(`of the first ${read.toLocaleString('en')} tables`);
   });
 });

@@ -59,6 +59,15 @@ async function interruptedForceExport(file: string): Promise<void> {
   ).rejects.toThrow('connection reset');
 }
 
+// The modes are gds's, whatever the runner's umask: under 077 a file created 0644 is 0600 all the same.
+let umask: number;
+beforeAll(() => {
+  umask = process.umask(0);
+});
+afterAll(() => {
+  process.umask(umask);
+});
+
 describe('gds records export -o FILE: the file and its state are 0600', () => {
   it('a new FILE is 0600', async () => {
     const file = join(await freshDir(), 'new.ndjson');

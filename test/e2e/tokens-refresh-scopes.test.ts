@@ -1,6 +1,8 @@
 // `gds tokens refresh --save-profile`: the profile it writes says what the NEW access token is for (its
 // audience, environment and scopes, read from the token's claims), never what the profile held before and
 // never nothing: `gds auth status`, the profile picker and the re-issue hint read these fields.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
@@ -86,5 +88,26 @@ describe('gds tokens refresh --save-profile records the new token’s claims', (
     // What the profile says is what it does: the re-issue hint and `audit list` agree with the new token.
     const list = await w.run(['audit', 'list', '--profile', 'ci', '--limit', '1', '--json']);
     expect(list).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('the profile holds the tokenId (as tokens issue --save-profile writes it), 0600, the secret never printed', async () => {
+    const issued = await server.issueToken('OWNER', {
+      name: 'ided',
+      env: 'dev',
+      scopes: ['workspace:read:audit'],
+    });
+    const secret = issued.tokens.refreshToken.split('.')[1];
+    const r = await refreshInto('ided', issued.tokens.refreshToken);
+    expect(r.code).toBe(0);
+    const profile = (await w.config()).profiles.ided;
+    // The id tokens issue answers (and `tokens revoke` takes): a refresh keeps it.
+    expect(profile).toMatchObject({ kind: 'integration', tokenId: issued.id });
+    const config = join(w.configDir, 'config.json');
+    expect((await stat(config)).mode & 0o777).toBe(0o600);
+    expect((await readdir(w.configDir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    for (const printed of [r.stdout, r.stderr]) {
+      for (const whole of [secret, profile.refreshToken.split('.')[1], profile.accessToken])
+        expect(printed).not.toContain(whole);
+    }
   });
 });

@@ -203,8 +203,7 @@ describe('gds tokens issue --save-profile', () => {
     expect(r.stdout).not.toContain('Refreshed.');
     const rot = (await w.config()).profiles.rot;
     secrets.push(rot.accessToken, rot.refreshToken);
-    expect(rot).toMatchObject({ kind: 'integration', base: server.url });
-    expect(rot).not.toHaveProperty('tokenId');
+    expect(rot).toMatchObject({ kind: 'integration', base: server.url, tokenId: issued.id });
     const again = await w.run(
       ['tokens', 'refresh', '--refresh-token', rot.refreshToken, '--save-profile', 'rot'],
       base,

@@ -1,0 +1,167 @@
+// The resume state of a `gds recertify` run (src/services/recertify-state.ts), read and written directly: two
+// saves of one run at once, a temporary file removed by another run before its rename, and the files an
+// earlier gds left in the folder.
+import type * as FsPromises from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RecertifyResponse } from '../../src/contract/types.js';
+import type { RunStateWarning } from '../../src/services/recertify-state.js';
+import { openRunState } from '../../src/services/recertify-state.js';
+
+// Every rename of a state's temporary file goes through `renaming` first (when set): what another process
+// does between the write and the rename.
+const moment = vi.hoisted(() => ({ renaming: undefined as ((from: string) => Promise<void>) | undefined }));
+vi.mock('node:fs/promises', async (actual) => {
+  const fs = await actual<typeof FsPromises>();
+  return {
+    ...fs,
+    rename: async (from: string, to: string) => {
+      if (from.endsWith('.tmp')) await moment.renaming?.(from);
+      return fs.rename(from, to);
+    },
+  };
+});
+afterEach(() => {
+  moment.renaming = undefined;
+});
+
+/** The next `count` temporary files are removed before their rename; the list of those removed. */
+function removeTemps(count: number): string[] {
+  const removed: string[] = [];
+  moment.renaming = async (temp) => {
+    if (removed.length >= count) return;
+    removed.push(temp);
+    await rm(temp);
+  };
+  return removed;
+}
+
+const KEYS = ['gds-recertify-a', 'gds-recertify-b', 'gds-recertify-c'];
+const answer = (submitted: number): RecertifyResponse => ({
+  environmentLabel: 'dev',
+  submitted,
+  governed: 0,
+  outcomes: [],
+});
+
+async function stateHome() {
+  const home = await mkdtemp(join(tmpdir(), 'gds-recertify-state-'));
+  return { env: { XDG_STATE_HOME: home }, folder: join(home, 'gds', 'recertify') };
+}
+
+const open = (env: NodeJS.ProcessEnv, warnings: RunStateWarning[] = []) =>
+  openRunState({ service: 'https://gds.example', token: 'opaque-token', env }, KEYS, (w) => warnings.push(w));
+
+describe('the resume state of a recertify run', () => {
+  it('two saves of the same run at once keep both parts', async () => {
+    // Each round: two processes of one run, each with the state it read at its start (none), save at once.
+    for (let round = 0; round < 10; round += 1) {
+      const { env, folder } = await stateHome();
+      const warnings: RunStateWarning[] = [];
+      const [a, b] = await Promise.all([open(env, warnings), open(env, warnings)]);
+      await Promise.all([a.save(new Map([[0, answer(1)]])), b.save(new Map([[1, answer(2)]]))]);
+      expect(warnings).toEqual([]);
+      const [name] = (await readdir(folder)).filter((n) => n.endsWith('.json'));
+      const state = JSON.parse(await readFile(join(folder, name as string), 'utf8')) as {
+        answered: Record<string, RecertifyResponse>;
+      };
+      expect(Object.keys(state.answered).sort()).toEqual([KEYS[0], KEYS[1]]);
+      expect((await open(env)).answered.map(([i]) => i).sort()).toEqual([0, 1]);
+    }
+  });
+
+  it("a temporary file removed before its rename (another run's done()) is written again, once", async () => {
+    const { env, folder } = await stateHome();
+    const warnings: RunStateWarning[] = [];
+    const state = await open(env, warnings);
+    const removed = removeTemps(1);
+    await state.save(new Map([[2, answer(3)]]));
+    expect(removed).toHaveLength(1);
+    expect(warnings).toEqual([]);
+    expect((await open(env)).answered).toEqual([[2, answer(3)]]);
+    expect((await readdir(folder)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a temporary file removed again is not retried further: the state is not kept, said once', async () => {
+    const { env, folder } = await stateHome();
+    const warnings: RunStateWarning[] = [];
+    const state = await open(env, warnings);
+    const removed = removeTemps(Infinity);
+    await state.save(new Map([[0, answer(1)]]));
+    await state.save(new Map([[1, answer(2)]]));
+    // Two attempts a save, and each save said to fail, but only once, and never thrown.
+    expect(removed).toHaveLength(4);
+    expect(warnings).toEqual([expect.objectContaining({ code: 'state_not_kept' })]);
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  describe('the files an earlier gds or an unfinished run left in the folder', () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const hex = (c: string) => c.repeat(32);
+    const v1 = (keys: string[]) =>
+      JSON.stringify({ version: 1, service: null, workspace: 'none', keys, answered: {} });
+    // The first gds that kept a state (65d2f144): no version, answers as [index, answer] pairs.
+    const first = JSON.stringify({ keys: ['gds-recertify-x'], answered: [[0, answer(1)]] });
+
+    /** A folder with a file of each kind, and what a sweep must leave. */
+    async function leftovers(folder: string) {
+      const outside = await mkdtemp(join(tmpdir(), 'gds-not-gds-'));
+      await writeFile(join(outside, 'kept.json'), v1(['k']));
+      await mkdir(folder, { recursive: true });
+      const files: Array<[name: string, text: string | 'dir' | 'link', days: number]> = [
+        [`${hex('a')}.json`, v1(['old']), 31], // a run nobody finished, a month ago
+        [`${hex('b')}.json`, first, 0], // the first scheme: no gds reads it any more
+        [`${hex('c')}.json.0123abcd.tmp`, v1(['killed']), 31], // a write killed before its rename
+        [`${hex('d')}.json.lock`, 'dir', 31], // a lock killed while held
+        [`${hex('e')}.json`, v1(['recent']), 29], // another run's, still resumable
+        [`${hex('f')}.json.4567cdef.tmp`, v1(['writing']), 0], // another run writing now
+        ['notes.txt', 'mine', 400],
+        [`${hex('A')}.json`, first, 400], // not a name gds gives
+        [`${hex('0')}.json.bak`, v1(['copy']), 400],
+        [`${hex('1')}.json`, 'link', 400], // a link gds never makes: left, as is what it points to
+        [`${hex('2')}.json`, 'dir', 400],
+      ];
+      for (const [name, text, days] of files) {
+        const path = join(folder, name);
+        if (text === 'dir') await mkdir(path);
+        else if (text === 'link') await symlink(join(outside, 'kept.json'), path);
+        else await writeFile(path, text);
+        const at = new Date(Date.now() - days * DAY);
+        if (text !== 'link') await utimes(path, at, at);
+      }
+      return {
+        removed: [
+          `${hex('a')}.json`,
+          `${hex('b')}.json`,
+          `${hex('c')}.json.0123abcd.tmp`,
+          `${hex('d')}.json.lock`,
+        ],
+        outside,
+      };
+    }
+
+    it("a run that saves removes them, and nothing that is not gds's", async () => {
+      const { env, folder } = await stateHome();
+      const { removed, outside } = await leftovers(folder);
+      const before = await readdir(folder);
+      const state = await open(env);
+      await state.save(new Map([[0, answer(1)]]));
+      const after = await readdir(folder);
+      const ours = after.filter((name) => !before.includes(name));
+      expect(ours).toHaveLength(1);
+      expect(after.sort()).toEqual([...before.filter((name) => !removed.includes(name)), ...ours].sort());
+      expect(await readFile(join(outside, 'kept.json'), 'utf8')).toBe(v1(['k']));
+    });
+
+    it('a run that finishes removes them too', async () => {
+      const { env, folder } = await stateHome();
+      const { removed } = await leftovers(folder);
+      const before = await readdir(folder);
+      const state = await open(env);
+      await state.done();
+      expect((await readdir(folder)).sort()).toEqual(before.filter((name) => !removed.includes(name)).sort());
+    });
+  });
+});
