@@ -47,6 +47,7 @@ const ISOLATED = [
   'test/e2e/records-pacing.test.ts',
   'test/auth/refresh-lock-lost.test.ts',
   'test/e2e/login-keychain.test.ts',
+  'test/services/recertify-state.test.ts',
 ];
 
 export default defineConfig({
