@@ -143,6 +143,10 @@ export async function liveContract(
   return toContract(row);
 }
 
+/** Whether two contracts hold the same fields. */
+export const sameFields = (a: ContractFields, b: ContractFields): boolean =>
+  JSON.stringify(fieldsOf(a)) === JSON.stringify(fieldsOf(b));
+
 /**
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on
  * the table, where Gate 1's grain-uniqueness predicate reads its key columns.
