@@ -101,7 +101,8 @@ export function printStatus(out: Output, status: TableStatus): void {
       : [['Project', status.project] as [string, Segment]]),
     [
       'Versions',
-      `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}`,
+      `definition ${status.definitionVersion}, gate1 ${status.gate1Version}, data ${status.dataVersion}` +
+        (status.contractVersion === undefined ? '' : `, contract ${status.contractVersion}`),
     ],
     // `12m ago` on a terminal, `at <ISO time>` piped
     [

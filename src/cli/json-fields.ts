@@ -114,6 +114,7 @@ const STATUS = [
   'definitionVersion',
   'gate1Version',
   'dataVersion',
+  'contractVersion',
   'certification',
   'certifiedView',
   'schemaDrift',

@@ -2018,6 +2018,8 @@ export interface components {
             definitionVersion: number;
             gate1Version: number;
             dataVersion: number;
+            /** @description The semantic contract's revision, bumped by every change of the live contract; a review proof taken at another revision is stale. */
+            contractVersion?: number;
             /** @description The latest certification; null when the table was never certified. */
             certification: null | {
                 version: number;
@@ -2141,6 +2143,8 @@ export interface components {
             definition: number;
             gate1: number;
             data: number;
+            /** @description The semantic contract's revision (bumped by every change of the live contract: set-intent, a promotion or bundle import, a restore). Absent on a proof stamped before revisions were recorded: such a proof is not compared on the contract. */
+            contract?: number;
         };
         Notification: {
             id: string;
@@ -2166,17 +2170,17 @@ export interface components {
                 passed: boolean;
                 failedPredicates: string[];
                 tableVersion: components["schemas"]["TableVersions"];
-                /** @description Whether the table is still at the proof's versions. False once its definition, gate1.yml or data moved (a rebuild signalled, records written): certify is then blocked (422 stale_proof) until the table is submitted again. */
+                /** @description Whether the table is still at the proof's versions. False once its definition, gate1.yml, data or semantic contract moved (a rebuild signalled, records written, set-intent): certify is then blocked (422 stale_proof) until the table is submitted again. */
                 fresh: boolean;
                 /** @description What moved since the proof, from the proof's version to the table's. */
                 changedSince: {
                     /** @enum {string} */
-                    what: "definition" | "gate1" | "data";
+                    what: "definition" | "gate1" | "data" | "contract";
                     from: number;
                     to: number;
                 }[];
             };
-            /** @description The last certified version, and which of the definition, gate1.yml and data versions its proof was taken at differ from this submission's; null when the table was never certified. */
+            /** @description The last certified version, and which of the definition, gate1.yml, data and contract versions its proof was taken at differ from this submission's; null when the table was never certified. */
             sinceCertified: null | {
                 version: number;
                 /** Format: date-time */
@@ -2186,7 +2190,7 @@ export interface components {
                 tableVersion: null | components["schemas"]["TableVersions"];
                 changed: {
                     /** @enum {string} */
-                    what: "definition" | "gate1" | "data";
+                    what: "definition" | "gate1" | "data" | "contract";
                     from: number | null;
                     to: number;
                 }[];
@@ -2527,6 +2531,8 @@ export interface components {
             definition: number;
             gate1: number;
             data: number;
+            /** @description The semantic contract's revision; absent on a proof stamped before it was recorded. */
+            contract?: number;
         };
         Gate1Proof: {
             /** @description The stored proof's id; null for a dry run. */

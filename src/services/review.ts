@@ -16,7 +16,12 @@ export async function* reviewQueuePages(
   }
 }
 
-const WHAT: Record<string, string> = { definition: 'definition', gate1: 'gate1.yml', data: 'data' };
+const WHAT: Record<string, string> = {
+  definition: 'definition',
+  gate1: 'gate1.yml',
+  data: 'data',
+  contract: 'contract',
+};
 
 /**
  * The Gate 1 proof in a few words: `passed`, `failed: a, b`, or `no proof stored`; and when the table moved

@@ -57,6 +57,17 @@ describe('gds status: the certified view rebuilt and not gated since', () => {
   });
 });
 
+describe('gds status: the versions a review proof is taken at', () => {
+  it("names the contract's revision, and leaves it out for a service that sends none", () => {
+    const withContract = output(false);
+    printStatus(withContract.out, { ...status, contractVersion: 3 } as TableStatus);
+    expect(withContract.stdout.text).toContain('definition 1, gate1 1, data 2, contract 3\n');
+    const older = output(false);
+    printStatus(older.out, status);
+    expect(older.stdout.text).toContain('definition 1, gate1 1, data 2\n');
+  });
+});
+
 const tokens = {
   accessToken: 'access',
   expiresAt: ahead,

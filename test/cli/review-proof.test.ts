@@ -42,4 +42,9 @@ describe('the proof of a waiting table in a few words', () => {
       'failed: a, stale (definition v1→v2, gate1.yml v2→v3 since): submit it again to certify',
     );
   });
+
+  it('stale when the semantic contract changed since the submission (set-intent, a restore)', () => {
+    const stale = withProof({ fresh: false, changedSince: [{ what: 'contract', from: 1, to: 2 }] });
+    expect(proofSummary(stale)).toBe('passed, stale (contract v1→v2 since): submit it again to certify');
+  });
 });

@@ -629,4 +629,31 @@ describe('certify refusals from the service', () => {
     expect(human.stderr).toContain('null_rate.category_name');
     expect(await state(tableId)).toBe('PENDING_REVIEW');
   });
+
+  it('a contract changed after the submission (set-intent): exit 7 saying so and to submit again', async () => {
+    const orders = server.table('orders').id;
+    expect((await gds(['gate', 'submit', orders])).code).toBe(0);
+    const intent = await gds([
+      'contract',
+      'set-intent',
+      orders,
+      '--grain-type',
+      'ONE_PER_ENTITY',
+      '--grain-key',
+      'order_id',
+    ]);
+    expect(intent.code, intent.stderr).toBe(0);
+    const steward = { configDir: await sessionProfile('STEWARD'), owner: false };
+    const json = await gds(['certify', orders, '--json'], steward);
+    expect(json.code).toBe(7);
+    expect(json.stdout).toBe('');
+    const error = lines(json.stderr)[0] as { error: { code: string; details: { status: number } } };
+    expect(error.error).toMatchObject({ code: 'stale_proof', details: { status: 422 } });
+    const human = await gds(['certify', orders], steward);
+    expect(human.code).toBe(7);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toContain('the semantic contract changed since submission');
+    expect(human.stderr).toContain('run gate submit again');
+    expect(await state(orders)).toBe('PENDING_REVIEW');
+  });
 });

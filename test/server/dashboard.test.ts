@@ -482,6 +482,32 @@ describe('the steward’s queue at the top of the home page', () => {
     });
     expect(rejected.status).toBe(200);
   });
+
+  it('a waiting table whose contract changed since its submission shows its proof stale by contract', async () => {
+    const table = server.table('customers');
+    const submitted = await server.request('POST', `/api/tables/${table.id}/gate-submissions`, {
+      token: server.user('STEWARD').accessToken,
+      body: {},
+    });
+    expect(submitted.status).toBe(201);
+    const patched = await server.request('PATCH', `/api/tables/${table.id}/semantic-contract`, {
+      token: server.user('STEWARD').accessToken,
+      body: { meaning: 'Customers, as the dashboard test reads them' },
+    });
+    expect(patched.status).toBe(200);
+    const contract = submitted.body.tableVersion.contract as number;
+    const queue = queueSection((await get('/dashboard', { cookie: await signIn() })).text);
+    expect(queue).toContain(
+      `stale: contract v${contract} → v${contract + 1} since; submit it again to certify`,
+    );
+    const page = (await get(`/dashboard/tables/${table.id}`, { cookie: await signIn() })).text;
+    expect(page).toMatch(new RegExp(`data \\d+, contract\\s+${contract + 1}\\s*</dd>`));
+    const rejected = await server.request('POST', `/api/tables/${table.id}/reject`, {
+      token: server.user('STEWARD').accessToken,
+      body: { reason: 'dashboard test' },
+    });
+    expect(rejected.status).toBe(200);
+  });
 });
 
 describe('the tables list pages by key', () => {

@@ -265,9 +265,11 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   certifyBlocked('stale_proof', 'proofMissingOrStale', (ctx) =>
     ctx.certification?.proof?.submittedAgain === true
       ? 'Certification blocked: the table was submitted again while certify checked it; review the new submission, then certify again'
-      : ctx.certification?.proof
-        ? 'Certification blocked: the review proof is stale (the definition, gate1.yml or the data changed after it); run gate submit again'
-        : 'Certification blocked: the table has no review proof; run gate submit first',
+      : ctx.certification?.proof?.contractChanged
+        ? `Certification blocked: the semantic contract changed since submission (v${ctx.certification.proof.contractChanged.from}->v${ctx.certification.proof.contractChanged.to}), so the review proof did not check it; run gate submit again`
+        : ctx.certification?.proof
+          ? 'Certification blocked: the review proof is stale (the definition, gate1.yml or the data changed after it); run gate submit again'
+          : 'Certification blocked: the table has no review proof; run gate submit first',
   ),
   certifyBlocked(
     'predicates_failed',

@@ -58,12 +58,14 @@ export interface TransitionContext {
   actor?: { role: string; isTableOwner: boolean } | { tokenScopes: readonly string[] };
   /** certify: what certification checks; absent means no review proof exists. */
   certification?: {
-    /** The latest persisted review proof; absent when none. `fresh` is false when the definition, gate1.yml or data changed after it. */
+    /** The latest persisted review proof; absent when none. `fresh` is false when the definition, gate1.yml, data or contract changed after it. */
     proof?: {
       fresh: boolean;
       failedPredicates: string[];
       /** The table was submitted again while certify checked the submission before (not fresh then). */
       submittedAgain?: boolean;
+      /** The semantic contract's revisions, the proof's and the table's, when it changed after the proof. */
+      contractChanged?: { from: number; to: number };
     };
     /**
      * §2.11: the 6 baseline predicates and the gate1.yml checks, run again at certify time on the data as it is

@@ -9,7 +9,7 @@ import { badRequest } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1WithDigest } from '../gates/gate1-runner.js';
-import { isProofFresh, latestSubmitProof } from '../gates/proofs.js';
+import { changedSince, latestSubmitProof } from '../gates/proofs.js';
 import { assertRowsUnchanged } from '../gates/snapshot.js';
 import type { GateTable } from '../gates/table.js';
 import { applyTrigger } from '../governance/engine.js';
@@ -132,6 +132,15 @@ export async function certificationContext(
   const proof = await latestSubmitProof(q, table.id);
   // A submission filed while the certify-time checks ran was not what they checked, nor seen by whoever certifies.
   const submittedAgain = proof !== null && reviewedProofId !== undefined && proof.id !== reviewedProofId;
+  const changed = proof
+    ? changedSince(proof.tableVersion, {
+        definition: table.definitionVersion,
+        gate1: table.gate1Version,
+        data: table.dataVersion,
+        contract: table.contractVersion,
+      })
+    : [];
+  const contractChanged = changed.find((c) => c.what === 'contract');
   let gate3Satisfied = false;
   if (proof) {
     const [job] = await q.query(
@@ -154,15 +163,10 @@ export async function certificationContext(
         ? {
             proof: {
               ...(submittedAgain ? { submittedAgain } : {}),
-              fresh:
-                !submittedAgain &&
-                isProofFresh(proof, {
-                  versions: {
-                    definition: table.definitionVersion,
-                    gate1: table.gate1Version,
-                    data: table.dataVersion,
-                  },
-                }),
+              ...(contractChanged
+                ? { contractChanged: { from: contractChanged.from, to: contractChanged.to } }
+                : {}),
+              fresh: !submittedAgain && changed.length === 0,
               failedPredicates: proof.failedPredicates,
             },
           }

@@ -143,9 +143,15 @@ export async function liveContract(
   return toContract(row);
 }
 
+/** Whether two contracts hold the same fields. */
+export const sameFields = (a: ContractFields, b: ContractFields): boolean =>
+  JSON.stringify(fieldsOf(a)) === JSON.stringify(fieldsOf(b));
+
 /**
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on
- * the table, where Gate 1's grain-uniqueness predicate reads its key columns.
+ * the table, where Gate 1's grain-uniqueness predicate reads its key columns. A change of the fields bumps
+ * the table's contract_version, which makes a review proof taken before it stale; a write of the same fields
+ * (certify stamping certifiedAt) does not.
  */
 export async function updateContract(
   q: Queryable,
@@ -155,6 +161,8 @@ export async function updateContract(
   actor: string,
   certifiedAt?: string,
 ): Promise<LiveContract> {
+  const [before] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1', [tableId]);
+  const changed = before === undefined || !sameFields(toContract(before), fields);
   const [row] = await q.query<ContractRow>(
     `UPDATE gds.contracts SET intent = $2, allowed_consumers = $3, grain = $4, grain_type = $5,
             grain_key_columns = $6, meaning = $7, updated_at = $8, updated_by = $9,
@@ -174,11 +182,12 @@ export async function updateContract(
     ],
   );
   if (!row) throw new Error(`no contract for ${tableId}`);
-  await q.query('UPDATE gds.tables SET grain = $2, grain_key_columns = $3 WHERE id = $1', [
-    tableId,
-    fields.grain,
-    JSON.stringify(fields.grainKeyColumns),
-  ]);
+  await q.query(
+    `UPDATE gds.tables SET grain = $2, grain_key_columns = $3,
+            contract_version = contract_version + CASE WHEN $4::boolean THEN 1 ELSE 0 END
+      WHERE id = $1`,
+    [tableId, fields.grain, JSON.stringify(fields.grainKeyColumns), changed],
+  );
   return toContract(row);
 }
 

@@ -248,7 +248,10 @@ export function tablePage(viewer: Viewer, view: TablePage): string {
     <dt>Source</dt>
     <dd>${orNone(table.source)}</dd>
     <dt>Versions</dt>
-    <dd>definition ${table.definitionVersion}, gate1 ${table.gate1Version}, data ${table.dataVersion}</dd>
+    <dd>
+      definition ${table.definitionVersion}, gate1 ${table.gate1Version}, data ${table.dataVersion}, contract
+      ${table.contractVersion}
+    </dd>
     <dt>Certified</dt>
     <dd>
       ${certification ? `version ${certification.version} at ${certification.certifiedAt} by ${orNone(certification.certifiedBy)}` : 'never'}

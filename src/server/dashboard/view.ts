@@ -255,11 +255,12 @@ async function recentProofs(db: Db, tableId: string): Promise<RecentProof[]> {
     definition_version: number;
     gate1_version: number;
     data_version: number;
+    contract_version: number | null;
     created_by: string;
     created_at: Date | string;
   }>(
     `SELECT p.id, p.kind, p.passed, p.failed_predicates, p.definition_version, p.gate1_version, p.data_version,
-            coalesce(u.email, p.created_by) AS created_by, p.created_at
+            p.contract_version, coalesce(u.email, p.created_by) AS created_by, p.created_at
        FROM gds.gate_proofs p LEFT JOIN gds.users u ON u.id = p.created_by
       WHERE p.table_id = $1 ORDER BY p.seq DESC LIMIT $2`,
     [tableId, RECENT_LIMIT],
@@ -269,7 +270,9 @@ async function recentProofs(db: Db, tableId: string): Promise<RecentProof[]> {
     kind: row.kind,
     passed: row.passed,
     failedPredicates: row.failed_predicates,
-    versions: `definition ${row.definition_version}, gate1 ${row.gate1_version}, data ${row.data_version}`,
+    versions:
+      `definition ${row.definition_version}, gate1 ${row.gate1_version}, data ${row.data_version}` +
+      (row.contract_version === null ? '' : `, contract ${row.contract_version}`),
     createdBy: row.created_by,
     createdAt: iso(row.created_at) ?? '',
   }));

@@ -572,6 +572,19 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX audit_log_by_time ON gds.audit_log (created_at, workspace_id);
     `,
   },
+  {
+    version: 72,
+    name: "the semantic contract's revision on each table, stamped on review proofs",
+    // A contract changed after `gate submit` (its grain key is what Gate 1's grain-uniqueness predicate
+    // checked) makes the proof stale. Every table starts at revision 0 and every proof already taken is stamped
+    // 0: fresh until the contract next changes. A proof written without the column (by a server of an earlier
+    // build on the same database) stays NULL: not compared on the contract.
+    sql: `
+      ALTER TABLE gds.tables ADD COLUMN contract_version integer NOT NULL DEFAULT 0;
+      ALTER TABLE gds.gate_proofs ADD COLUMN contract_version integer DEFAULT 0;
+      ALTER TABLE gds.gate_proofs ALTER COLUMN contract_version DROP DEFAULT;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */

@@ -133,8 +133,9 @@ async function checkGate1(
 }
 
 async function versionsOf(tx: Queryable, tableId: string): Promise<TableVersions> {
-  const [row] = await tx.query<{ definition: number; gate1: number; data: number }>(
-    'SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data FROM gds.tables WHERE id = $1',
+  const [row] = await tx.query<{ definition: number; gate1: number; data: number; contract: number }>(
+    `SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data,
+            contract_version AS contract FROM gds.tables WHERE id = $1`,
     [tableId],
   );
   if (!row) throw new Error(`runGate1: no table ${tableId}`);

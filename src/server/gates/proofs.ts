@@ -1,5 +1,7 @@
 // Persisted Gate 1 proofs (`gate submit` only; a dry run stores nothing). A proof is FRESH while the
-// table's definition, gate1.yml and data versions all equal the ones it was taken at.
+// table's definition, gate1.yml, data and contract versions all equal the ones it was taken at. A proof
+// stamped without a contract version (NULL: written before migration 72 by an earlier build) is not compared on
+// the contract, so it keeps the freshness it had.
 import type { Gate1ProofBody } from '../../contract/types.js';
 import type { Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
@@ -29,6 +31,7 @@ interface Row {
   definition_version: number;
   gate1_version: number;
   data_version: number;
+  contract_version: number | null;
   created_by: string;
   created_at: Date | string;
 }
@@ -41,8 +44,8 @@ export async function persistSubmitProof(
   const id = newId('prf');
   await q.query(
     `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, sample, definition_version,
-       gate1_version, data_version, created_by, created_at)
-     VALUES ($1, $2, 'submit', $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       gate1_version, data_version, contract_version, created_by, created_at)
+     VALUES ($1, $2, 'submit', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       id,
       proof.tableId,
@@ -53,6 +56,7 @@ export async function persistSubmitProof(
       proof.tableVersion.definition,
       proof.tableVersion.gate1,
       proof.tableVersion.data,
+      proof.tableVersion.contract ?? null,
       createdBy,
       proof.ranAt,
     ],
@@ -71,8 +75,17 @@ export async function persistSubmitProof(
   };
 }
 
+function versionsOf(row: Row): TableVersions {
+  return {
+    definition: row.definition_version,
+    gate1: row.gate1_version,
+    data: row.data_version,
+    ...(row.contract_version === null ? {} : { contract: row.contract_version }),
+  };
+}
+
 const PROOF_COLUMNS = `p.id, p.table_id, p.passed, p.results, p.failed_predicates, p.sample, p.definition_version,
-  p.gate1_version, p.data_version, p.created_by, p.created_at`;
+  p.gate1_version, p.data_version, p.contract_version, p.created_by, p.created_at`;
 
 function toStoredProof(row: Row): StoredProof {
   return {
@@ -83,7 +96,7 @@ function toStoredProof(row: Row): StoredProof {
     results: row.results,
     failedPredicates: row.failed_predicates,
     sample: row.sample,
-    tableVersion: { definition: row.definition_version, gate1: row.gate1_version, data: row.data_version },
+    tableVersion: versionsOf(row),
     createdBy: row.created_by,
     createdAt: new Date(row.created_at).toISOString(),
   };
@@ -146,7 +159,7 @@ export function storedProofBody(proof: StoredProof): Gate1ProofBody {
 
 /**
  * Of the table ids given, those whose newest submit proof is not at the table's current versions (a rebuild
- * signalled, records written, a new gate1.yml or definition since the submission), or that have none:
+ * signalled, records written, a new gate1.yml, definition or contract since the submission), or that have none:
  * certify is blocked (stale_proof) until they are submitted again. One query for the whole set.
  */
 export async function staleSubmissions(q: Queryable, tableIds: readonly string[]): Promise<Set<string>> {
@@ -156,25 +169,34 @@ export async function staleSubmissions(q: Queryable, tableIds: readonly string[]
   // with 100 submissions each: 78 ms a page).
   const rows = await q.query<{ id: string }>(
     `SELECT t.id FROM gds.tables t
-       LEFT JOIN LATERAL (SELECT p.definition_version, p.gate1_version, p.data_version FROM gds.gate_proofs p
+       LEFT JOIN LATERAL (SELECT p.definition_version, p.gate1_version, p.data_version, p.contract_version
+                            FROM gds.gate_proofs p
                            WHERE p.table_id = t.id AND p.kind = 'submit' ORDER BY p.seq DESC LIMIT 1) p ON true
       WHERE t.id = ANY($1::text[])
         AND (p.definition_version IS NULL OR p.definition_version <> t.definition_version
-             OR p.gate1_version <> t.gate1_version OR p.data_version <> t.data_version)`,
+             OR p.gate1_version <> t.gate1_version OR p.data_version <> t.data_version
+             OR p.contract_version <> t.contract_version)`,
     [tableIds],
   );
   return new Set(rows.map((row) => row.id));
 }
 
-/** Fresh when the proof's three versions equal the table's current ones. */
+/** What moved from the proof's versions to the table's (a contract the proof did not record is not compared). */
+export function changedSince(
+  proof: TableVersions,
+  table: TableVersions,
+): Array<{ what: keyof TableVersions; from: number; to: number }> {
+  return (['definition', 'gate1', 'data', 'contract'] as const).flatMap((what) => {
+    const from = proof[what];
+    const to = table[what];
+    return from === undefined || to === undefined || from === to ? [] : [{ what, from, to }];
+  });
+}
+
+/** Fresh when the proof's versions equal the table's current ones. */
 export function isProofFresh(
   proof: { tableVersion: TableVersions },
   table: { versions: TableVersions },
 ): boolean {
-  const current = table.versions;
-  return (
-    proof.tableVersion.definition === current.definition &&
-    proof.tableVersion.gate1 === current.gate1 &&
-    proof.tableVersion.data === current.data
-  );
+  return changedSince(proof.tableVersion, table.versions).length === 0;
 }

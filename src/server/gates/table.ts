@@ -1,5 +1,5 @@
 // What the gates need of a governed table: gov's table row, plus the optional referential-integrity
-// and bounds declarations of its columns, its three versions, and where a reference may point.
+// and bounds declarations of its columns, its versions, and where a reference may point.
 import type { Queryable } from '../db/handle.js';
 import type { LoadOptions, TableRow } from '../governance/tables.js';
 import { loadTable } from '../governance/tables.js';
@@ -15,6 +15,8 @@ export interface TableVersions {
   definition: number;
   gate1: number;
   data: number;
+  /** The semantic contract's revision; absent on a proof stamped before it was recorded (not compared). */
+  contract?: number;
 }
 
 export interface GateTable extends Omit<TableRow, 'columns' | 'grainKeyColumns'> {
@@ -29,7 +31,12 @@ export function toGateTable(table: TableRow, warehouseSchemas: string[]): GateTa
   return {
     ...table,
     grainKeyColumns: table.grainKeyColumns ?? [],
-    versions: { definition: table.definitionVersion, gate1: table.gate1Version, data: table.dataVersion },
+    versions: {
+      definition: table.definitionVersion,
+      gate1: table.gate1Version,
+      data: table.dataVersion,
+      contract: table.contractVersion,
+    },
     warehouseSchemas,
   };
 }

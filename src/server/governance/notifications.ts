@@ -6,13 +6,9 @@ import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
 import type { SeqKey } from '../list-cursor.js';
+import { changedSince } from '../gates/proofs.js';
+import type { TableVersions } from '../gates/table.js';
 import type { TableRow } from './tables.js';
-
-export interface TableVersions {
-  definition: number;
-  gate1: number;
-  data: number;
-}
 
 export interface QueueEntry {
   /** The notification's id. */
@@ -33,8 +29,9 @@ export interface QueueEntry {
     failedPredicates: string[];
     tableVersion: TableVersions;
     /**
-     * Whether the table is still at the proof's versions: false once its definition, gate1.yml or data moved
-     * (a rebuild signalled, records written), when certify is blocked (stale_proof) until it is submitted again.
+     * Whether the table is still at the proof's versions: false once its definition, gate1.yml, data or
+     * semantic contract moved (a rebuild signalled, records written, set-intent), when certify is blocked
+     * (stale_proof) until it is submitted again.
      */
     fresh: boolean;
     /** What moved since the proof, from its version to the table's. */
@@ -117,15 +114,18 @@ interface Row {
   definition_version: number | null;
   gate1_version: number | null;
   data_version: number | null;
+  contract_version: number | null;
   table_definition: number;
   table_gate1: number;
   table_data: number;
+  table_contract: number;
   certified_version: number | null;
   certified_at: Date | string | null;
   certified_email: string | null;
   certified_definition: number | null;
   certified_gate1: number | null;
   certified_data: number | null;
+  certified_contract: number | null;
   requests: Array<{ id: string; cause: string; created_at: string; count: number }>;
 }
 
@@ -147,10 +147,12 @@ export async function listQueuePage(
             n.seq::text AS seq,
             n.details->>'submittedBy' AS submitted_by, su.email AS submitted_email,
             p.id AS proof_id, p.passed, p.failed_predicates, p.definition_version, p.gate1_version, p.data_version,
+            p.contract_version,
             t.definition_version AS table_definition, t.gate1_version AS table_gate1, t.data_version AS table_data,
+            t.contract_version AS table_contract,
             cv.version AS certified_version, cv.certified_at, cu.email AS certified_email,
             cp.definition_version AS certified_definition, cp.gate1_version AS certified_gate1,
-            cp.data_version AS certified_data,
+            cp.data_version AS certified_data, cp.contract_version AS certified_contract,
             COALESCE((SELECT json_agg(json_build_object('id', r.id, 'cause', r.cause, 'created_at', r.created_at,
                                                         'count', r.signal_count) ORDER BY r.created_at, r.id)
                         FROM gds.recertification_requests r WHERE r.table_id = t.id AND r.status = 'OPEN'),
@@ -164,7 +166,8 @@ export async function listQueuePage(
                            ORDER BY v.version DESC LIMIT 1) cv ON true
        LEFT JOIN gds.users cu ON cu.id = cv.certified_by
        -- A table never certified reads none of its submissions (not all of them, none matching).
-       LEFT JOIN LATERAL (SELECT s.definition_version, s.gate1_version, s.data_version FROM gds.gate_proofs s
+       LEFT JOIN LATERAL (SELECT s.definition_version, s.gate1_version, s.data_version, s.contract_version
+                            FROM gds.gate_proofs s
                            WHERE cv.certified_at IS NOT NULL AND s.table_id = t.id AND s.kind = 'submit'
                              AND s.created_at <= cv.certified_at
                            ORDER BY s.seq DESC LIMIT 1) cp ON true
@@ -193,22 +196,40 @@ const versionsOf = (
   definition: number | null,
   gate1: number | null,
   data: number | null,
+  contract: number | null,
 ): TableVersions | null =>
   definition === null || gate1 === null || data === null
     ? null
-    : { definition: Number(definition), gate1: Number(gate1), data: Number(data) };
+    : {
+        definition: Number(definition),
+        gate1: Number(gate1),
+        data: Number(data),
+        // A proof stamped before contract revisions were recorded has none: not compared.
+        ...(contract === null ? {} : { contract: Number(contract) }),
+      };
 
 function toEntry(row: Row): QueueEntry {
-  const proofVersions = versionsOf(row.definition_version, row.gate1_version, row.data_version);
-  const certifiedVersions = versionsOf(row.certified_definition, row.certified_gate1, row.certified_data);
-  const tableVersions = versionsOf(row.table_definition, row.table_gate1, row.table_data) as TableVersions;
-  const changed: NonNullable<QueueEntry['sinceCertified']>['changed'] = [];
-  if (proofVersions && certifiedVersions) {
-    for (const what of ['definition', 'gate1', 'data'] as const) {
-      const from = certifiedVersions[what];
-      if (from !== proofVersions[what]) changed.push({ what, from, to: proofVersions[what] });
-    }
-  }
+  const proofVersions = versionsOf(
+    row.definition_version,
+    row.gate1_version,
+    row.data_version,
+    row.contract_version,
+  );
+  const certifiedVersions = versionsOf(
+    row.certified_definition,
+    row.certified_gate1,
+    row.certified_data,
+    row.certified_contract,
+  );
+  const tableVersions = versionsOf(
+    row.table_definition,
+    row.table_gate1,
+    row.table_data,
+    row.table_contract,
+  ) as TableVersions;
+  const changed: NonNullable<QueueEntry['sinceCertified']>['changed'] =
+    proofVersions && certifiedVersions ? changedSince(certifiedVersions, proofVersions) : [];
+  const moved = proofVersions ? changedSince(proofVersions, tableVersions) : [];
   return {
     id: row.id,
     kind: row.kind,
@@ -227,14 +248,8 @@ function toEntry(row: Row): QueueEntry {
             passed: row.passed === true,
             failedPredicates: row.failed_predicates ?? [],
             tableVersion: proofVersions,
-            fresh: (['definition', 'gate1', 'data'] as const).every(
-              (w) => proofVersions[w] === tableVersions[w],
-            ),
-            changedSince: (['definition', 'gate1', 'data'] as const).flatMap((what) =>
-              proofVersions[what] === tableVersions[what]
-                ? []
-                : [{ what, from: proofVersions[what], to: tableVersions[what] }],
-            ),
+            fresh: moved.length === 0,
+            changedSince: moved,
           },
     sinceCertified:
       row.certified_version === null || row.certified_at === null

@@ -29,6 +29,8 @@ export interface TableRow {
   definitionVersion: number;
   gate1Version: number;
   dataVersion: number;
+  /** The semantic contract's revision: bumped by every change of the live contract (a review proof stamps it). */
+  contractVersion: number;
   grain: string | null;
   grainKeyColumns: string[] | null;
   /** The parsed artifact last pushed (Mode A); null for seeded and Mode B tables. */
@@ -58,6 +60,7 @@ interface Row {
   definition_version: number;
   gate1_version: number;
   data_version: number;
+  contract_version: number;
   grain: string | null;
   grain_key_columns: string[] | null;
   artifact: TableRow['artifact'];
@@ -84,6 +87,7 @@ const TABLE_COLUMN_NAMES = [
   'definition_version',
   'gate1_version',
   'data_version',
+  'contract_version',
   'grain',
   'grain_key_columns',
   'artifact',
@@ -114,6 +118,7 @@ export function toTableRow(row: Row): TableRow {
     definitionVersion: Number(row.definition_version),
     gate1Version: Number(row.gate1_version),
     dataVersion: Number(row.data_version),
+    contractVersion: Number(row.contract_version),
     grain: row.grain,
     grainKeyColumns: row.grain_key_columns,
     artifact: row.artifact,

@@ -6,7 +6,13 @@ import { roleAtLeast } from '../../core/scopes.js';
 import { recordAudit } from '../audit.js';
 import { loadTableInScope, requireEnvironment, requirePerson, requireRole } from '../certification/access.js';
 import type { ContractFields } from '../certification/contracts.js';
-import { fieldsOf, findContract, liveContract, updateContract } from '../certification/contracts.js';
+import {
+  fieldsOf,
+  findContract,
+  liveContract,
+  sameFields,
+  updateContract,
+} from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
@@ -56,8 +62,6 @@ export function contractRoutes(app: FastifyInstance, ctx: AppContext): void {
     return response;
   });
 }
-
-const sameFields = (a: ContractFields, b: ContractFields) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The intent of a table's contract is set by the table's owner, or by a STEWARD and above. */
 export function maySetIntent(caller: SessionCaller, table: Pick<TableRow, 'ownerId'>): boolean {

@@ -199,7 +199,7 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
           throw new HttpError(
             409,
             'table_changed',
-            `Table ${table.id}'s definition, gate1.yml or data changed during the scan; nothing was submitted. Submit again.`,
+            `Table ${table.id}'s definition, gate1.yml, data or contract changed during the scan; nothing was submitted. Submit again.`,
             { tableId: table.id, scanned: proof.tableVersion, current: current.versions },
           );
         }

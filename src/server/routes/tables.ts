@@ -93,6 +93,7 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       definitionVersion: table.definitionVersion,
       gate1Version: table.gate1Version,
       dataVersion: table.dataVersion,
+      contractVersion: table.contractVersion,
       certification: await latestCertification(ctx.db, table.id),
       // A CERTIFIED table's view, published again here when a warehouse rebuild dropped it.
       certifiedView:

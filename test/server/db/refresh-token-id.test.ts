@@ -3,24 +3,16 @@
 // each becomes its own token id, so a refresh token issued before the upgrade still refreshes after it.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { migrate, MIGRATIONS } from '../../../src/server/db/migrations.js';
+import { migrate } from '../../../src/server/db/migrations.js';
 import { ENGINES, useEngineDb } from '../../helpers/engines.js';
 import { needs } from '../../helpers/skip.js';
+import { schemaBefore, T0 } from './earlier-schema.js';
 
-const T0 = '2026-01-01T00:00:00.000Z';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe.each(ENGINES)('refresh tokens issued before migration 65 ($engine)', (engine) => {
   const db = useEngineDb(engine, async (opened) => {
-    await migrate(
-      opened,
-      MIGRATIONS.filter((m) => m.version < 65),
-    );
-    await opened.query(`INSERT INTO gds.workspaces (id, name, created_at) VALUES ('ws_a', 'a', $1)`, [T0]);
-    await opened.query(
-      `INSERT INTO gds.users (id, email, display_name, created_at) VALUES ('usr_a', 'a@example.com', 'A', $1)`,
-      [T0],
-    );
+    await schemaBefore(opened, 65);
     await opened.query(
       `INSERT INTO gds.integration_tokens (id, workspace_id, user_id, name, audience, env, scopes, client_token_hash,
                                            created_at, table_ids)

@@ -49,10 +49,11 @@ const db = (): Queryable => ({
 });
 const versionsOf = async (tableId: string) => {
   const [row] = await server.sql(
-    'SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data FROM gds.tables WHERE id = $1',
+    `SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data,
+            contract_version AS contract FROM gds.tables WHERE id = $1`,
     [tableId],
   );
-  return { versions: row as { definition: number; gate1: number; data: number } };
+  return { versions: row as { definition: number; gate1: number; data: number; contract: number } };
 };
 const proofCount = async () =>
   (await server.sql<{ n: number }>('SELECT count(*)::int AS n FROM gds.gate_proofs'))[0]?.n;
@@ -277,6 +278,7 @@ describe('dry run and submission', () => {
     ['gate1', 'gate1_version'],
     ['definition', 'definition_version'],
     ['data', 'data_version'],
+    ['contract', 'contract_version'],
   ])('the proof goes stale when the %s version moves', async (_label, column) => {
     await submit(orders);
     const stored = await latestSubmitProof(db(), orders);
