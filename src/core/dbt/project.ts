@@ -399,6 +399,7 @@ class ProjectReader {
       primaryKey: node.primaryKey.length > 0 ? node.primaryKey : constraints.primaryKey,
       declaredNullRates: declaredNullRates(node, names, warnings),
       grammar: this.grammar,
+      writtenByFusion: Number.parseInt(this.manifest.dbtVersion ?? '', 10) >= 2,
     });
     rules.notMapped.push(...constraints.notMapped);
     const collation = collationWarning(this.adapter, [...tests, ...constraints.tests], rules, found.columns);

@@ -54,6 +54,8 @@ export interface TestContext {
   declaredNullRates?: Map<string, FieldOverride['nullRate']>;
   /** PostgreSQL's grammar, which reads a test's predicate. */
   grammar: PgGrammar;
+  /** Whether dbt Fusion (dbt 2) wrote the manifest: only its generic tests may lack test_metadata. */
+  writtenByFusion?: boolean;
 }
 
 /**
@@ -347,8 +349,11 @@ const JINJA = /\{\{|\{%/;
 /** dbt's generic tests whose only argument is their column. */
 const COLUMN_ONLY_TESTS = ['not_null', 'unique'];
 
-/** Where dbt Fusion writes the SQL of a generic test (a singular test's file is the user's own, under tests/). */
-const FUSION_GENERIC_FILE = /(^|\/)generic_tests\//;
+/**
+ * Where dbt Fusion writes the SQL of a generic test: its target folder's generic_tests/ (a singular test's file
+ * is the user's own, under tests/, where a folder of that name may be too).
+ */
+const FUSION_GENERIC_FILE = /^(?:target\/)?generic_tests\//;
 
 /**
  * The not_null or unique test, and its column, that a test's name says: dbt names such a test of a column
@@ -378,7 +383,7 @@ function namedColumnTest(
 function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext): Outcome {
   let test = written;
   if (test.name === undefined) {
-    if (!FUSION_GENERIC_FILE.test(node.originalFilePath ?? ''))
+    if (context.writtenByFusion !== true || !FUSION_GENERIC_FILE.test(node.originalFilePath ?? ''))
       return refused(
         'a singular test (its own SQL, or a test the manifest describes without test_metadata): gds cannot turn its query into a Gate 1 rule',
       );
@@ -389,6 +394,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       );
     test = { ...test, name: named.kind, columnName: named.column };
   } else if (
+    context.writtenByFusion === true &&
     test.namespace === undefined &&
     COLUMN_ONLY_TESTS.includes(test.name) &&
     test.columnName === undefined &&

@@ -125,6 +125,20 @@ describe('generic tests dbt Fusion wrote without test_metadata or kwargs', () =>
     expect(d.notMappedTests[0]?.reason).toMatch(/singular test/);
   });
 
+  it('a singular test in a folder named generic_tests, or one dbt-core wrote there, stays refused as singular', () => {
+    const inTests = fusionTest('not_null_orders_order_id', {
+      original_file_path: 'tests/generic_tests/not_null_orders_order_id.sql',
+      raw_code: "select * from {{ ref('orders') }} where order_id < 0",
+    });
+    const byCore = fusionTest('unique_orders_order_id', {
+      raw_code: "select * from {{ ref('orders') }} where order_id < 0",
+    });
+    for (const d of [declare('2.0.0-beta.46', inTests), declare('1.10.6', byCore)]) {
+      expect(d.mappedTests).toEqual([]);
+      expect(d.notMappedTests[0]?.reason).toMatch(/singular test/);
+    }
+  });
+
   it('a Fusion test whose name names no column of the table is refused, saying so', () => {
     const d = declare('2.0.0-beta.46', fusionTest('not_null_orders_'));
     expect(d.mappedTests).toEqual([]);
