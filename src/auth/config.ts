@@ -248,9 +248,10 @@ export async function withProfileLock<T>(
 /**
  * Runs `fn` holding the cross-process lock the config file is written under (`<path>.lock`, proper-lockfile)
  * on a file outside the config folder: a read-merge-write of another of gds's files (recertify-state.ts).
+ * `fn` calls `assertHeld` just before it writes: it throws once the lock went stale and another took it.
  */
-export async function withFileLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  return withLock(path, `${path}.lock`, () => fn());
+export async function withFileLock<T>(path: string, fn: (assertHeld: () => void) => Promise<T>): Promise<T> {
+  return withLock(path, `${path}.lock`, (assertHeld) => fn(assertHeld));
 }
 
 interface HeldLock {

@@ -106,11 +106,12 @@ export async function openRunState(
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
         // Under the lock: a save of another run of the same command between our read and our write is lost.
-        await withFileLock(path, async () => {
+        await withFileLock(path, async (assertHeld) => {
           // Another run of the same command may have kept parts since: kept too (ours win on a part both answered).
           const theirs = await readState(path, expected);
           const answered = new Map([...(typeof theirs === 'string' ? [] : theirs), ...ours]);
           const state = { version: 1, ...expected, answered: Object.fromEntries(answered) };
+          assertHeld();
           // Retried once when the temporary file vanished: another run's done() removed it.
           await writeResumeState(path, state, 0o600).catch((error: NodeJS.ErrnoException) => {
             if (error.code !== 'ENOENT') throw error;
