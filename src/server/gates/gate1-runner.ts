@@ -97,7 +97,9 @@ async function checkGate1(
   const seed = options.sample?.kind === 'random' ? newSampleSeed() : undefined;
   const { results, versions, digest, method } = await gateRead(db, table, {
     state: async (tx) => ({
-      versions: await versionsOf(tx, table.id),
+      // The contract revision of the grain the checks use (the table as loaded): a contract changed since
+      // leaves the proof stale, so the submission refuses it (409 table_changed), never records it fresh.
+      versions: await versionsOf(tx, table.id, table.versions.contract),
       current: await currentGate1(tx, table.id),
       digest: withDigest ? await rowsDigest(tx, table) : null,
     }),
@@ -132,14 +134,14 @@ async function checkGate1(
   return { proof, digest };
 }
 
-async function versionsOf(tx: Queryable, tableId: string): Promise<TableVersions> {
+async function versionsOf(tx: Queryable, tableId: string, checkedContract?: number): Promise<TableVersions> {
   const [row] = await tx.query<{ definition: number; gate1: number; data: number; contract: number }>(
     `SELECT definition_version AS definition, gate1_version AS gate1, data_version AS data,
             contract_version AS contract FROM gds.tables WHERE id = $1`,
     [tableId],
   );
   if (!row) throw new Error(`runGate1: no table ${tableId}`);
-  return row;
+  return checkedContract === undefined ? row : { ...row, contract: checkedContract };
 }
 
 function sampleInfo(sample: SampleSpec, seed: string | undefined, method: string | undefined): SampleInfo {
