@@ -32,7 +32,7 @@ export default class Apply extends ApiCommand<typeof Apply> {
     'run together make one version per change. --submit then moves each changed table to PENDING_REVIEW (the ' +
     "steward's handoff), and each table of the project QUARANTINED and never submitted as it is (plan --submit " +
     'shows it as ^ submit; a run killed before its submissions leaves such tables), and submits again each ' +
-    'one PENDING_REVIEW with a stale proof (rebuilt since it was submitted, so certify is blocked: in CI run ' +
+    'one PENDING_REVIEW with a stale proof (rebuilt, or its contract changed, since it was submitted, so certify is blocked: in CI run ' +
     'gds recertify before apply --submit) while it still is one (a person who submitted it since leaves it ' +
     'fresh: its submit step is unchanged, "already submitted since the plan", no second scan or steward ' +
     'notification); never one a steward rejected as it is, CERTIFIED or beyond; nor a ' +

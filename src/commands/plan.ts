@@ -27,7 +27,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'model, which dbt builds no relation for; it holds nothing back, and apply exits 0 for it). With --submit, ' +
     'as apply --submit plans: a table of this project that nothing else changes, QUARANTINED and never ' +
     'submitted as it is (a run killed before its submissions leaves such tables), is ^ submit, and so is one ' +
-    'PENDING_REVIEW whose proof went stale (rebuilt since it was submitted: gds recertify says so); one a ' +
+    'PENDING_REVIEW whose proof went stale (rebuilt, or its contract changed, since it was submitted: gds recertify says so of a rebuild); one a ' +
     'steward rejected as it is, CERTIFIED or beyond never is, and a CERTIFIED table whose change ' +
     'leaves it CERTIFIED (its gate1.yml or contract intent) says under its ~ replace that apply --submit does ' +
     'not submit it again. Ownership is ' +

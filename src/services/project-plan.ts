@@ -13,8 +13,8 @@
 // With `submit` (plan --submit, apply --submit), a table of this project that nothing else changes, QUARANTINED
 // and never submitted as it is (registered or changed since its last submission: a run killed between its
 // writes and its submissions leaves such tables) is `^ submit`: apply submits it for review. So is one
-// PENDING_REVIEW whose submission's proof went stale (a rebuild signalled since: certify is blocked until it
-// is submitted again). One a steward rejected as it is stays `= unchanged` (saying so), and one CERTIFIED (or
+// PENDING_REVIEW whose submission's proof went stale (a rebuild signalled, or its contract changed, since:
+// certify is blocked until it is submitted again). One a steward rejected as it is stays `= unchanged` (saying so), and one CERTIFIED (or
 // beyond) is never submitted again: a CERTIFIED table whose change leaves it CERTIFIED (its gate1.yml or
 // contract intent) says so.
 //
@@ -922,7 +922,7 @@ function forbiddenChange(row: HeldTable, changes: PlannedChanges, model: () => s
 }
 
 const STALE_SUBMISSION =
-  'PENDING_REVIEW with a stale proof (its data, definition or gate1.yml moved since it was submitted, so certify is blocked): apply --submit submits it again';
+  'PENDING_REVIEW with a stale proof (its data, definition, gate1.yml or contract moved since it was submitted, so certify is blocked): apply --submit submits it again';
 
 /** A change apply writes that leaves a CERTIFIED table CERTIFIED (a new definition makes it QUARANTINED). */
 function keepsCertified(changes: PlannedChanges): boolean {

@@ -29,7 +29,7 @@ export const GUARDS = {
   isModeB: (ctx) => ctx.mode === 'MODE_B',
   nameTaken: (ctx) => ctx.conflict?.kind === 'name',
   sourceTaken: (ctx) => ctx.conflict?.kind === 'source',
-  /** No review proof, or one older than the definition, gate1.yml or the latest ingest. */
+  /** No review proof, or one older than the definition, gate1.yml, the contract or the latest ingest. */
   proofMissingOrStale: (ctx) => !ctx.certification?.proof?.fresh,
   predicatesFailed: (ctx) => (ctx.certification?.proof?.failedPredicates.length ?? 0) > 0,
   /** Checks run again at certify time, on the data as it is now, fail. */

@@ -38,8 +38,8 @@ export interface QueueEntry {
     changedSince: Array<{ what: keyof TableVersions; from: number; to: number }>;
   } | null;
   /**
-   * The last certified version and what changed since (the definition, gate1.yml or data version that its
-   * proof was taken at against this submission's); null when the table was never certified.
+   * The last certified version and what changed since (the definition, gate1.yml, data or contract version that
+   * its proof was taken at against this submission's); null when the table was never certified.
    */
   sinceCertified: {
     version: number;

@@ -1,5 +1,5 @@
 // A governed table as the governance engine sees it: one row of gds.tables with its lifecycle state
-// and the three versions a review proof is checked against (definition, gate1.yml, data).
+// and the four versions a review proof is checked against (definition, gate1.yml, data, contract).
 import type { GovernanceArtifact } from '../../core/artifacts/index.js';
 import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/handle.js';
