@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from '../../cli/helpers/cli-process.js';
-import { migrate, MIGRATIONS } from '../../../src/server/db/migrations.js';
-import { seedIfEmpty } from '../../../src/server/seed.js';
+import { migrate } from '../../../src/server/db/migrations.js';
 import { ENGINES, useEngineDb } from '../../helpers/engines.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
 import { needs } from '../../helpers/skip.js';
+import { schemaBefore, T0 } from '../db/earlier-schema.js';
 
 /** The migration that keeps every signal. */
 const SIGNALS_MIGRATION = 62;
@@ -205,20 +205,16 @@ describe.each(ENGINES)('requests filed before signals were kept, on $engine', (e
   const db = useEngineDb(
     engine,
     async (db) => {
-      // The database as the server before this migration left it, with two open requests.
-      await db.exec(`CREATE SCHEMA IF NOT EXISTS gds;
-        CREATE TABLE gds.schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-          applied_at timestamptz NOT NULL DEFAULT now());`);
-      for (const migration of MIGRATIONS.filter((m) => m.version < SIGNALS_MIGRATION)) {
-        await db.transaction(async (tx) => {
-          await tx.exec(migration.sql);
-          await tx.query('INSERT INTO gds.schema_migrations (version, name) VALUES ($1, $2)', [
-            migration.version,
-            migration.name,
-          ]);
-        });
-      }
-      await seedIfEmpty(db, () => Date.now());
+      // The database as the server before this migration left it, with two open requests. Rows are written by
+      // hand: the seed is today's code, which writes columns later migrations add.
+      await schemaBefore(db, SIGNALS_MIGRATION);
+      await db.query(
+        `INSERT INTO gds.tables (id, workspace_id, slug, name, mode, state, gate_mode, environment_label, owner_id,
+                                 columns, created_at, updated_at)
+         VALUES ('tbl_customers', 'ws_a', 'customers', 'customers', 'MODE_A', 'CERTIFIED', 'ENFORCING', 'dev',
+                 'usr_a', '[]', $1, $1)`,
+        [T0],
+      );
       await db.query(
         `INSERT INTO gds.recertification_requests
            (id, workspace_id, table_id, cause, status, details, created_by, created_at, last_seen_at, signal_count)
