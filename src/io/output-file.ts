@@ -80,14 +80,11 @@ function writeError(path: string, { flag, example }: WriteOptions, error: unknow
       suggestion: `Pass --force to replace it, or give ${flag} another path.`,
     });
   }
-  return new CliError(
-    `Cannot write ${echoedPath(path)}: ${withPathEchoed((error as Error).message, path)}`,
-    {
-      exitCode: ExitCode.Usage,
-      code: 'output_unwritable',
-      suggestion: `Check that the folder of ${flag} exists and is writable.`,
-    },
-  );
+  return new CliError(`Cannot write ${echoedPath(path)}: ${withPathEchoed((error as Error).message, path)}`, {
+    exitCode: ExitCode.Usage,
+    code: 'output_unwritable',
+    suggestion: `Check that the folder of ${flag} exists and is writable.`,
+  });
 }
 
 /**

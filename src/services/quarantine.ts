@@ -69,12 +69,9 @@ async function writeAtomically(path: string, content: string, overwrite: boolean
 }
 
 function writeFailure(path: string, error: unknown): CliError {
-  return new CliError(
-    `Cannot write ${echoedPath(path)}: ${withPathEchoed((error as Error).message, path)}`,
-    {
-      exitCode: ExitCode.Usage,
-      code: 'output_unwritable',
-      suggestion: 'Check that the folder exists and is writable, or pass -o <file>.',
-    },
-  );
+  return new CliError(`Cannot write ${echoedPath(path)}: ${withPathEchoed((error as Error).message, path)}`, {
+    exitCode: ExitCode.Usage,
+    code: 'output_unwritable',
+    suggestion: 'Check that the folder exists and is writable, or pass -o <file>.',
+  });
 }

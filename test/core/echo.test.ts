@@ -1,6 +1,14 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
 import { describe, expect, it } from 'vitest';
-import { echoed, echoedDetails, echoedList, echoedPath, echoedUrl, quotedEcho, withPathEchoed } from '../../src/core/echo.js';
+import {
+  echoed,
+  echoedDetails,
+  echoedList,
+  echoedPath,
+  echoedUrl,
+  quotedEcho,
+  withPathEchoed,
+} from '../../src/core/echo.js';
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
@@ -44,9 +52,7 @@ describe('withPathEchoed', () => {
   it("says back every mention of the path in a system's message as echoedPath does, and leaves the rest", () => {
     const path = `/tmp/${'x'.repeat(100_000)}/out.ndjson`;
     const said = withPathEchoed(`ENAMETOOLONG: name too long, open '${path}' (again: ${path})`, path);
-    expect(said).toBe(
-      `ENAMETOOLONG: name too long, open '${echoedPath(path)}' (again: ${echoedPath(path)})`,
-    );
+    expect(said).toBe(`ENAMETOOLONG: name too long, open '${echoedPath(path)}' (again: ${echoedPath(path)})`);
     expect(withPathEchoed('EACCES: permission denied', 'out.ndjson')).toBe('EACCES: permission denied');
   });
 });

@@ -31,7 +31,8 @@ async function resultsReadAsLatin1(file: string): Promise<unknown> {
 }
 
 // ansis's strip, as oclif's bundle holds it: a raw ESC and CSI (U+009B) in a class.
-const strip = 'export const results = ["\\u001b[1mok\\u001b[0m", "\\u00c2[1m", "\\u009b1mx"].map((text) => ' +
+const strip =
+  'export const results = ["\\u001b[1mok\\u001b[0m", "\\u00c2[1m", "\\u009b1mx"].map((text) => ' +
   'text.replace(/[\u001b\u009b][[()#;?]*(?:[0-9]{1,4}(?:;[0-9]{0,4})*)?[0-9A-ORZcf-nqry=><]/g, ""));\n';
 
 it('keeps a raw character of a regular-expression literal in the bundle, which latin1 reads wrongly', async () => {
