@@ -26,11 +26,18 @@ export function echoedPath(path: string): string {
 }
 
 /**
- * A URL said back as `echoed` says a text, cut at its end so that its scheme and host stay. Its password and
- * the secrets of its query are masked before the cut: a cut through a secret would leave a part no mask knows.
+ * At most this many characters of a URL said back: a request's URL (its host, and its path naming the call) is
+ * whole in practice, where 80 cut the path of many; a runaway base URL is still one line's worth.
+ */
+export const URL_ECHO_MAX_CHARS = 200;
+
+/**
+ * A URL said back as `echoed` says a text, but cut at URL_ECHO_MAX_CHARS, at its end so that its scheme and
+ * host stay. Its password and the secrets of its query are masked before the cut: a cut through a secret
+ * would leave a part no mask knows.
  */
 export function echoedUrl(url: string): string {
-  return echoed(redactSecrets(url));
+  return cutEnd(oneLine(redactSecrets(url)), URL_ECHO_MAX_CHARS);
 }
 
 /** Keys of `details` whose values are paths (cut at their start) and URLs (masked, cut at their end). */

@@ -273,7 +273,7 @@ describe('sessionFailure: a NetworkError', () => {
     const failure = mapped(error, { baseUrl: base, baseSource: 'env' });
     expect(failure.exitCode).toBe(9);
     expect(failure.message).toMatch(/^Could not reach the service at https:\/\/api\.test\/stage\/stage\//);
-    expect(failure.message.length).toBeLessThan(300);
+    expect(failure.message.length).toBeLessThan(600);
     const stderr = { text: '', write: (chunk: string) => ((stderr.text += chunk), true) };
     new Output({ json: true, stderr: stderr as never, env: {} }).error(redactError(failure, []));
     expect(stderr.text.length).toBeLessThan(1_500);

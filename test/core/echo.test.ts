@@ -58,11 +58,14 @@ describe('withPathEchoed', () => {
 });
 
 describe('echoedUrl', () => {
-  it('keeps a short URL, and cuts a long one at its end so that its scheme and host stay', () => {
+  it('keeps a URL of up to 200 characters, and cuts a longer one at its end so that its scheme and host stay', () => {
     expect(echoedUrl('https://api.example.com/v1')).toBe('https://api.example.com/v1');
+    const call = `https://governed-data.internal.example-corporation.com/production/api/tables/tbl_${'a'.repeat(24)}/gate-jobs?limit=5`;
+    expect(echoedUrl(call)).toBe(call);
     const said = echoedUrl(`https://api.example.com/${'stage/'.repeat(1_000)}`);
     expect(said).toMatch(/^https:\/\/api\.example\.com\/stage\/.*…$/);
-    expect(Array.from(said)).toHaveLength(80);
+    expect(Array.from(said)).toHaveLength(200);
+    expect(echoedUrl('https://api.example.com/a\u001b[2Jb\nc')).toBe('https://api.example.com/ab\\nc');
   });
 
   it('masks a password and a secret of the query before it cuts, so no part of either is shown', () => {
