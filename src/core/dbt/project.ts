@@ -20,6 +20,7 @@ import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenNa
 import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
+import { writtenByFusion } from './fusion.js';
 import { defaultIndirectSelection, selectDbt } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
 import { printGate1 } from './gate1-text.js';
@@ -399,7 +400,7 @@ class ProjectReader {
       primaryKey: node.primaryKey.length > 0 ? node.primaryKey : constraints.primaryKey,
       declaredNullRates: declaredNullRates(node, names, warnings),
       grammar: this.grammar,
-      writtenByFusion: Number.parseInt(this.manifest.dbtVersion ?? '', 10) >= 2,
+      writtenByFusion: writtenByFusion(this.manifest.dbtVersion),
     });
     rules.notMapped.push(...constraints.notMapped);
     const collation = collationWarning(this.adapter, [...tests, ...constraints.tests], rules, found.columns);

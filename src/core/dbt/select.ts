@@ -20,6 +20,7 @@
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
+import { fusionGenericTest, testNamedBy, writtenByFusion } from './fusion.js';
 import { stateMatches, STATE_SELECTORS } from './state.js';
 import { sourcesWithStatus, type PreviousRun } from './previous-run.js';
 import type { DbtSelection, IndirectSelection } from './types.js';
@@ -817,12 +818,16 @@ function matchMethod(
       );
     }
     // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`), a unit test by its own.
-    case 'test_name':
-      return pick((n) =>
-        n.resourceType === 'unit_test'
-          ? glob(value, n.name)
-          : n.resourceType === 'test' && n.test?.name !== undefined && like(value, n.test.name),
-      );
+    // dbt Fusion's generic tests without test_metadata by the test their name says.
+    case 'test_name': {
+      const fusion = writtenByFusion(manifest.dbtVersion);
+      return pick((n) => {
+        if (n.resourceType === 'unit_test') return glob(value, n.name);
+        if (n.resourceType !== 'test') return false;
+        const name = n.test?.name ?? (fusionGenericTest(n, fusion) ? testNamedBy(n) : undefined);
+        return name !== undefined && like(value, name);
+      });
+    }
     // dbt's test_type: generic (schema), singular, data or unit. `data` was singular's old name until dbt 1.8
     // made it every data test, generic and singular (dbt-core #9052; the docs' `dbt test --select
     // test_type:data`, "run only data tests").
@@ -833,11 +838,14 @@ function matchMethod(
           `${atom}: dbt's test types are test_type:generic (or schema), singular, data (generic and singular; singular before dbt 1.8) and unit`,
           selector,
         );
+      // A generic test dbt Fusion wrote without test_metadata is generic still.
+      const fusion = writtenByFusion(manifest.dbtVersion);
       return pick((n) =>
         kind === 'unit'
           ? n.resourceType === 'unit_test'
           : n.resourceType === 'test' &&
-            (kind === 'data' || (n.test?.name !== undefined) === (kind === 'generic')),
+            (kind === 'data' ||
+              (n.test?.name !== undefined || fusionGenericTest(n, fusion)) === (kind === 'generic')),
       );
     }
     default: {

@@ -21,6 +21,7 @@ import { checkRegex } from '../gate1/regex-check.js';
 import type { ManifestNode, ManifestTest } from './manifest.js';
 import { text, valuesKey } from './manifest.js';
 import { numberText } from '../json-split.js';
+import { fusionGenericTest } from './fusion.js';
 import { findColumn, reachedColumn, sqlIdentifier, withColumnNames } from './names.js';
 import type { MappedTest, NotMappedTest } from './types.js';
 
@@ -350,12 +351,6 @@ const JINJA = /\{\{|\{%/;
 const COLUMN_ONLY_TESTS = ['not_null', 'unique'];
 
 /**
- * Where dbt Fusion writes the SQL of a generic test: its target folder's generic_tests/ (a singular test's file
- * is the user's own, under tests/, where a folder of that name may be too).
- */
-const FUSION_GENERIC_FILE = /^(?:target\/)?generic_tests\//;
-
-/**
  * The not_null or unique test, and its column, that a test's name says: dbt names such a test of a column
  * `<test>_<model>_<column>`. For the generic tests dbt Fusion writes without test_metadata, or without its
  * kwargs and column_name (dbt-fusion #1575, #1243). The model is the test's one parent; the column must be
@@ -383,7 +378,7 @@ function namedColumnTest(
 function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext): Outcome {
   let test = written;
   if (test.name === undefined) {
-    if (context.writtenByFusion !== true || !FUSION_GENERIC_FILE.test(node.originalFilePath ?? ''))
+    if (!fusionGenericTest(node, context.writtenByFusion === true))
       return refused(
         'a singular test (its own SQL, or a test the manifest describes without test_metadata): gds cannot turn its query into a Gate 1 rule',
       );

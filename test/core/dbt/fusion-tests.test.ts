@@ -4,7 +4,9 @@
 // relationships' to and field) is refused, never turned into another predicate.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import { selectDbt } from '../../../src/core/dbt/select.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtDeclaration } from '../../../src/core/dbt/types.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
@@ -146,7 +148,107 @@ describe('generic tests dbt Fusion wrote without test_metadata or kwargs', () =>
   });
 });
 
+describe('test_name: and test_type: select the generic tests Fusion wrote without test_metadata as dbt does', () => {
+  // dbt names a generic test `<test>_<model>_<arguments>` (a source's `source_<test>_<source>_<table>_…`):
+  // test_name: matches the <test> part, and test_type: takes the test for a generic one.
+  const values = model('values');
+  const customers = model('customers');
+  const fusionTests = [
+    fusionTest('not_null_orders_order_id'),
+    fusionTest('unique_orders_order_id'),
+    fusionTest('accepted_values_orders_status__a__b'),
+    fusionTest('relationships_orders_customer_id__id__ref_customers_', {
+      depends_on: { macros: [], nodes: ['model.shop.customers', 'model.shop.orders'] },
+    }),
+    // A model named like a part of its test's name: the name is still split at the model that follows the test.
+    fusionTest('accepted_values_values_kind__x', {
+      depends_on: { macros: [], nodes: ['model.shop.values'] },
+    }),
+    fusionTest('source_not_null_raw_orders_id', {
+      depends_on: { macros: [], nodes: ['source.shop.raw.orders'] },
+    }),
+  ];
+  const singular = fusionTest('assert_no_negative_orders', {
+    path: 'assert_no_negative_orders.sql',
+    original_file_path: 'tests/assert_no_negative_orders.sql',
+    raw_code: "select * from {{ ref('orders') }} where order_id < 0",
+  });
+  const written = (version: string, ...tests: Entry[]) => {
+    const m = manifest(orders, values, customers, ...tests);
+    (m['metadata'] as Entry)['dbt_version'] = version;
+    m['sources'] = {
+      'source.shop.raw.orders': {
+        unique_id: 'source.shop.raw.orders',
+        resource_type: 'source',
+        name: 'orders',
+        source_name: 'raw',
+        package_name: 'shop',
+        fqn: ['shop', 'raw', 'orders'],
+        original_file_path: 'models/sources.yml',
+        config: { enabled: true },
+      },
+    };
+    return readManifest(m);
+  };
+  const fusion = written('2.0.0-beta.46', ...fusionTests, singular);
+  const selected = (select: string, m = fusion) =>
+    [...selectDbt(m, { select: [select] }).tests].map((id) => id.slice('test.shop.'.length)).sort();
+
+  it('test_name: matches the generic test the name says, globs too', () => {
+    expect(selected('test_name:not_null')).toEqual([
+      'not_null_orders_order_id',
+      'source_not_null_raw_orders_id',
+    ]);
+    expect(selected('test_name:unique')).toEqual(['unique_orders_order_id']);
+    expect(selected('test_name:accepted_values')).toEqual([
+      'accepted_values_orders_status__a__b',
+      'accepted_values_values_kind__x',
+    ]);
+    expect(selected('test_name:relationships')).toEqual([
+      'relationships_orders_customer_id__id__ref_customers_',
+    ]);
+    expect(selected('test_name:not_*')).toEqual([
+      'not_null_orders_order_id',
+      'source_not_null_raw_orders_id',
+    ]);
+    expect(selected('test_name:accepted')).toEqual([]);
+    expect(selected('test_name:assert_no_negative_orders')).toEqual([]);
+  });
+
+  it('test_type:generic selects them, test_type:singular only the test of tests/, test_type:data both', () => {
+    const generic = fusionTests.map((t) => t['name'] as string).sort();
+    expect(selected('test_type:generic')).toEqual(generic);
+    expect(selected('test_type:singular')).toEqual(['assert_no_negative_orders']);
+    expect(selected('test_type:data')).toEqual([...generic, 'assert_no_negative_orders'].sort());
+  });
+
+  it('--exclude test_type:singular keeps them among the rules of the table', () => {
+    const kept = selectDbt(fusion, { select: ['orders'], exclude: ['test_type:singular'] }).tests;
+    expect(kept.has('test.shop.not_null_orders_order_id')).toBe(true);
+    expect(kept.has('test.shop.assert_no_negative_orders')).toBe(false);
+  });
+
+  it('dbt-core wrote no generic test without test_metadata: there, such a test is singular', () => {
+    const core = written('1.10.6', fusionTest('not_null_orders_order_id'));
+    expect(selected('test_name:not_null', core)).toEqual([]);
+    expect(selected('test_type:singular', core)).toEqual(['not_null_orders_order_id']);
+  });
+});
+
 describe('the Fusion manifest of ../shared/fixtures', needs(noSharedFixtures), () => {
+  it('test_name:not_null and test_type:generic select its not_null test; test_type:singular does not', () => {
+    const m = readManifest(
+      JSON.parse(
+        readFileSync(`${sharedFixturesDir}real/dbt/a7med_bigquery_1.10.6_generate.manifest.json`, 'utf8'),
+      ) as unknown,
+    );
+    const tests = (select: string) => [...selectDbt(m, { select: [select] }).tests];
+    const test = 'test.sales_analytics.not_null_sales_final_';
+    expect(tests('test_name:not_null')).toEqual([test]);
+    expect(tests('test_type:generic')).toEqual([test]);
+    expect(tests('test_type:singular')).toEqual([]);
+  });
+
   it("its not_null test, written without test_metadata and naming no column, is refused as Fusion's, not as a singular test", () => {
     const text = readFileSync(
       `${sharedFixturesDir}real/dbt/a7med_bigquery_1.10.6_generate.manifest.json`,
