@@ -628,6 +628,14 @@ function matchMethod(
     ...[...manifest.sources.values()].filter((n) => n.enabled),
     ...others.filter((n) => n.resourceType === 'exposure' || n.resourceType === 'metric'),
   ];
+  // dbt 1.11's user-defined functions, which a name (fqn), file: and path: select too, as dbt's node selection
+  // methods page says from 1.11 (`my_function+`, `file:my_function.sql`, `path:functions/my_function.sql`;
+  // dbt-core #11968). It names no other method that sees them: those (tag:, package:, config.KEY:) do not here.
+  const functions = dbtBefore1(manifest.dbtVersion, 11)
+    ? []
+    : others.filter((n) => n.resourceType === 'function');
+  const named = functions.length === 0 ? parsed : [...parsed, ...functions];
+  const located = functions.length === 0 ? all : [...all, ...functions];
   // dbt's parsed_nodes: its manifest's nodes, where the unit tests are not (gds reads them among the nodes).
   const configurable = () => parsed.filter((n) => n.resourceType !== 'unit_test');
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
@@ -656,19 +664,19 @@ function matchMethod(
     // Before dbt 1.2 (no file method) a value ending in .sql is a name, as that dbt read it.
     case undefined:
       return value.includes('/')
-        ? pick((n) => pathMatches(n, value))
+        ? pick((n) => pathMatches(n, value), located)
         : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
-          ? pick((n) => fileMatches(n, value, like, stems))
-          : pick((n) => fqnMatches(n, value, wildcards, underscored), parsed);
+          ? pick((n) => fileMatches(n, value, like, stems), located)
+          : pick((n) => fqnMatches(n, value, wildcards, underscored), named);
     case 'fqn':
-      return pick((n) => fqnMatches(n, value, wildcards, underscored), parsed);
+      return pick((n) => fqnMatches(n, value, wildcards, underscored), named);
     case 'tag':
       return pick((n) => n.tags.some((t) => like(value, t)));
     case 'path':
-      return pick((n) => pathMatches(n, value));
+      return pick((n) => pathMatches(n, value), located);
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
-      return pick((n) => fileMatches(n, value, like, stems));
+      return pick((n) => fileMatches(n, value, like, stems), located);
     case 'source': {
       const parts = value.split('.');
       if (parts.length > 3)

@@ -198,6 +198,38 @@ describe('config.materialized: and resource_type: compare the value as it is, as
     ]);
   });
 
+  // dbt 1.11's node selection methods page (docs.getdbt.com, reference/node-selection/methods): a function is
+  // selected by its name (`my_function`, `my_function+`), by file: (`file:my_function.sql`, `my_function.sql`)
+  // and by path: (`path:functions/my_function.sql`, `functions/my_function.sql`); dbt-core #11968.
+  it("a function's name, file and path select it as dbt 1.11 does, and + walks to the models calling it", () => {
+    const read = readManifest(udfManifest('1.11.2'));
+    for (const selector of [
+      'area+',
+      'fqn:area+',
+      'shop.area+',
+      'file:area.sql+',
+      'area.sql+',
+      'path:functions/area.sql+',
+      'functions/area.sql+',
+      'path:functions+',
+      'pi+',
+    ])
+      expect(selectNodes(read, { select: [selector] }), selector).toEqual(['model.shop.fct_circles']);
+    expect(selectNodes(read, { select: ['fct_circles'], exclude: ['area+'] })).toEqual([]);
+  });
+
+  it('before dbt 1.11 no method sees a function: that dbt read none', () => {
+    const read = readManifest(udfManifest('1.10.6'));
+    for (const selector of ['area+', 'file:area.sql+', 'functions/area.sql+']) {
+      const warned: string[] = [];
+      expect(
+        selectNodes(read, { select: [selector] }, (w) => warned.push(w)),
+        selector,
+      ).toEqual([]);
+      expect(warned.join('\n')).toMatch(/matches no enabled model, seed or snapshot/);
+    }
+  });
+
   it('resource_type:function is refused on a manifest of a dbt before 1.11, as that dbt refuses it', () => {
     expect(() =>
       selectNodes(readManifest(udfManifest('1.10.6')), { select: ['resource_type:function+'] }),
