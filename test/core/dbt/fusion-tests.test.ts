@@ -11,7 +11,7 @@ import type { DbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtDeclaration } from '../../../src/core/dbt/types.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { columns, genericTest, manifest, model, source } from './helpers.js';
 
 type Entry = Record<string, unknown>;
 
@@ -176,18 +176,7 @@ describe('test_name: and test_type: select the generic tests Fusion wrote withou
   const written = (version: string, ...tests: Entry[]) => {
     const m = manifest(orders, values, customers, ...tests);
     (m['metadata'] as Entry)['dbt_version'] = version;
-    m['sources'] = {
-      'source.shop.raw.orders': {
-        unique_id: 'source.shop.raw.orders',
-        resource_type: 'source',
-        name: 'orders',
-        source_name: 'raw',
-        package_name: 'shop',
-        fqn: ['shop', 'raw', 'orders'],
-        original_file_path: 'models/sources.yml',
-        config: { enabled: true },
-      },
-    };
+    m['sources'] = { 'source.shop.raw.orders': source('raw', 'orders') };
     return readManifest(m);
   };
   const fusion = written('2.0.0-beta.46', ...fusionTests, singular);

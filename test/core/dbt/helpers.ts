@@ -34,6 +34,20 @@ export function graphNode(resourceType: string, name: string, extra: Entry = {})
   };
 }
 
+/** A source table in package shop, as the manifest's `sources` holds one. */
+export function source(sourceName: string, table: string, extra: Entry = {}): Entry {
+  return {
+    unique_id: `source.shop.${sourceName}.${table}`,
+    resource_type: 'source',
+    name: table,
+    source_name: sourceName,
+    package_name: 'shop',
+    fqn: ['shop', sourceName, table],
+    config: { enabled: true },
+    ...extra,
+  };
+}
+
 export function columns(spec: Record<string, string | null>): Entry {
   return Object.fromEntries(
     Object.entries(spec).map(([name, type]) => [name, { name, data_type: type, description: '', meta: {} }]),

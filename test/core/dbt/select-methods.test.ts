@@ -11,7 +11,7 @@ import { readRunResults, readSourceFreshness } from '../../../src/core/dbt/previ
 import type { PreviousRun } from '../../../src/core/dbt/types.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { genericTest, manifest, model } from './helpers.js';
+import { genericTest, manifest, model, source } from './helpers.js';
 
 type Entry = Record<string, unknown>;
 
@@ -65,15 +65,9 @@ const project: Entry = {
   ...manifest(orders, customers, stgOrders, ordersChild, warnTest, errorTest),
   metrics: { 'metric.shop.revenue': revenue },
   sources: {
-    'source.shop.raw.orders': {
-      unique_id: 'source.shop.raw.orders',
-      resource_type: 'source',
-      name: 'orders',
-      source_name: 'raw',
-      package_name: 'shop',
-      fqn: ['shop', 'raw', 'orders'],
+    'source.shop.raw.orders': source('raw', 'orders', {
       config: { enabled: true, meta: { owner: 'alice' } },
-    },
+    }),
   },
 };
 
