@@ -10,7 +10,7 @@ import { readManifest } from '../../../src/core/dbt/manifest.js';
 import { selectNodes, selectionReads } from '../../../src/core/dbt/select.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, genericTest, graphNode, manifest, model } from './helpers.js';
+import { columns, genericTest, graphNode, manifest, model, source as sourceTable } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -19,19 +19,13 @@ beforeAll(async () => {
 
 type Entry = Record<string, unknown>;
 
-const source = (name: string, table: string): Entry => ({
-  unique_id: `source.shop.${name}.${table}`,
-  resource_type: 'source',
-  name: table,
-  source_name: name,
-  package_name: 'shop',
-  fqn: ['shop', name, table],
-  original_file_path: 'models/sources.yml',
-  schema: 'raw',
-  identifier: table,
-  config: { enabled: true },
-  columns: {},
-});
+const source = (name: string, table: string): Entry =>
+  sourceTable(name, table, {
+    original_file_path: 'models/sources.yml',
+    schema: 'raw',
+    identifier: table,
+    columns: {},
+  });
 
 const withSources = (m: Entry, ...sources: Entry[]): Entry => ({
   ...m,
