@@ -331,7 +331,9 @@ export interface paths {
          *     table's and whose issuer has write permission on the table (owns it, or is ADMIN/OWNER: who
          *     could grant `tables:<slug>:write`). A static CLI token (`cli_…`) is 401
          *     `interactive_login_required` (run `gds auth login`). 422 causes: `stale_proof` (no proof, or the
-         *     definition, gate1.yml, data or contract changed after it), `predicates_failed` (the proof's),
+         *     definition, gate1.yml, data or contract changed after it: the message names every part that moved, and
+         *     `details.changedSince` lists them as the queue's `proof.changedSince` does, `{what, from, to}` each with
+         *     `what` one of definition, gate1, data, contract), `predicates_failed` (the proof's),
          *     `checks_failed` (the baseline and gate1.yml checks run again now on the data as it is),
          *     `data_changed_during_checks` (rows changed between those checks and the certify transaction: run
          *     it again), `query_deadline`, `beyond_embedded_database` (the reference server on PGlite and a

@@ -140,7 +140,6 @@ export async function certificationContext(
         contract: table.contractVersion,
       })
     : [];
-  const contractChanged = changed.find((c) => c.what === 'contract');
   let gate3Satisfied = false;
   if (proof) {
     const [job] = await q.query(
@@ -163,9 +162,7 @@ export async function certificationContext(
         ? {
             proof: {
               ...(submittedAgain ? { submittedAgain } : {}),
-              ...(contractChanged
-                ? { contractChanged: { from: contractChanged.from, to: contractChanged.to } }
-                : {}),
+              ...(changed.length > 0 ? { changed } : {}),
               fresh: !submittedAgain && changed.length === 0,
               failedPredicates: proof.failedPredicates,
             },

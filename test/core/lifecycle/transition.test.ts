@@ -299,6 +299,42 @@ const CASES: Case[] = [
   },
   {
     row: 'certify.blocked.stale_proof',
+    title:
+      'certify with a proof the contract and gate1.yml both moved past names both, and lists them in details',
+    state: 'PENDING_REVIEW',
+    trigger: 'certify',
+    context: {
+      ...modeA,
+      certification: {
+        ...certifiable,
+        proof: {
+          fresh: false,
+          failedPredicates: [],
+          changed: [
+            { what: 'gate1', from: 2, to: 3 },
+            { what: 'contract', from: 1, to: 2 },
+          ],
+        },
+      },
+    },
+    expected: {
+      ok: false,
+      status: 422,
+      code: 'stale_proof',
+      message:
+        'Certification blocked: the review proof is stale: gate1.yml (v2->v3) and the semantic contract (v1->v2) ' +
+        'changed since submission, so it did not check them; run gate submit again',
+      details: {
+        changedSince: [
+          { what: 'gate1', from: 2, to: 3 },
+          { what: 'contract', from: 1, to: 2 },
+        ],
+      },
+      audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
+    },
+  },
+  {
+    row: 'certify.blocked.stale_proof',
     title: 'certify without any proof is 422 saying there is none (stale wins over failed predicates)',
     state: 'PENDING_REVIEW',
     trigger: 'certify',

@@ -154,6 +154,34 @@ describe.each(ENGINES)('a contract changed after the submission ($engine)', (eng
   );
 
   it(
+    'a contract and gate1.yml both moved: certify names both and lists them under details.changedSince',
+    needs(engine.skip),
+    async () => {
+      const id = orders();
+      await submit(server(), id);
+      const stamped = (await queueEntry(id)).proof.tableVersion as { gate1: number; contract: number };
+      expect((await setIntent(id, { meaning: 'Orders, changed with their checks' })).status).toBe(200);
+      const gate1 = await server().request('PUT', `/api/tables/${id}/gate1`, {
+        token: steward(),
+        body: { content: 'fieldOverrides:\n  - field: order_id\n    nullRate: { warn: 0.1, fail: 0.2 }\n' },
+      });
+      expect(gate1.status).toBe(200);
+      const refused = await certify(id);
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe('stale_proof');
+      expect(refused.body.error.message).toContain(
+        `gate1.yml (v${stamped.gate1}->v${stamped.gate1 + 1}) and the semantic contract ` +
+          `(v${stamped.contract}->v${stamped.contract + 1}) changed since submission`,
+      );
+      expect(refused.body.error.details.changedSince).toEqual([
+        { what: 'gate1', from: stamped.gate1, to: stamped.gate1 + 1 },
+        { what: 'contract', from: stamped.contract, to: stamped.contract + 1 },
+      ]);
+      expect((await tableRow(id))?.state).toBe('PENDING_REVIEW');
+    },
+  );
+
+  it(
     "a promotion landing another contract moves the target table's revision",
     needs(engine.skip),
     async () => {
