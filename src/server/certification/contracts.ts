@@ -143,9 +143,17 @@ export async function liveContract(
   return toContract(row);
 }
 
-/** Whether two contracts hold the same fields. */
+/**
+ * Whether two contracts hold the same fields. The allowed consumer classes are a subset (§2.6), compared as a
+ * set: a reorder is no change. The grain key columns are an array (§2.6), compared in order.
+ */
 export const sameFields = (a: ContractFields, b: ContractFields): boolean =>
-  JSON.stringify(fieldsOf(a)) === JSON.stringify(fieldsOf(b));
+  JSON.stringify(comparable(a)) === JSON.stringify(comparable(b));
+
+const comparable = (contract: ContractFields): ContractFields => ({
+  ...fieldsOf(contract),
+  allowedConsumers: [...new Set(contract.allowedConsumers)].sort(),
+});
 
 /**
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on

@@ -210,4 +210,27 @@ describe.each(ENGINES)('a contract changed after the submission ($engine)', (eng
       });
     },
   );
+
+  it(
+    'allowedConsumers is a set: a reorder is no change (no revision, proof fresh); a real change stores the order given',
+    needs(engine.skip),
+    async () => {
+      const id = server().table('customers').id;
+      expect((await setIntent(id, { allowedConsumers: ['HUMAN', 'AI'] })).body.changed).toBe(true);
+      await submit(server(), id);
+      const before = await tableRow(id);
+      const reordered = await setIntent(id, { allowedConsumers: ['AI', 'HUMAN'] });
+      expect(reordered.status).toBe(200);
+      expect(reordered.body.changed).toBe(false);
+      expect(reordered.body.contract.allowedConsumers).toEqual(['HUMAN', 'AI']);
+      expect(await tableRow(id)).toEqual(before);
+      expect((await queueEntry(id)).proof).toMatchObject({ fresh: true, changedSince: [] });
+      const changed = await setIntent(id, {
+        allowedConsumers: ['AI', 'HUMAN'],
+        meaning: 'Customers, reordered',
+      });
+      expect(changed.body).toMatchObject({ changed: true, contract: { allowedConsumers: ['AI', 'HUMAN'] } });
+      expect((await tableRow(id))?.contract_version).toBe((before?.contract_version ?? 0) + 1);
+    },
+  );
 });
