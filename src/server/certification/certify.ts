@@ -218,7 +218,8 @@ export async function certify(
         at: certifiedAt,
         by: caller.userId,
       });
-      contract = await updateContract(tx, clock, table.id, fieldsOf(contract), caller.userId, certifiedAt);
+      contract = (await updateContract(tx, clock, table.id, fieldsOf(contract), caller.userId, certifiedAt))
+        .contract;
       // This certification answers every open recertification request of the table.
       await resolveOpenRequests(tx, clock, { table, version: written.version, actor: caller.userId });
     } else if (effect.type === 'publish_certified_view') {

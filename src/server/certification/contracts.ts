@@ -155,6 +155,26 @@ const comparable = (contract: ContractFields): ContractFields => ({
   allowedConsumers: [...new Set(contract.allowedConsumers)].sort(),
 });
 
+/** A move of a table's contract revision (gds.tables.contract_version), for the audit entry of the write. */
+export interface ContractVersionMove {
+  from: number;
+  to: number;
+}
+
+/** What a contract write left: the live contract, and the revision move when its fields changed. */
+export interface ContractWrite {
+  contract: LiveContract;
+  contractVersion?: ContractVersionMove;
+}
+
+/** The revision move of a write of `after` over `before` at revision `version` (undefined: no change). */
+export const contractMove = (
+  before: ContractFields | null,
+  after: ContractFields,
+  version: number,
+): ContractVersionMove | undefined =>
+  before !== null && sameFields(before, after) ? undefined : { from: version, to: version + 1 };
+
 /**
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on
  * the table, where Gate 1's grain-uniqueness predicate reads its key columns. A change of the fields bumps
@@ -168,7 +188,7 @@ export async function updateContract(
   fields: ContractFields,
   actor: string,
   certifiedAt?: string,
-): Promise<LiveContract> {
+): Promise<ContractWrite> {
   const [before] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1', [tableId]);
   const changed = before === undefined || !sameFields(toContract(before), fields);
   const [row] = await q.query<ContractRow>(
@@ -190,13 +210,14 @@ export async function updateContract(
     ],
   );
   if (!row) throw new Error(`no contract for ${tableId}`);
-  await q.query(
+  const [table] = await q.query<{ contract_version: number }>(
     `UPDATE gds.tables SET grain = $2, grain_key_columns = $3,
             contract_version = contract_version + CASE WHEN $4::boolean THEN 1 ELSE 0 END
-      WHERE id = $1`,
+      WHERE id = $1 RETURNING contract_version`,
     [tableId, fields.grain, JSON.stringify(fields.grainKeyColumns), changed],
   );
-  return toContract(row);
+  const to = Number(table?.contract_version ?? 0);
+  return { contract: toContract(row), ...(changed ? { contractVersion: { from: to - 1, to } } : {}) };
 }
 
 interface VersionRow {

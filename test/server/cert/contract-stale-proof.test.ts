@@ -233,4 +233,61 @@ describe.each(ENGINES)('a contract changed after the submission ($engine)', (eng
       expect((await tableRow(id))?.contract_version).toBe((before?.contract_version ?? 0) + 1);
     },
   );
+
+  it(
+    'the audit entry of a contract write that moves the revision records it: set-intent, a restore, a promotion',
+    needs(engine.skip),
+    async () => {
+      const lastAudit = async (tableId: string, action: string) =>
+        (
+          await server().sql<{ details: { contractVersion?: { from: number; to: number } } }>(
+            `SELECT details FROM gds.audit_log WHERE table_id = $1 AND action = $2 ORDER BY seq DESC LIMIT 1`,
+            [tableId, action],
+          )
+        )[0]?.details;
+      const id = orders();
+      // Certified again (the tests above left it waiting, its proof stale): a restore takes a certified table.
+      await submit(server(), id);
+      expect((await certify(id)).status).toBe(200);
+      const before = (await tableRow(id))?.contract_version ?? 0;
+      expect((await setIntent(id, { meaning: 'Orders, audited' })).status).toBe(200);
+      expect((await lastAudit(id, 'CONTRACT_INTENT_SET'))?.contractVersion).toEqual({
+        from: before,
+        to: before + 1,
+      });
+
+      const versions = await server().request('GET', `/api/tables/${id}/versions`, { token: steward() });
+      const restored = await server().request('POST', `/api/tables/${id}/versions/restore`, {
+        token: steward(),
+        body: { to: versions.body.versions[0].version, reason: 'audited restore' },
+      });
+      expect(restored.status).toBe(200);
+      expect((await lastAudit(id, 'CONTRACT_VERSION_RESTORED'))?.contractVersion).toEqual({
+        from: before + 1,
+        to: before + 2,
+      });
+      // A restore of what the contract already holds moves nothing, and says nothing of a move.
+      const again = await server().request('POST', `/api/tables/${id}/versions/restore`, {
+        token: steward(),
+        body: { to: versions.body.versions[0].version, reason: 'the same again' },
+      });
+      expect(again.status).toBe(200);
+      expect((await tableRow(id))?.contract_version).toBe(before + 2);
+      expect((await lastAudit(id, 'CONTRACT_VERSION_RESTORED'))?.contractVersion).toBeUndefined();
+
+      const customers = server().table('customers').id;
+      const production = server().table('customers_production').id;
+      const landed = (await tableRow(production))?.contract_version ?? 0;
+      expect((await setIntent(customers, { meaning: 'Customers, promoted with an audit' })).status).toBe(200);
+      const promoted = await server().request('POST', `/api/tables/${customers}/promotions`, {
+        token: server().user('OWNER').accessToken,
+        body: { to: 'production', replaceId: production },
+      });
+      expect(promoted.body).toMatchObject({ changed: true, tableId: production });
+      expect((await lastAudit(production, 'TABLE_PROMOTED'))?.contractVersion).toEqual({
+        from: landed,
+        to: landed + 1,
+      });
+    },
+  );
 });
