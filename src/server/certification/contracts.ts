@@ -179,7 +179,8 @@ export const contractMove = (
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on
  * the table, where Gate 1's grain-uniqueness predicate reads its key columns. A change of the fields bumps
  * the table's contract_version, which makes a review proof taken before it stale; a write of the same fields
- * (certify stamping certifiedAt) does not.
+ * (certify stamping certifiedAt) does not. Two writes in parallel compare in turn: each bumps when it changes
+ * what the other wrote.
  */
 export async function updateContract(
   q: Queryable,
@@ -189,7 +190,11 @@ export async function updateContract(
   actor: string,
   certifiedAt?: string,
 ): Promise<ContractWrite> {
-  const [before] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1', [tableId]);
+  // The row lock before the comparison (a caller's lock on the table row or from liveContract is held already,
+  // but not every caller takes one): a parallel write is compared against once it committed, not before.
+  const [before] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1 FOR UPDATE', [
+    tableId,
+  ]);
   const changed = before === undefined || !sameFields(toContract(before), fields);
   const [row] = await q.query<ContractRow>(
     `UPDATE gds.contracts SET intent = $2, allowed_consumers = $3, grain = $4, grain_type = $5,
