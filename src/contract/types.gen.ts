@@ -1926,6 +1926,8 @@ export interface components {
             definition: components["schemas"]["HeldDefinition"];
             gate1: null | components["schemas"]["Gate1Version"];
             contract: null | components["schemas"]["LiveContractResponse"];
+            /** @description The table's semantic contract revision, as a proof's `tableVersion.contract` stamps it (left out by an older service): `gds apply --submit` submits a QUARANTINED table again when its contract moved since its last submission. */
+            contractVersion?: number;
             /** @description PENDING_REVIEW tables only (left out for other states, under `staleSubmission=false`, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition, gate1.yml or contract) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
             staleSubmission?: boolean;
         };
