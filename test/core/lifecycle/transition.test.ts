@@ -18,6 +18,11 @@ const certifiable: NonNullable<TransitionContext['certification']> = {
   inspectionPolicyMet: true,
 };
 const owner = { role: 'STEWARD', isTableOwner: true };
+/** What a proof is stale by: gate1.yml and the contract both moved since the submission. */
+const gate1AndContractMoved = [
+  { what: 'gate1' as const, from: 2, to: 3 },
+  { what: 'contract' as const, from: 1, to: 2 },
+];
 const replacedAudit: AuditRecord = { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' };
 /** A replacement of a CERTIFIED table: reconciled, back to QUARANTINED, a schema_change recertification filed. */
 const replacedCertified: WithoutRow<TransitionResult> = {
@@ -310,10 +315,7 @@ const CASES: Case[] = [
         proof: {
           fresh: false,
           failedPredicates: [],
-          changed: [
-            { what: 'gate1', from: 2, to: 3 },
-            { what: 'contract', from: 1, to: 2 },
-          ],
+          changed: gate1AndContractMoved,
         },
       },
     },
@@ -324,12 +326,7 @@ const CASES: Case[] = [
       message:
         'Certification blocked: the review proof is stale: gate1.yml (v2->v3) and the semantic contract (v1->v2) ' +
         'changed since submission, so it did not check them; run gate submit again',
-      details: {
-        changedSince: [
-          { what: 'gate1', from: 2, to: 3 },
-          { what: 'contract', from: 1, to: 2 },
-        ],
-      },
+      details: { changedSince: gate1AndContractMoved },
       audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
     },
   },
