@@ -331,7 +331,9 @@ export interface paths {
          *     table's and whose issuer has write permission on the table (owns it, or is ADMIN/OWNER: who
          *     could grant `tables:<slug>:write`). A static CLI token (`cli_…`) is 401
          *     `interactive_login_required` (run `gds auth login`). 422 causes: `stale_proof` (no proof, or the
-         *     definition, gate1.yml, data or contract changed after it), `predicates_failed` (the proof's),
+         *     definition, gate1.yml, data or contract changed after it: the message names every part that moved, and
+         *     `details.changedSince` lists them as the queue's `proof.changedSince` does, `{what, from, to}` each with
+         *     `what` one of definition, gate1, data, contract), `predicates_failed` (the proof's),
          *     `checks_failed` (the baseline and gate1.yml checks run again now on the data as it is),
          *     `data_changed_during_checks` (rows changed between those checks and the certify transaction: run
          *     it again), `query_deadline`, `beyond_embedded_database` (the reference server on PGlite and a
@@ -1924,6 +1926,8 @@ export interface components {
             definition: components["schemas"]["HeldDefinition"];
             gate1: null | components["schemas"]["Gate1Version"];
             contract: null | components["schemas"]["LiveContractResponse"];
+            /** @description The table's semantic contract revision, as a proof's `tableVersion.contract` stamps it (left out by an older service): `gds apply --submit` submits a QUARANTINED table again when its contract moved since its last submission. */
+            contractVersion?: number;
             /** @description PENDING_REVIEW tables only (left out for other states, under `staleSubmission=false`, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition, gate1.yml or contract) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
             staleSubmission?: boolean;
         };

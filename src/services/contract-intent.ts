@@ -155,17 +155,24 @@ function fieldsOf(contract: LiveContract): Partial<LiveContract> {
   return Object.fromEntries(contractFields.map((key) => [key, contract[key]]));
 }
 
-/** fieldsText(a) === fieldsText(b), told field by field (a plan compares the contract of every table). */
+/**
+ * fieldsText(a) === fieldsText(b), told field by field (a plan compares the contract of every table), but for
+ * the allowed consumer classes: a subset (spec §2.6), the same classes in another order, as the service
+ * compares them.
+ */
 function sameFields(a: Partial<LiveContract>, b: Partial<LiveContract>): boolean {
   for (const key of contractFields) {
-    const value = a[key];
-    const other = b[key];
+    const value = key === 'allowedConsumers' ? asSet(a[key]) : a[key];
+    const other = key === 'allowedConsumers' ? asSet(b[key]) : b[key];
     if (value === undefined || other === undefined) {
       if (value !== other) return false;
     } else if (!sameJson(value, other)) return false;
   }
   return true;
 }
+
+const asSet = (list: readonly string[] | undefined): string[] | undefined =>
+  list === undefined ? undefined : [...new Set(list)].sort();
 
 /** One `key: value` line per field, in a fixed order (a field not set yet is left out). */
 function fieldsText(fields: Partial<LiveContract>): string {

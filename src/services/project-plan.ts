@@ -931,8 +931,9 @@ function keepsCertified(changes: PlannedChanges): boolean {
 
 /**
  * Whether apply --submit submits a QUARANTINED table that nothing else changes: unless its latest submission
- * was of the definition and gate1.yml it holds now (QUARANTINED since, a steward rejected it: submitting the
- * same again is for a person to decide, with gds gate submit). Reads its gate jobs (and that submission).
+ * was of the definition, gate1.yml and contract it holds now (QUARANTINED since, a steward rejected it:
+ * submitting the same again is for a person to decide, with gds gate submit). Reads its gate jobs (and that
+ * submission).
  */
 async function lastSubmission(
   client: PlanClient,
@@ -943,10 +944,15 @@ async function lastSubmission(
   const last = jobs.find((job) => job.type === 'gate1-submit');
   const proof = last === undefined ? undefined : await client.gateJobs.lookup(last.id, { gate: 1 }, call);
   const version = proof !== undefined && 'tableVersion' in proof ? proof.tableVersion : undefined;
+  // The contract revision only when both sides carry it (a proof stamped before revisions were recorded, an
+  // older service): a contract changed since the submission was never checked by it.
   const asHeld =
     version !== undefined &&
     version.definition === row.definition.definitionVersion &&
-    version.gate1 === (row.gate1?.version ?? 0);
+    version.gate1 === (row.gate1?.version ?? 0) &&
+    (version.contract === undefined ||
+      row.contractVersion === undefined ||
+      version.contract === row.contractVersion);
   return asHeld
     ? {
         submit: false,

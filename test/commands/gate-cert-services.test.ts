@@ -599,13 +599,18 @@ describe('versions, config and intent', () => {
     api.use(http.get(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract })));
     const same = await setIntent(newClient(), 't_1', { intent: 'METRIC', allowedConsumers: ['HUMAN'] });
     expect(same).toEqual({ kind: 'unchanged', contract });
+    // The allowed consumer classes are a set (spec §2.6): the same classes in another order are no change.
+    const held = { ...contract, allowedConsumers: ['HUMAN', 'AI'] };
+    api.use(http.get(at('/api/tables/t_1/semantic-contract'), () => HttpResponse.json({ contract: held })));
+    const reordered = await setIntent(newClient(), 't_1', { allowedConsumers: ['AI', 'HUMAN'] });
+    expect(reordered).toEqual({ kind: 'unchanged', contract: held });
     const preview = await setIntent(newClient(), 't_1', { intent: 'DECISION' }, { dryRun: true });
     expect(preview.kind).toBe('preview');
     if (preview.kind === 'preview') {
       expect(preview.diff).toContain('-intent: "METRIC"');
       expect(preview.diff).toContain('+intent: "DECISION"');
     }
-    expect(api.seen.map((r) => r.method)).toEqual(['GET', 'GET']);
+    expect(api.seen.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
   });
 
   it('setIntent sends the values even when they are held, for a caller the service says may not set them', async () => {

@@ -296,4 +296,33 @@ describe('gds apply --submit after a run killed half-way', { timeout: 300_000 },
     expect(await trail()).toEqual(submitted);
     expect((await states())['stg_entity_0']).toEqual({ state: 'PENDING_REVIEW', submitted: 3 });
   });
+
+  it('submits again a table a steward rejected whose semantic contract changed since its submission', async () => {
+    const { gds, onDev, server } = shop;
+    expect((await states())['raw_source_0']).toEqual({ state: 'QUARANTINED', submitted: 1 });
+    const planned = async () => {
+      const plan = await gds(['plan', ...onDev(), '--submit', '--select', 'raw_source_0', '--json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      return lines(plan.stdout).find((l) => l['table'] === 'raw_source_0');
+    };
+    expect(await planned()).toMatchObject({ action: 'unchanged' });
+
+    // The contract changes (set-intent by a steward): the rejected proof never checked it.
+    const [{ id } = { id: '' }] = await server.sql<{ id: string }>(
+      `SELECT id FROM gds.tables WHERE workspace_id = $1 AND active AND name = 'raw_source_0'`,
+      [server.ready.workspaceId],
+    );
+    const intent = await server.request('PATCH', `/api/tables/${id}/semantic-contract`, {
+      token: server.user('STEWARD').cliToken,
+      body: { meaning: 'Raw source 0, as the steward reads it now' },
+    });
+    expect(intent.status, JSON.stringify(intent.body)).toBe(200);
+
+    const line = await planned();
+    expect(line).toMatchObject({ action: 'submit' });
+    expect(line?.['reason']).toContain('not submitted as it is');
+    const applied = await gds(['apply', ...onDev(), '--submit', '--select', 'raw_source_0', '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((await states())['raw_source_0']).toEqual({ state: 'PENDING_REVIEW', submitted: 2 });
+  });
 });

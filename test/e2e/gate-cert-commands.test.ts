@@ -648,7 +648,10 @@ describe('certify refusals from the service', () => {
     expect(json.code).toBe(7);
     expect(json.stdout).toBe('');
     const error = lines(json.stderr)[0] as { error: { code: string; details: { status: number } } };
-    expect(error.error).toMatchObject({ code: 'stale_proof', details: { status: 422 } });
+    expect(error.error).toMatchObject({
+      code: 'stale_proof',
+      details: { status: 422, server: { changedSince: [{ what: 'contract' }] } },
+    });
     const human = await gds(['certify', orders], steward);
     expect(human.code).toBe(7);
     expect(human.stdout).toBe('');

@@ -70,7 +70,8 @@ export interface Refusal {
     status: RefusalStatus;
     code: string;
     message: Message;
-    details?: (ctx: TransitionContext) => Record<string, unknown>;
+    /** What the error's details carry for this context (undefined: nothing). */
+    details?: (ctx: TransitionContext) => Record<string, unknown> | undefined;
   };
   audit?: AuditRecord;
 }
@@ -135,6 +136,33 @@ function certifyBlocked(
 }
 
 const liveFailures = (ctx: TransitionContext) => ctx.certification?.liveChecks.failed ?? [];
+
+type ProofContext = NonNullable<TransitionContext['certification']>['proof'];
+
+/** How certify's refusal names each part of a table a proof is taken at. */
+const PART_NAME = {
+  definition: 'the definition',
+  gate1: 'gate1.yml',
+  data: 'the data',
+  contract: 'the semantic contract',
+} as const;
+
+/** Why a proof is stale, naming every part that moved since the submission with its versions. */
+function staleProofMessage(proof: ProofContext): string {
+  if (!proof) return 'Certification blocked: the table has no review proof; run gate submit first';
+  const changed = proof.changed ?? [];
+  if (changed.length === 0)
+    return 'Certification blocked: the review proof is stale (the definition, gate1.yml or the data changed after it); run gate submit again';
+  const [only] = changed;
+  const moved =
+    changed.length === 1 && only
+      ? `${PART_NAME[only.what]} changed since submission (v${only.from}->v${only.to})`
+      : `${joinedList(changed.map((c) => `${PART_NAME[c.what]} (v${c.from}->v${c.to})`))} changed since submission`;
+  return `Certification blocked: the review proof is stale: ${moved}, so it did not check ${changed.length === 1 ? 'it' : 'them'}; run gate submit again`;
+}
+
+const joinedList = (items: string[]): string =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
 /**
  * The table lifecycle of spec §3, one row per line of its table (refusals split by cause). Rows are tried in
@@ -262,14 +290,17 @@ export const TRANSITIONS: readonly TransitionRow[] = [
       audit: { action: 'GATE1_SUBMITTED', resource: 'gate_proof' },
     },
   },
-  certifyBlocked('stale_proof', 'proofMissingOrStale', (ctx) =>
-    ctx.certification?.proof?.submittedAgain === true
-      ? 'Certification blocked: the table was submitted again while certify checked it; review the new submission, then certify again'
-      : ctx.certification?.proof?.contractChanged
-        ? `Certification blocked: the semantic contract changed since submission (v${ctx.certification.proof.contractChanged.from}->v${ctx.certification.proof.contractChanged.to}), so the review proof did not check it; run gate submit again`
-        : ctx.certification?.proof
-          ? 'Certification blocked: the review proof is stale (the definition, gate1.yml or the data changed after it); run gate submit again'
-          : 'Certification blocked: the table has no review proof; run gate submit first',
+  certifyBlocked(
+    'stale_proof',
+    'proofMissingOrStale',
+    (ctx) =>
+      ctx.certification?.proof?.submittedAgain === true
+        ? 'Certification blocked: the table was submitted again while certify checked it; review the new submission, then certify again'
+        : staleProofMessage(ctx.certification?.proof),
+    (ctx) => {
+      const changed = ctx.certification?.proof?.changed;
+      return changed && changed.length > 0 ? { changedSince: changed.map((c) => ({ ...c })) } : undefined;
+    },
   ),
   certifyBlocked(
     'predicates_failed',

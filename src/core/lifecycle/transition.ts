@@ -35,14 +35,15 @@ function resultOf(
 ): TransitionResult {
   const { outcome } = row;
   if ('refuse' in outcome) {
-    const { status, code, message, details } = outcome.refuse;
+    const { status, code, message } = outcome.refuse;
+    const details = outcome.refuse.details?.(context);
     return {
       ok: false,
       row: row.id,
       status,
       code,
       message: typeof message === 'string' ? message : message(context, state),
-      ...(details ? { details: details(context) } : {}),
+      ...(details ? { details } : {}),
       ...(outcome.audit ? { audit: { ...outcome.audit } } : {}),
     };
   }

@@ -64,8 +64,8 @@ export interface TransitionContext {
       failedPredicates: string[];
       /** The table was submitted again while certify checked the submission before (not fresh then). */
       submittedAgain?: boolean;
-      /** The semantic contract's revisions, the proof's and the table's, when it changed after the proof. */
-      contractChanged?: { from: number; to: number };
+      /** What moved after the proof (definition, gate1.yml, data, contract), from the proof's version to the table's. */
+      changed?: Array<{ what: 'definition' | 'gate1' | 'data' | 'contract'; from: number; to: number }>;
     };
     /**
      * §2.11: the 6 baseline predicates and the gate1.yml checks, run again at certify time on the data as it is

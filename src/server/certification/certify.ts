@@ -140,7 +140,6 @@ export async function certificationContext(
         contract: table.contractVersion,
       })
     : [];
-  const contractChanged = changed.find((c) => c.what === 'contract');
   let gate3Satisfied = false;
   if (proof) {
     const [job] = await q.query(
@@ -163,9 +162,7 @@ export async function certificationContext(
         ? {
             proof: {
               ...(submittedAgain ? { submittedAgain } : {}),
-              ...(contractChanged
-                ? { contractChanged: { from: contractChanged.from, to: contractChanged.to } }
-                : {}),
+              ...(changed.length > 0 ? { changed } : {}),
               fresh: !submittedAgain && changed.length === 0,
               failedPredicates: proof.failedPredicates,
             },
@@ -221,7 +218,8 @@ export async function certify(
         at: certifiedAt,
         by: caller.userId,
       });
-      contract = await updateContract(tx, clock, table.id, fieldsOf(contract), caller.userId, certifiedAt);
+      contract = (await updateContract(tx, clock, table.id, fieldsOf(contract), caller.userId, certifiedAt))
+        .contract;
       // This certification answers every open recertification request of the table.
       await resolveOpenRequests(tx, clock, { table, version: written.version, actor: caller.userId });
     } else if (effect.type === 'publish_certified_view') {

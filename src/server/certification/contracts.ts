@@ -143,15 +143,44 @@ export async function liveContract(
   return toContract(row);
 }
 
-/** Whether two contracts hold the same fields. */
+/**
+ * Whether two contracts hold the same fields. The allowed consumer classes are a subset (§2.6), compared as a
+ * set: a reorder is no change. The grain key columns are an array (§2.6), compared in order.
+ */
 export const sameFields = (a: ContractFields, b: ContractFields): boolean =>
-  JSON.stringify(fieldsOf(a)) === JSON.stringify(fieldsOf(b));
+  JSON.stringify(comparable(a)) === JSON.stringify(comparable(b));
+
+const comparable = (contract: ContractFields): ContractFields => ({
+  ...fieldsOf(contract),
+  allowedConsumers: [...new Set(contract.allowedConsumers)].sort(),
+});
+
+/** A move of a table's contract revision (gds.tables.contract_version), for the audit entry of the write. */
+export interface ContractVersionMove {
+  from: number;
+  to: number;
+}
+
+/** What a contract write left: the live contract, and the revision move when its fields changed. */
+export interface ContractWrite {
+  contract: LiveContract;
+  contractVersion?: ContractVersionMove;
+}
+
+/** The revision move of a write of `after` over `before` at revision `version` (undefined: no change). */
+export const contractMove = (
+  before: ContractFields | null,
+  after: ContractFields,
+  version: number,
+): ContractVersionMove | undefined =>
+  before !== null && sameFields(before, after) ? undefined : { from: version, to: version + 1 };
 
 /**
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on
  * the table, where Gate 1's grain-uniqueness predicate reads its key columns. A change of the fields bumps
  * the table's contract_version, which makes a review proof taken before it stale; a write of the same fields
- * (certify stamping certifiedAt) does not.
+ * (certify stamping certifiedAt) does not. Two writes in parallel compare in turn: each bumps when it changes
+ * what the other wrote.
  */
 export async function updateContract(
   q: Queryable,
@@ -160,8 +189,12 @@ export async function updateContract(
   fields: ContractFields,
   actor: string,
   certifiedAt?: string,
-): Promise<LiveContract> {
-  const [before] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1', [tableId]);
+): Promise<ContractWrite> {
+  // The row lock before the comparison (a caller's lock on the table row or from liveContract is held already,
+  // but not every caller takes one): a parallel write is compared against once it committed, not before.
+  const [before] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1 FOR UPDATE', [
+    tableId,
+  ]);
   const changed = before === undefined || !sameFields(toContract(before), fields);
   const [row] = await q.query<ContractRow>(
     `UPDATE gds.contracts SET intent = $2, allowed_consumers = $3, grain = $4, grain_type = $5,
@@ -182,13 +215,14 @@ export async function updateContract(
     ],
   );
   if (!row) throw new Error(`no contract for ${tableId}`);
-  await q.query(
+  const [table] = await q.query<{ contract_version: number }>(
     `UPDATE gds.tables SET grain = $2, grain_key_columns = $3,
             contract_version = contract_version + CASE WHEN $4::boolean THEN 1 ELSE 0 END
-      WHERE id = $1`,
+      WHERE id = $1 RETURNING contract_version`,
     [tableId, fields.grain, JSON.stringify(fields.grainKeyColumns), changed],
   );
-  return toContract(row);
+  const to = Number(table?.contract_version ?? 0);
+  return { contract: toContract(row), ...(changed ? { contractVersion: { from: to - 1, to } } : {}) };
 }
 
 interface VersionRow {

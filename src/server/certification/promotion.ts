@@ -40,6 +40,7 @@ import { loadTable, TABLE_COLUMNS, toTableRow } from '../governance/tables.js';
 import { splitSource } from '../warehouse.js';
 import type { BundleArtifact, BundleBody } from './bundle.js';
 import { BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION } from './bundle.js';
+import type { ContractVersionMove } from './contracts.js';
 import { fieldsOf, findContract, liveContract, updateContract } from './contracts.js';
 
 export interface PromotionResult {
@@ -320,7 +321,7 @@ export async function landBundle(
       if ('failed' in prepared) throw prepared.failed;
       const outcome = await registerPrepared(ctx, tx, caller, prepared, input, 'push');
       const { tableId } = outcome.body;
-      await landRules(ctx, tx, caller, tableId, bundle);
+      const contractVersion = await landRules(ctx, tx, caller, tableId, bundle);
       await recordAudit(tx, ctx.clock, {
         workspaceId: caller.workspaceId,
         userId: caller.userId,
@@ -332,6 +333,7 @@ export async function landBundle(
           ...audit.details,
           gate1: bundle.gate1 !== undefined,
           contract: bundle.contract !== undefined,
+          ...(contractVersion ? { contractVersion } : {}),
         },
       });
       return {
@@ -414,14 +416,17 @@ async function targetOf(
   return row ? toTableRow(row) : null;
 }
 
-/** The bundle's gate1.yml (unless the table holds the same rules) and contract, on the landed table. */
+/**
+ * The bundle's gate1.yml (unless the table holds the same rules) and contract, on the landed table; the move of
+ * its contract revision, when the contract landed changed it.
+ */
 async function landRules(
   ctx: AppContext,
   tx: Queryable,
   caller: Caller,
   tableId: string,
   bundle: BundleBody,
-): Promise<void> {
+): Promise<ContractVersionMove | undefined> {
   const gate1 = await currentGate1(tx, tableId);
   if (bundle.gate1 && !(gate1 && sameGateRules(yaml, gate1.content, bundle.gate1.content))) {
     // Through the lifecycle as gate apply: a target left CERTIFIED (its definition unchanged) gets a
@@ -443,8 +448,9 @@ async function landRules(
       grain: table?.grain ?? null,
       grainKeyColumns: table?.grain_key_columns ?? null,
     });
-    await updateContract(tx, ctx.clock, tableId, bundle.contract, caller.userId);
+    return (await updateContract(tx, ctx.clock, tableId, bundle.contract, caller.userId)).contractVersion;
   }
+  return undefined;
 }
 
 /**

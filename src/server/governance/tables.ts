@@ -369,6 +369,7 @@ export type HeldTableRow = Pick<
   | 'governanceId'
   | 'definitionVersion'
   | 'gate1Version'
+  | 'contractVersion'
   | 'artifact'
   | 'columns'
   | 'project'
@@ -403,7 +404,8 @@ export async function environmentTablePage(
     `SELECT id, name, mode, state, gate_mode AS "gateMode", environment_label AS "environmentLabel",
             connector_id AS "connectorId", source, owner_id AS "ownerId",
             coalesce(governance_id, id) AS "governanceId", definition_version AS "definitionVersion",
-            gate1_version AS "gate1Version", artifact_text AS artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
+            gate1_version AS "gate1Version", contract_version AS "contractVersion",
+            artifact_text AS artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM ${filter === undefined ? 'gds.tables' : heldFiltered}
       WHERE workspace_id = $1 AND active AND environment_label = $2
@@ -424,6 +426,7 @@ export async function environmentTablePage(
       governanceId: 'text',
       definitionVersion: 'int4',
       gate1Version: 'int4',
+      contractVersion: 'int4',
       artifact: 'json',
       columns: 'jsonb',
       created_key: 'text',

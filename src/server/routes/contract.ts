@@ -137,7 +137,13 @@ export async function setIntent(
       expected,
       `Compare with gds contract set-intent ${table.id} … --dry-run and set it again.`,
     );
-    const after = await updateContract(tx, ctx.clock, table.id, fields, caller.userId);
+    const { contract: after, contractVersion } = await updateContract(
+      tx,
+      ctx.clock,
+      table.id,
+      fields,
+      caller.userId,
+    );
     await recordAudit(tx, ctx.clock, {
       workspaceId: caller.workspaceId,
       userId: caller.userId,
@@ -146,7 +152,12 @@ export async function setIntent(
       resource: 'semantic_contract',
       environmentLabel: table.environmentLabel,
       gateMode: table.gateMode,
-      details: { changed: Object.keys(body), before: fieldsOf(before), after: fieldsOf(after) },
+      details: {
+        changed: Object.keys(body),
+        before: fieldsOf(before),
+        after: fieldsOf(after),
+        ...(contractVersion ? { contractVersion } : {}),
+      },
     });
     const { tableId: _tableId, updatedAt: _updatedAt, ...contract } = after;
     return { contract: { ...contract, status: table.state }, changed: true };

@@ -118,6 +118,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
           contract === undefined
             ? null
             : { contract: liveOf(contract, table.state), maySetIntent: maySetIntent(caller, table) },
+        contractVersion: table.contractVersion,
         ...(stale !== undefined && table.state === 'PENDING_REVIEW'
           ? { staleSubmission: stale.has(table.id) }
           : {}),

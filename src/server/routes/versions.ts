@@ -6,6 +6,7 @@ import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { loadTableInScope, personOfRole, requirePerson, tableInScope } from '../certification/access.js';
 import {
   appendVersion,
+  type ContractVersionMove,
   getVersion,
   listVersions,
   liveContract,
@@ -16,6 +17,8 @@ import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
+import { recordAudit } from '../audit.js';
+import type { AuditInput } from '../audit.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from '../governance/engine.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string }; Body: unknown }>;
@@ -50,7 +53,10 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         const restored = await getVersion(tx, table.id, body.to);
+        // Written once the restore is done, with the contract revision's move if the restore made one.
+        const audits: AuditInput[] = [];
         const { next, effects } = await applyTrigger(tx, {
+          audits,
           table,
           trigger: 'version_restored',
           context: {
@@ -68,6 +74,7 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
         });
         let version = restored;
         let recertificationRequestId = '';
+        let contractVersion: ContractVersionMove | undefined;
         for (const effect of effects) {
           if (effect.type === 'write_restored_version') {
             await liveContract(tx, ctx.clock, table);
@@ -81,7 +88,13 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
               restoredFrom: restored.version,
               reason,
             });
-            await updateContract(tx, ctx.clock, table.id, restored.contract, caller.userId);
+            ({ contractVersion } = await updateContract(
+              tx,
+              ctx.clock,
+              table.id,
+              restored.contract,
+              caller.userId,
+            ));
           } else if (effect.type === 'file_recertification') {
             recertificationRequestId = await fileRecertificationRequest(tx, {
               tableId: table.id,
@@ -91,6 +104,12 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
               clock: ctx.clock,
             });
           }
+        }
+        for (const entry of audits) {
+          await recordAudit(tx, ctx.clock, {
+            ...entry,
+            details: { ...entry.details, ...(contractVersion ? { contractVersion } : {}) },
+          });
         }
         return { tableId: table.id, state: next, version, recertificationRequestId };
       });

@@ -18,6 +18,11 @@ const certifiable: NonNullable<TransitionContext['certification']> = {
   inspectionPolicyMet: true,
 };
 const owner = { role: 'STEWARD', isTableOwner: true };
+/** What a proof is stale by: gate1.yml and the contract both moved since the submission. */
+const gate1AndContractMoved = [
+  { what: 'gate1' as const, from: 2, to: 3 },
+  { what: 'contract' as const, from: 1, to: 2 },
+];
 const replacedAudit: AuditRecord = { action: 'DEFINITION_REPLACED', resource: 'governance_artifact' };
 /** A replacement of a CERTIFIED table: reconciled, back to QUARANTINED, a schema_change recertification filed. */
 const replacedCertified: WithoutRow<TransitionResult> = {
@@ -294,6 +299,34 @@ const CASES: Case[] = [
       status: 422,
       code: 'stale_proof',
       message: expect.stringContaining('stale') as string,
+      audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
+    },
+  },
+  {
+    row: 'certify.blocked.stale_proof',
+    title:
+      'certify with a proof the contract and gate1.yml both moved past names both, and lists them in details',
+    state: 'PENDING_REVIEW',
+    trigger: 'certify',
+    context: {
+      ...modeA,
+      certification: {
+        ...certifiable,
+        proof: {
+          fresh: false,
+          failedPredicates: [],
+          changed: gate1AndContractMoved,
+        },
+      },
+    },
+    expected: {
+      ok: false,
+      status: 422,
+      code: 'stale_proof',
+      message:
+        'Certification blocked: the review proof is stale: gate1.yml (v2->v3) and the semantic contract (v1->v2) ' +
+        'changed since submission, so it did not check them; run gate submit again',
+      details: { changedSince: gate1AndContractMoved },
       audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
     },
   },

@@ -154,6 +154,34 @@ describe.each(ENGINES)('a contract changed after the submission ($engine)', (eng
   );
 
   it(
+    'a contract and gate1.yml both moved: certify names both and lists them under details.changedSince',
+    needs(engine.skip),
+    async () => {
+      const id = orders();
+      await submit(server(), id);
+      const stamped = (await queueEntry(id)).proof.tableVersion as { gate1: number; contract: number };
+      expect((await setIntent(id, { meaning: 'Orders, changed with their checks' })).status).toBe(200);
+      const gate1 = await server().request('PUT', `/api/tables/${id}/gate1`, {
+        token: steward(),
+        body: { content: 'fieldOverrides:\n  - field: order_id\n    nullRate: { warn: 0.1, fail: 0.2 }\n' },
+      });
+      expect(gate1.status).toBe(200);
+      const refused = await certify(id);
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe('stale_proof');
+      expect(refused.body.error.message).toContain(
+        `gate1.yml (v${stamped.gate1}->v${stamped.gate1 + 1}) and the semantic contract ` +
+          `(v${stamped.contract}->v${stamped.contract + 1}) changed since submission`,
+      );
+      expect(refused.body.error.details.changedSince).toEqual([
+        { what: 'gate1', from: stamped.gate1, to: stamped.gate1 + 1 },
+        { what: 'contract', from: stamped.contract, to: stamped.contract + 1 },
+      ]);
+      expect((await tableRow(id))?.state).toBe('PENDING_REVIEW');
+    },
+  );
+
+  it(
     "a promotion landing another contract moves the target table's revision",
     needs(engine.skip),
     async () => {
@@ -179,6 +207,86 @@ describe.each(ENGINES)('a contract changed after the submission ($engine)', (eng
       expect(await tableRow(production)).toEqual({
         state: 'QUARANTINED',
         contract_version: (before?.contract_version ?? 0) + 1,
+      });
+    },
+  );
+
+  it(
+    'allowedConsumers is a set: a reorder is no change (no revision, proof fresh); a real change stores the order given',
+    needs(engine.skip),
+    async () => {
+      const id = server().table('customers').id;
+      expect((await setIntent(id, { allowedConsumers: ['HUMAN', 'AI'] })).body.changed).toBe(true);
+      await submit(server(), id);
+      const before = await tableRow(id);
+      const reordered = await setIntent(id, { allowedConsumers: ['AI', 'HUMAN'] });
+      expect(reordered.status).toBe(200);
+      expect(reordered.body.changed).toBe(false);
+      expect(reordered.body.contract.allowedConsumers).toEqual(['HUMAN', 'AI']);
+      expect(await tableRow(id)).toEqual(before);
+      expect((await queueEntry(id)).proof).toMatchObject({ fresh: true, changedSince: [] });
+      const changed = await setIntent(id, {
+        allowedConsumers: ['AI', 'HUMAN'],
+        meaning: 'Customers, reordered',
+      });
+      expect(changed.body).toMatchObject({ changed: true, contract: { allowedConsumers: ['AI', 'HUMAN'] } });
+      expect((await tableRow(id))?.contract_version).toBe((before?.contract_version ?? 0) + 1);
+    },
+  );
+
+  it(
+    'the audit entry of a contract write that moves the revision records it: set-intent, a restore, a promotion',
+    needs(engine.skip),
+    async () => {
+      const lastAudit = async (tableId: string, action: string) =>
+        (
+          await server().sql<{ details: { contractVersion?: { from: number; to: number } } }>(
+            `SELECT details FROM gds.audit_log WHERE table_id = $1 AND action = $2 ORDER BY seq DESC LIMIT 1`,
+            [tableId, action],
+          )
+        )[0]?.details;
+      const id = orders();
+      // Certified again (the tests above left it waiting, its proof stale): a restore takes a certified table.
+      await submit(server(), id);
+      expect((await certify(id)).status).toBe(200);
+      const before = (await tableRow(id))?.contract_version ?? 0;
+      expect((await setIntent(id, { meaning: 'Orders, audited' })).status).toBe(200);
+      expect((await lastAudit(id, 'CONTRACT_INTENT_SET'))?.contractVersion).toEqual({
+        from: before,
+        to: before + 1,
+      });
+
+      const versions = await server().request('GET', `/api/tables/${id}/versions`, { token: steward() });
+      const restored = await server().request('POST', `/api/tables/${id}/versions/restore`, {
+        token: steward(),
+        body: { to: versions.body.versions[0].version, reason: 'audited restore' },
+      });
+      expect(restored.status).toBe(200);
+      expect((await lastAudit(id, 'CONTRACT_VERSION_RESTORED'))?.contractVersion).toEqual({
+        from: before + 1,
+        to: before + 2,
+      });
+      // A restore of what the contract already holds moves nothing, and says nothing of a move.
+      const again = await server().request('POST', `/api/tables/${id}/versions/restore`, {
+        token: steward(),
+        body: { to: versions.body.versions[0].version, reason: 'the same again' },
+      });
+      expect(again.status).toBe(200);
+      expect((await tableRow(id))?.contract_version).toBe(before + 2);
+      expect((await lastAudit(id, 'CONTRACT_VERSION_RESTORED'))?.contractVersion).toBeUndefined();
+
+      const customers = server().table('customers').id;
+      const production = server().table('customers_production').id;
+      const landed = (await tableRow(production))?.contract_version ?? 0;
+      expect((await setIntent(customers, { meaning: 'Customers, promoted with an audit' })).status).toBe(200);
+      const promoted = await server().request('POST', `/api/tables/${customers}/promotions`, {
+        token: server().user('OWNER').accessToken,
+        body: { to: 'production', replaceId: production },
+      });
+      expect(promoted.body).toMatchObject({ changed: true, tableId: production });
+      expect((await lastAudit(production, 'TABLE_PROMOTED'))?.contractVersion).toEqual({
+        from: landed,
+        to: landed + 1,
       });
     },
   );
