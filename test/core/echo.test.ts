@@ -1,5 +1,5 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoed,
   echoedDetails,
@@ -9,6 +9,7 @@ import {
   quotedEcho,
   withPathEchoed,
 } from '../../src/core/echo.js';
+import { redactSecrets, startRunSecrets } from '../../src/core/redact.js';
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
@@ -100,6 +101,42 @@ describe('echoedDetails', () => {
     const short = { message: 'a\nb\u001b[2J', count: 2, list: ['x'] };
     expect(echoedDetails(short)).toEqual(short);
     expect(echoedDetails(null)).toBeNull();
+  });
+});
+
+describe('a secret of the run in a text an echo cuts', () => {
+  const secret = 'opaqueQwzrtyXvbnmKjhgfdsaPlmnb73';
+  afterEach(() => startRunSecrets([]));
+  /** Each start and end of the secret of 4 characters or more in `text`, once the output's own mask ran. */
+  const fragments = (text: string) => {
+    const shown = redactSecrets(text, [secret]);
+    const found: string[] = [];
+    for (let chars = 4; chars <= secret.length; chars++)
+      for (const part of [secret.slice(0, chars), secret.slice(-chars)])
+        if (shown.includes(part)) found.push(part);
+    return found;
+  };
+
+  it('is masked before every cut: no start or end of it is left, whatever the cut leaves of it', () => {
+    startRunSecrets([secret]);
+    for (let kept = 1; kept < secret.length; kept++) {
+      const before = 'a'.repeat(79 - kept);
+      expect(fragments(echoed(`${before}${secret}${'b'.repeat(50)}`))).toEqual([]);
+      expect(fragments(quotedEcho(`${before}${secret}${'b'.repeat(50)}`))).toEqual([]);
+      expect(fragments(echoedPath(`/${'d/'.repeat(40)}${secret}${'e'.repeat(79 - kept)}`))).toEqual([]);
+      const url = `https://api.example.com/${'p'.repeat(199 - 24 - kept)}${secret}/${'t/'.repeat(60)}`;
+      expect(fragments(echoedUrl(url))).toEqual([]);
+      const path = `/${'d'.repeat(400)}/${secret}${'e'.repeat(499 - kept)}`;
+      expect(
+        fragments(JSON.stringify(echoedDetails({ file: path, url, reason: `${url}${'x'.repeat(300)}` }))),
+      ).toEqual([]);
+      expect(fragments(withPathEchoed(`ENAMETOOLONG: open '${path}'`, path))).toEqual([]);
+    }
+  });
+
+  it('a text short enough to be whole is left to the mask of the output', () => {
+    startRunSecrets([secret]);
+    expect(echoed(`id ${secret}`)).toBe(`id ${secret}`);
   });
 });
 
