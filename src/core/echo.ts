@@ -40,8 +40,10 @@ export function echoedUrl(url: string): string {
   return cutEnd(oneLine(redactSecrets(url, secretsOfRun())), URL_ECHO_MAX_CHARS);
 }
 
-/** Keys of `details` whose values are paths (cut at their start). */
+/** Keys of `details` whose values are paths (cut at their start) even when relative (`exports/rows.ndjson`). */
 const PATH_KEYS = new Set(['file', 'path', 'output', 'part', 'input', 'lock']);
+/** A path by its shape: from the root, a drive, the home folder or `.`/`..`, on one line. */
+const PATH_SHAPE = /^(?:[A-Za-z]:|~|\.{1,2})?[\\/][^\n]*$/;
 
 /**
  * At most this many characters of a string in a --json error's `details`: more than a message says back, as a
@@ -58,7 +60,9 @@ export const DETAILS_MAX_CHARS = 500;
 export function echoedDetails(value: unknown, key = ''): unknown {
   if (typeof value === 'string') {
     if (value.length <= DETAILS_MAX_CHARS) return value;
-    if (PATH_KEYS.has(key)) return cutStart(value, DETAILS_MAX_CHARS);
+    // By the value's shape: a URL under any key (`reason`, `location`) keeps its host, a path its file name.
+    if (urlOrigin(value) === undefined && (PATH_KEYS.has(key) || PATH_SHAPE.test(value)))
+      return cutStart(value, DETAILS_MAX_CHARS);
     return cutEnd(value, DETAILS_MAX_CHARS);
   }
   if (Array.isArray(value)) return value.map((item: unknown) => echoedDetails(item, key));
@@ -104,10 +108,27 @@ function cutStart(text: string, max = ECHO_MAX_CHARS): string {
   return chars.length <= max ? shown : `…${chars.slice(-(max - 1)).join('')}`;
 }
 
+/**
+ * `text` cut at its end to `max` characters. A URL whose scheme and host (its origin) do not fit is cut at
+ * URL_ECHO_MAX_CHARS instead (`max` when more): the host whole, so that it still names the service meant, and
+ * its path and query cut.
+ */
 function cutEnd(text: string, max = ECHO_MAX_CHARS): string {
   if (text.length <= max) return text;
   const shown = maskedBeforeCut(text);
+  const origin = urlOrigin(shown);
+  const limit = origin !== undefined && origin.length + 1 > max ? Math.max(max, URL_ECHO_MAX_CHARS) : max;
   // By code point, so a cut never splits a surrogate pair; a long text is not split whole.
-  const chars = Array.from(shown.slice(0, max * 2 + 1));
-  return chars.length <= max ? shown : `${chars.slice(0, max - 1).join('')}…`;
+  const chars = Array.from(shown.slice(0, limit * 2 + 1));
+  return chars.length <= limit ? shown : `${chars.slice(0, limit - 1).join('')}…`;
+}
+
+/** `scheme://host[:port]` of a text that parses as a URL with a scheme and a host; undefined for any other text. */
+function urlOrigin(text: string): string | undefined {
+  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0];
+  if (start === undefined) return undefined;
+  const end = text.slice(start.length).search(/[/?#\s]/);
+  const origin = end === -1 ? text : text.slice(0, start.length + end);
+  const url = URL.parse(origin);
+  return url === null || url.host === '' ? undefined : origin;
 }

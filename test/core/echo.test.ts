@@ -104,6 +104,53 @@ describe('echoedDetails', () => {
   });
 });
 
+describe('echoedDetails chooses the cut by the shape of the value, not by its key', () => {
+  const url = `https://api.example.com/v1/${'stage/'.repeat(200)}?token=${'s3cr3t'.repeat(10)}&page=2`;
+  const path = `/home/runner/${'deep/'.repeat(200)}rows.ndjson`;
+
+  it('a URL under any key is masked and cut at its end, so that its scheme and host stay', () => {
+    for (const key of ['location', 'reason', 'cause', 'url']) {
+      const said = (echoedDetails({ [key]: url }) as Record<string, string>)[key] as string;
+      expect(said, key).toMatch(/^https:\/\/api\.example\.com\/v1\/stage\/.*…$/);
+      expect(said, key).toHaveLength(500);
+      expect(said, key).not.toContain('s3cr3t');
+    }
+  });
+
+  it('a path under a key a URL would have is cut at its start, so that its file name stays', () => {
+    for (const key of ['url', 'location', 'base', 'reason']) {
+      const said = (echoedDetails({ [key]: path }) as Record<string, string>)[key];
+      expect(said, key).toBe(`…${path.slice(-499)}`);
+    }
+    expect(echoedDetails({ file: `exports/${'d/'.repeat(300)}rows.ndjson` })).toEqual({
+      file: `…${`exports/${'d/'.repeat(300)}rows.ndjson`.slice(-499)}`,
+    });
+  });
+});
+
+describe('a URL of a long host said back', () => {
+  const host = `${'very-long-subdomain-of-the-governed-data-service.'.repeat(3)}example.com`;
+
+  it('keeps the host whole, and cuts the path and query instead', () => {
+    expect(host.length).toBeGreaterThan(150);
+    const url = `https://${host}/api/tables/${'t'.repeat(300)}?limit=5`;
+    for (const said of [echoed(url), echoedUrl(url), JSON.parse(quotedEcho(url)) as string]) {
+      expect(said).toMatch(new RegExp(`^https://${host.replaceAll('.', '\\.')}/api/tables/t*…$`));
+      expect(Array.from(said).length).toBeLessThanOrEqual(200);
+    }
+    // A short host: the 80 characters of echoed as before.
+    expect(echoed(`https://api.example.com/${'a'.repeat(200)}`)).toBe(
+      `https://api.example.com/${'a'.repeat(55)}…`,
+    );
+  });
+
+  it('a host over the whole limit is still cut, at the limit', () => {
+    const huge = `https://${'h'.repeat(300)}.example.com/x`;
+    expect(Array.from(echoedUrl(huge))).toHaveLength(200);
+    expect(Array.from(echoed(huge))).toHaveLength(200);
+  });
+});
+
 describe('a secret of the run in a text an echo cuts', () => {
   const secret = 'opaqueQwzrtyXvbnmKjhgfdsaPlmnb73';
   afterEach(() => startRunSecrets([]));
