@@ -40,6 +40,11 @@ export function echoedUrl(url: string): string {
   return cutEnd(oneLine(redactSecrets(url, secretsOfRun())), URL_ECHO_MAX_CHARS);
 }
 
+/** A host said back (`host[:port]`): whole up to URL_ECHO_MAX_CHARS, as a URL's host, so that it names the service. */
+export function echoedHost(host: string): string {
+  return cutEnd(oneLine(host), URL_ECHO_MAX_CHARS);
+}
+
 /** Keys of `details` whose values are paths (cut at their start) even when relative (`exports/rows.ndjson`). */
 const PATH_KEYS = new Set(['file', 'path', 'output', 'part', 'input', 'lock']);
 /** A path by its shape: from the root, a drive, the home folder or `.`/`..`, on one line. */
