@@ -2,12 +2,12 @@
 // before the cut, so no part of it is left for the mask of the output to miss. The audit found a network error
 // whose URL was cut 5 characters into SERVICE_TOKEN: those 5 were printed, the known-secrets mask (which masks
 // a cut form of 8 characters or more) let them through.
-import { createServer } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { URL_ECHO_MAX_CHARS, DETAILS_MAX_CHARS } from '../../src/core/echo.js';
+import { closedPort } from '../helpers/closed-port.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 
 /** An opaque token (none of the patterns of core/redact.ts knows it): only the run's own secrets mask it. */
@@ -20,15 +20,6 @@ function fragments(text: string, secret: string): string[] {
     for (const part of [secret.slice(0, chars), secret.slice(-chars)])
       if (text.includes(part)) found.push(part);
   return found;
-}
-
-/** A loopback port nothing listens on: a connection to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A path that puts the first `kept` characters of TOKEN right before the cut of a `max`-character echo of `base + path`. */

@@ -1,17 +1,8 @@
 // A service of a long host name (three long labels: 150 characters and more) that cannot be reached through
 // the proxy: the note names the host whole, as the user must write it in NO_PROXY. It was cut at 80.
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers/closed-port.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-
-/** A loopback port nothing listens on: a connection to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('a proxy that refuses the way to a service of a long host', () => {
   it('names the host whole in the note, where NO_PROXY needs it', async () => {

@@ -1,5 +1,5 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   echoed,
   echoedDetails,
@@ -10,6 +10,9 @@ import {
   withPathEchoed,
 } from '../../src/core/echo.js';
 import { redactSecrets, startRunSecrets } from '../../src/core/redact.js';
+
+// The secrets of a run another test file of this process left do not count here.
+beforeEach(() => startRunSecrets([]));
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
