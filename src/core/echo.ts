@@ -2,9 +2,10 @@
 // is shown stripped of control characters (it reaches a terminal), its line breaks and tabs written as `\n` and
 // `\t` (a pasted file stays on one line), and cut at 80 characters, so a 100 KB argument (a pasted
 // file, a runaway variable) names itself in one line instead of flooding the terminal or a CI log. A path is
-// cut at its start, so its file name stays; a URL at its end, so its scheme and host stay. What is cut has the
-// secrets of the run (core/redact.ts) and every token masked first: a cut part of one no later mask knows. Lists of names to choose from are cut at 10 the same way. The text sent or stored is never cut: only
-// what is said back, the `details` of a --json error line among it.
+// cut at its start, so its file name stays; a URL at its end, so its scheme and host stay (a long host whole).
+// What is cut has the secrets of the run (core/redact.ts) and every token masked first: a cut part of one is
+// a part no later mask knows. Lists of names to choose from are cut at 10 the same way. The text sent or
+// stored is never cut: only what is said back, the `details` of a --json error line among it.
 import { redactSecrets, secretsOfRun } from './redact.js';
 import { stripControlCharacters } from './terminal-text.js';
 
@@ -40,7 +41,7 @@ export function echoedUrl(url: string): string {
   return cutEnd(oneLine(redactSecrets(url, secretsOfRun())), URL_ECHO_MAX_CHARS);
 }
 
-/** A host said back (`host[:port]`): whole up to URL_ECHO_MAX_CHARS, as a URL's host, so that it names the service. */
+/** A host said back (`host[:port]`): whole up to URL_ECHO_MAX_CHARS, as in a URL, so that it names the service. */
 export function echoedHost(host: string): string {
   return cutEnd(oneLine(host), URL_ECHO_MAX_CHARS);
 }
@@ -128,7 +129,7 @@ function cutEnd(text: string, max = ECHO_MAX_CHARS): string {
   return chars.length <= limit ? shown : `${chars.slice(0, limit - 1).join('')}…`;
 }
 
-/** `scheme://host[:port]` of a text that parses as a URL with a scheme and a host; undefined for any other text. */
+/** `scheme://host[:port]` of a text that parses as a URL with a scheme and a host; undefined for other texts. */
 function urlOrigin(text: string): string | undefined {
   const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0];
   if (start === undefined) return undefined;

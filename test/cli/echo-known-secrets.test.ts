@@ -22,7 +22,8 @@ function fragments(text: string, secret: string): string[] {
   return found;
 }
 
-/** A path that puts the first `kept` characters of TOKEN right before the cut of a `max`-character echo of `base + path`. */
+/** A path that puts the first `kept` characters of TOKEN right before the cut of a `max`-character echo of
+ *  `base + path`. */
 function pathCutInToken(base: string, max: number, kept: number): string {
   const pad = 'p'.repeat(max - 1 - kept - base.length - 1);
   return `/${pad}${TOKEN}/${'tail/'.repeat(20)}`;

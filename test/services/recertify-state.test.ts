@@ -147,7 +147,7 @@ describe('the resume state of a recertify run', () => {
     expect(await readdir(folder)).toEqual([]);
   });
 
-  it('a lock lost before the write: the state on disk is left whole, and the user is told why and what to do', async () => {
+  it('a lock lost before the write: the state is left whole, and the user told why and what to do', async () => {
     const { env, folder } = await stateHome();
     const warnings: RunStateWarning[] = [];
     const state = await open(env, warnings);
