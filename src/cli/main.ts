@@ -10,7 +10,14 @@ import { globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { commandSuggestion, toCliError, unknownCommandWords } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
-import { redactError, redactStandardError, scrubProcessTitle, stderrIsTerminal } from './secrets.js';
+import { startRunSecrets } from '../core/redact.js';
+import {
+  redactError,
+  redactStandardError,
+  scrubProcessTitle,
+  secretsFrom,
+  stderrIsTerminal,
+} from './secrets.js';
 import { answeredVersion } from './version.js';
 import { startUpdateCheck, type UpdateCheck } from './update-notice.js';
 import { helpTopicPage } from './help-topics.js';
@@ -70,6 +77,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
       return;
     }
   }
+  startRunSecrets(secretsFrom(argv));
   redactStandardError(argv);
   const updateCheck = completing ? undefined : await updateCheckFor(pjson, argv, json);
   installUndiciFetch();

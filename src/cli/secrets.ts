@@ -1,14 +1,15 @@
 // A token is never printed whole: errors that echo user input pass through redactError first.
 import { fstatSync, statSync } from 'node:fs';
-import { redactJson, redactSecrets } from '../core/redact.js';
+import { redactJson, redactSecrets, secretsOfRun } from '../core/redact.js';
 import { CliError } from '../core/errors.js';
 import { secretsFrom } from './process-title.js';
 
 export { scrubProcessTitle, secretsFrom } from './process-title.js';
 
-/** The same error with every secret of the process masked in its message, suggestion and details. */
+/** The same error with every secret of the run masked in its message, suggestion and details. */
 export function redactError(error: CliError, argv: readonly string[]): CliError {
-  const secrets = secretsFrom(argv);
+  // And the tokens the run's clients sent: a profile's token is in no flag or variable.
+  const secrets = [...secretsFrom(argv), ...secretsOfRun()];
   return new CliError(redactSecrets(error.message, secrets), {
     exitCode: error.exitCode,
     code: error.code,

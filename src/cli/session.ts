@@ -21,7 +21,7 @@ import type { ApiClient, ApiError, CursorLoopError, NetworkError } from '../clie
 import type { ShortLivedTokenRequest } from '../client/areas/tokens.js';
 import { untrustedCertificate } from '../client/errors.js';
 import { shellWord } from '../core/shell-word.js';
-import { echoed, echoedUrl } from '../core/echo.js';
+import { echoedHost, echoedUrl } from '../core/echo.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
@@ -375,7 +375,7 @@ function proxyNote(baseUrl: string, env: NodeJS.ProcessEnv = process.env): strin
   if (url === null || isLoopbackUrl(url)) return '';
   const set = proxyVariable(env, url.protocol);
   if (set === undefined) return '';
-  const [host, name] = [echoed(url.host), echoed(url.hostname)];
+  const [host, name] = [echoedHost(url.host), echoedHost(url.hostname)];
   return ` gds goes through the proxy in ${set} (unless NO_PROXY lists ${name}): check that the proxy runs and lets ${host} through, or leave it out with NO_PROXY=${name}.`;
 }
 

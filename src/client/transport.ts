@@ -6,7 +6,7 @@ import type { Agent, ClientRequest, IncomingMessage, RequestOptions as NodeReque
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { paths } from '../contract/types.gen.js';
-import { maskToken, redactJson, redactSecrets } from '../core/redact.js';
+import { addRunSecret, maskToken, redactJson, redactSecrets } from '../core/redact.js';
 import { parseLossless } from '../core/lossless-json.js';
 import type { BodyReader } from './json-elements.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
@@ -287,6 +287,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   function remember(token: string) {
     if (!tokensSeen.includes(token)) tokensSeen.push(token);
+    addRunSecret(token);
   }
 
   async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {

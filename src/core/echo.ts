@@ -2,10 +2,11 @@
 // is shown stripped of control characters (it reaches a terminal), its line breaks and tabs written as `\n` and
 // `\t` (a pasted file stays on one line), and cut at 80 characters, so a 100 KB argument (a pasted
 // file, a runaway variable) names itself in one line instead of flooding the terminal or a CI log. A path is
-// cut at its start, so its file name stays; a URL at its end, so its scheme and host stay, its secrets masked
-// first. Lists of names to choose from are cut at 10 the same way. The text sent or stored is never cut: only
-// what is said back, the `details` of a --json error line among it.
-import { redactSecrets } from './redact.js';
+// cut at its start, so its file name stays; a URL at its end, so its scheme and host stay (a long host whole).
+// What is cut has the secrets of the run (core/redact.ts) and every token masked first: a cut part of one is
+// a part no later mask knows. Lists of names to choose from are cut at 10 the same way. The text sent or
+// stored is never cut: only what is said back, the `details` of a --json error line among it.
+import { redactSecrets, secretsOfRun } from './redact.js';
 import { stripControlCharacters } from './terminal-text.js';
 
 /** At most this many characters of a text said back (the cut one's `…` among them). */
@@ -37,12 +38,18 @@ export const URL_ECHO_MAX_CHARS = 200;
  * would leave a part no mask knows.
  */
 export function echoedUrl(url: string): string {
-  return cutEnd(oneLine(redactSecrets(url)), URL_ECHO_MAX_CHARS);
+  return cutEnd(oneLine(redactSecrets(url, secretsOfRun())), URL_ECHO_MAX_CHARS);
 }
 
-/** Keys of `details` whose values are paths (cut at their start) and URLs (masked, cut at their end). */
+/** A host said back (`host[:port]`): whole up to URL_ECHO_MAX_CHARS, as in a URL, so that it names the service. */
+export function echoedHost(host: string): string {
+  return cutEnd(oneLine(host), URL_ECHO_MAX_CHARS);
+}
+
+/** Keys of `details` whose values are paths (cut at their start) even when relative (`exports/rows.ndjson`). */
 const PATH_KEYS = new Set(['file', 'path', 'output', 'part', 'input', 'lock']);
-const URL_KEYS = new Set(['url', 'base', 'profileBase', 'location']);
+/** A path by its shape: from the root, a drive, the home folder or `.`/`..`, on one line. */
+const PATH_SHAPE = /^(?:[A-Za-z]:|~|\.{1,2})?[\\/][^\n]*$/;
 
 /**
  * At most this many characters of a string in a --json error's `details`: more than a message says back, as a
@@ -59,8 +66,10 @@ export const DETAILS_MAX_CHARS = 500;
 export function echoedDetails(value: unknown, key = ''): unknown {
   if (typeof value === 'string') {
     if (value.length <= DETAILS_MAX_CHARS) return value;
-    if (PATH_KEYS.has(key)) return cutStart(value, DETAILS_MAX_CHARS);
-    return cutEnd(URL_KEYS.has(key) ? redactSecrets(value) : value, DETAILS_MAX_CHARS);
+    // By the value's shape: a URL under any key (`reason`, `location`) keeps its host, a path its file name.
+    if (urlOrigin(value) === undefined && (PATH_KEYS.has(key) || PATH_SHAPE.test(value)))
+      return cutStart(value, DETAILS_MAX_CHARS);
+    return cutEnd(value, DETAILS_MAX_CHARS);
   }
   if (Array.isArray(value)) return value.map((item: unknown) => echoedDetails(item, key));
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype)
@@ -89,16 +98,43 @@ function oneLine(text: string): string {
   return stripControlCharacters(text).replace(/[\n\t]/g, (c) => ESCAPED_BREAKS[c] ?? '');
 }
 
-function cutStart(shown: string, max = ECHO_MAX_CHARS): string {
-  if (shown.length <= max) return shown;
+/**
+ * `text`, to be cut, with the secrets of the run and every token the patterns of redact.ts know masked first:
+ * a cut through a secret would leave a part (`opaqu…`) that the mask of the output no longer knows.
+ */
+function maskedBeforeCut(text: string): string {
+  return redactSecrets(text, secretsOfRun());
+}
+
+function cutStart(text: string, max = ECHO_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  const shown = maskedBeforeCut(text);
   // By code point, so a cut never splits a surrogate pair.
   const chars = Array.from(shown.slice(-(max * 2 + 1)));
   return chars.length <= max ? shown : `…${chars.slice(-(max - 1)).join('')}`;
 }
 
-function cutEnd(shown: string, max = ECHO_MAX_CHARS): string {
-  if (shown.length <= max) return shown;
+/**
+ * `text` cut at its end to `max` characters. A URL whose scheme and host (its origin) do not fit is cut at
+ * URL_ECHO_MAX_CHARS instead (`max` when more): the host whole, so that it still names the service meant, and
+ * its path and query cut.
+ */
+function cutEnd(text: string, max = ECHO_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  const shown = maskedBeforeCut(text);
+  const origin = urlOrigin(shown);
+  const limit = origin !== undefined && origin.length + 1 > max ? Math.max(max, URL_ECHO_MAX_CHARS) : max;
   // By code point, so a cut never splits a surrogate pair; a long text is not split whole.
-  const chars = Array.from(shown.slice(0, max * 2 + 1));
-  return chars.length <= max ? shown : `${chars.slice(0, max - 1).join('')}…`;
+  const chars = Array.from(shown.slice(0, limit * 2 + 1));
+  return chars.length <= limit ? shown : `${chars.slice(0, limit - 1).join('')}…`;
+}
+
+/** `scheme://host[:port]` of a text that parses as a URL with a scheme and a host; undefined for other texts. */
+function urlOrigin(text: string): string | undefined {
+  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0];
+  if (start === undefined) return undefined;
+  const end = text.slice(start.length).search(/[/?#\s]/);
+  const origin = end === -1 ? text : text.slice(0, start.length + end);
+  const url = URL.parse(origin);
+  return url === null || url.host === '' ? undefined : origin;
 }

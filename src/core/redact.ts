@@ -49,6 +49,28 @@ const SECRET_PATTERNS: Array<[RegExp, (match: string, ...groups: string[]) => st
 ];
 
 /**
+ * The secrets of this run: those it was given (main() sets them, from its flags and environment) and each
+ * token its clients sent (a profile's, a drawn one). What an echo (src/core/echo.ts) masks before it cuts:
+ * a cut through a secret leaves a part that the mask of the output, run later, no longer knows.
+ */
+let runSecrets: string[] = [];
+
+/** The secrets of this run, as `knownSecrets` of redactSecrets. */
+export function secretsOfRun(): readonly string[] {
+  return runSecrets;
+}
+
+/** The run starts with these secrets (each run of main() in one process its own). */
+export function startRunSecrets(secrets: readonly string[]): void {
+  runSecrets = [...secrets];
+}
+
+/** A secret the run came to hold (a token a client sent). */
+export function addRunSecret(secret: string): void {
+  if (secret !== '' && !runSecrets.includes(secret)) runSecrets.push(secret);
+}
+
+/**
  * The text with every bearer token, JWT, `cli_`/`tf_`/`gdsr_`/`rt_` token, secret JSON field and each of
  * `knownSecrets` replaced by its mask. For log lines, error messages and anything else shown.
  */

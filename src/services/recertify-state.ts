@@ -85,12 +85,18 @@ export async function openRunState(
   const failed = (what: string, error: unknown) => {
     if (notKept) return;
     notKept = true;
+    // The lock lost before the write (withFileLock's assertHeld): nothing was written, the file is as it was.
+    const lockLost = (error as { code?: unknown }).code === 'config_lock_lost';
     warn({
       code: 'state_not_kept',
-      message:
-        `The state of this run could not be ${what} ${path} (${(error as Error).message ?? String(error)}). ` +
-        'The signals answered were applied; a run of the same command stopped part-way and started again ' +
-        'sends every part again, and the service applies none twice.',
+      message: lockLost
+        ? `This run lost the lock ${path}.lock before keeping its progress (another gds run may have taken ` +
+          `it over while this one was slow): ${path} is left as it was, without the parts answered since. ` +
+          'The signals answered were applied; nothing to do: a run of the same command stopped part-way ' +
+          'and started again sends again the parts answered since, and the service applies none twice.'
+        : `The state of this run could not be ${what} ${path} (${(error as Error).message ?? String(error)}). ` +
+          'The signals answered were applied; a run of the same command stopped part-way and started again ' +
+          'sends every part again, and the service applies none twice.',
     });
   };
   let swept = false;

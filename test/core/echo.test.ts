@@ -1,5 +1,5 @@
 // What gds says back of a user's input: short, one line's worth, and nothing a terminal would act on.
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   echoed,
   echoedDetails,
@@ -9,6 +9,10 @@ import {
   quotedEcho,
   withPathEchoed,
 } from '../../src/core/echo.js';
+import { redactSecrets, startRunSecrets } from '../../src/core/redact.js';
+
+// The secrets of a run another test file of this process left do not count here.
+beforeEach(() => startRunSecrets([]));
 
 describe('echoed', () => {
   it('keeps a short text as it is, and cuts a long one at 80 characters with …', () => {
@@ -100,6 +104,89 @@ describe('echoedDetails', () => {
     const short = { message: 'a\nb\u001b[2J', count: 2, list: ['x'] };
     expect(echoedDetails(short)).toEqual(short);
     expect(echoedDetails(null)).toBeNull();
+  });
+});
+
+describe('echoedDetails chooses the cut by the shape of the value, not by its key', () => {
+  const url = `https://api.example.com/v1/${'stage/'.repeat(200)}?token=${'s3cr3t'.repeat(10)}&page=2`;
+  const path = `/home/runner/${'deep/'.repeat(200)}rows.ndjson`;
+
+  it('a URL under any key is masked and cut at its end, so that its scheme and host stay', () => {
+    for (const key of ['location', 'reason', 'cause', 'url']) {
+      const said = (echoedDetails({ [key]: url }) as Record<string, string>)[key] as string;
+      expect(said, key).toMatch(/^https:\/\/api\.example\.com\/v1\/stage\/.*…$/);
+      expect(said, key).toHaveLength(500);
+      expect(said, key).not.toContain('s3cr3t');
+    }
+  });
+
+  it('a path under a key a URL would have is cut at its start, so that its file name stays', () => {
+    for (const key of ['url', 'location', 'base', 'reason']) {
+      const said = (echoedDetails({ [key]: path }) as Record<string, string>)[key];
+      expect(said, key).toBe(`…${path.slice(-499)}`);
+    }
+    expect(echoedDetails({ file: `exports/${'d/'.repeat(300)}rows.ndjson` })).toEqual({
+      file: `…${`exports/${'d/'.repeat(300)}rows.ndjson`.slice(-499)}`,
+    });
+  });
+});
+
+describe('a URL of a long host said back', () => {
+  const host = `${'very-long-subdomain-of-the-governed-data-service.'.repeat(3)}example.com`;
+
+  it('keeps the host whole, and cuts the path and query instead', () => {
+    expect(host.length).toBeGreaterThan(150);
+    const url = `https://${host}/api/tables/${'t'.repeat(300)}?limit=5`;
+    for (const said of [echoed(url), echoedUrl(url), JSON.parse(quotedEcho(url)) as string]) {
+      expect(said).toMatch(new RegExp(`^https://${host.replaceAll('.', '\\.')}/api/tables/t*…$`));
+      expect(Array.from(said).length).toBeLessThanOrEqual(200);
+    }
+    // A short host: the 80 characters of echoed as before.
+    expect(echoed(`https://api.example.com/${'a'.repeat(200)}`)).toBe(
+      `https://api.example.com/${'a'.repeat(55)}…`,
+    );
+  });
+
+  it('a host over the whole limit is still cut, at the limit', () => {
+    const huge = `https://${'h'.repeat(300)}.example.com/x`;
+    expect(Array.from(echoedUrl(huge))).toHaveLength(200);
+    expect(Array.from(echoed(huge))).toHaveLength(200);
+  });
+});
+
+describe('a secret of the run in a text an echo cuts', () => {
+  const secret = 'opaqueQwzrtyXvbnmKjhgfdsaPlmnb73';
+  afterEach(() => startRunSecrets([]));
+  /** Each start and end of the secret of 4 characters or more in `text`, once the output's own mask ran. */
+  const fragments = (text: string) => {
+    const shown = redactSecrets(text, [secret]);
+    const found: string[] = [];
+    for (let chars = 4; chars <= secret.length; chars++)
+      for (const part of [secret.slice(0, chars), secret.slice(-chars)])
+        if (shown.includes(part)) found.push(part);
+    return found;
+  };
+
+  it('is masked before every cut: no start or end of it is left, whatever the cut leaves of it', () => {
+    startRunSecrets([secret]);
+    for (let kept = 1; kept < secret.length; kept++) {
+      const before = 'a'.repeat(79 - kept);
+      expect(fragments(echoed(`${before}${secret}${'b'.repeat(50)}`))).toEqual([]);
+      expect(fragments(quotedEcho(`${before}${secret}${'b'.repeat(50)}`))).toEqual([]);
+      expect(fragments(echoedPath(`/${'d/'.repeat(40)}${secret}${'e'.repeat(79 - kept)}`))).toEqual([]);
+      const url = `https://api.example.com/${'p'.repeat(199 - 24 - kept)}${secret}/${'t/'.repeat(60)}`;
+      expect(fragments(echoedUrl(url))).toEqual([]);
+      const path = `/${'d'.repeat(400)}/${secret}${'e'.repeat(499 - kept)}`;
+      expect(
+        fragments(JSON.stringify(echoedDetails({ file: path, url, reason: `${url}${'x'.repeat(300)}` }))),
+      ).toEqual([]);
+      expect(fragments(withPathEchoed(`ENAMETOOLONG: open '${path}'`, path))).toEqual([]);
+    }
+  });
+
+  it('a text short enough to be whole is left to the mask of the output', () => {
+    startRunSecrets([secret]);
+    expect(echoed(`id ${secret}`)).toBe(`id ${secret}`);
   });
 });
 

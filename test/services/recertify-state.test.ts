@@ -2,7 +2,18 @@
 // saves of one run at once, a temporary file removed by another run before its rename, and the files an
 // earlier gds left in the folder.
 import type * as FsPromises from 'node:fs/promises';
-import { lutimes, mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  lutimes,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,8 +22,11 @@ import type { RunStateWarning } from '../../src/services/recertify-state.js';
 import { openRunState } from '../../src/services/recertify-state.js';
 
 // Every rename of a state's temporary file goes through `renaming` first (when set): what another process
-// does between the write and the rename.
-const moment = vi.hoisted(() => ({ renaming: undefined as ((from: string) => Promise<void>) | undefined }));
+// does between the write and the rename. Every read of a state goes through `reading` first (when set).
+const moment = vi.hoisted(() => ({
+  renaming: undefined as ((from: string) => Promise<void>) | undefined,
+  reading: undefined as ((path: string) => Promise<void>) | undefined,
+}));
 vi.mock('node:fs/promises', async (actual) => {
   const fs = await actual<typeof FsPromises>();
   return {
@@ -21,11 +35,47 @@ vi.mock('node:fs/promises', async (actual) => {
       if (from.endsWith('.tmp')) await moment.renaming?.(from);
       return fs.rename(from, to);
     },
+    readFile: async (...args: Parameters<typeof fs.readFile>) => {
+      if (typeof args[0] === 'string' && args[0].endsWith('.json')) await moment.reading?.(args[0]);
+      return fs.readFile(...args);
+    },
   };
 });
+// The lock's own lines (GDS_DEBUG): when gds noticed it lost a lock.
+const debugLines = vi.hoisted(() => ({ seen: (_line: string): void => undefined }));
+vi.mock('../../src/auth/debug-log.js', () => ({ debugLog: (line: string) => debugLines.seen(line) }));
 afterEach(() => {
   moment.renaming = undefined;
+  moment.reading = undefined;
+  debugLines.seen = () => undefined;
 });
+
+/**
+ * The next read of a state made under its lock first loses that lock for real: its folder is removed (as by a
+ * process that took a stale lock over), and the read goes on once proper-lockfile noticed (its next update).
+ */
+function loseLockAtRead(): { lost: boolean } {
+  const seen = { lost: false };
+  moment.reading = async (path) => {
+    if (
+      seen.lost ||
+      !(await stat(`${path}.lock`).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    seen.lost = true;
+    const noticed = new Promise<void>((resolve) => {
+      debugLines.seen = (line) => {
+        if (line.startsWith(`lock ${path}.lock: lost`)) resolve();
+      };
+    });
+    await rm(`${path}.lock`, { recursive: true });
+    await noticed;
+  };
+  return seen;
+}
 
 /** The next `count` temporary files are removed before their rename; the list of those removed. */
 function removeTemps(count: number): string[] {
@@ -95,6 +145,40 @@ describe('the resume state of a recertify run', () => {
     expect(removed).toHaveLength(4);
     expect(warnings).toEqual([expect.objectContaining({ code: 'state_not_kept' })]);
     expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('a lock lost before the write: the state is left whole, and the user told why and what to do', async () => {
+    const { env, folder } = await stateHome();
+    const warnings: RunStateWarning[] = [];
+    const state = await open(env, warnings);
+    await state.save(new Map([[0, answer(1)]]));
+    const [name] = await readdir(folder);
+    const before = await readFile(join(folder, name as string), 'utf8');
+
+    const lost = loseLockAtRead();
+    await state.save(new Map([[1, answer(2)]]));
+    expect(lost.lost).toBe(true);
+    // The part answered before is still there, whole; no temporary copy left.
+    expect(await readFile(join(folder, name as string), 'utf8')).toBe(before);
+    expect((await readdir(folder)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect((await open(env)).answered).toEqual([[0, answer(1)]]);
+    expect(warnings).toHaveLength(1);
+    const [warning] = warnings as [RunStateWarning];
+    expect(warning.code).toBe('state_not_kept');
+    // What happened: the lock, and that the file was left as it was (not half written) ...
+    expect(warning.message).toContain(`${join(folder, name as string)}.lock`);
+    expect(warning.message).toMatch(/lost the lock/i);
+    expect(warning.message).toMatch(/left as it was/);
+    // ... and what a run started again does: it sends again the parts answered since, none applied twice.
+    expect(warning.message).toMatch(/started again sends again the parts answered since/);
+    expect(warning.message).not.toMatch(/Run the command again|Nothing was written/);
+
+    // The next save takes the lock again and keeps both parts.
+    await state.save(new Map([[1, answer(2)]]));
+    expect((await open(env)).answered).toEqual([
+      [0, answer(1)],
+      [1, answer(2)],
+    ]);
   });
 
   describe('the files an earlier gds or an unfinished run left in the folder', () => {
