@@ -91,19 +91,20 @@ beforeEach(() => {
   cache += 1;
 });
 
+/** gds's environment: the service through the proxy, answers kept under `cacheDir`, TAB's wait `waitMs`. */
+const completionEnv = (cacheDir: string, waitMs: number) => ({
+  HOME: dir,
+  XDG_CACHE_HOME: join(dir, cacheDir),
+  GDS_CONFIG_DIR: join(dir, 'config'),
+  SERVICE_API_URL: proxyUrl,
+  SERVICE_TOKEN: server.user('OWNER').cliToken,
+  GDS_COMPLETION_TIMEOUT_MS: String(waitMs),
+});
+
 /** `gds __complete ARGS` as the shells run it: the values it offers (each line's first field). */
 async function complete(args: string[], cacheDir = `cache-${cache}`): Promise<string[]> {
-  const result = await runInProcess(['__complete', ...args], {
-    env: {
-      HOME: dir,
-      XDG_CACHE_HOME: join(dir, cacheDir),
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      SERVICE_API_URL: proxyUrl,
-      SERVICE_TOKEN: server.user('OWNER').cliToken,
-      // The test server shares a loaded machine: TAB's 2 s for the service is not what is tested here.
-      GDS_COMPLETION_TIMEOUT_MS: '60000',
-    },
-  });
+  // The test server shares a loaded machine: TAB's 2 s for the service is not what is tested here.
+  const result = await runInProcess(['__complete', ...args], { env: completionEnv(cacheDir, 60_000) });
   expect(result).toMatchObject({ code: 0, stderr: '' });
   return result.stdout
     .split('\n')
@@ -215,14 +216,7 @@ describe(`completing a table among ${COPIES.toLocaleString('en')} tables`, () =>
     return dynamicValues('jobs', '', {
       flags: {},
       version: '0.0.0-test',
-      env: {
-        HOME: dir,
-        XDG_CACHE_HOME: join(dir, cacheDir),
-        GDS_CONFIG_DIR: join(dir, 'config'),
-        SERVICE_API_URL: proxyUrl,
-        SERVICE_TOKEN: server.user('OWNER').cliToken,
-        GDS_COMPLETION_TIMEOUT_MS: '4000',
-      },
+      env: completionEnv(cacheDir, 4_000),
       now: () => (clock += 1_000),
     });
   };

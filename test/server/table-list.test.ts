@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import { needs, noPostgres } from '../helpers/skip.js';
 
 let server: TestServer;
 
@@ -18,16 +19,16 @@ afterAll(async () => {
 
 type Row = { id: string; environmentLabel: string; state: string };
 
-const list = (query: string, role: 'OWNER' | 'MEMBER' = 'OWNER') =>
-  server.request('GET', `/api/tables${query}`, { token: server.user(role).cliToken });
+const list = (query: string, role: 'OWNER' | 'MEMBER' = 'OWNER', on = server) =>
+  on.request('GET', `/api/tables${query}`, { token: on.user(role).cliToken });
 
-async function walk(query: string, role: 'OWNER' | 'MEMBER' = 'OWNER') {
-  const first = await list(`?${query}`, role);
+async function walk(query: string, role: 'OWNER' | 'MEMBER' = 'OWNER', on = server) {
+  const first = await list(`?${query}`, role, on);
   expect(first.status).toBe(200);
   const pages: Row[][] = [first.body.tables];
   let cursor: string | null = first.body.nextCursor;
   while (cursor !== null) {
-    const next = await list(`?${query}&cursor=${encodeURIComponent(cursor)}`, role);
+    const next = await list(`?${query}&cursor=${encodeURIComponent(cursor)}`, role, on);
     expect(next.status).toBe(200);
     expect(next.body).not.toHaveProperty('total');
     pages.push(next.body.tables);
@@ -150,5 +151,26 @@ describe('GET /api/tables?order=newest', () => {
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_query', details: { parameter: 'order' } });
     }
+  });
+});
+
+describe('GET /api/tables?order=newest on PostgreSQL', () => {
+  let pg: TestServer | undefined;
+  beforeAll(async () => {
+    if (noPostgres === undefined) pg = await startTestServer({ database: 'postgres' });
+  });
+  afterAll(async () => {
+    await pg?.close();
+  });
+
+  it('pages the same tables newest first by cursor, the reverse of the list', needs(noPostgres), async () => {
+    const on = pg as TestServer;
+    const oldest = (await list('', 'OWNER', on)).body.tables.map((t: Row) => t.id);
+    expect(oldest.length).toBeGreaterThanOrEqual(3);
+    const paged = await walk('order=newest&limit=2', 'OWNER', on);
+    expect(paged.pages.flat().map((t) => t.id)).toEqual([...oldest].reverse());
+    const member = (await list('', 'MEMBER', on)).body.tables.map((t: Row) => t.id);
+    const memberPaged = await walk('order=newest&limit=1', 'MEMBER', on);
+    expect(memberPaged.pages.flat().map((t) => t.id)).toEqual([...member].reverse());
   });
 });
