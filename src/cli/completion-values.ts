@@ -1,7 +1,8 @@
 // The values completion fetches: profiles from the config, the rest from the service with the credentials a
 // command would use (the line's own --token/--base/--profile first). Tables are asked for by what was typed,
 // one page of them (GET /api/tables?prefix=), never the whole list: a workspace of 100,000 tables answers in
-// milliseconds. A job id is of the newest tables: the list is read to its end, within half of the wait.
+// milliseconds. A job id is of the newest tables: one page of the list newest first (or, from a service
+// from before `order=newest`, the list oldest first to its end, within half of the wait).
 // Answers are kept briefly under $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written
 // whole), keyed by the base URL, the token's digest, the kind and (tables) what was typed, so TAB after TAB
 // asks the service once. Anything that fails gives no values: the caller prints nothing and exits 0.
@@ -30,10 +31,13 @@ import { authProviderFor } from '../auth/refresh.js';
 export const COMPLETION_CACHE_MS = 20_000;
 /** The tables one completion asks for: what a person reads through; typing on narrows them. */
 export const TABLE_CANDIDATES = 100;
-/** The tables whose gate jobs a completion of a job id lists: the newest of the list. */
+/** The tables whose gate jobs a completion of a job id lists: the newest of the list, one page of it. */
 const JOB_TABLES = 10;
 const JOB_TABLES_PAGE = 1_000;
-/** The pages of the list read at most for them (a workspace of 200,000 tables), within half of TAB's wait. */
+/**
+ * The pages of a list oldest first (a service from before `order=newest`) read at most for them (a workspace
+ * of 200,000 tables), within half of TAB's wait.
+ */
 const JOB_TABLES_PAGES = 200;
 /**
  * How long one completion waits for the service's answer (GDS_COMPLETION_TIMEOUT_MS, default 2 s): short, as
@@ -145,10 +149,12 @@ async function fetchKind(
       return requests.map((r) => ({ value: r.id, description: `${r.tableName} ${r.cause}` }));
     }
     case 'jobs': {
-      // The service lists jobs per table: those of the newest tables. The list is oldest first, and pages only
-      // forward: read to its end, unless that takes longer than the budget; then the newest of what was read,
-      // and each candidate says so.
-      const { tables, cutAt } = await newestTables(client, inTime);
+      // The service lists jobs per table: those of the newest tables, one page of the list newest first. A
+      // service from before that lists oldest first only: read to its end, unless that takes longer than the
+      // budget; then the newest of what was read, and each candidate says so.
+      const newest = await client.tables.newest(JOB_TABLES);
+      const { tables, cutAt } =
+        newest === undefined ? await newestReadForward(client, inTime) : { tables: newest };
       const cut = cutAt === undefined ? '' : ` (of the first ${cutAt.toLocaleString('en')} tables)`;
       const lists = await Promise.all(tables.map((t) => client.gateJobs.list(t.id, { limit: 5 })));
       return lists.flatMap((list, i) =>
@@ -161,8 +167,14 @@ async function fetchKind(
   }
 }
 
-/** The JOB_TABLES newest tables, and how many were read when the list was not read to its end. */
-async function newestTables(client: Client, inTime: () => boolean) {
+/**
+ * The JOB_TABLES newest tables of a list read oldest first, and how many were read when it was not read to its
+ * end.
+ */
+async function newestReadForward(
+  client: Client,
+  inTime: () => boolean,
+): Promise<{ tables: TableListRow[]; cutAt?: number }> {
   let newest: TableListRow[] = [];
   let read = 0;
   let pages = 0;

@@ -3877,8 +3877,10 @@ export interface operations {
                 prefix?: string;
                 /** @description Pages of at most this many tables (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every table in one answer. */
                 limit?: number;
-                /** @description The nextCursor of the previous page (same filters); a cursor of a list with `prefix` pages only a list with it, and one without only a list without (else 400 `invalid_query`). */
+                /** @description The nextCursor of the previous page (same filters); a cursor of a list with `prefix` pages only a list with it, and one without only a list without, and a cursor of one `order` only that order (else 400 `invalid_query`). */
                 cursor?: string;
+                /** @description An extension: `oldest` (the default, the list as without it) or `newest`, the same tables newest first, by (created time, id) descending, paged by cursor in that order; how TAB finds the jobs of the newest tables in one page at any size. Not with `prefix`, and any other value, a 400 `invalid_query` naming it. A service from before it answers 400 `invalid_query` naming it among the unknown parameters. */
+                order?: "oldest" | "newest";
                 /** @description false: the first page leaves out total (counting a workspace of 100,000 tables costs the embedded database more than the page itself); for a caller that prints each page as it arrives. */
                 total?: boolean;
             };
@@ -3888,7 +3890,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tables, oldest first, or with prefix in the order it says (one page of them with limit or cursor). */
+            /** @description The tables, oldest first (newest first with order=newest), or with prefix in the order it says (one page of them with limit or cursor). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -8,7 +8,13 @@ export interface ListKey {
   /** created_at exactly as the list's query writes it (UTC, microseconds). */
   createdAt: string;
   id: string;
+  /** The table list read newest first (`order=newest`) says so; oldest first (the default), nothing. */
+  order?: 'newest';
 }
+
+/** The orders the table list is read in by key: oldest first (the default) or newest first. */
+export const LIST_ORDERS = ['oldest', 'newest'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
 
 /** The key of a table list by prefix: the lowercased name (or the id) that matched, then the id. */
 export interface MatchKey {
@@ -35,11 +41,26 @@ function isCursorTimestamp(value: unknown): value is string {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === `${value.slice(0, 23)}Z`;
 }
 
-/** The key a list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. */
-export function decodeListCursor(cursor: string): ListKey {
-  const { createdAt, id } = cursorFields(cursor);
-  if (isCursorTimestamp(createdAt) && isCursorText(id)) return { createdAt, id };
-  throw notACursor();
+/**
+ * The key a list cursor carries (base64url JSON of `{createdAt, id}`); 400 for anything else. With `order`
+ * (the table list), a cursor of the other order is refused too: its key would start the page elsewhere.
+ */
+export function decodeListCursor(cursor: string, order?: ListOrder): ListKey {
+  const fields = cursorFields(cursor);
+  const { createdAt, id } = fields;
+  if (!isCursorTimestamp(createdAt) || !isCursorText(id)) throw notACursor();
+  if (order === undefined) return { createdAt, id };
+  const given: ListOrder = fields.order === 'newest' ? 'newest' : 'oldest';
+  if (fields.order !== undefined && fields.order !== 'newest') throw notACursor();
+  if (given !== order) {
+    throw badRequest(
+      'invalid_query',
+      `cursor is of the list ${given} first (order=${given}), not ${order} first: pass it with order=${given}, ` +
+        `or start the ${order}-first list without a cursor.`,
+      { parameter: 'cursor' },
+    );
+  }
+  return order === 'newest' ? { createdAt, id, order } : { createdAt, id };
 }
 
 /** The key a cursor of a list by prefix carries (base64url JSON of `{matched, id}`); 400 for anything else. */

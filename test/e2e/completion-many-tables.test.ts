@@ -1,7 +1,8 @@
 // TAB completion of a table in a workspace of thousands of tables: gds asks the service for one page of the
 // tables whose name or id starts with what was typed (GET /api/tables?prefix=), never the whole list, and a
-// job id from the newest tables, read through every page of the list within a time budget. A service from
-// before `prefix` refuses it: the whole list is then read, as before. gds runs in the test process (`gds __complete`); a proxy in front of the server counts what it asks
+// job id from the newest tables, one page of the list newest first (GET /api/tables?order=newest). A service
+// from before `prefix` refuses it: the whole list is then read, as before; one from before `order`: the list
+// oldest first, through every page within a time budget. gds runs in the test process (`gds __complete`); a proxy in front of the server counts what it asks
 // and how many tables each answer carries.
 import { createServer, request as forward } from 'node:http';
 import type { Server } from 'node:http';
@@ -22,8 +23,9 @@ let proxyUrl: string;
 let dir: string;
 /** What reached the service through the proxy: each request's path and query, and the tables answered. */
 const asked: Array<{ url: URL; tables: number }> = [];
-/** A service from before `prefix`: the proxy answers a request with it as such a service does. */
+/** A service from before `prefix` (or `order`): the proxy answers a request with it as such a service does. */
 let beforePrefix = false;
+let beforeOrder = false;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -32,14 +34,17 @@ beforeAll(async () => {
   const target = new URL(server.url);
   proxy = createServer((req, res) => {
     const url = new URL(req.url ?? '/', target);
-    if (beforePrefix && url.pathname.endsWith('/api/tables') && url.searchParams.has('prefix')) {
+    const refused = [beforePrefix && 'prefix', beforeOrder && 'order'].find(
+      (parameter) => parameter && url.pathname.endsWith('/api/tables') && url.searchParams.has(parameter),
+    );
+    if (refused) {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
           error: {
             code: 'invalid_query',
-            message: 'Unknown query parameters: prefix. Allowed: state, name, limit, cursor, total.',
-            details: { unknown: ['prefix'], allowed: ['state', 'name', 'limit', 'cursor', 'total'] },
+            message: `Unknown query parameters: ${refused}. Allowed: state, name, limit, cursor, total.`,
+            details: { unknown: [refused], allowed: ['state', 'name', 'limit', 'cursor', 'total'] },
           },
         }),
       );
@@ -82,22 +87,24 @@ let cache = 0;
 beforeEach(() => {
   asked.length = 0;
   beforePrefix = false;
+  beforeOrder = false;
   cache += 1;
+});
+
+/** gds's environment: the service through the proxy, answers kept under `cacheDir`, TAB's wait `waitMs`. */
+const completionEnv = (cacheDir: string, waitMs: number) => ({
+  HOME: dir,
+  XDG_CACHE_HOME: join(dir, cacheDir),
+  GDS_CONFIG_DIR: join(dir, 'config'),
+  SERVICE_API_URL: proxyUrl,
+  SERVICE_TOKEN: server.user('OWNER').cliToken,
+  GDS_COMPLETION_TIMEOUT_MS: String(waitMs),
 });
 
 /** `gds __complete ARGS` as the shells run it: the values it offers (each line's first field). */
 async function complete(args: string[], cacheDir = `cache-${cache}`): Promise<string[]> {
-  const result = await runInProcess(['__complete', ...args], {
-    env: {
-      HOME: dir,
-      XDG_CACHE_HOME: join(dir, cacheDir),
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      SERVICE_API_URL: proxyUrl,
-      SERVICE_TOKEN: server.user('OWNER').cliToken,
-      // The test server shares a loaded machine: TAB's 2 s for the service is not what is tested here.
-      GDS_COMPLETION_TIMEOUT_MS: '60000',
-    },
-  });
+  // The test server shares a loaded machine: TAB's 2 s for the service is not what is tested here.
+  const result = await runInProcess(['__complete', ...args], { env: completionEnv(cacheDir, 60_000) });
   expect(result).toMatchObject({ code: 0, stderr: '' });
   return result.stdout
     .split('\n')
@@ -169,8 +176,8 @@ describe(`completing a table among ${COPIES.toLocaleString('en')} tables`, () =>
     expect(tableLists()[0]?.tables).toBeGreaterThan(COPIES);
   });
 
-  it('completes a job id from the newest tables: every page of the list, then the jobs of ten of them', async () => {
-    // The list is oldest first: the newest tables are on its last page, past the first 1,000.
+  it('completes a job id from the newest tables: one page of the list newest first, then their jobs', async () => {
+    // Oldest first, the newest tables are on the list's last page, past the first 1,000.
     await server.sql(
       `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, created_by, created_at, started_at, finished_at)
        SELECT 'job_newest_wide', workspace_id, id, 'gate2', 'SUCCEEDED', $1, now(), now(), now()
@@ -179,6 +186,20 @@ describe(`completing a table among ${COPIES.toLocaleString('en')} tables`, () =>
     );
     const offered = await complete(['line', '--', 'gate', 'status', '']);
     expect(offered).toContain('job_newest_wide');
+    const lists = tableLists();
+    expect(lists.map(({ url }) => url.search)).toEqual(['?order=newest&limit=10&total=false']);
+    expect(lists[0]?.tables).toBe(10);
+    const jobLists = asked.filter(({ url }) => url.pathname.endsWith('/gate-jobs'));
+    expect(jobLists).toHaveLength(10);
+    expect(jobLists.some(({ url }) => url.pathname.endsWith(`/tbl_wide_${COPIES}/gate-jobs`))).toBe(true);
+    expect(asked).toHaveLength(1 + jobLists.length);
+  });
+
+  it('from a service before order, reads every page of the list oldest first, then the jobs of ten', async () => {
+    beforeOrder = true;
+    const offered = await complete(['line', '--', 'gate', 'status', '']);
+    expect(offered).toContain('job_newest_wide');
+    // The refused request never reached the service.
     const lists = tableLists();
     expect(lists.length).toBeGreaterThan(COPIES / 1_000);
     expect(lists.every(({ url }) => url.searchParams.get('limit') === '1000')).toBe(true);
@@ -189,7 +210,18 @@ describe(`completing a table among ${COPIES.toLocaleString('en')} tables`, () =>
     expect(asked).toHaveLength(lists.length + jobLists.length);
   });
 
-  it('stops reading the list past its time budget, and says so beside the jobs it offers', async () => {
+  // A clock that moves a second at each look: the budget (half of TAB's wait) is spent after a few pages.
+  const jobsWithinTwoSeconds = (cacheDir: string) => {
+    let clock = Date.now();
+    return dynamicValues('jobs', '', {
+      flags: {},
+      version: '0.0.0-test',
+      env: completionEnv(cacheDir, 4_000),
+      now: () => (clock += 1_000),
+    });
+  };
+
+  it('offers the job of the newest table of a list longer than its time reads, whole', async () => {
     // Every table a job, so that the newest of any part of the list read has some.
     await server.sql(
       `INSERT INTO gds.jobs (id, workspace_id, table_id, type, status, created_by, created_at, started_at, finished_at)
@@ -197,22 +229,16 @@ describe(`completing a table among ${COPIES.toLocaleString('en')} tables`, () =>
          FROM gds.tables WHERE id LIKE 'tbl_wide_%' AND id <> 'tbl_wide_${COPIES}'`,
       [server.user('OWNER').userId],
     );
-    // A clock that moves a second at each look: the budget (half of TAB's wait) is spent after a few pages.
-    let clock = Date.now();
-    const env = {
-      HOME: dir,
-      XDG_CACHE_HOME: join(dir, `cache-${cache}`),
-      GDS_CONFIG_DIR: join(dir, 'config'),
-      SERVICE_API_URL: proxyUrl,
-      SERVICE_TOKEN: server.user('OWNER').cliToken,
-      GDS_COMPLETION_TIMEOUT_MS: '4000',
-    };
-    const offered = await dynamicValues('jobs', '', {
-      flags: {},
-      version: '0.0.0-test',
-      env,
-      now: () => (clock += 1_000),
-    });
+    const offered = await jobsWithinTwoSeconds(`cache-${cache}`);
+    expect(offered.map(({ value }) => value)).toContain('job_newest_wide');
+    expect(offered.every(({ description }) => !description?.includes(' tables)'))).toBe(true);
+    expect(tableLists()).toHaveLength(1);
+  });
+
+  it('from a service before order, stops reading the list past its budget, and says so beside the jobs', async () => {
+    beforeOrder = true;
+    const offered = await jobsWithinTwoSeconds(`cache-${cache}`);
+    expect(offered.map(({ value }) => value)).not.toContain('job_newest_wide');
     const lists = tableLists();
     expect(lists.length).toBeGreaterThan(0);
     expect(lists.length).toBeLessThan(COPIES / 1_000);

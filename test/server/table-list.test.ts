@@ -1,9 +1,11 @@
 // The table list (`gds list`, `gds quarantine list`) pages by cursor: every table of the caller's
 // environments once, oldest first, in pages of `limit`, the total on the first page; without limit or cursor
-// the whole list in one answer, as before.
+// the whole list in one answer, as before. With order=newest (an extension) the same list newest first, its
+// cursor good for that order only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
+import { needs, noPostgres } from '../helpers/skip.js';
 
 let server: TestServer;
 
@@ -17,16 +19,16 @@ afterAll(async () => {
 
 type Row = { id: string; environmentLabel: string; state: string };
 
-const list = (query: string, role: 'OWNER' | 'MEMBER' = 'OWNER') =>
-  server.request('GET', `/api/tables${query}`, { token: server.user(role).cliToken });
+const list = (query: string, role: 'OWNER' | 'MEMBER' = 'OWNER', on = server) =>
+  on.request('GET', `/api/tables${query}`, { token: on.user(role).cliToken });
 
-async function walk(query: string, role: 'OWNER' | 'MEMBER' = 'OWNER') {
-  const first = await list(`?${query}`, role);
+async function walk(query: string, role: 'OWNER' | 'MEMBER' = 'OWNER', on = server) {
+  const first = await list(`?${query}`, role, on);
   expect(first.status).toBe(200);
   const pages: Row[][] = [first.body.tables];
   let cursor: string | null = first.body.nextCursor;
   while (cursor !== null) {
-    const next = await list(`?${query}&cursor=${encodeURIComponent(cursor)}`, role);
+    const next = await list(`?${query}&cursor=${encodeURIComponent(cursor)}`, role, on);
     expect(next.status).toBe(200);
     expect(next.body).not.toHaveProperty('total');
     pages.push(next.body.tables);
@@ -101,5 +103,74 @@ describe('GET /api/tables', () => {
     const response = await list(query);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('invalid_query');
+  });
+});
+
+describe('GET /api/tables?order=newest', () => {
+  it('lists the same tables newest first, whole and by cursor, and pages oldest first as before', async () => {
+    const oldest = (await list('')).body.tables.map((t: Row) => t.id);
+    const newest = await list('?order=newest');
+    expect(newest.status).toBe(200);
+    expect(newest.body).not.toHaveProperty('nextCursor');
+    expect(newest.body.tables.map((t: Row) => t.id)).toEqual([...oldest].reverse());
+    expect((await list('?order=oldest')).body).toEqual((await list('')).body);
+    const paged = await walk('order=newest&limit=2');
+    expect(paged.total).toBe(oldest.length);
+    expect(paged.pages.every((p) => p.length <= 2)).toBe(true);
+    expect(paged.pages.flat().map((t) => t.id)).toEqual([...oldest].reverse());
+    expect((await walk('order=oldest&limit=2')).pages.flat().map((t) => t.id)).toEqual(oldest);
+  });
+
+  it('keeps a state filter and the caller’s environments newest first', async () => {
+    const quarantined = (await list('?state=QUARANTINED')).body.tables.map((t: Row) => t.id);
+    const paged = await walk('state=QUARANTINED&order=newest&limit=1');
+    expect(paged.pages.flat().map((t) => t.id)).toEqual([...quarantined].reverse());
+    const member = (await list('', 'MEMBER')).body.tables as Row[];
+    const memberNewest = await walk('order=newest&limit=1', 'MEMBER');
+    expect(memberNewest.pages.flat().map((t) => t.id)).toEqual(member.map((t) => t.id).reverse());
+    expect(memberNewest.pages.flat().every((t) => t.environmentLabel === 'dev')).toBe(true);
+    const anonymous = await server.request('GET', '/api/tables?order=newest&limit=1');
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('refuses a cursor of one order given with the other, and an order it does not know', async () => {
+    const oldestCursor = (await list('?limit=1')).body.nextCursor as string;
+    const newestCursor = (await list('?order=newest&limit=1')).body.nextCursor as string;
+    for (const query of [
+      `?order=newest&cursor=${encodeURIComponent(oldestCursor)}`,
+      `?cursor=${encodeURIComponent(newestCursor)}`,
+      `?order=oldest&cursor=${encodeURIComponent(newestCursor)}`,
+    ]) {
+      const response = await list(query);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_query', details: { parameter: 'cursor' } });
+      expect(response.body.error.message).toMatch(/order/);
+    }
+    for (const query of ['?order=latest', '?order=newest&prefix=a']) {
+      const response = await list(query);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_query', details: { parameter: 'order' } });
+    }
+  });
+});
+
+describe('GET /api/tables?order=newest on PostgreSQL', () => {
+  let pg: TestServer | undefined;
+  beforeAll(async () => {
+    if (noPostgres === undefined) pg = await startTestServer({ database: 'postgres' });
+  });
+  afterAll(async () => {
+    await pg?.close();
+  });
+
+  it('pages the same tables newest first by cursor, the reverse of the list', needs(noPostgres), async () => {
+    const on = pg as TestServer;
+    const oldest = (await list('', 'OWNER', on)).body.tables.map((t: Row) => t.id);
+    expect(oldest.length).toBeGreaterThanOrEqual(3);
+    const paged = await walk('order=newest&limit=2', 'OWNER', on);
+    expect(paged.pages.flat().map((t) => t.id)).toEqual([...oldest].reverse());
+    const member = (await list('', 'MEMBER', on)).body.tables.map((t: Row) => t.id);
+    const memberPaged = await walk('order=newest&limit=1', 'MEMBER', on);
+    expect(memberPaged.pages.flat().map((t) => t.id)).toEqual([...member].reverse());
   });
 });

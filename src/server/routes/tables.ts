@@ -21,17 +21,36 @@ import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, strin
 import { checkOwner, checkProjectId, projectParam, replaceRefusal } from '../governance/definitions.js';
 import { slugOf } from '../../core/table-slug.js';
 import { recordAudit } from '../audit.js';
-import { decodeListCursor, decodeMatchCursor, encodeListCursor } from '../list-cursor.js';
+import { decodeListCursor, decodeMatchCursor, encodeListCursor, LIST_ORDERS } from '../list-cursor.js';
+import type { ListOrder } from '../list-cursor.js';
 
 /** The names one list request may ask for (a client sends fewer when its URL would pass the header limit). */
 const MAX_NAMES = 500;
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 
+/** The table list's order: oldest first unless `order=newest`; a list by prefix has its own (what matched). */
+function listOrder(order: string | undefined, prefix: string | undefined): ListOrder {
+  if (order === undefined) return 'oldest';
+  if (!(LIST_ORDERS as readonly string[]).includes(order)) {
+    throw badRequest('invalid_query', `order must be one of ${LIST_ORDERS.join(', ')}; got "${order}".`, {
+      parameter: 'order',
+    });
+  }
+  if (prefix !== undefined) {
+    throw badRequest(
+      'invalid_query',
+      'order does not go with prefix: a list by prefix is ordered by the name or id that matched.',
+      { parameter: 'order' },
+    );
+  }
+  return order as ListOrder;
+}
+
 export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/tables', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['state', 'name', 'prefix', 'limit', 'cursor', 'total']);
+    rejectUnknownParams(request.query, ['state', 'name', 'prefix', 'limit', 'cursor', 'total', 'order']);
     const state = stringParam(request.query, 'state');
     // The tables whose name (any case) or id starts with it, ordered by that: what TAB completion asks.
     const prefix = stringParam(request.query, 'prefix');
@@ -46,6 +65,8 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       );
     }
+    // An extension: newest first (`order=newest`), how TAB finds the newest tables' jobs at any size.
+    const order = listOrder(stringParam(request.query, 'order'), prefix);
     const cursor = stringParam(request.query, 'cursor');
     const withTotal = booleanParam(request.query, 'total', true);
     // Without limit or cursor, every table in one answer (as before paging); with either, pages of at most 1,000.
@@ -58,10 +79,11 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
       environments: visibleEnvironments(caller),
       limit,
       prefix,
+      order,
       ...(cursor === undefined
         ? {}
         : prefix === undefined
-          ? { after: decodeListCursor(cursor) }
+          ? { after: decodeListCursor(cursor, order) }
           : { afterMatch: decodeMatchCursor(cursor) }),
     };
     const { tables, next } = await listTablePage(ctx.db, query);
@@ -69,7 +91,10 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (!paged) return { tables: rows };
     return {
       tables: rows,
-      nextCursor: next === null ? null : encodeListCursor(next),
+      nextCursor:
+        next === null
+          ? null
+          : encodeListCursor(order === 'newest' && 'createdAt' in next ? { ...next, order } : next),
       ...(cursor === undefined && withTotal
         ? { total: next === null ? rows.length : await countTables(ctx.db, query) }
         : {}),
