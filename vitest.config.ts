@@ -74,6 +74,8 @@ export default defineConfig({
     // A home folder of its own for every test file: no test reads or writes the gds files (settings, aliases,
     // profiles, caches) of whoever runs the suite. The HOME it replaces is given for the test that checks it.
     setupFiles: ['test/helpers/isolated-home.ts'],
+    // The run's temp folder, removed at its end with whatever the tests left in it (the module says why).
+    globalSetup: ['test/helpers/run-temp-folder.ts'],
     provide: { invokingHome: process.env.HOME ?? '' },
     // ensureBuilt (test/cli/helpers/cli-process.ts) leaves out sources changed after this moment.
     env: { GDS_TEST_RUN_STARTED_MS: String(Date.now()) },
