@@ -86,5 +86,13 @@ describe('certification on PostgreSQL', needs(noPostgres), () => {
       [production],
     );
     expect(requests).toEqual([{ cause: 'manual', status: 'OPEN' }]);
+    // The promotion's entry reads before the rules it landed and the request they filed (newest first).
+    const log = await server.request('GET', '/api/workspace/audit-log', {
+      token: server.user('ADMIN').accessToken,
+    });
+    const actions = log.body.entries
+      .filter((e: { tableId: string }) => e.tableId === production)
+      .map((e: { action: string }) => e.action);
+    expect(actions.slice(0, 3)).toEqual(['RECERTIFICATION_REQUESTED', 'GATE1_APPLIED', 'TABLE_PROMOTED']);
   });
 });
