@@ -40,11 +40,36 @@ function boundedDetails(details: Record<string, unknown>): string {
   return bytes <= MAX_DETAILS_BYTES ? text : JSON.stringify(truncatedDetails(bytes, Object.keys(details)));
 }
 
-export async function recordAudit(q: Queryable, clock: Clock, entry: AuditInput): Promise<void> {
+/** A place in the log taken before its entry is known (`reserveAuditSlot`), for `recordAudit` to write at. */
+export interface AuditSlot {
+  readonly seq: string;
+  readonly at: string;
+}
+
+/**
+ * Takes the log's next place, and the time, for an entry written later in the same transaction (`recordAudit`
+ * with the slot): an action whose entry needs what its effects return (the table a landing registered, the
+ * move of its contract revision) still reads before the entries those effects write, cause before effect.
+ */
+export async function reserveAuditSlot(q: Queryable, clock: Clock): Promise<AuditSlot> {
+  const [row] = await q.query<{ seq: string }>(
+    `SELECT nextval(pg_get_serial_sequence('gds.audit_log', 'seq'))::text AS seq`,
+  );
+  if (!row) throw new Error('reserveAuditSlot: no seq');
+  return { seq: row.seq, at: new Date(clock()).toISOString() };
+}
+
+/** Writes `entry` now, or at `slot` (its place and time in the log) when given. */
+export async function recordAudit(
+  q: Queryable,
+  clock: Clock,
+  entry: AuditInput,
+  slot?: AuditSlot,
+): Promise<void> {
   await q.query(
     `INSERT INTO gds.audit_log (id, workspace_id, user_id, table_id, action, resource, environment_label,
-       gate_mode, details, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+       gate_mode, details, created_at${slot ? ', seq' : ''})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10${slot ? ', $11::bigint' : ''})`,
     [
       newId('aud'),
       entry.workspaceId,
@@ -55,7 +80,8 @@ export async function recordAudit(q: Queryable, clock: Clock, entry: AuditInput)
       entry.environmentLabel ?? null,
       entry.gateMode ?? null,
       entry.details ? boundedDetails(entry.details) : null,
-      new Date(clock()).toISOString(),
+      slot?.at ?? new Date(clock()).toISOString(),
+      ...(slot ? [slot.seq] : []),
     ],
   );
 }

@@ -167,14 +167,6 @@ export interface ContractWrite {
   contractVersion?: ContractVersionMove;
 }
 
-/** The revision move of a write of `after` over `before` at revision `version` (undefined: no change). */
-export const contractMove = (
-  before: ContractFields | null,
-  after: ContractFields,
-  version: number,
-): ContractVersionMove | undefined =>
-  before !== null && sameFields(before, after) ? undefined : { from: version, to: version + 1 };
-
 /**
  * Replaces the live contract's fields (callers merge what carries forward), and mirrors the grain on
  * the table, where Gate 1's grain-uniqueness predicate reads its key columns. A change of the fields bumps

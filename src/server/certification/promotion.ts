@@ -9,7 +9,7 @@ import { promotedName } from '../../core/promoted-name.js';
 import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
-import { recordAudit } from '../audit.js';
+import { recordAudit, reserveAuditSlot } from '../audit.js';
 import {
   inEnvironmentScope,
   requireTargetEnvironment,
@@ -319,23 +319,30 @@ export async function landBundle(
         ? { ...definition, replaceId: existing.governanceId }
         : { ...definition, ...(options.project === undefined ? {} : { project: options.project }) };
       if ('failed' in prepared) throw prepared.failed;
+      // The landing's entry reads before the entries of what it does (a replacement, the requests it files).
+      const slot = await reserveAuditSlot(tx, ctx.clock);
       const outcome = await registerPrepared(ctx, tx, caller, prepared, input, 'push');
       const { tableId } = outcome.body;
       const contractVersion = await landRules(ctx, tx, caller, tableId, bundle);
-      await recordAudit(tx, ctx.clock, {
-        workspaceId: caller.workspaceId,
-        userId: caller.userId,
-        tableId,
-        action: audit.action,
-        resource: 'governance_artifact',
-        environmentLabel: connector.environmentLabel,
-        details: {
-          ...audit.details,
-          gate1: bundle.gate1 !== undefined,
-          contract: bundle.contract !== undefined,
-          ...(contractVersion ? { contractVersion } : {}),
+      await recordAudit(
+        tx,
+        ctx.clock,
+        {
+          workspaceId: caller.workspaceId,
+          userId: caller.userId,
+          tableId,
+          action: audit.action,
+          resource: 'governance_artifact',
+          environmentLabel: connector.environmentLabel,
+          details: {
+            ...audit.details,
+            gate1: bundle.gate1 !== undefined,
+            contract: bundle.contract !== undefined,
+            ...(contractVersion ? { contractVersion } : {}),
+          },
         },
-      });
+        slot,
+      );
       return {
         kind: 'landed',
         result: {

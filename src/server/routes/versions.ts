@@ -53,7 +53,7 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
       const result: Schema<'RestoreResult'> = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
         const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         const restored = await getVersion(tx, table.id, body.to);
-        // Written once the restore is done, with the contract revision's move if the restore made one.
+        // Written once the version is restored, with the contract revision's move if the restore made one.
         const audits: AuditInput[] = [];
         const { next, effects } = await applyTrigger(tx, {
           audits,
@@ -73,42 +73,45 @@ export function versionRoutes(app: FastifyInstance, ctx: AppContext): void {
           details: { reason, restoredFrom: restored.version },
         });
         let version = restored;
-        let recertificationRequestId = '';
         let contractVersion: ContractVersionMove | undefined;
         for (const effect of effects) {
-          if (effect.type === 'write_restored_version') {
-            await liveContract(tx, ctx.clock, table);
-            version = await appendVersion(tx, {
-              tableId: table.id,
-              kind: 'RESTORE',
-              environmentLabel: table.environmentLabel,
-              contract: restored.contract,
-              at: new Date(ctx.clock()).toISOString(),
-              by: caller.userId,
-              restoredFrom: restored.version,
-              reason,
-            });
-            ({ contractVersion } = await updateContract(
-              tx,
-              ctx.clock,
-              table.id,
-              restored.contract,
-              caller.userId,
-            ));
-          } else if (effect.type === 'file_recertification') {
-            recertificationRequestId = await fileRecertificationRequest(tx, {
-              tableId: table.id,
-              cause: effect.cause,
-              details: { reason, restoredFrom: restored.version, version: version.version },
-              actor: caller,
-              clock: ctx.clock,
-            });
-          }
+          if (effect.type !== 'write_restored_version') continue;
+          await liveContract(tx, ctx.clock, table);
+          version = await appendVersion(tx, {
+            tableId: table.id,
+            kind: 'RESTORE',
+            environmentLabel: table.environmentLabel,
+            contract: restored.contract,
+            at: new Date(ctx.clock()).toISOString(),
+            by: caller.userId,
+            restoredFrom: restored.version,
+            reason,
+          });
+          ({ contractVersion } = await updateContract(
+            tx,
+            ctx.clock,
+            table.id,
+            restored.contract,
+            caller.userId,
+          ));
         }
+        // The restore's own entry before the request it files (whose entry RECERTIFICATION_REQUESTED is
+        // written as it is filed): the log reads cause, then effect.
         for (const entry of audits) {
           await recordAudit(tx, ctx.clock, {
             ...entry,
             details: { ...entry.details, ...(contractVersion ? { contractVersion } : {}) },
+          });
+        }
+        let recertificationRequestId = '';
+        for (const effect of effects) {
+          if (effect.type !== 'file_recertification') continue;
+          recertificationRequestId = await fileRecertificationRequest(tx, {
+            tableId: table.id,
+            cause: effect.cause,
+            details: { reason, restoredFrom: restored.version, version: version.version },
+            actor: caller,
+            clock: ctx.clock,
           });
         }
         return { tableId: table.id, state: next, version, recertificationRequestId };

@@ -40,6 +40,14 @@ describe('certification on PostgreSQL', needs(noPostgres), () => {
     });
     expect(restored.status).toBe(200);
     expect(restored.body.version).toMatchObject({ version: 3, kind: 'RESTORE', restoredFrom: 1 });
+    // The restore's entry, then the request it filed (newest first, by the log's order on PostgreSQL too).
+    const log = await server.request('GET', '/api/workspace/audit-log', {
+      token: server.user('ADMIN').accessToken,
+    });
+    const actions = log.body.entries
+      .filter((e: { tableId: string }) => e.tableId === orders)
+      .map((e: { action: string }) => e.action);
+    expect(actions.slice(0, 2)).toEqual(['RECERTIFICATION_REQUESTED', 'CONTRACT_VERSION_RESTORED']);
     await expect(
       server.sql('DELETE FROM gds.contract_versions WHERE table_id = $1', [orders]),
     ).rejects.toThrow(/immutable/);
@@ -78,5 +86,13 @@ describe('certification on PostgreSQL', needs(noPostgres), () => {
       [production],
     );
     expect(requests).toEqual([{ cause: 'manual', status: 'OPEN' }]);
+    // The promotion's entry reads before the rules it landed and the request they filed (newest first).
+    const log = await server.request('GET', '/api/workspace/audit-log', {
+      token: server.user('ADMIN').accessToken,
+    });
+    const actions = log.body.entries
+      .filter((e: { tableId: string }) => e.tableId === production)
+      .map((e: { action: string }) => e.action);
+    expect(actions.slice(0, 3)).toEqual(['RECERTIFICATION_REQUESTED', 'GATE1_APPLIED', 'TABLE_PROMOTED']);
   });
 });

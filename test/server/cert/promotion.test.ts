@@ -41,6 +41,16 @@ const bundleOf = async (tableId: string) =>
     .body;
 const importBundle = (body: unknown, role: 'OWNER' | 'STEWARD' = 'STEWARD') =>
   server.request('POST', '/api/bundles', { token: server.user(role).accessToken, body });
+/** The actions of the table's newest audit entries, newest first, as the log answers them. */
+const newestActions = async (tableId: string, count: number): Promise<string[]> => {
+  const log = await server.request('GET', '/api/workspace/audit-log', {
+    token: server.user('ADMIN').accessToken,
+  });
+  return log.body.entries
+    .filter((e: { tableId: string }) => e.tableId === tableId)
+    .slice(0, count)
+    .map((e: { action: string }) => e.action);
+};
 const canonical = (value: unknown): string =>
   Array.isArray(value)
     ? `[${value.map(canonical).join(',')}]`
@@ -127,6 +137,12 @@ describe('bundles', () => {
       grain_key_columns: ['order_id'],
       gate1_version: 1,
     });
+    // The import first, then what it did (newest first).
+    expect(await newestActions(response.body.tableId, 3)).toEqual([
+      'GATE1_APPLIED',
+      'DEFINITION_REGISTERED',
+      'BUNDLE_IMPORTED',
+    ]);
     const exported = await bundleOf(response.body.tableId);
     expect(exported.gate1.content).toBe(GATE1);
     expect(exported.contract).toEqual(bundle.contract);
@@ -191,6 +207,14 @@ describe('promotion', () => {
       token: server.user('ADMIN').accessToken,
     });
     expect(audit.body.entries[0]).toMatchObject({ tableId: production.id, environmentLabel: 'production' });
+    // The promotion first, then what it caused (newest first): the replacement of the CERTIFIED table, the
+    // recertification request the replacement filed, and the rules landed.
+    expect(await newestActions(production.id, 4)).toEqual([
+      'GATE1_APPLIED',
+      'RECERTIFICATION_REQUESTED',
+      'DEFINITION_REPLACED',
+      'TABLE_PROMOTED',
+    ]);
   });
 
   it('promoting again what the target already holds changes nothing, with or without replaceId', async () => {
@@ -249,6 +273,11 @@ describe('promotion', () => {
       token: server.user('ADMIN').accessToken,
     });
     expect(audit.body.entries[0]).toMatchObject({ tableId: production.id, resource: 'gate_rules' });
+    expect(await newestActions(production.id, 3)).toEqual([
+      'RECERTIFICATION_REQUESTED',
+      'GATE1_APPLIED',
+      'TABLE_PROMOTED',
+    ]);
   });
 
   it('refuses the same environment, an unknown environment (404), an environment without connector, and a connector of another environment (400)', async () => {

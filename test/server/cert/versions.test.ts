@@ -144,6 +144,19 @@ describe('versions restore', () => {
       userId: server.user('STEWARD').userId,
       details: { reason: 'Line grain broke the dashboards', restoredFrom: 1 },
     });
+    // Cause before effect in the log as a steward reads it (newest first): the restore, then the request it filed.
+    const log = await server.request('GET', '/api/workspace/audit-log', {
+      token: server.user('ADMIN').accessToken,
+    });
+    const [filed, restored] = log.body.entries.filter((e: { tableId: string }) => e.tableId === orders);
+    expect(filed).toMatchObject({
+      action: 'RECERTIFICATION_REQUESTED',
+      details: { requestId: response.body.recertificationRequestId, restoredFrom: 1, version: 3 },
+    });
+    expect(restored).toMatchObject({
+      action: 'CONTRACT_VERSION_RESTORED',
+      details: { restoredFrom: 1, contractVersion: { from: 2, to: 3 } },
+    });
     const certifications = await server.request('GET', '/api/workspace/audit-log?eventType=TABLE_CERTIFIED', {
       token: server.user('ADMIN').accessToken,
     });
