@@ -825,14 +825,17 @@ function matchMethod(
         parsed,
       );
     }
-    // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`), a unit test by its own.
-    // dbt Fusion's generic tests without test_metadata by the test their name says.
+    // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`; the name alone, never
+    // the package: `dbt_utils.expression_is_true` is none), a unit test by its own. dbt Fusion's generic tests
+    // without test_metadata by the test their name says (`dbt_utils_expression_is_true_…`: expression_is_true).
     case 'test_name': {
       const fusion = writtenByFusion(manifest.dbtVersion);
       return pick((n) => {
         if (n.resourceType === 'unit_test') return glob(value, n.name);
         if (n.resourceType !== 'test') return false;
-        const name = n.test?.name ?? (fusionGenericTest(n, fusion) ? testNamedBy(n) : undefined);
+        const name =
+          n.test?.name ??
+          (fusionGenericTest(n, fusion) ? testNamedBy(n, manifest.testMacros)?.name : undefined);
         return name !== undefined && like(value, name);
       });
     }
