@@ -24,13 +24,21 @@ const DBT_GENERIC_TESTS: ReadonlySet<string> = new Set([
   'relationships',
 ]);
 
+/** The generic test a name says: its name, as dbt-core's test_metadata.name, and its package (namespace). */
+export interface NamedTest {
+  name: string;
+  namespace?: string;
+}
+
 /**
  * The generic test a test's name says, as dbt names one (synthesize_generic_test_names):
  * `<test>_<target>_<arguments>`, the target a parent model's name (`<name>_v<N>` for a version), or
  * `source_<test>_<source>_<table>_…` for a source's. A namespaced test's `<test>` keeps its package
- * (`dbt_utils_expression_is_true`). Undefined: the name follows none of its parents.
+ * (`dbt_utils_expression_is_true`): `testMacros` (Manifest.testMacros, `dbt_utils.expression_is_true`) tell
+ * its name (`expression_is_true`) from its package, as dbt-core's test_metadata does. Undefined: the name
+ * follows none of its parents.
  */
-export function testNamedBy(node: ManifestNode): string | undefined {
+export function testNamedBy(node: ManifestNode, testMacros: ReadonlySet<string>): NamedTest | undefined {
   const parents = new Set(node.dependsOn.filter((id) => !id.startsWith('macro.')));
   if (node.test?.attachedNode !== undefined) parents.add(node.test.attachedNode);
   const found: string[] = [];
@@ -51,7 +59,30 @@ export function testNamedBy(node: ManifestNode): string | undefined {
         found.push(kind.slice('source_'.length));
     }
   }
-  // The test's own name comes first: the first split, unless a later one names one of dbt's tests (a model
-  // `null` of `not_null_null_id`).
-  return found.find((kind) => DBT_GENERIC_TESTS.has(kind)) ?? found.sort((a, b) => a.length - b.length)[0];
+  found.sort((a, b) => a.length - b.length);
+  // The test's own name comes first: the first split that names a generic test of the manifest's macros (a
+  // model `null` of `not_null_null_id`), else one of dbt's, else the first.
+  for (const kind of found) {
+    const named = macroNamed(kind, testMacros);
+    if (named !== undefined) return named;
+  }
+  const kind = found.find((k) => DBT_GENERIC_TESTS.has(k)) ?? found[0];
+  return kind === undefined ? undefined : { name: kind };
+}
+
+/**
+ * The generic test of the macros `kind` names: one of that name (the root project's, or a package's called
+ * without its package), else a package's called with it, `<package>_<test>` (`dbt.` names dbt's own test).
+ */
+function macroNamed(kind: string, testMacros: ReadonlySet<string>): NamedTest | undefined {
+  let namespaced: NamedTest | undefined;
+  for (const macro of testMacros) {
+    const dot = macro.indexOf('.');
+    const pkg = macro.slice(0, dot);
+    const name = macro.slice(dot + 1);
+    if (name === kind) return { name };
+    if (namespaced === undefined && kind === `${pkg}_${name}`)
+      namespaced = pkg === 'dbt' ? { name } : { name, namespace: pkg };
+  }
+  return namespaced;
 }

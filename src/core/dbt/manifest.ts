@@ -187,6 +187,11 @@ export interface Manifest {
   selectors: Map<string, { definition: unknown; default: boolean }>;
   /** Each macro's SQL and the macros it calls, for `state:modified.macros`. */
   macros: Map<string, { sql: string; dependsOn: string[] }>;
+  /**
+   * The generic tests the macros define (`macro.dbt_utils.test_expression_is_true`), as `dbt_utils.expression_is_true`:
+   * what tells a test dbt Fusion wrote without test_metadata (dbt_utils_expression_is_true_orders_…) by its name.
+   */
+  testMacros: ReadonlySet<string>;
   /** The reader kept no node's `config` (ManifestNode.config): `config.KEY:` cannot be compared. */
   withoutConfigs?: true;
 }
@@ -252,6 +257,7 @@ export class ManifestReader {
   private readonly others = new Map<string, ManifestNode>();
   private readonly selectors = new Map<string, { definition: unknown; default: boolean }>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
+  private readonly testMacros = new Set<string>();
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
   private readonly names = new Map<string, string>();
   private readonly same = (name: string): string => {
@@ -289,9 +295,13 @@ export class ManifestReader {
     } else if ((OTHER_SECTIONS as readonly string[]).includes(section)) {
       const node = readNode(key, raw, this.withState, this.same, this.withConfigs);
       this.others.set(node.uniqueId, node);
-    } else if (section === 'macros' && this.withState) {
+    } else if (section === 'macros') {
+      const id = text(raw['unique_id']) ?? key;
+      const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
+      if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
+      if (!this.withState) return;
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
-      this.macros.set(text(raw['unique_id']) ?? key, { sql: text(raw['macro_sql']) ?? '', dependsOn });
+      this.macros.set(id, { sql: text(raw['macro_sql']) ?? '', dependsOn });
     }
   }
 
@@ -325,6 +335,7 @@ export class ManifestReader {
       others: this.others,
       selectors: this.selectors,
       macros: this.macros,
+      testMacros: this.testMacros,
       ...(this.withConfigs ? {} : { withoutConfigs: true as const }),
     };
   }

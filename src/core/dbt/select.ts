@@ -754,9 +754,12 @@ function matchMethod(
       return pick((n) => fresher.has(n.uniqueId));
     }
     // dbt's group method: config.group against the value, of the nodes (not the unit tests) and metrics;
-    // exactly before dbt 1.8, a glob from 1.8 (dbt-core #9811), though the other methods took globs from 1.5.
+    // exactly before dbt 1.8, a glob from 1.8 (dbt-core #9811, in 1.8.0b3: the 1.8.0 prereleases before it
+    // compared exactly), though the other methods took globs from 1.5.
     case 'group': {
-      const groupLike = dbtBefore1(manifest.dbtVersion, 8) ? (p: string, t: string) => p === t : glob;
+      const exact =
+        dbtBefore1(manifest.dbtVersion, 8) || GROUP_EXACT_PRERELEASES.test(manifest.dbtVersion ?? '');
+      const groupLike = exact ? (p: string, t: string) => p === t : glob;
       return pick(
         (n) => n.group !== undefined && groupLike(value, n.group),
         [...configurable(), ...others.filter((n) => n.resourceType === 'metric')],
@@ -825,14 +828,17 @@ function matchMethod(
         parsed,
       );
     }
-    // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`), a unit test by its own.
-    // dbt Fusion's generic tests without test_metadata by the test their name says.
+    // dbt's test_name: a generic test by its test's name (`unique`, `accepted_values`; the name alone, never
+    // the package: `dbt_utils.expression_is_true` is none), a unit test by its own. dbt Fusion's generic tests
+    // without test_metadata by the test their name says (`dbt_utils_expression_is_true_…`: expression_is_true).
     case 'test_name': {
       const fusion = writtenByFusion(manifest.dbtVersion);
       return pick((n) => {
         if (n.resourceType === 'unit_test') return glob(value, n.name);
         if (n.resourceType !== 'test') return false;
-        const name = n.test?.name ?? (fusionGenericTest(n, fusion) ? testNamedBy(n) : undefined);
+        const name =
+          n.test?.name ??
+          (fusionGenericTest(n, fusion) ? testNamedBy(n, manifest.testMacros)?.name : undefined);
         return name !== undefined && like(value, name);
       });
     }
@@ -989,6 +995,9 @@ function dbtBefore1(dbtVersion: string | undefined, minor: number, patch = 0): b
     major === 0 || (major === 1 && (written < minor || (written === minor && Number(match[3] ?? 0) < patch)))
   );
 }
+
+/** The prereleases of dbt 1.8.0 whose group: compared exactly (1.8.0b3 added its glob: dbt-core #9811). */
+const GROUP_EXACT_PRERELEASES = /^1\.8\.0-?(?:a\d+|b[12])$/;
 
 /** Whether the manifest's dbt reads the methods' values as fnmatch globs (1.5 and later; unknown: yes). */
 const methodsTakeWildcards = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 5);

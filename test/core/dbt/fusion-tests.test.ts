@@ -224,6 +224,165 @@ describe('test_name: and test_type: select the generic tests Fusion wrote withou
   });
 });
 
+describe("test_name: a package's generic test Fusion wrote without test_metadata, as dbt-core's test_metadata names it", () => {
+  // dbt-core's test_name: method globs test_metadata.name alone (`expression_is_true`), never the namespace
+  // (`dbt_utils`); dbt names such a test `<namespace>_<test>_<model>_…`, and the manifest's macros name the
+  // generic tests there are (`macro.dbt_utils.test_expression_is_true`).
+  const macro = (pkg: string, name: string) => ({
+    unique_id: `macro.${pkg}.${name}`,
+    resource_type: 'macro',
+    name,
+    package_name: pkg,
+    macro_sql: '',
+    depends_on: { macros: [] },
+  });
+  const macros = Object.fromEntries(
+    [
+      macro('dbt', 'test_not_null'),
+      macro('dbt_utils', 'test_expression_is_true'),
+      macro('dbt_utils', 'test_accepted_range'),
+      macro('dbt_utils', 'get_url_parameter'),
+      macro('shop', 'test_is_positive'),
+    ].map((m) => [m.unique_id, m]),
+  );
+  const tests: [string, { name: string; namespace?: string; parent?: string }][] = [
+    [
+      'dbt_utils_expression_is_true_orders_order_id_0',
+      { name: 'expression_is_true', namespace: 'dbt_utils' },
+    ],
+    ['expression_is_true_orders_status_x', { name: 'expression_is_true' }],
+    ['is_positive_orders_order_id', { name: 'is_positive' }],
+    ['not_null_orders_order_id', { name: 'not_null' }],
+    [
+      'source_dbt_utils_accepted_range_raw_orders_id__0',
+      { name: 'accepted_range', namespace: 'dbt_utils', parent: 'source.shop.raw.orders' },
+    ],
+  ];
+  const written = (version: string) => {
+    const m = manifest(
+      orders,
+      ...tests.map(([name, t]) => {
+        const parent = t.parent ?? 'model.shop.orders';
+        const depends_on = { macros: [], nodes: [parent] };
+        return version.startsWith('2.')
+          ? fusionTest(name, { depends_on })
+          : genericTest(
+              t.name,
+              parent,
+              {},
+              {
+                id: `test.shop.${name}`,
+                dependsOn: [parent],
+                ...(t.namespace === undefined ? {} : { namespace: t.namespace }),
+              },
+            );
+      }),
+    );
+    (m['metadata'] as Entry)['dbt_version'] = version;
+    m['sources'] = { 'source.shop.raw.orders': source('raw', 'orders') };
+    m['macros'] = macros;
+    return readManifest(m);
+  };
+  const selected = (m: ReturnType<typeof readManifest>, select: string) =>
+    [...selectDbt(m, { select: [select] }).tests].map((id) => id.slice('test.shop.'.length)).sort();
+
+  it('test_name:expression_is_true selects the dbt_utils test, as test_metadata.name does in dbt-core', () => {
+    const fusion = written('2.0.0-beta.46');
+    expect(selected(fusion, 'test_name:expression_is_true')).toEqual([
+      'dbt_utils_expression_is_true_orders_order_id_0',
+      'expression_is_true_orders_status_x',
+    ]);
+    expect(selected(fusion, 'test_name:accepted_range')).toEqual([
+      'source_dbt_utils_accepted_range_raw_orders_id__0',
+    ]);
+    expect(selected(fusion, 'test_name:is_positive')).toEqual(['is_positive_orders_order_id']);
+  });
+
+  it('the namespace is no part of the name: dbt_utils.expression_is_true and dbt_utils_expression_is_true select nothing', () => {
+    const fusion = written('2.0.0-beta.46');
+    expect(selected(fusion, 'test_name:dbt_utils.expression_is_true')).toEqual([]);
+    expect(selected(fusion, 'test_name:dbt_utils_expression_is_true')).toEqual([]);
+    expect(selected(fusion, 'test_name:dbt_utils*')).toEqual([]);
+  });
+
+  it('every test_name: selects the same tests of the Fusion manifest as of the dbt-core one', () => {
+    const fusion = written('2.0.0-beta.46');
+    const core = written('1.10.6');
+    for (const select of [
+      'test_name:expression_is_true',
+      'test_name:expression_*',
+      'test_name:*_is_true',
+      'test_name:accepted_range',
+      'test_name:is_positive',
+      'test_name:not_null',
+      'test_name:dbt_utils.expression_is_true',
+      'test_name:dbt_utils_expression_is_true',
+      'test_name:dbt_utils_accepted_range',
+      'test_name:*',
+    ])
+      expect([select, selected(fusion, select)]).toEqual([select, selected(core, select)]);
+  });
+
+  it("without the macro among the manifest's macros, the name before the model is the test's, as before", () => {
+    const m = manifest(orders, fusionTest('my_pkg_check_orders_order_id'));
+    (m['metadata'] as Entry)['dbt_version'] = '2.0.0-beta.46';
+    expect(selected(readManifest(m), 'test_name:my_pkg_check')).toEqual(['my_pkg_check_orders_order_id']);
+    expect(selected(readManifest(m), 'test_name:check')).toEqual([]);
+  });
+});
+
+describe(
+  'real dbt-core manifests of ../shared/fixtures, rewritten as dbt Fusion writes them',
+  needs(noSharedFixtures),
+  () => {
+    // Each generic test without test_metadata, under target/generic_tests/, as the Fusion manifest of the fixtures
+    // holds its not_null test: test_name: selects what it selected in dbt-core's manifest.
+    const asFusion = (raw: Entry): Entry => {
+      const nodes = Object.fromEntries(
+        Object.entries(raw['nodes'] as Record<string, Entry>).map(([id, n]) => {
+          if (n['test_metadata'] === undefined || n['test_metadata'] === null) return [id, n];
+          const name = n['name'] as string;
+          return [
+            id,
+            {
+              ...n,
+              test_metadata: null,
+              attached_node: null,
+              column_name: null,
+              path: `generic_tests/${name}.sql`,
+              original_file_path: `target/generic_tests/${name}.sql`,
+              depends_on: { ...(n['depends_on'] as Entry), macros: [] },
+            },
+          ];
+        }),
+      );
+      return { ...raw, metadata: { ...(raw['metadata'] as Entry), dbt_version: '2.0.0-beta.46' }, nodes };
+    };
+    for (const file of ['dap_v12_1.12.0.manifest.json', 'balboa_snowflake_1.8.8.manifest.json']) {
+      it(`${file}: test_name: selects the same tests, a package's generic tests too`, () => {
+        const raw = JSON.parse(readFileSync(`${sharedFixturesDir}real/dbt/${file}`, 'utf8')) as Entry;
+        const core = readManifest(raw);
+        const fusion = readManifest(asFusion(raw));
+        const names = new Set<string>();
+        for (const n of Object.values(raw['nodes'] as Record<string, Entry>)) {
+          const meta = n['test_metadata'] as Entry | null | undefined;
+          if (!meta) continue;
+          names.add(`test_name:${meta['name'] as string}`);
+          if (typeof meta['namespace'] === 'string') {
+            names.add(`test_name:${meta['namespace']}.${meta['name'] as string}`);
+            names.add(`test_name:${meta['namespace']}_${meta['name'] as string}`);
+          }
+        }
+        expect([...names].some((s) => s.includes('dbt_utils'))).toBe(true);
+        const tests = (m: ReturnType<typeof readManifest>, select: string) =>
+          [...selectDbt(m, { select: [select] }).tests].sort();
+        for (const select of names)
+          expect([select, tests(fusion, select)]).toEqual([select, tests(core, select)]);
+      });
+    }
+  },
+);
+
 describe('the Fusion manifest of ../shared/fixtures', needs(noSharedFixtures), () => {
   it('test_name:not_null and test_type:generic select its not_null test; test_type:singular does not', () => {
     const m = readManifest(

@@ -969,6 +969,15 @@ describe('the methods of the dbt that wrote the manifest (metadata.dbt_version),
     expect(selected('1.10.1', ['group:*'])).toEqual(['orders', 'customers']);
   });
 
+  it('group: globs from dbt 1.8.0b3, the prerelease that added it (its changelog); 1.8.0b1 and b2 compared exactly', () => {
+    for (const version of ['1.8.0a1', '1.8.0b1', '1.8.0b2']) {
+      expect([version, selected(version, ['group:fin*'])]).toEqual([version, []]);
+      expect([version, selected(version, ['group:finance'])]).toEqual([version, ['orders']]);
+    }
+    for (const version of ['1.8.0b3', '1.8.0rc1', '1.8.1', '2.0.0-beta.46'])
+      expect([version, selected(version, ['group:fin*'])]).toEqual([version, ['orders']]);
+  });
+
   it('file: is the file name exactly from dbt 1.2, its stem too from 1.6; a plain orders.sql is a name before 1.2', () => {
     for (const version of ['1.2.0', '1.5.12']) {
       expect(selected(version, ['file:orders.sql'])).toEqual(['orders']);
