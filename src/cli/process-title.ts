@@ -11,14 +11,23 @@ import { redactSecrets, SECRET_VARIABLES } from '../core/redact.js';
 const SECRET_FLAG = /^--((token|refresh-token)|(?:tok|ref)[^=]*)(?:=([^]*))?$/i;
 
 /**
+ * A `gds api -H` header whose name says it carries a secret (case aside): Authorization and
+ * Proxy-Authorization (any `auth`), Cookie and Set-Cookie, an API key (X-Api-Key, `api_key`, `apikey`), a
+ * token, a secret, a password.
+ */
+const SECRET_HEADER = /auth|cookie|api[-_]?key|token|secret|passw/i;
+
+/**
  * The secrets a process was given: every `--token`/`--refresh-token` value (and a mistyped such flag's),
- * SERVICE_TOKEN and GDS_REFRESH_TOKEN, and every `gds api -H` header (whole, and its value): headers carry
- * API keys.
+ * SERVICE_TOKEN and GDS_REFRESH_TOKEN, and each `gds api -H` header whose name says it carries a secret
+ * (SECRET_HEADER: whole, and its value), or that has no colon (its name cannot be told from its value). Other
+ * headers (`X-Trace: 1`) are no secret: masking their value would mask that text wherever it shows.
  */
 export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
   const headers = headerValues(argv).flatMap((header) => {
     const colon = header.indexOf(':');
-    return colon === -1 ? [header] : [header, header.slice(colon + 1).trim()];
+    if (colon === -1) return [header];
+    return SECRET_HEADER.test(header.slice(0, colon)) ? [header, header.slice(colon + 1).trim()] : [];
   });
   return [...flagValues(argv), ...headers, ...SECRET_VARIABLES.map((name) => env[name])].filter(
     (s): s is string => s !== undefined && s !== '-' && s !== '',

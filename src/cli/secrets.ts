@@ -8,8 +8,7 @@ export { scrubProcessTitle, secretsFrom } from './process-title.js';
 
 /** The same error with every secret of the run masked in its message, suggestion and details. */
 export function redactError(error: CliError, argv: readonly string[]): CliError {
-  // And the tokens the run's clients sent: a profile's token is in no flag or variable.
-  const secrets = [...secretsFrom(argv), ...secretsOfRun()];
+  const secrets = withRunSecrets(secretsFrom(argv));
   return new CliError(redactSecrets(error.message, secrets), {
     exitCode: error.exitCode,
     code: error.code,
@@ -18,10 +17,18 @@ export function redactError(error: CliError, argv: readonly string[]): CliError 
   });
 }
 
+/** `given` (the secrets of the command line and environment) and those the run came to hold since: the
+ *  tokens its clients sent (a profile's token is in no flag or variable). */
+function withRunSecrets(given: readonly string[]): string[] {
+  return [...given, ...secretsOfRun()];
+}
+
 /**
  * What gds does not print itself still reaches stderr: oclif's debug log (`DEBUG=*`) prints argv and
  * process.argv whole, plugin-not-found echoes a stray argument (`gds auth set cli_…`, the flag forgotten).
- * Every write to stderr masks the secrets the process was given and every token the service issues.
+ * Every write to stderr masks the secrets the process was given, those the run came to hold by the time of
+ * the write (a profile's token its client sent, said back by a debug line or a warning), as an error's
+ * message does, and every token the service issues.
  * stdout is left alone: `tokens issue` prints its tokens there on purpose.
  * Node makes process.stderr on its first use (a stream, and for a pipe or a file the module behind it): the
  * masking comes with that first use, so a run that writes nothing to stderr never makes it. What it buys:
@@ -32,9 +39,9 @@ export function redactStandardError(argv: readonly string[]): void {
   const masked = (stderr: NodeJS.WriteStream): NodeJS.WriteStream => {
     const write = stderr.write.bind(stderr) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (typeof chunk === 'string') return write(redactSecrets(chunk, secrets), ...rest);
+      if (typeof chunk === 'string') return write(redactSecrets(chunk, withRunSecrets(secrets)), ...rest);
       if (chunk instanceof Uint8Array) {
-        return write(redactSecrets(Buffer.from(chunk).toString('utf8'), secrets), ...rest);
+        return write(redactSecrets(Buffer.from(chunk).toString('utf8'), withRunSecrets(secrets)), ...rest);
       }
       return write(chunk, ...rest);
     }) as typeof stderr.write;

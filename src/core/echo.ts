@@ -41,9 +41,21 @@ export function echoedUrl(url: string): string {
   return cutEnd(oneLine(redactSecrets(url, secretsOfRun())), URL_ECHO_MAX_CHARS);
 }
 
-/** A host said back (`host[:port]`): whole up to URL_ECHO_MAX_CHARS, as in a URL, so that it names the service. */
+/** The longest DNS name: a host up to this long is said back whole, alone or in a URL (its path cut instead). */
+export const DNS_NAME_MAX_CHARS = 253;
+
+/**
+ * A host said back (`host[:port]`): whole when its name is a DNS name's length (up to DNS_NAME_MAX_CHARS), so
+ * that it names the service (NO_PROXY needs it as it is); a longer one is no DNS name, cut at
+ * URL_ECHO_MAX_CHARS.
+ */
 export function echoedHost(host: string): string {
-  return cutEnd(oneLine(host), URL_ECHO_MAX_CHARS);
+  const shown = oneLine(host);
+  return isDnsNameLength(shown.replace(/:\d*$/, '')) ? shown : cutEnd(shown, URL_ECHO_MAX_CHARS);
+}
+
+function isDnsNameLength(hostname: string): boolean {
+  return hostname.length <= DNS_NAME_MAX_CHARS;
 }
 
 /** Keys of `details` whose values are paths (cut at their start) even when relative (`exports/rows.ndjson`). */
@@ -116,17 +128,26 @@ function cutStart(text: string, max = ECHO_MAX_CHARS): string {
 
 /**
  * `text` cut at its end to `max` characters. A URL whose scheme and host (its origin) do not fit is cut at
- * URL_ECHO_MAX_CHARS instead (`max` when more): the host whole, so that it still names the service meant, and
- * its path and query cut.
+ * URL_ECHO_MAX_CHARS instead (`max` when more), or right after its origin when that is longer and its host a
+ * DNS name's length (up to 253 characters): the host whole, so that it still names the service meant, and its
+ * path and query cut.
  */
 function cutEnd(text: string, max = ECHO_MAX_CHARS): string {
   if (text.length <= max) return text;
   const shown = maskedBeforeCut(text);
-  const origin = urlOrigin(shown);
-  const limit = origin !== undefined && origin.length + 1 > max ? Math.max(max, URL_ECHO_MAX_CHARS) : max;
+  const limit = urlCutLimit(shown, max);
   // By code point, so a cut never splits a surrogate pair; a long text is not split whole.
   const chars = Array.from(shown.slice(0, limit * 2 + 1));
   return chars.length <= limit ? shown : `${chars.slice(0, limit - 1).join('')}…`;
+}
+
+/** Where cutEnd cuts `text` (a URL keeps its origin whole, and the character after it: `https://host/…`). */
+function urlCutLimit(text: string, max: number): number {
+  const origin = urlOrigin(text);
+  if (origin === undefined || origin.length + 1 <= max) return max;
+  const limit = Math.max(max, URL_ECHO_MAX_CHARS);
+  const hostname = URL.parse(origin)?.hostname ?? '';
+  return origin.length + 1 > limit && isDnsNameLength(hostname) ? origin.length + 2 : limit;
 }
 
 /** `scheme://host[:port]` of a text that parses as a URL with a scheme and a host; undefined for other texts. */

@@ -71,13 +71,21 @@ export function addRunSecret(secret: string): void {
 }
 
 /**
+ * The shortest known secret masked as a text, and the shortest part of one masked where an echo cut it
+ * (`sk-live-Ab3d…`, `…9hQ2abcd`): a shorter text (`json`, `1234567`) is a word or a number the output holds
+ * elsewhere, masked wherever it shows (and so pointed at), and no token the service issues is that short.
+ */
+const KNOWN_SECRET_MIN_CHARS = 8;
+
+/**
  * The text with every bearer token, JWT, `cli_`/`tf_`/`gdsr_`/`rt_` token, secret JSON field and each of
- * `knownSecrets` replaced by its mask. For log lines, error messages and anything else shown.
+ * `knownSecrets` (of KNOWN_SECRET_MIN_CHARS or more) replaced by its mask. For log lines, error messages and
+ * anything else shown.
  */
 export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of knownSecrets) {
-    if (secret === undefined || secret.length < 4) continue;
+    if (secret === undefined || secret.length < KNOWN_SECRET_MIN_CHARS) continue;
     for (const form of writtenForms(secret)) out = out.split(form).join(maskToken(secret));
     if (out.includes('…')) out = withoutCutForms(out, secret);
   }
@@ -86,16 +94,13 @@ export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string |
   return out;
 }
 
-/** The shortest part of a known secret masked where an echo cut it (`sk-live-Ab3d…`, `…9hQ2`). */
-const CUT_SECRET_MIN_CHARS = 8;
-
 /**
  * The text with each part of `secret` that an echo cut (src/core/echo.ts: a start followed by `…`, a path's
  * end after it) masked: a 100-character token said back as its first 79 characters is still the token.
  */
 function withoutCutForms(text: string, secret: string): string {
   let out = text;
-  for (let chars = Math.min(secret.length - 1, 80); chars >= CUT_SECRET_MIN_CHARS; chars--) {
+  for (let chars = Math.min(secret.length - 1, 80); chars >= KNOWN_SECRET_MIN_CHARS; chars--) {
     for (const cut of [`${secret.slice(0, chars)}…`, `…${secret.slice(-chars)}`])
       if (out.includes(cut)) out = out.split(cut).join(maskToken(secret));
   }

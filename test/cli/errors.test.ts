@@ -118,6 +118,38 @@ describe('secrets', () => {
     ).toEqual(['a1234567890', 'opaque-2', 'r-1', 'r-2']);
   });
 
+  it('finds the -H headers whose name says they carry a secret (whole, and their value), not the others', () => {
+    const harmless = [
+      '-H',
+      'X-Trace: 1',
+      '-H',
+      'Accept-Language: json',
+      '--header=X-Request-Tag: build-1234',
+    ];
+    expect(secretsFrom(['api', '/x', ...harmless], {})).toEqual([]);
+    const named = [
+      ['X-Api-Key: k3y-0f-the-service', 'k3y-0f-the-service'],
+      ['proxy-authorization: Basic dXNlcjpwYXNz', 'Basic dXNlcjpwYXNz'],
+      ['Cookie: session=abcdef123', 'session=abcdef123'],
+      ['Set-Cookie:id=Zx81PlmQwe', 'id=Zx81PlmQwe'],
+      ['X-GitHub-Token: ghp_0123456789', 'ghp_0123456789'],
+      ['X-Client-Secret: s3cr3t-value', 's3cr3t-value'],
+      ['X-DB-Password: hunter2hunter2', 'hunter2hunter2'],
+      ['X-Custom-Auth: opaque-value-1', 'opaque-value-1'],
+      ['X-My_ApiKey: k-0123456789', 'k-0123456789'],
+    ];
+    expect(secretsFrom(['api', '/x', ...named.flatMap(([header]) => ['-H', header as string])], {})).toEqual(
+      named.flat(),
+    );
+    // Without a colon, its name cannot be told from its value: the whole of it.
+    expect(secretsFrom(['api', '/x', '-HNoColonApiKey0123'], {})).toEqual(['NoColonApiKey0123']);
+  });
+
+  it('masks no known secret shorter than 8 characters as a whole text (nor a cut part of one)', () => {
+    expect(redactSecrets('page 1234567 of json', ['1234567', 'json'])).toBe('page 1234567 of json');
+    expect(redactSecrets('key 12345678 here', ['12345678'])).toBe('key **** here');
+  });
+
   it('finds the value of a mistyped --tok…/--ref… flag (its error echoes it), not a flag after it', () => {
     expect(secretsFrom(['--tok=opaqueSecretToken123', '--TOKN', 'second-secret', '--ref=r-3'], {})).toEqual([
       'opaqueSecretToken123',

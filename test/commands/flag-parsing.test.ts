@@ -55,7 +55,7 @@ describe('gds api', () => {
     [['/x', '-f', 'novalue'], '"novalue" is not key=value'],
     [['/x', '-f', '=v'], '"=v" is not key=value'],
     // A header is masked whole in messages: without its colon, gds cannot tell its name from its value.
-    [['/x', '-H', 'NoColon'], '"****" is not "Name: value"'],
+    [['/x', '-H', 'NoColonHere'], '"****" is not "Name: value"'],
     [['/x', '-H', 'Authorization: Bearer other'], 'Authorization is set by gds itself'],
     [['/x', '-H', 'host: evil.example'], 'host is set by gds itself'],
     [[], 'Missing required argument'],

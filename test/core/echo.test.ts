@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   echoed,
   echoedDetails,
+  echoedHost,
   echoedList,
   echoedPath,
   echoedUrl,
@@ -145,6 +146,23 @@ describe('a URL of a long host said back', () => {
     expect(echoed(`https://api.example.com/${'a'.repeat(200)}`)).toBe(
       `https://api.example.com/${'a'.repeat(55)}…`,
     );
+  });
+
+  it('keeps a host of 253 characters (the longest DNS name) whole, with its port, and cuts the path', () => {
+    const longest = ['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(57), 'com'].join('.');
+    expect(longest).toHaveLength(253);
+    for (const origin of [`https://${longest}`, `https://${longest}:8443`]) {
+      const url = `${origin}/api/tables/${'t'.repeat(300)}?limit=5`;
+      for (const said of [echoed(url), echoedUrl(url), JSON.parse(quotedEcho(url)) as string]) {
+        expect(said).toBe(`${origin}/…`);
+      }
+      // Nothing after the host: the URL as it is.
+      expect(echoedUrl(origin)).toBe(origin);
+    }
+    expect(echoedHost(longest)).toBe(longest);
+    expect(echoedHost(`${longest}:8443`)).toBe(`${longest}:8443`);
+    // Over 253 it is no DNS name: cut at the limit as before.
+    expect(Array.from(echoedHost('h'.repeat(300)))).toHaveLength(200);
   });
 
   it('a host over the whole limit is still cut, at the limit', () => {
