@@ -71,21 +71,26 @@ export function addRunSecret(secret: string): void {
 }
 
 /**
- * The shortest known secret masked as a text, and the shortest part of one masked where an echo cut it
- * (`sk-live-Ab3d…`, `…9hQ2abcd`): a shorter text (`json`, `1234567`) is a word or a number the output holds
- * elsewhere, masked wherever it shows (and so pointed at), and no token the service issues is that short.
+ * The shortest known secret masked as a text: a credential given to gds (`--token`, `SERVICE_TOKEN`, a header named
+ * as a secret) is never shown whole, however short; under this it would mask every such letter of the output.
  */
-const KNOWN_SECRET_MIN_CHARS = 8;
+const WHOLE_SECRET_MIN_CHARS = 4;
+
+/**
+ * The shortest part of a known secret masked where an echo cut it (`sk-live-Ab3d…`, `…9hQ2abcd`): a shorter part
+ * is a word or a number the output holds elsewhere, and does not give the secret away.
+ */
+const CUT_SECRET_MIN_CHARS = 8;
 
 /**
  * The text with every bearer token, JWT, `cli_`/`tf_`/`gdsr_`/`rt_` token, secret JSON field and each of
- * `knownSecrets` (of KNOWN_SECRET_MIN_CHARS or more) replaced by its mask. For log lines, error messages and
+ * `knownSecrets` (of WHOLE_SECRET_MIN_CHARS or more) replaced by its mask. For log lines, error messages and
  * anything else shown.
  */
 export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of knownSecrets) {
-    if (secret === undefined || secret.length < KNOWN_SECRET_MIN_CHARS) continue;
+    if (secret === undefined || secret.length < WHOLE_SECRET_MIN_CHARS) continue;
     for (const form of writtenForms(secret)) out = out.split(form).join(maskToken(secret));
     if (out.includes('…')) out = withoutCutForms(out, secret);
   }
@@ -100,7 +105,7 @@ export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string |
  */
 function withoutCutForms(text: string, secret: string): string {
   let out = text;
-  for (let chars = Math.min(secret.length - 1, 80); chars >= KNOWN_SECRET_MIN_CHARS; chars--) {
+  for (let chars = Math.min(secret.length - 1, 80); chars >= CUT_SECRET_MIN_CHARS; chars--) {
     for (const cut of [`${secret.slice(0, chars)}…`, `…${secret.slice(-chars)}`])
       if (out.includes(cut)) out = out.split(cut).join(maskToken(secret));
   }

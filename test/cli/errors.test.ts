@@ -145,9 +145,14 @@ describe('secrets', () => {
     expect(secretsFrom(['api', '/x', '-HNoColonApiKey0123'], {})).toEqual(['NoColonApiKey0123']);
   });
 
-  it('masks no known secret shorter than 8 characters as a whole text (nor a cut part of one)', () => {
-    expect(redactSecrets('page 1234567 of json', ['1234567', 'json'])).toBe('page 1234567 of json');
+  it('masks a known secret of 4 characters or more whole, and a cut part of one from 8 characters', () => {
+    // A short --token is still a credential: never shown whole.
+    expect(redactSecrets('token opaq12 sent', ['opaq12'])).toBe('token **** sent');
     expect(redactSecrets('key 12345678 here', ['12345678'])).toBe('key **** here');
+    // Under 4 characters it would mask every such letter of the output.
+    expect(redactSecrets('page 123 of abc', ['123', 'abc'])).toBe('page 123 of abc');
+    // A cut part of a secret under 8 characters is a word or a number, not the secret.
+    expect(redactSecrets('see opaqueSe… and opaqu…', ['opaqueSecretToken123'])).toBe('see **** and opaqu…');
   });
 
   it('finds the value of a mistyped --tok…/--ref… flag (its error echoes it), not a flag after it', () => {
